@@ -1,0 +1,179 @@
+//===- GNNOps.td - gnn dialect operations -----------------*- tablegen -*-===//
+//
+// Part of gnnc. The graph-level operations: the generalised SpMM / SDDMM family
+// (gather, sddmm, edge_softmax, spmm, reduce) and graph processing (degree).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_DIALECT_GNN_IR_GNNOPS_TD
+#define GNN_DIALECT_GNN_IR_GNNOPS_TD
+
+include "gnn/Dialect/GNN/IR/GNNBase.td"
+include "gnn/Dialect/GNN/IR/GNNTypes.td"
+include "gnn/Dialect/GNN/IR/GNNAttrs.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// gnn.gather
+//===----------------------------------------------------------------------===//
+
+def GNN_GatherOp : GNN_Op<"gather", [Pure]> {
+  let summary = "copies a node tensor onto the edges, from their source or destination";
+  let description = [{
+    `result[e] = input[src(e)]` (with `src`) or `result[e] = input[dst(e)]`
+    (with `dst`) for every edge `e`. The trailing dimensions are unchanged.
+
+    ```mlir
+    %xe = gnn.gather src %g, %x : tensor<?x4x8xf32> -> tensor<?x4x8xf32>
+    ```
+  }];
+  let arguments = (ins GNN_EdgeEnd:$end, GNN_GraphType:$graph,
+                       GNN_FloatTensor:$input);
+  let results = (outs GNN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $end $graph `,` $input attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// gnn.sddmm
+//===----------------------------------------------------------------------===//
+
+def GNN_SddmmOp : GNN_Op<"sddmm", [Pure]> {
+  let summary = "combines the source and destination rows of every edge";
+  let description = [{
+    For every edge `e` from `s` to `d`: `result[e] = lhs[s] (op) rhs[d]`.
+    With `dot`, the last dimension is contracted (a per-head dot product:
+    `nodes x heads x F` operands give an `edges x heads` result, `nodes x F`
+    operands an `edges` result); with `add`, `sub` and `mul` the result keeps the
+    operands' trailing shape. With `reversed`, `s` and `d` swap roles: `lhs` is
+    read at the destination and `rhs` at the source.
+
+    ```mlir
+    %score = gnn.sddmm dot %g, %k, %q : tensor<?x4x8xf32>, tensor<?x4x8xf32> -> tensor<?x4xf32>
+    %sum = gnn.sddmm add %g, %a, %b : tensor<?x4xf32>, tensor<?x4xf32> -> tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins GNN_SddmmKind:$kind, GNN_GraphType:$graph,
+                       GNN_FloatTensor:$lhs, GNN_FloatTensor:$rhs,
+                       UnitAttr:$reversed);
+  let results = (outs GNN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $kind $graph `,` $lhs `,` $rhs (`reversed` $reversed^)? attr-dict `:`
+    type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// gnn.edge_softmax
+//===----------------------------------------------------------------------===//
+
+def GNN_EdgeSoftmaxOp : GNN_Op<"edge_softmax",
+    [Pure, AllTypesMatch<["input", "result"]>]> {
+  let summary = "softmax of edge values over the edges entering each node";
+  let description = [{
+    For every edge `e` entering node `d` and every trailing index `h` (a head):
+    `result[e, h] = exp(input[e, h] - m) / sum_{e' -> d} exp(input[e', h] - m)`
+    with `m = max_{e' -> d} input[e', h]` (numerically stable). A node with no
+    incoming edge contributes nothing. With `reversed`, the normalisation runs
+    over the edges leaving each node.
+
+    ```mlir
+    %alpha = gnn.edge_softmax %g, %score : tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, GNN_FloatTensor:$input,
+                       UnitAttr:$reversed);
+  let results = (outs GNN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $graph `,` $input (`reversed` $reversed^)? attr-dict `:` type($input)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// gnn.spmm
+//===----------------------------------------------------------------------===//
+
+def GNN_SpmmOp : GNN_Op<"spmm", [Pure]> {
+  let summary = "aggregates (optionally weighted) source rows into destination rows";
+  let description = [{
+    For every node `d`: `result[d] = R_{e: s -> d} w[e] * input[s]`, where `R` is
+    `sum`, `mean` (the sum divided by the in-degree), `max` or `min`, taken
+    elementwise. Without `weights`, `w[e] = 1`. The weights have one dimension
+    less than `input`: `nodes x F` features take `edges` weights, `nodes x heads
+    x F` features take `edges x heads` weights (one weight per edge and head).
+    A node with no incoming edge gets 0 for every reduction. With `reversed`,
+    rows of destinations are aggregated into their sources.
+
+    ```mlir
+    %agg = gnn.spmm sum %g, %h weights(%alpha : tensor<?x4xf32>)
+        : tensor<?x4x8xf32> -> tensor<?x4x8xf32>
+    %mean = gnn.spmm mean %g, %x : tensor<?x16xf32> -> tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins GNN_ReduceKind:$reduce, GNN_GraphType:$graph,
+                       GNN_FloatTensor:$input,
+                       Optional<GNN_FloatTensor>:$weights,
+                       UnitAttr:$reversed);
+  let results = (outs GNN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $reduce $graph `,` $input (`weights` `(` $weights^ `:` type($weights) `)`)?
+    (`reversed` $reversed^)? attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// gnn.reduce
+//===----------------------------------------------------------------------===//
+
+def GNN_ReduceOp : GNN_Op<"reduce", [Pure]> {
+  let summary = "reduces edge values into the node the edges enter";
+  let description = [{
+    For every node `d`: `result[d] = R_{e -> d} input[e]` with `R` one of
+    `sum`, `mean`, `max`, `min`, elementwise over the trailing dimensions.
+    A node with no incoming edge gets 0. With `reversed`, the reduction runs
+    over the edges leaving each node.
+
+    ```mlir
+    %s = gnn.reduce sum %g, %e : tensor<?x4xf32> -> tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins GNN_ReduceKind:$kind, GNN_GraphType:$graph,
+                       GNN_FloatTensor:$input, UnitAttr:$reversed);
+  let results = (outs GNN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $kind $graph `,` $input (`reversed` $reversed^)? attr-dict `:`
+    type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// gnn.degree
+//===----------------------------------------------------------------------===//
+
+def GNN_DegreeOp : GNN_Op<"degree", [Pure]> {
+  let summary = "the number of edges entering (or, reversed, leaving) each node";
+  let description = [{
+    `result[n]` is the in-degree of node `n` (the out-degree with `reversed`) as
+    a floating-point value. Self-loops count once, duplicate edges count every
+    time they appear.
+
+    ```mlir
+    %deg = gnn.degree %g : tensor<?xf32>
+    %out = gnn.degree %g reversed : tensor<?xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, UnitAttr:$reversed);
+  let results = (outs GNN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $graph (`reversed` $reversed^)? attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // GNN_DIALECT_GNN_IR_GNNOPS_TD

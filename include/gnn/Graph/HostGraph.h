@@ -1,0 +1,110 @@
+//===- HostGraph.h - a graph in host memory -----------------------*- C++ -*-===//
+//
+// Part of gnnc. No MLIR and no CUDA: used by the reference evaluator, the
+// runtime and the tools alike.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// A graph as an edge list in host memory, with loaders for the data-set
+/// folder layout of `../shared/datasets` and for plain edge-list files, and
+/// seeded synthetic generators (power-law graphs, batches of small graphs).
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_GRAPH_HOSTGRAPH_H
+#define GNN_GRAPH_HOSTGRAPH_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gnn {
+
+/// A directed multigraph given by its edge list, in the order the edges were
+/// read. Edge `e` goes from `src[e]` to `dst[e]`; self-loops and duplicates are
+/// kept. A batch of small graphs also has `graphIds` (nondecreasing, one per
+/// node).
+struct HostGraph {
+  /// Human-readable origin (a folder, a file, a generator spec).
+  std::string name;
+  int64_t numNodes = 0;
+  std::vector<int64_t> src;
+  std::vector<int64_t> dst;
+  /// Graph id of each node for a batch of small graphs; empty otherwise.
+  std::vector<int64_t> graphIds;
+
+  int64_t numEdges() const { return static_cast<int64_t>(src.size()); }
+  int64_t numGraphs() const {
+    return graphIds.empty() ? 1 : (graphIds.back() + 1);
+  }
+
+  /// Checks ids in range, matching lengths and sorted graph ids. Returns an
+  /// empty string when valid, else a message naming the first problem.
+  std::string validate() const;
+};
+
+/// Result of a load: the graph or an error message.
+struct GraphOrError {
+  HostGraph graph;
+  std::string error;
+  bool ok() const { return error.empty(); }
+};
+
+/// Loads a graph from `spec`:
+///  - a data-set folder (`meta.txt` + `edges.txt.gz` [+ `graph_ids.txt.gz`]);
+///  - a text file of `src dst` lines (optionally gzip-compressed), where a line
+///    `# nodes N` fixes the node count (else it is 1 + the largest id);
+///  - `powerlaw:nodes=N,edges=E[,seed=S][,alpha=A]`: a synthetic power-law
+///    graph (see generatePowerLaw);
+///  - `batch:graphs=G[,min=A,max=B][,degree=D][,seed=S]`: a batch of small
+///    graphs (see generateBatch).
+/// A bare data-set name (e.g. `cora`) is looked up under `$GNNC_DATASETS`,
+/// then `../shared/datasets` relative to the working directory and upward.
+GraphOrError loadGraph(const std::string &spec);
+
+/// A power-law graph: `numEdges` edges whose destinations follow a Zipf-like
+/// law of exponent `alpha` over the nodes (so a few nodes have huge
+/// in-degrees) and whose sources are uniform; self-loops and duplicates are
+/// possible, as in real data. Deterministic for a given seed.
+HostGraph generatePowerLaw(int64_t numNodes, int64_t numEdges, uint64_t seed,
+                           double alpha = 1.0);
+
+/// A batch of `numGraphs` small undirected graphs with between `minNodes` and
+/// `maxNodes` nodes each: a random spanning tree plus extra random edges up to
+/// a mean degree of about `meanDegree`, both directions stored.
+HostGraph generateBatch(int64_t numGraphs, int64_t minNodes, int64_t maxNodes,
+                        double meanDegree, uint64_t seed);
+
+/// Summary statistics of a graph (host-side, exact).
+struct GraphStats {
+  int64_t nodes = 0, edges = 0, graphs = 1, largestGraph = 0;
+  int64_t maxInDegree = 0, maxOutDegree = 0, isolatedNodes = 0;
+  int64_t selfLoops = 0;
+  double meanDegree = 0;
+};
+GraphStats computeStats(const HostGraph &graph);
+
+/// A small deterministic random generator (splitmix64), shared so that every
+/// tool draws the same values for the same seed.
+class SplitMix64 {
+public:
+  explicit SplitMix64(uint64_t seed) : state(seed) {}
+  uint64_t next() {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  /// Uniform in [0, 1) with 53 random bits.
+  double uniform() { return (next() >> 11) * (1.0 / 9007199254740992.0); }
+  /// Uniform integer in [0, n).
+  uint64_t below(uint64_t n) { return n ? next() % n : 0; }
+
+private:
+  uint64_t state;
+};
+
+} // namespace gnn
+
+#endif // GNN_GRAPH_HOSTGRAPH_H

@@ -1,0 +1,64 @@
+//===- Evaluator.h - the reference semantics of gnn IR ------------*- C++ -*-===//
+//
+// Part of gnnc.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The CPU reference evaluator: runs a `func.func` of graph-level `gnn` ops and
+/// the dense subset (`linalg`, `tensor`, `arith`, `math`) in double precision
+/// on a host graph. It *defines* what every op means; every backend is tested
+/// against it. `docs/Semantics.md` states the same rules in prose.
+///
+/// Errors (unsupported ops, shape mismatches between the IR and the graph or
+/// the inputs) are emitted as MLIR diagnostics at the offending op and the
+/// call returns failure.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_REFERENCE_EVALUATOR_H
+#define GNN_REFERENCE_EVALUATOR_H
+
+#include "gnn/Graph/HostGraph.h"
+#include "gnn/Tensor/Tensor.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Support/LLVM.h"
+
+#include <vector>
+
+namespace gnn {
+
+/// What a function argument is, as the evaluator sizes it.
+struct ArgumentSpec {
+  /// True for the `!gnn.graph` argument.
+  bool isGraph = false;
+  /// Concrete shape for this graph (dynamic leading dimensions resolved to
+  /// the node or edge count).
+  std::vector<int64_t> shape;
+  /// "node", "edge" or "dense" (a weight: no dynamic leading dimension).
+  std::string role;
+};
+
+/// Resolves every argument of `func` against `graph`: exactly one
+/// `!gnn.graph`, the rest ranked float tensors whose only dynamic dimension
+/// may be the leading one (nodes, or edges with `{gnn.domain = "edge"}`).
+mlir::FailureOr<std::vector<ArgumentSpec>>
+resolveArguments(mlir::func::FuncOp func, const HostGraph &graph);
+
+/// Seeded inputs for every non-graph argument, in order: uniform values in
+/// [-s, s) rounded to float32, with s = 1 for node and edge tensors and
+/// s = 1/sqrt(rows) for dense weights (rows = their leading size). The same
+/// seed gives the same values on every machine.
+std::vector<Tensor> makeSeededInputs(llvm::ArrayRef<ArgumentSpec> args,
+                                     uint64_t seed);
+
+/// Runs `func` on `graph` with `inputs` (one per non-graph argument, shapes
+/// as resolveArguments gives them) and returns its results.
+mlir::FailureOr<std::vector<Tensor>>
+evaluateReference(mlir::func::FuncOp func, const HostGraph &graph,
+                  llvm::ArrayRef<Tensor> inputs);
+
+} // namespace gnn
+
+#endif // GNN_REFERENCE_EVALUATOR_H

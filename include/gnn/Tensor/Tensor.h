@@ -1,0 +1,67 @@
+//===- Tensor.h - dense host tensors and .npy files ---------------*- C++ -*-===//
+//
+// Part of gnnc. No MLIR: shared by the reference evaluator, the tools and
+// tests.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// A dense row-major tensor of doubles, the value type of the reference
+/// evaluator, and reading/writing it as NumPy `.npy` files (float32 or
+/// float64, C order), so inputs and outputs can be exchanged with PyTorch.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_TENSOR_TENSOR_H
+#define GNN_TENSOR_TENSOR_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gnn {
+
+/// A dense row-major tensor of doubles.
+struct Tensor {
+  std::vector<int64_t> shape;
+  std::vector<double> data;
+
+  Tensor() = default;
+  explicit Tensor(std::vector<int64_t> shape, double fill = 0.0)
+      : shape(std::move(shape)) {
+    data.assign(numElements(), fill);
+  }
+
+  int64_t rank() const { return static_cast<int64_t>(shape.size()); }
+  int64_t numElements() const {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    return n;
+  }
+  /// Number of elements of one leading-index row (product of trailing dims).
+  int64_t rowSize() const {
+    int64_t n = 1;
+    for (size_t i = 1; i < shape.size(); ++i)
+      n *= shape[i];
+    return n;
+  }
+  /// `[2708, 16]`.
+  std::string shapeString() const;
+};
+
+/// Element type stored in a `.npy` file.
+enum class NpyType { Float32, Float64 };
+
+/// Writes `tensor` to `path` as a `.npy` file of `type`. Returns an empty
+/// string on success, else the error.
+std::string writeNpy(const std::string &path, const Tensor &tensor,
+                     NpyType type);
+
+/// Reads a `.npy` file of float32 or float64 in C order. Returns an empty
+/// string on success, else an error naming the file and the problem.
+std::string readNpy(const std::string &path, Tensor &tensor);
+
+} // namespace gnn
+
+#endif // GNN_TENSOR_TENSOR_H

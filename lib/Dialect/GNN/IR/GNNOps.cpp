@@ -1,0 +1,218 @@
+//===- GNNOps.cpp - gnn dialect operations --------------------------------===//
+//
+// Part of gnnc. Verifiers of the graph-level operations.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Dialect/GNN/IR/GNNOps.h"
+#include "gnn/Dialect/GNN/IR/GNNDomain.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlir::gnn;
+
+//===----------------------------------------------------------------------===//
+// Shared checks
+//===----------------------------------------------------------------------===//
+
+static std::string shapeString(RankedTensorType type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << type;
+  return s;
+}
+
+/// Checks that `value` is not known to live on the other kind of index set
+/// (an edge tensor where a node tensor is expected, or the reverse).
+static LogicalResult checkDomain(Operation *op, Value value, StringRef name,
+                                 Domain expected) {
+  Operation *origin = nullptr;
+  Domain actual = inferDomain(value, &origin);
+  if (actual == Domain::Unknown || actual == expected)
+    return success();
+  InFlightDiagnostic diag = op->emitOpError()
+                            << "expects " << name << " to be a "
+                            << stringifyDomain(expected)
+                            << " tensor but got an " << stringifyDomain(actual)
+                            << " tensor";
+  if (origin)
+    diag.attachNote(origin->getLoc())
+        << "the " << stringifyDomain(actual) << " tensor is produced here";
+  else
+    diag.attachNote(value.getLoc())
+        << "declared by the function argument's `" << kDomainAttrName << "`";
+  return failure();
+}
+
+/// Checks that `a` and `b` have the same element type.
+static LogicalResult checkElementTypes(Operation *op, Value a, StringRef aName,
+                                       Value b, StringRef bName) {
+  Type ea = cast<RankedTensorType>(a.getType()).getElementType();
+  Type eb = cast<RankedTensorType>(b.getType()).getElementType();
+  if (ea == eb)
+    return success();
+  return op->emitOpError() << "expects " << aName << " and " << bName
+                           << " to have the same element type but got " << ea
+                           << " and " << eb;
+}
+
+/// Checks `a.shape[1 + i] == b.shape[1 + i]` for `i < count` (static sizes
+/// only) after checking both ranks.
+static LogicalResult checkTrailing(Operation *op, RankedTensorType a,
+                                   StringRef aName, RankedTensorType b,
+                                   StringRef bName, int64_t aRank,
+                                   int64_t bRank) {
+  if (a.getRank() != aRank || b.getRank() != bRank)
+    return op->emitOpError()
+           << "expects " << bName << " of rank " << bRank << " for " << aName
+           << " of rank " << a.getRank() << " but got rank " << b.getRank()
+           << " (" << shapeString(b) << ")";
+  int64_t common = std::min(aRank, bRank);
+  for (int64_t i = 1; i < common; ++i) {
+    int64_t da = a.getDimSize(i), db = b.getDimSize(i);
+    if (ShapedType::isDynamic(da) || ShapedType::isDynamic(db) || da == db)
+      continue;
+    return op->emitOpError()
+           << "expects dimension " << i << " of " << bName << " to match "
+           << aName << " (" << da << ") but got " << db;
+  }
+  return success();
+}
+
+/// Node tensors of one graph share their leading size.
+static LogicalResult checkSameLeading(Operation *op, RankedTensorType a,
+                                      StringRef aName, RankedTensorType b,
+                                      StringRef bName, StringRef what) {
+  int64_t da = a.getDimSize(0), db = b.getDimSize(0);
+  if (ShapedType::isDynamic(da) || ShapedType::isDynamic(db) || da == db)
+    return success();
+  return op->emitOpError() << "expects " << aName << " and " << bName
+                           << " to have the same number of " << what
+                           << " but got " << da << " and " << db;
+}
+
+static LogicalResult checkAtLeastRank(Operation *op, RankedTensorType t,
+                                      StringRef name, int64_t rank,
+                                      StringRef why) {
+  if (t.getRank() >= rank)
+    return success();
+  return op->emitOpError() << "expects " << name << " of rank at least "
+                           << rank << " (" << why << ") but got "
+                           << shapeString(t);
+}
+
+//===----------------------------------------------------------------------===//
+// GatherOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherOp::verify() {
+  auto in = getInput().getType(), out = getResult().getType();
+  if (failed(checkElementTypes(*this, getInput(), "input", getResult(),
+                               "result")) ||
+      failed(checkTrailing(*this, in, "input", out, "result", in.getRank(),
+                           in.getRank())))
+    return failure();
+  return checkDomain(*this, getInput(), "input", Domain::Node);
+}
+
+//===----------------------------------------------------------------------===//
+// SddmmOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SddmmOp::verify() {
+  auto lhs = getLhs().getType(), rhs = getRhs().getType(),
+       out = getResult().getType();
+  if (failed(checkElementTypes(*this, getLhs(), "lhs", getRhs(), "rhs")) ||
+      failed(checkElementTypes(*this, getLhs(), "lhs", getResult(),
+                               "result")) ||
+      failed(checkTrailing(*this, lhs, "lhs", rhs, "rhs", lhs.getRank(),
+                           lhs.getRank())) ||
+      failed(checkSameLeading(*this, lhs, "lhs", rhs, "rhs", "nodes")))
+    return failure();
+  bool dot = getKind() == SddmmKind::dot;
+  if (dot) {
+    if (failed(checkAtLeastRank(*this, lhs, "lhs", 2,
+                                "`dot` contracts the last dimension")))
+      return failure();
+    // The contracted dimension must agree exactly.
+    int64_t fl = lhs.getDimSize(lhs.getRank() - 1),
+            fr = rhs.getDimSize(rhs.getRank() - 1);
+    if (!ShapedType::isDynamic(fl) && !ShapedType::isDynamic(fr) && fl != fr)
+      return emitOpError() << "expects contracted dimensions to match but got "
+                           << fl << " and " << fr;
+  }
+  int64_t outRank = dot ? lhs.getRank() - 1 : lhs.getRank();
+  if (failed(checkTrailing(*this, lhs, "lhs", out, "result", lhs.getRank(),
+                           outRank)))
+    return failure();
+  if (failed(checkDomain(*this, getLhs(), "lhs", Domain::Node)) ||
+      failed(checkDomain(*this, getRhs(), "rhs", Domain::Node)))
+    return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// EdgeSoftmaxOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult EdgeSoftmaxOp::verify() {
+  return checkDomain(*this, getInput(), "input", Domain::Edge);
+}
+
+//===----------------------------------------------------------------------===//
+// SpmmOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SpmmOp::verify() {
+  auto in = getInput().getType(), out = getResult().getType();
+  if (failed(checkAtLeastRank(*this, in, "input", 2,
+                              "node rows of features")) ||
+      failed(checkElementTypes(*this, getInput(), "input", getResult(),
+                               "result")) ||
+      failed(checkTrailing(*this, in, "input", out, "result", in.getRank(),
+                           in.getRank())) ||
+      failed(checkSameLeading(*this, in, "input", out, "result", "nodes")))
+    return failure();
+  if (Value w = getWeights()) {
+    auto wt = cast<RankedTensorType>(w.getType());
+    if (failed(checkElementTypes(*this, getInput(), "input", w, "weights")) ||
+        failed(checkTrailing(*this, in, "input", wt, "weights", in.getRank(),
+                             in.getRank() - 1)) ||
+        failed(checkDomain(*this, w, "weights", Domain::Edge)))
+      return failure();
+  }
+  return checkDomain(*this, getInput(), "input", Domain::Node);
+}
+
+//===----------------------------------------------------------------------===//
+// ReduceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReduceOp::verify() {
+  auto in = getInput().getType(), out = getResult().getType();
+  if (failed(checkElementTypes(*this, getInput(), "input", getResult(),
+                               "result")) ||
+      failed(checkTrailing(*this, in, "input", out, "result", in.getRank(),
+                           in.getRank())))
+    return failure();
+  return checkDomain(*this, getInput(), "input", Domain::Edge);
+}
+
+//===----------------------------------------------------------------------===//
+// DegreeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DegreeOp::verify() {
+  auto out = getResult().getType();
+  if (out.getRank() != 1)
+    return emitOpError() << "expects a rank-1 result (one degree per node) "
+                            "but got "
+                         << shapeString(out);
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "gnn/Dialect/GNN/IR/GNNOps.cpp.inc"

@@ -1,0 +1,485 @@
+//===- HostGraph.cpp - a graph in host memory -----------------------------===//
+//
+// Part of gnnc.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Graph/HostGraph.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <numeric>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using namespace gnn;
+
+std::string HostGraph::validate() const {
+  std::ostringstream os;
+  if (numNodes < 0)
+    return "negative node count " + std::to_string(numNodes);
+  if (src.size() != dst.size()) {
+    os << "source list has " << src.size() << " entries but destination list has "
+       << dst.size();
+    return os.str();
+  }
+  for (size_t e = 0; e < src.size(); ++e) {
+    if (src[e] < 0 || src[e] >= numNodes || dst[e] < 0 || dst[e] >= numNodes) {
+      os << "edge " << e << " (" << src[e] << " -> " << dst[e]
+         << ") has a node id outside [0, " << numNodes << ")";
+      return os.str();
+    }
+  }
+  if (!graphIds.empty()) {
+    if (static_cast<int64_t>(graphIds.size()) != numNodes) {
+      os << "graph id list has " << graphIds.size() << " entries but the graph has "
+         << numNodes << " nodes";
+      return os.str();
+    }
+    for (size_t i = 0; i < graphIds.size(); ++i) {
+      if (graphIds[i] < 0 || (i > 0 && graphIds[i] < graphIds[i - 1])) {
+        os << "graph ids must be nonnegative and nondecreasing; node " << i
+           << " has id " << graphIds[i];
+        return os.str();
+      }
+    }
+    for (size_t e = 0; e < src.size(); ++e) {
+      if (graphIds[src[e]] != graphIds[dst[e]]) {
+        os << "edge " << e << " joins graph " << graphIds[src[e]] << " and graph "
+           << graphIds[dst[e]];
+        return os.str();
+      }
+    }
+  }
+  return "";
+}
+
+//===----------------------------------------------------------------------===//
+// Reading files
+//===----------------------------------------------------------------------===//
+
+/// Reads a whole (optionally gzip-compressed) file.
+static bool readFile(const std::string &path, std::string &out,
+                     std::string &error) {
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (!f) {
+    error = "cannot open '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  out.clear();
+  char buf[1 << 16];
+  int n;
+  while ((n = gzread(f, buf, sizeof(buf))) > 0)
+    out.append(buf, n);
+  int errnum = 0;
+  const char *msg = gzerror(f, &errnum);
+  bool ok = n == 0 && (errnum == Z_OK || errnum == Z_STREAM_END);
+  if (!ok)
+    error = "cannot read '" + path + "': " + (msg ? msg : "read error");
+  gzclose(f);
+  return ok;
+}
+
+namespace {
+/// A tokenizer over lines of integers, reporting line numbers on errors.
+struct IntLines {
+  const std::string &text;
+  const std::string &path;
+  size_t pos = 0;
+  int64_t line = 0;
+
+  /// Parses the integers of the next non-empty line that is not a comment.
+  /// Returns false at the end of input; sets `error` on a malformed line.
+  /// Comment lines (`#`) are handed to `onComment`.
+  template <typename F>
+  bool next(std::vector<int64_t> &values, std::string &error, F onComment) {
+    while (pos < text.size()) {
+      size_t end = text.find('\n', pos);
+      if (end == std::string::npos)
+        end = text.size();
+      ++line;
+      std::string_view l(text.data() + pos, end - pos);
+      pos = end + 1;
+      size_t first = l.find_first_not_of(" \t\r");
+      if (first == std::string_view::npos)
+        continue;
+      if (l[first] == '#') {
+        onComment(l.substr(first + 1));
+        continue;
+      }
+      values.clear();
+      const char *p = l.data() + first, *stop = l.data() + l.size();
+      while (p < stop) {
+        while (p < stop && (*p == ' ' || *p == '\t' || *p == '\r'))
+          ++p;
+        if (p == stop)
+          break;
+        char *after = nullptr;
+        std::string token(p, std::find_if(p, stop, [](char c) {
+                            return c == ' ' || c == '\t' || c == '\r';
+                          }));
+        errno = 0;
+        long long v = std::strtoll(token.c_str(), &after, 10);
+        if (errno || *after != '\0' || token.empty()) {
+          error = path + ":" + std::to_string(line) +
+                  ": expected an integer but found '" + token + "'";
+          return false;
+        }
+        values.push_back(v);
+        p += token.size();
+      }
+      return true;
+    }
+    return false;
+  }
+};
+} // namespace
+
+static bool readEdgeList(const std::string &path, HostGraph &g,
+                         std::string &error, int64_t &declaredNodes) {
+  std::string text;
+  if (!readFile(path, text, error))
+    return false;
+  IntLines lines{text, path};
+  std::vector<int64_t> v;
+  declaredNodes = -1;
+  auto onComment = [&](std::string_view c) {
+    std::istringstream is{std::string(c)};
+    std::string key;
+    int64_t n;
+    if (is >> key >> n && key == "nodes")
+      declaredNodes = n;
+  };
+  while (lines.next(v, error, onComment)) {
+    if (v.size() != 2) {
+      error = path + ":" + std::to_string(lines.line) +
+              ": expected 'src dst' but found " + std::to_string(v.size()) +
+              " numbers";
+      return false;
+    }
+    g.src.push_back(v[0]);
+    g.dst.push_back(v[1]);
+  }
+  return error.empty();
+}
+
+static bool readIntColumn(const std::string &path, std::vector<int64_t> &out,
+                          std::string &error) {
+  std::string text;
+  if (!readFile(path, text, error))
+    return false;
+  IntLines lines{text, path};
+  std::vector<int64_t> v;
+  while (lines.next(v, error, [](std::string_view) {})) {
+    if (v.size() != 1) {
+      error = path + ":" + std::to_string(lines.line) +
+              ": expected one integer per line";
+      return false;
+    }
+    out.push_back(v[0]);
+  }
+  return error.empty();
+}
+
+static std::map<std::string, std::string> readMeta(const std::string &path,
+                                                   std::string &error) {
+  std::map<std::string, std::string> meta;
+  std::string text;
+  if (!readFile(path, text, error))
+    return meta;
+  std::istringstream is(text);
+  std::string line;
+  while (std::getline(is, line)) {
+    std::istringstream ls(line);
+    std::string key, value;
+    if (ls >> key) {
+      std::getline(ls >> std::ws, value);
+      meta[key] = value;
+    }
+  }
+  return meta;
+}
+
+static GraphOrError loadDatasetDir(const fs::path &dir) {
+  GraphOrError r;
+  HostGraph &g = r.graph;
+  g.name = dir.filename().string();
+  auto meta = readMeta((dir / "meta.txt").string(), r.error);
+  if (!r.ok())
+    return r;
+  auto it = meta.find("nodes");
+  if (it == meta.end()) {
+    r.error = (dir / "meta.txt").string() + ": no 'nodes' line";
+    return r;
+  }
+  g.numNodes = std::strtoll(it->second.c_str(), nullptr, 10);
+  int64_t declared;
+  if (!readEdgeList((dir / "edges.txt.gz").string(), g, r.error, declared))
+    return r;
+  auto edges = meta.find("edges");
+  if (edges != meta.end() &&
+      std::strtoll(edges->second.c_str(), nullptr, 10) != g.numEdges()) {
+    r.error = (dir / "edges.txt.gz").string() + ": meta.txt declares " +
+              edges->second + " edges but the file has " +
+              std::to_string(g.numEdges());
+    return r;
+  }
+  if (fs::exists(dir / "graph_ids.txt.gz") &&
+      !readIntColumn((dir / "graph_ids.txt.gz").string(), g.graphIds, r.error))
+    return r;
+  r.error = g.validate();
+  if (!r.ok())
+    r.error = dir.string() + ": " + r.error;
+  return r;
+}
+
+static GraphOrError loadEdgeFile(const fs::path &file) {
+  GraphOrError r;
+  HostGraph &g = r.graph;
+  g.name = file.filename().string();
+  int64_t declared;
+  if (!readEdgeList(file.string(), g, r.error, declared))
+    return r;
+  int64_t maxId = -1;
+  for (int64_t e = 0; e < g.numEdges(); ++e)
+    maxId = std::max({maxId, g.src[e], g.dst[e]});
+  g.numNodes = declared >= 0 ? declared : maxId + 1;
+  r.error = g.validate();
+  if (!r.ok())
+    r.error = file.string() + ": " + r.error;
+  return r;
+}
+
+/// Parses `key=value,key=value` into a map; returns false on a malformed item.
+static bool parseOptions(const std::string &text,
+                         std::map<std::string, std::string> &out,
+                         std::string &error) {
+  std::istringstream is(text);
+  std::string item;
+  while (std::getline(is, item, ',')) {
+    size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      error = "expected key=value but found '" + item + "'";
+      return false;
+    }
+    out[item.substr(0, eq)] = item.substr(eq + 1);
+  }
+  return true;
+}
+
+namespace {
+/// Typed access to generator options with errors naming the key.
+struct Options {
+  std::map<std::string, std::string> values;
+  std::string &error;
+  std::string spec;
+
+  bool number(const std::string &key, double &out, bool required) {
+    auto it = values.find(key);
+    if (it == values.end()) {
+      if (required)
+        error = "'" + spec + "': missing '" + key + "='";
+      return !required;
+    }
+    char *end = nullptr;
+    out = std::strtod(it->second.c_str(), &end);
+    if (it->second.empty() || *end != '\0' || !std::isfinite(out) || out < 0) {
+      error = "'" + spec + "': expected a nonnegative number for '" + key +
+              "' but found '" + it->second + "'";
+      return false;
+    }
+    values.erase(it);
+    return true;
+  }
+  bool done() {
+    if (!error.empty())
+      return false;
+    if (values.empty())
+      return true;
+    error = "'" + spec + "': unknown option '" + values.begin()->first + "'";
+    return false;
+  }
+};
+} // namespace
+
+static GraphOrError generateFromSpec(const std::string &spec) {
+  GraphOrError r;
+  size_t colon = spec.find(':');
+  std::string kind = spec.substr(0, colon);
+  Options o{{}, r.error, spec};
+  if (!parseOptions(spec.substr(colon + 1), o.values, r.error)) {
+    r.error = "'" + spec + "': " + r.error;
+    return r;
+  }
+  if (kind == "powerlaw") {
+    double nodes = 0, edges = 0, seed = 1, alpha = 1.0;
+    if (!o.number("nodes", nodes, true) || !o.number("edges", edges, true) ||
+        !o.number("seed", seed, false) || !o.number("alpha", alpha, false) ||
+        !o.done())
+      return r;
+    if (nodes < 1 && edges > 0) {
+      r.error = "'" + spec + "': a graph with edges needs at least one node";
+      return r;
+    }
+    r.graph = generatePowerLaw(static_cast<int64_t>(nodes),
+                               static_cast<int64_t>(edges),
+                               static_cast<uint64_t>(seed), alpha);
+  } else {
+    double graphs = 0, minN = 10, maxN = 30, degree = 2.2, seed = 1;
+    if (!o.number("graphs", graphs, true) || !o.number("min", minN, false) ||
+        !o.number("max", maxN, false) || !o.number("degree", degree, false) ||
+        !o.number("seed", seed, false) || !o.done())
+      return r;
+    if (minN < 1 || maxN < minN) {
+      r.error = "'" + spec + "': expected 1 <= min <= max";
+      return r;
+    }
+    r.graph = generateBatch(static_cast<int64_t>(graphs),
+                            static_cast<int64_t>(minN),
+                            static_cast<int64_t>(maxN), degree,
+                            static_cast<uint64_t>(seed));
+  }
+  r.graph.name = spec;
+  return r;
+}
+
+static fs::path findDataset(const std::string &name) {
+  if (const char *env = std::getenv("GNNC_DATASETS")) {
+    fs::path p = fs::path(env) / name;
+    if (fs::is_directory(p))
+      return p;
+  }
+  std::error_code ec;
+  fs::path dir = fs::current_path(ec);
+  for (int up = 0; !ec && up < 6; ++up) {
+    for (const char *rel : {"shared/datasets", "../shared/datasets"}) {
+      fs::path p = dir / rel / name;
+      if (fs::is_directory(p / "", ec) && fs::exists(p / "meta.txt"))
+        return p;
+    }
+    if (!dir.has_parent_path() || dir.parent_path() == dir)
+      break;
+    dir = dir.parent_path();
+  }
+  return {};
+}
+
+GraphOrError gnn::loadGraph(const std::string &spec) {
+  if (spec.rfind("powerlaw:", 0) == 0 || spec.rfind("batch:", 0) == 0)
+    return generateFromSpec(spec);
+  std::error_code ec;
+  fs::path p(spec);
+  if (fs::is_directory(p, ec)) {
+    if (!fs::exists(p / "meta.txt") || !fs::exists(p / "edges.txt.gz"))
+      return {{}, "'" + spec + "' is a folder without meta.txt and edges.txt.gz"};
+    return loadDatasetDir(p);
+  }
+  if (fs::is_regular_file(p, ec))
+    return loadEdgeFile(p);
+  if (spec.find('/') == std::string::npos) {
+    fs::path found = findDataset(spec);
+    if (!found.empty())
+      return loadDatasetDir(found);
+  }
+  return {{},
+          "no graph '" + spec +
+              "': expected a data-set folder, an edge-list file, a data-set "
+              "name under $GNNC_DATASETS or ../shared/datasets, "
+              "'powerlaw:nodes=N,edges=E' or 'batch:graphs=G'"};
+}
+
+//===----------------------------------------------------------------------===//
+// Generators
+//===----------------------------------------------------------------------===//
+
+HostGraph gnn::generatePowerLaw(int64_t numNodes, int64_t numEdges,
+                                uint64_t seed, double alpha) {
+  HostGraph g;
+  g.numNodes = numNodes;
+  if (numNodes <= 0 || numEdges <= 0)
+    return g;
+  SplitMix64 rng(seed);
+  // Cumulative Zipf weights over ranks; ranks are mapped to node ids through
+  // a seeded permutation so hubs are not all low ids.
+  std::vector<double> cdf(numNodes);
+  double total = 0;
+  for (int64_t i = 0; i < numNodes; ++i)
+    cdf[i] = (total += std::pow(static_cast<double>(i + 1), -alpha));
+  std::vector<int64_t> perm(numNodes);
+  std::iota(perm.begin(), perm.end(), 0);
+  for (int64_t i = numNodes - 1; i > 0; --i)
+    std::swap(perm[i], perm[rng.below(i + 1)]);
+  g.src.resize(numEdges);
+  g.dst.resize(numEdges);
+  for (int64_t e = 0; e < numEdges; ++e) {
+    double u = rng.uniform() * total;
+    int64_t rank = std::upper_bound(cdf.begin(), cdf.end(), u) - cdf.begin();
+    g.dst[e] = perm[std::min(rank, numNodes - 1)];
+    g.src[e] = static_cast<int64_t>(rng.below(numNodes));
+  }
+  return g;
+}
+
+HostGraph gnn::generateBatch(int64_t numGraphs, int64_t minNodes,
+                             int64_t maxNodes, double meanDegree,
+                             uint64_t seed) {
+  HostGraph g;
+  SplitMix64 rng(seed);
+  for (int64_t k = 0; k < numGraphs; ++k) {
+    int64_t n = minNodes + static_cast<int64_t>(rng.below(maxNodes - minNodes + 1));
+    int64_t base = g.numNodes;
+    auto addUndirected = [&](int64_t a, int64_t b) {
+      g.src.push_back(base + a);
+      g.dst.push_back(base + b);
+      g.src.push_back(base + b);
+      g.dst.push_back(base + a);
+    };
+    for (int64_t i = 1; i < n; ++i)
+      addUndirected(static_cast<int64_t>(rng.below(i)), i);
+    int64_t extra = static_cast<int64_t>(std::llround(meanDegree * n / 2.0)) - (n - 1);
+    for (int64_t i = 0; i < extra && n > 1; ++i) {
+      int64_t a = static_cast<int64_t>(rng.below(n));
+      int64_t b = static_cast<int64_t>(rng.below(n - 1));
+      addUndirected(a, b >= a ? b + 1 : b);
+    }
+    g.graphIds.insert(g.graphIds.end(), n, k);
+    g.numNodes += n;
+  }
+  return g;
+}
+
+GraphStats gnn::computeStats(const HostGraph &g) {
+  GraphStats s;
+  s.nodes = g.numNodes;
+  s.edges = g.numEdges();
+  s.graphs = g.numGraphs();
+  std::vector<int64_t> in(g.numNodes, 0), out(g.numNodes, 0);
+  for (int64_t e = 0; e < g.numEdges(); ++e) {
+    ++in[g.dst[e]];
+    ++out[g.src[e]];
+    s.selfLoops += g.src[e] == g.dst[e];
+  }
+  for (int64_t n = 0; n < g.numNodes; ++n) {
+    s.maxInDegree = std::max(s.maxInDegree, in[n]);
+    s.maxOutDegree = std::max(s.maxOutDegree, out[n]);
+    s.isolatedNodes += in[n] == 0 && out[n] == 0;
+  }
+  s.meanDegree = g.numNodes ? static_cast<double>(s.edges) / g.numNodes : 0.0;
+  if (g.graphIds.empty()) {
+    s.largestGraph = g.numNodes;
+  } else {
+    int64_t run = 0;
+    for (int64_t n = 0; n < g.numNodes; ++n) {
+      run = (n > 0 && g.graphIds[n] == g.graphIds[n - 1]) ? run + 1 : 1;
+      s.largestGraph = std::max(s.largestGraph, run);
+    }
+  }
+  return s;
+}

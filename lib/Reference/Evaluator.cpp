@@ -1,0 +1,777 @@
+//===- Evaluator.cpp - the reference semantics of gnn IR ------------------===//
+//
+// Part of gnnc. Everything here runs in double precision, sequentially, in
+// edge-list order: the order of floating-point sums is part of the reference.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Reference/Evaluator.h"
+#include "ScalarProgram.h"
+
+#include "gnn/Dialect/GNN/IR/GNNDomain.h"
+#include "gnn/Dialect/GNN/IR/GNNOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <sstream>
+
+using namespace mlir;
+using namespace ::gnn;
+using ::gnn::reference::ScalarProgram;
+
+static std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::ostringstream os;
+  os << '[';
+  for (size_t i = 0; i < shape.size(); ++i) {
+    os << (i ? ", " : "");
+    if (ShapedType::isDynamic(shape[i]))
+      os << '?';
+    else
+      os << shape[i];
+  }
+  os << ']';
+  return os.str();
+}
+
+//===----------------------------------------------------------------------===//
+// Arguments and inputs
+//===----------------------------------------------------------------------===//
+
+namespace gnn {
+FailureOr<std::vector<ArgumentSpec>>
+resolveArguments(func::FuncOp func, const HostGraph &graph) {
+  std::vector<ArgumentSpec> specs;
+  int graphs = 0;
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+    ArgumentSpec spec;
+    if (isa<mlir::gnn::GraphType>(type)) {
+      spec.isGraph = true;
+      spec.role = "graph";
+      ++graphs;
+      specs.push_back(spec);
+      continue;
+    }
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !isa<FloatType>(tensor.getElementType()))
+      return func.emitError() << "argument #" << i
+                              << " expects a ranked float tensor or "
+                                 "!gnn.graph but got "
+                              << type;
+    auto domainAttr =
+        func.getArgAttrOfType<StringAttr>(i, mlir::gnn::kDomainAttrName);
+    bool edge = domainAttr && domainAttr.getValue() == "edge";
+    bool node = domainAttr && domainAttr.getValue() == "node";
+    for (auto [d, size] : llvm::enumerate(tensor.getShape())) {
+      if (d > 0 && ShapedType::isDynamic(size))
+        return func.emitError()
+               << "argument #" << i << " has a dynamic dimension " << d
+               << "; only the leading (node or edge) dimension may be dynamic";
+    }
+    spec.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+    if (tensor.getRank() > 0 && ShapedType::isDynamic(tensor.getDimSize(0))) {
+      spec.role = edge ? "edge" : "node";
+      spec.shape[0] = edge ? graph.numEdges() : graph.numNodes;
+    } else if (node || edge) {
+      spec.role = edge ? "edge" : "node";
+      int64_t want = edge ? graph.numEdges() : graph.numNodes;
+      if (tensor.getRank() == 0 || tensor.getDimSize(0) != want)
+        return func.emitError()
+               << "argument #" << i << " is an " << spec.role
+               << " tensor of type " << type << " but the graph '"
+               << graph.name << "' has " << want << " "
+               << (edge ? "edges" : "nodes");
+    } else {
+      spec.role = "dense";
+    }
+    specs.push_back(spec);
+  }
+  if (graphs != 1)
+    return func.emitError() << "expects exactly one !gnn.graph argument but got "
+                            << graphs;
+  return specs;
+}
+
+std::vector<Tensor> makeSeededInputs(ArrayRef<ArgumentSpec> args,
+                                          uint64_t seed) {
+  std::vector<Tensor> inputs;
+  for (auto [i, spec] : llvm::enumerate(args)) {
+    if (spec.isGraph)
+      continue;
+    Tensor t(spec.shape);
+    SplitMix64 rng(seed * 0x100000001B3ull + i + 1);
+    double scale = 1.0;
+    if (spec.role == "dense" && !spec.shape.empty() && spec.shape[0] > 0)
+      scale = 1.0 / std::sqrt(static_cast<double>(spec.shape[0]));
+    for (double &x : t.data)
+      x = static_cast<float>((2.0 * rng.uniform() - 1.0) * scale);
+    inputs.push_back(std::move(t));
+  }
+  return inputs;
+}
+} // namespace gnn
+
+//===----------------------------------------------------------------------===//
+// The interpreter
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A runtime value: a tensor, a scalar (float, integer, index, i1) or the
+/// graph.
+struct RtValue {
+  std::shared_ptr<Tensor> tensor;
+  double scalar = 0;
+};
+
+/// Edges grouped by the node they enter (or leave), in edge-list order.
+struct Incidence {
+  std::vector<int64_t> ptr, edges;
+};
+
+class Interpreter {
+public:
+  explicit Interpreter(const HostGraph &graph) : graph(graph) {}
+
+  FailureOr<std::vector<Tensor>> run(func::FuncOp func,
+                                     ArrayRef<Tensor> inputs);
+
+private:
+  const HostGraph &graph;
+  llvm::DenseMap<Value, RtValue> env;
+  Incidence incoming, outgoing;
+  bool haveIncoming = false, haveOutgoing = false;
+
+  const Incidence &incidence(bool reversed);
+  LogicalResult execute(Operation &op);
+  LogicalResult checkResult(Operation *op, Value result, const Tensor &t);
+  FailureOr<const Tensor *> tensorOf(Operation *op, Value v, StringRef name);
+  FailureOr<const Tensor *> rowsOf(Operation *op, Value v, StringRef name,
+                                   int64_t rows, StringRef what);
+  void setTensor(Value v, Tensor t) {
+    env[v].tensor = std::make_shared<Tensor>(std::move(t));
+  }
+
+  LogicalResult gather(mlir::gnn::GatherOp op);
+  LogicalResult sddmm(mlir::gnn::SddmmOp op);
+  LogicalResult edgeSoftmax(mlir::gnn::EdgeSoftmaxOp op);
+  LogicalResult spmm(mlir::gnn::SpmmOp op);
+  LogicalResult reduce(mlir::gnn::ReduceOp op);
+  LogicalResult degree(mlir::gnn::DegreeOp op);
+  LogicalResult linalgOp(linalg::LinalgOp op);
+  LogicalResult constant(arith::ConstantOp op);
+  LogicalResult reshape(Operation *op, Value src, Value result,
+                        ArrayRef<ReassociationIndices> groups, bool expand);
+};
+
+} // namespace
+
+const Incidence &Interpreter::incidence(bool reversed) {
+  Incidence &inc = reversed ? outgoing : incoming;
+  bool &have = reversed ? haveOutgoing : haveIncoming;
+  if (have)
+    return inc;
+  const std::vector<int64_t> &key = reversed ? graph.src : graph.dst;
+  inc.ptr.assign(graph.numNodes + 1, 0);
+  for (int64_t n : key)
+    ++inc.ptr[n + 1];
+  for (int64_t n = 0; n < graph.numNodes; ++n)
+    inc.ptr[n + 1] += inc.ptr[n];
+  inc.edges.resize(key.size());
+  std::vector<int64_t> fill(inc.ptr.begin(), inc.ptr.end() - 1);
+  for (int64_t e = 0; e < static_cast<int64_t>(key.size()); ++e)
+    inc.edges[fill[key[e]]++] = e;
+  have = true;
+  return inc;
+}
+
+FailureOr<const Tensor *> Interpreter::tensorOf(Operation *op, Value v,
+                                                StringRef name) {
+  auto it = env.find(v);
+  if (it == env.end() || !it->second.tensor)
+    return op->emitOpError() << "has no tensor value for " << name;
+  return it->second.tensor.get();
+}
+
+FailureOr<const Tensor *> Interpreter::rowsOf(Operation *op, Value v,
+                                              StringRef name, int64_t rows,
+                                              StringRef what) {
+  FailureOr<const Tensor *> t = tensorOf(op, v, name);
+  if (failed(t))
+    return failure();
+  if ((*t)->rank() == 0 || (*t)->shape[0] != rows)
+    return op->emitOpError()
+           << "expects " << name << " to have one row per " << what << " ("
+           << rows << " rows for graph '" << graph.name << "') but got shape "
+           << (*t)->shapeString();
+  return t;
+}
+
+LogicalResult Interpreter::checkResult(Operation *op, Value result,
+                                       const Tensor &t) {
+  auto type = dyn_cast<RankedTensorType>(result.getType());
+  if (!type)
+    return success();
+  bool ok = type.getRank() == t.rank();
+  for (int64_t i = 0; ok && i < type.getRank(); ++i)
+    ok = ShapedType::isDynamic(type.getDimSize(i)) ||
+         type.getDimSize(i) == t.shape[i];
+  if (ok)
+    return success();
+  return op->emitOpError() << "produces shape " << t.shapeString()
+                           << " on graph '" << graph.name
+                           << "' but its result type is " << type;
+}
+
+//===----------------------------------------------------------------------===//
+// Graph ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult Interpreter::gather(mlir::gnn::GatherOp op) {
+  FailureOr<const Tensor *> in =
+      rowsOf(op, op.getInput(), "input", graph.numNodes, "node");
+  if (failed(in))
+    return failure();
+  std::vector<int64_t> shape = (*in)->shape;
+  shape[0] = graph.numEdges();
+  Tensor out(shape);
+  int64_t row = (*in)->rowSize();
+  const auto &end = op.getEnd() == mlir::gnn::EdgeEnd::src ? graph.src : graph.dst;
+  for (int64_t e = 0; e < graph.numEdges(); ++e)
+    std::copy_n((*in)->data.begin() + end[e] * row, row,
+                out.data.begin() + e * row);
+  setTensor(op.getResult(), std::move(out));
+  return success();
+}
+
+LogicalResult Interpreter::sddmm(mlir::gnn::SddmmOp op) {
+  FailureOr<const Tensor *> lhs =
+      rowsOf(op, op.getLhs(), "lhs", graph.numNodes, "node");
+  FailureOr<const Tensor *> rhs =
+      rowsOf(op, op.getRhs(), "rhs", graph.numNodes, "node");
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  if ((*lhs)->shape != (*rhs)->shape)
+    return op.emitOpError() << "expects lhs and rhs of the same shape but got "
+                            << (*lhs)->shapeString() << " and "
+                            << (*rhs)->shapeString();
+  const auto &lhsEnd = op.getReversed() ? graph.dst : graph.src;
+  const auto &rhsEnd = op.getReversed() ? graph.src : graph.dst;
+  int64_t row = (*lhs)->rowSize();
+  std::vector<int64_t> shape = (*lhs)->shape;
+  shape[0] = graph.numEdges();
+  auto kind = op.getKind();
+  if (kind == mlir::gnn::SddmmKind::dot) {
+    int64_t f = shape.back();
+    shape.pop_back();
+    Tensor out(shape);
+    int64_t heads = f ? row / f : 0;
+    for (int64_t e = 0; e < graph.numEdges(); ++e) {
+      const double *a = (*lhs)->data.data() + lhsEnd[e] * row;
+      const double *b = (*rhs)->data.data() + rhsEnd[e] * row;
+      for (int64_t h = 0; h < heads; ++h) {
+        double acc = 0;
+        for (int64_t k = 0; k < f; ++k)
+          acc += a[h * f + k] * b[h * f + k];
+        out.data[e * heads + h] = acc;
+      }
+    }
+    setTensor(op.getResult(), std::move(out));
+    return success();
+  }
+  Tensor out(shape);
+  for (int64_t e = 0; e < graph.numEdges(); ++e) {
+    const double *a = (*lhs)->data.data() + lhsEnd[e] * row;
+    const double *b = (*rhs)->data.data() + rhsEnd[e] * row;
+    double *o = out.data.data() + e * row;
+    for (int64_t k = 0; k < row; ++k) {
+      switch (kind) {
+      case mlir::gnn::SddmmKind::add: o[k] = a[k] + b[k]; break;
+      case mlir::gnn::SddmmKind::sub: o[k] = a[k] - b[k]; break;
+      case mlir::gnn::SddmmKind::mul: o[k] = a[k] * b[k]; break;
+      case mlir::gnn::SddmmKind::dot: break;
+      }
+    }
+  }
+  setTensor(op.getResult(), std::move(out));
+  return success();
+}
+
+LogicalResult Interpreter::edgeSoftmax(mlir::gnn::EdgeSoftmaxOp op) {
+  FailureOr<const Tensor *> in =
+      rowsOf(op, op.getInput(), "input", graph.numEdges(), "edge");
+  if (failed(in))
+    return failure();
+  const Incidence &inc = incidence(op.getReversed());
+  Tensor out((*in)->shape);
+  int64_t row = (*in)->rowSize();
+  const std::vector<double> &x = (*in)->data;
+  for (int64_t n = 0; n < graph.numNodes; ++n) {
+    for (int64_t h = 0; h < row; ++h) {
+      double m = -std::numeric_limits<double>::infinity();
+      for (int64_t i = inc.ptr[n]; i < inc.ptr[n + 1]; ++i)
+        m = std::max(m, x[inc.edges[i] * row + h]);
+      // A group whose values are all -inf has no mass: its edges get 0.
+      if (m == -std::numeric_limits<double>::infinity())
+        continue;
+      double sum = 0;
+      for (int64_t i = inc.ptr[n]; i < inc.ptr[n + 1]; ++i)
+        sum += std::exp(x[inc.edges[i] * row + h] - m);
+      for (int64_t i = inc.ptr[n]; i < inc.ptr[n + 1]; ++i) {
+        int64_t at = inc.edges[i] * row + h;
+        out.data[at] = std::exp(x[at] - m) / sum;
+      }
+    }
+  }
+  setTensor(op.getResult(), std::move(out));
+  return success();
+}
+
+/// Reduces, per node, `value(e, k)` over the node's incident edges; nodes with
+/// no edge get 0.
+template <typename ValueFn>
+static void reduceRows(const Incidence &inc, int64_t numNodes, int64_t row,
+                       mlir::gnn::ReduceKind kind, Tensor &out, ValueFn value) {
+  for (int64_t n = 0; n < numNodes; ++n) {
+    int64_t begin = inc.ptr[n], end = inc.ptr[n + 1];
+    if (begin == end)
+      continue;
+    double *o = out.data.data() + n * row;
+    for (int64_t k = 0; k < row; ++k) {
+      double acc = value(inc.edges[begin], k);
+      for (int64_t i = begin + 1; i < end; ++i) {
+        double v = value(inc.edges[i], k);
+        switch (kind) {
+        case mlir::gnn::ReduceKind::sum:
+        case mlir::gnn::ReduceKind::mean: acc += v; break;
+        // NaN propagates through max and min, as in torch.
+        case mlir::gnn::ReduceKind::max:
+          acc = (std::isnan(acc) || std::isnan(v)) ? NAN : std::max(acc, v);
+          break;
+        case mlir::gnn::ReduceKind::min:
+          acc = (std::isnan(acc) || std::isnan(v)) ? NAN : std::min(acc, v);
+          break;
+        }
+      }
+      if (kind == mlir::gnn::ReduceKind::mean)
+        acc /= static_cast<double>(end - begin);
+      o[k] = acc;
+    }
+  }
+}
+
+LogicalResult Interpreter::spmm(mlir::gnn::SpmmOp op) {
+  FailureOr<const Tensor *> in =
+      rowsOf(op, op.getInput(), "input", graph.numNodes, "node");
+  if (failed(in))
+    return failure();
+  const Tensor *w = nullptr;
+  if (op.getWeights()) {
+    FailureOr<const Tensor *> wt =
+        rowsOf(op, op.getWeights(), "weights", graph.numEdges(), "edge");
+    if (failed(wt))
+      return failure();
+    w = *wt;
+    std::vector<int64_t> want((*in)->shape.begin(), (*in)->shape.end() - 1);
+    want[0] = graph.numEdges();
+    if (w->shape != want)
+      return op.emitOpError() << "expects weights of shape " << shapeStr(want)
+                              << " but got " << w->shapeString();
+  }
+  const Incidence &inc = incidence(op.getReversed());
+  const auto &from = op.getReversed() ? graph.dst : graph.src;
+  int64_t row = (*in)->rowSize();
+  int64_t f = (*in)->shape.back();
+  int64_t wrow = w ? w->rowSize() : 1;
+  Tensor out((*in)->shape);
+  const double *x = (*in)->data.data();
+  reduceRows(inc, graph.numNodes, row, op.getReduce(), out,
+             [&](int64_t e, int64_t k) {
+               double v = x[from[e] * row + k];
+               return w ? w->data[e * wrow + k / f] * v : v;
+             });
+  setTensor(op.getResult(), std::move(out));
+  return success();
+}
+
+LogicalResult Interpreter::reduce(mlir::gnn::ReduceOp op) {
+  FailureOr<const Tensor *> in =
+      rowsOf(op, op.getInput(), "input", graph.numEdges(), "edge");
+  if (failed(in))
+    return failure();
+  std::vector<int64_t> shape = (*in)->shape;
+  shape[0] = graph.numNodes;
+  Tensor out(shape);
+  int64_t row = (*in)->rowSize();
+  const double *x = (*in)->data.data();
+  reduceRows(incidence(op.getReversed()), graph.numNodes, row, op.getKind(),
+             out, [&](int64_t e, int64_t k) { return x[e * row + k]; });
+  setTensor(op.getResult(), std::move(out));
+  return success();
+}
+
+LogicalResult Interpreter::degree(mlir::gnn::DegreeOp op) {
+  const Incidence &inc = incidence(op.getReversed());
+  Tensor out({graph.numNodes});
+  for (int64_t n = 0; n < graph.numNodes; ++n)
+    out.data[n] = static_cast<double>(inc.ptr[n + 1] - inc.ptr[n]);
+  setTensor(op.getResult(), std::move(out));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Dense ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult Interpreter::constant(arith::ConstantOp op) {
+  if (auto dense = dyn_cast<DenseElementsAttr>(op.getValue())) {
+    auto type = cast<ShapedType>(dense.getType());
+    Tensor t(std::vector<int64_t>(type.getShape().begin(), type.getShape().end()));
+    if (isa<FloatType>(type.getElementType())) {
+      int64_t i = 0;
+      if (dense.isSplat())
+        std::fill(t.data.begin(), t.data.end(),
+                  dense.getSplatValue<APFloat>().convertToDouble());
+      else
+        for (APFloat v : dense.getValues<APFloat>())
+          t.data[i++] = v.convertToDouble();
+    } else {
+      return op.emitOpError("expects a float tensor constant");
+    }
+    setTensor(op.getResult(), std::move(t));
+    return success();
+  }
+  FailureOr<double> v = ScalarProgram::evaluateOp(op, {});
+  if (failed(v))
+    return failure();
+  env[op.getResult()].scalar = *v;
+  return success();
+}
+
+LogicalResult Interpreter::reshape(Operation *op, Value src, Value result,
+                                   ArrayRef<ReassociationIndices> groups,
+                                   bool expand) {
+  FailureOr<const Tensor *> in = tensorOf(op, src, "source");
+  if (failed(in))
+    return failure();
+  auto type = cast<RankedTensorType>(result.getType());
+  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  for (auto [g, group] : llvm::enumerate(groups)) {
+    if (!expand) {
+      int64_t prod = 1;
+      for (int64_t d : group)
+        prod *= (*in)->shape[d];
+      shape[g] = prod;
+      continue;
+    }
+    int64_t known = 1, dynamicAt = -1;
+    for (int64_t d : group) {
+      if (ShapedType::isDynamic(shape[d]))
+        dynamicAt = d;
+      else
+        known *= shape[d];
+    }
+    if (dynamicAt >= 0)
+      shape[dynamicAt] = known ? (*in)->shape[g] / known : 0;
+  }
+  Tensor out = **in;
+  out.shape = shape;
+  if (out.numElements() != (*in)->numElements())
+    return op->emitOpError() << "cannot reshape " << (*in)->shapeString()
+                             << " to " << shapeStr(shape);
+  setTensor(result, std::move(out));
+  return success();
+}
+
+/// `C += A * B` for the default `linalg.matmul` maps, without interpreting
+/// the body per point.
+static bool isPlainMatmul(linalg::LinalgOp op) {
+  auto mm = dyn_cast<linalg::MatmulOp>(op.getOperation());
+  if (!mm)
+    return false;
+  auto maps = op.getIndexingMapsArray();
+  MLIRContext *ctx = op->getContext();
+  AffineExpr i, j, k;
+  bindDims(ctx, i, j, k);
+  return maps.size() == 3 &&
+         maps[0] == AffineMap::get(3, 0, {i, k}, ctx) &&
+         maps[1] == AffineMap::get(3, 0, {k, j}, ctx) &&
+         maps[2] == AffineMap::get(3, 0, {i, j}, ctx);
+}
+
+LogicalResult Interpreter::linalgOp(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics())
+    return op->emitOpError("expects tensor operands in the reference evaluator");
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  int64_t numLoops = op.getNumLoops();
+  SmallVector<int64_t> bounds(numLoops, -1);
+  // Operand data (tensor) or scalar value, with per-loop strides.
+  struct Access {
+    const double *data = nullptr;
+    double scalar = 0;
+    int64_t base = 0;
+    SmallVector<int64_t> stride;
+  };
+  SmallVector<Access> access;
+  for (OpOperand &operand : op->getOpOperands()) {
+    Access a;
+    a.stride.assign(numLoops, 0);
+    auto it = env.find(operand.get());
+    if (it == env.end())
+      return op->emitOpError() << "has no value for operand #"
+                               << operand.getOperandNumber();
+    AffineMap map = maps[operand.getOperandNumber()];
+    if (!it->second.tensor) {
+      a.scalar = it->second.scalar;
+      access.push_back(a);
+      continue;
+    }
+    const Tensor &t = *it->second.tensor;
+    if (static_cast<int64_t>(map.getNumResults()) != t.rank())
+      return op->emitOpError() << "operand #" << operand.getOperandNumber()
+                               << " has rank " << t.rank()
+                               << " but its indexing map has "
+                               << map.getNumResults() << " results";
+    a.data = t.data.data();
+    int64_t stride = 1;
+    for (int64_t r = t.rank() - 1; r >= 0; --r) {
+      AffineExpr e = map.getResult(r);
+      if (auto d = dyn_cast<AffineDimExpr>(e)) {
+        unsigned pos = d.getPosition();
+        if (bounds[pos] < 0) {
+          bounds[pos] = t.shape[r];
+        } else if (bounds[pos] != t.shape[r]) {
+          return op->emitOpError()
+                 << "has inconsistent sizes for loop d" << pos << ": "
+                 << bounds[pos] << " and " << t.shape[r] << " (operand #"
+                 << operand.getOperandNumber() << " of shape "
+                 << t.shapeString() << ")";
+        }
+        a.stride[pos] += stride;
+      } else if (auto c = dyn_cast<AffineConstantExpr>(e)) {
+        if (c.getValue() < 0 || c.getValue() >= t.shape[r])
+          return op->emitOpError() << "indexes operand #"
+                                   << operand.getOperandNumber()
+                                   << " out of bounds";
+        a.base += c.getValue() * stride;
+      } else {
+        return op->emitOpError("has an indexing map the reference evaluator "
+                               "does not support (only dimensions and "
+                               "constants)");
+      }
+      stride *= t.shape[r];
+    }
+    access.push_back(a);
+  }
+  for (int64_t d = 0; d < numLoops; ++d)
+    if (bounds[d] < 0)
+      return op->emitOpError() << "has no operand that sizes loop d" << d;
+
+  // Results start as copies of the inits.
+  unsigned numInputs = op.getNumDpsInputs();
+  SmallVector<Tensor> results;
+  for (OpOperand &init : op.getDpsInitsMutable())
+    results.push_back(*env[init.get()].tensor);
+
+  if (isPlainMatmul(op)) {
+    int64_t m = bounds[0], n = bounds[1], k = bounds[2];
+    const double *a = access[0].data, *b = access[1].data;
+    double *c = results[0].data.data();
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t p = 0; p < k; ++p) {
+        double av = a[i * k + p];
+        for (int64_t j = 0; j < n; ++j)
+          c[i * n + j] += av * b[p * n + j];
+      }
+  } else {
+    FailureOr<ScalarProgram> body = ScalarProgram::compile(
+        op->getRegion(0).front(), [&](Value v) -> FailureOr<double> {
+          auto it = env.find(v);
+          if (it == env.end() || it->second.tensor)
+            return op->emitOpError("uses a value from outside its body that "
+                                   "is not a scalar");
+          return it->second.scalar;
+        });
+    if (failed(body))
+      return failure();
+    if (body->yielded().size() != results.size())
+      return op->emitOpError("yields a different number of values than it "
+                             "has inits");
+    std::vector<double> regs(body->numRegisters(), 0.0);
+    SmallVector<int64_t> index(numLoops, 0), offset(access.size(), 0);
+    for (size_t k = 0; k < access.size(); ++k)
+      offset[k] = access[k].base;
+    int64_t total = 1;
+    for (int64_t b : bounds)
+      total *= b;
+    for (int64_t it = 0; it < total; ++it) {
+      for (unsigned k = 0; k < numInputs; ++k)
+        regs[k] = access[k].data ? access[k].data[offset[k]] : access[k].scalar;
+      for (size_t r = 0; r < results.size(); ++r)
+        regs[numInputs + r] = results[r].data[offset[numInputs + r]];
+      body->run(regs.data(), index.data());
+      for (size_t r = 0; r < results.size(); ++r)
+        results[r].data[offset[numInputs + r]] = regs[body->yielded()[r]];
+      // Advance the odometer, innermost loop fastest.
+      for (int64_t d = numLoops - 1; d >= 0; --d) {
+        for (size_t k = 0; k < access.size(); ++k)
+          offset[k] += access[k].stride[d];
+        if (++index[d] < bounds[d])
+          break;
+        for (size_t k = 0; k < access.size(); ++k)
+          offset[k] -= access[k].stride[d] * bounds[d];
+        index[d] = 0;
+      }
+    }
+  }
+  for (auto [r, result] : llvm::enumerate(op->getResults()))
+    setTensor(result, std::move(results[r]));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Dispatch
+//===----------------------------------------------------------------------===//
+
+LogicalResult Interpreter::execute(Operation &op) {
+  LogicalResult result =
+      llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+          .Case([&](mlir::gnn::GatherOp o) { return gather(o); })
+          .Case([&](mlir::gnn::SddmmOp o) { return sddmm(o); })
+          .Case([&](mlir::gnn::EdgeSoftmaxOp o) { return edgeSoftmax(o); })
+          .Case([&](mlir::gnn::SpmmOp o) { return spmm(o); })
+          .Case([&](mlir::gnn::ReduceOp o) { return reduce(o); })
+          .Case([&](mlir::gnn::DegreeOp o) { return degree(o); })
+          .Case([&](arith::ConstantOp o) { return constant(o); })
+          .Case([&](tensor::EmptyOp o) -> LogicalResult {
+            auto type = o.getType();
+            std::vector<int64_t> shape(type.getShape().begin(),
+                                       type.getShape().end());
+            unsigned next = 0;
+            for (int64_t &d : shape) {
+              if (!ShapedType::isDynamic(d))
+                continue;
+              double v = env[o.getDynamicSizes()[next++]].scalar;
+              if (v < 0)
+                return o.emitOpError() << "has a negative size " << v;
+              d = static_cast<int64_t>(v);
+            }
+            setTensor(o.getResult(), Tensor(shape));
+            return success();
+          })
+          .Case([&](tensor::DimOp o) -> LogicalResult {
+            FailureOr<const Tensor *> t = tensorOf(o, o.getSource(), "source");
+            if (failed(t))
+              return failure();
+            int64_t d = static_cast<int64_t>(env[o.getIndex()].scalar);
+            if (d < 0 || d >= (*t)->rank())
+              return o.emitOpError() << "asks for dimension " << d
+                                     << " of a rank-" << (*t)->rank()
+                                     << " tensor";
+            env[o.getResult()].scalar = static_cast<double>((*t)->shape[d]);
+            return success();
+          })
+          .Case([&](tensor::ExpandShapeOp o) {
+            auto groups = o.getReassociationIndices();
+            return reshape(o, o.getSrc(), o.getResult(), groups, true);
+          })
+          .Case([&](tensor::CollapseShapeOp o) {
+            auto groups = o.getReassociationIndices();
+            return reshape(o, o.getSrc(), o.getResult(), groups, false);
+          })
+          .Case([&](tensor::CastOp o) -> LogicalResult {
+            FailureOr<const Tensor *> t = tensorOf(o, o.getSource(), "source");
+            if (failed(t))
+              return failure();
+            env[o.getResult()] = env[o.getSource()];
+            return success();
+          })
+          .Case([&](linalg::LinalgOp o) { return linalgOp(o); })
+          .Default([&](Operation *o) -> LogicalResult {
+            if (o->getNumResults() == 1 && o->getNumRegions() == 0 &&
+                !isa<ShapedType>(o->getResult(0).getType()) &&
+                llvm::all_of(o->getOperandTypes(), [](Type t) {
+                  return !isa<ShapedType>(t);
+                }) &&
+                isa<arith::ArithDialect, math::MathDialect>(o->getDialect())) {
+              SmallVector<double> operands;
+              for (Value v : o->getOperands())
+                operands.push_back(env[v].scalar);
+              FailureOr<double> v = ScalarProgram::evaluateOp(o, operands);
+              if (failed(v))
+                return failure();
+              env[o->getResult(0)].scalar = *v;
+              return success();
+            }
+            return o->emitOpError("is not supported by the reference evaluator");
+          });
+  if (failed(result))
+    return failure();
+  for (Value r : op.getResults()) {
+    auto it = env.find(r);
+    if (it != env.end() && it->second.tensor &&
+        failed(checkResult(&op, r, *it->second.tensor)))
+      return failure();
+  }
+  return success();
+}
+
+FailureOr<std::vector<Tensor>> Interpreter::run(func::FuncOp func,
+                                                ArrayRef<Tensor> inputs) {
+  if (func.isExternal())
+    return func.emitError("expects a function with a body");
+  FailureOr<std::vector<ArgumentSpec>> specs = resolveArguments(func, graph);
+  if (failed(specs))
+    return failure();
+  size_t want = specs->size() - 1;
+  if (inputs.size() != want)
+    return func.emitError() << "expects " << want << " inputs but got "
+                            << inputs.size();
+  size_t next = 0;
+  for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
+    const ArgumentSpec &spec = (*specs)[i];
+    if (spec.isGraph)
+      continue;
+    const Tensor &t = inputs[next++];
+    if (t.shape != spec.shape)
+      return func.emitError() << "argument #" << i << " (" << spec.role
+                              << ") expects shape " << shapeStr(spec.shape)
+                              << " on graph '" << graph.name
+                              << "' but the input has shape "
+                              << t.shapeString();
+    env[arg].tensor = std::make_shared<Tensor>(t);
+  }
+  std::vector<Tensor> outputs;
+  for (Operation &op : func.getBody().front()) {
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      for (Value v : ret.getOperands()) {
+        auto it = env.find(v);
+        if (it == env.end() || !it->second.tensor)
+          return ret.emitOpError("returns a value that is not a tensor");
+        outputs.push_back(*it->second.tensor);
+      }
+      return outputs;
+    }
+    if (failed(execute(op)))
+      return failure();
+  }
+  return func.emitError("expects the function to end with func.return");
+}
+
+namespace gnn {
+FailureOr<std::vector<Tensor>>
+evaluateReference(func::FuncOp func, const HostGraph &graph,
+                       ArrayRef<Tensor> inputs) {
+  if (func.getBody().getBlocks().size() > 1)
+    return func.emitError("expects a function with a single block");
+  Interpreter interp(graph);
+  return interp.run(func, inputs);
+}
+} // namespace gnn

@@ -1,0 +1,73 @@
+//===- ScalarProgram.h - scalar bodies of linalg ops --------------*- C++ -*-===//
+//
+// Part of gnnc. Private to the reference evaluator.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The body of a `linalg` op (and top-level scalar `arith`/`math` code)
+/// compiled once into a flat list of instructions over double registers, so
+/// the evaluator runs it per iteration point without walking the IR.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_LIB_REFERENCE_SCALARPROGRAM_H
+#define GNN_LIB_REFERENCE_SCALARPROGRAM_H
+
+#include "mlir/IR/Block.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <vector>
+
+namespace gnn {
+namespace reference {
+
+/// One instruction: `regs[dst] = op(regs[a], regs[b], regs[c])`.
+struct Instr {
+  enum Opcode : uint8_t {
+    Const, Copy, Add, Sub, Mul, Div, IDiv, Rem, Neg, Maximum, Minimum, MaxNum,
+    MinNum, CmpF, CmpI, Select, And, Or, Xor, Trunc, Exp, Exp2, Log, Log2,
+    Log1p, Expm1, Tanh, Sqrt, Rsqrt, Pow, Abs, Erf, Sin, Cos, Floor, Ceil, Fma,
+    Index
+  };
+  Opcode op;
+  int dst = 0, a = 0, b = 0, c = 0;
+  /// Constant value, comparison predicate or loop dimension.
+  double imm = 0;
+};
+
+/// A compiled scalar body: registers `0 .. numArgs-1` hold the block
+/// arguments, `yields` name the registers yielded.
+class ScalarProgram {
+public:
+  /// Compiles the ops of `block` (all but its terminator), whose arguments
+  /// become the first registers. Values defined outside the block are asked
+  /// of `outer`, which must return a scalar or fail (it emits the error).
+  /// Unsupported ops get an error on the op.
+  static mlir::FailureOr<ScalarProgram>
+  compile(mlir::Block &block,
+          llvm::function_ref<mlir::FailureOr<double>(mlir::Value)> outer);
+
+  /// Compiles a single top-level scalar op with operand values `operands`.
+  static mlir::FailureOr<double> evaluateOp(mlir::Operation *op,
+                                            llvm::ArrayRef<double> operands);
+
+  /// Runs the program; `regs` must have numRegisters() entries with the block
+  /// arguments filled in; `index` holds the loop indices for `linalg.index`.
+  void run(double *regs, const int64_t *index) const;
+
+  int numRegisters() const { return numRegs; }
+  llvm::ArrayRef<int> yielded() const { return yields; }
+
+private:
+  std::vector<Instr> code;
+  std::vector<int> yields;
+  int numRegs = 0;
+};
+
+} // namespace reference
+} // namespace gnn
+
+#endif // GNN_LIB_REFERENCE_SCALARPROGRAM_H

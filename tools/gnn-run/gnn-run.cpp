@@ -1,0 +1,226 @@
+//===- gnn-run.cpp - run a gnn function on a graph ------------------------===//
+//
+// Part of gnnc. Loads a `.mlir` file, a graph (data-set folder, edge-list file
+// or synthetic generator) and seeded or given inputs, runs one function on a
+// backend and prints a JSON summary of its outputs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Graph/HostGraph.h"
+#include "gnn/InitGNN.h"
+#include "gnn/Reference/Evaluator.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .mlir>"),
+                                      cl::Required);
+static cl::opt<std::string>
+    graphSpec("graph", cl::Required,
+              cl::desc("graph: data-set folder or name (cora), edge-list file, "
+                       "powerlaw:nodes=N,edges=E[,seed=S][,alpha=A] or "
+                       "batch:graphs=G[,min=A,max=B][,degree=D][,seed=S]"));
+static cl::opt<std::string> functionName("function",
+                                         cl::desc("function to run (default: "
+                                                  "the only public one)"));
+static cl::opt<std::string> backend("backend", cl::init("reference"),
+                                    cl::desc("reference (CPU, double)"));
+static cl::opt<uint64_t> seed("seed", cl::init(0),
+                              cl::desc("seed of the generated inputs"));
+static cl::opt<std::string>
+    inputsDir("inputs", cl::desc("read inputs from DIR/arg<K>.npy instead of "
+                                 "generating them (K = argument number)"));
+static cl::opt<std::string>
+    dumpInputs("dump-inputs",
+               cl::desc("write the inputs used to DIR/arg<K>.npy (float32)"));
+static cl::opt<std::string>
+    outputDir("output-dir",
+              cl::desc("write each result to DIR/result<K>.npy (float64)"));
+
+/// Prints `message` as an error and returns the exit code 1.
+static int fail(const llvm::Twine &message) {
+  llvm::errs() << "gnn-run: error: " << message << "\n";
+  return 1;
+}
+
+static llvm::json::Object summarise(const ::gnn::Tensor &t) {
+  double sum = 0, absSum = 0, lo = INFINITY, hi = -INFINITY;
+  int64_t nonFinite = 0;
+  for (double v : t.data) {
+    if (!std::isfinite(v)) {
+      ++nonFinite;
+      continue;
+    }
+    sum += v;
+    absSum += std::fabs(v);
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  llvm::json::Array shape;
+  for (int64_t d : t.shape)
+    shape.push_back(d);
+  llvm::json::Array head;
+  for (size_t i = 0; i < std::min<size_t>(4, t.data.size()); ++i)
+    head.push_back(t.data[i]);
+  bool any = t.data.size() > static_cast<size_t>(nonFinite);
+  return llvm::json::Object{{"shape", std::move(shape)},
+                            {"sum", sum},
+                            {"abs_sum", absSum},
+                            {"min", any ? llvm::json::Value(lo) : nullptr},
+                            {"max", any ? llvm::json::Value(hi) : nullptr},
+                            {"non_finite", nonFinite},
+                            {"first", std::move(head)}};
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "gnnc runner\n");
+
+  if (backend != "reference")
+    return fail("unknown backend '" + backend +
+                "': this build has only 'reference'");
+
+  DialectRegistry registry;
+  ::gnn::registerGNNDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  std::string error;
+  auto file = openInputFile(inputFile, &error);
+  if (!file)
+    return fail(error);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  func::FuncOp func;
+  if (!functionName.empty()) {
+    func = module->lookupSymbol<func::FuncOp>(functionName);
+    if (!func)
+      return fail("no function '" + functionName + "' in " + inputFile);
+  } else {
+    for (auto f : module->getOps<func::FuncOp>()) {
+      if (f.isExternal() || f.isPrivate())
+        continue;
+      if (func)
+        return fail(inputFile + " has several public functions; choose one "
+                                "with --function");
+      func = f;
+    }
+    if (!func)
+      return fail("no public function with a body in " + inputFile);
+  }
+
+  auto loadStart = std::chrono::steady_clock::now();
+  ::gnn::GraphOrError graph = ::gnn::loadGraph(graphSpec);
+  if (!graph.ok())
+    return fail(graph.error);
+  double loadMs = std::chrono::duration<double, std::milli>(
+                      std::chrono::steady_clock::now() - loadStart)
+                      .count();
+
+  FailureOr<std::vector<::gnn::ArgumentSpec>> specs =
+      ::gnn::resolveArguments(func, graph.graph);
+  if (failed(specs))
+    return 1;
+
+  std::vector<::gnn::Tensor> inputs;
+  if (!inputsDir.empty()) {
+    for (auto [i, spec] : llvm::enumerate(*specs)) {
+      if (spec.isGraph)
+        continue;
+      ::gnn::Tensor t;
+      std::string path = inputsDir + "/arg" + std::to_string(i) + ".npy";
+      std::string err = ::gnn::readNpy(path, t);
+      if (!err.empty())
+        return fail(err);
+      inputs.push_back(std::move(t));
+    }
+  } else {
+    inputs = ::gnn::makeSeededInputs(*specs, seed);
+  }
+  if (!dumpInputs.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(dumpInputs.getValue(), ec);
+    size_t next = 0;
+    for (auto [i, spec] : llvm::enumerate(*specs)) {
+      if (spec.isGraph)
+        continue;
+      std::string err = ::gnn::writeNpy(
+          dumpInputs + "/arg" + std::to_string(i) + ".npy", inputs[next++],
+          ::gnn::NpyType::Float32);
+      if (!err.empty())
+        return fail(err);
+    }
+  }
+
+  auto start = std::chrono::steady_clock::now();
+  FailureOr<std::vector<::gnn::Tensor>> outputs =
+      ::gnn::evaluateReference(func, graph.graph, inputs);
+  if (failed(outputs))
+    return 1;
+  double runMs = std::chrono::duration<double, std::milli>(
+                     std::chrono::steady_clock::now() - start)
+                     .count();
+
+  if (!outputDir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(outputDir.getValue(), ec);
+    for (auto [i, t] : llvm::enumerate(*outputs)) {
+      std::string err = ::gnn::writeNpy(outputDir + "/result" +
+                                          std::to_string(i) + ".npy",
+                                      t, ::gnn::NpyType::Float64);
+      if (!err.empty())
+        return fail(err);
+    }
+  }
+
+  ::gnn::GraphStats stats = ::gnn::computeStats(graph.graph);
+  llvm::json::Array outs, args;
+  for (const ::gnn::Tensor &t : *outputs)
+    outs.push_back(summarise(t));
+  for (const ::gnn::ArgumentSpec &s : *specs) {
+    llvm::json::Array shape;
+    for (int64_t d : s.shape)
+      shape.push_back(d);
+    args.push_back(llvm::json::Object{{"role", s.role}, {"shape", std::move(shape)}});
+  }
+  llvm::json::Object summary{
+      {"function", func.getSymName().str()},
+      {"backend", backend.getValue()},
+      {"graph",
+       llvm::json::Object{{"name", graph.graph.name},
+                          {"nodes", stats.nodes},
+                          {"edges", stats.edges},
+                          {"graphs", stats.graphs},
+                          {"max_in_degree", stats.maxInDegree},
+                          {"isolated_nodes", stats.isolatedNodes},
+                          {"self_loops", stats.selfLoops}}},
+      {"seed", static_cast<int64_t>(seed)},
+      {"arguments", std::move(args)},
+      {"outputs", std::move(outs)},
+      {"graph_load_ms", loadMs},
+      {"run_ms", runMs}};
+  llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(summary)))
+               << "\n";
+  return 0;
+}
