@@ -84,8 +84,8 @@ resolveArguments(func::FuncOp func, const HostGraph &graph) {
       int64_t want = edge ? graph.numEdges() : graph.numNodes;
       if (tensor.getRank() == 0 || tensor.getDimSize(0) != want)
         return func.emitError()
-               << "argument #" << i << " is an " << spec.role
-               << " tensor of type " << type << " but the graph '"
+               << "argument #" << i << " is " << (edge ? "an" : "a") << " "
+               << spec.role << " tensor of type " << type << " but the graph '"
                << graph.name << "' has " << want << " "
                << (edge ? "edges" : "nodes");
     } else {

@@ -18,11 +18,17 @@ using namespace mlir::gnn;
 // Shared checks
 //===----------------------------------------------------------------------===//
 
-static std::string shapeString(RankedTensorType type) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << type;
-  return s;
+/// "a node" or "an edge".
+static StringRef withArticle(Domain domain) {
+  switch (domain) {
+  case Domain::Node:
+    return "a node";
+  case Domain::Edge:
+    return "an edge";
+  case Domain::Unknown:
+    break;
+  }
+  return "an unknown";
 }
 
 /// Checks that `value` is not known to live on the other kind of index set
@@ -34,10 +40,9 @@ static LogicalResult checkDomain(Operation *op, Value value, StringRef name,
   if (actual == Domain::Unknown || actual == expected)
     return success();
   InFlightDiagnostic diag = op->emitOpError()
-                            << "expects " << name << " to be a "
-                            << stringifyDomain(expected)
-                            << " tensor but got an " << stringifyDomain(actual)
-                            << " tensor";
+                            << "expects " << name << " to be "
+                            << withArticle(expected) << " tensor but got "
+                            << withArticle(actual) << " tensor";
   if (origin)
     diag.attachNote(origin->getLoc())
         << "the " << stringifyDomain(actual) << " tensor is produced here";
@@ -69,7 +74,7 @@ static LogicalResult checkTrailing(Operation *op, RankedTensorType a,
     return op->emitOpError()
            << "expects " << bName << " of rank " << bRank << " for " << aName
            << " of rank " << a.getRank() << " but got rank " << b.getRank()
-           << " (" << shapeString(b) << ")";
+           << " (" << Type(b) << ")";
   int64_t common = std::min(aRank, bRank);
   for (int64_t i = 1; i < common; ++i) {
     int64_t da = a.getDimSize(i), db = b.getDimSize(i);
@@ -101,7 +106,7 @@ static LogicalResult checkAtLeastRank(Operation *op, RankedTensorType t,
     return success();
   return op->emitOpError() << "expects " << name << " of rank at least "
                            << rank << " (" << why << ") but got "
-                           << shapeString(t);
+                           << Type(t);
 }
 
 //===----------------------------------------------------------------------===//
@@ -110,7 +115,8 @@ static LogicalResult checkAtLeastRank(Operation *op, RankedTensorType t,
 
 LogicalResult GatherOp::verify() {
   auto in = getInput().getType(), out = getResult().getType();
-  if (failed(checkElementTypes(*this, getInput(), "input", getResult(),
+  if (failed(checkAtLeastRank(*this, in, "input", 1, "one row per node")) ||
+      failed(checkElementTypes(*this, getInput(), "input", getResult(),
                                "result")) ||
       failed(checkTrailing(*this, in, "input", out, "result", in.getRank(),
                            in.getRank())))
@@ -125,7 +131,8 @@ LogicalResult GatherOp::verify() {
 LogicalResult SddmmOp::verify() {
   auto lhs = getLhs().getType(), rhs = getRhs().getType(),
        out = getResult().getType();
-  if (failed(checkElementTypes(*this, getLhs(), "lhs", getRhs(), "rhs")) ||
+  if (failed(checkAtLeastRank(*this, lhs, "lhs", 1, "one row per node")) ||
+      failed(checkElementTypes(*this, getLhs(), "lhs", getRhs(), "rhs")) ||
       failed(checkElementTypes(*this, getLhs(), "lhs", getResult(),
                                "result")) ||
       failed(checkTrailing(*this, lhs, "lhs", rhs, "rhs", lhs.getRank(),
@@ -159,6 +166,9 @@ LogicalResult SddmmOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult EdgeSoftmaxOp::verify() {
+  if (failed(checkAtLeastRank(*this, getInput().getType(), "input", 1,
+                              "one row per edge")))
+    return failure();
   return checkDomain(*this, getInput(), "input", Domain::Edge);
 }
 
@@ -193,7 +203,8 @@ LogicalResult SpmmOp::verify() {
 
 LogicalResult ReduceOp::verify() {
   auto in = getInput().getType(), out = getResult().getType();
-  if (failed(checkElementTypes(*this, getInput(), "input", getResult(),
+  if (failed(checkAtLeastRank(*this, in, "input", 1, "one row per edge")) ||
+      failed(checkElementTypes(*this, getInput(), "input", getResult(),
                                "result")) ||
       failed(checkTrailing(*this, in, "input", out, "result", in.getRank(),
                            in.getRank())))
@@ -210,7 +221,7 @@ LogicalResult DegreeOp::verify() {
   if (out.getRank() != 1)
     return emitOpError() << "expects a rank-1 result (one degree per node) "
                             "but got "
-                         << shapeString(out);
+                         << Type(out);
   return success();
 }
 

@@ -37,6 +37,8 @@ def GNN_Dialect : Dialect {
     stated in `docs/Semantics.md`.
   }];
   let useDefaultTypePrinterParser = 1;
+  // Checks `gnn.domain` on function arguments.
+  let hasRegionArgAttrVerify = 1;
 }
 
 class GNN_Op<string mnemonic, list<Trait> traits = []>

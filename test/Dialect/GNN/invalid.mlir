@@ -1,0 +1,310 @@
+// RUN: gnn-opt %s -split-input-file -verify-diagnostics
+
+// One case per verifier message of the gnn dialect.
+
+func.func @gather_of_edge_tensor(%g: !gnn.graph, %x: tensor<?x8xf32>) {
+  // expected-note @+1 {{the edge tensor is produced here}}
+  %e = gnn.gather src %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+  // expected-error @+1 {{'gnn.gather' op expects input to be a node tensor but got an edge tensor}}
+  %f = gnn.gather dst %g, %e : tensor<?x8xf32> -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+func.func @gather_trailing_mismatch(%g: !gnn.graph, %x: tensor<?x8xf32>) {
+  // expected-error @+1 {{'gnn.gather' op expects dimension 1 of result to match input (8) but got 4}}
+  %e = gnn.gather src %g, %x : tensor<?x8xf32> -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @gather_rank_mismatch(%g: !gnn.graph, %x: tensor<?x8xf32>) {
+  // expected-error @+1 {{'gnn.gather' op expects result of rank 2 for input of rank 2 but got rank 3}}
+  %e = gnn.gather src %g, %x : tensor<?x8xf32> -> tensor<?x8x1xf32>
+  return
+}
+
+// -----
+
+func.func @gather_element_type(%g: !gnn.graph, %x: tensor<?x8xf32>) {
+  // expected-error @+1 {{'gnn.gather' op expects input and result to have the same element type but got 'f32' and 'f16'}}
+  %e = gnn.gather src %g, %x : tensor<?x8xf32> -> tensor<?x8xf16>
+  return
+}
+
+// -----
+
+func.func @gather_rank0(%g: !gnn.graph, %x: tensor<f32>) {
+  // expected-error @+1 {{'gnn.gather' op expects input of rank at least 1 (one row per node) but got 'tensor<f32>'}}
+  %e = gnn.gather src %g, %x : tensor<f32> -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @integer_features(%g: !gnn.graph, %x: tensor<?x8xi32>) {
+  // expected-error @+1 {{'gnn.gather' op operand #1 must be ranked tensor of floating-point values}}
+  %e = gnn.gather src %g, %x : tensor<?x8xi32> -> tensor<?x8xi32>
+  return
+}
+
+// -----
+
+func.func @graph_operand_type(%g: tensor<?xf32>, %x: tensor<?x8xf32>) {
+  // expected-error @+1 {{'gnn.degree' op operand #0 must be the sparse structure of a graph or of a batch of small graphs}}
+  %d = "gnn.degree"(%g) : (tensor<?xf32>) -> tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @sddmm_unknown_kind(%g: !gnn.graph, %x: tensor<?x8xf32>) {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [dot, add, sub, mul]}}
+  %e = gnn.sddmm max %g, %x, %x : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+func.func @sddmm_dot_rank(%g: !gnn.graph, %x: tensor<?xf32>) {
+  // expected-error @+1 {{'gnn.sddmm' op expects lhs of rank at least 2 (`dot` contracts the last dimension) but got 'tensor<?xf32>'}}
+  %e = gnn.sddmm dot %g, %x, %x : tensor<?xf32>, tensor<?xf32> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @sddmm_contracted(%g: !gnn.graph, %a: tensor<?x8xf32>, %b: tensor<?x4xf32>) {
+  // expected-error @+1 {{'gnn.sddmm' op expects dimension 1 of rhs to match lhs (8) but got 4}}
+  %e = gnn.sddmm dot %g, %a, %b : tensor<?x8xf32>, tensor<?x4xf32> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @sddmm_dot_result(%g: !gnn.graph, %a: tensor<?x4x8xf32>) {
+  // expected-error @+1 {{'gnn.sddmm' op expects result of rank 2 for lhs of rank 3 but got rank 3}}
+  %e = gnn.sddmm dot %g, %a, %a : tensor<?x4x8xf32>, tensor<?x4x8xf32> -> tensor<?x4x8xf32>
+  return
+}
+
+// -----
+
+func.func @sddmm_heads(%g: !gnn.graph, %a: tensor<?x4x8xf32>) {
+  // expected-error @+1 {{'gnn.sddmm' op expects dimension 1 of result to match lhs (4) but got 2}}
+  %e = gnn.sddmm dot %g, %a, %a : tensor<?x4x8xf32>, tensor<?x4x8xf32> -> tensor<?x2xf32>
+  return
+}
+
+// -----
+
+func.func @sddmm_node_counts(%g: !gnn.graph, %a: tensor<5x8xf32>, %b: tensor<6x8xf32>) {
+  // expected-error @+1 {{'gnn.sddmm' op expects lhs and rhs to have the same number of nodes but got 5 and 6}}
+  %e = gnn.sddmm add %g, %a, %b : tensor<5x8xf32>, tensor<6x8xf32> -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+func.func @sddmm_element_types(%g: !gnn.graph, %a: tensor<?x8xf32>, %b: tensor<?x8xf64>) {
+  // expected-error @+1 {{'gnn.sddmm' op expects lhs and rhs to have the same element type but got 'f32' and 'f64'}}
+  %e = gnn.sddmm add %g, %a, %b : tensor<?x8xf32>, tensor<?x8xf64> -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+func.func @sddmm_edge_operand(%g: !gnn.graph, %a: tensor<?x8xf32>,
+                              // expected-note @+1 {{declared by the function argument's `gnn.domain`}}
+                              %e: tensor<?x8xf32> {gnn.domain = "edge"}) {
+  // expected-error @+1 {{'gnn.sddmm' op expects rhs to be a node tensor but got an edge tensor}}
+  %s = gnn.sddmm add %g, %a, %e : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+func.func @softmax_of_node_tensor(%g: !gnn.graph, %x: tensor<?x8xf32>) {
+  // expected-note @+1 {{the node tensor is produced here}}
+  %n = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+  // expected-error @+1 {{'gnn.edge_softmax' op expects input to be an edge tensor but got a node tensor}}
+  %a = gnn.edge_softmax %g, %n : tensor<?x8xf32>
+  return
+}
+
+// -----
+
+func.func @softmax_rank0(%g: !gnn.graph, %x: tensor<f32>) {
+  // expected-error @+1 {{'gnn.edge_softmax' op expects input of rank at least 1 (one row per edge) but got 'tensor<f32>'}}
+  %a = gnn.edge_softmax %g, %x : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @softmax_types(%g: !gnn.graph, %x: tensor<?x4xf32>) {
+  // expected-error @+1 {{'gnn.edge_softmax' op failed to verify that all of {input, result} have same type}}
+  %a = "gnn.edge_softmax"(%g, %x) : (!gnn.graph, tensor<?x4xf32>) -> tensor<?x2xf32>
+  return
+}
+
+// -----
+
+func.func @softmax_through_linalg(%g: !gnn.graph, %x: tensor<?x8xf32>) {
+  // The domain is followed through elementwise linalg ops.
+  // expected-note @+1 {{the node tensor is produced here}}
+  %n = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %n, %c0 : tensor<?x8xf32>
+  %init = tensor.empty(%d) : tensor<?x8xf32>
+  %r = linalg.exp ins(%n : tensor<?x8xf32>) outs(%init : tensor<?x8xf32>) -> tensor<?x8xf32>
+  // expected-error @+1 {{'gnn.edge_softmax' op expects input to be an edge tensor but got a node tensor}}
+  %a = gnn.edge_softmax %g, %r : tensor<?x8xf32>
+  return
+}
+
+// -----
+
+func.func @spmm_rank(%g: !gnn.graph, %x: tensor<?xf32>) {
+  // expected-error @+1 {{'gnn.spmm' op expects input of rank at least 2 (node rows of features) but got 'tensor<?xf32>'}}
+  %o = gnn.spmm sum %g, %x : tensor<?xf32> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @spmm_result(%g: !gnn.graph, %x: tensor<?x8xf32>) {
+  // expected-error @+1 {{'gnn.spmm' op expects dimension 1 of result to match input (8) but got 16}}
+  %o = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x16xf32>
+  return
+}
+
+// -----
+
+func.func @spmm_node_count(%g: !gnn.graph, %x: tensor<5x8xf32>) {
+  // expected-error @+1 {{'gnn.spmm' op expects input and result to have the same number of nodes but got 5 and 7}}
+  %o = gnn.spmm sum %g, %x : tensor<5x8xf32> -> tensor<7x8xf32>
+  return
+}
+
+// -----
+
+func.func @spmm_weight_rank(%g: !gnn.graph, %x: tensor<?x4x8xf32>, %w: tensor<?xf32> {gnn.domain = "edge"}) {
+  // expected-error @+1 {{'gnn.spmm' op expects weights of rank 2 for input of rank 3 but got rank 1}}
+  %o = gnn.spmm sum %g, %x weights(%w : tensor<?xf32>) : tensor<?x4x8xf32> -> tensor<?x4x8xf32>
+  return
+}
+
+// -----
+
+func.func @spmm_weight_heads(%g: !gnn.graph, %x: tensor<?x4x8xf32>, %w: tensor<?x2xf32> {gnn.domain = "edge"}) {
+  // expected-error @+1 {{'gnn.spmm' op expects dimension 1 of weights to match input (4) but got 2}}
+  %o = gnn.spmm sum %g, %x weights(%w : tensor<?x2xf32>) : tensor<?x4x8xf32> -> tensor<?x4x8xf32>
+  return
+}
+
+// -----
+
+func.func @spmm_weight_type(%g: !gnn.graph, %x: tensor<?x8xf32>, %w: tensor<?xf16>) {
+  // expected-error @+1 {{'gnn.spmm' op expects input and weights to have the same element type but got 'f32' and 'f16'}}
+  %o = gnn.spmm sum %g, %x weights(%w : tensor<?xf16>) : tensor<?x8xf32> -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+func.func @spmm_node_weights(%g: !gnn.graph, %x: tensor<?x8xf32>) {
+  // expected-note @+1 {{the node tensor is produced here}}
+  %d = gnn.degree %g : tensor<?xf32>
+  // expected-error @+1 {{'gnn.spmm' op expects weights to be an edge tensor but got a node tensor}}
+  %o = gnn.spmm sum %g, %x weights(%d : tensor<?xf32>) : tensor<?x8xf32> -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+func.func @spmm_edge_input(%g: !gnn.graph, %x: tensor<?x8xf32>) {
+  // expected-note @+1 {{the edge tensor is produced here}}
+  %e = gnn.gather src %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %e, %c0 : tensor<?x8xf32>
+  %empty = tensor.empty(%d) : tensor<?x2x4xf32>
+  // The domain is followed through reshapes that keep the leading dimension.
+  %r = tensor.expand_shape %e [[0], [1, 2]] output_shape [%d, 2, 4] : tensor<?x8xf32> into tensor<?x2x4xf32>
+  // expected-error @+1 {{'gnn.spmm' op expects input to be a node tensor but got an edge tensor}}
+  %o = gnn.spmm sum %g, %r : tensor<?x2x4xf32> -> tensor<?x2x4xf32>
+  return
+}
+
+// -----
+
+func.func @spmm_unknown_reduction(%g: !gnn.graph, %x: tensor<?x8xf32>) {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'reduce' [sum, mean, max, min]}}
+  %o = gnn.spmm prod %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_of_node_tensor(%g: !gnn.graph) {
+  // expected-note @+1 {{the node tensor is produced here}}
+  %d = gnn.degree %g : tensor<?xf32>
+  // expected-error @+1 {{'gnn.reduce' op expects input to be an edge tensor but got a node tensor}}
+  %r = gnn.reduce sum %g, %d : tensor<?xf32> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_result(%g: !gnn.graph, %e: tensor<?x4xf32>) {
+  // expected-error @+1 {{'gnn.reduce' op expects dimension 1 of result to match input (4) but got 3}}
+  %r = gnn.reduce max %g, %e : tensor<?x4xf32> -> tensor<?x3xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_element_type(%g: !gnn.graph, %e: tensor<?x4xf32>) {
+  // expected-error @+1 {{'gnn.reduce' op expects input and result to have the same element type but got 'f32' and 'bf16'}}
+  %r = gnn.reduce max %g, %e : tensor<?x4xf32> -> tensor<?x4xbf16>
+  return
+}
+
+// -----
+
+func.func @reduce_rank0(%g: !gnn.graph, %e: tensor<f32>) {
+  // expected-error @+1 {{'gnn.reduce' op expects input of rank at least 1 (one row per edge) but got 'tensor<f32>'}}
+  %r = gnn.reduce max %g, %e : tensor<f32> -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @degree_rank(%g: !gnn.graph) {
+  // expected-error @+1 {{'gnn.degree' op expects a rank-1 result (one degree per node) but got 'tensor<?x1xf32>'}}
+  %d = gnn.degree %g : tensor<?x1xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expects `gnn.domain` to be "node" or "edge" but got "edges"}}
+func.func @domain_value(%g: !gnn.graph, %e: tensor<?xf32> {gnn.domain = "edges"}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expects `gnn.domain` on a ranked tensor of rank >= 1 but argument #0 has type '!gnn.graph'}}
+func.func @domain_on_graph(%g: !gnn.graph {gnn.domain = "node"}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown gnn argument attribute 'gnn.nodes'}}
+func.func @unknown_arg_attr(%g: !gnn.graph, %x: tensor<?xf32> {gnn.nodes = 1}) {
+  return
+}

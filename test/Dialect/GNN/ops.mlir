@@ -1,0 +1,107 @@
+// RUN: gnn-opt %s -split-input-file | FileCheck %s
+// RUN: gnn-opt %s -split-input-file | gnn-opt -split-input-file | FileCheck %s
+// RUN: gnn-opt %s -split-input-file -mlir-print-op-generic | gnn-opt -split-input-file | FileCheck %s
+
+// Every gnn op prints, parses and prints again identically (also through the
+// generic form).
+
+// CHECK-LABEL: func.func @graph_type
+// CHECK-SAME: !gnn.graph
+func.func @graph_type(%g: !gnn.graph) -> !gnn.graph {
+  return %g : !gnn.graph
+}
+
+// -----
+
+// CHECK-LABEL: func.func @gather
+// CHECK: gnn.gather src %{{.*}}, %{{.*}} : tensor<?x4x8xf32> -> tensor<?x4x8xf32>
+// CHECK: gnn.gather dst %{{.*}}, %{{.*}} : tensor<?x16xf16> -> tensor<?x16xf16>
+func.func @gather(%g: !gnn.graph, %x: tensor<?x4x8xf32>, %y: tensor<?x16xf16>) {
+  %0 = gnn.gather src %g, %x : tensor<?x4x8xf32> -> tensor<?x4x8xf32>
+  %1 = gnn.gather dst %g, %y : tensor<?x16xf16> -> tensor<?x16xf16>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @sddmm
+// CHECK: gnn.sddmm dot %{{.*}}, %[[A:.*]], %[[B:.*]] : tensor<?x4x8xf32>, tensor<?x4x8xf32> -> tensor<?x4xf32>
+// CHECK: gnn.sddmm add %{{.*}} : tensor<?x4xf32>, tensor<?x4xf32> -> tensor<?x4xf32>
+// CHECK: gnn.sddmm sub %{{.*}} reversed : tensor<?x4x8xf32>, tensor<?x4x8xf32> -> tensor<?x4x8xf32>
+// CHECK: gnn.sddmm mul %{{.*}} : tensor<?x16xbf16>, tensor<?x16xbf16> -> tensor<?x16xbf16>
+// CHECK: gnn.sddmm dot %{{.*}} : tensor<?x16xf64>, tensor<?x16xf64> -> tensor<?xf64>
+func.func @sddmm(%g: !gnn.graph, %a: tensor<?x4x8xf32>, %b: tensor<?x4x8xf32>,
+                 %s: tensor<?x4xf32>, %t: tensor<?x4xf32>, %u: tensor<?x16xbf16>,
+                 %v: tensor<?x16xf64>) {
+  %0 = gnn.sddmm dot %g, %a, %b : tensor<?x4x8xf32>, tensor<?x4x8xf32> -> tensor<?x4xf32>
+  %1 = gnn.sddmm add %g, %s, %t : tensor<?x4xf32>, tensor<?x4xf32> -> tensor<?x4xf32>
+  %2 = gnn.sddmm sub %g, %a, %b reversed : tensor<?x4x8xf32>, tensor<?x4x8xf32> -> tensor<?x4x8xf32>
+  %3 = gnn.sddmm mul %g, %u, %u : tensor<?x16xbf16>, tensor<?x16xbf16> -> tensor<?x16xbf16>
+  %4 = gnn.sddmm dot %g, %v, %v : tensor<?x16xf64>, tensor<?x16xf64> -> tensor<?xf64>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @edge_softmax
+// CHECK: gnn.edge_softmax %{{.*}}, %{{.*}} : tensor<?x4xf32>
+// CHECK: gnn.edge_softmax %{{.*}}, %{{.*}} reversed : tensor<?xf32>
+func.func @edge_softmax(%g: !gnn.graph, %e: tensor<?x4xf32> {gnn.domain = "edge"},
+                        %f: tensor<?xf32> {gnn.domain = "edge"}) {
+  %0 = gnn.edge_softmax %g, %e : tensor<?x4xf32>
+  %1 = gnn.edge_softmax %g, %f reversed : tensor<?xf32>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @spmm
+// CHECK: gnn.spmm sum %{{.*}}, %{{.*}} : tensor<?x16xf32> -> tensor<?x16xf32>
+// CHECK: gnn.spmm mean %{{.*}}, %{{.*}} reversed : tensor<?x16xf32> -> tensor<?x16xf32>
+// CHECK: gnn.spmm max %{{.*}}, %{{.*}} weights(%{{.*}} : tensor<?xf32>) : tensor<?x16xf32> -> tensor<?x16xf32>
+// CHECK: gnn.spmm min %{{.*}}, %{{.*}} weights(%{{.*}} : tensor<?x4xf32>) reversed : tensor<?x4x8xf32> -> tensor<?x4x8xf32>
+func.func @spmm(%g: !gnn.graph, %x: tensor<?x16xf32>, %w: tensor<?xf32> {gnn.domain = "edge"},
+                %h: tensor<?x4x8xf32>, %a: tensor<?x4xf32> {gnn.domain = "edge"}) {
+  %0 = gnn.spmm sum %g, %x : tensor<?x16xf32> -> tensor<?x16xf32>
+  %1 = gnn.spmm mean %g, %x reversed : tensor<?x16xf32> -> tensor<?x16xf32>
+  %2 = gnn.spmm max %g, %x weights(%w : tensor<?xf32>) : tensor<?x16xf32> -> tensor<?x16xf32>
+  %3 = gnn.spmm min %g, %h weights(%a : tensor<?x4xf32>) reversed : tensor<?x4x8xf32> -> tensor<?x4x8xf32>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @reduce
+// CHECK: gnn.reduce sum %{{.*}}, %{{.*}} : tensor<?x4xf32> -> tensor<?x4xf32>
+// CHECK: gnn.reduce mean %{{.*}}, %{{.*}} reversed : tensor<?x4xf32> -> tensor<?x4xf32>
+// CHECK: gnn.reduce max %{{.*}}, %{{.*}} : tensor<?xf32> -> tensor<?xf32>
+// CHECK: gnn.reduce min %{{.*}}, %{{.*}} : tensor<?x2x3xf32> -> tensor<?x2x3xf32>
+func.func @reduce(%g: !gnn.graph, %e: tensor<?x4xf32> {gnn.domain = "edge"},
+                  %f: tensor<?xf32>, %k: tensor<?x2x3xf32>) {
+  %0 = gnn.reduce sum %g, %e : tensor<?x4xf32> -> tensor<?x4xf32>
+  %1 = gnn.reduce mean %g, %e reversed : tensor<?x4xf32> -> tensor<?x4xf32>
+  %2 = gnn.reduce max %g, %f : tensor<?xf32> -> tensor<?xf32>
+  %3 = gnn.reduce min %g, %k : tensor<?x2x3xf32> -> tensor<?x2x3xf32>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @degree
+// CHECK: gnn.degree %{{.*}} : tensor<?xf32>
+// CHECK: gnn.degree %{{.*}} reversed : tensor<?xf64>
+func.func @degree(%g: !gnn.graph) {
+  %0 = gnn.degree %g : tensor<?xf32>
+  %1 = gnn.degree %g reversed : tensor<?xf64>
+  return
+}
+
+// -----
+
+// Static sizes are allowed where a function is written for one graph.
+// CHECK-LABEL: func.func @static_sizes
+// CHECK: gnn.spmm sum %{{.*}}, %{{.*}} : tensor<5x8xf32> -> tensor<5x8xf32>
+func.func @static_sizes(%g: !gnn.graph, %x: tensor<5x8xf32>) -> tensor<5x8xf32> {
+  %0 = gnn.spmm sum %g, %x : tensor<5x8xf32> -> tensor<5x8xf32>
+  return %0 : tensor<5x8xf32>
+}

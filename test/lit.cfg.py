@@ -1,0 +1,37 @@
+# -*- Python -*-
+# lit configuration of the gnnc tests.
+
+import os
+import shutil
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "GNNC"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.gnn_obj_root, "test")
+
+config.substitutions.append(("%gnn_src_root", config.gnn_src_root))
+config.substitutions.append(("%examples", os.path.join(config.gnn_src_root, "examples")))
+
+llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.add_tool_substitutions(
+    [ToolSubst("gnn-opt", unresolved="fatal"), ToolSubst("gnn-run", unresolved="fatal")],
+    [config.gnn_tools_dir])
+
+# Real data sets (../shared/datasets beside the checkout, or $GNNC_DATASETS).
+datasets = os.environ.get("GNNC_DATASETS") or os.path.join(
+    config.gnn_src_root, "..", "shared", "datasets")
+if os.path.isfile(os.path.join(datasets, "cora", "meta.txt")):
+    config.available_features.add("datasets")
+    config.substitutions.append(("%datasets", os.path.abspath(datasets)))
+
+# GPU integration tests run only where a CUDA device is visible.
+if shutil.which("nvidia-smi") and os.system("nvidia-smi -L > /dev/null 2>&1") == 0:
+    config.available_features.add("cuda")
