@@ -333,6 +333,52 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x3xf32>, %w: tensor<3x2xf32>) -> (tenso
     }
 }
 
+TEST_F(Evaluator, NamedLinalgOps) {
+  const char *src = R"mlir(
+func.func @f(%g: !gnn.graph, %x: tensor<?x3xf32>, %y: tensor<?x3xf32>)
+    -> (tensor<?x3xf32>, tensor<?x3xf32>, tensor<3x?xf32>, tensor<?xf32>, tensor<?x3x2xf32>) {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x3xf32>
+  %e = tensor.empty(%n) : tensor<?x3xf32>
+  %0 = linalg.add ins(%x, %y : tensor<?x3xf32>, tensor<?x3xf32>) outs(%e : tensor<?x3xf32>) -> tensor<?x3xf32>
+  %1 = linalg.exp ins(%x : tensor<?x3xf32>) outs(%e : tensor<?x3xf32>) -> tensor<?x3xf32>
+  %et = tensor.empty(%n) : tensor<3x?xf32>
+  %2 = linalg.transpose ins(%x : tensor<?x3xf32>) outs(%et : tensor<3x?xf32>) permutation = [1, 0]
+  %er = tensor.empty(%n) : tensor<?xf32>
+  %ir = linalg.fill ins(%z : f32) outs(%er : tensor<?xf32>) -> tensor<?xf32>
+  %3 = linalg.reduce ins(%x : tensor<?x3xf32>) outs(%ir : tensor<?xf32>) dimensions = [1]
+    (%a: f32, %acc: f32) {
+      %s = arith.addf %a, %acc : f32
+      linalg.yield %s : f32
+    }
+  %eb = tensor.empty(%n) : tensor<?x3x2xf32>
+  %4 = linalg.broadcast ins(%x : tensor<?x3xf32>) outs(%eb : tensor<?x3x2xf32>) dimensions = [2]
+  return %0, %1, %2, %3, %4 : tensor<?x3xf32>, tensor<?x3xf32>, tensor<3x?xf32>, tensor<?xf32>, tensor<?x3x2xf32>
+})mlir";
+  HostGraph g = tinyGraph();
+  Tensor x({6, 3}), y({6, 3});
+  for (int i = 0; i < 18; ++i) {
+    x.data[i] = 0.25 * i - 2;
+    y.data[i] = i;
+  }
+  auto out = run(src, g, {x, y});
+  ASSERT_EQ(out.size(), 5u) << errors;
+  ASSERT_EQ(out[2].shape, (std::vector<int64_t>{3, 6}));
+  for (int n = 0; n < 6; ++n) {
+    double rowSum = 0;
+    for (int f = 0; f < 3; ++f) {
+      double v = x.data[n * 3 + f];
+      rowSum += v;
+      EXPECT_DOUBLE_EQ(out[0].data[n * 3 + f], v + y.data[n * 3 + f]);
+      EXPECT_DOUBLE_EQ(out[1].data[n * 3 + f], std::exp(v));
+      EXPECT_DOUBLE_EQ(out[2].data[f * 6 + n], v);
+      EXPECT_DOUBLE_EQ(out[4].data[(n * 3 + f) * 2 + 1], v);
+    }
+    EXPECT_DOUBLE_EQ(out[3].data[n], rowSum);
+  }
+}
+
 TEST_F(Evaluator, WrongInputShapeIsReported) {
   auto out = run(spmmSource("sum"), tinyGraph(), {Tensor({5, 2})});
   EXPECT_TRUE(out.empty());

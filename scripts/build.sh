@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Configures (once) and builds gnnc into ${GNNC_BUILD_DIR:-build}.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${GNNC_BUILD_DIR:-$root/build}"
+
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -S "$root" -B "$build" -G Ninja \
+    -DCMAKE_BUILD_TYPE="${GNNC_BUILD_TYPE:-Release}" \
+    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
+    -DLLVM_DIR=/usr/lib/llvm-22/lib/cmake/llvm
+fi
+cmake --build "$build" -j "${GNNC_JOBS:-$(nproc)}"
