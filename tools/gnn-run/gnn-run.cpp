@@ -9,6 +9,9 @@
 #include "gnn/Graph/HostGraph.h"
 #include "gnn/InitGNN.h"
 #include "gnn/Reference/Evaluator.h"
+#ifdef GNNC_HAVE_CUDA_RUNTIME
+#include "gnn/Runtime/CudaDriver.h"
+#endif
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -39,8 +42,9 @@ static cl::opt<std::string>
 static cl::opt<std::string> functionName("function",
                                          cl::desc("function to run (default: "
                                                   "the only public one)"));
-static cl::opt<std::string> backend("backend", cl::init("reference"),
-                                    cl::desc("reference (CPU, double)"));
+static cl::opt<std::string>
+    backend("backend", cl::init("reference"),
+            cl::desc("reference (CPU, double) or cuda (GPU)"));
 static cl::opt<uint64_t> seed("seed", cl::init(0),
                               cl::desc("seed of the generated inputs"));
 static cl::opt<std::string>
@@ -92,9 +96,21 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "gnnc runner\n");
 
+  if (backend == "cuda") {
+#ifdef GNNC_HAVE_CUDA_RUNTIME
+    // Report a missing driver or device before anything else.
+    auto driver = gnn::runtime::CudaDriver::get();
+    if (!driver.ok())
+      return fail(driver.message());
+    return fail("the cuda backend needs code generation, which this build "
+                "does not have yet; use --backend=reference");
+#else
+    return fail("this build has no CUDA runtime (configured without CUDA)");
+#endif
+  }
   if (backend != "reference")
     return fail("unknown backend '" + backend +
-                "': this build has only 'reference'");
+                "': expected 'reference' or 'cuda'");
 
   DialectRegistry registry;
   ::gnn::registerGNNDialects(registry);

@@ -1,0 +1,77 @@
+//===- CudaDriver.h - the CUDA driver API, loaded lazily ----------*- C++ -*-===//
+//
+// Part of gnnc.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The CUDA driver (libcuda.so.1) is opened with dlopen on first use, so every
+/// gnnc tool starts on a machine without a GPU and reports "no CUDA driver" or
+/// "no CUDA device" as an error value. The runtime works in the device's
+/// primary context, the one PyTorch and the CUDA runtime API use, so it
+/// cooperates with them inside one process.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_RUNTIME_CUDADRIVER_H
+#define GNN_RUNTIME_CUDADRIVER_H
+
+#include "gnn/Runtime/Status.h"
+
+#include <cuda.h>
+
+#include <string>
+
+namespace gnn {
+namespace runtime {
+
+/// Function pointers of the driver entry points gnnc uses.
+struct DriverApi {
+#define GNN_DRIVER_FN(name) decltype(&::name) name = nullptr;
+#include "gnn/Runtime/CudaDriverFunctions.def"
+};
+
+/// The loaded driver and the device gnnc runs on.
+class CudaDriver {
+public:
+  /// Loads the driver and initialises device `ordinal` (0 unless
+  /// GNNC_DEVICE says otherwise) in its primary context, once per process.
+  /// Fails with "no CUDA driver: ..." or "no CUDA device: ...".
+  static StatusOr<CudaDriver *> get();
+
+  /// Only loads the driver library (no device needed): for version queries.
+  static StatusOr<const DriverApi *> api();
+
+  const DriverApi &fn() const { return *calls; }
+  CUdevice device() const { return dev; }
+  CUcontext context() const { return ctx; }
+  /// Compute capability as 10 * major + minor (90 for an H100).
+  int computeCapability() const { return cc; }
+  /// Driver version as reported by cuDriverGetVersion (13000 = 13.0).
+  int driverVersion() const { return version; }
+  std::string deviceName() const { return name; }
+  int multiprocessors() const { return sms; }
+
+  /// Makes the primary context current on the calling thread.
+  Status makeCurrent() const;
+
+  /// Formats a driver error: "cuModuleLoadData: CUDA_ERROR_INVALID_IMAGE
+  /// (device kernel image is invalid)".
+  std::string errorText(const char *call, CUresult result) const;
+
+private:
+  CudaDriver() = default;
+  const DriverApi *calls = nullptr;
+  CUdevice dev = 0;
+  CUcontext ctx = nullptr;
+  int cc = 0, version = 0, sms = 0;
+  std::string name;
+};
+
+/// Turns a CUresult into a Status naming the call.
+Status checkCu(const CudaDriver &driver, const char *call, CUresult result);
+
+} // namespace runtime
+} // namespace gnn
+
+#endif // GNN_RUNTIME_CUDADRIVER_H

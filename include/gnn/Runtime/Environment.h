@@ -1,0 +1,44 @@
+//===- Environment.h - the runtime's environment knobs ------------*- C++ -*-===//
+//
+// Part of gnnc.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Every environment variable the runtime reads, read in one place (see
+/// docs/Runtime.md):
+///   GNNC_CACHE_DIR       kernel cache folder (default $XDG_CACHE_HOME/gnnc or
+///                        ~/.cache/gnnc; "off" disables the disk cache)
+///   GNNC_ALWAYS_COMPILE  1: ignore every cache entry (still writes them)
+///   GNNC_DUMP_DIR        write each compiled kernel's source and log here
+///   GNNC_DEVICE          device ordinal (default 0)
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_RUNTIME_ENVIRONMENT_H
+#define GNN_RUNTIME_ENVIRONMENT_H
+
+#include <string>
+
+namespace gnn {
+namespace runtime {
+
+struct Environment {
+  /// Empty when the disk cache is off.
+  std::string cacheDir;
+  bool alwaysCompile = false;
+  /// Empty when not dumping.
+  std::string dumpDir;
+  int deviceOrdinal = 0;
+};
+
+/// The environment as read at first use.
+const Environment &environment();
+
+/// Reads the environment now (tests change variables between calls).
+Environment readEnvironment();
+
+} // namespace runtime
+} // namespace gnn
+
+#endif // GNN_RUNTIME_ENVIRONMENT_H

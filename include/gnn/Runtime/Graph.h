@@ -1,0 +1,156 @@
+//===- Graph.h - graphs on the GPU --------------------------------*- C++ -*-===//
+//
+// Part of gnnc. No MLIR.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// A graph built on the GPU from a COO `edge_index` (row 0: sources, row 1:
+/// destinations, as PyG uses it), int32 or int64:
+///  - CSR by destination: `csrRowPtr` (N+1), `csrCol` (source of each slot),
+///    `csrEdge` (original edge id of each slot); rows list their sources in
+///    increasing order, duplicates in edge-list order;
+///  - CSC by source: `cscColPtr`, `cscRow` (destination), `cscEdge`;
+///  - `cscToCsr`: the CSR slot of each CSC slot (the edge permutation);
+///  - in- and out-degrees (int32 per node);
+///  - statistics and light/heavy degree buckets.
+/// Index arrays are 32-bit when N and E fit, 64-bit otherwise (`indexBits`).
+/// Every input is validated on the GPU; errors name the offending entry.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_RUNTIME_GRAPH_H
+#define GNN_RUNTIME_GRAPH_H
+
+#include "gnn/Runtime/Status.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+typedef struct CUstream_st *cudaStream_t;
+
+namespace gnn {
+struct HostGraph;
+namespace runtime {
+
+/// Element type of an index array.
+enum class IndexType { Int32, Int64 };
+
+/// An owned device allocation.
+class DeviceBuffer {
+public:
+  DeviceBuffer() = default;
+  static StatusOr<DeviceBuffer> allocate(size_t bytes);
+  ~DeviceBuffer();
+  DeviceBuffer(DeviceBuffer &&o) noexcept;
+  DeviceBuffer &operator=(DeviceBuffer &&o) noexcept;
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+
+  void *data() const { return ptr; }
+  size_t size() const { return bytes; }
+  template <typename T> T *as() const { return static_cast<T *>(ptr); }
+
+  /// Copies `bytes` from host to this buffer / from this buffer to host.
+  Status upload(const void *host, size_t count);
+  Status download(void *host, size_t count) const;
+
+private:
+  void *ptr = nullptr;
+  size_t bytes = 0;
+};
+
+/// Graph statistics, computed on the GPU at build time.
+struct GraphStatistics {
+  int64_t nodes = 0, edges = 0;
+  double meanDegree = 0;
+  int64_t maxInDegree = 0, maxOutDegree = 0;
+  /// In-degree quantiles (nearest rank on the sorted in-degrees).
+  int64_t p50 = 0, p90 = 0, p99 = 0, p999 = 0;
+  int64_t isolatedNodes = 0; ///< no incoming and no outgoing edge
+  int64_t selfLoops = 0;
+  /// False when every edge u->v has a matching v->u (same multiplicity).
+  bool directed = false;
+  /// Batch of small graphs: number of graphs and nodes of the largest one
+  /// (1 and N without a batch vector).
+  int64_t graphs = 1, largestGraph = 0;
+  std::string toJson() const;
+};
+
+/// Nodes split by in-degree: heavy rows have in-degree > threshold.
+struct DegreeBuckets {
+  int64_t threshold = 0;
+  int64_t numHeavy = 0, numLight = 0;
+  /// Node ids (index type of the graph), in increasing order.
+  DeviceBuffer heavyRows, lightRows;
+};
+
+/// Options of Graph::build.
+struct GraphBuildOptions {
+  /// Compute quantiles, directedness, isolated nodes (a few extra passes).
+  bool statistics = true;
+  /// Force 64-bit indices even where 32 bits fit (tests).
+  bool force64 = false;
+};
+
+class Graph {
+public:
+  /// Builds from device arrays `src`, `dst` of `numEdges` entries of
+  /// `inputType`, for `numNodes` nodes; `batch` (optional, device, int64, one
+  /// graph id per node, nondecreasing) describes a batch of small graphs.
+  /// Runs on `stream` and synchronises it.
+  static StatusOr<std::unique_ptr<Graph>>
+  build(const void *src, const void *dst, int64_t numEdges, int64_t numNodes,
+        IndexType inputType, const int64_t *batch = nullptr,
+        cudaStream_t stream = nullptr, GraphBuildOptions options = {});
+
+  /// Uploads a host graph and builds it (tests, tools).
+  static StatusOr<std::unique_ptr<Graph>>
+  fromHost(const HostGraph &graph, cudaStream_t stream = nullptr,
+           GraphBuildOptions options = {});
+
+  int64_t numNodes() const { return stats.nodes; }
+  int64_t numEdges() const { return stats.edges; }
+  IndexType indexType() const { return index; }
+  int indexBits() const { return index == IndexType::Int32 ? 32 : 64; }
+  const GraphStatistics &statistics() const { return stats; }
+
+  const void *csrRowPtr() const { return rowPtr.data(); }
+  const void *csrCol() const { return col.data(); }
+  const void *csrEdge() const { return csrEdges.data(); }
+  const void *cscColPtr() const { return colPtr.data(); }
+  const void *cscRow() const { return row.data(); }
+  const void *cscEdge() const { return cscEdges.data(); }
+  const void *cscToCsr() const { return cscToCsrSlots.data(); }
+  const int32_t *inDegree() const { return inDeg.as<int32_t>(); }
+  const int32_t *outDegree() const { return outDeg.as<int32_t>(); }
+
+  /// Splits nodes by in-degree at the `quantile` of the in-degrees (e.g.
+  /// 0.99: rows above p99 are heavy).
+  StatusOr<DegreeBuckets> buckets(double quantile,
+                                  cudaStream_t stream = nullptr) const;
+
+  /// State that library steps cache per graph (cuSPARSE descriptors,
+  /// workspaces); owned and destroyed with the graph.
+  std::shared_ptr<void> &libraryState() const { return library; }
+
+  /// Copies an index array to the host as int64 (tests).
+  StatusOr<std::vector<int64_t>> download(const void *array,
+                                          int64_t count) const;
+
+private:
+  Graph() = default;
+  IndexType index = IndexType::Int32;
+  GraphStatistics stats;
+  DeviceBuffer rowPtr, col, csrEdges, colPtr, row, cscEdges, cscToCsrSlots;
+  DeviceBuffer inDeg, outDeg;
+  mutable std::shared_ptr<void> library;
+  template <typename I> friend struct GraphBuilder;
+};
+
+} // namespace runtime
+} // namespace gnn
+
+#endif // GNN_RUNTIME_GRAPH_H

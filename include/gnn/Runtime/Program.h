@@ -1,0 +1,134 @@
+//===- Program.h - the compiled form of a function ----------------*- C++ -*-===//
+//
+// Part of gnnc. No MLIR: a Program is what the compiler hands the runtime.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// A Program is plain data: CUDA source with its kernel entry points, buffers
+/// whose sizes are formulas of the graph's sizes, and ordered steps (kernel
+/// launches, cuSPARSE SpMM, cuBLAS GEMM, fill, copy). It has a stable JSON
+/// text form (docs/Runtime.md) that round-trips exactly, and an Executable
+/// runs it on a Graph with caller-provided input and output buffers.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_RUNTIME_PROGRAM_H
+#define GNN_RUNTIME_PROGRAM_H
+
+#include "gnn/Runtime/Compiler.h"
+#include "gnn/Runtime/Formula.h"
+#include "gnn/Runtime/Graph.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace gnn {
+namespace runtime {
+
+/// Element type of a buffer.
+enum class DType { F32, I32, I64 };
+
+/// Who provides a buffer: the caller (input, output) or the executor (temp).
+enum class BufferRole { Input, Output, Temp };
+
+struct BufferDecl {
+  std::string name;
+  BufferRole role = BufferRole::Temp;
+  DType dtype = DType::F32;
+  /// Number of elements.
+  Formula size;
+};
+
+/// A kernel argument.
+struct KernelArg {
+  enum class Kind { Buffer, Graph, I32, I64, F32 };
+  Kind kind = Kind::Buffer;
+  /// Buffer name, or graph array name (csr_row_ptr, csr_col, csr_edge,
+  /// csc_col_ptr, csc_row, csc_edge, csc_to_csr, in_degree, out_degree).
+  std::string name;
+  Formula integer;
+  float real = 0;
+};
+
+struct LaunchStep {
+  std::string kernel;
+  Formula grid[3];
+  unsigned block[3] = {1, 1, 1};
+  Formula sharedBytes;
+  std::vector<KernelArg> args;
+};
+
+struct SpmmStep {
+  std::string input, output, weights; ///< weights empty: all ones
+  Formula cols;
+  float alpha = 1, beta = 0;
+};
+
+struct GemmStep {
+  std::string a, b, c;
+  Formula m, n, k;
+  bool transA = false, transB = false;
+  float alpha = 1, beta = 0;
+};
+
+struct FillStep {
+  std::string buffer;
+  float value = 0;
+};
+
+struct CopyStep {
+  std::string src, dst;
+  Formula elements;
+};
+
+using Step = std::variant<LaunchStep, SpmmStep, GemmStep, FillStep, CopyStep>;
+
+struct Program {
+  std::string name;
+  std::string source;
+  std::vector<std::string> options;
+  std::vector<std::string> kernels;
+  std::vector<BufferDecl> buffers;
+  std::vector<Step> steps;
+
+  /// The JSON text form (stable key order, 2-space indent).
+  std::string toJson() const;
+  /// Parses and checks the text form: unknown keys, missing fields, unknown
+  /// buffers or kernels and malformed formulas are errors naming the place.
+  static StatusOr<Program> parse(const std::string &json);
+  /// Checks references between steps, buffers and kernels.
+  Status verify() const;
+};
+
+/// A Program compiled and loaded, ready to run many times.
+class Executable {
+public:
+  static StatusOr<std::unique_ptr<Executable>>
+  create(const Program &program, Compiler &compiler = Compiler::instance(),
+         const std::string &arch = "");
+  ~Executable();
+
+  /// Runs every step on `stream` (asynchronously: no synchronisation).
+  /// `bindings` maps each input and output buffer name to a device pointer of
+  /// at least its size; temps are allocated by the executable and reused.
+  Status run(const Graph &graph, const std::map<std::string, void *> &bindings,
+             cudaStream_t stream = nullptr);
+
+  const Program &program() const;
+  /// Resource use of each kernel (registers, spills).
+  std::map<std::string, struct KernelInfo> kernelInfo() const;
+
+private:
+  Executable();
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace runtime
+} // namespace gnn
+
+#endif // GNN_RUNTIME_PROGRAM_H

@@ -1,0 +1,352 @@
+//===- Compiler.cpp - NVRTC compilation with a persistent cache -----------===//
+//
+// Part of gnnc.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Runtime/Compiler.h"
+#include "gnn/Runtime/CudaDriver.h"
+#include "gnn/Runtime/Environment.h"
+
+#include <nvrtc.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <unordered_map>
+
+using namespace gnn::runtime;
+namespace fs = std::filesystem;
+
+int gnn::runtime::nvrtcVersionNumber() {
+  int major = 0, minor = 0;
+  nvrtcVersion(&major, &minor);
+  return 1000 * major + 10 * minor;
+}
+
+const char *gnn::runtime::buildId() { return GNNC_BUILD_ID; }
+
+//===----------------------------------------------------------------------===//
+// Hashing and the disk format
+//===----------------------------------------------------------------------===//
+
+/// FNV-1a, 64 bits, with a seed: two seeds give a 128-bit key.
+static uint64_t fnv1a(const char *data, size_t size, uint64_t seed) {
+  uint64_t h = 0xcbf29ce484222325ull ^ seed;
+  for (size_t i = 0; i < size; ++i) {
+    h ^= static_cast<unsigned char>(data[i]);
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+namespace {
+constexpr char kMagic[8] = {'G', 'N', 'N', 'C', 'C', 'U', 'B', '1'};
+
+/// The fixed-size header in front of every disk entry.
+struct EntryHeader {
+  char magic[8];
+  uint64_t keyA, keyB, keySize, payloadSize, payloadHash;
+};
+
+/// Hashes 8 bytes at a time: the in-memory lookup must stay well under 5 us
+/// for sources of tens of kilobytes.
+struct FastStringHash {
+  size_t operator()(const std::string &s) const {
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ s.size();
+    size_t i = 0;
+    for (; i + 8 <= s.size(); i += 8) {
+      uint64_t w;
+      std::memcpy(&w, s.data() + i, 8);
+      h = (h ^ w) * 0xff51afd7ed558ccdull;
+      h ^= h >> 32;
+    }
+    uint64_t tail = 0;
+    std::memcpy(&tail, s.data() + i, s.size() - i);
+    h = (h ^ tail) * 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 29);
+  }
+};
+
+struct Key {
+  std::string text;
+  uint64_t a = 0, b = 0;
+  /// The 128-bit disk hash, computed only when the disk is consulted.
+  void hash() {
+    a = fnv1a(text.data(), text.size(), 0);
+    b = fnv1a(text.data(), text.size(), 0x9e3779b97f4a7c15ull);
+  }
+  std::string hex() const {
+    char buf[33];
+    std::snprintf(buf, sizeof(buf), "%016llx%016llx",
+                  static_cast<unsigned long long>(a),
+                  static_cast<unsigned long long>(b));
+    return buf;
+  }
+};
+} // namespace
+
+struct Compiler::Impl {
+  std::string cacheDir;
+  std::mutex mutex;
+  std::unordered_map<std::string, std::shared_ptr<const Cubin>, FastStringHash>
+      memory;
+  /// Per-process constants of the key, computed once.
+  std::string keyPrefix;
+
+  StatusOr<std::string> resolveArch(const std::string &arch);
+  StatusOr<Key> makeKey(const CompileRequest &request, const std::string &arch);
+  bool readDisk(const Key &key, Cubin &out);
+  void writeDisk(const Key &key, const Cubin &cubin);
+  StatusOr<Cubin> runNvrtc(const CompileRequest &request,
+                           const std::string &arch);
+};
+
+StatusOr<std::string> Compiler::Impl::resolveArch(const std::string &arch) {
+  if (!arch.empty()) {
+    if (arch.rfind("sm_", 0) != 0 || arch.size() < 5)
+      return Status::error("expected an architecture like 'sm_90' but got '" +
+                           arch + "'");
+    return arch;
+  }
+  StatusOr<CudaDriver *> driver = CudaDriver::get();
+  if (!driver.ok())
+    return Status(driver.error()).withContext(
+        "compiling for the current device");
+  return "sm_" + std::to_string((*driver)->computeCapability());
+}
+
+StatusOr<Key> Compiler::Impl::makeKey(const CompileRequest &request,
+                                      const std::string &arch) {
+  if (keyPrefix.empty()) {
+    int driverVersion = 0;
+    if (StatusOr<const DriverApi *> api = CudaDriver::api(); api.ok())
+      (*api)->cuDriverGetVersion(&driverVersion);
+    keyPrefix = std::string("gnnc-kernel-key-1\n") + buildId() +
+                "\nnvrtc=" + std::to_string(nvrtcVersionNumber()) +
+                "\ndriver=" + std::to_string(driverVersion) + "\nheader=" +
+                std::to_string(fnv1a(deviceHeaderSource().data(),
+                                     deviceHeaderSource().size(), 0)) +
+                "\narch=";
+  }
+  Key key;
+  std::string &k = key.text;
+  k.reserve(keyPrefix.size() + request.source.size() + 64);
+  k += keyPrefix;
+  k += arch;
+  for (const std::string &o : request.options) {
+    k += "\noption=";
+    k += o;
+  }
+  k += "\nsource=\n";
+  k += request.source;
+  return key;
+}
+
+bool Compiler::Impl::readDisk(const Key &key, Cubin &out) {
+  if (cacheDir.empty())
+    return false;
+  std::string path = cacheDir + "/" + key.hex() + ".cubin";
+  std::ifstream is(path, std::ios::binary);
+  if (!is)
+    return false;
+  EntryHeader h;
+  if (!is.read(reinterpret_cast<char *>(&h), sizeof(h)) ||
+      std::memcmp(h.magic, kMagic, sizeof(kMagic)) != 0 || h.keyA != key.a ||
+      h.keyB != key.b || h.keySize != key.text.size() ||
+      h.payloadSize > (1ull << 31))
+    return false;
+  // The full key text follows the header: compare it, no hash collisions.
+  std::string stored(h.keySize, '\0');
+  if (!is.read(stored.data(), h.keySize) || stored != key.text)
+    return false;
+  out.image.resize(h.payloadSize);
+  if (!is.read(out.image.data(), h.payloadSize) ||
+      is.peek() != std::char_traits<char>::eof())
+    return false;
+  if (fnv1a(out.image.data(), out.image.size(), 0) != h.payloadHash)
+    return false;
+  return true;
+}
+
+void Compiler::Impl::writeDisk(const Key &key, const Cubin &cubin) {
+  if (cacheDir.empty())
+    return;
+  std::error_code ec;
+  fs::create_directories(cacheDir, ec);
+  std::string path = cacheDir + "/" + key.hex() + ".cubin";
+  std::random_device rd;
+  std::string tmp = path + ".tmp." + std::to_string(getpid()) + "." +
+                    std::to_string(rd());
+  EntryHeader h;
+  std::memcpy(h.magic, kMagic, sizeof(kMagic));
+  h.keyA = key.a;
+  h.keyB = key.b;
+  h.keySize = key.text.size();
+  h.payloadSize = cubin.image.size();
+  h.payloadHash = fnv1a(cubin.image.data(), cubin.image.size(), 0);
+  {
+    std::ofstream os(tmp, std::ios::binary);
+    os.write(reinterpret_cast<const char *>(&h), sizeof(h));
+    os.write(key.text.data(), key.text.size());
+    os.write(cubin.image.data(), cubin.image.size());
+    if (!os) {
+      fs::remove(tmp, ec);
+      return; // a cache that cannot be written is only a slower cache
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    fs::remove(tmp, ec);
+}
+
+/// The source lines an NVRTC log refers to ("name.cu(12): error ...").
+static std::string quoteSourceLines(const std::string &log,
+                                    const std::string &file,
+                                    const std::string &source) {
+  std::vector<std::string> lines;
+  std::istringstream ss(source);
+  for (std::string l; std::getline(ss, l);)
+    lines.push_back(l);
+  std::ostringstream out;
+  std::string needle = file + "(";
+  size_t pos = 0;
+  int quoted = 0;
+  while ((pos = log.find(needle, pos)) != std::string::npos && quoted < 10) {
+    pos += needle.size();
+    size_t end = log.find(')', pos);
+    if (end == std::string::npos)
+      break;
+    int line = std::atoi(log.substr(pos, end - pos).c_str());
+    if (line >= 1 && line <= static_cast<int>(lines.size())) {
+      out << "  " << file << ":" << line << ": " << lines[line - 1] << "\n";
+      ++quoted;
+    }
+  }
+  return out.str();
+}
+
+StatusOr<Cubin> Compiler::Impl::runNvrtc(const CompileRequest &request,
+                                         const std::string &arch) {
+  std::string file = request.name + ".cu";
+  const char *headers[] = {deviceHeaderSource().c_str()};
+  const char *headerNames[] = {"gnn_device.cuh"};
+  nvrtcProgram prog;
+  nvrtcResult r = nvrtcCreateProgram(&prog, request.source.c_str(),
+                                     file.c_str(), 1, headers, headerNames);
+  if (r != NVRTC_SUCCESS)
+    return Status::error(std::string("nvrtcCreateProgram: ") +
+                         nvrtcGetErrorString(r));
+  std::vector<std::string> options = {"-arch=" + arch, "-std=c++17",
+                                      "-default-device"};
+  options.insert(options.end(), request.options.begin(), request.options.end());
+  std::vector<const char *> argv;
+  for (const std::string &o : options)
+    argv.push_back(o.c_str());
+  r = nvrtcCompileProgram(prog, static_cast<int>(argv.size()), argv.data());
+  size_t logSize = 0;
+  nvrtcGetProgramLogSize(prog, &logSize);
+  std::string log(logSize, '\0');
+  if (logSize)
+    nvrtcGetProgramLog(prog, log.data());
+  while (!log.empty() && (log.back() == '\0' || log.back() == '\n'))
+    log.pop_back();
+  const Environment &env = environment();
+  if (!env.dumpDir.empty()) {
+    std::error_code ec;
+    fs::create_directories(env.dumpDir, ec);
+    std::ofstream(env.dumpDir + "/" + file) << request.source;
+    std::ofstream(env.dumpDir + "/" + request.name + ".log") << log << "\n";
+  }
+  if (r != NVRTC_SUCCESS) {
+    nvrtcDestroyProgram(&prog);
+    std::ostringstream msg;
+    msg << "NVRTC failed to compile '" << file << "' for " << arch << " ("
+        << nvrtcGetErrorString(r) << ")\noptions:";
+    for (const std::string &o : options)
+      msg << " " << o;
+    msg << "\nlog:\n" << log << "\n";
+    std::string quoted = quoteSourceLines(log, file, request.source);
+    if (!quoted.empty())
+      msg << "source lines:\n" << quoted;
+    return Status::error(msg.str());
+  }
+  size_t size = 0;
+  r = nvrtcGetCUBINSize(prog, &size);
+  Cubin cubin;
+  cubin.image.resize(size);
+  if (r == NVRTC_SUCCESS)
+    r = nvrtcGetCUBIN(prog, cubin.image.data());
+  nvrtcDestroyProgram(&prog);
+  if (r != NVRTC_SUCCESS)
+    return Status::error(std::string("nvrtcGetCUBIN: ") + nvrtcGetErrorString(r));
+  cubin.arch = arch;
+  cubin.log = log;
+  return cubin;
+}
+
+//===----------------------------------------------------------------------===//
+// Compiler
+//===----------------------------------------------------------------------===//
+
+Compiler::Compiler(std::string cacheDir) : impl(new Impl) {
+  impl->cacheDir = std::move(cacheDir);
+}
+
+Compiler::~Compiler() { delete impl; }
+
+Compiler &Compiler::instance() {
+  static Compiler compiler(environment().cacheDir);
+  return compiler;
+}
+
+void Compiler::clearMemory() {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  impl->memory.clear();
+}
+
+StatusOr<std::string> Compiler::diskPath(const CompileRequest &request) {
+  StatusOr<std::string> arch = impl->resolveArch(request.arch);
+  if (!arch.ok())
+    return arch.error();
+  StatusOr<Key> key = impl->makeKey(request, *arch);
+  key->hash();
+  return impl->cacheDir + "/" + key->hex() + ".cubin";
+}
+
+StatusOr<CompileResult> Compiler::compile(const CompileRequest &request) {
+  StatusOr<std::string> arch = impl->resolveArch(request.arch);
+  if (!arch.ok())
+    return arch.error();
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  StatusOr<Key> key = impl->makeKey(request, *arch);
+  bool always = environment().alwaysCompile;
+  if (!always) {
+    auto it = impl->memory.find(key->text);
+    if (it != impl->memory.end())
+      return CompileResult{it->second, CacheOutcome::MemoryHit};
+  }
+  key->hash();
+  auto cubin = std::make_shared<Cubin>();
+  CacheOutcome outcome = CacheOutcome::Compiled;
+  if (!always && impl->readDisk(*key, *cubin)) {
+    cubin->arch = *arch;
+    outcome = CacheOutcome::DiskHit;
+  } else {
+    StatusOr<Cubin> compiled = impl->runNvrtc(request, *arch);
+    if (!compiled.ok())
+      return compiled.error();
+    *cubin = std::move(*compiled);
+    impl->writeDisk(*key, *cubin);
+  }
+  impl->memory[key->text] = cubin;
+  return CompileResult{cubin, outcome};
+}

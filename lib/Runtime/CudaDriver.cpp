@@ -1,0 +1,134 @@
+//===- CudaDriver.cpp - the CUDA driver API, loaded lazily ----------------===//
+//
+// Part of gnnc.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Runtime/CudaDriver.h"
+#include "gnn/Runtime/Environment.h"
+
+#include <dlfcn.h>
+
+#include <mutex>
+
+using namespace gnn::runtime;
+
+#define GNN_STRINGIFY_IMPL(x) #x
+#define GNN_STRINGIFY(x) GNN_STRINGIFY_IMPL(x)
+
+namespace {
+struct Loaded {
+  DriverApi api;
+  Status status;
+};
+} // namespace
+
+static const Loaded &loadDriver() {
+  static Loaded loaded = [] {
+    Loaded l;
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      const char *why = dlerror();
+      l.status = Status::error(std::string("no CUDA driver: cannot load "
+                                           "libcuda.so.1 (") +
+                               (why ? why : "unknown reason") + ")");
+      return l;
+    }
+    std::string missing;
+#define GNN_DRIVER_FN(name)                                                    \
+  l.api.name = reinterpret_cast<decltype(l.api.name)>(                         \
+      dlsym(lib, GNN_STRINGIFY(name)));                                        \
+  if (!l.api.name)                                                             \
+    missing += std::string(missing.empty() ? "" : ", ") + GNN_STRINGIFY(name);
+#include "gnn/Runtime/CudaDriverFunctions.def"
+    if (!missing.empty())
+      l.status = Status::error("no CUDA driver: libcuda.so.1 lacks " + missing +
+                               " (driver too old?)");
+    return l;
+  }();
+  return loaded;
+}
+
+StatusOr<const DriverApi *> CudaDriver::api() {
+  const Loaded &l = loadDriver();
+  if (!l.status.ok())
+    return l.status;
+  return &l.api;
+}
+
+std::string CudaDriver::errorText(const char *call, CUresult result) const {
+  const char *name = nullptr, *text = nullptr;
+  if (calls && calls->cuGetErrorName)
+    calls->cuGetErrorName(result, &name);
+  if (calls && calls->cuGetErrorString)
+    calls->cuGetErrorString(result, &text);
+  return std::string(call) + ": " + (name ? name : "CUDA error " + std::to_string(result)) +
+         " (" + (text ? text : "no description") + ")";
+}
+
+Status gnn::runtime::checkCu(const CudaDriver &driver, const char *call,
+                             CUresult result) {
+  if (result == CUDA_SUCCESS)
+    return Status();
+  return Status::error(driver.errorText(call, result));
+}
+
+Status CudaDriver::makeCurrent() const {
+  CUcontext current = nullptr;
+  calls->cuCtxGetCurrent(&current);
+  if (current == ctx)
+    return Status();
+  return checkCu(*this, "cuCtxSetCurrent", calls->cuCtxSetCurrent(ctx));
+}
+
+StatusOr<CudaDriver *> CudaDriver::get() {
+  static std::once_flag once;
+  static CudaDriver driver;
+  static Status status;
+  std::call_once(once, [] {
+    StatusOr<const DriverApi *> api = CudaDriver::api();
+    if (!api.ok()) {
+      status = api.error();
+      return;
+    }
+    driver.calls = *api;
+    const DriverApi &f = **api;
+    CUresult r = f.cuInit(0);
+    if (r != CUDA_SUCCESS) {
+      status = Status::error("no CUDA device: " + driver.errorText("cuInit", r));
+      return;
+    }
+    f.cuDriverGetVersion(&driver.version);
+    int count = 0;
+    f.cuDeviceGetCount(&count);
+    int ordinal = environment().deviceOrdinal;
+    if (count == 0 || ordinal >= count) {
+      status = Status::error("no CUDA device: the driver reports " +
+                             std::to_string(count) + " device(s), device " +
+                             std::to_string(ordinal) + " requested");
+      return;
+    }
+    if ((status = checkCu(driver, "cuDeviceGet",
+                          f.cuDeviceGet(&driver.dev, ordinal)))
+            .ok() == false)
+      return;
+    int major = 0, minor = 0;
+    f.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                           driver.dev);
+    f.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                           driver.dev);
+    f.cuDeviceGetAttribute(&driver.sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                           driver.dev);
+    driver.cc = 10 * major + minor;
+    char buf[256] = {0};
+    f.cuDeviceGetName(buf, sizeof(buf) - 1, driver.dev);
+    driver.name = buf;
+    status = checkCu(driver, "cuDevicePrimaryCtxRetain",
+                     f.cuDevicePrimaryCtxRetain(&driver.ctx, driver.dev));
+    if (status.ok())
+      status = driver.makeCurrent();
+  });
+  if (!status.ok())
+    return status;
+  return &driver;
+}

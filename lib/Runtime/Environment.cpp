@@ -1,0 +1,44 @@
+//===- Environment.cpp - the runtime's environment knobs ------------------===//
+//
+// Part of gnnc.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Runtime/Environment.h"
+
+#include <cstdlib>
+
+using namespace gnn::runtime;
+
+static std::string get(const char *name) {
+  const char *v = std::getenv(name);
+  return v ? v : "";
+}
+
+Environment gnn::runtime::readEnvironment() {
+  Environment env;
+  std::string cache = get("GNNC_CACHE_DIR");
+  if (cache == "off" || cache == "0")
+    env.cacheDir.clear();
+  else if (!cache.empty())
+    env.cacheDir = cache;
+  else if (!get("XDG_CACHE_HOME").empty())
+    env.cacheDir = get("XDG_CACHE_HOME") + "/gnnc";
+  else if (!get("HOME").empty())
+    env.cacheDir = get("HOME") + "/.cache/gnnc";
+  else
+    env.cacheDir = "/tmp/gnnc-cache";
+  std::string always = get("GNNC_ALWAYS_COMPILE");
+  env.alwaysCompile = !always.empty() && always != "0";
+  env.dumpDir = get("GNNC_DUMP_DIR");
+  std::string dev = get("GNNC_DEVICE");
+  env.deviceOrdinal = dev.empty() ? 0 : std::atoi(dev.c_str());
+  if (env.deviceOrdinal < 0)
+    env.deviceOrdinal = 0;
+  return env;
+}
+
+const Environment &gnn::runtime::environment() {
+  static Environment env = readEnvironment();
+  return env;
+}

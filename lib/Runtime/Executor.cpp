@@ -1,0 +1,283 @@
+//===- Executor.cpp - running a Program -----------------------------------===//
+//
+// Part of gnnc. Everything that can be resolved once (kernels, buffer slots,
+// formulas) is resolved in create(); run() only evaluates formulas and
+// launches, to keep the host cost of a launch low.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Runtime/Library.h"
+#include "gnn/Runtime/Module.h"
+#include "gnn/Runtime/Program.h"
+
+#include <cuda_runtime.h>
+
+#include <cstring>
+
+using namespace gnn::runtime;
+
+static size_t dtypeBytes(DType t) { return t == DType::I64 ? 8 : 4; }
+
+struct Executable::Impl {
+  Program program;
+  std::unique_ptr<Module> module;
+  std::map<std::string, Kernel> kernels;
+  std::map<std::string, size_t> slotOf; ///< buffer name -> index
+  std::vector<void *> pointers;         ///< per buffer, set at each run
+  std::vector<DeviceBuffer> temps;      ///< per buffer (temps only)
+  /// Per launch step: the kernel and argument storage.
+  struct LaunchPlan {
+    Kernel *kernel = nullptr;
+    std::vector<uint64_t> storage; ///< 8 bytes per argument
+    std::vector<void *> argv;
+  };
+  std::vector<LaunchPlan> launches; ///< parallel to program.steps
+
+  Status bind(const Graph &graph, const std::map<std::string, void *> &bindings,
+              const FormulaScope &scope);
+  void *graphArray(const Graph &graph, const std::string &name) const;
+};
+
+Executable::Executable() : impl(new Impl) {}
+Executable::~Executable() = default;
+
+const Program &Executable::program() const { return impl->program; }
+
+std::map<std::string, KernelInfo> Executable::kernelInfo() const {
+  std::map<std::string, KernelInfo> out;
+  for (auto &[name, k] : impl->kernels)
+    out[name] = k.info();
+  return out;
+}
+
+StatusOr<std::unique_ptr<Executable>>
+Executable::create(const Program &program, Compiler &compiler,
+                   const std::string &arch) {
+  GNN_RETURN_IF_ERROR(program.verify());
+  std::unique_ptr<Executable> ex(new Executable);
+  Impl &m = *ex->impl;
+  m.program = program;
+  if (!program.kernels.empty()) {
+    CompileRequest req;
+    req.source = program.source;
+    req.name = program.name.empty() ? "program" : program.name;
+    req.arch = arch;
+    req.options = program.options;
+    StatusOr<CompileResult> compiled = compiler.compile(req);
+    if (!compiled.ok())
+      return compiled.error();
+    StatusOr<std::unique_ptr<Module>> module = Module::load(*compiled->cubin);
+    if (!module.ok())
+      return module.error();
+    m.module = std::move(*module);
+    for (const std::string &name : program.kernels) {
+      StatusOr<Kernel> k = m.module->kernel(name);
+      if (!k.ok())
+        return k.error();
+      m.kernels[name] = *k;
+    }
+  }
+  for (size_t i = 0; i < program.buffers.size(); ++i)
+    m.slotOf[program.buffers[i].name] = i;
+  m.pointers.assign(program.buffers.size(), nullptr);
+  m.temps.resize(program.buffers.size());
+  m.launches.resize(program.steps.size());
+  for (size_t i = 0; i < program.steps.size(); ++i) {
+    auto *s = std::get_if<LaunchStep>(&program.steps[i]);
+    if (!s)
+      continue;
+    Impl::LaunchPlan &plan = m.launches[i];
+    plan.kernel = &m.kernels[s->kernel];
+    plan.storage.assign(s->args.size(), 0);
+    for (uint64_t &slot : plan.storage)
+      plan.argv.push_back(&slot);
+  }
+  return ex;
+}
+
+void *Executable::Impl::graphArray(const Graph &g, const std::string &n) const {
+  if (n == "csr_row_ptr") return const_cast<void *>(g.csrRowPtr());
+  if (n == "csr_col") return const_cast<void *>(g.csrCol());
+  if (n == "csr_edge") return const_cast<void *>(g.csrEdge());
+  if (n == "csc_col_ptr") return const_cast<void *>(g.cscColPtr());
+  if (n == "csc_row") return const_cast<void *>(g.cscRow());
+  if (n == "csc_edge") return const_cast<void *>(g.cscEdge());
+  if (n == "csc_to_csr") return const_cast<void *>(g.cscToCsr());
+  if (n == "in_degree") return const_cast<int32_t *>(g.inDegree());
+  if (n == "out_degree") return const_cast<int32_t *>(g.outDegree());
+  return nullptr;
+}
+
+Status Executable::Impl::bind(const Graph &graph,
+                              const std::map<std::string, void *> &bindings,
+                              const FormulaScope &scope) {
+  for (auto &[name, ptr] : bindings) {
+    auto it = slotOf.find(name);
+    if (it == slotOf.end() || program.buffers[it->second].role == BufferRole::Temp)
+      return Status::error("binding '" + name +
+                           "' is not an input or output of program '" +
+                           program.name + "'");
+  }
+  for (size_t i = 0; i < program.buffers.size(); ++i) {
+    const BufferDecl &b = program.buffers[i];
+    StatusOr<int64_t> n = b.size.evaluate(scope);
+    if (!n.ok())
+      return Status(n.error()).withContext("size of buffer '" + b.name + "'");
+    if (*n < 0)
+      return Status::error("buffer '" + b.name + "' has negative size " +
+                           std::to_string(*n));
+    size_t bytes = static_cast<size_t>(*n) * dtypeBytes(b.dtype);
+    if (b.role == BufferRole::Temp) {
+      if (temps[i].size() < bytes || (bytes && !temps[i].data())) {
+        StatusOr<DeviceBuffer> buf = DeviceBuffer::allocate(bytes);
+        if (!buf.ok())
+          return Status(buf.error()).withContext("temp buffer '" + b.name + "'");
+        temps[i] = std::move(*buf);
+      }
+      pointers[i] = temps[i].data();
+      continue;
+    }
+    auto it = bindings.find(b.name);
+    if (it == bindings.end())
+      return Status::error(std::string(b.role == BufferRole::Input ? "input"
+                                                                   : "output") +
+                           " buffer '" + b.name + "' of program '" +
+                           program.name + "' is not bound");
+    if (!it->second && bytes)
+      return Status::error("buffer '" + b.name + "' is bound to a null pointer");
+    pointers[i] = it->second;
+  }
+  return Status();
+}
+
+Status Executable::run(const Graph &graph,
+                       const std::map<std::string, void *> &bindings,
+                       cudaStream_t stream) {
+  Impl &m = *impl;
+  const GraphStatistics &st = graph.statistics();
+  FormulaScope scope{st.nodes,       st.edges,        st.graphs,
+                     st.maxInDegree, st.maxOutDegree, st.largestGraph};
+  GNN_RETURN_IF_ERROR(m.bind(graph, bindings, scope));
+  auto ptr = [&](const std::string &name) {
+    return m.pointers[m.slotOf.at(name)];
+  };
+  auto eval = [&](const Formula &f, int64_t &out) -> Status {
+    StatusOr<int64_t> v = f.evaluate(scope);
+    if (!v.ok())
+      return v.error();
+    out = *v;
+    return Status();
+  };
+  for (size_t i = 0; i < m.program.steps.size(); ++i) {
+    const Step &step = m.program.steps[i];
+    std::string where = "program '" + m.program.name + "' step " + std::to_string(i);
+    if (auto *s = std::get_if<LaunchStep>(&step)) {
+      Impl::LaunchPlan &plan = m.launches[i];
+      for (size_t a = 0; a < s->args.size(); ++a) {
+        const KernelArg &arg = s->args[a];
+        uint64_t &slot = plan.storage[a];
+        switch (arg.kind) {
+        case KernelArg::Kind::Buffer: {
+          void *p = ptr(arg.name);
+          std::memcpy(&slot, &p, sizeof(p));
+          break;
+        }
+        case KernelArg::Kind::Graph: {
+          void *p = m.graphArray(graph, arg.name);
+          std::memcpy(&slot, &p, sizeof(p));
+          break;
+        }
+        case KernelArg::Kind::I32:
+        case KernelArg::Kind::I64: {
+          int64_t v = 0;
+          GNN_RETURN_IF_ERROR(eval(arg.integer, v));
+          if (arg.kind == KernelArg::Kind::I32) {
+            int32_t n = static_cast<int32_t>(v);
+            std::memcpy(&slot, &n, sizeof(n));
+          } else {
+            std::memcpy(&slot, &v, sizeof(v));
+          }
+          break;
+        }
+        case KernelArg::Kind::F32:
+          std::memcpy(&slot, &arg.real, sizeof(float));
+          break;
+        }
+      }
+      int64_t g[3] = {0, 0, 0}, shared = 0;
+      for (int d = 0; d < 3; ++d)
+        GNN_RETURN_IF_ERROR(eval(s->grid[d], g[d]));
+      GNN_RETURN_IF_ERROR(eval(s->sharedBytes, shared));
+      if (g[0] == 0 || g[1] == 0 || g[2] == 0)
+        continue; // nothing to do on an empty graph
+      if (g[0] < 0 || g[1] < 0 || g[2] < 0 || g[0] > 0x7fffffff ||
+          g[1] > 65535 || g[2] > 65535)
+        return Status::error(where + ": grid " + std::to_string(g[0]) + "x" +
+                             std::to_string(g[1]) + "x" + std::to_string(g[2]) +
+                             " is out of range");
+      if (shared > 48 * 1024)
+        GNN_RETURN_IF_ERROR(plan.kernel->allowDynamicShared(static_cast<int>(shared)));
+      GNN_RETURN_IF_ERROR(plan.kernel->launch(
+          g[0], g[1], g[2], s->block[0], s->block[1], s->block[2],
+          static_cast<unsigned>(shared), reinterpret_cast<CUstream>(stream),
+          plan.argv.data()));
+    } else if (auto *s = std::get_if<SpmmStep>(&step)) {
+      int64_t cols = 0;
+      GNN_RETURN_IF_ERROR(eval(s->cols, cols));
+      Status st2 = spmmCsr(graph,
+                           s->weights.empty() ? nullptr
+                                              : static_cast<float *>(ptr(s->weights)),
+                           static_cast<float *>(ptr(s->input)),
+                           static_cast<float *>(ptr(s->output)), cols, s->alpha,
+                           s->beta, stream);
+      if (!st2.ok())
+        return st2.withContext(where);
+    } else if (auto *s = std::get_if<GemmStep>(&step)) {
+      int64_t mm = 0, nn = 0, kk = 0;
+      GNN_RETURN_IF_ERROR(eval(s->m, mm));
+      GNN_RETURN_IF_ERROR(eval(s->n, nn));
+      GNN_RETURN_IF_ERROR(eval(s->k, kk));
+      Status st2 = gemm(s->transA, s->transB, mm, nn, kk, s->alpha,
+                        static_cast<float *>(ptr(s->a)),
+                        static_cast<float *>(ptr(s->b)), s->beta,
+                        static_cast<float *>(ptr(s->c)), stream);
+      if (!st2.ok())
+        return st2.withContext(where);
+    } else if (auto *s = std::get_if<FillStep>(&step)) {
+      const BufferDecl &b = m.program.buffers[m.slotOf.at(s->buffer)];
+      int64_t n = 0;
+      GNN_RETURN_IF_ERROR(eval(b.size, n));
+      cudaError_t e;
+      if (b.dtype == DType::I64) {
+        e = cudaMemsetAsync(ptr(s->buffer), 0, n * 8, stream);
+      } else {
+        uint32_t bits;
+        if (b.dtype == DType::F32)
+          std::memcpy(&bits, &s->value, 4);
+        else
+          bits = static_cast<uint32_t>(static_cast<int32_t>(s->value));
+        // cuMemsetD32Async through the driver: the runtime has no 32-bit fill.
+        StatusOr<CudaDriver *> d = CudaDriver::get();
+        if (!d.ok())
+          return d.error();
+        GNN_RETURN_IF_ERROR(checkCu(**d, "cuMemsetD32Async",
+                                    (*d)->fn().cuMemsetD32Async(
+                                        reinterpret_cast<CUdeviceptr>(ptr(s->buffer)),
+                                        bits, n, reinterpret_cast<CUstream>(stream))));
+        e = cudaSuccess;
+      }
+      if (e != cudaSuccess)
+        return Status::error(where + ": cudaMemsetAsync: " + cudaGetErrorName(e));
+    } else if (auto *s = std::get_if<CopyStep>(&step)) {
+      const BufferDecl &b = m.program.buffers[m.slotOf.at(s->src)];
+      int64_t n = 0;
+      GNN_RETURN_IF_ERROR(eval(s->elements, n));
+      cudaError_t e = cudaMemcpyAsync(ptr(s->dst), ptr(s->src),
+                                      n * dtypeBytes(b.dtype),
+                                      cudaMemcpyDeviceToDevice, stream);
+      if (e != cudaSuccess)
+        return Status::error(where + ": cudaMemcpyAsync: " + cudaGetErrorName(e));
+    }
+  }
+  return Status();
+}

@@ -1,0 +1,194 @@
+//===- Formula.cpp - integer size formulas --------------------------------===//
+//
+// Part of gnnc.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Runtime/Formula.h"
+
+#include <cctype>
+
+using namespace gnn::runtime;
+
+namespace gnn {
+namespace runtime {
+
+/// Recursive-descent parser producing postfix code.
+struct FormulaParser {
+  const std::string &text;
+  size_t pos = 0;
+  Formula out;
+  std::string error;
+
+  void skip() {
+    while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos])))
+      ++pos;
+  }
+  bool fail(const std::string &what) {
+    if (error.empty())
+      error = "in formula '" + text + "' at offset " + std::to_string(pos) +
+              ": " + what;
+    return false;
+  }
+  bool eat(char c) {
+    skip();
+    if (pos < text.size() && text[pos] == c) {
+      ++pos;
+      return true;
+    }
+    return false;
+  }
+  void emit(Formula::Op::Kind k, int64_t v = 0) { out.code.push_back({k, v}); }
+
+  bool expr() {
+    if (!term())
+      return false;
+    while (true) {
+      if (eat('+')) {
+        if (!term())
+          return false;
+        emit(Formula::Op::Add);
+      } else if (eat('-')) {
+        if (!term())
+          return false;
+        emit(Formula::Op::Sub);
+      } else {
+        return true;
+      }
+    }
+  }
+  bool term() {
+    if (!factor())
+      return false;
+    while (true) {
+      Formula::Op::Kind k;
+      if (eat('*'))
+        k = Formula::Op::Mul;
+      else if (eat('/'))
+        k = Formula::Op::Div;
+      else if (eat('%'))
+        k = Formula::Op::Mod;
+      else
+        return true;
+      if (!factor())
+        return false;
+      emit(k);
+    }
+  }
+  bool factor() {
+    skip();
+    if (pos >= text.size())
+      return fail("expected a number, a name or '(' but found the end");
+    char c = text[pos];
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      int64_t v = 0;
+      while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) {
+        if (v > (INT64_MAX - 9) / 10)
+          return fail("integer too large");
+        v = v * 10 + (text[pos++] - '0');
+      }
+      emit(Formula::Op::Push, v);
+      return true;
+    }
+    if (eat('(')) {
+      if (!expr())
+        return false;
+      return eat(')') || fail("expected ')'");
+    }
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      size_t start = pos;
+      while (pos < text.size() && (std::isalnum(static_cast<unsigned char>(text[pos])) || text[pos] == '_'))
+        ++pos;
+      std::string name = text.substr(start, pos - start);
+      static const char *names[] = {"nodes", "edges", "graphs", "max_in_degree",
+                                    "max_out_degree", "largest_graph"};
+      for (int i = 0; i < 6; ++i)
+        if (name == names[i]) {
+          emit(Formula::Op::Name, i);
+          return true;
+        }
+      Formula::Op::Kind k;
+      if (name == "ceil_div")
+        k = Formula::Op::CeilDiv;
+      else if (name == "min")
+        k = Formula::Op::Min;
+      else if (name == "max")
+        k = Formula::Op::Max;
+      else
+        return fail("unknown name '" + name +
+                    "' (expected nodes, edges, graphs, max_in_degree, "
+                    "max_out_degree, largest_graph, ceil_div, min, max)");
+      if (!eat('(') || !expr() || !eat(',') || !expr() || !eat(')'))
+        return fail("expected '" + name + "(a, b)'");
+      emit(k);
+      return true;
+    }
+    return fail(std::string("unexpected character '") + c + "'");
+  }
+};
+
+} // namespace runtime
+} // namespace gnn
+
+StatusOr<Formula> Formula::parse(const std::string &text) {
+  FormulaParser p{text};
+  if (!p.expr())
+    return Status::error(p.error);
+  p.skip();
+  if (p.pos != text.size()) {
+    p.fail("unexpected text after the formula");
+    return Status::error(p.error);
+  }
+  p.out.source = text;
+  return p.out;
+}
+
+Formula Formula::constant(int64_t v) {
+  Formula f;
+  f.code.push_back({Op::Push, v});
+  f.source = std::to_string(v);
+  return f;
+}
+
+bool Formula::isConstant() const {
+  for (const Op &op : code)
+    if (op.kind == Op::Name)
+      return false;
+  return true;
+}
+
+StatusOr<int64_t> Formula::evaluate(const FormulaScope &scope) const {
+  int64_t stack[32];
+  int top = 0;
+  const int64_t names[] = {scope.nodes,       scope.edges,
+                           scope.graphs,      scope.maxInDegree,
+                           scope.maxOutDegree, scope.largestGraph};
+  if (code.empty())
+    return Status::error("empty formula");
+  for (const Op &op : code) {
+    if (op.kind == Op::Push || op.kind == Op::Name) {
+      if (top == 32)
+        return Status::error("formula '" + source + "' is nested too deeply");
+      stack[top++] = op.kind == Op::Push ? op.value : names[op.value];
+      continue;
+    }
+    int64_t b = stack[--top], a = stack[top - 1], r = 0;
+    switch (op.kind) {
+    case Op::Add: r = a + b; break;
+    case Op::Sub: r = a - b; break;
+    case Op::Mul: r = a * b; break;
+    case Op::Div:
+    case Op::Mod:
+    case Op::CeilDiv:
+      if (b == 0)
+        return Status::error("division by zero in formula '" + source + "'");
+      r = op.kind == Op::Div ? a / b : op.kind == Op::Mod ? a % b : (a + b - 1) / b;
+      break;
+    case Op::Min: r = a < b ? a : b; break;
+    case Op::Max: r = a > b ? a : b; break;
+    default: break;
+    }
+    stack[top - 1] = r;
+  }
+  return stack[0];
+}

@@ -1,0 +1,451 @@
+//===- Program.cpp - the Program text form --------------------------------===//
+//
+// Part of gnnc. The JSON form is documented in docs/Runtime.md; keys are
+// written in a fixed order so that print(parse(text)) == text.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Runtime/Program.h"
+
+#include <nlohmann/json.hpp>
+
+#include <set>
+
+using namespace gnn::runtime;
+using Json = nlohmann::ordered_json;
+
+static const char *dtypeName(DType t) {
+  switch (t) {
+  case DType::F32: return "f32";
+  case DType::I32: return "i32";
+  case DType::I64: return "i64";
+  }
+  return "f32";
+}
+
+static const char *roleName(BufferRole r) {
+  switch (r) {
+  case BufferRole::Input: return "input";
+  case BufferRole::Output: return "output";
+  case BufferRole::Temp: return "temp";
+  }
+  return "temp";
+}
+
+static Json argJson(const KernelArg &a) {
+  switch (a.kind) {
+  case KernelArg::Kind::Buffer: return Json{{"buffer", a.name}};
+  case KernelArg::Kind::Graph: return Json{{"graph", a.name}};
+  case KernelArg::Kind::I32: return Json{{"i32", a.integer.text()}};
+  case KernelArg::Kind::I64: return Json{{"i64", a.integer.text()}};
+  case KernelArg::Kind::F32: return Json{{"f32", a.real}};
+  }
+  return Json();
+}
+
+namespace {
+/// JSON for each step kind.
+struct StepWriter {
+  Json operator()(const LaunchStep &s) const {
+    Json args = Json::array();
+    for (const KernelArg &a : s.args)
+      args.push_back(argJson(a));
+    return Json{{"op", "launch"},
+                {"kernel", s.kernel},
+                {"grid", {s.grid[0].text(), s.grid[1].text(), s.grid[2].text()}},
+                {"block", {s.block[0], s.block[1], s.block[2]}},
+                {"shared", s.sharedBytes.text()},
+                {"args", args}};
+  }
+  Json operator()(const SpmmStep &s) const {
+    return Json{{"op", "spmm"},       {"input", s.input},
+                {"output", s.output}, {"weights", s.weights.empty() ? Json() : Json(s.weights)},
+                {"cols", s.cols.text()}, {"alpha", s.alpha},
+                {"beta", s.beta}};
+  }
+  Json operator()(const GemmStep &s) const {
+    return Json{{"op", "gemm"},        {"a", s.a},
+                {"b", s.b},            {"c", s.c},
+                {"m", s.m.text()},     {"n", s.n.text()},
+                {"k", s.k.text()},     {"trans_a", s.transA},
+                {"trans_b", s.transB}, {"alpha", s.alpha},
+                {"beta", s.beta}};
+  }
+  Json operator()(const FillStep &s) const {
+    return Json{{"op", "fill"}, {"buffer", s.buffer}, {"value", s.value}};
+  }
+  Json operator()(const CopyStep &s) const {
+    return Json{{"op", "copy"},
+                {"src", s.src},
+                {"dst", s.dst},
+                {"elements", s.elements.text()}};
+  }
+};
+} // namespace
+
+std::string Program::toJson() const {
+  Json buffersJson = Json::array();
+  for (const BufferDecl &b : buffers)
+    buffersJson.push_back(Json{{"name", b.name},
+                               {"role", roleName(b.role)},
+                               {"dtype", dtypeName(b.dtype)},
+                               {"size", b.size.text()}});
+  Json stepsJson = Json::array();
+  for (const Step &s : steps)
+    stepsJson.push_back(std::visit(StepWriter{}, s));
+  Json j{{"format", "gnnc-program"},
+         {"version", 1},
+         {"name", name},
+         {"kernels", kernels},
+         {"options", options},
+         {"buffers", buffersJson},
+         {"steps", stepsJson},
+         {"source", source}};
+  return j.dump(2) + "\n";
+}
+
+//===----------------------------------------------------------------------===//
+// Parsing
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Typed field access with errors naming the JSON path.
+struct Reader {
+  std::string error;
+
+  bool fail(const std::string &path, const std::string &what) {
+    if (error.empty())
+      error = path + ": " + what;
+    return false;
+  }
+
+  bool keys(const Json &j, const std::string &path,
+            std::initializer_list<const char *> allowed) {
+    if (!j.is_object())
+      return fail(path, "expected an object");
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      bool known = false;
+      for (const char *k : allowed)
+        known |= it.key() == k;
+      if (!known)
+        return fail(path, "unknown key '" + it.key() + "'");
+    }
+    return true;
+  }
+
+  bool string(const Json &j, const char *key, const std::string &path,
+              std::string &out, bool optional = false) {
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null()) {
+      if (optional)
+        return true;
+      return fail(path, std::string("missing '") + key + "'");
+    }
+    if (!it->is_string())
+      return fail(path + "." + key, "expected a string");
+    out = it->get<std::string>();
+    return true;
+  }
+
+  bool number(const Json &j, const char *key, const std::string &path,
+              float &out, bool optional = false) {
+    auto it = j.find(key);
+    if (it == j.end()) {
+      if (optional)
+        return true;
+      return fail(path, std::string("missing '") + key + "'");
+    }
+    if (!it->is_number())
+      return fail(path + "." + key, "expected a number");
+    out = it->get<float>();
+    return true;
+  }
+
+  bool boolean(const Json &j, const char *key, const std::string &path,
+               bool &out) {
+    auto it = j.find(key);
+    if (it == j.end())
+      return true;
+    if (!it->is_boolean())
+      return fail(path + "." + key, "expected true or false");
+    out = it->get<bool>();
+    return true;
+  }
+
+  bool formula(const Json &j, const std::string &path, Formula &out) {
+    std::string text;
+    if (j.is_number_integer())
+      text = std::to_string(j.get<int64_t>());
+    else if (j.is_string())
+      text = j.get<std::string>();
+    else
+      return fail(path, "expected a formula (string or integer)");
+    StatusOr<Formula> f = Formula::parse(text);
+    if (!f.ok())
+      return fail(path, f.message());
+    out = *f;
+    return true;
+  }
+
+  bool formulaField(const Json &j, const char *key, const std::string &path,
+                    Formula &out, const char *fallback = nullptr) {
+    auto it = j.find(key);
+    if (it == j.end()) {
+      if (fallback)
+        return formula(Json(fallback), path + "." + key, out);
+      return fail(path, std::string("missing '") + key + "'");
+    }
+    return formula(*it, path + "." + key, out);
+  }
+
+  bool arg(const Json &j, const std::string &path, KernelArg &a) {
+    if (!j.is_object() || j.size() != 1)
+      return fail(path, "expected one of {\"buffer\": NAME}, {\"graph\": "
+                        "ARRAY}, {\"i32\": F}, {\"i64\": F}, {\"f32\": X}");
+    auto it = j.begin();
+    const std::string &k = it.key();
+    if (k == "buffer" || k == "graph") {
+      a.kind = k == "buffer" ? KernelArg::Kind::Buffer : KernelArg::Kind::Graph;
+      if (!it->is_string())
+        return fail(path + "." + k, "expected a string");
+      a.name = it->get<std::string>();
+      return true;
+    }
+    if (k == "i32" || k == "i64") {
+      a.kind = k == "i32" ? KernelArg::Kind::I32 : KernelArg::Kind::I64;
+      return formula(*it, path + "." + k, a.integer);
+    }
+    if (k == "f32") {
+      a.kind = KernelArg::Kind::F32;
+      if (!it->is_number())
+        return fail(path + ".f32", "expected a number");
+      a.real = it->get<float>();
+      return true;
+    }
+    return fail(path, "unknown argument kind '" + k + "'");
+  }
+
+  bool step(const Json &j, const std::string &path, Step &out) {
+    std::string op;
+    if (!j.is_object() || !string(j, "op", path, op))
+      return fail(path, "expected a step object with 'op'");
+    if (op == "launch") {
+      LaunchStep s;
+      if (!keys(j, path, {"op", "kernel", "grid", "block", "shared", "args"}) ||
+          !string(j, "kernel", path, s.kernel))
+        return false;
+      auto grid = j.find("grid");
+      if (grid == j.end() || !grid->is_array() || grid->size() != 3)
+        return fail(path + ".grid", "expected 3 formulas");
+      for (int i = 0; i < 3; ++i)
+        if (!formula((*grid)[i], path + ".grid[" + std::to_string(i) + "]",
+                     s.grid[i]))
+          return false;
+      auto block = j.find("block");
+      if (block == j.end() || !block->is_array() || block->size() != 3)
+        return fail(path + ".block", "expected 3 integers");
+      for (int i = 0; i < 3; ++i) {
+        if (!(*block)[i].is_number_unsigned() || (*block)[i].get<int64_t>() < 1 ||
+            (*block)[i].get<int64_t>() > 1024)
+          return fail(path + ".block[" + std::to_string(i) + "]",
+                      "expected an integer in [1, 1024]");
+        s.block[i] = (*block)[i].get<unsigned>();
+      }
+      if (!formulaField(j, "shared", path, s.sharedBytes, "0"))
+        return false;
+      auto args = j.find("args");
+      if (args != j.end()) {
+        if (!args->is_array())
+          return fail(path + ".args", "expected an array");
+        for (size_t i = 0; i < args->size(); ++i) {
+          KernelArg a;
+          if (!arg((*args)[i], path + ".args[" + std::to_string(i) + "]", a))
+            return false;
+          s.args.push_back(a);
+        }
+      }
+      out = s;
+      return true;
+    }
+    if (op == "spmm") {
+      SpmmStep s;
+      if (!keys(j, path, {"op", "input", "output", "weights", "cols", "alpha", "beta"}) ||
+          !string(j, "input", path, s.input) ||
+          !string(j, "output", path, s.output) ||
+          !string(j, "weights", path, s.weights, true) ||
+          !formulaField(j, "cols", path, s.cols) ||
+          !number(j, "alpha", path, s.alpha, true) ||
+          !number(j, "beta", path, s.beta, true))
+        return false;
+      out = s;
+      return true;
+    }
+    if (op == "gemm") {
+      GemmStep s;
+      if (!keys(j, path, {"op", "a", "b", "c", "m", "n", "k", "trans_a", "trans_b", "alpha", "beta"}) ||
+          !string(j, "a", path, s.a) || !string(j, "b", path, s.b) ||
+          !string(j, "c", path, s.c) || !formulaField(j, "m", path, s.m) ||
+          !formulaField(j, "n", path, s.n) || !formulaField(j, "k", path, s.k) ||
+          !boolean(j, "trans_a", path, s.transA) ||
+          !boolean(j, "trans_b", path, s.transB) ||
+          !number(j, "alpha", path, s.alpha, true) ||
+          !number(j, "beta", path, s.beta, true))
+        return false;
+      out = s;
+      return true;
+    }
+    if (op == "fill") {
+      FillStep s;
+      if (!keys(j, path, {"op", "buffer", "value"}) ||
+          !string(j, "buffer", path, s.buffer) ||
+          !number(j, "value", path, s.value, true))
+        return false;
+      out = s;
+      return true;
+    }
+    if (op == "copy") {
+      CopyStep s;
+      if (!keys(j, path, {"op", "src", "dst", "elements"}) ||
+          !string(j, "src", path, s.src) || !string(j, "dst", path, s.dst) ||
+          !formulaField(j, "elements", path, s.elements))
+        return false;
+      out = s;
+      return true;
+    }
+    return fail(path + ".op", "unknown step '" + op +
+                                  "' (expected launch, spmm, gemm, fill, copy)");
+  }
+};
+} // namespace
+
+StatusOr<Program> Program::parse(const std::string &text) {
+  Json j;
+  try {
+    j = Json::parse(text);
+  } catch (const std::exception &e) {
+    return Status::error(std::string("program is not valid JSON: ") + e.what());
+  }
+  Reader r;
+  Program p;
+  std::string format;
+  if (!r.keys(j, "program", {"format", "version", "name", "kernels", "options",
+                             "buffers", "steps", "source"}) ||
+      !r.string(j, "format", "program", format))
+    return Status::error(r.error);
+  if (format != "gnnc-program")
+    return Status::error("program.format: expected 'gnnc-program' but got '" +
+                         format + "'");
+  if (!j.contains("version") || j["version"] != 1)
+    return Status::error("program.version: expected 1");
+  if (!r.string(j, "name", "program", p.name) ||
+      !r.string(j, "source", "program", p.source))
+    return Status::error(r.error);
+  for (const char *list : {"kernels", "options"}) {
+    auto it = j.find(list);
+    if (it == j.end())
+      continue;
+    if (!it->is_array())
+      return Status::error(std::string("program.") + list + ": expected an array");
+    for (const Json &v : *it) {
+      if (!v.is_string())
+        return Status::error(std::string("program.") + list +
+                             ": expected strings");
+      (std::string(list) == "kernels" ? p.kernels : p.options)
+          .push_back(v.get<std::string>());
+    }
+  }
+  auto buffers = j.find("buffers");
+  if (buffers != j.end()) {
+    if (!buffers->is_array())
+      return Status::error("program.buffers: expected an array");
+    for (size_t i = 0; i < buffers->size(); ++i) {
+      const Json &b = (*buffers)[i];
+      std::string path = "program.buffers[" + std::to_string(i) + "]";
+      BufferDecl d;
+      std::string role, dtype;
+      if (!r.keys(b, path, {"name", "role", "dtype", "size"}) ||
+          !r.string(b, "name", path, d.name) ||
+          !r.string(b, "role", path, role) ||
+          !r.string(b, "dtype", path, dtype) ||
+          !r.formulaField(b, "size", path, d.size))
+        return Status::error(r.error);
+      if (role == "input") d.role = BufferRole::Input;
+      else if (role == "output") d.role = BufferRole::Output;
+      else if (role == "temp") d.role = BufferRole::Temp;
+      else return Status::error(path + ".role: expected input, output or temp but got '" + role + "'");
+      if (dtype == "f32") d.dtype = DType::F32;
+      else if (dtype == "i32") d.dtype = DType::I32;
+      else if (dtype == "i64") d.dtype = DType::I64;
+      else return Status::error(path + ".dtype: expected f32, i32 or i64 but got '" + dtype + "'");
+      p.buffers.push_back(d);
+    }
+  }
+  auto steps = j.find("steps");
+  if (steps != j.end()) {
+    if (!steps->is_array())
+      return Status::error("program.steps: expected an array");
+    for (size_t i = 0; i < steps->size(); ++i) {
+      Step s;
+      if (!r.step((*steps)[i], "program.steps[" + std::to_string(i) + "]", s))
+        return Status::error(r.error);
+      p.steps.push_back(std::move(s));
+    }
+  }
+  GNN_RETURN_IF_ERROR(p.verify());
+  return p;
+}
+
+Status Program::verify() const {
+  std::map<std::string, const BufferDecl *> byName;
+  for (const BufferDecl &b : buffers)
+    if (!byName.emplace(b.name, &b).second)
+      return Status::error("buffer '" + b.name + "' is declared twice");
+  std::set<std::string> kernelNames(kernels.begin(), kernels.end());
+  static const std::set<std::string> graphArrays = {
+      "csr_row_ptr", "csr_col", "csr_edge", "csc_col_ptr", "csc_row",
+      "csc_edge",    "csc_to_csr", "in_degree", "out_degree"};
+  for (size_t i = 0; i < steps.size(); ++i) {
+    std::string where = "step " + std::to_string(i);
+    auto need = [&](const std::string &name, const char *what,
+                    bool f32 = true) -> Status {
+      auto it = byName.find(name);
+      if (it == byName.end())
+        return Status::error(where + ": unknown " + std::string(what) +
+                             " buffer '" + name + "'");
+      if (f32 && it->second->dtype != DType::F32)
+        return Status::error(where + ": " + what + " buffer '" + name +
+                             "' must be f32");
+      return Status();
+    };
+    if (auto *s = std::get_if<LaunchStep>(&steps[i])) {
+      if (!kernelNames.count(s->kernel))
+        return Status::error(where + ": kernel '" + s->kernel +
+                             "' is not in the program's kernel list");
+      for (const KernelArg &a : s->args) {
+        if (a.kind == KernelArg::Kind::Buffer)
+          GNN_RETURN_IF_ERROR(need(a.name, "argument", false));
+        if (a.kind == KernelArg::Kind::Graph && !graphArrays.count(a.name))
+          return Status::error(where + ": unknown graph array '" + a.name + "'");
+      }
+    } else if (auto *s = std::get_if<SpmmStep>(&steps[i])) {
+      GNN_RETURN_IF_ERROR(need(s->input, "spmm input"));
+      GNN_RETURN_IF_ERROR(need(s->output, "spmm output"));
+      if (!s->weights.empty())
+        GNN_RETURN_IF_ERROR(need(s->weights, "spmm weights"));
+    } else if (auto *s = std::get_if<GemmStep>(&steps[i])) {
+      GNN_RETURN_IF_ERROR(need(s->a, "gemm a"));
+      GNN_RETURN_IF_ERROR(need(s->b, "gemm b"));
+      GNN_RETURN_IF_ERROR(need(s->c, "gemm c"));
+    } else if (auto *s = std::get_if<FillStep>(&steps[i])) {
+      GNN_RETURN_IF_ERROR(need(s->buffer, "fill", false));
+      if (byName[s->buffer]->dtype == DType::I64 && s->value != 0)
+        return Status::error(where + ": an i64 buffer can only be filled with 0");
+    } else if (auto *s = std::get_if<CopyStep>(&steps[i])) {
+      GNN_RETURN_IF_ERROR(need(s->src, "copy source", false));
+      GNN_RETURN_IF_ERROR(need(s->dst, "copy destination", false));
+      if (byName[s->src]->dtype != byName[s->dst]->dtype)
+        return Status::error(where + ": copy between buffers of different types");
+    }
+  }
+  return Status();
+}

@@ -1,0 +1,424 @@
+//===- GpuTest.cpp - the runtime on a GPU ---------------------------------===//
+//
+// Part of gnnc. Every test skips (not fails) without a CUDA device. Graphs are
+// compared against a straightforward CPU construction; the hand-written
+// Program against a CPU computation in double precision.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Graph/HostGraph.h"
+#include "gnn/Runtime/CudaDriver.h"
+#include "gnn/Runtime/Graph.h"
+#include "gnn/Runtime/Library.h"
+#include "gnn/Runtime/Module.h"
+#include "gnn/Runtime/Program.h"
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <numeric>
+#include <tuple>
+
+using namespace gnn::runtime;
+namespace fs = std::filesystem;
+
+namespace {
+
+#define REQUIRE_GPU()                                                          \
+  do {                                                                         \
+    if (!CudaDriver::get().ok())                                               \
+      GTEST_SKIP() << "no CUDA device: " << CudaDriver::get().message();       \
+  } while (false)
+
+/// The CSR/CSC/permutation/statistics of a graph, built on the CPU.
+struct Expected {
+  std::vector<int64_t> rowPtr, col, csrEdge, colPtr, row, cscEdge, cscToCsr;
+  std::vector<int64_t> inDeg, outDeg;
+  GraphStatistics stats;
+};
+
+Expected cpuBuild(const gnn::HostGraph &g) {
+  Expected x;
+  int64_t n = g.numNodes, e = g.numEdges();
+  auto sorted = [&](const std::vector<int64_t> &major,
+                    const std::vector<int64_t> &minor) {
+    std::vector<int64_t> order(e);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+      return std::tie(major[a], minor[a]) < std::tie(major[b], minor[b]);
+    });
+    return order;
+  };
+  std::vector<int64_t> csr = sorted(g.dst, g.src), csc = sorted(g.src, g.dst);
+  x.inDeg.assign(n, 0);
+  x.outDeg.assign(n, 0);
+  for (int64_t i = 0; i < e; ++i) {
+    ++x.inDeg[g.dst[i]];
+    ++x.outDeg[g.src[i]];
+  }
+  auto ptr = [&](const std::vector<int64_t> &deg) {
+    std::vector<int64_t> p(n + 1, 0);
+    for (int64_t i = 0; i < n; ++i)
+      p[i + 1] = p[i] + deg[i];
+    return p;
+  };
+  x.rowPtr = ptr(x.inDeg);
+  x.colPtr = ptr(x.outDeg);
+  std::vector<int64_t> slotOf(e);
+  for (int64_t i = 0; i < e; ++i) {
+    x.col.push_back(g.src[csr[i]]);
+    x.csrEdge.push_back(csr[i]);
+    slotOf[csr[i]] = i;
+    x.row.push_back(g.dst[csc[i]]);
+    x.cscEdge.push_back(csc[i]);
+  }
+  for (int64_t i = 0; i < e; ++i)
+    x.cscToCsr.push_back(slotOf[csc[i]]);
+  GraphStatistics &s = x.stats;
+  s.nodes = n;
+  s.edges = e;
+  std::vector<int64_t> deg = x.inDeg;
+  std::sort(deg.begin(), deg.end());
+  auto q = [&](double p) {
+    if (n == 0)
+      return int64_t(0);
+    int64_t r = static_cast<int64_t>(std::ceil(p * n)) - 1;
+    return deg[std::min(std::max<int64_t>(r, 0), n - 1)];
+  };
+  s.p50 = q(0.5);
+  s.p90 = q(0.9);
+  s.p99 = q(0.99);
+  s.p999 = q(0.999);
+  s.maxInDegree = n ? deg.back() : 0;
+  s.maxOutDegree = n ? *std::max_element(x.outDeg.begin(), x.outDeg.end()) : 0;
+  for (int64_t i = 0; i < n; ++i)
+    s.isolatedNodes += x.inDeg[i] == 0 && x.outDeg[i] == 0;
+  for (int64_t i = 0; i < e; ++i)
+    s.selfLoops += g.src[i] == g.dst[i];
+  s.directed = x.rowPtr != x.colPtr || x.col != x.row;
+  gnn::GraphStats hs = gnn::computeStats(g);
+  s.graphs = hs.graphs;
+  s.largestGraph = hs.largestGraph;
+  return x;
+}
+
+void expectSameGraph(const gnn::HostGraph &host, GraphBuildOptions options = {}) {
+  StatusOr<std::unique_ptr<Graph>> built = Graph::fromHost(host, nullptr, options);
+  ASSERT_TRUE(built.ok()) << built.message();
+  const Graph &g = **built;
+  Expected x = cpuBuild(host);
+  int64_t n = host.numNodes, e = host.numEdges();
+  auto dl = [&](const void *p, int64_t count) { return *g.download(p, count); };
+  EXPECT_EQ(dl(g.csrRowPtr(), n + 1), x.rowPtr);
+  EXPECT_EQ(dl(g.csrCol(), e), x.col);
+  EXPECT_EQ(dl(g.csrEdge(), e), x.csrEdge);
+  EXPECT_EQ(dl(g.cscColPtr(), n + 1), x.colPtr);
+  EXPECT_EQ(dl(g.cscRow(), e), x.row);
+  EXPECT_EQ(dl(g.cscEdge(), e), x.cscEdge);
+  EXPECT_EQ(dl(g.cscToCsr(), e), x.cscToCsr);
+  std::vector<int32_t> in(n), out(n);
+  ASSERT_EQ(cudaMemcpy(in.data(), g.inDegree(), n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(out.data(), g.outDegree(), n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(std::vector<int64_t>(in.begin(), in.end()), x.inDeg);
+  EXPECT_EQ(std::vector<int64_t>(out.begin(), out.end()), x.outDeg);
+  const GraphStatistics &s = g.statistics();
+  EXPECT_EQ(s.nodes, x.stats.nodes);
+  EXPECT_EQ(s.edges, x.stats.edges);
+  EXPECT_EQ(s.p50, x.stats.p50);
+  EXPECT_EQ(s.p90, x.stats.p90);
+  EXPECT_EQ(s.p99, x.stats.p99);
+  EXPECT_EQ(s.p999, x.stats.p999);
+  EXPECT_EQ(s.maxInDegree, x.stats.maxInDegree);
+  EXPECT_EQ(s.maxOutDegree, x.stats.maxOutDegree);
+  EXPECT_EQ(s.isolatedNodes, x.stats.isolatedNodes);
+  EXPECT_EQ(s.selfLoops, x.stats.selfLoops);
+  EXPECT_EQ(s.directed, x.stats.directed);
+  EXPECT_EQ(s.graphs, x.stats.graphs);
+  EXPECT_EQ(s.largestGraph, x.stats.largestGraph);
+  EXPECT_EQ(g.indexBits(), options.force64 ? 64 : 32);
+}
+
+std::string datasetDir(const std::string &name) {
+  const char *env = std::getenv("GNNC_DATASETS");
+  std::string base = env ? env : std::string(GNNC_SOURCE_DIR) + "/../shared/datasets";
+  return base + "/" + name;
+}
+
+void expectSameDataset(const std::string &name) {
+  std::string dir = datasetDir(name);
+  if (!fs::exists(dir + "/meta.txt"))
+    GTEST_SKIP() << "data set not found: " << dir;
+  gnn::GraphOrError g = gnn::loadGraph(dir);
+  ASSERT_TRUE(g.ok()) << g.error;
+  expectSameGraph(g.graph);
+}
+
+TEST(GpuGraph, Cora) { REQUIRE_GPU(); expectSameDataset("cora"); }
+TEST(GpuGraph, MusaeGithub) { REQUIRE_GPU(); expectSameDataset("musae-github"); }
+TEST(GpuGraph, SocSlashdotDirected) { REQUIRE_GPU(); expectSameDataset("soc-slashdot0902"); }
+
+TEST(GpuGraph, SyntheticPowerLaw2_3M) {
+  REQUIRE_GPU();
+  expectSameGraph(gnn::generatePowerLaw(169343, 2332486, 7));
+}
+
+TEST(GpuGraph, SixtyFourBitIndices) {
+  REQUIRE_GPU();
+  expectSameGraph(gnn::generatePowerLaw(3000, 40000, 3), {true, true});
+}
+
+TEST(GpuGraph, BatchOfSmallGraphs) {
+  REQUIRE_GPU();
+  expectSameGraph(gnn::generateBatch(2000, 5, 29, 2.2, 4));
+}
+
+TEST(GpuGraph, EdgeCases) {
+  REQUIRE_GPU();
+  gnn::HostGraph g;
+  g.numNodes = 6; // self-loop, duplicates, isolated node 5, node 3 no in-edges
+  g.src = {0, 0, 1, 2, 3, 4, 1};
+  g.dst = {1, 1, 2, 2, 0, 1, 4};
+  expectSameGraph(g);
+  gnn::HostGraph empty;
+  expectSameGraph(empty);
+  gnn::HostGraph noEdges;
+  noEdges.numNodes = 4;
+  expectSameGraph(noEdges);
+  gnn::HostGraph star; // one hub of in-degree 100000
+  star.numNodes = 100001;
+  for (int i = 1; i <= 100000; ++i) {
+    star.src.push_back(i);
+    star.dst.push_back(0);
+  }
+  expectSameGraph(star);
+}
+
+TEST(GpuGraph, DeviceSideValidation) {
+  REQUIRE_GPU();
+  auto upload = [](const std::vector<int32_t> &v) {
+    DeviceBuffer b = std::move(*DeviceBuffer::allocate(v.size() * 4));
+    EXPECT_TRUE(b.upload(v.data(), v.size() * 4).ok());
+    return b;
+  };
+  DeviceBuffer src = upload({0, 1, 2, 9}), dst = upload({1, 2, 0, 1});
+  StatusOr<std::unique_ptr<Graph>> g =
+      Graph::build(src.data(), dst.data(), 4, 4, IndexType::Int32);
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.message().find("edge_index[:, 3] = (9, 1) has a node id outside [0, 4)"),
+            std::string::npos)
+      << g.message();
+  DeviceBuffer negative = upload({0, -1, 2, 3});
+  g = Graph::build(negative.data(), dst.data(), 4, 4, IndexType::Int32);
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.message().find("edge_index[:, 1] = (-1, 2)"), std::string::npos);
+
+  DeviceBuffer s2 = upload({0, 1, 2, 3}), d2 = upload({1, 0, 3, 2});
+  std::vector<int64_t> unsorted = {0, 1, 0, 1}, crossing = {0, 0, 0, 1};
+  DeviceBuffer b1 = std::move(*DeviceBuffer::allocate(32));
+  ASSERT_TRUE(b1.upload(unsorted.data(), 32).ok());
+  g = Graph::build(s2.data(), d2.data(), 4, 4, IndexType::Int32, b1.as<int64_t>());
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.message().find("batch must be nonnegative and sorted, but batch[2] = 0 follows 1"),
+            std::string::npos)
+      << g.message();
+  ASSERT_TRUE(b1.upload(crossing.data(), 32).ok());
+  g = Graph::build(s2.data(), d2.data(), 4, 4, IndexType::Int32, b1.as<int64_t>());
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.message().find("edge 2 joins nodes of two different graphs"),
+            std::string::npos)
+      << g.message();
+}
+
+TEST(GpuGraph, DegreeBuckets) {
+  REQUIRE_GPU();
+  gnn::HostGraph host = gnn::generatePowerLaw(20000, 300000, 5);
+  StatusOr<std::unique_ptr<Graph>> g = Graph::fromHost(host);
+  ASSERT_TRUE(g.ok()) << g.message();
+  StatusOr<DegreeBuckets> b = (*g)->buckets(0.9);
+  ASSERT_TRUE(b.ok()) << b.message();
+  Expected x = cpuBuild(host);
+  EXPECT_EQ(b->threshold, x.stats.p90);
+  std::vector<int64_t> heavy, light;
+  for (int64_t i = 0; i < host.numNodes; ++i)
+    (x.inDeg[i] > b->threshold ? heavy : light).push_back(i);
+  EXPECT_EQ(b->numHeavy, static_cast<int64_t>(heavy.size()));
+  EXPECT_EQ(b->numLight, static_cast<int64_t>(light.size()));
+  EXPECT_EQ(*(*g)->download(b->heavyRows.data(), b->numHeavy), heavy);
+  EXPECT_EQ(*(*g)->download(b->lightRows.data(), b->numLight), light);
+  EXPECT_FALSE((*g)->buckets(1.5).ok());
+}
+
+/// The hand-written Program: y = (D^-1 (W_e A) x) w with cuSPARSE SpMM (edge
+/// weights), an NVRTC kernel scaling rows by 1/(1 + in-degree), and a cuBLAS
+/// GEMM.
+TEST(GpuProgram, SpmmElementwiseGemm) {
+  REQUIRE_GPU();
+  const int F = 32, O = 16;
+  Program p;
+  p.name = "handwritten";
+  p.kernels = {"scale_rows"};
+  p.source = R"cuda(
+#include "gnn_device.cuh"
+extern "C" __global__ void scale_rows(float *h, const int *in_degree, long long n, int f) {
+  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n * f)
+    h[i] *= 1.0f / (1.0f + in_degree[i / f]);
+}
+)cuda";
+  auto f = [](const char *t) { return *Formula::parse(t); };
+  p.buffers = {{"x", BufferRole::Input, DType::F32, f("nodes * 32")},
+               {"ew", BufferRole::Input, DType::F32, f("edges")},
+               {"w", BufferRole::Input, DType::F32, f("32 * 16")},
+               {"h", BufferRole::Temp, DType::F32, f("nodes * 32")},
+               {"y", BufferRole::Output, DType::F32, f("nodes * 16")}};
+  p.steps.push_back(SpmmStep{"x", "h", "ew", f("32"), 1.0f, 0.0f});
+  LaunchStep l;
+  l.kernel = "scale_rows";
+  l.grid[0] = f("ceil_div(nodes * 32, 256)");
+  l.grid[1] = f("1");
+  l.grid[2] = f("1");
+  l.block[0] = 256;
+  l.sharedBytes = f("0");
+  KernelArg a;
+  a.kind = KernelArg::Kind::Buffer, a.name = "h", l.args.push_back(a);
+  a.kind = KernelArg::Kind::Graph, a.name = "in_degree", l.args.push_back(a);
+  a.kind = KernelArg::Kind::I64, a.integer = f("nodes"), l.args.push_back(a);
+  a.kind = KernelArg::Kind::I32, a.integer = f("32"), l.args.push_back(a);
+  p.steps.push_back(l);
+  p.steps.push_back(GemmStep{"h", "w", "y", f("nodes"), f("16"), f("32"), false,
+                             false, 1.0f, 0.0f});
+  // Through the text form, as a compiler would hand it over.
+  StatusOr<Program> parsed = Program::parse(p.toJson());
+  ASSERT_TRUE(parsed.ok()) << parsed.message();
+  Compiler compiler("");
+  StatusOr<std::unique_ptr<Executable>> ex = Executable::create(*parsed, compiler);
+  ASSERT_TRUE(ex.ok()) << ex.message();
+  EXPECT_GT((*ex)->kernelInfo()["scale_rows"].registers, 0);
+
+  gnn::HostGraph host = gnn::generatePowerLaw(5000, 60000, 9);
+  StatusOr<std::unique_ptr<Graph>> g = Graph::fromHost(host);
+  ASSERT_TRUE(g.ok()) << g.message();
+  int64_t n = host.numNodes, e = host.numEdges();
+  std::vector<float> x(n * F), ew(e), w(F * O), y(n * O);
+  gnn::SplitMix64 rng(1);
+  for (float &v : x) v = static_cast<float>(rng.uniform() * 2 - 1);
+  for (float &v : ew) v = static_cast<float>(rng.uniform());
+  for (float &v : w) v = static_cast<float>(rng.uniform() - 0.5);
+  DeviceBuffer dx = std::move(*DeviceBuffer::allocate(x.size() * 4));
+  DeviceBuffer dew = std::move(*DeviceBuffer::allocate(ew.size() * 4));
+  DeviceBuffer dw = std::move(*DeviceBuffer::allocate(w.size() * 4));
+  DeviceBuffer dy = std::move(*DeviceBuffer::allocate(y.size() * 4));
+  ASSERT_TRUE(dx.upload(x.data(), x.size() * 4).ok());
+  ASSERT_TRUE(dew.upload(ew.data(), ew.size() * 4).ok());
+  ASSERT_TRUE(dw.upload(w.data(), w.size() * 4).ok());
+  for (int rep = 0; rep < 2; ++rep) { // the second run reuses the cached plan
+    Status s = (*ex)->run(**g, {{"x", dx.data()}, {"ew", dew.data()},
+                                {"w", dw.data()}, {"y", dy.data()}});
+    ASSERT_TRUE(s.ok()) << s.message();
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    ASSERT_TRUE(dy.download(y.data(), y.size() * 4).ok());
+    std::vector<double> h(n * F, 0.0);
+    std::vector<int64_t> deg(n, 0);
+    for (int64_t i = 0; i < e; ++i) {
+      ++deg[host.dst[i]];
+      for (int c = 0; c < F; ++c)
+        h[host.dst[i] * F + c] += double(ew[i]) * x[host.src[i] * F + c];
+    }
+    double worst = 0;
+    for (int64_t r = 0; r < n; ++r)
+      for (int o = 0; o < O; ++o) {
+        double want = 0;
+        for (int c = 0; c < F; ++c)
+          want += h[r * F + c] / (1.0 + deg[r]) * w[c * O + o];
+        worst = std::max(worst, std::fabs(y[r * O + o] - want) / (1 + std::fabs(want)));
+      }
+    EXPECT_LT(worst, 1e-4);
+  }
+  // Bindings are checked.
+  Status missing = (*ex)->run(**g, {{"x", dx.data()}});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.message().find("input buffer 'ew' of program 'handwritten' is not bound"),
+            std::string::npos)
+      << missing.message();
+  Status extra = (*ex)->run(**g, {{"h", dx.data()}});
+  ASSERT_FALSE(extra.ok());
+  EXPECT_NE(extra.message().find("binding 'h' is not an input or output"),
+            std::string::npos);
+}
+
+TEST(GpuModule, LargeDynamicSharedMemoryAndKernelInfo) {
+  REQUIRE_GPU();
+  Compiler compiler("");
+  CompileRequest r;
+  r.name = "bigshared";
+  r.source = R"cuda(
+extern "C" __global__ void fill(float *out, int n) {
+  extern __shared__ float buf[];
+  for (int i = threadIdx.x; i < n; i += blockDim.x) buf[i] = i;
+  __syncthreads();
+  for (int i = threadIdx.x; i < n; i += blockDim.x) out[i] = buf[n - 1 - i];
+}
+)cuda";
+  StatusOr<CompileResult> c = compiler.compile(r);
+  ASSERT_TRUE(c.ok()) << c.message();
+  EXPECT_EQ(c->cubin->arch, "sm_" + std::to_string((*CudaDriver::get())->computeCapability()));
+  StatusOr<std::unique_ptr<Module>> m = Module::load(*c->cubin);
+  ASSERT_TRUE(m.ok()) << m.message();
+  StatusOr<Kernel> k = (*m)->kernel("fill");
+  ASSERT_TRUE(k.ok()) << k.message();
+  EXPECT_GT(k->info().registers, 0);
+  EXPECT_EQ(k->info().localBytes, 0) << "no spills";
+  int n = 100 * 1024 / 4;
+  DeviceBuffer out = std::move(*DeviceBuffer::allocate(n * 4));
+  void *ptr = out.data();
+  void *args[] = {&ptr, &n};
+  // Without the opt-in, 100 KB of dynamic shared memory is refused.
+  Status refused = k->launch(1, 1, 1, 256, 1, 1, n * 4, nullptr, args);
+  EXPECT_FALSE(refused.ok());
+  ASSERT_TRUE(k->allowDynamicShared(n * 4).ok());
+  Status s = k->launch(1, 1, 1, 256, 1, 1, n * 4, nullptr, args);
+  ASSERT_TRUE(s.ok()) << s.message();
+  std::vector<float> host(n);
+  ASSERT_TRUE(out.download(host.data(), n * 4).ok());
+  EXPECT_EQ(host[0], n - 1);
+  EXPECT_EQ(host[n - 1], 0);
+  EXPECT_FALSE((*m)->kernel("nope").ok());
+}
+
+TEST(GpuLibrary, SpmmMatchesCpuForUnweightedAndWeighted) {
+  REQUIRE_GPU();
+  gnn::HostGraph host = gnn::generatePowerLaw(3000, 50000, 2);
+  StatusOr<std::unique_ptr<Graph>> g = Graph::fromHost(host);
+  ASSERT_TRUE(g.ok()) << g.message();
+  const int F = 64;
+  int64_t n = host.numNodes, e = host.numEdges();
+  std::vector<float> x(n * F), w(e), y(n * F);
+  gnn::SplitMix64 rng(3);
+  for (float &v : x) v = static_cast<float>(rng.uniform() - 0.5);
+  for (float &v : w) v = static_cast<float>(rng.uniform());
+  DeviceBuffer dx = std::move(*DeviceBuffer::allocate(x.size() * 4));
+  DeviceBuffer dw = std::move(*DeviceBuffer::allocate(w.size() * 4));
+  DeviceBuffer dy = std::move(*DeviceBuffer::allocate(y.size() * 4));
+  ASSERT_TRUE(dx.upload(x.data(), x.size() * 4).ok());
+  ASSERT_TRUE(dw.upload(w.data(), w.size() * 4).ok());
+  for (bool weighted : {false, true, false}) {
+    Status s = spmmCsr(**g, weighted ? dw.as<float>() : nullptr, dx.as<float>(),
+                       dy.as<float>(), F, 1.0f, 0.0f, nullptr);
+    ASSERT_TRUE(s.ok()) << s.message();
+    ASSERT_TRUE(dy.download(y.data(), y.size() * 4).ok());
+    std::vector<double> want(n * F, 0.0);
+    for (int64_t i = 0; i < e; ++i)
+      for (int c = 0; c < F; ++c)
+        want[host.dst[i] * F + c] += (weighted ? w[i] : 1.0) * x[host.src[i] * F + c];
+    double worst = 0;
+    for (int64_t i = 0; i < n * F; ++i)
+      worst = std::max(worst, std::fabs(y[i] - want[i]) / (1 + std::fabs(want[i])));
+    EXPECT_LT(worst, 1e-4) << (weighted ? "weighted" : "unweighted");
+  }
+}
+
+} // namespace

@@ -1,0 +1,149 @@
+//===- ProgramTest.cpp - Program text form and formulas -------------------===//
+//
+// Part of gnnc.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Runtime/Program.h"
+
+#include <gtest/gtest.h>
+
+using namespace gnn::runtime;
+
+namespace {
+
+/// A Program with every step and argument kind.
+Program sample() {
+  Program p;
+  p.name = "sample";
+  p.source = "extern \"C\" __global__ void k(float *y, int n) {}\n";
+  p.kernels = {"k"};
+  p.options = {"-DX=1"};
+  auto f = [](const char *t) { return *Formula::parse(t); };
+  p.buffers = {{"x", BufferRole::Input, DType::F32, f("nodes * 64")},
+               {"w", BufferRole::Input, DType::F32, f("64 * 16")},
+               {"e", BufferRole::Input, DType::F32, f("edges")},
+               {"h", BufferRole::Temp, DType::F32, f("nodes*64")},
+               {"idx", BufferRole::Temp, DType::I64, f("edges + 1")},
+               {"y", BufferRole::Output, DType::F32, f("nodes*16")}};
+  LaunchStep l;
+  l.kernel = "k";
+  l.grid[0] = f("ceil_div(nodes * 64, 256)");
+  l.grid[1] = f("1");
+  l.grid[2] = f("1");
+  l.block[0] = 256;
+  l.sharedBytes = f("0");
+  KernelArg a;
+  a.kind = KernelArg::Kind::Buffer;
+  a.name = "h";
+  l.args.push_back(a);
+  a.kind = KernelArg::Kind::Graph;
+  a.name = "csr_row_ptr";
+  l.args.push_back(a);
+  a.kind = KernelArg::Kind::I32;
+  a.integer = f("nodes*64");
+  l.args.push_back(a);
+  a.kind = KernelArg::Kind::I64;
+  a.integer = f("max(edges, 1)");
+  l.args.push_back(a);
+  a.kind = KernelArg::Kind::F32;
+  a.real = 0.125f;
+  l.args.push_back(a);
+  p.steps.push_back(FillStep{"idx", 0});
+  p.steps.push_back(SpmmStep{"x", "h", "e", f("64"), 1.0f, 0.0f});
+  p.steps.push_back(l);
+  p.steps.push_back(GemmStep{"h", "w", "y", f("nodes"), f("16"), f("64"), false,
+                             true, 1.0f, 0.5f});
+  p.steps.push_back(CopyStep{"x", "h", f("nodes*64")});
+  return p;
+}
+
+TEST(Program, TextRoundTrips) {
+  std::string text = sample().toJson();
+  StatusOr<Program> parsed = Program::parse(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.message();
+  EXPECT_EQ(parsed->toJson(), text);
+  EXPECT_EQ(parsed->steps.size(), 5u);
+  auto *l = std::get_if<LaunchStep>(&parsed->steps[2]);
+  ASSERT_NE(l, nullptr);
+  EXPECT_EQ(l->args[4].real, 0.125f);
+  EXPECT_EQ(l->grid[0].text(), "ceil_div(nodes * 64, 256)");
+  auto *g = std::get_if<GemmStep>(&parsed->steps[3]);
+  ASSERT_NE(g, nullptr);
+  EXPECT_TRUE(g->transB);
+  EXPECT_EQ(g->beta, 0.5f);
+}
+
+/// Parses `text` (a sample with one replacement) and expects an error
+/// containing `needle`.
+void expectError(const std::string &from, const std::string &to,
+                 const std::string &needle) {
+  std::string text = sample().toJson();
+  size_t at = text.find(from);
+  ASSERT_NE(at, std::string::npos) << from;
+  text.replace(at, from.size(), to);
+  StatusOr<Program> p = Program::parse(text);
+  ASSERT_FALSE(p.ok()) << "accepted: " << to;
+  EXPECT_NE(p.message().find(needle), std::string::npos) << p.message();
+}
+
+TEST(Program, ParseErrorsNameThePlace) {
+  expectError("\"format\": \"gnnc-program\"", "\"format\": \"other\"",
+              "program.format: expected 'gnnc-program'");
+  expectError("\"version\": 1", "\"version\": 2", "program.version: expected 1");
+  expectError("\"size\": \"nodes * 64\"", "\"size\": \"nodes ** 64\"",
+              "program.buffers[0].size: in formula 'nodes ** 64' at offset 7");
+  expectError("\"size\": \"64 * 16\"", "\"size\": \"64 * rows\"",
+              "unknown name 'rows'");
+  expectError("\"role\": \"temp\"", "\"role\": \"scratch\"",
+              "program.buffers[3].role: expected input, output or temp");
+  expectError("\"op\": \"fill\"", "\"op\": \"zero\"", "unknown step 'zero'");
+  expectError("\"kernel\": \"k\"", "\"kernel\": \"missing\"",
+              "step 2: kernel 'missing' is not in the program's kernel list");
+  expectError("\"input\": \"x\"", "\"input\": \"nothing\"",
+              "step 1: unknown spmm input buffer 'nothing'");
+  expectError("\"graph\": \"csr_row_ptr\"", "\"graph\": \"csr_rows\"",
+              "unknown graph array 'csr_rows'");
+  expectError("\"block\": [\n        256,", "\"block\": [\n        2048,",
+              "program.steps[2].block[0]: expected an integer in [1, 1024]");
+  expectError("\"trans_b\": true", "\"trans_b\": \"yes\"",
+              "program.steps[3].trans_b: expected true or false");
+  expectError("\"op\": \"copy\",", "\"op\": \"copy\", \"bytes\": 4,",
+              "program.steps[4]: unknown key 'bytes'");
+  StatusOr<Program> p = Program::parse("[1, 2]");
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.message().find("program: expected an object"), std::string::npos);
+  p = Program::parse("{ not json");
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.message().find("program is not valid JSON"), std::string::npos);
+}
+
+TEST(Program, DuplicateBuffersAreRejected) {
+  Program p = sample();
+  p.buffers.push_back(p.buffers[0]);
+  Status s = p.verify();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("buffer 'x' is declared twice"), std::string::npos);
+}
+
+TEST(Formula, Evaluates) {
+  FormulaScope scope{100, 2500, 3, 40, 7, 50};
+  auto eval = [&](const char *t) { return *Formula::parse(t)->evaluate(scope); };
+  EXPECT_EQ(eval("nodes * 64 + 1"), 6401);
+  EXPECT_EQ(eval("ceil_div(edges, 256)"), 10);
+  EXPECT_EQ(eval("(nodes + 1) * (2 - 1)"), 101);
+  EXPECT_EQ(eval("min(max_in_degree, max_out_degree) % 4"), 3);
+  EXPECT_EQ(eval("max(graphs, largest_graph) / 7"), 7);
+  EXPECT_EQ(eval(" 42 "), 42);
+  StatusOr<int64_t> div0 = Formula::parse("nodes / (edges - 2500)")->evaluate(scope);
+  ASSERT_FALSE(div0.ok());
+  EXPECT_NE(div0.message().find("division by zero"), std::string::npos);
+  EXPECT_FALSE(Formula::parse("").ok());
+  EXPECT_FALSE(Formula::parse("nodes nodes").ok());
+  EXPECT_FALSE(Formula::parse("ceil_div(1)").ok());
+  EXPECT_FALSE(Formula::parse("99999999999999999999").ok());
+  EXPECT_TRUE(Formula::parse("64")->isConstant());
+  EXPECT_FALSE(Formula::parse("nodes")->isConstant());
+}
+
+} // namespace
