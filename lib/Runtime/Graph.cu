@@ -150,96 +150,156 @@ unsigned blocksFor(int64_t n) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < (n);    \
        i += int64_t(gridDim.x) * blockDim.x)
 
-template <typename T>
-__global__ void validateEdges(const T *src, const T *dst, int64_t e, int64_t n,
-                              unsigned long long *firstBad) {
-  GRID_STRIDE(i, e) {
-    T s = src[i], d = dst[i];
-    if (s < 0 || s >= n || d < 0 || d >= n)
-      atomicMin(firstBad, static_cast<unsigned long long>(i));
+/// Per-build results read back with one copy at the end.
+struct BuildResults {
+  unsigned long long badEdge, unsortedBatch, crossingEdge;
+  unsigned long long isolated, selfLoops, asymmetric;
+  long long quantiles[5]; ///< p50, p90, p99, p99.9, max of in-degrees
+  int maxOutDegree, largestGraph;
+};
+
+/// Counts per block, then one atomic per block: counters of power-law graphs
+/// must not serialise on one address.
+__device__ __forceinline__ void blockCount(bool flag, unsigned long long *counter) {
+  int c = __syncthreads_count(flag);
+  if (threadIdx.x == 0 && c)
+    atomicAdd(counter, static_cast<unsigned long long>(c));
+}
+
+/// Validates ids and packs key = dst << bits | src, value = edge id. Invalid
+/// ids are recorded and clamped so that later kernels stay in bounds; the
+/// build is discarded at the end.
+template <typename T, typename I>
+__global__ void validateAndPack(const T *src, const T *dst, int64_t e, int64_t n,
+                                int bits, unsigned long long *keys, I *values,
+                                BuildResults *res) {
+  for (int64_t base = blockIdx.x * int64_t(blockDim.x); base < e;
+       base += int64_t(gridDim.x) * blockDim.x) {
+    int64_t i = base + threadIdx.x;
+    if (i < e) {
+      T s = src[i], d = dst[i];
+      bool bad = s < 0 || s >= n || d < 0 || d >= n;
+      if (bad) {
+        atomicMin(&res->badEdge, static_cast<unsigned long long>(i));
+        s = 0;
+        d = 0;
+      }
+      keys[i] = (static_cast<unsigned long long>(d) << bits) |
+                static_cast<unsigned long long>(s);
+      values[i] = static_cast<I>(i);
+    }
   }
 }
 
 template <typename T>
 __global__ void validateBatch(const int64_t *batch, const T *src, const T *dst,
-                              int64_t n, int64_t e,
-                              unsigned long long *firstUnsorted,
-                              unsigned long long *firstCrossing) {
+                              int64_t n, int64_t e, BuildResults *res) {
   GRID_STRIDE(i, n) {
     if (batch[i] < 0 || (i > 0 && batch[i] < batch[i - 1]))
-      atomicMin(firstUnsorted, static_cast<unsigned long long>(i));
+      atomicMin(&res->unsortedBatch, static_cast<unsigned long long>(i));
   }
   GRID_STRIDE(i, e) {
-    if (batch[src[i]] != batch[dst[i]])
-      atomicMin(firstCrossing, static_cast<unsigned long long>(i));
+    T s = src[i], d = dst[i];
+    if (s >= 0 && s < n && d >= 0 && d < n && batch[s] != batch[d])
+      atomicMin(&res->crossingEdge, static_cast<unsigned long long>(i));
   }
 }
 
-/// key = major << bits | minor, value = edge id; counts major degrees.
-template <typename T, typename I>
-__global__ void packKeys(const T *major, const T *minor, int64_t e, int bits,
-                         unsigned long long *keys, I *values, int *degree) {
-  GRID_STRIDE(i, e) {
-    unsigned long long ma = static_cast<unsigned long long>(major[i]);
-    keys[i] = (ma << bits) | static_cast<unsigned long long>(minor[i]);
-    values[i] = static_cast<I>(i);
-    atomicAdd(degree + ma, 1);
+/// From keys sorted by (major, minor): the minor ids, the major ids, and the
+/// row pointer, filled at row boundaries (no atomics, no scan).
+template <typename I>
+__global__ void rowsFromSorted(const unsigned long long *keys, int64_t e,
+                               int64_t n, int bits, I *minor, I *major,
+                               I *rowPtr) {
+  unsigned long long mask = (1ull << bits) - 1;
+  GRID_STRIDE(i, e + 1) {
+    int64_t prev = i > 0 ? static_cast<int64_t>(keys[i - 1] >> bits) : -1;
+    int64_t cur = i < e ? static_cast<int64_t>(keys[i] >> bits) : n;
+    if (i < e) {
+      minor[i] = static_cast<I>(keys[i] & mask);
+      major[i] = static_cast<I>(cur);
+    }
+    for (int64_t r = prev + 1; r <= cur && r <= n; ++r)
+      rowPtr[r] = static_cast<I>(i);
+  }
+}
+
+/// The same for a plain sorted id array (the CSC's sources).
+template <typename I>
+__global__ void ptrFromSortedIds(const I *ids, int64_t e, int64_t n, I *ptr) {
+  GRID_STRIDE(i, e + 1) {
+    int64_t prev = i > 0 ? static_cast<int64_t>(ids[i - 1]) : -1;
+    int64_t cur = i < e ? static_cast<int64_t>(ids[i]) : n;
+    for (int64_t r = prev + 1; r <= cur && r <= n; ++r)
+      ptr[r] = static_cast<I>(i);
+  }
+}
+
+template <typename I> __global__ void iota(I *out, int64_t e) {
+  GRID_STRIDE(i, e) { out[i] = static_cast<I>(i); }
+}
+
+/// CSC slot j holds CSR slot p = cscToCsr[j]: its edge and destination.
+template <typename I>
+__global__ void gatherCsc(const I *cscToCsr, const I *csrEdge, const I *csrDst,
+                          int64_t e, I *cscEdge, I *cscRow) {
+  GRID_STRIDE(j, e) {
+    I p = cscToCsr[j];
+    cscEdge[j] = csrEdge[p];
+    cscRow[j] = csrDst[p];
   }
 }
 
 template <typename I>
-__global__ void unpackMinor(const unsigned long long *keys, int64_t e,
-                            unsigned long long mask, I *minor) {
-  GRID_STRIDE(i, e) { minor[i] = static_cast<I>(keys[i] & mask); }
-}
-
-template <typename I>
-__global__ void widenDegrees(const int *degree, int64_t n, I *out) {
-  GRID_STRIDE(i, n + 1) { out[i] = i < n ? static_cast<I>(degree[i]) : I(0); }
-}
-
-template <typename I>
-__global__ void invert(const I *perm, int64_t e, I *inverse) {
-  GRID_STRIDE(i, e) { inverse[perm[i]] = static_cast<I>(i); }
-}
-
-template <typename I>
-__global__ void compose(const I *cscEdge, const I *inverseCsr, int64_t e,
-                        I *cscToCsr) {
-  GRID_STRIDE(i, e) { cscToCsr[i] = inverseCsr[cscEdge[i]]; }
-}
-
-/// Counters: [0] isolated nodes, [1] self-loops, [2] asymmetry (0 = none).
-template <typename T, typename I>
-__global__ void countStats(const int *inDeg, const int *outDeg, int64_t n,
-                           const T *src, const T *dst, int64_t e,
-                           const I *rowPtr, const I *colPtr, const I *csrCol,
-                           const I *cscRow, unsigned long long *counters) {
+__global__ void degreesFromPtr(const I *rowPtr, const I *colPtr, int64_t n,
+                               int *inDeg, int *outDeg) {
   GRID_STRIDE(i, n) {
-    if (inDeg[i] == 0 && outDeg[i] == 0)
-      atomicAdd(counters + 0, 1ull);
-  }
-  GRID_STRIDE(i, e) {
-    if (src[i] == dst[i])
-      atomicAdd(counters + 1, 1ull);
-    if (csrCol[i] != cscRow[i])
-      counters[2] = 1;
-  }
-  GRID_STRIDE(i, n + 1) {
-    if (rowPtr[i] != colPtr[i])
-      counters[2] = 1;
+    inDeg[i] = static_cast<int>(rowPtr[i + 1] - rowPtr[i]);
+    outDeg[i] = static_cast<int>(colPtr[i + 1] - colPtr[i]);
   }
 }
 
-__global__ void pickRanks(const int *sorted, int64_t n, const int64_t *ranks,
-                          int count, long long *out) {
-  int i = threadIdx.x;
-  if (i < count)
-    out[i] = n ? sorted[ranks[i]] : 0;
+/// Isolated nodes, self-loops and asymmetry (CSR == CSC as sorted lists),
+/// counted per block.
+template <typename I>
+__global__ void countStats(const int *inDeg, const int *outDeg, int64_t n,
+                           const I *csrCol, const I *csrDst, const I *cscRow,
+                           int64_t e, const I *rowPtr, const I *colPtr,
+                           BuildResults *res) {
+  int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  int64_t limit = n + 1 > e ? n + 1 : e;
+  for (int64_t base = blockIdx.x * int64_t(blockDim.x); base < limit;
+       base += stride) {
+    int64_t i = base + threadIdx.x;
+    bool isolated = i < n && inDeg[i] == 0 && outDeg[i] == 0;
+    bool loop = i < e && csrCol[i] == csrDst[i];
+    bool asym = (i < e && csrCol[i] != cscRow[i]) ||
+                (i <= n && rowPtr[i] != colPtr[i]);
+    blockCount(isolated, &res->isolated);
+    blockCount(loop, &res->selfLoops);
+    if (__syncthreads_or(asym) && threadIdx.x == 0)
+      res->asymmetric = 1;
+  }
 }
 
-__global__ void countPerGraph(const int64_t *batch, int64_t n, int *counts) {
-  GRID_STRIDE(i, n) { atomicAdd(counts + batch[i], 1); }
+__global__ void pickRanks(const int *sorted, int64_t n, int64_t r0, int64_t r1,
+                          int64_t r2, int64_t r3, BuildResults *res) {
+  if (threadIdx.x == 0 && n > 0) {
+    res->quantiles[0] = sorted[r0];
+    res->quantiles[1] = sorted[r1];
+    res->quantiles[2] = sorted[r2];
+    res->quantiles[3] = sorted[r3];
+    res->quantiles[4] = sorted[n - 1];
+  }
+}
+
+__global__ void countPerGraph(const int64_t *batch, int64_t n, int *counts,
+                              int64_t graphs) {
+  GRID_STRIDE(i, n) {
+    int64_t g = batch[i];
+    if (g >= 0 && g < graphs)
+      atomicAdd(counts + g, 1);
+  }
 }
 
 template <typename I>
@@ -274,11 +334,6 @@ static int64_t rankOf(double q, int64_t n) {
 namespace gnn {
 namespace runtime {
 
-/// The in-degrees sorted, kept for bucket thresholds.
-struct SortedDegrees {
-  DeviceBuffer values;
-};
-
 template <typename I> struct GraphBuilder {
   template <typename T>
   static Status run(Graph &g, const T *src, const T *dst, int64_t e, int64_t n,
@@ -304,57 +359,27 @@ struct Arena {
     return std::move(*b);
   }
 };
+
+/// Unsigned view of an index type, for radix sorting nonnegative ids.
+template <typename I> struct UnsignedOf;
+template <> struct UnsignedOf<int32_t> { using type = uint32_t; };
+template <> struct UnsignedOf<int64_t> { using type = unsigned long long; };
 } // namespace
 
-/// Sorted keys of (major, minor) with the edge ids as values, the minor ids
-/// unpacked, and the row pointer of `major`.
-template <typename T, typename I>
-static Status sortBy(const T *major, const T *minor, int64_t e, int64_t n,
-                     int bits, cudaStream_t stream, Arena &arena,
-                     DeviceBuffer &ptr, DeviceBuffer &minorOut,
-                     DeviceBuffer &edgeOut, DeviceBuffer &degree) {
-  DeviceBuffer keysIn = arena.take(e * 8), keysOut = arena.take(e * 8);
-  DeviceBuffer valsIn = arena.take(e * sizeof(I));
-  edgeOut = arena.take(e * sizeof(I));
-  minorOut = arena.take(e * sizeof(I));
-  ptr = arena.take((n + 1) * sizeof(I));
-  degree = arena.take(n * sizeof(int));
-  DeviceBuffer wide = arena.take((n + 1) * sizeof(I));
+/// One CUB radix sort of pairs, with its temporary storage.
+template <typename K, typename V>
+static Status radixSortPairs(Arena &arena, const K *keysIn, K *keysOut,
+                             const V *valsIn, V *valsOut, int64_t count,
+                             int endBit, cudaStream_t stream) {
+  size_t bytes = 0;
+  GNN_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keysIn, keysOut,
+                                           valsIn, valsOut, count, 0, endBit,
+                                           stream));
+  DeviceBuffer temp = arena.take(std::max<size_t>(bytes, 1));
   GNN_RETURN_IF_ERROR(arena.status);
-  if (n)
-    GNN_CUDA(cudaMemsetAsync(degree.data(), 0, n * sizeof(int), stream));
-  if (e)
-    packKeys<T, I><<<blocksFor(e), kThreads, 0, stream>>>(
-        major, minor, e, bits, keysIn.as<unsigned long long>(), valsIn.as<I>(),
-        degree.as<int>());
-  GNN_CUDA(cudaGetLastError());
-  size_t tempBytes = 0;
-  int endBit = std::min(64, 2 * bits);
-  GNN_CUDA(cub::DeviceRadixSort::SortPairs(
-      nullptr, tempBytes, keysIn.as<unsigned long long>(),
-      keysOut.as<unsigned long long>(), valsIn.as<I>(), edgeOut.as<I>(), e, 0,
-      endBit, stream));
-  DeviceBuffer temp = arena.take(std::max<size_t>(tempBytes, 1));
-  GNN_RETURN_IF_ERROR(arena.status);
-  GNN_CUDA(cub::DeviceRadixSort::SortPairs(
-      temp.data(), tempBytes, keysIn.as<unsigned long long>(),
-      keysOut.as<unsigned long long>(), valsIn.as<I>(), edgeOut.as<I>(), e, 0,
-      endBit, stream));
-  if (e)
-    unpackMinor<I><<<blocksFor(e), kThreads, 0, stream>>>(
-        keysOut.as<unsigned long long>(), e, (1ull << bits) - 1,
-        minorOut.as<I>());
-  widenDegrees<I><<<blocksFor(n + 1), kThreads, 0, stream>>>(degree.as<int>(),
-                                                             n, wide.as<I>());
-  GNN_CUDA(cudaGetLastError());
-  size_t scanBytes = 0;
-  GNN_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, scanBytes, wide.as<I>(),
-                                         ptr.as<I>(), n + 1, stream));
-  DeviceBuffer scanTemp = arena.take(std::max<size_t>(scanBytes, 1));
-  GNN_RETURN_IF_ERROR(arena.status);
-  GNN_CUDA(cub::DeviceScan::ExclusiveSum(scanTemp.data(), scanBytes,
-                                         wide.as<I>(), ptr.as<I>(), n + 1,
-                                         stream));
+  GNN_CUDA(cub::DeviceRadixSort::SortPairs(temp.data(), bytes, keysIn, keysOut,
+                                           valsIn, valsOut, count, 0, endBit,
+                                           stream));
   return Status();
 }
 
@@ -364,76 +389,69 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
                             int64_t n, const int64_t *batch,
                             cudaStream_t stream,
                             const GraphBuildOptions &options) {
+  using U = typename UnsignedOf<I>::type;
   Arena arena;
-  // Validation: ids in range.
-  DeviceBuffer flags = arena.take(3 * sizeof(unsigned long long));
-  GNN_RETURN_IF_ERROR(arena.status);
-  unsigned long long none[3] = {~0ull, ~0ull, ~0ull};
-  GNN_CUDA(cudaMemcpyAsync(flags.data(), none, sizeof(none),
-                           cudaMemcpyHostToDevice, stream));
-  auto *bad = flags.as<unsigned long long>();
-  if (e)
-    validateEdges<T><<<blocksFor(e), kThreads, 0, stream>>>(src, dst, e, n, bad);
-  GNN_CUDA(cudaGetLastError());
-  unsigned long long found[3];
-  GNN_CUDA(cudaMemcpyAsync(found, bad, sizeof(found), cudaMemcpyDeviceToHost,
-                           stream));
-  GNN_CUDA(cudaStreamSynchronize(stream));
-  // The batch check reads batch[src[i]]: only once the ids are known valid.
-  if (found[0] == ~0ull && batch && n) {
-    validateBatch<T><<<blocksFor(std::max(n, e)), kThreads, 0, stream>>>(
-        batch, src, dst, n, e, bad + 1, bad + 2);
-    GNN_CUDA(cudaGetLastError());
-    GNN_CUDA(cudaMemcpyAsync(found, bad, sizeof(found), cudaMemcpyDeviceToHost,
-                             stream));
-    GNN_CUDA(cudaStreamSynchronize(stream));
-  }
-  if (found[0] != ~0ull) {
-    T s = 0, d = 0;
-    GNN_CUDA(cudaMemcpy(&s, src + found[0], sizeof(T), cudaMemcpyDeviceToHost));
-    GNN_CUDA(cudaMemcpy(&d, dst + found[0], sizeof(T), cudaMemcpyDeviceToHost));
-    return Status::error("edge_index[:, " + std::to_string(found[0]) + "] = (" +
-                         std::to_string(s) + ", " + std::to_string(d) +
-                         ") has a node id outside [0, " + std::to_string(n) +
-                         ")");
-  }
-  if (batch && found[1] != ~0ull) {
-    int64_t here = 0, before = 0;
-    GNN_CUDA(cudaMemcpy(&here, batch + found[1], 8, cudaMemcpyDeviceToHost));
-    if (found[1] > 0)
-      GNN_CUDA(cudaMemcpy(&before, batch + found[1] - 1, 8,
-                          cudaMemcpyDeviceToHost));
-    return Status::error("batch must be nonnegative and sorted, but batch[" +
-                         std::to_string(found[1]) + "] = " +
-                         std::to_string(here) +
-                         (found[1] > 0 ? " follows " + std::to_string(before)
-                                       : std::string()));
-  }
-  if (batch && found[2] != ~0ull)
-    return Status::error("edge " + std::to_string(found[2]) +
-                         " joins nodes of two different graphs of the batch");
-
   int bits = 1;
   while ((int64_t(1) << bits) < n)
     ++bits;
-  DeviceBuffer csrDegree, cscDegree;
-  GNN_RETURN_IF_ERROR(sortBy<T, I>(dst, src, e, n, bits, stream, arena,
-                                   g.rowPtr, g.col, g.csrEdges, csrDegree));
-  GNN_RETURN_IF_ERROR(sortBy<T, I>(src, dst, e, n, bits, stream, arena,
-                                   g.colPtr, g.row, g.cscEdges, cscDegree));
-  g.inDeg = std::move(csrDegree);
-  g.outDeg = std::move(cscDegree);
 
-  // The permutation between CSC and CSR slots.
-  DeviceBuffer inverse = arena.take(e * sizeof(I));
+  DeviceBuffer resultsBuf = arena.take(sizeof(BuildResults));
+  DeviceBuffer keysIn = arena.take(e * 8), keysOut = arena.take(e * 8);
+  DeviceBuffer valsIn = arena.take(e * sizeof(I));
+  DeviceBuffer csrDst = arena.take(e * sizeof(I));
+  g.csrEdges = arena.take(e * sizeof(I));
+  g.col = arena.take(e * sizeof(I));
+  g.rowPtr = arena.take((n + 1) * sizeof(I));
+  g.colPtr = arena.take((n + 1) * sizeof(I));
+  g.row = arena.take(e * sizeof(I));
+  g.cscEdges = arena.take(e * sizeof(I));
   g.cscToCsrSlots = arena.take(e * sizeof(I));
+  g.inDeg = arena.take(n * sizeof(int));
+  g.outDeg = arena.take(n * sizeof(int));
   GNN_RETURN_IF_ERROR(arena.status);
-  if (e) {
-    invert<I><<<blocksFor(e), kThreads, 0, stream>>>(g.csrEdges.as<I>(), e,
-                                                     inverse.as<I>());
-    compose<I><<<blocksFor(e), kThreads, 0, stream>>>(
-        g.cscEdges.as<I>(), inverse.as<I>(), e, g.cscToCsrSlots.as<I>());
-  }
+  auto *res = resultsBuf.as<BuildResults>();
+  BuildResults init{};
+  init.badEdge = init.unsortedBatch = init.crossingEdge = ~0ull;
+  GNN_CUDA(cudaMemcpyAsync(res, &init, sizeof(init), cudaMemcpyHostToDevice,
+                           stream));
+
+  // CSR: sort (dst, src) keys, carry edge ids; rows from the boundaries.
+  if (e)
+    validateAndPack<T, I><<<blocksFor(e), kThreads, 0, stream>>>(
+        src, dst, e, n, bits, keysIn.as<unsigned long long>(), valsIn.as<I>(),
+        res);
+  if (batch && n)
+    validateBatch<T><<<blocksFor(std::max(n, e)), kThreads, 0, stream>>>(
+        batch, src, dst, n, e, res);
+  GNN_CUDA(cudaGetLastError());
+  GNN_RETURN_IF_ERROR(radixSortPairs(
+      arena, keysIn.as<unsigned long long>(), keysOut.as<unsigned long long>(),
+      valsIn.as<I>(), g.csrEdges.as<I>(), e, std::min(64, 2 * bits), stream));
+  rowsFromSorted<I><<<blocksFor(e + 1), kThreads, 0, stream>>>(
+      keysOut.as<unsigned long long>(), e, n, bits, g.col.as<I>(),
+      csrDst.as<I>(), g.rowPtr.as<I>());
+  GNN_CUDA(cudaGetLastError());
+
+  // CSC: a stable sort of the CSR slots by source. The CSR order is already
+  // (dst, src, edge order), so the result is (src, dst, edge order) and its
+  // values are the CSR slots: the permutation directly.
+  DeviceBuffer sortedSrc = std::move(keysIn); // reuse: e * 8 >= e * sizeof(I)
+  DeviceBuffer slots = std::move(valsIn);
+  if (e)
+    iota<I><<<blocksFor(e), kThreads, 0, stream>>>(slots.as<I>(), e);
+  GNN_RETURN_IF_ERROR(radixSortPairs(
+      arena, reinterpret_cast<const U *>(g.col.as<I>()), sortedSrc.as<U>(),
+      slots.as<I>(), g.cscToCsrSlots.as<I>(), e, bits, stream));
+  ptrFromSortedIds<I><<<blocksFor(e + 1), kThreads, 0, stream>>>(
+      reinterpret_cast<const I *>(sortedSrc.as<U>()), e, n, g.colPtr.as<I>());
+  if (e)
+    gatherCsc<I><<<blocksFor(e), kThreads, 0, stream>>>(
+        g.cscToCsrSlots.as<I>(), g.csrEdges.as<I>(), csrDst.as<I>(), e,
+        g.cscEdges.as<I>(), g.row.as<I>());
+  if (n)
+    degreesFromPtr<I><<<blocksFor(n), kThreads, 0, stream>>>(
+        g.rowPtr.as<I>(), g.colPtr.as<I>(), n, g.inDeg.as<int>(),
+        g.outDeg.as<int>());
   GNN_CUDA(cudaGetLastError());
 
   GraphStatistics &st = g.stats;
@@ -442,71 +460,87 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
   st.meanDegree = n ? static_cast<double>(e) / n : 0.0;
   st.largestGraph = n;
 
-  // Max out-degree (always) and the in-degree quantiles.
-  DeviceBuffer maxOut = arena.take(sizeof(int));
-  GNN_RETURN_IF_ERROR(arena.status);
-  int maxOutHost = 0;
+  // Statistics, all asynchronous; read back with the results below.
+  DeviceBuffer sorted, tempMax, tempSort, counts;
   if (n) {
     size_t bytes = 0;
     GNN_CUDA(cub::DeviceReduce::Max(nullptr, bytes, g.outDeg.as<int>(),
-                                    maxOut.as<int>(), n, stream));
-    DeviceBuffer temp = arena.take(std::max<size_t>(bytes, 1));
+                                    &res->maxOutDegree, n, stream));
+    tempMax = arena.take(std::max<size_t>(bytes, 1));
     GNN_RETURN_IF_ERROR(arena.status);
-    GNN_CUDA(cub::DeviceReduce::Max(temp.data(), bytes, g.outDeg.as<int>(),
-                                    maxOut.as<int>(), n, stream));
-    GNN_CUDA(cudaMemcpyAsync(&maxOutHost, maxOut.data(), sizeof(int),
-                             cudaMemcpyDeviceToHost, stream));
+    GNN_CUDA(cub::DeviceReduce::Max(tempMax.data(), bytes, g.outDeg.as<int>(),
+                                    &res->maxOutDegree, n, stream));
   }
   if (options.statistics && n) {
-    DeviceBuffer sorted = arena.take(n * sizeof(int));
+    sorted = arena.take(n * sizeof(int));
     size_t bytes = 0;
     GNN_CUDA(cub::DeviceRadixSort::SortKeys(nullptr, bytes, g.inDeg.as<int>(),
                                             sorted.as<int>(), n, 0, 32, stream));
-    DeviceBuffer temp = arena.take(std::max<size_t>(bytes, 1));
-    DeviceBuffer ranks = arena.take(5 * 8), picked = arena.take(5 * 8);
-    DeviceBuffer counters = arena.take(3 * 8);
+    tempSort = arena.take(std::max<size_t>(bytes, 1));
     GNN_RETURN_IF_ERROR(arena.status);
-    GNN_CUDA(cub::DeviceRadixSort::SortKeys(temp.data(), bytes,
+    GNN_CUDA(cub::DeviceRadixSort::SortKeys(tempSort.data(), bytes,
                                             g.inDeg.as<int>(), sorted.as<int>(),
                                             n, 0, 32, stream));
-    int64_t rankHost[5] = {rankOf(0.5, n), rankOf(0.9, n), rankOf(0.99, n),
-                           rankOf(0.999, n), n - 1};
-    GNN_CUDA(cudaMemcpyAsync(ranks.data(), rankHost, sizeof(rankHost),
-                             cudaMemcpyHostToDevice, stream));
-    pickRanks<<<1, 32, 0, stream>>>(sorted.as<int>(), n, ranks.as<int64_t>(),
-                                    5, picked.as<long long>());
-    GNN_CUDA(cudaMemsetAsync(counters.data(), 0, 3 * 8, stream));
-    countStats<T, I><<<blocksFor(std::max(n + 1, e)), kThreads, 0, stream>>>(
-        g.inDeg.as<int>(), g.outDeg.as<int>(), n, src, dst, e,
-        g.rowPtr.as<I>(), g.colPtr.as<I>(), g.col.as<I>(), g.row.as<I>(),
-        counters.as<unsigned long long>());
+    pickRanks<<<1, 32, 0, stream>>>(sorted.as<int>(), n, rankOf(0.5, n),
+                                    rankOf(0.9, n), rankOf(0.99, n),
+                                    rankOf(0.999, n), res);
+    countStats<I><<<blocksFor(std::max(n + 1, e)), kThreads, 0, stream>>>(
+        g.inDeg.as<int>(), g.outDeg.as<int>(), n, g.col.as<I>(), csrDst.as<I>(),
+        g.row.as<I>(), e, g.rowPtr.as<I>(), g.colPtr.as<I>(), res);
     GNN_CUDA(cudaGetLastError());
-    long long q[5];
-    unsigned long long c[3];
-    GNN_CUDA(cudaMemcpyAsync(q, picked.data(), sizeof(q),
-                             cudaMemcpyDeviceToHost, stream));
-    GNN_CUDA(cudaMemcpyAsync(c, counters.data(), sizeof(c),
-                             cudaMemcpyDeviceToHost, stream));
-    GNN_CUDA(cudaStreamSynchronize(stream));
-    st.p50 = q[0];
-    st.p90 = q[1];
-    st.p99 = q[2];
-    st.p999 = q[3];
-    st.maxInDegree = q[4];
-    st.isolatedNodes = static_cast<int64_t>(c[0]);
-    st.selfLoops = static_cast<int64_t>(c[1]);
-    st.directed = c[2] != 0;
+  }
+  BuildResults out{};
+  GNN_CUDA(cudaMemcpyAsync(&out, res, sizeof(out), cudaMemcpyDeviceToHost,
+                           stream));
+  GNN_CUDA(cudaStreamSynchronize(stream));
+
+  // Errors found on the way: the build is discarded.
+  if (out.badEdge != ~0ull) {
+    T s = 0, d = 0;
+    GNN_CUDA(cudaMemcpy(&s, src + out.badEdge, sizeof(T), cudaMemcpyDeviceToHost));
+    GNN_CUDA(cudaMemcpy(&d, dst + out.badEdge, sizeof(T), cudaMemcpyDeviceToHost));
+    return Status::error("edge_index[:, " + std::to_string(out.badEdge) +
+                         "] = (" + std::to_string(s) + ", " + std::to_string(d) +
+                         ") has a node id outside [0, " + std::to_string(n) +
+                         ")");
+  }
+  if (batch && out.unsortedBatch != ~0ull) {
+    int64_t here = 0, before = 0;
+    int64_t at = static_cast<int64_t>(out.unsortedBatch);
+    GNN_CUDA(cudaMemcpy(&here, batch + at, 8, cudaMemcpyDeviceToHost));
+    if (at > 0)
+      GNN_CUDA(cudaMemcpy(&before, batch + at - 1, 8, cudaMemcpyDeviceToHost));
+    return Status::error("batch must be nonnegative and sorted, but batch[" +
+                         std::to_string(at) + "] = " + std::to_string(here) +
+                         (at > 0 ? " follows " + std::to_string(before)
+                                 : std::string()));
+  }
+  if (batch && out.crossingEdge != ~0ull)
+    return Status::error("edge " + std::to_string(out.crossingEdge) +
+                         " joins nodes of two different graphs of the batch");
+
+  st.maxOutDegree = out.maxOutDegree;
+  if (options.statistics && n) {
+    st.p50 = out.quantiles[0];
+    st.p90 = out.quantiles[1];
+    st.p99 = out.quantiles[2];
+    st.p999 = out.quantiles[3];
+    st.maxInDegree = out.quantiles[4];
+    st.isolatedNodes = static_cast<int64_t>(out.isolated);
+    st.selfLoops = static_cast<int64_t>(out.selfLoops);
+    st.directed = out.asymmetric != 0;
   }
   if (batch && n) {
     int64_t last = 0;
     GNN_CUDA(cudaMemcpy(&last, batch + n - 1, 8, cudaMemcpyDeviceToHost));
     st.graphs = last + 1;
-    DeviceBuffer counts = arena.take(st.graphs * sizeof(int));
+    counts = arena.take(st.graphs * sizeof(int));
     DeviceBuffer largest = arena.take(sizeof(int));
     GNN_RETURN_IF_ERROR(arena.status);
     GNN_CUDA(cudaMemsetAsync(counts.data(), 0, st.graphs * sizeof(int), stream));
     countPerGraph<<<blocksFor(n), kThreads, 0, stream>>>(batch, n,
-                                                         counts.as<int>());
+                                                         counts.as<int>(),
+                                                         st.graphs);
     size_t bytes = 0;
     GNN_CUDA(cub::DeviceReduce::Max(nullptr, bytes, counts.as<int>(),
                                     largest.as<int>(), st.graphs, stream));
@@ -520,8 +554,6 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
     GNN_CUDA(cudaStreamSynchronize(stream));
     st.largestGraph = largestHost;
   }
-  GNN_CUDA(cudaStreamSynchronize(stream));
-  st.maxOutDegree = maxOutHost;
   return Status();
 }
 
