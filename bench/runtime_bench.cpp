@@ -19,7 +19,7 @@
 #include "gnn/Runtime/CudaDriver.h"
 #include "gnn/Runtime/Graph.h"
 #include "gnn/Runtime/Module.h"
-#include "gnn/Runtime/Program.h"
+#include "gnn/Runtime/Executor.h"
 
 #include <cuda_runtime.h>
 

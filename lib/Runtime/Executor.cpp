@@ -8,10 +8,11 @@
 
 #include "gnn/Runtime/Library.h"
 #include "gnn/Runtime/Module.h"
-#include "gnn/Runtime/Program.h"
+#include "gnn/Runtime/Executor.h"
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstring>
 
 using namespace gnn::runtime;
@@ -99,6 +100,7 @@ void *Executable::Impl::graphArray(const Graph &g, const std::string &n) const {
   if (n == "csr_row_ptr") return const_cast<void *>(g.csrRowPtr());
   if (n == "csr_col") return const_cast<void *>(g.csrCol());
   if (n == "csr_edge") return const_cast<void *>(g.csrEdge());
+  if (n == "csr_dst") return const_cast<void *>(g.csrDst());
   if (n == "csc_col_ptr") return const_cast<void *>(g.cscColPtr());
   if (n == "csc_row") return const_cast<void *>(g.cscRow());
   if (n == "csc_edge") return const_cast<void *>(g.cscEdge());
@@ -153,7 +155,18 @@ Status Executable::Impl::bind(const Graph &graph,
 Status Executable::run(const Graph &graph,
                        const std::map<std::string, void *> &bindings,
                        cudaStream_t stream) {
+  return runSteps(graph, bindings, stream, 0, impl->program.steps.size());
+}
+
+Status Executable::runSteps(const Graph &graph,
+                            const std::map<std::string, void *> &bindings,
+                            cudaStream_t stream, size_t first, size_t count) {
   Impl &m = *impl;
+  if (!m.program.kernels.empty() && graph.indexBits() != m.program.indexBits)
+    return Status::error("program '" + m.program.name + "' was generated for " +
+                         std::to_string(m.program.indexBits) +
+                         "-bit graph indices but the graph has " +
+                         std::to_string(graph.indexBits()) + "-bit ones");
   const GraphStatistics &st = graph.statistics();
   FormulaScope scope{st.nodes,       st.edges,        st.graphs,
                      st.maxInDegree, st.maxOutDegree, st.largestGraph};
@@ -168,7 +181,8 @@ Status Executable::run(const Graph &graph,
     out = *v;
     return Status();
   };
-  for (size_t i = 0; i < m.program.steps.size(); ++i) {
+  size_t last = std::min(m.program.steps.size(), first + count);
+  for (size_t i = first; i < last; ++i) {
     const Step &step = m.program.steps[i];
     std::string where = "program '" + m.program.name + "' step " + std::to_string(i);
     if (auto *s = std::get_if<LaunchStep>(&step)) {

@@ -398,7 +398,8 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
   DeviceBuffer resultsBuf = arena.take(sizeof(BuildResults));
   DeviceBuffer keysIn = arena.take(e * 8), keysOut = arena.take(e * 8);
   DeviceBuffer valsIn = arena.take(e * sizeof(I));
-  DeviceBuffer csrDst = arena.take(e * sizeof(I));
+  g.csrDsts = arena.take(e * sizeof(I));
+  DeviceBuffer &csrDst = g.csrDsts;
   g.csrEdges = arena.take(e * sizeof(I));
   g.col = arena.take(e * sizeof(I));
   g.rowPtr = arena.take((n + 1) * sizeof(I));

@@ -98,6 +98,7 @@ std::string Program::toJson() const {
          {"name", name},
          {"kernels", kernels},
          {"options", options},
+         {"index_bits", indexBits},
          {"buffers", buffersJson},
          {"steps", stepsJson},
          {"source", source}};
@@ -329,7 +330,7 @@ StatusOr<Program> Program::parse(const std::string &text) {
   Program p;
   std::string format;
   if (!r.keys(j, "program", {"format", "version", "name", "kernels", "options",
-                             "buffers", "steps", "source"}) ||
+                             "index_bits", "buffers", "steps", "source"}) ||
       !r.string(j, "format", "program", format))
     return Status::error(r.error);
   if (format != "gnnc-program")
@@ -340,6 +341,12 @@ StatusOr<Program> Program::parse(const std::string &text) {
   if (!r.string(j, "name", "program", p.name) ||
       !r.string(j, "source", "program", p.source))
     return Status::error(r.error);
+  if (auto bits = j.find("index_bits"); bits != j.end()) {
+    if (!bits->is_number_integer() ||
+        (bits->get<int>() != 32 && bits->get<int>() != 64))
+      return Status::error("program.index_bits: expected 32 or 64");
+    p.indexBits = bits->get<int>();
+  }
   for (const char *list : {"kernels", "options"}) {
     auto it = j.find(list);
     if (it == j.end())
@@ -402,7 +409,7 @@ Status Program::verify() const {
       return Status::error("buffer '" + b.name + "' is declared twice");
   std::set<std::string> kernelNames(kernels.begin(), kernels.end());
   static const std::set<std::string> graphArrays = {
-      "csr_row_ptr", "csr_col", "csr_edge", "csc_col_ptr", "csc_row",
+      "csr_row_ptr", "csr_col", "csr_edge", "csr_dst", "csc_col_ptr", "csc_row",
       "csc_edge",    "csc_to_csr", "in_degree", "out_degree"};
   for (size_t i = 0; i < steps.size(); ++i) {
     std::string where = "step " + std::to_string(i);

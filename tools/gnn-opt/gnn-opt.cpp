@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "gnn/Dialect/GNN/Transforms/Pipelines.h"
 #include "gnn/InitGNN.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -19,6 +20,7 @@ int main(int argc, char **argv) {
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();
+  mlir::gnn::registerGNNPassesAndPipelines();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "gnnc optimizer driver\n", registry));
 }

@@ -11,7 +11,7 @@
 #include "gnn/Runtime/Graph.h"
 #include "gnn/Runtime/Library.h"
 #include "gnn/Runtime/Module.h"
-#include "gnn/Runtime/Program.h"
+#include "gnn/Runtime/Executor.h"
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>

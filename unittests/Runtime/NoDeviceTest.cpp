@@ -8,6 +8,7 @@
 #include "gnn/Graph/HostGraph.h"
 #include "gnn/Runtime/CudaDriver.h"
 #include "gnn/Runtime/Graph.h"
+#include "gnn/Runtime/Compiler.h"
 #include "gnn/Runtime/Program.h"
 
 #include <gtest/gtest.h>

@@ -8,7 +8,7 @@
 /// A graph built on the GPU from a COO `edge_index` (row 0: sources, row 1:
 /// destinations, as PyG uses it), int32 or int64:
 ///  - CSR by destination: `csrRowPtr` (N+1), `csrCol` (source of each slot),
-///    `csrEdge` (original edge id of each slot); rows list their sources in
+///    `csrEdge` (original edge id of each slot), `csrDst` (its destination); rows list their sources in
 ///    increasing order, duplicates in edge-list order;
 ///  - CSC by source: `cscColPtr`, `cscRow` (destination), `cscEdge`;
 ///  - `cscToCsr`: the CSR slot of each CSC slot (the edge permutation);
@@ -120,6 +120,8 @@ public:
   const void *csrRowPtr() const { return rowPtr.data(); }
   const void *csrCol() const { return col.data(); }
   const void *csrEdge() const { return csrEdges.data(); }
+  /// The destination of each CSR slot (the row it belongs to).
+  const void *csrDst() const { return csrDsts.data(); }
   const void *cscColPtr() const { return colPtr.data(); }
   const void *cscRow() const { return row.data(); }
   const void *cscEdge() const { return cscEdges.data(); }
@@ -144,7 +146,7 @@ private:
   Graph() = default;
   IndexType index = IndexType::Int32;
   GraphStatistics stats;
-  DeviceBuffer rowPtr, col, csrEdges, colPtr, row, cscEdges, cscToCsrSlots;
+  DeviceBuffer rowPtr, col, csrEdges, csrDsts, colPtr, row, cscEdges, cscToCsrSlots;
   DeviceBuffer inDeg, outDeg;
   mutable std::shared_ptr<void> library;
   template <typename I> friend struct GraphBuilder;

@@ -8,17 +8,16 @@
 /// A Program is plain data: CUDA source with its kernel entry points, buffers
 /// whose sizes are formulas of the graph's sizes, and ordered steps (kernel
 /// launches, cuSPARSE SpMM, cuBLAS GEMM, fill, copy). It has a stable JSON
-/// text form (docs/Runtime.md) that round-trips exactly, and an Executable
-/// runs it on a Graph with caller-provided input and output buffers.
+/// text form (docs/Runtime.md) that round-trips exactly; Executor.h runs it.
+/// This header and its library (GNNProgram) need no CUDA: the compiler
+/// produces Programs on machines without the toolkit.
 ///
 //===----------------------------------------------------------------------===//
 
 #ifndef GNN_RUNTIME_PROGRAM_H
 #define GNN_RUNTIME_PROGRAM_H
 
-#include "gnn/Runtime/Compiler.h"
 #include "gnn/Runtime/Formula.h"
-#include "gnn/Runtime/Graph.h"
 
 #include <map>
 #include <memory>
@@ -48,7 +47,7 @@ struct KernelArg {
   enum class Kind { Buffer, Graph, I32, I64, F32 };
   Kind kind = Kind::Buffer;
   /// Buffer name, or graph array name (csr_row_ptr, csr_col, csr_edge,
-  /// csc_col_ptr, csc_row, csc_edge, csc_to_csr, in_degree, out_degree).
+  /// csr_dst, csc_col_ptr, csc_row, csc_edge, csc_to_csr, in_degree, out_degree).
   std::string name;
   Formula integer;
   float real = 0;
@@ -91,6 +90,8 @@ struct Program {
   std::string name;
   std::string source;
   std::vector<std::string> options;
+  /// Width of the graph index arrays the kernels were generated for.
+  int indexBits = 32;
   std::vector<std::string> kernels;
   std::vector<BufferDecl> buffers;
   std::vector<Step> steps;
@@ -102,30 +103,6 @@ struct Program {
   static StatusOr<Program> parse(const std::string &json);
   /// Checks references between steps, buffers and kernels.
   Status verify() const;
-};
-
-/// A Program compiled and loaded, ready to run many times.
-class Executable {
-public:
-  static StatusOr<std::unique_ptr<Executable>>
-  create(const Program &program, Compiler &compiler = Compiler::instance(),
-         const std::string &arch = "");
-  ~Executable();
-
-  /// Runs every step on `stream` (asynchronously: no synchronisation).
-  /// `bindings` maps each input and output buffer name to a device pointer of
-  /// at least its size; temps are allocated by the executable and reused.
-  Status run(const Graph &graph, const std::map<std::string, void *> &bindings,
-             cudaStream_t stream = nullptr);
-
-  const Program &program() const;
-  /// Resource use of each kernel (registers, spills).
-  std::map<std::string, struct KernelInfo> kernelInfo() const;
-
-private:
-  Executable();
-  struct Impl;
-  std::unique_ptr<Impl> impl;
 };
 
 } // namespace runtime

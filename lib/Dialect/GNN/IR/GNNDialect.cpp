@@ -22,7 +22,34 @@ using namespace mlir::gnn;
 #define GET_TYPEDEF_CLASSES
 #include "gnn/Dialect/GNN/IR/GNNOpsTypes.cpp.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "gnn/Dialect/GNN/IR/GNNOpsAttrs.cpp.inc"
+
+LogicalResult
+ScheduleAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
+                     Mapping mapping, int64_t lanes, int64_t block,
+                     int64_t vector) {
+  if (lanes < 1 || lanes > 32 || (lanes & (lanes - 1)))
+    return emitError() << "expects lanes to be a power of two in [1, 32] but "
+                          "got "
+                       << lanes;
+  if (block < 32 || block > 1024 || block % 32)
+    return emitError() << "expects block to be a multiple of 32 in [32, 1024] "
+                          "but got "
+                       << block;
+  if (block % lanes)
+    return emitError() << "expects block (" << block
+                       << ") to be a multiple of lanes (" << lanes << ")";
+  if (vector != 1 && vector != 2 && vector != 4)
+    return emitError() << "expects vector to be 1, 2 or 4 but got " << vector;
+  return success();
+}
+
 void GNNDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "gnn/Dialect/GNN/IR/GNNOpsAttrs.cpp.inc"
+      >();
   addTypes<
 #define GET_TYPEDEF_LIST
 #include "gnn/Dialect/GNN/IR/GNNOpsTypes.cpp.inc"

@@ -106,6 +106,10 @@ static Domain inferImpl(Value value, Operation **origin, int depth) {
       *origin = op;
     return fixed;
   }
+  // A kernel group's result is what its body yields.
+  if (auto group = dyn_cast<KernelGroupOp>(op))
+    return inferImpl(group.getYield().getValues()[cast<OpResult>(value).getResultNumber()],
+                     origin, depth + 1);
   if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op))
     return inferReshape(expand, origin, depth);
   if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op))

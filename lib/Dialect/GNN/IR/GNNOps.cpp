@@ -225,5 +225,29 @@ LogicalResult DegreeOp::verify() {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// KernelGroupOp
+//===----------------------------------------------------------------------===//
+
+YieldOp KernelGroupOp::getYield() {
+  return cast<YieldOp>(getBody().front().getTerminator());
+}
+
+LogicalResult KernelGroupOp::verify() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != 0)
+    return emitOpError() << "expects a body without block arguments but got "
+                         << body.getNumArguments();
+  if (body.getOperations().size() < 2)
+    return emitOpError("expects at least one op besides the terminator");
+  YieldOp yield = getYield();
+  if (yield.getValues().getTypes() != getResultTypes())
+    return emitOpError() << "expects the yielded types to match the results "
+                            "but got "
+                         << yield.getValues().getTypes() << " and "
+                         << getResultTypes();
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "gnn/Dialect/GNN/IR/GNNOps.cpp.inc"

@@ -37,4 +37,41 @@ def GNN_ReduceKind : I32EnumAttr<"ReduceKind",
   let cppNamespace = "::mlir::gnn";
 }
 
+def GNN_Mapping : I32EnumAttr<"Mapping",
+    "how the threads of a kernel group are mapped onto the work", [
+    I32EnumAttrCase<"row_parallel", 0>,
+    I32EnumAttrCase<"edge_parallel", 1>,
+    I32EnumAttrCase<"element_parallel", 2>
+  ]> {
+  let cppNamespace = "::mlir::gnn";
+  let genSpecializedAttr = 0;
+}
+
+include "mlir/IR/AttrTypeBase.td"
+
+def GNN_ScheduleAttr : AttrDef<GNN_Dialect, "Schedule"> {
+  let mnemonic = "schedule";
+  let summary = "how a kernel group is mapped onto the GPU";
+  let description = [{
+    Chosen per kernel group from the graph's statistics and the shapes by the
+    `gnn-select-schedules` pass (see `gnn/Analysis/Schedule.h`).
+
+    - `mapping`: `row_parallel` (a team of `lanes` threads per destination
+      row, lanes over features or over the row's edges: the warp-per-row
+      schedule when `lanes = 32`), `edge_parallel` (one thread per element of
+      an edge tensor), `element_parallel` (one thread per output element).
+    - `lanes`: threads per row (a power of two, 1 to 32).
+    - `block`: threads per block.
+    - `vector`: elements each lane loads at once (1, 2 or 4).
+
+    ```mlir
+    #gnn.schedule<mapping = row_parallel, lanes = 16, block = 256, vector = 4>
+    ```
+  }];
+  let parameters = (ins EnumParameter<GNN_Mapping>:$mapping,
+                        "int64_t":$lanes, "int64_t":$block, "int64_t":$vector);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // GNN_DIALECT_GNN_IR_GNNATTRS_TD

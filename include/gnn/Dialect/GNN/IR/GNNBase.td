@@ -37,6 +37,7 @@ def GNN_Dialect : Dialect {
     stated in `docs/Semantics.md`.
   }];
   let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
   // Checks `gnn.domain` on function arguments.
   let hasRegionArgAttrVerify = 1;
 }

@@ -19,6 +19,9 @@
 
 #include "gnn/Dialect/GNN/IR/GNNOpsEnums.h.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "gnn/Dialect/GNN/IR/GNNOpsAttrs.h.inc"
+
 #define GET_TYPEDEF_CLASSES
 #include "gnn/Dialect/GNN/IR/GNNOpsTypes.h.inc"
 

@@ -11,6 +11,7 @@
 include "gnn/Dialect/GNN/IR/GNNBase.td"
 include "gnn/Dialect/GNN/IR/GNNTypes.td"
 include "gnn/Dialect/GNN/IR/GNNAttrs.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 //===----------------------------------------------------------------------===//
@@ -174,6 +175,56 @@ def GNN_DegreeOp : GNN_Op<"degree", [Pure]> {
     $graph (`reversed` $reversed^)? attr-dict `:` type($result)
   }];
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// gnn.kernel_group and gnn.yield
+//===----------------------------------------------------------------------===//
+
+def GNN_KernelGroupOp : GNN_Op<"kernel_group", [
+    RecursiveMemoryEffects, SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "the ops that become one GPU kernel";
+  let description = [{
+    A region of graph-level and elementwise ops that code generation turns
+    into one kernel. Values defined above are used directly (the region is not
+    isolated, like a dispatch region); the values the kernel writes are
+    yielded. An unfused pipeline has one graph op per group, with neighbouring
+    elementwise work absorbed; fusion makes bigger groups of the same kind.
+    `schedule` is set by `gnn-select-schedules`.
+
+    ```mlir
+    %agg = gnn.kernel_group "spmm_0"
+        schedule = #gnn.schedule<mapping = row_parallel, lanes = 16, block = 256, vector = 4>
+        -> tensor<?x64xf32> {
+      %s = gnn.spmm sum %g, %h : tensor<?x64xf32> -> tensor<?x64xf32>
+      gnn.yield %s : tensor<?x64xf32>
+    }
+    ```
+  }];
+  let arguments = (ins StrAttr:$kernel, OptionalAttr<GNN_ScheduleAttr>:$schedule);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $kernel (`schedule` `=` $schedule^)? (`->` type($results)^)? attr-dict-with-keyword $body
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The terminator of the body.
+    YieldOp getYield();
+  }];
+}
+
+def GNN_YieldOp : GNN_Op<"yield", [
+    Pure, ReturnLike, Terminator, HasParent<"KernelGroupOp">]> {
+  let summary = "the values a kernel group produces";
+  let description = [{
+    ```mlir
+    gnn.yield %a, %b : tensor<?x4xf32>, tensor<?x64xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let builders = [OpBuilder<(ins), [{ /* empty yield */ }]>];
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
 }
 
 #endif // GNN_DIALECT_GNN_IR_GNNOPS_TD

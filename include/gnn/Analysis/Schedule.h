@@ -1,0 +1,64 @@
+//===- Schedule.h - choosing a schedule for a kernel group --------*- C++ -*-===//
+//
+// Part of gnnc. Plain C++, independent of the IR: the pass builds the problem
+// from a kernel group and applies the answer as a #gnn.schedule attribute.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Default schedules per kind of kernel group, chosen from the graph's
+/// statistics and the shapes:
+///  - aggregations (spmm, reduce): row-parallel, a team of lanes per
+///    destination row with the lanes over the row's features, vectorised
+///    loads where the row width allows; the team is as wide as the row needs
+///    (16 lanes for 64 floats in float4), at most a warp;
+///  - edge softmax: row-parallel with the lanes over the row's edges; the team
+///    grows with the mean degree (4 lanes for molecules, 32 for dense rows);
+///  - sddmm, gather: edge-parallel, a thread per edge element;
+///  - degree and elementwise groups: a thread per element.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_ANALYSIS_SCHEDULE_H
+#define GNN_ANALYSIS_SCHEDULE_H
+
+#include <cstdint>
+#include <string>
+
+namespace gnn {
+
+/// What a kernel group computes, as far as scheduling cares.
+enum class GroupKind { Spmm, Reduce, EdgeSoftmax, Sddmm, Gather, Degree, Elementwise };
+
+/// Graph statistics the choice depends on (the runtime Graph's, or pass
+/// options).
+struct GraphShape {
+  double meanDegree = 16;
+  int64_t maxDegree = 0;
+};
+
+struct ScheduleProblem {
+  GroupKind kind = GroupKind::Elementwise;
+  /// Elements of one output row (product of the trailing dimensions).
+  int64_t rowElements = 1;
+  GraphShape graph;
+  /// Empty when the problem is well-formed, else what is wrong.
+  std::string check() const;
+};
+
+/// Thread mapping of a schedule (mirrors #gnn.schedule's `mapping`).
+enum class ThreadMapping { RowParallel, EdgeParallel, ElementParallel };
+
+struct Schedule {
+  ThreadMapping mapping = ThreadMapping::ElementParallel;
+  int64_t lanes = 1, block = 256, vector = 1;
+  /// Empty when the schedule is valid for `problem`, else what is wrong.
+  std::string verify(const ScheduleProblem &problem) const;
+};
+
+/// The default schedule for `problem` (which must pass check()).
+Schedule chooseSchedule(const ScheduleProblem &problem);
+
+} // namespace gnn
+
+#endif // GNN_ANALYSIS_SCHEDULE_H

@@ -1,0 +1,29 @@
+//===- Passes.h - gnn dialect passes ------------------------------*- C++ -*-===//
+//
+// Part of gnnc.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_DIALECT_GNN_TRANSFORMS_PASSES_H
+#define GNN_DIALECT_GNN_TRANSFORMS_PASSES_H
+
+#include "gnn/Dialect/GNN/IR/GNNOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+namespace gnn {
+
+#define GEN_PASS_DECL
+#include "gnn/Dialect/GNN/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "gnn/Dialect/GNN/Transforms/Passes.h.inc"
+
+} // namespace gnn
+} // namespace mlir
+
+#endif // GNN_DIALECT_GNN_TRANSFORMS_PASSES_H

@@ -1,0 +1,40 @@
+//===- Pipelines.h - named gnnc pipelines -------------------------*- C++ -*-===//
+//
+// Part of gnnc. Defined once, used by gnn-opt, gnn-run, gnn-translate and
+// tests alike.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_DIALECT_GNN_TRANSFORMS_PIPELINES_H
+#define GNN_DIALECT_GNN_TRANSFORMS_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+namespace gnn {
+
+/// Options of the code generation pipeline: the graph statistics schedules
+/// depend on.
+struct CodegenPipelineOptions
+    : public PassPipelineOptions<CodegenPipelineOptions> {
+  Option<double> meanDegree{*this, "mean-degree",
+                            llvm::cl::desc("mean in-degree of the graph"),
+                            llvm::cl::init(16.0)};
+  Option<int64_t> maxDegree{*this, "max-degree",
+                            llvm::cl::desc("largest in-degree (0: unknown)"),
+                            llvm::cl::init(0)};
+};
+
+/// `gnn-codegen-pipeline`: graph-level IR to kernel groups with schedules,
+/// ready for the CUDA emitter and the Program lowering.
+void buildCodegenPipeline(OpPassManager &pm,
+                          const CodegenPipelineOptions &options);
+
+/// Registers the passes and the named pipelines with the global registry.
+void registerGNNPassesAndPipelines();
+
+} // namespace gnn
+} // namespace mlir
+
+#endif // GNN_DIALECT_GNN_TRANSFORMS_PIPELINES_H

@@ -1,0 +1,36 @@
+//===- Pipelines.cpp - named gnnc pipelines -------------------------------===//
+//
+// Part of gnnc.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Dialect/GNN/Transforms/Pipelines.h"
+#include "gnn/Dialect/GNN/Transforms/Passes.h"
+
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::gnn;
+
+void mlir::gnn::buildCodegenPipeline(OpPassManager &pm,
+                                     const CodegenPipelineOptions &options) {
+  // Merge identical pure ops (repeated tensor.dim, fills) so they are not
+  // materialised twice.
+  pm.addNestedPass<func::FuncOp>(createCSEPass());
+  // One kernel per graph op, elementwise consumers absorbed.
+  pm.addNestedPass<func::FuncOp>(createGNNFormKernelGroups());
+  // Thread mapping per group from the graph's statistics and the shapes.
+  GNNSelectSchedulesOptions s;
+  s.meanDegree = options.meanDegree;
+  s.maxDegree = options.maxDegree;
+  pm.addNestedPass<func::FuncOp>(createGNNSelectSchedules(s));
+}
+
+void mlir::gnn::registerGNNPassesAndPipelines() {
+  registerGNNPasses();
+  PassPipelineRegistration<CodegenPipelineOptions>(
+      "gnn-codegen-pipeline",
+      "graph-level IR to scheduled kernel groups, ready for CUDA emission",
+      buildCodegenPipeline);
+}
