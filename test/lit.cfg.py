@@ -17,6 +17,7 @@ config.test_exec_root = os.path.join(config.gnn_obj_root, "test")
 
 config.substitutions.append(("%gnn_src_root", config.gnn_src_root))
 config.substitutions.append(("%examples", os.path.join(config.gnn_src_root, "examples")))
+config.substitutions.append(("%gnn_tools_dir", config.gnn_tools_dir))
 
 llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()

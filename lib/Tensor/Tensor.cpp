@@ -6,6 +6,7 @@
 
 #include "gnn/Tensor/Tensor.h"
 
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -24,7 +25,10 @@ std::string Tensor::shapeString() const {
 std::string gnn::writeNpy(const std::string &path, const Tensor &t,
                           NpyType type) {
   std::ostringstream dict;
-  dict << "{'descr': '" << (type == NpyType::Float32 ? "<f4" : "<f8")
+  dict << "{'descr': '"
+       << (type == NpyType::Float32   ? "<f4"
+           : type == NpyType::Float64 ? "<f8"
+                                      : "<i8")
        << "', 'fortran_order': False, 'shape': (";
   for (size_t i = 0; i < t.shape.size(); ++i)
     dict << t.shape[i] << (t.shape.size() == 1 || i + 1 < t.shape.size() ? "," : "");
@@ -44,6 +48,11 @@ std::string gnn::writeNpy(const std::string &path, const Tensor &t,
   if (type == NpyType::Float64) {
     os.write(reinterpret_cast<const char *>(t.data.data()),
              t.data.size() * sizeof(double));
+  } else if (type == NpyType::Int64) {
+    std::vector<int64_t> v(t.data.size());
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = static_cast<int64_t>(std::llround(t.data[i]));
+    os.write(reinterpret_cast<const char *>(v.data()), v.size() * sizeof(int64_t));
   } else {
     std::vector<float> f(t.data.begin(), t.data.end());
     os.write(reinterpret_cast<const char *>(f.data()), f.size() * sizeof(float));

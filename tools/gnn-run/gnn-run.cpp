@@ -57,6 +57,9 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     outputDir("output-dir",
               cl::desc("write each result to DIR/result<K>.npy (float64)"));
+static cl::opt<std::string>
+    dumpGraph("dump-graph",
+              cl::desc("write the graph's edge_index (2 x E, int64) to FILE.npy"));
 static cl::opt<bool> compileOnly(
     "compile-only",
     cl::desc("cuda: generate and NVRTC-compile the kernels, do not run (no GPU "
@@ -174,6 +177,17 @@ int main(int argc, char **argv) {
   double loadMs = std::chrono::duration<double, std::milli>(
                       std::chrono::steady_clock::now() - loadStart)
                       .count();
+
+  if (!dumpGraph.empty()) {
+    ::gnn::Tensor edges({2, graph.graph.numEdges()});
+    for (int64_t e = 0; e < graph.graph.numEdges(); ++e) {
+      edges.data[e] = static_cast<double>(graph.graph.src[e]);
+      edges.data[graph.graph.numEdges() + e] = static_cast<double>(graph.graph.dst[e]);
+    }
+    std::string err = ::gnn::writeNpy(dumpGraph, edges, ::gnn::NpyType::Int64);
+    if (!err.empty())
+      return fail(err);
+  }
 
   FailureOr<std::vector<::gnn::ArgumentSpec>> specs =
       ::gnn::resolveArguments(func, graph.graph);

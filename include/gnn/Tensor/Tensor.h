@@ -51,9 +51,10 @@ struct Tensor {
 };
 
 /// Element type stored in a `.npy` file.
-enum class NpyType { Float32, Float64 };
+enum class NpyType { Float32, Float64, Int64 };
 
-/// Writes `tensor` to `path` as a `.npy` file of `type`. Returns an empty
+/// Writes `tensor` to `path` as a `.npy` file of `type` (Int64 rounds each
+/// value to the nearest integer). Returns an empty
 /// string on success, else the error.
 std::string writeNpy(const std::string &path, const Tensor &tensor,
                      NpyType type);
