@@ -66,13 +66,14 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--gnn-run", default=os.path.join(ROOT, "build/bin/gnn-run"))
     p.add_argument("--datasets", default=os.environ.get("GNNC_DATASETS", ""))
-    p.add_argument("--graphs", default=",".join(GRAPHS))
+    p.add_argument("--graphs", default=";".join(GRAPHS),
+                   help="graphs separated by ';' (generator specs contain commas)")
     p.add_argument("--reps", type=int, default=20)
     p.add_argument("--json", default=None)
     args = p.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     rows = []
-    for spec in args.graphs.split(","):
+    for spec in args.graphs.split(";"):
         name, graph_arg, edge_index = load_edges(spec, args.datasets)
         for layer, pyg_name, make in LAYERS:
             with tempfile.TemporaryDirectory() as tmp:

@@ -23,7 +23,8 @@ llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
-    [ToolSubst("gnn-opt", unresolved="fatal"), ToolSubst("gnn-run", unresolved="fatal")],
+    [ToolSubst("gnn-opt", unresolved="fatal"), ToolSubst("gnn-run", unresolved="fatal"),
+     ToolSubst("gnn-translate", unresolved="fatal")],
     [config.gnn_tools_dir])
 
 # Real data sets (../shared/datasets beside the checkout, or $GNNC_DATASETS).

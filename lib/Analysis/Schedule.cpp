@@ -33,7 +33,12 @@ Schedule gnn::chooseSchedule(const ScheduleProblem &p) {
   case GroupKind::Reduce: {
     s.mapping = ThreadMapping::RowParallel;
     s.vector = p.rowElements % 4 == 0 ? 4 : p.rowElements % 2 == 0 ? 2 : 1;
+    // Lanes over the features; where the row is narrower than a warp and
+    // rows are long enough, the rest of the warp takes other edges of the
+    // same row (the emitter derives the edge groups from lanes and width).
     s.lanes = std::min<int64_t>(32, nextPowerOfTwo((p.rowElements + s.vector - 1) / s.vector));
+    if (p.graph.meanDegree >= 4)
+      s.lanes = 32;
     break;
   }
   case GroupKind::EdgeSoftmax: {

@@ -116,6 +116,10 @@ void expectSameGraph(const gnn::HostGraph &host, GraphBuildOptions options = {})
   EXPECT_EQ(dl(g.csrRowPtr(), n + 1), x.rowPtr);
   EXPECT_EQ(dl(g.csrCol(), e), x.col);
   EXPECT_EQ(dl(g.csrEdge(), e), x.csrEdge);
+  std::vector<int64_t> rowOfSlot;
+  for (int64_t i = 0; i < e; ++i)
+    rowOfSlot.push_back(host.dst[x.csrEdge[i]]);
+  EXPECT_EQ(dl(g.csrDst(), e), rowOfSlot);
   EXPECT_EQ(dl(g.cscColPtr(), n + 1), x.colPtr);
   EXPECT_EQ(dl(g.cscRow(), e), x.row);
   EXPECT_EQ(dl(g.cscEdge(), e), x.cscEdge);

@@ -10,8 +10,10 @@
 /// statistics and the shapes:
 ///  - aggregations (spmm, reduce): row-parallel, a team of lanes per
 ///    destination row with the lanes over the row's features, vectorised
-///    loads where the row width allows; the team is as wide as the row needs
-///    (16 lanes for 64 floats in float4), at most a warp;
+///    loads where the row width allows; the team is a whole warp when the
+///    mean degree is 4 or more (lanes the row's width does not need take
+///    other edges of the row: 2 edge groups for 64 floats in float4), else as
+///    wide as the row needs;
 ///  - edge softmax: row-parallel with the lanes over the row's edges; the team
 ///    grows with the mean degree (4 lanes for molecules, 32 for dense rows);
 ///  - sddmm, gather: edge-parallel, a thread per edge element;

@@ -598,8 +598,11 @@ static LogicalResult emitEdgeSoftmax(KernelBuilder &b, EdgeSoftmaxOp op,
   return success();
 }
 
-/// SpMM and reduce: a team of lanes per destination row, the lanes over the
-/// row's features, `vector` consecutive features per lane.
+/// SpMM and reduce: a team of lanes per destination row. `fl` lanes cover the
+/// row's features (`vector` consecutive floats each); the team's other lanes
+/// form edge groups that take other edges of the same row, and the edge loop is
+/// unrolled so several rows are loaded at once. Edge groups are combined with
+/// shuffles at the end; sums accumulate in double.
 static LogicalResult emitAggregation(KernelBuilder &b, Operation *op,
                                      ScheduleAttr s) {
   auto spmm = dyn_cast<SpmmOp>(op);
@@ -616,76 +619,140 @@ static LogicalResult emitAggregation(KernelBuilder &b, Operation *op,
                              << " elements, not a multiple of the schedule's "
                                 "vector width "
                              << vec;
+  int64_t fl = 1;
+  while (fl < lanes && fl * vec < *row)
+    fl <<= 1;
+  int64_t groups = lanes / fl;
+  constexpr int64_t unroll = 4;
   int64_t f = cast<RankedTensorType>(input.getType()).getShape().back();
   std::string rows = b.rows("nodes");
   CUDAWriter &w = b.body;
   teamPrologue(b, lanes, rows);
-  w.line("if (!valid) return; // no shuffles below: teams may leave early");
+  // Whole teams leave together; shuffles use the team's own lanes.
+  w.line("if (!valid) return;");
+  w.line(lanes == 32 ? "const unsigned mask = 0xffffffffu;"
+                     : llvm::formatv("const unsigned mask = 0x{0:x-}u << "
+                                     "((threadIdx.x & 31) & ~{1}u);",
+                                     (1u << lanes) - 1, lanes - 1)
+                           .str());
+  w.line(llvm::formatv("const int g = lane / {0}, fl = lane % {0};", fl).str());
   std::string slotOf;
   rowRange(b, reversed, slotOf);
   std::string x = b.input(input);
   std::string weights = spmm && spmm.getWeights() ? b.input(spmm.getWeights()) : "";
-  std::string nodeOf =
-      spmm ? "(long long)" + b.graph(reversed ? "csc_row" : "csr_col") + "[j]" : "";
-  // Sums accumulate in double: rows of power-law graphs have 10^5 edges and
-  // more, where a float running sum drifts past the tolerance.
+  std::string colArray = spmm ? b.graph(reversed ? "csc_row" : "csr_col") : "";
+  std::string slotArray = reversed ? b.graph("csc_to_csr") : "";
   bool extremum = kind == ReduceKind::max || kind == ReduceKind::min;
   std::string accType = extremum ? "float" : "double";
   std::string init = kind == ReduceKind::max   ? "-__int_as_float(0x7f800000)"
                      : kind == ReduceKind::min ? "__int_as_float(0x7f800000)"
                                                : "0.0";
-  std::string combine = kind == ReduceKind::max   ? "fmaxf(acc[v], w * val[v])"
-                        : kind == ReduceKind::min ? "fminf(acc[v], w * val[v])"
-                                                  : "fma((double)w, (double)val[v], acc[v])";
-  if (extremum)
-    combine = weights.empty() ? (kind == ReduceKind::max ? "fmaxf(acc[v], val[v])"
-                                                         : "fminf(acc[v], val[v])")
-                              : combine;
-  else if (weights.empty())
-    combine = "acc[v] + (double)val[v]";
-  w.open(llvm::formatv("for (long long c = (long long)lane * {0}; c < {1}; c += {2})",
-                       vec, *row, lanes * vec)
+  const char *ext = kind == ReduceKind::max ? "fmaxf" : "fminf";
+  // acc = combine(acc, w * v) with or without a weight.
+  auto combine = [&](const std::string &acc, const std::string &v,
+                     const std::string &wt) -> std::string {
+    std::string term = wt.empty() ? v : wt + " * " + v;
+    if (extremum)
+      return std::string(ext) + "(" + acc + ", " + term + ")";
+    return wt.empty() ? acc + " + (double)" + v
+                      : "fma((double)" + wt + ", (double)" + v + ", " + acc + ")";
+  };
+  auto loadRow = [&](const std::string &dst, const std::string &base) {
+    if (vec == 4)
+      w.line("{ const float4 q = gnn::load4(" + x + " + " + base + "); " + dst +
+             "[0] = q.x; " + dst + "[1] = q.y; " + dst + "[2] = q.z; " + dst +
+             "[3] = q.w; }");
+    else if (vec == 2)
+      w.line("{ const float2 q = __ldg(reinterpret_cast<const float2 *>(" + x +
+             " + " + base + ")); " + dst + "[0] = q.x; " + dst + "[1] = q.y; }");
+    else
+      w.line(dst + "[0] = __ldg(" + x + " + " + base + ");");
+  };
+  // The slot (CSR position, for edge tensors) and source of position `j`.
+  auto slotExpr = [&](const std::string &j) {
+    return reversed ? "(long long)" + slotArray + "[" + j + "]" : j;
+  };
+  auto baseExpr = [&](const std::string &slot, const std::string &j) {
+    std::string who = spmm ? "(long long)" + colArray + "[" + j + "]" : slot;
+    return who + " * " + std::to_string(*row) + "LL + c";
+  };
+  auto weightExpr = [&](const std::string &slot, int64_t v) {
+    return llvm::formatv("{0}[{1} * {2}LL + (c + {3}) / {4}]", weights, slot,
+                         *row / f, v, f)
+        .str();
+  };
+
+  w.open(llvm::formatv("for (long long c0 = 0; c0 < {0}; c0 += {1})", *row,
+                       fl * vec)
              .str());
+  w.line(llvm::formatv("const long long c = c0 + (long long)fl * {0};", vec).str());
+  w.line(llvm::formatv("const bool active = c < {0};", *row).str());
   w.line(llvm::formatv("{0} acc[{1}];", accType, vec).str());
-  w.line("#pragma unroll");
-  w.line(llvm::formatv("for (int v = 0; v < {0}; ++v) acc[v] = {1};", vec, init).str());
-  w.open("for (long long j = begin; j < end; ++j)");
-  if (!weights.empty() || !spmm)
-    w.line("const long long slot = " + slotOf + ";");
-  std::string base = spmm ? nodeOf + " * " + std::to_string(*row) + "LL + c"
-                          : "slot * " + std::to_string(*row) + "LL + c";
-  w.line(llvm::formatv("float val[{0}];", vec).str());
-  if (vec == 4)
-    w.line("{ const float4 q = gnn::load4(" + x + " + " + base +
-           "); val[0] = q.x; val[1] = q.y; val[2] = q.z; val[3] = q.w; }");
-  else if (vec == 2)
-    w.line("{ const float2 q = __ldg(reinterpret_cast<const float2 *>(" + x +
-           " + " + base + ")); val[0] = q.x; val[1] = q.y; }");
-  else
-    w.line("val[0] = __ldg(" + x + " + " + base + ");");
-  w.line("#pragma unroll");
-  w.open(llvm::formatv("for (int v = 0; v < {0}; ++v)", vec).str());
-  if (!weights.empty())
-    w.line(llvm::formatv("const float w = {0}[slot * {1}LL + (c + v) / {2}];",
-                         weights, *row / f, f)
-               .str());
-  w.line("acc[v] = " + combine + ";");
+  for (int64_t v = 0; v < vec; ++v)
+    w.line(llvm::formatv("acc[{0}] = {1};", v, init).str());
+  w.open("if (active)");
+  w.line("long long j = begin + g;");
+  // Unrolled: `unroll` edges of this group in flight.
+  w.open(llvm::formatv("for (; j + {0} < end; j += {1})", (unroll - 1) * groups,
+                       unroll * groups)
+             .str());
+  w.line(llvm::formatv("float val[{0}][{1}];", unroll, vec).str());
+  for (int64_t u = 0; u < unroll; ++u) {
+    std::string ju = u ? llvm::formatv("j + {0}", u * groups).str() : "j";
+    w.line(llvm::formatv("const long long slot{0} = {1};", u, slotExpr(ju)).str());
+    loadRow(llvm::formatv("val[{0}]", u).str(),
+            baseExpr(llvm::formatv("slot{0}", u).str(), ju));
+  }
+  for (int64_t u = 0; u < unroll; ++u)
+    for (int64_t v = 0; v < vec; ++v) {
+      std::string acc = llvm::formatv("acc[{0}]", v).str();
+      std::string val = llvm::formatv("val[{0}][{1}]", u, v).str();
+      std::string wt = weights.empty()
+                           ? ""
+                           : weightExpr(llvm::formatv("slot{0}", u).str(), v);
+      w.line(acc + " = " + combine(acc, val, wt) + ";");
+    }
   w.close();
+  w.open(llvm::formatv("for (; j < end; j += {0})", groups).str());
+  w.line(llvm::formatv("float val[1][{0}];", vec).str());
+  w.line("const long long slot0 = " + slotExpr("j") + ";");
+  loadRow("val[0]", baseExpr("slot0", "j"));
+  for (int64_t v = 0; v < vec; ++v) {
+    std::string acc = llvm::formatv("acc[{0}]", v).str();
+    std::string wt = weights.empty() ? "" : weightExpr("slot0", v);
+    w.line(acc + " = " + combine(acc, llvm::formatv("val[0][{0}]", v).str(), wt) + ";");
+  }
   w.close();
+  w.close(); // if (active)
+  // Combine the edge groups (lanes fl, fl + width/groups, ...).
+  if (groups > 1) {
+    for (int64_t v = 0; v < vec; ++v) {
+      std::string acc = llvm::formatv("acc[{0}]", v).str();
+      std::string other = llvm::formatv("__shfl_xor_sync(mask, {0}, o, {1})", acc, lanes).str();
+      w.line(llvm::formatv("for (int o = {0}; o < {1}; o <<= 1) {2} = {3};", fl,
+                           lanes, acc,
+                           extremum ? std::string(ext) + "(" + acc + ", " + other + ")"
+                                    : acc + " + " + other)
+                 .str());
+    }
+  }
+  w.open("if (active && g == 0)");
   w.line("const long long count = end - begin;");
-  w.line("#pragma unroll");
-  w.open(llvm::formatv("for (int v = 0; v < {0}; ++v)", vec).str());
-  w.line("const long long k = c + v;");
-  std::string value = "(count == 0 ? 0.0f : (float)acc[v])";
-  if (kind == ReduceKind::mean)
-    value = "(count == 0 ? 0.0f : (float)(acc[v] / (double)count))";
-  w.line("const float a = " + value + ";");
-  FailureOr<std::string> v = b.epilogue("a", "r", "k");
-  if (failed(v))
-    return failure();
-  w.line(llvm::formatv("{0}[r * {1}LL + k] = {2};", b.output(0), *row, *v).str());
+  for (int64_t v = 0; v < vec; ++v) {
+    w.open("");
+    w.line(llvm::formatv("const long long k = c + {0};", v).str());
+    std::string value = kind == ReduceKind::mean
+                            ? llvm::formatv("(count == 0 ? 0.0f : (float)(acc[{0}] / (double)count))", v).str()
+                            : llvm::formatv("(count == 0 ? 0.0f : (float)acc[{0}])", v).str();
+    w.line("const float a = " + value + ";");
+    FailureOr<std::string> out = b.epilogue("a", "r", "k");
+    if (failed(out))
+      return failure();
+    w.line(llvm::formatv("{0}[r * {1}LL + k] = {2};", b.output(0), *row, *out).str());
+    w.close();
+  }
   w.close();
-  w.close();
+  w.close(); // c0 loop
   b.spec.threads = "nodes * " + std::to_string(lanes);
   return success();
 }
@@ -867,6 +934,16 @@ mlir::gnn::emitKernels(func::FuncOp func, llvm::raw_ostream &os,
                        const EmitOptions &options) {
   if (options.indexBits != 32 && options.indexBits != 64)
     return func.emitError("expects 32- or 64-bit graph indices");
+  // Function arguments with a dynamic leading dimension are node tensors
+  // unless marked (the reference evaluator's rule); say so in the IR so that
+  // every value's rows can be derived.
+  for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
+    auto t = dyn_cast<RankedTensorType>(arg.getType());
+    if (t && t.getRank() > 0 && ShapedType::isDynamic(t.getDimSize(0)) &&
+        !func.getArgAttr(i, kDomainAttrName))
+      func.setArgAttr(i, kDomainAttrName,
+                      StringAttr::get(func.getContext(), "node"));
+  }
   std::vector<KernelSpec> specs;
   std::string kernels;
   WalkResult walk = func.walk([&](KernelGroupOp group) {

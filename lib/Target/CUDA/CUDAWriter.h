@@ -30,7 +30,8 @@ public:
   }
   /// Writes `header {` and indents.
   void open(const llvm::Twine &header) {
-    line(header + " {");
+    std::string h = header.str();
+    line(h.empty() ? "{" : h + " {");
     ++depth;
   }
   /// Closes a scope opened with open().

@@ -188,14 +188,6 @@ FailureOr<rt::Program> Lowering::run() {
   if (func.getBody().getBlocks().size() != 1)
     return func.emitError("expects a function with a single block");
 
-  // Function arguments: dynamic leading dimension means nodes unless marked.
-  for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
-    auto t = dyn_cast<RankedTensorType>(arg.getType());
-    if (t && t.getRank() > 0 && ShapedType::isDynamic(t.getDimSize(0)) &&
-        !func.getArgAttr(i, kDomainAttrName))
-      func.setArgAttr(i, kDomainAttrName, StringAttr::get(func.getContext(), "node"));
-  }
-
   // The CUDA source and the kernels' parameter lists.
   std::string source;
   llvm::raw_string_ostream os(source);

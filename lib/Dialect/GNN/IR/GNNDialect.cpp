@@ -37,9 +37,6 @@ ScheduleAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "expects block to be a multiple of 32 in [32, 1024] "
                           "but got "
                        << block;
-  if (block % lanes)
-    return emitError() << "expects block (" << block
-                       << ") to be a multiple of lanes (" << lanes << ")";
   if (vector != 1 && vector != 2 && vector != 4)
     return emitError() << "expects vector to be 1, 2 or 4 but got " << vector;
   return success();

@@ -1,0 +1,60 @@
+// RUN: gnn-opt %s -split-input-file -verify-diagnostics
+
+func.func @yield_mismatch(%g: !gnn.graph) -> tensor<?xf32> {
+  // expected-error @+1 {{'gnn.kernel_group' op expects the yielded types to match the results but got 'tensor<?xf64>' and 'tensor<?xf32>'}}
+  %r = gnn.kernel_group "degree_0" -> tensor<?xf32> {
+    %d = gnn.degree %g : tensor<?xf64>
+    gnn.yield %d : tensor<?xf64>
+  }
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+func.func @empty_group() {
+  // expected-error @+1 {{'gnn.kernel_group' op expects at least one op besides the terminator}}
+  gnn.kernel_group "nothing" {
+    gnn.yield
+  }
+  return
+}
+
+// -----
+
+func.func @bad_lanes(%g: !gnn.graph) -> tensor<?xf32> {
+  // expected-error @+1 {{expects lanes to be a power of two in [1, 32] but got 3}}
+  %r = gnn.kernel_group "degree_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 3, block = 256, vector = 1> -> tensor<?xf32> {
+    %d = gnn.degree %g : tensor<?xf32>
+    gnn.yield %d : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+func.func @bad_block(%g: !gnn.graph) -> tensor<?xf32> {
+  // expected-error @+1 {{expects block to be a multiple of 32 in [32, 1024] but got 100}}
+  %r = gnn.kernel_group "degree_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 100, vector = 1> -> tensor<?xf32> {
+    %d = gnn.degree %g : tensor<?xf32>
+    gnn.yield %d : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+func.func @bad_vector(%g: !gnn.graph) -> tensor<?xf32> {
+  // expected-error @+1 {{expects vector to be 1, 2 or 4 but got 8}}
+  %r = gnn.kernel_group "degree_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 8> -> tensor<?xf32> {
+    %d = gnn.degree %g : tensor<?xf32>
+    gnn.yield %d : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+func.func @yield_outside(%x: tensor<?xf32>) {
+  // expected-error @+1 {{'gnn.yield' op expects parent op 'gnn.kernel_group'}}
+  gnn.yield %x : tensor<?xf32>
+}

@@ -1,0 +1,51 @@
+// RUN: gnn-translate --gnn-to-program %s | FileCheck %s
+
+// The Program of a small layer: inputs named after argument numbers, the
+// matmul as a cuBLAS GEMM (its zero fill folded into beta), the spmm group as
+// a launch over the graph's rows, the result written in place.
+
+// CHECK: "format": "gnnc-program"
+// CHECK: "name": "layer"
+// CHECK: "index_bits": 32
+// CHECK: "name": "arg1"
+// CHECK-NEXT: "role": "input"
+// CHECK: "size": "nodes * 16"
+// CHECK: "name": "arg2"
+// CHECK: "size": "16 * 8"
+// CHECK: "name": "result0"
+// CHECK-NEXT: "role": "output"
+// CHECK-NEXT: "dtype": "f32"
+// CHECK-NEXT: "size": "nodes * 8"
+// CHECK: "op": "gemm"
+// CHECK-NEXT: "a": "arg1"
+// CHECK-NEXT: "b": "arg2"
+// CHECK: "m": "nodes",
+// CHECK-NEXT: "n": "8",
+// CHECK-NEXT: "k": "16",
+// CHECK: "beta": 0.0
+// CHECK: "op": "launch",
+// CHECK-NEXT: "kernel": "spmm_0",
+// CHECK: "ceil_div(nodes * {{16|32}}, 256)"
+// CHECK: "graph": "csr_row_ptr"
+// CHECK: "buffer": "result0"
+func.func @layer(%g: !gnn.graph, %x: tensor<?x16xf32>, %w: tensor<16x8xf32>) -> tensor<?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x16xf32>
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %h = linalg.matmul ins(%x, %w : tensor<?x16xf32>, tensor<16x8xf32>) outs(%f : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %o = gnn.spmm sum %g, %h : tensor<?x8xf32> -> tensor<?x8xf32>
+  return %o : tensor<?x8xf32>
+}
+
+// Edge tensors at the boundary are converted to and from CSR slot order.
+// CHECK-LABEL: "name": "edges"
+// CHECK: "kernel": "gnn_edges_to_slots"
+// CHECK: "graph": "csr_edge"
+// CHECK: "kernel": "edge_softmax_0"
+// CHECK: "kernel": "gnn_slots_to_edges"
+func.func @edges(%g: !gnn.graph, %s: tensor<?x2xf32> {gnn.domain = "edge"}) -> tensor<?x2xf32> {
+  %a = gnn.edge_softmax %g, %s : tensor<?x2xf32>
+  return %a : tensor<?x2xf32>
+}

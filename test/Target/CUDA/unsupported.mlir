@@ -1,0 +1,24 @@
+// RUN: not gnn-translate --gnn-to-cuda %s -split-input-file 2>&1 | FileCheck %s
+
+// Unsupported IR fails with a diagnostic on the op.
+
+// CHECK: unsupported.mlir:1 offset :7:8: error: 'gnn.spmm' op uses 'tensor<?x8xf64>'; the CUDA backend supports only f32 tensors
+func.func @f64(%g: !gnn.graph, %x: tensor<?x8xf64>) -> tensor<?x8xf64> {
+  %o = gnn.spmm sum %g, %x : tensor<?x8xf64> -> tensor<?x8xf64>
+  return %o : tensor<?x8xf64>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK: unsupported.mlir:11 offset :10:10: error: 'math.atan' op is not supported by the CUDA backend
+func.func @atan(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+  %o = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<?x8xf32>) outs(%x : tensor<?x8xf32>) {
+  ^bb0(%v: f32, %out: f32):
+    %a = math.atan %v : f32
+    linalg.yield %a : f32
+  } -> tensor<?x8xf32>
+  return %o : tensor<?x8xf32>
+}

@@ -1,0 +1,72 @@
+//===- ScheduleTest.cpp - the schedule chooser ----------------------------===//
+//
+// Part of gnnc.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Analysis/Schedule.h"
+
+#include <gtest/gtest.h>
+
+using namespace gnn;
+
+namespace {
+
+ScheduleProblem problem(GroupKind kind, int64_t row, double degree) {
+  ScheduleProblem p;
+  p.kind = kind;
+  p.rowElements = row;
+  p.graph.meanDegree = degree;
+  return p;
+}
+
+TEST(Schedule, AggregationsAreRowParallelOverFeatures) {
+  Schedule s = chooseSchedule(problem(GroupKind::Spmm, 64, 2.0));
+  EXPECT_EQ(s.mapping, ThreadMapping::RowParallel);
+  EXPECT_EQ(s.vector, 4);
+  EXPECT_EQ(s.lanes, 16); // 64 floats in float4: 16 lanes
+  EXPECT_EQ(s.verify(problem(GroupKind::Spmm, 64, 2.0)), "");
+  // Long rows: a whole warp per row.
+  EXPECT_EQ(chooseSchedule(problem(GroupKind::Spmm, 64, 30)).lanes, 32);
+  // Odd widths fall back to narrower vectors.
+  Schedule odd = chooseSchedule(problem(GroupKind::Reduce, 6, 1.0));
+  EXPECT_EQ(odd.vector, 2);
+  EXPECT_EQ(odd.lanes, 4);
+  EXPECT_EQ(chooseSchedule(problem(GroupKind::Reduce, 7, 1.0)).vector, 1);
+  // Wide rows are capped at a warp.
+  EXPECT_EQ(chooseSchedule(problem(GroupKind::Spmm, 4096, 1.0)).lanes, 32);
+}
+
+TEST(Schedule, SoftmaxTeamsGrowWithDegree) {
+  EXPECT_EQ(chooseSchedule(problem(GroupKind::EdgeSoftmax, 4, 2.1)).lanes, 4);
+  EXPECT_EQ(chooseSchedule(problem(GroupKind::EdgeSoftmax, 4, 8)).lanes, 8);
+  EXPECT_EQ(chooseSchedule(problem(GroupKind::EdgeSoftmax, 4, 14)).lanes, 16);
+  EXPECT_EQ(chooseSchedule(problem(GroupKind::EdgeSoftmax, 4, 65)).lanes, 32);
+}
+
+TEST(Schedule, OtherKinds) {
+  EXPECT_EQ(chooseSchedule(problem(GroupKind::Sddmm, 4, 10)).mapping,
+            ThreadMapping::EdgeParallel);
+  EXPECT_EQ(chooseSchedule(problem(GroupKind::Gather, 64, 10)).mapping,
+            ThreadMapping::EdgeParallel);
+  EXPECT_EQ(chooseSchedule(problem(GroupKind::Degree, 1, 10)).mapping,
+            ThreadMapping::ElementParallel);
+  EXPECT_EQ(chooseSchedule(problem(GroupKind::Elementwise, 64, 10)).mapping,
+            ThreadMapping::ElementParallel);
+}
+
+TEST(Schedule, CheckAndVerifyRejectBadInput) {
+  EXPECT_NE(problem(GroupKind::Spmm, 0, 1).check(), "");
+  EXPECT_NE(problem(GroupKind::Spmm, 8, -1).check(), "");
+  EXPECT_EQ(problem(GroupKind::Spmm, 8, 1).check(), "");
+  Schedule s = chooseSchedule(problem(GroupKind::Spmm, 64, 2));
+  s.lanes = 3;
+  EXPECT_NE(s.verify(problem(GroupKind::Spmm, 64, 2)), "");
+  s = chooseSchedule(problem(GroupKind::Spmm, 64, 2));
+  s.vector = 4;
+  EXPECT_NE(s.verify(problem(GroupKind::Spmm, 6, 2)), "") << "4 does not divide 6";
+  s.mapping = ThreadMapping::EdgeParallel;
+  EXPECT_NE(s.verify(problem(GroupKind::Spmm, 64, 2)), "");
+}
+
+} // namespace
