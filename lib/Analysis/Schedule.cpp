@@ -39,6 +39,9 @@ Schedule gnn::chooseSchedule(const ScheduleProblem &p) {
     s.lanes = std::min<int64_t>(32, nextPowerOfTwo((p.rowElements + s.vector - 1) / s.vector));
     if (p.graph.meanDegree >= 4)
       s.lanes = 32;
+    // Hubs: one team per row would serialise a row of 10^5 edges.
+    if (p.graph.maxDegree > 4096)
+      s.split = 1024;
     break;
   }
   case GroupKind::EdgeSoftmax: {
@@ -67,6 +70,10 @@ std::string Schedule::verify(const ScheduleProblem &p) const {
     return "block must be a multiple of 32 (and of lanes) in [32, 1024]";
   if (vector != 1 && vector != 2 && vector != 4)
     return "vector must be 1, 2 or 4";
+  if (split < 0 || (split > 0 && split < 32))
+    return "split must be 0 or at least 32";
+  if (split && p.kind != GroupKind::Spmm && p.kind != GroupKind::Reduce)
+    return "only aggregations can split heavy rows";
   if (p.rowElements % vector)
     return "vector width " + std::to_string(vector) +
            " does not divide the row of " + std::to_string(p.rowElements);

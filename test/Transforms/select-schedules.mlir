@@ -6,15 +6,15 @@
 // Softmax teams grow with the mean degree; sddmm is edge-parallel.
 
 // SPARSE-LABEL: func.func @schedules
-// SPARSE: "spmm_0" schedule = <mapping = row_parallel, lanes = 16, block = 256, vector = 4>
-// SPARSE: "spmm_1" schedule = <mapping = row_parallel, lanes = 4, block = 256, vector = 2>
-// SPARSE: "sddmm_0" schedule = <mapping = edge_parallel, lanes = 1, block = 256, vector = 1>
-// SPARSE: "edge_softmax_0" schedule = <mapping = row_parallel, lanes = 4, block = 256, vector = 1>
-// SPARSE: "degree_0" schedule = <mapping = element_parallel, lanes = 1, block = 256, vector = 1>
+// SPARSE: "spmm_0" schedule = <mapping = row_parallel, lanes = 16, block = 256, vector = 4, split = 0>
+// SPARSE: "spmm_1" schedule = <mapping = row_parallel, lanes = 4, block = 256, vector = 2, split = 0>
+// SPARSE: "sddmm_0" schedule = <mapping = edge_parallel, lanes = 1, block = 256, vector = 1, split = 0>
+// SPARSE: "edge_softmax_0" schedule = <mapping = row_parallel, lanes = 4, block = 256, vector = 1, split = 0>
+// SPARSE: "degree_0" schedule = <mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0>
 // DENSE-LABEL: func.func @schedules
-// DENSE: "spmm_0" schedule = <mapping = row_parallel, lanes = 32, block = 256, vector = 4>
-// DENSE: "spmm_1" schedule = <mapping = row_parallel, lanes = 32, block = 256, vector = 2>
-// DENSE: "edge_softmax_0" schedule = <mapping = row_parallel, lanes = 32, block = 256, vector = 1>
+// DENSE: "spmm_0" schedule = <mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0>
+// DENSE: "spmm_1" schedule = <mapping = row_parallel, lanes = 32, block = 256, vector = 2, split = 0>
+// DENSE: "edge_softmax_0" schedule = <mapping = row_parallel, lanes = 32, block = 256, vector = 1, split = 0>
 func.func @schedules(%g: !gnn.graph, %x: tensor<?x64xf32>, %y: tensor<?x6xf32>, %h: tensor<?x4x8xf32>)
     -> (tensor<?x64xf32>, tensor<?x6xf32>, tensor<?x4xf32>, tensor<?xf32>) {
   %a = gnn.spmm sum %g, %x : tensor<?x64xf32> -> tensor<?x64xf32>

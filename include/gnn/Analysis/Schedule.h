@@ -14,6 +14,8 @@
 ///    mean degree is 4 or more (lanes the row's width does not need take
 ///    other edges of the row: 2 edge groups for 64 floats in float4), else as
 ///    wide as the row needs;
+///    rows of more than 1024 edges (when the largest in-degree exceeds 4096)
+///    are split into chunks handled by the whole GPU;
 ///  - edge softmax: row-parallel with the lanes over the row's edges; the team
 ///    grows with the mean degree (4 lanes for molecules, 32 for dense rows);
 ///  - sddmm, gather: edge-parallel, a thread per edge element;
@@ -54,6 +56,9 @@ enum class ThreadMapping { RowParallel, EdgeParallel, ElementParallel };
 struct Schedule {
   ThreadMapping mapping = ThreadMapping::ElementParallel;
   int64_t lanes = 1, block = 256, vector = 1;
+  /// Aggregations: rows with more edges than this are processed in chunks of
+  /// `split` edges by separate kernels (0: no split).
+  int64_t split = 0;
   /// Empty when the schedule is valid for `problem`, else what is wrong.
   std::string verify(const ScheduleProblem &problem) const;
 };

@@ -130,6 +130,11 @@ public:
   std::string rows(const std::string &formula) {
     return add({KernelParam::Kind::Rows, Value(), "", formula}, "rows");
   }
+  std::string scratch(const std::string &name, const std::string &floats) {
+    KernelParam p{KernelParam::Kind::Scratch, Value(), "", floats};
+    p.scratch = name;
+    return add(p, name);
+  }
   std::string fresh(StringRef prefix) {
     return (prefix + std::to_string(counter++)).str();
   }
@@ -598,33 +603,177 @@ static LogicalResult emitEdgeSoftmax(KernelBuilder &b, EdgeSoftmaxOp op,
   return success();
 }
 
-/// SpMM and reduce: a team of lanes per destination row. `fl` lanes cover the
-/// row's features (`vector` consecutive floats each); the team's other lanes
-/// form edge groups that take other edges of the same row, and the edge loop is
-/// unrolled so several rows are loaded at once. Edge groups are combined with
-/// shuffles at the end; sums accumulate in double.
-static LogicalResult emitAggregation(KernelBuilder &b, Operation *op,
-                                     ScheduleAttr s) {
-  auto spmm = dyn_cast<SpmmOp>(op);
-  auto reduce = dyn_cast<ReduceOp>(op);
-  Value input = spmm ? spmm.getInput() : reduce.getInput();
-  bool reversed = spmm ? spmm.getReversed() : reduce.getReversed();
-  ReduceKind kind = spmm ? spmm.getReduce() : reduce.getKind();
-  FailureOr<int64_t> row = rowElements(input, op);
-  if (failed(row))
-    return failure();
-  int64_t lanes = s.getLanes(), vec = s.getVector();
-  if (*row % vec)
-    return op->emitOpError() << "has rows of " << *row
-                             << " elements, not a multiple of the schedule's "
-                                "vector width "
-                             << vec;
-  int64_t fl = 1;
-  while (fl < lanes && fl * vec < *row)
-    fl <<= 1;
-  int64_t groups = lanes / fl;
-  constexpr int64_t unroll = 4;
-  int64_t f = cast<RankedTensorType>(input.getType()).getShape().back();
+namespace {
+
+/// Emission of spmm and reduce. A team of lanes per destination row: `fl`
+/// lanes cover the row's features (`vector` consecutive floats each), the
+/// team's other lanes form edge groups taking other edges of the same row, and
+/// the edge loop is unrolled so several rows are loaded at once; groups combine
+/// by shuffle, sums accumulate in double. With a split, rows of more than
+/// `split` edges are left to a partial kernel (a block per chunk of `split`
+/// edges, writing per-chunk partial results) and a final kernel (combining
+/// the chunks of each heavy row in order, then the epilogue).
+class Aggregation {
+public:
+  Aggregation(Operation *op, ScheduleAttr s) : op(op), s(s) {
+    spmm = dyn_cast<SpmmOp>(op);
+    auto reduce = dyn_cast<ReduceOp>(op);
+    input = spmm ? spmm.getInput() : reduce.getInput();
+    reversed = spmm ? spmm.getReversed() : reduce.getReversed();
+    kind = spmm ? spmm.getReduce() : reduce.getKind();
+    extremum = kind == ReduceKind::max || kind == ReduceKind::min;
+  }
+
+  LogicalResult check() {
+    FailureOr<int64_t> r = rowElements(input, op);
+    if (failed(r))
+      return failure();
+    row = *r;
+    vec = s.getVector();
+    lanes = s.getLanes();
+    if (row % vec)
+      return op->emitOpError() << "has rows of " << row
+                               << " elements, not a multiple of the "
+                                  "schedule's vector width "
+                               << vec;
+    fl = 1;
+    while (fl < lanes && fl * vec < row)
+      fl <<= 1;
+    groups = lanes / fl;
+    f = cast<RankedTensorType>(input.getType()).getShape().back();
+    return success();
+  }
+
+  LogicalResult emitMain(KernelBuilder &b);
+  LogicalResult emitPartial(KernelBuilder &b);
+  LogicalResult emitFinal(KernelBuilder &b);
+
+  std::string partialsSize() const {
+    return "ceil_div(edges, " + std::to_string(s.getSplit()) + ") * " +
+           std::to_string(2 * row);
+  }
+
+private:
+  /// Declares the graph and input parameters used by the edge loop.
+  void bindInputs(KernelBuilder &b) {
+    x = b.input(input);
+    weights = spmm && spmm.getWeights() ? b.input(spmm.getWeights()) : "";
+    colArray = spmm ? b.graph(reversed ? "csc_row" : "csr_col") : "";
+    slotArray = reversed ? b.graph("csc_to_csr") : "";
+  }
+  std::string slotExpr(const std::string &j) const {
+    return reversed ? "(long long)" + slotArray + "[" + j + "]" : j;
+  }
+  std::string baseExpr(const std::string &slot, const std::string &j) const {
+    std::string who = spmm ? "(long long)" + colArray + "[" + j + "]" : slot;
+    return who + " * " + std::to_string(row) + "LL + c";
+  }
+  std::string weightExpr(const std::string &slot, int64_t v) const {
+    return llvm::formatv("{0}[{1} * {2}LL + (c + {3}) / {4}]", weights, slot,
+                         row / f, v, f)
+        .str();
+  }
+  std::string combine(const std::string &acc, const std::string &v,
+                      const std::string &wt) const {
+    const char *ext = kind == ReduceKind::max ? "fmaxf" : "fminf";
+    std::string term = wt.empty() ? v : wt + " * " + v;
+    if (extremum)
+      return std::string(ext) + "(" + acc + ", " + term + ")";
+    return wt.empty() ? acc + " + (double)" + v
+                      : "fma((double)" + wt + ", (double)" + v + ", " + acc + ")";
+  }
+  std::string merge(const std::string &a, const std::string &b) const {
+    if (extremum)
+      return std::string(kind == ReduceKind::max ? "fmaxf" : "fminf") + "(" + a +
+             ", " + b + ")";
+    return a + " + " + b;
+  }
+  std::string accType() const { return extremum ? "float" : "double"; }
+  std::string init() const {
+    return kind == ReduceKind::max   ? "-__int_as_float(0x7f800000)"
+           : kind == ReduceKind::min ? "__int_as_float(0x7f800000)"
+                                     : "0.0";
+  }
+  void loadRow(CUDAWriter &w, const std::string &dst,
+               const std::string &base) const {
+    if (vec == 4)
+      w.line("{ const float4 q = gnn::load4(" + x + " + " + base + "); " + dst +
+             "[0] = q.x; " + dst + "[1] = q.y; " + dst + "[2] = q.z; " + dst +
+             "[3] = q.w; }");
+    else if (vec == 2)
+      w.line("{ const float2 q = __ldg(reinterpret_cast<const float2 *>(" + x +
+             " + " + base + ")); " + dst + "[0] = q.x; " + dst + "[1] = q.y; }");
+    else
+      w.line(dst + "[0] = __ldg(" + x + " + " + base + ");");
+  }
+  /// acc[] over positions first, first + stride, ... < last (features c..).
+  void accumulate(CUDAWriter &w, const std::string &first,
+                  const std::string &last, int64_t stride) const {
+    constexpr int64_t unroll = 4;
+    w.line("long long j = " + first + ";");
+    w.open(llvm::formatv("for (; j + {0} < {1}; j += {2})", (unroll - 1) * stride,
+                         last, unroll * stride)
+               .str());
+    w.line(llvm::formatv("float val[{0}][{1}];", unroll, vec).str());
+    for (int64_t u = 0; u < unroll; ++u) {
+      std::string ju = u ? llvm::formatv("j + {0}", u * stride).str() : "j";
+      w.line(llvm::formatv("const long long slot{0} = {1};", u, slotExpr(ju)).str());
+      loadRow(w, llvm::formatv("val[{0}]", u).str(),
+              baseExpr(llvm::formatv("slot{0}", u).str(), ju));
+    }
+    for (int64_t u = 0; u < unroll; ++u)
+      for (int64_t v = 0; v < vec; ++v) {
+        std::string acc = llvm::formatv("acc[{0}]", v).str();
+        std::string wt = weights.empty()
+                             ? ""
+                             : weightExpr(llvm::formatv("slot{0}", u).str(), v);
+        w.line(acc + " = " + combine(acc, llvm::formatv("val[{0}][{1}]", u, v).str(), wt) + ";");
+      }
+    w.close();
+    w.open(llvm::formatv("for (; j < {0}; j += {1})", last, stride).str());
+    w.line(llvm::formatv("float val[1][{0}];", vec).str());
+    w.line("const long long slot0 = " + slotExpr("j") + ";");
+    loadRow(w, "val[0]", baseExpr("slot0", "j"));
+    for (int64_t v = 0; v < vec; ++v) {
+      std::string acc = llvm::formatv("acc[{0}]", v).str();
+      std::string wt = weights.empty() ? "" : weightExpr("slot0", v);
+      w.line(acc + " = " + combine(acc, llvm::formatv("val[0][{0}]", v).str(), wt) + ";");
+    }
+    w.close();
+  }
+  /// The finished value of row `r`, feature `k` from `value` (the reduction
+  /// over `count` edges), through the epilogue, stored.
+  LogicalResult store(KernelBuilder &b, const std::string &value,
+                      const std::string &count, const std::string &r,
+                      const std::string &k) const {
+    CUDAWriter &w = b.body;
+    std::string a = kind == ReduceKind::mean
+                        ? "(" + count + " == 0 ? 0.0f : (float)((double)(" +
+                              value + ") / (double)" + count + "))"
+                        : "(" + count + " == 0 ? 0.0f : (float)(" + value + "))";
+    w.line("const float a = " + a + ";");
+    FailureOr<std::string> out = b.epilogue("a", r, k);
+    if (failed(out))
+      return failure();
+    w.line(llvm::formatv("{0}[{1} * {2}LL + {3}] = {4};", b.output(0), r, row, k,
+                         *out)
+               .str());
+    return success();
+  }
+
+  Operation *op;
+  ScheduleAttr s;
+  SpmmOp spmm;
+  Value input;
+  bool reversed = false, extremum = false;
+  ReduceKind kind = ReduceKind::sum;
+  int64_t row = 0, vec = 1, lanes = 1, fl = 1, groups = 1, f = 1;
+  std::string x, weights, colArray, slotArray;
+};
+
+} // namespace
+
+LogicalResult Aggregation::emitMain(KernelBuilder &b) {
   std::string rows = b.rows("nodes");
   CUDAWriter &w = b.body;
   teamPrologue(b, lanes, rows);
@@ -638,122 +787,161 @@ static LogicalResult emitAggregation(KernelBuilder &b, Operation *op,
   w.line(llvm::formatv("const int g = lane / {0}, fl = lane % {0};", fl).str());
   std::string slotOf;
   rowRange(b, reversed, slotOf);
-  std::string x = b.input(input);
-  std::string weights = spmm && spmm.getWeights() ? b.input(spmm.getWeights()) : "";
-  std::string colArray = spmm ? b.graph(reversed ? "csc_row" : "csr_col") : "";
-  std::string slotArray = reversed ? b.graph("csc_to_csr") : "";
-  bool extremum = kind == ReduceKind::max || kind == ReduceKind::min;
-  std::string accType = extremum ? "float" : "double";
-  std::string init = kind == ReduceKind::max   ? "-__int_as_float(0x7f800000)"
-                     : kind == ReduceKind::min ? "__int_as_float(0x7f800000)"
-                                               : "0.0";
-  const char *ext = kind == ReduceKind::max ? "fmaxf" : "fminf";
-  // acc = combine(acc, w * v) with or without a weight.
-  auto combine = [&](const std::string &acc, const std::string &v,
-                     const std::string &wt) -> std::string {
-    std::string term = wt.empty() ? v : wt + " * " + v;
-    if (extremum)
-      return std::string(ext) + "(" + acc + ", " + term + ")";
-    return wt.empty() ? acc + " + (double)" + v
-                      : "fma((double)" + wt + ", (double)" + v + ", " + acc + ")";
-  };
-  auto loadRow = [&](const std::string &dst, const std::string &base) {
-    if (vec == 4)
-      w.line("{ const float4 q = gnn::load4(" + x + " + " + base + "); " + dst +
-             "[0] = q.x; " + dst + "[1] = q.y; " + dst + "[2] = q.z; " + dst +
-             "[3] = q.w; }");
-    else if (vec == 2)
-      w.line("{ const float2 q = __ldg(reinterpret_cast<const float2 *>(" + x +
-             " + " + base + ")); " + dst + "[0] = q.x; " + dst + "[1] = q.y; }");
-    else
-      w.line(dst + "[0] = __ldg(" + x + " + " + base + ");");
-  };
-  // The slot (CSR position, for edge tensors) and source of position `j`.
-  auto slotExpr = [&](const std::string &j) {
-    return reversed ? "(long long)" + slotArray + "[" + j + "]" : j;
-  };
-  auto baseExpr = [&](const std::string &slot, const std::string &j) {
-    std::string who = spmm ? "(long long)" + colArray + "[" + j + "]" : slot;
-    return who + " * " + std::to_string(*row) + "LL + c";
-  };
-  auto weightExpr = [&](const std::string &slot, int64_t v) {
-    return llvm::formatv("{0}[{1} * {2}LL + (c + {3}) / {4}]", weights, slot,
-                         *row / f, v, f)
-        .str();
-  };
-
-  w.open(llvm::formatv("for (long long c0 = 0; c0 < {0}; c0 += {1})", *row,
-                       fl * vec)
+  if (s.getSplit())
+    w.line(llvm::formatv("if (end - begin > {0}) return; // a heavy row: "
+                         "{1}_partial and {1}_final",
+                         s.getSplit(), b.spec.name)
+               .str());
+  bindInputs(b);
+  w.open(llvm::formatv("for (long long c0 = 0; c0 < {0}; c0 += {1})", row, fl * vec)
              .str());
   w.line(llvm::formatv("const long long c = c0 + (long long)fl * {0};", vec).str());
-  w.line(llvm::formatv("const bool active = c < {0};", *row).str());
-  w.line(llvm::formatv("{0} acc[{1}];", accType, vec).str());
+  w.line(llvm::formatv("const bool active = c < {0};", row).str());
+  w.line(llvm::formatv("{0} acc[{1}];", accType(), vec).str());
   for (int64_t v = 0; v < vec; ++v)
-    w.line(llvm::formatv("acc[{0}] = {1};", v, init).str());
+    w.line(llvm::formatv("acc[{0}] = {1};", v, init()).str());
   w.open("if (active)");
-  w.line("long long j = begin + g;");
-  // Unrolled: `unroll` edges of this group in flight.
-  w.open(llvm::formatv("for (; j + {0} < end; j += {1})", (unroll - 1) * groups,
-                       unroll * groups)
-             .str());
-  w.line(llvm::formatv("float val[{0}][{1}];", unroll, vec).str());
-  for (int64_t u = 0; u < unroll; ++u) {
-    std::string ju = u ? llvm::formatv("j + {0}", u * groups).str() : "j";
-    w.line(llvm::formatv("const long long slot{0} = {1};", u, slotExpr(ju)).str());
-    loadRow(llvm::formatv("val[{0}]", u).str(),
-            baseExpr(llvm::formatv("slot{0}", u).str(), ju));
-  }
-  for (int64_t u = 0; u < unroll; ++u)
+  accumulate(w, "begin + g", "end", groups);
+  w.close();
+  if (groups > 1)
     for (int64_t v = 0; v < vec; ++v) {
       std::string acc = llvm::formatv("acc[{0}]", v).str();
-      std::string val = llvm::formatv("val[{0}][{1}]", u, v).str();
-      std::string wt = weights.empty()
-                           ? ""
-                           : weightExpr(llvm::formatv("slot{0}", u).str(), v);
-      w.line(acc + " = " + combine(acc, val, wt) + ";");
-    }
-  w.close();
-  w.open(llvm::formatv("for (; j < end; j += {0})", groups).str());
-  w.line(llvm::formatv("float val[1][{0}];", vec).str());
-  w.line("const long long slot0 = " + slotExpr("j") + ";");
-  loadRow("val[0]", baseExpr("slot0", "j"));
-  for (int64_t v = 0; v < vec; ++v) {
-    std::string acc = llvm::formatv("acc[{0}]", v).str();
-    std::string wt = weights.empty() ? "" : weightExpr("slot0", v);
-    w.line(acc + " = " + combine(acc, llvm::formatv("val[0][{0}]", v).str(), wt) + ";");
-  }
-  w.close();
-  w.close(); // if (active)
-  // Combine the edge groups (lanes fl, fl + width/groups, ...).
-  if (groups > 1) {
-    for (int64_t v = 0; v < vec; ++v) {
-      std::string acc = llvm::formatv("acc[{0}]", v).str();
-      std::string other = llvm::formatv("__shfl_xor_sync(mask, {0}, o, {1})", acc, lanes).str();
       w.line(llvm::formatv("for (int o = {0}; o < {1}; o <<= 1) {2} = {3};", fl,
                            lanes, acc,
-                           extremum ? std::string(ext) + "(" + acc + ", " + other + ")"
-                                    : acc + " + " + other)
+                           merge(acc, llvm::formatv("__shfl_xor_sync(mask, {0}, o, {1})",
+                                                    acc, lanes)
+                                          .str()))
                  .str());
     }
-  }
   w.open("if (active && g == 0)");
   w.line("const long long count = end - begin;");
   for (int64_t v = 0; v < vec; ++v) {
     w.open("");
     w.line(llvm::formatv("const long long k = c + {0};", v).str());
-    std::string value = kind == ReduceKind::mean
-                            ? llvm::formatv("(count == 0 ? 0.0f : (float)(acc[{0}] / (double)count))", v).str()
-                            : llvm::formatv("(count == 0 ? 0.0f : (float)acc[{0}])", v).str();
-    w.line("const float a = " + value + ";");
-    FailureOr<std::string> out = b.epilogue("a", "r", "k");
-    if (failed(out))
+    if (failed(store(b, llvm::formatv("acc[{0}]", v).str(), "count", "r", "k")))
       return failure();
-    w.line(llvm::formatv("{0}[r * {1}LL + k] = {2};", b.output(0), *row, *out).str());
     w.close();
   }
   w.close();
-  w.close(); // c0 loop
+  w.close();
   b.spec.threads = "nodes * " + std::to_string(lanes);
+  return success();
+}
+
+/// The row (destination, or source when reversed) of traversal position `j`.
+static std::string rowOfPosition(KernelBuilder &b, bool reversed,
+                                 const std::string &j) {
+  if (!reversed)
+    return "(long long)" + b.graph("csr_dst") + "[" + j + "]";
+  return "(long long)" + b.graph("csr_col") + "[" + b.graph("csc_to_csr") + "[" +
+         j + "]]";
+}
+
+LogicalResult Aggregation::emitPartial(KernelBuilder &b) {
+  int64_t split = s.getSplit(), block = s.getBlock(), teams = block / lanes;
+  CUDAWriter &w = b.body;
+  std::string edges = b.rows("edges");
+  std::string ptr = b.graph(reversed ? "csc_col_ptr" : "csr_row_ptr");
+  std::string partials = b.scratch("partials", partialsSize());
+  bindInputs(b);
+  w.line(llvm::formatv("__shared__ {0} part[{1}][{2}];", accType(), teams,
+                       fl * vec)
+             .str());
+  w.line(llvm::formatv("const long long lo = (long long)blockIdx.x * {0}LL;", split).str());
+  w.line(llvm::formatv("const long long hi = min(lo + {0}LL, {1});", split, edges).str());
+  w.line(llvm::formatv("const int team = threadIdx.x / {0}, lane = threadIdx.x % {0};",
+                       lanes)
+             .str());
+  w.line(llvm::formatv("const int g = lane / {0}, fl = lane % {0};", fl).str());
+  // The heavy rows touching the chunk: the row of its first position, and one
+  // starting inside it (which must reach its end).
+  w.open("for (int which = 0; which < 2; ++which)");
+  w.line("const long long r = " + rowOfPosition(b, reversed, "which == 0 ? lo : hi - 1") + ";");
+  w.line("const long long begin = " + ptr + "[r], end = " + ptr + "[r + 1];");
+  w.line("const bool heavy = end - begin > " + std::to_string(split) +
+         " && (which == 0 || (begin > lo && " + rowOfPosition(b, reversed, "lo") +
+         " != r));");
+  w.line("if (!heavy) continue; // uniform across the block");
+  w.line("const long long from = max(begin, lo), to = min(end, hi);");
+  w.open(llvm::formatv("for (long long c0 = 0; c0 < {0}; c0 += {1})", row, fl * vec)
+             .str());
+  w.line(llvm::formatv("const long long c = c0 + (long long)fl * {0};", vec).str());
+  w.line(llvm::formatv("const bool active = c < {0};", row).str());
+  w.line(llvm::formatv("{0} acc[{1}];", accType(), vec).str());
+  for (int64_t v = 0; v < vec; ++v)
+    w.line(llvm::formatv("acc[{0}] = {1};", v, init()).str());
+  w.open("if (active)");
+  accumulate(w, llvm::formatv("from + team * {0} + g", groups).str(), "to",
+             teams * groups);
+  w.close();
+  if (groups > 1)
+    for (int64_t v = 0; v < vec; ++v) {
+      std::string acc = llvm::formatv("acc[{0}]", v).str();
+      w.line(llvm::formatv("for (int o = {0}; o < {1}; o <<= 1) {2} = {3};", fl,
+                           lanes, acc,
+                           merge(acc, llvm::formatv("__shfl_xor_sync(0xffffffffu, "
+                                                    "{0}, o, {1})",
+                                                    acc, lanes)
+                                          .str()))
+                 .str());
+    }
+  w.open("if (g == 0)");
+  for (int64_t v = 0; v < vec; ++v)
+    w.line(llvm::formatv("part[team][fl * {0} + {1}] = acc[{1}];", vec, v).str());
+  w.close();
+  w.line("__syncthreads();");
+  w.open(llvm::formatv("for (int q = threadIdx.x; q < {0}; q += blockDim.x)", fl * vec)
+             .str());
+  w.line(llvm::formatv("{0} total = part[0][q];", accType()).str());
+  w.line(llvm::formatv("for (int t2 = 1; t2 < {0}; ++t2) total = {1};", teams,
+                       merge("total", "part[t2][q]"))
+             .str());
+  w.line(llvm::formatv("if (c0 + q < {0}) {1}[((long long)blockIdx.x * 2 + which) "
+                       "* {0}LL + c0 + q] = (float)total;",
+                       row, partials)
+             .str());
+  w.close();
+  w.line("__syncthreads();");
+  w.close(); // c0
+  w.close(); // which
+  b.spec.threads = llvm::formatv("ceil_div(edges, {0}) * {1}", split, block).str();
+  b.spec.block = block;
+  return success();
+}
+
+LogicalResult Aggregation::emitFinal(KernelBuilder &b) {
+  int64_t split = s.getSplit(), block = s.getBlock();
+  CUDAWriter &w = b.body;
+  std::string edges = b.rows("edges");
+  std::string ptr = b.graph(reversed ? "csc_col_ptr" : "csr_row_ptr");
+  std::string partials = b.scratch("partials", partialsSize());
+  w.line(llvm::formatv("const long long lo = (long long)blockIdx.x * {0}LL;", split).str());
+  w.line(llvm::formatv("const long long hi = min(lo + {0}LL, {1});", split, edges).str());
+  // The heavy row starting in this chunk, if any, is finished here.
+  w.line("const long long r = " + rowOfPosition(b, reversed, "hi - 1") + ";");
+  w.line("const long long begin = " + ptr + "[r], end = " + ptr + "[r + 1];");
+  w.line(llvm::formatv("if (!(end - begin > {0} && begin >= lo)) return;", split).str());
+  w.line(llvm::formatv("const long long first = begin / {0}, last = (end - 1) / {0};",
+                       split)
+             .str());
+  w.line("const long long count = end - begin;");
+  w.open(llvm::formatv("for (long long k = threadIdx.x; k < {0}; k += blockDim.x)", row)
+             .str());
+  w.line(llvm::formatv("{0} total = {1};", accType(), init()).str());
+  w.open("for (long long cc = first; cc <= last; ++cc)");
+  w.line(llvm::formatv("const long long which = (cc == first && begin != cc * {0}) ? 1 : 0;",
+                       split)
+             .str());
+  w.line(llvm::formatv("const float p = {0}[(cc * 2 + which) * {1}LL + k];", partials,
+                       row)
+             .str());
+  w.line("total = " + merge("total", extremum ? "p" : "(double)p") + ";");
+  w.close();
+  if (failed(store(b, "total", "count", "r", "k")))
+    return failure();
+  w.close();
+  b.spec.threads = llvm::formatv("ceil_div(edges, {0}) * {1}", split, block).str();
+  b.spec.block = block;
   return success();
 }
 
@@ -976,14 +1164,64 @@ mlir::gnn::emitKernels(func::FuncOp func, llvm::raw_ostream &os,
       group.emitOpError("expects to yield the result of its last op");
       return WalkResult::interrupt();
     }
+    // Writes one builder's kernel: the signature, then its body.
+    auto render = [&](KernelBuilder &kb) {
+      std::string sig = "extern \"C\" __global__ void __launch_bounds__(" +
+                        std::to_string(kb.spec.block) + ") " + kb.spec.name + "(";
+      for (auto [i, p] : llvm::enumerate(kb.spec.params)) {
+        sig += i ? ",\n    " : "\n    ";
+        switch (p.kind) {
+        case KernelParam::Kind::Input: sig += "const float *__restrict__ "; break;
+        case KernelParam::Kind::Output: sig += "float *__restrict__ "; break;
+        case KernelParam::Kind::GraphArray: sig += "const idx_t *__restrict__ "; break;
+        case KernelParam::Kind::Rows: sig += "long long "; break;
+        case KernelParam::Kind::Scratch: sig += "float *__restrict__ "; break;
+        }
+        sig += kb.names[i];
+      }
+      kernels += "\n// " + kb.spec.name + ": " +
+                 anchor->getName().getStringRef().str() +
+                 llvm::formatv(", {0}, lanes {1}, block {2}, vector {3}, split {4}\n",
+                               stringifyMapping(s.getMapping()), s.getLanes(),
+                               s.getBlock(), s.getVector(), s.getSplit())
+                     .str();
+      kernels += sig + ") {\n";
+      std::string text = kb.body.str();
+      size_t pos = 0;
+      while (pos < text.size()) {
+        size_t end = text.find('\n', pos);
+        kernels += "  " + text.substr(pos, end - pos) + "\n";
+        pos = end + 1;
+      }
+      kernels += "}\n";
+      specs.push_back(std::move(kb.spec));
+    };
+    if (isa<SpmmOp, ReduceOp>(anchor)) {
+      Aggregation agg(anchor, s);
+      if (failed(agg.check()) || failed(agg.emitMain(b)))
+        return WalkResult::interrupt();
+      render(b);
+      if (s.getSplit()) {
+        KernelBuilder partial(group, options), final(group, options);
+        partial.spec.name = group.getKernel().str() + "_partial";
+        final.spec.name = group.getKernel().str() + "_final";
+        for (KernelBuilder *kb : {&partial, &final}) {
+          kb->spec.group = group;
+          kb->chain = b.chain;
+        }
+        if (failed(agg.emitPartial(partial)) || failed(agg.emitFinal(final)))
+          return WalkResult::interrupt();
+        render(partial);
+        render(final);
+      }
+      return WalkResult::advance();
+    }
     LogicalResult r =
         llvm::TypeSwitch<Operation *, LogicalResult>(anchor)
             .Case([&](DegreeOp op) { return emitDegree(b, op); })
             .Case([&](GatherOp op) { return emitGather(b, op); })
             .Case([&](SddmmOp op) { return emitSddmm(b, op); })
             .Case([&](EdgeSoftmaxOp op) { return emitEdgeSoftmax(b, op, s); })
-            .Case<SpmmOp, ReduceOp>(
-                [&](Operation *op) { return emitAggregation(b, op, s); })
             .Case([&](linalg::LinalgOp op) -> LogicalResult {
               if (!b.chain.empty())
                 return op->emitOpError("cannot have absorbed consumers");
@@ -994,35 +1232,7 @@ mlir::gnn::emitKernels(func::FuncOp func, llvm::raw_ostream &os,
             });
     if (failed(r))
       return WalkResult::interrupt();
-    // Signature, then the body written above.
-    std::string sig = "extern \"C\" __global__ void __launch_bounds__(" +
-                      std::to_string(s.getBlock()) + ") " + b.spec.name + "(";
-    for (auto [i, p] : llvm::enumerate(b.spec.params)) {
-      sig += i ? ",\n    " : "\n    ";
-      switch (p.kind) {
-      case KernelParam::Kind::Input: sig += "const float *__restrict__ "; break;
-      case KernelParam::Kind::Output: sig += "float *__restrict__ "; break;
-      case KernelParam::Kind::GraphArray: sig += "const idx_t *__restrict__ "; break;
-      case KernelParam::Kind::Rows: sig += "long long "; break;
-      }
-      sig += b.names[i];
-    }
-    kernels += "\n// " + b.spec.name + ": " + anchor->getName().getStringRef().str() +
-               llvm::formatv(", {0}, lanes {1}, block {2}, vector {3}\n",
-                             stringifyMapping(s.getMapping()), s.getLanes(),
-                             s.getBlock(), s.getVector())
-                   .str();
-    kernels += sig + ") {\n";
-    std::string text = b.body.str();
-    // Indent the body by two spaces.
-    size_t pos = 0;
-    while (pos < text.size()) {
-      size_t end = text.find('\n', pos);
-      kernels += "  " + text.substr(pos, end - pos) + "\n";
-      pos = end + 1;
-    }
-    kernels += "}\n";
-    specs.push_back(std::move(b.spec));
+    render(b);
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())

@@ -196,10 +196,10 @@ FailureOr<rt::Program> Lowering::run() {
     return failure();
   program.source = source;
   program.kernels = {kEdgesToSlots, kSlotsToEdges};
-  llvm::DenseMap<Operation *, const KernelSpec *> specOf;
+  llvm::DenseMap<Operation *, SmallVector<const KernelSpec *>> specsOf;
   for (const KernelSpec &s : *specs) {
     program.kernels.push_back(s.name);
-    specOf[s.group] = &s;
+    specsOf[s.group].push_back(&s);
   }
 
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
@@ -315,33 +315,53 @@ FailureOr<rt::Program> Lowering::run() {
           rt::Formula::constant(bt.getDimSize(1)),
           rt::Formula::constant(bt.getDimSize(0)), false, false, 1.0f, beta});
     } else if (auto group = dyn_cast<KernelGroupOp>(op)) {
-      const KernelSpec *spec = specOf.lookup(group);
-      std::vector<rt::KernelArg> args;
-      for (const KernelParam &p : spec->params) {
-        switch (p.kind) {
-        case KernelParam::Kind::Input: {
-          FailureOr<std::string> b = use(p.value, &op);
-          if (failed(b))
-            return failure();
-          args.push_back(bufferArg(*b));
-          break;
+      // The group's kernels in order; outputs and scratch buffers are shared
+      // between them.
+      llvm::StringMap<std::string> scratch;
+      for (const KernelSpec *spec : specsOf.lookup(group)) {
+        std::vector<rt::KernelArg> args;
+        for (const KernelParam &p : spec->params) {
+          switch (p.kind) {
+          case KernelParam::Kind::Input: {
+            FailureOr<std::string> b = use(p.value, &op);
+            if (failed(b))
+              return failure();
+            args.push_back(bufferArg(*b));
+            break;
+          }
+          case KernelParam::Kind::Output: {
+            auto it = buffer.find(p.value);
+            FailureOr<std::string> b = it != buffer.end()
+                                           ? FailureOr<std::string>(it->second)
+                                           : define(p.value, &op);
+            if (failed(b))
+              return failure();
+            args.push_back(bufferArg(*b));
+            break;
+          }
+          case KernelParam::Kind::GraphArray:
+            args.push_back(graphArg(p.graphArray));
+            break;
+          case KernelParam::Kind::Rows:
+            args.push_back(intArg(p.formula));
+            break;
+          case KernelParam::Kind::Scratch: {
+            auto it = scratch.find(p.scratch);
+            if (it == scratch.end()) {
+              std::string name = "t" + std::to_string(temps++);
+              if (failed(declare(name, rt::BufferRole::Temp, p.formula, &op)))
+                return failure();
+              it = scratch.insert({p.scratch, name}).first;
+            }
+            args.push_back(bufferArg(it->second));
+            break;
+          }
+          }
         }
-        case KernelParam::Kind::Output: {
-          FailureOr<std::string> b = define(p.value, &op);
-          if (failed(b))
-            return failure();
-          args.push_back(bufferArg(*b));
-          break;
-        }
-        case KernelParam::Kind::GraphArray:
-          args.push_back(graphArg(p.graphArray));
-          break;
-        case KernelParam::Kind::Rows:
-          args.push_back(intArg(p.formula));
-          break;
-        }
+        if (failed(launch(spec->name, spec->threads, spec->block,
+                          std::move(args), &op)))
+          return failure();
       }
-      r = launch(spec->name, spec->threads, spec->block, std::move(args), &op);
     } else {
       return op.emitOpError("is not supported by the CUDA backend (expected "
                             "kernel groups, linalg.matmul, fills and reshapes "

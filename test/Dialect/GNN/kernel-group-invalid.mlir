@@ -23,7 +23,7 @@ func.func @empty_group() {
 
 func.func @bad_lanes(%g: !gnn.graph) -> tensor<?xf32> {
   // expected-error @+1 {{expects lanes to be a power of two in [1, 32] but got 3}}
-  %r = gnn.kernel_group "degree_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 3, block = 256, vector = 1> -> tensor<?xf32> {
+  %r = gnn.kernel_group "degree_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 3, block = 256, vector = 1, split = 0> -> tensor<?xf32> {
     %d = gnn.degree %g : tensor<?xf32>
     gnn.yield %d : tensor<?xf32>
   }
@@ -34,7 +34,7 @@ func.func @bad_lanes(%g: !gnn.graph) -> tensor<?xf32> {
 
 func.func @bad_block(%g: !gnn.graph) -> tensor<?xf32> {
   // expected-error @+1 {{expects block to be a multiple of 32 in [32, 1024] but got 100}}
-  %r = gnn.kernel_group "degree_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 100, vector = 1> -> tensor<?xf32> {
+  %r = gnn.kernel_group "degree_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 100, vector = 1, split = 0> -> tensor<?xf32> {
     %d = gnn.degree %g : tensor<?xf32>
     gnn.yield %d : tensor<?xf32>
   }

@@ -32,17 +32,21 @@ namespace gnn {
 
 /// One parameter of an emitted kernel, in signature order.
 struct KernelParam {
-  enum class Kind { Input, Output, GraphArray, Rows };
+  enum class Kind { Input, Output, GraphArray, Rows, Scratch };
   Kind kind = Kind::Input;
   /// Input: the tensor read. Output: the group result written.
   Value value;
   /// Graph array name (csr_row_ptr, ...) for GraphArray.
   std::string graphArray;
   /// Rows: a formula of the graph's sizes ("nodes", "edges", "128").
+  /// Scratch: its size in floats.
   std::string formula;
+  /// Scratch: a name shared by the kernels of one group that use it.
+  std::string scratch;
 };
 
-/// An emitted kernel and how to launch it.
+/// An emitted kernel and how to launch it. A group may need several kernels
+/// (heavy rows of an aggregation), launched in order.
 struct KernelSpec {
   std::string name;
   std::vector<KernelParam> params;

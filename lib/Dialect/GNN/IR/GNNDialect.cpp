@@ -28,7 +28,7 @@ using namespace mlir::gnn;
 LogicalResult
 ScheduleAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
                      Mapping mapping, int64_t lanes, int64_t block,
-                     int64_t vector) {
+                     int64_t vector, int64_t split) {
   if (lanes < 1 || lanes > 32 || (lanes & (lanes - 1)))
     return emitError() << "expects lanes to be a power of two in [1, 32] but "
                           "got "
@@ -39,6 +39,9 @@ ScheduleAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
                        << block;
   if (vector != 1 && vector != 2 && vector != 4)
     return emitError() << "expects vector to be 1, 2 or 4 but got " << vector;
+  if (split < 0 || (split > 0 && split < 32))
+    return emitError() << "expects split to be 0 or at least 32 but got "
+                       << split;
   return success();
 }
 

@@ -69,7 +69,8 @@ struct SelectSchedules
         return WalkResult::interrupt();
       }
       group.setScheduleAttr(ScheduleAttr::get(&getContext(), toAttr(s.mapping),
-                                              s.lanes, s.block, s.vector));
+                                              s.lanes, s.block, s.vector,
+                                              s.split));
       return WalkResult::advance();
     });
     if (r.wasInterrupted())

@@ -63,13 +63,17 @@ def GNN_ScheduleAttr : AttrDef<GNN_Dialect, "Schedule"> {
     - `lanes`: threads per row (a power of two, 1 to 32).
     - `block`: threads per block.
     - `vector`: elements each lane loads at once (1, 2 or 4).
+    - `split`: for aggregations, rows with more edges than this are heavy:
+      the row-parallel kernel skips them and two more kernels process them in
+      chunks of `split` edges spread over the whole GPU (0: no split).
 
     ```mlir
-    #gnn.schedule<mapping = row_parallel, lanes = 16, block = 256, vector = 4>
+    #gnn.schedule<mapping = row_parallel, lanes = 16, block = 256, vector = 4, split = 0>
     ```
   }];
   let parameters = (ins EnumParameter<GNN_Mapping>:$mapping,
-                        "int64_t":$lanes, "int64_t":$block, "int64_t":$vector);
+                        "int64_t":$lanes, "int64_t":$block, "int64_t":$vector,
+                        "int64_t":$split);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }
