@@ -45,7 +45,7 @@ func.func @bad_block(%g: !gnn.graph) -> tensor<?xf32> {
 
 func.func @bad_vector(%g: !gnn.graph) -> tensor<?xf32> {
   // expected-error @+1 {{expects vector to be 1, 2 or 4 but got 8}}
-  %r = gnn.kernel_group "degree_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 8> -> tensor<?xf32> {
+  %r = gnn.kernel_group "degree_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 8, split = 0> -> tensor<?xf32> {
     %d = gnn.degree %g : tensor<?xf32>
     gnn.yield %d : tensor<?xf32>
   }
@@ -57,4 +57,15 @@ func.func @bad_vector(%g: !gnn.graph) -> tensor<?xf32> {
 func.func @yield_outside(%x: tensor<?xf32>) {
   // expected-error @+1 {{'gnn.yield' op expects parent op 'gnn.kernel_group'}}
   gnn.yield %x : tensor<?xf32>
+}
+
+// -----
+
+func.func @bad_split(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{expects split to be 0 or at least 32 but got 7}}
+  %r = gnn.kernel_group "spmm_0" schedule = #gnn.schedule<mapping = row_parallel, lanes = 2, block = 256, vector = 4, split = 7> -> tensor<?x8xf32> {
+    %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+    gnn.yield %s : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
 }

@@ -1,5 +1,6 @@
 // RUN: gnn-translate --gnn-to-cuda --gnn-mean-degree=30 %s | FileCheck %s
 // RUN: gnn-translate --gnn-to-cuda --gnn-index-bits=64 %s | FileCheck %s --check-prefix=WIDE
+// RUN: gnn-opt %s --gnn-codegen-pipeline='mean-degree=13 max-degree=185099' | gnn-translate --gnn-to-cuda | FileCheck %s --check-prefix=SPLIT
 
 // Structure of the emitted kernels: one per group, shapes as constants,
 // consumers inlined into the producer's kernel, graph arrays as parameters.
@@ -27,7 +28,7 @@
 // CHECK: double acc[4];
 // CHECK: gnn::load4(
 // CHECK: __shfl_xor_sync(mask, acc[0], o, 32)
-// CHECK: (count == 0 ? 0.0f : (float)(acc[0] / (double)count))
+// CHECK: (count == 0 ? 0.0f : (float)((double)(acc[0]) / (double)count))
 // CHECK: const float v{{[0-9]+}} = (a + in{{[0-9]}}[e{{[0-9]+}}]);
 // CHECK: out0[r * 64LL + k] =
 func.func @mean_bias(%g: !gnn.graph, %x: tensor<?x64xf32>, %b: tensor<64xf32>) -> tensor<?x64xf32> {
@@ -75,3 +76,17 @@ func.func @reversed(%g: !gnn.graph, %e: tensor<?x2xf32> {gnn.domain = "edge"}) -
   %d = gnn.degree %g reversed : tensor<?xf32>
   return %r, %d : tensor<?x2xf32>, tensor<?xf32>
 }
+
+// With a hub (largest in-degree above 4096), aggregations split heavy rows:
+// the main kernel skips them, a partial kernel per chunk of edges and a final
+// kernel per heavy row finish them.
+
+// SPLIT-LABEL: // function mean_bias
+// SPLIT: // spmm_0: gnn.spmm, row_parallel, lanes 32, block 256, vector 4, split 1024
+// SPLIT: if (end - begin > 1024) return;
+// SPLIT: // spmm_0_partial:
+// SPLIT: __shared__ double part[8][64];
+// SPLIT: partials[((long long)blockIdx.x * 2 + which) * 64LL + c0 + q] = (float)total;
+// SPLIT: // spmm_0_final:
+// SPLIT: const long long which = (cc == first && begin != cc * 1024) ? 1 : 0;
+// SPLIT: out0[r * 64LL + k] =
