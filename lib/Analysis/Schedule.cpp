@@ -39,9 +39,10 @@ Schedule gnn::chooseSchedule(const ScheduleProblem &p) {
     s.lanes = std::min<int64_t>(32, nextPowerOfTwo((p.rowElements + s.vector - 1) / s.vector));
     if (p.graph.meanDegree >= 4)
       s.lanes = 32;
-    // Hubs: one team per row would serialise a row of 10^5 edges.
-    if (p.graph.maxDegree > 4096)
-      s.split = 1024;
+    // Long rows: one team per row would serialise a row of 10^3 to 10^5
+    // edges; rows above 512 edges are spread over the GPU in chunks.
+    if (p.graph.maxDegree > 1024)
+      s.split = 512;
     break;
   }
   case GroupKind::EdgeSoftmax: {

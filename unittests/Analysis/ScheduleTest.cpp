@@ -33,6 +33,18 @@ TEST(Schedule, AggregationsAreRowParallelOverFeatures) {
   EXPECT_EQ(odd.vector, 2);
   EXPECT_EQ(odd.lanes, 4);
   EXPECT_EQ(chooseSchedule(problem(GroupKind::Reduce, 7, 1.0)).vector, 1);
+  // Long rows are split across the GPU, and only for aggregations.
+  ScheduleProblem hub = problem(GroupKind::Spmm, 64, 13);
+  EXPECT_EQ(chooseSchedule(hub).split, 0);
+  hub.graph.maxDegree = 185099;
+  EXPECT_EQ(chooseSchedule(hub).split, 512);
+  EXPECT_EQ(chooseSchedule(hub).verify(hub), "");
+  ScheduleProblem softmax = problem(GroupKind::EdgeSoftmax, 4, 13);
+  softmax.graph.maxDegree = 185099;
+  EXPECT_EQ(chooseSchedule(softmax).split, 0);
+  Schedule bad = chooseSchedule(softmax);
+  bad.split = 512;
+  EXPECT_NE(bad.verify(softmax), "");
   // Wide rows are capped at a warp.
   EXPECT_EQ(chooseSchedule(problem(GroupKind::Spmm, 4096, 1.0)).lanes, 32);
 }

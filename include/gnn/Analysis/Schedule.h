@@ -14,7 +14,7 @@
 ///    mean degree is 4 or more (lanes the row's width does not need take
 ///    other edges of the row: 2 edge groups for 64 floats in float4), else as
 ///    wide as the row needs;
-///    rows of more than 1024 edges (when the largest in-degree exceeds 4096)
+///    rows of more than 512 edges (when the largest in-degree exceeds 1024)
 ///    are split into chunks handled by the whole GPU;
 ///  - edge softmax: row-parallel with the lanes over the row's edges; the team
 ///    grows with the mean degree (4 lanes for molecules, 32 for dense rows);

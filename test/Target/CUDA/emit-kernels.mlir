@@ -77,16 +77,16 @@ func.func @reversed(%g: !gnn.graph, %e: tensor<?x2xf32> {gnn.domain = "edge"}) -
   return %r, %d : tensor<?x2xf32>, tensor<?xf32>
 }
 
-// With a hub (largest in-degree above 4096), aggregations split heavy rows:
+// With long rows (largest in-degree above 1024), aggregations split heavy rows:
 // the main kernel skips them, a partial kernel per chunk of edges and a final
 // kernel per heavy row finish them.
 
 // SPLIT-LABEL: // function mean_bias
-// SPLIT: // spmm_0: gnn.spmm, row_parallel, lanes 32, block 256, vector 4, split 1024
-// SPLIT: if (end - begin > 1024) return;
+// SPLIT: // spmm_0: gnn.spmm, row_parallel, lanes 32, block 256, vector 4, split 512
+// SPLIT: if (end - begin > 512) return;
 // SPLIT: // spmm_0_partial:
 // SPLIT: __shared__ double part[8][64];
 // SPLIT: partials[((long long)blockIdx.x * 2 + which) * 64LL + c0 + q] = (float)total;
 // SPLIT: // spmm_0_final:
-// SPLIT: const long long which = (cc == first && begin != cc * 1024) ? 1 : 0;
+// SPLIT: const long long which = (cc == first && begin != cc * 512) ? 1 : 0;
 // SPLIT: out0[r * 64LL + k] =
