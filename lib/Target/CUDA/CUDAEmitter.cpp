@@ -741,6 +741,34 @@ private:
     }
     w.close();
   }
+  /// Opens the loop over feature chunks (closed by the caller) and reduces
+  /// positions first, first + stride, ... < last into acc[] for this lane's
+  /// features, combining the edge groups with shuffles under `mask`.
+  void reduceChunk(CUDAWriter &w, const std::string &first,
+                   const std::string &last, int64_t stride,
+                   const std::string &mask) const {
+    w.open(llvm::formatv("for (long long c0 = 0; c0 < {0}; c0 += {1})", row,
+                         fl * vec)
+               .str());
+    w.line(llvm::formatv("const long long c = c0 + (long long)fl * {0};", vec).str());
+    w.line(llvm::formatv("const bool active = c < {0};", row).str());
+    w.line(llvm::formatv("{0} acc[{1}];", accType(), vec).str());
+    for (int64_t v = 0; v < vec; ++v)
+      w.line(llvm::formatv("acc[{0}] = {1};", v, init()).str());
+    w.open("if (active)");
+    accumulate(w, first, last, stride);
+    w.close();
+    if (groups == 1)
+      return;
+    for (int64_t v = 0; v < vec; ++v) {
+      std::string acc = llvm::formatv("acc[{0}]", v).str();
+      std::string other =
+          llvm::formatv("__shfl_xor_sync({0}, {1}, o, {2})", mask, acc, lanes).str();
+      w.line(llvm::formatv("for (int o = {0}; o < {1}; o <<= 1) {2} = {3};", fl,
+                           lanes, acc, merge(acc, other))
+                 .str());
+    }
+  }
   /// The finished value of row `r`, feature `k` from `value` (the reduction
   /// over `count` edges), through the epilogue, stored.
   LogicalResult store(KernelBuilder &b, const std::string &value,
@@ -793,26 +821,7 @@ LogicalResult Aggregation::emitMain(KernelBuilder &b) {
                          s.getSplit(), b.spec.name)
                .str());
   bindInputs(b);
-  w.open(llvm::formatv("for (long long c0 = 0; c0 < {0}; c0 += {1})", row, fl * vec)
-             .str());
-  w.line(llvm::formatv("const long long c = c0 + (long long)fl * {0};", vec).str());
-  w.line(llvm::formatv("const bool active = c < {0};", row).str());
-  w.line(llvm::formatv("{0} acc[{1}];", accType(), vec).str());
-  for (int64_t v = 0; v < vec; ++v)
-    w.line(llvm::formatv("acc[{0}] = {1};", v, init()).str());
-  w.open("if (active)");
-  accumulate(w, "begin + g", "end", groups);
-  w.close();
-  if (groups > 1)
-    for (int64_t v = 0; v < vec; ++v) {
-      std::string acc = llvm::formatv("acc[{0}]", v).str();
-      w.line(llvm::formatv("for (int o = {0}; o < {1}; o <<= 1) {2} = {3};", fl,
-                           lanes, acc,
-                           merge(acc, llvm::formatv("__shfl_xor_sync(mask, {0}, o, {1})",
-                                                    acc, lanes)
-                                          .str()))
-                 .str());
-    }
+  reduceChunk(w, "begin + g", "end", groups, "mask");
   w.open("if (active && g == 0)");
   w.line("const long long count = end - begin;");
   for (int64_t v = 0; v < vec; ++v) {
@@ -863,28 +872,8 @@ LogicalResult Aggregation::emitPartial(KernelBuilder &b) {
          " != r));");
   w.line("if (!heavy) continue; // uniform across the block");
   w.line("const long long from = max(begin, lo), to = min(end, hi);");
-  w.open(llvm::formatv("for (long long c0 = 0; c0 < {0}; c0 += {1})", row, fl * vec)
-             .str());
-  w.line(llvm::formatv("const long long c = c0 + (long long)fl * {0};", vec).str());
-  w.line(llvm::formatv("const bool active = c < {0};", row).str());
-  w.line(llvm::formatv("{0} acc[{1}];", accType(), vec).str());
-  for (int64_t v = 0; v < vec; ++v)
-    w.line(llvm::formatv("acc[{0}] = {1};", v, init()).str());
-  w.open("if (active)");
-  accumulate(w, llvm::formatv("from + team * {0} + g", groups).str(), "to",
-             teams * groups);
-  w.close();
-  if (groups > 1)
-    for (int64_t v = 0; v < vec; ++v) {
-      std::string acc = llvm::formatv("acc[{0}]", v).str();
-      w.line(llvm::formatv("for (int o = {0}; o < {1}; o <<= 1) {2} = {3};", fl,
-                           lanes, acc,
-                           merge(acc, llvm::formatv("__shfl_xor_sync(0xffffffffu, "
-                                                    "{0}, o, {1})",
-                                                    acc, lanes)
-                                          .str()))
-                 .str());
-    }
+  reduceChunk(w, llvm::formatv("from + team * {0} + g", groups).str(), "to",
+              teams * groups, "0xffffffffu");
   w.open("if (g == 0)");
   for (int64_t v = 0; v < vec; ++v)
     w.line(llvm::formatv("part[team][fl * {0} + {1}] = acc[{1}];", vec, v).str());

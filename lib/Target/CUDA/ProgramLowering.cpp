@@ -260,21 +260,12 @@ FailureOr<rt::Program> Lowering::run() {
     LogicalResult r = success();
     if (isa<arith::ConstantOp, tensor::DimOp, tensor::EmptyOp, linalg::FillOp>(op)) {
       // Sizes are formulas and fills are materialised where they are read.
-    } else if (auto reshape = dyn_cast<tensor::ExpandShapeOp>(op)) {
-      FailureOr<std::string> src = use(reshape.getSrc(), &op);
+    } else if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp>(op)) {
+      // Row-major data keeps its layout under any reshape: one buffer.
+      FailureOr<std::string> src = use(op.getOperand(0), &op);
       if (failed(src))
         return failure();
-      buffer[reshape.getResult()] = *src;
-    } else if (auto reshape = dyn_cast<tensor::CollapseShapeOp>(op)) {
-      FailureOr<std::string> src = use(reshape.getSrc(), &op);
-      if (failed(src))
-        return failure();
-      buffer[reshape.getResult()] = *src;
-    } else if (auto castOp = dyn_cast<tensor::CastOp>(op)) {
-      FailureOr<std::string> src = use(castOp.getSource(), &op);
-      if (failed(src))
-        return failure();
-      buffer[castOp.getResult()] = *src;
+      buffer[op.getResult(0)] = *src;
     } else if (auto mm = dyn_cast<linalg::MatmulOp>(op)) {
       auto maps = mm.getIndexingMapsArray();
       MLIRContext *ctx = op.getContext();
