@@ -34,6 +34,11 @@ if os.path.isfile(os.path.join(datasets, "cora", "meta.txt")):
     config.available_features.add("datasets")
     config.substitutions.append(("%datasets", os.path.abspath(datasets)))
 
+# Built with the CUDA runtime (NVRTC): kernels can be compiled, with or
+# without a GPU.
+if config.gnn_enable_cuda.upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("cuda-runtime")
+
 # GPU integration tests run only where a CUDA device is visible.
 if shutil.which("nvidia-smi") and os.system("nvidia-smi -L > /dev/null 2>&1") == 0:
     config.available_features.add("cuda")
