@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnn/Graph/HostGraph.h"
+#include "gnn/Tensor/Tensor.h"
 
 #include <zlib.h>
 
@@ -14,9 +15,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <sstream>
+#include <type_traits>
 
 namespace fs = std::filesystem;
 using namespace gnn;
@@ -188,6 +192,122 @@ static bool readIntColumn(const std::string &path, std::vector<int64_t> &out,
   return error.empty();
 }
 
+//===----------------------------------------------------------------------===//
+// NumPy edge arrays
+//===----------------------------------------------------------------------===//
+
+/// Whether `path` is a `.npy` file: by its extension, else by its magic bytes.
+static bool isNpyFile(const fs::path &path) {
+  if (path.extension() == ".npy")
+    return true;
+  char magic[6] = {};
+  std::ifstream is(path, std::ios::binary);
+  return is.read(magic, 6) && std::memcmp(magic, "\x93NUMPY", 6) == 0;
+}
+
+/// Decodes `count` little-endian integers of type `T`, `stride` elements
+/// apart in `bytes`, into `out`.
+template <typename T>
+static void decodeIds(const unsigned char *bytes, uint64_t stride,
+                      uint64_t count, int64_t *out) {
+  using U = std::make_unsigned_t<T>;
+  for (uint64_t k = 0; k < count; ++k) {
+    const unsigned char *p = bytes + k * stride * sizeof(T);
+    U v = 0;
+    for (size_t b = 0; b < sizeof(T); ++b)
+      v |= static_cast<U>(p[b]) << (8 * b);
+    out[k] = static_cast<T>(v);
+  }
+}
+
+/// Reads the edges of a `.npy` edge array (see loadGraph) into `g`, in large
+/// blocks. Node ids are checked later, by HostGraph::validate.
+static bool readNpyEdges(const std::string &path, HostGraph &g,
+                         std::string &error) {
+  std::ifstream is(path, std::ios::binary);
+  if (!is) {
+    error = "cannot open '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  NpyHeader h;
+  error = readNpyHeader(is, path, h);
+  if (!error.empty())
+    return false;
+  auto fail = [&](const std::string &message) {
+    error = "'" + path + "': " + message;
+    return false;
+  };
+  std::string type = h.descr.size() == 3 ? h.descr.substr(1) : "";
+  bool integer = type == "i4" || type == "i8";
+  if (integer && h.descr[0] == '>')
+    return fail("expected little-endian node ids but the dtype is '" + h.descr +
+                "' (big-endian)");
+  if (!integer || (h.descr[0] != '<' && h.descr[0] != '|'))
+    return fail("expected int32 or int64 node ids ('<i4' or '<i8') but found " +
+                h.dtypeName() + " ('" + h.descr + "')");
+  std::ostringstream shape;
+  for (size_t i = 0; i < h.shape.size(); ++i)
+    shape << (i ? ", " : "[") << h.shape[i];
+  shape << (h.shape.empty() ? "[]" : "]");
+  // [E, 2] holds one edge per row; [2, E] holds sources then destinations.
+  // A [2, 2] array is read as [E, 2].
+  if (h.shape.size() != 2 || (h.shape[0] != 2 && h.shape[1] != 2))
+    return fail("expected shape [E, 2] or [2, E] but found " + shape.str());
+  bool rowsAreEdges = h.shape[1] == 2;
+  uint64_t numEdges = rowsAreEdges ? h.shape[0] : h.shape[1];
+  // Whether all sources come before all destinations in the file.
+  bool planar = rowsAreEdges == h.fortranOrder;
+
+  uint64_t size = h.itemSize();
+  std::error_code ec;
+  uint64_t fileSize = fs::file_size(path, ec);
+  if (ec)
+    return fail("cannot read: " + ec.message());
+  uint64_t found = fileSize - h.dataOffset;
+  if (numEdges > (uint64_t(1) << 58))
+    return fail("shape " + shape.str() + " is too large for a file of " +
+                std::to_string(fileSize) + " bytes");
+  uint64_t expected = numEdges * 2 * size;
+  if (found != expected)
+    return fail("expected " + std::to_string(expected) +
+                " payload bytes for shape " + shape.str() + " of " +
+                h.dtypeName() + " but found " + std::to_string(found));
+
+  g.src.resize(numEdges);
+  g.dst.resize(numEdges);
+  // Blocks of an even number of elements, so that a block holds whole
+  // (src, dst) pairs of the interleaved layout.
+  const uint64_t blockElements = uint64_t(1) << 23;
+  std::vector<unsigned char> block(std::min(blockElements, 2 * numEdges) *
+                                   size);
+  auto decode = [&](const unsigned char *bytes, uint64_t stride, uint64_t count,
+                    int64_t *out) {
+    if (size == 4)
+      decodeIds<int32_t>(bytes, stride, count, out);
+    else
+      decodeIds<int64_t>(bytes, stride, count, out);
+  };
+  for (uint64_t first = 0; first < 2 * numEdges; first += blockElements) {
+    uint64_t count = std::min(blockElements, 2 * numEdges - first);
+    if (!is.read(reinterpret_cast<char *>(block.data()), count * size))
+      return fail("cannot read the payload");
+    if (!planar) {
+      decode(block.data(), 2, count / 2, g.src.data() + first / 2);
+      decode(block.data() + size, 2, count / 2, g.dst.data() + first / 2);
+      continue;
+    }
+    // The part of this block before element `numEdges` holds sources.
+    uint64_t srcCount =
+        first < numEdges ? std::min(count, numEdges - first) : 0;
+    if (srcCount)
+      decode(block.data(), 1, srcCount, g.src.data() + first);
+    if (count > srcCount)
+      decode(block.data() + srcCount * size, 1, count - srcCount,
+             g.dst.data() + (first + srcCount - numEdges));
+  }
+  return true;
+}
+
 static std::map<std::string, std::string> readMeta(const std::string &path,
                                                    std::string &error) {
   std::map<std::string, std::string> meta;
@@ -220,15 +340,21 @@ static GraphOrError loadDatasetDir(const fs::path &dir) {
     return r;
   }
   g.numNodes = std::strtoll(it->second.c_str(), nullptr, 10);
+  // The edges as text, else as a NumPy array.
+  fs::path edgeFile = dir / "edges.txt.gz";
   int64_t declared;
-  if (!readEdgeList((dir / "edges.txt.gz").string(), g, r.error, declared))
+  if (!fs::exists(edgeFile) && fs::exists(dir / "edges.npy")) {
+    edgeFile = dir / "edges.npy";
+    if (!readNpyEdges(edgeFile.string(), g, r.error))
+      return r;
+  } else if (!readEdgeList(edgeFile.string(), g, r.error, declared)) {
     return r;
+  }
   auto edges = meta.find("edges");
   if (edges != meta.end() &&
       std::strtoll(edges->second.c_str(), nullptr, 10) != g.numEdges()) {
-    r.error = (dir / "edges.txt.gz").string() + ": meta.txt declares " +
-              edges->second + " edges but the file has " +
-              std::to_string(g.numEdges());
+    r.error = edgeFile.string() + ": meta.txt declares " + edges->second +
+              " edges but the file has " + std::to_string(g.numEdges());
     return r;
   }
   if (fs::exists(dir / "graph_ids.txt.gz") &&
@@ -244,12 +370,18 @@ static GraphOrError loadEdgeFile(const fs::path &file) {
   GraphOrError r;
   HostGraph &g = r.graph;
   g.name = file.filename().string();
-  int64_t declared;
-  if (!readEdgeList(file.string(), g, r.error, declared))
+  int64_t declared = -1;
+  if (isNpyFile(file) ? !readNpyEdges(file.string(), g, r.error)
+                      : !readEdgeList(file.string(), g, r.error, declared))
     return r;
   int64_t maxId = -1;
   for (int64_t e = 0; e < g.numEdges(); ++e)
     maxId = std::max({maxId, g.src[e], g.dst[e]});
+  if (declared < 0 && maxId == std::numeric_limits<int64_t>::max()) {
+    r.error =
+        file.string() + ": node id " + std::to_string(maxId) + " is too large";
+    return r;
+  }
   g.numNodes = declared >= 0 ? declared : maxId + 1;
   r.error = g.validate();
   if (!r.ok())
@@ -377,8 +509,11 @@ GraphOrError gnn::loadGraph(const std::string &spec) {
   std::error_code ec;
   fs::path p(spec);
   if (fs::is_directory(p, ec)) {
-    if (!fs::exists(p / "meta.txt") || !fs::exists(p / "edges.txt.gz"))
-      return {{}, "'" + spec + "' is a folder without meta.txt and edges.txt.gz"};
+    if (!fs::exists(p / "meta.txt") ||
+        (!fs::exists(p / "edges.txt.gz") && !fs::exists(p / "edges.npy")))
+      return {{},
+              "'" + spec + "' is a folder without meta.txt and " +
+                  "edges.txt.gz (or edges.npy)"};
     return loadDatasetDir(p);
   }
   if (fs::is_regular_file(p, ec))

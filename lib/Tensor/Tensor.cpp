@@ -6,7 +6,9 @@
 
 #include "gnn/Tensor/Tensor.h"
 
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -60,52 +62,116 @@ std::string gnn::writeNpy(const std::string &path, const Tensor &t,
   return os ? "" : "cannot write '" + path + "'";
 }
 
-std::string gnn::readNpy(const std::string &path, Tensor &t) {
-  std::ifstream is(path, std::ios::binary);
-  if (!is)
-    return "cannot open '" + path + "'";
+uint64_t NpyHeader::itemSize() const {
+  size_t digits = descr.find_first_of("0123456789");
+  return digits == std::string::npos
+             ? 0
+             : std::strtoull(descr.c_str() + digits, nullptr, 10);
+}
+
+std::string NpyHeader::dtypeName() const {
+  if (descr.size() < 3)
+    return descr;
+  uint64_t bits = itemSize() * 8;
+  switch (descr[1]) {
+  case 'f':
+    return "float" + std::to_string(bits);
+  case 'i':
+    return "int" + std::to_string(bits);
+  case 'u':
+    return "uint" + std::to_string(bits);
+  case 'b':
+    return "bool";
+  case 'c':
+    return "complex" + std::to_string(bits);
+  default:
+    return descr;
+  }
+}
+
+std::string gnn::readNpyHeader(std::istream &is, const std::string &path,
+                               NpyHeader &h) {
   char magic[8];
   if (!is.read(magic, 8) || std::memcmp(magic, "\x93NUMPY", 6) != 0)
     return "'" + path + "' is not a .npy file";
-  size_t len;
-  if (magic[6] == 1) {
-    unsigned char l[2];
-    is.read(reinterpret_cast<char *>(l), 2);
-    len = l[0] | (l[1] << 8);
-  } else {
-    unsigned char l[4];
-    is.read(reinterpret_cast<char *>(l), 4);
-    len = l[0] | (l[1] << 8) | (l[2] << 16) | (size_t(l[3]) << 24);
-  }
+  int version = static_cast<unsigned char>(magic[6]);
+  if (version < 1 || version > 3)
+    return "'" + path + "': unsupported .npy format version " +
+           std::to_string(version);
+  // Version 1 stores the header length in 2 bytes, later versions in 4.
+  unsigned char l[4] = {0, 0, 0, 0};
+  size_t lenBytes = version == 1 ? 2 : 4;
+  if (!is.read(reinterpret_cast<char *>(l), lenBytes))
+    return "'" + path + "': truncated header";
+  size_t len = l[0] | (l[1] << 8) | (l[2] << 16) | (size_t(l[3]) << 24);
   std::string header(len, '\0');
   if (!is.read(header.data(), len))
-    return "'" + path + "': truncated header";
+    return "'" + path + "': truncated header (" + std::to_string(len) +
+           " bytes declared)";
+  h.dataOffset = 8 + lenBytes + len;
+
+  // The header is a Python dict literal:
+  //   {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }
   auto field = [&](const std::string &key) -> std::string {
     size_t k = header.find("'" + key + "'");
     if (k == std::string::npos)
       return "";
     size_t colon = header.find(':', k);
-    return colon == std::string::npos ? "" : header.substr(colon + 1);
+    size_t value = colon == std::string::npos
+                       ? std::string::npos
+                       : header.find_first_not_of(" ", colon + 1);
+    return value == std::string::npos ? "" : header.substr(value);
+  };
+  auto malformed = [&](const std::string &what) {
+    return "'" + path + "': malformed " + what + " in header";
   };
   std::string descr = field("descr");
-  bool f32 = descr.find("'<f4'") != std::string::npos;
-  bool f64 = descr.find("'<f8'") != std::string::npos;
-  if (!f32 && !f64)
-    return "'" + path + "': expected float32 or float64 data (<f4 or <f8)";
-  if (field("fortran_order").find("True") < field("fortran_order").find(','))
-    return "'" + path + "': expected C order but the file is Fortran order";
+  size_t close = descr.empty() ? std::string::npos : descr.find(descr[0], 1);
+  if (close == std::string::npos || (descr[0] != '\'' && descr[0] != '"'))
+    return malformed("descr");
+  h.descr = descr.substr(1, close - 1);
+  std::string order = field("fortran_order");
+  if (order.rfind("True", 0) != 0 && order.rfind("False", 0) != 0)
+    return malformed("fortran_order");
+  h.fortranOrder = order[0] == 'T';
   std::string shape = field("shape");
-  size_t open = shape.find('('), close = shape.find(')');
-  if (open == std::string::npos || close == std::string::npos)
-    return "'" + path + "': malformed shape in header";
-  t.shape.clear();
-  std::istringstream ss(shape.substr(open + 1, close - open - 1));
+  close = shape.find(')');
+  if (shape.empty() || shape[0] != '(' || close == std::string::npos)
+    return malformed("shape");
+  h.shape.clear();
+  std::istringstream ss(shape.substr(1, close - 1));
   std::string item;
   while (std::getline(ss, item, ',')) {
-    if (item.find_first_not_of(" ") == std::string::npos)
+    size_t first = item.find_first_not_of(" ");
+    if (first == std::string::npos)
       continue;
-    t.shape.push_back(std::stoll(item));
+    char *end = nullptr;
+    errno = 0;
+    long long d = std::strtoll(item.c_str() + first, &end, 10);
+    if (errno || end == item.c_str() + first || d < 0 ||
+        item.find_first_not_of(" L", end - item.c_str()) != std::string::npos)
+      return malformed("shape");
+    h.shape.push_back(d);
   }
+  return "";
+}
+
+std::string gnn::readNpy(const std::string &path, Tensor &t) {
+  std::ifstream is(path, std::ios::binary);
+  if (!is)
+    return "cannot open '" + path + "'";
+  NpyHeader h;
+  std::string error = readNpyHeader(is, path, h);
+  if (!error.empty())
+    return error;
+  bool f32 = h.descr == "<f4";
+  bool f64 = h.descr == "<f8";
+  if (!f32 && !f64)
+    return "'" + path + "': expected float32 or float64 data but found " +
+           h.dtypeName() + " ('" + h.descr + "')";
+  if (h.fortranOrder)
+    return "'" + path + "': expected C order but the file is Fortran order";
+  t.shape = h.shape;
   int64_t n = t.numElements();
   t.data.resize(n);
   if (f64) {

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 using namespace gnn;
 namespace fs = std::filesystem;
@@ -178,6 +179,238 @@ TEST(HostGraph, SpecErrors) {
   EXPECT_NE(loadGraph("powerlaw:nodes").error.find("expected key=value"),
             std::string::npos);
   EXPECT_NE(loadGraph("/no/such/file").error.find("no graph '/no/such/file'"),
+            std::string::npos);
+}
+
+/// Writes a version 1 `.npy` file with the given header fields and payload,
+/// as NumPy does (header padded to a multiple of 64 bytes).
+void writeNpyFile(const fs::path &p, const std::string &descr,
+                  const std::string &shape, const std::string &payload,
+                  bool fortranOrder = false) {
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': " +
+                       (fortranOrder ? "True" : "False") +
+                       ", 'shape': " + shape + ", }";
+  header.append(63 - (10 + header.size()) % 64, ' ');
+  header.push_back('\n');
+  std::ofstream os(p, std::ios::binary);
+  os.write("\x93NUMPY\x01\x00", 8);
+  os.put(static_cast<char>(header.size() & 0xff))
+      .put(static_cast<char>(header.size() >> 8));
+  os << header << payload;
+}
+
+/// The bytes of `values` (little-endian on the hosts gnnc runs on).
+template <typename T> std::string bytesOf(const std::vector<T> &values) {
+  return std::string(reinterpret_cast<const char *>(values.data()),
+                     values.size() * sizeof(T));
+}
+
+/// Loads `p` and checks it is the three edges 0->1, 1->2, 4->0 on 5 nodes.
+void expectThreeEdges(const fs::path &p) {
+  GraphOrError r = loadGraph(p.string());
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.graph.numNodes, 5);
+  EXPECT_EQ(r.graph.src, (std::vector<int64_t>{0, 1, 4}));
+  EXPECT_EQ(r.graph.dst, (std::vector<int64_t>{1, 2, 0}));
+  EXPECT_EQ(r.graph.name, p.filename().string());
+}
+
+/// The error of loading `p`, which must fail.
+std::string npyError(const fs::path &p) {
+  GraphOrError r = loadGraph(p.string());
+  EXPECT_FALSE(r.ok()) << p;
+  return r.error;
+}
+
+TEST(HostGraph, NpyEdgeRows) {
+  TempDir dir;
+  writeNpyFile(dir.path / "i8.npy", "<i8", "(3, 2)",
+               bytesOf<int64_t>({0, 1, 1, 2, 4, 0}));
+  expectThreeEdges(dir.path / "i8.npy");
+  writeNpyFile(dir.path / "i4.npy", "<i4", "(3, 2)",
+               bytesOf<int32_t>({0, 1, 1, 2, 4, 0}));
+  expectThreeEdges(dir.path / "i4.npy");
+}
+
+TEST(HostGraph, NpyEdgeIndex) {
+  TempDir dir;
+  writeNpyFile(dir.path / "i8.npy", "<i8", "(2, 3)",
+               bytesOf<int64_t>({0, 1, 4, 1, 2, 0}));
+  expectThreeEdges(dir.path / "i8.npy");
+  writeNpyFile(dir.path / "i4.npy", "|i4", "(2, 3)",
+               bytesOf<int32_t>({0, 1, 4, 1, 2, 0}));
+  expectThreeEdges(dir.path / "i4.npy");
+}
+
+TEST(HostGraph, NpyFortranOrder) {
+  // np.save of edge_index.T: shape (E, 2) in Fortran order, so the file
+  // holds the sources, then the destinations.
+  TempDir dir;
+  writeNpyFile(dir.path / "rows.npy", "<i8", "(3, 2)",
+               bytesOf<int64_t>({0, 1, 4, 1, 2, 0}), /*fortranOrder=*/true);
+  expectThreeEdges(dir.path / "rows.npy");
+  writeNpyFile(dir.path / "index.npy", "<i4", "(2, 3)",
+               bytesOf<int32_t>({0, 1, 1, 2, 4, 0}), /*fortranOrder=*/true);
+  expectThreeEdges(dir.path / "index.npy");
+}
+
+TEST(HostGraph, NpySquareArrayIsRows) {
+  TempDir dir;
+  writeNpyFile(dir.path / "g.npy", "<i8", "(2, 2)",
+               bytesOf<int64_t>({0, 1, 2, 3}));
+  GraphOrError r = loadGraph((dir.path / "g.npy").string());
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.graph.src, (std::vector<int64_t>{0, 2}));
+  EXPECT_EQ(r.graph.dst, (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(r.graph.numNodes, 4);
+}
+
+TEST(HostGraph, NpyEmpty) {
+  TempDir dir;
+  writeNpyFile(dir.path / "rows.npy", "<i8", "(0, 2)", "");
+  writeNpyFile(dir.path / "index.npy", "<i4", "(2, 0)", "");
+  for (const char *name : {"rows.npy", "index.npy"}) {
+    GraphOrError r = loadGraph((dir.path / name).string());
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(r.graph.numNodes, 0);
+    EXPECT_EQ(r.graph.numEdges(), 0);
+  }
+}
+
+TEST(HostGraph, NpyLargeIds) {
+  // 64-bit ids are kept as they are; the node count is 1 + the largest.
+  TempDir dir;
+  writeNpyFile(dir.path / "g.npy", "<i8", "(1, 2)",
+               bytesOf<int64_t>({3000000000, 0}));
+  GraphOrError r = loadGraph((dir.path / "g.npy").string());
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.graph.numNodes, 3000000001);
+  EXPECT_EQ(r.graph.src, (std::vector<int64_t>{3000000000}));
+  writeNpyFile(dir.path / "max.npy", "<i8", "(1, 2)",
+               bytesOf<int64_t>({0, std::numeric_limits<int64_t>::max()}));
+  EXPECT_NE(npyError(dir.path / "max.npy")
+                .find("node id 9223372036854775807 is too large"),
+            std::string::npos);
+}
+
+TEST(HostGraph, NpyAcrossReadBlocks) {
+  // More ids than one read block (2^23), with the sources ending inside the
+  // first block: every id must land in its place.
+  TempDir dir;
+  const int32_t numEdges = (1 << 22) + 5;
+  std::vector<int32_t> ids(2 * static_cast<size_t>(numEdges));
+  for (int32_t e = 0; e < numEdges; ++e) {
+    ids[e] = e;
+    ids[numEdges + e] = (e * 7 + 3) % numEdges;
+  }
+  writeNpyFile(dir.path / "g.npy", "<i4",
+               "(2, " + std::to_string(numEdges) + ")", bytesOf(ids));
+  GraphOrError r = loadGraph((dir.path / "g.npy").string());
+  ASSERT_TRUE(r.ok()) << r.error;
+  ASSERT_EQ(r.graph.numEdges(), numEdges);
+  EXPECT_EQ(r.graph.numNodes, numEdges);
+  int64_t wrong = 0;
+  for (int32_t e = 0; e < numEdges; ++e)
+    wrong += r.graph.src[e] != e || r.graph.dst[e] != (e * 7 + 3) % numEdges;
+  EXPECT_EQ(wrong, 0);
+}
+
+TEST(HostGraph, NpyDatasetFolder) {
+  // A data-set folder may hold edges.npy; meta.txt gives the node count.
+  TempDir dir;
+  writeText(dir.path / "meta.txt", "nodes 7\nedges 3\n");
+  writeNpyFile(dir.path / "edges.npy", "<i8", "(2, 3)",
+               bytesOf<int64_t>({0, 1, 4, 1, 2, 0}));
+  GraphOrError r = loadGraph(dir.path.string());
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.graph.numNodes, 7);
+  EXPECT_EQ(r.graph.dst, (std::vector<int64_t>{1, 2, 0}));
+  writeText(dir.path / "meta.txt", "nodes 7\nedges 4\n");
+  EXPECT_NE(loadGraph(dir.path.string())
+                .error.find("edges.npy: meta.txt declares 4 edges but the "
+                            "file has 3"),
+            std::string::npos);
+}
+
+TEST(HostGraph, NpyKnownByMagic) {
+  TempDir dir;
+  writeNpyFile(dir.path / "g.edges", "<i4", "(3, 2)",
+               bytesOf<int32_t>({0, 1, 1, 2, 4, 0}));
+  expectThreeEdges(dir.path / "g.edges");
+}
+
+TEST(HostGraph, NpyPayloadSize) {
+  TempDir dir;
+  writeNpyFile(dir.path / "short.npy", "<i8", "(3, 2)",
+               bytesOf<int64_t>({0, 1, 1, 2, 4}));
+  EXPECT_NE(npyError(dir.path / "short.npy")
+                .find("short.npy': expected 48 payload bytes for shape [3, 2] "
+                      "of int64 but found 40"),
+            std::string::npos);
+  writeNpyFile(dir.path / "long.npy", "<i4", "(2, 1)",
+               bytesOf<int32_t>({0, 1, 2}));
+  EXPECT_NE(npyError(dir.path / "long.npy")
+                .find("expected 8 payload bytes for shape [2, 1] of int32 but "
+                      "found 12"),
+            std::string::npos);
+}
+
+TEST(HostGraph, NpyBadHeader) {
+  TempDir dir;
+  // The header claims more bytes than the file has.
+  writeText(dir.path / "header.npy",
+            std::string("\x93NUMPY\x01\x00\xff\x00{'descr'", 18));
+  EXPECT_NE(npyError(dir.path / "header.npy").find("truncated header"),
+            std::string::npos);
+  writeText(dir.path / "text.npy", "0 1\n1 2\n");
+  EXPECT_NE(npyError(dir.path / "text.npy").find("is not a .npy file"),
+            std::string::npos);
+  writeNpyFile(dir.path / "shape.npy", "<i8", "(2, x)", "");
+  EXPECT_NE(npyError(dir.path / "shape.npy").find("malformed shape in header"),
+            std::string::npos);
+}
+
+TEST(HostGraph, NpyWrongDtype) {
+  TempDir dir;
+  writeNpyFile(dir.path / "f4.npy", "<f4", "(3, 2)",
+               bytesOf<float>({0, 1, 1, 2, 4, 0}));
+  EXPECT_NE(npyError(dir.path / "f4.npy")
+                .find("expected int32 or int64 node ids ('<i4' or '<i8') but "
+                      "found float32 ('<f4')"),
+            std::string::npos);
+  writeNpyFile(dir.path / "u8.npy", "<u8", "(1, 2)", bytesOf<uint64_t>({0, 1}));
+  EXPECT_NE(npyError(dir.path / "u8.npy").find("but found uint64 ('<u8')"),
+            std::string::npos);
+  writeNpyFile(dir.path / "big.npy", ">i8", "(1, 2)", std::string(16, '\0'));
+  EXPECT_NE(npyError(dir.path / "big.npy")
+                .find("expected little-endian node ids but the dtype is '>i8' "
+                      "(big-endian)"),
+            std::string::npos);
+}
+
+TEST(HostGraph, NpyWrongShape) {
+  TempDir dir;
+  writeNpyFile(dir.path / "flat.npy", "<i8", "(6,)",
+               bytesOf<int64_t>({0, 1, 1, 2, 4, 0}));
+  EXPECT_NE(npyError(dir.path / "flat.npy")
+                .find("expected shape [E, 2] or [2, E] but found [6]"),
+            std::string::npos);
+  writeNpyFile(dir.path / "square.npy", "<i4", "(3, 3)",
+               bytesOf<int32_t>({0, 1, 2, 0, 1, 2, 0, 1, 2}));
+  EXPECT_NE(npyError(dir.path / "square.npy").find("but found [3, 3]"),
+            std::string::npos);
+  writeNpyFile(dir.path / "rank3.npy", "<i4", "(1, 2, 1)",
+               bytesOf<int32_t>({0, 1}));
+  EXPECT_NE(npyError(dir.path / "rank3.npy").find("but found [1, 2, 1]"),
+            std::string::npos);
+}
+
+TEST(HostGraph, NpyNegativeId) {
+  TempDir dir;
+  writeNpyFile(dir.path / "g.npy", "<i4", "(2, 2)",
+               bytesOf<int32_t>({0, 1, -1, 2}));
+  EXPECT_NE(npyError(dir.path / "g.npy")
+                .find("g.npy: edge 1 (-1 -> 2) has a node id outside [0, 3)"),
             std::string::npos);
 }
 

@@ -7,8 +7,9 @@
 ///
 /// \file
 /// A graph as an edge list in host memory, with loaders for the data-set
-/// folder layout of `../shared/datasets` and for plain edge-list files, and
-/// seeded synthetic generators (power-law graphs, batches of small graphs).
+/// folder layout of `../shared/datasets`, for plain edge-list files and NumPy
+/// `.npy` edge arrays, and seeded synthetic generators (power-law graphs,
+/// batches of small graphs).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -52,9 +53,17 @@ struct GraphOrError {
 };
 
 /// Loads a graph from `spec`:
-///  - a data-set folder (`meta.txt` + `edges.txt.gz` [+ `graph_ids.txt.gz`]);
+///  - a data-set folder (`meta.txt` + `edges.txt.gz` or `edges.npy`
+///    [+ `graph_ids.txt.gz`]);
 ///  - a text file of `src dst` lines (optionally gzip-compressed), where a line
 ///    `# nodes N` fixes the node count (else it is 1 + the largest id);
+///  - a NumPy `.npy` edge array (known by its extension or its magic bytes):
+///    little-endian int32 or int64 ids of shape `[E, 2]` (a `src, dst` row per
+///    edge) or `[2, E]` (the sources, then the destinations, as PyG's
+///    `edge_index`), in C or Fortran order; a `[2, 2]` array is read as
+///    `[E, 2]`. The node count is 1 + the largest id (a data-set folder with
+///    `edges.npy` takes it from `meta.txt` instead). The payload is read in
+///    large blocks and must be exactly `E * 2 * itemsize` bytes;
 ///  - `powerlaw:nodes=N,edges=E[,seed=S][,alpha=A]`: a synthetic power-law
 ///    graph (see generatePowerLaw);
 ///  - `batch:graphs=G[,min=A,max=B][,degree=D][,seed=S]`: a batch of small

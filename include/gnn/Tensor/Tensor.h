@@ -16,6 +16,7 @@
 #define GNN_TENSOR_TENSOR_H
 
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,28 @@ enum class NpyType { Float32, Float64, Int64 };
 /// string on success, else the error.
 std::string writeNpy(const std::string &path, const Tensor &tensor,
                      NpyType type);
+
+/// The header of a `.npy` file (format versions 1 to 3).
+struct NpyHeader {
+  /// The dtype as written, e.g. `<f4` or `<i8`.
+  std::string descr;
+  /// Whether the payload is in Fortran (column-major) order.
+  bool fortranOrder = false;
+  std::vector<int64_t> shape;
+  /// Byte offset of the payload from the start of the file.
+  uint64_t dataOffset = 0;
+
+  /// Bytes per element (the digits of `descr`), or 0 when there are none.
+  uint64_t itemSize() const;
+  /// A readable name for `descr`: `float32`, `int64`, `bool`, else `descr`.
+  std::string dtypeName() const;
+};
+
+/// Reads and parses the header of the `.npy` file open at the start of `is`,
+/// leaving `is` at the first payload byte. Returns an empty string on
+/// success, else an error naming `path` and the problem.
+std::string readNpyHeader(std::istream &is, const std::string &path,
+                          NpyHeader &header);
 
 /// Reads a `.npy` file of float32 or float64 in C order. Returns an empty
 /// string on success, else an error naming the file and the problem.
