@@ -8,12 +8,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 using namespace gnn;
 
 std::string ScheduleProblem::check() const {
   if (rowElements < 1)
     return "row of " + std::to_string(rowElements) + " elements";
+  if (innerElements < 1)
+    return "inner width of " + std::to_string(innerElements) + " elements";
+  if (kind == GroupKind::Attention && rowElements % innerElements)
+    return "the feature width " + std::to_string(innerElements) +
+           " does not divide the row of " + std::to_string(rowElements);
   if (!(graph.meanDegree >= 0) || !std::isfinite(graph.meanDegree))
     return "mean degree must be a nonnegative number";
   return "";
@@ -30,9 +36,15 @@ Schedule gnn::chooseSchedule(const ScheduleProblem &p) {
   Schedule s;
   switch (p.kind) {
   case GroupKind::Spmm:
-  case GroupKind::Reduce: {
+  case GroupKind::Reduce:
+  case GroupKind::Attention: {
     s.mapping = ThreadMapping::RowParallel;
-    s.vector = p.rowElements % 4 == 0 ? 4 : p.rowElements % 2 == 0 ? 2 : 1;
+    // Attention also reads the score's operands per head: the vector must
+    // not straddle two heads.
+    int64_t width = p.kind == GroupKind::Attention
+                        ? std::gcd(p.rowElements, p.innerElements)
+                        : p.rowElements;
+    s.vector = width % 4 == 0 ? 4 : width % 2 == 0 ? 2 : 1;
     // Lanes over the features; where the row is narrower than a warp and
     // rows are long enough, the rest of the warp takes other edges of the
     // same row (the emitter derives the edge groups from lanes and width).
@@ -73,15 +85,21 @@ std::string Schedule::verify(const ScheduleProblem &p) const {
     return "vector must be 1, 2 or 4";
   if (split < 0 || (split > 0 && split < 32))
     return "split must be 0 or at least 32";
-  if (split && p.kind != GroupKind::Spmm && p.kind != GroupKind::Reduce)
-    return "only aggregations can split heavy rows";
+  if (split && p.kind != GroupKind::Spmm && p.kind != GroupKind::Reduce &&
+      p.kind != GroupKind::Attention)
+    return "only aggregations and attention can split heavy rows";
   if (p.rowElements % vector)
     return "vector width " + std::to_string(vector) +
            " does not divide the row of " + std::to_string(p.rowElements);
+  if (p.kind == GroupKind::Attention && p.innerElements % vector)
+    return "vector width " + std::to_string(vector) +
+           " does not divide the feature width " +
+           std::to_string(p.innerElements);
   bool rowKind = p.kind == GroupKind::Spmm || p.kind == GroupKind::Reduce ||
-                 p.kind == GroupKind::EdgeSoftmax;
+                 p.kind == GroupKind::EdgeSoftmax ||
+                 p.kind == GroupKind::Attention;
   if (rowKind != (mapping == ThreadMapping::RowParallel))
-    return "aggregations and softmax need a row-parallel mapping, other "
-           "groups another one";
+    return "aggregations, attention and softmax need a row-parallel mapping, "
+           "other groups another one";
   return "";
 }

@@ -11,7 +11,7 @@ func.func @sddmm_then_leaky_relu(%g: !gnn.graph, %a: tensor<?x4xf32>, %b: tensor
   %z = arith.constant 0.0 : f32
   %s = arith.constant 0.2 : f32
   // CHECK-NOT: tensor.empty
-  // CHECK: %[[G:.*]] = gnn.kernel_group "sddmm_0" -> tensor<?x4xf32> {
+  // CHECK: %[[G:.*]] = gnn.kernel_group "sddmm_0" family = edge_map -> tensor<?x4xf32> {
   // CHECK:   %[[E:.*]] = gnn.sddmm add
   // CHECK:   %[[L:.*]] = linalg.generic {{.*}} ins(%[[E]] : tensor<?x4xf32>) outs(%[[E]] : tensor<?x4xf32>)
   // CHECK:   gnn.yield %[[L]] : tensor<?x4xf32>
@@ -47,12 +47,12 @@ func.func @two_users(%g: !gnn.graph, %x: tensor<?x8xf32>, %w: tensor<8x8xf32>) -
   // CHECK: linalg.matmul
   %f = linalg.fill ins(%z : f32) outs(%e : tensor<?x8xf32>) -> tensor<?x8xf32>
   %h = linalg.matmul ins(%x, %w : tensor<?x8xf32>, tensor<8x8xf32>) outs(%f : tensor<?x8xf32>) -> tensor<?x8xf32>
-  // CHECK: %[[S:.*]] = gnn.kernel_group "spmm_0" -> tensor<?x8xf32> {
+  // CHECK: %[[S:.*]] = gnn.kernel_group "spmm_0" family = aggregation -> tensor<?x8xf32> {
   // CHECK-NEXT: gnn.spmm sum
   // CHECK-NEXT: gnn.yield
   %s = gnn.spmm sum %g, %h : tensor<?x8xf32> -> tensor<?x8xf32>
-  // CHECK: gnn.kernel_group "elementwise_0"
-  // CHECK: gnn.kernel_group "elementwise_1"
+  // CHECK: gnn.kernel_group "elementwise_0" family = elementwise
+  // CHECK: gnn.kernel_group "elementwise_1" family = elementwise
   %a = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
       ins(%s : tensor<?x8xf32>) outs(%e : tensor<?x8xf32>) {
   ^bb0(%v: f32, %o: f32):
@@ -72,13 +72,14 @@ func.func @two_users(%g: !gnn.graph, %x: tensor<?x8xf32>, %w: tensor<8x8xf32>) -
 
 // -----
 
-// Every graph op gets its own group, named after its kind.
+// Every graph op gets its own group, named after its kind, with the family
+// of kernel it becomes (the gather has two users: nothing to fuse).
 // CHECK-LABEL: func.func @names
-// CHECK: gnn.kernel_group "degree_0"
-// CHECK: gnn.kernel_group "gather_0"
-// CHECK: gnn.kernel_group "reduce_0"
-// CHECK: gnn.kernel_group "edge_softmax_0"
-// CHECK: gnn.kernel_group "reduce_1"
+// CHECK: gnn.kernel_group "degree_0" family = degree
+// CHECK: gnn.kernel_group "gather_0" family = edge_map
+// CHECK: gnn.kernel_group "reduce_0" family = aggregation
+// CHECK: gnn.kernel_group "edge_softmax_0" family = edge_softmax
+// CHECK: gnn.kernel_group "reduce_1" family = aggregation
 func.func @names(%g: !gnn.graph, %x: tensor<?x2xf32>) -> (tensor<?xf32>, tensor<?x2xf32>, tensor<?x2xf32>) {
   %d = gnn.degree %g : tensor<?xf32>
   %e = gnn.gather src %g, %x : tensor<?x2xf32> -> tensor<?x2xf32>

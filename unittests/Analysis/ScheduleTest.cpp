@@ -49,6 +49,49 @@ TEST(Schedule, AggregationsAreRowParallelOverFeatures) {
   EXPECT_EQ(chooseSchedule(problem(GroupKind::Spmm, 4096, 1.0)).lanes, 32);
 }
 
+TEST(Schedule, AttentionIsRowParallelPerHead) {
+  // 4 heads x 16 features: float4 loads, lanes like an spmm of 64 floats.
+  ScheduleProblem p = problem(GroupKind::Attention, 64, 2.0);
+  p.innerElements = 16;
+  ASSERT_EQ(p.check(), "");
+  Schedule s = chooseSchedule(p);
+  EXPECT_EQ(s.mapping, ThreadMapping::RowParallel);
+  EXPECT_EQ(s.vector, 4);
+  EXPECT_EQ(s.lanes, 16);
+  EXPECT_EQ(s.split, 0);
+  EXPECT_EQ(s.verify(p), "");
+  p.graph.meanDegree = 13;
+  EXPECT_EQ(chooseSchedule(p).lanes, 32);
+  // The vector divides the features of one head too: 4 heads x 2 features
+  // take float2 although the row of 8 alone would take float4.
+  ScheduleProblem narrow = problem(GroupKind::Attention, 8, 2.0);
+  narrow.innerElements = 2;
+  EXPECT_EQ(chooseSchedule(problem(GroupKind::Spmm, 8, 2.0)).vector, 4);
+  Schedule n = chooseSchedule(narrow);
+  EXPECT_EQ(n.vector, 2);
+  EXPECT_EQ(n.lanes, 4);
+  EXPECT_EQ(n.verify(narrow), "");
+  n.vector = 4;
+  EXPECT_NE(n.verify(narrow), "") << "float4 straddles two heads";
+  ScheduleProblem odd = problem(GroupKind::Attention, 12, 2.0);
+  odd.innerElements = 3;
+  EXPECT_EQ(chooseSchedule(odd).vector, 1);
+  // Heavy rows are split like an aggregation's.
+  p.graph.maxDegree = 185099;
+  EXPECT_EQ(chooseSchedule(p).split, 512);
+  EXPECT_EQ(chooseSchedule(p).verify(p), "");
+  // The feature width must divide the row and be positive.
+  ScheduleProblem bad = problem(GroupKind::Attention, 64, 2.0);
+  bad.innerElements = 6;
+  EXPECT_NE(bad.check(), "");
+  bad.innerElements = 0;
+  EXPECT_NE(bad.check(), "");
+  // Attention is row-parallel.
+  Schedule edge = chooseSchedule(p);
+  edge.mapping = ThreadMapping::EdgeParallel;
+  EXPECT_NE(edge.verify(p), "");
+}
+
 TEST(Schedule, SoftmaxTeamsGrowWithDegree) {
   EXPECT_EQ(chooseSchedule(problem(GroupKind::EdgeSoftmax, 4, 2.1)).lanes, 4);
   EXPECT_EQ(chooseSchedule(problem(GroupKind::EdgeSoftmax, 4, 8)).lanes, 8);

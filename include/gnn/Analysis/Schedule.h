@@ -16,6 +16,12 @@
 ///    wide as the row needs;
 ///    rows of more than 512 edges (when the largest in-degree exceeds 1024)
 ///    are split into chunks handled by the whole GPU;
+///  - attention (sddmm, score, edge softmax and spmm in one kernel):
+///    row-parallel like an spmm over the output row, with a vector width that
+///    also divides the per-head feature width (the score's dot products are
+///    taken per head), and the same split of long rows;
+///  - aggregation-family groups (a gather or sddmm chain fused into its
+///    reduce or spmm) schedule like their reduce or spmm;
 ///  - edge softmax: row-parallel with the lanes over the row's edges; the team
 ///    grows with the mean degree (4 lanes for molecules, 32 for dense rows);
 ///  - sddmm, gather: edge-parallel, a thread per edge element;
@@ -32,7 +38,17 @@
 namespace gnn {
 
 /// What a kernel group computes, as far as scheduling cares.
-enum class GroupKind { Spmm, Reduce, EdgeSoftmax, Sddmm, Gather, Degree, Elementwise };
+enum class GroupKind {
+  Spmm,
+  Reduce,
+  EdgeSoftmax,
+  Sddmm,
+  Gather,
+  Degree,
+  Elementwise,
+  /// sddmm → score → edge softmax → spmm fused into one kernel.
+  Attention
+};
 
 /// Graph statistics the choice depends on (the runtime Graph's, or pass
 /// options).
@@ -41,10 +57,14 @@ struct GraphShape {
   int64_t maxDegree = 0;
 };
 
+/// What the schedule is chosen for.
 struct ScheduleProblem {
   GroupKind kind = GroupKind::Elementwise;
   /// Elements of one output row (product of the trailing dimensions).
   int64_t rowElements = 1;
+  /// Attention: elements of the last dimension of the spmm's input (the
+  /// feature width D of one head); divides rowElements.
+  int64_t innerElements = 1;
   GraphShape graph;
   /// Empty when the problem is well-formed, else what is wrong.
   std::string check() const;
@@ -53,11 +73,12 @@ struct ScheduleProblem {
 /// Thread mapping of a schedule (mirrors #gnn.schedule's `mapping`).
 enum class ThreadMapping { RowParallel, EdgeParallel, ElementParallel };
 
+/// How a group is mapped onto the GPU (mirrors #gnn.schedule).
 struct Schedule {
   ThreadMapping mapping = ThreadMapping::ElementParallel;
   int64_t lanes = 1, block = 256, vector = 1;
-  /// Aggregations: rows with more edges than this are processed in chunks of
-  /// `split` edges by separate kernels (0: no split).
+  /// Aggregations and attention: rows with more edges than this are processed
+  /// in chunks of `split` edges by separate kernels (0: no split).
   int64_t split = 0;
   /// Empty when the schedule is valid for `problem`, else what is wrong.
   std::string verify(const ScheduleProblem &problem) const;

@@ -69,3 +69,49 @@ func.func @bad_split(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
   }
   return %r : tensor<?x8xf32>
 }
+
+// -----
+
+func.func @attention_without_softmax(%g: !gnn.graph, %q: tensor<?x4x8xf32>) -> tensor<?x4x8xf32> {
+  // expected-error @+1 {{'gnn.kernel_group' op expects the graph ops of a family = attention group to be sddmm, edge_softmax, spmm but got sddmm, spmm}}
+  %r = gnn.kernel_group "attention_0" family = attention -> tensor<?x4x8xf32> {
+    %s = gnn.sddmm dot %g, %q, %q : tensor<?x4x8xf32>, tensor<?x4x8xf32> -> tensor<?x4xf32>
+    %o = gnn.spmm sum %g, %q weights(%s : tensor<?x4xf32>) : tensor<?x4x8xf32> -> tensor<?x4x8xf32>
+    gnn.yield %o : tensor<?x4x8xf32>
+  }
+  return %r : tensor<?x4x8xf32>
+}
+
+// -----
+
+func.func @aggregation_of_softmax(%g: !gnn.graph, %e: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{expects the graph ops of a family = aggregation group to be an spmm or a reduce, optionally after a gather or an sddmm but got edge_softmax, reduce}}
+  %r = gnn.kernel_group "aggregation_0" family = aggregation -> tensor<?x4xf32> {
+    %a = gnn.edge_softmax %g, %e : tensor<?x4xf32>
+    %s = gnn.reduce sum %g, %a : tensor<?x4xf32> -> tensor<?x4xf32>
+    gnn.yield %s : tensor<?x4xf32>
+  }
+  return %r : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @elementwise_with_graph_op(%g: !gnn.graph) -> tensor<?xf32> {
+  // expected-error @+1 {{expects the graph ops of a family = elementwise group to be none but got degree}}
+  %r = gnn.kernel_group "elementwise_0" family = elementwise -> tensor<?xf32> {
+    %d = gnn.degree %g : tensor<?xf32>
+    gnn.yield %d : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+func.func @degree_without_degree(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{expects the graph ops of a family = degree group to be one degree but got none}}
+  %r = gnn.kernel_group "degree_0" family = degree -> tensor<?x8xf32> {
+    %c = tensor.cast %x : tensor<?x8xf32> to tensor<?x8xf32>
+    gnn.yield %c : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}

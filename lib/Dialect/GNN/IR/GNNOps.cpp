@@ -10,6 +10,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace mlir::gnn;
@@ -246,7 +247,56 @@ LogicalResult KernelGroupOp::verify() {
                             "but got "
                          << yield.getValues().getTypes() << " and "
                          << getResultTypes();
-  return success();
+  std::optional<GroupFamily> family = getFamily();
+  if (!family)
+    return success();
+  // The graph ops of the body, in program order, against the family's shape.
+  SmallVector<StringRef> names;
+  for (Operation &op : body.without_terminator())
+    if (isa<GatherOp, SddmmOp, EdgeSoftmaxOp, SpmmOp, ReduceOp, DegreeOp>(op))
+      names.push_back(op.getName().stripDialect());
+  auto is = [&](ArrayRef<StringRef> expected) {
+    return ArrayRef<StringRef>(names) == expected;
+  };
+  bool aggregates =
+      !names.empty() && llvm::is_contained({"spmm", "reduce"}, names.back());
+  bool ok = false;
+  StringRef expected;
+  switch (*family) {
+  case GroupFamily::attention:
+    ok = is({"sddmm", "edge_softmax", "spmm"});
+    expected = "sddmm, edge_softmax, spmm";
+    break;
+  case GroupFamily::aggregation:
+    ok = aggregates &&
+         (names.size() == 1 ||
+          (names.size() == 2 &&
+           llvm::is_contained({"gather", "sddmm"}, names.front())));
+    expected = "an spmm or a reduce, optionally after a gather or an sddmm";
+    break;
+  case GroupFamily::edge_map:
+    ok = is({"gather"}) || is({"sddmm"});
+    expected = "one gather or sddmm";
+    break;
+  case GroupFamily::edge_softmax:
+    ok = is({"edge_softmax"});
+    expected = "one edge_softmax";
+    break;
+  case GroupFamily::degree:
+    ok = is({"degree"});
+    expected = "one degree";
+    break;
+  case GroupFamily::elementwise:
+    ok = names.empty();
+    expected = "none";
+    break;
+  }
+  if (ok)
+    return success();
+  return emitOpError() << "expects the graph ops of a family = "
+                       << stringifyGroupFamily(*family) << " group to be "
+                       << expected << " but got "
+                       << (names.empty() ? "none" : llvm::join(names, ", "));
 }
 
 #define GET_OP_CLASSES

@@ -1,15 +1,21 @@
-//===- FormKernelGroups.cpp - wrap graph ops into kernel groups -----------===//
+//===- FormKernelGroups.cpp - fuse graph ops into kernel groups -----------===//
 //
-// Part of gnnc.
+// Part of gnnc. The groups are planned by gnn/Analysis/Fusion.h; this pass
+// only describes the ops as a FusionProblem and applies the plan.
 //
 //===----------------------------------------------------------------------===//
 
+#include "gnn/Analysis/Fusion.h"
+#include "gnn/Dialect/GNN/IR/GNNDomain.h"
 #include "gnn/Dialect/GNN/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringExtras.h"
 
 namespace mlir {
 namespace gnn {
@@ -21,16 +27,30 @@ namespace gnn {
 using namespace mlir;
 using namespace mlir::gnn;
 
+using ::gnn::FusionFamily;
+using ::gnn::FusionOpKind;
+using ::gnn::FusionSlot;
+
 /// The short name of a graph op, used to name its group ("spmm_0").
 static StringRef kindName(Operation *op) {
-  if (isa<SpmmOp>(op)) return "spmm";
-  if (isa<ReduceOp>(op)) return "reduce";
-  if (isa<EdgeSoftmaxOp>(op)) return "edge_softmax";
-  if (isa<SddmmOp>(op)) return "sddmm";
-  if (isa<GatherOp>(op)) return "gather";
-  if (isa<DegreeOp>(op)) return "degree";
+  if (isa<SpmmOp>(op))
+    return "spmm";
+  if (isa<ReduceOp>(op))
+    return "reduce";
+  if (isa<EdgeSoftmaxOp>(op))
+    return "edge_softmax";
+  if (isa<SddmmOp>(op))
+    return "sddmm";
+  if (isa<GatherOp>(op))
+    return "gather";
+  if (isa<DegreeOp>(op))
+    return "degree";
   return "elementwise";
 }
+
+//===----------------------------------------------------------------------===//
+// Describing the IR
+//===----------------------------------------------------------------------===//
 
 /// An elementwise consumer that can run in the producer's kernel: all loops
 /// parallel, one result shaped like `producer`, `producer` read with the
@@ -59,26 +79,201 @@ static bool isAbsorbableConsumer(linalg::GenericOp generic, Value producer) {
   return readsProducer;
 }
 
-/// If `current`'s users are one absorbable elementwise consumer plus size
-/// queries, returns the consumer after making it write into `current` (its
-/// init is never read, so this changes nothing) and erasing the size queries
-/// and empty tensors that become dead. Otherwise returns null.
-static linalg::GenericOp takeConsumer(Value current) {
-  linalg::GenericOp consumer;
-  for (Operation *user : current.getUsers()) {
-    if (isa<tensor::DimOp>(user))
-      continue;
-    auto generic = dyn_cast<linalg::GenericOp>(user);
-    if (!generic || consumer || !isAbsorbableConsumer(generic, current))
-      return nullptr;
-    consumer = generic;
+/// A link of an edge chain reading `operand`: one result, the loops parallel
+/// then reductions (GATv2's `sum_d att[h, d] * leaky(e[edge, h, d])`),
+/// `operand` read with the identity map, the result written at the parallel
+/// loops in order, the other inputs (small dense tensors, constants such as
+/// AGNN's `beta` broadcast with `(d0) -> (0)`) indexed by loops and
+/// constants only; the init is read only as the accumulator of a reduction.
+static bool isChainLink(linalg::GenericOp generic, OpOperand &operand) {
+  if (generic.getNumDpsInits() != 1 || generic->getNumResults() != 1 ||
+      !generic.hasPureTensorSemantics() || !generic.isDpsInput(&operand))
+    return false;
+  SmallVector<utils::IteratorType> iterators = generic.getIteratorTypesArray();
+  unsigned parallel = 0;
+  while (parallel < iterators.size() &&
+         iterators[parallel] == utils::IteratorType::parallel)
+    ++parallel;
+  if (parallel == 0 || llvm::any_of(ArrayRef(iterators).drop_front(parallel),
+                                    [](utils::IteratorType t) {
+                                      return t !=
+                                             utils::IteratorType::reduction;
+                                    }))
+    return false;
+  if (!generic.getMatchingIndexingMap(&operand).isIdentity() ||
+      !llvm::all_of(generic.getIndexingMapsArray(), [](AffineMap map) {
+        return llvm::all_of(map.getResults(), [](AffineExpr e) {
+          return isa<AffineDimExpr, AffineConstantExpr>(e);
+        });
+      }))
+    return false;
+  OpOperand *init = generic.getDpsInitOperand(0);
+  AffineMap initMap = generic.getMatchingIndexingMap(init);
+  if (initMap.getNumResults() != parallel)
+    return false;
+  for (unsigned i = 0; i < parallel; ++i)
+    if (initMap.getResult(i) != getAffineDimExpr(i, generic.getContext()))
+      return false;
+  return parallel < iterators.size() ||
+         !generic.payloadUsesValueFromOperand(init);
+}
+
+/// Ops that compute only shapes or constants, free to move with their users.
+static bool isSizeQuery(Operation *op) {
+  if (isa<tensor::DimOp, tensor::EmptyOp, arith::ConstantOp>(op))
+    return true;
+  if (auto fill = dyn_cast<linalg::FillOp>(op))
+    return fill.hasPureTensorSemantics() &&
+           matchPattern(fill.getDpsInputOperand(0)->get(), m_Constant());
+  return false;
+}
+
+static FusionOpKind kindOf(Operation *op) {
+  if (isa<GatherOp>(op))
+    return FusionOpKind::Gather;
+  if (isa<SddmmOp>(op))
+    return FusionOpKind::Sddmm;
+  if (isa<EdgeSoftmaxOp>(op))
+    return FusionOpKind::EdgeSoftmax;
+  if (isa<SpmmOp>(op))
+    return FusionOpKind::Spmm;
+  if (isa<ReduceOp>(op))
+    return FusionOpKind::Reduce;
+  if (isa<DegreeOp>(op))
+    return FusionOpKind::Degree;
+  if (isSizeQuery(op))
+    return FusionOpKind::SizeQuery;
+  // Dense work: every linalg op on tensors but matmuls (cuBLAS calls) and
+  // fills.
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+    if (!isa<linalg::MatmulOp, linalg::FillOp>(op) &&
+        linalgOp.hasPureTensorSemantics())
+      return FusionOpKind::Elementwise;
+  return FusionOpKind::Other;
+}
+
+static ::gnn::FusionReduce toPlanner(ReduceKind kind) {
+  switch (kind) {
+  case ReduceKind::sum:
+    return ::gnn::FusionReduce::Sum;
+  case ReduceKind::mean:
+    return ::gnn::FusionReduce::Mean;
+  case ReduceKind::max:
+    return ::gnn::FusionReduce::Max;
+  case ReduceKind::min:
+    return ::gnn::FusionReduce::Min;
   }
-  if (!consumer || consumer->getBlock() != current.getParentBlock())
-    return nullptr;
+  return ::gnn::FusionReduce::Sum;
+}
+
+namespace {
+/// The ops of one block and the fusion problem describing them (op `i` of
+/// the problem is `ops[i]`).
+struct BlockProblem {
+  SmallVector<Operation *> ops;
+  ::gnn::FusionProblem problem;
+};
+} // namespace
+
+static BlockProblem describe(Block &block, ::gnn::FusionOptions options) {
+  BlockProblem bp;
+  bp.problem.options = options;
+  DenseMap<Operation *, int> index;
+  DenseMap<Value, int> graphs;
+  for (Operation &op : block) {
+    index[&op] = bp.ops.size();
+    bp.ops.push_back(&op);
+  }
+  for (Operation *op : bp.ops) {
+    ::gnn::FusionOp f;
+    f.kind = kindOf(op);
+    for (Value result : op->getResults())
+      f.numUses += std::distance(result.use_begin(), result.use_end());
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    auto spmm = dyn_cast<SpmmOp>(op);
+    bool graphOp = ::gnn::isGraphOp(f.kind);
+    for (OpOperand &operand : op->getOpOperands()) {
+      Value value = operand.get();
+      if (isa<mlir::gnn::GraphType>(value.getType())) {
+        f.graph = graphs.try_emplace(value, graphs.size()).first->second;
+        continue;
+      }
+      ::gnn::FusionOperand fo;
+      Operation *def = value.getDefiningOp();
+      if (def && def->getBlock() == &block)
+        fo.producer = index.lookup(def);
+      fo.slot = FusionSlot::Other;
+      if (graphOp)
+        fo.slot = spmm && spmm.getWeights() &&
+                          &operand == &spmm.getWeightsMutable()[0]
+                      ? FusionSlot::Weights
+                      : FusionSlot::Input;
+      if (f.kind == FusionOpKind::Elementwise && linalgOp) {
+        fo.slot = linalgOp.isDpsInput(&operand) ? FusionSlot::Input
+                                                : FusionSlot::Init;
+        if (generic && fo.slot == FusionSlot::Input) {
+          fo.absorbable = isAbsorbableConsumer(generic, value);
+          fo.chainable = isChainLink(generic, operand);
+        }
+      }
+      f.operands.push_back(fo);
+    }
+    if (graphOp)
+      f.edgeResult = isa<GatherOp, SddmmOp, EdgeSoftmaxOp>(op);
+    else if (f.kind == FusionOpKind::Elementwise && op->getNumResults() == 1)
+      f.edgeResult = inferDomain(op->getResult(0)) == Domain::Edge;
+    if (auto s = dyn_cast<SddmmOp>(op))
+      f.reversed = s.getReversed();
+    if (auto s = dyn_cast<EdgeSoftmaxOp>(op))
+      f.reversed = s.getReversed();
+    if (auto r = dyn_cast<ReduceOp>(op)) {
+      f.reversed = r.getReversed();
+      f.reduce = toPlanner(r.getKind());
+    }
+    if (auto d = dyn_cast<DegreeOp>(op))
+      f.reversed = d.getReversed();
+    if (spmm) {
+      f.reversed = spmm.getReversed();
+      f.reduce = toPlanner(spmm.getReduce());
+      f.weighted = static_cast<bool>(spmm.getWeights());
+    }
+    bp.problem.ops.push_back(std::move(f));
+  }
+  return bp;
+}
+
+//===----------------------------------------------------------------------===//
+// Applying the plan
+//===----------------------------------------------------------------------===//
+
+static GroupFamily toAttr(FusionFamily family) {
+  switch (family) {
+  case FusionFamily::Attention:
+    return GroupFamily::attention;
+  case FusionFamily::Aggregation:
+    return GroupFamily::aggregation;
+  case FusionFamily::EdgeMap:
+    return GroupFamily::edge_map;
+  case FusionFamily::EdgeSoftmax:
+    return GroupFamily::edge_softmax;
+  case FusionFamily::Degree:
+    return GroupFamily::degree;
+  case FusionFamily::Elementwise:
+    return GroupFamily::elementwise;
+  }
+  return GroupFamily::elementwise;
+}
+
+/// Makes the absorbed `consumer` write into `producer` (its init is never
+/// read, so this changes nothing) and erases the `tensor.empty` and
+/// `tensor.dim` ops that sized the old init if they become dead, recording
+/// them in `erased`.
+static void writeInto(linalg::GenericOp consumer, Value producer,
+                      DenseSet<Operation *> &erased) {
   OpOperand *init = consumer.getDpsInitOperand(0);
   Operation *oldInit = init->get().getDefiningOp();
-  init->set(current);
-  // tensor.empty(tensor.dim(current)) chains that fed the init are now dead.
+  init->set(producer);
   SmallVector<Operation *> worklist;
   if (oldInit)
     worklist.push_back(oldInit);
@@ -89,23 +284,20 @@ static linalg::GenericOp takeConsumer(Value current) {
     for (Value operand : op->getOperands())
       if (Operation *def = operand.getDefiningOp())
         worklist.push_back(def);
+    erased.insert(op);
     op->erase();
   }
-  for (Operation *user : llvm::make_early_inc_range(current.getUsers()))
-    if (isa<tensor::DimOp>(user) && user->use_empty())
-      user->erase();
-  bool onlyConsumer = llvm::all_of(
-      current.getUsers(), [&](Operation *u) { return u == consumer.getOperation(); });
-  return onlyConsumer ? consumer : nullptr;
 }
 
-/// Wraps `members` (in program order, each feeding the next) into a group
-/// placed at the last member; returns it.
-static KernelGroupOp wrap(ArrayRef<Operation *> members, StringRef name) {
+/// Wraps `members` (in program order, the last producing the result) into a
+/// group placed at the last member; returns it.
+static KernelGroupOp wrap(ArrayRef<Operation *> members, StringRef name,
+                          GroupFamily family) {
   Operation *last = members.back();
   OpBuilder b(last);
-  auto group = KernelGroupOp::create(b, last->getLoc(), last->getResultTypes(),
-                                     b.getStringAttr(name), ScheduleAttr());
+  auto group = KernelGroupOp::create(
+      b, last->getLoc(), last->getResultTypes(), b.getStringAttr(name),
+      GroupFamilyAttr::get(b.getContext(), family), ScheduleAttr());
   Block *body = new Block();
   group.getBody().push_back(body);
   b.setInsertionPointToEnd(body);
@@ -119,40 +311,116 @@ static KernelGroupOp wrap(ArrayRef<Operation *> members, StringRef name) {
   return group;
 }
 
+/// Applies one planned group: absorbed elementwise members write into the
+/// member they read, size queries that become dead are erased, the other
+/// members (size queries on intermediates included) move into the group.
+static void apply(const ::gnn::FusionGroup &planned, const BlockProblem &bp,
+                  StringRef name, DenseSet<Operation *> &erased) {
+  SmallVector<Operation *> members;
+  DenseSet<Operation *> computing;
+  for (int m : planned.members) {
+    members.push_back(bp.ops[m]);
+    if (bp.problem.ops[m].kind != FusionOpKind::SizeQuery)
+      computing.insert(bp.ops[m]);
+  }
+  for (Operation *op : ArrayRef(members).drop_front()) {
+    if (erased.contains(op))
+      continue;
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (!generic)
+      continue;
+    for (OpOperand *in : generic.getDpsInputOperands()) {
+      Operation *def = in->get().getDefiningOp();
+      if (def && computing.contains(def) &&
+          isAbsorbableConsumer(generic, in->get())) {
+        writeInto(generic, in->get(), erased);
+        break;
+      }
+    }
+  }
+  for (int i = planned.members.size() - 1; i >= 0; --i) {
+    Operation *op = members[i];
+    if (bp.problem.ops[planned.members[i]].kind == FusionOpKind::SizeQuery &&
+        !erased.contains(op) && op->use_empty()) {
+      erased.insert(op);
+      op->erase();
+    }
+  }
+  SmallVector<Operation *> alive;
+  for (Operation *op : members)
+    if (!erased.contains(op))
+      alive.push_back(op);
+  wrap(alive, name, toAttr(planned.family));
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
 namespace {
 struct FormKernelGroups
     : public mlir::gnn::impl::GNNFormKernelGroupsBase<FormKernelGroups> {
-  void runOnOperation() override {
-    func::FuncOp func = getOperation();
-    llvm::StringMap<int> counters;
-    auto nextName = [&](StringRef kind) {
-      return (kind + "_" + Twine(counters[kind]++)).str();
-    };
-    // Graph ops with their consumer chains.
-    SmallVector<Operation *> graphOps;
-    func.walk([&](Operation *op) {
-      if (isa<GatherOp, SddmmOp, EdgeSoftmaxOp, SpmmOp, ReduceOp, DegreeOp>(op) &&
-          !op->getParentOfType<KernelGroupOp>())
-        graphOps.push_back(op);
-    });
-    for (Operation *op : graphOps) {
-      SmallVector<Operation *> members = {op};
-      Value current = op->getResult(0);
-      while (linalg::GenericOp user = takeConsumer(current)) {
-        members.push_back(user);
-        current = user->getResult(0);
-      }
-      wrap(members, nextName(kindName(op)));
+  using GNNFormKernelGroupsBase::GNNFormKernelGroupsBase;
+
+  /// The rules named by the `fuse` option.
+  LogicalResult parseRules(::gnn::FusionOptions &options) {
+    options.attention = options.aggregation = false;
+    for (const std::string &rule : fuse) {
+      if (rule == "attention")
+        options.attention = true;
+      else if (rule == "aggregation")
+        options.aggregation = true;
+      else if (rule != "none" || fuse.size() != 1)
+        return getOperation().emitError()
+               << "expects fuse to be 'none' alone or a list of 'attention' "
+                  "and 'aggregation' but got '"
+               << llvm::join(fuse, ",") << "'";
     }
-    // Remaining elementwise and reduction work: one group each.
-    SmallVector<Operation *> dense;
-    for (Operation &op : func.getBody().front())
-      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(&op))
-        if (!isa<linalg::MatmulOp, linalg::FillOp>(&op) &&
-            linalgOp.hasPureTensorSemantics())
-          dense.push_back(&op);
-    for (Operation *op : dense)
-      wrap({op}, nextName("elementwise"));
+    return success();
+  }
+
+  void runOnOperation() override {
+    ::gnn::FusionOptions options;
+    if (failed(parseRules(options)))
+      return signalPassFailure();
+    func::FuncOp func = getOperation();
+    // The body, then every other block with a graph op outside a group.
+    llvm::SetVector<Block *> blocks;
+    blocks.insert(&func.getBody().front());
+    func.walk([&](Operation *op) {
+      if (isa<GatherOp, SddmmOp, EdgeSoftmaxOp, SpmmOp, ReduceOp, DegreeOp>(
+              op) &&
+          !op->getParentOfType<KernelGroupOp>())
+        blocks.insert(op->getBlock());
+    });
+    SmallVector<BlockProblem> problems;
+    SmallVector<::gnn::FusionPlan> plans;
+    for (Block *block : blocks) {
+      BlockProblem bp = describe(*block, options);
+      if (std::string bad = bp.problem.check(); !bad.empty()) {
+        func.emitError() << "cannot plan the kernel groups: " << bad;
+        return signalPassFailure();
+      }
+      ::gnn::FusionPlan plan = ::gnn::planFusion(bp.problem);
+      if (std::string bad = plan.verify(bp.problem); !bad.empty()) {
+        func.emitError() << "got an invalid fusion plan: " << bad;
+        return signalPassFailure();
+      }
+      problems.push_back(std::move(bp));
+      plans.push_back(std::move(plan));
+    }
+    llvm::StringMap<int> counters;
+    DenseSet<Operation *> erased;
+    for (auto [i, bp] : llvm::enumerate(problems))
+      for (const ::gnn::FusionGroup &group : plans[i].groups) {
+        // Dense work in nested blocks stays as it is.
+        if (i > 0 && group.family == FusionFamily::Elementwise)
+          continue;
+        StringRef kind = group.fused
+                             ? ::gnn::stringifyFusionFamily(group.family)
+                             : kindName(bp.ops[group.anchor]);
+        apply(group, bp, (kind + "_" + Twine(counters[kind]++)).str(), erased);
+      }
   }
 };
 } // namespace

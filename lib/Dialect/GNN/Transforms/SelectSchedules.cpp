@@ -18,11 +18,31 @@ namespace gnn {
 using namespace mlir;
 using namespace mlir::gnn;
 
+/// Elements of one row of `value` (the product of its trailing static
+/// dimensions), or 1 when it is not a ranked tensor.
+static int64_t rowElements(Value value) {
+  auto t = dyn_cast<RankedTensorType>(value.getType());
+  if (!t)
+    return 1;
+  int64_t row = 1;
+  for (int64_t d : t.getShape().drop_front())
+    row *= ShapedType::isDynamic(d) ? 1 : d;
+  return row;
+}
+
 /// The group's kind and the row width of the value its anchor op produces.
+/// The anchor is the first op of the body, except in the fused families:
+/// the spmm of an attention group, the spmm or reduce of an aggregation.
 static ::gnn::ScheduleProblem problemFor(KernelGroupOp group) {
   ::gnn::ScheduleProblem p;
   p.kind = ::gnn::GroupKind::Elementwise;
-  Operation *anchor = &group.getBody().front().front();
+  Block &body = group.getBody().front();
+  Operation *anchor = &body.front();
+  std::optional<GroupFamily> family = group.getFamily();
+  if (family == GroupFamily::attention || family == GroupFamily::aggregation)
+    for (Operation &op : body.without_terminator())
+      if (isa<SpmmOp, ReduceOp>(op))
+        anchor = &op;
   using K = ::gnn::GroupKind;
   if (isa<SpmmOp>(anchor)) p.kind = K::Spmm;
   else if (isa<ReduceOp>(anchor)) p.kind = K::Reduce;
@@ -31,12 +51,14 @@ static ::gnn::ScheduleProblem problemFor(KernelGroupOp group) {
   else if (isa<GatherOp>(anchor)) p.kind = K::Gather;
   else if (isa<DegreeOp>(anchor)) p.kind = K::Degree;
   if (anchor->getNumResults() == 1)
-    if (auto t = dyn_cast<RankedTensorType>(anchor->getResult(0).getType())) {
-      int64_t row = 1;
-      for (int64_t d : t.getShape().drop_front())
-        row *= ShapedType::isDynamic(d) ? 1 : d;
-      p.rowElements = row;
-    }
+    p.rowElements = rowElements(anchor->getResult(0));
+  if (auto spmm = dyn_cast<SpmmOp>(anchor);
+      spmm && family == GroupFamily::attention) {
+    p.kind = K::Attention;
+    // The feature width of one head: the spmm input's last dimension.
+    int64_t inner = spmm.getInput().getType().getShape().back();
+    p.innerElements = ShapedType::isDynamic(inner) ? 1 : inner;
+  }
   return p;
 }
 

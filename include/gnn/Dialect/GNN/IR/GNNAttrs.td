@@ -1,6 +1,7 @@
 //===- GNNAttrs.td - gnn dialect attributes ---------------*- tablegen -*-===//
 //
-// Part of gnnc. Enumerations selecting what a graph op combines or reduces.
+// Part of gnnc. Enumerations selecting what a graph op combines or reduces,
+// the family of a kernel group and the schedule attribute.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,6 +46,31 @@ def GNN_Mapping : I32EnumAttr<"Mapping",
   ]> {
   let cppNamespace = "::mlir::gnn";
   let genSpecializedAttr = 0;
+}
+
+def GNN_GroupFamily : I32EnumAttr<"GroupFamily",
+    "which kind of kernel a gnn.kernel_group becomes", [
+    I32EnumAttrCase<"attention", 0>,
+    I32EnumAttrCase<"aggregation", 1>,
+    I32EnumAttrCase<"edge_map", 2>,
+    I32EnumAttrCase<"edge_softmax", 3>,
+    I32EnumAttrCase<"degree", 4>,
+    I32EnumAttrCase<"elementwise", 5>
+  ]> {
+  let cppNamespace = "::mlir::gnn";
+  let description = [{
+    Set by `gnn-form-kernel-groups` (see `gnn/Analysis/Fusion.h`); the graph
+    ops a group of each family holds, in program order:
+
+    - `attention`: `gnn.sddmm`, `gnn.edge_softmax`, `gnn.spmm` (the score's
+      elementwise chain between the first two);
+    - `aggregation`: a `gnn.spmm` or a `gnn.reduce`, optionally preceded by
+      the `gnn.gather` or `gnn.sddmm` whose edge values it aggregates;
+    - `edge_map`: one `gnn.gather` or `gnn.sddmm`;
+    - `edge_softmax`: one `gnn.edge_softmax`;
+    - `degree`: one `gnn.degree`;
+    - `elementwise`: no graph op, only dense `linalg` work.
+  }];
 }
 
 include "mlir/IR/AttrTypeBase.td"

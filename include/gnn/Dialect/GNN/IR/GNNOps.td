@@ -189,23 +189,28 @@ def GNN_KernelGroupOp : GNN_Op<"kernel_group", [
     into one kernel. Values defined above are used directly (the region is not
     isolated, like a dispatch region); the values the kernel writes are
     yielded. An unfused pipeline has one graph op per group, with neighbouring
-    elementwise work absorbed; fusion makes bigger groups of the same kind.
-    `schedule` is set by `gnn-select-schedules`.
+    elementwise work absorbed; fusion makes bigger groups (a whole attention
+    or gather-apply-reduce pipeline). `family` says which kind of kernel the
+    group is and is checked against the graph ops it holds (see
+    `GNN_GroupFamily`); it is set by `gnn-form-kernel-groups`. `schedule` is
+    set by `gnn-select-schedules`.
 
     ```mlir
-    %agg = gnn.kernel_group "spmm_0"
-        schedule = #gnn.schedule<mapping = row_parallel, lanes = 16, block = 256, vector = 4>
+    %agg = gnn.kernel_group "spmm_0" family = aggregation
+        schedule = #gnn.schedule<mapping = row_parallel, lanes = 16, block = 256, vector = 4, split = 0>
         -> tensor<?x64xf32> {
       %s = gnn.spmm sum %g, %h : tensor<?x64xf32> -> tensor<?x64xf32>
       gnn.yield %s : tensor<?x64xf32>
     }
     ```
   }];
-  let arguments = (ins StrAttr:$kernel, OptionalAttr<GNN_ScheduleAttr>:$schedule);
+  let arguments = (ins StrAttr:$kernel, OptionalAttr<GNN_GroupFamily>:$family,
+                       OptionalAttr<GNN_ScheduleAttr>:$schedule);
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
-    $kernel (`schedule` `=` $schedule^)? (`->` type($results)^)? attr-dict-with-keyword $body
+    $kernel (`family` `=` $family^)? (`schedule` `=` $schedule^)?
+    (`->` type($results)^)? attr-dict-with-keyword $body
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{

@@ -10,31 +10,68 @@
 include "mlir/Pass/PassBase.td"
 
 def GNNFormKernelGroups : Pass<"gnn-form-kernel-groups", "func::FuncOp"> {
-  let summary = "wraps graph ops and their elementwise consumers into kernel groups";
+  let summary = "fuses graph ops and their elementwise neighbours into kernel groups";
   let description = [{
-    Every graph-level op (`gnn.gather`, `gnn.sddmm`, `gnn.edge_softmax`,
-    `gnn.spmm`, `gnn.reduce`, `gnn.degree`) becomes a `gnn.kernel_group` of its
-    own. Elementwise `linalg.generic` ops that consume the group's result (and
-    are its only user) are absorbed into the group, so their work happens in
-    the same kernel and the intermediate never reaches memory; the chain goes
-    on while each link has a single use. Remaining elementwise and reduction
-    `linalg` ops (not matmuls, which become cuBLAS calls, nor fills) become
-    groups of their own.
+    Describes the ops of the function as a fusion problem and wraps the groups
+    planned by `gnn/Analysis/Fusion.h` into `gnn.kernel_group` regions, each
+    tagged with its `family`. Graph ops are visited in program order; the
+    first rule that applies starts a group:
+
+    - `attention` (rule `attention`): a `gnn.sddmm`, a chain of elementwise
+      `linalg.generic` ops on its edge values (each the previous link's only
+      user besides size queries; reductions over trailing dimensions, such as
+      GATv2's `sum_d att * leaky_relu(e)`, are allowed), a `gnn.edge_softmax`
+      and the `gnn.spmm sum` that takes the softmax as its weights become one
+      group "attention_N". None of them may be reversed; all run on one graph.
+    - `aggregation` (rule `aggregation`, gather-apply-reduce): a `gnn.gather`
+      or `gnn.sddmm`, a chain of elementwise ops, and the `gnn.reduce` that
+      takes the chain's value as its input or the `gnn.spmm` that takes it as
+      its weights become one group "aggregation_N". Here too none may be
+      reversed and all run on one graph; a chain whose values come from a
+      function argument rather than a graph op is not fused.
+    - Otherwise the graph op forms a group of its own, named after it
+      ("spmm_0", "sddmm_1", ...; family `aggregation` for `spmm` and
+      `reduce`, `edge_map` for `sddmm` and `gather`).
+
+    Every group then absorbs the elementwise consumers of its result while
+    each is the only user (all loops parallel, the result read with the
+    identity map; its unread init is replaced by the result). Remaining
+    elementwise and reduction `linalg` ops (not matmuls, which become cuBLAS
+    calls, nor fills) become groups "elementwise_N" of their own.
+
+    A rule applies only when the intermediates it fuses (the scores, the
+    attention weights, the edge values) have no user outside the group;
+    otherwise smaller groups form (for instance, when the attention weights
+    are also returned). Size queries on intermediates (`tensor.dim`, the
+    `tensor.empty` it sizes, a `linalg.fill` of it with a constant) move into
+    the group. `fuse=none` turns both rules off: one graph op per group.
 
     Before:
     ```mlir
-    %s = gnn.sddmm add %g, %a, %b : ... -> tensor<?x4xf32>
-    %l = linalg.generic {...} ins(%s : tensor<?x4xf32>) ... // leaky relu
+    %s = gnn.sddmm dot %g, %k, %q : ... -> tensor<?x4xf32>
+    %alpha = gnn.edge_softmax %g, %s : tensor<?x4xf32>
+    %agg = gnn.spmm sum %g, %v weights(%alpha : tensor<?x4xf32>)
+        : tensor<?x4x16xf32> -> tensor<?x4x16xf32>
     ```
     After:
     ```mlir
-    %l = gnn.kernel_group "sddmm_0" -> tensor<?x4xf32> {
-      %s = gnn.sddmm add %g, %a, %b : ...
-      %l = linalg.generic {...} ins(%s : tensor<?x4xf32>) ...
-      gnn.yield %l : tensor<?x4xf32>
+    %agg = gnn.kernel_group "attention_0" family = attention -> tensor<?x4x16xf32> {
+      %s = gnn.sddmm dot %g, %k, %q : ... -> tensor<?x4xf32>
+      %alpha = gnn.edge_softmax %g, %s : tensor<?x4xf32>
+      %0 = gnn.spmm sum %g, %v weights(%alpha : tensor<?x4xf32>)
+          : tensor<?x4x16xf32> -> tensor<?x4x16xf32>
+      gnn.yield %0 : tensor<?x4x16xf32>
     }
     ```
+    With `fuse=none`, the same IR gives groups "sddmm_0" (`edge_map`),
+    "edge_softmax_0" (`edge_softmax`) and "spmm_0" (`aggregation`).
   }];
+  let options = [
+    ListOption<"fuse", "fuse", "std::string",
+               "fusion rules to apply (attention, aggregation), or none; "
+               "default: attention,aggregation",
+               "llvm::cl::list_init<std::string>({\"attention\", \"aggregation\"})">,
+  ];
   let dependentDialects = ["::mlir::gnn::GNNDialect", "::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
 }
@@ -44,7 +81,28 @@ def GNNSelectSchedules : Pass<"gnn-select-schedules", "func::FuncOp"> {
   let description = [{
     Builds a ScheduleProblem (gnn/Analysis/Schedule.h) from each kernel group
     (its kind and row width) and the graph statistics given as options, and
-    records the chosen schedule on the group.
+    records the chosen schedule on the group. The kind is the group's first
+    op, except for the fused families: an `attention` group is scheduled as
+    attention over its `spmm`'s row (with the feature width of one head), an
+    `aggregation` group like its `spmm` or `reduce`.
+
+    Before (`--gnn-select-schedules='mean-degree=13 max-degree=5000'`):
+    ```mlir
+    %a = gnn.kernel_group "spmm_0" family = aggregation -> tensor<?x64xf32> {
+      %s = gnn.spmm sum %g, %h : tensor<?x64xf32> -> tensor<?x64xf32>
+      gnn.yield %s : tensor<?x64xf32>
+    }
+    ```
+    After: a warp per row (mean degree >= 4), float4 loads (64 % 4 == 0),
+    rows above 512 edges split because the largest in-degree exceeds 1024:
+    ```mlir
+    %a = gnn.kernel_group "spmm_0" family = aggregation
+        schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 512>
+        -> tensor<?x64xf32> {
+      %s = gnn.spmm sum %g, %h : tensor<?x64xf32> -> tensor<?x64xf32>
+      gnn.yield %s : tensor<?x64xf32>
+    }
+    ```
   }];
   let options = [
     Option<"meanDegree", "mean-degree", "double", "16.0",

@@ -1,0 +1,168 @@
+//===- Fusion.h - planning the kernel groups of a function ------*- C++ -*-===//
+//
+// Part of gnnc. Plain C++, independent of the IR: the pass describes the ops
+// of a block as a FusionProblem and applies the answer as gnn.kernel_group
+// regions.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Which ops run in one kernel. The problem lists the ops of a block in
+/// program order, each with the ops that produce its operands; the plan is a
+/// list of groups. Every graph op, in program order, starts a group by the
+/// first of these rules that applies:
+///  - attention: `sddmm` → a chain of elementwise ops (each the previous
+///    link's only user besides size queries; reductions over trailing
+///    dimensions allowed) → `edge_softmax` → `spmm sum` taking the softmax
+///    as its weights; none reversed, all on one graph;
+///  - aggregation (gather-apply-reduce): `gather` or `sddmm` → a chain of
+///    elementwise ops → the input of a `reduce` or the weights of an `spmm`;
+///    none reversed, all on one graph;
+///  - otherwise the graph op alone.
+/// A group then absorbs the elementwise consumers of its result, one after
+/// the other while each is the only user. Elementwise ops left over form a
+/// group each. An intermediate of a group is used only inside it: size
+/// queries on it (`tensor.dim`, `tensor.empty`, `linalg.fill` of a constant)
+/// become members so that they can move into the group with it; a rule whose
+/// intermediates escape does not apply, and smaller groups form instead.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_ANALYSIS_FUSION_H
+#define GNN_ANALYSIS_FUSION_H
+
+#include <string>
+#include <vector>
+
+namespace gnn {
+
+/// What an op is, as far as fusion cares.
+enum class FusionOpKind {
+  Gather,
+  Sddmm,
+  EdgeSoftmax,
+  Spmm,
+  Reduce,
+  Degree,
+  /// Dense `linalg` work that is not a matmul or a fill: all loops parallel,
+  /// or reductions over trailing dimensions.
+  Elementwise,
+  /// Computes only shapes or constants: `tensor.dim`, `tensor.empty`,
+  /// `linalg.fill` of a constant, `arith.constant`.
+  SizeQuery,
+  /// Anything else (matmuls, reshapes, the terminator, ...): never grouped.
+  Other
+};
+
+/// Whether `kind` is one of the graph-level ops (gather to degree).
+bool isGraphOp(FusionOpKind kind);
+
+/// How an `spmm` or `reduce` combines values.
+enum class FusionReduce { Sum, Mean, Max, Min };
+
+/// Which operand of its user a value is.
+enum class FusionSlot {
+  /// The tensor operand of a graph op (`spmm`'s features, `reduce`'s and
+  /// `edge_softmax`'s input, `gather`'s source, `sddmm`'s lhs and rhs) or an
+  /// input of an elementwise op.
+  Input,
+  /// `spmm`'s weights.
+  Weights,
+  /// The init (outs) of an elementwise op.
+  Init,
+  /// Anything else (the operands of size queries and of other ops).
+  Other
+};
+
+/// One operand of an op.
+struct FusionOperand {
+  /// The index of the op that produces the value, or -1 for a value defined
+  /// outside the problem (a function argument, a value of an enclosing block).
+  int producer = -1;
+  FusionSlot slot = FusionSlot::Input;
+  /// Elementwise ops: the op can run in its producer's kernel as an absorbed
+  /// consumer (all loops parallel, this operand read with the identity map,
+  /// the result shaped like it, the init not read).
+  bool absorbable = false;
+  /// Elementwise ops: the op can be a link of an edge chain that reads this
+  /// operand (one result, parallel loops then reductions, this operand read
+  /// with the identity map, the result written at the parallel loops).
+  bool chainable = false;
+};
+
+/// One op of the block.
+struct FusionOp {
+  FusionOpKind kind = FusionOpKind::Other;
+  /// The tensor operands (the `!gnn.graph` operand is `graph` instead).
+  std::vector<FusionOperand> operands;
+  /// Uses of the op's results anywhere: by ops of the problem, by the
+  /// terminator, inside nested regions. Uses not listed as operands of the
+  /// problem's ops count as uses outside every group.
+  int numUses = 0;
+  /// Whether the result is indexed by edge.
+  bool edgeResult = false;
+  /// Graph ops: an id of the graph they run on (equal ids, same graph).
+  int graph = -1;
+  /// Graph ops: the `reversed` attribute.
+  bool reversed = false;
+  /// `spmm`: whether it has weights (then one operand has slot Weights).
+  bool weighted = false;
+  /// `spmm`, `reduce`: the reduction.
+  FusionReduce reduce = FusionReduce::Sum;
+};
+
+/// Which fusion rules are on.
+struct FusionOptions {
+  bool attention = true;
+  bool aggregation = true;
+};
+
+/// The ops of a block in program order.
+struct FusionProblem {
+  std::vector<FusionOp> ops;
+  FusionOptions options;
+  /// Empty when the problem is well-formed, else what is wrong.
+  std::string check() const;
+};
+
+/// The kind of kernel a group becomes (mirrors `#gnn.group_family`).
+enum class FusionFamily {
+  Attention,
+  Aggregation,
+  EdgeMap,
+  EdgeSoftmax,
+  Degree,
+  Elementwise
+};
+
+/// The lower-case name of `family` ("attention", "edge_map", ...).
+const char *stringifyFusionFamily(FusionFamily family);
+
+/// One kernel.
+struct FusionGroup {
+  /// Op indices in program order: the graph and elementwise ops, plus the
+  /// size queries on intermediates that must move into the group. The last
+  /// member produces the group's result.
+  std::vector<int> members;
+  FusionFamily family = FusionFamily::Elementwise;
+  /// The op the group starts at (its first graph op, or its elementwise op).
+  int anchor = -1;
+  /// Whether a fusion rule (attention, aggregation) formed the group.
+  bool fused = false;
+};
+
+/// The kernel groups of a block.
+struct FusionPlan {
+  /// In the order they were formed: graph ops' groups in program order, then
+  /// the remaining elementwise ops' groups in program order.
+  std::vector<FusionGroup> groups;
+  /// Empty when the plan is valid for `problem`, else what is wrong.
+  std::string verify(const FusionProblem &problem) const;
+};
+
+/// Plans the groups of `problem` (which must pass check()).
+FusionPlan planFusion(const FusionProblem &problem);
+
+} // namespace gnn
+
+#endif // GNN_ANALYSIS_FUSION_H

@@ -1,0 +1,525 @@
+//===- Fusion.cpp - planning the kernel groups of a function --------------===//
+//
+// Part of gnnc.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Analysis/Fusion.h"
+
+#include <algorithm>
+#include <optional>
+#include <set>
+#include <utility>
+
+using namespace gnn;
+
+bool gnn::isGraphOp(FusionOpKind kind) {
+  switch (kind) {
+  case FusionOpKind::Gather:
+  case FusionOpKind::Sddmm:
+  case FusionOpKind::EdgeSoftmax:
+  case FusionOpKind::Spmm:
+  case FusionOpKind::Reduce:
+  case FusionOpKind::Degree:
+    return true;
+  case FusionOpKind::Elementwise:
+  case FusionOpKind::SizeQuery:
+  case FusionOpKind::Other:
+    break;
+  }
+  return false;
+}
+
+const char *gnn::stringifyFusionFamily(FusionFamily family) {
+  switch (family) {
+  case FusionFamily::Attention:
+    return "attention";
+  case FusionFamily::Aggregation:
+    return "aggregation";
+  case FusionFamily::EdgeMap:
+    return "edge_map";
+  case FusionFamily::EdgeSoftmax:
+    return "edge_softmax";
+  case FusionFamily::Degree:
+    return "degree";
+  case FusionFamily::Elementwise:
+    return "elementwise";
+  }
+  return "unknown";
+}
+
+static std::string opName(int index) { return "op " + std::to_string(index); }
+
+static bool isEdgeProducer(FusionOpKind kind) {
+  return kind == FusionOpKind::Gather || kind == FusionOpKind::Sddmm;
+}
+
+static bool isAggregator(FusionOpKind kind) {
+  return kind == FusionOpKind::Spmm || kind == FusionOpKind::Reduce;
+}
+
+/// Users of every op: (user index, operand index) pairs.
+using UserLists = std::vector<std::vector<std::pair<int, int>>>;
+
+static UserLists collectUsers(const FusionProblem &p) {
+  UserLists users(p.ops.size());
+  for (int j = 0, e = p.ops.size(); j < e; ++j)
+    for (int k = 0, ke = p.ops[j].operands.size(); k < ke; ++k)
+      if (int producer = p.ops[j].operands[k].producer; producer >= 0)
+        users[producer].push_back({j, k});
+  return users;
+}
+
+//===----------------------------------------------------------------------===//
+// FusionProblem::check
+//===----------------------------------------------------------------------===//
+
+std::string FusionProblem::check() const {
+  int n = ops.size();
+  std::vector<int> references(n, 0);
+  for (int i = 0; i < n; ++i) {
+    const FusionOp &op = ops[i];
+    int inputs = 0, weights = 0;
+    for (const FusionOperand &operand : op.operands) {
+      if (operand.producer < -1 || operand.producer >= i)
+        return opName(i) + " reads op " + std::to_string(operand.producer) +
+               ", which does not come before it";
+      if (operand.producer >= 0)
+        ++references[operand.producer];
+      inputs += operand.slot == FusionSlot::Input;
+      weights += operand.slot == FusionSlot::Weights;
+      if ((operand.absorbable || operand.chainable) &&
+          (op.kind != FusionOpKind::Elementwise ||
+           operand.slot != FusionSlot::Input))
+        return opName(i) + ": only inputs of elementwise ops can be "
+                           "absorbable or chainable";
+    }
+    if (weights && op.kind != FusionOpKind::Spmm)
+      return opName(i) + ": only spmm takes weights";
+    if (op.kind == FusionOpKind::Spmm && op.weighted != (weights == 1))
+      return opName(i) + ": an spmm with" + (op.weighted ? "" : "out") +
+             " weights has " + std::to_string(weights) + " weights operands";
+    if (!isGraphOp(op.kind))
+      continue;
+    if (op.graph < 0)
+      return opName(i) + ": a graph op needs a graph id";
+    int expected = op.kind == FusionOpKind::Sddmm    ? 2
+                   : op.kind == FusionOpKind::Degree ? 0
+                                                     : 1;
+    if (inputs != expected)
+      return opName(i) + " has " + std::to_string(inputs) +
+             " input operands but expects " + std::to_string(expected);
+    bool edge = isEdgeProducer(op.kind) || op.kind == FusionOpKind::EdgeSoftmax;
+    if (op.edgeResult != edge)
+      return opName(i) + ": its result must " + (edge ? "" : "not ") +
+             "be an edge tensor";
+  }
+  for (int i = 0; i < n; ++i)
+    if (ops[i].numUses < references[i])
+      return opName(i) + " has " + std::to_string(ops[i].numUses) +
+             " uses but is read by " + std::to_string(references[i]) +
+             " operands";
+  return "";
+}
+
+//===----------------------------------------------------------------------===//
+// planFusion
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Forms the groups one graph op at a time, in program order.
+class Planner {
+public:
+  explicit Planner(const FusionProblem &problem)
+      : p(problem), users(collectUsers(problem)),
+        owner(problem.ops.size(), -1) {}
+
+  FusionPlan run() {
+    FusionPlan plan;
+    auto take = [&](const FusionGroup &group) {
+      for (int m : group.members)
+        owner[m] = plan.groups.size();
+      plan.groups.push_back(group);
+    };
+    for (int i = 0, e = p.ops.size(); i < e; ++i) {
+      FusionOpKind kind = p.ops[i].kind;
+      if (!isGraphOp(kind) || owner[i] >= 0)
+        continue;
+      std::optional<FusionGroup> group;
+      if (kind == FusionOpKind::Sddmm && p.options.attention)
+        group = tryAttention(i);
+      if (!group && isEdgeProducer(kind) && p.options.aggregation)
+        group = tryAggregation(i);
+      if (!group)
+        group = alone(i);
+      take(*group);
+    }
+    for (int i = 0, e = p.ops.size(); i < e; ++i)
+      if (p.ops[i].kind == FusionOpKind::Elementwise && owner[i] < 0) {
+        FusionGroup group;
+        group.members = {i};
+        group.family = FusionFamily::Elementwise;
+        group.anchor = i;
+        take(group);
+      }
+    return plan;
+  }
+
+private:
+  const FusionProblem &p;
+  UserLists users;
+  /// The group each op belongs to so far (-1: none).
+  std::vector<int> owner;
+
+  bool usedOutsideProblem(int i) const {
+    return p.ops[i].numUses > static_cast<int>(users[i].size());
+  }
+  bool isSizeQuery(int i) const {
+    return p.ops[i].kind == FusionOpKind::SizeQuery;
+  }
+
+  /// The one op, size queries aside, that uses `value` and belongs to no
+  /// group yet; -1 when there is none, several, or a use outside the problem.
+  int soleUser(int value) const {
+    if (usedOutsideProblem(value))
+      return -1;
+    int user = -1;
+    for (auto [u, k] : users[value]) {
+      if (isSizeQuery(u) || u == user)
+        continue;
+      if (user >= 0)
+        return -1;
+      user = u;
+    }
+    return user >= 0 && owner[user] < 0 ? user : -1;
+  }
+
+  /// Whether every operand of `user` that reads `value` satisfies `pred`, and
+  /// there are exactly `count` of them (any number when `count` is 0).
+  template <typename Pred>
+  bool readsAs(int user, int value, Pred pred, int count = 0) const {
+    int n = 0;
+    for (const FusionOperand &operand : p.ops[user].operands) {
+      if (operand.producer != value)
+        continue;
+      if (!pred(operand))
+        return false;
+      ++n;
+    }
+    return n > 0 && (count == 0 || n == count);
+  }
+
+  /// Adds to `out` the size queries that depend on `value` (directly or
+  /// through other size queries); false when one of them is used by an op
+  /// outside `members` (or outside the problem).
+  bool collectSizeQueries(int value, const std::set<int> &members,
+                          std::set<int> &out) const {
+    std::vector<int> stack;
+    for (auto [u, k] : users[value])
+      if (isSizeQuery(u))
+        stack.push_back(u);
+    while (!stack.empty()) {
+      int s = stack.back();
+      stack.pop_back();
+      if (!out.insert(s).second)
+        continue;
+      if (usedOutsideProblem(s))
+        return false;
+      for (auto [u, k] : users[s]) {
+        if (isSizeQuery(u))
+          stack.push_back(u);
+        else if (!members.count(u))
+          return false;
+      }
+    }
+    return true;
+  }
+
+  /// The elementwise consumer that can run in the kernel producing `value`
+  /// (today's rule): the only use of `value` besides size queries that feed
+  /// nothing but the group, an absorbable read; -1 when there is none.
+  int absorbedConsumer(int value, const std::set<int> &members) const {
+    if (usedOutsideProblem(value))
+      return -1;
+    int consumer = -1, operand = -1, uses = 0;
+    for (auto [u, k] : users[value]) {
+      if (isSizeQuery(u))
+        continue;
+      ++uses;
+      consumer = u;
+      operand = k;
+    }
+    if (uses != 1 || owner[consumer] >= 0 ||
+        p.ops[consumer].kind != FusionOpKind::Elementwise ||
+        !p.ops[consumer].operands[operand].absorbable)
+      return -1;
+    std::set<int> with = members, sizes;
+    with.insert(consumer);
+    return collectSizeQueries(value, with, sizes) ? consumer : -1;
+  }
+
+  /// Completes a group from its graph ops and chains (`core`, in program
+  /// order, each reading an earlier one): absorbs the consumers of the last,
+  /// adds the size queries on intermediates. None when an intermediate is
+  /// used outside the group.
+  std::optional<FusionGroup> finish(const std::vector<int> &core,
+                                    FusionFamily family, bool fused) const {
+    std::vector<int> chain = core;
+    std::set<int> members(core.begin(), core.end());
+    for (int c; (c = absorbedConsumer(chain.back(), members)) >= 0;) {
+      chain.push_back(c);
+      members.insert(c);
+    }
+    std::set<int> sizes;
+    for (size_t i = 0; i + 1 < chain.size(); ++i) {
+      int m = chain[i];
+      if (usedOutsideProblem(m) || !collectSizeQueries(m, members, sizes))
+        return std::nullopt;
+      for (auto [u, k] : users[m])
+        if (!isSizeQuery(u) && !members.count(u))
+          return std::nullopt;
+    }
+    FusionGroup group;
+    members.insert(sizes.begin(), sizes.end());
+    group.members.assign(members.begin(), members.end());
+    group.family = family;
+    group.anchor = core.front();
+    group.fused = fused;
+    return group;
+  }
+
+  /// Follows the elementwise chain from `start` (an edge tensor) while each
+  /// link is its predecessor's only user; returns the chain (with `start`)
+  /// and the first user that is not a link (-1 if none).
+  std::pair<std::vector<int>, int> edgeChain(int start) const {
+    std::vector<int> chain = {start};
+    while (true) {
+      int u = soleUser(chain.back());
+      if (u < 0)
+        return {chain, -1};
+      const FusionOp &op = p.ops[u];
+      if (op.kind != FusionOpKind::Elementwise)
+        return {chain, u};
+      if (!op.edgeResult ||
+          !readsAs(u, chain.back(),
+                   [](const FusionOperand &o) { return o.chainable; }))
+        return {chain, -1};
+      chain.push_back(u);
+    }
+  }
+
+  /// sddmm → elementwise chain → edge_softmax → spmm sum (softmax weights).
+  std::optional<FusionGroup> tryAttention(int sddmm) const {
+    const FusionOp &score = p.ops[sddmm];
+    if (score.reversed)
+      return std::nullopt;
+    auto [chain, softmax] = edgeChain(sddmm);
+    if (softmax < 0)
+      return std::nullopt;
+    const FusionOp &sm = p.ops[softmax];
+    auto slot = [](FusionSlot s) {
+      return [s](const FusionOperand &o) { return o.slot == s; };
+    };
+    if (sm.kind != FusionOpKind::EdgeSoftmax || sm.reversed ||
+        sm.graph != score.graph ||
+        !readsAs(softmax, chain.back(), slot(FusionSlot::Input), 1))
+      return std::nullopt;
+    int spmm = soleUser(softmax);
+    if (spmm < 0)
+      return std::nullopt;
+    const FusionOp &agg = p.ops[spmm];
+    if (agg.kind != FusionOpKind::Spmm || agg.reversed ||
+        agg.reduce != FusionReduce::Sum || agg.graph != score.graph ||
+        !readsAs(spmm, softmax, slot(FusionSlot::Weights), 1))
+      return std::nullopt;
+    chain.push_back(softmax);
+    chain.push_back(spmm);
+    return finish(chain, FusionFamily::Attention, /*fused=*/true);
+  }
+
+  /// (gather | sddmm) → elementwise chain → reduce input or spmm weights.
+  std::optional<FusionGroup> tryAggregation(int producer) const {
+    const FusionOp &edge = p.ops[producer];
+    if (edge.reversed)
+      return std::nullopt;
+    auto [chain, sink] = edgeChain(producer);
+    if (sink < 0)
+      return std::nullopt;
+    const FusionOp &agg = p.ops[sink];
+    FusionSlot slot = agg.kind == FusionOpKind::Spmm ? FusionSlot::Weights
+                                                     : FusionSlot::Input;
+    if (!isAggregator(agg.kind) || agg.reversed || agg.graph != edge.graph ||
+        !readsAs(
+            sink, chain.back(),
+            [slot](const FusionOperand &o) { return o.slot == slot; }, 1))
+      return std::nullopt;
+    chain.push_back(sink);
+    return finish(chain, FusionFamily::Aggregation, /*fused=*/true);
+  }
+
+  /// A graph op with its absorbed consumers (no fusion).
+  FusionGroup alone(int op) const {
+    FusionFamily family = FusionFamily::Aggregation;
+    switch (p.ops[op].kind) {
+    case FusionOpKind::Gather:
+    case FusionOpKind::Sddmm:
+      family = FusionFamily::EdgeMap;
+      break;
+    case FusionOpKind::EdgeSoftmax:
+      family = FusionFamily::EdgeSoftmax;
+      break;
+    case FusionOpKind::Degree:
+      family = FusionFamily::Degree;
+      break;
+    default:
+      break;
+    }
+    // A single graph op has no intermediate that could escape.
+    return *finish({op}, family, /*fused=*/false);
+  }
+};
+} // namespace
+
+FusionPlan gnn::planFusion(const FusionProblem &problem) {
+  return Planner(problem).run();
+}
+
+//===----------------------------------------------------------------------===//
+// FusionPlan::verify
+//===----------------------------------------------------------------------===//
+
+/// Whether graph ops of these kinds, in this order, make a group of `family`.
+static bool familyFits(FusionFamily family,
+                       const std::vector<FusionOpKind> &graphOps) {
+  using K = FusionOpKind;
+  size_t n = graphOps.size();
+  switch (family) {
+  case FusionFamily::Attention:
+    return graphOps == std::vector<K>{K::Sddmm, K::EdgeSoftmax, K::Spmm};
+  case FusionFamily::Aggregation:
+    return n >= 1 && n <= 2 && isAggregator(graphOps.back()) &&
+           (n == 1 || isEdgeProducer(graphOps.front()));
+  case FusionFamily::EdgeMap:
+    return n == 1 && isEdgeProducer(graphOps.front());
+  case FusionFamily::EdgeSoftmax:
+    return n == 1 && graphOps.front() == K::EdgeSoftmax;
+  case FusionFamily::Degree:
+    return n == 1 && graphOps.front() == K::Degree;
+  case FusionFamily::Elementwise:
+    return n == 0;
+  }
+  return false;
+}
+
+/// Checks what the fusion rules promise about a fused group's graph ops.
+static std::string verifyFused(const FusionProblem &p, const FusionGroup &g,
+                               const std::vector<int> &graphOps) {
+  for (int m : graphOps) {
+    if (p.ops[m].reversed)
+      return opName(m) + " runs over the reversed graph";
+    if (p.ops[m].graph != p.ops[graphOps.front()].graph)
+      return opName(m) + " runs on another graph than " +
+             opName(graphOps.front());
+  }
+  const FusionOp &sink = p.ops[graphOps.back()];
+  FusionSlot slot =
+      sink.kind == FusionOpKind::Spmm ? FusionSlot::Weights : FusionSlot::Input;
+  if (g.family == FusionFamily::Attention && sink.reduce != FusionReduce::Sum)
+    return opName(graphOps.back()) + " is not an spmm sum";
+  for (const FusionOperand &operand : sink.operands)
+    if (operand.slot == slot &&
+        std::binary_search(g.members.begin(), g.members.end(),
+                           operand.producer))
+      return "";
+  return opName(graphOps.back()) + " does not aggregate the group's " +
+         (slot == FusionSlot::Weights ? "weights" : "edge values");
+}
+
+std::string FusionPlan::verify(const FusionProblem &p) const {
+  int n = p.ops.size();
+  UserLists users = collectUsers(p);
+  std::vector<int> owner(n, -1);
+  for (int gi = 0, ge = groups.size(); gi < ge; ++gi) {
+    const FusionGroup &g = groups[gi];
+    std::string where = "group " + std::to_string(gi) + " (" +
+                        stringifyFusionFamily(g.family) + ")";
+    if (g.members.empty())
+      return where + " has no member";
+    std::vector<int> graphOps;
+    int first = -1;
+    for (size_t i = 0; i < g.members.size(); ++i) {
+      int m = g.members[i];
+      if (m < 0 || m >= n)
+        return where + " has member " + std::to_string(m) +
+               ", which is not an op of the problem";
+      if (i && m <= g.members[i - 1])
+        return where + ": members are not in program order";
+      if (owner[m] >= 0)
+        return opName(m) + " is in groups " + std::to_string(owner[m]) +
+               " and " + std::to_string(gi);
+      owner[m] = gi;
+      FusionOpKind kind = p.ops[m].kind;
+      if (kind == FusionOpKind::Other)
+        return where + " holds " + opName(m) + ", which is never grouped";
+      if (isGraphOp(kind))
+        graphOps.push_back(m);
+      if (kind != FusionOpKind::SizeQuery && first < 0)
+        first = m;
+    }
+    int last = g.members.back();
+    if (p.ops[last].kind == FusionOpKind::SizeQuery)
+      return where + " ends with a size query";
+    if (g.anchor != first)
+      return where + " does not start at its anchor " + opName(g.anchor);
+    std::vector<FusionOpKind> kinds;
+    for (int m : graphOps)
+      kinds.push_back(p.ops[m].kind);
+    if (!familyFits(g.family, kinds))
+      return where + " holds graph ops that do not make this family";
+    bool fusesSomething =
+        g.family == FusionFamily::Attention ||
+        (g.family == FusionFamily::Aggregation && first != graphOps.back());
+    if (g.fused != fusesSomething)
+      return where + (g.fused ? " is marked fused but is not"
+                              : " is fused but not marked so");
+    if (g.family == FusionFamily::Attention && !p.options.attention)
+      return where + ": attention fusion is off";
+    if (g.fused && g.family == FusionFamily::Aggregation &&
+        !p.options.aggregation)
+      return where + ": aggregation fusion is off";
+    if (g.fused)
+      if (std::string bad = verifyFused(p, g, graphOps); !bad.empty())
+        return where + ": " + bad;
+    // Connected in dependence order, and closed: intermediates are used only
+    // inside the group.
+    auto inGroup = [&](int op) {
+      return std::binary_search(g.members.begin(), g.members.end(), op);
+    };
+    for (int m : g.members) {
+      bool size = p.ops[m].kind == FusionOpKind::SizeQuery;
+      if (m != first) {
+        bool connected = false;
+        for (const FusionOperand &operand : p.ops[m].operands)
+          connected |=
+              operand.producer >= 0 && inGroup(operand.producer) &&
+              (size || p.ops[operand.producer].kind != FusionOpKind::SizeQuery);
+        if (!connected)
+          return where + ": " + opName(m) + " does not read an earlier member";
+      }
+      if (m == last)
+        continue;
+      if (p.ops[m].numUses > static_cast<int>(users[m].size()))
+        return where + ": " + opName(m) + " is used outside the problem";
+      for (auto [u, k] : users[m])
+        if (!inGroup(u))
+          return where + ": " + opName(m) + " is used by " + opName(u) +
+                 " outside the group";
+    }
+  }
+  for (int i = 0; i < n; ++i)
+    if ((isGraphOp(p.ops[i].kind) ||
+         p.ops[i].kind == FusionOpKind::Elementwise) &&
+        owner[i] < 0)
+      return opName(i) + " is in no group";
+  return "";
+}

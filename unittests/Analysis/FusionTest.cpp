@@ -1,0 +1,429 @@
+//===- FusionTest.cpp - the kernel group planner --------------------------===//
+//
+// Part of gnnc.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Analysis/Fusion.h"
+
+#include <gtest/gtest.h>
+
+using namespace gnn;
+
+namespace {
+
+using K = FusionOpKind;
+
+/// Operands.
+FusionOperand in(int producer) { return {producer, FusionSlot::Input}; }
+FusionOperand weights(int producer) { return {producer, FusionSlot::Weights}; }
+FusionOperand init(int producer) { return {producer, FusionSlot::Init}; }
+FusionOperand plainOperand(int producer) {
+  return {producer, FusionSlot::Other};
+}
+/// An elementwise input read with the identity map by an all-parallel op.
+FusionOperand absorb(int producer) {
+  return {producer, FusionSlot::Input, /*absorbable=*/true, /*chainable=*/true};
+}
+/// An elementwise input read with the identity map by a reduction.
+FusionOperand chain(int producer) {
+  return {producer, FusionSlot::Input, /*absorbable=*/false,
+          /*chainable=*/true};
+}
+constexpr int kArg = -1;
+
+/// Builds a problem op by op; uses are counted from the operands.
+class Builder {
+public:
+  int graphOp(K kind, std::vector<FusionOperand> operands, int graph = 0) {
+    FusionOp op;
+    op.kind = kind;
+    op.operands = std::move(operands);
+    op.graph = graph;
+    op.edgeResult =
+        kind == K::Gather || kind == K::Sddmm || kind == K::EdgeSoftmax;
+    for (const FusionOperand &o : op.operands)
+      op.weighted |= o.slot == FusionSlot::Weights;
+    return add(op);
+  }
+  int elementwise(std::vector<FusionOperand> operands, bool edge) {
+    FusionOp op;
+    op.kind = K::Elementwise;
+    op.operands = std::move(operands);
+    op.edgeResult = edge;
+    return add(op);
+  }
+  int size(std::vector<int> producers) {
+    return plain(K::SizeQuery, producers);
+  }
+  int other(std::vector<int> producers) { return plain(K::Other, producers); }
+  FusionOp &operator[](int i) { return p.ops[i]; }
+  FusionProblem done(FusionOptions options = {}) {
+    for (FusionOp &op : p.ops)
+      op.numUses = 0;
+    for (const FusionOp &op : p.ops)
+      for (const FusionOperand &o : op.operands)
+        if (o.producer >= 0)
+          ++p.ops[o.producer].numUses;
+    p.options = options;
+    EXPECT_EQ(p.check(), "");
+    return p;
+  }
+
+private:
+  FusionProblem p;
+  int add(FusionOp op) {
+    p.ops.push_back(std::move(op));
+    return p.ops.size() - 1;
+  }
+  int plain(K kind, const std::vector<int> &producers) {
+    FusionOp op;
+    op.kind = kind;
+    for (int producer : producers)
+      op.operands.push_back(plainOperand(producer));
+    return add(op);
+  }
+};
+
+/// Plans and verifies `p`.
+FusionPlan plan(const FusionProblem &p) {
+  FusionPlan plan = planFusion(p);
+  EXPECT_EQ(plan.verify(p), "");
+  return plan;
+}
+
+/// The group holding `op`, or null.
+const FusionGroup *groupOf(const FusionPlan &plan, int op) {
+  for (const FusionGroup &g : plan.groups)
+    for (int m : g.members)
+      if (m == op)
+        return &g;
+  return nullptr;
+}
+
+/// GATv2: sddmm add → dim/empty/fill → score (reduction over the features)
+/// → edge_softmax → spmm sum → collapse → bias → return.
+struct Gatv2 {
+  Builder b;
+  int sddmm, dim, empty, fill, score, softmax, spmm, collapse, bias, ret;
+  explicit Gatv2(bool reversedSoftmax = false) {
+    sddmm = b.graphOp(K::Sddmm, {in(kArg), in(kArg)});
+    dim = b.size({sddmm, kArg});
+    empty = b.size({dim});
+    fill = b.size({kArg, empty});
+    score = b.elementwise({chain(sddmm), in(kArg), init(fill)}, true);
+    softmax = b.graphOp(K::EdgeSoftmax, {in(score)});
+    b[softmax].reversed = reversedSoftmax;
+    spmm = b.graphOp(K::Spmm, {in(kArg), weights(softmax)});
+    collapse = b.other({spmm});
+    bias = b.elementwise({in(collapse), in(kArg), init(kArg)}, false);
+    ret = b.other({bias});
+  }
+};
+
+TEST(Fusion, Gatv2IsOneAttentionGroup) {
+  Gatv2 g;
+  FusionPlan p = plan(g.b.done());
+  ASSERT_EQ(p.groups.size(), 2u);
+  const FusionGroup &att = p.groups[0];
+  EXPECT_EQ(att.family, FusionFamily::Attention);
+  EXPECT_TRUE(att.fused);
+  EXPECT_EQ(att.anchor, g.sddmm);
+  // The size queries sizing the score move into the group with it.
+  EXPECT_EQ(att.members, (std::vector<int>{g.sddmm, g.dim, g.empty, g.fill,
+                                           g.score, g.softmax, g.spmm}));
+  EXPECT_EQ(p.groups[1].family, FusionFamily::Elementwise);
+  EXPECT_EQ(p.groups[1].members, std::vector<int>{g.bias});
+}
+
+TEST(Fusion, GatScoreChainAndConsumers) {
+  // sddmm → leaky relu (absorbable) → softmax → spmm → absorbed bias.
+  Builder b;
+  int sddmm = b.graphOp(K::Sddmm, {in(kArg), in(kArg)});
+  int dim = b.size({sddmm, kArg});
+  int empty = b.size({dim});
+  int leaky = b.elementwise({absorb(sddmm), init(empty)}, true);
+  int softmax = b.graphOp(K::EdgeSoftmax, {in(leaky)});
+  int spmm = b.graphOp(K::Spmm, {in(kArg), weights(softmax)});
+  int bias = b.elementwise({absorb(spmm), in(kArg), init(kArg)}, false);
+  b.other({bias});
+  FusionPlan p = plan(b.done());
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(p.groups[0].family, FusionFamily::Attention);
+  EXPECT_EQ(p.groups[0].members,
+            (std::vector<int>{sddmm, dim, empty, leaky, softmax, spmm, bias}));
+}
+
+TEST(Fusion, TransformerWithoutScoreChain) {
+  Builder b;
+  int sddmm = b.graphOp(K::Sddmm, {in(kArg), in(kArg)});
+  int softmax = b.graphOp(K::EdgeSoftmax, {in(sddmm)});
+  int spmm = b.graphOp(K::Spmm, {in(kArg), weights(softmax)});
+  b.other({spmm});
+  FusionPlan p = plan(b.done());
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(p.groups[0].members, (std::vector<int>{sddmm, softmax, spmm}));
+  EXPECT_EQ(p.groups[0].family, FusionFamily::Attention);
+}
+
+TEST(Fusion, UserScoreWithTwoLinks) {
+  // sddmm mul → tanh (parallel) → sum over the features → softmax → spmm.
+  Builder b;
+  int sddmm = b.graphOp(K::Sddmm, {in(kArg), in(kArg)});
+  int tanh = b.elementwise({absorb(sddmm), init(kArg)}, true);
+  int sum = b.elementwise({chain(tanh), init(kArg)}, true);
+  int softmax = b.graphOp(K::EdgeSoftmax, {in(sum)});
+  int spmm = b.graphOp(K::Spmm, {in(kArg), weights(softmax)});
+  b.other({spmm});
+  FusionPlan p = plan(b.done());
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(p.groups[0].members,
+            (std::vector<int>{sddmm, tanh, sum, softmax, spmm}));
+}
+
+TEST(Fusion, EscapingIntermediatesFallBack) {
+  // The attention weights are also returned: no attention group.
+  Gatv2 g;
+  g.b.other({g.softmax});
+  FusionPlan p = plan(g.b.done());
+  EXPECT_EQ(groupOf(p, g.sddmm)->family, FusionFamily::EdgeMap);
+  EXPECT_EQ(groupOf(p, g.score)->family, FusionFamily::Elementwise);
+  EXPECT_EQ(groupOf(p, g.softmax)->family, FusionFamily::EdgeSoftmax);
+  EXPECT_EQ(groupOf(p, g.spmm)->family, FusionFamily::Aggregation);
+  EXPECT_FALSE(groupOf(p, g.spmm)->fused);
+  // The score's size query also sizes something outside: no attention.
+  Gatv2 h;
+  h.b.other({h.empty});
+  EXPECT_EQ(groupOf(plan(h.b.done()), h.spmm)->family,
+            FusionFamily::Aggregation);
+  // A use outside the problem (a nested region, say) counts as well.
+  Gatv2 k;
+  FusionProblem nested = k.b.done();
+  ++nested.ops[k.score].numUses;
+  EXPECT_NE(groupOf(plan(nested), k.softmax)->family, FusionFamily::Attention);
+}
+
+TEST(Fusion, AttentionNeedsForwardSoftmaxAndSum) {
+  Gatv2 reversed(/*reversedSoftmax=*/true);
+  FusionPlan p = plan(reversed.b.done());
+  EXPECT_EQ(groupOf(p, reversed.softmax)->members,
+            std::vector<int>{reversed.softmax});
+  EXPECT_EQ(groupOf(p, reversed.sddmm)->members,
+            std::vector<int>{reversed.sddmm});
+
+  Gatv2 reversedScore;
+  reversedScore.b[reversedScore.sddmm].reversed = true;
+  EXPECT_EQ(groupOf(plan(reversedScore.b.done()), reversedScore.spmm)->family,
+            FusionFamily::Aggregation);
+
+  Gatv2 mean;
+  mean.b[mean.spmm].reduce = FusionReduce::Mean;
+  EXPECT_NE(groupOf(plan(mean.b.done()), mean.spmm)->family,
+            FusionFamily::Attention);
+
+  Gatv2 twoGraphs;
+  twoGraphs.b[twoGraphs.spmm].graph = 1;
+  EXPECT_NE(groupOf(plan(twoGraphs.b.done()), twoGraphs.spmm)->family,
+            FusionFamily::Attention);
+}
+
+TEST(Fusion, GatherApplyReduce) {
+  // gather → multiply by an edge weight (absorbable) → reduce max.
+  Builder b;
+  int gather = b.graphOp(K::Gather, {in(kArg)});
+  int dim = b.size({gather, kArg});
+  int empty = b.size({dim});
+  int scale = b.elementwise({absorb(gather), in(kArg), init(empty)}, true);
+  int reduce = b.graphOp(K::Reduce, {in(scale)});
+  b[reduce].reduce = FusionReduce::Max;
+  b.other({reduce});
+  FusionPlan p = plan(b.done());
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(p.groups[0].family, FusionFamily::Aggregation);
+  EXPECT_TRUE(p.groups[0].fused);
+  EXPECT_EQ(p.groups[0].members,
+            (std::vector<int>{gather, dim, empty, scale, reduce}));
+  // A reversed reduce runs over another row set: not fused.
+  Builder r;
+  int g2 = r.graphOp(K::Gather, {in(kArg)});
+  int red2 = r.graphOp(K::Reduce, {in(g2)});
+  r[red2].reversed = true;
+  r.other({red2});
+  FusionPlan rp = plan(r.done());
+  EXPECT_EQ(rp.groups.size(), 2u);
+  EXPECT_EQ(groupOf(rp, g2)->family, FusionFamily::EdgeMap);
+}
+
+TEST(Fusion, EdgeValuesAsSpmmWeights) {
+  // sddmm dot → sigmoid → spmm weights (no softmax): aggregation.
+  Builder b;
+  int sddmm = b.graphOp(K::Sddmm, {in(kArg), in(kArg)});
+  int sigmoid = b.elementwise({absorb(sddmm), init(kArg)}, true);
+  int spmm = b.graphOp(K::Spmm, {in(kArg), weights(sigmoid)});
+  b.other({spmm});
+  FusionPlan p = plan(b.done());
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(p.groups[0].family, FusionFamily::Aggregation);
+  EXPECT_EQ(p.groups[0].members, (std::vector<int>{sddmm, sigmoid, spmm}));
+  // The same value as the spmm's features (not its weights) is not fused.
+  Builder f;
+  int gather = f.graphOp(K::Gather, {in(kArg)});
+  int spmm2 = f.graphOp(K::Spmm, {in(gather)});
+  f.other({spmm2});
+  EXPECT_EQ(plan(f.done()).groups.size(), 2u);
+}
+
+TEST(Fusion, ElementwiseRootsNeedAProducer) {
+  // An elementwise op on edge features (a function argument) feeding a
+  // reduce: the reduce runs alone, the elementwise op in a group of its own.
+  Builder b;
+  int scale = b.elementwise({in(kArg), init(kArg)}, true);
+  int reduce = b.graphOp(K::Reduce, {in(scale)});
+  b.other({reduce});
+  FusionPlan p = plan(b.done());
+  ASSERT_EQ(p.groups.size(), 2u);
+  EXPECT_EQ(p.groups[0].members, std::vector<int>{reduce});
+  EXPECT_FALSE(p.groups[0].fused);
+  EXPECT_EQ(p.groups[1].members, std::vector<int>{scale});
+}
+
+TEST(Fusion, RulesCanBeTurnedOff) {
+  Gatv2 g;
+  FusionPlan none =
+      plan(g.b.done({/*attention=*/false, /*aggregation=*/false}));
+  ASSERT_EQ(none.groups.size(), 5u);
+  for (const FusionGroup &group : none.groups)
+    EXPECT_FALSE(group.fused);
+  EXPECT_EQ(none.groups[0].members, std::vector<int>{g.sddmm});
+  EXPECT_EQ(none.groups[1].members, std::vector<int>{g.softmax});
+  EXPECT_EQ(none.groups[2].members, std::vector<int>{g.spmm});
+  EXPECT_EQ(none.groups[3].members, std::vector<int>{g.score});
+  EXPECT_EQ(none.groups[4].members, std::vector<int>{g.bias});
+
+  // Attention only: gather-apply-reduce stays apart.
+  Builder b;
+  int gather = b.graphOp(K::Gather, {in(kArg)});
+  int reduce = b.graphOp(K::Reduce, {in(gather)});
+  b.other({reduce});
+  EXPECT_EQ(plan(b.done({true, false})).groups.size(), 2u);
+  EXPECT_EQ(plan(b.done({false, true})).groups.size(), 1u);
+  // Aggregation only: the attention pipeline does not become an aggregation
+  // (the softmax is not elementwise).
+  Gatv2 h;
+  EXPECT_EQ(plan(h.b.done({false, true})).groups.size(), 5u);
+}
+
+TEST(Fusion, UnfusedGroupsAbsorbConsumersAsBefore) {
+  // degree → rsqrt (absorbed, its empty init sized from elsewhere) → used by
+  // two ops: the chain stops there.
+  Builder b;
+  int n = b.size({kArg, kArg});
+  int empty = b.size({n});
+  int degree = b.graphOp(K::Degree, {});
+  int rsqrt = b.elementwise({absorb(degree), init(empty)}, false);
+  int use1 = b.elementwise({absorb(rsqrt), init(kArg)}, false);
+  int use2 = b.elementwise({absorb(rsqrt), init(kArg)}, false);
+  b.other({use1, use2});
+  FusionPlan p = plan(b.done());
+  ASSERT_EQ(p.groups.size(), 3u);
+  EXPECT_EQ(p.groups[0].family, FusionFamily::Degree);
+  EXPECT_EQ(p.groups[0].members, (std::vector<int>{degree, rsqrt}));
+  // A size query of the producer used elsewhere blocks the absorption.
+  Builder c;
+  int spmm = c.graphOp(K::Spmm, {in(kArg)});
+  int dim = c.size({spmm, kArg});
+  int tanh = c.elementwise({absorb(spmm), init(kArg)}, false);
+  c.other({tanh, dim});
+  FusionPlan q = plan(c.done());
+  EXPECT_EQ(groupOf(q, spmm)->members, std::vector<int>{spmm});
+  // A consumer reading the producer twice is not absorbed (as before).
+  Builder d;
+  int gather = d.graphOp(K::Gather, {in(kArg)});
+  int square =
+      d.elementwise({absorb(gather), absorb(gather), init(kArg)}, true);
+  d.other({square});
+  EXPECT_EQ(plan(d.done()).groups.size(), 2u);
+}
+
+TEST(Fusion, CheckRejectsBadInput) {
+  Builder b;
+  int sddmm = b.graphOp(K::Sddmm, {in(kArg), in(kArg)});
+  b.graphOp(K::EdgeSoftmax, {in(sddmm)});
+  FusionProblem good = b.done();
+
+  FusionProblem forward = good;
+  forward.ops[0].operands[0].producer = 1;
+  EXPECT_NE(forward.check(), "");
+  FusionProblem uses = good;
+  uses.ops[sddmm].numUses = 0;
+  EXPECT_NE(uses.check(), "");
+  FusionProblem flags = good;
+  flags.ops[1].operands[0].absorbable = true;
+  EXPECT_NE(flags.check(), "") << "only elementwise inputs are absorbable";
+  FusionProblem edge = good;
+  edge.ops[1].edgeResult = false;
+  EXPECT_NE(edge.check(), "");
+  FusionProblem inputs = good;
+  inputs.ops[0].operands.pop_back();
+  EXPECT_NE(inputs.check(), "") << "sddmm takes two inputs";
+  FusionProblem graph = good;
+  graph.ops[0].graph = -1;
+  EXPECT_NE(graph.check(), "");
+
+  Builder s;
+  int spmm = s.graphOp(K::Spmm, {in(kArg), weights(kArg)});
+  FusionProblem weighted = s.done();
+  weighted.ops[spmm].weighted = false;
+  EXPECT_NE(weighted.check(), "");
+}
+
+TEST(Fusion, VerifyRejectsBadPlans) {
+  Gatv2 g;
+  FusionProblem problem = g.b.done();
+  FusionPlan good = planFusion(problem);
+  ASSERT_EQ(good.verify(problem), "");
+
+  FusionPlan missing = good;
+  missing.groups.pop_back();
+  EXPECT_NE(missing.verify(problem), "") << "the bias is in no group";
+
+  FusionPlan twice = good;
+  twice.groups[1].members.insert(twice.groups[1].members.begin(), g.spmm);
+  EXPECT_NE(twice.verify(problem), "");
+
+  FusionPlan unordered = good;
+  std::swap(unordered.groups[0].members[4], unordered.groups[0].members[5]);
+  EXPECT_NE(unordered.verify(problem), "");
+
+  FusionPlan family = good;
+  family.groups[0].family = FusionFamily::Aggregation;
+  EXPECT_NE(family.verify(problem), "");
+
+  // Leaving the score's size queries out: the sddmm's dim is used outside.
+  FusionPlan sizes = good;
+  sizes.groups[0].members = {g.sddmm, g.score, g.softmax, g.spmm};
+  EXPECT_NE(sizes.verify(problem), "");
+
+  // Cutting the group after the softmax: alpha escapes into the spmm.
+  FusionPlan cut = good;
+  cut.groups[0].members.pop_back();
+  EXPECT_NE(cut.verify(problem), "");
+
+  // The plan of the problem with fusion on is invalid once it is off.
+  FusionProblem off = problem;
+  off.options.attention = false;
+  EXPECT_NE(good.verify(off), "");
+
+  // An attention group whose weights are also used outside.
+  Gatv2 h;
+  h.b.other({h.softmax});
+  FusionProblem escaping = h.b.done();
+  EXPECT_NE(good.verify(escaping), "");
+
+  FusionPlan fused = planFusion(escaping);
+  ASSERT_EQ(fused.verify(escaping), "");
+  fused.groups[0].fused = true;
+  EXPECT_NE(fused.verify(escaping), "") << "a lone sddmm is not fused";
+}
+
+} // namespace
