@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnn/Dialect/GNN/Transforms/Pipelines.h"
+#include "gnn/Compiler/Driver.h"
 #include "gnn/InitGNN.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -20,7 +20,7 @@ int main(int argc, char **argv) {
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();
-  mlir::gnn::registerGNNPassesAndPipelines();
+  mlir::gnn::registerCompilerPipelines();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "gnnc optimizer driver\n", registry));
 }

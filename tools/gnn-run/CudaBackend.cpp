@@ -11,7 +11,7 @@
 #include "gnn/Runtime/CudaDriver.h"
 #include "gnn/Runtime/Executor.h"
 #include "gnn/Dialect/GNN/IR/GNNDialect.h"
-#include "gnn/Target/CUDA/TranslateToCUDA.h"
+#include "gnn/Compiler/Driver.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -48,16 +48,14 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
                         llvm::json::Object &summary,
                         std::vector<Tensor> &outputs) {
   GraphStats stats = computeStats(graph);
-  mlir::gnn::CodegenOptions codegen;
+  mlir::gnn::CompileOptions codegen;
   codegen.meanDegree = stats.nodes ? double(stats.edges) / stats.nodes : 0.0;
   codegen.maxDegree = stats.maxInDegree;
   // The runtime uses 64-bit indices only when the edges do not fit 32 bits.
-  codegen.emit.indexBits = graph.numEdges() >= (int64_t(1) << 31) - 1 ? 64 : 32;
+  codegen.indexBits = graph.numEdges() >= (int64_t(1) << 31) - 1 ? 64 : 32;
   auto t0 = std::chrono::steady_clock::now();
-  if (mlir::failed(mlir::gnn::prepareForCodegen(module, codegen)))
-    return 1;
   mlir::FailureOr<rt::Program> program =
-      mlir::gnn::lowerToProgram(func, codegen.emit);
+      mlir::gnn::compileToProgram(module, func, codegen);
   if (mlir::failed(program))
     return 1;
   double lowerMs = std::chrono::duration<double, std::milli>(

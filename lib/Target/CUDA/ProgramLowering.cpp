@@ -1,9 +1,10 @@
-//===- ProgramLowering.cpp - a gnn function as a runtime Program ----------===//
+//===- ProgramLowering.cpp - a lowered gnn function as a runtime Program --===//
 //
-// Part of gnnc. Walks the function after gnn-codegen-pipeline: kernel groups
-// become launches of the emitted kernels, linalg.matmul becomes a cuBLAS GEMM,
-// reshapes become aliases of one buffer, and the values returned are written
-// straight into the output buffers.
+// Part of gnnc. Walks a function after gnn-cuda-pipeline: gnnk.launch ops
+// become kernel launches whose arguments follow the kernel's parameter
+// bindings, linalg.matmul becomes a cuBLAS GEMM, reshapes become aliases of
+// one buffer, and the values returned are written straight into the output
+// buffers. Nothing here changes the IR.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,33 +12,79 @@
 
 #include "gnn/Dialect/GNN/IR/GNNDomain.h"
 #include "gnn/Dialect/GNN/IR/GNNOps.h"
+#include "gnn/Dialect/GNNKernel/IR/GNNKernelOps.h"
+#include "gnn/Target/CUDA/CUDAPrinter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace mlir::gnn;
 namespace rt = ::gnn::runtime;
 
-LogicalResult mlir::gnn::prepareForCodegen(ModuleOp module,
-                                           const CodegenOptions &options) {
-  bool ungrouped = false;
-  module.walk([&](Operation *op) {
-    if (isa<GNNDialect>(op->getDialect()) && !isa<KernelGroupOp, YieldOp>(op) &&
-        !op->getParentOfType<KernelGroupOp>())
-      ungrouped = true;
-  });
-  if (!ungrouped)
-    return success();
-  PassManager pm(module.getContext());
-  CodegenPipelineOptions pipeline;
-  pipeline.meanDegree = options.meanDegree;
-  pipeline.maxDegree = options.maxDegree;
-  buildCodegenPipeline(pm, pipeline);
-  return pm.run(module);
+/// The text of a launch-shape affine expression as a Program formula.
+static std::string formulaText(AffineExpr e) {
+  if (auto c = dyn_cast<AffineConstantExpr>(e))
+    return std::to_string(c.getValue());
+  if (auto s = dyn_cast<AffineSymbolExpr>(e))
+    return gnnk::sizeSymbolName(s.getPosition()).str();
+  auto bin = cast<AffineBinaryOpExpr>(e);
+  std::string l = formulaText(bin.getLHS()), r = formulaText(bin.getRHS());
+  switch (bin.getKind()) {
+  case AffineExprKind::Add: return "(" + l + " + " + r + ")";
+  case AffineExprKind::Mul: return "(" + l + " * " + r + ")";
+  case AffineExprKind::CeilDiv: return "ceil_div(" + l + ", " + r + ")";
+  case AffineExprKind::FloorDiv: return "(" + l + " / " + r + ")";
+  default: return "(" + l + " % " + r + ")";
+  }
+}
+
+static rt::Formula toFormula(AffineMap map) {
+  rt::StatusOr<rt::Formula> f = rt::Formula::parse(formulaText(map.getResult(0)));
+  assert(f.ok() && "affine launch shapes print as valid formulas");
+  return *f;
+}
+
+/// Elements per row of a tensor (static trailing dimensions).
+static FailureOr<int64_t> rowElements(Value value, Operation *where) {
+  auto t = dyn_cast<RankedTensorType>(value.getType());
+  if (!t || t.getRank() < 1)
+    return where->emitOpError("expects ranked tensors of rank >= 1 in the "
+                              "CUDA backend");
+  int64_t n = 1;
+  for (int64_t d : t.getShape().drop_front()) {
+    if (ShapedType::isDynamic(d))
+      return where->emitOpError()
+             << "has a tensor " << t
+             << " with a dynamic non-leading dimension, which the CUDA "
+                "backend does not support";
+    n *= d;
+  }
+  return n;
+}
+
+/// The row count of a value as a formula: a constant for a static leading
+/// dimension, else nodes or edges from its domain.
+static FailureOr<std::string> rowsFormula(Value value) {
+  FailureOr<AffineExpr> rows = gnnk::rowsOf(value);
+  if (succeeded(rows))
+    return formulaText(*rows);
+  Operation *def = value.getDefiningOp();
+  InFlightDiagnostic diag =
+      def ? def->emitOpError() : emitError(value.getLoc());
+  diag << "produces a tensor whose leading dimension cannot be told to count "
+          "nodes or edges";
+  return failure();
+}
+
+/// True for edge tensors (one row per edge), which are in CSR slot order
+/// inside a Program and in edge-list order at its boundary.
+static bool isEdgeTensor(Value v) {
+  FailureOr<AffineExpr> rows = gnnk::rowsOf(v);
+  return succeeded(rows) &&
+         *rows == getAffineSymbolExpr(1, v.getContext());
 }
 
 namespace {
@@ -45,14 +92,14 @@ namespace {
 /// Builds the Program while walking the function.
 class Lowering {
 public:
-  Lowering(func::FuncOp func, const EmitOptions &options)
-      : func(func), options(options) {}
+  Lowering(func::FuncOp func, int indexBits)
+      : func(func), indexBits(indexBits) {}
 
   FailureOr<rt::Program> run();
 
 private:
   func::FuncOp func;
-  const EmitOptions &options;
+  int indexBits;
   rt::Program program;
   llvm::DenseMap<Value, std::string> buffer;
   llvm::DenseMap<Value, std::string> reserved; ///< values written into outputs
@@ -75,8 +122,10 @@ private:
     program.buffers.push_back({name, role, rt::DType::F32, *f});
     return success();
   }
-  /// A fresh buffer for `v` (a temp, or the output it was reserved for).
-  FailureOr<std::string> define(Value v, Operation *where) {
+  /// A fresh buffer of `elements` for `v` (a temp, or the output it was
+  /// reserved for).
+  FailureOr<std::string> define(Value v, const std::string &elements,
+                                Operation *where) {
     std::string name;
     rt::BufferRole role = rt::BufferRole::Temp;
     auto it = reserved.find(v);
@@ -86,17 +135,23 @@ private:
     } else {
       name = "t" + std::to_string(temps++);
     }
-    FailureOr<std::string> elements = size(v, where);
-    if (failed(elements) || failed(declare(name, role, *elements, where)))
+    if (failed(declare(name, role, elements, where)))
       return failure();
     buffer[v] = name;
     return name;
   }
+  FailureOr<std::string> define(Value v, Operation *where) {
+    FailureOr<std::string> elements = size(v, where);
+    if (failed(elements))
+      return failure();
+    return define(v, *elements, where);
+  }
   /// The buffer holding `v`, materialising constant fills on demand.
   FailureOr<std::string> use(Value v, Operation *where);
-  LogicalResult launch(const std::string &kernel, const std::string &threads,
-                       int64_t block, std::vector<rt::KernelArg> args,
-                       Operation *where);
+  LogicalResult lowerLaunch(gnnk::LaunchOp launch);
+  LogicalResult lowerMatmul(linalg::MatmulOp mm);
+  void launchConversion(const char *kernel, const std::string &out,
+                        const std::string &in, int64_t width);
 };
 
 } // namespace
@@ -114,7 +169,8 @@ FailureOr<std::string> Lowering::use(Value v, Operation *where) {
     FailureOr<std::string> name = define(v, fill);
     if (failed(name))
       return failure();
-    program.steps.push_back(rt::FillStep{*name, static_cast<float>(f.getValueAsDouble())});
+    program.steps.push_back(
+        rt::FillStep{*name, static_cast<float>(f.getValueAsDouble())});
     return name;
   }
   if (auto empty = v.getDefiningOp<tensor::EmptyOp>()) {
@@ -125,25 +181,6 @@ FailureOr<std::string> Lowering::use(Value v, Operation *where) {
     return name;
   }
   return where->emitOpError("reads a value the CUDA backend has no buffer for");
-}
-
-LogicalResult Lowering::launch(const std::string &kernel,
-                               const std::string &threads, int64_t block,
-                               std::vector<rt::KernelArg> args,
-                               Operation *where) {
-  rt::LaunchStep l;
-  l.kernel = kernel;
-  auto grid = rt::Formula::parse("ceil_div(" + threads + ", " +
-                                 std::to_string(block) + ")");
-  if (!grid.ok())
-    return where->emitOpError() << "has an invalid grid: " << grid.message();
-  l.grid[0] = *grid;
-  l.grid[1] = l.grid[2] = rt::Formula::constant(1);
-  l.block[0] = static_cast<unsigned>(block);
-  l.sharedBytes = rt::Formula::constant(0);
-  l.args = std::move(args);
-  program.steps.push_back(std::move(l));
-  return success();
 }
 
 static rt::KernelArg bufferArg(const std::string &name) {
@@ -160,11 +197,124 @@ static rt::KernelArg graphArg(const std::string &name) {
   return a;
 }
 
-static rt::KernelArg intArg(const std::string &formula) {
+static rt::KernelArg intArg(rt::Formula f) {
   rt::KernelArg a;
   a.kind = rt::KernelArg::Kind::I64;
-  a.integer = *rt::Formula::parse(formula);
+  a.integer = std::move(f);
   return a;
+}
+
+void Lowering::launchConversion(const char *kernel, const std::string &out,
+                                const std::string &in, int64_t width) {
+  rt::LaunchStep l;
+  l.kernel = kernel;
+  l.grid[0] = *rt::Formula::parse("ceil_div(edges * " + std::to_string(width) +
+                                  ", 256)");
+  l.grid[1] = l.grid[2] = rt::Formula::constant(1);
+  l.block[0] = 256;
+  l.sharedBytes = rt::Formula::constant(0);
+  l.args = {bufferArg(out), bufferArg(in), graphArg("csr_edge"),
+            intArg(*rt::Formula::parse("edges")),
+            intArg(rt::Formula::constant(width))};
+  program.steps.push_back(std::move(l));
+}
+
+LogicalResult Lowering::lowerLaunch(gnnk::LaunchOp launch) {
+  auto kernel = SymbolTable::lookupNearestSymbolFrom<gnnk::KernelOp>(
+      launch, launch.getKernelAttr());
+  if (!kernel)
+    return launch.emitOpError() << "launches '" << launch.getKernel()
+                                << "', which is not a gnnk.kernel";
+  // Results first (their buffers), then the arguments in parameter order.
+  SmallVector<std::string> results;
+  for (auto [i, r] : llvm::enumerate(launch.getResults())) {
+    if (launch.getTied() && (*launch.getTied())[i] >= 0) {
+      // Updated in place: the operand's buffer.
+      FailureOr<std::string> b =
+          use(launch.getArgs()[(*launch.getTied())[i]], launch);
+      if (failed(b))
+        return failure();
+      buffer[r] = *b;
+      results.push_back(*b);
+      continue;
+    }
+    FailureOr<int64_t> row = rowElements(r, launch);
+    if (failed(row))
+      return failure();
+    AffineMap rows = cast<AffineMapAttr>(launch.getRows()[i]).getValue();
+    std::string elements =
+        formulaText(rows.getResult(0)) + " * " + std::to_string(*row);
+    FailureOr<std::string> name = define(r, elements, launch);
+    if (failed(name))
+      return failure();
+    results.push_back(*name);
+  }
+  rt::LaunchStep l;
+  l.kernel = kernel.getSymName().str();
+  for (unsigned i = 0, e = kernel.getNumArguments(); i < e; ++i) {
+    DictionaryAttr attrs = kernel.getArgAttrDict(i);
+    if (auto k = attrs.getAs<IntegerAttr>(gnnk::KernelOp::kOperand)) {
+      FailureOr<std::string> b = use(launch.getArgs()[k.getInt()], launch);
+      if (failed(b))
+        return failure();
+      l.args.push_back(bufferArg(*b));
+    } else if (auto k = attrs.getAs<IntegerAttr>(gnnk::KernelOp::kResult)) {
+      l.args.push_back(bufferArg(results[k.getInt()]));
+    } else if (auto g = attrs.getAs<StringAttr>(gnnk::KernelOp::kGraph)) {
+      l.args.push_back(graphArg(g.getValue().str()));
+    } else {
+      auto s = attrs.getAs<StringAttr>(gnnk::KernelOp::kSize);
+      l.args.push_back(intArg(*rt::Formula::parse(s.getValue().str())));
+    }
+  }
+  l.grid[0] = toFormula(kernel.getGrid());
+  l.grid[1] = l.grid[2] = rt::Formula::constant(1);
+  l.block[0] = static_cast<unsigned>(kernel.getBlock());
+  l.sharedBytes = rt::Formula::constant(0);
+  program.steps.push_back(std::move(l));
+  return success();
+}
+
+LogicalResult Lowering::lowerMatmul(linalg::MatmulOp mm) {
+  auto maps = mm.getIndexingMapsArray();
+  MLIRContext *ctx = mm.getContext();
+  AffineExpr i, j, k;
+  bindDims(ctx, i, j, k);
+  if (maps[0] != AffineMap::get(3, 0, {i, k}, ctx) ||
+      maps[1] != AffineMap::get(3, 0, {k, j}, ctx) ||
+      maps[2] != AffineMap::get(3, 0, {i, j}, ctx))
+    return mm.emitOpError("has indexing maps the CUDA backend does not "
+                          "support (only the default C += A B)");
+  Value a = mm.getInputs()[0], b = mm.getInputs()[1], init = mm.getOutputs()[0];
+  auto bt = cast<RankedTensorType>(b.getType());
+  if (!bt.hasStaticShape())
+    return mm.emitOpError("expects a static right-hand matrix");
+  FailureOr<std::string> ab = use(a, mm), bb = use(b, mm);
+  FailureOr<std::string> m = rowsFormula(a);
+  if (failed(ab) || failed(bb) || failed(m))
+    return failure();
+  FailureOr<std::string> cb = define(mm.getResult(0), mm);
+  if (failed(cb))
+    return failure();
+  float beta = 0.0f;
+  std::optional<double> fillValue;
+  if (auto fill = init.getDefiningOp<linalg::FillOp>())
+    if (auto c = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>())
+      if (auto f = dyn_cast<FloatAttr>(c.getValue()))
+        fillValue = f.getValueAsDouble();
+  if (fillValue != 0.0) {
+    FailureOr<std::string> ib = use(init, mm);
+    FailureOr<std::string> n = size(init, mm);
+    if (failed(ib) || failed(n))
+      return failure();
+    program.steps.push_back(rt::CopyStep{*ib, *cb, *rt::Formula::parse(*n)});
+    beta = 1.0f;
+  }
+  program.steps.push_back(rt::GemmStep{
+      *ab, *bb, *cb, *rt::Formula::parse(*m),
+      rt::Formula::constant(bt.getDimSize(1)),
+      rt::Formula::constant(bt.getDimSize(0)), false, false, 1.0f, beta});
+  return success();
 }
 
 /// Follows reshapes back to the value that owns the storage.
@@ -176,6 +326,10 @@ static Value storageRoot(Value v) {
       v = c.getSrc();
     else if (auto c = dyn_cast<tensor::CastOp>(def))
       v = c.getSource();
+    else if (auto l = dyn_cast<gnnk::LaunchOp>(def);
+             l && l.getTied() &&
+             (*l.getTied())[cast<OpResult>(v).getResultNumber()] >= 0)
+      v = l.getArgs()[(*l.getTied())[cast<OpResult>(v).getResultNumber()]];
     else
       break;
   }
@@ -184,30 +338,23 @@ static Value storageRoot(Value v) {
 
 FailureOr<rt::Program> Lowering::run() {
   program.name = func.getSymName().str();
-  program.indexBits = options.indexBits;
+  program.indexBits = indexBits;
   if (func.getBody().getBlocks().size() != 1)
     return func.emitError("expects a function with a single block");
-
-  // The CUDA source and the kernels' parameter lists.
-  std::string source;
-  llvm::raw_string_ostream os(source);
-  FailureOr<std::vector<KernelSpec>> specs = emitKernels(func, os, options);
-  if (failed(specs))
+  auto module = func->getParentOfType<ModuleOp>();
+  FailureOr<std::string> source = printKernelsAsCUDA(module, indexBits);
+  if (failed(source))
     return failure();
-  program.source = source;
+  program.source = std::move(*source);
   program.kernels = {kEdgesToSlots, kSlotsToEdges};
-  llvm::DenseMap<Operation *, SmallVector<const KernelSpec *>> specsOf;
-  for (const KernelSpec &s : *specs) {
-    program.kernels.push_back(s.name);
-    specsOf[s.group].push_back(&s);
-  }
+  for (auto kernel : module.getOps<gnnk::KernelOp>())
+    program.kernels.push_back(kernel.getSymName().str());
 
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   // Values returned are produced straight into their output buffers.
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
     Value root = storageRoot(v);
-    if (!isa<BlockArgument>(root) && !reserved.count(root) &&
-        inferDomain(v) != Domain::Edge)
+    if (!isa<BlockArgument>(root) && !reserved.count(root) && !isEdgeTensor(v))
       reserved[root] = "result" + std::to_string(i);
   }
 
@@ -225,15 +372,12 @@ FailureOr<rt::Program> Lowering::run() {
         failed(declare(name, rt::BufferRole::Input, *elements, func)))
       return failure();
     buffer[arg] = name;
-    if (inferDomain(arg) == Domain::Edge) {
+    if (isEdgeTensor(arg)) {
       FailureOr<int64_t> width = rowElements(arg, func);
       std::string slots = name + "_slots";
-      if (failed(declare(slots, rt::BufferRole::Temp, *elements, func)) ||
-          failed(launch(kEdgesToSlots, "edges * " + std::to_string(*width), 256,
-                        {bufferArg(slots), bufferArg(name), graphArg("csr_edge"),
-                         intArg("edges"), intArg(std::to_string(*width))},
-                        func)))
+      if (failed(declare(slots, rt::BufferRole::Temp, *elements, func)))
         return failure();
+      launchConversion(kEdgesToSlots, slots, name, *width);
       buffer[arg] = slots;
     }
   }
@@ -246,118 +390,32 @@ FailureOr<rt::Program> Lowering::run() {
     Operation *def = v.getDefiningOp();
     if (!def || !live.insert(def))
       continue;
-    def->walk([&](Operation *inner) {
-      for (Value operand : inner->getOperands())
-        if (Operation *d = operand.getDefiningOp())
-          if (!def->isAncestor(d))
-            work.push_back(operand);
-    });
+    llvm::append_range(work, def->getOperands());
   }
 
   for (Operation &op : func.getBody().front()) {
     if (!live.count(&op) || isa<func::ReturnOp>(op))
       continue;
-    LogicalResult r = success();
-    if (isa<arith::ConstantOp, tensor::DimOp, tensor::EmptyOp, linalg::FillOp>(op)) {
-      // Sizes are formulas and fills are materialised where they are read.
-    } else if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp>(op)) {
+    if (isa<arith::ConstantOp, tensor::DimOp, tensor::EmptyOp, linalg::FillOp>(
+            op))
+      continue; // sizes are formulas; fills are materialised where read
+    if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp>(op)) {
       // Row-major data keeps its layout under any reshape: one buffer.
       FailureOr<std::string> src = use(op.getOperand(0), &op);
       if (failed(src))
         return failure();
       buffer[op.getResult(0)] = *src;
-    } else if (auto mm = dyn_cast<linalg::MatmulOp>(op)) {
-      auto maps = mm.getIndexingMapsArray();
-      MLIRContext *ctx = op.getContext();
-      AffineExpr i, j, k;
-      bindDims(ctx, i, j, k);
-      if (maps[0] != AffineMap::get(3, 0, {i, k}, ctx) ||
-          maps[1] != AffineMap::get(3, 0, {k, j}, ctx) ||
-          maps[2] != AffineMap::get(3, 0, {i, j}, ctx))
-        return mm.emitOpError("has indexing maps the CUDA backend does not "
-                              "support (only the default C += A B)");
-      Value a = mm.getInputs()[0], b = mm.getInputs()[1], init = mm.getOutputs()[0];
-      auto bt = cast<RankedTensorType>(b.getType());
-      if (!bt.hasStaticShape())
-        return mm.emitOpError("expects a static right-hand matrix");
-      FailureOr<std::string> ab = use(a, &op), bb = use(b, &op);
-      FailureOr<std::string> m = rowsFormula(a);
-      if (failed(ab) || failed(bb) || failed(m))
-        return failure();
-      FailureOr<std::string> cb = define(mm.getResult(0), &op);
-      if (failed(cb))
-        return failure();
-      float beta = 0.0f;
-      bool zeroInit = false;
-      if (auto fill = init.getDefiningOp<linalg::FillOp>())
-        if (auto c = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>())
-          if (auto f = dyn_cast<FloatAttr>(c.getValue()))
-            zeroInit = f.getValueAsDouble() == 0.0;
-      if (!zeroInit) {
-        FailureOr<std::string> ib = use(init, &op);
-        FailureOr<std::string> n = size(init, &op);
-        if (failed(ib) || failed(n))
-          return failure();
-        program.steps.push_back(rt::CopyStep{*ib, *cb, *rt::Formula::parse(*n)});
-        beta = 1.0f;
-      }
-      program.steps.push_back(rt::GemmStep{
-          *ab, *bb, *cb, *rt::Formula::parse(*m),
-          rt::Formula::constant(bt.getDimSize(1)),
-          rt::Formula::constant(bt.getDimSize(0)), false, false, 1.0f, beta});
-    } else if (auto group = dyn_cast<KernelGroupOp>(op)) {
-      // The group's kernels in order; outputs and scratch buffers are shared
-      // between them.
-      llvm::StringMap<std::string> scratch;
-      for (const KernelSpec *spec : specsOf.lookup(group)) {
-        std::vector<rt::KernelArg> args;
-        for (const KernelParam &p : spec->params) {
-          switch (p.kind) {
-          case KernelParam::Kind::Input: {
-            FailureOr<std::string> b = use(p.value, &op);
-            if (failed(b))
-              return failure();
-            args.push_back(bufferArg(*b));
-            break;
-          }
-          case KernelParam::Kind::Output: {
-            auto it = buffer.find(p.value);
-            FailureOr<std::string> b = it != buffer.end()
-                                           ? FailureOr<std::string>(it->second)
-                                           : define(p.value, &op);
-            if (failed(b))
-              return failure();
-            args.push_back(bufferArg(*b));
-            break;
-          }
-          case KernelParam::Kind::GraphArray:
-            args.push_back(graphArg(p.graphArray));
-            break;
-          case KernelParam::Kind::Rows:
-            args.push_back(intArg(p.formula));
-            break;
-          case KernelParam::Kind::Scratch: {
-            auto it = scratch.find(p.scratch);
-            if (it == scratch.end()) {
-              std::string name = "t" + std::to_string(temps++);
-              if (failed(declare(name, rt::BufferRole::Temp, p.formula, &op)))
-                return failure();
-              it = scratch.insert({p.scratch, name}).first;
-            }
-            args.push_back(bufferArg(it->second));
-            break;
-          }
-          }
-        }
-        if (failed(launch(spec->name, spec->threads, spec->block,
-                          std::move(args), &op)))
-          return failure();
-      }
-    } else {
-      return op.emitOpError("is not supported by the CUDA backend (expected "
-                            "kernel groups, linalg.matmul, fills and reshapes "
-                            "after gnn-codegen-pipeline)");
+      continue;
     }
+    LogicalResult r = failure();
+    if (auto mm = dyn_cast<linalg::MatmulOp>(op))
+      r = lowerMatmul(mm);
+    else if (auto launch = dyn_cast<gnnk::LaunchOp>(op))
+      r = lowerLaunch(launch);
+    else
+      return op.emitOpError("is not supported by the CUDA backend (expected "
+                            "gnnk.launch, linalg.matmul, fills and reshapes "
+                            "after gnn-cuda-pipeline)");
     if (failed(r))
       return failure();
   }
@@ -372,15 +430,14 @@ FailureOr<rt::Program> Lowering::run() {
     if (failed(src) || failed(elements) ||
         failed(declare(name, rt::BufferRole::Output, *elements, ret)))
       return failure();
-    if (inferDomain(v) == Domain::Edge) {
+    if (isEdgeTensor(v)) {
       FailureOr<int64_t> width = rowElements(v, ret);
-      if (failed(launch(kSlotsToEdges, "edges * " + std::to_string(*width), 256,
-                        {bufferArg(name), bufferArg(*src), graphArg("csr_edge"),
-                         intArg("edges"), intArg(std::to_string(*width))},
-                        ret)))
+      if (failed(width))
         return failure();
+      launchConversion(kSlotsToEdges, name, *src, *width);
     } else {
-      program.steps.push_back(rt::CopyStep{*src, name, *rt::Formula::parse(*elements)});
+      program.steps.push_back(
+          rt::CopyStep{*src, name, *rt::Formula::parse(*elements)});
     }
   }
   rt::Status s = program.verify();
@@ -389,13 +446,10 @@ FailureOr<rt::Program> Lowering::run() {
   return program;
 }
 
-LogicalResult mlir::gnn::translateToCUDA(func::FuncOp func, llvm::raw_ostream &os,
-                                         const EmitOptions &options) {
-  FailureOr<std::vector<KernelSpec>> specs = emitKernels(func, os, options);
-  return failure(failed(specs));
-}
-
-FailureOr<rt::Program> mlir::gnn::lowerToProgram(func::FuncOp func,
-                                                 const EmitOptions &options) {
-  return Lowering(func, options).run();
+FailureOr<rt::Program> mlir::gnn::buildProgram(func::FuncOp func,
+                                               int indexBits) {
+  if (indexBits != 32 && indexBits != 64)
+    return func.emitError() << "expects 32- or 64-bit graph indices but got "
+                            << indexBits;
+  return Lowering(func, indexBits).run();
 }

@@ -11,7 +11,7 @@ func.func @f64(%g: !gnn.graph, %x: tensor<?x8xf64>) -> tensor<?x8xf64> {
 // -----
 
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
-// CHECK: unsupported.mlir:11 offset :10:10: error: 'math.atan' op is not supported by the CUDA backend
+// CHECK: unsupported.mlir:11 offset :10:10: error: 'math.atan' op is not supported by the CUDA printer
 func.func @atan(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
   %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
   %o = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}

@@ -1,10 +1,14 @@
 //===- TranslateRegistration.cpp - gnn-translate entry points -------------===//
 //
-// Part of gnnc.
+// Part of gnnc. `--gnn-to-cuda` and `--gnn-to-program` compile a module
+// through the driver (which lowers it when needed) and print the CUDA source
+// or the Program of each function.
 //
 //===----------------------------------------------------------------------===//
 
+#include "gnn/Compiler/Driver.h"
 #include "gnn/InitGNN.h"
+#include "gnn/Target/CUDA/CUDAPrinter.h"
 #include "gnn/Target/CUDA/TranslateToCUDA.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -19,26 +23,27 @@ static llvm::cl::opt<int> indexBits("gnn-index-bits", llvm::cl::init(32),
 static llvm::cl::opt<double> meanDegree(
     "gnn-mean-degree", llvm::cl::init(16.0),
     llvm::cl::desc("mean in-degree used to pick schedules"));
+static llvm::cl::opt<int64_t> maxDegree(
+    "gnn-max-degree", llvm::cl::init(0),
+    llvm::cl::desc("largest in-degree used to pick schedules (0: unknown)"));
 
-static CodegenOptions options() {
-  CodegenOptions o;
-  o.emit.indexBits = indexBits;
+static CompileOptions options() {
+  CompileOptions o;
+  o.indexBits = indexBits;
   o.meanDegree = meanDegree;
+  o.maxDegree = maxDegree;
   return o;
 }
 
-/// Applies `fn` to every function with a body.
-template <typename Fn>
-static LogicalResult forEachFunction(Operation *op, Fn fn) {
+static ModuleOp lowered(Operation *op) {
   auto module = dyn_cast<ModuleOp>(op);
-  if (!module)
-    return op->emitError("expects a module");
-  if (failed(prepareForCodegen(module, options())))
-    return failure();
-  for (auto func : module.getOps<func::FuncOp>())
-    if (!func.isExternal() && failed(fn(func)))
-      return failure();
-  return success();
+  if (!module) {
+    op->emitError("expects a module");
+    return nullptr;
+  }
+  if (failed(lowerForCUDA(module, options())))
+    return nullptr;
+  return module;
 }
 
 void mlir::gnn::registerGNNTranslations() {
@@ -46,24 +51,30 @@ void mlir::gnn::registerGNNTranslations() {
     ::gnn::registerGNNDialects(registry);
   };
   TranslateFromMLIRRegistration toCuda(
-      "gnn-to-cuda", "the CUDA C++ kernels of each function",
+      "gnn-to-cuda", "the CUDA C++ kernels of the module",
       [](Operation *op, llvm::raw_ostream &os) {
-        return forEachFunction(op, [&](func::FuncOp f) {
-          os << "// function " << f.getSymName() << "\n";
-          return translateToCUDA(f, os, options().emit);
-        });
+        ModuleOp module = lowered(op);
+        if (!module)
+          return failure();
+        return printKernelsAsCUDA(module, os, options().indexBits);
       },
       dialects);
   TranslateFromMLIRRegistration toProgram(
       "gnn-to-program", "the runtime Program (JSON) of each function",
       [](Operation *op, llvm::raw_ostream &os) {
-        return forEachFunction(op, [&](func::FuncOp f) -> LogicalResult {
-          FailureOr<::gnn::runtime::Program> p = lowerToProgram(f, options().emit);
+        ModuleOp module = lowered(op);
+        if (!module)
+          return failure();
+        for (auto f : module.getOps<func::FuncOp>()) {
+          if (f.isExternal())
+            continue;
+          FailureOr<::gnn::runtime::Program> p =
+              buildProgram(f, options().indexBits);
           if (failed(p))
             return failure();
           os << p->toJson();
-          return success();
-        });
+        }
+        return success();
       },
       dialects);
 }

@@ -1,0 +1,74 @@
+//===- Driver.h - gnn IR + graph statistics -> Program ------------*- C++ -*-===//
+//
+// Part of gnnc.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The compile driver: the one entry point that turns a module of `gnn`
+/// functions and the statistics of the graph they will run on into runtime
+/// Programs. `gnn-run`, `gnn-translate`, the Python package and the
+/// autotuner call it; it owns the pass pipeline so that the CUDA target is a
+/// pure function of the lowered IR.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_COMPILER_DRIVER_H
+#define GNN_COMPILER_DRIVER_H
+
+#include "gnn/Runtime/Program.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+namespace gnn {
+
+/// What decides the generated code: graph statistics and the index width.
+struct CompileOptions {
+  /// Mean in-degree (edges / nodes).
+  double meanDegree = 16.0;
+  /// Largest in-degree (0: unknown).
+  int64_t maxDegree = 0;
+  /// Width of the graph's index arrays (32 or 64).
+  int indexBits = 32;
+};
+
+/// Options of `gnn-cuda-pipeline`.
+struct CUDAPipelineOptions : public PassPipelineOptions<CUDAPipelineOptions> {
+  Option<double> meanDegree{*this, "mean-degree",
+                            llvm::cl::desc("mean in-degree of the graph"),
+                            llvm::cl::init(16.0)};
+  Option<int64_t> maxDegree{*this, "max-degree",
+                            llvm::cl::desc("largest in-degree (0: unknown)"),
+                            llvm::cl::init(0)};
+  Option<int> indexBits{*this, "index-bits",
+                        llvm::cl::desc("graph index width (32 or 64)"),
+                        llvm::cl::init(32)};
+};
+
+/// `gnn-cuda-pipeline`: graph-level IR to gnnk kernels and launches (kernel
+/// groups with fusion, schedules, lowering, heavy-row splitting).
+void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options);
+
+/// Runs gnn-cuda-pipeline on `module` unless it is already lowered (holds
+/// no graph op and no kernel group outside kernels).
+LogicalResult lowerForCUDA(ModuleOp module, const CompileOptions &options);
+
+/// Lowers `module` (when needed) and returns the Program of `func`.
+FailureOr<::gnn::runtime::Program>
+compileToProgram(ModuleOp module, func::FuncOp func,
+                 const CompileOptions &options);
+
+/// Registers `gnn-cuda-pipeline` (and the gnn and gnnk passes) for gnn-opt.
+void registerCompilerPipelines();
+
+/// Registers `--gnn-to-cuda` and `--gnn-to-program` with mlir-translate.
+void registerGNNTranslations();
+
+} // namespace gnn
+} // namespace mlir
+
+#endif // GNN_COMPILER_DRIVER_H

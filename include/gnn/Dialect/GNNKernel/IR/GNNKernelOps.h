@@ -1,0 +1,48 @@
+//===- GNNKernelOps.h - gnnk dialect operations -------------------*- C++ -*-===//
+//
+// Part of gnnc.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_DIALECT_GNNKERNEL_IR_GNNKERNELOPS_H
+#define GNN_DIALECT_GNNKERNEL_IR_GNNKERNELOPS_H
+
+#include "gnn/Dialect/GNN/IR/GNNDialect.h"
+#include "gnn/Dialect/GNNKernel/IR/GNNKernelDialect.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#define GET_OP_CLASSES
+#include "gnn/Dialect/GNNKernel/IR/GNNKernelOps.h.inc"
+
+namespace mlir {
+namespace gnnk {
+
+/// The symbols of launch-shape affine maps: s0 = nodes, s1 = edges,
+/// s2 = graphs.
+constexpr unsigned kNumSizeSymbols = 3;
+
+/// The name of size symbol `i` ("nodes", "edges", "graphs").
+llvm::StringRef sizeSymbolName(unsigned i);
+
+/// The number of rows of a tensor (its leading dimension) as an affine
+/// expression of the size symbols: a constant, nodes or edges from the
+/// value's domain, a launch's row count, or through fills, reshapes and
+/// linalg ops from their operands. Failure when it cannot be told.
+FailureOr<AffineExpr> rowsOf(Value value);
+
+/// The lanes of the team mapping enclosing `op` (gnnk.for_rows or
+/// gnnk.for_blocks), or 0 if there is none.
+int64_t enclosingTeamLanes(Operation *op);
+
+} // namespace gnnk
+} // namespace mlir
+
+#endif // GNN_DIALECT_GNNKERNEL_IR_GNNKERNELOPS_H

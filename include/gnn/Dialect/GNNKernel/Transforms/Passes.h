@@ -1,0 +1,31 @@
+//===- Passes.h - gnnk passes -------------------------------------*- C++ -*-===//
+//
+// Part of gnnc.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_DIALECT_GNNKERNEL_TRANSFORMS_PASSES_H
+#define GNN_DIALECT_GNNKERNEL_TRANSFORMS_PASSES_H
+
+#include "gnn/Dialect/GNNKernel/IR/GNNKernelOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+namespace gnnk {
+
+#define GEN_PASS_DECL
+#include "gnn/Dialect/GNNKernel/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "gnn/Dialect/GNNKernel/Transforms/Passes.h.inc"
+
+} // namespace gnnk
+} // namespace mlir
+
+#endif // GNN_DIALECT_GNNKERNEL_TRANSFORMS_PASSES_H

@@ -1,0 +1,81 @@
+//===- Passes.td - gnnk passes ----------------------------*- tablegen -*-===//
+//
+// Part of gnnc.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_DIALECT_GNNKERNEL_TRANSFORMS_PASSES_TD
+#define GNN_DIALECT_GNNKERNEL_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def GNNLowerToKernels : Pass<"gnn-lower-to-kernels", "ModuleOp"> {
+  let summary = "lowers scheduled kernel groups to gnnk kernels and launches";
+  let description = [{
+    Every `gnn.kernel_group` (with a `#gnn.schedule`) becomes a `gnnk.kernel`
+    placed before its function and a `gnnk.launch` in its place. One pattern
+    per family builds the kernel: dense elementwise/reduction groups and
+    degrees (a thread per element), edge maps (gather, sddmm: a thread per
+    element of the edge result), edge softmax and aggregations (a team of
+    lanes per row, a `gnnk.for_edges` with the accumulators carried and a
+    merge region, a `gnnk.team_reduce` across edge groups), and fused
+    attention (one kernel with an online softmax: no edge-sized buffer).
+    Fused edge producers (gather, sddmm and elementwise ops feeding a reduce
+    or an spmm's weights) are evaluated inside the edge loop; elementwise
+    consumers are applied before each store. A schedule's `split` is recorded
+    as `gnnk.split` on the kernel for `gnn-split-heavy-rows`.
+
+    Before:
+    ```mlir
+    %agg = gnn.kernel_group "spmm_0" family = aggregation
+        schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0>
+        -> tensor<?x64xf32> {
+      %s = gnn.spmm sum %g, %h : tensor<?x64xf32> -> tensor<?x64xf32>
+      gnn.yield %s : tensor<?x64xf32>
+    }
+    ```
+    After:
+    ```mlir
+    gnnk.kernel @spmm_0(%in0: memref<?xf32> {gnnk.operand = 0 : i64}, ...)
+        attributes {block = 256 : i64, grid = ...} {
+      gnnk.for_rows %n lanes 32 { ... gnnk.for_edges ... gnnk.team_reduce ... }
+      gnnk.return
+    }
+    func.func @f(...) {
+      %agg = gnnk.launch @spmm_0[%g](%h) rows [...] : (tensor<?x64xf32>) -> tensor<?x64xf32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"indexBits", "index-bits", "int", "32",
+           "width of the graph's index arrays (32 or 64)">,
+  ];
+  let dependentDialects = ["::mlir::gnnk::GNNKDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def GNNSplitHeavyRows : Pass<"gnn-split-heavy-rows", "ModuleOp"> {
+  let summary = "spreads the edges of heavy rows over the GPU";
+  let description = [{
+    For every `gnnk.kernel` with `gnnk.split = N` whose `gnnk.for_rows` body
+    is a row prologue, one `gnnk.for_edges` with a merge region over the
+    row's CSR/CSC range, an optional `gnnk.team_reduce` of its results and an
+    epilogue, rows of more than N edges are taken out of the row kernel and
+    handled by two more kernels: `<name>_partial`, a block of teams per chunk
+    of N edge positions, each block reducing its share of the (at most two)
+    heavy rows touching its chunk with the loop's merge region and writing
+    the partial results; and `<name>_final`, which merges each heavy row's
+    partial results in chunk order with the same region and runs the
+    epilogue. Works for any loop with a merge region: sums, maxima and the
+    online softmax of fused attention alike. The launches follow the
+    original one; the partial results are a tensor passed between them.
+  }];
+  let dependentDialects = ["::mlir::gnnk::GNNKDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+#endif // GNN_DIALECT_GNNKERNEL_TRANSFORMS_PASSES_TD

@@ -1,0 +1,443 @@
+//===- GNNKernelOps.cpp - gnnk dialect operations -------------------------===//
+//
+// Part of gnnc.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Dialect/GNNKernel/IR/GNNKernelOps.h"
+
+#include "gnn/Dialect/GNN/IR/GNNDomain.h"
+#include "gnn/Dialect/GNN/IR/GNNOps.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionImplementation.h"
+
+using namespace mlir;
+using namespace mlir::gnnk;
+
+#define GET_OP_CLASSES
+#include "gnn/Dialect/GNNKernel/IR/GNNKernelOps.cpp.inc"
+
+StringRef mlir::gnnk::sizeSymbolName(unsigned i) {
+  static const char *names[] = {"nodes", "edges", "graphs"};
+  return i < kNumSizeSymbols ? names[i] : "?";
+}
+
+int64_t mlir::gnnk::enclosingTeamLanes(Operation *op) {
+  for (Operation *p = op->getParentOp(); p; p = p->getParentOp()) {
+    if (auto rows = dyn_cast<ForRowsOp>(p))
+      return rows.getLanes();
+    if (auto blocks = dyn_cast<ForBlocksOp>(p))
+      return blocks.getLanes();
+  }
+  return 0;
+}
+
+FailureOr<AffineExpr> mlir::gnnk::rowsOf(Value value) {
+  MLIRContext *ctx = value.getContext();
+  auto t = dyn_cast<RankedTensorType>(value.getType());
+  if (!t || t.getRank() < 1)
+    return failure();
+  if (!ShapedType::isDynamic(t.getDimSize(0)))
+    return getAffineConstantExpr(t.getDimSize(0), ctx);
+  gnn::Domain d = gnn::inferDomain(value);
+  if (d == gnn::Domain::Node)
+    return getAffineSymbolExpr(0, ctx);
+  if (d == gnn::Domain::Edge)
+    return getAffineSymbolExpr(1, ctx);
+  Operation *def = value.getDefiningOp();
+  if (auto launch = dyn_cast_or_null<LaunchOp>(def)) {
+    unsigned i = cast<OpResult>(value).getResultNumber();
+    return cast<AffineMapAttr>(launch.getRows()[i]).getValue().getResult(0);
+  }
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(def))
+    return rowsOf(fill.getOutputs()[0]);
+  if (auto empty = dyn_cast_or_null<tensor::EmptyOp>(def)) {
+    if (auto dim = empty.getDynamicSizes()[0].getDefiningOp<tensor::DimOp>())
+      return rowsOf(dim.getSource());
+    return failure();
+  }
+  if (auto group = dyn_cast_or_null<gnn::KernelGroupOp>(def))
+    return rowsOf(group.getYield().getValues()[cast<OpResult>(value).getResultNumber()]);
+  if (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+                      tensor::CastOp>(def))
+    return rowsOf(def->getOperand(0));
+  if (auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(def)) {
+    // The rows of an operand indexed by the first loop in the first place.
+    for (OpOperand &operand : def->getOpOperands()) {
+      auto map = linalgOp.getMatchingIndexingMap(&operand);
+      if (map.getNumResults() && map.getResult(0) == getAffineDimExpr(0, ctx))
+        if (FailureOr<AffineExpr> r = rowsOf(operand.get()); succeeded(r))
+          return r;
+    }
+    return failure();
+  }
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    if (isa<FunctionOpInterface>(arg.getOwner()->getParentOp()))
+      return getAffineSymbolExpr(0, ctx);
+  return failure();
+}
+
+static bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+/// Checks that `map` is a launch-shape map: no dimensions, the size symbols,
+/// one result.
+static LogicalResult verifySizeMap(Operation *op, AffineMap map,
+                                   StringRef what) {
+  if (map.getNumDims() != 0 || map.getNumSymbols() != kNumSizeSymbols ||
+      map.getNumResults() != 1)
+    return op->emitOpError() << "expects " << what
+                             << " to be an affine map ()[s0, s1, s2] -> (e) "
+                                "of nodes, edges and graphs but got "
+                             << AffineMapAttr::get(map);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// KernelOp
+//===----------------------------------------------------------------------===//
+
+ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
+  auto buildFuncType = [](Builder &builder, ArrayRef<Type> argTypes,
+                          ArrayRef<Type> results,
+                          function_interface_impl::VariadicFlag,
+                          std::string &) {
+    return builder.getFunctionType(argTypes, results);
+  };
+  return function_interface_impl::parseFunctionOp(
+      parser, result, /*allowVariadic=*/false,
+      getFunctionTypeAttrName(result.name), buildFuncType,
+      getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
+}
+
+void KernelOp::print(OpAsmPrinter &p) {
+  function_interface_impl::printFunctionOp(
+      p, *this, /*isVariadic=*/false, getFunctionTypeAttrName(),
+      getArgAttrsAttrName(), getResAttrsAttrName());
+}
+
+LogicalResult KernelOp::verify() {
+  if (!getFunctionType().getResults().empty())
+    return emitOpError("expects no results but got ")
+           << getFunctionType().getResults().size();
+  int64_t block = getBlock();
+  if (block < 32 || block > 1024 || block % 32)
+    return emitOpError("expects block to be a multiple of 32 in [32, 1024] "
+                       "but got ")
+           << block;
+  if (failed(verifySizeMap(*this, getGrid(), "grid")))
+    return failure();
+  Block &entry = getBody().front();
+  if (entry.getNumArguments() != getArgumentTypes().size())
+    return emitOpError("expects one entry block argument per parameter");
+  llvm::SmallDenseSet<int64_t> operands, results;
+  for (unsigned i = 0, e = getNumArguments(); i < e; ++i) {
+    Type type = getArgumentTypes()[i];
+    DictionaryAttr attrs = getArgAttrDict(i);
+    Attribute operand = attrs ? attrs.get(kOperand) : Attribute();
+    Attribute result = attrs ? attrs.get(kResult) : Attribute();
+    Attribute graph = attrs ? attrs.get(kGraph) : Attribute();
+    Attribute size = attrs ? attrs.get(kSize) : Attribute();
+    int bindings = !!operand + !!result + !!graph + !!size;
+    if (bindings != 1)
+      return emitOpError() << "expects parameter #" << i
+                           << " to have exactly one of gnnk.operand, "
+                              "gnnk.result, gnnk.graph, gnnk.size but got "
+                           << bindings;
+    auto memref = dyn_cast<MemRefType>(type);
+    if (operand || result) {
+      auto index = dyn_cast<IntegerAttr>(operand ? operand : result);
+      if (!index || index.getInt() < 0)
+        return emitOpError() << "expects parameter #" << i
+                             << " to bind a nonnegative operand or result "
+                                "number";
+      if (!memref || !isa<FloatType>(memref.getElementType()))
+        return emitOpError() << "expects parameter #" << i
+                             << " (a tensor) to be a float buffer but got "
+                             << type;
+      if (!(operand ? operands : results).insert(index.getInt()).second)
+        return emitOpError() << "binds " << (operand ? "operand" : "result")
+                             << " #" << index.getInt() << " twice";
+    }
+    if (graph) {
+      auto name = dyn_cast<StringAttr>(graph);
+      static const char *known[] = {"csr_row_ptr", "csr_col", "csr_dst",
+                                    "csr_edge",    "csc_col_ptr", "csc_row",
+                                    "csc_to_csr"};
+      if (!name || llvm::find(known, name.getValue()) == std::end(known))
+        return emitOpError() << "expects parameter #" << i
+                             << " to name a graph array but got " << graph;
+      if (!memref || !memref.getElementType().isSignlessInteger() ||
+          (memref.getElementType().getIntOrFloatBitWidth() != 32 &&
+           memref.getElementType().getIntOrFloatBitWidth() != 64))
+        return emitOpError() << "expects graph array parameter #" << i
+                             << " to be an i32 or i64 buffer but got " << type;
+    }
+    if (size) {
+      auto name = dyn_cast<StringAttr>(size);
+      if (!name || (name.getValue() != "nodes" && name.getValue() != "edges" &&
+                    name.getValue() != "graphs"))
+        return emitOpError() << "expects parameter #" << i
+                             << " to name nodes, edges or graphs but got "
+                             << size;
+      if (!type.isInteger(64))
+        return emitOpError() << "expects size parameter #" << i
+                             << " to be i64 but got " << type;
+    }
+  }
+  for (auto [what, set] : {std::pair{"operand", &operands},
+                           std::pair{"result", &results}})
+    for (int64_t k = 0, e = set->size(); k < e; ++k)
+      if (!set->count(k))
+        return emitOpError() << "expects " << what << " bindings numbered 0 to "
+                             << e - 1 << " but #" << k << " is missing";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// LaunchOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult LaunchOp::verify() {
+  if (getRows().size() != getNumResults())
+    return emitOpError() << "expects one row count per result but got "
+                         << getRows().size() << " for " << getNumResults();
+  for (Attribute a : getRows())
+    if (failed(verifySizeMap(*this, cast<AffineMapAttr>(a).getValue(),
+                             "a row count")))
+      return failure();
+  if (std::optional<ArrayRef<int64_t>> tied = getTied()) {
+    if (tied->size() != getNumResults())
+      return emitOpError() << "expects one tied entry per result but got "
+                           << tied->size();
+    for (auto [i, t] : llvm::enumerate(*tied))
+      if (t >= 0 && (t >= (int64_t)getArgs().size() ||
+                     getArgs()[t].getType() != getResult(i).getType()))
+        return emitOpError() << "ties result #" << i
+                             << " to an operand that does not exist or has "
+                                "another type";
+  }
+  return success();
+}
+
+LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto kernel =
+      symbolTable.lookupNearestSymbolFrom<KernelOp>(*this, getKernelAttr());
+  if (!kernel)
+    return emitOpError() << "expects '" << getKernel()
+                         << "' to name a gnnk.kernel";
+  unsigned operands = 0, results = 0;
+  for (unsigned i = 0, e = kernel.getNumArguments(); i < e; ++i) {
+    DictionaryAttr attrs = kernel.getArgAttrDict(i);
+    operands += attrs && attrs.get(KernelOp::kOperand);
+    results += attrs && attrs.get(KernelOp::kResult);
+  }
+  if (operands != getArgs().size() || results != getNumResults())
+    return emitOpError() << "passes " << getArgs().size() << " operands and "
+                         << getNumResults() << " results but @" << getKernel()
+                         << " binds " << operands << " and " << results;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Thread mappings
+//===----------------------------------------------------------------------===//
+
+/// The entry block of a mapping's region has `count` index arguments and a
+/// gnnk.yield without values at the end.
+static LogicalResult verifyMapping(Operation *op, Region &body,
+                                   unsigned count) {
+  Block &block = body.front();
+  if (block.getNumArguments() != count ||
+      !llvm::all_of(block.getArgumentTypes(),
+                    [](Type t) { return t.isIndex(); }))
+    return op->emitOpError() << "expects " << count
+                             << " index block arguments";
+  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  if (!yield || !yield.getValues().empty())
+    return op->emitOpError("expects its body to end with an empty gnnk.yield");
+  return success();
+}
+
+static LogicalResult verifyLanes(Operation *op, int64_t lanes) {
+  if (lanes < 1 || lanes > 32 || !isPowerOfTwo(lanes))
+    return op->emitOpError() << "expects lanes to be a power of two in "
+                                "[1, 32] but got "
+                             << lanes;
+  return success();
+}
+
+LogicalResult ForElementsOp::verify() {
+  return verifyMapping(*this, getBody(), 1);
+}
+
+LogicalResult ForRowsOp::verify() {
+  if (failed(verifyLanes(*this, getLanes())))
+    return failure();
+  return verifyMapping(*this, getBody(), 2);
+}
+
+LogicalResult ForBlocksOp::verify() {
+  if (failed(verifyLanes(*this, getLanes())))
+    return failure();
+  int64_t block = (*this)->getParentOfType<KernelOp>().getBlock();
+  if (block % getLanes())
+    return emitOpError() << "expects lanes to divide the kernel's block of "
+                         << block << " but got " << getLanes();
+  return verifyMapping(*this, getBody(), 3);
+}
+
+//===----------------------------------------------------------------------===//
+// ForEdgesOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ForEdgesOp::verify() {
+  Block &block = getBody().front();
+  unsigned carried = getInits().size();
+  if (block.getNumArguments() != 2 + carried)
+    return emitOpError() << "expects 2 + " << carried
+                         << " block arguments (slot, neighbour, carried "
+                            "values) but got "
+                         << block.getNumArguments();
+  if (!block.getArgument(0).getType().isIndex() ||
+      !block.getArgument(1).getType().isIndex())
+    return emitOpError("expects the slot and neighbour arguments to be index");
+  for (unsigned i = 0; i < carried; ++i)
+    if (block.getArgument(2 + i).getType() != getInits()[i].getType() ||
+        getResult(i).getType() != getInits()[i].getType())
+      return emitOpError() << "expects carried value #" << i
+                           << " to have one type as init, block argument "
+                              "and result";
+  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  if (!yield || yield.getValues().getTypes() != getInits().getTypes())
+    return emitOpError("expects its body to yield the carried values");
+  for (Value array : {getNbrs(), getPerm()})
+    if (array && !cast<MemRefType>(array.getType())
+                      .getElementType()
+                      .isSignlessInteger())
+      return emitOpError("expects integer index arrays");
+  if (!getMerge().empty()) {
+    Block &merge = getMerge().front();
+    SmallVector<Type> expected(getInits().getTypes());
+    llvm::append_range(expected, getInits().getTypes());
+    auto mergeYield = dyn_cast<YieldOp>(merge.getTerminator());
+    if (TypeRange(merge.getArgumentTypes()) != TypeRange(expected) ||
+        !mergeYield || mergeYield.getValues().getTypes() != getInits().getTypes())
+      return emitOpError("expects the merge region to take two sets of "
+                         "carried values and yield one");
+  }
+  if (getUnroll() && (*getUnroll() < 1 || *getUnroll() > 16))
+    return emitOpError() << "expects unroll in [1, 16] but got "
+                         << *getUnroll();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+/// The combine region takes two copies of the values' types and yields one.
+static LogicalResult verifyCombine(Operation *op, Region &combine,
+                                   TypeRange types) {
+  Block &block = combine.front();
+  SmallVector<Type> expected(types.begin(), types.end());
+  expected.append(types.begin(), types.end());
+  if (TypeRange(block.getArgumentTypes()) != TypeRange(expected))
+    return op->emitOpError("expects the combine region to take this lane's "
+                           "values then the partner's");
+  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  if (!yield || yield.getValues().getTypes() != types)
+    return op->emitOpError("expects the combine region to yield one value "
+                           "per reduced value");
+  if (types.empty())
+    return op->emitOpError("expects at least one value");
+  if (op->getResultTypes() != types)
+    return op->emitOpError("expects results of the reduced values' types");
+  return success();
+}
+
+/// Reductions produce values of their operands' types.
+static LogicalResult inferSameTypes(ValueRange operands,
+                                    SmallVectorImpl<Type> &types) {
+  llvm::append_range(types, operands.getTypes());
+  return success();
+}
+
+LogicalResult TeamReduceOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &types) {
+  return inferSameTypes(operands, types);
+}
+
+LogicalResult BlockReduceOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &types) {
+  return inferSameTypes(operands, types);
+}
+
+LogicalResult TeamReduceOp::verify() {
+  int64_t stride = getStride(), width = getWidth();
+  if (!isPowerOfTwo(stride) || !isPowerOfTwo(width) || stride >= width)
+    return emitOpError() << "expects powers of two stride < width but got "
+                            "stride "
+                         << stride << " and width " << width;
+  int64_t lanes = enclosingTeamLanes(*this);
+  if (!lanes)
+    return emitOpError("expects to be inside gnnk.for_rows or "
+                       "gnnk.for_blocks");
+  if (width > lanes)
+    return emitOpError() << "expects width to be at most the team's " << lanes
+                         << " lanes but got " << width;
+  return verifyCombine(*this, getCombine(), getValues().getTypes());
+}
+
+LogicalResult BlockReduceOp::verify() {
+  if (!(*this)->getParentOfType<ForBlocksOp>())
+    return emitOpError("expects to be inside gnnk.for_blocks");
+  return verifyCombine(*this, getCombine(), getValues().getTypes());
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+LogicalResult LoadOp::verify() {
+  Type element = cast<MemRefType>(getBuffer().getType()).getElementType();
+  size_t n = getValues().size();
+  if (n != 1 && n != 2 && n != 4)
+    return emitOpError() << "expects 1, 2 or 4 values but got " << n;
+  for (Type t : getValues().getTypes())
+    if (t != element)
+      return emitOpError() << "expects values of the buffer's element type "
+                           << element << " but got " << t;
+  return success();
+}
+
+void LoadOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), &getBufferMutable());
+}
+
+LogicalResult StoreOp::verify() {
+  Type element = cast<MemRefType>(getBuffer().getType()).getElementType();
+  size_t n = getValues().size();
+  if (n != 1 && n != 2 && n != 4)
+    return emitOpError() << "expects 1, 2 or 4 values but got " << n;
+  for (Type t : getValues().getTypes())
+    if (t != element)
+      return emitOpError() << "expects values of the buffer's element type "
+                           << element << " but got " << t;
+  return success();
+}
+
+void StoreOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Write::get(), &getBufferMutable());
+}

@@ -1,0 +1,85 @@
+//===- GroupLowering.h - lowering kernel groups to gnnk kernels ---*- C++ -*-===//
+//
+// Part of gnnc. The lowering patterns, one per group family, and what they
+// share: the parts of a group and the per-edge evaluation of fused edge
+// producer chains.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_LIB_DIALECT_GNNKERNEL_TRANSFORMS_GROUPLOWERING_H
+#define GNN_LIB_DIALECT_GNNKERNEL_TRANSFORMS_GROUPLOWERING_H
+
+#include "KernelBuilder.h"
+
+namespace mlir {
+namespace gnnk {
+
+/// A kernel group split into its roles.
+struct GroupParts {
+  /// The op whose loop structure the kernel follows: the last graph op, or
+  /// the only linalg op of a dense group.
+  Operation *anchor = nullptr;
+  /// Ops before the anchor (fused producers), without size queries.
+  SmallVector<Operation *> producers;
+  /// Elementwise consumers after the anchor, in order.
+  SmallVector<linalg::GenericOp> consumers;
+  /// The graph value the group's graph ops use (null for dense groups).
+  Value graph;
+
+  /// Classifies the ops of `group`; emits a diagnostic for a group whose
+  /// shape no lowering handles.
+  static FailureOr<GroupParts> of(gnn::KernelGroupOp group);
+  /// True for ops that only describe sizes (tensor.dim, tensor.empty,
+  /// linalg.fill of a constant, arith.constant).
+  static bool isSizeQuery(Operation *op);
+};
+
+/// Where one edge is seen from: its CSR slot, its source and destination
+/// node (as index values).
+struct EdgeRef {
+  Value slot, src, dst;
+};
+
+/// Evaluates elements of edge tensors produced inside a group (gather,
+/// sddmm, elementwise generics on them) for one edge, without materialising
+/// them; values from outside the group are loaded (edge tensors by slot).
+class EdgeEvaluator {
+public:
+  EdgeEvaluator(KernelBuilder &kb, gnn::KernelGroupOp group)
+      : kb(kb), group(group) {}
+  /// Element `k` (flat index within the row) of edge tensor `value` at `e`.
+  FailureOr<Value> element(Value value, const EdgeRef &e, Value k);
+  /// From now on, every element of `value` is `element` (a per-head value
+  /// computed by the caller, e.g. a distributed score reduction).
+  void setOverride(Value value, Value element) { overrides[value] = element; }
+
+private:
+  llvm::DenseMap<Value, Value> overrides;
+  KernelBuilder &kb;
+  gnn::KernelGroupOp group;
+  bool inGroup(Value v) const;
+};
+
+/// Per-family lowerings; each builds the kernel(s) and the launch(es)
+/// replacing `group` (the caller erases it).
+LogicalResult lowerElementwise(gnn::KernelGroupOp group, GroupParts &parts,
+                               int indexBits);
+LogicalResult lowerDegree(gnn::KernelGroupOp group, GroupParts &parts,
+                          int indexBits);
+LogicalResult lowerEdgeMap(gnn::KernelGroupOp group, GroupParts &parts,
+                           int indexBits);
+LogicalResult lowerEdgeSoftmax(gnn::KernelGroupOp group, GroupParts &parts,
+                               int indexBits);
+LogicalResult lowerAggregation(gnn::KernelGroupOp group, GroupParts &parts,
+                               int indexBits);
+LogicalResult lowerAttention(gnn::KernelGroupOp group, GroupParts &parts,
+                             int indexBits);
+
+/// Records the heavy-row threshold of a schedule on a row kernel, for
+/// gnn-split-heavy-rows.
+constexpr llvm::StringLiteral kSplitAttr = "gnnk.split";
+
+} // namespace gnnk
+} // namespace mlir
+
+#endif // GNN_LIB_DIALECT_GNNKERNEL_TRANSFORMS_GROUPLOWERING_H

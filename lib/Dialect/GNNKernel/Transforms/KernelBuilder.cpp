@@ -1,0 +1,376 @@
+//===- KernelBuilder.cpp - building one gnnk.kernel from a group ----------===//
+//
+// Part of gnnc.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+
+#include "gnn/Dialect/GNN/IR/GNNDomain.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace mlir::gnnk;
+
+FailureOr<AffineExpr> mlir::gnnk::rowsExpr(Value value) {
+  FailureOr<AffineExpr> rows = rowsOf(value);
+  if (succeeded(rows))
+    return rows;
+  Operation *def = value.getDefiningOp();
+  InFlightDiagnostic diag =
+      def ? def->emitOpError() : emitError(value.getLoc());
+  diag << "produces a tensor whose leading dimension cannot be told to count "
+          "nodes or edges";
+  return failure();
+}
+
+FailureOr<int64_t> mlir::gnnk::rowElements(Value value, Operation *where) {
+  auto t = dyn_cast<RankedTensorType>(value.getType());
+  if (!t || t.getRank() < 1)
+    return where->emitOpError("expects ranked tensors of rank >= 1 in the "
+                              "CUDA backend");
+  if (!t.getElementType().isF32())
+    return where->emitOpError() << "uses " << t
+                                << "; the CUDA backend supports only f32 "
+                                   "tensors";
+  int64_t n = 1;
+  for (int64_t d : t.getShape().drop_front()) {
+    if (ShapedType::isDynamic(d))
+      return where->emitOpError()
+             << "has a tensor " << t
+             << " with a dynamic non-leading dimension, which the CUDA "
+                "backend does not support";
+    n *= d;
+  }
+  return n;
+}
+
+AffineMap mlir::gnnk::sizeMap(AffineExpr e) {
+  return AffineMap::get(0, kNumSizeSymbols, e);
+}
+
+KernelBuilder::KernelBuilder(gnn::KernelGroupOp group, StringRef name,
+                             int64_t block, int indexBits)
+    : group(group), b(group.getContext()), loc(group.getLoc()),
+      indexBits(indexBits), top(group.getContext()) {
+  auto func = group->getParentOfType<func::FuncOp>();
+  OpBuilder mb(func);
+  MLIRContext *ctx = group.getContext();
+  kernel = KernelOp::create(
+      mb, loc, StringAttr::get(ctx, name),
+      TypeAttr::get(FunctionType::get(ctx, {}, {})), ArrayAttr(), ArrayAttr(),
+      mb.getI64IntegerAttr(block),
+      AffineMapAttr::get(sizeMap(getAffineConstantExpr(1, ctx))));
+  entry = new Block();
+  kernel.getBody().push_back(entry);
+  // Sizes and hoisted values go before `marker`, the body after it.
+  OpBuilder eb = OpBuilder::atBlockEnd(entry);
+  marker = arith::ConstantIndexOp::create(eb, loc, 0);
+  top.setInsertionPoint(marker);
+  b.setInsertionPointAfter(marker);
+}
+
+BlockArgument KernelBuilder::addParam(Type type, NamedAttribute binding) {
+  BlockArgument arg = entry->addArgument(type, loc);
+  NamedAttrList attrs;
+  attrs.push_back(binding);
+  argAttrs.push_back(attrs);
+  return arg;
+}
+
+Value KernelBuilder::operand(Value tensor) {
+  auto it = operandParams.find(tensor);
+  if (it != operandParams.end())
+    return it->second;
+  auto type = cast<RankedTensorType>(tensor.getType());
+  Value p = addParam(
+      MemRefType::get({ShapedType::kDynamic}, type.getElementType()),
+      b.getNamedAttr(KernelOp::kOperand,
+                     b.getI64IntegerAttr(launchOperands.size())));
+  launchOperands.push_back(tensor);
+  operandParams[tensor] = p;
+  return p;
+}
+
+Value KernelBuilder::result(unsigned i) {
+  auto it = resultParams.find(i);
+  if (it != resultParams.end())
+    return it->second;
+  auto type = cast<RankedTensorType>(group->getResult(i).getType());
+  Value p = addParam(
+      MemRefType::get({ShapedType::kDynamic}, type.getElementType()),
+      b.getNamedAttr(KernelOp::kResult, b.getI64IntegerAttr(i)));
+  resultParams[i] = p;
+  return p;
+}
+
+Value KernelBuilder::graph(StringRef array) {
+  auto it = graphParams.find(array);
+  if (it != graphParams.end())
+    return it->second;
+  Value p = addParam(MemRefType::get({ShapedType::kDynamic},
+                                     b.getIntegerType(indexBits)),
+                     b.getNamedAttr(KernelOp::kGraph, b.getStringAttr(array)));
+  graphParams[array] = p;
+  return p;
+}
+
+Value KernelBuilder::size(StringRef which) {
+  auto it = sizeParams.find(which);
+  if (it != sizeParams.end())
+    return it->second;
+  Value p = addParam(b.getI64Type(),
+                     b.getNamedAttr(KernelOp::kSize, b.getStringAttr(which)));
+  Value v = arith::IndexCastOp::create(top, loc, b.getIndexType(), p);
+  sizeParams[which] = v;
+  return v;
+}
+
+Value KernelBuilder::sizeValue(AffineExpr e) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(marker);
+  std::function<Value(AffineExpr)> eval = [&](AffineExpr x) -> Value {
+    if (auto c = dyn_cast<AffineConstantExpr>(x))
+      return idx(c.getValue());
+    if (auto s = dyn_cast<AffineSymbolExpr>(x))
+      return size(sizeSymbolName(s.getPosition()));
+    auto bin = cast<AffineBinaryOpExpr>(x);
+    Value l = eval(bin.getLHS()), r = eval(bin.getRHS());
+    switch (bin.getKind()) {
+    case AffineExprKind::Add: return add(l, r);
+    case AffineExprKind::Mul: return mul(l, r);
+    case AffineExprKind::CeilDiv:
+      return arith::CeilDivSIOp::create(b, loc, l, r);
+    case AffineExprKind::FloorDiv:
+      return arith::FloorDivSIOp::create(b, loc, l, r);
+    default: return arith::RemSIOp::create(b, loc, l, r);
+    }
+  };
+  return eval(e);
+}
+
+Value KernelBuilder::idx(int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+Value KernelBuilder::f32(double v) {
+  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+}
+Value KernelBuilder::f64(double v) {
+  return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(v));
+}
+Value KernelBuilder::add(Value a, Value c) {
+  return arith::AddIOp::create(b, loc, a, c);
+}
+Value KernelBuilder::sub(Value a, Value c) {
+  return arith::SubIOp::create(b, loc, a, c);
+}
+Value KernelBuilder::mul(Value a, Value c) {
+  return arith::MulIOp::create(b, loc, a, c);
+}
+Value KernelBuilder::div(Value a, int64_t c) {
+  return c == 1 ? a : arith::DivUIOp::create(b, loc, a, idx(c)).getResult();
+}
+Value KernelBuilder::rem(Value a, int64_t c) {
+  return c == 1 ? idx(0) : arith::RemUIOp::create(b, loc, a, idx(c)).getResult();
+}
+Value KernelBuilder::lt(Value a, Value c) {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, a, c);
+}
+
+Value KernelBuilder::loadIndex(Value array, Value pos) {
+  Value v = load(array, pos)[0];
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+}
+
+SmallVector<Value> KernelBuilder::load(Value buffer, Value index, int n) {
+  Type element = cast<MemRefType>(buffer.getType()).getElementType();
+  SmallVector<Type> types(n, element);
+  auto op = LoadOp::create(b, loc, types, buffer, index);
+  return SmallVector<Value>(op.getResults());
+}
+
+void KernelBuilder::store(ValueRange values, Value buffer, Value index) {
+  StoreOp::create(b, loc, values, buffer, index);
+}
+
+std::optional<double> KernelBuilder::fillConstant(Value tensor) {
+  auto fill = tensor.getDefiningOp<linalg::FillOp>();
+  if (!fill)
+    return std::nullopt;
+  auto c = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
+  auto f = c ? dyn_cast<FloatAttr>(c.getValue()) : FloatAttr();
+  if (!f)
+    return std::nullopt;
+  return f.getValueAsDouble();
+}
+
+FailureOr<SmallVector<Value>>
+KernelBuilder::inlineBody(linalg::GenericOp op, ValueRange args,
+                          ValueRange loopIdx) {
+  Block &block = op.getRegion().front();
+  IRMapping map;
+  for (auto [arg, v] : llvm::zip(block.getArguments(), args))
+    map.map(arg, v);
+  SmallVector<Value> yields;
+  for (Operation &inner : block) {
+    if (auto yield = dyn_cast<linalg::YieldOp>(inner)) {
+      for (Value v : yield.getValues())
+        yields.push_back(map.lookupOrDefault(v));
+      break;
+    }
+    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+      if (index.getDim() >= loopIdx.size())
+        return index.emitOpError("reads a loop index the kernel does not "
+                                 "have");
+      map.map(index.getResult(), loopIdx[index.getDim()]);
+      continue;
+    }
+    // Values from outside the body: only constants, cloned in.
+    for (Value operand : inner.getOperands()) {
+      if (map.contains(operand) ||
+          operand.getParentBlock() == &block)
+        continue;
+      auto c = operand.getDefiningOp<arith::ConstantOp>();
+      if (!c)
+        return inner.emitOpError()
+               << "uses a value defined outside its linalg body that is not "
+                  "a constant; the CUDA backend supports only constants there";
+      map.map(operand, b.clone(*c)->getResult(0));
+    }
+    if (!isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()))
+      return inner.emitOpError("is not supported in a kernel body (only "
+                               "arith and math ops)");
+    b.clone(inner, map);
+  }
+  return yields;
+}
+
+SmallVector<Value> KernelBuilder::inlineRegion(Region &region,
+                                               ValueRange args) {
+  Block &block = region.front();
+  IRMapping map;
+  for (auto [arg, v] : llvm::zip(block.getArguments(), args))
+    map.map(arg, v);
+  for (Operation &inner : block.without_terminator())
+    b.clone(inner, map);
+  SmallVector<Value> out;
+  for (Value v : block.getTerminator()->getOperands())
+    out.push_back(map.lookupOrDefault(v));
+  return out;
+}
+
+FailureOr<Value> KernelBuilder::access(Value tensor, AffineMap map,
+                                       ValueRange loopIdx, Operation *where) {
+  if (!isa<RankedTensorType>(tensor.getType())) {
+    if (auto c = tensor.getDefiningOp<arith::ConstantOp>())
+      return b.clone(*c)->getResult(0);
+    return where->emitOpError("has a scalar operand that is not a constant");
+  }
+  if (std::optional<double> c = fillConstant(tensor))
+    return f32(*c);
+  auto t = cast<RankedTensorType>(tensor.getType());
+  if (static_cast<int64_t>(map.getNumResults()) != t.getRank())
+    return where->emitOpError("has an indexing map that does not match its "
+                              "operand's rank");
+  Value offset;
+  int64_t stride = 1;
+  for (int64_t r = t.getRank() - 1; r >= 0; --r) {
+    AffineExpr e = map.getResult(r);
+    Value term;
+    if (auto d = dyn_cast<AffineDimExpr>(e))
+      term = loopIdx[d.getPosition()];
+    else if (auto c = dyn_cast<AffineConstantExpr>(e))
+      term = idx(c.getValue());
+    else
+      return where->emitOpError("has an indexing map the CUDA backend does "
+                                "not support (only dimensions and constants)");
+    Value scaled = mul(term, stride);
+    offset = offset ? add(scaled, offset) : scaled;
+    if (r > 0) {
+      if (ShapedType::isDynamic(t.getDimSize(r)))
+        return where->emitOpError("has a dynamic non-leading dimension");
+      stride *= t.getDimSize(r);
+    }
+  }
+  return load(operand(tensor), offset ? offset : idx(0))[0];
+}
+
+FailureOr<Value>
+KernelBuilder::applyConsumers(ArrayRef<linalg::GenericOp> consumers,
+                              Value first, Value value, Value row, Value k) {
+  Value current = value, previous = first;
+  for (linalg::GenericOp consumer : consumers) {
+    auto type = cast<RankedTensorType>(consumer->getResult(0).getType());
+    SmallVector<Value> loopIdx = {row};
+    SmallVector<int64_t> strides(type.getRank(), 1);
+    int64_t stride = 1;
+    for (int64_t d = type.getRank() - 1; d >= 1; --d) {
+      strides[d] = stride;
+      stride *= type.getDimSize(d);
+    }
+    for (int64_t d = 1; d < type.getRank(); ++d)
+      loopIdx.push_back(rem(div(k, strides[d]), type.getDimSize(d)));
+    SmallVector<Value> args;
+    for (OpOperand *in : consumer.getDpsInputOperands()) {
+      if (in->get() == previous) {
+        args.push_back(current);
+        continue;
+      }
+      FailureOr<Value> a = access(in->get(), consumer.getMatchingIndexingMap(in),
+                                  loopIdx, consumer);
+      if (failed(a))
+        return failure();
+      args.push_back(*a);
+    }
+    args.push_back(f32(0.0)); // the init, never read (checked when absorbed)
+    FailureOr<SmallVector<Value>> y = inlineBody(consumer, args, loopIdx);
+    if (failed(y))
+      return failure();
+    current = (*y)[0];
+    previous = consumer->getResult(0);
+  }
+  return current;
+}
+
+void KernelBuilder::buildCombine(
+    Region &region, TypeRange types,
+    function_ref<SmallVector<Value>(OpBuilder &, ValueRange, ValueRange)>
+        body) {
+  Block *block = new Block();
+  region.push_back(block);
+  for (int side = 0; side < 2; ++side)
+    for (Type t : types)
+      block->addArgument(t, loc);
+  OpBuilder rb = OpBuilder::atBlockEnd(block);
+  unsigned n = types.size();
+  SmallVector<Value> out = body(rb, block->getArguments().take_front(n),
+                                block->getArguments().drop_front(n));
+  YieldOp::create(rb, loc, out);
+}
+
+LaunchOp KernelBuilder::finish(AffineExpr grid, ArrayRef<AffineExpr> rows,
+                               Value graphValue) {
+  OpBuilder eb = OpBuilder::atBlockEnd(entry);
+  ReturnOp::create(eb, loc);
+  marker->erase();
+  MLIRContext *ctx = group.getContext();
+  kernel.setFunctionTypeAttr(TypeAttr::get(
+      FunctionType::get(ctx, entry->getArgumentTypes(), {})));
+  SmallVector<Attribute> attrs;
+  for (NamedAttrList &a : argAttrs)
+    attrs.push_back(a.getDictionary(ctx));
+  kernel.setArgAttrsAttr(ArrayAttr::get(ctx, attrs));
+  kernel.setGridAttr(AffineMapAttr::get(sizeMap(grid)));
+  SmallVector<Attribute> rowMaps;
+  for (AffineExpr r : rows)
+    rowMaps.push_back(AffineMapAttr::get(sizeMap(r)));
+  OpBuilder hb(group);
+  return LaunchOp::create(hb, loc, group->getResultTypes(),
+                          FlatSymbolRefAttr::get(kernel.getSymNameAttr()),
+                          graphValue, launchOperands,
+                          ArrayAttr::get(ctx, rowMaps), DenseI64ArrayAttr());
+}

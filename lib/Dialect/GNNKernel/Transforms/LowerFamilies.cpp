@@ -1,0 +1,480 @@
+//===- LowerFamilies.cpp - kernel groups to gnnk kernels ------------------===//
+//
+// Part of gnnc. The lowering of every group family except attention (see
+// LowerAttention.cpp): dense elementwise/reduction groups, degree, edge maps
+// (gather, sddmm), edge softmax and aggregations (spmm, reduce) with fused
+// edge producer chains and elementwise consumers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GroupLowering.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::gnnk;
+using gnn::KernelGroupOp;
+
+//===----------------------------------------------------------------------===//
+// GroupParts
+//===----------------------------------------------------------------------===//
+
+bool GroupParts::isSizeQuery(Operation *op) {
+  if (isa<tensor::DimOp, tensor::EmptyOp, arith::ConstantOp>(op))
+    return true;
+  if (auto fill = dyn_cast<linalg::FillOp>(op))
+    return KernelBuilder::fillConstant(fill.getResult(0)).has_value();
+  return false;
+}
+
+static bool isGraphOp(Operation *op) {
+  return isa<gnn::GatherOp, gnn::SddmmOp, gnn::EdgeSoftmaxOp, gnn::SpmmOp,
+             gnn::ReduceOp, gnn::DegreeOp>(op);
+}
+
+static Value graphOf(Operation *op) {
+  for (Value v : op->getOperands())
+    if (isa<gnn::GraphType>(v.getType()))
+      return v;
+  return Value();
+}
+
+FailureOr<GroupParts> GroupParts::of(KernelGroupOp group) {
+  GroupParts parts;
+  SmallVector<Operation *> ops;
+  for (Operation &op : group.getBody().front().without_terminator())
+    if (!isSizeQuery(&op))
+      ops.push_back(&op);
+  int anchor = -1;
+  for (auto [i, op] : llvm::enumerate(ops))
+    if (isGraphOp(op))
+      anchor = i;
+  if (anchor < 0) {
+    if (ops.size() != 1 || !isa<linalg::LinalgOp>(ops[0]))
+      return group.emitOpError("expects a dense kernel group to hold one "
+                               "linalg op");
+    parts.anchor = ops[0];
+  } else {
+    parts.anchor = ops[anchor];
+    parts.graph = graphOf(parts.anchor);
+    parts.producers.assign(ops.begin(), ops.begin() + anchor);
+    for (Operation *op : llvm::drop_begin(ops, anchor + 1)) {
+      auto consumer = dyn_cast<linalg::GenericOp>(op);
+      if (!consumer)
+        return op->emitOpError("is not an elementwise consumer; a kernel "
+                               "group ends with its anchor op and its "
+                               "consumers");
+      parts.consumers.push_back(consumer);
+    }
+  }
+  Operation *last = parts.consumers.empty() ? parts.anchor
+                                            : parts.consumers.back();
+  bool dense = !parts.graph;
+  if ((!dense && (group.getNumResults() != 1 || last->getNumResults() != 1)) ||
+      group.getYield().getValues() != last->getResults())
+    return group.emitOpError("expects to yield the result of its last op");
+  for (Operation &op : group.getBody().front().without_terminator())
+    for (Type t : llvm::concat<Type>(op.getOperandTypes(),
+                                     op.getResultTypes()))
+      if (auto tensor = dyn_cast<RankedTensorType>(t))
+        if (!tensor.getElementType().isF32())
+          return op.emitOpError() << "uses " << t
+                                   << "; the CUDA backend supports only f32 "
+                                      "tensors";
+  return parts;
+}
+
+//===----------------------------------------------------------------------===//
+// EdgeEvaluator
+//===----------------------------------------------------------------------===//
+
+bool EdgeEvaluator::inGroup(Value v) const {
+  Operation *def = v.getDefiningOp();
+  return def && group->isAncestor(def) && !GroupParts::isSizeQuery(def);
+}
+
+/// Flat index within `type`'s row of the element at loop indices `idx`
+/// through `map` (whose first result must be d0).
+static FailureOr<Value> flatInRow(KernelBuilder &kb, RankedTensorType type,
+                                  AffineMap map, ValueRange idx,
+                                  Operation *where) {
+  Value flat = kb.idx(0);
+  int64_t stride = 1;
+  for (int64_t r = type.getRank() - 1; r >= 1; --r) {
+    auto d = dyn_cast<AffineDimExpr>(map.getResult(r));
+    if (!d)
+      return where->emitOpError("expects dimensions in the indexing maps of "
+                                "fused edge ops");
+    flat = kb.add(flat, kb.mul(idx[d.getPosition()], stride));
+    stride *= type.getDimSize(r);
+  }
+  return flat;
+}
+
+FailureOr<Value> EdgeEvaluator::element(Value value, const EdgeRef &e,
+                                        Value k) {
+  if (Value v = overrides.lookup(value))
+    return v;
+  Operation *def = value.getDefiningOp();
+  if (!inGroup(value)) {
+    // An edge tensor computed elsewhere, in CSR slot order.
+    FailureOr<int64_t> row = rowElements(value, group);
+    if (failed(row))
+      return failure();
+    return kb.load(kb.operand(value), kb.add(kb.mul(e.slot, *row), k))[0];
+  }
+  if (auto gather = dyn_cast<gnn::GatherOp>(def)) {
+    FailureOr<int64_t> row = rowElements(gather.getInput(), gather);
+    if (failed(row))
+      return failure();
+    Value node = gather.getEnd() == gnn::EdgeEnd::src ? e.src : e.dst;
+    return kb.load(kb.operand(gather.getInput()),
+                   kb.add(kb.mul(node, *row), k))[0];
+  }
+  if (auto sddmm = dyn_cast<gnn::SddmmOp>(def)) {
+    FailureOr<int64_t> inRow = rowElements(sddmm.getLhs(), sddmm);
+    FailureOr<int64_t> outRow = rowElements(sddmm.getResult(), sddmm);
+    if (failed(inRow) || failed(outRow))
+      return failure();
+    Value a = sddmm.getReversed() ? e.dst : e.src;
+    Value c = sddmm.getReversed() ? e.src : e.dst;
+    Value lhs = kb.operand(sddmm.getLhs()), rhs = kb.operand(sddmm.getRhs());
+    OpBuilder &b = kb.b;
+    if (sddmm.getKind() == gnn::SddmmKind::dot) {
+      int64_t f = *inRow / *outRow;
+      Value pa = kb.add(kb.mul(a, *inRow), kb.mul(k, f));
+      Value pc = kb.add(kb.mul(c, *inRow), kb.mul(k, f));
+      auto loop = scf::ForOp::create(b, kb.loc, kb.idx(0), kb.idx(f),
+                                     kb.idx(1), ValueRange{kb.f32(0.0)});
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value t = loop.getInductionVar();
+        Value x = kb.load(lhs, kb.add(pa, t))[0];
+        Value y = kb.load(rhs, kb.add(pc, t))[0];
+        Value acc = math::FmaOp::create(b, kb.loc, x, y,
+                                        loop.getRegionIterArgs()[0]);
+        scf::YieldOp::create(b, kb.loc, acc);
+      }
+      return loop.getResult(0);
+    }
+    Value x = kb.load(lhs, kb.add(kb.mul(a, *inRow), k))[0];
+    Value y = kb.load(rhs, kb.add(kb.mul(c, *inRow), k))[0];
+    switch (sddmm.getKind()) {
+    case gnn::SddmmKind::add: return arith::AddFOp::create(b, kb.loc, x, y).getResult();
+    case gnn::SddmmKind::sub: return arith::SubFOp::create(b, kb.loc, x, y).getResult();
+    default: return arith::MulFOp::create(b, kb.loc, x, y).getResult();
+    }
+  }
+  auto generic = dyn_cast<linalg::GenericOp>(def);
+  if (!generic || generic.getNumDpsInits() != 1)
+    return def->emitOpError("cannot be fused into an edge loop");
+  auto type = cast<RankedTensorType>(generic->getResult(0).getType());
+  SmallVector<utils::IteratorType> iters = generic.getIteratorTypesArray();
+  int64_t rank = type.getRank();
+  // Parallel loop indices from k (d0 is the edge), reductions as loops.
+  SmallVector<Value> idx(iters.size());
+  idx[0] = e.slot;
+  int64_t stride = 1;
+  for (int64_t d = rank - 1; d >= 1; --d) {
+    idx[d] = kb.rem(kb.div(k, stride), type.getDimSize(d));
+    stride *= type.getDimSize(d);
+  }
+  for (int64_t d = 0; d < rank; ++d)
+    if (iters[d] != utils::IteratorType::parallel)
+      return generic.emitOpError("expects its parallel loops first when fused");
+  // Reduction bounds from the operands' static shapes.
+  SmallVector<int64_t> bounds(iters.size(), -1);
+  for (OpOperand &operand : generic->getOpOperands()) {
+    auto t = dyn_cast<RankedTensorType>(operand.get().getType());
+    if (!t)
+      continue;
+    for (auto [r, ex] :
+         llvm::enumerate(generic.getMatchingIndexingMap(&operand).getResults()))
+      if (auto d = dyn_cast<AffineDimExpr>(ex))
+        if (d.getPosition() >= (unsigned)rank &&
+            !ShapedType::isDynamic(t.getDimSize(r)))
+          bounds[d.getPosition()] = t.getDimSize(r);
+  }
+  OpOperand *init = generic.getDpsInitOperand(0);
+  Value start = kb.f32(0.0);
+  if (generic.payloadUsesValueFromOperand(init)) {
+    std::optional<double> c = KernelBuilder::fillConstant(init->get());
+    if (!c)
+      return generic.emitOpError("reads an init that is not a constant fill; "
+                                 "it cannot be fused into an edge loop");
+    start = kb.f32(*c);
+  }
+  // The body at the current reduction indices, accumulating into `acc`.
+  std::function<FailureOr<Value>(int64_t, Value)> nest =
+      [&](int64_t d, Value acc) -> FailureOr<Value> {
+    if (d == (int64_t)iters.size()) {
+      SmallVector<Value> args;
+      for (OpOperand *in : generic.getDpsInputOperands()) {
+        AffineMap map = generic.getMatchingIndexingMap(in);
+        if (inGroup(in->get())) {
+          auto t = cast<RankedTensorType>(in->get().getType());
+          FailureOr<Value> flat = flatInRow(kb, t, map, idx, generic);
+          if (failed(flat))
+            return failure();
+          FailureOr<Value> v = element(in->get(), e, *flat);
+          if (failed(v))
+            return failure();
+          args.push_back(*v);
+          continue;
+        }
+        FailureOr<Value> v = kb.access(in->get(), map, idx, generic);
+        if (failed(v))
+          return failure();
+        args.push_back(*v);
+      }
+      args.push_back(acc);
+      FailureOr<SmallVector<Value>> y = kb.inlineBody(generic, args, idx);
+      if (failed(y))
+        return failure();
+      return (*y)[0];
+    }
+    if (bounds[d] < 0)
+      return generic.emitOpError() << "has a reduction loop d" << d
+                                   << " of unknown static size";
+    OpBuilder &b = kb.b;
+    auto loop = scf::ForOp::create(b, kb.loc, kb.idx(0), kb.idx(bounds[d]),
+                                   kb.idx(1), ValueRange{acc});
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    idx[d] = loop.getInductionVar();
+    FailureOr<Value> inner = nest(d + 1, loop.getRegionIterArgs()[0]);
+    if (failed(inner))
+      return failure();
+    scf::YieldOp::create(b, kb.loc, *inner);
+    return loop.getResult(0);
+  };
+  return nest(rank, start);
+}
+
+//===----------------------------------------------------------------------===//
+// Shared pieces
+//===----------------------------------------------------------------------===//
+
+/// The name of the kernel of `group`.
+static std::string kernelName(KernelGroupOp group) {
+  return group.getKernel().str();
+}
+
+/// Rows of the group's result.
+static FailureOr<AffineExpr> resultRows(KernelGroupOp group) {
+  return rowsExpr(group->getResult(0));
+}
+
+/// The graph a launch names: the group's, or for a dense group the
+/// function's graph argument.
+static Value graphFor(KernelGroupOp group) {
+  auto func = group->getParentOfType<func::FuncOp>();
+  for (BlockArgument arg : func.getArguments())
+    if (isa<gnn::GraphType>(arg.getType()))
+      return arg;
+  return Value();
+}
+
+/// Replaces the group by the launch.
+static void replaceGroup(KernelGroupOp group, LaunchOp launch) {
+  group->replaceAllUsesWith(launch->getResults());
+}
+
+/// `ceil(threads / block)` as the grid expression.
+static AffineExpr gridFor(AffineExpr threads, int64_t block) {
+  return threads.ceilDiv(block);
+}
+
+//===----------------------------------------------------------------------===//
+// Dense groups
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::gnnk::lowerElementwise(KernelGroupOp group,
+                                           GroupParts &parts, int indexBits) {
+  auto op = cast<linalg::LinalgOp>(parts.anchor);
+  auto generic = dyn_cast<linalg::GenericOp>(parts.anchor);
+  if (!generic)
+    return op->emitOpError("is not supported by the CUDA backend (only "
+                           "linalg.generic outside matmuls and fills)");
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  int64_t numParallel = 0;
+  while (numParallel < (int64_t)iters.size() &&
+         iters[numParallel] == utils::IteratorType::parallel)
+    ++numParallel;
+  for (int64_t d = numParallel; d < (int64_t)iters.size(); ++d)
+    if (iters[d] != utils::IteratorType::reduction)
+      return op->emitOpError("expects parallel loops before reduction loops "
+                             "in the CUDA backend");
+  MLIRContext *ctx = op->getContext();
+  AffineMap outMap = AffineMap::get(
+      op.getNumLoops(), 0,
+      llvm::to_vector(llvm::map_range(
+          llvm::seq<int64_t>(0, numParallel),
+          [&](int64_t d) { return getAffineDimExpr(d, ctx); })),
+      ctx);
+  for (OpOperand &init : op.getDpsInitsMutable())
+    if (op.getMatchingIndexingMap(&init) != outMap)
+      return op->emitOpError("expects every output indexed by the parallel "
+                             "loops in order in the CUDA backend");
+  auto outType = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<int64_t> bounds(op.getNumLoops(), -1);
+  for (int64_t d = 1; d < numParallel; ++d)
+    bounds[d] = outType.getDimSize(d);
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto t = dyn_cast<RankedTensorType>(operand.get().getType());
+    if (!t)
+      continue;
+    for (auto [r, e] : llvm::enumerate(op.getMatchingIndexingMap(&operand).getResults()))
+      if (auto d = dyn_cast<AffineDimExpr>(e))
+        if (d.getPosition() >= (unsigned)numParallel &&
+            bounds[d.getPosition()] < 0 && !ShapedType::isDynamic(t.getDimSize(r)))
+          bounds[d.getPosition()] = t.getDimSize(r);
+  }
+  for (int64_t d = numParallel; d < (int64_t)bounds.size(); ++d)
+    if (bounds[d] < 0)
+      return op->emitOpError() << "has a reduction loop d" << d
+                               << " of unknown static size";
+  FailureOr<AffineExpr> rows = resultRows(group);
+  FailureOr<int64_t> perRowOr = rowElements(op->getResult(0), op);
+  if (failed(rows) || failed(perRowOr))
+    return failure();
+  int64_t perRow = *perRowOr;
+  int64_t block = group.getScheduleAttr().getBlock();
+  KernelBuilder kb(group, kernelName(group), block, indexBits);
+  OpBuilder &b = kb.b;
+  Value total = kb.sizeValue(*rows * perRow);
+  auto map = ForElementsOp::create(b, kb.loc, total);
+  Block *body = new Block();
+  map.getBody().push_back(body);
+  Value t = body->addArgument(b.getIndexType(), kb.loc);
+  b.setInsertionPointToStart(body);
+  SmallVector<Value> idx(op.getNumLoops());
+  idx[0] = kb.div(t, perRow);
+  int64_t stride = perRow;
+  for (int64_t d = 1; d < numParallel; ++d) {
+    stride /= bounds[d];
+    idx[d] = kb.rem(kb.div(t, stride), bounds[d]);
+  }
+  // The accumulators start from the inits: constant fills, or their values.
+  Block &payload = generic.getRegion().front();
+  SmallVector<Value> starts;
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    Value start = kb.f32(0.0);
+    if (!payload.getArgument(init.getOperandNumber()).use_empty()) {
+      FailureOr<Value> a =
+          kb.access(init.get(), op.getMatchingIndexingMap(&init), idx, op);
+      if (failed(a))
+        return failure();
+      start = *a;
+    }
+    starts.push_back(start);
+  }
+  std::function<FailureOr<SmallVector<Value>>(int64_t, ValueRange)> nest =
+      [&](int64_t d, ValueRange acc) -> FailureOr<SmallVector<Value>> {
+    if (d == (int64_t)bounds.size()) {
+      SmallVector<Value> args;
+      for (OpOperand *in : op.getDpsInputOperands()) {
+        FailureOr<Value> a =
+            kb.access(in->get(), op.getMatchingIndexingMap(in), idx, op);
+        if (failed(a))
+          return failure();
+        args.push_back(*a);
+      }
+      llvm::append_range(args, acc);
+      return kb.inlineBody(generic, args, idx);
+    }
+    auto loop = scf::ForOp::create(b, kb.loc, kb.idx(0), kb.idx(bounds[d]),
+                                   kb.idx(1), acc);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    idx[d] = loop.getInductionVar();
+    FailureOr<SmallVector<Value>> inner = nest(d + 1, loop.getRegionIterArgs());
+    if (failed(inner))
+      return failure();
+    scf::YieldOp::create(b, kb.loc, *inner);
+    return SmallVector<Value>(loop.getResults());
+  };
+  FailureOr<SmallVector<Value>> values = nest(numParallel, starts);
+  if (failed(values))
+    return failure();
+  for (auto [i, v] : llvm::enumerate(*values))
+    kb.store(v, kb.result(i), t);
+  YieldOp::create(b, kb.loc);
+  SmallVector<AffineExpr> resultRowsList(group.getNumResults(), *rows);
+  replaceGroup(group, kb.finish(gridFor(*rows * perRow, block), resultRowsList,
+                                graphFor(group)));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Degree
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::gnnk::lowerDegree(KernelGroupOp group, GroupParts &parts,
+                                      int indexBits) {
+  auto op = cast<gnn::DegreeOp>(parts.anchor);
+  int64_t block = group.getScheduleAttr().getBlock();
+  KernelBuilder kb(group, kernelName(group), block, indexBits);
+  OpBuilder &b = kb.b;
+  MLIRContext *ctx = group.getContext();
+  AffineExpr nodes = getAffineSymbolExpr(0, ctx);
+  auto map = ForElementsOp::create(b, kb.loc, kb.size("nodes"));
+  Block *body = new Block();
+  map.getBody().push_back(body);
+  Value i = body->addArgument(b.getIndexType(), kb.loc);
+  b.setInsertionPointToStart(body);
+  Value ptr = kb.graph(op.getReversed() ? "csc_col_ptr" : "csr_row_ptr");
+  Value d = kb.sub(kb.loadIndex(ptr, kb.add(i, kb.idx(1))), kb.loadIndex(ptr, i));
+  Value di = arith::IndexCastOp::create(b, kb.loc, b.getI64Type(), d);
+  Value f = arith::SIToFPOp::create(b, kb.loc, b.getF32Type(), di);
+  FailureOr<Value> v =
+      kb.applyConsumers(parts.consumers, op.getResult(), f, i, kb.idx(0));
+  if (failed(v))
+    return failure();
+  kb.store(*v, kb.result(0), i);
+  YieldOp::create(b, kb.loc);
+  replaceGroup(group, kb.finish(gridFor(nodes, block), {nodes}, parts.graph));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Edge maps: gather and sddmm, a thread per element of the edge result
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::gnnk::lowerEdgeMap(KernelGroupOp group, GroupParts &parts,
+                                       int indexBits) {
+  Operation *op = parts.anchor;
+  FailureOr<int64_t> rowOr = rowElements(op->getResult(0), op);
+  if (failed(rowOr))
+    return failure();
+  int64_t row = *rowOr;
+  int64_t block = group.getScheduleAttr().getBlock();
+  KernelBuilder kb(group, kernelName(group), block, indexBits);
+  OpBuilder &b = kb.b;
+  AffineExpr edges = getAffineSymbolExpr(1, group.getContext());
+  auto map = ForElementsOp::create(b, kb.loc, kb.sizeValue(edges * row));
+  Block *body = new Block();
+  map.getBody().push_back(body);
+  Value t = body->addArgument(b.getIndexType(), kb.loc);
+  b.setInsertionPointToStart(body);
+  Value i = kb.div(t, row), k = kb.rem(t, row);
+  EdgeRef e{i, kb.loadIndex(kb.graph("csr_col"), i),
+            kb.loadIndex(kb.graph("csr_dst"), i)};
+  EdgeEvaluator eval(kb, group);
+  FailureOr<Value> v = eval.element(op->getResult(0), e, k);
+  if (failed(v))
+    return failure();
+  FailureOr<Value> out =
+      kb.applyConsumers(parts.consumers, op->getResult(0), *v, i, k);
+  if (failed(out))
+    return failure();
+  kb.store(*out, kb.result(0), t);
+  YieldOp::create(b, kb.loc);
+  replaceGroup(group, kb.finish(gridFor(edges * row, block), {edges},
+                                parts.graph));
+  return success();
+}

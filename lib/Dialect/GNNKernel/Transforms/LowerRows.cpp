@@ -1,0 +1,388 @@
+//===- LowerRows.cpp - row-parallel groups to gnnk kernels ----------------===//
+//
+// Part of gnnc. Edge softmax and aggregations (spmm, reduce, with fused edge
+// producer chains and elementwise consumers): a team of lanes per row,
+// `gnnk.for_edges` over the row's edges with the accumulators carried and a
+// merge region, `gnnk.team_reduce` across the team's edge groups.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GroupLowering.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::gnnk;
+using gnn::KernelGroupOp;
+
+namespace {
+/// The traversal of one row: CSR by destination, or reversed, CSC by source.
+struct RowTraversal {
+  Value ptr, nbrs, perm;
+  Value begin, end;
+};
+} // namespace
+
+static RowTraversal traverse(KernelBuilder &kb, bool reversed, Value row) {
+  RowTraversal t;
+  t.ptr = kb.graph(reversed ? "csc_col_ptr" : "csr_row_ptr");
+  t.nbrs = kb.graph(reversed ? "csc_row" : "csr_col");
+  t.perm = reversed ? kb.graph("csc_to_csr") : Value();
+  t.begin = kb.loadIndex(t.ptr, row);
+  t.end = kb.loadIndex(t.ptr, kb.add(row, kb.idx(1)));
+  return t;
+}
+
+/// Creates `gnnk.for_edges` over [begin, end) by `step` with `inits`; `body`
+/// fills the body (given the edge and the carried values) and returns the
+/// values to carry on.
+static ForEdgesOp
+edgeLoop(KernelBuilder &kb, const RowTraversal &t, Value begin, Value step,
+         ValueRange inits, bool reversed, Value row,
+         function_ref<FailureOr<SmallVector<Value>>(const EdgeRef &,
+                                                    ValueRange)>
+             body,
+         LogicalResult &status) {
+  OpBuilder &b = kb.b;
+  auto loop = ForEdgesOp::create(b, kb.loc, inits.getTypes(), begin, t.end,
+                                 step, t.nbrs, t.perm, inits, IntegerAttr());
+  Block *block = new Block();
+  loop.getBody().push_back(block);
+  Value slot = block->addArgument(b.getIndexType(), kb.loc);
+  Value nbr = block->addArgument(b.getIndexType(), kb.loc);
+  for (Value v : inits)
+    block->addArgument(v.getType(), kb.loc);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(block);
+  EdgeRef e{slot, reversed ? row : nbr, reversed ? nbr : row};
+  FailureOr<SmallVector<Value>> next =
+      body(e, block->getArguments().drop_front(2));
+  if (failed(next)) {
+    status = failure();
+    YieldOp::create(b, kb.loc, block->getArguments().drop_front(2));
+    return loop;
+  }
+  YieldOp::create(b, kb.loc, *next);
+  status = success();
+  return loop;
+}
+
+/// Opens a `gnnk.for_rows` over `count` rows; returns (row, lane) and leaves
+/// the builder in its body.
+static std::pair<Value, Value> rowMapping(KernelBuilder &kb, Value count,
+                                          int64_t lanes) {
+  OpBuilder &b = kb.b;
+  auto map = ForRowsOp::create(b, kb.loc, count, lanes);
+  Block *body = new Block();
+  map.getBody().push_back(body);
+  Value row = body->addArgument(b.getIndexType(), kb.loc);
+  Value lane = body->addArgument(b.getIndexType(), kb.loc);
+  b.setInsertionPointToStart(body);
+  return {row, lane};
+}
+
+//===----------------------------------------------------------------------===//
+// Edge softmax
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::gnnk::lowerEdgeSoftmax(KernelGroupOp group,
+                                           GroupParts &parts, int indexBits) {
+  auto op = cast<gnn::EdgeSoftmaxOp>(parts.anchor);
+  FailureOr<int64_t> heads = rowElements(op.getInput(), op);
+  if (failed(heads))
+    return failure();
+  gnn::ScheduleAttr s = group.getScheduleAttr();
+  int64_t lanes = s.getLanes();
+  bool reversed = op.getReversed();
+  KernelBuilder kb(group, group.getKernel(), s.getBlock(), indexBits);
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  MLIRContext *ctx = group.getContext();
+  AffineExpr nodes = getAffineSymbolExpr(0, ctx);
+  auto [row, lane] = rowMapping(kb, kb.size("nodes"), lanes);
+  RowTraversal t = traverse(kb, reversed, row);
+  Value first = kb.add(t.begin, lane);
+  Value step = kb.idx(lanes);
+  EdgeEvaluator eval(kb, group);
+  Type f32 = b.getF32Type(), f64 = b.getF64Type();
+  auto headLoop = scf::ForOp::create(b, loc, kb.idx(0), kb.idx(*heads),
+                                     kb.idx(1));
+  b.setInsertionPointToStart(headLoop.getBody());
+  Value h = headLoop.getInductionVar();
+  LogicalResult status = success();
+  float inf = std::numeric_limits<float>::infinity();
+  // Pass 1: the row's maximum.
+  ForEdgesOp maxLoop = edgeLoop(
+      kb, t, first, step, {kb.f32(-inf)}, reversed, row,
+      [&](const EdgeRef &e, ValueRange acc) -> FailureOr<SmallVector<Value>> {
+        FailureOr<Value> x = eval.element(op.getInput(), e, h);
+        if (failed(x))
+          return failure();
+        return SmallVector<Value>{
+            arith::MaxNumFOp::create(b, loc, acc[0], *x).getResult()};
+      },
+      status);
+  if (failed(status))
+    return failure();
+  auto maxRule = [&](OpBuilder &rb, ValueRange a, ValueRange c) {
+    return SmallVector<Value>{
+        arith::MaxNumFOp::create(rb, loc, a[0], c[0]).getResult()};
+  };
+  auto sumRule = [&](OpBuilder &rb, ValueRange a, ValueRange c) {
+    return SmallVector<Value>{
+        arith::AddFOp::create(rb, loc, a[0], c[0]).getResult()};
+  };
+  kb.buildCombine(maxLoop.getMerge(), {f32}, maxRule);
+  Value m = maxLoop.getResult(0);
+  if (lanes > 1) {
+    auto red = TeamReduceOp::create(b, loc, ValueRange{m}, lanes > 1 ? 1 : 1,
+                                    lanes);
+    kb.buildCombine(red.getCombine(), {f32}, maxRule);
+    m = red.getResult(0);
+  }
+  Value mass = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, m,
+                                     kb.f32(-inf));
+  // Pass 2: the normaliser, in double.
+  ForEdgesOp sumLoop = edgeLoop(
+      kb, t, first, step, {kb.f64(0.0)}, reversed, row,
+      [&](const EdgeRef &e, ValueRange acc) -> FailureOr<SmallVector<Value>> {
+        FailureOr<Value> x = eval.element(op.getInput(), e, h);
+        if (failed(x))
+          return failure();
+        Value p = math::ExpOp::create(
+            b, loc, arith::SubFOp::create(b, loc, *x, m));
+        p = arith::SelectOp::create(b, loc, mass, p, kb.f32(0.0));
+        Value pd = arith::ExtFOp::create(b, loc, f64, p);
+        return SmallVector<Value>{
+            arith::AddFOp::create(b, loc, acc[0], pd).getResult()};
+      },
+      status);
+  if (failed(status))
+    return failure();
+  kb.buildCombine(sumLoop.getMerge(), {f64}, sumRule);
+  Value sum = sumLoop.getResult(0);
+  if (lanes > 1) {
+    auto red = TeamReduceOp::create(b, loc, ValueRange{sum}, 1, lanes);
+    kb.buildCombine(red.getCombine(), {f64}, sumRule);
+    sum = red.getResult(0);
+  }
+  Value inv = arith::TruncFOp::create(
+      b, loc, f32, arith::DivFOp::create(b, loc, kb.f64(1.0), sum));
+  // Pass 3: the weights.
+  edgeLoop(
+      kb, t, first, step, {}, reversed, row,
+      [&](const EdgeRef &e, ValueRange) -> FailureOr<SmallVector<Value>> {
+        FailureOr<Value> x = eval.element(op.getInput(), e, h);
+        if (failed(x))
+          return failure();
+        Value p = math::ExpOp::create(
+            b, loc, arith::SubFOp::create(b, loc, *x, m));
+        p = arith::MulFOp::create(b, loc, p, inv);
+        p = arith::SelectOp::create(b, loc, mass, p, kb.f32(0.0));
+        FailureOr<Value> out = kb.applyConsumers(parts.consumers,
+                                                 op.getResult(), p, e.slot, h);
+        if (failed(out))
+          return failure();
+        kb.store(*out, kb.result(0), kb.add(kb.mul(e.slot, *heads), h));
+        return SmallVector<Value>{};
+      },
+      status);
+  if (failed(status))
+    return failure();
+  b.setInsertionPointAfter(headLoop);
+  YieldOp::create(b, loc);
+  AffineExpr edges = getAffineSymbolExpr(1, ctx);
+  group->replaceAllUsesWith(
+      kb.finish((nodes * lanes).ceilDiv(s.getBlock()), {edges}, parts.graph)
+          ->getResults());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Aggregations
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
+                                           GroupParts &parts, int indexBits) {
+  Operation *op = parts.anchor;
+  auto spmm = dyn_cast<gnn::SpmmOp>(op);
+  auto reduce = dyn_cast<gnn::ReduceOp>(op);
+  Value input = spmm ? spmm.getInput() : reduce.getInput();
+  Value weights = spmm ? spmm.getWeights() : Value();
+  bool reversed = spmm ? spmm.getReversed() : reduce.getReversed();
+  gnn::ReduceKind kind = spmm ? spmm.getReduce() : reduce.getKind();
+  bool extremum = kind == gnn::ReduceKind::max || kind == gnn::ReduceKind::min;
+  FailureOr<int64_t> rowOr = rowElements(op->getResult(0), op);
+  if (failed(rowOr))
+    return failure();
+  int64_t row = *rowOr;
+  int64_t inner = cast<RankedTensorType>(input.getType()).getShape().back();
+  gnn::ScheduleAttr s = group.getScheduleAttr();
+  int64_t lanes = s.getLanes(), vec = s.getVector();
+  if (row % vec)
+    return op->emitOpError() << "has rows of " << row
+                             << " elements, not a multiple of the schedule's "
+                                "vector width "
+                             << vec;
+  if (spmm && parts.producers.size() && !weights)
+    return op->emitOpError("expects fused producers of an spmm to compute its "
+                           "weights");
+  int64_t fl = 1;
+  while (fl < lanes && fl * vec < row)
+    fl <<= 1;
+  int64_t groups = lanes / fl, chunk = fl * vec;
+  int64_t chunks = (row + chunk - 1) / chunk;
+  constexpr int64_t kMaxAccumulators = 64;
+  if (chunks * vec > kMaxAccumulators)
+    return op->emitOpError() << "has rows of " << row
+                             << " elements; the CUDA backend keeps at most "
+                             << kMaxAccumulators * lanes
+                             << " accumulators per row team";
+  KernelBuilder kb(group, group.getKernel(), s.getBlock(), indexBits);
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  MLIRContext *ctx = group.getContext();
+  Type f32 = b.getF32Type();
+  Type accType = extremum ? f32 : b.getF64Type();
+  float inf = std::numeric_limits<float>::infinity();
+  double identity = kind == gnn::ReduceKind::max   ? -inf
+                    : kind == gnn::ReduceKind::min ? inf
+                                                   : 0.0;
+  auto rule = [&](OpBuilder &rb, Value a, Value c) -> Value {
+    if (kind == gnn::ReduceKind::max)
+      return arith::MaxNumFOp::create(rb, loc, a, c);
+    if (kind == gnn::ReduceKind::min)
+      return arith::MinNumFOp::create(rb, loc, a, c);
+    return arith::AddFOp::create(rb, loc, a, c);
+  };
+  auto merge = [&](OpBuilder &rb, ValueRange a, ValueRange c) {
+    SmallVector<Value> out;
+    for (auto [x, y] : llvm::zip(a, c))
+      out.push_back(rule(rb, x, y));
+    return out;
+  };
+
+  AffineExpr nodes = getAffineSymbolExpr(0, ctx);
+  auto [rowIdx, lane] = rowMapping(kb, kb.size("nodes"), lanes);
+  Value g = kb.div(lane, fl), f = kb.rem(lane, fl);
+  RowTraversal t = traverse(kb, reversed, rowIdx);
+  EdgeEvaluator eval(kb, group);
+  // Feature offset of chunk j for this lane and whether it is in the row.
+  auto chunkOffset = [&](int64_t j) {
+    return kb.add(kb.idx(j * chunk), kb.mul(f, vec));
+  };
+  auto chunkActive = [&](int64_t j, Value c) -> Value {
+    if ((j + 1) * chunk <= row)
+      return Value();
+    return kb.lt(c, kb.idx(row));
+  };
+  SmallVector<Value> inits;
+  for (int64_t i = 0; i < chunks * vec; ++i)
+    inits.push_back(extremum ? kb.f32(identity) : kb.f64(identity));
+  LogicalResult status = success();
+  ForEdgesOp loop = edgeLoop(
+      kb, t, kb.add(t.begin, g), kb.idx(groups), inits, reversed, rowIdx,
+      [&](const EdgeRef &e, ValueRange acc) -> FailureOr<SmallVector<Value>> {
+        SmallVector<Value> next;
+        for (int64_t j = 0; j < chunks; ++j) {
+          Value c = chunkOffset(j);
+          Value active = chunkActive(j, c);
+          Value safe = active ? arith::SelectOp::create(b, loc, active, c,
+                                                        kb.idx(0))
+                                    .getResult()
+                              : c;
+          SmallVector<Value> terms;
+          if (spmm) {
+            Value node = reversed ? e.dst : e.src;
+            terms = kb.load(kb.operand(input),
+                            kb.add(kb.mul(node, row), safe), vec);
+            if (weights) {
+              Value w;
+              for (int64_t v = 0; v < vec; ++v) {
+                if (!w || inner % vec) {
+                  FailureOr<Value> wv = eval.element(
+                      weights, e, kb.div(kb.add(safe, kb.idx(v)), inner));
+                  if (failed(wv))
+                    return failure();
+                  w = *wv;
+                }
+                terms[v] = arith::MulFOp::create(b, loc, w, terms[v]);
+              }
+            }
+          } else {
+            for (int64_t v = 0; v < vec; ++v) {
+              FailureOr<Value> x =
+                  eval.element(input, e, kb.add(safe, kb.idx(v)));
+              if (failed(x))
+                return failure();
+              terms.push_back(*x);
+            }
+          }
+          for (int64_t v = 0; v < vec; ++v) {
+            Value a = acc[j * vec + v];
+            Value term = extremum ? terms[v]
+                                  : arith::ExtFOp::create(b, loc, accType,
+                                                          terms[v])
+                                        .getResult();
+            Value n = rule(b, a, term);
+            if (active)
+              n = arith::SelectOp::create(b, loc, active, n, a);
+            next.push_back(n);
+          }
+        }
+        return next;
+      },
+      status);
+  if (failed(status))
+    return failure();
+  loop.setUnrollAttr(b.getI64IntegerAttr(4));
+  SmallVector<Type> types(inits.size(), accType);
+  kb.buildCombine(loop.getMerge(), types, merge);
+  SmallVector<Value> acc(loop.getResults());
+  if (groups > 1) {
+    auto red = TeamReduceOp::create(b, loc, acc, fl, lanes);
+    kb.buildCombine(red.getCombine(), types, merge);
+    acc.assign(red.getResults().begin(), red.getResults().end());
+  }
+  Value count = kb.sub(t.end, t.begin);
+  Value empty = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, count,
+                                      kb.idx(0));
+  Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, g,
+                                       kb.idx(0));
+  for (int64_t j = 0; j < chunks; ++j) {
+    Value c = chunkOffset(j);
+    Value cond = leader;
+    if (Value active = chunkActive(j, c))
+      cond = arith::AndIOp::create(b, loc, cond, active);
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, cond, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    SmallVector<Value> outs;
+    for (int64_t v = 0; v < vec; ++v) {
+      Value a = acc[j * vec + v];
+      if (kind == gnn::ReduceKind::mean) {
+        Value n = arith::SIToFPOp::create(
+            b, loc, accType,
+            arith::IndexCastOp::create(b, loc, b.getI64Type(), count));
+        a = arith::DivFOp::create(b, loc, a, n);
+      }
+      if (!extremum)
+        a = arith::TruncFOp::create(b, loc, f32, a);
+      a = arith::SelectOp::create(b, loc, empty, kb.f32(0.0), a);
+      FailureOr<Value> out = kb.applyConsumers(
+          parts.consumers, op->getResult(0), a, rowIdx, kb.add(c, kb.idx(v)));
+      if (failed(out))
+        return failure();
+      outs.push_back(*out);
+    }
+    kb.store(outs, kb.result(0), kb.add(kb.mul(rowIdx, row), c));
+  }
+  YieldOp::create(b, loc);
+  if (s.getSplit())
+    kb.kernel->setAttr(kSplitAttr, b.getI64IntegerAttr(s.getSplit()));
+  group->replaceAllUsesWith(
+      kb.finish((nodes * lanes).ceilDiv(s.getBlock()), {nodes}, parts.graph)
+          ->getResults());
+  return success();
+}

@@ -1,0 +1,94 @@
+//===- LowerToKernels.cpp - kernel groups to gnnk kernels -----------------===//
+//
+// Part of gnnc. Dispatches each scheduled kernel group to the lowering of its
+// family (GroupLowering.h) and erases it; stops at the first group that fails.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GroupLowering.h"
+#include "gnn/Dialect/GNNKernel/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace mlir {
+namespace gnnk {
+#define GEN_PASS_DEF_GNNLOWERTOKERNELS
+#include "gnn/Dialect/GNNKernel/Transforms/Passes.h.inc"
+} // namespace gnnk
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::gnnk;
+
+/// Lowers one group; the family follows from its anchor and producers.
+static LogicalResult lowerGroup(gnn::KernelGroupOp group, int indexBits) {
+  if (!group.getScheduleAttr())
+    return group.emitOpError("has no schedule; run gnn-select-schedules (or "
+                             "the gnn-codegen-pipeline) first");
+  FailureOr<GroupParts> parts = GroupParts::of(group);
+  if (failed(parts))
+    return failure();
+  Operation *anchor = parts->anchor;
+  if (isa<linalg::LinalgOp>(anchor))
+    return lowerElementwise(group, *parts, indexBits);
+  if (isa<gnn::DegreeOp>(anchor)) {
+    if (!parts->producers.empty())
+      return group.emitOpError("expects nothing before a degree");
+    return lowerDegree(group, *parts, indexBits);
+  }
+  if (isa<gnn::GatherOp, gnn::SddmmOp>(anchor))
+    return lowerEdgeMap(group, *parts, indexBits);
+  if (isa<gnn::EdgeSoftmaxOp>(anchor)) {
+    if (!parts->producers.empty())
+      return group.emitOpError("expects an edge softmax group to start with "
+                               "the softmax");
+    return lowerEdgeSoftmax(group, *parts, indexBits);
+  }
+  bool attention = llvm::any_of(parts->producers, [](Operation *op) {
+    return isa<gnn::EdgeSoftmaxOp>(op);
+  });
+  if (attention)
+    return lowerAttention(group, *parts, indexBits);
+  return lowerAggregation(group, *parts, indexBits);
+}
+
+namespace {
+struct LowerToKernels
+    : public mlir::gnnk::impl::GNNLowerToKernelsBase<LowerToKernels> {
+  using GNNLowerToKernelsBase::GNNLowerToKernelsBase;
+
+  void runOnOperation() override {
+    if (indexBits != 32 && indexBits != 64) {
+      getOperation().emitError() << "expects index-bits to be 32 or 64 but got "
+                                 << indexBits;
+      return signalPassFailure();
+    }
+    SmallVector<gnn::KernelGroupOp> groups;
+    getOperation().walk([&](gnn::KernelGroupOp g) { groups.push_back(g); });
+    llvm::StringSet<> names;
+    for (gnn::KernelGroupOp group : groups) {
+      StringRef name = group.getKernel();
+      bool identifier = !name.empty() && !isdigit(name.front()) &&
+                        llvm::all_of(name, [](char c) {
+                          return isalnum(static_cast<unsigned char>(c)) ||
+                                 c == '_';
+                        });
+      if (!identifier) {
+        group.emitOpError() << "expects a kernel name made of letters, digits "
+                               "and '_' (not starting with a digit) but got '"
+                            << name << "'";
+        return signalPassFailure();
+      }
+      if (!names.insert(name).second) {
+        group.emitOpError() << "reuses the kernel name '" << group.getKernel()
+                            << "'";
+        return signalPassFailure();
+      }
+      if (failed(lowerGroup(group, indexBits)))
+        return signalPassFailure();
+      group->erase();
+    }
+  }
+};
+} // namespace

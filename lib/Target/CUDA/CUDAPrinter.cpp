@@ -1,0 +1,715 @@
+//===- CUDAPrinter.cpp - gnnk kernels as CUDA C++ -------------------------===//
+//
+// Part of gnnc. The printer state, the module prelude, kernels, thread
+// mappings, edge loops, team and block reductions, loads and stores. The
+// scalar ops (arith, math, scf) are in CUDAPrinterScalar.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Target/CUDA/CUDAPrinter.h"
+#include "CUDAPrinterState.h"
+
+#include "gnn/Dialect/GNNKernel/IR/GNNKernelOps.h"
+
+#include "mlir/IR/AffineExpr.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::gnn;
+using namespace mlir::gnn::cuda;
+
+//===----------------------------------------------------------------------===//
+// Printer state
+//===----------------------------------------------------------------------===//
+
+StringRef cuda::getScalarType(Type type) {
+  if (type.isF32())
+    return "float";
+  if (type.isF64())
+    return "double";
+  if (type.isInteger(1))
+    return "bool";
+  if (type.isInteger(32))
+    return "int";
+  if (type.isInteger(64) || type.isIndex())
+    return "long long";
+  return "";
+}
+
+void CUDAPrinterState::startKernel(gnnk::KernelOp k) {
+  kernel = k;
+  exprs.clear();
+  written.clear();
+  counter = 0;
+  k.walk([&](gnnk::StoreOp store) { written.insert(store.getBuffer()); });
+}
+
+FailureOr<StringRef> CUDAPrinterState::getType(Operation *where, Type type) {
+  StringRef c = getScalarType(type);
+  if (c.empty())
+    return where->emitOpError()
+           << "uses a value of type " << type
+           << ", which the CUDA printer does not support (only f32, f64, i1, "
+              "i32, i64 and index)";
+  return c;
+}
+
+LogicalResult CUDAPrinterState::printConstLocal(Value result, const Twine &rhs,
+                                                StringRef prefix) {
+  Operation *where = result.getDefiningOp();
+  if (!where)
+    where = result.getParentBlock()->getParentOp();
+  FailureOr<StringRef> type = getType(where, result.getType());
+  if (failed(type))
+    return failure();
+  std::string name = getFreshName(prefix);
+  os << "const " << *type << " " << name << " = " << rhs << ";\n";
+  bind(result, name);
+  return success();
+}
+
+FailureOr<SmallVector<std::string>>
+CUDAPrinterState::printMutableLocals(Operation *where, ValueRange inits,
+                                     StringRef prefix) {
+  SmallVector<std::string> names;
+  for (Value init : inits) {
+    FailureOr<StringRef> type = getType(where, init.getType());
+    if (failed(type))
+      return failure();
+    names.push_back(getFreshName(prefix));
+    os << *type << " " << names.back() << " = " << getExpr(init) << ";\n";
+  }
+  return names;
+}
+
+void CUDAPrinterState::printAssignments(ArrayRef<std::string> targets,
+                                        ArrayRef<std::string> values,
+                                        TypeRange types) {
+  bool crossed = false;
+  for (auto [k, value] : llvm::enumerate(values))
+    for (auto [j, target] : llvm::enumerate(targets))
+      crossed |= j != k && value == target;
+  SmallVector<std::string> sources(values);
+  if (crossed) {
+    for (auto [k, value] : llvm::enumerate(values)) {
+      if (value == targets[k])
+        continue;
+      sources[k] = getFreshName("t");
+      os << "const " << getScalarType(types[k]) << " " << sources[k] << " = "
+         << value << ";\n";
+    }
+  }
+  for (auto [target, source] : llvm::zip(targets, sources))
+    if (target != source)
+      os << target << " = " << source << ";\n";
+}
+
+LogicalResult CUDAPrinterState::printBlock(Block &block) {
+  for (Operation &op : block.without_terminator())
+    if (failed(printOperation(*this, op)))
+      return failure();
+  return success();
+}
+
+LogicalResult
+CUDAPrinterState::printInlined(Block &block, ArrayRef<std::string> args,
+                               SmallVectorImpl<std::string> &yields) {
+  for (auto [arg, expr] : llvm::zip_equal(block.getArguments(), args))
+    bind(arg, expr);
+  if (failed(printBlock(block)))
+    return failure();
+  for (Value v : block.getTerminator()->getOperands())
+    yields.push_back(getExpr(v).str());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+/// `buffer[index]` of a parameter, through the read-only cache (`__ldg`) when
+/// the kernel never writes the buffer.
+static std::string printElementRead(CUDAPrinterState &state, Value buffer,
+                                    StringRef index) {
+  StringRef name = state.getExpr(buffer);
+  if (state.isWritten(buffer))
+    return (name + "[" + index + "]").str();
+  return ("__ldg(" + name + " + " + index + ")").str();
+}
+
+/// The CUDA vector type prefix of an element type (`float` for float2 and
+/// float4, `longlong` for longlong2).
+static StringRef getVectorPrefix(Type element) {
+  if (element.isInteger(64))
+    return "longlong";
+  return getScalarType(element);
+}
+
+/// The number of elements one vector access of `count` elements of `element`
+/// moves: at most 16 bytes, so that no deprecated 32-byte vector type
+/// (double4, longlong4) is needed.
+static unsigned getVectorWidth(Type element, unsigned count) {
+  return std::min<unsigned>(count, 16 / (element.getIntOrFloatBitWidth() / 8));
+}
+
+static constexpr const char *kComponents[] = {"x", "y", "z", "w"};
+
+/// One element: `const T v = __ldg(buf + i);`. Two or four: one vector load
+/// per 16 bytes (`const float4 v = __ldg(reinterpret_cast<const float4 *>(buf
+/// + i));`), whose components are the results.
+static LogicalResult printOperation(CUDAPrinterState &state, gnnk::LoadOp op) {
+  Value buffer = op.getBuffer();
+  StringRef index = state.getExpr(op.getIndex());
+  if (op.getNumResults() == 1)
+    return state.printConstLocal(op.getResult(0),
+                                 printElementRead(state, buffer, index));
+  Type element = cast<MemRefType>(buffer.getType()).getElementType();
+  unsigned count = op.getNumResults();
+  unsigned width = getVectorWidth(element, count);
+  std::string vector = (getVectorPrefix(element) + Twine(width)).str();
+  raw_indented_ostream &os = state.ostream();
+  for (unsigned first = 0; first < count; first += width) {
+    std::string address = (state.getExpr(buffer) + " + " + index).str();
+    if (first)
+      address += " + " + std::to_string(first);
+    std::string pointer =
+        "reinterpret_cast<const " + vector + " *>(" + address + ")";
+    std::string name = state.getFreshName("v");
+    os << "const " << vector << " " << name << " = "
+       << (state.isWritten(buffer) ? "*" + pointer : "__ldg(" + pointer + ")")
+       << ";\n";
+    for (unsigned k = 0; k < width; ++k)
+      state.bind(op.getResult(first + k), name + "." + kComponents[k]);
+  }
+  return success();
+}
+
+/// One element: `buf[i] = v;`. Two or four: one vector store per 16 bytes
+/// (`*reinterpret_cast<float4 *>(buf + i) = make_float4(a, b, c, d);`).
+static LogicalResult printOperation(CUDAPrinterState &state, gnnk::StoreOp op) {
+  raw_indented_ostream &os = state.ostream();
+  StringRef buffer = state.getExpr(op.getBuffer());
+  StringRef index = state.getExpr(op.getIndex());
+  unsigned count = op.getValues().size();
+  if (count == 1) {
+    os << buffer << "[" << index << "] = " << state.getExpr(op.getValues()[0])
+       << ";\n";
+    return success();
+  }
+  Type element = cast<MemRefType>(op.getBuffer().getType()).getElementType();
+  unsigned width = getVectorWidth(element, count);
+  std::string vector = (getVectorPrefix(element) + Twine(width)).str();
+  for (unsigned first = 0; first < count; first += width) {
+    os << "*reinterpret_cast<" << vector << " *>(" << buffer << " + " << index;
+    if (first)
+      os << " + " << first;
+    os << ") = make_" << vector << "(";
+    for (unsigned k = 0; k < width; ++k)
+      os << (k ? ", " : "") << state.getExpr(op.getValues()[first + k]);
+    os << ");\n";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Thread mappings
+//===----------------------------------------------------------------------===//
+
+/// Prints `if (index < count) { body }`: threads, teams or blocks past the
+/// count skip the body (never an early return, so that code after the
+/// mapping still runs).
+static LogicalResult printGuardedBody(CUDAPrinterState &state, Block &body,
+                                      StringRef index, Value count) {
+  raw_indented_ostream &os = state.ostream();
+  os << "if (" << index << " < " << state.getExpr(count) << ") {\n";
+  os.indent();
+  if (failed(state.printBlock(body)))
+    return failure();
+  os.unindent() << "}\n";
+  return success();
+}
+
+/// A thread per element: `i = blockIdx.x * blockDim.x + threadIdx.x`.
+static LogicalResult printOperation(CUDAPrinterState &state,
+                                    gnnk::ForElementsOp op) {
+  Block &body = op.getBody().front();
+  if (failed(state.printConstLocal(
+          body.getArgument(0),
+          "blockIdx.x * (long long)blockDim.x + threadIdx.x", "i")))
+    return failure();
+  return printGuardedBody(state, body, state.getExpr(body.getArgument(0)),
+                          op.getCount());
+}
+
+/// Teams of `lanes` consecutive threads: `row = t / lanes`, `lane = t %
+/// lanes` of the global thread index t.
+static LogicalResult printOperation(CUDAPrinterState &state,
+                                    gnnk::ForRowsOp op) {
+  raw_indented_ostream &os = state.ostream();
+  Block &body = op.getBody().front();
+  std::string thread = state.getFreshName("t");
+  os << "const long long " << thread
+     << " = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n";
+  int64_t lanes = op.getLanes();
+  if (failed(state.printConstLocal(body.getArgument(0),
+                                   thread + " / " + std::to_string(lanes),
+                                   "row")) ||
+      failed(state.printConstLocal(
+          body.getArgument(1), thread + " % " + std::to_string(lanes), "lane")))
+    return failure();
+  return printGuardedBody(state, body, state.getExpr(body.getArgument(0)),
+                          op.getCount());
+}
+
+/// A block per index: `index = blockIdx.x`, `team = threadIdx.x / lanes`,
+/// `lane = threadIdx.x % lanes`; the guard is uniform across the block.
+static LogicalResult printOperation(CUDAPrinterState &state,
+                                    gnnk::ForBlocksOp op) {
+  Block &body = op.getBody().front();
+  std::string lanes = std::to_string(op.getLanes());
+  if (failed(state.printConstLocal(body.getArgument(0), "blockIdx.x", "blk")) ||
+      failed(state.printConstLocal(body.getArgument(1),
+                                   "threadIdx.x / " + lanes, "team")) ||
+      failed(state.printConstLocal(body.getArgument(2),
+                                   "threadIdx.x % " + lanes, "lane")))
+    return failure();
+  return printGuardedBody(state, body, state.getExpr(body.getArgument(0)),
+                          op.getCount());
+}
+
+//===----------------------------------------------------------------------===//
+// gnnk.for_edges
+//===----------------------------------------------------------------------===//
+
+/// The carried values are mutable locals initialised from the inits:
+///
+///   float acc0 = v3;
+///   #pragma unroll 4
+///   for (long long p1 = v4; p1 < v5; p1 += 1LL) {
+///     const long long slot2 = (long long)__ldg(csc_to_csr + p1);
+///     const long long nbr3 = (long long)__ldg(csc_row + p1);
+///     ...
+///     acc0 = v9;
+///   }
+///
+/// The slot and neighbour are loaded only when the body uses them; without a
+/// permutation the slot is the position itself. The `merge` region is for
+/// the passes that split rows and is not printed.
+static LogicalResult printOperation(CUDAPrinterState &state,
+                                    gnnk::ForEdgesOp op) {
+  raw_indented_ostream &os = state.ostream();
+  FailureOr<SmallVector<std::string>> carried =
+      state.printMutableLocals(op, op.getInits(), "acc");
+  if (failed(carried))
+    return failure();
+  Block &body = op.getBody().front();
+  std::string pos = state.getFreshName("p");
+  if (std::optional<int64_t> unroll = op.getUnroll())
+    os << "#pragma unroll " << *unroll << "\n";
+  os << "for (long long " << pos << " = " << state.getExpr(op.getBegin())
+     << "; " << pos << " < " << state.getExpr(op.getEnd()) << "; " << pos
+     << " += " << state.getExpr(op.getStep()) << ") {\n";
+  os.indent();
+  BlockArgument slot = body.getArgument(0), nbr = body.getArgument(1);
+  if (!op.getPerm())
+    state.bind(slot, pos);
+  else if (!slot.use_empty() &&
+           failed(state.printConstLocal(
+               slot, "(long long)" + printElementRead(state, op.getPerm(), pos),
+               "slot")))
+    return failure();
+  if (!nbr.use_empty() &&
+      failed(state.printConstLocal(
+          nbr, "(long long)" + printElementRead(state, op.getNbrs(), pos),
+          "nbr")))
+    return failure();
+  for (auto [arg, name] :
+       llvm::zip_equal(body.getArguments().drop_front(2), *carried))
+    state.bind(arg, name);
+  if (failed(state.printBlock(body)))
+    return failure();
+  SmallVector<std::string> yields;
+  for (Value v : body.getTerminator()->getOperands())
+    yields.push_back(state.getExpr(v).str());
+  state.printAssignments(*carried, yields, op.getInits().getTypes());
+  os.unindent() << "}\n";
+  for (auto [result, name] : llvm::zip_equal(op.getResults(), *carried))
+    state.bind(result, name);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+/// Butterfly shuffles within the `width`-lane segment of the warp:
+///
+///   float acc0 = v5;
+///   const unsigned mask1 = gnn_segment_mask(32);
+///   #pragma unroll
+///   for (int o2 = 1; o2 < 32; o2 <<= 1) {
+///     const float v3 = __shfl_xor_sync(mask1, acc0, o2);
+///     <combine (acc0, v3)>
+///     acc0 = v4;
+///   }
+///
+/// A bool is shuffled as an int.
+static LogicalResult printOperation(CUDAPrinterState &state,
+                                    gnnk::TeamReduceOp op) {
+  raw_indented_ostream &os = state.ostream();
+  FailureOr<SmallVector<std::string>> acc =
+      state.printMutableLocals(op, op.getValues(), "acc");
+  if (failed(acc))
+    return failure();
+  std::string mask = state.getFreshName("mask");
+  std::string offset = state.getFreshName("o");
+  int64_t width = op.getWidth();
+  os << "const unsigned " << mask << " = gnn_segment_mask(" << width << ");\n";
+  os << "#pragma unroll\n";
+  os << "for (int " << offset << " = " << op.getStride() << "; " << offset
+     << " < " << width << "; " << offset << " <<= 1) {\n";
+  os.indent();
+  SmallVector<std::string> args(*acc);
+  for (auto [value, name] : llvm::zip_equal(op.getValues(), *acc)) {
+    std::string partner = state.getFreshName("v");
+    StringRef type = getScalarType(value.getType());
+    if (value.getType().isInteger(1))
+      os << "const bool " << partner << " = (bool)__shfl_xor_sync(" << mask
+         << ", (int)" << name << ", " << offset << ");\n";
+    else
+      os << "const " << type << " " << partner << " = __shfl_xor_sync(" << mask
+         << ", " << name << ", " << offset << ");\n";
+    args.push_back(partner);
+  }
+  SmallVector<std::string> yields;
+  if (failed(state.printInlined(op.getCombine().front(), args, yields)))
+    return failure();
+  state.printAssignments(*acc, yields, op.getValues().getTypes());
+  os.unindent() << "}\n";
+  for (auto [result, name] : llvm::zip_equal(op.getResults(), *acc))
+    state.bind(result, name);
+  return success();
+}
+
+/// Through shared memory, in team order (deterministic):
+///
+///   __shared__ float red0[8][32];
+///   red0[team2][lane3] = v5;
+///   __syncthreads();
+///   float acc1 = red0[0][lane3];
+///   for (int q4 = 1; q4 < 8; ++q4) {
+///     const float v6 = red0[q4][lane3];
+///     <combine (acc1, v6)>
+///     acc1 = v7;
+///   }
+///   __syncthreads();
+///
+/// The second barrier keeps every thread from going on (and, in a loop,
+/// writing the arrays again) before all threads have read them.
+static LogicalResult printOperation(CUDAPrinterState &state,
+                                    gnnk::BlockReduceOp op) {
+  raw_indented_ostream &os = state.ostream();
+  auto blocks = op->getParentOfType<gnnk::ForBlocksOp>();
+  Block &mapping = blocks.getBody().front();
+  StringRef team = state.getExpr(mapping.getArgument(1));
+  StringRef lane = state.getExpr(mapping.getArgument(2));
+  int64_t lanes = blocks.getLanes();
+  int64_t teams = state.getKernel().getBlock() / lanes;
+  SmallVector<std::string> arrays, acc, args;
+  for (Value value : op.getValues()) {
+    FailureOr<StringRef> type = state.getType(op, value.getType());
+    if (failed(type))
+      return failure();
+    arrays.push_back(state.getFreshName("red"));
+    os << "__shared__ " << *type << " " << arrays.back() << "[" << teams << "]["
+       << lanes << "];\n";
+    os << arrays.back() << "[" << team << "][" << lane
+       << "] = " << state.getExpr(value) << ";\n";
+  }
+  os << "__syncthreads();\n";
+  for (auto [value, array] : llvm::zip_equal(op.getValues(), arrays)) {
+    acc.push_back(state.getFreshName("acc"));
+    os << getScalarType(value.getType()) << " " << acc.back() << " = " << array
+       << "[0][" << lane << "];\n";
+  }
+  std::string q = state.getFreshName("q");
+  os << "for (int " << q << " = 1; " << q << " < " << teams << "; ++" << q
+     << ") {\n";
+  os.indent();
+  args = acc;
+  for (auto [value, array] : llvm::zip_equal(op.getValues(), arrays)) {
+    args.push_back(state.getFreshName("v"));
+    os << "const " << getScalarType(value.getType()) << " " << args.back()
+       << " = " << array << "[" << q << "][" << lane << "];\n";
+  }
+  SmallVector<std::string> yields;
+  if (failed(state.printInlined(op.getCombine().front(), args, yields)))
+    return failure();
+  state.printAssignments(acc, yields, op.getValues().getTypes());
+  os.unindent() << "}\n";
+  os << "__syncthreads();\n";
+  for (auto [result, name] : llvm::zip_equal(op.getResults(), acc))
+    state.bind(result, name);
+  return success();
+}
+
+LogicalResult cuda::printOperation(CUDAPrinterState &state, Operation &op) {
+  return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+      .Case<gnnk::ForElementsOp, gnnk::ForRowsOp, gnnk::ForBlocksOp,
+            gnnk::ForEdgesOp, gnnk::TeamReduceOp, gnnk::BlockReduceOp,
+            gnnk::LoadOp, gnnk::StoreOp>(
+          [&](auto op) { return ::printOperation(state, op); })
+      .Default([&](Operation *op) { return printScalarOperation(state, *op); });
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+/// An affine expression of the launch-shape symbols with their names
+/// (`(nodes * 32) ceildiv 256`).
+static void printSizeExpr(llvm::raw_ostream &os, AffineExpr expr,
+                          bool nested = false) {
+  if (auto sym = dyn_cast<AffineSymbolExpr>(expr)) {
+    os << gnnk::sizeSymbolName(sym.getPosition());
+    return;
+  }
+  if (auto c = dyn_cast<AffineConstantExpr>(expr)) {
+    os << c.getValue();
+    return;
+  }
+  auto binary = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!binary) {
+    os << expr;
+    return;
+  }
+  const char *op = " + ";
+  switch (expr.getKind()) {
+  case AffineExprKind::Mul:
+    op = " * ";
+    break;
+  case AffineExprKind::Mod:
+    op = " mod ";
+    break;
+  case AffineExprKind::FloorDiv:
+    op = " floordiv ";
+    break;
+  case AffineExprKind::CeilDiv:
+    op = " ceildiv ";
+    break;
+  default:
+    break;
+  }
+  if (nested)
+    os << "(";
+  printSizeExpr(os, binary.getLHS(), true);
+  os << op;
+  printSizeExpr(os, binary.getRHS(), true);
+  if (nested)
+    os << ")";
+}
+
+/// The name of parameter `i` after its binding: `in<K>`, `out<K>`, the graph
+/// array's name or the size's name.
+static std::string getParameterName(gnnk::KernelOp kernel, unsigned i) {
+  DictionaryAttr attrs = kernel.getArgAttrDict(i);
+  if (attrs) {
+    if (auto k = attrs.getAs<IntegerAttr>(gnnk::KernelOp::kOperand))
+      return "in" + std::to_string(k.getInt());
+    if (auto k = attrs.getAs<IntegerAttr>(gnnk::KernelOp::kResult))
+      return "out" + std::to_string(k.getInt());
+    if (auto name = attrs.getAs<StringAttr>(gnnk::KernelOp::kGraph))
+      return name.str();
+    if (auto name = attrs.getAs<StringAttr>(gnnk::KernelOp::kSize))
+      return name.str();
+  }
+  return "arg" + std::to_string(i);
+}
+
+/// The C declaration of parameter `i` named `name`: `const float
+/// *__restrict__ in0` for a buffer the kernel only reads, `float
+/// *__restrict__ out0` for one it writes, `const idx_t *__restrict__ csr_col`
+/// for a graph array, `long long nodes` for a size.
+static FailureOr<std::string> getParameterDecl(CUDAPrinterState &state,
+                                               gnnk::KernelOp kernel,
+                                               unsigned i,
+                                               const std::string &name) {
+  Type type = kernel.getArgumentTypes()[i];
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref) {
+    FailureOr<StringRef> scalar = state.getType(kernel, type);
+    if (failed(scalar))
+      return failure();
+    return (*scalar + " " + name).str();
+  }
+  Type element = memref.getElementType();
+  StringRef scalar = getScalarType(element);
+  if (memref.getRank() != 1 || !memref.getLayout().isIdentity() ||
+      memref.getMemorySpace() || scalar.empty() || element.isInteger(1) ||
+      element.isIndex())
+    return kernel.emitOpError()
+           << "has parameter #" << i << " of type " << type
+           << ", which the CUDA printer does not support (only rank-1 "
+              "buffers of f32, f64, i32 or i64)";
+  std::string qualifier =
+      state.isWritten(kernel.getArgument(i)) ? "" : "const ";
+  if (isa<IntegerType>(element)) {
+    // The kernel verifier allows integer buffers only as graph arrays.
+    unsigned bits = element.getIntOrFloatBitWidth();
+    if (static_cast<int>(bits) != state.getIndexBits())
+      return kernel.emitOpError()
+             << "expects graph array parameter #" << i << " to have "
+             << state.getIndexBits()
+             << "-bit elements (the graph index width) but got " << type;
+    return qualifier + "idx_t *__restrict__ " + name;
+  }
+  return (qualifier + scalar + " *__restrict__ " + name).str();
+}
+
+/// Prints one kernel:
+///
+///   // spmm_0: block 256, grid (nodes * 32) ceildiv 256
+///   extern "C" __global__ void __launch_bounds__(256) spmm_0(
+///       const float *__restrict__ in0,
+///       ...) {
+///     <body>
+///   }
+static LogicalResult printKernel(CUDAPrinterState &state,
+                                 gnnk::KernelOp kernel) {
+  state.startKernel(kernel);
+  raw_indented_ostream &os = state.ostream();
+  os << "\n// " << kernel.getSymName() << ": block " << kernel.getBlock()
+     << ", grid ";
+  printSizeExpr(os, kernel.getGrid().getResult(0));
+  os << "\nextern \"C\" __global__ void __launch_bounds__(" << kernel.getBlock()
+     << ") " << kernel.getSymName() << "(";
+  llvm::StringSet<> names;
+  for (unsigned i = 0, e = kernel.getNumArguments(); i < e; ++i) {
+    std::string name = getParameterName(kernel, i);
+    if (!names.insert(name).second)
+      name += "_" + std::to_string(i);
+    names.insert(name);
+    FailureOr<std::string> decl = getParameterDecl(state, kernel, i, name);
+    if (failed(decl))
+      return failure();
+    os << (i ? ",\n    " : "\n    ") << *decl;
+    state.bind(kernel.getArgument(i), name);
+  }
+  os << ") {\n";
+  os.indent();
+  if (failed(state.printBlock(kernel.getBody().front())))
+    return failure();
+  os.unindent() << "}\n";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Module
+//===----------------------------------------------------------------------===//
+
+/// Everything the printed kernels call, and the kernels that convert edge
+/// tensors at a Program's boundary.
+static constexpr const char *kPrelude = R"cuda(#include "gnn_device.cuh"
+
+// arith.maximumf / arith.minimumf: NaN if either operand is NaN, and
+// -0.0 < +0.0.
+__device__ __forceinline__ float gnn_maximumf(float a, float b) {
+  if (isnan(a) || isnan(b)) return __int_as_float(0x7fc00000);
+  if (a == b) return signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+__device__ __forceinline__ double gnn_maximumf(double a, double b) {
+  if (isnan(a) || isnan(b)) return __longlong_as_double(0x7ff8000000000000LL);
+  if (a == b) return signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+__device__ __forceinline__ float gnn_minimumf(float a, float b) {
+  if (isnan(a) || isnan(b)) return __int_as_float(0x7fc00000);
+  if (a == b) return signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+__device__ __forceinline__ double gnn_minimumf(double a, double b) {
+  if (isnan(a) || isnan(b)) return __longlong_as_double(0x7ff8000000000000LL);
+  if (a == b) return signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+
+// arith.ceildivsi / floordivsi / ceildivui: divisions rounding up or down.
+__device__ __forceinline__ int gnn_ceildivsi(int a, int b) {
+  const int q = a / b, r = a % b;
+  return (r != 0 && ((r < 0) == (b < 0))) ? q + 1 : q;
+}
+__device__ __forceinline__ long long gnn_ceildivsi(long long a, long long b) {
+  const long long q = a / b, r = a % b;
+  return (r != 0 && ((r < 0) == (b < 0))) ? q + 1 : q;
+}
+__device__ __forceinline__ int gnn_floordivsi(int a, int b) {
+  const int q = a / b, r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? q - 1 : q;
+}
+__device__ __forceinline__ long long gnn_floordivsi(long long a, long long b) {
+  const long long q = a / b, r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? q - 1 : q;
+}
+__device__ __forceinline__ unsigned gnn_ceildivui(unsigned a, unsigned b) {
+  return a / b + (a % b != 0u ? 1u : 0u);
+}
+__device__ __forceinline__ unsigned long long
+gnn_ceildivui(unsigned long long a, unsigned long long b) {
+  return a / b + (a % b != 0ull ? 1ull : 0ull);
+}
+
+// The lanes of the aligned segment of `width` lanes (a power of two) of the
+// warp that holds this thread: the mask of gnnk.team_reduce's shuffles.
+__device__ __forceinline__ unsigned gnn_segment_mask(unsigned width) {
+  return width == 32u ? 0xffffffffu
+                      : (((1u << width) - 1u)
+                         << ((threadIdx.x & 31u) & ~(width - 1u)));
+}
+
+// Edge tensors at a Program's boundary: edge-list order <-> CSR slot order.
+extern "C" __global__ void gnn_edges_to_slots(float *__restrict__ out,
+    const float *__restrict__ in, const idx_t *__restrict__ csr_edge,
+    long long rows, long long width) {
+  const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (t >= rows * width) return;
+  const long long i = t / width, k = t % width;
+  out[t] = in[(long long)csr_edge[i] * width + k];
+}
+extern "C" __global__ void gnn_slots_to_edges(float *__restrict__ out,
+    const float *__restrict__ in, const idx_t *__restrict__ csr_edge,
+    long long rows, long long width) {
+  const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (t >= rows * width) return;
+  const long long i = t / width, k = t % width;
+  out[(long long)csr_edge[i] * width + k] = in[t];
+}
+)cuda";
+
+LogicalResult mlir::gnn::printKernelsAsCUDA(ModuleOp module,
+                                            llvm::raw_ostream &os,
+                                            int indexBits) {
+  FailureOr<std::string> source = printKernelsAsCUDA(module, indexBits);
+  if (failed(source))
+    return failure();
+  os << *source;
+  return success();
+}
+
+FailureOr<std::string> mlir::gnn::printKernelsAsCUDA(ModuleOp module,
+                                                     int indexBits) {
+  if (indexBits != 32 && indexBits != 64)
+    return module.emitError()
+           << "expects an index width of 32 or 64 bits but got " << indexBits;
+  std::string source;
+  llvm::raw_string_ostream out(source);
+  out << "// Generated by gnnc from gnnk kernels. Do not edit.\n"
+      << "typedef " << (indexBits == 32 ? "int" : "long long") << " idx_t;\n"
+      << kPrelude;
+  CUDAPrinterState state(out, indexBits);
+  for (auto kernel : module.getOps<gnnk::KernelOp>())
+    if (failed(printKernel(state, kernel)))
+      return failure();
+  return source;
+}

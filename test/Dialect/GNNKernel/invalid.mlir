@@ -1,0 +1,139 @@
+// RUN: gnn-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{'gnnk.kernel' op expects parameter #0 to have exactly one of gnnk.operand, gnnk.result, gnnk.graph, gnnk.size but got 0}}
+gnnk.kernel @k(%x: memref<?xf32>) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+  gnnk.return
+}
+
+// -----
+
+// expected-error @+1 {{'gnnk.kernel' op expects block to be a multiple of 32 in [32, 1024] but got 100}}
+gnnk.kernel @k() attributes {block = 100 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+  gnnk.return
+}
+
+// -----
+
+// expected-error @+1 {{'gnnk.kernel' op expects grid to be an affine map ()[s0, s1, s2] -> (e) of nodes, edges and graphs but got}}
+gnnk.kernel @k() attributes {block = 256 : i64, grid = affine_map<(d0) -> (d0)>} {
+  gnnk.return
+}
+
+// -----
+
+// expected-error @+1 {{'gnnk.kernel' op expects parameter #0 to name a graph array but got "csr_evil"}}
+gnnk.kernel @k(%p: memref<?xi32> {gnnk.graph = "csr_evil"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+  gnnk.return
+}
+
+// -----
+
+// expected-error @+1 {{'gnnk.kernel' op expects operand bindings numbered 0 to 0 but #0 is missing}}
+gnnk.kernel @k(%x: memref<?xf32> {gnnk.operand = 1 : i64}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+  gnnk.return
+}
+
+// -----
+
+// expected-error @+1 {{'gnnk.kernel' op expects size parameter #0 to be i64 but got 'index'}}
+gnnk.kernel @k(%n: index {gnnk.size = "nodes"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+  gnnk.return
+}
+
+// -----
+
+gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+  %c = arith.index_cast %n : i64 to index
+  // expected-error @+1 {{'gnnk.for_rows' op expects lanes to be a power of two in [1, 32] but got 12}}
+  gnnk.for_rows %c lanes 12 {
+  ^bb0(%r: index, %l: index):
+    gnnk.yield
+  }
+  gnnk.return
+}
+
+// -----
+
+gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+  %c = arith.index_cast %n : i64 to index
+  gnnk.for_rows %c lanes 8 {
+  ^bb0(%r: index, %l: index):
+    %z = arith.constant 0.0 : f32
+    // expected-error @+1 {{'gnnk.team_reduce' op expects width to be at most the team's 8 lanes but got 16}}
+    %s = gnnk.team_reduce %z stride 1 width 16 : f32 {
+    ^bb0(%a: f32, %b: f32):
+      %t = arith.addf %a, %b : f32
+      gnnk.yield %t : f32
+    }
+    gnnk.yield
+  }
+  gnnk.return
+}
+
+// -----
+
+gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+  %z = arith.constant 0.0 : f32
+  // expected-error @+1 {{'gnnk.team_reduce' op expects to be inside gnnk.for_rows or gnnk.for_blocks}}
+  %s = gnnk.team_reduce %z stride 1 width 2 : f32 {
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.addf %a, %b : f32
+    gnnk.yield %t : f32
+  }
+  gnnk.return
+}
+
+// -----
+
+gnnk.kernel @k(%x: memref<?xf32> {gnnk.operand = 0 : i64}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+  %c = arith.constant 0 : index
+  // expected-error @+1 {{'gnnk.load' op expects 1, 2 or 4 values but got 3}}
+  %a:3 = gnnk.load %x[%c] : memref<?xf32> -> f32, f32, f32
+  gnnk.return
+}
+
+// -----
+
+gnnk.kernel @k(%x: memref<?xf32> {gnnk.operand = 0 : i64}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+  %c = arith.constant 0 : index
+  %v = arith.constant 0.0 : f64
+  // expected-error @+1 {{'gnnk.store' op expects values of the buffer's element type 'f32' but got 'f64'}}
+  gnnk.store %v to %x[%c] : f64 into memref<?xf32>
+  gnnk.return
+}
+
+// -----
+
+gnnk.kernel @k(%x: memref<?xf32> {gnnk.operand = 0 : i64}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+  gnnk.return
+}
+func.func @f(%g: !gnn.graph) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'gnnk.launch' op passes 0 operands and 1 results but @k binds 1 and 0}}
+  %r = gnnk.launch @k[%g] () rows [affine_map<()[s0, s1, s2] -> (s0)>] : () -> tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @f(%g: !gnn.graph) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'gnnk.launch' op expects 'nowhere' to name a gnnk.kernel}}
+  %r = gnnk.launch @nowhere[%g] () rows [affine_map<()[s0, s1, s2] -> (s0)>] : () -> tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}
+
+// -----
+
+gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}, %col: memref<?xi32> {gnnk.graph = "csr_col"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f32
+  // expected-error @+1 {{'gnnk.for_edges' op expects the merge region to take two sets of carried values and yield one}}
+  %r = gnnk.for_edges %c0 to %c1 step %c1 nbrs(%col : memref<?xi32>) iter_args(%z : f32) -> f32 {
+  ^bb0(%s: index, %o: index, %a: f32):
+    gnnk.yield %a : f32
+  } merge {
+  ^bb0(%a: f32):
+    gnnk.yield %a : f32
+  }
+  gnnk.return
+}

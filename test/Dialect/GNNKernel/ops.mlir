@@ -1,0 +1,58 @@
+// RUN: gnn-opt %s | gnn-opt | FileCheck %s
+// RUN: gnn-opt %s -mlir-print-op-generic | gnn-opt | FileCheck %s
+
+// CHECK-LABEL: gnnk.kernel @spmm_0
+// CHECK: gnnk.for_rows
+// CHECK: gnnk.for_edges
+// CHECK: gnnk.team_reduce
+// CHECK: gnnk.store
+gnnk.kernel @spmm_0(%x: memref<?xf32> {gnnk.operand = 0 : i64},
+                    %out: memref<?xf32> {gnnk.result = 0 : i64},
+                    %ptr: memref<?xi32> {gnnk.graph = "csr_row_ptr"},
+                    %col: memref<?xi32> {gnnk.graph = "csr_col"},
+                    %nodes: i64 {gnnk.size = "nodes"})
+    attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> ((s0 * 32) ceildiv 256)>} {
+  %n = arith.index_cast %nodes : i64 to index
+  gnnk.for_rows %n lanes 32 {
+  ^bb0(%row: index, %lane: index):
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    %zero = arith.constant 0.0 : f64
+    %g = arith.divui %lane, %c2 : index
+    %fl = arith.remui %lane, %c2 : index
+    %b32 = gnnk.load %ptr[%row] : memref<?xi32> -> i32
+    %r1 = arith.addi %row, %c1 : index
+    %e32 = gnnk.load %ptr[%r1] : memref<?xi32> -> i32
+    %b0 = arith.index_cast %b32 : i32 to index
+    %e = arith.index_cast %e32 : i32 to index
+    %b = arith.addi %b0, %g : index
+    %acc = gnnk.for_edges %b to %e step %c2 nbrs(%col : memref<?xi32>) iter_args(%zero : f64) -> f64 attributes {unroll = 4 : i64} {
+    ^bb0(%slot: index, %src: index, %a: f64):
+      %base = arith.muli %src, %c64 : index
+      %i = arith.addi %base, %fl : index
+      %v = gnnk.load %x[%i] : memref<?xf32> -> f32
+      %vd = arith.extf %v : f32 to f64
+      %s = arith.addf %a, %vd : f64
+      gnnk.yield %s : f64
+    }
+    %t = gnnk.team_reduce %acc stride 1 width 32 : f64 {
+    ^bb0(%p: f64, %q: f64):
+      %s = arith.addf %p, %q : f64
+      gnnk.yield %s : f64
+    }
+    %f = arith.truncf %t : f64 to f32
+    %o = arith.muli %row, %c64 : index
+    %oi = arith.addi %o, %fl : index
+    gnnk.store %f to %out[%oi] : f32 into memref<?xf32>
+    gnnk.yield
+  }
+  gnnk.return
+}
+
+// CHECK-LABEL: func.func @host
+// CHECK: gnnk.launch @spmm_0[%{{.*}}] (%{{.*}}) rows
+func.func @host(%g: !gnn.graph, %x: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  %r = gnnk.launch @spmm_0[%g](%x) rows [affine_map<()[s0, s1, s2] -> (s0)>] : (tensor<?x64xf32>) -> tensor<?x64xf32>
+  return %r : tensor<?x64xf32>
+}

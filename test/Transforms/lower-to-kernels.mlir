@@ -1,0 +1,108 @@
+// RUN: gnn-opt %s --gnn-codegen-pipeline='mean-degree=13' --gnn-lower-to-kernels -split-input-file | FileCheck %s
+// RUN: gnn-opt %s --gnn-cuda-pipeline='mean-degree=13 max-degree=5000' -split-input-file | FileCheck %s --check-prefix=SPLIT
+
+// Fused GATv2 attention: one kernel, a warp per destination row; per edge the
+// lane's 4 features of l_src + r_dst go through the score body, a team
+// reduction over the head's 4 lanes gives the head's score, and the online
+// softmax state (m, s, acc x 4) is carried; the same rule merges partial
+// states (the loop's merge region).
+
+#h3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#att = affine_map<(d0, d1, d2) -> (d1, d2)>
+#red = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// CHECK-LABEL: gnnk.kernel @attention_0
+// CHECK-SAME: gnnk.graph = "csr_row_ptr"
+// CHECK: gnnk.for_rows %{{.*}} lanes 32 {
+// CHECK: %[[DST:.*]]:4 = gnnk.load {{.*}} -> f32, f32, f32, f32
+// CHECK: %{{.*}}:6 = gnnk.for_edges {{.*}} nbrs({{.*}}) iter_args({{.*}}) -> f32, f32, f32, f32, f32, f32
+// CHECK: %[[SRC:.*]]:4 = gnnk.load {{.*}} -> f32, f32, f32, f32
+// CHECK: arith.addf %[[SRC]]#0, %[[DST]]#0
+// CHECK: arith.cmpf ogt
+// CHECK: gnnk.team_reduce %{{.*}} stride 1 width 4 : f32
+// CHECK: arith.maxnumf
+// CHECK: math.exp
+// CHECK: gnnk.yield {{.*}} : f32, f32, f32, f32, f32, f32
+// CHECK: } merge {
+// CHECK: arith.maxnumf
+// CHECK: gnnk.store {{.*}} : f32, f32, f32, f32 into memref<?xf32>
+// CHECK-NOT: gnnk.kernel
+// CHECK-LABEL: func.func @gatv2
+// CHECK: gnnk.launch @attention_0[%{{.*}}] (%{{.*}}, %{{.*}}, %{{.*}}) rows [#{{.*}}]
+// CHECK-NOT: gnnk.launch
+func.func @gatv2(%g: !gnn.graph, %xl: tensor<?x2x16xf32>, %xr: tensor<?x2x16xf32>, %att: tensor<2x16xf32>) -> tensor<?x2x16xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %slope = arith.constant 0.2 : f32
+  %e = gnn.sddmm add %g, %xr, %xl : tensor<?x2x16xf32>, tensor<?x2x16xf32> -> tensor<?x2x16xf32>
+  %ne = tensor.dim %e, %c0 : tensor<?x2x16xf32>
+  %sempty = tensor.empty(%ne) : tensor<?x2xf32>
+  %szero = linalg.fill ins(%zero : f32) outs(%sempty : tensor<?x2xf32>) -> tensor<?x2xf32>
+  %score = linalg.generic {indexing_maps = [#h3, #att, #red], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%e, %att : tensor<?x2x16xf32>, tensor<2x16xf32>) outs(%szero : tensor<?x2xf32>) {
+  ^bb0(%v: f32, %a: f32, %o: f32):
+    %neg = arith.mulf %v, %slope : f32
+    %pos = arith.cmpf ogt, %v, %zero : f32
+    %lr = arith.select %pos, %v, %neg : f32
+    %m = arith.mulf %lr, %a : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<?x2xf32>
+  %alpha = gnn.edge_softmax %g, %score : tensor<?x2xf32>
+  %agg = gnn.spmm sum %g, %xr weights(%alpha : tensor<?x2xf32>) : tensor<?x2x16xf32> -> tensor<?x2x16xf32>
+  return %agg : tensor<?x2x16xf32>
+}
+
+// SPLIT-LABEL: gnnk.kernel @attention_0(
+// SPLIT: gnnk.for_rows
+// SPLIT: arith.cmpi sle
+// SPLIT-NEXT: scf.if
+// SPLIT-NEXT: gnnk.for_edges
+// SPLIT-LABEL: gnnk.kernel @attention_0_partial(
+// SPLIT-SAME: gnnk.result = 0
+// SPLIT-SAME: grid = #[[CHUNKS:.*]]}
+// SPLIT: gnnk.for_blocks %{{.*}} lanes 32 {
+// SPLIT: gnnk.for_edges
+// SPLIT: gnnk.block_reduce
+// SPLIT: gnnk.store
+// SPLIT-LABEL: gnnk.kernel @attention_0_final(
+// SPLIT: gnnk.for_blocks
+// SPLIT: scf.for {{.*}} iter_args
+// SPLIT: math.exp
+// SPLIT: gnnk.store
+// SPLIT-LABEL: func.func @gatv2
+// SPLIT: %[[MAIN:.*]] = gnnk.launch @attention_0[
+// SPLIT: %[[PART:.*]] = gnnk.launch @attention_0_partial[
+// SPLIT: gnnk.launch @attention_0_final[{{.*}}] ({{.*}}, %[[PART]], %[[MAIN]]) rows [{{.*}}] {tied = array<i64: 4>}
+
+// -----
+
+// A fused gather -> elementwise -> reduce: the gathered source row goes
+// through the body inside the edge loop, nothing edge-sized is written.
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+// CHECK-LABEL: gnnk.kernel @aggregation_0
+// CHECK: gnnk.for_rows
+// CHECK: gnnk.for_edges
+// CHECK: gnnk.load
+// CHECK: math.tanh
+// CHECK: arith.maxnumf
+// CHECK: } merge {
+// CHECK: gnnk.team_reduce
+// CHECK-LABEL: func.func @gather_reduce
+// CHECK-COUNT-1: gnnk.launch
+func.func @gather_reduce(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %e = gnn.gather src %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+  %ne = tensor.dim %e, %c0 : tensor<?x8xf32>
+  %em = tensor.empty(%ne) : tensor<?x8xf32>
+  %t = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%e : tensor<?x8xf32>) outs(%em : tensor<?x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %y = math.tanh %v : f32
+    linalg.yield %y : f32
+  } -> tensor<?x8xf32>
+  %r = gnn.reduce max %g, %t : tensor<?x8xf32> -> tensor<?x8xf32>
+  return %r : tensor<?x8xf32>
+}
