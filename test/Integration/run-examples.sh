@@ -17,14 +17,19 @@ if [ ${#graphs[@]} -eq 0 ]; then
   graphs=(cora pubmed musae-github qm9 "powerlaw:nodes=169343,edges=2332486,seed=1")
 fi
 examples=(gcn sage_mean sage_max gin gat gatv2 transformer agnn)
+# Plus the fused gather-apply-reduce and edge-weight chains no example has.
+files=()
+for e in "${examples[@]}"; do files+=("$root/examples/$e.mlir"); done
+files+=("$root/test/Integration/Inputs/fused_aggregation.mlir")
 pass=0
 fail=0
 printf '%-40s %-12s %10s %12s  %s\n' graph example "gnnc ms" "worst/tol" result
 for g in "${graphs[@]}"; do
   spec="$g"
   [[ "$g" == *:* ]] || spec="$datasets/$g"
-  for e in "${examples[@]}"; do
-    out=$("$gnn_run" "$root/examples/$e.mlir" --graph="$spec" --backend=cuda \
+  for f in "${files[@]}"; do
+    e=$(basename "$f" .mlir)
+    out=$("$gnn_run" "$f" --graph="$spec" --backend=cuda \
           --reps=5 --warmup=2 2>&1)
     rc=$?
     ms=$(printf '%s\n' "$out" | sed -n 's/.*"median_ms": \([0-9.e+-]*\).*/\1/p' | head -1)

@@ -49,20 +49,7 @@ static rt::Formula toFormula(AffineMap map) {
 
 /// Elements per row of a tensor (static trailing dimensions).
 static FailureOr<int64_t> rowElements(Value value, Operation *where) {
-  auto t = dyn_cast<RankedTensorType>(value.getType());
-  if (!t || t.getRank() < 1)
-    return where->emitOpError("expects ranked tensors of rank >= 1 in the "
-                              "CUDA backend");
-  int64_t n = 1;
-  for (int64_t d : t.getShape().drop_front()) {
-    if (ShapedType::isDynamic(d))
-      return where->emitOpError()
-             << "has a tensor " << t
-             << " with a dynamic non-leading dimension, which the CUDA "
-                "backend does not support";
-    n *= d;
-  }
-  return n;
+  return gnnk::rowElementsOf(value, where);
 }
 
 /// The row count of a value as a formula: a constant for a static leading

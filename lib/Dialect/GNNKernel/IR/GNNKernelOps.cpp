@@ -81,6 +81,23 @@ FailureOr<AffineExpr> mlir::gnnk::rowsOf(Value value) {
   return failure();
 }
 
+FailureOr<int64_t> mlir::gnnk::rowElementsOf(Value value, Operation *where) {
+  auto t = dyn_cast<RankedTensorType>(value.getType());
+  if (!t || t.getRank() < 1)
+    return where->emitOpError("expects ranked tensors of rank >= 1 in the "
+                              "CUDA backend");
+  int64_t n = 1;
+  for (int64_t d : t.getShape().drop_front()) {
+    if (ShapedType::isDynamic(d))
+      return where->emitOpError()
+             << "has a tensor " << t
+             << " with a dynamic non-leading dimension, which the CUDA "
+                "backend does not support";
+    n *= d;
+  }
+  return n;
+}
+
 static bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
 /// Checks that `map` is a launch-shape map: no dimensions, the size symbols,
@@ -406,16 +423,23 @@ LogicalResult BlockReduceOp::verify() {
 // Memory
 //===----------------------------------------------------------------------===//
 
-LogicalResult LoadOp::verify() {
-  Type element = cast<MemRefType>(getBuffer().getType()).getElementType();
-  size_t n = getValues().size();
+/// 1, 2 or 4 values of the buffer's element type.
+static LogicalResult verifyAccess(Operation *op, Value buffer,
+                                  TypeRange values) {
+  Type element = cast<MemRefType>(buffer.getType()).getElementType();
+  size_t n = values.size();
   if (n != 1 && n != 2 && n != 4)
-    return emitOpError() << "expects 1, 2 or 4 values but got " << n;
-  for (Type t : getValues().getTypes())
+    return op->emitOpError() << "expects 1, 2 or 4 values but got " << n;
+  for (Type t : values)
     if (t != element)
-      return emitOpError() << "expects values of the buffer's element type "
-                           << element << " but got " << t;
+      return op->emitOpError() << "expects values of the buffer's element "
+                                  "type "
+                               << element << " but got " << t;
   return success();
+}
+
+LogicalResult LoadOp::verify() {
+  return verifyAccess(*this, getBuffer(), getValues().getTypes());
 }
 
 void LoadOp::getEffects(
@@ -425,15 +449,7 @@ void LoadOp::getEffects(
 }
 
 LogicalResult StoreOp::verify() {
-  Type element = cast<MemRefType>(getBuffer().getType()).getElementType();
-  size_t n = getValues().size();
-  if (n != 1 && n != 2 && n != 4)
-    return emitOpError() << "expects 1, 2 or 4 values but got " << n;
-  for (Type t : getValues().getTypes())
-    if (t != element)
-      return emitOpError() << "expects values of the buffer's element type "
-                           << element << " but got " << t;
-  return success();
+  return verifyAccess(*this, getBuffer(), getValues().getTypes());
 }
 
 void StoreOp::getEffects(

@@ -30,23 +30,11 @@ FailureOr<AffineExpr> mlir::gnnk::rowsExpr(Value value) {
 
 FailureOr<int64_t> mlir::gnnk::rowElements(Value value, Operation *where) {
   auto t = dyn_cast<RankedTensorType>(value.getType());
-  if (!t || t.getRank() < 1)
-    return where->emitOpError("expects ranked tensors of rank >= 1 in the "
-                              "CUDA backend");
-  if (!t.getElementType().isF32())
+  if (t && !t.getElementType().isF32())
     return where->emitOpError() << "uses " << t
                                 << "; the CUDA backend supports only f32 "
                                    "tensors";
-  int64_t n = 1;
-  for (int64_t d : t.getShape().drop_front()) {
-    if (ShapedType::isDynamic(d))
-      return where->emitOpError()
-             << "has a tensor " << t
-             << " with a dynamic non-leading dimension, which the CUDA "
-                "backend does not support";
-    n *= d;
-  }
-  return n;
+  return rowElementsOf(value, where);
 }
 
 AffineMap mlir::gnnk::sizeMap(AffineExpr e) {

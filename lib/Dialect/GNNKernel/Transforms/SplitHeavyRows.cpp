@@ -181,6 +181,14 @@ struct Ix {
   }
 };
 
+/// Where the partial state of (chunk, which) for `lane` starts: states are
+/// [chunk][which][lane][value].
+Value stateIndex(Ix &ix, Value chunk, Value which, int64_t lanes, Value lane,
+                 size_t values) {
+  Value slot = ix.add(ix.mul(chunk, ix.c(2)), which);
+  return ix.mul(ix.add(ix.mul(slot, ix.c(lanes)), lane), ix.c(values));
+}
+
 /// Clones the ops of `block` before `stop` with `map`.
 void cloneRange(OpBuilder &b, Block &block, Operation *stop, IRMapping &map) {
   for (Operation &op : block) {
@@ -417,11 +425,8 @@ struct SplitHeavyRows
       Value leader = ix.cmp(arith::CmpIPredicate::eq, m.team, ix.c(0));
       auto store = scf::IfOp::create(b, loc, TypeRange{}, leader, false);
       b.setInsertionPointToStart(&store.getThenRegion().front());
-      Value base = ix.mul(
-          ix.add(ix.mul(ix.add(ix.mul(m.blk, ix.c(2)), ix.c(which)),
-                        ix.c(k->lanes)),
-                 m.lane),
-          ix.c(state.size()));
+      Value base = stateIndex(ix, m.blk, ix.c(which), k->lanes, m.lane,
+                              state.size());
       for (auto [i, v] : llvm::enumerate(blockRed.getResults()))
         StoreOp::create(b, loc, ValueRange{toF32(b, loc, v)}, states,
                         ix.add(base, ix.c(i)));
@@ -476,10 +481,7 @@ struct SplitHeavyRows
     Value which0 = arith::SelectOp::create(b, loc, startsInside, ix.c(1), ix.c(0));
     TypeRange types = k->loop.getResultTypes();
     auto loadState = [&](Value chunk, Value which) {
-      Value base = ix.mul(
-          ix.add(ix.mul(ix.add(ix.mul(chunk, ix.c(2)), which), ix.c(k->lanes)),
-                 m.lane),
-          ix.c(types.size()));
+      Value base = stateIndex(ix, chunk, which, k->lanes, m.lane, types.size());
       SmallVector<Value> out;
       for (auto [i, t] : llvm::enumerate(types)) {
         Value v = LoadOp::create(b, loc, TypeRange{b.getF32Type()}, states,

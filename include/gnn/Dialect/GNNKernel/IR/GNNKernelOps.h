@@ -38,6 +38,10 @@ llvm::StringRef sizeSymbolName(unsigned i);
 /// linalg ops from their operands. Failure when it cannot be told.
 FailureOr<AffineExpr> rowsOf(Value value);
 
+/// Elements per row of a tensor (the product of its static trailing
+/// dimensions); emits a diagnostic at `where` for other tensors.
+FailureOr<int64_t> rowElementsOf(Value value, Operation *where);
+
 /// The lanes of the team mapping enclosing `op` (gnnk.for_rows or
 /// gnnk.for_blocks), or 0 if there is none.
 int64_t enclosingTeamLanes(Operation *op);
