@@ -94,6 +94,8 @@ std::string FusionProblem::check() const {
         return opName(i) + ": only inputs of elementwise ops can be "
                            "absorbable or chainable";
     }
+    if (op.parallel && op.kind != FusionOpKind::Elementwise)
+      return opName(i) + ": only elementwise ops have parallel loops";
     if (weights && op.kind != FusionOpKind::Spmm)
       return opName(i) + ": only spmm takes weights";
     if (op.kind == FusionOpKind::Spmm && op.weighted != (weights == 1))
@@ -141,8 +143,27 @@ public:
         owner[m] = plan.groups.size();
       plan.groups.push_back(group);
     };
+    // The node prologues come first, so that their ops (a degree, say) do
+    // not start or join other groups; each group is taken at its first graph
+    // op below.
+    std::vector<FusionGroup> prologues;
+    if (p.options.prologue)
+      for (int i = 0, e = p.ops.size(); i < e; ++i)
+        if (p.ops[i].kind == FusionOpKind::Spmm && owner[i] < 0)
+          if (std::optional<FusionGroup> group = tryPrologue(i)) {
+            for (int m : group->members)
+              owner[m] = kReserved;
+            prologues.push_back(*group);
+          }
     for (int i = 0, e = p.ops.size(); i < e; ++i) {
       FusionOpKind kind = p.ops[i].kind;
+      if (owner[i] == kReserved) {
+        for (const FusionGroup &group : prologues)
+          if (std::binary_search(group.members.begin(), group.members.end(),
+                                 i))
+            take(group);
+        continue;
+      }
       if (!isGraphOp(kind) || owner[i] >= 0)
         continue;
       std::optional<FusionGroup> group;
@@ -168,8 +189,10 @@ public:
 private:
   const FusionProblem &p;
   UserLists users;
-  /// The group each op belongs to so far (-1: none).
+  /// The group each op belongs to so far (-1: none; kReserved: a prologue
+  /// group planned but not taken yet).
   std::vector<int> owner;
+  static constexpr int kReserved = 1 << 30;
 
   bool usedOutsideProblem(int i) const {
     return p.ops[i].numUses > static_cast<int>(users[i].size());
@@ -259,33 +282,119 @@ private:
   }
 
   /// Completes a group from its graph ops and chains (`core`, in program
-  /// order, each reading an earlier one): absorbs the consumers of the last,
+  /// order, each reading an earlier one) and the node prologue of its last
+  /// op (`prologue`, in program order): absorbs the consumers of the last,
   /// adds the size queries on intermediates. None when an intermediate is
-  /// used outside the group.
+  /// used outside the group, or a prologue value by an op other than the
+  /// prologue, the last op of `core` and its absorbed consumers.
   std::optional<FusionGroup> finish(const std::vector<int> &core,
-                                    FusionFamily family, bool fused) const {
+                                    FusionFamily family, bool fused,
+                                    const std::vector<int> &prologue = {}) const {
     std::vector<int> chain = core;
     std::set<int> members(core.begin(), core.end());
+    members.insert(prologue.begin(), prologue.end());
     for (int c; (c = absorbedConsumer(chain.back(), members)) >= 0;) {
       chain.push_back(c);
       members.insert(c);
     }
+    std::vector<int> inner(chain.begin(), chain.end() - 1);
+    inner.insert(inner.end(), prologue.begin(), prologue.end());
     std::set<int> sizes;
-    for (size_t i = 0; i + 1 < chain.size(); ++i) {
-      int m = chain[i];
+    for (int m : inner) {
       if (usedOutsideProblem(m) || !collectSizeQueries(m, members, sizes))
         return std::nullopt;
       for (auto [u, k] : users[m])
         if (!isSizeQuery(u) && !members.count(u))
           return std::nullopt;
     }
+    std::set<int> chainOps(core.begin(), core.end() - 1);
+    for (int m : prologue)
+      for (auto [u, k] : users[m])
+        if (chainOps.count(u))
+          return std::nullopt;
     FusionGroup group;
+    group.anchor = *members.begin();
     members.insert(sizes.begin(), sizes.end());
     group.members.assign(members.begin(), members.end());
     group.family = family;
-    group.anchor = core.front();
     group.fused = fused;
     return group;
+  }
+
+  /// Whether `op` can be in a node prologue as an elementwise op.
+  bool isNodeWise(int op) const {
+    const FusionOp &f = p.ops[op];
+    return f.kind == FusionOpKind::Elementwise && f.parallel && !f.edgeResult;
+  }
+
+  /// The node prologue of `spmm` in program order (empty when there is
+  /// none): the elementwise op producing its features (all loops parallel, a
+  /// node result) and, recursively, the producers of the prologue's operands
+  /// that are such ops or `degree` ops on the spmm's graph; ops of a group
+  /// stay outside.
+  std::vector<int> nodePrologue(int spmm) const {
+    const FusionOp &agg = p.ops[spmm];
+    if (agg.kind != FusionOpKind::Spmm)
+      return {};
+    int features = -1;
+    for (const FusionOperand &operand : agg.operands)
+      if (operand.slot == FusionSlot::Input)
+        features = operand.producer;
+    if (features < 0 || owner[features] >= 0 || !isNodeWise(features))
+      return {};
+    std::set<int> prologue;
+    std::vector<int> stack = {features};
+    while (!stack.empty()) {
+      int m = stack.back();
+      stack.pop_back();
+      if (!prologue.insert(m).second)
+        continue;
+      for (const FusionOperand &operand : p.ops[m].operands) {
+        int q = operand.producer;
+        if (q < 0 || owner[q] >= 0)
+          continue;
+        const FusionOp &producer = p.ops[q];
+        if (isNodeWise(q) || (producer.kind == FusionOpKind::Degree &&
+                              producer.graph == agg.graph))
+          stack.push_back(q);
+      }
+    }
+    return {prologue.begin(), prologue.end()};
+  }
+
+  /// The node prologue rule: `spmm` with its prologue, and with the edge
+  /// chain of its weights when the aggregation rule makes one. None when
+  /// there is no prologue, its values escape, or the attention rule takes the
+  /// spmm.
+  std::optional<FusionGroup> tryPrologue(int spmm) const {
+    std::vector<int> prologue = nodePrologue(spmm);
+    if (prologue.empty())
+      return std::nullopt;
+    std::vector<int> core = {spmm};
+    if (p.ops[spmm].weighted)
+      for (int e = 0; e < spmm; ++e) {
+        if (!isEdgeProducer(p.ops[e].kind) || owner[e] >= 0)
+          continue;
+        if (p.ops[e].kind == FusionOpKind::Sddmm && p.options.attention)
+          if (std::optional<FusionGroup> att = tryAttention(e);
+              att && std::binary_search(att->members.begin(),
+                                        att->members.end(), spmm))
+            return std::nullopt;
+        if (!p.options.aggregation)
+          continue;
+        if (std::optional<std::vector<int>> chain = aggregationCore(e);
+            chain && chain->back() == spmm) {
+          core = *chain;
+          break;
+        }
+      }
+    if (std::optional<FusionGroup> group =
+            finish(core, FusionFamily::Aggregation, /*fused=*/true, prologue))
+      return group;
+    if (core.size() == 1)
+      return std::nullopt;
+    return finish({spmm}, FusionFamily::Aggregation, /*fused=*/true,
+                  prologue);
   }
 
   /// Follows the elementwise chain from `start` (an edge tensor) while each
@@ -339,6 +448,15 @@ private:
 
   /// (gather | sddmm) → elementwise chain → reduce input or spmm weights.
   std::optional<FusionGroup> tryAggregation(int producer) const {
+    std::optional<std::vector<int>> chain = aggregationCore(producer);
+    if (!chain)
+      return std::nullopt;
+    return finish(*chain, FusionFamily::Aggregation, /*fused=*/true);
+  }
+
+  /// The graph ops and chain of the aggregation rule starting at `producer`
+  /// (the aggregator last), before absorbing consumers.
+  std::optional<std::vector<int>> aggregationCore(int producer) const {
     const FusionOp &edge = p.ops[producer];
     if (edge.reversed)
       return std::nullopt;
@@ -354,7 +472,7 @@ private:
             [slot](const FusionOperand &o) { return o.slot == slot; }, 1))
       return std::nullopt;
     chain.push_back(sink);
-    return finish(chain, FusionFamily::Aggregation, /*fused=*/true);
+    return chain;
   }
 
   /// A graph op with its absorbed consumers (no fusion).
@@ -396,9 +514,17 @@ static bool familyFits(FusionFamily family,
   switch (family) {
   case FusionFamily::Attention:
     return graphOps == std::vector<K>{K::Sddmm, K::EdgeSoftmax, K::Spmm};
-  case FusionFamily::Aggregation:
-    return n >= 1 && n <= 2 && isAggregator(graphOps.back()) &&
-           (n == 1 || isEdgeProducer(graphOps.front()));
+  case FusionFamily::Aggregation: {
+    // Degrees of a node prologue aside.
+    std::vector<K> core;
+    for (K kind : graphOps)
+      if (kind != K::Degree)
+        core.push_back(kind);
+    n = core.size();
+    return n >= 1 && n <= 2 && isAggregator(core.back()) &&
+           (n == 1 || isEdgeProducer(core.front())) &&
+           (n == graphOps.size() || core.back() == K::Spmm);
+  }
   case FusionFamily::EdgeMap:
     return n == 1 && isEdgeProducer(graphOps.front());
   case FusionFamily::EdgeSoftmax:
@@ -411,9 +537,63 @@ static bool familyFits(FusionFamily family,
   return false;
 }
 
+/// The members of an aggregation group's node prologue: its degrees and the
+/// elementwise ops with a node result before its aggregator.
+static std::vector<int> prologueOf(const FusionProblem &p,
+                                   const FusionGroup &g) {
+  std::vector<int> prologue;
+  if (g.family != FusionFamily::Aggregation)
+    return prologue;
+  int sink = -1;
+  for (int m : g.members)
+    if (isAggregator(p.ops[m].kind))
+      sink = m;
+  for (int m : g.members)
+    if (m < sink && (p.ops[m].kind == FusionOpKind::Degree ||
+                     (p.ops[m].kind == FusionOpKind::Elementwise &&
+                      !p.ops[m].edgeResult)))
+      prologue.push_back(m);
+  return prologue;
+}
+
+/// Checks what the node prologue rule promises.
+static std::string verifyPrologue(const FusionProblem &p, const FusionGroup &g,
+                                  const std::vector<int> &prologue, int sink) {
+  const FusionOp &agg = p.ops[sink];
+  auto inPrologue = [&](int op) {
+    return std::binary_search(prologue.begin(), prologue.end(), op);
+  };
+  bool fed = false;
+  for (const FusionOperand &operand : agg.operands)
+    fed |= operand.slot == FusionSlot::Input && inPrologue(operand.producer);
+  if (!fed)
+    return opName(sink) + " does not aggregate the prologue's value";
+  for (int m : prologue) {
+    const FusionOp &op = p.ops[m];
+    if (op.kind == FusionOpKind::Degree ? op.graph != agg.graph
+                                        : !op.parallel)
+      return opName(m) + " cannot be in the prologue of " + opName(sink);
+  }
+  return "";
+}
+
 /// Checks what the fusion rules promise about a fused group's graph ops.
 static std::string verifyFused(const FusionProblem &p, const FusionGroup &g,
-                               const std::vector<int> &graphOps) {
+                               std::vector<int> graphOps) {
+  std::vector<int> prologue = prologueOf(p, g);
+  if (!prologue.empty()) {
+    if (std::string bad = verifyPrologue(p, g, prologue, graphOps.back());
+        !bad.empty())
+      return bad;
+    std::vector<int> core;
+    for (int m : graphOps)
+      if (p.ops[m].kind != FusionOpKind::Degree)
+        core.push_back(m);
+    // Only the edge rule needs a forward graph.
+    if (core.size() == 1)
+      return "";
+    graphOps = core;
+  }
   for (int m : graphOps) {
     if (p.ops[m].reversed)
       return opName(m) + " runs over the reversed graph";
@@ -484,8 +664,14 @@ std::string FusionPlan::verify(const FusionProblem &p) const {
                               : " is fused but not marked so");
     if (g.family == FusionFamily::Attention && !p.options.attention)
       return where + ": attention fusion is off";
+    std::vector<int> prologue = prologueOf(p, g);
+    if (!prologue.empty() && !p.options.prologue)
+      return where + ": prologue fusion is off";
     if (g.fused && g.family == FusionFamily::Aggregation &&
-        !p.options.aggregation)
+        !p.options.aggregation &&
+        std::any_of(graphOps.begin(), graphOps.end(), [&](int m) {
+          return isEdgeProducer(p.ops[m].kind);
+        }))
       return where + ": aggregation fusion is off";
     if (g.fused)
       if (std::string bad = verifyFused(p, g, graphOps); !bad.empty())
@@ -498,7 +684,13 @@ std::string FusionPlan::verify(const FusionProblem &p) const {
     for (int m : g.members) {
       bool size = p.ops[m].kind == FusionOpKind::SizeQuery;
       if (m != first) {
-        bool connected = false;
+        // A prologue op connects through its users.
+        bool connected =
+            std::binary_search(prologue.begin(), prologue.end(), m) &&
+            std::any_of(users[m].begin(), users[m].end(),
+                        [&](std::pair<int, int> use) {
+                          return inGroup(use.first);
+                        });
         for (const FusionOperand &operand : p.ops[m].operands)
           connected |=
               operand.producer >= 0 && inGroup(operand.producer) &&

@@ -22,6 +22,7 @@ void mlir::gnn::buildCUDAPipeline(OpPassManager &pm,
   CodegenPipelineOptions codegen;
   codegen.meanDegree = options.meanDegree;
   codegen.maxDegree = options.maxDegree;
+  codegen.fuse = ArrayRef<std::string>(options.fuse);
   buildCodegenPipeline(pm, codegen);
   // One gnnk kernel per group, launched in its place.
   gnnk::GNNLowerToKernelsOptions lower;

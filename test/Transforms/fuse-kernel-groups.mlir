@@ -1,5 +1,5 @@
-// RUN: gnn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(gnn-form-kernel-groups))' | gnn-opt -split-input-file | FileCheck %s
-// RUN: gnn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(gnn-form-kernel-groups))' -mlir-print-op-generic | gnn-opt -split-input-file | FileCheck %s
+// RUN: gnn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(gnn-form-kernel-groups{fuse=attention,aggregation,prologue}))' | gnn-opt -split-input-file | FileCheck %s
+// RUN: gnn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(gnn-form-kernel-groups{fuse=attention,aggregation,prologue}))' -mlir-print-op-generic | gnn-opt -split-input-file | FileCheck %s
 // RUN: gnn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(gnn-form-kernel-groups{fuse=none}))' | FileCheck %s --check-prefix=NONE
 // RUN: gnn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(gnn-form-kernel-groups{fuse=attention}))' | FileCheck %s --check-prefix=ATT
 
@@ -240,4 +240,109 @@ func.func @edge_argument(%g: !gnn.graph, %e: tensor<?x8xf32> {gnn.domain = "edge
   } -> tensor<?x8xf32>
   %s = gnn.reduce sum %g, %r : tensor<?x8xf32> -> tensor<?x8xf32>
   return %s : tensor<?x8xf32>
+}
+
+// -----
+
+// A node prologue (GCN): the degree, its rsqrt, the features scaled by it and
+// the final combination run in the spmm's kernel. The matmul's result and the
+// bias stay kernel inputs; `%empty`, also used outside, stays where it is.
+
+#id1 = affine_map<(d0) -> (d0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#col = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @gcn_prologue
+// CHECK: %[[H:.*]] = linalg.matmul
+// CHECK-NEXT: %[[G:.*]] = gnn.kernel_group "aggregation_0" family = aggregation -> tensor<?x64xf32> {
+// CHECK-NEXT: %[[D:.*]] = gnn.degree
+// CHECK-NEXT: %[[I:.*]] = linalg.generic {{.*}} ins(%[[D]] : tensor<?xf32>) outs(%[[D]] : tensor<?xf32>)
+// CHECK: math.rsqrt
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} ins(%[[H]], %[[I]] : tensor<?x64xf32>, tensor<?xf32>)
+// CHECK: %[[A:.*]] = gnn.spmm sum %{{.*}}, %[[S]]
+// CHECK-NEXT: %[[O:.*]] = linalg.generic {{.*}} ins(%[[A]], %[[S]], %[[I]], %{{.*}} : {{.*}}) outs(%[[A]] : tensor<?x64xf32>)
+// CHECK: gnn.yield %[[O]]
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[G]]
+// NONE-LABEL: func.func @gcn_prologue
+// NONE: gnn.kernel_group "degree_0" family = degree
+// NONE: gnn.kernel_group "elementwise_0" family = elementwise
+// NONE: gnn.kernel_group "spmm_0" family = aggregation
+// ATT-LABEL: func.func @gcn_prologue
+// ATT: gnn.kernel_group "degree_0" family = degree
+// ATT: gnn.kernel_group "elementwise_0" family = elementwise
+// ATT: gnn.kernel_group "spmm_0" family = aggregation
+func.func @gcn_prologue(%g: !gnn.graph, %x: tensor<?x64xf32>, %w: tensor<64x64xf32>, %b: tensor<64xf32>) -> tensor<?x64xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x64xf32>
+  %empty = tensor.empty(%n) : tensor<?x64xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %h = linalg.matmul ins(%x, %w : tensor<?x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %deg = gnn.degree %g : tensor<?xf32>
+  %dempty = tensor.empty(%n) : tensor<?xf32>
+  %dinv = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%deg : tensor<?xf32>) outs(%dempty : tensor<?xf32>) {
+  ^bb0(%d: f32, %o: f32):
+    %s = arith.addf %d, %one : f32
+    %r = math.rsqrt %s : f32
+    linalg.yield %r : f32
+  } -> tensor<?xf32>
+  %hs = linalg.generic {indexing_maps = [#id2, #row, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%h, %dinv : tensor<?x64xf32>, tensor<?xf32>) outs(%empty : tensor<?x64xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %m = arith.mulf %a, %s : f32
+    linalg.yield %m : f32
+  } -> tensor<?x64xf32>
+  %agg = gnn.spmm sum %g, %hs : tensor<?x64xf32> -> tensor<?x64xf32>
+  %out = linalg.generic {indexing_maps = [#id2, #id2, #row, #col, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%agg, %hs, %dinv, %b : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?xf32>, tensor<64xf32>)
+      outs(%empty : tensor<?x64xf32>) {
+  ^bb0(%a: f32, %s: f32, %d: f32, %bias: f32, %o: f32):
+    %t = arith.addf %a, %s : f32
+    %u = arith.mulf %t, %d : f32
+    %v = arith.addf %u, %bias : f32
+    linalg.yield %v : f32
+  } -> tensor<?x64xf32>
+  return %out : tensor<?x64xf32>
+}
+
+// -----
+
+// The normalisation is also returned: it must reach memory, so the prologue
+// rule does not apply and the groups stay as without it.
+
+#id1 = affine_map<(d0) -> (d0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @prologue_escapes
+// CHECK-NOT: aggregation_0
+// CHECK: %[[D:.*]] = gnn.kernel_group "degree_0" family = degree
+// CHECK: %[[S:.*]] = gnn.kernel_group "elementwise_0" family = elementwise
+// CHECK: gnn.kernel_group "spmm_0" family = aggregation
+// CHECK-NEXT: gnn.spmm sum %{{.*}}, %[[S]]
+// CHECK: return %{{.*}}, %[[D]]
+func.func @prologue_escapes(%g: !gnn.graph, %h: tensor<?x64xf32>) -> (tensor<?x64xf32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %one = arith.constant 1.0 : f32
+  %n = tensor.dim %h, %c0 : tensor<?x64xf32>
+  %deg = gnn.degree %g reversed : tensor<?xf32>
+  %dempty = tensor.empty(%n) : tensor<?xf32>
+  %dinv = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%deg : tensor<?xf32>) outs(%dempty : tensor<?xf32>) {
+  ^bb0(%d: f32, %o: f32):
+    %s = arith.addf %d, %one : f32
+    %r = math.rsqrt %s : f32
+    linalg.yield %r : f32
+  } -> tensor<?xf32>
+  %empty = tensor.empty(%n) : tensor<?x64xf32>
+  %hs = linalg.generic {indexing_maps = [#id2, #row, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%h, %dinv : tensor<?x64xf32>, tensor<?xf32>) outs(%empty : tensor<?x64xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %m = arith.mulf %a, %s : f32
+    linalg.yield %m : f32
+  } -> tensor<?x64xf32>
+  %agg = gnn.spmm sum %g, %hs : tensor<?x64xf32> -> tensor<?x64xf32>
+  return %agg, %dinv : tensor<?x64xf32>, tensor<?xf32>
 }

@@ -70,10 +70,10 @@ func.func @wide(%g: !gnn.graph, %x: tensor<?x16384xf32>) -> tensor<?x16384xf32> 
 
 // -----
 
-func.func @weights(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+func.func @features(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
   %r = gnn.kernel_group "spmm_0" schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
     %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
-    // expected-error @+1 {{'gnn.spmm' op expects fused producers of an spmm to compute its weights}}
+    // expected-error @+1 {{'gnn.spmm' op reads features computed inside its kernel group by an op that cannot be evaluated per node (only degrees and elementwise ops)}}
     %t = gnn.spmm sum %g, %s : tensor<?x8xf32> -> tensor<?x8xf32>
     gnn.yield %t : tensor<?x8xf32>
   }
@@ -87,6 +87,18 @@ func.func @not_a_consumer(%g: !gnn.graph, %x: tensor<?x8xf32>, %w: tensor<8x8xf3
     %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
     // expected-error @+1 {{'linalg.matmul' op is not an elementwise consumer; a kernel group ends with its anchor op and its consumers}}
     %t = linalg.matmul ins(%s, %w : tensor<?x8xf32>, tensor<8x8xf32>) outs(%s : tensor<?x8xf32>) -> tensor<?x8xf32>
+    gnn.yield %t : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @weights(%g: !gnn.graph, %x: tensor<?x8xf32>, %y: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %r = gnn.kernel_group "spmm_0" schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+    %e = gnn.gather src %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+    // expected-error @+1 {{'gnn.spmm' op expects fused producers of an spmm to compute its weights}}
+    %t = gnn.spmm sum %g, %y : tensor<?x8xf32> -> tensor<?x8xf32>
     gnn.yield %t : tensor<?x8xf32>
   }
   return %r : tensor<?x8xf32>

@@ -1,5 +1,6 @@
 // RUN: gnn-opt %s --gnn-codegen-pipeline='mean-degree=13' --gnn-lower-to-kernels -split-input-file | FileCheck %s
 // RUN: gnn-opt %s --gnn-cuda-pipeline='mean-degree=13 max-degree=5000' -split-input-file | FileCheck %s --check-prefix=SPLIT
+// RUN: gnn-opt %s --gnn-cuda-pipeline='mean-degree=13 fuse=attention,aggregation,prologue' -split-input-file | FileCheck %s --check-prefix=PROLOGUE
 
 // Fused GATv2 attention: one kernel, a warp per destination row; per edge the
 // lane's 4 features of l_src + r_dst go through the score body, a team
@@ -105,4 +106,59 @@ func.func @gather_reduce(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32>
   } -> tensor<?x8xf32>
   %r = gnn.reduce max %g, %t : tensor<?x8xf32> -> tensor<?x8xf32>
   return %r : tensor<?x8xf32>
+}
+
+// -----
+
+// GCN with the node prologue (opt-in rule `prologue`): one kernel; per
+// neighbour the degree comes from the row pointer, rsqrt(deg + 1) scales the
+// neighbour's row, and the epilogue recomputes the row's own scale.
+// PROLOGUE-LABEL: gnnk.kernel @aggregation_0
+// PROLOGUE: gnnk.for_edges
+// PROLOGUE: gnnk.load %{{.*}}[%{{.*}}] : memref<?xi32> -> i32
+// PROLOGUE: math.rsqrt
+// PROLOGUE: } merge {
+// PROLOGUE: math.rsqrt
+// PROLOGUE: gnnk.store
+// PROLOGUE-NOT: gnnk.kernel
+// PROLOGUE-LABEL: func.func @gcn
+// PROLOGUE: linalg.matmul
+// PROLOGUE-COUNT-1: gnnk.launch
+#id1 = affine_map<(d0) -> (d0)>
+#id2b = affine_map<(d0, d1) -> (d0, d1)>
+#rowb = affine_map<(d0, d1) -> (d0)>
+#colb = affine_map<(d0, d1) -> (d1)>
+func.func @gcn(%g: !gnn.graph, %x: tensor<?x64xf32>, %w: tensor<64x64xf32>, %b: tensor<64xf32>) -> tensor<?x64xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x64xf32>
+  %empty = tensor.empty(%n) : tensor<?x64xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %h = linalg.matmul ins(%x, %w : tensor<?x64xf32>, tensor<64x64xf32>) outs(%acc : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %deg = gnn.degree %g : tensor<?xf32>
+  %dempty = tensor.empty(%n) : tensor<?xf32>
+  %dinv = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%deg : tensor<?xf32>) outs(%dempty : tensor<?xf32>) {
+  ^bb0(%d: f32, %o: f32):
+    %s = arith.addf %d, %one : f32
+    %r = math.rsqrt %s : f32
+    linalg.yield %r : f32
+  } -> tensor<?xf32>
+  %hs = linalg.generic {indexing_maps = [#id2b, #rowb, #id2b], iterator_types = ["parallel", "parallel"]}
+      ins(%h, %dinv : tensor<?x64xf32>, tensor<?xf32>) outs(%empty : tensor<?x64xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %m = arith.mulf %a, %s : f32
+    linalg.yield %m : f32
+  } -> tensor<?x64xf32>
+  %agg = gnn.spmm sum %g, %hs : tensor<?x64xf32> -> tensor<?x64xf32>
+  %out = linalg.generic {indexing_maps = [#id2b, #id2b, #rowb, #colb, #id2b], iterator_types = ["parallel", "parallel"]}
+      ins(%agg, %hs, %dinv, %b : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?xf32>, tensor<64xf32>) outs(%empty : tensor<?x64xf32>) {
+  ^bb0(%a: f32, %s: f32, %d: f32, %bias: f32, %o: f32):
+    %t = arith.addf %a, %s : f32
+    %u = arith.mulf %t, %d : f32
+    %v = arith.addf %u, %bias : f32
+    linalg.yield %v : f32
+  } -> tensor<?x64xf32>
+  return %out : tensor<?x64xf32>
 }

@@ -46,11 +46,13 @@ public:
       op.weighted |= o.slot == FusionSlot::Weights;
     return add(op);
   }
-  int elementwise(std::vector<FusionOperand> operands, bool edge) {
+  int elementwise(std::vector<FusionOperand> operands, bool edge,
+                  bool parallel = true) {
     FusionOp op;
     op.kind = K::Elementwise;
     op.operands = std::move(operands);
     op.edgeResult = edge;
+    op.parallel = parallel;
     return add(op);
   }
   int size(std::vector<int> producers) {
@@ -343,6 +345,159 @@ TEST(Fusion, UnfusedGroupsAbsorbConsumersAsBefore) {
       d.elementwise({absorb(gather), absorb(gather), init(kArg)}, true);
   d.other({square});
   EXPECT_EQ(plan(d.done()).groups.size(), 2u);
+}
+
+/// GCN: n = dim x; empty; fill; h = matmul; deg = degree; dempty;
+/// dinv = rsqrt(deg + 1) (absorbable); hs = h * dinv[row]; agg = spmm(hs);
+/// out = dinv * (agg + hs) + b (absorbs agg); return out.
+struct Gcn {
+  Builder b;
+  int n, empty, fill, matmul, degree, dempty, dinv, hs, spmm, out, ret;
+  /// With `sizeHsByDinv`, hs's init is sized by a dim of dinv.
+  int dim = -1, hsEmpty = -1;
+  explicit Gcn(int degreeGraph = 0, bool sizeHsByDinv = false) {
+    n = b.size({kArg, kArg});
+    empty = b.size({n});
+    fill = b.size({kArg, empty});
+    matmul = b.other({kArg, kArg, fill});
+    degree = b.graphOp(K::Degree, {}, degreeGraph);
+    dempty = b.size({n});
+    dinv = b.elementwise({absorb(degree), init(dempty)}, false);
+    if (sizeHsByDinv) {
+      dim = b.size({dinv, kArg});
+      hsEmpty = b.size({dim});
+    }
+    hs = b.elementwise(
+        {in(matmul), in(dinv), init(sizeHsByDinv ? hsEmpty : empty)}, false);
+    spmm = b.graphOp(K::Spmm, {in(hs)});
+    out = b.elementwise(
+        {absorb(spmm), in(hs), in(dinv), in(kArg), init(empty)}, false);
+    ret = b.other({out});
+  }
+};
+
+TEST(Fusion, GcnPrologueIsOneAggregationGroup) {
+  Gcn g;
+  FusionPlan p = plan(g.b.done());
+  ASSERT_EQ(p.groups.size(), 1u);
+  const FusionGroup &agg = p.groups[0];
+  EXPECT_EQ(agg.family, FusionFamily::Aggregation);
+  EXPECT_TRUE(agg.fused);
+  EXPECT_EQ(agg.anchor, g.degree);
+  EXPECT_EQ(agg.members,
+            (std::vector<int>{g.degree, g.dinv, g.hs, g.spmm, g.out}));
+
+  // Without the rule: today's degree / elementwise / spmm groups.
+  FusionPlan off = plan(g.b.done({true, true, /*prologue=*/false}));
+  ASSERT_EQ(off.groups.size(), 3u);
+  EXPECT_EQ(off.groups[0].family, FusionFamily::Degree);
+  EXPECT_EQ(off.groups[0].members, (std::vector<int>{g.degree, g.dinv}));
+  EXPECT_EQ(off.groups[1].members, (std::vector<int>{g.spmm, g.out}));
+  EXPECT_EQ(off.groups[2].members, std::vector<int>{g.hs});
+  for (const FusionGroup &group : off.groups)
+    EXPECT_FALSE(group.fused);
+  // The plan with the prologue is invalid once the rule is off.
+  EXPECT_NE(p.verify(g.b.done({true, true, false})), "");
+  // Reversed spmm and degree, other reductions: still one group.
+  Gcn r;
+  r.b[r.spmm].reversed = true;
+  r.b[r.degree].reversed = true;
+  r.b[r.spmm].reduce = FusionReduce::Max;
+  EXPECT_EQ(plan(r.b.done()).groups.size(), 1u);
+}
+
+TEST(Fusion, PrologueValuesMustNotEscape) {
+  // hs also returned.
+  Gcn hs;
+  hs.b.other({hs.hs});
+  FusionPlan p = plan(hs.b.done());
+  EXPECT_FALSE(groupOf(p, hs.spmm)->fused);
+  EXPECT_EQ(groupOf(p, hs.degree)->family, FusionFamily::Degree);
+  EXPECT_EQ(groupOf(p, hs.hs)->family, FusionFamily::Elementwise);
+  // dinv used by another op outside the group.
+  Gcn dinv;
+  dinv.b.elementwise({in(dinv.dinv), init(kArg)}, false);
+  FusionPlan q = plan(dinv.b.done());
+  EXPECT_FALSE(groupOf(q, dinv.spmm)->fused);
+  EXPECT_EQ(groupOf(q, dinv.hs)->members, std::vector<int>{dinv.hs});
+  // A size query on hs sizing something outside.
+  Gcn size;
+  int dim = size.b.size({size.hs, kArg});
+  size.b.other({dim});
+  EXPECT_FALSE(groupOf(plan(size.b.done()), size.spmm)->fused);
+  // A size query on dinv used only inside moves in with it.
+  Gcn inside(/*degreeGraph=*/0, /*sizeHsByDinv=*/true);
+  FusionPlan s = plan(inside.b.done());
+  ASSERT_EQ(s.groups.size(), 1u);
+  EXPECT_EQ(s.groups[0].members,
+            (std::vector<int>{inside.degree, inside.dinv, inside.dim,
+                              inside.hsEmpty, inside.hs, inside.spmm,
+                              inside.out}));
+  // ... and blocks the rule when it also sizes something outside.
+  Gcn outside(/*degreeGraph=*/0, /*sizeHsByDinv=*/true);
+  outside.b.other({outside.hsEmpty});
+  EXPECT_FALSE(groupOf(plan(outside.b.done()), outside.spmm)->fused);
+}
+
+TEST(Fusion, PrologueStopsAtOtherOps) {
+  // The degree of another graph stays out (as a group of its own); dinv,
+  // hs and the spmm still form the prologue group.
+  Gcn g(/*degreeGraph=*/1);
+  FusionPlan p = plan(g.b.done());
+  ASSERT_EQ(p.groups.size(), 2u);
+  EXPECT_EQ(groupOf(p, g.degree)->members, std::vector<int>{g.degree});
+  EXPECT_EQ(groupOf(p, g.degree)->family, FusionFamily::Degree);
+  EXPECT_EQ(groupOf(p, g.spmm)->members,
+            (std::vector<int>{g.dinv, g.hs, g.spmm, g.out}));
+  EXPECT_EQ(groupOf(p, g.spmm)->anchor, g.dinv);
+  EXPECT_TRUE(groupOf(p, g.spmm)->fused);
+
+  // Features with reductions or edge results do not start a prologue.
+  Builder r;
+  int sum = r.elementwise({in(kArg), init(kArg)}, false, /*parallel=*/false);
+  int spmm = r.graphOp(K::Spmm, {in(sum)});
+  r.other({spmm});
+  EXPECT_EQ(plan(r.done()).groups.size(), 2u);
+
+  // A reduce is not an anchor.
+  Builder d;
+  int deg = d.graphOp(K::Degree, {});
+  int scale = d.elementwise({absorb(deg), init(kArg)}, false);
+  int reduce = d.graphOp(K::Reduce, {in(scale)});
+  d.other({reduce});
+  FusionPlan dp = plan(d.done());
+  ASSERT_EQ(dp.groups.size(), 2u);
+  EXPECT_EQ(groupOf(dp, deg)->members, (std::vector<int>{deg, scale}));
+  EXPECT_EQ(groupOf(dp, reduce)->members, std::vector<int>{reduce});
+}
+
+TEST(Fusion, PrologueWithEdgeWeights) {
+  // sddmm → sigmoid → spmm weights, features scaled by a node op: one group
+  // holding the prologue, then the edge chain.
+  Builder b;
+  int sddmm = b.graphOp(K::Sddmm, {in(kArg), in(kArg)});
+  int sigmoid = b.elementwise({absorb(sddmm), init(kArg)}, true);
+  int scale = b.elementwise({in(kArg), init(kArg)}, false);
+  int spmm = b.graphOp(K::Spmm, {in(scale), weights(sigmoid)});
+  b.other({spmm});
+  FusionPlan p = plan(b.done());
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(p.groups[0].members,
+            (std::vector<int>{sddmm, sigmoid, scale, spmm}));
+  EXPECT_EQ(p.groups[0].anchor, sddmm);
+  // Aggregation off: the prologue still applies, the edge chain does not.
+  FusionPlan q = plan(b.done({true, false, true}));
+  EXPECT_EQ(groupOf(q, spmm)->members, (std::vector<int>{scale, spmm}));
+  // The attention rule keeps its spmm.
+  Builder c;
+  int x = c.elementwise({in(kArg), init(kArg)}, false);
+  int s2 = c.graphOp(K::Sddmm, {in(kArg), in(kArg)});
+  int sm = c.graphOp(K::EdgeSoftmax, {in(s2)});
+  int sp = c.graphOp(K::Spmm, {in(x), weights(sm)});
+  c.other({sp});
+  FusionPlan cp = plan(c.done());
+  EXPECT_EQ(groupOf(cp, sp)->family, FusionFamily::Attention);
+  EXPECT_EQ(groupOf(cp, x)->family, FusionFamily::Elementwise);
 }
 
 TEST(Fusion, CheckRejectsBadInput) {

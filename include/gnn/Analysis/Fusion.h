@@ -19,6 +19,17 @@
 ///    elementwise ops → the input of a `reduce` or the weights of an `spmm`;
 ///    none reversed, all on one graph;
 ///  - otherwise the graph op alone.
+/// Before all of these, the node prologue (part of the aggregation family)
+/// visits every `spmm` (any reduction, reversed or not) in program order:
+/// when its features come from an elementwise op with parallel loops only
+/// and a node result, that op and, recursively, the producers of the
+/// prologue's operands that are such elementwise ops or `degree` ops of the
+/// spmm's graph (reversed or not) join the spmm's group, which also holds
+/// the edge chain of its weights when the aggregation rule makes one. It
+/// applies only if the prologue's values are used by nothing but the
+/// prologue, the spmm and the spmm's absorbed consumers (size queries
+/// aside). GCN's `degree → rsqrt → h * dinv[row] → spmm → dinv * (agg + hs)`
+/// becomes one group.
 /// A group then absorbs the elementwise consumers of its result, one after
 /// the other while each is the only user. Elementwise ops left over form a
 /// group each. An intermediate of a group is used only inside it: size
@@ -101,6 +112,8 @@ struct FusionOp {
   int numUses = 0;
   /// Whether the result is indexed by edge.
   bool edgeResult = false;
+  /// Elementwise ops: whether every loop is parallel.
+  bool parallel = false;
   /// Graph ops: an id of the graph they run on (equal ids, same graph).
   int graph = -1;
   /// Graph ops: the `reversed` attribute.
@@ -115,6 +128,8 @@ struct FusionOp {
 struct FusionOptions {
   bool attention = true;
   bool aggregation = true;
+  /// The node prologue of `spmm` groups (see the file comment).
+  bool prologue = true;
 };
 
 /// The ops of a block in program order.
@@ -145,15 +160,17 @@ struct FusionGroup {
   /// member produces the group's result.
   std::vector<int> members;
   FusionFamily family = FusionFamily::Elementwise;
-  /// The op the group starts at (its first graph op, or its elementwise op).
+  /// The op the group starts at: its first member that is not a size query
+  /// (its first graph op, a prologue's first op, or its elementwise op).
   int anchor = -1;
-  /// Whether a fusion rule (attention, aggregation) formed the group.
+  /// Whether a fusion rule (attention, aggregation, prologue) formed the
+  /// group.
   bool fused = false;
 };
 
 /// The kernel groups of a block.
 struct FusionPlan {
-  /// In the order they were formed: graph ops' groups in program order, then
+  /// Graph ops' groups in the program order of their first graph op, then
   /// the remaining elementwise ops' groups in program order.
   std::vector<FusionGroup> groups;
   /// Empty when the plan is valid for `problem`, else what is wrong.

@@ -47,6 +47,10 @@ struct CUDAPipelineOptions : public PassPipelineOptions<CUDAPipelineOptions> {
   Option<int> indexBits{*this, "index-bits",
                         llvm::cl::desc("graph index width (32 or 64)"),
                         llvm::cl::init(32)};
+  ListOption<std::string> fuse{
+      *this, "fuse",
+      llvm::cl::desc("fusion rules (gnn-form-kernel-groups' `fuse`; empty: "
+                     "its default)")};
 };
 
 /// `gnn-cuda-pipeline`: graph-level IR to gnnk kernels and launches (kernel

@@ -267,13 +267,19 @@ LogicalResult KernelGroupOp::verify() {
     ok = is({"sddmm", "edge_softmax", "spmm"});
     expected = "sddmm, edge_softmax, spmm";
     break;
-  case GroupFamily::aggregation:
+  case GroupFamily::aggregation: {
+    // Degrees feeding an spmm's features (a node prologue) may come first.
+    SmallVector<StringRef> rest(names);
+    if (aggregates && names.back() == "spmm")
+      llvm::erase(rest, StringRef("degree"));
     ok = aggregates &&
-         (names.size() == 1 ||
-          (names.size() == 2 &&
-           llvm::is_contained({"gather", "sddmm"}, names.front())));
-    expected = "an spmm or a reduce, optionally after a gather or an sddmm";
+         (rest.size() == 1 ||
+          (rest.size() == 2 &&
+           llvm::is_contained({"gather", "sddmm"}, rest.front())));
+    expected = "an spmm or a reduce, optionally after a gather or an sddmm "
+               "(an spmm also after degrees)";
     break;
+  }
   case GroupFamily::edge_map:
     ok = is({"gather"}) || is({"sddmm"});
     expected = "one gather or sddmm";

@@ -219,6 +219,8 @@ static BlockProblem describe(Block &block, ::gnn::FusionOptions options) {
       }
       f.operands.push_back(fo);
     }
+    if (f.kind == FusionOpKind::Elementwise && linalgOp)
+      f.parallel = linalgOp.getNumParallelLoops() == linalgOp.getNumLoops();
     if (graphOp)
       f.edgeResult = isa<GatherOp, SddmmOp, EdgeSoftmaxOp>(op);
     else if (f.kind == FusionOpKind::Elementwise && op->getNumResults() == 1)
@@ -364,17 +366,19 @@ struct FormKernelGroups
 
   /// The rules named by the `fuse` option.
   LogicalResult parseRules(::gnn::FusionOptions &options) {
-    options.attention = options.aggregation = false;
+    options.attention = options.aggregation = options.prologue = false;
     for (const std::string &rule : fuse) {
       if (rule == "attention")
         options.attention = true;
       else if (rule == "aggregation")
         options.aggregation = true;
+      else if (rule == "prologue")
+        options.prologue = true;
       else if (rule != "none" || fuse.size() != 1)
         return getOperation().emitError()
                << "expects fuse to be 'none' alone or a list of 'attention' "
                   "and 'aggregation' but got '"
-               << llvm::join(fuse, ",") << "'";
+               << llvm::join(fuse, ",") << "' ('prologue' is a rule too)";
     }
     return success();
   }

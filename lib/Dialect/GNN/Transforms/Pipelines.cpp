@@ -18,8 +18,14 @@ void mlir::gnn::buildCodegenPipeline(OpPassManager &pm,
   // Merge identical pure ops (repeated tensor.dim, fills) so they are not
   // materialised twice.
   pm.addNestedPass<func::FuncOp>(createCSEPass());
-  // One kernel per graph op, elementwise consumers absorbed.
-  pm.addNestedPass<func::FuncOp>(createGNNFormKernelGroups());
+  // Kernel groups: fused pipelines, elementwise consumers absorbed.
+  if (options.fuse.empty()) {
+    pm.addNestedPass<func::FuncOp>(createGNNFormKernelGroups());
+  } else {
+    GNNFormKernelGroupsOptions groups;
+    groups.fuse.assign(options.fuse.begin(), options.fuse.end());
+    pm.addNestedPass<func::FuncOp>(createGNNFormKernelGroups(groups));
+  }
   // Thread mapping per group from the graph's statistics and the shapes.
   GNNSelectSchedulesOptions s;
   s.meanDegree = options.meanDegree;

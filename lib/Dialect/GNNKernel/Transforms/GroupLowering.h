@@ -60,6 +60,30 @@ private:
   bool inGroup(Value v) const;
 };
 
+/// Evaluates elements of node tensors produced inside a group (graph
+/// processing and node-wise elementwise ops pulled into an aggregation: GCN's
+/// degree normalisation), for one node, without materialising them; values
+/// from outside the group are loaded.
+class NodeEvaluator {
+public:
+  NodeEvaluator(KernelBuilder &kb, gnn::KernelGroupOp group)
+      : kb(kb), group(group) {}
+  /// Element `k` (flat index within the row) of node tensor `value` at
+  /// `node`.
+  FailureOr<Value> element(Value value, Value node, Value k);
+  /// Whether `value` is computed by a node op inside the group.
+  bool computes(Value value) const;
+
+private:
+  KernelBuilder &kb;
+  gnn::KernelGroupOp group;
+  /// Row-constant values (rank-1 node tensors) already computed per node.
+  llvm::DenseMap<std::pair<Value, Value>, Value> scalars;
+};
+
+/// Makes `kb.access` evaluate the group's node values with `eval`.
+void evaluateNodesInGroupFor(KernelBuilder &kb, NodeEvaluator &eval);
+
 /// Per-family lowerings; each builds the kernel(s) and the launch(es)
 /// replacing `group` (the caller erases it).
 LogicalResult lowerElementwise(gnn::KernelGroupOp group, GroupParts &parts,

@@ -260,6 +260,9 @@ FailureOr<Value> KernelBuilder::access(Value tensor, AffineMap map,
   }
   if (std::optional<double> c = fillConstant(tensor))
     return f32(*c);
+  if (Operation *def = tensor.getDefiningOp())
+    if (groupElement && group->isAncestor(def))
+      return groupElement(tensor, map, loopIdx, where);
   auto t = cast<RankedTensorType>(tensor.getType());
   if (static_cast<int64_t>(map.getNumResults()) != t.getRank())
     return where->emitOpError("has an indexing map that does not match its "

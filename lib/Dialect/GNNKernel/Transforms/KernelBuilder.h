@@ -18,6 +18,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include <functional>
+
 namespace mlir {
 namespace gnnk {
 
@@ -98,8 +100,15 @@ public:
   /// yielded values.
   SmallVector<Value> inlineRegion(Region &region, ValueRange args);
 
-  /// The element of tensor `operand` (defined outside the group, or a
-  /// constant fill) at loop indices `loopIdx` through `map`.
+  /// Evaluates elements of tensors computed inside the group (set by
+  /// lowerings that fuse producers); `access` defers to it for them.
+  std::function<FailureOr<Value>(Value tensor, AffineMap map,
+                                 ValueRange loopIdx, Operation *where)>
+      groupElement;
+
+  /// The element of tensor `operand` (defined outside the group, a constant
+  /// fill, or computed in the group through `groupElement`) at loop indices
+  /// `loopIdx` through `map`.
   FailureOr<Value> access(Value operand, AffineMap map, ValueRange loopIdx,
                           Operation *where);
   /// The constant a tensor is filled with (linalg.fill of arith.constant),

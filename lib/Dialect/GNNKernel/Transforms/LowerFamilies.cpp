@@ -256,6 +256,112 @@ FailureOr<Value> EdgeEvaluator::element(Value value, const EdgeRef &e,
 }
 
 //===----------------------------------------------------------------------===//
+// NodeEvaluator
+//===----------------------------------------------------------------------===//
+
+bool NodeEvaluator::computes(Value value) const {
+  Operation *def = value.getDefiningOp();
+  return def && group->isAncestor(def) && !GroupParts::isSizeQuery(def) &&
+         isa<gnn::DegreeOp, linalg::GenericOp>(def);
+}
+
+FailureOr<Value> NodeEvaluator::element(Value value, Value node, Value k) {
+  auto type = cast<RankedTensorType>(value.getType());
+  bool scalar = type.getRank() == 1;
+  // Reuse only within the block being built (per-chunk scf.if blocks must
+  // not see each other's values).
+  if (scalar)
+    if (Value v = scalars.lookup({value, node}))
+      if (v.getParentBlock() == kb.b.getInsertionBlock())
+        return v;
+  auto remember = [&](Value v) {
+    if (scalar)
+      scalars[{value, node}] = v;
+    return v;
+  };
+  if (!computes(value)) {
+    FailureOr<int64_t> row = rowElements(value, group);
+    if (failed(row))
+      return failure();
+    return remember(
+        kb.load(kb.operand(value), kb.add(kb.mul(node, *row), k))[0]);
+  }
+  OpBuilder &b = kb.b;
+  if (auto degree = value.getDefiningOp<gnn::DegreeOp>()) {
+    Value ptr = kb.graph(degree.getReversed() ? "csc_col_ptr" : "csr_row_ptr");
+    Value d = kb.sub(kb.loadIndex(ptr, kb.add(node, kb.idx(1))),
+                     kb.loadIndex(ptr, node));
+    Value di = arith::IndexCastOp::create(b, kb.loc, b.getI64Type(), d);
+    return remember(arith::SIToFPOp::create(b, kb.loc, b.getF32Type(), di));
+  }
+  auto generic = value.getDefiningOp<linalg::GenericOp>();
+  if (generic.getNumReductionLoops() || generic.getNumDpsInits() != 1 ||
+      generic.payloadUsesValueFromOperand(generic.getDpsInitOperand(0)))
+    return generic.emitOpError("cannot be evaluated per node inside an "
+                               "aggregation (expects parallel loops and an "
+                               "unread init)");
+  SmallVector<Value> idx = {node};
+  int64_t stride = 1;
+  SmallVector<Value> rev;
+  for (int64_t d = type.getRank() - 1; d >= 1; --d) {
+    rev.push_back(kb.rem(kb.div(k, stride), type.getDimSize(d)));
+    stride *= type.getDimSize(d);
+  }
+  idx.append(rev.rbegin(), rev.rend());
+  SmallVector<Value> args;
+  for (OpOperand *in : generic.getDpsInputOperands()) {
+    AffineMap map = generic.getMatchingIndexingMap(in);
+    FailureOr<Value> v = kb.access(in->get(), map, idx, generic);
+    if (failed(v))
+      return failure();
+    args.push_back(*v);
+  }
+  args.push_back(kb.f32(0.0));
+  FailureOr<SmallVector<Value>> y = kb.inlineBody(generic, args, idx);
+  if (failed(y))
+    return failure();
+  return remember((*y)[0]);
+}
+
+/// Makes `kb.access` evaluate node tensors computed in the group with `eval`
+/// (their first index is the node).
+static void evaluateNodesInGroup(KernelBuilder &kb, NodeEvaluator &eval) {
+  kb.groupElement = [&kb, &eval](Value tensor, AffineMap map,
+                                 ValueRange loopIdx,
+                                 Operation *where) -> FailureOr<Value> {
+    if (!eval.computes(tensor))
+      return where->emitOpError("reads a value computed inside its kernel "
+                                "group that the CUDA backend cannot "
+                                "evaluate there");
+    auto type = cast<RankedTensorType>(tensor.getType());
+    auto d0 = dyn_cast<AffineDimExpr>(map.getResult(0));
+    if (!d0)
+      return where->emitOpError("expects its first index to be a loop "
+                                "index to read a node value of its group");
+    Value flat = kb.idx(0);
+    int64_t stride = 1;
+    for (int64_t r = type.getRank() - 1; r >= 1; --r) {
+      Value term;
+      if (auto d = dyn_cast<AffineDimExpr>(map.getResult(r)))
+        term = loopIdx[d.getPosition()];
+      else if (auto c = dyn_cast<AffineConstantExpr>(map.getResult(r)))
+        term = kb.idx(c.getValue());
+      else
+        return where->emitOpError("has an indexing map the CUDA backend "
+                                  "does not support");
+      flat = kb.add(flat, kb.mul(term, stride));
+      stride *= type.getDimSize(r);
+    }
+    return eval.element(tensor, loopIdx[d0.getPosition()], flat);
+  };
+}
+
+void mlir::gnnk::evaluateNodesInGroupFor(KernelBuilder &kb,
+                                         NodeEvaluator &eval) {
+  evaluateNodesInGroup(kb, eval);
+}
+
+//===----------------------------------------------------------------------===//
 // Shared pieces
 //===----------------------------------------------------------------------===//
 

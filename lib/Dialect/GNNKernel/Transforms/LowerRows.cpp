@@ -225,7 +225,9 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
                              << " elements, not a multiple of the schedule's "
                                 "vector width "
                              << vec;
-  if (spmm && parts.producers.size() && !weights)
+  if (spmm && !weights && llvm::any_of(parts.producers, [](Operation *p) {
+        return isa<gnn::GatherOp, gnn::SddmmOp>(p);
+      }))
     return op->emitOpError("expects fused producers of an spmm to compute its "
                            "weights");
   int64_t fl = 1;
@@ -268,6 +270,15 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
   Value g = kb.div(lane, fl), f = kb.rem(lane, fl);
   RowTraversal t = traverse(kb, reversed, rowIdx);
   EdgeEvaluator eval(kb, group);
+  // Node values computed in the group (e.g. GCN's degree normalisation) are
+  // evaluated where they are read: per neighbour and in the epilogue.
+  NodeEvaluator nodeEval(kb, group);
+  evaluateNodesInGroupFor(kb, nodeEval);
+  if (Operation *def = input.getDefiningOp())
+    if (spmm && group->isAncestor(def) && !nodeEval.computes(input))
+      return op->emitOpError("reads features computed inside its kernel "
+                             "group by an op that cannot be evaluated per "
+                             "node (only degrees and elementwise ops)");
   // Feature offset of chunk j for this lane and whether it is in the row.
   auto chunkOffset = [&](int64_t j) {
     return kb.add(kb.idx(j * chunk), kb.mul(f, vec));
@@ -295,8 +306,18 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
           SmallVector<Value> terms;
           if (spmm) {
             Value node = reversed ? e.dst : e.src;
-            terms = kb.load(kb.operand(input),
-                            kb.add(kb.mul(node, row), safe), vec);
+            if (nodeEval.computes(input)) {
+              for (int64_t v = 0; v < vec; ++v) {
+                FailureOr<Value> x =
+                    nodeEval.element(input, node, kb.add(safe, kb.idx(v)));
+                if (failed(x))
+                  return failure();
+                terms.push_back(*x);
+              }
+            } else {
+              terms = kb.load(kb.operand(input),
+                              kb.add(kb.mul(node, row), safe), vec);
+            }
             if (weights) {
               Value w;
               for (int64_t v = 0; v < vec; ++v) {

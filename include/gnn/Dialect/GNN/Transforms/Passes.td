@@ -33,6 +33,22 @@ def GNNFormKernelGroups : Pass<"gnn-form-kernel-groups", "func::FuncOp"> {
       ("spmm_0", "sddmm_1", ...; family `aggregation` for `spmm` and
       `reduce`, `edge_map` for `sddmm` and `gather`).
 
+    Before these, the node prologue (rule `prologue`, opt-in: not in the
+    default `fuse` list) is planned for every
+    `gnn.spmm` (any reduction, reversed or not; not `gnn.reduce`): when its
+    features are computed by an elementwise op with parallel loops only and a
+    node result, that op and, recursively, the producers of the prologue's
+    operands that are such ops or `gnn.degree` ops of the spmm's graph
+    (reversed or not) join the spmm's group "aggregation_N", before the spmm
+    and the edge chain of its weights, if the `aggregation` rule makes one.
+    Anything else (a matmul, a function argument) stays outside as an input
+    of the kernel. The rule applies only when the prologue's values are used
+    by nothing but the prologue, the spmm and the consumers the spmm's group
+    absorbs; it comes first, so a `gnn.degree` it takes does not form a group
+    "degree_N". GCN's `deg = gnn.degree; dinv = rsqrt(deg + 1);
+    hs = h * dinv[row]; agg = spmm sum(hs); out = dinv * (agg + hs) + b` is
+    one group.
+
     Every group then absorbs the elementwise consumers of its result while
     each is the only user (all loops parallel, the result read with the
     identity map; its unread init is replaced by the result). Remaining
@@ -44,7 +60,7 @@ def GNNFormKernelGroups : Pass<"gnn-form-kernel-groups", "func::FuncOp"> {
     otherwise smaller groups form (for instance, when the attention weights
     are also returned). Size queries on intermediates (`tensor.dim`, the
     `tensor.empty` it sizes, a `linalg.fill` of it with a constant) move into
-    the group. `fuse=none` turns both rules off: one graph op per group.
+    the group. `fuse=none` turns all rules off: one graph op per group.
 
     Before:
     ```mlir
@@ -68,8 +84,10 @@ def GNNFormKernelGroups : Pass<"gnn-form-kernel-groups", "func::FuncOp"> {
   }];
   let options = [
     ListOption<"fuse", "fuse", "std::string",
-               "fusion rules to apply (attention, aggregation), or none; "
-               "default: attention,aggregation",
+               "fusion rules to apply (attention, aggregation, prologue), or "
+               "none; default: attention,aggregation (prologue is opt-in: "
+               "recomputing the prologue per edge is slower than writing it "
+               "once on the graphs measured, bench/results/gcn-prologue-h100.txt)",
                "llvm::cl::list_init<std::string>({\"attention\", \"aggregation\"})">,
   ];
   let dependentDialects = ["::mlir::gnn::GNNDialect", "::mlir::linalg::LinalgDialect",

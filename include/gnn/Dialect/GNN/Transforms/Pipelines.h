@@ -24,6 +24,10 @@ struct CodegenPipelineOptions
   Option<int64_t> maxDegree{*this, "max-degree",
                             llvm::cl::desc("largest in-degree (0: unknown)"),
                             llvm::cl::init(0)};
+  ListOption<std::string> fuse{
+      *this, "fuse",
+      llvm::cl::desc("fusion rules (gnn-form-kernel-groups' `fuse`; empty: "
+                     "its default)")};
 };
 
 /// `gnn-codegen-pipeline`: graph-level IR to kernel groups with schedules,
