@@ -103,6 +103,12 @@ LogicalResult lowerAttention(gnn::KernelGroupOp group, GroupParts &parts,
 /// gnn-split-heavy-rows.
 constexpr llvm::StringLiteral kSplitAttr = "gnnk.split";
 
+/// Ends the row mapping being built, records the schedule's split, and
+/// replaces `group` by the launch of a row kernel (a team of the schedule's
+/// lanes per node, node-sized result).
+void finishRowKernel(KernelBuilder &kb, gnn::KernelGroupOp group,
+                     GroupParts &parts, gnn::ScheduleAttr schedule);
+
 } // namespace gnnk
 } // namespace mlir
 

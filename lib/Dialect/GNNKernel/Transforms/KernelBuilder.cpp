@@ -169,6 +169,18 @@ Value KernelBuilder::lt(Value a, Value c) {
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, a, c);
 }
 
+SmallVector<Value> KernelBuilder::rowIndices(Value first, Value k,
+                                             RankedTensorType type) {
+  SmallVector<Value> idx(type.getRank());
+  idx[0] = first;
+  int64_t stride = 1;
+  for (int64_t d = type.getRank() - 1; d >= 1; --d) {
+    idx[d] = rem(div(k, stride), type.getDimSize(d));
+    stride *= type.getDimSize(d);
+  }
+  return idx;
+}
+
 Value KernelBuilder::loadIndex(Value array, Value pos) {
   Value v = load(array, pos)[0];
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);

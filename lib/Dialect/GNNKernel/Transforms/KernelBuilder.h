@@ -80,6 +80,9 @@ public:
   Value div(Value a, int64_t c);
   Value rem(Value a, int64_t c);
   Value lt(Value a, Value c);
+  /// The loop indices of the element at flat position `k` of a row of
+  /// `type`, after `first` (the row index): [first, i1, ..., in].
+  SmallVector<Value> rowIndices(Value first, Value k, RankedTensorType type);
   /// `array[pos]` of a graph index array, as an index.
   Value loadIndex(Value array, Value pos);
   /// `n` consecutive elements of `buffer` from `index`.

@@ -120,10 +120,8 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
   KernelBuilder kb(group, group.getKernel(), s.getBlock(), indexBits);
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
-  MLIRContext *ctx = group.getContext();
   Type f32 = b.getF32Type();
   float inf = std::numeric_limits<float>::infinity();
-  AffineExpr nodes = getAffineSymbolExpr(0, ctx);
 
   auto mapping = ForRowsOp::create(b, loc, kb.size("nodes"), lanes);
   Block *rowBody = new Block();
@@ -205,14 +203,7 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
           // The reduction body with this feature's loop indices.
           auto outType = cast<RankedTensorType>(featureReduce.getDpsInputOperand(0)->get().getType());
           Value k = kb.add(offsets[j], kb.idx(v));
-          SmallVector<Value> idx = {slot};
-          int64_t stride = 1;
-          SmallVector<Value> rev;
-          for (int64_t d = outType.getRank() - 1; d >= 1; --d) {
-            rev.push_back(kb.rem(kb.div(k, stride), outType.getDimSize(d)));
-            stride *= outType.getDimSize(d);
-          }
-          idx.append(rev.rbegin(), rev.rend());
+          SmallVector<Value> idx = kb.rowIndices(slot, k, outType);
           SmallVector<Value> args = {ev};
           for (OpOperand *in : llvm::drop_begin(featureReduce.getDpsInputOperands())) {
             FailureOr<Value> a = kb.access(in->get(),
@@ -365,11 +356,6 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
     }
     kb.store(outs, kb.result(0), kb.add(kb.mul(rowIdx, row), offsets[j]));
   }
-  YieldOp::create(b, loc);
-  if (s.getSplit())
-    kb.kernel->setAttr(kSplitAttr, b.getI64IntegerAttr(s.getSplit()));
-  group->replaceAllUsesWith(
-      kb.finish((nodes * lanes).ceilDiv(s.getBlock()), {nodes}, parts.graph)
-          ->getResults());
+  finishRowKernel(kb, group, parts, s);
   return success();
 }

@@ -300,14 +300,7 @@ FailureOr<Value> NodeEvaluator::element(Value value, Value node, Value k) {
     return generic.emitOpError("cannot be evaluated per node inside an "
                                "aggregation (expects parallel loops and an "
                                "unread init)");
-  SmallVector<Value> idx = {node};
-  int64_t stride = 1;
-  SmallVector<Value> rev;
-  for (int64_t d = type.getRank() - 1; d >= 1; --d) {
-    rev.push_back(kb.rem(kb.div(k, stride), type.getDimSize(d)));
-    stride *= type.getDimSize(d);
-  }
-  idx.append(rev.rbegin(), rev.rend());
+  SmallVector<Value> idx = kb.rowIndices(node, k, type);
   SmallVector<Value> args;
   for (OpOperand *in : generic.getDpsInputOperands()) {
     AffineMap map = generic.getMatchingIndexingMap(in);

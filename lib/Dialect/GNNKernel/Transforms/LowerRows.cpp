@@ -82,6 +82,18 @@ static std::pair<Value, Value> rowMapping(KernelBuilder &kb, Value count,
   return {row, lane};
 }
 
+void mlir::gnnk::finishRowKernel(KernelBuilder &kb, KernelGroupOp group,
+                                 GroupParts &parts, gnn::ScheduleAttr s) {
+  YieldOp::create(kb.b, kb.loc);
+  if (s.getSplit())
+    kb.kernel->setAttr(kSplitAttr, kb.b.getI64IntegerAttr(s.getSplit()));
+  AffineExpr nodes = getAffineSymbolExpr(0, group.getContext());
+  group->replaceAllUsesWith(
+      kb.finish((nodes * s.getLanes()).ceilDiv(s.getBlock()), {nodes},
+                parts.graph)
+          ->getResults());
+}
+
 //===----------------------------------------------------------------------===//
 // Edge softmax
 //===----------------------------------------------------------------------===//
@@ -244,7 +256,6 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
   KernelBuilder kb(group, group.getKernel(), s.getBlock(), indexBits);
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
-  MLIRContext *ctx = group.getContext();
   Type f32 = b.getF32Type();
   Type accType = extremum ? f32 : b.getF64Type();
   float inf = std::numeric_limits<float>::infinity();
@@ -265,7 +276,6 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
     return out;
   };
 
-  AffineExpr nodes = getAffineSymbolExpr(0, ctx);
   auto [rowIdx, lane] = rowMapping(kb, kb.size("nodes"), lanes);
   Value g = kb.div(lane, fl), f = kb.rem(lane, fl);
   RowTraversal t = traverse(kb, reversed, rowIdx);
@@ -399,11 +409,6 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
     }
     kb.store(outs, kb.result(0), kb.add(kb.mul(rowIdx, row), c));
   }
-  YieldOp::create(b, loc);
-  if (s.getSplit())
-    kb.kernel->setAttr(kSplitAttr, b.getI64IntegerAttr(s.getSplit()));
-  group->replaceAllUsesWith(
-      kb.finish((nodes * lanes).ceilDiv(s.getBlock()), {nodes}, parts.graph)
-          ->getResults());
+  finishRowKernel(kb, group, parts, s);
   return success();
 }
