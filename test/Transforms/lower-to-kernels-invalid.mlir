@@ -103,3 +103,111 @@ func.func @weights(%g: !gnn.graph, %x: tensor<?x8xf32>, %y: tensor<?x8xf32>) -> 
   }
   return %r : tensor<?x8xf32>
 }
+
+// -----
+
+func.func @two_dense(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{'gnn.kernel_group' op expects a dense kernel group to hold one linalg op}}
+  %r = gnn.kernel_group "elementwise_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?x8xf32> {
+    %a = linalg.add ins(%x, %x : tensor<?x8xf32>, tensor<?x8xf32>) outs(%x : tensor<?x8xf32>) -> tensor<?x8xf32>
+    %b = linalg.add ins(%a, %x : tensor<?x8xf32>, tensor<?x8xf32>) outs(%x : tensor<?x8xf32>) -> tensor<?x8xf32>
+    gnn.yield %b : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @named(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %r = gnn.kernel_group "elementwise_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?x8xf32> {
+    // expected-error @+1 {{'linalg.add' op is not supported by the CUDA backend (only linalg.generic outside matmuls and fills)}}
+    %a = linalg.add ins(%x, %x : tensor<?x8xf32>, tensor<?x8xf32>) outs(%x : tensor<?x8xf32>) -> tensor<?x8xf32>
+    gnn.yield %a : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+#rp = affine_map<(d0, d1) -> (d1, d0)>
+#r0 = affine_map<(d0, d1) -> (d1)>
+func.func @reduction_first(%g: !gnn.graph, %x: tensor<8x?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
+  %r = gnn.kernel_group "elementwise_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?xf32> {
+    // expected-error @+1 {{'linalg.generic' op expects parallel loops before reduction loops in the CUDA backend}}
+    %a = linalg.generic {indexing_maps = [#rp, #r0], iterator_types = ["reduction", "parallel"]}
+        ins(%x : tensor<8x?xf32>) outs(%y : tensor<?xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      %s = arith.addf %v, %o : f32
+      linalg.yield %s : f32
+    } -> tensor<?xf32>
+    gnn.yield %a : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#i = affine_map<(d0, d1) -> (d0, d1)>
+func.func @transposed_out(%g: !gnn.graph, %x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %r = gnn.kernel_group "elementwise_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<8x8xf32> {
+    // expected-error @+1 {{'linalg.generic' op expects every output indexed by the parallel loops in order in the CUDA backend}}
+    %a = linalg.generic {indexing_maps = [#i, #t], iterator_types = ["parallel", "parallel"]}
+        ins(%x : tensor<8x8xf32>) outs(%x : tensor<8x8xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      linalg.yield %v : f32
+    } -> tensor<8x8xf32>
+    gnn.yield %a : tensor<8x8xf32>
+  }
+  return %r : tensor<8x8xf32>
+}
+
+// -----
+
+#d1 = affine_map<(d0) -> (d0)>
+func.func @before_degree(%g: !gnn.graph, %x: tensor<?x2xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{'gnn.kernel_group' op expects nothing before a degree}}
+  %r = gnn.kernel_group "degree_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?xf32> {
+    %s = gnn.spmm sum %g, %x : tensor<?x2xf32> -> tensor<?x2xf32>
+    %d = gnn.degree %g : tensor<?xf32>
+    gnn.yield %d : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+func.func @before_softmax(%g: !gnn.graph, %e: tensor<?x2xf32> {gnn.domain = "edge"}) -> tensor<?x2xf32> {
+  // expected-error @+1 {{'gnn.kernel_group' op expects an edge softmax group to start with the softmax}}
+  %r = gnn.kernel_group "edge_softmax_0" schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 1, split = 0> -> tensor<?x2xf32> {
+    %a = gnn.edge_softmax %g, %e : tensor<?x2xf32>
+    %b = gnn.edge_softmax %g, %a : tensor<?x2xf32>
+    gnn.yield %b : tensor<?x2xf32>
+  }
+  return %r : tensor<?x2xf32>
+}
+
+// -----
+
+func.func @no_sddmm(%g: !gnn.graph, %e: tensor<?x2xf32> {gnn.domain = "edge"}, %x: tensor<?x2x8xf32>) -> tensor<?x2x8xf32> {
+  // expected-error @+1 {{'gnn.kernel_group' op expects an attention group: sddmm, score ops, edge_softmax and an spmm sum weighted by it}}
+  %r = gnn.kernel_group "attention_0" schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x2x8xf32> {
+    %a = gnn.edge_softmax %g, %e : tensor<?x2xf32>
+    %s = gnn.spmm sum %g, %x weights(%a : tensor<?x2xf32>) : tensor<?x2x8xf32> -> tensor<?x2x8xf32>
+    gnn.yield %s : tensor<?x2x8xf32>
+  }
+  return %r : tensor<?x2x8xf32>
+}
+
+// -----
+
+func.func @wide_attention(%g: !gnn.graph, %q: tensor<?x4x512xf32>, %k: tensor<?x4x512xf32>) -> tensor<?x4x512xf32> {
+  %r = gnn.kernel_group "attention_0" schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x4x512xf32> {
+    %s = gnn.sddmm dot %g, %k, %q : tensor<?x4x512xf32>, tensor<?x4x512xf32> -> tensor<?x4xf32>
+    %a = gnn.edge_softmax %g, %s : tensor<?x4xf32>
+    // expected-error @+1 {{'gnn.spmm' op has rows of 2048 elements; fused attention keeps at most 1024 per row team}}
+    %o = gnn.spmm sum %g, %k weights(%a : tensor<?x4xf32>) : tensor<?x4x512xf32> -> tensor<?x4x512xf32>
+    gnn.yield %o : tensor<?x4x512xf32>
+  }
+  return %r : tensor<?x4x512xf32>
+}
