@@ -81,6 +81,28 @@ private:
   llvm::DenseMap<std::pair<Value, Value>, Value> scalars;
 };
 
+/// How a team of `lanes` covers a row of `row` elements read `vec` at a
+/// time: `featureLanes` lanes over the features (a power of two), the team's
+/// other lanes in `groups` edge groups taking other edges of the row, each
+/// lane holding `chunks` chunks of `vec` features `chunk` apart.
+struct LanePartition {
+  int64_t featureLanes = 1, groups = 1, chunk = 1, chunks = 1;
+};
+LanePartition partitionRow(int64_t row, int64_t lanes, int64_t vec);
+
+/// The traversal of one row: CSR by destination, or reversed, CSC by source
+/// (graph arrays, and the row's first and past-the-end positions).
+struct RowTraversal {
+  Value ptr, nbrs, perm;
+  Value begin, end;
+};
+RowTraversal traverse(KernelBuilder &kb, bool reversed, Value row);
+
+/// Opens a `gnnk.for_rows` over `count` rows; returns (row, lane) and leaves
+/// the builder in its body.
+std::pair<Value, Value> rowMapping(KernelBuilder &kb, Value count,
+                                   int64_t lanes);
+
 /// Makes `kb.access` evaluate the group's node values with `eval`.
 void evaluateNodesInGroupFor(KernelBuilder &kb, NodeEvaluator &eval);
 

@@ -92,11 +92,9 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
                               << " features, not a multiple of the schedule's "
                                  "vector width "
                               << vec;
-  int64_t fl = 1;
-  while (fl < lanes && fl * vec < row)
-    fl <<= 1;
-  int64_t groups = lanes / fl, chunk = fl * vec;
-  int64_t chunks = (row + chunk - 1) / chunk;
+  LanePartition part = partitionRow(row, lanes, vec);
+  int64_t fl = part.featureLanes, groups = part.groups, chunk = part.chunk,
+          chunks = part.chunks;
   constexpr int64_t kMaxChunks = 8;
   if (chunks > kMaxChunks)
     return spmm.emitOpError() << "has rows of " << row
@@ -123,16 +121,10 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
   Type f32 = b.getF32Type();
   float inf = std::numeric_limits<float>::infinity();
 
-  auto mapping = ForRowsOp::create(b, loc, kb.size("nodes"), lanes);
-  Block *rowBody = new Block();
-  mapping.getBody().push_back(rowBody);
-  Value rowIdx = rowBody->addArgument(b.getIndexType(), loc);
-  Value lane = rowBody->addArgument(b.getIndexType(), loc);
-  b.setInsertionPointToStart(rowBody);
+  auto [rowIdx, lane] = rowMapping(kb, kb.size("nodes"), lanes);
   Value g = kb.div(lane, fl), f = kb.rem(lane, fl);
-  Value ptr = kb.graph("csr_row_ptr"), nbrs = kb.graph("csr_col");
-  Value begin = kb.loadIndex(ptr, rowIdx);
-  Value end = kb.loadIndex(ptr, kb.add(rowIdx, kb.idx(1)));
+  RowTraversal t = traverse(kb, /*reversed=*/false, rowIdx);
+  Value nbrs = t.nbrs, begin = t.begin, end = t.end;
   SmallVector<Value> offsets, active;
   for (int64_t j = 0; j < chunks; ++j) {
     Value c = kb.add(kb.idx(j * chunk), kb.mul(f, vec));

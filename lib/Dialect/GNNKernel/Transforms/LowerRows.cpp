@@ -16,15 +16,19 @@ using namespace mlir;
 using namespace mlir::gnnk;
 using gnn::KernelGroupOp;
 
-namespace {
-/// The traversal of one row: CSR by destination, or reversed, CSC by source.
-struct RowTraversal {
-  Value ptr, nbrs, perm;
-  Value begin, end;
-};
-} // namespace
+LanePartition mlir::gnnk::partitionRow(int64_t row, int64_t lanes,
+                                      int64_t vec) {
+  LanePartition p;
+  while (p.featureLanes < lanes && p.featureLanes * vec < row)
+    p.featureLanes <<= 1;
+  p.groups = lanes / p.featureLanes;
+  p.chunk = p.featureLanes * vec;
+  p.chunks = (row + p.chunk - 1) / p.chunk;
+  return p;
+}
 
-static RowTraversal traverse(KernelBuilder &kb, bool reversed, Value row) {
+RowTraversal mlir::gnnk::traverse(KernelBuilder &kb, bool reversed,
+                                  Value row) {
   RowTraversal t;
   t.ptr = kb.graph(reversed ? "csc_col_ptr" : "csr_row_ptr");
   t.nbrs = kb.graph(reversed ? "csc_row" : "csr_col");
@@ -68,10 +72,8 @@ edgeLoop(KernelBuilder &kb, const RowTraversal &t, Value begin, Value step,
   return loop;
 }
 
-/// Opens a `gnnk.for_rows` over `count` rows; returns (row, lane) and leaves
-/// the builder in its body.
-static std::pair<Value, Value> rowMapping(KernelBuilder &kb, Value count,
-                                          int64_t lanes) {
+std::pair<Value, Value> mlir::gnnk::rowMapping(KernelBuilder &kb, Value count,
+                                               int64_t lanes) {
   OpBuilder &b = kb.b;
   auto map = ForRowsOp::create(b, kb.loc, count, lanes);
   Block *body = new Block();
@@ -242,11 +244,9 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
       }))
     return op->emitOpError("expects fused producers of an spmm to compute its "
                            "weights");
-  int64_t fl = 1;
-  while (fl < lanes && fl * vec < row)
-    fl <<= 1;
-  int64_t groups = lanes / fl, chunk = fl * vec;
-  int64_t chunks = (row + chunk - 1) / chunk;
+  LanePartition part = partitionRow(row, lanes, vec);
+  int64_t fl = part.featureLanes, groups = part.groups, chunk = part.chunk,
+          chunks = part.chunks;
   constexpr int64_t kMaxAccumulators = 64;
   if (chunks * vec > kMaxAccumulators)
     return op->emitOpError() << "has rows of " << row

@@ -189,13 +189,20 @@ Value stateIndex(Ix &ix, Value chunk, Value which, int64_t lanes, Value lane,
   return ix.mul(ix.add(ix.mul(slot, ix.c(lanes)), lane), ix.c(values));
 }
 
-/// Clones the ops of `block` before `stop` with `map`.
-void cloneRange(OpBuilder &b, Block &block, Operation *stop, IRMapping &map) {
-  for (Operation &op : block) {
-    if (&op == stop)
+/// Clones the row prologue (the row body's ops before the edge loop) for
+/// `row` and `lane`; the mapping gives the clones of its values.
+IRMapping cloneRowPrologue(OpBuilder &b, RowKernel &k, Value row,
+                           Value lane) {
+  IRMapping map;
+  Block &body = k.rows.getBody().front();
+  map.map(body.getArgument(0), row);
+  map.map(body.getArgument(1), lane);
+  for (Operation &op : body) {
+    if (&op == k.loop.getOperation())
       break;
     b.clone(op, map);
   }
+  return map;
 }
 
 /// Inlines a two-sided region (merge/combine) on `a` and `c`.
@@ -308,8 +315,8 @@ struct SplitHeavyRows
         numOperands += a.get(KernelOp::kOperand) != nullptr;
     TypeRange carried = k->loop.getResultTypes();
     int64_t stateSize = k->lanes * carried.size();
-    if (failed(buildPartial(partial, n, stateSize)) ||
-        failed(buildFinal(final, n, stateSize, numOperands)))
+    if (failed(buildPartial(partial, n)) ||
+        failed(buildFinal(final, n, numOperands)))
       return failure();
     // A block per chunk of positions.
     AffineExpr chunks = getAffineSymbolExpr(1, kernel.getContext()).ceilDiv(n);
@@ -366,7 +373,7 @@ struct SplitHeavyRows
       op->moveBefore(then->getTerminator());
   }
 
-  LogicalResult buildPartial(KernelOp kernel, int64_t n, int64_t stateSize) {
+  LogicalResult buildPartial(KernelOp kernel, int64_t n) {
     FailureOr<RowKernel> k = analyse(kernel);
     if (failed(k))
       return failure();
@@ -384,11 +391,7 @@ struct SplitHeavyRows
     for (int which = 0; which < 2; ++which) {
       Value pos = which == 0 ? m.lo : ix.sub(m.hi, ix.c(1));
       Value row = rowOfPosition(kernel, *k, b, pos);
-      IRMapping map;
-      Block &body = k->rows.getBody().front();
-      map.map(body.getArgument(0), row);
-      map.map(body.getArgument(1), m.lane);
-      cloneRange(b, body, k->loop, map);
+      IRMapping map = cloneRowPrologue(b, *k, row, m.lane);
       Value begin = map.lookup(k->begin), end = map.lookup(k->end);
       Value heavy = ix.cmp(arith::CmpIPredicate::sgt, ix.sub(end, begin), ix.c(n));
       if (which == 1) {
@@ -431,14 +434,12 @@ struct SplitHeavyRows
         StoreOp::create(b, loc, ValueRange{toF32(b, loc, v)}, states,
                         ix.add(base, ix.c(i)));
     }
-    (void)stateSize;
     k->rows->erase();
     dropResultParams(kernel, states);
     return success();
   }
 
-  LogicalResult buildFinal(KernelOp kernel, int64_t n, int64_t stateSize,
-                           unsigned numOperands) {
+  LogicalResult buildFinal(KernelOp kernel, int64_t n, unsigned numOperands) {
     FailureOr<RowKernel> k = analyse(kernel);
     if (failed(k))
       return failure();
@@ -459,11 +460,8 @@ struct SplitHeavyRows
                               b.getI64IntegerAttr(numOperands + 1 + r)));
     Ix ix{b, loc};
     Value row = rowOfPosition(kernel, *k, b, ix.sub(m.hi, ix.c(1)));
-    IRMapping map;
+    IRMapping map = cloneRowPrologue(b, *k, row, m.lane);
     Block &body = k->rows.getBody().front();
-    map.map(body.getArgument(0), row);
-    map.map(body.getArgument(1), m.lane);
-    cloneRange(b, body, k->loop, map);
     Value begin = map.lookup(k->begin), end = map.lookup(k->end);
     Value mine = arith::AndIOp::create(
         b, loc, ix.cmp(arith::CmpIPredicate::eq, m.team, ix.c(0)),
@@ -516,7 +514,6 @@ struct SplitHeavyRows
     for (Operation *op = firstEpilogue; op != body.getTerminator();
          op = op->getNextNode())
       b.clone(*op, epi);
-    (void)stateSize;
     k->rows->erase();
     return success();
   }
