@@ -61,13 +61,31 @@ static bool isAggregator(FusionOpKind kind) {
 /// Users of every op: (user index, operand index) pairs.
 using UserLists = std::vector<std::vector<std::pair<int, int>>>;
 
-static UserLists collectUsers(const FusionProblem &p) {
+/// The users of every op's result (`side` false) or side result (true).
+static UserLists collectUsers(const FusionProblem &p, bool side = false) {
   UserLists users(p.ops.size());
   for (int j = 0, e = p.ops.size(); j < e; ++j)
-    for (int k = 0, ke = p.ops[j].operands.size(); k < ke; ++k)
-      if (int producer = p.ops[j].operands[k].producer; producer >= 0)
-        users[producer].push_back({j, k});
+    for (int k = 0, ke = p.ops[j].operands.size(); k < ke; ++k) {
+      const FusionOperand &operand = p.ops[j].operands[k];
+      if (operand.producer >= 0 && operand.side == side)
+        users[operand.producer].push_back({j, k});
+    }
   return users;
+}
+
+/// Why the side results of `members` (program order, the last producing the
+/// group's result) cannot be returned by a group placed at the last member,
+/// or "" when they can: each side user must come after the last member.
+static std::string sideResultsEscape(const FusionProblem &p,
+                                     const UserLists &sideUsers,
+                                     const std::vector<int> &members) {
+  int last = members.back();
+  for (int m : members)
+    for (auto [u, k] : sideUsers[m])
+      if (u <= last)
+        return opName(u) + " reads the side result of " + opName(m) +
+               " before the group's last member " + opName(last);
+  return "";
 }
 
 //===----------------------------------------------------------------------===//
@@ -76,7 +94,7 @@ static UserLists collectUsers(const FusionProblem &p) {
 
 std::string FusionProblem::check() const {
   int n = ops.size();
-  std::vector<int> references(n, 0);
+  std::vector<int> references(n, 0), sideReferences(n, 0);
   for (int i = 0; i < n; ++i) {
     const FusionOp &op = ops[i];
     int inputs = 0, weights = 0;
@@ -84,8 +102,12 @@ std::string FusionProblem::check() const {
       if (operand.producer < -1 || operand.producer >= i)
         return opName(i) + " reads op " + std::to_string(operand.producer) +
                ", which does not come before it";
+      if (operand.side && (operand.producer < 0 ||
+                           ops[operand.producer].kind !=
+                               FusionOpKind::EdgeSoftmax))
+        return opName(i) + ": only an edge_softmax has a side result";
       if (operand.producer >= 0)
-        ++references[operand.producer];
+        ++(operand.side ? sideReferences : references)[operand.producer];
       inputs += operand.slot == FusionSlot::Input;
       weights += operand.slot == FusionSlot::Weights;
       if ((operand.absorbable || operand.chainable) &&
@@ -116,11 +138,18 @@ std::string FusionProblem::check() const {
       return opName(i) + ": its result must " + (edge ? "" : "not ") +
              "be an edge tensor";
   }
-  for (int i = 0; i < n; ++i)
+  for (int i = 0; i < n; ++i) {
     if (ops[i].numUses < references[i])
       return opName(i) + " has " + std::to_string(ops[i].numUses) +
              " uses but is read by " + std::to_string(references[i]) +
              " operands";
+    if (ops[i].numSideUses < sideReferences[i])
+      return opName(i) + " has " + std::to_string(ops[i].numSideUses) +
+             " side-result uses but is read by " +
+             std::to_string(sideReferences[i]) + " operands";
+    if (ops[i].numSideUses && ops[i].kind != FusionOpKind::EdgeSoftmax)
+      return opName(i) + ": only an edge_softmax has a side result";
+  }
   return "";
 }
 
@@ -134,6 +163,7 @@ class Planner {
 public:
   explicit Planner(const FusionProblem &problem)
       : p(problem), users(collectUsers(problem)),
+        sideUsers(collectUsers(problem, /*side=*/true)),
         owner(problem.ops.size(), -1) {}
 
   FusionPlan run() {
@@ -188,7 +218,7 @@ public:
 
 private:
   const FusionProblem &p;
-  UserLists users;
+  UserLists users, sideUsers;
   /// The group each op belongs to so far (-1: none; kReserved: a prologue
   /// group planned but not taken yet).
   std::vector<int> owner;
@@ -294,6 +324,14 @@ private:
     std::set<int> members(core.begin(), core.end());
     members.insert(prologue.begin(), prologue.end());
     for (int c; (c = absorbedConsumer(chain.back(), members)) >= 0;) {
+      // The group moves to its last member: a side result must still come
+      // before its users.
+      bool sideReadBefore = false;
+      for (int m : members)
+        for (auto [u, k] : sideUsers[m])
+          sideReadBefore |= u <= c;
+      if (sideReadBefore)
+        break;
       chain.push_back(c);
       members.insert(c);
     }
@@ -316,6 +354,11 @@ private:
     group.anchor = *members.begin();
     members.insert(sizes.begin(), sizes.end());
     group.members.assign(members.begin(), members.end());
+    if (!sideResultsEscape(p, sideUsers, group.members).empty())
+      return std::nullopt;
+    for (int m : group.members)
+      if (m != group.members.back() && p.ops[m].numSideUses)
+        group.sideResults.push_back(m);
     group.family = family;
     group.fused = fused;
     return group;
@@ -618,6 +661,7 @@ static std::string verifyFused(const FusionProblem &p, const FusionGroup &g,
 std::string FusionPlan::verify(const FusionProblem &p) const {
   int n = p.ops.size();
   UserLists users = collectUsers(p);
+  UserLists sideUsers = collectUsers(p, /*side=*/true);
   std::vector<int> owner(n, -1);
   for (int gi = 0, ge = groups.size(); gi < ge; ++gi) {
     const FusionGroup &g = groups[gi];
@@ -681,6 +725,16 @@ std::string FusionPlan::verify(const FusionProblem &p) const {
     auto inGroup = [&](int op) {
       return std::binary_search(g.members.begin(), g.members.end(), op);
     };
+    std::vector<int> sides;
+    for (int m : g.members)
+      if (m != last && p.ops[m].numSideUses)
+        sides.push_back(m);
+    if (sides != g.sideResults)
+      return where + " does not return the side results of its members "
+                     "used outside it";
+    if (std::string bad = sideResultsEscape(p, sideUsers, g.members);
+        !bad.empty())
+      return where + ": " + bad;
     for (int m : g.members) {
       bool size = p.ops[m].kind == FusionOpKind::SizeQuery;
       if (m != first) {

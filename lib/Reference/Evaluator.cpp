@@ -313,13 +313,19 @@ LogicalResult Interpreter::edgeSoftmax(mlir::gnn::EdgeSoftmaxOp op) {
   Tensor out((*in)->shape);
   int64_t row = (*in)->rowSize();
   const std::vector<double> &x = (*in)->data;
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  // The log-sum-exp: one row per node, -inf where a node has no mass.
+  std::vector<int64_t> lseShape = (*in)->shape;
+  lseShape[0] = graph.numNodes;
+  Tensor lse(lseShape);
+  std::fill(lse.data.begin(), lse.data.end(), -inf);
   for (int64_t n = 0; n < graph.numNodes; ++n) {
     for (int64_t h = 0; h < row; ++h) {
-      double m = -std::numeric_limits<double>::infinity();
+      double m = -inf;
       for (int64_t i = inc.ptr[n]; i < inc.ptr[n + 1]; ++i)
         m = std::max(m, x[inc.edges[i] * row + h]);
       // A group whose values are all -inf has no mass: its edges get 0.
-      if (m == -std::numeric_limits<double>::infinity())
+      if (m == -inf)
         continue;
       double sum = 0;
       for (int64_t i = inc.ptr[n]; i < inc.ptr[n + 1]; ++i)
@@ -328,9 +334,12 @@ LogicalResult Interpreter::edgeSoftmax(mlir::gnn::EdgeSoftmaxOp op) {
         int64_t at = inc.edges[i] * row + h;
         out.data[at] = std::exp(x[at] - m) / sum;
       }
+      lse.data[n * row + h] = m + std::log(sum);
     }
   }
   setTensor(op.getResult(), std::move(out));
+  if (Value l = op.getLse())
+    setTensor(l, std::move(lse));
   return success();
 }
 

@@ -21,15 +21,24 @@ examples=(gcn sage_mean sage_max gin gat gatv2 transformer agnn)
 files=()
 for e in "${examples[@]}"; do files+=("$root/examples/$e.mlir"); done
 files+=("$root/test/Integration/Inputs/fused_aggregation.mlir")
+# Attention and a softmax returning the log-sum-exp (FILE#FUNCTION).
+files+=("$root/test/Integration/Inputs/attention_lse.mlir#gatv2_lse")
+files+=("$root/test/Integration/Inputs/attention_lse.mlir#softmax_lse")
 pass=0
 fail=0
 printf '%-40s %-12s %10s %12s  %s\n' graph example "gnnc ms" "worst/tol" result
 for g in "${graphs[@]}"; do
   spec="$g"
   [[ "$g" == *:* ]] || spec="$datasets/$g"
-  for f in "${files[@]}"; do
+  for entry in "${files[@]}"; do
+    f="${entry%%#*}"
+    fn=()
     e=$(basename "$f" .mlir)
-    out=$("$gnn_run" "$f" --graph="$spec" --backend=cuda \
+    if [[ "$entry" == *#* ]]; then
+      fn=(--function="${entry#*#}")
+      e="${entry#*#}"
+    fi
+    out=$("$gnn_run" "$f" "${fn[@]}" --graph="$spec" --backend=cuda \
           --reps=5 --warmup=2 2>&1)
     rc=$?
     ms=$(printf '%s\n' "$out" | sed -n 's/.*"median_ms": \([0-9.e+-]*\).*/\1/p' | head -1)

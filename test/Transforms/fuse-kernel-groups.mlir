@@ -162,6 +162,48 @@ func.func @alpha_returned(%g: !gnn.graph, %q: tensor<?x4x16xf32>, %v: tensor<?x4
 
 // -----
 
+// The softmax's log-sum-exp is returned: the attention group returns it as a
+// second result (the weights themselves stay inside).
+
+// CHECK-LABEL: func.func @lse_returned
+// CHECK: %[[G:.*]]:2 = gnn.kernel_group "attention_0" family = attention -> tensor<?x4x16xf32>, tensor<?x4xf32> {
+// CHECK: %[[A:.*]], %[[L:.*]] = gnn.edge_softmax
+// CHECK: %[[O:.*]] = gnn.spmm sum %{{.*}} weights(%[[A]] : tensor<?x4xf32>)
+// CHECK: gnn.yield %[[O]], %[[L]] : tensor<?x4x16xf32>, tensor<?x4xf32>
+// CHECK: return %[[G]]#0, %[[G]]#1
+func.func @lse_returned(%g: !gnn.graph, %q: tensor<?x4x16xf32>, %v: tensor<?x4x16xf32>) -> (tensor<?x4x16xf32>, tensor<?x4xf32>) {
+  %s = gnn.sddmm dot %g, %q, %q : tensor<?x4x16xf32>, tensor<?x4x16xf32> -> tensor<?x4xf32>
+  %alpha, %lse = gnn.edge_softmax %g, %s : tensor<?x4xf32>, tensor<?x4xf32>
+  %agg = gnn.spmm sum %g, %v weights(%alpha : tensor<?x4xf32>) : tensor<?x4x16xf32> -> tensor<?x4x16xf32>
+  return %agg, %lse : tensor<?x4x16xf32>, tensor<?x4xf32>
+}
+
+// -----
+
+// An op between the softmax and the spmm reads the log-sum-exp: a group
+// placed at the spmm would come after it, so the attention rule does not
+// apply; the softmax group returns both of its results.
+
+#n2 = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @lse_read_early
+// CHECK-NOT: attention
+// CHECK: %[[SM:.*]]:2 = gnn.kernel_group "edge_softmax_0" family = edge_softmax -> tensor<?x4xf32>, tensor<?x4xf32>
+// CHECK: gnn.spmm sum %{{.*}}, %{{.*}} weights(%[[SM]]#0 : tensor<?x4xf32>)
+func.func @lse_read_early(%g: !gnn.graph, %q: tensor<?x4x16xf32>, %v: tensor<?x4x16xf32>) -> (tensor<?x4x16xf32>, tensor<?x4xf32>) {
+  %s = gnn.sddmm dot %g, %q, %q : tensor<?x4x16xf32>, tensor<?x4x16xf32> -> tensor<?x4xf32>
+  %alpha, %lse = gnn.edge_softmax %g, %s : tensor<?x4xf32>, tensor<?x4xf32>
+  %e = linalg.generic {indexing_maps = [#n2, #n2], iterator_types = ["parallel", "parallel"]}
+      ins(%lse : tensor<?x4xf32>) outs(%lse : tensor<?x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  } -> tensor<?x4xf32>
+  %agg = gnn.spmm sum %g, %v weights(%alpha : tensor<?x4xf32>) : tensor<?x4x16xf32> -> tensor<?x4x16xf32>
+  return %agg, %e : tensor<?x4x16xf32>, tensor<?x4xf32>
+}
+
+// -----
+
 // A softmax over the edges leaving each node does not normalise the rows the
 // spmm aggregates: no attention group.
 

@@ -162,3 +162,49 @@ func.func @gcn(%g: !gnn.graph, %x: tensor<?x64xf32>, %w: tensor<64x64xf32>, %b: 
   } -> tensor<?x64xf32>
   return %out : tensor<?x64xf32>
 }
+
+// -----
+
+// An attention group returning the softmax's log-sum-exp: after the output
+// row, the lane holding each head's first feature stores m + log s of its
+// head into the second result (a row of heads per node); with heavy rows the
+// final kernel does the same and updates both results in place. An edge
+// softmax alone stores it from the team's first lane after the normaliser.
+
+// CHECK-LABEL: gnnk.kernel @attention_0(
+// CHECK-SAME: %[[OUT:[a-z0-9]+]]: memref<?xf32> {gnnk.result = 0 : i64}, %[[LSE:[a-z0-9]+]]: memref<?xf32> {gnnk.result = 1 : i64}
+// CHECK: gnnk.store %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} to %[[OUT]]
+// CHECK: arith.remui %{{.*}}, %c16
+// CHECK: scf.if
+// CHECK-NEXT: %[[LOG:.*]] = math.log %[[STATE:[0-9]+]]#1 : f32
+// CHECK-NEXT: %[[V:.*]] = arith.addf %[[STATE]]#0, %[[LOG]] : f32
+// CHECK: gnnk.store %[[V]] to %[[LSE]]
+// CHECK-LABEL: func.func @attention_lse
+// CHECK: %[[R:.*]]:2 = gnnk.launch @attention_0[%{{.*}}] ({{.*}}) rows [#[[NODES:.*]], #[[NODES]]]
+// CHECK: return %[[R]]#0, %[[R]]#1
+// CHECK-LABEL: gnnk.kernel @edge_softmax_0(
+// CHECK-SAME: %[[SLSE:[a-z0-9]+]]: memref<?xf32> {gnnk.result = 1 : i64}
+// CHECK: math.log
+// CHECK: gnnk.store %{{.*}} to %[[SLSE]]
+// CHECK-LABEL: func.func @softmax_lse
+// CHECK: gnnk.launch @edge_softmax_0[%{{.*}}] ({{.*}}) rows [#{{.*}}, #[[NODES]]]
+
+// SPLIT-LABEL: gnnk.kernel @attention_0_final(
+// SPLIT: math.log
+// SPLIT: gnnk.store %{{.*}} to %{{.*}}[%{{.*}}] : f32 into memref<?xf32>
+// SPLIT-LABEL: func.func @attention_lse
+// SPLIT: %[[MAIN:.*]]:2 = gnnk.launch @attention_0[
+// SPLIT: %[[PART:.*]] = gnnk.launch @attention_0_partial[
+// SPLIT: %[[FIN:.*]]:2 = gnnk.launch @attention_0_final[{{.*}}] ({{.*}}, %[[PART]], %[[MAIN]]#0, %[[MAIN]]#1) rows [{{.*}}, {{.*}}] {tied = array<i64: 4, 5>}
+// SPLIT: return %[[FIN]]#0, %[[FIN]]#1
+func.func @attention_lse(%g: !gnn.graph, %q: tensor<?x2x16xf32>, %k: tensor<?x2x16xf32>, %v: tensor<?x2x16xf32>) -> (tensor<?x2x16xf32>, tensor<?x2xf32>) {
+  %s = gnn.sddmm dot %g, %k, %q : tensor<?x2x16xf32>, tensor<?x2x16xf32> -> tensor<?x2xf32>
+  %alpha, %lse = gnn.edge_softmax %g, %s : tensor<?x2xf32>, tensor<?x2xf32>
+  %agg = gnn.spmm sum %g, %v weights(%alpha : tensor<?x2xf32>) : tensor<?x2x16xf32> -> tensor<?x2x16xf32>
+  return %agg, %lse : tensor<?x2x16xf32>, tensor<?x2xf32>
+}
+
+func.func @softmax_lse(%g: !gnn.graph, %s: tensor<?x2xf32> {gnn.domain = "edge"}) -> (tensor<?x2xf32>, tensor<?x2xf32>) {
+  %alpha, %lse = gnn.edge_softmax %g, %s : tensor<?x2xf32>, tensor<?x2xf32>
+  return %alpha, %lse : tensor<?x2xf32>, tensor<?x2xf32>
+}

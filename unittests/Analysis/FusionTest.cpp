@@ -30,6 +30,12 @@ FusionOperand chain(int producer) {
   return {producer, FusionSlot::Input, /*absorbable=*/false,
           /*chainable=*/true};
 }
+/// The side result (log-sum-exp) of an edge_softmax, read by any op.
+FusionOperand lse(int producer) {
+  FusionOperand o{producer, FusionSlot::Input};
+  o.side = true;
+  return o;
+}
 constexpr int kArg = -1;
 
 /// Builds a problem op by op; uses are counted from the operands.
@@ -62,11 +68,12 @@ public:
   FusionOp &operator[](int i) { return p.ops[i]; }
   FusionProblem done(FusionOptions options = {}) {
     for (FusionOp &op : p.ops)
-      op.numUses = 0;
+      op.numUses = op.numSideUses = 0;
     for (const FusionOp &op : p.ops)
       for (const FusionOperand &o : op.operands)
         if (o.producer >= 0)
-          ++p.ops[o.producer].numUses;
+          ++(o.side ? p.ops[o.producer].numSideUses
+                    : p.ops[o.producer].numUses);
     p.options = options;
     EXPECT_EQ(p.check(), "");
     return p;
@@ -136,6 +143,52 @@ TEST(Fusion, Gatv2IsOneAttentionGroup) {
                                            g.score, g.softmax, g.spmm}));
   EXPECT_EQ(p.groups[1].family, FusionFamily::Elementwise);
   EXPECT_EQ(p.groups[1].members, std::vector<int>{g.bias});
+}
+
+TEST(Fusion, AttentionReturnsTheLogSumExp) {
+  // The softmax's log-sum-exp, used after the group (by the terminator and
+  // an op), becomes a second result of the attention group.
+  Gatv2 g;
+  int after = g.b.other({g.ret});
+  g.b[after].operands.push_back(lse(g.softmax));
+  FusionProblem problem = g.b.done();
+  ++problem.ops[g.softmax].numSideUses; // also returned by the function
+  FusionPlan p = plan(problem);
+  const FusionGroup *att = groupOf(p, g.spmm);
+  ASSERT_TRUE(att);
+  EXPECT_EQ(att->family, FusionFamily::Attention);
+  EXPECT_EQ(att->sideResults, std::vector<int>{g.softmax});
+
+  FusionPlan none = p;
+  for (FusionGroup &group : none.groups)
+    group.sideResults.clear();
+  EXPECT_NE(none.verify(problem), "") << "the log-sum-exp must be returned";
+}
+
+TEST(Fusion, LogSumExpReadInsideTheSpanFallsBack) {
+  // An op between the softmax and the spmm reads the log-sum-exp: the group
+  // would be placed at the spmm, after it, so attention does not apply.
+  Builder b;
+  int sddmm = b.graphOp(K::Sddmm, {in(kArg), in(kArg)});
+  int softmax = b.graphOp(K::EdgeSoftmax, {in(sddmm)});
+  int early = b.elementwise({lse(softmax), init(kArg)}, false);
+  int spmm = b.graphOp(K::Spmm, {in(kArg), weights(softmax)});
+  b.other({spmm, early});
+  FusionProblem problem = b.done();
+  FusionPlan p = plan(problem);
+  EXPECT_EQ(groupOf(p, spmm)->family, FusionFamily::Aggregation);
+  EXPECT_EQ(groupOf(p, softmax)->family, FusionFamily::EdgeSoftmax);
+  // A softmax alone returns its results itself.
+  EXPECT_TRUE(groupOf(p, softmax)->sideResults.empty());
+
+  // A consumer absorbed after such a reader would move the softmax past it.
+  Builder c;
+  int x = c.graphOp(K::EdgeSoftmax, {in(kArg)});
+  int reader = c.elementwise({lse(x), init(kArg)}, false);
+  int scale = c.elementwise({absorb(x), init(kArg)}, true);
+  c.other({scale, reader});
+  FusionPlan q = plan(c.done());
+  EXPECT_EQ(groupOf(q, x)->members, std::vector<int>{x});
 }
 
 TEST(Fusion, GatScoreChainAndConsumers) {
@@ -524,6 +577,13 @@ TEST(Fusion, CheckRejectsBadInput) {
   FusionProblem graph = good;
   graph.ops[0].graph = -1;
   EXPECT_NE(graph.check(), "");
+
+  FusionProblem side = good;
+  side.ops[1].operands[0].side = true;
+  EXPECT_NE(side.check(), "") << "only an edge_softmax has a side result";
+  FusionProblem sideUses = good;
+  sideUses.ops[0].numSideUses = 1;
+  EXPECT_NE(sideUses.check(), "");
 
   Builder s;
   int spmm = s.graphOp(K::Spmm, {in(kArg), weights(kArg)});

@@ -179,6 +179,30 @@ func.func @f(%g: !gnn.graph, %s: tensor<?xf32> {gnn.domain = "edge"}) -> (tensor
                {std::exp(-1) / za, 1 / za, 1 / zb, 1, 1, 1, std::exp(-3) / zb});
 }
 
+TEST_F(Evaluator, EdgeSoftmaxLogSumExp) {
+  const char *src = R"mlir(
+func.func @f(%g: !gnn.graph, %s: tensor<?xf32> {gnn.domain = "edge"}) -> (tensor<?xf32>, tensor<?xf32>) {
+  %0, %1 = gnn.edge_softmax %g, %s : tensor<?xf32>, tensor<?xf32>
+  return %0, %1 : tensor<?xf32>, tensor<?xf32>
+})mlir";
+  Tensor s = make({7}, {1000, 1001, 0, 5, 2, 1002, -3});
+  auto out = run(src, tinyGraph(), {s});
+  ASSERT_EQ(out.size(), 2u) << errors;
+  double z1 = std::exp(-2) + std::exp(-1) + 1, z2 = std::exp(-5) + 1;
+  double inf = INFINITY;
+  // node0 <- e4, node1 <- e0 e1 e5, node2 <- e2 e3, node4 <- e6; 3, 5: none.
+  std::vector<double> want = {2,    1002 + std::log(z1), 5 + std::log(z2),
+                              -inf, -3,                  -inf};
+  ASSERT_EQ(out[1].shape, std::vector<int64_t>{6});
+  for (int n = 0; n < 6; ++n)
+    if (std::isinf(want[n]))
+      EXPECT_EQ(out[1].data[n], want[n]) << "node " << n;
+    else
+      EXPECT_NEAR(out[1].data[n], want[n], 1e-9) << "node " << n;
+  // The weights are exp(score - lse[dst]).
+  EXPECT_NEAR(out[0].data[0], std::exp(1000 - out[1].data[1]), 1e-12);
+}
+
 TEST_F(Evaluator, EdgeSoftmaxAllNegativeInfinityGivesZero) {
   const char *src = R"mlir(
 func.func @f(%g: !gnn.graph, %s: tensor<?x2xf32> {gnn.domain = "edge"}) -> tensor<?x2xf32> {

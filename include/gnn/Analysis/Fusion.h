@@ -36,6 +36,10 @@
 /// queries on it (`tensor.dim`, `tensor.empty`, `linalg.fill` of a constant)
 /// become members so that they can move into the group with it; a rule whose
 /// intermediates escape does not apply, and smaller groups form instead.
+/// The one exception is a side result (`edge_softmax`'s log-sum-exp): a
+/// member's side result may be used outside the group, which then returns it
+/// beside its result, as long as every op of the problem using it comes
+/// after the group's last member (where the group is placed).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -99,6 +103,9 @@ struct FusionOperand {
   /// operand (one result, parallel loops then reductions, this operand read
   /// with the identity map, the result written at the parallel loops).
   bool chainable = false;
+  /// The operand is the producer's side result (`edge_softmax`'s
+  /// log-sum-exp), not its result.
+  bool side = false;
 };
 
 /// One op of the block.
@@ -108,8 +115,12 @@ struct FusionOp {
   std::vector<FusionOperand> operands;
   /// Uses of the op's results anywhere: by ops of the problem, by the
   /// terminator, inside nested regions. Uses not listed as operands of the
-  /// problem's ops count as uses outside every group.
+  /// problem's ops count as uses outside every group. The side result's uses
+  /// are `numSideUses` instead.
   int numUses = 0;
+  /// `edge_softmax`: uses of its side result, the per-node log-sum-exp
+  /// (anywhere, like `numUses`).
+  int numSideUses = 0;
   /// Whether the result is indexed by edge.
   bool edgeResult = false;
   /// Elementwise ops: whether every loop is parallel.
@@ -166,6 +177,9 @@ struct FusionGroup {
   /// Whether a fusion rule (attention, aggregation, prologue) formed the
   /// group.
   bool fused = false;
+  /// Members other than the last whose side result the group returns after
+  /// the last member's results, in program order.
+  std::vector<int> sideResults;
 };
 
 /// The kernel groups of a block.

@@ -152,6 +152,40 @@ func.func @softmax_types(%g: !gnn.graph, %x: tensor<?x4xf32>) {
 
 // -----
 
+func.func @softmax_lse_shape(%g: !gnn.graph, %x: tensor<?x4xf32> {gnn.domain = "edge"}) {
+  // expected-error @+1 {{'gnn.edge_softmax' op expects dimension 1 of lse to match input (4) but got 2}}
+  %a, %l = gnn.edge_softmax %g, %x : tensor<?x4xf32>, tensor<?x2xf32>
+  return
+}
+
+// -----
+
+func.func @softmax_lse_rank(%g: !gnn.graph, %x: tensor<?x4xf32> {gnn.domain = "edge"}) {
+  // expected-error @+1 {{'gnn.edge_softmax' op expects lse of rank 2 for input of rank 2 but got rank 1 ('tensor<?xf32>')}}
+  %a, %l = gnn.edge_softmax %g, %x : tensor<?x4xf32>, tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @softmax_lse_element(%g: !gnn.graph, %x: tensor<?x4xf32> {gnn.domain = "edge"}) {
+  // expected-error @+1 {{'gnn.edge_softmax' op expects input and lse to have the same element type but got 'f32' and 'f64'}}
+  %a, %l = gnn.edge_softmax %g, %x : tensor<?x4xf32>, tensor<?x4xf64>
+  return
+}
+
+// -----
+
+func.func @softmax_lse_is_a_node_tensor(%g: !gnn.graph, %x: tensor<?x4xf32> {gnn.domain = "edge"}) {
+  // expected-note @+1 {{the node tensor is produced here}}
+  %a, %l = gnn.edge_softmax %g, %x : tensor<?x4xf32>, tensor<?x4xf32>
+  // expected-error @+1 {{'gnn.edge_softmax' op expects input to be an edge tensor but got a node tensor}}
+  %b = gnn.edge_softmax %g, %l : tensor<?x4xf32>
+  return
+}
+
+// -----
+
 func.func @softmax_through_linalg(%g: !gnn.graph, %x: tensor<?x8xf32>) {
   // The domain is followed through elementwise linalg ops.
   // expected-note @+1 {{the node tensor is produced here}}

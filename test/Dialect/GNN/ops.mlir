@@ -46,10 +46,14 @@ func.func @sddmm(%g: !gnn.graph, %a: tensor<?x4x8xf32>, %b: tensor<?x4x8xf32>,
 // CHECK-LABEL: func.func @edge_softmax
 // CHECK: gnn.edge_softmax %{{.*}}, %{{.*}} : tensor<?x4xf32>
 // CHECK: gnn.edge_softmax %{{.*}}, %{{.*}} reversed : tensor<?xf32>
+// CHECK: %{{.*}}, %{{.*}} = gnn.edge_softmax %{{.*}}, %{{.*}} : tensor<?x4xf32>, tensor<?x4xf32>
+// CHECK: gnn.edge_softmax %{{.*}}, %{{.*}} reversed : tensor<?xf32>, tensor<7xf32>
 func.func @edge_softmax(%g: !gnn.graph, %e: tensor<?x4xf32> {gnn.domain = "edge"},
                         %f: tensor<?xf32> {gnn.domain = "edge"}) {
   %0 = gnn.edge_softmax %g, %e : tensor<?x4xf32>
   %1 = gnn.edge_softmax %g, %f reversed : tensor<?xf32>
+  %2, %lse = gnn.edge_softmax %g, %e : tensor<?x4xf32>, tensor<?x4xf32>
+  %3, %lse2 = gnn.edge_softmax %g, %f reversed : tensor<?xf32>, tensor<7xf32>
   return
 }
 

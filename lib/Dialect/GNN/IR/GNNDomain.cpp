@@ -97,7 +97,9 @@ static Domain inferImpl(Value value, Operation **origin, int depth) {
     return inferArgument(arg, origin);
   Operation *op = value.getDefiningOp();
   Domain fixed = Domain::Unknown;
-  if (isa<GatherOp, SddmmOp, EdgeSoftmaxOp>(op))
+  if (auto softmax = dyn_cast<EdgeSoftmaxOp>(op))
+    fixed = value == softmax.getLse() ? Domain::Node : Domain::Edge;
+  else if (isa<GatherOp, SddmmOp>(op))
     fixed = Domain::Edge;
   else if (isa<SpmmOp, ReduceOp, DegreeOp>(op))
     fixed = Domain::Node;

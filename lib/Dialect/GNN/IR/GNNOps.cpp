@@ -167,9 +167,16 @@ LogicalResult SddmmOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult EdgeSoftmaxOp::verify() {
-  if (failed(checkAtLeastRank(*this, getInput().getType(), "input", 1,
-                              "one row per edge")))
+  RankedTensorType in = getInput().getType();
+  if (failed(checkAtLeastRank(*this, in, "input", 1, "one row per edge")))
     return failure();
+  if (Value lse = getLse()) {
+    auto lt = cast<RankedTensorType>(lse.getType());
+    if (failed(checkElementTypes(*this, getInput(), "input", lse, "lse")) ||
+        failed(checkTrailing(*this, in, "input", lt, "lse", in.getRank(),
+                             in.getRank())))
+      return failure();
+  }
   return checkDomain(*this, getInput(), "input", Domain::Edge);
 }
 

@@ -187,8 +187,13 @@ static BlockProblem describe(Block &block, ::gnn::FusionOptions options) {
   for (Operation *op : bp.ops) {
     ::gnn::FusionOp f;
     f.kind = kindOf(op);
+    auto uses = [](Value v) {
+      return static_cast<int>(std::distance(v.use_begin(), v.use_end()));
+    };
+    auto softmax = dyn_cast<EdgeSoftmaxOp>(op);
     for (Value result : op->getResults())
-      f.numUses += std::distance(result.use_begin(), result.use_end());
+      (softmax && result == softmax.getLse() ? f.numSideUses : f.numUses) +=
+          uses(result);
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
     auto generic = dyn_cast<linalg::GenericOp>(op);
     auto spmm = dyn_cast<SpmmOp>(op);
@@ -201,8 +206,11 @@ static BlockProblem describe(Block &block, ::gnn::FusionOptions options) {
       }
       ::gnn::FusionOperand fo;
       Operation *def = value.getDefiningOp();
-      if (def && def->getBlock() == &block)
+      if (def && def->getBlock() == &block) {
         fo.producer = index.lookup(def);
+        auto producer = dyn_cast<EdgeSoftmaxOp>(def);
+        fo.side = producer && value == producer.getLse();
+      }
       fo.slot = FusionSlot::Other;
       if (graphOp)
         fo.slot = spmm && spmm.getWeights() &&
@@ -292,21 +300,24 @@ static void writeInto(linalg::GenericOp consumer, Value producer,
 }
 
 /// Wraps `members` (in program order, the last producing the result) into a
-/// group placed at the last member; returns it.
-static KernelGroupOp wrap(ArrayRef<Operation *> members, StringRef name,
-                          GroupFamily family) {
+/// group placed at the last member, returning the last member's results and
+/// then the `side` values (side results of other members); returns it.
+static KernelGroupOp wrap(ArrayRef<Operation *> members, ValueRange side,
+                          StringRef name, GroupFamily family) {
   Operation *last = members.back();
+  SmallVector<Value> results(last->getResults());
+  llvm::append_range(results, side);
   OpBuilder b(last);
   auto group = KernelGroupOp::create(
-      b, last->getLoc(), last->getResultTypes(), b.getStringAttr(name),
+      b, last->getLoc(), ValueRange(results).getTypes(), b.getStringAttr(name),
       GroupFamilyAttr::get(b.getContext(), family), ScheduleAttr());
   Block *body = new Block();
   group.getBody().push_back(body);
   b.setInsertionPointToEnd(body);
-  auto yield = YieldOp::create(b, last->getLoc(), last->getResults());
+  auto yield = YieldOp::create(b, last->getLoc(), results);
   for (Operation *op : members)
     op->moveBefore(yield);
-  for (auto [inner, outer] : llvm::zip(last->getResults(), group.getResults()))
+  for (auto [inner, outer] : llvm::zip(results, group.getResults()))
     inner.replaceUsesWithIf(outer, [&](OpOperand &use) {
       return !group->isAncestor(use.getOwner());
     });
@@ -352,7 +363,10 @@ static void apply(const ::gnn::FusionGroup &planned, const BlockProblem &bp,
   for (Operation *op : members)
     if (!erased.contains(op))
       alive.push_back(op);
-  wrap(alive, name, toAttr(planned.family));
+  SmallVector<Value> side;
+  for (int m : planned.sideResults)
+    side.push_back(cast<EdgeSoftmaxOp>(bp.ops[m]).getLse());
+  wrap(alive, side, name, toAttr(planned.family));
 }
 
 //===----------------------------------------------------------------------===//

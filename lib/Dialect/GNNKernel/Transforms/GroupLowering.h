@@ -25,6 +25,9 @@ struct GroupParts {
   SmallVector<linalg::GenericOp> consumers;
   /// The graph value the group's graph ops use (null for dense groups).
   Value graph;
+  /// The log-sum-exp of the group's edge_softmax when the group returns it
+  /// (as its second result; see gnn.edge_softmax).
+  Value lse;
 
   /// Classifies the ops of `group`; emits a diagnostic for a group whose
   /// shape no lowering handles.

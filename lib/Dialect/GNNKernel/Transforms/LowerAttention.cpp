@@ -324,6 +324,11 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
   }
   Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, g,
                                        kb.idx(0));
+  // The log-sum-exp of each head, m + log s, by the lane holding the head's
+  // first feature (-inf for a row without mass: m = -inf, s = 0); it has a
+  // row of `heads` per node (the verifiers make the softmax's input, the
+  // spmm's weights and the log-sum-exp agree).
+  int64_t heads = row / inner;
   for (int64_t j = 0; j < chunks; ++j) {
     Value cond = leader;
     if (active[j])
@@ -347,6 +352,17 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
       outs.push_back(*out);
     }
     kb.store(outs, kb.result(0), kb.add(kb.mul(rowIdx, row), offsets[j]));
+    if (!parts.lse)
+      continue;
+    Value headStart = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, kb.rem(offsets[j], inner),
+        kb.idx(0));
+    auto lseIf = scf::IfOp::create(b, loc, TypeRange{}, headStart, false);
+    b.setInsertionPointToStart(&lseIf.getThenRegion().front());
+    Value lse = arith::AddFOp::create(b, loc, state[j * perChunk],
+                                      math::LogOp::create(b, loc, sum));
+    kb.store({lse}, kb.result(1),
+             kb.add(kb.mul(rowIdx, heads), kb.div(offsets[j], inner)));
   }
   finishRowKernel(kb, group, parts, s);
   return success();

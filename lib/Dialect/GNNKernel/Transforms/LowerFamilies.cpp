@@ -72,10 +72,23 @@ FailureOr<GroupParts> GroupParts::of(KernelGroupOp group) {
   }
   Operation *last = parts.consumers.empty() ? parts.anchor
                                             : parts.consumers.back();
+  ValueRange yields = group.getYield().getValues();
   bool dense = !parts.graph;
-  if ((!dense && (group.getNumResults() != 1 || last->getNumResults() != 1)) ||
-      group.getYield().getValues() != last->getResults())
-    return group.emitOpError("expects to yield the result of its last op");
+  if (!dense && yields.size() == 2)
+    for (Operation *op : ops)
+      if (auto softmax = dyn_cast<gnn::EdgeSoftmaxOp>(op);
+          softmax && softmax.getLse() == yields[1])
+        parts.lse = yields[1];
+  bool yieldsLast =
+      dense ? yields == last->getResults()
+            : yields.size() == 1 + static_cast<size_t>(bool(parts.lse)) &&
+                  yields[0] == last->getResult(0) &&
+                  (last->getNumResults() == 1 ||
+                   (last->getNumResults() == 2 &&
+                    last->getResult(1) == parts.lse));
+  if (!yieldsLast)
+    return group.emitOpError("expects to yield the result of its last op "
+                             "(and the log-sum-exp of its edge_softmax)");
   for (Operation &op : group.getBody().front().without_terminator())
     for (Type t : llvm::concat<Type>(op.getOperandTypes(),
                                      op.getResultTypes()))

@@ -90,8 +90,10 @@ void mlir::gnnk::finishRowKernel(KernelBuilder &kb, KernelGroupOp group,
   if (s.getSplit())
     kb.kernel->setAttr(kSplitAttr, kb.b.getI64IntegerAttr(s.getSplit()));
   AffineExpr nodes = getAffineSymbolExpr(0, group.getContext());
+  // Every result (an attention's log-sum-exp too) has a row per node.
+  SmallVector<AffineExpr> rows(group.getNumResults(), nodes);
   group->replaceAllUsesWith(
-      kb.finish((nodes * s.getLanes()).ceilDiv(s.getBlock()), {nodes},
+      kb.finish((nodes * s.getLanes()).ceilDiv(s.getBlock()), rows,
                 parts.graph)
           ->getResults());
 }
@@ -183,6 +185,20 @@ LogicalResult mlir::gnnk::lowerEdgeSoftmax(KernelGroupOp group,
   }
   Value inv = arith::TruncFOp::create(
       b, loc, f32, arith::DivFOp::create(b, loc, kb.f64(1.0), sum));
+  if (parts.lse) {
+    // m + log(sum) by the team's first lane; -inf for a row without mass.
+    // (The verifier gives the log-sum-exp the input's trailing shape.)
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                                        kb.idx(0));
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, first, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    Value logSum = arith::TruncFOp::create(
+        b, loc, f32, math::LogOp::create(b, loc, sum));
+    Value lse = arith::SelectOp::create(
+        b, loc, mass, arith::AddFOp::create(b, loc, m, logSum), kb.f32(-inf));
+    kb.store({lse}, kb.result(1), kb.add(kb.mul(row, *heads), h));
+  }
   // Pass 3: the weights.
   edgeLoop(
       kb, t, first, step, {}, reversed, row,
@@ -207,8 +223,11 @@ LogicalResult mlir::gnnk::lowerEdgeSoftmax(KernelGroupOp group,
   b.setInsertionPointAfter(headLoop);
   YieldOp::create(b, loc);
   AffineExpr edges = getAffineSymbolExpr(1, ctx);
+  SmallVector<AffineExpr> rows = {edges};
+  if (parts.lse)
+    rows.push_back(nodes);
   group->replaceAllUsesWith(
-      kb.finish((nodes * lanes).ceilDiv(s.getBlock()), {edges}, parts.graph)
+      kb.finish((nodes * lanes).ceilDiv(s.getBlock()), rows, parts.graph)
           ->getResults());
   return success();
 }

@@ -81,15 +81,25 @@ def GNN_EdgeSoftmaxOp : GNN_Op<"edge_softmax",
     incoming edge contributes nothing. With `reversed`, the normalisation runs
     over the edges leaving each node.
 
+    An optional second result `lse` is the log-sum-exp of each node's group,
+    a node tensor with the input's trailing dimensions:
+    `lse[d, h] = m + log(sum_{e' -> d} exp(input[e', h] - m))`, `-inf` for a
+    node with no incoming edge (or only `-inf` values). It is what a backward
+    pass needs to recompute the weights (`result = exp(input - lse[d])`), and
+    a fused attention kernel writes it beside its output at no extra pass.
+
     ```mlir
     %alpha = gnn.edge_softmax %g, %score : tensor<?x4xf32>
+    %alpha2, %lse = gnn.edge_softmax %g, %score : tensor<?x4xf32>, tensor<?x4xf32>
     ```
   }];
   let arguments = (ins GNN_GraphType:$graph, GNN_FloatTensor:$input,
                        UnitAttr:$reversed);
-  let results = (outs GNN_FloatTensor:$result);
+  let results = (outs GNN_FloatTensor:$result,
+                      Optional<GNN_FloatTensor>:$lse);
   let assemblyFormat = [{
     $graph `,` $input (`reversed` $reversed^)? attr-dict `:` type($input)
+    (`,` type($lse)^)?
   }];
   let hasVerifier = 1;
 }
