@@ -29,7 +29,9 @@ void mlir::gnn::buildCUDAPipeline(OpPassManager &pm,
   lower.indexBits = options.indexBits;
   pm.addPass(gnnk::createGNNLowerToKernels(lower));
   // Rows above the schedule's threshold spread over the GPU.
-  pm.addPass(gnnk::createGNNSplitHeavyRows());
+  gnnk::GNNSplitHeavyRowsOptions split;
+  split.maxChunks = options.maxChunks;
+  pm.addPass(gnnk::createGNNSplitHeavyRows(split));
 }
 
 LogicalResult mlir::gnn::lowerForCUDA(ModuleOp module,
@@ -46,6 +48,7 @@ LogicalResult mlir::gnn::lowerForCUDA(ModuleOp module,
   pipeline.meanDegree = options.meanDegree;
   pipeline.maxDegree = options.maxDegree;
   pipeline.indexBits = options.indexBits;
+  pipeline.maxChunks = options.maxChunks;
   buildCUDAPipeline(pm, pipeline);
   return pm.run(module);
 }

@@ -27,8 +27,13 @@ static llvm::cl::opt<int64_t> maxDegree(
     "gnn-max-degree", llvm::cl::init(0),
     llvm::cl::desc("largest in-degree used to pick schedules (0: unknown)"));
 
+static llvm::cl::opt<int64_t> maxChunks(
+    "gnn-max-chunks", llvm::cl::init(8192),
+    llvm::cl::desc("the most chunks of a split heavy-row kernel"));
+
 static CompileOptions options() {
   CompileOptions o;
+  o.maxChunks = maxChunks;
   o.indexBits = indexBits;
   o.meanDegree = meanDegree;
   o.maxDegree = maxDegree;

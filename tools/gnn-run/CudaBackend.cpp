@@ -40,6 +40,11 @@ static double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+static llvm::cl::opt<int64_t> maxChunks(
+    "max-chunks", llvm::cl::init(8192),
+    llvm::cl::desc("the most chunks (blocks and partial results) of a split "
+                   "heavy-row kernel; small values test long chunks"));
+
 int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
                         const HostGraph &graph,
                         const std::vector<Tensor> &inputs,
@@ -53,6 +58,7 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
   codegen.maxDegree = stats.maxInDegree;
   // The runtime uses 64-bit indices only when the edges do not fit 32 bits.
   codegen.indexBits = graph.numEdges() >= (int64_t(1) << 31) - 1 ? 64 : 32;
+  codegen.maxChunks = maxChunks;
   auto t0 = std::chrono::steady_clock::now();
   mlir::FailureOr<rt::Program> program =
       mlir::gnn::compileToProgram(module, func, codegen);

@@ -34,6 +34,9 @@ struct CompileOptions {
   int64_t maxDegree = 0;
   /// Width of the graph's index arrays (32 or 64).
   int indexBits = 32;
+  /// The most chunks a split heavy-row kernel uses (gnn-split-heavy-rows'
+  /// `max-chunks`): bounds its partial-result buffer.
+  int64_t maxChunks = 8192;
 };
 
 /// Options of `gnn-cuda-pipeline`.
@@ -47,6 +50,11 @@ struct CUDAPipelineOptions : public PassPipelineOptions<CUDAPipelineOptions> {
   Option<int> indexBits{*this, "index-bits",
                         llvm::cl::desc("graph index width (32 or 64)"),
                         llvm::cl::init(32)};
+  Option<int64_t> maxChunks{
+      *this, "max-chunks",
+      llvm::cl::desc("the most chunks of a split heavy-row kernel "
+                     "(gnn-split-heavy-rows' max-chunks)"),
+      llvm::cl::init(8192)};
   ListOption<std::string> fuse{
       *this, "fuse",
       llvm::cl::desc("fusion rules (gnn-form-kernel-groups' `fuse`; empty: "

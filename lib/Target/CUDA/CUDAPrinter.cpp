@@ -581,7 +581,14 @@ static LogicalResult printKernel(CUDAPrinterState &state,
   raw_indented_ostream &os = state.ostream();
   os << "\n// " << kernel.getSymName() << ": block " << kernel.getBlock()
      << ", grid ";
-  printSizeExpr(os, kernel.getGrid().getResult(0));
+  AffineMap grid = kernel.getGrid();
+  if (grid.getNumResults() > 1)
+    os << "min(";
+  llvm::interleave(
+      grid.getResults(), os, [&](AffineExpr e) { printSizeExpr(os, e); },
+      ", ");
+  if (grid.getNumResults() > 1)
+    os << ")";
   os << "\nextern \"C\" __global__ void __launch_bounds__(" << kernel.getBlock()
      << ") " << kernel.getSymName() << "(";
   llvm::StringSet<> names;

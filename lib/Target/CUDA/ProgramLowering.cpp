@@ -41,8 +41,17 @@ static std::string formulaText(AffineExpr e) {
   }
 }
 
+/// The text of a launch-shape map: its result, or the minimum of its
+/// results.
+static std::string formulaText(AffineMap map) {
+  std::string text = formulaText(map.getResult(0));
+  for (AffineExpr e : map.getResults().drop_front())
+    text = "min(" + text + ", " + formulaText(e) + ")";
+  return text;
+}
+
 static rt::Formula toFormula(AffineMap map) {
-  rt::StatusOr<rt::Formula> f = rt::Formula::parse(formulaText(map.getResult(0)));
+  rt::StatusOr<rt::Formula> f = rt::Formula::parse(formulaText(map));
   assert(f.ok() && "affine launch shapes print as valid formulas");
   return *f;
 }
@@ -230,7 +239,7 @@ LogicalResult Lowering::lowerLaunch(gnnk::LaunchOp launch) {
       return failure();
     AffineMap rows = cast<AffineMapAttr>(launch.getRows()[i]).getValue();
     std::string elements =
-        formulaText(rows.getResult(0)) + " * " + std::to_string(*row);
+        formulaText(rows) + " * " + std::to_string(*row);
     FailureOr<std::string> name = define(r, elements, launch);
     if (failed(name))
       return failure();

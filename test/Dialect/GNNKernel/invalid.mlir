@@ -14,7 +14,7 @@ gnnk.kernel @k() attributes {block = 100 : i64, grid = affine_map<()[s0, s1, s2]
 
 // -----
 
-// expected-error @+1 {{'gnnk.kernel' op expects grid to be an affine map ()[s0, s1, s2] -> (e) of nodes, edges and graphs but got}}
+// expected-error @+1 {{'gnnk.kernel' op expects grid to be an affine map ()[s0, s1, s2] -> (e, ...) of nodes, edges and graphs (the minimum of its results) but got}}
 gnnk.kernel @k() attributes {block = 256 : i64, grid = affine_map<(d0) -> (d0)>} {
   gnnk.return
 }

@@ -97,10 +97,10 @@ func.func @reversed(%g: !gnn.graph, %e: tensor<?x2xf32> {gnn.domain = "edge"}) -
 // (the chunks merged in order, then the epilogue) finish them.
 // SPLIT-LABEL: // spmm_0: block 256
 // SPLIT: <= 512LL;
-// SPLIT-LABEL: // spmm_0_partial: block 256, grid edges ceildiv 512
+// SPLIT-LABEL: // spmm_0_partial: block 256, grid min(edges ceildiv 512, 8192)
 // SPLIT: __shared__ double
 // SPLIT: __syncthreads();
-// SPLIT-LABEL: // spmm_0_final: block 256, grid edges ceildiv 512
+// SPLIT-LABEL: // spmm_0_final: block 256, grid min(edges ceildiv 512, 8192)
 // SPLIT: for (long long
 // SPLIT: out0
 // SPLIT-LABEL: // attention_0: block 256

@@ -50,8 +50,13 @@ FailureOr<AffineExpr> mlir::gnnk::rowsOf(Value value) {
     return getAffineSymbolExpr(1, ctx);
   Operation *def = value.getDefiningOp();
   if (auto launch = dyn_cast_or_null<LaunchOp>(def)) {
+    // A capped count (the minimum of several results) has no single
+    // expression.
     unsigned i = cast<OpResult>(value).getResultNumber();
-    return cast<AffineMapAttr>(launch.getRows()[i]).getValue().getResult(0);
+    AffineMap rows = cast<AffineMapAttr>(launch.getRows()[i]).getValue();
+    if (rows.getNumResults() != 1)
+      return failure();
+    return rows.getResult(0);
   }
   if (auto fill = dyn_cast_or_null<linalg::FillOp>(def))
     return rowsOf(fill.getOutputs()[0]);
@@ -102,13 +107,16 @@ static bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
 /// Checks that `map` is a launch-shape map: no dimensions, the size symbols,
 /// one result.
+/// A launch shape: an affine map of the size symbols with one result, or
+/// several whose minimum is the value (like `affine.min`).
 static LogicalResult verifySizeMap(Operation *op, AffineMap map,
                                    StringRef what) {
   if (map.getNumDims() != 0 || map.getNumSymbols() != kNumSizeSymbols ||
-      map.getNumResults() != 1)
+      map.getNumResults() < 1)
     return op->emitOpError() << "expects " << what
-                             << " to be an affine map ()[s0, s1, s2] -> (e) "
-                                "of nodes, edges and graphs but got "
+                             << " to be an affine map ()[s0, s1, s2] -> (e, "
+                                "...) of nodes, edges and graphs (the minimum "
+                                "of its results) but got "
                              << AffineMapAttr::get(map);
   return success();
 }

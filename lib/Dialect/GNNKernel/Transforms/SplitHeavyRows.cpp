@@ -10,13 +10,21 @@
 //   }
 //
 // keeps its light rows (the loop and epilogue under `end - begin <= N`) and
-// gains `<name>_partial` (a block per chunk of N positions: for the heavy
-// row of the chunk's first position and a heavy row starting inside it, the
-// teams share the chunk's edges, team and block reductions use the loop's
-// merge region, one partial state per (chunk, which) is written) and
-// `<name>_final` (per heavy row, the partial states of its chunks merged in
-// chunk order, then the epilogue), launched after it and updating its
-// result in place.
+// gains, over chunks of L = max(N, ceil(edges / max-chunks)) positions (at
+// most max-chunks of them):
+//  - `<name>_partial`, a block per chunk: for the heavy row of the chunk's
+//    first position and a heavy row starting inside it, when they cross the
+//    chunk's boundaries, the teams share the chunk's edges of the row, team
+//    and block reductions use the loop's merge region, and one partial state
+//    per (chunk, which) is written;
+//  - `<name>_final`, a block per chunk: the heavy row starting in the chunk
+//    and crossing its end gets the partial states of its chunks merged in
+//    chunk order, then the epilogue; heavy rows wholly inside the chunk
+//    (possible only when L > N) are reduced by the block's teams and
+//    finished there.
+// Both are launched after the row kernel, the final one updating its results
+// in place. With L = N (graphs of at most N * max-chunks edges) no heavy row
+// fits in a chunk and the final kernel's row walk is skipped.
 //
 //===----------------------------------------------------------------------===//
 
@@ -223,23 +231,25 @@ SmallVector<Value> inlineMerge(OpBuilder &b, Region &region, ValueRange a,
   return out;
 }
 
-/// Replaces the kernel's for_rows by a for_blocks over the chunks of `split`
-/// positions; returns (chunk lo, chunk hi, team, lane, row-of-position fn)
-/// with the builder inside the new mapping.
+/// Replaces the kernel's for_rows by a for_blocks over the chunks of `len =
+/// max(split, ceil(edges / maxChunks))` positions; returns the chunk's block,
+/// team and lane, its positions [lo, hi) and `len`, with the builder inside
+/// the new mapping.
 struct ChunkMapping {
-  Value blk, team, lane, lo, hi;
+  Value blk, team, lane, lo, hi, len;
 };
 
 ChunkMapping chunkMapping(KernelOp kernel, const RowKernel &k, int64_t split,
-                          OpBuilder &b) {
+                          int64_t maxChunks, OpBuilder &b) {
   Location loc = kernel.getLoc();
   Value edgesParam = param(kernel, KernelOp::kSize, b.getStringAttr("edges"),
                            b.getI64Type());
   b.setInsertionPoint(k.rows);
   Ix ix{b, loc};
   Value edges = arith::IndexCastOp::create(b, loc, b.getIndexType(), edgesParam);
-  Value n = ix.c(split);
-  Value chunks = arith::CeilDivSIOp::create(b, loc, edges, n);
+  Value len = ix.max(ix.c(split), arith::CeilDivSIOp::create(
+                                      b, loc, edges, ix.c(maxChunks)));
+  Value chunks = arith::CeilDivSIOp::create(b, loc, edges, len);
   auto blocks = ForBlocksOp::create(b, loc, chunks, k.lanes);
   Block *body = new Block();
   blocks.getBody().push_back(body);
@@ -248,8 +258,9 @@ ChunkMapping chunkMapping(KernelOp kernel, const RowKernel &k, int64_t split,
   m.team = body->addArgument(b.getIndexType(), loc);
   m.lane = body->addArgument(b.getIndexType(), loc);
   b.setInsertionPointToStart(body);
-  m.lo = ix.mul(m.blk, n);
-  m.hi = ix.min(ix.add(m.lo, n), edges);
+  m.len = len;
+  m.lo = ix.mul(m.blk, len);
+  m.hi = ix.min(ix.add(m.lo, len), edges);
   YieldOp::create(b, loc);
   b.setInsertionPoint(body->getTerminator());
   return m;
@@ -276,10 +287,67 @@ Value fromF32(OpBuilder &b, Location loc, Value v, Type t) {
   return t.isF32() ? v : arith::ExtFOp::create(b, loc, t, v).getResult();
 }
 
+/// Reduces the edges [from, to) of one row (`map` maps the row prologue) with
+/// all teams of the block: the cloned edge loop with the teams interleaved,
+/// the team reduction, then a block reduction through the loop's merge
+/// region. Returns the block's state (every thread gets it).
+SmallVector<Value> reduceWithBlock(OpBuilder &b, Location loc,
+                                   RowKernel &k, IRMapping &map,
+                                   Value from, Value to, Value team,
+                                   int64_t teams) {
+  Ix ix{b, loc};
+  Value step = map.lookup(k.loop.getStep());
+  Value first =
+      ix.add(ix.add(from, ix.mul(team, step)), map.lookup(k.offset));
+  Value blockStep = ix.mul(step, ix.c(teams));
+  IRMapping loopMap = map;
+  auto loop = cast<ForEdgesOp>(b.clone(*k.loop, loopMap));
+  loop.getBeginMutable().assign(first);
+  loop.getEndMutable().assign(to);
+  loop.getStepMutable().assign(blockStep);
+  SmallVector<Value> state(loop.getResults());
+  if (k.teamReduce) {
+    IRMapping redMap = map;
+    for (auto [o, v] : llvm::zip(k.loop.getResults(), loop.getResults()))
+      redMap.map(o, v);
+    auto red = cast<TeamReduceOp>(b.clone(*k.teamReduce, redMap));
+    state.assign(red.getResults().begin(), red.getResults().end());
+  }
+  auto blockRed = BlockReduceOp::create(b, loc, state);
+  blockRed.getCombine().getBlocks().clear();
+  IRMapping none;
+  k.loop.getMerge().cloneInto(&blockRed.getCombine(), none);
+  return SmallVector<Value>(blockRed.getResults());
+}
+
+/// Clones the row epilogue (what follows the loop and its team reduction)
+/// with `state` standing for the reduced loop results.
+void cloneEpilogue(OpBuilder &b, RowKernel &k, IRMapping map,
+                   ValueRange state) {
+  Operation *first = k.loop->getNextNode();
+  ValueRange reduced = k.loop.getResults();
+  if (k.teamReduce) {
+    reduced = k.teamReduce.getResults();
+    first = k.teamReduce->getNextNode();
+  }
+  for (auto [o, v] : llvm::zip(reduced, state))
+    map.map(o, v);
+  Operation *end = k.rows.getBody().front().getTerminator();
+  for (Operation *op = first; op != end; op = op->getNextNode())
+    b.clone(*op, map);
+}
+
 struct SplitHeavyRows
     : public mlir::gnnk::impl::GNNSplitHeavyRowsBase<SplitHeavyRows> {
+  using GNNSplitHeavyRowsBase::GNNSplitHeavyRowsBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (maxChunks < 1) {
+      module.emitError() << "expects max-chunks >= 1 but got "
+                         << static_cast<int64_t>(maxChunks);
+      return signalPassFailure();
+    }
     SmallVector<KernelOp> kernels;
     for (auto kernel : module.getOps<KernelOp>())
       if (kernel->hasAttr(kSplitAttr))
@@ -318,24 +386,31 @@ struct SplitHeavyRows
     if (failed(buildPartial(partial, n)) ||
         failed(buildFinal(final, n, numOperands)))
       return failure();
-    // A block per chunk of positions.
-    AffineExpr chunks = getAffineSymbolExpr(1, kernel.getContext()).ceilDiv(n);
-    partial.setGridAttr(AffineMapAttr::get(sizeMap(chunks)));
-    final.setGridAttr(AffineMapAttr::get(sizeMap(chunks)));
-    guardLightRows(*k, n);
-    // Launches: partial states, then the final kernel updating the result.
+    // A block per chunk of positions: min(ceil(edges / n), maxChunks).
     MLIRContext *ctx = kernel.getContext();
     AffineExpr edges = getAffineSymbolExpr(1, ctx);
+    auto capped = [&](AffineExpr perChunk) {
+      return AffineMap::get(0, kNumSizeSymbols,
+                            {edges.ceilDiv(n) * perChunk,
+                             getAffineConstantExpr(maxChunks, ctx) * perChunk},
+                            ctx);
+    };
+    AffineExpr one = getAffineConstantExpr(1, ctx);
+    partial.setGridAttr(AffineMapAttr::get(capped(one)));
+    final.setGridAttr(AffineMapAttr::get(capped(one)));
+    guardLightRows(*k, n);
+    // Launches: partial states, then the final kernel updating the result.
     for (LaunchOp l : launches) {
       OpBuilder hb(l);
       hb.setInsertionPointAfter(l);
       auto stateType = RankedTensorType::get({ShapedType::kDynamic},
                                              Float32Type::get(ctx));
-      AffineExpr stateRows = edges.ceilDiv(n) * (2 * stateSize);
+      AffineMap stateRows =
+          capped(getAffineConstantExpr(2 * stateSize, ctx));
       auto p = LaunchOp::create(
           hb, l.getLoc(), TypeRange{stateType},
           FlatSymbolRefAttr::get(partial.getSymNameAttr()), l.getGraph(),
-          l.getArgs(), hb.getArrayAttr({AffineMapAttr::get(sizeMap(stateRows))}),
+          l.getArgs(), hb.getArrayAttr({AffineMapAttr::get(stateRows)}),
           DenseI64ArrayAttr());
       SmallVector<Value> args(l.getArgs());
       args.push_back(p.getResult(0));
@@ -379,58 +454,43 @@ struct SplitHeavyRows
       return failure();
     OpBuilder b(kernel.getContext());
     Location loc = kernel.getLoc();
-    ChunkMapping m = chunkMapping(kernel, *k, n, b);
+    ChunkMapping m = chunkMapping(kernel, *k, n, maxChunks, b);
     Value states = addParam(
         kernel, MemRefType::get({ShapedType::kDynamic}, b.getF32Type()),
         b.getNamedAttr(KernelOp::kResult, b.getI64IntegerAttr(0)));
     Ix ix{b, loc};
-    Value rowLo = rowOfPosition(kernel, *k, b, m.lo);
     int64_t teams = kernel.getBlock() / k->lanes;
-    // which = 0: the row of the chunk's first position; 1: a row starting
-    // inside the chunk (it must reach the chunk's end to be heavy).
+    // The pieces of heavy rows crossing the chunk's boundaries (rows wholly
+    // inside are the final kernel's): which = 0, the row of the chunk's first
+    // position when it starts before it or goes past its end; which = 1, a
+    // row starting inside the chunk and going past its end.
     for (int which = 0; which < 2; ++which) {
       Value pos = which == 0 ? m.lo : ix.sub(m.hi, ix.c(1));
       Value row = rowOfPosition(kernel, *k, b, pos);
       IRMapping map = cloneRowPrologue(b, *k, row, m.lane);
       Value begin = map.lookup(k->begin), end = map.lookup(k->end);
       Value heavy = ix.cmp(arith::CmpIPredicate::sgt, ix.sub(end, begin), ix.c(n));
-      if (which == 1) {
-        Value startsInside = arith::AndIOp::create(
-            b, loc, ix.cmp(arith::CmpIPredicate::sgt, begin, m.lo),
-            ix.cmp(arith::CmpIPredicate::ne, rowLo, row));
-        heavy = arith::AndIOp::create(b, loc, heavy, startsInside);
-      }
+      Value pastEnd = ix.cmp(arith::CmpIPredicate::sgt, end, m.hi);
+      Value crosses;
+      if (which == 0)
+        crosses = arith::OrIOp::create(
+            b, loc, ix.cmp(arith::CmpIPredicate::slt, begin, m.lo), pastEnd);
+      else
+        crosses = arith::AndIOp::create(
+            b, loc, ix.cmp(arith::CmpIPredicate::sgt, begin, m.lo), pastEnd);
+      heavy = arith::AndIOp::create(b, loc, heavy, crosses);
       auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, heavy, false);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-      Value from = ix.max(begin, m.lo), to = ix.min(end, m.hi);
-      Value step = map.lookup(k->loop.getStep());
-      Value first = ix.add(ix.add(from, ix.mul(m.team, step)),
-                           map.lookup(k->offset));
-      Value blockStep = ix.mul(step, ix.c(teams));
-      IRMapping loopMap = map;
-      auto loop = cast<ForEdgesOp>(b.clone(*k->loop, loopMap));
-      loop.getBeginMutable().assign(first);
-      loop.getEndMutable().assign(to);
-      loop.getStepMutable().assign(blockStep);
-      SmallVector<Value> state(loop.getResults());
-      if (k->teamReduce) {
-        IRMapping redMap = map;
-        for (auto [o, v] : llvm::zip(k->loop.getResults(), loop.getResults()))
-          redMap.map(o, v);
-        auto red = cast<TeamReduceOp>(b.clone(*k->teamReduce, redMap));
-        state.assign(red.getResults().begin(), red.getResults().end());
-      }
-      auto blockRed = BlockReduceOp::create(b, loc, state);
-      blockRed.getCombine().getBlocks().clear();
-      IRMapping none;
-      k->loop.getMerge().cloneInto(&blockRed.getCombine(), none);
+      SmallVector<Value> state =
+          reduceWithBlock(b, loc, *k, map, ix.max(begin, m.lo),
+                          ix.min(end, m.hi), m.team, teams);
       Value leader = ix.cmp(arith::CmpIPredicate::eq, m.team, ix.c(0));
       auto store = scf::IfOp::create(b, loc, TypeRange{}, leader, false);
       b.setInsertionPointToStart(&store.getThenRegion().front());
       Value base = stateIndex(ix, m.blk, ix.c(which), k->lanes, m.lane,
                               state.size());
-      for (auto [i, v] : llvm::enumerate(blockRed.getResults()))
+      for (auto [i, v] : llvm::enumerate(state))
         StoreOp::create(b, loc, ValueRange{toF32(b, loc, v)}, states,
                         ix.add(base, ix.c(i)));
     }
@@ -445,7 +505,7 @@ struct SplitHeavyRows
       return failure();
     OpBuilder b(kernel.getContext());
     Location loc = kernel.getLoc();
-    ChunkMapping m = chunkMapping(kernel, *k, n, b);
+    ChunkMapping m = chunkMapping(kernel, *k, n, maxChunks, b);
     Value states = addParam(
         kernel, MemRefType::get({ShapedType::kDynamic}, b.getF32Type()),
         b.getNamedAttr(KernelOp::kOperand, b.getI64IntegerAttr(numOperands)));
@@ -459,19 +519,59 @@ struct SplitHeavyRows
                b.getNamedAttr(KernelOp::kOperand,
                               b.getI64IntegerAttr(numOperands + 1 + r)));
     Ix ix{b, loc};
+    int64_t teams = kernel.getBlock() / k->lanes;
+    // Heavy rows wholly inside the chunk (only when chunks are longer than
+    // the split), walked in order and finished by the whole block.
+    {
+      OpBuilder::InsertionGuard guard(b);
+      Value longer = ix.cmp(arith::CmpIPredicate::sgt, m.len, ix.c(n));
+      auto ifLonger = scf::IfOp::create(b, loc, TypeRange{}, longer, false);
+      b.setInsertionPointToStart(&ifLonger.getThenRegion().front());
+      Value rowLo = rowOfPosition(kernel, *k, b, m.lo);
+      Value rowHi = rowOfPosition(kernel, *k, b, ix.sub(m.hi, ix.c(1)));
+      auto walk =
+          scf::ForOp::create(b, loc, rowLo, ix.add(rowHi, ix.c(1)), ix.c(1));
+      b.setInsertionPointToStart(walk.getBody());
+      // The row's range first (the rest of this clone is dead: nvcc drops
+      // it), the prologue again only for the rows taken.
+      IRMapping probe =
+          cloneRowPrologue(b, *k, walk.getInductionVar(), m.lane);
+      Value begin = probe.lookup(k->begin), end = probe.lookup(k->end);
+      Value inside = arith::AndIOp::create(
+          b, loc,
+          ix.cmp(arith::CmpIPredicate::sgt, ix.sub(end, begin), ix.c(n)),
+          arith::AndIOp::create(
+              b, loc, ix.cmp(arith::CmpIPredicate::sge, begin, m.lo),
+              ix.cmp(arith::CmpIPredicate::sle, end, m.hi)));
+      auto ifInside = scf::IfOp::create(b, loc, TypeRange{}, inside, false);
+      b.setInsertionPointToStart(&ifInside.getThenRegion().front());
+      IRMapping map =
+          cloneRowPrologue(b, *k, walk.getInductionVar(), m.lane);
+      begin = map.lookup(k->begin);
+      end = map.lookup(k->end);
+      SmallVector<Value> state =
+          reduceWithBlock(b, loc, *k, map, begin, end, m.team, teams);
+      Value leader = ix.cmp(arith::CmpIPredicate::eq, m.team, ix.c(0));
+      auto ifLeader = scf::IfOp::create(b, loc, TypeRange{}, leader, false);
+      b.setInsertionPointToStart(&ifLeader.getThenRegion().front());
+      cloneEpilogue(b, *k, map, state);
+    }
+    // The heavy row starting in the chunk and going past its end: its
+    // partial states merged in chunk order.
     Value row = rowOfPosition(kernel, *k, b, ix.sub(m.hi, ix.c(1)));
     IRMapping map = cloneRowPrologue(b, *k, row, m.lane);
-    Block &body = k->rows.getBody().front();
     Value begin = map.lookup(k->begin), end = map.lookup(k->end);
     Value mine = arith::AndIOp::create(
         b, loc, ix.cmp(arith::CmpIPredicate::eq, m.team, ix.c(0)),
         arith::AndIOp::create(
             b, loc,
             ix.cmp(arith::CmpIPredicate::sgt, ix.sub(end, begin), ix.c(n)),
-            ix.cmp(arith::CmpIPredicate::sge, begin, m.lo)));
+            arith::AndIOp::create(
+                b, loc, ix.cmp(arith::CmpIPredicate::sge, begin, m.lo),
+                ix.cmp(arith::CmpIPredicate::sgt, end, m.hi))));
     auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, mine, false);
     b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    Value nn = ix.c(n);
+    Value nn = m.len;
     Value first = ix.div(begin, nn);
     Value last = ix.div(ix.sub(end, ix.c(1)), nn);
     Value startsInside =
@@ -501,19 +601,7 @@ struct SplitHeavyRows
       scf::YieldOp::create(b, loc, merged);
     }
     // The epilogue on the merged state.
-    IRMapping epi = map;
-    Operation *firstEpilogue = k->loop->getNextNode();
-    if (k->teamReduce) {
-      for (auto [o, v] : llvm::zip(k->teamReduce.getResults(), loop.getResults()))
-        epi.map(o, v);
-      firstEpilogue = k->teamReduce->getNextNode();
-    } else {
-      for (auto [o, v] : llvm::zip(k->loop.getResults(), loop.getResults()))
-        epi.map(o, v);
-    }
-    for (Operation *op = firstEpilogue; op != body.getTerminator();
-         op = op->getNextNode())
-      b.clone(*op, epi);
+    cloneEpilogue(b, *k, map, loop.getResults());
     k->rows->erase();
     return success();
   }

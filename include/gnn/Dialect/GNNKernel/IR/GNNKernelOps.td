@@ -39,7 +39,9 @@ def GNNK_KernelOp : GNNK_Op<"kernel", [
     - `gnnk.size = "nodes" | "edges" | "graphs"`: a graph size (`i64`).
 
     `block` is the number of threads per block; `grid` the number of blocks,
-    an affine map of the symbols `s0` = nodes, `s1` = edges, `s2` = graphs.
+    an affine map of the symbols `s0` = nodes, `s1` = edges, `s2` = graphs;
+    with several results it is their minimum (like `affine.min`), e.g.
+    `()[s0, s1, s2] -> (s1 ceildiv 512, 8192)` for a capped grid.
     The body's ops are thread mappings (`gnnk.for_elements`, `gnnk.for_rows`,
     `gnnk.for_blocks`), index arithmetic and constants, then `gnnk.return`.
 

@@ -64,15 +64,44 @@ def GNNSplitHeavyRows : Pass<"gnn-split-heavy-rows", "ModuleOp"> {
     is a row prologue, one `gnnk.for_edges` with a merge region over the
     row's CSR/CSC range, an optional `gnnk.team_reduce` of its results and an
     epilogue, rows of more than N edges are taken out of the row kernel and
-    handled by two more kernels: `<name>_partial`, a block of teams per chunk
-    of N edge positions, each block reducing its share of the (at most two)
-    heavy rows touching its chunk with the loop's merge region and writing
-    the partial results; and `<name>_final`, which merges each heavy row's
-    partial results in chunk order with the same region and runs the
-    epilogue. Works for any loop with a merge region: sums, maxima and the
-    online softmax of fused attention alike. The launches follow the
-    original one; the partial results are a tensor passed between them.
+    handled by two more kernels over chunks of `L = max(N, ceil(edges /
+    max-chunks))` consecutive edge positions (so there are at most
+    `max-chunks` chunks, whatever the graph's size):
+    - `<name>_partial`, a block of teams per chunk, reduces the (at most two)
+      pieces of heavy rows that cross the chunk's boundaries with the loop's
+      merge region (team, then block reductions) and writes one partial
+      result per (chunk, piece);
+    - `<name>_final`, a block per chunk, merges the partial results of the
+      heavy row that starts in its chunk and crosses its end in chunk order
+      with the same region and runs the epilogue; heavy rows lying wholly
+      inside its chunk (only when `L > N`) it reduces whole with the block's
+      teams and finishes itself.
+    Works for any loop with a merge region: sums, maxima and the online
+    softmax of fused attention alike. The launches follow the original one;
+    the partial results are a tensor of `min(ceil(edges / N), max-chunks) * 2
+    * lanes * carried` floats passed between them, bounded by the option, not
+    growing with the edges. Results are deterministic: every merge runs in a
+    fixed order.
+
+    ```mlir
+    // before: a row kernel marked for splitting
+    gnnk.kernel @spmm_0(...) attributes {block = 256 : i64, grid = #g, gnnk.split = 512 : i64} {
+      gnnk.for_rows %n lanes 32 { ... gnnk.for_edges ... merge {...} ... }
+    }
+    // after: the row kernel keeps rows of at most 512 edges, and
+    gnnk.kernel @spmm_0_partial(...) attributes {block = 256 : i64,
+        grid = affine_map<()[s0, s1, s2] -> (s1 ceildiv 512, 8192)>} {...}
+    gnnk.kernel @spmm_0_final(...) attributes {...} {...}
+    %r = gnnk.launch @spmm_0[%g] (%x) rows [#nodes] : ...
+    %p = gnnk.launch @spmm_0_partial[%g] (%x) rows [#states] : ...
+    %f = gnnk.launch @spmm_0_final[%g] (%x, %p, %r) rows [#nodes] {tied = array<i64: 2>} : ...
+    ```
   }];
+  let options = [
+    Option<"maxChunks", "max-chunks", "int64_t", /*default=*/"8192",
+           "the most chunks (blocks of the partial and final kernels, and "
+           "partial results) a split kernel uses">,
+  ];
   let dependentDialects = ["::mlir::gnnk::GNNKDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];
