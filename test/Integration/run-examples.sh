@@ -7,6 +7,8 @@
 #
 # GRAPH is a data-set name under DATASETS or a generator spec; the default set
 # is the one the code generation issue asks for. Ends with "N passed, N failed".
+# GNN_RUN_FLAGS (split at spaces) is passed on to gnn-run, e.g.
+# GNN_RUN_FLAGS=--max-chunks=4 to run the heavy-row split with long chunks.
 set -u
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 gnn_run="$1"
@@ -38,7 +40,8 @@ for g in "${graphs[@]}"; do
       fn=(--function="${entry#*#}")
       e="${entry#*#}"
     fi
-    out=$("$gnn_run" "$f" "${fn[@]}" --graph="$spec" --backend=cuda \
+    # shellcheck disable=SC2086
+    out=$("$gnn_run" "$f" "${fn[@]}" ${GNN_RUN_FLAGS:-} --graph="$spec" --backend=cuda \
           --reps=5 --warmup=2 2>&1)
     rc=$?
     ms=$(printf '%s\n' "$out" | sed -n 's/.*"median_ms": \([0-9.e+-]*\).*/\1/p' | head -1)

@@ -93,6 +93,8 @@ struct Program {
   /// Width of the graph index arrays the kernels were generated for.
   int indexBits = 32;
   std::vector<std::string> kernels;
+  /// Inputs, outputs and temporaries; the outputs (`result<K>`) appear in the
+  /// function's result order.
   std::vector<BufferDecl> buffers;
   std::vector<Step> steps;
 

@@ -20,6 +20,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/SetVector.h"
 
+#include <cstring>
+
 using namespace mlir;
 using namespace mlir::gnn;
 namespace rt = ::gnn::runtime;
@@ -436,6 +438,24 @@ FailureOr<rt::Program> Lowering::run() {
           rt::CopyStep{*src, name, *rt::Formula::parse(*elements)});
     }
   }
+  // Outputs were declared as their producers came; list them in result
+  // order, where they were (consumers read them in that order).
+  std::vector<size_t> slots;
+  std::vector<rt::BufferDecl> outputs;
+  for (auto [i, d] : llvm::enumerate(program.buffers))
+    if (d.role == rt::BufferRole::Output) {
+      slots.push_back(i);
+      outputs.push_back(d);
+    }
+  auto index = [](const rt::BufferDecl &d) {
+    return std::stoll(d.name.substr(std::strlen("result")));
+  };
+  llvm::stable_sort(outputs, [&](const rt::BufferDecl &a,
+                                 const rt::BufferDecl &b) {
+    return index(a) < index(b);
+  });
+  for (auto [slot, d] : llvm::zip_equal(slots, outputs))
+    program.buffers[slot] = d;
   rt::Status s = program.verify();
   if (!s.ok())
     return func.emitError() << "generated an invalid program: " << s.message();
