@@ -320,10 +320,19 @@ private:
   std::optional<FusionGroup> finish(const std::vector<int> &core,
                                     FusionFamily family, bool fused,
                                     const std::vector<int> &prologue = {}) const {
+    return finishWith(core, family, fused, prologue, -1);
+  }
+
+  /// finish() absorbing at most `maxConsumers` consumers (-1: any number).
+  std::optional<FusionGroup> finishWith(const std::vector<int> &core,
+                                        FusionFamily family, bool fused,
+                                        const std::vector<int> &prologue,
+                                        int maxConsumers) const {
     std::vector<int> chain = core;
     std::set<int> members(core.begin(), core.end());
     members.insert(prologue.begin(), prologue.end());
-    for (int c; (c = absorbedConsumer(chain.back(), members)) >= 0;) {
+    for (int c; static_cast<int>(chain.size() - core.size()) != maxConsumers &&
+                (c = absorbedConsumer(chain.back(), members)) >= 0;) {
       // The group moves to its last member: a side result must still come
       // before its users.
       bool sideReadBefore = false;
@@ -350,6 +359,15 @@ private:
       for (auto [u, k] : users[m])
         if (chainOps.count(u))
           return std::nullopt;
+    // The group is placed at its last member, which must compute: a size
+    // query after it (on an intermediate) means absorbing fewer consumers,
+    // or, when none is left to drop, that the rule does not apply.
+    if (!sizes.empty() && *sizes.rbegin() > chain.back()) {
+      int absorbed = chain.size() - core.size();
+      if (absorbed == 0)
+        return std::nullopt;
+      return finishWith(core, family, fused, prologue, absorbed - 1);
+    }
     FusionGroup group;
     group.anchor = *members.begin();
     members.insert(sizes.begin(), sizes.end());

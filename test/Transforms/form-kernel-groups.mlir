@@ -88,3 +88,26 @@ func.func @names(%g: !gnn.graph, %x: tensor<?x2xf32>) -> (tensor<?xf32>, tensor<
   %m = gnn.reduce sum %g, %s reversed : tensor<?x2xf32> -> tensor<?x2xf32>
   return %d, %r, %m : tensor<?xf32>, tensor<?x2xf32>, tensor<?x2xf32>
 }
+
+// -----
+
+// A size query on the sddmm after its absorbable consumer: the group is
+// placed at its last member, so the consumer stays out (a group of its own)
+// and the tensor.dim stays where it is.
+#idq = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @size_query_after_consumer
+// CHECK: %[[E:.*]] = gnn.kernel_group "sddmm_0" family = edge_map
+// CHECK-NEXT: gnn.sddmm mul
+// CHECK-NEXT: gnn.yield
+// CHECK: gnn.kernel_group "elementwise_0" family = elementwise
+// CHECK: tensor.dim %[[E]]
+func.func @size_query_after_consumer(%g: !gnn.graph, %x: tensor<?x8xf32>, %y: tensor<?x8xf32> {gnn.domain = "edge"}) -> (tensor<?x8xf32>, index) {
+  %c0 = arith.constant 0 : index
+  %e = gnn.sddmm mul %g, %x, %x : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?x8xf32>
+  %m = linalg.generic {indexing_maps = [#idq, #idq], iterator_types = ["parallel", "parallel"]} ins(%e : tensor<?x8xf32>) outs(%y : tensor<?x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  } -> tensor<?x8xf32>
+  %n = tensor.dim %e, %c0 : tensor<?x8xf32>
+  return %m, %n : tensor<?x8xf32>, index
+}

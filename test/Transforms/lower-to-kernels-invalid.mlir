@@ -211,3 +211,353 @@ func.func @wide_attention(%g: !gnn.graph, %q: tensor<?x4x512xf32>, %k: tensor<?x
   }
   return %r : tensor<?x4x512xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @unknown_rows(%g: !gnn.graph) -> tensor<?x8xf32> {
+  %n = arith.constant 4 : index
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  // expected-error @+1 {{'gnn.kernel_group' op produces a tensor whose leading dimension cannot be told to count nodes or edges}}
+  %r = gnn.kernel_group "elementwise_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?x8xf32> {
+    %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%e : tensor<?x8xf32>) outs(%e : tensor<?x8xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      linalg.yield %v : f32
+    } -> tensor<?x8xf32>
+    gnn.yield %a : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @outside_value(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %r = gnn.kernel_group "elementwise_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?x8xf32> {
+    %c0 = arith.constant 0 : index
+    %n = tensor.dim %x, %c0 : tensor<?x8xf32>
+    %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<?x8xf32>) outs(%x : tensor<?x8xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      // expected-error @+1 {{'arith.index_cast' op uses a value defined outside its linalg body that is not a constant; the CUDA backend supports only constants there}}
+      %i = arith.index_cast %n : index to i64
+      %f = arith.sitofp %i : i64 to f32
+      %w = arith.addf %v, %f : f32
+      linalg.yield %w : f32
+    } -> tensor<?x8xf32>
+    gnn.yield %a : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @body_op(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %r = gnn.kernel_group "elementwise_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?x8xf32> {
+    %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<?x8xf32>) outs(%x : tensor<?x8xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      // expected-error @+1 {{'tensor.from_elements' op is not supported in a kernel body (only arith and math ops)}}
+      %t = tensor.from_elements %v : tensor<1xf32>
+      %c0 = arith.constant 0 : index
+      %w = tensor.extract %t[%c0] : tensor<1xf32>
+      linalg.yield %w : f32
+    } -> tensor<?x8xf32>
+    gnn.yield %a : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#sc = affine_map<(d0, d1) -> ()>
+func.func @scalar_operand(%g: !gnn.graph, %x: tensor<?x8xf32>, %s: f32) -> tensor<?x8xf32> {
+  %r = gnn.kernel_group "elementwise_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?x8xf32> {
+    // expected-error @+1 {{'linalg.generic' op has a scalar operand that is not a constant}}
+    %a = linalg.generic {indexing_maps = [#id, #sc, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %s : tensor<?x8xf32>, f32) outs(%x : tensor<?x8xf32>) {
+    ^bb0(%v: f32, %w: f32, %o: f32):
+      %y = arith.addf %v, %w : f32
+      linalg.yield %y : f32
+    } -> tensor<?x8xf32>
+    gnn.yield %a : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#shifted = affine_map<(d0, d1) -> (d0, d1 + 1)>
+func.func @shifted_map(%g: !gnn.graph, %x: tensor<?x9xf32>, %y: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %r = gnn.kernel_group "elementwise_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?x8xf32> {
+    // expected-error @+1 {{'linalg.generic' op has an indexing map the CUDA backend does not support (only dimensions and constants)}}
+    %a = linalg.generic {indexing_maps = [#shifted, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<?x9xf32>) outs(%y : tensor<?x8xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      linalg.yield %v : f32
+    } -> tensor<?x8xf32>
+    gnn.yield %a : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @dynamic_inner(%g: !gnn.graph, %x: tensor<?x?xf32>, %y: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %r = gnn.kernel_group "elementwise_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?x8xf32> {
+    // expected-error @+1 {{'linalg.generic' op has a dynamic non-leading dimension}}
+    %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<?x?xf32>) outs(%y : tensor<?x8xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      linalg.yield %v : f32
+    } -> tensor<?x8xf32>
+    gnn.yield %a : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#r0 = affine_map<(d0, d1) -> (d0)>
+func.func @dynamic_reduction(%g: !gnn.graph, %x: tensor<?x?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
+  %r = gnn.kernel_group "elementwise_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?xf32> {
+    // expected-error @+1 {{'linalg.generic' op has a reduction loop d1 of unknown static size}}
+    %a = linalg.generic {indexing_maps = [#id, #r0], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<?x?xf32>) outs(%y : tensor<?xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      %s = arith.addf %v, %o : f32
+      linalg.yield %s : f32
+    } -> tensor<?xf32>
+    gnn.yield %a : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @yields_input(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{'gnn.kernel_group' op expects to yield the result of its last op (and the log-sum-exp of its edge_softmax)}}
+  %r = gnn.kernel_group "elementwise_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?x8xf32> {
+    %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<?x8xf32>) outs(%x : tensor<?x8xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      linalg.yield %v : f32
+    } -> tensor<?x8xf32>
+    gnn.yield %x : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+// A consumer of a degree is evaluated at the degree's only loop index.
+#r1 = affine_map<(d0, d1) -> (d0)>
+#r2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @loop_index(%g: !gnn.graph, %x: tensor<?x4xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x4xf32>
+  %e = tensor.empty(%n) : tensor<?x4xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<?x4xf32>) -> tensor<?x4xf32>
+  %r = gnn.kernel_group "degree_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?xf32> {
+    %d = gnn.degree %g : tensor<?xf32>
+    %a = linalg.generic {indexing_maps = [#r1, #r2, #r1], iterator_types = ["parallel", "reduction"]} ins(%d, %f : tensor<?xf32>, tensor<?x4xf32>) outs(%d : tensor<?xf32>) {
+    ^bb0(%v: f32, %u: f32, %o: f32):
+      // expected-error @+1 {{'linalg.index' op reads a loop index the kernel does not have}}
+      %i = linalg.index 1 : index
+      %j = arith.index_cast %i : index to i64
+      %k = arith.sitofp %j : i64 to f32
+      %w = arith.addf %v, %k : f32
+      linalg.yield %w : f32
+    } -> tensor<?xf32>
+    gnn.yield %a : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+#h3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#att = affine_map<(d0, d1, d2) -> (d1, d2)>
+#red = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @score_init(%g: !gnn.graph, %xl: tensor<?x2x16xf32>, %xr: tensor<?x2x16xf32>, %a: tensor<2x16xf32>, %init: tensor<?x2xf32> {gnn.domain = "edge"}) -> tensor<?x2x16xf32> {
+  %r = gnn.kernel_group "attention_0" family = attention schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x2x16xf32> {
+    %e = gnn.sddmm add %g, %xr, %xl : tensor<?x2x16xf32>, tensor<?x2x16xf32> -> tensor<?x2x16xf32>
+    // expected-error @+1 {{'linalg.generic' op expects a constant-filled init for a fused score reduction}}
+    %s = linalg.generic {indexing_maps = [#h3, #att, #red], iterator_types = ["parallel", "parallel", "reduction"]} ins(%e, %a : tensor<?x2x16xf32>, tensor<2x16xf32>) outs(%init : tensor<?x2xf32>) {
+    ^bb0(%v: f32, %w: f32, %o: f32):
+      %m = arith.mulf %v, %w : f32
+      %t = arith.addf %o, %m : f32
+      linalg.yield %t : f32
+    } -> tensor<?x2xf32>
+    %alpha = gnn.edge_softmax %g, %s : tensor<?x2xf32>
+    %o = gnn.spmm sum %g, %xr weights(%alpha : tensor<?x2xf32>) : tensor<?x2x16xf32> -> tensor<?x2x16xf32>
+    gnn.yield %o : tensor<?x2x16xf32>
+  }
+  return %r : tensor<?x2x16xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#first = affine_map<(d0, d1) -> (d0, 0)>
+func.func @edge_constant_index(%g: !gnn.graph, %x: tensor<?x8xf32>, %y: tensor<?x8xf32> {gnn.domain = "edge"}) -> tensor<?x8xf32> {
+  %r = gnn.kernel_group "aggregation_0" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+    %e = gnn.gather src %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+    // expected-error @+1 {{'linalg.generic' op expects dimensions in the indexing maps of fused edge ops}}
+    %m = linalg.generic {indexing_maps = [#first, #id], iterator_types = ["parallel", "parallel"]} ins(%e : tensor<?x8xf32>) outs(%y : tensor<?x8xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      linalg.yield %v : f32
+    } -> tensor<?x8xf32>
+    %s = gnn.reduce sum %g, %m : tensor<?x8xf32> -> tensor<?x8xf32>
+    gnn.yield %s : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @edge_named(%g: !gnn.graph, %x: tensor<?x8xf32>, %y: tensor<?x8xf32> {gnn.domain = "edge"}) -> tensor<?x8xf32> {
+  %r = gnn.kernel_group "aggregation_0" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+    %e = gnn.gather src %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+    // expected-error @+1 {{'linalg.add' op cannot be fused into an edge loop}}
+    %m = linalg.add ins(%e, %e : tensor<?x8xf32>, tensor<?x8xf32>) outs(%y : tensor<?x8xf32>) -> tensor<?x8xf32>
+    %s = gnn.reduce sum %g, %m : tensor<?x8xf32> -> tensor<?x8xf32>
+    gnn.yield %s : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+#in = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#out = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @edge_reduction_inside(%g: !gnn.graph, %x: tensor<?x4x8xf32>, %y: tensor<?x8xf32> {gnn.domain = "edge"}) -> tensor<?x8xf32> {
+  %r = gnn.kernel_group "aggregation_0" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+    %e = gnn.gather src %g, %x : tensor<?x4x8xf32> -> tensor<?x4x8xf32>
+    // expected-error @+1 {{'linalg.generic' op expects its parallel loops first when fused}}
+    %m = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction", "parallel"]} ins(%e : tensor<?x4x8xf32>) outs(%y : tensor<?x8xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      %a = arith.addf %v, %o : f32
+      linalg.yield %a : f32
+    } -> tensor<?x8xf32>
+    %s = gnn.reduce sum %g, %m : tensor<?x8xf32> -> tensor<?x8xf32>
+    gnn.yield %s : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @edge_init(%g: !gnn.graph, %x: tensor<?x8xf32>, %y: tensor<?x8xf32> {gnn.domain = "edge"}) -> tensor<?x8xf32> {
+  %r = gnn.kernel_group "aggregation_0" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+    %e = gnn.gather src %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+    // expected-error @+1 {{'linalg.generic' op reads an init that is not a constant fill; it cannot be fused into an edge loop}}
+    %m = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%e : tensor<?x8xf32>) outs(%y : tensor<?x8xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      %a = arith.addf %v, %o : f32
+      linalg.yield %a : f32
+    } -> tensor<?x8xf32>
+    %s = gnn.reduce sum %g, %m : tensor<?x8xf32> -> tensor<?x8xf32>
+    gnn.yield %s : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+#in = affine_map<(d0, d1, d2) -> (d0, d1)>
+#w = affine_map<(d0, d1, d2) -> (d1, d2)>
+#out = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @edge_dynamic_reduction(%g: !gnn.graph, %x: tensor<?x8xf32>, %w: tensor<8x?xf32>, %y: tensor<?x8xf32> {gnn.domain = "edge"}) -> tensor<?x8xf32> {
+  %z = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%z : f32) outs(%y : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %r = gnn.kernel_group "aggregation_0" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+    %e = gnn.gather src %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+    // expected-error @+1 {{'linalg.generic' op has a reduction loop d2 of unknown static size}}
+    %m = linalg.generic {indexing_maps = [#in, #w, #out], iterator_types = ["parallel", "parallel", "reduction"]} ins(%e, %w : tensor<?x8xf32>, tensor<8x?xf32>) outs(%f : tensor<?x8xf32>) {
+    ^bb0(%v: f32, %u: f32, %o: f32):
+      %a = arith.mulf %v, %u : f32
+      %b = arith.addf %a, %o : f32
+      linalg.yield %b : f32
+    } -> tensor<?x8xf32>
+    %s = gnn.reduce sum %g, %m : tensor<?x8xf32> -> tensor<?x8xf32>
+    gnn.yield %s : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+#in = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#out = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @node_reduction(%g: !gnn.graph, %x: tensor<?x8x4xf32>, %y: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %r = gnn.kernel_group "aggregation_0" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+    // expected-error @+1 {{'linalg.generic' op cannot be evaluated per node inside an aggregation (expects parallel loops and an unread init)}}
+    %n = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x : tensor<?x8x4xf32>) outs(%y : tensor<?x8xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      %a = arith.addf %v, %o : f32
+      linalg.yield %a : f32
+    } -> tensor<?x8xf32>
+    %s = gnn.spmm sum %g, %n : tensor<?x8xf32> -> tensor<?x8xf32>
+    gnn.yield %s : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @node_named(%g: !gnn.graph, %x: tensor<?x8xf32>, %y: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %r = gnn.kernel_group "aggregation_0" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+    %a = linalg.add ins(%x, %x : tensor<?x8xf32>, tensor<?x8xf32>) outs(%y : tensor<?x8xf32>) -> tensor<?x8xf32>
+    // expected-error @+1 {{'linalg.generic' op reads a value computed inside its kernel group that the CUDA backend cannot evaluate there}}
+    %n = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<?x8xf32>) outs(%y : tensor<?x8xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      linalg.yield %v : f32
+    } -> tensor<?x8xf32>
+    %s = gnn.spmm sum %g, %n : tensor<?x8xf32> -> tensor<?x8xf32>
+    gnn.yield %s : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+#first = affine_map<(d0, d1) -> (0)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @node_constant_index(%g: !gnn.graph, %x: tensor<?x8xf32>, %y: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %r = gnn.kernel_group "aggregation_0" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+    %d = gnn.degree %g : tensor<?xf32>
+    // expected-error @+1 {{'linalg.generic' op expects its first index to be a loop index to read a node value of its group}}
+    %n = linalg.generic {indexing_maps = [#first, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%d, %x : tensor<?xf32>, tensor<?x8xf32>) outs(%y : tensor<?x8xf32>) {
+    ^bb0(%v: f32, %u: f32, %o: f32):
+      %m = arith.mulf %v, %u : f32
+      linalg.yield %m : f32
+    } -> tensor<?x8xf32>
+    %s = gnn.spmm sum %g, %n : tensor<?x8xf32> -> tensor<?x8xf32>
+    gnn.yield %s : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+#half = affine_map<(d0, d1) -> (d0, d1 floordiv 2)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @node_map(%g: !gnn.graph, %x: tensor<?x8xf32>, %y: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %r = gnn.kernel_group "aggregation_0" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+    %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<?x8xf32>) outs(%y : tensor<?x8xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      linalg.yield %v : f32
+    } -> tensor<?x8xf32>
+    // expected-error @+1 {{'linalg.generic' op has an indexing map the CUDA backend does not support (only dimensions and constants)}}
+    %n = linalg.generic {indexing_maps = [#half, #id], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<?x8xf32>) outs(%y : tensor<?x8xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      linalg.yield %v : f32
+    } -> tensor<?x8xf32>
+    %s = gnn.spmm sum %g, %n : tensor<?x8xf32> -> tensor<?x8xf32>
+    gnn.yield %s : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}

@@ -191,6 +191,27 @@ TEST(Fusion, LogSumExpReadInsideTheSpanFallsBack) {
   EXPECT_EQ(groupOf(q, x)->members, std::vector<int>{x});
 }
 
+TEST(Fusion, SizeQueryAfterTheLastMemberShrinksTheGroup) {
+  // sddmm -> absorbable consumer (unused), then a tensor.dim of the sddmm:
+  // the group is placed at its last member, so it must not end with the
+  // size query; the consumer is left out instead.
+  Builder b;
+  int sddmm = b.graphOp(K::Sddmm, {in(kArg), in(kArg)});
+  int consumer = b.elementwise({absorb(sddmm), init(kArg)}, true);
+  int dim = b.size({sddmm, kArg});
+  FusionPlan p = plan(b.done());
+  EXPECT_EQ(groupOf(p, sddmm)->members, std::vector<int>{sddmm});
+  EXPECT_EQ(groupOf(p, consumer)->family, FusionFamily::Elementwise);
+  EXPECT_EQ(groupOf(p, dim), nullptr);
+
+  // Attention whose score size is queried after the spmm: no attention.
+  Gatv2 g;
+  int late = g.b.size({g.sddmm, kArg});
+  FusionPlan q = plan(g.b.done());
+  EXPECT_NE(groupOf(q, g.spmm)->family, FusionFamily::Attention);
+  EXPECT_EQ(groupOf(q, late), nullptr);
+}
+
 TEST(Fusion, GatScoreChainAndConsumers) {
   // sddmm → leaky relu (absorbable) → softmax → spmm → absorbed bias.
   Builder b;

@@ -159,11 +159,16 @@ FailureOr<std::string> Lowering::use(Value v, Operation *where) {
   if (it != buffer.end())
     return it->second;
   if (auto fill = v.getDefiningOp<linalg::FillOp>()) {
-    auto c = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
+    // The fill value is an arith.constant (run() rejects the arguments that
+    // are not tensors and every other live op before the fill's readers); it
+    // holds no FloatAttr only when the fill is of integers.
+    Value value = fill.getInputs()[0];
+    auto c = value.getDefiningOp<arith::ConstantOp>();
     auto f = c ? dyn_cast<FloatAttr>(c.getValue()) : FloatAttr();
     if (!f)
-      return fill.emitOpError("fills with a value that is not a constant; the "
-                              "CUDA backend needs constants");
+      return fill.emitOpError() << "expects a float constant to fill with but "
+                                   "got a value of type "
+                                << value.getType();
     FailureOr<std::string> name = define(v, fill);
     if (failed(name))
       return failure();
@@ -220,9 +225,9 @@ void Lowering::launchConversion(const char *kernel, const std::string &out,
 LogicalResult Lowering::lowerLaunch(gnnk::LaunchOp launch) {
   auto kernel = SymbolTable::lookupNearestSymbolFrom<gnnk::KernelOp>(
       launch, launch.getKernelAttr());
-  if (!kernel)
-    return launch.emitOpError() << "launches '" << launch.getKernel()
-                                << "', which is not a gnnk.kernel";
+  // The gnnk.launch verifier (verifySymbolUses) looks the kernel up the same
+  // way, and the input is verified before it is lowered.
+  assert(kernel && "the gnnk.launch verifier requires a gnnk.kernel");
   // Results first (their buffers), then the arguments in parameter order.
   SmallVector<std::string> results;
   for (auto [i, r] : llvm::enumerate(launch.getResults())) {
@@ -423,9 +428,15 @@ FailureOr<rt::Program> Lowering::run() {
     std::string name = "result" + std::to_string(i);
     if (declared.count(name))
       continue;
+    // One at a time: both would report a value they cannot size.
     FailureOr<std::string> src = use(v, ret);
+    if (failed(src))
+      return failure();
+    // Using it may have produced it into its reserved output (a fill).
+    if (declared.count(name))
+      continue;
     FailureOr<std::string> elements = size(v, ret);
-    if (failed(src) || failed(elements) ||
+    if (failed(elements) ||
         failed(declare(name, rt::BufferRole::Output, *elements, ret)))
       return failure();
     if (isEdgeTensor(v)) {

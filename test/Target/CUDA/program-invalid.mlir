@@ -43,3 +43,74 @@ func.func @concat(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
   %c = tensor.concat dim(0) %x, %x : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
   return %c : tensor<?x8xf32>
 }
+
+// -----
+
+// expected-error @+1 {{expects a function with a single block}}
+func.func @two_blocks(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  return %x : tensor<?x8xf32>
+^dead:
+  return %x : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @unknown_rows(%g: !gnn.graph) -> tensor<?x8xf32> {
+  %n = arith.constant 4 : index
+  // expected-error @+1 {{'tensor.empty' op produces a tensor whose leading dimension cannot be told to count nodes or edges}}
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  return %e : tensor<?x8xf32>
+}
+
+// -----
+
+// A row count the runtime's formulas cannot express (they have no
+// subtraction).
+gnnk.kernel @k(%x: memref<?xf32> {gnnk.operand = 0 : i64}, %out: memref<?xf32> {gnnk.result = 0 : i64})
+    attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (s0 ceildiv 256)>} {
+  gnnk.return
+}
+func.func @negative_size(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{'gnnk.launch' op has an invalid size: in formula '(nodes + -1) * 8' at offset 9: unexpected character '-'}}
+  %r = gnnk.launch @k[%g](%x) rows [affine_map<()[s0, s1, s2] -> (s0 - 1)>] : (tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @integer_fill(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xi32> {
+  %c0 = arith.constant 0 : index
+  %one = arith.constant 1 : i32
+  %n = tensor.dim %x, %c0 : tensor<?x8xf32>
+  %e = tensor.empty(%n) : tensor<?x8xi32>
+  // expected-error @+1 {{'linalg.fill' op expects a float constant to fill with but got a value of type 'i32'}}
+  %f = linalg.fill ins(%one : i32) outs(%e : tensor<?x8xi32>) -> tensor<?x8xi32>
+  return %f : tensor<?x8xi32>
+}
+
+// -----
+
+func.func @dense_constant(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %w = arith.constant dense<1.0> : tensor<8x8xf32>
+  %n = tensor.dim %x, %c0 : tensor<?x8xf32>
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<?x8xf32>) -> tensor<?x8xf32>
+  // expected-error @+1 {{'linalg.matmul' op reads a value the CUDA backend has no buffer for}}
+  %h = linalg.matmul ins(%x, %w : tensor<?x8xf32>, tensor<8x8xf32>) outs(%f : tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %h : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @transposed_matmul(%g: !gnn.graph, %x: tensor<?x8xf32>, %w: tensor<8x8xf32>) -> tensor<?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x8xf32>
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<?x8xf32>) -> tensor<?x8xf32>
+  // expected-error @+1 {{'linalg.matmul' op has indexing maps the CUDA backend does not support (only the default C += A B)}}
+  %h = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%x, %w : tensor<?x8xf32>, tensor<8x8xf32>) outs(%f : tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %h : tensor<?x8xf32>
+}

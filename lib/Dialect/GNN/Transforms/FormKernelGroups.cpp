@@ -415,8 +415,11 @@ struct FormKernelGroups
     SmallVector<::gnn::FusionPlan> plans;
     for (Block *block : blocks) {
       BlockProblem bp = describe(*block, options);
+      // Within a block of SSA dominance every operand comes before its
+      // reader; a graph region (a nested builtin.module) may not order them.
       if (std::string bad = bp.problem.check(); !bad.empty()) {
-        func.emitError() << "cannot plan the kernel groups: " << bad;
+        block->getParentOp()->emitError()
+            << "cannot plan the kernel groups of this block: " << bad;
         return signalPassFailure();
       }
       ::gnn::FusionPlan plan = ::gnn::planFusion(bp.problem);

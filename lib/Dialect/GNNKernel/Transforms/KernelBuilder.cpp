@@ -276,9 +276,10 @@ FailureOr<Value> KernelBuilder::access(Value tensor, AffineMap map,
     if (groupElement && group->isAncestor(def))
       return groupElement(tensor, map, loopIdx, where);
   auto t = cast<RankedTensorType>(tensor.getType());
-  if (static_cast<int64_t>(map.getNumResults()) != t.getRank())
-    return where->emitOpError("has an indexing map that does not match its "
-                              "operand's rank");
+  // Every caller passes the operand's own indexing map, and the linalg
+  // verifier requires one result per dimension of the operand.
+  assert(static_cast<int64_t>(map.getNumResults()) == t.getRank() &&
+         "the linalg verifier matches indexing maps to operand ranks");
   Value offset;
   int64_t stride = 1;
   for (int64_t r = t.getRank() - 1; r >= 0; --r) {

@@ -354,7 +354,8 @@ static void evaluateNodesInGroup(KernelBuilder &kb, NodeEvaluator &eval) {
         term = kb.idx(c.getValue());
       else
         return where->emitOpError("has an indexing map the CUDA backend "
-                                  "does not support");
+                                  "does not support (only dimensions and "
+                                  "constants)");
       flat = kb.add(flat, kb.mul(term, stride));
       stride *= type.getDimSize(r);
     }

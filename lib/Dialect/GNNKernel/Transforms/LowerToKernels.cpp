@@ -60,8 +60,9 @@ struct LowerToKernels
 
   void runOnOperation() override {
     if (indexBits != 32 && indexBits != 64) {
+      // The cast: a pass option streams into a diagnostic as nothing.
       getOperation().emitError() << "expects index-bits to be 32 or 64 but got "
-                                 << indexBits;
+                                 << static_cast<int>(indexBits);
       return signalPassFailure();
     }
     SmallVector<gnn::KernelGroupOp> groups;
