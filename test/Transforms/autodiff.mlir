@@ -1,5 +1,6 @@
 // RUN: gnn-opt %s --gnn-autodiff -split-input-file | FileCheck %s
 // RUN: gnn-opt %s --gnn-autodiff -split-input-file | gnn-opt -split-input-file --verify-diagnostics > /dev/null
+// RUN: gnn-opt %s --gnn-autodiff=store-edge-values=1 -split-input-file | FileCheck %s --check-prefix=STORE
 
 // spmm sum: the input's gradient aggregates the output gradient back over
 // the reversed graph; nothing is kept from the forward.
@@ -35,17 +36,32 @@ func.func @spmm_weighted(%g: !gnn.graph, %x: tensor<?x2x8xf32> {gnn.differentiab
 
 // -----
 
-// Edge softmax: ds = a * (da - gather_dst(reduce_sum(a * da))); the
-// weights are the one residual.
-// CHECK-LABEL: func.func @softmax_bwd(%arg0: !gnn.graph, %arg1: tensor<?x2xf32> {gnn.domain = "edge"}, %arg2: tensor<?x2xf32> {gnn.domain = "edge"}) -> tensor<?x2xf32>
-// CHECK: %[[AD:.*]] = linalg.generic {{.*}} ins(%arg1, %arg2
+// Edge softmax: ds = a * (da - gather_dst(reduce_sum(a * da))). By default
+// the weights are not kept: @softmax_fwd returns the log-sum-exp and the
+// backward recomputes a = exp(s - lse[dst]); with store-edge-values the
+// weights themselves are the residual.
+// CHECK-LABEL: func.func @softmax_fwd(
+// CHECK: %[[A:.*]], %[[L:.*]] = gnn.edge_softmax %arg0, %arg1 : tensor<?x2xf32>, tensor<?x2xf32>
+// CHECK: return %[[A]], %arg1, %[[L]]
+// CHECK-LABEL: func.func @softmax_bwd(%arg0: !gnn.graph, %arg1: tensor<?x2xf32> {gnn.domain = "edge"}, %arg2: tensor<?x2xf32>, %arg3: tensor<?x2xf32> {gnn.domain = "edge"}) -> tensor<?x2xf32>
+// CHECK: %[[LE:.*]] = gnn.gather dst %arg0, %arg2
+// CHECK: %[[RA:.*]] = linalg.generic {{.*}} ins(%arg1, %[[LE]]
+// CHECK: arith.subf
+// CHECK-NEXT: math.exp
+// CHECK: %[[AD:.*]] = linalg.generic {{.*}} ins(%[[RA]], %arg3
 // CHECK: arith.mulf
 // CHECK: %[[R:.*]] = gnn.reduce sum %arg0, %[[AD]] : tensor<?x2xf32> -> tensor<?x2xf32>
 // CHECK: %[[G:.*]] = gnn.gather dst %arg0, %[[R]]
-// CHECK: linalg.generic {{.*}} ins(%arg2, %[[G]]
+// CHECK: linalg.generic {{.*}} ins(%arg3, %[[G]]
 // CHECK: arith.subf
-// CHECK: linalg.generic {{.*}} ins(%arg1,
+// CHECK: linalg.generic {{.*}} ins(%[[RA]],
 // CHECK: arith.mulf
+// STORE-LABEL: func.func @softmax_fwd(
+// STORE: %[[A:.*]] = gnn.edge_softmax %arg0, %arg1 : tensor<?x2xf32>
+// STORE: return %[[A]], %[[A]]
+// STORE-LABEL: func.func @softmax_bwd(%arg0: !gnn.graph, %arg1: tensor<?x2xf32> {gnn.domain = "edge"}, %arg2: tensor<?x2xf32> {gnn.domain = "edge"}) -> tensor<?x2xf32>
+// STORE-NOT: math.exp
+// STORE: gnn.reduce sum
 func.func @softmax(%g: !gnn.graph, %s: tensor<?x2xf32> {gnn.domain = "edge", gnn.differentiable}) -> tensor<?x2xf32> {
   %a = gnn.edge_softmax %g, %s : tensor<?x2xf32>
   return %a : tensor<?x2xf32>

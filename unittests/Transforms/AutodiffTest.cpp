@@ -75,7 +75,8 @@ protected:
   /// gradients against central differences. Returns false when the pass
   /// fails (its diagnostics are in `errors`).
   bool check(StringRef source, std::vector<unsigned> wrt = {},
-             const HostGraph &graph = smallGraph(), double tol = 1e-6) {
+             const HostGraph &graph = smallGraph(), double tol = 1e-6,
+             mlir::gnn::AutodiffOptions options = {}) {
     errors.clear();
     ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
       errors += d.str() + "\n";
@@ -96,7 +97,7 @@ protected:
       }
     for (unsigned i : wrt)
       f.setArgAttr(i, mlir::gnn::kDifferentiableAttrName, UnitAttr::get(&context));
-    if (failed(mlir::gnn::differentiate(f)))
+    if (failed(mlir::gnn::differentiate(f, options)))
       return false;
     func::FuncOp fwd = lookup(*module, name + "_fwd");
     func::FuncOp bwd = lookup(*module, name + "_bwd");
@@ -347,6 +348,13 @@ class AutodiffExample : public Autodiff,
 
 TEST_P(AutodiffExample, MatchesFiniteDifferences) {
   EXPECT_TRUE(check(example(GetParam()))) << errors;
+}
+
+TEST_P(AutodiffExample, StoringEdgeValuesMatchesToo) {
+  mlir::gnn::AutodiffOptions store;
+  store.storeEdgeValues = true;
+  EXPECT_TRUE(check(example(GetParam()), {}, smallGraph(), 1e-6, store))
+      << errors;
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, AutodiffExample,

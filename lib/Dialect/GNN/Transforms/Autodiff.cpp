@@ -112,7 +112,42 @@ static DictionaryAttr domainAttrs(Value v) {
   return DictionaryAttr::get(ctx);
 }
 
-LogicalResult mlir::gnn::differentiate(func::FuncOp func) {
+/// Whether `op` may run again in the backward function instead of passing
+/// its results: pure tensor computations.
+static bool isRecomputable(Operation *op) {
+  if (isa<GatherOp, SddmmOp, EdgeSoftmaxOp, SpmmOp, ReduceOp, DegreeOp,
+          tensor::EmptyOp, tensor::DimOp, tensor::ExpandShapeOp,
+          tensor::CollapseShapeOp, tensor::CastOp, linalg::FillOp>(op))
+    return true;
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  return generic && generic.hasPureTensorSemantics();
+}
+
+/// Gives every active edge_softmax in `ops` its log-sum-exp result (what the
+/// backward recomputes the weights from); returns the ops, updated.
+static void addLogSumExp(SmallVectorImpl<Operation *> &ops,
+                         const DenseSet<Operation *> &which) {
+  for (Operation *&op : ops) {
+    auto softmax = dyn_cast<EdgeSoftmaxOp>(op);
+    if (!softmax || softmax.getLse() || !which.contains(op))
+      continue;
+    OpBuilder b(op);
+    auto alpha = cast<RankedTensorType>(softmax.getResult().getType());
+    SmallVector<int64_t> shape(alpha.getShape());
+    shape[0] = ShapedType::kDynamic;
+    auto lseType = RankedTensorType::get(shape, alpha.getElementType());
+    auto upgraded = EdgeSoftmaxOp::create(
+        b, op->getLoc(), TypeRange{alpha, lseType}, softmax.getGraph(),
+        softmax.getInput(), softmax.getReversed());
+    upgraded->setAttrs(op->getDiscardableAttrDictionary());
+    softmax.getResult().replaceAllUsesWith(upgraded.getResult());
+    op->erase();
+    op = upgraded;
+  }
+}
+
+LogicalResult mlir::gnn::differentiate(func::FuncOp func,
+                                       const AutodiffOptions &options) {
   if (func.isDeclaration())
     return func.emitOpError("cannot be differentiated: it has no body");
   if (!func.getBody().hasOneBlock())
@@ -144,19 +179,41 @@ LogicalResult mlir::gnn::differentiate(func::FuncOp func) {
 
   // Active values: those depending on a differentiable argument.
   DenseSet<Value> active;
-  for (unsigned i : wrt)
-    active.insert(body.getArgument(i));
   SmallVector<Operation *> forward;
-  for (Operation &op : body.without_terminator()) {
-    forward.push_back(&op);
-    bool on = false;
-    op.walk([&](Operation *inner) {
-      for (Value v : inner->getOperands())
-        on |= active.contains(v);
-    });
-    if (on)
-      for (Value r : op.getResults())
-        active.insert(r);
+  DenseSet<Operation *> activeOps;
+  auto findActive = [&] {
+    active.clear();
+    forward.clear();
+    activeOps.clear();
+    for (unsigned i : wrt)
+      active.insert(body.getArgument(i));
+    for (Operation &op : body.without_terminator()) {
+      forward.push_back(&op);
+      bool on = false;
+      op.walk([&](Operation *inner) {
+        for (Value v : inner->getOperands())
+          on |= active.contains(v);
+      });
+      if (on) {
+        activeOps.insert(&op);
+        for (Value r : op.getResults())
+          active.insert(r);
+      }
+    }
+  };
+  findActive();
+  // Recomputing attention's weights needs each softmax's log-sum-exp.
+  SmallVector<unsigned> upgradedAt;
+  if (!options.storeEdgeValues) {
+    for (auto [i, op] : llvm::enumerate(forward))
+      if (auto sm = dyn_cast<EdgeSoftmaxOp>(op);
+          sm && !sm.getLse() && activeOps.contains(op))
+        upgradedAt.push_back(i);
+    DenseSet<Operation *> which;
+    for (unsigned i : upgradedAt)
+      which.insert(forward[i]);
+    addLogSumExp(forward, which);
+    findActive();
   }
 
   OpBuilder b(ret);
@@ -257,6 +314,78 @@ LogicalResult mlir::gnn::differentiate(func::FuncOp func) {
             cast<BlockArgument>(v).getOwner() != &body);
   });
 
+  // Edge-sized values computed by the forward are made again in the backward
+  // from node-sized ones (the default residual policy): their ops are cloned
+  // into @f_bwd, and attention's weights come back as exp(s - lse[dst]) from
+  // the scores and the softmax's log-sum-exp, so that nothing edge-sized but
+  // the function's own edge arguments is kept between the two.
+  DenseSet<Operation *> forwardOps(forward.begin(), forward.end());
+  DenseSet<Operation *> recompute;
+  if (!options.storeEdgeValues) {
+    SmallVector<Value> work;
+    for (Value r : residuals)
+      if (r.getDefiningOp() && domainOf(r) == Domain::Edge)
+        work.push_back(r);
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      Operation *def = v.getDefiningOp();
+      if (!def || !forwardOps.contains(def) || recompute.contains(def))
+        continue;
+      if (!isRecomputable(def)) {
+        residuals.insert(v);
+        continue;
+      }
+      recompute.insert(def);
+      for (Value r : def->getResults())
+        residuals.remove(r);
+      auto take = [&](Value operand) {
+        if (isa<GraphType>(operand.getType()))
+          return;
+        Operation *producer = operand.getDefiningOp();
+        if (producer && producer->hasTrait<OpTrait::ConstantLike>()) {
+          if (!llvm::is_contained(constants, producer))
+            constants.push_back(producer);
+          return;
+        }
+        bool edge = isa<RankedTensorType>(operand.getType()) &&
+                    domainOf(operand) == Domain::Edge;
+        bool size = !isa<ShapedType>(operand.getType());
+        if (producer && forwardOps.contains(producer) && (edge || size))
+          work.push_back(operand);
+        else if (!(producer && recompute.contains(producer)))
+          residuals.insert(operand);
+      };
+      if (auto sm = dyn_cast<EdgeSoftmaxOp>(def)) {
+        take(sm.getInput());
+        residuals.insert(sm.getLse());
+        continue;
+      }
+      def->walk([&](Operation *inner) {
+        for (Value operand : inner->getOperands()) {
+          Operation *producer = operand.getDefiningOp();
+          bool outside = !(producer && def->isAncestor(producer)) &&
+                         !(isa<BlockArgument>(operand) &&
+                           def->isAncestor(cast<BlockArgument>(operand)
+                                               .getOwner()
+                                               ->getParentOp()));
+          if (outside)
+            take(operand);
+        }
+      });
+    }
+    // Values of recomputed ops that an earlier step made residuals.
+    // (A recomputed softmax's log-sum-exp is what it is recomputed from.)
+    residuals.remove_if([&](Value v) {
+      Operation *def = v.getDefiningOp();
+      auto sm = dyn_cast_or_null<EdgeSoftmaxOp>(def);
+      return def && recompute.contains(def) && !(sm && v == sm.getLse());
+    });
+    // Constants in forward order, like the rest.
+    llvm::sort(constants, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
+  }
+
   // @f_fwd: the forward ops, returning the results then the residuals.
   mb.setInsertionPointAfter(func);
   auto fwd = cast<func::FuncOp>(mb.clone(*func));
@@ -272,6 +401,18 @@ LogicalResult mlir::gnn::differentiate(func::FuncOp func) {
       for (auto [a, c] : llvm::zip(op->getResults(), it->getResults()))
         map.map(a, c);
       ++it;
+    }
+    if (!upgradedAt.empty()) {
+      SmallVector<Operation *> fops;
+      for (Operation &op : fb.without_terminator())
+        fops.push_back(&op);
+      DenseSet<Operation *> which;
+      for (unsigned i : upgradedAt)
+        which.insert(fops[i]);
+      addLogSumExp(fops, which);
+      for (auto [a, c] : llvm::zip(forward, fops))
+        for (auto [x, y] : llvm::zip(a->getResults(), c->getResults()))
+          map.map(x, y);
     }
     auto fret = cast<func::ReturnOp>(fb.getTerminator());
     SmallVector<Value> values(fret.getOperands());
@@ -323,6 +464,51 @@ LogicalResult mlir::gnn::differentiate(func::FuncOp func) {
     OpBuilder bb = OpBuilder::atBlockEnd(entry);
     for (Operation *op : constants)
       bb.clone(*op, map);
+    for (Operation *op : forward) {
+      if (!recompute.contains(op))
+        continue;
+      auto sm = dyn_cast<EdgeSoftmaxOp>(op);
+      if (!sm) {
+        bb.clone(*op, map);
+        continue;
+      }
+      // alpha = exp(s - lse[end]) (0 where the group has no mass).
+      Value s = map.lookupOrDefault(sm.getInput());
+      Value lse = map.lookupOrDefault(sm.getLse());
+      EdgeEnd end = sm.getReversed() ? EdgeEnd::src : EdgeEnd::dst;
+      auto sType = cast<RankedTensorType>(s.getType());
+      Value le = GatherOp::create(bb, loc, sType, end,
+                                  map.lookup(sm.getGraph()), lse);
+      SmallVector<Value> dyn;
+      for (int64_t i = 0; i < sType.getRank(); ++i)
+        if (sType.isDynamicDim(i))
+          dyn.push_back(tensor::DimOp::create(bb, loc, s, i));
+      Value init = tensor::EmptyOp::create(bb, loc, sType.getShape(),
+                                           sType.getElementType(), dyn);
+      SmallVector<AffineMap> maps(3, bb.getMultiDimIdentityMap(sType.getRank()));
+      SmallVector<utils::IteratorType> iters(sType.getRank(),
+                                             utils::IteratorType::parallel);
+      Value alpha =
+          linalg::GenericOp::create(
+              bb, loc, TypeRange{sType}, ValueRange{s, le}, ValueRange{init},
+              maps, iters,
+              [](OpBuilder &nb, Location nl, ValueRange a) {
+                Type t = a[0].getType();
+                Value ninf = arith::ConstantOp::create(
+                    nb, nl, nb.getFloatAttr(t, -INFINITY));
+                Value zero =
+                    arith::ConstantOp::create(nb, nl, nb.getFloatAttr(t, 0.0));
+                Value e = math::ExpOp::create(
+                    nb, nl, arith::SubFOp::create(nb, nl, a[0], a[1]));
+                Value none = arith::CmpFOp::create(
+                    nb, nl, arith::CmpFPredicate::OEQ, a[1], ninf);
+                linalg::YieldOp::create(
+                    nb, nl,
+                    ValueRange{arith::SelectOp::create(nb, nl, none, zero, e)});
+              })
+              .getResult(0);
+      map.map(sm.getResult(), alpha);
+    }
     for (Operation *op : live)
       bb.clone(*op, map);
     SmallVector<Value> results;
@@ -359,7 +545,9 @@ struct GNNAutodiff : public mlir::gnn::impl::GNNAutodiffBase<GNNAutodiff> {
                           << suffix << " exists already";
           return signalPassFailure();
         }
-      if (failed(differentiate(f)))
+      AutodiffOptions options;
+      options.storeEdgeValues = storeEdgeValues;
+      if (failed(differentiate(f, options)))
         return signalPassFailure();
     }
   }

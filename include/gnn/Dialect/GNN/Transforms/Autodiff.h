@@ -27,10 +27,18 @@ namespace gnn {
 /// arith.constant.
 void registerVJPModels(DialectRegistry &registry);
 
+struct AutodiffOptions {
+  /// Keep the edge-sized values the backward reads (attention's weights,
+  /// scores, edge messages) as residuals instead of recomputing them from
+  /// node-sized ones and each softmax's log-sum-exp (for measurement).
+  bool storeEdgeValues = false;
+};
+
 /// Builds `@<f>_fwd` (f's results, then the residuals the backward reads)
 /// and `@<f>_bwd` (f's graphs, the residuals, then one gradient per result
 /// -> one gradient per differentiable argument) after `func`, which stays.
-LogicalResult differentiate(func::FuncOp func);
+LogicalResult differentiate(func::FuncOp func,
+                            const AutodiffOptions &options = {});
 
 } // namespace gnn
 } // namespace mlir

@@ -151,6 +151,16 @@ def GNNAutodiff : Pass<"gnn-autodiff", "ModuleOp"> {
     summed; an argument no result depends on gets zeros. An op on that path
     without a rule is an error at the op. `@f` stays as it is.
 
+    Residuals: by default nothing edge-sized that the forward computes is
+    kept. The ops producing edge values the backward reads (scores, edge
+    messages, attention weights) run again in `@f_bwd` from node-sized
+    residuals, and each `gnn.edge_softmax` on the way gets its log-sum-exp
+    result in `@f_fwd` (which the fused attention kernel writes beside its
+    output), from which `@f_bwd` recomputes the weights as
+    `exp(s - lse[dst])` without a softmax pass. `store-edge-values` keeps
+    them instead (for measurement). The function's own edge arguments are
+    residuals either way.
+
     ```mlir
     func.func @f(%g: !gnn.graph, %x: tensor<?x8xf32> {gnn.differentiable})
         -> tensor<?x8xf32> {
@@ -166,6 +176,11 @@ def GNNAutodiff : Pass<"gnn-autodiff", "ModuleOp"> {
     }
     ```
   }];
+  let options = [
+    Option<"storeEdgeValues", "store-edge-values", "bool", /*default=*/"false",
+           "keep the edge-sized forward values the backward reads as "
+           "residuals instead of recomputing them">,
+  ];
 }
 
 #endif // GNN_DIALECT_GNN_TRANSFORMS_PASSES_TD
