@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnn/Dialect/GNN/IR/GNNDialect.h"
+#include "gnn/Dialect/GNN/IR/GNNInterfaces.h"
 #include "gnn/Dialect/GNN/IR/GNNDomain.h"
 #include "gnn/Dialect/GNN/IR/GNNOps.h"
 
@@ -64,6 +65,22 @@ LogicalResult GNNDialect::verifyRegionArgAttribute(Operation *op,
                                                    unsigned regionIndex,
                                                    unsigned argIndex,
                                                    NamedAttribute attr) {
+  if (attr.getName() == kDifferentiableAttrName) {
+    Region &region = op->getRegion(regionIndex);
+    auto tensor =
+        region.empty()
+            ? RankedTensorType()
+            : dyn_cast<RankedTensorType>(
+                  region.front().getArgument(argIndex).getType());
+    if (!isa<UnitAttr>(attr.getValue()) ||
+        (!region.empty() &&
+         (!tensor || !isa<FloatType>(tensor.getElementType()))))
+      return op->emitError()
+             << "expects `" << kDifferentiableAttrName
+             << "` to be a unit attribute on a float tensor argument (argument #"
+             << argIndex << ")";
+    return success();
+  }
   if (attr.getName() != kDomainAttrName)
     return op->emitError() << "unknown gnn argument attribute '"
                            << attr.getName().getValue() << "'";

@@ -131,4 +131,56 @@ def GNNSelectSchedules : Pass<"gnn-select-schedules", "func::FuncOp"> {
   let dependentDialects = ["::mlir::gnn::GNNDialect"];
 }
 
+def GNNAutodiff : Pass<"gnn-autodiff", "ModuleOp"> {
+  let summary = "derives forward and backward functions from gnn functions";
+  let description = [{
+    For every function `@f` with arguments marked `gnn.differentiable` (a unit
+    argument attribute on float tensors), adds after it
+
+    - `@f_fwd`: `@f`'s body returning `@f`'s results and then the residuals,
+      the forward values (arguments included) the backward reads;
+    - `@f_bwd`: arguments `@f`'s graphs, the residuals and one gradient per
+      result of `@f` (edge tensors marked `gnn.domain = "edge"`), returning
+      the gradient of each differentiable argument, in order.
+
+    Both are in the `gnn` dialect with `linalg`, `tensor`, `arith` and `math`,
+    and go through the same pipelines as any function. The backward applies
+    each op's derivative rule (`VJPOpInterface`, see GNNInterfaces.td and
+    docs/Autodiff.md) in reverse program order to the ops that depend on a
+    differentiable argument; gradients of values used several times are
+    summed; an argument no result depends on gets zeros. An op on that path
+    without a rule is an error at the op. `@f` stays as it is.
+
+    Residuals: by default nothing edge-sized that the forward computes is
+    kept. The ops producing edge values the backward reads (scores, edge
+    messages, attention weights) run again in `@f_bwd` from node-sized
+    residuals, and each `gnn.edge_softmax` on the way gets its log-sum-exp
+    result in `@f_fwd` (which the fused attention kernel writes beside its
+    output), from which `@f_bwd` recomputes the weights as
+    `exp(s - lse[dst])` without a softmax pass. `store-edge-values` keeps
+    them instead (for measurement). The function's own edge arguments are
+    residuals either way.
+
+    ```mlir
+    func.func @f(%g: !gnn.graph, %x: tensor<?x8xf32> {gnn.differentiable})
+        -> tensor<?x8xf32> {
+      %y = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+      return %y : tensor<?x8xf32>
+    }
+    // after: @f, and
+    func.func @f_fwd(%g: !gnn.graph, %x: tensor<?x8xf32> {gnn.differentiable})
+        -> tensor<?x8xf32> { ... }
+    func.func @f_bwd(%g: !gnn.graph, %dy: tensor<?x8xf32>) -> tensor<?x8xf32> {
+      %dx = gnn.spmm sum %g, %dy reversed : tensor<?x8xf32> -> tensor<?x8xf32>
+      return %dx : tensor<?x8xf32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"storeEdgeValues", "store-edge-values", "bool", /*default=*/"false",
+           "keep the edge-sized forward values the backward reads as "
+           "residuals instead of recomputing them">,
+  ];
+}
+
 #endif // GNN_DIALECT_GNN_TRANSFORMS_PASSES_TD

@@ -1,0 +1,46 @@
+//===- Autodiff.h - reverse-mode derivatives of gnn functions ------*- C++ -*-===//
+//
+// Part of gnnc.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The derivative rules (VJPOpInterface external models) of the `gnn` ops and
+/// of the upstream ops gnn functions use, and the function transformation
+/// behind `gnn-autodiff`.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef GNN_DIALECT_GNN_TRANSFORMS_AUTODIFF_H
+#define GNN_DIALECT_GNN_TRANSFORMS_AUTODIFF_H
+
+#include "gnn/Dialect/GNN/IR/GNNInterfaces.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectRegistry.h"
+
+namespace mlir {
+namespace gnn {
+
+/// Attaches VJPOpInterface to the gnn ops, linalg.generic, linalg.matmul,
+/// linalg.fill, tensor.empty/dim/expand_shape/collapse_shape/cast and
+/// arith.constant.
+void registerVJPModels(DialectRegistry &registry);
+
+struct AutodiffOptions {
+  /// Keep the edge-sized values the backward reads (attention's weights,
+  /// scores, edge messages) as residuals instead of recomputing them from
+  /// node-sized ones and each softmax's log-sum-exp (for measurement).
+  bool storeEdgeValues = false;
+};
+
+/// Builds `@<f>_fwd` (f's results, then the residuals the backward reads)
+/// and `@<f>_bwd` (f's graphs, the residuals, then one gradient per result
+/// -> one gradient per differentiable argument) after `func`, which stays.
+LogicalResult differentiate(func::FuncOp func,
+                            const AutodiffOptions &options = {});
+
+} // namespace gnn
+} // namespace mlir
+
+#endif // GNN_DIALECT_GNN_TRANSFORMS_AUTODIFF_H

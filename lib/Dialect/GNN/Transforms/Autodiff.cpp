@@ -1,0 +1,555 @@
+//===- Autodiff.cpp - reverse-mode derivatives of gnn functions -----------===//
+//
+// Part of gnnc. `gnn-autodiff`: for every function with arguments marked
+// `gnn.differentiable`, builds the backward ops in a scratch copy of the
+// function (the forward ops, then each active op's VJP in reverse order,
+// gradients of values used several times summed), then splits it:
+//
+//   @f_fwd(args)                         -> (results, residuals)
+//   @f_bwd(graphs, residuals, dresults)  -> (d differentiable args)
+//
+// The residuals are the forward values (arguments included) the backward
+// ops read. Only ops that depend on a differentiable argument (active ops)
+// are differentiated; backward ops nothing uses are dropped.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Dialect/GNN/Transforms/Autodiff.h"
+
+#include "gnn/Dialect/GNN/IR/GNNDomain.h"
+#include "gnn/Dialect/GNN/IR/GNNOps.h"
+#include "gnn/Dialect/GNN/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir {
+namespace gnn {
+#define GEN_PASS_DEF_GNNAUTODIFF
+#include "gnn/Dialect/GNN/Transforms/Passes.h.inc"
+} // namespace gnn
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::gnn;
+
+/// Whether `v` can carry a gradient: a float tensor.
+static bool isDifferentiable(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && isa<FloatType>(t.getElementType());
+}
+
+/// `a + b` elementwise (same shapes).
+static Value accumulate(OpBuilder &b, Location loc, Value a, Value c) {
+  auto type = cast<RankedTensorType>(a.getType());
+  SmallVector<Value> dyn;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    if (type.isDynamicDim(i))
+      dyn.push_back(tensor::DimOp::create(b, loc, a, i));
+  Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                       type.getElementType(), dyn);
+  SmallVector<AffineMap> maps(3, b.getMultiDimIdentityMap(type.getRank()));
+  SmallVector<utils::IteratorType> iters(type.getRank(),
+                                         utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{type}, ValueRange{a, c}, ValueRange{init}, maps,
+             iters,
+             [](OpBuilder &nb, Location nl, ValueRange args) {
+               linalg::YieldOp::create(
+                   nb, nl,
+                   ValueRange{arith::AddFOp::create(nb, nl, args[0], args[1])});
+             })
+      .getResult(0);
+}
+
+/// Zeros shaped like `like`.
+static Value zerosLike(OpBuilder &b, Location loc, Value like) {
+  auto type = cast<RankedTensorType>(like.getType());
+  SmallVector<Value> dyn;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    if (type.isDynamicDim(i))
+      dyn.push_back(tensor::DimOp::create(b, loc, like, i));
+  Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                       type.getElementType(), dyn);
+  Value zero = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(type.getElementType(), 0.0));
+  return linalg::FillOp::create(b, loc, zero, init).getResult(0);
+}
+
+/// The argument attributes of a value passed to a backward function: edge
+/// tensors say so (a dynamic leading size is read as nodes otherwise).
+static Domain domainOf(Value v) {
+  Domain d = inferDomain(v);
+  if (d != Domain::Unknown)
+    return d;
+  // Sizes taken from another tensor: a fill of an empty sized by tensor.dim.
+  if (auto fill = v.getDefiningOp<linalg::FillOp>())
+    return domainOf(fill.getOutputs()[0]);
+  if (auto empty = v.getDefiningOp<tensor::EmptyOp>()) {
+    auto type = cast<RankedTensorType>(empty.getType());
+    if (type.isDynamicDim(0))
+      if (auto dim = empty.getDynamicSizes()[0].getDefiningOp<tensor::DimOp>())
+        if (std::optional<int64_t> i = dim.getConstantIndex(); i && *i == 0)
+          return domainOf(dim.getSource());
+  }
+  return Domain::Unknown;
+}
+
+static DictionaryAttr domainAttrs(Value v) {
+  MLIRContext *ctx = v.getContext();
+  if (isa<RankedTensorType>(v.getType()) && domainOf(v) == Domain::Edge)
+    return DictionaryAttr::get(
+        ctx, {NamedAttribute(StringAttr::get(ctx, kDomainAttrName),
+                             StringAttr::get(ctx, "edge"))});
+  return DictionaryAttr::get(ctx);
+}
+
+/// Whether `op` may run again in the backward function instead of passing
+/// its results: pure tensor computations.
+static bool isRecomputable(Operation *op) {
+  if (isa<GatherOp, SddmmOp, EdgeSoftmaxOp, SpmmOp, ReduceOp, DegreeOp,
+          tensor::EmptyOp, tensor::DimOp, tensor::ExpandShapeOp,
+          tensor::CollapseShapeOp, tensor::CastOp, linalg::FillOp>(op))
+    return true;
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  return generic && generic.hasPureTensorSemantics();
+}
+
+/// Gives every active edge_softmax in `ops` its log-sum-exp result (what the
+/// backward recomputes the weights from); returns the ops, updated.
+static void addLogSumExp(SmallVectorImpl<Operation *> &ops,
+                         const DenseSet<Operation *> &which) {
+  for (Operation *&op : ops) {
+    auto softmax = dyn_cast<EdgeSoftmaxOp>(op);
+    if (!softmax || softmax.getLse() || !which.contains(op))
+      continue;
+    OpBuilder b(op);
+    auto alpha = cast<RankedTensorType>(softmax.getResult().getType());
+    SmallVector<int64_t> shape(alpha.getShape());
+    shape[0] = ShapedType::kDynamic;
+    auto lseType = RankedTensorType::get(shape, alpha.getElementType());
+    auto upgraded = EdgeSoftmaxOp::create(
+        b, op->getLoc(), TypeRange{alpha, lseType}, softmax.getGraph(),
+        softmax.getInput(), softmax.getReversed());
+    upgraded->setAttrs(op->getDiscardableAttrDictionary());
+    softmax.getResult().replaceAllUsesWith(upgraded.getResult());
+    op->erase();
+    op = upgraded;
+  }
+}
+
+LogicalResult mlir::gnn::differentiate(func::FuncOp func,
+                                       const AutodiffOptions &options) {
+  if (func.isDeclaration())
+    return func.emitOpError("cannot be differentiated: it has no body");
+  if (!func.getBody().hasOneBlock())
+    return func.emitOpError("cannot be differentiated: expects one block");
+  Location loc = func.getLoc();
+  MLIRContext *ctx = func.getContext();
+  SmallVector<unsigned> wrt;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    if (func.getArgAttr(i, kDifferentiableAttrName)) {
+      if (!isDifferentiable(func.getArgument(i)))
+        return func.emitOpError()
+               << "marks argument " << i << " `" << kDifferentiableAttrName
+               << "` but it is not a float tensor ("
+               << func.getArgument(i).getType() << ")";
+      wrt.push_back(i);
+    }
+
+  // The scratch function: f's body plus one argument per result gradient.
+  OpBuilder mb(func);
+  mb.setInsertionPointAfter(func);
+  auto tmp = cast<func::FuncOp>(mb.clone(*func));
+  tmp.setSymName((func.getSymName() + "_autodiff_scratch").str());
+  Block &body = tmp.getBody().front();
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  SmallVector<Value> dresults;
+  for (Value r : ret.getOperands())
+    dresults.push_back(body.addArgument(r.getType(), loc));
+  auto cleanup = llvm::make_scope_exit([&] { tmp.erase(); });
+
+  // Active values: those depending on a differentiable argument.
+  DenseSet<Value> active;
+  SmallVector<Operation *> forward;
+  DenseSet<Operation *> activeOps;
+  auto findActive = [&] {
+    active.clear();
+    forward.clear();
+    activeOps.clear();
+    for (unsigned i : wrt)
+      active.insert(body.getArgument(i));
+    for (Operation &op : body.without_terminator()) {
+      forward.push_back(&op);
+      bool on = false;
+      op.walk([&](Operation *inner) {
+        for (Value v : inner->getOperands())
+          on |= active.contains(v);
+      });
+      if (on) {
+        activeOps.insert(&op);
+        for (Value r : op.getResults())
+          active.insert(r);
+      }
+    }
+  };
+  findActive();
+  // Recomputing attention's weights needs each softmax's log-sum-exp.
+  SmallVector<unsigned> upgradedAt;
+  if (!options.storeEdgeValues) {
+    for (auto [i, op] : llvm::enumerate(forward))
+      if (auto sm = dyn_cast<EdgeSoftmaxOp>(op);
+          sm && !sm.getLse() && activeOps.contains(op))
+        upgradedAt.push_back(i);
+    DenseSet<Operation *> which;
+    for (unsigned i : upgradedAt)
+      which.insert(forward[i]);
+    addLogSumExp(forward, which);
+    findActive();
+  }
+
+  OpBuilder b(ret);
+  DenseMap<Value, Value> grads;
+  auto addGrad = [&](Value v, Value g) {
+    if (!g || !active.contains(v) || !isDifferentiable(v))
+      return;
+    Value &slot = grads[v];
+    slot = slot ? accumulate(b, loc, slot, g) : g;
+  };
+  for (auto [r, d] : llvm::zip(ret.getOperands(), dresults))
+    addGrad(r, d);
+  for (Operation *op : llvm::reverse(forward)) {
+    SmallVector<Value> dys;
+    bool any = false;
+    for (Value r : op->getResults()) {
+      dys.push_back(grads.lookup(r));
+      any |= static_cast<bool>(dys.back());
+    }
+    if (!any)
+      continue;
+    auto rule = dyn_cast<VJPOpInterface>(op);
+    if (!rule)
+      return op->emitOpError()
+             << "has no derivative rule (VJPOpInterface) and lies between a "
+                "differentiable argument and a result of @"
+             << func.getSymName();
+    SmallVector<Value> dxs;
+    if (failed(rule.buildVJP(b, dys, dxs)))
+      return failure();
+    for (auto [x, dx] : llvm::zip(op->getOperands(), dxs))
+      addGrad(x, dx);
+  }
+  SmallVector<Value> outs;
+  for (unsigned i : wrt) {
+    Value arg = body.getArgument(i);
+    Value g = grads.lookup(arg);
+    outs.push_back(g ? g : zerosLike(b, loc, arg));
+  }
+
+  // Backward ops nothing reads go; what remains reads the residuals.
+  DenseSet<Operation *> forwardSet(forward.begin(), forward.end());
+  SmallVector<Operation *> backward;
+  for (Operation *op = &body.front(); op != ret; op = op->getNextNode())
+    if (!forwardSet.contains(op))
+      backward.push_back(op);
+  DenseSet<Value> needed(outs.begin(), outs.end());
+  SmallVector<Operation *> live;
+  for (Operation *op : llvm::reverse(backward)) {
+    bool used = llvm::any_of(op->getResults(),
+                             [&](Value r) { return needed.contains(r); });
+    if (!used)
+      continue;
+    live.push_back(op);
+    op->walk([&](Operation *inner) {
+      for (Value v : inner->getOperands())
+        needed.insert(v);
+    });
+  }
+  std::reverse(live.begin(), live.end());
+  DenseSet<Operation *> liveSet(live.begin(), live.end());
+  auto isBackward = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    return def && liveSet.contains(def);
+  };
+  auto isResultGrad = [&](Value v) {
+    return llvm::is_contained(dresults, v);
+  };
+  // Residuals in a stable order: arguments, then forward results in program
+  // order.
+  llvm::SetVector<Value> residuals;
+  SmallVector<Value> graphs;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    Value a = body.getArgument(i);
+    if (isa<GraphType>(a.getType()))
+      graphs.push_back(a);
+    else if (needed.contains(a))
+      residuals.insert(a);
+  }
+  for (Operation *op : forward)
+    for (Value r : op->getResults())
+      if (needed.contains(r) && !isa<GraphType>(r.getType()))
+        residuals.insert(r);
+  // Region-internal values (inside linalg bodies) are not residuals; values
+  // defined by backward ops or result gradients are not either.
+  // Constants are made again in the backward function rather than passed.
+  SmallVector<Operation *> constants;
+  for (Operation *op : forward)
+    if (op->hasTrait<OpTrait::ConstantLike>() &&
+        llvm::any_of(op->getResults(),
+                     [&](Value r) { return needed.contains(r); }))
+      constants.push_back(op);
+  residuals.remove_if([&](Value v) {
+    Operation *def = v.getDefiningOp();
+    return isBackward(v) || isResultGrad(v) ||
+           (def && def->hasTrait<OpTrait::ConstantLike>()) ||
+           (isa<BlockArgument>(v) &&
+            cast<BlockArgument>(v).getOwner() != &body);
+  });
+
+  // Edge-sized values computed by the forward are made again in the backward
+  // from node-sized ones (the default residual policy): their ops are cloned
+  // into @f_bwd, and attention's weights come back as exp(s - lse[dst]) from
+  // the scores and the softmax's log-sum-exp, so that nothing edge-sized but
+  // the function's own edge arguments is kept between the two.
+  DenseSet<Operation *> forwardOps(forward.begin(), forward.end());
+  DenseSet<Operation *> recompute;
+  if (!options.storeEdgeValues) {
+    SmallVector<Value> work;
+    for (Value r : residuals)
+      if (r.getDefiningOp() && domainOf(r) == Domain::Edge)
+        work.push_back(r);
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      Operation *def = v.getDefiningOp();
+      if (!def || !forwardOps.contains(def) || recompute.contains(def))
+        continue;
+      if (!isRecomputable(def)) {
+        residuals.insert(v);
+        continue;
+      }
+      recompute.insert(def);
+      for (Value r : def->getResults())
+        residuals.remove(r);
+      auto take = [&](Value operand) {
+        if (isa<GraphType>(operand.getType()))
+          return;
+        Operation *producer = operand.getDefiningOp();
+        if (producer && producer->hasTrait<OpTrait::ConstantLike>()) {
+          if (!llvm::is_contained(constants, producer))
+            constants.push_back(producer);
+          return;
+        }
+        bool edge = isa<RankedTensorType>(operand.getType()) &&
+                    domainOf(operand) == Domain::Edge;
+        bool size = !isa<ShapedType>(operand.getType());
+        if (producer && forwardOps.contains(producer) && (edge || size))
+          work.push_back(operand);
+        else if (!(producer && recompute.contains(producer)))
+          residuals.insert(operand);
+      };
+      if (auto sm = dyn_cast<EdgeSoftmaxOp>(def)) {
+        take(sm.getInput());
+        residuals.insert(sm.getLse());
+        continue;
+      }
+      def->walk([&](Operation *inner) {
+        for (Value operand : inner->getOperands()) {
+          Operation *producer = operand.getDefiningOp();
+          bool outside = !(producer && def->isAncestor(producer)) &&
+                         !(isa<BlockArgument>(operand) &&
+                           def->isAncestor(cast<BlockArgument>(operand)
+                                               .getOwner()
+                                               ->getParentOp()));
+          if (outside)
+            take(operand);
+        }
+      });
+    }
+    // Values of recomputed ops that an earlier step made residuals.
+    // (A recomputed softmax's log-sum-exp is what it is recomputed from.)
+    residuals.remove_if([&](Value v) {
+      Operation *def = v.getDefiningOp();
+      auto sm = dyn_cast_or_null<EdgeSoftmaxOp>(def);
+      return def && recompute.contains(def) && !(sm && v == sm.getLse());
+    });
+    // Constants in forward order, like the rest.
+    llvm::sort(constants, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
+  }
+
+  // @f_fwd: the forward ops, returning the results then the residuals.
+  mb.setInsertionPointAfter(func);
+  auto fwd = cast<func::FuncOp>(mb.clone(*func));
+  fwd.setSymName((func.getSymName() + "_fwd").str());
+  {
+    IRMapping map;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      map.map(body.getArgument(i), fwd.getArgument(i));
+    // Map the scratch function's forward values to the clone's, in order.
+    Block &fb = fwd.getBody().front();
+    auto it = fb.begin();
+    for (Operation *op : forward) {
+      for (auto [a, c] : llvm::zip(op->getResults(), it->getResults()))
+        map.map(a, c);
+      ++it;
+    }
+    if (!upgradedAt.empty()) {
+      SmallVector<Operation *> fops;
+      for (Operation &op : fb.without_terminator())
+        fops.push_back(&op);
+      DenseSet<Operation *> which;
+      for (unsigned i : upgradedAt)
+        which.insert(fops[i]);
+      addLogSumExp(fops, which);
+      for (auto [a, c] : llvm::zip(forward, fops))
+        for (auto [x, y] : llvm::zip(a->getResults(), c->getResults()))
+          map.map(x, y);
+    }
+    auto fret = cast<func::ReturnOp>(fb.getTerminator());
+    SmallVector<Value> values(fret.getOperands());
+    SmallVector<Type> types(fwd.getResultTypes());
+    for (Value r : residuals) {
+      values.push_back(map.lookup(r));
+      types.push_back(r.getType());
+    }
+    OpBuilder rb(fret);
+    func::ReturnOp::create(rb, fret.getLoc(), values);
+    fret.erase();
+    fwd.setFunctionType(FunctionType::get(ctx, fwd.getArgumentTypes(), types));
+    fwd.setResAttrsAttr(ArrayAttr());
+  }
+
+  // @f_bwd: graphs, residuals, result gradients -> argument gradients.
+  mb.setInsertionPointAfter(fwd);
+  SmallVector<Type> argTypes;
+  SmallVector<Attribute> argAttrs;
+  for (Value g : graphs) {
+    argTypes.push_back(g.getType());
+    argAttrs.push_back(DictionaryAttr::get(ctx));
+  }
+  for (Value r : residuals) {
+    argTypes.push_back(r.getType());
+    argAttrs.push_back(domainAttrs(r));
+  }
+  for (auto [r, d] : llvm::zip(ret.getOperands(), dresults)) {
+    argTypes.push_back(d.getType());
+    argAttrs.push_back(domainAttrs(r));
+  }
+  SmallVector<Type> gradTypes;
+  for (Value g : outs)
+    gradTypes.push_back(g.getType());
+  auto bwd = func::FuncOp::create(mb, loc, (func.getSymName() + "_bwd").str(),
+                                  FunctionType::get(ctx, argTypes, gradTypes));
+  bwd.setVisibility(func.getVisibility());
+  bwd.setArgAttrsAttr(ArrayAttr::get(ctx, argAttrs));
+  Block *entry = bwd.addEntryBlock();
+  {
+    IRMapping map;
+    unsigned k = 0;
+    for (Value g : graphs)
+      map.map(g, entry->getArgument(k++));
+    for (Value r : residuals)
+      map.map(r, entry->getArgument(k++));
+    for (Value d : dresults)
+      map.map(d, entry->getArgument(k++));
+    OpBuilder bb = OpBuilder::atBlockEnd(entry);
+    for (Operation *op : constants)
+      bb.clone(*op, map);
+    for (Operation *op : forward) {
+      if (!recompute.contains(op))
+        continue;
+      auto sm = dyn_cast<EdgeSoftmaxOp>(op);
+      if (!sm) {
+        bb.clone(*op, map);
+        continue;
+      }
+      // alpha = exp(s - lse[end]) (0 where the group has no mass).
+      Value s = map.lookupOrDefault(sm.getInput());
+      Value lse = map.lookupOrDefault(sm.getLse());
+      EdgeEnd end = sm.getReversed() ? EdgeEnd::src : EdgeEnd::dst;
+      auto sType = cast<RankedTensorType>(s.getType());
+      Value le = GatherOp::create(bb, loc, sType, end,
+                                  map.lookup(sm.getGraph()), lse);
+      SmallVector<Value> dyn;
+      for (int64_t i = 0; i < sType.getRank(); ++i)
+        if (sType.isDynamicDim(i))
+          dyn.push_back(tensor::DimOp::create(bb, loc, s, i));
+      Value init = tensor::EmptyOp::create(bb, loc, sType.getShape(),
+                                           sType.getElementType(), dyn);
+      SmallVector<AffineMap> maps(3, bb.getMultiDimIdentityMap(sType.getRank()));
+      SmallVector<utils::IteratorType> iters(sType.getRank(),
+                                             utils::IteratorType::parallel);
+      Value alpha =
+          linalg::GenericOp::create(
+              bb, loc, TypeRange{sType}, ValueRange{s, le}, ValueRange{init},
+              maps, iters,
+              [](OpBuilder &nb, Location nl, ValueRange a) {
+                Type t = a[0].getType();
+                Value ninf = arith::ConstantOp::create(
+                    nb, nl, nb.getFloatAttr(t, -INFINITY));
+                Value zero =
+                    arith::ConstantOp::create(nb, nl, nb.getFloatAttr(t, 0.0));
+                Value e = math::ExpOp::create(
+                    nb, nl, arith::SubFOp::create(nb, nl, a[0], a[1]));
+                Value none = arith::CmpFOp::create(
+                    nb, nl, arith::CmpFPredicate::OEQ, a[1], ninf);
+                linalg::YieldOp::create(
+                    nb, nl,
+                    ValueRange{arith::SelectOp::create(nb, nl, none, zero, e)});
+              })
+              .getResult(0);
+      map.map(sm.getResult(), alpha);
+    }
+    for (Operation *op : live)
+      bb.clone(*op, map);
+    SmallVector<Value> results;
+    for (Value g : outs)
+      results.push_back(map.lookupOrDefault(g));
+    func::ReturnOp::create(bb, loc, results);
+  }
+  return success();
+}
+
+namespace {
+struct GNNAutodiff : public mlir::gnn::impl::GNNAutodiffBase<GNNAutodiff> {
+  using GNNAutodiffBase::GNNAutodiffBase;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<arith::ArithDialect, linalg::LinalgDialect,
+                    math::MathDialect, tensor::TensorDialect, GNNDialect>();
+    registerVJPModels(registry);
+  }
+
+  void runOnOperation() override {
+    SmallVector<func::FuncOp> funcs;
+    for (auto f : getOperation().getOps<func::FuncOp>())
+      for (unsigned i = 0; i < f.getNumArguments(); ++i)
+        if (f.getArgAttr(i, kDifferentiableAttrName)) {
+          funcs.push_back(f);
+          break;
+        }
+    SymbolTable symbols(getOperation());
+    for (func::FuncOp f : funcs) {
+      for (StringRef suffix : {"_fwd", "_bwd"})
+        if (symbols.lookup((f.getSymName() + suffix).str())) {
+          f.emitOpError() << "cannot be differentiated: @" << f.getSymName()
+                          << suffix << " exists already";
+          return signalPassFailure();
+        }
+      AutodiffOptions options;
+      options.storeEdgeValues = storeEdgeValues;
+      if (failed(differentiate(f, options)))
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace

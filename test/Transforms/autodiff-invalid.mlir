@@ -1,0 +1,84 @@
+// RUN: gnn-opt %s --gnn-autodiff -split-input-file -verify-diagnostics
+
+func.func @weighted_max(%g: !gnn.graph, %x: tensor<?x3xf32> {gnn.differentiable}, %w: tensor<?xf32> {gnn.domain = "edge"}) -> tensor<?x3xf32> {
+  // expected-error @+1 {{'gnn.spmm' op has no derivative rule for a weighted max (only unweighted max and min spmm are differentiable)}}
+  %y = gnn.spmm max %g, %x weights(%w : tensor<?xf32>) : tensor<?x3xf32> -> tensor<?x3xf32>
+  return %y : tensor<?x3xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @no_rule(%x: tensor<4x3xf32> {gnn.differentiable}) -> tensor<3x4xf32> {
+  %e = tensor.empty() : tensor<3x4xf32>
+  // expected-error @+1 {{'linalg.transpose' op has no derivative rule (VJPOpInterface) and lies between a differentiable argument and a result of @no_rule}}
+  %t = linalg.transpose ins(%x : tensor<4x3xf32>) outs(%e : tensor<3x4xf32>) permutation = [1, 0]
+  return %t : tensor<3x4xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @max_reduction(%x: tensor<4x3xf32> {gnn.differentiable}, %init: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'linalg.generic' op has no derivative rule: result 0 of a reduction must be yielded as `out + term` (a sum)}}
+  %m = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x3xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.maximumf %v, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  return %m : tensor<4xf32>
+}
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+func.func @body_op_without_rule(%x: tensor<4xf32> {gnn.differentiable}) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    // expected-error @+1 {{'math.atan' op has no derivative rule (in the body of a linalg op on the path to a differentiable argument)}}
+    %r = math.atan %v : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+#map = affine_map<(d0, d1) -> (d1, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @diagonal(%x: tensor<3x3xf32> {gnn.differentiable}) -> tensor<3x3xf32> {
+  %e = tensor.empty() : tensor<3x3xf32>
+  // expected-error @+1 {{'linalg.generic' op has no derivative rule for operand 0: its indexing map affine_map<(d0, d1) -> (d1, d1)> reads a loop twice}}
+  %y = linalg.generic {indexing_maps = [#map, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<3x3xf32>) outs(%e : tensor<3x3xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  } -> tensor<3x3xf32>
+  return %y : tensor<3x3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{expects `gnn.differentiable` to be a unit attribute on a float tensor argument (argument #0)}}
+func.func @not_float(%g: !gnn.graph {gnn.differentiable}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op cannot be differentiated: @taken_fwd exists already}}
+func.func @taken(%x: tensor<4xf32> {gnn.differentiable}) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+func.func @taken_fwd() {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op cannot be differentiated: it has no body}}
+func.func private @declared(%x: tensor<4xf32> {gnn.differentiable}) -> tensor<4xf32>

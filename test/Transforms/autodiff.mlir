@@ -1,0 +1,117 @@
+// RUN: gnn-opt %s --gnn-autodiff -split-input-file | FileCheck %s
+// RUN: gnn-opt %s --gnn-autodiff -split-input-file | gnn-opt -split-input-file --verify-diagnostics > /dev/null
+// RUN: gnn-opt %s --gnn-autodiff=store-edge-values=1 -split-input-file | FileCheck %s --check-prefix=STORE
+
+// spmm sum: the input's gradient aggregates the output gradient back over
+// the reversed graph; nothing is kept from the forward.
+// CHECK-LABEL: func.func @spmm_fwd(
+// CHECK-SAME: -> tensor<?x8xf32>
+// CHECK: return %{{.*}} : tensor<?x8xf32>
+// CHECK-LABEL: func.func @spmm_bwd(%arg0: !gnn.graph, %arg1: tensor<?x8xf32>) -> tensor<?x8xf32>
+// CHECK-NEXT: %[[D:.*]] = gnn.spmm sum %arg0, %arg1 reversed
+// CHECK-NEXT: return %[[D]]
+func.func @spmm(%g: !gnn.graph, %x: tensor<?x8xf32> {gnn.differentiable}) -> tensor<?x8xf32> {
+  %y = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+  return %y : tensor<?x8xf32>
+}
+
+// -----
+
+// Weighted mean: dy / in-degree, then the reversed weighted sum for x and
+// an sddmm dot for the weights; x and w are the residuals, the weights and
+// their gradient are edge tensors.
+// CHECK-LABEL: func.func @spmm_weighted_fwd(
+// CHECK: return %{{.*}}, %arg1, %arg2 : tensor<?x2x8xf32>, tensor<?x2x8xf32>, tensor<?x2xf32>
+// CHECK-LABEL: func.func @spmm_weighted_bwd(%arg0: !gnn.graph, %arg1: tensor<?x2x8xf32>, %arg2: tensor<?x2xf32> {gnn.domain = "edge"}, %arg3: tensor<?x2x8xf32>) -> (tensor<?x2x8xf32>, tensor<?x2xf32>)
+// CHECK: %[[DEG:.*]] = gnn.degree %arg0 : tensor<?xf32>
+// CHECK: %[[DYN:.*]] = linalg.generic {{.*}} ins(%arg3, %[[DEG]] : tensor<?x2x8xf32>, tensor<?xf32>)
+// CHECK: arith.divf
+// CHECK: %[[DX:.*]] = gnn.spmm sum %arg0, %[[DYN]] weights(%arg2 : tensor<?x2xf32>) reversed
+// CHECK: %[[DW:.*]] = gnn.sddmm dot %arg0, %arg1, %[[DYN]]
+// CHECK: return %[[DX]], %[[DW]]
+func.func @spmm_weighted(%g: !gnn.graph, %x: tensor<?x2x8xf32> {gnn.differentiable}, %w: tensor<?x2xf32> {gnn.domain = "edge", gnn.differentiable}) -> tensor<?x2x8xf32> {
+  %y = gnn.spmm mean %g, %x weights(%w : tensor<?x2xf32>) : tensor<?x2x8xf32> -> tensor<?x2x8xf32>
+  return %y : tensor<?x2x8xf32>
+}
+
+// -----
+
+// Edge softmax: ds = a * (da - gather_dst(reduce_sum(a * da))). By default
+// the weights are not kept: @softmax_fwd returns the log-sum-exp and the
+// backward recomputes a = exp(s - lse[dst]); with store-edge-values the
+// weights themselves are the residual.
+// CHECK-LABEL: func.func @softmax_fwd(
+// CHECK: %[[A:.*]], %[[L:.*]] = gnn.edge_softmax %arg0, %arg1 : tensor<?x2xf32>, tensor<?x2xf32>
+// CHECK: return %[[A]], %arg1, %[[L]]
+// CHECK-LABEL: func.func @softmax_bwd(%arg0: !gnn.graph, %arg1: tensor<?x2xf32> {gnn.domain = "edge"}, %arg2: tensor<?x2xf32>, %arg3: tensor<?x2xf32> {gnn.domain = "edge"}) -> tensor<?x2xf32>
+// CHECK: %[[LE:.*]] = gnn.gather dst %arg0, %arg2
+// CHECK: %[[RA:.*]] = linalg.generic {{.*}} ins(%arg1, %[[LE]]
+// CHECK: arith.subf
+// CHECK-NEXT: math.exp
+// CHECK: %[[AD:.*]] = linalg.generic {{.*}} ins(%[[RA]], %arg3
+// CHECK: arith.mulf
+// CHECK: %[[R:.*]] = gnn.reduce sum %arg0, %[[AD]] : tensor<?x2xf32> -> tensor<?x2xf32>
+// CHECK: %[[G:.*]] = gnn.gather dst %arg0, %[[R]]
+// CHECK: linalg.generic {{.*}} ins(%arg3, %[[G]]
+// CHECK: arith.subf
+// CHECK: linalg.generic {{.*}} ins(%[[RA]],
+// CHECK: arith.mulf
+// STORE-LABEL: func.func @softmax_fwd(
+// STORE: %[[A:.*]] = gnn.edge_softmax %arg0, %arg1 : tensor<?x2xf32>
+// STORE: return %[[A]], %[[A]]
+// STORE-LABEL: func.func @softmax_bwd(%arg0: !gnn.graph, %arg1: tensor<?x2xf32> {gnn.domain = "edge"}, %arg2: tensor<?x2xf32> {gnn.domain = "edge"}) -> tensor<?x2xf32>
+// STORE-NOT: math.exp
+// STORE: gnn.reduce sum
+func.func @softmax(%g: !gnn.graph, %s: tensor<?x2xf32> {gnn.domain = "edge", gnn.differentiable}) -> tensor<?x2xf32> {
+  %a = gnn.edge_softmax %g, %s : tensor<?x2xf32>
+  return %a : tensor<?x2xf32>
+}
+
+// -----
+
+// sddmm dot: each side's gradient is a weighted spmm of the other side.
+// CHECK-LABEL: func.func @dot_bwd(%arg0: !gnn.graph, %arg1: tensor<?x2x8xf32>, %arg2: tensor<?x2x8xf32>, %arg3: tensor<?x2xf32> {gnn.domain = "edge"})
+// CHECK-NEXT: %[[DQ:.*]] = gnn.spmm sum %arg0, %arg2 weights(%arg3 : tensor<?x2xf32>) reversed
+// CHECK-NEXT: %[[DK:.*]] = gnn.spmm sum %arg0, %arg1 weights(%arg3 : tensor<?x2xf32>) :
+// CHECK-NEXT: return %[[DQ]], %[[DK]]
+func.func @dot(%g: !gnn.graph, %q: tensor<?x2x8xf32> {gnn.differentiable}, %k: tensor<?x2x8xf32> {gnn.differentiable}) -> tensor<?x2xf32> {
+  %s = gnn.sddmm dot %g, %q, %k : tensor<?x2x8xf32>, tensor<?x2x8xf32> -> tensor<?x2xf32>
+  return %s : tensor<?x2xf32>
+}
+
+// -----
+
+// max: the edges attaining each maximum share its gradient equally.
+// CHECK-LABEL: func.func @max_bwd(%arg0: !gnn.graph, %arg1: tensor<?x8xf32>, %arg2: tensor<?x8xf32>, %arg3: tensor<?x8xf32>) -> tensor<?x8xf32>
+// CHECK: %[[XE:.*]] = gnn.gather src %arg0, %arg1
+// CHECK: %[[YE:.*]] = gnn.gather dst %arg0, %arg2
+// CHECK: arith.cmpf oeq
+// CHECK: %[[CNT:.*]] = gnn.reduce sum %arg0
+// CHECK: arith.divf
+// CHECK: gnn.gather dst
+// CHECK: %[[DX:.*]] = gnn.reduce sum %arg0, %{{.*}} reversed
+// CHECK: return %[[DX]]
+func.func @max(%g: !gnn.graph, %x: tensor<?x8xf32> {gnn.differentiable}) -> tensor<?x8xf32> {
+  %y = gnn.spmm max %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+  return %y : tensor<?x8xf32>
+}
+
+// -----
+
+// gather and reduce are each other's gradients; a value used twice gets the
+// sum of both gradients; an argument no result depends on gets zeros.
+// CHECK-LABEL: func.func @gather_reduce_bwd(
+// CHECK: %[[A:.*]] = gnn.gather dst %arg0, %{{.*}} : tensor<?x4xf32> -> tensor<?x4xf32>
+// CHECK: %[[B:.*]] = gnn.reduce sum %arg0, %[[A]] reversed
+// CHECK: %[[C:.*]] = gnn.reduce sum %arg0, %[[A]] :
+// CHECK: linalg.generic {{.*}} ins(%[[B]], %[[C]]
+// CHECK: arith.addf
+// CHECK: %[[Z:.*]] = linalg.fill
+// CHECK: return %{{.*}}, %[[Z]]
+func.func @gather_reduce(%g: !gnn.graph, %x: tensor<?x4xf32> {gnn.differentiable}, %unused: tensor<?x4xf32> {gnn.differentiable}) -> tensor<?x4xf32> {
+  %s = gnn.gather src %g, %x : tensor<?x4xf32> -> tensor<?x4xf32>
+  %d = gnn.gather dst %g, %x : tensor<?x4xf32> -> tensor<?x4xf32>
+  %e = gnn.sddmm add %g, %x, %x : tensor<?x4xf32>, tensor<?x4xf32> -> tensor<?x4xf32>
+  %r = gnn.reduce sum %g, %e : tensor<?x4xf32> -> tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}

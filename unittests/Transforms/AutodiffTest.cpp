@@ -1,0 +1,365 @@
+//===- AutodiffTest.cpp - gradients of gnn-autodiff against finite differences -===//
+//
+// Part of gnnc. Every op kind and every example: `@f_fwd` and `@f_bwd` built
+// by gnn-autodiff, run on the float64 reference evaluator, must give the
+// gradient of L(x) = sum_i <c_i, f(x)_i> (random c_i) that central finite
+// differences of @f give, elementwise within
+//   |fd - grad| <= 1e-6 * max(1, |grad|)        (h = 1e-6 * max(1, |x|))
+// on sampled elements of every differentiable argument, on a small graph
+// with a self-loop, duplicate edges, an isolated node and a node without
+// outgoing edges.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Dialect/GNN/IR/GNNInterfaces.h"
+#include "gnn/Dialect/GNN/Transforms/Autodiff.h"
+#include "gnn/InitGNN.h"
+#include "gnn/Reference/Evaluator.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+using namespace mlir;
+using ::gnn::HostGraph;
+using ::gnn::Tensor;
+
+namespace {
+
+/// 7 nodes: a self-loop (2 -> 2), duplicate edges (0 -> 1 twice), node 6
+/// isolated, node 5 with no outgoing edge, a hub (3) with 5 incoming edges.
+HostGraph smallGraph() {
+  HostGraph g;
+  g.name = "small";
+  g.numNodes = 7;
+  g.src = {0, 0, 1, 2, 2, 4, 0, 1, 4, 5, 1, 4, 2, 0};
+  g.dst = {1, 1, 2, 2, 3, 3, 3, 3, 3, 4, 5, 0, 4, 5};
+  return g;
+}
+
+class Autodiff : public ::testing::Test {
+protected:
+  Autodiff() {
+    DialectRegistry registry;
+    ::gnn::registerGNNDialects(registry);
+    mlir::gnn::registerVJPModels(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+
+  MLIRContext context;
+  std::string errors;
+
+  func::FuncOp lookup(ModuleOp m, StringRef name) {
+    return m.lookupSymbol<func::FuncOp>(name);
+  }
+
+  std::vector<Tensor> eval(func::FuncOp f, const HostGraph &g,
+                           const std::vector<Tensor> &in) {
+    FailureOr<std::vector<Tensor>> out = ::gnn::evaluateReference(f, g, in);
+    EXPECT_TRUE(succeeded(out)) << "evaluating @" << f.getSymName().str()
+                                << ": " << errors;
+    return succeeded(out) ? *out : std::vector<Tensor>{};
+  }
+
+  /// Differentiates the first function of `source` with respect to `wrt`
+  /// (argument indices; empty: every float tensor argument) and checks the
+  /// gradients against central differences. Returns false when the pass
+  /// fails (its diagnostics are in `errors`).
+  bool check(StringRef source, std::vector<unsigned> wrt = {},
+             const HostGraph &graph = smallGraph(), double tol = 1e-6,
+             mlir::gnn::AutodiffOptions options = {}) {
+    errors.clear();
+    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+      errors += d.str() + "\n";
+      return success();
+    });
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+    if (!module) {
+      ADD_FAILURE() << "cannot parse: " << errors;
+      return false;
+    }
+    auto f = *module->getOps<func::FuncOp>().begin();
+    std::string name = f.getSymName().str();
+    if (wrt.empty())
+      for (unsigned i = 0; i < f.getNumArguments(); ++i) {
+        auto t = dyn_cast<RankedTensorType>(f.getArgument(i).getType());
+        if (t && isa<FloatType>(t.getElementType()))
+          wrt.push_back(i);
+      }
+    for (unsigned i : wrt)
+      f.setArgAttr(i, mlir::gnn::kDifferentiableAttrName, UnitAttr::get(&context));
+    if (failed(mlir::gnn::differentiate(f, options)))
+      return false;
+    func::FuncOp fwd = lookup(*module, name + "_fwd");
+    func::FuncOp bwd = lookup(*module, name + "_bwd");
+    EXPECT_TRUE(fwd && bwd);
+    if (!fwd || !bwd)
+      return false;
+
+    FailureOr<std::vector<::gnn::ArgumentSpec>> specs =
+        ::gnn::resolveArguments(f, graph);
+    EXPECT_TRUE(succeeded(specs)) << errors;
+    if (failed(specs))
+      return false;
+    std::vector<Tensor> x = ::gnn::makeSeededInputs(*specs, 7);
+    std::vector<unsigned> argOf; // input index -> argument index
+    for (unsigned i = 0; i < specs->size(); ++i)
+      if (!(*specs)[i].isGraph)
+        argOf.push_back(i);
+    std::vector<Tensor> y = eval(f, graph, x);
+    if (y.empty())
+      return false;
+    // Cotangents.
+    std::mt19937_64 rng(11);
+    std::uniform_real_distribution<double> u(-1, 1);
+    std::vector<Tensor> c;
+    for (const Tensor &t : y) {
+      Tensor ct(t.shape);
+      // No weight on infinite outputs (the log-sum-exp of a node without
+      // edges is -inf), which would make the loss NaN.
+      for (size_t k = 0; k < ct.data.size(); ++k)
+        ct.data[k] = std::isfinite(t.data[k]) ? u(rng) : 0.0;
+      c.push_back(std::move(ct));
+    }
+    auto loss = [&](const std::vector<Tensor> &in) {
+      std::vector<Tensor> out = eval(f, graph, in);
+      double l = 0;
+      for (size_t i = 0; i < out.size(); ++i)
+        for (size_t k = 0; k < out[i].data.size(); ++k)
+          if (c[i].data[k] != 0.0)
+            l += c[i].data[k] * out[i].data[k];
+      return l;
+    };
+    // Forward, residuals, backward.
+    std::vector<Tensor> fo = eval(fwd, graph, x);
+    if (fo.size() < y.size())
+      return false;
+    for (size_t i = 0; i < y.size(); ++i)
+      EXPECT_EQ(fo[i].data, y[i].data) << "@" << name << "_fwd result " << i;
+    std::vector<Tensor> bin(fo.begin() + y.size(), fo.end());
+    bin.insert(bin.end(), c.begin(), c.end());
+    std::vector<Tensor> grads = eval(bwd, graph, bin);
+    EXPECT_EQ(grads.size(), wrt.size());
+    if (grads.size() != wrt.size())
+      return false;
+    for (size_t w = 0; w < wrt.size(); ++w) {
+      size_t input = std::find(argOf.begin(), argOf.end(), wrt[w]) - argOf.begin();
+      const Tensor &g = grads[w];
+      EXPECT_EQ(g.shape, x[input].shape) << "gradient of argument " << wrt[w];
+      size_t n = x[input].data.size();
+      size_t step = std::max<size_t>(1, n / 16);
+      for (size_t k = 0; k < n; k += step) {
+        std::vector<Tensor> xp = x, xm = x;
+        double h = 1e-6 * std::max(1.0, std::fabs(x[input].data[k]));
+        xp[input].data[k] += h;
+        xm[input].data[k] -= h;
+        double fd = (loss(xp) - loss(xm)) / (2 * h);
+        EXPECT_NEAR(g.data[k], fd, tol * std::max(1.0, std::fabs(fd)))
+            << "@" << name << ": d/d(argument " << wrt[w] << ")[" << k << "]";
+      }
+    }
+    return true;
+  }
+
+  std::string example(StringRef name) {
+    std::ifstream in(std::string(GNNC_SOURCE_DIR) + "/examples/" + name.str() +
+                     ".mlir");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Graph ops
+//===----------------------------------------------------------------------===//
+
+TEST_F(Autodiff, Gather) {
+  for (const char *end : {"src", "dst"}) {
+    std::string src = std::string(R"mlir(
+func.func @f(%g: !gnn.graph, %x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  %e = gnn.gather )mlir") + end + R"mlir( %g, %x : tensor<?x3xf32> -> tensor<?x3xf32>
+  return %e : tensor<?x3xf32>
+})mlir";
+    EXPECT_TRUE(check(src)) << errors;
+  }
+}
+
+TEST_F(Autodiff, SddmmKindsAndReversed) {
+  for (const char *kind : {"add", "sub", "mul"})
+    for (const char *rev : {"", " reversed"}) {
+      std::string src = std::string(R"mlir(
+func.func @f(%g: !gnn.graph, %a: tensor<?x2x3xf32>, %b: tensor<?x2x3xf32>) -> tensor<?x2x3xf32> {
+  %e = gnn.sddmm )mlir") + kind + " %g, %a, %b" + rev + R"mlir( : tensor<?x2x3xf32>, tensor<?x2x3xf32> -> tensor<?x2x3xf32>
+  return %e : tensor<?x2x3xf32>
+})mlir";
+      EXPECT_TRUE(check(src)) << kind << rev << ": " << errors;
+    }
+  for (const char *rev : {"", " reversed"}) {
+    std::string src = std::string(R"mlir(
+func.func @f(%g: !gnn.graph, %a: tensor<?x2x3xf32>, %b: tensor<?x2x3xf32>) -> tensor<?x2xf32> {
+  %e = gnn.sddmm dot %g, %a, %b)mlir") + rev + R"mlir( : tensor<?x2x3xf32>, tensor<?x2x3xf32> -> tensor<?x2xf32>
+  return %e : tensor<?x2xf32>
+})mlir";
+    EXPECT_TRUE(check(src)) << "dot" << rev << ": " << errors;
+  }
+}
+
+TEST_F(Autodiff, EdgeSoftmaxAndLogSumExp) {
+  for (const char *rev : {"", " reversed"}) {
+    std::string src = std::string(R"mlir(
+func.func @f(%g: !gnn.graph, %s: tensor<?x2xf32> {gnn.domain = "edge"}) -> (tensor<?x2xf32>, tensor<?x2xf32>) {
+  %a, %l = gnn.edge_softmax %g, %s)mlir") + rev + R"mlir( : tensor<?x2xf32>, tensor<?x2xf32>
+  return %a, %l : tensor<?x2xf32>, tensor<?x2xf32>
+})mlir";
+    EXPECT_TRUE(check(src)) << rev << ": " << errors;
+  }
+}
+
+TEST_F(Autodiff, SpmmReductionsWeightsAndReversed) {
+  for (const char *red : {"sum", "mean", "max", "min"})
+    for (const char *rev : {"", " reversed"}) {
+      std::string src = std::string(R"mlir(
+func.func @f(%g: !gnn.graph, %x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  %y = gnn.spmm )mlir") + red + " %g, %x" + rev + R"mlir( : tensor<?x3xf32> -> tensor<?x3xf32>
+  return %y : tensor<?x3xf32>
+})mlir";
+      EXPECT_TRUE(check(src)) << red << rev << ": " << errors;
+    }
+  for (const char *red : {"sum", "mean"})
+    for (const char *rev : {"", " reversed"}) {
+      std::string src = std::string(R"mlir(
+func.func @f(%g: !gnn.graph, %x: tensor<?x2x3xf32>, %w: tensor<?x2xf32> {gnn.domain = "edge"}) -> tensor<?x2x3xf32> {
+  %y = gnn.spmm )mlir") + red + " %g, %x weights(%w : tensor<?x2xf32>)" + rev +
+                        R"mlir( : tensor<?x2x3xf32> -> tensor<?x2x3xf32>
+  return %y : tensor<?x2x3xf32>
+})mlir";
+      EXPECT_TRUE(check(src)) << red << " weighted" << rev << ": " << errors;
+    }
+}
+
+TEST_F(Autodiff, ReduceAndDegree) {
+  for (const char *red : {"sum", "mean", "max", "min"})
+    for (const char *rev : {"", " reversed"}) {
+      std::string src = std::string(R"mlir(
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @f(%g: !gnn.graph, %v: tensor<?x3xf32> {gnn.domain = "edge"}) -> tensor<?x3xf32> {
+  %r = gnn.reduce )mlir") + red + " %g, %v" + rev + R"mlir( : tensor<?x3xf32> -> tensor<?x3xf32>
+  %d = gnn.degree %g : tensor<?xf32>
+  %o = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%r, %d : tensor<?x3xf32>, tensor<?xf32>) outs(%r : tensor<?x3xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<?x3xf32>
+  return %o : tensor<?x3xf32>
+})mlir";
+      EXPECT_TRUE(check(src)) << red << rev << ": " << errors;
+    }
+}
+
+//===----------------------------------------------------------------------===//
+// Dense ops
+//===----------------------------------------------------------------------===//
+
+TEST_F(Autodiff, MatmulBroadcastReductionAndReshapes) {
+  const char *src = R"mlir(
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+#one = affine_map<(d0, d1) -> (0)>
+#h3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#att = affine_map<(d0, d1, d2) -> (d1, d2)>
+#red = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @f(%g: !gnn.graph, %x: tensor<?x6xf32>, %w: tensor<6x6xf32>, %b: tensor<6xf32>,
+             %s: tensor<1xf32>, %att: tensor<2x3xf32>) -> tensor<?x2xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x6xf32>
+  %e = tensor.empty(%n) : tensor<?x6xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<?x6xf32>) -> tensor<?x6xf32>
+  %h = linalg.matmul ins(%x, %w : tensor<?x6xf32>, tensor<6x6xf32>) outs(%acc : tensor<?x6xf32>) -> tensor<?x6xf32>
+  %t = linalg.generic {indexing_maps = [#id, #col, #one, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%h, %b, %s : tensor<?x6xf32>, tensor<6xf32>, tensor<1xf32>) outs(%e : tensor<?x6xf32>) {
+  ^bb0(%v: f32, %bias: f32, %sc: f32, %o: f32):
+    %p = arith.addf %v, %bias : f32
+    %q = arith.mulf %p, %sc : f32
+    %r = math.tanh %q : f32
+    %d = arith.divf %r, %sc : f32
+    %m = arith.maximumf %d, %zero : f32
+    %z = arith.subf %m, %q : f32
+    %ex = math.exp %z : f32
+    linalg.yield %ex : f32
+  } -> tensor<?x6xf32>
+  %t3 = tensor.expand_shape %t [[0], [1, 2]] output_shape [%n, 2, 3] : tensor<?x6xf32> into tensor<?x2x3xf32>
+  %se = tensor.empty(%n) : tensor<?x2xf32>
+  %sz = linalg.fill ins(%zero : f32) outs(%se : tensor<?x2xf32>) -> tensor<?x2xf32>
+  %score = linalg.generic {indexing_maps = [#h3, #att, #red], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%t3, %att : tensor<?x2x3xf32>, tensor<2x3xf32>) outs(%sz : tensor<?x2xf32>) {
+  ^bb0(%v: f32, %a: f32, %o: f32):
+    %m = arith.mulf %v, %a : f32
+    %l = math.log1p %m : f32
+    %s2 = arith.addf %o, %l : f32
+    linalg.yield %s2 : f32
+  } -> tensor<?x2xf32>
+  return %score : tensor<?x2xf32>
+})mlir";
+  EXPECT_TRUE(check(src)) << errors;
+}
+
+TEST_F(Autodiff, OnlyMarkedArgumentsAndUnreachedZero) {
+  // Only %x is differentiated; %unused gets a zero gradient.
+  const char *src = R"mlir(
+func.func @f(%g: !gnn.graph, %x: tensor<?x3xf32>, %w: tensor<?x3xf32>, %unused: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  %a = gnn.sddmm mul %g, %x, %w : tensor<?x3xf32>, tensor<?x3xf32> -> tensor<?x3xf32>
+  %y = gnn.reduce sum %g, %a : tensor<?x3xf32> -> tensor<?x3xf32>
+  return %y : tensor<?x3xf32>
+})mlir";
+  EXPECT_TRUE(check(src, {1, 3})) << errors;
+}
+
+TEST_F(Autodiff, OpWithoutRuleIsADiagnostic) {
+  const char *src = R"mlir(
+func.func @f(%g: !gnn.graph, %x: tensor<?x3xf32>, %w: tensor<?xf32> {gnn.domain = "edge"}) -> tensor<?x3xf32> {
+  %y = gnn.spmm max %g, %x weights(%w : tensor<?xf32>) : tensor<?x3xf32> -> tensor<?x3xf32>
+  return %y : tensor<?x3xf32>
+})mlir";
+  EXPECT_FALSE(check(src));
+  EXPECT_NE(errors.find("has no derivative rule for a weighted max"),
+            std::string::npos)
+      << errors;
+}
+
+//===----------------------------------------------------------------------===//
+// Examples
+//===----------------------------------------------------------------------===//
+
+class AutodiffExample : public Autodiff,
+                        public ::testing::WithParamInterface<const char *> {};
+
+TEST_P(AutodiffExample, MatchesFiniteDifferences) {
+  EXPECT_TRUE(check(example(GetParam()))) << errors;
+}
+
+TEST_P(AutodiffExample, StoringEdgeValuesMatchesToo) {
+  mlir::gnn::AutodiffOptions store;
+  store.storeEdgeValues = true;
+  EXPECT_TRUE(check(example(GetParam()), {}, smallGraph(), 1e-6, store))
+      << errors;
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, AutodiffExample,
+                         ::testing::Values("gcn", "sage_mean", "sage_max",
+                                           "gin", "gat", "gatv2",
+                                           "transformer", "agnn"));
+
+} // namespace
