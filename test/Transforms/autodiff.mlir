@@ -115,3 +115,27 @@ func.func @gather_reduce(%g: !gnn.graph, %x: tensor<?x4xf32> {gnn.differentiable
   %r = gnn.reduce sum %g, %e : tensor<?x4xf32> -> tensor<?x4xf32>
   return %r : tensor<?x4xf32>
 }
+
+// -----
+
+// A broadcast bias: its gradient sums the output gradient over the rows. The
+// summed loop is moved after the ones the gradient keeps (parallel loops
+// first, as the CUDA backend runs them): loops (f, n) over dy[n, f].
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+// The forward computation cloned into the gradient's body is dead there and
+// goes, with the inputs only it read: the output gradient is all @bias_bwd
+// takes.
+// CHECK-LABEL: func.func @bias_bwd(%arg0: tensor<?x4xf32>) -> tensor<4xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[DYT:.*]], #[[OUT:.*]]], iterator_types = ["parallel", "reduction"]} ins(%arg0 : tensor<?x4xf32>)
+// CHECK-NOT: arith.addf %in, %in
+// CHECK: return
+func.func @bias(%x: tensor<?x4xf32>, %b: tensor<4xf32> {gnn.differentiable}) -> tensor<?x4xf32> {
+  %y = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : tensor<?x4xf32>, tensor<4xf32>) outs(%x : tensor<?x4xf32>) {
+  ^bb0(%v: f32, %c: f32, %o: f32):
+    %s = arith.addf %v, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}

@@ -30,6 +30,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 #include <cmath>
 
@@ -480,6 +481,46 @@ bool isSumBody(linalg::GenericOp g, unsigned i) {
          (add.getLhs() == out || add.getRhs() == out);
 }
 
+/// Removes the body's dead ops, then the inputs the body no longer reads (the
+/// forward computation cloned into a gradient body is mostly dead), so that
+/// the backward keeps no tensor it does not need.
+linalg::GenericOp dropUnusedInputs(OpBuilder &b, linalg::GenericOp g) {
+  Block &body = g.getRegion().front();
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator())
+    ops.push_back(&op);
+  for (Operation *op : llvm::reverse(ops))
+    if (isOpTriviallyDead(op))
+      op->erase();
+  SmallVector<Value> ins;
+  SmallVector<AffineMap> maps;
+  SmallVector<unsigned> dead;
+  for (OpOperand *in : g.getDpsInputOperands()) {
+    if (body.getArgument(in->getOperandNumber()).use_empty()) {
+      dead.push_back(in->getOperandNumber());
+      continue;
+    }
+    ins.push_back(in->get());
+    maps.push_back(g.getMatchingIndexingMap(in));
+  }
+  if (dead.empty())
+    return g;
+  for (OpOperand &out : g.getDpsInitsMutable())
+    maps.push_back(g.getMatchingIndexingMap(&out));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(g);
+  auto lean = linalg::GenericOp::create(
+      b, g.getLoc(), g.getResultTypes(), ins, g.getDpsInits(), maps,
+      g.getIteratorTypesArray());
+  lean.getRegion().takeBody(g.getRegion());
+  Block &moved = lean.getRegion().front();
+  for (unsigned i : llvm::reverse(dead))
+    moved.eraseArgument(i);
+  g->replaceAllUsesWith(lean->getResults());
+  g->erase();
+  return lean;
+}
+
 /// linalg.generic: operand k's gradient is, at each loop point, the sum over
 /// the results of dy_i * d(yield_i)/d(arg_k) (the body differentiated in
 /// forward mode), summed over the loops operand k does not index. In a
@@ -555,10 +596,24 @@ struct GenericVJP
                << "has no derivative rule for operand " << k
                << ": its indexing map " << AffineMapAttr::get(m)
                << " reads a loop twice";
+      // The loops the gradient indexes (parallel) come first, the summed
+      // ones after, in their original orders (what the CUDA backend runs).
+      unsigned numLoops = g.getNumLoops();
+      SmallVector<unsigned> newPos(numLoops);
       SmallVector<utils::IteratorType> iters;
-      for (unsigned d = 0; d < g.getNumLoops(); ++d)
-        iters.push_back(gm.isFunctionOfDim(d) ? utils::IteratorType::parallel
-                                              : utils::IteratorType::reduction);
+      for (bool parallel : {true, false})
+        for (unsigned d = 0; d < numLoops; ++d)
+          if (gm.isFunctionOfDim(d) == parallel) {
+            newPos[d] = iters.size();
+            iters.push_back(parallel ? utils::IteratorType::parallel
+                                     : utils::IteratorType::reduction);
+          }
+      SmallVector<AffineExpr> toNew;
+      for (unsigned d = 0; d < numLoops; ++d)
+        toNew.push_back(getAffineDimExpr(newPos[d], ctx));
+      auto reorder = [&](AffineMap map) {
+        return map.replaceDimsAndSymbols(toNew, {}, numLoops, 0);
+      };
       // The operands as they are, except inits the body does not read:
       // their result gradient stands in (same shape), so that the backward
       // does not keep them.
@@ -566,12 +621,15 @@ struct GenericVJP
       for (unsigned i = 0; i < numOut; ++i)
         if (body.getArgument(numIn + i).use_empty() && dys[i])
           ins[numIn + i] = dys[i];
-      SmallVector<AffineMap> maps = g.getIndexingMapsArray();
+      SmallVector<AffineMap> maps;
+      for (AffineMap map : g.getIndexingMapsArray())
+        maps.push_back(reorder(map));
       for (unsigned i : outs) {
         ins.push_back(dys[i]);
-        maps.push_back(g.getMatchingIndexingMap(g.getDpsInitOperand(i)));
+        maps.push_back(
+            reorder(g.getMatchingIndexingMap(g.getDpsInitOperand(i))));
       }
-      maps.push_back(gm);
+      maps.push_back(reorder(gm));
       bool reshaped = kept.size() != m.getNumResults();
       Value init;
       if (!reshaped) {
@@ -599,6 +657,8 @@ struct GenericVJP
                 nb, nl, nb.getFloatAttr(args[k].getType(), 1.0));
             for (Operation &inner : body.without_terminator()) {
               Operation *clone = nb.clone(inner, map);
+              if (auto index = dyn_cast<linalg::IndexOp>(clone))
+                index.setDim(newPos[index.getDim()]);
               SmallVector<Value> cargs(clone->getOperands());
               Value res = clone->getNumResults() == 1 ? clone->getResult(0)
                                                       : Value();
@@ -618,6 +678,7 @@ struct GenericVJP
           });
       if (failed(status))
         return failure();
+      gradOp = dropUnusedInputs(b, gradOp);
       Value grad = gradOp.getResult(0);
       if (reshaped)
         grad = tensor::ExpandShapeOp::create(b, loc, type, grad,

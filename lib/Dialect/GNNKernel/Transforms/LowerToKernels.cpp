@@ -9,6 +9,8 @@
 #include "gnn/Dialect/GNNKernel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
 
 namespace mlir {
@@ -67,6 +69,24 @@ struct LowerToKernels
     }
     SmallVector<gnn::KernelGroupOp> groups;
     getOperation().walk([&](gnn::KernelGroupOp g) { groups.push_back(g); });
+    // Kernels are module symbols, groups are named per function: a name used
+    // in several functions (say @f, @f_fwd and @f_bwd from gnn-autodiff)
+    // becomes `<function>_<name>` in each, the function name's other
+    // characters turned into '_'. Within one function a name stays an error.
+    llvm::StringMap<llvm::SmallPtrSet<Operation *, 2>> users;
+    for (gnn::KernelGroupOp group : groups)
+      users[group.getKernel()].insert(
+          group->getParentOfType<FunctionOpInterface>());
+    for (gnn::KernelGroupOp group : groups) {
+      if (users[group.getKernel()].size() < 2)
+        continue;
+      auto func = group->getParentOfType<FunctionOpInterface>();
+      std::string prefix = func ? func.getName().str() : "module";
+      for (char &c : prefix)
+        if (!isalnum(static_cast<unsigned char>(c)))
+          c = '_';
+      group.setKernel((prefix + "_" + group.getKernel()).str());
+    }
     llvm::StringSet<> names;
     for (gnn::KernelGroupOp group : groups) {
       StringRef name = group.getKernel();
