@@ -240,3 +240,50 @@ func.func @softmax_lse(%g: !gnn.graph, %s: tensor<?x2xf32> {gnn.domain = "edge"}
   %alpha, %lse = gnn.edge_softmax %g, %s : tensor<?x2xf32>, tensor<?x2xf32>
   return %alpha, %lse : tensor<?x2xf32>, tensor<?x2xf32>
 }
+
+// -----
+
+// A sum over all rows into a small static result (a bias gradient, and a
+// broadcast scalar's through a constant-0 output index): a block per result
+// element, its threads striding over the rows in order, then a block
+// reduction in thread order; thread 0 adds the init and stores.
+
+#rs_in = affine_map<(d0, d1) -> (d1, d0)>
+#rs_out = affine_map<(d0, d1) -> (d0)>
+#rs_all = affine_map<(d0) -> (d0)>
+#rs_one = affine_map<(d0) -> (0)>
+// CHECK-LABEL: gnnk.kernel @elementwise_0(
+// CHECK-SAME: grid = #[[G8:[a-z0-9]+]]
+// CHECK: gnnk.for_blocks %c8{{.*}} lanes 1 {
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c256
+// CHECK: gnnk.load
+// CHECK: arith.addf
+// CHECK: gnnk.block_reduce
+// CHECK: scf.if
+// CHECK: gnnk.store
+// CHECK-LABEL: gnnk.kernel @elementwise_1(
+// CHECK: gnnk.for_blocks %c1{{.*}} lanes 1 {
+// CHECK: gnnk.block_reduce
+// CHECK-LABEL: func.func @row_sums
+// CHECK: gnnk.launch @elementwise_0[%arg0] (%arg1) rows [#{{.*}}] : (tensor<?x8xf32>) -> tensor<8xf32>
+func.func @row_sums(%g: !gnn.graph, %dy: tensor<?x8xf32>, %v: tensor<?xf32>) -> (tensor<8xf32>, tensor<1xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %db = linalg.generic {indexing_maps = [#rs_in, #rs_out], iterator_types = ["parallel", "reduction"]}
+      ins(%dy : tensor<?x8xf32>) outs(%z : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  %e1 = tensor.empty() : tensor<1xf32>
+  %z1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<1xf32>) -> tensor<1xf32>
+  %ds = linalg.generic {indexing_maps = [#rs_all, #rs_one], iterator_types = ["reduction"]}
+      ins(%v : tensor<?xf32>) outs(%z1 : tensor<1xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.mulf %a, %a : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1xf32>
+  return %db, %ds : tensor<8xf32>, tensor<1xf32>
+}

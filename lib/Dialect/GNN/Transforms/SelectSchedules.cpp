@@ -22,7 +22,7 @@ using namespace mlir::gnn;
 /// dimensions), or 1 when it is not a ranked tensor.
 static int64_t rowElements(Value value) {
   auto t = dyn_cast<RankedTensorType>(value.getType());
-  if (!t)
+  if (!t || t.getRank() == 0)
     return 1;
   int64_t row = 1;
   for (int64_t d : t.getShape().drop_front())

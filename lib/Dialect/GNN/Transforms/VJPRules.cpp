@@ -562,36 +562,22 @@ struct GenericVJP
         grads[k] = dys[k - numIn];
         continue;
       }
-      // The gradient's map: the operand's, with constant-0 indices of size-1
-      // dimensions dropped (the gradient is summed there and reshaped back).
+      // The gradient's map is the operand's: loops, and constant 0s on
+      // size-1 dimensions (a broadcast scalar; the gradient sums there).
       AffineMap m = g.getMatchingIndexingMap(&operand);
-      SmallVector<AffineExpr> kept;
-      SmallVector<int64_t> keptShape;
-      SmallVector<ReassociationIndices> groups;
       for (auto [r, e] : llvm::enumerate(m.getResults())) {
         auto cst = dyn_cast<AffineConstantExpr>(e);
-        if (cst && cst.getValue() == 0 && type.getDimSize(r) == 1) {
-          if (groups.empty())
-            groups.push_back({});
-          groups.back().push_back(r);
+        if (isa<AffineDimExpr>(e) ||
+            (cst && cst.getValue() == 0 && type.getDimSize(r) == 1))
           continue;
-        }
-        if (!isa<AffineDimExpr>(e))
-          return op->emitOpError()
-                 << "has no derivative rule for operand " << k
-                 << ": its indexing map " << AffineMapAttr::get(m)
-                 << " is not made of loops (and constant 0s of size-1 "
-                    "dimensions)";
-        kept.push_back(e);
-        keptShape.push_back(type.getDimSize(r));
-        if (!groups.empty() && groups.back().size() &&
-            isa<AffineConstantExpr>(m.getResult(groups.back().back())))
-          groups.back().push_back(r);
-        else
-          groups.push_back({static_cast<int64_t>(r)});
+        return op->emitOpError()
+               << "has no derivative rule for operand " << k
+               << ": its indexing map " << AffineMapAttr::get(m)
+               << " is not made of loops (and constant 0s of size-1 "
+                  "dimensions)";
       }
-      AffineMap gm = AffineMap::get(m.getNumDims(), 0, kept, ctx);
-      if (!gm.isProjectedPermutation())
+      AffineMap gm = m;
+      if (!gm.isProjectedPermutation(/*allowZeroInResults=*/true))
         return op->emitOpError()
                << "has no derivative rule for operand " << k
                << ": its indexing map " << AffineMapAttr::get(m)
@@ -630,21 +616,7 @@ struct GenericVJP
             reorder(g.getMatchingIndexingMap(g.getDpsInitOperand(i))));
       }
       maps.push_back(reorder(gm));
-      bool reshaped = kept.size() != m.getNumResults();
-      Value init;
-      if (!reshaped) {
-        init = t.zerosLike(operand.get());
-      } else {
-        SmallVector<Value> dyn;
-        for (auto [r, e] : llvm::enumerate(m.getResults()))
-          if (isa<AffineDimExpr>(e) && type.isDynamicDim(r))
-            dyn.push_back(tensor::DimOp::create(b, loc, operand.get(), r));
-        Value empty = tensor::EmptyOp::create(b, loc, keptShape,
-                                              type.getElementType(), dyn);
-        init = linalg::FillOp::create(
-                   b, loc, t.constant(type.getElementType(), 0.0), empty)
-                   .getResult(0);
-      }
+      Value init = t.zerosLike(operand.get());
       LogicalResult status = success();
       auto gradOp = linalg::GenericOp::create(
           b, loc, TypeRange{init.getType()}, ins, ValueRange{init}, maps,
@@ -679,13 +651,7 @@ struct GenericVJP
       if (failed(status))
         return failure();
       gradOp = dropUnusedInputs(b, gradOp);
-      Value grad = gradOp.getResult(0);
-      if (reshaped)
-        grad = tensor::ExpandShapeOp::create(b, loc, type, grad,
-                                             kept.empty()
-                                                 ? SmallVector<ReassociationIndices>{}
-                                                 : groups);
-      grads[k] = grad;
+      grads[k] = gradOp.getResult(0);
     }
     return success();
   }

@@ -406,6 +406,150 @@ static AffineExpr gridFor(AffineExpr threads, int64_t block) {
 // Dense groups
 //===----------------------------------------------------------------------===//
 
+/// The extent of reduction loop `d` as rows of nodes or edges: the rows of an
+/// operand it indexes in the first place (none: failure, no diagnostic).
+static FailureOr<AffineExpr> reductionExtent(linalg::LinalgOp op, int64_t d) {
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if (map.getNumResults() &&
+        map.getResult(0) == getAffineDimExpr(d, op->getContext()))
+      if (FailureOr<AffineExpr> rows = rowsOf(operand.get()); succeeded(rows))
+        return rows;
+  }
+  return failure();
+}
+
+/// A sum over all rows (nodes or edges) into a small static result, e.g. a
+/// bias or weight gradient: a block per result element, its threads taking
+/// rows `thread, thread + block, ...` in order, then a block reduction in
+/// thread order (deterministic, no atomics). Every result must be a sum: the
+/// body yields `out + term`.
+static LogicalResult lowerRowReduction(KernelGroupOp group,
+                                       linalg::GenericOp op,
+                                       int64_t numParallel, int64_t rowLoop,
+                                       AffineExpr extent,
+                                       ArrayRef<int64_t> staticBounds,
+                                       int indexBits) {
+  Block &payload = op.getRegion().front();
+  unsigned numIn = op.getNumDpsInputs();
+  auto yield = cast<linalg::YieldOp>(payload.getTerminator());
+  for (unsigned i = 0; i < op.getNumDpsInits(); ++i) {
+    BlockArgument out = payload.getArgument(numIn + i);
+    auto add = yield.getValues()[i].getDefiningOp<arith::AddFOp>();
+    if (!add || !out.hasOneUse() ||
+        (add.getLhs() != out && add.getRhs() != out))
+      return op.emitOpError()
+             << "sums over rows of unknown count only as `out + term`, but "
+                "result "
+             << i << " is not such a sum";
+  }
+  auto outType = cast<RankedTensorType>(op->getResult(0).getType());
+  int64_t count = outType.getNumElements();
+  int64_t block = 256;
+  KernelBuilder kb(group, kernelName(group), block, indexBits);
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  Value rows = kb.sizeValue(extent);
+  auto blocks = ForBlocksOp::create(b, loc, kb.idx(count), /*lanes=*/1);
+  Block *body = new Block();
+  blocks.getBody().push_back(body);
+  Value blk = body->addArgument(b.getIndexType(), loc);
+  Value thread = body->addArgument(b.getIndexType(), loc);
+  body->addArgument(b.getIndexType(), loc); // lane (always 0)
+  b.setInsertionPointToStart(body);
+  // The result element of this block: its loop indices through the output
+  // map (dimensions of the parallel loops, constant 0s of size-1 ones).
+  SmallVector<Value> idx(op.getNumLoops());
+  int64_t stride = count;
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  for (auto [r, e] : llvm::enumerate(outMap.getResults())) {
+    stride /= outType.getDimSize(r);
+    if (auto d = dyn_cast<AffineDimExpr>(e))
+      idx[d.getPosition()] =
+          kb.rem(kb.div(blk, stride), outType.getDimSize(r));
+  }
+  SmallVector<Value> zeros(op.getNumDpsInits(), kb.f32(0.0));
+  auto rowsLoop = scf::ForOp::create(b, loc, thread, rows, kb.idx(block), zeros);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(rowsLoop.getBody());
+    idx[rowLoop] = rowsLoop.getInductionVar();
+    // Static reduction loops inside, then the body.
+    std::function<FailureOr<SmallVector<Value>>(int64_t, ValueRange)> nest =
+        [&](int64_t d, ValueRange acc) -> FailureOr<SmallVector<Value>> {
+      if (d == rowLoop)
+        return nest(d + 1, acc);
+      if (d == (int64_t)op.getNumLoops()) {
+        SmallVector<Value> args;
+        for (OpOperand *in : op.getDpsInputOperands()) {
+          FailureOr<Value> a =
+              kb.access(in->get(), op.getMatchingIndexingMap(in), idx, op);
+          if (failed(a))
+            return failure();
+          args.push_back(*a);
+        }
+        llvm::append_range(args, acc);
+        return kb.inlineBody(op, args, idx);
+      }
+      auto loop = scf::ForOp::create(b, loc, kb.idx(0),
+                                     kb.idx(staticBounds[d]), kb.idx(1), acc);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(loop.getBody());
+      idx[d] = loop.getInductionVar();
+      FailureOr<SmallVector<Value>> next =
+          nest(d + 1, loop.getRegionIterArgs());
+      if (failed(next))
+        return failure();
+      scf::YieldOp::create(b, loc, *next);
+      return SmallVector<Value>(loop.getResults());
+    };
+    FailureOr<SmallVector<Value>> next =
+        nest(numParallel, rowsLoop.getRegionIterArgs());
+    if (failed(next))
+      return failure();
+    scf::YieldOp::create(b, loc, *next);
+  }
+  auto red = BlockReduceOp::create(b, loc, rowsLoop.getResults());
+  kb.buildCombine(red.getCombine(),
+                  SmallVector<Type>(op.getNumDpsInits(), b.getF32Type()),
+                  [&](OpBuilder &rb, ValueRange a, ValueRange c) {
+                    SmallVector<Value> sums;
+                    for (auto [x, y] : llvm::zip(a, c))
+                      sums.push_back(arith::AddFOp::create(rb, loc, x, y));
+                    return sums;
+                  });
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread,
+                                      kb.idx(0));
+  auto store = scf::IfOp::create(b, loc, TypeRange{}, first, false);
+  b.setInsertionPointToStart(&store.getThenRegion().front());
+  // The inits are added once (constant fills, or their values).
+  for (unsigned i = 0; i < op.getNumDpsInits(); ++i) {
+    Value total = red.getResult(i);
+    OpOperand *init = op.getDpsInitOperand(i);
+    if (std::optional<double> c = KernelBuilder::fillConstant(init->get())) {
+      if (*c != 0.0)
+        total = arith::AddFOp::create(b, loc, total, kb.f32(*c));
+    } else {
+      FailureOr<Value> a =
+          kb.access(init->get(), op.getMatchingIndexingMap(init), idx, op);
+      if (failed(a))
+        return failure();
+      total = arith::AddFOp::create(b, loc, total, *a);
+    }
+    kb.store(total, kb.result(i), blk);
+  }
+  b.setInsertionPointAfter(store);
+  YieldOp::create(b, loc);
+  MLIRContext *ctx = op.getContext();
+  SmallVector<AffineExpr> resultRowsList(
+      op.getNumDpsInits(),
+      getAffineConstantExpr(outType.getRank() ? outType.getDimSize(0) : 1,
+                            ctx));
+  replaceGroup(group, kb.finish(getAffineConstantExpr(count, ctx),
+                                resultRowsList, graphFor(group)));
+  return success();
+}
+
 LogicalResult mlir::gnnk::lowerElementwise(KernelGroupOp group,
                                            GroupParts &parts, int indexBits) {
   auto op = cast<linalg::LinalgOp>(parts.anchor);
@@ -429,14 +573,38 @@ LogicalResult mlir::gnnk::lowerElementwise(KernelGroupOp group,
           llvm::seq<int64_t>(0, numParallel),
           [&](int64_t d) { return getAffineDimExpr(d, ctx); })),
       ctx);
-  for (OpOperand &init : op.getDpsInitsMutable())
-    if (op.getMatchingIndexingMap(&init) != outMap)
+  auto outType = cast<RankedTensorType>(op->getResult(0).getType());
+  // A sum over all rows may also write a broadcast scalar's gradient: the
+  // parallel loops in order with constant 0s on size-1 dimensions.
+  bool rowSum = false;
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    AffineMap map = op.getMatchingIndexingMap(&init);
+    if (map == outMap)
+      continue;
+    SmallVector<AffineExpr> loops;
+    bool scalarDims = true;
+    for (auto [r, e] : llvm::enumerate(map.getResults())) {
+      auto c = dyn_cast<AffineConstantExpr>(e);
+      if (c && c.getValue() == 0 && outType.getDimSize(r) == 1)
+        continue;
+      scalarDims &= isa<AffineDimExpr>(e);
+      loops.push_back(e);
+    }
+    if (!scalarDims || AffineMap::get(op.getNumLoops(), 0, loops, ctx) !=
+                           AffineMap::get(op.getNumLoops(), 0,
+                                          outMap.getResults(), ctx))
       return op->emitOpError("expects every output indexed by the parallel "
                              "loops in order in the CUDA backend");
-  auto outType = cast<RankedTensorType>(op->getResult(0).getType());
+    rowSum = true;
+  }
   SmallVector<int64_t> bounds(op.getNumLoops(), -1);
-  for (int64_t d = 1; d < numParallel; ++d)
+  for (int64_t d = 1; d < numParallel && !rowSum; ++d)
     bounds[d] = outType.getDimSize(d);
+  if (rowSum)
+    for (auto [r, e] : llvm::enumerate(
+             op.getMatchingIndexingMap(op.getDpsInitOperand(0)).getResults()))
+      if (auto d = dyn_cast<AffineDimExpr>(e))
+        bounds[d.getPosition()] = outType.getDimSize(r);
   for (OpOperand &operand : op->getOpOperands()) {
     auto t = dyn_cast<RankedTensorType>(operand.get().getType());
     if (!t)
@@ -447,10 +615,25 @@ LogicalResult mlir::gnnk::lowerElementwise(KernelGroupOp group,
             bounds[d.getPosition()] < 0 && !ShapedType::isDynamic(t.getDimSize(r)))
           bounds[d.getPosition()] = t.getDimSize(r);
   }
+  SmallVector<int64_t> dynamicLoops;
   for (int64_t d = numParallel; d < (int64_t)bounds.size(); ++d)
     if (bounds[d] < 0)
-      return op->emitOpError() << "has a reduction loop d" << d
+      dynamicLoops.push_back(d);
+  if (rowSum && dynamicLoops.empty())
+    return op->emitOpError("expects every output indexed by the parallel "
+                           "loops in order in the CUDA backend");
+  if (!dynamicLoops.empty()) {
+    FailureOr<AffineExpr> extent =
+        dynamicLoops.size() == 1 && outType.hasStaticShape()
+            ? reductionExtent(op, dynamicLoops.front())
+            : FailureOr<AffineExpr>(failure());
+    if (failed(extent))
+      return op->emitOpError() << "has a reduction loop d"
+                               << dynamicLoops.front()
                                << " of unknown static size";
+    return lowerRowReduction(group, generic, numParallel,
+                             dynamicLoops.front(), *extent, bounds, indexBits);
+  }
   FailureOr<AffineExpr> rows = resultRows(group);
   FailureOr<int64_t> perRowOr = rowElements(op->getResult(0), op);
   if (failed(rows) || failed(perRowOr))
