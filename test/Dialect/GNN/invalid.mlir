@@ -136,6 +136,53 @@ func.func @softmax_of_node_tensor(%g: !gnn.graph, %x: tensor<?x8xf32>) {
 
 // -----
 
+// An argument without `gnn.domain` is bound with one row per node, so an edge
+// op may not read it.
+// expected-note @+1 {{a function argument with a dynamic leading dimension and no `gnn.domain` is a node tensor; declare `{gnn.domain = "edge"}` if it has one row per edge}}
+func.func @softmax_of_undeclared_argument(%g: !gnn.graph, %x: tensor<?x8xf32>) {
+  // expected-error @+1 {{'gnn.edge_softmax' op expects input to be an edge tensor but got a node tensor}}
+  %a = gnn.edge_softmax %g, %x : tensor<?x8xf32>
+  return
+}
+
+// -----
+
+// A static leading dimension says nothing about nodes or edges.
+func.func @reduce_of_unknown_domain(%g: !gnn.graph, %x: tensor<6x8xf32>) {
+  // expected-error @+1 {{'gnn.reduce' op expects input to be an edge tensor but cannot tell whether 'tensor<6x8xf32>' has one row per node or per edge; declare it with a `gnn.domain` function argument attribute}}
+  %r = gnn.reduce sum %g, %x : tensor<6x8xf32> -> tensor<6x8xf32>
+  return
+}
+
+// -----
+
+func.func @gather_of_unknown_producer(%g: !gnn.graph, %n: index) {
+  // expected-note @+1 {{the tensor is produced here}}
+  %x = tensor.empty(%n) : tensor<?x8xf32>
+  // expected-error @+1 {{'gnn.gather' op expects input to be a node tensor but cannot tell}}
+  %e = gnn.gather src %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+// A stated domain wins over an argument's default one, whatever the operand
+// order.
+func.func @stated_wins(%g: !gnn.graph, %x: tensor<?x8xf32>,
+                       // expected-note @+1 {{declared by the function argument's `gnn.domain`}}
+                       %e: tensor<?x8xf32> {gnn.domain = "edge"}) {
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %e, %c0 : tensor<?x8xf32>
+  %init = tensor.empty(%d) : tensor<?x8xf32>
+  %s = linalg.add ins(%x, %e : tensor<?x8xf32>, tensor<?x8xf32>) outs(%init : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %r = gnn.reduce sum %g, %s : tensor<?x8xf32> -> tensor<?x8xf32>
+  // expected-error @+1 {{'gnn.gather' op expects input to be a node tensor but got an edge tensor}}
+  %f = gnn.gather src %g, %s : tensor<?x8xf32> -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
 func.func @softmax_rank0(%g: !gnn.graph, %x: tensor<f32>) {
   // expected-error @+1 {{'gnn.edge_softmax' op expects input of rank at least 1 (one row per edge) but got 'tensor<f32>'}}
   %a = gnn.edge_softmax %g, %x : tensor<f32>

@@ -32,23 +32,41 @@ static StringRef withArticle(Domain domain) {
   return "an unknown";
 }
 
-/// Checks that `value` is not known to live on the other kind of index set
-/// (an edge tensor where a node tensor is expected, or the reverse).
+/// Checks that `value` is known to live on the `expected` index set: an edge
+/// tensor where a node tensor is expected (or the reverse) would be read out
+/// of bounds, and so would a tensor whose domain the IR does not tell.
 static LogicalResult checkDomain(Operation *op, Value value, StringRef name,
                                  Domain expected) {
-  Operation *origin = nullptr;
-  Domain actual = inferDomain(value, &origin);
-  if (actual == Domain::Unknown || actual == expected)
+  DomainSource source = inferDomainSource(value);
+  Domain actual = source.domain;
+  if (actual == expected)
     return success();
+  if (actual == Domain::Unknown) {
+    InFlightDiagnostic diag =
+        op->emitOpError()
+        << "expects " << name << " to be " << withArticle(expected)
+        << " tensor but cannot tell whether " << Type(value.getType())
+        << " has one row per node or per edge; declare it with a `"
+        << kDomainAttrName << "` function argument attribute";
+    if (Operation *def = value.getDefiningOp())
+      diag.attachNote(def->getLoc()) << "the tensor is produced here";
+    return diag;
+  }
   InFlightDiagnostic diag = op->emitOpError()
                             << "expects " << name << " to be "
                             << withArticle(expected) << " tensor but got "
                             << withArticle(actual) << " tensor";
-  if (origin)
-    diag.attachNote(origin->getLoc())
+  if (source.origin)
+    diag.attachNote(source.origin->getLoc())
         << "the " << stringifyDomain(actual) << " tensor is produced here";
+  else if (source.byDefault)
+    diag.attachNote(source.argument.getLoc())
+        << "a function argument with a dynamic leading dimension and no `"
+        << kDomainAttrName << "` is a node tensor; declare `{"
+        << kDomainAttrName << " = \"" << stringifyDomain(expected)
+        << "\"}` if it has one row per " << stringifyDomain(expected);
   else
-    diag.attachNote(value.getLoc())
+    diag.attachNote(source.argument.getLoc())
         << "declared by the function argument's `" << kDomainAttrName << "`";
   return failure();
 }

@@ -30,12 +30,30 @@ constexpr llvm::StringLiteral kDomainAttrName = "gnn.domain";
 /// Returns "node", "edge" or "unknown".
 llvm::StringRef stringifyDomain(Domain domain);
 
-/// The domain of `value`, derived from its producer: graph ops have a fixed
+/// A value's domain and what it was read from.
+struct DomainSource {
+  Domain domain = Domain::Unknown;
+  /// The graph op whose result fixes the domain, if any.
+  Operation *origin = nullptr;
+  /// Else the function argument that has it.
+  Value argument;
+  /// True when the argument has no `gnn.domain` and the domain is its
+  /// default (node), not something the IR states.
+  bool byDefault = false;
+};
+
+/// The domain of `value`, derived from its producers: graph ops have a fixed
 /// result domain, `linalg` and reshaping ops keep the domain of their operands
-/// when the leading dimension passes through, and function arguments carry
-/// `gnn.domain`. Returns Unknown where the IR does not say. When the result
-/// is known and `origin` is given, it is set to the op (or null for a block
-/// argument) the answer was read from.
+/// when the leading dimension passes through (a stated domain wins over a
+/// default one), and function arguments carry `gnn.domain`; a tensor argument
+/// without it whose leading dimension is dynamic is a node tensor, as the
+/// tools bind it. The domain is Unknown where the IR does not say. Linear in
+/// the size of the IR above `value`: each value is looked at once.
+DomainSource inferDomainSource(Value value);
+
+/// The domain of `value` (see inferDomainSource). When the result is known
+/// and `origin` is given, it is set to the op (or null for a block argument)
+/// the answer was read from.
 Domain inferDomain(Value value, Operation **origin = nullptr);
 
 } // namespace gnn
