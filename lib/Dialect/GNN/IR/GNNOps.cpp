@@ -6,6 +6,7 @@
 
 #include "gnn/Dialect/GNN/IR/GNNOps.h"
 #include "gnn/Dialect/GNN/IR/GNNDomain.h"
+#include "gnn/Dialect/GNN/IR/GNNSizes.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
@@ -133,6 +134,8 @@ static LogicalResult checkAtLeastRank(Operation *op, RankedTensorType t,
 //===----------------------------------------------------------------------===//
 
 LogicalResult GatherOp::verify() {
+  if (failed(verifyStaticSizes(*this)))
+    return failure();
   auto in = getInput().getType(), out = getResult().getType();
   if (failed(checkAtLeastRank(*this, in, "input", 1, "one row per node")) ||
       failed(checkElementTypes(*this, getInput(), "input", getResult(),
@@ -148,6 +151,8 @@ LogicalResult GatherOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult SddmmOp::verify() {
+  if (failed(verifyStaticSizes(*this)))
+    return failure();
   auto lhs = getLhs().getType(), rhs = getRhs().getType(),
        out = getResult().getType();
   if (failed(checkAtLeastRank(*this, lhs, "lhs", 1, "one row per node")) ||
@@ -196,6 +201,8 @@ LogicalResult EdgeSoftmaxOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult SpmmOp::verify() {
+  if (failed(verifyStaticSizes(*this)))
+    return failure();
   auto in = getInput().getType(), out = getResult().getType();
   if (failed(checkAtLeastRank(*this, in, "input", 2,
                               "node rows of features")) ||
@@ -221,6 +228,8 @@ LogicalResult SpmmOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ReduceOp::verify() {
+  if (failed(verifyStaticSizes(*this)))
+    return failure();
   auto in = getInput().getType(), out = getResult().getType();
   if (failed(checkAtLeastRank(*this, in, "input", 1, "one row per edge")) ||
       failed(checkElementTypes(*this, getInput(), "input", getResult(),
@@ -236,6 +245,8 @@ LogicalResult ReduceOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult DegreeOp::verify() {
+  if (failed(verifyStaticSizes(*this)))
+    return failure();
   auto out = getResult().getType();
   if (out.getRank() != 1)
     return emitOpError() << "expects a rank-1 result (one degree per node) "
