@@ -45,6 +45,68 @@ static std::string shapeStr(ArrayRef<int64_t> shape) {
 // Arguments and inputs
 //===----------------------------------------------------------------------===//
 
+/// Checks that the reference's tensors for `func` on `graph` fit in host
+/// memory: it keeps every tensor value, one double per element. A dynamic
+/// leading dimension counts nodes or edges by the value's domain (the larger
+/// where it is unknown); other dynamic dimensions count 1.
+static LogicalResult checkReferenceMemory(func::FuncOp func,
+                                          const ::gnn::HostGraph &graph) {
+  mlir::gnn::DomainCache domains;
+  int64_t total = 0, largest = -1;
+  Value largestValue;
+  bool overflow = false;
+  auto account = [&](Value v) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || overflow)
+      return;
+    std::vector<int64_t> shape(t.getShape().begin(), t.getShape().end());
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (!ShapedType::isDynamic(shape[d]))
+        continue;
+      shape[d] = 1;
+      if (d != 0)
+        continue;
+      mlir::gnn::Domain domain = domains.lookup(v).domain;
+      shape[0] = domain == mlir::gnn::Domain::Edge   ? graph.numEdges()
+                 : domain == mlir::gnn::Domain::Node ? graph.numNodes
+                         : std::max(graph.numNodes, graph.numEdges());
+    }
+    int64_t bytes = ::gnn::Tensor::hostBytes(shape);
+    if (bytes > largest) {
+      largest = bytes;
+      largestValue = v;
+    }
+    if (bytes < 0 || __builtin_add_overflow(total, bytes, &total))
+      overflow = true;
+  };
+  for (BlockArgument arg : func.getArguments())
+    account(arg);
+  func.walk([&](Operation *op) {
+    for (Value result : op->getResults())
+      account(result);
+  });
+  int64_t memory = ::gnn::hostMemoryBytes();
+  if (!overflow && total <= memory)
+    return success();
+  InFlightDiagnostic diag =
+      func.emitError()
+      << "the reference needs "
+      << (overflow ? std::string("more than 2^63") : std::to_string(total))
+      << " bytes of host memory for the tensors of this function on the "
+         "graph '"
+      << graph.name << "' (" << graph.numNodes << " nodes, "
+      << graph.numEdges() << " edges) but this machine has " << memory;
+  if (largestValue && largest >= 0)
+    diag.attachNote(largestValue.getLoc())
+        << "the largest is this " << largestValue.getType() << " of "
+        << largest << " bytes";
+  else if (largestValue)
+    diag.attachNote(largestValue.getLoc())
+        << "this " << largestValue.getType()
+        << " alone holds more than 2^63 bytes";
+  return diag;
+}
+
 namespace gnn {
 FailureOr<std::vector<ArgumentSpec>>
 resolveArguments(func::FuncOp func, const HostGraph &graph) {
@@ -96,6 +158,8 @@ resolveArguments(func::FuncOp func, const HostGraph &graph) {
   if (graphs != 1)
     return func.emitError() << "expects exactly one !gnn.graph argument but got "
                             << graphs;
+  if (failed(checkReferenceMemory(func, graph)))
+    return failure();
   return specs;
 }
 

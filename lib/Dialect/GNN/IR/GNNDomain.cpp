@@ -149,7 +149,7 @@ static Step stepOf(Value value) {
 /// once (memoised, with an explicit stack), so the cost is linear in the IR
 /// above `root` however many paths lead through it, and deep chains do not
 /// grow the native stack.
-static Answer inferAnswer(Value root) {
+static Answer inferAnswer(Value root, DomainCache::Memo &memo) {
   struct Frame {
     Value value;
     SmallVector<Value, 4> from;
@@ -159,8 +159,8 @@ static Answer inferAnswer(Value root) {
   };
   // A value is in `memo` from the time it is expanded; `done` tells whether
   // its answer is final (a value met again before that is on a cycle, which
-  // only unverified IR has, and counts as unknown).
-  llvm::DenseMap<Value, std::pair<Answer, bool>> memo;
+  // only unverified IR has, and counts as unknown). Every value expanded is
+  // done when the stack is empty, so `memo` may serve later calls.
   SmallVector<Frame> stack;
   stack.push_back({root});
   while (!stack.empty()) {
@@ -215,11 +215,16 @@ static Answer inferAnswer(Value root) {
 }
 
 DomainSource mlir::gnn::inferDomainSource(Value value) {
-  return inferAnswer(value);
+  DomainCache::Memo memo;
+  return inferAnswer(value, memo);
+}
+
+DomainSource DomainCache::lookup(Value value) {
+  return inferAnswer(value, memo);
 }
 
 Domain mlir::gnn::inferDomain(Value value, Operation **origin) {
-  Answer answer = inferAnswer(value);
+  Answer answer = inferDomainSource(value);
   if (answer.domain != Domain::Unknown && origin)
     *origin = answer.origin;
   return answer.domain;

@@ -15,6 +15,7 @@
 #define GNN_DIALECT_GNN_IR_GNNDOMAIN_H
 
 #include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringRef.h"
 
 namespace mlir {
@@ -50,6 +51,20 @@ struct DomainSource {
 /// tools bind it. The domain is Unknown where the IR does not say. Linear in
 /// the size of the IR above `value`: each value is looked at once.
 DomainSource inferDomainSource(Value value);
+
+/// inferDomainSource for many values, sharing what was learned on the way:
+/// linear in the IR for all of them together. The IR must not change while
+/// the cache is in use.
+class DomainCache {
+public:
+  DomainSource lookup(Value value);
+
+  /// Each value looked at, with whether its answer is final.
+  using Memo = llvm::DenseMap<Value, std::pair<DomainSource, bool>>;
+
+private:
+  Memo memo;
+};
 
 /// The domain of `value` (see inferDomainSource). When the result is known
 /// and `origin` is given, it is set to the op (or null for a block argument)
