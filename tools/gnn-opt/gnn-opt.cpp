@@ -9,10 +9,19 @@
 
 #include "gnn/Compiler/Driver.h"
 #include "gnn/InitGNN.h"
+#include "gnn/Tools/InputGuard.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/CommandLine.h"
+
+/// Makes the tool crash inside the contained work, for the test of the
+/// containment itself (there is no input known to crash it).
+static llvm::cl::opt<bool>
+    crashForTesting("gnnc-crash-for-testing", llvm::cl::Hidden,
+                    llvm::cl::desc("crash after the input is read (tests "
+                                   "the internal-error path)"));
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
@@ -21,6 +30,16 @@ int main(int argc, char **argv) {
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();
   mlir::gnn::registerCompilerPipelines();
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "gnnc optimizer driver\n", registry));
+  auto [input, output] = mlir::registerAndParseCLIOptions(
+      argc, argv, "gnnc optimizer driver\n", registry);
+  // Parsing, verification and every pass run on a large stack with crashes
+  // contained; input that would crash the parser is refused first.
+  return gnn::runContained("gnn-opt", input, argc, argv, [&] {
+    if (!gnn::precheckFile(input))
+      return 1;
+    if (crashForTesting)
+      *static_cast<volatile int *>(nullptr) = 0;
+    return mlir::asMainReturnCode(
+        mlir::MlirOptMain(argc, argv, input, output, registry));
+  });
 }

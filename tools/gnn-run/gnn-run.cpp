@@ -9,6 +9,7 @@
 #include "gnn/Graph/HostGraph.h"
 #include "gnn/InitGNN.h"
 #include "gnn/Reference/Evaluator.h"
+#include "gnn/Tools/InputGuard.h"
 #ifdef GNNC_HAVE_CUDA_RUNTIME
 #include "CudaBackend.h"
 #include "gnn/Runtime/CudaDriver.h"
@@ -115,10 +116,22 @@ static llvm::json::Object summarise(const ::gnn::Tensor &t) {
                             {"first", std::move(head)}};
 }
 
+static int run();
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "gnnc runner\n");
+  // Everything runs on a large stack with crashes contained; input that
+  // would crash the parser is refused first.
+  return gnn::runContained("gnn-run", inputFile, argc, argv, [] {
+    if (!gnn::precheckFile(inputFile))
+      return 1;
+    return run();
+  });
+}
 
+/// The runner once the command line is parsed.
+static int run() {
   bool cuda = backend == "cuda";
   if (cuda) {
 #ifdef GNNC_HAVE_CUDA_RUNTIME
