@@ -183,6 +183,20 @@ func.func @stated_wins(%g: !gnn.graph, %x: tensor<?x8xf32>,
 
 // -----
 
+// A verifier may rely on what an earlier graph op requires of a value only
+// because that op's verifier checks it: the wrong requirement is reported
+// there, and a later op with the right one passes.
+func.func @earlier_requirement(%g: !gnn.graph, %x: tensor<?x8xf32>) {
+  // expected-note @+1 {{the edge tensor is produced here}}
+  %e = gnn.gather src %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+  // expected-error @+1 {{'gnn.gather' op expects input to be a node tensor but got an edge tensor}}
+  %f = gnn.gather dst %g, %e : tensor<?x8xf32> -> tensor<?x8xf32>
+  %a = gnn.edge_softmax %g, %e : tensor<?x8xf32>
+  return
+}
+
+// -----
+
 func.func @softmax_rank0(%g: !gnn.graph, %x: tensor<f32>) {
   // expected-error @+1 {{'gnn.edge_softmax' op expects input of rank at least 1 (one row per edge) but got 'tensor<f32>'}}
   %a = gnn.edge_softmax %g, %x : tensor<f32>

@@ -144,12 +144,60 @@ static Step stepOf(Value value) {
   return stepStructured(op, cast<OpResult>(value));
 }
 
+/// The domain a graph op requires of the operand `use` (what its verifier
+/// checks), if any.
+static std::optional<Domain> requiredDomain(OpOperand &use) {
+  Operation *op = use.getOwner();
+  unsigned n = use.getOperandNumber();
+  if (auto gather = dyn_cast<GatherOp>(op))
+    if (n == gather.getInputMutable().getOperandNumber())
+      return Domain::Node;
+  if (auto sddmm = dyn_cast<SddmmOp>(op))
+    if (n == sddmm.getLhsMutable().getOperandNumber() ||
+        n == sddmm.getRhsMutable().getOperandNumber())
+      return Domain::Node;
+  if (auto softmax = dyn_cast<EdgeSoftmaxOp>(op))
+    if (n == softmax.getInputMutable().getOperandNumber())
+      return Domain::Edge;
+  if (auto spmm = dyn_cast<SpmmOp>(op)) {
+    if (n == spmm.getInputMutable().getOperandNumber())
+      return Domain::Node;
+    if (n != spmm.getGraphMutable().getOperandNumber())
+      return Domain::Edge; // the weights
+  }
+  if (auto reduce = dyn_cast<ReduceOp>(op))
+    if (n == reduce.getInputMutable().getOperandNumber())
+      return Domain::Edge;
+  return std::nullopt;
+}
+
+/// For the verifier of `user`: the domain that a graph op before `user` in
+/// its block requires of `value`. That op's verifier checks it, and it comes
+/// earlier in program order, so relying on it is well-founded; it keeps the
+/// verification of a block linear when many graph ops read one long chain.
+/// Looks at a few uses only (a tensor.empty may have thousands).
+static std::optional<Answer> requiredEarlier(Value value, Operation *user) {
+  int budget = 8;
+  for (OpOperand &use : value.getUses()) {
+    if (--budget < 0)
+      break;
+    Operation *owner = use.getOwner();
+    if (owner == user || owner->getBlock() != user->getBlock() ||
+        !owner->isBeforeInBlock(user))
+      continue;
+    if (std::optional<Domain> d = requiredDomain(use))
+      return Answer{*d, owner, Value(), false};
+  }
+  return std::nullopt;
+}
+
 /// The domain of `root`: the first value it is read from whose domain the IR
 /// states, else the first one with a default domain. Each value is looked at
 /// once (memoised, with an explicit stack), so the cost is linear in the IR
 /// above `root` however many paths lead through it, and deep chains do not
 /// grow the native stack.
-static Answer inferAnswer(Value root, DomainCache::Memo &memo) {
+static Answer inferAnswer(Value root, DomainCache::Memo &memo,
+                          Operation *user = nullptr) {
   struct Frame {
     Value value;
     SmallVector<Value, 4> from;
@@ -170,7 +218,9 @@ static Answer inferAnswer(Value root, DomainCache::Memo &memo) {
         stack.pop_back();
         continue;
       }
-      Step step = stepOf(frame.value);
+      std::optional<Answer> earlier =
+          user ? requiredEarlier(frame.value, user) : std::nullopt;
+      Step step = earlier ? Step{earlier, {}} : stepOf(frame.value);
       if (step.answer) {
         memo[frame.value] = {*step.answer, true};
         stack.pop_back();
@@ -217,6 +267,11 @@ static Answer inferAnswer(Value root, DomainCache::Memo &memo) {
 DomainSource mlir::gnn::inferDomainSource(Value value) {
   DomainCache::Memo memo;
   return inferAnswer(value, memo);
+}
+
+Domain mlir::gnn::inferDomainForVerifier(Value value, Operation *user) {
+  DomainCache::Memo memo;
+  return inferAnswer(value, memo, user).domain;
 }
 
 DomainSource DomainCache::lookup(Value value) {

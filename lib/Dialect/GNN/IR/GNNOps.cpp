@@ -38,6 +38,8 @@ static StringRef withArticle(Domain domain) {
 /// of bounds, and so would a tensor whose domain the IR does not tell.
 static LogicalResult checkDomain(Operation *op, Value value, StringRef name,
                                  Domain expected) {
+  if (inferDomainForVerifier(value, op) == expected)
+    return success();
   DomainSource source = inferDomainSource(value);
   Domain actual = source.domain;
   if (actual == expected)
