@@ -45,12 +45,9 @@ static std::string shapeStr(ArrayRef<int64_t> shape) {
 // Arguments and inputs
 //===----------------------------------------------------------------------===//
 
-/// Checks that the reference's tensors for `func` on `graph` fit in host
-/// memory: it keeps every tensor value, one double per element. A dynamic
-/// leading dimension counts nodes or edges by the value's domain (the larger
-/// where it is unknown); other dynamic dimensions count 1.
-static LogicalResult checkReferenceMemory(func::FuncOp func,
-                                          const ::gnn::HostGraph &graph) {
+namespace gnn {
+LogicalResult checkHostMemory(func::FuncOp func, const HostGraph &graph,
+                              bool argumentsOnly) {
   mlir::gnn::DomainCache domains;
   int64_t total = 0, largest = -1;
   Value largestValue;
@@ -81,19 +78,21 @@ static LogicalResult checkReferenceMemory(func::FuncOp func,
   };
   for (BlockArgument arg : func.getArguments())
     account(arg);
-  func.walk([&](Operation *op) {
-    for (Value result : op->getResults())
-      account(result);
-  });
+  if (!argumentsOnly)
+    func.walk([&](Operation *op) {
+      for (Value result : op->getResults())
+        account(result);
+    });
   int64_t memory = ::gnn::hostMemoryBytes();
   if (!overflow && total <= memory)
     return success();
   InFlightDiagnostic diag =
       func.emitError()
-      << "the reference needs "
+      << (argumentsOnly ? "the inputs need " : "the reference needs ")
       << (overflow ? std::string("more than 2^63") : std::to_string(total))
-      << " bytes of host memory for the tensors of this function on the "
-         "graph '"
+      << " bytes of host memory for the "
+      << (argumentsOnly ? "arguments" : "tensors")
+      << " of this function on the graph '"
       << graph.name << "' (" << graph.numNodes << " nodes, "
       << graph.numEdges() << " edges) but this machine has " << memory;
   if (largestValue && largest >= 0)
@@ -107,7 +106,6 @@ static LogicalResult checkReferenceMemory(func::FuncOp func,
   return diag;
 }
 
-namespace gnn {
 FailureOr<std::vector<ArgumentSpec>>
 resolveArguments(func::FuncOp func, const HostGraph &graph) {
   std::vector<ArgumentSpec> specs;
@@ -158,8 +156,6 @@ resolveArguments(func::FuncOp func, const HostGraph &graph) {
   if (graphs != 1)
     return func.emitError() << "expects exactly one !gnn.graph argument but got "
                             << graphs;
-  if (failed(checkReferenceMemory(func, graph)))
-    return failure();
   return specs;
 }
 
@@ -835,6 +831,8 @@ evaluateReference(func::FuncOp func, const HostGraph &graph,
                        ArrayRef<Tensor> inputs) {
   if (func.getBody().getBlocks().size() > 1)
     return func.emitError("expects a function with a single block");
+  if (failed(checkHostMemory(func, graph, /*argumentsOnly=*/false)))
+    return failure();
   Interpreter interp(graph);
   return interp.run(func, inputs);
 }

@@ -207,8 +207,18 @@ static int run() {
   if (failed(specs))
     return 1;
 
+  // --compile-only needs no inputs (unless they are dumped); the reference
+  // needs every tensor of the function in host memory.
+  bool reference = !cuda || (!noCheck && !compileOnly);
+  bool needInputs = !(cuda && compileOnly) || !dumpInputs.empty();
+  if ((reference || needInputs) &&
+      failed(::gnn::checkHostMemory(func, graph.graph,
+                                    /*argumentsOnly=*/!reference)))
+    return 1;
   std::vector<::gnn::Tensor> inputs;
-  if (!inputsDir.empty()) {
+  if (!needInputs) {
+    // Nothing to read or generate.
+  } else if (!inputsDir.empty()) {
     for (auto [i, spec] : llvm::enumerate(*specs)) {
       if (spec.isGraph)
         continue;
@@ -240,7 +250,6 @@ static int run() {
   llvm::json::Object summary;
   FailureOr<std::vector<::gnn::Tensor>> outputs = std::vector<::gnn::Tensor>();
   double runMs = 0;
-  bool reference = !cuda || (!noCheck && !compileOnly);
   if (reference) {
     auto start = std::chrono::steady_clock::now();
     outputs = ::gnn::evaluateReference(func, graph.graph, inputs);

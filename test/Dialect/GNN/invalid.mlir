@@ -369,3 +369,11 @@ func.func @domain_on_graph(%g: !gnn.graph {gnn.domain = "node"}) {
 func.func @unknown_arg_attr(%g: !gnn.graph, %x: tensor<?xf32> {gnn.nodes = 1}) {
   return
 }
+
+// -----
+
+// Parameters of the graph type are rejected, not dropped.
+// expected-error @+1 {{expects !gnn.graph without parameters (its sizes are known only at run time) but got '<'}}
+func.func @graph_parameters(%g: !gnn.graph<1, 2>) {
+  return
+}
