@@ -88,6 +88,29 @@ TEST(HostGraph, DatasetEdgeCountMismatch) {
       << r.error;
 }
 
+TEST(HostGraph, DatasetNodeCountChecked) {
+  // A malformed or negative count was read as 0 or ignored; a huge one
+  // aborted when the graph was built.
+  for (const char *bad : {"-3", "abc", "12x"}) {
+    TempDir dir;
+    writeText(dir.path / "meta.txt", std::string("nodes ") + bad + "\n");
+    writeGz(dir.path / "edges.txt.gz", "0 1\n");
+    GraphOrError r = loadGraph(dir.path.string());
+    EXPECT_NE(r.error.find("meta.txt: expected a nonnegative node count but "
+                           "found '" + std::string(bad) + "'"),
+              std::string::npos)
+        << r.error;
+  }
+  TempDir dir;
+  writeText(dir.path / "meta.txt", "nodes 4611686018427387904\n");
+  writeGz(dir.path / "edges.txt.gz", "0 1\n");
+  GraphOrError r = loadGraph(dir.path.string());
+  EXPECT_NE(r.error.find("a graph of 4611686018427387904 nodes and 1 edges "
+                         "needs more than 2^63 bytes of host memory"),
+            std::string::npos)
+      << r.error;
+}
+
 TEST(HostGraph, CrossGraphEdgeRejected) {
   TempDir dir;
   writeText(dir.path / "meta.txt", "nodes 4\n");
