@@ -9,10 +9,12 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cctype>
+#include <unistd.h>
 
 using namespace llvm;
 
@@ -263,20 +265,47 @@ bool gnn::precheckFile(StringRef path) {
   return precheckSource(sourceMgr);
 }
 
+/// The internal-error message, formatted before any crash: the signal
+/// handler below may only write it.
+static std::string &crashMessage() {
+  static std::string message;
+  return message;
+}
+
+/// Called by LLVM's signal handler (after the stack trace) for a crash on a
+/// thread without a CrashRecoveryContext, such as MLIR's worker threads:
+/// prints the internal error and exits with kInternalErrorExitCode.
+static void onUncontainedCrash(void *) {
+  const std::string &message = crashMessage();
+  size_t done = 0;
+  while (done < message.size()) {
+    ssize_t n = ::write(2, message.data() + done, message.size() - done);
+    if (n <= 0)
+      break;
+    done += static_cast<size_t>(n);
+  }
+  ::_exit(gnn::kInternalErrorExitCode);
+}
+
 int gnn::runContained(StringRef tool, StringRef input, int argc, char **argv,
                       function_ref<int()> body) {
+  {
+    raw_string_ostream os(crashMessage());
+    os << tool << ": internal error: crashed while processing '" << input
+       << "' (a bug in gnnc or in the MLIR it is built on; the input may "
+          "be malformed in a way no check catches yet)\n"
+       << tool << ": reproduce with:";
+    for (int i = 0; i < argc; ++i)
+      os << " " << argv[i];
+    os << "\n";
+  }
+  sys::AddSignalHandler(onUncontainedCrash, nullptr);
   CrashRecoveryContext::Enable();
   CrashRecoveryContext context;
   int code = 0;
   if (context.RunSafelyOnThread([&] { code = body(); }, kToolStackBytes))
     return code;
-  errs() << tool << ": internal error: crashed while processing '" << input
-         << "' (a bug in gnnc or in the MLIR it is built on; the input may "
-            "be malformed in a way no check catches yet)\n"
-         << tool << ": reproduce with:";
-  for (int i = 0; i < argc; ++i)
-    errs() << " " << argv[i];
-  errs() << "\n";
+  errs() << crashMessage();
   errs().flush();
   return kInternalErrorExitCode;
 }

@@ -16,12 +16,18 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
 
+#include <thread>
+
 /// Makes the tool crash inside the contained work, for the test of the
 /// containment itself (there is no input known to crash it).
-static llvm::cl::opt<bool>
-    crashForTesting("gnnc-crash-for-testing", llvm::cl::Hidden,
-                    llvm::cl::desc("crash after the input is read (tests "
-                                   "the internal-error path)"));
+static llvm::cl::opt<std::string> crashForTesting(
+    "gnnc-crash-for-testing", llvm::cl::Hidden,
+    llvm::cl::desc("crash after the input is read, on the tool's thread "
+                   "(=main) or on another one (=worker), to test the "
+                   "internal-error path"));
+
+/// A null write the compiler cannot drop.
+static void crash() { *static_cast<volatile int *>(nullptr) = 0; }
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
@@ -37,8 +43,10 @@ int main(int argc, char **argv) {
   return gnn::runContained("gnn-opt", input, argc, argv, [&] {
     if (!gnn::precheckFile(input))
       return 1;
-    if (crashForTesting)
-      *static_cast<volatile int *>(nullptr) = 0;
+    if (crashForTesting == "main")
+      crash();
+    if (crashForTesting == "worker")
+      std::thread(crash).join();
     return mlir::asMainReturnCode(
         mlir::MlirOptMain(argc, argv, input, output, registry));
   });

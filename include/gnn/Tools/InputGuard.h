@@ -14,7 +14,8 @@
 ///  - runContained: runs a tool's work on a thread with a large stack under
 ///    llvm::CrashRecoveryContext, so a crash that gets past the checks (in
 ///    gnnc or upstream) becomes an internal-error message naming the input
-///    and a reproducer command, with exit code 3, instead of a signal.
+///    and a reproducer command, with exit code 3, instead of a signal (on
+///    MLIR's worker threads too, through LLVM's signal handler).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -53,7 +54,9 @@ bool precheckFile(llvm::StringRef path);
 /// Runs `body` on a thread with kToolStackBytes of stack, containing crashes.
 /// Returns body's exit code; after a crash prints an internal error naming
 /// `tool`, `input` and the command line (`argc`, `argv`) and returns
-/// kInternalErrorExitCode.
+/// kInternalErrorExitCode. A crash on another thread (MLIR's workers) cannot
+/// be recovered from: LLVM's signal handler prints the stack and the same
+/// message, and the process exits with kInternalErrorExitCode.
 int runContained(llvm::StringRef tool, llvm::StringRef input, int argc,
                  char **argv, llvm::function_ref<int()> body);
 
