@@ -166,18 +166,18 @@ func.func @gather_of_unknown_producer(%g: !gnn.graph, %n: index) {
 
 // -----
 
-// A stated domain wins over an argument's default one, whatever the operand
-// order.
-func.func @stated_wins(%g: !gnn.graph, %x: tensor<?x8xf32>,
-                       // expected-note @+1 {{declared by the function argument's `gnn.domain`}}
-                       %e: tensor<?x8xf32> {gnn.domain = "edge"}) {
+// A tensor computed from both a node tensor and an edge tensor along one
+// loop has no size any binding could give it.
+func.func @mixed(%g: !gnn.graph, %x: tensor<?x8xf32>,
+                 %e: tensor<?x8xf32> {gnn.domain = "edge"}) {
   %c0 = arith.constant 0 : index
   %d = tensor.dim %e, %c0 : tensor<?x8xf32>
   %init = tensor.empty(%d) : tensor<?x8xf32>
+  // expected-note @+1 {{this op reads a node tensor and an edge tensor along its leading loop}}
   %s = linalg.add ins(%x, %e : tensor<?x8xf32>, tensor<?x8xf32>) outs(%init : tensor<?x8xf32>) -> tensor<?x8xf32>
-  %r = gnn.reduce sum %g, %s : tensor<?x8xf32> -> tensor<?x8xf32>
-  // expected-error @+1 {{'gnn.gather' op expects input to be a node tensor but got an edge tensor}}
-  %f = gnn.gather src %g, %s : tensor<?x8xf32> -> tensor<?x8xf32>
+  %t = linalg.exp ins(%s : tensor<?x8xf32>) outs(%init : tensor<?x8xf32>) -> tensor<?x8xf32>
+  // expected-error @+1 {{'gnn.reduce' op expects input to be an edge tensor but it is computed from both node and edge tensors}}
+  %r = gnn.reduce sum %g, %t : tensor<?x8xf32> -> tensor<?x8xf32>
   return
 }
 

@@ -192,7 +192,8 @@ static std::optional<Answer> requiredEarlier(Value value, Operation *user) {
 }
 
 /// The domain of `root`: the first value it is read from whose domain the IR
-/// states, else the first one with a default domain. Each value is looked at
+/// states, else the first one with a default domain; none (mixed) when it is
+/// read from both a node and an edge tensor. Each value is looked at
 /// once (memoised, with an explicit stack), so the cost is linear in the IR
 /// above `root` however many paths lead through it, and deep chains do not
 /// grow the native stack.
@@ -202,7 +203,9 @@ static Answer inferAnswer(Value root, DomainCache::Memo &memo,
     Value value;
     SmallVector<Value, 4> from;
     unsigned next = 0;
-    std::optional<Answer> fallback;
+    std::optional<Answer> stated, fallback;
+    bool sawNode = false, sawEdge = false;
+    Operation *mixedAt = nullptr;
     bool expanded = false;
   };
   // A value is in `memo` from the time it is expanded; `done` tells whether
@@ -230,8 +233,9 @@ static Answer inferAnswer(Value root, DomainCache::Memo &memo,
       frame.from = std::move(step.from);
       frame.expanded = true;
     }
-    // Look at the sources in order; stop at the first stated domain.
-    std::optional<Answer> found;
+    // Look at every source: the first stated domain wins over a default
+    // one, and sources on both index sets (or a mixed source) make the
+    // value mixed.
     bool pushed = false;
     while (frame.next < frame.from.size()) {
       Value source = frame.from[frame.next];
@@ -245,20 +249,26 @@ static Answer inferAnswer(Value root, DomainCache::Memo &memo,
       }
       ++frame.next;
       const Answer &answer = it->second.first;
-      if (!it->second.second || answer.domain == Domain::Unknown)
+      if (!it->second.second)
         continue;
-      if (!answer.byDefault) {
-        found = answer;
-        break;
-      }
+      if (answer.mixedAt && !frame.mixedAt)
+        frame.mixedAt = answer.mixedAt;
+      if (answer.domain == Domain::Unknown)
+        continue;
+      (answer.domain == Domain::Node ? frame.sawNode : frame.sawEdge) = true;
+      if (!answer.byDefault && !frame.stated)
+        frame.stated = answer;
       if (!frame.fallback)
         frame.fallback = answer;
     }
     if (pushed)
       continue;
-    if (!found)
-      found = frame.fallback.value_or(Answer());
-    memo[frame.value] = {*found, true};
+    Answer found = frame.stated ? *frame.stated : frame.fallback.value_or(Answer());
+    if (frame.sawNode && frame.sawEdge && !frame.mixedAt)
+      frame.mixedAt = frame.value.getDefiningOp();
+    if (frame.mixedAt)
+      found = Answer{Domain::Unknown, nullptr, Value(), false, frame.mixedAt};
+    memo[frame.value] = {found, true};
     stack.pop_back();
   }
   return memo.lookup(root).first;

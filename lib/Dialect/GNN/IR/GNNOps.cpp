@@ -44,6 +44,16 @@ static LogicalResult checkDomain(Operation *op, Value value, StringRef name,
   Domain actual = source.domain;
   if (actual == expected)
     return success();
+  if (source.mixedAt) {
+    InFlightDiagnostic diag =
+        op->emitOpError()
+        << "expects " << name << " to be " << withArticle(expected)
+        << " tensor but it is computed from both node and edge tensors";
+    diag.attachNote(source.mixedAt->getLoc())
+        << "this op reads a node tensor and an edge tensor along its leading "
+           "loop";
+    return diag;
+  }
   if (actual == Domain::Unknown) {
     InFlightDiagnostic diag =
         op->emitOpError()

@@ -41,6 +41,10 @@ struct DomainSource {
   /// True when the argument has no `gnn.domain` and the domain is its
   /// default (node), not something the IR states.
   bool byDefault = false;
+  /// When the domain is Unknown because the value mixes index sets: the op
+  /// (e.g. a linalg.generic) whose leading loop reads both a node tensor and
+  /// an edge tensor, which no binding can size.
+  Operation *mixedAt = nullptr;
 };
 
 /// The domain of `value`, derived from its producers: graph ops have a fixed
@@ -48,7 +52,8 @@ struct DomainSource {
 /// when the leading dimension passes through (a stated domain wins over a
 /// default one), and function arguments carry `gnn.domain`; a tensor argument
 /// without it whose leading dimension is dynamic is a node tensor, as the
-/// tools bind it. The domain is Unknown where the IR does not say. Linear in
+/// tools bind it. The domain is Unknown where the IR does not say, and where
+/// a value is read from both node and edge tensors (see `mixedAt`). Linear in
 /// the size of the IR above `value`: each value is looked at once.
 DomainSource inferDomainSource(Value value);
 
