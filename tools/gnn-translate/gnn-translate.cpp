@@ -12,9 +12,12 @@
 #include "gnn/Tools/InputGuard.h"
 
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
+#include "llvm/Support/FileSystem.h"
 
 /// The input file named on the command line: the first argument that is
-/// not an option (nor the value of `-o`), else stdin.
+/// not an option (nor the value of `-o`) and names a file, else stdin. An
+/// option's value given as a separate argument (`--gnn-mean-degree 4`) is
+/// skipped because it names no file.
 static llvm::StringRef inputOf(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef arg = argv[i];
@@ -22,7 +25,9 @@ static llvm::StringRef inputOf(int argc, char **argv) {
       ++i;
       continue;
     }
-    if (arg == "-" || !arg.starts_with("-"))
+    if (arg == "-")
+      return arg;
+    if (!arg.starts_with("-") && llvm::sys::fs::exists(arg))
       return arg;
   }
   return "-";
