@@ -197,6 +197,24 @@ func.func @earlier_requirement(%g: !gnn.graph, %x: tensor<?x8xf32>) {
 
 // -----
 
+// The same across kernel groups: program order spans blocks.
+func.func @earlier_requirement_in_group(%g: !gnn.graph, %x: tensor<?x8xf32>) {
+  // expected-note @+1 {{the edge tensor is produced here}}
+  %e = gnn.gather src %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+  %f = gnn.kernel_group "gather_0" -> tensor<?x8xf32> {
+    // expected-error @+1 {{'gnn.gather' op expects input to be a node tensor but got an edge tensor}}
+    %h = gnn.gather dst %g, %e : tensor<?x8xf32> -> tensor<?x8xf32>
+    gnn.yield %h : tensor<?x8xf32>
+  }
+  %a = gnn.kernel_group "edge_softmax_0" -> tensor<?x8xf32> {
+    %b = gnn.edge_softmax %g, %e : tensor<?x8xf32>
+    gnn.yield %b : tensor<?x8xf32>
+  }
+  return
+}
+
+// -----
+
 func.func @softmax_rank0(%g: !gnn.graph, %x: tensor<f32>) {
   // expected-error @+1 {{'gnn.edge_softmax' op expects input of rank at least 1 (one row per edge) but got 'tensor<f32>'}}
   %a = gnn.edge_softmax %g, %x : tensor<f32>

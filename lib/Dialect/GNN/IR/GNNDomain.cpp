@@ -171,10 +171,29 @@ static std::optional<Domain> requiredDomain(OpOperand &use) {
   return std::nullopt;
 }
 
+/// Whether `a` comes before `b` in program order (a pre-order walk), where
+/// neither contains the other: compares their ancestors in a common block.
+static bool isBeforeInProgram(Operation *a, Operation *b) {
+  SmallVector<Operation *, 4> chain;
+  for (Operation *o = a; o; o = o->getParentOp())
+    chain.push_back(o);
+  for (Operation *o = b; o; o = o->getParentOp()) {
+    Block *block = o->getBlock();
+    if (!block)
+      return false;
+    for (Operation *x : chain)
+      if (x->getBlock() == block)
+        return x != o && x->isBeforeInBlock(o);
+  }
+  return false;
+}
+
 /// For the verifier of `user`: the domain that a graph op before `user` in
-/// its block requires of `value`. That op's verifier checks it, and it comes
-/// earlier in program order, so relying on it is well-founded; it keeps the
-/// verification of a block linear when many graph ops read one long chain.
+/// program order requires of `value`. That op's verifier checks it, and it comes
+/// earlier in program order (a total order, so the reliance is well-founded:
+/// by induction on it, every requirement holds once every verifier passed);
+/// it keeps verification linear when many graph ops read one long chain,
+/// also across kernel groups.
 /// Looks at a few uses only (a tensor.empty may have thousands).
 static std::optional<Answer> requiredEarlier(Value value, Operation *user) {
   int budget = 8;
@@ -182,8 +201,7 @@ static std::optional<Answer> requiredEarlier(Value value, Operation *user) {
     if (--budget < 0)
       break;
     Operation *owner = use.getOwner();
-    if (owner == user || owner->getBlock() != user->getBlock() ||
-        !owner->isBeforeInBlock(user))
+    if (owner == user || !isBeforeInProgram(owner, user))
       continue;
     if (std::optional<Domain> d = requiredDomain(use))
       return Answer{*d, owner, Value(), false};

@@ -58,9 +58,9 @@ struct DomainSource {
 DomainSource inferDomainSource(Value value);
 
 /// The domain of `value` as the verifier of the graph op `user` sees it: as
-/// inferDomainSource, except that a value which a graph op earlier in the
-/// same block requires to be a node (or edge) tensor has that domain, since
-/// that op's verifier checks it. Verifying every graph op of a block then
+/// inferDomainSource, except that a value which a graph op earlier in
+/// program order requires to be a node (or edge) tensor has that domain,
+/// since that op's verifier checks it. Verifying every graph op of a block then
 /// stays linear where many of them read one long chain. Where the answer is
 /// not what `user` expects, ask inferDomainSource for the diagnostic.
 Domain inferDomainForVerifier(Value value, Operation *user);
