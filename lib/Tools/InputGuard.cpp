@@ -6,6 +6,7 @@
 
 #include "gnn/Tools/InputGuard.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -287,6 +288,25 @@ static void onUncontainedCrash(void *) {
   ::_exit(gnn::kInternalErrorExitCode);
 }
 
+/// `arg` as a POSIX shell word: as it is when it holds only safe
+/// characters, else in single quotes.
+static std::string shellQuoted(StringRef arg) {
+  bool safe = !arg.empty() && llvm::all_of(arg, [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           StringRef("-_=./,:+@%").contains(c);
+  });
+  if (safe)
+    return arg.str();
+  std::string quoted = "'";
+  for (char c : arg) {
+    if (c == '\'')
+      quoted += "'\\''";
+    else
+      quoted += c;
+  }
+  return quoted + "'";
+}
+
 int gnn::runContained(StringRef tool, StringRef input, int argc, char **argv,
                       function_ref<int()> body) {
   {
@@ -296,7 +316,7 @@ int gnn::runContained(StringRef tool, StringRef input, int argc, char **argv,
           "be malformed in a way no check catches yet)\n"
        << tool << ": reproduce with:";
     for (int i = 0; i < argc; ++i)
-      os << " " << argv[i];
+      os << " " << shellQuoted(argv[i]);
     os << "\n";
   }
   sys::AddSignalHandler(onUncontainedCrash, nullptr);
