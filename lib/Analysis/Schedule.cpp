@@ -13,8 +13,9 @@
 using namespace gnn;
 
 std::string ScheduleProblem::check() const {
-  if (rowElements < 1)
-    return "row of " + std::to_string(rowElements) + " elements";
+  if (rowElements < 1 || rowElements > kMaxRowElements)
+    return "row of " + std::to_string(rowElements) + " elements (expected 1 to " +
+           std::to_string(kMaxRowElements) + ")";
   if (innerElements < 1)
     return "inner width of " + std::to_string(innerElements) + " elements";
   if (kind == GroupKind::Attention && rowElements % innerElements)
@@ -25,9 +26,11 @@ std::string ScheduleProblem::check() const {
   return "";
 }
 
+/// The smallest power of two >= v, for 1 <= v <= 2^62 (check() bounds rows
+/// far below that; the loop must not shift past the sign bit).
 static int64_t nextPowerOfTwo(int64_t v) {
   int64_t p = 1;
-  while (p < v)
+  while (p < v && p < (int64_t(1) << 62))
     p <<= 1;
   return p;
 }

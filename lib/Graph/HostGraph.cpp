@@ -22,6 +22,8 @@
 #include <sstream>
 #include <type_traits>
 
+#include <unistd.h>
+
 namespace fs = std::filesystem;
 using namespace gnn;
 
@@ -156,12 +158,24 @@ static bool readEdgeList(const std::string &path, HostGraph &g,
   declaredNodes = -1;
   auto onComment = [&](std::string_view c) {
     std::istringstream is{std::string(c)};
-    std::string key;
-    int64_t n;
-    if (is >> key >> n && key == "nodes")
-      declaredNodes = n;
+    std::string key, count;
+    if (!(is >> key) || key != "nodes" || !error.empty())
+      return;
+    is >> count;
+    char *end = nullptr;
+    errno = 0;
+    long long n = std::strtoll(count.c_str(), &end, 10);
+    if (errno || count.empty() || *end != '\0' || n < 0) {
+      error = path + ":" + std::to_string(lines.line) +
+              ": expected '# nodes N' with a nonnegative N but found '#" +
+              std::string(c) + "'";
+      return;
+    }
+    declaredNodes = n;
   };
   while (lines.next(v, error, onComment)) {
+    if (!error.empty())
+      return false;
     if (v.size() != 2) {
       error = path + ":" + std::to_string(lines.line) +
               ": expected 'src dst' but found " + std::to_string(v.size()) +
@@ -327,6 +341,40 @@ static std::map<std::string, std::string> readMeta(const std::string &path,
   return meta;
 }
 
+int64_t gnn::graphHostBytes(int64_t nodes, int64_t edges) {
+  int64_t a = 0, b = 0, sum = 0;
+  if (nodes < 0 || edges < 0 || __builtin_mul_overflow(nodes, int64_t(48), &a) ||
+      __builtin_mul_overflow(edges, int64_t(32), &b) ||
+      __builtin_add_overflow(a, b, &sum))
+    return -1;
+  return sum;
+}
+
+int64_t gnn::hostMemoryBytes() {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0)
+    return std::numeric_limits<int64_t>::max();
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(int64_t(pages), int64_t(page), &bytes))
+    return std::numeric_limits<int64_t>::max();
+  return bytes;
+}
+
+std::string gnn::checkGraphSize(const std::string &what, int64_t nodes,
+                                int64_t edges) {
+  if (nodes < 0)
+    return what + ": negative node count " + std::to_string(nodes);
+  int64_t bytes = graphHostBytes(nodes, edges);
+  int64_t memory = hostMemoryBytes();
+  if (bytes >= 0 && bytes <= memory)
+    return "";
+  return what + ": a graph of " + std::to_string(nodes) + " nodes and " +
+         std::to_string(edges) + " edges needs " +
+         (bytes < 0 ? std::string("more than 2^63") : std::to_string(bytes)) +
+         " bytes of host memory but this machine has " +
+         std::to_string(memory);
+}
+
 static GraphOrError loadDatasetDir(const fs::path &dir) {
   GraphOrError r;
   HostGraph &g = r.graph;
@@ -339,7 +387,17 @@ static GraphOrError loadDatasetDir(const fs::path &dir) {
     r.error = (dir / "meta.txt").string() + ": no 'nodes' line";
     return r;
   }
-  g.numNodes = std::strtoll(it->second.c_str(), nullptr, 10);
+  {
+    char *end = nullptr;
+    errno = 0;
+    g.numNodes = std::strtoll(it->second.c_str(), &end, 10);
+    if (errno || it->second.empty() || *end != '\0' || g.numNodes < 0) {
+      r.error = (dir / "meta.txt").string() +
+                ": expected a nonnegative node count but found '" +
+                it->second + "'";
+      return r;
+    }
+  }
   // The edges as text, else as a NumPy array.
   fs::path edgeFile = dir / "edges.txt.gz";
   int64_t declared;
@@ -357,6 +415,9 @@ static GraphOrError loadDatasetDir(const fs::path &dir) {
               " edges but the file has " + std::to_string(g.numEdges());
     return r;
   }
+  r.error = checkGraphSize(dir.string(), g.numNodes, g.numEdges());
+  if (!r.ok())
+    return r;
   if (fs::exists(dir / "graph_ids.txt.gz") &&
       !readIntColumn((dir / "graph_ids.txt.gz").string(), g.graphIds, r.error))
     return r;
@@ -383,6 +444,9 @@ static GraphOrError loadEdgeFile(const fs::path &file) {
     return r;
   }
   g.numNodes = declared >= 0 ? declared : maxId + 1;
+  r.error = checkGraphSize(file.string(), g.numNodes, g.numEdges());
+  if (!r.ok())
+    return r;
   r.error = g.validate();
   if (!r.ok())
     r.error = file.string() + ": " + r.error;
@@ -441,6 +505,13 @@ struct Options {
 };
 } // namespace
 
+/// `1e+30` for a count given as a double.
+static std::string formatCount(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
 static GraphOrError generateFromSpec(const std::string &spec) {
   GraphOrError r;
   size_t colon = spec.find(':');
@@ -460,6 +531,17 @@ static GraphOrError generateFromSpec(const std::string &spec) {
       r.error = "'" + spec + "': a graph with edges needs at least one node";
       return r;
     }
+    // Refused before anything is allocated (or a double too large for
+    // int64 is converted).
+    constexpr double kLimit = 4611686018427387904.0; // 2^62
+    r.error = checkGraphSize("'" + spec + "'",
+                             nodes < kLimit ? static_cast<int64_t>(nodes) : -2,
+                             edges < kLimit ? static_cast<int64_t>(edges) : -2);
+    if (nodes >= kLimit || edges >= kLimit)
+      r.error = "'" + spec + "': " + formatCount(nodes) + " nodes and " +
+                formatCount(edges) + " edges are beyond 2^62";
+    if (!r.ok())
+      return r;
     r.graph = generatePowerLaw(static_cast<int64_t>(nodes),
                                static_cast<int64_t>(edges),
                                static_cast<uint64_t>(seed), alpha);
@@ -473,6 +555,18 @@ static GraphOrError generateFromSpec(const std::string &spec) {
       r.error = "'" + spec + "': expected 1 <= min <= max";
       return r;
     }
+    // At most graphs * max nodes and about degree edges per node.
+    constexpr double kLimit = 4611686018427387904.0; // 2^62
+    double nodes = graphs * maxN, edges = std::max(degree, 2.0) * nodes;
+    if (nodes >= kLimit || edges >= kLimit) {
+      r.error = "'" + spec + "': up to " + formatCount(nodes) +
+                " nodes and " + formatCount(edges) + " edges are beyond 2^62";
+      return r;
+    }
+    r.error = checkGraphSize("'" + spec + "'", static_cast<int64_t>(nodes),
+                             static_cast<int64_t>(edges));
+    if (!r.ok())
+      return r;
     r.graph = generateBatch(static_cast<int64_t>(graphs),
                             static_cast<int64_t>(minN),
                             static_cast<int64_t>(maxN), degree,

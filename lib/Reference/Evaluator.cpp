@@ -46,6 +46,66 @@ static std::string shapeStr(ArrayRef<int64_t> shape) {
 //===----------------------------------------------------------------------===//
 
 namespace gnn {
+LogicalResult checkHostMemory(func::FuncOp func, const HostGraph &graph,
+                              bool argumentsOnly) {
+  mlir::gnn::DomainCache domains;
+  int64_t total = 0, largest = -1;
+  Value largestValue;
+  bool overflow = false;
+  auto account = [&](Value v) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || overflow)
+      return;
+    std::vector<int64_t> shape(t.getShape().begin(), t.getShape().end());
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (!ShapedType::isDynamic(shape[d]))
+        continue;
+      shape[d] = 1;
+      if (d != 0)
+        continue;
+      mlir::gnn::Domain domain = domains.lookup(v).domain;
+      shape[0] = domain == mlir::gnn::Domain::Edge   ? graph.numEdges()
+                 : domain == mlir::gnn::Domain::Node ? graph.numNodes
+                         : std::max(graph.numNodes, graph.numEdges());
+    }
+    int64_t bytes = ::gnn::Tensor::hostBytes(shape);
+    if (bytes > largest) {
+      largest = bytes;
+      largestValue = v;
+    }
+    if (bytes < 0 || __builtin_add_overflow(total, bytes, &total))
+      overflow = true;
+  };
+  for (BlockArgument arg : func.getArguments())
+    account(arg);
+  if (!argumentsOnly)
+    func.walk([&](Operation *op) {
+      for (Value result : op->getResults())
+        account(result);
+    });
+  int64_t memory = ::gnn::hostMemoryBytes();
+  if (!overflow && total <= memory)
+    return success();
+  InFlightDiagnostic diag =
+      func.emitError()
+      << (argumentsOnly ? "the inputs need " : "the reference needs ")
+      << (overflow ? std::string("more than 2^63") : std::to_string(total))
+      << " bytes of host memory for the "
+      << (argumentsOnly ? "arguments" : "tensors")
+      << " of this function on the graph '"
+      << graph.name << "' (" << graph.numNodes << " nodes, "
+      << graph.numEdges() << " edges) but this machine has " << memory;
+  if (largestValue && largest >= 0)
+    diag.attachNote(largestValue.getLoc())
+        << "the largest is this " << largestValue.getType() << " of "
+        << largest << " bytes";
+  else if (largestValue)
+    diag.attachNote(largestValue.getLoc())
+        << "this " << largestValue.getType()
+        << " alone holds more than 2^63 bytes";
+  return diag;
+}
+
 FailureOr<std::vector<ArgumentSpec>>
 resolveArguments(func::FuncOp func, const HostGraph &graph) {
   std::vector<ArgumentSpec> specs;
@@ -780,6 +840,8 @@ evaluateReference(func::FuncOp func, const HostGraph &graph,
                        ArrayRef<Tensor> inputs) {
   if (func.getBody().getBlocks().size() > 1)
     return func.emitError("expects a function with a single block");
+  if (failed(checkHostMemory(func, graph, /*argumentsOnly=*/false)))
+    return failure();
   Interpreter interp(graph);
   return interp.run(func, inputs);
 }

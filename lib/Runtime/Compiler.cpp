@@ -10,6 +10,7 @@
 
 #include <nvrtc.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -156,6 +157,14 @@ bool Compiler::Impl::readDisk(const Key &key, Cubin &out) {
   if (cacheDir.empty())
     return false;
   std::string path = cacheDir + "/" + key.hex() + ".cubin";
+  // Only a regular file is read (opening a FIFO would block forever), and
+  // its sizes are checked against the file before anything is allocated.
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec))
+    return false;
+  uint64_t fileSize = fs::file_size(path, ec);
+  if (ec)
+    return false;
   std::ifstream is(path, std::ios::binary);
   if (!is)
     return false;
@@ -163,7 +172,8 @@ bool Compiler::Impl::readDisk(const Key &key, Cubin &out) {
   if (!is.read(reinterpret_cast<char *>(&h), sizeof(h)) ||
       std::memcmp(h.magic, kMagic, sizeof(kMagic)) != 0 || h.keyA != key.a ||
       h.keyB != key.b || h.keySize != key.text.size() ||
-      h.payloadSize > (1ull << 31))
+      h.payloadSize > (1ull << 31) ||
+      fileSize != sizeof(h) + h.keySize + h.payloadSize)
     return false;
   // The full key text follows the header: compare it, no hash collisions.
   std::string stored(h.keySize, '\0');
@@ -178,11 +188,27 @@ bool Compiler::Impl::readDisk(const Key &key, Cubin &out) {
   return true;
 }
 
+/// Says once per process that the cache directory cannot be written: the
+/// kernels still compile, every time, which the user should know.
+static void warnUnusableCache(const std::string &dir, const std::string &why) {
+  static std::atomic<bool> warned{false};
+  if (warned.exchange(true))
+    return;
+  std::fprintf(stderr,
+               "gnnc: warning: the kernel cache '%s' cannot be written (%s); "
+               "kernels are compiled every time (set GNNC_CACHE_DIR)\n",
+               dir.c_str(), why.c_str());
+}
+
 void Compiler::Impl::writeDisk(const Key &key, const Cubin &cubin) {
   if (cacheDir.empty())
     return;
   std::error_code ec;
   fs::create_directories(cacheDir, ec);
+  if (ec || !fs::is_directory(cacheDir, ec)) {
+    warnUnusableCache(cacheDir, ec ? ec.message() : "not a directory");
+    return;
+  }
   std::string path = cacheDir + "/" + key.hex() + ".cubin";
   std::random_device rd;
   std::string tmp = path + ".tmp." + std::to_string(getpid()) + "." +
@@ -201,11 +227,15 @@ void Compiler::Impl::writeDisk(const Key &key, const Cubin &cubin) {
     os.write(cubin.image.data(), cubin.image.size());
     if (!os) {
       fs::remove(tmp, ec);
-      return; // a cache that cannot be written is only a slower cache
+      // A cache that cannot be written is only a slower cache.
+      warnUnusableCache(cacheDir, std::strerror(errno));
+      return;
     }
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    warnUnusableCache(cacheDir, std::strerror(errno));
     fs::remove(tmp, ec);
+  }
 }
 
 /// The source lines an NVRTC log refers to ("name.cu(12): error ...").

@@ -128,7 +128,12 @@ Status Executable::Impl::bind(const Graph &graph,
     if (*n < 0)
       return Status::error("buffer '" + b.name + "' has negative size " +
                            std::to_string(*n));
-    size_t bytes = static_cast<size_t>(*n) * dtypeBytes(b.dtype);
+    int64_t bytesSigned = 0;
+    if (__builtin_mul_overflow(*n, static_cast<int64_t>(dtypeBytes(b.dtype)),
+                               &bytesSigned))
+      return Status::error("buffer '" + b.name + "' of " + std::to_string(*n) +
+                           " elements needs more than 2^63 bytes");
+    size_t bytes = static_cast<size_t>(bytesSigned);
     if (b.role == BufferRole::Temp) {
       if (temps[i].size() < bytes || (bytes && !temps[i].data())) {
         StatusOr<DeviceBuffer> buf = DeviceBuffer::allocate(bytes);

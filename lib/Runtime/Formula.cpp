@@ -173,21 +173,36 @@ StatusOr<int64_t> Formula::evaluate(const FormulaScope &scope) const {
       continue;
     }
     int64_t b = stack[--top], a = stack[top - 1], r = 0;
+    // Sizes come from graphs and user IR: a product that wraps would
+    // allocate a small buffer for a large tensor.
+    bool overflow = false;
     switch (op.kind) {
-    case Op::Add: r = a + b; break;
-    case Op::Sub: r = a - b; break;
-    case Op::Mul: r = a * b; break;
+    case Op::Add: overflow = __builtin_add_overflow(a, b, &r); break;
+    case Op::Sub: overflow = __builtin_sub_overflow(a, b, &r); break;
+    case Op::Mul: overflow = __builtin_mul_overflow(a, b, &r); break;
     case Op::Div:
     case Op::Mod:
     case Op::CeilDiv:
       if (b == 0)
         return Status::error("division by zero in formula '" + source + "'");
-      r = op.kind == Op::Div ? a / b : op.kind == Op::Mod ? a % b : (a + b - 1) / b;
+      if (a == INT64_MIN && b == -1) {
+        overflow = true;
+        break;
+      }
+      if (op.kind == Op::CeilDiv) {
+        overflow = __builtin_add_overflow(a, b - 1, &r);
+        r = overflow ? 0 : r / b;
+      } else {
+        r = op.kind == Op::Div ? a / b : a % b;
+      }
       break;
     case Op::Min: r = a < b ? a : b; break;
     case Op::Max: r = a > b ? a : b; break;
     default: break;
     }
+    if (overflow)
+      return Status::error("formula '" + source + "' overflows 64 bits at " +
+                           std::to_string(a) + " and " + std::to_string(b));
     stack[top - 1] = r;
   }
   return stack[0];

@@ -15,13 +15,26 @@
 
 using namespace gnn;
 
-std::string Tensor::shapeString() const {
+std::string Tensor::shapeString() const { return shapeString(shape); }
+
+std::string Tensor::shapeString(const std::vector<int64_t> &shape) {
   std::ostringstream os;
   os << '[';
   for (size_t i = 0; i < shape.size(); ++i)
     os << (i ? ", " : "") << shape[i];
   os << ']';
   return os.str();
+}
+
+int64_t Tensor::hostBytes(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    if (d < 0 || __builtin_mul_overflow(n, d, &n))
+      return -1;
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(n, static_cast<int64_t>(sizeof(double)), &bytes))
+    return -1;
+  return bytes;
 }
 
 std::string gnn::writeNpy(const std::string &path, const Tensor &t,
@@ -104,6 +117,23 @@ std::string gnn::readNpyHeader(std::istream &is, const std::string &path,
   if (!is.read(reinterpret_cast<char *>(l), lenBytes))
     return "'" + path + "': truncated header";
   size_t len = l[0] | (l[1] << 8) | (l[2] << 16) | (size_t(l[3]) << 24);
+  // The length is checked before anything is allocated for it: against what
+  // is left of the stream, and against a bound far above any real header
+  // (numpy writes a few hundred bytes and reads at most 10,000 by default).
+  std::streampos here = is.tellg();
+  is.seekg(0, std::ios::end);
+  std::streampos end = is.tellg();
+  is.seekg(here);
+  if (here < 0 || end < here || !is)
+    return "'" + path + "': cannot tell the size of the file";
+  uint64_t left = static_cast<uint64_t>(end - here);
+  if (len > kMaxNpyHeaderBytes || len > left)
+    return "'" + path + "': truncated header (" + std::to_string(len) +
+           " bytes declared, " + std::to_string(left) + " left in the file" +
+           (len > kMaxNpyHeaderBytes
+                ? ", at most " + std::to_string(kMaxNpyHeaderBytes) + " read"
+                : std::string()) +
+           ")";
   std::string header(len, '\0');
   if (!is.read(header.data(), len))
     return "'" + path + "': truncated header (" + std::to_string(len) +
@@ -171,8 +201,36 @@ std::string gnn::readNpy(const std::string &path, Tensor &t) {
            h.dtypeName() + " ('" + h.descr + "')";
   if (h.fortranOrder)
     return "'" + path + "': expected C order but the file is Fortran order";
+  // The payload must be exactly what the shape says, before anything is
+  // allocated for it: a header may claim any shape.
+  int64_t n = 1;
+  bool overflow = false;
+  for (int64_t d : h.shape)
+    overflow |= __builtin_mul_overflow(n, d, &n);
+  uint64_t itemBytes = f32 ? sizeof(float) : sizeof(double);
+  uint64_t expected = 0;
+  overflow |= __builtin_mul_overflow(static_cast<uint64_t>(n), itemBytes,
+                                     &expected);
+  is.seekg(0, std::ios::end);
+  std::streampos end = is.tellg();
+  is.seekg(static_cast<std::streamoff>(h.dataOffset));
+  if (end < 0 || !is)
+    return "'" + path + "': cannot tell the size of the file";
+  uint64_t found = static_cast<uint64_t>(end) - h.dataOffset;
+  std::string shape = Tensor::shapeString(h.shape);
+  if (overflow)
+    return "'" + path + "': shape " + shape + " of " + h.dtypeName() +
+           " holds more than 2^63 elements but the file has " +
+           std::to_string(found) + " payload bytes";
+  if (found < expected)
+    return "'" + path + "': data shorter than its shape " + shape + ": " +
+           std::to_string(expected) + " payload bytes expected but " +
+           std::to_string(found) + " found";
+  if (found > expected)
+    return "'" + path + "': " + std::to_string(found) +
+           " payload bytes but its shape " + shape + " of " + h.dtypeName() +
+           " holds " + std::to_string(expected);
   t.shape = h.shape;
-  int64_t n = t.numElements();
   t.data.resize(n);
   if (f64) {
     is.read(reinterpret_cast<char *>(t.data.data()), n * sizeof(double));

@@ -9,10 +9,25 @@
 
 #include "gnn/Compiler/Driver.h"
 #include "gnn/InitGNN.h"
+#include "gnn/Tools/InputGuard.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/CommandLine.h"
+
+#include <thread>
+
+/// Makes the tool crash inside the contained work, for the test of the
+/// containment itself (there is no input known to crash it).
+static llvm::cl::opt<std::string> crashForTesting(
+    "gnnc-crash-for-testing", llvm::cl::Hidden,
+    llvm::cl::desc("crash after the input is read, on the tool's thread "
+                   "(=main) or on another one (=worker), to test the "
+                   "internal-error path"));
+
+/// A null write the compiler cannot drop.
+static void crash() { *static_cast<volatile int *>(nullptr) = 0; }
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
@@ -21,6 +36,18 @@ int main(int argc, char **argv) {
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();
   mlir::gnn::registerCompilerPipelines();
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "gnnc optimizer driver\n", registry));
+  auto [input, output] = mlir::registerAndParseCLIOptions(
+      argc, argv, "gnnc optimizer driver\n", registry);
+  // Parsing, verification and every pass run on a large stack with crashes
+  // contained; input that would crash the parser is refused first.
+  return gnn::runContained("gnn-opt", input, argc, argv, [&] {
+    if (!gnn::precheckFile(input))
+      return 1;
+    if (crashForTesting == "main")
+      crash();
+    if (crashForTesting == "worker")
+      std::thread(crash).join();
+    return mlir::asMainReturnCode(
+        mlir::MlirOptMain(argc, argv, input, output, registry));
+  });
 }

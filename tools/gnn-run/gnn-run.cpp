@@ -9,6 +9,7 @@
 #include "gnn/Graph/HostGraph.h"
 #include "gnn/InitGNN.h"
 #include "gnn/Reference/Evaluator.h"
+#include "gnn/Tools/InputGuard.h"
 #ifdef GNNC_HAVE_CUDA_RUNTIME
 #include "CudaBackend.h"
 #include "gnn/Runtime/CudaDriver.h"
@@ -115,10 +116,22 @@ static llvm::json::Object summarise(const ::gnn::Tensor &t) {
                             {"first", std::move(head)}};
 }
 
+static int run();
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "gnnc runner\n");
+  // Everything runs on a large stack with crashes contained; input that
+  // would crash the parser is refused first.
+  return gnn::runContained("gnn-run", inputFile, argc, argv, [] {
+    if (!gnn::precheckFile(inputFile))
+      return 1;
+    return run();
+  });
+}
 
+/// The runner once the command line is parsed.
+static int run() {
   bool cuda = backend == "cuda";
   if (cuda) {
 #ifdef GNNC_HAVE_CUDA_RUNTIME
@@ -194,8 +207,18 @@ int main(int argc, char **argv) {
   if (failed(specs))
     return 1;
 
+  // --compile-only needs no inputs (unless they are dumped); the reference
+  // needs every tensor of the function in host memory.
+  bool reference = !cuda || (!noCheck && !compileOnly);
+  bool needInputs = !(cuda && compileOnly) || !dumpInputs.empty();
+  if ((reference || needInputs) &&
+      failed(::gnn::checkHostMemory(func, graph.graph,
+                                    /*argumentsOnly=*/!reference)))
+    return 1;
   std::vector<::gnn::Tensor> inputs;
-  if (!inputsDir.empty()) {
+  if (!needInputs) {
+    // Nothing to read or generate.
+  } else if (!inputsDir.empty()) {
     for (auto [i, spec] : llvm::enumerate(*specs)) {
       if (spec.isGraph)
         continue;
@@ -227,7 +250,6 @@ int main(int argc, char **argv) {
   llvm::json::Object summary;
   FailureOr<std::vector<::gnn::Tensor>> outputs = std::vector<::gnn::Tensor>();
   double runMs = 0;
-  bool reference = !cuda || (!noCheck && !compileOnly);
   if (reference) {
     auto start = std::chrono::steady_clock::now();
     outputs = ::gnn::evaluateReference(func, graph.graph, inputs);

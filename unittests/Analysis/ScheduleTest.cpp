@@ -114,6 +114,15 @@ TEST(Schedule, CheckAndVerifyRejectBadInput) {
   EXPECT_NE(problem(GroupKind::Spmm, 0, 1).check(), "");
   EXPECT_NE(problem(GroupKind::Spmm, 8, -1).check(), "");
   EXPECT_EQ(problem(GroupKind::Spmm, 8, 1).check(), "");
+  // Rows near 2^63 (the planner's power-of-two loop used to spin forever on
+  // them) are refused; the widest row allowed gets a schedule.
+  EXPECT_EQ(problem(GroupKind::Spmm, INT64_MAX, 1).check(),
+            "row of 9223372036854775807 elements (expected 1 to "
+            "1099511627776)");
+  ScheduleProblem widest =
+      problem(GroupKind::Spmm, ScheduleProblem::kMaxRowElements, 1);
+  ASSERT_EQ(widest.check(), "");
+  EXPECT_EQ(chooseSchedule(widest).verify(widest), "");
   Schedule s = chooseSchedule(problem(GroupKind::Spmm, 64, 2));
   s.lanes = 3;
   EXPECT_NE(s.verify(problem(GroupKind::Spmm, 64, 2)), "");

@@ -88,6 +88,29 @@ TEST(HostGraph, DatasetEdgeCountMismatch) {
       << r.error;
 }
 
+TEST(HostGraph, DatasetNodeCountChecked) {
+  // A malformed or negative count was read as 0 or ignored; a huge one
+  // aborted when the graph was built.
+  for (const char *bad : {"-3", "abc", "12x"}) {
+    TempDir dir;
+    writeText(dir.path / "meta.txt", std::string("nodes ") + bad + "\n");
+    writeGz(dir.path / "edges.txt.gz", "0 1\n");
+    GraphOrError r = loadGraph(dir.path.string());
+    EXPECT_NE(r.error.find("meta.txt: expected a nonnegative node count but "
+                           "found '" + std::string(bad) + "'"),
+              std::string::npos)
+        << r.error;
+  }
+  TempDir dir;
+  writeText(dir.path / "meta.txt", "nodes 4611686018427387904\n");
+  writeGz(dir.path / "edges.txt.gz", "0 1\n");
+  GraphOrError r = loadGraph(dir.path.string());
+  EXPECT_NE(r.error.find("a graph of 4611686018427387904 nodes and 1 edges "
+                         "needs more than 2^63 bytes of host memory"),
+            std::string::npos)
+      << r.error;
+}
+
 TEST(HostGraph, CrossGraphEdgeRejected) {
   TempDir dir;
   writeText(dir.path / "meta.txt", "nodes 4\n");
@@ -278,19 +301,72 @@ TEST(HostGraph, NpyEmpty) {
 }
 
 TEST(HostGraph, NpyLargeIds) {
-  // 64-bit ids are kept as they are; the node count is 1 + the largest.
+  // 64-bit ids are kept as they are; the node count is 1 + the largest. A
+  // graph of 3e9 nodes needs 144 GB of host memory: where the machine has
+  // less, it is refused before it is built, naming nodes, edges and bytes.
   TempDir dir;
   writeNpyFile(dir.path / "g.npy", "<i8", "(1, 2)",
                bytesOf<int64_t>({3000000000, 0}));
   GraphOrError r = loadGraph((dir.path / "g.npy").string());
-  ASSERT_TRUE(r.ok()) << r.error;
-  EXPECT_EQ(r.graph.numNodes, 3000000001);
-  EXPECT_EQ(r.graph.src, (std::vector<int64_t>{3000000000}));
+  if (hostMemoryBytes() >= graphHostBytes(3000000001, 1)) {
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(r.graph.numNodes, 3000000001);
+    EXPECT_EQ(r.graph.src, (std::vector<int64_t>{3000000000}));
+  } else {
+    EXPECT_NE(r.error.find("a graph of 3000000001 nodes and 1 edges needs "
+                           "144000000080 bytes of host memory but this "
+                           "machine has "),
+              std::string::npos)
+        << r.error;
+  }
   writeNpyFile(dir.path / "max.npy", "<i8", "(1, 2)",
                bytesOf<int64_t>({0, std::numeric_limits<int64_t>::max()}));
   EXPECT_NE(npyError(dir.path / "max.npy")
                 .find("node id 9223372036854775807 is too large"),
             std::string::npos);
+}
+
+TEST(HostGraph, SizeLimits) {
+  EXPECT_EQ(graphHostBytes(10, 2), 10 * 48 + 2 * 32);
+  EXPECT_EQ(graphHostBytes(int64_t(1) << 60, 1), -1);
+  EXPECT_EQ(graphHostBytes(-1, 1), -1);
+  EXPECT_GT(hostMemoryBytes(), 0);
+  EXPECT_EQ(checkGraphSize("g", 2708, 10556), "");
+  EXPECT_EQ(checkGraphSize("g", int64_t(1) << 60, 1),
+            "g: a graph of 1152921504606846976 nodes and 1 edges needs more "
+            "than 2^63 bytes of host memory but this machine has " +
+                std::to_string(hostMemoryBytes()));
+  // Generators are refused before anything is allocated.
+  GraphOrError r = loadGraph("powerlaw:nodes=99999999999999,edges=1");
+  EXPECT_NE(r.error.find("'powerlaw:nodes=99999999999999,edges=1': a graph "
+                         "of 99999999999999 nodes and 1 edges needs "
+                         "4799999999999984 bytes"),
+            std::string::npos)
+      << r.error;
+  r = loadGraph("powerlaw:nodes=1e30,edges=1");
+  EXPECT_NE(r.error.find("1e+30 nodes and 1 edges are beyond 2^62"),
+            std::string::npos)
+      << r.error;
+  r = loadGraph("batch:graphs=1e12");
+  EXPECT_NE(r.error.find("bytes of host memory"), std::string::npos)
+      << r.error;
+}
+
+TEST(HostGraph, DeclaredNodeCounts) {
+  TempDir dir;
+  std::ofstream(dir.path / "neg.edges") << "# nodes -5\n0 1\n";
+  GraphOrError r = loadGraph((dir.path / "neg.edges").string());
+  EXPECT_NE(r.error.find("neg.edges:1: expected '# nodes N' with a "
+                         "nonnegative N but found '# nodes -5'"),
+            std::string::npos)
+      << r.error;
+  std::ofstream(dir.path / "huge.edges") << "# nodes 5000000000\n0 1\n";
+  r = loadGraph((dir.path / "huge.edges").string());
+  if (hostMemoryBytes() < graphHostBytes(5000000000, 1))
+    EXPECT_NE(r.error.find("huge.edges: a graph of 5000000000 nodes and 1 "
+                           "edges needs 240000000032 bytes"),
+              std::string::npos)
+        << r.error;
 }
 
 TEST(HostGraph, NpyAcrossReadBlocks) {

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -144,6 +145,49 @@ TEST(Compiler, GarbageAndEmptyEntriesAreRecompiled) {
   CacheDir dir;
   expectRecompiled(dir, [](const fs::path &p) { std::ofstream(p) << "garbage"; });
   expectRecompiled(dir, [](const fs::path &p) { std::ofstream(p).flush(); });
+}
+
+TEST(Compiler, FifoEntryIsNotReadAndIsReplaced) {
+  // Opening a FIFO in place of an entry would block forever.
+  CacheDir dir;
+  expectRecompiled(dir, [](const fs::path &p) {
+    fs::remove(p);
+    ASSERT_EQ(mkfifo(p.c_str(), 0600), 0);
+  });
+}
+
+TEST(Compiler, EntryDeclaringAHugePayloadIsNotAllocated) {
+  // The header claims 2^31 payload bytes the file does not have: refused by
+  // the file size, before the payload is allocated.
+  CacheDir dir;
+  expectRecompiled(dir, [](const fs::path &p) {
+    std::fstream f(p, std::ios::in | std::ios::out | std::ios::binary);
+    uint64_t huge = uint64_t(1) << 31;
+    f.seekp(8 + 3 * sizeof(uint64_t)); // magic, keyA, keyB, keySize
+    f.write(reinterpret_cast<const char *>(&huge), sizeof(huge));
+  });
+}
+
+TEST(Compiler, UnusableCacheDirectoryWarnsOnce) {
+  CacheDir dir;
+  fs::create_directories(dir.path);
+  fs::path notADir = dir.path / "file";
+  std::ofstream(notADir) << "x";
+  Compiler c((notADir / "cache").string());
+  testing::internal::CaptureStderr();
+  StatusOr<CompileResult> a = c.compile(sampleRequest());
+  CompileRequest other = sampleRequest();
+  other.source += "\n// another kernel\n";
+  StatusOr<CompileResult> b = c.compile(other);
+  std::string err = testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(a.ok()) << a.message();
+  ASSERT_TRUE(b.ok()) << b.message();
+  EXPECT_NE(err.find("gnnc: warning: the kernel cache '" +
+                     (notADir / "cache").string() + "' cannot be written"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(err.find("warning", err.find("warning") + 1), std::string::npos)
+      << "warned more than once: " << err;
 }
 
 TEST(Compiler, FourProcessesRacingOnOneKey) {

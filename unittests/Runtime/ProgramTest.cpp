@@ -142,6 +142,17 @@ TEST(Formula, Evaluates) {
   EXPECT_FALSE(Formula::parse("nodes nodes").ok());
   EXPECT_FALSE(Formula::parse("ceil_div(1)").ok());
   EXPECT_FALSE(Formula::parse("99999999999999999999").ok());
+  // Sizes never wrap: an overflowing product or sum is an error.
+  FormulaScope huge{int64_t(1) << 40, 1, 1, 1, 1, 1};
+  for (const char *t : {"nodes * nodes", "nodes * 8388608 + nodes * 8388608",
+                        "0 - nodes * nodes", "ceil_div(nodes * 8388607 + "
+                                             "nodes * 8388607 + 4194303, 2)"}) {
+    StatusOr<int64_t> v = Formula::parse(t)->evaluate(huge);
+    ASSERT_FALSE(v.ok()) << t;
+    EXPECT_NE(v.message().find("overflows 64 bits"), std::string::npos) << t;
+  }
+  EXPECT_EQ(*Formula::parse("nodes * 4194304")->evaluate(huge),
+            int64_t(1) << 62);
   EXPECT_TRUE(Formula::parse("64")->isConstant());
   EXPECT_FALSE(Formula::parse("nodes")->isConstant());
 }

@@ -59,6 +59,10 @@ struct GraphShape {
 
 /// What the schedule is chosen for.
 struct ScheduleProblem {
+  /// The widest row a schedule is chosen for: 2^40 elements, as wide as the
+  /// verifier lets a tensor's static dimensions be, and far enough from
+  /// 2^63 that products with lanes, vector widths and heads cannot wrap.
+  static constexpr int64_t kMaxRowElements = int64_t(1) << 40;
   GroupKind kind = GroupKind::Elementwise;
   /// Elements of one output row (product of the trailing dimensions).
   int64_t rowElements = 1;

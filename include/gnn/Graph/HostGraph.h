@@ -52,7 +52,24 @@ struct GraphOrError {
   bool ok() const { return error.empty(); }
 };
 
-/// Loads a graph from `spec`:
+/// Bytes of host memory a graph of `nodes` and `edges` takes with what the
+/// tools build from it: 48 per node (degree statistics, a CSR row pointer,
+/// graph ids, a generator's weights and permutation) and 32 per edge (the
+/// edge list and a CSR index); -1 when negative or beyond int64.
+int64_t graphHostBytes(int64_t nodes, int64_t edges);
+
+/// The host memory a graph and the reference's tensors may take: the
+/// machine's physical memory.
+int64_t hostMemoryBytes();
+
+/// Empty when a graph of `nodes` and `edges` fits in hostMemoryBytes(), else
+/// a message naming the nodes, the edges and the bytes; `what` names the
+/// graph (a file, a generator spec).
+std::string checkGraphSize(const std::string &what, int64_t nodes,
+                           int64_t edges);
+
+/// Loads a graph from `spec`; a graph too large for this machine's memory
+/// (see checkGraphSize) is refused before it is built:
 ///  - a data-set folder (`meta.txt` + `edges.txt.gz` or `edges.npy`
 ///    [+ `graph_ids.txt.gz`]);
 ///  - a text file of `src dst` lines (optionally gzip-compressed), where a line

@@ -46,6 +46,15 @@ struct ArgumentSpec {
 mlir::FailureOr<std::vector<ArgumentSpec>>
 resolveArguments(mlir::func::FuncOp func, const HostGraph &graph);
 
+/// Checks that the tensors of `func` on `graph` fit in this machine's host
+/// memory, one double per element: its arguments only, or every tensor value
+/// (the reference keeps them all). A dynamic leading dimension counts nodes
+/// or edges by the value's domain (the larger where it is unknown). Emits an
+/// error naming the bytes and pointing at the largest tensor.
+mlir::LogicalResult checkHostMemory(mlir::func::FuncOp func,
+                                    const HostGraph &graph,
+                                    bool argumentsOnly);
+
 /// Seeded inputs for every non-graph argument, in order: uniform values in
 /// [-s, s) rounded to float32, with s = 1 for node and edge tensors and
 /// s = 1/sqrt(rows) for dense weights (rows = their leading size). The same
@@ -54,7 +63,8 @@ std::vector<Tensor> makeSeededInputs(llvm::ArrayRef<ArgumentSpec> args,
                                      uint64_t seed);
 
 /// Runs `func` on `graph` with `inputs` (one per non-graph argument, shapes
-/// as resolveArguments gives them) and returns its results.
+/// as resolveArguments gives them) and returns its results. Refuses (see
+/// checkHostMemory) what does not fit in host memory.
 mlir::FailureOr<std::vector<Tensor>>
 evaluateReference(mlir::func::FuncOp func, const HostGraph &graph,
                   llvm::ArrayRef<Tensor> inputs);

@@ -49,7 +49,17 @@ struct Tensor {
   }
   /// `[2708, 16]`.
   std::string shapeString() const;
+  /// `[2708, 16]` for `shape`.
+  static std::string shapeString(const std::vector<int64_t> &shape);
+  /// Bytes a tensor of `shape` holds on the host (doubles), or -1 when a
+  /// dimension is negative or the count overflows int64. Check it before
+  /// constructing a tensor whose shape comes from outside.
+  static int64_t hostBytes(const std::vector<int64_t> &shape);
 };
+
+/// The longest `.npy` header read: 1 MiB, far above what numpy writes (a few
+/// hundred bytes) or reads by default (10,000).
+constexpr uint64_t kMaxNpyHeaderBytes = uint64_t(1) << 20;
 
 /// Element type stored in a `.npy` file.
 enum class NpyType { Float32, Float64, Int64 };

@@ -136,6 +136,85 @@ func.func @softmax_of_node_tensor(%g: !gnn.graph, %x: tensor<?x8xf32>) {
 
 // -----
 
+// An argument without `gnn.domain` is bound with one row per node, so an edge
+// op may not read it.
+// expected-note @+1 {{a function argument with a dynamic leading dimension and no `gnn.domain` is a node tensor; declare `{gnn.domain = "edge"}` if it has one row per edge}}
+func.func @softmax_of_undeclared_argument(%g: !gnn.graph, %x: tensor<?x8xf32>) {
+  // expected-error @+1 {{'gnn.edge_softmax' op expects input to be an edge tensor but got a node tensor}}
+  %a = gnn.edge_softmax %g, %x : tensor<?x8xf32>
+  return
+}
+
+// -----
+
+// A static leading dimension says nothing about nodes or edges.
+func.func @reduce_of_unknown_domain(%g: !gnn.graph, %x: tensor<6x8xf32>) {
+  // expected-error @+1 {{'gnn.reduce' op expects input to be an edge tensor but cannot tell whether 'tensor<6x8xf32>' has one row per node or per edge; declare it with a `gnn.domain` function argument attribute}}
+  %r = gnn.reduce sum %g, %x : tensor<6x8xf32> -> tensor<6x8xf32>
+  return
+}
+
+// -----
+
+func.func @gather_of_unknown_producer(%g: !gnn.graph, %n: index) {
+  // expected-note @+1 {{the tensor is produced here}}
+  %x = tensor.empty(%n) : tensor<?x8xf32>
+  // expected-error @+1 {{'gnn.gather' op expects input to be a node tensor but cannot tell}}
+  %e = gnn.gather src %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+// A tensor computed from both a node tensor and an edge tensor along one
+// loop has no size any binding could give it.
+func.func @mixed(%g: !gnn.graph, %x: tensor<?x8xf32>,
+                 %e: tensor<?x8xf32> {gnn.domain = "edge"}) {
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %e, %c0 : tensor<?x8xf32>
+  %init = tensor.empty(%d) : tensor<?x8xf32>
+  // expected-note @+1 {{this op reads a node tensor and an edge tensor along its leading loop}}
+  %s = linalg.add ins(%x, %e : tensor<?x8xf32>, tensor<?x8xf32>) outs(%init : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %t = linalg.exp ins(%s : tensor<?x8xf32>) outs(%init : tensor<?x8xf32>) -> tensor<?x8xf32>
+  // expected-error @+1 {{'gnn.reduce' op expects input to be an edge tensor but it is computed from both node and edge tensors}}
+  %r = gnn.reduce sum %g, %t : tensor<?x8xf32> -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+// A verifier may rely on what an earlier graph op requires of a value only
+// because that op's verifier checks it: the wrong requirement is reported
+// there, and a later op with the right one passes.
+func.func @earlier_requirement(%g: !gnn.graph, %x: tensor<?x8xf32>) {
+  // expected-note @+1 {{the edge tensor is produced here}}
+  %e = gnn.gather src %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+  // expected-error @+1 {{'gnn.gather' op expects input to be a node tensor but got an edge tensor}}
+  %f = gnn.gather dst %g, %e : tensor<?x8xf32> -> tensor<?x8xf32>
+  %a = gnn.edge_softmax %g, %e : tensor<?x8xf32>
+  return
+}
+
+// -----
+
+// The same across kernel groups: program order spans blocks.
+func.func @earlier_requirement_in_group(%g: !gnn.graph, %x: tensor<?x8xf32>) {
+  // expected-note @+1 {{the edge tensor is produced here}}
+  %e = gnn.gather src %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+  %f = gnn.kernel_group "gather_0" -> tensor<?x8xf32> {
+    // expected-error @+1 {{'gnn.gather' op expects input to be a node tensor but got an edge tensor}}
+    %h = gnn.gather dst %g, %e : tensor<?x8xf32> -> tensor<?x8xf32>
+    gnn.yield %h : tensor<?x8xf32>
+  }
+  %a = gnn.kernel_group "edge_softmax_0" -> tensor<?x8xf32> {
+    %b = gnn.edge_softmax %g, %e : tensor<?x8xf32>
+    gnn.yield %b : tensor<?x8xf32>
+  }
+  return
+}
+
+// -----
+
 func.func @softmax_rank0(%g: !gnn.graph, %x: tensor<f32>) {
   // expected-error @+1 {{'gnn.edge_softmax' op expects input of rank at least 1 (one row per edge) but got 'tensor<f32>'}}
   %a = gnn.edge_softmax %g, %x : tensor<f32>
@@ -340,5 +419,13 @@ func.func @domain_on_graph(%g: !gnn.graph {gnn.domain = "node"}) {
 
 // expected-error @+1 {{unknown gnn argument attribute 'gnn.nodes'}}
 func.func @unknown_arg_attr(%g: !gnn.graph, %x: tensor<?xf32> {gnn.nodes = 1}) {
+  return
+}
+
+// -----
+
+// Parameters of the graph type are rejected, not dropped.
+// expected-error @+1 {{expects !gnn.graph without parameters (its sizes are known only at run time) but got '<'}}
+func.func @graph_parameters(%g: !gnn.graph<1, 2>) {
   return
 }

@@ -81,7 +81,8 @@ func.func @spmm(%g: !gnn.graph, %x: tensor<?x16xf32>, %w: tensor<?xf32> {gnn.dom
 // CHECK: gnn.reduce max %{{.*}}, %{{.*}} : tensor<?xf32> -> tensor<?xf32>
 // CHECK: gnn.reduce min %{{.*}}, %{{.*}} : tensor<?x2x3xf32> -> tensor<?x2x3xf32>
 func.func @reduce(%g: !gnn.graph, %e: tensor<?x4xf32> {gnn.domain = "edge"},
-                  %f: tensor<?xf32>, %k: tensor<?x2x3xf32>) {
+                  %f: tensor<?xf32> {gnn.domain = "edge"},
+                  %k: tensor<?x2x3xf32> {gnn.domain = "edge"}) {
   %0 = gnn.reduce sum %g, %e : tensor<?x4xf32> -> tensor<?x4xf32>
   %1 = gnn.reduce mean %g, %e reversed : tensor<?x4xf32> -> tensor<?x4xf32>
   %2 = gnn.reduce max %g, %f : tensor<?xf32> -> tensor<?xf32>
@@ -102,10 +103,11 @@ func.func @degree(%g: !gnn.graph) {
 
 // -----
 
-// Static sizes are allowed where a function is written for one graph.
+// Static sizes are allowed where a function is written for one graph; the
+// argument then says what its rows are.
 // CHECK-LABEL: func.func @static_sizes
 // CHECK: gnn.spmm sum %{{.*}}, %{{.*}} : tensor<5x8xf32> -> tensor<5x8xf32>
-func.func @static_sizes(%g: !gnn.graph, %x: tensor<5x8xf32>) -> tensor<5x8xf32> {
+func.func @static_sizes(%g: !gnn.graph, %x: tensor<5x8xf32> {gnn.domain = "node"}) -> tensor<5x8xf32> {
   %0 = gnn.spmm sum %g, %x : tensor<5x8xf32> -> tensor<5x8xf32>
   return %0 : tensor<5x8xf32>
 }

@@ -26,6 +26,18 @@ using namespace mlir::gnn;
 #define GET_ATTRDEF_CLASSES
 #include "gnn/Dialect/GNN/IR/GNNOpsAttrs.cpp.inc"
 
+Type mlir::gnn::GraphType::parse(AsmParser &parser) {
+  if (succeeded(parser.parseOptionalLess())) {
+    parser.emitError(parser.getCurrentLocation(),
+                     "expects !gnn.graph without parameters (its sizes are "
+                     "known only at run time) but got '<'");
+    return {};
+  }
+  return mlir::gnn::GraphType::get(parser.getContext());
+}
+
+void mlir::gnn::GraphType::print(AsmPrinter &) const {}
+
 LogicalResult
 ScheduleAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
                      Mapping mapping, int64_t lanes, int64_t block,

@@ -6,6 +6,7 @@
 
 #include "gnn/Dialect/GNN/IR/GNNOps.h"
 #include "gnn/Dialect/GNN/IR/GNNDomain.h"
+#include "gnn/Dialect/GNN/IR/GNNSizes.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
@@ -32,23 +33,53 @@ static StringRef withArticle(Domain domain) {
   return "an unknown";
 }
 
-/// Checks that `value` is not known to live on the other kind of index set
-/// (an edge tensor where a node tensor is expected, or the reverse).
+/// Checks that `value` is known to live on the `expected` index set: an edge
+/// tensor where a node tensor is expected (or the reverse) would be read out
+/// of bounds, and so would a tensor whose domain the IR does not tell.
 static LogicalResult checkDomain(Operation *op, Value value, StringRef name,
                                  Domain expected) {
-  Operation *origin = nullptr;
-  Domain actual = inferDomain(value, &origin);
-  if (actual == Domain::Unknown || actual == expected)
+  if (inferDomainForVerifier(value, op) == expected)
     return success();
+  DomainSource source = inferDomainSource(value);
+  Domain actual = source.domain;
+  if (actual == expected)
+    return success();
+  if (source.mixedAt) {
+    InFlightDiagnostic diag =
+        op->emitOpError()
+        << "expects " << name << " to be " << withArticle(expected)
+        << " tensor but it is computed from both node and edge tensors";
+    diag.attachNote(source.mixedAt->getLoc())
+        << "this op reads a node tensor and an edge tensor along its leading "
+           "loop";
+    return diag;
+  }
+  if (actual == Domain::Unknown) {
+    InFlightDiagnostic diag =
+        op->emitOpError()
+        << "expects " << name << " to be " << withArticle(expected)
+        << " tensor but cannot tell whether " << Type(value.getType())
+        << " has one row per node or per edge; declare it with a `"
+        << kDomainAttrName << "` function argument attribute";
+    if (Operation *def = value.getDefiningOp())
+      diag.attachNote(def->getLoc()) << "the tensor is produced here";
+    return diag;
+  }
   InFlightDiagnostic diag = op->emitOpError()
                             << "expects " << name << " to be "
                             << withArticle(expected) << " tensor but got "
                             << withArticle(actual) << " tensor";
-  if (origin)
-    diag.attachNote(origin->getLoc())
+  if (source.origin)
+    diag.attachNote(source.origin->getLoc())
         << "the " << stringifyDomain(actual) << " tensor is produced here";
+  else if (source.byDefault)
+    diag.attachNote(source.argument.getLoc())
+        << "a function argument with a dynamic leading dimension and no `"
+        << kDomainAttrName << "` is a node tensor; declare `{"
+        << kDomainAttrName << " = \"" << stringifyDomain(expected)
+        << "\"}` if it has one row per " << stringifyDomain(expected);
   else
-    diag.attachNote(value.getLoc())
+    diag.attachNote(source.argument.getLoc())
         << "declared by the function argument's `" << kDomainAttrName << "`";
   return failure();
 }
@@ -115,6 +146,8 @@ static LogicalResult checkAtLeastRank(Operation *op, RankedTensorType t,
 //===----------------------------------------------------------------------===//
 
 LogicalResult GatherOp::verify() {
+  if (failed(verifyStaticSizes(*this)))
+    return failure();
   auto in = getInput().getType(), out = getResult().getType();
   if (failed(checkAtLeastRank(*this, in, "input", 1, "one row per node")) ||
       failed(checkElementTypes(*this, getInput(), "input", getResult(),
@@ -130,6 +163,8 @@ LogicalResult GatherOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult SddmmOp::verify() {
+  if (failed(verifyStaticSizes(*this)))
+    return failure();
   auto lhs = getLhs().getType(), rhs = getRhs().getType(),
        out = getResult().getType();
   if (failed(checkAtLeastRank(*this, lhs, "lhs", 1, "one row per node")) ||
@@ -185,6 +220,8 @@ LogicalResult EdgeSoftmaxOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult SpmmOp::verify() {
+  if (failed(verifyStaticSizes(*this)))
+    return failure();
   auto in = getInput().getType(), out = getResult().getType();
   if (failed(checkAtLeastRank(*this, in, "input", 2,
                               "node rows of features")) ||
@@ -210,6 +247,8 @@ LogicalResult SpmmOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ReduceOp::verify() {
+  if (failed(verifyStaticSizes(*this)))
+    return failure();
   auto in = getInput().getType(), out = getResult().getType();
   if (failed(checkAtLeastRank(*this, in, "input", 1, "one row per edge")) ||
       failed(checkElementTypes(*this, getInput(), "input", getResult(),
@@ -225,6 +264,8 @@ LogicalResult ReduceOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult DegreeOp::verify() {
+  if (failed(verifyStaticSizes(*this)))
+    return failure();
   auto out = getResult().getType();
   if (out.getRank() != 1)
     return emitOpError() << "expects a rank-1 result (one degree per node) "

@@ -8,6 +8,10 @@
 #include "gnn/Analysis/Schedule.h"
 #include "gnn/Dialect/GNN/Transforms/Passes.h"
 
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
+
 namespace mlir {
 namespace gnn {
 #define GEN_PASS_DEF_GNNSELECTSCHEDULES
@@ -19,14 +23,16 @@ using namespace mlir;
 using namespace mlir::gnn;
 
 /// Elements of one row of `value` (the product of its trailing static
-/// dimensions), or 1 when it is not a ranked tensor.
+/// dimensions), or 1 when it is not a ranked tensor; INT64_MAX when the
+/// product overflows (which ScheduleProblem::check rejects).
 static int64_t rowElements(Value value) {
   auto t = dyn_cast<RankedTensorType>(value.getType());
   if (!t || t.getRank() == 0)
     return 1;
   int64_t row = 1;
   for (int64_t d : t.getShape().drop_front())
-    row *= ShapedType::isDynamic(d) ? 1 : d;
+    if (!ShapedType::isDynamic(d) && llvm::MulOverflow(row, d, row))
+      return std::numeric_limits<int64_t>::max();
   return row;
 }
 

@@ -15,6 +15,7 @@
 #define GNN_DIALECT_GNN_IR_GNNDOMAIN_H
 
 #include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringRef.h"
 
 namespace mlir {
@@ -30,12 +31,57 @@ constexpr llvm::StringLiteral kDomainAttrName = "gnn.domain";
 /// Returns "node", "edge" or "unknown".
 llvm::StringRef stringifyDomain(Domain domain);
 
-/// The domain of `value`, derived from its producer: graph ops have a fixed
+/// A value's domain and what it was read from.
+struct DomainSource {
+  Domain domain = Domain::Unknown;
+  /// The graph op whose result fixes the domain, if any.
+  Operation *origin = nullptr;
+  /// Else the function argument that has it.
+  Value argument;
+  /// True when the argument has no `gnn.domain` and the domain is its
+  /// default (node), not something the IR states.
+  bool byDefault = false;
+  /// When the domain is Unknown because the value mixes index sets: the op
+  /// (e.g. a linalg.generic) whose leading loop reads both a node tensor and
+  /// an edge tensor, which no binding can size.
+  Operation *mixedAt = nullptr;
+};
+
+/// The domain of `value`, derived from its producers: graph ops have a fixed
 /// result domain, `linalg` and reshaping ops keep the domain of their operands
-/// when the leading dimension passes through, and function arguments carry
-/// `gnn.domain`. Returns Unknown where the IR does not say. When the result
-/// is known and `origin` is given, it is set to the op (or null for a block
-/// argument) the answer was read from.
+/// when the leading dimension passes through (a stated domain wins over a
+/// default one), and function arguments carry `gnn.domain`; a tensor argument
+/// without it whose leading dimension is dynamic is a node tensor, as the
+/// tools bind it. The domain is Unknown where the IR does not say, and where
+/// a value is read from both node and edge tensors (see `mixedAt`). Linear in
+/// the size of the IR above `value`: each value is looked at once.
+DomainSource inferDomainSource(Value value);
+
+/// The domain of `value` as the verifier of the graph op `user` sees it: as
+/// inferDomainSource, except that a value which a graph op earlier in
+/// program order requires to be a node (or edge) tensor has that domain,
+/// since that op's verifier checks it. Verifying every graph op of a block then
+/// stays linear where many of them read one long chain. Where the answer is
+/// not what `user` expects, ask inferDomainSource for the diagnostic.
+Domain inferDomainForVerifier(Value value, Operation *user);
+
+/// inferDomainSource for many values, sharing what was learned on the way:
+/// linear in the IR for all of them together. The IR must not change while
+/// the cache is in use.
+class DomainCache {
+public:
+  DomainSource lookup(Value value);
+
+  /// Each value looked at, with whether its answer is final.
+  using Memo = llvm::DenseMap<Value, std::pair<DomainSource, bool>>;
+
+private:
+  Memo memo;
+};
+
+/// The domain of `value` (see inferDomainSource). When the result is known
+/// and `origin` is given, it is set to the op (or null for a block argument)
+/// the answer was read from.
 Domain inferDomain(Value value, Operation **origin = nullptr);
 
 } // namespace gnn

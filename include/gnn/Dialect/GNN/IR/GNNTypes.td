@@ -28,6 +28,9 @@ def GNN_GraphType : TypeDef<GNN_Dialect, "Graph"> {
     func.func @f(%g: !gnn.graph, %x: tensor<?x16xf32>) -> tensor<?x16xf32>
     ```
   }];
+  // The parser rejects parameters (`!gnn.graph<1, 2>`) rather than dropping
+  // them.
+  let hasCustomAssemblyFormat = 1;
 }
 
 // Tensor constraints used by the ops.

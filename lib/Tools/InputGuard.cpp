@@ -1,0 +1,331 @@
+//===- InputGuard.cpp - what the tools do before and around MLIR ----------===//
+//
+// Part of gnnc.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Tools/InputGuard.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Signals.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cctype>
+#include <unistd.h>
+
+using namespace llvm;
+
+namespace {
+
+/// Walks the text of an `.mlir` buffer token-free: skips string literals and
+/// `//` comments and reports the rest character by character.
+class Scanner {
+public:
+  Scanner(SourceMgr &sourceMgr)
+      : sourceMgr(sourceMgr),
+        text(sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
+                 ->getBuffer()) {}
+
+  bool run() {
+    checkNesting();
+    checkIteratorTypes();
+    checkReassociations();
+    return ok;
+  }
+
+private:
+  SourceMgr &sourceMgr;
+  StringRef text;
+  bool ok = true;
+
+  /// Prints `message` at `pos`, with the source line and a caret unless the
+  /// line is too long to show (a 100,000-bracket line).
+  void error(size_t pos, const Twine &message) {
+    SMLoc loc = SMLoc::getFromPointer(text.data() + pos);
+    size_t lineStart = text.rfind('\n', pos);
+    lineStart = lineStart == StringRef::npos ? 0 : lineStart + 1;
+    size_t lineEnd = text.find('\n', pos);
+    if (lineEnd == StringRef::npos)
+      lineEnd = text.size();
+    if (lineEnd - lineStart <= 400) {
+      sourceMgr.PrintMessage(loc, SourceMgr::DK_Error, message);
+    } else {
+      auto [line, column] = sourceMgr.getLineAndColumn(loc);
+      errs() << sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
+                    ->getBufferIdentifier()
+             << ":" << line << ":" << column << ": error: " << message
+             << "\n";
+    }
+    ok = false;
+  }
+
+  /// The position after the string literal or comment starting at `pos`, or
+  /// `pos` when there is none.
+  size_t skipLiteral(size_t pos) const {
+    if (text[pos] == '"') {
+      for (size_t i = pos + 1; i < text.size(); ++i) {
+        if (text[i] == '\\')
+          ++i;
+        else if (text[i] == '"')
+          return i + 1;
+      }
+      return text.size();
+    }
+    if (text[pos] == '/' && pos + 1 < text.size() && text[pos + 1] == '/') {
+      size_t end = text.find('\n', pos);
+      return end == StringRef::npos ? text.size() : end;
+    }
+    return pos;
+  }
+
+  /// Nesting of (), [], {} and <> (not `->`, `<=`, `>=`), outside strings
+  /// and comments. The first opening beyond kMaxNesting is reported; the
+  /// parser would recurse past its stack on 100,000 levels.
+  void checkNesting() {
+    int depth = 0;
+    for (size_t i = 0; i < text.size();) {
+      size_t next = skipLiteral(i);
+      if (next != i) {
+        i = next;
+        continue;
+      }
+      char c = text[i];
+      char after = i + 1 < text.size() ? text[i + 1] : '\0';
+      char before = i ? text[i - 1] : '\0';
+      bool open = c == '(' || c == '[' || c == '{' || (c == '<' && after != '=');
+      bool close = c == ')' || c == ']' || c == '}' ||
+                   (c == '>' && before != '-' && after != '=');
+      if (open && ++depth > gnn::kMaxNesting) {
+        error(i, "expects brackets nested at most " +
+                     Twine(gnn::kMaxNesting) +
+                     " deep but this one is deeper (checked before parsing: "
+                     "the parser recurses once per level)");
+        return;
+      }
+      if (close && depth > 0)
+        --depth;
+      ++i;
+    }
+  }
+
+  /// The positions of `word` as a whole identifier outside strings and
+  /// comments.
+  SmallVector<size_t> find(StringRef word) const {
+    SmallVector<size_t> found;
+    for (size_t i = 0; i < text.size();) {
+      size_t next = skipLiteral(i);
+      if (next != i) {
+        i = next;
+        continue;
+      }
+      if (text.substr(i).starts_with(word) &&
+          (i == 0 || !isIdentifierChar(text[i - 1])) &&
+          (i + word.size() >= text.size() ||
+           !isIdentifierChar(text[i + word.size()])))
+        found.push_back(i);
+      ++i;
+    }
+    return found;
+  }
+
+  static bool isIdentifierChar(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+           c == '.' || c == '$';
+  }
+
+  size_t skipSpace(size_t pos) const {
+    while (pos < text.size() &&
+           std::isspace(static_cast<unsigned char>(text[pos])))
+      ++pos;
+    return pos;
+  }
+
+  /// The elements of the top-level list `[a, b, ...]` at `pos` (which must
+  /// be `[`), as (position, text) pairs with nested brackets kept whole.
+  /// Returns false when the list does not close.
+  bool listElements(size_t pos,
+                    SmallVectorImpl<std::pair<size_t, StringRef>> &out) const {
+    int depth = 0;
+    size_t start = pos + 1;
+    for (size_t i = pos; i < text.size();) {
+      size_t next = skipLiteral(i);
+      if (next != i) {
+        i = next;
+        continue;
+      }
+      char c = text[i];
+      if (c == '[' || c == '(' || c == '{' || c == '<')
+        ++depth;
+      else if (c == ']' || c == ')' || c == '}' || c == '>')
+        --depth;
+      if ((depth == 1 && c == ',') || depth == 0) {
+        size_t b = skipSpace(start);
+        StringRef element = text.slice(b, i).rtrim();
+        if (!element.empty() || c == ',')
+          out.push_back({b, element});
+        start = i + 1;
+      }
+      if (depth == 0)
+        return true;
+      ++i;
+    }
+    return false;
+  }
+
+  /// `iterator_types = [...]` holds "parallel" / "reduction" strings or
+  /// #linalg.iterator_type<...>; MLIR 22's linalg.generic parser crashes on
+  /// anything else (`iterator_types = [35]`).
+  void checkIteratorTypes() {
+    for (size_t at : find("iterator_types")) {
+      size_t i = skipSpace(at + StringRef("iterator_types").size());
+      if (i >= text.size() || text[i] != '=')
+        continue;
+      i = skipSpace(i + 1);
+      if (i >= text.size() || text[i] != '[')
+        continue;
+      SmallVector<std::pair<size_t, StringRef>> elements;
+      if (!listElements(i, elements))
+        continue;
+      for (auto [pos, element] : elements) {
+        bool isString = element.size() >= 2 && element.front() == '"' &&
+                        element.back() == '"';
+        if (isString || element.starts_with("#linalg.iterator_type<"))
+          continue;
+        error(pos, "expects each of `iterator_types` to be \"parallel\" or "
+                   "\"reduction\" but got `" +
+                       element.take_front(40) + "`");
+        break;
+      }
+    }
+  }
+
+  /// The reassociation of tensor.expand_shape / collapse_shape has no empty
+  /// group; MLIR 22's ExpandShapeOp verifier crashes on `[[], [1, 2]]`.
+  void checkReassociations() {
+    SmallVector<size_t> starts;
+    for (StringRef op : {"tensor.expand_shape", "tensor.collapse_shape",
+                         "memref.expand_shape", "memref.collapse_shape"})
+      for (size_t at : find(op)) {
+        // The custom form: `op %src [[...], ...]`.
+        size_t i = at + op.size();
+        i = skipSpace(i);
+        while (i < text.size() && !std::isspace(static_cast<unsigned char>(text[i])) &&
+               text[i] != '[')
+          ++i;
+        i = skipSpace(i);
+        if (i < text.size() && text[i] == '[')
+          starts.push_back(i);
+      }
+    // The generic form: `reassociation = [[...], ...]`.
+    for (size_t at : find("reassociation")) {
+      size_t i = skipSpace(at + StringRef("reassociation").size());
+      if (i < text.size() && text[i] == '=') {
+        i = skipSpace(i + 1);
+        if (i < text.size() && text[i] == '[')
+          starts.push_back(i);
+      }
+    }
+    for (size_t start : starts) {
+      SmallVector<std::pair<size_t, StringRef>> groups;
+      if (!listElements(start, groups))
+        continue;
+      for (auto [pos, group] : groups) {
+        if (!group.starts_with("["))
+          break; // not a list of lists: left to the parser
+        if (!group.drop_front().ltrim().starts_with("]"))
+          continue;
+        error(pos, "expects every reassociation group to hold at least one "
+                   "dimension but got `" +
+                       group.take_front(40) + "`");
+        break;
+      }
+    }
+  }
+};
+
+} // namespace
+
+bool gnn::precheckSource(SourceMgr &sourceMgr) {
+  return Scanner(sourceMgr).run();
+}
+
+bool gnn::precheckFile(StringRef path) {
+  if (path == "-")
+    return true;
+  ErrorOr<std::unique_ptr<MemoryBuffer>> file =
+      MemoryBuffer::getFile(path, /*IsText=*/false,
+                            /*RequiresNullTerminator=*/false);
+  if (!file)
+    return true;
+  SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(*file), SMLoc());
+  return precheckSource(sourceMgr);
+}
+
+/// The internal-error message, formatted before any crash: the signal
+/// handler below may only write it.
+static std::string &crashMessage() {
+  static std::string message;
+  return message;
+}
+
+/// Called by LLVM's signal handler (after the stack trace) for a crash on a
+/// thread without a CrashRecoveryContext, such as MLIR's worker threads:
+/// prints the internal error and exits with kInternalErrorExitCode.
+static void onUncontainedCrash(void *) {
+  const std::string &message = crashMessage();
+  size_t done = 0;
+  while (done < message.size()) {
+    ssize_t n = ::write(2, message.data() + done, message.size() - done);
+    if (n <= 0)
+      break;
+    done += static_cast<size_t>(n);
+  }
+  ::_exit(gnn::kInternalErrorExitCode);
+}
+
+/// `arg` as a POSIX shell word: as it is when it holds only safe
+/// characters, else in single quotes.
+static std::string shellQuoted(StringRef arg) {
+  bool safe = !arg.empty() && llvm::all_of(arg, [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           StringRef("-_=./,:+@%").contains(c);
+  });
+  if (safe)
+    return arg.str();
+  std::string quoted = "'";
+  for (char c : arg) {
+    if (c == '\'')
+      quoted += "'\\''";
+    else
+      quoted += c;
+  }
+  return quoted + "'";
+}
+
+int gnn::runContained(StringRef tool, StringRef input, int argc, char **argv,
+                      function_ref<int()> body) {
+  {
+    raw_string_ostream os(crashMessage());
+    os << tool << ": internal error: crashed while processing '" << input
+       << "' (a bug in gnnc or in the MLIR it is built on; the input may "
+          "be malformed in a way no check catches yet)\n"
+       << tool << ": reproduce with:";
+    for (int i = 0; i < argc; ++i)
+      os << " " << shellQuoted(argv[i]);
+    os << "\n";
+  }
+  sys::AddSignalHandler(onUncontainedCrash, nullptr);
+  CrashRecoveryContext::Enable();
+  CrashRecoveryContext context;
+  int code = 0;
+  if (context.RunSafelyOnThread([&] { code = body(); }, kToolStackBytes))
+    return code;
+  errs() << crashMessage();
+  errs().flush();
+  return kInternalErrorExitCode;
+}
