@@ -9,7 +9,7 @@ func.func @graph_region() {
   builtin.module {
     %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
     %g = "test.graph"() : () -> !gnn.graph
-    %x = "test.features"() : () -> tensor<?x8xf32>
+    %x = gnn.spmm sum %g, %s : tensor<?x8xf32> -> tensor<?x8xf32>
   }
   return
 }

@@ -402,6 +402,9 @@ struct FormKernelGroups
     if (failed(parseRules(options)))
       return signalPassFailure();
     func::FuncOp func = getOperation();
+    // A declaration has nothing to group.
+    if (func.isExternal())
+      return;
     // The body, then every other block with a graph op outside a group.
     llvm::SetVector<Block *> blocks;
     blocks.insert(&func.getBody().front());
