@@ -2,8 +2,10 @@
 # Derives every example's forward and backward functions with gnn-autodiff
 # (every tensor argument differentiable) and runs both with the cuda backend
 # on each graph against the reference evaluator (gnn-run checks each result,
-# |gnnc - ref| <= 1e-4 * (1 + |ref|)). The backward runs on seeded inputs
-# standing for the residuals and output gradients. Needs a GPU.
+# |gnnc - ref| <= 1e-4 * (1 + |ref|)). The backward runs on the residuals the
+# forward produced (its results beyond @f's own) and seeded output
+# gradients. Needs a GPU (BACKEND=reference runs the same flow on the CPU,
+# with no comparison); Python 3 with NumPy.
 #
 #   test/Integration/run-autodiff.sh GNN_OPT GNN_RUN DATASETS [GRAPH...]
 #
@@ -29,19 +31,42 @@ for g in "${graphs[@]}"; do
   spec="$g"
   [[ "$g" == *:* ]] || spec="$datasets/$g"
   for e in "${examples[@]}"; do
+    d="$work/run"; rm -rf "$d"; mkdir -p "$d/bwd-inputs"
+    # The forward, whose results and residuals feed the backward.
     for fn in "${e}_fwd" "${e}_bwd"; do
+      extra=(--output-dir="$d/fwd")
+      [ "$fn" = "${e}_bwd" ] && extra=(--inputs="$d/bwd-inputs")
       out=$("$gnn_run" "$work/$e.mlir" --function="$fn" --graph="$spec" \
-            --backend=cuda --reps=5 --warmup=2 2>&1)
+            --backend="${BACKEND:-cuda}" --reps=5 --warmup=2 "${extra[@]}" 2>&1)
       rc=$?
       ms=$(printf '%s\n' "$out" | sed -n 's/.*"median_ms": \([0-9.e+-]*\).*/\1/p' | head -1)
       ratio=$(printf '%s\n' "$out" | sed -n 's/.*"worst_ratio_to_tolerance": \([0-9.e+-]*\).*/\1/p' | head -1)
-      if [ $rc -eq 0 ] && printf '%s' "$out" | grep -q '"match": true'; then
+      if [ $rc -eq 0 ] && { [ "${BACKEND:-cuda}" = reference ] || printf '%s' "$out" | grep -q '"match": true'; }; then
         pass=$((pass + 1)); result=PASS
       else
         fail=$((fail + 1)); result=FAIL
         printf '%s\n' "$out" | grep -E "error" | head -3 >&2
       fi
       printf '%-40s %-18s %10s %12s  %s\n' "${g:0:40}" "$fn" "${ms:--}" "${ratio:--}" "$result"
+      if [ "$fn" = "${e}_fwd" ]; then
+        # Backward inputs: the graph is argument 0, then the residuals (the
+        # forward's results after @f's own), then a seeded gradient per result.
+        python3 - "$work/$e.mlir" "$e" "$d/fwd" "$d/bwd-inputs" <<'PY' || exit 1
+import re, sys, glob, numpy as np
+src, name, fwd, out = sys.argv[1:5]
+text = open(src).read()
+sig = re.search(r"func\.func @" + name + r"\(.*?\)\s*->\s*(\([^{]*\)|[^{]*)\{", text, re.S).group(1)
+n = len(re.findall(r"tensor<", sig))
+results = sorted(glob.glob(fwd + "/result*.npy"), key=lambda p: int(re.findall(r"(\d+)\.npy$", p)[0]))
+rng = np.random.default_rng(5)
+k = 1
+for p in results[n:]:
+    np.save(f"{out}/arg{k}.npy", np.load(p).astype(np.float32)); k += 1
+for p in results[:n]:
+    shape = np.load(p).shape
+    np.save(f"{out}/arg{k}.npy", rng.uniform(-1, 1, shape).astype(np.float32)); k += 1
+PY
+      fi
     done
   done
 done
