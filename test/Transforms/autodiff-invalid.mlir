@@ -82,3 +82,18 @@ func.func @taken_fwd() {
 
 // expected-error @+1 {{'func.func' op cannot be differentiated: it has no body}}
 func.func private @declared(%x: tensor<4xf32> {gnn.differentiable}) -> tensor<4xf32>
+
+// -----
+
+#shift = affine_map<(d0) -> (d0 + 1)>
+#id1 = affine_map<(d0) -> (d0)>
+func.func @shifted(%x: tensor<5xf32> {gnn.differentiable}) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  // expected-error @+1 {{'linalg.generic' op has no derivative rule for operand 0: its indexing map affine_map<(d0) -> (d0 + 1)> is not made of loops (and constant 0s of size-1 dimensions)}}
+  %y = linalg.generic {indexing_maps = [#shift, #id1], iterator_types = ["parallel"]}
+      ins(%x : tensor<5xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}

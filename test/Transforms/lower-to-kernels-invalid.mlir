@@ -561,3 +561,23 @@ func.func @node_map(%g: !gnn.graph, %x: tensor<?x8xf32>, %y: tensor<?x8xf32>) ->
   }
   return %r : tensor<?x8xf32>
 }
+
+// -----
+
+// A maximum over all rows into a static result is not a sum: the row
+// reduction kernel merges partial results by adding them.
+#rmax_in = affine_map<(d0, d1) -> (d1, d0)>
+#rmax_out = affine_map<(d0, d1) -> (d0)>
+func.func @row_max(%g: !gnn.graph, %x: tensor<?x8xf32>, %init: tensor<8xf32>) -> tensor<8xf32> {
+  %r = gnn.kernel_group "rmax" family = elementwise schedule = <mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<8xf32> {
+    // expected-error @+1 {{'linalg.generic' op sums over rows of unknown count only as `out + term`, but result 0 is not such a sum}}
+    %m = linalg.generic {indexing_maps = [#rmax_in, #rmax_out], iterator_types = ["parallel", "reduction"]}
+        ins(%x : tensor<?x8xf32>) outs(%init : tensor<8xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %s = arith.maximumf %o, %a : f32
+      linalg.yield %s : f32
+    } -> tensor<8xf32>
+    gnn.yield %m : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
