@@ -406,6 +406,41 @@ static AffineExpr gridFor(AffineExpr threads, int64_t block) {
 // Dense groups
 //===----------------------------------------------------------------------===//
 
+/// Nests scf.for loops over the static loops `d..` of `op` (skipping loop
+/// `skip`, set by the caller; -1: none) carrying `acc`, evaluates the body at
+/// the innermost point (inputs read at `idx`) and returns the final values.
+static FailureOr<SmallVector<Value>>
+nestReductions(KernelBuilder &kb, linalg::GenericOp op,
+               SmallVectorImpl<Value> &idx, ArrayRef<int64_t> bounds,
+               int64_t d, int64_t skip, ValueRange acc) {
+  if (d == skip)
+    return nestReductions(kb, op, idx, bounds, d + 1, skip, acc);
+  if (d == (int64_t)op.getNumLoops()) {
+    SmallVector<Value> args;
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      FailureOr<Value> a =
+          kb.access(in->get(), op.getMatchingIndexingMap(in), idx, op);
+      if (failed(a))
+        return failure();
+      args.push_back(*a);
+    }
+    llvm::append_range(args, acc);
+    return kb.inlineBody(op, args, idx);
+  }
+  OpBuilder &b = kb.b;
+  auto loop = scf::ForOp::create(b, kb.loc, kb.idx(0), kb.idx(bounds[d]),
+                                 kb.idx(1), acc);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  idx[d] = loop.getInductionVar();
+  FailureOr<SmallVector<Value>> inner =
+      nestReductions(kb, op, idx, bounds, d + 1, skip, loop.getRegionIterArgs());
+  if (failed(inner))
+    return failure();
+  scf::YieldOp::create(b, kb.loc, *inner);
+  return SmallVector<Value>(loop.getResults());
+}
+
 /// The extent of reduction loop `d` as rows of nodes or edges: the rows of an
 /// operand it indexes in the first place (none: failure, no diagnostic).
 static FailureOr<AffineExpr> reductionExtent(linalg::LinalgOp op, int64_t d) {
@@ -475,36 +510,9 @@ static LogicalResult lowerRowReduction(KernelGroupOp group,
     b.setInsertionPointToStart(rowsLoop.getBody());
     idx[rowLoop] = rowsLoop.getInductionVar();
     // Static reduction loops inside, then the body.
-    std::function<FailureOr<SmallVector<Value>>(int64_t, ValueRange)> nest =
-        [&](int64_t d, ValueRange acc) -> FailureOr<SmallVector<Value>> {
-      if (d == rowLoop)
-        return nest(d + 1, acc);
-      if (d == (int64_t)op.getNumLoops()) {
-        SmallVector<Value> args;
-        for (OpOperand *in : op.getDpsInputOperands()) {
-          FailureOr<Value> a =
-              kb.access(in->get(), op.getMatchingIndexingMap(in), idx, op);
-          if (failed(a))
-            return failure();
-          args.push_back(*a);
-        }
-        llvm::append_range(args, acc);
-        return kb.inlineBody(op, args, idx);
-      }
-      auto loop = scf::ForOp::create(b, loc, kb.idx(0),
-                                     kb.idx(staticBounds[d]), kb.idx(1), acc);
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPointToStart(loop.getBody());
-      idx[d] = loop.getInductionVar();
-      FailureOr<SmallVector<Value>> next =
-          nest(d + 1, loop.getRegionIterArgs());
-      if (failed(next))
-        return failure();
-      scf::YieldOp::create(b, loc, *next);
-      return SmallVector<Value>(loop.getResults());
-    };
     FailureOr<SmallVector<Value>> next =
-        nest(numParallel, rowsLoop.getRegionIterArgs());
+        nestReductions(kb, op, idx, staticBounds, numParallel, rowLoop,
+                       rowsLoop.getRegionIterArgs());
     if (failed(next))
       return failure();
     scf::YieldOp::create(b, loc, *next);
@@ -669,32 +677,8 @@ LogicalResult mlir::gnnk::lowerElementwise(KernelGroupOp group,
     }
     starts.push_back(start);
   }
-  std::function<FailureOr<SmallVector<Value>>(int64_t, ValueRange)> nest =
-      [&](int64_t d, ValueRange acc) -> FailureOr<SmallVector<Value>> {
-    if (d == (int64_t)bounds.size()) {
-      SmallVector<Value> args;
-      for (OpOperand *in : op.getDpsInputOperands()) {
-        FailureOr<Value> a =
-            kb.access(in->get(), op.getMatchingIndexingMap(in), idx, op);
-        if (failed(a))
-          return failure();
-        args.push_back(*a);
-      }
-      llvm::append_range(args, acc);
-      return kb.inlineBody(generic, args, idx);
-    }
-    auto loop = scf::ForOp::create(b, kb.loc, kb.idx(0), kb.idx(bounds[d]),
-                                   kb.idx(1), acc);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    idx[d] = loop.getInductionVar();
-    FailureOr<SmallVector<Value>> inner = nest(d + 1, loop.getRegionIterArgs());
-    if (failed(inner))
-      return failure();
-    scf::YieldOp::create(b, kb.loc, *inner);
-    return SmallVector<Value>(loop.getResults());
-  };
-  FailureOr<SmallVector<Value>> values = nest(numParallel, starts);
+  FailureOr<SmallVector<Value>> values =
+      nestReductions(kb, generic, idx, bounds, numParallel, -1, starts);
   if (failed(values))
     return failure();
   for (auto [i, v] : llvm::enumerate(*values))
