@@ -139,3 +139,38 @@ func.func @bias(%x: tensor<?x4xf32>, %b: tensor<4xf32> {gnn.differentiable}) -> 
   } -> tensor<?x4xf32>
   return %y : tensor<?x4xf32>
 }
+
+// -----
+
+// Attention: the softmax's row term sum_{e -> d} a[e] * da[e], with da the
+// spmm's weight gradient sddmm dot(v, dout), is D[d] = sum_f dout[d, f] *
+// out[d, f]: a node-sized reduction instead of an edge-sized one. The output
+// is kept for it (a node tensor), the weights are recomputed.
+// CHECK-LABEL: func.func @attention_bwd(
+// CHECK-NOT: gnn.domain = "edge"
+// CHECK: gnn.spmm sum %arg0, %[[DOUT:arg[0-9]+]] weights({{.*}}) reversed
+// CHECK: %[[DA:.*]] = gnn.sddmm dot %arg0, %{{.*}}, %[[DOUT]] : tensor<?x2x4xf32>, tensor<?x2x4xf32> -> tensor<?x2xf32>
+// CHECK: %[[D:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[DOUT]], %{{.*}} : tensor<?x2x4xf32>, tensor<?x2x4xf32>)
+// CHECK: gnn.gather dst %arg0, %[[D]]
+// CHECK-NOT: gnn.reduce sum %arg0, %{{.*}} : tensor<?x2xf32> -> tensor<?x2xf32>
+// CHECK: return
+func.func @attention(%g: !gnn.graph, %q: tensor<?x2x4xf32> {gnn.differentiable}, %v: tensor<?x2x4xf32> {gnn.differentiable}) -> tensor<?x2x4xf32> {
+  %s = gnn.sddmm dot %g, %q, %q : tensor<?x2x4xf32>, tensor<?x2x4xf32> -> tensor<?x2xf32>
+  %a = gnn.edge_softmax %g, %s : tensor<?x2xf32>
+  %o = gnn.spmm sum %g, %v weights(%a : tensor<?x2xf32>) : tensor<?x2x4xf32> -> tensor<?x2x4xf32>
+  return %o : tensor<?x2x4xf32>
+}
+
+// -----
+
+// The weights also returned: their gradient sums two contributions, the
+// identity does not apply and the edge reduction stays.
+// CHECK-LABEL: func.func @attention_weights_returned_bwd(
+// CHECK: %[[T:.*]] = linalg.generic
+// CHECK: gnn.reduce sum %arg0, %{{.*}} : tensor<?x2xf32> -> tensor<?x2xf32>
+func.func @attention_weights_returned(%g: !gnn.graph, %q: tensor<?x2x4xf32> {gnn.differentiable}, %v: tensor<?x2x4xf32> {gnn.differentiable}) -> (tensor<?x2x4xf32>, tensor<?x2xf32>) {
+  %s = gnn.sddmm dot %g, %q, %q : tensor<?x2x4xf32>, tensor<?x2x4xf32> -> tensor<?x2xf32>
+  %a = gnn.edge_softmax %g, %s : tensor<?x2xf32>
+  %o = gnn.spmm sum %g, %v weights(%a : tensor<?x2xf32>) : tensor<?x2x4xf32> -> tensor<?x2x4xf32>
+  return %o, %a : tensor<?x2x4xf32>, tensor<?x2xf32>
+}

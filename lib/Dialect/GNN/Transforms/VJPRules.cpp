@@ -237,6 +237,65 @@ struct SddmmVJP : public VJPOpInterface::ExternalModel<SddmmVJP, SddmmOp> {
   }
 };
 
+/// The flash-attention identity. When the softmax's weights `a` feed only
+/// `y = spmm sum x weights(a)` and `da` is that spmm's weight gradient
+/// `sddmm dot x, dy`, the edge reduction sum_{e -> d} a[e] * da[e] is
+/// sum_f dy[d, f] * y[d, f]: a node-sized product instead of an edge-sized
+/// one. Returns it, or null when the pattern does not hold.
+Value rowDot(GraphTB &t, EdgeSoftmaxOp softmax, Value da) {
+  Value alpha = softmax.getResult();
+  auto dot = da.getDefiningOp<SddmmOp>();
+  if (!dot || dot.getKind() != SddmmKind::dot ||
+      dot.getGraph() != softmax.getGraph())
+    return Value();
+  // The spmm whose weight gradient `da` is (a gradient summed from several
+  // uses of the weights would not be a single sddmm).
+  SpmmOp spmm;
+  for (Operation *user : alpha.getUsers())
+    if (auto candidate = dyn_cast<SpmmOp>(user);
+        candidate && candidate.getWeights() == alpha &&
+        candidate.getReduce() == ReduceKind::sum &&
+        candidate.getGraph() == softmax.getGraph() &&
+        candidate.getReversed() == softmax.getReversed() &&
+        dot.getReversed() == candidate.getReversed() &&
+        dot.getLhs() == candidate.getInput())
+      spmm = candidate;
+  if (!spmm)
+    return Value();
+  Value dy = dot.getRhs(), y = spmm.getResult();
+  if (dy.getType() != y.getType())
+    return Value();
+  // sum over the last dimension of dy * y, a row per node.
+  auto type = cast<RankedTensorType>(y.getType());
+  int64_t rank = type.getRank();
+  auto outType = cast<RankedTensorType>(t.withRows(alpha));
+  SmallVector<Value> dyn;
+  for (int64_t i = 0; i < outType.getRank(); ++i)
+    if (outType.isDynamicDim(i))
+      dyn.push_back(tensor::DimOp::create(t.b, t.loc, y, i));
+  Value init = linalg::FillOp::create(
+                   t.b, t.loc, t.constant(outType.getElementType(), 0.0),
+                   tensor::EmptyOp::create(t.b, t.loc, outType.getShape(),
+                                           outType.getElementType(), dyn)
+                       .getResult())
+                   .getResult(0);
+  MLIRContext *ctx = t.b.getContext();
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  SmallVector<utils::IteratorType> iters(rank - 1,
+                                         utils::IteratorType::parallel);
+  iters.push_back(utils::IteratorType::reduction);
+  return linalg::GenericOp::create(
+             t.b, t.loc, TypeRange{outType}, ValueRange{dy, y},
+             ValueRange{init},
+             ArrayRef<AffineMap>{id, id, id.getMajorSubMap(rank - 1)}, iters,
+             [](OpBuilder &nb, Location nl, ValueRange a) {
+               Value p = arith::MulFOp::create(nb, nl, a[0], a[1]);
+               linalg::YieldOp::create(
+                   nb, nl, ValueRange{arith::AddFOp::create(nb, nl, a[2], p)});
+             })
+      .getResult(0);
+}
+
 struct EdgeSoftmaxVJP
     : public VJPOpInterface::ExternalModel<EdgeSoftmaxVJP, EdgeSoftmaxOp> {
   LogicalResult buildVJP(Operation *op, OpBuilder &b, ArrayRef<Value> dys,
@@ -249,7 +308,9 @@ struct EdgeSoftmaxVJP
     // ds = alpha * (dalpha - gather(sum(alpha * dalpha)) + gather(dlse)).
     Value inner;
     if (Value da = dys[0]) {
-      Value d = t.reduceAt(to, t.mul(alpha, da), nodeType);
+      Value d = rowDot(t, s, da);
+      if (!d)
+        d = t.reduceAt(to, t.mul(alpha, da), nodeType);
       inner = t.map(da, {da, t.gatherAt(to, d)},
                     [](OpBuilder &nb, Location nl, ValueRange x) {
                       return arith::SubFOp::create(nb, nl, x[0], x[1])
