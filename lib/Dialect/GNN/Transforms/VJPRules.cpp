@@ -592,8 +592,9 @@ struct GenericVJP
                          SmallVectorImpl<Value> &grads) const {
     auto g = cast<linalg::GenericOp>(op);
     Location loc = op->getLoc();
-    if (!g.hasPureTensorSemantics())
-      return op->emitOpError("has no derivative rule: expects tensors");
+    // An active generic reads a tensor, and linalg's verifier rejects mixed
+    // tensor and buffer operands.
+    assert(g.hasPureTensorSemantics() && "an active generic is on tensors");
     bool reduction = g.getNumReductionLoops() > 0;
     unsigned numIn = g.getNumDpsInputs(), numOut = g.getNumDpsInits();
     for (unsigned i = 0; i < numOut && reduction; ++i)
