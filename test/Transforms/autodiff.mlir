@@ -99,8 +99,12 @@ func.func @max(%g: !gnn.graph, %x: tensor<?x8xf32> {gnn.differentiable}) -> tens
 // -----
 
 // gather and reduce are each other's gradients; a value used twice gets the
-// sum of both gradients; an argument no result depends on gets zeros.
-// CHECK-LABEL: func.func @gather_reduce_bwd(
+// sum of both gradients; an argument no result depends on gets zeros, sized
+// from the output gradient (same domain): nothing is kept for a shape alone,
+// so the forward has no residual at all.
+// CHECK-LABEL: func.func @gather_reduce_fwd(
+// CHECK-SAME: -> tensor<?x4xf32> {
+// CHECK-LABEL: func.func @gather_reduce_bwd(%arg0: !gnn.graph, %arg1: tensor<?x4xf32>) -> (tensor<?x4xf32>, tensor<?x4xf32>)
 // CHECK: %[[A:.*]] = gnn.gather dst %arg0, %{{.*}} : tensor<?x4xf32> -> tensor<?x4xf32>
 // CHECK: %[[B:.*]] = gnn.reduce sum %arg0, %[[A]] reversed
 // CHECK: %[[C:.*]] = gnn.reduce sum %arg0, %[[A]] :

@@ -273,6 +273,56 @@ LogicalResult mlir::gnn::differentiate(func::FuncOp func,
     });
   }
   std::reverse(live.begin(), live.end());
+  // Sizes read from forward values: a static size is a constant, a dynamic
+  // leading size (nodes or edges) is read from a result gradient of the same
+  // domain, so that no tensor is kept for its shape alone.
+  {
+    DenseSet<Operation *> forwardOps(forward.begin(), forward.end());
+    bool rewrote = false;
+    for (Operation *op : live)
+      op->walk([&](tensor::DimOp dim) {
+        Value src = dim.getSource();
+        Operation *def = src.getDefiningOp();
+        bool fromForward = (def && forwardOps.contains(def)) ||
+                           (isa<BlockArgument>(src) &&
+                            cast<BlockArgument>(src).getOwner() == &body &&
+                            !llvm::is_contained(dresults, src));
+        std::optional<int64_t> index = dim.getConstantIndex();
+        auto type = dyn_cast<RankedTensorType>(src.getType());
+        if (!fromForward || !index || !type || *index >= type.getRank())
+          return;
+        if (!type.isDynamicDim(*index)) {
+          OpBuilder cb(dim);
+          dim.replaceAllUsesWith(
+              arith::ConstantIndexOp::create(cb, dim.getLoc(),
+                                             type.getDimSize(*index))
+                  .getResult());
+          rewrote = true;
+          return;
+        }
+        Domain d = domainOf(src);
+        if (*index != 0 || d == Domain::Unknown)
+          return;
+        for (Value g : dresults)
+          if (auto gt = dyn_cast<RankedTensorType>(g.getType());
+              gt && gt.getRank() >= 1 && gt.isDynamicDim(0) &&
+              domainOf(ret.getOperand(llvm::find(dresults, g) -
+                                      dresults.begin())) == d) {
+            dim.getSourceMutable().assign(g);
+            rewrote = true;
+            return;
+          }
+      });
+    if (rewrote) {
+      needed.clear();
+      needed.insert(outs.begin(), outs.end());
+      for (Operation *op : live)
+        op->walk([&](Operation *inner) {
+          for (Value v : inner->getOperands())
+            needed.insert(v);
+        });
+    }
+  }
   DenseSet<Operation *> liveSet(live.begin(), live.end());
   auto isBackward = [&](Value v) {
     Operation *def = v.getDefiningOp();
