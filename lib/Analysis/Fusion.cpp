@@ -7,6 +7,7 @@
 #include "gnn/Analysis/Fusion.h"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <set>
 #include <utility>
@@ -264,9 +265,9 @@ private:
 
   /// Adds to `out` the size queries that depend on `value` (directly or
   /// through other size queries); false when one of them is used by an op
-  /// outside `members` (or outside the problem).
+  /// outside `members` and other than `extra` (or outside the problem).
   bool collectSizeQueries(int value, const std::set<int> &members,
-                          std::set<int> &out) const {
+                          std::set<int> &out, int extra = -1) const {
     std::vector<int> stack;
     for (auto [u, k] : users[value])
       if (isSizeQuery(u))
@@ -281,7 +282,7 @@ private:
       for (auto [u, k] : users[s]) {
         if (isSizeQuery(u))
           stack.push_back(u);
-        else if (!members.count(u))
+        else if (u != extra && !members.count(u))
           return false;
       }
     }
@@ -306,9 +307,8 @@ private:
         p.ops[consumer].kind != FusionOpKind::Elementwise ||
         !p.ops[consumer].operands[operand].absorbable)
       return -1;
-    std::set<int> with = members, sizes;
-    with.insert(consumer);
-    return collectSizeQueries(value, with, sizes) ? consumer : -1;
+    std::set<int> sizes;
+    return collectSizeQueries(value, members, sizes, consumer) ? consumer : -1;
   }
 
   /// Completes a group from its graph ops and chains (`core`, in program
@@ -331,15 +331,16 @@ private:
     std::vector<int> chain = core;
     std::set<int> members(core.begin(), core.end());
     members.insert(prologue.begin(), prologue.end());
+    // The group moves to its last member: a side result must still come
+    // before its users (only graph ops, never absorbed consumers, have side
+    // results, so the earliest side read is known up front).
+    int earliestSideRead = std::numeric_limits<int>::max();
+    for (int m : members)
+      for (auto [u, k] : sideUsers[m])
+        earliestSideRead = std::min(earliestSideRead, u);
     for (int c; static_cast<int>(chain.size() - core.size()) != maxConsumers &&
                 (c = absorbedConsumer(chain.back(), members)) >= 0;) {
-      // The group moves to its last member: a side result must still come
-      // before its users.
-      bool sideReadBefore = false;
-      for (int m : members)
-        for (auto [u, k] : sideUsers[m])
-          sideReadBefore |= u <= c;
-      if (sideReadBefore)
+      if (earliestSideRead <= c)
         break;
       chain.push_back(c);
       members.insert(c);

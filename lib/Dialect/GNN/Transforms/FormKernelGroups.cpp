@@ -177,6 +177,8 @@ struct BlockProblem {
 
 static BlockProblem describe(Block &block, ::gnn::FusionOptions options) {
   BlockProblem bp;
+  // One cache for the block: the domains of all its values in linear time.
+  DomainCache domains;
   bp.problem.options = options;
   DenseMap<Operation *, int> index;
   DenseMap<Value, int> graphs;
@@ -232,7 +234,7 @@ static BlockProblem describe(Block &block, ::gnn::FusionOptions options) {
     if (graphOp)
       f.edgeResult = isa<GatherOp, SddmmOp, EdgeSoftmaxOp>(op);
     else if (f.kind == FusionOpKind::Elementwise && op->getNumResults() == 1)
-      f.edgeResult = inferDomain(op->getResult(0)) == Domain::Edge;
+      f.edgeResult = domains.lookup(op->getResult(0)).domain == Domain::Edge;
     if (auto s = dyn_cast<SddmmOp>(op))
       f.reversed = s.getReversed();
     if (auto s = dyn_cast<EdgeSoftmaxOp>(op))
