@@ -217,6 +217,47 @@ TEST(Compiler, FourProcessesRacingOnOneKey) {
   EXPECT_EQ(r->outcome, CacheOutcome::DiskHit);
 }
 
+TEST(Compiler, EightProcessesSameAndDifferentKeys) {
+  // 8 processes at once into one cache: each compiles a key shared by all
+  // of them and a key of its pair (4 keys shared by 2). Every process
+  // succeeds, and the cache holds exactly one valid entry per key (5) and no
+  // temporary file; a new compiler finds every key on disk.
+  CacheDir dir;
+  auto pairKey = [](int i) { return sampleRequest("pair" + std::to_string(i / 2)); };
+  std::vector<pid_t> children;
+  for (int i = 0; i < 8; ++i) {
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      Compiler c(dir.path.string());
+      StatusOr<CompileResult> shared = c.compile(sampleRequest("all"));
+      StatusOr<CompileResult> own = c.compile(pairKey(i));
+      _exit(shared.ok() && own.ok() && isElf(shared->cubin->image) &&
+                    isElf(own->cubin->image)
+                ? 0
+                : 1);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  EXPECT_EQ(dir.count(".cubin"), 5u);
+  EXPECT_EQ(dir.count(".tmp."), 0u) << "no temporary file left behind";
+  Compiler c(dir.path.string());
+  for (int i = 0; i < 8; i += 2) {
+    StatusOr<CompileResult> r = c.compile(pairKey(i));
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->outcome, CacheOutcome::DiskHit);
+    EXPECT_TRUE(isElf(r->cubin->image));
+  }
+  StatusOr<CompileResult> r = c.compile(sampleRequest("all"));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->outcome, CacheOutcome::DiskHit);
+}
+
 TEST(Compiler, ErrorsCarryLogOptionsAndSourceLine) {
   Compiler compiler("");
   CompileRequest r;
