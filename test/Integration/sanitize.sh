@@ -1,36 +1,51 @@
 #!/usr/bin/env bash
-# Runs compute-sanitizer (memcheck and racecheck) over gnn-run on the kernels
-# with shared memory, shuffles and in-place updates: fused attention (with its
-# log-sum-exp), fused aggregation, the unfused edge softmax and the heavy-row
-# split with short (512-position) and long chunks. Needs a GPU.
+# Runs compute-sanitizer over gnn-run on every kernel family the code
+# generator emits: dense elementwise, degree, edge maps (gather, sddmm), the
+# edge softmax, aggregations (sum, mean, max, with fused edge chains), fused
+# attention (with its log-sum-exp), the heavy-row split with short
+# (512-position) and long chunks, and, given GNN_OPT, the row reductions of
+# gnn-autodiff's backward functions. A case passes when gnn-run matches the
+# reference and the tool reports 0 errors (0 hazards for racecheck). Needs a
+# GPU.
 #
-#   test/Integration/sanitize.sh GNN_RUN DATASETS [GRAPH]
+#   test/Integration/sanitize.sh GNN_RUN DATASETS [GRAPH] [GNN_OPT]
 #
 # GRAPH (default musae-github, whose hub rows are split) is a data-set name
-# under DATASETS or a generator spec. A case passes when gnn-run matches the
-# reference and the tool reports 0 errors (0 hazards for racecheck). Ends
+# under DATASETS or a generator spec. TOOLS (default "memcheck racecheck
+# initcheck synccheck") and CHUNKS (default "8192 4") select the runs. Ends
 # with "N passed, N failed".
 set -u
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 gnn_run="$1"
 datasets="$2"
 graph="${3:-musae-github}"
+gnn_opt="${4:-}"
 spec="$graph"
 [[ "$graph" == *:* ]] || spec="$datasets/$graph"
-cases=(
-  "examples/gatv2.mlir"
-  "examples/transformer.mlir"
-  "examples/sage_max.mlir"
+cases=()
+for e in gcn sage_mean sage_max gin gat gatv2 transformer agnn; do
+  cases+=("examples/$e.mlir")
+done
+cases+=(
   "test/Integration/Inputs/fused_aggregation.mlir"
   "test/Integration/Inputs/attention_lse.mlir#gatv2_lse"
   "test/Integration/Inputs/attention_lse.mlir#softmax_lse"
 )
+work=$(mktemp -d)
+if [ -n "$gnn_opt" ]; then
+  for e in gcn gat; do
+    sed -e 's/\(%[a-z_0-9]*: tensor<[^>]*>\)\([,)]\)/\1 {gnn.differentiable}\2/g' \
+      "$root/examples/$e.mlir" | "$gnn_opt" --gnn-autodiff -o "$work/${e}_ad.mlir" || exit 1
+    cases+=("$work/${e}_ad.mlir#${e}_bwd")
+  done
+fi
 pass=0
 fail=0
-for tool in memcheck racecheck; do
-  for chunks in 8192 4; do
+for tool in ${TOOLS:-memcheck racecheck initcheck synccheck}; do
+  for chunks in ${CHUNKS:-8192 4}; do
     for entry in "${cases[@]}"; do
-      f="$root/${entry%%#*}"
+      f="${entry%%#*}"
+      [[ "$f" == /* ]] || f="$root/$f"
       fn=()
       [[ "$entry" == *#* ]] && fn=(--function="${entry#*#}")
       out=$(compute-sanitizer --tool "$tool" --error-exitcode 9 \
@@ -48,5 +63,6 @@ for tool in memcheck racecheck; do
     done
   done
 done
+rm -rf "$work"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
