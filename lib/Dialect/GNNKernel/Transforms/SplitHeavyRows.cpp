@@ -343,9 +343,12 @@ struct SplitHeavyRows
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (maxChunks < 1) {
-      module.emitError() << "expects max-chunks >= 1 but got "
-                         << static_cast<int64_t>(maxChunks);
+    // The cap also sizes the partial-result buffer (times 2 x lanes x
+    // carried values): kept far from 64-bit overflow.
+    constexpr int64_t kMostChunks = (int64_t(1) << 31) - 1;
+    if (maxChunks < 1 || maxChunks > kMostChunks) {
+      module.emitError() << "expects max-chunks between 1 and " << kMostChunks
+                         << " but got " << static_cast<int64_t>(maxChunks);
       return signalPassFailure();
     }
     SmallVector<KernelOp> kernels;
