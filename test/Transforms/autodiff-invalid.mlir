@@ -1,12 +1,5 @@
 // RUN: gnn-opt %s --gnn-autodiff -split-input-file -verify-diagnostics
 
-func.func @weighted_max(%g: !gnn.graph, %x: tensor<?x3xf32> {gnn.differentiable}, %w: tensor<?xf32> {gnn.domain = "edge"}) -> tensor<?x3xf32> {
-  // expected-error @+1 {{'gnn.spmm' op has no derivative rule for a weighted max (only unweighted max and min spmm are differentiable)}}
-  %y = gnn.spmm max %g, %x weights(%w : tensor<?xf32>) : tensor<?x3xf32> -> tensor<?x3xf32>
-  return %y : tensor<?x3xf32>
-}
-
-// -----
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @no_rule(%x: tensor<4x3xf32> {gnn.differentiable}) -> tensor<3x4xf32> {

@@ -235,7 +235,7 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x3xf32>) -> tensor<?x3xf32> {
 })mlir";
       EXPECT_TRUE(check(src)) << red << rev << ": " << errors;
     }
-  for (const char *red : {"sum", "mean"})
+  for (const char *red : {"sum", "mean", "max", "min"})
     for (const char *rev : {"", " reversed"}) {
       std::string src = std::string(R"mlir(
 func.func @f(%g: !gnn.graph, %x: tensor<?x2x3xf32>, %w: tensor<?x2xf32> {gnn.domain = "edge"}) -> tensor<?x2x3xf32> {
@@ -329,14 +329,26 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x3xf32>, %w: tensor<?x3xf32>, %unused: 
 
 TEST_F(Autodiff, OpWithoutRuleIsADiagnostic) {
   const char *src = R"mlir(
-func.func @f(%g: !gnn.graph, %x: tensor<?x3xf32>, %w: tensor<?xf32> {gnn.domain = "edge"}) -> tensor<?x3xf32> {
-  %y = gnn.spmm max %g, %x weights(%w : tensor<?xf32>) : tensor<?x3xf32> -> tensor<?x3xf32>
-  return %y : tensor<?x3xf32>
+func.func @f(%g: !gnn.graph, %x: tensor<4x3xf32>) -> tensor<3x4xf32> {
+  %e = tensor.empty() : tensor<3x4xf32>
+  %t = linalg.transpose ins(%x : tensor<4x3xf32>) outs(%e : tensor<3x4xf32>) permutation = [1, 0]
+  return %t : tensor<3x4xf32>
 })mlir";
   EXPECT_FALSE(check(src));
-  EXPECT_NE(errors.find("has no derivative rule for a weighted max"),
+  EXPECT_NE(errors.find("'linalg.transpose' op has no derivative rule"),
             std::string::npos)
       << errors;
+}
+
+TEST_F(Autodiff, WeightedExtremaOnRankTwoFeatures) {
+  for (const char *red : {"max", "min"}) {
+    std::string src = std::string(R"mlir(
+func.func @f(%g: !gnn.graph, %x: tensor<?x3xf32>, %w: tensor<?xf32> {gnn.domain = "edge"}) -> tensor<?x3xf32> {
+  %y = gnn.spmm )mlir") + red + R"mlir( %g, %x weights(%w : tensor<?xf32>) : tensor<?x3xf32> -> tensor<?x3xf32>
+  return %y : tensor<?x3xf32>
+})mlir";
+    EXPECT_TRUE(check(src)) << red << ": " << errors;
+  }
 }
 
 //===----------------------------------------------------------------------===//

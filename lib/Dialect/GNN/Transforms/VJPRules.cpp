@@ -15,7 +15,8 @@
 //                          dw = sddmm dot x, dy (x at `from`, dy at `to`)
 //   spmm/reduce mean       as sum with dy / deg(to) (0 where deg = 0)
 //   spmm/reduce max/min    dy shared equally by the edges attaining the
-//                          extremum (PyTorch's scatter_reduce rule)
+//                          extremum (PyTorch's scatter_reduce rule), with
+//                          weights too (an edge's value is w * x[from])
 //   reduce sum v           dv = gather dy at `to`
 //   degree                 none
 //
@@ -128,6 +129,36 @@ struct TB {
                  arith::ConstantOp::create(nb, nl, nb.getFloatAttr(t, 0.0)))
           .getResult();
     });
+  }
+  /// The sum of `x` over its last dimension, as a tensor of `type` (x's
+  /// shape without its last dimension).
+  Value sumLast(Value x, Type type) {
+    auto out = cast<RankedTensorType>(type);
+    int64_t rank = typeOf(x).getRank();
+    SmallVector<Value> dyn;
+    for (int64_t i = 0; i < out.getRank(); ++i)
+      if (out.isDynamicDim(i))
+        dyn.push_back(tensor::DimOp::create(b, loc, x, i));
+    Value init =
+        linalg::FillOp::create(
+            b, loc, constant(out.getElementType(), 0.0),
+            tensor::EmptyOp::create(b, loc, out.getShape(),
+                                    out.getElementType(), dyn)
+                .getResult())
+            .getResult(0);
+    AffineMap id = b.getMultiDimIdentityMap(rank);
+    SmallVector<utils::IteratorType> iters(rank - 1,
+                                           utils::IteratorType::parallel);
+    iters.push_back(utils::IteratorType::reduction);
+    return linalg::GenericOp::create(
+               b, loc, TypeRange{out}, ValueRange{x}, ValueRange{init},
+               ArrayRef<AffineMap>{id, id.getMajorSubMap(rank - 1)}, iters,
+               [](OpBuilder &nb, Location nl, ValueRange a) {
+                 linalg::YieldOp::create(
+                     nb, nl,
+                     ValueRange{arith::AddFOp::create(nb, nl, a[1], a[0])});
+               })
+        .getResult(0);
   }
   /// A tensor like `x` with `rows` rows (dynamic) of x's trailing shape.
   RankedTensorType withRows(Value x, int64_t rows = ShapedType::kDynamic) {
@@ -349,13 +380,29 @@ struct SpmmVJP : public VJPOpInterface::ExternalModel<SpmmVJP, SpmmOp> {
       return success();
     case ReduceKind::max:
     case ReduceKind::min: {
-      if (w)
-        return op->emitOpError()
-               << "has no derivative rule for a weighted "
-               << stringifyReduceKind(s.getReduce())
-               << " (only unweighted max and min spmm are differentiable)";
-      Value share = tieShare(t, to, t.gatherAt(from, x), s.getResult(), dy);
-      grads[1] = t.reduceAt(from, share, x.getType());
+      // Each edge's value is w[e] * x[from(e)] (w broadcast over the
+      // features); the edges attaining the extremum share dy equally.
+      Value xe = t.gatherAt(from, x);
+      if (!w) {
+        Value share = tieShare(t, to, xe, s.getResult(), dy);
+        grads[1] = t.reduceAt(from, share, x.getType());
+        return success();
+      }
+      Value value = t.map(xe, {xe, w}, [](OpBuilder &nb, Location nl,
+                                          ValueRange a) {
+        return arith::MulFOp::create(nb, nl, a[0], a[1]).getResult();
+      });
+      Value share = tieShare(t, to, value, s.getResult(), dy);
+      // dx[n] = sum over edges from n of share * w; dw[e] = sum_f share * x.
+      grads[1] = t.reduceAt(from, t.map(share, {share, w},
+                                        [](OpBuilder &nb, Location nl,
+                                           ValueRange a) {
+                                          return arith::MulFOp::create(
+                                                     nb, nl, a[0], a[1])
+                                              .getResult();
+                                        }),
+                            x.getType());
+      grads[wIndex] = t.sumLast(t.mul(share, xe), w.getType());
       return success();
     }
     }
