@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "gnn/Dialect/GNN/Transforms/Autodiff.h"
 #include "gnn/Graph/HostGraph.h"
 #include "gnn/InitGNN.h"
 #include "gnn/Reference/Evaluator.h"
@@ -80,6 +81,12 @@ static cl::opt<std::string> dumpProgram("dump-program",
                                         cl::desc("cuda: write the Program JSON"));
 static cl::opt<std::string> dumpCuda("dump-cuda",
                                      cl::desc("cuda: write the CUDA source"));
+static cl::opt<bool> grad(
+    "grad",
+    cl::desc("also run the backward: differentiate the function with respect "
+             "to every float tensor argument (gnn-autodiff), run @f_fwd and "
+             "@f_bwd with seeded output gradients, and report (and, with "
+             "cuda, check) every argument's gradient"));
 
 /// Prints `message` as an error and returns the exit code 1.
 static int fail(const llvm::Twine &message) {
@@ -123,8 +130,8 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "gnnc runner\n");
   // Everything runs on a large stack with crashes contained; input that
   // would crash the parser is refused first.
-  return gnn::runContained("gnn-run", inputFile, argc, argv, [] {
-    if (!gnn::precheckFile(inputFile))
+  return ::gnn::runContained("gnn-run", inputFile, argc, argv, [] {
+    if (!::gnn::precheckFile(inputFile))
       return 1;
     return run();
   });
@@ -137,7 +144,7 @@ static int run() {
 #ifdef GNNC_HAVE_CUDA_RUNTIME
     // Report a missing driver or device before anything else.
     if (!compileOnly) {
-      auto driver = gnn::runtime::CudaDriver::get();
+      auto driver = ::gnn::runtime::CudaDriver::get();
       if (!driver.ok())
         return fail(driver.message());
     }
@@ -151,6 +158,7 @@ static int run() {
 
   DialectRegistry registry;
   ::gnn::registerGNNDialects(registry);
+  mlir::gnn::registerVJPModels(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
 
@@ -181,6 +189,29 @@ static int run() {
     }
     if (!func)
       return fail("no public function with a body in " + inputFile);
+  }
+
+  // --grad: @f_fwd and @f_bwd next to @f.
+  func::FuncOp fwd, bwd;
+  unsigned numResults = func.getNumResults();
+  if (grad) {
+    if (compileOnly || noCheck || !inputsDir.empty() || !outputDir.empty())
+      return fail("--grad runs forward and backward and checks them; it "
+                  "does not combine with --compile-only, --no-check, --inputs "
+                  "or --output-dir");
+    for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+      auto t = dyn_cast<RankedTensorType>(func.getArgument(i).getType());
+      if (t && isa<FloatType>(t.getElementType()))
+        func.setArgAttr(i, mlir::gnn::kDifferentiableAttrName,
+                        UnitAttr::get(&context));
+    }
+    if (failed(mlir::gnn::differentiate(func)))
+      return 1;
+    fwd = module->lookupSymbol<func::FuncOp>(func.getSymName().str() + "_fwd");
+    bwd = module->lookupSymbol<func::FuncOp>(func.getSymName().str() + "_bwd");
+    if (!fwd || !bwd)
+      return fail("internal: gnn-autodiff made no @" + func.getSymName() +
+                  "_fwd/_bwd");
   }
 
   auto loadStart = std::chrono::steady_clock::now();
@@ -250,6 +281,100 @@ static int run() {
   llvm::json::Object summary;
   FailureOr<std::vector<::gnn::Tensor>> outputs = std::vector<::gnn::Tensor>();
   double runMs = 0;
+  if (grad) {
+    // Forward (results and residuals), then the backward on the residuals
+    // and seeded output gradients; each against the reference on the same
+    // inputs (with cuda, the backward's reference reads the GPU residuals).
+    auto start = std::chrono::steady_clock::now();
+    FailureOr<std::vector<::gnn::Tensor>> fo =
+        ::gnn::evaluateReference(fwd, graph.graph, inputs);
+    if (failed(fo))
+      return 1;
+    std::vector<::gnn::Tensor> fwdOut = std::move(*fo);
+    int exitCode = 0;
+#ifdef GNNC_HAVE_CUDA_RUNTIME
+    ::gnn::CudaRunOptions o;
+    o.arch = arch;
+    o.reps = reps;
+    o.warmup = warmup;
+    o.profileSteps = profileSteps;
+    llvm::json::Object fwdCuda;
+    if (cuda) {
+      std::vector<::gnn::Tensor> gpu;
+      o.dumpProgram = dumpProgram.empty() ? "" : dumpProgram + ".fwd";
+      o.dumpSource = dumpCuda.empty() ? "" : dumpCuda + ".fwd";
+      exitCode = ::gnn::runCudaBackend(*module, fwd, graph.graph, inputs,
+                                       &fwdOut, o, summary, gpu);
+      if (exitCode == 1)
+        return 1;
+      if (auto *c = summary.getObject("cuda"))
+        fwdCuda = std::move(*c);
+      fwdOut = std::move(gpu);
+    }
+#endif
+    // Output gradients: seeded like inputs (a different seed).
+    std::vector<::gnn::ArgumentSpec> dySpecs;
+    for (unsigned i = 0; i < numResults; ++i)
+      dySpecs.push_back({false, fwdOut[i].shape, "node"});
+    std::vector<::gnn::Tensor> bwdIn(fwdOut.begin() + numResults,
+                                     fwdOut.end());
+    for (::gnn::Tensor &t : ::gnn::makeSeededInputs(dySpecs, seed + 1))
+      bwdIn.push_back(std::move(t));
+    FailureOr<std::vector<::gnn::Tensor>> grads =
+        ::gnn::evaluateReference(bwd, graph.graph, bwdIn);
+    if (failed(grads))
+      return 1;
+    runMs = std::chrono::duration<double, std::milli>(
+                std::chrono::steady_clock::now() - start)
+                .count();
+#ifdef GNNC_HAVE_CUDA_RUNTIME
+    if (cuda) {
+      std::vector<::gnn::Tensor> gpu;
+      o.dumpProgram = dumpProgram.empty() ? "" : dumpProgram + ".bwd";
+      o.dumpSource = dumpCuda.empty() ? "" : dumpCuda + ".bwd";
+      int bwdCode = ::gnn::runCudaBackend(*module, bwd, graph.graph, bwdIn,
+                                          &*grads, o, summary, gpu);
+      if (bwdCode == 1)
+        return 1;
+      exitCode = std::max(exitCode, bwdCode);
+      llvm::json::Object bwdCuda;
+      if (auto *c = summary.getObject("cuda"))
+        bwdCuda = std::move(*c);
+      double f = fwdCuda.getNumber("median_ms").value_or(0);
+      double b = bwdCuda.getNumber("median_ms").value_or(0);
+      int64_t fb = fwdCuda.getInteger("program_bytes").value_or(0);
+      int64_t bb = bwdCuda.getInteger("program_bytes").value_or(0);
+      bool match = fwdCuda.getBoolean("match").value_or(false) &&
+                   bwdCuda.getBoolean("match").value_or(false);
+      summary["cuda"] = llvm::json::Object{
+          {"fwd", std::move(fwdCuda)},
+          {"bwd", std::move(bwdCuda)},
+          {"fwdbwd_median_ms", f + b},
+          // Both Programs' buffers (the residuals live from one to the
+          // other): an upper bound of what training holds at once.
+          {"peak_device_bytes", fb + bb},
+          {"match", match}};
+      grads = std::move(gpu);
+    }
+#endif
+    llvm::json::Array outs, gs;
+    for (unsigned i = 0; i < numResults; ++i)
+      outs.push_back(summarise(fwdOut[i]));
+    for (const ::gnn::Tensor &t : *grads)
+      gs.push_back(summarise(t));
+    summary["function"] = func.getSymName().str();
+    summary["backend"] = backend.getValue();
+    summary["seed"] = static_cast<int64_t>(seed);
+    summary["outputs"] = std::move(outs);
+    summary["gradients"] = std::move(gs);
+    summary["residuals"] = static_cast<int64_t>(fwdOut.size() - numResults);
+    summary["graph_load_ms"] = loadMs;
+    summary["reference_ms"] = runMs;
+    llvm::outs() << llvm::formatv("{0:2}",
+                                  llvm::json::Value(std::move(summary)))
+                 << "\n";
+    return exitCode;
+  }
   if (reference) {
     auto start = std::chrono::steady_clock::now();
     outputs = ::gnn::evaluateReference(func, graph.graph, inputs);
