@@ -224,6 +224,15 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
       return fail("cannot download " + out.first);
     Tensor t;
     t.data.assign(host.begin(), host.end());
+    // The shape: the result type's, with the leading size from the count.
+    if (auto type = dyn_cast<mlir::RankedTensorType>(func.getResultTypes()[i]);
+        type && type.getRank() >= 1) {
+      int64_t row = 1;
+      for (int64_t d : type.getShape().drop_front())
+        row *= mlir::ShapedType::isDynamic(d) ? 1 : d;
+      t.shape.assign(type.getShape().begin(), type.getShape().end());
+      t.shape[0] = row ? static_cast<int64_t>(t.data.size()) / row : 0;
+    }
     if (reference && i < reference->size()) {
       const Tensor &r = (*reference)[i];
       t.shape = r.shape;

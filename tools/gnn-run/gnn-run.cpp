@@ -195,10 +195,11 @@ static int run() {
   func::FuncOp fwd, bwd;
   unsigned numResults = func.getNumResults();
   if (grad) {
-    if (compileOnly || noCheck || !inputsDir.empty() || !outputDir.empty())
-      return fail("--grad runs forward and backward and checks them; it "
-                  "does not combine with --compile-only, --no-check, --inputs "
-                  "or --output-dir");
+    if (compileOnly || !inputsDir.empty() || !outputDir.empty() ||
+        (noCheck && !cuda))
+      return fail("--grad runs forward and backward; it does not combine "
+                  "with --compile-only, --inputs or --output-dir (--no-check "
+                  "only with --backend=cuda)");
     for (unsigned i = 0; i < func.getNumArguments(); ++i) {
       auto t = dyn_cast<RankedTensorType>(func.getArgument(i).getType());
       if (t && isa<FloatType>(t.getElementType()))
@@ -286,11 +287,14 @@ static int run() {
     // and seeded output gradients; each against the reference on the same
     // inputs (with cuda, the backward's reference reads the GPU residuals).
     auto start = std::chrono::steady_clock::now();
-    FailureOr<std::vector<::gnn::Tensor>> fo =
-        ::gnn::evaluateReference(fwd, graph.graph, inputs);
-    if (failed(fo))
-      return 1;
-    std::vector<::gnn::Tensor> fwdOut = std::move(*fo);
+    std::vector<::gnn::Tensor> fwdOut;
+    if (reference) {
+      FailureOr<std::vector<::gnn::Tensor>> fo =
+          ::gnn::evaluateReference(fwd, graph.graph, inputs);
+      if (failed(fo))
+        return 1;
+      fwdOut = std::move(*fo);
+    }
     int exitCode = 0;
 #ifdef GNNC_HAVE_CUDA_RUNTIME
     ::gnn::CudaRunOptions o;
@@ -304,7 +308,8 @@ static int run() {
       o.dumpProgram = dumpProgram.empty() ? "" : dumpProgram + ".fwd";
       o.dumpSource = dumpCuda.empty() ? "" : dumpCuda + ".fwd";
       exitCode = ::gnn::runCudaBackend(*module, fwd, graph.graph, inputs,
-                                       &fwdOut, o, summary, gpu);
+                                       reference ? &fwdOut : nullptr, o,
+                                       summary, gpu);
       if (exitCode == 1)
         return 1;
       if (auto *c = summary.getObject("cuda"))
@@ -320,10 +325,12 @@ static int run() {
                                      fwdOut.end());
     for (::gnn::Tensor &t : ::gnn::makeSeededInputs(dySpecs, seed + 1))
       bwdIn.push_back(std::move(t));
-    FailureOr<std::vector<::gnn::Tensor>> grads =
-        ::gnn::evaluateReference(bwd, graph.graph, bwdIn);
-    if (failed(grads))
-      return 1;
+    FailureOr<std::vector<::gnn::Tensor>> grads = std::vector<::gnn::Tensor>();
+    if (reference) {
+      grads = ::gnn::evaluateReference(bwd, graph.graph, bwdIn);
+      if (failed(grads))
+        return 1;
+    }
     runMs = std::chrono::duration<double, std::milli>(
                 std::chrono::steady_clock::now() - start)
                 .count();
@@ -333,7 +340,8 @@ static int run() {
       o.dumpProgram = dumpProgram.empty() ? "" : dumpProgram + ".bwd";
       o.dumpSource = dumpCuda.empty() ? "" : dumpCuda + ".bwd";
       int bwdCode = ::gnn::runCudaBackend(*module, bwd, graph.graph, bwdIn,
-                                          &*grads, o, summary, gpu);
+                                          reference ? &*grads : nullptr, o,
+                                          summary, gpu);
       if (bwdCode == 1)
         return 1;
       exitCode = std::max(exitCode, bwdCode);
@@ -344,16 +352,17 @@ static int run() {
       double b = bwdCuda.getNumber("median_ms").value_or(0);
       int64_t fb = fwdCuda.getInteger("program_bytes").value_or(0);
       int64_t bb = bwdCuda.getInteger("program_bytes").value_or(0);
-      bool match = fwdCuda.getBoolean("match").value_or(false) &&
-                   bwdCuda.getBoolean("match").value_or(false);
+      std::optional<bool> fm = fwdCuda.getBoolean("match"),
+                          bm = bwdCuda.getBoolean("match");
       summary["cuda"] = llvm::json::Object{
           {"fwd", std::move(fwdCuda)},
           {"bwd", std::move(bwdCuda)},
           {"fwdbwd_median_ms", f + b},
           // Both Programs' buffers (the residuals live from one to the
           // other): an upper bound of what training holds at once.
-          {"peak_device_bytes", fb + bb},
-          {"match", match}};
+          {"peak_device_bytes", fb + bb}};
+      if (fm && bm)
+        summary.getObject("cuda")->try_emplace("match", *fm && *bm);
       grads = std::move(gpu);
     }
 #endif
