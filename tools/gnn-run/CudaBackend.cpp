@@ -225,7 +225,7 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
     Tensor t;
     t.data.assign(host.begin(), host.end());
     // The shape: the result type's, with the leading size from the count.
-    if (auto type = dyn_cast<mlir::RankedTensorType>(func.getResultTypes()[i]);
+    if (auto type = llvm::dyn_cast<mlir::RankedTensorType>(func.getResultTypes()[i]);
         type && type.getRank() >= 1) {
       int64_t row = 1;
       for (int64_t d : type.getShape().drop_front())
