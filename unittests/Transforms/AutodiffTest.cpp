@@ -351,6 +351,130 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x3xf32>, %w: tensor<?xf32> {gnn.domain 
   }
 }
 
+
+//===----------------------------------------------------------------------===//
+// Cases a review found (each crashed, produced invalid IR or an unusable
+// backward before its fix)
+//===----------------------------------------------------------------------===//
+
+TEST_F(Autodiff, InactiveSoftmaxWeights) {
+  const char *src = R"mlir(
+func.func @f(%g: !gnn.graph, %s: tensor<?x2xf32> {gnn.domain = "edge"}, %x: tensor<?x2x4xf32> {gnn.differentiable}) -> tensor<?x2x4xf32> {
+  %a = gnn.edge_softmax %g, %s : tensor<?x2xf32>
+  %y = gnn.spmm sum %g, %x weights(%a : tensor<?x2xf32>) : tensor<?x2x4xf32> -> tensor<?x2x4xf32>
+  return %y : tensor<?x2x4xf32>
+}
+)mlir";
+  EXPECT_TRUE(check(src, {2})) << errors;
+}
+
+TEST_F(Autodiff, ScalarsReadByBodies) {
+  const char *src = R"mlir(
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @f(%g: !gnn.graph, %x: tensor<?x8xf32> {gnn.differentiable}) -> tensor<?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8.0 : f32
+  %sq = math.sqrt %c8 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x8xf32>
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<?x8xf32>) outs(%e : tensor<?x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.divf %a, %sq : f32
+    %t = math.tanh %s : f32
+    linalg.yield %t : f32
+  }  -> tensor<?x8xf32>
+  %z = gnn.spmm sum %g, %y : tensor<?x8xf32> -> tensor<?x8xf32>
+  return %z : tensor<?x8xf32>
+}
+)mlir";
+  EXPECT_TRUE(check(src, {})) << errors;
+}
+
+TEST_F(Autodiff, SizeReadAsAScalar) {
+  const char *src = R"mlir(
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @f(%g: !gnn.graph, %x: tensor<?x8xf32> {gnn.differentiable}) -> tensor<?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x8xf32>
+  %ni = arith.index_cast %n : index to i64
+  %nf = arith.sitofp %ni : i64 to f32
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<?x8xf32>) outs(%e : tensor<?x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.divf %a, %nf : f32
+    %t = math.tanh %m : f32
+    linalg.yield %t : f32
+  }  -> tensor<?x8xf32>
+  %t = gnn.spmm sum %g, %y : tensor<?x8xf32> -> tensor<?x8xf32>
+  return %t : tensor<?x8xf32>
+}
+)mlir";
+  EXPECT_TRUE(check(src, {})) << errors;
+}
+
+TEST_F(Autodiff, LoopSizedOnlyByADeadInput) {
+  const char *src = R"mlir(
+#a = affine_map<(d0, d1) -> (d0, 0)>
+#b = affine_map<(d0, d1) -> (d1)>
+func.func @f(%g: !gnn.graph, %x: tensor<?x1xf32> {gnn.differentiable}, %c: tensor<5xf32>) -> tensor<?x1xf32> {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x1xf32>
+  %e = tensor.empty(%n) : tensor<?x1xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<?x1xf32>) -> tensor<?x1xf32>
+  %y = linalg.generic {indexing_maps = [#a, #b, #a], iterator_types = ["parallel", "reduction"]} ins(%x, %c : tensor<?x1xf32>, tensor<5xf32>) outs(%f : tensor<?x1xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.addf %p, %q : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  }  -> tensor<?x1xf32>
+  %t = gnn.spmm sum %g, %y : tensor<?x1xf32> -> tensor<?x1xf32>
+  return %t : tensor<?x1xf32>
+}
+)mlir";
+  EXPECT_TRUE(check(src, {1})) << errors;
+}
+
+TEST_F(Autodiff, PerNodeScale) {
+  const char *src = R"mlir(
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#s = affine_map<(d0, d1) -> (d0, 0)>
+func.func @f(%g: !gnn.graph, %x: tensor<?x8xf32> {gnn.differentiable}, %n1: tensor<?x1xf32> {gnn.differentiable}) -> tensor<?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x8xf32>
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  %y = linalg.generic {indexing_maps = [#id, #s, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %n1 : tensor<?x8xf32>, tensor<?x1xf32>) outs(%e : tensor<?x8xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %m = arith.mulf %a, %c : f32
+    linalg.yield %m : f32
+  }  -> tensor<?x8xf32>
+  %t = gnn.spmm sum %g, %y : tensor<?x8xf32> -> tensor<?x8xf32>
+  return %t : tensor<?x8xf32>
+}
+)mlir";
+  EXPECT_TRUE(check(src, {})) << errors;
+}
+
+TEST_F(Autodiff, TransposedWeight) {
+  const char *src = R"mlir(
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#tr = affine_map<(d0, d1, d2) -> (d2, d1)>
+func.func @f(%g: !gnn.graph, %x: tensor<?x4x8xf32> {gnn.differentiable}, %w: tensor<8x4xf32> {gnn.differentiable}) -> tensor<?x4x8xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x4x8xf32>
+  %e = tensor.empty(%n) : tensor<?x4x8xf32>
+  %y = linalg.generic {indexing_maps = [#id, #tr, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %w : tensor<?x4x8xf32>, tensor<8x4xf32>) outs(%e : tensor<?x4x8xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.mulf %a, %c : f32
+    linalg.yield %s : f32
+  }  -> tensor<?x4x8xf32>
+  %z = gnn.spmm sum %g, %y : tensor<?x4x8xf32> -> tensor<?x4x8xf32>
+  return %z : tensor<?x4x8xf32>
+}
+)mlir";
+  EXPECT_TRUE(check(src, {})) << errors;
+}
+
 //===----------------------------------------------------------------------===//
 // Examples
 //===----------------------------------------------------------------------===//

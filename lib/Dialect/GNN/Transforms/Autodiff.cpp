@@ -115,6 +115,11 @@ static DictionaryAttr domainAttrs(Value v) {
 /// Whether `op` may run again in the backward function instead of passing
 /// its results: pure tensor computations.
 static bool isRecomputable(Operation *op) {
+  // Scalar arithmetic (sizes, scale factors read by linalg bodies).
+  if (op->getNumRegions() == 0 && isMemoryEffectFree(op) &&
+      llvm::none_of(op->getResultTypes(),
+                    [](Type t) { return isa<ShapedType>(t); }))
+    return true;
   if (isa<GatherOp, SddmmOp, EdgeSoftmaxOp, SpmmOp, ReduceOp, DegreeOp,
           tensor::EmptyOp, tensor::DimOp, tensor::ExpandShapeOp,
           tensor::CollapseShapeOp, tensor::CastOp, linalg::FillOp>(op))
@@ -204,9 +209,10 @@ LogicalResult mlir::gnn::differentiate(func::FuncOp func,
   // Recomputing attention's weights needs each softmax's log-sum-exp.
   SmallVector<unsigned> upgradedAt;
   if (!options.storeEdgeValues) {
+    // Every softmax, active or not: an inactive one's weights may be read
+    // by the backward too (and are then recomputed the same way).
     for (auto [i, op] : llvm::enumerate(forward))
-      if (auto sm = dyn_cast<EdgeSoftmaxOp>(op);
-          sm && !sm.getLse() && activeOps.contains(op))
+      if (auto sm = dyn_cast<EdgeSoftmaxOp>(op); sm && !sm.getLse())
         upgradedAt.push_back(i);
     DenseSet<Operation *> which;
     for (unsigned i : upgradedAt)
@@ -275,8 +281,11 @@ LogicalResult mlir::gnn::differentiate(func::FuncOp func,
   std::reverse(live.begin(), live.end());
   // Sizes read from forward values: a static size is a constant, a dynamic
   // leading size (nodes or edges) is read from a result gradient of the same
-  // domain, so that no tensor is kept for its shape alone.
+  // domain (with one graph), so that no tensor is kept for its shape alone.
   {
+    unsigned numGraphs = llvm::count_if(func.getArgumentTypes(), [](Type t) {
+      return isa<GraphType>(t);
+    });
     DenseSet<Operation *> forwardOps(forward.begin(), forward.end());
     bool rewrote = false;
     for (Operation *op : live)
@@ -300,8 +309,10 @@ LogicalResult mlir::gnn::differentiate(func::FuncOp func,
           rewrote = true;
           return;
         }
+        // A node or edge count is the same in any tensor of that domain
+        // only when there is one graph.
         Domain d = domainOf(src);
-        if (*index != 0 || d == Domain::Unknown)
+        if (*index != 0 || d == Domain::Unknown || numGraphs != 1)
           return;
         for (Value g : dresults)
           if (auto gt = dyn_cast<RankedTensorType>(g.getType());
@@ -370,10 +381,14 @@ LogicalResult mlir::gnn::differentiate(func::FuncOp func,
   // the function's own edge arguments is kept between the two.
   DenseSet<Operation *> forwardOps(forward.begin(), forward.end());
   DenseSet<Operation *> recompute;
-  if (!options.storeEdgeValues) {
+  {
+    // Scalars are always made again (a function passes tensors only); edge
+    // values too under the default policy.
     SmallVector<Value> work;
     for (Value r : residuals)
-      if (r.getDefiningOp() && domainOf(r) == Domain::Edge)
+      if (r.getDefiningOp() &&
+          (!isa<ShapedType>(r.getType()) ||
+           (!options.storeEdgeValues && domainOf(r) == Domain::Edge)))
         work.push_back(r);
     while (!work.empty()) {
       Value v = work.pop_back_val();
@@ -396,7 +411,8 @@ LogicalResult mlir::gnn::differentiate(func::FuncOp func,
             constants.push_back(producer);
           return;
         }
-        bool edge = isa<RankedTensorType>(operand.getType()) &&
+        bool edge = !options.storeEdgeValues &&
+                    isa<RankedTensorType>(operand.getType()) &&
                     domainOf(operand) == Domain::Edge;
         bool size = !isa<ShapedType>(operand.getType());
         if (producer && forwardOps.contains(producer) && (edge || size))

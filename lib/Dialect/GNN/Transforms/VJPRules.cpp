@@ -31,6 +31,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 #include <cmath>
@@ -613,6 +614,17 @@ linalg::GenericOp dropUnusedInputs(OpBuilder &b, linalg::GenericOp g) {
   }
   if (dead.empty())
     return g;
+  // Every loop must stay indexed by some operand (its extent comes from one).
+  llvm::SmallBitVector covered(g.getNumLoops());
+  SmallVector<AffineMap> kept = maps;
+  for (OpOperand &out : g.getDpsInitsMutable())
+    kept.push_back(g.getMatchingIndexingMap(&out));
+  for (AffineMap map : kept)
+    for (AffineExpr e : map.getResults())
+      if (auto d = dyn_cast<AffineDimExpr>(e))
+        covered.set(d.getPosition());
+  if (!covered.all())
+    return g;
   for (OpOperand &out : g.getDpsInitsMutable())
     maps.push_back(g.getMatchingIndexingMap(&out));
   OpBuilder::InsertionGuard guard(b);
@@ -693,16 +705,21 @@ struct GenericVJP
                << " reads a loop twice";
       // The loops the gradient indexes (parallel) come first, the summed
       // ones after, in their original orders (what the CUDA backend runs).
+      // The parallel ones in the order the gradient's dimensions read them
+      // (its output map is then the identity on them).
       unsigned numLoops = g.getNumLoops();
-      SmallVector<unsigned> newPos(numLoops);
+      SmallVector<unsigned> newPos(numLoops, numLoops);
       SmallVector<utils::IteratorType> iters;
-      for (bool parallel : {true, false})
-        for (unsigned d = 0; d < numLoops; ++d)
-          if (gm.isFunctionOfDim(d) == parallel) {
-            newPos[d] = iters.size();
-            iters.push_back(parallel ? utils::IteratorType::parallel
-                                     : utils::IteratorType::reduction);
-          }
+      for (AffineExpr e : gm.getResults())
+        if (auto d = dyn_cast<AffineDimExpr>(e)) {
+          newPos[d.getPosition()] = iters.size();
+          iters.push_back(utils::IteratorType::parallel);
+        }
+      for (unsigned d = 0; d < numLoops; ++d)
+        if (newPos[d] == numLoops) {
+          newPos[d] = iters.size();
+          iters.push_back(utils::IteratorType::reduction);
+        }
       SmallVector<AffineExpr> toNew;
       for (unsigned d = 0; d < numLoops; ++d)
         toNew.push_back(getAffineDimExpr(newPos[d], ctx));

@@ -582,9 +582,9 @@ LogicalResult mlir::gnnk::lowerElementwise(KernelGroupOp group,
           [&](int64_t d) { return getAffineDimExpr(d, ctx); })),
       ctx);
   auto outType = cast<RankedTensorType>(op->getResult(0).getType());
-  // A sum over all rows may also write a broadcast scalar's gradient: the
-  // parallel loops in order with constant 0s on size-1 dimensions.
-  bool rowSum = false;
+  // An output may also hold constant 0s on size-1 dimensions between the
+  // parallel loops (a broadcast operand's gradient, e.g. [N, 1]); every
+  // output is then indexed by one map of that form (checked per init).
   for (OpOperand &init : op.getDpsInitsMutable()) {
     AffineMap map = op.getMatchingIndexingMap(&init);
     if (map == outMap)
@@ -593,7 +593,8 @@ LogicalResult mlir::gnnk::lowerElementwise(KernelGroupOp group,
     bool scalarDims = true;
     for (auto [r, e] : llvm::enumerate(map.getResults())) {
       auto c = dyn_cast<AffineConstantExpr>(e);
-      if (c && c.getValue() == 0 && outType.getDimSize(r) == 1)
+      if (c && c.getValue() == 0 &&
+          cast<RankedTensorType>(init.get().getType()).getDimSize(r) == 1)
         continue;
       scalarDims &= isa<AffineDimExpr>(e);
       loops.push_back(e);
@@ -603,16 +604,17 @@ LogicalResult mlir::gnnk::lowerElementwise(KernelGroupOp group,
                                           outMap.getResults(), ctx))
       return op->emitOpError("expects every output indexed by the parallel "
                              "loops in order in the CUDA backend");
-    rowSum = true;
+
   }
+  AffineMap firstOut = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  for (OpOperand &init : op.getDpsInitsMutable())
+    if (op.getMatchingIndexingMap(&init) != firstOut)
+      return op->emitOpError("expects every output indexed by the parallel "
+                             "loops in order in the CUDA backend");
   SmallVector<int64_t> bounds(op.getNumLoops(), -1);
-  for (int64_t d = 1; d < numParallel && !rowSum; ++d)
-    bounds[d] = outType.getDimSize(d);
-  if (rowSum)
-    for (auto [r, e] : llvm::enumerate(
-             op.getMatchingIndexingMap(op.getDpsInitOperand(0)).getResults()))
-      if (auto d = dyn_cast<AffineDimExpr>(e))
-        bounds[d.getPosition()] = outType.getDimSize(r);
+  for (auto [r, e] : llvm::enumerate(firstOut.getResults()))
+    if (auto d = dyn_cast<AffineDimExpr>(e); d && r > 0)
+      bounds[d.getPosition()] = outType.getDimSize(r);
   for (OpOperand &operand : op->getOpOperands()) {
     auto t = dyn_cast<RankedTensorType>(operand.get().getType());
     if (!t)
@@ -627,9 +629,6 @@ LogicalResult mlir::gnnk::lowerElementwise(KernelGroupOp group,
   for (int64_t d = numParallel; d < (int64_t)bounds.size(); ++d)
     if (bounds[d] < 0)
       dynamicLoops.push_back(d);
-  if (rowSum && dynamicLoops.empty())
-    return op->emitOpError("expects every output indexed by the parallel "
-                           "loops in order in the CUDA backend");
   if (!dynamicLoops.empty()) {
     FailureOr<AffineExpr> extent =
         dynamicLoops.size() == 1 && outType.hasStaticShape()
@@ -656,12 +655,19 @@ LogicalResult mlir::gnnk::lowerElementwise(KernelGroupOp group,
   map.getBody().push_back(body);
   Value t = body->addArgument(b.getIndexType(), kb.loc);
   b.setInsertionPointToStart(body);
+  // The loop indices of element t of the output: through its map, the
+  // leading dimension t / perRow, the others (t / stride) % size.
   SmallVector<Value> idx(op.getNumLoops());
-  idx[0] = kb.div(t, perRow);
   int64_t stride = perRow;
-  for (int64_t d = 1; d < numParallel; ++d) {
-    stride /= bounds[d];
-    idx[d] = kb.rem(kb.div(t, stride), bounds[d]);
+  for (auto [r, e] : llvm::enumerate(firstOut.getResults())) {
+    if (r > 0)
+      stride /= outType.getDimSize(r);
+    auto d = dyn_cast<AffineDimExpr>(e);
+    if (!d)
+      continue;
+    idx[d.getPosition()] =
+        r == 0 ? kb.div(t, perRow)
+               : kb.rem(kb.div(t, stride), outType.getDimSize(r));
   }
   // The accumulators start from the inits: constant fills, or their values.
   Block &payload = generic.getRegion().front();
