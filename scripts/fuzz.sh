@@ -47,14 +47,14 @@ for t in "${targets[@]}"; do
     -print_final_stats=1 -artifact_prefix="$crashes/" \
     "$corpus" "${seeds[@]}" > "$log" 2>&1
   rc=$?
-  runs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" |
+  runs=$(grep -aEo 'stat::number_of_executed_units: *[0-9]+' "$log" |
          grep -Eo '[0-9]+$' | tail -1)
   if [ "$rc" -eq 0 ]; then
     echo "fuzz $t: ok, ${runs:-0} executions in ${seconds} s"
     passed=$((passed + 1))
   else
     echo "fuzz $t: FAILED (exit $rc) after ${runs:-?} executions; log $log"
-    grep -E '^==[0-9]+==ERROR|runtime error|^SUMMARY|Test unit written' "$log" |
+    grep -aE '^==[0-9]+==ERROR|runtime error|^SUMMARY|Test unit written' "$log" |
       head -5 | sed 's/^/  /'
     failed=$((failed + 1))
   fi
