@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -350,7 +351,13 @@ int64_t gnn::graphHostBytes(int64_t nodes, int64_t edges) {
   return sum;
 }
 
+static std::atomic<int64_t> hostMemoryCap{0};
+
+void gnn::setHostMemoryCap(int64_t bytes) { hostMemoryCap = bytes; }
+
 int64_t gnn::hostMemoryBytes() {
+  if (int64_t cap = hostMemoryCap; cap > 0)
+    return cap;
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   if (pages <= 0 || page <= 0)
     return std::numeric_limits<int64_t>::max();

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnn/Runtime/Compiler.h"
+#include "gnn/Runtime/CacheEntry.h"
 #include "gnn/Runtime/CudaDriver.h"
 #include "gnn/Runtime/Environment.h"
 
@@ -40,25 +41,7 @@ const char *gnn::runtime::buildId() { return GNNC_BUILD_ID; }
 // Hashing and the disk format
 //===----------------------------------------------------------------------===//
 
-/// FNV-1a, 64 bits, with a seed: two seeds give a 128-bit key.
-static uint64_t fnv1a(const char *data, size_t size, uint64_t seed) {
-  uint64_t h = 0xcbf29ce484222325ull ^ seed;
-  for (size_t i = 0; i < size; ++i) {
-    h ^= static_cast<unsigned char>(data[i]);
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
-
 namespace {
-constexpr char kMagic[8] = {'G', 'N', 'N', 'C', 'C', 'U', 'B', '1'};
-
-/// The fixed-size header in front of every disk entry.
-struct EntryHeader {
-  char magic[8];
-  uint64_t keyA, keyB, keySize, payloadSize, payloadHash;
-};
-
 /// Hashes 8 bytes at a time: the in-memory lookup must stay well under 5 us
 /// for sources of tens of kilobytes.
 struct FastStringHash {
@@ -78,22 +61,7 @@ struct FastStringHash {
   }
 };
 
-struct Key {
-  std::string text;
-  uint64_t a = 0, b = 0;
-  /// The 128-bit disk hash, computed only when the disk is consulted.
-  void hash() {
-    a = fnv1a(text.data(), text.size(), 0);
-    b = fnv1a(text.data(), text.size(), 0x9e3779b97f4a7c15ull);
-  }
-  std::string hex() const {
-    char buf[33];
-    std::snprintf(buf, sizeof(buf), "%016llx%016llx",
-                  static_cast<unsigned long long>(a),
-                  static_cast<unsigned long long>(b));
-    return buf;
-  }
-};
+using Key = CacheKey;
 } // namespace
 
 struct Compiler::Impl {
@@ -135,7 +103,7 @@ StatusOr<Key> Compiler::Impl::makeKey(const CompileRequest &request,
     keyPrefix = std::string("gnnc-kernel-key-1\n") + buildId() +
                 "\nnvrtc=" + std::to_string(nvrtcVersionNumber()) +
                 "\ndriver=" + std::to_string(driverVersion) + "\nheader=" +
-                std::to_string(fnv1a(deviceHeaderSource().data(),
+                std::to_string(cacheHash(deviceHeaderSource().data(),
                                      deviceHeaderSource().size(), 0)) +
                 "\narch=";
   }
@@ -166,26 +134,7 @@ bool Compiler::Impl::readDisk(const Key &key, Cubin &out) {
   if (ec)
     return false;
   std::ifstream is(path, std::ios::binary);
-  if (!is)
-    return false;
-  EntryHeader h;
-  if (!is.read(reinterpret_cast<char *>(&h), sizeof(h)) ||
-      std::memcmp(h.magic, kMagic, sizeof(kMagic)) != 0 || h.keyA != key.a ||
-      h.keyB != key.b || h.keySize != key.text.size() ||
-      h.payloadSize > (1ull << 31) ||
-      fileSize != sizeof(h) + h.keySize + h.payloadSize)
-    return false;
-  // The full key text follows the header: compare it, no hash collisions.
-  std::string stored(h.keySize, '\0');
-  if (!is.read(stored.data(), h.keySize) || stored != key.text)
-    return false;
-  out.image.resize(h.payloadSize);
-  if (!is.read(out.image.data(), h.payloadSize) ||
-      is.peek() != std::char_traits<char>::eof())
-    return false;
-  if (fnv1a(out.image.data(), out.image.size(), 0) != h.payloadHash)
-    return false;
-  return true;
+  return is && readCacheEntry(is, fileSize, key, out.image);
 }
 
 /// Says once per process that the cache directory cannot be written: the
@@ -213,18 +162,9 @@ void Compiler::Impl::writeDisk(const Key &key, const Cubin &cubin) {
   std::random_device rd;
   std::string tmp = path + ".tmp." + std::to_string(getpid()) + "." +
                     std::to_string(rd());
-  EntryHeader h;
-  std::memcpy(h.magic, kMagic, sizeof(kMagic));
-  h.keyA = key.a;
-  h.keyB = key.b;
-  h.keySize = key.text.size();
-  h.payloadSize = cubin.image.size();
-  h.payloadHash = fnv1a(cubin.image.data(), cubin.image.size(), 0);
   {
     std::ofstream os(tmp, std::ios::binary);
-    os.write(reinterpret_cast<const char *>(&h), sizeof(h));
-    os.write(key.text.data(), key.text.size());
-    os.write(cubin.image.data(), cubin.image.size());
+    writeCacheEntry(os, key, cubin.image);
     if (!os) {
       fs::remove(tmp, ec);
       // A cache that cannot be written is only a slower cache.

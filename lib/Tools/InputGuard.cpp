@@ -34,6 +34,7 @@ public:
     checkNesting();
     checkIteratorTypes();
     checkReassociations();
+    checkDenseArrays();
     return ok;
   }
 
@@ -199,6 +200,64 @@ private:
                    "\"reduction\" but got `" +
                        element.take_front(40) + "`");
         break;
+      }
+    }
+  }
+
+  /// Whether `[int, int, ...]` (64-bit decimal or hex integers, possibly
+  /// empty) starts at `pos`.
+  bool isIntegerList(size_t pos) const {
+    if (pos >= text.size() || text[pos] != '[')
+      return false;
+    size_t i = skipSpace(pos + 1);
+    if (i < text.size() && text[i] == ']')
+      return true;
+    while (true) {
+      if (i < text.size() && text[i] == '-')
+        ++i;
+      size_t digits = i;
+      if (text.substr(i).starts_with("0x"))
+        for (i += 2; i < text.size() && std::isxdigit((unsigned char)text[i]);)
+          ++i;
+      else
+        while (i < text.size() && std::isdigit((unsigned char)text[i]))
+          ++i;
+      // Up to 18 digits always fit in an int64.
+      if (i == digits || i - digits > 18 || text.substr(digits, i - digits) == "0x")
+        return false;
+      i = skipSpace(i);
+      if (i < text.size() && text[i] == ']')
+        return true;
+      if (i >= text.size() || text[i] != ',')
+        return false;
+      i = skipSpace(i + 1);
+    }
+  }
+
+  /// The custom forms of linalg.transpose (`permutation = [...]`),
+  /// linalg.broadcast and linalg.reduce (`dimensions = [...]`) take a list of
+  /// integers; MLIR 22's parsers store the failed parse of anything else as a
+  /// null attribute and crash (`permutation = [1, x]`, `dimensions = 0`,
+  /// `dimensions = [1,]`). The keyword checked is the first after the op.
+  void checkDenseArrays() {
+    for (auto [op, keyword] :
+         {std::pair<StringRef, StringRef>{"linalg.transpose", "permutation"},
+          {"linalg.broadcast", "dimensions"},
+          {"linalg.reduce", "dimensions"}}) {
+      SmallVector<size_t> keywords = find(keyword);
+      for (size_t at : find(op)) {
+        const size_t *k = llvm::upper_bound(keywords, at);
+        if (k == keywords.end())
+          continue;
+        size_t i = skipSpace(*k + keyword.size());
+        if (i >= text.size() || text[i] != '=')
+          continue;
+        i = skipSpace(i + 1);
+        if (isIntegerList(i))
+          continue;
+        error(i, "expects `" + keyword + "` of " + op +
+                     " to be a list of integers like [1, 0] but got `" +
+                     text.substr(i, 40).split('\n').first + "`");
       }
     }
   }

@@ -326,6 +326,20 @@ TEST(HostGraph, NpyLargeIds) {
             std::string::npos);
 }
 
+TEST(HostGraph, HostMemoryCap) {
+  // The fuzzers cap the memory a loader may plan for below their own limit.
+  setHostMemoryCap(1 << 20);
+  EXPECT_EQ(hostMemoryBytes(), 1 << 20);
+  GraphOrError r = loadGraph("powerlaw:nodes=100000,edges=1");
+  EXPECT_NE(r.error.find("needs 4800032 bytes of host memory but this "
+                         "machine has 1048576"),
+            std::string::npos)
+      << r.error;
+  setHostMemoryCap(0);
+  EXPECT_GT(hostMemoryBytes(), 1 << 20);
+  EXPECT_TRUE(loadGraph("powerlaw:nodes=100000,edges=1").ok());
+}
+
 TEST(HostGraph, SizeLimits) {
   EXPECT_EQ(graphHostBytes(10, 2), 10 * 48 + 2 * 32);
   EXPECT_EQ(graphHostBytes(int64_t(1) << 60, 1), -1);

@@ -62,6 +62,10 @@ int64_t graphHostBytes(int64_t nodes, int64_t edges);
 /// machine's physical memory.
 int64_t hostMemoryBytes();
 
+/// Caps hostMemoryBytes() at `bytes` in this process (0: no cap): for the
+/// fuzzers, which run under a memory limit of their own.
+void setHostMemoryCap(int64_t bytes);
+
 /// Empty when a graph of `nodes` and `edges` fits in hostMemoryBytes(), else
 /// a message naming the nodes, the edges and the bytes; `what` names the
 /// graph (a file, a generator spec).

@@ -9,6 +9,7 @@
 #include "gnn/Dialect/GNN/IR/GNNDomain.h"
 #include "gnn/Dialect/GNN/IR/GNNOps.h"
 
+#include "llvm/Support/MathExtras.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
@@ -98,7 +99,12 @@ FailureOr<int64_t> mlir::gnnk::rowElementsOf(Value value, Operation *where) {
              << "has a tensor " << t
              << " with a dynamic non-leading dimension, which the CUDA "
                 "backend does not support";
-    n *= d;
+    // A row that wraps would size its buffers silently wrong.
+    if (llvm::MulOverflow(n, d, n))
+      return where->emitOpError()
+             << "expects a tensor whose rows hold fewer than 2^63 elements "
+                "but got "
+             << t;
   }
   return n;
 }

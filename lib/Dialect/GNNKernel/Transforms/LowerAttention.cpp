@@ -197,7 +197,10 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
           Value k = kb.add(offsets[j], kb.idx(v));
           SmallVector<Value> idx = kb.rowIndices(slot, k, outType);
           SmallVector<Value> args = {ev};
-          for (OpOperand *in : llvm::drop_begin(featureReduce.getDpsInputOperands())) {
+          // getDpsInputOperands() returns a vector by value: keep it alive
+          // for the loop (drop_begin only refers to it).
+          SmallVector<OpOperand *> inputs = featureReduce.getDpsInputOperands();
+          for (OpOperand *in : llvm::drop_begin(inputs)) {
             FailureOr<Value> a = kb.access(in->get(),
                                            featureReduce.getMatchingIndexingMap(in),
                                            idx, featureReduce);
