@@ -47,43 +47,6 @@ static bool isDifferentiable(Value v) {
   return t && isa<FloatType>(t.getElementType());
 }
 
-/// `a + b` elementwise (same shapes).
-static Value accumulate(OpBuilder &b, Location loc, Value a, Value c) {
-  auto type = cast<RankedTensorType>(a.getType());
-  SmallVector<Value> dyn;
-  for (int64_t i = 0; i < type.getRank(); ++i)
-    if (type.isDynamicDim(i))
-      dyn.push_back(tensor::DimOp::create(b, loc, a, i));
-  Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                       type.getElementType(), dyn);
-  SmallVector<AffineMap> maps(3, b.getMultiDimIdentityMap(type.getRank()));
-  SmallVector<utils::IteratorType> iters(type.getRank(),
-                                         utils::IteratorType::parallel);
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{type}, ValueRange{a, c}, ValueRange{init}, maps,
-             iters,
-             [](OpBuilder &nb, Location nl, ValueRange args) {
-               linalg::YieldOp::create(
-                   nb, nl,
-                   ValueRange{arith::AddFOp::create(nb, nl, args[0], args[1])});
-             })
-      .getResult(0);
-}
-
-/// Zeros shaped like `like`.
-static Value zerosLike(OpBuilder &b, Location loc, Value like) {
-  auto type = cast<RankedTensorType>(like.getType());
-  SmallVector<Value> dyn;
-  for (int64_t i = 0; i < type.getRank(); ++i)
-    if (type.isDynamicDim(i))
-      dyn.push_back(tensor::DimOp::create(b, loc, like, i));
-  Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                       type.getElementType(), dyn);
-  Value zero = arith::ConstantOp::create(
-      b, loc, b.getFloatAttr(type.getElementType(), 0.0));
-  return linalg::FillOp::create(b, loc, zero, init).getResult(0);
-}
-
 /// The argument attributes of a value passed to a backward function: edge
 /// tensors say so (a dynamic leading size is read as nodes otherwise).
 static Domain domainOf(Value v) {
@@ -227,7 +190,7 @@ LogicalResult mlir::gnn::differentiate(func::FuncOp func,
     if (!g || !active.contains(v) || !isDifferentiable(v))
       return;
     Value &slot = grads[v];
-    slot = slot ? accumulate(b, loc, slot, g) : g;
+    slot = slot ? buildSum(b, loc, slot, g) : g;
   };
   for (auto [r, d] : llvm::zip(ret.getOperands(), dresults))
     addGrad(r, d);
@@ -256,7 +219,7 @@ LogicalResult mlir::gnn::differentiate(func::FuncOp func,
   for (unsigned i : wrt) {
     Value arg = body.getArgument(i);
     Value g = grads.lookup(arg);
-    outs.push_back(g ? g : zerosLike(b, loc, arg));
+    outs.push_back(g ? g : buildZerosLike(b, loc, arg));
   }
 
   // Backward ops nothing reads go; what remains reads the residuals.

@@ -888,6 +888,14 @@ struct CastVJP : public VJPOpInterface::ExternalModel<CastVJP, tensor::CastOp> {
 
 } // namespace
 
+Value mlir::gnn::buildZerosLike(OpBuilder &b, Location loc, Value like) {
+  return TB{b, loc}.zerosLike(like);
+}
+
+Value mlir::gnn::buildSum(OpBuilder &b, Location loc, Value a, Value c) {
+  return TB{b, loc}.add(a, c);
+}
+
 void mlir::gnn::registerVJPModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, GNNDialect *) {
     GatherOp::attachInterface<GatherVJP>(*ctx);

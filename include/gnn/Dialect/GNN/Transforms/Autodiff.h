@@ -27,6 +27,13 @@ namespace gnn {
 /// arith.constant.
 void registerVJPModels(DialectRegistry &registry);
 
+/// Zeros shaped like the tensor `like` (tensor.empty sized by tensor.dim,
+/// linalg.fill), as the derivative rules build them.
+Value buildZerosLike(OpBuilder &b, Location loc, Value like);
+
+/// `a + c` elementwise (tensors of one shape), as a linalg.generic.
+Value buildSum(OpBuilder &b, Location loc, Value a, Value c);
+
 struct AutodiffOptions {
   /// Keep the edge-sized values the backward reads (attention's weights,
   /// scores, edge messages) as residuals instead of recomputing them from
