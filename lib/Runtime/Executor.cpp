@@ -13,11 +13,10 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 using namespace gnn::runtime;
-
-static size_t dtypeBytes(DType t) { return t == DType::I64 ? 8 : 4; }
 
 struct Executable::Impl {
   Program program;
@@ -243,11 +242,10 @@ Status Executable::runSteps(const Graph &graph,
     } else if (auto *s = std::get_if<SpmmStep>(&step)) {
       int64_t cols = 0;
       GNN_RETURN_IF_ERROR(eval(s->cols, cols));
-      Status st2 = spmmCsr(graph,
-                           s->weights.empty() ? nullptr
-                                              : static_cast<float *>(ptr(s->weights)),
-                           static_cast<float *>(ptr(s->input)),
-                           static_cast<float *>(ptr(s->output)), cols, s->alpha,
+      DType type = m.program.buffers[m.slotOf.at(s->input)].dtype;
+      Status st2 = spmmCsr(graph, type,
+                           s->weights.empty() ? nullptr : ptr(s->weights),
+                           ptr(s->input), ptr(s->output), cols, s->alpha,
                            s->beta, stream);
       if (!st2.ok())
         return st2.withContext(where);
@@ -256,10 +254,9 @@ Status Executable::runSteps(const Graph &graph,
       GNN_RETURN_IF_ERROR(eval(s->m, mm));
       GNN_RETURN_IF_ERROR(eval(s->n, nn));
       GNN_RETURN_IF_ERROR(eval(s->k, kk));
-      Status st2 = gemm(s->transA, s->transB, mm, nn, kk, s->alpha,
-                        static_cast<float *>(ptr(s->a)),
-                        static_cast<float *>(ptr(s->b)), s->beta,
-                        static_cast<float *>(ptr(s->c)), stream);
+      DType type = m.program.buffers[m.slotOf.at(s->a)].dtype;
+      Status st2 = gemm(type, s->transA, s->transB, mm, nn, kk, s->alpha,
+                        ptr(s->a), ptr(s->b), s->beta, ptr(s->c), stream);
       if (!st2.ok())
         return st2.withContext(where);
     } else if (auto *s = std::get_if<FillStep>(&step)) {
@@ -267,12 +264,20 @@ Status Executable::runSteps(const Graph &graph,
       int64_t n = 0;
       GNN_RETURN_IF_ERROR(eval(b.size, n));
       cudaError_t e;
-      if (b.dtype == DType::I64) {
+      if (b.dtype == DType::I64 || (b.dtype == DType::F64 && s->value == 0 &&
+                                    !std::signbit(s->value))) {
         e = cudaMemsetAsync(ptr(s->buffer), 0, n * 8, stream);
+      } else if (b.dtype == DType::F64) {
+        Status st2 = fill64(ptr(s->buffer), s->value, n, stream);
+        if (!st2.ok())
+          return st2.withContext(where);
+        e = cudaSuccess;
       } else {
         uint32_t bits;
-        if (b.dtype == DType::F32)
-          std::memcpy(&bits, &s->value, 4);
+        if (b.dtype == DType::F32) {
+          float value = static_cast<float>(s->value);
+          std::memcpy(&bits, &value, 4);
+        }
         else
           bits = static_cast<uint32_t>(static_cast<int32_t>(s->value));
         // cuMemsetD32Async through the driver: the runtime has no 32-bit fill.

@@ -78,33 +78,66 @@ struct SpmmPlan {
 /// Everything cached on one graph.
 struct GraphLibraryState {
   std::mutex mutex;
-  std::map<int64_t, std::unique_ptr<SpmmPlan>> spmm;
-  DeviceBuffer ones;
+  /// Keyed by (width, element bytes).
+  std::map<std::pair<int64_t, int>, std::unique_ptr<SpmmPlan>> spmm;
+  /// Ones of each element size (4, 8).
+  std::map<int, DeviceBuffer> ones;
 };
 
-template <typename I>
-__global__ void gatherWeights(const float *w, const I *csrEdge, int64_t e,
-                              float *out) {
+template <typename T, typename I>
+__global__ void gatherWeights(const T *w, const I *csrEdge, int64_t e,
+                              T *out) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < e;
        i += int64_t(gridDim.x) * blockDim.x)
     out[i] = w[csrEdge[i]];
 }
 
-__global__ void fillOnes(float *out, int64_t e) {
+template <typename T> __global__ void fillOnes(T *out, int64_t e) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < e;
        i += int64_t(gridDim.x) * blockDim.x)
-    out[i] = 1.0f;
+    out[i] = T(1);
 }
 
 unsigned blocks(int64_t n) {
   return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>((n + 255) / 256, 1 << 20)));
 }
 
+__global__ void fillDoubles(double *out, double value, int64_t n) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x)
+    out[i] = value;
+}
+
+/// Permutes edge-list weights of `T` into CSR order.
+template <typename T>
+void launchGather(const void *w, const Graph &graph, int64_t e, void *out,
+                  cudaStream_t stream) {
+  if (graph.indexType() == IndexType::Int64)
+    gatherWeights<T, int64_t><<<blocks(e), 256, 0, stream>>>(
+        static_cast<const T *>(w),
+        static_cast<const int64_t *>(graph.csrEdge()), e, static_cast<T *>(out));
+  else
+    gatherWeights<T, int32_t><<<blocks(e), 256, 0, stream>>>(
+        static_cast<const T *>(w),
+        static_cast<const int32_t *>(graph.csrEdge()), e, static_cast<T *>(out));
+}
+
+/// Checks that `type` is a float type a library step runs in.
+Status checkStepType(const char *step, DType type) {
+  if (type == DType::F32 || type == DType::F64)
+    return Status();
+  return Status::error(std::string(step) +
+                       ": expected f32 or f64 operands (an integer type was "
+                       "given)");
+}
+
 } // namespace
 
-Status gnn::runtime::spmmCsr(const Graph &graph, const float *weights,
-                             const float *x, float *y, int64_t cols,
-                             float alpha, float beta, cudaStream_t stream) {
+Status gnn::runtime::spmmCsr(const Graph &graph, DType type,
+                             const void *weights, const void *x, void *y,
+                             int64_t cols, double alpha, double beta,
+                             cudaStream_t stream) {
+  GNN_RETURN_IF_ERROR(checkStepType("spmm", type));
   Handles &h = handles();
   GNN_RETURN_IF_ERROR(h.status);
   std::shared_ptr<void> &slot = graph.libraryState();
@@ -114,41 +147,51 @@ Status gnn::runtime::spmmCsr(const Graph &graph, const float *weights,
   std::lock_guard<std::mutex> lock(state.mutex);
   int64_t n = graph.numNodes(), e = graph.numEdges();
   bool wide = graph.indexType() == IndexType::Int64;
+  bool dbl = type == DType::F64;
+  int bytesPer = dbl ? 8 : 4;
+  cudaDataType dataType = dbl ? CUDA_R_64F : CUDA_R_32F;
+  // cuSPARSE reads alpha and beta in the compute type.
+  float alphaF = static_cast<float>(alpha), betaF = static_cast<float>(beta);
+  const void *alphaP = dbl ? static_cast<const void *>(&alpha) : &alphaF;
+  const void *betaP = dbl ? static_cast<const void *>(&beta) : &betaF;
 
   // Values in CSR order: the given weights permuted, or ones (cached).
-  const float *values = nullptr;
-  std::unique_ptr<SpmmPlan> &plan = state.spmm[cols];
+  const void *values = nullptr;
+  std::unique_ptr<SpmmPlan> &plan = state.spmm[{cols, bytesPer}];
   bool fresh = !plan;
   if (fresh)
     plan = std::make_unique<SpmmPlan>();
   if (weights) {
-    if (plan->values.size() < size_t(e) * 4) {
-      StatusOr<DeviceBuffer> b = DeviceBuffer::allocate(std::max<int64_t>(e, 1) * 4);
+    if (plan->values.size() < size_t(e) * bytesPer) {
+      StatusOr<DeviceBuffer> b =
+          DeviceBuffer::allocate(std::max<int64_t>(e, 1) * bytesPer);
       if (!b.ok())
         return b.error();
       plan->values = std::move(*b);
     }
     if (e) {
-      if (wide)
-        gatherWeights<int64_t><<<blocks(e), 256, 0, stream>>>(
-            weights, static_cast<const int64_t *>(graph.csrEdge()), e,
-            plan->values.as<float>());
+      if (dbl)
+        launchGather<double>(weights, graph, e, plan->values.data(), stream);
       else
-        gatherWeights<int32_t><<<blocks(e), 256, 0, stream>>>(
-            weights, static_cast<const int32_t *>(graph.csrEdge()), e,
-            plan->values.as<float>());
+        launchGather<float>(weights, graph, e, plan->values.data(), stream);
     }
-    values = plan->values.as<float>();
+    values = plan->values.data();
   } else {
-    if (state.ones.size() < size_t(e) * 4) {
-      StatusOr<DeviceBuffer> b = DeviceBuffer::allocate(std::max<int64_t>(e, 1) * 4);
+    DeviceBuffer &ones = state.ones[bytesPer];
+    if (ones.size() < size_t(e) * bytesPer) {
+      StatusOr<DeviceBuffer> b =
+          DeviceBuffer::allocate(std::max<int64_t>(e, 1) * bytesPer);
       if (!b.ok())
         return b.error();
-      state.ones = std::move(*b);
-      if (e)
-        fillOnes<<<blocks(e), 256, 0, stream>>>(state.ones.as<float>(), e);
+      ones = std::move(*b);
+      if (e) {
+        if (dbl)
+          fillOnes<double><<<blocks(e), 256, 0, stream>>>(ones.as<double>(), e);
+        else
+          fillOnes<float><<<blocks(e), 256, 0, stream>>>(ones.as<float>(), e);
+      }
     }
-    values = state.ones.as<float>();
+    values = ones.data();
   }
   if (cudaError_t err = cudaGetLastError(); err != cudaSuccess)
     return Status::error(std::string("weight permutation kernel: ") +
@@ -162,38 +205,39 @@ Status gnn::runtime::spmmCsr(const Graph &graph, const float *weights,
     GNN_SPARSE(cusparseCreateCsr(&plan->a, n, n, e,
                                  const_cast<void *>(graph.csrRowPtr()),
                                  const_cast<void *>(graph.csrCol()),
-                                 const_cast<float *>(values), it, it,
-                                 CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
+                                 const_cast<void *>(values), it, it,
+                                 CUSPARSE_INDEX_BASE_ZERO, dataType));
     GNN_SPARSE(cusparseCreateDnMat(&plan->x, n, cols, cols,
-                                   const_cast<float *>(x), CUDA_R_32F,
+                                   const_cast<void *>(x), dataType,
                                    CUSPARSE_ORDER_ROW));
-    GNN_SPARSE(cusparseCreateDnMat(&plan->y, n, cols, cols, y, CUDA_R_32F,
+    GNN_SPARSE(cusparseCreateDnMat(&plan->y, n, cols, cols, y, dataType,
                                    CUSPARSE_ORDER_ROW));
     size_t bytes = 0;
     GNN_SPARSE(cusparseSpMM_bufferSize(
         h.sparse, CUSPARSE_OPERATION_NON_TRANSPOSE,
-        CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, plan->a, plan->x, &beta,
-        plan->y, CUDA_R_32F, CUSPARSE_SPMM_ALG_DEFAULT, &bytes));
+        CUSPARSE_OPERATION_NON_TRANSPOSE, alphaP, plan->a, plan->x, betaP,
+        plan->y, dataType, CUSPARSE_SPMM_ALG_DEFAULT, &bytes));
     StatusOr<DeviceBuffer> ws = DeviceBuffer::allocate(std::max<size_t>(bytes, 1));
     if (!ws.ok())
       return ws.error();
     plan->workspace = std::move(*ws);
   } else {
-    GNN_SPARSE(cusparseSpMatSetValues(plan->a, const_cast<float *>(values)));
-    GNN_SPARSE(cusparseDnMatSetValues(plan->x, const_cast<float *>(x)));
+    GNN_SPARSE(cusparseSpMatSetValues(plan->a, const_cast<void *>(values)));
+    GNN_SPARSE(cusparseDnMatSetValues(plan->x, const_cast<void *>(x)));
     GNN_SPARSE(cusparseDnMatSetValues(plan->y, y));
   }
   GNN_SPARSE(cusparseSpMM(h.sparse, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                          CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, plan->a,
-                          plan->x, &beta, plan->y, CUDA_R_32F,
+                          CUSPARSE_OPERATION_NON_TRANSPOSE, alphaP, plan->a,
+                          plan->x, betaP, plan->y, dataType,
                           CUSPARSE_SPMM_ALG_DEFAULT, plan->workspace.data()));
   return Status();
 }
 
-Status gnn::runtime::gemm(bool transA, bool transB, int64_t m, int64_t n,
-                          int64_t k, float alpha, const float *a,
-                          const float *b, float beta, float *c,
+Status gnn::runtime::gemm(DType type, bool transA, bool transB, int64_t m,
+                          int64_t n, int64_t k, double alpha, const void *a,
+                          const void *b, double beta, void *c,
                           cudaStream_t stream) {
+  GNN_RETURN_IF_ERROR(checkStepType("gemm", type));
   Handles &h = handles();
   GNN_RETURN_IF_ERROR(h.status);
   if (m == 0 || n == 0)
@@ -202,9 +246,32 @@ Status gnn::runtime::gemm(bool transA, bool transB, int64_t m, int64_t n,
   // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T.
   int lda = static_cast<int>(transA ? m : k);
   int ldb = static_cast<int>(transB ? k : n);
-  GNN_BLAS(cublasSgemm(h.blas, transB ? CUBLAS_OP_T : CUBLAS_OP_N,
-                       transA ? CUBLAS_OP_T : CUBLAS_OP_N, static_cast<int>(n),
-                       static_cast<int>(m), static_cast<int>(k), &alpha, b, ldb,
-                       a, lda, &beta, c, static_cast<int>(n)));
+  cublasOperation_t opB = transB ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasOperation_t opA = transA ? CUBLAS_OP_T : CUBLAS_OP_N;
+  if (type == DType::F64) {
+    GNN_BLAS(cublasDgemm(h.blas, opB, opA, static_cast<int>(n),
+                         static_cast<int>(m), static_cast<int>(k), &alpha,
+                         static_cast<const double *>(b), ldb,
+                         static_cast<const double *>(a), lda, &beta,
+                         static_cast<double *>(c), static_cast<int>(n)));
+    return Status();
+  }
+  float alphaF = static_cast<float>(alpha), betaF = static_cast<float>(beta);
+  GNN_BLAS(cublasSgemm(h.blas, opB, opA, static_cast<int>(n),
+                       static_cast<int>(m), static_cast<int>(k), &alphaF,
+                       static_cast<const float *>(b), ldb,
+                       static_cast<const float *>(a), lda, &betaF,
+                       static_cast<float *>(c), static_cast<int>(n)));
+  return Status();
+}
+
+Status gnn::runtime::fill64(void *data, double value, int64_t n,
+                            cudaStream_t stream) {
+  if (n <= 0)
+    return Status();
+  fillDoubles<<<blocks(n), 256, 0, stream>>>(static_cast<double *>(data),
+                                             value, n);
+  if (cudaError_t err = cudaGetLastError(); err != cudaSuccess)
+    return Status::error(std::string("fill kernel: ") + cudaGetErrorName(err));
   return Status();
 }

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <set>
 
 using namespace gnn::runtime;
@@ -19,6 +20,7 @@ static const char *dtypeName(DType t) {
   case DType::F32: return "f32";
   case DType::I32: return "i32";
   case DType::I64: return "i64";
+  case DType::F64: return "f64";
   }
   return "f32";
 }
@@ -148,8 +150,9 @@ struct Reader {
     return true;
   }
 
+  template <typename T>
   bool number(const Json &j, const char *key, const std::string &path,
-              float &out, bool optional = false) {
+              T &out, bool optional = false) {
     auto it = j.find(key);
     if (it == j.end()) {
       if (optional)
@@ -158,7 +161,7 @@ struct Reader {
     }
     if (!it->is_number())
       return fail(path + "." + key, "expected a number");
-    out = it->get<float>();
+    out = it->get<T>();
     return true;
   }
 
@@ -383,7 +386,8 @@ StatusOr<Program> Program::parse(const std::string &text) {
       if (dtype == "f32") d.dtype = DType::F32;
       else if (dtype == "i32") d.dtype = DType::I32;
       else if (dtype == "i64") d.dtype = DType::I64;
-      else return Status::error(path + ".dtype: expected f32, i32 or i64 but got '" + dtype + "'");
+      else if (dtype == "f64") d.dtype = DType::F64;
+      else return Status::error(path + ".dtype: expected f32, f64, i32 or i64 but got '" + dtype + "'");
       p.buffers.push_back(d);
     }
   }
@@ -413,15 +417,26 @@ Status Program::verify() const {
       "csc_edge",    "csc_to_csr", "in_degree", "out_degree"};
   for (size_t i = 0; i < steps.size(); ++i) {
     std::string where = "step " + std::to_string(i);
+    // `real`: a library step's operand, f32 or f64 like the step's first.
+    std::optional<DType> stepType;
     auto need = [&](const std::string &name, const char *what,
-                    bool f32 = true) -> Status {
+                    bool real = true) -> Status {
       auto it = byName.find(name);
       if (it == byName.end())
         return Status::error(where + ": unknown " + std::string(what) +
                              " buffer '" + name + "'");
-      if (f32 && it->second->dtype != DType::F32)
+      if (!real)
+        return Status();
+      DType t = it->second->dtype;
+      if (!isFloat(t))
         return Status::error(where + ": " + what + " buffer '" + name +
-                             "' must be f32");
+                             "' must be f32 or f64 but is " + dtypeName(t));
+      if (stepType && *stepType != t)
+        return Status::error(where + ": " + what + " buffer '" + name +
+                             "' is " + dtypeName(t) +
+                             " but the step's first operand is " +
+                             dtypeName(*stepType));
+      stepType = t;
       return Status();
     };
     if (auto *s = std::get_if<LaunchStep>(&steps[i])) {

@@ -6,9 +6,10 @@
 ///
 /// \file
 /// Vendor-library steps a Program can use. cuSPARSE descriptors, the chosen
-/// algorithm and the workspace are cached per graph and dense shape (creating
-/// them costs more than a small SpMM), inside the Graph. fp32 throughout;
-/// cuBLAS runs in its default (non-TF32) math mode, so results match fp32.
+/// algorithm and the workspace are cached per graph, dense shape and element
+/// type (creating them costs more than a small SpMM), inside the Graph. f32
+/// or f64 throughout (every operand of a step has the step's type); cuBLAS
+/// runs in its default (non-TF32) math mode, so results match fp32.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -16,22 +17,44 @@
 #define GNN_RUNTIME_LIBRARY_H
 
 #include "gnn/Runtime/Graph.h"
+#include "gnn/Runtime/Program.h"
 
 namespace gnn {
 namespace runtime {
 
 /// y[d, :] = alpha * sum_{e: s -> d} w[e] * x[s, :] + beta * y[d, :] for the
-/// `cols`-wide row-major x (N x cols) and y, through cuSPARSE on the CSR.
-/// `weights` is one float per edge in edge-list order, or null for 1.
-Status spmmCsr(const Graph &graph, const float *weights, const float *x,
-               float *y, int64_t cols, float alpha, float beta,
+/// `cols`-wide row-major x (N x cols) and y, through cuSPARSE on the CSR, in
+/// `type` (F32 or F64; x, y and the weights are of that type).
+/// `weights` is one value per edge in edge-list order, or null for 1.
+Status spmmCsr(const Graph &graph, DType type, const void *weights,
+               const void *x, void *y, int64_t cols, double alpha, double beta,
                cudaStream_t stream);
 
+/// The f32 form of spmmCsr.
+inline Status spmmCsr(const Graph &graph, const float *weights, const float *x,
+                      float *y, int64_t cols, float alpha, float beta,
+                      cudaStream_t stream) {
+  return spmmCsr(graph, DType::F32, weights, x, y, cols, alpha, beta, stream);
+}
+
 /// Row-major C (m x n) = alpha * op(A) * op(B) + beta * C with op(A) m x k and
-/// op(B) k x n; `transA` / `transB` transpose the stored matrices.
-Status gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
-            float alpha, const float *a, const float *b, float beta, float *c,
-            cudaStream_t stream);
+/// op(B) k x n; `transA` / `transB` transpose the stored matrices. `type` is
+/// F32 (cublasSgemm) or F64 (cublasDgemm).
+Status gemm(DType type, bool transA, bool transB, int64_t m, int64_t n,
+            int64_t k, double alpha, const void *a, const void *b, double beta,
+            void *c, cudaStream_t stream);
+
+/// The f32 form of gemm.
+inline Status gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
+                   float alpha, const float *a, const float *b, float beta,
+                   float *c, cudaStream_t stream) {
+  return gemm(DType::F32, transA, transB, m, n, k, alpha, a, b, beta, c,
+              stream);
+}
+
+/// Fills `n` doubles at `data` with `value` on `stream` (the driver's memset
+/// has no 64-bit pattern).
+Status fill64(void *data, double value, int64_t n, cudaStream_t stream);
 
 } // namespace runtime
 } // namespace gnn
