@@ -37,13 +37,43 @@ func.func @twice(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 
 // -----
 
-func.func @f64(%g: !gnn.graph, %x: tensor<?x8xf64>) -> tensor<?x8xf64> {
+func.func @f16(%g: !gnn.graph, %x: tensor<?x8xf16>) -> tensor<?x8xf16> {
+  %r = gnn.kernel_group "spmm_0" schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf16> {
+    // expected-error @+1 {{'gnn.spmm' op uses 'tensor<?x8xf16>'; the CUDA backend supports only f32 and f64 tensors}}
+    %s = gnn.spmm sum %g, %x : tensor<?x8xf16> -> tensor<?x8xf16>
+    gnn.yield %s : tensor<?x8xf16>
+  }
+  return %r : tensor<?x8xf16>
+}
+
+// -----
+
+// A function runs in one float type: f32 and f64 tensors together are an
+// error on the first tensor of the second type.
+// expected-note @+1 {{the first 'f64' tensor}}
+func.func @mixed(%g: !gnn.graph, %x: tensor<?x8xf64>) -> tensor<?x8xf32> {
   %r = gnn.kernel_group "spmm_0" schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf64> {
-    // expected-error @+1 {{'gnn.spmm' op uses 'tensor<?x8xf64>'; the CUDA backend supports only f32 tensors}}
     %s = gnn.spmm sum %g, %x : tensor<?x8xf64> -> tensor<?x8xf64>
     gnn.yield %s : tensor<?x8xf64>
   }
-  return %r : tensor<?x8xf64>
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %r, %c0 : tensor<?x8xf64>
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  // expected-error @+1 {{'linalg.generic' op uses 'tensor<?x8xf32>' in a function whose first float tensor is 'f64'; the CUDA backend runs a function in one float type (all f32 or all f64)}}
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%r : tensor<?x8xf64>) outs(%e : tensor<?x8xf32>) {
+  ^bb0(%a: f64, %o: f32):
+    %v = arith.truncf %a : f64 to f32
+    linalg.yield %v : f32
+  } -> tensor<?x8xf32>
+  return %t : tensor<?x8xf32>
+}
+
+// -----
+
+// expected-note @+2 {{the first 'f32' tensor}}
+// expected-error @+1 {{argument #2 of @mixed_arguments uses 'tensor<?x8xf64>' in a function whose first float tensor is 'f32'}}
+func.func @mixed_arguments(%g: !gnn.graph, %x: tensor<?x8xf32>, %y: tensor<?x8xf64>) -> tensor<?x8xf32> {
+  return %x : tensor<?x8xf32>
 }
 
 // -----

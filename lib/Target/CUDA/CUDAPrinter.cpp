@@ -692,6 +692,22 @@ extern "C" __global__ void gnn_slots_to_edges(float *__restrict__ out,
   const long long i = t / width, k = t % width;
   out[(long long)csr_edge[i] * width + k] = in[t];
 }
+extern "C" __global__ void gnn_edges_to_slots_f64(double *__restrict__ out,
+    const double *__restrict__ in, const idx_t *__restrict__ csr_edge,
+    long long rows, long long width) {
+  const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (t >= rows * width) return;
+  const long long i = t / width, k = t % width;
+  out[t] = in[(long long)csr_edge[i] * width + k];
+}
+extern "C" __global__ void gnn_slots_to_edges_f64(double *__restrict__ out,
+    const double *__restrict__ in, const idx_t *__restrict__ csr_edge,
+    long long rows, long long width) {
+  const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (t >= rows * width) return;
+  const long long i = t / width, k = t % width;
+  out[(long long)csr_edge[i] * width + k] = in[t];
+}
 )cuda";
 
 LogicalResult mlir::gnn::printKernelsAsCUDA(ModuleOp module,

@@ -112,13 +112,28 @@ private:
     return *rows + " * " + std::to_string(*row);
   }
   LogicalResult declare(const std::string &name, rt::BufferRole role,
-                        const std::string &elements, Operation *where) {
+                        const std::string &elements, Value v,
+                        Operation *where) {
     auto f = rt::Formula::parse(elements);
     if (!f.ok())
       return where->emitOpError() << "has an invalid size: " << f.message();
+    FailureOr<rt::DType> dtype = dtypeOf(v, where);
+    if (failed(dtype))
+      return failure();
     declared[name] = program.buffers.size();
-    program.buffers.push_back({name, role, rt::DType::F32, *f});
+    program.buffers.push_back({name, role, *dtype, *f});
     return success();
+  }
+  /// The buffer element type of tensor `v`: f32 or f64.
+  static FailureOr<rt::DType> dtypeOf(Value v, Operation *where) {
+    Type element = getElementTypeOrSelf(v.getType());
+    if (element.isF32())
+      return rt::DType::F32;
+    if (element.isF64())
+      return rt::DType::F64;
+    return where->emitOpError()
+           << "produces or reads a tensor of " << element
+           << "; the CUDA backend supports only f32 and f64 tensors";
   }
   /// A fresh buffer of `elements` for `v` (a temp, or the output it was
   /// reserved for).
@@ -133,7 +148,7 @@ private:
     } else {
       name = "t" + std::to_string(temps++);
     }
-    if (failed(declare(name, role, elements, where)))
+    if (failed(declare(name, role, elements, v, where)))
       return failure();
     buffer[v] = name;
     return name;
@@ -148,7 +163,9 @@ private:
   FailureOr<std::string> use(Value v, Operation *where);
   LogicalResult lowerLaunch(gnnk::LaunchOp launch);
   LogicalResult lowerMatmul(linalg::MatmulOp mm);
-  void launchConversion(const char *kernel, const std::string &out,
+  /// Converts an edge tensor of `elementType` between edge-list and slot
+  /// order (`toSlots`) with the prelude's kernel of that element size.
+  void launchConversion(bool toSlots, Type elementType, const std::string &out,
                         const std::string &in, int64_t width);
 };
 
@@ -172,15 +189,14 @@ FailureOr<std::string> Lowering::use(Value v, Operation *where) {
     FailureOr<std::string> name = define(v, fill);
     if (failed(name))
       return failure();
-    program.steps.push_back(
-        rt::FillStep{*name, static_cast<float>(f.getValueAsDouble())});
+    program.steps.push_back(rt::FillStep{*name, f.getValueAsDouble()});
     return name;
   }
   if (auto empty = v.getDefiningOp<tensor::EmptyOp>()) {
     FailureOr<std::string> name = define(v, empty);
     if (failed(name))
       return failure();
-    program.steps.push_back(rt::FillStep{*name, 0.0f});
+    program.steps.push_back(rt::FillStep{*name, 0.0});
     return name;
   }
   return where->emitOpError("reads a value the CUDA backend has no buffer for");
@@ -207,10 +223,17 @@ static rt::KernelArg intArg(rt::Formula f) {
   return a;
 }
 
-void Lowering::launchConversion(const char *kernel, const std::string &out,
-                                const std::string &in, int64_t width) {
+void Lowering::launchConversion(bool toSlots, Type elementType,
+                                const std::string &out, const std::string &in,
+                                int64_t width) {
   rt::LaunchStep l;
-  l.kernel = kernel;
+  if (elementType.isF64()) {
+    l.kernel = toSlots ? kEdgesToSlotsF64 : kSlotsToEdgesF64;
+    if (!llvm::is_contained(program.kernels, l.kernel))
+      program.kernels.insert(program.kernels.begin() + 2, l.kernel);
+  } else {
+    l.kernel = toSlots ? kEdgesToSlots : kSlotsToEdges;
+  }
   l.grid[0] = *rt::Formula::parse("ceil_div(edges * " + std::to_string(width) +
                                   ", 256)");
   l.grid[1] = l.grid[2] = rt::Formula::constant(1);
@@ -290,6 +313,15 @@ LogicalResult Lowering::lowerMatmul(linalg::MatmulOp mm) {
                           "support (only the default C += A B)");
   Value a = mm.getInputs()[0], b = mm.getInputs()[1], init = mm.getOutputs()[0];
   auto bt = cast<RankedTensorType>(b.getType());
+  Type element = getElementTypeOrSelf(a.getType());
+  if ((!element.isF32() && !element.isF64()) ||
+      getElementTypeOrSelf(b.getType()) != element ||
+      getElementTypeOrSelf(mm.getResult(0).getType()) != element)
+    return mm.emitOpError()
+           << "expects operands and result of one float type (f32 or f64) "
+              "for cuBLAS but got "
+           << a.getType() << ", " << b.getType() << " and "
+           << mm.getResult(0).getType();
   if (!bt.hasStaticShape())
     return mm.emitOpError("expects a static right-hand matrix");
   FailureOr<std::string> ab = use(a, mm), bb = use(b, mm);
@@ -372,15 +404,16 @@ FailureOr<rt::Program> Lowering::run() {
     std::string name = "arg" + std::to_string(i);
     FailureOr<std::string> elements = size(arg, func);
     if (failed(elements) ||
-        failed(declare(name, rt::BufferRole::Input, *elements, func)))
+        failed(declare(name, rt::BufferRole::Input, *elements, arg, func)))
       return failure();
     buffer[arg] = name;
     if (isEdgeTensor(arg)) {
       FailureOr<int64_t> width = rowElements(arg, func);
       std::string slots = name + "_slots";
-      if (failed(declare(slots, rt::BufferRole::Temp, *elements, func)))
+      if (failed(declare(slots, rt::BufferRole::Temp, *elements, arg, func)))
         return failure();
-      launchConversion(kEdgesToSlots, slots, name, *width);
+      launchConversion(/*toSlots=*/true, getElementTypeOrSelf(arg.getType()),
+                       slots, name, *width);
       buffer[arg] = slots;
     }
   }
@@ -437,13 +470,14 @@ FailureOr<rt::Program> Lowering::run() {
       continue;
     FailureOr<std::string> elements = size(v, ret);
     if (failed(elements) ||
-        failed(declare(name, rt::BufferRole::Output, *elements, ret)))
+        failed(declare(name, rt::BufferRole::Output, *elements, v, ret)))
       return failure();
     if (isEdgeTensor(v)) {
       FailureOr<int64_t> width = rowElements(v, ret);
       if (failed(width))
         return failure();
-      launchConversion(kSlotsToEdges, name, *src, *width);
+      launchConversion(/*toSlots=*/false, getElementTypeOrSelf(v.getType()),
+                       name, *src, *width);
     } else {
       program.steps.push_back(
           rt::CopyStep{*src, name, *rt::Formula::parse(*elements)});

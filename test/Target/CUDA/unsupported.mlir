@@ -2,10 +2,10 @@
 
 // Unsupported IR fails with a diagnostic on the op.
 
-// CHECK: unsupported.mlir:1 offset :7:8: error: 'gnn.spmm' op uses 'tensor<?x8xf64>'; the CUDA backend supports only f32 tensors
-func.func @f64(%g: !gnn.graph, %x: tensor<?x8xf64>) -> tensor<?x8xf64> {
-  %o = gnn.spmm sum %g, %x : tensor<?x8xf64> -> tensor<?x8xf64>
-  return %o : tensor<?x8xf64>
+// CHECK: unsupported.mlir:1 offset :7:8: error: 'gnn.spmm' op uses 'tensor<?x8xf16>'; the CUDA backend supports only f32 and f64 tensors
+func.func @f16(%g: !gnn.graph, %x: tensor<?x8xf16>) -> tensor<?x8xf16> {
+  %o = gnn.spmm sum %g, %x : tensor<?x8xf16> -> tensor<?x8xf16>
+  return %o : tensor<?x8xf16>
 }
 
 // -----

@@ -34,9 +34,12 @@ FailureOr<::gnn::runtime::Program> buildProgram(func::FuncOp func,
                                                 int indexBits);
 
 /// Names of the boundary conversion kernels (edge order <-> slot order),
-/// printed in every module's prelude.
+/// printed in every module's prelude: of f32 elements (always in a
+/// Program's kernel list), and of f64 elements (listed when used).
 constexpr const char *kEdgesToSlots = "gnn_edges_to_slots";
 constexpr const char *kSlotsToEdges = "gnn_slots_to_edges";
+constexpr const char *kEdgesToSlotsF64 = "gnn_edges_to_slots_f64";
+constexpr const char *kSlotsToEdgesF64 = "gnn_slots_to_edges_f64";
 
 } // namespace gnn
 } // namespace mlir

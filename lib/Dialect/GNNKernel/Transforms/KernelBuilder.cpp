@@ -30,11 +30,29 @@ FailureOr<AffineExpr> mlir::gnnk::rowsExpr(Value value) {
 
 FailureOr<int64_t> mlir::gnnk::rowElements(Value value, Operation *where) {
   auto t = dyn_cast<RankedTensorType>(value.getType());
-  if (t && !t.getElementType().isF32())
+  if (t && !t.getElementType().isF32() && !t.getElementType().isF64())
     return where->emitOpError() << "uses " << t
-                                << "; the CUDA backend supports only f32 "
-                                   "tensors";
+                                << "; the CUDA backend supports only f32 and "
+                                   "f64 tensors";
   return rowElementsOf(value, where);
+}
+
+FloatType mlir::gnnk::groupFloatType(gnn::KernelGroupOp group) {
+  FloatType found;
+  group.getBody().walk([&](Operation *op) {
+    for (Type t :
+         llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
+      if (auto tensor = dyn_cast<RankedTensorType>(t))
+        if (auto f = dyn_cast<FloatType>(tensor.getElementType()))
+          if (!found)
+            found = f;
+  });
+  for (Type t : group->getResultTypes())
+    if (auto tensor = dyn_cast<RankedTensorType>(t))
+      if (auto f = dyn_cast<FloatType>(tensor.getElementType()))
+        if (!found)
+          found = f;
+  return found ? found : Float32Type::get(group.getContext());
 }
 
 AffineMap mlir::gnnk::sizeMap(AffineExpr e) {
@@ -44,7 +62,8 @@ AffineMap mlir::gnnk::sizeMap(AffineExpr e) {
 KernelBuilder::KernelBuilder(gnn::KernelGroupOp group, StringRef name,
                              int64_t block, int indexBits)
     : group(group), b(group.getContext()), loc(group.getLoc()),
-      indexBits(indexBits), top(group.getContext()) {
+      indexBits(indexBits), ft(groupFloatType(group)),
+      top(group.getContext()) {
   auto func = group->getParentOfType<func::FuncOp>();
   OpBuilder mb(func);
   MLIRContext *ctx = group.getContext();
@@ -144,8 +163,18 @@ Value KernelBuilder::sizeValue(AffineExpr e) {
 Value KernelBuilder::idx(int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
-Value KernelBuilder::f32(double v) {
-  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+Value KernelBuilder::fp(double v) { return fp(ft, v); }
+Value KernelBuilder::fp(Type type, double v) {
+  return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, v));
+}
+Value KernelBuilder::castFloat(Value v, Type type) {
+  unsigned from = v.getType().getIntOrFloatBitWidth(),
+           to = type.getIntOrFloatBitWidth();
+  if (from == to)
+    return v;
+  if (from < to)
+    return arith::ExtFOp::create(b, loc, type, v);
+  return arith::TruncFOp::create(b, loc, type, v);
 }
 Value KernelBuilder::f64(double v) {
   return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(v));
@@ -271,7 +300,7 @@ FailureOr<Value> KernelBuilder::access(Value tensor, AffineMap map,
     return where->emitOpError("has a scalar operand that is not a constant");
   }
   if (std::optional<double> c = fillConstant(tensor))
-    return f32(*c);
+    return fp(cast<RankedTensorType>(tensor.getType()).getElementType(), *c);
   if (Operation *def = tensor.getDefiningOp())
     if (groupElement && group->isAncestor(def))
       return groupElement(tensor, map, loopIdx, where);
@@ -330,7 +359,8 @@ KernelBuilder::applyConsumers(ArrayRef<linalg::GenericOp> consumers,
         return failure();
       args.push_back(*a);
     }
-    args.push_back(f32(0.0)); // the init, never read (checked when absorbed)
+    // The init, never read (checked when absorbed).
+    args.push_back(fp(type.getElementType(), 0.0));
     FailureOr<SmallVector<Value>> y = inlineBody(consumer, args, loopIdx);
     if (failed(y))
       return failure();

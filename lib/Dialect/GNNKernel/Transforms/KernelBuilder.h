@@ -29,8 +29,13 @@ namespace gnnk {
 FailureOr<AffineExpr> rowsExpr(Value value);
 
 /// Elements per row (product of the static trailing dimensions); emits a
-/// diagnostic at `where` for dynamic trailing dimensions or non-f32 tensors.
+/// diagnostic at `where` for dynamic trailing dimensions or tensors of
+/// elements other than f32 and f64.
 FailureOr<int64_t> rowElements(Value value, Operation *where);
+
+/// The float element type of the tensors of `group` (f32 or f64; f32 for a
+/// group without float tensors). GroupParts::of checks that there is one.
+FloatType groupFloatType(gnn::KernelGroupOp group);
 
 /// A launch-shape map ()[s0, s1, s2] -> (e).
 AffineMap sizeMap(AffineExpr e);
@@ -48,6 +53,9 @@ public:
   OpBuilder b;
   Location loc;
   int indexBits;
+  /// The element type of the group's tensors (f32 or f64): what the kernel
+  /// loads, stores, and computes in outside of sum accumulators (f64).
+  FloatType ft;
 
   //===--------------------------------------------------------------------===//
   // Parameters
@@ -71,8 +79,14 @@ public:
   //===--------------------------------------------------------------------===//
 
   Value idx(int64_t v);
-  Value f32(double v);
+  /// A constant of the group's float type `ft`.
+  Value fp(double v);
+  /// A constant of float type `type`.
+  Value fp(Type type, double v);
   Value f64(double v);
+  /// `v` converted to float type `type` (arith.extf / arith.truncf), or `v`
+  /// when it has that type.
+  Value castFloat(Value v, Type type);
   Value add(Value a, Value c);
   Value sub(Value a, Value c);
   Value mul(Value a, Value c);

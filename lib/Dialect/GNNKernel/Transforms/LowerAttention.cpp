@@ -118,7 +118,7 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
   KernelBuilder kb(group, group.getKernel(), s.getBlock(), indexBits);
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
-  Type f32 = b.getF32Type();
+  Type ft = kb.ft;
   float inf = std::numeric_limits<float>::infinity();
 
   auto [rowIdx, lane] = rowMapping(kb, kb.size("nodes"), lanes);
@@ -146,11 +146,11 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
   int64_t perChunk = 2 + vec;
   SmallVector<Value> inits;
   for (int64_t j = 0; j < chunks; ++j) {
-    inits.push_back(kb.f32(-inf));
+    inits.push_back(kb.fp(-inf));
     for (int64_t i = 1; i < perChunk; ++i)
-      inits.push_back(kb.f32(0.0));
+      inits.push_back(kb.fp(0.0));
   }
-  SmallVector<Type> types(inits.size(), f32);
+  SmallVector<Type> types(inits.size(), ft);
   auto loop = ForEdgesOp::create(b, loc, types, kb.add(begin, g), end,
                                  kb.idx(groups), nbrs, Value(), inits,
                                  b.getI64IntegerAttr(2));
@@ -179,7 +179,7 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
             lhs == input ? vRows[j]
                          : kb.load(kb.operand(lhs),
                                    kb.add(kb.mul(src, row), offsets[j]), vec);
-        Value partial = kb.f32(0.0);
+        Value partial = kb.fp(0.0);
         for (int64_t v = 0; v < vec; ++v) {
           Value x = l[v], z = dstRows[j][v];
           if (dotDistributed) {
@@ -221,7 +221,7 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
       int64_t chunksPerHead = std::max<int64_t>(1, inner / chunk);
       if (lanesPerHead > 1) {
         auto red = TeamReduceOp::create(b, loc, scores, 1, lanesPerHead);
-        kb.buildCombine(red.getCombine(), SmallVector<Type>(scores.size(), f32),
+        kb.buildCombine(red.getCombine(), SmallVector<Type>(scores.size(), ft),
                         [&](OpBuilder &rb, ValueRange a, ValueRange c) {
                           SmallVector<Value> out;
                           for (auto [x, y] : llvm::zip(a, c))
@@ -254,7 +254,7 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
         Value head = kb.div(offsets[j], inner);
         Value score = init == 0.0 ? scores[j]
                                   : arith::AddFOp::create(b, loc, scores[j],
-                                                          kb.f32(init))
+                                                          kb.fp(init))
                                         .getResult();
         eval.setOverride(reduced, score);
         FailureOr<Value> final = eval.element(softmax.getInput(), e, head);
@@ -279,12 +279,12 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
       Value mNew = arith::MaxNumFOp::create(b, loc, m, x);
       Value same = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m, mNew);
       Value scale = arith::SelectOp::create(
-          b, loc, same, kb.f32(1.0),
+          b, loc, same, kb.fp(1.0),
           math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, m, mNew)));
       Value dead = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x,
-                                         kb.f32(-inf));
+                                         kb.fp(-inf));
       Value p = arith::SelectOp::create(
-          b, loc, dead, kb.f32(0.0),
+          b, loc, dead, kb.fp(0.0),
           math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, x, mNew)));
       next.push_back(mNew);
       next.push_back(math::FmaOp::create(b, loc, sum, scale, p));
@@ -304,7 +304,7 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
       Value m = arith::MaxNumFOp::create(rb, loc, m1, m2);
       auto factor = [&](Value mi) -> Value {
         Value same = arith::CmpFOp::create(rb, loc, arith::CmpFPredicate::OEQ, mi, m);
-        Value one = arith::ConstantOp::create(rb, loc, rb.getF32FloatAttr(1.0));
+        Value one = arith::ConstantOp::create(rb, loc, rb.getFloatAttr(ft, 1.0));
         return arith::SelectOp::create(
             rb, loc, same, one,
             math::ExpOp::create(rb, loc, arith::SubFOp::create(rb, loc, mi, m)));
@@ -341,12 +341,12 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
     b.setInsertionPointToStart(&ifOp.getThenRegion().front());
     Value sum = state[j * perChunk + 1];
     Value zero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, sum,
-                                       kb.f32(0.0));
-    Value inv = arith::DivFOp::create(b, loc, kb.f32(1.0), sum);
+                                       kb.fp(0.0));
+    Value inv = arith::DivFOp::create(b, loc, kb.fp(1.0), sum);
     SmallVector<Value> outs;
     for (int64_t v = 0; v < vec; ++v) {
       Value a = arith::MulFOp::create(b, loc, state[j * perChunk + 2 + v], inv);
-      a = arith::SelectOp::create(b, loc, zero, kb.f32(0.0), a);
+      a = arith::SelectOp::create(b, loc, zero, kb.fp(0.0), a);
       FailureOr<Value> out = kb.applyConsumers(
           parts.consumers, spmm.getResult(), a, rowIdx,
           kb.add(offsets[j], kb.idx(v)));

@@ -89,14 +89,17 @@ FailureOr<GroupParts> GroupParts::of(KernelGroupOp group) {
   if (!yieldsLast)
     return group.emitOpError("expects to yield the result of its last op "
                              "(and the log-sum-exp of its edge_softmax)");
+  // f32 or f64 (gnn-lower-to-kernels checks first that a function has one
+  // float type, so a group has one too).
   for (Operation &op : group.getBody().front().without_terminator())
     for (Type t : llvm::concat<Type>(op.getOperandTypes(),
                                      op.getResultTypes()))
       if (auto tensor = dyn_cast<RankedTensorType>(t))
-        if (!tensor.getElementType().isF32())
+        if (!tensor.getElementType().isF32() &&
+            !tensor.getElementType().isF64())
           return op.emitOpError() << "uses " << t
                                    << "; the CUDA backend supports only f32 "
-                                      "tensors";
+                                      "and f64 tensors";
   return parts;
 }
 
@@ -160,8 +163,9 @@ FailureOr<Value> EdgeEvaluator::element(Value value, const EdgeRef &e,
       int64_t f = *inRow / *outRow;
       Value pa = kb.add(kb.mul(a, *inRow), kb.mul(k, f));
       Value pc = kb.add(kb.mul(c, *inRow), kb.mul(k, f));
-      auto loop = scf::ForOp::create(b, kb.loc, kb.idx(0), kb.idx(f),
-                                     kb.idx(1), ValueRange{kb.f32(0.0)});
+      auto loop = scf::ForOp::create(
+          b, kb.loc, kb.idx(0), kb.idx(f), kb.idx(1),
+          ValueRange{kb.fp(getElementTypeOrSelf(sddmm.getResult().getType()), 0.0)});
       {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(loop.getBody());
@@ -213,13 +217,13 @@ FailureOr<Value> EdgeEvaluator::element(Value value, const EdgeRef &e,
           bounds[d.getPosition()] = t.getDimSize(r);
   }
   OpOperand *init = generic.getDpsInitOperand(0);
-  Value start = kb.f32(0.0);
+  Value start = kb.fp(type.getElementType(), 0.0);
   if (generic.payloadUsesValueFromOperand(init)) {
     std::optional<double> c = KernelBuilder::fillConstant(init->get());
     if (!c)
       return generic.emitOpError("reads an init that is not a constant fill; "
                                  "it cannot be fused into an edge loop");
-    start = kb.f32(*c);
+    start = kb.fp(type.getElementType(), *c);
   }
   // The body at the current reduction indices, accumulating into `acc`.
   std::function<FailureOr<Value>(int64_t, Value)> nest =
@@ -305,7 +309,8 @@ FailureOr<Value> NodeEvaluator::element(Value value, Value node, Value k) {
     Value d = kb.sub(kb.loadIndex(ptr, kb.add(node, kb.idx(1))),
                      kb.loadIndex(ptr, node));
     Value di = arith::IndexCastOp::create(b, kb.loc, b.getI64Type(), d);
-    return remember(arith::SIToFPOp::create(b, kb.loc, b.getF32Type(), di));
+    return remember(
+        arith::SIToFPOp::create(b, kb.loc, type.getElementType(), di));
   }
   auto generic = value.getDefiningOp<linalg::GenericOp>();
   if (generic.getNumReductionLoops() || generic.getNumDpsInits() != 1 ||
@@ -322,7 +327,7 @@ FailureOr<Value> NodeEvaluator::element(Value value, Value node, Value k) {
       return failure();
     args.push_back(*v);
   }
-  args.push_back(kb.f32(0.0));
+  args.push_back(kb.fp(type.getElementType(), 0.0));
   FailureOr<SmallVector<Value>> y = kb.inlineBody(generic, args, idx);
   if (failed(y))
     return failure();
@@ -503,7 +508,12 @@ static LogicalResult lowerRowReduction(KernelGroupOp group,
       idx[d.getPosition()] =
           kb.rem(kb.div(blk, stride), outType.getDimSize(r));
   }
-  SmallVector<Value> zeros(op.getNumDpsInits(), kb.f32(0.0));
+  SmallVector<Type> initTypes;
+  SmallVector<Value> zeros;
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    initTypes.push_back(getElementTypeOrSelf(init.get().getType()));
+    zeros.push_back(kb.fp(initTypes.back(), 0.0));
+  }
   auto rowsLoop = scf::ForOp::create(b, loc, thread, rows, kb.idx(block), zeros);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -518,8 +528,7 @@ static LogicalResult lowerRowReduction(KernelGroupOp group,
     scf::YieldOp::create(b, loc, *next);
   }
   auto red = BlockReduceOp::create(b, loc, rowsLoop.getResults());
-  kb.buildCombine(red.getCombine(),
-                  SmallVector<Type>(op.getNumDpsInits(), b.getF32Type()),
+  kb.buildCombine(red.getCombine(), initTypes,
                   [&](OpBuilder &rb, ValueRange a, ValueRange c) {
                     SmallVector<Value> sums;
                     for (auto [x, y] : llvm::zip(a, c))
@@ -536,7 +545,7 @@ static LogicalResult lowerRowReduction(KernelGroupOp group,
     OpOperand *init = op.getDpsInitOperand(i);
     if (std::optional<double> c = KernelBuilder::fillConstant(init->get())) {
       if (*c != 0.0)
-        total = arith::AddFOp::create(b, loc, total, kb.f32(*c));
+        total = arith::AddFOp::create(b, loc, total, kb.fp(initTypes[i], *c));
     } else {
       FailureOr<Value> a =
           kb.access(init->get(), op.getMatchingIndexingMap(init), idx, op);
@@ -673,7 +682,7 @@ LogicalResult mlir::gnnk::lowerElementwise(KernelGroupOp group,
   Block &payload = generic.getRegion().front();
   SmallVector<Value> starts;
   for (OpOperand &init : op.getDpsInitsMutable()) {
-    Value start = kb.f32(0.0);
+    Value start = kb.fp(getElementTypeOrSelf(init.get().getType()), 0.0);
     if (!payload.getArgument(init.getOperandNumber()).use_empty()) {
       FailureOr<Value> a =
           kb.access(init.get(), op.getMatchingIndexingMap(&init), idx, op);
@@ -716,7 +725,8 @@ LogicalResult mlir::gnnk::lowerDegree(KernelGroupOp group, GroupParts &parts,
   Value ptr = kb.graph(op.getReversed() ? "csc_col_ptr" : "csr_row_ptr");
   Value d = kb.sub(kb.loadIndex(ptr, kb.add(i, kb.idx(1))), kb.loadIndex(ptr, i));
   Value di = arith::IndexCastOp::create(b, kb.loc, b.getI64Type(), d);
-  Value f = arith::SIToFPOp::create(b, kb.loc, b.getF32Type(), di);
+  Value f = arith::SIToFPOp::create(
+      b, kb.loc, getElementTypeOrSelf(op.getResult().getType()), di);
   FailureOr<Value> v =
       kb.applyConsumers(parts.consumers, op.getResult(), f, i, kb.idx(0));
   if (failed(v))

@@ -121,7 +121,7 @@ LogicalResult mlir::gnnk::lowerEdgeSoftmax(KernelGroupOp group,
   Value first = kb.add(t.begin, lane);
   Value step = kb.idx(lanes);
   EdgeEvaluator eval(kb, group);
-  Type f32 = b.getF32Type(), f64 = b.getF64Type();
+  Type ft = kb.ft, f64 = b.getF64Type();
   auto headLoop = scf::ForOp::create(b, loc, kb.idx(0), kb.idx(*heads),
                                      kb.idx(1));
   b.setInsertionPointToStart(headLoop.getBody());
@@ -130,7 +130,7 @@ LogicalResult mlir::gnnk::lowerEdgeSoftmax(KernelGroupOp group,
   float inf = std::numeric_limits<float>::infinity();
   // Pass 1: the row's maximum.
   ForEdgesOp maxLoop = edgeLoop(
-      kb, t, first, step, {kb.f32(-inf)}, reversed, row,
+      kb, t, first, step, {kb.fp(-inf)}, reversed, row,
       [&](const EdgeRef &e, ValueRange acc) -> FailureOr<SmallVector<Value>> {
         FailureOr<Value> x = eval.element(op.getInput(), e, h);
         if (failed(x))
@@ -149,16 +149,16 @@ LogicalResult mlir::gnnk::lowerEdgeSoftmax(KernelGroupOp group,
     return SmallVector<Value>{
         arith::AddFOp::create(rb, loc, a[0], c[0]).getResult()};
   };
-  kb.buildCombine(maxLoop.getMerge(), {f32}, maxRule);
+  kb.buildCombine(maxLoop.getMerge(), {ft}, maxRule);
   Value m = maxLoop.getResult(0);
   if (lanes > 1) {
     auto red = TeamReduceOp::create(b, loc, ValueRange{m}, lanes > 1 ? 1 : 1,
                                     lanes);
-    kb.buildCombine(red.getCombine(), {f32}, maxRule);
+    kb.buildCombine(red.getCombine(), {ft}, maxRule);
     m = red.getResult(0);
   }
   Value mass = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, m,
-                                     kb.f32(-inf));
+                                     kb.fp(-inf));
   // Pass 2: the normaliser, in double.
   ForEdgesOp sumLoop = edgeLoop(
       kb, t, first, step, {kb.f64(0.0)}, reversed, row,
@@ -168,8 +168,8 @@ LogicalResult mlir::gnnk::lowerEdgeSoftmax(KernelGroupOp group,
           return failure();
         Value p = math::ExpOp::create(
             b, loc, arith::SubFOp::create(b, loc, *x, m));
-        p = arith::SelectOp::create(b, loc, mass, p, kb.f32(0.0));
-        Value pd = arith::ExtFOp::create(b, loc, f64, p);
+        p = arith::SelectOp::create(b, loc, mass, p, kb.fp(0.0));
+        Value pd = kb.castFloat(p, f64);
         return SmallVector<Value>{
             arith::AddFOp::create(b, loc, acc[0], pd).getResult()};
       },
@@ -183,8 +183,8 @@ LogicalResult mlir::gnnk::lowerEdgeSoftmax(KernelGroupOp group,
     kb.buildCombine(red.getCombine(), {f64}, sumRule);
     sum = red.getResult(0);
   }
-  Value inv = arith::TruncFOp::create(
-      b, loc, f32, arith::DivFOp::create(b, loc, kb.f64(1.0), sum));
+  Value inv =
+      kb.castFloat(arith::DivFOp::create(b, loc, kb.f64(1.0), sum), ft);
   if (parts.lse) {
     // m + log(sum) by the team's first lane; -inf for a row without mass.
     // (The verifier gives the log-sum-exp the input's trailing shape.)
@@ -193,10 +193,9 @@ LogicalResult mlir::gnnk::lowerEdgeSoftmax(KernelGroupOp group,
     auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, first, false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    Value logSum = arith::TruncFOp::create(
-        b, loc, f32, math::LogOp::create(b, loc, sum));
+    Value logSum = kb.castFloat(math::LogOp::create(b, loc, sum), ft);
     Value lse = arith::SelectOp::create(
-        b, loc, mass, arith::AddFOp::create(b, loc, m, logSum), kb.f32(-inf));
+        b, loc, mass, arith::AddFOp::create(b, loc, m, logSum), kb.fp(-inf));
     kb.store({lse}, kb.result(1), kb.add(kb.mul(row, *heads), h));
   }
   // Pass 3: the weights.
@@ -209,7 +208,7 @@ LogicalResult mlir::gnnk::lowerEdgeSoftmax(KernelGroupOp group,
         Value p = math::ExpOp::create(
             b, loc, arith::SubFOp::create(b, loc, *x, m));
         p = arith::MulFOp::create(b, loc, p, inv);
-        p = arith::SelectOp::create(b, loc, mass, p, kb.f32(0.0));
+        p = arith::SelectOp::create(b, loc, mass, p, kb.fp(0.0));
         FailureOr<Value> out = kb.applyConsumers(parts.consumers,
                                                  op.getResult(), p, e.slot, h);
         if (failed(out))
@@ -275,8 +274,8 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
   KernelBuilder kb(group, group.getKernel(), s.getBlock(), indexBits);
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
-  Type f32 = b.getF32Type();
-  Type accType = extremum ? f32 : b.getF64Type();
+  Type ft = kb.ft;
+  Type accType = extremum ? ft : b.getF64Type();
   float inf = std::numeric_limits<float>::infinity();
   double identity = kind == gnn::ReduceKind::max   ? -inf
                     : kind == gnn::ReduceKind::min ? inf
@@ -319,7 +318,7 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
   };
   SmallVector<Value> inits;
   for (int64_t i = 0; i < chunks * vec; ++i)
-    inits.push_back(extremum ? kb.f32(identity) : kb.f64(identity));
+    inits.push_back(extremum ? kb.fp(identity) : kb.f64(identity));
   LogicalResult status = success();
   ForEdgesOp loop = edgeLoop(
       kb, t, kb.add(t.begin, g), kb.idx(groups), inits, reversed, rowIdx,
@@ -371,10 +370,7 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
           }
           for (int64_t v = 0; v < vec; ++v) {
             Value a = acc[j * vec + v];
-            Value term = extremum ? terms[v]
-                                  : arith::ExtFOp::create(b, loc, accType,
-                                                          terms[v])
-                                        .getResult();
+            Value term = kb.castFloat(terms[v], accType);
             Value n = rule(b, a, term);
             if (active)
               n = arith::SelectOp::create(b, loc, active, n, a);
@@ -417,9 +413,8 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
             arith::IndexCastOp::create(b, loc, b.getI64Type(), count));
         a = arith::DivFOp::create(b, loc, a, n);
       }
-      if (!extremum)
-        a = arith::TruncFOp::create(b, loc, f32, a);
-      a = arith::SelectOp::create(b, loc, empty, kb.f32(0.0), a);
+      a = kb.castFloat(a, ft);
+      a = arith::SelectOp::create(b, loc, empty, kb.fp(0.0), a);
       FailureOr<Value> out = kb.applyConsumers(
           parts.consumers, op->getResult(0), a, rowIdx, kb.add(c, kb.idx(v)));
       if (failed(out))

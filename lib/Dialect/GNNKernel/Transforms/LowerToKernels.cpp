@@ -9,6 +9,7 @@
 #include "gnn/Dialect/GNNKernel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
@@ -55,6 +56,54 @@ static LogicalResult lowerGroup(gnn::KernelGroupOp group, int indexBits) {
   return lowerAggregation(group, *parts, indexBits);
 }
 
+/// The CUDA backend runs a function in one float type: every float tensor
+/// of `func` (arguments, results of its ops, nested ones included) is f32, or
+/// every one is f64. Emits an error on the first tensor of another float
+/// type, with a note on the first one, and fails.
+static LogicalResult checkOneFloatType(func::FuncOp func) {
+  Type first;
+  Location firstLoc = func.getLoc();
+  auto check = [&](Type type, Location loc,
+                   function_ref<InFlightDiagnostic()> emit) -> LogicalResult {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    auto element =
+        tensor ? dyn_cast<FloatType>(tensor.getElementType()) : FloatType();
+    if (!element)
+      return success();
+    if (!first) {
+      first = element;
+      firstLoc = loc;
+      return success();
+    }
+    if (element == first)
+      return success();
+    InFlightDiagnostic diag = emit();
+    diag << "uses " << type << " in a function whose first float tensor is "
+         << first
+         << "; the CUDA backend runs a function in one float type (all f32 "
+            "or all f64)";
+    diag.attachNote(firstLoc) << "the first " << first << " tensor";
+    return diag;
+  };
+  for (BlockArgument arg : func.getArguments())
+    if (failed(check(arg.getType(), arg.getLoc(), [&] {
+          return mlir::emitError(arg.getLoc())
+                 << "argument #" << arg.getArgNumber() << " of @"
+                 << func.getSymName() << " ";
+        })))
+      return failure();
+  WalkResult walk = func.getBody().walk([&](Operation *op) {
+    // An empty tensor holds no values: its user is the op to blame.
+    if (isa<tensor::EmptyOp>(op))
+      return WalkResult::advance();
+    for (Type t : op->getResultTypes())
+      if (failed(check(t, op->getLoc(), [&] { return op->emitOpError(); })))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 namespace {
 struct LowerToKernels
     : public mlir::gnnk::impl::GNNLowerToKernelsBase<LowerToKernels> {
@@ -67,6 +116,9 @@ struct LowerToKernels
                                  << static_cast<int>(indexBits);
       return signalPassFailure();
     }
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (!func.isExternal() && failed(checkOneFloatType(func)))
+        return signalPassFailure();
     SmallVector<gnn::KernelGroupOp> groups;
     getOperation().walk([&](gnn::KernelGroupOp g) { groups.push_back(g); });
     // Kernels are module symbols, groups are named per function: a name used

@@ -277,14 +277,36 @@ Value rowOfPosition(KernelOp kernel, const RowKernel &k, OpBuilder &b,
   return ix.load(param(kernel, KernelOp::kGraph, b.getStringAttr("csr_col"), idx), slot);
 }
 
-/// Carried values as f32 for the partial-state buffer, and back.
-Value toF32(OpBuilder &b, Location loc, Value v) {
-  return v.getType().isF32() ? v
-                             : arith::TruncFOp::create(b, loc, b.getF32Type(), v)
-                                   .getResult();
+/// The types of the buffers bound to the kernel's results, in result order.
+SmallVector<Type> resultBufferTypes(KernelOp kernel) {
+  SmallVector<std::pair<int64_t, Type>> results;
+  for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
+    if (DictionaryAttr a = kernel.getArgAttrDict(i))
+      if (auto r = a.getAs<IntegerAttr>(KernelOp::kResult))
+        results.push_back({r.getInt(), kernel.getArgument(i).getType()});
+  llvm::sort(results, llvm::less_first());
+  return llvm::to_vector(llvm::make_second_range(results));
 }
-Value fromF32(OpBuilder &b, Location loc, Value v, Type t) {
-  return t.isF32() ? v : arith::ExtFOp::create(b, loc, t, v).getResult();
+
+/// The element type of the partial-state buffer: the kernel's float type
+/// (that of its results), so f32 kernels keep f32 states (their double
+/// accumulators rounded) and f64 kernels lose nothing.
+Type stateElementType(KernelOp kernel) {
+  for (Type t : resultBufferTypes(kernel))
+    if (auto f = dyn_cast<FloatType>(cast<MemRefType>(t).getElementType()))
+      return f;
+  return Float32Type::get(kernel.getContext());
+}
+
+/// Carried values converted to the partial-state type `t`, and back.
+Value convertFloat(OpBuilder &b, Location loc, Value v, Type t) {
+  unsigned from = v.getType().getIntOrFloatBitWidth(),
+           to = t.getIntOrFloatBitWidth();
+  if (from == to)
+    return v;
+  if (from > to)
+    return arith::TruncFOp::create(b, loc, t, v);
+  return arith::ExtFOp::create(b, loc, t, v);
 }
 
 /// Reduces the edges [from, to) of one row (`map` maps the row prologue) with
@@ -403,11 +425,12 @@ struct SplitHeavyRows
     final.setGridAttr(AffineMapAttr::get(capped(one)));
     guardLightRows(*k, n);
     // Launches: partial states, then the final kernel updating the result.
+    Type stateElement = stateElementType(kernel);
     for (LaunchOp l : launches) {
       OpBuilder hb(l);
       hb.setInsertionPointAfter(l);
-      auto stateType = RankedTensorType::get({ShapedType::kDynamic},
-                                             Float32Type::get(ctx));
+      auto stateType =
+          RankedTensorType::get({ShapedType::kDynamic}, stateElement);
       AffineMap stateRows =
           capped(getAffineConstantExpr(2 * stateSize, ctx));
       auto p = LaunchOp::create(
@@ -457,9 +480,10 @@ struct SplitHeavyRows
       return failure();
     OpBuilder b(kernel.getContext());
     Location loc = kernel.getLoc();
+    Type stateElement = stateElementType(kernel);
     ChunkMapping m = chunkMapping(kernel, *k, n, maxChunks, b);
     Value states = addParam(
-        kernel, MemRefType::get({ShapedType::kDynamic}, b.getF32Type()),
+        kernel, MemRefType::get({ShapedType::kDynamic}, stateElement),
         b.getNamedAttr(KernelOp::kResult, b.getI64IntegerAttr(0)));
     Ix ix{b, loc};
     int64_t teams = kernel.getBlock() / k->lanes;
@@ -494,7 +518,9 @@ struct SplitHeavyRows
       Value base = stateIndex(ix, m.blk, ix.c(which), k->lanes, m.lane,
                               state.size());
       for (auto [i, v] : llvm::enumerate(state))
-        StoreOp::create(b, loc, ValueRange{toF32(b, loc, v)}, states,
+        StoreOp::create(b, loc,
+                        ValueRange{convertFloat(b, loc, v, stateElement)},
+                        states,
                         ix.add(base, ix.c(i)));
     }
     k->rows->erase();
@@ -508,17 +534,15 @@ struct SplitHeavyRows
       return failure();
     OpBuilder b(kernel.getContext());
     Location loc = kernel.getLoc();
+    Type stateElement = stateElementType(kernel);
+    SmallVector<Type> resultTypes = resultBufferTypes(kernel);
     ChunkMapping m = chunkMapping(kernel, *k, n, maxChunks, b);
     Value states = addParam(
-        kernel, MemRefType::get({ShapedType::kDynamic}, b.getF32Type()),
+        kernel, MemRefType::get({ShapedType::kDynamic}, stateElement),
         b.getNamedAttr(KernelOp::kOperand, b.getI64IntegerAttr(numOperands)));
     // The tied result operands (never read: the kernel writes the results).
-    unsigned results = 0;
-    for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
-      if (DictionaryAttr a = kernel.getArgAttrDict(i))
-        results += a.get(KernelOp::kResult) != nullptr;
-    for (unsigned r = 0; r < results; ++r)
-      addParam(kernel, MemRefType::get({ShapedType::kDynamic}, b.getF32Type()),
+    for (auto [r, type] : llvm::enumerate(resultTypes))
+      addParam(kernel, type,
                b.getNamedAttr(KernelOp::kOperand,
                               b.getI64IntegerAttr(numOperands + 1 + r)));
     Ix ix{b, loc};
@@ -585,10 +609,10 @@ struct SplitHeavyRows
       Value base = stateIndex(ix, chunk, which, k->lanes, m.lane, types.size());
       SmallVector<Value> out;
       for (auto [i, t] : llvm::enumerate(types)) {
-        Value v = LoadOp::create(b, loc, TypeRange{b.getF32Type()}, states,
+        Value v = LoadOp::create(b, loc, TypeRange{stateElement}, states,
                                  ix.add(base, ix.c(i)))
                       .getResult(0);
-        out.push_back(fromF32(b, loc, v, t));
+        out.push_back(convertFloat(b, loc, v, t));
       }
       return out;
     };
