@@ -63,6 +63,34 @@ static Status ensureDevice() {
   return once;
 }
 
+StatusOr<DeviceMemoryInfo> gnn::runtime::deviceMemoryInfo() {
+  GNN_RETURN_IF_ERROR(ensureDevice());
+  StatusOr<CudaDriver *> driver = CudaDriver::get();
+  if (!driver.ok())
+    return driver.error();
+  GNN_RETURN_IF_ERROR((*driver)->makeCurrent());
+  size_t freeBytes = 0, totalBytes = 0;
+  GNN_RETURN_IF_ERROR(checkCu(**driver, "cuMemGetInfo",
+                              (*driver)->fn().cuMemGetInfo(&freeBytes,
+                                                           &totalBytes)));
+  DeviceMemoryInfo info;
+  info.freeBytes = static_cast<int64_t>(freeBytes);
+  info.totalBytes = static_cast<int64_t>(totalBytes);
+  // Freed buffers stay in the pool (see ensureDevice): reserved but unused
+  // memory is free for gnnc.
+  cudaMemPool_t pool;
+  uint64_t reserved = 0, used = 0;
+  if (cudaDeviceGetDefaultMemPool(&pool, environment().deviceOrdinal) ==
+          cudaSuccess &&
+      cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent,
+                              &reserved) == cudaSuccess &&
+      cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) ==
+          cudaSuccess &&
+      reserved > used)
+    info.freeBytes += static_cast<int64_t>(reserved - used);
+  return info;
+}
+
 StatusOr<DeviceBuffer> DeviceBuffer::allocate(size_t bytes) {
   GNN_RETURN_IF_ERROR(ensureDevice());
   DeviceBuffer b;

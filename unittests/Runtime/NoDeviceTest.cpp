@@ -54,6 +54,14 @@ TEST(NoDevice, CompilingForTheCurrentDeviceReportsClearly) {
             std::string::npos);
 }
 
+TEST(NoDevice, DeviceMemoryInfoReportsClearly) {
+  if (haveDevice())
+    GTEST_SKIP() << "a CUDA device is present";
+  StatusOr<DeviceMemoryInfo> info = deviceMemoryInfo();
+  ASSERT_FALSE(info.ok());
+  EXPECT_TRUE(mentionsMissing(info.message())) << info.message();
+}
+
 TEST(Graph, HostSideValidation) {
   // These checks happen before any device work, with or without a GPU.
   gnn::HostGraph g;

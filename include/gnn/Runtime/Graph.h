@@ -62,6 +62,18 @@ private:
   size_t bytes = 0;
 };
 
+/// Device memory as the runtime sees it.
+struct DeviceMemoryInfo {
+  /// Free for new allocations: the driver's free memory (cuMemGetInfo) plus
+  /// what the runtime's memory pool holds without using it.
+  int64_t freeBytes = 0;
+  /// The device's memory.
+  int64_t totalBytes = 0;
+};
+
+/// The device's free and total memory (sets the device up if needed).
+StatusOr<DeviceMemoryInfo> deviceMemoryInfo();
+
 /// Graph statistics, computed on the GPU at build time.
 struct GraphStatistics {
   int64_t nodes = 0, edges = 0;

@@ -1,0 +1,138 @@
+//===- DeviceBytes.cpp - device memory a graph and a Program need ---------===//
+//
+// Part of gnnc. The figures follow the allocations of Graph::fromHost and
+// GraphBuilder::run in Graph.cu; keep them in step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Runtime/DeviceBytes.h"
+
+#include <algorithm>
+#include <initializer_list>
+#include <utility>
+
+using namespace gnn::runtime;
+
+namespace {
+/// Sums of products of int64 terms, remembering any overflow.
+struct Bytes {
+  int64_t value = 0;
+  bool overflow = false;
+
+  Bytes &add(int64_t count, int64_t size) {
+    int64_t product = 0;
+    overflow |= count < 0 || __builtin_mul_overflow(count, size, &product) ||
+                __builtin_add_overflow(value, product, &value);
+    return *this;
+  }
+};
+
+Status tooLarge(const std::string &what) {
+  return Status::error(what + " needs more than 2^63 bytes of device memory");
+}
+
+std::string graphText(int64_t nodes, int64_t edges) {
+  return "a graph of " + std::to_string(nodes) + " nodes and " +
+         std::to_string(edges) + " edges";
+}
+} // namespace
+
+StatusOr<GraphDeviceBytes>
+gnn::runtime::graphDeviceBytes(int64_t nodes, int64_t edges, int indexBits,
+                               bool batch) {
+  if (nodes < 0 || edges < 0)
+    return Status::error("negative graph size: " + std::to_string(nodes) +
+                         " nodes, " + std::to_string(edges) + " edges");
+  if (indexBits != 32 && indexBits != 64)
+    return Status::error("expected 32- or 64-bit graph indices but got " +
+                         std::to_string(indexBits));
+  int64_t ib = indexBits / 8;
+  // Kept: csr_dst, csr_edge, csr_col, csc_row, csc_edge, csc_to_csr (one
+  // index per edge each), csr_row_ptr and csc_col_ptr (nodes + 1), in- and
+  // out-degrees (int32 per node).
+  Bytes kept;
+  kept.add(edges, 6 * ib).add(nodes, 2 * ib).add(2, ib).add(nodes, 8);
+  // Peak, in the first sort: the kept arrays, the uploaded int64 source and
+  // destination lists (and batch vector), the 64-bit keys in and out, the
+  // sort's input values, and CUB's temporary storage (its own copy of keys
+  // and values, with room for its per-tile digit counts).
+  Bytes peak = kept;
+  peak.add(edges, 16).add(edges, 16).add(edges, ib).add(edges, 16 + ib);
+  if (batch)
+    peak.add(nodes, 8);
+  if (kept.overflow || peak.overflow)
+    return tooLarge(graphText(nodes, edges));
+  return GraphDeviceBytes{kept.value, peak.value};
+}
+
+StatusOr<ProgramDeviceBytes>
+gnn::runtime::programDeviceBytes(const Program &program,
+                                 const FormulaScope &scope) {
+  ProgramDeviceBytes out;
+  Bytes inputs, outputs, temps;
+  for (const BufferDecl &b : program.buffers) {
+    StatusOr<int64_t> n = b.size.evaluate(scope);
+    if (!n.ok())
+      return Status(n.error()).withContext("size of buffer '" + b.name + "'");
+    if (*n < 0)
+      return Status::error("buffer '" + b.name + "' has negative size " +
+                           std::to_string(*n));
+    Bytes &sum = b.role == BufferRole::Input    ? inputs
+                 : b.role == BufferRole::Output ? outputs
+                                                : temps;
+    sum.add(*n, dtypeBytes(b.dtype));
+    if (sum.overflow)
+      return tooLarge("buffer '" + b.name + "' of program '" + program.name +
+                      "'");
+  }
+  Bytes total;
+  total.add(inputs.value, 1).add(outputs.value, 1).add(temps.value, 1);
+  if (total.overflow)
+    return tooLarge("the buffers of program '" + program.name + "'");
+  out.inputs = inputs.value;
+  out.outputs = outputs.value;
+  out.temps = temps.value;
+  return out;
+}
+
+StatusOr<DeviceMemoryNeed>
+gnn::runtime::deviceMemoryNeed(const Program &program,
+                               const FormulaScope &scope, bool batch) {
+  DeviceMemoryNeed need;
+  need.nodes = scope.nodes;
+  need.edges = scope.edges;
+  StatusOr<GraphDeviceBytes> graph =
+      graphDeviceBytes(scope.nodes, scope.edges, program.indexBits, batch);
+  if (!graph.ok())
+    return graph.error();
+  StatusOr<ProgramDeviceBytes> buffers = programDeviceBytes(program, scope);
+  if (!buffers.ok())
+    return buffers.error();
+  need.graph = *graph;
+  need.buffers = *buffers;
+  Bytes running;
+  running.add(graph->kept, 1).add(buffers->total(), 1);
+  Bytes total;
+  total.add(std::max(graph->peak, running.value), 1).add(need.reserve, 1);
+  if (running.overflow || total.overflow)
+    return tooLarge(graphText(scope.nodes, scope.edges) +
+                    " with the buffers of program '" + program.name + "'");
+  need.total = total.value;
+  return need;
+}
+
+Status gnn::runtime::checkDeviceMemory(const DeviceMemoryNeed &need,
+                                       int64_t freeBytes, int64_t totalBytes,
+                                       const std::string &what) {
+  if (need.total <= freeBytes)
+    return Status();
+  return Status::error(
+      what + ": " + graphText(need.nodes, need.edges) + " needs " +
+      std::to_string(need.total) + " bytes of device memory (graph " +
+      std::to_string(need.graph.kept) + ", " +
+      std::to_string(need.graph.peak) + " while building; buffers " +
+      std::to_string(need.buffers.total()) + "; reserve " +
+      std::to_string(need.reserve) + ") but the device has " +
+      std::to_string(freeBytes) + " bytes free of " +
+      std::to_string(totalBytes));
+}

@@ -1,0 +1,138 @@
+//===- DeviceBytesTest.cpp - device memory of graphs and Programs ---------===//
+//
+// Part of gnnc. On the CPU: the bytes a graph and a Program's buffers need
+// on the device, for graphs far larger than any test machine holds.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Runtime/DeviceBytes.h"
+
+#include <gtest/gtest.h>
+
+using namespace gnn::runtime;
+
+namespace {
+
+/// A Program of f32 and f64 buffers sized by nodes and edges, as the
+/// compiler writes it (a heavy-row partial-state buffer included).
+Program sample(int indexBits) {
+  std::string text = R"json({
+  "format": "gnnc-program",
+  "version": 1,
+  "name": "sample",
+  "kernels": [],
+  "options": [],
+  "index_bits": )json" + std::to_string(indexBits) +
+                     R"json(,
+  "buffers": [
+    {"name": "arg1", "role": "input", "dtype": "f32", "size": "nodes * 128"},
+    {"name": "arg2", "role": "input", "dtype": "f32", "size": "128 * 64"},
+    {"name": "t0", "role": "temp", "dtype": "f64", "size": "edges * 4"},
+    {"name": "t1", "role": "temp", "dtype": "f32", "size": "min(ceil_div(edges, 512), 8192) * 384"},
+    {"name": "result0", "role": "output", "dtype": "f32", "size": "nodes * 64"}
+  ],
+  "steps": [],
+  "source": ""
+}
+)json";
+  StatusOr<Program> p = Program::parse(text);
+  EXPECT_TRUE(p.ok()) << p.message();
+  return p.ok() ? *p : Program();
+}
+
+TEST(DeviceBytes, GraphArraysAndBuildPeak) {
+  // 32-bit indices: 6 index arrays per edge, two row pointers, two int32
+  // degrees per node; the build adds two int64 edge lists, two int64 key
+  // arrays, the sort's values and CUB's copy.
+  StatusOr<GraphDeviceBytes> g = graphDeviceBytes(1000, 10000, 32, false);
+  ASSERT_TRUE(g.ok()) << g.message();
+  EXPECT_EQ(g->kept, 6 * 4 * 10000 + 2 * 4 * 1001 + 8 * 1000);
+  EXPECT_EQ(g->peak, g->kept + (16 + 16 + 4 + 20) * 10000);
+  StatusOr<GraphDeviceBytes> wide = graphDeviceBytes(1000, 10000, 64, true);
+  ASSERT_TRUE(wide.ok()) << wide.message();
+  EXPECT_EQ(wide->kept, 6 * 8 * 10000 + 2 * 8 * 1001 + 8 * 1000);
+  EXPECT_EQ(wide->peak, wide->kept + (16 + 16 + 8 + 24) * 10000 + 8 * 1000);
+  StatusOr<GraphDeviceBytes> empty = graphDeviceBytes(0, 0, 32, false);
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(empty->kept, 8);
+
+  StatusOr<GraphDeviceBytes> huge =
+      graphDeviceBytes(1000, int64_t(1) << 60, 64, false);
+  ASSERT_FALSE(huge.ok());
+  EXPECT_NE(huge.message().find("a graph of 1000 nodes and 1152921504606846976 "
+                                "edges needs more than 2^63 bytes"),
+            std::string::npos)
+      << huge.message();
+  EXPECT_FALSE(graphDeviceBytes(-1, 0, 32, false).ok());
+  EXPECT_FALSE(graphDeviceBytes(1, 1, 16, false).ok());
+}
+
+TEST(DeviceBytes, ProgramOnARedditSizedGraph) {
+  // 232,965 nodes and 114,615,892 edges (Reddit), 32-bit indices.
+  Program p = sample(32);
+  FormulaScope scope{232965, 114615892, 1, 21657, 21657, 232965};
+  StatusOr<ProgramDeviceBytes> b = programDeviceBytes(p, scope);
+  ASSERT_TRUE(b.ok()) << b.message();
+  EXPECT_EQ(b->inputs, 232965LL * 128 * 4 + 128 * 64 * 4);
+  EXPECT_EQ(b->outputs, 232965LL * 64 * 4);
+  // The f64 edge temp takes 8 bytes an element; the capped state buffer
+  // 8192 * 384 floats.
+  EXPECT_EQ(b->temps, 114615892LL * 4 * 8 + 8192LL * 384 * 4);
+  EXPECT_EQ(b->total(), 3859241344LL);
+
+  StatusOr<DeviceMemoryNeed> need = deviceMemoryNeed(p, scope);
+  ASSERT_TRUE(need.ok()) << need.message();
+  EXPECT_EQ(need->graph.kept, 2754508856LL);
+  EXPECT_EQ(need->graph.peak, 9172998808LL);
+  // The build's peak exceeds the kept graph plus the buffers here.
+  EXPECT_EQ(need->total, 9172998808LL + kDeviceReserveBytes);
+  EXPECT_EQ(need->total, 9240107672LL);
+
+  EXPECT_TRUE(checkDeviceMemory(*need, 80LL << 30, 80LL << 30, "run").ok());
+  Status refused =
+      checkDeviceMemory(*need, 8LL << 30, 80LL << 30, "running 'sample' on graph 'reddit'");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.message(),
+            "running 'sample' on graph 'reddit': a graph of 232965 nodes and "
+            "114615892 edges needs 9240107672 bytes of device memory (graph "
+            "2754508856, 9172998808 while building; buffers 3859241344; "
+            "reserve 67108864) but the device has 8589934592 bytes free of "
+            "85899345920");
+}
+
+TEST(DeviceBytes, ProgramOnABillionEdgeGraphWith64BitIndices) {
+  Program p = sample(64);
+  FormulaScope scope{100000000, 3000000000LL, 1, 5000, 5000, 100000000};
+  StatusOr<DeviceMemoryNeed> need = deviceMemoryNeed(p, scope);
+  ASSERT_TRUE(need.ok()) << need.message();
+  EXPECT_EQ(need->graph.kept, 146400000016LL);
+  EXPECT_EQ(need->graph.peak, 338400000016LL);
+  EXPECT_EQ(need->buffers.total(), 172812615680LL);
+  EXPECT_EQ(need->total, 338467108880LL);
+  // More than an H100 or an H200 holds.
+  EXPECT_FALSE(checkDeviceMemory(*need, 140LL << 30, 141LL << 30, "run").ok());
+}
+
+TEST(DeviceBytes, SizesThatOverflowAreErrors) {
+  Program p = sample(64);
+  FormulaScope scope{int64_t(1) << 58, 1, 1, 1, 1, 1};
+  // nodes * 128 overflows in the formula itself.
+  StatusOr<ProgramDeviceBytes> b = programDeviceBytes(p, scope);
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.message().find("size of buffer 'arg1'"), std::string::npos)
+      << b.message();
+  // nodes * 64 elements fit int64, their bytes do not.
+  scope.nodes = int64_t(1) << 56;
+  Program small = p;
+  small.buffers = {p.buffers[4]};
+  b = programDeviceBytes(small, scope);
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.message().find("buffer 'result0' of program 'sample' needs more "
+                             "than 2^63 bytes"),
+            std::string::npos)
+      << b.message();
+  StatusOr<DeviceMemoryNeed> need = deviceMemoryNeed(small, scope);
+  EXPECT_FALSE(need.ok());
+}
+
+} // namespace
