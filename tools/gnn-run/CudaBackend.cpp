@@ -1,14 +1,17 @@
 //===- CudaBackend.cpp - gnn-run's cuda backend ---------------------------===//
 //
 // Part of gnnc. Lowers a function to a Program, runs it with the runtime and
-// checks it against the reference: |gnnc - ref| <= 1e-4 * (1 + |ref|)
-// elementwise (fp32 on the GPU against the float64 reference).
+// checks it against the reference: |gnnc - ref| <= tol * (1 + |ref|)
+// elementwise against the float64 reference, tol = 1e-4 for f32 results and
+// 1e-9 for f64 ones. Before allocating anything on the device it checks that
+// the graph and the Program's buffers fit in the free device memory.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CudaBackend.h"
 
 #include "gnn/Runtime/CudaDriver.h"
+#include "gnn/Runtime/DeviceBytes.h"
 #include "gnn/Runtime/Executor.h"
 #include "gnn/Dialect/GNN/IR/GNNDialect.h"
 #include "gnn/Compiler/Driver.h"
@@ -25,8 +28,20 @@
 using namespace gnn;
 namespace rt = gnn::runtime;
 
-/// The documented tolerance of the cuda backend against the reference.
+/// The documented tolerances of the cuda backend against the reference, for
+/// f32 and f64 results.
 static constexpr double kTolerance = 1e-4;
+static constexpr double kToleranceF64 = 1e-9;
+
+/// The declaration of buffer `name` of `program` (every input and output has
+/// one).
+static const rt::BufferDecl *findBuffer(const rt::Program &program,
+                                        const std::string &name) {
+  for (const rt::BufferDecl &d : program.buffers)
+    if (d.name == name)
+      return &d;
+  return nullptr;
+}
 
 static int fail(const std::string &message) {
   llvm::errs() << "gnn-run: error: " << message << "\n";
@@ -99,6 +114,24 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
   rt::StatusOr<rt::CudaDriver *> driver = rt::CudaDriver::get();
   if (!driver.ok())
     return fail(driver.message());
+  // Everything the run allocates on the device, before any of it is.
+  rt::FormulaScope scope{stats.nodes, stats.edges, stats.graphs,
+                         stats.maxInDegree, stats.maxOutDegree, stats.largestGraph};
+  rt::StatusOr<rt::DeviceMemoryNeed> need = rt::deviceMemoryNeed(
+      *program, scope, /*batch=*/!graph.graphIds.empty());
+  if (!need.ok())
+    return fail("graph '" + graph.name + "' (" + std::to_string(stats.nodes) +
+                " nodes, " + std::to_string(stats.edges) +
+                " edges): " + need.message());
+  rt::StatusOr<rt::DeviceMemoryInfo> memory = rt::deviceMemoryInfo();
+  if (!memory.ok())
+    return fail(memory.message());
+  rt::Status fits = rt::checkDeviceMemory(
+      *need, memory->freeBytes, memory->totalBytes,
+      "running '" + program->name + "' on graph '" + graph.name + "'");
+  if (!fits.ok())
+    return fail(fits.message());
+  cuda["device_bytes_needed"] = need->total;
   auto c0 = std::chrono::steady_clock::now();
   rt::StatusOr<std::unique_ptr<rt::Executable>> exe =
       rt::Executable::create(*program, rt::Compiler::instance(), options.arch);
@@ -117,40 +150,51 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
   if ((*g)->indexBits() != program->indexBits)
     return fail("internal: index width of the graph and the program differ");
 
-  // Inputs (float32) and outputs on the device.
+  // Inputs (of their buffers' types, f32 or f64) and outputs on the device.
   std::map<std::string, void *> bindings;
   std::vector<rt::DeviceBuffer> owned;
-  int64_t programBytes = 0;
-  rt::FormulaScope scope{stats.nodes, stats.edges, stats.graphs,
-                         stats.maxInDegree, stats.maxOutDegree, stats.largestGraph};
   size_t next = 0;
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
     if (mlir::isa<mlir::gnn::GraphType>(arg.getType()))
       continue;
     const Tensor &t = inputs[next++];
-    std::vector<float> host(t.data.begin(), t.data.end());
-    rt::StatusOr<rt::DeviceBuffer> b = rt::DeviceBuffer::allocate(host.size() * 4);
-    if (!b.ok() || !b->upload(host.data(), host.size() * 4).ok())
+    std::string name = "arg" + std::to_string(i);
+    const rt::BufferDecl *decl = findBuffer(*program, name);
+    if (!decl)
+      return fail("internal: program '" + program->name + "' has no buffer " +
+                  name);
+    rt::StatusOr<rt::DeviceBuffer> b = rt::DeviceBuffer::allocate(
+        t.data.size() * rt::dtypeBytes(decl->dtype));
+    bool uploaded = b.ok();
+    if (uploaded && decl->dtype == rt::DType::F64) {
+      uploaded = b->upload(t.data.data(), t.data.size() * 8).ok();
+    } else if (uploaded) {
+      std::vector<float> host(t.data.begin(), t.data.end());
+      uploaded = b->upload(host.data(), host.size() * 4).ok();
+    }
+    if (!uploaded)
       return fail("cannot upload input #" + std::to_string(i));
-    bindings["arg" + std::to_string(i)] = b->data();
+    bindings[name] = b->data();
     owned.push_back(std::move(*b));
   }
-  std::vector<std::pair<std::string, int64_t>> outputSizes;
+  std::vector<const rt::BufferDecl *> outputDecls;
+  std::vector<int64_t> outputSizes;
   for (const rt::BufferDecl &d : program->buffers) {
+    if (d.role != rt::BufferRole::Output)
+      continue;
     rt::StatusOr<int64_t> n = d.size.evaluate(scope);
     if (!n.ok())
       return fail(n.message());
-    programBytes += *n * 4;
-    if (d.role != rt::BufferRole::Output)
-      continue;
-    rt::StatusOr<rt::DeviceBuffer> b = rt::DeviceBuffer::allocate(*n * 4);
+    rt::StatusOr<rt::DeviceBuffer> b =
+        rt::DeviceBuffer::allocate(*n * rt::dtypeBytes(d.dtype));
     if (!b.ok())
       return fail(b.message());
     bindings[d.name] = b->data();
-    outputSizes.push_back({d.name, *n});
+    outputDecls.push_back(&d);
+    outputSizes.push_back(*n);
     owned.push_back(std::move(*b));
   }
-  cuda["program_bytes"] = programBytes;
+  cuda["program_bytes"] = need->buffers.total();
 
   cudaStream_t stream;
   cudaStreamCreate(&stream);
@@ -215,15 +259,25 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
 
   // Results back, compared with the reference.
   double worst = 0, maxAbs = 0;
-  bool finite = true;
+  bool finite = true, anyF64 = false;
   outputs.clear();
-  for (auto [i, out] : llvm::enumerate(outputSizes)) {
-    std::vector<float> host(out.second);
-    if (cudaMemcpy(host.data(), bindings[out.first], host.size() * 4,
-                   cudaMemcpyDeviceToHost) != cudaSuccess)
-      return fail("cannot download " + out.first);
+  for (auto [i, decl] : llvm::enumerate(outputDecls)) {
     Tensor t;
-    t.data.assign(host.begin(), host.end());
+    bool f64 = decl->dtype == rt::DType::F64;
+    anyF64 |= f64;
+    double tolerance = f64 ? kToleranceF64 : kTolerance;
+    if (f64) {
+      t.data.resize(outputSizes[i]);
+      if (cudaMemcpy(t.data.data(), bindings[decl->name], t.data.size() * 8,
+                     cudaMemcpyDeviceToHost) != cudaSuccess)
+        return fail("cannot download " + decl->name);
+    } else {
+      std::vector<float> host(outputSizes[i]);
+      if (cudaMemcpy(host.data(), bindings[decl->name], host.size() * 4,
+                     cudaMemcpyDeviceToHost) != cudaSuccess)
+        return fail("cannot download " + decl->name);
+      t.data.assign(host.begin(), host.end());
+    }
     // The shape: the result type's, with the leading size from the count.
     if (auto type = llvm::dyn_cast<mlir::RankedTensorType>(func.getResultTypes()[i]);
         type && type.getRank() >= 1) {
@@ -237,7 +291,7 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
       const Tensor &r = (*reference)[i];
       t.shape = r.shape;
       if (r.data.size() != t.data.size())
-        return fail("internal: output " + out.first + " has " +
+        return fail("internal: output " + decl->name + " has " +
                     std::to_string(t.data.size()) + " elements, the reference " +
                     std::to_string(r.data.size()));
       for (size_t k = 0; k < t.data.size(); ++k) {
@@ -251,14 +305,15 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
           continue;
         }
         maxAbs = std::max(maxAbs, d);
-        worst = std::max(worst, d / (kTolerance * (1 + std::fabs(r.data[k]))));
+        worst = std::max(worst, d / (tolerance * (1 + std::fabs(r.data[k]))));
       }
     }
     outputs.push_back(std::move(t));
   }
   bool match = finite && worst <= 1.0;
   if (reference) {
-    cuda["tolerance"] = "|gnnc - ref| <= 1e-4 * (1 + |ref|)";
+    cuda["tolerance"] = anyF64 ? "|gnnc - ref| <= 1e-9 * (1 + |ref|)"
+                               : "|gnnc - ref| <= 1e-4 * (1 + |ref|)";
     cuda["max_abs_error"] = maxAbs;
     cuda["worst_ratio_to_tolerance"] = worst;
     cuda["match"] = match;

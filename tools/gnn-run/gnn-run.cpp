@@ -55,7 +55,8 @@ static cl::opt<std::string>
                                  "generating them (K = argument number)"));
 static cl::opt<std::string>
     dumpInputs("dump-inputs",
-               cl::desc("write the inputs used to DIR/arg<K>.npy (float32)"));
+               cl::desc("write the inputs used to DIR/arg<K>.npy (float32, "
+                        "float64 for f64 arguments)"));
 static cl::opt<std::string>
     outputDir("output-dir",
               cl::desc("write each result to DIR/result<K>.npy (float64)"));
@@ -271,9 +272,11 @@ static int run() {
     for (auto [i, spec] : llvm::enumerate(*specs)) {
       if (spec.isGraph)
         continue;
+      auto type = dyn_cast<RankedTensorType>(func.getArgument(i).getType());
+      bool f64 = type && type.getElementType().isF64();
       std::string err = ::gnn::writeNpy(
           dumpInputs + "/arg" + std::to_string(i) + ".npy", inputs[next++],
-          ::gnn::NpyType::Float32);
+          f64 ? ::gnn::NpyType::Float64 : ::gnn::NpyType::Float32);
       if (!err.empty())
         return fail(err);
     }
