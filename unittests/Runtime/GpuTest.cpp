@@ -354,6 +354,121 @@ extern "C" __global__ void scale_rows(float *h, const int *in_degree, long long 
             std::string::npos);
 }
 
+TEST(GpuProgram, F64FillSpmmGemmAndEdgeOrder) {
+  REQUIRE_GPU();
+  // y = (A(ew) x + 0.1) w in double precision, through f64 buffers: a fill
+  // with a value no float holds, cuSPARSE SpMM (CUDA_R_64F) with beta = 1,
+  // cublasDgemm; and the f64 edge-order conversion kernel of the printed
+  // prelude applied to the edge weights (gnn_edges_to_slots_f64).
+  const int F = 8, O = 4;
+  Program p;
+  p.name = "double";
+  p.kernels = {"gnn_edges_to_slots_f64"};
+  p.source = R"cuda(
+typedef int idx_t;
+#include "gnn_device.cuh"
+extern "C" __global__ void gnn_edges_to_slots_f64(double *__restrict__ out,
+    const double *__restrict__ in, const idx_t *__restrict__ csr_edge,
+    long long rows, long long width) {
+  const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (t >= rows * width) return;
+  const long long i = t / width, k = t % width;
+  out[t] = in[(long long)csr_edge[i] * width + k];
+}
+)cuda";
+  auto f = [](const char *t) { return *Formula::parse(t); };
+  p.buffers = {{"x", BufferRole::Input, DType::F64, f("nodes * 8")},
+               {"ew", BufferRole::Input, DType::F64, f("edges")},
+               {"w", BufferRole::Input, DType::F64, f("8 * 4")},
+               {"h", BufferRole::Temp, DType::F64, f("nodes * 8")},
+               {"y", BufferRole::Output, DType::F64, f("nodes * 4")},
+               {"slots", BufferRole::Output, DType::F64, f("edges")}};
+  p.steps.push_back(FillStep{"h", 0.1});
+  p.steps.push_back(SpmmStep{"x", "h", "ew", f("8"), 1.0f, 1.0f});
+  p.steps.push_back(GemmStep{"h", "w", "y", f("nodes"), f("4"), f("8"), false,
+                             false, 1.0f, 0.0f});
+  LaunchStep l;
+  l.kernel = "gnn_edges_to_slots_f64";
+  l.grid[0] = f("ceil_div(edges, 256)");
+  l.grid[1] = f("1");
+  l.grid[2] = f("1");
+  l.block[0] = 256;
+  l.sharedBytes = f("0");
+  KernelArg a;
+  a.kind = KernelArg::Kind::Buffer, a.name = "slots", l.args.push_back(a);
+  a.kind = KernelArg::Kind::Buffer, a.name = "ew", l.args.push_back(a);
+  a.kind = KernelArg::Kind::Graph, a.name = "csr_edge", l.args.push_back(a);
+  a.kind = KernelArg::Kind::I64, a.integer = f("edges"), l.args.push_back(a);
+  a.kind = KernelArg::Kind::I64, a.integer = f("1"), l.args.push_back(a);
+  p.steps.push_back(l);
+  StatusOr<Program> parsed = Program::parse(p.toJson());
+  ASSERT_TRUE(parsed.ok()) << parsed.message();
+  Compiler compiler("");
+  StatusOr<std::unique_ptr<Executable>> ex = Executable::create(*parsed, compiler);
+  ASSERT_TRUE(ex.ok()) << ex.message();
+
+  gnn::HostGraph host = gnn::generatePowerLaw(4000, 50000, 4);
+  StatusOr<std::unique_ptr<Graph>> g = Graph::fromHost(host);
+  ASSERT_TRUE(g.ok()) << g.message();
+  int64_t n = host.numNodes, e = host.numEdges();
+  std::vector<double> x(n * F), ew(e), w(F * O), y(n * O), slots(e);
+  gnn::SplitMix64 rng(7);
+  for (double &v : x) v = rng.uniform() * 2 - 1;
+  for (double &v : ew) v = rng.uniform();
+  for (double &v : w) v = rng.uniform() - 0.5;
+  DeviceBuffer dx = std::move(*DeviceBuffer::allocate(x.size() * 8));
+  DeviceBuffer dew = std::move(*DeviceBuffer::allocate(ew.size() * 8));
+  DeviceBuffer dw = std::move(*DeviceBuffer::allocate(w.size() * 8));
+  DeviceBuffer dy = std::move(*DeviceBuffer::allocate(y.size() * 8));
+  DeviceBuffer ds = std::move(*DeviceBuffer::allocate(slots.size() * 8));
+  ASSERT_TRUE(dx.upload(x.data(), x.size() * 8).ok());
+  ASSERT_TRUE(dew.upload(ew.data(), ew.size() * 8).ok());
+  ASSERT_TRUE(dw.upload(w.data(), w.size() * 8).ok());
+  Status s = (*ex)->run(**g, {{"x", dx.data()}, {"ew", dew.data()},
+                              {"w", dw.data()}, {"y", dy.data()},
+                              {"slots", ds.data()}});
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  ASSERT_TRUE(dy.download(y.data(), y.size() * 8).ok());
+  ASSERT_TRUE(ds.download(slots.data(), slots.size() * 8).ok());
+  std::vector<double> h(n * F, 0.1);
+  for (int64_t i = 0; i < e; ++i)
+    for (int c = 0; c < F; ++c)
+      h[host.dst[i] * F + c] += ew[i] * x[host.src[i] * F + c];
+  double worst = 0;
+  for (int64_t r = 0; r < n; ++r)
+    for (int o = 0; o < O; ++o) {
+      double want = 0;
+      for (int c = 0; c < F; ++c)
+        want += h[r * F + c] * w[c * O + o];
+      worst = std::max(worst, std::fabs(y[r * O + o] - want) / (1 + std::fabs(want)));
+    }
+  EXPECT_LT(worst, 1e-12) << "f64 steps must be exact to double rounding";
+  // Slot order: CSR by destination, sources increasing, duplicates in
+  // edge-list order; every weight appears once, bit for bit.
+  Expected want = cpuBuild(host);
+  for (int64_t i = 0; i < e; ++i)
+    ASSERT_EQ(slots[i], ew[want.csrEdge[i]]) << "slot " << i;
+}
+
+TEST(GpuDevice, MemoryInfo) {
+  REQUIRE_GPU();
+  StatusOr<DeviceMemoryInfo> before = deviceMemoryInfo();
+  ASSERT_TRUE(before.ok()) << before.message();
+  EXPECT_GT(before->totalBytes, 0);
+  EXPECT_GT(before->freeBytes, 0);
+  EXPECT_LE(before->freeBytes, before->totalBytes);
+  {
+    // Memory freed into the runtime's pool still counts as free.
+    DeviceBuffer big = std::move(*DeviceBuffer::allocate(size_t(256) << 20));
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  }
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  StatusOr<DeviceMemoryInfo> after = deviceMemoryInfo();
+  ASSERT_TRUE(after.ok()) << after.message();
+  EXPECT_GT(after->freeBytes, before->freeBytes - (int64_t(64) << 20));
+}
+
 TEST(GpuModule, LargeDynamicSharedMemoryAndKernelInfo) {
   REQUIRE_GPU();
   Compiler compiler("");

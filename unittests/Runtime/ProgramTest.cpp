@@ -126,6 +126,52 @@ TEST(Program, DuplicateBuffersAreRejected) {
   EXPECT_NE(s.message().find("buffer 'x' is declared twice"), std::string::npos);
 }
 
+TEST(Program, F64BuffersRoundTripAndLibraryStepsNeedOneFloatType) {
+  auto f = [](const char *t) { return *Formula::parse(t); };
+  Program p;
+  p.name = "double";
+  p.buffers = {{"x", BufferRole::Input, DType::F64, f("nodes * 8")},
+               {"w", BufferRole::Input, DType::F64, f("8 * 4")},
+               {"h", BufferRole::Temp, DType::F64, f("nodes * 8")},
+               {"y", BufferRole::Output, DType::F64, f("nodes * 4")}};
+  p.steps.push_back(FillStep{"h", 0.1});
+  p.steps.push_back(SpmmStep{"x", "h", "", f("8"), 1.0f, 1.0f});
+  p.steps.push_back(GemmStep{"h", "w", "y", f("nodes"), f("4"), f("8"), false,
+                             false, 1.0f, 0.0f});
+  ASSERT_TRUE(p.verify().ok()) << p.verify().message();
+  std::string text = p.toJson();
+  EXPECT_NE(text.find("\"dtype\": \"f64\""), std::string::npos) << text;
+  StatusOr<Program> parsed = Program::parse(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.message();
+  EXPECT_EQ(parsed->toJson(), text);
+  EXPECT_EQ(parsed->buffers[0].dtype, DType::F64);
+  // A fill keeps its value in double precision.
+  EXPECT_EQ(std::get<FillStep>(parsed->steps[0]).value, 0.1);
+  EXPECT_EQ(dtypeBytes(DType::F64), 8);
+  EXPECT_EQ(dtypeBytes(DType::F32), 4);
+
+  // A library step's operands share one float type.
+  Program mixed = p;
+  mixed.buffers[1].dtype = DType::F32;
+  Status s = mixed.verify();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("step 2: gemm b buffer 'w' is f32 but the step's "
+                             "first operand is f64"),
+            std::string::npos)
+      << s.message();
+  Program integer = p;
+  integer.buffers[0].dtype = DType::I64;
+  s = integer.verify();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("step 1: spmm input buffer 'x' must be f32 or f64 "
+                             "but is i64"),
+            std::string::npos)
+      << s.message();
+  expectError("\"dtype\": \"f32\"", "\"dtype\": \"f16\"",
+              "program.buffers[0].dtype: expected f32, f64, i32 or i64 but got "
+              "'f16'");
+}
+
 TEST(Formula, Evaluates) {
   FormulaScope scope{100, 2500, 3, 40, 7, 50};
   auto eval = [&](const char *t) { return *Formula::parse(t)->evaluate(scope); };

@@ -103,6 +103,8 @@ private:
   llvm::DenseMap<Value, std::string> reserved; ///< values written into outputs
   llvm::StringMap<size_t> declared;
   int temps = 0;
+  /// Whether the f64 conversion kernels are launched (then listed).
+  bool usesEdgesToSlotsF64 = false, usesSlotsToEdgesF64 = false;
 
   FailureOr<std::string> size(Value v, Operation *where) {
     FailureOr<std::string> rows = rowsFormula(v);
@@ -229,8 +231,7 @@ void Lowering::launchConversion(bool toSlots, Type elementType,
   rt::LaunchStep l;
   if (elementType.isF64()) {
     l.kernel = toSlots ? kEdgesToSlotsF64 : kSlotsToEdgesF64;
-    if (!llvm::is_contained(program.kernels, l.kernel))
-      program.kernels.insert(program.kernels.begin() + 2, l.kernel);
+    (toSlots ? usesEdgesToSlotsF64 : usesSlotsToEdgesF64) = true;
   } else {
     l.kernel = toSlots ? kEdgesToSlots : kSlotsToEdges;
   }
@@ -501,6 +502,12 @@ FailureOr<rt::Program> Lowering::run() {
   });
   for (auto [slot, d] : llvm::zip_equal(slots, outputs))
     program.buffers[slot] = d;
+  // The f64 conversion kernels used, after the f32 ones.
+  auto at = program.kernels.begin() + 2;
+  if (usesSlotsToEdgesF64)
+    at = program.kernels.insert(at, kSlotsToEdgesF64);
+  if (usesEdgesToSlotsF64)
+    program.kernels.insert(at, kEdgesToSlotsF64);
   rt::Status s = program.verify();
   if (!s.ok())
     return func.emitError() << "generated an invalid program: " << s.message();
