@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <optional>
 #include <set>
 
@@ -161,7 +162,18 @@ struct Reader {
     }
     if (!it->is_number())
       return fail(path + "." + key, "expected a number");
-    out = it->get<T>();
+    return real(*it, path + "." + key, out);
+  }
+
+  /// A JSON number as a float or double: one beyond the type's range would
+  /// become an infinity, which the text form cannot write back.
+  template <typename T>
+  bool real(const Json &j, const std::string &path, T &out) {
+    double v = j.get<double>();
+    if (std::isfinite(v) && !std::isfinite(static_cast<T>(v)))
+      return fail(path, "expected a number within the range of " +
+                            std::string(sizeof(T) == 4 ? "float" : "double"));
+    out = static_cast<T>(v);
     return true;
   }
 
@@ -223,8 +235,7 @@ struct Reader {
       a.kind = KernelArg::Kind::F32;
       if (!it->is_number())
         return fail(path + ".f32", "expected a number");
-      a.real = it->get<float>();
-      return true;
+      return real(*it, path + ".f32", a.real);
     }
     return fail(path, "unknown argument kind '" + k + "'");
   }

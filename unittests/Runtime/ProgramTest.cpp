@@ -110,6 +110,13 @@ TEST(Program, ParseErrorsNameThePlace) {
               "program.steps[3].trans_b: expected true or false");
   expectError("\"op\": \"copy\",", "\"op\": \"copy\", \"bytes\": 4,",
               "program.steps[4]: unknown key 'bytes'");
+  // A float field beyond float's range would print back as null.
+  expectError("\"alpha\": 1.0", "\"alpha\": 1e39",
+              "program.steps[1].alpha: expected a number within the range of "
+              "float");
+  expectError("\"f32\": 0.125", "\"f32\": -1e39",
+              "program.steps[2].args[4].f32: expected a number within the "
+              "range of float");
   StatusOr<Program> p = Program::parse("[1, 2]");
   ASSERT_FALSE(p.ok());
   EXPECT_NE(p.message().find("program: expected an object"), std::string::npos);
