@@ -37,9 +37,10 @@ std::string graphText(int64_t nodes, int64_t edges) {
 }
 } // namespace
 
-StatusOr<GraphDeviceBytes>
-gnn::runtime::graphDeviceBytes(int64_t nodes, int64_t edges, int indexBits,
-                               bool batch) {
+StatusOr<GraphDeviceBytes> gnn::runtime::graphDeviceBytes(int64_t nodes,
+                                                          int64_t edges,
+                                                          int indexBits,
+                                                          bool batch) {
   if (nodes < 0 || edges < 0)
     return Status::error("negative graph size: " + std::to_string(nodes) +
                          " nodes, " + std::to_string(edges) + " edges");
@@ -129,10 +130,9 @@ Status gnn::runtime::checkDeviceMemory(const DeviceMemoryNeed &need,
   return Status::error(
       what + ": " + graphText(need.nodes, need.edges) + " needs " +
       std::to_string(need.total) + " bytes of device memory (graph " +
-      std::to_string(need.graph.kept) + ", " +
-      std::to_string(need.graph.peak) + " while building; buffers " +
-      std::to_string(need.buffers.total()) + "; reserve " +
-      std::to_string(need.reserve) + ") but the device has " +
+      std::to_string(need.graph.kept) + ", " + std::to_string(need.graph.peak) +
+      " while building; buffers " + std::to_string(need.buffers.total()) +
+      "; reserve " + std::to_string(need.reserve) + ") but the device has " +
       std::to_string(freeBytes) + " bytes free of " +
       std::to_string(totalBytes));
 }

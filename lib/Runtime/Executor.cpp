@@ -243,10 +243,9 @@ Status Executable::runSteps(const Graph &graph,
       int64_t cols = 0;
       GNN_RETURN_IF_ERROR(eval(s->cols, cols));
       DType type = m.program.buffers[m.slotOf.at(s->input)].dtype;
-      Status st2 = spmmCsr(graph, type,
-                           s->weights.empty() ? nullptr : ptr(s->weights),
-                           ptr(s->input), ptr(s->output), cols, s->alpha,
-                           s->beta, stream);
+      Status st2 = spmmCsr(
+          graph, type, s->weights.empty() ? nullptr : ptr(s->weights),
+          ptr(s->input), ptr(s->output), cols, s->alpha, s->beta, stream);
       if (!st2.ok())
         return st2.withContext(where);
     } else if (auto *s = std::get_if<GemmStep>(&step)) {
@@ -264,8 +263,8 @@ Status Executable::runSteps(const Graph &graph,
       int64_t n = 0;
       GNN_RETURN_IF_ERROR(eval(b.size, n));
       cudaError_t e;
-      if (b.dtype == DType::I64 || (b.dtype == DType::F64 && s->value == 0 &&
-                                    !std::signbit(s->value))) {
+      if (b.dtype == DType::I64 ||
+          (b.dtype == DType::F64 && s->value == 0 && !std::signbit(s->value))) {
         e = cudaMemsetAsync(ptr(s->buffer), 0, n * 8, stream);
       } else if (b.dtype == DType::F64) {
         Status st2 = fill64(ptr(s->buffer), s->value, n, stream);
@@ -277,8 +276,7 @@ Status Executable::runSteps(const Graph &graph,
         if (b.dtype == DType::F32) {
           float value = static_cast<float>(s->value);
           std::memcpy(&bits, &value, 4);
-        }
-        else
+        } else
           bits = static_cast<uint32_t>(static_cast<int32_t>(s->value));
         // cuMemsetD32Async through the driver: the runtime has no 32-bit fill.
         StatusOr<CudaDriver *> d = CudaDriver::get();

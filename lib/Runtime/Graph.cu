@@ -70,9 +70,9 @@ StatusOr<DeviceMemoryInfo> gnn::runtime::deviceMemoryInfo() {
     return driver.error();
   GNN_RETURN_IF_ERROR((*driver)->makeCurrent());
   size_t freeBytes = 0, totalBytes = 0;
-  GNN_RETURN_IF_ERROR(checkCu(**driver, "cuMemGetInfo",
-                              (*driver)->fn().cuMemGetInfo(&freeBytes,
-                                                           &totalBytes)));
+  GNN_RETURN_IF_ERROR(
+      checkCu(**driver, "cuMemGetInfo",
+              (*driver)->fn().cuMemGetInfo(&freeBytes, &totalBytes)));
   DeviceMemoryInfo info;
   info.freeBytes = static_cast<int64_t>(freeBytes);
   info.totalBytes = static_cast<int64_t>(totalBytes);

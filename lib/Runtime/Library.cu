@@ -85,8 +85,7 @@ struct GraphLibraryState {
 };
 
 template <typename T, typename I>
-__global__ void gatherWeights(const T *w, const I *csrEdge, int64_t e,
-                              T *out) {
+__global__ void gatherWeights(const T *w, const I *csrEdge, int64_t e, T *out) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < e;
        i += int64_t(gridDim.x) * blockDim.x)
     out[i] = w[csrEdge[i]];
@@ -115,11 +114,13 @@ void launchGather(const void *w, const Graph &graph, int64_t e, void *out,
   if (graph.indexType() == IndexType::Int64)
     gatherWeights<T, int64_t><<<blocks(e), 256, 0, stream>>>(
         static_cast<const T *>(w),
-        static_cast<const int64_t *>(graph.csrEdge()), e, static_cast<T *>(out));
+        static_cast<const int64_t *>(graph.csrEdge()), e,
+        static_cast<T *>(out));
   else
     gatherWeights<T, int32_t><<<blocks(e), 256, 0, stream>>>(
         static_cast<const T *>(w),
-        static_cast<const int32_t *>(graph.csrEdge()), e, static_cast<T *>(out));
+        static_cast<const int32_t *>(graph.csrEdge()), e,
+        static_cast<T *>(out));
 }
 
 /// Checks that `type` is a float type a library step runs in.
@@ -202,11 +203,10 @@ Status gnn::runtime::spmmCsr(const Graph &graph, DType type,
   cusparseIndexType_t it = wide ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I;
   GNN_SPARSE(cusparseSetStream(h.sparse, stream));
   if (fresh) {
-    GNN_SPARSE(cusparseCreateCsr(&plan->a, n, n, e,
-                                 const_cast<void *>(graph.csrRowPtr()),
-                                 const_cast<void *>(graph.csrCol()),
-                                 const_cast<void *>(values), it, it,
-                                 CUSPARSE_INDEX_BASE_ZERO, dataType));
+    GNN_SPARSE(cusparseCreateCsr(
+        &plan->a, n, n, e, const_cast<void *>(graph.csrRowPtr()),
+        const_cast<void *>(graph.csrCol()), const_cast<void *>(values), it, it,
+        CUSPARSE_INDEX_BASE_ZERO, dataType));
     GNN_SPARSE(cusparseCreateDnMat(&plan->x, n, cols, cols,
                                    const_cast<void *>(x), dataType,
                                    CUSPARSE_ORDER_ROW));
@@ -269,8 +269,8 @@ Status gnn::runtime::fill64(void *data, double value, int64_t n,
                             cudaStream_t stream) {
   if (n <= 0)
     return Status();
-  fillDoubles<<<blocks(n), 256, 0, stream>>>(static_cast<double *>(data),
-                                             value, n);
+  fillDoubles<<<blocks(n), 256, 0, stream>>>(static_cast<double *>(data), value,
+                                             n);
   if (cudaError_t err = cudaGetLastError(); err != cudaSuccess)
     return Status::error(std::string("fill kernel: ") + cudaGetErrorName(err));
   return Status();

@@ -115,10 +115,11 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
   if (!driver.ok())
     return fail(driver.message());
   // Everything the run allocates on the device, before any of it is.
-  rt::FormulaScope scope{stats.nodes, stats.edges, stats.graphs,
-                         stats.maxInDegree, stats.maxOutDegree, stats.largestGraph};
-  rt::StatusOr<rt::DeviceMemoryNeed> need = rt::deviceMemoryNeed(
-      *program, scope, /*batch=*/!graph.graphIds.empty());
+  rt::FormulaScope scope{stats.nodes,        stats.edges,
+                         stats.graphs,       stats.maxInDegree,
+                         stats.maxOutDegree, stats.largestGraph};
+  rt::StatusOr<rt::DeviceMemoryNeed> need =
+      rt::deviceMemoryNeed(*program, scope, /*batch=*/!graph.graphIds.empty());
   if (!need.ok())
     return fail("graph '" + graph.name + "' (" + std::to_string(stats.nodes) +
                 " nodes, " + std::to_string(stats.edges) +
@@ -163,8 +164,8 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
     if (!decl)
       return fail("internal: program '" + program->name + "' has no buffer " +
                   name);
-    rt::StatusOr<rt::DeviceBuffer> b = rt::DeviceBuffer::allocate(
-        t.data.size() * rt::dtypeBytes(decl->dtype));
+    rt::StatusOr<rt::DeviceBuffer> b =
+        rt::DeviceBuffer::allocate(t.data.size() * rt::dtypeBytes(decl->dtype));
     bool uploaded = b.ok();
     if (uploaded && decl->dtype == rt::DType::F64) {
       uploaded = b->upload(t.data.data(), t.data.size() * 8).ok();
@@ -292,7 +293,8 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
       t.shape = r.shape;
       if (r.data.size() != t.data.size())
         return fail("internal: output " + decl->name + " has " +
-                    std::to_string(t.data.size()) + " elements, the reference " +
+                    std::to_string(t.data.size()) +
+                    " elements, the reference " +
                     std::to_string(r.data.size()));
       for (size_t k = 0; k < t.data.size(); ++k) {
         // Equal values, infinities of one sign included, match.

@@ -89,8 +89,8 @@ TEST(DeviceBytes, ProgramOnARedditSizedGraph) {
   EXPECT_EQ(need->total, 9240107672LL);
 
   EXPECT_TRUE(checkDeviceMemory(*need, 80LL << 30, 80LL << 30, "run").ok());
-  Status refused =
-      checkDeviceMemory(*need, 8LL << 30, 80LL << 30, "running 'sample' on graph 'reddit'");
+  Status refused = checkDeviceMemory(*need, 8LL << 30, 80LL << 30,
+                                     "running 'sample' on graph 'reddit'");
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.message(),
             "running 'sample' on graph 'reddit': a graph of 232965 nodes and "

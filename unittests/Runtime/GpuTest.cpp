@@ -404,7 +404,8 @@ extern "C" __global__ void gnn_edges_to_slots_f64(double *__restrict__ out,
   StatusOr<Program> parsed = Program::parse(p.toJson());
   ASSERT_TRUE(parsed.ok()) << parsed.message();
   Compiler compiler("");
-  StatusOr<std::unique_ptr<Executable>> ex = Executable::create(*parsed, compiler);
+  StatusOr<std::unique_ptr<Executable>> ex =
+      Executable::create(*parsed, compiler);
   ASSERT_TRUE(ex.ok()) << ex.message();
 
   gnn::HostGraph host = gnn::generatePowerLaw(4000, 50000, 4);

@@ -1,4 +1,4 @@
-//===- DeviceBytes.h - device memory a graph and a Program need ---*- C++ -*-===//
+//===- DeviceBytes.h - device memory of a graph and a Program ---*- C++ -*-===//
 //
 // Part of gnnc. No CUDA: computed on the host from sizes alone.
 //

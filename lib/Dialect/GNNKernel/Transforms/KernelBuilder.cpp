@@ -62,8 +62,7 @@ AffineMap mlir::gnnk::sizeMap(AffineExpr e) {
 KernelBuilder::KernelBuilder(gnn::KernelGroupOp group, StringRef name,
                              int64_t block, int indexBits)
     : group(group), b(group.getContext()), loc(group.getLoc()),
-      indexBits(indexBits), ft(groupFloatType(group)),
-      top(group.getContext()) {
+      indexBits(indexBits), ft(groupFloatType(group)), top(group.getContext()) {
   auto func = group->getParentOfType<func::FuncOp>();
   OpBuilder mb(func);
   MLIRContext *ctx = group.getContext();

@@ -252,10 +252,10 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
       }
       for (int64_t j = 0; j < chunks; ++j) {
         Value head = kb.div(offsets[j], inner);
-        Value score = init == 0.0 ? scores[j]
-                                  : arith::AddFOp::create(b, loc, scores[j],
-                                                          kb.fp(init))
-                                        .getResult();
+        Value score =
+            init == 0.0 ? scores[j]
+                        : arith::AddFOp::create(b, loc, scores[j], kb.fp(init))
+                              .getResult();
         eval.setOverride(reduced, score);
         FailureOr<Value> final = eval.element(softmax.getInput(), e, head);
         if (failed(final))
@@ -304,7 +304,8 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
       Value m = arith::MaxNumFOp::create(rb, loc, m1, m2);
       auto factor = [&](Value mi) -> Value {
         Value same = arith::CmpFOp::create(rb, loc, arith::CmpFPredicate::OEQ, mi, m);
-        Value one = arith::ConstantOp::create(rb, loc, rb.getFloatAttr(ft, 1.0));
+        Value one =
+            arith::ConstantOp::create(rb, loc, rb.getFloatAttr(ft, 1.0));
         return arith::SelectOp::create(
             rb, loc, same, one,
             math::ExpOp::create(rb, loc, arith::SubFOp::create(rb, loc, mi, m)));

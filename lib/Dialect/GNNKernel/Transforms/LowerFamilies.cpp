@@ -98,8 +98,8 @@ FailureOr<GroupParts> GroupParts::of(KernelGroupOp group) {
         if (!tensor.getElementType().isF32() &&
             !tensor.getElementType().isF64())
           return op.emitOpError() << "uses " << t
-                                   << "; the CUDA backend supports only f32 "
-                                      "and f64 tensors";
+                                  << "; the CUDA backend supports only f32 "
+                                     "and f64 tensors";
   return parts;
 }
 
@@ -165,7 +165,8 @@ FailureOr<Value> EdgeEvaluator::element(Value value, const EdgeRef &e,
       Value pc = kb.add(kb.mul(c, *inRow), kb.mul(k, f));
       auto loop = scf::ForOp::create(
           b, kb.loc, kb.idx(0), kb.idx(f), kb.idx(1),
-          ValueRange{kb.fp(getElementTypeOrSelf(sddmm.getResult().getType()), 0.0)});
+          ValueRange{
+              kb.fp(getElementTypeOrSelf(sddmm.getResult().getType()), 0.0)});
       {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(loop.getBody());

@@ -157,8 +157,8 @@ LogicalResult mlir::gnnk::lowerEdgeSoftmax(KernelGroupOp group,
     kb.buildCombine(red.getCombine(), {ft}, maxRule);
     m = red.getResult(0);
   }
-  Value mass = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, m,
-                                     kb.fp(-inf));
+  Value mass =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, m, kb.fp(-inf));
   // Pass 2: the normaliser, in double.
   ForEdgesOp sumLoop = edgeLoop(
       kb, t, first, step, {kb.f64(0.0)}, reversed, row,
@@ -183,8 +183,7 @@ LogicalResult mlir::gnnk::lowerEdgeSoftmax(KernelGroupOp group,
     kb.buildCombine(red.getCombine(), {f64}, sumRule);
     sum = red.getResult(0);
   }
-  Value inv =
-      kb.castFloat(arith::DivFOp::create(b, loc, kb.f64(1.0), sum), ft);
+  Value inv = kb.castFloat(arith::DivFOp::create(b, loc, kb.f64(1.0), sum), ft);
   if (parts.lse) {
     // m + log(sum) by the team's first lane; -inf for a row without mass.
     // (The verifier gives the log-sum-exp the input's trailing shape.)

@@ -482,9 +482,9 @@ struct SplitHeavyRows
     Location loc = kernel.getLoc();
     Type stateElement = stateElementType(kernel);
     ChunkMapping m = chunkMapping(kernel, *k, n, maxChunks, b);
-    Value states = addParam(
-        kernel, MemRefType::get({ShapedType::kDynamic}, stateElement),
-        b.getNamedAttr(KernelOp::kResult, b.getI64IntegerAttr(0)));
+    Value states =
+        addParam(kernel, MemRefType::get({ShapedType::kDynamic}, stateElement),
+                 b.getNamedAttr(KernelOp::kResult, b.getI64IntegerAttr(0)));
     Ix ix{b, loc};
     int64_t teams = kernel.getBlock() / k->lanes;
     // The pieces of heavy rows crossing the chunk's boundaries (rows wholly
@@ -520,8 +520,7 @@ struct SplitHeavyRows
       for (auto [i, v] : llvm::enumerate(state))
         StoreOp::create(b, loc,
                         ValueRange{convertFloat(b, loc, v, stateElement)},
-                        states,
-                        ix.add(base, ix.c(i)));
+                        states, ix.add(base, ix.c(i)));
     }
     k->rows->erase();
     dropResultParams(kernel, states);
