@@ -190,6 +190,8 @@ class _Compiled:
     def __init__(self, key: str, source: str, name: str):
         self.key = key
         self.module = _C.Module.parse(source, name)
+        # The user's functions (differentiation adds @f_fwd and @f_bwd).
+        self.functions = list(self.module.functions())
         self.signatures: Dict[str, dict] = {}
         self.grad_info: Dict[str, dict] = {}
         self.grad_error: Dict[str, str] = {}
@@ -456,7 +458,7 @@ def compile(source: str, function: Optional[str] = None) -> Function:
             compiled = _Compiled(key, source, name)
             _modules[key] = compiled
     if function is None:
-        names = compiled.module.functions()
+        names = compiled.functions
         if len(names) != 1:
             raise ValueError(f"gnnc: {name} has {len(names)} public functions "
                              f"({', '.join(names) or 'none'}); pass function=")

@@ -78,6 +78,26 @@ int64_t numElements(const std::vector<int64_t> &shape) {
   return n;
 }
 
+/// `file:line:col` for a file location (the innermost one of a fused or
+/// call-site location), else MLIR's form.
+std::string formatLocation(Location loc) {
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return (file.getFilename().str() + ":" + std::to_string(file.getLine()) +
+            ":" + std::to_string(file.getColumn()));
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (isa<FileLineColLoc>(inner))
+        return formatLocation(inner);
+  if (auto site = dyn_cast<CallSiteLoc>(loc))
+    return formatLocation(site.getCallee());
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return formatLocation(name.getChildLoc());
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << loc;
+  return s;
+}
+
 /// Collects the diagnostics emitted while it lives, with their locations.
 class DiagnosticCollector {
 public:
@@ -87,13 +107,13 @@ public:
           llvm::raw_string_ostream os(text);
           if (!text.empty())
             os << "\n";
-          os << d.getLocation() << ": "
+          os << formatLocation(d.getLocation()) << ": "
              << (d.getSeverity() == DiagnosticSeverity::Error     ? "error: "
                  : d.getSeverity() == DiagnosticSeverity::Warning ? "warning: "
                                                                   : "note: ")
              << d;
           for (Diagnostic &note : d.getNotes())
-            os << "\n" << note.getLocation() << ": note: " << note;
+            os << "\n" << formatLocation(note.getLocation()) << ": note: " << note;
           return success();
         })) {}
   ~DiagnosticCollector() { context.getDiagEngine().eraseHandler(id); }
@@ -372,10 +392,7 @@ private:
   }
 
   [[noreturn]] void fail(func::FuncOp f, const std::string &message) const {
-    std::string loc;
-    llvm::raw_string_ostream os(loc);
-    os << f.getLoc();
-    throw CompileError(loc + ": error: @" + f.getSymName().str() + ": " +
+    throw CompileError(formatLocation(f.getLoc()) + ": error: @" + f.getSymName().str() + ": " +
                        message);
   }
 
