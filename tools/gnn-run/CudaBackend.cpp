@@ -10,6 +10,7 @@
 
 #include "gnn/Runtime/CudaDriver.h"
 #include "gnn/Runtime/Executor.h"
+#include "gnn/Runtime/MemoryPlan.h"
 #include "gnn/Dialect/GNN/IR/GNNDialect.h"
 #include "gnn/Compiler/Driver.h"
 
@@ -77,6 +78,20 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
                           {"index_bits", program->indexBits},
                           {"mean_degree", codegen.meanDegree}};
 
+  // The temporaries' memory plan at this graph's sizes (what the Executable
+  // computes when it binds the graph), known without a GPU.
+  rt::FormulaScope scope{stats.nodes, stats.edges, stats.graphs,
+                         stats.maxInDegree, stats.maxOutDegree, stats.largestGraph};
+  rt::StatusOr<rt::MemoryPlan> memoryPlan = rt::planMemory(*program, scope);
+  if (!memoryPlan.ok())
+    return fail(memoryPlan.message());
+  if (!options.dumpMemoryPlan.empty())
+    std::ofstream(options.dumpMemoryPlan) << memoryPlan->toJson(*program);
+  llvm::json::Object memory{
+      {"arena_bytes", (int64_t)memoryPlan->arenaBytes},
+      {"max_live_bytes", (int64_t)memoryPlan->maxLiveBytes},
+      {"unplanned_temp_bytes", (int64_t)memoryPlan->unplannedBytes}};
+
   if (options.compileOnly) {
     rt::CompileRequest req;
     req.source = program->source;
@@ -92,6 +107,7 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
                              std::chrono::steady_clock::now() - c0)
                              .count();
     cuda["cubin_bytes"] = (int64_t)compiled->cubin->image.size();
+    cuda["memory"] = std::move(memory);
     summary["cuda"] = std::move(cuda);
     return 0;
   }
@@ -120,9 +136,7 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
   // Inputs (float32) and outputs on the device.
   std::map<std::string, void *> bindings;
   std::vector<rt::DeviceBuffer> owned;
-  int64_t programBytes = 0;
-  rt::FormulaScope scope{stats.nodes, stats.edges, stats.graphs,
-                         stats.maxInDegree, stats.maxOutDegree, stats.largestGraph};
+  int64_t programBytes = 0, inputBytes = 0, outputBytes = 0;
   size_t next = 0;
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
     if (mlir::isa<mlir::gnn::GraphType>(arg.getType()))
@@ -133,6 +147,7 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
     if (!b.ok() || !b->upload(host.data(), host.size() * 4).ok())
       return fail("cannot upload input #" + std::to_string(i));
     bindings["arg" + std::to_string(i)] = b->data();
+    inputBytes += host.size() * 4;
     owned.push_back(std::move(*b));
   }
   std::vector<std::pair<std::string, int64_t>> outputSizes;
@@ -147,10 +162,34 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
     if (!b.ok())
       return fail(b.message());
     bindings[d.name] = b->data();
+    outputBytes += *n * 4;
     outputSizes.push_back({d.name, *n});
     owned.push_back(std::move(*b));
   }
   cuda["program_bytes"] = programBytes;
+
+  // The temporaries' workspace, as the Python package passes one.
+  rt::StatusOr<size_t> arena = (*exe)->workspaceBytes(**g);
+  if (!arena.ok())
+    return fail(arena.message());
+  if (*arena != memoryPlan->arenaBytes)
+    return fail("internal: the executable's workspace (" +
+                std::to_string(*arena) + " bytes) differs from the memory plan (" +
+                std::to_string(memoryPlan->arenaBytes) + " bytes)");
+  rt::StatusOr<rt::DeviceBuffer> workspace = rt::DeviceBuffer::allocate(*arena);
+  if (!workspace.ok())
+    return fail(workspace.message());
+  // Device memory held while the Program runs: the graph's arrays, inputs,
+  // outputs and the workspace (cuSPARSE's and cuBLAS's own caches aside).
+  int64_t graphBytes = (int64_t)(*g)->deviceBytes();
+  memory["graph_bytes"] = graphBytes;
+  memory["input_bytes"] = inputBytes;
+  memory["output_bytes"] = outputBytes;
+  memory["unplanned_peak_device_bytes"] =
+      graphBytes + inputBytes + outputBytes + (int64_t)memoryPlan->unplannedBytes;
+  cuda["peak_device_bytes"] =
+      graphBytes + inputBytes + outputBytes + (int64_t)*arena;
+  cuda["memory"] = std::move(memory);
 
   cudaStream_t stream;
   cudaStreamCreate(&stream);
@@ -160,13 +199,15 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
   auto timeRange = [&](size_t first, size_t count, int reps,
                        std::vector<double> &ms) -> int {
     for (int r = 0; r < options.warmup; ++r) {
-      rt::Status s = (*exe)->runSteps(**g, bindings, stream, first, count);
+      rt::Status s = (*exe)->runSteps(**g, bindings, stream, first, count,
+                                      workspace->data());
       if (!s.ok())
         return fail(s.message());
     }
     for (int r = 0; r < reps; ++r) {
       cudaEventRecord(start, stream);
-      rt::Status s = (*exe)->runSteps(**g, bindings, stream, first, count);
+      rt::Status s = (*exe)->runSteps(**g, bindings, stream, first, count,
+                                      workspace->data());
       if (!s.ok())
         return fail(s.message());
       cudaEventRecord(stop, stream);
