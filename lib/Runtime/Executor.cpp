@@ -49,7 +49,8 @@ struct Executable::Impl {
   mutable std::map<ScopeKey, std::shared_ptr<const MemoryPlan>> plans;
   std::map<cudaStream_t, std::shared_ptr<OwnedWorkspace>> owned;
 
-  StatusOr<std::shared_ptr<const MemoryPlan>> planFor(const FormulaScope &scope) const;
+  StatusOr<std::shared_ptr<const MemoryPlan>>
+  planFor(const FormulaScope &scope) const;
   Status bind(const std::map<std::string, void *> &bindings,
               const FormulaScope &scope, const MemoryPlan &plan,
               char *workspace, std::vector<void *> &pointers) const;
@@ -343,7 +344,8 @@ Status Executable::runSteps(const Graph &graph,
                              " is out of range");
       if (shared > 48 * 1024) {
         std::lock_guard<std::mutex> lock(m.mutex);
-        GNN_RETURN_IF_ERROR(kernel->allowDynamicShared(static_cast<int>(shared)));
+        GNN_RETURN_IF_ERROR(
+            kernel->allowDynamicShared(static_cast<int>(shared)));
       }
       GNN_RETURN_IF_ERROR(kernel->launch(
           g[0], g[1], g[2], s->block[0], s->block[1], s->block[2],

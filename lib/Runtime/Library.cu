@@ -165,8 +165,9 @@ Status gnn::runtime::spmmCsr(const Graph &graph, const float *weights,
         fillOnes<<<blocks(e), 256, 0, stream>>>(state.ones.as<float>(), e);
         // Other streams read the ones too: have them written before then.
         if (cudaError_t err = cudaStreamSynchronize(stream); err != cudaSuccess)
-          return Status::error(std::string("filling the SpMM's unit weights: ") +
-                               cudaGetErrorName(err));
+          return Status::error(
+              std::string("filling the SpMM's unit weights: ") +
+              cudaGetErrorName(err));
       }
     }
     values = state.ones.as<float>();

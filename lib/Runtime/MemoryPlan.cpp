@@ -49,7 +49,8 @@ Status gnn::runtime::checkMemoryBlocks(const std::vector<MemoryBlock> &blocks,
     if (b.bytes > std::numeric_limits<size_t>::max() - (alignment - 1) ||
         __builtin_add_overflow(total, alignUp(b.bytes, alignment), &total))
       return Status::error("memory plan: the blocks need more than 2^64 bytes "
-                           "(block " + std::to_string(i) + " has " +
+                           "(block " +
+                           std::to_string(i) + " has " +
                            std::to_string(b.bytes) + ")");
   }
   return Status();
@@ -60,10 +61,10 @@ Status gnn::runtime::checkMemoryBlocks(const std::vector<MemoryBlock> &blocks,
 /// lowest on ties), or, with `alternate`, the lowest fitting offset for the
 /// 1st, 3rd, ... block and the highest for the 2nd, 4th, ... Gaps end at
 /// `bound` (no bound when 0); nothing when a block does not fit under it.
-static std::optional<ArenaPlan> placeInOrder(const std::vector<MemoryBlock> &blocks,
-                                             const std::vector<size_t> &size,
-                                             const std::vector<size_t> &order,
-                                             size_t bound, bool alternate) {
+static std::optional<ArenaPlan>
+placeInOrder(const std::vector<MemoryBlock> &blocks,
+             const std::vector<size_t> &size, const std::vector<size_t> &order,
+             size_t bound, bool alternate) {
   const size_t top = bound ? bound : std::numeric_limits<size_t>::max();
   ArenaPlan plan;
   plan.offsets.assign(blocks.size(), 0);
@@ -93,9 +94,10 @@ static std::optional<ArenaPlan> placeInOrder(const std::vector<MemoryBlock> &blo
     if (alternate) {
       offset = n % 2 == 0 ? gaps.front().first : gaps.back().second - size[i];
     } else {
-      auto best = std::min_element(gaps.begin(), gaps.end(), [](auto a, auto b) {
-        return a.second - a.first < b.second - b.first;
-      });
+      auto best =
+          std::min_element(gaps.begin(), gaps.end(), [](auto a, auto b) {
+            return a.second - a.first < b.second - b.first;
+          });
       offset = best->first;
     }
     plan.offsets[i] = offset;
@@ -163,8 +165,8 @@ Status gnn::runtime::verifyArenaPlan(const std::vector<MemoryBlock> &blocks,
         return Status::error(
             "memory plan: blocks " + std::to_string(j) + " and " +
             std::to_string(i) + " are live together (steps " +
-            std::to_string(std::max(blocks[i].first, blocks[j].first)) + " to " +
-            std::to_string(std::min(blocks[i].last, blocks[j].last)) +
+            std::to_string(std::max(blocks[i].first, blocks[j].first)) +
+            " to " + std::to_string(std::min(blocks[i].last, blocks[j].last)) +
             ") but overlap in the arena");
     }
   }
@@ -270,7 +272,8 @@ StatusOr<MemoryPlan> gnn::runtime::planMemory(const Program &program,
   ArenaPlan arena = planArena(blocks);
   Status verified = verifyArenaPlan(blocks, arena);
   if (!verified.ok())
-    return verified.withContext("internal error: program '" + program.name + "'");
+    return verified.withContext("internal error: program '" + program.name +
+                                "'");
   for (size_t t = 0; t < plan.temps.size(); ++t)
     if (blockOf[t] != SIZE_MAX)
       plan.temps[t].offset = arena.offsets[blockOf[t]];

@@ -82,7 +82,8 @@ TEST_F(MemoryPlanPrograms, ThreeLayerGCNHoldsOneLayer) {
   EXPECT_EQ(m.arenaBytes, m.maxLiveBytes);
   EXPECT_EQ(m.unplannedBytes, size_t(kNodes) * 4 * (1 + 6 * 64 + 2 * 16));
   EXPECT_GT(m.unplannedBytes, 3 * m.arenaBytes);
-  ::testing::Test::RecordProperty("gcn3_arena_bytes", std::to_string(m.arenaBytes));
+  ::testing::Test::RecordProperty("gcn3_arena_bytes",
+                                  std::to_string(m.arenaBytes));
   std::cout << "gcn3 at " << kNodes << " nodes: unplanned " << m.unplannedBytes
             << " bytes, arena " << m.arenaBytes << " bytes\n";
 }

@@ -130,12 +130,14 @@ TEST(MemoryPlan, ReadAndWriteInOneStepDoNotShare) {
 TEST(MemoryPlan, OverlappingLiveRangesDoNotShare) {
   // t0 is read again by the last step: live with every other temp.
   Program p = chain({"nodes * 8", "nodes * 8", "nodes * 8", "nodes * 8"});
-  std::get<LaunchStep>(p.steps.back()).args.push_back(
-      std::get<LaunchStep>(p.steps[0]).args[1]); // t0
+  std::get<LaunchStep>(p.steps.back())
+      .args.push_back(std::get<LaunchStep>(p.steps[0]).args[1]); // t0
   MemoryPlan m = plan(p);
-  for (const MemoryPlan::Temp &t : m.temps)
-    if (t.buffer != temp(p, m, "t0").buffer)
+  for (const MemoryPlan::Temp &t : m.temps) {
+    if (t.buffer != temp(p, m, "t0").buffer) {
       EXPECT_FALSE(overlapInMemory(temp(p, m, "t0"), t)) << t.buffer;
+    }
+  }
   // t1 and t3 share; t0, t1, t2 are live together.
   EXPECT_EQ(temp(p, m, "t1").offset, temp(p, m, "t3").offset);
   EXPECT_EQ(m.arenaBytes, 3 * align(8000 * 4));
@@ -231,8 +233,9 @@ TEST(MemoryPlan, LibraryStepsAreUses) {
   MemoryPlan m = plan(p);
   const auto &w = temp(p, m, "w"), &s = temp(p, m, "s"), &y = temp(p, m, "y"),
              &c = temp(p, m, "c"), &f = temp(p, m, "f");
-  for (const MemoryPlan::Temp *t : {&s, &y, &c, &f})
+  for (const MemoryPlan::Temp *t : {&s, &y, &c, &f}) {
     EXPECT_FALSE(overlapInMemory(w, *t));
+  }
   EXPECT_FALSE(overlapInMemory(s, y)); // SpMM input and output
   EXPECT_FALSE(overlapInMemory(y, c)); // GEMM a and c
   EXPECT_FALSE(overlapInMemory(c, f)); // copy source and destination

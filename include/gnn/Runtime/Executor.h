@@ -62,7 +62,8 @@ public:
   /// plan; 0 when the Program has no temporaries).
   StatusOr<size_t> workspaceBytes(const Graph &graph) const;
   /// The memory plan at `graph`'s sizes (computed once per size and kept).
-  StatusOr<std::shared_ptr<const MemoryPlan>> memoryPlan(const Graph &graph) const;
+  StatusOr<std::shared_ptr<const MemoryPlan>>
+  memoryPlan(const Graph &graph) const;
 
   const Program &program() const;
   /// Resource use of each kernel (registers, spills).

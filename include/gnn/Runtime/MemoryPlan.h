@@ -77,7 +77,8 @@ ArenaPlan planArena(const std::vector<MemoryBlock> &blocks,
 /// Every offset is aligned, every block lies inside the arena, and no two
 /// blocks whose live ranges share a step share a byte.
 Status verifyArenaPlan(const std::vector<MemoryBlock> &blocks,
-                       const ArenaPlan &plan, size_t alignment = kArenaAlignment);
+                       const ArenaPlan &plan,
+                       size_t alignment = kArenaAlignment);
 
 /// The largest total of (aligned) block sizes live at one step: no plan can
 /// use less arena than this.
@@ -95,10 +96,10 @@ std::vector<LiveRange> bufferLiveRanges(const Program &program);
 /// The memory plan of a Program at one graph size.
 struct MemoryPlan {
   struct Temp {
-    size_t buffer = 0;         ///< index in Program::buffers
-    size_t bytes = 0;          ///< elements * element size (not rounded)
-    LiveRange range;           ///< an unused temp gets no bytes of the arena
-    size_t offset = 0;         ///< in the arena
+    size_t buffer = 0; ///< index in Program::buffers
+    size_t bytes = 0;  ///< elements * element size (not rounded)
+    LiveRange range;   ///< an unused temp gets no bytes of the arena
+    size_t offset = 0; ///< in the arena
   };
   /// The temps, in the Program's buffer order.
   std::vector<Temp> temps;
