@@ -419,6 +419,9 @@ TEST(GpuProgram, WorkspacesAndConcurrentStreams) {
       if (!own)
         spaces[i] = std::move(*DeviceBuffer::allocate(*bytes));
     }
+    // Allocations are ordered on the legacy stream, which the non-blocking
+    // streams do not wait for.
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     Status results[2];
     auto work = [&](int i) {
       for (int rep = 0; rep < 20 && results[i].ok(); ++rep)
