@@ -265,6 +265,13 @@ Status Executable::runSteps(const Graph &graph,
             .withContext("workspace of program '" + m.program.name + "' (" +
                          std::to_string(arena) + " bytes)");
       own->buffer = std::move(*buf);
+      // DeviceBuffer allocates in the legacy stream's order, which a
+      // non-blocking `stream` does not wait for (rare: only when growing).
+      cudaError_t e = cudaStreamSynchronize(nullptr);
+      if (e != cudaSuccess)
+        return Status::error(std::string("cudaStreamSynchronize after "
+                                         "allocating the workspace: ") +
+                             cudaGetErrorName(e));
     }
     workspace = own->buffer.data();
   }
