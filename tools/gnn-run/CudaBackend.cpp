@@ -78,21 +78,25 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
                           {"index_bits", program->indexBits},
                           {"mean_degree", codegen.meanDegree}};
 
-  // The temporaries' memory plan at this graph's sizes (what the Executable
-  // computes when it binds the graph), known without a GPU.
-  rt::FormulaScope scope{stats.nodes, stats.edges, stats.graphs,
-                         stats.maxInDegree, stats.maxOutDegree, stats.largestGraph};
-  rt::StatusOr<rt::MemoryPlan> memoryPlan = rt::planMemory(*program, scope);
-  if (!memoryPlan.ok())
-    return fail(memoryPlan.message());
-  if (!options.dumpMemoryPlan.empty())
-    std::ofstream(options.dumpMemoryPlan) << memoryPlan->toJson(*program);
-  llvm::json::Object memory{
-      {"arena_bytes", (int64_t)memoryPlan->arenaBytes},
-      {"max_live_bytes", (int64_t)memoryPlan->maxLiveBytes},
-      {"unplanned_temp_bytes", (int64_t)memoryPlan->unplannedBytes}};
+  // The temporaries' memory plan (MemoryPlan.h) and its figures.
+  auto memoryOf = [&](const rt::MemoryPlan &plan) {
+    if (!options.dumpMemoryPlan.empty())
+      std::ofstream(options.dumpMemoryPlan) << plan.toJson(*program);
+    return llvm::json::Object{
+        {"arena_bytes", (int64_t)plan.arenaBytes},
+        {"max_live_bytes", (int64_t)plan.maxLiveBytes},
+        {"unplanned_temp_bytes", (int64_t)plan.unplannedBytes}};
+  };
 
   if (options.compileOnly) {
+    // The plan at the host graph's sizes, as the Executable would make it.
+    rt::StatusOr<rt::MemoryPlan> plan = rt::planMemory(
+        *program, rt::FormulaScope{stats.nodes, stats.edges, stats.graphs,
+                                   stats.maxInDegree, stats.maxOutDegree,
+                                   stats.largestGraph});
+    if (!plan.ok())
+      return fail(plan.message());
+    cuda["memory"] = memoryOf(*plan);
     rt::CompileRequest req;
     req.source = program->source;
     req.name = program->name;
@@ -107,7 +111,6 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
                              std::chrono::steady_clock::now() - c0)
                              .count();
     cuda["cubin_bytes"] = (int64_t)compiled->cubin->image.size();
-    cuda["memory"] = std::move(memory);
     summary["cuda"] = std::move(cuda);
     return 0;
   }
@@ -137,6 +140,8 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
   std::map<std::string, void *> bindings;
   std::vector<rt::DeviceBuffer> owned;
   int64_t programBytes = 0, inputBytes = 0, outputBytes = 0;
+  rt::FormulaScope scope{stats.nodes, stats.edges, stats.graphs,
+                         stats.maxInDegree, stats.maxOutDegree, stats.largestGraph};
   size_t next = 0;
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
     if (mlir::isa<mlir::gnn::GraphType>(arg.getType()))
@@ -168,27 +173,27 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
   }
   cuda["program_bytes"] = programBytes;
 
-  // The temporaries' workspace, as the Python package passes one.
-  rt::StatusOr<size_t> arena = (*exe)->workspaceBytes(**g);
-  if (!arena.ok())
-    return fail(arena.message());
-  if (*arena != memoryPlan->arenaBytes)
-    return fail("internal: the executable's workspace (" +
-                std::to_string(*arena) + " bytes) differs from the memory plan (" +
-                std::to_string(memoryPlan->arenaBytes) + " bytes)");
-  rt::StatusOr<rt::DeviceBuffer> workspace = rt::DeviceBuffer::allocate(*arena);
+  // The temporaries' workspace, as the Python package passes one: the plan
+  // the Executable makes for the GPU graph.
+  rt::StatusOr<std::shared_ptr<const rt::MemoryPlan>> plan =
+      (*exe)->memoryPlan(**g);
+  if (!plan.ok())
+    return fail(plan.message());
+  size_t arena = (*plan)->arenaBytes;
+  rt::StatusOr<rt::DeviceBuffer> workspace = rt::DeviceBuffer::allocate(arena);
   if (!workspace.ok())
     return fail(workspace.message());
   // Device memory held while the Program runs: the graph's arrays, inputs,
   // outputs and the workspace (cuSPARSE's and cuBLAS's own caches aside).
   int64_t graphBytes = (int64_t)(*g)->deviceBytes();
+  llvm::json::Object memory = memoryOf(**plan);
   memory["graph_bytes"] = graphBytes;
   memory["input_bytes"] = inputBytes;
   memory["output_bytes"] = outputBytes;
   memory["unplanned_peak_device_bytes"] =
-      graphBytes + inputBytes + outputBytes + (int64_t)memoryPlan->unplannedBytes;
+      graphBytes + inputBytes + outputBytes + (int64_t)(*plan)->unplannedBytes;
   cuda["peak_device_bytes"] =
-      graphBytes + inputBytes + outputBytes + (int64_t)*arena;
+      graphBytes + inputBytes + outputBytes + (int64_t)arena;
   cuda["memory"] = std::move(memory);
 
   cudaStream_t stream;
