@@ -61,8 +61,13 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
   codegen.indexBits = graph.numEdges() >= (int64_t(1) << 31) - 1 ? 64 : 32;
   codegen.maxChunks = maxChunks;
   auto t0 = std::chrono::steady_clock::now();
+  // Lowering rewrites the module in place: compile a copy, so the caller's
+  // functions stay graph-level (--grad evaluates @f_bwd on the reference
+  // after @f_fwd was compiled).
+  mlir::OwningOpRef<mlir::ModuleOp> copy = module.clone();
+  auto copyFunc = copy->lookupSymbol<mlir::func::FuncOp>(func.getSymName());
   mlir::FailureOr<rt::Program> program =
-      mlir::gnn::compileToProgram(module, func, codegen);
+      mlir::gnn::compileToProgram(*copy, copyFunc, codegen);
   if (mlir::failed(program))
     return 1;
   double lowerMs = std::chrono::duration<double, std::milli>(
