@@ -6,8 +6,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnn/Runtime/DeviceBytes.h"
+#include "gnn/Runtime/MemoryPlan.h"
 
 #include <algorithm>
+#include <climits>
 #include <initializer_list>
 #include <utility>
 
@@ -81,18 +83,22 @@ gnn::runtime::programDeviceBytes(const Program &program,
     Bytes &sum = b.role == BufferRole::Input    ? inputs
                  : b.role == BufferRole::Output ? outputs
                                                 : temps;
-    sum.add(*n, dtypeBytes(b.dtype));
+    sum.add(*n, static_cast<int64_t>(elementBytes(b.dtype)));
     if (sum.overflow)
       return tooLarge("buffer '" + b.name + "' of program '" + program.name +
                       "'");
   }
+  StatusOr<MemoryPlan> plan = planMemory(program, scope);
+  if (!plan.ok())
+    return plan.error();
   Bytes total;
   total.add(inputs.value, 1).add(outputs.value, 1).add(temps.value, 1);
-  if (total.overflow)
+  if (total.overflow || plan->arenaBytes > size_t(INT64_MAX) - total.value)
     return tooLarge("the buffers of program '" + program.name + "'");
   out.inputs = inputs.value;
   out.outputs = outputs.value;
   out.temps = temps.value;
+  out.workspace = static_cast<int64_t>(plan->arenaBytes);
   return out;
 }
 
@@ -131,8 +137,10 @@ Status gnn::runtime::checkDeviceMemory(const DeviceMemoryNeed &need,
       what + ": " + graphText(need.nodes, need.edges) + " needs " +
       std::to_string(need.total) + " bytes of device memory (graph " +
       std::to_string(need.graph.kept) + ", " + std::to_string(need.graph.peak) +
-      " while building; buffers " + std::to_string(need.buffers.total()) +
-      "; reserve " + std::to_string(need.reserve) + ") but the device has " +
+      " while building; inputs and outputs " +
+      std::to_string(need.buffers.inputs + need.buffers.outputs) +
+      "; workspace " + std::to_string(need.buffers.workspace) + "; reserve " +
+      std::to_string(need.reserve) + ") but the device has " +
       std::to_string(freeBytes) + " bytes free of " +
       std::to_string(totalBytes));
 }

@@ -42,6 +42,14 @@ struct Handles {
   Status status;
 };
 
+/// A handle's stream is part of its state: this is held from setting it to
+/// the call that uses it, so threads on different streams do not take each
+/// other's.
+std::mutex &handleMutex() {
+  static std::mutex m;
+  return m;
+}
+
 Handles &handles() {
   static Handles h = [] {
     Handles r;
@@ -75,11 +83,13 @@ struct SpmmPlan {
   }
 };
 
-/// Everything cached on one graph.
+/// Everything cached on one graph. SpMM plans are per (width, element size,
+/// stream): the permuted weights and the cuSPARSE workspace are written and
+/// read in one stream's order, so runs on other streams need their own.
 struct GraphLibraryState {
   std::mutex mutex;
-  /// Keyed by (width, element bytes).
-  std::map<std::pair<int64_t, int>, std::unique_ptr<SpmmPlan>> spmm;
+  std::map<std::tuple<int64_t, int, cudaStream_t>, std::unique_ptr<SpmmPlan>>
+      spmm;
   /// Ones of each element size (4, 8).
   std::map<int, DeviceBuffer> ones;
 };
@@ -97,14 +107,14 @@ template <typename T> __global__ void fillOnes(T *out, int64_t e) {
     out[i] = T(1);
 }
 
-unsigned blocks(int64_t n) {
-  return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>((n + 255) / 256, 1 << 20)));
-}
-
 __global__ void fillDoubles(double *out, double value, int64_t n) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
        i += int64_t(gridDim.x) * blockDim.x)
     out[i] = value;
+}
+
+unsigned blocks(int64_t n) {
+  return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>((n + 255) / 256, 1 << 20)));
 }
 
 /// Permutes edge-list weights of `T` into CSR order.
@@ -141,10 +151,16 @@ Status gnn::runtime::spmmCsr(const Graph &graph, DType type,
   GNN_RETURN_IF_ERROR(checkStepType("spmm", type));
   Handles &h = handles();
   GNN_RETURN_IF_ERROR(h.status);
-  std::shared_ptr<void> &slot = graph.libraryState();
-  if (!slot)
-    slot = std::make_shared<GraphLibraryState>();
-  auto &state = *static_cast<GraphLibraryState *>(slot.get());
+  GraphLibraryState *statePtr;
+  {
+    static std::mutex creation;
+    std::lock_guard<std::mutex> lock(creation);
+    std::shared_ptr<void> &slot = graph.libraryState();
+    if (!slot)
+      slot = std::make_shared<GraphLibraryState>();
+    statePtr = static_cast<GraphLibraryState *>(slot.get());
+  }
+  auto &state = *statePtr;
   std::lock_guard<std::mutex> lock(state.mutex);
   int64_t n = graph.numNodes(), e = graph.numEdges();
   bool wide = graph.indexType() == IndexType::Int64;
@@ -158,7 +174,7 @@ Status gnn::runtime::spmmCsr(const Graph &graph, DType type,
 
   // Values in CSR order: the given weights permuted, or ones (cached).
   const void *values = nullptr;
-  std::unique_ptr<SpmmPlan> &plan = state.spmm[{cols, bytesPer}];
+  std::unique_ptr<SpmmPlan> &plan = state.spmm[{cols, bytesPer, stream}];
   bool fresh = !plan;
   if (fresh)
     plan = std::make_unique<SpmmPlan>();
@@ -190,6 +206,11 @@ Status gnn::runtime::spmmCsr(const Graph &graph, DType type,
           fillOnes<double><<<blocks(e), 256, 0, stream>>>(ones.as<double>(), e);
         else
           fillOnes<float><<<blocks(e), 256, 0, stream>>>(ones.as<float>(), e);
+        // Other streams read the ones too: have them written before then.
+        if (cudaError_t err = cudaStreamSynchronize(stream); err != cudaSuccess)
+          return Status::error(
+              std::string("filling the SpMM's unit weights: ") +
+              cudaGetErrorName(err));
       }
     }
     values = ones.data();
@@ -201,6 +222,7 @@ Status gnn::runtime::spmmCsr(const Graph &graph, DType type,
     return Status();
 
   cusparseIndexType_t it = wide ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I;
+  std::lock_guard<std::mutex> handleLock(handleMutex());
   GNN_SPARSE(cusparseSetStream(h.sparse, stream));
   if (fresh) {
     GNN_SPARSE(cusparseCreateCsr(
@@ -242,6 +264,7 @@ Status gnn::runtime::gemm(DType type, bool transA, bool transB, int64_t m,
   GNN_RETURN_IF_ERROR(h.status);
   if (m == 0 || n == 0)
     return Status();
+  std::lock_guard<std::mutex> handleLock(handleMutex());
   GNN_BLAS(cublasSetStream(h.blas, stream));
   // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T.
   int lda = static_cast<int>(transA ? m : k);

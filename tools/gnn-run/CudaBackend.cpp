@@ -4,7 +4,8 @@
 // checks it against the reference: |gnnc - ref| <= tol * (1 + |ref|)
 // elementwise against the float64 reference, tol = 1e-4 for f32 results and
 // 1e-9 for f64 ones. Before allocating anything on the device it checks that
-// the graph and the Program's buffers fit in the free device memory.
+// the graph, the inputs, the outputs and the workspace fit in the free
+// device memory.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,7 @@
 #include "gnn/Runtime/CudaDriver.h"
 #include "gnn/Runtime/DeviceBytes.h"
 #include "gnn/Runtime/Executor.h"
+#include "gnn/Runtime/MemoryPlan.h"
 #include "gnn/Dialect/GNN/IR/GNNDialect.h"
 #include "gnn/Compiler/Driver.h"
 
@@ -75,8 +77,13 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
   codegen.indexBits = graph.numEdges() >= (int64_t(1) << 31) - 1 ? 64 : 32;
   codegen.maxChunks = maxChunks;
   auto t0 = std::chrono::steady_clock::now();
+  // Lowering rewrites the module in place: compile a copy, so the caller's
+  // functions stay graph-level (--grad evaluates @f_bwd on the reference
+  // after @f_fwd was compiled).
+  mlir::OwningOpRef<mlir::ModuleOp> copy = module.clone();
+  auto copyFunc = copy->lookupSymbol<mlir::func::FuncOp>(func.getSymName());
   mlir::FailureOr<rt::Program> program =
-      mlir::gnn::compileToProgram(module, func, codegen);
+      mlir::gnn::compileToProgram(*copy, copyFunc, codegen);
   if (mlir::failed(program))
     return 1;
   double lowerMs = std::chrono::duration<double, std::milli>(
@@ -92,7 +99,25 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
                           {"index_bits", program->indexBits},
                           {"mean_degree", codegen.meanDegree}};
 
+  // The temporaries' memory plan (MemoryPlan.h) and its figures.
+  auto memoryOf = [&](const rt::MemoryPlan &plan) {
+    if (!options.dumpMemoryPlan.empty())
+      std::ofstream(options.dumpMemoryPlan) << plan.toJson(*program);
+    return llvm::json::Object{
+        {"arena_bytes", (int64_t)plan.arenaBytes},
+        {"max_live_bytes", (int64_t)plan.maxLiveBytes},
+        {"unplanned_temp_bytes", (int64_t)plan.unplannedBytes}};
+  };
+
   if (options.compileOnly) {
+    // The plan at the host graph's sizes, as the Executable would make it.
+    rt::StatusOr<rt::MemoryPlan> plan = rt::planMemory(
+        *program, rt::FormulaScope{stats.nodes, stats.edges, stats.graphs,
+                                   stats.maxInDegree, stats.maxOutDegree,
+                                   stats.largestGraph});
+    if (!plan.ok())
+      return fail(plan.message());
+    cuda["memory"] = memoryOf(*plan);
     rt::CompileRequest req;
     req.source = program->source;
     req.name = program->name;
@@ -124,11 +149,11 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
     return fail("graph '" + graph.name + "' (" + std::to_string(stats.nodes) +
                 " nodes, " + std::to_string(stats.edges) +
                 " edges): " + need.message());
-  rt::StatusOr<rt::DeviceMemoryInfo> memory = rt::deviceMemoryInfo();
-  if (!memory.ok())
-    return fail(memory.message());
+  rt::StatusOr<rt::DeviceMemoryInfo> available = rt::deviceMemoryInfo();
+  if (!available.ok())
+    return fail(available.message());
   rt::Status fits = rt::checkDeviceMemory(
-      *need, memory->freeBytes, memory->totalBytes,
+      *need, available->freeBytes, available->totalBytes,
       "running '" + program->name + "' on graph '" + graph.name + "'");
   if (!fits.ok())
     return fail(fits.message());
@@ -154,6 +179,7 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
   // Inputs (of their buffers' types, f32 or f64) and outputs on the device.
   std::map<std::string, void *> bindings;
   std::vector<rt::DeviceBuffer> owned;
+  int64_t inputBytes = 0, outputBytes = 0;
   size_t next = 0;
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
     if (mlir::isa<mlir::gnn::GraphType>(arg.getType()))
@@ -164,18 +190,19 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
     if (!decl)
       return fail("internal: program '" + program->name + "' has no buffer " +
                   name);
-    rt::StatusOr<rt::DeviceBuffer> b =
-        rt::DeviceBuffer::allocate(t.data.size() * rt::dtypeBytes(decl->dtype));
+    size_t bytes = t.data.size() * rt::elementBytes(decl->dtype);
+    rt::StatusOr<rt::DeviceBuffer> b = rt::DeviceBuffer::allocate(bytes);
     bool uploaded = b.ok();
     if (uploaded && decl->dtype == rt::DType::F64) {
-      uploaded = b->upload(t.data.data(), t.data.size() * 8).ok();
+      uploaded = b->upload(t.data.data(), bytes).ok();
     } else if (uploaded) {
       std::vector<float> host(t.data.begin(), t.data.end());
-      uploaded = b->upload(host.data(), host.size() * 4).ok();
+      uploaded = b->upload(host.data(), bytes).ok();
     }
     if (!uploaded)
       return fail("cannot upload input #" + std::to_string(i));
     bindings[name] = b->data();
+    inputBytes += bytes;
     owned.push_back(std::move(*b));
   }
   std::vector<const rt::BufferDecl *> outputDecls;
@@ -186,16 +213,42 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
     rt::StatusOr<int64_t> n = d.size.evaluate(scope);
     if (!n.ok())
       return fail(n.message());
-    rt::StatusOr<rt::DeviceBuffer> b =
-        rt::DeviceBuffer::allocate(*n * rt::dtypeBytes(d.dtype));
+    size_t bytes = *n * rt::elementBytes(d.dtype);
+    rt::StatusOr<rt::DeviceBuffer> b = rt::DeviceBuffer::allocate(bytes);
     if (!b.ok())
       return fail(b.message());
     bindings[d.name] = b->data();
+    outputBytes += bytes;
     outputDecls.push_back(&d);
     outputSizes.push_back(*n);
     owned.push_back(std::move(*b));
   }
-  cuda["program_bytes"] = need->buffers.total();
+  // Every buffer, temporaries unplanned (one allocation each).
+  cuda["program_bytes"] = need->buffers.inputs + need->buffers.outputs +
+                          need->buffers.temps;
+
+  // The temporaries' workspace, as the Python package passes one: the plan
+  // the Executable makes for the GPU graph.
+  rt::StatusOr<std::shared_ptr<const rt::MemoryPlan>> plan =
+      (*exe)->memoryPlan(**g);
+  if (!plan.ok())
+    return fail(plan.message());
+  size_t arena = (*plan)->arenaBytes;
+  rt::StatusOr<rt::DeviceBuffer> workspace = rt::DeviceBuffer::allocate(arena);
+  if (!workspace.ok())
+    return fail(workspace.message());
+  // Device memory held while the Program runs: the graph's arrays, inputs,
+  // outputs and the workspace (cuSPARSE's and cuBLAS's own caches aside).
+  int64_t graphBytes = (int64_t)(*g)->deviceBytes();
+  llvm::json::Object memory = memoryOf(**plan);
+  memory["graph_bytes"] = graphBytes;
+  memory["input_bytes"] = inputBytes;
+  memory["output_bytes"] = outputBytes;
+  memory["unplanned_peak_device_bytes"] =
+      graphBytes + inputBytes + outputBytes + (int64_t)(*plan)->unplannedBytes;
+  cuda["peak_device_bytes"] =
+      graphBytes + inputBytes + outputBytes + (int64_t)arena;
+  cuda["memory"] = std::move(memory);
 
   cudaStream_t stream;
   cudaStreamCreate(&stream);
@@ -205,13 +258,15 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
   auto timeRange = [&](size_t first, size_t count, int reps,
                        std::vector<double> &ms) -> int {
     for (int r = 0; r < options.warmup; ++r) {
-      rt::Status s = (*exe)->runSteps(**g, bindings, stream, first, count);
+      rt::Status s = (*exe)->runSteps(**g, bindings, stream, first, count,
+                                      workspace->data());
       if (!s.ok())
         return fail(s.message());
     }
     for (int r = 0; r < reps; ++r) {
       cudaEventRecord(start, stream);
-      rt::Status s = (*exe)->runSteps(**g, bindings, stream, first, count);
+      rt::Status s = (*exe)->runSteps(**g, bindings, stream, first, count,
+                                      workspace->data());
       if (!s.ok())
         return fail(s.message());
       cudaEventRecord(stop, stream);
@@ -293,8 +348,7 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
       t.shape = r.shape;
       if (r.data.size() != t.data.size())
         return fail("internal: output " + decl->name + " has " +
-                    std::to_string(t.data.size()) +
-                    " elements, the reference " +
+                    std::to_string(t.data.size()) + " elements, the reference " +
                     std::to_string(r.data.size()));
       for (size_t k = 0; k < t.data.size(); ++k) {
         // Equal values, infinities of one sign included, match.

@@ -14,13 +14,14 @@ using namespace gnn::runtime;
 namespace {
 
 /// A Program of f32 and f64 buffers sized by nodes and edges, as the
-/// compiler writes it (a heavy-row partial-state buffer included).
+/// compiler writes it (a heavy-row partial-state buffer included); its two
+/// temporaries are live at once, so the workspace holds both.
 Program sample(int indexBits) {
   std::string text = R"json({
   "format": "gnnc-program",
   "version": 1,
   "name": "sample",
-  "kernels": [],
+  "kernels": ["k"],
   "options": [],
   "index_bits": )json" + std::to_string(indexBits) +
                      R"json(,
@@ -31,7 +32,11 @@ Program sample(int indexBits) {
     {"name": "t1", "role": "temp", "dtype": "f32", "size": "min(ceil_div(edges, 512), 8192) * 384"},
     {"name": "result0", "role": "output", "dtype": "f32", "size": "nodes * 64"}
   ],
-  "steps": [],
+  "steps": [
+    {"op": "launch", "kernel": "k", "grid": ["1", "1", "1"], "block": [1, 1, 1],
+     "shared": "0", "args": [{"buffer": "arg1"}, {"buffer": "t0"},
+                            {"buffer": "t1"}, {"buffer": "result0"}]}
+  ],
   "source": ""
 }
 )json";
@@ -78,7 +83,10 @@ TEST(DeviceBytes, ProgramOnARedditSizedGraph) {
   // The f64 edge temp takes 8 bytes an element; the capped state buffer
   // 8192 * 384 floats.
   EXPECT_EQ(b->temps, 114615892LL * 4 * 8 + 8192LL * 384 * 4);
-  EXPECT_EQ(b->total(), 3859241344LL);
+  // Each rounded up to the arena's 256-byte alignment.
+  EXPECT_EQ(b->workspace, 3667708672LL + 8192LL * 384 * 4);
+  EXPECT_EQ(b->total(), b->inputs + b->outputs + b->workspace);
+  EXPECT_EQ(b->total(), 3859241472LL);
 
   StatusOr<DeviceMemoryNeed> need = deviceMemoryNeed(p, scope);
   ASSERT_TRUE(need.ok()) << need.message();
@@ -95,9 +103,9 @@ TEST(DeviceBytes, ProgramOnARedditSizedGraph) {
   EXPECT_EQ(refused.message(),
             "running 'sample' on graph 'reddit': a graph of 232965 nodes and "
             "114615892 edges needs 9240107672 bytes of device memory (graph "
-            "2754508856, 9172998808 while building; buffers 3859241344; "
-            "reserve 67108864) but the device has 8589934592 bytes free of "
-            "85899345920");
+            "2754508856, 9172998808 while building; inputs and outputs "
+            "178949888; workspace 3680291584; reserve 67108864) but the "
+            "device has 8589934592 bytes free of 85899345920");
 }
 
 TEST(DeviceBytes, ProgramOnABillionEdgeGraphWith64BitIndices) {
@@ -125,6 +133,7 @@ TEST(DeviceBytes, SizesThatOverflowAreErrors) {
   scope.nodes = int64_t(1) << 56;
   Program small = p;
   small.buffers = {p.buffers[4]};
+  small.steps.clear();
   b = programDeviceBytes(small, scope);
   ASSERT_FALSE(b.ok());
   EXPECT_NE(b.message().find("buffer 'result0' of program 'sample' needs more "

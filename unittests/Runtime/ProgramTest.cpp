@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "gnn/Runtime/MemoryPlan.h"
 #include "gnn/Runtime/Program.h"
 
 #include <gtest/gtest.h>
@@ -154,8 +155,8 @@ TEST(Program, F64BuffersRoundTripAndLibraryStepsNeedOneFloatType) {
   EXPECT_EQ(parsed->buffers[0].dtype, DType::F64);
   // A fill keeps its value in double precision.
   EXPECT_EQ(std::get<FillStep>(parsed->steps[0]).value, 0.1);
-  EXPECT_EQ(dtypeBytes(DType::F64), 8);
-  EXPECT_EQ(dtypeBytes(DType::F32), 4);
+  EXPECT_EQ(elementBytes(DType::F64), 8u);
+  EXPECT_EQ(elementBytes(DType::F32), 4u);
 
   // A library step's operands share one float type.
   Program mixed = p;

@@ -47,13 +47,19 @@ StatusOr<GraphDeviceBytes> graphDeviceBytes(int64_t nodes, int64_t edges,
 /// Device bytes of a Program's buffers by role (element counts from the
 /// buffers' size formulas times their element sizes).
 struct ProgramDeviceBytes {
-  int64_t inputs = 0, outputs = 0, temps = 0;
-  int64_t total() const { return inputs + outputs + temps; }
+  int64_t inputs = 0, outputs = 0;
+  /// The temporaries one allocation each (the figure before planning).
+  int64_t temps = 0;
+  /// The workspace the temporaries share: the arena of the memory plan at
+  /// the graph's sizes (MemoryPlan.h), what a run allocates.
+  int64_t workspace = 0;
+  /// What a run holds: inputs, outputs and the workspace.
+  int64_t total() const { return inputs + outputs + workspace; }
 };
 
-/// The bytes of every buffer of `program` on a graph of `scope`'s sizes.
-/// Fails naming the buffer whose size cannot be evaluated, is negative or
-/// overflows.
+/// The bytes of every buffer of `program` on a graph of `scope`'s sizes, and
+/// of its planned workspace. Fails naming the buffer whose size cannot be
+/// evaluated, is negative or overflows.
 StatusOr<ProgramDeviceBytes> programDeviceBytes(const Program &program,
                                                 const FormulaScope &scope);
 

@@ -28,15 +28,11 @@
 namespace gnn {
 namespace runtime {
 
-/// Element type of a buffer. Float buffers are f32 or f64: a Program
-/// generated from a function of f64 tensors has f64 buffers throughout, and
-/// its library steps (spmm, gemm) run in double precision.
+/// Element type of a buffer (elementBytes() in MemoryPlan.h gives its size).
+/// Float buffers are f32 or f64: a Program generated from a function of f64
+/// tensors has f64 buffers throughout, and its library steps (spmm, gemm)
+/// run in double precision.
 enum class DType { F32, I32, I64, F64 };
-
-/// Bytes of one element of `t`.
-inline int64_t dtypeBytes(DType t) {
-  return t == DType::I64 || t == DType::F64 ? 8 : 4;
-}
 
 /// Whether `t` is a float type (f32 or f64).
 inline bool isFloat(DType t) { return t == DType::F32 || t == DType::F64; }
