@@ -1,0 +1,290 @@
+"""Pieces the `gnnc.nn` layers share: PyG-compatible linear layers and
+initialisers, input checks, PyG's self-loop handling, attention dropout masks
+and the call into a compiled `gnn` function."""
+
+import math
+import weakref
+from typing import Optional
+
+import torch
+from torch import Tensor
+
+import gnnc
+
+_DTYPES = {torch.float32: "f32", torch.float64: "f64"}
+
+
+# --------------------------------------------------------------------------
+# Parameters and initialisers (as torch_geometric.nn.inits / dense.Linear).
+# --------------------------------------------------------------------------
+
+def glorot(value: Optional[Tensor]) -> None:
+    if value is not None:
+        stdv = math.sqrt(6.0 / (value.size(-2) + value.size(-1)))
+        with torch.no_grad():
+            value.uniform_(-stdv, stdv)
+
+
+def zeros(value: Optional[Tensor]) -> None:
+    if value is not None:
+        with torch.no_grad():
+            value.zero_()
+
+
+class Linear(torch.nn.Module):
+    """`x W^T + b` with PyG's `Linear` parameter names (`weight` [out, in],
+    `bias` [out]) and initialisers (`weight_initializer` None or
+    'kaiming_uniform': kaiming uniform with a = sqrt(5); 'glorot'; bias
+    initialiser None: uniform(+-1/sqrt(in)); 'zeros')."""
+
+    def __init__(self, in_channels: int, out_channels: int, bias: bool = True,
+                 weight_initializer: Optional[str] = None,
+                 bias_initializer: Optional[str] = None):
+        super().__init__()
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.weight_initializer = weight_initializer
+        self.bias_initializer = bias_initializer
+        self.weight = torch.nn.Parameter(torch.empty(out_channels, in_channels))
+        if bias:
+            self.bias = torch.nn.Parameter(torch.empty(out_channels))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        fan = self.in_channels
+        init = self.weight_initializer
+        with torch.no_grad():
+            if init == "glorot":
+                glorot(self.weight)
+            elif init == "uniform":
+                bound = 1.0 / math.sqrt(fan)
+                self.weight.uniform_(-bound, bound)
+            elif init in (None, "kaiming_uniform"):
+                bound = math.sqrt(6 / ((1 + 5) * fan))  # a = sqrt(5)
+                self.weight.uniform_(-bound, bound)
+            else:
+                raise RuntimeError(f"Weight initializer '{init}' not supported")
+            if self.bias is not None:
+                if self.bias_initializer == "zeros":
+                    self.bias.zero_()
+                elif self.bias_initializer is None:
+                    bound = 1.0 / math.sqrt(fan)
+                    self.bias.uniform_(-bound, bound)
+                else:
+                    raise RuntimeError(
+                        f"Bias initializer '{self.bias_initializer}' not supported")
+
+    def forward(self, x: Tensor) -> Tensor:
+        return torch.nn.functional.linear(x, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"{self.in_channels}, {self.out_channels}, "
+                f"bias={self.bias is not None}")
+
+
+# --------------------------------------------------------------------------
+# Constructor checks.
+# --------------------------------------------------------------------------
+
+def check_channels(layer: str, name: str, value) -> int:
+    if isinstance(value, (tuple, list)):
+        raise NotImplementedError(
+            f"{layer}: {name}={tuple(value)!r} (bipartite message passing with "
+            f"separate source and target sizes) is not supported by gnnc.nn")
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{layer}: {name} must be an int, got {value!r}")
+    if value <= 0:
+        raise NotImplementedError(
+            f"{layer}: {name}={value} (lazy initialisation) is not supported by "
+            f"gnnc.nn; give the size")
+    return value
+
+
+def check_dropout(layer: str, p: float) -> float:
+    if not 0.0 <= float(p) <= 1.0:
+        raise ValueError(f"{layer}: dropout must be in [0, 1], got {p}")
+    return float(p)
+
+
+def check_kwargs(layer: str, kwargs: dict, aggr_default: Optional[str] = "add") -> str:
+    """MessagePassing's keyword arguments: `aggr` (only the layer's own),
+    `flow` ('source_to_target' or 'target_to_source'), `node_dim` (the
+    layer's default) and `decomposed_layers` (an execution detail, ignored).
+    Returns the flow; anything else is refused by name."""
+    flow = kwargs.pop("flow", "source_to_target")
+    if flow not in ("source_to_target", "target_to_source"):
+        raise ValueError(f"{layer}: expected flow 'source_to_target' or "
+                         f"'target_to_source', got {flow!r}")
+    if "aggr" in kwargs:
+        aggr = kwargs.pop("aggr")
+        if aggr != aggr_default:
+            raise NotImplementedError(
+                f"{layer}: aggr={aggr!r} is not supported by gnnc.nn (only "
+                f"{aggr_default!r})")
+    kwargs.pop("decomposed_layers", None)
+    for name in ("node_dim",):
+        if name in kwargs:
+            raise NotImplementedError(f"{layer}: {name} is not supported by gnnc.nn")
+    if kwargs:
+        raise NotImplementedError(
+            f"{layer}: argument(s) {', '.join(sorted(kwargs))} not supported by gnnc.nn")
+    return flow
+
+
+def refuse(layer: str, argument: str, why: str = "") -> None:
+    raise NotImplementedError(
+        f"{layer}: {argument} is not supported by gnnc.nn" + (f" ({why})" if why else ""))
+
+
+# --------------------------------------------------------------------------
+# Forward checks.
+# --------------------------------------------------------------------------
+
+def check_inputs(layer: str, x, edge_index, in_channels: Optional[int],
+                 dtype: Optional[torch.dtype]) -> None:
+    """x: a [N, in_channels] float32/float64 tensor of the parameters' dtype;
+    edge_index: a [2, E] integer tensor on x's device."""
+    if isinstance(x, (tuple, list)):
+        raise NotImplementedError(
+            f"{layer}: a (source, target) pair of node features (bipartite "
+            f"message passing) is not supported by gnnc.nn")
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{layer}: expected x to be a torch.Tensor, got "
+                        f"{type(x).__name__}")
+    if not isinstance(edge_index, Tensor):
+        raise TypeError(f"{layer}: expected edge_index to be a torch.Tensor "
+                        f"[2, E], got {type(edge_index).__name__}")
+    if edge_index.layout != torch.strided:
+        raise NotImplementedError(
+            f"{layer}: a sparse adjacency ({edge_index.layout}) is not supported "
+            f"by gnnc.nn; pass edge_index as a [2, E] tensor")
+    if x.dim() != 2:
+        raise ValueError(f"{layer}: expected x of shape [num_nodes, "
+                         f"{in_channels if in_channels else 'channels'}], got "
+                         f"{tuple(x.shape)}")
+    if in_channels is not None and x.size(1) != in_channels:
+        raise ValueError(f"{layer}: expected x with {in_channels} channels "
+                         f"(in_channels), got {x.size(1)}")
+    if x.dtype not in _DTYPES:
+        raise TypeError(f"{layer}: expected x of dtype float32 or float64, got "
+                        f"{x.dtype}")
+    if dtype is not None and x.dtype != dtype:
+        raise TypeError(f"{layer}: x is {x.dtype} but the layer's parameters are "
+                        f"{dtype}; convert one of them (e.g. layer.to({x.dtype}))")
+    if edge_index.dtype not in (torch.int64, torch.int32):
+        raise TypeError(f"{layer}: expected edge_index of dtype int64 (or int32), "
+                        f"got {edge_index.dtype}")
+    if edge_index.dim() != 2 or edge_index.size(0) != 2:
+        raise ValueError(f"{layer}: expected edge_index of shape [2, num_edges], "
+                         f"got {tuple(edge_index.shape)}")
+    if edge_index.device != x.device:
+        raise ValueError(f"{layer}: x is on {x.device} but edge_index is on "
+                         f"{edge_index.device}; move both to one device")
+
+
+def elem(x: Tensor) -> str:
+    return _DTYPES[x.dtype]
+
+
+# --------------------------------------------------------------------------
+# Self-loops: PyG's remove_self_loops + add_self_loops, without a
+# data-dependent shape.
+# --------------------------------------------------------------------------
+#
+# The graph handed to gnnc is `[edge_index | (n, n) for every node n]`
+# (E + N edges, the self-loops last) plus a mask `keep` that is 0 on the input's
+# own self-loops: the layers give those edges no weight (score -inf before a
+# softmax, weight 0 in GCN), which is exactly removing them. The shapes only
+# depend on E and N, so this traces under torch.compile without a graph break;
+# the result is cached per edge_index tensor (object and version) so the same
+# gnnc.Graph is reused across layers and epochs.
+
+_LOOP_CACHE = {}
+_LOOP_CACHE_SIZE = 16
+
+
+def _with_self_loops(edge_index: Tensor, num_nodes: int):
+    n = num_nodes
+    e = edge_index.size(1)
+    ei = edge_index.long()
+    if e:
+        lo, hi = int(ei.min()), int(ei.max())
+        if lo < 0 or hi >= n:
+            raise ValueError(
+                f"edge_index holds node ids in [{lo}, {hi}] but there are {n} nodes "
+                f"(x.size(0)); every id must be in [0, {n - 1}]")
+    loops = torch.arange(n, device=ei.device, dtype=torch.int64)
+    aug = torch.cat([ei, loops.unsqueeze(0).expand(2, n)], dim=1)
+    is_loop = ei[0] == ei[1]
+    keep = torch.cat([~is_loop, torch.ones(n, dtype=torch.bool, device=ei.device)])
+    has_loop = torch.zeros(n, dtype=torch.bool, device=ei.device)
+    has_loop[ei[0][is_loop]] = True
+    return aug, keep, has_loop
+
+
+@torch.library.custom_op("gnnc_nn::self_loops", mutates_args=())
+def _self_loops_op(edge_index: Tensor, num_nodes: int) -> tuple[Tensor, Tensor, Tensor]:
+    key = (id(edge_index), edge_index._version, num_nodes)
+    hit = _LOOP_CACHE.get(key)
+    if hit is not None and hit[0]() is edge_index:
+        result = hit[1]
+    else:
+        result = _with_self_loops(edge_index, num_nodes)
+        for k in [k for k, v in _LOOP_CACHE.items() if v[0]() is None]:
+            del _LOOP_CACHE[k]
+        while len(_LOOP_CACHE) >= _LOOP_CACHE_SIZE:
+            del _LOOP_CACHE[next(iter(_LOOP_CACHE))]
+        _LOOP_CACHE[key] = (weakref.ref(edge_index), result)
+    # The cached tensors are handed out again on every hit; nothing in gnnc.nn
+    # writes to them.
+    return result
+
+
+@_self_loops_op.register_fake
+def _(edge_index, num_nodes):
+    e = edge_index.size(1)
+    aug = edge_index.new_empty((2, e + num_nodes), dtype=torch.int64)
+    keep = edge_index.new_empty((e + num_nodes,), dtype=torch.bool)
+    has_loop = edge_index.new_empty((num_nodes,), dtype=torch.bool)
+    return aug, keep, has_loop
+
+
+def with_self_loops(edge_index: Tensor, num_nodes: int):
+    """(edge_index + one self-loop per node [2, E + N], keep [E + N] bool:
+    False on the input's self-loops, has_loop [N] bool: the node had one)."""
+    return _self_loops_op(edge_index, num_nodes)
+
+
+def flip(edge_index: Tensor, flow: str) -> Tensor:
+    """PyG's flow='target_to_source' reads edge_index[0] as the target."""
+    return edge_index.flip(0) if flow == "target_to_source" else edge_index
+
+
+# --------------------------------------------------------------------------
+# Attention dropout.
+# --------------------------------------------------------------------------
+
+def attention_dropout_mask(shape, p: float, dtype: torch.dtype,
+                           device: torch.device) -> Tensor:
+    """F.dropout's mask: bernoulli(1 - p) / (1 - p) (all zeros for p = 1).
+    Tests replace this function to compare with PyG under the same mask."""
+    if p >= 1.0:
+        return torch.zeros(shape, dtype=dtype, device=device)
+    keep = torch.empty(shape, dtype=dtype, device=device).bernoulli_(1.0 - p)
+    return keep / (1.0 - p)
+
+
+# --------------------------------------------------------------------------
+# Running a compiled function.
+# --------------------------------------------------------------------------
+
+def propagate(ir, edge_index: Tensor, num_nodes: int, *tensors: Tensor) -> Tensor:
+    """Runs the `gnn` function `ir` = (source, name) on the graph of
+    `edge_index` (num_nodes nodes) with `tensors` as its arguments after the
+    graph. Compilation is cached by gnnc for the same source."""
+    source, name = ir
+    fn = gnnc.compile(source, function=name)
+    graph = gnnc.Graph.from_edge_index(edge_index, num_nodes=num_nodes)
+    return fn(graph, *tensors)

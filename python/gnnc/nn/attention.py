@@ -1,0 +1,300 @@
+"""GAT, GATv2 and Graph Transformer: drop-in replacements of PyG's attention
+layers whose scores, softmax and aggregation run as one compiled `gnn`
+function (see `_ir.py`); projections, bias, residual and skip stay in
+PyTorch."""
+
+import math
+from typing import Optional
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+from . import _common, _ir
+from ._common import Linear
+
+
+def _check_forward_extras(layer: str, edge_attr, return_attention_weights,
+                          size=None, num_nodes=None, any_bool=False) -> None:
+    if edge_attr is not None:
+        _common.refuse(layer, "edge_attr", "edge features")
+    if any_bool and isinstance(return_attention_weights, bool) or \
+            (not any_bool and return_attention_weights):
+        _common.refuse(layer, "return_attention_weights")
+    if size is not None and tuple(size) != (num_nodes, num_nodes):
+        _common.refuse(layer, f"size={tuple(size)!r}",
+                       "bipartite graphs; only (num_nodes, num_nodes)")
+
+
+def _heads_out(out: Tensor, concat: bool) -> Tensor:
+    """[N, H, C] -> [N, H * C] (concat) or the mean over heads [N, C]."""
+    return out.reshape(out.size(0), -1) if concat else out.mean(dim=1)
+
+
+def _attention(ir_fn, layer, x: Tensor, edge_index: Tensor, heads: int,
+               *tensors: Tensor) -> Tensor:
+    """Runs an attention template with PyG's self-loops and dropout."""
+    n = x.size(0)
+    ei = _common.flip(edge_index, layer.flow)
+    extra = []
+    masked = bool(getattr(layer, "add_self_loops", False))
+    if masked:
+        ei, keep, _ = _common.with_self_loops(ei, n)
+        extra.append(keep.to(x.dtype))
+    dropout = layer.training and layer.dropout > 0.0
+    if dropout:
+        extra.append(_common.attention_dropout_mask(
+            (ei.size(1), heads), layer.dropout, x.dtype, x.device))
+    return _common.propagate(ir_fn(masked, dropout), ei, n, *tensors, *extra)
+
+
+class GATConv(torch.nn.Module):
+    r"""PyG's `GATConv` (Velickovic et al.):
+    `alpha_ij = softmax_j(leaky_relu(a_src . W x_j + a_dst . W x_i))`,
+    `out_i = concat_h(sum_j alpha_ij W x_j) + b`.
+
+    Supported: `heads`, `concat` (else the mean over heads),
+    `negative_slope`, `dropout` on the attention coefficients (training mode),
+    `add_self_loops` (PyG's: the input's self-loops are removed, one is added
+    per node), `fill_value` (it only matters with edge features, so it is
+    accepted and unused, as in PyG without `edge_attr`), `bias`, `residual`,
+    `flow`. Refused (`NotImplementedError`): `edge_dim`/`edge_attr`,
+    `return_attention_weights`, bipartite `(in_src, in_dst)` channels or
+    inputs, lazy `in_channels=-1`, `aggr` other than 'add'.
+    Parameters: `lin.weight`, `att_src`, `att_dst`, `bias`, `res.weight`.
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, heads: int = 1,
+                 concat: bool = True, negative_slope: float = 0.2,
+                 dropout: float = 0.0, add_self_loops: bool = True,
+                 edge_dim: Optional[int] = None, fill_value="mean",
+                 bias: bool = True, residual: bool = False, **kwargs):
+        super().__init__()
+        name = type(self).__name__
+        self.flow = _common.check_kwargs(name, kwargs)
+        if edge_dim is not None:
+            _common.refuse(name, f"edge_dim={edge_dim!r}", "edge features")
+        self.in_channels = _common.check_channels(name, "in_channels", in_channels)
+        self.out_channels = _common.check_channels(name, "out_channels", out_channels)
+        self.heads = _common.check_channels(name, "heads", heads)
+        self.concat = concat
+        self.negative_slope = float(negative_slope)
+        self.dropout = _common.check_dropout(name, dropout)
+        self.add_self_loops = add_self_loops
+        self.edge_dim = None
+        self.fill_value = fill_value
+        self.residual = residual
+        self.lin_src = self.lin_dst = None
+        self.lin = Linear(in_channels, heads * out_channels, bias=False,
+                          weight_initializer="glorot")
+        self.att_src = torch.nn.Parameter(torch.empty(1, heads, out_channels))
+        self.att_dst = torch.nn.Parameter(torch.empty(1, heads, out_channels))
+        self.lin_edge = None
+        self.register_parameter("att_edge", None)
+        total = out_channels * (heads if concat else 1)
+        if residual:
+            self.res = Linear(in_channels, total, bias=False, weight_initializer="glorot")
+        else:
+            self.register_parameter("res", None)
+        if bias:
+            self.bias = torch.nn.Parameter(torch.empty(total))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        self.lin.reset_parameters()
+        if self.res is not None:
+            self.res.reset_parameters()
+        _common.glorot(self.att_src)
+        _common.glorot(self.att_dst)
+        _common.zeros(self.bias)
+
+    def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Optional[Tensor] = None,
+                size=None, return_attention_weights: Optional[bool] = None) -> Tensor:
+        name = type(self).__name__
+        _common.check_inputs(name, x, edge_index, self.in_channels, self.lin.weight.dtype)
+        _check_forward_extras(name, edge_attr, return_attention_weights, size, x.size(0))
+        h_, c = self.heads, self.out_channels
+        h = self.lin(x).view(-1, h_, c)
+        t = _common.elem(x)
+        ir = lambda masked, dropout: _ir.gat(h_, c, t, self.negative_slope, masked, dropout)
+        out = _attention(ir, self, x, edge_index, h_, h, self.att_src.view(h_, c),
+                         self.att_dst.view(h_, c))
+        out = _heads_out(out, self.concat)
+        if self.res is not None:
+            out = out + self.res(x)
+        if self.bias is not None:
+            out = out + self.bias
+        return out
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}({self.in_channels}, {self.out_channels}, "
+                f"heads={self.heads})")
+
+
+class GATv2Conv(torch.nn.Module):
+    r"""PyG's `GATv2Conv` (Brody et al.):
+    `alpha_ij = softmax_j(a . leaky_relu(W_l x_j + W_r x_i))`,
+    `out_i = concat_h(sum_j alpha_ij W_l x_j) + b`.
+
+    Supported: `heads`, `concat`, `negative_slope`, `dropout` on the attention
+    coefficients, `add_self_loops` (as PyG), `fill_value` (unused without edge
+    features, as in PyG), `bias`, `share_weights`, `residual`, `flow`.
+    Refused (`NotImplementedError`): `edge_dim`/`edge_attr`,
+    `return_attention_weights`, bipartite channels or inputs, lazy
+    `in_channels=-1`. Parameters: `lin_l.*`, `lin_r.*`, `att`, `bias`,
+    `res.weight`.
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, heads: int = 1,
+                 concat: bool = True, negative_slope: float = 0.2,
+                 dropout: float = 0.0, add_self_loops: bool = True,
+                 edge_dim: Optional[int] = None, fill_value="mean",
+                 bias: bool = True, share_weights: bool = False,
+                 residual: bool = False, **kwargs):
+        super().__init__()
+        name = type(self).__name__
+        self.flow = _common.check_kwargs(name, kwargs)
+        if edge_dim is not None:
+            _common.refuse(name, f"edge_dim={edge_dim!r}", "edge features")
+        self.in_channels = _common.check_channels(name, "in_channels", in_channels)
+        self.out_channels = _common.check_channels(name, "out_channels", out_channels)
+        self.heads = _common.check_channels(name, "heads", heads)
+        self.concat = concat
+        self.negative_slope = float(negative_slope)
+        self.dropout = _common.check_dropout(name, dropout)
+        self.add_self_loops = add_self_loops
+        self.edge_dim = None
+        self.fill_value = fill_value
+        self.residual = residual
+        self.share_weights = share_weights
+        self.lin_l = Linear(in_channels, heads * out_channels, bias=bias,
+                            weight_initializer="glorot")
+        if share_weights:
+            self.lin_r = self.lin_l
+        else:
+            self.lin_r = Linear(in_channels, heads * out_channels, bias=bias,
+                                weight_initializer="glorot")
+        self.att = torch.nn.Parameter(torch.empty(1, heads, out_channels))
+        self.lin_edge = None
+        total = out_channels * (heads if concat else 1)
+        if residual:
+            self.res = Linear(in_channels, total, bias=False, weight_initializer="glorot")
+        else:
+            self.register_parameter("res", None)
+        if bias:
+            self.bias = torch.nn.Parameter(torch.empty(total))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        self.lin_l.reset_parameters()
+        self.lin_r.reset_parameters()
+        if self.res is not None:
+            self.res.reset_parameters()
+        _common.glorot(self.att)
+        _common.zeros(self.bias)
+
+    def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Optional[Tensor] = None,
+                return_attention_weights: Optional[bool] = None) -> Tensor:
+        name = type(self).__name__
+        _common.check_inputs(name, x, edge_index, self.in_channels, self.lin_l.weight.dtype)
+        _check_forward_extras(name, edge_attr, return_attention_weights)
+        h_, c = self.heads, self.out_channels
+        x_l = self.lin_l(x).view(-1, h_, c)
+        x_r = x_l if self.share_weights else self.lin_r(x).view(-1, h_, c)
+        t = _common.elem(x)
+        ir = lambda masked, dropout: _ir.gatv2(h_, c, t, self.negative_slope, masked, dropout)
+        out = _attention(ir, self, x, edge_index, h_, x_l, x_r, self.att.view(h_, c))
+        out = _heads_out(out, self.concat)
+        if self.res is not None:
+            out = out + self.res(x)
+        if self.bias is not None:
+            out = out + self.bias
+        return out
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}({self.in_channels}, {self.out_channels}, "
+                f"heads={self.heads})")
+
+
+class TransformerConv(torch.nn.Module):
+    r"""PyG's `TransformerConv` (Shi et al.):
+    `alpha_ij = softmax_j((W_q x_i) . (W_k x_j) / sqrt(C))`,
+    `out_i = concat_h(sum_j alpha_ij W_v x_j) + W_s x_i`.
+
+    Supported: `heads`, `concat` (else the mean over heads), `beta` (the
+    gated skip connection, computed in PyTorch), `dropout` on the attention
+    coefficients, `bias`, `root_weight`, `flow`. Refused
+    (`NotImplementedError`): `edge_dim`/`edge_attr`, `return_attention_weights`
+    (PyG returns the weights for any bool, so both True and False are refused),
+    bipartite channels or inputs, lazy `in_channels=-1`. Parameters:
+    `lin_key.*`, `lin_query.*`, `lin_value.*`, `lin_skip.*`,
+    `lin_beta.weight`.
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, heads: int = 1,
+                 concat: bool = True, beta: bool = False, dropout: float = 0.0,
+                 edge_dim: Optional[int] = None, bias: bool = True,
+                 root_weight: bool = True, **kwargs):
+        super().__init__()
+        name = type(self).__name__
+        self.flow = _common.check_kwargs(name, kwargs)
+        if edge_dim is not None:
+            _common.refuse(name, f"edge_dim={edge_dim!r}", "edge features")
+        self.in_channels = _common.check_channels(name, "in_channels", in_channels)
+        self.out_channels = _common.check_channels(name, "out_channels", out_channels)
+        self.heads = _common.check_channels(name, "heads", heads)
+        self.beta = beta and root_weight
+        self.root_weight = root_weight
+        self.concat = concat
+        self.dropout = _common.check_dropout(name, dropout)
+        self.edge_dim = None
+        self.lin_key = Linear(in_channels, heads * out_channels, bias=bias)
+        self.lin_query = Linear(in_channels, heads * out_channels, bias=bias)
+        self.lin_value = Linear(in_channels, heads * out_channels, bias=bias)
+        self.register_parameter("lin_edge", None)
+        total = heads * out_channels if concat else out_channels
+        self.lin_skip = Linear(in_channels, total, bias=bias)
+        if self.beta:
+            self.lin_beta = Linear(3 * total, 1, bias=False)
+        else:
+            self.register_parameter("lin_beta", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        self.lin_key.reset_parameters()
+        self.lin_query.reset_parameters()
+        self.lin_value.reset_parameters()
+        self.lin_skip.reset_parameters()
+        if self.beta:
+            self.lin_beta.reset_parameters()
+
+    def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Optional[Tensor] = None,
+                return_attention_weights: Optional[bool] = None) -> Tensor:
+        name = type(self).__name__
+        _common.check_inputs(name, x, edge_index, self.in_channels,
+                             self.lin_key.weight.dtype)
+        _check_forward_extras(name, edge_attr, return_attention_weights, any_bool=True)
+        h_, c = self.heads, self.out_channels
+        q = self.lin_query(x).view(-1, h_, c)
+        k = self.lin_key(x).view(-1, h_, c)
+        v = self.lin_value(x).view(-1, h_, c)
+        t = _common.elem(x)
+        ir = lambda masked, dropout: _ir.transformer(h_, c, t, dropout)
+        out = _attention(ir, self, x, edge_index, h_, q, k, v)
+        out = _heads_out(out, self.concat)
+        if self.root_weight:
+            x_r = self.lin_skip(x)
+            if self.lin_beta is not None:
+                beta = self.lin_beta(torch.cat([out, x_r, out - x_r], dim=-1)).sigmoid()
+                out = beta * x_r + (1 - beta) * out
+            else:
+                out = out + x_r
+        return out
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}({self.in_channels}, {self.out_channels}, "
+                f"heads={self.heads})")
