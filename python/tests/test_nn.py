@@ -346,7 +346,7 @@ def test_attention_dropout_matches_pyg_with_the_same_mask(cls, kwargs, monkeypat
 
 def test_attention_dropout_mask_is_inverted_bernoulli():
     torch.manual_seed(0)
-    m = _common.attention_dropout_mask((4000, 2), 0.25, torch.float32, torch.device("cpu"))
+    m = _common.attention_dropout_mask((4000, 2), 0.25, torch.float64, torch.device("cpu"))
     assert set(m.unique().tolist()) <= {0.0, 1 / 0.75}
     assert abs(m.mean().item() - 1.0) < 0.05
     assert not _common.attention_dropout_mask((3, 1), 1.0, torch.float32, "cpu").any()

@@ -11,6 +11,8 @@ from torch import Tensor
 
 import gnnc
 
+from . import _ir
+
 _DTYPES = {torch.float32: "f32", torch.float64: "f64"}
 
 
@@ -280,11 +282,17 @@ def attention_dropout_mask(shape, p: float, dtype: torch.dtype,
 # Running a compiled function.
 # --------------------------------------------------------------------------
 
-def propagate(ir, edge_index: Tensor, num_nodes: int, *tensors: Tensor) -> Tensor:
-    """Runs the `gnn` function `ir` = (source, name) on the graph of
+@torch.compiler.nonstrict_trace
+def propagate(template: str, config: tuple, edge_index: Tensor, num_nodes: int,
+              *tensors: Tensor) -> Tensor:
+    """Runs the `gnn` function `_ir.<template>(*config)` on the graph of
     `edge_index` (num_nodes nodes) with `tensors` as its arguments after the
-    graph. Compilation is cached by gnnc for the same source."""
-    source, name = ir
+    graph. gnnc caches the compiled function per source text.
+
+    torch.compile traces this non-strictly: the IR generation, gnnc.compile
+    and gnnc.Graph run as plain Python at trace time and only gnnc's custom op
+    lands in the graph, so there is no graph break."""
+    source, name = getattr(_ir, template)(*config)
     fn = gnnc.compile(source, function=name)
     graph = gnnc.Graph.from_edge_index(edge_index, num_nodes=num_nodes)
     return fn(graph, *tensors)

@@ -349,7 +349,7 @@ def gatv2(heads: int, channels: int, dtype: str, negative_slope: float,
 
 
 @functools.lru_cache(maxsize=None)
-def transformer(heads: int, channels: int, dtype: str, dropout: bool):
+def transformer(heads: int, channels: int, dtype: str, masked: bool, dropout: bool):
     """Graph Transformer attention:
     ``alpha = softmax_i(q_i . k_j / sqrt(C))``, ``out_i = sum_j alpha_ji v_j``."""
     t = _elem(dtype)
@@ -362,9 +362,9 @@ def transformer(heads: int, channels: int, dtype: str, dropout: bool):
     score = b.generic(["(d0, d1) -> (d0, d1)"] * 2, ["parallel", "parallel"],
                       [("%dot", sty)], [(b.empty(ne, sty), sty)],
                       lambda v, o: ([f"%s = arith.divf {v}, {root} : {t}"], "%s"), sty)
-    agg = _softmax_aggregate(b, score, "%v", heads, channels, False, dropout)
+    agg = _softmax_aggregate(b, score, "%v", heads, channels, masked, dropout)
     args = [("%q", hty, None), ("%k", hty, None), ("%v", hty, None)]
-    args += _attention_args(t, heads, False, dropout)
+    args += _attention_args(t, heads, masked, dropout)
     return b.function("transformer", args, [(agg, hty)]), "transformer"
 
 

@@ -10,7 +10,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from . import _common, _ir
+from . import _common
 from ._common import Linear
 
 
@@ -31,9 +31,10 @@ def _heads_out(out: Tensor, concat: bool) -> Tensor:
     return out.reshape(out.size(0), -1) if concat else out.mean(dim=1)
 
 
-def _attention(ir_fn, layer, x: Tensor, edge_index: Tensor, heads: int,
-               *tensors: Tensor) -> Tensor:
-    """Runs an attention template with PyG's self-loops and dropout."""
+def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tensor,
+               heads: int, *tensors: Tensor) -> Tensor:
+    """Runs an attention template (its config then `masked, dropout`) with
+    PyG's self-loops and attention dropout."""
     n = x.size(0)
     ei = _common.flip(edge_index, layer.flow)
     extra = []
@@ -45,7 +46,8 @@ def _attention(ir_fn, layer, x: Tensor, edge_index: Tensor, heads: int,
     if dropout:
         extra.append(_common.attention_dropout_mask(
             (ei.size(1), heads), layer.dropout, x.dtype, x.device))
-    return _common.propagate(ir_fn(masked, dropout), ei, n, *tensors, *extra)
+    return _common.propagate(template, config + (masked, dropout), ei, n, *tensors,
+                            *extra)
 
 
 class GATConv(torch.nn.Module):
@@ -118,8 +120,8 @@ class GATConv(torch.nn.Module):
         h_, c = self.heads, self.out_channels
         h = self.lin(x).view(-1, h_, c)
         t = _common.elem(x)
-        ir = lambda masked, dropout: _ir.gat(h_, c, t, self.negative_slope, masked, dropout)
-        out = _attention(ir, self, x, edge_index, h_, h, self.att_src.view(h_, c),
+        out = _attention("gat", (h_, c, t, self.negative_slope), self, x, edge_index, h_,
+                         h, self.att_src.view(h_, c),
                          self.att_dst.view(h_, c))
         out = _heads_out(out, self.concat)
         if self.res is not None:
@@ -206,8 +208,8 @@ class GATv2Conv(torch.nn.Module):
         x_l = self.lin_l(x).view(-1, h_, c)
         x_r = x_l if self.share_weights else self.lin_r(x).view(-1, h_, c)
         t = _common.elem(x)
-        ir = lambda masked, dropout: _ir.gatv2(h_, c, t, self.negative_slope, masked, dropout)
-        out = _attention(ir, self, x, edge_index, h_, x_l, x_r, self.att.view(h_, c))
+        out = _attention("gatv2", (h_, c, t, self.negative_slope), self, x, edge_index,
+                         h_, x_l, x_r, self.att.view(h_, c))
         out = _heads_out(out, self.concat)
         if self.res is not None:
             out = out + self.res(x)
@@ -283,8 +285,7 @@ class TransformerConv(torch.nn.Module):
         k = self.lin_key(x).view(-1, h_, c)
         v = self.lin_value(x).view(-1, h_, c)
         t = _common.elem(x)
-        ir = lambda masked, dropout: _ir.transformer(h_, c, t, dropout)
-        out = _attention(ir, self, x, edge_index, h_, q, k, v)
+        out = _attention("transformer", (h_, c, t), self, x, edge_index, h_, q, k, v)
         out = _heads_out(out, self.concat)
         if self.root_weight:
             x_r = self.lin_skip(x)

@@ -7,7 +7,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from . import _common, _ir
+from . import _common
 from ._common import Linear
 
 
@@ -101,12 +101,12 @@ class GCNConv(torch.nn.Module):
                 loop_w = torch.full((n + 1,), fill, dtype=x.dtype, device=x.device)
                 loop_w = loop_w.index_put((slot,), edge_weight)[:n]
                 w = torch.cat([edge_weight * keep[:e].to(x.dtype), loop_w])
-            out = _common.propagate(_ir.gcn(c, t, True, True), ei, n, h, w)
+            out = _common.propagate("gcn", (c, t, True, True), ei, n, h, w)
         elif edge_weight is not None:
-            out = _common.propagate(_ir.gcn(c, t, self.normalize, True), ei, n, h,
+            out = _common.propagate("gcn", (c, t, self.normalize, True), ei, n, h,
                                     edge_weight)
         else:
-            out = _common.propagate(_ir.gcn(c, t, self.normalize, False), ei, n, h)
+            out = _common.propagate("gcn", (c, t, self.normalize, False), ei, n, h)
         if self.bias is not None:
             out = out + self.bias
         return out
@@ -172,11 +172,11 @@ class SAGEConv(torch.nn.Module):
         if aggr in ("mean", "sum") and self.out_channels < self.in_channels:
             # Linear, so project first and move fewer features over the edges.
             h = F.linear(src, self.lin_l.weight)
-            out = _common.propagate(_ir.sage(self.out_channels, t, aggr), ei, n, h)
+            out = _common.propagate("sage", (self.out_channels, t, aggr), ei, n, h)
             if self.lin_l.bias is not None:
                 out = out + self.lin_l.bias
         else:
-            agg = _common.propagate(_ir.sage(self.in_channels, t, aggr), ei, n,
+            agg = _common.propagate("sage", (self.in_channels, t, aggr), ei, n,
                                     src.contiguous())
             out = self.lin_l(agg)
         if self.root_weight:
@@ -233,7 +233,7 @@ class GINConv(torch.nn.Module):
         n = x.size(0)
         _check_size(name, size, n)
         ei = _common.flip(edge_index, self.flow)
-        out = _common.propagate(_ir.gin(x.size(1), _common.elem(x)), ei, n,
+        out = _common.propagate("gin", (int(x.size(1)), _common.elem(x)), ei, n,
                                 x.contiguous(), self.eps)
         return self.nn(out)
 
@@ -278,10 +278,10 @@ class AGNNConv(torch.nn.Module):
         x3 = x.contiguous().view(n, 1, x.size(1))
         if self.add_self_loops:
             ei, keep, _ = _common.with_self_loops(ei, n)
-            out = _common.propagate(_ir.agnn(x.size(1), t, True), ei, n, x3, self.beta,
+            out = _common.propagate("agnn", (int(x.size(1)), t, True), ei, n, x3, self.beta,
                                     keep.to(x.dtype))
         else:
-            out = _common.propagate(_ir.agnn(x.size(1), t, False), ei, n, x3, self.beta)
+            out = _common.propagate("agnn", (int(x.size(1)), t, False), ei, n, x3, self.beta)
         return out.view(n, x.size(1))
 
     def __repr__(self) -> str:
