@@ -457,12 +457,16 @@ def test_non_contiguous_features_are_fine():
 
 def test_self_loop_graph_is_cached_per_edge_index():
     edge_index, n = tiny_graph()
-    a = _common.with_self_loops(edge_index, n)
-    b = _common.with_self_loops(edge_index, n)
-    assert a[0] is b[0]
-    assert _common.with_self_loops(edge_index.clone(), n)[0] is not a[0]
+    f32 = torch.float32
+    a = _common.with_self_loops(edge_index, n, f32)
+    b = _common.with_self_loops(edge_index, n, f32)
+    assert a[0] is b[0] and a[1] is b[1]
+    assert _common.with_self_loops(edge_index, n, torch.float64)[1].dtype == torch.float64
+    assert _common.with_self_loops(edge_index.clone(), n, f32)[0] is not a[0]
     edge_index[0, 0] = 3  # an in-place change bumps the version: rebuilt
-    c = _common.with_self_loops(edge_index, n)
-    assert c[0] is not a[0] and c[0][0, 0] == 3
-    assert c[0].shape == (2, edge_index.size(1) + n)
-    assert c[1].tolist()[:edge_index.size(1)] == (edge_index[0] != edge_index[1]).tolist()
+    graph, keep = _common.with_self_loops(edge_index, n, f32)
+    assert graph is not a[0] and graph[0, 0] == 3
+    e = edge_index.size(1)
+    assert torch.equal(graph[:, :e], edge_index)
+    assert torch.equal(graph[:, e:], torch.arange(n).expand(2, n))
+    assert keep.tolist() == (edge_index[0] != edge_index[1]).float().tolist() + [1.0] * n

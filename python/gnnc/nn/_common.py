@@ -207,56 +207,53 @@ _LOOP_CACHE = {}
 _LOOP_CACHE_SIZE = 16
 
 
-def _with_self_loops(edge_index: Tensor, num_nodes: int):
+def _with_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype):
     n = num_nodes
     e = edge_index.size(1)
     ei = edge_index.long()
     if e:
         lo, hi = int(ei.min()), int(ei.max())
         if lo < 0 or hi >= n:
+            bad = lo if lo < 0 else hi
             raise ValueError(
-                f"edge_index holds node ids in [{lo}, {hi}] but there are {n} nodes "
-                f"(x.size(0)); every id must be in [0, {n - 1}]")
+                f"edge_index holds node id {bad}, outside [0, {n}) for a graph of "
+                f"{n} nodes (x.size(0))")
     loops = torch.arange(n, device=ei.device, dtype=torch.int64)
     aug = torch.cat([ei, loops.unsqueeze(0).expand(2, n)], dim=1)
-    is_loop = ei[0] == ei[1]
-    keep = torch.cat([~is_loop, torch.ones(n, dtype=torch.bool, device=ei.device)])
-    has_loop = torch.zeros(n, dtype=torch.bool, device=ei.device)
-    has_loop[ei[0][is_loop]] = True
-    return aug, keep, has_loop
+    keep = torch.cat([ei[0] != ei[1], torch.ones(n, dtype=torch.bool, device=ei.device)])
+    return aug, keep.to(dtype)
 
 
 @torch.library.custom_op("gnnc_nn::self_loops", mutates_args=())
-def _self_loops_op(edge_index: Tensor, num_nodes: int) -> tuple[Tensor, Tensor, Tensor]:
-    key = (id(edge_index), edge_index._version, num_nodes)
+def _self_loops_op(edge_index: Tensor, num_nodes: int,
+                   dtype: torch.dtype) -> tuple[Tensor, Tensor]:
+    key = (id(edge_index), edge_index._version, num_nodes, dtype)
     hit = _LOOP_CACHE.get(key)
     if hit is not None and hit[0]() is edge_index:
-        result = hit[1]
-    else:
-        result = _with_self_loops(edge_index, num_nodes)
-        for k in [k for k, v in _LOOP_CACHE.items() if v[0]() is None]:
-            del _LOOP_CACHE[k]
-        while len(_LOOP_CACHE) >= _LOOP_CACHE_SIZE:
-            del _LOOP_CACHE[next(iter(_LOOP_CACHE))]
-        _LOOP_CACHE[key] = (weakref.ref(edge_index), result)
+        return hit[1]
+    result = _with_self_loops(edge_index, num_nodes, dtype)
+    for k in [k for k, v in _LOOP_CACHE.items() if v[0]() is None]:
+        del _LOOP_CACHE[k]
+    while len(_LOOP_CACHE) >= _LOOP_CACHE_SIZE:
+        del _LOOP_CACHE[next(iter(_LOOP_CACHE))]
+    _LOOP_CACHE[key] = (weakref.ref(edge_index), result)
     # The cached tensors are handed out again on every hit; nothing in gnnc.nn
     # writes to them.
     return result
 
 
 @_self_loops_op.register_fake
-def _(edge_index, num_nodes):
+def _(edge_index, num_nodes, dtype):
     e = edge_index.size(1)
     aug = edge_index.new_empty((2, e + num_nodes), dtype=torch.int64)
-    keep = edge_index.new_empty((e + num_nodes,), dtype=torch.bool)
-    has_loop = edge_index.new_empty((num_nodes,), dtype=torch.bool)
-    return aug, keep, has_loop
+    keep = edge_index.new_empty((e + num_nodes,), dtype=dtype)
+    return aug, keep
 
 
-def with_self_loops(edge_index: Tensor, num_nodes: int):
-    """(edge_index + one self-loop per node [2, E + N], keep [E + N] bool:
-    False on the input's self-loops, has_loop [N] bool: the node had one)."""
-    return _self_loops_op(edge_index, num_nodes)
+def with_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype):
+    """(the graph [2, E + N]: edge_index then (n, n) for every node n;
+    keep [E + N] of `dtype`: 0 on the input's self-loops, else 1)."""
+    return _self_loops_op(edge_index, num_nodes, dtype)
 
 
 def flip(edge_index: Tensor, flow: str) -> Tensor:

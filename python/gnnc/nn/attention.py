@@ -40,8 +40,8 @@ def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tenso
     extra = []
     masked = bool(getattr(layer, "add_self_loops", False))
     if masked:
-        ei, keep, _ = _common.with_self_loops(ei, n)
-        extra.append(keep.to(x.dtype))
+        ei, keep = _common.with_self_loops(ei, n, x.dtype)
+        extra.append(keep)
     dropout = layer.training and layer.dropout > 0.0
     if dropout:
         extra.append(_common.attention_dropout_mask(

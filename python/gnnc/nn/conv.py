@@ -86,21 +86,21 @@ class GCNConv(torch.nn.Module):
         t = _common.elem(x)
         c = self.out_channels
         if self.normalize and self.add_self_loops:
-            ei, keep, has_loop = _common.with_self_loops(ei, n)
+            ei, keep = _common.with_self_loops(ei, n, x.dtype)
             fill = 2.0 if self.improved else 1.0
             e = edge_index.size(1)
             if edge_weight is None:
                 # PyG 2.8's gcn_norm gives every edge and self-loop the weight
                 # 1 when no edge_weight is passed: `improved` has no effect.
-                w = keep.to(x.dtype)
+                w = keep
             else:
                 # add_remaining_self_loops: a node's own self-loop keeps its
                 # weight, the others get `fill`; the input's loops are dropped.
-                is_loop = ~keep[:e]
+                is_loop = keep[:e] == 0
                 slot = torch.where(is_loop, ei[0, :e], n)
                 loop_w = torch.full((n + 1,), fill, dtype=x.dtype, device=x.device)
                 loop_w = loop_w.index_put((slot,), edge_weight)[:n]
-                w = torch.cat([edge_weight * keep[:e].to(x.dtype), loop_w])
+                w = torch.cat([torch.where(is_loop, 0.0, edge_weight), loop_w])
             out = _common.propagate("gcn", (c, t, True, True), ei, n, h, w)
         elif edge_weight is not None:
             out = _common.propagate("gcn", (c, t, self.normalize, True), ei, n, h,
@@ -277,9 +277,9 @@ class AGNNConv(torch.nn.Module):
         # One head: [N, 1, F], so the scores share the attention layers' form.
         x3 = x.contiguous().view(n, 1, x.size(1))
         if self.add_self_loops:
-            ei, keep, _ = _common.with_self_loops(ei, n)
+            ei, keep = _common.with_self_loops(ei, n, x.dtype)
             out = _common.propagate("agnn", (int(x.size(1)), t, True), ei, n, x3, self.beta,
-                                    keep.to(x.dtype))
+                                    keep)
         else:
             out = _common.propagate("agnn", (int(x.size(1)), t, False), ei, n, x3, self.beta)
         return out.view(n, x.size(1))
