@@ -28,3 +28,27 @@ if ((${#missing[@]})); then
 else
   echo "install-deps: all packages present"
 fi
+
+# The Python package's build and tests: a virtual environment (default
+# .venv in the repository, GNNC_VENV to move it) with nanobind, pytest, NumPy,
+# PyTorch and PyTorch Geometric from PyPI. PyPI's torch wheel for Linux pulls
+# the CUDA libraries too (about 5 GB, 1-2 minutes on a fast link); the tests
+# use its CPU path only. GNNC_PYTHON=0 skips this (the package is then not
+# built).
+if [ "${GNNC_PYTHON:-1}" != 0 ]; then
+  root="$(cd "$(dirname "$0")/.." && pwd)"
+  venv="${GNNC_VENV:-$root/.venv}"
+  python="${GNNC_PYTHON_EXE:-python3}"
+  if [ ! -x "$venv/bin/python" ]; then
+    echo "install-deps: creating $venv"
+    "$python" -m venv "$venv"
+  fi
+  if ! "$venv/bin/python" -c "import nanobind, pytest, numpy, torch, torch_geometric" \
+      >/dev/null 2>&1; then
+    echo "install-deps: installing the Python test dependencies into $venv"
+    "$venv/bin/python" -m pip install -q --upgrade pip
+    "$venv/bin/python" -m pip install -q nanobind pytest numpy torch torch_geometric
+  else
+    echo "install-deps: Python packages present in $venv"
+  fi
+fi

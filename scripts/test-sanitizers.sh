@@ -15,7 +15,7 @@ if [ ! -f "$build/build.ninja" ]; then
     -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_C_COMPILER="${clang/clang++/clang}" -DCMAKE_CXX_COMPILER="$clang" \
     -DGNNC_SANITIZE=address,undefined -DGNNC_BUILD_FUZZERS=ON \
-    -DGNNC_ENABLE_CUDA=OFF \
+    -DGNNC_ENABLE_CUDA=OFF -DGNNC_BUILD_PYTHON=OFF \
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
     -DLLVM_DIR=/usr/lib/llvm-22/lib/cmake/llvm
 fi

@@ -1,0 +1,21 @@
+"""gnnc: a compiler for graph neural network operators, from PyTorch.
+
+``gnnc.compile`` turns ``gnn`` IR into a callable over PyTorch tensors (CPU:
+the reference evaluator; CUDA: generated kernels), differentiable through the
+backward the compiler derives from the same IR; ``gnnc.nn`` holds drop-in
+layers with PyTorch Geometric's signatures. See docs/Python.md.
+"""
+
+from ._core import CompileError, Function, Graph, compile  # noqa: F401
+from . import _gnnc
+
+__version__ = "0.1.0"
+
+
+def cuda_available() -> bool:
+    """Whether gnnc can run CUDA tensors here (built with the CUDA runtime
+    and a driver present)."""
+    return bool(_gnnc.cuda_available())
+
+
+__all__ = ["CompileError", "Function", "Graph", "compile", "cuda_available"]

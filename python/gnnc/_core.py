@@ -1,0 +1,466 @@
+"""gnnc's PyTorch binding: graphs, compiled functions and their custom ops.
+
+Every compiled function runs through one PyTorch custom op,
+``torch.ops.gnnc.run(module, function, edge_index, num_nodes, inputs)``:
+
+* its real implementation runs the function on the CPU reference evaluator
+  (CPU tensors, float32 or float64) or as generated CUDA kernels (CUDA
+  tensors) on PyTorch's current stream, into tensors PyTorch allocates;
+* its fake implementation only computes result shapes, so ``torch.compile``
+  traces it without compiling anything;
+* its autograd formula runs ``@f_bwd``, the backward function the compiler
+  derived from the same IR (``gnn-autodiff``), through the same op.
+
+Graphs cross as ``edge_index`` tensors; the CSR/CSC structures built from
+them are cached per tensor (and its version counter), so a graph used by
+several layers and epochs is built once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import threading
+import weakref
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple, Union
+
+import torch
+
+from . import _gnnc as _C
+
+CompileError = _C.CompileError
+
+_DTYPES = {"float32": torch.float32, "float64": torch.float64}
+_LOCK = threading.RLock()
+
+
+class Graph:
+    """A graph for gnnc functions.
+
+    ``edge_index`` is a ``[2, E]`` integer tensor, row 0 the sources and row 1
+    the targets of the edges (PyG's ``source_to_target`` flow: aggregations
+    gather from ``edge_index[0]`` into ``edge_index[1]``). The node count
+    defaults to ``edge_index.max() + 1``.
+    """
+
+    def __init__(self, edge_index: torch.Tensor, num_nodes: int):
+        self.edge_index = edge_index
+        self.num_nodes = num_nodes
+
+    @staticmethod
+    def from_edge_index(edge_index: torch.Tensor,
+                        num_nodes: Optional[int] = None) -> "Graph":
+        _check_edge_index(edge_index)
+        if num_nodes is None:
+            num_nodes = int(edge_index.max()) + 1 if edge_index.numel() else 0
+        if num_nodes < 0:
+            raise ValueError(f"gnnc: num_nodes must be >= 0, got {num_nodes}")
+        return Graph(edge_index, num_nodes)
+
+    @property
+    def num_edges(self) -> int:
+        return self.edge_index.shape[1]
+
+    @property
+    def device(self) -> torch.device:
+        return self.edge_index.device
+
+    def statistics(self) -> dict:
+        """Nodes, edges and degree statistics (computed on the graph's
+        device; built and cached on first use)."""
+        entry = _graphs.get(self.edge_index, self.num_nodes)
+        return dict(entry.statistics)
+
+    def __repr__(self) -> str:
+        return (f"gnnc.Graph(num_nodes={self.num_nodes}, "
+                f"num_edges={self.num_edges}, device={self.device})")
+
+
+def _check_edge_index(edge_index) -> None:
+    if not isinstance(edge_index, torch.Tensor):
+        raise TypeError(
+            f"gnnc: edge_index must be a torch.Tensor, got {type(edge_index).__name__}")
+    if edge_index.dim() != 2 or edge_index.shape[0] != 2:
+        raise ValueError(
+            f"gnnc: edge_index must have shape [2, E], got {list(edge_index.shape)}")
+    if edge_index.dtype not in (torch.int64, torch.int32):
+        raise TypeError(
+            f"gnnc: edge_index must be int64 (or int32), got {edge_index.dtype}")
+
+
+# --------------------------------------------------------------------------
+# Graph structures, cached per edge_index tensor.
+
+
+@dataclass
+class _GraphEntry:
+    ref: "weakref.ReferenceType"
+    version: int
+    data_ptr: int
+    num_nodes: int
+    host: Optional[object] = None      # _C.HostGraph
+    device: Optional[object] = None    # _C.DeviceGraph
+    index: Optional[torch.Tensor] = None  # the int64 copy the device graph read
+    statistics: dict = field(default_factory=dict)
+
+
+class _GraphCache:
+    """Native graphs keyed by the edge_index tensor object, its version
+    counter, data pointer and the node count; dropped with the tensor."""
+
+    def __init__(self):
+        self._entries: Dict[int, _GraphEntry] = {}
+
+    def get(self, edge_index: torch.Tensor, num_nodes: int) -> _GraphEntry:
+        key = id(edge_index)
+        with _LOCK:
+            e = self._entries.get(key)
+            if (e is not None and e.ref() is edge_index
+                    and e.version == edge_index._version
+                    and e.data_ptr == edge_index.data_ptr()
+                    and e.num_nodes == num_nodes):
+                return e
+            e = self._build(edge_index, num_nodes)
+            self._entries[key] = e
+            return e
+
+    def _build(self, edge_index: torch.Tensor, num_nodes: int) -> _GraphEntry:
+        _check_edge_index(edge_index)
+        num_edges = edge_index.shape[1]
+        index = edge_index.to(torch.int64).contiguous()
+        if num_edges:
+            lo, hi = int(index.min()), int(index.max())
+            if lo < 0 or hi >= num_nodes:
+                bad = lo if lo < 0 else hi
+                raise ValueError(
+                    f"gnnc: edge_index holds node id {bad}, outside [0, {num_nodes}) "
+                    f"for a graph of {num_nodes} nodes")
+        key = id(edge_index)
+
+        def drop(_ref, key=key, cache=self):
+            with _LOCK:
+                cur = cache._entries.get(key)
+                if cur is not None and cur.ref() is None:
+                    del cache._entries[key]
+
+        entry = _GraphEntry(weakref.ref(edge_index, drop), edge_index._version,
+                            edge_index.data_ptr(), num_nodes)
+        if index.is_cuda:
+            _require_cuda()
+            with torch.cuda.device(index.device):
+                stream = torch.cuda.current_stream(index.device).cuda_stream
+                entry.device = _C.DeviceGraph(index.data_ptr(),
+                                              index.data_ptr() + 8 * num_edges,
+                                              num_edges, num_nodes, stream)
+            entry.index = index
+            entry.statistics = entry.device.statistics()
+        else:
+            entry.host = _C.HostGraph.from_arrays(
+                index.data_ptr(), index.data_ptr() + 8 * num_edges, num_edges,
+                num_nodes)
+            entry.index = index
+            degree = torch.bincount(index[1], minlength=num_nodes) if num_edges else \
+                torch.zeros(num_nodes, dtype=torch.int64)
+            entry.statistics = {
+                "nodes": num_nodes, "edges": num_edges,
+                "mean_degree": num_edges / num_nodes if num_nodes else 0.0,
+                "max_in_degree": int(degree.max()) if num_nodes else 0,
+                "index_bits": 32 if num_edges < 2**31 - 1 else 64,
+            }
+        return entry
+
+
+_graphs = _GraphCache()
+
+
+def _require_cuda() -> None:
+    if not _C.cuda_available():
+        raise RuntimeError(f"gnnc: CUDA tensors need the CUDA runtime: {_C.cuda_error()}")
+
+
+# --------------------------------------------------------------------------
+# Compiled modules.
+
+
+class _Compiled:
+    """A parsed module and what was derived from it."""
+
+    def __init__(self, key: str, source: str, name: str):
+        self.key = key
+        self.module = _C.Module.parse(source, name)
+        # The user's functions (differentiation adds @f_fwd and @f_bwd).
+        self.functions = list(self.module.functions())
+        self.signatures: Dict[str, dict] = {}
+        self.grad_info: Dict[str, dict] = {}
+        self.grad_error: Dict[str, str] = {}
+        # A derived forward function -> the function it differentiates.
+        self.base_of: Dict[str, str] = {}
+        self.cuda: Dict[tuple, object] = {}
+
+    def signature(self, function: str) -> dict:
+        sig = self.signatures.get(function)
+        if sig is None:
+            sig = self.module.signature(function)
+            self.signatures[function] = sig
+        return sig
+
+    def prepare(self, function: str) -> None:
+        """Signature and derivative of ``function``, ahead of any call (so
+        that calls, which torch.compile traces, touch only Python data). A
+        function that cannot be differentiated still runs; its gradient
+        raises the compiler's diagnostic."""
+        with _LOCK:
+            self.signature(function)
+            if function in self.grad_info or function in self.grad_error:
+                return
+            try:
+                info = self.module.differentiate(function)
+            except CompileError as e:
+                self.grad_error[function] = str(e)
+                return
+            self.signature(info["forward"])
+            self.signature(info["backward"])
+            self.base_of[info["forward"]] = function
+            self.grad_info[function] = info
+
+    def cuda_function(self, function: str, stats: dict):
+        # Specialised per statistics bucket: the schedule depends on the
+        # degrees, not on the exact counts.
+        mean = stats["mean_degree"]
+        bucket = (function, round(math.log2(mean + 1) * 4),
+                  round(math.log2(stats["max_in_degree"] + 1) * 2),
+                  stats["index_bits"])
+        fn = self.cuda.get(bucket)
+        if fn is None:
+            fn = _C.CudaFunction(self.module, function, float(mean),
+                                 int(stats["max_in_degree"]),
+                                 int(stats["index_bits"]))
+            self.cuda[bucket] = fn
+        return fn
+
+
+_modules: Dict[str, _Compiled] = {}
+
+
+def _module(key: str) -> _Compiled:
+    m = _modules.get(key)
+    if m is None:
+        raise RuntimeError(f"gnnc: no compiled module {key!r} in this process")
+    return m
+
+
+def _result_shapes(sig: dict, num_nodes, num_edges) -> List[Tuple[list, torch.dtype]]:
+    out = []
+    for r in sig["results"]:
+        shape = list(r["shape"])
+        if r["kind"] == "node":
+            shape[0] = num_nodes
+        elif r["kind"] == "edge":
+            shape[0] = num_edges
+        out.append((shape, _DTYPES[r["dtype"]]))
+    return out
+
+
+def _check_inputs(sig: dict, function: str, edge_index: torch.Tensor,
+                  num_nodes: int, inputs: Sequence[torch.Tensor]) -> None:
+    args = sig["args"][1:]
+    if len(inputs) != len(args):
+        raise TypeError(f"gnnc: @{function} takes a graph and {len(args)} tensors, "
+                        f"got {len(inputs)} tensors")
+    num_edges = edge_index.shape[1]
+    for i, (t, a) in enumerate(zip(inputs, args)):
+        what = f"gnnc: @{function} argument #{i + 1}"
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{what} must be a torch.Tensor, got {type(t).__name__}")
+        want = _DTYPES.get(a["dtype"])
+        if t.dtype != want:
+            raise TypeError(f"{what} must be {want}, got {t.dtype}")
+        shape = list(a["shape"])
+        if a["kind"] == "node":
+            shape[0] = num_nodes
+        elif a["kind"] == "edge":
+            shape[0] = num_edges
+        if list(t.shape) != shape:
+            rows = {"node": " (nodes first)", "edge": " (edges first)"}.get(a["kind"], "")
+            raise ValueError(f"{what} must have shape {shape}{rows}, got {list(t.shape)}")
+        if t.device != edge_index.device:
+            raise ValueError(f"{what} is on {t.device}, the graph on {edge_index.device}")
+        if not t.is_contiguous():
+            raise ValueError(f"{what} must be contiguous (call .contiguous())")
+
+
+# --------------------------------------------------------------------------
+# The custom op.
+
+
+@torch.library.custom_op("gnnc::run", mutates_args=())
+def _run(module: str, function: str, edge_index: torch.Tensor, num_nodes: int,
+         inputs: List[torch.Tensor]) -> List[torch.Tensor]:
+    m = _module(module)
+    sig = m.signature(function)
+    _check_inputs(sig, function, edge_index, num_nodes, inputs)
+    graph = _graphs.get(edge_index, num_nodes)
+    outputs = [torch.empty(shape, dtype=dtype, device=edge_index.device)
+               for shape, dtype in _result_shapes(sig, num_nodes, edge_index.shape[1])]
+    if edge_index.is_cuda:
+        _require_cuda()
+        fn = m.cuda_function(function, graph.statistics)
+        with torch.cuda.device(edge_index.device):
+            stream = torch.cuda.current_stream(edge_index.device).cuda_stream
+            fn.run(graph.device, [t.data_ptr() for t in inputs],
+                   [t.data_ptr() for t in outputs], stream)
+    else:
+        m.module.run_reference(
+            function, graph.host,
+            [_C.TensorRef(t.data_ptr(), list(t.shape), _dtype_name(t)) for t in inputs],
+            [_C.TensorRef(t.data_ptr(), list(t.shape), _dtype_name(t)) for t in outputs])
+    return outputs
+
+
+def _dtype_name(t: torch.Tensor) -> str:
+    return "float32" if t.dtype == torch.float32 else "float64"
+
+
+@_run.register_fake
+def _run_fake(module, function, edge_index, num_nodes, inputs):
+    sig = _module(module).signature(function)
+    return [edge_index.new_empty(shape, dtype=dtype)
+            for shape, dtype in _result_shapes(sig, num_nodes, edge_index.shape[1])]
+
+
+def _setup_context(ctx, inputs, output):
+    module, function, edge_index, num_nodes, tensors = inputs
+    m = _module(module)
+    ctx.module, ctx.function = module, function
+    ctx.num_nodes = num_nodes
+    ctx.num_tensors = len(tensors)
+    base = m.base_of.get(function)
+    ctx.base = base
+    if base is None:
+        ctx.save_for_backward(edge_index)
+        return
+    n = len(m.signature(base)["results"])
+    ctx.num_results = n
+    ctx.save_for_backward(edge_index, *tensors, *output[n:])
+
+
+def _backward(ctx, grads):
+    if ctx.base is None:
+        raise NotImplementedError(
+            f"gnnc: @{ctx.function} has no derivative here (differentiate the "
+            "function it came from; double backward is not supported)")
+    m = _module(ctx.module)
+    info = m.grad_info[ctx.base]
+    saved = ctx.saved_tensors
+    edge_index = saved[0]
+    tensors = saved[1:1 + ctx.num_tensors]
+    extra = saved[1 + ctx.num_tensors:]
+    residuals = [tensors[i - 1] if kind == "arg" else extra[i]
+                 for kind, i in info["residuals"]]
+    sig = m.signature(ctx.base)
+    dys = []
+    for k, (shape, dtype) in enumerate(_result_shapes(sig, ctx.num_nodes,
+                                                      edge_index.shape[1])):
+        g = grads[k]
+        dys.append(g.contiguous() if g is not None else
+                   torch.zeros(shape, dtype=dtype, device=edge_index.device))
+    dx = torch.ops.gnnc.run(ctx.module, info["backward"], edge_index, ctx.num_nodes,
+                            residuals + dys)
+    out: List[Optional[torch.Tensor]] = [None] * ctx.num_tensors
+    for g, arg in zip(dx, info["grads"]):
+        out[arg - 1] = g
+    return None, None, None, None, out
+
+
+_run.register_autograd(_backward, setup_context=_setup_context)
+
+
+# --------------------------------------------------------------------------
+# The user-facing callable.
+
+
+class Function:
+    """A compiled ``gnn`` function: ``fn(graph, *tensors)``.
+
+    ``graph`` is a :class:`Graph` or an ``edge_index`` tensor (then pass
+    ``num_nodes=``). Tensors follow the function's arguments after the
+    ``!gnn.graph``: a dynamic leading size is the node count (or the edge
+    count for ``{gnn.domain = "edge"}`` arguments), static sizes must match,
+    the dtype must be the IR's (f32: ``torch.float32``, f64:
+    ``torch.float64``), and all tensors live on the graph's device. Returns
+    one tensor, or a tuple for several results. Differentiable in every
+    float argument.
+    """
+
+    def __init__(self, compiled: _Compiled, function: str):
+        compiled.prepare(function)
+        self._compiled = compiled
+        self.function = function
+        self.signature = compiled.signature(function)
+        self._key = compiled.key
+        self._results = len(self.signature["results"])
+        info = compiled.grad_info.get(function)
+        self._forward = info["forward"] if info else None
+        self._grad_error = compiled.grad_error.get(function)
+
+    def __call__(self, graph: Union[Graph, torch.Tensor], *tensors: torch.Tensor,
+                 num_nodes: Optional[int] = None):
+        if isinstance(graph, Graph):
+            edge_index = graph.edge_index
+            n = graph.num_nodes if num_nodes is None else num_nodes
+        else:
+            _check_edge_index(graph)
+            edge_index = graph
+            if num_nodes is None:
+                raise TypeError("gnnc: pass num_nodes= with an edge_index "
+                                "(or a gnnc.Graph)")
+            n = num_nodes
+        _check_inputs(self.signature, self.function, edge_index, n, tensors)
+        if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
+            if self._forward is None:
+                raise CompileError(self._grad_error)
+            outs = torch.ops.gnnc.run(self._key, self._forward, edge_index, n,
+                                      list(tensors))
+            outs = outs[:self._results]
+        else:
+            outs = torch.ops.gnnc.run(self._key, self.function, edge_index, n,
+                                      list(tensors))
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def source(self, graph: Graph) -> str:
+        """The CUDA C++ generated for ``graph`` (a CUDA graph)."""
+        entry = _graphs.get(graph.edge_index, graph.num_nodes)
+        if entry.device is None:
+            raise ValueError("gnnc: source() needs a graph on a CUDA device")
+        return self._compiled.cuda_function(self.function, entry.statistics).source()
+
+    def __repr__(self) -> str:
+        return f"gnnc.Function(@{self.function})"
+
+
+def compile(source: str, function: Optional[str] = None) -> Function:
+    """Compiles ``gnn`` IR (text, or the path of a ``.mlir`` file) and returns
+    the callable of ``function`` (default: the module's only public
+    function). Raises :class:`CompileError` with located diagnostics for IR
+    that does not parse or verify. Compiling the same text again returns the
+    cached module."""
+    name = "<string>"
+    if "{" not in source and os.path.isfile(source):
+        name = source
+        with open(source, encoding="utf-8") as f:
+            source = f.read()
+    key = hashlib.sha256(source.encode("utf-8")).hexdigest()[:24]
+    with _LOCK:
+        compiled = _modules.get(key)
+        if compiled is None:
+            compiled = _Compiled(key, source, name)
+            _modules[key] = compiled
+    if function is None:
+        names = compiled.functions
+        if len(names) != 1:
+            raise ValueError(f"gnnc: {name} has {len(names)} public functions "
+                             f"({', '.join(names) or 'none'}); pass function=")
+        function = names[0]
+    return Function(compiled, function)

@@ -1,0 +1,608 @@
+//===- gnnc_ext.cpp - the native part of the Python package ---------------===//
+//
+// Part of gnnc.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// `gnnc._gnnc`: parse and verify `gnn` IR, describe a function's arguments
+/// and results, differentiate it (`gnn-autodiff`), run it on the CPU
+/// reference evaluator and, in builds with the CUDA runtime, build graphs on
+/// the GPU and run compiled Programs. No libtorch: tensors cross as (data
+/// pointer, shape, dtype) and streams as raw handles, so one build serves any
+/// PyTorch; the Python side (gnnc/_core.py) owns allocation.
+///
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Dialect/GNN/IR/GNNDialect.h"
+#include "gnn/Dialect/GNN/IR/GNNDomain.h"
+#include "gnn/Dialect/GNN/IR/GNNInterfaces.h"
+#include "gnn/Dialect/GNN/Transforms/Autodiff.h"
+#include "gnn/Graph/HostGraph.h"
+#include "gnn/InitGNN.h"
+#include "gnn/Reference/Evaluator.h"
+#include "gnn/Tools/InputGuard.h"
+
+#ifdef GNNC_HAVE_CUDA_RUNTIME
+#include "gnn/Compiler/Driver.h"
+#include "gnn/Runtime/CudaDriver.h"
+#include "gnn/Runtime/Executor.h"
+#include "gnn/Runtime/Graph.h"
+#endif
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/thread.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/unique_ptr.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace nb = nanobind;
+using namespace mlir;
+
+namespace {
+
+/// Raised for IR that does not parse, verify, differentiate or lower; the
+/// message holds the located diagnostics.
+struct CompileError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// A tensor crossing from Python: a contiguous row-major buffer.
+struct TensorRef {
+  uintptr_t data = 0;
+  std::vector<int64_t> shape;
+  std::string dtype; ///< "float32" or "float64"
+};
+
+int64_t numElements(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+/// `file:line:col` for a file location (the innermost one of a fused or
+/// call-site location), else MLIR's form.
+std::string formatLocation(Location loc) {
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return (file.getFilename().str() + ":" + std::to_string(file.getLine()) +
+            ":" + std::to_string(file.getColumn()));
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (isa<FileLineColLoc>(inner))
+        return formatLocation(inner);
+  if (auto site = dyn_cast<CallSiteLoc>(loc))
+    return formatLocation(site.getCallee());
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return formatLocation(name.getChildLoc());
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << loc;
+  return s;
+}
+
+/// Collects the diagnostics emitted while it lives, with their locations.
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(MLIRContext &context)
+      : context(context),
+        id(context.getDiagEngine().registerHandler([this](Diagnostic &d) {
+          llvm::raw_string_ostream os(text);
+          if (!text.empty())
+            os << "\n";
+          os << formatLocation(d.getLocation()) << ": "
+             << (d.getSeverity() == DiagnosticSeverity::Error     ? "error: "
+                 : d.getSeverity() == DiagnosticSeverity::Warning ? "warning: "
+                                                                  : "note: ")
+             << d;
+          for (Diagnostic &note : d.getNotes())
+            os << "\n" << formatLocation(note.getLocation()) << ": note: " << note;
+          return success();
+        })) {}
+  ~DiagnosticCollector() { context.getDiagEngine().eraseHandler(id); }
+
+  /// Throws a CompileError with what was collected, or `fallback`.
+  [[noreturn]] void raise(const std::string &fallback) {
+    throw CompileError(text.empty() ? fallback : text);
+  }
+
+private:
+  MLIRContext &context;
+  std::string text;
+  DiagnosticEngine::HandlerID id;
+};
+
+/// What one argument or result of a function is.
+nb::dict describe(Type type, const std::string &domain) {
+  nb::dict d;
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (isa<mlir::gnn::GraphType>(type)) {
+    d["kind"] = "graph";
+    return d;
+  }
+  std::vector<int64_t> shape;
+  for (int64_t s : tensor.getShape())
+    shape.push_back(ShapedType::isDynamic(s) ? -1 : s);
+  Type element = tensor.getElementType();
+  d["kind"] = domain;
+  d["shape"] = shape;
+  d["dtype"] = element.isF32()   ? "float32"
+               : element.isF64() ? "float64"
+                                 : "other";
+  return d;
+}
+
+/// A parsed, verified module: the owner of its context.
+class Module {
+public:
+  static std::unique_ptr<Module> parse(const std::string &source,
+                                       const std::string &name) {
+    auto m = std::unique_ptr<Module>(new Module());
+    DiagnosticCollector diags(*m->context);
+    auto sourceMgr = std::make_shared<llvm::SourceMgr>();
+    sourceMgr->AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBufferCopy(source, name), llvm::SMLoc());
+    // Input that would crash upstream parsers is refused first; deep
+    // nesting is parsed on a large stack (the tools do the same).
+    if (!::gnn::precheckSource(*sourceMgr))
+      diags.raise(name + ": the input was refused before parsing");
+    OwningOpRef<ModuleOp> module;
+    llvm::thread parser(std::optional<unsigned>(::gnn::kToolStackBytes), [&] {
+      module = parseSourceFile<ModuleOp>(*sourceMgr, m->context.get());
+    });
+    parser.join();
+    if (!module)
+      diags.raise(name + ": the IR does not parse or verify");
+    m->module = std::move(module);
+    m->name = name;
+    return m;
+  }
+
+  std::vector<std::string> functions() const {
+    std::vector<std::string> names;
+    for (auto f : module->getOps<func::FuncOp>())
+      if (!f.isExternal() && !f.isPrivate())
+        names.push_back(f.getSymName().str());
+    return names;
+  }
+
+  func::FuncOp lookup(const std::string &function) const {
+    auto f = module->lookupSymbol<func::FuncOp>(function);
+    if (!f || f.isExternal())
+      throw CompileError(name + ": no function '" + function +
+                         "' with a body (functions: " + join(functions()) +
+                         ")");
+    return f;
+  }
+
+  /// {"args": [...], "results": [...]}: kind graph/node/edge/dense, shape
+  /// (-1 dynamic), dtype. Checks what the package can bind: exactly one
+  /// graph argument first, float tensors otherwise, a dynamic size only in
+  /// front, results of a known domain.
+  nb::dict signature(const std::string &function) const {
+    func::FuncOp f = lookup(function);
+    DiagnosticCollector diags(*context);
+    nb::list args, results;
+    for (auto [i, arg] : llvm::enumerate(f.getArguments())) {
+      Type t = arg.getType();
+      if (isa<mlir::gnn::GraphType>(t)) {
+        if (i != 0)
+          fail(f, "the !gnn.graph must be the first argument (found it at "
+                  "position " + std::to_string(i) + ")");
+        args.append(describe(t, "graph"));
+        continue;
+      }
+      if (i == 0)
+        fail(f, "the first argument must be the !gnn.graph");
+      auto tensor = dyn_cast<RankedTensorType>(t);
+      if (!tensor || !(tensor.getElementType().isF32() ||
+                       tensor.getElementType().isF64()))
+        fail(f, "argument #" + std::to_string(i) +
+                    " must be a ranked f32 or f64 tensor, found " + str(t));
+      args.append(describe(t, kindOf(f, tensor, domainOf(arg), i, "argument")));
+    }
+    if (f.getNumArguments() == 0)
+      fail(f, "the first argument must be the !gnn.graph");
+    auto ret = cast<func::ReturnOp>(f.getBody().front().getTerminator());
+    for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+      auto tensor = dyn_cast<RankedTensorType>(v.getType());
+      if (!tensor)
+        fail(f, "result #" + std::to_string(i) + " must be a tensor, found " +
+                    str(v.getType()));
+      results.append(
+          describe(tensor, kindOf(f, tensor, domainOf(v), i, "result")));
+    }
+    nb::dict d;
+    d["args"] = args;
+    d["results"] = results;
+    return d;
+  }
+
+  /// Runs gnn-autodiff on `function` with every float tensor argument
+  /// differentiable, then drops from @f_fwd the residuals that are its own
+  /// arguments (the caller keeps those tensors). Returns {"forward",
+  /// "backward", "residuals": [("arg", i) | ("out", k)], "grads": [arg i]}:
+  /// the backward's residual arguments come from the forward's argument i
+  /// or its extra result k, in order; its results are the gradients of
+  /// the listed arguments.
+  nb::dict differentiate(const std::string &function) {
+    std::string fwdName = function + "_fwd", bwdName = function + "_bwd";
+    func::FuncOp f = lookup(function);
+    DiagnosticCollector diags(*context);
+    if (!module->lookupSymbol(fwdName)) {
+      std::vector<int64_t> wrt;
+      for (unsigned i = 0; i < f.getNumArguments(); ++i) {
+        auto t = dyn_cast<RankedTensorType>(f.getArgument(i).getType());
+        if (t && isa<FloatType>(t.getElementType()))
+          f.setArgAttr(i, mlir::gnn::kDifferentiableAttrName,
+                       UnitAttr::get(context.get()));
+      }
+      if (failed(mlir::gnn::differentiate(f)))
+        diags.raise("'" + function + "' cannot be differentiated");
+      auto fwd = module->lookupSymbol<func::FuncOp>(fwdName);
+      if (!fwd || !module->lookupSymbol<func::FuncOp>(bwdName))
+        diags.raise("internal: gnn-autodiff made no @" + fwdName);
+      // Residuals that are arguments: the caller saves its own tensors.
+      auto ret = cast<func::ReturnOp>(fwd.getBody().front().getTerminator());
+      unsigned numResults = f.getNumResults();
+      SmallVector<Value> kept;
+      SmallVector<Type> keptTypes;
+      std::vector<std::pair<std::string, int64_t>> residuals;
+      for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+        auto arg = dyn_cast<BlockArgument>(v);
+        if (i >= numResults && arg) {
+          residuals.push_back({"arg", arg.getArgNumber()});
+          continue;
+        }
+        if (i >= numResults)
+          residuals.push_back({"out", int64_t(kept.size() - numResults)});
+        kept.push_back(v);
+        keptTypes.push_back(v.getType());
+      }
+      ret->setOperands(kept);
+      fwd.setType(FunctionType::get(context.get(), fwd.getArgumentTypes(),
+                                    keptTypes));
+      fwd.removeResAttrsAttr();
+      std::vector<int64_t> grads;
+      for (unsigned i = 0; i < f.getNumArguments(); ++i)
+        if (f.getArgAttr(i, mlir::gnn::kDifferentiableAttrName))
+          grads.push_back(i);
+      gradInfo[function] = {residuals, grads};
+    }
+    nb::dict d;
+    d["forward"] = fwdName;
+    d["backward"] = bwdName;
+    d["residuals"] = gradInfo[function].first;
+    d["grads"] = gradInfo[function].second;
+    return d;
+  }
+
+  std::string text() const {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    module->print(os);
+    return s;
+  }
+
+  /// Runs `function` on the reference evaluator: reads `inputs` (one per
+  /// tensor argument), writes `outputs` (one per result, sized by the
+  /// caller from signature()).
+  void runReference(const std::string &function, const ::gnn::HostGraph &graph,
+                    const std::vector<TensorRef> &inputs,
+                    const std::vector<TensorRef> &outputs) {
+    func::FuncOp f = lookup(function);
+    DiagnosticCollector diags(*context);
+    if (inputs.size() + 1 != f.getNumArguments())
+      throw std::invalid_argument(
+          function + " takes " + std::to_string(f.getNumArguments() - 1) +
+          " tensors, got " + std::to_string(inputs.size()));
+    std::vector<::gnn::Tensor> in;
+    for (const TensorRef &r : inputs) {
+      ::gnn::Tensor t;
+      t.shape = r.shape;
+      int64_t n = numElements(r.shape);
+      t.data.resize(n);
+      if (r.dtype == "float32") {
+        const float *p = reinterpret_cast<const float *>(r.data);
+        for (int64_t k = 0; k < n; ++k)
+          t.data[k] = p[k];
+      } else if (r.dtype == "float64") {
+        std::memcpy(t.data.data(), reinterpret_cast<const void *>(r.data),
+                    n * sizeof(double));
+      } else {
+        throw std::invalid_argument("unsupported dtype " + r.dtype);
+      }
+      in.push_back(std::move(t));
+    }
+    FailureOr<std::vector<::gnn::Tensor>> out;
+    {
+      nb::gil_scoped_release release;
+      out = ::gnn::evaluateReference(f, graph, in);
+    }
+    if (failed(out))
+      diags.raise("the reference evaluation of '" + function + "' failed");
+    if (out->size() != outputs.size())
+      throw std::invalid_argument("internal: " + std::to_string(out->size()) +
+                                  " results, " +
+                                  std::to_string(outputs.size()) + " outputs");
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      const ::gnn::Tensor &t = (*out)[i];
+      const TensorRef &r = outputs[i];
+      if (t.shape != r.shape)
+        throw std::invalid_argument(
+            "internal: result #" + std::to_string(i) + " has shape " +
+            t.shapeString() + ", the output " +
+            ::gnn::Tensor::shapeString(r.shape));
+      if (r.dtype == "float32") {
+        float *p = reinterpret_cast<float *>(r.data);
+        for (size_t k = 0; k < t.data.size(); ++k)
+          p[k] = static_cast<float>(t.data[k]);
+      } else {
+        std::memcpy(reinterpret_cast<void *>(r.data), t.data.data(),
+                    t.data.size() * sizeof(double));
+      }
+    }
+  }
+
+  ModuleOp op() const { return *module; }
+
+private:
+  Module() : context(std::make_unique<MLIRContext>(registry())) {
+    context->loadAllAvailableDialects();
+  }
+
+  static DialectRegistry &registry() {
+    static DialectRegistry *r = [] {
+      auto *reg = new DialectRegistry();
+      ::gnn::registerGNNDialects(*reg);
+      mlir::gnn::registerVJPModels(*reg);
+      return reg;
+    }();
+    return *r;
+  }
+
+  static std::string str(Type t) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    t.print(os);
+    return s;
+  }
+  static std::string join(const std::vector<std::string> &v) {
+    std::string s;
+    for (const std::string &x : v)
+      s += (s.empty() ? "" : ", ") + x;
+    return s.empty() ? "none" : s;
+  }
+
+  [[noreturn]] void fail(func::FuncOp f, const std::string &message) const {
+    throw CompileError(formatLocation(f.getLoc()) + ": error: @" + f.getSymName().str() + ": " +
+                       message);
+  }
+
+  static mlir::gnn::Domain domainOf(Value v) { return mlir::gnn::inferDomain(v); }
+
+  std::string kindOf(func::FuncOp f, RankedTensorType t, mlir::gnn::Domain domain,
+                     size_t index, const char *what) const {
+    ArrayRef<int64_t> shape = t.getShape();
+    for (size_t d = 1; d < shape.size(); ++d)
+      if (ShapedType::isDynamic(shape[d]))
+        fail(f, std::string(what) + " #" + std::to_string(index) +
+                    ": only the leading dimension may be dynamic");
+    if (shape.empty() || !ShapedType::isDynamic(shape[0]))
+      return "dense";
+    if (domain == mlir::gnn::Domain::Edge)
+      return "edge";
+    if (domain == mlir::gnn::Domain::Node)
+      return "node";
+    fail(f, std::string(what) + " #" + std::to_string(index) +
+                ": its dynamic size is neither the nodes nor the edges; "
+                "mark it with {gnn.domain = \"node\"} or \"edge\"");
+  }
+
+  std::unique_ptr<MLIRContext> context;
+  mutable OwningOpRef<ModuleOp> module;
+  std::string name;
+  std::map<std::string,
+           std::pair<std::vector<std::pair<std::string, int64_t>>,
+                     std::vector<int64_t>>>
+      gradInfo;
+};
+
+/// A host graph from int64 source and target arrays.
+std::unique_ptr<::gnn::HostGraph> makeHostGraph(uintptr_t src, uintptr_t dst,
+                                                int64_t numEdges,
+                                                int64_t numNodes) {
+  if (numNodes < 0 || numEdges < 0)
+    throw std::invalid_argument("negative node or edge count");
+  std::string tooBig = ::gnn::checkGraphSize("the graph", numNodes, numEdges);
+  if (!tooBig.empty())
+    throw std::invalid_argument(tooBig);
+  auto g = std::make_unique<::gnn::HostGraph>();
+  g->name = "tensor";
+  g->numNodes = numNodes;
+  const int64_t *s = reinterpret_cast<const int64_t *>(src);
+  const int64_t *d = reinterpret_cast<const int64_t *>(dst);
+  g->src.assign(s, s + numEdges);
+  g->dst.assign(d, d + numEdges);
+  std::string err = g->validate();
+  if (!err.empty())
+    throw std::invalid_argument(err);
+  return g;
+}
+
+#ifdef GNNC_HAVE_CUDA_RUNTIME
+namespace rt = ::gnn::runtime;
+
+template <typename T> T check(rt::StatusOr<T> v) {
+  if (!v.ok())
+    throw std::runtime_error(v.message());
+  return std::move(*v);
+}
+void check(const rt::Status &s) {
+  if (!s.ok())
+    throw std::runtime_error(s.message());
+}
+
+/// A graph built on the GPU from device edge arrays.
+class DeviceGraph {
+public:
+  DeviceGraph(uintptr_t src, uintptr_t dst, int64_t numEdges, int64_t numNodes,
+              uintptr_t stream) {
+    check(rt::CudaDriver::get());
+    nb::gil_scoped_release release;
+    graph = check(rt::Graph::build(
+        reinterpret_cast<const void *>(src), reinterpret_cast<const void *>(dst),
+        numEdges, numNodes, rt::IndexType::Int64, nullptr,
+        reinterpret_cast<cudaStream_t>(stream)));
+  }
+  nb::dict statistics() const {
+    const rt::GraphStatistics &s = graph->statistics();
+    nb::dict d;
+    d["nodes"] = s.nodes;
+    d["edges"] = s.edges;
+    d["mean_degree"] = s.meanDegree;
+    d["max_in_degree"] = s.maxInDegree;
+    d["max_out_degree"] = s.maxOutDegree;
+    d["p50"] = s.p50;
+    d["p90"] = s.p90;
+    d["p99"] = s.p99;
+    d["index_bits"] = graph->indexBits();
+    return d;
+  }
+  std::unique_ptr<rt::Graph> graph;
+};
+
+/// One function compiled for a graph's statistics: a loaded Executable.
+class CudaFunction {
+public:
+  CudaFunction(Module &module, const std::string &function, double meanDegree,
+               int64_t maxDegree, int indexBits) {
+    func::FuncOp f = module.lookup(function);
+    mlir::gnn::CompileOptions options;
+    options.meanDegree = meanDegree;
+    options.maxDegree = maxDegree;
+    options.indexBits = indexBits;
+    {
+      DiagnosticCollector diags(*f.getContext());
+      FailureOr<rt::Program> p = mlir::gnn::compileToProgram(module.op(), f, options);
+      if (failed(p))
+        diags.raise("'" + function + "' does not compile for the GPU");
+      program = std::move(*p);
+    }
+    for (unsigned i = 0; i < f.getNumArguments(); ++i)
+      if (!isa<mlir::gnn::GraphType>(f.getArgument(i).getType()))
+        inputNames.push_back("arg" + std::to_string(i));
+    for (const rt::BufferDecl &b : program.buffers)
+      if (b.role == rt::BufferRole::Output)
+        outputNames.push_back(b.name);
+    nb::gil_scoped_release release;
+    exe = check(rt::Executable::create(program));
+  }
+
+  void run(const DeviceGraph &graph, const std::vector<uintptr_t> &inputs,
+           const std::vector<uintptr_t> &outputs, uintptr_t stream) {
+    if (inputs.size() != inputNames.size() ||
+        outputs.size() != outputNames.size())
+      throw std::invalid_argument("internal: wrong number of buffers");
+    if (graph.graph->indexBits() != program.indexBits)
+      throw std::invalid_argument(
+          "internal: the graph's index width differs from the program's");
+    std::map<std::string, void *> bindings;
+    for (size_t i = 0; i < inputs.size(); ++i)
+      bindings[inputNames[i]] = reinterpret_cast<void *>(inputs[i]);
+    for (size_t i = 0; i < outputs.size(); ++i)
+      bindings[outputNames[i]] = reinterpret_cast<void *>(outputs[i]);
+    std::lock_guard<std::mutex> lock(mutex);
+    nb::gil_scoped_release release;
+    check(exe->run(*graph.graph, bindings,
+                   reinterpret_cast<cudaStream_t>(stream)));
+  }
+
+  std::string source() const { return program.source; }
+  std::string json() const { return program.toJson(); }
+
+private:
+  rt::Program program;
+  std::unique_ptr<rt::Executable> exe;
+  std::vector<std::string> inputNames, outputNames;
+  std::mutex mutex;
+};
+#endif
+
+} // namespace
+
+NB_MODULE(_gnnc, m) {
+  m.doc() = "gnnc's native core (see gnnc/_core.py)";
+  // Compiled modules and graphs live in the package's caches until the
+  // interpreter exits; that is not a leak worth a warning at exit.
+  nb::set_leak_warnings(false);
+  nb::exception<CompileError>(m, "CompileError");
+
+  nb::class_<TensorRef>(m, "TensorRef")
+      .def(nb::init<>())
+      .def("__init__",
+           [](TensorRef *t, uintptr_t data, std::vector<int64_t> shape,
+              std::string dtype) {
+             new (t) TensorRef{data, std::move(shape), std::move(dtype)};
+           });
+
+  nb::class_<Module>(m, "Module")
+      .def_static("parse", &Module::parse, nb::arg("source"),
+                  nb::arg("name") = "<string>")
+      .def("functions", &Module::functions)
+      .def("signature", &Module::signature)
+      .def("differentiate", &Module::differentiate)
+      .def("text", &Module::text)
+      .def("run_reference", &Module::runReference);
+
+  nb::class_<::gnn::HostGraph>(m, "HostGraph")
+      .def_static("from_arrays", &makeHostGraph, nb::arg("src"),
+                  nb::arg("dst"), nb::arg("num_edges"), nb::arg("num_nodes"))
+      .def_prop_ro("num_nodes",
+                   [](const ::gnn::HostGraph &g) { return g.numNodes; })
+      .def_prop_ro("num_edges",
+                   [](const ::gnn::HostGraph &g) { return g.numEdges(); });
+
+#ifdef GNNC_HAVE_CUDA_RUNTIME
+  m.attr("has_cuda") = true;
+  nb::class_<DeviceGraph>(m, "DeviceGraph")
+      .def(nb::init<uintptr_t, uintptr_t, int64_t, int64_t, uintptr_t>(),
+           nb::arg("src"), nb::arg("dst"), nb::arg("num_edges"),
+           nb::arg("num_nodes"), nb::arg("stream"))
+      .def("statistics", &DeviceGraph::statistics);
+  nb::class_<CudaFunction>(m, "CudaFunction")
+      .def(nb::init<Module &, const std::string &, double, int64_t, int>(),
+           nb::arg("module"), nb::arg("function"), nb::arg("mean_degree"),
+           nb::arg("max_degree"), nb::arg("index_bits"))
+      .def("run", &CudaFunction::run)
+      .def("source", &CudaFunction::source)
+      .def("program_json", &CudaFunction::json);
+  m.def("cuda_available", [] { return rt::CudaDriver::get().ok(); });
+  m.def("cuda_error", [] {
+    auto d = rt::CudaDriver::get();
+    return d.ok() ? std::string() : d.message();
+  });
+#else
+  m.attr("has_cuda") = false;
+  m.def("cuda_available", [] { return false; });
+  m.def("cuda_error",
+        [] { return std::string("gnnc was built without the CUDA runtime"); });
+#endif
+}

@@ -1,0 +1,282 @@
+"""The gnnc package's core: gnnc.compile, gnnc.Graph and the gnnc::run op.
+
+Runs on the CPU (reference evaluator); with GNNC_TEST_DEVICE=cuda the same
+tests run on CUDA tensors against the CPU results.
+"""
+
+import os
+import pathlib
+
+import pytest
+import torch
+
+gnnc = pytest.importorskip("gnnc")
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+DEVICE = torch.device(os.environ.get("GNNC_TEST_DEVICE", "cpu"))
+
+if DEVICE.type == "cuda" and not (torch.cuda.is_available() and gnnc.cuda_available()):
+    pytest.skip("GNNC_TEST_DEVICE=cuda without a usable GPU", allow_module_level=True)
+
+
+def op_source(body: str, args: str, result: str, t: str = "f64") -> str:
+    """A function @f(%g, args) -> result around `body` (which defines %r)."""
+    return (f"func.func @f(%g: !gnn.graph, {args}) -> {result} {{\n{body}\n"
+            f"  return %r : {result}\n}}\n").replace("T", t)
+
+
+# Each op kind: (IR body, arguments, result, torch reference, input shapes).
+N, E = 6, 0  # E set from the graph
+
+
+def _graph(device=DEVICE):
+    # An isolated node (5), a self-loop (2->2), a duplicate edge (0->1 twice),
+    # a node with three in-edges (1).
+    ei = torch.tensor([[0, 0, 2, 3, 2, 4, 1],
+                       [1, 1, 2, 1, 0, 3, 4]], device=device)
+    return gnnc.Graph.from_edge_index(ei, num_nodes=6)
+
+
+def scatter(src, index, n, reduce):
+    out_shape = (n,) + tuple(src.shape[1:])
+    out = torch.zeros(out_shape, dtype=src.dtype, device=src.device)
+    if reduce == "sum":
+        return out.index_add(0, index, src)
+    idx = index.view(-1, *([1] * (src.dim() - 1))).expand_as(src)
+    return out.scatter_reduce(0, idx, src, reduce=reduce, include_self=False)
+
+
+OPS = {
+    "gather_src": (
+        "  %r = gnn.gather src %g, %x : tensor<?x3xT> -> tensor<?x3xT>",
+        "%x: tensor<?x3xT>", "tensor<?x3xT>",
+        lambda ei, n, x: x[ei[0]], [("n", 3)]),
+    "sddmm_dot": (
+        "  %r = gnn.sddmm dot %g, %a, %b : tensor<?x2x3xT>, tensor<?x2x3xT> -> tensor<?x2xT>",
+        "%a: tensor<?x2x3xT>, %b: tensor<?x2x3xT>", "tensor<?x2xT>",
+        lambda ei, n, a, b: (a[ei[0]] * b[ei[1]]).sum(-1), [("n", 2, 3), ("n", 2, 3)]),
+    "sddmm_add": (
+        "  %r = gnn.sddmm add %g, %a, %b : tensor<?x2xT>, tensor<?x2xT> -> tensor<?x2xT>",
+        "%a: tensor<?x2xT>, %b: tensor<?x2xT>", "tensor<?x2xT>",
+        lambda ei, n, a, b: a[ei[0]] + b[ei[1]], [("n", 2), ("n", 2)]),
+    "edge_softmax": (
+        "  %r = gnn.edge_softmax %g, %s : tensor<?x2xT>",
+        "%s: tensor<?x2xT> {gnn.domain = \"edge\"}", "tensor<?x2xT>",
+        lambda ei, n, s: softmax(s, ei[1], n), [("e", 2)]),
+    "spmm_sum": (
+        "  %r = gnn.spmm sum %g, %x : tensor<?x3xT> -> tensor<?x3xT>",
+        "%x: tensor<?x3xT>", "tensor<?x3xT>",
+        lambda ei, n, x: scatter(x[ei[0]], ei[1], n, "sum"), [("n", 3)]),
+    "spmm_mean": (
+        "  %r = gnn.spmm mean %g, %x : tensor<?x3xT> -> tensor<?x3xT>",
+        "%x: tensor<?x3xT>", "tensor<?x3xT>",
+        lambda ei, n, x: scatter(x[ei[0]], ei[1], n, "sum")
+        / torch.bincount(ei[1], minlength=n).clamp(min=1).unsqueeze(1).to(x.dtype),
+        [("n", 3)]),
+    "spmm_max_weighted": (
+        "  %r = gnn.spmm max %g, %x weights(%w : tensor<?xT>) : tensor<?x3xT> -> tensor<?x3xT>",
+        "%x: tensor<?x3xT>, %w: tensor<?xT> {gnn.domain = \"edge\"}", "tensor<?x3xT>",
+        lambda ei, n, x, w: scatter(w.unsqueeze(1) * x[ei[0]], ei[1], n, "amax"),
+        [("n", 3), ("e",)]),
+    "spmm_sum_heads": (
+        "  %r = gnn.spmm sum %g, %x weights(%w : tensor<?x2xT>) : tensor<?x2x3xT> -> tensor<?x2x3xT>",
+        "%x: tensor<?x2x3xT>, %w: tensor<?x2xT> {gnn.domain = \"edge\"}", "tensor<?x2x3xT>",
+        lambda ei, n, x, w: scatter(w.unsqueeze(-1) * x[ei[0]], ei[1], n, "sum"),
+        [("n", 2, 3), ("e", 2)]),
+    "reduce_sum": (
+        "  %r = gnn.reduce sum %g, %v : tensor<?x2xT> -> tensor<?x2xT>",
+        "%v: tensor<?x2xT> {gnn.domain = \"edge\"}", "tensor<?x2xT>",
+        lambda ei, n, v: scatter(v, ei[1], n, "sum"), [("e", 2)]),
+}
+
+
+def softmax(s, index, n):
+    m = scatter(s, index, n, "amax")[index]
+    ex = (s - m).exp()
+    return ex / scatter(ex, index, n, "sum")[index]
+
+
+def make_inputs(shapes, graph, dtype, seed=0):
+    gen = torch.Generator().manual_seed(seed)
+    out = []
+    for kind, *rest in shapes:
+        rows = graph.num_nodes if kind == "n" else graph.num_edges
+        # Distinct values: max aggregations have no ties to split.
+        t = torch.randn((rows, *rest), generator=gen, dtype=dtype)
+        out.append(t.to(DEVICE))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_op_matches_torch(name, dtype):
+    body, args, result, ref, shapes = OPS[name]
+    t = "f32" if dtype == torch.float32 else "f64"
+    fn = gnnc.compile(op_source(body, args, result, t))
+    g = _graph()
+    xs = make_inputs(shapes, g, dtype)
+    got = fn(g, *xs)
+    want = ref(g.edge_index, g.num_nodes, *xs)
+    tol = 1e-5 if dtype == torch.float32 else 1e-12
+    torch.testing.assert_close(got, want, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_op_gradcheck(name):
+    if DEVICE.type == "cuda":
+        pytest.skip("float64 gradcheck runs on the CPU reference")
+    body, args, result, ref, shapes = OPS[name]
+    fn = gnnc.compile(op_source(body, args, result))
+    g = _graph()
+    xs = [x.requires_grad_() for x in make_inputs(shapes, g, torch.float64, seed=1)]
+    assert torch.autograd.gradcheck(lambda *a: fn(g, *a), xs, eps=1e-6, atol=1e-7,
+                                    rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_op_gradient_matches_torch_autograd(name):
+    body, args, result, ref, shapes = OPS[name]
+    fn = gnnc.compile(op_source(body, args, result))
+    g = _graph()
+    xs = [x.requires_grad_() for x in make_inputs(shapes, g, torch.float64, seed=2)]
+    ys = [x.detach().clone().requires_grad_() for x in xs]
+    out = fn(g, *xs)
+    dy = torch.randn_like(out)
+    (out * dy).sum().backward()
+    (ref(g.edge_index, g.num_nodes, *ys) * dy).sum().backward()
+    for a, b in zip(xs, ys):
+        torch.testing.assert_close(a.grad, b.grad, rtol=1e-10, atol=1e-10)
+
+
+def test_opcheck():
+    body, args, result, _, shapes = OPS["spmm_sum_heads"]
+    key_fn = gnnc.compile(op_source(body, args, result))
+    g = _graph()
+    xs = [x.requires_grad_() for x in make_inputs(shapes, g, torch.float64)]
+    # The call registers the forward function; opcheck then exercises the op
+    # with the differentiable forward, as autograd calls it.
+    key_fn(g, *xs)
+    fwd = key_fn._forward
+    torch.library.opcheck(torch.ops.gnnc.run.default,
+                          (key_fn._key, fwd, g.edge_index, g.num_nodes, xs))
+    torch.library.opcheck(torch.ops.gnnc.run.default,
+                          (key_fn._key, key_fn.function, g.edge_index, g.num_nodes,
+                           [x.detach() for x in xs]))
+
+
+def example_f64(name):
+    return (ROOT / "examples" / f"{name}.mlir").read_text().replace("f32", "f64")
+
+
+@pytest.mark.parametrize("name", ["gcn", "gat", "gatv2", "transformer", "sage_max",
+                                  "sage_mean", "gin", "agnn"])
+def test_example_gradcheck(name):
+    if DEVICE.type == "cuda":
+        pytest.skip("float64 gradcheck runs on the CPU reference")
+    fn = gnnc.compile(example_f64(name))
+    g = _graph()
+    gen = torch.Generator().manual_seed(3)
+    xs = []
+    for a in fn.signature["args"][1:]:
+        shape = list(a["shape"])
+        if a["kind"] == "node":
+            shape[0] = g.num_nodes
+        elif a["kind"] == "edge":
+            shape[0] = g.num_edges
+        xs.append((torch.randn(shape, generator=gen, dtype=torch.float64) * 0.5)
+                  .requires_grad_())
+    assert torch.autograd.gradcheck(lambda *a: fn(g, *a), xs, eps=1e-6, atol=1e-6,
+                                    rtol=1e-5, fast_mode=True)
+
+
+def test_torch_compile_fullgraph():
+    body, args, result, ref, shapes = OPS["spmm_sum_heads"]
+    fn = gnnc.compile(op_source(body, args, result, "f32"))
+    g = _graph()
+    x, w = make_inputs(shapes, g, torch.float32)
+
+    def layer(x, w, edge_index):
+        return torch.relu(fn(edge_index, x * 2, w, num_nodes=6)) + 1
+
+    eager = layer(x, w, g.edge_index)
+    compiled = torch.compile(layer, fullgraph=True, backend="aot_eager")
+    torch.testing.assert_close(compiled(x, w, g.edge_index), eager)
+    x.requires_grad_()
+    compiled(x, w, g.edge_index).sum().backward()
+    assert x.grad is not None and x.grad.shape == x.shape
+    explain = torch._dynamo.explain(layer)(x, w, g.edge_index)
+    assert explain.graph_break_count == 0
+
+
+def test_empty_graph_and_isolated_nodes():
+    body, args, result, ref, shapes = OPS["spmm_mean"]
+    fn = gnnc.compile(op_source(body, args, result, "f32"))
+    ei = torch.empty((2, 0), dtype=torch.int64, device=DEVICE)
+    g = gnnc.Graph.from_edge_index(ei, num_nodes=4)
+    x = torch.randn(4, 3, device=DEVICE)
+    assert torch.equal(fn(g, x), torch.zeros(4, 3, device=DEVICE))
+    g0 = gnnc.Graph.from_edge_index(ei)
+    assert g0.num_nodes == 0
+    assert fn(g0, torch.empty(0, 3, device=DEVICE)).shape == (0, 3)
+
+
+def test_graph_cache_follows_in_place_changes():
+    body, args, result, ref, shapes = OPS["spmm_sum"]
+    fn = gnnc.compile(op_source(body, args, result, "f32"))
+    ei = torch.tensor([[0, 1], [1, 2]], device=DEVICE)
+    x = torch.arange(9, dtype=torch.float32, device=DEVICE).view(3, 3)
+    a = fn(ei, x, num_nodes=3)
+    ei[0, 0] = 2  # in place: the cached structures must be rebuilt
+    b = fn(ei, x, num_nodes=3)
+    torch.testing.assert_close(b, scatter(x[ei[0]], ei[1], 3, "sum"))
+    assert not torch.equal(a, b)
+
+
+# Bad input: a clear exception, never a crash or a wrong answer.
+
+def test_bad_ir_is_located():
+    with pytest.raises(gnnc.CompileError, match=r"<string>:2:\d+: error"):
+        gnnc.compile("func.func @f(%g: !gnn.graph) {\n  %r = gnn.nope\n}\n")
+
+
+def test_missing_function():
+    src = op_source(*OPS["spmm_sum"][:3])
+    with pytest.raises(gnnc.CompileError, match="no function 'g'"):
+        gnnc.compile(src, function="g")
+
+
+def test_bad_inputs():
+    body, args, result, ref, shapes = OPS["spmm_sum"]
+    fn = gnnc.compile(op_source(body, args, result, "f32"))
+    g = _graph()
+    x = torch.randn(6, 3, device=DEVICE)
+    with pytest.raises(ValueError, match=r"shape \[6, 3\]"):
+        fn(g, torch.randn(5, 3, device=DEVICE))
+    with pytest.raises(TypeError, match="torch.float32"):
+        fn(g, x.double())
+    with pytest.raises(ValueError, match="contiguous"):
+        fn(g, torch.randn(3, 6, device=DEVICE).t())
+    with pytest.raises(TypeError, match="1 tensors"):
+        fn(g, x, x)
+    with pytest.raises(ValueError, match="outside"):
+        fn(torch.tensor([[0, 7], [1, 2]], device=DEVICE), x, num_nodes=6)
+    with pytest.raises(ValueError, match="outside"):
+        fn(torch.tensor([[0, -1], [1, 2]], device=DEVICE), x, num_nodes=6)
+    with pytest.raises(ValueError, match=r"\[2, E\]"):
+        gnnc.Graph.from_edge_index(torch.zeros(3, 4, dtype=torch.int64))
+    with pytest.raises(TypeError, match="int64"):
+        gnnc.Graph.from_edge_index(torch.zeros(2, 4))
+    with pytest.raises(TypeError, match="num_nodes"):
+        fn(g.edge_index, x)
+
+
+def test_unknown_domain_is_refused():
+    src = ("func.func @f(%g: !gnn.graph, %x: tensor<?x3xf32>) -> tensor<?x3xf32> {\n"
+           "  return %x : tensor<?x3xf32>\n}\n")
+    fn = gnnc.compile(src)  # a node tensor: fine
+    assert fn.signature["results"][0]["kind"] == "node"
+
+
+def test_compile_from_path():
+    fn = gnnc.compile(str(ROOT / "examples" / "gcn.mlir"))
+    assert fn.function == "gcn"
