@@ -14,7 +14,8 @@ import warnings
 import pytest
 import torch
 
-gnnc = pytest.importorskip("gnnc", reason="the gnnc package (native core) is not importable")
+gnnc = pytest.importorskip("gnnc", reason="the gnnc package (native core) is not importable",
+                         exc_type=ImportError)
 pyg_nn = pytest.importorskip("torch_geometric.nn", reason="torch_geometric is not installed")
 import gnnc.nn as gnn  # noqa: E402
 from gnnc.nn import _common  # noqa: E402
@@ -399,16 +400,40 @@ def test_refused_forward_arguments():
         gnn.GATConv(IN, OUT)(x, edge_index, edge_attr=ea)
     with pytest.raises(NotImplementedError, match="edge_attr"):
         gnn.TransformerConv(IN, OUT)(x, edge_index, ea)
-    with pytest.raises(NotImplementedError, match="return_attention_weights"):
-        gnn.GATConv(IN, OUT)(x, edge_index, return_attention_weights=True)
-    with pytest.raises(NotImplementedError, match="return_attention_weights"):
-        gnn.GATv2Conv(IN, OUT)(x, edge_index, return_attention_weights=True)
-    with pytest.raises(NotImplementedError, match="return_attention_weights"):
-        gnn.TransformerConv(IN, OUT)(x, edge_index, return_attention_weights=False)
     with pytest.raises(NotImplementedError, match="bipartite"):
         gnn.SAGEConv(IN, OUT)((x, x), edge_index)
     with pytest.raises(NotImplementedError, match="size"):
         gnn.SAGEConv(IN, OUT)(x, edge_index, size=(n, 3))
+
+
+ATTENTION_WEIGHT_CASES = [
+    ("GATConv", dict(heads=2), True),
+    ("GATConv", dict(add_self_loops=False), True),
+    ("GATConv", dict(heads=2, flow="target_to_source"), True),
+    ("GATv2Conv", dict(heads=2), True),
+    ("TransformerConv", dict(heads=2), True),
+    ("TransformerConv", dict(heads=2), False),
+]
+
+
+@pytest.mark.parametrize("cls,kwargs,flag", ATTENTION_WEIGHT_CASES,
+                         ids=[f"{c}-{i}" for i, (c, _, _) in enumerate(ATTENTION_WEIGHT_CASES)])
+def test_return_attention_weights_matches_pyg(cls, kwargs, flag):
+    ours, pyg = make((cls, cls, (IN, OUT), kwargs), torch.float64)
+    edge_index, n = tiny_graph()
+    x1 = features(n, torch.float64).requires_grad_()
+    x2 = x1.detach().clone().requires_grad_()
+    out1, (ei1, a1) = ours(x1, edge_index, return_attention_weights=flag)
+    out2, (ei2, a2) = pyg(x2, edge_index, return_attention_weights=flag)
+    torch.testing.assert_close(out1, out2, **tol(torch.float64))
+    assert torch.equal(ei1, ei2)
+    torch.testing.assert_close(a1, a2, **tol(torch.float64))
+    # The weights are differentiable, as PyG's.
+    (a1 * torch.arange(a1.numel()).view_as(a1)).sum().backward()
+    (a2 * torch.arange(a2.numel()).view_as(a2)).sum().backward()
+    torch.testing.assert_close(x1.grad, x2.grad, **tol(torch.float64))
+    # GATConv without the flag: only the output.
+    assert isinstance(ours(x1, edge_index), torch.Tensor) or cls == "TransformerConv"
 
 
 def test_gcn_rejects_self_loops_without_normalisation_like_pyg():

@@ -279,7 +279,12 @@ def attention_dropout_mask(shape, p: float, dtype: torch.dtype,
 # Running a compiled function.
 # --------------------------------------------------------------------------
 
-@torch.compiler.nonstrict_trace
+# torch.compiler.nonstrict_trace is PyTorch >= 2.7; before it, eager only
+# (torch.compile then breaks the graph at each layer's gnnc call).
+_nonstrict_trace = getattr(torch.compiler, "nonstrict_trace", None) or (lambda f: f)
+
+
+@_nonstrict_trace
 def propagate(template: str, config: tuple, edge_index: Tensor, num_nodes: int,
               *tensors: Tensor) -> Tensor:
     """Runs the `gnn` function `_ir.<template>(*config)` on the graph of

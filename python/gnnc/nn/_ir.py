@@ -18,7 +18,9 @@ Conventions shared by the templates:
   ``bernoulli(1 - p) / (1 - p)``, multiplied into the softmax weights, as PyG's
   ``F.dropout`` on the attention coefficients.
 - Node results keep the heads: ``[N, heads, C]``; concatenation or the mean over
-  heads happens in PyTorch (a view or a mean).
+  heads happens in PyTorch (a view or a mean). With ``weights=True`` the
+  attention templates also return the attention coefficients ``[E, heads]``
+  (for ``return_attention_weights``).
 
 The generated text is deterministic, so `gnnc.compile`'s cache sees the same
 source for the same configuration.
@@ -174,8 +176,9 @@ def _mask_scores(b: _Builder, score: str, rows: str, heads):
 
 
 def _softmax_aggregate(b: _Builder, score: str, feats: str, heads: int,
-                       channels: int, masked: bool, dropout: bool) -> str:
-    """edge_softmax of score [E, H] (masked, dropped out) weighting feats [N, H, C]."""
+                       channels: int, masked: bool, dropout: bool):
+    """edge_softmax of score [E, H] (masked, dropped out) weighting feats
+    [N, H, C]. Returns (aggregate, softmax weights, weights after dropout)."""
     t = b.t
     sty = f"tensor<?x{heads}x{t}>"
     fty = f"tensor<?x{heads}x{channels}x{t}>"
@@ -184,6 +187,7 @@ def _softmax_aggregate(b: _Builder, score: str, feats: str, heads: int,
         score = _mask_scores(b, score, rows, heads)
     alpha = b.fresh("alpha")
     b.emit(f"{alpha} = gnn.edge_softmax %g, {score} : {sty}")
+    softmax = alpha
     if dropout:
         out = b.empty(rows, sty)
         alpha = b.generic(["(d0, d1) -> (d0, d1)"] * 3, ["parallel", "parallel"],
@@ -192,7 +196,7 @@ def _softmax_aggregate(b: _Builder, score: str, feats: str, heads: int,
                           sty)
     agg = b.fresh("agg")
     b.emit(f"{agg} = gnn.spmm sum %g, {feats} weights({alpha} : {sty}) : {fty} -> {fty}")
-    return agg
+    return agg, softmax, alpha
 
 
 def _attention_args(t: str, heads: int, masked: bool, dropout: bool):
@@ -297,7 +301,7 @@ def _head_dot(b: _Builder, h: str, att: str, n: str, heads: int, channels: int) 
 
 @functools.lru_cache(maxsize=None)
 def gat(heads: int, channels: int, dtype: str, negative_slope: float,
-        masked: bool, dropout: bool):
+        masked: bool, dropout: bool, weights: bool = False):
     """GAT attention over h [N, H, C]:
     ``alpha = softmax_i(leaky_relu(att_src . h_j + att_dst . h_i))``,
     ``out_i = sum_j alpha_ji h_j`` -> [N, H, C]."""
@@ -314,15 +318,16 @@ def gat(heads: int, channels: int, dtype: str, negative_slope: float,
     score = b.generic(["(d0, d1) -> (d0, d1)"] * 2, ["parallel", "parallel"],
                       [("%e", sty)], [(b.empty(ne, sty), sty)],
                       lambda v, o: _leaky(b, v, negative_slope), sty)
-    agg = _softmax_aggregate(b, score, "%h", heads, channels, masked, dropout)
+    agg, _, alpha = _softmax_aggregate(b, score, "%h", heads, channels, masked, dropout)
     args = [("%h", hty, None), ("%att_src", aty, None), ("%att_dst", aty, None)]
     args += _attention_args(t, heads, masked, dropout)
-    return b.function("gat", args, [(agg, hty)]), "gat"
+    results = [(agg, hty)] + ([(alpha, sty)] if weights else [])
+    return b.function("gat", args, results), "gat"
 
 
 @functools.lru_cache(maxsize=None)
 def gatv2(heads: int, channels: int, dtype: str, negative_slope: float,
-          masked: bool, dropout: bool):
+          masked: bool, dropout: bool, weights: bool = False):
     """GATv2 attention: ``alpha = softmax_i(att . leaky_relu(l_j + r_i))``,
     ``out_i = sum_j alpha_ji l_j`` -> [N, H, C]."""
     t = _elem(dtype)
@@ -342,14 +347,16 @@ def gatv2(heads: int, channels: int, dtype: str, negative_slope: float,
         ["(d0, d1, d2) -> (d0, d1, d2)", "(d0, d1, d2) -> (d1, d2)", "(d0, d1, d2) -> (d0, d1)"],
         ["parallel", "parallel", "reduction"], [("%e", hty), ("%att", aty)],
         [(b.zeros(ne, sty), sty)], body, sty)
-    agg = _softmax_aggregate(b, score, "%l", heads, channels, masked, dropout)
+    agg, _, alpha = _softmax_aggregate(b, score, "%l", heads, channels, masked, dropout)
     args = [("%l", hty, None), ("%r", hty, None), ("%att", aty, None)]
     args += _attention_args(t, heads, masked, dropout)
-    return b.function("gatv2", args, [(agg, hty)]), "gatv2"
+    results = [(agg, hty)] + ([(alpha, sty)] if weights else [])
+    return b.function("gatv2", args, results), "gatv2"
 
 
 @functools.lru_cache(maxsize=None)
-def transformer(heads: int, channels: int, dtype: str, masked: bool, dropout: bool):
+def transformer(heads: int, channels: int, dtype: str, masked: bool, dropout: bool,
+                weights: bool = False):
     """Graph Transformer attention:
     ``alpha = softmax_i(q_i . k_j / sqrt(C))``, ``out_i = sum_j alpha_ji v_j``."""
     t = _elem(dtype)
@@ -362,10 +369,12 @@ def transformer(heads: int, channels: int, dtype: str, masked: bool, dropout: bo
     score = b.generic(["(d0, d1) -> (d0, d1)"] * 2, ["parallel", "parallel"],
                       [("%dot", sty)], [(b.empty(ne, sty), sty)],
                       lambda v, o: ([f"%s = arith.divf {v}, {root} : {t}"], "%s"), sty)
-    agg = _softmax_aggregate(b, score, "%v", heads, channels, masked, dropout)
+    agg, softmax, _ = _softmax_aggregate(b, score, "%v", heads, channels, masked, dropout)
     args = [("%q", hty, None), ("%k", hty, None), ("%v", hty, None)]
     args += _attention_args(t, heads, masked, dropout)
-    return b.function("transformer", args, [(agg, hty)]), "transformer"
+    # PyG's TransformerConv returns the weights before dropout.
+    results = [(agg, hty)] + ([(softmax, sty)] if weights else [])
+    return b.function("transformer", args, results), "transformer"
 
 
 @functools.lru_cache(maxsize=None)
@@ -398,7 +407,7 @@ def agnn(channels: int, dtype: str, masked: bool):
                       [("%cos", sty), ("%beta", f"tensor<1x{t}>")],
                       [(b.empty(ne, sty), sty)],
                       lambda c, be, o: ([f"%s = arith.mulf {be}, {c} : {t}"], "%s"), sty)
-    out = _softmax_aggregate(b, score, "%x", 1, channels, masked, False)
+    out, _, _ = _softmax_aggregate(b, score, "%x", 1, channels, masked, False)
     args = [("%x", xty, None), ("%beta", f"tensor<1x{t}>", None)]
     args += _attention_args(t, 1, masked, False)
     return b.function("agnn", args, [(out, xty)]), "agnn"

@@ -14,13 +14,9 @@ from . import _common
 from ._common import Linear
 
 
-def _check_forward_extras(layer: str, edge_attr, return_attention_weights,
-                          size=None, num_nodes=None, any_bool=False) -> None:
+def _check_forward_extras(layer: str, edge_attr, size=None, num_nodes=None) -> None:
     if edge_attr is not None:
         _common.refuse(layer, "edge_attr", "edge features")
-    if any_bool and isinstance(return_attention_weights, bool) or \
-            (not any_bool and return_attention_weights):
-        _common.refuse(layer, "return_attention_weights")
     if size is not None and tuple(size) != (num_nodes, num_nodes):
         _common.refuse(layer, f"size={tuple(size)!r}",
                        "bipartite graphs; only (num_nodes, num_nodes)")
@@ -32,9 +28,12 @@ def _heads_out(out: Tensor, concat: bool) -> Tensor:
 
 
 def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tensor,
-               heads: int, *tensors: Tensor) -> Tensor:
-    """Runs an attention template (its config then `masked, dropout`) with
-    PyG's self-loops and attention dropout."""
+               heads: int, *tensors: Tensor, weights: bool = False):
+    """Runs an attention template (its config, then `masked, dropout,
+    weights`) with PyG's self-loops and attention dropout. Returns the
+    [N, H, C] aggregate, or with `weights` (aggregate, (edge_index,
+    attention weights)) as PyG's `return_attention_weights` gives them: the
+    graph after PyG's self-loop handling, in the caller's orientation."""
     n = x.size(0)
     ei = _common.flip(edge_index, layer.flow)
     extra = []
@@ -46,8 +45,19 @@ def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tenso
     if dropout:
         extra.append(_common.attention_dropout_mask(
             (ei.size(1), heads), layer.dropout, x.dtype, x.device))
-    return _common.propagate(template, config + (masked, dropout), ei, n, *tensors,
-                            *extra)
+    result = _common.propagate(template, config + (masked, dropout, weights), ei, n,
+                               *tensors, *extra)
+    if not weights:
+        return result
+    out, alpha = result
+    if masked:
+        # PyG's remove_self_loops + add_self_loops: the input's self-loops go
+        # (data-dependent: a graph break under torch.compile, only here).
+        kept = keep != 0
+        ei, alpha = ei[:, kept], alpha[kept]
+    else:
+        ei = edge_index
+    return out, (_common.flip(ei, layer.flow) if masked else ei, alpha)
 
 
 class GATConv(torch.nn.Module):
@@ -60,9 +70,11 @@ class GATConv(torch.nn.Module):
     `add_self_loops` (PyG's: the input's self-loops are removed, one is added
     per node), `fill_value` (it only matters with edge features, so it is
     accepted and unused, as in PyG without `edge_attr`), `bias`, `residual`,
-    `flow`. Refused (`NotImplementedError`): `edge_dim`/`edge_attr`,
-    `return_attention_weights`, bipartite `(in_src, in_dst)` channels or
-    inputs, lazy `in_channels=-1`, `aggr` other than 'add'.
+    `flow`, `return_attention_weights` (PyG's `(edge_index, alpha)`, after
+    its self-loop handling and dropout; a graph break under torch.compile
+    when self-loops are added). Refused (`NotImplementedError`):
+    `edge_dim`/`edge_attr`, bipartite `(in_src, in_dst)` channels or inputs,
+    lazy `in_channels=-1`, `aggr` other than 'add'.
     Parameters: `lin.weight`, `att_src`, `att_dst`, `bias`, `res.weight`.
     """
 
@@ -116,19 +128,22 @@ class GATConv(torch.nn.Module):
                 size=None, return_attention_weights: Optional[bool] = None) -> Tensor:
         name = type(self).__name__
         _common.check_inputs(name, x, edge_index, self.in_channels, self.lin.weight.dtype)
-        _check_forward_extras(name, edge_attr, return_attention_weights, size, x.size(0))
+        _check_forward_extras(name, edge_attr, size, x.size(0))
         h_, c = self.heads, self.out_channels
         h = self.lin(x).view(-1, h_, c)
         t = _common.elem(x)
+        weights = bool(return_attention_weights)
         out = _attention("gat", (h_, c, t, self.negative_slope), self, x, edge_index, h_,
-                         h, self.att_src.view(h_, c),
-                         self.att_dst.view(h_, c))
+                         h, self.att_src.view(h_, c), self.att_dst.view(h_, c),
+                         weights=weights)
+        if weights:
+            out, attention = out
         out = _heads_out(out, self.concat)
         if self.res is not None:
             out = out + self.res(x)
         if self.bias is not None:
             out = out + self.bias
-        return out
+        return (out, attention) if weights else out
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}({self.in_channels}, {self.out_channels}, "
@@ -142,9 +157,9 @@ class GATv2Conv(torch.nn.Module):
 
     Supported: `heads`, `concat`, `negative_slope`, `dropout` on the attention
     coefficients, `add_self_loops` (as PyG), `fill_value` (unused without edge
-    features, as in PyG), `bias`, `share_weights`, `residual`, `flow`.
-    Refused (`NotImplementedError`): `edge_dim`/`edge_attr`,
-    `return_attention_weights`, bipartite channels or inputs, lazy
+    features, as in PyG), `bias`, `share_weights`, `residual`, `flow`,
+    `return_attention_weights` (as GATConv). Refused (`NotImplementedError`):
+    `edge_dim`/`edge_attr`, bipartite channels or inputs, lazy
     `in_channels=-1`. Parameters: `lin_l.*`, `lin_r.*`, `att`, `bias`,
     `res.weight`.
     """
@@ -203,19 +218,22 @@ class GATv2Conv(torch.nn.Module):
                 return_attention_weights: Optional[bool] = None) -> Tensor:
         name = type(self).__name__
         _common.check_inputs(name, x, edge_index, self.in_channels, self.lin_l.weight.dtype)
-        _check_forward_extras(name, edge_attr, return_attention_weights)
+        _check_forward_extras(name, edge_attr)
         h_, c = self.heads, self.out_channels
         x_l = self.lin_l(x).view(-1, h_, c)
         x_r = x_l if self.share_weights else self.lin_r(x).view(-1, h_, c)
         t = _common.elem(x)
+        weights = bool(return_attention_weights)
         out = _attention("gatv2", (h_, c, t, self.negative_slope), self, x, edge_index,
-                         h_, x_l, x_r, self.att.view(h_, c))
+                         h_, x_l, x_r, self.att.view(h_, c), weights=weights)
+        if weights:
+            out, attention = out
         out = _heads_out(out, self.concat)
         if self.res is not None:
             out = out + self.res(x)
         if self.bias is not None:
             out = out + self.bias
-        return out
+        return (out, attention) if weights else out
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}({self.in_channels}, {self.out_channels}, "
@@ -229,10 +247,10 @@ class TransformerConv(torch.nn.Module):
 
     Supported: `heads`, `concat` (else the mean over heads), `beta` (the
     gated skip connection, computed in PyTorch), `dropout` on the attention
-    coefficients, `bias`, `root_weight`, `flow`. Refused
-    (`NotImplementedError`): `edge_dim`/`edge_attr`, `return_attention_weights`
-    (PyG returns the weights for any bool, so both True and False are refused),
-    bipartite channels or inputs, lazy `in_channels=-1`. Parameters:
+    coefficients, `bias`, `root_weight`, `flow`, `return_attention_weights`
+    (as PyG, any bool returns `(edge_index, alpha)`, alpha before dropout).
+    Refused (`NotImplementedError`): `edge_dim`/`edge_attr`, bipartite channels
+    or inputs, lazy `in_channels=-1`. Parameters:
     `lin_key.*`, `lin_query.*`, `lin_value.*`, `lin_skip.*`,
     `lin_beta.weight`.
     """
@@ -279,13 +297,18 @@ class TransformerConv(torch.nn.Module):
         name = type(self).__name__
         _common.check_inputs(name, x, edge_index, self.in_channels,
                              self.lin_key.weight.dtype)
-        _check_forward_extras(name, edge_attr, return_attention_weights, any_bool=True)
+        _check_forward_extras(name, edge_attr)
         h_, c = self.heads, self.out_channels
         q = self.lin_query(x).view(-1, h_, c)
         k = self.lin_key(x).view(-1, h_, c)
         v = self.lin_value(x).view(-1, h_, c)
         t = _common.elem(x)
-        out = _attention("transformer", (h_, c, t), self, x, edge_index, h_, q, k, v)
+        # As PyG: any bool (False too) asks for the weights.
+        weights = isinstance(return_attention_weights, bool)
+        out = _attention("transformer", (h_, c, t), self, x, edge_index, h_, q, k, v,
+                         weights=weights)
+        if weights:
+            out, attention = out
         out = _heads_out(out, self.concat)
         if self.root_weight:
             x_r = self.lin_skip(x)
@@ -294,7 +317,7 @@ class TransformerConv(torch.nn.Module):
                 out = beta * x_r + (1 - beta) * out
             else:
                 out = out + x_r
-        return out
+        return (out, attention) if weights else out
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}({self.in_channels}, {self.out_channels}, "
