@@ -42,6 +42,11 @@ def random_graph(n=20, e=60, seed=1):
     return torch.randint(0, n, (2, e), generator=g), n
 
 
+def loop_free_graph(n=20, e=60, seed=1):
+    edge_index, n = random_graph(n, e, seed)
+    return edge_index[:, edge_index[0] != edge_index[1]], n
+
+
 def empty_graph(n=5):
     return torch.zeros(2, 0, dtype=torch.long), n
 
@@ -117,7 +122,8 @@ def features(n, dtype, seed=2, channels=IN):
     return torch.randn(n, channels, generator=g, dtype=torch.float64).to(dtype)
 
 
-GRAPHS = {"tiny": tiny_graph, "random": random_graph, "empty": empty_graph}
+GRAPHS = {"tiny": tiny_graph, "random": random_graph, "loop-free": loop_free_graph,
+          "empty": empty_graph}
 
 
 # --------------------------------------------------------------------------
@@ -125,7 +131,7 @@ GRAPHS = {"tiny": tiny_graph, "random": random_graph, "empty": empty_graph}
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
-@pytest.mark.parametrize("graph", ["tiny", "random", "empty"])
+@pytest.mark.parametrize("graph", list(GRAPHS))
 @pytest.mark.parametrize("case", IDS)
 def test_matches_pyg(case, graph, dtype):
     ours, pyg = make(BY_ID[case], dtype)
@@ -152,8 +158,9 @@ def test_matches_pyg(case, graph, dtype):
             torch.testing.assert_close(p.grad, q.grad, **tol(dtype), msg=name)
 
 
-def test_gcn_edge_weight_matches_pyg():
-    edge_index, n = tiny_graph()
+@pytest.mark.parametrize("graph", ["tiny", "loop-free"])
+def test_gcn_edge_weight_matches_pyg(graph):
+    edge_index, n = GRAPHS[graph]()
     w = torch.rand(edge_index.size(1), generator=torch.Generator().manual_seed(4),
                    dtype=torch.float64) + 0.1
     for kwargs in [{}, dict(improved=True), dict(add_self_loops=False),
@@ -161,6 +168,7 @@ def test_gcn_edge_weight_matches_pyg():
         ours, pyg = make(("gcn-w", "GCNConv", (IN, OUT), kwargs), torch.float64)
         x = features(n, torch.float64)
         w1, w2 = w.clone().requires_grad_(), w.clone().requires_grad_()
+        assert n == 7 or not (edge_index[0] == edge_index[1]).any()
         out1, out2 = ours(x, edge_index, w1), pyg(x, edge_index, w2)
         torch.testing.assert_close(out1, out2, **tol(torch.float64))
         out1.sum().backward()
@@ -240,10 +248,13 @@ def test_no_graph_break(case):
     assert explanation.graph_break_count == 0, explanation.break_reasons
 
 
-@pytest.mark.parametrize("case", ["gcn", "gat-heads"])
-def test_torch_compile_fullgraph(case):
+@pytest.mark.parametrize("case,graph", [("gcn", "random"), ("gat-heads", "random"),
+                                        ("gat-heads", "loop-free")])
+def test_torch_compile_fullgraph(case, graph):
+    """Compiled code always takes the self-loop mask; eager mode drops it on
+    a graph without self-loops: the same results either way."""
     ours, _ = make(BY_ID[case])
-    edge_index, n = random_graph()
+    edge_index, n = GRAPHS[graph]()
     x = features(n, torch.float32).requires_grad_()
     eager = ours(x, edge_index)
     (gx_eager,) = torch.autograd.grad(eager.sum(), x)
@@ -495,3 +506,11 @@ def test_self_loop_graph_is_cached_per_edge_index():
     assert torch.equal(graph[:, :e], edge_index)
     assert torch.equal(graph[:, e:], torch.arange(n).expand(2, n))
     assert keep.tolist() == (edge_index[0] != edge_index[1]).float().tolist() + [1.0] * n
+    # Without self-loops in the input, eager mode needs no mask.
+    free, n = loop_free_graph()
+    graph, keep = _common.with_self_loops(free, n, f32)
+    assert keep is None and graph.shape == (2, free.size(1) + n)
+    # The op torch.compile sees always gives the mask.
+    assert _common._self_loops_op(free, n, f32)[1].tolist() == [1.0] * (free.size(1) + n)
+    # A flipped graph is cached too.
+    assert _common.flip(free, "target_to_source") is _common.flip(free, "target_to_source")

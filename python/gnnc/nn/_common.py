@@ -191,6 +191,44 @@ def elem(x: Tensor) -> str:
 
 
 # --------------------------------------------------------------------------
+# Graphs derived from edge_index, cached per edge_index tensor.
+# --------------------------------------------------------------------------
+#
+# gnnc caches its graph structures per edge_index tensor object, so a graph a
+# layer derives (flipped, with self-loops) must be the same tensor object
+# from call to call for that cache to hit. Derived graphs are therefore cached
+# here per (input tensor object, its version counter, what was derived).
+
+_DERIVED = {}
+_DERIVED_SIZE = 32
+
+
+def _derived(edge_index: Tensor, what: tuple, build):
+    key = (id(edge_index), edge_index._version) + what
+    hit = _DERIVED.get(key)
+    if hit is not None and hit[0]() is edge_index:
+        return hit[1]
+    result = build()
+    for k in [k for k, v in _DERIVED.items() if v[0]() is None]:
+        del _DERIVED[k]
+    while len(_DERIVED) >= _DERIVED_SIZE:
+        del _DERIVED[next(iter(_DERIVED))]
+    _DERIVED[key] = (weakref.ref(edge_index), result)
+    # The cached tensors are handed out again on every hit; nothing in gnnc.nn
+    # writes to them.
+    return result
+
+
+def flip(edge_index: Tensor, flow: str) -> Tensor:
+    """PyG's flow='target_to_source' reads edge_index[0] as the target."""
+    if flow != "target_to_source":
+        return edge_index
+    if torch.compiler.is_compiling():
+        return edge_index.flip(0)
+    return _derived(edge_index, ("flip",), lambda: edge_index.flip(0))
+
+
+# --------------------------------------------------------------------------
 # Self-loops: PyG's remove_self_loops + add_self_loops, without a
 # data-dependent shape.
 # --------------------------------------------------------------------------
@@ -199,12 +237,9 @@ def elem(x: Tensor) -> str:
 # (E + N edges, the self-loops last) plus a mask `keep` that is 0 on the input's
 # own self-loops: the layers give those edges no weight (score -inf before a
 # softmax, weight 0 in GCN), which is exactly removing them. The shapes only
-# depend on E and N, so this traces under torch.compile without a graph break;
-# the result is cached per edge_index tensor (object and version) so the same
-# gnnc.Graph is reused across layers and epochs.
-
-_LOOP_CACHE = {}
-_LOOP_CACHE_SIZE = 16
+# depend on E and N, so this traces under torch.compile without a graph break.
+# In eager mode a graph without self-loops needs no mask (`keep` is None):
+# the layers then run the plain templates, which compile to fewer kernels.
 
 
 def _with_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype):
@@ -220,26 +255,20 @@ def _with_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype):
                 f"{n} nodes (x.size(0))")
     loops = torch.arange(n, device=ei.device, dtype=torch.int64)
     aug = torch.cat([ei, loops.unsqueeze(0).expand(2, n)], dim=1)
-    keep = torch.cat([ei[0] != ei[1], torch.ones(n, dtype=torch.bool, device=ei.device)])
-    return aug, keep.to(dtype)
+    is_loop = ei[0] == ei[1]
+    keep = torch.cat([~is_loop, torch.ones(n, dtype=torch.bool, device=ei.device)])
+    return aug, keep.to(dtype), bool(is_loop.any())
+
+
+def _cached_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype):
+    return _derived(edge_index, ("loops", num_nodes, dtype),
+                    lambda: _with_self_loops(edge_index, num_nodes, dtype))
 
 
 @torch.library.custom_op("gnnc_nn::self_loops", mutates_args=())
 def _self_loops_op(edge_index: Tensor, num_nodes: int,
                    dtype: torch.dtype) -> tuple[Tensor, Tensor]:
-    key = (id(edge_index), edge_index._version, num_nodes, dtype)
-    hit = _LOOP_CACHE.get(key)
-    if hit is not None and hit[0]() is edge_index:
-        return hit[1]
-    result = _with_self_loops(edge_index, num_nodes, dtype)
-    for k in [k for k, v in _LOOP_CACHE.items() if v[0]() is None]:
-        del _LOOP_CACHE[k]
-    while len(_LOOP_CACHE) >= _LOOP_CACHE_SIZE:
-        del _LOOP_CACHE[next(iter(_LOOP_CACHE))]
-    _LOOP_CACHE[key] = (weakref.ref(edge_index), result)
-    # The cached tensors are handed out again on every hit; nothing in gnnc.nn
-    # writes to them.
-    return result
+    return _cached_self_loops(edge_index, num_nodes, dtype)[:2]
 
 
 @_self_loops_op.register_fake
@@ -252,13 +281,12 @@ def _(edge_index, num_nodes, dtype):
 
 def with_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype):
     """(the graph [2, E + N]: edge_index then (n, n) for every node n;
-    keep [E + N] of `dtype`: 0 on the input's self-loops, else 1)."""
-    return _self_loops_op(edge_index, num_nodes, dtype)
-
-
-def flip(edge_index: Tensor, flow: str) -> Tensor:
-    """PyG's flow='target_to_source' reads edge_index[0] as the target."""
-    return edge_index.flip(0) if flow == "target_to_source" else edge_index
+    keep [E + N] of `dtype`: 0 on the input's self-loops, else 1, or None
+    in eager mode when the input has no self-loops)."""
+    if torch.compiler.is_compiling():
+        return _self_loops_op(edge_index, num_nodes, dtype)
+    aug, keep, any_loop = _cached_self_loops(edge_index, num_nodes, dtype)
+    return aug, (keep if any_loop else None)
 
 
 # --------------------------------------------------------------------------

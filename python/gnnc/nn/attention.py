@@ -37,10 +37,13 @@ def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tenso
     n = x.size(0)
     ei = _common.flip(edge_index, layer.flow)
     extra = []
-    masked = bool(getattr(layer, "add_self_loops", False))
-    if masked:
+    loops = bool(getattr(layer, "add_self_loops", False))
+    keep = None
+    if loops:
         ei, keep = _common.with_self_loops(ei, n, x.dtype)
-        extra.append(keep)
+        if keep is not None:
+            extra.append(keep)
+    masked = keep is not None
     dropout = layer.training and layer.dropout > 0.0
     if dropout:
         extra.append(_common.attention_dropout_mask(
@@ -55,9 +58,7 @@ def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tenso
         # (data-dependent: a graph break under torch.compile, only here).
         kept = keep != 0
         ei, alpha = ei[:, kept], alpha[kept]
-    else:
-        ei = edge_index
-    return out, (_common.flip(ei, layer.flow) if masked else ei, alpha)
+    return out, (_common.flip(ei, layer.flow) if loops else edge_index, alpha)
 
 
 class GATConv(torch.nn.Module):

@@ -87,21 +87,28 @@ class GCNConv(torch.nn.Module):
         c = self.out_channels
         if self.normalize and self.add_self_loops:
             ei, keep = _common.with_self_loops(ei, n, x.dtype)
-            fill = 2.0 if self.improved else 1.0
             e = edge_index.size(1)
             if edge_weight is None:
                 # PyG 2.8's gcn_norm gives every edge and self-loop the weight
                 # 1 when no edge_weight is passed: `improved` has no effect.
-                w = keep
+                if keep is None:  # no self-loops in the input: a plain graph
+                    out = _common.propagate("gcn", (c, t, True, False), ei, n, h)
+                else:
+                    out = _common.propagate("gcn", (c, t, True, True), ei, n, h, keep)
             else:
                 # add_remaining_self_loops: a node's own self-loop keeps its
-                # weight, the others get `fill`; the input's loops are dropped.
-                is_loop = keep[:e] == 0
-                slot = torch.where(is_loop, ei[0, :e], n)
+                # weight, the others get 2 (improved) or 1; the input's loops
+                # are dropped.
+                fill = 2.0 if self.improved else 1.0
                 loop_w = torch.full((n + 1,), fill, dtype=x.dtype, device=x.device)
-                loop_w = loop_w.index_put((slot,), edge_weight)[:n]
-                w = torch.cat([torch.where(is_loop, 0.0, edge_weight), loop_w])
-            out = _common.propagate("gcn", (c, t, True, True), ei, n, h, w)
+                if keep is None:
+                    w = torch.cat([edge_weight, loop_w[:n]])
+                else:
+                    is_loop = keep[:e] == 0
+                    slot = torch.where(is_loop, ei[0, :e], n)
+                    loop_w = loop_w.index_put((slot,), edge_weight)[:n]
+                    w = torch.cat([torch.where(is_loop, 0.0, edge_weight), loop_w])
+                out = _common.propagate("gcn", (c, t, True, True), ei, n, h, w)
         elif edge_weight is not None:
             out = _common.propagate("gcn", (c, t, self.normalize, True), ei, n, h,
                                     edge_weight)
@@ -276,12 +283,14 @@ class AGNNConv(torch.nn.Module):
         t = _common.elem(x)
         # One head: [N, 1, F], so the scores share the attention layers' form.
         x3 = x.contiguous().view(n, 1, x.size(1))
+        keep = None
         if self.add_self_loops:
             ei, keep = _common.with_self_loops(ei, n, x.dtype)
+        if keep is None:
+            out = _common.propagate("agnn", (int(x.size(1)), t, False), ei, n, x3, self.beta)
+        else:
             out = _common.propagate("agnn", (int(x.size(1)), t, True), ei, n, x3, self.beta,
                                     keep)
-        else:
-            out = _common.propagate("agnn", (int(x.size(1)), t, False), ei, n, x3, self.beta)
         return out.view(n, x.size(1))
 
     def __repr__(self) -> str:
