@@ -413,6 +413,11 @@ def test_refused_forward_arguments():
         gnn.TransformerConv(IN, OUT)(x, edge_index, ea)
     with pytest.raises(NotImplementedError, match="bipartite"):
         gnn.SAGEConv(IN, OUT)((x, x), edge_index)
+    adj = torch.sparse_coo_tensor(edge_index, torch.ones(edge_index.size(1)), (n, n))
+    with pytest.raises(NotImplementedError, match="sparse"):
+        gnn.GCNConv(IN, OUT)(x, adj)
+    with pytest.raises(ValueError, match="heads"):
+        gnn.GATConv(IN, OUT, heads=0)
     with pytest.raises(NotImplementedError, match="size"):
         gnn.SAGEConv(IN, OUT)(x, edge_index, size=(n, 3))
 

@@ -104,6 +104,12 @@ def check_channels(layer: str, name: str, value) -> int:
     return value
 
 
+def check_heads(layer: str, heads) -> int:
+    if isinstance(heads, bool) or not isinstance(heads, int) or heads <= 0:
+        raise ValueError(f"{layer}: heads must be a positive int, got {heads!r}")
+    return heads
+
+
 def check_dropout(layer: str, p: float) -> float:
     if not 0.0 <= float(p) <= 1.0:
         raise ValueError(f"{layer}: dropout must be in [0, 1], got {p}")
@@ -155,6 +161,10 @@ def check_inputs(layer: str, x, edge_index, in_channels: Optional[int],
     if not isinstance(x, Tensor):
         raise TypeError(f"{layer}: expected x to be a torch.Tensor, got "
                         f"{type(x).__name__}")
+    if not isinstance(edge_index, Tensor) and type(edge_index).__name__ == "SparseTensor":
+        raise NotImplementedError(
+            f"{layer}: a torch_sparse.SparseTensor adjacency is not supported by "
+            f"gnnc.nn; pass edge_index as a [2, E] tensor")
     if not isinstance(edge_index, Tensor):
         raise TypeError(f"{layer}: expected edge_index to be a torch.Tensor "
                         f"[2, E], got {type(edge_index).__name__}")

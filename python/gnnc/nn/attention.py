@@ -91,7 +91,7 @@ class GATConv(torch.nn.Module):
             _common.refuse(name, f"edge_dim={edge_dim!r}", "edge features")
         self.in_channels = _common.check_channels(name, "in_channels", in_channels)
         self.out_channels = _common.check_channels(name, "out_channels", out_channels)
-        self.heads = _common.check_channels(name, "heads", heads)
+        self.heads = _common.check_heads(name, heads)
         self.concat = concat
         self.negative_slope = float(negative_slope)
         self.dropout = _common.check_dropout(name, dropout)
@@ -178,7 +178,7 @@ class GATv2Conv(torch.nn.Module):
             _common.refuse(name, f"edge_dim={edge_dim!r}", "edge features")
         self.in_channels = _common.check_channels(name, "in_channels", in_channels)
         self.out_channels = _common.check_channels(name, "out_channels", out_channels)
-        self.heads = _common.check_channels(name, "heads", heads)
+        self.heads = _common.check_heads(name, heads)
         self.concat = concat
         self.negative_slope = float(negative_slope)
         self.dropout = _common.check_dropout(name, dropout)
@@ -267,7 +267,7 @@ class TransformerConv(torch.nn.Module):
             _common.refuse(name, f"edge_dim={edge_dim!r}", "edge features")
         self.in_channels = _common.check_channels(name, "in_channels", in_channels)
         self.out_channels = _common.check_channels(name, "out_channels", out_channels)
-        self.heads = _common.check_channels(name, "heads", heads)
+        self.heads = _common.check_heads(name, heads)
         self.beta = beta and root_weight
         self.root_weight = root_weight
         self.concat = concat
