@@ -413,7 +413,8 @@ def test_refused_forward_arguments():
         gnn.TransformerConv(IN, OUT)(x, edge_index, ea)
     with pytest.raises(NotImplementedError, match="bipartite"):
         gnn.SAGEConv(IN, OUT)((x, x), edge_index)
-    adj = torch.sparse_coo_tensor(edge_index, torch.ones(edge_index.size(1)), (n, n))
+    adj = torch.sparse_coo_tensor(edge_index, torch.ones(edge_index.size(1)), (n, n),
+                                  check_invariants=True)
     with pytest.raises(NotImplementedError, match="sparse"):
         gnn.GCNConv(IN, OUT)(x, adj)
     with pytest.raises(ValueError, match="heads"):
