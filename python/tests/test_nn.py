@@ -234,6 +234,18 @@ def test_gradcheck(case):
     assert torch.autograd.gradcheck(f, (x, *params), eps=1e-6, atol=1e-6, rtol=1e-5)
 
 
+@pytest.mark.parametrize("kwargs", [{}, dict(improved=True), dict(add_self_loops=False),
+                                    dict(normalize=False)], ids=str)
+def test_gradcheck_gcn_edge_weight(kwargs):
+    ours, _ = make(("gcn-w", "GCNConv", (IN, OUT), kwargs), torch.float64)
+    edge_index, n = tiny_graph()
+    x = features(n, torch.float64).requires_grad_()
+    w = (torch.rand(edge_index.size(1), generator=torch.Generator().manual_seed(4),
+                    dtype=torch.float64) + 0.1).requires_grad_()
+    assert torch.autograd.gradcheck(lambda x, w: ours(x, edge_index, w), (x, w),
+                                    eps=1e-6, atol=1e-6, rtol=1e-5)
+
+
 # --------------------------------------------------------------------------
 # torch.compile.
 
@@ -495,6 +507,14 @@ def test_non_contiguous_features_are_fine():
         ours, pyg = make(BY_ID[case], torch.float64)
         torch.testing.assert_close(ours(x, edge_index), pyg(x, edge_index),
                                    **tol(torch.float64))
+
+
+def test_self_loop_op_passes_opcheck():
+    edge_index, n = tiny_graph()
+    for dtype in (torch.float32, torch.float64):
+        torch.library.opcheck(torch.ops.gnnc_nn.self_loops.default, (edge_index, n, dtype))
+    torch.library.opcheck(torch.ops.gnnc_nn.self_loops.default,
+                          (torch.zeros(2, 0, dtype=torch.long), 3, torch.float32))
 
 
 def test_self_loop_graph_is_cached_per_edge_index():
