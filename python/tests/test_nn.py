@@ -281,6 +281,9 @@ def test_torch_compile_fullgraph(case, graph):
     torch.testing.assert_close(gx, gx_eager)
     out = compiled(x, edge_index)  # again, from the compiled code's cache
     torch.testing.assert_close(out, eager)
+    other, m = tiny_graph()  # another graph and node count
+    x2 = features(m, torch.float32)
+    torch.testing.assert_close(compiled(x2, other), ours(x2, other))
 
 
 # --------------------------------------------------------------------------
@@ -543,3 +546,9 @@ def test_self_loop_graph_is_cached_per_edge_index():
     assert _common._self_loops_op(free, n, f32)[1].tolist() == [1.0] * (free.size(1) + n)
     # A flipped graph is cached too.
     assert _common.flip(free, "target_to_source") is _common.flip(free, "target_to_source")
+    # What was derived from a tensor goes with it.
+    tmp = free.clone()
+    _common.with_self_loops(tmp, n, f32)
+    assert any(ref() is tmp for ref, _ in _common._DERIVED.values())
+    del tmp
+    assert all(ref() is not None for ref, _ in _common._DERIVED.values())

@@ -219,11 +219,18 @@ def _derived(edge_index: Tensor, what: tuple, build):
     if hit is not None and hit[0]() is edge_index:
         return hit[1]
     result = build()
-    for k in [k for k, v in _DERIVED.items() if v[0]() is None]:
+    # Entries of an older version of the same tensor are stale.
+    for k in [k for k in _DERIVED if k[0] == key[0] and k[1] != key[1]]:
         del _DERIVED[k]
     while len(_DERIVED) >= _DERIVED_SIZE:
         del _DERIVED[next(iter(_DERIVED))]
-    _DERIVED[key] = (weakref.ref(edge_index), result)
+
+    def drop(_ref, key=key):  # the input died: free what was derived from it
+        entry = _DERIVED.get(key)
+        if entry is not None and entry[0] is _ref:
+            del _DERIVED[key]
+
+    _DERIVED[key] = (weakref.ref(edge_index, drop), result)
     # The cached tensors are handed out again on every hit; nothing in gnnc.nn
     # writes to them.
     return result
