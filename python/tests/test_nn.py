@@ -176,6 +176,30 @@ def test_gcn_edge_weight_matches_pyg(graph):
         torch.testing.assert_close(w1.grad, w2.grad, **tol(torch.float64), msg=str(kwargs))
 
 
+@pytest.mark.parametrize("aggr", ["max", "min"])
+def test_sage_extremum_ties_share_the_gradient(aggr):
+    """Tied neighbours share a node's gradient equally, as PyG's (torch's
+    scatter_reduce) gradient does, except where the extremum is exactly 0:
+    there torch also counts its zero initial value as a tie and PyG's
+    gradient loses that share (docs/Python-nn.md); gnnc's does not."""
+    edge_index, n = random_graph(8, 40, seed=9)
+    g = torch.Generator().manual_seed(10)
+    x = torch.randint(1, 4, (n, IN), generator=g).double()  # many ties, no zeros
+    ours, pyg = make(("sage", "SAGEConv", (IN, OUT), dict(aggr=aggr, root_weight=False)),
+                     torch.float64)
+    x1, x2 = x.clone().requires_grad_(), x.clone().requires_grad_()
+    ours(x1, edge_index).sum().backward()
+    pyg(x2, edge_index).sum().backward()
+    torch.testing.assert_close(x1.grad, x2.grad, **tol(torch.float64))
+    # All-zero neighbourhoods: the whole gradient reaches the tied neighbours.
+    layer = gnn.SAGEConv(1, 1, aggr=aggr, root_weight=False, bias=False).double()
+    with torch.no_grad():
+        layer.lin_l.weight.fill_(1.0)
+    z = torch.zeros(3, 1, dtype=torch.float64, requires_grad=True)
+    layer(z, torch.tensor([[0, 1], [2, 2]])).sum().backward()
+    assert z.grad.view(-1).tolist() == [0.5, 0.5, 0.0]
+
+
 def test_gcn_cached_keeps_the_first_graph():
     ours, pyg = make(("gcn-cached", "GCNConv", (IN, OUT), dict(cached=True)), torch.float64)
     (ei1, n), (ei2, _) = random_graph(7, 20, seed=5), tiny_graph()

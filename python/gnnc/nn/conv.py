@@ -135,7 +135,9 @@ class SAGEConv(torch.nn.Module):
     aggregations (lists, `Aggregation` modules, 'lstm', ...), bipartite
     `(in_src, in_dst)` channels, lazy `in_channels=-1`, a `size` other than
     `(N, N)`. Parameters: `lin_l.weight`, `lin_l.bias`, `lin_r.weight`,
-    `lin.weight`/`lin.bias` with `project=True`.
+    `lin.weight`/`lin.bias` with `project=True`. With max/min, tied
+    neighbours share the gradient equally; where the extremum is exactly 0
+    PyG's CPU gradient differs (docs/Python-nn.md).
     """
 
     def __init__(self, in_channels: int, out_channels: int, aggr="mean",
