@@ -287,6 +287,25 @@ def test_no_graph_break(case):
     assert explanation.graph_break_count == 0, explanation.break_reasons
 
 
+@pytest.mark.parametrize("cls", ["GATConv", "GATv2Conv", "TransformerConv"])
+def test_no_graph_break_training_with_dropout(cls):
+    layer = getattr(gnn, cls)(IN, OUT, heads=2, dropout=0.5).train()
+    edge_index, n = tiny_graph()
+    x = features(n, torch.float32)
+    torch._dynamo.reset()
+    explanation = torch._dynamo.explain(layer)(x, edge_index)
+    assert explanation.graph_break_count == 0, explanation.break_reasons
+
+
+def test_no_graph_break_gcn_edge_weight():
+    layer = gnn.GCNConv(IN, OUT, improved=True)
+    edge_index, n = tiny_graph()
+    w = torch.rand(edge_index.size(1))
+    torch._dynamo.reset()
+    explanation = torch._dynamo.explain(layer)(features(n, torch.float32), edge_index, w)
+    assert explanation.graph_break_count == 0, explanation.break_reasons
+
+
 @pytest.mark.parametrize("case,graph", [("gcn", "random"), ("gat-heads", "random"),
                                         ("gat-heads", "loop-free")])
 def test_torch_compile_fullgraph(case, graph):
