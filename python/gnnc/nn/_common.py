@@ -97,10 +97,12 @@ def check_channels(layer: str, name: str, value) -> int:
             f"separate source and target sizes) is not supported by gnnc.nn")
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{layer}: {name} must be an int, got {value!r}")
-    if value <= 0:
+    if value <= 0 and name == "in_channels":
         raise NotImplementedError(
             f"{layer}: {name}={value} (lazy initialisation) is not supported by "
             f"gnnc.nn; give the size")
+    if value <= 0:
+        raise ValueError(f"{layer}: {name} must be positive, got {value}")
     return value
 
 
