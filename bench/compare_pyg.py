@@ -13,7 +13,7 @@ cuSPARSE CSR SpMM of the same width through torch.sparse.mm.
 Memory: "extra" is what the forward needs beyond its inputs and weights
 (intermediates and output): for PyG the peak of torch's allocator during the
 forward minus what was allocated before; for gnnc the bytes of the Program's
-temporary and output buffers.
+output buffers and of the workspace its temporaries share (cuda.memory).
 
     python3 bench/compare_pyg.py --gnn-run build/bin/gnn-run --datasets DIR \
         --json compare.json
@@ -108,7 +108,11 @@ def main():
                 pyg_extra = torch.cuda.max_memory_allocated() - before
                 del out
             input_bytes = sum(a.size * 4 for a in inputs.values())
-            gnnc_extra = cuda["program_bytes"] - input_bytes
+            memory = cuda.get("memory")
+            if memory:  # the outputs and the planned workspace of temporaries
+                gnnc_extra = memory["output_bytes"] + memory["arena_bytes"]
+            else:  # gnn-run before memory planning: one buffer per temporary
+                gnnc_extra = cuda["program_bytes"] - input_bytes
             row = dict(graph=name, nodes=n, edges=e, layer=layer, pyg_layer=pyg_name,
                        gnnc_ms=cuda["median_ms"], pyg_ms=pyg_ms,
                        speedup=pyg_ms / cuda["median_ms"],

@@ -35,6 +35,8 @@ Environment gnn::runtime::readEnvironment() {
   env.deviceOrdinal = dev.empty() ? 0 : std::atoi(dev.c_str());
   if (env.deviceOrdinal < 0)
     env.deviceOrdinal = 0;
+  std::string poison = get("GNNC_POISON_WORKSPACE");
+  env.poisonWorkspace = !poison.empty() && poison != "0";
   return env;
 }
 

@@ -1,19 +1,25 @@
 //===- Executor.cpp - running a Program -----------------------------------===//
 //
 // Part of gnnc. Everything that can be resolved once (kernels, buffer slots,
-// formulas) is resolved in create(); run() only evaluates formulas and
-// launches, to keep the host cost of a launch low.
+// formulas) is resolved in create(), and memory plans once per graph size;
+// run() only evaluates formulas and launches, to keep the host cost of a
+// launch low. run() writes no state of the Executable but the caches (plans,
+// owned workspaces), behind a mutex: pointers and kernel arguments live on
+// the caller's stack, so runs on several streams can overlap.
 //
 //===----------------------------------------------------------------------===//
 
 #include "gnn/Runtime/Library.h"
 #include "gnn/Runtime/Module.h"
 #include "gnn/Runtime/Executor.h"
+#include "gnn/Runtime/Environment.h"
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <mutex>
 
 using namespace gnn::runtime;
 
@@ -24,23 +30,40 @@ struct Executable::Impl {
   std::unique_ptr<Module> module;
   std::map<std::string, Kernel> kernels;
   std::map<std::string, size_t> slotOf; ///< buffer name -> index
-  std::vector<void *> pointers;         ///< per buffer, set at each run
-  std::vector<DeviceBuffer> temps;      ///< per buffer (temps only)
-  /// Per launch step: the kernel and argument storage.
-  struct LaunchPlan {
-    Kernel *kernel = nullptr;
-    std::vector<uint64_t> storage; ///< 8 bytes per argument
-    std::vector<void *> argv;
-  };
-  std::vector<LaunchPlan> launches; ///< parallel to program.steps
+  /// Per launch step: the kernel (parallel to program.steps).
+  std::vector<Kernel *> launches;
+  /// The most arguments of one launch (the size of a run's argument storage).
+  size_t maxArgs = 0;
 
-  Status bind(const Graph &graph, const std::map<std::string, void *> &bindings,
-              const FormulaScope &scope);
+  /// A workspace the Executable owns for one stream; `mutex` is held by a run
+  /// that uses it from binding to its last enqueued step.
+  struct OwnedWorkspace {
+    std::mutex mutex;
+    DeviceBuffer buffer;
+  };
+  /// Guards the caches below and Kernel::allowDynamicShared.
+  mutable std::mutex mutex;
+  using ScopeKey = std::array<int64_t, 6>;
+  /// Memory plans per graph size (cleared when it grows large: graphs of
+  /// ever new sizes, as in mini-batch training, must not grow it forever).
+  mutable std::map<ScopeKey, std::shared_ptr<const MemoryPlan>> plans;
+  std::map<cudaStream_t, std::shared_ptr<OwnedWorkspace>> owned;
+
+  StatusOr<std::shared_ptr<const MemoryPlan>>
+  planFor(const FormulaScope &scope) const;
+  Status bind(const std::map<std::string, void *> &bindings,
+              const FormulaScope &scope, const MemoryPlan &plan,
+              char *workspace, std::vector<void *> &pointers) const;
   void *graphArray(const Graph &graph, const std::string &name) const;
 };
 
 Executable::Executable() : impl(new Impl) {}
-Executable::~Executable() = default;
+Executable::~Executable() {
+  // Owned workspaces are freed in the legacy stream's order, which does not
+  // wait for non-blocking streams: wait for the device first.
+  if (!impl->owned.empty())
+    (void)cudaDeviceSynchronize();
+}
 
 const Program &Executable::program() const { return impl->program; }
 
@@ -80,20 +103,54 @@ Executable::create(const Program &program, Compiler &compiler,
   }
   for (size_t i = 0; i < program.buffers.size(); ++i)
     m.slotOf[program.buffers[i].name] = i;
-  m.pointers.assign(program.buffers.size(), nullptr);
-  m.temps.resize(program.buffers.size());
-  m.launches.resize(program.steps.size());
+  m.launches.assign(program.steps.size(), nullptr);
   for (size_t i = 0; i < program.steps.size(); ++i) {
     auto *s = std::get_if<LaunchStep>(&program.steps[i]);
     if (!s)
       continue;
-    Impl::LaunchPlan &plan = m.launches[i];
-    plan.kernel = &m.kernels[s->kernel];
-    plan.storage.assign(s->args.size(), 0);
-    for (uint64_t &slot : plan.storage)
-      plan.argv.push_back(&slot);
+    m.launches[i] = &m.kernels[s->kernel];
+    m.maxArgs = std::max(m.maxArgs, s->args.size());
   }
   return ex;
+}
+
+StatusOr<std::shared_ptr<const MemoryPlan>>
+Executable::Impl::planFor(const FormulaScope &scope) const {
+  ScopeKey key{scope.nodes,       scope.edges,        scope.graphs,
+               scope.maxInDegree, scope.maxOutDegree, scope.largestGraph};
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = plans.find(key);
+    if (it != plans.end())
+      return it->second;
+  }
+  StatusOr<MemoryPlan> plan = planMemory(program, scope);
+  if (!plan.ok())
+    return plan.error();
+  auto shared = std::make_shared<const MemoryPlan>(std::move(*plan));
+  std::lock_guard<std::mutex> lock(mutex);
+  if (plans.size() >= 64)
+    plans.clear();
+  plans.emplace(key, shared);
+  return shared;
+}
+
+static FormulaScope scopeOf(const Graph &graph) {
+  const GraphStatistics &st = graph.statistics();
+  return FormulaScope{st.nodes,       st.edges,        st.graphs,
+                      st.maxInDegree, st.maxOutDegree, st.largestGraph};
+}
+
+StatusOr<std::shared_ptr<const MemoryPlan>>
+Executable::memoryPlan(const Graph &graph) const {
+  return impl->planFor(scopeOf(graph));
+}
+
+StatusOr<size_t> Executable::workspaceBytes(const Graph &graph) const {
+  StatusOr<std::shared_ptr<const MemoryPlan>> plan = memoryPlan(graph);
+  if (!plan.ok())
+    return plan.error();
+  return (*plan)->arenaBytes;
 }
 
 void *Executable::Impl::graphArray(const Graph &g, const std::string &n) const {
@@ -110,9 +167,10 @@ void *Executable::Impl::graphArray(const Graph &g, const std::string &n) const {
   return nullptr;
 }
 
-Status Executable::Impl::bind(const Graph &graph,
-                              const std::map<std::string, void *> &bindings,
-                              const FormulaScope &scope) {
+Status Executable::Impl::bind(const std::map<std::string, void *> &bindings,
+                              const FormulaScope &scope, const MemoryPlan &plan,
+                              char *workspace,
+                              std::vector<void *> &pointers) const {
   for (auto &[name, ptr] : bindings) {
     auto it = slotOf.find(name);
     if (it == slotOf.end() || program.buffers[it->second].role == BufferRole::Temp)
@@ -120,30 +178,26 @@ Status Executable::Impl::bind(const Graph &graph,
                            "' is not an input or output of program '" +
                            program.name + "'");
   }
+  pointers.assign(program.buffers.size(), nullptr);
+  // Temps: their place in the workspace (an unused temp keeps null).
+  for (const MemoryPlan::Temp &t : plan.temps)
+    if (t.range.used && workspace)
+      pointers[t.buffer] = workspace + t.offset;
   for (size_t i = 0; i < program.buffers.size(); ++i) {
     const BufferDecl &b = program.buffers[i];
+    if (b.role == BufferRole::Temp)
+      continue;
     StatusOr<int64_t> n = b.size.evaluate(scope);
     if (!n.ok())
       return Status(n.error()).withContext("size of buffer '" + b.name + "'");
     if (*n < 0)
       return Status::error("buffer '" + b.name + "' has negative size " +
                            std::to_string(*n));
-    int64_t bytesSigned = 0;
+    int64_t bytes = 0;
     if (__builtin_mul_overflow(*n, static_cast<int64_t>(dtypeBytes(b.dtype)),
-                               &bytesSigned))
+                               &bytes))
       return Status::error("buffer '" + b.name + "' of " + std::to_string(*n) +
                            " elements needs more than 2^63 bytes");
-    size_t bytes = static_cast<size_t>(bytesSigned);
-    if (b.role == BufferRole::Temp) {
-      if (temps[i].size() < bytes || (bytes && !temps[i].data())) {
-        StatusOr<DeviceBuffer> buf = DeviceBuffer::allocate(bytes);
-        if (!buf.ok())
-          return Status(buf.error()).withContext("temp buffer '" + b.name + "'");
-        temps[i] = std::move(*buf);
-      }
-      pointers[i] = temps[i].data();
-      continue;
-    }
     auto it = bindings.find(b.name);
     if (it == bindings.end())
       return Status::error(std::string(b.role == BufferRole::Input ? "input"
@@ -159,26 +213,87 @@ Status Executable::Impl::bind(const Graph &graph,
 
 Status Executable::run(const Graph &graph,
                        const std::map<std::string, void *> &bindings,
-                       cudaStream_t stream) {
-  return runSteps(graph, bindings, stream, 0, impl->program.steps.size());
+                       cudaStream_t stream, void *workspace) {
+  return runSteps(graph, bindings, stream, 0, impl->program.steps.size(),
+                  workspace);
 }
 
 Status Executable::runSteps(const Graph &graph,
                             const std::map<std::string, void *> &bindings,
-                            cudaStream_t stream, size_t first, size_t count) {
+                            cudaStream_t stream, size_t first, size_t count,
+                            void *workspace) {
   Impl &m = *impl;
   if (!m.program.kernels.empty() && graph.indexBits() != m.program.indexBits)
     return Status::error("program '" + m.program.name + "' was generated for " +
                          std::to_string(m.program.indexBits) +
                          "-bit graph indices but the graph has " +
                          std::to_string(graph.indexBits()) + "-bit ones");
-  const GraphStatistics &st = graph.statistics();
-  FormulaScope scope{st.nodes,       st.edges,        st.graphs,
-                     st.maxInDegree, st.maxOutDegree, st.largestGraph};
-  GNN_RETURN_IF_ERROR(m.bind(graph, bindings, scope));
+  FormulaScope scope = scopeOf(graph);
+  StatusOr<std::shared_ptr<const MemoryPlan>> plan = m.planFor(scope);
+  if (!plan.ok())
+    return plan.error();
+  size_t arena = (*plan)->arenaBytes;
+  if (reinterpret_cast<uintptr_t>(workspace) % kArenaAlignment)
+    return Status::error("the workspace of program '" + m.program.name +
+                         "' is not aligned to " +
+                         std::to_string(kArenaAlignment) + " bytes");
+  // Without a workspace: this stream's own, held (host side) until every
+  // step is enqueued, and grown only once the stream has finished with it.
+  std::shared_ptr<Impl::OwnedWorkspace> own;
+  std::unique_lock<std::mutex> ownLock;
+  if (!workspace && arena) {
+    {
+      std::lock_guard<std::mutex> lock(m.mutex);
+      std::shared_ptr<Impl::OwnedWorkspace> &slot = m.owned[stream];
+      if (!slot)
+        slot = std::make_shared<Impl::OwnedWorkspace>();
+      own = slot;
+    }
+    ownLock = std::unique_lock<std::mutex>(own->mutex);
+    if (own->buffer.size() < arena) {
+      if (own->buffer.data()) {
+        cudaError_t e = cudaStreamSynchronize(stream);
+        if (e != cudaSuccess)
+          return Status::error(std::string("cudaStreamSynchronize before "
+                                           "growing the workspace: ") +
+                               cudaGetErrorName(e));
+      }
+      own->buffer = DeviceBuffer();
+      StatusOr<DeviceBuffer> buf = DeviceBuffer::allocate(arena);
+      if (!buf.ok())
+        return Status(buf.error())
+            .withContext("workspace of program '" + m.program.name + "' (" +
+                         std::to_string(arena) + " bytes)");
+      own->buffer = std::move(*buf);
+      // DeviceBuffer allocates in the legacy stream's order, which a
+      // non-blocking `stream` does not wait for (rare: only when growing).
+      cudaError_t e = cudaStreamSynchronize(nullptr);
+      if (e != cudaSuccess)
+        return Status::error(std::string("cudaStreamSynchronize after "
+                                         "allocating the workspace: ") +
+                             cudaGetErrorName(e));
+    }
+    workspace = own->buffer.data();
+  }
+  std::vector<void *> pointers;
+  GNN_RETURN_IF_ERROR(m.bind(bindings, scope, **plan,
+                             static_cast<char *>(workspace), pointers));
+  if (first == 0 && arena && environment().poisonWorkspace) {
+    // NaN in every float: a step that reads a temp before writing it shows.
+    cudaError_t e = cudaMemsetAsync(workspace, 0xff, arena, stream);
+    if (e != cudaSuccess)
+      return Status::error(std::string("cudaMemsetAsync (poisoning the "
+                                       "workspace): ") +
+                           cudaGetErrorName(e));
+  }
   auto ptr = [&](const std::string &name) {
-    return m.pointers[m.slotOf.at(name)];
+    return pointers[m.slotOf.at(name)];
   };
+  // Argument storage of one launch, reused by the next (launches copy it).
+  std::vector<uint64_t> storage(m.maxArgs, 0);
+  std::vector<void *> argv(m.maxArgs, nullptr);
+  for (size_t a = 0; a < m.maxArgs; ++a)
+    argv[a] = &storage[a];
   auto eval = [&](const Formula &f, int64_t &out) -> Status {
     StatusOr<int64_t> v = f.evaluate(scope);
     if (!v.ok())
@@ -191,10 +306,10 @@ Status Executable::runSteps(const Graph &graph,
     const Step &step = m.program.steps[i];
     std::string where = "program '" + m.program.name + "' step " + std::to_string(i);
     if (auto *s = std::get_if<LaunchStep>(&step)) {
-      Impl::LaunchPlan &plan = m.launches[i];
+      Kernel *kernel = m.launches[i];
       for (size_t a = 0; a < s->args.size(); ++a) {
         const KernelArg &arg = s->args[a];
-        uint64_t &slot = plan.storage[a];
+        uint64_t &slot = storage[a];
         switch (arg.kind) {
         case KernelArg::Kind::Buffer: {
           void *p = ptr(arg.name);
@@ -234,12 +349,15 @@ Status Executable::runSteps(const Graph &graph,
         return Status::error(where + ": grid " + std::to_string(g[0]) + "x" +
                              std::to_string(g[1]) + "x" + std::to_string(g[2]) +
                              " is out of range");
-      if (shared > 48 * 1024)
-        GNN_RETURN_IF_ERROR(plan.kernel->allowDynamicShared(static_cast<int>(shared)));
-      GNN_RETURN_IF_ERROR(plan.kernel->launch(
+      if (shared > 48 * 1024) {
+        std::lock_guard<std::mutex> lock(m.mutex);
+        GNN_RETURN_IF_ERROR(
+            kernel->allowDynamicShared(static_cast<int>(shared)));
+      }
+      GNN_RETURN_IF_ERROR(kernel->launch(
           g[0], g[1], g[2], s->block[0], s->block[1], s->block[2],
           static_cast<unsigned>(shared), reinterpret_cast<CUstream>(stream),
-          plan.argv.data()));
+          argv.data()));
     } else if (auto *s = std::get_if<SpmmStep>(&step)) {
       int64_t cols = 0;
       GNN_RETURN_IF_ERROR(eval(s->cols, cols));

@@ -42,6 +42,14 @@ struct Handles {
   Status status;
 };
 
+/// A handle's stream is part of its state: this is held from setting it to
+/// the call that uses it, so threads on different streams do not take each
+/// other's.
+std::mutex &handleMutex() {
+  static std::mutex m;
+  return m;
+}
+
 Handles &handles() {
   static Handles h = [] {
     Handles r;
@@ -75,10 +83,12 @@ struct SpmmPlan {
   }
 };
 
-/// Everything cached on one graph.
+/// Everything cached on one graph. SpMM plans are per (width, stream): the
+/// permuted weights and the cuSPARSE workspace are written and read in one
+/// stream's order, so runs on other streams need their own.
 struct GraphLibraryState {
   std::mutex mutex;
-  std::map<int64_t, std::unique_ptr<SpmmPlan>> spmm;
+  std::map<std::pair<int64_t, cudaStream_t>, std::unique_ptr<SpmmPlan>> spmm;
   DeviceBuffer ones;
 };
 
@@ -107,17 +117,23 @@ Status gnn::runtime::spmmCsr(const Graph &graph, const float *weights,
                              float alpha, float beta, cudaStream_t stream) {
   Handles &h = handles();
   GNN_RETURN_IF_ERROR(h.status);
-  std::shared_ptr<void> &slot = graph.libraryState();
-  if (!slot)
-    slot = std::make_shared<GraphLibraryState>();
-  auto &state = *static_cast<GraphLibraryState *>(slot.get());
+  GraphLibraryState *statePtr;
+  {
+    static std::mutex creation;
+    std::lock_guard<std::mutex> lock(creation);
+    std::shared_ptr<void> &slot = graph.libraryState();
+    if (!slot)
+      slot = std::make_shared<GraphLibraryState>();
+    statePtr = static_cast<GraphLibraryState *>(slot.get());
+  }
+  auto &state = *statePtr;
   std::lock_guard<std::mutex> lock(state.mutex);
   int64_t n = graph.numNodes(), e = graph.numEdges();
   bool wide = graph.indexType() == IndexType::Int64;
 
   // Values in CSR order: the given weights permuted, or ones (cached).
   const float *values = nullptr;
-  std::unique_ptr<SpmmPlan> &plan = state.spmm[cols];
+  std::unique_ptr<SpmmPlan> &plan = state.spmm[{cols, stream}];
   bool fresh = !plan;
   if (fresh)
     plan = std::make_unique<SpmmPlan>();
@@ -145,8 +161,14 @@ Status gnn::runtime::spmmCsr(const Graph &graph, const float *weights,
       if (!b.ok())
         return b.error();
       state.ones = std::move(*b);
-      if (e)
+      if (e) {
         fillOnes<<<blocks(e), 256, 0, stream>>>(state.ones.as<float>(), e);
+        // Other streams read the ones too: have them written before then.
+        if (cudaError_t err = cudaStreamSynchronize(stream); err != cudaSuccess)
+          return Status::error(
+              std::string("filling the SpMM's unit weights: ") +
+              cudaGetErrorName(err));
+      }
     }
     values = state.ones.as<float>();
   }
@@ -157,6 +179,7 @@ Status gnn::runtime::spmmCsr(const Graph &graph, const float *weights,
     return Status();
 
   cusparseIndexType_t it = wide ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I;
+  std::lock_guard<std::mutex> handleLock(handleMutex());
   GNN_SPARSE(cusparseSetStream(h.sparse, stream));
   if (fresh) {
     GNN_SPARSE(cusparseCreateCsr(&plan->a, n, n, e,
@@ -198,6 +221,7 @@ Status gnn::runtime::gemm(bool transA, bool transB, int64_t m, int64_t n,
   GNN_RETURN_IF_ERROR(h.status);
   if (m == 0 || n == 0)
     return Status();
+  std::lock_guard<std::mutex> handleLock(handleMutex());
   GNN_BLAS(cublasSetStream(h.blas, stream));
   // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T.
   int lda = static_cast<int>(transA ? m : k);

@@ -309,8 +309,13 @@ def _run(module: str, function: str, edge_index: torch.Tensor, num_nodes: int,
         fn = m.cuda_function(function, graph.statistics)
         with torch.cuda.device(edge_index.device):
             stream = torch.cuda.current_stream(edge_index.device).cuda_stream
+            # Temporaries come from PyTorch's caching allocator (blocks are
+            # 512-byte aligned) and return to it when the call is done.
+            nbytes = fn.workspace_bytes(graph.device)
+            workspace = torch.empty(max(nbytes, 1), dtype=torch.uint8,
+                                    device=edge_index.device)
             fn.run(graph.device, [t.data_ptr() for t in inputs],
-                   [t.data_ptr() for t in outputs], stream)
+                   [t.data_ptr() for t in outputs], workspace.data_ptr(), stream)
     else:
         m.module.run_reference(
             function, graph.host,

@@ -501,7 +501,12 @@ public:
     options.indexBits = indexBits;
     {
       DiagnosticCollector diags(*f.getContext());
-      FailureOr<rt::Program> p = mlir::gnn::compileToProgram(module.op(), f, options);
+      // Lowering rewrites a module in place: compile a copy, so the module
+      // keeps serving the reference evaluator and other graphs.
+      OwningOpRef<ModuleOp> copy = module.op().clone();
+      auto copyFunc = copy->lookupSymbol<func::FuncOp>(function);
+      FailureOr<rt::Program> p =
+          mlir::gnn::compileToProgram(*copy, copyFunc, options);
       if (failed(p))
         diags.raise("'" + function + "' does not compile for the GPU");
       program = std::move(*p);
@@ -516,8 +521,18 @@ public:
     exe = check(rt::Executable::create(program));
   }
 
+  /// Bytes of the temporaries' workspace on `graph` (the caller allocates
+  /// it: PyTorch's caching allocator, no second pool).
+  size_t workspaceBytes(const DeviceGraph &graph) const {
+    return check(exe->workspaceBytes(*graph.graph));
+  }
+
+  /// Runs on `stream` (asynchronously) with `workspace` (at least
+  /// workspaceBytes, 256-byte aligned). One CudaFunction may run on several
+  /// streams at once.
   void run(const DeviceGraph &graph, const std::vector<uintptr_t> &inputs,
-           const std::vector<uintptr_t> &outputs, uintptr_t stream) {
+           const std::vector<uintptr_t> &outputs, uintptr_t workspace,
+           uintptr_t stream) {
     if (inputs.size() != inputNames.size() ||
         outputs.size() != outputNames.size())
       throw std::invalid_argument("internal: wrong number of buffers");
@@ -529,10 +544,12 @@ public:
       bindings[inputNames[i]] = reinterpret_cast<void *>(inputs[i]);
     for (size_t i = 0; i < outputs.size(); ++i)
       bindings[outputNames[i]] = reinterpret_cast<void *>(outputs[i]);
-    std::lock_guard<std::mutex> lock(mutex);
+    if (workspace % 256)
+      throw std::invalid_argument("internal: the workspace is not 256-byte aligned");
     nb::gil_scoped_release release;
     check(exe->run(*graph.graph, bindings,
-                   reinterpret_cast<cudaStream_t>(stream)));
+                   reinterpret_cast<cudaStream_t>(stream),
+                   reinterpret_cast<void *>(workspace)));
   }
 
   std::string source() const { return program.source; }
@@ -542,7 +559,6 @@ private:
   rt::Program program;
   std::unique_ptr<rt::Executable> exe;
   std::vector<std::string> inputNames, outputNames;
-  std::mutex mutex;
 };
 #endif
 
@@ -591,6 +607,7 @@ NB_MODULE(_gnnc, m) {
       .def(nb::init<Module &, const std::string &, double, int64_t, int>(),
            nb::arg("module"), nb::arg("function"), nb::arg("mean_degree"),
            nb::arg("max_degree"), nb::arg("index_bits"))
+      .def("workspace_bytes", &CudaFunction::workspaceBytes)
       .def("run", &CudaFunction::run)
       .def("source", &CudaFunction::source)
       .def("program_json", &CudaFunction::json);

@@ -5,8 +5,8 @@
 # attention (with its log-sum-exp), the heavy-row split with short
 # (512-position) and long chunks, and, given GNN_OPT, the row reductions of
 # gnn-autodiff's backward functions. A case passes when gnn-run matches the
-# reference and the tool reports 0 errors (0 hazards for racecheck). Needs a
-# GPU.
+# reference (backward functions: see below) and the tool reports 0 errors
+# (0 hazards for racecheck). Needs a GPU.
 #
 #   test/Integration/sanitize.sh GNN_RUN DATASETS [GRAPH] [GNN_OPT]
 #
@@ -48,12 +48,20 @@ for tool in ${TOOLS:-memcheck racecheck initcheck synccheck}; do
       [[ "$f" == /* ]] || f="$root/$f"
       fn=()
       [[ "$entry" == *#* ]] && fn=(--function="${entry#*#}")
+      # A backward function here gets seeded residuals that no forward
+      # produced (a log-sum-exp unrelated to the scores), so its values are
+      # not comparable in fp32; its numbers are checked by run-autodiff.sh,
+      # which feeds it the forward's residuals. Here only the tool's verdict
+      # counts for it.
+      check=()
+      [[ "$entry" == *_bwd ]] && check=(--no-check)
       out=$(compute-sanitizer --tool "$tool" --error-exitcode 9 \
               "$gnn_run" "$f" "${fn[@]}" --graph="$spec" --backend=cuda \
-              --max-chunks="$chunks" --reps=1 --warmup=0 2>&1)
+              --max-chunks="$chunks" --reps=1 --warmup=0 "${check[@]}" 2>&1)
       rc=$?
       summary=$(printf '%s\n' "$out" | grep -E "ERROR SUMMARY|RACECHECK SUMMARY" | tail -1)
-      if [ $rc -eq 0 ] && printf '%s' "$out" | grep -q '"match": true'; then
+      if [ $rc -eq 0 ] && { [ ${#check[@]} -gt 0 ] ||
+                            printf '%s' "$out" | grep -q '"match": true'; }; then
         pass=$((pass + 1)); result=PASS
       else
         fail=$((fail + 1)); result=FAIL

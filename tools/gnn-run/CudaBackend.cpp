@@ -10,6 +10,7 @@
 
 #include "gnn/Runtime/CudaDriver.h"
 #include "gnn/Runtime/Executor.h"
+#include "gnn/Runtime/MemoryPlan.h"
 #include "gnn/Dialect/GNN/IR/GNNDialect.h"
 #include "gnn/Compiler/Driver.h"
 
@@ -60,8 +61,13 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
   codegen.indexBits = graph.numEdges() >= (int64_t(1) << 31) - 1 ? 64 : 32;
   codegen.maxChunks = maxChunks;
   auto t0 = std::chrono::steady_clock::now();
+  // Lowering rewrites the module in place: compile a copy, so the caller's
+  // functions stay graph-level (--grad evaluates @f_bwd on the reference
+  // after @f_fwd was compiled).
+  mlir::OwningOpRef<mlir::ModuleOp> copy = module.clone();
+  auto copyFunc = copy->lookupSymbol<mlir::func::FuncOp>(func.getSymName());
   mlir::FailureOr<rt::Program> program =
-      mlir::gnn::compileToProgram(module, func, codegen);
+      mlir::gnn::compileToProgram(*copy, copyFunc, codegen);
   if (mlir::failed(program))
     return 1;
   double lowerMs = std::chrono::duration<double, std::milli>(
@@ -77,7 +83,25 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
                           {"index_bits", program->indexBits},
                           {"mean_degree", codegen.meanDegree}};
 
+  // The temporaries' memory plan (MemoryPlan.h) and its figures.
+  auto memoryOf = [&](const rt::MemoryPlan &plan) {
+    if (!options.dumpMemoryPlan.empty())
+      std::ofstream(options.dumpMemoryPlan) << plan.toJson(*program);
+    return llvm::json::Object{
+        {"arena_bytes", (int64_t)plan.arenaBytes},
+        {"max_live_bytes", (int64_t)plan.maxLiveBytes},
+        {"unplanned_temp_bytes", (int64_t)plan.unplannedBytes}};
+  };
+
   if (options.compileOnly) {
+    // The plan at the host graph's sizes, as the Executable would make it.
+    rt::StatusOr<rt::MemoryPlan> plan = rt::planMemory(
+        *program, rt::FormulaScope{stats.nodes, stats.edges, stats.graphs,
+                                   stats.maxInDegree, stats.maxOutDegree,
+                                   stats.largestGraph});
+    if (!plan.ok())
+      return fail(plan.message());
+    cuda["memory"] = memoryOf(*plan);
     rt::CompileRequest req;
     req.source = program->source;
     req.name = program->name;
@@ -120,7 +144,7 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
   // Inputs (float32) and outputs on the device.
   std::map<std::string, void *> bindings;
   std::vector<rt::DeviceBuffer> owned;
-  int64_t programBytes = 0;
+  int64_t programBytes = 0, inputBytes = 0, outputBytes = 0;
   rt::FormulaScope scope{stats.nodes, stats.edges, stats.graphs,
                          stats.maxInDegree, stats.maxOutDegree, stats.largestGraph};
   size_t next = 0;
@@ -133,6 +157,7 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
     if (!b.ok() || !b->upload(host.data(), host.size() * 4).ok())
       return fail("cannot upload input #" + std::to_string(i));
     bindings["arg" + std::to_string(i)] = b->data();
+    inputBytes += host.size() * 4;
     owned.push_back(std::move(*b));
   }
   std::vector<std::pair<std::string, int64_t>> outputSizes;
@@ -147,10 +172,34 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
     if (!b.ok())
       return fail(b.message());
     bindings[d.name] = b->data();
+    outputBytes += *n * 4;
     outputSizes.push_back({d.name, *n});
     owned.push_back(std::move(*b));
   }
   cuda["program_bytes"] = programBytes;
+
+  // The temporaries' workspace, as the Python package passes one: the plan
+  // the Executable makes for the GPU graph.
+  rt::StatusOr<std::shared_ptr<const rt::MemoryPlan>> plan =
+      (*exe)->memoryPlan(**g);
+  if (!plan.ok())
+    return fail(plan.message());
+  size_t arena = (*plan)->arenaBytes;
+  rt::StatusOr<rt::DeviceBuffer> workspace = rt::DeviceBuffer::allocate(arena);
+  if (!workspace.ok())
+    return fail(workspace.message());
+  // Device memory held while the Program runs: the graph's arrays, inputs,
+  // outputs and the workspace (cuSPARSE's and cuBLAS's own caches aside).
+  int64_t graphBytes = (int64_t)(*g)->deviceBytes();
+  llvm::json::Object memory = memoryOf(**plan);
+  memory["graph_bytes"] = graphBytes;
+  memory["input_bytes"] = inputBytes;
+  memory["output_bytes"] = outputBytes;
+  memory["unplanned_peak_device_bytes"] =
+      graphBytes + inputBytes + outputBytes + (int64_t)(*plan)->unplannedBytes;
+  cuda["peak_device_bytes"] =
+      graphBytes + inputBytes + outputBytes + (int64_t)arena;
+  cuda["memory"] = std::move(memory);
 
   cudaStream_t stream;
   cudaStreamCreate(&stream);
@@ -160,13 +209,15 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
   auto timeRange = [&](size_t first, size_t count, int reps,
                        std::vector<double> &ms) -> int {
     for (int r = 0; r < options.warmup; ++r) {
-      rt::Status s = (*exe)->runSteps(**g, bindings, stream, first, count);
+      rt::Status s = (*exe)->runSteps(**g, bindings, stream, first, count,
+                                      workspace->data());
       if (!s.ok())
         return fail(s.message());
     }
     for (int r = 0; r < reps; ++r) {
       cudaEventRecord(start, stream);
-      rt::Status s = (*exe)->runSteps(**g, bindings, stream, first, count);
+      rt::Status s = (*exe)->runSteps(**g, bindings, stream, first, count,
+                                      workspace->data());
       if (!s.ok())
         return fail(s.message());
       cudaEventRecord(stop, stream);

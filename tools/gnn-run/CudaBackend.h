@@ -25,6 +25,8 @@ struct CudaRunOptions {
   int warmup = 5, reps = 20;
   bool profileSteps = false;
   std::string dumpProgram, dumpSource;
+  /// Where to write the memory plan of the temporaries (JSON), or empty.
+  std::string dumpMemoryPlan;
 };
 
 /// Compiles `func` (in `module`, which is modified) for the GPU, runs it on

@@ -81,6 +81,10 @@ static cl::opt<std::string> dumpProgram("dump-program",
                                         cl::desc("cuda: write the Program JSON"));
 static cl::opt<std::string> dumpCuda("dump-cuda",
                                      cl::desc("cuda: write the CUDA source"));
+static cl::opt<std::string> dumpMemoryPlan(
+    "dump-memory-plan",
+    cl::desc("cuda: write the temporaries' memory plan at the graph's sizes "
+             "(JSON: arena bytes, each temp's live steps and offset)"));
 static cl::opt<bool> grad(
     "grad",
     cl::desc("also run the backward: differentiate the function with respect "
@@ -307,6 +311,7 @@ static int run() {
       std::vector<::gnn::Tensor> gpu;
       o.dumpProgram = dumpProgram.empty() ? "" : dumpProgram + ".fwd";
       o.dumpSource = dumpCuda.empty() ? "" : dumpCuda + ".fwd";
+      o.dumpMemoryPlan = dumpMemoryPlan.empty() ? "" : dumpMemoryPlan + ".fwd";
       exitCode = ::gnn::runCudaBackend(*module, fwd, graph.graph, inputs,
                                        reference ? &fwdOut : nullptr, o,
                                        summary, gpu);
@@ -339,6 +344,7 @@ static int run() {
       std::vector<::gnn::Tensor> gpu;
       o.dumpProgram = dumpProgram.empty() ? "" : dumpProgram + ".bwd";
       o.dumpSource = dumpCuda.empty() ? "" : dumpCuda + ".bwd";
+      o.dumpMemoryPlan = dumpMemoryPlan.empty() ? "" : dumpMemoryPlan + ".bwd";
       int bwdCode = ::gnn::runCudaBackend(*module, bwd, graph.graph, bwdIn,
                                           reference ? &*grads : nullptr, o,
                                           summary, gpu);
@@ -350,17 +356,33 @@ static int run() {
         bwdCuda = std::move(*c);
       double f = fwdCuda.getNumber("median_ms").value_or(0);
       double b = bwdCuda.getNumber("median_ms").value_or(0);
-      int64_t fb = fwdCuda.getInteger("program_bytes").value_or(0);
-      int64_t bb = bwdCuda.getInteger("program_bytes").value_or(0);
+      // Device memory of one training step on one graph: while the forward
+      // runs, the graph, its inputs, its outputs (results and residuals) and
+      // its workspace; while the backward runs, the graph, the forward's
+      // inputs and outputs (still held), the output gradients, the
+      // gradients and the backward's workspace (the forward's is free).
+      auto bytes = [](llvm::json::Object &c, llvm::StringRef key) -> int64_t {
+        llvm::json::Object *m = c.getObject("memory");
+        return m ? m->getInteger(key).value_or(0) : 0;
+      };
+      int64_t dyBytes = 0;
+      for (unsigned i = 0; i < numResults; ++i)
+        dyBytes += (int64_t)fwdOut[i].data.size() * 4;
+      int64_t held = bytes(fwdCuda, "graph_bytes") +
+                     bytes(fwdCuda, "input_bytes") +
+                     bytes(fwdCuda, "output_bytes");
+      int64_t fwdPeak = held + bytes(fwdCuda, "arena_bytes");
+      int64_t bwdPeak = held + dyBytes + bytes(bwdCuda, "output_bytes") +
+                        bytes(bwdCuda, "arena_bytes");
       std::optional<bool> fm = fwdCuda.getBoolean("match"),
                           bm = bwdCuda.getBoolean("match");
       summary["cuda"] = llvm::json::Object{
           {"fwd", std::move(fwdCuda)},
           {"bwd", std::move(bwdCuda)},
           {"fwdbwd_median_ms", f + b},
-          // Both Programs' buffers (the residuals live from one to the
-          // other): an upper bound of what training holds at once.
-          {"peak_device_bytes", fb + bb}};
+          {"fwd_phase_device_bytes", fwdPeak},
+          {"bwd_phase_device_bytes", bwdPeak},
+          {"peak_device_bytes", std::max(fwdPeak, bwdPeak)}};
       if (fm && bm)
         summary.getObject("cuda")->try_emplace("match", *fm && *bm);
       grads = std::move(gpu);
@@ -404,6 +426,7 @@ static int run() {
     o.profileSteps = profileSteps;
     o.dumpProgram = dumpProgram;
     o.dumpSource = dumpCuda;
+    o.dumpMemoryPlan = dumpMemoryPlan;
     std::vector<::gnn::Tensor> gpuOutputs;
     exitCode = ::gnn::runCudaBackend(*module, func, graph.graph, inputs,
                                      reference ? &*outputs : nullptr, o,

@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <numeric>
+#include <thread>
 #include <tuple>
 
 using namespace gnn::runtime;
@@ -259,9 +260,7 @@ TEST(GpuGraph, DegreeBuckets) {
 /// The hand-written Program: y = (D^-1 (W_e A) x) w with cuSPARSE SpMM (edge
 /// weights), an NVRTC kernel scaling rows by 1/(1 + in-degree), and a cuBLAS
 /// GEMM.
-TEST(GpuProgram, SpmmElementwiseGemm) {
-  REQUIRE_GPU();
-  const int F = 32, O = 16;
+Program handwrittenProgram() {
   Program p;
   p.name = "handwritten";
   p.kernels = {"scale_rows"};
@@ -295,6 +294,13 @@ extern "C" __global__ void scale_rows(float *h, const int *in_degree, long long 
   p.steps.push_back(l);
   p.steps.push_back(GemmStep{"h", "w", "y", f("nodes"), f("16"), f("32"), false,
                              false, 1.0f, 0.0f});
+  return p;
+}
+
+TEST(GpuProgram, SpmmElementwiseGemm) {
+  REQUIRE_GPU();
+  const int F = 32, O = 16;
+  Program p = handwrittenProgram();
   // Through the text form, as a compiler would hand it over.
   StatusOr<Program> parsed = Program::parse(p.toJson());
   ASSERT_TRUE(parsed.ok()) << parsed.message();
@@ -352,6 +358,93 @@ extern "C" __global__ void scale_rows(float *h, const int *in_degree, long long 
   ASSERT_FALSE(extra.ok());
   EXPECT_NE(extra.message().find("binding 'h' is not an input or output"),
             std::string::npos);
+}
+
+/// One Executable on two streams at once (from two host threads), with
+/// caller workspaces and with its own per-stream ones: every run gives the
+/// one-stream result; a misaligned workspace is refused.
+TEST(GpuProgram, WorkspacesAndConcurrentStreams) {
+  REQUIRE_GPU();
+  Compiler compiler("");
+  StatusOr<std::unique_ptr<Executable>> ex =
+      Executable::create(handwrittenProgram(), compiler);
+  ASSERT_TRUE(ex.ok()) << ex.message();
+  gnn::HostGraph host = gnn::generatePowerLaw(20000, 400000, 3);
+  StatusOr<std::unique_ptr<Graph>> g = Graph::fromHost(host);
+  ASSERT_TRUE(g.ok()) << g.message();
+  int64_t n = host.numNodes, e = host.numEdges();
+  StatusOr<size_t> bytes = (*ex)->workspaceBytes(**g);
+  ASSERT_TRUE(bytes.ok()) << bytes.message();
+  EXPECT_EQ(*bytes, (size_t(n) * 32 * 4 + 255) / 256 * 256); // the one temp h
+  std::vector<float> x(n * 32), ew(e), w(32 * 16);
+  gnn::SplitMix64 rng(5);
+  for (float &v : x) v = static_cast<float>(rng.uniform() * 2 - 1);
+  for (float &v : ew) v = static_cast<float>(rng.uniform());
+  for (float &v : w) v = static_cast<float>(rng.uniform() - 0.5);
+  DeviceBuffer dx = std::move(*DeviceBuffer::allocate(x.size() * 4));
+  DeviceBuffer dew = std::move(*DeviceBuffer::allocate(ew.size() * 4));
+  DeviceBuffer dw = std::move(*DeviceBuffer::allocate(w.size() * 4));
+  ASSERT_TRUE(dx.upload(x.data(), x.size() * 4).ok());
+  ASSERT_TRUE(dew.upload(ew.data(), ew.size() * 4).ok());
+  ASSERT_TRUE(dw.upload(w.data(), w.size() * 4).ok());
+  auto output = [&]() { return std::move(*DeviceBuffer::allocate(n * 16 * 4)); };
+  auto download = [&](const DeviceBuffer &b) {
+    std::vector<float> v(n * 16);
+    EXPECT_TRUE(b.download(v.data(), v.size() * 4).ok());
+    return v;
+  };
+  // The one-stream result, with the Executable's own workspace.
+  DeviceBuffer y0 = output();
+  Status s = (*ex)->run(**g, {{"x", dx.data()}, {"ew", dew.data()},
+                              {"w", dw.data()}, {"y", y0.data()}});
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<float> want = download(y0);
+
+  DeviceBuffer ws = std::move(*DeviceBuffer::allocate(*bytes + 256));
+  s = (*ex)->run(**g, {{"x", dx.data()}, {"ew", dew.data()}, {"w", dw.data()},
+                       {"y", y0.data()}},
+                 nullptr, static_cast<char *>(ws.data()) + 4);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("is not aligned to 256 bytes"), std::string::npos)
+      << s.message();
+
+  for (bool own : {false, true}) {
+    cudaStream_t streams[2];
+    DeviceBuffer outs[2] = {output(), output()};
+    DeviceBuffer spaces[2];
+    for (int i = 0; i < 2; ++i) {
+      ASSERT_EQ(cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking),
+                cudaSuccess);
+      if (!own)
+        spaces[i] = std::move(*DeviceBuffer::allocate(*bytes));
+    }
+    // Allocations are ordered on the legacy stream, which the non-blocking
+    // streams do not wait for.
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    Status results[2];
+    auto work = [&](int i) {
+      for (int rep = 0; rep < 20 && results[i].ok(); ++rep)
+        results[i] = (*ex)->run(**g,
+                                {{"x", dx.data()}, {"ew", dew.data()},
+                                 {"w", dw.data()}, {"y", outs[i].data()}},
+                                streams[i], own ? nullptr : spaces[i].data());
+    };
+    std::thread other(work, 1);
+    work(0);
+    other.join();
+    for (int i = 0; i < 2; ++i) {
+      ASSERT_TRUE(results[i].ok()) << results[i].message();
+      ASSERT_EQ(cudaStreamSynchronize(streams[i]), cudaSuccess);
+      std::vector<float> got = download(outs[i]);
+      double worst = 0;
+      for (size_t k = 0; k < got.size(); ++k)
+        worst = std::max(worst, std::fabs(double(got[k]) - want[k]) /
+                                    (1 + std::fabs(double(want[k]))));
+      EXPECT_LT(worst, 1e-5) << "stream " << i << (own ? " (own workspace)" : "");
+      cudaStreamDestroy(streams[i]);
+    }
+  }
 }
 
 TEST(GpuModule, LargeDynamicSharedMemoryAndKernelInfo) {

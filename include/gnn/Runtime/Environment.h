@@ -12,6 +12,9 @@
 ///   GNNC_ALWAYS_COMPILE  1: ignore every cache entry (still writes them)
 ///   GNNC_DUMP_DIR        write each compiled kernel's source and log here
 ///   GNNC_DEVICE          device ordinal (default 0)
+///   GNNC_POISON_WORKSPACE  1: fill an Executable's workspace with NaN (all
+///                        bits set) before each run, so a step that reads a
+///                        temporary it did not write shows in the results
 ///
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +33,7 @@ struct Environment {
   /// Empty when not dumping.
   std::string dumpDir;
   int deviceOrdinal = 0;
+  bool poisonWorkspace = false;
 };
 
 /// The environment as read at first use.

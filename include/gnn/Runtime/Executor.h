@@ -7,6 +7,10 @@
 /// \file
 /// An Executable is a Program compiled (NVRTC, through the kernel cache) and
 /// loaded, ready to run many times on graphs with caller-provided buffers.
+/// Its temporaries live in one workspace, placed by the memory plan of the
+/// graph's sizes (MemoryPlan.h). Everything a run needs is bound per call,
+/// so one Executable runs on several streams (and host threads) at once;
+/// see run() for the workspace rules and Library.h for the library steps.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +19,7 @@
 
 #include "gnn/Runtime/Compiler.h"
 #include "gnn/Runtime/Graph.h"
+#include "gnn/Runtime/MemoryPlan.h"
 #include "gnn/Runtime/Module.h"
 #include "gnn/Runtime/Program.h"
 
@@ -35,15 +40,30 @@ public:
 
   /// Runs every step on `stream` (asynchronously: no synchronisation).
   /// `bindings` maps each input and output buffer name to a device pointer of
-  /// at least its size; temps are allocated by the executable and reused.
+  /// at least its size. The temporaries live in `workspace`, which must hold
+  /// workspaceBytes(graph) bytes, be aligned to kArenaAlignment (256) and not
+  /// be used by anything else until the run's work on `stream` is done.
+  /// With a null `workspace` the Executable uses one it owns per stream
+  /// (allocated on first use, grown when a larger graph needs it, kept until
+  /// the Executable is destroyed); calls on one stream then take turns on the
+  /// host. Concurrent runs on different streams need different workspaces.
   Status run(const Graph &graph, const std::map<std::string, void *> &bindings,
-             cudaStream_t stream = nullptr);
+             cudaStream_t stream = nullptr, void *workspace = nullptr);
 
   /// Runs steps [first, first + count) only (per-step timing); the bindings
-  /// are checked as for run().
+  /// and the workspace are as for run(). The steps see the temporaries as
+  /// the previous call on the same workspace left them.
   Status runSteps(const Graph &graph,
                   const std::map<std::string, void *> &bindings,
-                  cudaStream_t stream, size_t first, size_t count);
+                  cudaStream_t stream, size_t first, size_t count,
+                  void *workspace = nullptr);
+
+  /// Bytes of workspace a run on `graph` needs (the arena of its memory
+  /// plan; 0 when the Program has no temporaries).
+  StatusOr<size_t> workspaceBytes(const Graph &graph) const;
+  /// The memory plan at `graph`'s sizes (computed once per size and kept).
+  StatusOr<std::shared_ptr<const MemoryPlan>>
+  memoryPlan(const Graph &graph) const;
 
   const Program &program() const;
   /// Resource use of each kernel (registers, spills).

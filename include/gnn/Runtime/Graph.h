@@ -134,6 +134,13 @@ public:
   StatusOr<DegreeBuckets> buckets(double quantile,
                                   cudaStream_t stream = nullptr) const;
 
+  /// Bytes of device memory the graph's arrays hold (formats and degrees;
+  /// not the library steps' caches).
+  size_t deviceBytes() const {
+    return rowPtr.size() + col.size() + csrEdges.size() + csrDsts.size() +
+           colPtr.size() + row.size() + cscEdges.size() + cscToCsrSlots.size() +
+           inDeg.size() + outDeg.size();
+  }
   /// State that library steps cache per graph (cuSPARSE descriptors,
   /// workspaces); owned and destroyed with the graph.
   std::shared_ptr<void> &libraryState() const { return library; }

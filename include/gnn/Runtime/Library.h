@@ -6,9 +6,22 @@
 ///
 /// \file
 /// Vendor-library steps a Program can use. cuSPARSE descriptors, the chosen
-/// algorithm and the workspace are cached per graph and dense shape (creating
-/// them costs more than a small SpMM), inside the Graph. fp32 throughout;
-/// cuBLAS runs in its default (non-TF32) math mode, so results match fp32.
+/// algorithm and the workspace are cached per graph, dense shape and stream
+/// (creating them costs more than a small SpMM), inside the Graph. fp32
+/// throughout; cuBLAS runs in its default (non-TF32) math mode, so results
+/// match fp32.
+///
+/// Concurrency: both functions may be called from several host threads on
+/// different streams at once. One cuSPARSE and one cuBLAS handle serve the
+/// process; a mutex covers setting a handle's stream and the call that uses
+/// it, so host-side enqueueing of library steps is serialised (the device
+/// work still overlaps). A graph's SpMM plan (permuted weights, workspace)
+/// belongs to one stream; plans are kept per stream until the Graph is
+/// destroyed, keyed by the stream's handle (a destroyed stream whose handle
+/// is reused by a new one shares its plan: stream-ordered on the new stream,
+/// which is safe once the old stream's work is done). cuBLAS picks its
+/// internal workspace per stream; with several streams active its results
+/// are correct but not guaranteed bitwise identical to a one-stream run.
 ///
 //===----------------------------------------------------------------------===//
 

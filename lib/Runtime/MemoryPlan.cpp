@@ -1,0 +1,306 @@
+//===- MemoryPlan.cpp - temporaries placed in one arena by liveness -------===//
+//
+// Part of gnnc. See MemoryPlan.h for the rules. The placements are greedy
+// heuristics of offline buffer-sharing planners (TFLite's GreedyBySize and
+// first-fit in program order): few blocks per Program, so the quadratic
+// loops are cheap.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Runtime/MemoryPlan.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <optional>
+
+using namespace gnn::runtime;
+using Json = nlohmann::ordered_json;
+
+size_t gnn::runtime::elementBytes(DType t) {
+  // 8 for i64 and for any wider type added later: too much, never too little.
+  return t == DType::F32 || t == DType::I32 ? 4 : 8;
+}
+
+static size_t alignUp(size_t n, size_t alignment) {
+  return (n + alignment - 1) / alignment * alignment;
+}
+
+static bool overlapInTime(const MemoryBlock &a, const MemoryBlock &b) {
+  return !(a.last < b.first || b.last < a.first);
+}
+
+Status gnn::runtime::checkMemoryBlocks(const std::vector<MemoryBlock> &blocks,
+                                       size_t alignment) {
+  if (alignment == 0 || (alignment & (alignment - 1)))
+    return Status::error("memory plan: the alignment " +
+                         std::to_string(alignment) + " is not a power of two");
+  size_t total = 0;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const MemoryBlock &b = blocks[i];
+    if (b.first > b.last)
+      return Status::error("memory plan: block " + std::to_string(i) +
+                           " is live from step " + std::to_string(b.first) +
+                           " to the earlier step " + std::to_string(b.last));
+    // The arena is at most the sum of the rounded sizes: that must fit.
+    if (b.bytes > std::numeric_limits<size_t>::max() - (alignment - 1) ||
+        __builtin_add_overflow(total, alignUp(b.bytes, alignment), &total))
+      return Status::error("memory plan: the blocks need more than 2^64 bytes "
+                           "(block " +
+                           std::to_string(i) + " has " +
+                           std::to_string(b.bytes) + ")");
+  }
+  return Status();
+}
+
+/// Places the blocks one by one in `order`, each in a gap between the placed
+/// blocks whose live ranges overlap its own: the smallest gap that fits (the
+/// lowest on ties), or, with `alternate`, the lowest fitting offset for the
+/// 1st, 3rd, ... block and the highest for the 2nd, 4th, ... Gaps end at
+/// `bound` (no bound when 0); nothing when a block does not fit under it.
+static std::optional<ArenaPlan>
+placeInOrder(const std::vector<MemoryBlock> &blocks,
+             const std::vector<size_t> &size, const std::vector<size_t> &order,
+             size_t bound, bool alternate) {
+  const size_t top = bound ? bound : std::numeric_limits<size_t>::max();
+  ArenaPlan plan;
+  plan.offsets.assign(blocks.size(), 0);
+  std::vector<size_t> placed;
+  std::vector<std::pair<size_t, size_t>> busy, gaps; // [begin, end)
+  size_t n = 0;
+  for (size_t i : order) {
+    if (size[i] == 0)
+      continue;
+    busy.clear();
+    for (size_t j : placed)
+      if (overlapInTime(blocks[i], blocks[j]))
+        busy.push_back({plan.offsets[j], plan.offsets[j] + size[j]});
+    std::sort(busy.begin(), busy.end());
+    gaps.clear();
+    size_t cursor = 0;
+    for (auto [begin, end] : busy) {
+      if (begin > cursor && begin - cursor >= size[i])
+        gaps.push_back({cursor, begin});
+      cursor = std::max(cursor, end);
+    }
+    if (cursor <= top && top - cursor >= size[i])
+      gaps.push_back({cursor, top});
+    if (gaps.empty())
+      return std::nullopt;
+    size_t offset;
+    if (alternate) {
+      offset = n % 2 == 0 ? gaps.front().first : gaps.back().second - size[i];
+    } else {
+      auto best =
+          std::min_element(gaps.begin(), gaps.end(), [](auto a, auto b) {
+            return a.second - a.first < b.second - b.first;
+          });
+      offset = best->first;
+    }
+    plan.offsets[i] = offset;
+    plan.arenaBytes = std::max(plan.arenaBytes, offset + size[i]);
+    placed.push_back(i);
+    ++n;
+  }
+  return plan;
+}
+
+ArenaPlan gnn::runtime::planArena(const std::vector<MemoryBlock> &blocks,
+                                  size_t alignment) {
+  std::vector<size_t> size(blocks.size());
+  for (size_t i = 0; i < blocks.size(); ++i)
+    size[i] = alignUp(blocks[i].bytes, alignment);
+  std::vector<size_t> bySize(blocks.size());
+  std::iota(bySize.begin(), bySize.end(), 0);
+  std::vector<size_t> byFirst = bySize;
+  std::stable_sort(bySize.begin(), bySize.end(), [&](size_t a, size_t b) {
+    if (size[a] != size[b])
+      return size[a] > size[b];
+    return blocks[a].first < blocks[b].first;
+  });
+  std::stable_sort(byFirst.begin(), byFirst.end(), [&](size_t a, size_t b) {
+    return blocks[a].first < blocks[b].first;
+  });
+  // Three candidates, the smallest arena wins (the earlier one on ties).
+  ArenaPlan best = *placeInOrder(blocks, size, bySize, 0, false);
+  size_t lowerBound = maxLiveBytes(blocks, alignment);
+  for (std::optional<ArenaPlan> other :
+       {placeInOrder(blocks, size, byFirst, 0, false),
+        lowerBound ? placeInOrder(blocks, size, byFirst, lowerBound, true)
+                   : std::nullopt})
+    if (other && other->arenaBytes < best.arenaBytes)
+      best = std::move(*other);
+  return best;
+}
+
+Status gnn::runtime::verifyArenaPlan(const std::vector<MemoryBlock> &blocks,
+                                     const ArenaPlan &plan, size_t alignment) {
+  if (plan.offsets.size() != blocks.size())
+    return Status::error("memory plan: " + std::to_string(plan.offsets.size()) +
+                         " offsets for " + std::to_string(blocks.size()) +
+                         " blocks");
+  if (plan.arenaBytes % alignment)
+    return Status::error("memory plan: the arena size " +
+                         std::to_string(plan.arenaBytes) +
+                         " is not a multiple of " + std::to_string(alignment));
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    size_t off = plan.offsets[i], bytes = blocks[i].bytes;
+    if (off % alignment)
+      return Status::error("memory plan: block " + std::to_string(i) +
+                           " at offset " + std::to_string(off) +
+                           " is not aligned to " + std::to_string(alignment));
+    if (bytes && (off > plan.arenaBytes || bytes > plan.arenaBytes - off))
+      return Status::error("memory plan: block " + std::to_string(i) + " [" +
+                           std::to_string(off) + ", +" + std::to_string(bytes) +
+                           ") ends beyond the arena of " +
+                           std::to_string(plan.arenaBytes) + " bytes");
+    for (size_t j = 0; j < i; ++j) {
+      size_t off2 = plan.offsets[j], bytes2 = blocks[j].bytes;
+      if (!bytes || !bytes2 || !overlapInTime(blocks[i], blocks[j]))
+        continue;
+      if (off < off2 + bytes2 && off2 < off + bytes)
+        return Status::error(
+            "memory plan: blocks " + std::to_string(j) + " and " +
+            std::to_string(i) + " are live together (steps " +
+            std::to_string(std::max(blocks[i].first, blocks[j].first)) +
+            " to " + std::to_string(std::min(blocks[i].last, blocks[j].last)) +
+            ") but overlap in the arena");
+    }
+  }
+  return Status();
+}
+
+size_t gnn::runtime::maxLiveBytes(const std::vector<MemoryBlock> &blocks,
+                                  size_t alignment) {
+  // +size at `first`, -size after `last`; the running sum's maximum.
+  std::map<size_t, std::pair<size_t, size_t>> events; // step -> (add, remove)
+  for (const MemoryBlock &b : blocks) {
+    size_t s = alignUp(b.bytes, alignment);
+    events[b.first].first += s;
+    events[b.last + 1].second += s;
+  }
+  size_t live = 0, most = 0;
+  for (auto &[step, e] : events) {
+    live = live - e.second + e.first;
+    most = std::max(most, live);
+  }
+  return most;
+}
+
+std::vector<LiveRange> gnn::runtime::bufferLiveRanges(const Program &program) {
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < program.buffers.size(); ++i)
+    index[program.buffers[i].name] = i;
+  std::vector<LiveRange> ranges(program.buffers.size());
+  for (size_t s = 0; s < program.steps.size(); ++s) {
+    auto use = [&](const std::string &name) {
+      auto it = index.find(name);
+      if (name.empty() || it == index.end())
+        return; // no weights; or a Program that does not verify
+      LiveRange &r = ranges[it->second];
+      if (!r.used)
+        r.first = s;
+      r.used = true;
+      r.last = s;
+    };
+    const Step &step = program.steps[s];
+    if (auto *l = std::get_if<LaunchStep>(&step)) {
+      for (const KernelArg &a : l->args)
+        if (a.kind == KernelArg::Kind::Buffer)
+          use(a.name);
+    } else if (auto *sp = std::get_if<SpmmStep>(&step)) {
+      use(sp->input);
+      use(sp->output);
+      use(sp->weights);
+    } else if (auto *g = std::get_if<GemmStep>(&step)) {
+      use(g->a);
+      use(g->b);
+      use(g->c);
+    } else if (auto *f = std::get_if<FillStep>(&step)) {
+      use(f->buffer);
+    } else if (auto *c = std::get_if<CopyStep>(&step)) {
+      use(c->src);
+      use(c->dst);
+    }
+  }
+  return ranges;
+}
+
+StatusOr<MemoryPlan> gnn::runtime::planMemory(const Program &program,
+                                              const FormulaScope &scope) {
+  MemoryPlan plan;
+  std::vector<LiveRange> ranges = bufferLiveRanges(program);
+  std::vector<MemoryBlock> blocks;
+  std::vector<size_t> blockOf; // temp index -> block index
+  for (size_t i = 0; i < program.buffers.size(); ++i) {
+    const BufferDecl &b = program.buffers[i];
+    if (b.role != BufferRole::Temp)
+      continue;
+    StatusOr<int64_t> n = b.size.evaluate(scope);
+    if (!n.ok())
+      return Status(n.error()).withContext("size of buffer '" + b.name + "'");
+    if (*n < 0)
+      return Status::error("buffer '" + b.name + "' has negative size " +
+                           std::to_string(*n));
+    int64_t bytes = 0;
+    if (__builtin_mul_overflow(*n, static_cast<int64_t>(elementBytes(b.dtype)),
+                               &bytes))
+      return Status::error("buffer '" + b.name + "' of " + std::to_string(*n) +
+                           " elements needs more than 2^63 bytes");
+    MemoryPlan::Temp t;
+    t.buffer = i;
+    t.bytes = static_cast<size_t>(bytes);
+    t.range = ranges[i];
+    if (t.range.used) {
+      blockOf.push_back(blocks.size());
+      blocks.push_back({t.bytes, t.range.first, t.range.last});
+      if (__builtin_add_overflow(plan.unplannedBytes, t.bytes,
+                                 &plan.unplannedBytes))
+        return Status::error("the temps of program '" + program.name +
+                             "' need more than 2^64 bytes");
+    } else {
+      blockOf.push_back(SIZE_MAX);
+    }
+    plan.temps.push_back(t);
+  }
+  Status checked = checkMemoryBlocks(blocks);
+  if (!checked.ok())
+    return checked.withContext("program '" + program.name + "'");
+  ArenaPlan arena = planArena(blocks);
+  Status verified = verifyArenaPlan(blocks, arena);
+  if (!verified.ok())
+    return verified.withContext("internal error: program '" + program.name +
+                                "'");
+  for (size_t t = 0; t < plan.temps.size(); ++t)
+    if (blockOf[t] != SIZE_MAX)
+      plan.temps[t].offset = arena.offsets[blockOf[t]];
+  plan.arenaBytes = arena.arenaBytes;
+  plan.maxLiveBytes = maxLiveBytes(blocks);
+  return plan;
+}
+
+std::string MemoryPlan::toJson(const Program &program) const {
+  Json list = Json::array();
+  for (const Temp &t : temps) {
+    Json j{{"name", program.buffers[t.buffer].name}, {"bytes", t.bytes}};
+    if (t.range.used) {
+      j["first_step"] = t.range.first;
+      j["last_step"] = t.range.last;
+      j["offset"] = t.offset;
+    } else {
+      j["first_step"] = nullptr;
+      j["last_step"] = nullptr;
+      j["offset"] = nullptr;
+    }
+    list.push_back(std::move(j));
+  }
+  Json out{{"arena_bytes", arenaBytes},
+           {"unplanned_bytes", unplannedBytes},
+           {"max_live_bytes", maxLiveBytes},
+           {"alignment", kArenaAlignment},
+           {"temps", std::move(list)}};
+  return out.dump(2) + "\n";
+}

@@ -1,0 +1,116 @@
+//===- MemoryPlanProgramsTest.cpp - plans of compiled multi-layer models --===//
+//
+// Part of gnnc. CPU only: test/Runtime/Inputs/gcn3.mlir and gat2.mlir go
+// through the compile driver; the plan of each Program must hold no more
+// than its largest live set, about one layer's temporaries.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Compiler/Driver.h"
+#include "gnn/InitGNN.h"
+#include "gnn/Runtime/MemoryPlan.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+#include <iostream>
+
+using namespace mlir;
+namespace rt = ::gnn::runtime;
+
+namespace {
+
+/// arxiv-like sizes.
+constexpr int64_t kNodes = 169343, kEdges = 1166243;
+
+size_t align(size_t n) {
+  return (n + rt::kArenaAlignment - 1) / rt::kArenaAlignment *
+         rt::kArenaAlignment;
+}
+
+class MemoryPlanPrograms : public ::testing::Test {
+protected:
+  MemoryPlanPrograms() {
+    DialectRegistry registry;
+    ::gnn::registerGNNDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+
+  /// The Program of the first function of test/Runtime/Inputs/NAME.mlir.
+  rt::Program compile(const std::string &name, int64_t maxDegree = 0) {
+    std::string path =
+        std::string(GNNC_SOURCE_DIR) + "/test/Runtime/Inputs/" + name + ".mlir";
+    OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(path, &context);
+    EXPECT_TRUE(module) << path;
+    if (!module)
+      return {};
+    auto f = *module->getOps<func::FuncOp>().begin();
+    mlir::gnn::CompileOptions options;
+    options.meanDegree = double(kEdges) / kNodes;
+    options.maxDegree = maxDegree;
+    FailureOr<rt::Program> p = mlir::gnn::compileToProgram(*module, f, options);
+    EXPECT_TRUE(succeeded(p));
+    return succeeded(p) ? *p : rt::Program();
+  }
+
+  rt::MemoryPlan plan(const rt::Program &p) {
+    rt::FormulaScope scope;
+    scope.nodes = kNodes;
+    scope.edges = kEdges;
+    scope.maxInDegree = scope.maxOutDegree = 5000;
+    scope.largestGraph = kNodes;
+    rt::StatusOr<rt::MemoryPlan> m = rt::planMemory(p, scope);
+    EXPECT_TRUE(m.ok()) << (m.ok() ? "" : m.message());
+    return m.ok() ? *m : rt::MemoryPlan();
+  }
+
+  MLIRContext context;
+};
+
+TEST_F(MemoryPlanPrograms, ThreeLayerGCNHoldsOneLayer) {
+  rt::Program p = compile("gcn3");
+  rt::MemoryPlan m = plan(p);
+  // One layer: the shared normaliser (nodes floats) and two nodes x 64
+  // tensors live at once (x W and its scaled copy, or the scaled copy and
+  // the layer's output); the 3 layers declare 6 such tensors and 2 of 16.
+  size_t row64 = align(kNodes * 64 * 4), dinv = align(kNodes * 4);
+  EXPECT_EQ(m.maxLiveBytes, dinv + 2 * row64);
+  EXPECT_EQ(m.arenaBytes, m.maxLiveBytes);
+  EXPECT_EQ(m.unplannedBytes, size_t(kNodes) * 4 * (1 + 6 * 64 + 2 * 16));
+  EXPECT_GT(m.unplannedBytes, 3 * m.arenaBytes);
+  ::testing::Test::RecordProperty("gcn3_arena_bytes",
+                                  std::to_string(m.arenaBytes));
+  std::cout << "gcn3 at " << kNodes << " nodes: unplanned " << m.unplannedBytes
+            << " bytes, arena " << m.arenaBytes << " bytes\n";
+}
+
+TEST_F(MemoryPlanPrograms, TwoLayerGATHoldsOneLayer) {
+  for (int64_t maxDegree : {0, 5000}) { // without, with split heavy rows
+    rt::Program p = compile("gat2", maxDegree);
+    rt::MemoryPlan m = plan(p);
+    EXPECT_EQ(m.arenaBytes, m.maxLiveBytes);
+    // Less than the first layer's temps (everything up to the second x W).
+    size_t layer = 0;
+    std::vector<rt::LiveRange> ranges = rt::bufferLiveRanges(p);
+    size_t secondGemm = 0;
+    for (size_t s = 0, gemms = 0; s < p.steps.size(); ++s)
+      if (std::holds_alternative<rt::GemmStep>(p.steps[s]) && ++gemms == 2)
+        secondGemm = s;
+    ASSERT_GT(secondGemm, 0u);
+    for (const rt::MemoryPlan::Temp &t : m.temps)
+      if (t.range.used && t.range.first < secondGemm)
+        layer += align(t.bytes);
+    EXPECT_LE(m.arenaBytes, layer);
+    EXPECT_GT(m.unplannedBytes, 2 * m.arenaBytes);
+    std::cout << "gat2 (max degree " << maxDegree << ") at " << kNodes
+              << " nodes: " << m.temps.size() << " temps, unplanned "
+              << m.unplannedBytes << " bytes, arena " << m.arenaBytes
+              << " bytes\n";
+  }
+}
+
+} // namespace
