@@ -158,6 +158,71 @@ def test_matches_pyg(case, graph, dtype):
             torch.testing.assert_close(p.grad, q.grad, **tol(dtype), msg=name)
 
 
+EDGE_CASES = [
+    ("gat-edge", "GATConv", (IN, OUT), dict(heads=2, edge_dim=2)),
+    ("gat-edge-fill", "GATConv", (IN, OUT), dict(heads=2, edge_dim=2, fill_value=0.5)),
+    ("gat-edge-max", "GATConv", (IN, OUT), dict(edge_dim=2, fill_value="max", concat=False)),
+    ("gat-edge-tensor", "GATConv", (IN, OUT),
+     dict(edge_dim=2, fill_value=torch.tensor([0.25, -1.0]))),
+    ("gat-edge-noloops", "GATConv", (IN, OUT), dict(heads=2, edge_dim=2,
+                                                    add_self_loops=False)),
+    ("gat-edge-1d", "GATConv", (IN, OUT), dict(edge_dim=1, fill_value="add")),
+    ("gatv2-edge", "GATv2Conv", (IN, OUT), dict(heads=2, edge_dim=2)),
+    ("gatv2-edge-shared-min", "GATv2Conv", (IN, OUT),
+     dict(edge_dim=2, share_weights=True, fill_value="min")),
+    ("transformer-edge", "TransformerConv", (IN, OUT), dict(heads=2, edge_dim=2)),
+    ("transformer-edge-beta-mean", "TransformerConv", (IN, OUT),
+     dict(heads=2, edge_dim=2, beta=True, concat=False)),
+]
+EDGE_IDS = [c[0] for c in EDGE_CASES]
+BY_ID.update({c[0]: c for c in EDGE_CASES})
+
+
+def edge_features(e, dim, dtype, seed=5):
+    g = torch.Generator().manual_seed(seed)
+    a = torch.randn(e, dim, generator=g, dtype=torch.float64).to(dtype)
+    return a.view(-1) if dim == 1 else a
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("graph", list(GRAPHS))
+@pytest.mark.parametrize("case", EDGE_IDS)
+def test_edge_features_match_pyg(case, graph, dtype):
+    spec = BY_ID[case]
+    ours, pyg = make(spec, dtype)
+    edge_index, n = GRAPHS[graph]()
+    x = features(n, dtype)
+    ea = edge_features(edge_index.size(1), spec[3]["edge_dim"], dtype)
+    x1, x2 = x.clone().requires_grad_(), x.clone().requires_grad_()
+    e1, e2 = ea.clone().requires_grad_(), ea.clone().requires_grad_()
+    out1, out2 = ours(x1, edge_index, e1), pyg(x2, edge_index, e2)
+    torch.testing.assert_close(out1, out2, **tol(dtype))
+    dy = torch.randn(out2.shape, generator=torch.Generator().manual_seed(3),
+                     dtype=torch.float64).to(dtype)
+    out1.backward(dy)
+    out2.backward(dy)
+    torch.testing.assert_close(x1.grad, x2.grad, **tol(dtype))
+    if e2.grad is not None:
+        torch.testing.assert_close(e1.grad, e2.grad, **tol(dtype))
+    theirs = dict(pyg.named_parameters())
+    for name, p in ours.named_parameters():
+        if theirs[name].grad is not None:
+            torch.testing.assert_close(p.grad, theirs[name].grad, **tol(dtype), msg=name)
+
+
+@pytest.mark.parametrize("case", ["gat-edge", "gatv2-edge", "transformer-edge"])
+def test_edge_features_gradcheck_and_no_graph_break(case):
+    ours, _ = make(BY_ID[case], torch.float64)
+    edge_index, n = tiny_graph()
+    x = features(n, torch.float64).requires_grad_()
+    ea = edge_features(edge_index.size(1), 2, torch.float64).requires_grad_()
+    assert torch.autograd.gradcheck(lambda x, ea: ours(x, edge_index, ea), (x, ea),
+                                    eps=1e-6, atol=1e-6, rtol=1e-5)
+    torch._dynamo.reset()
+    explanation = torch._dynamo.explain(ours)(x.detach(), edge_index, ea.detach())
+    assert explanation.graph_break_count == 0, explanation.break_reasons
+
+
 @pytest.mark.parametrize("graph", ["tiny", "loop-free"])
 def test_gcn_edge_weight_matches_pyg(graph):
     edge_index, n = GRAPHS[graph]()
@@ -333,7 +398,7 @@ def test_torch_compile_fullgraph(case, graph):
 # Parameters: names and initialisation as PyG.
 
 
-@pytest.mark.parametrize("case", IDS)
+@pytest.mark.parametrize("case", IDS + EDGE_IDS)
 def test_state_dict_and_init_match_pyg(case):
     _, cls, args, kwargs = BY_ID[case]
     kw = dict(kwargs)
@@ -368,6 +433,8 @@ DROPOUT_CASES = [
     ("GATConv", dict(heads=2, add_self_loops=False)),
     ("GATv2Conv", dict(heads=2)),
     ("TransformerConv", dict(heads=2)),
+    ("GATConv", dict(heads=2, edge_dim=2)),
+    ("TransformerConv", dict(heads=2, edge_dim=2)),
 ]
 
 
@@ -403,7 +470,10 @@ def test_attention_dropout_matches_pyg_with_the_same_mask(cls, kwargs, monkeypat
     monkeypatch.setattr(_common, "attention_dropout_mask", our_mask)
     monkeypatch.setattr(torch.nn.functional, "dropout", pyg_dropout)
     x1, x2 = x.clone().requires_grad_(), x.clone().requires_grad_()
-    out1, out2 = ours(x1, edge_index), pyg(x2, edge_index)
+    extra = ()
+    if "edge_dim" in kwargs:
+        extra = (edge_features(edge_index.size(1), 2, torch.float64),)
+    out1, out2 = ours(x1, edge_index, *extra), pyg(x2, edge_index, *extra)
     assert seen
     torch.testing.assert_close(out1, out2, **tol(torch.float64))
     out1.sum().backward()
@@ -413,7 +483,8 @@ def test_attention_dropout_matches_pyg_with_the_same_mask(cls, kwargs, monkeypat
     seen.clear()
     ours.eval()
     pyg.eval()
-    torch.testing.assert_close(ours(x, edge_index), pyg(x, edge_index), **tol(torch.float64))
+    torch.testing.assert_close(ours(x, edge_index, *extra), pyg(x, edge_index, *extra),
+                               **tol(torch.float64))
     assert not seen
 
 
@@ -442,9 +513,6 @@ def test_dropout_changes_training_outputs_only():
 # Refused arguments and bad inputs.
 
 REFUSED = [
-    (lambda: gnn.GATConv(IN, OUT, edge_dim=2), "edge_dim"),
-    (lambda: gnn.GATv2Conv(IN, OUT, edge_dim=2), "edge_dim"),
-    (lambda: gnn.TransformerConv(IN, OUT, edge_dim=2), "edge_dim"),
     (lambda: gnn.GATConv((IN, 5), OUT), "in_channels"),
     (lambda: gnn.SAGEConv((IN, 5), OUT), "in_channels"),
     (lambda: gnn.GCNConv(-1, OUT), "in_channels"),
@@ -469,9 +537,15 @@ def test_refused_forward_arguments():
     x = features(n, torch.float32)
     ea = torch.randn(edge_index.size(1), 2)
     with pytest.raises(NotImplementedError, match="edge_attr"):
-        gnn.GATConv(IN, OUT)(x, edge_index, edge_attr=ea)
-    with pytest.raises(NotImplementedError, match="edge_attr"):
         gnn.TransformerConv(IN, OUT)(x, edge_index, ea)
+    with pytest.raises(ValueError, match="edge_attr"):
+        gnn.GATv2Conv(IN, OUT)(x, edge_index, ea)
+    with pytest.raises(ValueError, match="edge_attr"):
+        gnn.TransformerConv(IN, OUT, edge_dim=2)(x, edge_index)
+    with pytest.raises(ValueError, match="edge_attr"):
+        gnn.GATConv(IN, OUT, edge_dim=3)(x, edge_index, ea)
+    with pytest.raises(ValueError, match="fill_value"):
+        gnn.GATConv(IN, OUT, edge_dim=2, fill_value="median")
     with pytest.raises(NotImplementedError, match="bipartite"):
         gnn.SAGEConv(IN, OUT)((x, x), edge_index)
     adj = torch.sparse_coo_tensor(edge_index, torch.ones(edge_index.size(1)), (n, n),

@@ -148,6 +148,78 @@ def refuse(layer: str, argument: str, why: str = "") -> None:
         f"{layer}: {argument} is not supported by gnnc.nn" + (f" ({why})" if why else ""))
 
 
+_FILL_REDUCE = {"add": "sum", "sum": "sum", "mean": "mean", "max": "amax",
+                "min": "amin", "mul": "prod"}
+
+
+def check_edge_dim(layer: str, edge_dim) -> Optional[int]:
+    if edge_dim is None:
+        return None
+    if isinstance(edge_dim, bool) or not isinstance(edge_dim, int) or edge_dim <= 0:
+        raise ValueError(f"{layer}: edge_dim must be a positive int or None, got "
+                         f"{edge_dim!r}")
+    return edge_dim
+
+
+def check_fill_value(layer: str, fill_value):
+    """PyG's self-loop edge features: None (ones), a number, a tensor, or a
+    reduction of the node's incoming features ('add', 'sum', 'mean', 'max',
+    'min', 'mul')."""
+    if fill_value is None or isinstance(fill_value, (int, float, Tensor)):
+        return fill_value
+    if isinstance(fill_value, str) and fill_value in _FILL_REDUCE:
+        return fill_value
+    raise ValueError(f"{layer}: fill_value must be None, a number, a tensor or one of "
+                     f"{', '.join(_FILL_REDUCE)}; got {fill_value!r}")
+
+
+def check_edge_attr(layer: str, edge_attr, edge_index: Tensor, edge_dim: int,
+                    x: Tensor) -> Tensor:
+    """Edge features as PyG takes them: [E, edge_dim] (or [E] when edge_dim
+    is 1), of x's dtype and device. Returns them as [E, edge_dim]."""
+    if not isinstance(edge_attr, Tensor):
+        raise TypeError(f"{layer}: expected edge_attr to be a torch.Tensor, got "
+                        f"{type(edge_attr).__name__}")
+    e = edge_index.size(1)
+    if edge_attr.dim() == 1 and edge_dim == 1:
+        edge_attr = edge_attr.view(-1, 1)
+    if edge_attr.dim() != 2 or edge_attr.size(0) != e or edge_attr.size(1) != edge_dim:
+        raise ValueError(f"{layer}: expected edge_attr of shape [{e}, {edge_dim}] "
+                         f"(num_edges, edge_dim), got {tuple(edge_attr.shape)}")
+    if edge_attr.dtype != x.dtype or edge_attr.device != x.device:
+        raise TypeError(f"{layer}: edge_attr must have x's dtype and device ({x.dtype}, "
+                        f"{x.device}), got ({edge_attr.dtype}, {edge_attr.device})")
+    return edge_attr
+
+
+def self_loop_attr(edge_attr: Tensor, edge_index: Tensor, keep: Optional[Tensor],
+                   num_nodes: int, fill_value) -> Tensor:
+    """PyG's add_self_loops(remove_self_loops(...)) on edge features: the
+    input's [E, D] features, then one row per node for its self-loop, from
+    `fill_value` (compute_loop_attr). A reduction runs over the node's
+    incoming edges in edge_index's own orientation (row 1), the input's
+    self-loops left out (`keep` is 0 on them; None: there are none). The
+    input's self-loop rows stay (their edges are masked)."""
+    n = num_nodes
+    d = edge_attr.size(1)
+    if fill_value is None:
+        loop = edge_attr.new_ones((n, d))
+    elif isinstance(fill_value, (int, float)):
+        loop = edge_attr.new_full((n, d), float(fill_value))
+    elif isinstance(fill_value, Tensor):
+        value = fill_value.to(edge_attr.device, edge_attr.dtype)
+        loop = value.reshape(1, -1).expand(n, d)
+    else:
+        e = edge_attr.size(0)
+        target = edge_index[1].long()
+        if keep is not None:  # the input's self-loops go to a spare row
+            target = torch.where(keep[:e] != 0, target, n)
+        loop = edge_attr.new_zeros((n + 1, d)).scatter_reduce(
+            0, target.view(-1, 1).expand(e, d), edge_attr, _FILL_REDUCE[fill_value],
+            include_self=False)[:n]
+    return torch.cat([edge_attr, loop], dim=0)
+
+
 # --------------------------------------------------------------------------
 # Forward checks.
 # --------------------------------------------------------------------------

@@ -301,10 +301,12 @@ def _head_dot(b: _Builder, h: str, att: str, n: str, heads: int, channels: int) 
 
 @functools.lru_cache(maxsize=None)
 def gat(heads: int, channels: int, dtype: str, negative_slope: float,
-        masked: bool, dropout: bool, weights: bool = False):
+        masked: bool, dropout: bool, weights: bool = False, edge: bool = False):
     """GAT attention over h [N, H, C]:
-    ``alpha = softmax_i(leaky_relu(att_src . h_j + att_dst . h_i))``,
-    ``out_i = sum_j alpha_ji h_j`` -> [N, H, C]."""
+    ``alpha = softmax_i(leaky_relu(att_src . h_j + att_dst . h_i [+ s_ji]))``,
+    ``out_i = sum_j alpha_ji h_j`` -> [N, H, C]. With ``edge``, the edge
+    argument ``%escore`` [E, H] holds the edge features' score term
+    ``att_edge . W_e e_ji``."""
     t = _elem(dtype)
     b = _Builder(t)
     hty = f"tensor<?x{heads}x{channels}x{t}>"
@@ -315,11 +317,22 @@ def gat(heads: int, channels: int, dtype: str, negative_slope: float,
     a_dst = _head_dot(b, "%h", "%att_dst", n, heads, channels)
     b.emit(f"%e = gnn.sddmm add %g, {a_src}, {a_dst} : {sty}, {sty} -> {sty}")
     ne = b.dim0("%e", sty)
-    score = b.generic(["(d0, d1) -> (d0, d1)"] * 2, ["parallel", "parallel"],
-                      [("%e", sty)], [(b.empty(ne, sty), sty)],
-                      lambda v, o: _leaky(b, v, negative_slope), sty)
+    if edge:
+        def body(v, es, o):
+            lines, lr = _leaky(b, "%sum", negative_slope)
+            return [f"%sum = arith.addf {v}, {es} : {t}"] + lines, lr
+
+        score = b.generic(["(d0, d1) -> (d0, d1)"] * 3, ["parallel", "parallel"],
+                          [("%e", sty), ("%escore", sty)], [(b.empty(ne, sty), sty)],
+                          body, sty)
+    else:
+        score = b.generic(["(d0, d1) -> (d0, d1)"] * 2, ["parallel", "parallel"],
+                          [("%e", sty)], [(b.empty(ne, sty), sty)],
+                          lambda v, o: _leaky(b, v, negative_slope), sty)
     agg, _, alpha = _softmax_aggregate(b, score, "%h", heads, channels, masked, dropout)
     args = [("%h", hty, None), ("%att_src", aty, None), ("%att_dst", aty, None)]
+    if edge:
+        args.append(("%escore", sty, _EDGE))
     args += _attention_args(t, heads, masked, dropout)
     results = [(agg, hty)] + ([(alpha, sty)] if weights else [])
     return b.function("gat", args, results), "gat"
@@ -327,9 +340,10 @@ def gat(heads: int, channels: int, dtype: str, negative_slope: float,
 
 @functools.lru_cache(maxsize=None)
 def gatv2(heads: int, channels: int, dtype: str, negative_slope: float,
-          masked: bool, dropout: bool, weights: bool = False):
-    """GATv2 attention: ``alpha = softmax_i(att . leaky_relu(l_j + r_i))``,
-    ``out_i = sum_j alpha_ji l_j`` -> [N, H, C]."""
+          masked: bool, dropout: bool, weights: bool = False, edge: bool = False):
+    """GATv2 attention: ``alpha = softmax_i(att . leaky_relu(l_j + r_i [+ f_ji]))``,
+    ``out_i = sum_j alpha_ji l_j`` -> [N, H, C]. With ``edge``, the edge
+    argument ``%eproj`` [E, H, C] holds the projected edge features ``W_e e_ji``."""
     t = _elem(dtype)
     b = _Builder(t)
     hty = f"tensor<?x{heads}x{channels}x{t}>"
@@ -337,18 +351,29 @@ def gatv2(heads: int, channels: int, dtype: str, negative_slope: float,
     sty = f"tensor<?x{heads}x{t}>"
     b.emit(f"%e = gnn.sddmm add %g, %l, %r : {hty}, {hty} -> {hty}")
     ne = b.dim0("%e", hty)
+    id3 = "(d0, d1, d2) -> (d0, d1, d2)"
+    maps = [id3, "(d0, d1, d2) -> (d1, d2)", "(d0, d1, d2) -> (d0, d1)"]
+    ins = [("%e", hty), ("%att", aty)]
+    if edge:
+        maps = [id3] + maps
+        ins = [("%e", hty), ("%eproj", hty), ("%att", aty)]
 
-    def body(v, a, o):
+    def body(*block):
+        o, a = block[-1], block[-2]
+        pre = []
+        v = block[0]
+        if edge:
+            pre, v = [f"%sum = arith.addf {block[0]}, {block[1]} : {t}"], "%sum"
         lines, lr = _leaky(b, v, negative_slope)
-        return (lines + [f"%m = arith.mulf {lr}, {a} : {t}",
-                         f"%s = arith.addf {o}, %m : {t}"], "%s")
+        return (pre + lines + [f"%m = arith.mulf {lr}, {a} : {t}",
+                               f"%s = arith.addf {o}, %m : {t}"], "%s")
 
-    score = b.generic(
-        ["(d0, d1, d2) -> (d0, d1, d2)", "(d0, d1, d2) -> (d1, d2)", "(d0, d1, d2) -> (d0, d1)"],
-        ["parallel", "parallel", "reduction"], [("%e", hty), ("%att", aty)],
-        [(b.zeros(ne, sty), sty)], body, sty)
+    score = b.generic(maps, ["parallel", "parallel", "reduction"], ins,
+                      [(b.zeros(ne, sty), sty)], body, sty)
     agg, _, alpha = _softmax_aggregate(b, score, "%l", heads, channels, masked, dropout)
     args = [("%l", hty, None), ("%r", hty, None), ("%att", aty, None)]
+    if edge:
+        args.append(("%eproj", hty, _EDGE))
     args += _attention_args(t, heads, masked, dropout)
     results = [(agg, hty)] + ([(alpha, sty)] if weights else [])
     return b.function("gatv2", args, results), "gatv2"
@@ -356,9 +381,11 @@ def gatv2(heads: int, channels: int, dtype: str, negative_slope: float,
 
 @functools.lru_cache(maxsize=None)
 def transformer(heads: int, channels: int, dtype: str, masked: bool, dropout: bool,
-                weights: bool = False):
+                weights: bool = False, edge: bool = False):
     """Graph Transformer attention:
-    ``alpha = softmax_i(q_i . k_j / sqrt(C))``, ``out_i = sum_j alpha_ji v_j``."""
+    ``alpha = softmax_i(q_i . (k_j [+ f_ji]) / sqrt(C))``,
+    ``out_i = sum_j alpha_ji (v_j [+ f_ji])``. With ``edge``, the edge argument
+    ``%eproj`` [E, H, C] holds the projected edge features ``W_e e_ji``."""
     t = _elem(dtype)
     b = _Builder(t)
     hty = f"tensor<?x{heads}x{channels}x{t}>"
@@ -366,14 +393,43 @@ def transformer(heads: int, channels: int, dtype: str, masked: bool, dropout: bo
     root = b.const(_float(math.sqrt(channels)))
     b.emit(f"%dot = gnn.sddmm dot %g, %k, %q : {hty}, {hty} -> {sty}")
     ne = b.dim0("%dot", sty)
-    score = b.generic(["(d0, d1) -> (d0, d1)"] * 2, ["parallel", "parallel"],
-                      [("%dot", sty)], [(b.empty(ne, sty), sty)],
-                      lambda v, o: ([f"%s = arith.divf {v}, {root} : {t}"], "%s"), sty)
-    agg, softmax, _ = _softmax_aggregate(b, score, "%v", heads, channels, masked, dropout)
+    id2 = "(d0, d1) -> (d0, d1)"
+    if edge:
+        # q_i . f_ji: the destination's query on every edge, dotted per head.
+        b.emit(f"%qd = gnn.gather dst %g, %q : {hty} -> {hty}")
+        qf = b.generic(["(d0, d1, d2) -> (d0, d1, d2)"] * 2 + ["(d0, d1, d2) -> (d0, d1)"],
+                       ["parallel", "parallel", "reduction"],
+                       [("%qd", hty), ("%eproj", hty)], [(b.zeros(ne, sty), sty)],
+                       lambda q, f, o: ([f"%m = arith.mulf {q}, {f} : {t}",
+                                         f"%s = arith.addf {o}, %m : {t}"], "%s"), sty)
+        score = b.generic([id2] * 3, ["parallel", "parallel"],
+                          [("%dot", sty), (qf, sty)], [(b.empty(ne, sty), sty)],
+                          lambda v, w, o: ([f"%a = arith.addf {v}, {w} : {t}",
+                                            f"%s = arith.divf %a, {root} : {t}"], "%s"), sty)
+    else:
+        score = b.generic([id2] * 2, ["parallel", "parallel"],
+                          [("%dot", sty)], [(b.empty(ne, sty), sty)],
+                          lambda v, o: ([f"%s = arith.divf {v}, {root} : {t}"], "%s"), sty)
+    agg, softmax, alpha = _softmax_aggregate(b, score, "%v", heads, channels, masked,
+                                             dropout)
+    out = agg
+    if edge:
+        # sum_j alpha_ji f_ji: the edge features' share of the values.
+        msg = b.generic(["(d0, d1, d2) -> (d0, d1)", "(d0, d1, d2) -> (d0, d1, d2)",
+                         "(d0, d1, d2) -> (d0, d1, d2)"], ["parallel"] * 3,
+                        [(alpha, sty), ("%eproj", hty)], [(b.empty(ne, hty), hty)],
+                        lambda a, f, o: ([f"%m = arith.mulf {a}, {f} : {t}"], "%m"), hty)
+        b.emit(f"%fsum = gnn.reduce sum %g, {msg} : {hty} -> {hty}")
+        n = b.dim0("%q", hty)
+        out = b.generic(["(d0, d1, d2) -> (d0, d1, d2)"] * 3, ["parallel"] * 3,
+                        [(agg, hty), ("%fsum", hty)], [(b.empty(n, hty), hty)],
+                        lambda u, w, o: ([f"%s = arith.addf {u}, {w} : {t}"], "%s"), hty)
     args = [("%q", hty, None), ("%k", hty, None), ("%v", hty, None)]
+    if edge:
+        args.append(("%eproj", hty, _EDGE))
     args += _attention_args(t, heads, masked, dropout)
     # PyG's TransformerConv returns the weights before dropout.
-    results = [(agg, hty)] + ([(softmax, sty)] if weights else [])
+    results = [(out, hty)] + ([(softmax, sty)] if weights else [])
     return b.function("transformer", args, results), "transformer"
 
 
