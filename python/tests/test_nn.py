@@ -395,6 +395,42 @@ def test_torch_compile_fullgraph(case, graph):
     torch.testing.assert_close(compiled(x2, other), ours(x2, other))
 
 
+def test_torch_compile_two_layer_gat_trains():
+    """The issue's case: a 2-layer GAT (attention dropout, ELU) compiled with
+    fullgraph=True; in eval mode it equals eager, in training mode a step runs."""
+
+    class GAT(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = gnn.GATConv(IN, 4, heads=2, dropout=0.6)
+            self.conv2 = gnn.GATConv(8, 3, heads=1, concat=False, dropout=0.6)
+
+        def forward(self, x, edge_index):
+            x = torch.nn.functional.dropout(x, p=0.6, training=self.training)
+            x = torch.nn.functional.elu(self.conv1(x, edge_index))
+            x = torch.nn.functional.dropout(x, p=0.6, training=self.training)
+            return self.conv2(x, edge_index)
+
+    torch.manual_seed(0)
+    model = GAT()
+    edge_index, n = random_graph()
+    x = features(n, torch.float32)
+    y = torch.randint(0, 3, (n,), generator=torch.Generator().manual_seed(1))
+    torch._dynamo.reset()
+    compiled = torch.compile(model, fullgraph=True)
+    model.eval()
+    torch.testing.assert_close(compiled(x, edge_index), model(x, edge_index))
+    model.train()
+    opt = torch.optim.Adam(model.parameters(), lr=0.005)
+    for _ in range(2):
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(compiled(x, edge_index), y)
+        loss.backward()
+        opt.step()
+    assert torch.isfinite(loss)
+    assert all(p.grad is not None for p in model.parameters())
+
+
 # --------------------------------------------------------------------------
 # Parameters: names and initialisation as PyG.
 
