@@ -111,7 +111,7 @@ class GCNConv(torch.nn.Module):
                 out = _common.propagate("gcn", (c, t, True, True), ei, n, h, w)
         elif edge_weight is not None:
             out = _common.propagate("gcn", (c, t, self.normalize, True), ei, n, h,
-                                    edge_weight)
+                                    edge_weight.contiguous())
         else:
             out = _common.propagate("gcn", (c, t, self.normalize, False), ei, n, h)
         if self.bias is not None:
