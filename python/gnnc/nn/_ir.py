@@ -17,6 +17,11 @@ Conventions shared by the templates:
 - ``drop`` (an edge tensor ``[E, heads]``) is the attention dropout mask,
   ``bernoulli(1 - p) / (1 - p)``, multiplied into the softmax weights, as PyG's
   ``F.dropout`` on the attention coefficients.
+- With ``edge=True`` the attention templates take the edge features' share
+  as an edge argument after the node arguments (GAT: the score term
+  ``[E, heads]``; GATv2, Transformer: the projected features ``[E, heads, C]``).
+- Argument order: node tensors and parameters, then the edge-feature term,
+  ``keep``, ``drop``.
 - Node results keep the heads: ``[N, heads, C]``; concatenation or the mean over
   heads happens in PyTorch (a view or a mean). With ``weights=True`` the
   attention templates also return the attention coefficients ``[E, heads]``
