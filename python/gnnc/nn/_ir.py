@@ -135,8 +135,15 @@ class _Builder:
 
     def function(self, name: str, args, results) -> str:
         """The whole function: ``args`` are (name, type, attrs-or-None)."""
-        arg_text = ", ".join(
-            f"{n}: {t}" + (f" {{{a}}}" if a else "") for n, t, a in args)
+        # Masks (self-loops, dropout) get no gradient: only the other
+        # arguments are marked differentiable, so the backward computes
+        # nothing for them.
+        def attrs(n, a):
+            marks = [a] if a else []
+            if n not in _NOT_DIFFERENTIABLE:
+                marks.append("gnn.differentiable")
+            return f" {{{', '.join(marks)}}}" if marks else ""
+        arg_text = ", ".join(f"{n}: {t}" + attrs(n, a) for n, t, a in args)
         res_ty = ", ".join(t for _, t in results)
         res_val = ", ".join(v for v, _ in results)
         if len(results) > 1:
@@ -149,6 +156,7 @@ class _Builder:
 
 
 _EDGE = 'gnn.domain = "edge"'
+_NOT_DIFFERENTIABLE = ("%keep", "%drop")
 
 
 def _leaky(b: _Builder, v: str, slope: float):
