@@ -217,11 +217,11 @@ class _Compiled:
                 return
             try:
                 info = self.module.differentiate(function)
+                self.signature(info["forward"])
+                self.signature(info["backward"])
             except CompileError as e:
                 self.grad_error[function] = str(e)
                 return
-            self.signature(info["forward"])
-            self.signature(info["backward"])
             self.base_of[info["forward"]] = function
             self.grad_info[function] = info
 

@@ -226,6 +226,12 @@ public:
       if (!tensor)
         fail(f, "result #" + std::to_string(i) + " must be a tensor, found " +
                     str(v.getType()));
+      auto hint = resultKinds.find(function);
+      if (hint != resultKinds.end() && i < hint->second.size() &&
+          domainOf(v) == mlir::gnn::Domain::Unknown) {
+        results.append(describe(tensor, hint->second[i]));
+        continue;
+      }
       results.append(
           describe(tensor, kindOf(f, tensor, domainOf(v), i, "result")));
     }
@@ -247,8 +253,12 @@ public:
     func::FuncOp f = lookup(function);
     DiagnosticCollector diags(*context);
     if (!module->lookupSymbol(fwdName)) {
-      std::vector<int64_t> wrt;
-      for (unsigned i = 0; i < f.getNumArguments(); ++i) {
+      // The arguments the source marks {gnn.differentiable}, else every
+      // float tensor argument.
+      bool marked = false;
+      for (unsigned i = 0; i < f.getNumArguments(); ++i)
+        marked |= bool(f.getArgAttr(i, mlir::gnn::kDifferentiableAttrName));
+      for (unsigned i = 0; i < f.getNumArguments() && !marked; ++i) {
         auto t = dyn_cast<RankedTensorType>(f.getArgument(i).getType());
         if (t && isa<FloatType>(t.getElementType()))
           f.setArgAttr(i, mlir::gnn::kDifferentiableAttrName,
@@ -285,6 +295,13 @@ public:
         if (f.getArgAttr(i, mlir::gnn::kDifferentiableAttrName))
           grads.push_back(i);
       gradInfo[function] = {residuals, grads};
+      // A gradient has its argument's domain, even where the backward's
+      // IR does not show it (the zeros of an argument that only feeds a
+      // comparison).
+      std::vector<std::string> kinds;
+      for (int64_t i : grads)
+        kinds.push_back(argumentKind(f, i));
+      resultKinds[bwdName] = kinds;
     }
     nb::dict d;
     d["forward"] = fwdName;
@@ -416,8 +433,16 @@ private:
                 "mark it with {gnn.domain = \"node\"} or \"edge\"");
   }
 
+  /// node, edge or dense for argument `i` of `f` (a tensor).
+  std::string argumentKind(func::FuncOp f, int64_t i) const {
+    auto t = cast<RankedTensorType>(f.getArgument(i).getType());
+    return kindOf(f, t, domainOf(f.getArgument(i)), i, "argument");
+  }
+
   std::unique_ptr<MLIRContext> context;
   mutable OwningOpRef<ModuleOp> module;
+  /// Result kinds of backward functions, from their arguments' domains.
+  std::map<std::string, std::vector<std::string>> resultKinds;
   std::string name;
   std::map<std::string,
            std::pair<std::vector<std::pair<std::string, int64_t>>,

@@ -280,3 +280,48 @@ def test_unknown_domain_is_refused():
 def test_compile_from_path():
     fn = gnnc.compile(str(ROOT / "examples" / "gcn.mlir"))
     assert fn.function == "gcn"
+
+
+MASKED_SOFTMAX = """
+func.func @f(%g: !gnn.graph, %s: tensor<?xT> {gnn.domain = "edge"MARK},
+             %keep: tensor<?xT> {gnn.domain = "edge"}, %x: tensor<?x4xT>MARKX) -> tensor<?x4xT> {
+  %c0 = arith.constant 0 : index
+  %half = arith.constant 0.5 : T
+  %ninf = arith.constant 0xFF800000 : T
+  %ne = tensor.dim %s, %c0 : tensor<?xT>
+  %e = tensor.empty(%ne) : tensor<?xT>
+  %m = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>,
+                                        affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%s, %keep : tensor<?xT>, tensor<?xT>) outs(%e : tensor<?xT>) {
+  ^bb0(%a: T, %k: T, %o: T):
+    %p = arith.cmpf ogt, %k, %half : T
+    %r = arith.select %p, %a, %ninf : T
+    linalg.yield %r : T
+  } -> tensor<?xT>
+  %alpha = gnn.edge_softmax %g, %m : tensor<?xT>
+  %out = gnn.spmm sum %g, %x weights(%alpha : tensor<?xT>) : tensor<?x4xT> -> tensor<?x4xT>
+  return %out : tensor<?x4xT>
+}
+"""
+
+
+@pytest.mark.parametrize("marked", [False, True])
+def test_gradient_of_a_mask_argument(marked):
+    # An edge argument that only feeds a comparison: its gradient (zero)
+    # still has the edge domain; with {gnn.differentiable} marks, only the
+    # marked arguments get a gradient at all.
+    mark = ", gnn.differentiable" if marked else ""
+    src = (MASKED_SOFTMAX.replace("MARKX", " {gnn.differentiable}" if marked else "")
+           .replace("MARK", mark).replace("0xFF800000 : T", "0xFF800000 : f32")
+           .replace("T", "f32"))
+    fn = gnnc.compile(src)
+    g = _graph()
+    s = torch.randn(g.num_edges, device=DEVICE, requires_grad=True)
+    keep = torch.tensor([1.0, 0, 1, 1, 1, 1, 1], device=DEVICE, requires_grad=True)
+    x = torch.randn(g.num_nodes, 4, device=DEVICE, requires_grad=True)
+    fn(g, s, keep, x).sum().backward()
+    assert s.grad is not None and x.grad is not None
+    if marked:
+        assert keep.grad is None
+    else:
+        assert torch.equal(keep.grad, torch.zeros_like(keep))

@@ -1,0 +1,22 @@
+"""Drop-in replacements of PyTorch Geometric's convolution layers whose graph
+part (scores on edges, softmax, aggregation, degree normalisation) runs as
+`gnn` functions compiled by gnnc, forward and backward.
+
+Each layer takes PyG's constructor arguments and `forward(x, edge_index)`,
+names its parameters as PyG does (so `layer.load_state_dict(pyg_layer
+.state_dict())` works) and computes what PyG computes; an argument gnnc does
+not support raises `NotImplementedError` naming it. See docs/Python-nn.md.
+"""
+
+from .attention import GATConv, GATv2Conv, TransformerConv
+from .conv import AGNNConv, GCNConv, GINConv, SAGEConv
+
+__all__ = [
+    "AGNNConv",
+    "GATConv",
+    "GATv2Conv",
+    "GCNConv",
+    "GINConv",
+    "SAGEConv",
+    "TransformerConv",
+]

@@ -1,0 +1,419 @@
+"""Pieces the `gnnc.nn` layers share: PyG-compatible linear layers and
+initialisers, input checks, PyG's self-loop handling, attention dropout masks
+and the call into a compiled `gnn` function."""
+
+import math
+import weakref
+from typing import Optional
+
+import torch
+from torch import Tensor
+
+import gnnc
+
+from . import _ir
+
+_DTYPES = {torch.float32: "f32", torch.float64: "f64"}
+
+
+# --------------------------------------------------------------------------
+# Parameters and initialisers (as torch_geometric.nn.inits / dense.Linear).
+# --------------------------------------------------------------------------
+
+def glorot(value: Optional[Tensor]) -> None:
+    if value is not None:
+        stdv = math.sqrt(6.0 / (value.size(-2) + value.size(-1)))
+        with torch.no_grad():
+            value.uniform_(-stdv, stdv)
+
+
+def zeros(value: Optional[Tensor]) -> None:
+    if value is not None:
+        with torch.no_grad():
+            value.zero_()
+
+
+class Linear(torch.nn.Module):
+    """`x W^T + b` with PyG's `Linear` parameter names (`weight` [out, in],
+    `bias` [out]) and initialisers (`weight_initializer` None or
+    'kaiming_uniform': kaiming uniform with a = sqrt(5); 'glorot'; bias
+    initialiser None: uniform(+-1/sqrt(in)); 'zeros')."""
+
+    def __init__(self, in_channels: int, out_channels: int, bias: bool = True,
+                 weight_initializer: Optional[str] = None,
+                 bias_initializer: Optional[str] = None):
+        super().__init__()
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.weight_initializer = weight_initializer
+        self.bias_initializer = bias_initializer
+        self.weight = torch.nn.Parameter(torch.empty(out_channels, in_channels))
+        if bias:
+            self.bias = torch.nn.Parameter(torch.empty(out_channels))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        fan = self.in_channels
+        init = self.weight_initializer
+        with torch.no_grad():
+            if init == "glorot":
+                glorot(self.weight)
+            elif init == "uniform":
+                bound = 1.0 / math.sqrt(fan)
+                self.weight.uniform_(-bound, bound)
+            elif init in (None, "kaiming_uniform"):
+                bound = math.sqrt(6 / ((1 + 5) * fan))  # a = sqrt(5)
+                self.weight.uniform_(-bound, bound)
+            else:
+                raise RuntimeError(f"Weight initializer '{init}' not supported")
+            if self.bias is not None:
+                if self.bias_initializer == "zeros":
+                    self.bias.zero_()
+                elif self.bias_initializer is None:
+                    bound = 1.0 / math.sqrt(fan)
+                    self.bias.uniform_(-bound, bound)
+                else:
+                    raise RuntimeError(
+                        f"Bias initializer '{self.bias_initializer}' not supported")
+
+    def forward(self, x: Tensor) -> Tensor:
+        return torch.nn.functional.linear(x, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"{self.in_channels}, {self.out_channels}, "
+                f"bias={self.bias is not None}")
+
+
+# --------------------------------------------------------------------------
+# Constructor checks.
+# --------------------------------------------------------------------------
+
+def check_channels(layer: str, name: str, value) -> int:
+    if isinstance(value, (tuple, list)):
+        raise NotImplementedError(
+            f"{layer}: {name}={tuple(value)!r} (bipartite message passing with "
+            f"separate source and target sizes) is not supported by gnnc.nn")
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{layer}: {name} must be an int, got {value!r}")
+    if value <= 0 and name == "in_channels":
+        raise NotImplementedError(
+            f"{layer}: {name}={value} (lazy initialisation) is not supported by "
+            f"gnnc.nn; give the size")
+    if value <= 0:
+        raise ValueError(f"{layer}: {name} must be positive, got {value}")
+    return value
+
+
+def check_heads(layer: str, heads) -> int:
+    if isinstance(heads, bool) or not isinstance(heads, int) or heads <= 0:
+        raise ValueError(f"{layer}: heads must be a positive int, got {heads!r}")
+    return heads
+
+
+def check_dropout(layer: str, p: float) -> float:
+    if not 0.0 <= float(p) <= 1.0:
+        raise ValueError(f"{layer}: dropout must be in [0, 1], got {p}")
+    return float(p)
+
+
+def check_kwargs(layer: str, kwargs: dict, aggr_default: Optional[str] = "add") -> str:
+    """MessagePassing's keyword arguments: `aggr` (only the layer's own),
+    `flow` ('source_to_target' or 'target_to_source'), `node_dim` (the
+    layer's default) and `decomposed_layers` (an execution detail, ignored).
+    Returns the flow; anything else is refused by name."""
+    flow = kwargs.pop("flow", "source_to_target")
+    if flow not in ("source_to_target", "target_to_source"):
+        raise ValueError(f"{layer}: expected flow 'source_to_target' or "
+                         f"'target_to_source', got {flow!r}")
+    if "aggr" in kwargs:
+        aggr = kwargs.pop("aggr")
+        if aggr != aggr_default:
+            raise NotImplementedError(
+                f"{layer}: aggr={aggr!r} is not supported by gnnc.nn (only "
+                f"{aggr_default!r})")
+    kwargs.pop("decomposed_layers", None)
+    for name in ("node_dim",):
+        if name in kwargs:
+            raise NotImplementedError(f"{layer}: {name} is not supported by gnnc.nn")
+    if kwargs:
+        raise NotImplementedError(
+            f"{layer}: argument(s) {', '.join(sorted(kwargs))} not supported by gnnc.nn")
+    return flow
+
+
+def refuse(layer: str, argument: str, why: str = "") -> None:
+    raise NotImplementedError(
+        f"{layer}: {argument} is not supported by gnnc.nn" + (f" ({why})" if why else ""))
+
+
+_FILL_REDUCE = {"add": "sum", "sum": "sum", "mean": "mean", "max": "amax",
+                "min": "amin", "mul": "prod"}
+
+
+def check_edge_dim(layer: str, edge_dim) -> Optional[int]:
+    if edge_dim is None:
+        return None
+    if isinstance(edge_dim, bool) or not isinstance(edge_dim, int) or edge_dim <= 0:
+        raise ValueError(f"{layer}: edge_dim must be a positive int or None, got "
+                         f"{edge_dim!r}")
+    return edge_dim
+
+
+def check_fill_value(layer: str, fill_value):
+    """PyG's self-loop edge features: None (ones), a number, a tensor, or a
+    reduction of the node's incoming features ('add', 'sum', 'mean', 'max',
+    'min', 'mul')."""
+    if fill_value is None or isinstance(fill_value, (int, float, Tensor)):
+        return fill_value
+    if isinstance(fill_value, str) and fill_value in _FILL_REDUCE:
+        return fill_value
+    raise ValueError(f"{layer}: fill_value must be None, a number, a tensor or one of "
+                     f"{', '.join(_FILL_REDUCE)}; got {fill_value!r}")
+
+
+def check_edge_attr(layer: str, edge_attr, edge_index: Tensor, edge_dim: int,
+                    x: Tensor) -> Tensor:
+    """Edge features as PyG takes them: [E, edge_dim] (or [E] when edge_dim
+    is 1), of x's dtype and device. Returns them as [E, edge_dim]."""
+    if not isinstance(edge_attr, Tensor):
+        raise TypeError(f"{layer}: expected edge_attr to be a torch.Tensor, got "
+                        f"{type(edge_attr).__name__}")
+    e = edge_index.size(1)
+    if edge_attr.dim() == 1 and edge_dim == 1:
+        edge_attr = edge_attr.view(-1, 1)
+    if edge_attr.dim() != 2 or edge_attr.size(0) != e or edge_attr.size(1) != edge_dim:
+        raise ValueError(f"{layer}: expected edge_attr of shape [{e}, {edge_dim}] "
+                         f"(num_edges, edge_dim), got {tuple(edge_attr.shape)}")
+    if edge_attr.dtype != x.dtype or edge_attr.device != x.device:
+        raise TypeError(f"{layer}: edge_attr must have x's dtype and device ({x.dtype}, "
+                        f"{x.device}), got ({edge_attr.dtype}, {edge_attr.device})")
+    return edge_attr
+
+
+def self_loop_attr(edge_attr: Tensor, edge_index: Tensor, keep: Optional[Tensor],
+                   num_nodes: int, fill_value) -> Tensor:
+    """PyG's add_self_loops(remove_self_loops(...)) on edge features: the
+    input's [E, D] features, then one row per node for its self-loop, from
+    `fill_value` (compute_loop_attr). A reduction runs over the node's
+    incoming edges in edge_index's own orientation (row 1), the input's
+    self-loops left out (`keep` is 0 on them; None: there are none). The
+    input's self-loop rows stay (their edges are masked)."""
+    n = num_nodes
+    d = edge_attr.size(1)
+    if fill_value is None:
+        loop = edge_attr.new_ones((n, d))
+    elif isinstance(fill_value, (int, float)):
+        loop = edge_attr.new_full((n, d), float(fill_value))
+    elif isinstance(fill_value, Tensor):
+        value = fill_value.to(edge_attr.device, edge_attr.dtype)
+        loop = value.reshape(1, -1).expand(n, d)
+    else:
+        e = edge_attr.size(0)
+        target = edge_index[1].long()
+        if keep is not None:  # the input's self-loops go to a spare row
+            target = torch.where(keep[:e] != 0, target, n)
+        loop = edge_attr.new_zeros((n + 1, d)).scatter_reduce(
+            0, target.view(-1, 1).expand(e, d), edge_attr, _FILL_REDUCE[fill_value],
+            include_self=False)[:n]
+    return torch.cat([edge_attr, loop], dim=0)
+
+
+# --------------------------------------------------------------------------
+# Forward checks.
+# --------------------------------------------------------------------------
+
+def check_inputs(layer: str, x, edge_index, in_channels: Optional[int],
+                 dtype: Optional[torch.dtype]) -> None:
+    """x: a [N, in_channels] float32/float64 tensor of the parameters' dtype;
+    edge_index: a [2, E] integer tensor on x's device."""
+    if isinstance(x, (tuple, list)):
+        raise NotImplementedError(
+            f"{layer}: a (source, target) pair of node features (bipartite "
+            f"message passing) is not supported by gnnc.nn")
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{layer}: expected x to be a torch.Tensor, got "
+                        f"{type(x).__name__}")
+    if not isinstance(edge_index, Tensor) and type(edge_index).__name__ == "SparseTensor":
+        raise NotImplementedError(
+            f"{layer}: a torch_sparse.SparseTensor adjacency is not supported by "
+            f"gnnc.nn; pass edge_index as a [2, E] tensor")
+    if not isinstance(edge_index, Tensor):
+        raise TypeError(f"{layer}: expected edge_index to be a torch.Tensor "
+                        f"[2, E], got {type(edge_index).__name__}")
+    if edge_index.layout != torch.strided:
+        raise NotImplementedError(
+            f"{layer}: a sparse adjacency ({edge_index.layout}) is not supported "
+            f"by gnnc.nn; pass edge_index as a [2, E] tensor")
+    if x.dim() != 2:
+        raise ValueError(f"{layer}: expected x of shape [num_nodes, "
+                         f"{in_channels if in_channels else 'channels'}], got "
+                         f"{tuple(x.shape)}")
+    if in_channels is not None and x.size(1) != in_channels:
+        raise ValueError(f"{layer}: expected x with {in_channels} channels "
+                         f"(in_channels), got {x.size(1)}")
+    if x.dtype not in _DTYPES:
+        raise TypeError(f"{layer}: expected x of dtype float32 or float64, got "
+                        f"{x.dtype}")
+    if dtype is not None and x.dtype != dtype:
+        raise TypeError(f"{layer}: x is {x.dtype} but the layer's parameters are "
+                        f"{dtype}; convert one of them (e.g. layer.to({x.dtype}))")
+    if edge_index.dtype not in (torch.int64, torch.int32):
+        raise TypeError(f"{layer}: expected edge_index of dtype int64 (or int32), "
+                        f"got {edge_index.dtype}")
+    if edge_index.dim() != 2 or edge_index.size(0) != 2:
+        raise ValueError(f"{layer}: expected edge_index of shape [2, num_edges], "
+                         f"got {tuple(edge_index.shape)}")
+    if edge_index.device != x.device:
+        raise ValueError(f"{layer}: x is on {x.device} but edge_index is on "
+                         f"{edge_index.device}; move both to one device")
+
+
+def elem(x: Tensor) -> str:
+    return _DTYPES[x.dtype]
+
+
+# --------------------------------------------------------------------------
+# Graphs derived from edge_index, cached per edge_index tensor.
+# --------------------------------------------------------------------------
+#
+# gnnc caches its graph structures per edge_index tensor object, so a graph a
+# layer derives (flipped, with self-loops) must be the same tensor object
+# from call to call for that cache to hit. Derived graphs are therefore cached
+# here per (input tensor object, its version counter, what was derived).
+
+_DERIVED = {}
+_DERIVED_SIZE = 32
+
+
+def _derived(edge_index: Tensor, what: tuple, build):
+    key = (id(edge_index), edge_index._version) + what
+    hit = _DERIVED.get(key)
+    if hit is not None and hit[0]() is edge_index:
+        return hit[1]
+    result = build()
+    # Entries of an older version of the same tensor are stale.
+    for k in [k for k in _DERIVED if k[0] == key[0] and k[1] != key[1]]:
+        del _DERIVED[k]
+    while len(_DERIVED) >= _DERIVED_SIZE:
+        del _DERIVED[next(iter(_DERIVED))]
+
+    def drop(_ref, key=key):  # the input died: free what was derived from it
+        entry = _DERIVED.get(key)
+        if entry is not None and entry[0] is _ref:
+            del _DERIVED[key]
+
+    _DERIVED[key] = (weakref.ref(edge_index, drop), result)
+    # The cached tensors are handed out again on every hit; nothing in gnnc.nn
+    # writes to them.
+    return result
+
+
+def flip(edge_index: Tensor, flow: str) -> Tensor:
+    """PyG's flow='target_to_source' reads edge_index[0] as the target."""
+    if flow != "target_to_source":
+        return edge_index
+    if torch.compiler.is_compiling():
+        return edge_index.flip(0)
+    return _derived(edge_index, ("flip",), lambda: edge_index.flip(0))
+
+
+# --------------------------------------------------------------------------
+# Self-loops: PyG's remove_self_loops + add_self_loops, without a
+# data-dependent shape.
+# --------------------------------------------------------------------------
+#
+# The graph handed to gnnc is `[edge_index | (n, n) for every node n]`
+# (E + N edges, the self-loops last) plus a mask `keep` that is 0 on the input's
+# own self-loops: the layers give those edges no weight (score -inf before a
+# softmax, weight 0 in GCN), which is exactly removing them. The shapes only
+# depend on E and N, so this traces under torch.compile without a graph break.
+# In eager mode a graph without self-loops needs no mask (`keep` is None):
+# the layers then run the plain templates, which compile to fewer kernels.
+
+
+def _with_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype):
+    n = num_nodes
+    e = edge_index.size(1)
+    ei = edge_index.long()
+    if e:
+        lo, hi = int(ei.min()), int(ei.max())
+        if lo < 0 or hi >= n:
+            bad = lo if lo < 0 else hi
+            raise ValueError(
+                f"edge_index holds node id {bad}, outside [0, {n}) for a graph of "
+                f"{n} nodes (x.size(0))")
+    loops = torch.arange(n, device=ei.device, dtype=torch.int64)
+    aug = torch.cat([ei, loops.unsqueeze(0).expand(2, n)], dim=1)
+    is_loop = ei[0] == ei[1]
+    keep = torch.cat([~is_loop, torch.ones(n, dtype=torch.bool, device=ei.device)])
+    return aug, keep.to(dtype), bool(is_loop.any())
+
+
+def _cached_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype):
+    return _derived(edge_index, ("loops", num_nodes, dtype),
+                    lambda: _with_self_loops(edge_index, num_nodes, dtype))
+
+
+@torch.library.custom_op("gnnc_nn::self_loops", mutates_args=())
+def _self_loops_op(edge_index: Tensor, num_nodes: int,
+                   dtype: torch.dtype) -> tuple[Tensor, Tensor]:
+    return _cached_self_loops(edge_index, num_nodes, dtype)[:2]
+
+
+@_self_loops_op.register_fake
+def _(edge_index, num_nodes, dtype):
+    e = edge_index.size(1)
+    aug = edge_index.new_empty((2, e + num_nodes), dtype=torch.int64)
+    keep = edge_index.new_empty((e + num_nodes,), dtype=dtype)
+    return aug, keep
+
+
+def with_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype):
+    """(the graph [2, E + N]: edge_index then (n, n) for every node n;
+    keep [E + N] of `dtype`: 0 on the input's self-loops, else 1, or None
+    in eager mode when the input has no self-loops)."""
+    if torch.compiler.is_compiling():
+        return _self_loops_op(edge_index, num_nodes, dtype)
+    aug, keep, any_loop = _cached_self_loops(edge_index, num_nodes, dtype)
+    return aug, (keep if any_loop else None)
+
+
+# --------------------------------------------------------------------------
+# Attention dropout.
+# --------------------------------------------------------------------------
+
+def attention_dropout_mask(shape, p: float, dtype: torch.dtype,
+                           device: torch.device) -> Tensor:
+    """F.dropout's mask: bernoulli(1 - p) / (1 - p) (all zeros for p = 1).
+    Tests replace this function to compare with PyG under the same mask."""
+    if p >= 1.0:
+        return torch.zeros(shape, dtype=dtype, device=device)
+    keep = torch.empty(shape, dtype=dtype, device=device).bernoulli_(1.0 - p)
+    return keep / (1.0 - p)
+
+
+# --------------------------------------------------------------------------
+# Running a compiled function.
+# --------------------------------------------------------------------------
+
+# torch.compiler.nonstrict_trace is PyTorch >= 2.7; before it, eager only
+# (torch.compile then breaks the graph at each layer's gnnc call).
+_nonstrict_trace = getattr(torch.compiler, "nonstrict_trace", None) or (lambda f: f)
+
+
+@_nonstrict_trace
+def propagate(template: str, config: tuple, edge_index: Tensor, num_nodes: int,
+              *tensors: Tensor) -> Tensor:
+    """Runs the `gnn` function `_ir.<template>(*config)` on the graph of
+    `edge_index` (num_nodes nodes) with `tensors` as its arguments after the
+    graph. gnnc caches the compiled function per source text.
+
+    torch.compile traces this non-strictly: the IR generation, gnnc.compile
+    and gnnc.Graph run as plain Python at trace time and only gnnc's custom op
+    lands in the graph, so there is no graph break."""
+    source, name = getattr(_ir, template)(*config)
+    fn = gnnc.compile(source, function=name)
+    graph = gnnc.Graph.from_edge_index(edge_index, num_nodes=num_nodes)
+    return fn(graph, *tensors)

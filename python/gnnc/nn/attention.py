@@ -1,0 +1,371 @@
+"""GAT, GATv2 and Graph Transformer: drop-in replacements of PyG's attention
+layers whose scores, softmax and aggregation run as one compiled `gnn`
+function (see `_ir.py`); projections, bias, residual and skip stay in
+PyTorch."""
+
+import math
+from typing import Optional
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+from . import _common
+from ._common import Linear
+
+
+def _check_size(layer: str, size, num_nodes: int) -> None:
+    if size is not None and tuple(size) != (num_nodes, num_nodes):
+        _common.refuse(layer, f"size={tuple(size)!r}",
+                       "bipartite graphs; only (num_nodes, num_nodes)")
+
+
+def _heads_out(out: Tensor, concat: bool) -> Tensor:
+    """[N, H, C] -> [N, H * C] (concat) or the mean over heads [N, C]."""
+    return out.reshape(out.size(0), -1) if concat else out.mean(dim=1)
+
+
+def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tensor,
+               heads: int, *tensors: Tensor, weights: bool = False,
+               edge_attr: Optional[Tensor] = None, edge_fn=None):
+    """Runs an attention template (its config, then `masked, dropout,
+    weights, edge`) with PyG's self-loops and attention dropout.
+
+    `edge_attr` ([E, D], already checked) are edge features: given PyG's
+    self-loop features (`fill_value`) when self-loops are added, then turned
+    by `edge_fn` into the template's edge argument. Returns the [N, H, C]
+    aggregate, or with `weights` (aggregate, (edge_index, attention weights))
+    as PyG's `return_attention_weights` gives them: the graph after PyG's
+    self-loop handling, in the caller's orientation."""
+    n = x.size(0)
+    ei = _common.flip(edge_index, layer.flow)
+    extra = []
+    loops = bool(getattr(layer, "add_self_loops", False))
+    keep = None
+    if loops:
+        ei, keep = _common.with_self_loops(ei, n, x.dtype)
+    if edge_attr is not None:
+        if loops:
+            edge_attr = _common.self_loop_attr(edge_attr, edge_index, keep, n,
+                                               layer.fill_value)
+        extra.append(edge_fn(edge_attr).contiguous())
+    if keep is not None:
+        extra.append(keep)
+    masked = keep is not None
+    dropout = layer.training and layer.dropout > 0.0
+    if dropout:
+        extra.append(_common.attention_dropout_mask(
+            (ei.size(1), heads), layer.dropout, x.dtype, x.device))
+    result = _common.propagate(template, config + (masked, dropout, weights,
+                                                   edge_attr is not None),
+                               ei, n, *tensors, *extra)
+    if not weights:
+        return result
+    out, alpha = result
+    if masked:
+        # PyG's remove_self_loops + add_self_loops: the input's self-loops go
+        # (data-dependent: a graph break under torch.compile, only here).
+        kept = keep != 0
+        ei, alpha = ei[:, kept], alpha[kept]
+    return out, (_common.flip(ei, layer.flow) if loops else edge_index, alpha)
+
+
+class GATConv(torch.nn.Module):
+    r"""PyG's `GATConv` (Velickovic et al.):
+    `alpha_ij = softmax_j(leaky_relu(a_src . W x_j + a_dst . W x_i))`,
+    `out_i = concat_h(sum_j alpha_ij W x_j) + b`.
+
+    Supported: `heads`, `concat` (else the mean over heads),
+    `negative_slope`, `dropout` on the attention coefficients (training mode),
+    `add_self_loops` (PyG's: the input's self-loops are removed, one is added
+    per node), `edge_dim` with `edge_attr` (the score term
+    `att_edge . W_e e_ji`, computed in PyTorch, enters the gnn function as an
+    edge argument; without `edge_dim`, `edge_attr` is unused, as in PyG),
+    `fill_value` (the self-loops' edge features: None, a number, a tensor,
+    'add'/'sum'/'mean'/'max'/'min'/'mul'), `bias`, `residual`, `flow`,
+    `return_attention_weights` (PyG's `(edge_index, alpha)`, after its
+    self-loop handling and dropout; a graph break under torch.compile when
+    self-loops are added). Refused (`NotImplementedError`): bipartite
+    `(in_src, in_dst)` channels or inputs, lazy `in_channels=-1`, `aggr`
+    other than 'add'. Parameters: `lin.weight`, `att_src`, `att_dst`,
+    `lin_edge.weight`, `att_edge`, `bias`, `res.weight`.
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, heads: int = 1,
+                 concat: bool = True, negative_slope: float = 0.2,
+                 dropout: float = 0.0, add_self_loops: bool = True,
+                 edge_dim: Optional[int] = None, fill_value="mean",
+                 bias: bool = True, residual: bool = False, **kwargs):
+        super().__init__()
+        name = type(self).__name__
+        self.flow = _common.check_kwargs(name, kwargs)
+        self.in_channels = _common.check_channels(name, "in_channels", in_channels)
+        self.out_channels = _common.check_channels(name, "out_channels", out_channels)
+        self.heads = _common.check_heads(name, heads)
+        self.concat = concat
+        self.negative_slope = float(negative_slope)
+        self.dropout = _common.check_dropout(name, dropout)
+        self.add_self_loops = add_self_loops
+        self.edge_dim = _common.check_edge_dim(name, edge_dim)
+        self.fill_value = _common.check_fill_value(name, fill_value)
+        self.residual = residual
+        self.lin_src = self.lin_dst = None
+        self.lin = Linear(in_channels, heads * out_channels, bias=False,
+                          weight_initializer="glorot")
+        self.att_src = torch.nn.Parameter(torch.empty(1, heads, out_channels))
+        self.att_dst = torch.nn.Parameter(torch.empty(1, heads, out_channels))
+        if edge_dim is not None:
+            self.lin_edge = Linear(edge_dim, heads * out_channels, bias=False,
+                                   weight_initializer="glorot")
+            self.att_edge = torch.nn.Parameter(torch.empty(1, heads, out_channels))
+        else:
+            self.lin_edge = None
+            self.register_parameter("att_edge", None)
+        total = out_channels * (heads if concat else 1)
+        if residual:
+            self.res = Linear(in_channels, total, bias=False, weight_initializer="glorot")
+        else:
+            self.register_parameter("res", None)
+        if bias:
+            self.bias = torch.nn.Parameter(torch.empty(total))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        self.lin.reset_parameters()
+        if self.lin_edge is not None:
+            self.lin_edge.reset_parameters()
+        if self.res is not None:
+            self.res.reset_parameters()
+        _common.glorot(self.att_src)
+        _common.glorot(self.att_dst)
+        _common.glorot(self.att_edge)
+        _common.zeros(self.bias)
+
+    def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Optional[Tensor] = None,
+                size=None, return_attention_weights: Optional[bool] = None) -> Tensor:
+        name = type(self).__name__
+        _common.check_inputs(name, x, edge_index, self.in_channels, self.lin.weight.dtype)
+        _check_size(name, size, x.size(0))
+        h_, c = self.heads, self.out_channels
+        if self.lin_edge is None:
+            edge_attr = None  # as PyG: edge features without edge_dim are unused
+        else:
+            edge_attr = _common.check_edge_attr(name, edge_attr, edge_index, self.edge_dim, x)
+        h = self.lin(x).view(-1, h_, c)
+        t = _common.elem(x)
+        weights = bool(return_attention_weights)
+        out = _attention("gat", (h_, c, t, self.negative_slope), self, x, edge_index, h_,
+                         h, self.att_src.view(h_, c), self.att_dst.view(h_, c),
+                         weights=weights, edge_attr=edge_attr,
+                         edge_fn=lambda ea: (self.lin_edge(ea).view(-1, h_, c)
+                                             * self.att_edge).sum(dim=-1))
+        if weights:
+            out, attention = out
+        out = _heads_out(out, self.concat)
+        if self.res is not None:
+            out = out + self.res(x)
+        if self.bias is not None:
+            out = out + self.bias
+        return (out, attention) if weights else out
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}({self.in_channels}, {self.out_channels}, "
+                f"heads={self.heads})")
+
+
+class GATv2Conv(torch.nn.Module):
+    r"""PyG's `GATv2Conv` (Brody et al.):
+    `alpha_ij = softmax_j(a . leaky_relu(W_l x_j + W_r x_i))`,
+    `out_i = concat_h(sum_j alpha_ij W_l x_j) + b`.
+
+    Supported: `heads`, `concat`, `negative_slope`, `dropout` on the attention
+    coefficients, `add_self_loops` (as PyG), `edge_dim` with `edge_attr`
+    (`W_e e_ji`, projected in PyTorch, is added to `W_l x_j + W_r x_i` in the
+    gnn function), `fill_value` (as GATConv), `bias`, `share_weights`,
+    `residual`, `flow`, `return_attention_weights` (as GATConv). Refused
+    (`NotImplementedError`): bipartite channels or inputs, lazy
+    `in_channels=-1`. Parameters: `lin_l.*`, `lin_r.*`, `att`,
+    `lin_edge.weight`, `bias`, `res.weight`.
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, heads: int = 1,
+                 concat: bool = True, negative_slope: float = 0.2,
+                 dropout: float = 0.0, add_self_loops: bool = True,
+                 edge_dim: Optional[int] = None, fill_value="mean",
+                 bias: bool = True, share_weights: bool = False,
+                 residual: bool = False, **kwargs):
+        super().__init__()
+        name = type(self).__name__
+        self.flow = _common.check_kwargs(name, kwargs)
+        self.in_channels = _common.check_channels(name, "in_channels", in_channels)
+        self.out_channels = _common.check_channels(name, "out_channels", out_channels)
+        self.heads = _common.check_heads(name, heads)
+        self.concat = concat
+        self.negative_slope = float(negative_slope)
+        self.dropout = _common.check_dropout(name, dropout)
+        self.add_self_loops = add_self_loops
+        self.edge_dim = _common.check_edge_dim(name, edge_dim)
+        self.fill_value = _common.check_fill_value(name, fill_value)
+        self.residual = residual
+        self.share_weights = share_weights
+        self.lin_l = Linear(in_channels, heads * out_channels, bias=bias,
+                            weight_initializer="glorot")
+        if share_weights:
+            self.lin_r = self.lin_l
+        else:
+            self.lin_r = Linear(in_channels, heads * out_channels, bias=bias,
+                                weight_initializer="glorot")
+        self.att = torch.nn.Parameter(torch.empty(1, heads, out_channels))
+        if edge_dim is not None:
+            self.lin_edge = Linear(edge_dim, heads * out_channels, bias=False,
+                                   weight_initializer="glorot")
+        else:
+            self.lin_edge = None
+        total = out_channels * (heads if concat else 1)
+        if residual:
+            self.res = Linear(in_channels, total, bias=False, weight_initializer="glorot")
+        else:
+            self.register_parameter("res", None)
+        if bias:
+            self.bias = torch.nn.Parameter(torch.empty(total))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        self.lin_l.reset_parameters()
+        self.lin_r.reset_parameters()
+        if self.lin_edge is not None:
+            self.lin_edge.reset_parameters()
+        if self.res is not None:
+            self.res.reset_parameters()
+        _common.glorot(self.att)
+        _common.zeros(self.bias)
+
+    def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Optional[Tensor] = None,
+                return_attention_weights: Optional[bool] = None) -> Tensor:
+        name = type(self).__name__
+        _common.check_inputs(name, x, edge_index, self.in_channels, self.lin_l.weight.dtype)
+        h_, c = self.heads, self.out_channels
+        if edge_attr is not None and self.lin_edge is None:
+            raise ValueError(f"{name}: edge_attr needs a layer built with edge_dim")
+        if edge_attr is not None:
+            edge_attr = _common.check_edge_attr(name, edge_attr, edge_index, self.edge_dim, x)
+        x_l = self.lin_l(x).view(-1, h_, c)
+        x_r = x_l if self.share_weights else self.lin_r(x).view(-1, h_, c)
+        t = _common.elem(x)
+        weights = bool(return_attention_weights)
+        out = _attention("gatv2", (h_, c, t, self.negative_slope), self, x, edge_index,
+                         h_, x_l, x_r, self.att.view(h_, c), weights=weights,
+                         edge_attr=edge_attr,
+                         edge_fn=lambda ea: self.lin_edge(ea).view(-1, h_, c))
+        if weights:
+            out, attention = out
+        out = _heads_out(out, self.concat)
+        if self.res is not None:
+            out = out + self.res(x)
+        if self.bias is not None:
+            out = out + self.bias
+        return (out, attention) if weights else out
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}({self.in_channels}, {self.out_channels}, "
+                f"heads={self.heads})")
+
+
+class TransformerConv(torch.nn.Module):
+    r"""PyG's `TransformerConv` (Shi et al.):
+    `alpha_ij = softmax_j((W_q x_i) . (W_k x_j) / sqrt(C))`,
+    `out_i = concat_h(sum_j alpha_ij W_v x_j) + W_s x_i`.
+
+    Supported: `heads`, `concat` (else the mean over heads), `beta` (the
+    gated skip connection, computed in PyTorch), `dropout` on the attention
+    coefficients, `bias`, `root_weight`, `flow`, `return_attention_weights`
+    (as PyG, any bool returns `(edge_index, alpha)`, alpha before dropout),
+    `edge_dim` with `edge_attr` (`W_e e_ji`, projected in PyTorch, joins the
+    keys and the values in the gnn function). Refused (`NotImplementedError`):
+    `edge_attr` without `edge_dim`, bipartite channels or inputs, lazy
+    `in_channels=-1`. Parameters:
+    `lin_key.*`, `lin_query.*`, `lin_value.*`, `lin_edge.weight`, `lin_skip.*`,
+    `lin_beta.weight`.
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, heads: int = 1,
+                 concat: bool = True, beta: bool = False, dropout: float = 0.0,
+                 edge_dim: Optional[int] = None, bias: bool = True,
+                 root_weight: bool = True, **kwargs):
+        super().__init__()
+        name = type(self).__name__
+        self.flow = _common.check_kwargs(name, kwargs)
+        self.in_channels = _common.check_channels(name, "in_channels", in_channels)
+        self.out_channels = _common.check_channels(name, "out_channels", out_channels)
+        self.heads = _common.check_heads(name, heads)
+        self.beta = beta and root_weight
+        self.root_weight = root_weight
+        self.concat = concat
+        self.dropout = _common.check_dropout(name, dropout)
+        self.edge_dim = _common.check_edge_dim(name, edge_dim)
+        self.lin_key = Linear(in_channels, heads * out_channels, bias=bias)
+        self.lin_query = Linear(in_channels, heads * out_channels, bias=bias)
+        self.lin_value = Linear(in_channels, heads * out_channels, bias=bias)
+        if edge_dim is not None:
+            self.lin_edge = Linear(edge_dim, heads * out_channels, bias=False)
+        else:
+            self.register_parameter("lin_edge", None)
+        total = heads * out_channels if concat else out_channels
+        self.lin_skip = Linear(in_channels, total, bias=bias)
+        if self.beta:
+            self.lin_beta = Linear(3 * total, 1, bias=False)
+        else:
+            self.register_parameter("lin_beta", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        self.lin_key.reset_parameters()
+        self.lin_query.reset_parameters()
+        self.lin_value.reset_parameters()
+        if self.edge_dim:
+            self.lin_edge.reset_parameters()
+        self.lin_skip.reset_parameters()
+        if self.beta:
+            self.lin_beta.reset_parameters()
+
+    def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Optional[Tensor] = None,
+                return_attention_weights: Optional[bool] = None) -> Tensor:
+        name = type(self).__name__
+        _common.check_inputs(name, x, edge_index, self.in_channels,
+                             self.lin_key.weight.dtype)
+        h_, c = self.heads, self.out_channels
+        if edge_attr is not None and self.lin_edge is None:
+            _common.refuse(name, "edge_attr without edge_dim",
+                           "PyG adds the raw features to the values")
+        if edge_attr is None and self.lin_edge is not None:
+            raise ValueError(f"{name}: a layer built with edge_dim needs edge_attr")
+        if edge_attr is not None:
+            edge_attr = _common.check_edge_attr(name, edge_attr, edge_index, self.edge_dim, x)
+        q = self.lin_query(x).view(-1, h_, c)
+        k = self.lin_key(x).view(-1, h_, c)
+        v = self.lin_value(x).view(-1, h_, c)
+        t = _common.elem(x)
+        # As PyG: any bool (False too) asks for the weights.
+        weights = isinstance(return_attention_weights, bool)
+        out = _attention("transformer", (h_, c, t), self, x, edge_index, h_, q, k, v,
+                         weights=weights, edge_attr=edge_attr,
+                         edge_fn=lambda ea: self.lin_edge(ea).view(-1, h_, c))
+        if weights:
+            out, attention = out
+        out = _heads_out(out, self.concat)
+        if self.root_weight:
+            x_r = self.lin_skip(x)
+            if self.lin_beta is not None:
+                beta = self.lin_beta(torch.cat([out, x_r, out - x_r], dim=-1)).sigmoid()
+                out = beta * x_r + (1 - beta) * out
+            else:
+                out = out + x_r
+        return (out, attention) if weights else out
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}({self.in_channels}, {self.out_channels}, "
+                f"heads={self.heads})")

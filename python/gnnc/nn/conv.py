@@ -1,0 +1,299 @@
+"""GCN, GraphSAGE, GIN and AGNN: drop-in replacements of PyG's layers whose
+graph part runs as compiled `gnn` functions (see `_ir.py`)."""
+
+from typing import Callable, Optional
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+from . import _common
+from ._common import Linear
+
+
+def _check_size(layer: str, size, num_nodes: int) -> None:
+    if size is not None and tuple(size) != (num_nodes, num_nodes):
+        _common.refuse(layer, f"size={tuple(size)!r}",
+                       "bipartite graphs; only (num_nodes, num_nodes)")
+
+
+class GCNConv(torch.nn.Module):
+    r"""PyG's `GCNConv` (Kipf & Welling):
+    `out = D^-1/2 (A + I) D^-1/2 x W^T + b`.
+
+    Supported: `improved` (as in PyG 2.8 it only changes the result with an
+    `edge_weight`), `cached`, `add_self_loops` (PyG's
+    `add_remaining_self_loops`: a node's own self-loop keeps its weight),
+    `normalize`, `bias`, `flow`, `forward(x, edge_index, edge_weight=None)`
+    with a 1-D `edge_weight`. Refused (`NotImplementedError`): lazy
+    `in_channels=-1`, `aggr` other than 'add', sparse adjacencies.
+    Parameters: `lin.weight`, `bias`.
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, improved: bool = False,
+                 cached: bool = False, add_self_loops: Optional[bool] = None,
+                 normalize: bool = True, bias: bool = True, **kwargs):
+        super().__init__()
+        name = type(self).__name__
+        self.flow = _common.check_kwargs(name, kwargs)
+        if add_self_loops is None:
+            add_self_loops = normalize
+        if add_self_loops and not normalize:
+            raise ValueError(f"'{name}' does not support adding self-loops to the "
+                             f"graph when no on-the-fly normalization is applied")
+        self.in_channels = _common.check_channels(name, "in_channels", in_channels)
+        self.out_channels = _common.check_channels(name, "out_channels", out_channels)
+        self.improved = improved
+        self.cached = cached
+        self.add_self_loops = add_self_loops
+        self.normalize = normalize
+        self._cached_edge_index = None
+        self.lin = Linear(in_channels, out_channels, bias=False,
+                          weight_initializer="glorot")
+        if bias:
+            self.bias = torch.nn.Parameter(torch.empty(out_channels))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        self.lin.reset_parameters()
+        _common.zeros(self.bias)
+        self._cached_edge_index = None
+
+    def forward(self, x: Tensor, edge_index: Tensor,
+                edge_weight: Optional[Tensor] = None) -> Tensor:
+        name = type(self).__name__
+        _common.check_inputs(name, x, edge_index, self.in_channels, self.lin.weight.dtype)
+        n = x.size(0)
+        if self.cached:
+            # PyG's cached=True keeps the first call's normalised graph.
+            if self._cached_edge_index is None:
+                self._cached_edge_index = (edge_index, edge_weight)
+            else:
+                edge_index, edge_weight = self._cached_edge_index
+        if edge_weight is not None:
+            if not isinstance(edge_weight, Tensor) or edge_weight.dim() != 1 or \
+                    edge_weight.size(0) != edge_index.size(1):
+                raise ValueError(f"{name}: expected edge_weight of shape "
+                                 f"[{edge_index.size(1)}] (one per edge)")
+            if edge_weight.dtype != x.dtype or edge_weight.device != x.device:
+                raise TypeError(f"{name}: edge_weight must have x's dtype and device "
+                                f"({x.dtype}, {x.device}), got ({edge_weight.dtype}, "
+                                f"{edge_weight.device})")
+        ei = _common.flip(edge_index, self.flow)
+        h = self.lin(x)
+        t = _common.elem(x)
+        c = self.out_channels
+        if self.normalize and self.add_self_loops:
+            ei, keep = _common.with_self_loops(ei, n, x.dtype)
+            e = edge_index.size(1)
+            if edge_weight is None:
+                # PyG 2.8's gcn_norm gives every edge and self-loop the weight
+                # 1 when no edge_weight is passed: `improved` has no effect.
+                if keep is None:  # no self-loops in the input: a plain graph
+                    out = _common.propagate("gcn", (c, t, True, False), ei, n, h)
+                else:
+                    out = _common.propagate("gcn", (c, t, True, True), ei, n, h, keep)
+            else:
+                # add_remaining_self_loops: a node's own self-loop keeps its
+                # weight, the others get 2 (improved) or 1; the input's loops
+                # are dropped.
+                fill = 2.0 if self.improved else 1.0
+                loop_w = torch.full((n + 1,), fill, dtype=x.dtype, device=x.device)
+                if keep is None:
+                    w = torch.cat([edge_weight, loop_w[:n]])
+                else:
+                    is_loop = keep[:e] == 0
+                    slot = torch.where(is_loop, ei[0, :e], n)
+                    loop_w = loop_w.index_put((slot,), edge_weight)[:n]
+                    w = torch.cat([torch.where(is_loop, 0.0, edge_weight), loop_w])
+                out = _common.propagate("gcn", (c, t, True, True), ei, n, h, w)
+        elif edge_weight is not None:
+            out = _common.propagate("gcn", (c, t, self.normalize, True), ei, n, h,
+                                    edge_weight.contiguous())
+        else:
+            out = _common.propagate("gcn", (c, t, self.normalize, False), ei, n, h)
+        if self.bias is not None:
+            out = out + self.bias
+        return out
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.in_channels}, {self.out_channels})"
+
+
+_SAGE_AGGR = {"mean": "mean", "max": "max", "min": "min", "sum": "sum", "add": "sum"}
+
+
+class SAGEConv(torch.nn.Module):
+    r"""PyG's `SAGEConv` (Hamilton et al.):
+    `out_i = W_l aggr_{j -> i} x_j + b + W_r x_i`.
+
+    Supported: `aggr` in 'mean', 'max', 'min', 'sum'/'add' (a node without
+    incoming edges aggregates 0, as in PyG), `normalize`, `root_weight`,
+    `project`, `bias`, `flow`. Refused (`NotImplementedError`): other
+    aggregations (lists, `Aggregation` modules, 'lstm', ...), bipartite
+    `(in_src, in_dst)` channels, lazy `in_channels=-1`, a `size` other than
+    `(N, N)`. Parameters: `lin_l.weight`, `lin_l.bias`, `lin_r.weight`,
+    `lin.weight`/`lin.bias` with `project=True`. With max/min, tied
+    neighbours share the gradient equally; where the extremum is exactly 0
+    PyG's CPU gradient differs (docs/Python-nn.md).
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, aggr="mean",
+                 normalize: bool = False, root_weight: bool = True,
+                 project: bool = False, bias: bool = True, **kwargs):
+        super().__init__()
+        name = type(self).__name__
+        self.flow = _common.check_kwargs(name, kwargs)
+        if not isinstance(aggr, str) or aggr not in _SAGE_AGGR:
+            _common.refuse(name, f"aggr={aggr!r}",
+                           "only 'mean', 'max', 'min', 'sum' and 'add'")
+        self.in_channels = _common.check_channels(name, "in_channels", in_channels)
+        self.out_channels = _common.check_channels(name, "out_channels", out_channels)
+        self.aggr = aggr
+        self.normalize = normalize
+        self.root_weight = root_weight
+        self.project = project
+        if project:
+            self.lin = Linear(in_channels, in_channels, bias=True)
+        self.lin_l = Linear(in_channels, out_channels, bias=bias)
+        if root_weight:
+            self.lin_r = Linear(in_channels, out_channels, bias=False)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        if self.project:
+            self.lin.reset_parameters()
+        self.lin_l.reset_parameters()
+        if self.root_weight:
+            self.lin_r.reset_parameters()
+
+    def forward(self, x: Tensor, edge_index: Tensor, size=None) -> Tensor:
+        name = type(self).__name__
+        _common.check_inputs(name, x, edge_index, self.in_channels, self.lin_l.weight.dtype)
+        n = x.size(0)
+        _check_size(name, size, n)
+        ei = _common.flip(edge_index, self.flow)
+        src = F.relu(self.lin(x)) if self.project else x
+        aggr = _SAGE_AGGR[self.aggr]
+        t = _common.elem(x)
+        if aggr in ("mean", "sum") and self.out_channels < self.in_channels:
+            # Linear, so project first and move fewer features over the edges.
+            h = F.linear(src, self.lin_l.weight)
+            out = _common.propagate("sage", (self.out_channels, t, aggr), ei, n, h)
+            if self.lin_l.bias is not None:
+                out = out + self.lin_l.bias
+        else:
+            agg = _common.propagate("sage", (self.in_channels, t, aggr), ei, n,
+                                    src.contiguous())
+            out = self.lin_l(agg)
+        if self.root_weight:
+            out = out + self.lin_r(x)
+        if self.normalize:
+            out = F.normalize(out, p=2.0, dim=-1)
+        return out
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}({self.in_channels}, {self.out_channels}, "
+                f"aggr={self.aggr})")
+
+
+def _reset(value) -> None:
+    """torch_geometric.nn.inits.reset."""
+    if hasattr(value, "reset_parameters"):
+        value.reset_parameters()
+    else:
+        for child in value.children() if hasattr(value, "children") else []:
+            _reset(child)
+
+
+class GINConv(torch.nn.Module):
+    r"""PyG's `GINConv` (Xu et al.):
+    `out_i = nn((1 + eps) x_i + sum_{j -> i} x_j)`.
+
+    The aggregation runs in gnnc; `nn` (any module or callable mapping
+    `[N, F]` features) is applied in PyTorch afterwards. Supported: `eps`,
+    `train_eps` (a learnable `eps`), `flow`. Refused: `aggr` other than
+    'add', bipartite `(x_src, x_dst)` inputs, a `size` other than `(N, N)`.
+    Parameters and buffers: `nn.*`, `eps`.
+    """
+
+    def __init__(self, nn: Callable, eps: float = 0.0, train_eps: bool = False,
+                 **kwargs):
+        super().__init__()
+        self.flow = _common.check_kwargs(type(self).__name__, kwargs)
+        self.nn = nn
+        self.initial_eps = eps
+        if train_eps:
+            self.eps = torch.nn.Parameter(torch.empty(1))
+        else:
+            self.register_buffer("eps", torch.empty(1))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        _reset(self.nn)
+        with torch.no_grad():
+            self.eps.fill_(self.initial_eps)
+
+    def forward(self, x: Tensor, edge_index: Tensor, size=None) -> Tensor:
+        name = type(self).__name__
+        _common.check_inputs(name, x, edge_index, None, self.eps.dtype)
+        n = x.size(0)
+        _check_size(name, size, n)
+        ei = _common.flip(edge_index, self.flow)
+        out = _common.propagate("gin", (int(x.size(1)), _common.elem(x)), ei, n,
+                                x.contiguous(), self.eps)
+        return self.nn(out)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(nn={self.nn})"
+
+
+class AGNNConv(torch.nn.Module):
+    r"""PyG's `AGNNConv` (Thekumparampil et al.):
+    `out_i = sum_{j -> i} softmax_j(beta cos(x_i, x_j)) x_j`.
+
+    Supported: `requires_grad` (a learnable `beta`, else a buffer of ones),
+    `add_self_loops` (PyG's: the input's self-loops are removed and one is
+    added per node), `flow`. Refused: `aggr` other than 'add'.
+    Parameters or buffers: `beta`.
+    """
+
+    def __init__(self, requires_grad: bool = True, add_self_loops: bool = True,
+                 **kwargs):
+        super().__init__()
+        self.flow = _common.check_kwargs(type(self).__name__, kwargs)
+        self.requires_grad = requires_grad
+        self.add_self_loops = add_self_loops
+        if requires_grad:
+            self.beta = torch.nn.Parameter(torch.empty(1))
+        else:
+            self.register_buffer("beta", torch.ones(1))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        if self.requires_grad:
+            with torch.no_grad():
+                self.beta.fill_(1)
+
+    def forward(self, x: Tensor, edge_index: Tensor) -> Tensor:
+        name = type(self).__name__
+        _common.check_inputs(name, x, edge_index, None, self.beta.dtype)
+        n = x.size(0)
+        ei = _common.flip(edge_index, self.flow)
+        t = _common.elem(x)
+        # One head: [N, 1, F], so the scores share the attention layers' form.
+        x3 = x.contiguous().view(n, 1, x.size(1))
+        keep = None
+        if self.add_self_loops:
+            ei, keep = _common.with_self_loops(ei, n, x.dtype)
+        if keep is None:
+            out = _common.propagate("agnn", (int(x.size(1)), t, False), ei, n, x3, self.beta)
+        else:
+            out = _common.propagate("agnn", (int(x.size(1)), t, True), ei, n, x3, self.beta,
+                                    keep)
+        return out.view(n, x.size(1))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"

@@ -1,0 +1,708 @@
+"""gnnc.nn against PyTorch Geometric (CPU, the reference evaluator).
+
+Every layer, over representative constructor arguments, on small graphs with
+an isolated node, self-loops (one doubled) and duplicate edges: the same
+outputs as PyG's layer after load_state_dict (float32 and float64), the same
+gradients for x and every parameter, gradcheck in float64, no graph break
+under torch.compile, PyG's initialisation, attention dropout under a shared
+mask, the refused arguments and the input errors.
+"""
+
+import copy
+import warnings
+
+import pytest
+import torch
+
+try:
+    import gnnc.nn as gnn
+    from gnnc.nn import _common
+except ImportError as e:  # the native core is not built here
+    pytest.skip(f"gnnc is not importable: {e}", allow_module_level=True)
+pyg_nn = pytest.importorskip("torch_geometric.nn", reason="torch_geometric is not installed")
+
+warnings.filterwarnings("ignore", category=FutureWarning)
+
+IN, OUT = 4, 3
+
+
+# --------------------------------------------------------------------------
+# Graphs.
+
+
+def tiny_graph():
+    """7 nodes: node 6 isolated, a self-loop at 1, a doubled self-loop at 2,
+    a duplicate edge 0 -> 1, a hub 1."""
+    edges = [(0, 1), (1, 2), (2, 0), (3, 1), (1, 1), (0, 1), (4, 5), (5, 4), (2, 2),
+             (2, 2), (5, 1), (4, 1), (1, 3)]
+    return torch.tensor(edges, dtype=torch.long).t().contiguous(), 7
+
+
+def random_graph(n=20, e=60, seed=1):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randint(0, n, (2, e), generator=g), n
+
+
+def loop_free_graph(n=20, e=60, seed=1):
+    edge_index, n = random_graph(n, e, seed)
+    return edge_index[:, edge_index[0] != edge_index[1]], n
+
+
+def empty_graph(n=5):
+    return torch.zeros(2, 0, dtype=torch.long), n
+
+
+def mlp(i, o):
+    return torch.nn.Sequential(torch.nn.Linear(i, 5), torch.nn.ReLU(), torch.nn.Linear(5, o))
+
+
+# --------------------------------------------------------------------------
+# Layer configurations: (id, class name, args, kwargs).
+
+CASES = [
+    ("gcn", "GCNConv", (IN, OUT), {}),
+    ("gcn-improved", "GCNConv", (IN, OUT), dict(improved=True)),
+    ("gcn-noloops", "GCNConv", (IN, OUT), dict(add_self_loops=False)),
+    ("gcn-nonorm-nobias", "GCNConv", (IN, OUT), dict(normalize=False, bias=False)),
+    ("gcn-t2s", "GCNConv", (IN, OUT), dict(flow="target_to_source")),
+    ("sage-mean", "SAGEConv", (IN, OUT), {}),
+    ("sage-mean-wide", "SAGEConv", (IN, 6), {}),
+    ("sage-max", "SAGEConv", (IN, OUT), dict(aggr="max")),
+    ("sage-min-noroot", "SAGEConv", (IN, OUT), dict(aggr="min", root_weight=False)),
+    ("sage-sum-norm-project", "SAGEConv", (IN, OUT),
+     dict(aggr="sum", normalize=True, project=True, bias=False)),
+    ("gin", "GINConv", (), dict(nn=lambda: mlp(IN, OUT))),
+    ("gin-train-eps", "GINConv", (), dict(nn=lambda: mlp(IN, OUT), eps=0.3, train_eps=True)),
+    ("gat", "GATConv", (IN, OUT), {}),
+    ("gat-heads", "GATConv", (IN, OUT), dict(heads=2, negative_slope=0.1)),
+    ("gat-mean-noloops-res", "GATConv", (IN, OUT),
+     dict(heads=2, concat=False, add_self_loops=False, residual=True, bias=False)),
+    ("gatv2", "GATv2Conv", (IN, OUT), dict(heads=2)),
+    ("gatv2-shared-mean", "GATv2Conv", (IN, OUT),
+     dict(heads=2, share_weights=True, concat=False, residual=True)),
+    ("gatv2-noloops-nobias", "GATv2Conv", (IN, OUT), dict(add_self_loops=False, bias=False)),
+    ("transformer", "TransformerConv", (IN, OUT), dict(heads=2)),
+    ("transformer-mean-beta", "TransformerConv", (IN, OUT),
+     dict(heads=2, concat=False, beta=True)),
+    ("transformer-noroot-nobias", "TransformerConv", (IN, OUT),
+     dict(root_weight=False, bias=False)),
+    ("agnn", "AGNNConv", (), {}),
+    ("agnn-fixed-noloops", "AGNNConv", (), dict(requires_grad=False, add_self_loops=False)),
+]
+IDS = [c[0] for c in CASES]
+BY_ID = {c[0]: c for c in CASES}
+
+
+def make(case, dtype=torch.float32, seed=0):
+    """(gnnc layer, PyG layer) with PyG's weights loaded into gnnc's."""
+    _, cls, args, kwargs = case
+    kw = dict(kwargs)
+    if "nn" in kw:
+        torch.manual_seed(seed)
+        net = kw.pop("nn")()
+        ours_kw, pyg_kw = dict(kw, nn=copy.deepcopy(net)), dict(kw, nn=net)
+    else:
+        ours_kw, pyg_kw = kw, kw
+    torch.manual_seed(seed)
+    pyg = getattr(pyg_nn, cls)(*args, **pyg_kw)
+    ours = getattr(gnn, cls)(*args, **ours_kw)
+    with torch.no_grad():  # non-trivial biases and eps (PyG initialises them to 0)
+        for name, p in pyg.named_parameters():
+            if name.endswith("bias") or name == "eps":
+                p.uniform_(-0.5, 0.5)
+    ours.load_state_dict(pyg.state_dict())
+    return ours.to(dtype).eval(), pyg.to(dtype).eval()
+
+
+def tol(dtype):
+    return dict(rtol=1e-5, atol=1e-5) if dtype == torch.float32 else dict(rtol=1e-10, atol=1e-10)
+
+
+def features(n, dtype, seed=2, channels=IN):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(n, channels, generator=g, dtype=torch.float64).to(dtype)
+
+
+GRAPHS = {"tiny": tiny_graph, "random": random_graph, "loop-free": loop_free_graph,
+          "empty": empty_graph}
+
+
+# --------------------------------------------------------------------------
+# Parity with PyG: outputs and gradients.
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("graph", list(GRAPHS))
+@pytest.mark.parametrize("case", IDS)
+def test_matches_pyg(case, graph, dtype):
+    ours, pyg = make(BY_ID[case], dtype)
+    edge_index, n = GRAPHS[graph]()
+    x = features(n, dtype)
+    x1 = x.clone().requires_grad_()
+    x2 = x.clone().requires_grad_()
+    out1 = ours(x1, edge_index)
+    out2 = pyg(x2, edge_index)
+    torch.testing.assert_close(out1, out2, **tol(dtype))
+    # Gradients of x and of every parameter, for one random output gradient.
+    dy = torch.randn(out2.shape, generator=torch.Generator().manual_seed(3),
+                     dtype=torch.float64).to(dtype)
+    out1.backward(dy)
+    out2.backward(dy)
+    torch.testing.assert_close(x1.grad, x2.grad, **tol(dtype))
+    theirs = dict(pyg.named_parameters())
+    for name, p in ours.named_parameters():
+        assert name in theirs, name
+        q = theirs[name]
+        if q.grad is None:
+            assert p.grad is None or not p.grad.any(), name
+        else:
+            torch.testing.assert_close(p.grad, q.grad, **tol(dtype), msg=name)
+
+
+EDGE_CASES = [
+    ("gat-edge", "GATConv", (IN, OUT), dict(heads=2, edge_dim=2)),
+    ("gat-edge-fill", "GATConv", (IN, OUT), dict(heads=2, edge_dim=2, fill_value=0.5)),
+    ("gat-edge-max", "GATConv", (IN, OUT), dict(edge_dim=2, fill_value="max", concat=False)),
+    ("gat-edge-tensor", "GATConv", (IN, OUT),
+     dict(edge_dim=2, fill_value=torch.tensor([0.25, -1.0]))),
+    ("gat-edge-noloops", "GATConv", (IN, OUT), dict(heads=2, edge_dim=2,
+                                                    add_self_loops=False)),
+    ("gat-edge-1d", "GATConv", (IN, OUT), dict(edge_dim=1, fill_value="add")),
+    ("gatv2-edge", "GATv2Conv", (IN, OUT), dict(heads=2, edge_dim=2)),
+    ("gatv2-edge-shared-min", "GATv2Conv", (IN, OUT),
+     dict(edge_dim=2, share_weights=True, fill_value="min")),
+    ("transformer-edge", "TransformerConv", (IN, OUT), dict(heads=2, edge_dim=2)),
+    ("transformer-edge-beta-mean", "TransformerConv", (IN, OUT),
+     dict(heads=2, edge_dim=2, beta=True, concat=False)),
+]
+EDGE_IDS = [c[0] for c in EDGE_CASES]
+BY_ID.update({c[0]: c for c in EDGE_CASES})
+
+
+def edge_features(e, dim, dtype, seed=5):
+    g = torch.Generator().manual_seed(seed)
+    a = torch.randn(e, dim, generator=g, dtype=torch.float64).to(dtype)
+    return a.view(-1) if dim == 1 else a
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("graph", list(GRAPHS))
+@pytest.mark.parametrize("case", EDGE_IDS)
+def test_edge_features_match_pyg(case, graph, dtype):
+    spec = BY_ID[case]
+    ours, pyg = make(spec, dtype)
+    edge_index, n = GRAPHS[graph]()
+    x = features(n, dtype)
+    ea = edge_features(edge_index.size(1), spec[3]["edge_dim"], dtype)
+    x1, x2 = x.clone().requires_grad_(), x.clone().requires_grad_()
+    e1, e2 = ea.clone().requires_grad_(), ea.clone().requires_grad_()
+    out1, out2 = ours(x1, edge_index, e1), pyg(x2, edge_index, e2)
+    torch.testing.assert_close(out1, out2, **tol(dtype))
+    dy = torch.randn(out2.shape, generator=torch.Generator().manual_seed(3),
+                     dtype=torch.float64).to(dtype)
+    out1.backward(dy)
+    out2.backward(dy)
+    torch.testing.assert_close(x1.grad, x2.grad, **tol(dtype))
+    if e2.grad is not None:
+        torch.testing.assert_close(e1.grad, e2.grad, **tol(dtype))
+    theirs = dict(pyg.named_parameters())
+    for name, p in ours.named_parameters():
+        if theirs[name].grad is not None:
+            torch.testing.assert_close(p.grad, theirs[name].grad, **tol(dtype), msg=name)
+
+
+@pytest.mark.parametrize("case", ["gat-edge", "gatv2-edge", "transformer-edge"])
+def test_edge_features_gradcheck_and_no_graph_break(case):
+    ours, _ = make(BY_ID[case], torch.float64)
+    edge_index, n = tiny_graph()
+    x = features(n, torch.float64).requires_grad_()
+    ea = edge_features(edge_index.size(1), 2, torch.float64).requires_grad_()
+    assert torch.autograd.gradcheck(lambda x, ea: ours(x, edge_index, ea), (x, ea),
+                                    eps=1e-6, atol=1e-6, rtol=1e-5)
+    torch._dynamo.reset()
+    explanation = torch._dynamo.explain(ours)(x.detach(), edge_index, ea.detach())
+    assert explanation.graph_break_count == 0, explanation.break_reasons
+
+
+@pytest.mark.parametrize("graph", ["tiny", "loop-free"])
+def test_gcn_edge_weight_matches_pyg(graph):
+    edge_index, n = GRAPHS[graph]()
+    w = torch.rand(edge_index.size(1), generator=torch.Generator().manual_seed(4),
+                   dtype=torch.float64) + 0.1
+    for kwargs in [{}, dict(improved=True), dict(add_self_loops=False),
+                   dict(normalize=False)]:
+        ours, pyg = make(("gcn-w", "GCNConv", (IN, OUT), kwargs), torch.float64)
+        x = features(n, torch.float64)
+        w1, w2 = w.clone().requires_grad_(), w.clone().requires_grad_()
+        assert n == 7 or not (edge_index[0] == edge_index[1]).any()
+        out1, out2 = ours(x, edge_index, w1), pyg(x, edge_index, w2)
+        torch.testing.assert_close(out1, out2, **tol(torch.float64))
+        out1.sum().backward()
+        out2.sum().backward()
+        torch.testing.assert_close(w1.grad, w2.grad, **tol(torch.float64), msg=str(kwargs))
+
+
+@pytest.mark.parametrize("aggr", ["max", "min"])
+def test_sage_extremum_ties_share_the_gradient(aggr):
+    """Tied neighbours share a node's gradient equally, as PyG's (torch's
+    scatter_reduce) gradient does, except where the extremum is exactly 0:
+    there torch also counts its zero initial value as a tie and PyG's
+    gradient loses that share (docs/Python-nn.md); gnnc's does not."""
+    edge_index, n = random_graph(8, 40, seed=9)
+    g = torch.Generator().manual_seed(10)
+    x = torch.randint(1, 4, (n, IN), generator=g).double()  # many ties, no zeros
+    ours, pyg = make(("sage", "SAGEConv", (IN, OUT), dict(aggr=aggr, root_weight=False)),
+                     torch.float64)
+    x1, x2 = x.clone().requires_grad_(), x.clone().requires_grad_()
+    ours(x1, edge_index).sum().backward()
+    pyg(x2, edge_index).sum().backward()
+    torch.testing.assert_close(x1.grad, x2.grad, **tol(torch.float64))
+    # All-zero neighbourhoods: the whole gradient reaches the tied neighbours.
+    layer = gnn.SAGEConv(1, 1, aggr=aggr, root_weight=False, bias=False).double()
+    with torch.no_grad():
+        layer.lin_l.weight.fill_(1.0)
+    z = torch.zeros(3, 1, dtype=torch.float64, requires_grad=True)
+    layer(z, torch.tensor([[0, 1], [2, 2]])).sum().backward()
+    assert z.grad.view(-1).tolist() == [0.5, 0.5, 0.0]
+
+
+def test_gcn_cached_keeps_the_first_graph():
+    ours, pyg = make(("gcn-cached", "GCNConv", (IN, OUT), dict(cached=True)), torch.float64)
+    (ei1, n), (ei2, _) = random_graph(7, 20, seed=5), tiny_graph()
+    x = features(n, torch.float64)
+    torch.testing.assert_close(ours(x, ei1), pyg(x, ei1))
+    torch.testing.assert_close(ours(x, ei2), pyg(x, ei2))  # both still use ei1
+    ours.reset_parameters()
+    pyg.reset_parameters()
+    ours.load_state_dict(pyg.state_dict())
+    torch.testing.assert_close(ours(x, ei2), pyg(x, ei2))
+
+
+def test_a_two_layer_model_trains_like_pyg():
+    """Two GAT layers with ELU between, three SGD steps: the same losses."""
+    edge_index, n = random_graph(15, 50, seed=6)
+    x = features(n, torch.float64)
+    y = torch.randint(0, 3, (n,), generator=torch.Generator().manual_seed(7))
+
+    def model(mod):
+        return torch.nn.ModuleList([mod.GATConv(IN, 4, heads=2), mod.GATConv(8, 3)])
+
+    torch.manual_seed(0)
+    pyg = model(pyg_nn).double()
+    ours = model(gnn).double()
+    ours.load_state_dict(pyg.state_dict())
+    losses = []
+    for m in (ours, pyg):
+        opt = torch.optim.SGD(m.parameters(), lr=0.5)
+        run = []
+        for _ in range(3):
+            opt.zero_grad()
+            h = torch.nn.functional.elu(m[0](x, edge_index))
+            loss = torch.nn.functional.cross_entropy(m[1](h, edge_index), y)
+            loss.backward()
+            opt.step()
+            run.append(loss.item())
+        losses.append(run)
+    assert losses[0] == pytest.approx(losses[1], rel=1e-10)
+
+
+# --------------------------------------------------------------------------
+# gradcheck in float64 on the tiny graph.
+
+
+@pytest.mark.parametrize("case", IDS)
+def test_gradcheck(case):
+    ours, _ = make(BY_ID[case], torch.float64)
+    edge_index, n = tiny_graph()
+    x = features(n, torch.float64).requires_grad_()
+    names = [name for name, p in ours.named_parameters()]
+    params = tuple(p.detach().clone().requires_grad_() for _, p in ours.named_parameters())
+
+    def f(x, *ps):
+        return torch.func.functional_call(ours, dict(zip(names, ps)), (x, edge_index))
+
+    assert torch.autograd.gradcheck(f, (x, *params), eps=1e-6, atol=1e-6, rtol=1e-5)
+
+
+@pytest.mark.parametrize("kwargs", [{}, dict(improved=True), dict(add_self_loops=False),
+                                    dict(normalize=False)], ids=str)
+def test_gradcheck_gcn_edge_weight(kwargs):
+    ours, _ = make(("gcn-w", "GCNConv", (IN, OUT), kwargs), torch.float64)
+    edge_index, n = tiny_graph()
+    # Not the doubled self-loop: PyG keeps one of its weights (an index_put
+    # with a repeated index), whose gradient is PyG's but not the numerical one.
+    edge_index = edge_index[:, :-4]
+    x = features(n, torch.float64).requires_grad_()
+    w = (torch.rand(edge_index.size(1), generator=torch.Generator().manual_seed(4),
+                    dtype=torch.float64) + 0.1).requires_grad_()
+    assert torch.autograd.gradcheck(lambda x, w: ours(x, edge_index, w), (x, w),
+                                    eps=1e-6, atol=1e-6, rtol=1e-5)
+
+
+# --------------------------------------------------------------------------
+# torch.compile.
+
+
+@pytest.mark.parametrize("case", IDS)
+def test_no_graph_break(case):
+    ours, _ = make(BY_ID[case])
+    edge_index, n = tiny_graph()
+    x = features(n, torch.float32)
+    torch._dynamo.reset()
+    explanation = torch._dynamo.explain(ours)(x, edge_index)
+    assert explanation.graph_break_count == 0, explanation.break_reasons
+
+
+@pytest.mark.parametrize("cls", ["GATConv", "GATv2Conv", "TransformerConv"])
+def test_no_graph_break_training_with_dropout(cls):
+    layer = getattr(gnn, cls)(IN, OUT, heads=2, dropout=0.5).train()
+    edge_index, n = tiny_graph()
+    x = features(n, torch.float32)
+    torch._dynamo.reset()
+    explanation = torch._dynamo.explain(layer)(x, edge_index)
+    assert explanation.graph_break_count == 0, explanation.break_reasons
+
+
+def test_no_graph_break_gcn_edge_weight():
+    layer = gnn.GCNConv(IN, OUT, improved=True)
+    edge_index, n = tiny_graph()
+    w = torch.rand(edge_index.size(1))
+    torch._dynamo.reset()
+    explanation = torch._dynamo.explain(layer)(features(n, torch.float32), edge_index, w)
+    assert explanation.graph_break_count == 0, explanation.break_reasons
+
+
+@pytest.mark.parametrize("case,graph", [("gcn", "random"), ("gat-heads", "random"),
+                                        ("gat-heads", "loop-free")])
+def test_torch_compile_fullgraph(case, graph):
+    """Compiled code always takes the self-loop mask; eager mode drops it on
+    a graph without self-loops: the same results either way."""
+    ours, _ = make(BY_ID[case])
+    edge_index, n = GRAPHS[graph]()
+    x = features(n, torch.float32).requires_grad_()
+    eager = ours(x, edge_index)
+    (gx_eager,) = torch.autograd.grad(eager.sum(), x)
+    torch._dynamo.reset()
+    compiled = torch.compile(ours, fullgraph=True)
+    out = compiled(x, edge_index)
+    torch.testing.assert_close(out, eager)
+    (gx,) = torch.autograd.grad(out.sum(), x)
+    torch.testing.assert_close(gx, gx_eager)
+    out = compiled(x, edge_index)  # again, from the compiled code's cache
+    torch.testing.assert_close(out, eager)
+    other, m = tiny_graph()  # another graph and node count
+    x2 = features(m, torch.float32)
+    torch.testing.assert_close(compiled(x2, other), ours(x2, other))
+
+
+def test_torch_compile_two_layer_gat_trains():
+    """The issue's case: a 2-layer GAT (attention dropout, ELU) compiled with
+    fullgraph=True; in eval mode it equals eager, in training mode a step runs."""
+
+    class GAT(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = gnn.GATConv(IN, 4, heads=2, dropout=0.6)
+            self.conv2 = gnn.GATConv(8, 3, heads=1, concat=False, dropout=0.6)
+
+        def forward(self, x, edge_index):
+            x = torch.nn.functional.dropout(x, p=0.6, training=self.training)
+            x = torch.nn.functional.elu(self.conv1(x, edge_index))
+            x = torch.nn.functional.dropout(x, p=0.6, training=self.training)
+            return self.conv2(x, edge_index)
+
+    torch.manual_seed(0)
+    model = GAT()
+    edge_index, n = random_graph()
+    x = features(n, torch.float32)
+    y = torch.randint(0, 3, (n,), generator=torch.Generator().manual_seed(1))
+    torch._dynamo.reset()
+    compiled = torch.compile(model, fullgraph=True)
+    model.eval()
+    torch.testing.assert_close(compiled(x, edge_index), model(x, edge_index))
+    model.train()
+    opt = torch.optim.Adam(model.parameters(), lr=0.005)
+    for _ in range(2):
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(compiled(x, edge_index), y)
+        loss.backward()
+        opt.step()
+    assert torch.isfinite(loss)
+    assert all(p.grad is not None for p in model.parameters())
+
+
+# --------------------------------------------------------------------------
+# Parameters: names and initialisation as PyG.
+
+
+@pytest.mark.parametrize("case", IDS + EDGE_IDS)
+def test_state_dict_and_init_match_pyg(case):
+    _, cls, args, kwargs = BY_ID[case]
+    kw = dict(kwargs)
+    if "nn" in kw:
+        net = kw.pop("nn")()
+        kw_ours, kw_pyg = dict(kw, nn=copy.deepcopy(net)), dict(kw, nn=net)
+    else:
+        kw_ours = kw_pyg = kw
+    torch.manual_seed(11)
+    pyg = getattr(pyg_nn, cls)(*args, **kw_pyg)
+    torch.manual_seed(11)
+    ours = getattr(gnn, cls)(*args, **kw_ours)
+    theirs = pyg.state_dict()
+    mine = ours.state_dict()
+    assert list(mine) == list(theirs) or set(mine) == set(theirs)
+    for k in theirs:
+        torch.testing.assert_close(mine[k], theirs[k], rtol=0, atol=0, msg=k)
+    # reset_parameters draws the same way too.
+    torch.manual_seed(12)
+    pyg.reset_parameters()
+    torch.manual_seed(12)
+    ours.reset_parameters()
+    for k, v in pyg.state_dict().items():
+        torch.testing.assert_close(ours.state_dict()[k], v, rtol=0, atol=0, msg=k)
+
+
+# --------------------------------------------------------------------------
+# Attention dropout.
+
+DROPOUT_CASES = [
+    ("GATConv", dict(heads=2)),
+    ("GATConv", dict(heads=2, add_self_loops=False)),
+    ("GATv2Conv", dict(heads=2)),
+    ("TransformerConv", dict(heads=2)),
+    ("GATConv", dict(heads=2, edge_dim=2)),
+    ("TransformerConv", dict(heads=2, edge_dim=2)),
+]
+
+
+@pytest.mark.parametrize("cls,kwargs", DROPOUT_CASES, ids=[f"{c}-{i}" for i, (c, _) in
+                                                          enumerate(DROPOUT_CASES)])
+def test_attention_dropout_matches_pyg_with_the_same_mask(cls, kwargs, monkeypatch):
+    p = 0.4
+    ours, pyg = make((cls, cls, (IN, OUT), dict(kwargs, dropout=p)), torch.float64)
+    ours.train()
+    pyg.train()
+    edge_index, n = tiny_graph()
+    x = features(n, torch.float64)
+    loops = kwargs.get("add_self_loops", cls != "TransformerConv")
+    e = edge_index.size(1) + (n if loops else 0)
+    g = torch.Generator().manual_seed(8)
+    mask = (torch.rand(e, 2, generator=g) > p).double() / (1 - p)
+    keep = torch.ones(e, dtype=torch.bool)
+    if loops:
+        keep[:edge_index.size(1)] = edge_index[0] != edge_index[1]
+    seen = []
+
+    def our_mask(shape, prob, dtype, device):
+        assert tuple(shape) == (e, 2) and prob == p
+        seen.append(True)
+        return mask.to(dtype)
+
+    def pyg_dropout(input, p=0.5, training=True, inplace=False):
+        if not training:
+            return input
+        assert input.shape == (int(keep.sum()), 2)
+        return input * mask[keep]
+
+    monkeypatch.setattr(_common, "attention_dropout_mask", our_mask)
+    monkeypatch.setattr(torch.nn.functional, "dropout", pyg_dropout)
+    x1, x2 = x.clone().requires_grad_(), x.clone().requires_grad_()
+    extra = ()
+    if "edge_dim" in kwargs:
+        extra = (edge_features(edge_index.size(1), 2, torch.float64),)
+    out1, out2 = ours(x1, edge_index, *extra), pyg(x2, edge_index, *extra)
+    assert seen
+    torch.testing.assert_close(out1, out2, **tol(torch.float64))
+    out1.sum().backward()
+    out2.sum().backward()
+    torch.testing.assert_close(x1.grad, x2.grad, **tol(torch.float64))
+    # Eval mode: no mask at all.
+    seen.clear()
+    ours.eval()
+    pyg.eval()
+    torch.testing.assert_close(ours(x, edge_index, *extra), pyg(x, edge_index, *extra),
+                               **tol(torch.float64))
+    assert not seen
+
+
+def test_attention_dropout_mask_is_inverted_bernoulli():
+    torch.manual_seed(0)
+    m = _common.attention_dropout_mask((4000, 2), 0.25, torch.float64, torch.device("cpu"))
+    assert set(m.unique().tolist()) <= {0.0, 1 / 0.75}
+    assert abs(m.mean().item() - 1.0) < 0.05
+    assert not _common.attention_dropout_mask((3, 1), 1.0, torch.float32, "cpu").any()
+
+
+def test_dropout_changes_training_outputs_only():
+    layer = gnn.GATConv(IN, OUT, heads=2, dropout=0.5)
+    edge_index, n = random_graph()
+    x = features(n, torch.float32)
+    layer.eval()
+    a, b = layer(x, edge_index), layer(x, edge_index)
+    torch.testing.assert_close(a, b)
+    layer.train()
+    torch.manual_seed(0)
+    c = layer(x, edge_index)
+    assert not torch.allclose(a, c)
+
+
+# --------------------------------------------------------------------------
+# Refused arguments and bad inputs.
+
+REFUSED = [
+    (lambda: gnn.GATConv((IN, 5), OUT), "in_channels"),
+    (lambda: gnn.SAGEConv((IN, 5), OUT), "in_channels"),
+    (lambda: gnn.GCNConv(-1, OUT), "in_channels"),
+    (lambda: gnn.SAGEConv(IN, OUT, aggr="lstm"), "aggr"),
+    (lambda: gnn.SAGEConv(IN, OUT, aggr=["mean", "max"]), "aggr"),
+    (lambda: gnn.GCNConv(IN, OUT, aggr="mean"), "aggr"),
+    (lambda: gnn.GINConv(mlp(IN, OUT), aggr="max"), "aggr"),
+    (lambda: gnn.GCNConv(IN, OUT, node_dim=1), "node_dim"),
+    (lambda: gnn.GATConv(IN, OUT, unknown_thing=1), "unknown_thing"),
+]
+
+
+@pytest.mark.parametrize("build,word", REFUSED, ids=[w + str(i) for i, (_, w) in
+                                                     enumerate(REFUSED)])
+def test_refused_arguments(build, word):
+    with pytest.raises(NotImplementedError, match=word):
+        build()
+
+
+def test_refused_forward_arguments():
+    edge_index, n = tiny_graph()
+    x = features(n, torch.float32)
+    ea = torch.randn(edge_index.size(1), 2)
+    with pytest.raises(NotImplementedError, match="edge_attr"):
+        gnn.TransformerConv(IN, OUT)(x, edge_index, ea)
+    with pytest.raises(ValueError, match="edge_attr"):
+        gnn.GATv2Conv(IN, OUT)(x, edge_index, ea)
+    with pytest.raises(ValueError, match="edge_attr"):
+        gnn.TransformerConv(IN, OUT, edge_dim=2)(x, edge_index)
+    with pytest.raises(ValueError, match="edge_attr"):
+        gnn.GATConv(IN, OUT, edge_dim=3)(x, edge_index, ea)
+    with pytest.raises(ValueError, match="fill_value"):
+        gnn.GATConv(IN, OUT, edge_dim=2, fill_value="median")
+    with pytest.raises(NotImplementedError, match="bipartite"):
+        gnn.SAGEConv(IN, OUT)((x, x), edge_index)
+    adj = torch.sparse_coo_tensor(edge_index, torch.ones(edge_index.size(1)), (n, n),
+                                  check_invariants=True)
+    with pytest.raises(NotImplementedError, match="sparse"):
+        gnn.GCNConv(IN, OUT)(x, adj)
+    with pytest.raises(ValueError, match="heads"):
+        gnn.GATConv(IN, OUT, heads=0)
+    with pytest.raises(NotImplementedError, match="size"):
+        gnn.SAGEConv(IN, OUT)(x, edge_index, size=(n, 3))
+
+
+ATTENTION_WEIGHT_CASES = [
+    ("GATConv", dict(heads=2), True),
+    ("GATConv", dict(add_self_loops=False), True),
+    ("GATConv", dict(heads=2, flow="target_to_source"), True),
+    ("GATv2Conv", dict(heads=2), True),
+    ("TransformerConv", dict(heads=2), True),
+    ("TransformerConv", dict(heads=2), False),
+]
+
+
+@pytest.mark.parametrize("cls,kwargs,flag", ATTENTION_WEIGHT_CASES,
+                         ids=[f"{c}-{i}" for i, (c, _, _) in enumerate(ATTENTION_WEIGHT_CASES)])
+def test_return_attention_weights_matches_pyg(cls, kwargs, flag):
+    ours, pyg = make((cls, cls, (IN, OUT), kwargs), torch.float64)
+    edge_index, n = tiny_graph()
+    x1 = features(n, torch.float64).requires_grad_()
+    x2 = x1.detach().clone().requires_grad_()
+    out1, (ei1, a1) = ours(x1, edge_index, return_attention_weights=flag)
+    out2, (ei2, a2) = pyg(x2, edge_index, return_attention_weights=flag)
+    torch.testing.assert_close(out1, out2, **tol(torch.float64))
+    assert torch.equal(ei1, ei2)
+    torch.testing.assert_close(a1, a2, **tol(torch.float64))
+    # The weights are differentiable, as PyG's.
+    (a1 * torch.arange(a1.numel()).view_as(a1)).sum().backward()
+    (a2 * torch.arange(a2.numel()).view_as(a2)).sum().backward()
+    torch.testing.assert_close(x1.grad, x2.grad, **tol(torch.float64))
+    # GATConv without the flag: only the output.
+    assert isinstance(ours(x1, edge_index), torch.Tensor) or cls == "TransformerConv"
+
+
+def test_gcn_rejects_self_loops_without_normalisation_like_pyg():
+    with pytest.raises(ValueError, match="self-loops"):
+        gnn.GCNConv(IN, OUT, normalize=False, add_self_loops=True)
+
+
+@pytest.mark.parametrize("cls", ["GCNConv", "SAGEConv", "GATConv", "GATv2Conv",
+                                 "TransformerConv", "AGNNConv", "GINConv"])
+def test_bad_inputs(cls):
+    layer = gnn.GINConv(mlp(IN, OUT)) if cls == "GINConv" else \
+        gnn.AGNNConv() if cls == "AGNNConv" else getattr(gnn, cls)(IN, OUT)
+    edge_index, n = tiny_graph()
+    x = features(n, torch.float32)
+    with pytest.raises(ValueError, match="shape"):
+        layer(x[0], edge_index)
+    if cls not in ("GINConv", "AGNNConv"):
+        with pytest.raises(ValueError, match="channels"):
+            layer(features(n, torch.float32, channels=IN + 1), edge_index)
+    with pytest.raises(TypeError, match="edge_index"):
+        layer(x, edge_index.float())
+    with pytest.raises(ValueError, match="edge_index"):
+        layer(x, edge_index[:1])
+    with pytest.raises(ValueError, match="edge_index"):
+        layer(x, torch.cat([edge_index, edge_index[:1]]))
+    with pytest.raises(ValueError, match="node id"):
+        layer(x, torch.tensor([[0, 1], [1, n]]))
+    with pytest.raises(ValueError, match="node id"):
+        layer(x, torch.tensor([[0, -1], [1, 2]]))
+    with pytest.raises(TypeError, match="float64"):
+        layer(x.double(), edge_index)
+    with pytest.raises(TypeError, match="dtype"):
+        layer(x.half(), edge_index)
+    with pytest.raises(ValueError, match="device"):
+        layer(x, edge_index.to("meta"))
+
+
+def test_non_contiguous_features_are_fine():
+    edge_index, n = random_graph()
+    x = features(n, torch.float64, channels=2 * IN)[:, ::2]
+    for case in ["sage-max", "gin", "agnn", "gat"]:
+        ours, pyg = make(BY_ID[case], torch.float64)
+        torch.testing.assert_close(ours(x, edge_index), pyg(x, edge_index),
+                                   **tol(torch.float64))
+
+
+def test_self_loop_op_passes_opcheck():
+    edge_index, n = tiny_graph()
+    for dtype in (torch.float32, torch.float64):
+        torch.library.opcheck(torch.ops.gnnc_nn.self_loops.default, (edge_index, n, dtype))
+    torch.library.opcheck(torch.ops.gnnc_nn.self_loops.default,
+                          (torch.zeros(2, 0, dtype=torch.long), 3, torch.float32))
+
+
+def test_self_loop_graph_is_cached_per_edge_index():
+    edge_index, n = tiny_graph()
+    f32 = torch.float32
+    a = _common.with_self_loops(edge_index, n, f32)
+    b = _common.with_self_loops(edge_index, n, f32)
+    assert a[0] is b[0] and a[1] is b[1]
+    assert _common.with_self_loops(edge_index, n, torch.float64)[1].dtype == torch.float64
+    assert _common.with_self_loops(edge_index.clone(), n, f32)[0] is not a[0]
+    edge_index[0, 0] = 3  # an in-place change bumps the version: rebuilt
+    graph, keep = _common.with_self_loops(edge_index, n, f32)
+    assert graph is not a[0] and graph[0, 0] == 3
+    e = edge_index.size(1)
+    assert torch.equal(graph[:, :e], edge_index)
+    assert torch.equal(graph[:, e:], torch.arange(n).expand(2, n))
+    assert keep.tolist() == (edge_index[0] != edge_index[1]).float().tolist() + [1.0] * n
+    # Without self-loops in the input, eager mode needs no mask.
+    free, n = loop_free_graph()
+    graph, keep = _common.with_self_loops(free, n, f32)
+    assert keep is None and graph.shape == (2, free.size(1) + n)
+    # The op torch.compile sees always gives the mask.
+    assert _common._self_loops_op(free, n, f32)[1].tolist() == [1.0] * (free.size(1) + n)
+    # A flipped graph is cached too.
+    assert _common.flip(free, "target_to_source") is _common.flip(free, "target_to_source")
+    # What was derived from a tensor goes with it.
+    tmp = free.clone()
+    _common.with_self_loops(tmp, n, f32)
+    assert any(ref() is tmp for ref, _ in _common._DERIVED.values())
+    del tmp
+    assert all(ref() is not None for ref, _ in _common._DERIVED.values())
