@@ -3,8 +3,6 @@ of test_nn.py on its four graphs (float32 and float64), outputs and the
 gradients of x and every parameter; a 2-layer GAT with attention dropout
 trains under torch.compile(fullgraph=True). Skipped without a GPU."""
 
-import copy
-
 import pytest
 import torch
 
