@@ -26,6 +26,9 @@ files+=("$root/test/Integration/Inputs/fused_aggregation.mlir")
 # Attention and a softmax returning the log-sum-exp (FILE#FUNCTION).
 files+=("$root/test/Integration/Inputs/attention_lse.mlir#gatv2_lse")
 files+=("$root/test/Integration/Inputs/attention_lse.mlir#softmax_lse")
+# Heads of 3 and 5 features (lanes per head not a power of two).
+files+=("$root/test/Integration/Inputs/attention_odd_heads.mlir#dot_h2d3")
+files+=("$root/test/Integration/Inputs/attention_odd_heads.mlir#dot_h4d5")
 pass=0
 fail=0
 printf '%-40s %-12s %10s %12s  %s\n' graph example "gnnc ms" "worst/tol" result

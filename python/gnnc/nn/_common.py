@@ -400,7 +400,14 @@ def attention_dropout_mask(shape, p: float, dtype: torch.dtype,
 
 # torch.compiler.nonstrict_trace is PyTorch >= 2.7; before it, eager only
 # (torch.compile then breaks the graph at each layer's gnnc call).
-_nonstrict_trace = getattr(torch.compiler, "nonstrict_trace", None) or (lambda f: f)
+# It is torch._dynamo.nonstrict_trace before torch.compiler exposes it.
+try:
+    import torch._dynamo as _dynamo
+except ImportError:  # pragma: no cover - a PyTorch without dynamo
+    _dynamo = None
+_nonstrict_trace = (getattr(torch.compiler, "nonstrict_trace", None)
+                    or getattr(_dynamo, "nonstrict_trace", None)
+                    or (lambda f: f))
 
 
 @_nonstrict_trace

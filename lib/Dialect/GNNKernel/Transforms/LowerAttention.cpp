@@ -219,7 +219,49 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
       // A head's lanes (and, for heads wider than a chunk, its chunks).
       int64_t lanesPerHead = std::min(inner / vec, fl);
       int64_t chunksPerHead = std::max<int64_t>(1, inner / chunk);
-      if (lanesPerHead > 1) {
+      if (lanesPerHead > 1 && !llvm::isPowerOf2_64(lanesPerHead)) {
+        // Heads of a lane count that is not a power of two (e.g. 3
+        // features) are not aligned to shuffle groups and may straddle
+        // chunks: each lane sums its chunks per head (masked by the head
+        // and by activity), one reduction over the feature lanes gives every
+        // head's score, and each chunk takes its own head's.
+        int64_t heads = row / inner;
+        SmallVector<Value> headOf, perHead;
+        for (int64_t j = 0; j < chunks; ++j)
+          headOf.push_back(kb.div(offsets[j], inner));
+        auto isHead = [&](int64_t j, int64_t h) {
+          Value is = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           headOf[j], kb.idx(h));
+          if (active[j])
+            is = arith::AndIOp::create(b, loc, is, active[j]);
+          return is;
+        };
+        for (int64_t h = 0; h < heads; ++h) {
+          Value sum = kb.fp(0.0);
+          for (int64_t j = 0; j < chunks; ++j)
+            sum = arith::AddFOp::create(
+                b, loc, sum,
+                arith::SelectOp::create(b, loc, isHead(j, h), scores[j],
+                                        kb.fp(0.0)));
+          perHead.push_back(sum);
+        }
+        auto red = TeamReduceOp::create(b, loc, perHead, 1, fl);
+        kb.buildCombine(red.getCombine(), SmallVector<Type>(perHead.size(), ft),
+                        [&](OpBuilder &rb, ValueRange a, ValueRange c) {
+                          SmallVector<Value> out;
+                          for (auto [x, y] : llvm::zip(a, c))
+                            out.push_back(arith::AddFOp::create(rb, loc, x, y));
+                          return out;
+                        });
+        for (int64_t j = 0; j < chunks; ++j) {
+          Value score = kb.fp(0.0);
+          for (int64_t h = 0; h < heads; ++h)
+            score = arith::SelectOp::create(b, loc, isHead(j, h),
+                                            red.getResult(h), score);
+          scores[j] = score;
+        }
+        chunksPerHead = 1;
+      } else if (lanesPerHead > 1) {
         auto red = TeamReduceOp::create(b, loc, scores, 1, lanesPerHead);
         kb.buildCombine(red.getCombine(), SmallVector<Type>(scores.size(), ft),
                         [&](OpBuilder &rb, ValueRange a, ValueRange c) {
