@@ -111,6 +111,8 @@ std::string FusionProblem::check() const {
         ++(operand.side ? sideReferences : references)[operand.producer];
       inputs += operand.slot == FusionSlot::Input;
       weights += operand.slot == FusionSlot::Weights;
+      if (operand.scaled && !operand.absorbable)
+        return opName(i) + ": a scaled operand must be absorbable";
       if ((operand.absorbable || operand.chainable) &&
           (op.kind != FusionOpKind::Elementwise ||
            operand.slot != FusionSlot::Input))
@@ -479,7 +481,8 @@ private:
     }
   }
 
-  /// sddmm → elementwise chain → edge_softmax → spmm sum (softmax weights).
+  /// sddmm → elementwise chain → edge_softmax → scaling chain → spmm sum
+  /// (weighted by the scaled softmax).
   std::optional<FusionGroup> tryAttention(int sddmm) const {
     const FusionOp &score = p.ops[sddmm];
     if (score.reversed)
@@ -495,15 +498,24 @@ private:
         sm.graph != score.graph ||
         !readsAs(softmax, chain.back(), slot(FusionSlot::Input), 1))
       return std::nullopt;
-    int spmm = soleUser(softmax);
+    // The softmax weights scaled by elementwise ops (attention dropout).
+    std::vector<int> scaling = {softmax};
+    int spmm;
+    while ((spmm = soleUser(scaling.back())) >= 0 &&
+           p.ops[spmm].kind == FusionOpKind::Elementwise &&
+           p.ops[spmm].edgeResult &&
+           readsAs(
+               spmm, scaling.back(),
+               [](const FusionOperand &o) { return o.scaled; }, 1))
+      scaling.push_back(spmm);
     if (spmm < 0)
       return std::nullopt;
     const FusionOp &agg = p.ops[spmm];
     if (agg.kind != FusionOpKind::Spmm || agg.reversed ||
         agg.reduce != FusionReduce::Sum || agg.graph != score.graph ||
-        !readsAs(spmm, softmax, slot(FusionSlot::Weights), 1))
+        !readsAs(spmm, scaling.back(), slot(FusionSlot::Weights), 1))
       return std::nullopt;
-    chain.push_back(softmax);
+    chain.insert(chain.end(), scaling.begin(), scaling.end());
     chain.push_back(spmm);
     return finish(chain, FusionFamily::Attention, /*fused=*/true);
   }
@@ -668,6 +680,19 @@ static std::string verifyFused(const FusionProblem &p, const FusionGroup &g,
       sink.kind == FusionOpKind::Spmm ? FusionSlot::Weights : FusionSlot::Input;
   if (g.family == FusionFamily::Attention && sink.reduce != FusionReduce::Sum)
     return opName(graphOps.back()) + " is not an spmm sum";
+  // Between the softmax and the spmm, only ops scaling the softmax weights.
+  if (g.family == FusionFamily::Attention)
+    for (int m : g.members) {
+      if (m <= graphOps[1] || m >= graphOps.back() ||
+          p.ops[m].kind != FusionOpKind::Elementwise)
+        continue;
+      bool scales = false;
+      for (const FusionOperand &operand : p.ops[m].operands)
+        scales |= operand.scaled && operand.producer >= graphOps[1];
+      if (!scales)
+        return opName(m) + " does not scale the softmax weights of " +
+               opName(graphOps.back());
+    }
   for (const FusionOperand &operand : sink.operands)
     if (operand.slot == slot &&
         std::binary_search(g.members.begin(), g.members.end(),

@@ -29,6 +29,10 @@ files+=("$root/test/Integration/Inputs/attention_lse.mlir#softmax_lse")
 # Heads of 3 and 5 features (lanes per head not a power of two).
 files+=("$root/test/Integration/Inputs/attention_odd_heads.mlir#dot_h2d3")
 files+=("$root/test/Integration/Inputs/attention_odd_heads.mlir#dot_h4d5")
+# Attention dropout (softmax weights times an edge mask) fused: GAT-style,
+# and Transformer-style with two scaling ops and the log-sum-exp.
+files+=("$root/test/Integration/Inputs/attention_dropout.mlir#gat_dropout")
+files+=("$root/test/Integration/Inputs/attention_dropout.mlir#transformer_dropout")
 pass=0
 fail=0
 printf '%-40s %-12s %10s %12s  %s\n' graph example "gnnc ms" "worst/tol" result

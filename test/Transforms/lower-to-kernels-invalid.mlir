@@ -220,10 +220,32 @@ func.func @before_softmax(%g: !gnn.graph, %e: tensor<?x2xf32> {gnn.domain = "edg
 // -----
 
 func.func @no_sddmm(%g: !gnn.graph, %e: tensor<?x2xf32> {gnn.domain = "edge"}, %x: tensor<?x2x8xf32>) -> tensor<?x2x8xf32> {
-  // expected-error @+1 {{'gnn.kernel_group' op expects an attention group: sddmm, score ops, edge_softmax and an spmm sum weighted by it}}
+  // expected-error @+1 {{'gnn.kernel_group' op expects an attention group: sddmm, score ops, edge_softmax, ops scaling it and an spmm sum weighted by the result}}
   %r = gnn.kernel_group "attention_0" schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x2x8xf32> {
     %a = gnn.edge_softmax %g, %e : tensor<?x2xf32>
     %s = gnn.spmm sum %g, %x weights(%a : tensor<?x2xf32>) : tensor<?x2x8xf32> -> tensor<?x2x8xf32>
+    gnn.yield %s : tensor<?x2x8xf32>
+  }
+  return %r : tensor<?x2x8xf32>
+}
+
+// -----
+
+// Between the softmax and the spmm only ops linear in the softmax weights
+// (attention dropout's alpha * mask) can be fused: alpha + mask is not.
+#id2s = affine_map<(d0, d1) -> (d0, d1)>
+func.func @not_scaling(%g: !gnn.graph, %q: tensor<?x2x8xf32>, %m: tensor<?x2xf32> {gnn.domain = "edge"}) -> tensor<?x2x8xf32> {
+  // expected-error @+1 {{'gnn.kernel_group' op expects an attention group: sddmm, score ops, edge_softmax, ops scaling it and an spmm sum weighted by the result}}
+  %r = gnn.kernel_group "attention_0" schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x2x8xf32> {
+    %e = gnn.sddmm dot %g, %q, %q : tensor<?x2x8xf32>, tensor<?x2x8xf32> -> tensor<?x2xf32>
+    %a = gnn.edge_softmax %g, %e : tensor<?x2xf32>
+    %w = linalg.generic {indexing_maps = [#id2s, #id2s, #id2s], iterator_types = ["parallel", "parallel"]}
+        ins(%a, %m : tensor<?x2xf32>, tensor<?x2xf32>) outs(%a : tensor<?x2xf32>) {
+    ^bb0(%x: f32, %y: f32, %o: f32):
+      %z = arith.addf %x, %y : f32
+      linalg.yield %z : f32
+    } -> tensor<?x2xf32>
+    %s = gnn.spmm sum %g, %q weights(%w : tensor<?x2xf32>) : tensor<?x2x8xf32> -> tensor<?x2x8xf32>
     gnn.yield %s : tensor<?x2x8xf32>
   }
   return %r : tensor<?x2x8xf32>

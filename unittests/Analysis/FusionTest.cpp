@@ -145,6 +145,50 @@ TEST(Fusion, Gatv2IsOneAttentionGroup) {
   EXPECT_EQ(p.groups[1].members, std::vector<int>{g.bias});
 }
 
+/// An edge input scaling the value it reads (attention dropout's
+/// `alpha * mask`).
+FusionOperand scale(int producer) {
+  FusionOperand o = absorb(producer);
+  o.scaled = true;
+  return o;
+}
+
+/// GAT with attention dropout: sddmm → score → edge_softmax → alpha * mask
+/// (a scaled read, or a plain absorbable one) → spmm sum.
+struct Dropout {
+  Builder b;
+  int sddmm, score, softmax, mask, spmm;
+  explicit Dropout(bool scaled) {
+    sddmm = b.graphOp(K::Sddmm, {in(kArg), in(kArg)});
+    score = b.elementwise({absorb(sddmm), init(kArg)}, true);
+    softmax = b.graphOp(K::EdgeSoftmax, {in(score)});
+    mask = b.elementwise(
+        {scaled ? scale(softmax) : absorb(softmax), in(kArg), init(kArg)},
+        true);
+    spmm = b.graphOp(K::Spmm, {in(kArg), weights(mask)});
+    b.other({spmm});
+  }
+};
+
+TEST(Fusion, AttentionTakesOpsScalingTheSoftmax) {
+  Dropout d(/*scaled=*/true);
+  FusionProblem problem = d.b.done();
+  FusionPlan p = plan(problem);
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(p.groups[0].family, FusionFamily::Attention);
+  EXPECT_EQ(p.groups[0].members,
+            (std::vector<int>{d.sddmm, d.score, d.softmax, d.mask, d.spmm}));
+
+  // An op between the softmax and the spmm that does not scale it (say
+  // alpha + mask) is refused by the verifier and keeps the kernels apart.
+  problem.ops[d.mask].operands[0].scaled = false;
+  EXPECT_NE(p.verify(problem), "");
+  Dropout plain(/*scaled=*/false);
+  FusionPlan q = plan(plain.b.done());
+  EXPECT_NE(groupOf(q, plain.spmm)->family, FusionFamily::Attention);
+  EXPECT_NE(groupOf(q, plain.softmax), groupOf(q, plain.spmm));
+}
+
 TEST(Fusion, AttentionReturnsTheLogSumExp) {
   // The softmax's log-sum-exp, used after the group (by the terminator and
   // an op), becomes a second result of the attention group.

@@ -13,8 +13,11 @@
 /// first of these rules that applies:
 ///  - attention: `sddmm` → a chain of elementwise ops (each the previous
 ///    link's only user besides size queries; reductions over trailing
-///    dimensions allowed) → `edge_softmax` → `spmm sum` taking the softmax
-///    as its weights; none reversed, all on one graph;
+///    dimensions allowed) → `edge_softmax` → a chain of elementwise ops
+///    scaling the softmax (each the previous link's only user, reading it
+///    as a scaled operand: attention dropout's `alpha * mask`; possibly
+///    none) → `spmm sum` taking the chain's result as its weights; none
+///    reversed, all on one graph;
 ///  - aggregation (gather-apply-reduce): `gather` or `sddmm` → a chain of
 ///    elementwise ops → the input of a `reduce` or the weights of an `spmm`;
 ///    none reversed, all on one graph;
@@ -103,6 +106,11 @@ struct FusionOperand {
   /// operand (one result, parallel loops then reductions, this operand read
   /// with the identity map, the result written at the parallel loops).
   bool chainable = false;
+  /// Elementwise ops: the op is absorbable on this operand and its result is
+  /// the operand times a factor that does not depend on it (attention
+  /// dropout's `alpha * mask`), so it commutes with a softmax's
+  /// normalisation.
+  bool scaled = false;
   /// The operand is the producer's side result (`edge_softmax`'s
   /// log-sum-exp), not its result.
   bool side = false;

@@ -8,6 +8,7 @@
 #include "gnn/Analysis/Fusion.h"
 #include "gnn/Dialect/GNN/IR/GNNDomain.h"
 #include "gnn/Dialect/GNN/Transforms/Passes.h"
+#include "gnn/Dialect/GNN/Transforms/ScaledOperand.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -225,6 +226,7 @@ static BlockProblem describe(Block &block, ::gnn::FusionOptions options) {
         if (generic && fo.slot == FusionSlot::Input) {
           fo.absorbable = isAbsorbableConsumer(generic, value);
           fo.chainable = isChainLink(generic, operand);
+          fo.scaled = fo.absorbable && isScaledOperand(generic, operand);
         }
       }
       f.operands.push_back(fo);

@@ -1,16 +1,23 @@
 //===- LowerAttention.cpp - fused attention groups to one gnnk kernel -----===//
 //
-// Part of gnnc. A group `sddmm -> score ops -> edge_softmax -> spmm sum ->
-// consumers` becomes one row-parallel kernel with an online softmax: per
-// destination row a team of lanes walks the row's edges once, computing each
-// edge's per-head score, and carries, per chunk of features it owns, the
-// running maximum `m`, normaliser `s` and weighted sum `acc`:
+// Part of gnnc. A group `sddmm -> score ops -> edge_softmax -> scaling ops
+// -> spmm sum -> consumers` becomes one row-parallel kernel with an online
+// softmax: per destination row a team of lanes walks the row's edges once,
+// computing each edge's per-head score, and carries, per chunk of features
+// it owns, the running maximum `m`, normaliser `s` and weighted sum `acc`:
 //
 //   m' = max(m, x);  s' = s e^(m - m') + e^(x - m');
 //   acc' = acc e^(m - m') + e^(x - m') v
 //
 // The same rule, as the loop's merge region, combines the partial results of
 // edge groups (and of heavy-row chunks), so no edge-sized buffer exists.
+//
+// Ops scaling the softmax weights before the spmm (attention dropout's
+// `alpha * mask`, linear in alpha) multiply only what is accumulated:
+// acc' = acc e^(m - m') + e^(x - m') mask v, while s stays the normaliser of
+// the unscaled softmax, so out = sum (alpha mask) v and the log-sum-exp is
+// the softmax's. The state and merge rule are unchanged, hence so is the
+// heavy-row split.
 //
 // Scores are computed distributed over the lanes when the sddmm's operands
 // are shaped like the aggregated rows (each lane takes its features'
@@ -20,6 +27,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GroupLowering.h"
+#include "gnn/Dialect/GNN/Transforms/ScaledOperand.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -62,16 +70,47 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
   auto sddmm = parts.producers.empty()
                    ? gnn::SddmmOp()
                    : dyn_cast<gnn::SddmmOp>(parts.producers.front());
-  auto softmax = parts.producers.empty()
+  // The softmax is followed by the ops scaling its weights (attention
+  // dropout's `alpha * mask`), if any.
+  auto softmaxIt = llvm::find_if(parts.producers, [](Operation *op) {
+    return isa<gnn::EdgeSoftmaxOp>(op);
+  });
+  auto softmax = softmaxIt == parts.producers.end()
                      ? gnn::EdgeSoftmaxOp()
-                     : dyn_cast<gnn::EdgeSoftmaxOp>(parts.producers.back());
-  if (!sddmm || !softmax || spmm.getWeights() != softmax.getResult() ||
+                     : cast<gnn::EdgeSoftmaxOp>(*softmaxIt);
+  ArrayRef<Operation *> scalingOps =
+      softmax ? ArrayRef(parts.producers)
+                    .drop_front(softmaxIt - parts.producers.begin() + 1)
+              : ArrayRef<Operation *>();
+  Value weights = softmax ? softmax.getResult() : Value();
+  bool scaled = true;
+  for (Operation *op : scalingOps) {
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    OpOperand *read = nullptr;
+    if (generic)
+      for (OpOperand *in : generic.getDpsInputOperands())
+        if (in->get() == weights)
+          read = in;
+    if (!read || !gnn::isScaledOperand(generic, *read) ||
+        !generic.getMatchingIndexingMap(read).isIdentity() ||
+        generic.getNumReductionLoops() != 0 ||
+        generic->getResult(0).getType() != weights.getType()) {
+      scaled = false;
+      break;
+    }
+    weights = generic->getResult(0);
+  }
+  if (!sddmm || !softmax || !scaled || spmm.getWeights() != weights ||
       spmm.getReduce() != gnn::ReduceKind::sum || spmm.getReversed() ||
       softmax.getReversed() || sddmm.getReversed())
     return group.emitOpError("expects an attention group: sddmm, score ops, "
-                             "edge_softmax and an spmm sum weighted by it");
+                             "edge_softmax, ops scaling it and an spmm sum "
+                             "weighted by the result");
   SmallVector<linalg::GenericOp> scoreOps;
-  for (Operation *op : ArrayRef(parts.producers).drop_front().drop_back()) {
+  for (Operation *op :
+       ArrayRef(parts.producers)
+           .drop_front()
+           .take_front(softmaxIt - parts.producers.begin() - 1)) {
     auto generic = dyn_cast<linalg::GenericOp>(op);
     if (!generic)
       return op->emitOpError("is not an elementwise score op of an "
@@ -313,6 +352,20 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
         scores.push_back(*sc);
       }
     }
+    // The factor scaling each chunk's head's softmax weight (the dropout
+    // mask): the scaling ops evaluated at weight 1, as they are linear in
+    // it. The softmax's state (m, s) stays that of the unscaled weights.
+    SmallVector<Value> factors;
+    if (!scalingOps.empty()) {
+      eval.setOverride(softmax.getResult(), kb.fp(1.0));
+      for (int64_t j = 0; j < chunks; ++j) {
+        FailureOr<Value> factor =
+            eval.element(weights, e, kb.div(offsets[j], inner));
+        if (failed(factor))
+          return failure();
+        factors.push_back(*factor);
+      }
+    }
     // The online softmax update.
     SmallVector<Value> next;
     for (int64_t j = 0; j < chunks; ++j) {
@@ -330,9 +383,12 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
           math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, x, mNew)));
       next.push_back(mNew);
       next.push_back(math::FmaOp::create(b, loc, sum, scale, p));
+      Value w = factors.empty()
+                    ? p
+                    : arith::MulFOp::create(b, loc, p, factors[j]).getResult();
       for (int64_t v = 0; v < vec; ++v) {
         Value a = carried[j * perChunk + 2 + v];
-        Value pv = arith::MulFOp::create(b, loc, p, vRows[j][v]);
+        Value pv = arith::MulFOp::create(b, loc, w, vRows[j][v]);
         next.push_back(math::FmaOp::create(b, loc, a, scale, pv));
       }
     }

@@ -20,9 +20,13 @@ def GNNFormKernelGroups : Pass<"gnn-form-kernel-groups", "func::FuncOp"> {
     - `attention` (rule `attention`): a `gnn.sddmm`, a chain of elementwise
       `linalg.generic` ops on its edge values (each the previous link's only
       user besides size queries; reductions over trailing dimensions, such as
-      GATv2's `sum_d att * leaky_relu(e)`, are allowed), a `gnn.edge_softmax`
-      and the `gnn.spmm sum` that takes the softmax as its weights become one
-      group "attention_N". None of them may be reversed; all run on one graph.
+      GATv2's `sum_d att * leaky_relu(e)`, are allowed), a `gnn.edge_softmax`,
+      a chain of elementwise ops scaling the softmax weights (each the
+      previous link's only user, its result that link times a factor
+      independent of it, such as attention dropout's `alpha * mask`; possibly
+      none) and the `gnn.spmm sum` that takes the chain's result as its
+      weights become one group "attention_N". None of them may be reversed;
+      all run on one graph.
     - `aggregation` (rule `aggregation`, gather-apply-reduce): a `gnn.gather`
       or `gnn.sddmm`, a chain of elementwise ops, and the `gnn.reduce` that
       takes the chain's value as its input or the `gnn.spmm` that takes it as

@@ -1,0 +1,130 @@
+// RUN: gnn-opt %S/../Integration/Inputs/attention_dropout.mlir --pass-pipeline='builtin.module(func.func(gnn-form-kernel-groups))' | FileCheck %s --check-prefix=GROUPS
+// RUN: gnn-opt %S/../Integration/Inputs/attention_dropout.mlir --gnn-cuda-pipeline='mean-degree=4 max-degree=64' | FileCheck %s
+// RUN: gnn-opt %S/../Integration/Inputs/attention_dropout.mlir --gnn-cuda-pipeline='mean-degree=4 max-degree=5000' | FileCheck %s --check-prefix=SPLIT
+// RUN: gnn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(gnn-form-kernel-groups))' | FileCheck %s --check-prefix=APART
+
+// Attention dropout (alpha * mask between the softmax and the spmm) is part
+// of the attention group: the scaling ops sit between the softmax and the
+// spmm.
+// GROUPS-LABEL: func.func @gat_dropout
+// GROUPS: gnn.kernel_group "attention_0" family = attention -> tensor<?x4x16xf32> {
+// GROUPS: %[[A:.*]] = gnn.edge_softmax
+// GROUPS-NEXT: %[[D:.*]] = linalg.generic {{.*}} ins(%[[A]], %{{.*}} : tensor<?x4xf32>, tensor<?x4xf32>)
+// GROUPS: gnn.spmm sum %{{.*}}, %{{.*}} weights(%[[D]] : tensor<?x4xf32>)
+// GROUPS-LABEL: func.func @transformer_dropout
+// GROUPS: gnn.kernel_group "attention_0" family = attention -> tensor<?x2x8xf32>, tensor<?x2xf32> {
+// GROUPS: %[[A:.*]], %[[L:.*]] = gnn.edge_softmax
+// GROUPS-NEXT: %[[M:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[A]], %{{.*}} : tensor<?x2xf32>, tensor<?x2xf32>, tensor<?xf32>)
+// GROUPS: %[[D:.*]] = linalg.generic {{.*}} ins(%[[M]] : tensor<?x2xf32>)
+// GROUPS: %[[O:.*]] = gnn.spmm sum %{{.*}}, %{{.*}} weights(%[[D]] : tensor<?x2xf32>)
+// GROUPS: gnn.yield %[[O]], %[[L]]
+
+// GAT with dropout is 3 kernels (two per-node score halves, the attention),
+// as without dropout. In the edge loop the mask is read at the edge's CSR
+// slot; the normaliser takes the softmax term p alone, the accumulator
+// p * mask.
+// CHECK: gnnk.kernel @elementwise_0
+// CHECK: gnnk.kernel @elementwise_1
+// CHECK-LABEL: gnnk.kernel @gat_dropout_attention_0
+// CHECK-SAME: %[[MASK:arg[0-9]+]]: memref<?xf32> {gnnk.operand = 3 : i64}
+// CHECK: gnnk.for_edges
+// CHECK-NEXT: ^bb0(%[[SLOT:arg[0-9]+]]: index, %arg{{[0-9]+}}: index, %arg{{[0-9]+}}: f32, %[[S:arg[0-9]+]]: f32,
+// CHECK: %[[I:.*]] = arith.muli %[[SLOT]], %{{.*}} : index
+// CHECK-NEXT: %[[J:.*]] = arith.addi %[[I]], %{{.*}} : index
+// CHECK-NEXT: %[[M:.*]] = gnnk.load %[[MASK]][%[[J]]] : memref<?xf32> -> f32
+// CHECK-NEXT: %[[F:.*]] = arith.mulf %{{.*}}, %[[M]] : f32
+// CHECK: arith.constant 0xFF800000 : f32
+// CHECK: %[[P:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: math.fma %[[S]], %{{.*}}, %[[P]] : f32
+// CHECK-NEXT: %[[W:.*]] = arith.mulf %[[P]], %[[F]] : f32
+// CHECK-NEXT: arith.mulf %[[W]], %{{.*}}#0 : f32
+// CHECK: } merge {
+// CHECK-NOT: gnnk.kernel
+// CHECK-LABEL: func.func @gat_dropout
+// CHECK-COUNT-3: gnnk.launch
+// CHECK-NOT: gnnk.launch
+// CHECK: return
+
+// Transformer: both masks and the division by (1 - p) make the factor; the
+// log-sum-exp is m + log s of the unmasked softmax.
+// CHECK-LABEL: gnnk.kernel @transformer_dropout_attention_0
+// CHECK-SAME: %[[DROP:arg[0-9]+]]: memref<?xf32> {gnnk.operand = 3 : i64}, %[[SCALE:arg[0-9]+]]: memref<?xf32> {gnnk.operand = 4 : i64}
+// CHECK: gnnk.for_edges
+// CHECK-NEXT: ^bb0(%[[SLOT:arg[0-9]+]]: index, %arg{{[0-9]+}}: index, %arg{{[0-9]+}}: f32, %[[S:arg[0-9]+]]: f32,
+// CHECK: %[[D:.*]] = gnnk.load %[[DROP]]
+// CHECK: %[[C:.*]] = gnnk.load %[[SCALE]][%[[SLOT]]]
+// CHECK-NEXT: %[[DC:.*]] = arith.mulf %[[D]], %[[C]] : f32
+// CHECK-NEXT: %[[DA:.*]] = arith.mulf %[[DC]], %{{.*}} : f32
+// CHECK: %[[F:.*]] = arith.divf %[[DA]], %{{.*}} : f32
+// CHECK: arith.constant 0xFF800000 : f32
+// CHECK: %[[P:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: math.fma %[[S]], %{{.*}}, %[[P]] : f32
+// CHECK-NEXT: arith.mulf %[[P]], %[[F]] : f32
+// CHECK: } merge {
+// CHECK: %[[LOG:.*]] = math.log
+// CHECK: arith.addf %{{.*}}, %[[LOG]]
+// CHECK-LABEL: func.func @transformer_dropout
+// CHECK-COUNT-1: gnnk.launch
+// CHECK-NOT: gnnk.launch
+// CHECK: return
+
+// Heavy rows split the fused kernel as without dropout: the state and merge
+// rule are the softmax's, and the partial kernel reads the mask too.
+// SPLIT-LABEL: gnnk.kernel @gat_dropout_attention_0_partial
+// SPLIT-SAME: %[[MASK:arg[0-9]+]]: memref<?xf32> {gnnk.operand = 3 : i64}
+// SPLIT: gnnk.load %[[MASK]]
+// SPLIT-LABEL: gnnk.kernel @gat_dropout_attention_0_final
+// SPLIT-LABEL: func.func @gat_dropout
+// SPLIT: gnnk.launch @gat_dropout_attention_0[
+// SPLIT: gnnk.launch @gat_dropout_attention_0_partial[
+// SPLIT: gnnk.launch @gat_dropout_attention_0_final[
+
+// -----
+
+// An op between the softmax and the spmm that is not linear in the softmax
+// weights (alpha + mask) keeps them in separate kernels.
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+// APART-LABEL: func.func @not_scaling
+// APART-NOT: family = attention
+// APART: family = edge_softmax
+// APART-NOT: family = attention
+func.func @not_scaling(%g: !gnn.graph, %q: tensor<?x2x8xf32>,
+                       %drop: tensor<?x2xf32> {gnn.domain = "edge"}) -> tensor<?x2x8xf32> {
+  %c0 = arith.constant 0 : index
+  %s = gnn.sddmm dot %g, %q, %q : tensor<?x2x8xf32>, tensor<?x2x8xf32> -> tensor<?x2xf32>
+  %a = gnn.edge_softmax %g, %s : tensor<?x2xf32>
+  %ne = tensor.dim %a, %c0 : tensor<?x2xf32>
+  %e = tensor.empty(%ne) : tensor<?x2xf32>
+  %w = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %drop : tensor<?x2xf32>, tensor<?x2xf32>) outs(%e : tensor<?x2xf32>) {
+  ^bb0(%x: f32, %m: f32, %o: f32):
+    %r = arith.addf %x, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<?x2xf32>
+  %r = gnn.spmm sum %g, %q weights(%w : tensor<?x2xf32>) : tensor<?x2x8xf32> -> tensor<?x2x8xf32>
+  return %r : tensor<?x2x8xf32>
+}
+
+// -----
+
+// alpha * alpha reads the weights twice: not a scaling.
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+// APART-LABEL: func.func @squared
+// APART-NOT: family = attention
+// APART: family = edge_softmax
+// APART-NOT: family = attention
+func.func @squared(%g: !gnn.graph, %q: tensor<?x2x8xf32>) -> tensor<?x2x8xf32> {
+  %c0 = arith.constant 0 : index
+  %s = gnn.sddmm dot %g, %q, %q : tensor<?x2x8xf32>, tensor<?x2x8xf32> -> tensor<?x2xf32>
+  %a = gnn.edge_softmax %g, %s : tensor<?x2xf32>
+  %ne = tensor.dim %a, %c0 : tensor<?x2xf32>
+  %e = tensor.empty(%ne) : tensor<?x2xf32>
+  %w = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %a : tensor<?x2xf32>, tensor<?x2xf32>) outs(%e : tensor<?x2xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %r = arith.mulf %x, %y : f32
+    linalg.yield %r : f32
+  } -> tensor<?x2xf32>
+  %r = gnn.spmm sum %g, %q weights(%w : tensor<?x2xf32>) : tensor<?x2x8xf32> -> tensor<?x2x8xf32>
+  return %r : tensor<?x2x8xf32>
+}
