@@ -74,12 +74,9 @@ gnn::runtime::programDeviceBytes(const Program &program,
   ProgramDeviceBytes out;
   Bytes inputs, outputs, temps;
   for (const BufferDecl &b : program.buffers) {
-    StatusOr<int64_t> n = b.size.evaluate(scope);
+    StatusOr<int64_t> n = bufferElements(b, scope);
     if (!n.ok())
-      return Status(n.error()).withContext("size of buffer '" + b.name + "'");
-    if (*n < 0)
-      return Status::error("buffer '" + b.name + "' has negative size " +
-                           std::to_string(*n));
+      return Status(n.error());
     Bytes &sum = b.role == BufferRole::Input    ? inputs
                  : b.role == BufferRole::Output ? outputs
                                                 : temps;

@@ -186,17 +186,10 @@ Status Executable::Impl::bind(const std::map<std::string, void *> &bindings,
     const BufferDecl &b = program.buffers[i];
     if (b.role == BufferRole::Temp)
       continue;
-    StatusOr<int64_t> n = b.size.evaluate(scope);
-    if (!n.ok())
-      return Status(n.error()).withContext("size of buffer '" + b.name + "'");
-    if (*n < 0)
-      return Status::error("buffer '" + b.name + "' has negative size " +
-                           std::to_string(*n));
-    int64_t bytes = 0;
-    if (__builtin_mul_overflow(*n, static_cast<int64_t>(elementBytes(b.dtype)),
-                               &bytes))
-      return Status::error("buffer '" + b.name + "' of " + std::to_string(*n) +
-                           " elements needs more than 2^63 bytes");
+    StatusOr<int64_t> bytesOr = bufferBytes(b, scope);
+    if (!bytesOr.ok())
+      return Status(bytesOr.error());
+    int64_t bytes = *bytesOr;
     auto it = bindings.find(b.name);
     if (it == bindings.end())
       return Status::error(std::string(b.role == BufferRole::Input ? "input"

@@ -26,6 +26,30 @@ size_t gnn::runtime::elementBytes(DType t) {
   return t == DType::F32 || t == DType::I32 ? 4 : 8;
 }
 
+StatusOr<int64_t> gnn::runtime::bufferElements(const BufferDecl &b,
+                                               const FormulaScope &scope) {
+  StatusOr<int64_t> n = b.size.evaluate(scope);
+  if (!n.ok())
+    return Status(n.error()).withContext("size of buffer '" + b.name + "'");
+  if (*n < 0)
+    return Status::error("buffer '" + b.name + "' has negative size " +
+                         std::to_string(*n));
+  return *n;
+}
+
+StatusOr<int64_t> gnn::runtime::bufferBytes(const BufferDecl &b,
+                                            const FormulaScope &scope) {
+  StatusOr<int64_t> n = bufferElements(b, scope);
+  if (!n.ok())
+    return n;
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(*n, static_cast<int64_t>(elementBytes(b.dtype)),
+                             &bytes))
+    return Status::error("buffer '" + b.name + "' of " + std::to_string(*n) +
+                         " elements needs more than 2^63 bytes");
+  return bytes;
+}
+
 static size_t alignUp(size_t n, size_t alignment) {
   return (n + alignment - 1) / alignment * alignment;
 }
@@ -240,17 +264,10 @@ StatusOr<MemoryPlan> gnn::runtime::planMemory(const Program &program,
     const BufferDecl &b = program.buffers[i];
     if (b.role != BufferRole::Temp)
       continue;
-    StatusOr<int64_t> n = b.size.evaluate(scope);
-    if (!n.ok())
-      return Status(n.error()).withContext("size of buffer '" + b.name + "'");
-    if (*n < 0)
-      return Status::error("buffer '" + b.name + "' has negative size " +
-                           std::to_string(*n));
-    int64_t bytes = 0;
-    if (__builtin_mul_overflow(*n, static_cast<int64_t>(elementBytes(b.dtype)),
-                               &bytes))
-      return Status::error("buffer '" + b.name + "' of " + std::to_string(*n) +
-                           " elements needs more than 2^63 bytes");
+    StatusOr<int64_t> bytesOr = bufferBytes(b, scope);
+    if (!bytesOr.ok())
+      return Status(bytesOr.error());
+    int64_t bytes = *bytesOr;
     MemoryPlan::Temp t;
     t.buffer = i;
     t.bytes = static_cast<size_t>(bytes);

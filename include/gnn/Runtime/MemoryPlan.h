@@ -50,6 +50,16 @@ constexpr size_t kArenaAlignment = 256;
 /// Bytes of one element of `t`: 4 for f32 and i32, 8 otherwise (i64, f64).
 size_t elementBytes(DType t);
 
+/// The element count of `buffer` at `scope`'s sizes; an error naming the
+/// buffer when its formula fails or is negative.
+StatusOr<int64_t> bufferElements(const BufferDecl &buffer,
+                                 const FormulaScope &scope);
+
+/// The bytes of `buffer` at `scope`'s sizes (bufferElements times the
+/// element size); an error naming the buffer beyond 2^63 bytes.
+StatusOr<int64_t> bufferBytes(const BufferDecl &buffer,
+                              const FormulaScope &scope);
+
 /// A block to place: its size and the steps [first, last] (inclusive) during
 /// which it holds its contents.
 struct MemoryBlock {
