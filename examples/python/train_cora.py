@@ -126,7 +126,7 @@ def main():
     p.add_argument("--model", choices=sorted(SETTINGS), default="gcn")
     p.add_argument("--dataset", default="cora")
     p.add_argument("--epochs", type=int, default=200)
-    p.add_argument("--seeds", type=int, default=10)
+    p.add_argument("--seeds", type=int, default=1)
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     p.add_argument("--compile", action="store_true", help="torch.compile(fullgraph=True)")
     p.add_argument("--compare-pyg", action="store_true",
