@@ -675,38 +675,37 @@ __device__ __forceinline__ unsigned gnn_segment_mask(unsigned width) {
                          << ((threadIdx.x & 31u) & ~(width - 1u)));
 }
 
-// Edge tensors at a Program's boundary: edge-list order <-> CSR slot order.
-extern "C" __global__ void gnn_edges_to_slots(float *__restrict__ out,
-    const float *__restrict__ in, const idx_t *__restrict__ csr_edge,
-    long long rows, long long width) {
+// Edge tensors at a Program's boundary: edge-list order <-> CSR slot order,
+// one body per direction for f32 and f64.
+template <typename T>
+__device__ __forceinline__ void gnn_edge_order(T *__restrict__ out,
+    const T *__restrict__ in, const idx_t *__restrict__ csr_edge,
+    long long rows, long long width, bool toSlots) {
   const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (t >= rows * width) return;
   const long long i = t / width, k = t % width;
-  out[t] = in[(long long)csr_edge[i] * width + k];
+  const long long e = (long long)csr_edge[i] * width + k;
+  if (toSlots) out[t] = in[e]; else out[e] = in[t];
+}
+extern "C" __global__ void gnn_edges_to_slots(float *__restrict__ out,
+    const float *__restrict__ in, const idx_t *__restrict__ csr_edge,
+    long long rows, long long width) {
+  gnn_edge_order(out, in, csr_edge, rows, width, true);
 }
 extern "C" __global__ void gnn_slots_to_edges(float *__restrict__ out,
     const float *__restrict__ in, const idx_t *__restrict__ csr_edge,
     long long rows, long long width) {
-  const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (t >= rows * width) return;
-  const long long i = t / width, k = t % width;
-  out[(long long)csr_edge[i] * width + k] = in[t];
+  gnn_edge_order(out, in, csr_edge, rows, width, false);
 }
 extern "C" __global__ void gnn_edges_to_slots_f64(double *__restrict__ out,
     const double *__restrict__ in, const idx_t *__restrict__ csr_edge,
     long long rows, long long width) {
-  const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (t >= rows * width) return;
-  const long long i = t / width, k = t % width;
-  out[t] = in[(long long)csr_edge[i] * width + k];
+  gnn_edge_order(out, in, csr_edge, rows, width, true);
 }
 extern "C" __global__ void gnn_slots_to_edges_f64(double *__restrict__ out,
     const double *__restrict__ in, const idx_t *__restrict__ csr_edge,
     long long rows, long long width) {
-  const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (t >= rows * width) return;
-  const long long i = t / width, k = t % width;
-  out[(long long)csr_edge[i] * width + k] = in[t];
+  gnn_edge_order(out, in, csr_edge, rows, width, false);
 }
 )cuda";
 

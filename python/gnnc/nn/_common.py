@@ -33,6 +33,23 @@ def zeros(value: Optional[Tensor]) -> None:
             value.zero_()
 
 
+def optional_bias(module: torch.nn.Module, bias: bool, size: int) -> None:
+    """PyG's `bias`: a `[size]` parameter named `bias`, or `bias` registered
+    as None."""
+    module.register_parameter(
+        "bias", torch.nn.Parameter(torch.empty(size)) if bias else None)
+
+
+def optional_residual(module: torch.nn.Module, residual: bool, in_channels: int,
+                      size: int) -> None:
+    """PyG's `residual` (GAT, GATv2): a bias-free glorot `Linear` named `res`,
+    or `res` registered as None."""
+    if residual:
+        module.res = Linear(in_channels, size, bias=False, weight_initializer="glorot")
+    else:
+        module.register_parameter("res", None)
+
+
 class Linear(torch.nn.Module):
     """`x W^T + b` with PyG's `Linear` parameter names (`weight` [out, in],
     `bias` [out]) and initialisers (`weight_initializer` None or
@@ -48,10 +65,7 @@ class Linear(torch.nn.Module):
         self.weight_initializer = weight_initializer
         self.bias_initializer = bias_initializer
         self.weight = torch.nn.Parameter(torch.empty(out_channels, in_channels))
-        if bias:
-            self.bias = torch.nn.Parameter(torch.empty(out_channels))
-        else:
-            self.register_parameter("bias", None)
+        optional_bias(self, bias, out_channels)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:

@@ -122,14 +122,8 @@ class GATConv(torch.nn.Module):
             self.lin_edge = None
             self.register_parameter("att_edge", None)
         total = out_channels * (heads if concat else 1)
-        if residual:
-            self.res = Linear(in_channels, total, bias=False, weight_initializer="glorot")
-        else:
-            self.register_parameter("res", None)
-        if bias:
-            self.bias = torch.nn.Parameter(torch.empty(total))
-        else:
-            self.register_parameter("bias", None)
+        _common.optional_residual(self, residual, in_channels, total)
+        _common.optional_bias(self, bias, total)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -224,14 +218,8 @@ class GATv2Conv(torch.nn.Module):
         else:
             self.lin_edge = None
         total = out_channels * (heads if concat else 1)
-        if residual:
-            self.res = Linear(in_channels, total, bias=False, weight_initializer="glorot")
-        else:
-            self.register_parameter("res", None)
-        if bias:
-            self.bias = torch.nn.Parameter(torch.empty(total))
-        else:
-            self.register_parameter("bias", None)
+        _common.optional_residual(self, residual, in_channels, total)
+        _common.optional_bias(self, bias, total)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:

@@ -50,10 +50,7 @@ class GCNConv(torch.nn.Module):
         self._cached_edge_index = None
         self.lin = Linear(in_channels, out_channels, bias=False,
                           weight_initializer="glorot")
-        if bias:
-            self.bias = torch.nn.Parameter(torch.empty(out_channels))
-        else:
-            self.register_parameter("bias", None)
+        _common.optional_bias(self, bias, out_channels)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
