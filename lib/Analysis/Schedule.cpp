@@ -21,8 +21,10 @@ std::string ScheduleProblem::check() const {
   if (kind == GroupKind::Attention && rowElements % innerElements)
     return "the feature width " + std::to_string(innerElements) +
            " does not divide the row of " + std::to_string(rowElements);
-  if (!(graph.meanDegree >= 0) || !std::isfinite(graph.meanDegree))
-    return "mean degree must be a nonnegative number";
+  if (std::string bad = graph.check(); !bad.empty())
+    return "graph statistics: " + bad;
+  if (maxChunks < 1)
+    return "max chunks must be positive";
   return "";
 }
 
@@ -52,17 +54,14 @@ Schedule gnn::chooseSchedule(const ScheduleProblem &p) {
     // rows are long enough, the rest of the warp takes other edges of the
     // same row (the emitter derives the edge groups from lanes and width).
     s.lanes = std::min<int64_t>(32, nextPowerOfTwo((p.rowElements + s.vector - 1) / s.vector));
-    if (p.graph.meanDegree >= 4)
+    if (p.graph.meanDegree() >= 4)
       s.lanes = 32;
-    // Long rows: one team per row would serialise a row of 10^3 to 10^5
-    // edges; rows above 512 edges are spread over the GPU in chunks.
-    if (p.graph.maxDegree > 1024)
-      s.split = 512;
+    s.split = chooseSplit(p);
     break;
   }
   case GroupKind::EdgeSoftmax: {
     s.mapping = ThreadMapping::RowParallel;
-    double d = p.graph.meanDegree;
+    double d = p.graph.meanDegree();
     s.lanes = d >= 24 ? 32 : d >= 12 ? 16 : d >= 6 ? 8 : 4;
     break;
   }
@@ -77,6 +76,41 @@ Schedule gnn::chooseSchedule(const ScheduleProblem &p) {
   }
   s.block = 256;
   return s;
+}
+
+GraphStats ScheduleProblem::defaultStats() {
+  GraphStats g;
+  g.nodes = g.largestGraph = g.smallestGraph = 1000;
+  g.edges = 16000;
+  return g;
+}
+
+int64_t gnn::chooseSplit(const ScheduleProblem &p) {
+  const GraphStats &g = p.graph;
+  bool attention = p.kind == GroupKind::Attention;
+  if (g.maxInDegree <= (attention ? 128 : 256))
+    return 0;
+  int64_t chunk = (g.edges + p.maxChunks - 1) / p.maxChunks;
+  if (chunk >= 256)
+    return 32;
+  if (!attention || g.maxInDegree > 1024)
+    return 128;
+  return 32;
+}
+
+std::string gnn::scheduleKey(const GraphStats &g, int64_t maxChunks) {
+  double d = g.meanDegree();
+  // Lanes of aggregations (mean degree 4) and of edge softmax (6, 12, 24).
+  int degreeClass = (d >= 4) + (d >= 6) + (d >= 12) + (d >= 24);
+  ScheduleProblem p;
+  p.graph = g;
+  p.maxChunks = maxChunks;
+  p.kind = GroupKind::Spmm;
+  int64_t aggregation = chooseSplit(p);
+  p.kind = GroupKind::Attention;
+  int64_t attention = chooseSplit(p);
+  return std::to_string(degreeClass) + "/" + std::to_string(aggregation) +
+         "/" + std::to_string(attention);
 }
 
 std::string Schedule::verify(const ScheduleProblem &p) const {

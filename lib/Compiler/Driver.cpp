@@ -20,8 +20,8 @@ void mlir::gnn::buildCUDAPipeline(OpPassManager &pm,
                                   const CUDAPipelineOptions &options) {
   // Kernel groups (with fusion) and their schedules from the statistics.
   CodegenPipelineOptions codegen;
-  codegen.meanDegree = options.meanDegree;
-  codegen.maxDegree = options.maxDegree;
+  codegen.stats = options.stats;
+  codegen.maxChunks = options.maxChunks;
   codegen.fuse = ArrayRef<std::string>(options.fuse);
   buildCodegenPipeline(pm, codegen);
   // One gnnk kernel per group, launched in its place.
@@ -45,8 +45,7 @@ LogicalResult mlir::gnn::lowerForCUDA(ModuleOp module,
     return success();
   PassManager pm(module.getContext());
   CUDAPipelineOptions pipeline;
-  pipeline.meanDegree = options.meanDegree;
-  pipeline.maxDegree = options.maxDegree;
+  pipeline.stats = options.stats.toOption();
   pipeline.indexBits = options.indexBits;
   pipeline.maxChunks = options.maxChunks;
   buildCUDAPipeline(pm, pipeline);

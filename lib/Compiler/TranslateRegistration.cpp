@@ -20,23 +20,23 @@ using namespace mlir::gnn;
 
 static llvm::cl::opt<int> indexBits("gnn-index-bits", llvm::cl::init(32),
                                     llvm::cl::desc("graph index width (32 or 64)"));
-static llvm::cl::opt<double> meanDegree(
-    "gnn-mean-degree", llvm::cl::init(16.0),
-    llvm::cl::desc("mean in-degree used to pick schedules"));
-static llvm::cl::opt<int64_t> maxDegree(
-    "gnn-max-degree", llvm::cl::init(0),
-    llvm::cl::desc("largest in-degree used to pick schedules (0: unknown)"));
+static llvm::cl::opt<std::string> stats(
+    "gnn-stats", llvm::cl::init(""),
+    llvm::cl::desc("graph statistics schedules are picked from "
+                   "(gnn::GraphStats::toOption's form, e.g. "
+                   "nodes:1000,edges:13000,max-in:5000)"));
 
 static llvm::cl::opt<int64_t> maxChunks(
     "gnn-max-chunks", llvm::cl::init(8192),
     llvm::cl::desc("the most chunks of a split heavy-row kernel"));
 
+/// The options from the command line (`--gnn-stats` checked by lowered()).
 static CompileOptions options() {
   CompileOptions o;
   o.maxChunks = maxChunks;
   o.indexBits = indexBits;
-  o.meanDegree = meanDegree;
-  o.maxDegree = maxDegree;
+  if (!stats.empty())
+    (void)::gnn::GraphStats::parseOption(stats, o.stats);
   return o;
 }
 
@@ -44,6 +44,12 @@ static ModuleOp lowered(Operation *op) {
   auto module = dyn_cast<ModuleOp>(op);
   if (!module) {
     op->emitError("expects a module");
+    return nullptr;
+  }
+  ::gnn::GraphStats parsed;
+  if (std::string bad = ::gnn::GraphStats::parseOption(stats, parsed);
+      !stats.empty() && !bad.empty()) {
+    op->emitError() << "--gnn-stats '" << stats << "': " << bad;
     return nullptr;
   }
   if (failed(lowerForCUDA(module, options())))

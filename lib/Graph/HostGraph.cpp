@@ -691,31 +691,69 @@ HostGraph gnn::generateBatch(int64_t numGraphs, int64_t minNodes,
   return g;
 }
 
+/// A 64-bit mix of an edge (splitmix64's finaliser over both ends).
+static uint64_t edgeHash(int64_t from, int64_t to) {
+  uint64_t z = static_cast<uint64_t>(from) * 0x9E3779B97F4A7C15ull ^
+               (static_cast<uint64_t>(to) + 0x632BE59BD9B4E019ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
 GraphStats gnn::computeStats(const HostGraph &g) {
   GraphStats s;
-  s.nodes = g.numNodes;
-  s.edges = g.numEdges();
+  int64_t n = g.numNodes, e = g.numEdges();
+  s.nodes = n;
+  s.edges = e;
   s.graphs = g.numGraphs();
-  std::vector<int64_t> in(g.numNodes, 0), out(g.numNodes, 0);
-  for (int64_t e = 0; e < g.numEdges(); ++e) {
-    ++in[g.dst[e]];
-    ++out[g.src[e]];
-    s.selfLoops += g.src[e] == g.dst[e];
+  std::vector<int64_t> in(n, 0), out(n, 0);
+  // Order-independent sums of the edges' hashes and of the reversed edges':
+  // equal exactly when the multiset of edges is symmetric (up to hash
+  // collisions).
+  uint64_t forward = 0, backward = 0;
+  s.csrOrder = true;
+  for (int64_t i = 0; i < e; ++i) {
+    ++in[g.dst[i]];
+    ++out[g.src[i]];
+    s.selfLoops += g.src[i] == g.dst[i];
+    forward += edgeHash(g.src[i], g.dst[i]);
+    backward += edgeHash(g.dst[i], g.src[i]);
+    // CSR order: sorted by (destination, source), ties in input order.
+    if (i && std::make_pair(g.dst[i - 1], g.src[i - 1]) >
+                 std::make_pair(g.dst[i], g.src[i]))
+      s.csrOrder = false;
   }
-  for (int64_t n = 0; n < g.numNodes; ++n) {
-    s.maxInDegree = std::max(s.maxInDegree, in[n]);
-    s.maxOutDegree = std::max(s.maxOutDegree, out[n]);
-    s.isolatedNodes += in[n] == 0 && out[n] == 0;
+  s.directed = forward != backward;
+  for (int64_t v = 0; v < n; ++v) {
+    s.maxInDegree = std::max(s.maxInDegree, in[v]);
+    s.maxOutDegree = std::max(s.maxOutDegree, out[v]);
+    s.isolatedNodes += in[v] == 0 && out[v] == 0;
+    int k = GraphStats::bucketOf(in[v]);
+    ++s.rowsByDegree[k];
+    s.edgesByDegree[k] += in[v];
   }
-  s.meanDegree = g.numNodes ? static_cast<double>(s.edges) / g.numNodes : 0.0;
+  // Quantiles: nearest rank on the sorted in-degrees, like the runtime.
+  std::vector<int64_t> sorted = in;
+  std::sort(sorted.begin(), sorted.end());
+  auto rank = [&](double q) {
+    if (n == 0)
+      return int64_t(0);
+    int64_t r = static_cast<int64_t>(std::ceil(q * n)) - 1;
+    return sorted[std::min(std::max<int64_t>(r, 0), n - 1)];
+  };
+  s.p50 = rank(0.5);
+  s.p90 = rank(0.9);
+  s.p99 = rank(0.99);
+  s.p999 = rank(0.999);
   if (g.graphIds.empty()) {
-    s.largestGraph = g.numNodes;
+    s.largestGraph = s.smallestGraph = n;
   } else {
-    int64_t run = 0;
-    for (int64_t n = 0; n < g.numNodes; ++n) {
-      run = (n > 0 && g.graphIds[n] == g.graphIds[n - 1]) ? run + 1 : 1;
-      s.largestGraph = std::max(s.largestGraph, run);
-    }
+    // Nodes per graph id (ids are sorted; an id with no node counts 0).
+    std::vector<int64_t> sizes(s.graphs, 0);
+    for (int64_t v = 0; v < n; ++v)
+      ++sizes[g.graphIds[v]];
+    s.largestGraph = *std::max_element(sizes.begin(), sizes.end());
+    s.smallestGraph = *std::min_element(sizes.begin(), sizes.end());
   }
   return s;
 }

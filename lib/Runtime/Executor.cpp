@@ -135,7 +135,7 @@ Executable::Impl::planFor(const FormulaScope &scope) const {
 }
 
 static FormulaScope scopeOf(const Graph &graph) {
-  const GraphStatistics &st = graph.statistics();
+  const ::gnn::GraphStats &st = graph.statistics();
   return FormulaScope{st.nodes,       st.edges,        st.graphs,
                       st.maxInDegree, st.maxOutDegree, st.largestGraph};
 }

@@ -146,20 +146,6 @@ Status DeviceBuffer::download(void *host, size_t count) const {
   return Status();
 }
 
-std::string GraphStatistics::toJson() const {
-  std::ostringstream os;
-  os << "{\"nodes\": " << nodes << ", \"edges\": " << edges
-     << ", \"mean_degree\": " << meanDegree
-     << ", \"max_in_degree\": " << maxInDegree
-     << ", \"max_out_degree\": " << maxOutDegree << ", \"p50\": " << p50
-     << ", \"p90\": " << p90 << ", \"p99\": " << p99 << ", \"p999\": " << p999
-     << ", \"isolated_nodes\": " << isolatedNodes
-     << ", \"self_loops\": " << selfLoops
-     << ", \"directed\": " << (directed ? "true" : "false")
-     << ", \"graphs\": " << graphs << ", \"largest_graph\": " << largestGraph
-     << "}";
-  return os.str();
-}
 
 //===----------------------------------------------------------------------===//
 // Kernels
@@ -182,6 +168,10 @@ unsigned blocksFor(int64_t n) {
 struct BuildResults {
   unsigned long long badEdge, unsortedBatch, crossingEdge;
   unsigned long long isolated, selfLoops, asymmetric;
+  /// Set when some CSR slot holds another edge than its own index.
+  unsigned long long reordered;
+  unsigned long long rowsByDegree[::gnn::GraphStats::kDegreeBuckets];
+  unsigned long long edgesByDegree[::gnn::GraphStats::kDegreeBuckets];
   long long quantiles[5]; ///< p50, p90, p99, p99.9, max of in-degrees
   int maxOutDegree, largestGraph;
 };
@@ -307,6 +297,46 @@ __global__ void countStats(const int *inDeg, const int *outDeg, int64_t n,
     blockCount(loop, &res->selfLoops);
     if (__syncthreads_or(asym) && threadIdx.x == 0)
       res->asymmetric = 1;
+  }
+}
+
+/// The bucket of GraphStats::bucketOf: degrees 0 and 1 in bucket 0, degree d
+/// > 1 in bucket ceil(log2(d)), capped at the last.
+__device__ __forceinline__ int degreeBucket(int degree) {
+  int k = degree > 1 ? 32 - __clz(degree - 1) : 0;
+  return k < ::gnn::GraphStats::kDegreeBuckets ? k : ::gnn::GraphStats::kDegreeBuckets - 1;
+}
+
+/// The in-degree histogram (per block in shared memory, then one integer
+/// atomic per bucket and block: exact and order-independent) and whether
+/// the edges were already in CSR order.
+template <typename I>
+__global__ void histogramAndOrder(const int *inDeg, int64_t n,
+                                  const I *csrEdges, int64_t e,
+                                  BuildResults *res) {
+  constexpr int B = ::gnn::GraphStats::kDegreeBuckets;
+  __shared__ unsigned long long rows[B], edges[B];
+  for (int k = threadIdx.x; k < B; k += blockDim.x)
+    rows[k] = edges[k] = 0;
+  __syncthreads();
+  bool reordered = false;
+  int64_t limit = n > e ? n : e;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < limit;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    if (i < n) {
+      int d = inDeg[i], k = degreeBucket(d);
+      atomicAdd(&rows[k], 1ull);
+      atomicAdd(&edges[k], static_cast<unsigned long long>(d));
+    }
+    reordered |= i < e && static_cast<int64_t>(csrEdges[i]) != i;
+  }
+  if (__syncthreads_or(reordered) && threadIdx.x == 0)
+    res->reordered = 1;
+  for (int k = threadIdx.x; k < B; k += blockDim.x) {
+    if (rows[k])
+      atomicAdd(&res->rowsByDegree[k], rows[k]);
+    if (edges[k])
+      atomicAdd(&res->edgesByDegree[k], edges[k]);
   }
 }
 
@@ -483,11 +513,10 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
         g.outDeg.as<int>());
   GNN_CUDA(cudaGetLastError());
 
-  GraphStatistics &st = g.stats;
+  ::gnn::GraphStats &st = g.stats;
   st.nodes = n;
   st.edges = e;
-  st.meanDegree = n ? static_cast<double>(e) / n : 0.0;
-  st.largestGraph = n;
+  st.largestGraph = st.smallestGraph = n;
 
   // Statistics, all asynchronous; read back with the results below.
   DeviceBuffer sorted, tempMax, tempSort, counts;
@@ -516,6 +545,8 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
     countStats<I><<<blocksFor(std::max(n + 1, e)), kThreads, 0, stream>>>(
         g.inDeg.as<int>(), g.outDeg.as<int>(), n, g.col.as<I>(), csrDst.as<I>(),
         g.row.as<I>(), e, g.rowPtr.as<I>(), g.colPtr.as<I>(), res);
+    histogramAndOrder<I><<<blocksFor(std::max(n, e)), kThreads, 0, stream>>>(
+        g.inDeg.as<int>(), n, g.csrEdges.as<I>(), e, res);
     GNN_CUDA(cudaGetLastError());
   }
   BuildResults out{};
@@ -558,30 +589,41 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
     st.isolatedNodes = static_cast<int64_t>(out.isolated);
     st.selfLoops = static_cast<int64_t>(out.selfLoops);
     st.directed = out.asymmetric != 0;
+    st.csrOrder = out.reordered == 0;
+    for (int k = 0; k < ::gnn::GraphStats::kDegreeBuckets; ++k) {
+      st.rowsByDegree[k] = static_cast<int64_t>(out.rowsByDegree[k]);
+      st.edgesByDegree[k] = static_cast<int64_t>(out.edgesByDegree[k]);
+    }
   }
   if (batch && n) {
     int64_t last = 0;
     GNN_CUDA(cudaMemcpy(&last, batch + n - 1, 8, cudaMemcpyDeviceToHost));
     st.graphs = last + 1;
     counts = arena.take(st.graphs * sizeof(int));
-    DeviceBuffer largest = arena.take(sizeof(int));
+    DeviceBuffer largest = arena.take(2 * sizeof(int));
     GNN_RETURN_IF_ERROR(arena.status);
     GNN_CUDA(cudaMemsetAsync(counts.data(), 0, st.graphs * sizeof(int), stream));
     countPerGraph<<<blocksFor(n), kThreads, 0, stream>>>(batch, n,
                                                          counts.as<int>(),
                                                          st.graphs);
-    size_t bytes = 0;
-    GNN_CUDA(cub::DeviceReduce::Max(nullptr, bytes, counts.as<int>(),
+    // The largest and the smallest graph (an id without nodes counts 0).
+    size_t maxBytes = 0, minBytes = 0;
+    GNN_CUDA(cub::DeviceReduce::Max(nullptr, maxBytes, counts.as<int>(),
                                     largest.as<int>(), st.graphs, stream));
-    DeviceBuffer temp = arena.take(std::max<size_t>(bytes, 1));
+    GNN_CUDA(cub::DeviceReduce::Min(nullptr, minBytes, counts.as<int>(),
+                                    largest.as<int>() + 1, st.graphs, stream));
+    DeviceBuffer temp = arena.take(std::max<size_t>({maxBytes, minBytes, 1}));
     GNN_RETURN_IF_ERROR(arena.status);
-    GNN_CUDA(cub::DeviceReduce::Max(temp.data(), bytes, counts.as<int>(),
+    GNN_CUDA(cub::DeviceReduce::Max(temp.data(), maxBytes, counts.as<int>(),
                                     largest.as<int>(), st.graphs, stream));
-    int largestHost = 0;
-    GNN_CUDA(cudaMemcpyAsync(&largestHost, largest.data(), sizeof(int),
+    GNN_CUDA(cub::DeviceReduce::Min(temp.data(), minBytes, counts.as<int>(),
+                                    largest.as<int>() + 1, st.graphs, stream));
+    int sizes[2] = {0, 0};
+    GNN_CUDA(cudaMemcpyAsync(sizes, largest.data(), sizeof(sizes),
                              cudaMemcpyDeviceToHost, stream));
     GNN_CUDA(cudaStreamSynchronize(stream));
-    st.largestGraph = largestHost;
+    st.largestGraph = sizes[0];
+    st.smallestGraph = sizes[1];
   }
   return Status();
 }

@@ -19,7 +19,6 @@ several layers and epochs is built once.
 from __future__ import annotations
 
 import hashlib
-import math
 import os
 import threading
 import weakref
@@ -226,16 +225,12 @@ class _Compiled:
             self.grad_info[function] = info
 
     def cuda_function(self, function: str, stats: dict):
-        # Specialised per statistics bucket: the schedule depends on the
-        # degrees, not on the exact counts.
-        mean = stats["mean_degree"]
-        bucket = (function, round(math.log2(mean + 1) * 4),
-                  round(math.log2(stats["max_in_degree"] + 1) * 2),
-                  stats["index_bits"])
+        # Specialised per schedule key: graphs whose statistics lead to the
+        # same default schedules share the compiled function.
+        bucket = (function, stats["schedule_key"], stats["index_bits"])
         fn = self.cuda.get(bucket)
         if fn is None:
-            fn = _C.CudaFunction(self.module, function, float(mean),
-                                 int(stats["max_in_degree"]),
+            fn = _C.CudaFunction(self.module, function, stats["stats_option"],
                                  int(stats["index_bits"]))
             self.cuda[bucket] = fn
         return fn

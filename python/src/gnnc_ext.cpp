@@ -498,17 +498,22 @@ public:
         reinterpret_cast<cudaStream_t>(stream)));
   }
   nb::dict statistics() const {
-    const rt::GraphStatistics &s = graph->statistics();
+    const ::gnn::GraphStats &s = graph->statistics();
     nb::dict d;
     d["nodes"] = s.nodes;
     d["edges"] = s.edges;
-    d["mean_degree"] = s.meanDegree;
+    d["mean_degree"] = s.meanDegree();
     d["max_in_degree"] = s.maxInDegree;
     d["max_out_degree"] = s.maxOutDegree;
     d["p50"] = s.p50;
     d["p90"] = s.p90;
     d["p99"] = s.p99;
     d["index_bits"] = graph->indexBits();
+    d["csr_order"] = s.csrOrder;
+    // What the default schedules depend on (equal keys, equal kernels), and
+    // the statistics in the compiler's option form.
+    d["schedule_key"] = ::gnn::scheduleKey(s);
+    d["stats_option"] = s.toOption();
     return d;
   }
   std::unique_ptr<rt::Graph> graph;
@@ -517,12 +522,13 @@ public:
 /// One function compiled for a graph's statistics: a loaded Executable.
 class CudaFunction {
 public:
-  CudaFunction(Module &module, const std::string &function, double meanDegree,
-               int64_t maxDegree, int indexBits) {
+  CudaFunction(Module &module, const std::string &function,
+               const std::string &stats, int indexBits) {
     func::FuncOp f = module.lookup(function);
     mlir::gnn::CompileOptions options;
-    options.meanDegree = meanDegree;
-    options.maxDegree = maxDegree;
+    if (std::string bad = ::gnn::GraphStats::parseOption(stats, options.stats);
+        !bad.empty())
+      throw nb::value_error(("gnnc: graph statistics '" + stats + "': " + bad).c_str());
     options.indexBits = indexBits;
     {
       DiagnosticCollector diags(*f.getContext());
@@ -629,9 +635,9 @@ NB_MODULE(_gnnc, m) {
            nb::arg("num_nodes"), nb::arg("stream"))
       .def("statistics", &DeviceGraph::statistics);
   nb::class_<CudaFunction>(m, "CudaFunction")
-      .def(nb::init<Module &, const std::string &, double, int64_t, int>(),
-           nb::arg("module"), nb::arg("function"), nb::arg("mean_degree"),
-           nb::arg("max_degree"), nb::arg("index_bits"))
+      .def(nb::init<Module &, const std::string &, const std::string &, int>(),
+           nb::arg("module"), nb::arg("function"), nb::arg("stats"),
+           nb::arg("index_bits"))
       .def("workspace_bytes", &CudaFunction::workspaceBytes)
       .def("run", &CudaFunction::run)
       .def("source", &CudaFunction::source)

@@ -43,7 +43,7 @@ files+=("$work/fused_aggregation.mlir" "$work/attention_lse.mlir#gatv2_lse"
 # Attention unfused: sddmm, score, edge softmax and spmm as four kernels
 # (lowered here, for a graph with rows above the split; the reference runs on
 # the unlowered function and the results are compared with NumPy).
-"$gnn_opt" "$work/gatv2.mlir" --gnn-cuda-pipeline='fuse=none mean-degree=20 max-degree=2000' \
+"$gnn_opt" "$work/gatv2.mlir" --gnn-cuda-pipeline='fuse=none stats=mean-degree:20,max-in:2000' \
   -o "$work/gatv2_unfused.mlir" || exit 1
 
 pass=0

@@ -1,6 +1,6 @@
 // RUN: gnn-opt %S/../Integration/Inputs/attention_dropout.mlir --pass-pipeline='builtin.module(func.func(gnn-form-kernel-groups))' | FileCheck %s --check-prefix=GROUPS
-// RUN: gnn-opt %S/../Integration/Inputs/attention_dropout.mlir --gnn-cuda-pipeline='mean-degree=4 max-degree=64' | FileCheck %s
-// RUN: gnn-opt %S/../Integration/Inputs/attention_dropout.mlir --gnn-cuda-pipeline='mean-degree=4 max-degree=5000' | FileCheck %s --check-prefix=SPLIT
+// RUN: gnn-opt %S/../Integration/Inputs/attention_dropout.mlir --gnn-cuda-pipeline='stats=mean-degree:4,max-in:64' | FileCheck %s
+// RUN: gnn-opt %S/../Integration/Inputs/attention_dropout.mlir --gnn-cuda-pipeline='stats=mean-degree:4,max-in:5000' | FileCheck %s --check-prefix=SPLIT
 // RUN: gnn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(gnn-form-kernel-groups))' | FileCheck %s --check-prefix=APART
 
 // Attention dropout (alpha * mask between the softmax and the spmm) is part

@@ -1,4 +1,4 @@
-// RUN: gnn-opt %S/../Integration/Inputs/attention_odd_heads.mlir --gnn-cuda-pipeline='mean-degree=4 max-degree=64' | FileCheck %s
+// RUN: gnn-opt %S/../Integration/Inputs/attention_odd_heads.mlir --gnn-cuda-pipeline='stats=mean-degree:4,max-in:64' | FileCheck %s
 
 // Heads of 3 features on 8 feature lanes: one masked sum per head, reduced
 // over all the feature lanes (width 8), not over 3 lanes (no shuffle group).

@@ -1,7 +1,7 @@
-// RUN: gnn-opt %s --gnn-codegen-pipeline='mean-degree=13' --gnn-lower-to-kernels -split-input-file | FileCheck %s
-// RUN: gnn-opt %s --gnn-cuda-pipeline='mean-degree=13 max-degree=5000' -split-input-file | FileCheck %s --check-prefix=SPLIT
-// RUN: gnn-opt %s --gnn-cuda-pipeline='mean-degree=13 fuse=attention,aggregation,prologue' -split-input-file | FileCheck %s --check-prefix=PROLOGUE
-// RUN: gnn-opt %s --gnn-cuda-pipeline='mean-degree=13 max-degree=5000 max-chunks=4' -split-input-file | FileCheck %s --check-prefix=LONG
+// RUN: gnn-opt %s --gnn-codegen-pipeline='stats=mean-degree:13' --gnn-lower-to-kernels -split-input-file | FileCheck %s
+// RUN: gnn-opt %s --gnn-cuda-pipeline='stats=mean-degree:13,max-in:5000' -split-input-file | FileCheck %s --check-prefix=SPLIT
+// RUN: gnn-opt %s --gnn-cuda-pipeline='stats=mean-degree:13 fuse=attention,aggregation,prologue' -split-input-file | FileCheck %s --check-prefix=PROLOGUE
+// RUN: gnn-opt %s --gnn-cuda-pipeline='stats=mean-degree:13,max-in:5000 max-chunks=4' -split-input-file | FileCheck %s --check-prefix=LONG
 
 // Fused GATv2 attention: one kernel, a warp per destination row; per edge the
 // lane's 4 features of l_src + r_dst go through the score body, a team
@@ -77,23 +77,24 @@ func.func @gatv2(%g: !gnn.graph, %xl: tensor<?x2x16xf32>, %xr: tensor<?x2x16xf32
 // SPLIT: %[[PART:.*]] = gnnk.launch @attention_0_partial[
 // SPLIT: gnnk.launch @attention_0_final[{{.*}}] ({{.*}}, %[[PART]], %[[MAIN]]) rows [{{.*}}] {tied = array<i64: 4>}
 
-// At most max-chunks chunks (here 4) of max(512, ceil(edges / 4)) positions:
+// At most max-chunks chunks (here 4) of max(32, ceil(edges / 4)) positions
+// (chunks of 3250 edges: the split starts at 32, gnn::chooseSplit):
 // the grids and the partial-result buffer are capped (the minimum of a
 // map's results), and the final kernel also walks the rows of its chunk,
 // reducing the heavy rows lying wholly inside it with the whole block.
-// LONG-DAG: #[[GRID:.*]] = affine_map<()[s0, s1, s2] -> (s1 ceildiv 512, 4)>
-// LONG-DAG: #[[STATES:.*]] = affine_map<()[s0, s1, s2] -> ((s1 ceildiv 512) * 384, 1536)>
+// LONG-DAG: #[[GRID:.*]] = affine_map<()[s0, s1, s2] -> (s1 ceildiv 32, 4)>
+// LONG-DAG: #[[STATES:.*]] = affine_map<()[s0, s1, s2] -> ((s1 ceildiv 32) * 384, 1536)>
 // LONG-LABEL: gnnk.kernel @attention_0_partial(
 // LONG-SAME: grid = #[[GRID]]
 // LONG: %[[E:.*]] = arith.index_cast %arg6 : i64 to index
 // LONG: %[[C:.*]] = arith.ceildivsi %[[E]], %c4
-// LONG: %[[LEN:.*]] = arith.maxsi %c512{{.*}}, %[[C]]
+// LONG: %[[LEN:.*]] = arith.maxsi %c32{{.*}}, %[[C]]
 // LONG: %[[N:.*]] = arith.ceildivsi %[[E]], %[[LEN]]
 // LONG: gnnk.for_blocks %[[N]] lanes 32
 // LONG-LABEL: gnnk.kernel @attention_0_final(
 // LONG-SAME: grid = #[[GRID]]
 // LONG: gnnk.for_blocks
-// LONG: %[[LONGER:.*]] = arith.cmpi sgt, %{{.*}}, %c512
+// LONG: %[[LONGER:.*]] = arith.cmpi sgt, %{{.*}}, %c32
 // LONG-NEXT: scf.if %[[LONGER]] {
 // LONG: scf.for
 // LONG: arith.cmpi sle

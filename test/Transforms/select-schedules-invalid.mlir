@@ -1,5 +1,5 @@
 // RUN: gnn-opt %s --gnn-select-schedules -split-input-file -verify-diagnostics
-// RUN: not gnn-opt %s --gnn-select-schedules='mean-degree=-1' -split-input-file 2>&1 | FileCheck %s --check-prefix=MEAN
+// RUN: not gnn-opt %s --gnn-select-schedules='stats=mean-degree:-1' -split-input-file 2>&1 | FileCheck %s --check-prefix=MEAN
 
 // A problem the scheduler cannot take is reported on its group; a group
 // whose rows have no element has no schedule.
@@ -17,7 +17,7 @@ func.func @empty_rows(%g: !gnn.graph, %x: tensor<?x0xf32>) -> tensor<?x0xf32> {
 
 // The graph statistics of the options are checked with every group.
 
-// MEAN: error: 'gnn.kernel_group' op cannot be scheduled: mean degree must be a nonnegative number
+// MEAN: error: gnn-select-schedules: bad `stats` 'mean-degree:-1': 'mean-degree' expects a nonnegative number, found '-1'
 func.func @spmm(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
   %r = gnn.kernel_group "spmm_0" -> tensor<?x8xf32> {
     %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>

@@ -1,6 +1,6 @@
-// RUN: gnn-opt %s --gnn-codegen-pipeline='mean-degree=2.0' | FileCheck %s --check-prefix=SPARSE
-// RUN: gnn-opt %s --gnn-codegen-pipeline='mean-degree=40.0' | FileCheck %s --check-prefix=DENSE
-// RUN: gnn-opt %s --gnn-codegen-pipeline='mean-degree=13.0 max-degree=2000' | FileCheck %s --check-prefix=HUB
+// RUN: gnn-opt %s --gnn-codegen-pipeline='stats=mean-degree:2.0' | FileCheck %s --check-prefix=SPARSE
+// RUN: gnn-opt %s --gnn-codegen-pipeline='stats=mean-degree:40.0' | FileCheck %s --check-prefix=DENSE
+// RUN: gnn-opt %s --gnn-codegen-pipeline='stats=mean-degree:13.0,max-in:2000' | FileCheck %s --check-prefix=HUB
 
 // Aggregations are row-parallel with the lanes over the features (float4 for
 // widths divisible by 4); with long rows the whole warp takes the row.
@@ -39,7 +39,7 @@ func.func @schedules(%g: !gnn.graph, %x: tensor<?x64xf32>, %y: tensor<?x6xf32>, 
 // DENSE: "attention_0" family = attention schedule = <mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0>
 // DENSE: "attention_1" family = attention schedule = <mapping = row_parallel, lanes = 32, block = 256, vector = 2, split = 0>
 // HUB-LABEL: func.func @attention
-// HUB: "attention_0" family = attention schedule = <mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 512>
+// HUB: "attention_0" family = attention schedule = <mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 128>
 func.func @attention(%g: !gnn.graph, %q: tensor<?x4x16xf32>, %v: tensor<?x4x16xf32>, %k: tensor<?x4x2xf32>)
     -> (tensor<?x4x16xf32>, tensor<?x4x2xf32>) {
   %s = gnn.sddmm dot %g, %q, %q : tensor<?x4x16xf32>, tensor<?x4x16xf32> -> tensor<?x4xf32>
@@ -57,7 +57,7 @@ func.func @attention(%g: !gnn.graph, %q: tensor<?x4x16xf32>, %v: tensor<?x4x16xf
 // SPARSE-LABEL: func.func @aggregation
 // SPARSE: "aggregation_0" family = aggregation schedule = <mapping = row_parallel, lanes = 4, block = 256, vector = 2, split = 0>
 // HUB-LABEL: func.func @aggregation
-// HUB: "aggregation_0" family = aggregation schedule = <mapping = row_parallel, lanes = 32, block = 256, vector = 2, split = 512>
+// HUB: "aggregation_0" family = aggregation schedule = <mapping = row_parallel, lanes = 32, block = 256, vector = 2, split = 128>
 func.func @aggregation(%g: !gnn.graph, %x: tensor<?x6xf32>) -> tensor<?x6xf32> {
   %e = gnn.gather src %g, %x : tensor<?x6xf32> -> tensor<?x6xf32>
   %r = gnn.reduce max %g, %e : tensor<?x6xf32> -> tensor<?x6xf32>

@@ -71,8 +71,7 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
                         std::vector<Tensor> &outputs) {
   GraphStats stats = computeStats(graph);
   mlir::gnn::CompileOptions codegen;
-  codegen.meanDegree = stats.nodes ? double(stats.edges) / stats.nodes : 0.0;
-  codegen.maxDegree = stats.maxInDegree;
+  codegen.stats = stats;
   // The runtime uses 64-bit indices only when the edges do not fit 32 bits.
   codegen.indexBits = graph.numEdges() >= (int64_t(1) << 31) - 1 ? 64 : 32;
   codegen.maxChunks = maxChunks;
@@ -97,7 +96,7 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
                           {"kernels", (int64_t)program->kernels.size()},
                           {"steps", (int64_t)program->steps.size()},
                           {"index_bits", program->indexBits},
-                          {"mean_degree", codegen.meanDegree}};
+                          {"stats_option", stats.toOption()}};
 
   // The temporaries' memory plan (MemoryPlan.h) and its figures.
   auto memoryOf = [&](const rt::MemoryPlan &plan) {

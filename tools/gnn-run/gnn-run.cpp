@@ -453,6 +453,14 @@ static int run() {
   }
 
   ::gnn::GraphStats stats = ::gnn::computeStats(graph.graph);
+  auto statisticsJson = [](const ::gnn::GraphStats &s) -> llvm::json::Value {
+    llvm::Expected<llvm::json::Value> v = llvm::json::parse(s.toJson());
+    if (!v) {
+      llvm::consumeError(v.takeError());
+      return nullptr;
+    }
+    return std::move(*v);
+  };
   llvm::json::Array outs, args;
   for (const ::gnn::Tensor &t : *outputs)
     outs.push_back(summarise(t));
@@ -472,7 +480,11 @@ static int run() {
                           {"graphs", stats.graphs},
                           {"max_in_degree", stats.maxInDegree},
                           {"isolated_nodes", stats.isolatedNodes},
-                          {"self_loops", stats.selfLoops}}},
+                          {"self_loops", stats.selfLoops},
+                          // Everything schedules read, and the same in the
+                          // form gnn-opt's `stats` options take.
+                          {"statistics", statisticsJson(stats)},
+                          {"stats_option", stats.toOption()}}},
       {"seed", static_cast<int64_t>(seed)},
       {"arguments", std::move(args)},
       {"outputs", std::move(outs)},

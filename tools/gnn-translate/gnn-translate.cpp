@@ -16,7 +16,7 @@
 
 /// The input file named on the command line: the first argument that is
 /// not an option (nor the value of `-o`) and names a file, else stdin. An
-/// option's value given as a separate argument (`--gnn-mean-degree 4`) is
+/// option's value given as a separate argument (`--gnn-stats nodes:10,edges:40`) is
 /// skipped because it names no file.
 static llvm::StringRef inputOf(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {

@@ -16,7 +16,8 @@ ScheduleProblem problem(GroupKind kind, int64_t row, double degree) {
   ScheduleProblem p;
   p.kind = kind;
   p.rowElements = row;
-  p.graph.meanDegree = degree;
+  p.graph.nodes = p.graph.largestGraph = p.graph.smallestGraph = 1000;
+  p.graph.edges = static_cast<int64_t>(degree * 1000 + 0.5);
   return p;
 }
 
@@ -36,11 +37,11 @@ TEST(Schedule, AggregationsAreRowParallelOverFeatures) {
   // Long rows are split across the GPU, and only for aggregations.
   ScheduleProblem hub = problem(GroupKind::Spmm, 64, 13);
   EXPECT_EQ(chooseSchedule(hub).split, 0);
-  hub.graph.maxDegree = 185099;
-  EXPECT_EQ(chooseSchedule(hub).split, 512);
+  hub.graph.maxInDegree = 9458;
+  EXPECT_EQ(chooseSchedule(hub).split, 128);
   EXPECT_EQ(chooseSchedule(hub).verify(hub), "");
   ScheduleProblem softmax = problem(GroupKind::EdgeSoftmax, 4, 13);
-  softmax.graph.maxDegree = 185099;
+  softmax.graph.maxInDegree = 9458;
   EXPECT_EQ(chooseSchedule(softmax).split, 0);
   Schedule bad = chooseSchedule(softmax);
   bad.split = 512;
@@ -60,7 +61,7 @@ TEST(Schedule, AttentionIsRowParallelPerHead) {
   EXPECT_EQ(s.lanes, 16);
   EXPECT_EQ(s.split, 0);
   EXPECT_EQ(s.verify(p), "");
-  p.graph.meanDegree = 13;
+  p.graph.edges = 13000;
   EXPECT_EQ(chooseSchedule(p).lanes, 32);
   // The vector divides the features of one head too: 4 heads x 2 features
   // take float2 although the row of 8 alone would take float4.
@@ -77,8 +78,8 @@ TEST(Schedule, AttentionIsRowParallelPerHead) {
   odd.innerElements = 3;
   EXPECT_EQ(chooseSchedule(odd).vector, 1);
   // Heavy rows are split like an aggregation's.
-  p.graph.maxDegree = 185099;
-  EXPECT_EQ(chooseSchedule(p).split, 512);
+  p.graph.maxInDegree = 9458;
+  EXPECT_EQ(chooseSchedule(p).split, 128);
   EXPECT_EQ(chooseSchedule(p).verify(p), "");
   // The feature width must divide the row and be positive.
   ScheduleProblem bad = problem(GroupKind::Attention, 64, 2.0);
@@ -90,6 +91,58 @@ TEST(Schedule, AttentionIsRowParallelPerHead) {
   Schedule edge = chooseSchedule(p);
   edge.mapping = ThreadMapping::EdgeParallel;
   EXPECT_NE(edge.verify(p), "");
+}
+
+/// The statistics of a graph with `nodes` nodes, `edges` edges and largest
+/// in-degree `maxIn`.
+static ScheduleProblem graph(GroupKind kind, int64_t nodes, int64_t edges,
+                             int64_t maxIn) {
+  ScheduleProblem p = problem(kind, 128, 1.0);
+  p.graph.nodes = p.graph.largestGraph = p.graph.smallestGraph = nodes;
+  p.graph.edges = edges;
+  p.graph.maxInDegree = maxIn;
+  return p;
+}
+
+TEST(Schedule, SplitFollowsTheDegreesAndTheChunkSize) {
+  // The statistics of the sweep's graphs (bench/results/split-sweep-h100.txt).
+  ScheduleProblem pubmed = graph(GroupKind::Spmm, 19717, 88648, 171);
+  ScheduleProblem musae = graph(GroupKind::Spmm, 37700, 578006, 9458);
+  ScheduleProblem blog = graph(GroupKind::Spmm, 10312, 667966, 3992);
+  ScheduleProblem arxiv = graph(GroupKind::Spmm, 169343, 2332486, 22235);
+  EXPECT_EQ(chooseSplit(pubmed), 0) << "no row long enough to pay 2 launches";
+  EXPECT_EQ(chooseSplit(musae), 128);
+  EXPECT_EQ(chooseSplit(blog), 128);
+  EXPECT_EQ(chooseSplit(arxiv), 32) << "chunks of 285 edges";
+  // Fewer chunks allowed: longer chunks, so smaller graphs split from 32.
+  musae.maxChunks = 2048;
+  EXPECT_EQ(chooseSplit(musae), 32);
+  for (ScheduleProblem *p : {&pubmed, &musae, &blog, &arxiv})
+    p->kind = GroupKind::Attention, p->innerElements = 32;
+  EXPECT_EQ(chooseSplit(pubmed), 32) << "attention splits from shorter rows";
+  EXPECT_EQ(chooseSplit(blog), 128);
+  EXPECT_EQ(chooseSplit(arxiv), 32);
+  // Reductions split like spmm; other kinds never do.
+  EXPECT_EQ(chooseSplit(graph(GroupKind::Reduce, 37700, 578006, 9458)), 128);
+  EXPECT_EQ(chooseSchedule(graph(GroupKind::EdgeSoftmax, 37700, 578006, 9458))
+                .split,
+            0);
+  // The split is part of the schedule and verifies.
+  EXPECT_EQ(chooseSchedule(blog).split, 128);
+  EXPECT_EQ(chooseSchedule(blog).verify(blog), "");
+}
+
+TEST(Schedule, KeysSeparateGraphsWithDifferentSchedules) {
+  GraphStats a = graph(GroupKind::Spmm, 37700, 578006, 9458).graph;
+  GraphStats b = a;
+  b.maxInDegree = 5000; // same decisions
+  EXPECT_EQ(scheduleKey(a), scheduleKey(b));
+  b.maxInDegree = 200; // no split for aggregations, split for attention
+  EXPECT_NE(scheduleKey(a), scheduleKey(b));
+  b = a;
+  b.edges = 100000; // mean degree 2.7: narrower teams
+  EXPECT_NE(scheduleKey(a), scheduleKey(b));
+  EXPECT_NE(scheduleKey(a), scheduleKey(a, 1024)) << "chunk size changes";
 }
 
 TEST(Schedule, SoftmaxTeamsGrowWithDegree) {
@@ -113,6 +166,9 @@ TEST(Schedule, OtherKinds) {
 TEST(Schedule, CheckAndVerifyRejectBadInput) {
   EXPECT_NE(problem(GroupKind::Spmm, 0, 1).check(), "");
   EXPECT_NE(problem(GroupKind::Spmm, 8, -1).check(), "");
+  ScheduleProblem inconsistent = problem(GroupKind::Spmm, 8, 1);
+  inconsistent.graph.maxInDegree = inconsistent.graph.edges + 1;
+  EXPECT_NE(inconsistent.check(), "");
   EXPECT_EQ(problem(GroupKind::Spmm, 8, 1).check(), "");
   // Rows near 2^63 (the planner's power-of-two loop used to spin forever on
   // them) are refused; the widest row allowed gets a schedule.

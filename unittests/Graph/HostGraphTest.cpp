@@ -176,8 +176,42 @@ TEST(HostGraph, PowerLawIsDeterministicAndSkewed) {
   EXPECT_EQ(a.validate(), "");
   GraphStats s = computeStats(a);
   // Zipf(1) over 10^4 ranks: the top node takes ~1/H(10^4) ~ 10% of edges.
-  EXPECT_GT(s.maxInDegree, 50 * s.meanDegree);
-  EXPECT_LT(s.maxOutDegree, 5 * s.meanDegree);
+  EXPECT_GT(s.maxInDegree, 50 * s.meanDegree());
+  EXPECT_LT(s.maxOutDegree, 5 * s.meanDegree());
+}
+
+TEST(HostGraph, StatisticsByHand) {
+  // 5 nodes; in-degrees 3 (node 0), 1, 2, 0, 0; node 4 isolated.
+  HostGraph g;
+  g.numNodes = 5;
+  g.src = {1, 2, 3, 0, 0, 3};
+  g.dst = {0, 0, 0, 1, 2, 2};
+  GraphStats s = computeStats(g);
+  EXPECT_EQ(s.nodes, 5);
+  EXPECT_EQ(s.edges, 6);
+  EXPECT_EQ(s.maxInDegree, 3);
+  EXPECT_EQ(s.maxOutDegree, 2);
+  EXPECT_EQ(s.p50, 1);  // sorted 0 0 1 2 3, rank ceil(2.5) - 1 = 2
+  EXPECT_EQ(s.p90, 3);
+  EXPECT_EQ(s.isolatedNodes, 1);
+  EXPECT_EQ(s.rowsByDegree[0], 3); // degrees 0, 0, 1
+  EXPECT_EQ(s.rowsByDegree[1], 1); // 2
+  EXPECT_EQ(s.rowsByDegree[2], 1); // 3
+  EXPECT_EQ(s.edgesByDegree[2], 3);
+  EXPECT_EQ(s.rowsAbove(2), 1);
+  EXPECT_TRUE(s.csrOrder) << "sorted by destination, then source";
+  EXPECT_TRUE(s.directed);
+  EXPECT_EQ(s.check(), "");
+  std::swap(g.src[0], g.src[1]); // (2,0) before (1,0): not CSR order
+  EXPECT_FALSE(computeStats(g).csrOrder);
+  // Symmetric: every edge has its reverse, self-loops are their own.
+  g.src = {0, 1, 2, 2};
+  g.dst = {1, 0, 2, 2};
+  EXPECT_FALSE(computeStats(g).directed);
+  EXPECT_EQ(computeStats(g).selfLoops, 2);
+  g.src = {0, 1, 1};
+  g.dst = {1, 0, 0}; // the reverse of (1,0) appears once, not twice
+  EXPECT_TRUE(computeStats(g).directed);
 }
 
 TEST(HostGraph, BatchOfSmallGraphs) {
@@ -188,6 +222,10 @@ TEST(HostGraph, BatchOfSmallGraphs) {
   EXPECT_EQ(g.numGraphs(), 50);
   GraphStats s = computeStats(g);
   EXPECT_LE(s.largestGraph, 9);
+  EXPECT_GE(s.smallestGraph, 5);
+  EXPECT_LE(s.smallestGraph, s.largestGraph);
+  EXPECT_FALSE(s.directed) << "both directions are stored";
+  EXPECT_EQ(s.check(), "");
   EXPECT_GE(g.numNodes, 50 * 5);
   EXPECT_LE(g.numNodes, 50 * 9);
   EXPECT_EQ(s.isolatedNodes, 0) << "every small graph is connected";

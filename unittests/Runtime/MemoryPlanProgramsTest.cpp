@@ -50,8 +50,10 @@ protected:
       return {};
     auto f = *module->getOps<func::FuncOp>().begin();
     mlir::gnn::CompileOptions options;
-    options.meanDegree = double(kEdges) / kNodes;
-    options.maxDegree = maxDegree;
+    options.stats.nodes = options.stats.largestGraph =
+        options.stats.smallestGraph = kNodes;
+    options.stats.edges = kEdges;
+    options.stats.maxInDegree = maxDegree;
     FailureOr<rt::Program> p = mlir::gnn::compileToProgram(*module, f, options);
     EXPECT_TRUE(succeeded(p));
     return succeeded(p) ? *p : rt::Program();

@@ -14,12 +14,15 @@
 ///    mean degree is 4 or more (lanes the row's width does not need take
 ///    other edges of the row: 2 edge groups for 64 floats in float4), else as
 ///    wide as the row needs;
-///    rows of more than 512 edges (when the largest in-degree exceeds 1024)
-///    are split into chunks handled by the whole GPU;
+///    rows are split into a light part (a team per row) and a heavy part
+///    (rows above `split` edges, cut into chunks of at least `split` edges
+///    spread over the GPU and merged deterministically); see chooseSplit
+///    below for when and where;
 ///  - attention (sddmm, score, edge softmax and spmm in one kernel):
 ///    row-parallel like an spmm over the output row, with a vector width that
 ///    also divides the per-head feature width (the score's dot products are
-///    taken per head), and the same split of long rows;
+///    taken per head), and a split of long rows like aggregations' (its
+///    edges cost more, so it splits from shorter rows on);
 ///  - aggregation-family groups (a gather or sddmm chain fused into its
 ///    reduce or spmm) schedule like their reduce or spmm;
 ///  - edge softmax: row-parallel with the lanes over the row's edges; the team
@@ -31,6 +34,8 @@
 
 #ifndef GNN_ANALYSIS_SCHEDULE_H
 #define GNN_ANALYSIS_SCHEDULE_H
+
+#include "gnn/Analysis/GraphStats.h"
 
 #include <cstdint>
 #include <string>
@@ -50,13 +55,6 @@ enum class GroupKind {
   Attention
 };
 
-/// Graph statistics the choice depends on (the runtime Graph's, or pass
-/// options).
-struct GraphShape {
-  double meanDegree = 16;
-  int64_t maxDegree = 0;
-};
-
 /// What the schedule is chosen for.
 struct ScheduleProblem {
   /// The widest row a schedule is chosen for: 2^40 elements, as wide as the
@@ -69,7 +67,13 @@ struct ScheduleProblem {
   /// Attention: elements of the last dimension of the spmm's input (the
   /// feature width D of one head); divides rowElements.
   int64_t innerElements = 1;
-  GraphShape graph;
+  /// The graph's statistics (the runtime Graph's, or the `stats` option).
+  GraphStats graph = defaultStats();
+  /// The most chunks of a split heavy-row kernel (gnn-split-heavy-rows'
+  /// `max-chunks`): chunks hold at least edges / maxChunks edges.
+  int64_t maxChunks = 8192;
+  /// The statistics assumed when none are given: 1000 nodes of in-degree 16.
+  static GraphStats defaultStats();
   /// Empty when the problem is well-formed, else what is wrong.
   std::string check() const;
 };
@@ -90,6 +94,26 @@ struct Schedule {
 
 /// The default schedule for `problem` (which must pass check()).
 Schedule chooseSchedule(const ScheduleProblem &problem);
+
+/// The heavy-row threshold of a row kind (0: no split). Rows of up to
+/// `t` edges take one team each; the critical path of the kernel is then at
+/// most `t` edges long. The rules, calibrated on the H100 sweep in
+/// `bench/results/split-sweep-h100.txt` (thresholds 32 to 1024 on pubmed,
+/// musae-github, blogcatalog and arxiv-like, F = 128):
+///  - no split while the largest in-degree is at most 256 (aggregations) or
+///    128 (attention): the two extra launches cost more than the longest
+///    row;
+///  - chunks of at least 256 edges (edges / maxChunks, large graphs): the
+///    chunked kernels move edges faster than a team per row, so every row
+///    above 32 edges goes there;
+///  - else aggregations split above 128 edges; attention above 128 when the
+///    largest in-degree exceeds 1024, else above 32.
+int64_t chooseSplit(const ScheduleProblem &problem);
+
+/// What the default schedules of row kinds read from the statistics, as a
+/// string: two graphs with equal keys get equal default schedules (the
+/// Python package keys its compiled functions by it).
+std::string scheduleKey(const GraphStats &stats, int64_t maxChunks = 8192);
 
 } // namespace gnn
 

@@ -16,6 +16,7 @@
 #ifndef GNN_COMPILER_DRIVER_H
 #define GNN_COMPILER_DRIVER_H
 
+#include "gnn/Analysis/Schedule.h"
 #include "gnn/Runtime/Program.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -28,10 +29,9 @@ namespace gnn {
 
 /// What decides the generated code: graph statistics and the index width.
 struct CompileOptions {
-  /// Mean in-degree (edges / nodes).
-  double meanDegree = 16.0;
-  /// Largest in-degree (0: unknown).
-  int64_t maxDegree = 0;
+  /// The statistics of the graph the code will run on (the runtime Graph's
+  /// or the host graph's); the default: 1000 nodes of in-degree 16.
+  ::gnn::GraphStats stats = ::gnn::ScheduleProblem::defaultStats();
   /// Width of the graph's index arrays (32 or 64).
   int indexBits = 32;
   /// The most chunks a split heavy-row kernel uses (gnn-split-heavy-rows'
@@ -41,12 +41,11 @@ struct CompileOptions {
 
 /// Options of `gnn-cuda-pipeline`.
 struct CUDAPipelineOptions : public PassPipelineOptions<CUDAPipelineOptions> {
-  Option<double> meanDegree{*this, "mean-degree",
-                            llvm::cl::desc("mean in-degree of the graph"),
-                            llvm::cl::init(16.0)};
-  Option<int64_t> maxDegree{*this, "max-degree",
-                            llvm::cl::desc("largest in-degree (0: unknown)"),
-                            llvm::cl::init(0)};
+  Option<std::string> stats{
+      *this, "stats",
+      llvm::cl::desc("graph statistics (gnn-select-schedules' `stats`, "
+                     "gnn::GraphStats::toOption's form)"),
+      llvm::cl::init("")};
   Option<int> indexBits{*this, "index-bits",
                         llvm::cl::desc("graph index width (32 or 64)"),
                         llvm::cl::init(32)};

@@ -16,6 +16,8 @@
 #ifndef GNN_GRAPH_HOSTGRAPH_H
 #define GNN_GRAPH_HOSTGRAPH_H
 
+#include "gnn/Analysis/GraphStats.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -106,13 +108,10 @@ HostGraph generatePowerLaw(int64_t numNodes, int64_t numEdges, uint64_t seed,
 HostGraph generateBatch(int64_t numGraphs, int64_t minNodes, int64_t maxNodes,
                         double meanDegree, uint64_t seed);
 
-/// Summary statistics of a graph (host-side, exact).
-struct GraphStats {
-  int64_t nodes = 0, edges = 0, graphs = 1, largestGraph = 0;
-  int64_t maxInDegree = 0, maxOutDegree = 0, isolatedNodes = 0;
-  int64_t selfLoops = 0;
-  double meanDegree = 0;
-};
+/// The statistics of a graph (gnn/Analysis/GraphStats.h), computed on the
+/// host: equal to what the runtime computes on the GPU when it builds the
+/// graph (`directed` by order-independent hashes of the edges and of the
+/// reversed edges, wrong with probability about 2^-64).
 GraphStats computeStats(const HostGraph &graph);
 
 /// A small deterministic random generator (splitmix64), shared so that every

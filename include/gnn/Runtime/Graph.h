@@ -22,6 +22,7 @@
 #ifndef GNN_RUNTIME_GRAPH_H
 #define GNN_RUNTIME_GRAPH_H
 
+#include "gnn/Analysis/GraphStats.h"
 #include "gnn/Runtime/Status.h"
 
 #include <cstdint>
@@ -74,23 +75,6 @@ struct DeviceMemoryInfo {
 /// The device's free and total memory (sets the device up if needed).
 StatusOr<DeviceMemoryInfo> deviceMemoryInfo();
 
-/// Graph statistics, computed on the GPU at build time.
-struct GraphStatistics {
-  int64_t nodes = 0, edges = 0;
-  double meanDegree = 0;
-  int64_t maxInDegree = 0, maxOutDegree = 0;
-  /// In-degree quantiles (nearest rank on the sorted in-degrees).
-  int64_t p50 = 0, p90 = 0, p99 = 0, p999 = 0;
-  int64_t isolatedNodes = 0; ///< no incoming and no outgoing edge
-  int64_t selfLoops = 0;
-  /// False when every edge u->v has a matching v->u (same multiplicity).
-  bool directed = false;
-  /// Batch of small graphs: number of graphs and nodes of the largest one
-  /// (1 and N without a batch vector).
-  int64_t graphs = 1, largestGraph = 0;
-  std::string toJson() const;
-};
-
 /// Nodes split by in-degree: heavy rows have in-degree > threshold.
 struct DegreeBuckets {
   int64_t threshold = 0;
@@ -127,7 +111,7 @@ public:
   int64_t numEdges() const { return stats.edges; }
   IndexType indexType() const { return index; }
   int indexBits() const { return index == IndexType::Int32 ? 32 : 64; }
-  const GraphStatistics &statistics() const { return stats; }
+  const GraphStats &statistics() const { return stats; }
 
   const void *csrRowPtr() const { return rowPtr.data(); }
   const void *csrCol() const { return col.data(); }
@@ -164,7 +148,7 @@ public:
 private:
   Graph() = default;
   IndexType index = IndexType::Int32;
-  GraphStatistics stats;
+  GraphStats stats;
   DeviceBuffer rowPtr, col, csrEdges, csrDsts, colPtr, row, cscEdges, cscToCsrSlots;
   DeviceBuffer inDeg, outDeg;
   mutable std::shared_ptr<void> library;

@@ -1,6 +1,6 @@
-// RUN: gnn-translate --gnn-to-cuda --gnn-mean-degree=30 %s | FileCheck %s
+// RUN: gnn-translate --gnn-to-cuda --gnn-stats=mean-degree:30 %s | FileCheck %s
 // RUN: gnn-translate --gnn-to-cuda --gnn-index-bits=64 %s | FileCheck %s --check-prefix=WIDE
-// RUN: gnn-translate --gnn-to-cuda --gnn-mean-degree=13 --gnn-max-degree=185099 %s | FileCheck %s --check-prefix=SPLIT
+// RUN: gnn-translate --gnn-to-cuda --gnn-stats=mean-degree:13,max-in:185099 %s | FileCheck %s --check-prefix=SPLIT
 
 // Structure of the printed kernels (gnn-cuda-pipeline, then the printer):
 // one kernel per group, shapes as constants, consumers inlined before the
@@ -92,15 +92,15 @@ func.func @reversed(%g: !gnn.graph, %e: tensor<?x2xf32> {gnn.domain = "edge"}) -
 
 
 // With long rows (largest in-degree above 1024), row kernels split heavy
-// rows: the main kernel skips them, a partial kernel per chunk of 512 edge
+// rows: the main kernel skips them, a partial kernel per chunk of 128 edge
 // positions (team and block reductions) and a final kernel per heavy row
 // (the chunks merged in order, then the epilogue) finish them.
 // SPLIT-LABEL: // spmm_0: block 256
-// SPLIT: <= 512LL;
-// SPLIT-LABEL: // spmm_0_partial: block 256, grid min(edges ceildiv 512, 8192)
+// SPLIT: <= 128LL;
+// SPLIT-LABEL: // spmm_0_partial: block 256, grid min(edges ceildiv 128, 8192)
 // SPLIT: __shared__ double
 // SPLIT: __syncthreads();
-// SPLIT-LABEL: // spmm_0_final: block 256, grid min(edges ceildiv 512, 8192)
+// SPLIT-LABEL: // spmm_0_final: block 256, grid min(edges ceildiv 128, 8192)
 // SPLIT: for (long long
 // SPLIT: out0
 // SPLIT-LABEL: // attention_0: block 256

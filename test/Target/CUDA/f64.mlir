@@ -1,6 +1,6 @@
 // RUN: gnn-translate --gnn-to-program %s | FileCheck %s --check-prefix=PROGRAM
-// RUN: gnn-translate --gnn-to-cuda --gnn-mean-degree=8 %s | FileCheck %s --check-prefix=CUDA
-// RUN: gnn-translate --gnn-to-cuda --gnn-mean-degree=8 %s | sed -n '/: block [0-9]*, grid/,$p' | FileCheck %s --check-prefix=NOFLOAT
+// RUN: gnn-translate --gnn-to-cuda --gnn-stats=mean-degree:8 %s | FileCheck %s --check-prefix=CUDA
+// RUN: gnn-translate --gnn-to-cuda --gnn-stats=mean-degree:8 %s | sed -n '/: block [0-9]*, grid/,$p' | FileCheck %s --check-prefix=NOFLOAT
 
 // Functions of f64 tensors compile to f64 kernels and Programs: buffers of
 // dtype f64, double loads, stores, constants, shuffles and math functions,

@@ -28,8 +28,8 @@ void mlir::gnn::buildCodegenPipeline(OpPassManager &pm,
   }
   // Thread mapping per group from the graph's statistics and the shapes.
   GNNSelectSchedulesOptions s;
-  s.meanDegree = options.meanDegree;
-  s.maxDegree = options.maxDegree;
+  s.stats = options.stats;
+  s.maxChunks = options.maxChunks;
   pm.addNestedPass<func::FuncOp>(createGNNSelectSchedules(s));
 }
 

@@ -83,10 +83,25 @@ struct SelectSchedules
   using GNNSelectSchedulesBase::GNNSelectSchedulesBase;
 
   void runOnOperation() override {
+    if (maxChunks < 1 || maxChunks > std::numeric_limits<int32_t>::max()) {
+      getOperation().emitError()
+          << "expects max-chunks between 1 and "
+          << std::numeric_limits<int32_t>::max() << " but got "
+          << static_cast<int64_t>(maxChunks);
+      return signalPassFailure();
+    }
+    ::gnn::GraphStats graph = ::gnn::ScheduleProblem::defaultStats();
+    if (!stats.empty())
+      if (std::string bad = ::gnn::GraphStats::parseOption(stats, graph);
+          !bad.empty()) {
+        getOperation().emitError() << "gnn-select-schedules: bad `stats` '"
+                                   << stats << "': " << bad;
+        return signalPassFailure();
+      }
     WalkResult r = getOperation().walk([&](KernelGroupOp group) {
       ::gnn::ScheduleProblem p = problemFor(group);
-      p.graph.meanDegree = meanDegree;
-      p.graph.maxDegree = maxDegree;
+      p.graph = graph;
+      p.maxChunks = maxChunks;
       if (std::string bad = p.check(); !bad.empty()) {
         group.emitOpError() << "cannot be scheduled: " << bad;
         return WalkResult::interrupt();
@@ -95,7 +110,8 @@ struct SelectSchedules
       // chooseSchedule answers a problem that passes check() with a valid
       // schedule: lanes a power of two up to 32 dividing the block of 256, a
       // vector of 1, 2 or 4 dividing the row (and for attention the head
-      // width, through their gcd), a split of 0 or 512 only for row kinds,
+      // width, through their gcd), a split of 0 or at least 32 only for row
+      // kinds,
       // and the row-parallel mapping exactly for the row kinds.
       assert(s.verify(p).empty() &&
              "chooseSchedule returns valid schedules for checked problems");

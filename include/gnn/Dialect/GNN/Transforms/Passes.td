@@ -102,13 +102,15 @@ def GNNSelectSchedules : Pass<"gnn-select-schedules", "func::FuncOp"> {
   let summary = "chooses a #gnn.schedule for every kernel group";
   let description = [{
     Builds a ScheduleProblem (gnn/Analysis/Schedule.h) from each kernel group
-    (its kind and row width) and the graph statistics given as options, and
+    (its kind and row width) and the graph statistics given as the `stats`
+    option (gnn/Analysis/GraphStats.h; `gnn-run` prints the statistics of
+    its graph in this form), and
     records the chosen schedule on the group. The kind is the group's first
     op, except for the fused families: an `attention` group is scheduled as
     attention over its `spmm`'s row (with the feature width of one head), an
     `aggregation` group like its `spmm` or `reduce`.
 
-    Before (`--gnn-select-schedules='mean-degree=13 max-degree=5000'`):
+    Before (`--gnn-select-schedules='stats=nodes:1000,edges:13000,max-in:5000'`):
     ```mlir
     %a = gnn.kernel_group "spmm_0" family = aggregation -> tensor<?x64xf32> {
       %s = gnn.spmm sum %g, %h : tensor<?x64xf32> -> tensor<?x64xf32>
@@ -116,10 +118,11 @@ def GNNSelectSchedules : Pass<"gnn-select-schedules", "func::FuncOp"> {
     }
     ```
     After: a warp per row (mean degree >= 4), float4 loads (64 % 4 == 0),
-    rows above 512 edges split because the largest in-degree exceeds 1024:
+    rows above 128 edges split because the largest in-degree exceeds 256
+    (gnn::chooseSplit):
     ```mlir
     %a = gnn.kernel_group "spmm_0" family = aggregation
-        schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 512>
+        schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 128>
         -> tensor<?x64xf32> {
       %s = gnn.spmm sum %g, %h : tensor<?x64xf32> -> tensor<?x64xf32>
       gnn.yield %s : tensor<?x64xf32>
@@ -127,10 +130,14 @@ def GNNSelectSchedules : Pass<"gnn-select-schedules", "func::FuncOp"> {
     ```
   }];
   let options = [
-    Option<"meanDegree", "mean-degree", "double", "16.0",
-           "mean in-degree of the graph (edges / nodes)">,
-    Option<"maxDegree", "max-degree", "int64_t", "0",
-           "largest in-degree of the graph (0: unknown)">,
+    Option<"stats", "stats", "std::string", "\"\"",
+           "the graph's statistics, gnn::GraphStats::toOption's form "
+           "(`nodes:N,edges:E,max-in:D,...`; empty: 1000 nodes of in-degree "
+           "16)">,
+    Option<"maxChunks", "max-chunks", "int64_t", "8192",
+           "the most chunks of a split heavy-row kernel "
+           "(gnn-split-heavy-rows' max-chunks): the chunk size the split "
+           "threshold depends on">,
   ];
   let dependentDialects = ["::mlir::gnn::GNNDialect"];
 }

@@ -18,12 +18,14 @@ namespace gnn {
 /// depend on.
 struct CodegenPipelineOptions
     : public PassPipelineOptions<CodegenPipelineOptions> {
-  Option<double> meanDegree{*this, "mean-degree",
-                            llvm::cl::desc("mean in-degree of the graph"),
-                            llvm::cl::init(16.0)};
-  Option<int64_t> maxDegree{*this, "max-degree",
-                            llvm::cl::desc("largest in-degree (0: unknown)"),
-                            llvm::cl::init(0)};
+  Option<std::string> stats{
+      *this, "stats",
+      llvm::cl::desc("graph statistics (gnn-select-schedules' `stats`)"),
+      llvm::cl::init("")};
+  Option<int64_t> maxChunks{
+      *this, "max-chunks",
+      llvm::cl::desc("the most chunks of a split heavy-row kernel"),
+      llvm::cl::init(8192)};
   ListOption<std::string> fuse{
       *this, "fuse",
       llvm::cl::desc("fusion rules (gnn-form-kernel-groups' `fuse`; empty: "
