@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <optional>
 #include <set>
 #include <utility>
@@ -49,6 +50,10 @@ const char *gnn::stringifyFusionFamily(FusionFamily family) {
   return "unknown";
 }
 
+static bool isSizeQueryKind(FusionOpKind kind) {
+  return kind == FusionOpKind::SizeQuery;
+}
+
 static std::string opName(int index) { return "op " + std::to_string(index); }
 
 static bool isEdgeProducer(FusionOpKind kind) {
@@ -57,6 +62,44 @@ static bool isEdgeProducer(FusionOpKind kind) {
 
 static bool isAggregator(FusionOpKind kind) {
   return kind == FusionOpKind::Spmm || kind == FusionOpKind::Reduce;
+}
+
+/// Whether `op` can be recomputed per edge in the kernel of an op reading it:
+/// a gather or sddmm, or an elementwise op with an edge result that an edge
+/// loop evaluates.
+static bool isRecomputable(const FusionOp &op) {
+  return isEdgeProducer(op.kind) ||
+         (op.kind == FusionOpKind::Elementwise && op.edgeResult && op.perEdge);
+}
+
+/// The slot through which an aggregator reads edge values (a reduce's input,
+/// a weighted spmm's weights); none for other ops.
+static std::optional<FusionSlot> edgeSlot(const FusionOp &op) {
+  if (op.kind == FusionOpKind::Reduce)
+    return FusionSlot::Input;
+  if (op.kind == FusionOpKind::Spmm && op.weighted)
+    return FusionSlot::Weights;
+  return std::nullopt;
+}
+
+/// Whether every operand of `user` reading `value` does so per edge, at the
+/// same edge (an identity read by an elementwise op, or an aggregator's edge
+/// slot), so that `value` can be evaluated inside `user`'s edge loop.
+static bool readsPerEdge(const FusionProblem &p, int user, int value) {
+  const FusionOp &op = p.ops[user];
+  std::optional<FusionSlot> slot = edgeSlot(op);
+  int reads = 0;
+  for (const FusionOperand &operand : op.operands) {
+    if (operand.producer != value)
+      continue;
+    ++reads;
+    bool perEdge = op.kind == FusionOpKind::Elementwise
+                       ? operand.chainable
+                       : slot && operand.slot == *slot;
+    if (!perEdge || operand.side)
+      return false;
+  }
+  return reads > 0 && (op.kind == FusionOpKind::Elementwise || reads == 1);
 }
 
 /// Users of every op: (user index, operand index) pairs.
@@ -173,41 +216,38 @@ public:
     FusionPlan plan;
     auto take = [&](const FusionGroup &group) {
       for (int m : group.members)
-        owner[m] = plan.groups.size();
+        if (owner[m] < 0 || owner[m] == kReserved)
+          owner[m] = plan.groups.size();
       plan.groups.push_back(group);
     };
     // The node prologues come first, so that their ops (a degree, say) do
-    // not start or join other groups; each group is taken at its first graph
-    // op below.
-    std::vector<FusionGroup> prologues;
+    // not start or join other groups; their spmm's weights pull in an edge
+    // DAG below.
+    std::vector<std::pair<int, FusionGroup>> prologues;
     if (p.options.prologue)
       for (int i = 0, e = p.ops.size(); i < e; ++i)
         if (p.ops[i].kind == FusionOpKind::Spmm && owner[i] < 0)
           if (std::optional<FusionGroup> group = tryPrologue(i)) {
+            prologue[i] = nodePrologue(i);
+            reserved[i] = *group;
             for (int m : group->members)
               owner[m] = kReserved;
-            prologues.push_back(*group);
+            prologues.push_back({i, *group});
           }
-    for (int i = 0, e = p.ops.size(); i < e; ++i) {
-      FusionOpKind kind = p.ops[i].kind;
-      if (owner[i] == kReserved) {
-        for (const FusionGroup &group : prologues)
-          if (std::binary_search(group.members.begin(), group.members.end(),
-                                 i))
-            take(group);
-        continue;
-      }
-      if (!isGraphOp(kind) || owner[i] >= 0)
-        continue;
-      std::optional<FusionGroup> group;
-      if (kind == FusionOpKind::Sddmm && p.options.attention)
-        group = tryAttention(i);
-      if (!group && isEdgeProducer(kind) && p.options.aggregation)
-        group = tryAggregation(i);
-      if (!group)
-        group = alone(i);
-      take(*group);
-    }
+    if (p.options.attention)
+      for (int i = 0, e = p.ops.size(); i < e; ++i)
+        if (p.ops[i].kind == FusionOpKind::Sddmm && owner[i] < 0)
+          if (std::optional<FusionGroup> group = tryAttention(i))
+            take(*group);
+    if (p.options.aggregation)
+      for (const FusionGroup &group : edgeStage())
+        take(group);
+    for (const auto &[spmm, group] : prologues)
+      if (owner[spmm] == kReserved)
+        take(group);
+    for (int i = 0, e = p.ops.size(); i < e; ++i)
+      if (isGraphOp(p.ops[i].kind) && owner[i] < 0)
+        take(alone(i));
     for (int i = 0, e = p.ops.size(); i < e; ++i)
       if (p.ops[i].kind == FusionOpKind::Elementwise && owner[i] < 0) {
         FusionGroup group;
@@ -216,6 +256,19 @@ public:
         group.anchor = i;
         take(group);
       }
+    // Graph ops' groups in the program order of their first graph op, then
+    // elementwise groups.
+    auto key = [&](const FusionGroup &g) {
+      for (int m : g.members)
+        if (isGraphOp(p.ops[m].kind))
+          return std::make_pair(0, m);
+      return std::make_pair(1, g.anchor);
+    };
+    std::stable_sort(plan.groups.begin(), plan.groups.end(),
+                     [&](const FusionGroup &a, const FusionGroup &b) {
+                       return key(a) < key(b);
+                     });
+    markRecomputed(plan);
     return plan;
   }
 
@@ -226,6 +279,10 @@ private:
   /// group planned but not taken yet).
   std::vector<int> owner;
   static constexpr int kReserved = 1 << 30;
+  /// The node prologue of each spmm reserved by the prologue rule.
+  std::map<int, std::vector<int>> prologue;
+  /// The group the prologue rule planned for each of these spmms.
+  std::map<int, FusionGroup> reserved;
 
   bool usedOutsideProblem(int i) const {
     return p.ops[i].numUses > static_cast<int>(users[i].size());
@@ -305,9 +362,11 @@ private:
       consumer = u;
       operand = k;
     }
+    // With the aggregation rule, recomputable ops belong to edge DAGs.
     if (uses != 1 || owner[consumer] >= 0 ||
         p.ops[consumer].kind != FusionOpKind::Elementwise ||
-        !p.ops[consumer].operands[operand].absorbable)
+        !p.ops[consumer].operands[operand].absorbable ||
+        (p.options.aggregation && isRecomputable(p.ops[consumer])))
       return -1;
     std::set<int> sizes;
     return collectSizeQueries(value, members, sizes, consumer) ? consumer : -1;
@@ -322,14 +381,18 @@ private:
   std::optional<FusionGroup> finish(const std::vector<int> &core,
                                     FusionFamily family, bool fused,
                                     const std::vector<int> &prologue = {}) const {
-    return finishWith(core, family, fused, prologue, -1);
+    return finishWith(core, family, fused, prologue, -1, {});
   }
 
   /// finish() absorbing at most `maxConsumers` consumers (-1: any number).
+  /// The `recomputed` ops of `core` (an edge DAG) may be used outside the
+  /// group, which computes them for itself; their size queries join it when
+  /// a member needs them.
   std::optional<FusionGroup> finishWith(const std::vector<int> &core,
                                         FusionFamily family, bool fused,
                                         const std::vector<int> &prologue,
-                                        int maxConsumers) const {
+                                        int maxConsumers,
+                                        const std::set<int> &recomputed) const {
     std::vector<int> chain = core;
     std::set<int> members(core.begin(), core.end());
     members.insert(prologue.begin(), prologue.end());
@@ -351,6 +414,10 @@ private:
     inner.insert(inner.end(), prologue.begin(), prologue.end());
     std::set<int> sizes;
     for (int m : inner) {
+      if (recomputed.count(m)) {
+        addNeededSizeQueries(m, members, sizes);
+        continue;
+      }
       if (usedOutsideProblem(m) || !collectSizeQueries(m, members, sizes))
         return std::nullopt;
       for (auto [u, k] : users[m])
@@ -369,7 +436,8 @@ private:
       int absorbed = chain.size() - core.size();
       if (absorbed == 0)
         return std::nullopt;
-      return finishWith(core, family, fused, prologue, absorbed - 1);
+      return finishWith(core, family, fused, prologue, absorbed - 1,
+                        recomputed);
     }
     FusionGroup group;
     group.anchor = *members.begin();
@@ -426,37 +494,20 @@ private:
     return {prologue.begin(), prologue.end()};
   }
 
-  /// The node prologue rule: `spmm` with its prologue, and with the edge
-  /// chain of its weights when the aggregation rule makes one. None when
-  /// there is no prologue, its values escape, or the attention rule takes the
-  /// spmm.
+  /// The node prologue rule: `spmm` with its prologue (the edge stage adds
+  /// the edge DAG of its weights). None when there is no prologue, its values
+  /// escape, or the attention rule takes the spmm.
   std::optional<FusionGroup> tryPrologue(int spmm) const {
     std::vector<int> prologue = nodePrologue(spmm);
     if (prologue.empty())
       return std::nullopt;
-    std::vector<int> core = {spmm};
-    if (p.ops[spmm].weighted)
-      for (int e = 0; e < spmm; ++e) {
-        if (!isEdgeProducer(p.ops[e].kind) || owner[e] >= 0)
-          continue;
-        if (p.ops[e].kind == FusionOpKind::Sddmm && p.options.attention)
+    if (p.ops[spmm].weighted && p.options.attention)
+      for (int e = 0; e < spmm; ++e)
+        if (p.ops[e].kind == FusionOpKind::Sddmm && owner[e] < 0)
           if (std::optional<FusionGroup> att = tryAttention(e);
               att && std::binary_search(att->members.begin(),
                                         att->members.end(), spmm))
             return std::nullopt;
-        if (!p.options.aggregation)
-          continue;
-        if (std::optional<std::vector<int>> chain = aggregationCore(e);
-            chain && chain->back() == spmm) {
-          core = *chain;
-          break;
-        }
-      }
-    if (std::optional<FusionGroup> group =
-            finish(core, FusionFamily::Aggregation, /*fused=*/true, prologue))
-      return group;
-    if (core.size() == 1)
-      return std::nullopt;
     return finish({spmm}, FusionFamily::Aggregation, /*fused=*/true,
                   prologue);
   }
@@ -520,33 +571,265 @@ private:
     return finish(chain, FusionFamily::Attention, /*fused=*/true);
   }
 
-  /// (gather | sddmm) → elementwise chain → reduce input or spmm weights.
-  std::optional<FusionGroup> tryAggregation(int producer) const {
-    std::optional<std::vector<int>> chain = aggregationCore(producer);
-    if (!chain)
-      return std::nullopt;
-    return finish(*chain, FusionFamily::Aggregation, /*fused=*/true);
+  //===--------------------------------------------------------------------===//
+  // Edge DAGs
+  //===--------------------------------------------------------------------===//
+
+  /// The edge DAG of `sink`: the recomputable ops (no group yet, not
+  /// materialised) reached from the edge values `sink` reads per edge, each
+  /// read per edge by a reader in the DAG, gathers and sddmms on one graph
+  /// (the sink's when it is a graph op). A materialised `sink` is part of its
+  /// DAG; an aggregator is not. In program order.
+  std::vector<int> edgeDag(int sink, const std::vector<char> &materialised) const {
+    const FusionOp &s = p.ops[sink];
+    int graph = isGraphOp(s.kind) ? s.graph : -1;
+    std::set<int> dag;
+    std::vector<int> stack = {sink};
+    if (materialised[sink])
+      dag.insert(sink);
+    while (!stack.empty()) {
+      int reader = stack.back();
+      stack.pop_back();
+      for (const FusionOperand &operand : p.ops[reader].operands) {
+        int q = operand.producer;
+        if (q < 0 || dag.count(q) || materialised[q] || owner[q] >= 0 ||
+            !isRecomputable(p.ops[q]) || !readsPerEdge(p, reader, q))
+          continue;
+        if (isGraphOp(p.ops[q].kind)) {
+          if (graph < 0)
+            graph = p.ops[q].graph;
+          if (p.ops[q].graph != graph)
+            continue;
+        }
+        dag.insert(q);
+        stack.push_back(q);
+      }
+    }
+    return {dag.begin(), dag.end()};
   }
 
-  /// The graph ops and chain of the aggregation rule starting at `producer`
-  /// (the aggregator last), before absorbing consumers.
-  std::optional<std::vector<int>> aggregationCore(int producer) const {
-    const FusionOp &edge = p.ops[producer];
-    if (edge.reversed)
+  /// The group the prologue rule planned for `spmm` with the edge DAG of its
+  /// weights added; none when an op of the DAG reads a prologue value or a
+  /// size query the DAG needs comes after the group's last member.
+  std::optional<FusionGroup> withPrologue(int spmm,
+                                          const std::vector<int> &dag) const {
+    FusionGroup group = reserved.at(spmm);
+    std::set<int> members(group.members.begin(), group.members.end());
+    for (int m : prologue.at(spmm))
+      for (auto [u, k] : users[m])
+        if (std::binary_search(dag.begin(), dag.end(), u))
+          return std::nullopt;
+    members.insert(dag.begin(), dag.end());
+    std::set<int> sizes;
+    for (int m : dag)
+      addNeededSizeQueries(m, members, sizes);
+    if (!sizes.empty() && *sizes.rbegin() > group.members.back())
       return std::nullopt;
-    auto [chain, sink] = edgeChain(producer);
-    if (sink < 0)
-      return std::nullopt;
-    const FusionOp &agg = p.ops[sink];
-    FusionSlot slot = agg.kind == FusionOpKind::Spmm ? FusionSlot::Weights
-                                                     : FusionSlot::Input;
-    if (!isAggregator(agg.kind) || agg.reversed || agg.graph != edge.graph ||
-        !readsAs(
-            sink, chain.back(),
-            [slot](const FusionOperand &o) { return o.slot == slot; }, 1))
-      return std::nullopt;
-    chain.push_back(sink);
-    return chain;
+    members.insert(sizes.begin(), sizes.end());
+    group.members.assign(members.begin(), members.end());
+    for (int m : group.members)
+      if (!isSizeQuery(m)) {
+        group.anchor = m;
+        break;
+      }
+    return group;
+  }
+
+  /// Adds to `out` the size queries depending on `value` (directly or through
+  /// other size queries) that some op of `members` needs.
+  void addNeededSizeQueries(int value, const std::set<int> &members,
+                            std::set<int> &out) const {
+    std::set<int> reachable;
+    std::vector<int> stack = {value};
+    while (!stack.empty()) {
+      int v = stack.back();
+      stack.pop_back();
+      for (auto [u, k] : users[v])
+        if (isSizeQuery(u) && reachable.insert(u).second)
+          stack.push_back(u);
+    }
+    // Users come after their operands: decide from the last one back.
+    std::set<int> needed;
+    for (auto it = reachable.rbegin(); it != reachable.rend(); ++it)
+      for (auto [u, k] : users[*it])
+        if (isSizeQuery(u) ? needed.count(u) > 0 : members.count(u) > 0) {
+          needed.insert(*it);
+          break;
+        }
+    out.insert(needed.begin(), needed.end());
+  }
+
+  /// Whether a recomputable op must be written to memory given the `groups`
+  /// recomputing edge DAGs: it is used outside the problem or by nothing, or
+  /// some op reading it (or a size query on it) is in no group holding it
+  /// too, or reads it there other than per edge.
+  bool needsMaterialising(int q, const std::vector<FusionGroup> &groups) const {
+    if (usedOutsideProblem(q) || p.ops[q].numUses == 0)
+      return true;
+    auto holds = [](const FusionGroup &g, int op) {
+      return std::binary_search(g.members.begin(), g.members.end(), op);
+    };
+    auto covered = [&](int user, bool direct) {
+      bool any = false;
+      for (const FusionGroup &g : groups)
+        if (holds(g, q) && holds(g, user)) {
+          if (direct && !readsPerEdge(p, user, q))
+            return false;
+          any = true;
+        }
+      return any;
+    };
+    std::vector<int> stack;
+    for (auto [u, k] : users[q]) {
+      if (isSizeQuery(u))
+        stack.push_back(u);
+      else if (!covered(u, /*direct=*/true))
+        return true;
+    }
+    std::set<int> seen;
+    while (!stack.empty()) {
+      int s = stack.back();
+      stack.pop_back();
+      if (!seen.insert(s).second)
+        continue;
+      // The original size query must go, so a group holding q holds it.
+      if (usedOutsideProblem(s) || !covered(s, /*direct=*/false))
+        return true;
+      for (auto [u, k] : users[s]) {
+        if (isSizeQuery(u))
+          stack.push_back(u);
+        else if (!covered(u, /*direct=*/false))
+          return true;
+      }
+    }
+    return std::none_of(groups.begin(), groups.end(), [&](const FusionGroup &g) {
+      return holds(g, q);
+    });
+  }
+
+  /// The aggregation rule over edge DAGs: every `reduce` and weighted `spmm`
+  /// (reversed or not) with no group yet, or with a node prologue, takes the
+  /// edge DAG of its edge values, recomputing values that other groups
+  /// recompute too. A recomputable op is materialised (a group of its own
+  /// with its DAG) only when some reader cannot recompute it; the DAGs then
+  /// stop at it, which may materialise more, until nothing changes.
+  std::vector<FusionGroup> edgeStage() const {
+    int n = p.ops.size();
+    std::vector<char> noDag(n, 0);
+    while (true) {
+      std::vector<char> materialised(n, 0);
+      std::optional<std::vector<FusionGroup>> groups =
+          edgeGroups(materialised, noDag);
+      // Readers come after what they read: deciding from the last op back,
+      // the groups that may hold a reader are final when its producer is
+      // decided (materialising an op only cuts the DAGs below it).
+      for (int q = n - 1; q >= 0 && groups; --q)
+        if (owner[q] < 0 && isRecomputable(p.ops[q]) &&
+            needsMaterialising(q, *groups)) {
+          materialised[q] = 1;
+          groups = edgeGroups(materialised, noDag);
+        }
+      if (groups)
+        return *groups;
+    }
+  }
+
+  /// The groups of the edge stage given the `materialised` ops: one per
+  /// aggregator with its DAG, one per materialised op with its own. None
+  /// when an aggregator cannot take its DAG; it is then marked in `noDag`
+  /// (and runs without it).
+  std::optional<std::vector<FusionGroup>>
+  edgeGroups(const std::vector<char> &materialised,
+             std::vector<char> &noDag) const {
+    int n = p.ops.size();
+    std::vector<FusionGroup> groups;
+    std::set<int> absorbed;
+    for (int s = 0; s < n; ++s) {
+      if (!edgeSlot(p.ops[s]) || noDag[s] ||
+          (owner[s] >= 0 && owner[s] != kReserved))
+        continue;
+      std::vector<int> dag = edgeDag(s, materialised);
+      if (dag.empty())
+        continue;
+      std::vector<int> core = dag;
+      core.push_back(s);
+      std::set<int> recomputed(dag.begin(), dag.end());
+      std::optional<FusionGroup> group;
+      if (owner[s] == kReserved) {
+        group = withPrologue(s, dag);
+      } else {
+        // A consumer reading two aggregations is absorbed once.
+        group = finishWith(core, FusionFamily::Aggregation, /*fused=*/true, {},
+                           -1, recomputed);
+        if (group && group->members.back() != s &&
+            absorbed.count(group->members.back()))
+          group = finishWith(core, FusionFamily::Aggregation, /*fused=*/true,
+                             {}, 0, recomputed);
+      }
+      if (!group) {
+        noDag[s] = 1;
+        return std::nullopt;
+      }
+      for (auto it = group->members.rbegin(); *it != s; ++it)
+        absorbed.insert(*it);
+      groups.push_back(*group);
+    }
+    for (int m = 0; m < n; ++m) {
+      if (!materialised[m])
+        continue;
+      std::vector<int> dag = edgeDag(m, materialised);
+      int graphOps = std::count_if(dag.begin(), dag.end(), [&](int op) {
+        return isGraphOp(p.ops[op].kind);
+      });
+      std::set<int> recomputed(dag.begin(), dag.end());
+      recomputed.erase(m);
+      // Consumers that no DAG can take (their result's domain unknown, say)
+      // are absorbed as before.
+      // A consumer reading two materialised values is absorbed once.
+      std::optional<FusionGroup> group;
+      if (graphOps) {
+        group = finishWith(dag, FusionFamily::EdgeMap, graphOps > 1, {}, -1,
+                           recomputed);
+        if (group && group->members.back() != m &&
+            absorbed.count(group->members.back()))
+          group = finishWith(dag, FusionFamily::EdgeMap, graphOps > 1, {}, 0,
+                             recomputed);
+      }
+      if (!group) {
+        bool graphOp = isGraphOp(p.ops[m].kind);
+        group = finishWith(
+            {m}, graphOp ? FusionFamily::EdgeMap : FusionFamily::Elementwise,
+            /*fused=*/false, {}, graphOp ? -1 : 0, {});
+        if (group->members.back() != m && absorbed.count(group->members.back()))
+          group = finishWith({m}, FusionFamily::EdgeMap, /*fused=*/false, {},
+                             0, {});
+      }
+      for (auto it = group->members.rbegin(); *it != m; ++it)
+        absorbed.insert(*it);
+      groups.push_back(*group);
+    }
+    return groups;
+  }
+
+  /// Records in each group the members it computes for itself: those in
+  /// several groups or used outside the group.
+  void markRecomputed(FusionPlan &plan) const {
+    std::vector<int> count(p.ops.size(), 0);
+    for (const FusionGroup &g : plan.groups)
+      for (int m : g.members)
+        ++count[m];
+    for (FusionGroup &g : plan.groups) {
+      g.recomputed.clear();
+      for (int m : g.members) {
+        if (m == g.members.back())
+          continue;
+        bool escapes = count[m] > 1 || usedOutsideProblem(m);
+        for (auto [u, k] : users[m])
+          escapes |= !std::binary_search(g.members.begin(), g.members.end(), u);
+        if (escapes && (isRecomputable(p.ops[m]) || isSizeQuery(m)))
+          g.recomputed.push_back(m);
+      }
+    }
   }
 
   /// A graph op with its absorbed consumers (no fusion).
@@ -595,12 +878,13 @@ static bool familyFits(FusionFamily family,
       if (kind != K::Degree)
         core.push_back(kind);
     n = core.size();
-    return n >= 1 && n <= 2 && isAggregator(core.back()) &&
-           (n == 1 || isEdgeProducer(core.front())) &&
+    return n >= 1 && isAggregator(core.back()) &&
+           std::all_of(core.begin(), core.end() - 1, isEdgeProducer) &&
            (n == graphOps.size() || core.back() == K::Spmm);
   }
   case FusionFamily::EdgeMap:
-    return n == 1 && isEdgeProducer(graphOps.front());
+    return n >= 1 && std::all_of(graphOps.begin(), graphOps.end(),
+                                 isEdgeProducer);
   case FusionFamily::EdgeSoftmax:
     return n == 1 && graphOps.front() == K::EdgeSoftmax;
   case FusionFamily::Degree:
@@ -669,12 +953,24 @@ static std::string verifyFused(const FusionProblem &p, const FusionGroup &g,
     graphOps = core;
   }
   for (int m : graphOps) {
-    if (p.ops[m].reversed)
+    if (p.ops[m].reversed && g.family == FusionFamily::Attention)
       return opName(m) + " runs over the reversed graph";
     if (p.ops[m].graph != p.ops[graphOps.front()].graph)
       return opName(m) + " runs on another graph than " +
              opName(graphOps.front());
   }
+  // A recomputed value is read per edge by every member reading it.
+  for (int m : g.members)
+    for (const FusionOperand &operand : p.ops[m].operands)
+      if (std::binary_search(g.recomputed.begin(), g.recomputed.end(),
+                             operand.producer) &&
+          !isSizeQueryKind(p.ops[m].kind) &&
+          !isSizeQueryKind(p.ops[operand.producer].kind) &&
+          !readsPerEdge(p, m, operand.producer))
+        return opName(m) + " reads the recomputed " +
+               opName(operand.producer) + " other than per edge";
+  if (g.family == FusionFamily::EdgeMap)
+    return "";
   const FusionOp &sink = p.ops[graphOps.back()];
   FusionSlot slot =
       sink.kind == FusionOpKind::Spmm ? FusionSlot::Weights : FusionSlot::Input;
@@ -706,7 +1002,19 @@ std::string FusionPlan::verify(const FusionProblem &p) const {
   int n = p.ops.size();
   UserLists users = collectUsers(p);
   UserLists sideUsers = collectUsers(p, /*side=*/true);
-  std::vector<int> owner(n, -1);
+  std::vector<int> owner(n, -1), count(n, 0);
+  auto holds = [](const FusionGroup &g, int op) {
+    return std::binary_search(g.members.begin(), g.members.end(), op);
+  };
+  // Values written to memory: group results and side results.
+  std::vector<char> available(n, 0);
+  for (const FusionGroup &g : groups) {
+    if (!g.members.empty() && g.members.back() >= 0 && g.members.back() < n)
+      available[g.members.back()] = 1;
+    for (int m : g.sideResults)
+      if (m >= 0 && m < n)
+        available[m] = 1;
+  }
   for (int gi = 0, ge = groups.size(); gi < ge; ++gi) {
     const FusionGroup &g = groups[gi];
     std::string where = "group " + std::to_string(gi) + " (" +
@@ -722,10 +1030,15 @@ std::string FusionPlan::verify(const FusionProblem &p) const {
                ", which is not an op of the problem";
       if (i && m <= g.members[i - 1])
         return where + ": members are not in program order";
-      if (owner[m] >= 0)
+      if (owner[m] >= 0 && !(std::binary_search(g.recomputed.begin(),
+                                                 g.recomputed.end(), m) &&
+                             (isRecomputable(p.ops[m]) ||
+                              p.ops[m].kind == FusionOpKind::SizeQuery)))
         return opName(m) + " is in groups " + std::to_string(owner[m]) +
-               " and " + std::to_string(gi);
-      owner[m] = gi;
+               " and " + std::to_string(gi) + " but is not recomputed";
+      if (owner[m] < 0)
+        owner[m] = gi;
+      ++count[m];
       FusionOpKind kind = p.ops[m].kind;
       if (kind == FusionOpKind::Other)
         return where + " holds " + opName(m) + ", which is never grouped";
@@ -746,7 +1059,8 @@ std::string FusionPlan::verify(const FusionProblem &p) const {
       return where + " holds graph ops that do not make this family";
     bool fusesSomething =
         g.family == FusionFamily::Attention ||
-        (g.family == FusionFamily::Aggregation && first != graphOps.back());
+        (g.family == FusionFamily::Aggregation && first != graphOps.back()) ||
+        (g.family == FusionFamily::EdgeMap && graphOps.size() > 1);
     if (g.fused != fusesSomething)
       return where + (g.fused ? " is marked fused but is not"
                               : " is fused but not marked so");
@@ -764,6 +1078,13 @@ std::string FusionPlan::verify(const FusionProblem &p) const {
     if (g.fused)
       if (std::string bad = verifyFused(p, g, graphOps); !bad.empty())
         return where + ": " + bad;
+    if (!std::is_sorted(g.recomputed.begin(), g.recomputed.end()))
+      return where + ": recomputed members are not in program order";
+    for (int m : g.recomputed) {
+      if (!holds(g, m) || m == last)
+        return where + " recomputes " + opName(m) +
+               ", which is not one of its inner members";
+    }
     // Connected in dependence order, and closed: intermediates are used only
     // inside the group.
     auto inGroup = [&](int op) {
@@ -782,9 +1103,10 @@ std::string FusionPlan::verify(const FusionProblem &p) const {
     for (int m : g.members) {
       bool size = p.ops[m].kind == FusionOpKind::SizeQuery;
       if (m != first) {
-        // A prologue op connects through its users.
+        // A prologue op or an op of an edge DAG connects through its users.
         bool connected =
-            std::binary_search(prologue.begin(), prologue.end(), m) &&
+            (std::binary_search(prologue.begin(), prologue.end(), m) ||
+             isRecomputable(p.ops[m])) &&
             std::any_of(users[m].begin(), users[m].end(),
                         [&](std::pair<int, int> use) {
                           return inGroup(use.first);
@@ -798,12 +1120,45 @@ std::string FusionPlan::verify(const FusionProblem &p) const {
       }
       if (m == last)
         continue;
-      if (p.ops[m].numUses > static_cast<int>(users[m].size()))
+      // A recomputed value used elsewhere is recomputed there too, or
+      // written to memory by another group.
+      bool recomputed =
+          std::binary_search(g.recomputed.begin(), g.recomputed.end(), m);
+      if (p.ops[m].numUses > static_cast<int>(users[m].size()) &&
+          !(recomputed && available[m]))
         return where + ": " + opName(m) + " is used outside the problem";
+      for (auto [u, k] : users[m]) {
+        if (inGroup(u))
+          continue;
+        if (recomputed &&
+            (available[m] || p.ops[u].kind == FusionOpKind::SizeQuery ||
+             std::any_of(groups.begin(), groups.end(),
+                         [&](const FusionGroup &h) {
+                           return holds(h, m) && holds(h, u);
+                         })))
+          continue;
+        return where + ": " + opName(m) + " is used by " + opName(u) +
+               " outside the group";
+      }
+    }
+  }
+  // What a group computes for itself is exactly what it shares.
+  for (int gi = 0, ge = groups.size(); gi < ge; ++gi) {
+    const FusionGroup &g = groups[gi];
+    for (int m : g.members) {
+      if (m == g.members.back())
+        continue;
+      bool shares = count[m] > 1 || users[m].size() < (size_t)p.ops[m].numUses;
       for (auto [u, k] : users[m])
-        if (!inGroup(u))
-          return where + ": " + opName(m) + " is used by " + opName(u) +
-                 " outside the group";
+        shares |= !holds(g, u);
+      bool recomputed =
+          std::binary_search(g.recomputed.begin(), g.recomputed.end(), m);
+      if (recomputed && !shares)
+        return "group " + std::to_string(gi) + " recomputes " + opName(m) +
+               ", which no other op reads";
+      if (!recomputed && count[m] > 1)
+        return "group " + std::to_string(gi) + " does not recompute " +
+               opName(m) + ", which another group holds too";
     }
   }
   for (int i = 0; i < n; ++i)

@@ -264,14 +264,14 @@ func.func @score_size_escapes(%g: !gnn.graph, %q: tensor<?x4x16xf32>, %v: tensor
 // -----
 
 // An elementwise op on edge features passed in (no graph op produces them)
-// is not fused into the reduce: a kernel needs a graph op to start from.
+// is an edge DAG too: the reduce evaluates it per edge, reading the argument
+// by edge.
 
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-LABEL: func.func @edge_argument
-// CHECK-NOT: aggregation_0
-// CHECK: %[[R:.*]] = gnn.kernel_group "elementwise_0" family = elementwise
-// CHECK: gnn.kernel_group "reduce_0" family = aggregation
-// CHECK-NEXT: gnn.reduce sum %{{.*}}, %[[R]]
+// CHECK: gnn.kernel_group "aggregation_0" family = aggregation
+// CHECK-NEXT: %[[R:.*]] = linalg.generic
+// CHECK: gnn.reduce sum %{{.*}}, %[[R]]
 // CHECK-NEXT: gnn.yield
 func.func @edge_argument(%g: !gnn.graph, %e: tensor<?x8xf32> {gnn.domain = "edge"}) -> tensor<?x8xf32> {
   %r = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}

@@ -59,6 +59,9 @@ public:
     op.operands = std::move(operands);
     op.edgeResult = edge;
     op.parallel = parallel;
+    // A chain link is an edge loop op (FormKernelGroups' isChainLink).
+    for (const FusionOperand &o : op.operands)
+      op.perEdge |= edge && o.chainable;
     return add(op);
   }
   int size(std::vector<int> producers) {
@@ -306,8 +309,9 @@ TEST(Fusion, EscapingIntermediatesFallBack) {
   Gatv2 g;
   g.b.other({g.softmax});
   FusionPlan p = plan(g.b.done());
+  // The score is written once, its sddmm computed in its kernel.
   EXPECT_EQ(groupOf(p, g.sddmm)->family, FusionFamily::EdgeMap);
-  EXPECT_EQ(groupOf(p, g.score)->family, FusionFamily::Elementwise);
+  EXPECT_EQ(groupOf(p, g.sddmm), groupOf(p, g.score));
   EXPECT_EQ(groupOf(p, g.softmax)->family, FusionFamily::EdgeSoftmax);
   EXPECT_EQ(groupOf(p, g.spmm)->family, FusionFamily::Aggregation);
   EXPECT_FALSE(groupOf(p, g.spmm)->fused);
@@ -329,7 +333,9 @@ TEST(Fusion, AttentionNeedsForwardSoftmaxAndSum) {
   EXPECT_EQ(groupOf(p, reversed.softmax)->members,
             std::vector<int>{reversed.softmax});
   EXPECT_EQ(groupOf(p, reversed.sddmm)->members,
-            std::vector<int>{reversed.sddmm});
+            (std::vector<int>{reversed.sddmm, reversed.dim, reversed.empty,
+                              reversed.fill, reversed.score}));
+  EXPECT_EQ(groupOf(p, reversed.sddmm)->family, FusionFamily::EdgeMap);
 
   Gatv2 reversedScore;
   reversedScore.b[reversedScore.sddmm].reversed = true;
@@ -363,15 +369,25 @@ TEST(Fusion, GatherApplyReduce) {
   EXPECT_TRUE(p.groups[0].fused);
   EXPECT_EQ(p.groups[0].members,
             (std::vector<int>{gather, dim, empty, scale, reduce}));
-  // A reversed reduce runs over another row set: not fused.
+  // A reversed reduce (rows by source) fuses too.
   Builder r;
   int g2 = r.graphOp(K::Gather, {in(kArg)});
   int red2 = r.graphOp(K::Reduce, {in(g2)});
   r[red2].reversed = true;
   r.other({red2});
   FusionPlan rp = plan(r.done());
-  EXPECT_EQ(rp.groups.size(), 2u);
-  EXPECT_EQ(groupOf(rp, g2)->family, FusionFamily::EdgeMap);
+  ASSERT_EQ(rp.groups.size(), 1u);
+  EXPECT_EQ(rp.groups[0].members, (std::vector<int>{g2, red2}));
+  EXPECT_TRUE(rp.groups[0].fused);
+  // A gather of another graph is not pulled in: it is materialised.
+  Builder o;
+  int g3 = o.graphOp(K::Gather, {in(kArg)}, /*graph=*/1);
+  int red3 = o.graphOp(K::Reduce, {in(g3)});
+  o.other({red3});
+  FusionPlan op = plan(o.done());
+  ASSERT_EQ(op.groups.size(), 2u);
+  EXPECT_EQ(groupOf(op, g3)->family, FusionFamily::EdgeMap);
+  EXPECT_EQ(groupOf(op, red3)->members, std::vector<int>{red3});
 }
 
 TEST(Fusion, EdgeValuesAsSpmmWeights) {
@@ -428,9 +444,12 @@ TEST(Fusion, RulesCanBeTurnedOff) {
   EXPECT_EQ(plan(b.done({true, false})).groups.size(), 2u);
   EXPECT_EQ(plan(b.done({false, true})).groups.size(), 1u);
   // Aggregation only: the attention pipeline does not become an aggregation
-  // (the softmax is not elementwise).
+  // (the softmax is not elementwise); the score's edge map computes the
+  // sddmm.
   Gatv2 h;
-  EXPECT_EQ(plan(h.b.done({false, true})).groups.size(), 5u);
+  FusionPlan agg = plan(h.b.done({false, true}));
+  EXPECT_EQ(agg.groups.size(), 4u);
+  EXPECT_EQ(groupOf(agg, h.sddmm), groupOf(agg, h.score));
 }
 
 TEST(Fusion, UnfusedGroupsAbsorbConsumersAsBefore) {
@@ -456,13 +475,15 @@ TEST(Fusion, UnfusedGroupsAbsorbConsumersAsBefore) {
   c.other({tanh, dim});
   FusionPlan q = plan(c.done());
   EXPECT_EQ(groupOf(q, spmm)->members, std::vector<int>{spmm});
-  // A consumer reading the producer twice is not absorbed (as before).
+  // A consumer reading the producer twice is not absorbed, but an edge DAG
+  // may read a value twice: one group.
   Builder d;
   int gather = d.graphOp(K::Gather, {in(kArg)});
   int square =
       d.elementwise({absorb(gather), absorb(gather), init(kArg)}, true);
   d.other({square});
-  EXPECT_EQ(plan(d.done()).groups.size(), 2u);
+  EXPECT_EQ(plan(d.done()).groups.size(), 1u);
+  EXPECT_EQ(plan(d.done({true, false})).groups.size(), 2u);
 }
 
 /// GCN: n = dim x; empty; fill; h = matmul; deg = degree; dempty;

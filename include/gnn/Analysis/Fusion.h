@@ -9,8 +9,8 @@
 /// \file
 /// Which ops run in one kernel. The problem lists the ops of a block in
 /// program order, each with the ops that produce its operands; the plan is a
-/// list of groups. Every graph op, in program order, starts a group by the
-/// first of these rules that applies:
+/// list of groups. Graph ops, in program order, start a group by the first
+/// of these rules that applies:
 ///  - attention: `sddmm` → a chain of elementwise ops (each the previous
 ///    link's only user besides size queries; reductions over trailing
 ///    dimensions allowed) → `edge_softmax` → a chain of elementwise ops
@@ -18,26 +18,43 @@
 ///    as a scaled operand: attention dropout's `alpha * mask`; possibly
 ///    none) → `spmm sum` taking the chain's result as its weights; none
 ///    reversed, all on one graph;
-///  - aggregation (gather-apply-reduce): `gather` or `sddmm` → a chain of
-///    elementwise ops → the input of a `reduce` or the weights of an `spmm`;
-///    none reversed, all on one graph;
 ///  - otherwise the graph op alone.
+/// After the attention groups, the aggregation rule (gather-apply-reduce)
+/// works on edge DAGs: a `reduce` or a weighted `spmm` (reversed or not)
+/// takes the whole DAG of recomputable ops producing the edge values it
+/// reads: gathers and sddmms (any kind, reversed or not) on its graph and
+/// elementwise ops with an edge result that an edge loop evaluates
+/// (`perEdge`), each read per edge (with the identity map) by an op of the
+/// DAG; the leaves are values from outside (arguments, node tensors,
+/// materialised edge tensors). An edge value read by several aggregations is
+/// recomputed in each of their groups (a member of several groups, listed in
+/// their `recomputed`) instead of being written to memory. It is
+/// materialised, as the result of a group of its own (family `edge_map`,
+/// with its own DAG when that holds a gather or sddmm), only when some
+/// reader cannot recompute it: a use outside the problem, a reader in no
+/// group holding it (an `edge_softmax`, a matmul, the terminator), or a read
+/// other than per edge; the DAGs then stop at it, until nothing changes.
+/// Backward functions of `gnn-autodiff` so keep no edge x feature
+/// temporaries: `@max_bwd`'s equality mask is recomputed by its `reduce sum`
+/// and by its `reduce sum reversed`.
 /// Before all of these, the node prologue (part of the aggregation family)
 /// visits every `spmm` (any reduction, reversed or not) in program order:
 /// when its features come from an elementwise op with parallel loops only
 /// and a node result, that op and, recursively, the producers of the
 /// prologue's operands that are such elementwise ops or `degree` ops of the
 /// spmm's graph (reversed or not) join the spmm's group, which also holds
-/// the edge chain of its weights when the aggregation rule makes one. It
+/// the edge DAG of its weights when the aggregation rule is on. It
 /// applies only if the prologue's values are used by nothing but the
 /// prologue, the spmm and the spmm's absorbed consumers (size queries
 /// aside). GCN's `degree → rsqrt → h * dinv[row] → spmm → dinv * (agg + hs)`
 /// becomes one group.
 /// A group then absorbs the elementwise consumers of its result, one after
 /// the other while each is the only user. Elementwise ops left over form a
-/// group each. An intermediate of a group is used only inside it: size
-/// queries on it (`tensor.dim`, `tensor.empty`, `linalg.fill` of a constant)
-/// become members so that they can move into the group with it; a rule whose
+/// group each. An intermediate of a group (recomputed ones aside) is used
+/// only inside it: size queries on it (`tensor.dim`, `tensor.empty`,
+/// `linalg.fill` of a constant) become members so that they can move into
+/// the group with it (a recomputed op's size queries are recomputed with it
+/// where a member needs them); a rule whose
 /// intermediates escape does not apply, and smaller groups form instead.
 /// The one exception is a side result (`edge_softmax`'s log-sum-exp): a
 /// member's side result may be used outside the group, which then returns it
@@ -133,6 +150,12 @@ struct FusionOp {
   bool edgeResult = false;
   /// Elementwise ops: whether every loop is parallel.
   bool parallel = false;
+  /// Elementwise ops with an edge result: whether an edge loop can evaluate
+  /// it per edge (one result, parallel loops then reductions over trailing
+  /// dimensions, indexing maps of dimensions and constants, the result
+  /// written at the parallel loops, the init read only as a constant fill),
+  /// so that it can be recomputed in an edge DAG.
+  bool perEdge = false;
   /// Graph ops: an id of the graph they run on (equal ids, same graph).
   int graph = -1;
   /// Graph ops: the `reversed` attribute.
@@ -188,6 +211,11 @@ struct FusionGroup {
   /// Members other than the last whose side result the group returns after
   /// the last member's results, in program order.
   std::vector<int> sideResults;
+  /// Members (ops of an edge DAG and size queries on them) that the group
+  /// computes for itself although other groups hold them too or other ops
+  /// read them: the pass clones them into the group instead of moving them.
+  /// In program order.
+  std::vector<int> recomputed;
 };
 
 /// The kernel groups of a block.

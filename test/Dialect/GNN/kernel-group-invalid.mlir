@@ -85,7 +85,7 @@ func.func @attention_without_softmax(%g: !gnn.graph, %q: tensor<?x4x8xf32>) -> t
 // -----
 
 func.func @aggregation_of_softmax(%g: !gnn.graph, %e: tensor<?x4xf32>) -> tensor<?x4xf32> {
-  // expected-error @+1 {{expects the graph ops of a family = aggregation group to be an spmm or a reduce, optionally after a gather or an sddmm (an spmm also after degrees) but got edge_softmax, reduce}}
+  // expected-error @+1 {{expects the graph ops of a family = aggregation group to be an spmm or a reduce, optionally after gathers and sddmms (an spmm also after degrees) but got edge_softmax, reduce}}
   %r = gnn.kernel_group "aggregation_0" family = aggregation -> tensor<?x4xf32> {
     %a = gnn.edge_softmax %g, %e : tensor<?x4xf32>
     %s = gnn.reduce sum %g, %a : tensor<?x4xf32> -> tensor<?x4xf32>

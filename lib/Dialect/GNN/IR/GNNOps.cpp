@@ -308,6 +308,9 @@ LogicalResult KernelGroupOp::verify() {
   };
   bool aggregates =
       !names.empty() && llvm::is_contained({"spmm", "reduce"}, names.back());
+  auto isEdgeProducer = [](StringRef name) {
+    return name == "gather" || name == "sddmm";
+  };
   bool ok = false;
   StringRef expected;
   switch (*family) {
@@ -321,16 +324,14 @@ LogicalResult KernelGroupOp::verify() {
     if (aggregates && names.back() == "spmm")
       llvm::erase(rest, StringRef("degree"));
     ok = aggregates &&
-         (rest.size() == 1 ||
-          (rest.size() == 2 &&
-           llvm::is_contained({"gather", "sddmm"}, rest.front())));
-    expected = "an spmm or a reduce, optionally after a gather or an sddmm "
+         llvm::all_of(ArrayRef(rest).drop_back(), isEdgeProducer);
+    expected = "an spmm or a reduce, optionally after gathers and sddmms "
                "(an spmm also after degrees)";
     break;
   }
   case GroupFamily::edge_map:
-    ok = is({"gather"}) || is({"sddmm"});
-    expected = "one gather or sddmm";
+    ok = !names.empty() && llvm::all_of(names, isEdgeProducer);
+    expected = "gathers and sddmms";
     break;
   case GroupFamily::edge_softmax:
     ok = is({"edge_softmax"});

@@ -14,9 +14,12 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
+
+#include <set>
 
 namespace mlir {
 namespace gnn {
@@ -80,15 +83,16 @@ static bool isAbsorbableConsumer(linalg::GenericOp generic, Value producer) {
   return readsProducer;
 }
 
-/// A link of an edge chain reading `operand`: one result, the loops parallel
-/// then reductions (GATv2's `sum_d att[h, d] * leaky(e[edge, h, d])`),
-/// `operand` read with the identity map, the result written at the parallel
-/// loops in order, the other inputs (small dense tensors, constants such as
-/// AGNN's `beta` broadcast with `(d0) -> (0)`) indexed by loops and
-/// constants only; the init is read only as the accumulator of a reduction.
-static bool isChainLink(linalg::GenericOp generic, OpOperand &operand) {
+/// An op that an edge loop evaluates per edge: one result, the loops
+/// parallel then reductions (GATv2's `sum_d att[h, d] * leaky(e[edge, h,
+/// d])`), the result written at the parallel loops in order, every operand
+/// (small dense tensors, constants such as AGNN's `beta` broadcast with
+/// `(d0) -> (0)`) indexed by loops and constants only; the init is read only
+/// when it is a constant fill (an accumulator's start, autodiff's `out + x`
+/// on zeros).
+static bool isEdgeLoopOp(linalg::GenericOp generic) {
   if (generic.getNumDpsInits() != 1 || generic->getNumResults() != 1 ||
-      !generic.hasPureTensorSemantics() || !generic.isDpsInput(&operand))
+      !generic.hasPureTensorSemantics())
     return false;
   SmallVector<utils::IteratorType> iterators = generic.getIteratorTypesArray();
   unsigned parallel = 0;
@@ -101,8 +105,7 @@ static bool isChainLink(linalg::GenericOp generic, OpOperand &operand) {
                                              utils::IteratorType::reduction;
                                     }))
     return false;
-  if (!generic.getMatchingIndexingMap(&operand).isIdentity() ||
-      !llvm::all_of(generic.getIndexingMapsArray(), [](AffineMap map) {
+  if (!llvm::all_of(generic.getIndexingMapsArray(), [](AffineMap map) {
         return llvm::all_of(map.getResults(), [](AffineExpr e) {
           return isa<AffineDimExpr, AffineConstantExpr>(e);
         });
@@ -115,8 +118,17 @@ static bool isChainLink(linalg::GenericOp generic, OpOperand &operand) {
   for (unsigned i = 0; i < parallel; ++i)
     if (initMap.getResult(i) != getAffineDimExpr(i, generic.getContext()))
       return false;
-  return parallel < iterators.size() ||
-         !generic.payloadUsesValueFromOperand(init);
+  if (!generic.payloadUsesValueFromOperand(init))
+    return true;
+  auto fill = init->get().getDefiningOp<linalg::FillOp>();
+  return fill && matchPattern(fill.getDpsInputOperand(0)->get(), m_Constant());
+}
+
+/// A link of an edge chain (or an op of an edge DAG) reading `operand` per
+/// edge: an edge loop op reading it as an input with the identity map.
+static bool isChainLink(linalg::GenericOp generic, OpOperand &operand) {
+  return generic.isDpsInput(&operand) && isEdgeLoopOp(generic) &&
+         generic.getMatchingIndexingMap(&operand).isIdentity();
 }
 
 /// Ops that compute only shapes or constants, free to move with their users.
@@ -237,6 +249,7 @@ static BlockProblem describe(Block &block, ::gnn::FusionOptions options) {
       f.edgeResult = isa<GatherOp, SddmmOp, EdgeSoftmaxOp>(op);
     else if (f.kind == FusionOpKind::Elementwise && op->getNumResults() == 1)
       f.edgeResult = domains.lookup(op->getResult(0)).domain == Domain::Edge;
+    f.perEdge = f.edgeResult && generic && isEdgeLoopOp(generic);
     if (auto s = dyn_cast<SddmmOp>(op))
       f.reversed = s.getReversed();
     if (auto s = dyn_cast<EdgeSoftmaxOp>(op))
@@ -305,9 +318,13 @@ static void writeInto(linalg::GenericOp consumer, Value producer,
 
 /// Wraps `members` (in program order, the last producing the result) into a
 /// group placed at the last member, returning the last member's results and
-/// then the `side` values (side results of other members); returns it.
-static KernelGroupOp wrap(ArrayRef<Operation *> members, ValueRange side,
-                          StringRef name, GroupFamily family) {
+/// then the `side` values (side results of other members); the `recomputed`
+/// members are cloned into the group (their originals stay for other
+/// readers), the others moved. Returns the group.
+static KernelGroupOp wrap(ArrayRef<Operation *> members,
+                          const DenseSet<Operation *> &recomputed,
+                          ValueRange side, StringRef name,
+                          GroupFamily family) {
   Operation *last = members.back();
   SmallVector<Value> results(last->getResults());
   llvm::append_range(results, side);
@@ -319,8 +336,21 @@ static KernelGroupOp wrap(ArrayRef<Operation *> members, ValueRange side,
   group.getBody().push_back(body);
   b.setInsertionPointToEnd(body);
   auto yield = YieldOp::create(b, last->getLoc(), results);
-  for (Operation *op : members)
+  IRMapping clones;
+  b.setInsertionPoint(yield);
+  for (Operation *op : members) {
+    if (recomputed.contains(op)) {
+      b.clone(*op, clones);
+      continue;
+    }
     op->moveBefore(yield);
+    for (OpOperand &operand : op->getOpOperands())
+      if (Value clone = clones.lookupOrNull(operand.get()))
+        operand.set(clone);
+  }
+  for (OpOperand &operand : yield->getOpOperands())
+    if (Value clone = clones.lookupOrNull(operand.get()))
+      operand.set(clone);
   for (auto [inner, outer] : llvm::zip(results, group.getResults()))
     inner.replaceUsesWithIf(outer, [&](OpOperand &use) {
       return !group->isAncestor(use.getOwner());
@@ -329,19 +359,24 @@ static KernelGroupOp wrap(ArrayRef<Operation *> members, ValueRange side,
 }
 
 /// Applies one planned group: absorbed elementwise members write into the
-/// member they read, size queries that become dead are erased, the other
-/// members (size queries on intermediates included) move into the group.
+/// member they read, size queries that become dead are erased, the
+/// recomputed members are cloned into the group and the others (size queries
+/// on intermediates included) move into it.
 static void apply(const ::gnn::FusionGroup &planned, const BlockProblem &bp,
                   StringRef name, DenseSet<Operation *> &erased) {
   SmallVector<Operation *> members;
-  DenseSet<Operation *> computing;
+  DenseSet<Operation *> computing, recomputed;
+  for (int m : planned.recomputed)
+    recomputed.insert(bp.ops[m]);
   for (int m : planned.members) {
     members.push_back(bp.ops[m]);
-    if (bp.problem.ops[m].kind != FusionOpKind::SizeQuery)
+    if (bp.problem.ops[m].kind != FusionOpKind::SizeQuery &&
+        !recomputed.contains(bp.ops[m]))
       computing.insert(bp.ops[m]);
   }
+  // Only ops that the group owns are rewritten in place.
   for (Operation *op : ArrayRef(members).drop_front()) {
-    if (erased.contains(op))
+    if (erased.contains(op) || recomputed.contains(op))
       continue;
     auto generic = dyn_cast<linalg::GenericOp>(op);
     if (!generic)
@@ -358,7 +393,7 @@ static void apply(const ::gnn::FusionGroup &planned, const BlockProblem &bp,
   for (int i = planned.members.size() - 1; i >= 0; --i) {
     Operation *op = members[i];
     if (bp.problem.ops[planned.members[i]].kind == FusionOpKind::SizeQuery &&
-        !erased.contains(op) && op->use_empty()) {
+        !erased.contains(op) && !recomputed.contains(op) && op->use_empty()) {
       erased.insert(op);
       op->erase();
     }
@@ -370,7 +405,33 @@ static void apply(const ::gnn::FusionGroup &planned, const BlockProblem &bp,
   SmallVector<Value> side;
   for (int m : planned.sideResults)
     side.push_back(cast<EdgeSoftmaxOp>(bp.ops[m]).getLse());
-  wrap(alive, side, name, toAttr(planned.family));
+  wrap(alive, recomputed, side, name, toAttr(planned.family));
+}
+
+/// Erases the originals of the ops that groups recomputed, users first; each
+/// is dead once every group reading it holds its own copy. Fails (with a
+/// diagnostic) on one that is still read.
+static LogicalResult eraseRecomputed(const BlockProblem &bp,
+                                     const ::gnn::FusionPlan &plan,
+                                     DenseSet<Operation *> &erased) {
+  std::set<int> ops;
+  for (const ::gnn::FusionGroup &group : plan.groups)
+    ops.insert(group.recomputed.begin(), group.recomputed.end());
+  for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
+    Operation *op = bp.ops[*it];
+    if (erased.contains(op))
+      continue;
+    if (!op->use_empty()) {
+      // A size query may still size something outside every group.
+      if (bp.problem.ops[*it].kind == FusionOpKind::SizeQuery)
+        continue;
+      return op->emitOpError("is recomputed by kernel groups but still "
+                             "read outside them");
+    }
+    erased.insert(op);
+    op->erase();
+  }
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -439,7 +500,7 @@ struct FormKernelGroups
     }
     llvm::StringMap<int> counters;
     DenseSet<Operation *> erased;
-    for (auto [i, bp] : llvm::enumerate(problems))
+    for (auto [i, bp] : llvm::enumerate(problems)) {
       for (const ::gnn::FusionGroup &group : plans[i].groups) {
         // Dense work in nested blocks stays as it is.
         if (i > 0 && group.family == FusionFamily::Elementwise)
@@ -449,6 +510,9 @@ struct FormKernelGroups
                              : kindName(bp.ops[group.anchor]);
         apply(group, bp, (kind + "_" + Twine(counters[kind]++)).str(), erased);
       }
+      if (failed(eraseRecomputed(bp, plans[i], erased)))
+        return signalPassFailure();
+    }
   }
 };
 } // namespace

@@ -15,6 +15,9 @@ using namespace mlir::gnn;
 
 void mlir::gnn::buildCodegenPipeline(OpPassManager &pm,
                                      const CodegenPipelineOptions &options) {
+  // Sums over all edges (parameter gradients) as per-node reduces, so that
+  // fusion recomputes their edge values instead of writing them.
+  pm.addNestedPass<func::FuncOp>(createGNNEdgeSumsToNodeSums());
   // Merge identical pure ops (repeated tensor.dim, fills) so they are not
   // materialised twice.
   pm.addNestedPass<func::FuncOp>(createCSEPass());

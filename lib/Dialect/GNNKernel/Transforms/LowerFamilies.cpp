@@ -744,8 +744,11 @@ LogicalResult mlir::gnnk::lowerDegree(KernelGroupOp group, GroupParts &parts,
 
 LogicalResult mlir::gnnk::lowerEdgeMap(KernelGroupOp group, GroupParts &parts,
                                        int indexBits) {
-  Operation *op = parts.anchor;
-  FailureOr<int64_t> rowOr = rowElements(op->getResult(0), op);
+  // The group's edge DAG (gathers, sddmms, elementwise ops on their values
+  // and absorbed consumers) is evaluated per element of its result.
+  Value value = group.getYield().getValues()[0];
+  Operation *op = value.getDefiningOp();
+  FailureOr<int64_t> rowOr = rowElements(value, op);
   if (failed(rowOr))
     return failure();
   int64_t row = *rowOr;
@@ -762,14 +765,10 @@ LogicalResult mlir::gnnk::lowerEdgeMap(KernelGroupOp group, GroupParts &parts,
   EdgeRef e{i, kb.loadIndex(kb.graph("csr_col"), i),
             kb.loadIndex(kb.graph("csr_dst"), i)};
   EdgeEvaluator eval(kb, group);
-  FailureOr<Value> v = eval.element(op->getResult(0), e, k);
+  FailureOr<Value> v = eval.element(value, e, k);
   if (failed(v))
     return failure();
-  FailureOr<Value> out =
-      kb.applyConsumers(parts.consumers, op->getResult(0), *v, i, k);
-  if (failed(out))
-    return failure();
-  kb.store(*out, kb.result(0), t);
+  kb.store(*v, kb.result(0), t);
   YieldOp::create(b, kb.loc);
   replaceGroup(group, kb.finish(gridFor(edges * row, block), {edges},
                                 parts.graph));

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
@@ -22,6 +23,10 @@ namespace gnn {
 
 #define GEN_PASS_REGISTRATION
 #include "gnn/Dialect/GNN/Transforms/Passes.h.inc"
+
+/// Adds the pattern of gnn-edge-sums-to-node-sums: a sum over all edges
+/// becomes a per-destination gnn.reduce sum and a sum over the nodes.
+void populateEdgeSumsToNodeSumsPatterns(RewritePatternSet &patterns);
 
 } // namespace gnn
 } // namespace mlir

@@ -9,6 +9,39 @@
 
 include "mlir/Pass/PassBase.td"
 
+def GNNEdgeSumsToNodeSums : Pass<"gnn-edge-sums-to-node-sums", "func::FuncOp"> {
+  let summary = "turns sums over all edges into per-node reduces and node sums";
+  let description = [{
+    A `linalg.generic` whose one reduction loop runs over the rows of edge
+    tensors (read at `[edge, ...]`) and whose result is small and static, a
+    parameter gradient such as GATv2's `d att = sum_e ...`, becomes the
+    per-edge terms (an all-parallel generic), a `gnn.reduce sum` of them per
+    destination on the graph of the graph op producing an edge operand, and a
+    sum over the nodes. Every edge has exactly one destination, so the total
+    is the same (nodes without in-edges add zero). gnn-form-kernel-groups then
+    fuses the terms' edge DAG into the reduce, so nothing edge-sized is
+    written; both sums stay deterministic (no atomics). The body must be
+    `out + term` with `out` read once.
+
+    ```mlir
+    %r = linalg.generic {indexing_maps = [(d0, d1, d2) -> (d2, d0, d1), ...],
+        iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%e, ...) outs(%zero : tensor<4x32xf32>) { out + term }
+    // after:
+    %t = linalg.generic {... all parallel} ins(%e, ...)
+        outs(%empty : tensor<?x4x32xf32>) { term }
+    %n = gnn.reduce sum %g, %t : tensor<?x4x32xf32> -> tensor<?x4x32xf32>
+    %r = linalg.generic {indexing_maps = [(d0, d1, d2) -> (d2, d0, d1),
+        (d0, d1, d2) -> (d0, d1)], iterator_types = ["parallel", "parallel",
+        "reduction"]} ins(%n) outs(%zero : tensor<4x32xf32>) { out + in }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::gnn::GNNDialect"];
+}
+
 def GNNFormKernelGroups : Pass<"gnn-form-kernel-groups", "func::FuncOp"> {
   let summary = "fuses graph ops and their elementwise neighbours into kernel groups";
   let description = [{

@@ -1,0 +1,55 @@
+// RUN: gnn-opt %s -split-input-file --gnn-edge-sums-to-node-sums | FileCheck %s
+
+// GATv2's d`att`: a sum over every edge of per-edge terms becomes the terms
+// (all parallel, the edge loop first), their sum per destination and a sum
+// over the nodes with the original init.
+
+#e3 = affine_map<(d0, d1, d2) -> (d2, d0, d1)>
+#e2 = affine_map<(d0, d1, d2) -> (d2, d0)>
+#o = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @att_gradient
+// CHECK: %[[T:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[E:.*]], %{{.*}} : tensor<?x4x32xf32>, tensor<?x4xf32>) outs(%{{.*}} : tensor<?x4x32xf32>)
+// CHECK-NOT: arith.addf
+// CHECK: linalg.yield
+// CHECK: %[[N:.*]] = gnn.reduce sum %{{.*}}, %[[T]] : tensor<?x4x32xf32> -> tensor<?x4x32xf32>
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[N]] : tensor<?x4x32xf32>) outs(%{{.*}} : tensor<4x32xf32>)
+// CHECK: arith.addf
+func.func @att_gradient(%g: !gnn.graph, %a: tensor<?x4x32xf32>, %b: tensor<?x4x32xf32>, %w: tensor<?x4xf32> {gnn.domain = "edge"}) -> tensor<4x32xf32> {
+  %e = gnn.sddmm add %g, %a, %b : tensor<?x4x32xf32>, tensor<?x4x32xf32> -> tensor<?x4x32xf32>
+  %z = arith.constant 0.0 : f32
+  %init = tensor.empty() : tensor<4x32xf32>
+  %zero = linalg.fill ins(%z : f32) outs(%init : tensor<4x32xf32>) -> tensor<4x32xf32>
+  %r = linalg.generic {indexing_maps = [#e3, #e2, #o], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%e, %w : tensor<?x4x32xf32>, tensor<?x4xf32>) outs(%zero : tensor<4x32xf32>) {
+  ^bb0(%x: f32, %s: f32, %out: f32):
+    %m = arith.mulf %x, %s : f32
+    %t = arith.addf %out, %m : f32
+    linalg.yield %t : f32
+  } -> tensor<4x32xf32>
+  return %r : tensor<4x32xf32>
+}
+
+// -----
+
+// Without a graph op producing the edge values there is no graph to reduce
+// over, and a sum over nodes is not an edge sum: both stay.
+
+#n2 = affine_map<(d0, d1) -> (d1, d0)>
+#o1 = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @no_graph
+// CHECK-NOT: gnn.reduce
+func.func @no_graph(%e: tensor<?x8xf32> {gnn.domain = "edge"}, %x: tensor<?x8xf32>, %init: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %r = linalg.generic {indexing_maps = [#n2, #o1], iterator_types = ["parallel", "reduction"]}
+      ins(%e : tensor<?x8xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%v: f32, %out: f32):
+    %t = arith.addf %out, %v : f32
+    linalg.yield %t : f32
+  } -> tensor<8xf32>
+  %s = linalg.generic {indexing_maps = [#n2, #o1], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x8xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%v: f32, %out: f32):
+    %t = arith.addf %out, %v : f32
+    linalg.yield %t : f32
+  } -> tensor<8xf32>
+  return %r, %s : tensor<8xf32>, tensor<8xf32>
+}
