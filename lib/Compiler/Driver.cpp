@@ -22,6 +22,7 @@ void mlir::gnn::buildCUDAPipeline(OpPassManager &pm,
   CodegenPipelineOptions codegen;
   codegen.stats = options.stats;
   codegen.maxChunks = options.maxChunks;
+  codegen.split = options.split;
   codegen.fuse = ArrayRef<std::string>(options.fuse);
   buildCodegenPipeline(pm, codegen);
   // One gnnk kernel per group, launched in its place.
@@ -48,6 +49,7 @@ LogicalResult mlir::gnn::lowerForCUDA(ModuleOp module,
   pipeline.stats = options.stats.toOption();
   pipeline.indexBits = options.indexBits;
   pipeline.maxChunks = options.maxChunks;
+  pipeline.split = options.split;
   buildCUDAPipeline(pm, pipeline);
   return pm.run(module);
 }
@@ -57,7 +59,7 @@ mlir::gnn::compileToProgram(ModuleOp module, func::FuncOp func,
                             const CompileOptions &options) {
   if (failed(lowerForCUDA(module, options)))
     return failure();
-  return buildProgram(func, options.indexBits);
+  return buildProgram(func, options.indexBits, options.stats.csrOrder);
 }
 
 void mlir::gnn::registerCompilerPipelines() {

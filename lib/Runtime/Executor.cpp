@@ -220,6 +220,12 @@ Status Executable::runSteps(const Graph &graph,
                          std::to_string(m.program.indexBits) +
                          "-bit graph indices but the graph has " +
                          std::to_string(graph.indexBits()) + "-bit ones");
+  if (m.program.csrOrderEdges && !graph.statistics().csrOrder)
+    return Status::error(
+        "program '" + m.program.name +
+        "' was generated for graphs whose edges are given in CSR order "
+        "(sorted by destination, then source) but this graph's are not: "
+        "compile it with the graph's statistics");
   FormulaScope scope = scopeOf(graph);
   StatusOr<std::shared_ptr<const MemoryPlan>> plan = m.planFor(scope);
   if (!plan.ok())

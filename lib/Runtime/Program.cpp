@@ -102,6 +102,7 @@ std::string Program::toJson() const {
          {"kernels", kernels},
          {"options", options},
          {"index_bits", indexBits},
+         {"csr_order_edges", csrOrderEdges},
          {"buffers", buffersJson},
          {"steps", stepsJson},
          {"source", source}};
@@ -344,7 +345,8 @@ StatusOr<Program> Program::parse(const std::string &text) {
   Program p;
   std::string format;
   if (!r.keys(j, "program", {"format", "version", "name", "kernels", "options",
-                             "index_bits", "buffers", "steps", "source"}) ||
+                             "index_bits", "csr_order_edges", "buffers",
+                             "steps", "source"}) ||
       !r.string(j, "format", "program", format))
     return Status::error(r.error);
   if (format != "gnnc-program")
@@ -360,6 +362,11 @@ StatusOr<Program> Program::parse(const std::string &text) {
         (bits->get<int>() != 32 && bits->get<int>() != 64))
       return Status::error("program.index_bits: expected 32 or 64");
     p.indexBits = bits->get<int>();
+  }
+  if (auto csr = j.find("csr_order_edges"); csr != j.end()) {
+    if (!csr->is_boolean())
+      return Status::error("program.csr_order_edges: expected true or false");
+    p.csrOrderEdges = csr->get<bool>();
   }
   for (const char *list : {"kernels", "options"}) {
     auto it = j.find(list);

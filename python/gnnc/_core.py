@@ -227,7 +227,8 @@ class _Compiled:
     def cuda_function(self, function: str, stats: dict):
         # Specialised per schedule key: graphs whose statistics lead to the
         # same default schedules share the compiled function.
-        bucket = (function, stats["schedule_key"], stats["index_bits"])
+        bucket = (function, stats["schedule_key"], stats["csr_order"],
+                  stats["index_bits"])
         fn = self.cuda.get(bucket)
         if fn is None:
             fn = _C.CudaFunction(self.module, function, stats["stats_option"],

@@ -62,6 +62,13 @@ static llvm::cl::opt<int64_t> maxChunks(
     llvm::cl::desc("the most chunks (blocks and partial results) of a split "
                    "heavy-row kernel; small values test long chunks"));
 
+static llvm::cl::opt<int64_t> splitThreshold(
+    "split", llvm::cl::init(-1),
+    llvm::cl::desc("the heavy-row threshold of every aggregation and "
+                   "attention kernel (0: no split, >= 32) instead of the one "
+                   "chosen from the graph's statistics (-1); for "
+                   "measurements"));
+
 int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
                         const HostGraph &graph,
                         const std::vector<Tensor> &inputs,
@@ -75,6 +82,7 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
   // The runtime uses 64-bit indices only when the edges do not fit 32 bits.
   codegen.indexBits = graph.numEdges() >= (int64_t(1) << 31) - 1 ? 64 : 32;
   codegen.maxChunks = maxChunks;
+  codegen.split = splitThreshold;
   auto t0 = std::chrono::steady_clock::now();
   // Lowering rewrites the module in place: compile a copy, so the caller's
   // functions stay graph-level (--grad evaluates @f_bwd on the reference

@@ -37,6 +37,9 @@ struct CompileOptions {
   /// The most chunks a split heavy-row kernel uses (gnn-split-heavy-rows'
   /// `max-chunks`): bounds its partial-result buffer.
   int64_t maxChunks = 8192;
+  /// The heavy-row threshold of every row group instead of the one chosen
+  /// from the statistics (gnn-select-schedules' `split`); -1: chosen.
+  int64_t split = -1;
 };
 
 /// Options of `gnn-cuda-pipeline`.
@@ -54,6 +57,11 @@ struct CUDAPipelineOptions : public PassPipelineOptions<CUDAPipelineOptions> {
       llvm::cl::desc("the most chunks of a split heavy-row kernel "
                      "(gnn-split-heavy-rows' max-chunks)"),
       llvm::cl::init(8192)};
+  Option<int64_t> split{
+      *this, "split",
+      llvm::cl::desc("heavy-row threshold of every row group "
+                     "(gnn-select-schedules' `split`; -1: from the statistics)"),
+      llvm::cl::init(-1)};
   ListOption<std::string> fuse{
       *this, "fuse",
       llvm::cl::desc("fusion rules (gnn-form-kernel-groups' `fuse`; empty: "

@@ -99,6 +99,10 @@ struct Program {
   std::vector<std::string> options;
   /// Width of the graph index arrays the kernels were generated for.
   int indexBits = 32;
+  /// Whether edge tensors cross the boundary in CSR slot order as they are,
+  /// without a permutation step: generated for graphs whose edges arrive
+  /// sorted by destination (GraphStats::csrOrder), and refused on others.
+  bool csrOrderEdges = false;
   std::vector<std::string> kernels;
   /// Inputs, outputs and temporaries; the outputs (`result<K>`) appear in the
   /// function's result order.

@@ -90,14 +90,15 @@ namespace {
 /// Builds the Program while walking the function.
 class Lowering {
 public:
-  Lowering(func::FuncOp func, int indexBits)
-      : func(func), indexBits(indexBits) {}
+  Lowering(func::FuncOp func, int indexBits, bool csrOrderEdges)
+      : func(func), indexBits(indexBits), csrOrderEdges(csrOrderEdges) {}
 
   FailureOr<rt::Program> run();
 
 private:
   func::FuncOp func;
   int indexBits;
+  bool csrOrderEdges;
   rt::Program program;
   llvm::DenseMap<Value, std::string> buffer;
   llvm::DenseMap<Value, std::string> reserved; ///< values written into outputs
@@ -167,6 +168,9 @@ private:
   LogicalResult lowerMatmul(linalg::MatmulOp mm);
   /// Converts an edge tensor of `elementType` between edge-list and slot
   /// order (`toSlots`) with the prelude's kernel of that element size.
+  /// Whether `v` crosses the boundary through a conversion step: edge
+  /// tensors, unless the graph's edges are already in CSR order.
+  bool converted(Value v) const { return !csrOrderEdges && isEdgeTensor(v); }
   void launchConversion(bool toSlots, Type elementType, const std::string &out,
                         const std::string &in, int64_t width);
 };
@@ -375,6 +379,7 @@ static Value storageRoot(Value v) {
 FailureOr<rt::Program> Lowering::run() {
   program.name = func.getSymName().str();
   program.indexBits = indexBits;
+  program.csrOrderEdges = csrOrderEdges;
   if (func.getBody().getBlocks().size() != 1)
     return func.emitError("expects a function with a single block");
   auto module = func->getParentOfType<ModuleOp>();
@@ -390,7 +395,7 @@ FailureOr<rt::Program> Lowering::run() {
   // Values returned are produced straight into their output buffers.
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
     Value root = storageRoot(v);
-    if (!isa<BlockArgument>(root) && !reserved.count(root) && !isEdgeTensor(v))
+    if (!isa<BlockArgument>(root) && !reserved.count(root) && !converted(v))
       reserved[root] = "result" + std::to_string(i);
   }
 
@@ -408,7 +413,7 @@ FailureOr<rt::Program> Lowering::run() {
         failed(declare(name, rt::BufferRole::Input, *elements, arg, func)))
       return failure();
     buffer[arg] = name;
-    if (isEdgeTensor(arg)) {
+    if (converted(arg)) {
       FailureOr<int64_t> width = rowElements(arg, func);
       std::string slots = name + "_slots";
       if (failed(declare(slots, rt::BufferRole::Temp, *elements, arg, func)))
@@ -473,7 +478,7 @@ FailureOr<rt::Program> Lowering::run() {
     if (failed(elements) ||
         failed(declare(name, rt::BufferRole::Output, *elements, v, ret)))
       return failure();
-    if (isEdgeTensor(v)) {
+    if (converted(v)) {
       FailureOr<int64_t> width = rowElements(v, ret);
       if (failed(width))
         return failure();
@@ -515,9 +520,10 @@ FailureOr<rt::Program> Lowering::run() {
 }
 
 FailureOr<rt::Program> mlir::gnn::buildProgram(func::FuncOp func,
-                                               int indexBits) {
+                                               int indexBits,
+                                               bool csrOrderEdges) {
   if (indexBits != 32 && indexBits != 64)
     return func.emitError() << "expects 32- or 64-bit graph indices but got "
                             << indexBits;
-  return Lowering(func, indexBits).run();
+  return Lowering(func, indexBits, csrOrderEdges).run();
 }

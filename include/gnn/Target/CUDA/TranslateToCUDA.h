@@ -29,9 +29,11 @@ namespace gnn {
 
 /// The runtime Program of `func` (after gnn-cuda-pipeline). Inputs are named
 /// `arg<K>` after the function's argument numbers, outputs `result<K>`.
-/// `indexBits` is the width of the graph's index arrays.
-FailureOr<::gnn::runtime::Program> buildProgram(func::FuncOp func,
-                                                int indexBits);
+/// `indexBits` is the width of the graph's index arrays. With
+/// `csrOrderEdges`, edge tensors cross the boundary as they are (the graph's
+/// edges arrive in CSR order: edge i is slot i), without conversion steps.
+FailureOr<::gnn::runtime::Program>
+buildProgram(func::FuncOp func, int indexBits, bool csrOrderEdges = false);
 
 /// Names of the boundary conversion kernels (edge order <-> slot order),
 /// printed in every module's prelude: of f32 elements (always in a

@@ -33,6 +33,7 @@ void mlir::gnn::buildCodegenPipeline(OpPassManager &pm,
   GNNSelectSchedulesOptions s;
   s.stats = options.stats;
   s.maxChunks = options.maxChunks;
+  s.split = options.split;
   pm.addNestedPass<func::FuncOp>(createGNNSelectSchedules(s));
 }
 

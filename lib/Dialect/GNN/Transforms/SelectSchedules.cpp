@@ -90,6 +90,12 @@ struct SelectSchedules
           << static_cast<int64_t>(maxChunks);
       return signalPassFailure();
     }
+    if (split != -1 && (split < 0 || (split > 0 && split < 32))) {
+      getOperation().emitError()
+          << "expects split -1 (from the statistics), 0 or at least 32 but got "
+          << static_cast<int64_t>(split);
+      return signalPassFailure();
+    }
     ::gnn::GraphStats graph = ::gnn::ScheduleProblem::defaultStats();
     if (!stats.empty())
       if (std::string bad = ::gnn::GraphStats::parseOption(stats, graph);
@@ -107,6 +113,10 @@ struct SelectSchedules
         return WalkResult::interrupt();
       }
       ::gnn::Schedule s = ::gnn::chooseSchedule(p);
+      if (split >= 0 && (p.kind == ::gnn::GroupKind::Spmm ||
+                         p.kind == ::gnn::GroupKind::Reduce ||
+                         p.kind == ::gnn::GroupKind::Attention))
+        s.split = split;
       // chooseSchedule answers a problem that passes check() with a valid
       // schedule: lanes a power of two up to 32 dividing the block of 256, a
       // vector of 1, 2 or 4 dividing the row (and for attention the head
@@ -114,7 +124,8 @@ struct SelectSchedules
       // kinds,
       // and the row-parallel mapping exactly for the row kinds.
       assert(s.verify(p).empty() &&
-             "chooseSchedule returns valid schedules for checked problems");
+             "chooseSchedule returns valid schedules for checked problems, "
+             "and a split checked above keeps them valid");
       group.setScheduleAttr(ScheduleAttr::get(&getContext(), toAttr(s.mapping),
                                               s.lanes, s.block, s.vector,
                                               s.split));

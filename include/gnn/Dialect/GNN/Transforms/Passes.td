@@ -171,6 +171,11 @@ def GNNSelectSchedules : Pass<"gnn-select-schedules", "func::FuncOp"> {
            "the most chunks of a split heavy-row kernel "
            "(gnn-split-heavy-rows' max-chunks): the chunk size the split "
            "threshold depends on">,
+    Option<"split", "split", "int64_t", "-1",
+           "the heavy-row threshold of every aggregation and attention group "
+           "(0: no split, at least 32: rows above it are split), instead of "
+           "gnn::chooseSplit's; -1: chosen from the statistics. For "
+           "measurements (bench/split_sweep.sh) and tuning">,
   ];
   let dependentDialects = ["::mlir::gnn::GNNDialect"];
 }

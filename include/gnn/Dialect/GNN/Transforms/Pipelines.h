@@ -26,6 +26,11 @@ struct CodegenPipelineOptions
       *this, "max-chunks",
       llvm::cl::desc("the most chunks of a split heavy-row kernel"),
       llvm::cl::init(8192)};
+  Option<int64_t> split{
+      *this, "split",
+      llvm::cl::desc("heavy-row threshold of every row group "
+                     "(gnn-select-schedules' `split`; -1: from the statistics)"),
+      llvm::cl::init(-1)};
   ListOption<std::string> fuse{
       *this, "fuse",
       llvm::cl::desc("fusion rules (gnn-form-kernel-groups' `fuse`; empty: "
