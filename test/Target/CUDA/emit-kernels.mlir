@@ -13,7 +13,7 @@
 // CHECK: extern "C" __global__ void gnn_slots_to_edges(
 
 // The spmm mean with its bias epilogue: a warp per row, float4 loads, two
-// edge groups of 16 lanes merged by shuffles, double accumulation, the mean
+// edge groups of 16 lanes merged by shuffles, float accumulation, the mean
 // and the bias before one float4 store.
 // CHECK-LABEL: // spmm_0: block 256, grid (nodes * 32) ceildiv 256
 // CHECK: extern "C" __global__ void __launch_bounds__(256) spmm_0(
@@ -24,7 +24,7 @@
 // CHECK: #pragma unroll 4
 // CHECK: for (long long [[P:p[0-9]+]] = {{.*}}; [[P]] < {{.*}}; [[P]] += 2LL) {
 // CHECK: __ldg(reinterpret_cast<const float4 *>(
-// CHECK: const double {{.*}} = (double)
+// CHECK-NOT: double
 // CHECK: __shfl_xor_sync(
 // CHECK: / {{v[0-9]+}};
 // CHECK: *reinterpret_cast<float4 *>(out0 +
@@ -34,7 +34,7 @@
 
 
 // The spmm group with its bias epilogue: a warp per row, float4 loads, two
-// edge groups of 16 lanes, double accumulation, the bias added before the
+// edge groups of 16 lanes, float accumulation, the bias added before the
 // store.
 func.func @mean_bias(%g: !gnn.graph, %x: tensor<?x64xf32>, %b: tensor<64xf32>) -> tensor<?x64xf32> {
   %c0 = arith.constant 0 : index
@@ -98,7 +98,7 @@ func.func @reversed(%g: !gnn.graph, %e: tensor<?x2xf32> {gnn.domain = "edge"}) -
 // SPLIT-LABEL: // spmm_0: block 256
 // SPLIT: <= 128LL;
 // SPLIT-LABEL: // spmm_0_partial: block 256, grid min(edges ceildiv 128, 8192)
-// SPLIT: __shared__ double
+// SPLIT: __shared__ float
 // SPLIT: __syncthreads();
 // SPLIT-LABEL: // spmm_0_final: block 256, grid min(edges ceildiv 128, 8192)
 // SPLIT: for (long long
