@@ -26,7 +26,7 @@ def GNNLowerToKernels : Pass<"gnn-lower-to-kernels", "ModuleOp"> {
     as `gnnk.split` on the kernel for `gnn-split-heavy-rows`.
 
     Kernels load, store and compute in the function's float type, f32 or f64
-    (sums accumulate in f64 either way); a function whose tensors mix f32 and
+    (accumulators too); a function whose tensors mix f32 and
     f64 is rejected with an error on the first tensor of the second type.
 
     Before:
