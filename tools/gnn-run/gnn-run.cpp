@@ -359,21 +359,33 @@ static int run() {
         bwdCuda = std::move(*c);
       double f = fwdCuda.getNumber("median_ms").value_or(0);
       double b = bwdCuda.getNumber("median_ms").value_or(0);
-      // Device memory of one training step on one graph: while the forward
-      // runs, the graph, its inputs, its outputs (results and residuals) and
-      // its workspace; while the backward runs, the graph, the forward's
-      // inputs and outputs (still held), the output gradients, the
-      // gradients and the backward's workspace (the forward's is free).
+      // Device memory of one training step on one graph, counted like the
+      // peers' `max_memory_allocated() - base` (base: the graph and the
+      // inputs, allocated before the step): while the forward runs, its
+      // outputs (results and residuals) and its workspace; while the
+      // backward runs, the forward's outputs (still held), the output
+      // gradients, the gradients and the backward's workspace (the
+      // forward's is free). Residuals that are the forward's own arguments
+      // are held by reference, as the Python package does (gnn-run's
+      // Program copies them into outputs of their own, not counted).
       auto bytes = [](llvm::json::Object &c, llvm::StringRef key) -> int64_t {
         llvm::json::Object *m = c.getObject("memory");
         return m ? m->getInteger(key).value_or(0) : 0;
       };
-      int64_t dyBytes = 0;
+      auto elementBytes = [&](unsigned i) -> int64_t {
+        Type t = getElementTypeOrSelf(fwd.getFunctionType().getResult(i));
+        return t.isF64() ? 8 : 4;
+      };
+      int64_t dyBytes = 0, argResidualBytes = 0;
       for (unsigned i = 0; i < numResults; ++i)
-        dyBytes += (int64_t)fwdOut[i].data.size() * 4;
-      int64_t held = bytes(fwdCuda, "graph_bytes") +
-                     bytes(fwdCuda, "input_bytes") +
-                     bytes(fwdCuda, "output_bytes");
+        dyBytes += (int64_t)fwdOut[i].data.size() * elementBytes(i);
+      auto ret = cast<func::ReturnOp>(fwd.getBody().front().getTerminator());
+      for (auto [i, v] : llvm::enumerate(ret.getOperands()))
+        if (isa<BlockArgument>(v))
+          argResidualBytes += (int64_t)fwdOut[i].data.size() * elementBytes(i);
+      int64_t base = bytes(fwdCuda, "graph_bytes") +
+                     bytes(fwdCuda, "input_bytes");
+      int64_t held = bytes(fwdCuda, "output_bytes") - argResidualBytes;
       int64_t fwdPeak = held + bytes(fwdCuda, "arena_bytes");
       int64_t bwdPeak = held + dyBytes + bytes(bwdCuda, "output_bytes") +
                         bytes(bwdCuda, "arena_bytes");
@@ -385,7 +397,10 @@ static int run() {
           {"fwdbwd_median_ms", f + b},
           {"fwd_phase_device_bytes", fwdPeak},
           {"bwd_phase_device_bytes", bwdPeak},
-          {"peak_device_bytes", std::max(fwdPeak, bwdPeak)}};
+          // Above the graph and the inputs (the peers' train peak).
+          {"peak_device_bytes", std::max(fwdPeak, bwdPeak)},
+          {"graph_and_input_bytes", base},
+          {"total_peak_device_bytes", base + std::max(fwdPeak, bwdPeak)}};
       if (fm && bm)
         summary.getObject("cuda")->try_emplace("match", *fm && *bm);
       grads = std::move(gpu);
