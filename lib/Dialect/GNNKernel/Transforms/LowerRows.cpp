@@ -72,6 +72,32 @@ edgeLoop(KernelBuilder &kb, const RowTraversal &t, Value begin, Value step,
   return loop;
 }
 
+/// The row indices (after the leading dimension) of the `n` consecutive
+/// elements of a row of `type` from flat position `first`, a multiple of
+/// `n`. When `n` divides the innermost dimension they share every index but
+/// the last, so that a value they all read at the outer indices (a head's
+/// score, an edge weight) is evaluated once for them.
+static SmallVector<SmallVector<Value>>
+runIndices(KernelBuilder &kb, RankedTensorType type, Value first, int64_t n) {
+  SmallVector<SmallVector<Value>> out;
+  int64_t innermost = type.getRank() > 1 ? type.getShape().back() : 1;
+  if (innermost % n) {
+    for (int64_t v = 0; v < n; ++v) {
+      SmallVector<Value> idx =
+          kb.rowIndices(first, kb.add(first, kb.idx(v)), type);
+      out.push_back(SmallVector<Value>(llvm::drop_begin(idx)));
+    }
+    return out;
+  }
+  SmallVector<Value> base(llvm::drop_begin(kb.rowIndices(first, first, type)));
+  for (int64_t v = 0; v < n; ++v) {
+    out.push_back(base);
+    if (v)
+      out.back().back() = kb.add(base.back(), kb.idx(v));
+  }
+  return out;
+}
+
 std::pair<Value, Value> mlir::gnnk::rowMapping(KernelBuilder &kb, Value count,
                                                int64_t lanes) {
   OpBuilder &b = kb.b;
@@ -248,7 +274,6 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
   if (failed(rowOr))
     return failure();
   int64_t row = *rowOr;
-  int64_t inner = cast<RankedTensorType>(input.getType()).getShape().back();
   gnn::ScheduleAttr s = group.getScheduleAttr();
   int64_t lanes = s.getLanes(), vec = s.getVector();
   if (row % vec)
@@ -331,6 +356,9 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
                                     .getResult()
                               : c;
           SmallVector<Value> terms;
+          SmallVector<SmallVector<Value>> at =
+              runIndices(kb, cast<RankedTensorType>(input.getType()), safe,
+                         vec);
           if (spmm) {
             Value node = reversed ? e.dst : e.src;
             if (nodeEval.computes(input)) {
@@ -345,23 +373,20 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
               terms = kb.load(kb.operand(input),
                               kb.add(kb.mul(node, row), safe), vec);
             }
+            // The weights broadcast over the innermost dimension: one
+            // weight for the run's elements when they share a head.
             if (weights) {
-              Value w;
               for (int64_t v = 0; v < vec; ++v) {
-                if (!w || inner % vec) {
-                  FailureOr<Value> wv = eval.element(
-                      weights, e, kb.div(kb.add(safe, kb.idx(v)), inner));
-                  if (failed(wv))
-                    return failure();
-                  w = *wv;
-                }
-                terms[v] = arith::MulFOp::create(b, loc, w, terms[v]);
+                FailureOr<Value> w =
+                    eval.elementAt(weights, e, ArrayRef(at[v]).drop_back());
+                if (failed(w))
+                  return failure();
+                terms[v] = arith::MulFOp::create(b, loc, *w, terms[v]);
               }
             }
           } else {
             for (int64_t v = 0; v < vec; ++v) {
-              FailureOr<Value> x =
-                  eval.element(input, e, kb.add(safe, kb.idx(v)));
+              FailureOr<Value> x = eval.elementAt(input, e, at[v]);
               if (failed(x))
                 return failure();
               terms.push_back(*x);
