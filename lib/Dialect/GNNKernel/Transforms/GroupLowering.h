@@ -118,6 +118,11 @@ private:
   llvm::DenseMap<std::pair<Value, Value>, Value> scalars;
 };
 
+/// The body of a sum reduction `o + t(...)`: true when `generic` yields
+/// `arith.addf` of its init argument and a term that does not read it, so
+/// that partial sums of the term can be added in any grouping.
+bool isSumReduction(linalg::GenericOp generic);
+
 /// How a team of `lanes` covers a row of `row` elements read `vec` at a
 /// time: `featureLanes` lanes over the features (a power of two), the team's
 /// other lanes in `groups` edge groups taking other edges of the row, each
