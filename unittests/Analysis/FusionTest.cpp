@@ -420,8 +420,8 @@ TEST(Fusion, DagOfTwoGathersAndAnSddmmIsOneReduce) {
   int dot = b.graphOp(K::Sddmm, {in(kArg), in(kArg)});
   int dim = b.size({gx, kArg});
   int empty = b.size({dim});
-  int combine = b.elementwise(
-      {absorb(gx), absorb(gy), chain(dot), init(empty)}, /*edge=*/true);
+  int combine = b.elementwise({absorb(gx), absorb(gy), chain(dot), init(empty)},
+                              /*edge=*/true);
   int reduce = b.graphOp(K::Reduce, {in(combine)});
   b.other({reduce});
   FusionPlan p = plan(b.done());

@@ -327,9 +327,9 @@ HeadReductions HeadReductions::of(const GroupParts &parts, EdgeEvaluator &eval,
         llvm::count(iters, utils::IteratorType::parallel) != rank ||
         iters.back() != utils::IteratorType::reduction ||
         generic.getStaticLoopRanges().back() != inner ||
-        written != AffineMap::getMultiDimIdentityMap(rank + 1,
-                                                     generic.getContext())
-                       .getMajorSubMap(rank) ||
+        written !=
+            AffineMap::getMultiDimIdentityMap(rank + 1, generic.getContext())
+                .getMajorSubMap(rank) ||
         !isSumReduction(generic) || !KernelBuilder::fillConstant(init->get()))
       continue;
     r.ops.push_back(op);
@@ -377,8 +377,8 @@ LogicalResult HeadReductions::share(KernelBuilder &kb, EdgeEvaluator &eval,
       }
     }
     if (lanesPerHead > 1) {
-      auto red = TeamReduceOp::create(b, loc, ValueRange{partial}, 1,
-                                      lanesPerHead);
+      auto red =
+          TeamReduceOp::create(b, loc, ValueRange{partial}, 1, lanesPerHead);
       kb.buildCombine(red.getCombine(), {type},
                       [&](OpBuilder &rb, ValueRange x, ValueRange y) {
                         return SmallVector<Value>{
