@@ -83,7 +83,7 @@ static std::optional<FusionSlot> edgeSlot(const FusionOp &op) {
 }
 
 /// Whether every operand of `user` reading `value` does so per edge, at the
-/// same edge (an identity read by an elementwise op, or an aggregator's edge
+/// same edge (a chainable read by an elementwise op, or an aggregator's edge
 /// slot), so that `value` can be evaluated inside `user`'s edge loop.
 static bool readsPerEdge(const FusionProblem &p, int user, int value) {
   const FusionOp &op = p.ops[user];

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 using namespace gnn;
 
 namespace {
@@ -407,6 +409,91 @@ TEST(Fusion, EdgeValuesAsSpmmWeights) {
   int spmm2 = f.graphOp(K::Spmm, {in(gather)});
   f.other({spmm2});
   EXPECT_EQ(plan(f.done()).groups.size(), 2u);
+}
+
+TEST(Fusion, DagOfTwoGathersAndAnSddmmIsOneReduce) {
+  // x[src] * y[dst] + (x . y)[head], the per-head sddmm read by each feature
+  // of its head (a broadcast: chainable, not absorbable) → reduce sum.
+  Builder b;
+  int gx = b.graphOp(K::Gather, {in(kArg)});
+  int gy = b.graphOp(K::Gather, {in(kArg)});
+  int dot = b.graphOp(K::Sddmm, {in(kArg), in(kArg)});
+  int dim = b.size({gx, kArg});
+  int empty = b.size({dim});
+  int combine = b.elementwise({absorb(gx), absorb(gy), chain(dot), init(empty)},
+                              /*edge=*/true);
+  int reduce = b.graphOp(K::Reduce, {in(combine)});
+  b.other({reduce});
+  FusionPlan p = plan(b.done());
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(p.groups[0].family, FusionFamily::Aggregation);
+  EXPECT_TRUE(p.groups[0].fused);
+  EXPECT_EQ(p.groups[0].members,
+            (std::vector<int>{gx, gy, dot, dim, empty, combine, reduce}));
+  EXPECT_TRUE(p.groups[0].recomputed.empty());
+  // Read other than at its own edge (neither chainable nor absorbable), the
+  // sddmm is written by a group of its own and the rest still fuses.
+  Builder w;
+  int wx = w.graphOp(K::Gather, {in(kArg)});
+  int wdot = w.graphOp(K::Sddmm, {in(kArg), in(kArg)});
+  int wcombine =
+      w.elementwise({absorb(wx), in(wdot), init(kArg)}, /*edge=*/true);
+  int wreduce = w.graphOp(K::Reduce, {in(wcombine)});
+  w.other({wreduce});
+  FusionPlan wp = plan(w.done());
+  ASSERT_EQ(wp.groups.size(), 2u);
+  EXPECT_EQ(groupOf(wp, wdot)->members, std::vector<int>{wdot});
+  EXPECT_EQ(groupOf(wp, wdot)->family, FusionFamily::EdgeMap);
+  EXPECT_EQ(groupOf(wp, wreduce)->members,
+            (std::vector<int>{wx, wcombine, wreduce}));
+}
+
+TEST(Fusion, SharedEdgeValueIsRecomputedInEachAggregation) {
+  // GATv2's backward in small: a per-head edge value ds (an sddmm and an
+  // elementwise op on it) read through a broadcast by the inputs of a reduce
+  // and of a reversed reduce. Each group computes ds for itself.
+  Builder b;
+  int dot = b.graphOp(K::Sddmm, {in(kArg), in(kArg)});
+  int ds = b.elementwise({absorb(dot), init(kArg)}, /*edge=*/true);
+  int e = b.graphOp(K::Sddmm, {in(kArg), in(kArg)});
+  int scale1 = b.elementwise({absorb(e), chain(ds), init(kArg)}, true);
+  int reduce1 = b.graphOp(K::Reduce, {in(scale1)});
+  int scale2 = b.elementwise({absorb(e), chain(ds), init(kArg)}, true);
+  int reduce2 = b.graphOp(K::Reduce, {in(scale2)});
+  b[reduce2].reversed = true;
+  b.other({reduce1, reduce2});
+  FusionPlan p = plan(b.done());
+  ASSERT_EQ(p.groups.size(), 2u);
+  const std::vector<int> shared = {dot, ds, e};
+  EXPECT_EQ(p.groups[0].members,
+            (std::vector<int>{dot, ds, e, scale1, reduce1}));
+  EXPECT_EQ(p.groups[1].members,
+            (std::vector<int>{dot, ds, e, scale2, reduce2}));
+  for (const FusionGroup &g : p.groups) {
+    EXPECT_EQ(g.family, FusionFamily::Aggregation);
+    EXPECT_TRUE(g.fused);
+    EXPECT_EQ(g.recomputed, shared);
+  }
+  // Also returned (a use outside every group), ds is written once by an
+  // edge map holding its sddmm, and both aggregations read it.
+  Builder r;
+  int rdot = r.graphOp(K::Sddmm, {in(kArg), in(kArg)});
+  int rds = r.elementwise({absorb(rdot), init(kArg)}, /*edge=*/true);
+  int re = r.graphOp(K::Gather, {in(kArg)});
+  int rscale1 = r.elementwise({absorb(re), chain(rds), init(kArg)}, true);
+  int rreduce1 = r.graphOp(K::Reduce, {in(rscale1)});
+  int rscale2 = r.elementwise({absorb(re), chain(rds), init(kArg)}, true);
+  int rreduce2 = r.graphOp(K::Reduce, {in(rscale2)});
+  r.other({rreduce1, rreduce2, rds});
+  FusionPlan rp = plan(r.done());
+  ASSERT_EQ(rp.groups.size(), 3u);
+  EXPECT_EQ(groupOf(rp, rds)->family, FusionFamily::EdgeMap);
+  EXPECT_EQ(groupOf(rp, rds)->members, (std::vector<int>{rdot, rds}));
+  for (int reduce : {rreduce1, rreduce2}) {
+    const FusionGroup *g = groupOf(rp, reduce);
+    EXPECT_EQ(g->recomputed, std::vector<int>{re});
+    EXPECT_FALSE(std::count(g->members.begin(), g->members.end(), rds));
+  }
 }
 
 TEST(Fusion, ElementwiseRootsNeedAProducer) {

@@ -24,9 +24,11 @@
 /// takes the whole DAG of recomputable ops producing the edge values it
 /// reads: gathers and sddmms (any kind, reversed or not) on its graph and
 /// elementwise ops with an edge result that an edge loop evaluates
-/// (`perEdge`), each read per edge (with the identity map) by an op of the
-/// DAG; the leaves are values from outside (arguments, node tensors,
-/// materialised edge tensors). An edge value read by several aggregations is
+/// (`perEdge`), each read per edge by an op of the DAG (at the reader's own
+/// edge: the identity map, or a broadcast such as a per-head value read by
+/// each feature of its head, `(d0, d1, d2) -> (d0, d1)`; see `chainable`);
+/// the leaves are values from outside (arguments, node tensors, materialised
+/// edge tensors). An edge value read by several aggregations is
 /// recomputed in each of their groups (a member of several groups, listed in
 /// their `recomputed`) instead of being written to memory. It is
 /// materialised, as the result of a group of its own (family `edge_map`,
@@ -34,9 +36,14 @@
 /// reader cannot recompute it: a use outside the problem, a reader in no
 /// group holding it (an `edge_softmax`, a matmul, the terminator), or a read
 /// other than per edge; the DAGs then stop at it, until nothing changes.
-/// Backward functions of `gnn-autodiff` so keep no edge x feature
-/// temporaries: `@max_bwd`'s equality mask is recomputed by its `reduce sum`
-/// and by its `reduce sum reversed`.
+/// Backward functions of `gnn-autodiff` so keep no edge-sized temporaries:
+/// `@max_bwd`'s equality mask is recomputed by its `reduce sum` and by its
+/// `reduce sum reversed`; GATv2's per-head softmax gradient `ds = alpha *
+/// (dalpha - sum)` (E x heads, with its score and the sddmm dot of `dalpha`)
+/// by the three aggregations that scale each feature of a head by it. A
+/// per-head value recomputed so costs each lane a share of the head's
+/// reductions (the lowering sums a head's terms across its lanes), not an
+/// E x heads write and three reads.
 /// Before all of these, the node prologue (part of the aggregation family)
 /// visits every `spmm` (any reduction, reversed or not) in program order:
 /// when its features come from an elementwise op with parallel loops only
@@ -120,8 +127,10 @@ struct FusionOperand {
   /// the result shaped like it, the init not read).
   bool absorbable = false;
   /// Elementwise ops: the op can be a link of an edge chain that reads this
-  /// operand (one result, parallel loops then reductions, this operand read
-  /// with the identity map, the result written at the parallel loops).
+  /// operand (one result, parallel loops then reductions, the result written
+  /// at the parallel loops, this operand read at the op's own edge: its map's
+  /// first result is d0 and the others are other loop dimensions, as in the
+  /// identity or a broadcast of a per-head value over the head's features).
   bool chainable = false;
   /// Elementwise ops: the op is absorbable on this operand and its result is
   /// the operand times a factor that does not depend on it (attention

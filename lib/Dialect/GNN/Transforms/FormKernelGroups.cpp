@@ -125,10 +125,21 @@ static bool isEdgeLoopOp(linalg::GenericOp generic) {
 }
 
 /// A link of an edge chain (or an op of an edge DAG) reading `operand` per
-/// edge: an edge loop op reading it as an input with the identity map.
+/// edge: an edge loop op reading it as an input at its own edge, by loop
+/// dimensions (the map's first result is d0, no other result is, and none is
+/// a constant): the identity, or a broadcast such as GATv2's backward
+/// `(d0, d1, d2) -> (d0, d1)` scaling each feature of a head by the head's
+/// value.
 static bool isChainLink(linalg::GenericOp generic, OpOperand &operand) {
-  return generic.isDpsInput(&operand) && isEdgeLoopOp(generic) &&
-         generic.getMatchingIndexingMap(&operand).isIdentity();
+  if (!generic.isDpsInput(&operand) || !isEdgeLoopOp(generic))
+    return false;
+  AffineMap map = generic.getMatchingIndexingMap(&operand);
+  for (auto [r, e] : llvm::enumerate(map.getResults())) {
+    auto d = dyn_cast<AffineDimExpr>(e);
+    if (!d || (r == 0) != (d.getPosition() == 0))
+      return false;
+  }
+  return map.getNumResults() > 0;
 }
 
 /// Ops that compute only shapes or constants, free to move with their users.

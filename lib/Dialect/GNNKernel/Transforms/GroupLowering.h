@@ -11,6 +11,8 @@
 
 #include "KernelBuilder.h"
 
+#include <map>
+
 namespace mlir {
 namespace gnnk {
 
@@ -46,22 +48,54 @@ struct EdgeRef {
 /// Evaluates elements of edge tensors produced inside a group (gather,
 /// sddmm, elementwise generics on them) for one edge, without materialising
 /// them; values from outside the group are loaded (edge tensors by slot).
+///
+/// An element is named by its row indices (one per trailing dimension), and
+/// every element evaluated is remembered for the edge: a value whose row is
+/// narrower than the row being produced (a per-head score read by each of a
+/// head's features through a broadcast map, a rank-1 edge weight) is computed
+/// once per edge and index, not once per element read. A remembered element
+/// is reused only where it dominates the insertion point (not from inside
+/// the loop of a reduction, nor from another edge loop's body).
 class EdgeEvaluator {
 public:
   EdgeEvaluator(KernelBuilder &kb, gnn::KernelGroupOp group)
       : kb(kb), group(group) {}
   /// Element `k` (flat index within the row) of edge tensor `value` at `e`.
   FailureOr<Value> element(Value value, const EdgeRef &e, Value k);
+  /// The element of edge tensor `value` at `e` and row indices `idx` (one
+  /// per dimension after the edge dimension).
+  FailureOr<Value> elementAt(Value value, const EdgeRef &e, ValueRange idx);
   /// From now on, every element of `value` is `element` (a per-head value
-  /// computed by the caller, e.g. a distributed score reduction).
-  void setOverride(Value value, Value element) { overrides[value] = element; }
+  /// computed by the caller, e.g. a distributed score reduction). Forgets
+  /// the elements remembered so far, which may depend on `value`.
+  void setOverride(Value value, Value element) {
+    overrides[value] = element;
+    remembered.clear();
+  }
+  /// Records `element` as the element of `value` at `e` and `idx` (computed
+  /// by the caller, e.g. a head's reduction shared by the lanes of a team).
+  void remember(Value value, const EdgeRef &e, ValueRange idx, Value element);
+  /// Whether `value` is computed by an op inside the group (size queries
+  /// aside), so evaluated rather than loaded.
+  bool inGroup(Value v) const;
+  /// The body of `generic` (an op of the group's edge DAG) at `e` and loop
+  /// indices `loops` (d0 the edge), with `acc` for its init's block argument.
+  FailureOr<Value> bodyAt(linalg::GenericOp generic, const EdgeRef &e,
+                          ValueRange loops, Value acc);
 
 private:
+  using Key = SmallVector<const void *, 6>;
+  static Key keyOf(Value value, const EdgeRef &e, ValueRange idx);
+  FailureOr<Value> compute(Value value, const EdgeRef &e, ValueRange idx);
   llvm::DenseMap<Value, Value> overrides;
+  std::map<Key, Value> remembered;
   KernelBuilder &kb;
   gnn::KernelGroupOp group;
-  bool inGroup(Value v) const;
 };
+
+/// The flat position within a row of `type` of the element at row indices
+/// `idx` (one per dimension after the first).
+Value flatIndex(KernelBuilder &kb, RankedTensorType type, ValueRange idx);
 
 /// Evaluates elements of node tensors produced inside a group (graph
 /// processing and node-wise elementwise ops pulled into an aggregation: GCN's
@@ -83,6 +117,11 @@ private:
   /// Row-constant values (rank-1 node tensors) already computed per node.
   llvm::DenseMap<std::pair<Value, Value>, Value> scalars;
 };
+
+/// The body of a sum reduction `o + t(...)`: true when `generic` yields
+/// `arith.addf` of its init argument and a term that does not read it, so
+/// that partial sums of the term can be added in any grouping.
+bool isSumReduction(linalg::GenericOp generic);
 
 /// How a team of `lanes` covers a row of `row` elements read `vec` at a
 /// time: `featureLanes` lanes over the features (a power of two), the team's

@@ -36,10 +36,7 @@ using namespace mlir;
 using namespace mlir::gnnk;
 using gnn::KernelGroupOp;
 
-namespace {
-/// The body of a score reduction `o + t(...)`: true when `generic` yields
-/// `arith.addf` of its init argument and a term that does not read it.
-bool isSumReduction(linalg::GenericOp generic) {
+bool mlir::gnnk::isSumReduction(linalg::GenericOp generic) {
   Block &body = generic.getRegion().front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   auto add = yield.getValues()[0].getDefiningOp<arith::AddFOp>();
@@ -61,7 +58,6 @@ bool isSumReduction(linalg::GenericOp generic) {
   }
   return out.hasOneUse();
 }
-} // namespace
 
 LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
                                          GroupParts &parts, int indexBits) {

@@ -112,34 +112,119 @@ bool EdgeEvaluator::inGroup(Value v) const {
   return def && group->isAncestor(def) && !GroupParts::isSizeQuery(def);
 }
 
-/// Flat index within `type`'s row of the element at loop indices `idx`
-/// through `map` (whose first result must be d0).
-static FailureOr<Value> flatInRow(KernelBuilder &kb, RankedTensorType type,
-                                  AffineMap map, ValueRange idx,
-                                  Operation *where) {
-  Value flat = kb.idx(0);
+Value mlir::gnnk::flatIndex(KernelBuilder &kb, RankedTensorType type,
+                            ValueRange idx) {
+  assert(static_cast<int64_t>(idx.size()) + 1 == type.getRank() &&
+         "one row index per dimension after the first");
+  Value flat;
   int64_t stride = 1;
   for (int64_t r = type.getRank() - 1; r >= 1; --r) {
-    auto d = dyn_cast<AffineDimExpr>(map.getResult(r));
-    if (!d)
-      return where->emitOpError("expects dimensions in the indexing maps of "
-                                "fused edge ops");
-    flat = kb.add(flat, kb.mul(idx[d.getPosition()], stride));
+    Value term = kb.mul(idx[r - 1], stride);
+    flat = flat ? kb.add(term, flat) : term;
     stride *= type.getDimSize(r);
   }
-  return flat;
+  return flat ? flat : kb.idx(0);
+}
+
+/// Whether `v` can be used at `b`'s insertion point: defined before it in
+/// its block or in a block enclosing it.
+static bool availableAt(Value v, OpBuilder &b) {
+  Block *def = v.getParentBlock();
+  Block *block = b.getInsertionBlock();
+  Block::iterator point = b.getInsertionPoint();
+  while (block != def) {
+    Operation *parent = block->getParentOp();
+    if (!parent || !parent->getBlock())
+      return false;
+    point = Block::iterator(parent);
+    block = parent->getBlock();
+  }
+  Operation *op = v.getDefiningOp();
+  return !op || point == block->end() || op->isBeforeInBlock(&*point);
+}
+
+EdgeEvaluator::Key EdgeEvaluator::keyOf(Value value, const EdgeRef &e,
+                                        ValueRange idx) {
+  Key key = {value.getAsOpaquePointer(), e.slot.getAsOpaquePointer()};
+  for (Value i : idx)
+    key.push_back(i.getAsOpaquePointer());
+  return key;
+}
+
+void EdgeEvaluator::remember(Value value, const EdgeRef &e, ValueRange idx,
+                             Value element) {
+  remembered[keyOf(value, e, idx)] = element;
 }
 
 FailureOr<Value> EdgeEvaluator::element(Value value, const EdgeRef &e,
                                         Value k) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<Value> idx = kb.rowIndices(e.slot, k, type);
+  return elementAt(value, e, ArrayRef(idx).drop_front());
+}
+
+FailureOr<Value> EdgeEvaluator::elementAt(Value value, const EdgeRef &e,
+                                          ValueRange idx) {
   if (Value v = overrides.lookup(value))
     return v;
+  Key key = keyOf(value, e, idx);
+  auto it = remembered.find(key);
+  if (it != remembered.end() && availableAt(it->second, kb.b))
+    return it->second;
+  FailureOr<Value> v = compute(value, e, idx);
+  if (succeeded(v))
+    remembered[key] = *v;
+  return v;
+}
+
+FailureOr<Value> EdgeEvaluator::bodyAt(linalg::GenericOp generic,
+                                       const EdgeRef &e, ValueRange loops,
+                                       Value acc) {
+  SmallVector<Value> args;
+  for (OpOperand *in : generic.getDpsInputOperands()) {
+    AffineMap map = generic.getMatchingIndexingMap(in);
+    if (!inGroup(in->get())) {
+      FailureOr<Value> v = kb.access(in->get(), map, loops, generic);
+      if (failed(v))
+        return failure();
+      args.push_back(*v);
+      continue;
+    }
+    // An edge value of the group, read at the same edge.
+    SmallVector<Value> at;
+    for (auto [r, ex] : llvm::enumerate(map.getResults())) {
+      auto d = dyn_cast<AffineDimExpr>(ex);
+      if (!d)
+        return generic.emitOpError("expects dimensions in the indexing maps "
+                                   "of fused edge ops");
+      if ((r == 0) != (d.getPosition() == 0))
+        return generic.emitOpError("expects to read the edge values of its "
+                                   "kernel group at its own edge (d0 first "
+                                   "and only there)");
+      if (r > 0)
+        at.push_back(loops[d.getPosition()]);
+    }
+    FailureOr<Value> v = elementAt(in->get(), e, at);
+    if (failed(v))
+      return failure();
+    args.push_back(*v);
+  }
+  args.push_back(acc);
+  FailureOr<SmallVector<Value>> y = kb.inlineBody(generic, args, loops);
+  if (failed(y))
+    return failure();
+  return (*y)[0];
+}
+
+FailureOr<Value> EdgeEvaluator::compute(Value value, const EdgeRef &e,
+                                        ValueRange rowIdx) {
   Operation *def = value.getDefiningOp();
   if (!inGroup(value)) {
     // An edge tensor computed elsewhere, in CSR slot order.
     FailureOr<int64_t> row = rowElements(value, group);
     if (failed(row))
       return failure();
+    Value k = flatIndex(kb, cast<RankedTensorType>(value.getType()), rowIdx);
     return kb.load(kb.operand(value), kb.add(kb.mul(e.slot, *row), k))[0];
   }
   if (auto gather = dyn_cast<gnn::GatherOp>(def)) {
@@ -147,6 +232,7 @@ FailureOr<Value> EdgeEvaluator::element(Value value, const EdgeRef &e,
     if (failed(row))
       return failure();
     Value node = gather.getEnd() == gnn::EdgeEnd::src ? e.src : e.dst;
+    Value k = flatIndex(kb, gather.getInput().getType(), rowIdx);
     return kb.load(kb.operand(gather.getInput()),
                    kb.add(kb.mul(node, *row), k))[0];
   }
@@ -155,6 +241,7 @@ FailureOr<Value> EdgeEvaluator::element(Value value, const EdgeRef &e,
     FailureOr<int64_t> outRow = rowElements(sddmm.getResult(), sddmm);
     if (failed(inRow) || failed(outRow))
       return failure();
+    Value k = flatIndex(kb, sddmm.getResult().getType(), rowIdx);
     Value a = sddmm.getReversed() ? e.dst : e.src;
     Value c = sddmm.getReversed() ? e.src : e.dst;
     Value lhs = kb.operand(sddmm.getLhs()), rhs = kb.operand(sddmm.getRhs());
@@ -193,14 +280,12 @@ FailureOr<Value> EdgeEvaluator::element(Value value, const EdgeRef &e,
   auto type = cast<RankedTensorType>(generic->getResult(0).getType());
   SmallVector<utils::IteratorType> iters = generic.getIteratorTypesArray();
   int64_t rank = type.getRank();
-  // Parallel loop indices from k (d0 is the edge), reductions as loops.
+  // Parallel loop indices from the row indices (d0 is the edge), reductions
+  // as loops.
   SmallVector<Value> idx(iters.size());
   idx[0] = e.slot;
-  int64_t stride = 1;
-  for (int64_t d = rank - 1; d >= 1; --d) {
-    idx[d] = kb.rem(kb.div(k, stride), type.getDimSize(d));
-    stride *= type.getDimSize(d);
-  }
+  for (int64_t d = 1; d < rank; ++d)
+    idx[d] = rowIdx[d - 1];
   for (int64_t d = 0; d < rank; ++d)
     if (iters[d] != utils::IteratorType::parallel)
       return generic.emitOpError("expects its parallel loops first when fused");
@@ -229,32 +314,8 @@ FailureOr<Value> EdgeEvaluator::element(Value value, const EdgeRef &e,
   // The body at the current reduction indices, accumulating into `acc`.
   std::function<FailureOr<Value>(int64_t, Value)> nest =
       [&](int64_t d, Value acc) -> FailureOr<Value> {
-    if (d == (int64_t)iters.size()) {
-      SmallVector<Value> args;
-      for (OpOperand *in : generic.getDpsInputOperands()) {
-        AffineMap map = generic.getMatchingIndexingMap(in);
-        if (inGroup(in->get())) {
-          auto t = cast<RankedTensorType>(in->get().getType());
-          FailureOr<Value> flat = flatInRow(kb, t, map, idx, generic);
-          if (failed(flat))
-            return failure();
-          FailureOr<Value> v = element(in->get(), e, *flat);
-          if (failed(v))
-            return failure();
-          args.push_back(*v);
-          continue;
-        }
-        FailureOr<Value> v = kb.access(in->get(), map, idx, generic);
-        if (failed(v))
-          return failure();
-        args.push_back(*v);
-      }
-      args.push_back(acc);
-      FailureOr<SmallVector<Value>> y = kb.inlineBody(generic, args, idx);
-      if (failed(y))
-        return failure();
-      return (*y)[0];
-    }
+    if (d == (int64_t)iters.size())
+      return bodyAt(generic, e, idx, acc);
     if (bounds[d] < 0)
       return generic.emitOpError() << "has a reduction loop d" << d
                                    << " of unknown static size";

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GroupLowering.h"
+#include "gnn/Dialect/GNN/IR/GNNDomain.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -70,6 +71,32 @@ edgeLoop(KernelBuilder &kb, const RowTraversal &t, Value begin, Value step,
   YieldOp::create(b, kb.loc, *next);
   status = success();
   return loop;
+}
+
+/// The row indices (after the leading dimension) of the `n` consecutive
+/// elements of a row of `type` from flat position `first`, a multiple of
+/// `n`. When `n` divides the innermost dimension they share every index but
+/// the last, so that a value they all read at the outer indices (a head's
+/// score, an edge weight) is evaluated once for them.
+static SmallVector<SmallVector<Value>>
+runIndices(KernelBuilder &kb, RankedTensorType type, Value first, int64_t n) {
+  SmallVector<SmallVector<Value>> out;
+  int64_t innermost = type.getRank() > 1 ? type.getShape().back() : 1;
+  if (innermost % n) {
+    for (int64_t v = 0; v < n; ++v) {
+      SmallVector<Value> idx =
+          kb.rowIndices(first, kb.add(first, kb.idx(v)), type);
+      out.push_back(SmallVector<Value>(llvm::drop_begin(idx)));
+    }
+    return out;
+  }
+  SmallVector<Value> base(llvm::drop_begin(kb.rowIndices(first, first, type)));
+  for (int64_t v = 0; v < n; ++v) {
+    out.push_back(base);
+    if (v)
+      out.back().back() = kb.add(base.back(), kb.idx(v));
+  }
+  return out;
 }
 
 std::pair<Value, Value> mlir::gnnk::rowMapping(KernelBuilder &kb, Value count,
@@ -234,6 +261,138 @@ LogicalResult mlir::gnnk::lowerEdgeSoftmax(KernelGroupOp group,
 // Aggregations
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// The edge values of an aggregation group that sum over the innermost
+/// dimension of the aggregated row, one per head (its outer indices): an
+/// `sddmm dot` of node rows shaped like the aggregated ones, or a generic
+/// summing (`o + t(...)` from a constant fill) over one loop of the innermost
+/// extent (GATv2's score `sum_d att[h, d] * leaky(e[edge, h, d])`). A lane
+/// covering `vec` features of a head needs them at its head only, and the
+/// lanes of a head are an aligned segment of `lanesPerHead` feature lanes:
+/// each sums the terms of its own features and a `gnnk.team_reduce` adds the
+/// segment's partial sums, as the fused attention computes its scores,
+/// instead of every lane evaluating the head's whole reduction.
+struct HeadReductions {
+  SmallVector<Operation *> ops;
+  int64_t lanesPerHead = 1;
+
+  /// The shared reductions of `parts` for rows of `rowType` covered `vec`
+  /// features at a time by `featureLanes` lanes (none when a head's lanes
+  /// are not a power of two within them).
+  static HeadReductions of(const GroupParts &parts, EdgeEvaluator &eval,
+                           RankedTensorType rowType, int64_t vec,
+                           int64_t featureLanes);
+  /// Computes them at edge `e` for the lane's run of elements at row indices
+  /// `at` (sharing their outer indices) and hands them to `eval`.
+  LogicalResult share(KernelBuilder &kb, EdgeEvaluator &eval, const EdgeRef &e,
+                      ArrayRef<SmallVector<Value>> at,
+                      RankedTensorType rowType) const;
+};
+} // namespace
+
+HeadReductions HeadReductions::of(const GroupParts &parts, EdgeEvaluator &eval,
+                                  RankedTensorType rowType, int64_t vec,
+                                  int64_t featureLanes) {
+  HeadReductions r;
+  if (rowType.getRank() < 2)
+    return r;
+  int64_t inner = rowType.getShape().back();
+  if (inner % vec || !llvm::isPowerOf2_64(inner / vec) ||
+      inner / vec > featureLanes)
+    return r;
+  r.lanesPerHead = inner / vec;
+  ArrayRef<int64_t> row = rowType.getShape().drop_front();
+  for (Operation *op : parts.producers) {
+    if (op->getNumResults() != 1 || !eval.inGroup(op->getResult(0)))
+      continue;
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!type || type.getShape().drop_front() != row.drop_back())
+      continue;
+    if (auto sddmm = dyn_cast<gnn::SddmmOp>(op)) {
+      if (sddmm.getKind() == gnn::SddmmKind::dot &&
+          sddmm.getLhs().getType().getShape().drop_front() == row &&
+          sddmm.getRhs().getType().getShape().drop_front() == row)
+        r.ops.push_back(op);
+      continue;
+    }
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (!generic || generic.getNumDpsInits() != 1 ||
+        gnn::inferDomain(generic->getResult(0)) != gnn::Domain::Edge)
+      continue;
+    unsigned rank = type.getRank();
+    SmallVector<utils::IteratorType> iters = generic.getIteratorTypesArray();
+    OpOperand *init = generic.getDpsInitOperand(0);
+    AffineMap written = generic.getMatchingIndexingMap(init);
+    if (iters.size() != rank + 1 ||
+        llvm::count(iters, utils::IteratorType::parallel) != rank ||
+        iters.back() != utils::IteratorType::reduction ||
+        generic.getStaticLoopRanges().back() != inner ||
+        written !=
+            AffineMap::getMultiDimIdentityMap(rank + 1, generic.getContext())
+                .getMajorSubMap(rank) ||
+        !isSumReduction(generic) || !KernelBuilder::fillConstant(init->get()))
+      continue;
+    r.ops.push_back(op);
+  }
+  return r;
+}
+
+LogicalResult HeadReductions::share(KernelBuilder &kb, EdgeEvaluator &eval,
+                                    const EdgeRef &e,
+                                    ArrayRef<SmallVector<Value>> at,
+                                    RankedTensorType rowType) const {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  ArrayRef<Value> head = ArrayRef(at.front()).drop_back();
+  for (Operation *op : ops) {
+    Type type = getElementTypeOrSelf(op->getResult(0).getType());
+    Value partial = kb.fp(type, 0.0);
+    double init = 0.0;
+    if (auto sddmm = dyn_cast<gnn::SddmmOp>(op)) {
+      FailureOr<int64_t> row = rowElements(sddmm.getLhs(), sddmm);
+      if (failed(row))
+        return failure();
+      // The run is contiguous and aligned to its length (vec divides the
+      // innermost dimension): one vector load per operand.
+      Value k = flatIndex(kb, rowType, at.front());
+      Value a = sddmm.getReversed() ? e.dst : e.src;
+      Value c = sddmm.getReversed() ? e.src : e.dst;
+      SmallVector<Value> x = kb.load(kb.operand(sddmm.getLhs()),
+                                     kb.add(kb.mul(a, *row), k), at.size());
+      SmallVector<Value> y = kb.load(kb.operand(sddmm.getRhs()),
+                                     kb.add(kb.mul(c, *row), k), at.size());
+      for (auto [xv, yv] : llvm::zip(x, y))
+        partial = math::FmaOp::create(b, loc, xv, yv, partial);
+    } else {
+      auto generic = cast<linalg::GenericOp>(op);
+      init = *KernelBuilder::fillConstant(generic.getDpsInitOperand(0)->get());
+      for (const SmallVector<Value> &element : at) {
+        SmallVector<Value> loops = {e.slot};
+        llvm::append_range(loops, head);
+        loops.push_back(element.back());
+        FailureOr<Value> next = eval.bodyAt(generic, e, loops, partial);
+        if (failed(next))
+          return failure();
+        partial = *next;
+      }
+    }
+    if (lanesPerHead > 1) {
+      auto red =
+          TeamReduceOp::create(b, loc, ValueRange{partial}, 1, lanesPerHead);
+      kb.buildCombine(red.getCombine(), {type},
+                      [&](OpBuilder &rb, ValueRange x, ValueRange y) {
+                        return SmallVector<Value>{
+                            arith::AddFOp::create(rb, loc, x[0], y[0])};
+                      });
+      partial = red.getResult(0);
+    }
+    if (init != 0.0)
+      partial = arith::AddFOp::create(b, loc, kb.fp(type, init), partial);
+    eval.remember(op->getResult(0), e, head, partial);
+  }
+  return success();
+}
+
 LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
                                            GroupParts &parts, int indexBits) {
   Operation *op = parts.anchor;
@@ -247,7 +406,6 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
   if (failed(rowOr))
     return failure();
   int64_t row = *rowOr;
-  int64_t inner = cast<RankedTensorType>(input.getType()).getShape().back();
   gnn::ScheduleAttr s = group.getScheduleAttr();
   int64_t lanes = s.getLanes(), vec = s.getVector();
   if (row % vec)
@@ -299,6 +457,8 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
   Value g = kb.div(lane, fl), f = kb.rem(lane, fl);
   RowTraversal t = traverse(kb, reversed, rowIdx);
   EdgeEvaluator eval(kb, group);
+  auto rowType = cast<RankedTensorType>(input.getType());
+  HeadReductions heads = HeadReductions::of(parts, eval, rowType, vec, fl);
   // Node values computed in the group (e.g. GCN's degree normalisation) are
   // evaluated where they are read: per neighbour and in the epilogue.
   NodeEvaluator nodeEval(kb, group);
@@ -333,6 +493,10 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
                                     .getResult()
                               : c;
           SmallVector<Value> terms;
+          SmallVector<SmallVector<Value>> at =
+              runIndices(kb, rowType, safe, vec);
+          if (failed(heads.share(kb, eval, e, at, rowType)))
+            return failure();
           if (spmm) {
             Value node = reversed ? e.dst : e.src;
             if (nodeEval.computes(input)) {
@@ -347,23 +511,20 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
               terms = kb.load(kb.operand(input),
                               kb.add(kb.mul(node, row), safe), vec);
             }
+            // The weights broadcast over the innermost dimension: one
+            // weight for the run's elements when they share a head.
             if (weights) {
-              Value w;
               for (int64_t v = 0; v < vec; ++v) {
-                if (!w || inner % vec) {
-                  FailureOr<Value> wv = eval.element(
-                      weights, e, kb.div(kb.add(safe, kb.idx(v)), inner));
-                  if (failed(wv))
-                    return failure();
-                  w = *wv;
-                }
-                terms[v] = arith::MulFOp::create(b, loc, w, terms[v]);
+                FailureOr<Value> w =
+                    eval.elementAt(weights, e, ArrayRef(at[v]).drop_back());
+                if (failed(w))
+                  return failure();
+                terms[v] = arith::MulFOp::create(b, loc, *w, terms[v]);
               }
             }
           } else {
             for (int64_t v = 0; v < vec; ++v) {
-              FailureOr<Value> x =
-                  eval.element(input, e, kb.add(safe, kb.idx(v)));
+              FailureOr<Value> x = eval.elementAt(input, e, at[v]);
               if (failed(x))
                 return failure();
               terms.push_back(*x);

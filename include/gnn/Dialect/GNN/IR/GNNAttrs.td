@@ -64,9 +64,15 @@ def GNN_GroupFamily : I32EnumAttr<"GroupFamily",
 
     - `attention`: `gnn.sddmm`, `gnn.edge_softmax`, `gnn.spmm` (the score's
       elementwise chain between the first two);
-    - `aggregation`: a `gnn.spmm` or a `gnn.reduce`, optionally preceded by
-      the `gnn.gather` or `gnn.sddmm` whose edge values it aggregates;
-    - `edge_map`: one `gnn.gather` or `gnn.sddmm`;
+    - `aggregation`: a `gnn.spmm` or a `gnn.reduce` (reversed or not),
+      preceded by the edge DAG computing the edge values it aggregates (any
+      number of `gnn.gather` and `gnn.sddmm` ops on its graph and the
+      elementwise ops on their values; ops of it that other groups compute
+      too are recomputed here) and, for an `spmm`, by the `gnn.degree` ops of
+      its node prologue;
+    - `edge_map`: an edge value written to memory: one `gnn.gather` or
+      `gnn.sddmm`, or the edge DAG (gathers, sddmms, elementwise ops)
+      computing it;
     - `edge_softmax`: one `gnn.edge_softmax`;
     - `degree`: one `gnn.degree`;
     - `elementwise`: no graph op, only dense `linalg` work.

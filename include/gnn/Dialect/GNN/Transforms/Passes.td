@@ -60,12 +60,25 @@ def GNNFormKernelGroups : Pass<"gnn-form-kernel-groups", "func::FuncOp"> {
       none) and the `gnn.spmm sum` that takes the chain's result as its
       weights become one group "attention_N". None of them may be reversed;
       all run on one graph.
-    - `aggregation` (rule `aggregation`, gather-apply-reduce): a `gnn.gather`
-      or `gnn.sddmm`, a chain of elementwise ops, and the `gnn.reduce` that
-      takes the chain's value as its input or the `gnn.spmm` that takes it as
-      its weights become one group "aggregation_N". Here too none may be
-      reversed and all run on one graph; a chain whose values come from a
-      function argument rather than a graph op is not fused.
+    - `aggregation` (rule `aggregation`, gather-apply-reduce, after the
+      attention groups): every `gnn.reduce` and weighted `gnn.spmm`
+      (reversed or not) takes the whole edge DAG producing the edge values
+      it aggregates (its input, its weights) into its group "aggregation_N":
+      `gnn.gather` and `gnn.sddmm` ops on its graph (any kind, reversed or
+      not) and elementwise `linalg.generic` ops with an edge result that an
+      edge loop evaluates per edge (parallel loops then reductions over
+      trailing dimensions, a constant-filled init if read), each read by an
+      op of the DAG at the reader's own edge: with the identity map, or
+      broadcast, as GATv2's backward reads a per-head value for every
+      feature of its head (`(d0, d1, d2) -> (d0, d1)`). The DAG stops at
+      values from outside: arguments, node tensors, materialised edge
+      tensors. An edge value read by several aggregations is recomputed in
+      each of their groups (cloned into each) rather than written to memory;
+      it is materialised, as the result of a group "edge_map_N" holding its
+      own DAG, only when some reader cannot recompute it (a use outside the
+      function's ops, an `edge_softmax`, a matmul, the return, a read other
+      than at its own edge). So GATv2's backward keeps no edge-sized
+      temporary.
     - Otherwise the graph op forms a group of its own, named after it
       ("spmm_0", "sddmm_1", ...; family `aggregation` for `spmm` and
       `reduce`, `edge_map` for `sddmm` and `gather`).
@@ -77,7 +90,7 @@ def GNNFormKernelGroups : Pass<"gnn-form-kernel-groups", "func::FuncOp"> {
     node result, that op and, recursively, the producers of the prologue's
     operands that are such ops or `gnn.degree` ops of the spmm's graph
     (reversed or not) join the spmm's group "aggregation_N", before the spmm
-    and the edge chain of its weights, if the `aggregation` rule makes one.
+    and the edge DAG of its weights, if the `aggregation` rule makes one.
     Anything else (a matmul, a function argument) stays outside as an input
     of the kernel. The rule applies only when the prologue's values are used
     by nothing but the prologue, the spmm and the consumers the spmm's group
