@@ -6,8 +6,15 @@
 
 #include "gnn/Runtime/CacheEntry.h"
 
+#include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <unistd.h>
 
 using namespace gnn::runtime;
 
@@ -77,4 +84,64 @@ void gnn::runtime::writeCacheEntry(std::ostream &os, const CacheKey &key,
   os.write(reinterpret_cast<const char *>(&h), sizeof(h));
   os.write(key.text.data(), key.text.size());
   os.write(image.data(), image.size());
+}
+
+bool gnn::runtime::readCacheFile(const std::string &dir,
+                                 const std::string &suffix,
+                                 const CacheKey &key, std::vector<char> &image) {
+  namespace fs = std::filesystem;
+  std::string path = dir + "/" + key.hex() + suffix;
+  // Only a regular file is read (opening a FIFO would block forever), and
+  // its sizes are checked against the file before anything is allocated.
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec))
+    return false;
+  uint64_t fileSize = fs::file_size(path, ec);
+  if (ec)
+    return false;
+  std::ifstream is(path, std::ios::binary);
+  return is && readCacheEntry(is, fileSize, key, image);
+}
+
+/// Says once per process that the cache directory cannot be written: the
+/// work is still done, every time, which the user should know.
+static void warnUnusableCache(const std::string &dir, const std::string &why) {
+  static std::atomic<bool> warned{false};
+  if (warned.exchange(true))
+    return;
+  std::fprintf(stderr,
+               "gnnc: warning: the cache '%s' cannot be written (%s); "
+               "kernels are compiled and schedules tuned every time (set "
+               "GNNC_CACHE_DIR)\n",
+               dir.c_str(), why.c_str());
+}
+
+void gnn::runtime::writeCacheFile(const std::string &dir,
+                                  const std::string &suffix,
+                                  const CacheKey &key,
+                                  const std::vector<char> &image) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir, ec)) {
+    warnUnusableCache(dir, ec ? ec.message() : "not a directory");
+    return;
+  }
+  std::string path = dir + "/" + key.hex() + suffix;
+  std::random_device rd;
+  std::string tmp = path + ".tmp." + std::to_string(getpid()) + "." +
+                    std::to_string(rd());
+  {
+    std::ofstream os(tmp, std::ios::binary);
+    writeCacheEntry(os, key, image);
+    if (!os) {
+      fs::remove(tmp, ec);
+      warnUnusableCache(dir, std::strerror(errno));
+      return;
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    warnUnusableCache(dir, std::strerror(errno));
+    fs::remove(tmp, ec);
+  }
 }

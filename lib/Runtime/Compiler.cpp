@@ -122,60 +122,12 @@ StatusOr<Key> Compiler::Impl::makeKey(const CompileRequest &request,
 }
 
 bool Compiler::Impl::readDisk(const Key &key, Cubin &out) {
-  if (cacheDir.empty())
-    return false;
-  std::string path = cacheDir + "/" + key.hex() + ".cubin";
-  // Only a regular file is read (opening a FIFO would block forever), and
-  // its sizes are checked against the file before anything is allocated.
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec))
-    return false;
-  uint64_t fileSize = fs::file_size(path, ec);
-  if (ec)
-    return false;
-  std::ifstream is(path, std::ios::binary);
-  return is && readCacheEntry(is, fileSize, key, out.image);
-}
-
-/// Says once per process that the cache directory cannot be written: the
-/// kernels still compile, every time, which the user should know.
-static void warnUnusableCache(const std::string &dir, const std::string &why) {
-  static std::atomic<bool> warned{false};
-  if (warned.exchange(true))
-    return;
-  std::fprintf(stderr,
-               "gnnc: warning: the kernel cache '%s' cannot be written (%s); "
-               "kernels are compiled every time (set GNNC_CACHE_DIR)\n",
-               dir.c_str(), why.c_str());
+  return !cacheDir.empty() && readCacheFile(cacheDir, ".cubin", key, out.image);
 }
 
 void Compiler::Impl::writeDisk(const Key &key, const Cubin &cubin) {
-  if (cacheDir.empty())
-    return;
-  std::error_code ec;
-  fs::create_directories(cacheDir, ec);
-  if (ec || !fs::is_directory(cacheDir, ec)) {
-    warnUnusableCache(cacheDir, ec ? ec.message() : "not a directory");
-    return;
-  }
-  std::string path = cacheDir + "/" + key.hex() + ".cubin";
-  std::random_device rd;
-  std::string tmp = path + ".tmp." + std::to_string(getpid()) + "." +
-                    std::to_string(rd());
-  {
-    std::ofstream os(tmp, std::ios::binary);
-    writeCacheEntry(os, key, cubin.image);
-    if (!os) {
-      fs::remove(tmp, ec);
-      // A cache that cannot be written is only a slower cache.
-      warnUnusableCache(cacheDir, std::strerror(errno));
-      return;
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    warnUnusableCache(cacheDir, std::strerror(errno));
-    fs::remove(tmp, ec);
-  }
+  if (!cacheDir.empty())
+    writeCacheFile(cacheDir, ".cubin", key, cubin.image);
 }
 
 /// The source lines an NVRTC log refers to ("name.cu(12): error ...").

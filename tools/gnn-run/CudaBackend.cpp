@@ -17,6 +17,7 @@
 #include "gnn/Runtime/MemoryPlan.h"
 #include "gnn/Dialect/GNN/IR/GNNDialect.h"
 #include "gnn/Compiler/Driver.h"
+#include "gnn/Compiler/Tuner.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -230,6 +231,42 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
     outputSizes.push_back(*n);
     owned.push_back(std::move(*b));
   }
+  cudaStream_t stream;
+  cudaStreamCreate(&stream);
+
+  // The autotuner (GNNC_AUTOTUNE, Tuner.h): the heavy-row threshold timed
+  // on this graph and these inputs, or read from the cache; the Program is
+  // compiled again when it differs from the model's.
+  rt::StatusOr<mlir::gnn::TuneOptions> tuneOptions =
+      mlir::gnn::tuneOptionsFromEnvironment();
+  if (!tuneOptions.ok())
+    return fail(tuneOptions.message());
+  tuneOptions->arch = options.arch;
+  rt::StatusOr<mlir::gnn::TuneResult> tuned = mlir::gnn::tuneSplit(
+      module, func, codegen, **g, bindings, stream, *tuneOptions);
+  if (!tuned.ok())
+    return fail(tuned.message());
+  llvm::json::Array timings;
+  for (auto [split, ms] : tuned->timings)
+    timings.push_back(llvm::json::Object{{"split", split}, {"median_ms", ms}});
+  cuda["schedule"] = llvm::json::Object{{"split", tuned->split},
+                                        {"source", tuned->source},
+                                        {"tune_ms", tuned->tuneMs},
+                                        {"candidates", std::move(timings)}};
+  if (tuned->split != -1) {
+    codegen.split = tuned->split;
+    mlir::OwningOpRef<mlir::ModuleOp> again = module.clone();
+    program = mlir::gnn::compileToProgram(
+        *again, again->lookupSymbol<mlir::func::FuncOp>(func.getSymName()),
+        codegen);
+    if (mlir::failed(program))
+      return 1;
+    exe = rt::Executable::create(*program, rt::Compiler::instance(),
+                                 options.arch);
+    if (!exe.ok())
+      return fail(exe.message());
+  }
+
   // Every buffer, temporaries unplanned (one allocation each).
   cuda["program_bytes"] = need->buffers.inputs + need->buffers.outputs +
                           need->buffers.temps;
@@ -257,8 +294,6 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
       graphBytes + inputBytes + outputBytes + (int64_t)arena;
   cuda["memory"] = std::move(memory);
 
-  cudaStream_t stream;
-  cudaStreamCreate(&stream);
   cudaEvent_t start, stop;
   cudaEventCreate(&start);
   cudaEventCreate(&stop);

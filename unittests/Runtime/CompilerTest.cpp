@@ -182,7 +182,7 @@ TEST(Compiler, UnusableCacheDirectoryWarnsOnce) {
   std::string err = testing::internal::GetCapturedStderr();
   ASSERT_TRUE(a.ok()) << a.message();
   ASSERT_TRUE(b.ok()) << b.message();
-  EXPECT_NE(err.find("gnnc: warning: the kernel cache '" +
+  EXPECT_NE(err.find("gnnc: warning: the cache '" +
                      (notADir / "cache").string() + "' cannot be written"),
             std::string::npos)
       << err;

@@ -51,6 +51,18 @@ bool readCacheEntry(std::istream &is, uint64_t fileSize, const CacheKey &key,
 void writeCacheEntry(std::ostream &os, const CacheKey &key,
                      const std::vector<char> &image);
 
+/// Reads the entry `dir/<key hex><suffix>` into `image`; false when there is
+/// none or it does not match (readCacheEntry's checks; only regular files).
+bool readCacheFile(const std::string &dir, const std::string &suffix,
+                   const CacheKey &key, std::vector<char> &image);
+/// Writes the entry `dir/<key hex><suffix>` atomically (a private temporary
+/// renamed into place, so concurrent processes see the old entry or the new
+/// one, never a part). A directory that cannot be written is reported once
+/// per process on stderr and otherwise ignored: a cache that cannot be
+/// written is only a slower cache.
+void writeCacheFile(const std::string &dir, const std::string &suffix,
+                    const CacheKey &key, const std::vector<char> &image);
+
 } // namespace runtime
 } // namespace gnn
 
