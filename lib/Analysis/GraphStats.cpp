@@ -149,8 +149,11 @@ std::string GraphStats::toOption() const {
   GraphStats defaults;
   std::ostringstream os;
   const char *sep = "";
+  // Nodes and edges always (parseOption fills sizes not named), the rest
+  // where it differs from the default.
   for (const Field &f : kFields)
-    if (this->*f.member != defaults.*f.member) {
+    if (f.member == &GraphStats::nodes || f.member == &GraphStats::edges ||
+        this->*f.member != defaults.*f.member) {
       os << sep << f.key << ":" << this->*f.member;
       sep = ",";
     }

@@ -76,6 +76,18 @@ TEST(GraphStats, OptionFormRoundTrips) {
   EXPECT_EQ(back.toJson(), s.toJson());
 }
 
+TEST(GraphStats, OptionFormRoundTripsGraphsWithoutEdges) {
+  // Sizes at 0 are written: parsing fills sizes that are not named.
+  for (std::vector<int64_t> degrees : {std::vector<int64_t>{0, 0, 0, 0},
+                                       std::vector<int64_t>{}}) {
+    GraphStats s = fromDegrees(degrees);
+    s.isolatedNodes = s.nodes;
+    GraphStats back;
+    ASSERT_EQ(GraphStats::parseOption(s.toOption(), back), "") << s.toOption();
+    EXPECT_EQ(back.toJson(), s.toJson()) << s.toOption();
+  }
+}
+
 TEST(GraphStats, OptionFormByHand) {
   GraphStats s;
   ASSERT_EQ(GraphStats::parseOption("mean-degree:13,max-in:5000", s), "");

@@ -69,7 +69,7 @@ struct GraphStats {
   std::string toJson() const;
   /// `key:value` pairs joined by commas (no spaces: one pass option value),
   /// the histograms as `/`-separated counts with trailing zeros dropped.
-  /// Fields at their defaults are left out.
+  /// Fields at their defaults are left out, except nodes and edges.
   std::string toOption() const;
   /// Parses `toOption()`'s form into `out`; returns what is wrong, or an
   /// empty string. By hand, `mean-degree:D` may stand for `edges`; without
