@@ -40,6 +40,7 @@ StringRef cuda::getScalarType(Type type) {
 void CUDAPrinterState::startKernel(gnnk::KernelOp k) {
   kernel = k;
   exprs.clear();
+  exprStorage.Reset();
   written.clear();
   counter = 0;
   k.walk([&](gnnk::StoreOp store) { written.insert(store.getBuffer()); });

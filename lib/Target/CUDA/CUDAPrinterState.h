@@ -24,6 +24,8 @@
 #include "mlir/Support/IndentedOstream.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Allocator.h"
+#include "llvm/Support/StringSaver.h"
 #include "llvm/ADT/DenseSet.h"
 
 #include <string>
@@ -67,8 +69,12 @@ public:
     return (prefix + Twine(counter++)).str();
   }
   /// Makes `expr` the C expression of `value`.
-  void bind(Value value, std::string expr) { exprs[value] = std::move(expr); }
-  /// The C expression of `value`, which dominance guarantees was bound.
+  void bind(Value value, StringRef expr) { exprs[value] = exprText.save(expr); }
+  /// The C expression of `value`, which dominance guarantees was bound. The
+  /// text stays valid until the next kernel starts, whatever is bound
+  /// meanwhile (a StringRef into a map's own strings dangled when a later
+  /// bind grew the map: a vector load's second half once printed an empty
+  /// index).
   StringRef getExpr(Value value) const {
     auto it = exprs.find(value);
     assert(it != exprs.end() && "a value is printed before its uses");
@@ -107,7 +113,10 @@ private:
   int indexBits;
   gnnk::KernelOp kernel;
   llvm::DenseSet<Value> written;
-  llvm::DenseMap<Value, std::string> exprs;
+  llvm::DenseMap<Value, StringRef> exprs;
+  /// The text of `exprs`, freed when the next kernel starts.
+  llvm::BumpPtrAllocator exprStorage;
+  llvm::StringSaver exprText{exprStorage};
   unsigned counter = 0;
 };
 
