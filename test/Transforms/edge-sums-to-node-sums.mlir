@@ -53,3 +53,52 @@ func.func @no_graph(%e: tensor<?x8xf32> {gnn.domain = "edge"}, %x: tensor<?x8xf3
   } -> tensor<8xf32>
   return %r, %s : tensor<8xf32>, tensor<8xf32>
 }
+
+// -----
+
+// AGNN's d`beta`: a sum over every edge into a tensor<1> written at (d0) -> (0)
+// (no parallel loop): the rank-1 terms, their sum per destination, and a sum
+// over the nodes into the same position.
+
+#r1 = affine_map<(d0) -> (d0)>
+#at0 = affine_map<(d0) -> (0)>
+// CHECK-LABEL: func.func @beta_gradient
+// CHECK: %[[T:.*]] = linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%{{.*}}, %{{.*}} : tensor<?xf32>, tensor<?xf32>) outs(%{{.*}} : tensor<?xf32>)
+// CHECK-NOT: arith.addf
+// CHECK: linalg.yield
+// CHECK: %[[N:.*]] = gnn.reduce sum %{{.*}}, %[[T]] : tensor<?xf32> -> tensor<?xf32>
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[AT0:.*]]], iterator_types = ["reduction"]} ins(%[[N]] : tensor<?xf32>) outs(%{{.*}} : tensor<1xf32>)
+// CHECK: arith.addf
+func.func @beta_gradient(%g: !gnn.graph, %x: tensor<?x8xf32>, %d: tensor<?xf32> {gnn.domain = "edge"}) -> tensor<1xf32> {
+  %c = gnn.sddmm dot %g, %x, %x : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?xf32>
+  %z = arith.constant 0.0 : f32
+  %init = tensor.empty() : tensor<1xf32>
+  %zero = linalg.fill ins(%z : f32) outs(%init : tensor<1xf32>) -> tensor<1xf32>
+  %r = linalg.generic {indexing_maps = [#r1, #r1, #at0], iterator_types = ["reduction"]}
+      ins(%c, %d : tensor<?xf32>, tensor<?xf32>) outs(%zero : tensor<1xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %m = arith.mulf %a, %b : f32
+    %t = arith.addf %out, %m : f32
+    linalg.yield %t : f32
+  } -> tensor<1xf32>
+  return %r : tensor<1xf32>
+}
+
+// -----
+
+// A result at a constant position other than 0 is not a sum this pass knows.
+
+#r1b = affine_map<(d0) -> (d0)>
+#at1 = affine_map<(d0) -> (1)>
+// CHECK-LABEL: func.func @constant_position
+// CHECK-NOT: gnn.reduce
+func.func @constant_position(%g: !gnn.graph, %x: tensor<?x8xf32>, %init: tensor<2xf32>) -> tensor<2xf32> {
+  %c = gnn.sddmm dot %g, %x, %x : tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [#r1b, #at1], iterator_types = ["reduction"]}
+      ins(%c : tensor<?xf32>) outs(%init : tensor<2xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %t = arith.addf %out, %a : f32
+    linalg.yield %t : f32
+  } -> tensor<2xf32>
+  return %r : tensor<2xf32>
+}

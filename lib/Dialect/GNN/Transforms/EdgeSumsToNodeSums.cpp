@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 namespace mlir {
 namespace gnn {
@@ -96,10 +97,31 @@ struct EdgeSumToNodeSum : OpRewritePattern<linalg::GenericOp> {
     if (!add || !out.hasOneUse() || (add.getLhs() != out && add.getRhs() != out))
       return rewriter.notifyMatchFailure(op, "not out + term");
     Value term = add.getLhs() == out ? add.getRhs() : add.getLhs();
+    // The result is written at the parallel loops, each once, in any order,
+    // and at 0 in dimensions of size 1 (AGNN's beta: `tensor<1xf32>` at
+    // `(d0) -> (0)`). `loopSizes` are the parallel loops' sizes in the order
+    // the result names them.
     AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-    if (!outMap.isProjectedPermutation() ||
-        outMap.getNumResults() != numLoops - 1)
-      return rewriter.notifyMatchFailure(op, "result not at the parallel loops");
+    SmallVector<int64_t> loopSizes;
+    llvm::SmallBitVector named(numLoops);
+    for (auto [r, e] : llvm::enumerate(outMap.getResults())) {
+      if (auto c = dyn_cast<AffineConstantExpr>(e)) {
+        if (c.getValue() != 0 || outType.getDimSize(r) != 1)
+          return rewriter.notifyMatchFailure(op, "result at a constant "
+                                                 "position other than 0 of 1");
+        continue;
+      }
+      auto d = dyn_cast<AffineDimExpr>(e);
+      if (!d || iters[d.getPosition()] != utils::IteratorType::parallel ||
+          named.test(d.getPosition()))
+        return rewriter.notifyMatchFailure(op, "result not at the parallel "
+                                               "loops");
+      named.set(d.getPosition());
+      loopSizes.push_back(outType.getDimSize(r));
+    }
+    if (loopSizes.size() != numLoops - 1)
+      return rewriter.notifyMatchFailure(op, "a parallel loop the result does "
+                                             "not name");
     // Every operand that the edge loop indexes is an edge tensor whose rows
     // it indexes, and no other position.
     DomainCache domains;
@@ -124,12 +146,14 @@ struct EdgeSumToNodeSum : OpRewritePattern<linalg::GenericOp> {
       return rewriter.notifyMatchFailure(op, "no edge tensor from a graph op");
 
     Location loc = op.getLoc();
-    // Loop renumbering: the edge loop first, then the result's loops in order.
+    // Loop renumbering: the edge loop first, then the result's loops in the
+    // order it names them.
     SmallVector<AffineExpr> renumber(numLoops);
     renumber[edgeLoop] = getAffineDimExpr(0, ctx);
-    for (auto [i, e] : llvm::enumerate(outMap.getResults()))
-      renumber[cast<AffineDimExpr>(e).getPosition()] =
-          getAffineDimExpr(i + 1, ctx);
+    unsigned next = 1;
+    for (AffineExpr e : outMap.getResults())
+      if (auto d = dyn_cast<AffineDimExpr>(e))
+        renumber[d.getPosition()] = getAffineDimExpr(next++, ctx);
     SmallVector<AffineMap> maps;
     for (OpOperand *in : op.getDpsInputOperands())
       maps.push_back(op.getMatchingIndexingMap(in).replaceDimsAndSymbols(
@@ -137,7 +161,7 @@ struct EdgeSumToNodeSum : OpRewritePattern<linalg::GenericOp> {
     maps.push_back(AffineMap::getMultiDimIdentityMap(numLoops, ctx));
     // The per-edge terms.
     SmallVector<int64_t> shape = {ShapedType::kDynamic};
-    llvm::append_range(shape, outType.getShape());
+    llvm::append_range(shape, loopSizes);
     auto termType = RankedTensorType::get(shape, outType.getElementType());
     Value edges = tensor::DimOp::create(rewriter, loc, edgeTensor, 0);
     Value empty = tensor::EmptyOp::create(rewriter, loc, termType,
@@ -166,14 +190,20 @@ struct EdgeSumToNodeSum : OpRewritePattern<linalg::GenericOp> {
     SmallVector<AffineExpr> nodeRead = {getAffineDimExpr(numLoops - 1, ctx)};
     for (unsigned i = 0; i + 1 < numLoops; ++i)
       nodeRead.push_back(getAffineDimExpr(i, ctx));
+    // The result's map over the new loops: its parallel loops renumbered in
+    // the order it names them, its constant positions kept.
+    SmallVector<AffineExpr> resultAt;
+    unsigned loop = 0;
+    for (AffineExpr e : outMap.getResults())
+      resultAt.push_back(isa<AffineDimExpr>(e) ? getAffineDimExpr(loop++, ctx)
+                                               : e);
     SmallVector<AffineMap> sumMaps = {
         AffineMap::get(numLoops, 0, nodeRead, ctx),
-        AffineMap::getMultiDimIdentityMap(numLoops, ctx).getMajorSubMap(
-            numLoops - 1)};
+        AffineMap::get(numLoops, 0, resultAt, ctx)};
     SmallVector<utils::IteratorType> sumIters(numLoops - 1,
                                               utils::IteratorType::parallel);
     sumIters.push_back(utils::IteratorType::reduction);
-    // The init keeps its own map (dimensions of the parallel loops in order).
+    // The init is written where the original wrote it.
     Value init = op.getDpsInitOperand(0)->get();
     rewriter.replaceOpWithNewOp<linalg::GenericOp>(
         op, TypeRange{outType}, ValueRange{perNode}, ValueRange{init}, sumMaps,

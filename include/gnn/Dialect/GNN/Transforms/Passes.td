@@ -21,7 +21,9 @@ def GNNEdgeSumsToNodeSums : Pass<"gnn-edge-sums-to-node-sums", "func::FuncOp"> {
     is the same (nodes without in-edges add zero). gnn-form-kernel-groups then
     fuses the terms' edge DAG into the reduce, so nothing edge-sized is
     written; both sums stay deterministic (no atomics). The body must be
-    `out + term` with `out` read once.
+    `out + term` with `out` read once; the result is written at each
+    parallel loop once, and at 0 in dimensions of size 1 (AGNN's
+    `d beta`, a `tensor<1xf32>` at `(d0) -> (0)`).
 
     ```mlir
     %r = linalg.generic {indexing_maps = [(d0, d1, d2) -> (d2, d0, d1), ...],
