@@ -20,6 +20,7 @@
 #include "gnn/Runtime/Graph.h"
 #include "gnn/Runtime/Module.h"
 #include "gnn/Runtime/Executor.h"
+#include "gnn/Runtime/Timing.h"
 
 #include <cuda_runtime.h>
 
@@ -36,11 +37,6 @@
 #include <vector>
 
 using namespace gnn::runtime;
-
-static double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
 
 [[noreturn]] static void die(const std::string &m) {
   std::cerr << "gnn-runtime-bench: error: " << m << "\n";

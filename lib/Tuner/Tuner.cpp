@@ -11,8 +11,10 @@
 #include "gnn/Runtime/CudaDriver.h"
 #include "gnn/Runtime/Environment.h"
 #include "gnn/Runtime/Executor.h"
+#include "gnn/Runtime/Timing.h"
 
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cuda_runtime.h>
@@ -64,13 +66,8 @@ std::vector<int64_t> mlir::gnn::splitCandidates(AutotuneMode mode) {
 }
 
 /// floor(log2(v)) for v >= 1, else 0: statistics buckets of the key.
-static int log2Bucket(int64_t v) {
-  int b = 0;
-  while (v > 1) {
-    v >>= 1;
-    ++b;
-  }
-  return b;
+static unsigned log2Bucket(int64_t v) {
+  return v > 1 ? llvm::Log2_64(static_cast<uint64_t>(v)) : 0;
 }
 
 /// The cache key: what the timings depend on. The function's IR (shapes
@@ -93,11 +90,6 @@ static rt::CacheKey tuneKey(func::FuncOp func, const CompileOptions &options,
   key.text = std::move(text);
   key.hash();
   return key;
-}
-
-static double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v[v.size() / 2];
 }
 
 namespace {
@@ -154,7 +146,7 @@ struct Candidate {
     if (cudaError_t e = cudaStreamSynchronize(stream); e != cudaSuccess)
       return rt::Status::error(std::string("the tuner's run failed: ") +
                                cudaGetErrorName(e));
-    return median(ms);
+    return rt::median(ms);
   }
 };
 } // namespace

@@ -15,6 +15,7 @@
 #include "gnn/Runtime/DeviceBytes.h"
 #include "gnn/Runtime/Executor.h"
 #include "gnn/Runtime/MemoryPlan.h"
+#include "gnn/Runtime/Timing.h"
 #include "gnn/Dialect/GNN/IR/GNNDialect.h"
 #include "gnn/Compiler/Driver.h"
 #include "gnn/Compiler/Tuner.h"
@@ -49,13 +50,6 @@ static const rt::BufferDecl *findBuffer(const rt::Program &program,
 static int fail(const std::string &message) {
   llvm::errs() << "gnn-run: error: " << message << "\n";
   return 1;
-}
-
-static double median(std::vector<double> v) {
-  if (v.empty())
-    return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 static llvm::cl::opt<int64_t> maxChunks(
@@ -326,7 +320,7 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
   std::vector<double> ms;
   if (int rc = timeRange(0, program->steps.size(), std::max(1, options.reps), ms))
     return rc;
-  cuda["median_ms"] = median(ms);
+  cuda["median_ms"] = rt::median(ms);
   cuda["min_ms"] = ms.empty() ? 0.0 : *std::min_element(ms.begin(), ms.end());
   cuda["reps"] = (int64_t)ms.size();
   if (options.profileSteps) {
@@ -350,7 +344,7 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
               return "copy";
           },
           program->steps[i]);
-      steps.push_back(llvm::json::Object{{"step", what}, {"median_ms", median(one)}});
+      steps.push_back(llvm::json::Object{{"step", what}, {"median_ms", rt::median(one)}});
     }
     cuda["step_ms"] = std::move(steps);
   }

@@ -25,6 +25,28 @@ def _heads_out(out: Tensor, concat: bool) -> Tensor:
     return out.reshape(out.size(0), -1) if concat else out.mean(dim=1)
 
 
+class _HeadsLayer(torch.nn.Module):
+    """What the multi-head attention layers share: combining the heads of
+    the template's output, the residual and bias, and the repr."""
+
+    def _heads(self, out, weights: bool):
+        """The template's output (with its attention weights when asked) as
+        (heads concatenated or averaged, the weights or None)."""
+        out, attention = out if weights else (out, None)
+        return _heads_out(out, self.concat), attention
+
+    def _residual_and_bias(self, x: Tensor, out: Tensor) -> Tensor:
+        if self.res is not None:
+            out = out + self.res(x)
+        if self.bias is not None:
+            out = out + self.bias
+        return out
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}({self.in_channels}, {self.out_channels}, "
+                f"heads={self.heads})")
+
+
 def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tensor,
                heads: int, *tensors: Tensor, weights: bool = False,
                edge_attr: Optional[Tensor] = None, edge_fn=None):
@@ -70,7 +92,7 @@ def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tenso
     return out, (_common.flip(ei, layer.flow) if loops else edge_index, alpha)
 
 
-class GATConv(torch.nn.Module):
+class GATConv(_HeadsLayer):
     r"""PyG's `GATConv` (Velickovic et al.):
     `alpha_ij = softmax_j(leaky_relu(a_src . W x_j + a_dst . W x_i))`,
     `out_i = concat_h(sum_j alpha_ij W x_j) + b`.
@@ -155,21 +177,12 @@ class GATConv(torch.nn.Module):
                          weights=weights, edge_attr=edge_attr,
                          edge_fn=lambda ea: (self.lin_edge(ea).view(-1, h_, c)
                                              * self.att_edge).sum(dim=-1))
-        if weights:
-            out, attention = out
-        out = _heads_out(out, self.concat)
-        if self.res is not None:
-            out = out + self.res(x)
-        if self.bias is not None:
-            out = out + self.bias
+        out, attention = self._heads(out, weights)
+        out = self._residual_and_bias(x, out)
         return (out, attention) if weights else out
 
-    def __repr__(self) -> str:
-        return (f"{type(self).__name__}({self.in_channels}, {self.out_channels}, "
-                f"heads={self.heads})")
 
-
-class GATv2Conv(torch.nn.Module):
+class GATv2Conv(_HeadsLayer):
     r"""PyG's `GATv2Conv` (Brody et al.):
     `alpha_ij = softmax_j(a . leaky_relu(W_l x_j + W_r x_i))`,
     `out_i = concat_h(sum_j alpha_ij W_l x_j) + b`.
@@ -249,21 +262,12 @@ class GATv2Conv(torch.nn.Module):
                          h_, x_l, x_r, self.att.view(h_, c), weights=weights,
                          edge_attr=edge_attr,
                          edge_fn=lambda ea: self.lin_edge(ea).view(-1, h_, c))
-        if weights:
-            out, attention = out
-        out = _heads_out(out, self.concat)
-        if self.res is not None:
-            out = out + self.res(x)
-        if self.bias is not None:
-            out = out + self.bias
+        out, attention = self._heads(out, weights)
+        out = self._residual_and_bias(x, out)
         return (out, attention) if weights else out
 
-    def __repr__(self) -> str:
-        return (f"{type(self).__name__}({self.in_channels}, {self.out_channels}, "
-                f"heads={self.heads})")
 
-
-class TransformerConv(torch.nn.Module):
+class TransformerConv(_HeadsLayer):
     r"""PyG's `TransformerConv` (Shi et al.):
     `alpha_ij = softmax_j((W_q x_i) . (W_k x_j) / sqrt(C))`,
     `out_i = concat_h(sum_j alpha_ij W_v x_j) + W_s x_i`.
@@ -342,9 +346,7 @@ class TransformerConv(torch.nn.Module):
         out = _attention("transformer", (h_, c, t), self, x, edge_index, h_, q, k, v,
                          weights=weights, edge_attr=edge_attr,
                          edge_fn=lambda ea: self.lin_edge(ea).view(-1, h_, c))
-        if weights:
-            out, attention = out
-        out = _heads_out(out, self.concat)
+        out, attention = self._heads(out, weights)
         if self.root_weight:
             x_r = self.lin_skip(x)
             if self.lin_beta is not None:
@@ -353,7 +355,3 @@ class TransformerConv(torch.nn.Module):
             else:
                 out = out + x_r
         return (out, attention) if weights else out
-
-    def __repr__(self) -> str:
-        return (f"{type(self).__name__}({self.in_channels}, {self.out_channels}, "
-                f"heads={self.heads})")
