@@ -66,11 +66,13 @@ func.func @gatv2(%g: !gnn.graph, %xl: tensor<?x2x16xf32>, %xr: tensor<?x2x16xf32
 // SPLIT: gnnk.for_blocks %{{.*}} lanes 32 {
 // SPLIT: gnnk.for_edges
 // SPLIT: gnnk.block_reduce
-// SPLIT: gnnk.store
+// SPLIT: gnnk.store %{{.*}}#0, %{{.*}}#1 to
 // SPLIT-LABEL: gnnk.kernel @attention_0_final(
 // SPLIT: gnnk.for_blocks
 // SPLIT: scf.for {{.*}} iter_args
+// SPLIT: gnnk.load {{.*}} -> f32, f32
 // SPLIT: math.exp
+// SPLIT: } {gnnk.unroll = 8 : i64}
 // SPLIT: gnnk.store
 // SPLIT-LABEL: func.func @gatv2
 // SPLIT: %[[MAIN:.*]] = gnnk.launch @attention_0[
@@ -81,7 +83,8 @@ func.func @gatv2(%g: !gnn.graph, %xl: tensor<?x2x16xf32>, %xr: tensor<?x2x16xf32
 // (chunks of 3250 edges: the split starts at 32, gnn::chooseSplit):
 // the grids and the partial-result buffer are capped (the minimum of a
 // map's results), and the final kernel also walks the rows of its chunk,
-// reducing the heavy rows lying wholly inside it with the whole block.
+// team t taking rows t, t + 8, ..., and finishing each heavy row lying
+// wholly inside the chunk with that team alone (no block reduction).
 // LONG-DAG: #[[GRID:.*]] = affine_map<()[s0, s1, s2] -> (s1 ceildiv 32, 4)>
 // LONG-DAG: #[[STATES:.*]] = affine_map<()[s0, s1, s2] -> ((s1 ceildiv 32) * 384, 1536)>
 // LONG-LABEL: gnnk.kernel @attention_0_partial(
@@ -93,15 +96,17 @@ func.func @gatv2(%g: !gnn.graph, %xl: tensor<?x2x16xf32>, %xr: tensor<?x2x16xf32
 // LONG: gnnk.for_blocks %[[N]] lanes 32
 // LONG-LABEL: gnnk.kernel @attention_0_final(
 // LONG-SAME: grid = #[[GRID]]
-// LONG: gnnk.for_blocks
+// LONG: gnnk.for_blocks %{{.*}} lanes 32 {
+// LONG-NEXT: ^bb0(%{{.*}}: index, %arg12: index, %{{.*}}: index):
 // LONG: %[[LONGER:.*]] = arith.cmpi sgt, %{{.*}}, %c32
 // LONG-NEXT: scf.if %[[LONGER]] {
-// LONG: scf.for
+// LONG: %[[FIRST:.*]] = arith.addi %{{.*}}, %arg12 : index
+// LONG-NEXT: scf.for %{{.*}} = %[[FIRST]] to %{{.*}} step %c8
 // LONG: arith.cmpi sle
 // LONG: scf.if
 // LONG: gnnk.for_edges
 // LONG: gnnk.team_reduce
-// LONG: gnnk.block_reduce
+// LONG-NOT: gnnk.block_reduce
 // LONG: math.exp
 // LONG: gnnk.store
 // LONG: scf.for {{.*}} iter_args

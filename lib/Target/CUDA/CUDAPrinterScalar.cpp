@@ -9,6 +9,8 @@
 
 #include "CUDAPrinterState.h"
 
+#include "gnn/Dialect/GNNKernel/IR/GNNKernelOps.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -518,6 +520,12 @@ static LogicalResult printOperation(CUDAPrinterState &state, scf::ForOp op) {
     int64_t trips = u > l ? (u - l + s - 1) / s : 0;
     if (trips <= 32)
       os << "#pragma unroll\n";
+  } else if (auto unroll =
+                 op->getAttrOfType<IntegerAttr>(gnnk::kUnrollAttrName)) {
+    if (unroll.getInt() < 1 || unroll.getInt() > 16)
+      return op.emitOpError() << "expects " << gnnk::kUnrollAttrName
+                              << " in [1, 16] but got " << unroll.getInt();
+    os << "#pragma unroll " << unroll.getInt() << "\n";
   }
   std::string iv = state.getFreshName("iv");
   state.bind(op.getInductionVar(), iv);

@@ -110,3 +110,27 @@ gnnk.kernel @wide(%out: memref<?xf32> {gnnk.result = 0 : i64},
     attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2] -> (s0)>} {
   gnnk.return
 }
+
+// -----
+
+gnnk.kernel @bad_unroll(%x: memref<?xf32> {gnnk.operand = 0 : i64},
+                        %out: memref<?xf32> {gnnk.result = 0 : i64},
+                        %nodes: i64 {gnnk.size = "nodes"})
+    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2] -> (s0)>} {
+  %n = arith.index_cast %nodes : i64 to index
+  gnnk.for_elements %n {
+  ^bb0(%i: index):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %zero = arith.constant 0.0 : f32
+    // expected-error @+1 {{'scf.for' op expects gnnk.unroll in [1, 16] but got 32}}
+    %s = scf.for %k = %c0 to %i step %c1 iter_args(%a = %zero) -> f32 {
+      %v = gnnk.load %x[%k] : memref<?xf32> -> f32
+      %b = arith.addf %a, %v : f32
+      scf.yield %b : f32
+    } {gnnk.unroll = 32 : i64}
+    gnnk.store %s to %out[%i] : f32 into memref<?xf32>
+    gnnk.yield
+  }
+  gnnk.return
+}

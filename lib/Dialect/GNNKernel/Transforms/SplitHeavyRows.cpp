@@ -20,8 +20,8 @@
 //  - `<name>_final`, a block per chunk: the heavy row starting in the chunk
 //    and crossing its end gets the partial states of its chunks merged in
 //    chunk order, then the epilogue; heavy rows wholly inside the chunk
-//    (possible only when L > N) are reduced by the block's teams and
-//    finished there.
+//    (possible only when L > N) are shared out among the block's teams, a
+//    team per row, and finished there.
 // Both are launched after the row kernel, the final one updating its results
 // in place. With L = N (graphs of at most N * max-chunks edges) no heavy row
 // fits in a chunk and the final kernel's row walk is skipped.
@@ -195,6 +195,13 @@ Value stateIndex(Ix &ix, Value chunk, Value which, int64_t lanes, Value lane,
                  size_t values) {
   Value slot = ix.add(ix.mul(chunk, ix.c(2)), which);
   return ix.mul(ix.add(ix.mul(slot, ix.c(lanes)), lane), ix.c(values));
+}
+
+/// The elements one access of a lane's partial state of `values` elements
+/// moves: 4 or 2 when they divide it (state indices are multiples of
+/// `values`, so the vector accesses are aligned), else 1.
+int64_t stateAccessWidth(size_t values) {
+  return values % 4 == 0 ? 4 : values % 2 == 0 ? 2 : 1;
 }
 
 /// Clones the row prologue (the row body's ops before the edge loop) for
@@ -517,10 +524,13 @@ struct SplitHeavyRows
       b.setInsertionPointToStart(&store.getThenRegion().front());
       Value base = stateIndex(ix, m.blk, ix.c(which), k->lanes, m.lane,
                               state.size());
-      for (auto [i, v] : llvm::enumerate(state))
-        StoreOp::create(b, loc,
-                        ValueRange{convertFloat(b, loc, v, stateElement)},
-                        states, ix.add(base, ix.c(i)));
+      int64_t width = stateAccessWidth(state.size());
+      for (size_t i = 0; i < state.size(); i += width) {
+        SmallVector<Value> part;
+        for (int64_t j = 0; j < width; ++j)
+          part.push_back(convertFloat(b, loc, state[i + j], stateElement));
+        StoreOp::create(b, loc, part, states, ix.add(base, ix.c(i)));
+      }
     }
     k->rows->erase();
     dropResultParams(kernel, states);
@@ -547,7 +557,12 @@ struct SplitHeavyRows
     Ix ix{b, loc};
     int64_t teams = kernel.getBlock() / k->lanes;
     // Heavy rows wholly inside the chunk (only when chunks are longer than
-    // the split), walked in order and finished by the whole block.
+    // the split): the teams walk the chunk's rows, team t rows t, t + teams,
+    // ..., and a team finishes each such row it meets as the row kernel
+    // would (the row's edge loop, team reduction and epilogue). The rows are
+    // at most a chunk long; probing them one after another with the whole
+    // block made a chunk over many short rows a long chain of dependent
+    // row-pointer reads.
     {
       OpBuilder::InsertionGuard guard(b);
       Value longer = ix.cmp(arith::CmpIPredicate::sgt, m.len, ix.c(n));
@@ -555,8 +570,8 @@ struct SplitHeavyRows
       b.setInsertionPointToStart(&ifLonger.getThenRegion().front());
       Value rowLo = rowOfPosition(kernel, *k, b, m.lo);
       Value rowHi = rowOfPosition(kernel, *k, b, ix.sub(m.hi, ix.c(1)));
-      auto walk =
-          scf::ForOp::create(b, loc, rowLo, ix.add(rowHi, ix.c(1)), ix.c(1));
+      auto walk = scf::ForOp::create(b, loc, ix.add(rowLo, m.team),
+                                     ix.add(rowHi, ix.c(1)), ix.c(teams));
       b.setInsertionPointToStart(walk.getBody());
       // The row's range first (the rest of this clone is dead: nvcc drops
       // it), the prologue again only for the rows taken.
@@ -573,13 +588,12 @@ struct SplitHeavyRows
       b.setInsertionPointToStart(&ifInside.getThenRegion().front());
       IRMapping map =
           cloneRowPrologue(b, *k, walk.getInductionVar(), m.lane);
-      begin = map.lookup(k->begin);
-      end = map.lookup(k->end);
-      SmallVector<Value> state =
-          reduceWithBlock(b, loc, *k, map, begin, end, m.team, teams);
-      Value leader = ix.cmp(arith::CmpIPredicate::eq, m.team, ix.c(0));
-      auto ifLeader = scf::IfOp::create(b, loc, TypeRange{}, leader, false);
-      b.setInsertionPointToStart(&ifLeader.getThenRegion().front());
+      auto loop = cast<ForEdgesOp>(b.clone(*k->loop, map));
+      SmallVector<Value> state(loop.getResults());
+      if (k->teamReduce) {
+        auto red = cast<TeamReduceOp>(b.clone(*k->teamReduce, map));
+        state.assign(red.getResults().begin(), red.getResults().end());
+      }
       cloneEpilogue(b, *k, map, state);
     }
     // The heavy row starting in the chunk and going past its end: its
@@ -606,18 +620,24 @@ struct SplitHeavyRows
     TypeRange types = k->loop.getResultTypes();
     auto loadState = [&](Value chunk, Value which) {
       Value base = stateIndex(ix, chunk, which, k->lanes, m.lane, types.size());
+      int64_t width = stateAccessWidth(types.size());
+      SmallVector<Type> element(width, stateElement);
       SmallVector<Value> out;
-      for (auto [i, t] : llvm::enumerate(types)) {
-        Value v = LoadOp::create(b, loc, TypeRange{stateElement}, states,
-                                 ix.add(base, ix.c(i)))
-                      .getResult(0);
-        out.push_back(convertFloat(b, loc, v, t));
+      for (size_t i = 0; i < types.size(); i += width) {
+        auto load =
+            LoadOp::create(b, loc, element, states, ix.add(base, ix.c(i)));
+        for (int64_t j = 0; j < width; ++j)
+          out.push_back(convertFloat(b, loc, load.getResult(j), types[i + j]));
       }
       return out;
     };
     SmallVector<Value> init = loadState(first, which0);
     auto loop = scf::ForOp::create(b, loc, ix.add(first, ix.c(1)),
                                    ix.add(last, ix.c(1)), ix.c(1), init);
+    // The loads do not depend on the merged state: unrolled, the reads of
+    // eight chunks are in flight together (a row over many chunks was a
+    // chain of dependent L2 round trips, the final kernel's critical path).
+    loop->setAttr(kUnrollAttrName, b.getI64IntegerAttr(8));
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());

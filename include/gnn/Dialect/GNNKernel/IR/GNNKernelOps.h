@@ -46,6 +46,11 @@ FailureOr<int64_t> rowElementsOf(Value value, Operation *where);
 /// gnnk.for_blocks), or 0 if there is none.
 int64_t enclosingTeamLanes(Operation *op);
 
+/// A discardable attribute of an `scf.for` inside a kernel (an integer in
+/// [1, 16]): the printer unrolls the loop by that factor, e.g. so that the
+/// independent loads of several iterations are in flight together.
+constexpr llvm::StringLiteral kUnrollAttrName = "gnnk.unroll";
+
 } // namespace gnnk
 } // namespace mlir
 
