@@ -68,7 +68,14 @@ func.func @gatv2(%g: !gnn.graph, %xl: tensor<?x2x16xf32>, %xr: tensor<?x2x16xf32
 // SPLIT: gnnk.block_reduce
 // SPLIT: gnnk.store %{{.*}}#0, %{{.*}}#1 to
 // SPLIT-LABEL: gnnk.kernel @attention_0_final(
-// SPLIT: gnnk.for_blocks
+// SPLIT: arith.maxsi
+// SPLIT-NEXT: %[[CHUNKS:.*]] = arith.ceildivsi
+// SPLIT-NEXT: gnnk.for_blocks %[[CHUNKS]] lanes 32 {
+// SPLIT-NEXT: ^bb0(%[[BLK:.*]]: index, %[[TEAM:.*]]: index, %{{.*}}: index):
+// SPLIT: %[[FIRST:.*]] = arith.muli %[[BLK]], %c8 : index
+// SPLIT-NEXT: %[[CHUNK:.*]] = arith.addi %[[FIRST]], %[[TEAM]] : index
+// SPLIT-NEXT: %[[SOME:.*]] = arith.cmpi slt, %[[CHUNK]], %[[CHUNKS]] : index
+// SPLIT-NEXT: scf.if %[[SOME]] {
 // SPLIT: scf.for {{.*}} iter_args
 // SPLIT: gnnk.load {{.*}} -> f32, f32
 // SPLIT: math.exp

@@ -17,11 +17,12 @@
 //    chunk's boundaries, the teams share the chunk's edges of the row, team
 //    and block reductions use the loop's merge region, and one partial state
 //    per (chunk, which) is written;
-//  - `<name>_final`, a block per chunk: the heavy row starting in the chunk
-//    and crossing its end gets the partial states of its chunks merged in
-//    chunk order, then the epilogue; heavy rows wholly inside the chunk
+//  - `<name>_final`, a block per chunk: heavy rows wholly inside the chunk
 //    (possible only when L > N) are shared out among the block's teams, a
-//    team per row, and finished there.
+//    team per row, and finished there; then, a team per chunk (chunk
+//    `block * teams + team`), the heavy row starting in that chunk and
+//    crossing its end gets the partial states of its chunks merged in chunk
+//    order, then the epilogue.
 // Both are launched after the row kernel, the final one updating its results
 // in place. With L = N (graphs of at most N * max-chunks edges) no heavy row
 // fits in a chunk and the final kernel's row walk is skipped.
@@ -243,7 +244,7 @@ SmallVector<Value> inlineMerge(OpBuilder &b, Region &region, ValueRange a,
 /// team and lane, its positions [lo, hi) and `len`, with the builder inside
 /// the new mapping.
 struct ChunkMapping {
-  Value blk, team, lane, lo, hi, len;
+  Value blk, team, lane, lo, hi, len, edges, chunks;
 };
 
 ChunkMapping chunkMapping(KernelOp kernel, const RowKernel &k, int64_t split,
@@ -266,6 +267,8 @@ ChunkMapping chunkMapping(KernelOp kernel, const RowKernel &k, int64_t split,
   m.lane = body->addArgument(b.getIndexType(), loc);
   b.setInsertionPointToStart(body);
   m.len = len;
+  m.edges = edges;
+  m.chunks = chunks;
   m.lo = ix.mul(m.blk, len);
   m.hi = ix.min(ix.add(m.lo, len), edges);
   YieldOp::create(b, loc);
@@ -596,19 +599,28 @@ struct SplitHeavyRows
       }
       cloneEpilogue(b, *k, map, state);
     }
-    // The heavy row starting in the chunk and going past its end: its
-    // partial states merged in chunk order.
-    Value row = rowOfPosition(kernel, *k, b, ix.sub(m.hi, ix.c(1)));
+    // The heavy row starting in a chunk and going past its end: its partial
+    // states merged in chunk order, by a team per chunk (team t of block b
+    // takes chunk b * teams + t): only the first chunks / teams blocks have
+    // merges to do, the others are done at once (a block per chunk, each
+    // reading the chunk's last row, made the kernel waves of blocks waiting
+    // on dependent loads).
+    Value chunk = ix.add(ix.mul(m.blk, ix.c(teams)), m.team);
+    auto ifChunk = scf::IfOp::create(
+        b, loc, TypeRange{},
+        ix.cmp(arith::CmpIPredicate::slt, chunk, m.chunks), false);
+    b.setInsertionPointToStart(&ifChunk.getThenRegion().front());
+    Value lo = ix.mul(chunk, m.len);
+    Value hi = ix.min(ix.add(lo, m.len), m.edges);
+    Value row = rowOfPosition(kernel, *k, b, ix.sub(hi, ix.c(1)));
     IRMapping map = cloneRowPrologue(b, *k, row, m.lane);
     Value begin = map.lookup(k->begin), end = map.lookup(k->end);
     Value mine = arith::AndIOp::create(
-        b, loc, ix.cmp(arith::CmpIPredicate::eq, m.team, ix.c(0)),
+        b, loc,
+        ix.cmp(arith::CmpIPredicate::sgt, ix.sub(end, begin), ix.c(n)),
         arith::AndIOp::create(
-            b, loc,
-            ix.cmp(arith::CmpIPredicate::sgt, ix.sub(end, begin), ix.c(n)),
-            arith::AndIOp::create(
-                b, loc, ix.cmp(arith::CmpIPredicate::sge, begin, m.lo),
-                ix.cmp(arith::CmpIPredicate::sgt, end, m.hi))));
+            b, loc, ix.cmp(arith::CmpIPredicate::sge, begin, lo),
+            ix.cmp(arith::CmpIPredicate::sgt, end, hi)));
     auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, mine, false);
     b.setInsertionPointToStart(&ifOp.getThenRegion().front());
     Value nn = m.len;
