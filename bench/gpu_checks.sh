@@ -1,9 +1,21 @@
 #!/usr/bin/env bash
-# What produced bench/results/scoreboard-h100.md, scoreboard-grad-h100.md,
-# tuner-h100.txt, autodiff-cora-h100.txt, sanitize-cora-h100.txt and
-# python-h100/{pytest-cuda-final,cora-1seed}.txt, in one call on the GPU
-# machine (about 8 minutes on an H100):
-#   bench/gpu_checks.sh CARRY OUT
+# The GPU checks behind bench/results (scoreboards, tuner, autodiff,
+# sanitizer, Python package), in one or two calls on the GPU machine:
+#   PARTS="fwd grad tuned tuner checks python" bench/gpu_checks.sh CARRY OUT
+# PARTS (default: all of them, about 10 minutes on an H100):
+#   fwd    the op scoreboard (peers and gnnc in one run: table-fwd.md)
+#   grad   forward + backward (gnn-run --grad) against the same peers' run
+#          (table-grad.md; needs fwd in the same OUT)
+#   tuned  the forward with GNNC_AUTOTUNE=on and a warm cache (a first pass
+#          tunes, the second is timed: table-fwd-tuned.md; needs fwd)
+#   tuner  time to first result on arxiv-like, cold cache then warm
+#   checks every example's forward and backward on cora against the
+#          reference, the sanitizer over every kernel family
+#   python the Python package's CUDA tests and Cora training against PyG
+#   reddit the 114.6M-edge reddit-like graph: cuSPARSE and turbo-gnn
+#          (spmm-sum, gatv2, gt; forward and forward+backward) and gnnc's
+#          forward and --grad (no reference check) in one run
+#          (table-reddit.md); not in the default PARTS
 # CARRY holds gnn-run and gnn-opt (stripped), py312/_gnnc*.so (the Python
 # module for the machine's Python), peers/ (a copy of ../shared/bench/peers
 # with its turbo-gnn wheel) and datasets/ (pubmed, musae-github, blogcatalog,
@@ -12,40 +24,94 @@ set -u
 export PATH=/usr/local/cuda/bin:$PATH
 B=$(realpath "$1"); R=$(realpath -m "$2"); mkdir -p "$R"
 P=$B/peers; D=$B/datasets
-# The op scoreboard (forward), peers and gnnc in one run.
-OUT=$R/sb DATASETS=$D timeout 300 bash $P/run.sh $B/gnn-run > /dev/null 2>&1
-cp $R/sb/table.md $R/table-fwd.md; cp $R/sb/peers.jsonl $R/peers.jsonl
-cp $R/sb/gnnc.jsonl $R/gnnc-fwd.jsonl; rm -rf $R/sb
-# Forward + backward (gnn-run --grad), against the same peers' run;
-# arxiv-like without the (slow, CPU double) reference check.
-mkdir -p /tmp/g
-for g in pubmed musae-github blogcatalog arxiv-like qm9-batch4096; do
-  python3 $P/dump_graph.py $g $D /tmp/g/$g.txt > /dev/null
-done
-{ GNNC_OPS_FLAGS=--grad bash $P/gnnc_ops.sh $B/gnn-run /tmp/g/pubmed.txt \
+PARTS=" ${PARTS:-fwd grad tuned tuner checks python} "
+want() { [[ "$PARTS" == *" $1 "* ]]; }
+graphs() {
+  mkdir -p /tmp/g
+  for g in pubmed musae-github blogcatalog arxiv-like qm9-batch4096; do
+    [ -f /tmp/g/$g.txt ] || python3 $P/dump_graph.py $g $D /tmp/g/$g.txt > /dev/null
+  done
+}
+# gnnc's side over the five graphs (arxiv-like without the slow CPU double
+# reference check); extra gnn-run flags in $1.
+gnnc_ops() {
+  GNNC_OPS_FLAGS="$1" bash $P/gnnc_ops.sh $B/gnn-run /tmp/g/pubmed.txt \
     /tmp/g/musae-github.txt /tmp/g/blogcatalog.txt /tmp/g/qm9-batch4096.txt
-  GNNC_OPS_FLAGS="--grad --no-check" bash $P/gnnc_ops.sh $B/gnn-run \
-    /tmp/g/arxiv-like.txt; } > $R/gnnc-grad.jsonl
-python3 $P/side_by_side.py $R/gnnc-grad.jsonl $R/peers.jsonl > $R/table-grad.md
-# The autotuner, cold cache then warm.
-export GNNC_CACHE_DIR=/tmp/tune-cache
-for i in cold warm; do
-  GNNC_AUTOTUNE=on $B/gnn-run $P/gnnc_ops/spmm_unweighted.mlir \
-    --graph=/tmp/g/arxiv-like.txt --backend=cuda --no-check --reps=20 |
-    python3 -c 'import json,sys; d=json.load(sys.stdin)["cuda"]; print(sys.argv[1], d["median_ms"], json.dumps(d["schedule"]), "compile_ms", d.get("compile_ms"))' $i
-done > $R/tuner.txt 2>&1
-unset GNNC_CACHE_DIR
-# Correctness: every example's forward and backward on cora, the sanitizer
-# over every kernel family (backward included), the Python package's CUDA
-# tests, and Cora training against PyG.
-bash test/Integration/run-autodiff.sh $B/gnn-opt $B/gnn-run $D cora > $R/autodiff.txt 2>&1
-TOOLS="memcheck racecheck" CHUNKS="8192" bash test/Integration/sanitize.sh \
-  $B/gnn-run $D cora $B/gnn-opt > $R/sanitize.txt 2>&1
-mkdir -p /tmp/pkg; cp -r python/gnnc /tmp/pkg/; cp $B/py312/_gnnc*.so /tmp/pkg/gnnc/
-export PYTHONPATH=/tmp/pkg GNNC_DATASETS=$D
-GNNC_TEST_DEVICE=cuda python3 -m pytest -q -p no:cacheprovider \
-  python/tests/test_core.py python/tests/test_nn_cuda.py > $R/pytest-cuda.txt 2>&1
-for m in gcn gat; do
-  python3 examples/python/train_cora.py --model $m --seeds 1 --compare-pyg
-done > $R/cora.txt 2>&1
-tail -n 3 $R/table-fwd.md $R/table-grad.md $R/pytest-cuda.txt $R/cora.txt
+  GNNC_OPS_FLAGS="$1 --no-check" bash $P/gnnc_ops.sh $B/gnn-run \
+    /tmp/g/arxiv-like.txt
+}
+if want fwd; then
+  OUT=$R/sb DATASETS=$D timeout 300 bash $P/run.sh $B/gnn-run > /dev/null 2>&1
+  cp $R/sb/table.md $R/table-fwd.md; cp $R/sb/peers.jsonl $R/peers.jsonl
+  cp $R/sb/gnnc.jsonl $R/gnnc-fwd.jsonl; rm -rf $R/sb
+fi
+if want grad; then
+  graphs
+  gnnc_ops --grad > $R/gnnc-grad.jsonl
+  python3 $P/side_by_side.py $R/gnnc-grad.jsonl $R/peers.jsonl > $R/table-grad.md
+fi
+if want tuned; then
+  graphs
+  export GNNC_CACHE_DIR=/tmp/tuned-cache GNNC_AUTOTUNE=on
+  gnnc_ops "" > $R/gnnc-tuning.jsonl
+  gnnc_ops "" > $R/gnnc-fwd-tuned.jsonl
+  unset GNNC_CACHE_DIR GNNC_AUTOTUNE
+  python3 $P/side_by_side.py $R/gnnc-fwd-tuned.jsonl $R/peers.jsonl > $R/table-fwd-tuned.md
+fi
+if want tuner; then
+  graphs
+  export GNNC_CACHE_DIR=/tmp/tune-cache
+  for i in cold warm; do
+    GNNC_AUTOTUNE=on $B/gnn-run $P/gnnc_ops/spmm_unweighted.mlir \
+      --graph=/tmp/g/arxiv-like.txt --backend=cuda --no-check --reps=20 |
+      python3 -c 'import json,sys; d=json.load(sys.stdin)["cuda"]; print(sys.argv[1], d["median_ms"], json.dumps(d["schedule"]), "compile_ms", d.get("compile_ms"))' $i
+  done > $R/tuner.txt 2>&1
+  unset GNNC_CACHE_DIR
+fi
+if want checks; then
+  bash test/Integration/run-autodiff.sh $B/gnn-opt $B/gnn-run $D cora > $R/autodiff.txt 2>&1
+  TOOLS="memcheck racecheck" CHUNKS="8192" bash test/Integration/sanitize.sh \
+    $B/gnn-run $D cora $B/gnn-opt > $R/sanitize.txt 2>&1
+fi
+if want python; then
+  mkdir -p /tmp/pkg; cp -r python/gnnc /tmp/pkg/; cp $B/py312/_gnnc*.so /tmp/pkg/gnnc/
+  export PYTHONPATH=/tmp/pkg GNNC_DATASETS=$D
+  GNNC_TEST_DEVICE=cuda python3 -m pytest -q -p no:cacheprovider \
+    python/tests/test_core.py python/tests/test_nn_cuda.py > $R/pytest-cuda.txt 2>&1
+  for m in gcn gat; do
+    python3 examples/python/train_cora.py --model $m --seeds 1 --compare-pyg
+  done > $R/cora.txt 2>&1
+fi
+if want reddit; then
+  python3 $P/ops_bench.py --graphs reddit-like --ops spmm-sum,gatv2,gt \
+    --impls cusparse,turbo-gnn --datasets $D > $R/peers-reddit.jsonl 2> $R/peers-reddit.err
+  g=/tmp/g/reddit-like.npy; mkdir -p /tmp/g
+  python3 $P/dump_graph.py reddit-like $D $g > /dev/null
+  for flags in "--no-check" "--grad --no-check"; do
+    for op in spmm_sum gatv2 gt; do
+      [ "$op" = spmm_sum ] && [ "$flags" != "--no-check" ] && continue
+      $B/gnn-run $P/gnnc_ops/$op.mlir --graph=$g --backend=cuda --reps=10 --warmup=3 $flags \
+        > /tmp/r.json 2> /tmp/r.err
+      rc=$? python3 - $op "$flags" <<'PY'
+import json, os, sys
+op, flags = sys.argv[1:3]
+rec = {"graph": "reddit-like", "op": op, "impl": "gnnc", "rc": int(os.environ["rc"]), "fwd_ms": None}
+try:
+    c = json.load(open("/tmp/r.json"))["cuda"]
+    if "--grad" in flags:
+        rec.update(fwdbwd_ms=c.get("fwdbwd_median_ms"), peak_mb=c.get("peak_device_bytes", 0) / 2**20)
+    else:
+        rec.update(fwd_ms=c.get("median_ms"), peak_mb=c.get("peak_device_bytes", 0) / 2**20)
+    rec["match"] = "not checked"
+except Exception as e:
+    rec["error"] = (repr(e) + " " + open("/tmp/r.err").read())[:300]
+print(json.dumps(rec))
+PY
+    done
+  done > $R/gnnc-reddit.jsonl
+  rm -f $g
+  python3 $P/side_by_side.py $R/gnnc-reddit.jsonl $R/peers-reddit.jsonl > $R/table-reddit.md
+fi
+for f in table-reddit.md table-fwd.md table-grad.md table-fwd-tuned.md tuner.txt autodiff.txt sanitize.txt pytest-cuda.txt cora.txt; do
+  [ -f $R/$f ] && { echo "== $f"; tail -n 3 $R/$f; }
+done
