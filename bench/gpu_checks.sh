@@ -11,7 +11,9 @@
 #   tuner  time to first result on arxiv-like, cold cache then warm
 #   checks every example's forward and backward on cora against the
 #          reference, the sanitizer over every kernel family
-#   python the Python package's CUDA tests and Cora training against PyG
+#   python the Python package's CUDA tests, gradients against PyG's layers
+#          on cora and pubmed (test/PyG/check_pyg_grads.py) and Cora
+#          training against PyG
 #   reddit the 114.6M-edge reddit-like graph: cuSPARSE and turbo-gnn
 #          (spmm-sum, gatv2, gt; forward and forward+backward) and gnnc's
 #          forward and --grad (no reference check) in one run
@@ -78,6 +80,8 @@ if want python; then
   export PYTHONPATH=/tmp/pkg GNNC_DATASETS=$D
   GNNC_TEST_DEVICE=cuda python3 -m pytest -q -p no:cacheprovider \
     python/tests/test_core.py python/tests/test_nn_cuda.py > $R/pytest-cuda.txt 2>&1
+  python3 test/PyG/check_pyg_grads.py --graphs cora,pubmed --datasets $D \
+    --json $R/pyg-grads.json > $R/pyg-grads.txt 2>&1
   for m in gcn gat; do
     python3 examples/python/train_cora.py --model $m --seeds 1 --compare-pyg
   done > $R/cora.txt 2>&1
@@ -112,6 +116,6 @@ PY
   rm -f $g
   python3 $P/side_by_side.py $R/gnnc-reddit.jsonl $R/peers-reddit.jsonl > $R/table-reddit.md
 fi
-for f in table-reddit.md table-fwd.md table-grad.md table-fwd-tuned.md tuner.txt autodiff.txt sanitize.txt pytest-cuda.txt cora.txt; do
+for f in table-reddit.md table-fwd.md table-grad.md table-fwd-tuned.md tuner.txt autodiff.txt sanitize.txt pytest-cuda.txt pyg-grads.txt cora.txt; do
   [ -f $R/$f ] && { echo "== $f"; tail -n 3 $R/$f; }
 done
