@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Every example's forward and backward (gnn-autodiff) on the GPU against the
+# reference evaluator, on every data set of a datasets folder: one
+# test/Integration/run-autodiff.sh job per (graph, example), JOBS at a time
+# (the reference evaluator's backward is the slow part: minutes on the
+# largest graphs, on the CPU). Prints every job's lines and a total
+# "N passed, N failed". Needs a GPU.
+#
+#   bench/autodiff_all.sh GNN_OPT GNN_RUN DATASETS [JOBS (default: nproc)]
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+opt=$(realpath "$1"); run=$(realpath "$2"); datasets=$(realpath "$3")
+jobs=${4:-$(nproc)}
+out=$(mktemp -d)
+for d in "$datasets"/*/; do
+  [ -f "$d/meta.txt" ] || continue
+  for e in gcn sage_mean sage_max gin gat gatv2 transformer agnn; do
+    echo "$(basename "$d") $e"
+  done
+done | xargs -P "$jobs" -L 1 bash -c \
+  'EXAMPLES="$1" bash "'"$here"'/test/Integration/run-autodiff.sh" "'"$opt"'" "'"$run"'" "'"$datasets"'" "$0" > "'"$out"'/$0.$1.txt" 2>&1'
+cat "$out"/*.txt | grep -v " passed, " | grep -v "^graph "
+cat "$out"/*.txt | awk '/ passed, .* failed/ {p += $1; f += $3} END {print p " passed, " f " failed"}'
+rm -rf "$out"
