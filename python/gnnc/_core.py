@@ -344,7 +344,7 @@ def _setup_context(ctx, inputs, output):
         return
     n = len(m.signature(base)["results"])
     ctx.num_results = n
-    ctx.save_for_backward(edge_index, *tensors, *output[n:])
+    ctx.save_for_backward(edge_index, *tensors, *output)
 
 
 def _backward(ctx, grads):
@@ -357,9 +357,11 @@ def _backward(ctx, grads):
     saved = ctx.saved_tensors
     edge_index = saved[0]
     tensors = saved[1:1 + ctx.num_tensors]
-    extra = saved[1 + ctx.num_tensors:]
-    residuals = [tensors[i - 1] if kind == "arg" else extra[i]
-                 for kind, i in info["residuals"]]
+    results = saved[1 + ctx.num_tensors:1 + ctx.num_tensors + ctx.num_results]
+    extra = saved[1 + ctx.num_tensors + ctx.num_results:]
+    source = {"arg": lambda i: tensors[i - 1], "res": lambda i: results[i],
+              "out": lambda i: extra[i]}
+    residuals = [source[kind](i) for kind, i in info["residuals"]]
     sig = m.signature(ctx.base)
     dys = []
     for k, (shape, dtype) in enumerate(_result_shapes(sig, ctx.num_nodes,

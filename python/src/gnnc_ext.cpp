@@ -244,10 +244,10 @@ public:
   /// Runs gnn-autodiff on `function` with every float tensor argument
   /// differentiable, then drops from @f_fwd the residuals that are its own
   /// arguments (the caller keeps those tensors). Returns {"forward",
-  /// "backward", "residuals": [("arg", i) | ("out", k)], "grads": [arg i]}:
-  /// the backward's residual arguments come from the forward's argument i
-  /// or its extra result k, in order; its results are the gradients of
-  /// the listed arguments.
+  /// "backward", "residuals": [("arg", i) | ("res", k) | ("out", k)],
+  /// "grads": [arg i]}: the backward's residual arguments come from the
+  /// forward's argument i, its result k (f's own) or its extra result k, in
+  /// order; its results are the gradients of the listed arguments.
   nb::dict differentiate(const std::string &function) {
     std::string fwdName = function + "_fwd", bwdName = function + "_bwd";
     func::FuncOp f = lookup(function);
@@ -269,27 +269,17 @@ public:
       auto fwd = module->lookupSymbol<func::FuncOp>(fwdName);
       if (!fwd || !module->lookupSymbol<func::FuncOp>(bwdName))
         diags.raise("internal: gnn-autodiff made no @" + fwdName);
-      // Residuals that are arguments: the caller saves its own tensors.
-      auto ret = cast<func::ReturnOp>(fwd.getBody().front().getTerminator());
-      unsigned numResults = f.getNumResults();
-      SmallVector<Value> kept;
-      SmallVector<Type> keptTypes;
+      // Residuals that are arguments or results: the caller saves its own
+      // tensors (no second output, no copy).
       std::vector<std::pair<std::string, int64_t>> residuals;
-      for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
-        auto arg = dyn_cast<BlockArgument>(v);
-        if (i >= numResults && arg) {
-          residuals.push_back({"arg", arg.getArgNumber()});
-          continue;
-        }
-        if (i >= numResults)
-          residuals.push_back({"out", int64_t(kept.size() - numResults)});
-        kept.push_back(v);
-        keptTypes.push_back(v.getType());
+      for (mlir::gnn::ResidualSource r :
+           mlir::gnn::trimForwardResiduals(fwd, f.getNumResults())) {
+        using Kind = mlir::gnn::ResidualSource::Kind;
+        residuals.push_back({r.kind == Kind::Argument ? "arg"
+                             : r.kind == Kind::Result ? "res"
+                                                      : "out",
+                             int64_t(r.index)});
       }
-      ret->setOperands(kept);
-      fwd.setType(FunctionType::get(context.get(), fwd.getArgumentTypes(),
-                                    keptTypes));
-      fwd.removeResAttrsAttr();
       std::vector<int64_t> grads;
       for (unsigned i = 0; i < f.getNumArguments(); ++i)
         if (f.getArgAttr(i, mlir::gnn::kDifferentiableAttrName))

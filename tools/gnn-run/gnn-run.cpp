@@ -198,6 +198,7 @@ static int run() {
 
   // --grad: @f_fwd and @f_bwd next to @f.
   func::FuncOp fwd, bwd;
+  SmallVector<mlir::gnn::ResidualSource> residualSources;
   unsigned numResults = func.getNumResults();
   if (grad) {
     if (compileOnly || !inputsDir.empty() || !outputDir.empty() ||
@@ -218,6 +219,10 @@ static int run() {
     if (!fwd || !bwd)
       return fail("internal: gnn-autodiff made no @" + func.getSymName() +
                   "_fwd/_bwd");
+    // The forward outputs only the residuals nobody holds already: those
+    // that are its arguments or results are passed on from there (as the
+    // Python package does), not copied into outputs of their own.
+    residualSources = mlir::gnn::trimForwardResiduals(fwd, numResults);
   }
 
   auto loadStart = std::chrono::steady_clock::now();
@@ -329,8 +334,21 @@ static int run() {
     std::vector<::gnn::ArgumentSpec> dySpecs;
     for (unsigned i = 0; i < numResults; ++i)
       dySpecs.push_back({false, fwdOut[i].shape, "node"});
-    std::vector<::gnn::Tensor> bwdIn(fwdOut.begin() + numResults,
-                                     fwdOut.end());
+    std::vector<::gnn::Tensor> bwdIn;
+    for (mlir::gnn::ResidualSource r : residualSources) {
+      using Kind = mlir::gnn::ResidualSource::Kind;
+      if (r.kind == Kind::Result) {
+        bwdIn.push_back(fwdOut[r.index]);
+      } else if (r.kind == Kind::Extra) {
+        bwdIn.push_back(fwdOut[numResults + r.index]);
+      } else {
+        // The argument's place among the inputs (graphs have none).
+        size_t k = 0;
+        for (unsigned a = 0; a < r.index; ++a)
+          k += !(*specs)[a].isGraph;
+        bwdIn.push_back(inputs[k]);
+      }
+    }
     for (::gnn::Tensor &t : ::gnn::makeSeededInputs(dySpecs, seed + 1))
       bwdIn.push_back(std::move(t));
     FailureOr<std::vector<::gnn::Tensor>> grads = std::vector<::gnn::Tensor>();
@@ -366,8 +384,7 @@ static int run() {
       // backward runs, the forward's outputs (still held), the output
       // gradients, the gradients and the backward's workspace (the
       // forward's is free). Residuals that are the forward's own arguments
-      // are held by reference, as the Python package does (gnn-run's
-      // Program copies them into outputs of their own, not counted).
+      // or results are not outputs of their own (trimForwardResiduals).
       auto bytes = [](llvm::json::Object &c, llvm::StringRef key) -> int64_t {
         llvm::json::Object *m = c.getObject("memory");
         return m ? m->getInteger(key).value_or(0) : 0;
@@ -376,16 +393,12 @@ static int run() {
         Type t = getElementTypeOrSelf(fwd.getFunctionType().getResult(i));
         return t.isF64() ? 8 : 4;
       };
-      int64_t dyBytes = 0, argResidualBytes = 0;
+      int64_t dyBytes = 0;
       for (unsigned i = 0; i < numResults; ++i)
         dyBytes += (int64_t)fwdOut[i].data.size() * elementBytes(i);
-      auto ret = cast<func::ReturnOp>(fwd.getBody().front().getTerminator());
-      for (auto [i, v] : llvm::enumerate(ret.getOperands()))
-        if (isa<BlockArgument>(v))
-          argResidualBytes += (int64_t)fwdOut[i].data.size() * elementBytes(i);
       int64_t base = bytes(fwdCuda, "graph_bytes") +
                      bytes(fwdCuda, "input_bytes");
-      int64_t held = bytes(fwdCuda, "output_bytes") - argResidualBytes;
+      int64_t held = bytes(fwdCuda, "output_bytes");
       int64_t fwdPeak = held + bytes(fwdCuda, "arena_bytes");
       int64_t bwdPeak = held + dyBytes + bytes(bwdCuda, "output_bytes") +
                         bytes(bwdCuda, "arena_bytes");
@@ -416,7 +429,11 @@ static int run() {
     summary["seed"] = static_cast<int64_t>(seed);
     summary["outputs"] = std::move(outs);
     summary["gradients"] = std::move(gs);
-    summary["residuals"] = static_cast<int64_t>(fwdOut.size() - numResults);
+    // The backward's residual arguments, and how many of them the forward
+    // outputs (the others are its arguments or results).
+    summary["residuals"] = static_cast<int64_t>(residualSources.size());
+    summary["residual_outputs"] =
+        static_cast<int64_t>(fwdOut.size() - numResults);
     summary["graph_load_ms"] = loadMs;
     summary["reference_ms"] = runMs;
     llvm::outs() << llvm::formatv("{0:2}",

@@ -114,6 +114,44 @@ static void addLogSumExp(SmallVectorImpl<Operation *> &ops,
   }
 }
 
+SmallVector<ResidualSource>
+mlir::gnn::trimForwardResiduals(func::FuncOp fwd, unsigned numResults) {
+  auto ret = cast<func::ReturnOp>(fwd.getBody().front().getTerminator());
+  SmallVector<ResidualSource> sources;
+  SmallVector<Value> kept;
+  SmallVector<DictionaryAttr> keptAttrs;
+  llvm::DenseMap<Value, ResidualSource> held;
+  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    if (i < numResults) {
+      held.try_emplace(v, ResidualSource{ResidualSource::Kind::Result,
+                                         unsigned(i)});
+      kept.push_back(v);
+      keptAttrs.push_back(fwd.getResultAttrDict(i));
+      continue;
+    }
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      sources.push_back({ResidualSource::Kind::Argument, arg.getArgNumber()});
+      continue;
+    }
+    auto [it, fresh] = held.try_emplace(
+        v, ResidualSource{ResidualSource::Kind::Extra,
+                          unsigned(kept.size() - numResults)});
+    sources.push_back(it->second);
+    if (fresh) {
+      kept.push_back(v);
+      keptAttrs.push_back(fwd.getResultAttrDict(i));
+    }
+  }
+  ret->setOperands(kept);
+  fwd.setType(FunctionType::get(fwd.getContext(), fwd.getArgumentTypes(),
+                                ValueRange(kept).getTypes()));
+  fwd.removeResAttrsAttr();
+  for (auto [i, attrs] : llvm::enumerate(keptAttrs))
+    if (attrs)
+      fwd.setResultAttrs(i, attrs);
+  return sources;
+}
+
 LogicalResult mlir::gnn::differentiate(func::FuncOp func,
                                        const AutodiffOptions &options) {
   if (func.isDeclaration())

@@ -47,6 +47,25 @@ struct AutodiffOptions {
 LogicalResult differentiate(func::FuncOp func,
                             const AutodiffOptions &options = {});
 
+/// Where one residual argument of `@<f>_bwd` comes from, once the forward
+/// keeps only the residuals nobody else holds (trimForwardResiduals): an
+/// argument of `@<f>_fwd`, one of its results (f's own), or an extra result
+/// (index among the results after f's own).
+struct ResidualSource {
+  enum class Kind { Argument, Result, Extra };
+  Kind kind;
+  unsigned index;
+};
+
+/// Drops from `@<f>_fwd`'s results (f's `numResults` results, then the
+/// residuals) every residual that is one of its arguments, one of f's
+/// results or an earlier residual (the same SSA value): the caller holds
+/// those tensors already, and a second output would be a copy of them (an
+/// attention's output, a max's). Returns the source of each residual in
+/// order, to bind `@<f>_bwd`'s residual arguments.
+SmallVector<ResidualSource> trimForwardResiduals(func::FuncOp fwd,
+                                                 unsigned numResults);
+
 } // namespace gnn
 } // namespace mlir
 
