@@ -12,8 +12,9 @@
 #   checks every example's forward and backward on cora against the
 #          reference, the sanitizer over every kernel family
 #   python the Python package's CUDA tests, gradients against PyG's layers
-#          on cora and pubmed (test/PyG/check_pyg_grads.py) and Cora
-#          training against PyG
+#          on cora and pubmed (test/PyG/check_pyg_grads.py), Cora training
+#          against PyG (10 seeds) and the layer-level arxiv-like comparison
+#          (bench/python_layers.py)
 #   reddit the 114.6M-edge reddit-like graph: cuSPARSE and turbo-gnn
 #          (spmm-sum, gatv2, gt; forward and forward+backward) and gnnc's
 #          forward and --grad (no reference check) in one run
@@ -28,6 +29,10 @@ B=$(realpath "$1"); R=$(realpath -m "$2"); mkdir -p "$R"
 P=$B/peers; D=$B/datasets
 PARTS=" ${PARTS:-fwd grad tuned tuner checks python} "
 want() { [[ "$PARTS" == *" $1 "* ]]; }
+# turbo-gnn's bundled wheel, as run.sh installs it (the parts that call the
+# peers' ops_bench.py or bench/python_layers.py directly need it too).
+python3 -c "import turbo_gnn" 2> /dev/null ||
+  python3 -m pip install -q --no-deps $P/turbo_gnn-*-cp312-*.whl > /dev/null 2>&1
 graphs() {
   mkdir -p /tmp/g
   for g in pubmed musae-github blogcatalog arxiv-like qm9-batch4096; do
@@ -83,8 +88,9 @@ if want python; then
   python3 test/PyG/check_pyg_grads.py --graphs cora,pubmed --datasets $D \
     --json $R/pyg-grads.json > $R/pyg-grads.txt 2>&1
   for m in gcn gat; do
-    python3 examples/python/train_cora.py --model $m --seeds 1 --compare-pyg
+    python3 examples/python/train_cora.py --model $m --seeds 10 --compare-pyg
   done > $R/cora.txt 2>&1
+  python3 bench/python_layers.py --peers $P > $R/layers.txt 2>&1
 fi
 if want reddit; then
   python3 $P/ops_bench.py --graphs reddit-like --ops spmm-sum,gatv2,gt \
@@ -116,6 +122,6 @@ PY
   rm -f $g
   python3 $P/side_by_side.py $R/gnnc-reddit.jsonl $R/peers-reddit.jsonl > $R/table-reddit.md
 fi
-for f in table-reddit.md table-fwd.md table-grad.md table-fwd-tuned.md tuner.txt autodiff.txt sanitize.txt pytest-cuda.txt pyg-grads.txt cora.txt; do
+for f in table-reddit.md table-fwd.md table-grad.md table-fwd-tuned.md tuner.txt autodiff.txt sanitize.txt pytest-cuda.txt pyg-grads.txt cora.txt layers.txt; do
   [ -f $R/$f ] && { echo "== $f"; tail -n 3 $R/$f; }
 done
