@@ -18,11 +18,10 @@
 //    and block reductions use the loop's merge region, and one partial state
 //    per (chunk, which) is written;
 //  - `<name>_final`, a block per chunk: heavy rows wholly inside the chunk
-//    (possible only when L > N) are shared out among the block's teams, a
-//    team per row, and finished there; then, a team per chunk (chunk
-//    `block * teams + team`), the heavy row starting in that chunk and
-//    crossing its end gets the partial states of its chunks merged in chunk
-//    order, then the epilogue.
+//    (possible only when L > N) are reduced by the block's teams and
+//    finished there; then, a team per chunk (chunk `block * teams + team`),
+//    the heavy row starting in that chunk and crossing its end gets the
+//    partial states of its chunks merged in chunk order, then the epilogue.
 // Both are launched after the row kernel, the final one updating its results
 // in place. With L = N (graphs of at most N * max-chunks edges) no heavy row
 // fits in a chunk and the final kernel's row walk is skipped.
@@ -560,12 +559,7 @@ struct SplitHeavyRows
     Ix ix{b, loc};
     int64_t teams = kernel.getBlock() / k->lanes;
     // Heavy rows wholly inside the chunk (only when chunks are longer than
-    // the split): the teams walk the chunk's rows, team t rows t, t + teams,
-    // ..., and a team finishes each such row it meets as the row kernel
-    // would (the row's edge loop, team reduction and epilogue). The rows are
-    // at most a chunk long; probing them one after another with the whole
-    // block made a chunk over many short rows a long chain of dependent
-    // row-pointer reads.
+    // the split), walked in order and finished by the whole block.
     {
       OpBuilder::InsertionGuard guard(b);
       Value longer = ix.cmp(arith::CmpIPredicate::sgt, m.len, ix.c(n));
@@ -573,8 +567,8 @@ struct SplitHeavyRows
       b.setInsertionPointToStart(&ifLonger.getThenRegion().front());
       Value rowLo = rowOfPosition(kernel, *k, b, m.lo);
       Value rowHi = rowOfPosition(kernel, *k, b, ix.sub(m.hi, ix.c(1)));
-      auto walk = scf::ForOp::create(b, loc, ix.add(rowLo, m.team),
-                                     ix.add(rowHi, ix.c(1)), ix.c(teams));
+      auto walk =
+          scf::ForOp::create(b, loc, rowLo, ix.add(rowHi, ix.c(1)), ix.c(1));
       b.setInsertionPointToStart(walk.getBody());
       // The row's range first (the rest of this clone is dead: nvcc drops
       // it), the prologue again only for the rows taken.
@@ -591,12 +585,13 @@ struct SplitHeavyRows
       b.setInsertionPointToStart(&ifInside.getThenRegion().front());
       IRMapping map =
           cloneRowPrologue(b, *k, walk.getInductionVar(), m.lane);
-      auto loop = cast<ForEdgesOp>(b.clone(*k->loop, map));
-      SmallVector<Value> state(loop.getResults());
-      if (k->teamReduce) {
-        auto red = cast<TeamReduceOp>(b.clone(*k->teamReduce, map));
-        state.assign(red.getResults().begin(), red.getResults().end());
-      }
+      begin = map.lookup(k->begin);
+      end = map.lookup(k->end);
+      SmallVector<Value> state =
+          reduceWithBlock(b, loc, *k, map, begin, end, m.team, teams);
+      Value leader = ix.cmp(arith::CmpIPredicate::eq, m.team, ix.c(0));
+      auto ifLeader = scf::IfOp::create(b, loc, TypeRange{}, leader, false);
+      b.setInsertionPointToStart(&ifLeader.getThenRegion().front());
       cloneEpilogue(b, *k, map, state);
     }
     // The heavy row starting in a chunk and going past its end: its partial

@@ -75,11 +75,12 @@ def GNNSplitHeavyRows : Pass<"gnn-split-heavy-rows", "ModuleOp"> {
       pieces of heavy rows that cross the chunk's boundaries with the loop's
       merge region (team, then block reductions) and writes one partial
       result per (chunk, piece);
-    - `<name>_final`, a block per chunk, merges the partial results of the
-      heavy row that starts in its chunk and crosses its end in chunk order
-      with the same region and runs the epilogue; heavy rows lying wholly
-      inside its chunk (only when `L > N`) it reduces whole with the block's
-      teams and finishes itself.
+    - `<name>_final`, a block per chunk: heavy rows lying wholly inside its
+      chunk (only when `L > N`) it reduces whole with the block's teams and
+      finishes itself; then a team per chunk (chunk `block * teams + team`)
+      merges the partial results of the heavy row that starts in that chunk
+      and crosses its end in chunk order with the same region (eight chunks'
+      loads in flight) and runs the epilogue.
     Works for any loop with a merge region: sums, maxima and the online
     softmax of fused attention alike. The launches follow the original one;
     the partial results are a tensor of `min(ceil(edges / N), max-chunks) * 2
