@@ -10,6 +10,10 @@ models run with torch_geometric.nn in the same process, for accuracy and
 epoch-time ratios.
 
     python examples/python/train_cora.py --model gcn [--seeds 10] [--compare-pyg]
+        [--cuda-graph]
+
+With --cuda-graph gnnc's model also trains with the whole training step
+captured as one CUDA graph and replayed each epoch (docs/Python.md).
 
 Cora is read from $GNNC_DATASETS/cora, else shared/datasets/cora or
 ../shared/datasets/cora from the working directory upward. Runs on the GPU
