@@ -21,19 +21,17 @@ torch_geometric and the gnnc package; run it on the GPU machine:
 """
 
 import argparse
-import gzip
 import json
 import os
 import sys
 
-import numpy as np
 import torch
 import torch_geometric
 from torch_geometric import nn as pyg_nn
 
 import gnnc.nn as gnn
+from check_pyg_parity import add_common_arguments, load_edges, start
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 IN = 64
 TOL = {torch.float32: 1e-4, torch.float64: 1e-9}
 
@@ -54,12 +52,6 @@ LAYERS = [
     ("transformer", "TransformerConv", (IN, 16), dict(heads=4)),
     ("agnn", "AGNNConv", (), {}),
 ]
-
-
-def load_edges(folder):
-    with gzip.open(os.path.join(folder, "edges.txt.gz"), "rt") as f:
-        e = np.loadtxt(f, dtype=np.int64).reshape(-1, 2)
-    return torch.from_numpy(e.T.copy())
 
 
 def num_nodes(folder):
@@ -96,19 +88,11 @@ def compare(ours, theirs):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--datasets", default=os.environ.get(
-        "GNNC_DATASETS", os.path.join(ROOT, "..", "shared", "datasets")))
-    p.add_argument("--graphs", default="cora,pubmed")
     p.add_argument("--dtypes", default="float32,float64")
-    p.add_argument("--json", default=None)
-    p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    add_common_arguments(p, "cora,pubmed")
     args = p.parse_args()
-
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
+    start(args)
     rows, ok = [], True
-    print(f"torch {torch.__version__}, torch_geometric {torch_geometric.__version__}, "
-          f"device {args.device}")
     print(f"{'graph':8} {'layer':12} {'dtype':8} {'tensor':24} {'max |diff|':>11} "
           f"{'scale':>10} {'ratio':>8}  result")
     for graph in args.graphs.split(","):

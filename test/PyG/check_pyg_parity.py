@@ -130,22 +130,31 @@ def load_edges(folder):
     return torch.from_numpy(e.T.copy())
 
 
+def add_common_arguments(p, graphs):
+    """--datasets, --graphs (default `graphs`), --json, --device."""
+    p.add_argument("--datasets", default=os.environ.get(
+        "GNNC_DATASETS", os.path.join(ROOT, "..", "shared", "datasets")))
+    p.add_argument("--graphs", default=graphs)
+    p.add_argument("--json", default=None)
+    p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+
+
+def start(args):
+    """Exact float32 matmuls in PyTorch (no TF32), and the versions used."""
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    print(f"torch {torch.__version__}, torch_geometric {torch_geometric.__version__}, "
+          f"device {args.device}")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--gnn-run", default=os.path.join(ROOT, "build/bin/gnn-run"))
-    p.add_argument("--datasets", default=os.environ.get(
-        "GNNC_DATASETS", os.path.join(ROOT, "..", "shared", "datasets")))
-    p.add_argument("--graphs", default="cora")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--json", default=None)
-    p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    add_common_arguments(p, "cora")
     args = p.parse_args()
-
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
+    start(args)
     rows, ok = [], True
-    print(f"torch {torch.__version__}, torch_geometric {torch_geometric.__version__}, "
-          f"device {args.device}")
     print(f"{'graph':10} {'layer':12} {'PyG layer':16} {'max |diff|':>11} "
           f"{'max |ref|':>10} {'worst ratio':>11}  result")
     for graph in args.graphs.split(","):
