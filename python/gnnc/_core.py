@@ -342,8 +342,6 @@ def _setup_context(ctx, inputs, output):
     if base is None:
         ctx.save_for_backward(edge_index)
         return
-    n = len(m.signature(base)["results"])
-    ctx.num_results = n
     ctx.save_for_backward(edge_index, *tensors, *output)
 
 
@@ -357,11 +355,9 @@ def _backward(ctx, grads):
     saved = ctx.saved_tensors
     edge_index = saved[0]
     tensors = saved[1:1 + ctx.num_tensors]
-    results = saved[1 + ctx.num_tensors:1 + ctx.num_tensors + ctx.num_results]
-    extra = saved[1 + ctx.num_tensors + ctx.num_results:]
-    source = {"arg": lambda i: tensors[i - 1], "res": lambda i: results[i],
-              "out": lambda i: extra[i]}
-    residuals = [source[kind](i) for kind, i in info["residuals"]]
+    outputs = saved[1 + ctx.num_tensors:]
+    residuals = [tensors[i - 1] if kind == "arg" else outputs[i]
+                 for kind, i in info["residuals"]]
     sig = m.signature(ctx.base)
     dys = []
     for k, (shape, dtype) in enumerate(_result_shapes(sig, ctx.num_nodes,

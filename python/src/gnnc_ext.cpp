@@ -243,10 +243,10 @@ public:
 
   /// Runs gnn-autodiff on `function` with every float tensor argument
   /// differentiable, then drops from @f_fwd the residuals that are its own
-  /// arguments (the caller keeps those tensors). Returns {"forward",
-  /// "backward", "residuals": [("arg", i) | ("res", k) | ("out", k)],
+  /// arguments or results (the caller keeps those tensors). Returns
+  /// {"forward", "backward", "residuals": [("arg", i) | ("out", k)],
   /// "grads": [arg i]}: the backward's residual arguments come from the
-  /// forward's argument i, its result k (f's own) or its extra result k, in
+  /// forward's argument i or its result k (f's own results first), in
   /// order; its results are the gradients of the listed arguments.
   nb::dict differentiate(const std::string &function) {
     std::string fwdName = function + "_fwd", bwdName = function + "_bwd";
@@ -274,11 +274,8 @@ public:
       std::vector<std::pair<std::string, int64_t>> residuals;
       for (mlir::gnn::ResidualSource r :
            mlir::gnn::trimForwardResiduals(fwd, f.getNumResults())) {
-        using Kind = mlir::gnn::ResidualSource::Kind;
-        residuals.push_back({r.kind == Kind::Argument ? "arg"
-                             : r.kind == Kind::Result ? "res"
-                                                      : "out",
-                             int64_t(r.index)});
+        bool arg = r.kind == mlir::gnn::ResidualSource::Kind::Argument;
+        residuals.push_back({arg ? "arg" : "out", int64_t(r.index)});
       }
       std::vector<int64_t> grads;
       for (unsigned i = 0; i < f.getNumArguments(); ++i)

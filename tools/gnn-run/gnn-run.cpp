@@ -336,11 +336,8 @@ static int run() {
       dySpecs.push_back({false, fwdOut[i].shape, "node"});
     std::vector<::gnn::Tensor> bwdIn;
     for (mlir::gnn::ResidualSource r : residualSources) {
-      using Kind = mlir::gnn::ResidualSource::Kind;
-      if (r.kind == Kind::Result) {
+      if (r.kind == mlir::gnn::ResidualSource::Kind::Output) {
         bwdIn.push_back(fwdOut[r.index]);
-      } else if (r.kind == Kind::Extra) {
-        bwdIn.push_back(fwdOut[numResults + r.index]);
       } else {
         // The argument's place among the inputs (graphs have none).
         size_t k = 0;

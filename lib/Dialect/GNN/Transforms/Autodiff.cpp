@@ -123,7 +123,7 @@ mlir::gnn::trimForwardResiduals(func::FuncOp fwd, unsigned numResults) {
   llvm::DenseMap<Value, ResidualSource> held;
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
     if (i < numResults) {
-      held.try_emplace(v, ResidualSource{ResidualSource::Kind::Result,
+      held.try_emplace(v, ResidualSource{ResidualSource::Kind::Output,
                                          unsigned(i)});
       kept.push_back(v);
       keptAttrs.push_back(fwd.getResultAttrDict(i));
@@ -134,8 +134,7 @@ mlir::gnn::trimForwardResiduals(func::FuncOp fwd, unsigned numResults) {
       continue;
     }
     auto [it, fresh] = held.try_emplace(
-        v, ResidualSource{ResidualSource::Kind::Extra,
-                          unsigned(kept.size() - numResults)});
+        v, ResidualSource{ResidualSource::Kind::Output, unsigned(kept.size())});
     sources.push_back(it->second);
     if (fresh) {
       kept.push_back(v);

@@ -49,10 +49,10 @@ LogicalResult differentiate(func::FuncOp func,
 
 /// Where one residual argument of `@<f>_bwd` comes from, once the forward
 /// keeps only the residuals nobody else holds (trimForwardResiduals): an
-/// argument of `@<f>_fwd`, one of its results (f's own), or an extra result
-/// (index among the results after f's own).
+/// argument of `@<f>_fwd` or one of its results (f's own results first,
+/// then the residuals it still outputs).
 struct ResidualSource {
-  enum class Kind { Argument, Result, Extra };
+  enum class Kind { Argument, Output };
   Kind kind;
   unsigned index;
 };
