@@ -13,8 +13,9 @@
 #          reference, the sanitizer over every kernel family
 #   python the Python package's CUDA tests, gradients against PyG's layers
 #          on cora and pubmed (test/PyG/check_pyg_grads.py), Cora training
-#          against PyG (10 seeds) and the layer-level arxiv-like comparison
-#          (bench/python_layers.py)
+#          against PyG (10 seeds; gnnc eager and as one CUDA graph), GAT
+#          under torch.compile against eager (3 seeds) and the layer-level
+#          arxiv-like comparison (bench/python_layers.py)
 #   reddit the 114.6M-edge reddit-like graph: cuSPARSE and turbo-gnn
 #          (spmm-sum, gatv2, gt; forward and forward+backward) and gnnc's
 #          forward and --grad (no reference check) in one run
@@ -88,8 +89,12 @@ if want python; then
   python3 test/PyG/check_pyg_grads.py --graphs cora,pubmed --datasets $D \
     --json $R/pyg-grads.json > $R/pyg-grads.txt 2>&1
   for m in gcn gat; do
-    python3 examples/python/train_cora.py --model $m --seeds 10 --compare-pyg
+    python3 examples/python/train_cora.py --model $m --seeds 10 --compare-pyg --cuda-graph
   done > $R/cora.txt 2>&1
+  # torch.compile(fullgraph=True) against eager in one process (3 seeds:
+  # every new model compiles afresh).
+  python3 examples/python/train_cora.py --model gat --seeds 3 --compile \
+    > $R/cora-compile.txt 2>&1
   python3 bench/python_layers.py --peers $P > $R/layers.txt 2>&1
 fi
 if want reddit; then
@@ -122,6 +127,6 @@ PY
   rm -f $g
   python3 $P/side_by_side.py $R/gnnc-reddit.jsonl $R/peers-reddit.jsonl > $R/table-reddit.md
 fi
-for f in table-reddit.md table-fwd.md table-grad.md table-fwd-tuned.md tuner.txt autodiff.txt sanitize.txt pytest-cuda.txt pyg-grads.txt cora.txt layers.txt; do
+for f in table-reddit.md table-fwd.md table-grad.md table-fwd-tuned.md tuner.txt autodiff.txt sanitize.txt pytest-cuda.txt pyg-grads.txt cora.txt cora-compile.txt layers.txt; do
   [ -f $R/$f ] && { echo "== $f"; tail -n 3 $R/$f; }
 done
