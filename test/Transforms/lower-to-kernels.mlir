@@ -90,7 +90,10 @@ func.func @gatv2(%g: !gnn.graph, %xl: tensor<?x2x16xf32>, %xr: tensor<?x2x16xf32
 // (chunks of 3250 edges: the split starts at 32, gnn::chooseSplit):
 // the grids and the partial-result buffer are capped (the minimum of a
 // map's results), and the final kernel also walks the rows of its chunk,
-// reducing the heavy rows lying wholly inside it with the whole block.
+// reducing the heavy rows lying wholly inside it with the whole block: the
+// rows are probed 32 at a time (lane l reads row base + l, a team reduction
+// ORs the marks of rows inside the chunk into a mask) and the marked ones
+// taken in order by a rolled loop.
 // LONG-DAG: #[[GRID:.*]] = affine_map<()[s0, s1, s2] -> (s1 ceildiv 32, 4)>
 // LONG-DAG: #[[STATES:.*]] = affine_map<()[s0, s1, s2] -> ((s1 ceildiv 32) * 384, 1536)>
 // LONG-LABEL: gnnk.kernel @attention_0_partial(
@@ -105,14 +108,25 @@ func.func @gatv2(%g: !gnn.graph, %xl: tensor<?x2x16xf32>, %xr: tensor<?x2x16xf32
 // LONG: gnnk.for_blocks
 // LONG: %[[LONGER:.*]] = arith.cmpi sgt, %{{.*}}, %c32
 // LONG-NEXT: scf.if %[[LONGER]] {
-// LONG: scf.for
-// LONG: arith.cmpi sle
+// LONG: scf.for %[[BASE:.*]] = %{{.*}} to %{{.*}} step %c32
+// LONG: %[[MINE:.*]] = arith.addi %[[BASE]], %[[LANE:.*]] : index
+// LONG: arith.cmpi sle, %[[MINE]]
+// LONG: %[[LANE32:.*]] = arith.index_cast %[[LANE]] : index to i32
+// LONG: %[[BIT:.*]] = arith.shli %{{.*}}, %[[LANE32]] : i32
+// LONG: %[[MARK:.*]] = arith.select %{{.*}}, %[[BIT]]
+// LONG: %[[MASK:.*]] = gnnk.team_reduce %[[MARK]] stride 1 width 32 : i32
+// LONG: arith.ori
+// LONG: scf.for %[[J:.*]] = %c0{{.*}} to %c32{{.*}} step %{{.*}} : i32
+// LONG: arith.shrui %[[MASK]], %[[J]]
 // LONG: scf.if
+// LONG: %[[JX:.*]] = arith.index_cast %[[J]] : i32 to index
+// LONG: arith.addi %[[BASE]], %[[JX]]
 // LONG: gnnk.for_edges
 // LONG: gnnk.team_reduce
 // LONG: gnnk.block_reduce
 // LONG: math.exp
 // LONG: gnnk.store
+// LONG: } {gnnk.unroll = 1 : i64}
 // LONG: scf.for {{.*}} iter_args
 // LONG: gnnk.store
 // LONG-LABEL: func.func @gatv2

@@ -499,6 +499,7 @@ static LogicalResult printMath(CUDAPrinterState &state, Operation &op) {
 ///     acc0 = v4;
 ///   }
 ///
+/// `#pragma unroll N` for a `gnnk.unroll` of N (1 keeps a loop rolled), else
 /// `#pragma unroll` when the bounds are constants with at most 32 trips.
 static LogicalResult printOperation(CUDAPrinterState &state, scf::ForOp op) {
   raw_indented_ostream &os = state.ostream();
@@ -511,21 +512,20 @@ static LogicalResult printOperation(CUDAPrinterState &state, scf::ForOp op) {
   if (failed(carried))
     return failure();
   APInt lb, ub, step;
-  if (matchPattern(op.getLowerBound(), m_ConstantInt(&lb)) &&
-      matchPattern(op.getUpperBound(), m_ConstantInt(&ub)) &&
-      matchPattern(op.getStep(), m_ConstantInt(&step)) &&
-      step.getSExtValue() > 0) {
+  if (auto unroll = op->getAttrOfType<IntegerAttr>(gnnk::kUnrollAttrName)) {
+    if (unroll.getInt() < 1 || unroll.getInt() > 16)
+      return op.emitOpError() << "expects " << gnnk::kUnrollAttrName
+                              << " in [1, 16] but got " << unroll.getInt();
+    os << "#pragma unroll " << unroll.getInt() << "\n";
+  } else if (matchPattern(op.getLowerBound(), m_ConstantInt(&lb)) &&
+             matchPattern(op.getUpperBound(), m_ConstantInt(&ub)) &&
+             matchPattern(op.getStep(), m_ConstantInt(&step)) &&
+             step.getSExtValue() > 0) {
     int64_t l = lb.getSExtValue(), u = ub.getSExtValue(),
             s = step.getSExtValue();
     int64_t trips = u > l ? (u - l + s - 1) / s : 0;
     if (trips <= 32)
       os << "#pragma unroll\n";
-  } else if (auto unroll =
-                 op->getAttrOfType<IntegerAttr>(gnnk::kUnrollAttrName)) {
-    if (unroll.getInt() < 1 || unroll.getInt() > 16)
-      return op.emitOpError() << "expects " << gnnk::kUnrollAttrName
-                              << " in [1, 16] but got " << unroll.getInt();
-    os << "#pragma unroll " << unroll.getInt() << "\n";
   }
   std::string iv = state.getFreshName("iv");
   state.bind(op.getInductionVar(), iv);

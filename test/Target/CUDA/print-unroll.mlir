@@ -2,11 +2,14 @@
 
 // gnnk.unroll on an scf.for with a trip count known only at run time (the
 // split kernels' merge of partial states) becomes an unroll pragma; a loop
-// of at most 32 constant trips is unrolled fully without it.
+// of at most 32 constant trips is unrolled fully without it, and kept
+// rolled with gnnk.unroll = 1 (the final kernel's loop over marked rows).
 // CHECK-LABEL: // prefix_sums: block 32, grid nodes
 // CHECK: #pragma unroll 8
 // CHECK-NEXT: for (long long [[K:iv[0-9]+]] = 0LL; [[K]] < [[I:i[0-9]+]]; [[K]] += 1LL) {
-// CHECK: #pragma unroll
+// CHECK: #pragma unroll{{$}}
+// CHECK-NEXT: for (long long {{iv[0-9]+}} = 0LL; {{iv[0-9]+}} < 4LL;
+// CHECK: #pragma unroll 1{{$}}
 // CHECK-NEXT: for (long long {{iv[0-9]+}} = 0LL; {{iv[0-9]+}} < 4LL;
 gnnk.kernel @prefix_sums(%x: memref<?xf32> {gnnk.operand = 0 : i64},
                          %out: memref<?xf32> {gnnk.result = 0 : i64},
@@ -28,7 +31,11 @@ gnnk.kernel @prefix_sums(%x: memref<?xf32> {gnnk.operand = 0 : i64},
       %b = arith.addf %a, %a : f32
       scf.yield %b : f32
     }
-    gnnk.store %t to %out[%i] : f32 into memref<?xf32>
+    %u = scf.for %k = %c0 to %c4 step %c1 iter_args(%a = %t) -> f32 {
+      %b = arith.addf %a, %a : f32
+      scf.yield %b : f32
+    } {gnnk.unroll = 1 : i64}
+    gnnk.store %u to %out[%i] : f32 into memref<?xf32>
     gnnk.yield
   }
   gnnk.return

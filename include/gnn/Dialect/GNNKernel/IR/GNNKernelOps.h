@@ -48,7 +48,9 @@ int64_t enclosingTeamLanes(Operation *op);
 
 /// A discardable attribute of an `scf.for` inside a kernel (an integer in
 /// [1, 16]): the printer unrolls the loop by that factor, e.g. so that the
-/// independent loads of several iterations are in flight together.
+/// independent loads of several iterations are in flight together; 1 keeps
+/// a loop with constant bounds rolled (the printer fully unrolls those of at
+/// most 32 trips otherwise).
 constexpr llvm::StringLiteral kUnrollAttrName = "gnnk.unroll";
 
 } // namespace gnnk

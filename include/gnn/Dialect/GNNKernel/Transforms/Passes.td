@@ -77,7 +77,8 @@ def GNNSplitHeavyRows : Pass<"gnn-split-heavy-rows", "ModuleOp"> {
       result per (chunk, piece);
     - `<name>_final`, a block per chunk: heavy rows lying wholly inside its
       chunk (only when `L > N`) it reduces whole with the block's teams and
-      finishes itself; then a team per chunk (chunk `block * teams + team`)
+      finishes itself (the chunk's rows probed a team width at a time, a
+      team reduction gathering the marks of such rows into a mask); then a team per chunk (chunk `block * teams + team`)
       merges the partial results of the heavy row that starts in that chunk
       and crosses its end in chunk order with the same region (eight chunks'
       loads in flight) and runs the epilogue.
