@@ -14,7 +14,8 @@ epoch-time ratios.
 
 With --cuda-graph gnnc's model also trains with the whole training step
 captured as one CUDA graph and replayed each epoch (docs/Python.md); with
---compile it also trains as torch.compile(model, fullgraph=True). Each mode
+--compile it also trains as torch.compile(model, fullgraph=True) (with
+--compile-mode's mode). Each mode
 is a run of its own beside the eager one, with the same seeds, so that their
 epoch times come from the same process.
 
@@ -135,7 +136,7 @@ def train(nn, args, data, seed, device, mode="eager"):
     model = model_cls(nn, x.shape[1], classes).to(device)
     cuda_graph = mode == "graph"
     if mode == "compile":
-        model = torch.compile(model, fullgraph=True)
+        model = torch.compile(model, fullgraph=True, mode=args.compile_mode)
     opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=5e-4,
                            capturable=cuda_graph)
     # Training rows as indices (a boolean mask's gather has a data-dependent
@@ -184,6 +185,10 @@ def main():
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     p.add_argument("--compile", action="store_true",
                    help="also train gnnc's model under torch.compile(fullgraph=True)")
+    p.add_argument("--compile-mode", default=None,
+                   choices=["default", "reduce-overhead", "max-autotune"],
+                   help="torch.compile's mode for --compile (default: its default; "
+                        "reduce-overhead replays CUDA graphs)")
     p.add_argument("--cuda-graph", action="store_true",
                    help="also train gnnc with the whole training step captured as one "
                         "CUDA graph and replayed each epoch (CUDA only)")
