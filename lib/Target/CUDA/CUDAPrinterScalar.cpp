@@ -421,7 +421,14 @@ static LogicalResult printArith(CUDAPrinterState &state, Operation &op) {
           [&](auto) { return printIntExtremum(state, &op, ">", true); })
       .Case<arith::MinUIOp>(
           [&](auto) { return printIntExtremum(state, &op, "<", true); })
-      .Case<arith::ShLIOp>([&](auto) { return printBinary(state, &op, "<<"); })
+      // Through the unsigned type: arith.shli is a bit shift, where a signed
+      // C++ left shift into or past the sign bit is undefined.
+      .Case<arith::ShLIOp>([&](arith::ShLIOp s) {
+        return printExpr(state, s,
+                         "(" + typeOf(s.getResult()) + ")(" +
+                             getUnsigned(state, s.getLhs()) + " << " +
+                             state.getExpr(s.getRhs()) + ")");
+      })
       .Case<arith::ShRSIOp>([&](auto) { return printBinary(state, &op, ">>"); })
       .Case<arith::ShRUIOp>([&](arith::ShRUIOp s) {
         return printExpr(state, s,
