@@ -14,10 +14,9 @@ epoch-time ratios.
 
 With --cuda-graph gnnc's model also trains with the whole training step
 captured as one CUDA graph and replayed each epoch (docs/Python.md); with
---compile it also trains as torch.compile(model, fullgraph=True) (with
---compile-mode's mode). Each mode
-is a run of its own beside the eager one, with the same seeds, so that their
-epoch times come from the same process.
+--compile it also trains as torch.compile(model, fullgraph=True) (in
+--compile-mode's mode). Each is a run of its own beside the eager one, with
+the same seeds, so that their epoch times come from the same process.
 
 Cora is read from $GNNC_DATASETS/cora, else shared/datasets/cora or
 ../shared/datasets/cora from the working directory upward. Runs on the GPU

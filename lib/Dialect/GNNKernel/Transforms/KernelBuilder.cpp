@@ -373,6 +373,13 @@ void KernelBuilder::buildCombine(
     Region &region, TypeRange types,
     function_ref<SmallVector<Value>(OpBuilder &, ValueRange, ValueRange)>
         body) {
+  buildCombineRegion(loc, region, types, body);
+}
+
+void mlir::gnnk::buildCombineRegion(
+    Location loc, Region &region, TypeRange types,
+    function_ref<SmallVector<Value>(OpBuilder &, ValueRange, ValueRange)>
+        body) {
   Block *block = new Block();
   region.push_back(block);
   for (int side = 0; side < 2; ++side)

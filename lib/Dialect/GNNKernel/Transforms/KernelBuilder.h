@@ -40,6 +40,14 @@ FloatType groupFloatType(gnn::KernelGroupOp group);
 /// A launch-shape map ()[s0, s1, s2] -> (e).
 AffineMap sizeMap(AffineExpr e);
 
+/// Creates the combine region `region` (of a team_reduce, block_reduce or
+/// for_edges merge) over `types`: the builder `body` gets this side's values
+/// then the other's and returns the combination.
+void buildCombineRegion(
+    Location loc, Region &region, TypeRange types,
+    function_ref<SmallVector<Value>(OpBuilder &, ValueRange, ValueRange)>
+        body);
+
 /// Builds one gnnk.kernel for a kernel group and the gnnk.launch replacing it.
 class KernelBuilder {
 public:
@@ -139,9 +147,7 @@ public:
                                   Value first, Value value, Value row,
                                   Value k);
 
-  /// Creates a combine region on `op` (region `region`) over `types`: the
-  /// builder `body` gets this side's values then the other's and returns the
-  /// combination.
+  /// buildCombineRegion at the group's location.
   void buildCombine(Region &region, TypeRange types,
                     function_ref<SmallVector<Value>(OpBuilder &, ValueRange,
                                                     ValueRange)>

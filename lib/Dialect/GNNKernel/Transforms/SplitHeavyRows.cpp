@@ -605,13 +605,12 @@ struct SplitHeavyRows
           c32(0));
       if (k->lanes > 1) {
         auto red = TeamReduceOp::create(b, loc, ValueRange{marks}, 1, k->lanes);
-        Block *combine = new Block();
-        red.getCombine().push_back(combine);
-        Value x = combine->addArgument(i32, loc);
-        Value y = combine->addArgument(i32, loc);
-        OpBuilder::InsertionGuard inner(b);
-        b.setInsertionPointToStart(combine);
-        YieldOp::create(b, loc, ValueRange{arith::OrIOp::create(b, loc, x, y)});
+        buildCombineRegion(
+            loc, red.getCombine(), {i32},
+            [&](OpBuilder &rb, ValueRange x, ValueRange y) {
+              return SmallVector<Value>{
+                  arith::OrIOp::create(rb, loc, x[0], y[0]).getResult()};
+            });
         marks = red.getResult(0);
       }
       auto rows = scf::ForOp::create(b, loc, c32(0), c32(k->lanes), c32(1));

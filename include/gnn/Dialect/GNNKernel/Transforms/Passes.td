@@ -78,10 +78,11 @@ def GNNSplitHeavyRows : Pass<"gnn-split-heavy-rows", "ModuleOp"> {
     - `<name>_final`, a block per chunk: heavy rows lying wholly inside its
       chunk (only when `L > N`) it reduces whole with the block's teams and
       finishes itself (the chunk's rows probed a team width at a time, a
-      team reduction gathering the marks of such rows into a mask); then a team per chunk (chunk `block * teams + team`)
-      merges the partial results of the heavy row that starts in that chunk
-      and crosses its end in chunk order with the same region (eight chunks'
-      loads in flight) and runs the epilogue.
+      team reduction gathering the marks of such rows into a mask); then a
+      team per chunk (chunk `block * teams + team`) merges the partial
+      results of the heavy row that starts in that chunk and crosses its end
+      in chunk order with the same region (eight chunks' loads in flight) and
+      runs the epilogue.
     Works for any loop with a merge region: sums, maxima and the online
     softmax of fused attention alike. The launches follow the original one;
     the partial results are a tensor of `min(ceil(edges / N), max-chunks) * 2
