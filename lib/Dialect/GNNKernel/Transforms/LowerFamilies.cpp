@@ -589,7 +589,8 @@ static LogicalResult lowerRowReduction(KernelGroupOp group,
       return failure();
     scf::YieldOp::create(b, loc, *next);
   }
-  auto red = BlockReduceOp::create(b, loc, rowsLoop.getResults());
+  auto red = BlockReduceOp::create(b, loc, ValueRange(rowsLoop.getResults()),
+                                   /*cluster=*/false);
   kb.buildCombine(red.getCombine(), initTypes,
                   [&](OpBuilder &rb, ValueRange a, ValueRange c) {
                     SmallVector<Value> sums;
