@@ -57,7 +57,6 @@ Schedule gnn::chooseSchedule(const ScheduleProblem &p) {
     if (p.graph.meanDegree() >= 4)
       s.lanes = 32;
     s.split = chooseSplit(p);
-    s.heavyInBlock = p.backward && s.split > 0;
     break;
   }
   case GroupKind::EdgeSoftmax: {
@@ -126,8 +125,6 @@ std::string Schedule::verify(const ScheduleProblem &p) const {
   if (split && p.kind != GroupKind::Spmm && p.kind != GroupKind::Reduce &&
       p.kind != GroupKind::Attention)
     return "only aggregations and attention can split heavy rows";
-  if (heavyInBlock && !split)
-    return "heavy rows in a block need a split";
   if (p.rowElements % vector)
     return "vector width " + std::to_string(vector) +
            " does not divide the row of " + std::to_string(p.rowElements);

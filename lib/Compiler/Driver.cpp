@@ -23,7 +23,6 @@ void mlir::gnn::buildCUDAPipeline(OpPassManager &pm,
   codegen.stats = options.stats;
   codegen.maxChunks = options.maxChunks;
   codegen.split = options.split;
-  codegen.heavyInBlock = options.heavyInBlock;
   codegen.fuse = ArrayRef<std::string>(options.fuse);
   buildCodegenPipeline(pm, codegen);
   // One gnnk kernel per group, launched in its place.
@@ -33,8 +32,6 @@ void mlir::gnn::buildCUDAPipeline(OpPassManager &pm,
   // Rows above the schedule's threshold spread over the GPU.
   gnnk::GNNSplitHeavyRowsOptions split;
   split.maxChunks = options.maxChunks;
-  split.heavyChunks = options.heavyChunks;
-  split.heavyCluster = options.heavyCluster;
   pm.addPass(gnnk::createGNNSplitHeavyRows(split));
 }
 
@@ -53,9 +50,6 @@ LogicalResult mlir::gnn::lowerForCUDA(ModuleOp module,
   pipeline.indexBits = options.indexBits;
   pipeline.maxChunks = options.maxChunks;
   pipeline.split = options.split;
-  pipeline.heavyInBlock = options.heavyInBlock;
-  pipeline.heavyChunks = options.heavyChunks;
-  pipeline.heavyCluster = options.heavyCluster;
   buildCUDAPipeline(pm, pipeline);
   return pm.run(module);
 }

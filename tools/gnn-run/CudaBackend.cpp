@@ -64,23 +64,6 @@ static llvm::cl::opt<int64_t> splitThreshold(
                    "chosen from the graph's statistics (-1); for "
                    "measurements"));
 
-static llvm::cl::opt<int64_t> heavyInBlock(
-    "heavy-in-block", llvm::cl::init(-1),
-    llvm::cl::desc("whether split kernels reduce each heavy row whole in a "
-                   "block, with no workspace (1), or in chunks merged "
-                   "through partial results (0); -1: in the backward only; "
-                   "for measurements"));
-
-static llvm::cl::opt<int64_t> heavyChunks(
-    "heavy-chunks", llvm::cl::init(256),
-    llvm::cl::desc("heavy rows in a block: the most chunks (thread-block "
-                   "clusters) of the heavy kernel; for measurements"));
-
-static llvm::cl::opt<int64_t> heavyCluster(
-    "heavy-cluster", llvm::cl::init(8),
-    llvm::cl::desc("heavy rows in a block: blocks per cluster sharing a "
-                   "heavy row (1 to 8); for measurements"));
-
 int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
                         const HostGraph &graph,
                         const std::vector<Tensor> &inputs,
@@ -95,9 +78,6 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
   codegen.indexBits = graph.numEdges() >= (int64_t(1) << 31) - 1 ? 64 : 32;
   codegen.maxChunks = maxChunks;
   codegen.split = splitThreshold;
-  codegen.heavyInBlock = heavyInBlock;
-  codegen.heavyChunks = heavyChunks;
-  codegen.heavyCluster = heavyCluster;
   auto t0 = std::chrono::steady_clock::now();
   // Lowering rewrites the module in place: compile a copy, so the caller's
   // functions stay graph-level (--grad evaluates @f_bwd on the reference

@@ -17,9 +17,7 @@
 ///    rows are split into a light part (a team per row) and a heavy part
 ///    (rows above `split` edges, cut into chunks of at least `split` edges
 ///    spread over the GPU and merged deterministically); see chooseSplit
-///    below for when and where; in backward functions a heavy row is
-///    reduced whole by a block instead (heavyInBlock: no workspace while
-///    the training step holds all its tensors);
+///    below for when and where;
 ///  - attention (sddmm, score, edge softmax and spmm in one kernel):
 ///    row-parallel like an spmm over the output row, with a vector width that
 ///    also divides the per-head feature width (the score's dot products are
@@ -74,12 +72,6 @@ struct ScheduleProblem {
   /// The most chunks of a split heavy-row kernel (gnn-split-heavy-rows'
   /// `max-chunks`): chunks hold at least edges / maxChunks edges.
   int64_t maxChunks = 8192;
-  /// The group belongs to a backward function (`gnn.backward`): it runs while
-  /// the training step holds the forward's outputs, the output gradients and
-  /// the gradients at once, so its heavy rows are reduced whole by a block
-  /// each (Schedule::heavyInBlock) instead of through a partial-result
-  /// workspace.
-  bool backward = false;
   /// The statistics assumed when none are given: 1000 nodes of in-degree 16.
   static GraphStats defaultStats();
   /// Empty when the problem is well-formed, else what is wrong.
@@ -96,11 +88,6 @@ struct Schedule {
   /// Aggregations and attention: rows with more edges than this are processed
   /// in chunks of `split` edges by separate kernels (0: no split).
   int64_t split = 0;
-  /// With a split: each heavy row is reduced whole by one block, one kernel
-  /// over the heavy rows and no workspace, instead of in chunks of `split`
-  /// edges merged through partial results (two kernels and a workspace of
-  /// chunks x 2 x carried state). Chosen for backward groups.
-  bool heavyInBlock = false;
   /// Empty when the schedule is valid for `problem`, else what is wrong.
   std::string verify(const ScheduleProblem &problem) const;
 };

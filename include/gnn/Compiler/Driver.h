@@ -40,11 +40,6 @@ struct CompileOptions {
   /// The heavy-row threshold of every row group instead of the one chosen
   /// from the statistics (gnn-select-schedules' `split`); -1: chosen.
   int64_t split = -1;
-  /// Whether split groups reduce each heavy row whole in a block
-  /// (gnn-select-schedules' `heavy-in-block`); -1: in backward functions.
-  int64_t heavyInBlock = -1;
-  /// gnn-split-heavy-rows' `heavy-chunks` and `heavy-cluster`.
-  int64_t heavyChunks = 256, heavyCluster = 8;
 };
 
 /// Options of `gnn-cuda-pipeline`.
@@ -66,20 +61,6 @@ struct CUDAPipelineOptions : public PassPipelineOptions<CUDAPipelineOptions> {
       *this, "split",
       llvm::cl::desc("heavy-row threshold of every row group "
                      "(gnn-select-schedules' `split`; -1: from the statistics)"),
-      llvm::cl::init(-1)};
-  Option<int64_t> heavyChunks{
-      *this, "heavy-chunks",
-      llvm::cl::desc("gnn-split-heavy-rows' heavy-chunks"),
-      llvm::cl::init(256)};
-  Option<int64_t> heavyCluster{
-      *this, "heavy-cluster",
-      llvm::cl::desc("gnn-split-heavy-rows' heavy-cluster"),
-      llvm::cl::init(8)};
-  Option<int64_t> heavyInBlock{
-      *this, "heavy-in-block",
-      llvm::cl::desc("heavy rows reduced whole by a block, no workspace "
-                     "(gnn-select-schedules' `heavy-in-block`; -1: in "
-                     "backward functions)"),
       llvm::cl::init(-1)};
   ListOption<std::string> fuse{
       *this, "fuse",

@@ -408,19 +408,6 @@ static LogicalResult printOperation(CUDAPrinterState &state,
 ///
 /// The second barrier keeps every thread from going on (and, in a loop,
 /// writing the arrays again) before all threads have read them.
-///
-/// With `cluster` (C blocks per cluster), team 0 then publishes the block's
-/// result and every thread combines the cluster's in rank order:
-///
-///   __shared__ float cl5[32];
-///   if (team2 == 0) cl5[lane3] = acc1;
-///   gnn_cluster_sync();
-///   acc1 = gnn_cluster_map(cl5, 0)[lane3];
-///   for (int r6 = 1; r6 < C; ++r6) { <combine (acc1, map(cl5, r6)[lane3])> }
-///   gnn_cluster_sync();
-///
-/// The second cluster barrier keeps a block from reusing its array, or
-/// exiting, while others still read it.
 static LogicalResult printOperation(CUDAPrinterState &state,
                                     gnnk::BlockReduceOp op) {
   raw_indented_ostream &os = state.ostream();
@@ -463,40 +450,6 @@ static LogicalResult printOperation(CUDAPrinterState &state,
   state.printAssignments(acc, yields, op.getValues().getTypes());
   os.unindent() << "}\n";
   os << "__syncthreads();\n";
-  if (op.getCluster()) {
-    int64_t cluster = state.getKernel().getClusterSize();
-    SmallVector<std::string> shared;
-    for (auto [value, a] : llvm::zip_equal(op.getValues(), acc)) {
-      shared.push_back(state.getFreshName("cl"));
-      os << "__shared__ " << getScalarType(value.getType()) << " "
-         << shared.back() << "[" << lanes << "];\n";
-    }
-    os << "if (" << team << " == 0) {\n";
-    os.indent();
-    for (auto [a, array] : llvm::zip_equal(acc, shared))
-      os << array << "[" << lane << "] = " << a << ";\n";
-    os.unindent() << "}\n";
-    os << "gnn_cluster_sync();\n";
-    for (auto [a, array] : llvm::zip_equal(acc, shared))
-      os << a << " = gnn_cluster_map(" << array << ", 0)[" << lane << "];\n";
-    std::string r = state.getFreshName("r");
-    os << "for (int " << r << " = 1; " << r << " < " << cluster << "; ++" << r
-       << ") {\n";
-    os.indent();
-    SmallVector<std::string> cargs = acc;
-    for (auto [value, array] : llvm::zip_equal(op.getValues(), shared)) {
-      cargs.push_back(state.getFreshName("v"));
-      os << "const " << getScalarType(value.getType()) << " " << cargs.back()
-         << " = gnn_cluster_map(" << array << ", " << r << ")[" << lane
-         << "];\n";
-    }
-    SmallVector<std::string> cyields;
-    if (failed(state.printInlined(op.getCombine().front(), cargs, cyields)))
-      return failure();
-    state.printAssignments(acc, cyields, op.getValues().getTypes());
-    os.unindent() << "}\n";
-    os << "gnn_cluster_sync();\n";
-  }
   for (auto [result, name] : llvm::zip_equal(op.getResults(), acc))
     state.bind(result, name);
   return success();
@@ -638,10 +591,7 @@ static LogicalResult printKernel(CUDAPrinterState &state,
   if (grid.getNumResults() > 1)
     os << ")";
   os << "\nextern \"C\" __global__ void __launch_bounds__(" << kernel.getBlock()
-     << ") ";
-  if (int64_t cluster = kernel.getClusterSize(); cluster > 1)
-    os << "__cluster_dims__(" << cluster << ", 1, 1) ";
-  os << kernel.getSymName() << "(";
+     << ") " << kernel.getSymName() << "(";
   llvm::StringSet<> names;
   for (unsigned i = 0, e = kernel.getNumArguments(); i < e; ++i) {
     std::string name = getParameterName(kernel, i);
@@ -669,23 +619,6 @@ static LogicalResult printKernel(CUDAPrinterState &state,
 /// Everything the printed kernels call, and the kernels that convert edge
 /// tensors at a Program's boundary.
 static constexpr const char *kPrelude = R"cuda(#include "gnn_device.cuh"
-
-// Thread-block clusters (sm_90): a barrier over the cluster's threads
-// (release/acquire: shared-memory writes before it are visible after it),
-// and the address of `p`, a __shared__ variable, in the block of rank
-// `rank` (distributed shared memory, read through generic addressing).
-__device__ __forceinline__ void gnn_cluster_sync() {
-  asm volatile("barrier.cluster.arrive.aligned;\n\t"
-               "barrier.cluster.wait.aligned;" ::: "memory");
-}
-template <typename T>
-__device__ __forceinline__ const T *gnn_cluster_map(const T *p, int rank) {
-  unsigned long long out;
-  asm volatile("mapa.u64 %0, %1, %2;"
-               : "=l"(out)
-               : "l"(reinterpret_cast<unsigned long long>(p)), "r"(rank));
-  return reinterpret_cast<const T *>(out);
-}
 
 // arith.maximumf / arith.minimumf: NaN if either operand is NaN, and
 // -0.0 < +0.0.

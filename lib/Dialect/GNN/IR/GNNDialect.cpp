@@ -41,7 +41,7 @@ void mlir::gnn::GraphType::print(AsmPrinter &) const {}
 LogicalResult
 ScheduleAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
                      Mapping mapping, int64_t lanes, int64_t block,
-                     int64_t vector, int64_t split, bool heavyInBlock) {
+                     int64_t vector, int64_t split) {
   if (lanes < 1 || lanes > 32 || (lanes & (lanes - 1)))
     return emitError() << "expects lanes to be a power of two in [1, 32] but "
                           "got "
@@ -55,9 +55,6 @@ ScheduleAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
   if (split < 0 || (split > 0 && split < 32))
     return emitError() << "expects split to be 0 or at least 32 but got "
                        << split;
-  if (heavyInBlock && !split)
-    return emitError() << "expects heavy_in_block only with a split (split > "
-                          "0) but got split = 0";
   return success();
 }
 

@@ -516,7 +516,6 @@ LogicalResult mlir::gnn::differentiate(func::FuncOp func,
                                   FunctionType::get(ctx, argTypes, gradTypes));
   bwd.setVisibility(func.getVisibility());
   bwd.setArgAttrsAttr(ArrayAttr::get(ctx, argAttrs));
-  bwd->setAttr(kBackwardAttrName, UnitAttr::get(ctx));
   Block *entry = bwd.addEntryBlock();
   {
     IRMapping map;

@@ -34,7 +34,6 @@ void mlir::gnn::buildCodegenPipeline(OpPassManager &pm,
   s.stats = options.stats;
   s.maxChunks = options.maxChunks;
   s.split = options.split;
-  s.heavyInBlock = options.heavyInBlock;
   pm.addNestedPass<func::FuncOp>(createGNNSelectSchedules(s));
 }
 

@@ -6,10 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnn/Analysis/Schedule.h"
-#include "gnn/Dialect/GNN/IR/GNNInterfaces.h"
 #include "gnn/Dialect/GNN/Transforms/Passes.h"
-
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -99,12 +96,6 @@ struct SelectSchedules
           << static_cast<int64_t>(split);
       return signalPassFailure();
     }
-    if (heavyInBlock < -1 || heavyInBlock > 1) {
-      getOperation().emitError()
-          << "expects heavy-in-block -1 (backward functions), 0 or 1 but got "
-          << static_cast<int64_t>(heavyInBlock);
-      return signalPassFailure();
-    }
     ::gnn::GraphStats graph = ::gnn::ScheduleProblem::defaultStats();
     if (!stats.empty())
       if (std::string bad = ::gnn::GraphStats::parseOption(stats, graph);
@@ -117,10 +108,6 @@ struct SelectSchedules
       ::gnn::ScheduleProblem p = problemFor(group);
       p.graph = graph;
       p.maxChunks = maxChunks;
-      auto func = group->getParentOfType<func::FuncOp>();
-      p.backward = heavyInBlock == -1
-                       ? func && func->hasAttr(kBackwardAttrName)
-                       : heavyInBlock == 1;
       if (std::string bad = p.check(); !bad.empty()) {
         group.emitOpError() << "cannot be scheduled: " << bad;
         return WalkResult::interrupt();
@@ -130,7 +117,6 @@ struct SelectSchedules
                          p.kind == ::gnn::GroupKind::Reduce ||
                          p.kind == ::gnn::GroupKind::Attention))
         s.split = split;
-      s.heavyInBlock = p.backward && s.split > 0;
       // chooseSchedule answers a problem that passes check() with a valid
       // schedule: lanes a power of two up to 32 dividing the block of 256, a
       // vector of 1, 2 or 4 dividing the row (and for attention the head
@@ -142,7 +128,7 @@ struct SelectSchedules
              "and a split checked above keeps them valid");
       group.setScheduleAttr(ScheduleAttr::get(&getContext(), toAttr(s.mapping),
                                               s.lanes, s.block, s.vector,
-                                              s.split, s.heavyInBlock));
+                                              s.split));
       return WalkResult::advance();
     });
     if (r.wasInterrupted())

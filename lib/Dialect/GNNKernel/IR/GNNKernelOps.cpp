@@ -161,13 +161,6 @@ LogicalResult KernelOp::verify() {
            << block;
   if (failed(verifySizeMap(*this, getGrid(), "grid")))
     return failure();
-  if (Attribute c = (*this)->getAttr(kCluster)) {
-    auto i = dyn_cast<IntegerAttr>(c);
-    if (!i || !i.getType().isInteger(64) || i.getInt() < 2 || i.getInt() > 8)
-      return emitOpError("expects gnnk.cluster to be an i64 in [2, 8] but "
-                         "got ")
-             << c;
-  }
   Block &entry = getBody().front();
   if (entry.getNumArguments() != getArgumentTypes().size())
     return emitOpError("expects one entry block argument per parameter");
@@ -437,12 +430,6 @@ LogicalResult TeamReduceOp::verify() {
 LogicalResult BlockReduceOp::verify() {
   if (!(*this)->getParentOfType<ForBlocksOp>())
     return emitOpError("expects to be inside gnnk.for_blocks");
-  if (getCluster()) {
-    auto kernel = (*this)->getParentOfType<KernelOp>();
-    if (!kernel || kernel.getClusterSize() < 2)
-      return emitOpError("expects `cluster` only in a gnnk.kernel with "
-                         "gnnk.cluster >= 2");
-  }
   return verifyCombine(*this, getCombine(), getValues().getTypes());
 }
 

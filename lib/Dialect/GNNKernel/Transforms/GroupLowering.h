@@ -166,9 +166,6 @@ LogicalResult lowerAttention(gnn::KernelGroupOp group, GroupParts &parts,
 /// Records the heavy-row threshold of a schedule on a row kernel, for
 /// gnn-split-heavy-rows.
 constexpr llvm::StringLiteral kSplitAttr = "gnnk.split";
-/// Beside `gnnk.split`: the heavy rows are reduced whole, a block each
-/// (the schedule's `heavy_in_block`).
-constexpr llvm::StringLiteral kSplitInBlockAttr = "gnnk.split_in_block";
 
 /// Ends the row mapping being built, records the schedule's split, and
 /// replaces `group` by the launch of a row kernel (a team of the schedule's

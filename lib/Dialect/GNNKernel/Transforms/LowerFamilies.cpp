@@ -589,8 +589,7 @@ static LogicalResult lowerRowReduction(KernelGroupOp group,
       return failure();
     scf::YieldOp::create(b, loc, *next);
   }
-  auto red = BlockReduceOp::create(b, loc, ValueRange(rowsLoop.getResults()),
-                                   /*cluster=*/false);
+  auto red = BlockReduceOp::create(b, loc, rowsLoop.getResults());
   kb.buildCombine(red.getCombine(), initTypes,
                   [&](OpBuilder &rb, ValueRange a, ValueRange c) {
                     SmallVector<Value> sums;

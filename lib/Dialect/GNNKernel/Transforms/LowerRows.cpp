@@ -116,8 +116,6 @@ void mlir::gnnk::finishRowKernel(KernelBuilder &kb, KernelGroupOp group,
   YieldOp::create(kb.b, kb.loc);
   if (s.getSplit())
     kb.kernel->setAttr(kSplitAttr, kb.b.getI64IntegerAttr(s.getSplit()));
-  if (s.getSplit() && s.getHeavyInBlock())
-    kb.kernel->setAttr(kSplitInBlockAttr, kb.b.getUnitAttr());
   AffineExpr nodes = getAffineSymbolExpr(0, group.getContext());
   // Every result (an attention's log-sum-exp too) has a row per node.
   SmallVector<AffineExpr> rows(group.getNumResults(), nodes);

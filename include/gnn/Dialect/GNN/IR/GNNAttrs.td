@@ -98,10 +98,6 @@ def GNN_ScheduleAttr : AttrDef<GNN_Dialect, "Schedule"> {
     - `split`: for aggregations, rows with more edges than this are heavy:
       the row-parallel kernel skips them and two more kernels process them in
       chunks of `split` edges spread over the whole GPU (0: no split).
-    - `heavy_in_block` (with a split; `false` when left out): each heavy row
-      is reduced whole by one block instead of in chunks merged through
-      partial results: no workspace, for backward functions, where the
-      training step holds every tensor at once.
 
     ```mlir
     #gnn.schedule<mapping = row_parallel, lanes = 16, block = 256, vector = 4, split = 0>
@@ -109,8 +105,7 @@ def GNN_ScheduleAttr : AttrDef<GNN_Dialect, "Schedule"> {
   }];
   let parameters = (ins EnumParameter<GNN_Mapping>:$mapping,
                         "int64_t":$lanes, "int64_t":$block, "int64_t":$vector,
-                        "int64_t":$split,
-                        DefaultValuedParameter<"bool", "false">:$heavy_in_block);
+                        "int64_t":$split);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

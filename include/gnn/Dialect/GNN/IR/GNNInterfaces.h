@@ -23,10 +23,6 @@ namespace gnn {
 /// The unit argument attribute marking the float tensor arguments whose
 /// gradients `gnn-autodiff` computes.
 constexpr llvm::StringLiteral kDifferentiableAttrName = "gnn.differentiable";
-/// The unit function attribute `gnn-autodiff` puts on the backward functions
-/// it derives (`@f_bwd`): `gnn-select-schedules` gives their heavy rows a
-/// block each instead of a partial-result workspace.
-constexpr llvm::StringLiteral kBackwardAttrName = "gnn.backward";
 } // namespace gnn
 } // namespace mlir
 

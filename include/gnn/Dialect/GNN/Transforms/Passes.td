@@ -191,11 +191,6 @@ def GNNSelectSchedules : Pass<"gnn-select-schedules", "func::FuncOp"> {
            "(0: no split, at least 32: rows above it are split), instead of "
            "gnn::chooseSplit's; -1: chosen from the statistics. For "
            "measurements (bench/split_sweep.sh) and tuning">,
-    Option<"heavyInBlock", "heavy-in-block", "int64_t", "-1",
-           "whether split groups reduce each heavy row whole in a block (no "
-           "workspace) instead of in chunks merged through partial results: "
-           "-1, in functions marked `gnn.backward` (gnn-autodiff's @f_bwd); "
-           "0, never; 1, always. For measurements">,
   ];
   let dependentDialects = ["::mlir::gnn::GNNDialect"];
 }

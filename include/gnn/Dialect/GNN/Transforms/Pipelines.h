@@ -31,12 +31,6 @@ struct CodegenPipelineOptions
       llvm::cl::desc("heavy-row threshold of every row group "
                      "(gnn-select-schedules' `split`; -1: from the statistics)"),
       llvm::cl::init(-1)};
-  Option<int64_t> heavyInBlock{
-      *this, "heavy-in-block",
-      llvm::cl::desc("heavy rows reduced whole by a block, no workspace "
-                     "(gnn-select-schedules' `heavy-in-block`; -1: in "
-                     "backward functions)"),
-      llvm::cl::init(-1)};
   ListOption<std::string> fuse{
       *this, "fuse",
       llvm::cl::desc("fusion rules (gnn-form-kernel-groups' `fuse`; empty: "

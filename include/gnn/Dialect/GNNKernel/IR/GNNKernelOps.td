@@ -42,10 +42,6 @@ def GNNK_KernelOp : GNNK_Op<"kernel", [
     an affine map of the symbols `s0` = nodes, `s1` = edges, `s2` = graphs;
     with several results it is their minimum (like `affine.min`), e.g.
     `()[s0, s1, s2] -> (s1 ceildiv 512, 8192)` for a capped grid.
-    An optional `gnnk.cluster = C` (2 to 8) launches the blocks in
-    thread-block clusters of C consecutive blocks (`__cluster_dims__`, sm_90):
-    the grid must then be a multiple of C, and a `gnnk.block_reduce` marked
-    `cluster` combines over the whole cluster.
     The body's ops are thread mappings (`gnnk.for_elements`, `gnnk.for_rows`,
     `gnnk.for_blocks`), index arithmetic and constants, then `gnnk.return`.
 
@@ -88,13 +84,6 @@ def GNNK_KernelOp : GNNK_Op<"kernel", [
     static constexpr ::llvm::StringLiteral kResult = "gnnk.result";
     static constexpr ::llvm::StringLiteral kGraph = "gnnk.graph";
     static constexpr ::llvm::StringLiteral kSize = "gnnk.size";
-    /// The optional thread-block cluster size (an i64, 2 to 8).
-    static constexpr ::llvm::StringLiteral kCluster = "gnnk.cluster";
-    /// The cluster size: gnnk.cluster, or 1.
-    int64_t getClusterSize() {
-      auto c = (*this)->getAttrOfType<::mlir::IntegerAttr>(kCluster);
-      return c ? c.getInt() : 1;
-    }
   }];
 }
 
@@ -304,12 +293,6 @@ def GNNK_BlockReduceOp : GNNK_Op<"block_reduce", [
     result is given to lane `l` of every team. All threads of the block must
     reach the op.
 
-    With `cluster` (in a kernel with `gnnk.cluster = C`), the blocks' results
-    are then combined across the thread-block cluster in block rank order
-    (rank 0 first, through distributed shared memory) and every thread of
-    every block of the cluster gets the cluster's result; all threads of the
-    cluster must reach the op.
-
     ```mlir
     %t = gnnk.block_reduce %v : f32 {
     ^bb0(%a: f32, %b: f32):
@@ -318,11 +301,10 @@ def GNNK_BlockReduceOp : GNNK_Op<"block_reduce", [
     }
     ```
   }];
-  let arguments = (ins Variadic<AnyType>:$values, UnitAttr:$cluster);
+  let arguments = (ins Variadic<AnyType>:$values);
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$combine);
-  let assemblyFormat =
-      "(`cluster` $cluster^)? $values attr-dict `:` type($values) $combine";
+  let assemblyFormat = "$values attr-dict `:` type($values) $combine";
   let hasVerifier = 1;
 }
 

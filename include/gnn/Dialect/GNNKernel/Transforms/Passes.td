@@ -108,13 +108,6 @@ def GNNSplitHeavyRows : Pass<"gnn-split-heavy-rows", "ModuleOp"> {
     Option<"maxChunks", "max-chunks", "int64_t", /*default=*/"8192",
            "the most chunks (blocks of the partial and final kernels, and "
            "partial results) a split kernel uses">,
-    Option<"heavyChunks", "heavy-chunks", "int64_t", /*default=*/"256",
-           "heavy rows in a block (gnnk.split_in_block): the most chunks of "
-           "the heavy kernel, a cluster each walking the heavy rows starting "
-           "in its chunk">,
-    Option<"heavyCluster", "heavy-cluster", "int64_t", /*default=*/"8",
-           "heavy rows in a block: the blocks of a thread-block cluster "
-           "sharing each heavy row (1 to 8; 1: one block per row)">,
   ];
   let dependentDialects = ["::mlir::gnnk::GNNKDialect",
                            "::mlir::arith::ArithDialect",
