@@ -45,6 +45,30 @@ static std::string shapeStr(ArrayRef<int64_t> shape) {
 // Arguments and inputs
 //===----------------------------------------------------------------------===//
 
+/// For each op of `body`, the top-level values (block arguments and op
+/// results of `body`) whose last use is that op, uses inside nested regions
+/// counting for their ancestor op in `body`. Unused results die at their
+/// own op.
+static llvm::DenseMap<Operation *, SmallVector<Value>> lastUses(Block &body) {
+  llvm::DenseMap<Operation *, SmallVector<Value>> dies;
+  auto visit = [&](Value v, Operation *def) {
+    Operation *last = def;
+    for (Operation *user : v.getUsers()) {
+      Operation *top = body.findAncestorOpInBlock(*user);
+      if (top && (!last || last->isBeforeInBlock(top)))
+        last = top;
+    }
+    if (last)
+      dies[last].push_back(v);
+  };
+  for (BlockArgument arg : body.getArguments())
+    visit(arg, nullptr);
+  for (Operation &op : body)
+    for (Value result : op.getResults())
+      visit(result, &op);
+  return dies;
+}
+
 namespace gnn {
 LogicalResult checkHostMemory(func::FuncOp func, const HostGraph &graph,
                               bool argumentsOnly) {
@@ -52,10 +76,11 @@ LogicalResult checkHostMemory(func::FuncOp func, const HostGraph &graph,
   int64_t total = 0, largest = -1;
   Value largestValue;
   bool overflow = false;
-  auto account = [&](Value v) {
+  // The bytes of v (0 for non-tensors); records the largest.
+  auto bytesOf = [&](Value v) -> int64_t {
     auto t = dyn_cast<RankedTensorType>(v.getType());
     if (!t || overflow)
-      return;
+      return 0;
     std::vector<int64_t> shape(t.getShape().begin(), t.getShape().end());
     for (size_t d = 0; d < shape.size(); ++d) {
       if (!ShapedType::isDynamic(shape[d]))
@@ -73,16 +98,39 @@ LogicalResult checkHostMemory(func::FuncOp func, const HostGraph &graph,
       largest = bytes;
       largestValue = v;
     }
-    if (bytes < 0 || __builtin_add_overflow(total, bytes, &total))
+    if (bytes < 0) {
+      overflow = true;
+      return 0;
+    }
+    return bytes;
+  };
+  auto add = [&](int64_t &sum, int64_t bytes) {
+    if (__builtin_add_overflow(sum, bytes, &sum))
       overflow = true;
   };
+  // The caller's inputs stay for the whole run.
   for (BlockArgument arg : func.getArguments())
-    account(arg);
-  if (!argumentsOnly)
-    func.walk([&](Operation *op) {
-      for (Value result : op->getResults())
-        account(result);
-    });
+    add(total, bytesOf(arg));
+  if (!argumentsOnly && !func.isExternal()) {
+    // The reference's own copies of the arguments and the results it holds,
+    // in program order: each op's results join, then the values whose last
+    // use it was leave.
+    Block &body = func.getBody().front();
+    llvm::DenseMap<Operation *, SmallVector<Value>> dies = lastUses(body);
+    int64_t live = 0, peak = 0;
+    for (BlockArgument arg : body.getArguments())
+      add(live, bytesOf(arg));
+    peak = live;
+    for (Operation &op : body) {
+      // Nested values (linalg bodies) are scalars; results are what count.
+      for (Value result : op.getResults())
+        add(live, bytesOf(result));
+      peak = std::max(peak, live);
+      for (Value v : dies.lookup(&op))
+        live -= bytesOf(v);
+    }
+    add(total, peak);
+  }
   int64_t memory = ::gnn::hostMemoryBytes();
   if (!overflow && total <= memory)
     return success();
@@ -559,20 +607,33 @@ LogicalResult Interpreter::reshape(Operation *op, Value src, Value result,
   return success();
 }
 
-/// `C += A * B` for the default `linalg.matmul` maps, without interpreting
-/// the body per point.
-static bool isPlainMatmul(linalg::LinalgOp op) {
-  auto mm = dyn_cast<linalg::MatmulOp>(op.getOperation());
-  if (!mm)
+/// Whether `op` is a contraction `c += a * b`: two inputs, one init, three
+/// loops, the body `yield addf(c, mulf(a, b))` in any operand order (a
+/// `linalg.matmul`, and gnn-autodiff's matmul gradients `dC Bᵀ`, `Aᵀ dC`).
+/// The reference runs those natively instead of interpreting the body per
+/// point: a weight gradient over a million nodes is 2^34 points.
+static bool isContraction(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      op.getNumLoops() != 3 || op->getNumRegions() != 1)
     return false;
-  auto maps = op.getIndexingMapsArray();
-  MLIRContext *ctx = op->getContext();
-  AffineExpr i, j, k;
-  bindDims(ctx, i, j, k);
-  return maps.size() == 3 &&
-         maps[0] == AffineMap::get(3, 0, {i, k}, ctx) &&
-         maps[1] == AffineMap::get(3, 0, {k, j}, ctx) &&
-         maps[2] == AffineMap::get(3, 0, {i, j}, ctx);
+  Block &body = op->getRegion(0).front();
+  if (body.getNumArguments() != 3 || !llvm::hasNItems(body, 3))
+    return false;
+  auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield && yield.getNumOperands() == 1
+                 ? yield.getOperand(0).getDefiningOp<arith::AddFOp>()
+                 : arith::AddFOp();
+  if (!add)
+    return false;
+  Value a = body.getArgument(0), b = body.getArgument(1),
+        c = body.getArgument(2);
+  auto isProduct = [&](Value v) {
+    auto mul = v.getDefiningOp<arith::MulFOp>();
+    return mul && ((mul.getLhs() == a && mul.getRhs() == b) ||
+                   (mul.getLhs() == b && mul.getRhs() == a));
+  };
+  return (add.getLhs() == c && isProduct(add.getRhs())) ||
+         (add.getRhs() == c && isProduct(add.getLhs()));
 }
 
 LogicalResult Interpreter::linalgOp(linalg::LinalgOp op) {
@@ -649,15 +710,32 @@ LogicalResult Interpreter::linalgOp(linalg::LinalgOp op) {
   for (OpOperand &init : op.getDpsInitsMutable())
     results.push_back(*env[init.get()].tensor);
 
-  if (isPlainMatmul(op)) {
-    int64_t m = bounds[0], n = bounds[1], k = bounds[2];
-    const double *a = access[0].data, *b = access[1].data;
-    double *c = results[0].data.data();
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t p = 0; p < k; ++p) {
-        double av = a[i * k + p];
-        for (int64_t j = 0; j < n; ++j)
-          c[i * n + j] += av * b[p * n + j];
+  if (isContraction(op) && access[0].data && access[1].data) {
+    // Loop order for locality: innermost the loop most operands walk with
+    // unit stride, outermost the one with the largest strides.
+    const Access &aa = access[0], &ba = access[1];
+    SmallVector<int64_t> cs = access[2].stride;
+    std::array<int, 3> order = {0, 1, 2};
+    auto units = [&](int d) {
+      return (aa.stride[d] == 1) + (ba.stride[d] == 1) + (cs[d] == 1);
+    };
+    auto span = [&](int d) { return aa.stride[d] + ba.stride[d] + cs[d]; };
+    llvm::sort(order, [&](int x, int y) {
+      if (units(x) != units(y))
+        return units(x) < units(y);
+      return span(x) > span(y);
+    });
+    auto [d0, d1, d2] = order;
+    const double *a = aa.data + aa.base, *b = ba.data + ba.base;
+    double *c = results[0].data.data() + access[2].base;
+    for (int64_t i = 0; i < bounds[d0]; ++i)
+      for (int64_t j = 0; j < bounds[d1]; ++j) {
+        const double *ap = a + i * aa.stride[d0] + j * aa.stride[d1];
+        const double *bp = b + i * ba.stride[d0] + j * ba.stride[d1];
+        double *cp = c + i * cs[d0] + j * cs[d1];
+        int64_t as = aa.stride[d2], bs = ba.stride[d2], s = cs[d2];
+        for (int64_t k = 0; k < bounds[d2]; ++k)
+          cp[k * s] += ap[k * as] * bp[k * bs];
       }
   } else {
     FailureOr<ScalarProgram> body = ScalarProgram::compile(
@@ -818,7 +896,11 @@ FailureOr<std::vector<Tensor>> Interpreter::run(func::FuncOp func,
     env[arg].tensor = std::make_shared<Tensor>(t);
   }
   std::vector<Tensor> outputs;
-  for (Operation &op : func.getBody().front()) {
+  Block &body = func.getBody().front();
+  // Values are freed after their last use (the backward of a large graph
+  // holds tens of edge-sized tensors otherwise).
+  llvm::DenseMap<Operation *, SmallVector<Value>> dies = lastUses(body);
+  for (Operation &op : body) {
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       for (Value v : ret.getOperands()) {
         auto it = env.find(v);
@@ -830,6 +912,8 @@ FailureOr<std::vector<Tensor>> Interpreter::run(func::FuncOp func,
     }
     if (failed(execute(op)))
       return failure();
+    for (Value v : dies.lookup(&op))
+      env.erase(v);
   }
   return func.emitError("expects the function to end with func.return");
 }

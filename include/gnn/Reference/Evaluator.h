@@ -47,9 +47,11 @@ mlir::FailureOr<std::vector<ArgumentSpec>>
 resolveArguments(mlir::func::FuncOp func, const HostGraph &graph);
 
 /// Checks that the tensors of `func` on `graph` fit in this machine's host
-/// memory, one double per element: its arguments only, or every tensor value
-/// (the reference keeps them all). A dynamic leading dimension counts nodes
-/// or edges by the value's domain (the larger where it is unknown). Emits an
+/// memory, one double per element: its arguments only, or what the
+/// reference holds at its peak (the arguments, which the caller keeps, plus
+/// the values live after each op in program order: the reference frees a
+/// value after its last use). A dynamic leading dimension counts nodes or
+/// edges by the value's domain (the larger where it is unknown). Emits an
 /// error naming the bytes and pointing at the largest tensor.
 mlir::LogicalResult checkHostMemory(mlir::func::FuncOp func,
                                     const HostGraph &graph,
