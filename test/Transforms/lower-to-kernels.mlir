@@ -270,7 +270,8 @@ func.func @softmax_lse(%g: !gnn.graph, %s: tensor<?x2xf32> {gnn.domain = "edge"}
 // A sum over all rows into a small static result (a bias gradient, and a
 // broadcast scalar's through a constant-0 output index): a block per result
 // element, its threads striding over the rows in order, then a block
-// reduction in thread order; thread 0 adds the init and stores.
+// reduction in thread order; thread 0 adds the init and stores. The sums
+// run in double (each term widened) and are rounded once before the store.
 
 #rs_in = affine_map<(d0, d1) -> (d1, d0)>
 #rs_out = affine_map<(d0, d1) -> (d0)>
@@ -279,11 +280,14 @@ func.func @softmax_lse(%g: !gnn.graph, %s: tensor<?x2xf32> {gnn.domain = "edge"}
 // CHECK-LABEL: gnnk.kernel @elementwise_0(
 // CHECK-SAME: grid = #[[G8:[a-z0-9]+]]
 // CHECK: gnnk.for_blocks %c8{{.*}} lanes 1 {
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c256
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c256 iter_args(%{{.*}} = %{{.*}}) -> (f64)
 // CHECK: gnnk.load
-// CHECK: arith.addf
-// CHECK: gnnk.block_reduce
+// CHECK: %[[T:.*]] = arith.addf %{{.*}} : f32
+// CHECK: %[[W:.*]] = arith.extf %[[T]] : f32 to f64
+// CHECK: arith.addf %{{.*}}, %[[W]] : f64
+// CHECK: gnnk.block_reduce %{{.*}} : f64
 // CHECK: scf.if
+// CHECK: arith.truncf %{{.*}} : f64 to f32
 // CHECK: gnnk.store
 // CHECK-LABEL: gnnk.kernel @elementwise_1(
 // CHECK: gnnk.for_blocks %c1{{.*}} lanes 1 {
