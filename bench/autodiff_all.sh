@@ -2,9 +2,11 @@
 # Every example's forward and backward (gnn-autodiff) on the GPU against the
 # reference evaluator, on every data set of a datasets folder: one
 # test/Integration/run-autodiff.sh job per (graph, example), JOBS at a time
-# (the reference evaluator's backward is the slow part: minutes on the
-# largest graphs, on the CPU). Prints every job's lines and a total
-# "N passed, N failed". Needs a GPU.
+# (the reference evaluator's backward, on the CPU, is the slow part: all 11
+# data sets of ../shared/datasets take about 7 minutes on the H100 machine's
+# 16 cores; qm9's jobs hold up to ~20 GB of host memory each, so run it with
+# 4 jobs). Prints every job's lines and a total "N passed, N failed". Needs a
+# GPU.
 #
 #   bench/autodiff_all.sh GNN_OPT GNN_RUN DATASETS [JOBS (default: nproc)]
 set -u
