@@ -4,7 +4,7 @@
 # test/Integration/run-autodiff.sh job per (graph, example), JOBS at a time
 # (the reference evaluator's backward, on the CPU, is the slow part: all 11
 # data sets of ../shared/datasets take about 7 minutes on the H100 machine's
-# 16 cores; qm9's jobs hold up to ~20 GB of host memory each, so run it with
+# 16 cores; qm9's jobs may each hold up to ~25 GB of host memory, so run it with
 # 4 jobs). Prints every job's lines and a total "N passed, N failed". Needs a
 # GPU.
 #
