@@ -357,6 +357,75 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x3xf32>, %w: tensor<3x2xf32>) -> (tenso
     }
 }
 
+// The gradients gnn-autodiff builds for a matmul (Aᵀ dC and dC Bᵀ: the
+// contracted loop in another place of each operand) run natively like
+// linalg.matmul; a body that is not `out + a * b` (here `out - a * b`) is
+// interpreted and still right.
+TEST_F(Evaluator, TransposedContractionsAndOtherBodies) {
+  const char *src = R"mlir(
+#ta = affine_map<(k, j, i) -> (i, k)>
+#tc = affine_map<(k, j, i) -> (i, j)>
+#to = affine_map<(k, j, i) -> (k, j)>
+#ua = affine_map<(i, k, j) -> (i, j)>
+#ub = affine_map<(i, k, j) -> (k, j)>
+#uo = affine_map<(i, k, j) -> (i, k)>
+func.func @f(%g: !gnn.graph, %x: tensor<?x3xf32>, %y: tensor<?x2xf32>, %w: tensor<3x2xf32>)
+    -> (tensor<3x2xf32>, tensor<?x3xf32>, tensor<3x2xf32>) {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x2xf32>
+  %i = linalg.fill ins(%z : f32) outs(%e : tensor<3x2xf32>) -> tensor<3x2xf32>
+  %n = tensor.dim %x, %c0 : tensor<?x3xf32>
+  %en = tensor.empty(%n) : tensor<?x3xf32>
+  %in = linalg.fill ins(%z : f32) outs(%en : tensor<?x3xf32>) -> tensor<?x3xf32>
+  %0 = linalg.generic {indexing_maps = [#ta, #tc, #to], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %y : tensor<?x3xf32>, tensor<?x2xf32>) outs(%i : tensor<3x2xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %m = arith.mulf %q, %p : f32
+    %s = arith.addf %m, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<3x2xf32>
+  %1 = linalg.generic {indexing_maps = [#ua, #ub, #uo], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%y, %w : tensor<?x2xf32>, tensor<3x2xf32>) outs(%in : tensor<?x3xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<?x3xf32>
+  %2 = linalg.generic {indexing_maps = [#ta, #tc, #to], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %y : tensor<?x3xf32>, tensor<?x2xf32>) outs(%i : tensor<3x2xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.subf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<3x2xf32>
+  return %0, %1, %2 : tensor<3x2xf32>, tensor<?x3xf32>, tensor<3x2xf32>
+})mlir";
+  HostGraph g = tinyGraph();
+  Tensor x({6, 3}), y({6, 2}), w = make({3, 2}, {1, 2, 3, 4, 5, 6});
+  for (int i = 0; i < 18; ++i)
+    x.data[i] = 0.5 * i - 3;
+  for (int i = 0; i < 12; ++i)
+    y.data[i] = 1.0 - 0.25 * i;
+  auto out = run(src, g, {x, y, w});
+  ASSERT_EQ(out.size(), 3u) << errors;
+  for (int k = 0; k < 3; ++k)
+    for (int j = 0; j < 2; ++j) {
+      double want = 0;
+      for (int i = 0; i < 6; ++i)
+        want += x.data[i * 3 + k] * y.data[i * 2 + j];
+      EXPECT_DOUBLE_EQ(out[0].data[k * 2 + j], want);
+      EXPECT_DOUBLE_EQ(out[2].data[k * 2 + j], -want);
+    }
+  for (int i = 0; i < 6; ++i)
+    for (int k = 0; k < 3; ++k) {
+      double want = 0;
+      for (int j = 0; j < 2; ++j)
+        want += y.data[i * 2 + j] * w.data[k * 2 + j];
+      EXPECT_DOUBLE_EQ(out[1].data[i * 3 + k], want);
+    }
+}
+
 TEST_F(Evaluator, NamedLinalgOps) {
   const char *src = R"mlir(
 func.func @f(%g: !gnn.graph, %x: tensor<?x3xf32>, %y: tensor<?x3xf32>)
