@@ -76,11 +76,14 @@ LogicalResult checkHostMemory(func::FuncOp func, const HostGraph &graph,
   int64_t total = 0, largest = -1;
   Value largestValue;
   bool overflow = false;
-  // The bytes of v (0 for non-tensors); records the largest.
+  // The bytes of v (0 for non-tensors), computed once; records the largest.
+  llvm::DenseMap<Value, int64_t> sizes;
   auto bytesOf = [&](Value v) -> int64_t {
     auto t = dyn_cast<RankedTensorType>(v.getType());
     if (!t || overflow)
       return 0;
+    if (auto it = sizes.find(v); it != sizes.end())
+      return it->second;
     std::vector<int64_t> shape(t.getShape().begin(), t.getShape().end());
     for (size_t d = 0; d < shape.size(); ++d) {
       if (!ShapedType::isDynamic(shape[d]))
@@ -102,6 +105,7 @@ LogicalResult checkHostMemory(func::FuncOp func, const HostGraph &graph,
       overflow = true;
       return 0;
     }
+    sizes[v] = bytes;
     return bytes;
   };
   auto add = [&](int64_t &sum, int64_t bytes) {
@@ -126,8 +130,9 @@ LogicalResult checkHostMemory(func::FuncOp func, const HostGraph &graph,
       for (Value result : op.getResults())
         add(live, bytesOf(result));
       peak = std::max(peak, live);
-      for (Value v : dies.lookup(&op))
-        live -= bytesOf(v);
+      if (auto it = dies.find(&op); it != dies.end())
+        for (Value v : it->second)
+          live -= bytesOf(v);
     }
     add(total, peak);
   }
@@ -714,7 +719,7 @@ LogicalResult Interpreter::linalgOp(linalg::LinalgOp op) {
     // Loop order for locality: innermost the loop most operands walk with
     // unit stride, outermost the one with the largest strides.
     const Access &aa = access[0], &ba = access[1];
-    SmallVector<int64_t> cs = access[2].stride;
+    ArrayRef<int64_t> cs = access[2].stride;
     std::array<int, 3> order = {0, 1, 2};
     auto units = [&](int d) {
       return (aa.stride[d] == 1) + (ba.stride[d] == 1) + (cs[d] == 1);
@@ -912,8 +917,9 @@ FailureOr<std::vector<Tensor>> Interpreter::run(func::FuncOp func,
     }
     if (failed(execute(op)))
       return failure();
-    for (Value v : dies.lookup(&op))
-      env.erase(v);
+    if (auto it = dies.find(&op); it != dies.end())
+      for (Value v : it->second)
+        env.erase(v);
   }
   return func.emitError("expects the function to end with func.return");
 }
