@@ -8,10 +8,14 @@
 # run --no-check, like the scoreboard). Needs a GPU and the peers' bench
 # folder (graphs dumped by dump_graph.py).
 #
-#   bench/grad_ab.sh GNN_RUN PEERS_DIR DATASETS "FLAGS_A" "FLAGS_B" \
+#   [RUN_B=OTHER_GNN_RUN] bench/grad_ab.sh GNN_RUN PEERS_DIR DATASETS "FLAGS_A" "FLAGS_B" \
 #       [GRAPHS (default pubmed,blogcatalog,musae-github,arxiv-like)] [OPS] [ROUNDS]
+#
+# With RUN_B set, side B runs that binary (two builds compared, same flags
+# or not).
 set -u
 run="$1"; peers="$2"; datasets="$3"; flags_a="$4"; flags_b="$5"
+run_b="${RUN_B:-$run}"
 graphs="${6:-pubmed,blogcatalog,musae-github,arxiv-like}"
 ops="${7:-spmm_sum,spmm_unweighted,max,gatv2,gt}"
 rounds="${8:-2}"
@@ -25,9 +29,10 @@ for g in ${graphs//,/ }; do
   for op in ${ops//,/ }; do
     for i in $(seq "$rounds"); do
       for side in A B; do
-        flags="$flags_a"; [ "$side" = B ] && flags="$flags_b"
+        flags="$flags_a"; bin="$run"
+        [ "$side" = B ] && flags="$flags_b" && bin="$run_b"
         # shellcheck disable=SC2086
-        "$run" "$peers/gnnc_ops/$op.mlir" --graph="$tmp/$g.txt" --backend=cuda \
+        "$bin" "$peers/gnnc_ops/$op.mlir" --graph="$tmp/$g.txt" --backend=cuda \
           --grad --reps=50 --warmup=10 --profile-steps $check $flags \
           > "$tmp/out.json" 2> "$tmp/err.txt"
         python3 - "$g" "$op" "$side" "$tmp/out.json" "$tmp/err.txt" <<'PY'

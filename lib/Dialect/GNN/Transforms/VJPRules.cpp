@@ -199,10 +199,12 @@ EdgeEnd aggregationEnd(bool reversed) {
 }
 
 /// Shares `dy` (node gradient of an extremum `y`) equally among the edges
-/// whose value `xe` attains it: returns the per-edge gradient.
+/// whose value `xe` attains it: returns the per-edge gradient, selected
+/// (not multiplied by a 0/1 mask) so that an edge off the extremum gets 0
+/// whatever the share (0 * inf would be NaN).
 Value tieShare(GraphTB &t, EdgeEnd to, Value xe, Value y, Value dy) {
-  Value eq = t.equal(xe, t.gatherAt(to, y));
-  Value count = t.reduceAt(to, eq, y.getType());
+  Value ye = t.gatherAt(to, y);
+  Value count = t.reduceAt(to, t.equal(xe, ye), y.getType());
   Value share = t.map(dy, {dy, count},
                       [](OpBuilder &nb, Location nl, ValueRange a) {
                         Value zero = arith::ConstantOp::create(
@@ -213,7 +215,15 @@ Value tieShare(GraphTB &t, EdgeEnd to, Value xe, Value y, Value dy) {
                         return arith::SelectOp::create(nb, nl, none, zero, q)
                             .getResult();
                       });
-  return t.mul(eq, t.gatherAt(to, share));
+  return t.map(xe, {xe, ye, t.gatherAt(to, share)},
+               [](OpBuilder &nb, Location nl, ValueRange a) {
+                 Value eq = arith::CmpFOp::create(
+                     nb, nl, arith::CmpFPredicate::OEQ, a[0], a[1]);
+                 Value zero = arith::ConstantOp::create(
+                     nb, nl, nb.getFloatAttr(a[2].getType(), 0.0));
+                 return arith::SelectOp::create(nb, nl, eq, a[2], zero)
+                     .getResult();
+               });
 }
 
 //===----------------------------------------------------------------------===//

@@ -78,6 +78,14 @@ public:
   /// Whether `value` is computed by an op inside the group (size queries
   /// aside), so evaluated rather than loaded.
   bool inGroup(Value v) const;
+  /// Before the elements `at` (consecutive, the first a multiple of
+  /// `at.size()` in a row of `value`'s trailing shape) of edge tensor
+  /// `value` are evaluated at `e`: loads the run of every gathered operand
+  /// (and edge tensor from outside the group) that the evaluation will read
+  /// at the same indices, through element-wise producers, as one vector
+  /// access each, and remembers its elements.
+  LogicalResult prefetchRun(Value value, const EdgeRef &e,
+                            ArrayRef<SmallVector<Value>> at);
   /// The body of `generic` (an op of the group's edge DAG) at `e` and loop
   /// indices `loops` (d0 the edge), with `acc` for its init's block argument.
   FailureOr<Value> bodyAt(linalg::GenericOp generic, const EdgeRef &e,

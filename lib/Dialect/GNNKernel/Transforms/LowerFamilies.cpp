@@ -156,6 +156,47 @@ void EdgeEvaluator::remember(Value value, const EdgeRef &e, ValueRange idx,
   remembered[keyOf(value, e, idx)] = element;
 }
 
+LogicalResult EdgeEvaluator::prefetchRun(Value value, const EdgeRef &e,
+                                         ArrayRef<SmallVector<Value>> at) {
+  auto type = cast<RankedTensorType>(value.getType());
+  int n = at.size();
+  if (n < 2 || overrides.count(value))
+    return success();
+  // The run of `buffer` rows `node`, remembered as the elements of `v`.
+  auto loadRun = [&](Value v, Value buffer, Value node) -> LogicalResult {
+    FailureOr<int64_t> row = rowElements(v, group);
+    if (failed(row))
+      return failure();
+    Value k = flatIndex(kb, type, at.front());
+    SmallVector<Value> run = kb.load(buffer, kb.add(kb.mul(node, *row), k), n);
+    for (auto [idx, x] : llvm::zip(at, run))
+      remember(v, e, idx, x);
+    return success();
+  };
+  if (!inGroup(value))
+    return loadRun(value, kb.operand(value), e.slot);
+  Operation *def = value.getDefiningOp();
+  if (auto gather = dyn_cast<gnn::GatherOp>(def))
+    return loadRun(value, kb.operand(gather.getInput()),
+                   gather.getEnd() == gnn::EdgeEnd::src ? e.src : e.dst);
+  // Through element-wise ops reading their operands at their own indices.
+  auto generic = dyn_cast<linalg::GenericOp>(def);
+  if (!generic || generic.getNumDpsInits() != 1 ||
+      generic.getNumReductionLoops() != 0 ||
+      generic.getNumLoops() != static_cast<unsigned>(type.getRank()))
+    return success();
+  for (OpOperand *in : generic.getDpsInputOperands()) {
+    auto t = dyn_cast<RankedTensorType>(in->get().getType());
+    if (!t || t.getShape().drop_front() != type.getShape().drop_front() ||
+        !generic.getMatchingIndexingMap(in).isIdentity() ||
+        !inGroup(in->get()))
+      continue;
+    if (failed(prefetchRun(in->get(), e, at)))
+      return failure();
+  }
+  return success();
+}
+
 FailureOr<Value> EdgeEvaluator::element(Value value, const EdgeRef &e,
                                         Value k) {
   auto type = cast<RankedTensorType>(value.getType());

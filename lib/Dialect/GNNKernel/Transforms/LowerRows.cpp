@@ -523,6 +523,8 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
               }
             }
           } else {
+            if (failed(eval.prefetchRun(input, e, at)))
+              return failure();
             for (int64_t v = 0; v < vec; ++v) {
               FailureOr<Value> x = eval.elementAt(input, e, at[v]);
               if (failed(x))
