@@ -53,8 +53,8 @@ PY
       done
     done
   done
-done > "$tmp/ab.jsonl"
-cat "$tmp/ab.jsonl"
+done | tee "$tmp/ab.jsonl"
+# (Each case's lines are printed as it ends, so a run cut short keeps them.)
 python3 - "$tmp/ab.jsonl" "$flags_a" "$flags_b" <<'PY'
 import json, sys
 path, fa, fb = sys.argv[1:4]

@@ -514,11 +514,22 @@ LogicalResult Interpreter::spmm(mlir::gnn::SpmmOp op) {
   int64_t wrow = w ? w->rowSize() : 1;
   Tensor out((*in)->shape);
   const double *x = (*in)->data.data();
-  reduceRows(inc, graph.numNodes, row, op.getReduce(), out,
-             [&](int64_t e, int64_t k) {
-               double v = x[from[e] * row + k];
-               return w ? w->data[e * wrow + k / f] * v : v;
-             });
+  auto value = [&](int64_t e, int64_t k) {
+    double v = x[from[e] * row + k];
+    return w ? w->data[e * wrow + k / f] * v : v;
+  };
+  reduceRows(inc, graph.numNodes, row, op.getReduce(), out, value);
+  if (Value tiesResult = op.getTies()) {
+    // The incoming edges whose value equals the extremum (none where it is
+    // NaN).
+    Tensor ties((*in)->shape);
+    for (int64_t n = 0; n < graph.numNodes; ++n)
+      for (int64_t i = inc.ptr[n]; i < inc.ptr[n + 1]; ++i)
+        for (int64_t k = 0; k < row; ++k)
+          ties.data[n * row + k] +=
+              value(inc.edges[i], k) == out.data[n * row + k] ? 1.0 : 0.0;
+    setTensor(tiesResult, std::move(ties));
+  }
   setTensor(op.getResult(), std::move(out));
   return success();
 }

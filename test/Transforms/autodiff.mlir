@@ -81,19 +81,70 @@ func.func @dot(%g: !gnn.graph, %q: tensor<?x2x8xf32> {gnn.differentiable}, %k: t
 
 // -----
 
-// max: the edges attaining each maximum share its gradient equally.
-// CHECK-LABEL: func.func @max_bwd(%arg0: !gnn.graph, %arg1: tensor<?x8xf32>, %arg2: tensor<?x8xf32>, %arg3: tensor<?x8xf32>) -> tensor<?x8xf32>
+// max: the edges attaining each maximum share its gradient equally. The
+// forward counts them as it finds the maximum (the spmm's `ties` result,
+// a residual), so the backward has no counting pass: the share dy / ties
+// (0 where nothing was counted), then each edge attaining the maximum
+// takes it, summed at the sources.
+// CHECK-LABEL: func.func @max_fwd(
+// CHECK: %[[Y:.*]], %[[T:.*]] = gnn.spmm max %arg0, %arg1 : tensor<?x8xf32> -> tensor<?x8xf32>, tensor<?x8xf32>
+// CHECK: return %[[Y]], %arg1, %[[Y]], %[[T]]
+// CHECK-LABEL: func.func @max_bwd(%arg0: !gnn.graph, %arg1: tensor<?x8xf32>, %arg2: tensor<?x8xf32>, %arg3: tensor<?x8xf32>, %arg4: tensor<?x8xf32>) -> tensor<?x8xf32>
+// CHECK-NOT: gnn.reduce sum %arg0, %{{[^ ]*}} :
 // CHECK: %[[XE:.*]] = gnn.gather src %arg0, %arg1
 // CHECK: %[[YE:.*]] = gnn.gather dst %arg0, %arg2
-// CHECK: arith.cmpf oeq
-// CHECK: %[[CNT:.*]] = gnn.reduce sum %arg0
+// CHECK: linalg.generic {{.*}} ins(%arg4, %arg3 :
 // CHECK: arith.divf
-// CHECK: gnn.gather dst
+// CHECK: %[[SE:.*]] = gnn.gather dst
+// CHECK: linalg.generic {{.*}} ins(%[[XE]], %[[YE]], %[[SE]] :
+// CHECK: %[[EQ:.*]] = arith.cmpf oeq
+// CHECK: arith.select %[[EQ]], %{{.*}}, %{{.*}} : f32
 // CHECK: %[[DX:.*]] = gnn.reduce sum %arg0, %{{.*}} reversed
 // CHECK: return %[[DX]]
 func.func @max(%g: !gnn.graph, %x: tensor<?x8xf32> {gnn.differentiable}) -> tensor<?x8xf32> {
   %y = gnn.spmm max %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
   return %y : tensor<?x8xf32>
+}
+
+// -----
+
+// reduce max has no tie counts: the backward counts the edges attaining
+// each maximum itself (a reduce of 1 where equal), then gives each the
+// share where it attains the maximum.
+// CHECK-LABEL: func.func @reduce_max_fwd(
+// CHECK: gnn.reduce max %arg0, %arg1 : tensor<?x8xf32> -> tensor<?x8xf32>
+// CHECK-LABEL: func.func @reduce_max_bwd(
+// CHECK: arith.cmpf oeq
+// CHECK: %[[CNT:.*]] = gnn.reduce sum %arg0, %{{[^ ]*}} :
+// CHECK: arith.divf
+// CHECK: %[[S:.*]] = gnn.gather dst
+// CHECK: %[[DE:.*]] = linalg.generic {{.*}} ins(%arg1, %{{.*}}, %[[S]] :
+// CHECK: arith.select
+// CHECK: return %[[DE]]
+func.func @reduce_max(%g: !gnn.graph, %e: tensor<?x8xf32> {gnn.differentiable, gnn.domain = "edge"}) -> tensor<?x8xf32> {
+  %y = gnn.reduce max %g, %e : tensor<?x8xf32> -> tensor<?x8xf32>
+  return %y : tensor<?x8xf32>
+}
+
+// -----
+
+// An spmm max that no gradient passes through keeps its single result.
+#id_inactive = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @inactive_max_fwd(
+// CHECK: gnn.spmm max %arg0, %arg1 : tensor<?x8xf32> -> tensor<?x8xf32>{{$}}
+func.func @inactive_max(%g: !gnn.graph, %x: tensor<?x8xf32>, %s: tensor<?x8xf32> {gnn.differentiable}) -> tensor<?x8xf32> {
+  %y = gnn.spmm max %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x8xf32>
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  %p = linalg.generic {indexing_maps = [#id_inactive, #id_inactive, #id_inactive],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%y, %s : tensor<?x8xf32>, tensor<?x8xf32>) outs(%e : tensor<?x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<?x8xf32>
+  return %p : tensor<?x8xf32>
 }
 
 // -----

@@ -127,6 +127,27 @@ TEST_F(Evaluator, SpmmMaxMinAreNotClampedAndEmptyRowsAreZero) {
   expectTensor(mn[0], {6, 2}, {0, 0, -3, -1, -2, 1, 0, 0, -2, 2, 0, 0});
 }
 
+TEST_F(Evaluator, SpmmMaxMinTiesCountDuplicatesAndEqualValues) {
+  const char *src = R"mlir(
+func.func @f(%g: !gnn.graph, %x: tensor<?x2xf32>) -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>) {
+  %0, %1 = gnn.spmm max %g, %x : tensor<?x2xf32> -> tensor<?x2xf32>, tensor<?x2xf32>
+  %2, %3 = gnn.spmm min %g, %x : tensor<?x2xf32> -> tensor<?x2xf32>, tensor<?x2xf32>
+  return %0, %1, %2, %3 : tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>
+})mlir";
+  // x0 and x4 are equal in column 1, so all three edges into node 1 (<- x0,
+  // x0, x4) attain its column-1 maximum and minimum; its column-0 maximum
+  // is x4's alone, its minimum the duplicate edge's x0, counted twice.
+  Tensor x = make({6, 2}, {-3, 3, -2, 2, -1, 1, 0, 0, 1, 3, 2, -2});
+  auto out = run(src, tinyGraph(), {x});
+  ASSERT_EQ(out.size(), 4u) << errors;
+  expectTensor(out[0], {6, 2}, {0, 0, 1, 3, -1, 2, 0, 0, -2, 2, 0, 0});
+  // node0 <- x3; node1 <- x0 x0 x4 (3 = 3 three times); node2 <- x1 x2;
+  // node4 <- x1; nodes 3 and 5 have no incoming edge: 0.
+  expectTensor(out[1], {6, 2}, {1, 1, 1, 3, 1, 1, 0, 0, 1, 1, 0, 0});
+  expectTensor(out[2], {6, 2}, {0, 0, -3, 3, -2, 1, 0, 0, -2, 2, 0, 0});
+  expectTensor(out[3], {6, 2}, {1, 1, 2, 3, 1, 1, 0, 0, 1, 1, 0, 0});
+}
+
 TEST_F(Evaluator, SpmmReversedAggregatesIntoSources) {
   auto out = run(spmmSource("sum", true), tinyGraph(), {signedNodes()});
   ASSERT_EQ(out.size(), 1u) << errors;

@@ -280,6 +280,22 @@ func.func @softmax_through_linalg(%g: !gnn.graph, %x: tensor<?x8xf32>) {
 
 // -----
 
+func.func @spmm_ties_sum(%g: !gnn.graph, %x: tensor<?x8xf32>) {
+  // expected-error @+1 {{'gnn.spmm' op expects a 'ties' result only with max or min but the reduction is sum}}
+  %o, %t = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>, tensor<?x8xf32>
+  return
+}
+
+// -----
+
+func.func @spmm_ties_type(%g: !gnn.graph, %x: tensor<?x8xf32>) {
+  // expected-error @+1 {{'gnn.spmm' op expects 'ties' of the result's type 'tensor<?x8xf32>' but got 'tensor<?x4xf32>'}}
+  %o, %t = gnn.spmm max %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>, tensor<?x4xf32>
+  return
+}
+
+// -----
+
 func.func @spmm_rank(%g: !gnn.graph, %x: tensor<?xf32>) {
   // expected-error @+1 {{'gnn.spmm' op expects input of rank at least 2 (node rows of features) but got 'tensor<?xf32>'}}
   %o = gnn.spmm sum %g, %x : tensor<?xf32> -> tensor<?xf32>

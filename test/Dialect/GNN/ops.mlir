@@ -64,12 +64,16 @@ func.func @edge_softmax(%g: !gnn.graph, %e: tensor<?x4xf32> {gnn.domain = "edge"
 // CHECK: gnn.spmm mean %{{.*}}, %{{.*}} reversed : tensor<?x16xf32> -> tensor<?x16xf32>
 // CHECK: gnn.spmm max %{{.*}}, %{{.*}} weights(%{{.*}} : tensor<?xf32>) : tensor<?x16xf32> -> tensor<?x16xf32>
 // CHECK: gnn.spmm min %{{.*}}, %{{.*}} weights(%{{.*}} : tensor<?x4xf32>) reversed : tensor<?x4x8xf32> -> tensor<?x4x8xf32>
+// CHECK: %{{.*}}, %{{.*}} = gnn.spmm max %{{.*}}, %{{.*}} : tensor<?x16xf32> -> tensor<?x16xf32>, tensor<?x16xf32>
+// CHECK: %{{.*}}, %{{.*}} = gnn.spmm min %{{.*}}, %{{.*}} weights(%{{.*}} : tensor<?x4xf32>) : tensor<?x4x8xf32> -> tensor<?x4x8xf32>, tensor<?x4x8xf32>
 func.func @spmm(%g: !gnn.graph, %x: tensor<?x16xf32>, %w: tensor<?xf32> {gnn.domain = "edge"},
                 %h: tensor<?x4x8xf32>, %a: tensor<?x4xf32> {gnn.domain = "edge"}) {
   %0 = gnn.spmm sum %g, %x : tensor<?x16xf32> -> tensor<?x16xf32>
   %1 = gnn.spmm mean %g, %x reversed : tensor<?x16xf32> -> tensor<?x16xf32>
   %2 = gnn.spmm max %g, %x weights(%w : tensor<?xf32>) : tensor<?x16xf32> -> tensor<?x16xf32>
   %3 = gnn.spmm min %g, %h weights(%a : tensor<?x4xf32>) reversed : tensor<?x4x8xf32> -> tensor<?x4x8xf32>
+  %4, %ties = gnn.spmm max %g, %x : tensor<?x16xf32> -> tensor<?x16xf32>, tensor<?x16xf32>
+  %5, %ties2 = gnn.spmm min %g, %h weights(%a : tensor<?x4xf32>) : tensor<?x4x8xf32> -> tensor<?x4x8xf32>, tensor<?x4x8xf32>
   return
 }
 

@@ -239,6 +239,16 @@ LogicalResult SpmmOp::verify() {
         failed(checkDomain(*this, w, "weights", Domain::Edge)))
       return failure();
   }
+  if (Value ties = getTies()) {
+    ReduceKind kind = getReduce();
+    if (kind != ReduceKind::max && kind != ReduceKind::min)
+      return emitOpError() << "expects a 'ties' result only with max or min "
+                              "but the reduction is "
+                           << stringifyReduceKind(kind);
+    if (ties.getType() != out)
+      return emitOpError() << "expects 'ties' of the result's type " << out
+                           << " but got " << ties.getType();
+  }
   return checkDomain(*this, getInput(), "input", Domain::Node);
 }
 

@@ -91,24 +91,45 @@ static bool isRecomputable(Operation *op) {
   return generic && generic.hasPureTensorSemantics();
 }
 
-/// Gives every active edge_softmax in `ops` its log-sum-exp result (what the
-/// backward recomputes the weights from); returns the ops, updated.
-static void addLogSumExp(SmallVectorImpl<Operation *> &ops,
-                         const DenseSet<Operation *> &which) {
+/// Whether `op` gains a second result for the backward: an edge_softmax its
+/// log-sum-exp (what the backward recomputes the weights from), an spmm
+/// max/min its tie counts (what the backward shares the gradient by).
+static bool needsBackwardResult(Operation *op) {
+  if (auto softmax = dyn_cast<EdgeSoftmaxOp>(op))
+    return !softmax.getLse();
+  auto spmm = dyn_cast<SpmmOp>(op);
+  return spmm && !spmm.getTies() &&
+         (spmm.getReduce() == ReduceKind::max ||
+          spmm.getReduce() == ReduceKind::min);
+}
+
+/// Gives the ops of `which` in `ops` their backward result
+/// (needsBackwardResult); returns the ops, updated.
+static void addBackwardResults(SmallVectorImpl<Operation *> &ops,
+                               const DenseSet<Operation *> &which) {
   for (Operation *&op : ops) {
-    auto softmax = dyn_cast<EdgeSoftmaxOp>(op);
-    if (!softmax || softmax.getLse() || !which.contains(op))
+    if (!which.contains(op) || !needsBackwardResult(op))
       continue;
     OpBuilder b(op);
-    auto alpha = cast<RankedTensorType>(softmax.getResult().getType());
-    SmallVector<int64_t> shape(alpha.getShape());
-    shape[0] = ShapedType::kDynamic;
-    auto lseType = RankedTensorType::get(shape, alpha.getElementType());
-    auto upgraded = EdgeSoftmaxOp::create(
-        b, op->getLoc(), TypeRange{alpha, lseType}, softmax.getGraph(),
-        softmax.getInput(), softmax.getReversed());
+    Operation *upgraded;
+    if (auto softmax = dyn_cast<EdgeSoftmaxOp>(op)) {
+      auto alpha = cast<RankedTensorType>(softmax.getResult().getType());
+      SmallVector<int64_t> shape(alpha.getShape());
+      shape[0] = ShapedType::kDynamic;
+      auto lseType = RankedTensorType::get(shape, alpha.getElementType());
+      upgraded = EdgeSoftmaxOp::create(b, op->getLoc(),
+                                       TypeRange{alpha, lseType},
+                                       softmax.getGraph(), softmax.getInput(),
+                                       softmax.getReversed());
+    } else {
+      auto spmm = cast<SpmmOp>(op);
+      Type type = spmm.getResult().getType();
+      upgraded = SpmmOp::create(b, op->getLoc(), type, type, spmm.getReduce(),
+                                spmm.getGraph(), spmm.getInput(),
+                                spmm.getWeights(), spmm.getReversed());
+    }
     upgraded->setAttrs(op->getDiscardableAttrDictionary());
-    softmax.getResult().replaceAllUsesWith(upgraded.getResult());
+    op->getResult(0).replaceAllUsesWith(upgraded->getResult(0));
     op->erase();
     op = upgraded;
   }
@@ -206,18 +227,24 @@ LogicalResult mlir::gnn::differentiate(func::FuncOp func,
     }
   };
   findActive();
-  // Recomputing attention's weights needs each softmax's log-sum-exp.
+  // Recomputing attention's weights needs each softmax's log-sum-exp;
+  // sharing an extremum's gradient, the tie counts of each active spmm
+  // max/min, counted by its forward kernel.
   SmallVector<unsigned> upgradedAt;
-  if (!options.storeEdgeValues) {
+  for (auto [i, op] : llvm::enumerate(forward)) {
+    if (!needsBackwardResult(op))
+      continue;
     // Every softmax, active or not: an inactive one's weights may be read
     // by the backward too (and are then recomputed the same way).
-    for (auto [i, op] : llvm::enumerate(forward))
-      if (auto sm = dyn_cast<EdgeSoftmaxOp>(op); sm && !sm.getLse())
-        upgradedAt.push_back(i);
+    if (isa<EdgeSoftmaxOp>(op) ? !options.storeEdgeValues
+                               : activeOps.contains(op))
+      upgradedAt.push_back(i);
+  }
+  if (!upgradedAt.empty()) {
     DenseSet<Operation *> which;
     for (unsigned i : upgradedAt)
       which.insert(forward[i]);
-    addLogSumExp(forward, which);
+    addBackwardResults(forward, which);
     findActive();
   }
 
@@ -474,7 +501,7 @@ LogicalResult mlir::gnn::differentiate(func::FuncOp func,
       DenseSet<Operation *> which;
       for (unsigned i : upgradedAt)
         which.insert(fops[i]);
-      addLogSumExp(fops, which);
+      addBackwardResults(fops, which);
       for (auto [a, c] : llvm::zip(forward, fops))
         for (auto [x, y] : llvm::zip(a->getResults(), c->getResults()))
           map.map(x, y);

@@ -16,7 +16,9 @@
 //   spmm/reduce mean       as sum with dy / deg(to) (0 where deg = 0)
 //   spmm/reduce max/min    dy shared equally by the edges attaining the
 //                          extremum (PyTorch's scatter_reduce rule), with
-//                          weights too (an edge's value is w * x[from])
+//                          weights too (an edge's value is w * x[from]);
+//                          an spmm's `ties` result (gnn-autodiff adds it)
+//                          gives their number, else a reduce counts them
 //   reduce sum v           dv = gather dy at `to`
 //   degree                 none
 //
@@ -201,10 +203,13 @@ EdgeEnd aggregationEnd(bool reversed) {
 /// Shares `dy` (node gradient of an extremum `y`) equally among the edges
 /// whose value `xe` attains it: returns the per-edge gradient, selected
 /// (not multiplied by a 0/1 mask) so that an edge off the extremum gets 0
-/// whatever the share (0 * inf would be NaN).
-Value tieShare(GraphTB &t, EdgeEnd to, Value xe, Value y, Value dy) {
+/// whatever the share (0 * inf would be NaN). `ties`, the number of such
+/// edges per node when the forward counted them (spmm's second result), or
+/// null: then they are counted here, an edge pass of their own.
+Value tieShare(GraphTB &t, EdgeEnd to, Value xe, Value y, Value dy,
+               Value ties = Value()) {
   Value ye = t.gatherAt(to, y);
-  Value count = t.reduceAt(to, t.equal(xe, ye), y.getType());
+  Value count = ties ? ties : t.reduceAt(to, t.equal(xe, ye), y.getType());
   Value share = t.map(dy, {dy, count},
                       [](OpBuilder &nb, Location nl, ValueRange a) {
                         Value zero = arith::ConstantOp::create(
@@ -266,10 +271,14 @@ struct SddmmVJP : public VJPOpInterface::ExternalModel<SddmmVJP, SddmmOp> {
       break;
     case SddmmKind::dot:
       // da[n] = sum over the edges with a's end at n of dy[e] * c[c's end].
-      da = SpmmOp::create(b, t.loc, a.getType(), ReduceKind::sum, s.getGraph(),
-                          c, dy, /*reversed=*/aEnd == EdgeEnd::src);
-      dc = SpmmOp::create(b, t.loc, c.getType(), ReduceKind::sum, s.getGraph(),
-                          a, dy, /*reversed=*/cEnd == EdgeEnd::src);
+      da = SpmmOp::create(b, t.loc, a.getType(), /*ties=*/Type(),
+                          ReduceKind::sum, s.getGraph(), c, dy,
+                          /*reversed=*/aEnd == EdgeEnd::src)
+               .getResult();
+      dc = SpmmOp::create(b, t.loc, c.getType(), /*ties=*/Type(),
+                          ReduceKind::sum, s.getGraph(), a, dy,
+                          /*reversed=*/cEnd == EdgeEnd::src)
+               .getResult();
       break;
     }
     grads.assign(op->getNumOperands(), Value());
@@ -383,8 +392,10 @@ struct SpmmVJP : public VJPOpInterface::ExternalModel<SpmmVJP, SpmmOp> {
       dy = t.divOrZero(dy, t.degreeAt(to, t.elementOf(dy)));
       [[fallthrough]];
     case ReduceKind::sum:
-      grads[1] = SpmmOp::create(b, t.loc, x.getType(), ReduceKind::sum,
-                                s.getGraph(), dy, w, !s.getReversed());
+      grads[1] = SpmmOp::create(b, t.loc, x.getType(), /*ties=*/Type(),
+                                ReduceKind::sum, s.getGraph(), dy, w,
+                                !s.getReversed())
+                     .getResult();
       if (w)
         grads[wIndex] = SddmmOp::create(b, t.loc, w.getType(), SddmmKind::dot,
                                         s.getGraph(), x, dy, s.getReversed());
@@ -395,7 +406,7 @@ struct SpmmVJP : public VJPOpInterface::ExternalModel<SpmmVJP, SpmmOp> {
       // features); the edges attaining the extremum share dy equally.
       Value xe = t.gatherAt(from, x);
       if (!w) {
-        Value share = tieShare(t, to, xe, s.getResult(), dy);
+        Value share = tieShare(t, to, xe, s.getResult(), dy, s.getTies());
         grads[1] = t.reduceAt(from, share, x.getType());
         return success();
       }
@@ -403,7 +414,7 @@ struct SpmmVJP : public VJPOpInterface::ExternalModel<SpmmVJP, SpmmOp> {
                                           ValueRange a) {
         return arith::MulFOp::create(nb, nl, a[0], a[1]).getResult();
       });
-      Value share = tieShare(t, to, value, s.getResult(), dy);
+      Value share = tieShare(t, to, value, s.getResult(), dy, s.getTies());
       // dx[n] = sum over edges from n of share * w; dw[e] = sum_f share * x.
       grads[1] = t.reduceAt(from, t.map(share, {share, w},
                                         [](OpBuilder &nb, Location nl,

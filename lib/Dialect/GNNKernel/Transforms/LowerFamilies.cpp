@@ -74,21 +74,28 @@ FailureOr<GroupParts> GroupParts::of(KernelGroupOp group) {
                                             : parts.consumers.back();
   ValueRange yields = group.getYield().getValues();
   bool dense = !parts.graph;
-  if (!dense && yields.size() == 2)
+  if (!dense && yields.size() == 2) {
     for (Operation *op : ops)
       if (auto softmax = dyn_cast<gnn::EdgeSoftmaxOp>(op);
           softmax && softmax.getLse() == yields[1])
         parts.lse = yields[1];
+    if (auto spmm = dyn_cast<gnn::SpmmOp>(parts.anchor);
+        spmm && spmm.getTies() && spmm.getTies() == yields[1])
+      parts.ties = yields[1];
+  }
+  Value side = parts.lse ? parts.lse : parts.ties;
   bool yieldsLast =
       dense ? yields == last->getResults()
-            : yields.size() == 1 + static_cast<size_t>(bool(parts.lse)) &&
+            : yields.size() == 1 + static_cast<size_t>(bool(side)) &&
                   yields[0] == last->getResult(0) &&
                   (last->getNumResults() == 1 ||
                    (last->getNumResults() == 2 &&
-                    last->getResult(1) == parts.lse));
+                    (last->getResult(1) == side ||
+                     (!side && last->getResult(1).use_empty()))));
   if (!yieldsLast)
-    return group.emitOpError("expects to yield the result of its last op "
-                             "(and the log-sum-exp of its edge_softmax)");
+    return group.emitOpError(
+        "expects to yield the result of its last op (and the log-sum-exp of "
+        "its edge_softmax or the tie counts of its spmm)");
   // f32 or f64 (gnn-lower-to-kernels checks first that a function has one
   // float type, so a group has one too).
   for (Operation &op : group.getBody().front().without_terminator())
@@ -189,9 +196,13 @@ LogicalResult EdgeEvaluator::prefetchRun(Value value, const EdgeRef &e,
     auto t = dyn_cast<RankedTensorType>(in->get().getType());
     if (!t || t.getShape().drop_front() != type.getShape().drop_front() ||
         !generic.getMatchingIndexingMap(in).isIdentity() ||
-        !inGroup(in->get()))
+        KernelBuilder::fillConstant(in->get()))
       continue;
-    if (failed(prefetchRun(in->get(), e, at)))
+    // An edge tensor from outside the group is read at the edge's slot
+    // (bodyAt finds the run remembered).
+    if (failed(inGroup(in->get())
+                   ? prefetchRun(in->get(), e, at)
+                   : loadRun(in->get(), kb.operand(in->get()), e.slot)))
       return failure();
   }
   return success();
@@ -225,6 +236,17 @@ FailureOr<Value> EdgeEvaluator::bodyAt(linalg::GenericOp generic,
   for (OpOperand *in : generic.getDpsInputOperands()) {
     AffineMap map = generic.getMatchingIndexingMap(in);
     if (!inGroup(in->get())) {
+      // An edge tensor read at the edge's own indices may have been loaded
+      // with its run (prefetchRun).
+      if (map.isIdentity()) {
+        auto it = remembered.find(
+            keyOf(in->get(), e, loops.take_front(map.getNumResults())
+                                    .drop_front()));
+        if (it != remembered.end() && availableAt(it->second, kb.b)) {
+          args.push_back(it->second);
+          continue;
+        }
+      }
       FailureOr<Value> v = kb.access(in->get(), map, loops, generic);
       if (failed(v))
         return failure();

@@ -446,10 +446,27 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
       return arith::MinNumFOp::create(rb, loc, a, c);
     return arith::AddFOp::create(rb, loc, a, c);
   };
+  // With tie counts (spmm max/min's second result), the state is the
+  // extrema then as many counts: a count survives where its extremum is
+  // the merged one, and a new term counts where it equals the new extremum.
+  bool countTies = static_cast<bool>(parts.ties);
+  int64_t values = chunks * vec;
+  auto keepCount = [&](OpBuilder &rb, Value count, Value was, Value now) {
+    Value same = arith::CmpFOp::create(rb, loc, arith::CmpFPredicate::OEQ,
+                                       was, now);
+    Value zero = arith::ConstantOp::create(
+        rb, loc, rb.getFloatAttr(count.getType(), 0.0));
+    return arith::SelectOp::create(rb, loc, same, count, zero).getResult();
+  };
   auto merge = [&](OpBuilder &rb, ValueRange a, ValueRange c) {
     SmallVector<Value> out;
-    for (auto [x, y] : llvm::zip(a, c))
-      out.push_back(rule(rb, x, y));
+    for (int64_t i = 0; i < values; ++i)
+      out.push_back(rule(rb, a[i], c[i]));
+    if (countTies)
+      for (int64_t i = 0; i < values; ++i)
+        out.push_back(arith::AddFOp::create(
+            rb, loc, keepCount(rb, a[values + i], a[i], out[i]),
+            keepCount(rb, c[values + i], c[i], out[i])));
     return out;
   };
 
@@ -478,16 +495,20 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
     return kb.lt(c, kb.idx(row));
   };
   SmallVector<Value> inits;
-  for (int64_t i = 0; i < chunks * vec; ++i)
+  for (int64_t i = 0; i < values; ++i)
     inits.push_back(kb.fp(identity));
+  if (countTies)
+    for (int64_t i = 0; i < values; ++i)
+      inits.push_back(kb.fp(0.0));
   LogicalResult status = success();
   ForEdgesOp loop = edgeLoop(
       kb, t, kb.add(t.begin, g), kb.idx(groups), inits, reversed, rowIdx,
       [&](const EdgeRef &e, ValueRange acc) -> FailureOr<SmallVector<Value>> {
-        SmallVector<Value> next;
+        SmallVector<Value> next, tieTerms, actives;
         for (int64_t j = 0; j < chunks; ++j) {
           Value c = chunkOffset(j);
           Value active = chunkActive(j, c);
+          actives.push_back(active);
           Value safe = active ? arith::SelectOp::create(b, loc, active, c,
                                                         kb.idx(0))
                                     .getResult()
@@ -539,8 +560,26 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
             if (active)
               n = arith::SelectOp::create(b, loc, active, n, a);
             next.push_back(n);
+            tieTerms.push_back(term);
           }
         }
+        if (countTies)
+          for (int64_t j = 0; j < chunks; ++j)
+            for (int64_t v = 0; v < vec; ++v) {
+              int64_t i = j * vec + v;
+              // count' = (n == a ? count : 0) + (term == n ? 1 : 0).
+              Value count = acc[values + i];
+              Value term = tieTerms[i];
+              Value hit = arith::CmpFOp::create(
+                  b, loc, arith::CmpFPredicate::OEQ, term, next[i]);
+              Value n = arith::AddFOp::create(
+                  b, loc, keepCount(b, count, acc[i], next[i]),
+                  arith::SelectOp::create(b, loc, hit, kb.fp(accType, 1.0),
+                                          kb.fp(accType, 0.0)));
+              if (Value active = actives[j])
+                n = arith::SelectOp::create(b, loc, active, n, count);
+              next.push_back(n);
+            }
         return next;
       },
       status);
@@ -586,6 +625,13 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
       outs.push_back(*out);
     }
     kb.store(outs, kb.result(0), kb.add(kb.mul(rowIdx, row), c));
+    if (countTies) {
+      // (0 for a row without edges: nothing was counted.)
+      SmallVector<Value> counts;
+      for (int64_t v = 0; v < vec; ++v)
+        counts.push_back(kb.castFloat(acc[values + j * vec + v], ft));
+      kb.store(counts, kb.result(1), kb.add(kb.mul(rowIdx, row), c));
+    }
   }
   finishRowKernel(kb, group, parts, s);
   return success();

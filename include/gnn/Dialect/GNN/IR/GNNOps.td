@@ -119,20 +119,30 @@ def GNN_SpmmOp : GNN_Op<"spmm", [Pure]> {
     A node with no incoming edge gets 0 for every reduction. With `reversed`,
     rows of destinations are aggregated into their sources.
 
+    `max` and `min` may have a second result `ties`, of the result's type:
+    `ties[d]` is the number of incoming edges whose value `w[e] * input[s]`
+    equals `result[d]` (elementwise, as a float; 0 for a node with no
+    incoming edge). It is what a backward pass keeps to share the gradient
+    among the edges attaining the extremum, counted as the extremum is found.
+
     ```mlir
     %agg = gnn.spmm sum %g, %h weights(%alpha : tensor<?x4xf32>)
         : tensor<?x4x8xf32> -> tensor<?x4x8xf32>
     %mean = gnn.spmm mean %g, %x : tensor<?x16xf32> -> tensor<?x16xf32>
+    %max, %ties = gnn.spmm max %g, %x
+        : tensor<?x16xf32> -> tensor<?x16xf32>, tensor<?x16xf32>
     ```
   }];
   let arguments = (ins GNN_ReduceKind:$reduce, GNN_GraphType:$graph,
                        GNN_FloatTensor:$input,
                        Optional<GNN_FloatTensor>:$weights,
                        UnitAttr:$reversed);
-  let results = (outs GNN_FloatTensor:$result);
+  let results = (outs GNN_FloatTensor:$result,
+                      Optional<GNN_FloatTensor>:$ties);
   let assemblyFormat = [{
     $reduce $graph `,` $input (`weights` `(` $weights^ `:` type($weights) `)`)?
     (`reversed` $reversed^)? attr-dict `:` type($input) `->` type($result)
+    (`,` type($ties)^)?
   }];
   let hasVerifier = 1;
 }
