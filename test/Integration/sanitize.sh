@@ -12,8 +12,9 @@
 #
 # GRAPH (default musae-github, whose hub rows are split) is a data-set name
 # under DATASETS or a generator spec. TOOLS (default "memcheck racecheck
-# initcheck synccheck") and CHUNKS (default "8192 4") select the runs. Ends
-# with "N passed, N failed".
+# initcheck synccheck") and CHUNKS (default "8192 4") select the runs, CASES
+# (an extended regular expression, default all) the cases. Ends with "N
+# passed, N failed".
 set -u
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 gnn_run="$1"
@@ -33,17 +34,20 @@ cases+=(
 )
 work=$(mktemp -d)
 if [ -n "$gnn_opt" ]; then
-  for e in gcn gat; do
+  for e in gcn gat sage_max; do
     sed -e 's/\(%[a-z_0-9]*: tensor<[^>]*>\)\([,)]\)/\1 {gnn.differentiable}\2/g' \
       "$root/examples/$e.mlir" | "$gnn_opt" --gnn-autodiff -o "$work/${e}_ad.mlir" || exit 1
     cases+=("$work/${e}_ad.mlir#${e}_bwd")
   done
+  # The max forward that counts its ties (a second result).
+  cases+=("$work/sage_max_ad.mlir#sage_max_fwd")
 fi
 pass=0
 fail=0
 for tool in ${TOOLS:-memcheck racecheck initcheck synccheck}; do
   for chunks in ${CHUNKS:-8192 4}; do
     for entry in "${cases[@]}"; do
+      [[ "$entry" =~ ${CASES:-.} ]] || continue
       f="${entry%%#*}"
       [[ "$f" == /* ]] || f="$root/$f"
       fn=()
