@@ -462,11 +462,14 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
     SmallVector<Value> out;
     for (int64_t i = 0; i < values; ++i)
       out.push_back(rule(rb, a[i], c[i]));
+    // (Operands built one statement at a time: the order of a call's
+    // arguments, and so of the emitted code, is the compiler's choice.)
     if (countTies)
-      for (int64_t i = 0; i < values; ++i)
-        out.push_back(arith::AddFOp::create(
-            rb, loc, keepCount(rb, a[values + i], a[i], out[i]),
-            keepCount(rb, c[values + i], c[i], out[i])));
+      for (int64_t i = 0; i < values; ++i) {
+        Value fromA = keepCount(rb, a[values + i], a[i], out[i]);
+        Value fromC = keepCount(rb, c[values + i], c[i], out[i]);
+        out.push_back(arith::AddFOp::create(rb, loc, fromA, fromC));
+      }
     return out;
   };
 
@@ -572,10 +575,10 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
               Value term = tieTerms[i];
               Value hit = arith::CmpFOp::create(
                   b, loc, arith::CmpFPredicate::OEQ, term, next[i]);
-              Value n = arith::AddFOp::create(
-                  b, loc, keepCount(b, count, acc[i], next[i]),
-                  arith::SelectOp::create(b, loc, hit, kb.fp(accType, 1.0),
-                                          kb.fp(accType, 0.0)));
+              Value one = kb.fp(accType, 1.0), zero = kb.fp(accType, 0.0);
+              Value counted = arith::SelectOp::create(b, loc, hit, one, zero);
+              Value kept = keepCount(b, count, acc[i], next[i]);
+              Value n = arith::AddFOp::create(b, loc, kept, counted);
               if (Value active = actives[j])
                 n = arith::SelectOp::create(b, loc, active, n, count);
               next.push_back(n);
