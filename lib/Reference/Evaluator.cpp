@@ -489,6 +489,20 @@ static void reduceRows(const Incidence &inc, int64_t numNodes, int64_t row,
   }
 }
 
+/// The number of each node's edges whose value equals `out` (a max or min;
+/// none where it is NaN): the ops' `ties` result.
+template <typename ValueFn>
+static Tensor countTies(const Incidence &inc, int64_t numNodes, int64_t row,
+                        const Tensor &out, ValueFn value) {
+  Tensor ties(out.shape);
+  for (int64_t n = 0; n < numNodes; ++n)
+    for (int64_t i = inc.ptr[n]; i < inc.ptr[n + 1]; ++i)
+      for (int64_t k = 0; k < row; ++k)
+        ties.data[n * row + k] +=
+            value(inc.edges[i], k) == out.data[n * row + k] ? 1.0 : 0.0;
+  return ties;
+}
+
 LogicalResult Interpreter::spmm(mlir::gnn::SpmmOp op) {
   FailureOr<const Tensor *> in =
       rowsOf(op, op.getInput(), "input", graph.numNodes, "node");
@@ -519,17 +533,8 @@ LogicalResult Interpreter::spmm(mlir::gnn::SpmmOp op) {
     return w ? w->data[e * wrow + k / f] * v : v;
   };
   reduceRows(inc, graph.numNodes, row, op.getReduce(), out, value);
-  if (Value tiesResult = op.getTies()) {
-    // The incoming edges whose value equals the extremum (none where it is
-    // NaN).
-    Tensor ties((*in)->shape);
-    for (int64_t n = 0; n < graph.numNodes; ++n)
-      for (int64_t i = inc.ptr[n]; i < inc.ptr[n + 1]; ++i)
-        for (int64_t k = 0; k < row; ++k)
-          ties.data[n * row + k] +=
-              value(inc.edges[i], k) == out.data[n * row + k] ? 1.0 : 0.0;
-    setTensor(tiesResult, std::move(ties));
-  }
+  if (Value ties = op.getTies())
+    setTensor(ties, countTies(inc, graph.numNodes, row, out, value));
   setTensor(op.getResult(), std::move(out));
   return success();
 }
@@ -544,8 +549,11 @@ LogicalResult Interpreter::reduce(mlir::gnn::ReduceOp op) {
   Tensor out(shape);
   int64_t row = (*in)->rowSize();
   const double *x = (*in)->data.data();
-  reduceRows(incidence(op.getReversed()), graph.numNodes, row, op.getKind(),
-             out, [&](int64_t e, int64_t k) { return x[e * row + k]; });
+  auto value = [&](int64_t e, int64_t k) { return x[e * row + k]; };
+  const Incidence &inc = incidence(op.getReversed());
+  reduceRows(inc, graph.numNodes, row, op.getKind(), out, value);
+  if (Value ties = op.getTies())
+    setTensor(ties, countTies(inc, graph.numNodes, row, out, value));
   setTensor(op.getResult(), std::move(out));
   return success();
 }

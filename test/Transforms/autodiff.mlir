@@ -108,14 +108,14 @@ func.func @max(%g: !gnn.graph, %x: tensor<?x8xf32> {gnn.differentiable}) -> tens
 
 // -----
 
-// reduce max has no tie counts: the backward counts the edges attaining
-// each maximum itself (a reduce of 1 where equal), then gives each the
-// share where it attains the maximum.
+// reduce max counts its ties in the forward too: the backward gives each
+// edge attaining the maximum its destination's share dy / ties.
 // CHECK-LABEL: func.func @reduce_max_fwd(
-// CHECK: gnn.reduce max %arg0, %arg1 : tensor<?x8xf32> -> tensor<?x8xf32>
+// CHECK: %[[Y:.*]], %[[T:.*]] = gnn.reduce max %arg0, %arg1 : tensor<?x8xf32> -> tensor<?x8xf32>, tensor<?x8xf32>
+// CHECK: return %[[Y]], %arg1, %[[Y]], %[[T]]
 // CHECK-LABEL: func.func @reduce_max_bwd(
-// CHECK: arith.cmpf oeq
-// CHECK: %[[CNT:.*]] = gnn.reduce sum %arg0, %{{[^ ]*}} :
+// CHECK-NOT: gnn.reduce
+// CHECK: linalg.generic {{.*}} ins(%arg4, %arg3 :
 // CHECK: arith.divf
 // CHECK: %[[S:.*]] = gnn.gather dst
 // CHECK: %[[DE:.*]] = linalg.generic {{.*}} ins(%arg1, %{{.*}}, %[[S]] :

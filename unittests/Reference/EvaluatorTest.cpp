@@ -279,6 +279,26 @@ func.func @f(%g: !gnn.graph, %a: tensor<?x2xf32>, %b: tensor<?x2xf32>)
   }
 }
 
+TEST_F(Evaluator, ReduceMaxMinTies) {
+  const char *src = R"mlir(
+func.func @f(%g: !gnn.graph, %v: tensor<?xf32> {gnn.domain = "edge"}) -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) {
+  %0, %1 = gnn.reduce max %g, %v : tensor<?xf32> -> tensor<?xf32>, tensor<?xf32>
+  %2, %3 = gnn.reduce min %g, %v reversed : tensor<?xf32> -> tensor<?xf32>, tensor<?xf32>
+  return %0, %1, %2, %3 : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>
+})mlir";
+  Tensor v = make({7}, {2, 2, 1, 1, 0, 2, 1});
+  auto out = run(src, tinyGraph(), {v});
+  ASSERT_EQ(out.size(), 4u) << errors;
+  // By destination: node0 <- e4; node1 <- e0 e1 e5 (all 2); node2 <- e2 e3
+  // (both 1); node4 <- e6; nodes 3 and 5: none.
+  expectTensor(out[0], {6}, {0, 2, 1, 0, 1, 0});
+  expectTensor(out[1], {6}, {1, 3, 2, 0, 1, 0});
+  // By source: node0 -> e0 e1; node1 -> e2 e6; node2 -> e3; node3 -> e4;
+  // node4 -> e5; node5: none.
+  expectTensor(out[2], {6}, {2, 1, 1, 0, 2, 0});
+  expectTensor(out[3], {6}, {2, 2, 1, 1, 1, 0});
+}
+
 TEST_F(Evaluator, GatherReduceDegree) {
   const char *src = R"mlir(
 func.func @f(%g: !gnn.graph, %x: tensor<?x2xf32>, %v: tensor<?xf32> {gnn.domain = "edge"})

@@ -296,6 +296,14 @@ func.func @spmm_ties_type(%g: !gnn.graph, %x: tensor<?x8xf32>) {
 
 // -----
 
+func.func @reduce_ties_mean(%g: !gnn.graph, %e: tensor<?x8xf32> {gnn.domain = "edge"}) {
+  // expected-error @+1 {{'gnn.reduce' op expects a 'ties' result only with max or min but the reduction is mean}}
+  %o, %t = gnn.reduce mean %g, %e : tensor<?x8xf32> -> tensor<?x8xf32>, tensor<?x8xf32>
+  return
+}
+
+// -----
+
 func.func @spmm_rank(%g: !gnn.graph, %x: tensor<?xf32>) {
   // expected-error @+1 {{'gnn.spmm' op expects input of rank at least 2 (node rows of features) but got 'tensor<?xf32>'}}
   %o = gnn.spmm sum %g, %x : tensor<?xf32> -> tensor<?xf32>

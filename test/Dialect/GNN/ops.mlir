@@ -84,6 +84,7 @@ func.func @spmm(%g: !gnn.graph, %x: tensor<?x16xf32>, %w: tensor<?xf32> {gnn.dom
 // CHECK: gnn.reduce mean %{{.*}}, %{{.*}} reversed : tensor<?x4xf32> -> tensor<?x4xf32>
 // CHECK: gnn.reduce max %{{.*}}, %{{.*}} : tensor<?xf32> -> tensor<?xf32>
 // CHECK: gnn.reduce min %{{.*}}, %{{.*}} : tensor<?x2x3xf32> -> tensor<?x2x3xf32>
+// CHECK: %{{.*}}, %{{.*}} = gnn.reduce max %{{.*}}, %{{.*}} reversed : tensor<?x4xf32> -> tensor<?x4xf32>, tensor<?x4xf32>
 func.func @reduce(%g: !gnn.graph, %e: tensor<?x4xf32> {gnn.domain = "edge"},
                   %f: tensor<?xf32> {gnn.domain = "edge"},
                   %k: tensor<?x2x3xf32> {gnn.domain = "edge"}) {
@@ -91,6 +92,7 @@ func.func @reduce(%g: !gnn.graph, %e: tensor<?x4xf32> {gnn.domain = "edge"},
   %1 = gnn.reduce mean %g, %e reversed : tensor<?x4xf32> -> tensor<?x4xf32>
   %2 = gnn.reduce max %g, %f : tensor<?xf32> -> tensor<?xf32>
   %3 = gnn.reduce min %g, %k : tensor<?x2x3xf32> -> tensor<?x2x3xf32>
+  %4, %ties = gnn.reduce max %g, %e reversed : tensor<?x4xf32> -> tensor<?x4xf32>, tensor<?x4xf32>
   return
 }
 

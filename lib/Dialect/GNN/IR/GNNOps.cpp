@@ -219,6 +219,22 @@ LogicalResult EdgeSoftmaxOp::verify() {
 // SpmmOp
 //===----------------------------------------------------------------------===//
 
+/// An extremum's optional tie counts (spmm's and reduce's second result):
+/// only for max or min, of the result's type.
+static LogicalResult verifyTies(Operation *op, ReduceKind kind, Value ties,
+                                Type result) {
+  if (!ties)
+    return success();
+  if (kind != ReduceKind::max && kind != ReduceKind::min)
+    return op->emitOpError() << "expects a 'ties' result only with max or "
+                                "min but the reduction is "
+                             << stringifyReduceKind(kind);
+  if (ties.getType() != result)
+    return op->emitOpError() << "expects 'ties' of the result's type "
+                             << result << " but got " << ties.getType();
+  return success();
+}
+
 LogicalResult SpmmOp::verify() {
   if (failed(verifyStaticSizes(*this)))
     return failure();
@@ -239,16 +255,8 @@ LogicalResult SpmmOp::verify() {
         failed(checkDomain(*this, w, "weights", Domain::Edge)))
       return failure();
   }
-  if (Value ties = getTies()) {
-    ReduceKind kind = getReduce();
-    if (kind != ReduceKind::max && kind != ReduceKind::min)
-      return emitOpError() << "expects a 'ties' result only with max or min "
-                              "but the reduction is "
-                           << stringifyReduceKind(kind);
-    if (ties.getType() != out)
-      return emitOpError() << "expects 'ties' of the result's type " << out
-                           << " but got " << ties.getType();
-  }
+  if (failed(verifyTies(*this, getReduce(), getTies(), out)))
+    return failure();
   return checkDomain(*this, getInput(), "input", Domain::Node);
 }
 
@@ -264,7 +272,8 @@ LogicalResult ReduceOp::verify() {
       failed(checkElementTypes(*this, getInput(), "input", getResult(),
                                "result")) ||
       failed(checkTrailing(*this, in, "input", out, "result", in.getRank(),
-                           in.getRank())))
+                           in.getRank())) ||
+      failed(verifyTies(*this, getKind(), getTies(), out)))
     return failure();
   return checkDomain(*this, getInput(), "input", Domain::Edge);
 }

@@ -92,15 +92,18 @@ static bool isRecomputable(Operation *op) {
 }
 
 /// Whether `op` gains a second result for the backward: an edge_softmax its
-/// log-sum-exp (what the backward recomputes the weights from), an spmm
-/// max/min its tie counts (what the backward shares the gradient by).
+/// log-sum-exp (what the backward recomputes the weights from), an spmm or
+/// reduce max/min its tie counts (what the backward shares the gradient by).
 static bool needsBackwardResult(Operation *op) {
   if (auto softmax = dyn_cast<EdgeSoftmaxOp>(op))
     return !softmax.getLse();
-  auto spmm = dyn_cast<SpmmOp>(op);
-  return spmm && !spmm.getTies() &&
-         (spmm.getReduce() == ReduceKind::max ||
-          spmm.getReduce() == ReduceKind::min);
+  auto extremum = [](ReduceKind k) {
+    return k == ReduceKind::max || k == ReduceKind::min;
+  };
+  if (auto spmm = dyn_cast<SpmmOp>(op))
+    return !spmm.getTies() && extremum(spmm.getReduce());
+  auto reduce = dyn_cast<ReduceOp>(op);
+  return reduce && !reduce.getTies() && extremum(reduce.getKind());
 }
 
 /// Gives the ops of `which` in `ops` their backward result
@@ -121,12 +124,17 @@ static void addBackwardResults(SmallVectorImpl<Operation *> &ops,
                                        TypeRange{alpha, lseType},
                                        softmax.getGraph(), softmax.getInput(),
                                        softmax.getReversed());
-    } else {
-      auto spmm = cast<SpmmOp>(op);
+    } else if (auto spmm = dyn_cast<SpmmOp>(op)) {
       Type type = spmm.getResult().getType();
       upgraded = SpmmOp::create(b, op->getLoc(), type, type, spmm.getReduce(),
                                 spmm.getGraph(), spmm.getInput(),
                                 spmm.getWeights(), spmm.getReversed());
+    } else {
+      auto reduce = cast<ReduceOp>(op);
+      Type type = reduce.getResult().getType();
+      upgraded = ReduceOp::create(b, op->getLoc(), type, type,
+                                  reduce.getKind(), reduce.getGraph(),
+                                  reduce.getInput(), reduce.getReversed());
     }
     upgraded->setAttrs(op->getDiscardableAttrDictionary());
     op->getResult(0).replaceAllUsesWith(upgraded->getResult(0));
@@ -228,8 +236,8 @@ LogicalResult mlir::gnn::differentiate(func::FuncOp func,
   };
   findActive();
   // Recomputing attention's weights needs each softmax's log-sum-exp;
-  // sharing an extremum's gradient, the tie counts of each active spmm
-  // max/min, counted by its forward kernel.
+  // sharing an extremum's gradient, the tie counts of each active spmm or
+  // reduce max/min, counted by its forward kernel.
   SmallVector<unsigned> upgradedAt;
   for (auto [i, op] : llvm::enumerate(forward)) {
     if (!needsBackwardResult(op))

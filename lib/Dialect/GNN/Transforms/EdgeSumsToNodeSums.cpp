@@ -184,9 +184,10 @@ struct EdgeSumToNodeSum : OpRewritePattern<linalg::GenericOp> {
     linalg::YieldOp::create(rewriter, loc, mapping.lookupOrDefault(term));
     rewriter.setInsertionPoint(op);
     // Per destination node, then over the nodes.
-    Value perNode = ReduceOp::create(rewriter, loc, termType, ReduceKind::sum,
-                                     graph, terms.getResult(0),
-                                     /*reversed=*/false);
+    Value perNode = ReduceOp::create(rewriter, loc, termType, /*ties=*/Type(),
+                                     ReduceKind::sum, graph,
+                                     terms.getResult(0), /*reversed=*/false)
+                        .getResult();
     SmallVector<AffineExpr> nodeRead = {getAffineDimExpr(numLoops - 1, ctx)};
     for (unsigned i = 0; i + 1 < numLoops; ++i)
       nodeRead.push_back(getAffineDimExpr(i, ctx));

@@ -56,8 +56,8 @@ static ::gnn::ScheduleProblem problemFor(KernelGroupOp group) {
   else if (isa<SddmmOp>(anchor)) p.kind = K::Sddmm;
   else if (isa<GatherOp>(anchor)) p.kind = K::Gather;
   else if (isa<DegreeOp>(anchor)) p.kind = K::Degree;
-  // (An spmm's tie counts have its result's rows.)
-  if (anchor->getNumResults() == 1 || isa<SpmmOp>(anchor))
+  // (An spmm's or reduce's tie counts have its result's rows.)
+  if (anchor->getNumResults() == 1 || isa<SpmmOp, ReduceOp>(anchor))
     p.rowElements = rowElements(anchor->getResult(0));
   if (auto spmm = dyn_cast<SpmmOp>(anchor);
       spmm && family == GroupFamily::attention) {

@@ -17,8 +17,8 @@
 //   spmm/reduce max/min    dy shared equally by the edges attaining the
 //                          extremum (PyTorch's scatter_reduce rule), with
 //                          weights too (an edge's value is w * x[from]);
-//                          an spmm's `ties` result (gnn-autodiff adds it)
-//                          gives their number, else a reduce counts them
+//                          the op's `ties` result (gnn-autodiff adds it)
+//                          gives their number
 //   reduce sum v           dv = gather dy at `to`
 //   degree                 none
 //
@@ -121,18 +121,6 @@ struct TB {
       return arith::SelectOp::create(nb, nl, none, zero, q).getResult();
     });
   }
-  /// 1 where x == y, else 0.
-  Value equal(Value x, Value y) {
-    return map(x, {x, y}, [](OpBuilder &nb, Location nl, ValueRange a) {
-      Value eq = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ, a[0],
-                                       a[1]);
-      Type t = a[0].getType();
-      return arith::SelectOp::create(
-                 nb, nl, eq, arith::ConstantOp::create(nb, nl, nb.getFloatAttr(t, 1.0)),
-                 arith::ConstantOp::create(nb, nl, nb.getFloatAttr(t, 0.0)))
-          .getResult();
-    });
-  }
   /// The sum of `x` over its last dimension, as a tensor of `type` (x's
   /// shape without its last dimension).
   Value sumLast(Value x, Type type) {
@@ -181,8 +169,10 @@ struct GraphTB : TB {
   }
   /// Sums edge values onto the nodes at `end`, as `like` (a node tensor).
   Value reduceAt(EdgeEnd end, Value edgeValues, Type resultType) {
-    return ReduceOp::create(b, loc, resultType, ReduceKind::sum, graph,
-                            edgeValues, /*reversed=*/end == EdgeEnd::src);
+    return ReduceOp::create(b, loc, resultType, /*ties=*/Type(),
+                            ReduceKind::sum, graph, edgeValues,
+                            /*reversed=*/end == EdgeEnd::src)
+        .getResult();
   }
   /// The number of edges at `end` of each node.
   Value degreeAt(EdgeEnd end, Type element) {
@@ -200,26 +190,18 @@ EdgeEnd aggregationEnd(bool reversed) {
   return reversed ? EdgeEnd::src : EdgeEnd::dst;
 }
 
-/// Shares `dy` (node gradient of an extremum `y`) equally among the edges
-/// whose value `xe` attains it: returns the per-edge gradient, selected
-/// (not multiplied by a 0/1 mask) so that an edge off the extremum gets 0
-/// whatever the share (0 * inf would be NaN). `ties`, the number of such
-/// edges per node when the forward counted them (spmm's second result), or
-/// null: then they are counted here, an edge pass of their own.
-Value tieShare(GraphTB &t, EdgeEnd to, Value xe, Value y, Value dy,
-               Value ties = Value()) {
+/// Shares `dy` (node gradient of an extremum `y`) equally among the `ties`
+/// edges whose value `xe` attains it (the op's second result, which
+/// gnn-autodiff adds to every differentiated max/min): returns the per-edge
+/// gradient, selected (not multiplied by a 0/1 mask) so that an edge off the
+/// extremum gets 0 whatever the share (0 * inf would be NaN).
+FailureOr<Value> tieShare(Operation *op, GraphTB &t, EdgeEnd to, Value xe,
+                          Value y, Value dy, Value ties) {
+  if (!ties)
+    return op->emitOpError("expects its 'ties' result to be differentiated "
+                           "(gnn-autodiff adds it)");
   Value ye = t.gatherAt(to, y);
-  Value count = ties ? ties : t.reduceAt(to, t.equal(xe, ye), y.getType());
-  Value share = t.map(dy, {dy, count},
-                      [](OpBuilder &nb, Location nl, ValueRange a) {
-                        Value zero = arith::ConstantOp::create(
-                            nb, nl, nb.getFloatAttr(a[0].getType(), 0.0));
-                        Value q = arith::DivFOp::create(nb, nl, a[0], a[1]);
-                        Value none = arith::CmpFOp::create(
-                            nb, nl, arith::CmpFPredicate::OEQ, a[1], zero);
-                        return arith::SelectOp::create(nb, nl, none, zero, q)
-                            .getResult();
-                      });
+  Value share = t.divOrZero(dy, ties);
   return t.map(xe, {xe, ye, t.gatherAt(to, share)},
                [](OpBuilder &nb, Location nl, ValueRange a) {
                  Value eq = arith::CmpFOp::create(
@@ -406,15 +388,22 @@ struct SpmmVJP : public VJPOpInterface::ExternalModel<SpmmVJP, SpmmOp> {
       // features); the edges attaining the extremum share dy equally.
       Value xe = t.gatherAt(from, x);
       if (!w) {
-        Value share = tieShare(t, to, xe, s.getResult(), dy, s.getTies());
-        grads[1] = t.reduceAt(from, share, x.getType());
+        FailureOr<Value> share =
+            tieShare(op, t, to, xe, s.getResult(), dy, s.getTies());
+        if (failed(share))
+          return failure();
+        grads[1] = t.reduceAt(from, *share, x.getType());
         return success();
       }
       Value value = t.map(xe, {xe, w}, [](OpBuilder &nb, Location nl,
                                           ValueRange a) {
         return arith::MulFOp::create(nb, nl, a[0], a[1]).getResult();
       });
-      Value share = tieShare(t, to, value, s.getResult(), dy, s.getTies());
+      FailureOr<Value> shared =
+          tieShare(op, t, to, value, s.getResult(), dy, s.getTies());
+      if (failed(shared))
+        return failure();
+      Value share = *shared;
       // dx[n] = sum over edges from n of share * w; dw[e] = sum_f share * x.
       grads[1] = t.reduceAt(from, t.map(share, {share, w},
                                         [](OpBuilder &nb, Location nl,
@@ -448,9 +437,14 @@ struct ReduceVJP : public VJPOpInterface::ExternalModel<ReduceVJP, ReduceOp> {
       grads[1] = t.gatherAt(to, dy);
       return success();
     case ReduceKind::max:
-    case ReduceKind::min:
-      grads[1] = tieShare(t, to, r.getInput(), r.getResult(), dy);
+    case ReduceKind::min: {
+      FailureOr<Value> share =
+          tieShare(op, t, to, r.getInput(), r.getResult(), dy, r.getTies());
+      if (failed(share))
+        return failure();
+      grads[1] = *share;
       return success();
+    }
     }
     return failure();
   }

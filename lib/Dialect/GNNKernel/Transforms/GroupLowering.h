@@ -30,8 +30,8 @@ struct GroupParts {
   /// The log-sum-exp of the group's edge_softmax when the group returns it
   /// (as its second result; see gnn.edge_softmax).
   Value lse;
-  /// The tie counts of the group's spmm max/min when the group returns them
-  /// (as its second result; see gnn.spmm).
+  /// The tie counts of the group's spmm or reduce max/min when the group
+  /// returns them (as its second result; see gnn.spmm).
   Value ties;
 
   /// Classifies the ops of `group`; emits a diagnostic for a group whose

@@ -79,9 +79,13 @@ FailureOr<GroupParts> GroupParts::of(KernelGroupOp group) {
       if (auto softmax = dyn_cast<gnn::EdgeSoftmaxOp>(op);
           softmax && softmax.getLse() == yields[1])
         parts.lse = yields[1];
-    if (auto spmm = dyn_cast<gnn::SpmmOp>(parts.anchor);
-        spmm && spmm.getTies() && spmm.getTies() == yields[1])
-      parts.ties = yields[1];
+    Value ties;
+    if (auto spmm = dyn_cast<gnn::SpmmOp>(parts.anchor))
+      ties = spmm.getTies();
+    else if (auto reduce = dyn_cast<gnn::ReduceOp>(parts.anchor))
+      ties = reduce.getTies();
+    if (ties && ties == yields[1])
+      parts.ties = ties;
   }
   Value side = parts.lse ? parts.lse : parts.ties;
   bool yieldsLast =
@@ -95,7 +99,7 @@ FailureOr<GroupParts> GroupParts::of(KernelGroupOp group) {
   if (!yieldsLast)
     return group.emitOpError(
         "expects to yield the result of its last op (and the log-sum-exp of "
-        "its edge_softmax or the tie counts of its spmm)");
+        "its edge_softmax or the tie counts of its spmm or reduce)");
   // f32 or f64 (gnn-lower-to-kernels checks first that a function has one
   // float type, so a group has one too).
   for (Operation &op : group.getBody().front().without_terminator())

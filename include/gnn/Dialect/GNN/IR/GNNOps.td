@@ -159,16 +159,23 @@ def GNN_ReduceOp : GNN_Op<"reduce", [Pure]> {
     A node with no incoming edge gets 0. With `reversed`, the reduction runs
     over the edges leaving each node.
 
+    `max` and `min` may have a second result `ties`, as `gnn.spmm`'s: the
+    number of edges whose value equals the extremum (0 for a node with no
+    edge).
+
     ```mlir
     %s = gnn.reduce sum %g, %e : tensor<?x4xf32> -> tensor<?x4xf32>
+    %m, %t = gnn.reduce max %g, %e
+        : tensor<?x4xf32> -> tensor<?x4xf32>, tensor<?x4xf32>
     ```
   }];
   let arguments = (ins GNN_ReduceKind:$kind, GNN_GraphType:$graph,
                        GNN_FloatTensor:$input, UnitAttr:$reversed);
-  let results = (outs GNN_FloatTensor:$result);
+  let results = (outs GNN_FloatTensor:$result,
+                      Optional<GNN_FloatTensor>:$ties);
   let assemblyFormat = [{
     $kind $graph `,` $input (`reversed` $reversed^)? attr-dict `:`
-    type($input) `->` type($result)
+    type($input) `->` type($result) (`,` type($ties)^)?
   }];
   let hasVerifier = 1;
 }
