@@ -97,6 +97,9 @@ public:
 private:
   using Key = SmallVector<const void *, 6>;
   static Key keyOf(Value value, const EdgeRef &e, ValueRange idx);
+  /// The element remembered for (value, e, idx) if it can be used at the
+  /// insertion point, else null.
+  Value recall(Value value, const EdgeRef &e, ValueRange idx) const;
   FailureOr<Value> compute(Value value, const EdgeRef &e, ValueRange idx);
   llvm::DenseMap<Value, Value> overrides;
   std::map<Key, Value> remembered;

@@ -223,14 +223,19 @@ FailureOr<Value> EdgeEvaluator::elementAt(Value value, const EdgeRef &e,
                                           ValueRange idx) {
   if (Value v = overrides.lookup(value))
     return v;
-  Key key = keyOf(value, e, idx);
-  auto it = remembered.find(key);
-  if (it != remembered.end() && availableAt(it->second, kb.b))
-    return it->second;
+  if (Value v = recall(value, e, idx))
+    return v;
   FailureOr<Value> v = compute(value, e, idx);
   if (succeeded(v))
-    remembered[key] = *v;
+    remember(value, e, idx, *v);
   return v;
+}
+
+Value EdgeEvaluator::recall(Value value, const EdgeRef &e,
+                            ValueRange idx) const {
+  auto it = remembered.find(keyOf(value, e, idx));
+  return it != remembered.end() && availableAt(it->second, kb.b) ? it->second
+                                                                 : Value();
 }
 
 FailureOr<Value> EdgeEvaluator::bodyAt(linalg::GenericOp generic,
@@ -242,15 +247,13 @@ FailureOr<Value> EdgeEvaluator::bodyAt(linalg::GenericOp generic,
     if (!inGroup(in->get())) {
       // An edge tensor read at the edge's own indices may have been loaded
       // with its run (prefetchRun).
-      if (map.isIdentity()) {
-        auto it = remembered.find(
-            keyOf(in->get(), e, loops.take_front(map.getNumResults())
-                                    .drop_front()));
-        if (it != remembered.end() && availableAt(it->second, kb.b)) {
-          args.push_back(it->second);
+      if (map.isIdentity())
+        if (Value v = recall(in->get(), e,
+                             loops.take_front(map.getNumResults())
+                                 .drop_front())) {
+          args.push_back(v);
           continue;
         }
-      }
       FailureOr<Value> v = kb.access(in->get(), map, loops, generic);
       if (failed(v))
         return failure();
