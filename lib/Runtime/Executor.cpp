@@ -163,6 +163,10 @@ void *Executable::Impl::graphArray(const Graph &g, const std::string &n) const {
   if (n == "csc_to_csr") return const_cast<void *>(g.cscToCsr());
   if (n == "in_degree") return const_cast<int32_t *>(g.inDegree());
   if (n == "out_degree") return const_cast<int32_t *>(g.outDegree());
+  if (n == "csr_rows_by_degree") return const_cast<void *>(g.csrRowsByDegree());
+  if (n == "csc_cols_by_degree") return const_cast<void *>(g.cscColsByDegree());
+  if (n == "csr_light_counts") return const_cast<void *>(g.csrLightRowCounts());
+  if (n == "csc_light_counts") return const_cast<void *>(g.cscLightColCounts());
   return nullptr;
 }
 

@@ -257,6 +257,25 @@ template <typename I> __global__ void iota(I *out, int64_t e) {
   GRID_STRIDE(i, e) { out[i] = static_cast<I>(i); }
 }
 
+/// counts[j] = the number of entries of `sorted` (ascending degrees) at most
+/// 2^j, for j in [0, 64).
+template <typename I>
+__global__ void countUpToPowers(const unsigned *sorted, int64_t n, I *counts) {
+  int j = threadIdx.x;
+  if (j >= 64)
+    return;
+  unsigned long long bound = 1ull << j;
+  int64_t lo = 0, hi = n;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (sorted[mid] <= bound)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  counts[j] = static_cast<I>(lo);
+}
+
 /// CSC slot j holds CSR slot p = cscToCsr[j]: its edge and destination.
 template <typename I>
 __global__ void gatherCsc(const I *cscToCsr, const I *csrEdge, const I *csrDst,
@@ -467,6 +486,10 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
   g.cscToCsrSlots = arena.take(e * sizeof(I));
   g.inDeg = arena.take(n * sizeof(int));
   g.outDeg = arena.take(n * sizeof(int));
+  g.rowsByDegree = arena.take(n * sizeof(I));
+  g.colsByDegree = arena.take(n * sizeof(I));
+  g.lightRowCounts = arena.take(64 * sizeof(I));
+  g.lightColCounts = arena.take(64 * sizeof(I));
   GNN_RETURN_IF_ERROR(arena.status);
   auto *res = resultsBuf.as<BuildResults>();
   BuildResults init{};
@@ -512,6 +535,36 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
         g.rowPtr.as<I>(), g.colPtr.as<I>(), n, g.inDeg.as<int>(),
         g.outDeg.as<int>());
   GNN_CUDA(cudaGetLastError());
+
+  // Rows (CSR) and columns (CSC) in increasing degree, ties by id (a stable
+  // sort of the ids by degree), and how many have at most 2^j edges: split
+  // row kernels keep their partial states in the light ones
+  // (gnn-split-heavy-rows).
+  GNN_CUDA(cudaMemsetAsync(g.lightRowCounts.data(), 0, 64 * sizeof(I), stream));
+  GNN_CUDA(cudaMemsetAsync(g.lightColCounts.data(), 0, 64 * sizeof(I), stream));
+  if (n) {
+    int degreeBits = 1;
+    while ((int64_t(1) << degreeBits) <= e)
+      ++degreeBits;
+    DeviceBuffer ids = arena.take(n * sizeof(I));
+    DeviceBuffer sortedDegrees = arena.take(n * sizeof(int));
+    GNN_RETURN_IF_ERROR(arena.status);
+    iota<I><<<blocksFor(n), kThreads, 0, stream>>>(ids.as<I>(), n);
+    GNN_CUDA(cudaGetLastError());
+    GNN_RETURN_IF_ERROR(radixSortPairs(
+        arena, reinterpret_cast<const unsigned *>(g.inDeg.as<int>()),
+        sortedDegrees.as<unsigned>(), ids.as<I>(), g.rowsByDegree.as<I>(), n,
+        degreeBits, stream));
+    countUpToPowers<I><<<1, 64, 0, stream>>>(sortedDegrees.as<unsigned>(), n,
+                                             g.lightRowCounts.as<I>());
+    GNN_RETURN_IF_ERROR(radixSortPairs(
+        arena, reinterpret_cast<const unsigned *>(g.outDeg.as<int>()),
+        sortedDegrees.as<unsigned>(), ids.as<I>(), g.colsByDegree.as<I>(), n,
+        degreeBits, stream));
+    countUpToPowers<I><<<1, 64, 0, stream>>>(sortedDegrees.as<unsigned>(), n,
+                                             g.lightColCounts.as<I>());
+    GNN_CUDA(cudaGetLastError());
+  }
 
   ::gnn::GraphStats &st = g.stats;
   st.nodes = n;

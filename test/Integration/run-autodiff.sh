@@ -9,7 +9,9 @@
 #
 #   test/Integration/run-autodiff.sh GNN_OPT GNN_RUN DATASETS [GRAPH...]
 #
-# EXAMPLES (default: all eight) picks examples by name, e.g. "gat gatv2".
+# EXAMPLES (default: all eight) picks examples by name, e.g. "gat gatv2";
+# GNN_RUN_FLAGS adds gnn-run flags to every run (e.g. "--split=32
+# --max-chunks=4" to force the heavy-row split).
 # Ends with "N passed, N failed".
 set -u
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -38,7 +40,8 @@ for g in "${graphs[@]}"; do
       extra=(--output-dir="$d/fwd")
       [ "$fn" = "${e}_bwd" ] && extra=(--inputs="$d/bwd-inputs")
       out=$("$gnn_run" "$work/$e.mlir" --function="$fn" --graph="$spec" \
-            --backend="${BACKEND:-cuda}" --reps=5 --warmup=2 "${extra[@]}" 2>&1)
+            --backend="${BACKEND:-cuda}" --reps=5 --warmup=2 "${extra[@]}" \
+            ${GNN_RUN_FLAGS:-} 2>&1)
       rc=$?
       ms=$(printf '%s\n' "$out" | sed -n 's/.*"median_ms": \([0-9.e+-]*\).*/\1/p' | head -1)
       ratio=$(printf '%s\n' "$out" | sed -n 's/.*"worst_ratio_to_tolerance": \([0-9.e+-]*\).*/\1/p' | head -1)

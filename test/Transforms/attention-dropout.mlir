@@ -75,9 +75,9 @@
 // SPLIT: gnnk.load %[[MASK]]
 // SPLIT-LABEL: gnnk.kernel @gat_dropout_attention_0_final
 // SPLIT-LABEL: func.func @gat_dropout
-// SPLIT: gnnk.launch @gat_dropout_attention_0[
 // SPLIT: gnnk.launch @gat_dropout_attention_0_partial[
 // SPLIT: gnnk.launch @gat_dropout_attention_0_final[
+// SPLIT: gnnk.launch @gat_dropout_attention_0[
 
 // -----
 

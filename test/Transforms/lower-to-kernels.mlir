@@ -55,53 +55,82 @@ func.func @gatv2(%g: !gnn.graph, %xl: tensor<?x2x16xf32>, %xr: tensor<?x2x16xf32
   return %agg : tensor<?x2x16xf32>
 }
 
+// Heavy rows (more than 128 edges) split: the row kernel keeps the light
+// rows and runs last, updating its result in place; each chunk's partial
+// state (m, s, acc x 4 per lane: 192 floats) is packed into the light rows
+// of that result (rows of 32 floats, in csr_rows_by_degree order), written
+// by the partial kernel and merged by the final one before the row kernel
+// overwrites them. csr_light_counts[7] rows have at most 2^7 = 128 edges,
+// so the chunks are capped at max(1, csr_light_counts[7] * 32 / 192).
 // SPLIT-LABEL: gnnk.kernel @attention_0(
+// SPLIT-SAME: {gnnk.result = 0 : i64}, %{{.*}}: memref<?xf32> {gnnk.operand = 3 : i64})
 // SPLIT: gnnk.for_rows
 // SPLIT: arith.cmpi sle
 // SPLIT-NEXT: scf.if
 // SPLIT-NEXT: gnnk.for_edges
 // SPLIT-LABEL: gnnk.kernel @attention_0_partial(
-// SPLIT-SAME: gnnk.result = 0
+// SPLIT-SAME: %[[OUT:[a-z0-9]+]]: memref<?xf32> {gnnk.result = 0 : i64}
+// SPLIT-SAME: %[[COUNTS:[a-z0-9]+]]: memref<?xi32> {gnnk.graph = "csr_light_counts"}
+// SPLIT-SAME: %[[BYDEG:[a-z0-9]+]]: memref<?xi32> {gnnk.graph = "csr_rows_by_degree"}
 // SPLIT-SAME: grid = #[[CHUNKS:.*]]}
-// SPLIT: gnnk.for_blocks %{{.*}} lanes 32 {
+// SPLIT: arith.ceildivsi %[[E:[0-9]+]], %c8192
+// SPLIT: %c7 = arith.constant 7 : index
+// SPLIT-NEXT: %[[LIGHT:.*]] = gnnk.load %[[COUNTS]][%c7] : memref<?xi32> -> i32
+// SPLIT-NEXT: %[[L0:.*]] = arith.index_cast %[[LIGHT]] : i32 to index
+// SPLIT: %[[ROOM:.*]] = arith.muli %[[L0]], %c32
+// SPLIT-NEXT: %[[SLOTS:.*]] = arith.divsi %[[ROOM]], %c192
+// SPLIT: %[[MOST:.*]] = arith.maxsi %c1, %[[SLOTS]] :
+// SPLIT-NEXT: %[[BYCAP:.*]] = arith.ceildivsi %[[E]], %[[MOST]]
+// SPLIT-NEXT: %[[LEN:.*]] = arith.maxsi %{{.*}}, %[[BYCAP]]
+// SPLIT-NEXT: %[[COUNT:.*]] = arith.ceildivsi %[[E]], %[[LEN]]
+// SPLIT-NEXT: gnnk.for_blocks %[[COUNT]] lanes 32 {
 // SPLIT: gnnk.for_edges
 // SPLIT: gnnk.block_reduce
-// SPLIT: gnnk.store %{{.*}}#0, %{{.*}}#1 to
+// SPLIT: %[[ROW:.*]] = gnnk.load %[[BYDEG]][%{{.*}}] : memref<?xi32> -> i32
+// SPLIT: gnnk.store %{{.*}}#0, %{{.*}}#1 to %[[OUT]]
 // SPLIT-LABEL: gnnk.kernel @attention_0_final(
-// SPLIT: arith.maxsi
-// SPLIT-NEXT: %[[CHUNKS:.*]] = arith.ceildivsi
-// SPLIT-NEXT: gnnk.for_blocks %[[CHUNKS]] lanes 32 {
+// SPLIT-SAME: %[[FOUT:[a-z0-9]+]]: memref<?xf32> {gnnk.result = 0 : i64}
+// SPLIT-SAME: %[[FBYDEG:[a-z0-9]+]]: memref<?xi32> {gnnk.graph = "csr_rows_by_degree"}
+// SPLIT: arith.maxsi %c1, %
+// SPLIT-NEXT: arith.ceildivsi
+// SPLIT-NEXT: %[[FLEN:.*]] = arith.maxsi
+// SPLIT-NEXT: %[[FCHUNKS:.*]] = arith.ceildivsi %{{.*}}, %[[FLEN]]
+// SPLIT-NEXT: gnnk.for_blocks %[[FCHUNKS]] lanes 32 {
 // SPLIT-NEXT: ^bb0(%[[BLK:.*]]: index, %[[TEAM:.*]]: index, %{{.*}}: index):
 // SPLIT: %[[FIRST:.*]] = arith.muli %[[BLK]], %c8 : index
 // SPLIT-NEXT: %[[CHUNK:.*]] = arith.addi %[[FIRST]], %[[TEAM]] : index
-// SPLIT-NEXT: %[[SOME:.*]] = arith.cmpi slt, %[[CHUNK]], %[[CHUNKS]] : index
+// SPLIT-NEXT: %[[SOME:.*]] = arith.cmpi slt, %[[CHUNK]], %[[FCHUNKS]] : index
 // SPLIT-NEXT: scf.if %[[SOME]] {
+// SPLIT: gnnk.load %[[FBYDEG]]
+// SPLIT: gnnk.load %[[FOUT]][%{{.*}}] : memref<?xf32> -> f32, f32
 // SPLIT: scf.for {{.*}} iter_args
-// SPLIT: gnnk.load {{.*}} -> f32, f32
+// SPLIT: gnnk.load %[[FBYDEG]]
+// SPLIT: gnnk.load %[[FOUT]][%{{.*}}] : memref<?xf32> -> f32, f32
 // SPLIT: math.exp
 // SPLIT: } {gnnk.unroll = 8 : i64}
 // SPLIT: gnnk.store
 // SPLIT-LABEL: func.func @gatv2
-// SPLIT: %[[MAIN:.*]] = gnnk.launch @attention_0[
-// SPLIT: %[[PART:.*]] = gnnk.launch @attention_0_partial[
-// SPLIT: gnnk.launch @attention_0_final[{{.*}}] ({{.*}}, %[[PART]], %[[MAIN]]) rows [{{.*}}] {tied = array<i64: 4>}
+// SPLIT: %[[PART:.*]] = gnnk.launch @attention_0_partial[{{.*}}] ({{.*}}) rows [#[[NODEROWS:.*]]] :
+// SPLIT: %[[FIN:.*]] = gnnk.launch @attention_0_final[{{.*}}] ({{.*}}, %[[PART]]) rows [#[[NODEROWS]]] {tied = array<i64: 3>}
+// SPLIT: %[[ROWS:.*]] = gnnk.launch @attention_0[{{.*}}] ({{.*}}, %[[FIN]]) rows [#[[NODEROWS]]] {tied = array<i64: 3>}
+// SPLIT: return %[[ROWS]]
 
 // At most max-chunks chunks (here 4) of max(32, ceil(edges / 4)) positions
-// (chunks of 3250 edges: the split starts at 32, gnn::chooseSplit):
-// the grids and the partial-result buffer are capped (the minimum of a
-// map's results), and the final kernel also walks the rows of its chunk,
-// reducing the heavy rows lying wholly inside it with the whole block: the
-// rows are probed 32 at a time (lane l reads row base + l, a team reduction
-// ORs the marks of rows inside the chunk into a mask) and the marked ones
-// taken in order by a rolled loop.
+// (chunks of 3250 edges: the split starts at 32, gnn::chooseSplit), fewer
+// where the light rows hold fewer states: the grids are capped (the minimum
+// of a map's results), and the final kernel also walks the rows of its
+// chunk, reducing the heavy rows lying wholly inside it with the whole
+// block: the rows are probed 32 at a time (lane l reads row base + l, a team
+// reduction ORs the marks of rows inside the chunk into a mask) and the
+// marked ones taken in order by a rolled loop.
 // LONG-DAG: #[[GRID:.*]] = affine_map<()[s0, s1, s2] -> (s1 ceildiv 32, 4)>
-// LONG-DAG: #[[STATES:.*]] = affine_map<()[s0, s1, s2] -> ((s1 ceildiv 32) * 384, 1536)>
 // LONG-LABEL: gnnk.kernel @attention_0_partial(
 // LONG-SAME: grid = #[[GRID]]
-// LONG: %[[E:.*]] = arith.index_cast %arg6 : i64 to index
+// LONG: %[[E:.*]] = arith.index_cast %arg7 : i64 to index
 // LONG: %[[C:.*]] = arith.ceildivsi %[[E]], %c4
 // LONG: %[[LEN:.*]] = arith.maxsi %c32{{.*}}, %[[C]]
-// LONG: %[[N:.*]] = arith.ceildivsi %[[E]], %[[LEN]]
+// LONG: %[[CAPPED:.*]] = arith.maxsi %[[LEN]], %{{.*}}
+// LONG: %[[N:.*]] = arith.ceildivsi %[[E]], %[[CAPPED]]
 // LONG: gnnk.for_blocks %[[N]] lanes 32
 // LONG-LABEL: gnnk.kernel @attention_0_final(
 // LONG-SAME: grid = #[[GRID]]
@@ -130,7 +159,9 @@ func.func @gatv2(%g: !gnn.graph, %xl: tensor<?x2x16xf32>, %xr: tensor<?x2x16xf32
 // LONG: scf.for {{.*}} iter_args
 // LONG: gnnk.store
 // LONG-LABEL: func.func @gatv2
-// LONG: gnnk.launch @attention_0_partial[{{.*}}] ({{.*}}) rows [#[[STATES]]]
+// LONG: gnnk.launch @attention_0_partial[{{.*}}] ({{.*}}) rows [#[[NODEROWS:.*]]] :
+// LONG: gnnk.launch @attention_0_final[{{.*}}] ({{.*}}) rows [#[[NODEROWS]]] {tied
+// LONG: gnnk.launch @attention_0[{{.*}}] ({{.*}}) rows [#[[NODEROWS]]] {tied
 
 // -----
 
@@ -249,10 +280,10 @@ func.func @gcn(%g: !gnn.graph, %x: tensor<?x64xf32>, %w: tensor<64x64xf32>, %b: 
 // SPLIT: math.log
 // SPLIT: gnnk.store %{{.*}} to %{{.*}}[%{{.*}}] : f32 into memref<?xf32>
 // SPLIT-LABEL: func.func @attention_lse
-// SPLIT: %[[MAIN:.*]]:2 = gnnk.launch @attention_0[
-// SPLIT: %[[PART:.*]] = gnnk.launch @attention_0_partial[
-// SPLIT: %[[FIN:.*]]:2 = gnnk.launch @attention_0_final[{{.*}}] ({{.*}}, %[[PART]], %[[MAIN]]#0, %[[MAIN]]#1) rows [{{.*}}, {{.*}}] {tied = array<i64: 4, 5>}
-// SPLIT: return %[[FIN]]#0, %[[FIN]]#1
+// SPLIT: %[[PART:.*]]:2 = gnnk.launch @attention_0_partial[
+// SPLIT: %[[FIN:.*]]:2 = gnnk.launch @attention_0_final[{{.*}}] ({{.*}}, %[[PART]]#0, %[[PART]]#1) rows [{{.*}}, {{.*}}] {tied = array<i64: 3, 4>}
+// SPLIT: %[[ROWS:.*]]:2 = gnnk.launch @attention_0[{{.*}}] ({{.*}}, %[[FIN]]#0, %[[FIN]]#1) rows [{{.*}}, {{.*}}] {tied = array<i64: 3, 4>}
+// SPLIT: return %[[ROWS]]#0, %[[ROWS]]#1
 func.func @attention_lse(%g: !gnn.graph, %q: tensor<?x2x16xf32>, %k: tensor<?x2x16xf32>, %v: tensor<?x2x16xf32>) -> (tensor<?x2x16xf32>, tensor<?x2xf32>) {
   %s = gnn.sddmm dot %g, %k, %q : tensor<?x2x16xf32>, tensor<?x2x16xf32> -> tensor<?x2xf32>
   %alpha, %lse = gnn.edge_softmax %g, %s : tensor<?x2xf32>, tensor<?x2xf32>

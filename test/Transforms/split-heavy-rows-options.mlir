@@ -9,7 +9,7 @@
 // RUN: gnn-opt %s --gnn-cuda-pipeline='stats=mean-degree:2,max-in:5000 max-chunks=4' | FileCheck %s --check-prefix=NARROW
 // NARROW-LABEL: gnnk.kernel @spmm_0_final(
 // NARROW: gnnk.for_blocks %{{.*}} lanes 2 {
-// NARROW: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c2 {
+// NARROW: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c2{{(_[0-9]+)?}} {
 // NARROW: gnnk.team_reduce %{{.*}} stride 1 width 2 : i32 {
 // NARROW: arith.ori
 // NARROW: scf.for %{{.*}} = %c0_i32{{.*}} to %c2_i32 step %c1_i32{{.*}} : i32 {

@@ -13,6 +13,9 @@
 ///  - CSC by source: `cscColPtr`, `cscRow` (destination), `cscEdge`;
 ///  - `cscToCsr`: the CSR slot of each CSC slot (the edge permutation);
 ///  - in- and out-degrees (int32 per node);
+///  - `csrRowsByDegree` and `cscColsByDegree`: the node ids in increasing in-
+///    (out-) degree, ties by id; `csrLightRowCounts` and `cscLightColCounts`
+///    (64 entries): entry j counts the nodes of in- (out-) degree <= 2^j;
 ///  - statistics and light/heavy degree buckets.
 /// Index arrays are 32-bit when N and E fit, 64-bit otherwise (`indexBits`).
 /// Every input is validated on the GPU; errors name the offending entry.
@@ -124,6 +127,13 @@ public:
   const void *cscToCsr() const { return cscToCsrSlots.data(); }
   const int32_t *inDegree() const { return inDeg.as<int32_t>(); }
   const int32_t *outDegree() const { return outDeg.as<int32_t>(); }
+  /// Node ids in increasing in-degree (CSR rows) and out-degree (CSC
+  /// columns), ties by id.
+  const void *csrRowsByDegree() const { return rowsByDegree.data(); }
+  const void *cscColsByDegree() const { return colsByDegree.data(); }
+  /// Entry j (of 64): the number of nodes of in- (out-) degree at most 2^j.
+  const void *csrLightRowCounts() const { return lightRowCounts.data(); }
+  const void *cscLightColCounts() const { return lightColCounts.data(); }
 
   /// Splits nodes by in-degree at the `quantile` of the in-degrees (e.g.
   /// 0.99: rows above p99 are heavy).
@@ -135,7 +145,8 @@ public:
   size_t deviceBytes() const {
     return rowPtr.size() + col.size() + csrEdges.size() + csrDsts.size() +
            colPtr.size() + row.size() + cscEdges.size() + cscToCsrSlots.size() +
-           inDeg.size() + outDeg.size();
+           inDeg.size() + outDeg.size() + rowsByDegree.size() +
+           colsByDegree.size() + lightRowCounts.size() + lightColCounts.size();
   }
   /// State that library steps cache per graph (cuSPARSE descriptors,
   /// workspaces); owned and destroyed with the graph.
@@ -150,7 +161,8 @@ private:
   IndexType index = IndexType::Int32;
   GraphStats stats;
   DeviceBuffer rowPtr, col, csrEdges, csrDsts, colPtr, row, cscEdges, cscToCsrSlots;
-  DeviceBuffer inDeg, outDeg;
+  DeviceBuffer inDeg, outDeg, rowsByDegree, colsByDegree, lightRowCounts,
+      lightColCounts;
   mutable std::shared_ptr<void> library;
   template <typename I> friend struct GraphBuilder;
 };

@@ -197,7 +197,9 @@ LogicalResult KernelOp::verify() {
       auto name = dyn_cast<StringAttr>(graph);
       static const char *known[] = {"csr_row_ptr", "csr_col", "csr_dst",
                                     "csr_edge",    "csc_col_ptr", "csc_row",
-                                    "csc_to_csr"};
+                                    "csc_to_csr",  "csr_rows_by_degree",
+                                    "csc_cols_by_degree", "csr_light_counts",
+                                    "csc_light_counts"};
       if (!name || llvm::find(known, name.getValue()) == std::end(known))
         return emitOpError() << "expects parameter #" << i
                              << " to name a graph array but got " << graph;

@@ -13,19 +13,23 @@
 // gains, over chunks of L = max(N, ceil(edges / max-chunks)) positions (at
 // most max-chunks of them):
 //  - `<name>_partial`, a block per chunk: for the heavy row of the chunk's
-//    first position and a heavy row starting inside it, when they cross the
-//    chunk's boundaries, the teams share the chunk's edges of the row, team
-//    and block reductions use the loop's merge region, and one partial state
-//    per (chunk, which) is written;
+//    first position, when it crosses the chunk's boundaries, the teams share
+//    the chunk's edges of the row (and those in the previous chunk when the
+//    row starts strictly inside it), team and block reductions use the
+//    loop's merge region, and the chunk's partial state is written;
 //  - `<name>_final`, a block per chunk: heavy rows wholly inside the chunk
 //    (possible only when L > N; found by probing the chunk's rows `lanes`
 //    at a time into a team-reduced mask) are reduced by the block's teams
 //    and finished there; then, a team per chunk (chunk `block * teams + team`),
 //    the heavy row starting in that chunk and crossing its end gets the
-//    partial states of its chunks merged in chunk order, then the epilogue.
-// Both are launched after the row kernel, the final one updating its results
-// in place. With L = N (graphs of at most N * max-chunks edges) no heavy row
-// fits in a chunk and the final kernel's row walk is skipped.
+//    partial states of its chunks (from the next one when it starts inside
+//    this one) merged in chunk order, then the epilogue.
+// The partial states live in light rows of one of the kernel's results
+// (`Placement`): the partial and final kernels run first, then the row
+// kernel writes the light rows over them, all three updating the results in
+// place. Without such a result they are a buffer of their own. With L = N
+// (graphs of at most N * max-chunks edges) no heavy row fits in a chunk and
+// the final kernel's row walk is skipped.
 //
 //===----------------------------------------------------------------------===//
 
@@ -150,25 +154,6 @@ Value param(KernelOp kernel, StringRef key, Attribute value, Type type) {
   return addParam(kernel, type, b.getNamedAttr(key, value));
 }
 
-/// Removes the parameters bound to launch results (the partial kernel
-/// writes only its partial states).
-void dropResultParams(KernelOp kernel, Value keep) {
-  Block &entry = kernel.getBody().front();
-  SmallVector<Attribute> attrs(kernel.getArgAttrsAttr().begin(),
-                               kernel.getArgAttrsAttr().end());
-  for (int i = entry.getNumArguments() - 1; i >= 0; --i) {
-    auto a = cast<DictionaryAttr>(attrs[i]);
-    if (!a.get(KernelOp::kResult) || entry.getArgument(i) == keep)
-      continue;
-    assert(entry.getArgument(i).use_empty() && "result params are unused");
-    entry.eraseArgument(i);
-    attrs.erase(attrs.begin() + i);
-  }
-  kernel.setArgAttrsAttr(ArrayAttr::get(kernel.getContext(), attrs));
-  kernel.setFunctionTypeAttr(TypeAttr::get(FunctionType::get(
-      kernel.getContext(), entry.getArgumentTypes(), {})));
-}
-
 /// Builder helpers over index values.
 struct Ix {
   OpBuilder &b;
@@ -180,6 +165,7 @@ struct Ix {
   Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
   Value max(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
   Value div(Value x, Value y) { return arith::DivSIOp::create(b, loc, x, y); }
+  Value rem(Value x, Value y) { return arith::RemSIOp::create(b, loc, x, y); }
   Value cmp(arith::CmpIPredicate p, Value x, Value y) {
     return arith::CmpIOp::create(b, loc, p, x, y);
   }
@@ -190,20 +176,63 @@ struct Ix {
   }
 };
 
-/// Where the partial state of (chunk, which) for `lane` starts: states are
-/// [chunk][which][lane][value].
-Value stateIndex(Ix &ix, Value chunk, Value which, int64_t lanes, Value lane,
-                 size_t values) {
-  Value slot = ix.add(ix.mul(chunk, ix.c(2)), which);
-  return ix.mul(ix.add(ix.mul(slot, ix.c(lanes)), lane), ix.c(values));
-}
+/// Where the split keeps its partial states when it can: in the rows of one
+/// of the kernel's own results that the row kernel writes last. The row
+/// kernel then runs after the partial and final kernels, and those rows are
+/// light ones (at most `split` edges), the first of the rows sorted by
+/// degree (the graph's `csr_rows_by_degree`, with their counts up to each
+/// power of two in `csr_light_counts`; `csc_*` when reversed).
+struct Placement {
+  int64_t home = -1; ///< the result whose rows hold states, or -1
+  int64_t width = 0; ///< its elements per row
+  explicit operator bool() const { return home >= 0; }
+};
 
-/// The elements one access of a lane's partial state of `values` elements
-/// moves: 4 or 2 when they divide it (state indices are multiples of
-/// `values`, so the vector accesses are aligned), else 1.
-int64_t stateAccessWidth(size_t values) {
-  return values % 4 == 0 ? 4 : values % 2 == 0 ? 2 : 1;
-}
+/// A kernel's partial states, one per chunk: `lanes x values` elements,
+/// [lane][value]. With a placement, state s is packed into the home
+/// result's light rows: its element g = s * lanes * values + lane * values
+/// + i is at column g % width of row byDegree[g / width]; without one, at g
+/// in the `states` buffer.
+struct StateSlots {
+  Value states, home, byDegree;
+  int64_t lanes = 0, values = 0, width = 0;
+  Type element;
+
+  /// Elements one access of a lane's state moves: 4 or 2 when they divide
+  /// the values (and the home rows' width, so no access crosses a row and
+  /// all are aligned), else 1.
+  int64_t accessWidth() const {
+    for (int64_t w : {4, 2})
+      if (values % w == 0 && (!home || width % w == 0))
+        return w;
+    return 1;
+  }
+
+  /// The buffer and position of element `i` of `lane`'s state `slot` (the
+  /// chunk's).
+  std::pair<Value, Value> where(Ix &ix, Value slot, Value lane,
+                                int64_t i) const {
+    Value g = ix.add(ix.mul(slot, ix.c(lanes * values)),
+                     ix.add(ix.mul(lane, ix.c(values)), ix.c(i)));
+    if (!home)
+      return {states, g};
+    Value row = ix.load(byDegree, ix.div(g, ix.c(width)));
+    return {home, ix.add(ix.mul(row, ix.c(width)), ix.rem(g, ix.c(width)))};
+  }
+
+  void store(Ix &ix, Value slot, Value lane, int64_t i,
+             ArrayRef<Value> part) const {
+    auto [buffer, pos] = where(ix, slot, lane, i);
+    StoreOp::create(ix.b, ix.loc, part, buffer, pos);
+  }
+
+  SmallVector<Value> load(Ix &ix, Value slot, Value lane, int64_t i,
+                          int64_t count) const {
+    auto [buffer, pos] = where(ix, slot, lane, i);
+    SmallVector<Type> types(count, element);
+    return LoadOp::create(ix.b, ix.loc, types, buffer, pos).getResults();
+  }
+};
 
 /// Clones the row prologue (the row body's ops before the edge loop) for
 /// `row` and `lane`; the mapping gives the clones of its values.
@@ -242,21 +271,41 @@ SmallVector<Value> inlineMerge(OpBuilder &b, Region &region, ValueRange a,
 /// Replaces the kernel's for_rows by a for_blocks over the chunks of `len =
 /// max(split, ceil(edges / maxChunks))` positions; returns the chunk's block,
 /// team and lane, its positions [lo, hi) and `len`, with the builder inside
-/// the new mapping.
+/// the new mapping (a block per chunk). With a placement, floor(light *
+/// width / (lanes * carried)) states fit the home result's light rows
+/// (light: the rows of at most 2^floor(log2(split)) edges, from the graph's
+/// counts) and the chunks are at most that many (at least 1: a single chunk
+/// has no row crossing its ends, so no state at all). Blocks of the grid
+/// past the chunks are idle (the mapping's count guards them).
 struct ChunkMapping {
   Value blk, team, lane, lo, hi, len, edges, chunks;
 };
 
-ChunkMapping chunkMapping(KernelOp kernel, const RowKernel &k, int64_t split,
-                          int64_t maxChunks, OpBuilder &b) {
+ChunkMapping chunkMapping(KernelOp kernel, RowKernel &k, int64_t split,
+                          int64_t maxChunks, const Placement &place,
+                          OpBuilder &b) {
   Location loc = kernel.getLoc();
   Value edgesParam = param(kernel, KernelOp::kSize, b.getStringAttr("edges"),
                            b.getI64Type());
+  Value counts =
+      place ? param(kernel, KernelOp::kGraph,
+                    b.getStringAttr(k.reversed ? "csc_light_counts"
+                                               : "csr_light_counts"),
+                    rowPointerLoad(k.end).getType())
+            : Value();
   b.setInsertionPoint(k.rows);
   Ix ix{b, loc};
   Value edges = arith::IndexCastOp::create(b, loc, b.getIndexType(), edgesParam);
   Value len = ix.max(ix.c(split), arith::CeilDivSIOp::create(
                                       b, loc, edges, ix.c(maxChunks)));
+  if (place) {
+    int64_t values = k.lanes * k.loop.getNumResults();
+    // The rows of at most 2^floor(log2(split)) <= split edges: all light.
+    Value light = ix.load(counts, ix.c(llvm::Log2_64(split)));
+    Value most = ix.max(ix.c(1), ix.div(ix.mul(light, ix.c(place.width)),
+                                         ix.c(values)));
+    len = ix.max(len, arith::CeilDivSIOp::create(b, loc, edges, most));
+  }
   Value chunks = arith::CeilDivSIOp::create(b, loc, edges, len);
   auto blocks = ForBlocksOp::create(b, loc, chunks, k.lanes);
   Block *body = new Block();
@@ -266,14 +315,41 @@ ChunkMapping chunkMapping(KernelOp kernel, const RowKernel &k, int64_t split,
   m.team = body->addArgument(b.getIndexType(), loc);
   m.lane = body->addArgument(b.getIndexType(), loc);
   b.setInsertionPointToStart(body);
+  YieldOp::create(b, loc);
+  b.setInsertionPoint(body->getTerminator());
   m.len = len;
   m.edges = edges;
   m.chunks = chunks;
   m.lo = ix.mul(m.blk, len);
   m.hi = ix.min(ix.add(m.lo, len), edges);
-  YieldOp::create(b, loc);
-  b.setInsertionPoint(body->getTerminator());
   return m;
+}
+
+/// The partial states of a split kernel: without a placement the `states`
+/// parameter (already added), with one the home result's parameter and the
+/// rows by degree of the kernel's direction.
+StateSlots stateSlots(KernelOp kernel, RowKernel &k, const Placement &place,
+                      Value states, Type element) {
+  StateSlots slots;
+  slots.states = states;
+  slots.lanes = k.lanes;
+  slots.values = k.loop.getNumResults();
+  slots.element = element;
+  if (!place)
+    return slots;
+  for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
+    if (DictionaryAttr a = kernel.getArgAttrDict(i))
+      if (auto r = a.getAs<IntegerAttr>(KernelOp::kResult);
+          r && r.getInt() == place.home)
+        slots.home = kernel.getArgument(i);
+  assert(slots.home && "the placement's result is a kernel parameter");
+  OpBuilder b(kernel.getContext());
+  slots.byDegree = param(
+      kernel, KernelOp::kGraph,
+      b.getStringAttr(k.reversed ? "csc_cols_by_degree" : "csr_rows_by_degree"),
+      rowPointerLoad(k.end).getType());
+  slots.width = place.width;
+  return slots;
 }
 
 /// The row (destination, or source when reversed) of traversal position p.
@@ -405,6 +481,10 @@ struct SplitHeavyRows
       if (l.getKernel() == kernel.getSymName())
         launches.push_back(l);
     });
+    Type stateElement = stateElementType(kernel);
+    int64_t stateSize = k->lanes * k->loop.getNumResults();
+    Placement place = placementOf(kernel, launches, stateElement, stateSize);
+    unsigned numResults = resultBufferTypes(kernel).size();
     OpBuilder mb(kernel.getContext());
     mb.setInsertionPointAfter(kernel);
     auto partial = cast<KernelOp>(mb.clone(*kernel));
@@ -416,12 +496,11 @@ struct SplitHeavyRows
     for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
       if (DictionaryAttr a = kernel.getArgAttrDict(i))
         numOperands += a.get(KernelOp::kOperand) != nullptr;
-    TypeRange carried = k->loop.getResultTypes();
-    int64_t stateSize = k->lanes * carried.size();
-    if (failed(buildPartial(partial, n)) ||
-        failed(buildFinal(final, n, numOperands)))
+    if (failed(buildPartial(partial, n, place, numResults)) ||
+        failed(buildFinal(final, n, numOperands, place)))
       return failure();
-    // A block per chunk of positions: min(ceil(edges / n), maxChunks).
+    // A block per chunk of positions: min(ceil(edges / n), maxChunks) (idle
+    // blocks past a placement's fewer chunks).
     MLIRContext *ctx = kernel.getContext();
     AffineExpr edges = getAffineSymbolExpr(1, ctx);
     auto capped = [&](AffineExpr perChunk) {
@@ -434,37 +513,97 @@ struct SplitHeavyRows
     partial.setGridAttr(AffineMapAttr::get(capped(one)));
     final.setGridAttr(AffineMapAttr::get(capped(one)));
     guardLightRows(*k, n);
-    // Launches: partial states, then the final kernel updating the result.
-    Type stateElement = stateElementType(kernel);
+    // The row kernel updates the results in place after the other two.
+    addTiedResultParams(kernel, numOperands);
+    // Launches: the partial states (in the results' light rows, or a
+    // buffer of their own), the final kernel finishing the heavy rows, then
+    // the row kernel writing the light rows (over the states).
     for (LaunchOp l : launches) {
       OpBuilder hb(l);
-      hb.setInsertionPointAfter(l);
-      auto stateType =
-          RankedTensorType::get({ShapedType::kDynamic}, stateElement);
-      AffineMap stateRows =
-          capped(getAffineConstantExpr(2 * stateSize, ctx));
-      auto p = LaunchOp::create(
-          hb, l.getLoc(), TypeRange{stateType},
-          FlatSymbolRefAttr::get(partial.getSymNameAttr()), l.getGraph(),
-          l.getArgs(), hb.getArrayAttr({AffineMapAttr::get(stateRows)}),
-          DenseI64ArrayAttr());
-      SmallVector<Value> args(l.getArgs());
-      args.push_back(p.getResult(0));
-      SmallVector<int64_t> tied;
-      for (Value r : l.getResults()) {
-        tied.push_back(args.size());
-        args.push_back(r);
+      SmallVector<Type> partialTypes(l.getResultTypes());
+      SmallVector<Attribute> partialRows(l.getRows().begin(),
+                                         l.getRows().end());
+      if (!place) {
+        partialTypes.push_back(
+            RankedTensorType::get({ShapedType::kDynamic}, stateElement));
+        partialRows.push_back(AffineMapAttr::get(
+            capped(getAffineConstantExpr(stateSize, ctx))));
       }
-      auto f = LaunchOp::create(
-          hb, l.getLoc(), l.getResultTypes(),
-          FlatSymbolRefAttr::get(final.getSymNameAttr()), l.getGraph(), args,
-          l.getRows(), hb.getDenseI64ArrayAttr(tied));
-      for (auto [old, updated] : llvm::zip(l.getResults(), f.getResults()))
-        old.replaceUsesWithIf(updated, [&](OpOperand &use) {
-          return use.getOwner() != f.getOperation();
-        });
+      auto p = LaunchOp::create(
+          hb, l.getLoc(), partialTypes,
+          FlatSymbolRefAttr::get(partial.getSymNameAttr()), l.getGraph(),
+          l.getArgs(), hb.getArrayAttr(partialRows), DenseI64ArrayAttr());
+      auto tiedLaunch = [&](KernelOp callee, SmallVector<Value> args,
+                            ValueRange results) {
+        SmallVector<int64_t> tied;
+        for (Value r : results) {
+          tied.push_back(args.size());
+          args.push_back(r);
+        }
+        return LaunchOp::create(
+            hb, l.getLoc(), l.getResultTypes(),
+            FlatSymbolRefAttr::get(callee.getSymNameAttr()), l.getGraph(),
+            args, l.getRows(), hb.getDenseI64ArrayAttr(tied));
+      };
+      SmallVector<Value> finalArgs(l.getArgs());
+      if (!place)
+        finalArgs.push_back(p.getResult(numResults));
+      auto f = tiedLaunch(final, finalArgs,
+                          p.getResults().take_front(numResults));
+      auto rows = tiedLaunch(kernel, SmallVector<Value>(l.getArgs()),
+                             f.getResults());
+      l.replaceAllUsesWith(rows.getResults());
+      l.erase();
     }
     return success();
+  }
+
+  /// Where the launches of `kernel` can keep its partial states of
+  /// `stateSize` elements: the widest of its results that has a row per
+  /// node, the states' element type and a fresh buffer in every launch.
+  static Placement placementOf(KernelOp kernel, MutableArrayRef<LaunchOp> launches,
+                               Type stateElement, int64_t stateSize) {
+    Placement place;
+    if (launches.empty())
+      return place;
+    AffineMap nodeRows =
+        AffineMap::get(0, kNumSizeSymbols,
+                       getAffineSymbolExpr(0, kernel.getContext()));
+    unsigned numResults = launches.front().getNumResults();
+    for (unsigned r = 0; r < numResults; ++r) {
+      auto type = dyn_cast<RankedTensorType>(
+          launches.front().getResult(r).getType());
+      if (!type || type.getElementType() != stateElement || type.getRank() < 1)
+        continue;
+      int64_t width = 1;
+      for (int64_t d : type.getShape().drop_front())
+        width = ShapedType::isDynamic(d) ? -1 : width * d;
+      if (width < 1)
+        continue;
+      bool fits = llvm::all_of(launches, [&](LaunchOp l) {
+        std::optional<ArrayRef<int64_t>> tied = l.getTied();
+        return l.getResult(r).getType() == type &&
+               cast<AffineMapAttr>(l.getRows()[r]).getValue() == nodeRows &&
+               (!tied || (*tied)[r] < 0);
+      });
+      if (fits && width > place.width) {
+        place.home = r;
+        place.width = width;
+      }
+    }
+    (void)stateSize;
+    return place;
+  }
+
+  /// Parameters for the launch's tied result operands, numbered from
+  /// `first` (never read: the kernel writes the results through its result
+  /// parameters, bound to the same buffers).
+  static void addTiedResultParams(KernelOp kernel, unsigned first) {
+    OpBuilder b(kernel.getContext());
+    for (auto [r, type] : llvm::enumerate(resultBufferTypes(kernel)))
+      addParam(kernel, type,
+               b.getNamedAttr(KernelOp::kOperand,
+                              b.getI64IntegerAttr(first + r)));
   }
 
   /// The row kernel skips heavy rows.
@@ -484,79 +623,78 @@ struct SplitHeavyRows
       op->moveBefore(then->getTerminator());
   }
 
-  LogicalResult buildPartial(KernelOp kernel, int64_t n) {
+  LogicalResult buildPartial(KernelOp kernel, int64_t n,
+                             const Placement &place, unsigned numResults) {
     FailureOr<RowKernel> k = analyse(kernel);
     if (failed(k))
       return failure();
     OpBuilder b(kernel.getContext());
     Location loc = kernel.getLoc();
     Type stateElement = stateElementType(kernel);
-    ChunkMapping m = chunkMapping(kernel, *k, n, maxChunks, b);
+    ChunkMapping m = chunkMapping(kernel, *k, n, maxChunks, place, b);
+    // The kernel's results are this launch's: the states go to their light
+    // rows, or without a placement to one more result.
     Value states =
-        addParam(kernel, MemRefType::get({ShapedType::kDynamic}, stateElement),
-                 b.getNamedAttr(KernelOp::kResult, b.getI64IntegerAttr(0)));
+        place ? Value()
+              : addParam(kernel,
+                         MemRefType::get({ShapedType::kDynamic}, stateElement),
+                         b.getNamedAttr(KernelOp::kResult,
+                                        b.getI64IntegerAttr(numResults)));
+    StateSlots slots = stateSlots(kernel, *k, place, states, stateElement);
     Ix ix{b, loc};
     int64_t teams = kernel.getBlock() / k->lanes;
-    // The pieces of heavy rows crossing the chunk's boundaries (rows wholly
-    // inside are the final kernel's): which = 0, the row of the chunk's first
-    // position when it starts before it or goes past its end; which = 1, a
-    // row starting inside the chunk and going past its end.
-    for (int which = 0; which < 2; ++which) {
-      Value pos = which == 0 ? m.lo : ix.sub(m.hi, ix.c(1));
-      Value row = rowOfPosition(kernel, *k, b, pos);
-      IRMapping map = cloneRowPrologue(b, *k, row, m.lane);
-      Value begin = map.lookup(k->begin), end = map.lookup(k->end);
-      Value heavy = ix.cmp(arith::CmpIPredicate::sgt, ix.sub(end, begin), ix.c(n));
-      Value pastEnd = ix.cmp(arith::CmpIPredicate::sgt, end, m.hi);
-      Value crosses;
-      if (which == 0)
-        crosses = arith::OrIOp::create(
-            b, loc, ix.cmp(arith::CmpIPredicate::slt, begin, m.lo), pastEnd);
-      else
-        crosses = arith::AndIOp::create(
-            b, loc, ix.cmp(arith::CmpIPredicate::sgt, begin, m.lo), pastEnd);
-      heavy = arith::AndIOp::create(b, loc, heavy, crosses);
-      auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, heavy, false);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-      SmallVector<Value> state =
-          reduceWithBlock(b, loc, *k, map, ix.max(begin, m.lo),
-                          ix.min(end, m.hi), m.team, teams);
-      Value leader = ix.cmp(arith::CmpIPredicate::eq, m.team, ix.c(0));
-      auto store = scf::IfOp::create(b, loc, TypeRange{}, leader, false);
-      b.setInsertionPointToStart(&store.getThenRegion().front());
-      Value base = stateIndex(ix, m.blk, ix.c(which), k->lanes, m.lane,
-                              state.size());
-      int64_t width = stateAccessWidth(state.size());
-      for (size_t i = 0; i < state.size(); i += width) {
-        SmallVector<Value> part;
-        for (int64_t j = 0; j < width; ++j)
-          part.push_back(convertFloat(b, loc, state[i + j], stateElement));
-        StoreOp::create(b, loc, part, states, ix.add(base, ix.c(i)));
-      }
+    // The piece of the heavy row at the chunk's first position when it
+    // crosses the chunk's boundaries (rows wholly inside are the final
+    // kernel's). A row starting strictly inside the previous chunk has its
+    // piece there taken here too (at most 2 * len - 1 positions), so every
+    // chunk has one state.
+    Value row = rowOfPosition(kernel, *k, b, m.lo);
+    IRMapping map = cloneRowPrologue(b, *k, row, m.lane);
+    Value begin = map.lookup(k->begin), end = map.lookup(k->end);
+    Value heavy = ix.cmp(arith::CmpIPredicate::sgt, ix.sub(end, begin), ix.c(n));
+    Value before = ix.cmp(arith::CmpIPredicate::slt, begin, m.lo);
+    Value crosses = arith::OrIOp::create(
+        b, loc, before, ix.cmp(arith::CmpIPredicate::sgt, end, m.hi));
+    heavy = arith::AndIOp::create(b, loc, heavy, crosses);
+    Value absorbed = arith::AndIOp::create(
+        b, loc, before,
+        ix.cmp(arith::CmpIPredicate::sgt, begin, ix.sub(m.lo, m.len)));
+    Value from = arith::SelectOp::create(b, loc, absorbed, begin,
+                                         ix.max(begin, m.lo));
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, heavy, false);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    SmallVector<Value> state = reduceWithBlock(
+        b, loc, *k, map, from, ix.min(end, m.hi), m.team, teams);
+    Value leader = ix.cmp(arith::CmpIPredicate::eq, m.team, ix.c(0));
+    auto store = scf::IfOp::create(b, loc, TypeRange{}, leader, false);
+    b.setInsertionPointToStart(&store.getThenRegion().front());
+    int64_t width = slots.accessWidth();
+    for (size_t i = 0; i < state.size(); i += width) {
+      SmallVector<Value> part;
+      for (int64_t j = 0; j < width; ++j)
+        part.push_back(convertFloat(b, loc, state[i + j], stateElement));
+      slots.store(ix, m.blk, m.lane, i, part);
     }
     k->rows->erase();
-    dropResultParams(kernel, states);
     return success();
   }
 
-  LogicalResult buildFinal(KernelOp kernel, int64_t n, unsigned numOperands) {
+  LogicalResult buildFinal(KernelOp kernel, int64_t n, unsigned numOperands,
+                           const Placement &place) {
     FailureOr<RowKernel> k = analyse(kernel);
     if (failed(k))
       return failure();
     OpBuilder b(kernel.getContext());
     Location loc = kernel.getLoc();
     Type stateElement = stateElementType(kernel);
-    SmallVector<Type> resultTypes = resultBufferTypes(kernel);
-    ChunkMapping m = chunkMapping(kernel, *k, n, maxChunks, b);
-    Value states = addParam(
-        kernel, MemRefType::get({ShapedType::kDynamic}, stateElement),
-        b.getNamedAttr(KernelOp::kOperand, b.getI64IntegerAttr(numOperands)));
-    // The tied result operands (never read: the kernel writes the results).
-    for (auto [r, type] : llvm::enumerate(resultTypes))
-      addParam(kernel, type,
-               b.getNamedAttr(KernelOp::kOperand,
-                              b.getI64IntegerAttr(numOperands + 1 + r)));
+    ChunkMapping m = chunkMapping(kernel, *k, n, maxChunks, place, b);
+    Value states;
+    if (!place)
+      states = addParam(
+          kernel, MemRefType::get({ShapedType::kDynamic}, stateElement),
+          b.getNamedAttr(KernelOp::kOperand, b.getI64IntegerAttr(numOperands)));
+    addTiedResultParams(kernel, numOperands + (place ? 0 : 1));
+    StateSlots slots = stateSlots(kernel, *k, place, states, stateElement);
     Ix ix{b, loc};
     int64_t teams = kernel.getBlock() / k->lanes;
     // Heavy rows wholly inside the chunk (only when chunks are longer than
@@ -661,27 +799,27 @@ struct SplitHeavyRows
             ix.cmp(arith::CmpIPredicate::sgt, end, hi)));
     auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, mine, false);
     b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    // The row's states: those of its chunks, from the next one when it
+    // starts inside this one (the next chunk's state covers that piece).
     Value nn = m.len;
     Value first = ix.div(begin, nn);
     Value last = ix.div(ix.sub(end, ix.c(1)), nn);
     Value startsInside =
         ix.cmp(arith::CmpIPredicate::ne, begin, ix.mul(first, nn));
-    Value which0 = arith::SelectOp::create(b, loc, startsInside, ix.c(1), ix.c(0));
+    first = arith::SelectOp::create(b, loc, startsInside,
+                                    ix.add(first, ix.c(1)), first);
     TypeRange types = k->loop.getResultTypes();
-    auto loadState = [&](Value chunk, Value which) {
-      Value base = stateIndex(ix, chunk, which, k->lanes, m.lane, types.size());
-      int64_t width = stateAccessWidth(types.size());
-      SmallVector<Type> element(width, stateElement);
+    auto loadState = [&](Value chunk) {
+      int64_t width = slots.accessWidth();
       SmallVector<Value> out;
       for (size_t i = 0; i < types.size(); i += width) {
-        auto load =
-            LoadOp::create(b, loc, element, states, ix.add(base, ix.c(i)));
+        SmallVector<Value> part = slots.load(ix, chunk, m.lane, i, width);
         for (int64_t j = 0; j < width; ++j)
-          out.push_back(convertFloat(b, loc, load.getResult(j), types[i + j]));
+          out.push_back(convertFloat(b, loc, part[j], types[i + j]));
       }
       return out;
     };
-    SmallVector<Value> init = loadState(first, which0);
+    SmallVector<Value> init = loadState(first);
     auto loop = scf::ForOp::create(b, loc, ix.add(first, ix.c(1)),
                                    ix.add(last, ix.c(1)), ix.c(1), init);
     // The loads do not depend on the merged state: unrolled, the reads of
@@ -691,7 +829,7 @@ struct SplitHeavyRows
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
-      SmallVector<Value> next = loadState(loop.getInductionVar(), ix.c(0));
+      SmallVector<Value> next = loadState(loop.getInductionVar());
       SmallVector<Value> merged =
           inlineMerge(b, k->loop.getMerge(), loop.getRegionIterArgs(), next);
       scf::YieldOp::create(b, loc, merged);

@@ -35,7 +35,10 @@ def GNNK_KernelOp : GNNK_Op<"kernel", [
     - `gnnk.result = K`: the buffer of the launch's K-th result;
     - `gnnk.graph = "csr_row_ptr"`: an index array of the runtime graph
       (`csr_row_ptr`, `csr_col`, `csr_dst`, `csr_edge`, `csc_col_ptr`,
-      `csc_row`, `csc_to_csr`);
+      `csc_row`, `csc_to_csr`, `csr_rows_by_degree`, `csc_cols_by_degree`:
+      the node ids in increasing in- and out-degree, ties by id;
+      `csr_light_counts`, `csc_light_counts`: 64 entries, entry j the number
+      of nodes of in- (out-) degree at most 2^j);
     - `gnnk.size = "nodes" | "edges" | "graphs"`: a graph size (`i64`).
 
     `block` is the number of threads per block; `grid` the number of blocks,

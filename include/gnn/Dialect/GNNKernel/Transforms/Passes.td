@@ -71,10 +71,12 @@ def GNNSplitHeavyRows : Pass<"gnn-split-heavy-rows", "ModuleOp"> {
     handled by two more kernels over chunks of `L = max(N, ceil(edges /
     max-chunks))` consecutive edge positions (so there are at most
     `max-chunks` chunks, whatever the graph's size):
-    - `<name>_partial`, a block of teams per chunk, reduces the (at most two)
-      pieces of heavy rows that cross the chunk's boundaries with the loop's
-      merge region (team, then block reductions) and writes one partial
-      result per (chunk, piece);
+    - `<name>_partial`, a block of teams per chunk, reduces the piece of the
+      heavy row at the chunk's first position when that row crosses the
+      chunk's boundaries (with its piece in the previous chunk when it starts
+      strictly inside that one: at most `2L - 1` positions) with the loop's
+      merge region (team, then block reductions) and writes the chunk's
+      partial result;
     - `<name>_final`, a block per chunk: heavy rows lying wholly inside its
       chunk (only when `L > N`) it reduces whole with the block's teams and
       finishes itself (the chunk's rows probed a team width at a time, a
@@ -84,11 +86,25 @@ def GNNSplitHeavyRows : Pass<"gnn-split-heavy-rows", "ModuleOp"> {
       in chunk order with the same region (eight chunks' loads in flight) and
       runs the epilogue.
     Works for any loop with a merge region: sums, maxima and the online
-    softmax of fused attention alike. The launches follow the original one;
-    the partial results are a tensor of `min(ceil(edges / N), max-chunks) * 2
-    * lanes * carried` floats passed between them, bounded by the option, not
-    growing with the edges. Results are deterministic: every merge runs in a
-    fixed order.
+    softmax of fused attention alike. Results are deterministic: every merge
+    runs in a fixed order.
+
+    The partial results take no memory of their own where the kernel has a
+    result with a row per node, of the states' float type and a fresh buffer
+    (every aggregation and attention kernel): the partial and final kernels
+    run first and keep the states in that result's light rows, which the row
+    kernel, launched last and updating the results in place, overwrites.
+    Chunk `c`'s state (`V = lanes * carried` elements) is packed into those
+    rows: its element `g = c * V + lane * carried + i` is at column `g %
+    width` of row `csr_rows_by_degree[g / width]` (`csc_cols_by_degree`
+    when reversed; the graph's nodes in increasing degree), of which the
+    first `light = csr_light_counts[floor(log2(N))]` (`csc_light_counts`)
+    have at most N edges. The chunks are capped at `max(1, floor(light *
+    width / V))` so every state fits (a single chunk has no row crossing its
+    ends, hence no state); the grid stays `min(ceil(edges / N), max-chunks)`
+    blocks, those past the chunks idle. Otherwise the partial results are a
+    tensor of `min(ceil(edges / N), max-chunks) * lanes * carried` floats
+    passed from the partial to the final kernel.
 
     ```mlir
     // before: a row kernel marked for splitting
@@ -99,9 +115,9 @@ def GNNSplitHeavyRows : Pass<"gnn-split-heavy-rows", "ModuleOp"> {
     gnnk.kernel @spmm_0_partial(...) attributes {block = 256 : i64,
         grid = affine_map<()[s0, s1, s2] -> (s1 ceildiv 512, 8192)>} {...}
     gnnk.kernel @spmm_0_final(...) attributes {...} {...}
-    %r = gnnk.launch @spmm_0[%g] (%x) rows [#nodes] : ...
-    %p = gnnk.launch @spmm_0_partial[%g] (%x) rows [#states] : ...
-    %f = gnnk.launch @spmm_0_final[%g] (%x, %p, %r) rows [#nodes] {tied = array<i64: 2>} : ...
+    %p = gnnk.launch @spmm_0_partial[%g] (%x) rows [#nodes] : ...
+    %f = gnnk.launch @spmm_0_final[%g] (%x, %p) rows [#nodes] {tied = array<i64: 1>} : ...
+    %r = gnnk.launch @spmm_0[%g] (%x, %f) rows [#nodes] {tied = array<i64: 1>} : ...
     ```
   }];
   let options = [
