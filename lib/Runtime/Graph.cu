@@ -551,19 +551,20 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
     GNN_RETURN_IF_ERROR(arena.status);
     iota<I><<<blocksFor(n), kThreads, 0, stream>>>(ids.as<I>(), n);
     GNN_CUDA(cudaGetLastError());
-    GNN_RETURN_IF_ERROR(radixSortPairs(
-        arena, reinterpret_cast<const unsigned *>(g.inDeg.as<int>()),
-        sortedDegrees.as<unsigned>(), ids.as<I>(), g.rowsByDegree.as<I>(), n,
-        degreeBits, stream));
-    countUpToPowers<I><<<1, 64, 0, stream>>>(sortedDegrees.as<unsigned>(), n,
-                                             g.lightRowCounts.as<I>());
-    GNN_RETURN_IF_ERROR(radixSortPairs(
-        arena, reinterpret_cast<const unsigned *>(g.outDeg.as<int>()),
-        sortedDegrees.as<unsigned>(), ids.as<I>(), g.colsByDegree.as<I>(), n,
-        degreeBits, stream));
-    countUpToPowers<I><<<1, 64, 0, stream>>>(sortedDegrees.as<unsigned>(), n,
-                                             g.lightColCounts.as<I>());
-    GNN_CUDA(cudaGetLastError());
+    struct Order {
+      const DeviceBuffer *degrees;
+      DeviceBuffer *ids, *counts;
+    };
+    for (Order o : {Order{&g.inDeg, &g.rowsByDegree, &g.lightRowCounts},
+                    Order{&g.outDeg, &g.colsByDegree, &g.lightColCounts}}) {
+      GNN_RETURN_IF_ERROR(radixSortPairs(
+          arena, reinterpret_cast<const unsigned *>(o.degrees->as<int>()),
+          sortedDegrees.as<unsigned>(), ids.as<I>(), o.ids->as<I>(), n,
+          degreeBits, stream));
+      countUpToPowers<I><<<1, 64, 0, stream>>>(sortedDegrees.as<unsigned>(),
+                                               n, o.counts->as<I>());
+      GNN_CUDA(cudaGetLastError());
+    }
   }
 
   ::gnn::GraphStats &st = g.stats;
@@ -633,6 +634,10 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
                          " joins nodes of two different graphs of the batch");
 
   st.maxOutDegree = out.maxOutDegree;
+  // Set without nodes too: an empty edge list is in CSR order (the
+  // statistics kernels do not run, so nothing counts as reordered).
+  if (options.statistics)
+    st.csrOrder = out.reordered == 0;
   if (options.statistics && n) {
     st.p50 = out.quantiles[0];
     st.p90 = out.quantiles[1];
@@ -642,7 +647,6 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
     st.isolatedNodes = static_cast<int64_t>(out.isolated);
     st.selfLoops = static_cast<int64_t>(out.selfLoops);
     st.directed = out.asymmetric != 0;
-    st.csrOrder = out.reordered == 0;
     for (int k = 0; k < ::gnn::GraphStats::kDegreeBuckets; ++k) {
       st.rowsByDegree[k] = static_cast<int64_t>(out.rowsByDegree[k]);
       st.edgesByDegree[k] = static_cast<int64_t>(out.edgesByDegree[k]);

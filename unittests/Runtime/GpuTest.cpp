@@ -223,6 +223,47 @@ TEST(GpuGraph, DegreeBuckets) {
   EXPECT_FALSE((*g)->buckets(1.5).ok());
 }
 
+/// Nodes in increasing in- and out-degree (ties by id) and the counts of
+/// nodes of degree at most 2^j: where split row kernels keep their partial
+/// states. A power-law graph (hubs) and one with isolated nodes, both index
+/// widths.
+TEST(GpuGraph, NodesByDegree) {
+  REQUIRE_GPU();
+  gnn::HostGraph sparse;
+  sparse.numNodes = 50;
+  sparse.src = {3, 3, 7, 7, 7, 40};
+  sparse.dst = {7, 40, 3, 40, 40, 7};
+  for (const gnn::HostGraph &host :
+       {gnn::generatePowerLaw(20000, 300000, 5), sparse})
+    for (bool wide : {false, true}) {
+      GraphBuildOptions options;
+      options.force64 = wide;
+      StatusOr<std::unique_ptr<Graph>> g = Graph::fromHost(host, nullptr, options);
+      ASSERT_TRUE(g.ok()) << g.message();
+      Expected x = cpuBuild(host);
+      int64_t n = host.numNodes;
+      for (bool in : {true, false}) {
+        const std::vector<int64_t> &deg = in ? x.inDeg : x.outDeg;
+        std::vector<int64_t> order(n);
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin(), order.end(),
+                         [&](int64_t a, int64_t b) { return deg[a] < deg[b]; });
+        std::vector<int64_t> counts(64);
+        for (int j = 0; j < 64; ++j)
+          counts[j] = std::count_if(deg.begin(), deg.end(), [&](int64_t d) {
+            return static_cast<uint64_t>(d) <= (uint64_t(1) << j);
+          });
+        const Graph &graph = **g;
+        EXPECT_EQ(*graph.download(in ? graph.csrRowsByDegree()
+                                     : graph.cscColsByDegree(), n), order)
+            << (in ? "rows" : "columns") << (wide ? ", 64-bit" : "");
+        EXPECT_EQ(*graph.download(in ? graph.csrLightRowCounts()
+                                     : graph.cscLightColCounts(), 64), counts)
+            << (in ? "rows" : "columns") << (wide ? ", 64-bit" : "");
+      }
+    }
+}
+
 /// The hand-written Program: y = (D^-1 (W_e A) x) w with cuSPARSE SpMM (edge
 /// weights), an NVRTC kernel scaling rows by 1/(1 + in-degree), and a cuBLAS
 /// GEMM.
