@@ -302,9 +302,13 @@ ChunkMapping chunkMapping(KernelOp kernel, RowKernel &k, int64_t split,
     int64_t values = k.lanes * k.loop.getNumResults();
     // The rows of at most 2^floor(log2(split)) <= split edges: all light.
     Value light = ix.load(counts, ix.c(llvm::Log2_64(split)));
-    Value most = ix.max(ix.c(1), ix.div(ix.mul(light, ix.c(place.width)),
-                                         ix.c(values)));
-    len = ix.max(len, arith::CeilDivSIOp::create(b, loc, edges, most));
+    // One op per statement: the order of a call's arguments is the C++
+    // compiler's choice, and the printed IR should not depend on it.
+    Value room = ix.mul(light, ix.c(place.width));
+    Value fit = ix.div(room, ix.c(values));
+    Value most = ix.max(ix.c(1), fit);
+    Value byRoom = arith::CeilDivSIOp::create(b, loc, edges, most);
+    len = ix.max(len, byRoom);
   }
   Value chunks = arith::CeilDivSIOp::create(b, loc, edges, len);
   auto blocks = ForBlocksOp::create(b, loc, chunks, k.lanes);
