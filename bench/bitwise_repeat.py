@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Two runs of each gnnc.nn layer's forward and backward give bitwise-equal
+outputs and gradients (issue 10's reproducibility check).
+
+For each layer (GAT, GATv2, Transformer, AGNN with 4 heads where they take
+heads; SAGE max; GCN) on each graph (default cora and musae-github, whose
+hub rows take the heavy-row split), the layer runs forward and backward
+twice from the same input, output gradient and weights; the outputs, the
+input gradient and every parameter gradient must be equal bit for bit
+(torch.equal). Prints a line per layer and graph and ends with
+"N passed, N failed"; exits non-zero on a failure. Needs the GPU machine:
+
+    PYTHONPATH=<gnnc package> python3 bench/bitwise_repeat.py --datasets DIR
+"""
+import argparse
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "test", "PyG"))
+import gnnc.nn as gnn  # noqa: E402
+from check_pyg_parity import load_edges  # noqa: E402
+
+F = 64
+
+
+def layers():
+    return {
+        "gat": lambda: gnn.GATConv(F, 32, heads=4),
+        "gatv2": lambda: gnn.GATv2Conv(F, 32, heads=4),
+        "transformer": lambda: gnn.TransformerConv(F, 32, heads=4),
+        "agnn": lambda: gnn.AGNNConv(),
+        "sage_max": lambda: gnn.SAGEConv(F, F, aggr="max"),
+        "gcn": lambda: gnn.GCNConv(F, F),
+    }
+
+
+def run(layer, x, edge_index, gout):
+    x = x.detach().clone().requires_grad_(True)
+    for p in layer.parameters():
+        p.grad = None
+    out = layer(x, edge_index)
+    out.backward(gout)
+    return [out.detach().clone(), x.grad.clone()] + [
+        p.grad.clone() for p in layer.parameters() if p.grad is not None]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--datasets", required=True)
+    ap.add_argument("--graphs", default="cora,musae-github")
+    args = ap.parse_args()
+    passed = failed = 0
+    for g in args.graphs.split(","):
+        edge_index = load_edges(os.path.join(args.datasets, g)).cuda()
+        n = int(edge_index.max()) + 1
+        torch.manual_seed(0)
+        x = torch.randn(n, F, device="cuda")
+        for name, make in layers().items():
+            torch.manual_seed(1)
+            layer = make().cuda()
+            out = layer(x, edge_index)
+            gout = torch.randn_like(out)
+            first = run(layer, x, edge_index, gout)
+            second = run(layer, x, edge_index, gout)
+            same = len(first) == len(second) and all(
+                torch.equal(a, b) for a, b in zip(first, second))
+            passed += same
+            failed += not same
+            print(f"{g:14s} {name:12s} {len(first)} tensors "
+                  f"{'PASS' if same else 'FAIL'}", flush=True)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
