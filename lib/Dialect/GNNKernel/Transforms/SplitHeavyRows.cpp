@@ -154,6 +154,14 @@ Value param(KernelOp kernel, StringRef key, Attribute value, Type type) {
   return addParam(kernel, type, b.getNamedAttr(key, value));
 }
 
+/// The kernel's parameter for the graph index array `name` (of the row
+/// pointers' index type), added if it has none.
+Value graphArray(KernelOp kernel, const RowKernel &k, StringRef name) {
+  return param(kernel, KernelOp::kGraph,
+               StringAttr::get(kernel.getContext(), name),
+               rowPointerLoad(k.end).getType());
+}
+
 /// Builder helpers over index values.
 struct Ix {
   OpBuilder &b;
@@ -288,10 +296,8 @@ ChunkMapping chunkMapping(KernelOp kernel, RowKernel &k, int64_t split,
   Value edgesParam = param(kernel, KernelOp::kSize, b.getStringAttr("edges"),
                            b.getI64Type());
   Value counts =
-      place ? param(kernel, KernelOp::kGraph,
-                    b.getStringAttr(k.reversed ? "csc_light_counts"
-                                               : "csr_light_counts"),
-                    rowPointerLoad(k.end).getType())
+      place ? graphArray(kernel, k,
+                         k.reversed ? "csc_light_counts" : "csr_light_counts")
             : Value();
   b.setInsertionPoint(k.rows);
   Ix ix{b, loc};
@@ -347,11 +353,8 @@ StateSlots stateSlots(KernelOp kernel, RowKernel &k, const Placement &place,
           r && r.getInt() == place.home)
         slots.home = kernel.getArgument(i);
   assert(slots.home && "the placement's result is a kernel parameter");
-  OpBuilder b(kernel.getContext());
-  slots.byDegree = param(
-      kernel, KernelOp::kGraph,
-      b.getStringAttr(k.reversed ? "csc_cols_by_degree" : "csr_rows_by_degree"),
-      rowPointerLoad(k.end).getType());
+  slots.byDegree = graphArray(
+      kernel, k, k.reversed ? "csc_cols_by_degree" : "csr_rows_by_degree");
   slots.width = place.width;
   return slots;
 }
@@ -360,11 +363,10 @@ StateSlots stateSlots(KernelOp kernel, RowKernel &k, const Placement &place,
 Value rowOfPosition(KernelOp kernel, const RowKernel &k, OpBuilder &b,
                     Value p) {
   Ix ix{b, kernel.getLoc()};
-  Type idx = cast<MemRefType>(rowPointerLoad(k.end).getType());
   if (!k.reversed)
-    return ix.load(param(kernel, KernelOp::kGraph, b.getStringAttr("csr_dst"), idx), p);
-  Value slot = ix.load(param(kernel, KernelOp::kGraph, b.getStringAttr("csc_to_csr"), idx), p);
-  return ix.load(param(kernel, KernelOp::kGraph, b.getStringAttr("csr_col"), idx), slot);
+    return ix.load(graphArray(kernel, k, "csr_dst"), p);
+  Value slot = ix.load(graphArray(kernel, k, "csc_to_csr"), p);
+  return ix.load(graphArray(kernel, k, "csr_col"), slot);
 }
 
 /// The types of the buffers bound to the kernel's results, in result order.
@@ -487,7 +489,7 @@ struct SplitHeavyRows
     });
     Type stateElement = stateElementType(kernel);
     int64_t stateSize = k->lanes * k->loop.getNumResults();
-    Placement place = placementOf(kernel, launches, stateElement, stateSize);
+    Placement place = placementOf(kernel, launches, stateElement);
     unsigned numResults = resultBufferTypes(kernel).size();
     OpBuilder mb(kernel.getContext());
     mb.setInsertionPointAfter(kernel);
@@ -562,11 +564,12 @@ struct SplitHeavyRows
     return success();
   }
 
-  /// Where the launches of `kernel` can keep its partial states of
-  /// `stateSize` elements: the widest of its results that has a row per
-  /// node, the states' element type and a fresh buffer in every launch.
-  static Placement placementOf(KernelOp kernel, MutableArrayRef<LaunchOp> launches,
-                               Type stateElement, int64_t stateSize) {
+  /// Where the launches of `kernel` can keep its partial states: the widest
+  /// of its results that has a row per node, the states' element type and a
+  /// fresh buffer in every launch.
+  static Placement placementOf(KernelOp kernel,
+                               MutableArrayRef<LaunchOp> launches,
+                               Type stateElement) {
     Placement place;
     if (launches.empty())
       return place;
@@ -595,7 +598,6 @@ struct SplitHeavyRows
         place.width = width;
       }
     }
-    (void)stateSize;
     return place;
   }
 
