@@ -489,18 +489,21 @@ static void reduceRows(const Incidence &inc, int64_t numNodes, int64_t row,
   }
 }
 
-/// The number of each node's edges whose value equals `out` (a max or min;
-/// none where it is NaN): the ops' `ties` result.
+/// 1 / the number of each node's edges whose value equals `out` (a max or
+/// min; 0 where there are none: no edge, or a NaN extremum): the ops'
+/// `share` result.
 template <typename ValueFn>
-static Tensor countTies(const Incidence &inc, int64_t numNodes, int64_t row,
+static Tensor tieShares(const Incidence &inc, int64_t numNodes, int64_t row,
                         const Tensor &out, ValueFn value) {
-  Tensor ties(out.shape);
+  Tensor share(out.shape);
   for (int64_t n = 0; n < numNodes; ++n)
     for (int64_t i = inc.ptr[n]; i < inc.ptr[n + 1]; ++i)
       for (int64_t k = 0; k < row; ++k)
-        ties.data[n * row + k] +=
+        share.data[n * row + k] +=
             value(inc.edges[i], k) == out.data[n * row + k] ? 1.0 : 0.0;
-  return ties;
+  for (double &s : share.data)
+    s = s == 0.0 ? 0.0 : 1.0 / s;
+  return share;
 }
 
 LogicalResult Interpreter::spmm(mlir::gnn::SpmmOp op) {
@@ -533,8 +536,8 @@ LogicalResult Interpreter::spmm(mlir::gnn::SpmmOp op) {
     return w ? w->data[e * wrow + k / f] * v : v;
   };
   reduceRows(inc, graph.numNodes, row, op.getReduce(), out, value);
-  if (Value ties = op.getTies())
-    setTensor(ties, countTies(inc, graph.numNodes, row, out, value));
+  if (Value share = op.getShare())
+    setTensor(share, tieShares(inc, graph.numNodes, row, out, value));
   setTensor(op.getResult(), std::move(out));
   return success();
 }
@@ -552,8 +555,8 @@ LogicalResult Interpreter::reduce(mlir::gnn::ReduceOp op) {
   auto value = [&](int64_t e, int64_t k) { return x[e * row + k]; };
   const Incidence &inc = incidence(op.getReversed());
   reduceRows(inc, graph.numNodes, row, op.getKind(), out, value);
-  if (Value ties = op.getTies())
-    setTensor(ties, countTies(inc, graph.numNodes, row, out, value));
+  if (Value share = op.getShare())
+    setTensor(share, tieShares(inc, graph.numNodes, row, out, value));
   setTensor(op.getResult(), std::move(out));
   return success();
 }

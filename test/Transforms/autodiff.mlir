@@ -82,23 +82,23 @@ func.func @dot(%g: !gnn.graph, %q: tensor<?x2x8xf32> {gnn.differentiable}, %k: t
 // -----
 
 // max: the edges attaining each maximum share its gradient equally. The
-// forward counts them as it finds the maximum (the spmm's `ties` result,
-// a residual), so the backward has no counting pass: the share dy / ties
-// (0 where nothing was counted), then each edge attaining the maximum
-// takes it, summed at the sources.
+// forward counts them as it finds the maximum and keeps 1 / count (the
+// spmm's `share` result, a residual), so the backward has no counting pass
+// and no per-node temporary: each edge attaining the maximum takes dy *
+// share of its destination (both gathered), summed at the sources.
 // CHECK-LABEL: func.func @max_fwd(
-// CHECK: %[[Y:.*]], %[[T:.*]] = gnn.spmm max %arg0, %arg1 : tensor<?x8xf32> -> tensor<?x8xf32>, tensor<?x8xf32>
-// CHECK: return %[[Y]], %arg1, %[[Y]], %[[T]]
+// CHECK: %[[Y:.*]], %[[S:.*]] = gnn.spmm max %arg0, %arg1 : tensor<?x8xf32> -> tensor<?x8xf32>, tensor<?x8xf32>
+// CHECK: return %[[Y]], %arg1, %[[Y]], %[[S]]
 // CHECK-LABEL: func.func @max_bwd(%arg0: !gnn.graph, %arg1: tensor<?x8xf32>, %arg2: tensor<?x8xf32>, %arg3: tensor<?x8xf32>, %arg4: tensor<?x8xf32>) -> tensor<?x8xf32>
 // CHECK-NOT: gnn.reduce sum %arg0, %{{[^ ]*}} :
 // CHECK: %[[XE:.*]] = gnn.gather src %arg0, %arg1
 // CHECK: %[[YE:.*]] = gnn.gather dst %arg0, %arg2
-// CHECK: linalg.generic {{.*}} ins(%arg4, %arg3 :
-// CHECK: arith.divf
-// CHECK: %[[SE:.*]] = gnn.gather dst
-// CHECK: linalg.generic {{.*}} ins(%[[XE]], %[[YE]], %[[SE]] :
+// CHECK: %[[DYE:.*]] = gnn.gather dst %arg0, %arg4
+// CHECK: %[[SE:.*]] = gnn.gather dst %arg0, %arg3
+// CHECK: linalg.generic {{.*}} ins(%[[XE]], %[[YE]], %[[DYE]], %[[SE]] :
 // CHECK: %[[EQ:.*]] = arith.cmpf oeq
-// CHECK: arith.select %[[EQ]], %{{.*}}, %{{.*}} : f32
+// CHECK: %[[P:.*]] = arith.mulf
+// CHECK: arith.select %[[EQ]], %[[P]], %{{.*}} : f32
 // CHECK: %[[DX:.*]] = gnn.reduce sum %arg0, %{{.*}} reversed
 // CHECK: return %[[DX]]
 func.func @max(%g: !gnn.graph, %x: tensor<?x8xf32> {gnn.differentiable}) -> tensor<?x8xf32> {
@@ -108,17 +108,18 @@ func.func @max(%g: !gnn.graph, %x: tensor<?x8xf32> {gnn.differentiable}) -> tens
 
 // -----
 
-// reduce max counts its ties in the forward too: the backward gives each
-// edge attaining the maximum its destination's share dy / ties.
+// reduce max keeps its tie share in the forward too: the backward gives
+// each edge attaining the maximum dy * share of its destination.
 // CHECK-LABEL: func.func @reduce_max_fwd(
-// CHECK: %[[Y:.*]], %[[T:.*]] = gnn.reduce max %arg0, %arg1 : tensor<?x8xf32> -> tensor<?x8xf32>, tensor<?x8xf32>
-// CHECK: return %[[Y]], %arg1, %[[Y]], %[[T]]
+// CHECK: %[[Y:.*]], %[[S:.*]] = gnn.reduce max %arg0, %arg1 : tensor<?x8xf32> -> tensor<?x8xf32>, tensor<?x8xf32>
+// CHECK: return %[[Y]], %arg1, %[[Y]], %[[S]]
 // CHECK-LABEL: func.func @reduce_max_bwd(
 // CHECK-NOT: gnn.reduce
-// CHECK: linalg.generic {{.*}} ins(%arg4, %arg3 :
-// CHECK: arith.divf
-// CHECK: %[[S:.*]] = gnn.gather dst
-// CHECK: %[[DE:.*]] = linalg.generic {{.*}} ins(%arg1, %{{.*}}, %[[S]] :
+// CHECK: %[[YE:.*]] = gnn.gather dst %arg0, %arg2
+// CHECK: %[[DYE:.*]] = gnn.gather dst %arg0, %arg4
+// CHECK: %[[SE:.*]] = gnn.gather dst %arg0, %arg3
+// CHECK: %[[DE:.*]] = linalg.generic {{.*}} ins(%arg1, %[[YE]], %[[DYE]], %[[SE]] :
+// CHECK: arith.mulf
 // CHECK: arith.select
 // CHECK: return %[[DE]]
 func.func @reduce_max(%g: !gnn.graph, %e: tensor<?x8xf32> {gnn.differentiable, gnn.domain = "edge"}) -> tensor<?x8xf32> {

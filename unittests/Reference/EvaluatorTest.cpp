@@ -127,7 +127,7 @@ TEST_F(Evaluator, SpmmMaxMinAreNotClampedAndEmptyRowsAreZero) {
   expectTensor(mn[0], {6, 2}, {0, 0, -3, -1, -2, 1, 0, 0, -2, 2, 0, 0});
 }
 
-TEST_F(Evaluator, SpmmMaxMinTiesCountDuplicatesAndEqualValues) {
+TEST_F(Evaluator, SpmmMaxMinSharesCountDuplicatesAndEqualValues) {
   const char *src = R"mlir(
 func.func @f(%g: !gnn.graph, %x: tensor<?x2xf32>) -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>) {
   %0, %1 = gnn.spmm max %g, %x : tensor<?x2xf32> -> tensor<?x2xf32>, tensor<?x2xf32>
@@ -141,11 +141,13 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x2xf32>) -> (tensor<?x2xf32>, tensor<?x
   auto out = run(src, tinyGraph(), {x});
   ASSERT_EQ(out.size(), 4u) << errors;
   expectTensor(out[0], {6, 2}, {0, 0, 1, 3, -1, 2, 0, 0, -2, 2, 0, 0});
-  // node0 <- x3; node1 <- x0 x0 x4 (3 = 3 three times); node2 <- x1 x2;
-  // node4 <- x1; nodes 3 and 5 have no incoming edge: 0.
-  expectTensor(out[1], {6, 2}, {1, 1, 1, 3, 1, 1, 0, 0, 1, 1, 0, 0});
+  // The shares are 1 / the tie counts. node0 <- x3; node1 <- x0 x0 x4 (3 =
+  // 3 three times); node2 <- x1 x2; node4 <- x1; nodes 3 and 5 have no
+  // incoming edge: 0.
+  const double third = 1.0 / 3.0;
+  expectTensor(out[1], {6, 2}, {1, 1, 1, third, 1, 1, 0, 0, 1, 1, 0, 0});
   expectTensor(out[2], {6, 2}, {0, 0, -3, 3, -2, 1, 0, 0, -2, 2, 0, 0});
-  expectTensor(out[3], {6, 2}, {1, 1, 2, 3, 1, 1, 0, 0, 1, 1, 0, 0});
+  expectTensor(out[3], {6, 2}, {1, 1, 0.5, third, 1, 1, 0, 0, 1, 1, 0, 0});
 }
 
 TEST_F(Evaluator, SpmmReversedAggregatesIntoSources) {
@@ -279,7 +281,7 @@ func.func @f(%g: !gnn.graph, %a: tensor<?x2xf32>, %b: tensor<?x2xf32>)
   }
 }
 
-TEST_F(Evaluator, ReduceMaxMinTies) {
+TEST_F(Evaluator, ReduceMaxMinShares) {
   const char *src = R"mlir(
 func.func @f(%g: !gnn.graph, %v: tensor<?xf32> {gnn.domain = "edge"}) -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) {
   %0, %1 = gnn.reduce max %g, %v : tensor<?xf32> -> tensor<?xf32>, tensor<?xf32>
@@ -292,11 +294,11 @@ func.func @f(%g: !gnn.graph, %v: tensor<?xf32> {gnn.domain = "edge"}) -> (tensor
   // By destination: node0 <- e4; node1 <- e0 e1 e5 (all 2); node2 <- e2 e3
   // (both 1); node4 <- e6; nodes 3 and 5: none.
   expectTensor(out[0], {6}, {0, 2, 1, 0, 1, 0});
-  expectTensor(out[1], {6}, {1, 3, 2, 0, 1, 0});
+  expectTensor(out[1], {6}, {1, 1.0 / 3.0, 0.5, 0, 1, 0});
   // By source: node0 -> e0 e1; node1 -> e2 e6; node2 -> e3; node3 -> e4;
   // node4 -> e5; node5: none.
   expectTensor(out[2], {6}, {2, 1, 1, 0, 2, 0});
-  expectTensor(out[3], {6}, {2, 2, 1, 1, 1, 0});
+  expectTensor(out[3], {6}, {0.5, 0.5, 1, 1, 1, 0});
 }
 
 TEST_F(Evaluator, GatherReduceDegree) {

@@ -281,7 +281,7 @@ func.func @softmax_through_linalg(%g: !gnn.graph, %x: tensor<?x8xf32>) {
 // -----
 
 func.func @spmm_ties_sum(%g: !gnn.graph, %x: tensor<?x8xf32>) {
-  // expected-error @+1 {{'gnn.spmm' op expects a 'ties' result only with max or min but the reduction is sum}}
+  // expected-error @+1 {{'gnn.spmm' op expects a 'share' result only with max or min but the reduction is sum}}
   %o, %t = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>, tensor<?x8xf32>
   return
 }
@@ -289,7 +289,7 @@ func.func @spmm_ties_sum(%g: !gnn.graph, %x: tensor<?x8xf32>) {
 // -----
 
 func.func @spmm_ties_type(%g: !gnn.graph, %x: tensor<?x8xf32>) {
-  // expected-error @+1 {{'gnn.spmm' op expects 'ties' of the result's type 'tensor<?x8xf32>' but got 'tensor<?x4xf32>'}}
+  // expected-error @+1 {{'gnn.spmm' op expects 'share' of the result's type 'tensor<?x8xf32>' but got 'tensor<?x4xf32>'}}
   %o, %t = gnn.spmm max %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>, tensor<?x4xf32>
   return
 }
@@ -297,7 +297,7 @@ func.func @spmm_ties_type(%g: !gnn.graph, %x: tensor<?x8xf32>) {
 // -----
 
 func.func @reduce_ties_mean(%g: !gnn.graph, %e: tensor<?x8xf32> {gnn.domain = "edge"}) {
-  // expected-error @+1 {{'gnn.reduce' op expects a 'ties' result only with max or min but the reduction is mean}}
+  // expected-error @+1 {{'gnn.reduce' op expects a 'share' result only with max or min but the reduction is mean}}
   %o, %t = gnn.reduce mean %g, %e : tensor<?x8xf32> -> tensor<?x8xf32>, tensor<?x8xf32>
   return
 }

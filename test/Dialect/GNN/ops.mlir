@@ -72,8 +72,8 @@ func.func @spmm(%g: !gnn.graph, %x: tensor<?x16xf32>, %w: tensor<?xf32> {gnn.dom
   %1 = gnn.spmm mean %g, %x reversed : tensor<?x16xf32> -> tensor<?x16xf32>
   %2 = gnn.spmm max %g, %x weights(%w : tensor<?xf32>) : tensor<?x16xf32> -> tensor<?x16xf32>
   %3 = gnn.spmm min %g, %h weights(%a : tensor<?x4xf32>) reversed : tensor<?x4x8xf32> -> tensor<?x4x8xf32>
-  %4, %ties = gnn.spmm max %g, %x : tensor<?x16xf32> -> tensor<?x16xf32>, tensor<?x16xf32>
-  %5, %ties2 = gnn.spmm min %g, %h weights(%a : tensor<?x4xf32>) : tensor<?x4x8xf32> -> tensor<?x4x8xf32>, tensor<?x4x8xf32>
+  %4, %share = gnn.spmm max %g, %x : tensor<?x16xf32> -> tensor<?x16xf32>, tensor<?x16xf32>
+  %5, %share2 = gnn.spmm min %g, %h weights(%a : tensor<?x4xf32>) : tensor<?x4x8xf32> -> tensor<?x4x8xf32>, tensor<?x4x8xf32>
   return
 }
 
@@ -92,7 +92,7 @@ func.func @reduce(%g: !gnn.graph, %e: tensor<?x4xf32> {gnn.domain = "edge"},
   %1 = gnn.reduce mean %g, %e reversed : tensor<?x4xf32> -> tensor<?x4xf32>
   %2 = gnn.reduce max %g, %f : tensor<?xf32> -> tensor<?xf32>
   %3 = gnn.reduce min %g, %k : tensor<?x2x3xf32> -> tensor<?x2x3xf32>
-  %4, %ties = gnn.reduce max %g, %e reversed : tensor<?x4xf32> -> tensor<?x4xf32>, tensor<?x4xf32>
+  %4, %share = gnn.reduce max %g, %e reversed : tensor<?x4xf32> -> tensor<?x4xf32>, tensor<?x4xf32>
   return
 }
 

@@ -219,19 +219,19 @@ LogicalResult EdgeSoftmaxOp::verify() {
 // SpmmOp
 //===----------------------------------------------------------------------===//
 
-/// An extremum's optional tie counts (spmm's and reduce's second result):
+/// An extremum's optional tie shares (spmm's and reduce's second result):
 /// only for max or min, of the result's type.
-static LogicalResult verifyTies(Operation *op, ReduceKind kind, Value ties,
-                                Type result) {
-  if (!ties)
+static LogicalResult verifyShare(Operation *op, ReduceKind kind, Value share,
+                                 Type result) {
+  if (!share)
     return success();
   if (kind != ReduceKind::max && kind != ReduceKind::min)
-    return op->emitOpError() << "expects a 'ties' result only with max or "
+    return op->emitOpError() << "expects a 'share' result only with max or "
                                 "min but the reduction is "
                              << stringifyReduceKind(kind);
-  if (ties.getType() != result)
-    return op->emitOpError() << "expects 'ties' of the result's type "
-                             << result << " but got " << ties.getType();
+  if (share.getType() != result)
+    return op->emitOpError() << "expects 'share' of the result's type "
+                             << result << " but got " << share.getType();
   return success();
 }
 
@@ -255,7 +255,7 @@ LogicalResult SpmmOp::verify() {
         failed(checkDomain(*this, w, "weights", Domain::Edge)))
       return failure();
   }
-  if (failed(verifyTies(*this, getReduce(), getTies(), out)))
+  if (failed(verifyShare(*this, getReduce(), getShare(), out)))
     return failure();
   return checkDomain(*this, getInput(), "input", Domain::Node);
 }
@@ -273,7 +273,7 @@ LogicalResult ReduceOp::verify() {
                                "result")) ||
       failed(checkTrailing(*this, in, "input", out, "result", in.getRank(),
                            in.getRank())) ||
-      failed(verifyTies(*this, getKind(), getTies(), out)))
+      failed(verifyShare(*this, getKind(), getShare(), out)))
     return failure();
   return checkDomain(*this, getInput(), "input", Domain::Edge);
 }

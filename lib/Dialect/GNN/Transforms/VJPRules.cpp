@@ -17,8 +17,8 @@
 //   spmm/reduce max/min    dy shared equally by the edges attaining the
 //                          extremum (PyTorch's scatter_reduce rule), with
 //                          weights too (an edge's value is w * x[from]);
-//                          the op's `ties` result (gnn-autodiff adds it)
-//                          gives their number
+//                          the op's `share` result (gnn-autodiff adds it)
+//                          is 1 / their number
 //   reduce sum v           dv = gather dy at `to`
 //   degree                 none
 //
@@ -169,7 +169,7 @@ struct GraphTB : TB {
   }
   /// Sums edge values onto the nodes at `end`, as `like` (a node tensor).
   Value reduceAt(EdgeEnd end, Value edgeValues, Type resultType) {
-    return ReduceOp::create(b, loc, resultType, /*ties=*/Type(),
+    return ReduceOp::create(b, loc, resultType, /*share=*/Type(),
                             ReduceKind::sum, graph, edgeValues,
                             /*reversed=*/end == EdgeEnd::src)
         .getResult();
@@ -190,25 +190,31 @@ EdgeEnd aggregationEnd(bool reversed) {
   return reversed ? EdgeEnd::src : EdgeEnd::dst;
 }
 
-/// Shares `dy` (node gradient of an extremum `y`) equally among the `ties`
-/// edges whose value `xe` attains it (the op's second result, which
-/// gnn-autodiff adds to every differentiated max/min): returns the per-edge
-/// gradient, selected (not multiplied by a 0/1 mask) so that an edge off the
-/// extremum gets 0 whatever the share (0 * inf would be NaN).
+/// Shares `dy` (node gradient of an extremum `y`) equally among the edges
+/// whose value `xe` attains it, by `share` (1 / their number: the op's
+/// second result, which gnn-autodiff adds to every differentiated max/min):
+/// returns the per-edge gradient `xe == y ? dy * share : 0`, selected (not
+/// multiplied by a 0/1 mask) so that an edge off the extremum gets 0
+/// whatever the share. It is computed per edge from the gathered `dy` and
+/// `share` rather than from a per-node `dy * share`, so that fused into the
+/// aggregation by `to` it needs no node-sized temporary beside the `share`
+/// residual (one row read more per edge instead).
 FailureOr<Value> tieShare(Operation *op, GraphTB &t, EdgeEnd to, Value xe,
-                          Value y, Value dy, Value ties) {
-  if (!ties)
-    return op->emitOpError("expects its 'ties' result to be differentiated "
+                          Value y, Value dy, Value share) {
+  if (!share)
+    return op->emitOpError("expects its 'share' result to be differentiated "
                            "(gnn-autodiff adds it)");
   Value ye = t.gatherAt(to, y);
-  Value share = t.divOrZero(dy, ties);
-  return t.map(xe, {xe, ye, t.gatherAt(to, share)},
+  Value dye = t.gatherAt(to, dy);
+  Value sharee = t.gatherAt(to, share);
+  return t.map(xe, {xe, ye, dye, sharee},
                [](OpBuilder &nb, Location nl, ValueRange a) {
                  Value eq = arith::CmpFOp::create(
                      nb, nl, arith::CmpFPredicate::OEQ, a[0], a[1]);
+                 Value part = arith::MulFOp::create(nb, nl, a[2], a[3]);
                  Value zero = arith::ConstantOp::create(
                      nb, nl, nb.getFloatAttr(a[2].getType(), 0.0));
-                 return arith::SelectOp::create(nb, nl, eq, a[2], zero)
+                 return arith::SelectOp::create(nb, nl, eq, part, zero)
                      .getResult();
                });
 }
@@ -253,11 +259,11 @@ struct SddmmVJP : public VJPOpInterface::ExternalModel<SddmmVJP, SddmmOp> {
       break;
     case SddmmKind::dot:
       // da[n] = sum over the edges with a's end at n of dy[e] * c[c's end].
-      da = SpmmOp::create(b, t.loc, a.getType(), /*ties=*/Type(),
+      da = SpmmOp::create(b, t.loc, a.getType(), /*share=*/Type(),
                           ReduceKind::sum, s.getGraph(), c, dy,
                           /*reversed=*/aEnd == EdgeEnd::src)
                .getResult();
-      dc = SpmmOp::create(b, t.loc, c.getType(), /*ties=*/Type(),
+      dc = SpmmOp::create(b, t.loc, c.getType(), /*share=*/Type(),
                           ReduceKind::sum, s.getGraph(), a, dy,
                           /*reversed=*/cEnd == EdgeEnd::src)
                .getResult();
@@ -374,7 +380,7 @@ struct SpmmVJP : public VJPOpInterface::ExternalModel<SpmmVJP, SpmmOp> {
       dy = t.divOrZero(dy, t.degreeAt(to, t.elementOf(dy)));
       [[fallthrough]];
     case ReduceKind::sum:
-      grads[1] = SpmmOp::create(b, t.loc, x.getType(), /*ties=*/Type(),
+      grads[1] = SpmmOp::create(b, t.loc, x.getType(), /*share=*/Type(),
                                 ReduceKind::sum, s.getGraph(), dy, w,
                                 !s.getReversed())
                      .getResult();
@@ -389,7 +395,7 @@ struct SpmmVJP : public VJPOpInterface::ExternalModel<SpmmVJP, SpmmOp> {
       Value xe = t.gatherAt(from, x);
       if (!w) {
         FailureOr<Value> share =
-            tieShare(op, t, to, xe, s.getResult(), dy, s.getTies());
+            tieShare(op, t, to, xe, s.getResult(), dy, s.getShare());
         if (failed(share))
           return failure();
         grads[1] = t.reduceAt(from, *share, x.getType());
@@ -400,7 +406,7 @@ struct SpmmVJP : public VJPOpInterface::ExternalModel<SpmmVJP, SpmmOp> {
         return arith::MulFOp::create(nb, nl, a[0], a[1]).getResult();
       });
       FailureOr<Value> shared =
-          tieShare(op, t, to, value, s.getResult(), dy, s.getTies());
+          tieShare(op, t, to, value, s.getResult(), dy, s.getShare());
       if (failed(shared))
         return failure();
       Value share = *shared;
@@ -439,7 +445,7 @@ struct ReduceVJP : public VJPOpInterface::ExternalModel<ReduceVJP, ReduceOp> {
     case ReduceKind::max:
     case ReduceKind::min: {
       FailureOr<Value> share =
-          tieShare(op, t, to, r.getInput(), r.getResult(), dy, r.getTies());
+          tieShare(op, t, to, r.getInput(), r.getResult(), dy, r.getShare());
       if (failed(share))
         return failure();
       grads[1] = *share;

@@ -30,9 +30,9 @@ struct GroupParts {
   /// The log-sum-exp of the group's edge_softmax when the group returns it
   /// (as its second result; see gnn.edge_softmax).
   Value lse;
-  /// The tie counts of the group's spmm or reduce max/min when the group
+  /// The tie shares of the group's spmm or reduce max/min when the group
   /// returns them (as its second result; see gnn.spmm).
-  Value ties;
+  Value share;
 
   /// Classifies the ops of `group`; emits a diagnostic for a group whose
   /// shape no lowering handles.

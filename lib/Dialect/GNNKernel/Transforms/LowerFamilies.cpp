@@ -79,15 +79,15 @@ FailureOr<GroupParts> GroupParts::of(KernelGroupOp group) {
       if (auto softmax = dyn_cast<gnn::EdgeSoftmaxOp>(op);
           softmax && softmax.getLse() == yields[1])
         parts.lse = yields[1];
-    Value ties;
+    Value share;
     if (auto spmm = dyn_cast<gnn::SpmmOp>(parts.anchor))
-      ties = spmm.getTies();
+      share = spmm.getShare();
     else if (auto reduce = dyn_cast<gnn::ReduceOp>(parts.anchor))
-      ties = reduce.getTies();
-    if (ties && ties == yields[1])
-      parts.ties = ties;
+      share = reduce.getShare();
+    if (share && share == yields[1])
+      parts.share = share;
   }
-  Value side = parts.lse ? parts.lse : parts.ties;
+  Value side = parts.lse ? parts.lse : parts.share;
   bool yieldsLast =
       dense ? yields == last->getResults()
             : yields.size() == 1 + static_cast<size_t>(bool(side)) &&

@@ -446,10 +446,10 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
       return arith::MinNumFOp::create(rb, loc, a, c);
     return arith::AddFOp::create(rb, loc, a, c);
   };
-  // With tie counts (spmm max/min's second result), the state is the
+  // With tie shares (spmm max/min's second result), the state is the
   // extrema then as many counts: a count survives where its extremum is
   // the merged one, and a new term counts where it equals the new extremum.
-  bool countTies = static_cast<bool>(parts.ties);
+  bool countTies = static_cast<bool>(parts.share);
   int64_t values = chunks * vec;
   auto keepCount = [&](OpBuilder &rb, Value count, Value was, Value now) {
     Value same = arith::CmpFOp::create(rb, loc, arith::CmpFPredicate::OEQ,
@@ -629,11 +629,18 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
     }
     kb.store(outs, kb.result(0), kb.add(kb.mul(rowIdx, row), c));
     if (countTies) {
-      // (0 for a row without edges: nothing was counted.)
-      SmallVector<Value> counts;
-      for (int64_t v = 0; v < vec; ++v)
-        counts.push_back(kb.castFloat(acc[values + j * vec + v], ft));
-      kb.store(counts, kb.result(1), kb.add(kb.mul(rowIdx, row), c));
+      // The share is 1 / the count, 0 where nothing was counted (a row
+      // without edges, or a NaN extremum).
+      SmallVector<Value> shares;
+      for (int64_t v = 0; v < vec; ++v) {
+        Value count = kb.castFloat(acc[values + j * vec + v], ft);
+        Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                           count, kb.fp(0.0));
+        Value inverse = arith::DivFOp::create(b, loc, kb.fp(1.0), count);
+        shares.push_back(
+            arith::SelectOp::create(b, loc, none, kb.fp(0.0), inverse));
+      }
+      kb.store(shares, kb.result(1), kb.add(kb.mul(rowIdx, row), c));
     }
   }
   finishRowKernel(kb, group, parts, s);

@@ -119,17 +119,18 @@ def GNN_SpmmOp : GNN_Op<"spmm", [Pure]> {
     A node with no incoming edge gets 0 for every reduction. With `reversed`,
     rows of destinations are aggregated into their sources.
 
-    `max` and `min` may have a second result `ties`, of the result's type:
-    `ties[d]` is the number of incoming edges whose value `w[e] * input[s]`
-    equals `result[d]` (elementwise, as a float; 0 for a node with no
-    incoming edge). It is what a backward pass keeps to share the gradient
-    among the edges attaining the extremum, counted as the extremum is found.
+    `max` and `min` may have a second result `share`, of the result's type:
+    `share[d]` is 1 / the number of incoming edges whose value
+    `w[e] * input[s]` equals `result[d]` (elementwise; 0 for a node with no
+    incoming edge, or whose extremum is NaN). It is what a backward pass
+    keeps to share the gradient equally among the edges attaining the
+    extremum (each takes `dy * share`), counted as the extremum is found.
 
     ```mlir
     %agg = gnn.spmm sum %g, %h weights(%alpha : tensor<?x4xf32>)
         : tensor<?x4x8xf32> -> tensor<?x4x8xf32>
     %mean = gnn.spmm mean %g, %x : tensor<?x16xf32> -> tensor<?x16xf32>
-    %max, %ties = gnn.spmm max %g, %x
+    %max, %share = gnn.spmm max %g, %x
         : tensor<?x16xf32> -> tensor<?x16xf32>, tensor<?x16xf32>
     ```
   }];
@@ -138,11 +139,11 @@ def GNN_SpmmOp : GNN_Op<"spmm", [Pure]> {
                        Optional<GNN_FloatTensor>:$weights,
                        UnitAttr:$reversed);
   let results = (outs GNN_FloatTensor:$result,
-                      Optional<GNN_FloatTensor>:$ties);
+                      Optional<GNN_FloatTensor>:$share);
   let assemblyFormat = [{
     $reduce $graph `,` $input (`weights` `(` $weights^ `:` type($weights) `)`)?
     (`reversed` $reversed^)? attr-dict `:` type($input) `->` type($result)
-    (`,` type($ties)^)?
+    (`,` type($share)^)?
   }];
   let hasVerifier = 1;
 }
@@ -159,9 +160,9 @@ def GNN_ReduceOp : GNN_Op<"reduce", [Pure]> {
     A node with no incoming edge gets 0. With `reversed`, the reduction runs
     over the edges leaving each node.
 
-    `max` and `min` may have a second result `ties`, as `gnn.spmm`'s: the
-    number of edges whose value equals the extremum (0 for a node with no
-    edge).
+    `max` and `min` may have a second result `share`, as `gnn.spmm`'s: 1 /
+    the number of edges whose value equals the extremum (0 for a node with
+    no edge).
 
     ```mlir
     %s = gnn.reduce sum %g, %e : tensor<?x4xf32> -> tensor<?x4xf32>
@@ -172,10 +173,10 @@ def GNN_ReduceOp : GNN_Op<"reduce", [Pure]> {
   let arguments = (ins GNN_ReduceKind:$kind, GNN_GraphType:$graph,
                        GNN_FloatTensor:$input, UnitAttr:$reversed);
   let results = (outs GNN_FloatTensor:$result,
-                      Optional<GNN_FloatTensor>:$ties);
+                      Optional<GNN_FloatTensor>:$share);
   let assemblyFormat = [{
     $kind $graph `,` $input (`reversed` $reversed^)? attr-dict `:`
-    type($input) `->` type($result) (`,` type($ties)^)?
+    type($input) `->` type($result) (`,` type($share)^)?
   }];
   let hasVerifier = 1;
 }
