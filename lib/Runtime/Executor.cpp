@@ -182,10 +182,7 @@ Status Executable::Impl::bind(const std::map<std::string, void *> &bindings,
                            program.name + "'");
   }
   pointers.assign(program.buffers.size(), nullptr);
-  // Temps: their place in the workspace (an unused temp keeps null).
-  for (const MemoryPlan::Temp &t : plan.temps)
-    if (t.range.used && workspace)
-      pointers[t.buffer] = workspace + t.offset;
+  std::vector<int64_t> sizes(program.buffers.size(), 0);
   for (size_t i = 0; i < program.buffers.size(); ++i) {
     const BufferDecl &b = program.buffers[i];
     if (b.role == BufferRole::Temp)
@@ -203,6 +200,45 @@ Status Executable::Impl::bind(const std::map<std::string, void *> &bindings,
     if (!it->second && bytes)
       return Status::error("buffer '" + b.name + "' is bound to a null pointer");
     pointers[i] = it->second;
+    sizes[i] = bytes;
+  }
+  // Temps: their place in the workspace, or in the output holding them
+  // before it is written (an unused temp keeps null).
+  std::vector<bool> holds(program.buffers.size(), false);
+  for (const MemoryPlan::Temp &t : plan.temps) {
+    if (!t.range.used)
+      continue;
+    if (t.host == MemoryPlan::Temp::kArena) {
+      if (workspace)
+        pointers[t.buffer] = workspace + t.offset;
+      continue;
+    }
+    pointers[t.buffer] = static_cast<char *>(pointers[t.host]) + t.offset;
+    holds[t.host] = true;
+  }
+  // An output holding temps is written before the program writes it: it
+  // must be aligned for the kernels' vector accesses and must not be an
+  // input's memory.
+  for (size_t o = 0; o < program.buffers.size(); ++o) {
+    if (!holds[o])
+      continue;
+    const std::string &name = program.buffers[o].name;
+    auto start = reinterpret_cast<uintptr_t>(pointers[o]);
+    if (start % 16)
+      return Status::error("output '" + name + "' of program '" +
+                           program.name +
+                           "' holds temporaries before it is written and "
+                           "must be 16-byte aligned");
+    for (size_t i = 0; i < program.buffers.size(); ++i) {
+      if (program.buffers[i].role != BufferRole::Input || !sizes[i])
+        continue;
+      auto in = reinterpret_cast<uintptr_t>(pointers[i]);
+      if (in < start + uintptr_t(sizes[o]) && start < in + uintptr_t(sizes[i]))
+        return Status::error("output '" + name + "' of program '" +
+                             program.name + "' overlaps input '" +
+                             program.buffers[i].name +
+                             "': it holds temporaries before it is written");
+    }
   }
   return Status();
 }

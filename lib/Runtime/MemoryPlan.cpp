@@ -254,49 +254,147 @@ std::vector<LiveRange> gnn::runtime::bufferLiveRanges(const Program &program) {
   return ranges;
 }
 
+namespace {
+/// An output that can hold temps before its first step.
+struct Host {
+  size_t buffer = 0, bytes = 0, first = 0;
+  std::vector<size_t> temps; // indices into MemoryPlan::temps
+};
+
+size_t alignUp(size_t n) {
+  return (n + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+}
+
+bool liveTogether(const LiveRange &a, const LiveRange &b) {
+  return a.first <= b.last && b.first <= a.last;
+}
+
+/// The lowest aligned offset in `host` where `t` fits beside the temps
+/// there that are live with it, or SIZE_MAX.
+size_t fitIn(const Host &host, const std::vector<MemoryPlan::Temp> &temps,
+             const MemoryPlan::Temp &t) {
+  if (t.range.last >= host.first)
+    return SIZE_MAX;
+  std::vector<size_t> starts = {0};
+  for (size_t o : host.temps)
+    if (liveTogether(temps[o].range, t.range))
+      starts.push_back(alignUp(temps[o].offset + temps[o].bytes));
+  std::sort(starts.begin(), starts.end());
+  for (size_t start : starts) {
+    if (start > host.bytes || t.bytes > host.bytes - start)
+      continue;
+    bool clear = true;
+    for (size_t o : host.temps)
+      if (liveTogether(temps[o].range, t.range) &&
+          start < temps[o].offset + temps[o].bytes &&
+          temps[o].offset < start + t.bytes)
+        clear = false;
+    if (clear)
+      return start;
+  }
+  return SIZE_MAX;
+}
+} // namespace
+
 StatusOr<MemoryPlan> gnn::runtime::planMemory(const Program &program,
                                               const FormulaScope &scope) {
   MemoryPlan plan;
   std::vector<LiveRange> ranges = bufferLiveRanges(program);
-  std::vector<MemoryBlock> blocks;
-  std::vector<size_t> blockOf; // temp index -> block index
+  std::vector<Host> hosts;
   for (size_t i = 0; i < program.buffers.size(); ++i) {
     const BufferDecl &b = program.buffers[i];
-    if (b.role != BufferRole::Temp)
+    if (b.role == BufferRole::Input)
       continue;
     StatusOr<int64_t> bytesOr = bufferBytes(b, scope);
     if (!bytesOr.ok())
       return Status(bytesOr.error());
-    int64_t bytes = *bytesOr;
+    size_t bytes = static_cast<size_t>(*bytesOr);
+    if (b.role == BufferRole::Output) {
+      if (ranges[i].used && bytes)
+        hosts.push_back({i, bytes, ranges[i].first, {}});
+      continue;
+    }
+    if (b.role != BufferRole::Temp)
+      continue;
     MemoryPlan::Temp t;
     t.buffer = i;
-    t.bytes = static_cast<size_t>(bytes);
+    t.bytes = bytes;
     t.range = ranges[i];
-    if (t.range.used) {
-      blockOf.push_back(blocks.size());
-      blocks.push_back({t.bytes, t.range.first, t.range.last});
-      if (__builtin_add_overflow(plan.unplannedBytes, t.bytes,
-                                 &plan.unplannedBytes))
-        return Status::error("the temps of program '" + program.name +
-                             "' need more than 2^64 bytes");
-    } else {
-      blockOf.push_back(SIZE_MAX);
-    }
+    if (t.range.used &&
+        __builtin_add_overflow(plan.unplannedBytes, t.bytes,
+                               &plan.unplannedBytes))
+      return Status::error("the temps of program '" + program.name +
+                           "' need more than 2^64 bytes");
     plan.temps.push_back(t);
   }
-  Status checked = checkMemoryBlocks(blocks);
-  if (!checked.ok())
-    return checked.withContext("program '" + program.name + "'");
-  ArenaPlan arena = planArena(blocks);
-  Status verified = verifyArenaPlan(blocks, arena);
-  if (!verified.ok())
-    return verified.withContext("internal error: program '" + program.name +
-                                "'");
+  // The arena of the used temps not in `hosted`: the blocks placed, which
+  // temps they are, and the plan.
+  struct Arena {
+    std::vector<MemoryBlock> blocks;
+    std::vector<size_t> temps;
+    ArenaPlan plan;
+  };
+  auto placeInArena = [&](const std::vector<bool> &hosted) -> StatusOr<Arena> {
+    Arena a;
+    for (size_t t = 0; t < plan.temps.size(); ++t) {
+      const MemoryPlan::Temp &temp = plan.temps[t];
+      if (temp.range.used && !hosted[t]) {
+        a.temps.push_back(t);
+        a.blocks.push_back({temp.bytes, temp.range.first, temp.range.last});
+      }
+    }
+    Status checked = checkMemoryBlocks(a.blocks);
+    if (!checked.ok())
+      return checked.withContext("program '" + program.name + "'");
+    a.plan = planArena(a.blocks);
+    Status verified = verifyArenaPlan(a.blocks, a.plan);
+    if (!verified.ok())
+      return verified.withContext("internal error: program '" +
+                                  program.name + "'");
+    return a;
+  };
+  std::vector<bool> none(plan.temps.size(), false);
+  StatusOr<Arena> all = placeInArena(none);
+  if (!all.ok())
+    return all.error();
+  plan.maxLiveBytes = maxLiveBytes(all->blocks);
+
+  // Temps into outputs not yet written: largest first (then earlier, then
+  // in buffer order), each into the first output where it fits.
+  std::vector<size_t> order;
   for (size_t t = 0; t < plan.temps.size(); ++t)
-    if (blockOf[t] != SIZE_MAX)
-      plan.temps[t].offset = arena.offsets[blockOf[t]];
-  plan.arenaBytes = arena.arenaBytes;
-  plan.maxLiveBytes = maxLiveBytes(blocks);
+    if (plan.temps[t].range.used && plan.temps[t].bytes)
+      order.push_back(t);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const MemoryPlan::Temp &x = plan.temps[a], &y = plan.temps[b];
+    if (x.bytes != y.bytes)
+      return x.bytes > y.bytes;
+    return x.range.first < y.range.first;
+  });
+  std::vector<bool> hosted(plan.temps.size(), false);
+  for (size_t t : order)
+    for (Host &host : hosts) {
+      size_t offset = fitIn(host, plan.temps, plan.temps[t]);
+      if (offset == SIZE_MAX)
+        continue;
+      plan.temps[t].offset = offset;
+      plan.temps[t].host = host.buffer;
+      host.temps.push_back(t);
+      hosted[t] = true;
+      break;
+    }
+  StatusOr<Arena> arena = placeInArena(hosted);
+  if (!arena.ok())
+    return arena.error();
+  if (arena->plan.arenaBytes > all->plan.arenaBytes) {
+    // (Greedy placement is not monotonic: never worse than no hosting.)
+    for (MemoryPlan::Temp &t : plan.temps)
+      t.host = MemoryPlan::Temp::kArena;
+    arena = std::move(all);
+  }
+  for (size_t k = 0; k < arena->temps.size(); ++k)
+    plan.temps[arena->temps[k]].offset = arena->plan.offsets[k];
+  plan.arenaBytes = arena->plan.arenaBytes;
   return plan;
 }
 
@@ -308,10 +406,13 @@ std::string MemoryPlan::toJson(const Program &program) const {
       j["first_step"] = t.range.first;
       j["last_step"] = t.range.last;
       j["offset"] = t.offset;
+      j["in"] = t.host == Temp::kArena ? std::string("arena")
+                                       : program.buffers[t.host].name;
     } else {
       j["first_step"] = nullptr;
       j["last_step"] = nullptr;
       j["offset"] = nullptr;
+      j["in"] = nullptr;
     }
     list.push_back(std::move(j));
   }

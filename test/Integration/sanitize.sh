@@ -34,7 +34,7 @@ cases+=(
 )
 work=$(mktemp -d)
 if [ -n "$gnn_opt" ]; then
-  for e in gcn gat sage_max; do
+  for e in gcn gat gatv2 transformer sage_max; do
     sed -e 's/\(%[a-z_0-9]*: tensor<[^>]*>\)\([,)]\)/\1 {gnn.differentiable}\2/g' \
       "$root/examples/$e.mlir" | "$gnn_opt" --gnn-autodiff -o "$work/${e}_ad.mlir" || exit 1
     cases+=("$work/${e}_ad.mlir#${e}_bwd")

@@ -94,7 +94,9 @@ TEST_F(MemoryPlanPrograms, TwoLayerGATHoldsOneLayer) {
   for (int64_t maxDegree : {0, 5000}) { // without, with split heavy rows
     rt::Program p = compile("gat2", maxDegree);
     rt::MemoryPlan m = plan(p);
-    EXPECT_EQ(m.arenaBytes, m.maxLiveBytes);
+    // The output holds the first layer's temps that die before it is
+    // written: the arena is under the bound of one holding them all.
+    EXPECT_LT(m.arenaBytes, m.maxLiveBytes);
     // Less than the first layer's temps (everything up to the second x W).
     size_t layer = 0;
     std::vector<rt::LiveRange> ranges = rt::bufferLiveRanges(p);

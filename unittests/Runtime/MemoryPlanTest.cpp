@@ -86,7 +86,8 @@ const MemoryPlan::Temp &temp(const Program &p, const MemoryPlan &m,
 }
 
 bool overlapInMemory(const MemoryPlan::Temp &a, const MemoryPlan::Temp &b) {
-  return a.offset < b.offset + b.bytes && b.offset < a.offset + a.bytes;
+  return a.host == b.host && a.offset < b.offset + b.bytes &&
+         b.offset < a.offset + a.bytes;
 }
 
 TEST(MemoryPlan, LiveRangesAreFirstAndLastUse) {
@@ -121,10 +122,14 @@ TEST(MemoryPlan, DisjointLiveRangesShare) {
 TEST(MemoryPlan, ReadAndWriteInOneStepDoNotShare) {
   // Step 1 reads t0 (its last use) and writes t1 (its first): in place would
   // be a hazard, so they must not overlap although t0 dies there.
+  // (t0 dies before result0's first step: result0's bytes hold it.)
   Program p = chain({"nodes", "nodes"});
   MemoryPlan m = plan(p);
   EXPECT_FALSE(overlapInMemory(temp(p, m, "t0"), temp(p, m, "t1")));
-  EXPECT_EQ(m.arenaBytes, 2 * align(4000));
+  EXPECT_EQ(temp(p, m, "t0").host, 3u); // result0
+  EXPECT_EQ(temp(p, m, "t1").host, MemoryPlan::Temp::kArena);
+  EXPECT_EQ(m.arenaBytes, align(4000));
+  EXPECT_EQ(m.maxLiveBytes, 2 * align(4000));
 }
 
 TEST(MemoryPlan, OverlappingLiveRangesDoNotShare) {
@@ -153,7 +158,14 @@ TEST(MemoryPlan, OffsetsAreAligned) {
   EXPECT_EQ(temp(p, m, "t2").bytes, 8u);
   EXPECT_EQ(m.unplannedBytes, 4u + 260 + 8);
   EXPECT_EQ(m.arenaBytes % kArenaAlignment, 0u);
-  EXPECT_EQ(m.arenaBytes, 256u + 512);
+  // t1 and t0 (live together) in result0 (4000 bytes), at 0 and 512; t2,
+  // live at result0's first step, in the arena.
+  EXPECT_EQ(temp(p, m, "t1").host, 4u);
+  EXPECT_EQ(temp(p, m, "t1").offset, 0u);
+  EXPECT_EQ(temp(p, m, "t0").host, 4u);
+  EXPECT_EQ(temp(p, m, "t0").offset, 512u);
+  EXPECT_EQ(temp(p, m, "t2").host, MemoryPlan::Temp::kArena);
+  EXPECT_EQ(m.arenaBytes, 256u);
   EXPECT_EQ(m.maxLiveBytes, 256u + 512);
 }
 
@@ -239,10 +251,14 @@ TEST(MemoryPlan, LibraryStepsAreUses) {
   EXPECT_FALSE(overlapInMemory(s, y)); // SpMM input and output
   EXPECT_FALSE(overlapInMemory(y, c)); // GEMM a and c
   EXPECT_FALSE(overlapInMemory(c, f)); // copy source and destination
-  // s is dead after the SpMM: c or f reuses it.
-  EXPECT_TRUE(s.offset == c.offset || s.offset == f.offset);
-  EXPECT_EQ(m.arenaBytes, m.maxLiveBytes);
+  // s is dead after the SpMM: c or f reuses it (both die before result0's
+  // first step: s and then c are in result0's bytes).
+  EXPECT_TRUE((s.host == c.host && s.offset == c.offset) ||
+              (s.host == f.host && s.offset == f.offset));
+  EXPECT_EQ(s.host, 7u);
+  EXPECT_EQ(c.host, 7u);
   EXPECT_EQ(m.maxLiveBytes, align(5000 * 4) + 2 * align(1000 * 16 * 4));
+  EXPECT_EQ(m.arenaBytes, align(5000 * 4) + align(1000 * 16 * 4));
 }
 
 TEST(MemoryPlan, UnusedTempsTakeNoSpace) {

@@ -29,6 +29,17 @@
 /// Like the other planners, `planArena` has `checkMemoryBlocks()` for its
 /// input and `verifyArenaPlan()` for its answer.
 ///
+/// Before the arena, temps may be placed inside an output: an output holds
+/// nothing until the first step that names it, so a temp whose last step
+/// is strictly before that one can live in the output's bytes (largest
+/// temps first, each into the first output, in buffer order, where it fits
+/// beside the temps already there that are live with it, at a multiple of
+/// kArenaAlignment). The arena then holds the rest (the placement is kept
+/// only when that arena is no larger than all temps' would be). GATv2's
+/// backward keeps its `D_v` in the key-side gradient until the last passes
+/// write it, for instance. Executable::run requires such an output to be
+/// 16-byte aligned and to share no byte with an input.
+///
 //===----------------------------------------------------------------------===//
 
 #ifndef GNN_RUNTIME_MEMORYPLAN_H
@@ -109,7 +120,11 @@ struct MemoryPlan {
     size_t buffer = 0; ///< index in Program::buffers
     size_t bytes = 0;  ///< elements * element size (not rounded)
     LiveRange range;   ///< an unused temp gets no bytes of the arena
-    size_t offset = 0; ///< in the arena
+    size_t offset = 0; ///< in the arena, or in `host`
+    /// The output (index in Program::buffers) whose bytes hold the temp
+    /// before the output is written, or kArena.
+    size_t host = kArena;
+    static constexpr size_t kArena = SIZE_MAX;
   };
   /// The temps, in the Program's buffer order.
   std::vector<Temp> temps;
@@ -118,12 +133,14 @@ struct MemoryPlan {
   /// What one allocation per temp costs (the sum of the temps' bytes), the
   /// figure before planning.
   size_t unplannedBytes = 0;
-  /// maxLiveBytes of the temps: the lower bound of arenaBytes.
+  /// maxLiveBytes of the temps: the lower bound of an arena holding them
+  /// all (arenaBytes is below it when outputs hold some).
   size_t maxLiveBytes = 0;
 
   /// JSON: {"arena_bytes", "unplanned_bytes", "max_live_bytes", "alignment",
-  /// "temps": [{"name", "bytes", "first_step", "last_step", "offset"}]}
-  /// (an unused temp has null steps and offset).
+  /// "temps": [{"name", "bytes", "first_step", "last_step", "offset",
+  /// "in"}]} ("in": "arena" or the output holding it; an unused temp has
+  /// null steps, offset and "in").
   std::string toJson(const Program &program) const;
 };
 
