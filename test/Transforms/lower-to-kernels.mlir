@@ -60,13 +60,22 @@ func.func @gatv2(%g: !gnn.graph, %xl: tensor<?x2x16xf32>, %xr: tensor<?x2x16xf32
 // state (m, s, acc x 4 per lane: 192 floats) is packed into the light rows
 // of that result (rows of 32 floats, in csr_rows_by_degree order), written
 // by the partial kernel and merged by the final one before the row kernel
-// overwrites them. csr_light_counts[7] rows have at most 2^7 = 128 edges,
-// so the chunks are capped at max(1, csr_light_counts[7] * 32 / 192).
+// overwrites them. csr_light_counts[7] rows have at most 2^7 = 128 edges
+// and hold max(1, csr_light_counts[7] * 32 / 192) states; when that is
+// under a quarter of the chunks of 128 edges, the threshold doubles (up to 6 times,
+// selects from the last resort 2^13 down) until the light rows hold a
+// state for every 4 chunks, and the chunks are capped by the room.
 // SPLIT-LABEL: gnnk.kernel @attention_0(
 // SPLIT-SAME: {gnnk.result = 0 : i64}, %{{.*}}: memref<?xf32> {gnnk.operand = 3 : i64})
 // SPLIT: gnnk.for_rows
-// SPLIT: arith.cmpi sle
-// SPLIT-NEXT: scf.if
+// SPLIT: %[[SMALL:.*]] = arith.cmpi sle, %[[SIZE:.*]], %c128
+// SPLIT-NEXT: %[[LIGHTROW:.*]] = scf.if %[[SMALL]] -> (i1) {
+// SPLIT: } else {
+// SPLIT: gnnk.load %{{.*}}[%c7] : memref<?xi32> -> i32
+// SPLIT: %[[RTHR:.*]] = arith.select %{{.*}}, %c128{{.*}}, %{{.*}} : index
+// SPLIT: %[[WITHIN:.*]] = arith.cmpi sle, %[[SIZE]], %[[RTHR]]
+// SPLIT-NEXT: scf.yield %[[WITHIN]] : i1
+// SPLIT: scf.if %[[LIGHTROW]] {
 // SPLIT-NEXT: gnnk.for_edges
 // SPLIT-LABEL: gnnk.kernel @attention_0_partial(
 // SPLIT-SAME: %[[OUT:[a-z0-9]+]]: memref<?xf32> {gnnk.result = 0 : i64}
@@ -74,14 +83,24 @@ func.func @gatv2(%g: !gnn.graph, %xl: tensor<?x2x16xf32>, %xr: tensor<?x2x16xf32
 // SPLIT-SAME: %[[BYDEG:[a-z0-9]+]]: memref<?xi32> {gnnk.graph = "csr_rows_by_degree"}
 // SPLIT-SAME: grid = #[[CHUNKS:.*]]}
 // SPLIT: arith.ceildivsi %[[E:[0-9]+]], %c8192
+// SPLIT: %c13 = arith.constant 13 : index
+// SPLIT-NEXT: gnnk.load %[[COUNTS]][%c13] : memref<?xi32> -> i32
 // SPLIT: %c7 = arith.constant 7 : index
 // SPLIT-NEXT: %[[LIGHT:.*]] = gnnk.load %[[COUNTS]][%c7] : memref<?xi32> -> i32
 // SPLIT-NEXT: %[[L0:.*]] = arith.index_cast %[[LIGHT]] : i32 to index
 // SPLIT: %[[ROOM:.*]] = arith.muli %[[L0]], %c32
 // SPLIT: %[[SLOTS:.*]] = arith.divsi %[[ROOM]], %c192
-// SPLIT: %[[MOST:.*]] = arith.maxsi %c1, %[[SLOTS]] :
-// SPLIT-NEXT: %[[BYCAP:.*]] = arith.ceildivsi %[[E]], %[[MOST]]
-// SPLIT-NEXT: %[[LEN:.*]] = arith.maxsi %{{.*}}, %[[BYCAP]]
+// SPLIT: %[[MOST:.*]] = arith.maxsi %c{{[0-9_]+}}, %[[SLOTS]] :
+// SPLIT: %[[LEN128:.*]] = arith.maxsi %c128{{.*}}, %{{.*}} :
+// SPLIT-NEXT: %[[REACH:.*]] = arith.muli %[[MOST]], %[[LEN128]]
+// SPLIT: %[[SLACK:.*]] = arith.muli %[[REACH]], %c4
+// SPLIT-NEXT: %[[OK:.*]] = arith.cmpi sge, %[[SLACK]], %[[E]]
+// SPLIT: %[[THR:.*]] = arith.select %[[OK]], %c128{{.*}}, %{{.*}} : index
+// SPLIT-NEXT: %[[FIT:.*]] = arith.select %[[OK]], %[[MOST]], %{{.*}} : index
+// SPLIT: %[[SHORT:.*]] = arith.ceildivsi %[[E]], %c8192
+// SPLIT-NEXT: %[[L1:.*]] = arith.maxsi %[[THR]], %[[SHORT]]
+// SPLIT-NEXT: %[[BYCAP:.*]] = arith.ceildivsi %[[E]], %[[FIT]]
+// SPLIT-NEXT: %[[LEN:.*]] = arith.maxsi %[[L1]], %[[BYCAP]]
 // SPLIT-NEXT: %[[COUNT:.*]] = arith.ceildivsi %[[E]], %[[LEN]]
 // SPLIT-NEXT: gnnk.for_blocks %[[COUNT]] lanes 32 {
 // SPLIT: gnnk.for_edges
@@ -91,13 +110,15 @@ func.func @gatv2(%g: !gnn.graph, %xl: tensor<?x2x16xf32>, %xr: tensor<?x2x16xf32
 // SPLIT-LABEL: gnnk.kernel @attention_0_final(
 // SPLIT-SAME: %[[FOUT:[a-z0-9]+]]: memref<?xf32> {gnnk.result = 0 : i64}
 // SPLIT-SAME: %[[FBYDEG:[a-z0-9]+]]: memref<?xi32> {gnnk.graph = "csr_rows_by_degree"}
-// SPLIT: arith.maxsi %c1, %
+// SPLIT: arith.select %{{.*}}, %c128{{.*}}, %{{.*}} : index
+// SPLIT: arith.ceildivsi %{{.*}}, %c8192
+// SPLIT-NEXT: arith.maxsi
 // SPLIT-NEXT: arith.ceildivsi
 // SPLIT-NEXT: %[[FLEN:.*]] = arith.maxsi
 // SPLIT-NEXT: %[[FCHUNKS:.*]] = arith.ceildivsi %{{.*}}, %[[FLEN]]
 // SPLIT-NEXT: gnnk.for_blocks %[[FCHUNKS]] lanes 32 {
 // SPLIT-NEXT: ^bb0(%[[BLK:.*]]: index, %[[TEAM:.*]]: index, %{{.*}}: index):
-// SPLIT: %[[FIRST:.*]] = arith.muli %[[BLK]], %c8 : index
+// SPLIT: %[[FIRST:.*]] = arith.muli %[[BLK]], %c8{{(_[0-9]+)?}} : index
 // SPLIT-NEXT: %[[CHUNK:.*]] = arith.addi %[[FIRST]], %[[TEAM]] : index
 // SPLIT-NEXT: %[[SOME:.*]] = arith.cmpi slt, %[[CHUNK]], %[[FCHUNKS]] : index
 // SPLIT-NEXT: scf.if %[[SOME]] {
@@ -127,15 +148,17 @@ func.func @gatv2(%g: !gnn.graph, %xl: tensor<?x2x16xf32>, %xr: tensor<?x2x16xf32
 // LONG-LABEL: gnnk.kernel @attention_0_partial(
 // LONG-SAME: grid = #[[GRID]]
 // LONG: %[[E:.*]] = arith.index_cast %arg7 : i64 to index
+// LONG: %[[THR:.*]] = arith.select %{{.*}}, %c32{{.*}}, %{{.*}} : index
 // LONG: %[[C:.*]] = arith.ceildivsi %[[E]], %c4
-// LONG: %[[LEN:.*]] = arith.maxsi %c32{{.*}}, %[[C]]
+// LONG-NEXT: %[[LEN:.*]] = arith.maxsi %[[THR]], %[[C]]
 // LONG: %[[CAPPED:.*]] = arith.maxsi %[[LEN]], %{{.*}}
 // LONG: %[[N:.*]] = arith.ceildivsi %[[E]], %[[CAPPED]]
 // LONG: gnnk.for_blocks %[[N]] lanes 32
 // LONG-LABEL: gnnk.kernel @attention_0_final(
 // LONG-SAME: grid = #[[GRID]]
+// LONG: %[[FTHR:.*]] = arith.select %{{.*}}, %c32{{.*}}, %{{.*}} : index
 // LONG: gnnk.for_blocks
-// LONG: %[[LONGER:.*]] = arith.cmpi sgt, %{{.*}}, %c32
+// LONG: %[[LONGER:.*]] = arith.cmpi sgt, %{{.*}}, %[[FTHR]]
 // LONG-NEXT: scf.if %[[LONGER]] {
 // LONG: scf.for %[[BASE:.*]] = %{{.*}} to %{{.*}} step %c32
 // LONG: %[[MINE:.*]] = arith.addi %[[BASE]], %[[LANE:.*]] : index

@@ -367,6 +367,79 @@ TEST(GpuProgram, SpmmElementwiseGemm) {
             std::string::npos);
 }
 
+TEST(GpuProgram, TempsInAnOutputNotYetWritten) {
+  REQUIRE_GPU();
+  // The handwritten program plus an output `y2` (as large as the temp h)
+  // that only a last copy step writes: h dies before y2's first step, so
+  // the plan puts h in y2's bytes and the arena is empty.
+  Program p = handwrittenProgram();
+  p.buffers.push_back(
+      {"y2", BufferRole::Output, DType::F32, *Formula::parse("nodes * 32")});
+  p.steps.push_back(CopyStep{"x", "y2", *Formula::parse("nodes * 32")});
+  Compiler compiler("");
+  StatusOr<std::unique_ptr<Executable>> ex = Executable::create(p, compiler);
+  ASSERT_TRUE(ex.ok()) << ex.message();
+  StatusOr<std::unique_ptr<Executable>> plain =
+      Executable::create(handwrittenProgram(), compiler);
+  ASSERT_TRUE(plain.ok()) << plain.message();
+  gnn::HostGraph host = gnn::generatePowerLaw(3000, 40000, 4);
+  StatusOr<std::unique_ptr<Graph>> g = Graph::fromHost(host);
+  ASSERT_TRUE(g.ok()) << g.message();
+  int64_t n = host.numNodes, e = host.numEdges();
+  StatusOr<size_t> bytes = (*ex)->workspaceBytes(**g);
+  ASSERT_TRUE(bytes.ok()) << bytes.message();
+  EXPECT_EQ(*bytes, 0u);
+  std::vector<float> x(n * 32), ew(e), w(32 * 16);
+  gnn::SplitMix64 rng(8);
+  for (float &v : x) v = static_cast<float>(rng.uniform() * 2 - 1);
+  for (float &v : ew) v = static_cast<float>(rng.uniform());
+  for (float &v : w) v = static_cast<float>(rng.uniform() - 0.5);
+  DeviceBuffer dx = std::move(*DeviceBuffer::allocate(x.size() * 4));
+  DeviceBuffer dew = std::move(*DeviceBuffer::allocate(ew.size() * 4));
+  DeviceBuffer dw = std::move(*DeviceBuffer::allocate(w.size() * 4));
+  DeviceBuffer y = std::move(*DeviceBuffer::allocate(n * 16 * 4));
+  DeviceBuffer want = std::move(*DeviceBuffer::allocate(n * 16 * 4));
+  DeviceBuffer y2 = std::move(*DeviceBuffer::allocate(n * 32 * 4 + 16));
+  ASSERT_TRUE(dx.upload(x.data(), x.size() * 4).ok());
+  ASSERT_TRUE(dew.upload(ew.data(), ew.size() * 4).ok());
+  ASSERT_TRUE(dw.upload(w.data(), w.size() * 4).ok());
+  Status s = (*plain)->run(**g, {{"x", dx.data()}, {"ew", dew.data()},
+                                 {"w", dw.data()}, {"y", want.data()}});
+  ASSERT_TRUE(s.ok()) << s.message();
+  s = (*ex)->run(**g, {{"x", dx.data()}, {"ew", dew.data()}, {"w", dw.data()},
+                       {"y", y.data()}, {"y2", y2.data()}});
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<float> got(n * 16), ref(n * 16), copy(n * 32);
+  ASSERT_TRUE(y.download(got.data(), got.size() * 4).ok());
+  ASSERT_TRUE(want.download(ref.data(), ref.size() * 4).ok());
+  ASSERT_TRUE(y2.download(copy.data(), copy.size() * 4).ok());
+  // (cuBLAS may pick another algorithm for h at another address.)
+  double worst = 0;
+  for (size_t i = 0; i < got.size(); ++i)
+    worst = std::max(worst, std::fabs(double(got[i]) - ref[i]) /
+                                (1 + std::fabs(double(ref[i]))));
+  EXPECT_LT(worst, 1e-5);
+  EXPECT_EQ(copy, x); // y2 written after h was done with its bytes
+  // An output holding temps must be aligned and must not be an input.
+  s = (*ex)->run(**g, {{"x", dx.data()}, {"ew", dew.data()}, {"w", dw.data()},
+                       {"y", y.data()},
+                       {"y2", static_cast<char *>(y2.data()) + 4}});
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("output 'y2' of program 'handwritten' holds "
+                             "temporaries before it is written and must be "
+                             "16-byte aligned"),
+            std::string::npos)
+      << s.message();
+  s = (*ex)->run(**g, {{"x", dx.data()}, {"ew", dew.data()}, {"w", dw.data()},
+                       {"y", y.data()}, {"y2", dx.data()}});
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("output 'y2' of program 'handwritten' overlaps "
+                             "input 'x'"),
+            std::string::npos)
+      << s.message();
+}
+
 TEST(GpuProgram, F64FillSpmmGemmAndEdgeOrder) {
   REQUIRE_GPU();
   // y = (A(ew) x + 0.1) w in double precision, through f64 buffers: a fill

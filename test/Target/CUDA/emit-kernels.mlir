@@ -96,7 +96,8 @@ func.func @reversed(%g: !gnn.graph, %e: tensor<?x2xf32> {gnn.domain = "edge"}) -
 // positions (team and block reductions) and a final kernel per heavy row
 // (the chunks merged in order, then the epilogue) finish them.
 // SPLIT-LABEL: // spmm_0: block 256
-// SPLIT: <= 128LL;
+// SPLIT: const long long [[THR:v[0-9]+]] = {{v[0-9]+}} ? 128LL : {{v[0-9]+}};
+// SPLIT: <= [[THR]];
 // SPLIT-LABEL: // spmm_0_partial: block 256, grid min(edges ceildiv 128, 8192)
 // SPLIT: __shared__ float
 // SPLIT: __syncthreads();

@@ -287,7 +287,62 @@ SmallVector<Value> inlineMerge(OpBuilder &b, Region &region, ValueRange a,
 /// past the chunks are idle (the mapping's count guards them).
 struct ChunkMapping {
   Value blk, team, lane, lo, hi, len, edges, chunks;
+  /// Rows of more edges than this are heavy (splitThreshold).
+  Value threshold;
 };
+
+/// How many doublings of the split a placement may take to find room.
+constexpr int64_t kThresholdSteps = 6;
+/// How much longer than `max(split, edges / maxChunks)` the room may make
+/// the chunks before the threshold doubles instead (blogcatalog's light
+/// rows hold 0.99 of its chunks' states: doubling there made its forward
+/// 1.4x slower, rows of up to 256 edges going to one team each).
+constexpr int64_t kLongerChunks = 4;
+
+/// The heavy-row threshold with a placement, and the states that fit: the
+/// split, unless the light rows cannot hold a state per chunk (a dense
+/// graph has few rows of at most `split` edges, and capping the chunks by
+/// them would leave a few long chunks, each one block's work): then the
+/// smallest 2^j (j up to kThresholdSteps doublings) whose rows of at most
+/// 2^j edges hold a state for every kLongerChunks of its chunks, else the
+/// last. Every
+/// kernel of the split computes the same value from the graph's light-row
+/// counts, so they agree on which rows are heavy.
+std::pair<Value, Value> splitThreshold(Ix &ix, OpBuilder &b, Location loc,
+                                       Value counts, Value edges,
+                                       int64_t split, int64_t maxChunks,
+                                       int64_t width, int64_t values) {
+  int64_t first = llvm::Log2_64(split);
+  int64_t last = std::min<int64_t>(first + kThresholdSteps, 63);
+  Value shortest = arith::CeilDivSIOp::create(b, loc, edges, ix.c(maxChunks));
+  Value threshold, fit;
+  // From the last resort down, so that the smallest fitting one wins. (One
+  // op per statement: the printed IR must not depend on the order in which
+  // the C++ compiler evaluates a call's arguments.)
+  for (int64_t j = last; j >= first; --j) {
+    int64_t t = j == first ? split : int64_t(1) << j;
+    // Rows of at most 2^j <= t edges: all light.
+    Value light = ix.load(counts, ix.c(j));
+    Value room = ix.mul(light, ix.c(width));
+    Value states = ix.div(room, ix.c(values));
+    Value f = ix.max(ix.c(1), states);
+    if (!threshold) {
+      threshold = ix.c(t);
+      fit = f;
+      continue;
+    }
+    // Room enough when the capped chunks are at most kLongerChunks times
+    // the uncapped ones: f * len * kLongerChunks >= edges (no division).
+    Value len = ix.max(ix.c(t), shortest);
+    Value reach = ix.mul(f, len);
+    Value slack = ix.mul(reach, ix.c(kLongerChunks));
+    Value ok = ix.cmp(arith::CmpIPredicate::sge, slack, edges);
+    Value tv = ix.c(t);
+    threshold = arith::SelectOp::create(b, loc, ok, tv, threshold);
+    fit = arith::SelectOp::create(b, loc, ok, f, fit);
+  }
+  return {threshold, fit};
+}
 
 ChunkMapping chunkMapping(KernelOp kernel, RowKernel &k, int64_t split,
                           int64_t maxChunks, const Placement &place,
@@ -302,18 +357,16 @@ ChunkMapping chunkMapping(KernelOp kernel, RowKernel &k, int64_t split,
   b.setInsertionPoint(k.rows);
   Ix ix{b, loc};
   Value edges = arith::IndexCastOp::create(b, loc, b.getIndexType(), edgesParam);
-  Value len = ix.max(ix.c(split), arith::CeilDivSIOp::create(
-                                      b, loc, edges, ix.c(maxChunks)));
+  Value threshold = ix.c(split);
+  Value fit;
+  if (place)
+    std::tie(threshold, fit) =
+        splitThreshold(ix, b, loc, counts, edges, split, maxChunks,
+                       place.width, k.lanes * k.loop.getNumResults());
+  Value shortest = arith::CeilDivSIOp::create(b, loc, edges, ix.c(maxChunks));
+  Value len = ix.max(threshold, shortest);
   if (place) {
-    int64_t values = k.lanes * k.loop.getNumResults();
-    // The rows of at most 2^floor(log2(split)) <= split edges: all light.
-    Value light = ix.load(counts, ix.c(llvm::Log2_64(split)));
-    // One op per statement: the order of a call's arguments is the C++
-    // compiler's choice, and the printed IR should not depend on it.
-    Value room = ix.mul(light, ix.c(place.width));
-    Value fit = ix.div(room, ix.c(values));
-    Value most = ix.max(ix.c(1), fit);
-    Value byRoom = arith::CeilDivSIOp::create(b, loc, edges, most);
+    Value byRoom = arith::CeilDivSIOp::create(b, loc, edges, fit);
     len = ix.max(len, byRoom);
   }
   Value chunks = arith::CeilDivSIOp::create(b, loc, edges, len);
@@ -328,6 +381,7 @@ ChunkMapping chunkMapping(KernelOp kernel, RowKernel &k, int64_t split,
   YieldOp::create(b, loc);
   b.setInsertionPoint(body->getTerminator());
   m.len = len;
+  m.threshold = threshold;
   m.edges = edges;
   m.chunks = chunks;
   m.lo = ix.mul(m.blk, len);
@@ -518,7 +572,7 @@ struct SplitHeavyRows
     AffineExpr one = getAffineConstantExpr(1, ctx);
     partial.setGridAttr(AffineMapAttr::get(capped(one)));
     final.setGridAttr(AffineMapAttr::get(capped(one)));
-    guardLightRows(*k, n);
+    guardLightRows(kernel, *k, n, place);
     // The row kernel updates the results in place after the other two.
     addTiedResultParams(kernel, numOperands);
     // Launches: the partial states (in the results' light rows, or a
@@ -612,13 +666,44 @@ struct SplitHeavyRows
                               b.getI64IntegerAttr(first + r)));
   }
 
-  /// The row kernel skips heavy rows.
-  void guardLightRows(RowKernel &k, int64_t n) {
-    OpBuilder b(k.loop);
+  /// The row kernel skips heavy rows (by the threshold the other two
+  /// kernels use: splitThreshold's with a placement, computed only for a
+  /// row of more than `n` edges, rows of at most `n` being light whatever
+  /// it is: computing it in every thread cost the row kernel 1.3x to 1.5x).
+  void guardLightRows(KernelOp kernel, RowKernel &k, int64_t n,
+                      const Placement &place) {
     Location loc = k.loop.getLoc();
+    Value counts, edgesParam;
+    if (place) {
+      OpBuilder pb(kernel.getContext());
+      counts = graphArray(
+          kernel, k, k.reversed ? "csc_light_counts" : "csr_light_counts");
+      edgesParam = param(kernel, KernelOp::kSize, pb.getStringAttr("edges"),
+                         pb.getI64Type());
+    }
+    OpBuilder b(k.loop);
     Ix ix{b, loc};
-    Value light = ix.cmp(arith::CmpIPredicate::sle, ix.sub(k.end, k.begin),
-                         ix.c(n));
+    Value size = ix.sub(k.end, k.begin);
+    Value split = ix.c(n);
+    Value light = ix.cmp(arith::CmpIPredicate::sle, size, split);
+    if (place) {
+      auto check = scf::IfOp::create(b, loc, TypeRange{b.getI1Type()}, light,
+                                     /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&check.getThenRegion().front());
+      Value yes = arith::ConstantIntOp::create(b, loc, 1, 1);
+      scf::YieldOp::create(b, loc, yes);
+      b.setInsertionPointToStart(&check.getElseRegion().front());
+      Value edges =
+          arith::IndexCastOp::create(b, loc, b.getIndexType(), edgesParam);
+      Value threshold =
+          splitThreshold(ix, b, loc, counts, edges, n, maxChunks, place.width,
+                         k.lanes * k.loop.getNumResults())
+              .first;
+      Value within = ix.cmp(arith::CmpIPredicate::sle, size, threshold);
+      scf::YieldOp::create(b, loc, within);
+      light = check.getResult(0);
+    }
     auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, light, false);
     Block *then = &ifOp.getThenRegion().front();
     Block &body = k.rows.getBody().front();
@@ -657,7 +742,8 @@ struct SplitHeavyRows
     Value row = rowOfPosition(kernel, *k, b, m.lo);
     IRMapping map = cloneRowPrologue(b, *k, row, m.lane);
     Value begin = map.lookup(k->begin), end = map.lookup(k->end);
-    Value heavy = ix.cmp(arith::CmpIPredicate::sgt, ix.sub(end, begin), ix.c(n));
+    Value heavy =
+        ix.cmp(arith::CmpIPredicate::sgt, ix.sub(end, begin), m.threshold);
     Value before = ix.cmp(arith::CmpIPredicate::slt, begin, m.lo);
     Value crosses = arith::OrIOp::create(
         b, loc, before, ix.cmp(arith::CmpIPredicate::sgt, end, m.hi));
@@ -713,7 +799,7 @@ struct SplitHeavyRows
     // spmm-sum's final kernel 0.09 -> 0.13 ms).
     {
       OpBuilder::InsertionGuard guard(b);
-      Value longer = ix.cmp(arith::CmpIPredicate::sgt, m.len, ix.c(n));
+      Value longer = ix.cmp(arith::CmpIPredicate::sgt, m.len, m.threshold);
       auto ifLonger = scf::IfOp::create(b, loc, TypeRange{}, longer, false);
       b.setInsertionPointToStart(&ifLonger.getThenRegion().front());
       Value rowLo = rowOfPosition(kernel, *k, b, m.lo);
@@ -732,7 +818,8 @@ struct SplitHeavyRows
           b, loc,
           arith::AndIOp::create(
               b, loc,
-              ix.cmp(arith::CmpIPredicate::sgt, ix.sub(end, begin), ix.c(n)),
+              ix.cmp(arith::CmpIPredicate::sgt, ix.sub(end, begin),
+                     m.threshold),
               ix.cmp(arith::CmpIPredicate::sle, mine, rowHi)),
           arith::AndIOp::create(
               b, loc, ix.cmp(arith::CmpIPredicate::sge, begin, m.lo),
@@ -799,7 +886,7 @@ struct SplitHeavyRows
     Value begin = map.lookup(k->begin), end = map.lookup(k->end);
     Value mine = arith::AndIOp::create(
         b, loc,
-        ix.cmp(arith::CmpIPredicate::sgt, ix.sub(end, begin), ix.c(n)),
+        ix.cmp(arith::CmpIPredicate::sgt, ix.sub(end, begin), m.threshold),
         arith::AndIOp::create(
             b, loc, ix.cmp(arith::CmpIPredicate::sge, begin, lo),
             ix.cmp(arith::CmpIPredicate::sgt, end, hi)));

@@ -102,7 +102,12 @@ def GNNSplitHeavyRows : Pass<"gnn-split-heavy-rows", "ModuleOp"> {
     have at most N edges. The chunks are capped at `max(1, floor(light *
     width / V))` so every state fits (a single chunk has no row crossing its
     ends, hence no state); the grid stays `min(ceil(edges / N), max-chunks)`
-    blocks, those past the chunks idle. Otherwise the partial results are a
+    blocks, those past the chunks idle. Where that cap would make the chunks
+    more than 4 times longer than `max(N, ceil(edges / max-chunks))` (a
+    dense graph, with few rows of at most N edges), the heavy-row threshold
+    doubles instead, up to 6 times, until the rows of at most 2^j edges
+    (`csr_light_counts[j]`) have that room: all three kernels compute it
+    from the counts, the row kernel only for a row of more than N edges. Otherwise the partial results are a
     tensor of `min(ceil(edges / N), max-chunks) * lanes * carried` floats
     passed from the partial to the final kernel.
 
