@@ -304,6 +304,33 @@ extern "C" __global__ void scale_rows(float *h, const int *in_degree, long long 
   return p;
 }
 
+/// Random inputs of handwrittenProgram on `host` (x in [-1, 1), ew in
+/// [0, 1), w in [-0.5, 0.5), drawn in that order), on the host and on the
+/// device; `bindings(y)` binds them and the output `y`.
+struct HandwrittenInputs {
+  std::vector<float> x, ew, w;
+  DeviceBuffer dx, dew, dw;
+
+  void make(const gnn::HostGraph &host, uint64_t seed) {
+    x.resize(host.numNodes * 32);
+    ew.resize(host.numEdges());
+    w.resize(32 * 16);
+    gnn::SplitMix64 rng(seed);
+    for (float &v : x) v = static_cast<float>(rng.uniform() * 2 - 1);
+    for (float &v : ew) v = static_cast<float>(rng.uniform());
+    for (float &v : w) v = static_cast<float>(rng.uniform() - 0.5);
+    dx = std::move(*DeviceBuffer::allocate(x.size() * 4));
+    dew = std::move(*DeviceBuffer::allocate(ew.size() * 4));
+    dw = std::move(*DeviceBuffer::allocate(w.size() * 4));
+    ASSERT_TRUE(dx.upload(x.data(), x.size() * 4).ok());
+    ASSERT_TRUE(dew.upload(ew.data(), ew.size() * 4).ok());
+    ASSERT_TRUE(dw.upload(w.data(), w.size() * 4).ok());
+  }
+  std::map<std::string, void *> bindings(void *y) const {
+    return {{"x", dx.data()}, {"ew", dew.data()}, {"w", dw.data()}, {"y", y}};
+  }
+};
+
 TEST(GpuProgram, SpmmElementwiseGemm) {
   REQUIRE_GPU();
   const int F = 32, O = 16;
@@ -320,21 +347,13 @@ TEST(GpuProgram, SpmmElementwiseGemm) {
   StatusOr<std::unique_ptr<Graph>> g = Graph::fromHost(host);
   ASSERT_TRUE(g.ok()) << g.message();
   int64_t n = host.numNodes, e = host.numEdges();
-  std::vector<float> x(n * F), ew(e), w(F * O), y(n * O);
-  gnn::SplitMix64 rng(1);
-  for (float &v : x) v = static_cast<float>(rng.uniform() * 2 - 1);
-  for (float &v : ew) v = static_cast<float>(rng.uniform());
-  for (float &v : w) v = static_cast<float>(rng.uniform() - 0.5);
-  DeviceBuffer dx = std::move(*DeviceBuffer::allocate(x.size() * 4));
-  DeviceBuffer dew = std::move(*DeviceBuffer::allocate(ew.size() * 4));
-  DeviceBuffer dw = std::move(*DeviceBuffer::allocate(w.size() * 4));
+  HandwrittenInputs in;
+  ASSERT_NO_FATAL_FAILURE(in.make(host, 1));
+  const std::vector<float> &x = in.x, &ew = in.ew, &w = in.w;
+  std::vector<float> y(n * O);
   DeviceBuffer dy = std::move(*DeviceBuffer::allocate(y.size() * 4));
-  ASSERT_TRUE(dx.upload(x.data(), x.size() * 4).ok());
-  ASSERT_TRUE(dew.upload(ew.data(), ew.size() * 4).ok());
-  ASSERT_TRUE(dw.upload(w.data(), w.size() * 4).ok());
   for (int rep = 0; rep < 2; ++rep) { // the second run reuses the cached plan
-    Status s = (*ex)->run(**g, {{"x", dx.data()}, {"ew", dew.data()},
-                                {"w", dw.data()}, {"y", dy.data()}});
+    Status s = (*ex)->run(**g, in.bindings(dy.data()));
     ASSERT_TRUE(s.ok()) << s.message();
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     ASSERT_TRUE(dy.download(y.data(), y.size() * 4).ok());
@@ -356,12 +375,12 @@ TEST(GpuProgram, SpmmElementwiseGemm) {
     EXPECT_LT(worst, 1e-4);
   }
   // Bindings are checked.
-  Status missing = (*ex)->run(**g, {{"x", dx.data()}});
+  Status missing = (*ex)->run(**g, {{"x", in.dx.data()}});
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.message().find("input buffer 'ew' of program 'handwritten' is not bound"),
             std::string::npos)
       << missing.message();
-  Status extra = (*ex)->run(**g, {{"h", dx.data()}});
+  Status extra = (*ex)->run(**g, {{"h", in.dx.data()}});
   ASSERT_FALSE(extra.ok());
   EXPECT_NE(extra.message().find("binding 'h' is not an input or output"),
             std::string::npos);
@@ -385,29 +404,23 @@ TEST(GpuProgram, TempsInAnOutputNotYetWritten) {
   gnn::HostGraph host = gnn::generatePowerLaw(3000, 40000, 4);
   StatusOr<std::unique_ptr<Graph>> g = Graph::fromHost(host);
   ASSERT_TRUE(g.ok()) << g.message();
-  int64_t n = host.numNodes, e = host.numEdges();
+  int64_t n = host.numNodes;
   StatusOr<size_t> bytes = (*ex)->workspaceBytes(**g);
   ASSERT_TRUE(bytes.ok()) << bytes.message();
   EXPECT_EQ(*bytes, 0u);
-  std::vector<float> x(n * 32), ew(e), w(32 * 16);
-  gnn::SplitMix64 rng(8);
-  for (float &v : x) v = static_cast<float>(rng.uniform() * 2 - 1);
-  for (float &v : ew) v = static_cast<float>(rng.uniform());
-  for (float &v : w) v = static_cast<float>(rng.uniform() - 0.5);
-  DeviceBuffer dx = std::move(*DeviceBuffer::allocate(x.size() * 4));
-  DeviceBuffer dew = std::move(*DeviceBuffer::allocate(ew.size() * 4));
-  DeviceBuffer dw = std::move(*DeviceBuffer::allocate(w.size() * 4));
+  HandwrittenInputs in;
+  ASSERT_NO_FATAL_FAILURE(in.make(host, 8));
   DeviceBuffer y = std::move(*DeviceBuffer::allocate(n * 16 * 4));
   DeviceBuffer want = std::move(*DeviceBuffer::allocate(n * 16 * 4));
   DeviceBuffer y2 = std::move(*DeviceBuffer::allocate(n * 32 * 4 + 16));
-  ASSERT_TRUE(dx.upload(x.data(), x.size() * 4).ok());
-  ASSERT_TRUE(dew.upload(ew.data(), ew.size() * 4).ok());
-  ASSERT_TRUE(dw.upload(w.data(), w.size() * 4).ok());
-  Status s = (*plain)->run(**g, {{"x", dx.data()}, {"ew", dew.data()},
-                                 {"w", dw.data()}, {"y", want.data()}});
+  Status s = (*plain)->run(**g, in.bindings(want.data()));
   ASSERT_TRUE(s.ok()) << s.message();
-  s = (*ex)->run(**g, {{"x", dx.data()}, {"ew", dew.data()}, {"w", dw.data()},
-                       {"y", y.data()}, {"y2", y2.data()}});
+  auto withY2 = [&](void *p) {
+    std::map<std::string, void *> b = in.bindings(y.data());
+    b["y2"] = p;
+    return b;
+  };
+  s = (*ex)->run(**g, withY2(y2.data()));
   ASSERT_TRUE(s.ok()) << s.message();
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   std::vector<float> got(n * 16), ref(n * 16), copy(n * 32);
@@ -420,19 +433,16 @@ TEST(GpuProgram, TempsInAnOutputNotYetWritten) {
     worst = std::max(worst, std::fabs(double(got[i]) - ref[i]) /
                                 (1 + std::fabs(double(ref[i]))));
   EXPECT_LT(worst, 1e-5);
-  EXPECT_EQ(copy, x); // y2 written after h was done with its bytes
+  EXPECT_EQ(copy, in.x); // y2 written after h was done with its bytes
   // An output holding temps must be aligned and must not be an input.
-  s = (*ex)->run(**g, {{"x", dx.data()}, {"ew", dew.data()}, {"w", dw.data()},
-                       {"y", y.data()},
-                       {"y2", static_cast<char *>(y2.data()) + 4}});
+  s = (*ex)->run(**g, withY2(static_cast<char *>(y2.data()) + 4));
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("output 'y2' of program 'handwritten' holds "
                              "temporaries before it is written and must be "
                              "16-byte aligned"),
             std::string::npos)
       << s.message();
-  s = (*ex)->run(**g, {{"x", dx.data()}, {"ew", dew.data()}, {"w", dw.data()},
-                       {"y", y.data()}, {"y2", dx.data()}});
+  s = (*ex)->run(**g, withY2(in.dx.data()));
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("output 'y2' of program 'handwritten' overlaps "
                              "input 'x'"),
@@ -580,21 +590,12 @@ TEST(GpuProgram, WorkspacesAndConcurrentStreams) {
   gnn::HostGraph host = gnn::generatePowerLaw(20000, 400000, 3);
   StatusOr<std::unique_ptr<Graph>> g = Graph::fromHost(host);
   ASSERT_TRUE(g.ok()) << g.message();
-  int64_t n = host.numNodes, e = host.numEdges();
+  int64_t n = host.numNodes;
   StatusOr<size_t> bytes = (*ex)->workspaceBytes(**g);
   ASSERT_TRUE(bytes.ok()) << bytes.message();
   EXPECT_EQ(*bytes, (size_t(n) * 32 * 4 + 255) / 256 * 256); // the one temp h
-  std::vector<float> x(n * 32), ew(e), w(32 * 16);
-  gnn::SplitMix64 rng(5);
-  for (float &v : x) v = static_cast<float>(rng.uniform() * 2 - 1);
-  for (float &v : ew) v = static_cast<float>(rng.uniform());
-  for (float &v : w) v = static_cast<float>(rng.uniform() - 0.5);
-  DeviceBuffer dx = std::move(*DeviceBuffer::allocate(x.size() * 4));
-  DeviceBuffer dew = std::move(*DeviceBuffer::allocate(ew.size() * 4));
-  DeviceBuffer dw = std::move(*DeviceBuffer::allocate(w.size() * 4));
-  ASSERT_TRUE(dx.upload(x.data(), x.size() * 4).ok());
-  ASSERT_TRUE(dew.upload(ew.data(), ew.size() * 4).ok());
-  ASSERT_TRUE(dw.upload(w.data(), w.size() * 4).ok());
+  HandwrittenInputs in;
+  ASSERT_NO_FATAL_FAILURE(in.make(host, 5));
   auto output = [&]() { return std::move(*DeviceBuffer::allocate(n * 16 * 4)); };
   auto download = [&](const DeviceBuffer &b) {
     std::vector<float> v(n * 16);
@@ -603,16 +604,14 @@ TEST(GpuProgram, WorkspacesAndConcurrentStreams) {
   };
   // The one-stream result, with the Executable's own workspace.
   DeviceBuffer y0 = output();
-  Status s = (*ex)->run(**g, {{"x", dx.data()}, {"ew", dew.data()},
-                              {"w", dw.data()}, {"y", y0.data()}});
+  Status s = (*ex)->run(**g, in.bindings(y0.data()));
   ASSERT_TRUE(s.ok()) << s.message();
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   std::vector<float> want = download(y0);
 
   DeviceBuffer ws = std::move(*DeviceBuffer::allocate(*bytes + 256));
-  s = (*ex)->run(**g, {{"x", dx.data()}, {"ew", dew.data()}, {"w", dw.data()},
-                       {"y", y0.data()}},
-                 nullptr, static_cast<char *>(ws.data()) + 4);
+  s = (*ex)->run(**g, in.bindings(y0.data()), nullptr,
+                 static_cast<char *>(ws.data()) + 4);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("is not aligned to 256 bytes"), std::string::npos)
       << s.message();
@@ -633,10 +632,8 @@ TEST(GpuProgram, WorkspacesAndConcurrentStreams) {
     Status results[2];
     auto work = [&](int i) {
       for (int rep = 0; rep < 20 && results[i].ok(); ++rep)
-        results[i] = (*ex)->run(**g,
-                                {{"x", dx.data()}, {"ew", dew.data()},
-                                 {"w", dw.data()}, {"y", outs[i].data()}},
-                                streams[i], own ? nullptr : spaces[i].data());
+        results[i] = (*ex)->run(**g, in.bindings(outs[i].data()), streams[i],
+                                own ? nullptr : spaces[i].data());
     };
     std::thread other(work, 1);
     work(0);
