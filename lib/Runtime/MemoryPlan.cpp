@@ -81,6 +81,33 @@ Status gnn::runtime::checkMemoryBlocks(const std::vector<MemoryBlock> &blocks,
   return Status();
 }
 
+using Gap = std::pair<size_t, size_t>; // [begin, end)
+
+/// The gaps under `top` between the `placed` blocks (at `offsets`, of
+/// `size` bytes) that are live with `block`, where `bytes` fit, lowest
+/// first. `busy` is scratch.
+static void fittingGaps(const MemoryBlock &block, size_t bytes,
+                        const std::vector<MemoryBlock> &blocks,
+                        const std::vector<size_t> &placed,
+                        const std::vector<size_t> &offsets,
+                        const std::vector<size_t> &size, size_t top,
+                        std::vector<Gap> &busy, std::vector<Gap> &gaps) {
+  busy.clear();
+  for (size_t j : placed)
+    if (overlapInTime(block, blocks[j]))
+      busy.push_back({offsets[j], offsets[j] + size[j]});
+  std::sort(busy.begin(), busy.end());
+  gaps.clear();
+  size_t cursor = 0;
+  for (auto [begin, end] : busy) {
+    if (begin > cursor && begin - cursor >= bytes)
+      gaps.push_back({cursor, begin});
+    cursor = std::max(cursor, end);
+  }
+  if (cursor <= top && top - cursor >= bytes)
+    gaps.push_back({cursor, top});
+}
+
 /// Places the blocks one by one in `order`, each in a gap between the placed
 /// blocks whose live ranges overlap its own: the smallest gap that fits (the
 /// lowest on ties), or, with `alternate`, the lowest fitting offset for the
@@ -94,25 +121,13 @@ placeInOrder(const std::vector<MemoryBlock> &blocks,
   ArenaPlan plan;
   plan.offsets.assign(blocks.size(), 0);
   std::vector<size_t> placed;
-  std::vector<std::pair<size_t, size_t>> busy, gaps; // [begin, end)
+  std::vector<Gap> busy, gaps;
   size_t n = 0;
   for (size_t i : order) {
     if (size[i] == 0)
       continue;
-    busy.clear();
-    for (size_t j : placed)
-      if (overlapInTime(blocks[i], blocks[j]))
-        busy.push_back({plan.offsets[j], plan.offsets[j] + size[j]});
-    std::sort(busy.begin(), busy.end());
-    gaps.clear();
-    size_t cursor = 0;
-    for (auto [begin, end] : busy) {
-      if (begin > cursor && begin - cursor >= size[i])
-        gaps.push_back({cursor, begin});
-      cursor = std::max(cursor, end);
-    }
-    if (cursor <= top && top - cursor >= size[i])
-      gaps.push_back({cursor, top});
+    fittingGaps(blocks[i], size[i], blocks, placed, plan.offsets, size, top,
+                busy, gaps);
     if (gaps.empty())
       return std::nullopt;
     size_t offset;
@@ -255,45 +270,33 @@ std::vector<LiveRange> gnn::runtime::bufferLiveRanges(const Program &program) {
 }
 
 namespace {
-/// An output that can hold temps before its first step.
+/// An output that can hold temps before its first step: the temps placed
+/// in it so far, as blocks (rounded sizes) at their offsets.
 struct Host {
   size_t buffer = 0, bytes = 0, first = 0;
-  std::vector<size_t> temps; // indices into MemoryPlan::temps
-};
+  std::vector<MemoryBlock> blocks;
+  std::vector<size_t> offsets, sizes, placed;
 
-size_t alignUp(size_t n) {
-  return (n + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
-}
-
-bool liveTogether(const LiveRange &a, const LiveRange &b) {
-  return a.first <= b.last && b.first <= a.last;
-}
-
-/// The lowest aligned offset in `host` where `t` fits beside the temps
-/// there that are live with it, or SIZE_MAX.
-size_t fitIn(const Host &host, const std::vector<MemoryPlan::Temp> &temps,
-             const MemoryPlan::Temp &t) {
-  if (t.range.last >= host.first)
-    return SIZE_MAX;
-  std::vector<size_t> starts = {0};
-  for (size_t o : host.temps)
-    if (liveTogether(temps[o].range, t.range))
-      starts.push_back(alignUp(temps[o].offset + temps[o].bytes));
-  std::sort(starts.begin(), starts.end());
-  for (size_t start : starts) {
-    if (start > host.bytes || t.bytes > host.bytes - start)
-      continue;
-    bool clear = true;
-    for (size_t o : host.temps)
-      if (liveTogether(temps[o].range, t.range) &&
-          start < temps[o].offset + temps[o].bytes &&
-          temps[o].offset < start + t.bytes)
-        clear = false;
-    if (clear)
-      return start;
+  /// The lowest offset where `t` fits beside the temps live with it
+  /// (fittingGaps, under the output's size), or SIZE_MAX: also when `t`
+  /// is live at the output's first step.
+  size_t fit(const MemoryPlan::Temp &t, std::vector<Gap> &busy,
+             std::vector<Gap> &gaps) const {
+    if (t.range.last >= first)
+      return SIZE_MAX;
+    // (Its own bytes, not rounded up: the output's end need not be
+    // aligned; the placed temps' rounded sizes keep offsets aligned.)
+    fittingGaps({t.bytes, t.range.first, t.range.last}, t.bytes, blocks,
+                placed, offsets, sizes, bytes, busy, gaps);
+    return gaps.empty() ? SIZE_MAX : gaps.front().first;
   }
-  return SIZE_MAX;
-}
+  void add(const MemoryPlan::Temp &t) {
+    placed.push_back(blocks.size());
+    blocks.push_back({t.bytes, t.range.first, t.range.last});
+    offsets.push_back(t.offset);
+    sizes.push_back(alignUp(t.bytes, kArenaAlignment));
+  }
+};
 } // namespace
 
 StatusOr<MemoryPlan> gnn::runtime::planMemory(const Program &program,
@@ -311,7 +314,7 @@ StatusOr<MemoryPlan> gnn::runtime::planMemory(const Program &program,
     size_t bytes = static_cast<size_t>(*bytesOr);
     if (b.role == BufferRole::Output) {
       if (ranges[i].used && bytes)
-        hosts.push_back({i, bytes, ranges[i].first, {}});
+        hosts.push_back({i, bytes, ranges[i].first, {}, {}, {}, {}});
       continue;
     }
     if (b.role != BufferRole::Temp)
@@ -372,14 +375,15 @@ StatusOr<MemoryPlan> gnn::runtime::planMemory(const Program &program,
     return x.range.first < y.range.first;
   });
   std::vector<bool> hosted(plan.temps.size(), false);
+  std::vector<Gap> busy, gaps;
   for (size_t t : order)
     for (Host &host : hosts) {
-      size_t offset = fitIn(host, plan.temps, plan.temps[t]);
+      size_t offset = host.fit(plan.temps[t], busy, gaps);
       if (offset == SIZE_MAX)
         continue;
       plan.temps[t].offset = offset;
       plan.temps[t].host = host.buffer;
-      host.temps.push_back(t);
+      host.add(plan.temps[t]);
       hosted[t] = true;
       break;
     }
