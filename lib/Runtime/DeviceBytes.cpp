@@ -52,11 +52,12 @@ StatusOr<GraphDeviceBytes> gnn::runtime::graphDeviceBytes(int64_t nodes,
   int64_t ib = indexBits / 8;
   // Kept: csr_dst, csr_edge, csr_col, csc_row, csc_edge, csc_to_csr (one
   // index per edge each), csr_row_ptr and csc_col_ptr (nodes + 1), in- and
-  // out-degrees (int32 per node), the rows and columns by degree (one index
-  // per node each) and their counts up to each power of two (64 each).
+  // out-degrees (int32 per node) and the rows and columns by degree (one
+  // index per node each; their counts up to each power of two are on the
+  // host).
   Bytes kept;
   kept.add(edges, 6 * ib).add(nodes, 2 * ib).add(2, ib).add(nodes, 8)
-      .add(nodes, 2 * ib).add(128, ib);
+      .add(nodes, 2 * ib);
   // Peak, in the first sort: the kept arrays, the uploaded int64 source and
   // destination lists (and batch vector), the 64-bit keys in and out, the
   // sort's input values, and CUB's temporary storage (its own copy of keys

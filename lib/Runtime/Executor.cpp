@@ -137,7 +137,8 @@ Executable::Impl::planFor(const FormulaScope &scope) const {
 static FormulaScope scopeOf(const Graph &graph) {
   const ::gnn::GraphStats &st = graph.statistics();
   return FormulaScope{st.nodes,       st.edges,        st.graphs,
-                      st.maxInDegree, st.maxOutDegree, st.largestGraph};
+                      st.maxInDegree, st.maxOutDegree, st.largestGraph,
+                      graph.csrLightRows(), graph.cscLightCols()};
 }
 
 StatusOr<std::shared_ptr<const MemoryPlan>>
@@ -165,8 +166,6 @@ void *Executable::Impl::graphArray(const Graph &g, const std::string &n) const {
   if (n == "out_degree") return const_cast<int32_t *>(g.outDegree());
   if (n == "csr_rows_by_degree") return const_cast<void *>(g.csrRowsByDegree());
   if (n == "csc_cols_by_degree") return const_cast<void *>(g.cscColsByDegree());
-  if (n == "csr_light_counts") return const_cast<void *>(g.csrLightRowCounts());
-  if (n == "csc_light_counts") return const_cast<void *>(g.cscLightColCounts());
   return nullptr;
 }
 

@@ -107,6 +107,23 @@ struct FormulaParser {
           emit(Formula::Op::Name, i);
           return true;
         }
+      // csr_light_<j> (names 6 + j) and csc_light_<j> (70 + j).
+      for (auto [prefix, first] : {std::pair{"csr_light_", 6},
+                                   std::pair{"csc_light_", 70}}) {
+        std::string p = prefix;
+        if (name.compare(0, p.size(), p) != 0)
+          continue;
+        std::string digits = name.substr(p.size());
+        bool ok = !digits.empty() && digits.size() <= 2 &&
+                  (digits.size() == 1 || digits[0] != '0');
+        for (char d : digits)
+          ok = ok && std::isdigit(static_cast<unsigned char>(d));
+        int j = ok ? std::stoi(digits) : 64;
+        if (j >= 64)
+          return fail("'" + name + "' needs a j from 0 to 63");
+        emit(Formula::Op::Name, first + j);
+        return true;
+      }
       Formula::Op::Kind k;
       if (name == "ceil_div")
         k = Formula::Op::CeilDiv;
@@ -117,7 +134,8 @@ struct FormulaParser {
       else
         return fail("unknown name '" + name +
                     "' (expected nodes, edges, graphs, max_in_degree, "
-                    "max_out_degree, largest_graph, ceil_div, min, max)");
+                    "max_out_degree, largest_graph, csr_light_<j>, "
+                    "csc_light_<j>, ceil_div, min, max)");
       if (!eat('(') || !expr() || !eat(',') || !expr() || !eat(')'))
         return fail("expected '" + name + "(a, b)'");
       emit(k);
@@ -169,7 +187,10 @@ StatusOr<int64_t> Formula::evaluate(const FormulaScope &scope) const {
     if (op.kind == Op::Push || op.kind == Op::Name) {
       if (top == 32)
         return Status::error("formula '" + source + "' is nested too deeply");
-      stack[top++] = op.kind == Op::Push ? op.value : names[op.value];
+      stack[top++] = op.kind == Op::Push  ? op.value
+                     : op.value < 6        ? names[op.value]
+                     : op.value < 70       ? scope.csrLight[op.value - 6]
+                                           : scope.cscLight[op.value - 70];
       continue;
     }
     int64_t b = stack[--top], a = stack[top - 1], r = 0;

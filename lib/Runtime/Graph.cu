@@ -174,6 +174,8 @@ struct BuildResults {
   unsigned long long edgesByDegree[::gnn::GraphStats::kDegreeBuckets];
   long long quantiles[5]; ///< p50, p90, p99, p99.9, max of in-degrees
   int maxOutDegree, largestGraph;
+  /// Entry j: the nodes of in- (out-) degree at most 2^j.
+  long long lightRows[64], lightCols[64];
 };
 
 /// Counts per block, then one atomic per block: counters of power-law graphs
@@ -259,8 +261,8 @@ template <typename I> __global__ void iota(I *out, int64_t e) {
 
 /// counts[j] = the number of entries of `sorted` (ascending degrees) at most
 /// 2^j, for j in [0, 64).
-template <typename I>
-__global__ void countUpToPowers(const unsigned *sorted, int64_t n, I *counts) {
+__global__ void countUpToPowers(const unsigned *sorted, int64_t n,
+                                long long *counts) {
   int j = threadIdx.x;
   if (j >= 64)
     return;
@@ -273,7 +275,7 @@ __global__ void countUpToPowers(const unsigned *sorted, int64_t n, I *counts) {
     else
       hi = mid;
   }
-  counts[j] = static_cast<I>(lo);
+  counts[j] = lo;
 }
 
 /// CSC slot j holds CSR slot p = cscToCsr[j]: its edge and destination.
@@ -488,8 +490,6 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
   g.outDeg = arena.take(n * sizeof(int));
   g.rowsByDegree = arena.take(n * sizeof(I));
   g.colsByDegree = arena.take(n * sizeof(I));
-  g.lightRowCounts = arena.take(64 * sizeof(I));
-  g.lightColCounts = arena.take(64 * sizeof(I));
   GNN_RETURN_IF_ERROR(arena.status);
   auto *res = resultsBuf.as<BuildResults>();
   BuildResults init{};
@@ -540,8 +540,6 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
   // sort of the ids by degree), and how many have at most 2^j edges: split
   // row kernels keep their partial states in the light ones
   // (gnn-split-heavy-rows).
-  GNN_CUDA(cudaMemsetAsync(g.lightRowCounts.data(), 0, 64 * sizeof(I), stream));
-  GNN_CUDA(cudaMemsetAsync(g.lightColCounts.data(), 0, 64 * sizeof(I), stream));
   if (n) {
     int degreeBits = 1;
     while ((int64_t(1) << degreeBits) <= e)
@@ -553,16 +551,17 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
     GNN_CUDA(cudaGetLastError());
     struct Order {
       const DeviceBuffer *degrees;
-      DeviceBuffer *ids, *counts;
+      DeviceBuffer *ids;
+      long long *counts;
     };
-    for (Order o : {Order{&g.inDeg, &g.rowsByDegree, &g.lightRowCounts},
-                    Order{&g.outDeg, &g.colsByDegree, &g.lightColCounts}}) {
+    for (Order o : {Order{&g.inDeg, &g.rowsByDegree, res->lightRows},
+                    Order{&g.outDeg, &g.colsByDegree, res->lightCols}}) {
       GNN_RETURN_IF_ERROR(radixSortPairs(
           arena, reinterpret_cast<const unsigned *>(o.degrees->as<int>()),
           sortedDegrees.as<unsigned>(), ids.as<I>(), o.ids->as<I>(), n,
           degreeBits, stream));
-      countUpToPowers<I><<<1, 64, 0, stream>>>(sortedDegrees.as<unsigned>(),
-                                               n, o.counts->as<I>());
+      countUpToPowers<<<1, 64, 0, stream>>>(sortedDegrees.as<unsigned>(), n,
+                                            o.counts);
       GNN_CUDA(cudaGetLastError());
     }
   }
@@ -634,6 +633,10 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
                          " joins nodes of two different graphs of the batch");
 
   st.maxOutDegree = out.maxOutDegree;
+  for (int j = 0; j < 64; ++j) {
+    g.lightRows[j] = out.lightRows[j];
+    g.lightCols[j] = out.lightCols[j];
+  }
   // Set without nodes too: an empty edge list is in CSR order (the
   // statistics kernels do not run, so nothing counts as reordered).
   if (options.statistics)

@@ -433,8 +433,7 @@ Status Program::verify() const {
   static const std::set<std::string> graphArrays = {
       "csr_row_ptr", "csr_col", "csr_edge", "csr_dst", "csc_col_ptr", "csc_row",
       "csc_edge",    "csc_to_csr", "in_degree", "out_degree",
-      "csr_rows_by_degree", "csc_cols_by_degree", "csr_light_counts",
-      "csc_light_counts"};
+      "csr_rows_by_degree", "csc_cols_by_degree"};
   for (size_t i = 0; i < steps.size(); ++i) {
     std::string where = "step " + std::to_string(i);
     // `real`: a library step's operand, f32 or f64 like the step's first.

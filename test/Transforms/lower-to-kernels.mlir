@@ -60,44 +60,30 @@ func.func @gatv2(%g: !gnn.graph, %xl: tensor<?x2x16xf32>, %xr: tensor<?x2x16xf32
 // state (m, s, acc x 4 per lane: 192 floats) is packed into the light rows
 // of that result (rows of 32 floats, in csr_rows_by_degree order), written
 // by the partial kernel and merged by the final one before the row kernel
-// overwrites them. csr_light_counts[7] rows have at most 2^7 = 128 edges
-// and hold max(1, csr_light_counts[7] * 32 / 192) states; when that is
-// under a quarter of the chunks of 128 edges, the threshold doubles (up to 6 times,
-// selects from the last resort 2^13 down) until the light rows hold a
-// state for every 4 chunks, and the chunks are capped by the room.
+// overwrites them. csr_light_7 rows have at most 2^7 = 128 edges and hold
+// max(1, csr_light_7 * 32 / 192) states; when that is under a quarter of
+// the chunks of 128 edges, the threshold doubles (up to 6 times) until the
+// light rows hold a state for every 4 chunks, and the chunks are capped by
+// the room: the threshold and the room are formulas of the light-row counts
+// that the runtime evaluates (split_threshold, split_fit), the kernels only
+// read them.
 // SPLIT-LABEL: gnnk.kernel @attention_0(
-// SPLIT-SAME: {gnnk.result = 0 : i64}, %{{.*}}: memref<?xf32> {gnnk.operand = 3 : i64})
+// SPLIT-SAME: {gnnk.result = 0 : i64}
+// SPLIT-SAME: %[[RTHR:[a-z0-9]+]]: i64 {gnnk.formula = "128 + (1 - min(1, max(0, max(1, csr_light_7 * 32 / 192) - ceil_div(edges, max(128, ceil_div(edges, 8192)) * 4) + 1))) * 128 + (1 - min(1, max(0, max(1, csr_light_8 * 32 / 192) - ceil_div(edges, max(256, ceil_div(edges, 8192)) * 4) + 1))) * 256 + {{.*}} * 2048 + (1 - min(1, max(0, max(1, csr_light_12 * 32 / 192) - ceil_div(edges, max(4096, ceil_div(edges, 8192)) * 4) + 1))) * 4096", gnnk.size = "split_threshold"}, %{{.*}}: memref<?xf32> {gnnk.operand = 3 : i64})
 // SPLIT: gnnk.for_rows
-// SPLIT: %[[SMALL:.*]] = arith.cmpi sle, %[[SIZE:.*]], %c128
-// SPLIT-NEXT: %[[LIGHTROW:.*]] = scf.if %[[SMALL]] -> (i1) {
-// SPLIT: } else {
-// SPLIT: gnnk.load %{{.*}}[%c7] : memref<?xi32> -> i32
-// SPLIT: %[[RTHR:.*]] = arith.select %{{.*}}, %c128{{.*}}, %{{.*}} : index
-// SPLIT: %[[WITHIN:.*]] = arith.cmpi sle, %[[SIZE]], %[[RTHR]]
-// SPLIT-NEXT: scf.yield %[[WITHIN]] : i1
-// SPLIT: scf.if %[[LIGHTROW]] {
+// SPLIT: %[[RT:.*]] = arith.index_cast %[[RTHR]] : i64 to index
+// SPLIT-NEXT: %[[LIGHTROW:.*]] = arith.cmpi sle, %{{.*}}, %[[RT]] : index
+// SPLIT-NEXT: scf.if %[[LIGHTROW]] {
 // SPLIT-NEXT: gnnk.for_edges
 // SPLIT-LABEL: gnnk.kernel @attention_0_partial(
 // SPLIT-SAME: %[[OUT:[a-z0-9]+]]: memref<?xf32> {gnnk.result = 0 : i64}
-// SPLIT-SAME: %[[COUNTS:[a-z0-9]+]]: memref<?xi32> {gnnk.graph = "csr_light_counts"}
+// SPLIT-SAME: %[[THRP:[a-z0-9]+]]: i64 {gnnk.formula = "128 + {{.*}}", gnnk.size = "split_threshold"}
+// SPLIT-SAME: %[[FITP:[a-z0-9]+]]: i64 {gnnk.formula = "max(1, csr_light_7 * 32 / 192) + (1 - min(1, max(0, max(1, csr_light_7 * 32 / 192) - ceil_div(edges, max(128, ceil_div(edges, 8192)) * 4) + 1))) * (max(1, csr_light_8 * 32 / 192) - max(1, csr_light_7 * 32 / 192)) + {{.*}} * (max(1, csr_light_13 * 32 / 192) - max(1, csr_light_12 * 32 / 192))", gnnk.size = "split_fit"}
 // SPLIT-SAME: %[[BYDEG:[a-z0-9]+]]: memref<?xi32> {gnnk.graph = "csr_rows_by_degree"}
 // SPLIT-SAME: grid = #[[CHUNKS:.*]]}
-// SPLIT: arith.ceildivsi %[[E:[0-9]+]], %c8192
-// SPLIT: %c13 = arith.constant 13 : index
-// SPLIT-NEXT: gnnk.load %[[COUNTS]][%c13] : memref<?xi32> -> i32
-// SPLIT: %c7 = arith.constant 7 : index
-// SPLIT-NEXT: %[[LIGHT:.*]] = gnnk.load %[[COUNTS]][%c7] : memref<?xi32> -> i32
-// SPLIT-NEXT: %[[L0:.*]] = arith.index_cast %[[LIGHT]] : i32 to index
-// SPLIT: %[[ROOM:.*]] = arith.muli %[[L0]], %c32
-// SPLIT: %[[SLOTS:.*]] = arith.divsi %[[ROOM]], %c192
-// SPLIT: %[[MOST:.*]] = arith.maxsi %c{{[0-9_]+}}, %[[SLOTS]] :
-// SPLIT: %[[LEN128:.*]] = arith.maxsi %c128{{.*}}, %{{.*}} :
-// SPLIT-NEXT: %[[REACH:.*]] = arith.muli %[[MOST]], %[[LEN128]]
-// SPLIT: %[[SLACK:.*]] = arith.muli %[[REACH]], %c4
-// SPLIT-NEXT: %[[OK:.*]] = arith.cmpi sge, %[[SLACK]], %[[E]]
-// SPLIT: %[[THR:.*]] = arith.select %[[OK]], %c128{{.*}}, %{{.*}} : index
-// SPLIT-NEXT: %[[FIT:.*]] = arith.select %[[OK]], %[[MOST]], %{{.*}} : index
-// SPLIT: %[[SHORT:.*]] = arith.ceildivsi %[[E]], %c8192
+// SPLIT: %[[THR:.*]] = arith.index_cast %[[THRP]] : i64 to index
+// SPLIT-NEXT: %[[FIT:.*]] = arith.index_cast %[[FITP]] : i64 to index
+// SPLIT: %[[SHORT:.*]] = arith.ceildivsi %[[E:[0-9]+]], %c8192
 // SPLIT-NEXT: %[[L1:.*]] = arith.maxsi %[[THR]], %[[SHORT]]
 // SPLIT-NEXT: %[[BYCAP:.*]] = arith.ceildivsi %[[E]], %[[FIT]]
 // SPLIT-NEXT: %[[LEN:.*]] = arith.maxsi %[[L1]], %[[BYCAP]]
@@ -110,7 +96,6 @@ func.func @gatv2(%g: !gnn.graph, %xl: tensor<?x2x16xf32>, %xr: tensor<?x2x16xf32
 // SPLIT-LABEL: gnnk.kernel @attention_0_final(
 // SPLIT-SAME: %[[FOUT:[a-z0-9]+]]: memref<?xf32> {gnnk.result = 0 : i64}
 // SPLIT-SAME: %[[FBYDEG:[a-z0-9]+]]: memref<?xi32> {gnnk.graph = "csr_rows_by_degree"}
-// SPLIT: arith.select %{{.*}}, %c128{{.*}}, %{{.*}} : index
 // SPLIT: arith.ceildivsi %{{.*}}, %c8192
 // SPLIT-NEXT: arith.maxsi
 // SPLIT-NEXT: arith.ceildivsi
@@ -146,17 +131,19 @@ func.func @gatv2(%g: !gnn.graph, %xl: tensor<?x2x16xf32>, %xr: tensor<?x2x16xf32
 // marked ones taken in order by a rolled loop.
 // LONG-DAG: #[[GRID:.*]] = affine_map<()[s0, s1, s2] -> (s1 ceildiv 32, 4)>
 // LONG-LABEL: gnnk.kernel @attention_0_partial(
+// LONG-SAME: %[[THRP:[a-z0-9]+]]: i64 {gnnk.formula = "32 + {{.*}}", gnnk.size = "split_threshold"}
 // LONG-SAME: grid = #[[GRID]]
 // LONG: %[[E:.*]] = arith.index_cast %arg7 : i64 to index
-// LONG: %[[THR:.*]] = arith.select %{{.*}}, %c32{{.*}}, %{{.*}} : index
+// LONG: %[[THR:.*]] = arith.index_cast %[[THRP]] : i64 to index
 // LONG: %[[C:.*]] = arith.ceildivsi %[[E]], %c4
 // LONG-NEXT: %[[LEN:.*]] = arith.maxsi %[[THR]], %[[C]]
 // LONG: %[[CAPPED:.*]] = arith.maxsi %[[LEN]], %{{.*}}
 // LONG: %[[N:.*]] = arith.ceildivsi %[[E]], %[[CAPPED]]
 // LONG: gnnk.for_blocks %[[N]] lanes 32
 // LONG-LABEL: gnnk.kernel @attention_0_final(
+// LONG-SAME: %[[FTHRP:[a-z0-9]+]]: i64 {gnnk.formula = "32 + {{.*}}", gnnk.size = "split_threshold"}
 // LONG-SAME: grid = #[[GRID]]
-// LONG: %[[FTHR:.*]] = arith.select %{{.*}}, %c32{{.*}}, %{{.*}} : index
+// LONG: %[[FTHR:.*]] = arith.index_cast %[[FTHRP]] : i64 to index
 // LONG: gnnk.for_blocks
 // LONG: %[[LONGER:.*]] = arith.cmpi sgt, %{{.*}}, %[[FTHR]]
 // LONG-NEXT: scf.if %[[LONGER]] {

@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <iostream>
+#include <set>
 
 using namespace mlir;
 namespace rt = ::gnn::runtime;
@@ -114,6 +115,44 @@ TEST_F(MemoryPlanPrograms, TwoLayerGATHoldsOneLayer) {
               << " nodes: " << m.temps.size() << " temps, unplanned "
               << m.unplannedBytes << " bytes, arena " << m.arenaBytes
               << " bytes\n";
+  }
+}
+
+// The split kernels' heavy-row threshold is a formula of the graph's
+// light-row counts that the runtime evaluates: the split where the rows of at
+// most `split` edges hold the chunks' states, a doubling of it where only
+// larger rows do, the last resort (6 doublings) where none do; the kernels
+// of one split get the same formula.
+TEST_F(MemoryPlanPrograms, SplitThresholdFollowsTheLightRows) {
+  rt::Program p = compile("gat2", 5000);
+  std::set<std::string> thresholds;
+  for (const rt::Step &step : p.steps)
+    if (auto *l = std::get_if<rt::LaunchStep>(&step))
+      for (const rt::KernelArg &a : l->args)
+        if (a.kind == rt::KernelArg::Kind::I64 &&
+            a.integer.text().find("+ (1 - min(1, max(0, max(1, csr_light_") !=
+                std::string::npos &&
+            a.integer.text().find("max(1, csr_light_") != 0)
+          thresholds.insert(a.integer.text());
+  // One split per layer; the kernels of a split share the formula (and
+  // the two layers' splits, of the same shapes, have the same one).
+  ASSERT_EQ(thresholds.size(), 1u);
+  for (const std::string &text : thresholds) {
+    rt::StatusOr<rt::Formula> f = rt::Formula::parse(text);
+    ASSERT_TRUE(f.ok()) << f.message();
+    int64_t split = std::stoll(text.substr(0, text.find(' ')));
+    int first = 0;
+    while ((int64_t(2) << first) <= split)
+      ++first;
+    rt::FormulaScope scope{kNodes, kEdges, 1, 5000, 5000, kNodes};
+    auto threshold = [&](int fromJ) {
+      for (int j = 0; j < 64; ++j)
+        scope.csrLight[j] = j >= fromJ ? kNodes : 0;
+      return *f->evaluate(scope);
+    };
+    EXPECT_EQ(threshold(0), split) << text;
+    EXPECT_EQ(threshold(first + 2), int64_t(1) << (first + 2)) << text;
+    EXPECT_EQ(threshold(64), int64_t(1) << (first + 6)) << text;
   }
 }
 

@@ -211,4 +211,25 @@ TEST(Formula, Evaluates) {
   EXPECT_FALSE(Formula::parse("nodes")->isConstant());
 }
 
+// The light-row counts of the graph (split kernels' size parameters).
+TEST(Formula, LightCounts) {
+  FormulaScope scope{100, 2500, 1, 40, 7, 100};
+  scope.csrLight[0] = 3;
+  scope.csrLight[7] = 90;
+  scope.csrLight[63] = 100;
+  scope.cscLight[7] = 95;
+  auto eval = [&](const char *t) { return *Formula::parse(t)->evaluate(scope); };
+  EXPECT_EQ(eval("csr_light_0"), 3);
+  EXPECT_EQ(eval("csr_light_7 * 2 + csc_light_7"), 275);
+  EXPECT_EQ(eval("csr_light_63"), 100);
+  EXPECT_EQ(eval("csc_light_63"), 0);
+  EXPECT_FALSE(Formula::parse("csr_light_7")->isConstant());
+  for (const char *bad : {"csr_light_64", "csr_light_", "csr_light_07",
+                          "csc_light_x", "csr_light_100"}) {
+    StatusOr<Formula> f = Formula::parse(bad);
+    ASSERT_FALSE(f.ok()) << bad;
+    EXPECT_NE(f.message().find("from 0 to 63"), std::string::npos) << bad;
+  }
+}
+
 } // namespace

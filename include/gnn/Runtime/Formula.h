@@ -12,7 +12,9 @@
 ///   factor := integer | name | '(' expr ')' | fn '(' expr ',' expr ')'
 ///   fn := ceil_div | min | max
 ///   name := nodes | edges | graphs | max_in_degree | max_out_degree |
-///           largest_graph
+///           largest_graph | csr_light_<j> | csc_light_<j>
+/// (`csr_light_<j>`, 0 <= j < 64: the nodes of in-degree at most 2^j;
+/// `csc_light_<j>` the same by out-degree.)
 /// Integer arithmetic on int64; division by zero is an evaluation error.
 ///
 //===----------------------------------------------------------------------===//
@@ -22,6 +24,7 @@
 
 #include "gnn/Runtime/Status.h"
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -33,6 +36,8 @@ namespace runtime {
 struct FormulaScope {
   int64_t nodes = 0, edges = 0, graphs = 1, maxInDegree = 0, maxOutDegree = 0,
           largestGraph = 0;
+  /// csr_light_<j> and csc_light_<j>.
+  std::array<int64_t, 64> csrLight{}, cscLight{};
 };
 
 /// A parsed formula, evaluated without re-parsing.

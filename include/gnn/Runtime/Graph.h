@@ -14,8 +14,9 @@
 ///  - `cscToCsr`: the CSR slot of each CSC slot (the edge permutation);
 ///  - in- and out-degrees (int32 per node);
 ///  - `csrRowsByDegree` and `cscColsByDegree`: the node ids in increasing in-
-///    (out-) degree, ties by id; `csrLightRowCounts` and `cscLightColCounts`
-///    (64 entries): entry j counts the nodes of in- (out-) degree <= 2^j;
+///    (out-) degree, ties by id; on the host, `csrLightRows` and
+///    `cscLightCols` (64 entries): entry j counts the nodes of in- (out-)
+///    degree <= 2^j;
 ///  - statistics and light/heavy degree buckets.
 /// Index arrays are 32-bit when N and E fit, 64-bit otherwise (`indexBits`).
 /// Every input is validated on the GPU; errors name the offending entry.
@@ -28,6 +29,7 @@
 #include "gnn/Analysis/GraphStats.h"
 #include "gnn/Runtime/Status.h"
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -131,9 +133,10 @@ public:
   /// columns), ties by id.
   const void *csrRowsByDegree() const { return rowsByDegree.data(); }
   const void *cscColsByDegree() const { return colsByDegree.data(); }
-  /// Entry j (of 64): the number of nodes of in- (out-) degree at most 2^j.
-  const void *csrLightRowCounts() const { return lightRowCounts.data(); }
-  const void *cscLightColCounts() const { return lightColCounts.data(); }
+  /// Entry j (of 64): the number of nodes of in- (out-) degree at most 2^j
+  /// (kernels get them as the size parameters csr_light_<j>, csc_light_<j>).
+  const std::array<int64_t, 64> &csrLightRows() const { return lightRows; }
+  const std::array<int64_t, 64> &cscLightCols() const { return lightCols; }
 
   /// Splits nodes by in-degree at the `quantile` of the in-degrees (e.g.
   /// 0.99: rows above p99 are heavy).
@@ -146,7 +149,7 @@ public:
     return rowPtr.size() + col.size() + csrEdges.size() + csrDsts.size() +
            colPtr.size() + row.size() + cscEdges.size() + cscToCsrSlots.size() +
            inDeg.size() + outDeg.size() + rowsByDegree.size() +
-           colsByDegree.size() + lightRowCounts.size() + lightColCounts.size();
+           colsByDegree.size();
   }
   /// State that library steps cache per graph (cuSPARSE descriptors,
   /// workspaces); owned and destroyed with the graph.
@@ -161,8 +164,8 @@ private:
   IndexType index = IndexType::Int32;
   GraphStats stats;
   DeviceBuffer rowPtr, col, csrEdges, csrDsts, colPtr, row, cscEdges, cscToCsrSlots;
-  DeviceBuffer inDeg, outDeg, rowsByDegree, colsByDegree, lightRowCounts,
-      lightColCounts;
+  DeviceBuffer inDeg, outDeg, rowsByDegree, colsByDegree;
+  std::array<int64_t, 64> lightRows{}, lightCols{};
   mutable std::shared_ptr<void> library;
   template <typename I> friend struct GraphBuilder;
 };

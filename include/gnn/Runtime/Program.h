@@ -54,7 +54,7 @@ struct KernelArg {
   Kind kind = Kind::Buffer;
   /// Buffer name, or graph array name (csr_row_ptr, csr_col, csr_edge,
   /// csr_dst, csc_col_ptr, csc_row, csc_edge, csc_to_csr, in_degree, out_degree,
-  /// csr_rows_by_degree, csc_cols_by_degree, csr_light_counts, csc_light_counts).
+  /// csr_rows_by_degree, csc_cols_by_degree).
   std::string name;
   Formula integer;
   float real = 0;

@@ -294,8 +294,16 @@ LogicalResult Lowering::lowerLaunch(gnnk::LaunchOp launch) {
     } else if (auto g = attrs.getAs<StringAttr>(gnnk::KernelOp::kGraph)) {
       l.args.push_back(graphArg(g.getValue().str()));
     } else {
-      auto s = attrs.getAs<StringAttr>(gnnk::KernelOp::kSize);
-      l.args.push_back(intArg(*rt::Formula::parse(s.getValue().str())));
+      // A size, or a formula of the sizes (gnnk.formula).
+      auto s = attrs.getAs<StringAttr>(gnnk::KernelOp::kFormula);
+      if (!s)
+        s = attrs.getAs<StringAttr>(gnnk::KernelOp::kSize);
+      rt::StatusOr<rt::Formula> f = rt::Formula::parse(s.getValue().str());
+      if (!f.ok())
+        return kernel.emitOpError()
+               << "has a parameter (#" << i
+               << ") whose size formula does not parse: " << f.message();
+      l.args.push_back(intArg(*f));
     }
   }
   l.grid[0] = toFormula(kernel.getGrid());

@@ -35,6 +35,35 @@ gnnk.kernel @k(%x: memref<?xf32> {gnnk.operand = 1 : i64}) attributes {block = 2
 
 // -----
 
+// expected-error @+1 {{'gnnk.kernel' op expects parameter #1 to name nodes, edges, graphs, csr_light_<j> or csc_light_<j> (0 <= j < 64) but got "csr_light_64"}}
+gnnk.kernel @k(%a: i64 {gnnk.size = "csc_light_63"}, %b: i64 {gnnk.size = "csr_light_64"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+  gnnk.return
+}
+
+// -----
+
+// expected-error @+1 {{'gnnk.kernel' op expects gnnk.formula on parameter #0 to be a nonempty string beside a gnnk.size naming it with an identifier}}
+gnnk.kernel @k(%a: i64 {gnnk.size = "split threshold", gnnk.formula = "edges / 2"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+  gnnk.return
+}
+
+// -----
+
+// A formula needs a gnnk.size naming it.
+// expected-error @+1 {{'gnnk.kernel' op expects parameter #0 to have exactly one of gnnk.operand, gnnk.result, gnnk.graph, gnnk.size but got 0}}
+gnnk.kernel @k(%a: i64 {gnnk.formula = "edges / 2"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+  gnnk.return
+}
+
+// -----
+
+// expected-error @+1 {{'gnnk.kernel' op expects parameter #0 to name nodes, edges, graphs, csr_light_<j> or csc_light_<j> (0 <= j < 64) but got "light_7"}}
+gnnk.kernel @k(%a: i64 {gnnk.size = "light_7"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+  gnnk.return
+}
+
+// -----
+
 // expected-error @+1 {{'gnnk.kernel' op expects size parameter #0 to be i64 but got 'index'}}
 gnnk.kernel @k(%n: index {gnnk.size = "nodes"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
   gnnk.return

@@ -85,18 +85,13 @@ func.func @reversed(%g: !gnn.graph, %e: tensor<?x2xf32> {gnn.domain = "edge"}) -
   return %r, %d : tensor<?x2xf32>, tensor<?xf32>
 }
 
-// With long rows (largest in-degree above 1024), aggregations split heavy rows:
-// the main kernel skips them, a partial kernel per chunk of edges and a final
-// kernel per heavy row finish them.
-
-
-
 // With long rows (largest in-degree above 1024), row kernels split heavy
 // rows: the main kernel skips them, a partial kernel per chunk of 128 edge
 // positions (team and block reductions) and a final kernel per heavy row
 // (the chunks merged in order, then the epilogue) finish them.
 // SPLIT-LABEL: // spmm_0: block 256
-// SPLIT: const long long [[THR:v[0-9]+]] = {{v[0-9]+}} ? 128LL : {{v[0-9]+}};
+// SPLIT: long long split_threshold,
+// SPLIT: const long long [[THR:v[0-9]+]] = (long long)split_threshold;
 // SPLIT: <= [[THR]];
 // SPLIT-LABEL: // spmm_0_partial: block 256, grid min(edges ceildiv 128, 8192)
 // SPLIT: __shared__ float

@@ -114,3 +114,16 @@ func.func @transposed_matmul(%g: !gnn.graph, %x: tensor<?x8xf32>, %w: tensor<8x8
   %h = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%x, %w : tensor<?x8xf32>, tensor<8x8xf32>) outs(%f : tensor<?x8xf32>) -> tensor<?x8xf32>
   return %h : tensor<?x8xf32>
 }
+
+// -----
+
+// A size parameter's formula the runtime cannot parse.
+// expected-error @+1 {{'gnnk.kernel' op has a parameter (#2) whose size formula does not parse: in formula 'csr_light_99 * 2' at offset 12: 'csr_light_99' needs a j from 0 to 63}}
+gnnk.kernel @k(%x: memref<?xf32> {gnnk.operand = 0 : i64}, %out: memref<?xf32> {gnnk.result = 0 : i64}, %t: i64 {gnnk.size = "split_threshold", gnnk.formula = "csr_light_99 * 2"})
+    attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (s0 ceildiv 256)>} {
+  gnnk.return
+}
+func.func @bad_formula(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %r = gnnk.launch @k[%g](%x) rows [affine_map<()[s0, s1, s2] -> (s0)>] : (tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %r : tensor<?x8xf32>
+}

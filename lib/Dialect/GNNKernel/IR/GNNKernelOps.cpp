@@ -27,6 +27,25 @@ StringRef mlir::gnnk::sizeSymbolName(unsigned i) {
   return i < kNumSizeSymbols ? names[i] : "?";
 }
 
+/// A C identifier of lower-case letters, digits and underscores, not
+/// starting with a digit.
+static bool isIdentifier(StringRef name) {
+  return !name.empty() && !llvm::isDigit(name[0]) &&
+         llvm::all_of(name, [](char c) {
+           return llvm::isLower(c) || llvm::isDigit(c) || c == '_';
+         });
+}
+
+bool mlir::gnnk::isSizeName(StringRef name) {
+  if (name == "nodes" || name == "edges" || name == "graphs")
+    return true;
+  if (!name.consume_front("csr_light_") && !name.consume_front("csc_light_"))
+    return false;
+  unsigned j = 0;
+  return !name.empty() && name.size() <= 2 && !name.getAsInteger(10, j) &&
+         j < 64 && (name.size() == 1 || name[0] != '0');
+}
+
 int64_t mlir::gnnk::enclosingTeamLanes(Operation *op) {
   for (Operation *p = op->getParentOp(); p; p = p->getParentOp()) {
     if (auto rows = dyn_cast<ForRowsOp>(p))
@@ -198,8 +217,7 @@ LogicalResult KernelOp::verify() {
       static const char *known[] = {"csr_row_ptr", "csr_col", "csr_dst",
                                     "csr_edge",    "csc_col_ptr", "csc_row",
                                     "csc_to_csr",  "csr_rows_by_degree",
-                                    "csc_cols_by_degree", "csr_light_counts",
-                                    "csc_light_counts"};
+                                    "csc_cols_by_degree"};
       if (!name || llvm::find(known, name.getValue()) == std::end(known))
         return emitOpError() << "expects parameter #" << i
                              << " to name a graph array but got " << graph;
@@ -209,12 +227,22 @@ LogicalResult KernelOp::verify() {
         return emitOpError() << "expects graph array parameter #" << i
                              << " to be an i32 or i64 buffer but got " << type;
     }
-    if (size) {
+    if (Attribute formula = attrs ? attrs.get(kFormula) : Attribute()) {
+      auto text = dyn_cast<StringAttr>(formula);
+      auto name = dyn_cast_or_null<StringAttr>(size);
+      if (!text || text.getValue().empty() || !name ||
+          !isIdentifier(name.getValue()))
+        return emitOpError()
+               << "expects gnnk.formula on parameter #" << i
+               << " to be a nonempty string beside a gnnk.size naming it "
+                  "with an identifier";
+    } else if (size) {
       auto name = dyn_cast<StringAttr>(size);
-      if (!name || (name.getValue() != "nodes" && name.getValue() != "edges" &&
-                    name.getValue() != "graphs"))
+      if (!name || !isSizeName(name.getValue()))
         return emitOpError() << "expects parameter #" << i
-                             << " to name nodes, edges or graphs but got "
+                             << " to name nodes, edges, graphs, "
+                                "csr_light_<j> or csc_light_<j> (0 <= j < "
+                                "64) but got "
                              << size;
       if (!type.isInteger(64))
         return emitOpError() << "expects size parameter #" << i

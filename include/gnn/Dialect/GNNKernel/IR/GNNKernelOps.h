@@ -31,6 +31,10 @@ constexpr unsigned kNumSizeSymbols = 3;
 
 /// The name of size symbol `i` ("nodes", "edges", "graphs").
 llvm::StringRef sizeSymbolName(unsigned i);
+/// Whether `name` names a size parameter: nodes, edges, graphs, or
+/// csr_light_<j> / csc_light_<j> (0 <= j < 64: the number of nodes of in- /
+/// out-degree at most 2^j).
+bool isSizeName(llvm::StringRef name);
 
 /// The number of rows of a tensor (its leading dimension) as an affine
 /// expression of the size symbols: a constant, nodes or edges from the

@@ -36,10 +36,13 @@ def GNNK_KernelOp : GNNK_Op<"kernel", [
     - `gnnk.graph = "csr_row_ptr"`: an index array of the runtime graph
       (`csr_row_ptr`, `csr_col`, `csr_dst`, `csr_edge`, `csc_col_ptr`,
       `csc_row`, `csc_to_csr`, `csr_rows_by_degree`, `csc_cols_by_degree`:
-      the node ids in increasing in- and out-degree, ties by id;
-      `csr_light_counts`, `csc_light_counts`: 64 entries, entry j the number
-      of nodes of in- (out-) degree at most 2^j);
-    - `gnnk.size = "nodes" | "edges" | "graphs"`: a graph size (`i64`).
+      the node ids in increasing in- and out-degree, ties by id);
+    - `gnnk.size = "nodes" | "edges" | "graphs"`: a graph size (`i64`); or
+      `"csr_light_<j>"` / `"csc_light_<j>"` (0 <= j < 64): the number of
+      nodes of in- (out-) degree at most 2^j. With `gnnk.formula = "F"`
+      beside it, the size parameter is the runtime's value of the integer
+      formula F of those names (see `Formula.h`), evaluated once per launch,
+      and `gnnk.size` only names it (a C identifier).
 
     `block` is the number of threads per block; `grid` the number of blocks,
     an affine map of the symbols `s0` = nodes, `s1` = edges, `s2` = graphs;
@@ -87,6 +90,8 @@ def GNNK_KernelOp : GNNK_Op<"kernel", [
     static constexpr ::llvm::StringLiteral kResult = "gnnk.result";
     static constexpr ::llvm::StringLiteral kGraph = "gnnk.graph";
     static constexpr ::llvm::StringLiteral kSize = "gnnk.size";
+    /// With kSize: the formula of the graph's sizes giving the value.
+    static constexpr ::llvm::StringLiteral kFormula = "gnnk.formula";
   }];
 }
 

@@ -98,7 +98,7 @@ def GNNSplitHeavyRows : Pass<"gnn-split-heavy-rows", "ModuleOp"> {
     rows: its element `g = c * V + lane * carried + i` is at column `g %
     width` of row `csr_rows_by_degree[g / width]` (`csc_cols_by_degree`
     when reversed; the graph's nodes in increasing degree), of which the
-    first `light = csr_light_counts[floor(log2(N))]` (`csc_light_counts`)
+    first `light = csr_light_<floor(log2(N))>` (`csc_light_<j>`)
     have at most N edges. The chunks are capped at `max(1, floor(light *
     width / V))` so every state fits (a single chunk has no row crossing its
     ends, hence no state); the grid stays `min(ceil(edges / N), max-chunks)`
@@ -106,8 +106,10 @@ def GNNSplitHeavyRows : Pass<"gnn-split-heavy-rows", "ModuleOp"> {
     more than 4 times longer than `max(N, ceil(edges / max-chunks))` (a
     dense graph, with few rows of at most N edges), the heavy-row threshold
     doubles instead, up to 6 times, until the rows of at most 2^j edges
-    (`csr_light_counts[j]`) have that room: all three kernels compute it
-    from the counts, the row kernel only for a row of more than N edges. Otherwise the partial results are a
+    (`csr_light_<j>`) have that room: the threshold and the room are
+    formulas of those counts that the runtime evaluates once per launch and
+    passes to the three kernels (parameters `split_threshold`, `split_fit`
+    with `gnnk.formula`). Otherwise the partial results are a
     tensor of `min(ceil(edges / N), max-chunks) * lanes * carried` floats
     passed from the partial to the final kernel.
 
