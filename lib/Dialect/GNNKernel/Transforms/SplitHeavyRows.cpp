@@ -147,14 +147,15 @@ BlockArgument addParam(KernelOp kernel, Type type, NamedAttribute binding,
 }
 
 /// The existing parameter of `kernel` bound to (`key`, `value`), or a new
-/// one of `type`.
-Value param(KernelOp kernel, StringRef key, Attribute value, Type type) {
+/// one of `type` (with `extra` beside its binding).
+Value param(KernelOp kernel, StringRef key, Attribute value, Type type,
+            std::optional<NamedAttribute> extra = std::nullopt) {
   for (unsigned i = 0, e = kernel.getNumArguments(); i < e; ++i)
     if (DictionaryAttr a = kernel.getArgAttrDict(i))
       if (a.get(key) == value)
         return kernel.getArgument(i);
   OpBuilder b(kernel.getContext());
-  return addParam(kernel, type, b.getNamedAttr(key, value));
+  return addParam(kernel, type, b.getNamedAttr(key, value), extra);
 }
 
 /// The kernel's parameter for the graph index array `name` (of the row
@@ -351,15 +352,9 @@ splitThresholdFormulas(bool reversed, int64_t split, int64_t maxChunks,
 /// (named `name`), as an index at the builder's insertion point.
 Value formulaParam(KernelOp kernel, OpBuilder &b, Location loc,
                    StringRef name, StringRef formula) {
-  Value p;
-  for (unsigned i = 0, e = kernel.getNumArguments(); i < e && !p; ++i)
-    if (DictionaryAttr a = kernel.getArgAttrDict(i))
-      if (a.get(KernelOp::kSize) == b.getStringAttr(name))
-        p = kernel.getArgument(i);
-  if (!p)
-    p = addParam(kernel, b.getI64Type(),
-                 b.getNamedAttr(KernelOp::kSize, b.getStringAttr(name)),
-                 b.getNamedAttr(KernelOp::kFormula, b.getStringAttr(formula)));
+  Value p = param(kernel, KernelOp::kSize, b.getStringAttr(name),
+                  b.getI64Type(),
+                  b.getNamedAttr(KernelOp::kFormula, b.getStringAttr(formula)));
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), p);
 }
 
