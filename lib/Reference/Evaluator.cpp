@@ -278,6 +278,7 @@ private:
   LogicalResult spmm(mlir::gnn::SpmmOp op);
   LogicalResult reduce(mlir::gnn::ReduceOp op);
   LogicalResult degree(mlir::gnn::DegreeOp op);
+  LogicalResult extremumGrad(mlir::gnn::ExtremumGradOp op);
   LogicalResult linalgOp(linalg::LinalgOp op);
   LogicalResult constant(arith::ConstantOp op);
   LogicalResult reshape(Operation *op, Value src, Value result,
@@ -489,21 +490,55 @@ static void reduceRows(const Incidence &inc, int64_t numNodes, int64_t row,
   }
 }
 
-/// 1 / the number of each node's edges whose value equals `out` (a max or
-/// min; 0 where there are none: no edge, or a NaN extremum): the ops'
-/// `share` result.
+/// The `winner` codes of an extremum `out` over `inc`'s rows (see gnn.spmm):
+/// per element, -1 where no edge attains it. With `neighbour` (the
+/// unweighted spmm: the other end of each edge, whose row the edge's value
+/// is), the id of the one neighbour whose edges attain it when the extremum
+/// is not `identity` and the id is below 2^`idBits`, else -2; without, -(c
+/// + 1) for the c edges attaining it.
 template <typename ValueFn>
-static Tensor tieShares(const Incidence &inc, int64_t numNodes, int64_t row,
-                        const Tensor &out, ValueFn value) {
-  Tensor share(out.shape);
+static Tensor winnerCodes(const Incidence &inc, int64_t numNodes, int64_t row,
+                          const Tensor &out, double identity, int idBits,
+                          const std::vector<int64_t> *neighbour,
+                          ValueFn value) {
+  Tensor code(out.shape);
   for (int64_t n = 0; n < numNodes; ++n)
-    for (int64_t i = inc.ptr[n]; i < inc.ptr[n + 1]; ++i)
-      for (int64_t k = 0; k < row; ++k)
-        share.data[n * row + k] +=
-            value(inc.edges[i], k) == out.data[n * row + k] ? 1.0 : 0.0;
-  for (double &s : share.data)
-    s = s == 0.0 ? 0.0 : 1.0 / s;
-  return share;
+    for (int64_t k = 0; k < row; ++k) {
+      double y = out.data[n * row + k];
+      int64_t count = 0, first = -1;
+      bool oneNeighbour = true;
+      for (int64_t i = inc.ptr[n]; i < inc.ptr[n + 1]; ++i) {
+        int64_t e = inc.edges[i];
+        if (value(e, k) != y)
+          continue;
+        if (count++ == 0)
+          first = neighbour ? (*neighbour)[e] : e;
+        else if (neighbour && (*neighbour)[e] != first)
+          oneNeighbour = false;
+      }
+      double c = -static_cast<double>(count + 1);
+      if (neighbour && count > 0)
+        c = oneNeighbour && y != identity && first < (int64_t(1) << idBits)
+                ? static_cast<double>(first)
+                : -2.0;
+      code.data[n * row + k] = count == 0 ? -1.0 : c;
+    }
+  return code;
+}
+
+/// winnerCodes for `op` (spmm or reduce max/min) of result `out`; `neighbour`
+/// as there.
+template <typename ValueFn>
+static Tensor winnerCodesOf(Operation *op, mlir::gnn::ReduceKind kind,
+                            const Incidence &inc, int64_t numNodes,
+                            const Tensor &out,
+                            const std::vector<int64_t> *neighbour,
+                            ValueFn value) {
+  double inf = std::numeric_limits<double>::infinity();
+  int bits = getElementTypeOrSelf(op->getResult(0).getType()).isF64() ? 53 : 24;
+  return winnerCodes(inc, numNodes, out.rowSize(), out,
+                     kind == mlir::gnn::ReduceKind::max ? -inf : inf, bits,
+                     neighbour, value);
 }
 
 LogicalResult Interpreter::spmm(mlir::gnn::SpmmOp op) {
@@ -536,8 +571,9 @@ LogicalResult Interpreter::spmm(mlir::gnn::SpmmOp op) {
     return w ? w->data[e * wrow + k / f] * v : v;
   };
   reduceRows(inc, graph.numNodes, row, op.getReduce(), out, value);
-  if (Value share = op.getShare())
-    setTensor(share, tieShares(inc, graph.numNodes, row, out, value));
+  if (Value winner = op.getWinner())
+    setTensor(winner, winnerCodesOf(op, op.getReduce(), inc, graph.numNodes,
+                                    out, w ? nullptr : &from, value));
   setTensor(op.getResult(), std::move(out));
   return success();
 }
@@ -555,9 +591,59 @@ LogicalResult Interpreter::reduce(mlir::gnn::ReduceOp op) {
   auto value = [&](int64_t e, int64_t k) { return x[e * row + k]; };
   const Incidence &inc = incidence(op.getReversed());
   reduceRows(inc, graph.numNodes, row, op.getKind(), out, value);
-  if (Value share = op.getShare())
-    setTensor(share, tieShares(inc, graph.numNodes, row, out, value));
+  if (Value winner = op.getWinner())
+    setTensor(winner, winnerCodesOf(op, op.getKind(), inc, graph.numNodes,
+                                    out, nullptr, value));
   setTensor(op.getResult(), std::move(out));
+  return success();
+}
+
+LogicalResult Interpreter::extremumGrad(mlir::gnn::ExtremumGradOp op) {
+  const Tensor *t[4];
+  Value operands[4] = {op.getInput(), op.getExtremum(), op.getWinner(),
+                       op.getGrad()};
+  StringRef names[4] = {"input", "extremum", "winner", "grad"};
+  for (int i = 0; i < 4; ++i) {
+    FailureOr<const Tensor *> r =
+        rowsOf(op, operands[i], names[i], graph.numNodes, "node");
+    if (failed(r))
+      return failure();
+    t[i] = *r;
+    if (t[i]->shape != t[0]->shape)
+      return op.emitOpError() << "expects '" << names[i] << "' of shape "
+                              << t[0]->shapeString() << " but got "
+                              << t[i]->shapeString();
+  }
+  const Tensor &x = *t[0], &y = *t[1], &code = *t[2], &dy = *t[3];
+  bool reversed = op.getReversed();
+  const Incidence &inc = incidence(reversed);
+  const auto &from = reversed ? graph.dst : graph.src;
+  int64_t row = x.rowSize();
+  Tensor dx(x.shape);
+  for (int64_t n = 0; n < graph.numNodes; ++n)
+    for (int64_t k = 0; k < row; ++k) {
+      double c = code.data[n * row + k], g = dy.data[n * row + k];
+      if (c >= 0) {
+        if (c >= static_cast<double>(graph.numNodes) || c != std::floor(c))
+          return op.emitOpError()
+                 << "expects winner codes that are node ids (below "
+                 << graph.numNodes << ") but element " << n * row + k
+                 << " is " << c;
+        dx.data[static_cast<int64_t>(c) * row + k] += g;
+        continue;
+      }
+      if (!(c < -1.0))
+        continue;
+      // The edges attaining the extremum share the gradient equally.
+      double v = y.data[n * row + k];
+      int64_t begin = inc.ptr[n], end = inc.ptr[n + 1], ties = 0;
+      for (int64_t i = begin; i < end; ++i)
+        ties += x.data[from[inc.edges[i]] * row + k] == v;
+      for (int64_t i = begin; i < end; ++i)
+        if (x.data[from[inc.edges[i]] * row + k] == v)
+          dx.data[from[inc.edges[i]] * row + k] += g / ties;
+    }
+  setTensor(op.getResult(), std::move(dx));
   return success();
 }
 
@@ -823,6 +909,7 @@ LogicalResult Interpreter::execute(Operation &op) {
           .Case([&](mlir::gnn::SpmmOp o) { return spmm(o); })
           .Case([&](mlir::gnn::ReduceOp o) { return reduce(o); })
           .Case([&](mlir::gnn::DegreeOp o) { return degree(o); })
+          .Case([&](mlir::gnn::ExtremumGradOp o) { return extremumGrad(o); })
           .Case([&](arith::ConstantOp o) { return constant(o); })
           .Case([&](tensor::EmptyOp o) -> LogicalResult {
             auto type = o.getType();

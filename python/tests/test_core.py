@@ -181,8 +181,12 @@ def test_example_gradcheck(name):
             shape[0] = g.num_edges
         xs.append((torch.randn(shape, generator=gen, dtype=torch.float64) * 0.5)
                   .to(DEVICE).requires_grad_())
+    # SAGE max's input gradient adds into each winning neighbour's row
+    # atomically (gnn.extremum_grad): two backward runs may round a sum of
+    # three or more terms differently, so it gets a reentrancy tolerance.
+    nondet = 1e-12 if name == "sage_max" else 0.0
     assert torch.autograd.gradcheck(lambda *a: fn(g, *a), xs, eps=1e-6, atol=1e-6,
-                                    rtol=1e-5, fast_mode=True)
+                                    rtol=1e-5, fast_mode=True, nondet_tol=nondet)
 
 
 def test_torch_compile_fullgraph():

@@ -39,7 +39,7 @@ if [ -n "$gnn_opt" ]; then
       "$root/examples/$e.mlir" | "$gnn_opt" --gnn-autodiff -o "$work/${e}_ad.mlir" || exit 1
     cases+=("$work/${e}_ad.mlir#${e}_bwd")
   done
-  # The max forward that keeps its tie shares (a second result).
+  # The max forward that keeps its winner codes (a second result).
   cases+=("$work/sage_max_ad.mlir#sage_max_fwd")
 fi
 pass=0

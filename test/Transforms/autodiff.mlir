@@ -82,25 +82,16 @@ func.func @dot(%g: !gnn.graph, %q: tensor<?x2x8xf32> {gnn.differentiable}, %k: t
 // -----
 
 // max: the edges attaining each maximum share its gradient equally. The
-// forward counts them as it finds the maximum and keeps 1 / count (the
-// spmm's `share` result, a residual), so the backward has no counting pass
-// and no per-node temporary: each edge attaining the maximum takes dy *
-// share of its destination (both gathered), summed at the sources.
+// forward keeps, per element, the neighbour whose edges attain it (the
+// spmm's `winner` codes, a residual), so the backward is
+// gnn.extremum_grad: dy to that neighbour, no edge value and no pass over
+// the edges unless a tie asks for one.
 // CHECK-LABEL: func.func @max_fwd(
-// CHECK: %[[Y:.*]], %[[S:.*]] = gnn.spmm max %arg0, %arg1 : tensor<?x8xf32> -> tensor<?x8xf32>, tensor<?x8xf32>
-// CHECK: return %[[Y]], %arg1, %[[Y]], %[[S]]
+// CHECK: %[[Y:.*]], %[[W:.*]] = gnn.spmm max %arg0, %arg1 : tensor<?x8xf32> -> tensor<?x8xf32>, tensor<?x8xf32>
+// CHECK: return %[[Y]], %arg1, %[[Y]], %[[W]]
 // CHECK-LABEL: func.func @max_bwd(%arg0: !gnn.graph, %arg1: tensor<?x8xf32>, %arg2: tensor<?x8xf32>, %arg3: tensor<?x8xf32>, %arg4: tensor<?x8xf32>) -> tensor<?x8xf32>
-// CHECK-NOT: gnn.reduce sum %arg0, %{{[^ ]*}} :
-// CHECK: %[[XE:.*]] = gnn.gather src %arg0, %arg1
-// CHECK: %[[YE:.*]] = gnn.gather dst %arg0, %arg2
-// CHECK: %[[DYE:.*]] = gnn.gather dst %arg0, %arg4
-// CHECK: %[[SE:.*]] = gnn.gather dst %arg0, %arg3
-// CHECK: linalg.generic {{.*}} ins(%[[XE]], %[[YE]], %[[DYE]], %[[SE]] :
-// CHECK: %[[EQ:.*]] = arith.cmpf oeq
-// CHECK: %[[P:.*]] = arith.mulf
-// CHECK: arith.select %[[EQ]], %[[P]], %{{.*}} : f32
-// CHECK: %[[DX:.*]] = gnn.reduce sum %arg0, %{{.*}} reversed
-// CHECK: return %[[DX]]
+// CHECK-NEXT: %[[DX:.*]] = gnn.extremum_grad %arg0, %arg1, %arg2, %arg3, %arg4 : tensor<?x8xf32>
+// CHECK-NEXT: return %[[DX]]
 func.func @max(%g: !gnn.graph, %x: tensor<?x8xf32> {gnn.differentiable}) -> tensor<?x8xf32> {
   %y = gnn.spmm max %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
   return %y : tensor<?x8xf32>
@@ -108,8 +99,9 @@ func.func @max(%g: !gnn.graph, %x: tensor<?x8xf32> {gnn.differentiable}) -> tens
 
 // -----
 
-// reduce max keeps its tie share in the forward too: the backward gives
-// each edge attaining the maximum dy * share of its destination.
+// reduce max keeps its winner codes in the forward too (-(c + 1) for the c
+// edges attaining the maximum): the backward gives each edge attaining it
+// dy / c of its destination.
 // CHECK-LABEL: func.func @reduce_max_fwd(
 // CHECK: %[[Y:.*]], %[[S:.*]] = gnn.reduce max %arg0, %arg1 : tensor<?x8xf32> -> tensor<?x8xf32>, tensor<?x8xf32>
 // CHECK: return %[[Y]], %arg1, %[[Y]], %[[S]]
@@ -119,7 +111,10 @@ func.func @max(%g: !gnn.graph, %x: tensor<?x8xf32> {gnn.differentiable}) -> tens
 // CHECK: %[[DYE:.*]] = gnn.gather dst %arg0, %arg4
 // CHECK: %[[SE:.*]] = gnn.gather dst %arg0, %arg3
 // CHECK: %[[DE:.*]] = linalg.generic {{.*}} ins(%arg1, %[[YE]], %[[DYE]], %[[SE]] :
-// CHECK: arith.mulf
+// CHECK: arith.cmpf oeq
+// CHECK: arith.addf
+// CHECK: arith.negf
+// CHECK: arith.divf
 // CHECK: arith.select
 // CHECK: return %[[DE]]
 func.func @reduce_max(%g: !gnn.graph, %e: tensor<?x8xf32> {gnn.differentiable, gnn.domain = "edge"}) -> tensor<?x8xf32> {

@@ -388,7 +388,7 @@ func.func @dynamic_reduction(%g: !gnn.graph, %x: tensor<?x?xf32>, %y: tensor<?xf
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @yields_input(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
-  // expected-error @+1 {{'gnn.kernel_group' op expects to yield the result of its last op (and the log-sum-exp of its edge_softmax or the tie counts of its spmm or reduce)}}
+  // expected-error @+1 {{'gnn.kernel_group' op expects to yield the result of its last op (and the log-sum-exp of its edge_softmax or the winner codes of its spmm or reduce)}}
   %r = gnn.kernel_group "elementwise_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?x8xf32> {
     %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<?x8xf32>) outs(%x : tensor<?x8xf32>) {
     ^bb0(%v: f32, %o: f32):

@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using ::gnn::HostGraph;
@@ -127,7 +128,7 @@ TEST_F(Evaluator, SpmmMaxMinAreNotClampedAndEmptyRowsAreZero) {
   expectTensor(mn[0], {6, 2}, {0, 0, -3, -1, -2, 1, 0, 0, -2, 2, 0, 0});
 }
 
-TEST_F(Evaluator, SpmmMaxMinSharesCountDuplicatesAndEqualValues) {
+TEST_F(Evaluator, SpmmMaxMinWinnersCountDuplicatesAndEqualValues) {
   const char *src = R"mlir(
 func.func @f(%g: !gnn.graph, %x: tensor<?x2xf32>) -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>) {
   %0, %1 = gnn.spmm max %g, %x : tensor<?x2xf32> -> tensor<?x2xf32>, tensor<?x2xf32>
@@ -141,13 +142,55 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x2xf32>) -> (tensor<?x2xf32>, tensor<?x
   auto out = run(src, tinyGraph(), {x});
   ASSERT_EQ(out.size(), 4u) << errors;
   expectTensor(out[0], {6, 2}, {0, 0, 1, 3, -1, 2, 0, 0, -2, 2, 0, 0});
-  // The shares are 1 / the tie counts. node0 <- x3; node1 <- x0 x0 x4 (3 =
-  // 3 three times); node2 <- x1 x2; node4 <- x1; nodes 3 and 5 have no
-  // incoming edge: 0.
-  const double third = 1.0 / 3.0;
-  expectTensor(out[1], {6, 2}, {1, 1, 1, third, 1, 1, 0, 0, 1, 1, 0, 0});
+  // The codes name the one neighbour whose edges attain the extremum (-2
+  // for several, -1 for none). Rows: node0 <- x3; node1 <- x0 x0 x4 (3 = 3
+  // from two neighbours; the duplicate edge's x0 is the minimum of column
+  // 0 alone); node2 <- x1 x2; node4 <- x1; nodes 3 and 5 have no incoming
+  // edge.
+  expectTensor(out[1], {6, 2}, {3, 3, 4, -2, 2, 1, -1, -1, 1, 1, -1, -1});
   expectTensor(out[2], {6, 2}, {0, 0, -3, 3, -2, 1, 0, 0, -2, 2, 0, 0});
-  expectTensor(out[3], {6, 2}, {1, 1, 0.5, third, 1, 1, 0, 0, 1, 1, 0, 0});
+  expectTensor(out[3], {6, 2}, {3, 3, 0, -2, 1, 2, -1, -1, 1, 1, -1, -1});
+}
+
+TEST_F(Evaluator, SpmmMaxWinnerKeepsDuplicatesAndNotTheIdentity) {
+  const char *src = R"mlir(
+func.func @f(%g: !gnn.graph, %x: tensor<?x1xf32>) -> (tensor<?x1xf32>, tensor<?x1xf32>) {
+  %0, %1 = gnn.spmm max %g, %x : tensor<?x1xf32> -> tensor<?x1xf32>, tensor<?x1xf32>
+  return %0, %1 : tensor<?x1xf32>, tensor<?x1xf32>
+})mlir";
+  // Node 1's maximum comes from node 4 over two (duplicate) edges: one
+  // neighbour, code 4. Node 2's only neighbour is -inf, the maximum's
+  // identity, which no code names: -2 (the backward compares values).
+  HostGraph g;
+  g.name = "duplicates";
+  g.numNodes = 5;
+  g.src = {4, 0, 2, 4, 3};
+  g.dst = {1, 1, 1, 1, 2};
+  double inf = std::numeric_limits<double>::infinity();
+  auto out = run(src, g, {make({5, 1}, {1, 0, 3, -inf, 5})});
+  ASSERT_EQ(out.size(), 2u) << errors;
+  EXPECT_EQ(out[0].data[1], 5);
+  EXPECT_EQ(out[0].data[2], -inf);
+  expectTensor(out[1], {5, 1}, {-1, 4, -2, -1, -1});
+}
+
+TEST_F(Evaluator, ExtremumGradRoutesToWinnersAndSharesTies) {
+  const char *src = R"mlir(
+func.func @f(%g: !gnn.graph, %x: tensor<?x2xf32>, %dy: tensor<?x2xf32>) -> tensor<?x2xf32> {
+  %y, %w = gnn.spmm max %g, %x : tensor<?x2xf32> -> tensor<?x2xf32>, tensor<?x2xf32>
+  %dx = gnn.extremum_grad %g, %x, %y, %w, %dy : tensor<?x2xf32>
+  return %dx : tensor<?x2xf32>
+})mlir";
+  Tensor x = make({6, 2}, {-3, 3, -2, 2, -1, 1, 0, 0, 1, 3, 2, -2});
+  Tensor dy = make({6, 2}, {1, 10, 2, 20, 3, 30, 4, 40, 5, 50, 6, 60});
+  auto out = run(src, tinyGraph(), {x, dy});
+  ASSERT_EQ(out.size(), 1u) << errors;
+  // Column 0: node0's dy to x3, node1's to x4, node2's to x2, node4's to
+  // x1. Column 1: node0's to x3, node1's (code -2) shared by its three tied
+  // edges (x0 twice, x4: 20 / 3 each), node2's and node4's to x1. Nodes 3 and 5
+  // have no incoming edge: their dy goes nowhere.
+  expectTensor(out[0], {6, 2},
+               {0, 40.0 / 3.0, 5, 80, 3, 0, 1, 10, 2, 20.0 / 3.0, 0, 0});
 }
 
 TEST_F(Evaluator, SpmmReversedAggregatesIntoSources) {
@@ -281,7 +324,7 @@ func.func @f(%g: !gnn.graph, %a: tensor<?x2xf32>, %b: tensor<?x2xf32>)
   }
 }
 
-TEST_F(Evaluator, ReduceMaxMinShares) {
+TEST_F(Evaluator, ReduceMaxMinWinners) {
   const char *src = R"mlir(
 func.func @f(%g: !gnn.graph, %v: tensor<?xf32> {gnn.domain = "edge"}) -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) {
   %0, %1 = gnn.reduce max %g, %v : tensor<?xf32> -> tensor<?xf32>, tensor<?xf32>
@@ -294,11 +337,12 @@ func.func @f(%g: !gnn.graph, %v: tensor<?xf32> {gnn.domain = "edge"}) -> (tensor
   // By destination: node0 <- e4; node1 <- e0 e1 e5 (all 2); node2 <- e2 e3
   // (both 1); node4 <- e6; nodes 3 and 5: none.
   expectTensor(out[0], {6}, {0, 2, 1, 0, 1, 0});
-  expectTensor(out[1], {6}, {1, 1.0 / 3.0, 0.5, 0, 1, 0});
+  // The codes count the edges attaining the extremum: -(c + 1).
+  expectTensor(out[1], {6}, {-2, -4, -3, -1, -2, -1});
   // By source: node0 -> e0 e1; node1 -> e2 e6; node2 -> e3; node3 -> e4;
   // node4 -> e5; node5: none.
   expectTensor(out[2], {6}, {2, 1, 1, 0, 2, 0});
-  expectTensor(out[3], {6}, {0.5, 0.5, 1, 1, 1, 0});
+  expectTensor(out[3], {6}, {-3, -3, -2, -2, -2, -1});
 }
 
 TEST_F(Evaluator, GatherReduceDegree) {

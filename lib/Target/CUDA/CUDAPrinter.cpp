@@ -44,6 +44,7 @@ void CUDAPrinterState::startKernel(gnnk::KernelOp k) {
   written.clear();
   counter = 0;
   k.walk([&](gnnk::StoreOp store) { written.insert(store.getBuffer()); });
+  k.walk([&](gnnk::AtomicAddOp add) { written.insert(add.getBuffer()); });
 }
 
 FailureOr<StringRef> CUDAPrinterState::getType(Operation *where, Type type) {
@@ -455,11 +456,20 @@ static LogicalResult printOperation(CUDAPrinterState &state,
   return success();
 }
 
+/// `atomicAdd(buf + i, v);` (float and double: sm_60 and later).
+static LogicalResult printOperation(CUDAPrinterState &state,
+                                    gnnk::AtomicAddOp op) {
+  state.ostream() << "atomicAdd(" << state.getExpr(op.getBuffer()) << " + "
+                  << state.getExpr(op.getIndex()) << ", "
+                  << state.getExpr(op.getValue()) << ");\n";
+  return success();
+}
+
 LogicalResult cuda::printOperation(CUDAPrinterState &state, Operation &op) {
   return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
       .Case<gnnk::ForElementsOp, gnnk::ForRowsOp, gnnk::ForBlocksOp,
             gnnk::ForEdgesOp, gnnk::TeamReduceOp, gnnk::BlockReduceOp,
-            gnnk::LoadOp, gnnk::StoreOp>(
+            gnnk::LoadOp, gnnk::StoreOp, gnnk::AtomicAddOp>(
           [&](auto op) { return ::printOperation(state, op); })
       .Default([&](Operation *op) { return printScalarOperation(state, *op); });
 }

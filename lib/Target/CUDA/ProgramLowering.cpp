@@ -280,6 +280,20 @@ LogicalResult Lowering::lowerLaunch(gnnk::LaunchOp launch) {
       return failure();
     results.push_back(*name);
   }
+  // Results the kernel adds into (gnnk.atomic_add) start at zero.
+  for (unsigned i = 0, e = kernel.getNumArguments(); i < e; ++i) {
+    DictionaryAttr attrs = kernel.getArgAttrDict(i);
+    auto k = attrs ? attrs.getAs<IntegerAttr>(gnnk::KernelOp::kResult)
+                   : IntegerAttr();
+    if (!k || !attrs.get(gnnk::KernelOp::kAccumulate))
+      continue;
+    if (launch.getTied() && (*launch.getTied())[k.getInt()] >= 0)
+      return launch.emitOpError()
+             << "updates result #" << k.getInt()
+             << " in place, but its kernel adds into it from zero "
+                "(gnnk.accumulate)";
+    program.steps.push_back(rt::FillStep{results[k.getInt()], 0.0});
+  }
   rt::LaunchStep l;
   l.kernel = kernel.getSymName().str();
   for (unsigned i = 0, e = kernel.getNumArguments(); i < e; ++i) {

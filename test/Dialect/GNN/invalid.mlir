@@ -281,7 +281,7 @@ func.func @softmax_through_linalg(%g: !gnn.graph, %x: tensor<?x8xf32>) {
 // -----
 
 func.func @spmm_ties_sum(%g: !gnn.graph, %x: tensor<?x8xf32>) {
-  // expected-error @+1 {{'gnn.spmm' op expects a 'share' result only with max or min but the reduction is sum}}
+  // expected-error @+1 {{'gnn.spmm' op expects a 'winner' result only with max or min but the reduction is sum}}
   %o, %t = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>, tensor<?x8xf32>
   return
 }
@@ -289,7 +289,7 @@ func.func @spmm_ties_sum(%g: !gnn.graph, %x: tensor<?x8xf32>) {
 // -----
 
 func.func @spmm_ties_type(%g: !gnn.graph, %x: tensor<?x8xf32>) {
-  // expected-error @+1 {{'gnn.spmm' op expects 'share' of the result's type 'tensor<?x8xf32>' but got 'tensor<?x4xf32>'}}
+  // expected-error @+1 {{'gnn.spmm' op expects 'winner' of the result's type 'tensor<?x8xf32>' but got 'tensor<?x4xf32>'}}
   %o, %t = gnn.spmm max %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>, tensor<?x4xf32>
   return
 }
@@ -297,7 +297,7 @@ func.func @spmm_ties_type(%g: !gnn.graph, %x: tensor<?x8xf32>) {
 // -----
 
 func.func @reduce_ties_mean(%g: !gnn.graph, %e: tensor<?x8xf32> {gnn.domain = "edge"}) {
-  // expected-error @+1 {{'gnn.reduce' op expects a 'share' result only with max or min but the reduction is mean}}
+  // expected-error @+1 {{'gnn.reduce' op expects a 'winner' result only with max or min but the reduction is mean}}
   %o, %t = gnn.reduce mean %g, %e : tensor<?x8xf32> -> tensor<?x8xf32>, tensor<?x8xf32>
   return
 }
@@ -451,5 +451,31 @@ func.func @unknown_arg_attr(%g: !gnn.graph, %x: tensor<?xf32> {gnn.nodes = 1}) {
 // Parameters of the graph type are rejected, not dropped.
 // expected-error @+1 {{expects !gnn.graph without parameters (its sizes are known only at run time) but got '<'}}
 func.func @graph_parameters(%g: !gnn.graph<1, 2>) {
+  return
+}
+
+// -----
+
+// expected-note @+1 {{declared by the function argument's `gnn.domain`}}
+func.func @extremum_grad_edge(%g: !gnn.graph, %x: tensor<?x8xf32>, %e: tensor<?x8xf32> {gnn.domain = "edge"}) {
+  %y, %w = gnn.spmm max %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>, tensor<?x8xf32>
+  // expected-error @+1 {{'gnn.extremum_grad' op expects grad to be a node tensor but got an edge tensor}}
+  %0 = gnn.extremum_grad %g, %x, %y, %w, %e : tensor<?x8xf32>
+  return
+}
+
+// -----
+
+func.func @extremum_grad_rank(%g: !gnn.graph, %x: tensor<?xf32>) {
+  // expected-error @+1 {{'gnn.extremum_grad' op expects result of rank at least 2 (node rows of features) but got 'tensor<?xf32>'}}
+  %0 = gnn.extremum_grad %g, %x, %x, %x, %x : tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @extremum_grad_types(%g: !gnn.graph, %x: tensor<?x8xf32>, %d: tensor<?x4xf32>) {
+  // expected-error @+1 {{'gnn.extremum_grad' op failed to verify that all of {input, extremum, winner, grad, result} have same type}}
+  %0 = "gnn.extremum_grad"(%g, %x, %x, %x, %d) : (!gnn.graph, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x4xf32>) -> tensor<?x8xf32>
   return
 }

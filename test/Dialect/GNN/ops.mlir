@@ -72,8 +72,21 @@ func.func @spmm(%g: !gnn.graph, %x: tensor<?x16xf32>, %w: tensor<?xf32> {gnn.dom
   %1 = gnn.spmm mean %g, %x reversed : tensor<?x16xf32> -> tensor<?x16xf32>
   %2 = gnn.spmm max %g, %x weights(%w : tensor<?xf32>) : tensor<?x16xf32> -> tensor<?x16xf32>
   %3 = gnn.spmm min %g, %h weights(%a : tensor<?x4xf32>) reversed : tensor<?x4x8xf32> -> tensor<?x4x8xf32>
-  %4, %share = gnn.spmm max %g, %x : tensor<?x16xf32> -> tensor<?x16xf32>, tensor<?x16xf32>
-  %5, %share2 = gnn.spmm min %g, %h weights(%a : tensor<?x4xf32>) : tensor<?x4x8xf32> -> tensor<?x4x8xf32>, tensor<?x4x8xf32>
+  %4, %winner = gnn.spmm max %g, %x : tensor<?x16xf32> -> tensor<?x16xf32>, tensor<?x16xf32>
+  %5, %winner2 = gnn.spmm min %g, %h weights(%a : tensor<?x4xf32>) : tensor<?x4x8xf32> -> tensor<?x4x8xf32>, tensor<?x4x8xf32>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @extremum_grad
+// CHECK: gnn.extremum_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<?x16xf32>
+// CHECK: gnn.extremum_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} reversed : tensor<?x16xf32>
+func.func @extremum_grad(%g: !gnn.graph, %x: tensor<?x16xf32>, %dy: tensor<?x16xf32>) {
+  %y, %w = gnn.spmm max %g, %x : tensor<?x16xf32> -> tensor<?x16xf32>, tensor<?x16xf32>
+  %0 = gnn.extremum_grad %g, %x, %y, %w, %dy : tensor<?x16xf32>
+  %r, %rw = gnn.spmm min %g, %x reversed : tensor<?x16xf32> -> tensor<?x16xf32>, tensor<?x16xf32>
+  %1 = gnn.extremum_grad %g, %x, %r, %rw, %dy reversed : tensor<?x16xf32>
   return
 }
 
@@ -92,7 +105,7 @@ func.func @reduce(%g: !gnn.graph, %e: tensor<?x4xf32> {gnn.domain = "edge"},
   %1 = gnn.reduce mean %g, %e reversed : tensor<?x4xf32> -> tensor<?x4xf32>
   %2 = gnn.reduce max %g, %f : tensor<?xf32> -> tensor<?xf32>
   %3 = gnn.reduce min %g, %k : tensor<?x2x3xf32> -> tensor<?x2x3xf32>
-  %4, %share = gnn.reduce max %g, %e reversed : tensor<?x4xf32> -> tensor<?x4xf32>, tensor<?x4xf32>
+  %4, %winner = gnn.reduce max %g, %e reversed : tensor<?x4xf32> -> tensor<?x4xf32>, tensor<?x4xf32>
   return
 }
 

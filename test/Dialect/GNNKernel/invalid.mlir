@@ -166,3 +166,30 @@ gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}, %col: memref<?xi32> {gnnk.graph = 
   }
   gnnk.return
 }
+
+// -----
+
+// expected-error @+1 {{'gnnk.kernel' op expects gnnk.accumulate (a unit attribute) only on result parameters but parameter #0 has it}}
+gnnk.kernel @k(%x: memref<?xf32> {gnnk.operand = 0 : i64, gnnk.accumulate}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+  gnnk.return
+}
+
+// -----
+
+gnnk.kernel @k(%x: memref<?xf32> {gnnk.result = 0 : i64}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+  %c = arith.constant 0 : index
+  %v = arith.constant 1.0 : f32
+  // expected-error @+1 {{'gnnk.atomic_add' op expects a result parameter marked gnnk.accumulate (zeroed before the launch) as its buffer}}
+  gnnk.atomic_add %v to %x[%c] : f32 into memref<?xf32>
+  gnnk.return
+}
+
+// -----
+
+gnnk.kernel @k(%x: memref<?xf32> {gnnk.result = 0 : i64, gnnk.accumulate}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+  %c = arith.constant 0 : index
+  %v = arith.constant 1.0 : f64
+  // expected-error @+1 {{'gnnk.atomic_add' op expects a value of the buffer's element type 'f32' but got 'f64'}}
+  gnnk.atomic_add %v to %x[%c] : f64 into memref<?xf32>
+  gnnk.return
+}

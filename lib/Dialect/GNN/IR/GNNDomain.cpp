@@ -123,7 +123,7 @@ static Step stepOf(Value value) {
     fixed = value == softmax.getLse() ? Domain::Node : Domain::Edge;
   else if (isa<GatherOp, SddmmOp>(op))
     fixed = Domain::Edge;
-  else if (isa<SpmmOp, ReduceOp, DegreeOp>(op))
+  else if (isa<SpmmOp, ReduceOp, DegreeOp, ExtremumGradOp>(op))
     fixed = Domain::Node;
   if (fixed != Domain::Unknown) {
     step.answer = Answer{fixed, op, Value(), false};
@@ -170,6 +170,9 @@ static std::optional<Domain> requiredDomain(OpOperand &use) {
   if (auto reduce = dyn_cast<ReduceOp>(op))
     if (n == reduce.getInputMutable().getOperandNumber())
       return Domain::Edge;
+  if (auto grad = dyn_cast<ExtremumGradOp>(op))
+    if (n != grad.getGraphMutable().getOperandNumber())
+      return Domain::Node;
   return std::nullopt;
 }
 

@@ -219,19 +219,19 @@ LogicalResult EdgeSoftmaxOp::verify() {
 // SpmmOp
 //===----------------------------------------------------------------------===//
 
-/// An extremum's optional tie shares (spmm's and reduce's second result):
+/// An extremum's optional winner codes (spmm's and reduce's second result):
 /// only for max or min, of the result's type.
-static LogicalResult verifyShare(Operation *op, ReduceKind kind, Value share,
-                                 Type result) {
-  if (!share)
+static LogicalResult verifyWinner(Operation *op, ReduceKind kind,
+                                  Value winner, Type result) {
+  if (!winner)
     return success();
   if (kind != ReduceKind::max && kind != ReduceKind::min)
-    return op->emitOpError() << "expects a 'share' result only with max or "
+    return op->emitOpError() << "expects a 'winner' result only with max or "
                                 "min but the reduction is "
                              << stringifyReduceKind(kind);
-  if (share.getType() != result)
-    return op->emitOpError() << "expects 'share' of the result's type "
-                             << result << " but got " << share.getType();
+  if (winner.getType() != result)
+    return op->emitOpError() << "expects 'winner' of the result's type "
+                             << result << " but got " << winner.getType();
   return success();
 }
 
@@ -255,7 +255,7 @@ LogicalResult SpmmOp::verify() {
         failed(checkDomain(*this, w, "weights", Domain::Edge)))
       return failure();
   }
-  if (failed(verifyShare(*this, getReduce(), getShare(), out)))
+  if (failed(verifyWinner(*this, getReduce(), getWinner(), out)))
     return failure();
   return checkDomain(*this, getInput(), "input", Domain::Node);
 }
@@ -273,9 +273,32 @@ LogicalResult ReduceOp::verify() {
                                "result")) ||
       failed(checkTrailing(*this, in, "input", out, "result", in.getRank(),
                            in.getRank())) ||
-      failed(verifyShare(*this, getKind(), getShare(), out)))
+      failed(verifyWinner(*this, getKind(), getWinner(), out)))
     return failure();
   return checkDomain(*this, getInput(), "input", Domain::Edge);
+}
+
+//===----------------------------------------------------------------------===//
+// ExtremumGradOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ExtremumGradOp::verify() {
+  if (failed(verifyStaticSizes(*this)))
+    return failure();
+  Type type = getResult().getType();
+  if (failed(checkAtLeastRank(*this, cast<RankedTensorType>(type), "result",
+                              2, "node rows of features")))
+    return failure();
+  for (auto [name, v] :
+       {std::pair<StringRef, Value>{"input", getInput()},
+        {"extremum", getExtremum()},
+        {"winner", getWinner()},
+        {"grad", getGrad()}}) {
+    // (One type for all: AllTypesMatch.)
+    if (failed(checkDomain(*this, v, name, Domain::Node)))
+      return failure();
+  }
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -320,7 +343,8 @@ LogicalResult KernelGroupOp::verify() {
   // The graph ops of the body, in program order, against the family's shape.
   SmallVector<StringRef> names;
   for (Operation &op : body.without_terminator())
-    if (isa<GatherOp, SddmmOp, EdgeSoftmaxOp, SpmmOp, ReduceOp, DegreeOp>(op))
+    if (isa<GatherOp, SddmmOp, EdgeSoftmaxOp, SpmmOp, ReduceOp, DegreeOp,
+            ExtremumGradOp>(op))
       names.push_back(op.getName().stripDialect());
   auto is = [&](ArrayRef<StringRef> expected) {
     return ArrayRef<StringRef>(names) == expected;
@@ -363,6 +387,10 @@ LogicalResult KernelGroupOp::verify() {
   case GroupFamily::elementwise:
     ok = names.empty();
     expected = "none";
+    break;
+  case GroupFamily::extremum_grad:
+    ok = is({"extremum_grad"});
+    expected = "one extremum_grad";
     break;
   }
   if (ok)

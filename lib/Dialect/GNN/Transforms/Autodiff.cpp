@@ -93,7 +93,8 @@ static bool isRecomputable(Operation *op) {
 
 /// Whether `op` gains a second result for the backward: an edge_softmax its
 /// log-sum-exp (what the backward recomputes the weights from), an spmm or
-/// reduce max/min its tie shares (what the backward shares the gradient by).
+/// reduce max/min its winner codes (which edges the backward routes the
+/// gradient to).
 static bool needsBackwardResult(Operation *op) {
   if (auto softmax = dyn_cast<EdgeSoftmaxOp>(op))
     return !softmax.getLse();
@@ -101,9 +102,9 @@ static bool needsBackwardResult(Operation *op) {
     return k == ReduceKind::max || k == ReduceKind::min;
   };
   if (auto spmm = dyn_cast<SpmmOp>(op))
-    return !spmm.getShare() && extremum(spmm.getReduce());
+    return !spmm.getWinner() && extremum(spmm.getReduce());
   auto reduce = dyn_cast<ReduceOp>(op);
-  return reduce && !reduce.getShare() && extremum(reduce.getKind());
+  return reduce && !reduce.getWinner() && extremum(reduce.getKind());
 }
 
 /// Gives the ops of `which` in `ops` their backward result

@@ -184,7 +184,7 @@ struct EdgeSumToNodeSum : OpRewritePattern<linalg::GenericOp> {
     linalg::YieldOp::create(rewriter, loc, mapping.lookupOrDefault(term));
     rewriter.setInsertionPoint(op);
     // Per destination node, then over the nodes.
-    Value perNode = ReduceOp::create(rewriter, loc, termType, /*share=*/Type(),
+    Value perNode = ReduceOp::create(rewriter, loc, termType, /*winner=*/Type(),
                                      ReduceKind::sum, graph,
                                      terms.getResult(0), /*reversed=*/false)
                         .getResult();

@@ -49,6 +49,8 @@ static StringRef kindName(Operation *op) {
     return "gather";
   if (isa<DegreeOp>(op))
     return "degree";
+  if (isa<ExtremumGradOp>(op))
+    return "extremum_grad";
   return "elementwise";
 }
 
@@ -523,6 +525,19 @@ struct FormKernelGroups
       }
       if (failed(eraseRecomputed(bp, plans[i], erased)))
         return signalPassFailure();
+    }
+    // The planner leaves extremum gradients alone (FusionOpKind::Other):
+    // each is a group of its own, its kernel reading nothing fused.
+    SmallVector<ExtremumGradOp> grads;
+    func.walk([&](ExtremumGradOp op) {
+      if (!op->getParentOfType<KernelGroupOp>())
+        grads.push_back(op);
+    });
+    for (ExtremumGradOp op : grads) {
+      StringRef kind = kindName(op);
+      wrap({op.getOperation()}, {}, {},
+           (kind + "_" + Twine(counters[kind]++)).str(),
+           GroupFamily::extremum_grad);
     }
   }
 };

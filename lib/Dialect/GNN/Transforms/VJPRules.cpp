@@ -169,7 +169,7 @@ struct GraphTB : TB {
   }
   /// Sums edge values onto the nodes at `end`, as `like` (a node tensor).
   Value reduceAt(EdgeEnd end, Value edgeValues, Type resultType) {
-    return ReduceOp::create(b, loc, resultType, /*share=*/Type(),
+    return ReduceOp::create(b, loc, resultType, /*winner=*/Type(),
                             ReduceKind::sum, graph, edgeValues,
                             /*reversed=*/end == EdgeEnd::src)
         .getResult();
@@ -190,31 +190,47 @@ EdgeEnd aggregationEnd(bool reversed) {
   return reversed ? EdgeEnd::src : EdgeEnd::dst;
 }
 
+/// The ops' `winner` result (gnn-autodiff adds it to every differentiated
+/// max/min), or a diagnostic.
+LogicalResult checkWinner(Operation *op, Value winner) {
+  if (winner)
+    return success();
+  return op->emitOpError("expects its 'winner' result to be differentiated "
+                         "(gnn-autodiff adds it)");
+}
+
 /// Shares `dy` (node gradient of an extremum `y`) equally among the edges
-/// whose value `xe` attains it, by `share` (1 / their number: the op's
-/// second result, which gnn-autodiff adds to every differentiated max/min):
-/// returns the per-edge gradient `xe == y ? dy * share : 0`, selected (not
-/// multiplied by a 0/1 mask) so that an edge off the extremum gets 0
-/// whatever the share. It is computed per edge from the gathered `dy` and
-/// `share` rather than from a per-node `dy * share`, so that fused into the
-/// aggregation by `to` it needs no node-sized temporary beside the `share`
-/// residual (one row read more per edge instead).
-FailureOr<Value> tieShare(Operation *op, GraphTB &t, EdgeEnd to, Value xe,
-                          Value y, Value dy, Value share) {
-  if (!share)
-    return op->emitOpError("expects its 'share' result to be differentiated "
-                           "(gnn-autodiff adds it)");
+/// whose value `xe` attains it, by the `winner` codes of a weighted spmm or
+/// a reduce (-(c + 1) for c such edges; see gnn.spmm): returns the per-edge
+/// gradient `xe == y ? dy / c : 0`, selected (not multiplied by a 0/1 mask)
+/// so that an edge off the extremum gets 0 whatever the code. It is
+/// computed per edge from the gathered `dy` and code rather than from a
+/// per-node `dy / c`, so that fused into the aggregation by `to` it needs no
+/// node-sized temporary beside the codes (one row read more per edge
+/// instead). The unweighted spmm routes by the winning neighbour instead
+/// (gnn.extremum_grad).
+FailureOr<Value> winnerShare(Operation *op, GraphTB &t, EdgeEnd to, Value xe,
+                             Value y, Value dy, Value winner) {
+  if (failed(checkWinner(op, winner)))
+    return failure();
   Value ye = t.gatherAt(to, y);
   Value dye = t.gatherAt(to, dy);
-  Value sharee = t.gatherAt(to, share);
-  return t.map(xe, {xe, ye, dye, sharee},
+  Value codee = t.gatherAt(to, winner);
+  return t.map(xe, {xe, ye, dye, codee},
                [](OpBuilder &nb, Location nl, ValueRange a) {
+                 Type ft = a[2].getType();
+                 auto c = [&](double v) {
+                   return arith::ConstantOp::create(nb, nl,
+                                                    nb.getFloatAttr(ft, v))
+                       .getResult();
+                 };
                  Value eq = arith::CmpFOp::create(
                      nb, nl, arith::CmpFPredicate::OEQ, a[0], a[1]);
-                 Value part = arith::MulFOp::create(nb, nl, a[2], a[3]);
-                 Value zero = arith::ConstantOp::create(
-                     nb, nl, nb.getFloatAttr(a[2].getType(), 0.0));
-                 return arith::SelectOp::create(nb, nl, eq, part, zero)
+                 // dy / c = -dy / (code + 1).
+                 Value plusOne = arith::AddFOp::create(nb, nl, a[3], c(1.0));
+                 Value minus = arith::NegFOp::create(nb, nl, a[2]);
+                 Value part = arith::DivFOp::create(nb, nl, minus, plusOne);
+                 return arith::SelectOp::create(nb, nl, eq, part, c(0.0))
                      .getResult();
                });
 }
@@ -259,11 +275,11 @@ struct SddmmVJP : public VJPOpInterface::ExternalModel<SddmmVJP, SddmmOp> {
       break;
     case SddmmKind::dot:
       // da[n] = sum over the edges with a's end at n of dy[e] * c[c's end].
-      da = SpmmOp::create(b, t.loc, a.getType(), /*share=*/Type(),
+      da = SpmmOp::create(b, t.loc, a.getType(), /*winner=*/Type(),
                           ReduceKind::sum, s.getGraph(), c, dy,
                           /*reversed=*/aEnd == EdgeEnd::src)
                .getResult();
-      dc = SpmmOp::create(b, t.loc, c.getType(), /*share=*/Type(),
+      dc = SpmmOp::create(b, t.loc, c.getType(), /*winner=*/Type(),
                           ReduceKind::sum, s.getGraph(), a, dy,
                           /*reversed=*/cEnd == EdgeEnd::src)
                .getResult();
@@ -380,7 +396,7 @@ struct SpmmVJP : public VJPOpInterface::ExternalModel<SpmmVJP, SpmmOp> {
       dy = t.divOrZero(dy, t.degreeAt(to, t.elementOf(dy)));
       [[fallthrough]];
     case ReduceKind::sum:
-      grads[1] = SpmmOp::create(b, t.loc, x.getType(), /*share=*/Type(),
+      grads[1] = SpmmOp::create(b, t.loc, x.getType(), /*winner=*/Type(),
                                 ReduceKind::sum, s.getGraph(), dy, w,
                                 !s.getReversed())
                      .getResult();
@@ -390,23 +406,27 @@ struct SpmmVJP : public VJPOpInterface::ExternalModel<SpmmVJP, SpmmOp> {
       return success();
     case ReduceKind::max:
     case ReduceKind::min: {
+      if (!w) {
+        // dy to the winning edge's source: a thread per element of dy, no
+        // edge values.
+        if (failed(checkWinner(op, s.getWinner())))
+          return failure();
+        grads[1] = ExtremumGradOp::create(b, t.loc, x.getType(), s.getGraph(),
+                                          x,
+                                          s.getResult(), s.getWinner(), dy,
+                                          s.getReversed())
+                       .getResult();
+        return success();
+      }
       // Each edge's value is w[e] * x[from(e)] (w broadcast over the
       // features); the edges attaining the extremum share dy equally.
       Value xe = t.gatherAt(from, x);
-      if (!w) {
-        FailureOr<Value> share =
-            tieShare(op, t, to, xe, s.getResult(), dy, s.getShare());
-        if (failed(share))
-          return failure();
-        grads[1] = t.reduceAt(from, *share, x.getType());
-        return success();
-      }
       Value value = t.map(xe, {xe, w}, [](OpBuilder &nb, Location nl,
                                           ValueRange a) {
         return arith::MulFOp::create(nb, nl, a[0], a[1]).getResult();
       });
       FailureOr<Value> shared =
-          tieShare(op, t, to, value, s.getResult(), dy, s.getShare());
+          winnerShare(op, t, to, value, s.getResult(), dy, s.getWinner());
       if (failed(shared))
         return failure();
       Value share = *shared;
@@ -445,7 +465,7 @@ struct ReduceVJP : public VJPOpInterface::ExternalModel<ReduceVJP, ReduceOp> {
     case ReduceKind::max:
     case ReduceKind::min: {
       FailureOr<Value> share =
-          tieShare(op, t, to, r.getInput(), r.getResult(), dy, r.getShare());
+          winnerShare(op, t, to, r.getInput(), r.getResult(), dy, r.getWinner());
       if (failed(share))
         return failure();
       grads[1] = *share;

@@ -191,6 +191,11 @@ LogicalResult KernelOp::verify() {
     Attribute result = attrs ? attrs.get(kResult) : Attribute();
     Attribute graph = attrs ? attrs.get(kGraph) : Attribute();
     Attribute size = attrs ? attrs.get(kSize) : Attribute();
+    if (attrs && attrs.get(kAccumulate) &&
+        (!result || !isa<UnitAttr>(attrs.get(kAccumulate))))
+      return emitOpError() << "expects gnnk.accumulate (a unit attribute) "
+                              "only on result parameters but parameter #"
+                           << i << " has it";
     int bindings = !!operand + !!result + !!graph + !!size;
     if (bindings != 1)
       return emitOpError() << "expects parameter #" << i
@@ -494,6 +499,27 @@ void LoadOp::getEffects(
 
 LogicalResult StoreOp::verify() {
   return verifyAccess(*this, getBuffer(), getValues().getTypes());
+}
+
+LogicalResult AtomicAddOp::verify() {
+  Type element = cast<MemRefType>(getBuffer().getType()).getElementType();
+  if (getValue().getType() != element)
+    return emitOpError() << "expects a value of the buffer's element type "
+                         << element << " but got " << getValue().getType();
+  auto arg = dyn_cast<BlockArgument>(getBuffer());
+  auto kernel = arg ? dyn_cast<KernelOp>(arg.getOwner()->getParentOp())
+                    : KernelOp();
+  if (!kernel || !kernel.getArgAttr(arg.getArgNumber(), KernelOp::kAccumulate))
+    return emitOpError("expects a result parameter marked gnnk.accumulate "
+                       "(zeroed before the launch) as its buffer");
+  return success();
+}
+
+void AtomicAddOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), &getBufferMutable());
+  effects.emplace_back(MemoryEffects::Write::get(), &getBufferMutable());
 }
 
 void StoreOp::getEffects(

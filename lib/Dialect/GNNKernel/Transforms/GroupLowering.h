@@ -30,9 +30,9 @@ struct GroupParts {
   /// The log-sum-exp of the group's edge_softmax when the group returns it
   /// (as its second result; see gnn.edge_softmax).
   Value lse;
-  /// The tie shares of the group's spmm or reduce max/min when the group
+  /// The winner codes of the group's spmm or reduce max/min when the group
   /// returns them (as its second result; see gnn.spmm).
-  Value share;
+  Value winner;
 
   /// Classifies the ops of `group`; emits a diagnostic for a group whose
   /// shape no lowering handles.
@@ -176,6 +176,8 @@ LogicalResult lowerAggregation(gnn::KernelGroupOp group, GroupParts &parts,
                                int indexBits);
 LogicalResult lowerAttention(gnn::KernelGroupOp group, GroupParts &parts,
                              int indexBits);
+LogicalResult lowerExtremumGrad(gnn::KernelGroupOp group, GroupParts &parts,
+                                int indexBits);
 
 /// Records the heavy-row threshold of a schedule on a row kernel, for
 /// gnn-split-heavy-rows.

@@ -114,6 +114,12 @@ Value KernelBuilder::result(unsigned i) {
   return p;
 }
 
+Value KernelBuilder::accumulatedResult(unsigned i) {
+  auto p = cast<BlockArgument>(result(i));
+  argAttrs[p.getArgNumber()].set(KernelOp::kAccumulate, b.getUnitAttr());
+  return p;
+}
+
 Value KernelBuilder::graph(StringRef array) {
   auto it = graphParams.find(array);
   if (it != graphParams.end())

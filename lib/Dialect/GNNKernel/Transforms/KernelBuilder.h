@@ -74,6 +74,9 @@ public:
   Value operand(Value tensor);
   /// The buffer of the group's `i`-th result.
   Value result(unsigned i);
+  /// The same, marked `gnnk.accumulate`: zeroed before the launch, the
+  /// kernel adding into it (gnnk.atomic_add).
+  Value accumulatedResult(unsigned i);
   /// A graph index array (csr_row_ptr, csr_col, ...).
   Value graph(StringRef array);
   /// A graph size (nodes, edges, graphs) as an index, cast at the kernel's

@@ -32,7 +32,7 @@ bool GroupParts::isSizeQuery(Operation *op) {
 
 static bool isGraphOp(Operation *op) {
   return isa<gnn::GatherOp, gnn::SddmmOp, gnn::EdgeSoftmaxOp, gnn::SpmmOp,
-             gnn::ReduceOp, gnn::DegreeOp>(op);
+             gnn::ReduceOp, gnn::DegreeOp, gnn::ExtremumGradOp>(op);
 }
 
 static Value graphOf(Operation *op) {
@@ -79,15 +79,15 @@ FailureOr<GroupParts> GroupParts::of(KernelGroupOp group) {
       if (auto softmax = dyn_cast<gnn::EdgeSoftmaxOp>(op);
           softmax && softmax.getLse() == yields[1])
         parts.lse = yields[1];
-    Value share;
+    Value winner;
     if (auto spmm = dyn_cast<gnn::SpmmOp>(parts.anchor))
-      share = spmm.getShare();
+      winner = spmm.getWinner();
     else if (auto reduce = dyn_cast<gnn::ReduceOp>(parts.anchor))
-      share = reduce.getShare();
-    if (share && share == yields[1])
-      parts.share = share;
+      winner = reduce.getWinner();
+    if (winner && winner == yields[1])
+      parts.winner = winner;
   }
-  Value side = parts.lse ? parts.lse : parts.share;
+  Value side = parts.lse ? parts.lse : parts.winner;
   bool yieldsLast =
       dense ? yields == last->getResults()
             : yields.size() == 1 + static_cast<size_t>(bool(side)) &&
@@ -99,7 +99,7 @@ FailureOr<GroupParts> GroupParts::of(KernelGroupOp group) {
   if (!yieldsLast)
     return group.emitOpError(
         "expects to yield the result of its last op (and the log-sum-exp of "
-        "its edge_softmax or the tie counts of its spmm or reduce)");
+        "its edge_softmax or the winner codes of its spmm or reduce)");
   // f32 or f64 (gnn-lower-to-kernels checks first that a function has one
   // float type, so a group has one too).
   for (Operation &op : group.getBody().front().without_terminator())
@@ -896,6 +896,180 @@ LogicalResult mlir::gnnk::lowerDegree(KernelGroupOp group, GroupParts &parts,
   kb.store(*v, kb.result(0), i);
   YieldOp::create(b, kb.loc);
   replaceGroup(group, kb.finish(gridFor(nodes, block), {nodes}, parts.graph));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Extremum gradients: a thread per element of the output gradient
+//===----------------------------------------------------------------------===//
+
+/// A team of 32 lanes per 32 consecutive elements (d, k) of `grad`, a lane
+/// per element, adding into the result (zeroed before the launch) through
+/// `gnnk.atomic_add`. A lane reads its winner code: a node id adds grad into
+/// that node's row (a code that names no node, which no forward writes and
+/// the reference evaluator rejects, adds nothing); -1 adds nothing. Tie
+/// codes (< -1) are resolved by the whole team, one element at a time, its
+/// lanes splitting d's row: they count the edges whose input equals the
+/// extremum, then add grad / count to each.
+///
+/// Measured and not kept (bench/results/winner-codes-h100/): pulling the
+/// gradient of the nodes of many edges (more than 4, 16 or 64 times the
+/// mean degree) along their own edges instead of adding into their rows
+/// atomically, to spare the atomic unit a hub's many additions on one
+/// address: slower on every scoreboard graph (the pull reads a code row
+/// per edge; musae-github's hub contention costs less).
+LogicalResult mlir::gnnk::lowerExtremumGrad(KernelGroupOp group,
+                                            GroupParts &parts,
+                                            int indexBits) {
+  auto op = cast<gnn::ExtremumGradOp>(parts.anchor);
+  FailureOr<int64_t> rowOr = rowElements(op.getResult(), op);
+  if (failed(rowOr))
+    return failure();
+  int64_t row = *rowOr;
+  bool reversed = op.getReversed();
+  int64_t block = group.getScheduleAttr().getBlock();
+  constexpr int64_t lanes = 32;
+  MLIRContext *ctx = group.getContext();
+  AffineExpr nodes = getAffineSymbolExpr(0, ctx);
+  int64_t chunks = (row + lanes - 1) / lanes;
+  KernelBuilder kb(group, kernelName(group), block, indexBits);
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  Value out = kb.accumulatedResult(0);
+  auto [team, lane] =
+      rowMapping(kb, kb.sizeValue(nodes * chunks), lanes);
+  Value d = kb.div(team, chunks);
+  Value base = kb.mul(kb.rem(team, chunks), lanes);
+  Value f = kb.add(base, lane);
+  Value active = row % lanes ? kb.lt(f, kb.idx(row)) : Value();
+  Value fSafe = active ? arith::SelectOp::create(b, loc, active, f,
+                                                 kb.idx(0))
+                             .getResult()
+                       : f;
+  Value rowStart = kb.mul(d, row);
+  Value at = kb.add(rowStart, fSafe);
+  Value code = kb.load(kb.operand(op.getWinner()), at).front();
+  auto compare = [&](arith::CmpFPredicate pred, Value v, double c) {
+    return arith::CmpFOp::create(b, loc, pred, v, kb.fp(c)).getResult();
+  };
+  auto guarded = [&](Value cond) {
+    return active ? arith::AndIOp::create(b, loc, active, cond).getResult()
+                  : cond;
+  };
+  {
+    auto named = scf::IfOp::create(
+        b, loc, TypeRange{},
+        guarded(compare(arith::CmpFPredicate::OGE, code, 0.0)),
+        /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&named.getThenRegion().front());
+    Value winner = arith::IndexCastOp::create(
+        b, loc, b.getIndexType(),
+        arith::FPToSIOp::create(b, loc, b.getI64Type(), code));
+    auto isNode = scf::IfOp::create(b, loc, TypeRange{},
+                                    kb.lt(winner, kb.size("nodes")),
+                                    /*withElseRegion=*/false);
+    b.setInsertionPointToStart(&isNode.getThenRegion().front());
+    Value dy = kb.load(kb.operand(op.getGrad()), at).front();
+    AtomicAddOp::create(b, loc, dy, out, kb.add(kb.mul(winner, row), f));
+  }
+  // Ties: the team's lanes that have one, as a bit mask.
+  Value tie = guarded(compare(arith::CmpFPredicate::OLT, code, -1.0));
+  Type i32 = b.getI32Type();
+  auto i32c = [&](int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v))
+        .getResult();
+  };
+  Value bit = arith::ShLIOp::create(
+      b, loc, i32c(1), arith::IndexCastOp::create(b, loc, i32, lane));
+  Value mine = arith::SelectOp::create(b, loc, tie, bit, i32c(0));
+  auto ties = TeamReduceOp::create(b, loc, ValueRange{mine}, 1, lanes);
+  kb.buildCombine(ties.getCombine(), TypeRange{i32},
+                  [&](OpBuilder &rb, ValueRange p, ValueRange q) {
+                    return SmallVector<Value>{
+                        arith::OrIOp::create(rb, loc, p[0], q[0])};
+                  });
+  Value mask = ties.getResult(0);
+  auto some = scf::IfOp::create(
+      b, loc, TypeRange{},
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, mask,
+                            i32c(0)),
+      /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&some.getThenRegion().front());
+  RowTraversal rt = traverse(kb, reversed, d);
+  Value x = kb.operand(op.getInput());
+  // One element at a time, the same for every lane of the team.
+  auto each = scf::ForOp::create(b, loc, kb.idx(0), kb.idx(lanes),
+                                 kb.idx(1));
+  // (Rolled: the body is two row walks.)
+  each->setAttr(kUnrollAttrName, b.getI64IntegerAttr(1));
+  b.setInsertionPointToStart(each.getBody());
+  Value l = each.getInductionVar();
+  Value fl = kb.add(base, l);
+  Value atL = kb.add(rowStart, fl);
+  Value hasTie = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ne,
+      arith::AndIOp::create(
+          b, loc,
+          arith::ShRUIOp::create(b, loc, mask,
+                                 arith::IndexCastOp::create(b, loc, i32, l)),
+          i32c(1)),
+      i32c(0));
+  auto isTie = scf::IfOp::create(b, loc, TypeRange{}, hasTie,
+                                 /*withElseRegion=*/false);
+  b.setInsertionPointToStart(&isTie.getThenRegion().front());
+  Value y = kb.load(kb.operand(op.getExtremum()), atL).front();
+  // Whether the edge to `nbr` attains the extremum.
+  auto attains = [&](Value nbr) {
+    Value v = kb.load(x, kb.add(kb.mul(nbr, row), fl)).front();
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, v, y)
+        .getResult();
+  };
+  // The row's edges split among the lanes.
+  auto walk = [&](ValueRange inits,
+                  function_ref<SmallVector<Value>(Value, ValueRange)> fn) {
+    auto loop = ForEdgesOp::create(b, loc, inits.getTypes(),
+                                   kb.add(rt.begin, lane), rt.end,
+                                   kb.idx(lanes), rt.nbrs, Value(), inits,
+                                   b.getI64IntegerAttr(4));
+    Block *edge = new Block();
+    loop.getBody().push_back(edge);
+    edge->addArgument(b.getIndexType(), loc);
+    Value nbr = edge->addArgument(b.getIndexType(), loc);
+    for (Value v : inits)
+      edge->addArgument(v.getType(), loc);
+    OpBuilder::InsertionGuard inLoop(b);
+    b.setInsertionPointToStart(edge);
+    YieldOp::create(b, loc, fn(nbr, edge->getArguments().drop_front(2)));
+    return loop;
+  };
+  ForEdgesOp count = walk({kb.fp(0.0)}, [&](Value nbr, ValueRange acc) {
+    Value one = arith::SelectOp::create(b, loc, attains(nbr), kb.fp(1.0),
+                                        kb.fp(0.0));
+    return SmallVector<Value>{arith::AddFOp::create(b, loc, acc[0], one)};
+  });
+  auto total =
+      TeamReduceOp::create(b, loc, ValueRange{count.getResult(0)}, 1, lanes);
+  kb.buildCombine(total.getCombine(), TypeRange{kb.ft},
+                  [&](OpBuilder &rb, ValueRange p, ValueRange q) {
+                    return SmallVector<Value>{
+                        arith::AddFOp::create(rb, loc, p[0], q[0])};
+                  });
+  Value dyL = kb.load(kb.operand(op.getGrad()), atL).front();
+  Value share = arith::DivFOp::create(b, loc, dyL, total.getResult(0));
+  walk({}, [&](Value nbr, ValueRange) {
+    auto hit = scf::IfOp::create(b, loc, TypeRange{}, attains(nbr),
+                                 /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard inIf(b);
+    b.setInsertionPointToStart(&hit.getThenRegion().front());
+    AtomicAddOp::create(b, loc, share, out, kb.add(kb.mul(nbr, row), fl));
+    return SmallVector<Value>{};
+  });
+  b.setInsertionPointAfter(some);
+  YieldOp::create(b, loc);
+  replaceGroup(group, kb.finish((nodes * (chunks * lanes)).ceilDiv(block),
+                                {nodes}, parts.graph));
   return success();
 }
 

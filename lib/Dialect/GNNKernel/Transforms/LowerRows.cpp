@@ -446,17 +446,27 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
       return arith::MinNumFOp::create(rb, loc, a, c);
     return arith::AddFOp::create(rb, loc, a, c);
   };
-  // With tie shares (spmm max/min's second result), the state is the
-  // extrema then as many counts: a count survives where its extremum is
-  // the merged one, and a new term counts where it equals the new extremum.
-  bool countTies = static_cast<bool>(parts.share);
+  // With winner codes (spmm and reduce max/min's second result; see
+  // gnn.spmm), the state is the extrema then as many codes, floats of the
+  // function's type. Without weights a code names the winning neighbour:
+  // a term beyond the extremum takes its neighbour's id (-2 from 2^p on, no
+  // longer exact), a term equal to it keeps the code when it comes from the
+  // same neighbour (a duplicate edge) and makes it -2 otherwise. With
+  // weights, and for reduce, a code counts the edges attaining the extremum
+  // (-(c + 1)): a term beyond it restarts the count, a term equal to it
+  // adds one.
+  bool trackWinner = static_cast<bool>(parts.winner);
+  bool byNeighbour = spmm && !weights;
   int64_t values = chunks * vec;
-  auto keepCount = [&](OpBuilder &rb, Value count, Value was, Value now) {
-    Value same = arith::CmpFOp::create(rb, loc, arith::CmpFPredicate::OEQ,
-                                       was, now);
-    Value zero = arith::ConstantOp::create(
-        rb, loc, rb.getFloatAttr(count.getType(), 0.0));
-    return arith::SelectOp::create(rb, loc, same, count, zero).getResult();
+  // (Constants through `rb`: merge regions are built with their own
+  // builder.)
+  auto cst = [&](OpBuilder &rb, double v) {
+    return arith::ConstantOp::create(rb, loc, rb.getFloatAttr(accType, v))
+        .getResult();
+  };
+  auto eq = [&](OpBuilder &rb, Value a, Value c) {
+    return arith::CmpFOp::create(rb, loc, arith::CmpFPredicate::OEQ, a, c)
+        .getResult();
   };
   auto merge = [&](OpBuilder &rb, ValueRange a, ValueRange c) {
     SmallVector<Value> out;
@@ -464,14 +474,40 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
       out.push_back(rule(rb, a[i], c[i]));
     // (Operands built one statement at a time: the order of a call's
     // arguments, and so of the emitted code, is the compiler's choice.)
-    if (countTies)
+    if (trackWinner)
       for (int64_t i = 0; i < values; ++i) {
-        Value fromA = keepCount(rb, a[values + i], a[i], out[i]);
-        Value fromC = keepCount(rb, c[values + i], c[i], out[i]);
-        out.push_back(arith::AddFOp::create(rb, loc, fromA, fromC));
+        // A side keeps its code where its extremum is the merged one (-1,
+        // no edge, elsewhere).
+        Value none = cst(rb, -1.0);
+        Value sameA = eq(rb, a[i], out[i]);
+        Value fromA = arith::SelectOp::create(rb, loc, sameA, a[values + i],
+                                              none);
+        Value sameC = eq(rb, c[i], out[i]);
+        Value fromC = arith::SelectOp::create(rb, loc, sameC, c[values + i],
+                                              none);
+        if (!byNeighbour) {
+          // -(ca + 1) - (cc + 1) edges: fromA + fromC + 1.
+          Value sum = arith::AddFOp::create(rb, loc, fromA, fromC);
+          out.push_back(arith::SubFOp::create(rb, loc, sum, none));
+          continue;
+        }
+        // One side's code when the other has none or the same neighbour,
+        // else several neighbours (-2).
+        Value agree = eq(rb, fromA, fromC);
+        Value both = arith::SelectOp::create(rb, loc, agree, fromA,
+                                             cst(rb, -2.0));
+        Value onlyA = eq(rb, fromC, none);
+        Value either = arith::SelectOp::create(rb, loc, onlyA, fromA, both);
+        Value onlyC = eq(rb, fromA, none);
+        out.push_back(arith::SelectOp::create(rb, loc, onlyC, fromC, either));
       }
     return out;
   };
+  // Neighbour ids from 2^p on have no exact code (-2).
+  int64_t idLimit = int64_t(1) << (ft.isF64() ? 53 : 24);
+  arith::CmpFPredicate beyond = kind == gnn::ReduceKind::max
+                                    ? arith::CmpFPredicate::OGT
+                                    : arith::CmpFPredicate::OLT;
 
   auto [rowIdx, lane] = rowMapping(kb, kb.size("nodes"), lanes);
   Value g = kb.div(lane, fl), f = kb.rem(lane, fl);
@@ -500,14 +536,14 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
   SmallVector<Value> inits;
   for (int64_t i = 0; i < values; ++i)
     inits.push_back(kb.fp(identity));
-  if (countTies)
+  if (trackWinner)
     for (int64_t i = 0; i < values; ++i)
-      inits.push_back(kb.fp(0.0));
+      inits.push_back(kb.fp(accType, -1.0));
   LogicalResult status = success();
   ForEdgesOp loop = edgeLoop(
       kb, t, kb.add(t.begin, g), kb.idx(groups), inits, reversed, rowIdx,
       [&](const EdgeRef &e, ValueRange acc) -> FailureOr<SmallVector<Value>> {
-        SmallVector<Value> next, tieTerms, actives;
+        SmallVector<Value> next, edgeTerms, actives;
         for (int64_t j = 0; j < chunks; ++j) {
           Value c = chunkOffset(j);
           Value active = chunkActive(j, c);
@@ -563,26 +599,50 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
             if (active)
               n = arith::SelectOp::create(b, loc, active, n, a);
             next.push_back(n);
-            tieTerms.push_back(term);
+            edgeTerms.push_back(term);
           }
         }
-        if (countTies)
+        if (trackWinner) {
+          // The edge's code without weights: its neighbour's id.
+          Value here;
+          if (byNeighbour) {
+            Value nbr = reversed ? e.dst : e.src;
+            Value exact = kb.lt(nbr, kb.idx(idLimit));
+            Value id = arith::SIToFPOp::create(
+                b, loc, accType,
+                arith::IndexCastOp::create(b, loc, b.getI64Type(), nbr));
+            here = arith::SelectOp::create(b, loc, exact, id,
+                                           kb.fp(accType, -2.0));
+          }
           for (int64_t j = 0; j < chunks; ++j)
             for (int64_t v = 0; v < vec; ++v) {
               int64_t i = j * vec + v;
-              // count' = (n == a ? count : 0) + (term == n ? 1 : 0).
-              Value count = acc[values + i];
-              Value term = tieTerms[i];
-              Value hit = arith::CmpFOp::create(
-                  b, loc, arith::CmpFPredicate::OEQ, term, next[i]);
-              Value one = kb.fp(accType, 1.0), zero = kb.fp(accType, 0.0);
-              Value counted = arith::SelectOp::create(b, loc, hit, one, zero);
-              Value kept = keepCount(b, count, acc[i], next[i]);
-              Value n = arith::AddFOp::create(b, loc, kept, counted);
+              Value code = acc[values + i];
+              Value term = edgeTerms[i];
+              Value wins = arith::CmpFOp::create(b, loc, beyond, term, acc[i]);
+              Value ties = eq(b, term, acc[i]);
+              Value n;
+              if (byNeighbour) {
+                // code' = beyond ? here : equal ? (code == here ? code : -2)
+                //       : code.
+                Value same = eq(b, code, here);
+                Value tie = arith::SelectOp::create(b, loc, same, code,
+                                                    kb.fp(accType, -2.0));
+                Value kept = arith::SelectOp::create(b, loc, ties, tie, code);
+                n = arith::SelectOp::create(b, loc, wins, here, kept);
+              } else {
+                // code' = beyond ? -2 : equal ? code - 1 : code.
+                Value more = arith::SubFOp::create(b, loc, code,
+                                                   kb.fp(accType, 1.0));
+                Value kept = arith::SelectOp::create(b, loc, ties, more, code);
+                n = arith::SelectOp::create(b, loc, wins, kb.fp(accType, -2.0),
+                                            kept);
+              }
               if (Value active = actives[j])
-                n = arith::SelectOp::create(b, loc, active, n, count);
+                n = arith::SelectOp::create(b, loc, active, n, code);
               next.push_back(n);
             }
+        }
         return next;
       },
       status);
@@ -628,19 +688,11 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
       outs.push_back(*out);
     }
     kb.store(outs, kb.result(0), kb.add(kb.mul(rowIdx, row), c));
-    if (countTies) {
-      // The share is 1 / the count, 0 where nothing was counted (a row
-      // without edges, or a NaN extremum).
-      SmallVector<Value> shares;
-      for (int64_t v = 0; v < vec; ++v) {
-        Value count = kb.castFloat(acc[values + j * vec + v], ft);
-        Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                           count, kb.fp(0.0));
-        Value inverse = arith::DivFOp::create(b, loc, kb.fp(1.0), count);
-        shares.push_back(
-            arith::SelectOp::create(b, loc, none, kb.fp(0.0), inverse));
-      }
-      kb.store(shares, kb.result(1), kb.add(kb.mul(rowIdx, row), c));
+    if (trackWinner) {
+      SmallVector<Value> codes;
+      for (int64_t v = 0; v < vec; ++v)
+        codes.push_back(kb.castFloat(acc[values + j * vec + v], ft));
+      kb.store(codes, kb.result(1), kb.add(kb.mul(rowIdx, row), c));
     }
   }
   finishRowKernel(kb, group, parts, s);

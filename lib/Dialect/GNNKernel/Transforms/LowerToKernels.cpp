@@ -40,6 +40,12 @@ static LogicalResult lowerGroup(gnn::KernelGroupOp group, int indexBits) {
       return group.emitOpError("expects nothing before a degree");
     return lowerDegree(group, *parts, indexBits);
   }
+  if (isa<gnn::ExtremumGradOp>(anchor)) {
+    if (!parts->producers.empty() || !parts->consumers.empty())
+      return group.emitOpError("expects an extremum_grad group to hold the "
+                               "extremum_grad alone");
+    return lowerExtremumGrad(group, *parts, indexBits);
+  }
   if (isa<gnn::GatherOp, gnn::SddmmOp>(anchor))
     return lowerEdgeMap(group, *parts, indexBits);
   if (isa<gnn::EdgeSoftmaxOp>(anchor)) {

@@ -55,7 +55,8 @@ def GNN_GroupFamily : I32EnumAttr<"GroupFamily",
     I32EnumAttrCase<"edge_map", 2>,
     I32EnumAttrCase<"edge_softmax", 3>,
     I32EnumAttrCase<"degree", 4>,
-    I32EnumAttrCase<"elementwise", 5>
+    I32EnumAttrCase<"elementwise", 5>,
+    I32EnumAttrCase<"extremum_grad", 6>
   ]> {
   let cppNamespace = "::mlir::gnn";
   let description = [{
@@ -75,7 +76,8 @@ def GNN_GroupFamily : I32EnumAttr<"GroupFamily",
       computing it;
     - `edge_softmax`: one `gnn.edge_softmax`;
     - `degree`: one `gnn.degree`;
-    - `elementwise`: no graph op, only dense `linalg` work.
+    - `elementwise`: no graph op, only dense `linalg` work;
+    - `extremum_grad`: one `gnn.extremum_grad` (never fused).
   }];
 }
 

@@ -119,18 +119,26 @@ def GNN_SpmmOp : GNN_Op<"spmm", [Pure]> {
     A node with no incoming edge gets 0 for every reduction. With `reversed`,
     rows of destinations are aggregated into their sources.
 
-    `max` and `min` may have a second result `share`, of the result's type:
-    `share[d]` is 1 / the number of incoming edges whose value
-    `w[e] * input[s]` equals `result[d]` (elementwise; 0 for a node with no
-    incoming edge, or whose extremum is NaN). It is what a backward pass
-    keeps to share the gradient equally among the edges attaining the
-    extremum (each takes `dy * share`), counted as the extremum is found.
+    `max` and `min` may have a second result `winner`, of the result's type:
+    per element, a code telling which incoming edges attain the extremum
+    (those whose value `w[e] * input[s]` equals `result[d]`), found as the
+    extremum is. With `c` such edges: `-1` when `c = 0` (a node with no
+    incoming edge, or a NaN extremum); the position `k >= 0` of the edge in
+    `d`'s row of the CSR (its `k`-th incoming edge, in CSR order) when
+    `c = 1`, the extremum is not the reduction's identity (`-inf` for max,
+    `+inf` for min) and `k < 2^p` (`p` the float type's
+    significand bits: 24 for f32, 53 for f64, so the code is exact);
+    `-(c + 1)` otherwise (ties, an extremum equal to the identity, or a
+    position past `2^p`). The codes do not depend on how a kernel splits a
+    row's edges. It is what a backward pass keeps to route the gradient: to the
+    winning edge alone, or shared equally among the `c` edges attaining the
+    extremum (`gnn.extremum_grad`).
 
     ```mlir
     %agg = gnn.spmm sum %g, %h weights(%alpha : tensor<?x4xf32>)
         : tensor<?x4x8xf32> -> tensor<?x4x8xf32>
     %mean = gnn.spmm mean %g, %x : tensor<?x16xf32> -> tensor<?x16xf32>
-    %max, %share = gnn.spmm max %g, %x
+    %max, %winner = gnn.spmm max %g, %x
         : tensor<?x16xf32> -> tensor<?x16xf32>, tensor<?x16xf32>
     ```
   }];
@@ -139,11 +147,11 @@ def GNN_SpmmOp : GNN_Op<"spmm", [Pure]> {
                        Optional<GNN_FloatTensor>:$weights,
                        UnitAttr:$reversed);
   let results = (outs GNN_FloatTensor:$result,
-                      Optional<GNN_FloatTensor>:$share);
+                      Optional<GNN_FloatTensor>:$winner);
   let assemblyFormat = [{
     $reduce $graph `,` $input (`weights` `(` $weights^ `:` type($weights) `)`)?
     (`reversed` $reversed^)? attr-dict `:` type($input) `->` type($result)
-    (`,` type($share)^)?
+    (`,` type($winner)^)?
   }];
   let hasVerifier = 1;
 }
@@ -160,9 +168,9 @@ def GNN_ReduceOp : GNN_Op<"reduce", [Pure]> {
     A node with no incoming edge gets 0. With `reversed`, the reduction runs
     over the edges leaving each node.
 
-    `max` and `min` may have a second result `share`, as `gnn.spmm`'s: 1 /
-    the number of edges whose value equals the extremum (0 for a node with
-    no edge).
+    `max` and `min` may have a second result `winner`, as `gnn.spmm`'s: per
+    element, the CSR position of the one edge whose value equals the
+    extremum, or `-(c + 1)` for `c` such edges (`-1`: none).
 
     ```mlir
     %s = gnn.reduce sum %g, %e : tensor<?x4xf32> -> tensor<?x4xf32>
@@ -173,10 +181,48 @@ def GNN_ReduceOp : GNN_Op<"reduce", [Pure]> {
   let arguments = (ins GNN_ReduceKind:$kind, GNN_GraphType:$graph,
                        GNN_FloatTensor:$input, UnitAttr:$reversed);
   let results = (outs GNN_FloatTensor:$result,
-                      Optional<GNN_FloatTensor>:$share);
+                      Optional<GNN_FloatTensor>:$winner);
   let assemblyFormat = [{
     $kind $graph `,` $input (`reversed` $reversed^)? attr-dict `:`
-    type($input) `->` type($result) (`,` type($share)^)?
+    type($input) `->` type($result) (`,` type($winner)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// gnn.extremum_grad
+//===----------------------------------------------------------------------===//
+
+def GNN_ExtremumGradOp : GNN_Op<"extremum_grad", [Pure,
+    AllTypesMatch<["input", "extremum", "winner", "grad", "result"]>]> {
+  let summary = "routes an unweighted spmm max/min's gradient to its winning edges";
+  let description = [{
+    The input gradient of `%y, %winner = gnn.spmm max|min %g, %x` (without
+    weights, reversed as it is) for the output gradient `%dy`: for every
+    node `d` and element `i`, `dy[d, i]` goes to the source of the edge
+    that `winner[d, i]` names (its position in `d`'s CSR row), or is shared
+    equally among the `c` edges `e: s -> d` whose `input[s, i]` equals
+    `extremum[d, i]` when the code is `-(c + 1)` with `c > 0`; a code of
+    `-1` routes nothing. `result[s, i]` sums what the edges leaving `s` get
+    (0 for a node that wins nothing). With `reversed`, rows are the nodes'
+    outgoing edges (the CSC) and the gradient goes to destinations.
+
+    Every operand and the result are node tensors of one type. A kernel
+    computes it with a thread per element of `grad` and adds into the
+    result atomically: the order of the additions, and so the rounding of a
+    node's sum of three or more terms, may differ from run to run.
+
+    ```mlir
+    %dx = gnn.extremum_grad %g, %x, %y, %winner, %dy : tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins GNN_GraphType:$graph, GNN_FloatTensor:$input,
+                       GNN_FloatTensor:$extremum, GNN_FloatTensor:$winner,
+                       GNN_FloatTensor:$grad, UnitAttr:$reversed);
+  let results = (outs GNN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $graph `,` $input `,` $extremum `,` $winner `,` $grad
+    (`reversed` $reversed^)? attr-dict `:` type($result)
   }];
   let hasVerifier = 1;
 }

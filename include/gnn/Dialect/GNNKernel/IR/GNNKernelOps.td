@@ -44,6 +44,10 @@ def GNNK_KernelOp : GNNK_Op<"kernel", [
       formula F of those names (see `Formula.h`), evaluated once per launch,
       and `gnnk.size` only names it (a C identifier).
 
+    A result parameter may also carry `gnnk.accumulate` (a unit attribute):
+    the runtime zeroes the result's buffer before the launch and the kernel
+    adds into it (`gnnk.atomic_add`).
+
     `block` is the number of threads per block; `grid` the number of blocks,
     an affine map of the symbols `s0` = nodes, `s1` = edges, `s2` = graphs;
     with several results it is their minimum (like `affine.min`), e.g.
@@ -90,6 +94,8 @@ def GNNK_KernelOp : GNNK_Op<"kernel", [
     static constexpr ::llvm::StringLiteral kResult = "gnnk.result";
     static constexpr ::llvm::StringLiteral kGraph = "gnnk.graph";
     static constexpr ::llvm::StringLiteral kSize = "gnnk.size";
+    /// A result zeroed before the launch, added into by the kernel.
+    static constexpr ::llvm::StringLiteral kAccumulate = "gnnk.accumulate";
     /// With kSize: the formula of the graph's sizes giving the value.
     static constexpr ::llvm::StringLiteral kFormula = "gnnk.formula";
   }];
@@ -354,6 +360,28 @@ def GNNK_StoreOp : GNNK_Op<"store", [
                        Index:$index);
   let assemblyFormat = [{
     $values `to` $buffer `[` $index `]` attr-dict `:` type($values) `into`
+    type($buffer)
+  }];
+  let hasVerifier = 1;
+}
+
+def GNNK_AtomicAddOp : GNNK_Op<"atomic_add", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "adds a value to an element of a buffer, atomically";
+  let description = [{
+    `buffer[index] += value` as one atomic read-modify-write (CUDA's
+    `atomicAdd`), for results that many threads add into: a result parameter
+    marked `gnnk.accumulate`, which the runtime zeroes before the launch. The
+    order of the additions is the hardware's: sums of three or more terms may
+    round differently from run to run.
+
+    ```mlir
+    gnnk.atomic_add %v to %out[%i] : f32 into memref<?xf32>
+    ```
+  }];
+  let arguments = (ins AnyFloat:$value, GNNK_Buffer:$buffer, Index:$index);
+  let assemblyFormat = [{
+    $value `to` $buffer `[` $index `]` attr-dict `:` type($value) `into`
     type($buffer)
   }];
   let hasVerifier = 1;
