@@ -910,7 +910,8 @@ LogicalResult mlir::gnnk::lowerDegree(KernelGroupOp group, GroupParts &parts,
 /// the reference evaluator rejects, adds nothing); -1 adds nothing. Tie
 /// codes (< -1) are resolved by the whole team, one element at a time, its
 /// lanes splitting d's row: they count the edges whose input equals the
-/// extremum, then add grad / count to each.
+/// extremum (keeping each lane's first two), then add grad / count to each
+/// (a lane with more than two walks its part again).
 ///
 /// Measured and not kept (bench/results/winner-codes-h100/): pulling the
 /// gradient of the nodes of many edges (more than 4, 16 or 64 times the
@@ -1044,13 +1045,36 @@ LogicalResult mlir::gnnk::lowerExtremumGrad(KernelGroupOp group,
     YieldOp::create(b, loc, fn(nbr, edge->getArguments().drop_front(2)));
     return loop;
   };
-  ForEdgesOp count = walk({kb.fp(0.0)}, [&](Value nbr, ValueRange acc) {
-    Value one = arith::SelectOp::create(b, loc, attains(nbr), kb.fp(1.0),
-                                        kb.fp(0.0));
-    return SmallVector<Value>{arith::AddFOp::create(b, loc, acc[0], one)};
-  });
-  auto total =
-      TeamReduceOp::create(b, loc, ValueRange{count.getResult(0)}, 1, lanes);
+  // One walk counts the lane's matches and keeps the first two (ties are
+  // mostly of two or three edges); only a lane with more walks again.
+  auto whether = [&](Value cond, function_ref<void()> then) {
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, cond,
+                                  /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard inIf(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    then();
+  };
+  auto countIs = [&](arith::CmpFPredicate pred, Value n, double c) {
+    return arith::CmpFOp::create(b, loc, pred, n, kb.fp(c)).getResult();
+  };
+  ForEdgesOp count = walk(
+      {kb.fp(0.0), kb.idx(0), kb.idx(0)}, [&](Value nbr, ValueRange acc) {
+        Value hit = attains(nbr);
+        Value one = arith::SelectOp::create(b, loc, hit, kb.fp(1.0),
+                                            kb.fp(0.0));
+        Value isFirst = arith::AndIOp::create(
+            b, loc, hit, countIs(arith::CmpFPredicate::OEQ, acc[0], 0.0));
+        Value isSecond = arith::AndIOp::create(
+            b, loc, hit, countIs(arith::CmpFPredicate::OEQ, acc[0], 1.0));
+        SmallVector<Value> next;
+        next.push_back(arith::AddFOp::create(b, loc, acc[0], one));
+        next.push_back(arith::SelectOp::create(b, loc, isFirst, nbr, acc[1]));
+        next.push_back(
+            arith::SelectOp::create(b, loc, isSecond, nbr, acc[2]));
+        return next;
+      });
+  Value matches = count.getResult(0);
+  auto total = TeamReduceOp::create(b, loc, ValueRange{matches}, 1, lanes);
   kb.buildCombine(total.getCombine(), TypeRange{kb.ft},
                   [&](OpBuilder &rb, ValueRange p, ValueRange q) {
                     return SmallVector<Value>{
@@ -1058,13 +1082,25 @@ LogicalResult mlir::gnnk::lowerExtremumGrad(KernelGroupOp group,
                   });
   Value dyL = kb.load(kb.operand(op.getGrad()), atL).front();
   Value share = arith::DivFOp::create(b, loc, dyL, total.getResult(0));
-  walk({}, [&](Value nbr, ValueRange) {
-    auto hit = scf::IfOp::create(b, loc, TypeRange{}, attains(nbr),
-                                 /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard inIf(b);
-    b.setInsertionPointToStart(&hit.getThenRegion().front());
+  auto addTo = [&](Value nbr) {
     AtomicAddOp::create(b, loc, share, out, kb.add(kb.mul(nbr, row), fl));
-    return SmallVector<Value>{};
+  };
+  whether(countIs(arith::CmpFPredicate::OGE, matches, 1.0),
+          [&] { addTo(count.getResult(1)); });
+  whether(countIs(arith::CmpFPredicate::OGE, matches, 2.0),
+          [&] { addTo(count.getResult(2)); });
+  whether(countIs(arith::CmpFPredicate::OGT, matches, 2.0), [&] {
+    // The lane's matches after its first two.
+    walk({kb.fp(0.0)}, [&](Value nbr, ValueRange seen) {
+      Value hit = attains(nbr);
+      whether(arith::AndIOp::create(
+                  b, loc, hit,
+                  countIs(arith::CmpFPredicate::OGE, seen[0], 2.0)),
+              [&] { addTo(nbr); });
+      Value one = arith::SelectOp::create(b, loc, hit, kb.fp(1.0),
+                                          kb.fp(0.0));
+      return SmallVector<Value>{arith::AddFOp::create(b, loc, seen[0], one)};
+    });
   });
   b.setInsertionPointAfter(some);
   YieldOp::create(b, loc);
