@@ -154,6 +154,19 @@ struct RowTraversal {
 };
 RowTraversal traverse(KernelBuilder &kb, bool reversed, Value row);
 
+/// Creates `gnnk.for_edges` over [begin, t.end) by `step` with `inits`;
+/// `body` fills the body (given the edge and the carried values) and
+/// returns the values to carry on. `row` is the traversed row's node (the
+/// destination, or reversed the source). Sets `status` to whether `body`
+/// succeeded.
+ForEdgesOp
+edgeLoop(KernelBuilder &kb, const RowTraversal &t, Value begin, Value step,
+         ValueRange inits, bool reversed, Value row,
+         function_ref<FailureOr<SmallVector<Value>>(const EdgeRef &,
+                                                    ValueRange)>
+             body,
+         LogicalResult &status);
+
 /// Opens a `gnnk.for_rows` over `count` rows; returns (row, lane) and leaves
 /// the builder in its body.
 std::pair<Value, Value> rowMapping(KernelBuilder &kb, Value count,

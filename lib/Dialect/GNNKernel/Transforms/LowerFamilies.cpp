@@ -900,7 +900,7 @@ LogicalResult mlir::gnnk::lowerDegree(KernelGroupOp group, GroupParts &parts,
 }
 
 //===----------------------------------------------------------------------===//
-// Extremum gradients: a thread per element of the output gradient
+// Extremum gradients: a lane per element of the output gradient
 //===----------------------------------------------------------------------===//
 
 /// A team of 32 lanes per 32 consecutive elements (d, k) of `grad`, a lane
@@ -1027,22 +1027,19 @@ LogicalResult mlir::gnnk::lowerExtremumGrad(KernelGroupOp group,
     return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, v, y)
         .getResult();
   };
-  // The row's edges split among the lanes.
+  // The row's edges split among the lanes (edgeLoop's bodies never fail
+  // here).
   auto walk = [&](ValueRange inits,
                   function_ref<SmallVector<Value>(Value, ValueRange)> fn) {
-    auto loop = ForEdgesOp::create(b, loc, inits.getTypes(),
-                                   kb.add(rt.begin, lane), rt.end,
-                                   kb.idx(lanes), rt.nbrs, Value(), inits,
-                                   b.getI64IntegerAttr(4));
-    Block *edge = new Block();
-    loop.getBody().push_back(edge);
-    edge->addArgument(b.getIndexType(), loc);
-    Value nbr = edge->addArgument(b.getIndexType(), loc);
-    for (Value v : inits)
-      edge->addArgument(v.getType(), loc);
-    OpBuilder::InsertionGuard inLoop(b);
-    b.setInsertionPointToStart(edge);
-    YieldOp::create(b, loc, fn(nbr, edge->getArguments().drop_front(2)));
+    LogicalResult status = success();
+    ForEdgesOp loop = edgeLoop(
+        kb, rt, kb.add(rt.begin, lane), kb.idx(lanes), inits, reversed, d,
+        [&](const EdgeRef &e,
+            ValueRange acc) -> FailureOr<SmallVector<Value>> {
+          return fn(reversed ? e.dst : e.src, acc);
+        },
+        status);
+    loop.setUnrollAttr(b.getI64IntegerAttr(4));
     return loop;
   };
   // One walk counts the lane's matches and keeps the first two (ties are
@@ -1054,18 +1051,15 @@ LogicalResult mlir::gnnk::lowerExtremumGrad(KernelGroupOp group,
     b.setInsertionPointToStart(&ifOp.getThenRegion().front());
     then();
   };
-  auto countIs = [&](arith::CmpFPredicate pred, Value n, double c) {
-    return arith::CmpFOp::create(b, loc, pred, n, kb.fp(c)).getResult();
-  };
   ForEdgesOp count = walk(
       {kb.fp(0.0), kb.idx(0), kb.idx(0)}, [&](Value nbr, ValueRange acc) {
         Value hit = attains(nbr);
         Value one = arith::SelectOp::create(b, loc, hit, kb.fp(1.0),
                                             kb.fp(0.0));
         Value isFirst = arith::AndIOp::create(
-            b, loc, hit, countIs(arith::CmpFPredicate::OEQ, acc[0], 0.0));
+            b, loc, hit, compare(arith::CmpFPredicate::OEQ, acc[0], 0.0));
         Value isSecond = arith::AndIOp::create(
-            b, loc, hit, countIs(arith::CmpFPredicate::OEQ, acc[0], 1.0));
+            b, loc, hit, compare(arith::CmpFPredicate::OEQ, acc[0], 1.0));
         SmallVector<Value> next;
         next.push_back(arith::AddFOp::create(b, loc, acc[0], one));
         next.push_back(arith::SelectOp::create(b, loc, isFirst, nbr, acc[1]));
@@ -1085,17 +1079,17 @@ LogicalResult mlir::gnnk::lowerExtremumGrad(KernelGroupOp group,
   auto addTo = [&](Value nbr) {
     AtomicAddOp::create(b, loc, share, out, kb.add(kb.mul(nbr, row), fl));
   };
-  whether(countIs(arith::CmpFPredicate::OGE, matches, 1.0),
+  whether(compare(arith::CmpFPredicate::OGE, matches, 1.0),
           [&] { addTo(count.getResult(1)); });
-  whether(countIs(arith::CmpFPredicate::OGE, matches, 2.0),
+  whether(compare(arith::CmpFPredicate::OGE, matches, 2.0),
           [&] { addTo(count.getResult(2)); });
-  whether(countIs(arith::CmpFPredicate::OGT, matches, 2.0), [&] {
+  whether(compare(arith::CmpFPredicate::OGT, matches, 2.0), [&] {
     // The lane's matches after its first two.
     walk({kb.fp(0.0)}, [&](Value nbr, ValueRange seen) {
       Value hit = attains(nbr);
       whether(arith::AndIOp::create(
                   b, loc, hit,
-                  countIs(arith::CmpFPredicate::OGE, seen[0], 2.0)),
+                  compare(arith::CmpFPredicate::OGE, seen[0], 2.0)),
               [&] { addTo(nbr); });
       Value one = arith::SelectOp::create(b, loc, hit, kb.fp(1.0),
                                           kb.fp(0.0));

@@ -39,11 +39,8 @@ RowTraversal mlir::gnnk::traverse(KernelBuilder &kb, bool reversed,
   return t;
 }
 
-/// Creates `gnnk.for_edges` over [begin, end) by `step` with `inits`; `body`
-/// fills the body (given the edge and the carried values) and returns the
-/// values to carry on.
-static ForEdgesOp
-edgeLoop(KernelBuilder &kb, const RowTraversal &t, Value begin, Value step,
+ForEdgesOp
+mlir::gnnk::edgeLoop(KernelBuilder &kb, const RowTraversal &t, Value begin, Value step,
          ValueRange inits, bool reversed, Value row,
          function_ref<FailureOr<SmallVector<Value>>(const EdgeRef &,
                                                     ValueRange)>
