@@ -903,22 +903,33 @@ LogicalResult mlir::gnnk::lowerDegree(KernelGroupOp group, GroupParts &parts,
 // Extremum gradients: a lane per element of the output gradient
 //===----------------------------------------------------------------------===//
 
-/// A team of 32 lanes per 32 consecutive elements (d, k) of `grad`, a lane
-/// per element, adding into the result (zeroed before the launch) through
-/// `gnnk.atomic_add`. A lane reads its winner code: a node id adds grad into
-/// that node's row (a code that names no node, which no forward writes and
-/// the reference evaluator rejects, adds nothing); -1 adds nothing. Tie
-/// codes (< -1) are resolved by the whole team, one element at a time, its
-/// lanes splitting d's row: they count the edges whose input equals the
-/// extremum (keeping each lane's first two), then add grad / count to each
-/// (a lane with more than two walks its part again).
+/// Blocks of teams of 32 lanes; team T of the grid covers 32 consecutive
+/// elements (d, k) of `grad`, a lane per element, adding into the result
+/// (zeroed before the launch) through `gnnk.atomic_add`. A lane reads its
+/// winner code: a node id adds grad into that node's row (a code that names
+/// no node, which no forward writes and the reference evaluator rejects,
+/// adds nothing); -1 adds nothing. Tie codes (< -1) are resolved one
+/// element at a time by walking d's row: the walkers count the edges whose
+/// input equals the extremum (keeping each walker's first two), then add
+/// grad / count to each (a walker with more than two walks its part again).
+/// A team walks the rows of at most `block` edges itself; longer rows are
+/// walked by the whole block once every team is done with its own elements
+/// (a team's walk of musae-github's 3324-edge row took 21 us on an idle
+/// H100, the block's 2.2 us; with team walks alone, that graph's three ties
+/// made the kernel 1.7x slower than without them). Every block pays one
+/// block reduction for it (pubmed's kernel: 0.019 to 0.022 ms).
 ///
 /// Measured and not kept (bench/results/winner-codes-h100/): pulling the
 /// gradient of the nodes of many edges (more than 4, 16 or 64 times the
 /// mean degree) along their own edges instead of adding into their rows
 /// atomically, to spare the atomic unit a hub's many additions on one
 /// address: slower on every scoreboard graph (the pull reads a code row
-/// per edge; musae-github's hub contention costs less).
+/// per edge; musae-github's hub contention costs less). Float2 and float4
+/// atomics where neighbouring elements share a winner: slower. Skipping the
+/// block reduction in blocks whose rows have at most `block` edges in all
+/// (two more loads per thread), and capping the registers at 40 for
+/// occupancy (they spill): slower on pubmed still (all in
+/// bench/results/tie-walks-h100/).
 LogicalResult mlir::gnnk::lowerExtremumGrad(KernelGroupOp group,
                                             GroupParts &parts,
                                             int indexBits) {
@@ -930,6 +941,8 @@ LogicalResult mlir::gnnk::lowerExtremumGrad(KernelGroupOp group,
   bool reversed = op.getReversed();
   int64_t block = group.getScheduleAttr().getBlock();
   constexpr int64_t lanes = 32;
+  // (A multiple of 32 in [32, 1024]: the schedule attribute's verifier.)
+  int64_t teams = block / lanes;
   MLIRContext *ctx = group.getContext();
   AffineExpr nodes = getAffineSymbolExpr(0, ctx);
   int64_t chunks = (row + lanes - 1) / lanes;
@@ -937,113 +950,36 @@ LogicalResult mlir::gnnk::lowerExtremumGrad(KernelGroupOp group,
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   Value out = kb.accumulatedResult(0);
-  auto [team, lane] =
-      rowMapping(kb, kb.sizeValue(nodes * chunks), lanes);
-  Value d = kb.div(team, chunks);
-  Value base = kb.mul(kb.rem(team, chunks), lanes);
-  Value f = kb.add(base, lane);
-  Value active = row % lanes ? kb.lt(f, kb.idx(row)) : Value();
-  Value fSafe = active ? arith::SelectOp::create(b, loc, active, f,
-                                                 kb.idx(0))
-                             .getResult()
-                       : f;
-  Value rowStart = kb.mul(d, row);
-  Value at = kb.add(rowStart, fSafe);
-  Value code = kb.load(kb.operand(op.getWinner()), at).front();
-  auto compare = [&](arith::CmpFPredicate pred, Value v, double c) {
-    return arith::CmpFOp::create(b, loc, pred, v, kb.fp(c)).getResult();
-  };
-  auto guarded = [&](Value cond) {
-    return active ? arith::AndIOp::create(b, loc, active, cond).getResult()
-                  : cond;
-  };
-  {
-    auto named = scf::IfOp::create(
-        b, loc, TypeRange{},
-        guarded(compare(arith::CmpFPredicate::OGE, code, 0.0)),
-        /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&named.getThenRegion().front());
-    Value winner = arith::IndexCastOp::create(
-        b, loc, b.getIndexType(),
-        arith::FPToSIOp::create(b, loc, b.getI64Type(), code));
-    auto isNode = scf::IfOp::create(b, loc, TypeRange{},
-                                    kb.lt(winner, kb.size("nodes")),
-                                    /*withElseRegion=*/false);
-    b.setInsertionPointToStart(&isNode.getThenRegion().front());
-    Value dy = kb.load(kb.operand(op.getGrad()), at).front();
-    AtomicAddOp::create(b, loc, dy, out, kb.add(kb.mul(winner, row), f));
-  }
-  // Ties: the team's lanes that have one, as a bit mask.
-  Value tie = guarded(compare(arith::CmpFPredicate::OLT, code, -1.0));
+  Value slices = kb.sizeValue(nodes * chunks);
+  auto blocks = ForBlocksOp::create(
+      b, loc, arith::CeilDivSIOp::create(b, loc, slices, kb.idx(teams)),
+      lanes);
+  Block *body = new Block();
+  blocks.getBody().push_back(body);
+  Value blk = body->addArgument(b.getIndexType(), loc);
+  Value team = body->addArgument(b.getIndexType(), loc);
+  Value lane = body->addArgument(b.getIndexType(), loc);
+  b.setInsertionPointToStart(body);
   Type i32 = b.getI32Type();
   auto i32c = [&](int64_t v) {
     return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v))
         .getResult();
   };
-  Value bit = arith::ShLIOp::create(
-      b, loc, i32c(1), arith::IndexCastOp::create(b, loc, i32, lane));
-  Value mine = arith::SelectOp::create(b, loc, tie, bit, i32c(0));
-  auto ties = TeamReduceOp::create(b, loc, ValueRange{mine}, 1, lanes);
-  kb.buildCombine(ties.getCombine(), TypeRange{i32},
-                  [&](OpBuilder &rb, ValueRange p, ValueRange q) {
-                    return SmallVector<Value>{
-                        arith::OrIOp::create(rb, loc, p[0], q[0])};
-                  });
-  Value mask = ties.getResult(0);
-  auto some = scf::IfOp::create(
-      b, loc, TypeRange{},
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, mask,
-                            i32c(0)),
-      /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&some.getThenRegion().front());
-  RowTraversal rt = traverse(kb, reversed, d);
-  Value x = kb.operand(op.getInput());
-  // One element at a time, the same for every lane of the team.
-  auto each = scf::ForOp::create(b, loc, kb.idx(0), kb.idx(lanes),
-                                 kb.idx(1));
-  // (Rolled: the body is two row walks.)
-  each->setAttr(kUnrollAttrName, b.getI64IntegerAttr(1));
-  b.setInsertionPointToStart(each.getBody());
-  Value l = each.getInductionVar();
-  Value fl = kb.add(base, l);
-  Value atL = kb.add(rowStart, fl);
-  Value hasTie = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::ne,
-      arith::AndIOp::create(
-          b, loc,
-          arith::ShRUIOp::create(b, loc, mask,
-                                 arith::IndexCastOp::create(b, loc, i32, l)),
-          i32c(1)),
-      i32c(0));
-  auto isTie = scf::IfOp::create(b, loc, TypeRange{}, hasTie,
-                                 /*withElseRegion=*/false);
-  b.setInsertionPointToStart(&isTie.getThenRegion().front());
-  Value y = kb.load(kb.operand(op.getExtremum()), atL).front();
-  // Whether the edge to `nbr` attains the extremum.
-  auto attains = [&](Value nbr) {
-    Value v = kb.load(x, kb.add(kb.mul(nbr, row), fl)).front();
-    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, v, y)
+  auto compare = [&](arith::CmpFPredicate pred, Value v, double c) {
+    return arith::CmpFOp::create(b, loc, pred, v, kb.fp(c)).getResult();
+  };
+  auto nonzero = [&](Value v) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, i32c(0))
         .getResult();
   };
-  // The row's edges split among the lanes (edgeLoop's bodies never fail
-  // here).
-  auto walk = [&](ValueRange inits,
-                  function_ref<SmallVector<Value>(Value, ValueRange)> fn) {
-    LogicalResult status = success();
-    ForEdgesOp loop = edgeLoop(
-        kb, rt, kb.add(rt.begin, lane), kb.idx(lanes), inits, reversed, d,
-        [&](const EdgeRef &e,
-            ValueRange acc) -> FailureOr<SmallVector<Value>> {
-          return fn(reversed ? e.dst : e.src, acc);
-        },
-        status);
-    loop.setUnrollAttr(b.getI64IntegerAttr(4));
-    return loop;
+  // Bit `i` of `bits`, as an i1.
+  auto bitOf = [&](Value bits, Value i) {
+    return nonzero(arith::AndIOp::create(
+        b, loc,
+        arith::ShRUIOp::create(b, loc, bits,
+                               arith::IndexCastOp::create(b, loc, i32, i)),
+        i32c(1)));
   };
-  // One walk counts the lane's matches and keeps the first two (ties are
-  // mostly of two or three edges); only a lane with more walks again.
   auto whether = [&](Value cond, function_ref<void()> then) {
     auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, cond,
                                   /*withElseRegion=*/false);
@@ -1051,55 +987,209 @@ LogicalResult mlir::gnnk::lowerExtremumGrad(KernelGroupOp group,
     b.setInsertionPointToStart(&ifOp.getThenRegion().front());
     then();
   };
-  ForEdgesOp count = walk(
-      {kb.fp(0.0), kb.idx(0), kb.idx(0)}, [&](Value nbr, ValueRange acc) {
-        Value hit = attains(nbr);
-        Value one = arith::SelectOp::create(b, loc, hit, kb.fp(1.0),
-                                            kb.fp(0.0));
-        Value isFirst = arith::AndIOp::create(
-            b, loc, hit, compare(arith::CmpFPredicate::OEQ, acc[0], 0.0));
-        Value isSecond = arith::AndIOp::create(
-            b, loc, hit, compare(arith::CmpFPredicate::OEQ, acc[0], 1.0));
-        SmallVector<Value> next;
-        next.push_back(arith::AddFOp::create(b, loc, acc[0], one));
-        next.push_back(arith::SelectOp::create(b, loc, isFirst, nbr, acc[1]));
-        next.push_back(
-            arith::SelectOp::create(b, loc, isSecond, nbr, acc[2]));
-        return next;
-      });
-  Value matches = count.getResult(0);
-  auto total = TeamReduceOp::create(b, loc, ValueRange{matches}, 1, lanes);
-  kb.buildCombine(total.getCombine(), TypeRange{kb.ft},
-                  [&](OpBuilder &rb, ValueRange p, ValueRange q) {
-                    return SmallVector<Value>{
-                        arith::AddFOp::create(rb, loc, p[0], q[0])};
-                  });
-  Value dyL = kb.load(kb.operand(op.getGrad()), atL).front();
-  Value share = arith::DivFOp::create(b, loc, dyL, total.getResult(0));
-  auto addTo = [&](Value nbr) {
-    AtomicAddOp::create(b, loc, share, out, kb.add(kb.mul(nbr, row), fl));
+  // `body(i)` for each set bit i < count of `bits`, in a rolled loop (the
+  // bodies are row walks).
+  auto forEachBit = [&](Value bits, int64_t count,
+                        function_ref<void(Value)> body) {
+    auto each = scf::ForOp::create(b, loc, kb.idx(0), kb.idx(count),
+                                   kb.idx(1));
+    each->setAttr(kUnrollAttrName, b.getI64IntegerAttr(1));
+    OpBuilder::InsertionGuard inEach(b);
+    b.setInsertionPointToStart(each.getBody());
+    Value i = each.getInductionVar();
+    whether(bitOf(bits, i), [&] { body(i); });
   };
-  whether(compare(arith::CmpFPredicate::OGE, matches, 1.0),
-          [&] { addTo(count.getResult(1)); });
-  whether(compare(arith::CmpFPredicate::OGE, matches, 2.0),
-          [&] { addTo(count.getResult(2)); });
-  whether(compare(arith::CmpFPredicate::OGT, matches, 2.0), [&] {
-    // The lane's matches after its first two.
-    walk({kb.fp(0.0)}, [&](Value nbr, ValueRange seen) {
-      Value hit = attains(nbr);
-      whether(arith::AndIOp::create(
-                  b, loc, hit,
-                  compare(arith::CmpFPredicate::OGE, seen[0], 2.0)),
-              [&] { addTo(nbr); });
-      Value one = arith::SelectOp::create(b, loc, hit, kb.fp(1.0),
-                                          kb.fp(0.0));
-      return SmallVector<Value>{arith::AddFOp::create(b, loc, seen[0], one)};
+  auto bitwiseOr = [&](OpBuilder &rb, ValueRange p, ValueRange q) {
+    return SmallVector<Value>{arith::OrIOp::create(rb, loc, p[0], q[0])};
+  };
+  // Team `t`'s elements: row d, the first element and this lane's.
+  struct Slice {
+    Value d, base, rowStart, f, active, at;
+  };
+  auto slice = [&](Value t) {
+    Slice s;
+    s.d = kb.div(t, chunks);
+    s.base = kb.mul(kb.rem(t, chunks), lanes);
+    s.f = kb.add(s.base, lane);
+    s.active = row % lanes ? kb.lt(s.f, kb.idx(row)) : Value();
+    Value fSafe = s.active ? arith::SelectOp::create(b, loc, s.active, s.f,
+                                                     kb.idx(0))
+                                 .getResult()
+                           : s.f;
+    s.rowStart = kb.mul(s.d, row);
+    s.at = kb.add(s.rowStart, fSafe);
+    return s;
+  };
+  auto guarded = [&](const Slice &s, Value cond) {
+    return s.active ? arith::AndIOp::create(b, loc, s.active, cond).getResult()
+                    : cond;
+  };
+  // The slice's lanes holding a tie code, as a bit mask (the same in every
+  // lane of the team).
+  auto tieMask = [&](const Slice &s, Value code) {
+    Value tie = guarded(s, compare(arith::CmpFPredicate::OLT, code, -1.0));
+    Value bit = arith::ShLIOp::create(
+        b, loc, i32c(1), arith::IndexCastOp::create(b, loc, i32, lane));
+    Value mine = arith::SelectOp::create(b, loc, tie, bit, i32c(0));
+    auto ties = TeamReduceOp::create(b, loc, ValueRange{mine}, 1, lanes);
+    kb.buildCombine(ties.getCombine(), TypeRange{i32}, bitwiseOr);
+    return ties.getResult(0);
+  };
+  // Resolves the ties in `mask` of slice `s`, walking d's row from `first`
+  // by `step`: by the team alone, or (`byBlock`) by the block, whose every
+  // thread must then run this.
+  auto resolve = [&](const Slice &s, const RowTraversal &rt, Value mask,
+                     Value first, int64_t step, bool byBlock) {
+    Value x = kb.operand(op.getInput());
+    // One element at a time, the same for every walker.
+    forEachBit(mask, lanes, [&](Value l) {
+      Value fl = kb.add(s.base, l);
+      Value atL = kb.add(s.rowStart, fl);
+      Value y = kb.load(kb.operand(op.getExtremum()), atL).front();
+      // Whether the edge to `nbr` attains the extremum.
+      auto attains = [&](Value nbr) {
+        Value v = kb.load(x, kb.add(kb.mul(nbr, row), fl)).front();
+        return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, v, y)
+            .getResult();
+      };
+      // The row's edges split among the walkers (edgeLoop's bodies never
+      // fail here).
+      auto walk = [&](ValueRange inits,
+                      function_ref<SmallVector<Value>(Value, ValueRange)> fn) {
+        LogicalResult status = success();
+        ForEdgesOp loop = edgeLoop(
+            kb, rt, first, kb.idx(step), inits, reversed, s.d,
+            [&](const EdgeRef &e,
+                ValueRange acc) -> FailureOr<SmallVector<Value>> {
+              return fn(reversed ? e.dst : e.src, acc);
+            },
+            status);
+        loop.setUnrollAttr(b.getI64IntegerAttr(4));
+        return loop;
+      };
+      // One walk counts the walker's matches and keeps the first two (ties
+      // are mostly of two or three edges); only a walker with more walks
+      // again.
+      ForEdgesOp count = walk(
+          {kb.fp(0.0), kb.idx(0), kb.idx(0)}, [&](Value nbr, ValueRange acc) {
+            Value hit = attains(nbr);
+            Value one = arith::SelectOp::create(b, loc, hit, kb.fp(1.0),
+                                                kb.fp(0.0));
+            Value isFirst = arith::AndIOp::create(
+                b, loc, hit, compare(arith::CmpFPredicate::OEQ, acc[0], 0.0));
+            Value isSecond = arith::AndIOp::create(
+                b, loc, hit, compare(arith::CmpFPredicate::OEQ, acc[0], 1.0));
+            SmallVector<Value> next;
+            next.push_back(arith::AddFOp::create(b, loc, acc[0], one));
+            next.push_back(
+                arith::SelectOp::create(b, loc, isFirst, nbr, acc[1]));
+            next.push_back(
+                arith::SelectOp::create(b, loc, isSecond, nbr, acc[2]));
+            return next;
+          });
+      Value matches = count.getResult(0);
+      auto sum = [&](OpBuilder &rb, ValueRange p, ValueRange q) {
+        return SmallVector<Value>{arith::AddFOp::create(rb, loc, p[0], q[0])};
+      };
+      auto teamTotal =
+          TeamReduceOp::create(b, loc, ValueRange{matches}, 1, lanes);
+      kb.buildCombine(teamTotal.getCombine(), TypeRange{kb.ft}, sum);
+      Value total = teamTotal.getResult(0);
+      if (byBlock) {
+        auto blockTotal = BlockReduceOp::create(b, loc, ValueRange{total});
+        kb.buildCombine(blockTotal.getCombine(), TypeRange{kb.ft}, sum);
+        total = blockTotal.getResult(0);
+      }
+      Value dyL = kb.load(kb.operand(op.getGrad()), atL).front();
+      Value share = arith::DivFOp::create(b, loc, dyL, total);
+      auto addTo = [&](Value nbr) {
+        AtomicAddOp::create(b, loc, share, out, kb.add(kb.mul(nbr, row), fl));
+      };
+      whether(compare(arith::CmpFPredicate::OGE, matches, 1.0),
+              [&] { addTo(count.getResult(1)); });
+      whether(compare(arith::CmpFPredicate::OGE, matches, 2.0),
+              [&] { addTo(count.getResult(2)); });
+      whether(compare(arith::CmpFPredicate::OGT, matches, 2.0), [&] {
+        // The walker's matches after its first two.
+        walk({kb.fp(0.0)}, [&](Value nbr, ValueRange seen) {
+          Value hit = attains(nbr);
+          whether(arith::AndIOp::create(
+                      b, loc, hit,
+                      compare(arith::CmpFPredicate::OGE, seen[0], 2.0)),
+                  [&] { addTo(nbr); });
+          Value one = arith::SelectOp::create(b, loc, hit, kb.fp(1.0),
+                                              kb.fp(0.0));
+          return SmallVector<Value>{
+              arith::AddFOp::create(b, loc, seen[0], one)};
+        });
+      });
     });
-  });
-  b.setInsertionPointAfter(some);
+  };
+  auto degree = [&](const RowTraversal &rt) { return kb.sub(rt.end, rt.begin); };
+  Value firstTeam = kb.mul(blk, teams);
+  // The team's own elements; yields the bit of the team when it leaves
+  // ties in a long row to the block.
+  Value t = kb.add(firstTeam, team);
+  auto own = scf::IfOp::create(b, loc, TypeRange{i32}, kb.lt(t, slices),
+                               /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&own.getElseRegion().front());
+    scf::YieldOp::create(b, loc, i32c(0));
+    b.setInsertionPointToStart(&own.getThenRegion().front());
+    Slice s = slice(t);
+    Value code = kb.load(kb.operand(op.getWinner()), s.at).front();
+    whether(guarded(s, compare(arith::CmpFPredicate::OGE, code, 0.0)), [&] {
+      Value winner = arith::IndexCastOp::create(
+          b, loc, b.getIndexType(),
+          arith::FPToSIOp::create(b, loc, b.getI64Type(), code));
+      whether(kb.lt(winner, kb.size("nodes")), [&] {
+        Value dy = kb.load(kb.operand(op.getGrad()), s.at).front();
+        AtomicAddOp::create(b, loc, dy, out,
+                            kb.add(kb.mul(winner, row), s.f));
+      });
+    });
+    Value mask = tieMask(s, code);
+    auto some = scf::IfOp::create(b, loc, TypeRange{i32}, nonzero(mask),
+                                  /*withElseRegion=*/true);
+    b.setInsertionPointToStart(&some.getElseRegion().front());
+    scf::YieldOp::create(b, loc, i32c(0));
+    b.setInsertionPointToStart(&some.getThenRegion().front());
+    RowTraversal rt = traverse(kb, reversed, s.d);
+    Value longRow = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::sgt, degree(rt), kb.idx(block));
+    Value shortRow = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::sle, degree(rt), kb.idx(block));
+    whether(shortRow, [&] {
+      resolve(s, rt, mask, kb.add(rt.begin, lane), lanes, /*byBlock=*/false);
+    });
+    Value teamBit = arith::ShLIOp::create(
+        b, loc, i32c(1), arith::IndexCastOp::create(b, loc, i32, team));
+    scf::YieldOp::create(
+        b, loc,
+        arith::SelectOp::create(b, loc, longRow, teamBit, i32c(0))
+            .getResult());
+    b.setInsertionPointAfter(some);
+    scf::YieldOp::create(b, loc, some.getResult(0));
+  }
+  {
+    // The teams that left ties to the block (uniform across it), one at a
+    // time, the block's threads splitting the row.
+    auto leftRed = BlockReduceOp::create(b, loc, ValueRange{own.getResult(0)});
+    kb.buildCombine(leftRed.getCombine(), TypeRange{i32}, bitwiseOr);
+    Value left = leftRed.getResult(0);
+    forEachBit(left, teams, [&](Value other) {
+      Slice s = slice(kb.add(firstTeam, other));
+      Value code = kb.load(kb.operand(op.getWinner()), s.at).front();
+      Value mask = tieMask(s, code);
+      RowTraversal rt = traverse(kb, reversed, s.d);
+      Value first = kb.add(rt.begin, kb.add(kb.mul(team, lanes), lane));
+      resolve(s, rt, mask, first, block, /*byBlock=*/true);
+    });
+  }
   YieldOp::create(b, loc);
-  replaceGroup(group, kb.finish((nodes * (chunks * lanes)).ceilDiv(block),
-                                {nodes}, parts.graph));
+  replaceGroup(group, kb.finish((nodes * chunks).ceilDiv(teams), {nodes},
+                                parts.graph));
   return success();
 }
 
