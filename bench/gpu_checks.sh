@@ -128,5 +128,6 @@ PY
   python3 $P/side_by_side.py $R/gnnc-reddit.jsonl $R/peers-reddit.jsonl > $R/table-reddit.md
 fi
 for f in table-reddit.md table-fwd.md table-grad.md table-fwd-tuned.md tuner.txt autodiff.txt sanitize.txt pytest-cuda.txt pyg-grads.txt cora.txt cora-compile.txt layers.txt; do
-  [ -f $R/$f ] && { echo "== $f"; tail -n 3 $R/$f; }
+  [ -f $R/$f ] || continue
+  echo "== $f"; tail -n 3 $R/$f
 done
