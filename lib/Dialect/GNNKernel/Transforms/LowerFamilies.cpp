@@ -917,7 +917,7 @@ LogicalResult mlir::gnnk::lowerDegree(KernelGroupOp group, GroupParts &parts,
 /// (a team's walk of musae-github's 3324-edge row took 21 us on an idle
 /// H100, the block's 2.2 us; with team walks alone, that graph's three ties
 /// made the kernel 1.7x slower than without them). Every block pays one
-/// block reduction for it (pubmed's kernel: 0.019 to 0.022 ms).
+/// block reduction for it (pubmed's kernel: 0.019 to 0.021 ms).
 ///
 /// Measured and not kept (bench/results/winner-codes-h100/): pulling the
 /// gradient of the nodes of many edges (more than 4, 16 or 64 times the
@@ -972,7 +972,12 @@ LogicalResult mlir::gnnk::lowerExtremumGrad(KernelGroupOp group,
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, i32c(0))
         .getResult();
   };
-  // Bit `i` of `bits`, as an i1.
+  // `1 << i` as an i32 mask, and bit `i` of `bits` as an i1.
+  auto bitMask = [&](Value i) {
+    return arith::ShLIOp::create(b, loc, i32c(1),
+                                 arith::IndexCastOp::create(b, loc, i32, i))
+        .getResult();
+  };
   auto bitOf = [&](Value bits, Value i) {
     return nonzero(arith::AndIOp::create(
         b, loc,
@@ -1028,9 +1033,7 @@ LogicalResult mlir::gnnk::lowerExtremumGrad(KernelGroupOp group,
   // lane of the team).
   auto tieMask = [&](const Slice &s, Value code) {
     Value tie = guarded(s, compare(arith::CmpFPredicate::OLT, code, -1.0));
-    Value bit = arith::ShLIOp::create(
-        b, loc, i32c(1), arith::IndexCastOp::create(b, loc, i32, lane));
-    Value mine = arith::SelectOp::create(b, loc, tie, bit, i32c(0));
+    Value mine = arith::SelectOp::create(b, loc, tie, bitMask(lane), i32c(0));
     auto ties = TeamReduceOp::create(b, loc, ValueRange{mine}, 1, lanes);
     kb.buildCombine(ties.getCombine(), TypeRange{i32}, bitwiseOr);
     return ties.getResult(0);
@@ -1163,11 +1166,9 @@ LogicalResult mlir::gnnk::lowerExtremumGrad(KernelGroupOp group,
     whether(shortRow, [&] {
       resolve(s, rt, mask, kb.add(rt.begin, lane), lanes, /*byBlock=*/false);
     });
-    Value teamBit = arith::ShLIOp::create(
-        b, loc, i32c(1), arith::IndexCastOp::create(b, loc, i32, team));
     scf::YieldOp::create(
         b, loc,
-        arith::SelectOp::create(b, loc, longRow, teamBit, i32c(0))
+        arith::SelectOp::create(b, loc, longRow, bitMask(team), i32c(0))
             .getResult());
     b.setInsertionPointAfter(some);
     scf::YieldOp::create(b, loc, some.getResult(0));

@@ -39,13 +39,12 @@ RowTraversal mlir::gnnk::traverse(KernelBuilder &kb, bool reversed,
   return t;
 }
 
-ForEdgesOp
-mlir::gnnk::edgeLoop(KernelBuilder &kb, const RowTraversal &t, Value begin, Value step,
-         ValueRange inits, bool reversed, Value row,
-         function_ref<FailureOr<SmallVector<Value>>(const EdgeRef &,
-                                                    ValueRange)>
-             body,
-         LogicalResult &status) {
+ForEdgesOp mlir::gnnk::edgeLoop(
+    KernelBuilder &kb, const RowTraversal &t, Value begin, Value step,
+    ValueRange inits, bool reversed, Value row,
+    function_ref<FailureOr<SmallVector<Value>>(const EdgeRef &, ValueRange)>
+        body,
+    LogicalResult &status) {
   OpBuilder &b = kb.b;
   auto loop = ForEdgesOp::create(b, kb.loc, inits.getTypes(), begin, t.end,
                                  step, t.nbrs, t.perm, inits, IntegerAttr());

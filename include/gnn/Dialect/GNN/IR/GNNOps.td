@@ -122,17 +122,17 @@ def GNN_SpmmOp : GNN_Op<"spmm", [Pure]> {
     `max` and `min` may have a second result `winner`, of the result's type:
     per element, a code telling which incoming edges attain the extremum
     (those whose value `w[e] * input[s]` equals `result[d]`), found as the
-    extremum is. With `c` such edges: `-1` when `c = 0` (a node with no
-    incoming edge, or a NaN extremum); the position `k >= 0` of the edge in
-    `d`'s row of the CSR (its `k`-th incoming edge, in CSR order) when
-    `c = 1`, the extremum is not the reduction's identity (`-inf` for max,
-    `+inf` for min) and `k < 2^p` (`p` the float type's
-    significand bits: 24 for f32, 53 for f64, so the code is exact);
-    `-(c + 1)` otherwise (ties, an extremum equal to the identity, or a
-    position past `2^p`). The codes do not depend on how a kernel splits a
-    row's edges. It is what a backward pass keeps to route the gradient: to the
-    winning edge alone, or shared equally among the `c` edges attaining the
-    extremum (`gnn.extremum_grad`).
+    extremum is: `-1` where none does (a node with no incoming edge, or a
+    NaN extremum); without weights, the id of the one source whose edges
+    attain it (its duplicate edges included) when the extremum is not the
+    reduction's identity (`-inf` for max, `+inf` for min) and the id is
+    below `2^p` (`p` the float type's significand bits: 24 for f32, 53 for
+    f64, so the code is exact), `-2` otherwise (a tie among sources); with
+    weights, `-(c + 1)` for the `c` edges attaining it. The codes do not
+    depend on how a kernel splits a row's edges. It is what a backward pass
+    keeps to route the gradient: to the winning source
+    (`gnn.extremum_grad`), or shared equally among the edges attaining the
+    extremum.
 
     ```mlir
     %agg = gnn.spmm sum %g, %h weights(%alpha : tensor<?x4xf32>)
@@ -168,9 +168,9 @@ def GNN_ReduceOp : GNN_Op<"reduce", [Pure]> {
     A node with no incoming edge gets 0. With `reversed`, the reduction runs
     over the edges leaving each node.
 
-    `max` and `min` may have a second result `winner`, as `gnn.spmm`'s: per
-    element, the CSR position of the one edge whose value equals the
-    extremum, or `-(c + 1)` for `c` such edges (`-1`: none).
+    `max` and `min` may have a second result `winner`, as a weighted
+    `gnn.spmm`'s: per element, `-(c + 1)` for the `c` edges whose value
+    equals the extremum (`-1`: none).
 
     ```mlir
     %s = gnn.reduce sum %g, %e : tensor<?x4xf32> -> tensor<?x4xf32>
@@ -199,17 +199,17 @@ def GNN_ExtremumGradOp : GNN_Op<"extremum_grad", [Pure,
   let description = [{
     The input gradient of `%y, %winner = gnn.spmm max|min %g, %x` (without
     weights, reversed as it is) for the output gradient `%dy`: for every
-    node `d` and element `i`, `dy[d, i]` goes to the source of the edge
-    that `winner[d, i]` names (its position in `d`'s CSR row), or is shared
-    equally among the `c` edges `e: s -> d` whose `input[s, i]` equals
-    `extremum[d, i]` when the code is `-(c + 1)` with `c > 0`; a code of
-    `-1` routes nothing. `result[s, i]` sums what the edges leaving `s` get
-    (0 for a node that wins nothing). With `reversed`, rows are the nodes'
-    outgoing edges (the CSC) and the gradient goes to destinations.
+    node `d` and element `i`, `dy[d, i]` goes to the source that
+    `winner[d, i]` names (a node id), or, for a tie code (below `-1`), is
+    shared equally among the edges `e: s -> d` whose `input[s, i]` equals
+    `extremum[d, i]`; a code of `-1` routes nothing. `result[s, i]` sums
+    what the edges leaving `s` get (0 for a node that wins nothing). With
+    `reversed`, rows are the nodes' outgoing edges (the CSC) and the
+    gradient goes to destinations.
 
-    Every operand and the result are node tensors of one type. A kernel
-    computes it with a thread per element of `grad` and adds into the
-    result atomically: the order of the additions, and so the rounding of a
+    Every operand and the result are node tensors of one type. The CUDA
+    kernel has a thread per element of `grad` and adds into the result
+    atomically: the order of the additions, and so the rounding of a
     node's sum of three or more terms, may differ from run to run.
 
     ```mlir
