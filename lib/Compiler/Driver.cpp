@@ -62,6 +62,93 @@ mlir::gnn::compileToProgram(ModuleOp module, func::FuncOp func,
   return buildProgram(func, options.indexBits, options.stats.csrOrder);
 }
 
+/// A copy of `module` with only `keep` and the functions something in it
+/// refers to: what is lowered and printed for them.
+static OwningOpRef<ModuleOp> copyFor(ModuleOp module,
+                                     ArrayRef<func::FuncOp> keep) {
+  OwningOpRef<ModuleOp> copy = module.clone();
+  llvm::SmallPtrSet<Operation *, 2> kept;
+  for (func::FuncOp f : keep)
+    kept.insert(copy->lookupSymbol(f.getSymNameAttr()));
+  bool erased = true;
+  while (erased) {
+    erased = false;
+    for (auto f : llvm::make_early_inc_range(copy->getOps<func::FuncOp>()))
+      if (!kept.count(f) && SymbolTable::symbolKnownUseEmpty(f, *copy)) {
+        f.erase();
+        erased = true;
+      }
+  }
+  return copy;
+}
+
+FailureOr<::gnn::runtime::Program>
+mlir::gnn::compileFunction(ModuleOp module, func::FuncOp func,
+                           const CompileOptions &options) {
+  OwningOpRef<ModuleOp> copy = copyFor(module, {func});
+  return compileToProgram(
+      *copy, copy->lookupSymbol<func::FuncOp>(func.getSymName()), options);
+}
+
+static bool sameOptions(const CompileOptions &a, const CompileOptions &b) {
+  return a.indexBits == b.indexBits && a.maxChunks == b.maxChunks &&
+         a.split == b.split && a.stats.toOption() == b.stats.toOption();
+}
+
+FailureOr<::gnn::runtime::TrainingProgram>
+mlir::gnn::compileTrainingProgram(ModuleOp module,
+                                  const TrainingFunctions &training,
+                                  const CompileOptions &forward,
+                                  const CompileOptions &backward) {
+  ::gnn::runtime::TrainingProgram t;
+  func::FuncOp fwdFunc = training.forward, bwdFunc = training.backward;
+  auto compile = [](ModuleOp copy, func::FuncOp f,
+                    const CompileOptions &options) {
+    return compileToProgram(
+        copy, copy.lookupSymbol<func::FuncOp>(f.getSymName()), options);
+  };
+  // With the same options both Programs come from one lowered copy: one
+  // source, compiled once (the kernel compiler caches it).
+  OwningOpRef<ModuleOp> both = copyFor(module, {fwdFunc, bwdFunc});
+  FailureOr<::gnn::runtime::Program> fwd = compile(*both, fwdFunc, forward);
+  if (failed(fwd))
+    return failure();
+  FailureOr<::gnn::runtime::Program> bwd =
+      sameOptions(forward, backward)
+          ? compile(*both, bwdFunc, backward)
+          : compileFunction(module, bwdFunc, backward);
+  if (failed(bwd))
+    return failure();
+  t.forward = std::move(*fwd);
+  t.backward = std::move(*bwd);
+  t.numResults = training.numResults;
+  // @f_bwd(graphs, residuals, result gradients) -> argument gradients; its
+  // buffers are named by argument and result position (arg<j>, result<m>).
+  size_t tensor = 0;
+  for (unsigned j = 0; j < bwdFunc.getNumArguments(); ++j) {
+    if (isa<GraphType>(bwdFunc.getArgument(j).getType()))
+      continue;
+    std::string step;
+    if (tensor < training.residuals.size()) {
+      ResidualSource r = training.residuals[tensor];
+      step = (r.kind == ResidualSource::Kind::Argument ? "arg" : "result") +
+             std::to_string(r.index);
+    } else {
+      step = "dresult" + std::to_string(tensor - training.residuals.size());
+    }
+    ++tensor;
+    t.backwardBindings["arg" + std::to_string(j)] = step;
+  }
+  for (auto [m, arg] : llvm::enumerate(training.gradients))
+    t.backwardBindings["result" + std::to_string(m)] =
+        "grad" + std::to_string(arg);
+  if (::gnn::runtime::Status s = t.verify(); !s.ok())
+    return bwdFunc.emitOpError("internal: the training program "
+                               "does not verify: ")
+           << s.message();
+  return t;
+}
+
 void mlir::gnn::registerCompilerPipelines() {
   registerGNNPassesAndPipelines();
   gnnk::registerGNNKernelPasses();

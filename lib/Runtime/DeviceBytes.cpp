@@ -78,12 +78,14 @@ StatusOr<GraphDeviceBytes> gnn::runtime::graphDeviceBytes(int64_t nodes,
   return GraphDeviceBytes{kept.value, peak.value};
 }
 
-StatusOr<ProgramDeviceBytes>
-gnn::runtime::programDeviceBytes(const Program &program,
-                                 const FormulaScope &scope) {
+/// The bytes of `buffers` by role; the workspace is left 0. `what` names
+/// their program in errors.
+static StatusOr<ProgramDeviceBytes>
+sumBuffers(const std::vector<BufferDecl> &buffers, const FormulaScope &scope,
+           const std::string &what) {
   ProgramDeviceBytes out;
   Bytes inputs, outputs, temps;
-  for (const BufferDecl &b : program.buffers) {
+  for (const BufferDecl &b : buffers) {
     StatusOr<int64_t> n = bufferElements(b, scope);
     if (!n.ok())
       return Status(n.error());
@@ -92,47 +94,92 @@ gnn::runtime::programDeviceBytes(const Program &program,
                                                 : temps;
     sum.add(*n, static_cast<int64_t>(elementBytes(b.dtype)));
     if (sum.overflow)
-      return tooLarge("buffer '" + b.name + "' of program '" + program.name +
-                      "'");
+      return tooLarge("buffer '" + b.name + "' of " + what);
   }
-  StatusOr<MemoryPlan> plan = planMemory(program, scope);
-  if (!plan.ok())
-    return plan.error();
   Bytes total;
   total.add(inputs.value, 1).add(outputs.value, 1).add(temps.value, 1);
-  if (total.overflow || plan->arenaBytes > size_t(INT64_MAX) - total.value)
-    return tooLarge("the buffers of program '" + program.name + "'");
+  if (total.overflow)
+    return tooLarge("the buffers of " + what);
   out.inputs = inputs.value;
   out.outputs = outputs.value;
   out.temps = temps.value;
-  out.workspace = static_cast<int64_t>(plan->arenaBytes);
   return out;
+}
+
+StatusOr<ProgramDeviceBytes>
+gnn::runtime::programDeviceBytes(const Program &program,
+                                 const FormulaScope &scope) {
+  std::string what = "program '" + program.name + "'";
+  StatusOr<ProgramDeviceBytes> out = sumBuffers(program.buffers, scope, what);
+  if (!out.ok())
+    return out;
+  StatusOr<MemoryPlan> plan = planMemory(program, scope);
+  if (!plan.ok())
+    return plan.error();
+  if (plan->arenaBytes >
+      size_t(INT64_MAX) - size_t(out->inputs + out->outputs + out->temps))
+    return tooLarge("the buffers of " + what);
+  out->workspace = static_cast<int64_t>(plan->arenaBytes);
+  return out;
+}
+
+/// The need of `buffers` beside a graph of `scope`'s sizes.
+static StatusOr<DeviceMemoryNeed> needWith(const ProgramDeviceBytes &buffers,
+                                           const FormulaScope &scope,
+                                           int indexBits, bool batch,
+                                           const std::string &what) {
+  DeviceMemoryNeed need;
+  need.nodes = scope.nodes;
+  need.edges = scope.edges;
+  StatusOr<GraphDeviceBytes> graph =
+      graphDeviceBytes(scope.nodes, scope.edges, indexBits, batch);
+  if (!graph.ok())
+    return graph.error();
+  need.graph = *graph;
+  need.buffers = buffers;
+  Bytes running;
+  running.add(graph->kept, 1)
+      .add(buffers.inputs, 1)
+      .add(buffers.outputs, 1)
+      .add(buffers.workspace, 1);
+  Bytes total;
+  total.add(std::max(graph->peak, running.value), 1).add(need.reserve, 1);
+  if (running.overflow || total.overflow)
+    return tooLarge(graphText(scope.nodes, scope.edges) + " with the buffers of " +
+                    what);
+  need.total = total.value;
+  return need;
 }
 
 StatusOr<DeviceMemoryNeed>
 gnn::runtime::deviceMemoryNeed(const Program &program,
                                const FormulaScope &scope, bool batch) {
-  DeviceMemoryNeed need;
-  need.nodes = scope.nodes;
-  need.edges = scope.edges;
-  StatusOr<GraphDeviceBytes> graph =
-      graphDeviceBytes(scope.nodes, scope.edges, program.indexBits, batch);
-  if (!graph.ok())
-    return graph.error();
   StatusOr<ProgramDeviceBytes> buffers = programDeviceBytes(program, scope);
   if (!buffers.ok())
     return buffers.error();
-  need.graph = *graph;
-  need.buffers = *buffers;
-  Bytes running;
-  running.add(graph->kept, 1).add(buffers->total(), 1);
-  Bytes total;
-  total.add(std::max(graph->peak, running.value), 1).add(need.reserve, 1);
-  if (running.overflow || total.overflow)
-    return tooLarge(graphText(scope.nodes, scope.edges) +
-                    " with the buffers of program '" + program.name + "'");
-  need.total = total.value;
-  return need;
+  return needWith(*buffers, scope, program.indexBits, batch,
+                  "program '" + program.name + "'");
+}
+
+StatusOr<DeviceMemoryNeed>
+gnn::runtime::trainingMemoryNeed(const TrainingProgram &training,
+                                 const FormulaScope &scope, bool batch) {
+  std::string what = "the training step of '" + training.forward.name + "'";
+  StatusOr<ProgramDeviceBytes> step =
+      sumBuffers(training.stepBuffers(), scope, what);
+  if (!step.ok())
+    return step.error();
+  StatusOr<ProgramDeviceBytes> fwd =
+      programDeviceBytes(training.forward, scope);
+  if (!fwd.ok())
+    return fwd.error();
+  StatusOr<ProgramDeviceBytes> bwd =
+      programDeviceBytes(training.backward, scope);
+  if (!bwd.ok())
+    return bwd.error();
+  step->temps = fwd->temps + bwd->temps;
+  step->workspace = std::max(fwd->workspace, bwd->workspace);
+  return needWith(*step, scope, training.forward.indexBits, batch, what);
 }
 
 Status gnn::runtime::checkDeviceMemory(const DeviceMemoryNeed &need,

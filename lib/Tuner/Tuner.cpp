@@ -104,11 +104,9 @@ struct Candidate {
   const TuneOptions &tune;
 
   rt::StatusOr<double> time(int64_t split) {
-    OwningOpRef<ModuleOp> copy = module.clone();
-    auto f = copy->lookupSymbol<func::FuncOp>(func.getSymName());
     CompileOptions o = options;
     o.split = split;
-    FailureOr<rt::Program> program = compileToProgram(*copy, f, o);
+    FailureOr<rt::Program> program = compileFunction(module, func, o);
     if (failed(program))
       return rt::Status::error("the tuner could not compile '" +
                                func.getSymName().str() + "' with split " +

@@ -9,7 +9,10 @@ Every compiled function runs through one PyTorch custom op,
 * its fake implementation only computes result shapes, so ``torch.compile``
   traces it without compiling anything;
 * its autograd formula runs ``@f_bwd``, the backward function the compiler
-  derived from the same IR (``gnn-autodiff``), through the same op.
+  derived from the same IR (``gnn-autodiff``), through
+  ``torch.ops.gnnc.backward``: on CUDA tensors the runtime's training entry
+  runs ``@f_fwd`` and ``@f_bwd`` as one compiled step, the backward reading
+  its residuals where the forward left them (the saved tensors).
 
 Graphs cross as ``edge_index`` tensors; the CSR/CSC structures built from
 them are cached per tensor (and its version counter), so a graph used by
@@ -197,6 +200,7 @@ class _Compiled:
         # A derived forward function -> the function it differentiates.
         self.base_of: Dict[str, str] = {}
         self.cuda: Dict[tuple, object] = {}
+        self.training: Dict[tuple, object] = {}
 
     def signature(self, function: str) -> dict:
         sig = self.signatures.get(function)
@@ -227,13 +231,21 @@ class _Compiled:
     def cuda_function(self, function: str, stats: dict):
         # Specialised per schedule key: graphs whose statistics lead to the
         # same default schedules share the compiled function.
+        return self._specialised(self.cuda, _C.CudaFunction, function, stats)
+
+    def cuda_training(self, function: str, stats: dict):
+        """The training step of ``function`` (differentiated by prepare())
+        for graphs of these statistics."""
+        return self._specialised(self.training, _C.CudaTraining, function, stats)
+
+    def _specialised(self, cache: dict, kind, function: str, stats: dict):
         bucket = (function, stats["schedule_key"], stats["csr_order"],
                   stats["index_bits"])
-        fn = self.cuda.get(bucket)
+        fn = cache.get(bucket)
         if fn is None:
-            fn = _C.CudaFunction(self.module, function, stats["stats_option"],
-                                 int(stats["index_bits"]))
-            self.cuda[bucket] = fn
+            fn = kind(self.module, function, stats["stats_option"],
+                      int(stats["index_bits"]))
+            cache[bucket] = fn
         return fn
 
 
@@ -302,26 +314,44 @@ def _run(module: str, function: str, edge_index: torch.Tensor, num_nodes: int,
                for shape, dtype in _result_shapes(sig, num_nodes, edge_index.shape[1])]
     if edge_index.is_cuda:
         _require_cuda()
-        fn = m.cuda_function(function, graph.statistics)
-        with torch.cuda.device(edge_index.device):
-            stream = torch.cuda.current_stream(edge_index.device).cuda_stream
-            # Temporaries come from PyTorch's caching allocator (blocks are
-            # 512-byte aligned) and return to it when the call is done.
-            nbytes = fn.workspace_bytes(graph.device)
-            workspace = torch.empty(max(nbytes, 1), dtype=torch.uint8,
-                                    device=edge_index.device)
-            fn.run(graph.device, [t.data_ptr() for t in inputs],
-                   [t.data_ptr() for t in outputs], workspace.data_ptr(), stream)
+        base = m.base_of.get(function)
+        pointers = ([t.data_ptr() for t in inputs], [t.data_ptr() for t in outputs])
+        if base is not None:
+            # @f_fwd: the training step's forward (its backward reads what it
+            # writes here, _run_backward).
+            step = m.cuda_training(base, graph.statistics)
+            _on_device(edge_index, step.forward_workspace_bytes, step.forward,
+                       graph.device, *pointers)
+        else:
+            fn = m.cuda_function(function, graph.statistics)
+            _on_device(edge_index, fn.workspace_bytes, fn.run, graph.device,
+                       *pointers)
     else:
         m.module.run_reference(
             function, graph.host,
-            [_C.TensorRef(t.data_ptr(), list(t.shape), _dtype_name(t)) for t in inputs],
-            [_C.TensorRef(t.data_ptr(), list(t.shape), _dtype_name(t)) for t in outputs])
+            _refs(inputs), _refs(outputs))
     return outputs
+
+
+def _on_device(edge_index: torch.Tensor, workspace_bytes, run, graph, *pointers):
+    """``run(graph, *pointers, workspace, stream)`` on PyTorch's current
+    stream of the graph's device, with a workspace of
+    ``workspace_bytes(graph)``."""
+    with torch.cuda.device(edge_index.device):
+        stream = torch.cuda.current_stream(edge_index.device).cuda_stream
+        # Temporaries come from PyTorch's caching allocator (blocks are
+        # 512-byte aligned) and return to it when the call is done.
+        workspace = torch.empty(max(workspace_bytes(graph), 1), dtype=torch.uint8,
+                                device=edge_index.device)
+        run(graph, *pointers, workspace.data_ptr(), stream)
 
 
 def _dtype_name(t: torch.Tensor) -> str:
     return "float32" if t.dtype == torch.float32 else "float64"
+
+
+def _refs(tensors: Sequence[torch.Tensor]) -> list:
+    return [_C.TensorRef(t.data_ptr(), list(t.shape), _dtype_name(t)) for t in tensors]
 
 
 @_run.register_fake
@@ -354,10 +384,8 @@ def _backward(ctx, grads):
     info = m.grad_info[ctx.base]
     saved = ctx.saved_tensors
     edge_index = saved[0]
-    tensors = saved[1:1 + ctx.num_tensors]
-    outputs = saved[1 + ctx.num_tensors:]
-    residuals = [tensors[i - 1] if kind == "arg" else outputs[i]
-                 for kind, i in info["residuals"]]
+    tensors = list(saved[1:1 + ctx.num_tensors])
+    outputs = list(saved[1 + ctx.num_tensors:])
     sig = m.signature(ctx.base)
     dys = []
     for k, (shape, dtype) in enumerate(_result_shapes(sig, ctx.num_nodes,
@@ -365,8 +393,8 @@ def _backward(ctx, grads):
         g = grads[k]
         dys.append(g.contiguous() if g is not None else
                    torch.zeros(shape, dtype=dtype, device=edge_index.device))
-    dx = torch.ops.gnnc.run(ctx.module, info["backward"], edge_index, ctx.num_nodes,
-                            residuals + dys)
+    dx = torch.ops.gnnc.backward(ctx.module, ctx.base, edge_index, ctx.num_nodes,
+                                 tensors, outputs, dys)
     out: List[Optional[torch.Tensor]] = [None] * ctx.num_tensors
     for g, arg in zip(dx, info["grads"]):
         out[arg - 1] = g
@@ -374,6 +402,48 @@ def _backward(ctx, grads):
 
 
 _run.register_autograd(_backward, setup_context=_setup_context)
+
+
+@torch.library.custom_op("gnnc::backward", mutates_args=())
+def _run_backward(module: str, function: str, edge_index: torch.Tensor,
+                  num_nodes: int, inputs: List[torch.Tensor],
+                  outputs: List[torch.Tensor],
+                  output_grads: List[torch.Tensor]) -> List[torch.Tensor]:
+    """``@f_bwd`` of ``function`` after ``@f_fwd`` read ``inputs`` and wrote
+    ``outputs`` (its results, then its own residuals), with the gradients of
+    its results; returns the gradients of the differentiated arguments."""
+    m = _module(module)
+    info = m.grad_info[function]
+    graph = _graphs.get(edge_index, num_nodes)
+    grads = [torch.empty(shape, dtype=dtype, device=edge_index.device)
+             for shape, dtype in _result_shapes(m.signature(info["backward"]),
+                                                num_nodes, edge_index.shape[1])]
+    if edge_index.is_cuda:
+        _require_cuda()
+        step = m.cuda_training(function, graph.statistics)
+        _on_device(edge_index, step.backward_workspace_bytes, step.backward,
+                   graph.device, [t.data_ptr() for t in inputs],
+                   [t.data_ptr() for t in outputs],
+                   [t.data_ptr() for t in output_grads],
+                   [t.data_ptr() for t in grads])
+    else:
+        # The reference evaluator takes @f_bwd's arguments in order: the
+        # residuals (from the forward's arguments and outputs), then the
+        # output gradients.
+        residuals = [inputs[i - 1] if kind == "arg" else outputs[i]
+                     for kind, i in info["residuals"]]
+        m.module.run_reference(info["backward"], graph.host,
+                               _refs(residuals + list(output_grads)), _refs(grads))
+    return grads
+
+
+@_run_backward.register_fake
+def _run_backward_fake(module, function, edge_index, num_nodes, inputs, outputs,
+                       output_grads):
+    m = _module(module)
+    sig = m.signature(m.grad_info[function]["backward"])
+    return [edge_index.new_empty(shape, dtype=dtype)
+            for shape, dtype in _result_shapes(sig, num_nodes, edge_index.shape[1])]
 
 
 # --------------------------------------------------------------------------

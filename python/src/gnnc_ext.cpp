@@ -28,6 +28,7 @@
 #include "gnn/Runtime/CudaDriver.h"
 #include "gnn/Runtime/Executor.h"
 #include "gnn/Runtime/Graph.h"
+#include "gnn/Runtime/Training.h"
 #endif
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -241,9 +242,10 @@ public:
     return d;
   }
 
-  /// Runs gnn-autodiff on `function` with every float tensor argument
-  /// differentiable, then drops from @f_fwd the residuals that are its own
-  /// arguments or results (the caller keeps those tensors). Returns
+  /// Differentiates `function` for training (differentiateForTraining: the
+  /// arguments the source marks {gnn.differentiable}, else every float
+  /// tensor argument; @f_fwd outputs only the residuals that are not its
+  /// own arguments or results, the caller keeps those tensors). Returns
   /// {"forward", "backward", "residuals": [("arg", i) | ("out", k)],
   /// "grads": [arg i]}: the backward's residual arguments come from the
   /// forward's argument i or its result k (f's own results first), in
@@ -252,50 +254,43 @@ public:
     std::string fwdName = function + "_fwd", bwdName = function + "_bwd";
     func::FuncOp f = lookup(function);
     DiagnosticCollector diags(*context);
-    if (!module->lookupSymbol(fwdName)) {
-      // The arguments the source marks {gnn.differentiable}, else every
-      // float tensor argument.
-      bool marked = false;
-      for (unsigned i = 0; i < f.getNumArguments(); ++i)
-        marked |= bool(f.getArgAttr(i, mlir::gnn::kDifferentiableAttrName));
-      for (unsigned i = 0; i < f.getNumArguments() && !marked; ++i) {
-        auto t = dyn_cast<RankedTensorType>(f.getArgument(i).getType());
-        if (t && isa<FloatType>(t.getElementType()))
-          f.setArgAttr(i, mlir::gnn::kDifferentiableAttrName,
-                       UnitAttr::get(context.get()));
-      }
-      if (failed(mlir::gnn::differentiate(f)))
+    if (!training.count(function)) {
+      FailureOr<mlir::gnn::TrainingFunctions> t =
+          mlir::gnn::differentiateForTraining(f);
+      if (failed(t))
         diags.raise("'" + function + "' cannot be differentiated");
-      auto fwd = module->lookupSymbol<func::FuncOp>(fwdName);
-      if (!fwd || !module->lookupSymbol<func::FuncOp>(bwdName))
-        diags.raise("internal: gnn-autodiff made no @" + fwdName);
-      // Residuals that are arguments or results: the caller saves its own
-      // tensors (no second output, no copy).
-      std::vector<std::pair<std::string, int64_t>> residuals;
-      for (mlir::gnn::ResidualSource r :
-           mlir::gnn::trimForwardResiduals(fwd, f.getNumResults())) {
-        bool arg = r.kind == mlir::gnn::ResidualSource::Kind::Argument;
-        residuals.push_back({arg ? "arg" : "out", int64_t(r.index)});
-      }
-      std::vector<int64_t> grads;
-      for (unsigned i = 0; i < f.getNumArguments(); ++i)
-        if (f.getArgAttr(i, mlir::gnn::kDifferentiableAttrName))
-          grads.push_back(i);
-      gradInfo[function] = {residuals, grads};
+      training[function] = *t;
       // A gradient has its argument's domain, even where the backward's
       // IR does not show it (the zeros of an argument that only feeds a
       // comparison).
       std::vector<std::string> kinds;
-      for (int64_t i : grads)
+      for (unsigned i : t->gradients)
         kinds.push_back(argumentKind(f, i));
       resultKinds[bwdName] = kinds;
+    }
+    const mlir::gnn::TrainingFunctions &t = training[function];
+    // Residuals that are arguments or results: the caller saves its own
+    // tensors (no second output, no copy).
+    std::vector<std::pair<std::string, int64_t>> residuals;
+    for (mlir::gnn::ResidualSource r : t.residuals) {
+      bool arg = r.kind == mlir::gnn::ResidualSource::Kind::Argument;
+      residuals.push_back({arg ? "arg" : "out", int64_t(r.index)});
     }
     nb::dict d;
     d["forward"] = fwdName;
     d["backward"] = bwdName;
-    d["residuals"] = gradInfo[function].first;
-    d["grads"] = gradInfo[function].second;
+    d["residuals"] = residuals;
+    d["grads"] = std::vector<int64_t>(t.gradients.begin(), t.gradients.end());
     return d;
+  }
+
+  /// What differentiate() made of `function`.
+  const mlir::gnn::TrainingFunctions &trainingOf(const std::string &function) {
+    auto it = training.find(function);
+    if (it == training.end())
+      throw std::invalid_argument("internal: '" + function +
+                                  "' was not differentiated");
+    return it->second;
   }
 
   std::string text() const {
@@ -431,10 +426,8 @@ private:
   /// Result kinds of backward functions, from their arguments' domains.
   std::map<std::string, std::vector<std::string>> resultKinds;
   std::string name;
-  std::map<std::string,
-           std::pair<std::vector<std::pair<std::string, int64_t>>,
-                     std::vector<int64_t>>>
-      gradInfo;
+  /// The differentiated functions, by the function they differentiate.
+  std::map<std::string, mlir::gnn::TrainingFunctions> training;
 };
 
 /// A host graph from int64 source and target arrays.
@@ -506,25 +499,51 @@ public:
   std::unique_ptr<rt::Graph> graph;
 };
 
+/// What decides the generated code: the graph's statistics in their option
+/// form and the index width.
+mlir::gnn::CompileOptions compileOptions(const std::string &stats,
+                                         int indexBits) {
+  mlir::gnn::CompileOptions options;
+  if (std::string bad = ::gnn::GraphStats::parseOption(stats, options.stats);
+      !bad.empty())
+    throw nb::value_error(
+        ("gnnc: graph statistics '" + stats + "': " + bad).c_str());
+  options.indexBits = indexBits;
+  return options;
+}
+
+uintptr_t checkedWorkspace(uintptr_t workspace) {
+  if (workspace % 256)
+    throw std::invalid_argument(
+        "internal: the workspace is not 256-byte aligned");
+  return workspace;
+}
+
+/// Binds `pointers` to `names`, one each.
+void bindAll(std::map<std::string, void *> &bindings,
+             const std::vector<std::string> &names,
+             const std::vector<uintptr_t> &pointers, const char *what) {
+  if (pointers.size() != names.size())
+    throw std::invalid_argument("internal: " + std::to_string(pointers.size()) +
+                                " " + what + ", expected " +
+                                std::to_string(names.size()));
+  for (size_t i = 0; i < names.size(); ++i)
+    bindings[names[i]] = reinterpret_cast<void *>(pointers[i]);
+}
+
 /// One function compiled for a graph's statistics: a loaded Executable.
 class CudaFunction {
 public:
   CudaFunction(Module &module, const std::string &function,
                const std::string &stats, int indexBits) {
     func::FuncOp f = module.lookup(function);
-    mlir::gnn::CompileOptions options;
-    if (std::string bad = ::gnn::GraphStats::parseOption(stats, options.stats);
-        !bad.empty())
-      throw nb::value_error(("gnnc: graph statistics '" + stats + "': " + bad).c_str());
-    options.indexBits = indexBits;
+    mlir::gnn::CompileOptions options = compileOptions(stats, indexBits);
     {
+      // Lowered in a copy: the module keeps serving the reference evaluator
+      // and other graphs.
       DiagnosticCollector diags(*f.getContext());
-      // Lowering rewrites a module in place: compile a copy, so the module
-      // keeps serving the reference evaluator and other graphs.
-      OwningOpRef<ModuleOp> copy = module.op().clone();
-      auto copyFunc = copy->lookupSymbol<func::FuncOp>(function);
       FailureOr<rt::Program> p =
-          mlir::gnn::compileToProgram(*copy, copyFunc, options);
+          mlir::gnn::compileFunction(module.op(), f, options);
       if (failed(p))
         diags.raise("'" + function + "' does not compile for the GPU");
       program = std::move(*p);
@@ -551,23 +570,13 @@ public:
   void run(const DeviceGraph &graph, const std::vector<uintptr_t> &inputs,
            const std::vector<uintptr_t> &outputs, uintptr_t workspace,
            uintptr_t stream) {
-    if (inputs.size() != inputNames.size() ||
-        outputs.size() != outputNames.size())
-      throw std::invalid_argument("internal: wrong number of buffers");
-    if (graph.graph->indexBits() != program.indexBits)
-      throw std::invalid_argument(
-          "internal: the graph's index width differs from the program's");
     std::map<std::string, void *> bindings;
-    for (size_t i = 0; i < inputs.size(); ++i)
-      bindings[inputNames[i]] = reinterpret_cast<void *>(inputs[i]);
-    for (size_t i = 0; i < outputs.size(); ++i)
-      bindings[outputNames[i]] = reinterpret_cast<void *>(outputs[i]);
-    if (workspace % 256)
-      throw std::invalid_argument("internal: the workspace is not 256-byte aligned");
+    bindAll(bindings, inputNames, inputs, "inputs");
+    bindAll(bindings, outputNames, outputs, "outputs");
+    void *ws = reinterpret_cast<void *>(checkedWorkspace(workspace));
     nb::gil_scoped_release release;
     check(exe->run(*graph.graph, bindings,
-                   reinterpret_cast<cudaStream_t>(stream),
-                   reinterpret_cast<void *>(workspace)));
+                   reinterpret_cast<cudaStream_t>(stream), ws));
   }
 
   std::string source() const { return program.source; }
@@ -577,6 +586,85 @@ private:
   rt::Program program;
   std::unique_ptr<rt::Executable> exe;
   std::vector<std::string> inputNames, outputNames;
+};
+
+/// The training step of a differentiated function compiled for a graph's
+/// statistics: the runtime's training entry (TrainingExecutable). The
+/// backward reads the residuals in the tensors the forward wrote and the
+/// caller keeps (its arguments and outputs), on the device, as they are.
+class CudaTraining {
+public:
+  CudaTraining(Module &module, const std::string &function,
+               const std::string &stats, int indexBits) {
+    const mlir::gnn::TrainingFunctions &t = module.trainingOf(function);
+    func::FuncOp fwd = t.forward;
+    mlir::gnn::CompileOptions options = compileOptions(stats, indexBits);
+    {
+      DiagnosticCollector diags(*fwd.getContext());
+      FailureOr<rt::TrainingProgram> p = mlir::gnn::compileTrainingProgram(
+          module.op(), t, options, options);
+      if (failed(p))
+        diags.raise("the training step of '" + function +
+                    "' does not compile for the GPU");
+      program = std::move(*p);
+    }
+    for (unsigned i = 0; i < fwd.getNumArguments(); ++i)
+      if (!isa<mlir::gnn::GraphType>(fwd.getArgument(i).getType()))
+        inputNames.push_back("arg" + std::to_string(i));
+    for (unsigned k = 0; k < fwd.getNumResults(); ++k)
+      outputNames.push_back("result" + std::to_string(k));
+    for (unsigned k = 0; k < t.numResults; ++k)
+      outputGradNames.push_back("dresult" + std::to_string(k));
+    for (unsigned i : t.gradients)
+      gradNames.push_back("grad" + std::to_string(i));
+    nb::gil_scoped_release release;
+    exe = check(rt::TrainingExecutable::create(program));
+  }
+
+  size_t forwardWorkspaceBytes(const DeviceGraph &graph) const {
+    return check(exe->forwardWorkspaceBytes(*graph.graph));
+  }
+  size_t backwardWorkspaceBytes(const DeviceGraph &graph) const {
+    return check(exe->backwardWorkspaceBytes(*graph.graph));
+  }
+
+  /// The forward: reads the inputs (f's tensor arguments), writes the
+  /// outputs (f's results, then the residuals of their own).
+  void forward(const DeviceGraph &graph, const std::vector<uintptr_t> &inputs,
+               const std::vector<uintptr_t> &outputs, uintptr_t workspace,
+               uintptr_t stream) {
+    std::map<std::string, void *> bindings;
+    bindAll(bindings, inputNames, inputs, "inputs");
+    bindAll(bindings, outputNames, outputs, "outputs");
+    void *ws = reinterpret_cast<void *>(checkedWorkspace(workspace));
+    nb::gil_scoped_release release;
+    check(exe->forward(*graph.graph, bindings,
+                       reinterpret_cast<cudaStream_t>(stream), ws));
+  }
+
+  /// The backward after the forward: the inputs and outputs as the forward
+  /// read and left them, the gradients of f's results; writes the
+  /// gradients of the differentiated arguments.
+  void backward(const DeviceGraph &graph, const std::vector<uintptr_t> &inputs,
+                const std::vector<uintptr_t> &outputs,
+                const std::vector<uintptr_t> &outputGrads,
+                const std::vector<uintptr_t> &grads, uintptr_t workspace,
+                uintptr_t stream) {
+    std::map<std::string, void *> bindings;
+    bindAll(bindings, inputNames, inputs, "inputs");
+    bindAll(bindings, outputNames, outputs, "outputs");
+    bindAll(bindings, outputGradNames, outputGrads, "output gradients");
+    bindAll(bindings, gradNames, grads, "gradients");
+    void *ws = reinterpret_cast<void *>(checkedWorkspace(workspace));
+    nb::gil_scoped_release release;
+    check(exe->backward(*graph.graph, bindings,
+                        reinterpret_cast<cudaStream_t>(stream), ws));
+  }
+
+private:
+  rt::TrainingProgram program;
+  std::unique_ptr<rt::TrainingExecutable> exe;
+  std::vector<std::string> inputNames, outputNames, outputGradNames, gradNames;
 };
 #endif
 
@@ -629,6 +717,14 @@ NB_MODULE(_gnnc, m) {
       .def("run", &CudaFunction::run)
       .def("source", &CudaFunction::source)
       .def("program_json", &CudaFunction::json);
+  nb::class_<CudaTraining>(m, "CudaTraining")
+      .def(nb::init<Module &, const std::string &, const std::string &, int>(),
+           nb::arg("module"), nb::arg("function"), nb::arg("stats"),
+           nb::arg("index_bits"))
+      .def("forward_workspace_bytes", &CudaTraining::forwardWorkspaceBytes)
+      .def("backward_workspace_bytes", &CudaTraining::backwardWorkspaceBytes)
+      .def("forward", &CudaTraining::forward)
+      .def("backward", &CudaTraining::backward);
   m.def("cuda_available", [] { return rt::CudaDriver::get().ok(); });
   m.def("cuda_error", [] {
     auto d = rt::CudaDriver::get();

@@ -160,6 +160,17 @@ def test_opcheck():
     torch.library.opcheck(torch.ops.gnnc.run.default,
                           (key_fn._key, key_fn.function, g.edge_index, g.num_nodes,
                            [x.detach() for x in xs]))
+    # The backward op on what the forward left (its outputs, residuals
+    # included) and output gradients: the training entry on CUDA tensors.
+    inputs = [x.detach() for x in xs]
+    outputs = torch.ops.gnnc.run(key_fn._key, fwd, g.edge_index, g.num_nodes, inputs)
+    dys = [torch.randn_like(outputs[0])]
+    torch.library.opcheck(torch.ops.gnnc.backward.default,
+                          (key_fn._key, key_fn.function, g.edge_index, g.num_nodes,
+                           inputs, list(outputs), dys))
+    grads = torch.ops.gnnc.backward(key_fn._key, key_fn.function, g.edge_index,
+                                    g.num_nodes, inputs, list(outputs), dys)
+    assert [t.shape for t in grads] == [x.shape for x in xs]
 
 
 def example_f64(name):

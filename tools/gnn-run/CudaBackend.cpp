@@ -1,11 +1,11 @@
 //===- CudaBackend.cpp - gnn-run's cuda backend ---------------------------===//
 //
-// Part of gnnc. Lowers a function to a Program, runs it with the runtime and
-// checks it against the reference: |gnnc - ref| <= tol * (1 + |ref|)
-// elementwise against the float64 reference, tol = 1e-4 for f32 results and
-// 1e-9 for f64 ones. Before allocating anything on the device it checks that
-// the graph, the inputs, the outputs and the workspace fit in the free
-// device memory.
+// Part of gnnc. Lowers a function (or a training step's two) to Programs,
+// runs them with the runtime and checks them against the reference:
+// |gnnc - ref| <= tol * (1 + |ref|) elementwise against the float64
+// reference, tol = 1e-4 for f32 results and 1e-9 for f64 ones. Before
+// allocating anything on the device it checks that the graph, the buffers
+// and the workspace fit in the free device memory.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +16,7 @@
 #include "gnn/Runtime/Executor.h"
 #include "gnn/Runtime/MemoryPlan.h"
 #include "gnn/Runtime/Timing.h"
+#include "gnn/Runtime/Training.h"
 #include "gnn/Dialect/GNN/IR/GNNDialect.h"
 #include "gnn/Compiler/Driver.h"
 #include "gnn/Compiler/Tuner.h"
@@ -37,20 +38,18 @@ namespace rt = gnn::runtime;
 static constexpr double kTolerance = 1e-4;
 static constexpr double kToleranceF64 = 1e-9;
 
-/// The declaration of buffer `name` of `program` (every input and output has
-/// one).
-static const rt::BufferDecl *findBuffer(const rt::Program &program,
-                                        const std::string &name) {
-  for (const rt::BufferDecl &d : program.buffers)
-    if (d.name == name)
-      return &d;
-  return nullptr;
-}
-
 static int fail(const std::string &message) {
   llvm::errs() << "gnn-run: error: " << message << "\n";
   return 1;
 }
+
+/// Returns 1 from the enclosing function when the expression (an exit code)
+/// is not 0.
+#define GNN_RETURN_IF_FAILED(...)                                              \
+  do {                                                                         \
+    if (int _gnn_rc = (__VA_ARGS__))                                           \
+      return _gnn_rc;                                                          \
+  } while (false)
 
 static llvm::cl::opt<int64_t> maxChunks(
     "max-chunks", llvm::cl::init(8192),
@@ -64,89 +63,86 @@ static llvm::cl::opt<int64_t> splitThreshold(
                    "chosen from the graph's statistics (-1); for "
                    "measurements"));
 
-int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
-                        const HostGraph &graph,
-                        const std::vector<Tensor> &inputs,
-                        const std::vector<Tensor> *reference,
-                        const CudaRunOptions &options,
-                        llvm::json::Object &summary,
-                        std::vector<Tensor> &outputs) {
-  GraphStats stats = computeStats(graph);
+static double msSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - t0)
+      .count();
+}
+
+/// What decides the generated code for `graph`.
+static mlir::gnn::CompileOptions codegenFor(const HostGraph &graph,
+                                            const GraphStats &stats) {
   mlir::gnn::CompileOptions codegen;
   codegen.stats = stats;
   // The runtime uses 64-bit indices only when the edges do not fit 32 bits.
   codegen.indexBits = graph.numEdges() >= (int64_t(1) << 31) - 1 ? 64 : 32;
   codegen.maxChunks = maxChunks;
   codegen.split = splitThreshold;
-  auto t0 = std::chrono::steady_clock::now();
-  // Lowering rewrites the module in place: compile a copy, so the caller's
-  // functions stay graph-level (--grad evaluates @f_bwd on the reference
-  // after @f_fwd was compiled).
-  mlir::OwningOpRef<mlir::ModuleOp> copy = module.clone();
-  auto copyFunc = copy->lookupSymbol<mlir::func::FuncOp>(func.getSymName());
-  mlir::FailureOr<rt::Program> program =
-      mlir::gnn::compileToProgram(*copy, copyFunc, codegen);
-  if (mlir::failed(program))
-    return 1;
-  double lowerMs = std::chrono::duration<double, std::milli>(
-                       std::chrono::steady_clock::now() - t0)
-                       .count();
-  if (!options.dumpProgram.empty())
-    std::ofstream(options.dumpProgram) << program->toJson();
-  if (!options.dumpSource.empty())
-    std::ofstream(options.dumpSource) << program->source;
-  llvm::json::Object cuda{{"lower_ms", lowerMs},
-                          {"kernels", (int64_t)program->kernels.size()},
-                          {"steps", (int64_t)program->steps.size()},
-                          {"index_bits", program->indexBits},
-                          {"stats_option", stats.toOption()}};
+  return codegen;
+}
 
-  // The temporaries' memory plan (MemoryPlan.h) and its figures.
-  auto memoryOf = [&](const rt::MemoryPlan &plan) {
-    if (!options.dumpMemoryPlan.empty())
-      std::ofstream(options.dumpMemoryPlan) << plan.toJson(*program);
-    return llvm::json::Object{
-        {"arena_bytes", (int64_t)plan.arenaBytes},
-        {"max_live_bytes", (int64_t)plan.maxLiveBytes},
-        {"unplanned_temp_bytes", (int64_t)plan.unplannedBytes}};
-  };
+static rt::FormulaScope scopeOf(const GraphStats &s) {
+  return rt::FormulaScope{s.nodes,       s.edges,        s.graphs,
+                          s.maxInDegree, s.maxOutDegree, s.largestGraph};
+}
 
-  if (options.compileOnly) {
-    // The plan at the host graph's sizes, as the Executable would make it.
-    rt::StatusOr<rt::MemoryPlan> plan = rt::planMemory(
-        *program, rt::FormulaScope{stats.nodes, stats.edges, stats.graphs,
-                                   stats.maxInDegree, stats.maxOutDegree,
-                                   stats.largestGraph});
-    if (!plan.ok())
-      return fail(plan.message());
-    cuda["memory"] = memoryOf(*plan);
-    rt::CompileRequest req;
-    req.source = program->source;
-    req.name = program->name;
-    req.arch = options.arch.empty() ? "sm_90" : options.arch;
-    req.options = program->options;
-    auto c0 = std::chrono::steady_clock::now();
-    rt::StatusOr<rt::CompileResult> compiled = rt::Compiler::instance().compile(req);
-    if (!compiled.ok())
-      return fail(compiled.message());
-    cuda["arch"] = req.arch;
-    cuda["compile_ms"] = std::chrono::duration<double, std::milli>(
-                             std::chrono::steady_clock::now() - c0)
-                             .count();
-    cuda["cubin_bytes"] = (int64_t)compiled->cubin->image.size();
-    summary["cuda"] = std::move(cuda);
-    return 0;
-  }
+/// What the JSON says of a compiled Program, and its dumps.
+static llvm::json::Object describe(const rt::Program &program, double lowerMs,
+                                   const GraphStats &stats,
+                                   const std::string &dumpProgram,
+                                   const std::string &dumpSource) {
+  if (!dumpProgram.empty())
+    std::ofstream(dumpProgram) << program.toJson();
+  if (!dumpSource.empty())
+    std::ofstream(dumpSource) << program.source;
+  return llvm::json::Object{{"lower_ms", lowerMs},
+                            {"kernels", (int64_t)program.kernels.size()},
+                            {"steps", (int64_t)program.steps.size()},
+                            {"index_bits", program.indexBits},
+                            {"stats_option", stats.toOption()}};
+}
 
-  rt::StatusOr<rt::CudaDriver *> driver = rt::CudaDriver::get();
-  if (!driver.ok())
-    return fail(driver.message());
-  // Everything the run allocates on the device, before any of it is.
-  rt::FormulaScope scope{stats.nodes,        stats.edges,
-                         stats.graphs,       stats.maxInDegree,
-                         stats.maxOutDegree, stats.largestGraph};
-  rt::StatusOr<rt::DeviceMemoryNeed> need =
-      rt::deviceMemoryNeed(*program, scope, /*batch=*/!graph.graphIds.empty());
+/// The temporaries' memory plan figures (MemoryPlan.h), and its dump.
+static llvm::json::Object memoryOf(const rt::MemoryPlan &plan,
+                                   const rt::Program &program,
+                                   const std::string &dump) {
+  if (!dump.empty())
+    std::ofstream(dump) << plan.toJson(program);
+  return llvm::json::Object{
+      {"arena_bytes", (int64_t)plan.arenaBytes},
+      {"max_live_bytes", (int64_t)plan.maxLiveBytes},
+      {"unplanned_temp_bytes", (int64_t)plan.unplannedBytes}};
+}
+
+/// --compile-only: the memory plan at the host graph's sizes and an NVRTC
+/// compile for the target, into `cuda`.
+static int compileForTarget(const rt::Program &program, const GraphStats &stats,
+                            const std::string &arch,
+                            const std::string &dumpMemoryPlan,
+                            llvm::json::Object &cuda) {
+  rt::StatusOr<rt::MemoryPlan> plan = rt::planMemory(program, scopeOf(stats));
+  if (!plan.ok())
+    return fail(plan.message());
+  cuda["memory"] = memoryOf(*plan, program, dumpMemoryPlan);
+  rt::CompileRequest req;
+  req.source = program.source;
+  req.name = program.name;
+  req.arch = arch.empty() ? "sm_90" : arch;
+  req.options = program.options;
+  auto c0 = std::chrono::steady_clock::now();
+  rt::StatusOr<rt::CompileResult> compiled = rt::Compiler::instance().compile(req);
+  if (!compiled.ok())
+    return fail(compiled.message());
+  cuda["arch"] = req.arch;
+  cuda["compile_ms"] = msSince(c0);
+  cuda["cubin_bytes"] = (int64_t)compiled->cubin->image.size();
+  return 0;
+}
+
+/// Fails unless `need` fits in the device's free memory.
+static int checkFits(const rt::StatusOr<rt::DeviceMemoryNeed> &need,
+                     const HostGraph &graph, const GraphStats &stats,
+                     const std::string &what, llvm::json::Object &cuda) {
   if (!need.ok())
     return fail("graph '" + graph.name + "' (" + std::to_string(stats.nodes) +
                 " nodes, " + std::to_string(stats.edges) +
@@ -154,156 +150,135 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
   rt::StatusOr<rt::DeviceMemoryInfo> available = rt::deviceMemoryInfo();
   if (!available.ok())
     return fail(available.message());
-  rt::Status fits = rt::checkDeviceMemory(
-      *need, available->freeBytes, available->totalBytes,
-      "running '" + program->name + "' on graph '" + graph.name + "'");
+  rt::Status fits = rt::checkDeviceMemory(*need, available->freeBytes,
+                                          available->totalBytes, what);
   if (!fits.ok())
     return fail(fits.message());
   cuda["device_bytes_needed"] = need->total;
-  auto c0 = std::chrono::steady_clock::now();
-  rt::StatusOr<std::unique_ptr<rt::Executable>> exe =
-      rt::Executable::create(*program, rt::Compiler::instance(), options.arch);
-  if (!exe.ok())
-    return fail(exe.message());
-  cuda["compile_ms"] = std::chrono::duration<double, std::milli>(
-                           std::chrono::steady_clock::now() - c0)
-                           .count();
-  auto g0 = std::chrono::steady_clock::now();
-  rt::StatusOr<std::unique_ptr<rt::Graph>> g = rt::Graph::fromHost(graph);
-  if (!g.ok())
-    return fail(g.message());
-  cuda["graph_build_ms"] = std::chrono::duration<double, std::milli>(
-                               std::chrono::steady_clock::now() - g0)
-                               .count();
-  if ((*g)->indexBits() != program->indexBits)
-    return fail("internal: index width of the graph and the program differ");
+  return 0;
+}
 
-  // Inputs (of their buffers' types, f32 or f64) and outputs on the device.
-  std::map<std::string, void *> bindings;
-  std::vector<rt::DeviceBuffer> owned;
-  int64_t inputBytes = 0, outputBytes = 0;
-  size_t next = 0;
-  for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
-    if (mlir::isa<mlir::gnn::GraphType>(arg.getType()))
-      continue;
-    const Tensor &t = inputs[next++];
-    std::string name = "arg" + std::to_string(i);
-    const rt::BufferDecl *decl = findBuffer(*program, name);
-    if (!decl)
-      return fail("internal: program '" + program->name + "' has no buffer " +
-                  name);
-    size_t bytes = t.data.size() * rt::elementBytes(decl->dtype);
-    rt::StatusOr<rt::DeviceBuffer> b = rt::DeviceBuffer::allocate(bytes);
+/// The shape of a value of `type` holding `elements`: the type's, with the
+/// leading size from the count.
+static std::vector<int64_t> shapeOf(mlir::Type type, int64_t elements) {
+  auto t = llvm::dyn_cast<mlir::RankedTensorType>(type);
+  if (!t || t.getRank() == 0)
+    return {};
+  int64_t row = 1;
+  for (int64_t d : t.getShape().drop_front())
+    row *= mlir::ShapedType::isDynamic(d) ? 1 : d;
+  std::vector<int64_t> shape(t.getShape().begin(), t.getShape().end());
+  shape[0] = row ? elements / row : 0;
+  return shape;
+}
+
+namespace {
+
+/// The device side of one gnn-run: the graph (built once), the buffers bound
+/// by name, a stream and the events that time it.
+class DeviceRun {
+public:
+  ~DeviceRun() {
+    if (start)
+      cudaEventDestroy(start);
+    if (stop)
+      cudaEventDestroy(stop);
+    if (stream)
+      cudaStreamDestroy(stream);
+  }
+
+  int init(const HostGraph &host, int indexBits, llvm::json::Object &cuda) {
+    auto g0 = std::chrono::steady_clock::now();
+    rt::StatusOr<std::unique_ptr<rt::Graph>> g = rt::Graph::fromHost(host);
+    if (!g.ok())
+      return fail(g.message());
+    cuda["graph_build_ms"] = msSince(g0);
+    graph = std::move(*g);
+    if (graph->indexBits() != indexBits)
+      return fail("internal: index width of the graph and the program differ");
+    if (cudaStreamCreate(&stream) != cudaSuccess ||
+        cudaEventCreate(&start) != cudaSuccess ||
+        cudaEventCreate(&stop) != cudaSuccess)
+      return fail("cannot create a CUDA stream and events");
+    return 0;
+  }
+
+  /// `t` uploaded as buffer `name` of type `dtype`; adds its bytes.
+  int upload(const std::string &name, const Tensor &t, rt::DType dtype,
+             int64_t &bytes) {
+    size_t n = t.data.size() * rt::elementBytes(dtype);
+    rt::StatusOr<rt::DeviceBuffer> b = rt::DeviceBuffer::allocate(n);
     bool uploaded = b.ok();
-    if (uploaded && decl->dtype == rt::DType::F64) {
-      uploaded = b->upload(t.data.data(), bytes).ok();
+    if (uploaded && dtype == rt::DType::F64) {
+      uploaded = b->upload(t.data.data(), n).ok();
     } else if (uploaded) {
       std::vector<float> host(t.data.begin(), t.data.end());
-      uploaded = b->upload(host.data(), bytes).ok();
+      uploaded = b->upload(host.data(), n).ok();
     }
     if (!uploaded)
-      return fail("cannot upload input #" + std::to_string(i));
+      return fail("cannot upload " + name);
+    bytes += n;
     bindings[name] = b->data();
-    inputBytes += bytes;
     owned.push_back(std::move(*b));
+    return 0;
   }
-  std::vector<const rt::BufferDecl *> outputDecls;
-  std::vector<int64_t> outputSizes;
-  for (const rt::BufferDecl &d : program->buffers) {
-    if (d.role != rt::BufferRole::Output)
-      continue;
-    rt::StatusOr<int64_t> n = d.size.evaluate(scope);
+
+  /// A buffer `name` for `decl` at the graph's sizes; adds its bytes.
+  int allocate(const std::string &name, const rt::BufferDecl &decl,
+               const rt::FormulaScope &scope, int64_t &bytes) {
+    rt::StatusOr<int64_t> n = decl.size.evaluate(scope);
     if (!n.ok())
       return fail(n.message());
-    size_t bytes = *n * rt::elementBytes(d.dtype);
+    size_t size = *n * rt::elementBytes(decl.dtype);
+    rt::StatusOr<rt::DeviceBuffer> b = rt::DeviceBuffer::allocate(size);
+    if (!b.ok())
+      return fail(b.message());
+    bytes += size;
+    bindings[name] = b->data();
+    elements[name] = *n;
+    owned.push_back(std::move(*b));
+    return 0;
+  }
+
+  /// A workspace of `bytes` (the Executor's alignment).
+  int workspace(size_t bytes, void *&ptr) {
     rt::StatusOr<rt::DeviceBuffer> b = rt::DeviceBuffer::allocate(bytes);
     if (!b.ok())
       return fail(b.message());
-    bindings[d.name] = b->data();
-    outputBytes += bytes;
-    outputDecls.push_back(&d);
-    outputSizes.push_back(*n);
+    ptr = b->data();
     owned.push_back(std::move(*b));
-  }
-  cudaStream_t stream;
-  cudaStreamCreate(&stream);
-
-  // The autotuner (GNNC_AUTOTUNE, Tuner.h): the heavy-row threshold timed
-  // on this graph and these inputs, or read from the cache; the Program is
-  // compiled again when it differs from the model's.
-  rt::StatusOr<mlir::gnn::TuneOptions> tuneOptions =
-      mlir::gnn::tuneOptionsFromEnvironment();
-  if (!tuneOptions.ok())
-    return fail(tuneOptions.message());
-  tuneOptions->arch = options.arch;
-  rt::StatusOr<mlir::gnn::TuneResult> tuned = mlir::gnn::tuneSplit(
-      module, func, codegen, **g, bindings, stream, *tuneOptions);
-  if (!tuned.ok())
-    return fail(tuned.message());
-  llvm::json::Array timings;
-  for (auto [split, ms] : tuned->timings)
-    timings.push_back(llvm::json::Object{{"split", split}, {"median_ms", ms}});
-  cuda["schedule"] = llvm::json::Object{{"split", tuned->split},
-                                        {"source", tuned->source},
-                                        {"tune_ms", tuned->tuneMs},
-                                        {"candidates", std::move(timings)}};
-  if (tuned->split != -1) {
-    codegen.split = tuned->split;
-    mlir::OwningOpRef<mlir::ModuleOp> again = module.clone();
-    program = mlir::gnn::compileToProgram(
-        *again, again->lookupSymbol<mlir::func::FuncOp>(func.getSymName()),
-        codegen);
-    if (mlir::failed(program))
-      return 1;
-    exe = rt::Executable::create(*program, rt::Compiler::instance(),
-                                 options.arch);
-    if (!exe.ok())
-      return fail(exe.message());
+    return 0;
   }
 
-  // Every buffer, temporaries unplanned (one allocation each).
-  cuda["program_bytes"] = need->buffers.inputs + need->buffers.outputs +
-                          need->buffers.temps;
-
-  // The temporaries' workspace, as the Python package passes one: the plan
-  // the Executable makes for the GPU graph.
-  rt::StatusOr<std::shared_ptr<const rt::MemoryPlan>> plan =
-      (*exe)->memoryPlan(**g);
-  if (!plan.ok())
-    return fail(plan.message());
-  size_t arena = (*plan)->arenaBytes;
-  rt::StatusOr<rt::DeviceBuffer> workspace = rt::DeviceBuffer::allocate(arena);
-  if (!workspace.ok())
-    return fail(workspace.message());
-  // Device memory held while the Program runs: the graph's arrays, inputs,
-  // outputs and the workspace (cuSPARSE's and cuBLAS's own caches aside).
-  int64_t graphBytes = (int64_t)(*g)->deviceBytes();
-  llvm::json::Object memory = memoryOf(**plan);
-  memory["graph_bytes"] = graphBytes;
-  memory["input_bytes"] = inputBytes;
-  memory["output_bytes"] = outputBytes;
-  memory["unplanned_peak_device_bytes"] =
-      graphBytes + inputBytes + outputBytes + (int64_t)(*plan)->unplannedBytes;
-  cuda["peak_device_bytes"] =
-      graphBytes + inputBytes + outputBytes + (int64_t)arena;
-  cuda["memory"] = std::move(memory);
-
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  auto timeRange = [&](size_t first, size_t count, int reps,
-                       std::vector<double> &ms) -> int {
-    for (int r = 0; r < options.warmup; ++r) {
-      rt::Status s = (*exe)->runSteps(**g, bindings, stream, first, count,
-                                      workspace->data());
-      if (!s.ok())
-        return fail(s.message());
+  /// Buffer `name` (allocated) read back as `dtype` into `t`.
+  int download(const std::string &name, rt::DType dtype, Tensor &t) {
+    int64_t n = elements.at(name);
+    const void *ptr = bindings.at(name);
+    t.data.resize(n);
+    if (dtype == rt::DType::F64) {
+      if (cudaMemcpy(t.data.data(), ptr, n * 8, cudaMemcpyDeviceToHost) !=
+          cudaSuccess)
+        return fail("cannot download " + name);
+      return 0;
     }
+    std::vector<float> host(n);
+    if (cudaMemcpy(host.data(), ptr, n * 4, cudaMemcpyDeviceToHost) !=
+        cudaSuccess)
+      return fail("cannot download " + name);
+    t.data.assign(host.begin(), host.end());
+    return 0;
+  }
+
+  /// `warmup` untimed and `reps` timed runs of `run` (each enqueues on the
+  /// stream); the times into `ms`.
+  int time(int warmup, int reps, const std::function<rt::Status()> &run,
+           std::vector<double> &ms) {
+    for (int r = 0; r < warmup; ++r)
+      if (rt::Status s = run(); !s.ok())
+        return fail(s.message());
     for (int r = 0; r < reps; ++r) {
       cudaEventRecord(start, stream);
-      rt::Status s = (*exe)->runSteps(**g, bindings, stream, first, count,
-                                      workspace->data());
-      if (!s.ok())
+      if (rt::Status s = run(); !s.ok())
         return fail(s.message());
       cudaEventRecord(stop, stream);
       cudaEventSynchronize(stop);
@@ -316,116 +291,513 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
       return fail(std::string("running the program: ") + cudaGetErrorName(e) +
                   " (" + cudaGetErrorString(e) + ")");
     return 0;
-  };
-  std::vector<double> ms;
-  if (int rc = timeRange(0, program->steps.size(), std::max(1, options.reps), ms))
-    return rc;
-  cuda["median_ms"] = rt::median(ms);
-  cuda["min_ms"] = ms.empty() ? 0.0 : *std::min_element(ms.begin(), ms.end());
-  cuda["reps"] = (int64_t)ms.size();
-  if (options.profileSteps) {
-    llvm::json::Array steps;
-    for (size_t i = 0; i < program->steps.size(); ++i) {
-      std::vector<double> one;
-      if (int rc = timeRange(i, 1, std::max(1, options.reps), one))
-        return rc;
-      std::string what = std::visit(
-          [](const auto &s) -> std::string {
-            using T = std::decay_t<decltype(s)>;
-            if constexpr (std::is_same_v<T, rt::LaunchStep>)
-              return s.kernel;
-            else if constexpr (std::is_same_v<T, rt::GemmStep>)
-              return "gemm";
-            else if constexpr (std::is_same_v<T, rt::SpmmStep>)
-              return "cusparse_spmm";
-            else if constexpr (std::is_same_v<T, rt::FillStep>)
-              return "fill";
-            else
-              return "copy";
-          },
-          program->steps[i]);
-      steps.push_back(llvm::json::Object{{"step", what}, {"median_ms", rt::median(one)}});
-    }
-    cuda["step_ms"] = std::move(steps);
-    // A step run alone leaves outputs that only the whole program defines
-    // (a result a kernel adds into is zeroed by the step before it): run the
-    // program once more for the outputs compared and written below.
-    std::vector<double> whole;
-    if (int rc = timeRange(0, program->steps.size(), 1, whole))
-      return rc;
   }
 
-  // Results back, compared with the reference.
+  std::unique_ptr<rt::Graph> graph;
+  cudaStream_t stream = nullptr;
+  std::map<std::string, void *> bindings;
+
+private:
+  cudaEvent_t start = nullptr, stop = nullptr;
+  std::map<std::string, int64_t> elements;
+  std::vector<rt::DeviceBuffer> owned;
+};
+
+/// Elementwise agreement of outputs with the reference.
+struct Comparison {
   double worst = 0, maxAbs = 0;
   bool finite = true, anyF64 = false;
-  outputs.clear();
-  for (auto [i, decl] : llvm::enumerate(outputDecls)) {
-    Tensor t;
-    bool f64 = decl->dtype == rt::DType::F64;
+
+  int add(const std::string &name, const Tensor &t, const Tensor &r, bool f64) {
+    if (r.data.size() != t.data.size())
+      return fail("internal: output " + name + " has " +
+                  std::to_string(t.data.size()) + " elements, the reference " +
+                  std::to_string(r.data.size()));
     anyF64 |= f64;
     double tolerance = f64 ? kToleranceF64 : kTolerance;
-    if (f64) {
-      t.data.resize(outputSizes[i]);
-      if (cudaMemcpy(t.data.data(), bindings[decl->name], t.data.size() * 8,
-                     cudaMemcpyDeviceToHost) != cudaSuccess)
-        return fail("cannot download " + decl->name);
-    } else {
-      std::vector<float> host(outputSizes[i]);
-      if (cudaMemcpy(host.data(), bindings[decl->name], host.size() * 4,
-                     cudaMemcpyDeviceToHost) != cudaSuccess)
-        return fail("cannot download " + decl->name);
-      t.data.assign(host.begin(), host.end());
-    }
-    // The shape: the result type's, with the leading size from the count.
-    if (auto type = llvm::dyn_cast<mlir::RankedTensorType>(func.getResultTypes()[i]);
-        type && type.getRank() >= 1) {
-      int64_t row = 1;
-      for (int64_t d : type.getShape().drop_front())
-        row *= mlir::ShapedType::isDynamic(d) ? 1 : d;
-      t.shape.assign(type.getShape().begin(), type.getShape().end());
-      t.shape[0] = row ? static_cast<int64_t>(t.data.size()) / row : 0;
-    }
-    if (reference && i < reference->size()) {
-      const Tensor &r = (*reference)[i];
-      t.shape = r.shape;
-      if (r.data.size() != t.data.size())
-        return fail("internal: output " + decl->name + " has " +
-                    std::to_string(t.data.size()) + " elements, the reference " +
-                    std::to_string(r.data.size()));
-      for (size_t k = 0; k < t.data.size(); ++k) {
-        // Equal values, infinities of one sign included, match.
-        if (t.data[k] == r.data[k])
-          continue;
-        double d = std::fabs(t.data[k] - r.data[k]);
-        if (std::isnan(d)) {
-          if (!(std::isnan(t.data[k]) && std::isnan(r.data[k])))
-            finite = false;
-          continue;
-        }
-        maxAbs = std::max(maxAbs, d);
-        worst = std::max(worst, d / (tolerance * (1 + std::fabs(r.data[k]))));
+    for (size_t k = 0; k < t.data.size(); ++k) {
+      // Equal values, infinities of one sign included, match.
+      if (t.data[k] == r.data[k])
+        continue;
+      double d = std::fabs(t.data[k] - r.data[k]);
+      if (std::isnan(d)) {
+        if (!(std::isnan(t.data[k]) && std::isnan(r.data[k])))
+          finite = false;
+        continue;
       }
+      maxAbs = std::max(maxAbs, d);
+      worst = std::max(worst, d / (tolerance * (1 + std::fabs(r.data[k]))));
     }
-    outputs.push_back(std::move(t));
+    return 0;
   }
-  bool match = finite && worst <= 1.0;
-  if (reference) {
+
+  bool match() const { return finite && worst <= 1.0; }
+
+  /// Writes the figures into `cuda`; returns 2 (and says so) on a mismatch.
+  int report(llvm::json::Object &cuda, const std::string &what) const {
     cuda["tolerance"] = anyF64 ? "|gnnc - ref| <= 1e-9 * (1 + |ref|)"
                                : "|gnnc - ref| <= 1e-4 * (1 + |ref|)";
     cuda["max_abs_error"] = maxAbs;
     cuda["worst_ratio_to_tolerance"] = worst;
-    cuda["match"] = match;
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  cudaStreamDestroy(stream);
-  summary["cuda"] = std::move(cuda);
-  if (reference && !match) {
-    llvm::errs() << "gnn-run: error: the cuda result differs from the "
-                    "reference (worst error "
-                 << worst << " times the tolerance, max |diff| " << maxAbs
+    cuda["match"] = match();
+    if (match())
+      return 0;
+    llvm::errs() << "gnn-run: error: the cuda " << what
+                 << " differs from the reference (worst error " << worst
+                 << " times the tolerance, max |diff| " << maxAbs
                  << (finite ? "" : ", NaN mismatch") << ")\n";
     return 2;
   }
+};
+
+} // namespace
+
+/// GNNC_AUTOTUNE (Tuner.h): the heavy-row threshold of `func` timed on this
+/// graph and these bindings, or read from the cache, into `codegen.split`;
+/// `changed` when the Program must be compiled again.
+static int tuneSchedule(mlir::ModuleOp module, mlir::func::FuncOp func,
+                        mlir::gnn::CompileOptions &codegen, DeviceRun &run,
+                        const std::map<std::string, void *> &bindings,
+                        const std::string &arch, llvm::json::Object &cuda,
+                        bool &changed) {
+  rt::StatusOr<mlir::gnn::TuneOptions> tuneOptions =
+      mlir::gnn::tuneOptionsFromEnvironment();
+  if (!tuneOptions.ok())
+    return fail(tuneOptions.message());
+  tuneOptions->arch = arch;
+  rt::StatusOr<mlir::gnn::TuneResult> tuned = mlir::gnn::tuneSplit(
+      module, func, codegen, *run.graph, bindings, run.stream, *tuneOptions);
+  if (!tuned.ok())
+    return fail(tuned.message());
+  llvm::json::Array timings;
+  for (auto [split, ms] : tuned->timings)
+    timings.push_back(llvm::json::Object{{"split", split}, {"median_ms", ms}});
+  cuda["schedule"] = llvm::json::Object{{"split", tuned->split},
+                                        {"source", tuned->source},
+                                        {"tune_ms", tuned->tuneMs},
+                                        {"candidates", std::move(timings)}};
+  changed = tuned->split != -1;
+  if (changed)
+    codegen.split = tuned->split;
   return 0;
+}
+
+/// Times `exe` as a whole (median_ms, min_ms, reps into `cuda`) and, with
+/// --profile-steps, each step alone (step_ms), then once more as a whole (a
+/// step run alone leaves outputs only the whole program defines).
+static int timeProgram(DeviceRun &run, rt::Executable &exe,
+                       const std::map<std::string, void *> &bindings,
+                       void *workspace, const CudaRunOptions &options,
+                       llvm::json::Object &cuda) {
+  const rt::Program &program = exe.program();
+  auto steps = [&](size_t first, size_t count) {
+    return [&, first, count] {
+      return exe.runSteps(*run.graph, bindings, run.stream, first, count,
+                          workspace);
+    };
+  };
+  int reps = std::max(1, options.reps);
+  std::vector<double> ms;
+  GNN_RETURN_IF_FAILED(
+      run.time(options.warmup, reps, steps(0, program.steps.size()), ms));
+  cuda["median_ms"] = rt::median(ms);
+  cuda["min_ms"] = *std::min_element(ms.begin(), ms.end());
+  cuda["reps"] = (int64_t)ms.size();
+  if (!options.profileSteps)
+    return 0;
+  llvm::json::Array stepMs;
+  for (size_t i = 0; i < program.steps.size(); ++i) {
+    std::vector<double> one;
+    GNN_RETURN_IF_FAILED(run.time(options.warmup, reps, steps(i, 1), one));
+    std::string what = std::visit(
+        [](const auto &s) -> std::string {
+          using T = std::decay_t<decltype(s)>;
+          if constexpr (std::is_same_v<T, rt::LaunchStep>)
+            return s.kernel;
+          else if constexpr (std::is_same_v<T, rt::GemmStep>)
+            return "gemm";
+          else if constexpr (std::is_same_v<T, rt::SpmmStep>)
+            return "cusparse_spmm";
+          else if constexpr (std::is_same_v<T, rt::FillStep>)
+            return "fill";
+          else
+            return "copy";
+        },
+        program.steps[i]);
+    stepMs.push_back(
+        llvm::json::Object{{"step", what}, {"median_ms", rt::median(one)}});
+  }
+  cuda["step_ms"] = std::move(stepMs);
+  std::vector<double> whole;
+  return run.time(0, 1, steps(0, program.steps.size()), whole);
+}
+
+/// The workspace of `exe` on the run's graph (allocated) and its memory
+/// figures into `cuda`.
+static int workspaceFor(DeviceRun &run, rt::Executable &exe,
+                        const std::string &dumpMemoryPlan, void *&workspace,
+                        llvm::json::Object &memory) {
+  rt::StatusOr<std::shared_ptr<const rt::MemoryPlan>> plan =
+      exe.memoryPlan(*run.graph);
+  if (!plan.ok())
+    return fail(plan.message());
+  memory = memoryOf(**plan, exe.program(), dumpMemoryPlan);
+  return run.workspace((*plan)->arenaBytes, workspace);
+}
+
+int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
+                        const HostGraph &graph,
+                        const std::vector<Tensor> &inputs,
+                        const std::vector<Tensor> *reference,
+                        const CudaRunOptions &options,
+                        llvm::json::Object &summary,
+                        std::vector<Tensor> &outputs) {
+  GraphStats stats = computeStats(graph);
+  mlir::gnn::CompileOptions codegen = codegenFor(graph, stats);
+  // Lowered in a copy: the caller's functions stay graph-level.
+  auto compile = [&] {
+    return mlir::gnn::compileFunction(module, func, codegen);
+  };
+  auto t0 = std::chrono::steady_clock::now();
+  mlir::FailureOr<rt::Program> program = compile();
+  if (mlir::failed(program))
+    return 1;
+  llvm::json::Object cuda = describe(*program, msSince(t0), stats,
+                                     options.dumpProgram, options.dumpSource);
+  if (options.compileOnly) {
+    GNN_RETURN_IF_FAILED(compileForTarget(*program, stats, options.arch,
+                                          options.dumpMemoryPlan, cuda));
+    summary["cuda"] = std::move(cuda);
+    return 0;
+  }
+
+  rt::StatusOr<rt::CudaDriver *> driver = rt::CudaDriver::get();
+  if (!driver.ok())
+    return fail(driver.message());
+  // Everything the run allocates on the device, before any of it is.
+  rt::FormulaScope scope = scopeOf(stats);
+  rt::StatusOr<rt::DeviceMemoryNeed> need =
+      rt::deviceMemoryNeed(*program, scope, /*batch=*/!graph.graphIds.empty());
+  GNN_RETURN_IF_FAILED(checkFits(need, graph, stats,
+                                 "running '" + program->name + "' on graph '" +
+                                     graph.name + "'",
+                                 cuda));
+  auto c0 = std::chrono::steady_clock::now();
+  rt::StatusOr<std::unique_ptr<rt::Executable>> exe =
+      rt::Executable::create(*program, rt::Compiler::instance(), options.arch);
+  if (!exe.ok())
+    return fail(exe.message());
+  cuda["compile_ms"] = msSince(c0);
+  DeviceRun run;
+  GNN_RETURN_IF_FAILED(run.init(graph, program->indexBits, cuda));
+
+  // Inputs (of their buffers' types, f32 or f64) and outputs on the device.
+  int64_t inputBytes = 0, outputBytes = 0;
+  std::map<std::string, const rt::BufferDecl *> decls;
+  for (const rt::BufferDecl &d : program->buffers)
+    decls[d.name] = &d;
+  size_t next = 0;
+  for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
+    if (mlir::isa<mlir::gnn::GraphType>(arg.getType()))
+      continue;
+    std::string name = "arg" + std::to_string(i);
+    if (!decls.count(name))
+      return fail("internal: program '" + program->name + "' has no buffer " +
+                  name);
+    GNN_RETURN_IF_FAILED(
+        run.upload(name, inputs[next++], decls[name]->dtype, inputBytes));
+  }
+  std::vector<const rt::BufferDecl *> outputDecls;
+  for (const rt::BufferDecl &d : program->buffers)
+    if (d.role == rt::BufferRole::Output) {
+      GNN_RETURN_IF_FAILED(run.allocate(d.name, d, scope, outputBytes));
+      outputDecls.push_back(&d);
+    }
+
+  bool changed = false;
+  GNN_RETURN_IF_FAILED(tuneSchedule(module, func, codegen, run, run.bindings,
+                                    options.arch, cuda, changed));
+  if (changed) {
+    program = compile();
+    if (mlir::failed(program))
+      return 1;
+    exe = rt::Executable::create(*program, rt::Compiler::instance(),
+                                 options.arch);
+    if (!exe.ok())
+      return fail(exe.message());
+  }
+
+  // Every buffer, temporaries unplanned (one allocation each).
+  cuda["program_bytes"] = need->buffers.inputs + need->buffers.outputs +
+                          need->buffers.temps;
+  // The temporaries' workspace, as the Python package passes one: the plan
+  // the Executable makes for the GPU graph.
+  void *workspace = nullptr;
+  llvm::json::Object memory;
+  GNN_RETURN_IF_FAILED(
+      workspaceFor(run, **exe, options.dumpMemoryPlan, workspace, memory));
+  // Device memory held while the Program runs: the graph's arrays, inputs,
+  // outputs and the workspace (cuSPARSE's and cuBLAS's own caches aside).
+  int64_t graphBytes = (int64_t)run.graph->deviceBytes();
+  int64_t arena = memory.getInteger("arena_bytes").value_or(0);
+  int64_t unplanned = memory.getInteger("unplanned_temp_bytes").value_or(0);
+  memory["graph_bytes"] = graphBytes;
+  memory["input_bytes"] = inputBytes;
+  memory["output_bytes"] = outputBytes;
+  memory["unplanned_peak_device_bytes"] =
+      graphBytes + inputBytes + outputBytes + unplanned;
+  cuda["peak_device_bytes"] = graphBytes + inputBytes + outputBytes + arena;
+  cuda["memory"] = std::move(memory);
+
+  GNN_RETURN_IF_FAILED(
+      timeProgram(run, **exe, run.bindings, workspace, options, cuda));
+
+  // Results back, compared with the reference.
+  Comparison cmp;
+  outputs.clear();
+  for (auto [i, decl] : llvm::enumerate(outputDecls)) {
+    Tensor t;
+    GNN_RETURN_IF_FAILED(run.download(decl->name, decl->dtype, t));
+    t.shape = shapeOf(func.getResultTypes()[i], t.data.size());
+    if (reference && i < reference->size()) {
+      t.shape = (*reference)[i].shape;
+      GNN_RETURN_IF_FAILED(cmp.add(decl->name, t, (*reference)[i],
+                                   decl->dtype == rt::DType::F64));
+    }
+    outputs.push_back(std::move(t));
+  }
+  int rc = reference ? cmp.report(cuda, "result") : 0;
+  summary["cuda"] = std::move(cuda);
+  return rc;
+}
+
+int gnn::runCudaTraining(mlir::ModuleOp module,
+                         const mlir::gnn::TrainingFunctions &training,
+                         const HostGraph &graph,
+                         const std::vector<Tensor> &inputs,
+                         const TrainingCheck &check,
+                         const CudaRunOptions &options,
+                         llvm::json::Object &summary,
+                         std::vector<Tensor> &forwardOutputs,
+                         std::vector<Tensor> &gradients) {
+  // (Op handles: copies, their methods are not const.)
+  mlir::func::FuncOp fwdFunc = training.forward, bwdFunc = training.backward;
+  GraphStats stats = computeStats(graph);
+  mlir::gnn::CompileOptions fwdCodegen = codegenFor(graph, stats);
+  mlir::gnn::CompileOptions bwdCodegen = fwdCodegen;
+  auto t0 = std::chrono::steady_clock::now();
+  mlir::FailureOr<rt::TrainingProgram> program =
+      mlir::gnn::compileTrainingProgram(module, training, fwdCodegen,
+                                        bwdCodegen);
+  if (mlir::failed(program))
+    return 1;
+  double lowerMs = msSince(t0);
+  auto suffixed = [](const std::string &path, const char *suffix) {
+    return path.empty() ? path : path + suffix;
+  };
+  llvm::json::Object fwd =
+      describe(program->forward, lowerMs, stats,
+               suffixed(options.dumpProgram, ".fwd"),
+               suffixed(options.dumpSource, ".fwd"));
+  llvm::json::Object bwd =
+      describe(program->backward, lowerMs, stats,
+               suffixed(options.dumpProgram, ".bwd"),
+               suffixed(options.dumpSource, ".bwd"));
+  std::string fwdPlan = suffixed(options.dumpMemoryPlan, ".fwd");
+  std::string bwdPlan = suffixed(options.dumpMemoryPlan, ".bwd");
+  llvm::json::Object bindingsJson;
+  for (const auto &[name, step] : program->backwardBindings)
+    bindingsJson[name] = step;
+  llvm::json::Object cuda{{"backward_bindings", std::move(bindingsJson)}};
+  if (options.compileOnly) {
+    GNN_RETURN_IF_FAILED(compileForTarget(program->forward, stats, options.arch,
+                                          fwdPlan, fwd));
+    GNN_RETURN_IF_FAILED(compileForTarget(program->backward, stats,
+                                          options.arch, bwdPlan, bwd));
+    cuda["fwd"] = std::move(fwd);
+    cuda["bwd"] = std::move(bwd);
+    summary["cuda"] = std::move(cuda);
+    return 0;
+  }
+
+  rt::StatusOr<rt::CudaDriver *> driver = rt::CudaDriver::get();
+  if (!driver.ok())
+    return fail(driver.message());
+  rt::FormulaScope scope = scopeOf(stats);
+  GNN_RETURN_IF_FAILED(checkFits(
+      rt::trainingMemoryNeed(*program, scope, !graph.graphIds.empty()), graph,
+      stats,
+      "training '" + fwdFunc.getSymName().str() + "' on graph '" +
+          graph.name + "'",
+      cuda));
+  auto c0 = std::chrono::steady_clock::now();
+  rt::StatusOr<std::unique_ptr<rt::TrainingExecutable>> exe =
+      rt::TrainingExecutable::create(*program, rt::Compiler::instance(),
+                                     options.arch);
+  if (!exe.ok())
+    return fail(exe.message());
+  cuda["compile_ms"] = msSince(c0);
+  DeviceRun run;
+  GNN_RETURN_IF_FAILED(run.init(graph, program->forward.indexBits, cuda));
+
+  // The step's buffers: the arguments uploaded, the results and residuals,
+  // the output gradients (seeded) and the gradients, all bound by name.
+  std::vector<rt::BufferDecl> step = program->stepBuffers();
+  std::map<std::string, size_t> input;
+  {
+    size_t next = 0;
+    for (auto [i, arg] : llvm::enumerate(fwdFunc.getArguments()))
+      if (!mlir::isa<mlir::gnn::GraphType>(arg.getType()))
+        input["arg" + std::to_string(i)] = next++;
+  }
+  std::vector<std::vector<int64_t>> resultShapes;
+  for (const rt::BufferDecl &d : step)
+    if (d.name.rfind("dresult", 0) == 0) {
+      rt::StatusOr<int64_t> n = d.size.evaluate(scope);
+      if (!n.ok())
+        return fail(n.message());
+      resultShapes.push_back(shapeOf(
+          fwdFunc.getResultTypes()[resultShapes.size()], *n));
+    }
+  std::vector<Tensor> outputGrads = check.seedOutputGrads(resultShapes);
+  int64_t inputBytes = 0, outputBytes = 0, dyBytes = 0, gradBytes = 0;
+  std::vector<const rt::BufferDecl *> results, grads;
+  size_t dy = 0;
+  for (const rt::BufferDecl &d : step) {
+    if (d.name.rfind("arg", 0) == 0) {
+      GNN_RETURN_IF_FAILED(
+          run.upload(d.name, inputs.at(input.at(d.name)), d.dtype, inputBytes));
+    } else if (d.name.rfind("dresult", 0) == 0) {
+      GNN_RETURN_IF_FAILED(
+          run.upload(d.name, outputGrads.at(dy++), d.dtype, dyBytes));
+    } else if (d.name.rfind("result", 0) == 0) {
+      GNN_RETURN_IF_FAILED(run.allocate(d.name, d, scope, outputBytes));
+      results.push_back(&d);
+    } else {
+      GNN_RETURN_IF_FAILED(run.allocate(d.name, d, scope, gradBytes));
+      grads.push_back(&d);
+    }
+  }
+
+  // GNNC_AUTOTUNE: each Program's threshold on its own bindings.
+  rt::StatusOr<std::map<std::string, void *>> fwdBindings =
+      (*exe)->forwardBindings(run.bindings);
+  rt::StatusOr<std::map<std::string, void *>> bwdBindings =
+      (*exe)->backwardBindings(run.bindings);
+  if (!fwdBindings.ok() || !bwdBindings.ok())
+    return fail(fwdBindings.ok() ? bwdBindings.message()
+                                 : fwdBindings.message());
+  bool fwdChanged = false, bwdChanged = false;
+  GNN_RETURN_IF_FAILED(tuneSchedule(module, fwdFunc, fwdCodegen, run,
+                                    *fwdBindings, options.arch, fwd,
+                                    fwdChanged));
+  GNN_RETURN_IF_FAILED(tuneSchedule(module, bwdFunc, bwdCodegen, run,
+                                    *bwdBindings, options.arch, bwd,
+                                    bwdChanged));
+  if (fwdChanged || bwdChanged) {
+    program = mlir::gnn::compileTrainingProgram(module, training, fwdCodegen,
+                                                bwdCodegen);
+    if (mlir::failed(program))
+      return 1;
+    exe = rt::TrainingExecutable::create(*program, rt::Compiler::instance(),
+                                         options.arch);
+    if (!exe.ok())
+      return fail(exe.message());
+  }
+
+  // One workspace per phase (the Python package frees the forward's before
+  // the backward runs).
+  void *fwdWorkspace = nullptr, *bwdWorkspace = nullptr;
+  llvm::json::Object fwdMemory, bwdMemory;
+  GNN_RETURN_IF_FAILED(workspaceFor(run, (*exe)->forwardExecutable(), fwdPlan,
+                                    fwdWorkspace, fwdMemory));
+  GNN_RETURN_IF_FAILED(workspaceFor(run, (*exe)->backwardExecutable(), bwdPlan,
+                                    bwdWorkspace, bwdMemory));
+  // Device memory of one training step, counted like the peers'
+  // `max_memory_allocated() - base` (base: the graph and the inputs,
+  // allocated before the step): while the forward runs, its outputs
+  // (results and residuals) and its workspace; while the backward runs, the
+  // forward's outputs (still held), the output gradients, the gradients and
+  // the backward's workspace. Residuals that are the forward's own
+  // arguments or results are not outputs of their own.
+  int64_t graphBytes = (int64_t)run.graph->deviceBytes();
+  int64_t base = graphBytes + inputBytes;
+  int64_t fwdPeak =
+      outputBytes + fwdMemory.getInteger("arena_bytes").value_or(0);
+  int64_t bwdPeak = outputBytes + dyBytes + gradBytes +
+                    bwdMemory.getInteger("arena_bytes").value_or(0);
+  fwdMemory["output_bytes"] = outputBytes;
+  bwdMemory["output_bytes"] = gradBytes;
+  bwdMemory["output_gradient_bytes"] = dyBytes;
+  fwd["memory"] = std::move(fwdMemory);
+  bwd["memory"] = std::move(bwdMemory);
+
+  // The forward, the backward, each timed on its own, then whole steps.
+  GNN_RETURN_IF_FAILED(timeProgram(run, (*exe)->forwardExecutable(),
+                                   *fwdBindings, fwdWorkspace, options, fwd));
+  GNN_RETURN_IF_FAILED(timeProgram(run, (*exe)->backwardExecutable(),
+                                   *bwdBindings, bwdWorkspace, options, bwd));
+  std::vector<double> stepMs;
+  GNN_RETURN_IF_FAILED(run.time(
+      options.warmup, std::max(1, options.reps),
+      [&]() -> rt::Status {
+        GNN_RETURN_IF_ERROR((*exe)->forward(*run.graph, run.bindings,
+                                            run.stream, fwdWorkspace));
+        return (*exe)->backward(*run.graph, run.bindings, run.stream,
+                                bwdWorkspace);
+      },
+      stepMs));
+
+  // The forward's outputs and the gradients of the last step, each against
+  // the reference (the gradients' reference reads the GPU's residuals).
+  Comparison fwdCmp, bwdCmp;
+  forwardOutputs.clear();
+  for (auto [k, d] : llvm::enumerate(results)) {
+    Tensor t;
+    GNN_RETURN_IF_FAILED(run.download(d->name, d->dtype, t));
+    t.shape = shapeOf(fwdFunc.getResultTypes()[k], t.data.size());
+    if (check.forward && k < check.forward->size()) {
+      t.shape = (*check.forward)[k].shape;
+      GNN_RETURN_IF_FAILED(fwdCmp.add(d->name, t, (*check.forward)[k],
+                                      d->dtype == rt::DType::F64));
+    }
+    forwardOutputs.push_back(std::move(t));
+  }
+  mlir::FailureOr<std::vector<Tensor>> reference = std::vector<Tensor>();
+  if (check.referenceGrads) {
+    reference = check.referenceGrads(forwardOutputs, outputGrads);
+    if (mlir::failed(reference))
+      return 1;
+  }
+  gradients.clear();
+  for (auto [m, d] : llvm::enumerate(grads)) {
+    Tensor t;
+    GNN_RETURN_IF_FAILED(run.download(d->name, d->dtype, t));
+    t.shape = shapeOf(bwdFunc.getResultTypes()[m], t.data.size());
+    if (m < reference->size()) {
+      t.shape = (*reference)[m].shape;
+      GNN_RETURN_IF_FAILED(bwdCmp.add(d->name, t, (*reference)[m],
+                                      d->dtype == rt::DType::F64));
+    }
+    gradients.push_back(std::move(t));
+  }
+  int rc = 0;
+  if (check.forward)
+    rc = std::max(rc, fwdCmp.report(fwd, "forward"));
+  if (check.referenceGrads)
+    rc = std::max(rc, bwdCmp.report(bwd, "gradient"));
+  cuda["fwd"] = std::move(fwd);
+  cuda["bwd"] = std::move(bwd);
+  cuda["fwdbwd_median_ms"] = rt::median(stepMs);
+  cuda["fwdbwd_min_ms"] = *std::min_element(stepMs.begin(), stepMs.end());
+  cuda["fwd_phase_device_bytes"] = fwdPeak;
+  cuda["bwd_phase_device_bytes"] = bwdPeak;
+  // Above the graph and the inputs (the peers' train peak).
+  cuda["peak_device_bytes"] = std::max(fwdPeak, bwdPeak);
+  cuda["graph_and_input_bytes"] = base;
+  cuda["total_peak_device_bytes"] = base + std::max(fwdPeak, bwdPeak);
+  if (check.forward && check.referenceGrads)
+    cuda["match"] = fwdCmp.match() && bwdCmp.match();
+  summary["cuda"] = std::move(cuda);
+  return rc;
 }

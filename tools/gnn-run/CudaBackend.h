@@ -7,12 +7,14 @@
 #ifndef GNN_TOOLS_GNN_RUN_CUDABACKEND_H
 #define GNN_TOOLS_GNN_RUN_CUDABACKEND_H
 
+#include "gnn/Dialect/GNN/Transforms/Autodiff.h"
 #include "gnn/Graph/HostGraph.h"
 #include "gnn/Reference/Evaluator.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/JSON.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,6 +40,41 @@ int runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
                    const std::vector<Tensor> *reference,
                    const CudaRunOptions &options, llvm::json::Object &summary,
                    std::vector<Tensor> &outputs);
+
+/// What a training run is checked against (gnn-run --grad).
+struct TrainingCheck {
+  /// The reference forward's outputs (results, then residual outputs), or
+  /// null: unchecked.
+  const std::vector<Tensor> *forward = nullptr;
+  /// The output gradients to seed, one per result of these shapes.
+  std::function<std::vector<Tensor>(
+      const std::vector<std::vector<int64_t>> &shapes)>
+      seedOutputGrads;
+  /// The reference gradients from the GPU forward's outputs (its residuals)
+  /// and the output gradients; empty: unchecked.
+  std::function<mlir::FailureOr<std::vector<Tensor>>(
+      const std::vector<Tensor> &forwardOutputs,
+      const std::vector<Tensor> &outputGrads)>
+      referenceGrads;
+};
+
+/// Compiles the training step of `training` (in `module`, not modified) for
+/// the GPU and runs it with the runtime's training entry
+/// (TrainingExecutable): the graph built once, the forward, then the
+/// backward on the residuals the forward left on the device. Times the
+/// forward, the backward and the whole step, compares the forward's outputs
+/// and the gradients with `check`, and adds a "cuda" object to `summary`
+/// ("fwd", "bwd", "fwdbwd_median_ms" and the step's device memory). Writes
+/// the forward's outputs and the gradients. With `options.compileOnly`
+/// compiles both Programs for the target and runs nothing. Returns the exit
+/// code; errors are printed.
+int runCudaTraining(mlir::ModuleOp module,
+                    const mlir::gnn::TrainingFunctions &training,
+                    const HostGraph &graph, const std::vector<Tensor> &inputs,
+                    const TrainingCheck &check, const CudaRunOptions &options,
+                    llvm::json::Object &summary,
+                    std::vector<Tensor> &forwardOutputs,
+                    std::vector<Tensor> &gradients);
 
 } // namespace gnn
 

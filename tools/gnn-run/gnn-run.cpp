@@ -196,33 +196,25 @@ static int run() {
       return fail("no public function with a body in " + inputFile);
   }
 
-  // --grad: @f_fwd and @f_bwd next to @f.
-  func::FuncOp fwd, bwd;
-  SmallVector<mlir::gnn::ResidualSource> residualSources;
-  unsigned numResults = func.getNumResults();
+  // --grad: @f_fwd and @f_bwd next to @f, with respect to every float
+  // tensor argument. The forward outputs only the residuals nobody holds
+  // already: those that are its arguments or results are read from there (as
+  // the runtime's training entry and the Python package do).
+  FailureOr<mlir::gnn::TrainingFunctions> training;
   if (grad) {
-    if (compileOnly || !inputsDir.empty() || !outputDir.empty() ||
-        (noCheck && !cuda))
+    if (!inputsDir.empty() || !outputDir.empty() || (noCheck && !cuda))
       return fail("--grad runs forward and backward; it does not combine "
-                  "with --compile-only, --inputs or --output-dir (--no-check "
-                  "only with --backend=cuda)");
+                  "with --inputs or --output-dir (--no-check only with "
+                  "--backend=cuda)");
     for (unsigned i = 0; i < func.getNumArguments(); ++i) {
       auto t = dyn_cast<RankedTensorType>(func.getArgument(i).getType());
       if (t && isa<FloatType>(t.getElementType()))
         func.setArgAttr(i, mlir::gnn::kDifferentiableAttrName,
                         UnitAttr::get(&context));
     }
-    if (failed(mlir::gnn::differentiate(func)))
+    training = mlir::gnn::differentiateForTraining(func);
+    if (failed(training))
       return 1;
-    fwd = module->lookupSymbol<func::FuncOp>(func.getSymName().str() + "_fwd");
-    bwd = module->lookupSymbol<func::FuncOp>(func.getSymName().str() + "_bwd");
-    if (!fwd || !bwd)
-      return fail("internal: gnn-autodiff made no @" + func.getSymName() +
-                  "_fwd/_bwd");
-    // The forward outputs only the residuals nobody holds already: those
-    // that are its arguments or results are passed on from there (as the
-    // Python package does), not copied into outputs of their own.
-    residualSources = mlir::gnn::trimForwardResiduals(fwd, numResults);
   }
 
   auto loadStart = std::chrono::steady_clock::now();
@@ -298,141 +290,109 @@ static int run() {
     // Forward (results and residuals), then the backward on the residuals
     // and seeded output gradients; each against the reference on the same
     // inputs (with cuda, the backward's reference reads the GPU residuals).
-    auto start = std::chrono::steady_clock::now();
+    const mlir::gnn::TrainingFunctions &t = *training;
+    unsigned numResults = t.numResults;
+    double referenceMs = 0;
     std::vector<::gnn::Tensor> fwdOut;
     if (reference) {
+      auto start = std::chrono::steady_clock::now();
       FailureOr<std::vector<::gnn::Tensor>> fo =
-          ::gnn::evaluateReference(fwd, graph.graph, inputs);
+          ::gnn::evaluateReference(t.forward, graph.graph, inputs);
       if (failed(fo))
         return 1;
       fwdOut = std::move(*fo);
+      referenceMs += std::chrono::duration<double, std::milli>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
     }
-    int exitCode = 0;
-#ifdef GNNC_HAVE_CUDA_RUNTIME
-    ::gnn::CudaRunOptions o;
-    o.arch = arch;
-    o.reps = reps;
-    o.warmup = warmup;
-    o.profileSteps = profileSteps;
-    llvm::json::Object fwdCuda;
-    if (cuda) {
-      std::vector<::gnn::Tensor> gpu;
-      o.dumpProgram = dumpProgram.empty() ? "" : dumpProgram + ".fwd";
-      o.dumpSource = dumpCuda.empty() ? "" : dumpCuda + ".fwd";
-      o.dumpMemoryPlan = dumpMemoryPlan.empty() ? "" : dumpMemoryPlan + ".fwd";
-      exitCode = ::gnn::runCudaBackend(*module, fwd, graph.graph, inputs,
-                                       reference ? &fwdOut : nullptr, o,
-                                       summary, gpu);
-      if (exitCode == 1)
-        return 1;
-      if (auto *c = summary.getObject("cuda"))
-        fwdCuda = std::move(*c);
-      fwdOut = std::move(gpu);
-    }
-#endif
     // Output gradients: seeded like inputs (a different seed).
-    std::vector<::gnn::ArgumentSpec> dySpecs;
-    for (unsigned i = 0; i < numResults; ++i)
-      dySpecs.push_back({false, fwdOut[i].shape, "node"});
-    std::vector<::gnn::Tensor> bwdIn;
-    for (mlir::gnn::ResidualSource r : residualSources) {
-      if (r.kind == mlir::gnn::ResidualSource::Kind::Output) {
-        bwdIn.push_back(fwdOut[r.index]);
-      } else {
+    auto seedOutputGrads =
+        [&](const std::vector<std::vector<int64_t>> &shapes) {
+          std::vector<::gnn::ArgumentSpec> dySpecs;
+          for (const std::vector<int64_t> &shape : shapes)
+            dySpecs.push_back({false, shape, "node"});
+          return ::gnn::makeSeededInputs(dySpecs, seed + 1);
+        };
+    // The reference backward: residuals from the forward's arguments and
+    // outputs, then the output gradients.
+    auto referenceGrads = [&](const std::vector<::gnn::Tensor> &fo,
+                              const std::vector<::gnn::Tensor> &dys)
+        -> FailureOr<std::vector<::gnn::Tensor>> {
+      auto start = std::chrono::steady_clock::now();
+      std::vector<::gnn::Tensor> bwdIn;
+      for (mlir::gnn::ResidualSource r : t.residuals) {
+        if (r.kind == mlir::gnn::ResidualSource::Kind::Output) {
+          bwdIn.push_back(fo[r.index]);
+          continue;
+        }
         // The argument's place among the inputs (graphs have none).
         size_t k = 0;
         for (unsigned a = 0; a < r.index; ++a)
           k += !(*specs)[a].isGraph;
         bwdIn.push_back(inputs[k]);
       }
-    }
-    for (::gnn::Tensor &t : ::gnn::makeSeededInputs(dySpecs, seed + 1))
-      bwdIn.push_back(std::move(t));
-    FailureOr<std::vector<::gnn::Tensor>> grads = std::vector<::gnn::Tensor>();
-    if (reference) {
-      grads = ::gnn::evaluateReference(bwd, graph.graph, bwdIn);
-      if (failed(grads))
-        return 1;
-    }
-    runMs = std::chrono::duration<double, std::milli>(
-                std::chrono::steady_clock::now() - start)
-                .count();
-#ifdef GNNC_HAVE_CUDA_RUNTIME
+      bwdIn.insert(bwdIn.end(), dys.begin(), dys.end());
+      FailureOr<std::vector<::gnn::Tensor>> g =
+          ::gnn::evaluateReference(t.backward, graph.graph, bwdIn);
+      referenceMs += std::chrono::duration<double, std::milli>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+      return g;
+    };
+    std::vector<::gnn::Tensor> grads;
+    int exitCode = 0;
     if (cuda) {
-      std::vector<::gnn::Tensor> gpu;
-      o.dumpProgram = dumpProgram.empty() ? "" : dumpProgram + ".bwd";
-      o.dumpSource = dumpCuda.empty() ? "" : dumpCuda + ".bwd";
-      o.dumpMemoryPlan = dumpMemoryPlan.empty() ? "" : dumpMemoryPlan + ".bwd";
-      int bwdCode = ::gnn::runCudaBackend(*module, bwd, graph.graph, bwdIn,
-                                          reference ? &*grads : nullptr, o,
-                                          summary, gpu);
-      if (bwdCode == 1)
+#ifdef GNNC_HAVE_CUDA_RUNTIME
+      ::gnn::CudaRunOptions o;
+      o.compileOnly = compileOnly;
+      o.arch = arch;
+      o.reps = reps;
+      o.warmup = warmup;
+      o.profileSteps = profileSteps;
+      o.dumpProgram = dumpProgram;
+      o.dumpSource = dumpCuda;
+      o.dumpMemoryPlan = dumpMemoryPlan;
+      ::gnn::TrainingCheck check;
+      check.forward = reference ? &fwdOut : nullptr;
+      check.seedOutputGrads = seedOutputGrads;
+      if (reference)
+        check.referenceGrads = referenceGrads;
+      std::vector<::gnn::Tensor> gpuOut;
+      exitCode = ::gnn::runCudaTraining(*module, t, graph.graph, inputs, check,
+                                        o, summary, gpuOut, grads);
+      if (exitCode == 1)
         return 1;
-      exitCode = std::max(exitCode, bwdCode);
-      llvm::json::Object bwdCuda;
-      if (auto *c = summary.getObject("cuda"))
-        bwdCuda = std::move(*c);
-      double f = fwdCuda.getNumber("median_ms").value_or(0);
-      double b = bwdCuda.getNumber("median_ms").value_or(0);
-      // Device memory of one training step on one graph, counted like the
-      // peers' `max_memory_allocated() - base` (base: the graph and the
-      // inputs, allocated before the step): while the forward runs, its
-      // outputs (results and residuals) and its workspace; while the
-      // backward runs, the forward's outputs (still held), the output
-      // gradients, the gradients and the backward's workspace (the
-      // forward's is free). Residuals that are the forward's own arguments
-      // or results are not outputs of their own (trimForwardResiduals).
-      auto bytes = [](llvm::json::Object &c, llvm::StringRef key) -> int64_t {
-        llvm::json::Object *m = c.getObject("memory");
-        return m ? m->getInteger(key).value_or(0) : 0;
-      };
-      auto elementBytes = [&](unsigned i) -> int64_t {
-        Type t = getElementTypeOrSelf(fwd.getFunctionType().getResult(i));
-        return t.isF64() ? 8 : 4;
-      };
-      int64_t dyBytes = 0;
-      for (unsigned i = 0; i < numResults; ++i)
-        dyBytes += (int64_t)fwdOut[i].data.size() * elementBytes(i);
-      int64_t base = bytes(fwdCuda, "graph_bytes") +
-                     bytes(fwdCuda, "input_bytes");
-      int64_t held = bytes(fwdCuda, "output_bytes");
-      int64_t fwdPeak = held + bytes(fwdCuda, "arena_bytes");
-      int64_t bwdPeak = held + dyBytes + bytes(bwdCuda, "output_bytes") +
-                        bytes(bwdCuda, "arena_bytes");
-      std::optional<bool> fm = fwdCuda.getBoolean("match"),
-                          bm = bwdCuda.getBoolean("match");
-      summary["cuda"] = llvm::json::Object{
-          {"fwd", std::move(fwdCuda)},
-          {"bwd", std::move(bwdCuda)},
-          {"fwdbwd_median_ms", f + b},
-          {"fwd_phase_device_bytes", fwdPeak},
-          {"bwd_phase_device_bytes", bwdPeak},
-          // Above the graph and the inputs (the peers' train peak).
-          {"peak_device_bytes", std::max(fwdPeak, bwdPeak)},
-          {"graph_and_input_bytes", base},
-          {"total_peak_device_bytes", base + std::max(fwdPeak, bwdPeak)}};
-      if (fm && bm)
-        summary.getObject("cuda")->try_emplace("match", *fm && *bm);
-      grads = std::move(gpu);
-    }
+      fwdOut = std::move(gpuOut);
 #endif
-    llvm::json::Array outs, gs;
-    for (unsigned i = 0; i < numResults; ++i)
-      outs.push_back(summarise(fwdOut[i]));
-    for (const ::gnn::Tensor &t : *grads)
-      gs.push_back(summarise(t));
+    } else {
+      std::vector<std::vector<int64_t>> shapes;
+      for (unsigned i = 0; i < numResults; ++i)
+        shapes.push_back(fwdOut[i].shape);
+      FailureOr<std::vector<::gnn::Tensor>> g =
+          referenceGrads(fwdOut, seedOutputGrads(shapes));
+      if (failed(g))
+        return 1;
+      grads = std::move(*g);
+    }
     summary["function"] = func.getSymName().str();
     summary["backend"] = backend.getValue();
-    summary["seed"] = static_cast<int64_t>(seed);
-    summary["outputs"] = std::move(outs);
-    summary["gradients"] = std::move(gs);
+    if (!compileOnly) {
+      llvm::json::Array outs, gs;
+      for (unsigned i = 0; i < numResults; ++i)
+        outs.push_back(summarise(fwdOut[i]));
+      for (const ::gnn::Tensor &g : grads)
+        gs.push_back(summarise(g));
+      summary["seed"] = static_cast<int64_t>(seed);
+      summary["outputs"] = std::move(outs);
+      summary["gradients"] = std::move(gs);
+      summary["graph_load_ms"] = loadMs;
+      summary["reference_ms"] = referenceMs;
+    }
     // The backward's residual arguments, and how many of them the forward
     // outputs (the others are its arguments or results).
-    summary["residuals"] = static_cast<int64_t>(residualSources.size());
-    summary["residual_outputs"] =
-        static_cast<int64_t>(fwdOut.size() - numResults);
-    summary["graph_load_ms"] = loadMs;
-    summary["reference_ms"] = runMs;
+    summary["residuals"] = static_cast<int64_t>(t.residuals.size());
+    summary["residual_outputs"] = static_cast<int64_t>(
+        training->forward.getNumResults() - numResults);
     llvm::outs() << llvm::formatv("{0:2}",
                                   llvm::json::Value(std::move(summary)))
                  << "\n";

@@ -17,7 +17,9 @@
 #define GNN_COMPILER_DRIVER_H
 
 #include "gnn/Analysis/Schedule.h"
+#include "gnn/Dialect/GNN/Transforms/Autodiff.h"
 #include "gnn/Runtime/Program.h"
+#include "gnn/Runtime/TrainingProgram.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -80,6 +82,23 @@ LogicalResult lowerForCUDA(ModuleOp module, const CompileOptions &options);
 FailureOr<::gnn::runtime::Program>
 compileToProgram(ModuleOp module, func::FuncOp func,
                  const CompileOptions &options);
+
+/// The Program of `func`, lowered in a copy of `module` that holds only
+/// `func` and the functions it refers to (no other function's kernels are
+/// generated or compiled). `module` is not modified.
+FailureOr<::gnn::runtime::Program>
+compileFunction(ModuleOp module, func::FuncOp func,
+                const CompileOptions &options);
+
+/// The Programs of a training step of `training` (differentiateForTraining,
+/// in `module`) and how the backward's buffers bind to the step's
+/// (TrainingProgram.h): the forward compiled with `forward`'s options, the
+/// backward with `backward`'s. `module` is not modified (each is lowered in
+/// a copy).
+FailureOr<::gnn::runtime::TrainingProgram>
+compileTrainingProgram(ModuleOp module, const TrainingFunctions &training,
+                       const CompileOptions &forward,
+                       const CompileOptions &backward);
 
 /// Registers `gnn-cuda-pipeline` (and the gnn and gnnk passes) for gnn-opt.
 void registerCompilerPipelines();

@@ -19,6 +19,7 @@
 #define GNN_RUNTIME_DEVICEBYTES_H
 
 #include "gnn/Runtime/Program.h"
+#include "gnn/Runtime/TrainingProgram.h"
 
 #include <cstdint>
 #include <string>
@@ -85,6 +86,13 @@ struct DeviceMemoryNeed {
 StatusOr<DeviceMemoryNeed> deviceMemoryNeed(const Program &program,
                                             const FormulaScope &scope,
                                             bool batch = false);
+
+/// The need of a training step (TrainingExecutable) on such a graph: the
+/// step's buffers (TrainingProgram::stepBuffers) and the larger of the
+/// forward's and the backward's workspaces; `temps` sums both Programs'.
+StatusOr<DeviceMemoryNeed> trainingMemoryNeed(const TrainingProgram &training,
+                                              const FormulaScope &scope,
+                                              bool batch = false);
 
 /// OK when `need.total <= freeBytes`; otherwise an error naming the graph
 /// (`what`, its nodes and edges), the bytes needed (graph, buffers) and the

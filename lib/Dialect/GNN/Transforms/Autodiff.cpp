@@ -181,6 +181,40 @@ mlir::gnn::trimForwardResiduals(func::FuncOp fwd, unsigned numResults) {
   return sources;
 }
 
+FailureOr<TrainingFunctions>
+mlir::gnn::differentiateForTraining(func::FuncOp func,
+                                    const AutodiffOptions &options) {
+  auto module = func->getParentOfType<ModuleOp>();
+  for (StringRef suffix : {"_fwd", "_bwd"})
+    if (module && module.lookupSymbol((func.getSymName() + suffix).str()))
+      return func.emitOpError()
+             << "cannot be differentiated: @" << func.getSymName() << suffix
+             << " exists already";
+  bool marked = false;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    marked |= bool(func.getArgAttr(i, kDifferentiableAttrName));
+  for (unsigned i = 0; i < func.getNumArguments() && !marked; ++i)
+    if (isDifferentiable(func.getArgument(i)))
+      func.setArgAttr(i, kDifferentiableAttrName,
+                      UnitAttr::get(func.getContext()));
+  if (failed(differentiate(func, options)))
+    return failure();
+  TrainingFunctions t;
+  t.forward = module.lookupSymbol<func::FuncOp>(
+      (func.getSymName() + "_fwd").str());
+  t.backward = module.lookupSymbol<func::FuncOp>(
+      (func.getSymName() + "_bwd").str());
+  if (!t.forward || !t.backward)
+    return func.emitOpError("internal: gnn-autodiff made no @")
+           << func.getSymName() << "_fwd/_bwd";
+  t.numResults = func.getNumResults();
+  t.residuals = trimForwardResiduals(t.forward, t.numResults);
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    if (func.getArgAttr(i, kDifferentiableAttrName))
+      t.gradients.push_back(i);
+  return t;
+}
+
 LogicalResult mlir::gnn::differentiate(func::FuncOp func,
                                        const AutodiffOptions &options) {
   if (func.isDeclaration())

@@ -66,6 +66,26 @@ struct ResidualSource {
 SmallVector<ResidualSource> trimForwardResiduals(func::FuncOp fwd,
                                                  unsigned numResults);
 
+/// A function differentiated for a training step: `@<f>_fwd` trimmed
+/// (trimForwardResiduals), `@<f>_bwd`, where each of the backward's
+/// residual arguments comes from, and the arguments of f whose gradients
+/// the backward returns, in its result order.
+struct TrainingFunctions {
+  func::FuncOp forward, backward;
+  /// f's results (the forward's first results).
+  unsigned numResults = 0;
+  SmallVector<ResidualSource> residuals;
+  SmallVector<unsigned> gradients;
+};
+
+/// Differentiates `func` for training (gnn-run --grad, the Python package):
+/// with respect to its arguments marked {gnn.differentiable}, or every
+/// float tensor argument when none is marked; then trims the forward's
+/// residuals. Emits a diagnostic on `func` and fails when it cannot be
+/// differentiated or `@<f>_fwd` or `@<f>_bwd` exists already.
+FailureOr<TrainingFunctions>
+differentiateForTraining(func::FuncOp func, const AutodiffOptions &options = {});
+
 } // namespace gnn
 } // namespace mlir
 
