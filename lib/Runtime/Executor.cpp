@@ -410,8 +410,19 @@ Status Executable::runSteps(const Graph &graph,
       GNN_RETURN_IF_ERROR(eval(s->n, nn));
       GNN_RETURN_IF_ERROR(eval(s->k, kk));
       DType type = m.program.buffers[m.slotOf.at(s->a)].dtype;
-      Status st2 = gemm(type, s->transA, s->transB, mm, nn, kk, s->alpha,
-                        ptr(s->a), ptr(s->b), s->beta, ptr(s->c), stream);
+      Status st2;
+      if (s->partials.empty()) {
+        st2 = gemm(type, s->transA, s->transB, mm, nn, kk, s->alpha, ptr(s->a),
+                   ptr(s->b), s->beta, ptr(s->c), stream);
+      } else {
+        int64_t chunks = 0;
+        GNN_RETURN_IF_ERROR(eval(s->chunks, chunks));
+        st2 = gemmRowSplit(mm, nn, kk, chunks, s->alpha,
+                           static_cast<const float *>(ptr(s->a)),
+                           static_cast<const float *>(ptr(s->b)), s->beta,
+                           static_cast<float *>(ptr(s->c)),
+                           static_cast<double *>(ptr(s->partials)), stream);
+      }
       if (!st2.ok())
         return st2.withContext(where);
     } else if (auto *s = std::get_if<FillStep>(&step)) {

@@ -288,6 +288,85 @@ Status gnn::runtime::gemm(DType type, bool transA, bool transB, int64_t m,
   return Status();
 }
 
+/// One 32 x 32 tile of Aᵀ B (blockIdx.y: rows of C, blockIdx.x: columns)
+/// over the rows of slice blockIdx.z, in double precision: 256 threads, each
+/// four entries of one column (a warp shares its rows, so reads of `sa`
+/// broadcast and reads of `sb` are consecutive).
+__global__ void atbSlices(const float *__restrict__ a,
+                          const float *__restrict__ b, double *partials,
+                          int64_t m, int64_t n, int64_t k, int64_t rows) {
+  __shared__ float sa[32][33], sb[32][33];
+  int64_t i0 = int64_t(blockIdx.y) * 32, j0 = int64_t(blockIdx.x) * 32;
+  int64_t r0 = int64_t(blockIdx.z) * rows;
+  int64_t r1 = r0 + rows < k ? r0 + rows : k;
+  int tx = threadIdx.x % 32, ty = threadIdx.x / 32;
+  double acc[4] = {0, 0, 0, 0};
+  for (int64_t r = r0; r < r1; r += 32) {
+    for (int q = ty; q < 32; q += 8) {
+      int64_t row = r + q;
+      bool in = row < r1;
+      sa[q][tx] = in && i0 + tx < m ? a[row * m + i0 + tx] : 0.0f;
+      sb[q][tx] = in && j0 + tx < n ? b[row * n + j0 + tx] : 0.0f;
+    }
+    __syncthreads();
+#pragma unroll 8
+    for (int q = 0; q < 32; ++q) {
+      double y = sb[q][tx];
+#pragma unroll
+      for (int u = 0; u < 4; ++u)
+        acc[u] = fma(double(sa[q][ty * 4 + u]), y, acc[u]);
+    }
+    __syncthreads();
+  }
+  double *out = partials + int64_t(blockIdx.z) * m * n;
+  for (int u = 0; u < 4; ++u) {
+    int64_t i = i0 + ty * 4 + u, j = j0 + tx;
+    if (i < m && j < n)
+      out[i * n + j] = acc[u];
+  }
+}
+
+/// C = alpha * (the slices' sum, in slice order) + beta * C.
+__global__ void sumSlices(const double *partials, int64_t chunks, int64_t mn,
+                          double alpha, double beta, float *c) {
+  int64_t idx = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (idx >= mn)
+    return;
+  double s = 0;
+  for (int64_t z = 0; z < chunks; ++z)
+    s += partials[z * mn + idx];
+  s *= alpha;
+  if (beta != 0)
+    s += beta * double(c[idx]);
+  c[idx] = float(s);
+}
+
+Status gnn::runtime::gemmRowSplit(int64_t m, int64_t n, int64_t k,
+                                  int64_t chunks, double alpha, const float *a,
+                                  const float *b, double beta, float *c,
+                                  double *partials, cudaStream_t stream) {
+  if (m == 0 || n == 0)
+    return Status();
+  if (chunks < 1 || chunks > 65535)
+    return Status::error("gemm row split: " + std::to_string(chunks) +
+                         " slices (expected 1 to 65535)");
+  int64_t rows = (k + chunks - 1) / chunks;
+  dim3 grid(unsigned((n + 31) / 32), unsigned((m + 31) / 32),
+            unsigned(chunks));
+  if (grid.y > 65535)
+    return Status::error("gemm row split: " + std::to_string(m) +
+                         " rows of C (at most 65535 * 32)");
+  atbSlices<<<grid, 256, 0, stream>>>(a, b, partials, m, n, k, rows);
+  int64_t mn = m * n;
+  sumSlices<<<unsigned((mn + 255) / 256), 256, 0, stream>>>(
+      partials, chunks, mn, alpha, beta, c);
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess)
+    return Status::error(std::string("gemm row split: ") +
+                         cudaGetErrorName(e));
+  return Status();
+}
+
 Status gnn::runtime::fill64(void *data, double value, int64_t n,
                             cudaStream_t stream) {
   if (n <= 0)

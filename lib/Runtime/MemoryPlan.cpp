@@ -259,6 +259,7 @@ std::vector<LiveRange> gnn::runtime::bufferLiveRanges(const Program &program) {
       use(g->a);
       use(g->b);
       use(g->c);
+      use(g->partials);
     } else if (auto *f = std::get_if<FillStep>(&step)) {
       use(f->buffer);
     } else if (auto *c = std::get_if<CopyStep>(&step)) {

@@ -67,12 +67,17 @@ struct StepWriter {
                 {"beta", s.beta}};
   }
   Json operator()(const GemmStep &s) const {
-    return Json{{"op", "gemm"},        {"a", s.a},
-                {"b", s.b},            {"c", s.c},
-                {"m", s.m.text()},     {"n", s.n.text()},
-                {"k", s.k.text()},     {"trans_a", s.transA},
-                {"trans_b", s.transB}, {"alpha", s.alpha},
-                {"beta", s.beta}};
+    Json j{{"op", "gemm"},        {"a", s.a},
+           {"b", s.b},            {"c", s.c},
+           {"m", s.m.text()},     {"n", s.n.text()},
+           {"k", s.k.text()},     {"trans_a", s.transA},
+           {"trans_b", s.transB}, {"alpha", s.alpha},
+           {"beta", s.beta}};
+    if (!s.partials.empty()) {
+      j["partials"] = s.partials;
+      j["chunks"] = s.chunks.text();
+    }
+    return j;
   }
   Json operator()(const FillStep &s) const {
     return Json{{"op", "fill"}, {"buffer", s.buffer}, {"value", s.value}};
@@ -298,7 +303,7 @@ struct Reader {
     }
     if (op == "gemm") {
       GemmStep s;
-      if (!keys(j, path, {"op", "a", "b", "c", "m", "n", "k", "trans_a", "trans_b", "alpha", "beta"}) ||
+      if (!keys(j, path, {"op", "a", "b", "c", "m", "n", "k", "trans_a", "trans_b", "alpha", "beta", "partials", "chunks"}) ||
           !string(j, "a", path, s.a) || !string(j, "b", path, s.b) ||
           !string(j, "c", path, s.c) || !formulaField(j, "m", path, s.m) ||
           !formulaField(j, "n", path, s.n) || !formulaField(j, "k", path, s.k) ||
@@ -306,6 +311,11 @@ struct Reader {
           !boolean(j, "trans_b", path, s.transB) ||
           !number(j, "alpha", path, s.alpha, true) ||
           !number(j, "beta", path, s.beta, true))
+        return false;
+      // The row split: both keys or neither.
+      if ((j.contains("partials") || j.contains("chunks")) &&
+          (!string(j, "partials", path, s.partials) ||
+           !formulaField(j, "chunks", path, s.chunks)))
         return false;
       out = s;
       return true;
@@ -477,6 +487,14 @@ Status Program::verify() const {
       GNN_RETURN_IF_ERROR(need(s->a, "gemm a"));
       GNN_RETURN_IF_ERROR(need(s->b, "gemm b"));
       GNN_RETURN_IF_ERROR(need(s->c, "gemm c"));
+      if (!s->partials.empty()) {
+        GNN_RETURN_IF_ERROR(need(s->partials, "gemm partials", false));
+        if (byName[s->partials]->dtype != DType::F64 || *stepType != DType::F32 ||
+            !s->transA || s->transB)
+          return Status::error(where + ": a gemm's row split (partials '" +
+                               s->partials +
+                               "', f64) is for Aᵀ B of f32 matrices only");
+      }
     } else if (auto *s = std::get_if<FillStep>(&steps[i])) {
       GNN_RETURN_IF_ERROR(need(s->buffer, "fill", false));
       if (byName[s->buffer]->dtype == DType::I64 && s->value != 0)

@@ -225,3 +225,27 @@ func.func @attention_weights_returned(%g: !gnn.graph, %q: tensor<?x2x4xf32> {gnn
   %o = gnn.spmm sum %g, %v weights(%a : tensor<?x2xf32>) : tensor<?x2x4xf32> -> tensor<?x2x4xf32>
   return %o, %a : tensor<?x2x4xf32>, tensor<?x2xf32>
 }
+
+// -----
+
+// linalg.matmul: dX = dY Wᵀ and dW = Xᵀ dY, each a linalg.matmul with one
+// operand's indexing map transposed (one cuBLAS GEMM each on the GPU, the
+// weight gradient's sum over every node included).
+// CHECK-DAG: #[[DY:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[WT:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[XT:.*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+// CHECK-DAG: #[[DYK:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-LABEL: func.func @dense_bwd(%arg0: !gnn.graph, %arg1: tensor<?x16xf32>, %arg2: tensor<16x8xf32>, %arg3: tensor<?x8xf32>)
+// CHECK: %[[DX:.*]] = linalg.matmul indexing_maps = [#[[DY]], #[[WT]], #[[OUT]]] ins(%arg3, %arg2 : tensor<?x8xf32>, tensor<16x8xf32>)
+// CHECK: %[[DW:.*]] = linalg.matmul indexing_maps = [#[[XT]], #[[DYK]], #[[OUT]]] ins(%arg1, %arg3 : tensor<?x16xf32>, tensor<?x8xf32>)
+// CHECK: return %[[DX]], %[[DW]]
+func.func @dense(%g: !gnn.graph, %x: tensor<?x16xf32> {gnn.differentiable}, %w: tensor<16x8xf32> {gnn.differentiable}) -> tensor<?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x16xf32>
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %h = linalg.matmul ins(%x, %w : tensor<?x16xf32>, tensor<16x8xf32>) outs(%f : tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %h : tensor<?x8xf32>
+}

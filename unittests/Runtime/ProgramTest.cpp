@@ -126,6 +126,66 @@ TEST(Program, ParseErrorsNameThePlace) {
   EXPECT_NE(p.message().find("program is not valid JSON"), std::string::npos);
 }
 
+/// dW = Xᵀ dY with the row split: an f64 temp of partial sums per slice.
+Program rowSplit() {
+  auto f = [](const char *t) { return *Formula::parse(t); };
+  Program p;
+  p.name = "weight_grad";
+  p.buffers = {
+      {"x", BufferRole::Input, DType::F32, f("nodes * 16")},
+      {"dy", BufferRole::Input, DType::F32, f("nodes * 8")},
+      {"p", BufferRole::Temp, DType::F64,
+       f("max(min(ceil_div(nodes, 256), 1024), 1) * 128")},
+      {"dw", BufferRole::Output, DType::F32, f("128")}};
+  GemmStep g{"x", "dy", "dw", f("16"), f("8"), f("nodes"), true, false, 1.0f,
+             0.0f};
+  g.partials = "p";
+  g.chunks = f("max(min(ceil_div(nodes, 256), 1024), 1)");
+  p.steps.push_back(g);
+  return p;
+}
+
+TEST(Program, GemmRowSplitRoundTripsAndIsChecked) {
+  std::string text = rowSplit().toJson();
+  StatusOr<Program> parsed = Program::parse(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.message();
+  EXPECT_EQ(parsed->toJson(), text);
+  auto *g = std::get_if<GemmStep>(&parsed->steps[0]);
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->partials, "p");
+  EXPECT_EQ(*g->chunks.evaluate(FormulaScope{1000000}), 1024);
+  EXPECT_EQ(*g->chunks.evaluate(FormulaScope{300}), 2);
+  EXPECT_EQ(*g->chunks.evaluate(FormulaScope{0}), 1);
+  // The partials live through the step in the workspace.
+  StatusOr<MemoryPlan> plan = planMemory(*parsed, FormulaScope{1000});
+  ASSERT_TRUE(plan.ok()) << plan.message();
+  EXPECT_GE(plan->arenaBytes, 4u * 128 * 8);
+  // Both keys or neither.
+  size_t at = text.find(",\n      \"chunks\"");
+  ASSERT_NE(at, std::string::npos);
+  StatusOr<Program> half =
+      Program::parse(text.substr(0, at) + text.substr(text.find('\n', at + 2)));
+  ASSERT_FALSE(half.ok());
+  EXPECT_NE(half.message().find("chunks"), std::string::npos) << half.message();
+  // Only for Aᵀ B of f32 matrices, into an f64 temp.
+  for (int bad = 0; bad < 3; ++bad) {
+    Program p = rowSplit();
+    auto &s = std::get<GemmStep>(p.steps[0]);
+    if (bad == 0)
+      p.buffers[2].dtype = DType::F32;
+    if (bad == 1)
+      s.transA = false;
+    if (bad == 2)
+      s.transB = true;
+    Status st = p.verify();
+    ASSERT_FALSE(st.ok()) << bad;
+    EXPECT_NE(st.message().find("a gemm's row split (partials 'p', f64) is "
+                                "for Aᵀ B of f32 matrices only"),
+              std::string::npos)
+        << st.message();
+  }
+}
+
 TEST(Program, DuplicateBuffersAreRejected) {
   Program p = sample();
   p.buffers.push_back(p.buffers[0]);

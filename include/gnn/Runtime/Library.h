@@ -65,6 +65,17 @@ inline Status gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
               stream);
 }
 
+/// Row-major C (m x n) = alpha * Aᵀ B + beta * C for f32 A (k x m) and B
+/// (k x n) with the k rows cut into `chunks` slices of ceil(k / chunks): one
+/// block per 32 x 32 tile of C and slice sums its rows in double precision
+/// into `partials` (chunks * m * n doubles), which a second kernel adds in
+/// slice order. Deterministic, and precise where an f32 GEMM over a million
+/// rows is not (a weight gradient's sum over every node or edge). `chunks`
+/// >= 1; k may be 0.
+Status gemmRowSplit(int64_t m, int64_t n, int64_t k, int64_t chunks,
+                    double alpha, const float *a, const float *b, double beta,
+                    float *c, double *partials, cudaStream_t stream);
+
 /// Fills `n` doubles at `data` with `value` on `stream` (the driver's memset
 /// has no 64-bit pattern).
 Status fill64(void *data, double value, int64_t n, cudaStream_t stream);

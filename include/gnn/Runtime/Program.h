@@ -79,6 +79,13 @@ struct GemmStep {
   Formula m, n, k;
   bool transA = false, transB = false;
   float alpha = 1, beta = 0;
+  /// Aᵀ B of f32 matrices (a weight gradient: a sum over every node or
+  /// edge) without cuBLAS: the k rows are cut into `chunks` slices, each
+  /// summed in double precision into `partials` (an f64 temp of `chunks * m *
+  /// n` elements), which are then added in a fixed order (gemmRowSplit,
+  /// Library.h). Empty: cuBLAS.
+  std::string partials;
+  Formula chunks;
 };
 
 struct FillStep {

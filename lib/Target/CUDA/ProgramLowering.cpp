@@ -333,11 +333,15 @@ LogicalResult Lowering::lowerMatmul(linalg::MatmulOp mm) {
   MLIRContext *ctx = mm.getContext();
   AffineExpr i, j, k;
   bindDims(ctx, i, j, k);
-  if (maps[0] != AffineMap::get(3, 0, {i, k}, ctx) ||
-      maps[1] != AffineMap::get(3, 0, {k, j}, ctx) ||
-      maps[2] != AffineMap::get(3, 0, {i, j}, ctx))
+  auto map = [&](AffineExpr r, AffineExpr c) {
+    return AffineMap::get(3, 0, {r, c}, ctx);
+  };
+  // C += A B, A Bᵀ (gnn-autodiff's dA = dC Bᵀ) or Aᵀ B (its dB = Aᵀ dC).
+  bool transA = maps[0] == map(k, i), transB = maps[1] == map(j, k);
+  if (!(transA || maps[0] == map(i, k)) || !(transB || maps[1] == map(k, j)) ||
+      (transA && transB) || maps[2] != map(i, j))
     return mm.emitOpError("has indexing maps the CUDA backend does not "
-                          "support (only the default C += A B)");
+                          "support (C += A B, A Bᵀ or Aᵀ B)");
   Value a = mm.getInputs()[0], b = mm.getInputs()[1], init = mm.getOutputs()[0];
   auto bt = cast<RankedTensorType>(b.getType());
   Type element = getElementTypeOrSelf(a.getType());
@@ -349,12 +353,23 @@ LogicalResult Lowering::lowerMatmul(linalg::MatmulOp mm) {
               "for cuBLAS but got "
            << a.getType() << ", " << b.getType() << " and "
            << mm.getResult(0).getType();
-  if (!bt.hasStaticShape())
-    return mm.emitOpError("expects a static right-hand matrix");
+  // The sizes but the node or edge count are static: B's (a weight's) for
+  // A B and A Bᵀ; for Aᵀ B (both indexed by nodes or edges), the columns.
+  auto at = cast<RankedTensorType>(a.getType());
+  if (transA ? ShapedType::isDynamic(at.getDimSize(1)) ||
+                   ShapedType::isDynamic(bt.getDimSize(1))
+             : !bt.hasStaticShape())
+    return mm.emitOpError(transA ? "expects static numbers of columns"
+                                 : "expects a static right-hand matrix");
   FailureOr<std::string> ab = use(a, mm), bb = use(b, mm);
-  FailureOr<std::string> m = rowsFormula(a);
-  if (failed(ab) || failed(bb) || failed(m))
+  // C is m x n, the sum runs over k: Aᵀ B sums over A's rows (nodes or
+  // edges for a weight gradient).
+  FailureOr<std::string> rowsA = rowsFormula(a);
+  if (failed(ab) || failed(bb) || failed(rowsA))
     return failure();
+  std::string m = transA ? std::to_string(at.getDimSize(1)) : *rowsA;
+  int64_t n = bt.getDimSize(transB ? 0 : 1);
+  std::string kk = transA ? *rowsA : std::to_string(bt.getDimSize(transB ? 1 : 0));
   FailureOr<std::string> cb = define(mm.getResult(0), mm);
   if (failed(cb))
     return failure();
@@ -372,10 +387,26 @@ LogicalResult Lowering::lowerMatmul(linalg::MatmulOp mm) {
     program.steps.push_back(rt::CopyStep{*ib, *cb, *rt::Formula::parse(*n)});
     beta = 1.0f;
   }
-  program.steps.push_back(rt::GemmStep{
-      *ab, *bb, *cb, *rt::Formula::parse(*m),
-      rt::Formula::constant(bt.getDimSize(1)),
-      rt::Formula::constant(bt.getDimSize(0)), false, false, 1.0f, beta});
+  rt::GemmStep gemm{*ab, *bb, *cb, *rt::Formula::parse(m),
+                    rt::Formula::constant(n), *rt::Formula::parse(kk),
+                    transA, transB, 1.0f, beta};
+  if (transA && element.isF32()) {
+    // A weight gradient's sum over every node or edge: in double precision,
+    // the rows in slices of at least 256, about 1024 blocks in all
+    // (gemmRowSplit); an f32 GEMM over a million rows misses 1e-4.
+    int64_t tiles = (at.getDimSize(1) + 31) / 32 * ((n + 31) / 32);
+    std::string chunks = "max(min(ceil_div(" + *rowsA + ", 256), " +
+                         std::to_string(std::max<int64_t>(1, 1024 / tiles)) +
+                         "), 1)";
+    gemm.partials = "t" + std::to_string(temps++);
+    gemm.chunks = *rt::Formula::parse(chunks);
+    declared[gemm.partials] = program.buffers.size();
+    program.buffers.push_back(
+        {gemm.partials, rt::BufferRole::Temp, rt::DType::F64,
+         *rt::Formula::parse(chunks + " * " +
+                             std::to_string(at.getDimSize(1) * n))});
+  }
+  program.steps.push_back(std::move(gemm));
   return success();
 }
 

@@ -49,3 +49,47 @@ func.func @edges(%g: !gnn.graph, %s: tensor<?x2xf32> {gnn.domain = "edge"}) -> t
   %a = gnn.edge_softmax %g, %s : tensor<?x2xf32>
   return %a : tensor<?x2xf32>
 }
+
+// gnn-autodiff's matmul gradients: dX = dY Wᵀ (B transposed, a sum over the
+// weight's columns: cuBLAS) and dW = Xᵀ dY (A transposed, a sum over every
+// node: the row split, in double precision into an f64 temp of 1024 * 16 *
+// 8 elements at most).
+// CHECK-LABEL: "name": "weight_grads"
+// CHECK: "name": "[[P:t[0-9]+]]"
+// CHECK-NEXT: "role": "temp"
+// CHECK-NEXT: "dtype": "f64"
+// CHECK-NEXT: "size": "max(min(ceil_div(nodes, 256), 1024), 1) * 128"
+// CHECK: "op": "gemm"
+// CHECK-NEXT: "a": "arg2"
+// CHECK-NEXT: "b": "arg3"
+// CHECK-NEXT: "c": "result0"
+// CHECK-NEXT: "m": "nodes",
+// CHECK-NEXT: "n": "16",
+// CHECK-NEXT: "k": "8",
+// CHECK-NEXT: "trans_a": false,
+// CHECK-NEXT: "trans_b": true,
+// CHECK: "op": "gemm"
+// CHECK-NEXT: "a": "arg1"
+// CHECK-NEXT: "b": "arg2"
+// CHECK-NEXT: "c": "result1"
+// CHECK-NEXT: "m": "16",
+// CHECK-NEXT: "n": "8",
+// CHECK-NEXT: "k": "nodes",
+// CHECK-NEXT: "trans_a": true,
+// CHECK-NEXT: "trans_b": false,
+// CHECK-NEXT: "alpha": 1.0,
+// CHECK-NEXT: "beta": 0.0,
+// CHECK-NEXT: "partials": "[[P]]",
+// CHECK-NEXT: "chunks": "max(min(ceil_div(nodes, 256), 1024), 1)"
+func.func @weight_grads(%g: !gnn.graph, %x: tensor<?x16xf32>, %dy: tensor<?x8xf32>, %w: tensor<16x8xf32>) -> (tensor<?x16xf32>, tensor<16x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x16xf32>
+  %e = tensor.empty(%n) : tensor<?x16xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<?x16xf32>) -> tensor<?x16xf32>
+  %dx = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%dy, %w : tensor<?x8xf32>, tensor<16x8xf32>) outs(%f : tensor<?x16xf32>) -> tensor<?x16xf32>
+  %ew = tensor.empty() : tensor<16x8xf32>
+  %fw = linalg.fill ins(%z : f32) outs(%ew : tensor<16x8xf32>) -> tensor<16x8xf32>
+  %dw = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%x, %dy : tensor<?x16xf32>, tensor<?x8xf32>) outs(%fw : tensor<16x8xf32>) -> tensor<16x8xf32>
+  return %dx, %dw : tensor<?x16xf32>, tensor<16x8xf32>
+}

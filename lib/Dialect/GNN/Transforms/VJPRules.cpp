@@ -838,32 +838,25 @@ struct MatmulVJP
     MLIRContext *ctx = b.getContext();
     AffineExpr d0, d1, d2;
     bindDims(ctx, d0, d1, d2);
-    auto contract = [&](Value x, AffineMap mx, Value y, AffineMap my,
-                        Value like, AffineMap mo) {
-      SmallVector<utils::IteratorType> iters = {utils::IteratorType::parallel,
-                                                utils::IteratorType::parallel,
-                                                utils::IteratorType::reduction};
-      return linalg::GenericOp::create(
-                 b, loc, TypeRange{like.getType()}, ValueRange{x, y},
-                 ValueRange{t.zerosLike(like)},
-                 ArrayRef<AffineMap>{mx, my, mo}, iters,
-                 [](OpBuilder &nb, Location nl, ValueRange args) {
-                   Value p = arith::MulFOp::create(nb, nl, args[0], args[1]);
-                   linalg::YieldOp::create(
-                       nb, nl,
-                       ValueRange{arith::AddFOp::create(nb, nl, args[2], p)});
-                 })
-          .getResult(0);
+    // Each gradient is a matmul with one operand transposed (cuBLAS GEMMs
+    // with a transpose flag on the GPU): the weight gradient's sum over
+    // every node is one GEMM, not a reduction per weight element.
+    auto matmul = [&](Value x, AffineMap mx, Value y, AffineMap my,
+                      Value like) {
+      auto op = linalg::MatmulOp::create(b, loc, TypeRange{like.getType()},
+                                         ValueRange{x, y},
+                                         ValueRange{t.zerosLike(like)});
+      op.setIndexingMapsAttr(b.getAffineMapArrayAttr(
+          {mx, my, AffineMap::get(3, 0, {d0, d1}, ctx)}));
+      return op.getResult(0);
     };
     grads.assign(op->getNumOperands(), Value());
-    // dA[i, k] = sum_j dC[i, j] B[k, j]   (loops i, k, j)
-    grads[0] = contract(dc, AffineMap::get(3, 0, {d0, d2}, ctx), bm,
-                        AffineMap::get(3, 0, {d1, d2}, ctx), a,
-                        AffineMap::get(3, 0, {d0, d1}, ctx));
-    // dB[k, j] = sum_i A[i, k] dC[i, j]   (loops k, j, i)
-    grads[1] = contract(a, AffineMap::get(3, 0, {d2, d0}, ctx), dc,
-                        AffineMap::get(3, 0, {d2, d1}, ctx), bm,
-                        AffineMap::get(3, 0, {d0, d1}, ctx));
+    // dA[i, k] = sum_j dC[i, j] B[k, j]: dC Bᵀ   (loops i, k, j)
+    grads[0] = matmul(dc, AffineMap::get(3, 0, {d0, d2}, ctx), bm,
+                      AffineMap::get(3, 0, {d1, d2}, ctx), a);
+    // dB[k, j] = sum_i A[i, k] dC[i, j]: Aᵀ dC   (loops k, j, i)
+    grads[1] = matmul(a, AffineMap::get(3, 0, {d2, d0}, ctx), dc,
+                      AffineMap::get(3, 0, {d2, d1}, ctx), bm);
     // C0 is added as it is.
     grads[2] = dc;
     return success();
