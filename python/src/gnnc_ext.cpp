@@ -531,6 +531,17 @@ void bindAll(std::map<std::string, void *> &bindings,
     bindings[names[i]] = reinterpret_cast<void *>(pointers[i]);
 }
 
+/// Runs `call(graph, bindings, stream, workspace)` (an enqueue) without the
+/// GIL, on the caller's stream and workspace (256-byte aligned).
+template <typename Call>
+void enqueue(const DeviceGraph &graph,
+             const std::map<std::string, void *> &bindings, uintptr_t workspace,
+             uintptr_t stream, Call call) {
+  void *ws = reinterpret_cast<void *>(checkedWorkspace(workspace));
+  nb::gil_scoped_release release;
+  check(call(*graph.graph, bindings, reinterpret_cast<cudaStream_t>(stream), ws));
+}
+
 /// One function compiled for a graph's statistics: a loaded Executable.
 class CudaFunction {
 public:
@@ -573,10 +584,8 @@ public:
     std::map<std::string, void *> bindings;
     bindAll(bindings, inputNames, inputs, "inputs");
     bindAll(bindings, outputNames, outputs, "outputs");
-    void *ws = reinterpret_cast<void *>(checkedWorkspace(workspace));
-    nb::gil_scoped_release release;
-    check(exe->run(*graph.graph, bindings,
-                   reinterpret_cast<cudaStream_t>(stream), ws));
+    enqueue(graph, bindings, workspace, stream,
+            [&](auto &&...a) { return exe->run(a...); });
   }
 
   std::string source() const { return program.source; }
@@ -636,10 +645,8 @@ public:
     std::map<std::string, void *> bindings;
     bindAll(bindings, inputNames, inputs, "inputs");
     bindAll(bindings, outputNames, outputs, "outputs");
-    void *ws = reinterpret_cast<void *>(checkedWorkspace(workspace));
-    nb::gil_scoped_release release;
-    check(exe->forward(*graph.graph, bindings,
-                       reinterpret_cast<cudaStream_t>(stream), ws));
+    enqueue(graph, bindings, workspace, stream,
+            [&](auto &&...a) { return exe->forward(a...); });
   }
 
   /// The backward after the forward: the inputs and outputs as the forward
@@ -655,10 +662,8 @@ public:
     bindAll(bindings, outputNames, outputs, "outputs");
     bindAll(bindings, outputGradNames, outputGrads, "output gradients");
     bindAll(bindings, gradNames, grads, "gradients");
-    void *ws = reinterpret_cast<void *>(checkedWorkspace(workspace));
-    nb::gil_scoped_release release;
-    check(exe->backward(*graph.graph, bindings,
-                        reinterpret_cast<cudaStream_t>(stream), ws));
+    enqueue(graph, bindings, workspace, stream,
+            [&](auto &&...a) { return exe->backward(a...); });
   }
 
 private:

@@ -139,10 +139,13 @@ static int compileForTarget(const rt::Program &program, const GraphStats &stats,
   return 0;
 }
 
-/// Fails unless `need` fits in the device's free memory.
+/// Fails unless there is a device and `need` fits in its free memory.
 static int checkFits(const rt::StatusOr<rt::DeviceMemoryNeed> &need,
                      const HostGraph &graph, const GraphStats &stats,
                      const std::string &what, llvm::json::Object &cuda) {
+  rt::StatusOr<rt::CudaDriver *> driver = rt::CudaDriver::get();
+  if (!driver.ok())
+    return fail(driver.message());
   if (!need.ok())
     return fail("graph '" + graph.name + "' (" + std::to_string(stats.nodes) +
                 " nodes, " + std::to_string(stats.edges) +
@@ -471,9 +474,6 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
     return 0;
   }
 
-  rt::StatusOr<rt::CudaDriver *> driver = rt::CudaDriver::get();
-  if (!driver.ok())
-    return fail(driver.message());
   // Everything the run allocates on the device, before any of it is.
   rt::FormulaScope scope = scopeOf(stats);
   rt::StatusOr<rt::DeviceMemoryNeed> need =
@@ -620,9 +620,6 @@ int gnn::runCudaTraining(mlir::ModuleOp module,
     return 0;
   }
 
-  rt::StatusOr<rt::CudaDriver *> driver = rt::CudaDriver::get();
-  if (!driver.ok())
-    return fail(driver.message());
   rt::FormulaScope scope = scopeOf(stats);
   GNN_RETURN_IF_FAILED(checkFits(
       rt::trainingMemoryNeed(*program, scope, !graph.graphIds.empty()), graph,

@@ -93,6 +93,22 @@ static cl::opt<bool> grad(
              "@f_bwd with seeded output gradients, and report (and, with "
              "cuda, check) every argument's gradient"));
 
+#ifdef GNNC_HAVE_CUDA_RUNTIME
+/// The cuda backend's options from the command line.
+static ::gnn::CudaRunOptions cudaRunOptions() {
+  ::gnn::CudaRunOptions o;
+  o.compileOnly = compileOnly;
+  o.arch = arch;
+  o.reps = reps;
+  o.warmup = warmup;
+  o.profileSteps = profileSteps;
+  o.dumpProgram = dumpProgram;
+  o.dumpSource = dumpCuda;
+  o.dumpMemoryPlan = dumpMemoryPlan;
+  return o;
+}
+#endif
+
 /// Prints `message` as an error and returns the exit code 1.
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "gnn-run: error: " << message << "\n";
@@ -343,15 +359,7 @@ static int run() {
     int exitCode = 0;
     if (cuda) {
 #ifdef GNNC_HAVE_CUDA_RUNTIME
-      ::gnn::CudaRunOptions o;
-      o.compileOnly = compileOnly;
-      o.arch = arch;
-      o.reps = reps;
-      o.warmup = warmup;
-      o.profileSteps = profileSteps;
-      o.dumpProgram = dumpProgram;
-      o.dumpSource = dumpCuda;
-      o.dumpMemoryPlan = dumpMemoryPlan;
+      ::gnn::CudaRunOptions o = cudaRunOptions();
       ::gnn::TrainingCheck check;
       check.forward = reference ? &fwdOut : nullptr;
       check.seedOutputGrads = seedOutputGrads;
@@ -410,15 +418,7 @@ static int run() {
   int exitCode = 0;
 #ifdef GNNC_HAVE_CUDA_RUNTIME
   if (cuda) {
-    ::gnn::CudaRunOptions o;
-    o.compileOnly = compileOnly;
-    o.arch = arch;
-    o.reps = reps;
-    o.warmup = warmup;
-    o.profileSteps = profileSteps;
-    o.dumpProgram = dumpProgram;
-    o.dumpSource = dumpCuda;
-    o.dumpMemoryPlan = dumpMemoryPlan;
+    ::gnn::CudaRunOptions o = cudaRunOptions();
     std::vector<::gnn::Tensor> gpuOutputs;
     exitCode = ::gnn::runCudaBackend(*module, func, graph.graph, inputs,
                                      reference ? &*outputs : nullptr, o,
