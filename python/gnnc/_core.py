@@ -299,6 +299,26 @@ def _check_inputs(sig: dict, function: str, edge_index: torch.Tensor,
             raise ValueError(f"{what} must be contiguous (call .contiguous())")
 
 
+def _check_results(what: str, tensors: Sequence[torch.Tensor],
+                   expected: List[Tuple[list, torch.dtype]],
+                   edge_index: torch.Tensor) -> None:
+    """Tensors standing for results: their count, shapes, dtypes, device and
+    layout (the kernels read them as they are)."""
+    if len(tensors) != len(expected):
+        raise TypeError(f"gnnc: expected {len(expected)} tensors for the "
+                        f"{what}s, got {len(tensors)}")
+    for k, (t, (shape, dtype)) in enumerate(zip(tensors, expected)):
+        if (not isinstance(t, torch.Tensor) or list(t.shape) != shape
+                or t.dtype != dtype or t.device != edge_index.device
+                or not t.is_contiguous()):
+            got = (f"{type(t).__name__}" if not isinstance(t, torch.Tensor) else
+                   f"{list(t.shape)} {t.dtype} on {t.device}"
+                   f"{'' if t.is_contiguous() else ', not contiguous'}")
+            raise ValueError(f"gnnc: {what} #{k} must be a contiguous {dtype} "
+                             f"tensor of shape {shape} on {edge_index.device}, "
+                             f"got {got}")
+
+
 # --------------------------------------------------------------------------
 # The custom op.
 
@@ -413,7 +433,17 @@ def _run_backward(module: str, function: str, edge_index: torch.Tensor,
     ``outputs`` (its results, then its own residuals), with the gradients of
     its results; returns the gradients of the differentiated arguments."""
     m = _module(module)
-    info = m.grad_info[function]
+    info = m.grad_info.get(function)
+    if info is None:
+        raise ValueError(f"gnnc: @{function} was not differentiated")
+    _check_inputs(m.signature(function), function, edge_index, num_nodes, inputs)
+    num_edges = edge_index.shape[1]
+    _check_results(f"@{info['forward']} output", outputs,
+                   _result_shapes(m.signature(info["forward"]), num_nodes, num_edges),
+                   edge_index)
+    _check_results(f"@{function} output gradient", output_grads,
+                   _result_shapes(m.signature(function), num_nodes, num_edges),
+                   edge_index)
     graph = _graphs.get(edge_index, num_nodes)
     grads = [torch.empty(shape, dtype=dtype, device=edge_index.device)
              for shape, dtype in _result_shapes(m.signature(info["backward"]),

@@ -171,6 +171,16 @@ def test_opcheck():
     grads = torch.ops.gnnc.backward(key_fn._key, key_fn.function, g.edge_index,
                                     g.num_nodes, inputs, list(outputs), dys)
     assert [t.shape for t in grads] == [x.shape for x in xs]
+    # The kernels read what they are given as it is: anything else is refused.
+    with pytest.raises(ValueError, match="output gradient #0 must be a contiguous"):
+        torch.ops.gnnc.backward(key_fn._key, key_fn.function, g.edge_index,
+                                g.num_nodes, inputs, list(outputs), [dys[0][:-1]])
+    with pytest.raises(TypeError, match="expected 1 tensors for the"):
+        torch.ops.gnnc.backward(key_fn._key, key_fn.function, g.edge_index,
+                                g.num_nodes, inputs, list(outputs), [])
+    with pytest.raises(ValueError, match="was not differentiated"):
+        torch.ops.gnnc.backward(key_fn._key, "nothing", g.edge_index,
+                                g.num_nodes, inputs, list(outputs), dys)
 
 
 def example_f64(name):

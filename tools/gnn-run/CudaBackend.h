@@ -31,7 +31,7 @@ struct CudaRunOptions {
   std::string dumpMemoryPlan;
 };
 
-/// Compiles `func` (in `module`, which is modified) for the GPU, runs it on
+/// Compiles `func` (in `module`, not modified) for the GPU, runs it on
 /// `graph` with `inputs`, times it and compares its outputs with `reference`
 /// when given. Adds a "cuda" object to `summary`; writes the outputs to
 /// `outputs`. Returns the exit code; errors are printed.
