@@ -18,8 +18,9 @@ captured as one CUDA graph and replayed each epoch (docs/Python.md); with
 --compile-mode's mode). Each is a run of its own beside the eager one, with
 the same seeds, so that their epoch times come from the same process.
 
-Cora is read from $GNNC_DATASETS/cora, else shared/datasets/cora or
-../shared/datasets/cora from the working directory upward. Runs on the GPU
+Cora is read from $GNNC_DATASETS/cora, else from the repository's data/cora
+(Cora and Citeseer ship with gnnc: data/README.md), else shared/datasets/cora
+or ../shared/datasets/cora from the working directory upward. Runs on the GPU
 when there is one (--device to choose).
 """
 
@@ -39,13 +40,16 @@ def find_dataset(name):
     roots = []
     if os.environ.get("GNNC_DATASETS"):
         roots.append(pathlib.Path(os.environ["GNNC_DATASETS"]))
+    # The copies shipped in the repository (data/README.md).
+    roots.append(pathlib.Path(__file__).resolve().parents[2] / "data")
     here = pathlib.Path.cwd().resolve()
     for d in [here, *here.parents]:
         roots += [d / "shared" / "datasets", d.parent / "shared" / "datasets"]
     for r in roots:
         if (r / name / "meta.txt").is_file():
             return r / name
-    sys.exit(f"train_cora: no data set '{name}' (set GNNC_DATASETS)")
+    sys.exit(f"train_cora: no data set '{name}' in {', '.join(map(str, roots[:3]))} "
+             "or shared/datasets (set GNNC_DATASETS)")
 
 
 def load_planetoid(path, device):
