@@ -6,14 +6,18 @@
 
 #include "gnn/Runtime/CacheEntry.h"
 
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <mutex>
 #include <random>
+#include <set>
+#include <sstream>
+#include <streambuf>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace gnn::runtime;
@@ -86,34 +90,174 @@ void gnn::runtime::writeCacheEntry(std::ostream &os, const CacheKey &key,
   os.write(image.data(), image.size());
 }
 
+//===----------------------------------------------------------------------===//
+// The cache directory and its files: trusted only when only we can write them
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A file descriptor closed on scope exit.
+struct Fd {
+  int fd = -1;
+  explicit Fd(int fd) : fd(fd) {}
+  Fd(const Fd &) = delete;
+  Fd &operator=(const Fd &) = delete;
+  ~Fd() {
+    if (fd >= 0)
+      ::close(fd);
+  }
+  explicit operator bool() const { return fd >= 0; }
+};
+
+/// An input stream buffer reading an open file descriptor.
+class FdInBuf : public std::streambuf {
+public:
+  explicit FdInBuf(int fd) : fd(fd) {}
+
+protected:
+  int_type underflow() override {
+    if (gptr() < egptr())
+      return traits_type::to_int_type(*gptr());
+    ssize_t n;
+    do
+      n = ::read(fd, buf, sizeof(buf));
+    while (n < 0 && errno == EINTR);
+    if (n <= 0)
+      return traits_type::eof();
+    setg(buf, buf, buf + n);
+    return traits_type::to_int_type(*gptr());
+  }
+
+private:
+  int fd;
+  char buf[1 << 16];
+};
+
+/// The octal permission bits of `mode`, e.g. "0777".
+std::string octalMode(mode_t mode) {
+  char buf[8];
+  std::snprintf(buf, sizeof(buf), "%04o", static_cast<unsigned>(mode & 07777));
+  return buf;
+}
+
+/// Says once per process and directory why the cache is not used or not
+/// written: the work is still done, every time, which the user should know.
+void warnCache(const std::string &dir, const std::string &what) {
+  static std::mutex mutex;
+  static std::set<std::string> warned;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!warned.insert(dir).second)
+      return;
+  }
+  std::fprintf(stderr,
+               "gnnc: warning: the cache '%s' %s; kernels are compiled and "
+               "schedules tuned every time (set GNNC_CACHE_DIR to a directory "
+               "only you can write)\n",
+               dir.c_str(), what.c_str());
+}
+} // namespace
+
+std::string gnn::runtime::untrustedCacheFile(const struct stat &st,
+                                             bool directory) {
+  if (directory ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
+    return directory ? "is not a directory" : "is not a regular file";
+  std::string owner = "owner uid " + std::to_string(st.st_uid) + ", mode " +
+                      octalMode(st.st_mode);
+  if (st.st_uid != geteuid())
+    return "is not owned by uid " + std::to_string(geteuid()) + " (" + owner +
+           ")";
+  if (st.st_mode & (S_IWGRP | S_IWOTH))
+    return "is writable by group or others (" + owner + ")";
+  return "";
+}
+
+/// Opens the cache directory `dir` (not following a symbolic link) and checks
+/// it on the open descriptor. -1 when there is none (`why` empty), it cannot
+/// be opened or it is not to be trusted (`why` says why; `untrusted` tells
+/// the last).
+static int openCacheDir(const std::string &dir, std::string &why,
+                        bool &untrusted) {
+  why.clear();
+  untrusted = false;
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    int err = errno;
+    struct stat st;
+    if (err == ENOENT)
+      return -1;
+    if (::lstat(dir.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+      why = "is a symbolic link";
+      untrusted = true;
+    } else if (err == ENOTDIR) {
+      why = "is not a directory";
+    } else {
+      why = std::string("cannot be opened (") + std::strerror(err) + ")";
+    }
+    return -1;
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    why = std::string("cannot be inspected (") + std::strerror(errno) + ")";
+  } else {
+    why = untrustedCacheFile(st, /*directory=*/true);
+    untrusted = !why.empty();
+  }
+  if (!why.empty()) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 bool gnn::runtime::readCacheFile(const std::string &dir,
                                  const std::string &suffix,
                                  const CacheKey &key, std::vector<char> &image) {
-  namespace fs = std::filesystem;
-  std::string path = dir + "/" + key.hex() + suffix;
-  // Only a regular file is read (opening a FIFO would block forever), and
-  // its sizes are checked against the file before anything is allocated.
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec))
+  // A folder that is missing or cannot be opened is only a miss (writing
+  // the entry reports it); one that is not to be trusted is said so here.
+  std::string why;
+  bool untrusted = false;
+  Fd dirFd(openCacheDir(dir, why, untrusted));
+  if (!dirFd) {
+    if (untrusted)
+      warnCache(dir, "is not used: it " + why);
     return false;
-  uint64_t fileSize = fs::file_size(path, ec);
-  if (ec)
+  }
+  std::string name = key.hex() + suffix;
+  // Not through a symbolic link, and without blocking on a FIFO (which is
+  // then refused as not a regular file).
+  Fd fd(::openat(dirFd.fd, name.c_str(),
+                 O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (!fd)
     return false;
-  std::ifstream is(path, std::ios::binary);
-  return is && readCacheEntry(is, fileSize, key, image);
+  struct stat st;
+  if (::fstat(fd.fd, &st) != 0 || !S_ISREG(st.st_mode))
+    return false;
+  // An entry someone else could have written is ignored (and replaced).
+  if (std::string bad = untrustedCacheFile(st, /*directory=*/false);
+      !bad.empty()) {
+    warnCache(dir, "holds an entry that is not used: '" + name + "' " + bad);
+    return false;
+  }
+  FdInBuf buf(fd.fd);
+  std::istream is(&buf);
+  return readCacheEntry(is, static_cast<uint64_t>(st.st_size), key, image);
 }
 
-/// Says once per process that the cache directory cannot be written: the
-/// work is still done, every time, which the user should know.
-static void warnUnusableCache(const std::string &dir, const std::string &why) {
-  static std::atomic<bool> warned{false};
-  if (warned.exchange(true))
-    return;
-  std::fprintf(stderr,
-               "gnnc: warning: the cache '%s' cannot be written (%s); "
-               "kernels are compiled and schedules tuned every time (set "
-               "GNNC_CACHE_DIR)\n",
-               dir.c_str(), why.c_str());
+/// Writes all of `data` to `fd`; false with errno set on failure.
+static bool writeAll(int fd, const char *data, size_t size) {
+  while (size > 0) {
+    ssize_t n = ::write(fd, data, size);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      if (n == 0)
+        errno = EIO;
+      return false;
+    }
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
 }
 
 void gnn::runtime::writeCacheFile(const std::string &dir,
@@ -121,27 +265,55 @@ void gnn::runtime::writeCacheFile(const std::string &dir,
                                   const CacheKey &key,
                                   const std::vector<char> &image) {
   namespace fs = std::filesystem;
+  // The parents as any tool makes them, the cache itself for us alone.
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir, ec)) {
-    warnUnusableCache(dir, ec ? ec.message() : "not a directory");
+  fs::path parent = fs::path(dir).parent_path();
+  if (!parent.empty())
+    fs::create_directories(parent, ec);
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    warnCache(dir, std::string("cannot be written (") + std::strerror(errno) +
+                       ")");
     return;
   }
-  std::string path = dir + "/" + key.hex() + suffix;
-  std::random_device rd;
-  std::string tmp = path + ".tmp." + std::to_string(getpid()) + "." +
-                    std::to_string(rd());
-  {
-    std::ofstream os(tmp, std::ios::binary);
-    writeCacheEntry(os, key, image);
-    if (!os) {
-      fs::remove(tmp, ec);
-      warnUnusableCache(dir, std::strerror(errno));
-      return;
-    }
+  std::string why;
+  bool untrusted = false;
+  Fd dirFd(openCacheDir(dir, why, untrusted));
+  if (!dirFd) {
+    warnCache(dir, untrusted     ? "is not used: it " + why
+                   : why.empty() ? "cannot be written (it disappeared)"
+                                 : "cannot be written: it " + why);
+    return;
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    warnUnusableCache(dir, std::strerror(errno));
-    fs::remove(tmp, ec);
+  std::string name = key.hex() + suffix;
+  std::random_device rd;
+  std::string tmp = name + ".tmp." + std::to_string(getpid()) + "." +
+                    std::to_string(rd());
+  std::ostringstream os;
+  writeCacheEntry(os, key, image);
+  std::string bytes = os.str();
+  // A new private file, then renamed into place: concurrent writers each
+  // write their own, readers see the old entry or the new one.
+  int fd = ::openat(dirFd.fd, tmp.c_str(),
+                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    warnCache(dir, std::string("cannot be written (") + std::strerror(errno) +
+                       ")");
+    return;
+  }
+  bool ok = writeAll(fd, bytes.data(), bytes.size());
+  int err = errno;
+  if (::close(fd) != 0 && ok) {
+    ok = false;
+    err = errno;
+  }
+  if (ok && ::renameat(dirFd.fd, tmp.c_str(), dirFd.fd, name.c_str()) != 0) {
+    ok = false;
+    err = errno;
+  }
+  if (!ok) {
+    // The reason is kept before the cleanup can change errno.
+    ::unlinkat(dirFd.fd, tmp.c_str(), 0);
+    warnCache(dir, std::string("cannot be written (") + std::strerror(err) +
+                       ")");
   }
 }

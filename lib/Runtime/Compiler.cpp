@@ -17,7 +17,6 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -156,6 +155,49 @@ static std::string quoteSourceLines(const std::string &log,
   return out.str();
 }
 
+/// Writes `text` to the new or truncated file `path`; the error names the
+/// file and the reason.
+static Status writeDumpFile(const std::string &path, const std::string &text) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int err = 0;
+  if (fd < 0) {
+    err = errno;
+  } else {
+    const char *p = text.data();
+    size_t left = text.size();
+    while (left > 0 && !err) {
+      ssize_t n = ::write(fd, p, left);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        err = n < 0 ? errno : EIO;
+      else
+        p += n, left -= static_cast<size_t>(n);
+    }
+    if (::close(fd) != 0 && !err)
+      err = errno;
+  }
+  if (err)
+    return Status::error("cannot write '" + path + "' (GNNC_DUMP_DIR): " +
+                         std::strerror(err));
+  return Status();
+}
+
+/// GNNC_DUMP_DIR: the source and NVRTC's log of a compiled kernel.
+static Status writeDumps(const std::string &dir, const std::string &source,
+                         const std::string &sourceText, const std::string &log,
+                         const std::string &logText) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec)
+    return Status::error("cannot create '" + dir +
+                         "' (GNNC_DUMP_DIR): " + ec.message());
+  Status s = writeDumpFile(dir + "/" + source, sourceText);
+  if (!s.ok())
+    return s;
+  return writeDumpFile(dir + "/" + log, logText);
+}
+
 StatusOr<Cubin> Compiler::Impl::runNvrtc(const CompileRequest &request,
                                          const std::string &arch) {
   std::string file = request.name + ".cu";
@@ -183,10 +225,14 @@ StatusOr<Cubin> Compiler::Impl::runNvrtc(const CompileRequest &request,
     log.pop_back();
   const Environment &env = environment();
   if (!env.dumpDir.empty()) {
-    std::error_code ec;
-    fs::create_directories(env.dumpDir, ec);
-    std::ofstream(env.dumpDir + "/" + file) << request.source;
-    std::ofstream(env.dumpDir + "/" + request.name + ".log") << log << "\n";
+    // Dumps were asked for: one that cannot be written is an error, not a
+    // file silently missing when it is looked for.
+    Status dumped = writeDumps(env.dumpDir, file, request.source,
+                               request.name + ".log", log + "\n");
+    if (!dumped.ok()) {
+      nvrtcDestroyProgram(&prog);
+      return dumped;
+    }
   }
   if (r != NVRTC_SUCCESS) {
     nvrtcDestroyProgram(&prog);

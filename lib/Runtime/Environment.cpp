@@ -8,6 +8,8 @@
 
 #include <cstdlib>
 
+#include <unistd.h>
+
 using namespace gnn::runtime;
 
 static std::string get(const char *name) {
@@ -26,8 +28,8 @@ Environment gnn::runtime::readEnvironment() {
     env.cacheDir = get("XDG_CACHE_HOME") + "/gnnc";
   else if (!get("HOME").empty())
     env.cacheDir = get("HOME") + "/.cache/gnnc";
-  else
-    env.cacheDir = "/tmp/gnnc-cache";
+  else // Per user: another user's folder would not be trusted (CacheEntry.h).
+    env.cacheDir = "/tmp/gnnc-cache-" + std::to_string(geteuid());
   std::string always = get("GNNC_ALWAYS_COMPILE");
   env.alwaysCompile = !always.empty() && always != "0";
   env.dumpDir = get("GNNC_DUMP_DIR");

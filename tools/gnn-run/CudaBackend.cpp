@@ -28,7 +28,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <fstream>
 
 using namespace gnn;
 namespace rt = gnn::runtime;
@@ -86,32 +85,54 @@ static rt::FormulaScope scopeOf(const GraphStats &s) {
                           s.maxInDegree, s.maxOutDegree, s.largestGraph};
 }
 
-/// What the JSON says of a compiled Program, and its dumps.
-static llvm::json::Object describe(const rt::Program &program, double lowerMs,
-                                   const GraphStats &stats,
-                                   const std::string &dumpProgram,
-                                   const std::string &dumpSource) {
-  if (!dumpProgram.empty())
-    std::ofstream(dumpProgram) << program.toJson();
-  if (!dumpSource.empty())
-    std::ofstream(dumpSource) << program.source;
-  return llvm::json::Object{{"lower_ms", lowerMs},
-                            {"kernels", (int64_t)program.kernels.size()},
-                            {"steps", (int64_t)program.steps.size()},
-                            {"index_bits", program.indexBits},
-                            {"stats_option", stats.toOption()}};
+/// Writes `text` to the file `path`: 1 with "cannot write 'PATH': REASON"
+/// when it cannot be opened, written or closed.
+static int writeFile(const std::string &path, llvm::StringRef text) {
+  std::error_code ec;
+  {
+    // "-" names a file here, as it always did, not stdout (the JSON).
+    llvm::raw_fd_ostream os(path == "-" ? "./-" : path, ec);
+    if (!ec) {
+      os << text;
+      os.close();
+      if (os.has_error()) {
+        ec = os.error();
+        os.clear_error();
+      }
+    }
+  }
+  if (ec)
+    return fail("cannot write '" + path + "': " + ec.message());
+  return 0;
 }
 
-/// The temporaries' memory plan figures (MemoryPlan.h), and its dump.
-static llvm::json::Object memoryOf(const rt::MemoryPlan &plan,
-                                   const rt::Program &program,
-                                   const std::string &dump) {
+/// What the JSON says of a compiled Program (into `out`), and its dumps.
+static int describe(const rt::Program &program, double lowerMs,
+                    const GraphStats &stats, const std::string &dumpProgram,
+                    const std::string &dumpSource, llvm::json::Object &out) {
+  if (!dumpProgram.empty())
+    GNN_RETURN_IF_FAILED(writeFile(dumpProgram, program.toJson()));
+  if (!dumpSource.empty())
+    GNN_RETURN_IF_FAILED(writeFile(dumpSource, program.source));
+  out = llvm::json::Object{{"lower_ms", lowerMs},
+                           {"kernels", (int64_t)program.kernels.size()},
+                           {"steps", (int64_t)program.steps.size()},
+                           {"index_bits", program.indexBits},
+                           {"stats_option", stats.toOption()}};
+  return 0;
+}
+
+/// The temporaries' memory plan figures (MemoryPlan.h) into `out`, and its
+/// dump.
+static int memoryOf(const rt::MemoryPlan &plan, const rt::Program &program,
+                    const std::string &dump, llvm::json::Object &out) {
   if (!dump.empty())
-    std::ofstream(dump) << plan.toJson(program);
-  return llvm::json::Object{
+    GNN_RETURN_IF_FAILED(writeFile(dump, plan.toJson(program)));
+  out = llvm::json::Object{
       {"arena_bytes", (int64_t)plan.arenaBytes},
       {"max_live_bytes", (int64_t)plan.maxLiveBytes},
       {"unplanned_temp_bytes", (int64_t)plan.unplannedBytes}};
+  return 0;
 }
 
 /// --compile-only: the memory plan at the host graph's sizes and an NVRTC
@@ -123,7 +144,9 @@ static int compileForTarget(const rt::Program &program, const GraphStats &stats,
   rt::StatusOr<rt::MemoryPlan> plan = rt::planMemory(program, scopeOf(stats));
   if (!plan.ok())
     return fail(plan.message());
-  cuda["memory"] = memoryOf(*plan, program, dumpMemoryPlan);
+  llvm::json::Object memory;
+  GNN_RETURN_IF_FAILED(memoryOf(*plan, program, dumpMemoryPlan, memory));
+  cuda["memory"] = std::move(memory);
   rt::CompileRequest req;
   req.source = program.source;
   req.name = program.name;
@@ -444,7 +467,7 @@ static int workspaceFor(DeviceRun &run, rt::Executable &exe,
       exe.memoryPlan(*run.graph);
   if (!plan.ok())
     return fail(plan.message());
-  memory = memoryOf(**plan, exe.program(), dumpMemoryPlan);
+  GNN_RETURN_IF_FAILED(memoryOf(**plan, exe.program(), dumpMemoryPlan, memory));
   return run.workspace((*plan)->arenaBytes, workspace);
 }
 
@@ -465,8 +488,9 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
   mlir::FailureOr<rt::Program> program = compile();
   if (mlir::failed(program))
     return 1;
-  llvm::json::Object cuda = describe(*program, msSince(t0), stats,
-                                     options.dumpProgram, options.dumpSource);
+  llvm::json::Object cuda;
+  GNN_RETURN_IF_FAILED(describe(*program, msSince(t0), stats,
+                                options.dumpProgram, options.dumpSource, cuda));
   if (options.compileOnly) {
     GNN_RETURN_IF_FAILED(compileForTarget(*program, stats, options.arch,
                                           options.dumpMemoryPlan, cuda));
@@ -595,14 +619,13 @@ int gnn::runCudaTraining(mlir::ModuleOp module,
   auto suffixed = [](const std::string &path, const char *suffix) {
     return path.empty() ? path : path + suffix;
   };
-  llvm::json::Object fwd =
-      describe(program->forward, lowerMs, stats,
-               suffixed(options.dumpProgram, ".fwd"),
-               suffixed(options.dumpSource, ".fwd"));
-  llvm::json::Object bwd =
-      describe(program->backward, lowerMs, stats,
-               suffixed(options.dumpProgram, ".bwd"),
-               suffixed(options.dumpSource, ".bwd"));
+  llvm::json::Object fwd, bwd;
+  GNN_RETURN_IF_FAILED(describe(program->forward, lowerMs, stats,
+                                suffixed(options.dumpProgram, ".fwd"),
+                                suffixed(options.dumpSource, ".fwd"), fwd));
+  GNN_RETURN_IF_FAILED(describe(program->backward, lowerMs, stats,
+                                suffixed(options.dumpProgram, ".bwd"),
+                                suffixed(options.dumpSource, ".bwd"), bwd));
   std::string fwdPlan = suffixed(options.dumpMemoryPlan, ".fwd");
   std::string bwdPlan = suffixed(options.dumpMemoryPlan, ".bwd");
   llvm::json::Object bindingsJson;

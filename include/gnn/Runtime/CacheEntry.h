@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
+
 namespace gnn {
 namespace runtime {
 
@@ -51,15 +53,29 @@ bool readCacheEntry(std::istream &is, uint64_t fileSize, const CacheKey &key,
 void writeCacheEntry(std::ostream &os, const CacheKey &key,
                      const std::vector<char> &image);
 
+/// Why a cache directory (`directory`) or entry described by `st` (from
+/// fstat on the open file) is not to be trusted, or empty when it is: it must
+/// be a directory (an entry: a regular file) owned by the effective user and
+/// not writable by group or others. Anyone else who can write it could plant
+/// an entry, and an entry's checksum detects accidents, not writers.
+std::string untrustedCacheFile(const struct stat &st, bool directory);
+
 /// Reads the entry `dir/<key hex><suffix>` into `image`; false when there is
-/// none or it does not match (readCacheEntry's checks; only regular files).
+/// none or it does not match (readCacheEntry's checks). `dir` is opened
+/// without following a symbolic link and must pass untrustedCacheFile; the
+/// entry is opened without following a symbolic link or blocking, and must
+/// be a regular file that passes untrustedCacheFile. A directory or entry
+/// that fails is reported on stderr (once per process and directory) and
+/// not used.
 bool readCacheFile(const std::string &dir, const std::string &suffix,
                    const CacheKey &key, std::vector<char> &image);
-/// Writes the entry `dir/<key hex><suffix>` atomically (a private temporary
-/// renamed into place, so concurrent processes see the old entry or the new
-/// one, never a part). A directory that cannot be written is reported once
-/// per process on stderr and otherwise ignored: a cache that cannot be
-/// written is only a slower cache.
+/// Writes the entry `dir/<key hex><suffix>` atomically: a new private
+/// temporary (O_EXCL, mode 0600) renamed into place, so concurrent processes
+/// see the old entry or the new one, never a part. `dir` is created with mode
+/// 0700 when missing and must then pass untrustedCacheFile. A directory that
+/// cannot be written or is not trusted is reported once per process (and
+/// directory) on stderr with the reason and otherwise ignored: a cache that
+/// cannot be used is only a slower cache.
 void writeCacheFile(const std::string &dir, const std::string &suffix,
                     const CacheKey &key, const std::vector<char> &image);
 

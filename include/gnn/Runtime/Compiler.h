@@ -15,7 +15,15 @@
 /// header with the key's hash and the payload's length and checksum, and are
 /// recompiled when any of it does not match, so truncated or corrupt entries
 /// are never trusted. Several processes compiling the same kernel at once each
-/// write a complete entry; the last rename wins.
+/// write a complete entry; the last rename wins. The checksum detects
+/// accidents, not writers: the cache folder and each entry are used only when
+/// owned by the effective user and not writable by group or others (see
+/// readCacheFile in CacheEntry.h); otherwise a warning says why and kernels
+/// are compiled without the cache.
+///
+/// With GNNC_DUMP_DIR set, each compiled kernel's source and NVRTC log are
+/// written there; a dump that cannot be written fails the compile with an
+/// error naming the file.
 ///
 //===----------------------------------------------------------------------===//
 

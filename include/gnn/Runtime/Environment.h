@@ -7,8 +7,10 @@
 /// \file
 /// Every environment variable the runtime reads, read in one place (see
 /// docs/Runtime.md):
-///   GNNC_CACHE_DIR       kernel cache folder (default $XDG_CACHE_HOME/gnnc or
-///                        ~/.cache/gnnc; "off" disables the disk cache)
+///   GNNC_CACHE_DIR       kernel cache folder (default $XDG_CACHE_HOME/gnnc,
+///                        ~/.cache/gnnc, else /tmp/gnnc-cache-<euid>; "off"
+///                        disables the disk cache). Used only when owned by
+///                        the effective user and not writable by others.
 ///   GNNC_ALWAYS_COMPILE  1: ignore every cache entry (still writes them)
 ///   GNNC_DUMP_DIR        write each compiled kernel's source and log here
 ///   GNNC_DEVICE          device ordinal (default 0)
