@@ -28,6 +28,7 @@ import errno
 import hashlib
 import operator
 import os
+import stat
 import threading
 import weakref
 from dataclasses import dataclass, field
@@ -189,7 +190,8 @@ class _Snapshot:
         taken. PyTorch's version counter misses writes through ``.numpy()``,
         ``.data``, DLPack or shared memory, so the contents are compared: on
         the CPU a memcmp of the 2 x E indices (``same_bytes``, without the GIL;
-        about 0.4 ms per million edges, far below the aggregation's O(E x F));
+        a few milliseconds per million edges, about 1 % of a reference call:
+        docs/Reliability.md#python-api);
         on CUDA ``torch.equal`` on the device, which reads its verdict back:
         one small device-to-host copy that waits for the current stream. This
         is the one place to make that check asynchronous later. Inside a CUDA
@@ -679,7 +681,20 @@ def _read_source(path) -> Tuple[str, str]:
         raise TypeError(f"gnnc.compile: path must be a str or os.PathLike, got "
                         f"{type(path).__name__}") from None
     try:
-        with open(name, "rb") as f:
+        # Opened without blocking and checked on the descriptor: a FIFO (or
+        # a device) is refused, not waited on.
+        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        try:
+            mode = os.fstat(fd).st_mode
+        except OSError:
+            os.close(fd)
+            raise
+        if not stat.S_ISREG(mode):
+            os.close(fd)
+            what = "a directory" if stat.S_ISDIR(mode) else \
+                "a FIFO" if stat.S_ISFIFO(mode) else "not a regular file"
+            raise CompileError(f"gnnc: {name}: cannot read the file: it is {what}")
+        with open(fd, "rb") as f:
             data = f.read()
     except FileNotFoundError:
         raise _SourceNotFound(errno.ENOENT, f"gnnc: {name}: no such file") from None

@@ -3,6 +3,7 @@ never serve a graph whose edge_index changed, exceptions carry the reason,
 every gnnc.nn layer works on graphs with zero nodes or edges and on the meta
 device. CPU only (the reference evaluator)."""
 
+import os
 import pathlib
 import warnings
 
@@ -231,8 +232,11 @@ def test_missing_path_says_so(tmp_path):
             call()
         with pytest.raises(FileNotFoundError):
             call()
-    with pytest.raises(gnnc.CompileError, match="cannot read"):
+    with pytest.raises(gnnc.CompileError, match="cannot read the file: it is a directory"):
         gnnc.compile(path=str(tmp_path))
+    os.mkfifo(tmp_path / "fifo.mlir")  # refused, not waited on
+    with pytest.raises(gnnc.CompileError, match="cannot read the file: it is a FIFO"):
+        gnnc.compile(path=tmp_path / "fifo.mlir")
     (tmp_path / "latin1.mlir").write_bytes(b"// \xe9\n")
     with pytest.raises(gnnc.CompileError, match="not UTF-8"):
         gnnc.compile(path=tmp_path / "latin1.mlir")
