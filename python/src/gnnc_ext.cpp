@@ -146,7 +146,10 @@ private:
 /// line too long to show (over 400 characters: a 2,000-bracket line), which
 /// it writes to llvm::errs() directly; for input with such a line, stderr
 /// (fd 2) is sent to a temporary file while the check runs, under a
-/// process-wide lock (the check is a lexical scan: milliseconds).
+/// process-wide lock and with the GIL held, so no Python thread writes to
+/// stderr meanwhile (the check is a lexical scan: milliseconds). Routing
+/// those errors through the SourceMgr in InputGuard.cpp would make the
+/// capture unnecessary.
 bool precheck(llvm::SourceMgr &sourceMgr, const std::string &text,
               std::string &reason) {
   sourceMgr.setDiagHandler(
