@@ -15,14 +15,20 @@ Every compiled function runs through one PyTorch custom op,
   its residuals where the forward left them (the saved tensors).
 
 Graphs cross as ``edge_index`` tensors; the CSR/CSC structures built from
-them are cached per tensor (and its version counter), so a graph used by
-several layers and epochs is built once.
+them are cached per tensor, so a graph used by several layers and epochs is
+built once. Each lookup compares the tensor's contents with the copy the
+structures were built from (``_Snapshot.matches``): a changed ``edge_index``
+is rebuilt and checked, however it was written. A ``gnnc.Graph`` owns its
+indices and skips that comparison.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import operator
 import os
+import stat
 import threading
 import weakref
 from dataclasses import dataclass, field
@@ -45,11 +51,20 @@ class Graph:
     the targets of the edges (PyG's ``source_to_target`` flow: aggregations
     gather from ``edge_index[0]`` into ``edge_index[1]``). The node count
     defaults to ``edge_index.max() + 1``.
+
+    The graph keeps its own int64 copy of the indices (``graph.edge_index``):
+    later writes to the caller's tensor do not change it, so calls with a
+    ``Graph`` skip the per-call contents check an ``edge_index`` tensor gets.
+    Its structures are built (and the ids checked) on first use.
     """
 
     def __init__(self, edge_index: torch.Tensor, num_nodes: int):
-        self.edge_index = edge_index
-        self.num_nodes = num_nodes
+        _check_edge_index(edge_index)
+        self.num_nodes = _check_num_nodes(num_nodes)
+        # gnnc's own copy; writing to it is not supported (a write through
+        # PyTorch ops is noticed by its version counter and rebuilds the
+        # structures, one through .numpy() or .data is not).
+        self.edge_index = _private_copy(edge_index)
 
     @staticmethod
     def from_edge_index(edge_index: torch.Tensor,
@@ -57,8 +72,6 @@ class Graph:
         _check_edge_index(edge_index)
         if num_nodes is None:
             num_nodes = int(edge_index.max()) + 1 if edge_index.numel() else 0
-        if num_nodes < 0:
-            raise ValueError(f"gnnc: num_nodes must be >= 0, got {num_nodes}")
         return Graph(edge_index, num_nodes)
 
     @property
@@ -93,14 +106,115 @@ def _check_edge_index(edge_index) -> None:
 
 
 # --------------------------------------------------------------------------
+# Node counts, private index tensors and the per-call contents check.
+
+# Node ids are int64 (edge_index is read as int64), so no graph has more
+# nodes than this; the graph's memory is checked when it is built.
+_MAX_NODES = 2**63 - 1
+
+
+def _check_num_nodes(num_nodes, what: str = "num_nodes"):
+    """``num_nodes`` as an int in ``[0, 2^63 - 1]`` (``TypeError`` /
+    ``ValueError`` naming ``what`` otherwise). A symbolic size (torch.compile
+    tracing) is returned as it is: the real call checks the concrete one."""
+    if isinstance(num_nodes, torch.SymInt):
+        return num_nodes
+    if isinstance(num_nodes, bool):
+        raise TypeError(f"gnnc: {what} must be an int, got bool")
+    try:
+        n = operator.index(num_nodes)
+    except TypeError:
+        raise TypeError(f"gnnc: {what} must be an int, got "
+                        f"{type(num_nodes).__name__}") from None
+    if not 0 <= n <= _MAX_NODES:
+        raise ValueError(f"gnnc: {what} must be in [0, 2^63 - 1] (node ids are "
+                         f"int64), got {n}")
+    return n
+
+
+# Tensors only gnnc holds (a gnnc.Graph's copy of its indices, the graphs
+# gnnc.nn derives): nothing outside gnnc writes them, so the caches trust
+# their version counter and skip the contents check. id -> weak reference.
+_PRIVATE: Dict[int, "weakref.ReferenceType"] = {}
+
+
+def _make_private(t: torch.Tensor) -> torch.Tensor:
+    key = id(t)
+
+    def drop(ref, key=key):
+        if _PRIVATE.get(key) is ref:
+            del _PRIVATE[key]
+
+    _PRIVATE[key] = weakref.ref(t, drop)
+    return t
+
+
+def _is_private(t: torch.Tensor) -> bool:
+    ref = _PRIVATE.get(id(t))
+    return ref is not None and ref() is t
+
+
+def _private_copy(edge_index: torch.Tensor) -> torch.Tensor:
+    """A contiguous int64 copy of ``edge_index`` that gnnc owns (never an
+    alias: ``.to(int64).contiguous()`` returns the input itself when it is
+    already contiguous int64)."""
+    copy = torch.empty(edge_index.shape, dtype=torch.int64, device=edge_index.device)
+    copy.copy_(edge_index)
+    return _make_private(copy)
+
+
+def _version_of(t: torch.Tensor) -> Optional[int]:
+    """The version counter, or None for an inference tensor (made under
+    torch.inference_mode(), which has none)."""
+    return None if t.is_inference() else t._version
+
+
+@dataclass
+class _Snapshot:
+    """What a cached structure was built from: a copy of the indices (None
+    for a private tensor) and the tensor's version counter and data pointer."""
+    copy: Optional[torch.Tensor]
+    version: Optional[int]
+    data_ptr: int
+
+    @staticmethod
+    def of(t: torch.Tensor) -> "_Snapshot":
+        copy = None
+        if not _is_private(t):
+            copy = torch.empty(t.shape, dtype=t.dtype, device=t.device)
+            copy.copy_(t)
+        return _Snapshot(copy, _version_of(t), t.data_ptr())
+
+    def matches(self, t: torch.Tensor) -> bool:
+        """Whether ``t`` still holds the indices it held when this snapshot was
+        taken. PyTorch's version counter misses writes through ``.numpy()``,
+        ``.data``, DLPack or shared memory, so the contents are compared: on
+        the CPU a memcmp of the 2 x E indices (``same_bytes``, without the GIL;
+        a few milliseconds per million edges, about 1 % of a reference call:
+        docs/Reliability.md#python-api);
+        on CUDA ``torch.equal`` on the device, which reads its verdict back:
+        one small device-to-host copy that waits for the current stream. This
+        is the one place to make that check asynchronous later. Inside a CUDA
+        graph capture (no synchronisation allowed) and for private tensors
+        only the version counter and data pointer are compared."""
+        if self.copy is None or (t.is_cuda and torch.cuda.is_current_stream_capturing()):
+            return self.version == _version_of(t) and self.data_ptr == t.data_ptr()
+        c = self.copy
+        if t.shape != c.shape or t.dtype != c.dtype or t.device != c.device:
+            return False
+        if t.is_cuda or t.device.type != "cpu" or not t.is_contiguous():
+            return torch.equal(c, t)
+        return _C.same_bytes(c.data_ptr(), t.data_ptr(), c.numel() * c.element_size())
+
+
+# --------------------------------------------------------------------------
 # Graph structures, cached per edge_index tensor.
 
 
 @dataclass
 class _GraphEntry:
     ref: "weakref.ReferenceType"
-    version: int
-    data_ptr: int
+    snapshot: _Snapshot
     num_nodes: int
     host: Optional[object] = None      # _C.HostGraph
     device: Optional[object] = None    # _C.DeviceGraph
@@ -109,8 +223,9 @@ class _GraphEntry:
 
 
 class _GraphCache:
-    """Native graphs keyed by the edge_index tensor object, its version
-    counter, data pointer and the node count; dropped with the tensor."""
+    """Native graphs keyed by the edge_index tensor object and the node
+    count, valid while the tensor holds the indices they were built from
+    (_Snapshot.matches, checked on every lookup); dropped with the tensor."""
 
     def __init__(self):
         self._entries: Dict[int, _GraphEntry] = {}
@@ -120,18 +235,25 @@ class _GraphCache:
         with _LOCK:
             e = self._entries.get(key)
             if (e is not None and e.ref() is edge_index
-                    and e.version == edge_index._version
-                    and e.data_ptr == edge_index.data_ptr()
-                    and e.num_nodes == num_nodes):
+                    and e.num_nodes == num_nodes
+                    and e.snapshot.matches(edge_index)):
                 return e
+            # Built anew (and checked) from the tensor's present contents.
             e = self._build(edge_index, num_nodes)
             self._entries[key] = e
             return e
 
     def _build(self, edge_index: torch.Tensor, num_nodes: int) -> _GraphEntry:
         _check_edge_index(edge_index)
+        num_nodes = _check_num_nodes(num_nodes)
         num_edges = edge_index.shape[1]
-        index = edge_index.to(torch.int64).contiguous()
+        snapshot = _Snapshot.of(edge_index)
+        # The indices the structures are built from: the snapshot's copy (or
+        # the private tensor itself), never the caller's tensor, so what was
+        # checked is what is built.
+        index = snapshot.copy if snapshot.copy is not None else edge_index
+        if index.dtype != torch.int64 or not index.is_contiguous():
+            index = index.to(torch.int64).contiguous()
         if num_edges:
             lo, hi = int(index.min()), int(index.max())
             if lo < 0 or hi >= num_nodes:
@@ -147,8 +269,7 @@ class _GraphCache:
                 if cur is not None and cur.ref() is None:
                     del cache._entries[key]
 
-        entry = _GraphEntry(weakref.ref(edge_index, drop), edge_index._version,
-                            edge_index.data_ptr(), num_nodes)
+        entry = _GraphEntry(weakref.ref(edge_index, drop), snapshot, num_nodes)
         if index.is_cuda:
             _require_cuda()
             with torch.cuda.device(index.device):
@@ -159,10 +280,10 @@ class _GraphCache:
             entry.index = index
             entry.statistics = entry.device.statistics()
         else:
+            # The host graph copies the arrays.
             entry.host = _C.HostGraph.from_arrays(
                 index.data_ptr(), index.data_ptr() + 8 * num_edges, num_edges,
                 num_nodes)
-            entry.index = index
             degree = torch.bincount(index[1], minlength=num_nodes) if num_edges else \
                 torch.zeros(num_nodes, dtype=torch.int64)
             entry.statistics = {
@@ -508,14 +629,14 @@ class Function:
                  num_nodes: Optional[int] = None):
         if isinstance(graph, Graph):
             edge_index = graph.edge_index
-            n = graph.num_nodes if num_nodes is None else num_nodes
+            n = graph.num_nodes if num_nodes is None else _check_num_nodes(num_nodes)
         else:
             _check_edge_index(graph)
             edge_index = graph
             if num_nodes is None:
                 raise TypeError("gnnc: pass num_nodes= with an edge_index "
                                 "(or a gnnc.Graph)")
-            n = num_nodes
+            n = _check_num_nodes(num_nodes)
         _check_inputs(self.signature, self.function, edge_index, n, tensors)
         if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
             if self._forward is None:
@@ -539,18 +660,92 @@ class Function:
         return f"gnnc.Function(@{self.function})"
 
 
-def compile(source: str, function: Optional[str] = None) -> Function:
-    """Compiles ``gnn`` IR (text, or the path of a ``.mlir`` file) and returns
-    the callable of ``function`` (default: the module's only public
-    function). Raises :class:`CompileError` with located diagnostics for IR
-    that does not parse or verify. Compiling the same text again returns the
-    cached module."""
-    name = "<string>"
-    if "{" not in source and os.path.isfile(source):
-        name = source
-        with open(source, encoding="utf-8") as f:
-            source = f.read()
-    key = hashlib.sha256(source.encode("utf-8")).hexdigest()[:24]
+class _SourceNotFound(CompileError, FileNotFoundError):
+    """A ``.mlir`` path that names no file: both a :class:`CompileError` and
+    a ``FileNotFoundError``."""
+
+
+def _looks_like_path(source: str) -> bool:
+    """The rule for a string given to :func:`compile`: one line that ends in
+    ``.mlir`` or names an existing file is a path; anything else is IR text."""
+    if "\n" in source or "\r" in source:
+        return False
+    return source.endswith(".mlir") or os.path.isfile(source)
+
+
+def _read_source(path) -> Tuple[str, str]:
+    """(the text of the file at ``path``, its name for diagnostics)."""
+    try:
+        name = os.fsdecode(os.fspath(path))
+    except TypeError:
+        raise TypeError(f"gnnc.compile: path must be a str or os.PathLike, got "
+                        f"{type(path).__name__}") from None
+    try:
+        # Opened without blocking and checked on the descriptor: a FIFO (or
+        # a device) is refused, not waited on.
+        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        try:
+            mode = os.fstat(fd).st_mode
+        except OSError:
+            os.close(fd)
+            raise
+        if not stat.S_ISREG(mode):
+            os.close(fd)
+            what = "a directory" if stat.S_ISDIR(mode) else \
+                "a FIFO" if stat.S_ISFIFO(mode) else "not a regular file"
+            raise CompileError(f"gnnc: {name}: cannot read the file: it is {what}")
+        with open(fd, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise _SourceNotFound(errno.ENOENT, f"gnnc: {name}: no such file") from None
+    except OSError as e:
+        raise CompileError(f"gnnc: {name}: cannot read the file: "
+                           f"{e.strerror or e}") from None
+    try:
+        return data.decode("utf-8"), name
+    except UnicodeDecodeError as e:
+        raise CompileError(f"gnnc: {name}: not UTF-8 text (byte {e.start}: "
+                           f"{e.reason})") from None
+
+
+def compile(source: Optional[str] = None, function: Optional[str] = None, *,
+            path=None) -> Function:
+    """Compiles ``gnn`` IR and returns the callable of ``function`` (default:
+    the module's only public function).
+
+    ``path=`` names a ``.mlir`` file; ``source`` is IR text, or a path by this
+    rule: a ``str`` of one line that ends in ``.mlir`` or names an existing
+    file is read as a path, anything else is parsed as IR (an
+    ``os.PathLike`` is always a path). A path that names no file raises
+    :class:`CompileError` (also a ``FileNotFoundError``) saying "no such
+    file"; ``bytes`` raise ``TypeError``. IR that does not parse or verify
+    raises :class:`CompileError` with located diagnostics. Compiling the same
+    text again returns the cached module."""
+    if path is not None:
+        if source is not None:
+            raise TypeError("gnnc.compile: give IR text or path=, not both")
+        source, name = _read_source(path)
+    elif isinstance(source, os.PathLike):
+        source, name = _read_source(source)
+    elif isinstance(source, (bytes, bytearray, memoryview)):
+        raise TypeError(f"gnnc.compile: the source must be str (IR text, or a "
+                        f"path), got {type(source).__name__}; decode bytes first "
+                        f"(source.decode('utf-8')) or pass path=")
+    elif not isinstance(source, str):
+        raise TypeError(f"gnnc.compile: the source must be str (IR text, or a "
+                        f"path) or path=, got {type(source).__name__}")
+    elif _looks_like_path(source):
+        source, name = _read_source(source)
+    else:
+        name = "<string>"
+    try:
+        text = source.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise CompileError(f"gnnc: {name}: the IR is not valid Unicode text "
+                           f"(character {e.start}: {e.reason})") from None
+    # The name is part of the key: diagnostics are located in it.
+    key = hashlib.sha256(name.encode("utf-8", "surrogateescape") + b"\0" +
+                         text).hexdigest()[:24]
     with _LOCK:
         compiled = _modules.get(key)
         if compiled is None:

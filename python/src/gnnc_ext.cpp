@@ -48,16 +48,25 @@
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 namespace nb = nanobind;
 using namespace mlir;
 
 namespace {
+
+/// The longest line ::gnn::precheckSource shows with a caret
+/// (lib/Tools/InputGuard.cpp); its errors on longer lines bypass the
+/// SourceMgr.
+constexpr size_t kShownLineChars = 400;
 
 /// Raised for IR that does not parse, verify, differentiate or lower; the
 /// message holds the located diagnostics.
@@ -130,6 +139,71 @@ private:
   DiagnosticEngine::HandlerID id;
 };
 
+/// Runs ::gnn::precheckSource on the main buffer of `sourceMgr` (holding
+/// `text`) and returns whether it passed; its errors go to `reason` (their
+/// `name:line:col: error: ...` lines), not to stderr. precheckSource
+/// reports through the SourceMgr, whose handler collects them, except on a
+/// line too long to show (over 400 characters: a 2,000-bracket line), which
+/// it writes to llvm::errs() directly; for input with such a line, stderr
+/// (fd 2) is sent to a temporary file while the check runs, under a
+/// process-wide lock and with the GIL held, so no Python thread writes to
+/// stderr meanwhile (the check is a lexical scan: milliseconds). Routing
+/// those errors through the SourceMgr in InputGuard.cpp would make the
+/// capture unnecessary.
+bool precheck(llvm::SourceMgr &sourceMgr, const std::string &text,
+              std::string &reason) {
+  sourceMgr.setDiagHandler(
+      [](const llvm::SMDiagnostic &d, void *context) {
+        std::string &out = *static_cast<std::string *>(context);
+        llvm::raw_string_ostream os(out);
+        d.print(nullptr, os, /*ShowColors=*/false);
+      },
+      &reason);
+  size_t longest = 0;
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos)
+      end = text.size();
+    longest = std::max(longest, end - start);
+    start = end + 1;
+  }
+  bool ok;
+  if (longest <= kShownLineChars) {
+    ok = ::gnn::precheckSource(sourceMgr);
+  } else {
+    static std::mutex stderrLock;
+    std::lock_guard<std::mutex> lock(stderrLock);
+    llvm::errs().flush();
+    std::fflush(stderr);
+    std::FILE *capture = std::tmpfile();
+    int saved = capture ? ::dup(STDERR_FILENO) : -1;
+    if (saved < 0 || ::dup2(::fileno(capture), STDERR_FILENO) < 0) {
+      // No capture: the reason goes to stderr as before.
+      if (saved >= 0)
+        ::close(saved);
+      if (capture)
+        std::fclose(capture);
+      ok = ::gnn::precheckSource(sourceMgr);
+    } else {
+      ok = ::gnn::precheckSource(sourceMgr);
+      llvm::errs().flush();
+      std::fflush(stderr);
+      ::dup2(saved, STDERR_FILENO);
+      ::close(saved);
+      std::rewind(capture);
+      char buffer[4096];
+      size_t n;
+      while ((n = std::fread(buffer, 1, sizeof buffer, capture)) > 0)
+        reason.append(buffer, n);
+      std::fclose(capture);
+    }
+  }
+  sourceMgr.setDiagHandler(nullptr, nullptr);
+  while (!reason.empty() && reason.back() == '\n')
+    reason.pop_back();
+  return ok;
+}
+
 /// What one argument or result of a function is.
 nb::dict describe(Type type, const std::string &domain) {
   nb::dict d;
@@ -160,10 +234,14 @@ public:
     auto sourceMgr = std::make_shared<llvm::SourceMgr>();
     sourceMgr->AddNewSourceBuffer(
         llvm::MemoryBuffer::getMemBufferCopy(source, name), llvm::SMLoc());
-    // Input that would crash upstream parsers is refused first; deep
-    // nesting is parsed on a large stack (the tools do the same).
-    if (!::gnn::precheckSource(*sourceMgr))
-      diags.raise(name + ": the input was refused before parsing");
+    // Input that would crash upstream parsers is refused first, with the
+    // pre-check's located reason; deep nesting is parsed on a large stack
+    // (the tools do the same).
+    std::string refusal;
+    if (!precheck(*sourceMgr, source, refusal))
+      throw CompileError(refusal.empty()
+                             ? name + ": the input was refused before parsing"
+                             : refusal);
     OwningOpRef<ModuleOp> module;
     llvm::thread parser(std::optional<unsigned>(::gnn::kToolStackBytes), [&] {
       module = parseSourceFile<ModuleOp>(*sourceMgr, m->context.get());
@@ -698,6 +776,19 @@ NB_MODULE(_gnnc, m) {
       .def("differentiate", &Module::differentiate)
       .def("text", &Module::text)
       .def("run_reference", &Module::runReference);
+
+  // Whether two host buffers hold the same bytes: the graph cache's
+  // per-call check of an edge_index against its copy (gnnc/_core.py).
+  m.def(
+      "same_bytes",
+      [](uintptr_t a, uintptr_t b, size_t bytes) {
+        if (bytes == 0 || a == b)
+          return true;
+        nb::gil_scoped_release release;
+        return std::memcmp(reinterpret_cast<const void *>(a),
+                           reinterpret_cast<const void *>(b), bytes) == 0;
+      },
+      nb::arg("a"), nb::arg("b"), nb::arg("bytes"));
 
   nb::class_<::gnn::HostGraph>(m, "HostGraph")
       .def_static("from_arrays", &makeHostGraph, nb::arg("src"),

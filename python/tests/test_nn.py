@@ -703,6 +703,6 @@ def test_self_loop_graph_is_cached_per_edge_index():
     # What was derived from a tensor goes with it.
     tmp = free.clone()
     _common.with_self_loops(tmp, n, f32)
-    assert any(ref() is tmp for ref, _ in _common._DERIVED.values())
+    assert any(rec.ref() is tmp for rec in _common._DERIVED.values())
     del tmp
-    assert all(ref() is not None for ref, _ in _common._DERIVED.values())
+    assert all(rec.ref() is not None for rec in _common._DERIVED.values())

@@ -10,6 +10,7 @@ import torch
 from torch import Tensor
 
 import gnnc
+from gnnc import _core
 
 from . import _ir
 
@@ -284,6 +285,23 @@ def check_inputs(layer: str, x, edge_index, in_channels: Optional[int],
                          f"{edge_index.device}; move both to one device")
 
 
+def check_size(layer: str, size, num_nodes: int) -> None:
+    """MessagePassing's `size`: None or (num_nodes, num_nodes), each a node
+    count in [0, 2^63 - 1]; bipartite sizes are refused."""
+    if size is None:
+        return
+    size = tuple(size)
+    for k, s in enumerate(size):
+        if s is None:
+            continue
+        try:
+            _core._check_num_nodes(s, f"size[{k}] (num_nodes)")
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"{layer}: {str(e).removeprefix('gnnc: ')}") from None
+    if size != (num_nodes, num_nodes):
+        refuse(layer, f"size={size!r}", "bipartite graphs; only (num_nodes, num_nodes)")
+
+
 def elem(x: Tensor) -> str:
     return _DTYPES[x.dtype]
 
@@ -295,30 +313,51 @@ def elem(x: Tensor) -> str:
 # gnnc caches its graph structures per edge_index tensor object, so a graph a
 # layer derives (flipped, with self-loops) must be the same tensor object
 # from call to call for that cache to hit. Derived graphs are therefore cached
-# here per (input tensor object, its version counter, what was derived).
+# here per input tensor object, valid while it holds the indices they were
+# derived from: each lookup compares its contents with a copy (gnnc's
+# _Snapshot, the check gnnc's own graph cache makes), so an edge_index
+# written in any way (in place, through .numpy() or .data) is derived anew,
+# and its node ids checked. The derived tensors are gnnc's own (private):
+# gnnc's graph cache does not compare them again, so a layer call costs one
+# contents check of its input edge_index. Meta tensors (shapes only) are
+# never cached.
 
 _DERIVED = {}
 _DERIVED_SIZE = 32
 
 
+class _Derived:
+    """What was derived from one input tensor: {what: result}."""
+
+    __slots__ = ("ref", "snapshot", "results")
+
+    def __init__(self, ref, snapshot):
+        self.ref = ref
+        self.snapshot = snapshot
+        self.results = {}
+
+
 def _derived(edge_index: Tensor, what: tuple, build):
-    key = (id(edge_index), edge_index._version) + what
-    hit = _DERIVED.get(key)
-    if hit is not None and hit[0]() is edge_index:
-        return hit[1]
-    result = build()
-    # Entries of an older version of the same tensor are stale.
-    for k in [k for k in _DERIVED if k[0] == key[0] and k[1] != key[1]]:
-        del _DERIVED[k]
-    while len(_DERIVED) >= _DERIVED_SIZE:
-        del _DERIVED[next(iter(_DERIVED))]
+    key = id(edge_index)
+    rec = _DERIVED.get(key)
+    if rec is None or rec.ref() is not edge_index or \
+            not rec.snapshot.matches(edge_index):
+        # New, or its contents changed: everything is derived anew.
+        _DERIVED.pop(key, None)
+        while len(_DERIVED) >= _DERIVED_SIZE:
+            del _DERIVED[next(iter(_DERIVED))]
 
-    def drop(_ref, key=key):  # the input died: free what was derived from it
-        entry = _DERIVED.get(key)
-        if entry is not None and entry[0] is _ref:
-            del _DERIVED[key]
+        def drop(_ref, key=key):  # the input died: free what was derived from it
+            entry = _DERIVED.get(key)
+            if entry is not None and entry.ref is _ref:
+                del _DERIVED[key]
 
-    _DERIVED[key] = (weakref.ref(edge_index, drop), result)
+        rec = _Derived(weakref.ref(edge_index, drop), _core._Snapshot.of(edge_index))
+        _DERIVED[key] = rec
+    result = rec.results.get(what)
+    if result is None:
+        result = build()
+        rec.results[what] = result
     # The cached tensors are handed out again on every hit; nothing in gnnc.nn
     # writes to them.
     return result
@@ -328,9 +367,16 @@ def flip(edge_index: Tensor, flow: str) -> Tensor:
     """PyG's flow='target_to_source' reads edge_index[0] as the target."""
     if flow != "target_to_source":
         return edge_index
-    if torch.compiler.is_compiling():
+    if torch.compiler.is_compiling() or edge_index.is_meta:
         return edge_index.flip(0)
-    return _derived(edge_index, ("flip",), lambda: edge_index.flip(0))
+    return _derived(edge_index, ("flip",),
+                    lambda: _core._make_private(edge_index.flip(0)))
+
+
+def public(edge_index: Tensor) -> Tensor:
+    """A graph handed back to the caller (attention weights): a copy of a
+    private one, which the caller might write."""
+    return edge_index.clone() if _core._is_private(edge_index) else edge_index
 
 
 # --------------------------------------------------------------------------
@@ -359,7 +405,7 @@ def _with_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype):
                 f"edge_index holds node id {bad}, outside [0, {n}) for a graph of "
                 f"{n} nodes (x.size(0))")
     loops = torch.arange(n, device=ei.device, dtype=torch.int64)
-    aug = torch.cat([ei, loops.unsqueeze(0).expand(2, n)], dim=1)
+    aug = _core._make_private(torch.cat([ei, loops.unsqueeze(0).expand(2, n)], dim=1))
     is_loop = ei[0] == ei[1]
     keep = torch.cat([~is_loop, torch.ones(n, dtype=torch.bool, device=ei.device)])
     return aug, keep.to(dtype), bool(is_loop.any())
@@ -388,7 +434,9 @@ def with_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype):
     """(the graph [2, E + N]: edge_index then (n, n) for every node n;
     keep [E + N] of `dtype`: 0 on the input's self-loops, else 1, or None
     in eager mode when the input has no self-loops)."""
-    if torch.compiler.is_compiling():
+    if torch.compiler.is_compiling() or edge_index.is_meta:
+        # Traced, or shapes only: the op (its fake gives the shapes), the mask
+        # always present.
         return _self_loops_op(edge_index, num_nodes, dtype)
     aug, keep, any_loop = _cached_self_loops(edge_index, num_nodes, dtype)
     return aug, (keep if any_loop else None)
@@ -431,10 +479,11 @@ def propagate(template: str, config: tuple, edge_index: Tensor, num_nodes: int,
     `edge_index` (num_nodes nodes) with `tensors` as its arguments after the
     graph. gnnc caches the compiled function per source text.
 
-    torch.compile traces this non-strictly: the IR generation, gnnc.compile
-    and gnnc.Graph run as plain Python at trace time and only gnnc's custom op
+    torch.compile traces this non-strictly: the IR generation and
+    gnnc.compile run as plain Python at trace time and only gnnc's custom op
     lands in the graph, so there is no graph break."""
     source, name = getattr(_ir, template)(*config)
     fn = gnnc.compile(source, function=name)
-    graph = gnnc.Graph.from_edge_index(edge_index, num_nodes=num_nodes)
-    return fn(graph, *tensors)
+    # The tensor itself, not a gnnc.Graph (which would copy it on every
+    # call): gnnc's graph cache checks it, or trusts it when it is private.
+    return fn(edge_index, *tensors, num_nodes=num_nodes)

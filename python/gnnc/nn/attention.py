@@ -14,15 +14,10 @@ from . import _common
 from ._common import Linear
 
 
-def _check_size(layer: str, size, num_nodes: int) -> None:
-    if size is not None and tuple(size) != (num_nodes, num_nodes):
-        _common.refuse(layer, f"size={tuple(size)!r}",
-                       "bipartite graphs; only (num_nodes, num_nodes)")
-
-
 def _heads_out(out: Tensor, concat: bool) -> Tensor:
-    """[N, H, C] -> [N, H * C] (concat) or the mean over heads [N, C]."""
-    return out.reshape(out.size(0), -1) if concat else out.mean(dim=1)
+    """[N, H, C] -> [N, H * C] (concat) or the mean over heads [N, C]
+    (flatten, not reshape(N, -1): N may be 0)."""
+    return out.flatten(1) if concat else out.mean(dim=1)
 
 
 class _HeadsLayer(torch.nn.Module):
@@ -87,9 +82,14 @@ def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tenso
     if masked:
         # PyG's remove_self_loops + add_self_loops: the input's self-loops go
         # (data-dependent: a graph break under torch.compile, only here).
+        if x.is_meta:
+            raise NotImplementedError(
+                f"{type(layer).__name__}: return_attention_weights on the meta device "
+                f"(the graph after self-loop handling has a data-dependent size)")
         kept = keep != 0
         ei, alpha = ei[:, kept], alpha[kept]
-    return out, (_common.flip(ei, layer.flow) if loops else edge_index, alpha)
+    return out, (_common.public(_common.flip(ei, layer.flow)) if loops else edge_index,
+                 alpha)
 
 
 class GATConv(_HeadsLayer):
@@ -163,7 +163,7 @@ class GATConv(_HeadsLayer):
                 size=None, return_attention_weights: Optional[bool] = None) -> Tensor:
         name = type(self).__name__
         _common.check_inputs(name, x, edge_index, self.in_channels, self.lin.weight.dtype)
-        _check_size(name, size, x.size(0))
+        _common.check_size(name, size, x.size(0))
         h_, c = self.heads, self.out_channels
         if self.lin_edge is None:
             edge_attr = None  # as PyG: edge features without edge_dim are unused

@@ -11,12 +11,6 @@ from . import _common
 from ._common import Linear
 
 
-def _check_size(layer: str, size, num_nodes: int) -> None:
-    if size is not None and tuple(size) != (num_nodes, num_nodes):
-        _common.refuse(layer, f"size={tuple(size)!r}",
-                       "bipartite graphs; only (num_nodes, num_nodes)")
-
-
 class GCNConv(torch.nn.Module):
     r"""PyG's `GCNConv` (Kipf & Welling):
     `out = D^-1/2 (A + I) D^-1/2 x W^T + b`.
@@ -170,7 +164,7 @@ class SAGEConv(torch.nn.Module):
         name = type(self).__name__
         _common.check_inputs(name, x, edge_index, self.in_channels, self.lin_l.weight.dtype)
         n = x.size(0)
-        _check_size(name, size, n)
+        _common.check_size(name, size, n)
         ei = _common.flip(edge_index, self.flow)
         src = F.relu(self.lin(x)) if self.project else x
         aggr = _SAGE_AGGR[self.aggr]
@@ -237,7 +231,7 @@ class GINConv(torch.nn.Module):
         name = type(self).__name__
         _common.check_inputs(name, x, edge_index, None, self.eps.dtype)
         n = x.size(0)
-        _check_size(name, size, n)
+        _common.check_size(name, size, n)
         ei = _common.flip(edge_index, self.flow)
         out = _common.propagate("gin", (int(x.size(1)), _common.elem(x)), ei, n,
                                 x.contiguous(), self.eps)
