@@ -418,6 +418,14 @@ LogicalResult Interpreter::sddmm(mlir::gnn::SddmmOp op) {
   return success();
 }
 
+/// The maximum and minimum of two values, NaN if either is (torch.amax's).
+static double nanMax(double a, double b) {
+  return a > b || std::isnan(a) ? a : b;
+}
+static double nanMin(double a, double b) {
+  return a < b || std::isnan(a) ? a : b;
+}
+
 LogicalResult Interpreter::edgeSoftmax(mlir::gnn::EdgeSoftmaxOp op) {
   FailureOr<const Tensor *> in =
       rowsOf(op, op.getInput(), "input", graph.numEdges(), "edge");
@@ -428,19 +436,21 @@ LogicalResult Interpreter::edgeSoftmax(mlir::gnn::EdgeSoftmaxOp op) {
   int64_t row = (*in)->rowSize();
   const std::vector<double> &x = (*in)->data;
   constexpr double inf = std::numeric_limits<double>::infinity();
-  // The log-sum-exp: one row per node, -inf where a node has no mass.
+  // The log-sum-exp: one row per node, -inf where a node has no edge.
   std::vector<int64_t> lseShape = (*in)->shape;
   lseShape[0] = graph.numNodes;
   Tensor lse(lseShape);
   std::fill(lse.data.begin(), lse.data.end(), -inf);
   for (int64_t n = 0; n < graph.numNodes; ++n) {
     for (int64_t h = 0; h < row; ++h) {
+      if (inc.ptr[n] == inc.ptr[n + 1])
+        continue;
+      // The textbook formula, as PyTorch evaluates it: the maximum
+      // propagates NaN; a NaN value, a +inf (inf - inf) or a group of -inf
+      // only (-inf - -inf) makes the whole group NaN.
       double m = -inf;
       for (int64_t i = inc.ptr[n]; i < inc.ptr[n + 1]; ++i)
-        m = std::max(m, x[inc.edges[i] * row + h]);
-      // A group whose values are all -inf has no mass: its edges get 0.
-      if (m == -inf)
-        continue;
+        m = nanMax(m, x[inc.edges[i] * row + h]);
       double sum = 0;
       for (int64_t i = inc.ptr[n]; i < inc.ptr[n + 1]; ++i)
         sum += std::exp(x[inc.edges[i] * row + h] - m);
@@ -475,12 +485,8 @@ static void reduceRows(const Incidence &inc, int64_t numNodes, int64_t row,
         case mlir::gnn::ReduceKind::sum:
         case mlir::gnn::ReduceKind::mean: acc += v; break;
         // NaN propagates through max and min, as in torch.
-        case mlir::gnn::ReduceKind::max:
-          acc = (std::isnan(acc) || std::isnan(v)) ? NAN : std::max(acc, v);
-          break;
-        case mlir::gnn::ReduceKind::min:
-          acc = (std::isnan(acc) || std::isnan(v)) ? NAN : std::min(acc, v);
-          break;
+        case mlir::gnn::ReduceKind::max: acc = nanMax(acc, v); break;
+        case mlir::gnn::ReduceKind::min: acc = nanMin(acc, v); break;
         }
       }
       if (kind == mlir::gnn::ReduceKind::mean)
@@ -491,7 +497,7 @@ static void reduceRows(const Incidence &inc, int64_t numNodes, int64_t row,
 }
 
 /// The `winner` codes of an extremum `out` over `inc`'s rows (see gnn.spmm):
-/// per element, -1 where no edge attains it. With `neighbour` (the
+/// per element, NaN where the extremum is NaN, -1 where no edge attains it. With `neighbour` (the
 /// unweighted spmm: the other end of each edge, whose row the edge's value
 /// is), the id of the one neighbour whose edges attain it when the extremum
 /// is not `identity` and the id is below 2^`idBits`, else -2; without, -(c
@@ -505,6 +511,11 @@ static Tensor winnerCodes(const Incidence &inc, int64_t numNodes, int64_t row,
   for (int64_t n = 0; n < numNodes; ++n)
     for (int64_t k = 0; k < row; ++k) {
       double y = out.data[n * row + k];
+      // A NaN extremum: every edge shares its NaN gradient (NaN code).
+      if (std::isnan(y)) {
+        code.data[n * row + k] = y;
+        continue;
+      }
       int64_t count = 0, first = -1;
       bool oneNeighbour = true;
       for (int64_t i = inc.ptr[n]; i < inc.ptr[n + 1]; ++i) {
@@ -632,11 +643,18 @@ LogicalResult Interpreter::extremumGrad(mlir::gnn::ExtremumGradOp op) {
         dx.data[static_cast<int64_t>(c) * row + k] += g;
         continue;
       }
+      int64_t begin = inc.ptr[n], end = inc.ptr[n + 1], ties = 0;
+      if (std::isnan(c)) {
+        // A NaN extremum gives every edge a NaN gradient, as torch's
+        // scatter_reduce does (no edge equals it: 0 * dy / 0).
+        for (int64_t i = begin; i < end; ++i)
+          dx.data[from[inc.edges[i]] * row + k] += c;
+        continue;
+      }
       if (!(c < -1.0))
         continue;
       // The edges attaining the extremum share the gradient equally.
       double v = y.data[n * row + k];
-      int64_t begin = inc.ptr[n], end = inc.ptr[n + 1], ties = 0;
       for (int64_t i = begin; i < end; ++i)
         ties += x.data[from[inc.edges[i]] * row + k] == v;
       for (int64_t i = begin; i < end; ++i)

@@ -111,7 +111,7 @@ func.func @max(%g: !gnn.graph, %x: tensor<?x8xf32> {gnn.differentiable}) -> tens
 // CHECK: %[[DYE:.*]] = gnn.gather dst %arg0, %arg4
 // CHECK: %[[SE:.*]] = gnn.gather dst %arg0, %arg3
 // CHECK: %[[DE:.*]] = linalg.generic {{.*}} ins(%arg1, %[[YE]], %[[DYE]], %[[SE]] :
-// CHECK: arith.cmpf oeq
+// CHECK: arith.cmpf ueq
 // CHECK: arith.addf
 // CHECK: arith.negf
 // CHECK: arith.divf

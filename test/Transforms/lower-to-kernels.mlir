@@ -22,11 +22,11 @@
 // CHECK: arith.addf %[[SRC]]#0, %[[DST]]#0
 // CHECK: arith.cmpf ogt
 // CHECK: gnnk.team_reduce %{{.*}} stride 1 width 4 : f32
-// CHECK: arith.maxnumf
+// CHECK: arith.maximumf
 // CHECK: math.exp
 // CHECK: gnnk.yield {{.*}} : f32, f32, f32, f32, f32, f32
 // CHECK: } merge {
-// CHECK: arith.maxnumf
+// CHECK: arith.maximumf
 // CHECK: gnnk.store {{.*}} : f32, f32, f32, f32 into memref<?xf32>
 // CHECK-NOT: gnnk.kernel
 // CHECK-LABEL: func.func @gatv2
@@ -185,7 +185,7 @@ func.func @gatv2(%g: !gnn.graph, %xl: tensor<?x2x16xf32>, %xr: tensor<?x2x16xf32
 // CHECK: gnnk.for_edges
 // CHECK: gnnk.load
 // CHECK: math.tanh
-// CHECK: arith.maxnumf
+// CHECK: arith.maximumf
 // CHECK: } merge {
 // CHECK: gnnk.team_reduce
 // CHECK-LABEL: func.func @gather_reduce
@@ -275,7 +275,9 @@ func.func @gcn(%g: !gnn.graph, %x: tensor<?x64xf32>, %w: tensor<64x64xf32>, %b: 
 // CHECK: scf.if
 // CHECK-NEXT: %[[LOG:.*]] = math.log %[[STATE:[0-9]+]]#1 : f32
 // CHECK-NEXT: %[[V:.*]] = arith.addf %[[STATE]]#0, %[[LOG]] : f32
-// CHECK: gnnk.store %[[V]] to %[[LSE]]
+// CHECK: %[[NAN:.*]] = arith.andi
+// CHECK-NEXT: %[[L:.*]] = arith.select %[[NAN]], %{{.*}}, %[[V]] : f32
+// CHECK: gnnk.store %[[L]] to %[[LSE]]
 // CHECK-LABEL: func.func @attention_lse
 // CHECK: %[[R:.*]]:2 = gnnk.launch @attention_0[%{{.*}}] ({{.*}}) rows [#[[NODES:.*]], #[[NODES]]]
 // CHECK: return %[[R]]#0, %[[R]]#1

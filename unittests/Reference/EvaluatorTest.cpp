@@ -269,22 +269,72 @@ func.func @f(%g: !gnn.graph, %s: tensor<?xf32> {gnn.domain = "edge"}) -> (tensor
   EXPECT_NEAR(out[0].data[0], std::exp(1000 - out[1].data[1]), 1e-12);
 }
 
-TEST_F(Evaluator, EdgeSoftmaxAllNegativeInfinityGivesZero) {
+/// As expectTensor, NaN where `values` has NaN (and nowhere else).
+void expectWithNaN(const Tensor &t, std::vector<int64_t> shape,
+                   std::vector<double> values, double tol = 1e-12) {
+  ASSERT_EQ(t.shape, shape);
+  ASSERT_EQ(t.data.size(), values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    EXPECT_EQ(std::isnan(t.data[i]), std::isnan(values[i]))
+        << "at flat index " << i << ": " << t.data[i];
+    if (std::isinf(values[i]))
+      EXPECT_EQ(t.data[i], values[i]) << "at flat index " << i;
+    else if (!std::isnan(values[i]))
+      EXPECT_NEAR(t.data[i], values[i], tol) << "at flat index " << i;
+  }
+}
+
+TEST_F(Evaluator, EdgeSoftmaxNaNAndInfAsTorch) {
   const char *src = R"mlir(
-func.func @f(%g: !gnn.graph, %s: tensor<?x2xf32> {gnn.domain = "edge"}) -> tensor<?x2xf32> {
-  %0 = gnn.edge_softmax %g, %s : tensor<?x2xf32>
-  return %0 : tensor<?x2xf32>
+func.func @f(%g: !gnn.graph, %s: tensor<?x3xf32> {gnn.domain = "edge"}) -> (tensor<?x3xf32>, tensor<?x3xf32>) {
+  %0, %1 = gnn.edge_softmax %g, %s : tensor<?x3xf32>, tensor<?x3xf32>
+  return %0, %1 : tensor<?x3xf32>, tensor<?x3xf32>
 })mlir";
-  double inf = INFINITY;
-  // Head 0 of node2 (e2, e3) is all -inf; head 1 is finite.
-  Tensor s = make({7, 2}, {0, 0, 0, 0, -inf, 1, -inf, 1, 0, 0, 0, 0, 0, 0});
+  double inf = INFINITY, nan = NAN;
+  // node0 <- e4, node1 <- e0 e1 e5, node2 <- e2 e3, node4 <- e6.
+  // Column 0: node2's group is all -inf (-inf - -inf: NaN, as torch's
+  // softmax and PyG's), node1's has one -inf among finite values (weight
+  // 0). Column 1: one NaN in node1's group makes the group NaN. Column 2:
+  // a +inf in node2's group (inf - inf) makes it NaN.
+  Tensor s = make({7, 3}, {-inf, 0, 0,  0, 0, 0,  -inf, 0, inf,
+                           -inf, 0, 0,  0, 0, 0,  0, nan, 0,  0, 0, 0});
   auto out = run(src, tinyGraph(), {s});
-  ASSERT_EQ(out.size(), 1u) << errors;
-  EXPECT_EQ(out[0].data[4], 0.0);
-  EXPECT_EQ(out[0].data[6], 0.0);
-  EXPECT_DOUBLE_EQ(out[0].data[5], 0.5);
-  EXPECT_DOUBLE_EQ(out[0].data[7], 0.5);
-  EXPECT_DOUBLE_EQ(out[0].data[0], 1.0 / 3);
+  ASSERT_EQ(out.size(), 2u) << errors;
+  expectWithNaN(out[0], {7, 3},
+                {0, nan, 1.0 / 3,  0.5, nan, 1.0 / 3,  nan, 0.5, nan,
+                 nan, 0.5, nan,  1, 1, 1,  0.5, nan, 1.0 / 3,  1, 1, 1});
+  // The log-sum-exp: NaN for those groups; -inf for nodes 3 and 5, which
+  // have no incoming edge.
+  double l2 = std::log(2.0), l3 = std::log(3.0);
+  expectWithNaN(out[1], {6, 3}, {0, 0, 0,  l2, nan, l3,  nan, l2, nan,
+                                 -inf, -inf, -inf,  0, 0, 0,  -inf, -inf, -inf});
+}
+
+TEST_F(Evaluator, MaxMinPropagateNaNWithNaNCodes) {
+  const char *src = R"mlir(
+func.func @f(%g: !gnn.graph, %x: tensor<?x2xf32>, %dy: tensor<?x2xf32>, %v: tensor<?xf32> {gnn.domain = "edge"}) -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?xf32>, tensor<?xf32>) {
+  %y, %w = gnn.spmm max %g, %x : tensor<?x2xf32> -> tensor<?x2xf32>, tensor<?x2xf32>
+  %dx = gnn.extremum_grad %g, %x, %y, %w, %dy : tensor<?x2xf32>
+  %r, %c = gnn.reduce min %g, %v : tensor<?xf32> -> tensor<?xf32>, tensor<?xf32>
+  return %y, %w, %dx, %r, %c : tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?xf32>, tensor<?xf32>
+})mlir";
+  double nan = NAN;
+  // As ExtremumGradRoutesToWinnersAndSharesTies with x1's column 0 NaN:
+  // node2 (<- x1, x2) and node4 (<- x1) get a NaN maximum and a NaN code,
+  // and every edge into them a NaN gradient (torch.scatter_reduce's amax:
+  // no edge equals NaN, 0 * dy / 0), so x1 and x2 in column 0.
+  Tensor x = make({6, 2}, {-3, 3, nan, 2, -1, 1, 0, 0, 1, 3, 2, -2});
+  Tensor dy = make({6, 2}, {1, 10, 2, 20, 3, 30, 4, 40, 5, 50, 6, 60});
+  // Edge values: e5's NaN makes node1's minimum NaN.
+  Tensor v = make({7}, {2, 2, 1, 1, 0, nan, 1});
+  auto out = run(src, tinyGraph(), {x, dy, v});
+  ASSERT_EQ(out.size(), 5u) << errors;
+  expectWithNaN(out[0], {6, 2}, {0, 0, 1, 3, nan, 2, 0, 0, nan, 2, 0, 0});
+  expectWithNaN(out[1], {6, 2}, {3, 3, 4, -2, nan, 1, -1, -1, nan, 1, -1, -1});
+  expectWithNaN(out[2], {6, 2},
+                {0, 40.0 / 3.0, nan, 80, nan, 0, 1, 10, 2, 20.0 / 3.0, 0, 0});
+  expectWithNaN(out[3], {6}, {0, nan, 1, 0, 1, 0});
+  expectWithNaN(out[4], {6}, {-2, nan, -3, -1, -2, -1});
 }
 
 TEST_F(Evaluator, SddmmKindsAndReversed) {

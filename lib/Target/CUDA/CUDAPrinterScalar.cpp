@@ -181,7 +181,8 @@ static LogicalResult printOperation(CUDAPrinterState &state, arith::CmpFOp op) {
   using P = arith::CmpFPredicate;
   Operands in(state, op);
   const std::string &a = in[0], &b = in[1];
-  std::string unordered = "isnan(" + a + ") || isnan(" + b + ")";
+  std::string unordered =
+      a == b ? "isnan(" + a + ")" : "isnan(" + a + ") || isnan(" + b + ")";
   std::string text;
   switch (op.getPredicate()) {
   case P::AlwaysFalse:

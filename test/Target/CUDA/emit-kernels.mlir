@@ -61,7 +61,7 @@ func.func @mean_bias(%g: !gnn.graph, %x: tensor<?x64xf32>, %b: tensor<64xf32>) -
 // CHECK: fmaf(
 // CHECK: = gnn_segment_mask(2);
 // CHECK: __shfl_xor_sync(
-// CHECK: fmaxf(
+// CHECK: gnn_maximumf(
 // CHECK: expf(
 // CHECK-NOT: __global__
 // CHECK: *reinterpret_cast<float4 *>(out0 +

@@ -78,7 +78,7 @@ func.func @mean_dot(%g: !gnn.graph, %x: tensor<?x4xf64>) -> tensor<?x4xf64> {
 // CUDA: double acc{{[0-9]+}} = __longlong_as_double((long long)0xfff0000000000000ull);
 // CUDA: const double2 [[V:v[0-9]+]] = __ldg(reinterpret_cast<const double2 *>(in0 + [[I:v[0-9]+]]));
 // CUDA: __ldg(reinterpret_cast<const double2 *>(in0 + [[I]] + 2));
-// CUDA: fmax(acc{{[0-9]+}}, [[V]].x);
+// CUDA: gnn_maximumf(acc{{[0-9]+}}, [[V]].x);
 // CUDA: const double v{{[0-9]+}} = __shfl_xor_sync(mask{{[0-9]+}}, acc{{[0-9]+}}, o{{[0-9]+}});
 // CUDA: *reinterpret_cast<double2 *>(out0 + [[O:v[0-9]+]]) = make_double2(
 // CUDA: *reinterpret_cast<double2 *>(out0 + [[O]] + 2) = make_double2(

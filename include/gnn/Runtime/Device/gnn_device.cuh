@@ -23,17 +23,26 @@ __device__ __forceinline__ float warpSum(float v) {
   return v;
 }
 
+/// Maximum and minimum that propagate NaN (torch.amax's, unlike fmaxf,
+/// which drops it): one compare more than a plain select.
+__device__ __forceinline__ float nanMax(float a, float b) {
+  return (a > b || a != a) ? a : b;
+}
+__device__ __forceinline__ float nanMin(float a, float b) {
+  return (a < b || a != a) ? a : b;
+}
+
 __device__ __forceinline__ float warpMax(float v) {
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1)
-    v = fmaxf(v, __shfl_xor_sync(kFullMask, v, o));
+    v = nanMax(v, __shfl_xor_sync(kFullMask, v, o));
   return v;
 }
 
 __device__ __forceinline__ float warpMin(float v) {
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1)
-    v = fminf(v, __shfl_xor_sync(kFullMask, v, o));
+    v = nanMin(v, __shfl_xor_sync(kFullMask, v, o));
   return v;
 }
 
@@ -79,7 +88,7 @@ struct OnlineSoftmax {
   /// Adds score `s`; returns the factor by which earlier partial results
   /// (weighted by exp(s' - old max)) must be rescaled.
   __device__ __forceinline__ float add(float s) {
-    float m = fmaxf(max, s);
+    float m = nanMax(max, s);
     float scale = (max == m) ? 1.0f : __expf(max - m);
     sum = sum * scale + __expf(s - m);
     max = m;
@@ -88,7 +97,7 @@ struct OnlineSoftmax {
 
   /// Merges another partial state (e.g. from another lane).
   __device__ __forceinline__ void merge(const OnlineSoftmax &o) {
-    float m = fmaxf(max, o.max);
+    float m = nanMax(max, o.max);
     if (m == -__int_as_float(0x7f800000))
       return;
     sum = sum * __expf(max - m) + o.sum * __expf(o.max - m);
@@ -117,13 +126,15 @@ __device__ __forceinline__ void store4(float *p, float4 v) {
 //===----------------------------------------------------------------------===//
 
 /// Float atomic maximum through compare-and-swap (correct for all values,
-/// including negatives); returns the old value.
+/// including negatives; a NaN, stored or given, stays); returns the old
+/// value.
 __device__ __forceinline__ float atomicMaxFloat(float *addr, float v) {
   int *a = reinterpret_cast<int *>(addr);
   int old = *a, assumed;
   do {
     assumed = old;
-    if (__int_as_float(assumed) >= v)
+    const float cur = __int_as_float(assumed);
+    if (cur != cur || cur >= v)
       break;
     old = atomicCAS(a, assumed, __float_as_int(v));
   } while (assumed != old);
@@ -135,7 +146,8 @@ __device__ __forceinline__ float atomicMinFloat(float *addr, float v) {
   int old = *a, assumed;
   do {
     assumed = old;
-    if (__int_as_float(assumed) <= v)
+    const float cur = __int_as_float(assumed);
+    if (cur != cur || cur <= v)
       break;
     old = atomicCAS(a, assumed, __float_as_int(v));
   } while (assumed != old);

@@ -203,7 +203,8 @@ LogicalResult checkWinner(Operation *op, Value winner) {
 /// whose value `xe` attains it, by the `winner` codes of a weighted spmm or
 /// a reduce (-(c + 1) for c such edges; see gnn.spmm): returns the per-edge
 /// gradient `xe == y ? dy / c : 0`, selected (not multiplied by a 0/1 mask)
-/// so that an edge off the extremum gets 0 whatever the code. It is
+/// so that an edge off the extremum gets 0 whatever the code; every edge of
+/// a NaN extremum (code NaN) gets NaN, as in torch. It is
 /// computed per edge from the gathered `dy` and code rather than from a
 /// per-node `dy / c`, so that fused into the aggregation by `to` it needs no
 /// node-sized temporary beside the codes (one row read more per edge
@@ -224,8 +225,9 @@ FailureOr<Value> winnerShare(Operation *op, GraphTB &t, EdgeEnd to, Value xe,
                                                     nb.getFloatAttr(ft, v))
                        .getResult();
                  };
+                 // (Unordered: a NaN y selects the NaN part.)
                  Value eq = arith::CmpFOp::create(
-                     nb, nl, arith::CmpFPredicate::OEQ, a[0], a[1]);
+                     nb, nl, arith::CmpFPredicate::UEQ, a[0], a[1]);
                  // dy / c = -dy / (code + 1).
                  Value plusOne = arith::AddFOp::create(nb, nl, a[3], c(1.0));
                  Value minus = arith::NegFOp::create(nb, nl, a[2]);

@@ -367,7 +367,11 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
     for (int64_t j = 0; j < chunks; ++j) {
       Value m = carried[j * perChunk], sum = carried[j * perChunk + 1];
       Value x = scores[j];
-      Value mNew = arith::MaxNumFOp::create(b, loc, m, x);
+      // NaN-propagating: a NaN score makes m, the scales and the sum NaN
+      // from there on; a +inf score adds exp(inf - inf) = NaN. A -inf score
+      // adds 0 (not exp(-inf - -inf)), so that a row starting with one is
+      // not poisoned; a row of -inf only is told apart at the end.
+      Value mNew = arith::MaximumFOp::create(b, loc, m, x);
       Value same = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m, mNew);
       Value scale = arith::SelectOp::create(
           b, loc, same, kb.fp(1.0),
@@ -395,7 +399,7 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
     SmallVector<Value> out;
     for (int64_t j = 0; j < chunks; ++j) {
       Value m1 = a[j * perChunk], m2 = c[j * perChunk];
-      Value m = arith::MaxNumFOp::create(rb, loc, m1, m2);
+      Value m = arith::MaximumFOp::create(rb, loc, m1, m2);
       auto factor = [&](Value mi) -> Value {
         Value same = arith::CmpFOp::create(rb, loc, arith::CmpFPredicate::OEQ, mi, m);
         Value one =
@@ -423,10 +427,16 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
   Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, g,
                                        kb.idx(0));
   // The log-sum-exp of each head, m + log s, by the lane holding the head's
-  // first feature (-inf for a row without mass: m = -inf, s = 0); it has a
+  // first feature (-inf for a row without edges: m = -inf, s = 0); it has a
   // row of `heads` per node (the verifiers make the softmax's input, the
-  // spmm's weights and the log-sum-exp agree).
+  // spmm's weights and the log-sum-exp agree). A row whose scores are all
+  // -inf also ends with s = 0: its output and log-sum-exp are NaN, as
+  // torch's softmax gives (-inf - -inf), a row without edges 0 and -inf.
   int64_t heads = row / inner;
+  Value hasEdges =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, end, begin);
+  Value noMassOut = arith::SelectOp::create(b, loc, hasEdges,
+                                            kb.fp(std::numeric_limits<double>::quiet_NaN()), kb.fp(0.0));
   for (int64_t j = 0; j < chunks; ++j) {
     Value cond = leader;
     if (active[j])
@@ -441,7 +451,7 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
     SmallVector<Value> outs;
     for (int64_t v = 0; v < vec; ++v) {
       Value a = arith::MulFOp::create(b, loc, state[j * perChunk + 2 + v], inv);
-      a = arith::SelectOp::create(b, loc, zero, kb.fp(0.0), a);
+      a = arith::SelectOp::create(b, loc, zero, noMassOut, a);
       FailureOr<Value> out = kb.applyConsumers(
           parts.consumers, spmm.getResult(), a, rowIdx,
           kb.add(offsets[j], kb.idx(v)));
@@ -459,6 +469,9 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
     b.setInsertionPointToStart(&lseIf.getThenRegion().front());
     Value lse = arith::AddFOp::create(b, loc, state[j * perChunk],
                                       math::LogOp::create(b, loc, sum));
+    lse = arith::SelectOp::create(
+        b, loc, arith::AndIOp::create(b, loc, zero, hasEdges),
+        kb.fp(std::numeric_limits<double>::quiet_NaN()), lse);
     kb.store({lse}, kb.result(1),
              kb.add(kb.mul(rowIdx, heads), kb.div(offsets[j], inner)));
   }

@@ -1029,10 +1029,11 @@ LogicalResult mlir::gnnk::lowerExtremumGrad(KernelGroupOp group,
     return s.active ? arith::AndIOp::create(b, loc, s.active, cond).getResult()
                     : cond;
   };
-  // The slice's lanes holding a tie code, as a bit mask (the same in every
-  // lane of the team).
+  // The slice's lanes holding a tie code, or the NaN code of a NaN
+  // extremum (unordered), as a bit mask (the same in every lane of the
+  // team).
   auto tieMask = [&](const Slice &s, Value code) {
-    Value tie = guarded(s, compare(arith::CmpFPredicate::OLT, code, -1.0));
+    Value tie = guarded(s, compare(arith::CmpFPredicate::ULT, code, -1.0));
     Value mine = arith::SelectOp::create(b, loc, tie, bitMask(lane), i32c(0));
     auto ties = TeamReduceOp::create(b, loc, ValueRange{mine}, 1, lanes);
     kb.buildCombine(ties.getCombine(), TypeRange{i32}, bitwiseOr);
@@ -1049,10 +1050,11 @@ LogicalResult mlir::gnnk::lowerExtremumGrad(KernelGroupOp group,
       Value fl = kb.add(s.base, l);
       Value atL = kb.add(s.rowStart, fl);
       Value y = kb.load(kb.operand(op.getExtremum()), atL).front();
-      // Whether the edge to `nbr` attains the extremum.
+      // Whether the edge to `nbr` attains the extremum (every edge of a NaN
+      // one: unordered).
       auto attains = [&](Value nbr) {
         Value v = kb.load(x, kb.add(kb.mul(nbr, row), fl)).front();
-        return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, v, y)
+        return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UEQ, v, y)
             .getResult();
       };
       // The row's edges split among the walkers (edgeLoop's bodies never
@@ -1104,7 +1106,11 @@ LogicalResult mlir::gnnk::lowerExtremumGrad(KernelGroupOp group,
         total = blockTotal.getResult(0);
       }
       Value dyL = kb.load(kb.operand(op.getGrad()), atL).front();
+      // NaN for a NaN extremum, as torch's scatter_reduce (0 * dy / 0).
       Value share = arith::DivFOp::create(b, loc, dyL, total);
+      share = arith::SelectOp::create(
+          b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, y, y),
+          y, share);
       auto addTo = [&](Value nbr) {
         AtomicAddOp::create(b, loc, share, out, kb.add(kb.mul(nbr, row), fl));
       };

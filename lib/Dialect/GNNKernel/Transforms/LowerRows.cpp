@@ -151,7 +151,10 @@ LogicalResult mlir::gnnk::lowerEdgeSoftmax(KernelGroupOp group,
   Value h = headLoop.getInductionVar();
   LogicalResult status = success();
   float inf = std::numeric_limits<float>::infinity();
-  // Pass 1: the row's maximum.
+  // Pass 1: the row's maximum, NaN if a value is (arith.maximumf), so that
+  // the passes below give the whole row NaN weights for a NaN value, a +inf
+  // (inf - inf) or a row of -inf only (-inf - -inf), as torch's softmax;
+  // a row without edges keeps m = -inf, sum = 0, lse = -inf.
   ForEdgesOp maxLoop = edgeLoop(
       kb, t, first, step, {kb.fp(-inf)}, reversed, row,
       [&](const EdgeRef &e, ValueRange acc) -> FailureOr<SmallVector<Value>> {
@@ -159,14 +162,14 @@ LogicalResult mlir::gnnk::lowerEdgeSoftmax(KernelGroupOp group,
         if (failed(x))
           return failure();
         return SmallVector<Value>{
-            arith::MaxNumFOp::create(b, loc, acc[0], *x).getResult()};
+            arith::MaximumFOp::create(b, loc, acc[0], *x).getResult()};
       },
       status);
   if (failed(status))
     return failure();
   auto maxRule = [&](OpBuilder &rb, ValueRange a, ValueRange c) {
     return SmallVector<Value>{
-        arith::MaxNumFOp::create(rb, loc, a[0], c[0]).getResult()};
+        arith::MaximumFOp::create(rb, loc, a[0], c[0]).getResult()};
   };
   auto sumRule = [&](OpBuilder &rb, ValueRange a, ValueRange c) {
     return SmallVector<Value>{
@@ -180,8 +183,6 @@ LogicalResult mlir::gnnk::lowerEdgeSoftmax(KernelGroupOp group,
     kb.buildCombine(red.getCombine(), {ft}, maxRule);
     m = red.getResult(0);
   }
-  Value mass =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, m, kb.fp(-inf));
   // Pass 2: the normaliser, in double.
   ForEdgesOp sumLoop = edgeLoop(
       kb, t, first, step, {kb.f64(0.0)}, reversed, row,
@@ -191,7 +192,6 @@ LogicalResult mlir::gnnk::lowerEdgeSoftmax(KernelGroupOp group,
           return failure();
         Value p = math::ExpOp::create(
             b, loc, arith::SubFOp::create(b, loc, *x, m));
-        p = arith::SelectOp::create(b, loc, mass, p, kb.fp(0.0));
         Value pd = kb.castFloat(p, f64);
         return SmallVector<Value>{
             arith::AddFOp::create(b, loc, acc[0], pd).getResult()};
@@ -208,7 +208,7 @@ LogicalResult mlir::gnnk::lowerEdgeSoftmax(KernelGroupOp group,
   }
   Value inv = kb.castFloat(arith::DivFOp::create(b, loc, kb.f64(1.0), sum), ft);
   if (parts.lse) {
-    // m + log(sum) by the team's first lane; -inf for a row without mass.
+    // m + log(sum) by the team's first lane; -inf for a row without edges.
     // (The verifier gives the log-sum-exp the input's trailing shape.)
     Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
                                         kb.idx(0));
@@ -216,8 +216,7 @@ LogicalResult mlir::gnnk::lowerEdgeSoftmax(KernelGroupOp group,
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&ifOp.getThenRegion().front());
     Value logSum = kb.castFloat(math::LogOp::create(b, loc, sum), ft);
-    Value lse = arith::SelectOp::create(
-        b, loc, mass, arith::AddFOp::create(b, loc, m, logSum), kb.fp(-inf));
+    Value lse = arith::AddFOp::create(b, loc, m, logSum);
     kb.store({lse}, kb.result(1), kb.add(kb.mul(row, *heads), h));
   }
   // Pass 3: the weights.
@@ -230,7 +229,6 @@ LogicalResult mlir::gnnk::lowerEdgeSoftmax(KernelGroupOp group,
         Value p = math::ExpOp::create(
             b, loc, arith::SubFOp::create(b, loc, *x, m));
         p = arith::MulFOp::create(b, loc, p, inv);
-        p = arith::SelectOp::create(b, loc, mass, p, kb.fp(0.0));
         FailureOr<Value> out = kb.applyConsumers(parts.consumers,
                                                  op.getResult(), p, e.slot, h);
         if (failed(out))
@@ -435,11 +433,12 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
   double identity = kind == gnn::ReduceKind::max   ? -inf
                     : kind == gnn::ReduceKind::min ? inf
                                                    : 0.0;
+  // Max and min propagate NaN, as torch's amax and amin (not fmax).
   auto rule = [&](OpBuilder &rb, Value a, Value c) -> Value {
     if (kind == gnn::ReduceKind::max)
-      return arith::MaxNumFOp::create(rb, loc, a, c);
+      return arith::MaximumFOp::create(rb, loc, a, c);
     if (kind == gnn::ReduceKind::min)
-      return arith::MinNumFOp::create(rb, loc, a, c);
+      return arith::MinimumFOp::create(rb, loc, a, c);
     return arith::AddFOp::create(rb, loc, a, c);
   };
   // With winner codes (spmm and reduce max/min's second result; see
@@ -685,9 +684,17 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
     }
     kb.store(outs, kb.result(0), kb.add(kb.mul(rowIdx, row), c));
     if (trackWinner) {
+      // A NaN extremum's code is NaN (the extremum itself), whatever the
+      // walk counted before or after the NaN.
       SmallVector<Value> codes;
-      for (int64_t v = 0; v < vec; ++v)
-        codes.push_back(kb.castFloat(acc[values + j * vec + v], ft));
+      for (int64_t v = 0; v < vec; ++v) {
+        Value a = acc[j * vec + v];
+        Value isNaN =
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, a, a);
+        Value code = arith::SelectOp::create(b, loc, isNaN, a,
+                                             acc[values + j * vec + v]);
+        codes.push_back(kb.castFloat(code, ft));
+      }
       kb.store(codes, kb.result(1), kb.add(kb.mul(rowIdx, row), c));
     }
   }

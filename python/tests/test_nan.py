@@ -1,0 +1,198 @@
+"""NaN and inf as PyTorch/PyG have them (docs/Reliability.md, "NaN and inf").
+
+The eight gnnc.nn layers against PyG's on a small graph (an isolated node, a
+node with three incoming edges): NaN and +-inf placed in x, in the edge
+features where the layer has them, in a whole softmax/max group and in one
+entry of a group. The outputs and the gradients of x, the edge features and
+every parameter must have PyG's NaN and inf masks (and the same signs of
+infinities), and the finite values must be close. On the CPU (the reference
+evaluator) and, where a GPU is usable, on CUDA.
+"""
+
+import copy
+import warnings
+
+import pytest
+import torch
+
+try:
+    import gnnc
+    import gnnc.nn as gnn
+except ImportError as e:  # the native core is not built here
+    pytest.skip(f"gnnc is not importable: {e}", allow_module_level=True)
+pyg_nn = pytest.importorskip("torch_geometric.nn", reason="torch_geometric is not installed")
+
+warnings.filterwarnings("ignore", category=FutureWarning)
+
+NAN, INF = float("nan"), float("inf")
+IN, OUT = 4, 3
+
+
+def mlp(i, o):
+    return torch.nn.Sequential(torch.nn.Linear(i, 5), torch.nn.ReLU(), torch.nn.Linear(5, o))
+
+
+# (class, args, kwargs). SAGE with out >= in aggregates before its linear
+# layer, as PyG does (see test_sage_project_first_reassociates_infinities).
+LAYERS = {
+    "gcn": ("GCNConv", (IN, OUT), {}),
+    "sage-mean": ("SAGEConv", (IN, IN + 1), {}),
+    "sage-max": ("SAGEConv", (IN, OUT), dict(aggr="max")),
+    "gin": ("GINConv", (), dict(nn=lambda: mlp(IN, OUT))),
+    "gat": ("GATConv", (IN, OUT), dict(heads=2, edge_dim=2)),
+    "gatv2": ("GATv2Conv", (IN, OUT), dict(heads=2, edge_dim=2)),
+    "transformer": ("TransformerConv", (IN, OUT), dict(heads=2, edge_dim=2)),
+    "agnn": ("AGNNConv", (), {}),
+}
+
+# 6 nodes, node 5 isolated; node 1 <- 0, 2, 3 (edges 0-2); node 2 <- 0, 1.
+EDGE_INDEX = torch.tensor([[0, 2, 3, 0, 1, 4, 2, 1], [1, 1, 1, 2, 2, 3, 4, 0]])
+
+# Where the bad values go: (name, tensor ("x" or "ea"), rows, column, value).
+PLACEMENTS = [
+    ("x-nan", "x", [2], 1, NAN),
+    ("x-inf", "x", [3], 0, INF),
+    ("x-ninf", "x", [0], 2, -INF),
+    ("x-group-nan", "x", [0, 2, 3], None, NAN),  # every source of node 1
+    ("ea-nan", "ea", [1], 0, NAN),
+    ("ea-inf", "ea", [2], 1, INF),
+    ("ea-ninf", "ea", [2], 1, -INF),
+    ("ea-group-nan", "ea", [0, 1, 2], 0, NAN),  # node 1's whole softmax group
+    ("ea-group-inf", "ea", [0, 1, 2], 0, INF),
+    ("ea-group-ninf", "ea", [0, 1, 2], 0, -INF),
+]
+
+
+def make(name, dtype):
+    cls, args, kw = LAYERS[name]
+    kw = dict(kw)
+    if "nn" in kw:
+        torch.manual_seed(0)
+        net = kw.pop("nn")()
+        ours_kw, pyg_kw = dict(kw, nn=copy.deepcopy(net)), dict(kw, nn=net)
+    else:
+        ours_kw = pyg_kw = kw
+    torch.manual_seed(0)
+    pyg = getattr(pyg_nn, cls)(*args, **pyg_kw)
+    ours = getattr(gnn, cls)(*args, **ours_kw)
+    ours.load_state_dict(pyg.state_dict())
+    return ours.to(dtype), pyg.to(dtype)
+
+
+def inputs(placement, dtype):
+    _, where, rows, col, value = placement
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn(6, IN, generator=g, dtype=torch.float64)
+    ea = torch.randn(EDGE_INDEX.size(1), 2, generator=g, dtype=torch.float64)
+    t = x if where == "x" else ea
+    if col is None:
+        t[rows] = value
+    else:
+        t[rows, col] = value
+    return x.to(dtype), ea.to(dtype)
+
+
+def run(layer, x, ea, edge, device):
+    """Output and gradients (x, edge features, parameters) of one pass with a
+    fixed output gradient."""
+    layer = layer.to(device)
+    x = x.to(device).requires_grad_()
+    e = ea.to(device).requires_grad_() if edge else None
+    out = layer(x, EDGE_INDEX.to(device), e) if edge else layer(x, EDGE_INDEX.to(device))
+    dy = torch.linspace(-1, 1.3, out.numel(), dtype=out.dtype).view(out.shape)
+    out.backward(dy.to(device))
+    grads = {"x": x.grad}
+    if edge:
+        grads["edge_attr"] = e.grad
+    for n, p in layer.named_parameters():
+        grads[n] = p.grad
+    return out.detach().cpu(), {k: (v.cpu() if v is not None else None) for k, v in grads.items()}
+
+
+def assert_same_pattern(got, want, what, tol):
+    assert got.shape == want.shape, what
+    assert torch.equal(got.isnan(), want.isnan()), (
+        f"{what}: NaN where gnnc {got.isnan().nonzero().tolist()} vs PyG "
+        f"{want.isnan().nonzero().tolist()}")
+    assert torch.equal(got.isinf(), want.isinf()), f"{what}: inf mask differs"
+    inf = want.isinf()
+    assert torch.equal(got[inf], want[inf]), f"{what}: signs of infinities differ"
+    finite = want.isfinite()
+    torch.testing.assert_close(got[finite], want[finite], **tol, msg=what)
+
+
+def check(name, placement, dtype, device):
+    edge = "edge_dim" in LAYERS[name][2]
+    if placement[1] == "ea" and not edge:
+        pytest.skip("the layer has no edge features")
+    ours, pyg = make(name, dtype)
+    x, ea = inputs(placement, dtype)
+    tol = dict(rtol=1e-4, atol=1e-4) if dtype == torch.float32 else dict(rtol=1e-9, atol=1e-9)
+    out1, g1 = run(ours, x, ea, edge, device)
+    out2, g2 = run(pyg, x, ea, edge, "cpu")
+    assert_same_pattern(out1, out2, "output", tol)
+    for k, want in g2.items():
+        got = g1.get(k)
+        if want is None:
+            assert got is None or not got.any(), k
+        else:
+            assert got is not None, k
+            assert_same_pattern(got, want, f"gradient of {k}", tol)
+
+
+DTYPES = [torch.float32, torch.float64]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f32", "f64"])
+@pytest.mark.parametrize("placement", PLACEMENTS, ids=[p[0] for p in PLACEMENTS])
+@pytest.mark.parametrize("name", list(LAYERS))
+def test_nan_inf_match_pyg_cpu(name, placement, dtype):
+    check(name, placement, dtype, "cpu")
+
+
+def gpu():
+    return torch.cuda.is_available() and gnnc.cuda_available()
+
+
+@pytest.mark.skipif(not gpu(), reason="no usable GPU")
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f32", "f64"])
+@pytest.mark.parametrize("placement", PLACEMENTS, ids=[p[0] for p in PLACEMENTS])
+@pytest.mark.parametrize("name", list(LAYERS))
+def test_nan_inf_match_pyg_cuda(name, placement, dtype):
+    check(name, placement, dtype, "cuda")
+
+
+def test_sage_project_first_reassociates_infinities():
+    """The documented limit: SAGEConv (sum/mean) with out_channels <
+    in_channels applies lin_l before the aggregation (fewer features over the
+    edges). NaN propagates as in PyG, but sums of infinities of both signs
+    reassociate: PyG's lin_l.weight gradient has inf - inf = NaN where
+    gnnc's has an infinity."""
+    ours, pyg = make("sage-mean", torch.float64)
+    ours, pyg = (getattr(m, "__class__")(IN, OUT).double() for m in (ours, pyg))
+    ours.load_state_dict(pyg.state_dict())
+    x, ea = inputs(PLACEMENTS[2], torch.float64)  # x-ninf
+    out1, g1 = run(ours, x, ea, False, "cpu")
+    out2, g2 = run(pyg, x, ea, False, "cpu")
+    assert torch.equal(out1.isnan(), out2.isnan())
+    assert torch.equal(g1["x"].isnan(), g2["x"].isnan())
+    w1, w2 = g1["lin_l.weight"], g2["lin_l.weight"]
+    assert (w1.isnan() | w1.isinf()).equal(w2.isnan() | w2.isinf())
+
+
+def test_softmax_group_all_nan_gives_nan_weights():
+    """The issue's case: an all-NaN softmax group gives NaN weights (not 0),
+    and its node's aggregate is NaN as in PyG."""
+    f = gnnc.compile("""func.func @att(%g: !gnn.graph, %s: tensor<?x1xf64> {gnn.domain = "edge"}, %h: tensor<?x1x1xf64>) -> tensor<?x1x1xf64> {
+  %w = gnn.edge_softmax %g, %s : tensor<?x1xf64>
+  %r = gnn.spmm sum %g, %h weights(%w : tensor<?x1xf64>) : tensor<?x1x1xf64> -> tensor<?x1x1xf64>
+  return %r : tensor<?x1x1xf64>
+}""")
+    ei = torch.tensor([[0, 1, 2], [2, 2, 1]])
+    h = torch.tensor([1., 10., 100.], dtype=torch.float64).view(3, 1, 1)
+    for s, want in [([0., 0., NAN], [0., NAN, 5.5]), ([0., 0., -INF], [0., NAN, 5.5]),
+                    ([NAN, 1., 0.], [0., 100., NAN]), ([INF, 0., 0.], [0., 100., NAN])]:
+        got = f(ei, torch.tensor(s, dtype=torch.float64).view(3, 1), h, num_nodes=3).view(-1)
+        want = torch.tensor(want, dtype=torch.float64)
+        assert torch.equal(got.isnan(), want.isnan()), (s, got)
+        torch.testing.assert_close(got[~want.isnan()], want[~want.isnan()])
