@@ -10,12 +10,18 @@
 #include "gnn/Compiler/Driver.h"
 #include "gnn/InitGNN.h"
 #include "gnn/Tools/InputGuard.h"
+#include "gnn/Tools/OutputFile.h"
 
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
 
+#include <cstdio>
 #include <thread>
 
 /// Makes the tool crash inside the contained work, for the test of the
@@ -28,6 +34,40 @@ static llvm::cl::opt<std::string> crashForTesting(
 
 /// A null write the compiler cannot drop.
 static void crash() { *static_cast<volatile int *>(nullptr) = 0; }
+
+/// MlirOptMain on `input`, with the output file opened, written and closed
+/// here (gnn/Tools/OutputFile.h) rather than by MLIR, so that one that
+/// cannot be written is `gnn-opt: error: cannot write 'PATH': REASON`.
+static int optimize(int argc, char **argv, llvm::StringRef input,
+                    llvm::StringRef output, mlir::DialectRegistry &registry) {
+  llvm::InitLLVM init(argc, argv);
+  mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+  // Listings write no output file: MLIR prints them.
+  if (config.shouldShowDialects() || config.shouldListPasses())
+    return mlir::asMainReturnCode(
+        mlir::MlirOptMain(argc, argv, input, output, registry));
+  if (input == "-" &&
+      llvm::sys::Process::FileDescriptorIsDisplayed(fileno(stdin)))
+    llvm::errs() << "(processing input from stdin now, hit ctrl-c/ctrl-d to "
+                    "interrupt)\n";
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> buffer =
+      mlir::openInputFile(input, &error);
+  if (!buffer) {
+    llvm::errs() << error << "\n";
+    return 1;
+  }
+  std::unique_ptr<llvm::ToolOutputFile> file =
+      gnn::openOutputFile("gnn-opt", output);
+  if (!file)
+    return 1;
+  bool ok = mlir::succeeded(
+      mlir::MlirOptMain(file->os(), std::move(buffer), registry, config));
+  // A failed write is reported even when the passes failed too.
+  if (gnn::closeOutputFile("gnn-opt", *file, /*keep=*/ok))
+    return 1;
+  return ok ? 0 : 1;
+}
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
@@ -47,7 +87,6 @@ int main(int argc, char **argv) {
       crash();
     if (crashForTesting == "worker")
       std::thread(crash).join();
-    return mlir::asMainReturnCode(
-        mlir::MlirOptMain(argc, argv, input, output, registry));
+    return optimize(argc, argv, input, output, registry);
   });
 }

@@ -11,6 +11,7 @@
 #include "gnn/InitGNN.h"
 #include "gnn/Reference/Evaluator.h"
 #include "gnn/Tools/InputGuard.h"
+#include "gnn/Tools/OutputFile.h"
 #ifdef GNNC_HAVE_CUDA_RUNTIME
 #include "CudaBackend.h"
 #include "gnn/Runtime/CudaDriver.h"
@@ -113,6 +114,26 @@ static ::gnn::CudaRunOptions cudaRunOptions() {
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "gnn-run: error: " << message << "\n";
   return 1;
+}
+
+/// Creates the directory `path` (and its parents) unless it exists: 0, else
+/// 1 with "cannot create 'PATH': REASON".
+static int createDirectory(const std::string &path) {
+  std::error_code ec;
+  std::filesystem::create_directories(path, ec);
+  if (ec)
+    return fail("cannot create '" + path + "': " + ec.message());
+  return 0;
+}
+
+/// Prints the JSON summary on stdout: `exitCode`, or 1 with "cannot write
+/// '<stdout>': REASON" when it did not reach stdout.
+static int printSummary(llvm::json::Object summary, int exitCode) {
+  llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(summary)))
+               << "\n";
+  if (::gnn::flushStdout("gnn-run"))
+    return 1;
+  return exitCode;
 }
 
 static llvm::json::Object summarise(const ::gnn::Tensor &t) {
@@ -283,8 +304,8 @@ static int run() {
     inputs = ::gnn::makeSeededInputs(*specs, seed);
   }
   if (!dumpInputs.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(dumpInputs.getValue(), ec);
+    if (int code = createDirectory(dumpInputs))
+      return code;
     size_t next = 0;
     for (auto [i, spec] : llvm::enumerate(*specs)) {
       if (spec.isGraph)
@@ -401,10 +422,7 @@ static int run() {
     summary["residuals"] = static_cast<int64_t>(t.residuals.size());
     summary["residual_outputs"] = static_cast<int64_t>(
         training->forward.getNumResults() - numResults);
-    llvm::outs() << llvm::formatv("{0:2}",
-                                  llvm::json::Value(std::move(summary)))
-                 << "\n";
-    return exitCode;
+    return printSummary(std::move(summary), exitCode);
   }
   if (reference) {
     auto start = std::chrono::steady_clock::now();
@@ -430,8 +448,8 @@ static int run() {
 #endif
 
   if (!outputDir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(outputDir.getValue(), ec);
+    if (int code = createDirectory(outputDir))
+      return code;
     for (auto [i, t] : llvm::enumerate(*outputs)) {
       std::string err = ::gnn::writeNpy(outputDir + "/result" +
                                           std::to_string(i) + ".npy",
@@ -481,7 +499,5 @@ static int run() {
       {"reference_ms", runMs}};
   for (auto &kv : fields)
     summary[kv.first] = std::move(kv.second);
-  llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(summary)))
-               << "\n";
-  return exitCode;
+  return printSummary(std::move(summary), exitCode);
 }

@@ -5,46 +5,163 @@
 // module through gnn-cuda-pipeline first when needed); `--gnnk-to-cuda`
 // prints a module of gnnk kernels as it is.
 //
+// The driver is gnnc's own rather than mlirTranslateMain so that the output
+// file is opened, written and closed with checks (gnn/Tools/OutputFile.h);
+// it takes the same options.
+//
 //===----------------------------------------------------------------------===//
 
 #include "gnn/Compiler/Driver.h"
 #include "gnn/Target/CUDA/CUDAPrinter.h"
 #include "gnn/Tools/InputGuard.h"
+#include "gnn/Tools/OutputFile.h"
 
-#include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
-#include "llvm/Support/FileSystem.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
+#include "mlir/Support/ToolUtilities.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
 
-/// The input file named on the command line: the first argument that is
-/// not an option (nor the value of `-o`) and names a file, else stdin. An
-/// option's value given as a separate argument (`--gnn-stats nodes:10,edges:40`) is
-/// skipped because it names no file.
-static llvm::StringRef inputOf(int argc, char **argv) {
-  for (int i = 1; i < argc; ++i) {
-    llvm::StringRef arg = argv[i];
-    if (arg == "-o" || arg == "--o") {
-      ++i;
-      continue;
+namespace cl = llvm::cl;
+using Level = mlir::SourceMgrDiagnosticVerifierHandler::Level;
+
+static cl::opt<std::string> inputFilename(cl::Positional,
+                                          cl::desc("<input file>"),
+                                          cl::init("-"));
+static cl::opt<std::string> outputFilename("o", cl::desc("Output filename"),
+                                           cl::value_desc("filename"),
+                                           cl::init("-"));
+static cl::opt<bool> allowUnregisteredDialects(
+    "allow-unregistered-dialect",
+    cl::desc("Allow operation with no registered dialects (testing only)"));
+static cl::opt<std::string> inputSplitMarker(
+    "split-input-file", cl::ValueOptional,
+    cl::callback([](const std::string &marker) {
+      if (marker.empty())
+        inputSplitMarker.setValue(mlir::kDefaultSplitMarker);
+    }),
+    cl::desc("Split the input at the given marker (default `// -----`) and "
+             "translate each chunk on its own"),
+    cl::init(""));
+static cl::opt<std::string> outputSplitMarker(
+    "output-split-marker",
+    cl::desc("Marker printed between the outputs of split chunks"),
+    cl::init(""));
+static cl::opt<Level> verifyDiagnostics(
+    "verify-diagnostics", cl::ValueOptional,
+    cl::desc("Check the diagnostics against the expected-* comments"),
+    cl::values(clEnumValN(Level::All, "all", "every diagnostic"),
+               clEnumValN(Level::All, "", "every diagnostic"),
+               clEnumValN(Level::OnlyExpected, "only-expected",
+                          "only the expected diagnostics")));
+static cl::opt<bool> errorDiagnosticsOnly(
+    "error-diagnostics-only",
+    cl::desc("Print only error diagnostics (testing only)"));
+
+/// One chunk through `translations` in turn, each reading what the one
+/// before printed; the last prints into `os`.
+static mlir::LogicalResult
+translateChunk(llvm::ArrayRef<const mlir::Translation *> translations,
+               std::unique_ptr<llvm::MemoryBuffer> buffer,
+               llvm::raw_ostream &os, mlir::TimingScope &timing) {
+  std::string text;
+  for (auto [i, translation] : llvm::enumerate(translations)) {
+    mlir::TimingScope scope = timing.nest(translation->getDescription());
+    // Chunks of a split input are not null-terminated; the parsers expect it.
+    if (!buffer->getBuffer().ends_with('\0'))
+      buffer = llvm::MemoryBuffer::getMemBufferCopy(
+          buffer->getBuffer(), buffer->getBufferIdentifier());
+    mlir::MLIRContext context;
+    context.allowUnregisteredDialects(allowUnregisteredDialects);
+    bool verifying = verifyDiagnostics.getNumOccurrences() > 0;
+    context.printOpOnDiagnostic(!verifying);
+    auto sourceMgr = std::make_shared<llvm::SourceMgr>();
+    sourceMgr->AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+    std::string next;
+    llvm::raw_string_ostream nextOs(next);
+    bool last = i + 1 == translations.size();
+    llvm::raw_ostream &out = last ? os : nextOs;
+    if (verifying) {
+      // The translation is expected to fail; the diagnostics are the result.
+      mlir::SourceMgrDiagnosticVerifierHandler handler(*sourceMgr, &context,
+                                                       verifyDiagnostics);
+      (void)(*translation)(sourceMgr, os, &context);
+      return handler.verify();
     }
-    if (arg == "-")
-      return arg;
-    if (!arg.starts_with("-") && llvm::sys::fs::exists(arg))
-      return arg;
+    mlir::SourceMgrDiagnosticHandler handler(*sourceMgr, &context);
+    std::optional<mlir::ScopedDiagnosticHandler> errorsOnly;
+    if (errorDiagnosticsOnly)
+      errorsOnly.emplace(&context, [](mlir::Diagnostic &diag) {
+        // Handled (dropped) unless it is an error.
+        return mlir::success(diag.getSeverity() !=
+                             mlir::DiagnosticSeverity::Error);
+      });
+    if (mlir::failed((*translation)(sourceMgr, out, &context)))
+      return mlir::failure();
+    if (last)
+      break;
+    text = std::move(next);
+    buffer = llvm::MemoryBuffer::getMemBuffer(text);
   }
-  return "-";
+  return mlir::success();
+}
+
+/// Translates each chunk of `input` into `os`.
+static mlir::LogicalResult
+translate(llvm::ArrayRef<const mlir::Translation *> translations,
+          std::unique_ptr<llvm::MemoryBuffer> input, llvm::raw_ostream &os) {
+  mlir::DefaultTimingManager timingManager;
+  mlir::applyDefaultTimingManagerCLOptions(timingManager);
+  mlir::TimingScope timing = timingManager.getRootScope();
+  auto chunk = [&](std::unique_ptr<llvm::MemoryBuffer> buffer,
+                   llvm::raw_ostream &os) {
+    return translateChunk(translations, std::move(buffer), os, timing);
+  };
+  return mlir::splitAndProcessBuffer(std::move(input), chunk, os,
+                                     inputSplitMarker, outputSplitMarker);
 }
 
 int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
   mlir::gnn::registerGNNTranslations();
   mlir::gnn::registerGNNKToCUDATranslation();
-  llvm::StringRef input = inputOf(argc, argv);
+  // After the translations are registered: the parser lists them.
+  cl::list<const mlir::Translation *, bool, mlir::TranslationParser>
+      translations(cl::desc("Translations to perform"), cl::Required);
+  mlir::registerAsmPrinterCLOptions();
+  mlir::registerMLIRContextCLOptions();
+  mlir::registerTranslationCLOptions();
+  mlir::registerDefaultTimingManagerCLOptions();
+  cl::ParseCommandLineOptions(argc, argv, "gnnc translations\n");
   // Parsing, verification, lowering and printing run on a large stack with
   // crashes contained; input that would crash the parser is refused first.
-  return gnn::runContained("gnn-translate", input, argc, argv, [&] {
-    if (!gnn::precheckFile(input))
+  return gnn::runContained("gnn-translate", inputFilename, argc, argv, [&] {
+    if (!gnn::precheckFile(inputFilename))
       return 1;
-    return mlir::failed(
-               mlir::mlirTranslateMain(argc, argv, "gnnc translations\n"))
-               ? 1
-               : 0;
+    std::string error;
+    std::unique_ptr<llvm::MemoryBuffer> input;
+    if (std::optional<llvm::Align> align = translations[0]->getInputAlignment())
+      input = mlir::openInputFile(inputFilename, *align, &error);
+    else
+      input = mlir::openInputFile(inputFilename, &error);
+    if (!input) {
+      llvm::errs() << error << "\n";
+      return 1;
+    }
+    std::unique_ptr<llvm::ToolOutputFile> output =
+        gnn::openOutputFile("gnn-translate", outputFilename);
+    if (!output)
+      return 1;
+    bool ok = mlir::succeeded(
+        translate(translations, std::move(input), output->os()));
+    // A failed write is reported even when the translation failed too.
+    if (gnn::closeOutputFile("gnn-translate", *output, /*keep=*/ok))
+      return 1;
+    return ok ? 0 : 1;
   });
 }

@@ -1,0 +1,7 @@
+func.func @ok() {
+  return
+}
+
+// -----
+
+func.func @bad( {
