@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -23,6 +24,7 @@
 #include <sstream>
 #include <type_traits>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -69,140 +71,351 @@ std::string HostGraph::validate() const {
 }
 
 //===----------------------------------------------------------------------===//
-// Reading files
+// File-system entries
 //===----------------------------------------------------------------------===//
 
-/// Reads a whole (optionally gzip-compressed) file.
-static bool readFile(const std::string &path, std::string &out,
-                     std::string &error) {
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (!f) {
-    error = "cannot open '" + path + "': " + std::strerror(errno);
-    return false;
+namespace {
+/// What is at a path (following symbolic links).
+enum class Entry { Missing, Folder, File, Other, Error };
+} // namespace
+
+/// What is at `p`. "Does not exist" (ENOENT, ENOTDIR) is `Missing`; any
+/// other failure (a symbolic-link loop, a folder that cannot be searched) is
+/// `Error`, with `error` set to `'P': REASON`. `Other` is a FIFO, a socket or
+/// a device, with `what` saying which. Never throws, unlike the
+/// std::filesystem calls without a std::error_code.
+static Entry entryAt(const fs::path &p, std::string &error,
+                     std::string *what = nullptr) {
+  struct stat st;
+  if (::stat(p.c_str(), &st) != 0) {
+    int err = errno;
+    if (err == ENOENT || err == ENOTDIR)
+      return Entry::Missing;
+    error = "'" + p.string() + "': " + std::strerror(err);
+    return Entry::Error;
   }
-  out.clear();
-  char buf[1 << 16];
-  int n;
-  while ((n = gzread(f, buf, sizeof(buf))) > 0)
-    out.append(buf, n);
-  int errnum = 0;
-  const char *msg = gzerror(f, &errnum);
-  bool ok = n == 0 && (errnum == Z_OK || errnum == Z_STREAM_END);
-  if (!ok)
-    error = "cannot read '" + path + "': " + (msg ? msg : "read error");
-  gzclose(f);
-  return ok;
+  if (S_ISDIR(st.st_mode))
+    return Entry::Folder;
+  if (S_ISREG(st.st_mode))
+    return Entry::File;
+  if (what)
+    *what = describeFileType(st.st_mode);
+  return Entry::Other;
+}
+
+//===----------------------------------------------------------------------===//
+// Reading text files
+//===----------------------------------------------------------------------===//
+
+/// The longest line of an edge list, a graph-id list or `meta.txt`.
+constexpr size_t kMaxLineBytes = size_t(1) << 20;
+/// Text an edge list or a graph-id list may hold beyond its data lines
+/// (comments, blank lines, whitespace): 16 MiB.
+constexpr uint64_t kTextSlackBytes = uint64_t(1) << 24;
+/// Text allowed per data line: two ids of up to 20 characters each, with
+/// ample room for whitespace.
+constexpr uint64_t kBytesPerDataLine = 128;
+/// The most text `meta.txt` may hold (a few lines of `key value`).
+constexpr uint64_t kMaxMetaBytes = uint64_t(1) << 20;
+
+namespace {
+/// The lines of a text file, gzip-compressed or not, decompressed as a
+/// stream: only a block of text is held at a time, never the whole file, so
+/// a caller can bound the text it accepts as it goes (a gzip bomb is refused
+/// after the bound, not after decompressing it all).
+class LineReader {
+public:
+  LineReader() : buffer(kMaxLineBytes) {}
+  ~LineReader() {
+    if (gz)
+      gzclose(gz);
+  }
+  LineReader(const LineReader &) = delete;
+  LineReader &operator=(const LineReader &) = delete;
+
+  /// Opens `path` (a regular file, see ReadableFile).
+  std::string open(const std::string &path) {
+    ReadableFile file;
+    if (std::string error = file.open(path); !error.empty())
+      return error;
+    return open(file, path);
+  }
+  /// Reads the text of `file`, opened on `path`, from its current offset.
+  std::string open(ReadableFile &file, const std::string &path) {
+    this->path = path;
+    int fd = file.release();
+    gz = gzdopen(fd, "rb");
+    if (!gz) {
+      ::close(fd);
+      return "cannot open '" + path + "': out of memory";
+    }
+    return "";
+  }
+
+  /// The next line, without its newline. Returns false at the end of the
+  /// text, or on an error (a read error, a line longer than kMaxLineBytes),
+  /// which is then in `error`.
+  bool next(std::string_view &line, std::string &error) {
+    for (;;) {
+      if (const char *nl = static_cast<const char *>(
+              std::memchr(buffer.data() + begin, '\n', end - begin))) {
+        return take(static_cast<size_t>(nl - buffer.data()), 1, line);
+      }
+      if (atEnd)
+        return begin < end && take(end, 0, line);
+      if (begin > 0) {
+        std::memmove(buffer.data(), buffer.data() + begin, end - begin);
+        end -= begin;
+        begin = 0;
+      }
+      if (end == buffer.size()) {
+        error = path + ":" + std::to_string(number + 1) +
+                ": line longer than " + std::to_string(kMaxLineBytes) +
+                " bytes";
+        return false;
+      }
+      int n = gzread(gz, buffer.data() + end,
+                     static_cast<unsigned>(buffer.size() - end));
+      int errnum = Z_OK;
+      const char *message = gzerror(gz, &errnum);
+      if (n < 0 || (n == 0 && errnum != Z_OK && errnum != Z_STREAM_END)) {
+        error = "cannot read '" + path + "': " +
+                (message && *message ? message : "read error");
+        return false;
+      }
+      end += static_cast<size_t>(n);
+      atEnd = n == 0;
+    }
+  }
+
+  /// Bytes of text (decompressed) in the lines returned so far.
+  uint64_t bytes() const { return consumed; }
+  /// The number of the last line returned (from 1).
+  int64_t lineNumber() const { return number; }
+  /// `PATH:LINE` of the last line returned.
+  std::string location() const {
+    return path + ":" + std::to_string(number);
+  }
+
+private:
+  /// Returns the line ending at `stop`, followed by `newline` bytes.
+  bool take(size_t stop, size_t newline, std::string_view &line) {
+    line = std::string_view(buffer.data() + begin, stop - begin);
+    consumed += stop - begin + newline;
+    begin = stop + newline;
+    ++number;
+    return true;
+  }
+
+  std::string path;
+  gzFile gz = nullptr;
+  std::vector<char> buffer;
+  size_t begin = 0, end = 0;
+  bool atEnd = false;
+  uint64_t consumed = 0;
+  int64_t number = 0;
+};
+
+/// A line of whitespace-separated integers, a comment (`#`) or blank.
+enum class LineKind { Blank, Comment, Values, Malformed };
+
+/// Splits `line` into integers (`values`); a comment's text after `#` goes to
+/// `comment`, a malformed token to `bad`.
+LineKind parseIntLine(std::string_view line, std::vector<int64_t> &values,
+                      std::string_view &comment, std::string_view &bad) {
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+  size_t p = 0, n = line.size();
+  while (p < n && space(line[p]))
+    ++p;
+  if (p == n)
+    return LineKind::Blank;
+  if (line[p] == '#') {
+    comment = line.substr(p + 1);
+    return LineKind::Comment;
+  }
+  values.clear();
+  while (p < n) {
+    size_t q = p;
+    while (q < n && !space(line[q]))
+      ++q;
+    std::string_view token = line.substr(p, q - p);
+    // strtoll's syntax without its leading whitespace: [+-]digits.
+    const char *first = token.data(), *last = token.data() + token.size();
+    if (token.size() > 1 && token[0] == '+' && token[1] != '-')
+      ++first;
+    int64_t v = 0;
+    auto [ptr, ec] = std::from_chars(first, last, v);
+    if (ec != std::errc() || ptr != last) {
+      bad = token;
+      return LineKind::Malformed;
+    }
+    values.push_back(v);
+    p = q;
+    while (p < n && space(line[p]))
+      ++p;
+  }
+  return LineKind::Values;
+}
+} // namespace
+
+/// Parses a nonnegative count (`nodes`, `edges`, `# nodes N`): decimal
+/// digits only. Returns -1 when malformed.
+static int64_t parseCount(std::string_view text) {
+  int64_t v = -1;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size() || v < 0 ||
+      text.empty())
+    return -1;
+  return v;
+}
+
+/// The message when `lines` has read more text than `count` data lines (of
+/// `item`s, `items` in plural) may hold with the comments and blank lines
+/// allowed (kBytesPerDataLine each plus kTextSlackBytes), else "". Checked
+/// after every line, so that a file of blank lines (a gzip bomb of newlines)
+/// is refused once past the bound, whatever its size.
+static std::string checkTextBound(const LineReader &lines, int64_t nodes,
+                                  int64_t count, const std::string &item,
+                                  const std::string &items) {
+  uint64_t allowed = kTextSlackBytes + kBytesPerDataLine * uint64_t(count);
+  if (lines.bytes() <= allowed)
+    return "";
+  return lines.location() + ": refused after " +
+         std::to_string(lines.bytes()) + " bytes of text (decompressed) for " +
+         std::to_string(nodes) + " nodes and " + std::to_string(count) + " " +
+         items + ": a list of " + items + " may hold " +
+         std::to_string(kBytesPerDataLine) + " bytes per " + item + " and " +
+         std::to_string(kTextSlackBytes) +
+         " bytes of comments and blank lines";
 }
 
 namespace {
-/// A tokenizer over lines of integers, reporting line numbers on errors.
-struct IntLines {
-  const std::string &text;
-  const std::string &path;
-  size_t pos = 0;
-  int64_t line = 0;
-
-  /// Parses the integers of the next non-empty line that is not a comment.
-  /// Returns false at the end of input; sets `error` on a malformed line.
-  /// Comment lines (`#`) are handed to `onComment`.
-  template <typename F>
-  bool next(std::vector<int64_t> &values, std::string &error, F onComment) {
-    while (pos < text.size()) {
-      size_t end = text.find('\n', pos);
-      if (end == std::string::npos)
-        end = text.size();
-      ++line;
-      std::string_view l(text.data() + pos, end - pos);
-      pos = end + 1;
-      size_t first = l.find_first_not_of(" \t\r");
-      if (first == std::string_view::npos)
-        continue;
-      if (l[first] == '#') {
-        onComment(l.substr(first + 1));
-        continue;
-      }
-      values.clear();
-      const char *p = l.data() + first, *stop = l.data() + l.size();
-      while (p < stop) {
-        while (p < stop && (*p == ' ' || *p == '\t' || *p == '\r'))
-          ++p;
-        if (p == stop)
-          break;
-        char *after = nullptr;
-        std::string token(p, std::find_if(p, stop, [](char c) {
-                            return c == ' ' || c == '\t' || c == '\r';
-                          }));
-        errno = 0;
-        long long v = std::strtoll(token.c_str(), &after, 10);
-        if (errno || *after != '\0' || token.empty()) {
-          error = path + ":" + std::to_string(line) +
-                  ": expected an integer but found '" + token + "'";
-          return false;
-        }
-        values.push_back(v);
-        p += token.size();
-      }
-      return true;
-    }
-    return false;
-  }
+/// What is known of an edge list before it is read.
+struct EdgeListBounds {
+  /// The node count (a data-set's meta.txt), or -1.
+  int64_t nodes = -1;
+  /// The edge count (a data-set's meta.txt), or -1.
+  int64_t edges = -1;
+  /// Where the declared counts come from, for messages.
+  std::string declaredBy;
 };
 } // namespace
 
-static bool readEdgeList(const std::string &path, HostGraph &g,
-                         std::string &error, int64_t &declaredNodes) {
-  std::string text;
-  if (!readFile(path, text, error))
-    return false;
-  IntLines lines{text, path};
+/// Reads the `src dst` lines of `lines` into `g` as they are decompressed,
+/// refusing text beyond what the edges read so far may hold (see
+/// checkTextBound), more edges than declared, and more than fit in memory.
+static bool readEdgeList(LineReader &lines, const std::string &path,
+                         HostGraph &g, std::string &error,
+                         int64_t &declaredNodes, const EdgeListBounds &bounds) {
   std::vector<int64_t> v;
+  std::string_view line, comment, bad;
   declaredNodes = -1;
-  auto onComment = [&](std::string_view c) {
-    std::istringstream is{std::string(c)};
-    std::string key, count;
-    if (!(is >> key) || key != "nodes" || !error.empty())
-      return;
-    is >> count;
-    char *end = nullptr;
-    errno = 0;
-    long long n = std::strtoll(count.c_str(), &end, 10);
-    if (errno || count.empty() || *end != '\0' || n < 0) {
-      error = path + ":" + std::to_string(lines.line) +
-              ": expected '# nodes N' with a nonnegative N but found '#" +
-              std::string(c) + "'";
-      return;
-    }
-    declaredNodes = n;
+  int64_t maxId = -1;
+  auto nodesSoFar = [&] {
+    return bounds.nodes >= 0   ? bounds.nodes
+           : declaredNodes >= 0 ? declaredNodes
+                                : std::max<int64_t>(maxId, -1) + 1;
   };
-  while (lines.next(v, error, onComment)) {
+  while (lines.next(line, error)) {
+    switch (parseIntLine(line, v, comment, bad)) {
+    case LineKind::Blank:
+      break;
+    case LineKind::Malformed:
+      error = lines.location() + ": expected an integer but found '" +
+              std::string(bad) + "'";
+      return false;
+    case LineKind::Comment: {
+      // `# nodes N` fixes the node count.
+      size_t first = comment.find_first_not_of(" \t\r");
+      if (first == std::string_view::npos)
+        break;
+      std::string_view rest = comment.substr(first);
+      size_t keyEnd = rest.find_first_of(" \t\r");
+      if (rest.substr(0, keyEnd) != "nodes")
+        break;
+      std::string_view count =
+          keyEnd == std::string_view::npos ? std::string_view()
+                                           : rest.substr(keyEnd);
+      size_t a = count.find_first_not_of(" \t\r");
+      count = a == std::string_view::npos ? std::string_view()
+                                          : count.substr(a);
+      count = count.substr(0, count.find_first_of(" \t\r"));
+      declaredNodes = parseCount(count);
+      if (declaredNodes < 0) {
+        error = lines.location() +
+                ": expected '# nodes N' with a nonnegative N but found '#" +
+                std::string(comment) + "'";
+        return false;
+      }
+      break;
+    }
+    case LineKind::Values:
+      if (v.size() != 2) {
+        error = lines.location() + ": expected 'src dst' but found " +
+                std::to_string(v.size()) + " numbers";
+        return false;
+      }
+      g.src.push_back(v[0]);
+      g.dst.push_back(v[1]);
+      maxId = std::max({maxId, v[0], v[1]});
+      if (bounds.edges >= 0 && g.numEdges() > bounds.edges) {
+        error = path + ": " + bounds.declaredBy + " declares " +
+                std::to_string(bounds.edges) +
+                " edges but the file has more (line " +
+                std::to_string(lines.lineNumber()) + ")";
+        return false;
+      }
+      // Refused once it cannot fit, not after reading it all.
+      if ((g.numEdges() & 0xffff) == 0) {
+        error = checkGraphSize(path, nodesSoFar(), g.numEdges());
+        if (!error.empty())
+          return false;
+      }
+      break;
+    }
+    error = checkTextBound(lines, nodesSoFar(), g.numEdges(), "edge", "edges");
     if (!error.empty())
       return false;
-    if (v.size() != 2) {
-      error = path + ":" + std::to_string(lines.line) +
-              ": expected 'src dst' but found " + std::to_string(v.size()) +
-              " numbers";
-      return false;
-    }
-    g.src.push_back(v[0]);
-    g.dst.push_back(v[1]);
   }
   return error.empty();
 }
 
-static bool readIntColumn(const std::string &path, std::vector<int64_t> &out,
-                          std::string &error) {
-  std::string text;
-  if (!readFile(path, text, error))
+/// Reads one integer per line (a data set's graph ids, one per node); at
+/// most `nodes` of them.
+static bool readIntColumn(const std::string &path, int64_t nodes,
+                          std::vector<int64_t> &out, std::string &error) {
+  LineReader lines;
+  error = lines.open(path);
+  if (!error.empty())
     return false;
-  IntLines lines{text, path};
   std::vector<int64_t> v;
-  while (lines.next(v, error, [](std::string_view) {})) {
-    if (v.size() != 1) {
-      error = path + ":" + std::to_string(lines.line) +
-              ": expected one integer per line";
+  std::string_view line, comment, bad;
+  while (lines.next(line, error)) {
+    switch (parseIntLine(line, v, comment, bad)) {
+    case LineKind::Blank:
+    case LineKind::Comment:
+      break;
+    case LineKind::Malformed:
+      error = lines.location() + ": expected an integer but found '" +
+              std::string(bad) + "'";
       return false;
+    case LineKind::Values:
+      if (v.size() != 1) {
+        error = lines.location() + ": expected one integer per line";
+        return false;
+      }
+      if (static_cast<int64_t>(out.size()) == nodes) {
+        error = lines.location() + ": more graph ids than the " +
+                std::to_string(nodes) + " nodes of the graph";
+        return false;
+      }
+      out.push_back(v[0]);
+      break;
     }
-    out.push_back(v[0]);
+    error = checkTextBound(lines, nodes, static_cast<int64_t>(out.size()),
+                           "graph id", "graph ids");
+    if (!error.empty())
+      return false;
   }
   return error.empty();
 }
@@ -210,15 +423,6 @@ static bool readIntColumn(const std::string &path, std::vector<int64_t> &out,
 //===----------------------------------------------------------------------===//
 // NumPy edge arrays
 //===----------------------------------------------------------------------===//
-
-/// Whether `path` is a `.npy` file: by its extension, else by its magic bytes.
-static bool isNpyFile(const fs::path &path) {
-  if (path.extension() == ".npy")
-    return true;
-  char magic[6] = {};
-  std::ifstream is(path, std::ios::binary);
-  return is.read(magic, 6) && std::memcmp(magic, "\x93NUMPY", 6) == 0;
-}
 
 /// Decodes `count` little-endian integers of type `T`, `stride` elements
 /// apart in `bytes`, into `out`.
@@ -235,15 +439,13 @@ static void decodeIds(const unsigned char *bytes, uint64_t stride,
   }
 }
 
-/// Reads the edges of a `.npy` edge array (see loadGraph) into `g`, in large
-/// blocks. Node ids are checked later, by HostGraph::validate.
-static bool readNpyEdges(const std::string &path, HostGraph &g,
-                         std::string &error) {
-  std::ifstream is(path, std::ios::binary);
-  if (!is) {
-    error = "cannot open '" + path + "': " + std::strerror(errno);
-    return false;
-  }
+/// Reads the edges of the `.npy` edge array open in `file` (see loadGraph)
+/// into `g`, in large blocks; `nodes` is the node count when known (a data
+/// set's meta.txt), else -1. Node ids are checked later, by
+/// HostGraph::validate.
+static bool readNpyEdges(ReadableFile &file, const std::string &path,
+                         int64_t nodes, HostGraph &g, std::string &error) {
+  std::istream &is = file.stream();
   NpyHeader h;
   error = readNpyHeader(is, path, h);
   if (!error.empty())
@@ -274,10 +476,7 @@ static bool readNpyEdges(const std::string &path, HostGraph &g,
   bool planar = rowsAreEdges == h.fortranOrder;
 
   uint64_t size = h.itemSize();
-  std::error_code ec;
-  uint64_t fileSize = fs::file_size(path, ec);
-  if (ec)
-    return fail("cannot read: " + ec.message());
+  uint64_t fileSize = file.size();
   uint64_t found = fileSize - h.dataOffset;
   if (numEdges > (uint64_t(1) << 58))
     return fail("shape " + shape.str() + " is too large for a file of " +
@@ -287,6 +486,15 @@ static bool readNpyEdges(const std::string &path, HostGraph &g,
     return fail("expected " + std::to_string(expected) +
                 " payload bytes for shape " + shape.str() + " of " +
                 h.dtypeName() + " but found " + std::to_string(found));
+  // A sparse file may claim any size: the edges must fit before they are
+  // allocated.
+  if (int64_t bytes = graphHostBytes(std::max<int64_t>(nodes, 0),
+                                     static_cast<int64_t>(numEdges));
+      bytes < 0 || bytes > hostMemoryBytes()) {
+    error = checkGraphSize(path, std::max<int64_t>(nodes, 0),
+                           static_cast<int64_t>(numEdges));
+    return false;
+  }
 
   g.src.resize(numEdges);
   g.dst.resize(numEdges);
@@ -323,19 +531,30 @@ static bool readNpyEdges(const std::string &path, HostGraph &g,
   return true;
 }
 
+/// Reads `meta.txt`: `key value` lines, at most kMaxMetaBytes of text.
 static std::map<std::string, std::string> readMeta(const std::string &path,
                                                    std::string &error) {
   std::map<std::string, std::string> meta;
-  std::string text;
-  if (!readFile(path, text, error))
+  LineReader lines;
+  error = lines.open(path);
+  if (!error.empty())
     return meta;
-  std::istringstream is(text);
-  std::string line;
-  while (std::getline(is, line)) {
-    std::istringstream ls(line);
+  std::string_view line;
+  while (lines.next(line, error)) {
+    if (lines.bytes() > kMaxMetaBytes) {
+      error = lines.location() + ": more than " +
+              std::to_string(kMaxMetaBytes) +
+              " bytes of text (decompressed); meta.txt holds a few lines of "
+              "'key value'";
+      return meta;
+    }
+    std::istringstream ls{std::string(line)};
     std::string key, value;
     if (ls >> key) {
       std::getline(ls >> std::ws, value);
+      while (!value.empty() && (value.back() == '\r' || value.back() == ' ' ||
+                                value.back() == '\t'))
+        value.pop_back();
       meta[key] = value;
     }
   }
@@ -386,47 +605,88 @@ static GraphOrError loadDatasetDir(const fs::path &dir) {
   GraphOrError r;
   HostGraph &g = r.graph;
   g.name = dir.filename().string();
-  auto meta = readMeta((dir / "meta.txt").string(), r.error);
+  // Which files there are, without following a symbolic-link loop or a FIFO
+  // further than `stat`.
+  fs::path metaFile = dir / "meta.txt", edgeFile = dir / "edges.txt.gz";
+  Entry meta = entryAt(metaFile, r.error);
+  Entry text = meta == Entry::Error ? Entry::Error : entryAt(edgeFile, r.error);
+  Entry npy = text != Entry::Missing ? Entry::Missing
+                                     : entryAt(dir / "edges.npy", r.error);
   if (!r.ok())
     return r;
-  auto it = meta.find("nodes");
-  if (it == meta.end()) {
-    r.error = (dir / "meta.txt").string() + ": no 'nodes' line";
+  if (meta == Entry::Missing || (text == Entry::Missing && npy == Entry::Missing))
+    return {{},
+            "'" + dir.string() + "' is a folder without meta.txt and " +
+                "edges.txt.gz (or edges.npy)"};
+  auto metaValues = readMeta(metaFile.string(), r.error);
+  if (!r.ok())
+    return r;
+  auto it = metaValues.find("nodes");
+  if (it == metaValues.end()) {
+    r.error = metaFile.string() + ": no 'nodes' line";
     return r;
   }
-  {
-    char *end = nullptr;
-    errno = 0;
-    g.numNodes = std::strtoll(it->second.c_str(), &end, 10);
-    if (errno || it->second.empty() || *end != '\0' || g.numNodes < 0) {
-      r.error = (dir / "meta.txt").string() +
-                ": expected a nonnegative node count but found '" +
-                it->second + "'";
+  g.numNodes = parseCount(it->second);
+  if (g.numNodes < 0) {
+    r.error = metaFile.string() +
+              ": expected a nonnegative node count but found '" + it->second +
+              "'";
+    return r;
+  }
+  EdgeListBounds bounds;
+  bounds.nodes = g.numNodes;
+  bounds.declaredBy = "meta.txt";
+  auto edges = metaValues.find("edges");
+  if (edges != metaValues.end()) {
+    bounds.edges = parseCount(edges->second);
+    if (bounds.edges < 0) {
+      r.error = metaFile.string() +
+                ": expected a nonnegative edge count but found '" +
+                edges->second + "'";
       return r;
     }
   }
-  // The edges as text, else as a NumPy array.
-  fs::path edgeFile = dir / "edges.txt.gz";
-  int64_t declared;
-  if (!fs::exists(edgeFile) && fs::exists(dir / "edges.npy")) {
-    edgeFile = dir / "edges.npy";
-    if (!readNpyEdges(edgeFile.string(), g, r.error))
-      return r;
-  } else if (!readEdgeList(edgeFile.string(), g, r.error, declared)) {
+  // What meta.txt declares must fit before anything is read.
+  r.error = checkGraphSize(dir.string(), g.numNodes,
+                           std::max<int64_t>(bounds.edges, 0));
+  if (!r.ok())
     return r;
+  // The edges as text, else as a NumPy array.
+  if (text == Entry::Missing)
+    edgeFile = dir / "edges.npy";
+  ReadableFile file;
+  r.error = file.open(edgeFile.string());
+  if (!r.ok())
+    return r;
+  if (text == Entry::Missing) {
+    if (!readNpyEdges(file, edgeFile.string(), g.numNodes, g, r.error))
+      return r;
+  } else {
+    if (bounds.edges > 0) {
+      g.src.reserve(bounds.edges);
+      g.dst.reserve(bounds.edges);
+    }
+    LineReader lines;
+    int64_t declared;
+    r.error = lines.open(file, edgeFile.string());
+    if (!r.ok() ||
+        !readEdgeList(lines, edgeFile.string(), g, r.error, declared, bounds))
+      return r;
   }
-  auto edges = meta.find("edges");
-  if (edges != meta.end() &&
-      std::strtoll(edges->second.c_str(), nullptr, 10) != g.numEdges()) {
-    r.error = edgeFile.string() + ": meta.txt declares " + edges->second +
-              " edges but the file has " + std::to_string(g.numEdges());
+  if (bounds.edges >= 0 && bounds.edges != g.numEdges()) {
+    r.error = edgeFile.string() + ": meta.txt declares " +
+              std::to_string(bounds.edges) + " edges but the file has " +
+              std::to_string(g.numEdges());
     return r;
   }
   r.error = checkGraphSize(dir.string(), g.numNodes, g.numEdges());
   if (!r.ok())
     return r;
-  if (fs::exists(dir / "graph_ids.txt.gz") &&
-      !readIntColumn((dir / "graph_ids.txt.gz").string(), g.graphIds, r.error))
+  fs::path idFile = dir / "graph_ids.txt.gz";
+  Entry ids = entryAt(idFile, r.error);
+  if (ids == Entry::Error ||
+      (ids != Entry::Missing &&
+       !readIntColumn(idFile.string(), g.numNodes, g.graphIds, r.error)))
     return r;
   r.error = g.validate();
   if (!r.ok())
@@ -434,29 +694,47 @@ static GraphOrError loadDatasetDir(const fs::path &dir) {
   return r;
 }
 
-static GraphOrError loadEdgeFile(const fs::path &file) {
+static GraphOrError loadEdgeFile(const fs::path &path) {
   GraphOrError r;
   HostGraph &g = r.graph;
-  g.name = file.filename().string();
-  int64_t declared = -1;
-  if (isNpyFile(file) ? !readNpyEdges(file.string(), g, r.error)
-                      : !readEdgeList(file.string(), g, r.error, declared))
+  g.name = path.filename().string();
+  std::string file = path.string();
+  ReadableFile in;
+  r.error = in.open(file);
+  if (!r.ok())
     return r;
+  // A `.npy` array by its extension or its magic bytes, else text.
+  char magic[6] = {};
+  ssize_t n;
+  do
+    n = ::pread(in.fd(), magic, sizeof(magic), 0);
+  while (n < 0 && errno == EINTR);
+  bool npy = path.extension() == ".npy" ||
+             (n == 6 && std::memcmp(magic, "\x93NUMPY", 6) == 0);
+  int64_t declared = -1;
+  if (npy) {
+    if (!readNpyEdges(in, file, -1, g, r.error))
+      return r;
+  } else {
+    LineReader lines;
+    r.error = lines.open(in, file);
+    if (!r.ok() || !readEdgeList(lines, file, g, r.error, declared, {}))
+      return r;
+  }
   int64_t maxId = -1;
   for (int64_t e = 0; e < g.numEdges(); ++e)
     maxId = std::max({maxId, g.src[e], g.dst[e]});
   if (declared < 0 && maxId == std::numeric_limits<int64_t>::max()) {
-    r.error =
-        file.string() + ": node id " + std::to_string(maxId) + " is too large";
+    r.error = file + ": node id " + std::to_string(maxId) + " is too large";
     return r;
   }
   g.numNodes = declared >= 0 ? declared : maxId + 1;
-  r.error = checkGraphSize(file.string(), g.numNodes, g.numEdges());
+  r.error = checkGraphSize(file, g.numNodes, g.numEdges());
   if (!r.ok())
     return r;
   r.error = g.validate();
   if (!r.ok())
-    r.error = file.string() + ": " + r.error;
+    r.error = file + ": " + r.error;
   return r;
 }
 
@@ -583,18 +861,36 @@ static GraphOrError generateFromSpec(const std::string &spec) {
   return r;
 }
 
-static fs::path findDataset(const std::string &name) {
-  if (const char *env = std::getenv("GNNC_DATASETS")) {
+/// The data-set folder `name` under $GNNC_DATASETS, else under
+/// `shared/datasets` or `../shared/datasets` from the working directory and
+/// up to 6 folders above it (a folder there must hold meta.txt). Empty when
+/// there is none; a path that cannot be looked at (a symbolic-link loop, a
+/// folder that cannot be searched) sets `error`.
+static fs::path findDataset(const std::string &name, std::string &error) {
+  if (const char *env = std::getenv("GNNC_DATASETS"); env && *env) {
     fs::path p = fs::path(env) / name;
-    if (fs::is_directory(p))
+    Entry e = entryAt(p, error);
+    if (e == Entry::Error)
+      return {};
+    if (e == Entry::Folder)
       return p;
   }
   std::error_code ec;
   fs::path dir = fs::current_path(ec);
-  for (int up = 0; !ec && up < 6; ++up) {
+  if (ec)
+    return {};
+  for (int up = 0; up < 6; ++up) {
     for (const char *rel : {"shared/datasets", "../shared/datasets"}) {
       fs::path p = dir / rel / name;
-      if (fs::is_directory(p / "", ec) && fs::exists(p / "meta.txt"))
+      Entry e = entryAt(p, error);
+      if (e == Entry::Error)
+        return {};
+      if (e != Entry::Folder)
+        continue;
+      Entry meta = entryAt(p / "meta.txt", error);
+      if (meta == Entry::Error)
+        return {};
+      if (meta != Entry::Missing)
         return p;
     }
     if (!dir.has_parent_path() || dir.parent_path() == dir)
@@ -607,20 +903,27 @@ static fs::path findDataset(const std::string &name) {
 GraphOrError gnn::loadGraph(const std::string &spec) {
   if (spec.rfind("powerlaw:", 0) == 0 || spec.rfind("batch:", 0) == 0)
     return generateFromSpec(spec);
-  std::error_code ec;
+  GraphOrError r;
   fs::path p(spec);
-  if (fs::is_directory(p, ec)) {
-    if (!fs::exists(p / "meta.txt") ||
-        (!fs::exists(p / "edges.txt.gz") && !fs::exists(p / "edges.npy")))
-      return {{},
-              "'" + spec + "' is a folder without meta.txt and " +
-                  "edges.txt.gz (or edges.npy)"};
+  std::string what;
+  switch (entryAt(p, r.error, &what)) {
+  case Entry::Error:
+    return r;
+  case Entry::Folder:
     return loadDatasetDir(p);
-  }
-  if (fs::is_regular_file(p, ec))
+  case Entry::File:
     return loadEdgeFile(p);
+  case Entry::Other:
+    return {{},
+            "'" + spec + "' is " + what +
+                ", not a graph file or a data-set folder"};
+  case Entry::Missing:
+    break;
+  }
   if (spec.find('/') == std::string::npos) {
-    fs::path found = findDataset(spec);
+    fs::path found = findDataset(spec, r.error);
+    if (!r.ok())
+      return r;
     if (!found.empty())
       return loadDatasetDir(found);
   }

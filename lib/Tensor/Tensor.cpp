@@ -6,12 +6,19 @@
 
 #include "gnn/Tensor/Tensor.h"
 
+#include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace gnn;
 
@@ -102,6 +109,351 @@ std::string NpyHeader::dtypeName() const {
   }
 }
 
+//===----------------------------------------------------------------------===//
+// Regular files, opened without blocking
+//===----------------------------------------------------------------------===//
+
+std::string gnn::describeFileType(unsigned mode) {
+  switch (mode & S_IFMT) {
+  case S_IFREG:
+    return "a regular file";
+  case S_IFDIR:
+    return "a folder";
+  case S_IFIFO:
+    return "a FIFO";
+  case S_IFSOCK:
+    return "a socket";
+  case S_IFCHR:
+    return "a character device";
+  case S_IFBLK:
+    return "a block device";
+  case S_IFLNK:
+    return "a symbolic link";
+  default:
+    return "an entry of unknown type";
+  }
+}
+
+/// A read buffer over a file descriptor, seekable (for tellg/seekg).
+class ReadableFile::Buffer : public std::streambuf {
+public:
+  explicit Buffer(int fd) : fd(fd), data(1 << 16) {}
+
+protected:
+  int_type underflow() override {
+    if (gptr() < egptr())
+      return traits_type::to_int_type(*gptr());
+    ssize_t n = readSome(data.data(), data.size());
+    if (n <= 0)
+      return traits_type::eof();
+    setg(data.data(), data.data(), data.data() + n);
+    return traits_type::to_int_type(*gptr());
+  }
+
+  std::streamsize xsgetn(char *out, std::streamsize count) override {
+    // What is buffered, then large reads straight into `out`.
+    std::streamsize done = std::min<std::streamsize>(count, egptr() - gptr());
+    std::memcpy(out, gptr(), done);
+    gbump(static_cast<int>(done));
+    while (done < count) {
+      ssize_t n = readSome(out + done, static_cast<size_t>(count - done));
+      if (n <= 0)
+        break;
+      done += n;
+    }
+    return done;
+  }
+
+  pos_type seekoff(off_type off, std::ios_base::seekdir dir,
+                   std::ios_base::openmode) override {
+    off_t target;
+    if (dir == std::ios_base::cur) {
+      off_t here = ::lseek(fd, 0, SEEK_CUR);
+      if (here < 0)
+        return pos_type(off_type(-1));
+      target = here - (egptr() - gptr()) + off;
+      dir = std::ios_base::beg;
+      off = target;
+    }
+    off_t r = ::lseek(fd, off, dir == std::ios_base::beg ? SEEK_SET : SEEK_END);
+    setg(data.data(), data.data(), data.data());
+    return r < 0 ? pos_type(off_type(-1)) : pos_type(off_type(r));
+  }
+
+  pos_type seekpos(pos_type pos, std::ios_base::openmode which) override {
+    return seekoff(off_type(pos), std::ios_base::beg, which);
+  }
+
+private:
+  ssize_t readSome(char *out, size_t count) {
+    ssize_t n;
+    do
+      n = ::read(fd, out, std::min<size_t>(count, size_t(1) << 30));
+    while (n < 0 && errno == EINTR);
+    return n;
+  }
+
+  int fd;
+  std::vector<char> data;
+};
+
+ReadableFile::ReadableFile() = default;
+
+ReadableFile::~ReadableFile() {
+  input.reset();
+  buffer.reset();
+  if (descriptor >= 0)
+    ::close(descriptor);
+}
+
+std::string ReadableFile::open(const std::string &path) {
+  if (descriptor >= 0) {
+    input.reset();
+    buffer.reset();
+    ::close(descriptor);
+  }
+  descriptor = -1;
+  // O_NONBLOCK: opening a FIFO without a writer would wait forever. It does
+  // nothing for regular files, and is cleared once the type is known.
+  int fd;
+  do
+    fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0)
+    return "cannot open '" + path + "': " + std::strerror(errno);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    std::string reason = std::strerror(errno);
+    ::close(fd);
+    return "cannot open '" + path + "': " + reason;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return "'" + path + "' is " + describeFileType(st.st_mode) +
+           ", not a regular file";
+  }
+  int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0)
+    ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  descriptor = fd;
+  bytes = static_cast<uint64_t>(st.st_size);
+  return "";
+}
+
+std::istream &ReadableFile::stream() {
+  if (!input) {
+    buffer = std::make_unique<Buffer>(descriptor);
+    input = std::make_unique<std::istream>(buffer.get());
+  }
+  return *input;
+}
+
+int ReadableFile::release() {
+  input.reset();
+  buffer.reset();
+  int fd = descriptor;
+  descriptor = -1;
+  return fd;
+}
+
+//===----------------------------------------------------------------------===//
+// .npy headers
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A strict parser of the Python dict literal of a `.npy` header (see
+/// parseNpyHeaderDict). Offsets in messages are `base` plus the position in
+/// `text`.
+class HeaderDict {
+public:
+  HeaderDict(const std::string &text, uint64_t base) : text(text), base(base) {}
+
+  std::string parse(NpyHeader &h) {
+    size_t keyAt[3] = {npos, npos, npos};
+    static const char *const keys[3] = {"descr", "fortran_order", "shape"};
+    skipSpace();
+    if (!take('{'))
+      return expected("malformed header", "'{'");
+    skipSpace();
+    while (!peek('}')) {
+      size_t at = pos;
+      std::string key;
+      if (!quoted(key))
+        return expected("malformed header", "a key ('descr', 'fortran_order' "
+                                            "or 'shape') or '}'");
+      int k = key == keys[0] ? 0 : key == keys[1] ? 1 : key == keys[2] ? 2 : -1;
+      if (k < 0)
+        return problem(at, "malformed header",
+                       "unknown key '" + printable(key) +
+                           "' (expected 'descr', 'fortran_order' or 'shape')");
+      if (keyAt[k] != npos)
+        return problem(at, "malformed header",
+                       "the key '" + key + "' is repeated (first at byte " +
+                          std::to_string(base + keyAt[k]) + ")");
+      keyAt[k] = at;
+      skipSpace();
+      if (!take(':'))
+        return expected("malformed header", "':' after '" + key + "'");
+      skipSpace();
+      if (k == 0 && !quoted(h.descr))
+        return expected("malformed descr in header",
+                        "a dtype string such as '<f4'");
+      if (k == 1 && !boolean(h.fortranOrder))
+        return expected("malformed fortran_order in header", "True or False");
+      if (k == 2) {
+        std::string error = shape(h.shape);
+        if (!error.empty())
+          return error;
+      }
+      skipSpace();
+      if (take(',')) {
+        skipSpace();
+        continue;
+      }
+      if (!peek('}'))
+        return expected("malformed header", "',' or '}'");
+    }
+    ++pos;
+    for (int k = 0; k < 3; ++k)
+      if (keyAt[k] == npos)
+        return problem(pos - 1, "malformed header",
+                       "the key '" + std::string(keys[k]) + "' is missing");
+    skipSpace();
+    if (pos != text.size())
+      return expected("malformed header",
+                      "only spaces and a newline after the dict");
+    return "";
+  }
+
+private:
+  static constexpr size_t npos = std::string::npos;
+
+  void skipSpace() {
+    while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t' ||
+                                 text[pos] == '\n' || text[pos] == '\r'))
+      ++pos;
+  }
+  bool peek(char c) const { return pos < text.size() && text[pos] == c; }
+  bool take(char c) {
+    if (!peek(c))
+      return false;
+    ++pos;
+    return true;
+  }
+  /// A string in single or double quotes, without escapes.
+  bool quoted(std::string &out) {
+    if (!peek('\'') && !peek('"'))
+      return false;
+    char q = text[pos];
+    size_t close = pos + 1;
+    while (close < text.size() && text[close] != q && text[close] != '\\' &&
+           text[close] != '\n')
+      ++close;
+    if (close == text.size() || text[close] != q)
+      return false;
+    out = text.substr(pos + 1, close - pos - 1);
+    pos = close + 1;
+    return true;
+  }
+  bool boolean(bool &out) {
+    for (const char *word : {"True", "False"}) {
+      size_t n = std::strlen(word);
+      if (text.compare(pos, n, word) == 0 &&
+          (pos + n == text.size() ||
+           !(std::isalnum(static_cast<unsigned char>(text[pos + n])) ||
+             text[pos + n] == '_'))) {
+        out = word[0] == 'T';
+        pos += n;
+        return true;
+      }
+    }
+    return false;
+  }
+  /// `(3, 4)`, `(3,)` or `()`: a Python tuple of nonnegative integers.
+  std::string shape(std::vector<int64_t> &out) {
+    const char *what = "malformed shape in header";
+    out.clear();
+    if (!take('('))
+      return expected(what, "a tuple such as (3, 4)");
+    skipSpace();
+    bool trailingComma = false;
+    while (!take(')')) {
+      size_t at = pos;
+      size_t digits = pos;
+      while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9')
+        ++digits;
+      if (digits == pos)
+        return expected(what, out.empty() ? "a nonnegative integer or ')'"
+                                          : "a nonnegative integer");
+      if (text[pos] == '0' && digits - pos > 1)
+        return expected(what, "an integer without leading zeros");
+      uint64_t d = 0;
+      for (size_t i = pos; i < digits; ++i) {
+        if (d > (uint64_t(std::numeric_limits<int64_t>::max()) - (text[i] - '0')) / 10)
+          return problem(at, what,
+                         "expected a dimension below 2^63 but found '" +
+                             text.substr(pos, digits - pos) + "'");
+        d = d * 10 + (text[i] - '0');
+      }
+      pos = digits;
+      take('L'); // Python 2's long suffix, as NumPy still reads.
+      out.push_back(static_cast<int64_t>(d));
+      skipSpace();
+      trailingComma = take(',');
+      skipSpace();
+      if (!trailingComma && !peek(')'))
+        return expected(what, "',' or ')'");
+    }
+    // `(3)` is the integer 3 in Python, not a tuple.
+    if (out.size() == 1 && !trailingComma)
+      return problem(pos - 1, what,
+                     "expected a tuple such as (3,) but found an integer in "
+                     "parentheses");
+    return "";
+  }
+
+  /// A short, printable excerpt of the text at `at`.
+  std::string foundAt(size_t at) const {
+    if (at >= text.size())
+      return "the end of the header";
+    return "'" + printable(text.substr(at, 16)) +
+           (text.size() - at > 16 ? "...'" : "'");
+  }
+  static std::string printable(const std::string &s) {
+    std::string out;
+    for (unsigned char c : s) {
+      if (c >= 0x20 && c < 0x7f && c != '\\') {
+        out += static_cast<char>(c);
+      } else {
+        char hex[8];
+        std::snprintf(hex, sizeof(hex), "\\x%02x", c);
+        out += hex;
+      }
+    }
+    return out;
+  }
+  /// `WHAT at byte K: expected EXPECTATION but found '...'`, at `pos`.
+  std::string expected(const std::string &what,
+                       const std::string &expectation) const {
+    return problem(pos, what,
+                   "expected " + expectation + " but found " + foundAt(pos));
+  }
+  /// `WHAT at byte K: MESSAGE`.
+  std::string problem(size_t at, const std::string &what,
+                      const std::string &message) const {
+    return what + " at byte " + std::to_string(base + at) + ": " + message;
+  }
+
+  const std::string &text;
+  uint64_t base;
+  size_t pos = 0;
+};
+} // namespace
+
+std::string gnn::parseNpyHeaderDict(const std::string &text, NpyHeader &h) {
+  return HeaderDict(text, 0).parse(h);
+}
+
 std::string gnn::readNpyHeader(std::istream &is, const std::string &path,
                                NpyHeader &h) {
   char magic[8];
@@ -142,54 +494,20 @@ std::string gnn::readNpyHeader(std::istream &is, const std::string &path,
 
   // The header is a Python dict literal:
   //   {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }
-  auto field = [&](const std::string &key) -> std::string {
-    size_t k = header.find("'" + key + "'");
-    if (k == std::string::npos)
-      return "";
-    size_t colon = header.find(':', k);
-    size_t value = colon == std::string::npos
-                       ? std::string::npos
-                       : header.find_first_not_of(" ", colon + 1);
-    return value == std::string::npos ? "" : header.substr(value);
-  };
-  auto malformed = [&](const std::string &what) {
-    return "'" + path + "': malformed " + what + " in header";
-  };
-  std::string descr = field("descr");
-  size_t close = descr.empty() ? std::string::npos : descr.find(descr[0], 1);
-  if (close == std::string::npos || (descr[0] != '\'' && descr[0] != '"'))
-    return malformed("descr");
-  h.descr = descr.substr(1, close - 1);
-  std::string order = field("fortran_order");
-  if (order.rfind("True", 0) != 0 && order.rfind("False", 0) != 0)
-    return malformed("fortran_order");
-  h.fortranOrder = order[0] == 'T';
-  std::string shape = field("shape");
-  close = shape.find(')');
-  if (shape.empty() || shape[0] != '(' || close == std::string::npos)
-    return malformed("shape");
-  h.shape.clear();
-  std::istringstream ss(shape.substr(1, close - 1));
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    size_t first = item.find_first_not_of(" ");
-    if (first == std::string::npos)
-      continue;
-    char *end = nullptr;
-    errno = 0;
-    long long d = std::strtoll(item.c_str() + first, &end, 10);
-    if (errno || end == item.c_str() + first || d < 0 ||
-        item.find_first_not_of(" L", end - item.c_str()) != std::string::npos)
-      return malformed("shape");
-    h.shape.push_back(d);
-  }
+  // parsed strictly: NumPy would read another array from a header with a
+  // repeated key (it keeps the last one).
+  std::string error = HeaderDict(header, h.dataOffset - len).parse(h);
+  if (!error.empty())
+    return "'" + path + "': " + error;
   return "";
 }
 
 std::string gnn::readNpy(const std::string &path, Tensor &t) {
-  std::ifstream is(path, std::ios::binary);
-  if (!is)
-    return "cannot open '" + path + "'";
+  // A FIFO or a device is refused, not waited on.
+  ReadableFile file;
+  if (std::string error = file.open(path); !error.empty())
+    return error;
+  std::istream &is = file.stream();
   NpyHeader h;
   std::string error = readNpyHeader(is, path, h);
   if (!error.empty())

@@ -15,6 +15,9 @@
 #include <fstream>
 #include <limits>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 using namespace gnn;
 namespace fs = std::filesystem;
 
@@ -105,7 +108,8 @@ TEST(HostGraph, DatasetNodeCountChecked) {
   writeText(dir.path / "meta.txt", "nodes 4611686018427387904\n");
   writeGz(dir.path / "edges.txt.gz", "0 1\n");
   GraphOrError r = loadGraph(dir.path.string());
-  EXPECT_NE(r.error.find("a graph of 4611686018427387904 nodes and 1 edges "
+  // Refused from meta.txt alone, before the edges are read.
+  EXPECT_NE(r.error.find("a graph of 4611686018427387904 nodes and 0 edges "
                          "needs more than 2^63 bytes of host memory"),
             std::string::npos)
       << r.error;
@@ -539,6 +543,109 @@ TEST(HostGraph, NpyNegativeId) {
                bytesOf<int32_t>({0, 1, -1, 2}));
   EXPECT_NE(npyError(dir.path / "g.npy")
                 .find("g.npy: edge 1 (-1 -> 2) has a node id outside [0, 3)"),
+            std::string::npos);
+}
+
+TEST(HostGraph, DatasetFoundFromBelow) {
+  // The upward search for shared/datasets went on only while every
+  // candidate on the way existed (the std::error_code of a missing one ended
+  // it): from three folders below, the data set was not found.
+  TempDir dir;
+  fs::path set = dir.path / "shared" / "datasets" / "tiny";
+  fs::create_directories(set);
+  writeText(set / "meta.txt", "nodes 3\n");
+  writeGz(set / "edges.txt.gz", "0 1\n1 2\n");
+  fs::path below = dir.path / "a" / "b" / "c";
+  fs::create_directories(below);
+  std::string saved = std::getenv("GNNC_DATASETS") ? std::getenv("GNNC_DATASETS") : "";
+  bool hadEnv = std::getenv("GNNC_DATASETS") != nullptr;
+  ::unsetenv("GNNC_DATASETS");
+  fs::path cwd = fs::current_path();
+  fs::current_path(below);
+  GraphOrError r = loadGraph("tiny");
+  fs::current_path(cwd);
+  if (hadEnv)
+    ::setenv("GNNC_DATASETS", saved.c_str(), 1);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.graph.numEdges(), 2);
+}
+
+TEST(HostGraph, DatasetEntriesThatCannotBeRead) {
+  TempDir dir;
+  fs::path set = dir.path / "set";
+  fs::create_directories(set);
+  writeText(set / "meta.txt", "nodes 3\n");
+  writeGz(set / "edges.txt.gz", "0 1\n1 2\n");
+  // A folder where a file is expected, a FIFO: refused, not opened.
+  fs::create_directories(set / "graph_ids.txt.gz");
+  EXPECT_EQ(loadGraph(set.string()).error,
+            "'" + (set / "graph_ids.txt.gz").string() +
+                "' is a folder, not a regular file");
+  fs::remove(set / "graph_ids.txt.gz");
+  ASSERT_EQ(::mkfifo((set / "graph_ids.txt.gz").c_str(), 0600), 0);
+  EXPECT_EQ(loadGraph(set.string()).error,
+            "'" + (set / "graph_ids.txt.gz").string() +
+                "' is a FIFO, not a regular file");
+  fs::remove(set / "graph_ids.txt.gz");
+  ASSERT_TRUE(loadGraph(set.string()).ok());
+  // A folder that cannot be searched (not for root, who may search any).
+  if (::geteuid() == 0)
+    return;
+  fs::permissions(set, fs::perms::none);
+  GraphOrError r = loadGraph(set.string());
+  fs::permissions(set, fs::perms::owner_all);
+  EXPECT_EQ(r.error, "'" + (set / "meta.txt").string() + "': Permission denied");
+}
+
+TEST(HostGraph, DeclaredCountsBoundTheReading) {
+  TempDir dir;
+  // More graph ids than nodes: refused at the first one too many.
+  writeText(dir.path / "meta.txt", "nodes 2\n");
+  writeGz(dir.path / "edges.txt.gz", "0 1\n");
+  writeGz(dir.path / "graph_ids.txt.gz", "0\n0\n0\n0\n");
+  EXPECT_EQ(loadGraph(dir.path.string()).error,
+            (dir.path / "graph_ids.txt.gz").string() +
+                ":3: more graph ids than the 2 nodes of the graph");
+  // An edge count that is not a count.
+  writeText(dir.path / "meta.txt", "nodes 2\nedges 1x\n");
+  EXPECT_EQ(loadGraph(dir.path.string()).error,
+            (dir.path / "meta.txt").string() +
+                ": expected a nonnegative edge count but found '1x'");
+  // A declared edge count too large for memory: refused before reading.
+  writeText(dir.path / "meta.txt", "nodes 2\nedges 4611686018427387904\n");
+  EXPECT_NE(loadGraph(dir.path.string())
+                .error.find("a graph of 2 nodes and 4611686018427387904 edges "
+                            "needs more than 2^63 bytes of host memory"),
+            std::string::npos);
+}
+
+TEST(HostGraph, TextIsBoundedAsItIsRead) {
+  TempDir dir;
+  // 16 MiB of blank lines and comments are allowed, then 128 bytes per edge
+  // (uncompressed text takes the same path as gzip).
+  std::string text = "0 1\n" + std::string(size_t(1) << 24, '\n');
+  writeText(dir.path / "ok.txt", text + "1 2\n");
+  GraphOrError r = loadGraph((dir.path / "ok.txt").string());
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.graph.numEdges(), 2);
+  writeText(dir.path / "bomb.txt", text + std::string(200, '\n') + "1 2\n");
+  EXPECT_EQ(loadGraph((dir.path / "bomb.txt").string()).error,
+            (dir.path / "bomb.txt").string() +
+                ":16777342: refused after 16777345 bytes of text "
+                "(decompressed) for 2 nodes and 1 edges: a list of edges may "
+                "hold 128 bytes per edge and 16777216 bytes of comments and "
+                "blank lines");
+  // A truncated gzip stream is a read error, not a shorter graph.
+  std::string gz;
+  {
+    writeGz(dir.path / "whole.gz", "0 1\n1 2\n2 3\n");
+    std::ifstream is(dir.path / "whole.gz", std::ios::binary);
+    gz.assign(std::istreambuf_iterator<char>(is), {});
+  }
+  writeText(dir.path / "cut.gz", gz.substr(0, gz.size() - 6));
+  EXPECT_NE(loadGraph((dir.path / "cut.gz").string())
+                .error.find("cannot read '" + (dir.path / "cut.gz").string() +
+                            "': "),
             std::string::npos);
 }
 

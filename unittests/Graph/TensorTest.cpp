@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sys/stat.h>
+
 using namespace gnn;
 namespace fs = std::filesystem;
 
@@ -124,6 +126,209 @@ TEST(Npy, HeaderChecksAgainstTheFile) {
                                          "declared, "),
             std::string::npos)
       << readNpy(p.string(), t);
+  fs::remove(p);
+}
+
+/// The error of parseNpyHeaderDict on `text` ("" when it parses).
+static std::string dictError(const std::string &text) {
+  NpyHeader h;
+  return parseNpyHeaderDict(text, h);
+}
+
+TEST(NpyHeaderDict, AcceptsWhatNumPyWrites) {
+  NpyHeader h;
+  ASSERT_EQ(parseNpyHeaderDict("{'descr': '<f4', 'fortran_order': False, "
+                               "'shape': (3, 4), }          \n",
+                               h),
+            "");
+  EXPECT_EQ(h.descr, "<f4");
+  EXPECT_FALSE(h.fortranOrder);
+  EXPECT_EQ(h.shape, (std::vector<int64_t>{3, 4}));
+  // Any order, double quotes, no trailing comma, Python 2's long suffix.
+  ASSERT_EQ(parseNpyHeaderDict("{\"shape\": (7L,), \"fortran_order\": True, "
+                               "\"descr\": \"<i8\"}\n",
+                               h),
+            "");
+  EXPECT_EQ(h.descr, "<i8");
+  EXPECT_TRUE(h.fortranOrder);
+  EXPECT_EQ(h.shape, (std::vector<int64_t>{7}));
+  // A scalar; whitespace and newlines inside the dict.
+  ASSERT_EQ(parseNpyHeaderDict("{ 'descr' : '|b1' ,\n 'fortran_order' : False "
+                               ", 'shape' : ( ) , }",
+                               h),
+            "");
+  EXPECT_TRUE(h.shape.empty());
+  ASSERT_EQ(parseNpyHeaderDict("{'descr': '<f8', 'fortran_order': False, "
+                               "'shape': (0, 9223372036854775807)}",
+                               h),
+            "");
+  EXPECT_EQ(h.shape[1], 9223372036854775807);
+}
+
+TEST(NpyHeaderDict, RefusesRepeatedKeys) {
+  // NumPy keeps the last value; we refuse, naming both places.
+  EXPECT_EQ(dictError("{'descr': '<i8', 'fortran_order': False, 'shape': (2, "
+                      "7), 'shape': (7, 2), }"),
+            "malformed header at byte 58: the key 'shape' is repeated (first "
+            "at byte 41)");
+  EXPECT_EQ(dictError("{'descr': '<i8', 'fortran_order': True, 'shape': (2, "
+                      "7), 'fortran_order': False, }"),
+            "malformed header at byte 57: the key 'fortran_order' is repeated "
+            "(first at byte 17)");
+  EXPECT_NE(dictError("{'descr': '<i8', 'descr': '<f4', 'fortran_order': "
+                      "False, 'shape': (2,)}")
+                .find("the key 'descr' is repeated"),
+            std::string::npos);
+}
+
+TEST(NpyHeaderDict, RefusesUnknownAndMissingKeys) {
+  EXPECT_EQ(dictError("{'descr': '<f4', 'fortran_order': False, 'shape': "
+                      "(2,), 'extra': 1}"),
+            "malformed header at byte 56: unknown key 'extra' (expected "
+            "'descr', 'fortran_order' or 'shape')");
+  EXPECT_EQ(dictError("{'descr': '<f4', 'shape': (2,)}"),
+            "malformed header at byte 30: the key 'fortran_order' is missing");
+  EXPECT_EQ(dictError("{'descr': '<f4', 'fortran_order': False}"),
+            "malformed header at byte 39: the key 'shape' is missing");
+  EXPECT_NE(dictError("{}").find("the key 'descr' is missing"),
+            std::string::npos);
+  // A key that is not a string.
+  EXPECT_EQ(dictError("{descr: '<f4'}"),
+            "malformed header at byte 1: expected a key ('descr', "
+            "'fortran_order' or 'shape') or '}' but found 'descr: '<f4'}'");
+}
+
+TEST(NpyHeaderDict, RefusesTrailingJunk) {
+  const std::string ok =
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
+  EXPECT_EQ(dictError(ok + "  \n"), "");
+  EXPECT_EQ(dictError(ok + " x\n"),
+            "malformed header at byte 58: expected only spaces and a newline "
+            "after the dict but found 'x\\x0a'");
+  EXPECT_NE(dictError(ok + "}").find("expected only spaces"),
+            std::string::npos);
+  EXPECT_NE(dictError(ok + std::string(1, '\0')).find("but found '\\x00'"),
+            std::string::npos);
+  // Missing closing brace; a missing comma between entries.
+  EXPECT_EQ(dictError("{'descr': '<f4', 'fortran_order': False, 'shape': (2,)"),
+            "malformed header at byte 54: expected ',' or '}' but found the "
+            "end of the header");
+  EXPECT_NE(dictError("{'descr': '<f4' 'fortran_order': False, 'shape': (2,)}")
+                .find("at byte 16: expected ',' or '}'"),
+            std::string::npos);
+  EXPECT_NE(dictError("not a dict").find("at byte 0: expected '{'"),
+            std::string::npos);
+}
+
+TEST(NpyHeaderDict, RefusesMalformedValues) {
+  auto withShape = [](const std::string &shape) {
+    return dictError("{'descr': '<f4', 'fortran_order': False, 'shape': " +
+                     shape + "}");
+  };
+  // `(3)` is an integer in Python, not a tuple.
+  EXPECT_EQ(withShape("(3)"),
+            "malformed shape in header at byte 52: expected a tuple such as "
+            "(3,) but found an integer in parentheses");
+  EXPECT_EQ(withShape("(3, 4"),
+            "malformed shape in header at byte 55: expected ',' or ')' but "
+            "found '}'");
+  EXPECT_EQ(withShape("(-6, 64)"),
+            "malformed shape in header at byte 51: expected a nonnegative "
+            "integer or ')' but found '-6, 64)}'");
+  EXPECT_NE(withShape("(3,,)").find("expected a nonnegative integer but"),
+            std::string::npos);
+  EXPECT_NE(withShape("(07,)").find("expected an integer without leading "
+                                    "zeros"),
+            std::string::npos);
+  EXPECT_NE(withShape("(3 4)").find("expected ',' or ')'"), std::string::npos);
+  EXPECT_NE(withShape("[3, 4]").find("expected a tuple such as (3, 4)"),
+            std::string::npos);
+  EXPECT_NE(withShape("(0x10,)").find("expected ',' or ')'"),
+            std::string::npos);
+  EXPECT_EQ(withShape("(9223372036854775808,)"),
+            "malformed shape in header at byte 51: expected a dimension below "
+            "2^63 but found '9223372036854775808'");
+  EXPECT_NE(dictError("{'descr': <f4, 'fortran_order': False, 'shape': (2,)}")
+                .find("malformed descr in header at byte 10"),
+            std::string::npos);
+  EXPECT_NE(dictError("{'descr': '<f4\\'', 'fortran_order': False, 'shape': "
+                      "(2,)}")
+                .find("malformed descr in header"),
+            std::string::npos);
+  EXPECT_NE(dictError("{'descr': [('a', '<f4')], 'fortran_order': False, "
+                      "'shape': (2,)}")
+                .find("malformed descr in header"),
+            std::string::npos);
+  EXPECT_NE(dictError("{'descr': '<f4', 'fortran_order': 0, 'shape': (2,)}")
+                .find("malformed fortran_order in header at byte 34: expected "
+                      "True or False but found '0, "),
+            std::string::npos);
+  EXPECT_NE(dictError("{'descr': '<f4', 'fortran_order': Falsey, 'shape': "
+                      "(2,)}")
+                .find("malformed fortran_order in header"),
+            std::string::npos);
+}
+
+TEST(Npy, HeaderErrorsNameTheFileAndByte) {
+  fs::path p = fs::temp_directory_path() / "gnnc-npy-duplicate.npy";
+  // The reproducer of issue 34: NumPy reads [7, 2], a reader taking the first
+  // key [2, 7].
+  writeRawNpy(p,
+              "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 7), "
+              "'shape': (7, 2), }",
+              56);
+  Tensor t;
+  EXPECT_EQ(readNpy(p.string(), t),
+            "'" + p.string() +
+                "': malformed header at byte 68: the key 'shape' is repeated "
+                "(first at byte 51)");
+  fs::remove(p);
+}
+
+TEST(Npy, RefusesWhatIsNotARegularFile) {
+  fs::path dir = fs::temp_directory_path() / "gnnc-npy-not-regular";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "folder.npy");
+  Tensor t;
+  EXPECT_EQ(readNpy((dir / "folder.npy").string(), t),
+            "'" + (dir / "folder.npy").string() +
+                "' is a folder, not a regular file");
+  // A FIFO without a writer: refused at once, not waited on.
+  fs::path fifo = dir / "fifo.npy";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(readNpy(fifo.string(), t),
+            "'" + fifo.string() + "' is a FIFO, not a regular file");
+  EXPECT_EQ(readNpy("/dev/null", t),
+            "'/dev/null' is a character device, not a regular file");
+  // A symbolic-link loop.
+  fs::create_symlink("loop.npy", dir / "loop.npy");
+  EXPECT_EQ(readNpy((dir / "loop.npy").string(), t),
+            "cannot open '" + (dir / "loop.npy").string() +
+                "': Too many levels of symbolic links");
+  fs::remove_all(dir);
+}
+
+TEST(ReadableFile, StreamSeeksAndReads) {
+  fs::path p = fs::temp_directory_path() / "gnnc-readable-file.bin";
+  std::string text;
+  for (int i = 0; i < 200000; ++i)
+    text += static_cast<char>('a' + i % 26);
+  std::ofstream(p, std::ios::binary) << text;
+  ReadableFile f;
+  ASSERT_EQ(f.open(p.string()), "");
+  EXPECT_EQ(f.size(), text.size());
+  std::istream &is = f.stream();
+  char head[5] = {};
+  ASSERT_TRUE(is.read(head, 4));
+  EXPECT_STREQ(head, "abcd");
+  EXPECT_EQ(is.tellg(), std::streampos(4));
+  is.seekg(0, std::ios::end);
+  EXPECT_EQ(is.tellg(), std::streampos(text.size()));
+  is.seekg(70000);
+  std::string rest(text.size() - 70000, '\0');
+  ASSERT_TRUE(is.read(rest.data(), rest.size()));
+  EXPECT_EQ(rest, text.substr(70000));
+  EXPECT_FALSE(is.read(head, 1));
   fs::remove(p);
 }
 

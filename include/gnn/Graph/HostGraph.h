@@ -93,6 +93,16 @@ std::string checkGraphSize(const std::string &what, int64_t nodes,
 ///    graphs (see generateBatch).
 /// A bare data-set name (e.g. `cora`) is looked up under `$GNNC_DATASETS`,
 /// then `../shared/datasets` relative to the working directory and upward.
+///
+/// Nothing here throws or blocks on what the paths lead to: a path that
+/// cannot be looked at (a symbolic-link loop, a folder that cannot be
+/// searched) is an error `'PATH': REASON`, and every file is opened as a
+/// ReadableFile (gnn/Tensor/Tensor.h), so a FIFO, a device or a folder is
+/// refused by name. Text is decompressed as a stream and parsed as it comes,
+/// bounded as it goes: at most 128 bytes per edge (or graph id) read so far
+/// plus 16 MiB of comments and blank lines, lines of at most 1 MiB, at most
+/// the edges meta.txt declares and that fit in memory, `meta.txt` at most
+/// 1 MiB; so a gzip bomb is refused after reading a few MiB of it.
 GraphOrError loadGraph(const std::string &spec);
 
 /// A power-law graph: `numEdges` edges whose destinations follow a Zipf-like

@@ -16,7 +16,9 @@
 #define GNN_TENSOR_TENSOR_H
 
 #include <cstdint>
-#include <iosfwd>
+#include <istream>
+#include <memory>
+#include <streambuf>
 #include <string>
 #include <vector>
 
@@ -86,11 +88,66 @@ struct NpyHeader {
   std::string dtypeName() const;
 };
 
+/// Parses the text of a `.npy` header (the Python dict literal after the
+/// length field) as strictly as NumPy, and stricter where NumPy is lenient:
+///   {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }
+/// Exactly the keys `descr` (a string), `fortran_order` (`True` or `False`)
+/// and `shape` (a tuple of nonnegative decimal integers, `(3,)` for rank 1
+/// and `()` for rank 0; an `L` suffix, as Python 2 wrote, is accepted), each
+/// once, in any order; only whitespace after the closing brace. A repeated
+/// key is refused (NumPy keeps the last one), as are unknown and missing
+/// keys. Fills `descr`, `fortranOrder` and `shape` of `header`; returns an
+/// empty string on success, else the problem and the byte offset in `text`
+/// where it is (`at byte K: ...`).
+std::string parseNpyHeaderDict(const std::string &text, NpyHeader &header);
+
 /// Reads and parses the header of the `.npy` file open at the start of `is`,
 /// leaving `is` at the first payload byte. Returns an empty string on
-/// success, else an error naming `path` and the problem.
+/// success, else an error naming `path` and the problem (for the dict, the
+/// byte offset in the file).
 std::string readNpyHeader(std::istream &is, const std::string &path,
                           NpyHeader &header);
+
+/// A file opened for reading that is known to be a regular file. It is opened
+/// without blocking (`O_NONBLOCK`, so a FIFO without a writer or a device is
+/// not waited on) and its type is checked on the open descriptor (`fstat`),
+/// so that it cannot be swapped between the check and the reads: a FIFO, a
+/// socket, a device or a folder is refused with a message naming the path and
+/// what it is.
+class ReadableFile {
+public:
+  ReadableFile();
+  ~ReadableFile();
+  ReadableFile(const ReadableFile &) = delete;
+  ReadableFile &operator=(const ReadableFile &) = delete;
+
+  /// Opens `path`. Returns an empty string on success, else
+  /// `cannot open 'PATH': REASON` or `'PATH' is a FIFO, not a regular file`
+  /// (a folder, a socket, a character or block device likewise).
+  std::string open(const std::string &path);
+  /// The descriptor, or -1 when not open (or released).
+  int fd() const { return descriptor; }
+  /// The file's size in bytes when it was opened.
+  uint64_t size() const { return bytes; }
+  /// A buffered stream over the descriptor from its current offset
+  /// (seekable; `tellg` and `seekg` work as on a `std::ifstream`).
+  std::istream &stream();
+  /// Gives up the descriptor to the caller (e.g. for `gzdopen`), who then
+  /// closes it; the stream must not be used afterwards.
+  int release();
+
+private:
+  class Buffer;
+  int descriptor = -1;
+  uint64_t bytes = 0;
+  std::unique_ptr<Buffer> buffer;
+  std::unique_ptr<std::istream> input;
+};
+
+/// What a file-system entry is, in words, from its `st_mode`: "a regular
+/// file", "a folder", "a FIFO", "a socket", "a character device", "a block
+/// device", "a symbolic link" or "an entry of unknown type".
+std::string describeFileType(unsigned mode);
 
 /// Reads a `.npy` file of float32 or float64 in C order. Returns an empty
 /// string on success, else an error naming the file and the problem.
