@@ -8,7 +8,8 @@
 
 The times are the CPU time (user + system) of the command and its threads,
 not the wall time, so that other tests running beside this one on a loaded
-machine disturb them less; the best of three drops the remaining noise. A
+machine disturb them less; the runs alternate between the sizes and the best
+of three drops the remaining noise. A
 linear pass gives a ratio near 2 (a little below, the start-up being fixed);
 a quadratic one 4.
 """
@@ -47,14 +48,18 @@ def main(argv):
     if len(argv) < 6 or argv[1] != "ratio" or argv[4] != "--":
         sys.exit(__doc__)
     n, limit, template = int(argv[2]), float(argv[3]), argv[5:]
-    best = {}
+    cmds, best = {}, {}
     with tempfile.TemporaryDirectory() as tmp:
         for ops in (n, 2 * n):
             path = os.path.join(tmp, f"chain{ops}.mlir")
             with open(path, "w") as f:
                 chain(ops, f)
-            cmd = [path if a == "{}" else a for a in template]
-            best[ops] = min(cpu_seconds(cmd) for _ in range(3))
+            cmds[ops] = [path if a == "{}" else a for a in template]
+        # Interleaved, so that both sizes meet the same changes of load.
+        for _ in range(3):
+            for ops in (n, 2 * n):
+                t = cpu_seconds(cmds[ops])
+                best[ops] = min(best.get(ops, t), t)
     ratio = best[2 * n] / max(best[n], 1e-9)
     print(f"{n} ops: {best[n]:.2f} s, {2 * n} ops: {best[2 * n]:.2f} s "
           f"(CPU, best of 3): ratio {ratio:.2f}, limit {limit}")
