@@ -552,7 +552,7 @@ struct SplitHeavyRows
     // made the pass quadratic in the number of kernels (1,500 chained spmm:
     // 34 s).
     launchesOf.clear();
-    module.walk([&](Operation *op) {
+    module.walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (isa<KernelOp>(op))
         return WalkResult::skip();
       if (auto l = dyn_cast<LaunchOp>(op))
