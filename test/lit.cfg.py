@@ -39,6 +39,11 @@ if os.path.isfile(os.path.join(datasets, "cora", "meta.txt")):
 if config.gnn_enable_cuda.upper() in ("ON", "1", "TRUE", "YES"):
     config.available_features.add("cuda-runtime")
 
+# Built with sanitizers (-DGNNC_SANITIZE=...): tests that time the tools
+# (test/Reliability/compile-scaling*.test) do not run there.
+if getattr(config, "gnn_sanitize", ""):
+    config.available_features.add("sanitizers")
+
 # GPU integration tests run only where a CUDA device is visible.
 if shutil.which("nvidia-smi") and os.system("nvidia-smi -L > /dev/null 2>&1") == 0:
     config.available_features.add("cuda")
