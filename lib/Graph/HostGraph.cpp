@@ -897,6 +897,16 @@ static fs::path findDataset(const std::string &name, std::string &error) {
       break;
     dir = dir.parent_path();
   }
+#ifdef GNNC_SHIPPED_DATASETS
+  // Last, the copies shipped in the source tree (Cora and Citeseer).
+  fs::path shipped = fs::path(GNNC_SHIPPED_DATASETS) / name;
+  Entry e = entryAt(shipped, error);
+  if (e == Entry::Error)
+    return {};
+  if (e == Entry::Folder &&
+      entryAt(shipped / "meta.txt", error) == Entry::File)
+    return shipped;
+#endif
   return {};
 }
 
@@ -930,7 +940,8 @@ GraphOrError gnn::loadGraph(const std::string &spec) {
   return {{},
           "no graph '" + spec +
               "': expected a data-set folder, an edge-list file, a data-set "
-              "name under $GNNC_DATASETS or ../shared/datasets, "
+              "name under $GNNC_DATASETS, ../shared/datasets or "
+              "the repository's data/, "
               "'powerlaw:nodes=N,edges=E' or 'batch:graphs=G'"};
 }
 
