@@ -631,26 +631,45 @@ static LogicalResult printKernel(CUDAPrinterState &state,
 static constexpr const char *kPrelude = R"cuda(#include "gnn_device.cuh"
 
 // arith.maximumf / arith.minimumf: NaN if either operand is NaN, and
-// -0.0 < +0.0. The common case first: `a` beyond `b`, or NaN.
+// -0.0 < +0.0. Branch-free, since they sit in the max/min aggregations' edge
+// loops: PTX's max.NaN / min.NaN (sm_80 on) propagate NaN in one
+// instruction; a zero result takes its sign from both operands' signs (AND
+// for the maximum, OR for the minimum), which orders the signed zeros.
 __device__ __forceinline__ float gnn_maximumf(float a, float b) {
-  if (a > b || a != a) return a;
-  if (a == b) return signbit(a) ? b : a;
-  return b;
-}
-__device__ __forceinline__ double gnn_maximumf(double a, double b) {
-  if (a > b || a != a) return a;
-  if (a == b) return signbit(a) ? b : a;
-  return b;
+#if __CUDA_ARCH__ >= 800
+  float r;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+#else
+  float r = (a != a || b != b) ? a + b : fmaxf(a, b);
+#endif
+  return r == 0.0f ? __int_as_float(__float_as_int(a) & __float_as_int(b) &
+                                    (int)0x80000000u)
+                   : r;
 }
 __device__ __forceinline__ float gnn_minimumf(float a, float b) {
-  if (a < b || a != a) return a;
-  if (a == b) return signbit(a) ? a : b;
-  return b;
+#if __CUDA_ARCH__ >= 800
+  float r;
+  asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+#else
+  float r = (a != a || b != b) ? a + b : fminf(a, b);
+#endif
+  return r == 0.0f ? __int_as_float((__float_as_int(a) | __float_as_int(b)) &
+                                    (int)0x80000000u)
+                   : r;
+}
+__device__ __forceinline__ double gnn_maximumf(double a, double b) {
+  double r = (a != a || b != b) ? a + b : fmax(a, b);
+  return r == 0.0 ? __longlong_as_double(__double_as_longlong(a) &
+                                         __double_as_longlong(b) &
+                                         (long long)0x8000000000000000ull)
+                  : r;
 }
 __device__ __forceinline__ double gnn_minimumf(double a, double b) {
-  if (a < b || a != a) return a;
-  if (a == b) return signbit(a) ? a : b;
-  return b;
+  double r = (a != a || b != b) ? a + b : fmin(a, b);
+  return r == 0.0 ? __longlong_as_double((__double_as_longlong(a) |
+                                          __double_as_longlong(b)) &
+                                         (long long)0x8000000000000000ull)
+                  : r;
 }
 
 // arith.ceildivsi / floordivsi / ceildivui: divisions rounding up or down.
