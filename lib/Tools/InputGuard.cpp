@@ -14,7 +14,9 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cctype>
+#include <string>
 #include <unistd.h>
 
 using namespace llvm;
@@ -43,8 +45,10 @@ private:
   StringRef text;
   bool ok = true;
 
-  /// Prints `message` at `pos`, with the source line and a caret unless the
-  /// line is too long to show (a 100,000-bracket line).
+  /// Reports `message` at `pos` through the SourceMgr (its handler when the
+  /// caller installed one, else stderr): `name:line:col: error: message`
+  /// with the source line and a caret, or, on a line longer than
+  /// kMaxShownLine (a 100,000-bracket line), an excerpt of it around `pos`.
   void error(size_t pos, const Twine &message) {
     SMLoc loc = SMLoc::getFromPointer(text.data() + pos);
     size_t lineStart = text.rfind('\n', pos);
@@ -52,16 +56,62 @@ private:
     size_t lineEnd = text.find('\n', pos);
     if (lineEnd == StringRef::npos)
       lineEnd = text.size();
-    if (lineEnd - lineStart <= 400) {
-      sourceMgr.PrintMessage(loc, SourceMgr::DK_Error, message);
-    } else {
-      auto [line, column] = sourceMgr.getLineAndColumn(loc);
-      errs() << sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
-                    ->getBufferIdentifier()
-             << ":" << line << ":" << column << ": error: " << message
-             << "\n";
-    }
     ok = false;
+    if (lineEnd - lineStart <= kMaxShownLine) {
+      sourceMgr.PrintMessage(loc, SourceMgr::DK_Error, message);
+      return;
+    }
+    // SMDiagnostic::print puts the caret at the column it prints in the
+    // location, so the excerpt and its caret go into the message, and the
+    // location (`name:line:col`) into the file name; getLoc() is exact.
+    auto [line, column] = sourceMgr.getLineAndColumn(loc);
+    std::string located;
+    raw_string_ostream(located)
+        << sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
+               ->getBufferIdentifier()
+        << ":" << line << ":" << column;
+    std::string shown = message.str();
+    appendExcerpt(shown, lineStart, lineEnd, pos);
+    SMDiagnostic diagnostic(sourceMgr, loc, located, /*Line=*/-1, /*Col=*/-1,
+                            SourceMgr::DK_Error, shown, /*LineStr=*/"",
+                            /*Ranges=*/{});
+    sourceMgr.PrintMessage(errs(), diagnostic);
+  }
+
+  /// The longest line shown whole under an error.
+  static constexpr size_t kMaxShownLine = 400;
+  /// How many characters of a longer line are shown on each side of `pos`.
+  static constexpr size_t kExcerptSide = 40;
+
+  /// Appends to `out` a newline, the part of the line [lineStart, lineEnd)
+  /// within kExcerptSide characters of `pos` (`...` marking a cut, cut at
+  /// UTF-8 character boundaries), a newline and a caret under `pos`.
+  void appendExcerpt(std::string &out, size_t lineStart, size_t lineEnd,
+                     size_t pos) const {
+    auto isContinuation = [&](size_t i) {
+      return i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80;
+    };
+    size_t begin = pos - std::min(pos - lineStart, kExcerptSide);
+    while (begin < pos && isContinuation(begin))
+      ++begin;
+    size_t end = std::min(lineEnd, pos + 1 + kExcerptSide);
+    while (end > pos + 1 && isContinuation(end))
+      --end;
+    while (end < lineEnd && isContinuation(end)) // finish the character at pos
+      ++end;
+    std::string prefix = begin > lineStart ? "..." : "";
+    out += "\n" + prefix;
+    // Tabs and other control characters would move the caret: spaces.
+    for (size_t i = begin; i < end; ++i)
+      out += static_cast<unsigned char>(text[i]) < 0x20 ? ' ' : text[i];
+    if (end < lineEnd)
+      out += "...";
+    // One caret column per character (UTF-8 continuation bytes take none).
+    size_t columns = prefix.size();
+    for (size_t i = begin; i < pos; ++i)
+      if (!isContinuation(i))
+        ++columns;
+    out += "\n" + std::string(columns, ' ') + "^";
   }
 
   /// The position after the string literal or comment starting at `pos`, or

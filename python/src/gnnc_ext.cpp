@@ -48,25 +48,15 @@
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
-#include <algorithm>
-#include <cstdio>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
-
-#include <unistd.h>
 
 namespace nb = nanobind;
 using namespace mlir;
 
 namespace {
-
-/// The longest line ::gnn::precheckSource shows with a caret
-/// (lib/Tools/InputGuard.cpp); its errors on longer lines bypass the
-/// SourceMgr.
-constexpr size_t kShownLineChars = 400;
 
 /// Raised for IR that does not parse, verify, differentiate or lower; the
 /// message holds the located diagnostics.
@@ -139,19 +129,11 @@ private:
   DiagnosticEngine::HandlerID id;
 };
 
-/// Runs ::gnn::precheckSource on the main buffer of `sourceMgr` (holding
-/// `text`) and returns whether it passed; its errors go to `reason` (their
-/// `name:line:col: error: ...` lines), not to stderr. precheckSource
-/// reports through the SourceMgr, whose handler collects them, except on a
-/// line too long to show (over 400 characters: a 2,000-bracket line), which
-/// it writes to llvm::errs() directly; for input with such a line, stderr
-/// (fd 2) is sent to a temporary file while the check runs, under a
-/// process-wide lock and with the GIL held, so no Python thread writes to
-/// stderr meanwhile (the check is a lexical scan: milliseconds). Routing
-/// those errors through the SourceMgr in InputGuard.cpp would make the
-/// capture unnecessary.
-bool precheck(llvm::SourceMgr &sourceMgr, const std::string &text,
-              std::string &reason) {
+/// Runs ::gnn::precheckSource on the main buffer of `sourceMgr` and returns
+/// whether it passed; its errors (`name:line:col: error: ...` with the line,
+/// or an excerpt of a long one, and a caret) are collected into `reason`
+/// through the SourceMgr's handler: precheckSource writes nothing to stderr.
+bool precheck(llvm::SourceMgr &sourceMgr, std::string &reason) {
   sourceMgr.setDiagHandler(
       [](const llvm::SMDiagnostic &d, void *context) {
         std::string &out = *static_cast<std::string *>(context);
@@ -159,45 +141,7 @@ bool precheck(llvm::SourceMgr &sourceMgr, const std::string &text,
         d.print(nullptr, os, /*ShowColors=*/false);
       },
       &reason);
-  size_t longest = 0;
-  for (size_t start = 0; start < text.size();) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos)
-      end = text.size();
-    longest = std::max(longest, end - start);
-    start = end + 1;
-  }
-  bool ok;
-  if (longest <= kShownLineChars) {
-    ok = ::gnn::precheckSource(sourceMgr);
-  } else {
-    static std::mutex stderrLock;
-    std::lock_guard<std::mutex> lock(stderrLock);
-    llvm::errs().flush();
-    std::fflush(stderr);
-    std::FILE *capture = std::tmpfile();
-    int saved = capture ? ::dup(STDERR_FILENO) : -1;
-    if (saved < 0 || ::dup2(::fileno(capture), STDERR_FILENO) < 0) {
-      // No capture: the reason goes to stderr as before.
-      if (saved >= 0)
-        ::close(saved);
-      if (capture)
-        std::fclose(capture);
-      ok = ::gnn::precheckSource(sourceMgr);
-    } else {
-      ok = ::gnn::precheckSource(sourceMgr);
-      llvm::errs().flush();
-      std::fflush(stderr);
-      ::dup2(saved, STDERR_FILENO);
-      ::close(saved);
-      std::rewind(capture);
-      char buffer[4096];
-      size_t n;
-      while ((n = std::fread(buffer, 1, sizeof buffer, capture)) > 0)
-        reason.append(buffer, n);
-      std::fclose(capture);
-    }
-  }
+  bool ok = ::gnn::precheckSource(sourceMgr);
   sourceMgr.setDiagHandler(nullptr, nullptr);
   while (!reason.empty() && reason.back() == '\n')
     reason.pop_back();
@@ -238,7 +182,7 @@ public:
     // pre-check's located reason; deep nesting is parsed on a large stack
     // (the tools do the same).
     std::string refusal;
-    if (!precheck(*sourceMgr, source, refusal))
+    if (!precheck(*sourceMgr, refusal))
       throw CompileError(refusal.empty()
                              ? name + ": the input was refused before parsing"
                              : refusal);

@@ -223,6 +223,22 @@ def test_pre_parse_refusal_carries_the_reason(capfd):
     assert capfd.readouterr().err == ""
 
 
+def test_pre_parse_refusal_on_a_long_line_shows_an_excerpt(capfd):
+    # A 4,000-character line nested too deep: the reason comes through the
+    # diagnostic handler (no stderr redirect) with 40 characters of the line
+    # on each side of the offending bracket and a caret under it.
+    deep = "func.func @f() attributes {a = " + "[" * 2000 + "]" * 2000 + "} { return }"
+    with pytest.raises(gnnc.CompileError) as info:
+        gnnc.compile(deep)
+    lines = str(info.value).split("\n")
+    assert lines[0].startswith("<string>:1:1031: error: expects brackets nested at most "
+                               "1000 deep but this one is deeper"), lines
+    assert lines[1] == "..." + "[" * 81 + "...", lines
+    assert lines[2] == " " * 43 + "^", lines
+    assert len(str(info.value)) < 1000
+    assert capfd.readouterr().err == ""
+
+
 def test_missing_path_says_so(tmp_path):
     for call in (lambda: gnnc.compile("/no/such/file.mlir"),
                  lambda: gnnc.compile(path="/no/such/file.mlir"),

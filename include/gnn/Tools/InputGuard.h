@@ -42,8 +42,16 @@ constexpr unsigned kToolStackBytes = 512u << 20;
 /// The exit code of a tool that contained a crash.
 constexpr int kInternalErrorExitCode = 3;
 
-/// Checks the main buffer of `sourceMgr` as above; prints each problem as a
-/// located error through `sourceMgr` and returns false if there was any.
+/// Checks the main buffer of `sourceMgr` as above; reports each problem as a
+/// located error through `sourceMgr` (SourceMgr::PrintMessage: to the handler
+/// the caller set with setDiagHandler, else to llvm::errs()) and returns
+/// false if there was any. Nothing is written anywhere else. Printed, each
+/// reads `name:line:col: error: ...` with its source line and a caret; on a
+/// line over 400 characters (a 100,000-bracket line) the line is shown as an
+/// excerpt of 40 characters on each side, and the SMDiagnostic has the
+/// location in its file name (`name:line:col`, line and column -1: print()
+/// would put the caret at the column) and the excerpt and caret in its
+/// message; its getLoc() points at the offending character either way.
 bool precheckSource(llvm::SourceMgr &sourceMgr);
 
 /// Reads `path` ("-" is skipped: stdin can be read only once) and
