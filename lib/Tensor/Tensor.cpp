@@ -153,8 +153,10 @@ protected:
   std::streamsize xsgetn(char *out, std::streamsize count) override {
     // What is buffered, then large reads straight into `out`.
     std::streamsize done = std::min<std::streamsize>(count, egptr() - gptr());
-    std::memcpy(out, gptr(), done);
-    gbump(static_cast<int>(done));
+    if (done > 0) { // before the first read the get area is null
+      std::memcpy(out, gptr(), done);
+      gbump(static_cast<int>(done));
+    }
     while (done < count) {
       ssize_t n = readSome(out + done, static_cast<size_t>(count - done));
       if (n <= 0)

@@ -91,6 +91,16 @@ static void writeRawNpy(const fs::path &p, const std::string &header,
   os << h << std::string(payload, '\0');
 }
 
+// An empty file is read through the buffer's bulk read before anything is
+// buffered (the fuzzers found a memcpy from its null get area, UBSan).
+TEST(Npy, EmptyFileIsAnError) {
+  fs::path p = fs::temp_directory_path() / "gnnc-npy-empty.npy";
+  std::ofstream(p).close();
+  Tensor t;
+  EXPECT_NE(readNpy(p.string(), t), "");
+  fs::remove(p);
+}
+
 TEST(Npy, HeaderChecksAgainstTheFile) {
   fs::path p = fs::temp_directory_path() / "gnnc-npy-lies.npy";
   Tensor t;
