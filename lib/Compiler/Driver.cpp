@@ -11,6 +11,7 @@
 #include "gnn/Dialect/GNNKernel/Transforms/Passes.h"
 #include "gnn/Target/CUDA/TranslateToCUDA.h"
 
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassRegistry.h"
 
 using namespace mlir;
@@ -29,6 +30,9 @@ void mlir::gnn::buildCUDAPipeline(OpPassManager &pm,
   gnnk::GNNLowerToKernelsOptions lower;
   lower.indexBits = options.indexBits;
   pm.addPass(gnnk::createGNNLowerToKernels(lower));
+  // Identical kernels (a chain of the same op) shared, so the source, the
+  // Program and the split below grow with the distinct kernels, not the ops.
+  pm.addPass(gnnk::createGNNDedupKernels());
   // Rows above the schedule's threshold spread over the GPU.
   gnnk::GNNSplitHeavyRowsOptions split;
   split.maxChunks = options.maxChunks;
@@ -63,22 +67,40 @@ mlir::gnn::compileToProgram(ModuleOp module, func::FuncOp func,
 }
 
 /// A copy of `module` with only `keep` and the functions something in it
-/// refers to: what is lowered and printed for them.
+/// refers to: what is lowered and printed for them. The functions reached
+/// from `keep` and from the module's other ops, each walked once (erasing
+/// the functions without uses again and again until none was left asked the
+/// whole module about every function per round: quadratic in the functions).
 static OwningOpRef<ModuleOp> copyFor(ModuleOp module,
                                      ArrayRef<func::FuncOp> keep) {
   OwningOpRef<ModuleOp> copy = module.clone();
-  llvm::SmallPtrSet<Operation *, 2> kept;
+  SymbolTable table(*copy);
+  llvm::SmallPtrSet<Operation *, 8> live;
+  SmallVector<Operation *> work;
   for (func::FuncOp f : keep)
-    kept.insert(copy->lookupSymbol(f.getSymNameAttr()));
-  bool erased = true;
-  while (erased) {
-    erased = false;
-    for (auto f : llvm::make_early_inc_range(copy->getOps<func::FuncOp>()))
-      if (!kept.count(f) && SymbolTable::symbolKnownUseEmpty(f, *copy)) {
-        f.erase();
-        erased = true;
-      }
+    if (Operation *kept = table.lookup(f.getSymNameAttr());
+        kept && live.insert(kept).second)
+      work.push_back(kept);
+  for (Operation &op : copy->getBody()->getOperations())
+    if (!isa<func::FuncOp>(op))
+      work.push_back(&op);
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(op);
+    // Uses that cannot be known (an unregistered op that may be a symbol
+    // table): every function stays.
+    if (!uses)
+      return copy;
+    for (const SymbolTable::SymbolUse &use : *uses) {
+      auto f = table.lookup<func::FuncOp>(
+          use.getSymbolRef().getRootReference());
+      if (f && live.insert(f).second)
+        work.push_back(f);
+    }
   }
+  for (auto f : llvm::make_early_inc_range(copy->getOps<func::FuncOp>()))
+    if (!live.count(f))
+      f.erase();
   return copy;
 }
 

@@ -137,4 +137,39 @@ def GNNSplitHeavyRows : Pass<"gnn-split-heavy-rows", "ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def GNNDedupKernels : Pass<"gnn-dedup-kernels", "ModuleOp"> {
+  let summary = "shares one gnnk.kernel between launches of identical kernels";
+  let description = [{
+    Kernel lowering gives every kernel group its own `gnnk.kernel`, so a
+    chain of N identical graph ops has N identical kernels (and, with heavy
+    rows, 3N after `gnn-split-heavy-rows`): the CUDA source, the Program and
+    the compile time grow with the ops instead of the distinct kernels. This
+    pass finds the kernels that are identical but for their name (the same
+    parameters and parameter attributes, `block`, `grid`, other attributes
+    such as `gnnk.split`, and the same body op for op, locations aside),
+    rewrites every `gnnk.launch` of such a kernel to the first of them in
+    the module and erases the others. Linear in the size of the kernels: a
+    structural hash of each kernel, then an exact comparison within a hash
+    class.
+
+    A kernel with `gnnk.split` is shared only between kernels whose launches
+    have the same result types, `rows` and `tied` (the split places its
+    partial states by them, over all launches of the kernel), so that the
+    split of the shared kernel is the one each kernel would have had.
+
+    ```mlir
+    // before
+    gnnk.kernel @spmm_0(...) attributes {block = 256 : i64, grid = #g} {...}
+    gnnk.kernel @spmm_1(...) attributes {block = 256 : i64, grid = #g} {...}  // same body
+    %a = gnnk.launch @spmm_0[%g](%x) rows [#nodes] : ...
+    %b = gnnk.launch @spmm_1[%g](%a) rows [#nodes] : ...
+    // after
+    gnnk.kernel @spmm_0(...) attributes {block = 256 : i64, grid = #g} {...}
+    %a = gnnk.launch @spmm_0[%g](%x) rows [#nodes] : ...
+    %b = gnnk.launch @spmm_0[%g](%a) rows [#nodes] : ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::gnnk::GNNKDialect"];
+}
+
 #endif // GNN_DIALECT_GNNKERNEL_TRANSFORMS_PASSES_TD
