@@ -435,8 +435,12 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
   int64_t heads = row / inner;
   Value hasEdges =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, end, begin);
-  Value noMassOut = arith::SelectOp::create(b, loc, hasEdges,
-                                            kb.fp(std::numeric_limits<double>::quiet_NaN()), kb.fp(0.0));
+  // One builder call per statement: argument order is unspecified, and
+  // compilers differ (the printed IR must not).
+  Value zeroOut = kb.fp(0.0);
+  Value nanOut = kb.fp(std::numeric_limits<double>::quiet_NaN());
+  Value noMassOut =
+      arith::SelectOp::create(b, loc, hasEdges, nanOut, zeroOut);
   for (int64_t j = 0; j < chunks; ++j) {
     Value cond = leader;
     if (active[j])
@@ -469,9 +473,9 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
     b.setInsertionPointToStart(&lseIf.getThenRegion().front());
     Value lse = arith::AddFOp::create(b, loc, state[j * perChunk],
                                       math::LogOp::create(b, loc, sum));
-    lse = arith::SelectOp::create(
-        b, loc, arith::AndIOp::create(b, loc, zero, hasEdges),
-        kb.fp(std::numeric_limits<double>::quiet_NaN()), lse);
+    Value nanLse = kb.fp(std::numeric_limits<double>::quiet_NaN());
+    Value noMass = arith::AndIOp::create(b, loc, zero, hasEdges);
+    lse = arith::SelectOp::create(b, loc, noMass, nanLse, lse);
     kb.store({lse}, kb.result(1),
              kb.add(kb.mul(rowIdx, heads), kb.div(offsets[j], inner)));
   }
