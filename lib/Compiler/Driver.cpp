@@ -29,9 +29,13 @@ void mlir::gnn::buildCUDAPipeline(OpPassManager &pm,
   // One gnnk kernel per group, launched in its place.
   gnnk::GNNLowerToKernelsOptions lower;
   lower.indexBits = options.indexBits;
+  // Identical kernels (a chain of the same op) shared as they are made, so
+  // the IR, the split below, the source and the Program grow with the
+  // distinct kernels, not the ops.
+  lower.shareKernels = true;
   pm.addPass(gnnk::createGNNLowerToKernels(lower));
-  // Identical kernels (a chain of the same op) shared, so the source, the
-  // Program and the split below grow with the distinct kernels, not the ops.
+  // Any the lowering could not match (it finds the kernel of each group
+  // next to its function): one walk, nothing changed when none is left.
   pm.addPass(gnnk::createGNNDedupKernels());
   // Rows above the schedule's threshold spread over the GPU.
   gnnk::GNNSplitHeavyRowsOptions split;

@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelSharing.h"
+
 #include "GroupLowering.h"
 #include "gnn/Dialect/GNNKernel/Transforms/Passes.h"
 
@@ -77,14 +79,6 @@ llvm::hash_code launchShapeHash(LaunchOp l) {
       l.getRows(), l.getTiedAttr());
 }
 
-/// A kernel and what decides whether another may take its place.
-struct Candidate {
-  KernelOp kernel;
-  DictionaryAttr attrs;
-  /// For a kernel to be split: its launches' distinct shapes.
-  SmallVector<LaunchOp> shapes;
-};
-
 /// Every shape of `a` is one of `b`'s.
 bool shapesWithin(ArrayRef<LaunchOp> a, ArrayRef<LaunchOp> b) {
   return llvm::all_of(a, [&](LaunchOp x) {
@@ -92,13 +86,38 @@ bool shapesWithin(ArrayRef<LaunchOp> a, ArrayRef<LaunchOp> b) {
   });
 }
 
-bool sameKernel(Candidate &a, Candidate &b) {
+} // namespace
+
+bool KernelSharing::sameKernel(Candidate &a, Candidate &b) {
   return a.attrs == b.attrs && shapesWithin(a.shapes, b.shapes) &&
          shapesWithin(b.shapes, a.shapes) &&
          OperationEquivalence::isRegionEquivalentTo(
              &a.kernel.getBody(), &b.kernel.getBody(),
              OperationEquivalence::IgnoreLocations);
 }
+
+KernelOp KernelSharing::share(KernelOp kernel, ArrayRef<LaunchOp> launches) {
+  Candidate c{kernel, attributesOf(kernel), {}};
+  llvm::hash_code hash = llvm::hash_combine(c.attrs, bodyHash(kernel));
+  if (kernel->hasAttr(kSplitAttr)) {
+    for (LaunchOp l : launches)
+      if (!shapesWithin({l}, c.shapes))
+        c.shapes.push_back(l);
+    // Order-independent: the shapes form a set.
+    size_t shapes = 0;
+    for (LaunchOp l : c.shapes)
+      shapes += launchShapeHash(l);
+    hash = llvm::hash_combine(hash, shapes);
+  }
+  SmallVector<Candidate, 1> &same = kept[hash];
+  auto it = llvm::find_if(same, [&](Candidate &k) { return sameKernel(k, c); });
+  if (it != same.end())
+    return it->kernel;
+  same.push_back(std::move(c));
+  return kernel;
+}
+
+namespace {
 
 struct DedupKernels
     : public mlir::gnnk::impl::GNNDedupKernelsBase<DedupKernels> {
@@ -115,31 +134,16 @@ struct DedupKernels
         launchesOf[l.getKernelAttr().getAttr()].push_back(l);
       return WalkResult::advance();
     });
-    // The kernels kept so far, by hash; the replacement of each duplicate.
-    llvm::DenseMap<llvm::hash_code, SmallVector<Candidate, 1>> kept;
+    // The kernels kept so far; the replacement of each duplicate.
+    KernelSharing sharing;
     llvm::DenseMap<StringAttr, KernelOp> replacement;
     SmallVector<KernelOp> duplicates;
     for (KernelOp kernel : module.getOps<KernelOp>()) {
-      Candidate c{kernel, attributesOf(kernel), {}};
-      llvm::hash_code hash = llvm::hash_combine(c.attrs, bodyHash(kernel));
-      if (kernel->hasAttr(kSplitAttr)) {
-        for (LaunchOp l : launchesOf.lookup(kernel.getSymNameAttr()))
-          if (!shapesWithin({l}, c.shapes))
-            c.shapes.push_back(l);
-        // Order-independent: the shapes form a set.
-        size_t shapes = 0;
-        for (LaunchOp l : c.shapes)
-          shapes += launchShapeHash(l);
-        hash = llvm::hash_combine(hash, shapes);
-      }
-      SmallVector<Candidate, 1> &same = kept[hash];
-      auto it = llvm::find_if(
-          same, [&](Candidate &k) { return sameKernel(k, c); });
-      if (it == same.end()) {
-        same.push_back(std::move(c));
+      KernelOp to =
+          sharing.share(kernel, launchesOf.lookup(kernel.getSymNameAttr()));
+      if (to == kernel)
         continue;
-      }
-      replacement[kernel.getSymNameAttr()] = it->kernel;
+      replacement[kernel.getSymNameAttr()] = to;
       duplicates.push_back(kernel);
     }
     if (duplicates.empty()) {

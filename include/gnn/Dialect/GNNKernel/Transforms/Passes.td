@@ -53,6 +53,10 @@ def GNNLowerToKernels : Pass<"gnn-lower-to-kernels", "ModuleOp"> {
   let options = [
     Option<"indexBits", "index-bits", "int", "32",
            "width of the graph's index arrays (32 or 64)">,
+    Option<"shareKernels", "share-kernels", "bool", "false",
+           "give a group whose kernel is identical to one lowered before "
+           "that kernel (as gnn-dedup-kernels does afterwards), so that the "
+           "duplicates never accumulate">,
   ];
   let dependentDialects = ["::mlir::gnnk::GNNKDialect",
                            "::mlir::arith::ArithDialect",
