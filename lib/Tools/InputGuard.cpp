@@ -188,10 +188,19 @@ private:
            c == '.' || c == '$';
   }
 
+  /// The position after the blanks at `pos`: what MLIR's lexer skips between
+  /// tokens, i.e. white space, NUL bytes and `//` comments (a check that
+  /// stopped at a NUL or a comment would miss what the parser reads next).
   size_t skipSpace(size_t pos) const {
-    while (pos < text.size() &&
-           std::isspace(static_cast<unsigned char>(text[pos])))
-      ++pos;
+    while (pos < text.size()) {
+      char c = text[pos];
+      if (std::isspace(static_cast<unsigned char>(c)) || c == '\0')
+        ++pos;
+      else if (c == '/' && pos + 1 < text.size() && text[pos + 1] == '/')
+        pos = skipLiteral(pos);
+      else
+        break;
+    }
     return pos;
   }
 
