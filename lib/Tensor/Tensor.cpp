@@ -60,9 +60,11 @@ std::string gnn::writeNpy(const std::string &path, const Tensor &t,
   size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header.push_back('\n');
+  errno = 0;
   std::ofstream os(path, std::ios::binary);
   if (!os)
-    return "cannot write '" + path + "'";
+    return "cannot write '" + path + "': " +
+           (errno ? std::strerror(errno) : "cannot open it");
   os.write("\x93NUMPY\x01\x00", 8);
   uint16_t len = static_cast<uint16_t>(header.size());
   os.put(static_cast<char>(len & 0xff)).put(static_cast<char>(len >> 8));
@@ -79,7 +81,18 @@ std::string gnn::writeNpy(const std::string &path, const Tensor &t,
     std::vector<float> f(t.data.begin(), t.data.end());
     os.write(reinterpret_cast<const char *>(f.data()), f.size() * sizeof(float));
   }
-  return os ? "" : "cannot write '" + path + "'";
+  // The data may sit in the stream's buffer until it is closed: a full disk
+  // (or /dev/full) shows up only then.
+  errno = 0;
+  os.close();
+  if (os)
+    return "";
+  std::string reason = errno ? std::strerror(errno) : "the write failed";
+  // A file that was not written whole is removed (not a device or a FIFO).
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+    std::remove(path.c_str());
+  return "cannot write '" + path + "': " + reason;
 }
 
 uint64_t NpyHeader::itemSize() const {
