@@ -622,7 +622,7 @@ constexpr int64_t kRowSumBlock = 256;
 namespace {
 /// A sum over rows into a small static result (lowerRowReduction's shape).
 struct RowSum {
-  mutable linalg::GenericOp op;
+  linalg::GenericOp op;
   int64_t numParallel = 0, rowLoop = 0;
   ArrayRef<int64_t> bounds;
   /// Result elements (blocks per chunk) and the elements one row contributes
@@ -634,7 +634,7 @@ struct RowSum {
 
 /// The loop indices of the result element `e` (the parallel loops, through
 /// the output map; constant-0 indices of size-1 dimensions stay unset).
-static SmallVector<Value> elementIndices(KernelBuilder &kb, const RowSum &s,
+static SmallVector<Value> elementIndices(KernelBuilder &kb, RowSum &s,
                                          Value e) {
   SmallVector<Value> idx(s.op.getNumLoops());
   auto outType = cast<RankedTensorType>(s.op->getResult(0).getType());
@@ -655,7 +655,7 @@ static SmallVector<Value> elementIndices(KernelBuilder &kb, const RowSum &s,
 /// elements of a row), then a block reduction in thread order. Every thread
 /// gets the sums.
 static FailureOr<SmallVector<Value>>
-blockRowSum(KernelBuilder &kb, const RowSum &s, SmallVectorImpl<Value> &idx,
+blockRowSum(KernelBuilder &kb, RowSum &s, SmallVectorImpl<Value> &idx,
             Value lo, Value hi, Value thread) {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
@@ -706,7 +706,7 @@ blockRowSum(KernelBuilder &kb, const RowSum &s, SmallVectorImpl<Value> &idx,
 
 /// Thread 0 of the block adds the inits once (constant fills, or their values
 /// at `idx`) to `sums`, rounds once and stores the results of element `e`.
-static LogicalResult storeTotals(KernelBuilder &kb, const RowSum &s,
+static LogicalResult storeTotals(KernelBuilder &kb, RowSum &s,
                                  ValueRange sums, SmallVectorImpl<Value> &idx,
                                  Value thread, Value e) {
   OpBuilder &b = kb.b;
