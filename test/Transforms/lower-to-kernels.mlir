@@ -311,32 +311,90 @@ func.func @softmax_lse(%g: !gnn.graph, %s: tensor<?x2xf32> {gnn.domain = "edge"}
 // -----
 
 // A sum over all rows into a small static result (a bias gradient, and a
-// broadcast scalar's through a constant-0 output index): a block per result
-// element, its threads striding over the rows in order, then a block
-// reduction in thread order; thread 0 adds the init and stores. The sums
-// run in double (each term widened) and are rounded once before the store.
-
+// broadcast scalar's through a constant-0 output index), in two kernels
+// that fill the GPU (about 1024 blocks): @elementwise_0, a block per
+// (element, chunk) -- C = min(ceil(nodes / 2048), floor(1024 / count))
+// chunks of ceil(nodes / C) rows, element fastest -- its threads striding
+// over the chunk's rows, a block reduction in thread order, thread 0
+// storing the double sum in a static f64 workspace ([chunk][element], count
+// x floor(1024 / count) slots); @elementwise_0_final, a block per element:
+// thread t adds its ceil(C / 256) chunks in order, a block reduction in
+// thread order, thread 0 adds the init once, rounds once and stores. The
+// sums run in double (each term widened). C depends only on the row count.
 #rs_in = affine_map<(d0, d1) -> (d1, d0)>
 #rs_out = affine_map<(d0, d1) -> (d0)>
 #rs_all = affine_map<(d0) -> (d0)>
 #rs_one = affine_map<(d0) -> (0)>
+// CHECK-DAG: #[[P8:[a-z0-9]+]] = affine_map<()[s0, s1, s2] -> ((s0 ceildiv 2048) * 8, 1024)>
+// CHECK-DAG: #[[G8:[a-z0-9]+]] = affine_map<()[s0, s1, s2] -> (8)>
+// CHECK-DAG: #[[P1:[a-z0-9]+]] = affine_map<()[s0, s1, s2] -> (s0 ceildiv 2048, 1024)>
+// CHECK-DAG: #[[G1:[a-z0-9]+]] = affine_map<()[s0, s1, s2] -> (1)>
+// CHECK-DAG: #[[WS:[a-z0-9]+]] = affine_map<()[s0, s1, s2] -> (1024)>
 // CHECK-LABEL: gnnk.kernel @elementwise_0(
-// CHECK-SAME: grid = #[[G8:[a-z0-9]+]]
-// CHECK: gnnk.for_blocks %c8{{.*}} lanes 1 {
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c256 iter_args(%{{.*}} = %{{.*}}) -> (f64)
+// CHECK-SAME: %[[N:[a-z0-9]+]]: i64 {gnnk.size = "nodes"}
+// CHECK-SAME: %[[WS0:[a-z0-9]+]]: memref<?xf64> {gnnk.result = 0 : i64}
+// CHECK-SAME: grid = #[[P8]]
+// CHECK: %[[ROWS:.*]] = arith.index_cast %[[N]]
+// CHECK: %[[BYROWS:.*]] = arith.ceildivsi %[[ROWS]], %c2048
+// CHECK: %[[C:.*]] = arith.minsi %[[BYROWS]], %c128
+// CHECK: %[[BLOCKS:.*]] = arith.muli %[[C]], %c8
+// CHECK: gnnk.for_blocks %[[BLOCKS]] lanes 1 {
+// CHECK-NEXT: ^bb0(%[[BLK:.*]]: index, %[[THR:.*]]: index, %{{.*}}: index):
+// CHECK: %[[E:.*]] = arith.remui %[[BLK]], %c8
+// CHECK: %[[CHUNK:.*]] = arith.divui %[[BLK]], %c8
+// CHECK: %[[LEN:.*]] = arith.ceildivsi %[[ROWS]], %{{.*}}
+// CHECK: %[[LO0:.*]] = arith.muli %[[CHUNK]], %[[LEN]]
+// CHECK: %[[LO:.*]] = arith.minsi %[[LO0]], %[[ROWS]]
+// CHECK: %[[HI0:.*]] = arith.addi %[[LO]], %[[LEN]]
+// CHECK: %[[HI:.*]] = arith.minsi %[[HI0]], %[[ROWS]]
+// CHECK: %[[FROM:.*]] = arith.addi %[[LO]], %[[THR]]
+// CHECK: scf.for %{{.*}} = %[[FROM]] to %[[HI]] step %c256{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (f64)
 // CHECK: gnnk.load
 // CHECK: %[[T:.*]] = arith.addf %{{.*}} : f32
 // CHECK: %[[W:.*]] = arith.extf %[[T]] : f32 to f64
 // CHECK: arith.addf %{{.*}}, %[[W]] : f64
-// CHECK: gnnk.block_reduce %{{.*}} : f64
+// CHECK: %[[SUM:.*]] = gnnk.block_reduce %{{.*}} : f64
 // CHECK: scf.if
-// CHECK: arith.truncf %{{.*}} : f64 to f32
-// CHECK: gnnk.store
+// CHECK-NOT: arith.truncf
+// CHECK: %[[SLOT:.*]] = arith.muli %[[CHUNK]], %c8
+// CHECK: arith.addi %[[SLOT]], %[[E]]
+// CHECK: gnnk.store %[[SUM]] to %[[WS0]][%{{.*}}] : f64 into memref<?xf64>
+// CHECK-LABEL: gnnk.kernel @elementwise_0_final(
+// CHECK-SAME: %[[FN:[a-z0-9]+]]: i64 {gnnk.size = "nodes"}
+// CHECK-SAME: %[[PART:[a-z0-9]+]]: memref<?xf64> {gnnk.operand = 0 : i64}
+// CHECK-SAME: %[[OUT:[a-z0-9]+]]: memref<?xf32> {gnnk.result = 0 : i64}
+// CHECK-SAME: grid = #[[G8]]
+// CHECK: %[[FBYROWS:.*]] = arith.ceildivsi %{{.*}}, %c2048
+// CHECK: %[[FC:.*]] = arith.minsi %[[FBYROWS]], %c128
+// CHECK: gnnk.for_blocks %c8{{.*}} lanes 1 {
+// CHECK-NEXT: ^bb0(%[[FE:.*]]: index, %[[FTHR:.*]]: index, %{{.*}}: index):
+// CHECK: %[[Q:.*]] = arith.ceildivsi %[[FC]], %c256
+// CHECK: %[[CLO0:.*]] = arith.muli %[[FTHR]], %[[Q]]
+// CHECK: %[[CLO:.*]] = arith.minsi %[[CLO0]], %[[FC]]
+// CHECK: %[[CHI0:.*]] = arith.addi %[[CLO]], %[[Q]]
+// CHECK: %[[CHI:.*]] = arith.minsi %[[CHI0]], %[[FC]]
+// CHECK: scf.for %[[K:.*]] = %[[CLO]] to %[[CHI]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (f64)
+// CHECK: %[[AT:.*]] = arith.muli %[[K]], %c8
+// CHECK: arith.addi %[[AT]], %[[FE]]
+// CHECK: gnnk.load %[[PART]][%{{.*}}] : memref<?xf64> -> f64
+// CHECK: %[[TOTAL:.*]] = gnnk.block_reduce %{{.*}} : f64
+// CHECK: scf.if
+// CHECK: %[[R:.*]] = arith.truncf %[[TOTAL]] : f64 to f32
+// CHECK: gnnk.store %[[R]] to %[[OUT]][%[[FE]]]
 // CHECK-LABEL: gnnk.kernel @elementwise_1(
+// CHECK-SAME: grid = #[[P1]]
+// CHECK: arith.minsi %{{.*}}, %c1024
+// CHECK: gnnk.for_blocks
+// CHECK: gnnk.block_reduce
+// CHECK-LABEL: gnnk.kernel @elementwise_1_final(
+// CHECK-SAME: grid = #[[G1]]
 // CHECK: gnnk.for_blocks %c1{{.*}} lanes 1 {
 // CHECK: gnnk.block_reduce
 // CHECK-LABEL: func.func @row_sums
-// CHECK: gnnk.launch @elementwise_0[%arg0] (%arg1) rows [#{{.*}}] : (tensor<?x8xf32>) -> tensor<8xf32>
+// CHECK: %[[W0:.*]] = gnnk.launch @elementwise_0[%arg0] (%arg1) rows [#[[WS]]] : (tensor<?x8xf32>) -> tensor<1024xf64>
+// CHECK: gnnk.launch @elementwise_0_final[%arg0] (%[[W0]]) rows [#[[G8]]] : (tensor<1024xf64>) -> tensor<8xf32>
+// CHECK: %[[W1:.*]] = gnnk.launch @elementwise_1[%arg0] (%arg2) rows [#[[WS]]] : (tensor<?xf32>) -> tensor<1024xf64>
+// CHECK: gnnk.launch @elementwise_1_final[%arg0] (%[[W1]]) rows [#[[G1]]] : (tensor<1024xf64>) -> tensor<1xf32>
 func.func @row_sums(%g: !gnn.graph, %dy: tensor<?x8xf32>, %v: tensor<?xf32>) -> (tensor<8xf32>, tensor<1xf32>) {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<8xf32>
@@ -357,4 +415,87 @@ func.func @row_sums(%g: !gnn.graph, %dy: tensor<?x8xf32>, %v: tensor<?xf32>) -> 
     linalg.yield %s : f32
   } -> tensor<1xf32>
   return %db, %ds : tensor<8xf32>, tensor<1xf32>
+}
+
+// -----
+
+// GIN's eps gradient: a sum over rows and over the 64 elements of each row
+// (a static inner loop) into one element. The rows and the inner loop are
+// one flattened index walked by the block's threads in turn (row = f / 64,
+// column = f % 64: a warp reads 32 consecutive floats), chunks of at least
+// 2048 elements (32 rows of 64), at most 1024 of them. The init (a
+// tensor, not a constant fill) is read and added once, in the final kernel.
+#gin_rows = affine_map<(d0, d1) -> (d0, d1)>
+#gin_one = affine_map<(d0, d1) -> (0)>
+// CHECK-DAG: #[[GP:[a-z0-9]+]] = affine_map<()[s0, s1, s2] -> (s0 ceildiv 32, 1024)>
+// CHECK-LABEL: gnnk.kernel @elementwise_0(
+// CHECK-SAME: grid = #[[GP]]
+// CHECK: arith.ceildivsi %{{.*}}, %c32
+// CHECK: gnnk.for_blocks
+// CHECK: %[[LO:.*]] = arith.minsi
+// CHECK: %[[HI:.*]] = arith.minsi
+// CHECK: %[[LO64:.*]] = arith.muli %[[LO]], %c64
+// CHECK: %[[FROM:.*]] = arith.addi %[[LO64]], %{{.*}}
+// CHECK: %[[TO:.*]] = arith.muli %[[HI]], %c64
+// CHECK: scf.for %[[F:.*]] = %[[FROM]] to %[[TO]] step %c256
+// CHECK: %[[ROW:.*]] = arith.divui %[[F]], %c64
+// CHECK: %[[COL:.*]] = arith.remui %[[F]], %c64
+// CHECK-NOT: arith.remui
+// CHECK: %[[AT0:.*]] = arith.muli %[[ROW]], %c64
+// CHECK: %[[AT:.*]] = arith.addi %[[AT0]], %[[COL]]
+// CHECK: gnnk.load %{{.*}}[%[[AT]]]
+// CHECK-NOT: scf.for
+// CHECK: gnnk.block_reduce
+// CHECK-LABEL: gnnk.kernel @elementwise_0_final(
+// CHECK-SAME: %{{.*}}: memref<?xf64> {gnnk.operand = 0 : i64}
+// CHECK-SAME: %[[INIT:[a-z0-9]+]]: memref<?xf32> {gnnk.operand = 1 : i64}
+// CHECK: gnnk.block_reduce
+// CHECK: scf.if
+// CHECK: %[[I:.*]] = gnnk.load %[[INIT]]
+// CHECK: %[[IW:.*]] = arith.extf %[[I]] : f32 to f64
+// CHECK: %[[S:.*]] = arith.addf %{{.*}}, %[[IW]] : f64
+// CHECK: arith.truncf %[[S]] : f64 to f32
+// CHECK-LABEL: func.func @gin_eps_grad
+// CHECK: %[[W:.*]] = gnnk.launch @elementwise_0[%arg0] (%arg1, %arg2) rows [#{{.*}}] : (tensor<?x64xf32>, tensor<?x64xf32>) -> tensor<1024xf64>
+// CHECK: gnnk.launch @elementwise_0_final[%arg0] (%[[W]], %arg3) rows [#{{.*}}] : (tensor<1024xf64>, tensor<1xf32>) -> tensor<1xf32>
+func.func @gin_eps_grad(%g: !gnn.graph, %x: tensor<?x64xf32>, %dy: tensor<?x64xf32>, %init: tensor<1xf32>) -> tensor<1xf32> {
+  %d = linalg.generic {indexing_maps = [#gin_rows, #gin_rows, #gin_one], iterator_types = ["reduction", "reduction"]}
+      ins(%x, %dy : tensor<?x64xf32>, tensor<?x64xf32>) outs(%init : tensor<1xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1xf32>
+  return %d : tensor<1xf32>
+}
+
+// -----
+
+// With 512 or more result elements there are enough blocks already
+// (floor(1024 / count) = 1 chunk): one kernel, a block per element over all
+// rows, the init added and the sum rounded there, no workspace.
+#wide_in = affine_map<(d0, d1) -> (d1, d0)>
+#wide_out = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: gnnk.kernel @elementwise_0(
+// CHECK-SAME: %{{.*}}: memref<?xf32> {gnnk.result = 0 : i64}
+// CHECK-SAME: grid = #[[G600:[a-z0-9]+]]
+// CHECK: gnnk.for_blocks %c600{{.*}} lanes 1 {
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c256
+// CHECK: gnnk.block_reduce
+// CHECK: arith.truncf %{{.*}} : f64 to f32
+// CHECK-NOT: gnnk.kernel
+// CHECK-LABEL: func.func @wide_bias_grad
+// CHECK: gnnk.launch @elementwise_0[%arg0] (%arg1) rows [#{{.*}}] : (tensor<?x600xf32>) -> tensor<600xf32>
+// CHECK-NOT: gnnk.launch
+func.func @wide_bias_grad(%g: !gnn.graph, %dy: tensor<?x600xf32>) -> tensor<600xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<600xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<600xf32>) -> tensor<600xf32>
+  %db = linalg.generic {indexing_maps = [#wide_in, #wide_out], iterator_types = ["parallel", "reduction"]}
+      ins(%dy : tensor<?x600xf32>) outs(%z : tensor<600xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %o, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<600xf32>
+  return %db : tensor<600xf32>
 }

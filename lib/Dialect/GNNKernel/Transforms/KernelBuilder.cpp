@@ -106,7 +106,8 @@ Value KernelBuilder::result(unsigned i) {
   auto it = resultParams.find(i);
   if (it != resultParams.end())
     return it->second;
-  auto type = cast<RankedTensorType>(group->getResult(i).getType());
+  auto type = cast<RankedTensorType>(
+      resultTypes.empty() ? group->getResult(i).getType() : resultTypes[i]);
   Value p = addParam(
       MemRefType::get({ShapedType::kDynamic}, type.getElementType()),
       b.getNamedAttr(KernelOp::kResult, b.getI64IntegerAttr(i)));
@@ -400,6 +401,13 @@ void mlir::gnnk::buildCombineRegion(
 
 LaunchOp KernelBuilder::finish(AffineExpr grid, ArrayRef<AffineExpr> rows,
                                Value graphValue) {
+  return finish(ArrayRef<AffineExpr>{grid}, rows, graphValue,
+                group->getResultTypes());
+}
+
+LaunchOp KernelBuilder::finish(ArrayRef<AffineExpr> grid,
+                               ArrayRef<AffineExpr> rows, Value graphValue,
+                               TypeRange launchResultTypes) {
   OpBuilder eb = OpBuilder::atBlockEnd(entry);
   ReturnOp::create(eb, loc);
   marker->erase();
@@ -410,12 +418,13 @@ LaunchOp KernelBuilder::finish(AffineExpr grid, ArrayRef<AffineExpr> rows,
   for (NamedAttrList &a : argAttrs)
     attrs.push_back(a.getDictionary(ctx));
   kernel.setArgAttrsAttr(ArrayAttr::get(ctx, attrs));
-  kernel.setGridAttr(AffineMapAttr::get(sizeMap(grid)));
+  kernel.setGridAttr(AffineMapAttr::get(
+      AffineMap::get(0, kNumSizeSymbols, grid, ctx)));
   SmallVector<Attribute> rowMaps;
   for (AffineExpr r : rows)
     rowMaps.push_back(AffineMapAttr::get(sizeMap(r)));
   OpBuilder hb(group);
-  return LaunchOp::create(hb, loc, group->getResultTypes(),
+  return LaunchOp::create(hb, loc, launchResultTypes,
                           FlatSymbolRefAttr::get(kernel.getSymNameAttr()),
                           graphValue, launchOperands,
                           ArrayAttr::get(ctx, rowMaps), DenseI64ArrayAttr());

@@ -164,9 +164,19 @@ public:
   /// the launch of it on the group's operands, placed before the group, with
   /// `rows` for each group result.
   LaunchOp finish(AffineExpr grid, ArrayRef<AffineExpr> rows, Value graphValue);
+  /// The same with a capped grid (the minimum of `grid`'s results) and
+  /// launch results of `resultTypes` rather than the group's (the first
+  /// kernel of a two-kernel lowering, whose results are a workspace).
+  LaunchOp finish(ArrayRef<AffineExpr> grid, ArrayRef<AffineExpr> rows,
+                  Value graphValue, TypeRange resultTypes);
+  /// Launch results of `types` instead of the group's (call before
+  /// `result`): their element types type the result parameters.
+  void setResultTypes(TypeRange types) { resultTypes.assign(types.begin(), types.end()); }
 
 private:
   SmallVector<Value> launchOperands;
+  /// The launch's result types when not the group's (setResultTypes).
+  SmallVector<Type> resultTypes;
   SmallVector<NamedAttrList> argAttrs;
   llvm::DenseMap<Value, Value> operandParams;
   llvm::DenseMap<unsigned, Value> resultParams;

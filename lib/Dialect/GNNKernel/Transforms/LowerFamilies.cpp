@@ -609,13 +609,162 @@ static FailureOr<AffineExpr> reductionExtent(linalg::LinalgOp op, int64_t d) {
   return failure();
 }
 
+/// Blocks a sum over rows aims for (an H100 or H200 holds 132 SMs x 8 blocks
+/// of 256 threads at once), as the Aᵀ B gemm's row split in ProgramLowering.
+constexpr int64_t kRowSumBlocks = 1024;
+/// The fewest elements (rows x the static inner extent) a chunk of a split
+/// sum walks: 8 per thread of a block, so the block reduction and the
+/// partial's store are paid for by the loads.
+constexpr int64_t kRowSumChunkElements = 2048;
+/// Threads per block of a sum over rows.
+constexpr int64_t kRowSumBlock = 256;
+
+namespace {
+/// A sum over rows into a small static result (lowerRowReduction's shape).
+struct RowSum {
+  linalg::GenericOp op;
+  int64_t numParallel = 0, rowLoop = 0;
+  ArrayRef<int64_t> bounds;
+  /// Result elements (blocks per chunk) and the elements one row contributes
+  /// to each (the product of the static reduction loops).
+  int64_t count = 1, inner = 1;
+  SmallVector<Type> initTypes, accTypes;
+};
+} // namespace
+
+/// The loop indices of the result element `e` (the parallel loops, through
+/// the output map; constant-0 indices of size-1 dimensions stay unset).
+static SmallVector<Value> elementIndices(KernelBuilder &kb, RowSum &s,
+                                         Value e) {
+  SmallVector<Value> idx(s.op.getNumLoops());
+  auto outType = cast<RankedTensorType>(s.op->getResult(0).getType());
+  int64_t stride = s.count;
+  AffineMap outMap = s.op.getMatchingIndexingMap(s.op.getDpsInitOperand(0));
+  for (auto [r, x] : llvm::enumerate(outMap.getResults())) {
+    stride /= outType.getDimSize(r);
+    if (auto d = dyn_cast<AffineDimExpr>(x))
+      idx[d.getPosition()] = kb.rem(kb.div(e, stride), outType.getDimSize(r));
+  }
+  return idx;
+}
+
+/// The sums (in the accumulator types) of the terms of rows [lo, hi) for the
+/// element whose parallel indices `idx` holds, by the block: the rows and
+/// their static reduction loops flattened into one index, row-major, walked
+/// `thread, thread + block, ...` (consecutive threads read consecutive
+/// elements of a row), then a block reduction in thread order. Every thread
+/// gets the sums.
+static FailureOr<SmallVector<Value>>
+blockRowSum(KernelBuilder &kb, RowSum &s, SmallVectorImpl<Value> &idx,
+            Value lo, Value hi, Value thread) {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  SmallVector<Value> zeros;
+  for (Type t : s.accTypes)
+    zeros.push_back(kb.fp(t, 0.0));
+  SmallVector<int64_t> staticLoops;
+  for (int64_t d = s.numParallel; d < (int64_t)s.op.getNumLoops(); ++d)
+    if (d != s.rowLoop)
+      staticLoops.push_back(d);
+  // An empty static loop: no terms.
+  if (s.inner == 0)
+    return zeros;
+  Value from = kb.add(kb.mul(lo, s.inner), thread);
+  Value to = kb.mul(hi, s.inner);
+  auto loop = scf::ForOp::create(b, loc, from, to, kb.idx(kRowSumBlock), zeros);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value flat = loop.getInductionVar();
+    idx[s.rowLoop] = kb.div(flat, s.inner);
+    Value rest = kb.rem(flat, s.inner);
+    for (int64_t d : llvm::reverse(staticLoops)) {
+      if (d == staticLoops.front()) {
+        idx[d] = rest; // already below its bound
+        break;
+      }
+      idx[d] = kb.rem(rest, s.bounds[d]);
+      rest = kb.div(rest, s.bounds[d]);
+    }
+    FailureOr<SmallVector<Value>> next =
+        nestReductions(kb, s.op, idx, s.bounds, s.op.getNumLoops(), -1,
+                       loop.getRegionIterArgs(), /*wide=*/true);
+    if (failed(next))
+      return failure();
+    scf::YieldOp::create(b, loc, *next);
+  }
+  auto red = BlockReduceOp::create(b, loc, loop.getResults());
+  kb.buildCombine(red.getCombine(), s.accTypes,
+                  [&](OpBuilder &rb, ValueRange a, ValueRange c) {
+                    SmallVector<Value> sums;
+                    for (auto [x, y] : llvm::zip(a, c))
+                      sums.push_back(arith::AddFOp::create(rb, loc, x, y));
+                    return sums;
+                  });
+  return SmallVector<Value>(red.getResults());
+}
+
+/// Thread 0 of the block adds the inits once (constant fills, or their values
+/// at `idx`) to `sums`, rounds once and stores the results of element `e`.
+static LogicalResult storeTotals(KernelBuilder &kb, RowSum &s,
+                                 ValueRange sums, SmallVectorImpl<Value> &idx,
+                                 Value thread, Value e) {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread,
+                                      kb.idx(0));
+  auto store = scf::IfOp::create(b, loc, TypeRange{}, first, false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&store.getThenRegion().front());
+  for (unsigned i = 0; i < s.op.getNumDpsInits(); ++i) {
+    Value total = sums[i];
+    OpOperand *init = s.op.getDpsInitOperand(i);
+    if (std::optional<double> c = KernelBuilder::fillConstant(init->get())) {
+      if (*c != 0.0)
+        total = arith::AddFOp::create(b, loc, total, kb.fp(s.accTypes[i], *c));
+    } else {
+      FailureOr<Value> a =
+          kb.access(init->get(), s.op.getMatchingIndexingMap(init), idx, s.op);
+      if (failed(a))
+        return failure();
+      Value v = *a;
+      if (v.getType() != s.accTypes[i])
+        v = arith::ExtFOp::create(b, loc, s.accTypes[i], v);
+      total = arith::AddFOp::create(b, loc, total, v);
+    }
+    // Rounded once.
+    if (total.getType() != s.initTypes[i])
+      total = arith::TruncFOp::create(b, loc, s.initTypes[i], total);
+    kb.store(total, kb.result(i), e);
+  }
+  return success();
+}
+
 /// A sum over all rows (nodes or edges) into a small static result, e.g. a
-/// bias or weight gradient: a block per result element, its threads taking
-/// rows `thread, thread + block, ...` in order, then a block reduction in
-/// thread order (deterministic, no atomics). Every result must be a sum: the
-/// body yields `out + term`. The sums run in double and are rounded once
-/// at the end: a float sum over a million rows lost up to 1.5e-3 on weight
-/// gradients whose terms cancel (qm9, ego-twitter against the reference).
+/// bias or weight gradient, GIN's eps or AGNN's beta gradient. Every result
+/// must be a sum: the body yields `out + term`. The sums run in double and
+/// are rounded once at the end (a float sum over a million rows lost up to
+/// 1.5e-3 on weight gradients whose terms cancel, qm9 and ego-twitter
+/// against the reference); the inits are added once. Within a block the
+/// rows and the static reduction loops inside them are one flattened index,
+/// walked by the threads in turn (coalesced along a row), then a block
+/// reduction in thread order: deterministic, no atomics.
+///
+/// With K = floor(kRowSumBlocks / count) chunks at most (count: result
+/// elements), K >= 2 splits the rows in two kernels:
+///  - `<name>`, a block per (element, chunk): C = min(ceil(rows /
+///    ceil(kRowSumChunkElements / inner)), K) chunks (inner: elements per row
+///    in the static loops) of ceil(rows / C) rows, the block's sums (double)
+///    stored in a workspace of count x K x results doubles (a static size,
+///    at most 8 KiB a result), [chunk][element][result];
+///  - `<name>_final`, a block per element: thread t adds chunks [t q, (t + 1)
+///    q) in order (q = ceil(C / block)), a block reduction in thread order,
+///    the inits, one rounding.
+/// C depends only on the row count (nodes or edges), so the results are the
+/// same on every GPU and every run. With K = 1 (count >= kRowSumBlocks / 2,
+/// enough blocks already) one kernel, a block per element over all rows.
+/// Both kernels run even when C is 1 (a small graph): C is known only at
+/// run time, and the final kernel is one short block per element.
 static LogicalResult lowerRowReduction(KernelGroupOp group,
                                        linalg::GenericOp op,
                                        int64_t numParallel, int64_t rowLoop,
@@ -635,97 +784,160 @@ static LogicalResult lowerRowReduction(KernelGroupOp group,
                 "result "
              << i << " is not such a sum";
   }
-  auto outType = cast<RankedTensorType>(op->getResult(0).getType());
-  int64_t count = outType.getNumElements();
-  int64_t block = 256;
-  KernelBuilder kb(group, kernelName(group), block, indexBits);
+  RowSum s;
+  s.op = op;
+  s.numParallel = numParallel;
+  s.rowLoop = rowLoop;
+  s.bounds = staticBounds;
+  s.count = cast<RankedTensorType>(op->getResult(0).getType()).getNumElements();
+  for (int64_t d = numParallel; d < (int64_t)op.getNumLoops(); ++d)
+    if (d != rowLoop)
+      s.inner *= staticBounds[d];
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    s.initTypes.push_back(getElementTypeOrSelf(init.get().getType()));
+    Type acc = s.initTypes.back();
+    if (acc.getIntOrFloatBitWidth() < 64)
+      acc = Float64Type::get(op.getContext());
+    s.accTypes.push_back(acc);
+  }
+  MLIRContext *ctx = op.getContext();
+  int64_t numResults = op.getNumDpsInits();
+  AffineExpr resultRows = getAffineConstantExpr(
+      cast<RankedTensorType>(op->getResult(0).getType()).getRank()
+          ? cast<RankedTensorType>(op->getResult(0).getType()).getDimSize(0)
+          : 1,
+      ctx);
+  SmallVector<AffineExpr> resultRowsList(numResults, resultRows);
+  AffineExpr count = getAffineConstantExpr(s.count, ctx);
+  int64_t maxChunks = std::max<int64_t>(1, kRowSumBlocks / s.count);
+  if (maxChunks == 1 || s.inner == 0) {
+    KernelBuilder kb(group, kernelName(group), kRowSumBlock, indexBits);
+    OpBuilder &b = kb.b;
+    Value rows = kb.sizeValue(extent);
+    auto blocks = ForBlocksOp::create(b, kb.loc, kb.idx(s.count), /*lanes=*/1);
+    Block *body = new Block();
+    blocks.getBody().push_back(body);
+    Value blk = body->addArgument(b.getIndexType(), kb.loc);
+    Value thread = body->addArgument(b.getIndexType(), kb.loc);
+    body->addArgument(b.getIndexType(), kb.loc); // lane (always 0)
+    b.setInsertionPointToStart(body);
+    SmallVector<Value> idx = elementIndices(kb, s, blk);
+    FailureOr<SmallVector<Value>> sums =
+        blockRowSum(kb, s, idx, kb.idx(0), rows, thread);
+    if (failed(sums) ||
+        failed(storeTotals(kb, s, *sums, idx, thread, blk)))
+      return failure();
+    YieldOp::create(b, kb.loc);
+    replaceGroup(group, kb.finish(count, resultRowsList, graphFor(group)));
+    return success();
+  }
+  // C = min(ceil(rows / minRows), K), the same in both kernels and the grid.
+  int64_t minRows =
+      std::max<int64_t>(1, llvm::divideCeil(kRowSumChunkElements, s.inner));
+  auto chunksOf = [&](KernelBuilder &kb) {
+    Value rows = kb.sizeValue(extent);
+    Value byRows = kb.sizeValue(extent.ceilDiv(minRows));
+    return std::make_pair(rows, arith::MinSIOp::create(kb.b, kb.loc, byRows,
+                                                       kb.idx(maxChunks))
+                                    .getResult());
+  };
+  int64_t slots = s.count * maxChunks * numResults;
+  auto workspaceType =
+      RankedTensorType::get({slots}, Float64Type::get(ctx));
+  // Stage 1: a block per (element, chunk), element fastest (the blocks of a
+  // chunk read the same rows together).
+  LaunchOp partial;
+  {
+    KernelBuilder kb(group, kernelName(group), kRowSumBlock, indexBits);
+    kb.setResultTypes(workspaceType);
+    OpBuilder &b = kb.b;
+    Location loc = kb.loc;
+    auto [rows, chunks] = chunksOf(kb);
+    auto blocks = ForBlocksOp::create(b, loc, kb.mul(chunks, s.count),
+                                      /*lanes=*/1);
+    Block *body = new Block();
+    blocks.getBody().push_back(body);
+    Value blk = body->addArgument(b.getIndexType(), loc);
+    Value thread = body->addArgument(b.getIndexType(), loc);
+    body->addArgument(b.getIndexType(), loc); // lane (always 0)
+    b.setInsertionPointToStart(body);
+    Value e = kb.rem(blk, s.count);
+    Value chunk = kb.div(blk, s.count);
+    Value len = arith::CeilDivSIOp::create(
+        b, loc, rows, arith::MaxSIOp::create(b, loc, chunks, kb.idx(1)));
+    Value lo = arith::MinSIOp::create(b, loc, kb.mul(chunk, len), rows);
+    Value hi = arith::MinSIOp::create(b, loc, kb.add(lo, len), rows);
+    SmallVector<Value> idx = elementIndices(kb, s, e);
+    FailureOr<SmallVector<Value>> sums =
+        blockRowSum(kb, s, idx, lo, hi, thread);
+    if (failed(sums))
+      return failure();
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        thread, kb.idx(0));
+    auto store = scf::IfOp::create(b, loc, TypeRange{}, first, false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&store.getThenRegion().front());
+      Value slot = kb.mul(kb.add(kb.mul(chunk, s.count), e), numResults);
+      for (int64_t i = 0; i < numResults; ++i)
+        kb.store(kb.castFloat((*sums)[i], Float64Type::get(ctx)), kb.result(0),
+                 kb.add(slot, kb.idx(i)));
+    }
+    YieldOp::create(b, loc);
+    AffineExpr byRows = extent.ceilDiv(minRows);
+    partial = kb.finish({byRows * s.count, count * maxChunks},
+                        {getAffineConstantExpr(slots, ctx)}, graphFor(group),
+                        workspaceType);
+  }
+  // Stage 2: a block per element, the chunks' partials in chunk order.
+  KernelBuilder kb(group, kernelName(group) + "_final", kRowSumBlock,
+                   indexBits);
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
-  Value rows = kb.sizeValue(extent);
-  auto blocks = ForBlocksOp::create(b, loc, kb.idx(count), /*lanes=*/1);
+  Value chunks = chunksOf(kb).second;
+  Value workspace = kb.operand(partial.getResult(0));
+  auto blocks = ForBlocksOp::create(b, loc, kb.idx(s.count), /*lanes=*/1);
   Block *body = new Block();
   blocks.getBody().push_back(body);
-  Value blk = body->addArgument(b.getIndexType(), loc);
+  Value e = body->addArgument(b.getIndexType(), loc);
   Value thread = body->addArgument(b.getIndexType(), loc);
   body->addArgument(b.getIndexType(), loc); // lane (always 0)
   b.setInsertionPointToStart(body);
-  // The result element of this block: its loop indices through the output
-  // map (dimensions of the parallel loops, constant 0s of size-1 ones).
-  SmallVector<Value> idx(op.getNumLoops());
-  int64_t stride = count;
-  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-  for (auto [r, e] : llvm::enumerate(outMap.getResults())) {
-    stride /= outType.getDimSize(r);
-    if (auto d = dyn_cast<AffineDimExpr>(e))
-      idx[d.getPosition()] =
-          kb.rem(kb.div(blk, stride), outType.getDimSize(r));
-  }
-  SmallVector<Type> initTypes, accTypes;
+  Value perThread = arith::CeilDivSIOp::create(b, loc, chunks,
+                                               kb.idx(kRowSumBlock));
+  Value cLo = arith::MinSIOp::create(b, loc, kb.mul(thread, perThread), chunks);
+  Value cHi = arith::MinSIOp::create(b, loc, kb.add(cLo, perThread), chunks);
   SmallVector<Value> zeros;
-  for (OpOperand &init : op.getDpsInitsMutable()) {
-    initTypes.push_back(getElementTypeOrSelf(init.get().getType()));
-    Type acc = initTypes.back();
-    if (acc.getIntOrFloatBitWidth() < 64)
-      acc = b.getF64Type();
-    accTypes.push_back(acc);
-    zeros.push_back(kb.fp(acc, 0.0));
-  }
-  auto rowsLoop = scf::ForOp::create(b, loc, thread, rows, kb.idx(block), zeros);
+  for (Type t : s.accTypes)
+    zeros.push_back(kb.fp(t, 0.0));
+  auto loop = scf::ForOp::create(b, loc, cLo, cHi, kb.idx(1), zeros);
   {
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(rowsLoop.getBody());
-    idx[rowLoop] = rowsLoop.getInductionVar();
-    // Static reduction loops inside, then the body.
-    FailureOr<SmallVector<Value>> next =
-        nestReductions(kb, op, idx, staticBounds, numParallel, rowLoop,
-                       rowsLoop.getRegionIterArgs(), /*wide=*/true);
-    if (failed(next))
-      return failure();
-    scf::YieldOp::create(b, loc, *next);
+    b.setInsertionPointToStart(loop.getBody());
+    Value slot = kb.mul(kb.add(kb.mul(loop.getInductionVar(), s.count), e),
+                        numResults);
+    SmallVector<Value> next;
+    for (int64_t i = 0; i < numResults; ++i) {
+      Value part = kb.load(workspace, kb.add(slot, kb.idx(i)))[0];
+      next.push_back(arith::AddFOp::create(
+          b, loc, loop.getRegionIterArgs()[i],
+          kb.castFloat(part, s.accTypes[i])));
+    }
+    scf::YieldOp::create(b, loc, next);
   }
-  auto red = BlockReduceOp::create(b, loc, rowsLoop.getResults());
-  kb.buildCombine(red.getCombine(), accTypes,
+  auto red = BlockReduceOp::create(b, loc, loop.getResults());
+  kb.buildCombine(red.getCombine(), s.accTypes,
                   [&](OpBuilder &rb, ValueRange a, ValueRange c) {
                     SmallVector<Value> sums;
                     for (auto [x, y] : llvm::zip(a, c))
                       sums.push_back(arith::AddFOp::create(rb, loc, x, y));
                     return sums;
                   });
-  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread,
-                                      kb.idx(0));
-  auto store = scf::IfOp::create(b, loc, TypeRange{}, first, false);
-  b.setInsertionPointToStart(&store.getThenRegion().front());
-  // The inits are added once (constant fills, or their values).
-  for (unsigned i = 0; i < op.getNumDpsInits(); ++i) {
-    Value total = red.getResult(i);
-    OpOperand *init = op.getDpsInitOperand(i);
-    if (std::optional<double> c = KernelBuilder::fillConstant(init->get())) {
-      if (*c != 0.0)
-        total = arith::AddFOp::create(b, loc, total, kb.fp(accTypes[i], *c));
-    } else {
-      FailureOr<Value> a =
-          kb.access(init->get(), op.getMatchingIndexingMap(init), idx, op);
-      if (failed(a))
-        return failure();
-      Value v = *a;
-      if (v.getType() != accTypes[i])
-        v = arith::ExtFOp::create(b, loc, accTypes[i], v);
-      total = arith::AddFOp::create(b, loc, total, v);
-    }
-    // Rounded once.
-    if (total.getType() != initTypes[i])
-      total = arith::TruncFOp::create(b, loc, initTypes[i], total);
-    kb.store(total, kb.result(i), blk);
-  }
-  b.setInsertionPointAfter(store);
+  SmallVector<Value> idx = elementIndices(kb, s, e);
+  if (failed(storeTotals(kb, s, red.getResults(), idx, thread, e)))
+    return failure();
   YieldOp::create(b, loc);
-  MLIRContext *ctx = op.getContext();
-  SmallVector<AffineExpr> resultRowsList(
-      op.getNumDpsInits(),
-      getAffineConstantExpr(outType.getRank() ? outType.getDimSize(0) : 1,
-                            ctx));
-  replaceGroup(group, kb.finish(getAffineConstantExpr(count, ctx),
-                                resultRowsList, graphFor(group)));
+  replaceGroup(group, kb.finish(count, resultRowsList, graphFor(group)));
   return success();
 }
 
