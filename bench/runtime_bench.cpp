@@ -268,7 +268,7 @@ int main(int argc, char **argv) {
   // The same through an Executable with one launch step (formulas, bindings).
   Program prog;
   prog.name = "one_launch";
-  prog.source = kTypicalKernel;
+  prog.units = {{{"empty_kernel"}, kTypicalKernel}};
   prog.kernels = {"empty_kernel"};
   prog.buffers = {{"p", BufferRole::Output, DType::F32, *Formula::parse("nodes")}};
   LaunchStep l;

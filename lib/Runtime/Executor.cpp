@@ -13,6 +13,7 @@
 #include "gnn/Runtime/Module.h"
 #include "gnn/Runtime/Executor.h"
 #include "gnn/Runtime/Environment.h"
+#include "gnn/Runtime/Jit.h"
 
 #include <cuda_runtime.h>
 
@@ -26,7 +27,8 @@ using namespace gnn::runtime;
 
 struct Executable::Impl {
   Program program;
-  std::unique_ptr<Module> module;
+  /// One per compiled source unit.
+  std::vector<std::unique_ptr<Module>> modules;
   std::map<std::string, Kernel> kernels;
   std::map<std::string, size_t> slotOf; ///< buffer name -> index
   /// Per launch step: the kernel (parallel to program.steps).
@@ -81,20 +83,26 @@ Executable::create(const Program &program, Compiler &compiler,
   Impl &m = *ex->impl;
   m.program = program;
   if (!program.kernels.empty()) {
-    CompileRequest req;
-    req.source = program.source;
-    req.name = program.name.empty() ? "program" : program.name;
-    req.arch = arch;
-    req.options = program.options;
-    StatusOr<CompileResult> compiled = compiler.compile(req);
+    // Each unit compiled on its own (in parallel, cached one by one) and
+    // loaded as its own module.
+    StatusOr<std::vector<CompileResult>> compiled =
+        compileProgram(program, compiler, arch);
     if (!compiled.ok())
       return compiled.error();
-    StatusOr<std::unique_ptr<Module>> module = Module::load(*compiled->cubin);
-    if (!module.ok())
-      return module.error();
-    m.module = std::move(*module);
+    std::map<std::string, const Module *> moduleOf;
+    for (size_t u = 0; u < program.units.size(); ++u) {
+      const CompileResult &c = (*compiled)[u];
+      if (!c.cubin)
+        continue;
+      StatusOr<std::unique_ptr<Module>> module = Module::load(*c.cubin);
+      if (!module.ok())
+        return module.error();
+      for (const std::string &name : program.units[u].kernels)
+        moduleOf[name] = module->get();
+      m.modules.push_back(std::move(*module));
+    }
     for (const std::string &name : program.kernels) {
-      StatusOr<Kernel> k = m.module->kernel(name);
+      StatusOr<Kernel> k = moduleOf.at(name)->kernel(name);
       if (!k.ok())
         return k.error();
       m.kernels[name] = *k;

@@ -5,6 +5,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnn/Runtime/Training.h"
+#include "gnn/Runtime/Jit.h"
+
+#include <future>
 
 using namespace gnn::runtime;
 
@@ -18,12 +21,23 @@ TrainingExecutable::create(const TrainingProgram &program, Compiler &compiler,
   t->training = program;
   for (const BufferDecl &b : program.stepBuffers())
     t->stepNames[b.name] = b.role;
+  // The forward and the backward compile at once (their kernels share the
+  // JIT pool); both are waited for, so neither outlives this call.
+  // GNNC_JIT_THREADS=1: one after the other, on this thread.
+  StatusOr<int> threads = jitThreads();
+  std::future<StatusOr<std::unique_ptr<Executable>>> backward = std::async(
+      threads.ok() && *threads == 1 ? std::launch::deferred
+                                    : std::launch::async,
+      [&] {
+        return Executable::create(program.backward, compiler, arch);
+      });
   StatusOr<std::unique_ptr<Executable>> fwd =
       Executable::create(program.forward, compiler, arch);
+  StatusOr<std::unique_ptr<Executable>> bwd = backward.get();
+  if (!fwd.ok() && !bwd.ok())
+    return Status::error(fwd.message() + "\n" + bwd.message());
   if (!fwd.ok())
     return fwd.error();
-  StatusOr<std::unique_ptr<Executable>> bwd =
-      Executable::create(program.backward, compiler, arch);
   if (!bwd.ok())
     return bwd.error();
   t->fwd = std::move(*fwd);
