@@ -37,6 +37,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 import torch
 
 from . import _gnnc as _C
+from . import _jit
 
 CompileError = _C.CompileError
 
@@ -320,8 +321,8 @@ class _Compiled:
         self.grad_error: Dict[str, str] = {}
         # A derived forward function -> the function it differentiates.
         self.base_of: Dict[str, str] = {}
-        self.cuda: Dict[tuple, object] = {}
-        self.training: Dict[tuple, object] = {}
+        self.cuda = _jit.Variants()
+        self.training = _jit.Variants()
 
     def signature(self, function: str) -> dict:
         sig = self.signatures.get(function)
@@ -359,15 +360,18 @@ class _Compiled:
         for graphs of these statistics."""
         return self._specialised(self.training, _C.CudaTraining, function, stats)
 
-    def _specialised(self, cache: dict, kind, function: str, stats: dict):
+    def _specialised(self, cache: _jit.Variants, kind, function: str,
+                     stats: dict):
+        # Under GNNC_JIT=async a new schedule key runs on an already
+        # compiled variant while its own compiles (_jit.py).
         bucket = (function, stats["schedule_key"], stats["csr_order"],
                   stats["index_bits"])
-        fn = cache.get(bucket)
-        if fn is None:
-            fn = kind(self.module, function, stats["stats_option"],
-                      int(stats["index_bits"]))
-            cache[bucket] = fn
-        return fn
+        fn = cache.ready.get(bucket)
+        if fn is not None:
+            return fn
+        return cache.get(bucket, lambda: kind(self.module, function,
+                                              stats["stats_option"],
+                                              int(stats["index_bits"])))
 
 
 _modules: Dict[str, _Compiled] = {}
