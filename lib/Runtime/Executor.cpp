@@ -79,19 +79,36 @@ StatusOr<std::unique_ptr<Executable>>
 Executable::create(const Program &program, Compiler &compiler,
                    const std::string &arch) {
   GNN_RETURN_IF_ERROR(program.verify());
+  std::vector<CompileResult> compiled;
+  if (!program.kernels.empty()) {
+    // Each unit compiled on its own (in parallel, cached one by one).
+    StatusOr<std::vector<CompileResult>> units =
+        compileProgram(program, compiler, arch);
+    if (!units.ok())
+      return units.error();
+    compiled = std::move(*units);
+  }
+  return load(program, compiled);
+}
+
+StatusOr<std::unique_ptr<Executable>>
+Executable::load(const Program &program,
+                 const std::vector<CompileResult> &compiled) {
+  GNN_RETURN_IF_ERROR(program.verify());
   std::unique_ptr<Executable> ex(new Executable);
   Impl &m = *ex->impl;
   m.program = program;
   if (!program.kernels.empty()) {
-    // Each unit compiled on its own (in parallel, cached one by one) and
-    // loaded as its own module.
-    StatusOr<std::vector<CompileResult>> compiled =
-        compileProgram(program, compiler, arch);
-    if (!compiled.ok())
-      return compiled.error();
+    if (compiled.size() != program.units.size())
+      return Status::error("program '" + program.name + "' has " +
+                           std::to_string(program.units.size()) +
+                           " source units but " +
+                           std::to_string(compiled.size()) +
+                           " compile results were given");
+    // Each unit loaded as its own module.
     std::map<std::string, const Module *> moduleOf;
     for (size_t u = 0; u < program.units.size(); ++u) {
-      const CompileResult &c = (*compiled)[u];
+      const CompileResult &c = compiled[u];
       if (!c.cubin)
         continue;
       StatusOr<std::unique_ptr<Module>> module = Module::load(*c.cubin);
@@ -102,7 +119,11 @@ Executable::create(const Program &program, Compiler &compiler,
       m.modules.push_back(std::move(*module));
     }
     for (const std::string &name : program.kernels) {
-      StatusOr<Kernel> k = moduleOf.at(name)->kernel(name);
+      auto module = moduleOf.find(name);
+      if (module == moduleOf.end())
+        return Status::error("kernel '" + name + "' of program '" +
+                             program.name + "' was not compiled");
+      StatusOr<Kernel> k = module->second->kernel(name);
       if (!k.ok())
         return k.error();
       m.kernels[name] = *k;

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
+#include <map>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -113,45 +115,64 @@ void gnn::runtime::runOnJitPool(size_t count,
   pool().run(count, task);
 }
 
-StatusOr<std::vector<CompileResult>>
-gnn::runtime::compileProgram(const Program &program, Compiler &compiler,
-                             const std::string &arch) {
+StatusOr<std::vector<std::vector<CompileResult>>>
+gnn::runtime::compilePrograms(const std::vector<const Program *> &programs,
+                              Compiler &compiler, const std::string &arch) {
   StatusOr<int> threads = jitThreads();
   if (!threads.ok())
     return threads.error();
-  std::set<std::string> launched(program.kernels.begin(),
-                                 program.kernels.end());
-  std::vector<size_t> needed;
-  for (size_t u = 0; u < program.units.size(); ++u)
-    for (const std::string &k : program.units[u].kernels)
-      if (launched.count(k)) {
-        needed.push_back(u);
-        break;
-      }
-  std::string base = program.name.empty() ? "program" : program.name;
-  std::vector<CompileResult> results(program.units.size());
-  std::vector<Status> errors(program.units.size());
-  auto compileOne = [&](size_t i) {
-    size_t u = needed[i];
+  // The distinct sources to compile, each with the first (program, unit)
+  // that needs it; every (program, unit) that needs one points at it.
+  struct Job {
+    std::string source, name;
+    const Program *program;
+  };
+  std::vector<Job> jobs;
+  std::map<std::string, size_t> jobOf;
+  std::vector<std::vector<size_t>> use(programs.size());
+  std::vector<std::string> names;
+  for (size_t p = 0; p < programs.size(); ++p) {
+    const Program &program = *programs[p];
+    std::string base = program.name.empty() ? "program" : program.name;
+    names.push_back(base);
+    std::set<std::string> launched(program.kernels.begin(),
+                                   program.kernels.end());
+    use[p].assign(program.units.size(), SIZE_MAX);
+    for (size_t u = 0; u < program.units.size(); ++u) {
+      const SourceUnit &unit = program.units[u];
+      if (std::none_of(unit.kernels.begin(), unit.kernels.end(),
+                       [&](const std::string &k) { return launched.count(k); }))
+        continue;
+      std::string source = program.unitSource(u);
+      auto [it, added] = jobOf.emplace(source, jobs.size());
+      if (added)
+        jobs.push_back({std::move(source), base + "." + unit.kernels.front(),
+                        &program});
+      use[p][u] = it->second;
+    }
+  }
+  std::vector<CompileResult> results(jobs.size());
+  std::vector<Status> errors(jobs.size());
+  auto compileOne = [&](size_t j) {
     CompileRequest req;
-    req.source = program.unitSource(u);
-    req.name = base + "." + program.units[u].kernels.front();
+    req.source = jobs[j].source;
+    req.name = jobs[j].name;
     req.arch = arch;
-    req.options = program.options;
+    req.options = jobs[j].program->options;
     StatusOr<CompileResult> r = compiler.compile(req);
     if (r.ok())
-      results[u] = std::move(*r);
+      results[j] = std::move(*r);
     else
-      errors[u] = r.error();
+      errors[j] = r.error();
   };
   if (*threads == 1) {
-    for (size_t i = 0; i < needed.size(); ++i)
-      compileOne(i);
+    for (size_t j = 0; j < jobs.size(); ++j)
+      compileOne(j);
   } else {
-    runOnJitPool(needed.size(), compileOne);
+    runOnJitPool(jobs.size(), compileOne);
   }
-  // Every failure, in unit order; one that every unit shares (an unusable
-  // dump folder) once.
+  // Every failure, in order; one that every unit shares (an unusable dump
+  // folder) once.
   std::vector<std::string> messages;
   size_t failed = 0;
   for (const Status &e : errors)
@@ -161,14 +182,35 @@ gnn::runtime::compileProgram(const Program &program, Compiler &compiler,
           messages.end())
         messages.push_back(e.message());
     }
-  if (!failed)
-    return results;
-  if (messages.size() == 1)
-    return Status::error(messages.front());
-  std::string message = std::to_string(failed) + " of " +
-                        std::to_string(needed.size()) + " kernels of '" +
-                        base + "' failed to compile:";
-  for (const std::string &m : messages)
-    message += "\n" + m;
-  return Status::error(message);
+  if (failed) {
+    if (messages.size() == 1)
+      return Status::error(messages.front());
+    std::string of;
+    for (const std::string &n : names)
+      of += (of.empty() ? "'" : ", '") + n + "'";
+    std::string message = std::to_string(failed) + " of " +
+                          std::to_string(jobs.size()) + " kernels of " + of +
+                          " failed to compile:";
+    for (const std::string &m : messages)
+      message += "\n" + m;
+    return Status::error(message);
+  }
+  std::vector<std::vector<CompileResult>> out(programs.size());
+  for (size_t p = 0; p < programs.size(); ++p) {
+    out[p].resize(use[p].size());
+    for (size_t u = 0; u < use[p].size(); ++u)
+      if (use[p][u] != SIZE_MAX)
+        out[p][u] = results[use[p][u]];
+  }
+  return out;
+}
+
+StatusOr<std::vector<CompileResult>>
+gnn::runtime::compileProgram(const Program &program, Compiler &compiler,
+                             const std::string &arch) {
+  StatusOr<std::vector<std::vector<CompileResult>>> r =
+      compilePrograms({&program}, compiler, arch);
+  if (!r.ok())
+    return r.error();
+  return std::move(r->front());
 }

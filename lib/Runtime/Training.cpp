@@ -7,7 +7,6 @@
 #include "gnn/Runtime/Training.h"
 #include "gnn/Runtime/Jit.h"
 
-#include <future>
 
 using namespace gnn::runtime;
 
@@ -21,23 +20,18 @@ TrainingExecutable::create(const TrainingProgram &program, Compiler &compiler,
   t->training = program;
   for (const BufferDecl &b : program.stepBuffers())
     t->stepNames[b.name] = b.role;
-  // The forward and the backward compile at once (their kernels share the
-  // JIT pool); both are waited for, so neither outlives this call.
-  // GNNC_JIT_THREADS=1: one after the other, on this thread.
-  StatusOr<int> threads = jitThreads();
-  std::future<StatusOr<std::unique_ptr<Executable>>> backward = std::async(
-      threads.ok() && *threads == 1 ? std::launch::deferred
-                                    : std::launch::async,
-      [&] {
-        return Executable::create(program.backward, compiler, arch);
-      });
+  // The forward's and the backward's kernels compile in one batch on the
+  // JIT pool (the units they share once), then each is loaded.
+  StatusOr<std::vector<std::vector<CompileResult>>> compiled =
+      compilePrograms({&program.forward, &program.backward}, compiler, arch);
+  if (!compiled.ok())
+    return compiled.error();
   StatusOr<std::unique_ptr<Executable>> fwd =
-      Executable::create(program.forward, compiler, arch);
-  StatusOr<std::unique_ptr<Executable>> bwd = backward.get();
-  if (!fwd.ok() && !bwd.ok())
-    return Status::error(fwd.message() + "\n" + bwd.message());
+      Executable::load(program.forward, (*compiled)[0]);
   if (!fwd.ok())
     return fwd.error();
+  StatusOr<std::unique_ptr<Executable>> bwd =
+      Executable::load(program.backward, (*compiled)[1]);
   if (!bwd.ok())
     return bwd.error();
   t->fwd = std::move(*fwd);

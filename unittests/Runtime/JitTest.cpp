@@ -114,6 +114,39 @@ TEST(Jit, EveryFailingKernelIsReportedByName) {
   EXPECT_EQ(m.find("attention_0.cu"), std::string::npos) << m;
 }
 
+TEST(Jit, ProgramsCompiledTogetherShareTheirUnits) {
+  // A training step: the forward and the backward hold the same kernels.
+  Compiler compiler("");
+  Program fwd = program("f_fwd", {"k1", "k2"});
+  Program bwd = program("f_bwd", {"k1", "k2", "k3"});
+  bwd.kernels = {"k2", "k3"}; // k1 is not launched: not compiled for it
+  StatusOr<std::vector<std::vector<CompileResult>>> r =
+      compilePrograms({&fwd, &bwd}, compiler, "sm_90");
+  ASSERT_TRUE(r.ok()) << r.message();
+  ASSERT_EQ(r->size(), 2u);
+  const std::vector<CompileResult> &f = (*r)[0], &b = (*r)[1];
+  ASSERT_EQ(f.size(), 2u);
+  ASSERT_EQ(b.size(), 3u);
+  EXPECT_EQ(f[0].outcome, CacheOutcome::Compiled);
+  EXPECT_EQ(f[1].outcome, CacheOutcome::Compiled);
+  EXPECT_FALSE(b[0].cubin);
+  EXPECT_EQ(b[1].cubin, f[1].cubin);
+  EXPECT_EQ(b[2].outcome, CacheOutcome::Compiled);
+
+  bwd.units[2].text = kernel("k3", " + undefined_c");
+  fwd.units[0].text = kernel("k1", " + undefined_d");
+  Compiler fresh("");
+  r = compilePrograms({&fwd, &bwd}, fresh, "sm_90");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.message().rfind("2 of 3 kernels of 'f_fwd', 'f_bwd' failed to "
+                              "compile:\n",
+                              0),
+            0u)
+      << r.message();
+  EXPECT_NE(r.message().find("'f_fwd.k1.cu'"), std::string::npos);
+  EXPECT_NE(r.message().find("'f_bwd.k3.cu'"), std::string::npos);
+}
+
 TEST(Jit, ConcurrentRequestsForOneSourceCompileItOnce) {
   Compiler compiler("");
   CompileRequest req;

@@ -46,6 +46,13 @@ StatusOr<std::vector<CompileResult>>
 compileProgram(const Program &program, Compiler &compiler,
                const std::string &arch = "");
 
+/// compileProgram for several Programs at once (a training step's forward
+/// and backward): one batch on the pool, each distinct unit source compiled
+/// once; one result list per Program.
+StatusOr<std::vector<std::vector<CompileResult>>>
+compilePrograms(const std::vector<const Program *> &programs,
+                Compiler &compiler, const std::string &arch = "");
+
 } // namespace runtime
 } // namespace gnn
 
