@@ -499,9 +499,12 @@ Status Program::verify() const {
   for (size_t u = 0; u < units.size(); ++u)
     for (const std::string &k : units[u].kernels)
       if (!unitOf.emplace(k, u).second)
-        return Status::error("kernel '" + k + "' is defined by units " +
-                             std::to_string(unitOf[k]) + " and " +
-                             std::to_string(u));
+        return Status::error(
+            unitOf[k] == u
+                ? "unit " + std::to_string(u) + " lists kernel '" + k +
+                      "' twice"
+                : "kernel '" + k + "' is defined by units " +
+                      std::to_string(unitOf[k]) + " and " + std::to_string(u));
   for (const std::string &k : kernels)
     if (!unitOf.count(k))
       return Status::error("kernel '" + k + "' is defined by no source unit");

@@ -163,6 +163,10 @@ TEST(Program, SourceUnitsRoundTripAndDefineEachKernelOnce) {
   Program twice = p;
   twice.units[1].kernels.push_back("k");
   EXPECT_EQ(twice.verify().message(), "kernel 'k' is defined by units 0 and 1");
+  Program listedTwice = p;
+  listedTwice.units[1].kernels.push_back("unused_a");
+  EXPECT_EQ(listedTwice.verify().message(),
+            "unit 1 lists kernel 'unused_a' twice");
   Program none = p;
   none.units.erase(none.units.begin());
   EXPECT_EQ(none.verify().message(), "kernel 'k' is defined by no source unit");
