@@ -82,11 +82,13 @@ class Variants:
         self._building: Dict[tuple, threading.Lock] = {}
         _ALL.add(self)
 
-    def get(self, key: tuple, build: Callable[[], object]):
+    def get(self, key: tuple, build: Callable[[], object], wait: bool = False):
+        """The variant to run for ``key`` now; ``wait``: ``key``'s own, even
+        under ``async`` (joining a background compile of it)."""
         fn = self.ready.get(key)
         if fn is not None:
             return fn
-        return self._miss(key, build)
+        return self._miss(key, build, wait)
 
     def pending(self) -> Tuple[tuple, ...]:
         with self._lock:
@@ -99,10 +101,17 @@ class Variants:
         for t in threads:
             t.join(timeout)
 
-    def _miss(self, key: tuple, build: Callable[[], object]):
+    def _miss(self, key: tuple, build: Callable[[], object], wait: bool):
         error = self._failed.get(key)
         if error is not None:
             raise error
+        if wait:
+            with self._lock:
+                running = self._pending.get(key)
+            if running is not None:
+                running.join()
+                return self.get(key, build, wait)
+            return self._build_now(key, build)
         if self._mode() == "async":
             with self._lock:
                 fallback = self._first.get(_fallback_key(key))

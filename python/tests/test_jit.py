@@ -172,3 +172,18 @@ def test_compiled_module_keys_its_variants_by_schedule_key():
     m.cuda.wait(10)
     assert m._specialised(m.cuda, kind, "f", other) == "variant mean-degree:20"
     assert made == [("f", "mean-degree:4", 32), ("f", "mean-degree:20", 32)]
+
+
+def test_wait_gives_the_keys_own_variant():
+    # Function.source(graph) shows the graph's variant, not a fallback.
+    v = variants()
+    v.get(key("1/0/0"), Builder("A"))
+    b = Builder("B")
+    assert v.get(key("2/0/0"), b, wait=True) == "B"
+    assert b.thread is threading.current_thread()
+    # Waiting on a background compile of the key joins it.
+    slow = Builder("C", block=True)
+    assert v.get(key("3/0/0"), slow) == "A"
+    threading.Timer(0.05, slow.release.set).start()
+    assert v.get(key("3/0/0"), Builder("never"), wait=True) == "C"
+    assert slow.calls == 1
