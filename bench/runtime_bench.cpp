@@ -10,6 +10,10 @@
 //
 //   gnn-runtime-bench [--graph NAME=powerlaw:nodes=N,edges=E,seed=S]...
 //                     [--dump-dir DIR] [--reps R]
+//   gnn-runtime-bench --jit-units PROGRAM.json [--arch sm_90]
+// --jit-units (no GPU needed) compiles each source unit of a Program (gnn-run
+// --dump-program) on its own with no cache, one after another, then all of
+// them on the JIT pool (GNNC_JIT_THREADS), and prints a table of the times.
 // --dump-dir writes each graph's COO as NAME.src.npy / NAME.dst.npy (int32)
 // so bench/graph_build_torch.py can time PyTorch on the very same edges.
 //
@@ -20,6 +24,7 @@
 #include "gnn/Runtime/Graph.h"
 #include "gnn/Runtime/Module.h"
 #include "gnn/Runtime/Executor.h"
+#include "gnn/Runtime/Jit.h"
 #include "gnn/Runtime/Timing.h"
 
 #include <cuda_runtime.h>
@@ -117,7 +122,69 @@ extern "C" __global__ void empty_kernel(float *p, int n) {
 }
 )cuda";
 
+/// --jit-units: NVRTC time per unit (serial, no cache) and of the pool.
+static int jitUnits(const std::string &path, const std::string &arch) {
+  std::ifstream in(path);
+  if (!in)
+    die("cannot read '" + path + "'");
+  std::stringstream text;
+  text << in.rdbuf();
+  StatusOr<Program> program = Program::parse(text.str());
+  if (!program.ok())
+    die(path + ": " + program.message());
+  using Clock = std::chrono::steady_clock;
+  auto ms = [](Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  };
+  std::printf("%-40s %10s\n", "unit (serial, no cache)", "ms");
+  double serial = 0, longest = 0;
+  for (size_t u = 0; u < program->units.size(); ++u) {
+    Compiler compiler("");
+    CompileRequest req;
+    req.source = program->unitSource(u);
+    req.name = program->units[u].kernels.front();
+    req.arch = arch;
+    req.options = program->options;
+    auto t0 = Clock::now();
+    StatusOr<CompileResult> r = compiler.compile(req);
+    if (!r.ok())
+      die(r.message());
+    double t = ms(t0);
+    serial += t;
+    longest = std::max(longest, t);
+    std::printf("%-40s %10.1f\n", req.name.c_str(), t);
+  }
+  Compiler whole("");
+  CompileRequest all;
+  all.source = program->source();
+  all.arch = arch;
+  all.options = program->options;
+  auto t0 = Clock::now();
+  if (StatusOr<CompileResult> r = whole.compile(all); !r.ok())
+    die(r.message());
+  double one = ms(t0);
+  Compiler pooled("");
+  t0 = Clock::now();
+  if (auto r = compileProgram(*program, pooled, arch); !r.ok())
+    die(r.message());
+  double pool = ms(t0);
+  StatusOr<int> threads = jitThreads();
+  std::printf("%-40s %10.1f\n", "sum of units (serial)", serial);
+  std::printf("%-40s %10.1f\n", "longest unit", longest);
+  std::printf("%-40s %10.1f\n", "whole source, one NVRTC call", one);
+  std::printf("%-40s %10.1f\n",
+              ("pool of " + std::to_string(threads.ok() ? *threads : 0) +
+               " threads (compileProgram)")
+                  .c_str(),
+              pool);
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc >= 3 && std::string(argv[1]) == "--jit-units")
+    return jitUnits(argv[2], argc >= 5 && std::string(argv[3]) == "--arch"
+                                 ? argv[4]
+                                 : "sm_90");
   std::vector<std::pair<std::string, std::string>> graphs;
   std::string dumpDir;
   int reps = 10;
@@ -268,7 +335,7 @@ int main(int argc, char **argv) {
   // The same through an Executable with one launch step (formulas, bindings).
   Program prog;
   prog.name = "one_launch";
-  prog.source = kTypicalKernel;
+  prog.units = {{{"empty_kernel"}, kTypicalKernel}};
   prog.kernels = {"empty_kernel"};
   prog.buffers = {{"p", BufferRole::Output, DType::F32, *Formula::parse("nodes")}};
   LaunchStep l;

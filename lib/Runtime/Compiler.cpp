@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <future>
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -65,10 +66,19 @@ using Key = CacheKey;
 
 struct Compiler::Impl {
   std::string cacheDir;
+  /// Guards `memory` and `inFlight`; never held while compiling, so that
+  /// several threads compile different sources at once.
   std::mutex mutex;
   std::unordered_map<std::string, std::shared_ptr<const Cubin>, FastStringHash>
       memory;
+  /// Sources being compiled by some thread: a second request for one waits
+  /// for that compile instead of running NVRTC again.
+  std::unordered_map<std::string,
+                     std::shared_future<StatusOr<std::shared_ptr<const Cubin>>>,
+                     FastStringHash>
+      inFlight;
   /// Per-process constants of the key, computed once.
+  std::once_flag keyPrefixOnce;
   std::string keyPrefix;
 
   StatusOr<std::string> resolveArch(const std::string &arch);
@@ -95,7 +105,7 @@ StatusOr<std::string> Compiler::Impl::resolveArch(const std::string &arch) {
 
 StatusOr<Key> Compiler::Impl::makeKey(const CompileRequest &request,
                                       const std::string &arch) {
-  if (keyPrefix.empty()) {
+  std::call_once(keyPrefixOnce, [&] {
     int driverVersion = 0;
     if (StatusOr<const DriverApi *> api = CudaDriver::api(); api.ok())
       (*api)->cuDriverGetVersion(&driverVersion);
@@ -105,7 +115,7 @@ StatusOr<Key> Compiler::Impl::makeKey(const CompileRequest &request,
                 std::to_string(cacheHash(deviceHeaderSource().data(),
                                      deviceHeaderSource().size(), 0)) +
                 "\narch=";
-  }
+  });
   Key key;
   std::string &k = key.text;
   k.reserve(keyPrefix.size() + request.source.size() + 64);
@@ -294,27 +304,56 @@ StatusOr<CompileResult> Compiler::compile(const CompileRequest &request) {
   StatusOr<std::string> arch = impl->resolveArch(request.arch);
   if (!arch.ok())
     return arch.error();
-  std::lock_guard<std::mutex> lock(impl->mutex);
   StatusOr<Key> key = impl->makeKey(request, *arch);
   bool always = environment().alwaysCompile;
+  using Shared = StatusOr<std::shared_ptr<const Cubin>>;
+  std::promise<Shared> promise;
+  std::shared_future<Shared> other;
   if (!always) {
+    std::lock_guard<std::mutex> lock(impl->mutex);
     auto it = impl->memory.find(key->text);
     if (it != impl->memory.end())
       return CompileResult{it->second, CacheOutcome::MemoryHit};
+    auto running = impl->inFlight.find(key->text);
+    if (running != impl->inFlight.end())
+      other = running->second;
+    else
+      impl->inFlight.emplace(key->text, promise.get_future().share());
   }
+  if (other.valid()) {
+    // Another thread compiles the same source: its result, or its error.
+    const Shared &done = other.get();
+    if (!done.ok())
+      return done.error();
+    return CompileResult{*done, CacheOutcome::MemoryHit};
+  }
+  // This thread compiles (or reads the disk entry); the lock is not held.
   key->hash();
   auto cubin = std::make_shared<Cubin>();
   CacheOutcome outcome = CacheOutcome::Compiled;
+  Status failure;
   if (!always && impl->readDisk(*key, *cubin)) {
     cubin->arch = *arch;
     outcome = CacheOutcome::DiskHit;
   } else {
     StatusOr<Cubin> compiled = impl->runNvrtc(request, *arch);
-    if (!compiled.ok())
-      return compiled.error();
-    *cubin = std::move(*compiled);
-    impl->writeDisk(*key, *cubin);
+    if (compiled.ok()) {
+      *cubin = std::move(*compiled);
+      impl->writeDisk(*key, *cubin);
+    } else {
+      failure = compiled.error();
+    }
   }
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  if (!always) {
+    impl->inFlight.erase(key->text);
+    if (failure.ok())
+      promise.set_value(std::shared_ptr<const Cubin>(cubin));
+    else
+      promise.set_value(failure);
+  }
+  if (!failure.ok())
+    return failure;
   impl->memory[key->text] = cubin;
   return CompileResult{cubin, outcome};
 }

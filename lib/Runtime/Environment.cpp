@@ -6,6 +6,7 @@
 
 #include "gnn/Runtime/Environment.h"
 
+#include <cerrno>
 #include <cstdlib>
 
 #include <unistd.h>
@@ -39,6 +40,17 @@ Environment gnn::runtime::readEnvironment() {
     env.deviceOrdinal = 0;
   std::string poison = get("GNNC_POISON_WORKSPACE");
   env.poisonWorkspace = !poison.empty() && poison != "0";
+  std::string threads = get("GNNC_JIT_THREADS");
+  if (!threads.empty()) {
+    char *end = nullptr;
+    errno = 0;
+    long n = std::strtol(threads.c_str(), &end, 10);
+    if (*end || errno || n < 1 || n > 1024)
+      env.jitThreadsError = "GNNC_JIT_THREADS: expected a number of threads "
+                            "from 1 to 1024 but got '" + threads + "'";
+    else
+      env.jitThreads = static_cast<int>(n);
+  }
   return env;
 }
 

@@ -13,6 +13,7 @@
 #include "gnn/Runtime/Module.h"
 #include "gnn/Runtime/Executor.h"
 #include "gnn/Runtime/Environment.h"
+#include "gnn/Runtime/Jit.h"
 
 #include <cuda_runtime.h>
 
@@ -26,7 +27,8 @@ using namespace gnn::runtime;
 
 struct Executable::Impl {
   Program program;
-  std::unique_ptr<Module> module;
+  /// One per compiled source unit.
+  std::vector<std::unique_ptr<Module>> modules;
   std::map<std::string, Kernel> kernels;
   std::map<std::string, size_t> slotOf; ///< buffer name -> index
   /// Per launch step: the kernel (parallel to program.steps).
@@ -77,24 +79,51 @@ StatusOr<std::unique_ptr<Executable>>
 Executable::create(const Program &program, Compiler &compiler,
                    const std::string &arch) {
   GNN_RETURN_IF_ERROR(program.verify());
+  std::vector<CompileResult> compiled;
+  if (!program.kernels.empty()) {
+    // Each unit compiled on its own (in parallel, cached one by one).
+    StatusOr<std::vector<CompileResult>> units =
+        compileProgram(program, compiler, arch);
+    if (!units.ok())
+      return units.error();
+    compiled = std::move(*units);
+  }
+  return load(program, compiled);
+}
+
+StatusOr<std::unique_ptr<Executable>>
+Executable::load(const Program &program,
+                 const std::vector<CompileResult> &compiled) {
+  GNN_RETURN_IF_ERROR(program.verify());
   std::unique_ptr<Executable> ex(new Executable);
   Impl &m = *ex->impl;
   m.program = program;
   if (!program.kernels.empty()) {
-    CompileRequest req;
-    req.source = program.source;
-    req.name = program.name.empty() ? "program" : program.name;
-    req.arch = arch;
-    req.options = program.options;
-    StatusOr<CompileResult> compiled = compiler.compile(req);
-    if (!compiled.ok())
-      return compiled.error();
-    StatusOr<std::unique_ptr<Module>> module = Module::load(*compiled->cubin);
-    if (!module.ok())
-      return module.error();
-    m.module = std::move(*module);
+    if (compiled.size() != program.units.size())
+      return Status::error("program '" + program.name + "' has " +
+                           std::to_string(program.units.size()) +
+                           " source units but " +
+                           std::to_string(compiled.size()) +
+                           " compile results were given");
+    // Each unit loaded as its own module.
+    std::map<std::string, const Module *> moduleOf;
+    for (size_t u = 0; u < program.units.size(); ++u) {
+      const CompileResult &c = compiled[u];
+      if (!c.cubin)
+        continue;
+      StatusOr<std::unique_ptr<Module>> module = Module::load(*c.cubin);
+      if (!module.ok())
+        return module.error();
+      for (const std::string &name : program.units[u].kernels)
+        moduleOf[name] = module->get();
+      m.modules.push_back(std::move(*module));
+    }
     for (const std::string &name : program.kernels) {
-      StatusOr<Kernel> k = m.module->kernel(name);
+      auto module = moduleOf.find(name);
+      if (module == moduleOf.end())
+        return Status::error("kernel '" + name + "' of program '" +
+                             program.name + "' was not compiled");
+      StatusOr<Kernel> k = module->second->kernel(name);
       if (!k.ok())
         return k.error();
       m.kernels[name] = *k;

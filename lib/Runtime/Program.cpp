@@ -110,9 +110,22 @@ std::string Program::toJson() const {
          {"csr_order_edges", csrOrderEdges},
          {"buffers", buffersJson},
          {"steps", stepsJson},
-         {"source", source}};
+         {"prelude", prelude}};
+  Json unitsJson = Json::array();
+  for (const SourceUnit &u : units)
+    unitsJson.push_back(Json{{"kernels", u.kernels}, {"text", u.text}});
+  j["units"] = unitsJson;
   return j.dump(2) + "\n";
 }
+
+std::string Program::source() const {
+  std::string all = prelude;
+  for (const SourceUnit &u : units)
+    all += u.text;
+  return all;
+}
+
+std::string Program::unitSource(size_t i) const { return prelude + units[i].text; }
 
 //===----------------------------------------------------------------------===//
 // Parsing
@@ -356,7 +369,7 @@ StatusOr<Program> Program::parse(const std::string &text) {
   std::string format;
   if (!r.keys(j, "program", {"format", "version", "name", "kernels", "options",
                              "index_bits", "csr_order_edges", "buffers",
-                             "steps", "source"}) ||
+                             "steps", "source", "prelude", "units"}) ||
       !r.string(j, "format", "program", format))
     return Status::error(r.error);
   if (format != "gnnc-program")
@@ -364,9 +377,46 @@ StatusOr<Program> Program::parse(const std::string &text) {
                          format + "'");
   if (!j.contains("version") || j["version"] != 1)
     return Status::error("program.version: expected 1");
-  if (!r.string(j, "name", "program", p.name) ||
-      !r.string(j, "source", "program", p.source))
+  if (!r.string(j, "name", "program", p.name))
     return Status::error(r.error);
+  bool hasUnits = j.contains("units") || j.contains("prelude");
+  if (hasUnits == j.contains("source"))
+    return Status::error(hasUnits ? "program: expected either 'source' or "
+                                    "'prelude' and 'units' but got both"
+                                  : "program: missing 'units'");
+  if (!hasUnits) {
+    // Version 1 before per-kernel units: the whole source is one unit that
+    // defines every kernel.
+    std::string source;
+    if (!r.string(j, "source", "program", source))
+      return Status::error(r.error);
+    p.units.push_back(SourceUnit{{}, std::move(source)});
+  } else {
+    if (!r.string(j, "prelude", "program", p.prelude))
+      return Status::error(r.error);
+    auto units = j.find("units");
+    if (units == j.end())
+      return Status::error("program: missing 'units'");
+    if (!units->is_array())
+      return Status::error("program.units: expected an array");
+    for (size_t i = 0; i < units->size(); ++i) {
+      const Json &u = (*units)[i];
+      std::string path = "program.units[" + std::to_string(i) + "]";
+      SourceUnit unit;
+      if (!r.keys(u, path, {"kernels", "text"}) ||
+          !r.string(u, "text", path, unit.text))
+        return Status::error(r.error);
+      auto names = u.find("kernels");
+      if (names == u.end() || !names->is_array())
+        return Status::error(path + ".kernels: expected an array");
+      for (const Json &v : *names) {
+        if (!v.is_string())
+          return Status::error(path + ".kernels: expected strings");
+        unit.kernels.push_back(v.get<std::string>());
+      }
+      p.units.push_back(std::move(unit));
+    }
+  }
   if (auto bits = j.find("index_bits"); bits != j.end()) {
     if (!bits->is_number_integer() ||
         (bits->get<int>() != 32 && bits->get<int>() != 64))
@@ -391,6 +441,11 @@ StatusOr<Program> Program::parse(const std::string &text) {
       (std::string(list) == "kernels" ? p.kernels : p.options)
           .push_back(v.get<std::string>());
     }
+  }
+  if (!hasUnits) {
+    p.units[0].kernels = p.kernels;
+    if (p.kernels.empty() && p.units[0].text.empty())
+      p.units.clear();
   }
   auto buffers = j.find("buffers");
   if (buffers != j.end()) {
@@ -440,6 +495,19 @@ Status Program::verify() const {
     if (!byName.emplace(b.name, &b).second)
       return Status::error("buffer '" + b.name + "' is declared twice");
   std::set<std::string> kernelNames(kernels.begin(), kernels.end());
+  std::map<std::string, size_t> unitOf;
+  for (size_t u = 0; u < units.size(); ++u)
+    for (const std::string &k : units[u].kernels)
+      if (!unitOf.emplace(k, u).second)
+        return Status::error(
+            unitOf[k] == u
+                ? "unit " + std::to_string(u) + " lists kernel '" + k +
+                      "' twice"
+                : "kernel '" + k + "' is defined by units " +
+                      std::to_string(unitOf[k]) + " and " + std::to_string(u));
+  for (const std::string &k : kernels)
+    if (!unitOf.count(k))
+      return Status::error("kernel '" + k + "' is defined by no source unit");
   static const std::set<std::string> graphArrays = {
       "csr_row_ptr", "csr_col", "csr_edge", "csr_dst", "csc_col_ptr", "csc_row",
       "csc_edge",    "csc_to_csr", "in_degree", "out_degree",

@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnn/Runtime/Training.h"
+#include "gnn/Runtime/Jit.h"
+
 
 using namespace gnn::runtime;
 
@@ -18,12 +20,18 @@ TrainingExecutable::create(const TrainingProgram &program, Compiler &compiler,
   t->training = program;
   for (const BufferDecl &b : program.stepBuffers())
     t->stepNames[b.name] = b.role;
+  // The forward's and the backward's kernels compile in one batch on the
+  // JIT pool (the units they share once), then each is loaded.
+  StatusOr<std::vector<std::vector<CompileResult>>> compiled =
+      compilePrograms({&program.forward, &program.backward}, compiler, arch);
+  if (!compiled.ok())
+    return compiled.error();
   StatusOr<std::unique_ptr<Executable>> fwd =
-      Executable::create(program.forward, compiler, arch);
+      Executable::load(program.forward, (*compiled)[0]);
   if (!fwd.ok())
     return fwd.error();
   StatusOr<std::unique_ptr<Executable>> bwd =
-      Executable::create(program.backward, compiler, arch);
+      Executable::load(program.backward, (*compiled)[1]);
   if (!bwd.ok())
     return bwd.error();
   t->fwd = std::move(*fwd);

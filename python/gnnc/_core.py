@@ -37,6 +37,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 import torch
 
 from . import _gnnc as _C
+from . import _jit
 
 CompileError = _C.CompileError
 
@@ -320,8 +321,8 @@ class _Compiled:
         self.grad_error: Dict[str, str] = {}
         # A derived forward function -> the function it differentiates.
         self.base_of: Dict[str, str] = {}
-        self.cuda: Dict[tuple, object] = {}
-        self.training: Dict[tuple, object] = {}
+        self.cuda = _jit.Variants()
+        self.training = _jit.Variants()
 
     def signature(self, function: str) -> dict:
         sig = self.signatures.get(function)
@@ -349,25 +350,31 @@ class _Compiled:
             self.base_of[info["forward"]] = function
             self.grad_info[function] = info
 
-    def cuda_function(self, function: str, stats: dict):
+    def cuda_function(self, function: str, stats: dict, wait: bool = False):
         # Specialised per schedule key: graphs whose statistics lead to the
-        # same default schedules share the compiled function.
-        return self._specialised(self.cuda, _C.CudaFunction, function, stats)
+        # same default schedules share the compiled function. `wait`: this
+        # key's own variant, even under GNNC_JIT=async.
+        return self._specialised(self.cuda, _C.CudaFunction, function, stats,
+                                 wait)
 
     def cuda_training(self, function: str, stats: dict):
         """The training step of ``function`` (differentiated by prepare())
         for graphs of these statistics."""
         return self._specialised(self.training, _C.CudaTraining, function, stats)
 
-    def _specialised(self, cache: dict, kind, function: str, stats: dict):
+    def _specialised(self, cache: _jit.Variants, kind, function: str,
+                     stats: dict, wait: bool = False):
+        # Under GNNC_JIT=async a new schedule key runs on an already
+        # compiled variant while its own compiles (_jit.py).
         bucket = (function, stats["schedule_key"], stats["csr_order"],
                   stats["index_bits"])
-        fn = cache.get(bucket)
-        if fn is None:
-            fn = kind(self.module, function, stats["stats_option"],
-                      int(stats["index_bits"]))
-            cache[bucket] = fn
-        return fn
+        fn = cache.ready.get(bucket)
+        if fn is not None:
+            return fn
+        return cache.get(bucket, lambda: kind(self.module, function,
+                                              stats["stats_option"],
+                                              int(stats["index_bits"])),
+                         wait=wait)
 
 
 _modules: Dict[str, _Compiled] = {}
@@ -654,7 +661,9 @@ class Function:
         entry = _graphs.get(graph.edge_index, graph.num_nodes)
         if entry.device is None:
             raise ValueError("gnnc: source() needs a graph on a CUDA device")
-        return self._compiled.cuda_function(self.function, entry.statistics).source()
+        # The graph's own variant, not a fallback (GNNC_JIT=async).
+        return self._compiled.cuda_function(self.function, entry.statistics,
+                                            wait=True).source()
 
     def __repr__(self) -> str:
         return f"gnnc.Function(@{self.function})"

@@ -610,7 +610,7 @@ public:
             [&](auto &&...a) { return exe->run(a...); });
   }
 
-  std::string source() const { return program.source; }
+  std::string source() const { return program.source(); }
   std::string json() const { return program.toJson(); }
 
 private:

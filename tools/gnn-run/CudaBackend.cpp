@@ -14,6 +14,7 @@
 #include "gnn/Runtime/CudaDriver.h"
 #include "gnn/Runtime/DeviceBytes.h"
 #include "gnn/Runtime/Executor.h"
+#include "gnn/Runtime/Jit.h"
 #include "gnn/Runtime/MemoryPlan.h"
 #include "gnn/Runtime/Timing.h"
 #include "gnn/Runtime/Training.h"
@@ -113,7 +114,7 @@ static int describe(const rt::Program &program, double lowerMs,
   if (!dumpProgram.empty())
     GNN_RETURN_IF_FAILED(writeFile(dumpProgram, program.toJson()));
   if (!dumpSource.empty())
-    GNN_RETURN_IF_FAILED(writeFile(dumpSource, program.source));
+    GNN_RETURN_IF_FAILED(writeFile(dumpSource, program.source()));
   out = llvm::json::Object{{"lower_ms", lowerMs},
                            {"kernels", (int64_t)program.kernels.size()},
                            {"steps", (int64_t)program.steps.size()},
@@ -147,18 +148,20 @@ static int compileForTarget(const rt::Program &program, const GraphStats &stats,
   llvm::json::Object memory;
   GNN_RETURN_IF_FAILED(memoryOf(*plan, program, dumpMemoryPlan, memory));
   cuda["memory"] = std::move(memory);
-  rt::CompileRequest req;
-  req.source = program.source;
-  req.name = program.name;
-  req.arch = arch.empty() ? "sm_90" : arch;
-  req.options = program.options;
+  std::string target = arch.empty() ? "sm_90" : arch;
   auto c0 = std::chrono::steady_clock::now();
-  rt::StatusOr<rt::CompileResult> compiled = rt::Compiler::instance().compile(req);
+  rt::StatusOr<std::vector<rt::CompileResult>> compiled =
+      rt::compileProgram(program, rt::Compiler::instance(), target);
   if (!compiled.ok())
     return fail(compiled.message());
-  cuda["arch"] = req.arch;
+  cuda["arch"] = target;
   cuda["compile_ms"] = msSince(c0);
-  cuda["cubin_bytes"] = (int64_t)compiled->cubin->image.size();
+  int64_t bytes = 0, units = 0;
+  for (const rt::CompileResult &c : *compiled)
+    if (c.cubin)
+      bytes += (int64_t)c.cubin->image.size(), ++units;
+  cuda["cubin_bytes"] = bytes;
+  cuda["units"] = units;
   return 0;
 }
 

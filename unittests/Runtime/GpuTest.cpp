@@ -273,14 +273,14 @@ Program handwrittenProgram() {
   Program p;
   p.name = "handwritten";
   p.kernels = {"scale_rows"};
-  p.source = R"cuda(
+  p.units.push_back(SourceUnit{{"scale_rows"}, R"cuda(
 #include "gnn_device.cuh"
 extern "C" __global__ void scale_rows(float *h, const int *in_degree, long long n, int f) {
   long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (i < n * f)
     h[i] *= 1.0f / (1.0f + in_degree[i / f]);
 }
-)cuda";
+)cuda"});
   auto f = [](const char *t) { return *Formula::parse(t); };
   p.buffers = {{"x", BufferRole::Input, DType::F32, f("nodes * 32")},
                {"ew", BufferRole::Input, DType::F32, f("edges")},
@@ -462,7 +462,7 @@ TEST(GpuProgram, F64FillSpmmGemmAndEdgeOrder) {
   Program p;
   p.name = "double";
   p.kernels = {"gnn_edges_to_slots_f64"};
-  p.source = R"cuda(
+  p.units.push_back(SourceUnit{{"gnn_edges_to_slots_f64"}, R"cuda(
 typedef int idx_t;
 #include "gnn_device.cuh"
 extern "C" __global__ void gnn_edges_to_slots_f64(double *__restrict__ out,
@@ -473,7 +473,7 @@ extern "C" __global__ void gnn_edges_to_slots_f64(double *__restrict__ out,
   const long long i = t / width, k = t % width;
   out[t] = in[(long long)csr_edge[i] * width + k];
 }
-)cuda";
+)cuda"});
   auto f = [](const char *t) { return *Formula::parse(t); };
   p.buffers = {{"x", BufferRole::Input, DType::F64, f("nodes * 8")},
                {"ew", BufferRole::Input, DType::F64, f("edges")},

@@ -47,6 +47,7 @@ Program chain(const std::vector<std::string> &sizes) {
   Program p;
   p.name = "chain";
   p.kernels = {"k"};
+  p.units = {{{"k"}, ""}};
   p.buffers.push_back(buffer("x", BufferRole::Input, "nodes"));
   std::string prev = "x";
   for (size_t i = 0; i < sizes.size(); ++i) {
@@ -204,6 +205,7 @@ TEST(MemoryPlan, LibraryStepsAreUses) {
   Program p;
   p.name = "library";
   p.kernels = {"k"};
+  p.units = {{{"k"}, ""}};
   p.buffers = {buffer("x", BufferRole::Input, "nodes * 16"),
                buffer("b", BufferRole::Input, "16 * 16"),
                buffer("w", BufferRole::Temp, "edges"),

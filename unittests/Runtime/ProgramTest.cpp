@@ -17,7 +17,7 @@ namespace {
 Program sample() {
   Program p;
   p.name = "sample";
-  p.source = "extern \"C\" __global__ void k(float *y, int n) {}\n";
+  p.units = {{{"k"}, "extern \"C\" __global__ void k(float *y, int n) {}\n"}};
   p.kernels = {"k"};
   p.options = {"-DX=1"};
   auto f = [](const char *t) { return *Formula::parse(t); };
@@ -143,6 +143,67 @@ Program rowSplit() {
   g.chunks = f("max(min(ceil_div(nodes, 256), 1024), 1)");
   p.steps.push_back(g);
   return p;
+}
+
+TEST(Program, SourceUnitsRoundTripAndDefineEachKernelOnce) {
+  Program p = sample();
+  p.prelude = "typedef int idx_t;\n";
+  p.units = {{{"k"}, "extern \"C\" __global__ void k(float *y, int n) {}\n"},
+             {{"unused_a", "unused_b"}, "// two kernels no step launches\n"}};
+  std::string text = p.toJson();
+  StatusOr<Program> parsed = Program::parse(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.message();
+  EXPECT_EQ(parsed->toJson(), text);
+  ASSERT_EQ(parsed->units.size(), 2u);
+  EXPECT_EQ(parsed->units[1].kernels,
+            (std::vector<std::string>{"unused_a", "unused_b"}));
+  EXPECT_EQ(parsed->unitSource(0), p.prelude + p.units[0].text);
+  EXPECT_EQ(parsed->source(), p.prelude + p.units[0].text + p.units[1].text);
+
+  Program twice = p;
+  twice.units[1].kernels.push_back("k");
+  EXPECT_EQ(twice.verify().message(), "kernel 'k' is defined by units 0 and 1");
+  Program listedTwice = p;
+  listedTwice.units[1].kernels.push_back("unused_a");
+  EXPECT_EQ(listedTwice.verify().message(),
+            "unit 1 lists kernel 'unused_a' twice");
+  Program none = p;
+  none.units.erase(none.units.begin());
+  EXPECT_EQ(none.verify().message(), "kernel 'k' is defined by no source unit");
+
+  // `units` replaced by `tail`.
+  auto withUnits = [&](const std::string &tail) {
+    return Program::parse(text.substr(0, text.find("\"units\"")) + tail);
+  };
+  EXPECT_EQ(withUnits("\"units\": 3}").message(),
+            "program.units: expected an array");
+  EXPECT_EQ(withUnits("\"units\": [{\"kernels\": [\"k\"], \"y\": 1}]}")
+                .message(),
+            "program.units[0]: unknown key 'y'");
+  EXPECT_EQ(withUnits("\"units\": [{\"kernels\": [1], \"text\": \"\"}]}")
+                .message(),
+            "program.units[0].kernels: expected strings");
+  EXPECT_EQ(withUnits("\"units\": [], \"source\": \"\"}").message(),
+            "program: expected either 'source' or 'prelude' and 'units' but "
+            "got both");
+}
+
+TEST(Program, SingleSourceFormIsOneUnit) {
+  // A Program written before source units: "source" is one unit defining
+  // every kernel, and prints back in units.
+  std::string text = sample().toJson();
+  size_t at = text.find("\"prelude\"");
+  ASSERT_NE(at, std::string::npos);
+  text = text.substr(0, at) + "\"source\": \"extern \\\"C\\\" __global__ void k() {}\"\n}\n";
+  StatusOr<Program> p = Program::parse(text);
+  ASSERT_TRUE(p.ok()) << p.message() << "\n" << text;
+  ASSERT_EQ(p->units.size(), 1u);
+  EXPECT_EQ(p->units[0].kernels, std::vector<std::string>{"k"});
+  EXPECT_EQ(p->units[0].text, "extern \"C\" __global__ void k() {}");
+  EXPECT_TRUE(p->prelude.empty());
+  StatusOr<Program> again = Program::parse(p->toJson());
+  ASSERT_TRUE(again.ok()) << again.message();
+  EXPECT_EQ(again->toJson(), p->toJson());
 }
 
 TEST(Program, GemmRowSplitRoundTripsAndIsChecked) {

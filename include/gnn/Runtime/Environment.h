@@ -14,6 +14,9 @@
 ///   GNNC_ALWAYS_COMPILE  1: ignore every cache entry (still writes them)
 ///   GNNC_DUMP_DIR        write each compiled kernel's source and log here
 ///   GNNC_DEVICE          device ordinal (default 0)
+///   GNNC_JIT_THREADS     threads compiling a Program's kernels (default:
+///                        the hardware's concurrency, at most 16; 1: one
+///                        after another on the caller's thread)
 ///   GNNC_POISON_WORKSPACE  1: fill an Executable's workspace with NaN (all
 ///                        bits set) before each run, so a step that reads a
 ///                        temporary it did not write shows in the results
@@ -36,6 +39,11 @@ struct Environment {
   std::string dumpDir;
   int deviceOrdinal = 0;
   bool poisonWorkspace = false;
+  /// 0: the default (Jit.h).
+  int jitThreads = 0;
+  /// Set when GNNC_JIT_THREADS is not a positive integer (compiles fail
+  /// with it rather than guess).
+  std::string jitThreadsError;
 };
 
 /// The environment as read at first use.

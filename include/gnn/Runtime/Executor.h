@@ -36,6 +36,10 @@ public:
   static StatusOr<std::unique_ptr<Executable>>
   create(const Program &program, Compiler &compiler = Compiler::instance(),
          const std::string &arch = "");
+  /// A Program whose units are compiled already (`compiled`: compileProgram
+  /// or compilePrograms of Jit.h, one result per unit): loads them.
+  static StatusOr<std::unique_ptr<Executable>>
+  load(const Program &program, const std::vector<CompileResult> &compiled);
   ~Executable();
 
   /// Runs every step on `stream` (asynchronously: no synchronisation).

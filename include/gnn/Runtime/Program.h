@@ -5,7 +5,8 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// A Program is plain data: CUDA source with its kernel entry points, buffers
+/// A Program is plain data: CUDA source (a shared prelude and units of one
+/// kernel each, compiled separately) with its kernel entry points, buffers
 /// whose sizes are formulas of the graph's sizes, and ordered steps (kernel
 /// launches, cuSPARSE SpMM, cuBLAS GEMM, fill, copy). It has a stable JSON
 /// text form (docs/Runtime.md) that round-trips exactly; Executor.h runs it.
@@ -101,9 +102,23 @@ struct CopyStep {
 
 using Step = std::variant<LaunchStep, SpmmStep, GemmStep, FillStep, CopyStep>;
 
+/// A piece of a Program's CUDA source that is compiled on its own: the
+/// Program's prelude followed by `text` is one NVRTC call, one kernel cache
+/// entry and one loaded module.
+struct SourceUnit {
+  /// The `extern "C" __global__` functions `text` defines (a unit may define
+  /// kernels the Program does not launch).
+  std::vector<std::string> kernels;
+  std::string text;
+};
+
 struct Program {
   std::string name;
-  std::string source;
+  /// What every unit starts with (typedefs, includes, device helpers).
+  std::string prelude;
+  /// The CUDA source in units: each kernel of `kernels` is defined by
+  /// exactly one of them.
+  std::vector<SourceUnit> units;
   std::vector<std::string> options;
   /// Width of the graph index arrays the kernels were generated for.
   int indexBits = 32;
@@ -116,6 +131,11 @@ struct Program {
   /// function's result order.
   std::vector<BufferDecl> buffers;
   std::vector<Step> steps;
+
+  /// The whole CUDA source: the prelude, then every unit's text.
+  std::string source() const;
+  /// The source of unit `i` as it is compiled: the prelude, then its text.
+  std::string unitSource(size_t i) const;
 
   /// The JSON text form (stable key order, 2-space indent).
   std::string toJson() const;

@@ -440,10 +440,12 @@ FailureOr<rt::Program> Lowering::run() {
   if (func.getBody().getBlocks().size() != 1)
     return func.emitError("expects a function with a single block");
   auto module = func->getParentOfType<ModuleOp>();
-  FailureOr<std::string> source = printKernelsAsCUDA(module, indexBits);
+  FailureOr<CUDAUnits> source = printKernelUnits(module, indexBits);
   if (failed(source))
     return failure();
-  program.source = std::move(*source);
+  program.prelude = std::move(source->prelude);
+  for (CUDAUnits::Kernel &k : source->kernels)
+    program.units.push_back(rt::SourceUnit{std::move(k.names), std::move(k.text)});
   program.kernels = {kEdgesToSlots, kSlotsToEdges};
   for (auto kernel : module.getOps<gnnk::KernelOp>())
     program.kernels.push_back(kernel.getSymName().str());

@@ -21,6 +21,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
+#include <vector>
 
 namespace mlir {
 namespace gnn {
@@ -37,6 +38,25 @@ LogicalResult printKernelsAsCUDA(ModuleOp module, llvm::raw_ostream &os,
 
 /// Like printKernelsAsCUDA above, returning the source as a string.
 FailureOr<std::string> printKernelsAsCUDA(ModuleOp module, int indexBits);
+
+/// The CUDA source of a module in pieces that compile on their own (one
+/// NVRTC call each): the prelude every piece starts with (banner, `idx_t`,
+/// the helpers), the boundary kernels, then one piece per `gnnk.kernel`.
+/// text() is printKernelsAsCUDA's output: the pieces in that order.
+struct CUDAUnits {
+  struct Kernel {
+    /// The `extern "C" __global__` functions the piece defines.
+    std::vector<std::string> names;
+    std::string text;
+  };
+  std::string prelude;
+  std::vector<Kernel> kernels;
+  std::string text() const;
+};
+
+/// The source of printKernelsAsCUDA in pieces (no text is cut: each piece
+/// is printed on its own).
+FailureOr<CUDAUnits> printKernelUnits(ModuleOp module, int indexBits);
 
 /// Registers the mlir-translate translation `--gnnk-to-cuda` (option
 /// `--gnnk-index-bits=32|64`, default 32), which prints a module of gnnk
