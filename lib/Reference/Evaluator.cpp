@@ -418,13 +418,10 @@ LogicalResult Interpreter::sddmm(mlir::gnn::SddmmOp op) {
   return success();
 }
 
-/// The maximum and minimum of two values, NaN if either is (torch.amax's).
-static double nanMax(double a, double b) {
-  return a > b || std::isnan(a) ? a : b;
-}
-static double nanMin(double a, double b) {
-  return a < b || std::isnan(a) ? a : b;
-}
+/// The maximum and minimum of two values, NaN if either is (torch.amax's),
+/// signed zeros ordered (the kernels' gnn_maximumf / gnn_minimumf).
+static double nanMax(double a, double b) { return reference::maximumF(a, b); }
+static double nanMin(double a, double b) { return reference::minimumF(a, b); }
 
 LogicalResult Interpreter::edgeSoftmax(mlir::gnn::EdgeSoftmaxOp op) {
   FailureOr<const Tensor *> in =

@@ -199,10 +199,8 @@ static double apply(const Instr &in, double a, double b, double c,
   case Instr::IDiv: return b == 0 ? 0 : std::trunc(a / b);
   case Instr::Rem: return std::fmod(a, b);
   case Instr::Neg: return -a;
-  case Instr::Maximum:
-    return (std::isnan(a) || std::isnan(b)) ? NAN : std::max(a, b);
-  case Instr::Minimum:
-    return (std::isnan(a) || std::isnan(b)) ? NAN : std::min(a, b);
+  case Instr::Maximum: return maximumF(a, b);
+  case Instr::Minimum: return minimumF(a, b);
   case Instr::MaxNum: return std::fmax(a, b);
   case Instr::MinNum: return std::fmin(a, b);
   case Instr::CmpF:

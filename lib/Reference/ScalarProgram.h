@@ -14,6 +14,8 @@
 #ifndef GNN_LIB_REFERENCE_SCALARPROGRAM_H
 #define GNN_LIB_REFERENCE_SCALARPROGRAM_H
 
+#include <cmath>
+
 #include "mlir/IR/Block.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/DenseMap.h"
@@ -66,6 +68,24 @@ private:
   std::vector<int> yields;
   int numRegs = 0;
 };
+
+/// arith.maximumf / arith.minimumf: NaN if either operand is NaN, and -0.0
+/// ordered below +0.0 whatever the operands' order (as the GPU's max.NaN /
+/// min.NaN; std::max would return the first of two zeros).
+inline double maximumF(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::isnan(a) ? a : b;
+  if (a == 0 && b == 0)
+    return std::signbit(a) && std::signbit(b) ? -0.0 : 0.0;
+  return a > b ? a : b;
+}
+inline double minimumF(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::isnan(a) ? a : b;
+  if (a == 0 && b == 0)
+    return std::signbit(a) || std::signbit(b) ? -0.0 : 0.0;
+  return a < b ? a : b;
+}
 
 } // namespace reference
 } // namespace gnn

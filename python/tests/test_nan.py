@@ -196,3 +196,42 @@ def test_softmax_group_all_nan_gives_nan_weights():
         want = torch.tensor(want, dtype=torch.float64)
         assert torch.equal(got.isnan(), want.isnan()), (s, got)
         torch.testing.assert_close(got[~want.isnan()], want[~want.isnan()])
+
+
+
+MINMAX_IR = """
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @minmax(%g: !gnn.graph, %a: tensor<?x4x{t}>, %b: tensor<?x4x{t}>)
+    -> (tensor<?x4x{t}>, tensor<?x4x{t}>) {{
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?x4x{t}>
+  %e = tensor.empty(%n) : tensor<?x4x{t}>
+  %hi, %lo = linalg.generic {{indexing_maps = [#id, #id, #id, #id],
+                             iterator_types = ["parallel", "parallel"]}}
+      ins(%a, %b : tensor<?x4x{t}>, tensor<?x4x{t}>) outs(%e, %e : tensor<?x4x{t}>, tensor<?x4x{t}>) {{
+  ^bb0(%x: {t}, %y: {t}, %o: {t}, %p: {t}):
+    %m = arith.maximumf %x, %y : {t}
+    %l = arith.minimumf %x, %y : {t}
+    linalg.yield %m, %l : {t}, {t}
+  }} -> (tensor<?x4x{t}>, tensor<?x4x{t}>)
+  return %hi, %lo : tensor<?x4x{t}>, tensor<?x4x{t}>
+}}
+"""
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
+    not gpu(), reason="no usable GPU"))])
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f32", "f64"])
+def test_maximumf_minimumf_order_signed_zeros(device, dtype):
+    """arith.maximumf / minimumf take -0.0 < +0.0 in either operand order
+    (MLIR's semantics): the GPU's max.NaN / min.NaN and the reference agree
+    bit for bit."""
+    t = "f32" if dtype == torch.float32 else "f64"
+    fn = gnnc.compile(MINMAX_IR.format(t=t))
+    ei = torch.zeros(2, 0, dtype=torch.int64, device=device)
+    a = torch.tensor([[0.0, -0.0, 0.0, -0.0]], dtype=dtype, device=device)
+    b = torch.tensor([[-0.0, 0.0, 0.0, -0.0]], dtype=dtype, device=device)
+    hi, lo = (r.cpu() for r in fn(ei, a, b, num_nodes=1))
+    assert hi.eq(0).all() and lo.eq(0).all()
+    assert torch.signbit(hi).tolist() == [[False, False, False, True]]
+    assert torch.signbit(lo).tolist() == [[True, True, False, True]]
