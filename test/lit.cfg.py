@@ -44,6 +44,13 @@ if config.gnn_enable_cuda.upper() in ("ON", "1", "TRUE", "YES"):
 if getattr(config, "gnn_sanitize", ""):
     config.available_features.add("sanitizers")
 
+# Tests that time the tools (REQUIRES: timing) run only in a lit run of
+# their own, `--param timing=1`, which ctest runs alone (the test
+# `lit-timing`, RUN_SERIAL): beside the rest of the suite on a 2-core
+# machine their CPU times grew by a third now and then.
+if lit_config.params.get("timing", "0") == "1":
+    config.available_features.add("timing")
+
 # GPU integration tests run only where a CUDA device is visible.
 if shutil.which("nvidia-smi") and os.system("nvidia-smi -L > /dev/null 2>&1") == 0:
     config.available_features.add("cuda")

@@ -3,21 +3,27 @@
 
   compile-scaling.py chain N                 prints an N-op chain of gnn.spmm
   compile-scaling.py ratio N LIMIT -- CMD..  runs CMD (where '{}' stands for
-      the input file) on chains of N and 2N ops, three times each, and fails
-      unless the best time of 2N ops is at most LIMIT times the best of N
+      the input file) on chains of N and 2N ops, seven pairs of runs, and fails
+      unless the median ratio of a pair's times is at most LIMIT
 
 The times are the CPU time (user + system) of the command and its threads,
-not the wall time, so that other tests running beside this one on a loaded
-machine disturb them less; the runs alternate between the sizes and the best
-of three drops the remaining noise. A
+not the wall time, so that other processes disturb them less. On the 2-core
+build machine (a VM) one command's CPU time still varies by 20-40% from run
+to run, in spells: so the runs come in pairs, N and 2N back to back, and the
+figure is the median of the pairs' ratios (the best time of each size, taken
+apart, gave ratios from 1.5 to 2.7 for the same build). A
 linear pass gives a ratio near 2 (a little below, the start-up being fixed);
 a quadratic one 4.
 """
 
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
+
+
+ROUNDS = 7
 
 
 def chain(n, out):
@@ -48,21 +54,28 @@ def main(argv):
     if len(argv) < 6 or argv[1] != "ratio" or argv[4] != "--":
         sys.exit(__doc__)
     n, limit, template = int(argv[2]), float(argv[3]), argv[5:]
-    cmds, best = {}, {}
+    cmds = {}
     with tempfile.TemporaryDirectory() as tmp:
         for ops in (n, 2 * n):
             path = os.path.join(tmp, f"chain{ops}.mlir")
             with open(path, "w") as f:
                 chain(ops, f)
             cmds[ops] = [path if a == "{}" else a for a in template]
-        # Interleaved, so that both sizes meet the same changes of load.
-        for _ in range(3):
-            for ops in (n, 2 * n):
-                t = cpu_seconds(cmds[ops])
-                best[ops] = min(best.get(ops, t), t)
-    ratio = best[2 * n] / max(best[n], 1e-9)
-    print(f"{n} ops: {best[n]:.2f} s, {2 * n} ops: {best[2 * n]:.2f} s "
-          f"(CPU, best of 3): ratio {ratio:.2f}, limit {limit}")
+        # Pairs of runs back to back (N then 2N, then the other way round),
+        # so that both sizes of a pair meet the same load; the median of the
+        # pairs' ratios then drops a pair that a slow spell split.
+        ratios, times = [], {n: [], 2 * n: []}
+        for r in range(ROUNDS):
+            pair = (n, 2 * n) if r % 2 == 0 else (2 * n, n)
+            t = {ops: cpu_seconds(cmds[ops]) for ops in pair}
+            ratios.append(t[2 * n] / max(t[n], 1e-9))
+            for ops in pair:
+                times[ops].append(t[ops])
+    ratio = statistics.median(ratios)
+    print(f"{n} ops: {statistics.median(times[n]):.2f} s, {2 * n} ops: "
+          f"{statistics.median(times[2 * n]):.2f} s (CPU, median of {ROUNDS} pairs): "
+          f"ratio {ratio:.2f}, limit {limit}; pairs: "
+          + " ".join(f"{x:.2f}" for x in ratios))
     if ratio > limit:
         print(f"error: compile time grows faster than linearly "
               f"({ratio:.2f} > {limit})")
