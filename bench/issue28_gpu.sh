@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The GPU checks and measurements behind issue 28's closing note, in one call
+# on the GPU machine:
+#   bench/issue28_gpu.sh CARRY OUT
+# CARRY holds gnn-run and gnn-opt (this build), py312/_gnnc*.so and datasets/
+# (cora, pubmed, musae-github, blogcatalog); OUT receives:
+#   pytest-cuda.txt   the package's CUDA tests (layers against PyG, outputs
+#                     and every gradient; core; NaN patterns)
+#   autodiff.txt      every example's training step against the reference
+#                     (cora, test/Integration/run-autodiff.sh)
+#   sanitize.txt      compute-sanitizer memcheck over every kernel family
+#   jit.txt           bench/jit_latency.py: cold start of a GAT training step
+#                     on Cora, steps over sampled subgraphs
+#   layers.txt        bench/nn_layers.py: every layer against PyG
+#                     (forward+backward on three graphs at 64 and 128
+#                     channels; host time per call)
+# Each part has its own time limit; progress.txt says which ran.
+set -u
+export PATH=/usr/local/cuda/bin:$PATH
+B=$(realpath "$1"); R=$(realpath -m "$2"); mkdir -p "$R"; D=$B/datasets
+nvidia-smi --query-gpu=name,memory.total --format=csv,noheader > "$R/device.txt"
+mkdir -p /tmp/pkg; cp -r python/gnnc /tmp/pkg/; cp "$B"/py312/_gnnc*.so /tmp/pkg/gnnc/
+export PYTHONPATH=/tmp/pkg GNNC_DATASETS=$D GNNC_CACHE_DIR=/tmp/gnnc-kernels
+mkdir -p -m 700 /tmp/gnnc-kernels
+t() { echo "== $1 $(date +%T)" >> "$R/progress.txt"; }
+# jit_latency.py runs fresh processes from a build folder: one made of CARRY.
+mkdir -p /tmp/jb/bin /tmp/jb/python; cp -r /tmp/pkg/gnnc /tmp/jb/python/
+cp "$B/gnn-run" "$B/gnn-opt" /tmp/jb/bin/
+PARTS=${PARTS:-"correctness jit layers"}
+for part in $PARTS; do
+  t "$part"
+  case $part in
+    correctness)
+      # Not timed: the three run side by side.
+      GNNC_TEST_DEVICE=cuda timeout 240 python3 -m pytest -q -x -p no:cacheprovider \
+        python/tests/test_nn_cuda.py python/tests/test_core.py python/tests/test_jit.py \
+        > "$R/pytest-cuda.txt" 2>&1 &
+      timeout 240 bash test/Integration/run-autodiff.sh "$B/gnn-opt" "$B/gnn-run" "$D" cora \
+        > "$R/autodiff.txt" 2>&1 &
+      TOOLS="memcheck" CHUNKS="8192" timeout 240 bash test/Integration/sanitize.sh \
+        "$B/gnn-run" "$D" cora "$B/gnn-opt" > "$R/sanitize.txt" 2>&1 &
+      wait ;;
+    jit)
+      timeout 60 python3 bench/jit_latency.py cold --repeat 1 --build /tmp/jb > "$R/jit.txt" 2>&1
+      timeout 90 python3 bench/jit_latency.py sampled --graph "$D/musae-github" --build /tmp/jb \
+        >> "$R/jit.txt" 2>&1 ;;
+    layers)
+      timeout 220 python3 bench/nn_layers.py --datasets "$D" --reps 20 > "$R/layers.txt" 2>&1 ;;
+  esac
+done
+t done
