@@ -596,6 +596,21 @@ nestReductions(KernelBuilder &kb, linalg::GenericOp op,
   return SmallVector<Value>(loop.getResults());
 }
 
+/// The block's sums of `values` (a block reduction in thread order).
+static SmallVector<Value> blockSum(KernelBuilder &kb, ValueRange values,
+                                   TypeRange types) {
+  Location loc = kb.loc;
+  auto red = BlockReduceOp::create(kb.b, loc, values);
+  kb.buildCombine(red.getCombine(), types,
+                  [&](OpBuilder &rb, ValueRange a, ValueRange c) {
+                    SmallVector<Value> sums;
+                    for (auto [x, y] : llvm::zip(a, c))
+                      sums.push_back(arith::AddFOp::create(rb, loc, x, y));
+                    return sums;
+                  });
+  return SmallVector<Value>(red.getResults());
+}
+
 /// The extent of reduction loop `d` as rows of nodes or edges: the rows of an
 /// operand it indexes in the first place (none: failure, no diagnostic).
 static FailureOr<AffineExpr> reductionExtent(linalg::LinalgOp op, int64_t d) {
@@ -693,15 +708,7 @@ blockRowSum(KernelBuilder &kb, RowSum &s, SmallVectorImpl<Value> &idx,
       return failure();
     scf::YieldOp::create(b, loc, *next);
   }
-  auto red = BlockReduceOp::create(b, loc, loop.getResults());
-  kb.buildCombine(red.getCombine(), s.accTypes,
-                  [&](OpBuilder &rb, ValueRange a, ValueRange c) {
-                    SmallVector<Value> sums;
-                    for (auto [x, y] : llvm::zip(a, c))
-                      sums.push_back(arith::AddFOp::create(rb, loc, x, y));
-                    return sums;
-                  });
-  return SmallVector<Value>(red.getResults());
+  return blockSum(kb, loop.getResults(), s.accTypes);
 }
 
 /// Thread 0 of the block adds the inits once (constant fills, or their values
@@ -925,16 +932,9 @@ static LogicalResult lowerRowReduction(KernelGroupOp group,
     }
     scf::YieldOp::create(b, loc, next);
   }
-  auto red = BlockReduceOp::create(b, loc, loop.getResults());
-  kb.buildCombine(red.getCombine(), s.accTypes,
-                  [&](OpBuilder &rb, ValueRange a, ValueRange c) {
-                    SmallVector<Value> sums;
-                    for (auto [x, y] : llvm::zip(a, c))
-                      sums.push_back(arith::AddFOp::create(rb, loc, x, y));
-                    return sums;
-                  });
+  SmallVector<Value> totals = blockSum(kb, loop.getResults(), s.accTypes);
   SmallVector<Value> idx = elementIndices(kb, s, e);
-  if (failed(storeTotals(kb, s, red.getResults(), idx, thread, e)))
+  if (failed(storeTotals(kb, s, totals, idx, thread, e)))
     return failure();
   YieldOp::create(b, loc);
   replaceGroup(group, kb.finish(count, resultRowsList, graphFor(group)));
