@@ -96,6 +96,19 @@ bool KernelSharing::sameKernel(Candidate &a, Candidate &b) {
              OperationEquivalence::IgnoreLocations);
 }
 
+llvm::DenseMap<StringAttr, SmallVector<LaunchOp>>
+mlir::gnnk::launchesByKernel(ModuleOp module) {
+  llvm::DenseMap<StringAttr, SmallVector<LaunchOp>> launchesOf;
+  module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<KernelOp>(op))
+      return WalkResult::skip();
+    if (auto l = dyn_cast<LaunchOp>(op))
+      launchesOf[l.getKernelAttr().getAttr()].push_back(l);
+    return WalkResult::advance();
+  });
+  return launchesOf;
+}
+
 KernelOp KernelSharing::share(KernelOp kernel, ArrayRef<LaunchOp> launches) {
   Candidate c{kernel, attributesOf(kernel), {}};
   llvm::hash_code hash = llvm::hash_combine(c.attrs, bodyHash(kernel));
@@ -125,15 +138,8 @@ struct DedupKernels
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    // The launches of every kernel, in one walk outside the kernels' bodies.
-    llvm::DenseMap<StringAttr, SmallVector<LaunchOp>> launchesOf;
-    module.walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (isa<KernelOp>(op))
-        return WalkResult::skip();
-      if (auto l = dyn_cast<LaunchOp>(op))
-        launchesOf[l.getKernelAttr().getAttr()].push_back(l);
-      return WalkResult::advance();
-    });
+    llvm::DenseMap<StringAttr, SmallVector<LaunchOp>> launchesOf =
+        launchesByKernel(module);
     // The kernels kept so far; the replacement of each duplicate.
     KernelSharing sharing;
     llvm::DenseMap<StringAttr, KernelOp> replacement;

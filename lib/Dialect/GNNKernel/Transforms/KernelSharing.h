@@ -9,6 +9,7 @@
 #define GNN_LIB_DIALECT_GNNKERNEL_TRANSFORMS_KERNELSHARING_H
 
 #include "gnn/Dialect/GNNKernel/IR/GNNKernelOps.h"
+#include "mlir/IR/BuiltinOps.h"
 
 #include "llvm/ADT/DenseMap.h"
 
@@ -36,6 +37,11 @@ private:
   static bool sameKernel(Candidate &a, Candidate &b);
   llvm::DenseMap<llvm::hash_code, SmallVector<Candidate, 1>> kept;
 };
+
+/// The launches of every kernel of `module` by symbol name, in program
+/// order, gathered in one walk that skips the kernels' bodies (a walk per
+/// kernel made passes quadratic in the number of kernels).
+llvm::DenseMap<StringAttr, SmallVector<LaunchOp>> launchesByKernel(ModuleOp module);
 
 } // namespace gnnk
 } // namespace mlir

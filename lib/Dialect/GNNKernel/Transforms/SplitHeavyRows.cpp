@@ -34,6 +34,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GroupLowering.h"
+#include "KernelSharing.h"
 #include "gnn/Dialect/GNNKernel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -555,14 +556,7 @@ struct SplitHeavyRows
     // outside the kernels' bodies: a walk of the module per split kernel
     // made the pass quadratic in the number of kernels (1,500 chained spmm:
     // 34 s).
-    launchesOf.clear();
-    module.walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (isa<KernelOp>(op))
-        return WalkResult::skip();
-      if (auto l = dyn_cast<LaunchOp>(op))
-        launchesOf[l.getKernelAttr().getAttr()].push_back(l);
-      return WalkResult::advance();
-    });
+    launchesOf = launchesByKernel(module);
     for (KernelOp kernel : kernels)
       if (failed(split(kernel)))
         return signalPassFailure();
