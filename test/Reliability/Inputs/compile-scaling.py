@@ -65,7 +65,12 @@ def main(argv):
         # so that both sizes of a pair meet the same load; the median of the
         # pairs' ratios then drops a pair that a slow spell split.
         ratios, times = [], {n: [], 2 * n: []}
-        for r in range(ROUNDS):
+        # A batch of ROUNDS pairs; while the median is over the limit, up to
+        # two more batches join it (a slow spell can still tip one batch:
+        # once in a clean CI run, 2.3x; a superlinear pass stays over).
+        for r in range(ROUNDS * 3):
+            if r and r % ROUNDS == 0 and statistics.median(ratios) <= limit:
+                break
             pair = (n, 2 * n) if r % 2 == 0 else (2 * n, n)
             t = {ops: cpu_seconds(cmds[ops]) for ops in pair}
             ratios.append(t[2 * n] / max(t[n], 1e-9))
@@ -73,7 +78,7 @@ def main(argv):
                 times[ops].append(t[ops])
     ratio = statistics.median(ratios)
     print(f"{n} ops: {statistics.median(times[n]):.2f} s, {2 * n} ops: "
-          f"{statistics.median(times[2 * n]):.2f} s (CPU, median of {ROUNDS} pairs): "
+          f"{statistics.median(times[2 * n]):.2f} s (CPU, median of {len(ratios)} pairs): "
           f"ratio {ratio:.2f}, limit {limit}; pairs: "
           + " ".join(f"{x:.2f}" for x in ratios))
     if ratio > limit:
