@@ -842,3 +842,92 @@ StatusOr<std::vector<int64_t>> Graph::download(const void *array,
   GNN_RETURN_IF_ERROR(wide->download(host.data(), count * 8));
   return host;
 }
+
+//===----------------------------------------------------------------------===//
+// Change checks without synchronisation.
+//===----------------------------------------------------------------------===//
+
+namespace {
+__global__ void compareWords(const unsigned long long *a,
+                             const unsigned long long *b, int64_t words,
+                             const unsigned char *ta, const unsigned char *tb,
+                             int64_t tail, unsigned *flag) {
+  bool differ = false;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < words;
+       i += int64_t(gridDim.x) * blockDim.x)
+    differ |= a[i] != b[i];
+  if (blockIdx.x == 0 && threadIdx.x < tail)
+    differ |= ta[threadIdx.x] != tb[threadIdx.x];
+  if (__syncthreads_or(differ) && threadIdx.x == 0)
+    *static_cast<volatile unsigned *>(flag) = 1;
+}
+
+// One block: the flag (host memory, read over the bus) is read once, and
+// the fill itself only runs in the rare stale case.
+template <typename T>
+__global__ void poisonKernel(T *data, int64_t count, const unsigned *flag) {
+  __shared__ unsigned set;
+  if (threadIdx.x == 0)
+    set = *static_cast<const volatile unsigned *>(flag);
+  __syncthreads();
+  if (!set)
+    return;
+  for (int64_t i = threadIdx.x; i < count; i += blockDim.x)
+    data[i] = T(NAN);
+}
+} // namespace
+
+StatusOr<std::unique_ptr<HostFlag>> HostFlag::create() {
+  GNN_RETURN_IF_ERROR(ensureDevice());
+  std::unique_ptr<HostFlag> f(new HostFlag);
+  void *p = nullptr;
+  cudaError_t e = cudaHostAlloc(&p, sizeof(unsigned), cudaHostAllocMapped);
+  if (e != cudaSuccess)
+    return Status::error(std::string("cudaHostAlloc (a change flag): ") +
+                         cudaGetErrorName(e));
+  f->value = static_cast<unsigned *>(p);
+  *f->value = 0;
+  return std::move(f);
+}
+
+HostFlag::~HostFlag() {
+  if (value)
+    cudaFreeHost(value);
+}
+
+Status gnn::runtime::compareAsync(const void *a, const void *b, size_t bytes,
+                                  unsigned *flag, cudaStream_t stream) {
+  if (!bytes || a == b)
+    return Status();
+  // 8-byte words (both are allocations of PyTorch's: aligned), then the tail.
+  int64_t words = int64_t(bytes / 8), tail = int64_t(bytes % 8);
+  const auto *ca = static_cast<const unsigned char *>(a);
+  const auto *cb = static_cast<const unsigned char *>(b);
+  unsigned blocks = std::min<unsigned>(blocksFor(words), 1024);
+  compareWords<<<blocks, kThreads, 0, stream>>>(
+      static_cast<const unsigned long long *>(a),
+      static_cast<const unsigned long long *>(b), words, ca + words * 8,
+      cb + words * 8, tail, flag);
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess)
+    return Status::error(std::string("launching the change check: ") +
+                         cudaGetErrorName(e));
+  return Status();
+}
+
+Status gnn::runtime::poisonIfFlagged(void *data, int64_t count, bool f64,
+                                     const unsigned *flag, cudaStream_t stream) {
+  if (count <= 0)
+    return Status();
+  if (f64)
+    poisonKernel<<<1, 1024, 0, stream>>>(static_cast<double *>(data), count,
+                                         flag);
+  else
+    poisonKernel<<<1, 1024, 0, stream>>>(static_cast<float *>(data), count,
+                                         flag);
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess)
+    return Status::error(std::string("launching the NaN fill of a stale call: ") +
+                         cudaGetErrorName(e));
+  return Status();
+}

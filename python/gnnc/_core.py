@@ -1,18 +1,14 @@
 """gnnc's PyTorch binding: graphs, compiled functions and their custom ops.
 
-Every compiled function runs through one PyTorch custom op,
-``torch.ops.gnnc.run(module, function, edge_index, num_nodes, inputs)``:
-
-* its real implementation runs the function on the CPU reference evaluator
-  (CPU tensors, float32 or float64) or as generated CUDA kernels (CUDA
-  tensors) on PyTorch's current stream, into tensors PyTorch allocates;
-* its fake implementation only computes result shapes, so ``torch.compile``
-  traces it without compiling anything;
-* its autograd formula runs ``@f_bwd``, the backward function the compiler
-  derived from the same IR (``gnn-autodiff``), through
-  ``torch.ops.gnnc.backward``: on CUDA tensors the runtime's training entry
-  runs ``@f_fwd`` and ``@f_bwd`` as one compiled step, the backward reading
-  its residuals where the forward left them (the saved tensors).
+Every compiled function runs through PyTorch operators written in C++
+(``src/TorchOps.cpp``, PyTorch's stable ABI): ``torch.ops.gnnc.call``
+(CPU: the reference evaluator; CUDA: the generated kernels on PyTorch's
+current stream, into tensors PyTorch allocates; Meta: shapes only, for
+torch.compile), ``torch.ops.gnnc.step`` (the same for ``@f_fwd``, with the
+autograd formula registered below) and ``torch.ops.gnnc.call_backward``
+(``@f_bwd``, the backward the compiler derived from the same IR; on CUDA
+tensors the runtime's training entry, reading the residuals where the
+forward left them).
 
 Graphs cross as ``edge_index`` tensors; the CSR/CSC structures built from
 them are cached per tensor, so a graph used by several layers and epochs is
@@ -26,6 +22,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import itertools
 import operator
 import os
 import stat
@@ -135,24 +132,34 @@ def _check_num_nodes(num_nodes, what: str = "num_nodes"):
 
 # Tensors only gnnc holds (a gnnc.Graph's copy of its indices, the graphs
 # gnnc.nn derives): nothing outside gnnc writes them, so the caches trust
-# their version counter and skip the contents check. id -> weak reference.
-_PRIVATE: Dict[int, "weakref.ReferenceType"] = {}
+# their version counter and skip the contents check. id -> (weak reference,
+# the change flag of the tensor a derived graph came from, or None).
+_PRIVATE: Dict[int, tuple] = {}
 
 
-def _make_private(t: torch.Tensor) -> torch.Tensor:
+def _make_private(t: torch.Tensor, flag=None) -> torch.Tensor:
+    """Marks ``t`` as gnnc's own; ``flag``: the change flag (_Snapshot) of
+    the user's tensor ``t`` was derived from, which calls on ``t``'s graph
+    honour."""
     key = id(t)
 
     def drop(ref, key=key):
-        if _PRIVATE.get(key) is ref:
+        rec = _PRIVATE.get(key)
+        if rec is not None and rec[0] is ref:
             del _PRIVATE[key]
 
-    _PRIVATE[key] = weakref.ref(t, drop)
+    _PRIVATE[key] = (weakref.ref(t, drop), flag)
     return t
 
 
 def _is_private(t: torch.Tensor) -> bool:
-    ref = _PRIVATE.get(id(t))
-    return ref is not None and ref() is t
+    rec = _PRIVATE.get(id(t))
+    return rec is not None and rec[0]() is t
+
+
+def _private_flag(t: torch.Tensor):
+    rec = _PRIVATE.get(id(t))
+    return rec[1] if rec is not None and rec[0]() is t else None
 
 
 def _private_copy(edge_index: torch.Tensor) -> torch.Tensor:
@@ -173,39 +180,80 @@ def _version_of(t: torch.Tensor) -> Optional[int]:
 @dataclass
 class _Snapshot:
     """What a cached structure was built from: a copy of the indices (None
-    for a private tensor) and the tensor's version counter and data pointer."""
+    for a private tensor), the tensor's version counter and data pointer,
+    and (CUDA) the change flag of the device-side check."""
     copy: Optional[torch.Tensor]
     version: Optional[int]
     data_ptr: int
+    flag: Optional[object] = None  # _C.HostFlag
 
     @staticmethod
     def of(t: torch.Tensor) -> "_Snapshot":
-        copy = None
+        copy, flag = None, None
         if not _is_private(t):
             copy = torch.empty(t.shape, dtype=t.dtype, device=t.device)
             copy.copy_(t)
-        return _Snapshot(copy, _version_of(t), t.data_ptr())
+            if t.is_cuda and not t.is_meta:
+                flag = _C.HostFlag()
+        else:
+            flag = _private_flag(t)
+        return _Snapshot(copy, _version_of(t), t.data_ptr(), flag)
+
+    def stale(self) -> bool:
+        """Whether a device-side check has found the tensor changed behind
+        its version counter (matches() on CUDA): the calls since returned
+        NaN, and the structures must be rebuilt."""
+        return self.flag is not None and self.flag.read() != 0
 
     def matches(self, t: torch.Tensor) -> bool:
         """Whether ``t`` still holds the indices it held when this snapshot was
         taken. PyTorch's version counter misses writes through ``.numpy()``,
-        ``.data``, DLPack or shared memory, so the contents are compared: on
-        the CPU a memcmp of the 2 x E indices (``same_bytes``, without the GIL;
-        a few milliseconds per million edges, about 1 % of a reference call:
-        docs/Reliability.md#python-api);
-        on CUDA ``torch.equal`` on the device, which reads its verdict back:
-        one small device-to-host copy that waits for the current stream. This
-        is the one place to make that check asynchronous later. Inside a CUDA
-        graph capture (no synchronisation allowed) and for private tensors
-        only the version counter and data pointer are compared."""
+        ``.data``, DLPack or shared memory, so the contents are compared:
+
+        * on the CPU a memcmp of the 2 x E indices (``same_bytes``, without
+          the GIL; a few milliseconds per million edges, about 1 % of a
+          reference call: docs/Reliability.md#python-api);
+        * on CUDA, while the version counter and data pointer are unchanged,
+          on the device without waiting for it: a kernel on the current
+          stream compares the tensor with the copy and sets the snapshot's
+          flag (pinned memory) where they differ; the call's results become
+          NaN (the ops poison them, TorchOps.cpp) and the next lookup sees
+          the flag (stale()) and raises. A changed version counter or data
+          pointer compares with ``torch.equal`` (one wait per write).
+
+        Inside a CUDA graph capture (no synchronisation allowed) and for
+        private tensors only the version counter and data pointer are
+        compared."""
         if self.copy is None or (t.is_cuda and torch.cuda.is_current_stream_capturing()):
             return self.version == _version_of(t) and self.data_ptr == t.data_ptr()
         c = self.copy
         if t.shape != c.shape or t.dtype != c.dtype or t.device != c.device:
             return False
+        if t.is_cuda and self.flag is not None and t.is_contiguous():
+            version = _version_of(t)
+            if self.version == version and self.data_ptr == t.data_ptr():
+                _C.compare_async(c.data_ptr(), t.data_ptr(),
+                                 c.numel() * c.element_size(), self.flag.word,
+                                 torch._C._cuda_getCurrentRawStream(t.device.index))
+                return True
+            if not torch.equal(c, t):
+                return False
+            # Written with the same values, or a new tensor holding them:
+            # checked on the device again from now on.
+            self.version, self.data_ptr = version, t.data_ptr()
+            return True
         if t.is_cuda or t.device.type != "cpu" or not t.is_contiguous():
             return torch.equal(c, t)
         return _C.same_bytes(c.data_ptr(), t.data_ptr(), c.numel() * c.element_size())
+
+
+def _stale_error(t: torch.Tensor) -> RuntimeError:
+    return RuntimeError(
+        f"gnnc: an edge_index of shape {list(t.shape)} on {t.device} was changed "
+        f"after gnnc built its graph, without PyTorch's version counter seeing "
+        f"it (a write through .data, DLPack or a raw kernel); the gnnc calls on "
+        f"it since then returned NaN. Its graph is rebuilt on the next call; "
+        f"write edge_index with PyTorch operations, or pass a new tensor.")
 
 
 # --------------------------------------------------------------------------
@@ -221,6 +269,10 @@ class _GraphEntry:
     device: Optional[object] = None    # _C.DeviceGraph
     index: Optional[torch.Tensor] = None  # the int64 copy the device graph read
     statistics: dict = field(default_factory=dict)
+    # The ops' handle of the graph (registered while the entry lives) and
+    # its token: a 0-dim CPU int64 tensor holding the handle.
+    handle: int = -1
+    token: Optional[torch.Tensor] = None
 
 
 class _GraphCache:
@@ -235,10 +287,14 @@ class _GraphCache:
         key = id(edge_index)
         with _LOCK:
             e = self._entries.get(key)
-            if (e is not None and e.ref() is edge_index
-                    and e.num_nodes == num_nodes
-                    and e.snapshot.matches(edge_index)):
-                return e
+            if e is not None and e.ref() is edge_index and e.num_nodes == num_nodes:
+                # A derived graph (private) shares its input's flag, which
+                # the deriving cache checks: only an owner raises.
+                if e.snapshot.copy is not None and e.snapshot.stale():
+                    del self._entries[key]
+                    raise _stale_error(edge_index)
+                if e.snapshot.matches(edge_index):
+                    return e
             # Built anew (and checked) from the tensor's present contents.
             e = self._build(edge_index, num_nodes)
             self._entries[key] = e
@@ -293,7 +349,38 @@ class _GraphCache:
                 "max_in_degree": int(degree.max()) if num_nodes else 0,
                 "index_bits": 32 if num_edges < 2**31 - 1 else 64,
             }
+        _register(entry, index)
         return entry
+
+
+_HANDLES = itertools.count(1)
+
+
+def _forget(handle: int) -> None:
+    _GRAPH_STATS.pop(handle, None)
+    _C.forget_graph(handle)
+
+
+def _register(entry: _GraphEntry, index: torch.Tensor) -> None:
+    """Registers the entry's graph with the ops under a new handle (never
+    reused), dropped with the entry."""
+    handle = next(_HANDLES)
+    st = entry.statistics
+    if entry.device is not None:
+        bucket = f"{st['schedule_key']}|{st['csr_order']}|{st['index_bits']}"
+        flag = entry.snapshot.flag
+        _C.register_graph(handle, entry.device, entry.num_nodes,
+                          index.shape[1], index.device.index, bucket,
+                          flag.word if flag is not None else 0)
+    else:
+        _C.register_graph(handle, entry.host, entry.num_nodes, index.shape[1],
+                          -1, "")
+    _GRAPH_STATS[handle] = st
+    entry.handle = handle
+    # 0-dim: a CPU scalar may be passed beside CUDA tensors (fake tensors
+    # propagate devices that way).
+    entry.token = torch.tensor(handle, dtype=torch.int64)
+    weakref.finalize(entry, _forget, handle)
 
 
 _graphs = _GraphCache()
@@ -323,6 +410,8 @@ class _Compiled:
         self.base_of: Dict[str, str] = {}
         self.cuda = _jit.Variants()
         self.training = _jit.Variants()
+        # (function, base) -> the ops' target handle.
+        self.targets: Dict[tuple, int] = {}
 
     def signature(self, function: str) -> dict:
         sig = self.signatures.get(function)
@@ -350,31 +439,51 @@ class _Compiled:
             self.base_of[info["forward"]] = function
             self.grad_info[function] = info
 
-    def cuda_function(self, function: str, stats: dict, wait: bool = False):
-        # Specialised per schedule key: graphs whose statistics lead to the
-        # same default schedules share the compiled function. `wait`: this
-        # key's own variant, even under GNNC_JIT=async.
+    def results_of(self, function: str) -> int:
+        return len(self.signature(function)["results"])
+
+    def target(self, function: str, base: Optional[str] = None) -> int:
+        """The ops' handle of ``function`` (``base``: the function whose
+        training forward it is), registered on first use."""
+        key = (function, base)
+        handle = self.targets.get(key)
+        if handle is None:
+            with _LOCK:
+                handle = self.targets.get(key)
+                if handle is None:
+                    handle = _C.register_target(self.module, function, base or "")
+                    _TARGETS[handle] = (self, function, base)
+                    self.targets[key] = handle
+        return handle
+
+    def cuda_function(self, function: str, stats: dict, wait: bool = False,
+                      final: bool = False):
+        """The compiled function for graphs of these statistics: graphs whose
+        statistics lead to the same default schedules share it. ``wait``:
+        this key's own variant, even under GNNC_JIT=async. ``final``: returns
+        (variant, whether it is the key's own)."""
         return self._specialised(self.cuda, _C.CudaFunction, function, stats,
-                                 wait)
+                                 wait, final)
 
     def cuda_training(self, function: str, stats: dict):
-        """The training step of ``function`` (differentiated by prepare())
-        for graphs of these statistics."""
-        return self._specialised(self.training, _C.CudaTraining, function, stats)
+        """(the training step of ``function`` (differentiated by prepare())
+        for graphs of these statistics, whether it is the key's own)."""
+        return self._specialised(self.training, _C.CudaTraining, function, stats,
+                                 final=True)
 
     def _specialised(self, cache: _jit.Variants, kind, function: str,
-                     stats: dict, wait: bool = False):
+                     stats: dict, wait: bool = False, final: bool = False):
         # Under GNNC_JIT=async a new schedule key runs on an already
         # compiled variant while its own compiles (_jit.py).
         bucket = (function, stats["schedule_key"], stats["csr_order"],
                   stats["index_bits"])
         fn = cache.ready.get(bucket)
-        if fn is not None:
-            return fn
-        return cache.get(bucket, lambda: kind(self.module, function,
-                                              stats["stats_option"],
-                                              int(stats["index_bits"])),
-                         wait=wait)
+        if fn is None:
+            fn = cache.get(bucket, lambda: kind(self.module, function,
+                                                stats["stats_option"],
+                                                int(stats["index_bits"])),
+                           wait=wait)
+        return (fn, cache.ready.get(bucket) is fn) if final else fn
 
 
 _modules: Dict[str, _Compiled] = {}
@@ -427,181 +536,121 @@ def _check_inputs(sig: dict, function: str, edge_index: torch.Tensor,
             raise ValueError(f"{what} must be contiguous (call .contiguous())")
 
 
-def _check_results(what: str, tensors: Sequence[torch.Tensor],
-                   expected: List[Tuple[list, torch.dtype]],
-                   edge_index: torch.Tensor) -> None:
-    """Tensors standing for results: their count, shapes, dtypes, device and
-    layout (the kernels read them as they are)."""
-    if len(tensors) != len(expected):
-        raise TypeError(f"gnnc: expected {len(expected)} tensors for the "
-                        f"{what}s, got {len(tensors)}")
-    for k, (t, (shape, dtype)) in enumerate(zip(tensors, expected)):
-        if (not isinstance(t, torch.Tensor) or list(t.shape) != shape
-                or t.dtype != dtype or t.device != edge_index.device
-                or not t.is_contiguous()):
-            got = (f"{type(t).__name__}" if not isinstance(t, torch.Tensor) else
-                   f"{list(t.shape)} {t.dtype} on {t.device}"
-                   f"{'' if t.is_contiguous() else ', not contiguous'}")
-            raise ValueError(f"gnnc: {what} #{k} must be a contiguous {dtype} "
-                             f"tensor of shape {shape} on {edge_index.device}, "
-                             f"got {got}")
-
-
 # --------------------------------------------------------------------------
-# The custom op.
+# The ops.
+#
+# torch.ops.gnnc.call and torch.ops.gnnc.call_backward are C++ operators
+# (src/TorchOps.cpp, PyTorch's stable ABI) with CPU, CUDA and Meta kernels: a
+# call checks its tensors, allocates the outputs and the workspace from
+# PyTorch and runs the function on the reference evaluator or as compiled
+# kernels on PyTorch's current stream, without Python. A function is named by
+# its *target* handle (registered once), its graph by a *token*: a 0-dim CPU
+# int64 tensor holding the handle of a graph built by _GraphCache. Only a
+# (function, schedule key) pair the op has not seen calls back into Python
+# (_resolve: the JIT policy of _jit.py).
+
+_TARGETS: Dict[int, Tuple["_Compiled", str, Optional[str]]] = {}
+_GRAPH_STATS: Dict[int, dict] = {}
 
 
-@torch.library.custom_op("gnnc::run", mutates_args=())
-def _run(module: str, function: str, edge_index: torch.Tensor, num_nodes: int,
-         inputs: List[torch.Tensor]) -> List[torch.Tensor]:
-    m = _module(module)
-    sig = m.signature(function)
-    _check_inputs(sig, function, edge_index, num_nodes, inputs)
-    graph = _graphs.get(edge_index, num_nodes)
-    outputs = [torch.empty(shape, dtype=dtype, device=edge_index.device)
-               for shape, dtype in _result_shapes(sig, num_nodes, edge_index.shape[1])]
-    if edge_index.is_cuda:
-        _require_cuda()
-        base = m.base_of.get(function)
-        pointers = ([t.data_ptr() for t in inputs], [t.data_ptr() for t in outputs])
-        if base is not None:
-            # @f_fwd: the training step's forward (its backward reads what it
-            # writes here, _run_backward).
-            step = m.cuda_training(base, graph.statistics)
-            _on_device(edge_index, step.forward_workspace_bytes, step.forward,
-                       graph.device, *pointers)
-        else:
-            fn = m.cuda_function(function, graph.statistics)
-            _on_device(edge_index, fn.workspace_bytes, fn.run, graph.device,
-                       *pointers)
-    else:
-        m.module.run_reference(
-            function, graph.host,
-            _refs(inputs), _refs(outputs))
-    return outputs
+def _resolve(target: int, graph: int):
+    """The op's question on a new (function, schedule key): the compiled
+    variant to run and whether it is the key's own (kept by the op) or a
+    fallback while that one compiles (asked again next time)."""
+    compiled, function, base = _TARGETS[target]
+    stats = _GRAPH_STATS[graph]
+    if base is not None:
+        return compiled.cuda_training(base, stats)
+    return compiled.cuda_function(function, stats, final=True)
 
 
-def _on_device(edge_index: torch.Tensor, workspace_bytes, run, graph, *pointers):
-    """``run(graph, *pointers, workspace, stream)`` on PyTorch's current
-    stream of the graph's device, with a workspace of
-    ``workspace_bytes(graph)``."""
-    with torch.cuda.device(edge_index.device):
-        stream = torch.cuda.current_stream(edge_index.device).cuda_stream
-        # Temporaries come from PyTorch's caching allocator (blocks are
-        # 512-byte aligned) and return to it when the call is done.
-        workspace = torch.empty(max(workspace_bytes(graph), 1), dtype=torch.uint8,
-                                device=edge_index.device)
-        run(graph, *pointers, workspace.data_ptr(), stream)
+_C.set_resolver(_resolve)
+
+_ERRORS = {"[TypeError] ": TypeError, "[ValueError] ": ValueError,
+           "[CompileError] ": CompileError, "[RuntimeError] ": RuntimeError}
 
 
-def _dtype_name(t: torch.Tensor) -> str:
-    return "float32" if t.dtype == torch.float32 else "float64"
+def _translated(e: RuntimeError) -> BaseException:
+    """The op's tagged error as the exception it stands for."""
+    text = str(e)
+    for tag, kind in _ERRORS.items():
+        at = text.find(tag)
+        if at >= 0:
+            message = text[at + len(tag):]
+            # PyTorch may append its own context after the message.
+            cut = message.find("\nException raised from")
+            return kind(message if cut < 0 else message[:cut])
+    return e
 
 
-def _refs(tensors: Sequence[torch.Tensor]) -> list:
-    return [_C.TensorRef(t.data_ptr(), list(t.shape), _dtype_name(t)) for t in tensors]
+def _token(edge_index: torch.Tensor, num_nodes) -> torch.Tensor:
+    """The graph token of ``edge_index``: from the graph cache, or (traced by
+    torch.compile) from the gnnc::graph op, which looks it up when the
+    compiled code runs."""
+    if torch.compiler.is_compiling() or not isinstance(num_nodes, int) or \
+            edge_index.is_meta or _is_fake(edge_index):
+        return torch.ops.gnnc.graph(edge_index, num_nodes)
+    return _graphs.get(edge_index, num_nodes).token
 
 
-@_run.register_fake
-def _run_fake(module, function, edge_index, num_nodes, inputs):
-    sig = _module(module).signature(function)
-    return [edge_index.new_empty(shape, dtype=dtype)
-            for shape, dtype in _result_shapes(sig, num_nodes, edge_index.shape[1])]
+def _is_fake(t: torch.Tensor) -> bool:
+    try:
+        from torch._subclasses.fake_tensor import is_fake
+    except ImportError:  # pragma: no cover
+        return False
+    return is_fake(t)
 
 
-def _setup_context(ctx, inputs, output):
-    module, function, edge_index, num_nodes, tensors = inputs
-    m = _module(module)
-    ctx.module, ctx.function = module, function
-    ctx.num_nodes = num_nodes
-    ctx.num_tensors = len(tensors)
-    base = m.base_of.get(function)
-    ctx.base = base
-    if base is None:
-        ctx.save_for_backward(edge_index)
-        return
-    ctx.save_for_backward(edge_index, *tensors, *output)
+@torch.library.custom_op("gnnc::graph", mutates_args=())
+def _graph_op(edge_index: torch.Tensor, num_nodes: int) -> torch.Tensor:
+    """The token of ``edge_index``'s graph (built and checked by the graph
+    cache), for calls traced by torch.compile."""
+    return _graphs.get(edge_index, num_nodes).token.clone()
 
 
-def _backward(ctx, grads):
-    if ctx.base is None:
-        raise NotImplementedError(
-            f"gnnc: @{ctx.function} has no derivative here (differentiate the "
-            "function it came from; double backward is not supported)")
-    m = _module(ctx.module)
-    info = m.grad_info[ctx.base]
+@_graph_op.register_fake
+def _graph_op_fake(edge_index, num_nodes):
+    return torch.empty((), dtype=torch.int64)
+
+
+# gnnc::step is gnnc::call for a training target, with this autograd formula
+# (PyTorch's stable ABI has no C++ autograd): the backward op on what the
+# forward read and wrote. Calls without gradients use gnnc::call, which runs
+# no Python.
+
+def _step_setup(ctx, inputs, output):
+    target, edge_index, num_nodes, token, tensors = inputs
+    ctx.target, ctx.num_nodes, ctx.num_inputs = target, num_nodes, len(tensors)
+    _, function, base = _TARGETS[target]
+    ctx.grad_args = _TARGETS[target][0].grad_info[base]["grads"]
+    ctx.save_for_backward(edge_index, token, *tensors, *output)
+
+
+def _step_backward(ctx, grads):
     saved = ctx.saved_tensors
-    edge_index = saved[0]
-    tensors = list(saved[1:1 + ctx.num_tensors])
-    outputs = list(saved[1 + ctx.num_tensors:])
-    sig = m.signature(ctx.base)
-    dys = []
-    for k, (shape, dtype) in enumerate(_result_shapes(sig, ctx.num_nodes,
-                                                      edge_index.shape[1])):
-        g = grads[k]
-        dys.append(g.contiguous() if g is not None else
-                   torch.zeros(shape, dtype=dtype, device=edge_index.device))
-    dx = torch.ops.gnnc.backward(ctx.module, ctx.base, edge_index, ctx.num_nodes,
-                                 tensors, outputs, dys)
-    out: List[Optional[torch.Tensor]] = [None] * ctx.num_tensors
-    for g, arg in zip(dx, info["grads"]):
+    edge_index, token = saved[0], saved[1]
+    inputs = list(saved[2:2 + ctx.num_inputs])
+    outs = list(saved[2 + ctx.num_inputs:])
+    results = _TARGETS[ctx.target][0].results_of(_TARGETS[ctx.target][2])
+    dys = [(g.contiguous() if g is not None else torch.zeros_like(o))
+           for g, o in zip(grads[:results], outs)]
+    if torch.is_grad_enabled():
+        # create_graph=True: the gradient would have to be differentiable.
+        raise RuntimeError("gnnc: double backward (create_graph=True, a "
+                           "gradient of a gradient) is not supported")
+    try:
+        dx = torch.ops.gnnc.call_backward(ctx.target, edge_index, ctx.num_nodes,
+                                          token, inputs, outs, dys)
+    except RuntimeError as e:
+        raise _translated(e) from None
+    out: List[Optional[torch.Tensor]] = [None] * ctx.num_inputs
+    for g, arg in zip(dx, ctx.grad_args):
         out[arg - 1] = g
     return None, None, None, None, out
 
 
-_run.register_autograd(_backward, setup_context=_setup_context)
-
-
-@torch.library.custom_op("gnnc::backward", mutates_args=())
-def _run_backward(module: str, function: str, edge_index: torch.Tensor,
-                  num_nodes: int, inputs: List[torch.Tensor],
-                  outputs: List[torch.Tensor],
-                  output_grads: List[torch.Tensor]) -> List[torch.Tensor]:
-    """``@f_bwd`` of ``function`` after ``@f_fwd`` read ``inputs`` and wrote
-    ``outputs`` (its results, then its own residuals), with the gradients of
-    its results; returns the gradients of the differentiated arguments."""
-    m = _module(module)
-    info = m.grad_info.get(function)
-    if info is None:
-        raise ValueError(f"gnnc: @{function} was not differentiated")
-    _check_inputs(m.signature(function), function, edge_index, num_nodes, inputs)
-    num_edges = edge_index.shape[1]
-    _check_results(f"@{info['forward']} output", outputs,
-                   _result_shapes(m.signature(info["forward"]), num_nodes, num_edges),
-                   edge_index)
-    _check_results(f"@{function} output gradient", output_grads,
-                   _result_shapes(m.signature(function), num_nodes, num_edges),
-                   edge_index)
-    graph = _graphs.get(edge_index, num_nodes)
-    grads = [torch.empty(shape, dtype=dtype, device=edge_index.device)
-             for shape, dtype in _result_shapes(m.signature(info["backward"]),
-                                                num_nodes, edge_index.shape[1])]
-    if edge_index.is_cuda:
-        _require_cuda()
-        step = m.cuda_training(function, graph.statistics)
-        _on_device(edge_index, step.backward_workspace_bytes, step.backward,
-                   graph.device, [t.data_ptr() for t in inputs],
-                   [t.data_ptr() for t in outputs],
-                   [t.data_ptr() for t in output_grads],
-                   [t.data_ptr() for t in grads])
-    else:
-        # The reference evaluator takes @f_bwd's arguments in order: the
-        # residuals (from the forward's arguments and outputs), then the
-        # output gradients.
-        residuals = [inputs[i - 1] if kind == "arg" else outputs[i]
-                     for kind, i in info["residuals"]]
-        m.module.run_reference(info["backward"], graph.host,
-                               _refs(residuals + list(output_grads)), _refs(grads))
-    return grads
-
-
-@_run_backward.register_fake
-def _run_backward_fake(module, function, edge_index, num_nodes, inputs, outputs,
-                       output_grads):
-    m = _module(module)
-    sig = m.signature(m.grad_info[function]["backward"])
-    return [edge_index.new_empty(shape, dtype=dtype)
-            for shape, dtype in _result_shapes(sig, num_nodes, edge_index.shape[1])]
+torch.library.register_autograd("gnnc::step", _step_backward,
+                                setup_context=_step_setup)
 
 
 # --------------------------------------------------------------------------
@@ -631,6 +680,10 @@ class Function:
         info = compiled.grad_info.get(function)
         self._forward = info["forward"] if info else None
         self._grad_error = compiled.grad_error.get(function)
+        # The ops' handles: the function, and its training forward with the
+        # arguments that get gradients.
+        self._target = compiled.target(function)
+        self._step = compiled.target(info["forward"], function) if info else None
 
     def __call__(self, graph: Union[Graph, torch.Tensor], *tensors: torch.Tensor,
                  num_nodes: Optional[int] = None):
@@ -645,15 +698,24 @@ class Function:
                                 "(or a gnnc.Graph)")
             n = _check_num_nodes(num_nodes)
         _check_inputs(self.signature, self.function, edge_index, n, tensors)
-        if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
-            if self._forward is None:
-                raise CompileError(self._grad_error)
-            outs = torch.ops.gnnc.run(self._key, self._forward, edge_index, n,
-                                      list(tensors))
-            outs = outs[:self._results]
-        else:
-            outs = torch.ops.gnnc.run(self._key, self.function, edge_index, n,
-                                      list(tensors))
+        return self._apply(edge_index, n, tensors)
+
+    def _apply(self, edge_index: torch.Tensor, num_nodes, tensors):
+        """The call after the Python-side checks (gnnc.nn calls this: the
+        op checks the tensors again, raising the same exception types)."""
+        token = _token(edge_index, num_nodes)
+        try:
+            if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
+                if self._forward is None:
+                    raise CompileError(self._grad_error)
+                outs = torch.ops.gnnc.step(self._step, edge_index, num_nodes,
+                                           token, list(tensors))
+                outs = outs[:self._results]
+            else:
+                outs = torch.ops.gnnc.call(self._target, edge_index, num_nodes,
+                                           token, list(tensors))
+        except RuntimeError as e:
+            raise _translated(e) from None
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def source(self, graph: Graph) -> str:

@@ -11,6 +11,7 @@ import pytest
 import torch
 
 gnnc = pytest.importorskip("gnnc")
+from gnnc import _core  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DEVICE = torch.device(os.environ.get("GNNC_TEST_DEVICE", "cpu"))
@@ -151,36 +152,67 @@ def test_opcheck():
     key_fn = gnnc.compile(op_source(body, args, result))
     g = _graph()
     xs = [x.requires_grad_() for x in make_inputs(shapes, g, torch.float64)]
-    # The call registers the forward function; opcheck then exercises the op
-    # with the differentiable forward, as autograd calls it.
-    key_fn(g, *xs)
-    fwd = key_fn._forward
-    torch.library.opcheck(torch.ops.gnnc.run.default,
-                          (key_fn._key, fwd, g.edge_index, g.num_nodes, xs))
-    torch.library.opcheck(torch.ops.gnnc.run.default,
-                          (key_fn._key, key_fn.function, g.edge_index, g.num_nodes,
-                           [x.detach() for x in xs]))
-    # The backward op on what the forward left (its outputs, residuals
-    # included) and output gradients: the training entry on CUDA tensors.
+    key_fn(g, *xs)  # registers the training target
+    compiled = key_fn._compiled
+    fwd = compiled.target(key_fn._forward, key_fn.function)
+    plain = compiled.target(key_fn.function)
+    token = _core._graphs.get(g.edge_index, g.num_nodes).token
     inputs = [x.detach() for x in xs]
-    outputs = torch.ops.gnnc.run(key_fn._key, fwd, g.edge_index, g.num_nodes, inputs)
+    # The C++ ops (CPU and Meta kernels) against PyTorch's checks: schema,
+    # fake tensors, no aliasing. Autograd is gnnc's Function, not the op's.
+    checks = ("test_schema", "test_faketensor")
+    torch.library.opcheck(torch.ops.gnnc.call.default,
+                          (plain, g.edge_index, g.num_nodes, token, inputs),
+                          test_utils=checks)
+    torch.library.opcheck(torch.ops.gnnc.call.default,
+                          (fwd, g.edge_index, g.num_nodes, token, inputs),
+                          test_utils=checks)
+    # The backward op on what the forward left (its outputs, residuals
+    # included) and output gradients.
+    outputs = torch.ops.gnnc.call(fwd, g.edge_index, g.num_nodes, token, inputs)
     dys = [torch.randn_like(outputs[0])]
-    torch.library.opcheck(torch.ops.gnnc.backward.default,
-                          (key_fn._key, key_fn.function, g.edge_index, g.num_nodes,
-                           inputs, list(outputs), dys))
-    grads = torch.ops.gnnc.backward(key_fn._key, key_fn.function, g.edge_index,
-                                    g.num_nodes, inputs, list(outputs), dys)
+    torch.library.opcheck(torch.ops.gnnc.call_backward.default,
+                          (fwd, g.edge_index, g.num_nodes, token, inputs,
+                           list(outputs), dys), test_utils=checks)
+    grads = torch.ops.gnnc.call_backward(fwd, g.edge_index, g.num_nodes, token,
+                                         inputs, list(outputs), dys)
     assert [t.shape for t in grads] == [x.shape for x in xs]
-    # The kernels read what they are given as it is: anything else is refused.
-    with pytest.raises(ValueError, match="output gradient #0 must be a contiguous"):
-        torch.ops.gnnc.backward(key_fn._key, key_fn.function, g.edge_index,
-                                g.num_nodes, inputs, list(outputs), [dys[0][:-1]])
-    with pytest.raises(TypeError, match="expected 1 tensors for the"):
-        torch.ops.gnnc.backward(key_fn._key, key_fn.function, g.edge_index,
-                                g.num_nodes, inputs, list(outputs), [])
-    with pytest.raises(ValueError, match="was not differentiated"):
-        torch.ops.gnnc.backward(key_fn._key, "nothing", g.edge_index,
-                                g.num_nodes, inputs, list(outputs), dys)
+    # The kernels read what they are given as it is: anything else is
+    # refused (a tagged RuntimeError; gnnc's Python API raises the tag).
+    with pytest.raises(RuntimeError, match=r"\[ValueError\] .*output gradient #1 "
+                                           r"must have shape"):
+        torch.ops.gnnc.call_backward(fwd, g.edge_index, g.num_nodes, token, inputs,
+                                     list(outputs), [dys[0][:-1]])
+    with pytest.raises(RuntimeError, match=r"\[TypeError\] .*expected 1 tensors"):
+        torch.ops.gnnc.call_backward(fwd, g.edge_index, g.num_nodes, token, inputs,
+                                     list(outputs), [])
+    with pytest.raises(RuntimeError, match=r"\[ValueError\] .*not the forward of a "
+                                           r"training step"):
+        torch.ops.gnnc.call_backward(plain, g.edge_index, g.num_nodes, token,
+                                     inputs, list(outputs), dys)
+    with pytest.raises(RuntimeError, match=r"\[ValueError\] .*no compiled function"):
+        torch.ops.gnnc.call(10**9, g.edge_index, g.num_nodes, token, inputs)
+    with pytest.raises(RuntimeError, match=r"\[ValueError\] .*names no live graph"):
+        torch.ops.gnnc.call(plain, g.edge_index, g.num_nodes,
+                            torch.tensor(10**12), inputs)
+    other_index = torch.tensor([[0], [1]], device=g.edge_index.device)
+    other = _core._graphs.get(other_index, 2).token
+    with pytest.raises(RuntimeError, match=r"\[ValueError\] .*names a graph of 2 "
+                                           r"nodes and 1 edges"):
+        torch.ops.gnnc.call(plain, g.edge_index, g.num_nodes, other, inputs)
+
+
+def test_double_backward_is_refused():
+    body, args, result, _, shapes = OPS["spmm_sum_heads"]
+    fn = gnnc.compile(op_source(body, args, result))
+    g = _graph()
+    xs = [x.requires_grad_() for x in make_inputs(shapes, g, torch.float64)]
+    out = fn(g, *xs)
+    with pytest.raises(RuntimeError, match="double backward"):
+        torch.autograd.grad(out.sum(), xs, create_graph=True)
+    # The plain backward still works on the same graph.
+    grads = torch.autograd.grad(fn(g, *xs).sum(), xs)
+    assert [t.shape for t in grads] == [x.shape for x in xs]
 
 
 def example_f64(name):

@@ -69,3 +69,90 @@ def test_cuda_two_layer_gat_trains_under_compile():
         opt.step()
         losses.append(loss.item())
     assert losses[-1] < losses[0]
+
+
+# --------------------------------------------------------------------------
+# The per-call path of a cached graph: no synchronisation, and a write the
+# version counter misses is still caught (on the device).
+
+SPMM_SUM = """func.func @agg(%g: !gnn.graph, %x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %r = gnn.spmm sum %g, %x : tensor<?x4xf32> -> tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}
+"""
+
+
+def spmm_sum(edge_index, x):
+    out = torch.zeros_like(x)
+    return out.index_add_(0, edge_index[1].long(), x[edge_index[0].long()])
+
+
+def test_cuda_cached_calls_do_not_synchronise():
+    torch.manual_seed(0)
+    edge_index, n = base.random_graph(60, 300)
+    edge_index = edge_index.to(DEV)
+    x = torch.randn(n, base.IN, device=DEV)
+    layers = [gnnc.nn.GCNConv(base.IN, 8), gnnc.nn.SAGEConv(base.IN, 8),
+              gnnc.nn.GATConv(base.IN, 4, heads=2)]
+    layers = [l.to(DEV) for l in layers]
+    for l in layers:  # builds the graphs and compiles (synchronises)
+        l(x, edge_index).sum().backward()
+    torch.cuda.synchronize()
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        for _ in range(3):
+            for l in layers:
+                l(x, edge_index).sum().backward()
+            with torch.no_grad():
+                for l in layers:
+                    l(x, edge_index)
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+
+
+def test_cuda_write_behind_the_version_counter_is_caught():
+    fn = gnnc.compile(SPMM_SUM)
+    ei = torch.tensor([[0, 1, 2], [1, 2, 0]], device=DEV)
+    x = torch.randn(3, 4, device=DEV)
+    torch.testing.assert_close(fn(ei, x, num_nodes=3), spmm_sum(ei, x))
+    version = ei._version
+    ei.data[1, 0] = 2  # edge 0 -> 1 becomes 0 -> 2, unseen by the counter
+    assert ei._version == version
+    # The call runs before the device's check is read: its results are NaN,
+    # never the old graph's values; the next call raises.
+    assert torch.isnan(fn(ei, x, num_nodes=3)).all()
+    torch.cuda.synchronize()
+    with pytest.raises(RuntimeError, match="version counter"):
+        fn(ei, x, num_nodes=3)
+    torch.testing.assert_close(fn(ei, x, num_nodes=3), spmm_sum(ei, x))
+
+
+def _stale_or_nan(call):
+    """A call after a write the version counter missed: it raises the
+    stale-graph error (the device's check was already read) or returns NaN
+    (it ran before); True if it raised."""
+    try:
+        out = call()
+    except RuntimeError as e:
+        assert "version counter" in str(e)
+        return True
+    assert torch.isnan(out).all()
+    return False
+
+
+def test_cuda_layer_write_behind_the_version_counter_is_caught():
+    # GCNConv derives a graph with self-loops from edge_index (gnnc's own
+    # tensor): the check of the input covers the derived graph's calls.
+    torch.manual_seed(0)
+    edge_index, n = base.random_graph(60, 300)
+    edge_index = edge_index.to(DEV)
+    x = torch.randn(n, base.IN, device=DEV)
+    conv = gnnc.nn.GCNConv(base.IN, 8).to(DEV)
+    before = conv(x, edge_index)
+    edge_index.data[0, :10] = (edge_index[0, :10] + 1) % n
+    if not _stale_or_nan(lambda: conv(x, edge_index)):
+        torch.cuda.synchronize()
+        with pytest.raises(RuntimeError, match="version counter"):
+            conv(x, edge_index)
+    after = conv(x, edge_index)
+    assert torch.isfinite(after).all() and not torch.equal(after, before)

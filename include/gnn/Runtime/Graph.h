@@ -170,6 +170,37 @@ private:
   template <typename I> friend struct GraphBuilder;
 };
 
+/// A word in pinned host memory that kernels write (mapped: the same
+/// address on the device) and the host reads without synchronising: the
+/// verdict of a change check (compareAsync) that the caller looks at on a
+/// later call.
+class HostFlag {
+public:
+  static StatusOr<std::unique_ptr<HostFlag>> create();
+  ~HostFlag();
+  HostFlag(const HostFlag &) = delete;
+  HostFlag &operator=(const HostFlag &) = delete;
+  /// The word's address (host and device: unified addressing).
+  unsigned *word() const { return value; }
+  /// What the kernels have written so far (a volatile read).
+  unsigned read() const { return *static_cast<volatile unsigned *>(value); }
+
+private:
+  HostFlag() = default;
+  unsigned *value = nullptr;
+};
+
+/// Enqueues on `stream` a comparison of `bytes` bytes at `a` and `b` (device
+/// memory) that sets `*flag` to 1 where they differ (it never clears it).
+Status compareAsync(const void *a, const void *b, size_t bytes, unsigned *flag,
+                    cudaStream_t stream);
+
+/// Enqueues on `stream`: where `*flag` is set, `count` floats (or doubles:
+/// `f64`) at `data` become NaN. A call whose graph was found changed after
+/// it ran (compareAsync) returns NaN instead of values of the old graph.
+Status poisonIfFlagged(void *data, int64_t count, bool f64, const unsigned *flag,
+                       cudaStream_t stream);
+
 } // namespace runtime
 } // namespace gnn
 

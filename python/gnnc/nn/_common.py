@@ -340,6 +340,9 @@ class _Derived:
 def _derived(edge_index: Tensor, what: tuple, build):
     key = id(edge_index)
     rec = _DERIVED.get(key)
+    if rec is not None and rec.ref() is edge_index and rec.snapshot.stale():
+        del _DERIVED[key]
+        raise _core._stale_error(edge_index)
     if rec is None or rec.ref() is not edge_index or \
             not rec.snapshot.matches(edge_index):
         # New, or its contents changed: everything is derived anew.
@@ -357,6 +360,10 @@ def _derived(edge_index: Tensor, what: tuple, build):
     result = rec.results.get(what)
     if result is None:
         result = build()
+        # Calls on the derived graphs honour the input's change check.
+        for t in (result if isinstance(result, tuple) else (result,)):
+            if isinstance(t, Tensor) and _core._is_private(t):
+                _core._make_private(t, rec.snapshot.flag)
         rec.results[what] = result
     # The cached tensors are handed out again on every hit; nothing in gnnc.nn
     # writes to them.
@@ -482,8 +489,17 @@ def propagate(template: str, config: tuple, edge_index: Tensor, num_nodes: int,
     torch.compile traces this non-strictly: the IR generation and
     gnnc.compile run as plain Python at trace time and only gnnc's custom op
     lands in the graph, so there is no graph break."""
-    source, name = getattr(_ir, template)(*config)
-    fn = gnnc.compile(source, function=name)
+    fn = _FUNCTIONS.get((template, config))
+    if fn is None:
+        source, name = getattr(_ir, template)(*config)
+        fn = gnnc.compile(source, function=name)
+        _FUNCTIONS[(template, config)] = fn
     # The tensor itself, not a gnnc.Graph (which would copy it on every
     # call): gnnc's graph cache checks it, or trusts it when it is private.
-    return fn(edge_index, *tensors, num_nodes=num_nodes)
+    # The layers made the tensors: the op checks them (no Python checks).
+    return fn._apply(edge_index, num_nodes, tensors)
+
+
+# (template, config) -> its compiled gnnc.Function: a call looks it up instead
+# of generating and hashing the IR again.
+_FUNCTIONS = {}

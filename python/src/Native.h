@@ -1,0 +1,744 @@
+//===- Native.h - the native classes of the Python package ---------------===//
+//
+// Part of gnnc.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The classes behind `gnnc._gnnc` (bindings: gnnc_ext.cpp; PyTorch ops:
+/// TorchOps.cpp): parse and verify `gnn` IR, describe a function's arguments
+/// and results, differentiate it (`gnn-autodiff`), run it on the CPU
+/// reference evaluator and, in builds with the CUDA runtime, build graphs on
+/// the GPU and run compiled Programs. No libtorch: tensors cross as (data
+/// pointer, shape, dtype) and streams as raw handles, so one build serves any
+/// PyTorch; the Python side (gnnc/_core.py) owns allocation.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef GNNC_PYTHON_NATIVE_H
+#define GNNC_PYTHON_NATIVE_H
+
+#include "gnn/Dialect/GNN/IR/GNNDialect.h"
+#include "gnn/Dialect/GNN/IR/GNNDomain.h"
+#include "gnn/Dialect/GNN/IR/GNNInterfaces.h"
+#include "gnn/Dialect/GNN/Transforms/Autodiff.h"
+#include "gnn/Graph/HostGraph.h"
+#include "gnn/InitGNN.h"
+#include "gnn/Reference/Evaluator.h"
+#include "gnn/Tools/InputGuard.h"
+
+#ifdef GNNC_HAVE_CUDA_RUNTIME
+#include "gnn/Compiler/Driver.h"
+#include "gnn/Runtime/CudaDriver.h"
+#include "gnn/Runtime/Executor.h"
+#include "gnn/Runtime/Graph.h"
+#include "gnn/Runtime/Training.h"
+#endif
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/thread.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/unique_ptr.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace nb = nanobind;
+using namespace mlir;
+
+namespace gnnc_py {
+
+/// Raised for IR that does not parse, verify, differentiate or lower; the
+/// message holds the located diagnostics.
+struct CompileError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// A tensor crossing from Python: a contiguous row-major buffer.
+struct TensorRef {
+  uintptr_t data = 0;
+  std::vector<int64_t> shape;
+  std::string dtype; ///< "float32" or "float64"
+};
+
+inline int64_t numElements(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+/// `file:line:col` for a file location (the innermost one of a fused or
+/// call-site location), else MLIR's form.
+inline std::string formatLocation(Location loc) {
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return (file.getFilename().str() + ":" + std::to_string(file.getLine()) +
+            ":" + std::to_string(file.getColumn()));
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (isa<FileLineColLoc>(inner))
+        return formatLocation(inner);
+  if (auto site = dyn_cast<CallSiteLoc>(loc))
+    return formatLocation(site.getCallee());
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return formatLocation(name.getChildLoc());
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << loc;
+  return s;
+}
+
+/// Collects the diagnostics emitted while it lives, with their locations.
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(MLIRContext &context)
+      : context(context),
+        id(context.getDiagEngine().registerHandler([this](Diagnostic &d) {
+          llvm::raw_string_ostream os(text);
+          if (!text.empty())
+            os << "\n";
+          os << formatLocation(d.getLocation()) << ": "
+             << (d.getSeverity() == DiagnosticSeverity::Error     ? "error: "
+                 : d.getSeverity() == DiagnosticSeverity::Warning ? "warning: "
+                                                                  : "note: ")
+             << d;
+          for (Diagnostic &note : d.getNotes())
+            os << "\n" << formatLocation(note.getLocation()) << ": note: " << note;
+          return success();
+        })) {}
+  ~DiagnosticCollector() { context.getDiagEngine().eraseHandler(id); }
+
+  /// Throws a CompileError with what was collected, or `fallback`.
+  [[noreturn]] void raise(const std::string &fallback) {
+    throw CompileError(text.empty() ? fallback : text);
+  }
+
+private:
+  MLIRContext &context;
+  std::string text;
+  DiagnosticEngine::HandlerID id;
+};
+
+/// Runs ::gnn::precheckSource on the main buffer of `sourceMgr` and returns
+/// whether it passed; its errors (`name:line:col: error: ...` with the line,
+/// or an excerpt of a long one, and a caret) are collected into `reason`
+/// through the SourceMgr's handler: precheckSource writes nothing to stderr.
+inline bool precheck(llvm::SourceMgr &sourceMgr, std::string &reason) {
+  sourceMgr.setDiagHandler(
+      [](const llvm::SMDiagnostic &d, void *context) {
+        std::string &out = *static_cast<std::string *>(context);
+        llvm::raw_string_ostream os(out);
+        d.print(nullptr, os, /*ShowColors=*/false);
+      },
+      &reason);
+  bool ok = ::gnn::precheckSource(sourceMgr);
+  sourceMgr.setDiagHandler(nullptr, nullptr);
+  while (!reason.empty() && reason.back() == '\n')
+    reason.pop_back();
+  return ok;
+}
+
+/// What one argument or result of a function is.
+inline nb::dict describe(Type type, const std::string &domain) {
+  nb::dict d;
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (isa<mlir::gnn::GraphType>(type)) {
+    d["kind"] = "graph";
+    return d;
+  }
+  std::vector<int64_t> shape;
+  for (int64_t s : tensor.getShape())
+    shape.push_back(ShapedType::isDynamic(s) ? -1 : s);
+  Type element = tensor.getElementType();
+  d["kind"] = domain;
+  d["shape"] = shape;
+  d["dtype"] = element.isF32()   ? "float32"
+               : element.isF64() ? "float64"
+                                 : "other";
+  return d;
+}
+
+/// A parsed, verified module: the owner of its context.
+class Module {
+public:
+  static std::unique_ptr<Module> parse(const std::string &source,
+                                       const std::string &name) {
+    auto m = std::unique_ptr<Module>(new Module());
+    DiagnosticCollector diags(*m->context);
+    auto sourceMgr = std::make_shared<llvm::SourceMgr>();
+    sourceMgr->AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBufferCopy(source, name), llvm::SMLoc());
+    // Input that would crash upstream parsers is refused first, with the
+    // pre-check's located reason; deep nesting is parsed on a large stack
+    // (the tools do the same).
+    std::string refusal;
+    if (!precheck(*sourceMgr, refusal))
+      throw CompileError(refusal.empty()
+                             ? name + ": the input was refused before parsing"
+                             : refusal);
+    OwningOpRef<ModuleOp> module;
+    llvm::thread parser(std::optional<unsigned>(::gnn::kToolStackBytes), [&] {
+      module = parseSourceFile<ModuleOp>(*sourceMgr, m->context.get());
+    });
+    parser.join();
+    if (!module)
+      diags.raise(name + ": the IR does not parse or verify");
+    m->module = std::move(module);
+    m->name = name;
+    return m;
+  }
+
+  std::vector<std::string> functions() const {
+    std::vector<std::string> names;
+    for (auto f : module->getOps<func::FuncOp>())
+      if (!f.isExternal() && !f.isPrivate())
+        names.push_back(f.getSymName().str());
+    return names;
+  }
+
+  func::FuncOp lookup(const std::string &function) const {
+    auto f = module->lookupSymbol<func::FuncOp>(function);
+    if (!f || f.isExternal())
+      throw CompileError(name + ": no function '" + function +
+                         "' with a body (functions: " + join(functions()) +
+                         ")");
+    return f;
+  }
+
+  /// {"args": [...], "results": [...]}: kind graph/node/edge/dense, shape
+  /// (-1 dynamic), dtype. Checks what the package can bind: exactly one
+  /// graph argument first, float tensors otherwise, a dynamic size only in
+  /// front, results of a known domain.
+  nb::dict signature(const std::string &function) const {
+    func::FuncOp f = lookup(function);
+    DiagnosticCollector diags(*context);
+    nb::list args, results;
+    for (auto [i, arg] : llvm::enumerate(f.getArguments())) {
+      Type t = arg.getType();
+      if (isa<mlir::gnn::GraphType>(t)) {
+        if (i != 0)
+          fail(f, "the !gnn.graph must be the first argument (found it at "
+                  "position " + std::to_string(i) + ")");
+        args.append(describe(t, "graph"));
+        continue;
+      }
+      if (i == 0)
+        fail(f, "the first argument must be the !gnn.graph");
+      auto tensor = dyn_cast<RankedTensorType>(t);
+      if (!tensor || !(tensor.getElementType().isF32() ||
+                       tensor.getElementType().isF64()))
+        fail(f, "argument #" + std::to_string(i) +
+                    " must be a ranked f32 or f64 tensor, found " + str(t));
+      args.append(describe(t, kindOf(f, tensor, domainOf(arg), i, "argument")));
+    }
+    if (f.getNumArguments() == 0)
+      fail(f, "the first argument must be the !gnn.graph");
+    auto ret = cast<func::ReturnOp>(f.getBody().front().getTerminator());
+    for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+      auto tensor = dyn_cast<RankedTensorType>(v.getType());
+      if (!tensor)
+        fail(f, "result #" + std::to_string(i) + " must be a tensor, found " +
+                    str(v.getType()));
+      auto hint = resultKinds.find(function);
+      if (hint != resultKinds.end() && i < hint->second.size() &&
+          domainOf(v) == mlir::gnn::Domain::Unknown) {
+        results.append(describe(tensor, hint->second[i]));
+        continue;
+      }
+      results.append(
+          describe(tensor, kindOf(f, tensor, domainOf(v), i, "result")));
+    }
+    nb::dict d;
+    d["args"] = args;
+    d["results"] = results;
+    return d;
+  }
+
+  /// Differentiates `function` for training (differentiateForTraining: the
+  /// arguments the source marks {gnn.differentiable}, else every float
+  /// tensor argument; @f_fwd outputs only the residuals that are not its
+  /// own arguments or results, the caller keeps those tensors). Returns
+  /// {"forward", "backward", "residuals": [("arg", i) | ("out", k)],
+  /// "grads": [arg i]}: the backward's residual arguments come from the
+  /// forward's argument i or its result k (f's own results first), in
+  /// order; its results are the gradients of the listed arguments.
+  nb::dict differentiate(const std::string &function) {
+    std::string fwdName = function + "_fwd", bwdName = function + "_bwd";
+    func::FuncOp f = lookup(function);
+    DiagnosticCollector diags(*context);
+    if (!training.count(function)) {
+      FailureOr<mlir::gnn::TrainingFunctions> t =
+          mlir::gnn::differentiateForTraining(f);
+      if (failed(t))
+        diags.raise("'" + function + "' cannot be differentiated");
+      training[function] = *t;
+      // A gradient has its argument's domain, even where the backward's
+      // IR does not show it (the zeros of an argument that only feeds a
+      // comparison).
+      std::vector<std::string> kinds;
+      for (unsigned i : t->gradients)
+        kinds.push_back(argumentKind(f, i));
+      resultKinds[bwdName] = kinds;
+    }
+    const mlir::gnn::TrainingFunctions &t = training[function];
+    // Residuals that are arguments or results: the caller saves its own
+    // tensors (no second output, no copy).
+    std::vector<std::pair<std::string, int64_t>> residuals;
+    for (mlir::gnn::ResidualSource r : t.residuals) {
+      bool arg = r.kind == mlir::gnn::ResidualSource::Kind::Argument;
+      residuals.push_back({arg ? "arg" : "out", int64_t(r.index)});
+    }
+    nb::dict d;
+    d["forward"] = fwdName;
+    d["backward"] = bwdName;
+    d["residuals"] = residuals;
+    d["grads"] = std::vector<int64_t>(t.gradients.begin(), t.gradients.end());
+    return d;
+  }
+
+  /// What differentiate() made of `function`.
+  const mlir::gnn::TrainingFunctions &trainingOf(const std::string &function) {
+    auto it = training.find(function);
+    if (it == training.end())
+      throw std::invalid_argument("internal: '" + function +
+                                  "' was not differentiated");
+    return it->second;
+  }
+
+  std::string text() const {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    module->print(os);
+    return s;
+  }
+
+  /// Runs `function` on the reference evaluator: reads `inputs` (one per
+  /// tensor argument), writes `outputs` (one per result, sized by the
+  /// caller from signature()).
+  void runReference(const std::string &function, const ::gnn::HostGraph &graph,
+                    const std::vector<TensorRef> &inputs,
+                    const std::vector<TensorRef> &outputs) {
+    nb::gil_scoped_release release;
+    evaluate(function, graph, inputs, outputs);
+  }
+
+  /// runReference without touching Python (the caller need not hold the
+  /// GIL: the PyTorch ops call it).
+  void evaluate(const std::string &function, const ::gnn::HostGraph &graph,
+                const std::vector<TensorRef> &inputs,
+                const std::vector<TensorRef> &outputs) {
+    func::FuncOp f = lookup(function);
+    DiagnosticCollector diags(*context);
+    if (inputs.size() + 1 != f.getNumArguments())
+      throw std::invalid_argument(
+          function + " takes " + std::to_string(f.getNumArguments() - 1) +
+          " tensors, got " + std::to_string(inputs.size()));
+    std::vector<::gnn::Tensor> in;
+    for (const TensorRef &r : inputs) {
+      ::gnn::Tensor t;
+      t.shape = r.shape;
+      int64_t n = numElements(r.shape);
+      t.data.resize(n);
+      if (r.dtype == "float32") {
+        const float *p = reinterpret_cast<const float *>(r.data);
+        for (int64_t k = 0; k < n; ++k)
+          t.data[k] = p[k];
+      } else if (r.dtype == "float64") {
+        std::memcpy(t.data.data(), reinterpret_cast<const void *>(r.data),
+                    n * sizeof(double));
+      } else {
+        throw std::invalid_argument("unsupported dtype " + r.dtype);
+      }
+      in.push_back(std::move(t));
+    }
+    FailureOr<std::vector<::gnn::Tensor>> out =
+        ::gnn::evaluateReference(f, graph, in);
+    if (failed(out))
+      diags.raise("the reference evaluation of '" + function + "' failed");
+    if (out->size() != outputs.size())
+      throw std::invalid_argument("internal: " + std::to_string(out->size()) +
+                                  " results, " +
+                                  std::to_string(outputs.size()) + " outputs");
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      const ::gnn::Tensor &t = (*out)[i];
+      const TensorRef &r = outputs[i];
+      if (t.shape != r.shape)
+        throw std::invalid_argument(
+            "internal: result #" + std::to_string(i) + " has shape " +
+            t.shapeString() + ", the output " +
+            ::gnn::Tensor::shapeString(r.shape));
+      if (r.dtype == "float32") {
+        float *p = reinterpret_cast<float *>(r.data);
+        for (size_t k = 0; k < t.data.size(); ++k)
+          p[k] = static_cast<float>(t.data[k]);
+      } else {
+        std::memcpy(reinterpret_cast<void *>(r.data), t.data.data(),
+                    t.data.size() * sizeof(double));
+      }
+    }
+  }
+
+  ModuleOp op() const { return *module; }
+
+private:
+  Module() : context(std::make_unique<MLIRContext>(registry())) {
+    context->loadAllAvailableDialects();
+  }
+
+  static DialectRegistry &registry() {
+    static DialectRegistry *r = [] {
+      auto *reg = new DialectRegistry();
+      ::gnn::registerGNNDialects(*reg);
+      mlir::gnn::registerVJPModels(*reg);
+      return reg;
+    }();
+    return *r;
+  }
+
+  static std::string str(Type t) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    t.print(os);
+    return s;
+  }
+  static std::string join(const std::vector<std::string> &v) {
+    std::string s;
+    for (const std::string &x : v)
+      s += (s.empty() ? "" : ", ") + x;
+    return s.empty() ? "none" : s;
+  }
+
+  [[noreturn]] void fail(func::FuncOp f, const std::string &message) const {
+    throw CompileError(formatLocation(f.getLoc()) + ": error: @" + f.getSymName().str() + ": " +
+                       message);
+  }
+
+  static mlir::gnn::Domain domainOf(Value v) { return mlir::gnn::inferDomain(v); }
+
+  std::string kindOf(func::FuncOp f, RankedTensorType t, mlir::gnn::Domain domain,
+                     size_t index, const char *what) const {
+    ArrayRef<int64_t> shape = t.getShape();
+    for (size_t d = 1; d < shape.size(); ++d)
+      if (ShapedType::isDynamic(shape[d]))
+        fail(f, std::string(what) + " #" + std::to_string(index) +
+                    ": only the leading dimension may be dynamic");
+    if (shape.empty() || !ShapedType::isDynamic(shape[0]))
+      return "dense";
+    if (domain == mlir::gnn::Domain::Edge)
+      return "edge";
+    if (domain == mlir::gnn::Domain::Node)
+      return "node";
+    fail(f, std::string(what) + " #" + std::to_string(index) +
+                ": its dynamic size is neither the nodes nor the edges; "
+                "mark it with {gnn.domain = \"node\"} or \"edge\"");
+  }
+
+  /// node, edge or dense for argument `i` of `f` (a tensor).
+  std::string argumentKind(func::FuncOp f, int64_t i) const {
+    auto t = cast<RankedTensorType>(f.getArgument(i).getType());
+    return kindOf(f, t, domainOf(f.getArgument(i)), i, "argument");
+  }
+
+  std::unique_ptr<MLIRContext> context;
+  mutable OwningOpRef<ModuleOp> module;
+  /// Result kinds of backward functions, from their arguments' domains.
+  std::map<std::string, std::vector<std::string>> resultKinds;
+  std::string name;
+  /// The differentiated functions, by the function they differentiate.
+  std::map<std::string, mlir::gnn::TrainingFunctions> training;
+};
+
+/// A host graph from int64 source and target arrays.
+inline std::unique_ptr<::gnn::HostGraph> makeHostGraph(uintptr_t src, uintptr_t dst,
+                                                int64_t numEdges,
+                                                int64_t numNodes) {
+  if (numNodes < 0 || numEdges < 0)
+    throw std::invalid_argument("negative node or edge count");
+  std::string tooBig = ::gnn::checkGraphSize("the graph", numNodes, numEdges);
+  if (!tooBig.empty())
+    throw std::invalid_argument(tooBig);
+  auto g = std::make_unique<::gnn::HostGraph>();
+  g->name = "tensor";
+  g->numNodes = numNodes;
+  const int64_t *s = reinterpret_cast<const int64_t *>(src);
+  const int64_t *d = reinterpret_cast<const int64_t *>(dst);
+  g->src.assign(s, s + numEdges);
+  g->dst.assign(d, d + numEdges);
+  std::string err = g->validate();
+  if (!err.empty())
+    throw std::invalid_argument(err);
+  return g;
+}
+
+#ifdef GNNC_HAVE_CUDA_RUNTIME
+namespace rt = ::gnn::runtime;
+
+template <typename T> inline T check(rt::StatusOr<T> v) {
+  if (!v.ok())
+    throw std::runtime_error(v.message());
+  return std::move(*v);
+}
+inline void check(const rt::Status &s) {
+  if (!s.ok())
+    throw std::runtime_error(s.message());
+}
+
+/// A graph built on the GPU from device edge arrays.
+class DeviceGraph {
+public:
+  DeviceGraph(uintptr_t src, uintptr_t dst, int64_t numEdges, int64_t numNodes,
+              uintptr_t stream) {
+    check(rt::CudaDriver::get());
+    nb::gil_scoped_release release;
+    graph = check(rt::Graph::build(
+        reinterpret_cast<const void *>(src), reinterpret_cast<const void *>(dst),
+        numEdges, numNodes, rt::IndexType::Int64, nullptr,
+        reinterpret_cast<cudaStream_t>(stream)));
+  }
+  nb::dict statistics() const {
+    const ::gnn::GraphStats &s = graph->statistics();
+    nb::dict d;
+    d["nodes"] = s.nodes;
+    d["edges"] = s.edges;
+    d["mean_degree"] = s.meanDegree();
+    d["max_in_degree"] = s.maxInDegree;
+    d["max_out_degree"] = s.maxOutDegree;
+    d["p50"] = s.p50;
+    d["p90"] = s.p90;
+    d["p99"] = s.p99;
+    d["index_bits"] = graph->indexBits();
+    d["csr_order"] = s.csrOrder;
+    // What the default schedules depend on (equal keys, equal kernels), and
+    // the statistics in the compiler's option form.
+    d["schedule_key"] = ::gnn::scheduleKey(s);
+    d["stats_option"] = s.toOption();
+    return d;
+  }
+  std::unique_ptr<rt::Graph> graph;
+};
+
+/// What decides the generated code: the graph's statistics in their option
+/// form and the index width.
+inline mlir::gnn::CompileOptions compileOptions(const std::string &stats,
+                                         int indexBits) {
+  mlir::gnn::CompileOptions options;
+  if (std::string bad = ::gnn::GraphStats::parseOption(stats, options.stats);
+      !bad.empty())
+    throw nb::value_error(
+        ("gnnc: graph statistics '" + stats + "': " + bad).c_str());
+  options.indexBits = indexBits;
+  return options;
+}
+
+inline uintptr_t checkedWorkspace(uintptr_t workspace) {
+  if (workspace % 256)
+    throw std::invalid_argument(
+        "internal: the workspace is not 256-byte aligned");
+  return workspace;
+}
+
+/// Binds `pointers` to `names`, one each.
+inline void bindAll(std::map<std::string, void *> &bindings,
+             const std::vector<std::string> &names,
+             const std::vector<uintptr_t> &pointers, const char *what) {
+  if (pointers.size() != names.size())
+    throw std::invalid_argument("internal: " + std::to_string(pointers.size()) +
+                                " " + what + ", expected " +
+                                std::to_string(names.size()));
+  for (size_t i = 0; i < names.size(); ++i)
+    bindings[names[i]] = reinterpret_cast<void *>(pointers[i]);
+}
+
+/// Runs `call(graph, bindings, stream, workspace)` (an enqueue) without the
+/// GIL, on the caller's stream and workspace (256-byte aligned).
+template <typename Call>
+inline void enqueue(const rt::Graph &graph,
+                    const std::map<std::string, void *> &bindings,
+                    uintptr_t workspace, uintptr_t stream, Call call) {
+  void *ws = reinterpret_cast<void *>(checkedWorkspace(workspace));
+  check(call(graph, bindings, reinterpret_cast<cudaStream_t>(stream), ws));
+}
+
+/// One function compiled for a graph's statistics: a loaded Executable.
+class CudaFunction {
+public:
+  CudaFunction(Module &module, const std::string &function,
+               const std::string &stats, int indexBits) {
+    func::FuncOp f = module.lookup(function);
+    mlir::gnn::CompileOptions options = compileOptions(stats, indexBits);
+    {
+      // Lowered in a copy: the module keeps serving the reference evaluator
+      // and other graphs.
+      DiagnosticCollector diags(*f.getContext());
+      FailureOr<rt::Program> p =
+          mlir::gnn::compileFunction(module.op(), f, options);
+      if (failed(p))
+        diags.raise("'" + function + "' does not compile for the GPU");
+      program = std::move(*p);
+    }
+    for (unsigned i = 0; i < f.getNumArguments(); ++i)
+      if (!isa<mlir::gnn::GraphType>(f.getArgument(i).getType()))
+        inputNames.push_back("arg" + std::to_string(i));
+    for (const rt::BufferDecl &b : program.buffers)
+      if (b.role == rt::BufferRole::Output)
+        outputNames.push_back(b.name);
+    nb::gil_scoped_release release;
+    exe = check(rt::Executable::create(program));
+  }
+
+  /// Bytes of the temporaries' workspace on `graph` (the caller allocates
+  /// it: PyTorch's caching allocator, no second pool).
+  size_t workspaceBytes(const DeviceGraph &graph) const {
+    return check(exe->workspaceBytes(*graph.graph));
+  }
+
+  /// Runs on `stream` (asynchronously) with `workspace` (at least
+  /// workspaceBytes, 256-byte aligned). One CudaFunction may run on several
+  /// streams at once.
+  void run(const DeviceGraph &graph, const std::vector<uintptr_t> &inputs,
+           const std::vector<uintptr_t> &outputs, uintptr_t workspace,
+           uintptr_t stream) {
+    nb::gil_scoped_release release;
+    enqueueRun(*graph.graph, inputs, outputs, workspace, stream);
+  }
+  size_t workspaceBytesOn(const rt::Graph &graph) const {
+    return check(exe->workspaceBytes(graph));
+  }
+  /// run() without touching Python (the PyTorch ops call it).
+  void enqueueRun(const rt::Graph &graph, const std::vector<uintptr_t> &inputs,
+                  const std::vector<uintptr_t> &outputs, uintptr_t workspace,
+                  uintptr_t stream) {
+    std::map<std::string, void *> bindings;
+    bindAll(bindings, inputNames, inputs, "inputs");
+    bindAll(bindings, outputNames, outputs, "outputs");
+    enqueue(graph, bindings, workspace, stream,
+            [&](auto &&...a) { return exe->run(a...); });
+  }
+
+  std::string source() const { return program.source(); }
+  std::string json() const { return program.toJson(); }
+
+private:
+  rt::Program program;
+  std::unique_ptr<rt::Executable> exe;
+  std::vector<std::string> inputNames, outputNames;
+};
+
+/// The training step of a differentiated function compiled for a graph's
+/// statistics: the runtime's training entry (TrainingExecutable). The
+/// backward reads the residuals in the tensors the forward wrote and the
+/// caller keeps (its arguments and outputs), on the device, as they are.
+class CudaTraining {
+public:
+  CudaTraining(Module &module, const std::string &function,
+               const std::string &stats, int indexBits) {
+    const mlir::gnn::TrainingFunctions &t = module.trainingOf(function);
+    func::FuncOp fwd = t.forward;
+    mlir::gnn::CompileOptions options = compileOptions(stats, indexBits);
+    {
+      DiagnosticCollector diags(*fwd.getContext());
+      FailureOr<rt::TrainingProgram> p = mlir::gnn::compileTrainingProgram(
+          module.op(), t, options, options);
+      if (failed(p))
+        diags.raise("the training step of '" + function +
+                    "' does not compile for the GPU");
+      program = std::move(*p);
+    }
+    for (unsigned i = 0; i < fwd.getNumArguments(); ++i)
+      if (!isa<mlir::gnn::GraphType>(fwd.getArgument(i).getType()))
+        inputNames.push_back("arg" + std::to_string(i));
+    for (unsigned k = 0; k < fwd.getNumResults(); ++k)
+      outputNames.push_back("result" + std::to_string(k));
+    for (unsigned k = 0; k < t.numResults; ++k)
+      outputGradNames.push_back("dresult" + std::to_string(k));
+    for (unsigned i : t.gradients)
+      gradNames.push_back("grad" + std::to_string(i));
+    nb::gil_scoped_release release;
+    exe = check(rt::TrainingExecutable::create(program));
+  }
+
+  size_t forwardWorkspaceBytes(const DeviceGraph &graph) const {
+    return check(exe->forwardWorkspaceBytes(*graph.graph));
+  }
+  size_t backwardWorkspaceBytes(const DeviceGraph &graph) const {
+    return check(exe->backwardWorkspaceBytes(*graph.graph));
+  }
+
+  /// The forward: reads the inputs (f's tensor arguments), writes the
+  /// outputs (f's results, then the residuals of their own).
+  void forward(const DeviceGraph &graph, const std::vector<uintptr_t> &inputs,
+               const std::vector<uintptr_t> &outputs, uintptr_t workspace,
+               uintptr_t stream) {
+    nb::gil_scoped_release release;
+    enqueueForward(*graph.graph, inputs, outputs, workspace, stream);
+  }
+  size_t forwardWorkspaceBytesOn(const rt::Graph &graph) const {
+    return check(exe->forwardWorkspaceBytes(graph));
+  }
+  size_t backwardWorkspaceBytesOn(const rt::Graph &graph) const {
+    return check(exe->backwardWorkspaceBytes(graph));
+  }
+  /// forward() without touching Python (the PyTorch ops call it).
+  void enqueueForward(const rt::Graph &graph,
+                      const std::vector<uintptr_t> &inputs,
+                      const std::vector<uintptr_t> &outputs, uintptr_t workspace,
+                      uintptr_t stream) {
+    std::map<std::string, void *> bindings;
+    bindAll(bindings, inputNames, inputs, "inputs");
+    bindAll(bindings, outputNames, outputs, "outputs");
+    enqueue(graph, bindings, workspace, stream,
+            [&](auto &&...a) { return exe->forward(a...); });
+  }
+
+  /// The backward after the forward: the inputs and outputs as the forward
+  /// read and left them, the gradients of f's results; writes the
+  /// gradients of the differentiated arguments.
+  void backward(const DeviceGraph &graph, const std::vector<uintptr_t> &inputs,
+                const std::vector<uintptr_t> &outputs,
+                const std::vector<uintptr_t> &outputGrads,
+                const std::vector<uintptr_t> &grads, uintptr_t workspace,
+                uintptr_t stream) {
+    nb::gil_scoped_release release;
+    enqueueBackward(*graph.graph, inputs, outputs, outputGrads, grads,
+                    workspace, stream);
+  }
+  /// backward() without touching Python (the PyTorch ops call it).
+  void enqueueBackward(const rt::Graph &graph,
+                       const std::vector<uintptr_t> &inputs,
+                       const std::vector<uintptr_t> &outputs,
+                       const std::vector<uintptr_t> &outputGrads,
+                       const std::vector<uintptr_t> &grads, uintptr_t workspace,
+                       uintptr_t stream) {
+    std::map<std::string, void *> bindings;
+    bindAll(bindings, inputNames, inputs, "inputs");
+    bindAll(bindings, outputNames, outputs, "outputs");
+    bindAll(bindings, outputGradNames, outputGrads, "output gradients");
+    bindAll(bindings, gradNames, grads, "gradients");
+    enqueue(graph, bindings, workspace, stream,
+            [&](auto &&...a) { return exe->backward(a...); });
+  }
+
+private:
+  rt::TrainingProgram program;
+  std::unique_ptr<rt::TrainingExecutable> exe;
+  std::vector<std::string> inputNames, outputNames, outputGradNames, gradNames;
+};
+#endif
+
+} // namespace gnnc_py
+
+#endif // GNNC_PYTHON_NATIVE_H

@@ -1,0 +1,593 @@
+//===- TorchOps.cpp - gnnc's PyTorch operators (LibTorch stable ABI) ------===//
+//
+// Part of gnnc.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// `torch.ops.gnnc.call`, `.step` and `.call_backward`: a compiled
+/// function's forward (plain, or a training step's) and backward as PyTorch operators with CPU, CUDA and
+/// Meta kernels in C++, registered through PyTorch's stable ABI
+/// (`STABLE_TORCH_LIBRARY`): the module is built against PyTorch's headers
+/// and loads into any PyTorch from the targeted version on (no link against
+/// one libtorch version's C++ API).
+///
+/// A call names its function by a *target* (registered once per function,
+/// register_target) and its graph by a *token*: a 0-dim CPU int64 tensor
+/// holding the handle of a graph the Python graph cache built and registered
+/// (register_graph); handles are never reused, so a stale token fails
+/// clearly. The compiled variant for the graph's statistics is chosen by the
+/// Python JIT policy (gnnc/_jit.py) the first time a (target, schedule key)
+/// pair is seen; after that a call touches no Python.
+///
+/// Errors are `std::runtime_error`s whose message starts with
+/// `[TypeError]`, `[ValueError]` or `[CompileError]`: gnnc/_core.py raises
+/// the matching Python exception (PyTorch turns them into RuntimeError).
+///
+//===----------------------------------------------------------------------===//
+
+#include "Native.h"
+
+#include <torch/csrc/stable/accelerator.h>
+#include <torch/csrc/stable/library.h>
+#include <torch/csrc/stable/ops.h>
+#include <torch/csrc/stable/tensor.h>
+
+#include <dlfcn.h>
+
+#include <deque>
+#include <mutex>
+#include <sstream>
+#include <unordered_map>
+
+namespace gnnc_py {
+namespace {
+
+using torch::headeronly::ScalarType;
+using torch::stable::Tensor;
+
+[[noreturn]] void fail(const char *type, const std::string &message) {
+  throw std::runtime_error(std::string("[") + type + "] gnnc: " + message);
+}
+
+std::string shapeString(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+std::vector<int64_t> shapeOf(const Tensor &t) {
+  auto sizes = t.sizes();
+  return std::vector<int64_t>(sizes.begin(), sizes.end());
+}
+
+const char *dtypeName(ScalarType t) {
+  return t == ScalarType::Float    ? "torch.float32"
+         : t == ScalarType::Double ? "torch.float64"
+         : t == ScalarType::Long   ? "torch.int64"
+         : t == ScalarType::Int    ? "torch.int32"
+                                   : "another dtype";
+}
+
+/// One argument or result of a function: its row domain, static shape (the
+/// leading size -1 when it is the nodes' or edges') and dtype.
+struct Spec {
+  enum Kind { Dense, Node, Edge } kind = Dense;
+  std::vector<int64_t> shape;
+  ScalarType dtype = ScalarType::Float;
+
+  std::vector<int64_t> concrete(int64_t nodes, int64_t edges) const {
+    std::vector<int64_t> s = shape;
+    if (kind == Node)
+      s[0] = nodes;
+    else if (kind == Edge)
+      s[0] = edges;
+    return s;
+  }
+};
+
+Spec specOf(nb::handle d) {
+  Spec s;
+  std::string kind = nb::cast<std::string>(d["kind"]);
+  s.kind = kind == "node" ? Spec::Node : kind == "edge" ? Spec::Edge : Spec::Dense;
+  s.shape = nb::cast<std::vector<int64_t>>(d["shape"]);
+  s.dtype = nb::cast<std::string>(d["dtype"]) == "float64" ? ScalarType::Double
+                                                          : ScalarType::Float;
+  return s;
+}
+
+std::vector<Spec> specsOf(nb::handle list) {
+  std::vector<Spec> out;
+  for (nb::handle d : list)
+    out.push_back(specOf(d));
+  return out;
+}
+
+/// A function callable through the ops: plain (`@f` on its own) or the
+/// forward of a training step (`@f_fwd`, whose backward call_backward runs).
+struct Target {
+  Module *module = nullptr;
+  std::string function;
+  std::string base;     ///< the differentiated function (training targets)
+  std::string backward; ///< `@f_bwd` (training targets)
+  std::vector<Spec> args, results;
+  std::vector<Spec> baseResults; ///< what the output gradients look like
+  std::vector<Spec> grads;       ///< @f_bwd's results
+  /// @f_bwd's residual arguments: (from an argument?, index).
+  std::vector<std::pair<bool, int64_t>> residuals;
+  std::vector<int64_t> gradArgs; ///< which arguments get a gradient (1-based)
+  /// Compiled variants by the graph's schedule bucket (owned references to
+  /// CudaFunction / CudaTraining objects, kept for the process's life).
+  std::unordered_map<std::string, PyObject *> ready;
+};
+
+/// A graph the Python cache built, by handle.
+struct GraphRef {
+  ::gnn::HostGraph *host = nullptr;
+#ifdef GNNC_HAVE_CUDA_RUNTIME
+  DeviceGraph *device = nullptr;
+#endif
+  int64_t nodes = 0, edges = 0;
+  int32_t deviceIndex = -1; ///< -1: a CPU graph
+  std::string bucket;       ///< what selects the compiled variant
+  PyObject *owner = nullptr; ///< the bound graph object (a reference)
+  /// The change flag of the tensor the graph was built from (CUDA graphs of
+  /// tensors gnnc does not own; null otherwise): where a check found the
+  /// tensor changed, the call's results become NaN (rt::poisonIfFlagged).
+  const unsigned *flag = nullptr;
+};
+
+std::mutex &registryMutex() {
+  static std::mutex *m = new std::mutex;
+  return *m;
+}
+std::deque<Target> &targets() {
+  static auto *t = new std::deque<Target>;
+  return *t;
+}
+std::unordered_map<int64_t, GraphRef> &graphs() {
+  static auto *g = new std::unordered_map<int64_t, GraphRef>;
+  return *g;
+}
+/// The Python JIT policy: resolve(target, graph) -> (variant, final).
+PyObject *&resolver() {
+  static PyObject *r = nullptr;
+  return r;
+}
+
+Target &targetOf(int64_t id) {
+  std::lock_guard<std::mutex> lock(registryMutex());
+  if (id < 0 || id >= int64_t(targets().size()))
+    fail("ValueError", "no compiled function with handle " + std::to_string(id));
+  return targets()[id];
+}
+
+GraphRef graphOf(const Tensor &token, const Tensor &edgeIndex, int64_t nodes) {
+  if (!token.is_cpu() || token.scalar_type() != ScalarType::Long ||
+      token.numel() != 1)
+    fail("TypeError", "the graph token must be a 0-dim CPU int64 tensor "
+                      "(from gnnc's graph cache)");
+  int64_t handle = *static_cast<const int64_t *>(token.data_ptr());
+  GraphRef g;
+  {
+    std::lock_guard<std::mutex> lock(registryMutex());
+    auto it = graphs().find(handle);
+    if (it == graphs().end())
+      fail("ValueError", "graph token " + std::to_string(handle) +
+                             " names no live graph (its edge_index was freed)");
+    g = it->second;
+  }
+  int32_t device = edgeIndex.is_cuda() ? edgeIndex.get_device_index() : -1;
+  if (g.nodes != nodes || g.edges != edgeIndex.size(1) || g.deviceIndex != device)
+    fail("ValueError",
+         "the graph token names a graph of " + std::to_string(g.nodes) +
+             " nodes and " + std::to_string(g.edges) + " edges on device " +
+             std::to_string(g.deviceIndex) + ", the call passes " +
+             std::to_string(nodes) + " nodes and " +
+             std::to_string(edgeIndex.size(1)) + " edges on device " +
+             std::to_string(device));
+  return g;
+}
+
+void checkEdgeIndex(const Tensor &edgeIndex, int64_t nodes) {
+  if (edgeIndex.dim() != 2 || edgeIndex.size(0) != 2)
+    fail("ValueError", "edge_index must have shape [2, E], got " +
+                           shapeString(shapeOf(edgeIndex)));
+  if (nodes < 0)
+    fail("ValueError", "num_nodes must be in [0, 2^63 - 1], got " +
+                           std::to_string(nodes));
+}
+
+/// `tensors` against `specs`: count, dtype, shape, device and layout.
+void checkTensors(const std::string &what, const std::vector<Tensor> &tensors,
+                  const std::vector<Spec> &specs, int64_t nodes, int64_t edges,
+                  const Tensor &edgeIndex) {
+  if (tensors.size() != specs.size())
+    fail("TypeError", what + ": expected " + std::to_string(specs.size()) +
+                          " tensors, got " + std::to_string(tensors.size()));
+  torch::stable::Device device = edgeIndex.device();
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor &t = tensors[i];
+    const Spec &s = specs[i];
+    std::string name = what + " #" + std::to_string(i + 1);
+    if (t.scalar_type() != s.dtype)
+      fail("TypeError", name + " must be " + dtypeName(s.dtype) + ", got " +
+                            dtypeName(t.scalar_type()));
+    std::vector<int64_t> want = s.concrete(nodes, edges);
+    if (shapeOf(t) != want)
+      fail("ValueError",
+           name + " must have shape " + shapeString(want) +
+               (s.kind == Spec::Node   ? " (nodes first)"
+                : s.kind == Spec::Edge ? " (edges first)"
+                                       : "") +
+               ", got " + shapeString(shapeOf(t)));
+    if (!(t.device() == device))
+      fail("ValueError", name + " is not on the graph's device");
+    if (!t.is_contiguous())
+      fail("ValueError", name + " must be contiguous (call .contiguous())");
+  }
+}
+
+std::vector<Tensor> allocate(const std::vector<Spec> &specs, int64_t nodes,
+                             int64_t edges, const Tensor &like) {
+  std::vector<Tensor> out;
+  out.reserve(specs.size());
+  for (const Spec &s : specs) {
+    std::vector<int64_t> shape = s.concrete(nodes, edges);
+    out.push_back(torch::stable::empty(shape, s.dtype, std::nullopt,
+                                       like.device()));
+  }
+  return out;
+}
+
+std::vector<TensorRef> refsOf(const std::vector<Tensor> &tensors) {
+  std::vector<TensorRef> refs;
+  for (const Tensor &t : tensors)
+    refs.push_back(TensorRef{reinterpret_cast<uintptr_t>(t.data_ptr()),
+                             shapeOf(t),
+                             t.scalar_type() == ScalarType::Double ? "float64"
+                                                                   : "float32"});
+  return refs;
+}
+
+std::vector<uintptr_t> pointersOf(const std::vector<Tensor> &tensors) {
+  std::vector<uintptr_t> p;
+  for (const Tensor &t : tensors)
+    p.push_back(reinterpret_cast<uintptr_t>(t.data_ptr()));
+  return p;
+}
+
+/// Runs `body` and rethrows a CompileError as the tagged runtime error.
+template <typename Body> auto tagged(Body body) -> decltype(body()) {
+  try {
+    return body();
+  } catch (const CompileError &e) {
+    fail("CompileError", e.what());
+  } catch (const std::invalid_argument &e) {
+    fail("ValueError", e.what());
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// CUDA.
+//===----------------------------------------------------------------------===//
+
+#ifdef GNNC_HAVE_CUDA_RUNTIME
+/// PyTorch's current CUDA stream of `device`: the AOTInductor shim's
+/// `aoti_torch_get_current_cuda_stream`, looked up in the already loaded
+/// libtorch_cuda (a CPU-only PyTorch has none, and no CUDA tensors).
+void *currentStream(int32_t device) {
+  using Fn = int32_t (*)(int32_t, void **);
+  static Fn fn = [] {
+    void *lib = dlopen("libtorch_cuda.so", RTLD_NOW | RTLD_NOLOAD);
+    return lib ? reinterpret_cast<Fn>(
+                     dlsym(lib, "aoti_torch_get_current_cuda_stream"))
+               : nullptr;
+  }();
+  if (!fn)
+    fail("RuntimeError", "PyTorch's current CUDA stream is not available "
+                         "(libtorch_cuda.so is not loaded)");
+  void *stream = nullptr;
+  if (fn(device, &stream) != 0)
+    fail("RuntimeError", "cannot read PyTorch's current CUDA stream of device " +
+                             std::to_string(device));
+  return stream;
+}
+
+/// The compiled variant of `t` for graph `g`: the one in `t.ready`, else the
+/// Python JIT policy's answer (kept when it is the bucket's own variant).
+PyObject *variantOf(Target &t, int64_t targetId, const GraphRef &g,
+                    int64_t graphHandle) {
+  {
+    std::lock_guard<std::mutex> lock(registryMutex());
+    auto it = t.ready.find(g.bucket);
+    if (it != t.ready.end())
+      return it->second;
+  }
+  nb::gil_scoped_acquire gil;
+  if (!resolver())
+    fail("RuntimeError", "internal: no JIT resolver registered");
+  nb::tuple result;
+  try {
+    result = nb::cast<nb::tuple>(
+        nb::borrow(resolver())(targetId, graphHandle));
+  } catch (nb::python_error &e) {
+    std::string type =
+        nb::cast<std::string>(nb::handle(e.type()).attr("__name__"));
+    std::string message = nb::cast<std::string>(nb::str(e.value()));
+    if (type != "CompileError" && type != "ValueError" && type != "TypeError")
+      type = "RuntimeError";
+    fail(type.c_str(), message.rfind("gnnc: ", 0) == 0 ? message.substr(6)
+                                                       : message);
+  }
+  nb::object fn = result[0];
+  bool final = nb::cast<bool>(result[1]);
+  PyObject *raw = fn.ptr();
+  if (final) {
+    std::lock_guard<std::mutex> lock(registryMutex());
+    auto [it, inserted] = t.ready.emplace(g.bucket, raw);
+    if (inserted)
+      fn.release(); // kept for the process's life
+    return it->second;
+  }
+  // A fallback variant (GNNC_JIT=async): the Python side keeps it alive.
+  return raw;
+}
+
+struct CudaCall {
+  int32_t device;
+  void *stream;
+  explicit CudaCall(const Tensor &edgeIndex)
+      : device(edgeIndex.get_device_index()), stream(currentStream(device)) {}
+  Tensor workspace(size_t bytes, const Tensor &like) const {
+    return torch::stable::empty({int64_t(std::max<size_t>(bytes, 1))},
+                                ScalarType::Byte, std::nullopt, like.device());
+  }
+  /// NaN in `results` where the graph's change check failed.
+  void poison(const GraphRef &g, const std::vector<Tensor> &results) const {
+    if (!g.flag)
+      return;
+    for (const Tensor &t : results)
+      check(rt::poisonIfFlagged(t.data_ptr(), t.numel(),
+                                t.scalar_type() == ScalarType::Double, g.flag,
+                                static_cast<cudaStream_t>(stream)));
+  }
+};
+#endif
+
+//===----------------------------------------------------------------------===//
+// The kernels.
+//===----------------------------------------------------------------------===//
+
+std::vector<Tensor> callImpl(int64_t targetId, Tensor edgeIndex, int64_t nodes,
+                             Tensor token, std::vector<Tensor> inputs) {
+  Target &t = targetOf(targetId);
+  checkEdgeIndex(edgeIndex, nodes);
+  int64_t edges = edgeIndex.size(1);
+  checkTensors("@" + t.function + " argument", inputs, t.args, nodes, edges,
+               edgeIndex);
+  GraphRef g = graphOf(token, edgeIndex, nodes);
+  std::vector<Tensor> outputs = allocate(t.results, nodes, edges, edgeIndex);
+  if (!edgeIndex.is_cuda()) {
+    tagged([&] {
+      t.module->evaluate(t.function, *g.host, refsOf(inputs), refsOf(outputs));
+    });
+    return outputs;
+  }
+#ifdef GNNC_HAVE_CUDA_RUNTIME
+  torch::stable::accelerator::DeviceGuard guard(edgeIndex.get_device_index());
+  CudaCall call(edgeIndex);
+  int64_t handle = *static_cast<const int64_t *>(token.data_ptr());
+  PyObject *variant = variantOf(t, targetId, g, handle);
+  tagged([&] {
+    const rt::Graph &graph = *g.device->graph;
+    if (!t.base.empty()) {
+      auto *step = nb::inst_ptr<CudaTraining>(variant);
+      Tensor ws = call.workspace(step->forwardWorkspaceBytesOn(graph), edgeIndex);
+      step->enqueueForward(graph, pointersOf(inputs), pointersOf(outputs),
+                           reinterpret_cast<uintptr_t>(ws.data_ptr()),
+                           reinterpret_cast<uintptr_t>(call.stream));
+    } else {
+      auto *fn = nb::inst_ptr<CudaFunction>(variant);
+      Tensor ws = call.workspace(fn->workspaceBytesOn(graph), edgeIndex);
+      fn->enqueueRun(graph, pointersOf(inputs), pointersOf(outputs),
+                     reinterpret_cast<uintptr_t>(ws.data_ptr()),
+                     reinterpret_cast<uintptr_t>(call.stream));
+    }
+    call.poison(g, outputs);
+  });
+  return outputs;
+#else
+  fail("RuntimeError", "gnnc was built without the CUDA runtime");
+#endif
+}
+
+std::vector<Tensor> callBackwardImpl(int64_t targetId, Tensor edgeIndex,
+                                     int64_t nodes, Tensor token,
+                                     std::vector<Tensor> inputs,
+                                     std::vector<Tensor> outputs,
+                                     std::vector<Tensor> outputGrads) {
+  Target &t = targetOf(targetId);
+  if (t.base.empty())
+    fail("ValueError", "@" + t.function + " is not the forward of a training "
+                       "step (no backward)");
+  checkEdgeIndex(edgeIndex, nodes);
+  int64_t edges = edgeIndex.size(1);
+  checkTensors("@" + t.base + " argument", inputs, t.args, nodes, edges,
+               edgeIndex);
+  checkTensors("@" + t.function + " output", outputs, t.results, nodes, edges,
+               edgeIndex);
+  checkTensors("@" + t.base + " output gradient", outputGrads, t.baseResults,
+               nodes, edges, edgeIndex);
+  GraphRef g = graphOf(token, edgeIndex, nodes);
+  std::vector<Tensor> grads = allocate(t.grads, nodes, edges, edgeIndex);
+  if (!edgeIndex.is_cuda()) {
+    // The reference evaluator takes @f_bwd's arguments in order: the
+    // residuals (from the forward's arguments and outputs), then the
+    // output gradients.
+    std::vector<Tensor> args;
+    for (auto [fromArg, i] : t.residuals)
+      args.push_back(fromArg ? inputs[i - 1] : outputs[i]);
+    args.insert(args.end(), outputGrads.begin(), outputGrads.end());
+    tagged([&] {
+      t.module->evaluate(t.backward, *g.host, refsOf(args), refsOf(grads));
+    });
+    return grads;
+  }
+#ifdef GNNC_HAVE_CUDA_RUNTIME
+  torch::stable::accelerator::DeviceGuard guard(edgeIndex.get_device_index());
+  CudaCall call(edgeIndex);
+  int64_t handle = *static_cast<const int64_t *>(token.data_ptr());
+  PyObject *variant = variantOf(t, targetId, g, handle);
+  tagged([&] {
+    const rt::Graph &graph = *g.device->graph;
+    auto *step = nb::inst_ptr<CudaTraining>(variant);
+    Tensor ws = call.workspace(step->backwardWorkspaceBytesOn(graph), edgeIndex);
+    step->enqueueBackward(graph, pointersOf(inputs), pointersOf(outputs),
+                          pointersOf(outputGrads), pointersOf(grads),
+                          reinterpret_cast<uintptr_t>(ws.data_ptr()),
+                          reinterpret_cast<uintptr_t>(call.stream));
+    call.poison(g, grads);
+  });
+  return grads;
+#else
+  fail("RuntimeError", "gnnc was built without the CUDA runtime");
+#endif
+}
+
+/// Shapes only (torch.compile's tracing, meta tensors).
+std::vector<Tensor> callMeta(int64_t targetId, Tensor edgeIndex, int64_t nodes,
+                             Tensor token, std::vector<Tensor> inputs) {
+  (void)token;
+  Target &t = targetOf(targetId);
+  checkEdgeIndex(edgeIndex, nodes);
+  int64_t edges = edgeIndex.size(1);
+  checkTensors("@" + t.function + " argument", inputs, t.args, nodes, edges,
+               edgeIndex);
+  return allocate(t.results, nodes, edges, edgeIndex);
+}
+
+std::vector<Tensor> callBackwardMeta(int64_t targetId, Tensor edgeIndex,
+                                     int64_t nodes, Tensor token,
+                                     std::vector<Tensor> inputs,
+                                     std::vector<Tensor> outputs,
+                                     std::vector<Tensor> outputGrads) {
+  (void)token;
+  (void)inputs;
+  (void)outputs;
+  (void)outputGrads;
+  Target &t = targetOf(targetId);
+  checkEdgeIndex(edgeIndex, nodes);
+  return allocate(t.grads, nodes, edgeIndex.size(1), edgeIndex);
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Registration from Python (gnnc_ext.cpp binds these).
+//===----------------------------------------------------------------------===//
+
+int64_t registerTarget(Module &module, const std::string &function,
+                       const std::string &base) {
+  Target t;
+  t.module = &module;
+  t.function = function;
+  nb::dict sig = module.signature(function);
+  nb::list args = nb::cast<nb::list>(sig["args"]);
+  for (size_t i = 1; i < nb::len(args); ++i)
+    t.args.push_back(specOf(args[i]));
+  t.results = specsOf(sig["results"]);
+  if (!base.empty()) {
+    nb::dict info = module.differentiate(base);
+    t.base = base;
+    t.backward = nb::cast<std::string>(info["backward"]);
+    t.baseResults = specsOf(module.signature(base)["results"]);
+    t.grads = specsOf(module.signature(t.backward)["results"]);
+    for (auto [kind, i] : nb::cast<std::vector<std::pair<std::string, int64_t>>>(
+             info["residuals"]))
+      t.residuals.push_back({kind == "arg", i});
+    t.gradArgs = nb::cast<std::vector<int64_t>>(info["grads"]);
+  }
+  std::lock_guard<std::mutex> lock(registryMutex());
+  targets().push_back(std::move(t));
+  return int64_t(targets().size()) - 1;
+}
+
+void registerGraph(int64_t handle, nb::object graph, int64_t nodes,
+                   int64_t edges, int32_t device, const std::string &bucket,
+                   uintptr_t flag) {
+  GraphRef g;
+  g.flag = reinterpret_cast<const unsigned *>(flag);
+  g.nodes = nodes;
+  g.edges = edges;
+  g.deviceIndex = device;
+  g.bucket = bucket;
+  if (device < 0) {
+    g.host = nb::inst_ptr<::gnn::HostGraph>(graph);
+  } else {
+#ifdef GNNC_HAVE_CUDA_RUNTIME
+    g.device = nb::inst_ptr<DeviceGraph>(graph);
+#else
+    throw std::invalid_argument("gnnc was built without the CUDA runtime");
+#endif
+  }
+  g.owner = graph.release().ptr();
+  std::lock_guard<std::mutex> lock(registryMutex());
+  if (!graphs().emplace(handle, g).second) {
+    Py_DECREF(g.owner);
+    throw std::invalid_argument("internal: graph handle " +
+                                std::to_string(handle) + " is taken");
+  }
+}
+
+void forgetGraph(int64_t handle) {
+  PyObject *owner = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(registryMutex());
+    auto it = graphs().find(handle);
+    if (it == graphs().end())
+      return;
+    owner = it->second.owner;
+    graphs().erase(it);
+  }
+  Py_XDECREF(owner);
+}
+
+void setResolver(nb::object fn) {
+  PyObject *&r = resolver();
+  Py_XDECREF(r);
+  r = fn.release().ptr();
+}
+
+} // namespace gnnc_py
+
+STABLE_TORCH_LIBRARY(gnnc, m) {
+  m.def("call(int target, Tensor edge_index, int num_nodes, Tensor graph, "
+        "Tensor[] inputs) -> Tensor[]");
+  // `step`: call for a training target, differentiable (gnnc/_core.py
+  // registers its autograd formula: call_backward).
+  m.def("step(int target, Tensor edge_index, int num_nodes, Tensor graph, "
+        "Tensor[] inputs) -> Tensor[]");
+  m.def("call_backward(int target, Tensor edge_index, int num_nodes, "
+        "Tensor graph, Tensor[] inputs, Tensor[] outputs, "
+        "Tensor[] output_grads) -> Tensor[]");
+}
+
+STABLE_TORCH_LIBRARY_IMPL(gnnc, CPU, m) {
+  m.impl("call", TORCH_BOX(&gnnc_py::callImpl));
+  m.impl("step", TORCH_BOX(&gnnc_py::callImpl));
+  m.impl("call_backward", TORCH_BOX(&gnnc_py::callBackwardImpl));
+}
+
+STABLE_TORCH_LIBRARY_IMPL(gnnc, CUDA, m) {
+  m.impl("call", TORCH_BOX(&gnnc_py::callImpl));
+  m.impl("step", TORCH_BOX(&gnnc_py::callImpl));
+  m.impl("call_backward", TORCH_BOX(&gnnc_py::callBackwardImpl));
+}
+
+STABLE_TORCH_LIBRARY_IMPL(gnnc, Meta, m) {
+  m.impl("call", TORCH_BOX(&gnnc_py::callMeta));
+  m.impl("step", TORCH_BOX(&gnnc_py::callMeta));
+  m.impl("call_backward", TORCH_BOX(&gnnc_py::callBackwardMeta));
+}
