@@ -33,6 +33,8 @@ struct Executable::Impl {
   std::map<std::string, size_t> slotOf; ///< buffer name -> index
   /// Per launch step: the kernel (parallel to program.steps).
   std::vector<Kernel *> launches;
+  /// Per step, per kernel argument: the buffer slot of a Buffer argument.
+  std::vector<std::vector<size_t>> argSlots;
   /// The most arguments of one launch (the size of a run's argument storage).
   size_t maxArgs = 0;
 
@@ -132,12 +134,24 @@ Executable::load(const Program &program,
   for (size_t i = 0; i < program.buffers.size(); ++i)
     m.slotOf[program.buffers[i].name] = i;
   m.launches.assign(program.steps.size(), nullptr);
+  m.argSlots.assign(program.steps.size(), {});
   for (size_t i = 0; i < program.steps.size(); ++i) {
     auto *s = std::get_if<LaunchStep>(&program.steps[i]);
     if (!s)
       continue;
     m.launches[i] = &m.kernels[s->kernel];
     m.maxArgs = std::max(m.maxArgs, s->args.size());
+    m.argSlots[i].assign(s->args.size(), 0);
+    for (size_t a = 0; a < s->args.size(); ++a) {
+      if (s->args[a].kind != KernelArg::Kind::Buffer)
+        continue;
+      auto slot = m.slotOf.find(s->args[a].name);
+      if (slot == m.slotOf.end())
+        return Status::error("kernel argument '" + s->args[a].name +
+                             "' of program '" + program.name +
+                             "' names no buffer");
+      m.argSlots[i][a] = slot->second;
+    }
   }
   return ex;
 }
@@ -370,7 +384,10 @@ Status Executable::runSteps(const Graph &graph,
   size_t last = std::min(m.program.steps.size(), first + count);
   for (size_t i = first; i < last; ++i) {
     const Step &step = m.program.steps[i];
-    std::string where = "program '" + m.program.name + "' step " + std::to_string(i);
+    // Built only for a message (a string per step costs every call).
+    auto where = [&] {
+      return "program '" + m.program.name + "' step " + std::to_string(i);
+    };
     if (auto *s = std::get_if<LaunchStep>(&step)) {
       Kernel *kernel = m.launches[i];
       for (size_t a = 0; a < s->args.size(); ++a) {
@@ -378,7 +395,7 @@ Status Executable::runSteps(const Graph &graph,
         uint64_t &slot = storage[a];
         switch (arg.kind) {
         case KernelArg::Kind::Buffer: {
-          void *p = ptr(arg.name);
+          void *p = pointers[m.argSlots[i][a]];
           std::memcpy(&slot, &p, sizeof(p));
           break;
         }
@@ -412,7 +429,7 @@ Status Executable::runSteps(const Graph &graph,
         continue; // nothing to do on an empty graph
       if (g[0] < 0 || g[1] < 0 || g[2] < 0 || g[0] > 0x7fffffff ||
           g[1] > 65535 || g[2] > 65535)
-        return Status::error(where + ": grid " + std::to_string(g[0]) + "x" +
+        return Status::error(where() + ": grid " + std::to_string(g[0]) + "x" +
                              std::to_string(g[1]) + "x" + std::to_string(g[2]) +
                              " is out of range");
       if (shared > 48 * 1024) {
@@ -432,7 +449,7 @@ Status Executable::runSteps(const Graph &graph,
           graph, type, s->weights.empty() ? nullptr : ptr(s->weights),
           ptr(s->input), ptr(s->output), cols, s->alpha, s->beta, stream);
       if (!st2.ok())
-        return st2.withContext(where);
+        return st2.withContext(where());
     } else if (auto *s = std::get_if<GemmStep>(&step)) {
       int64_t mm = 0, nn = 0, kk = 0;
       GNN_RETURN_IF_ERROR(eval(s->m, mm));
@@ -453,7 +470,7 @@ Status Executable::runSteps(const Graph &graph,
                            static_cast<double *>(ptr(s->partials)), stream);
       }
       if (!st2.ok())
-        return st2.withContext(where);
+        return st2.withContext(where());
     } else if (auto *s = std::get_if<FillStep>(&step)) {
       const BufferDecl &b = m.program.buffers[m.slotOf.at(s->buffer)];
       int64_t n = 0;
@@ -465,7 +482,7 @@ Status Executable::runSteps(const Graph &graph,
       } else if (b.dtype == DType::F64) {
         Status st2 = fill64(ptr(s->buffer), s->value, n, stream);
         if (!st2.ok())
-          return st2.withContext(where);
+          return st2.withContext(where());
         e = cudaSuccess;
       } else {
         uint32_t bits;
@@ -485,7 +502,7 @@ Status Executable::runSteps(const Graph &graph,
         e = cudaSuccess;
       }
       if (e != cudaSuccess)
-        return Status::error(where + ": cudaMemsetAsync: " + cudaGetErrorName(e));
+        return Status::error(where() + ": cudaMemsetAsync: " + cudaGetErrorName(e));
     } else if (auto *s = std::get_if<CopyStep>(&step)) {
       const BufferDecl &b = m.program.buffers[m.slotOf.at(s->src)];
       int64_t n = 0;
@@ -494,7 +511,7 @@ Status Executable::runSteps(const Graph &graph,
                                       n * elementBytes(b.dtype),
                                       cudaMemcpyDeviceToDevice, stream);
       if (e != cudaSuccess)
-        return Status::error(where + ": cudaMemcpyAsync: " + cudaGetErrorName(e));
+        return Status::error(where() + ": cudaMemcpyAsync: " + cudaGetErrorName(e));
     }
   }
   return Status();

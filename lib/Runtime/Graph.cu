@@ -862,18 +862,29 @@ __global__ void compareWords(const unsigned long long *a,
     *static_cast<volatile unsigned *>(flag) = 1;
 }
 
+struct PoisonBatch {
+  PoisonTarget t[8];
+  int n;
+};
+
 // One block: the flag (host memory, read over the bus) is read once, and
 // the fill itself only runs in the rare stale case.
-template <typename T>
-__global__ void poisonKernel(T *data, int64_t count, const unsigned *flag) {
+__global__ void poisonKernel(PoisonBatch batch, const unsigned *flag) {
   __shared__ unsigned set;
   if (threadIdx.x == 0)
     set = *static_cast<const volatile unsigned *>(flag);
   __syncthreads();
   if (!set)
     return;
-  for (int64_t i = threadIdx.x; i < count; i += blockDim.x)
-    data[i] = T(NAN);
+  for (int k = 0; k < batch.n; ++k) {
+    const PoisonTarget &t = batch.t[k];
+    for (int64_t i = threadIdx.x; i < t.count; i += blockDim.x) {
+      if (t.f64)
+        static_cast<double *>(t.data)[i] = NAN;
+      else
+        static_cast<float *>(t.data)[i] = NAN;
+    }
+  }
 }
 } // namespace
 
@@ -915,19 +926,27 @@ Status gnn::runtime::compareAsync(const void *a, const void *b, size_t bytes,
   return Status();
 }
 
-Status gnn::runtime::poisonIfFlagged(void *data, int64_t count, bool f64,
+Status gnn::runtime::poisonIfFlagged(const std::vector<PoisonTarget> &targets,
                                      const unsigned *flag, cudaStream_t stream) {
-  if (count <= 0)
+  PoisonBatch batch{};
+  auto launch = [&]() -> Status {
+    if (!batch.n)
+      return Status();
+    poisonKernel<<<1, 1024, 0, stream>>>(batch, flag);
+    batch.n = 0;
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess)
+      return Status::error(std::string("launching the NaN fill of a stale "
+                                       "call: ") +
+                           cudaGetErrorName(e));
     return Status();
-  if (f64)
-    poisonKernel<<<1, 1024, 0, stream>>>(static_cast<double *>(data), count,
-                                         flag);
-  else
-    poisonKernel<<<1, 1024, 0, stream>>>(static_cast<float *>(data), count,
-                                         flag);
-  cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess)
-    return Status::error(std::string("launching the NaN fill of a stale call: ") +
-                         cudaGetErrorName(e));
-  return Status();
+  };
+  for (const PoisonTarget &t : targets) {
+    if (t.count <= 0)
+      continue;
+    batch.t[batch.n++] = t;
+    if (batch.n == 8)
+      GNN_RETURN_IF_ERROR(launch());
+  }
+  return launch();
 }

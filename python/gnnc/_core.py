@@ -4,8 +4,8 @@ Every compiled function runs through PyTorch operators written in C++
 (``src/TorchOps.cpp``, PyTorch's stable ABI): ``torch.ops.gnnc.call``
 (CPU: the reference evaluator; CUDA: the generated kernels on PyTorch's
 current stream, into tensors PyTorch allocates; Meta: shapes only, for
-torch.compile), ``torch.ops.gnnc.step`` (the same for ``@f_fwd``, with the
-autograd formula registered below) and ``torch.ops.gnnc.call_backward``
+torch.compile; for ``@f_fwd`` inside the autograd.Function _Step) and
+``torch.ops.gnnc.call_backward``
 (``@f_bwd``, the backward the compiler derived from the same IR; on CUDA
 tensors the runtime's training entry, reading the residuals where the
 forward left them).
@@ -439,9 +439,6 @@ class _Compiled:
             self.base_of[info["forward"]] = function
             self.grad_info[function] = info
 
-    def results_of(self, function: str) -> int:
-        return len(self.signature(function)["results"])
-
     def target(self, function: str, base: Optional[str] = None) -> int:
         """The ops' handle of ``function`` (``base``: the function whose
         training forward it is), registered on first use."""
@@ -613,44 +610,45 @@ def _graph_op_fake(edge_index, num_nodes):
     return torch.empty((), dtype=torch.int64)
 
 
-# gnnc::step is gnnc::call for a training target, with this autograd formula
-# (PyTorch's stable ABI has no C++ autograd): the backward op on what the
-# forward read and wrote. Calls without gradients use gnnc::call, which runs
-# no Python.
+class _Step(torch.autograd.Function):
+    """A training target's forward (``@f_fwd``, one gnnc::call) with the
+    backward the compiler derived (``@f_bwd``, one gnnc::call_backward).
+    PyTorch's stable ABI has no C++ autograd; a plain autograd.Function is
+    the lightest Python around the two calls (torch.compile traces it)."""
 
-def _step_setup(ctx, inputs, output):
-    target, edge_index, num_nodes, token, tensors = inputs
-    ctx.target, ctx.num_nodes, ctx.num_inputs = target, num_nodes, len(tensors)
-    _, function, base = _TARGETS[target]
-    ctx.grad_args = _TARGETS[target][0].grad_info[base]["grads"]
-    ctx.save_for_backward(edge_index, token, *tensors, *output)
+    @staticmethod
+    def forward(ctx, target, results, grad_args, edge_index, num_nodes, token,
+                *inputs):
+        outs = torch.ops.gnnc.call(target, edge_index, num_nodes, token,
+                                   list(inputs))
+        ctx.target, ctx.num_nodes, ctx.results = target, num_nodes, results
+        ctx.grad_args, ctx.num_inputs = grad_args, len(inputs)
+        ctx.save_for_backward(edge_index, token, *inputs, *outs)
+        ctx.mark_non_differentiable(*outs[results:])
+        return tuple(outs)
 
-
-def _step_backward(ctx, grads):
-    saved = ctx.saved_tensors
-    edge_index, token = saved[0], saved[1]
-    inputs = list(saved[2:2 + ctx.num_inputs])
-    outs = list(saved[2 + ctx.num_inputs:])
-    results = _TARGETS[ctx.target][0].results_of(_TARGETS[ctx.target][2])
-    dys = [(g.contiguous() if g is not None else torch.zeros_like(o))
-           for g, o in zip(grads[:results], outs)]
-    if torch.is_grad_enabled():
-        # create_graph=True: the gradient would have to be differentiable.
-        raise RuntimeError("gnnc: double backward (create_graph=True, a "
-                           "gradient of a gradient) is not supported")
-    try:
-        dx = torch.ops.gnnc.call_backward(ctx.target, edge_index, ctx.num_nodes,
-                                          token, inputs, outs, dys)
-    except RuntimeError as e:
-        raise _translated(e) from None
-    out: List[Optional[torch.Tensor]] = [None] * ctx.num_inputs
-    for g, arg in zip(dx, ctx.grad_args):
-        out[arg - 1] = g
-    return None, None, None, None, out
-
-
-torch.library.register_autograd("gnnc::step", _step_backward,
-                                setup_context=_step_setup)
+    @staticmethod
+    def backward(ctx, *grads):
+        if torch.is_grad_enabled():
+            # create_graph=True: the gradient would have to be differentiable.
+            raise RuntimeError("gnnc: double backward (create_graph=True, a "
+                               "gradient of a gradient) is not supported")
+        saved = ctx.saved_tensors
+        edge_index, token = saved[0], saved[1]
+        inputs = list(saved[2:2 + ctx.num_inputs])
+        outs = list(saved[2 + ctx.num_inputs:])
+        dys = [(g.contiguous() if g is not None else torch.zeros_like(o))
+               for g, o in zip(grads[:ctx.results], outs)]
+        try:
+            dx = torch.ops.gnnc.call_backward(ctx.target, edge_index,
+                                              ctx.num_nodes, token, inputs,
+                                              outs, dys)
+        except RuntimeError as e:
+            raise _translated(e) from None
+        out: List[Optional[torch.Tensor]] = [None] * ctx.num_inputs
+        for g, arg in zip(dx, ctx.grad_args):
+            out[arg - 1] = g
+        return (None, None, None, None, None, None, *out)
 
 
 # --------------------------------------------------------------------------
@@ -684,6 +682,7 @@ class Function:
         # arguments that get gradients.
         self._target = compiled.target(function)
         self._step = compiled.target(info["forward"], function) if info else None
+        self._grad_args = tuple(info["grads"]) if info else ()
 
     def __call__(self, graph: Union[Graph, torch.Tensor], *tensors: torch.Tensor,
                  num_nodes: Optional[int] = None):
@@ -708,8 +707,8 @@ class Function:
             if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
                 if self._forward is None:
                     raise CompileError(self._grad_error)
-                outs = torch.ops.gnnc.step(self._step, edge_index, num_nodes,
-                                           token, list(tensors))
+                outs = _Step.apply(self._step, self._results, self._grad_args,
+                                   edge_index, num_nodes, token, *tensors)
                 outs = outs[:self._results]
             else:
                 outs = torch.ops.gnnc.call(self._target, edge_index, num_nodes,

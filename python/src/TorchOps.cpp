@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// `torch.ops.gnnc.call`, `.step` and `.call_backward`: a compiled
+/// `torch.ops.gnnc.call` and `torch.ops.gnnc.call_backward`: a compiled
 /// function's forward (plain, or a training step's) and backward as PyTorch operators with CPU, CUDA and
 /// Meta kernels in C++, registered through PyTorch's stable ABI
 /// (`STABLE_TORCH_LIBRARY`): the module is built against PyTorch's headers
@@ -348,10 +348,12 @@ struct CudaCall {
   void poison(const GraphRef &g, const std::vector<Tensor> &results) const {
     if (!g.flag)
       return;
+    std::vector<rt::PoisonTarget> targets;
     for (const Tensor &t : results)
-      check(rt::poisonIfFlagged(t.data_ptr(), t.numel(),
-                                t.scalar_type() == ScalarType::Double, g.flag,
-                                static_cast<cudaStream_t>(stream)));
+      targets.push_back({t.data_ptr(), t.numel(),
+                         t.scalar_type() == ScalarType::Double});
+    check(rt::poisonIfFlagged(targets, g.flag,
+                              static_cast<cudaStream_t>(stream)));
   }
 };
 #endif
@@ -565,10 +567,6 @@ void setResolver(nb::object fn) {
 STABLE_TORCH_LIBRARY(gnnc, m) {
   m.def("call(int target, Tensor edge_index, int num_nodes, Tensor graph, "
         "Tensor[] inputs) -> Tensor[]");
-  // `step`: call for a training target, differentiable (gnnc/_core.py
-  // registers its autograd formula: call_backward).
-  m.def("step(int target, Tensor edge_index, int num_nodes, Tensor graph, "
-        "Tensor[] inputs) -> Tensor[]");
   m.def("call_backward(int target, Tensor edge_index, int num_nodes, "
         "Tensor graph, Tensor[] inputs, Tensor[] outputs, "
         "Tensor[] output_grads) -> Tensor[]");
@@ -576,18 +574,15 @@ STABLE_TORCH_LIBRARY(gnnc, m) {
 
 STABLE_TORCH_LIBRARY_IMPL(gnnc, CPU, m) {
   m.impl("call", TORCH_BOX(&gnnc_py::callImpl));
-  m.impl("step", TORCH_BOX(&gnnc_py::callImpl));
   m.impl("call_backward", TORCH_BOX(&gnnc_py::callBackwardImpl));
 }
 
 STABLE_TORCH_LIBRARY_IMPL(gnnc, CUDA, m) {
   m.impl("call", TORCH_BOX(&gnnc_py::callImpl));
-  m.impl("step", TORCH_BOX(&gnnc_py::callImpl));
   m.impl("call_backward", TORCH_BOX(&gnnc_py::callBackwardImpl));
 }
 
 STABLE_TORCH_LIBRARY_IMPL(gnnc, Meta, m) {
   m.impl("call", TORCH_BOX(&gnnc_py::callMeta));
-  m.impl("step", TORCH_BOX(&gnnc_py::callMeta));
   m.impl("call_backward", TORCH_BOX(&gnnc_py::callBackwardMeta));
 }

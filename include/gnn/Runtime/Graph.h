@@ -195,11 +195,18 @@ private:
 Status compareAsync(const void *a, const void *b, size_t bytes, unsigned *flag,
                     cudaStream_t stream);
 
-/// Enqueues on `stream`: where `*flag` is set, `count` floats (or doubles:
-/// `f64`) at `data` become NaN. A call whose graph was found changed after
-/// it ran (compareAsync) returns NaN instead of values of the old graph.
-Status poisonIfFlagged(void *data, int64_t count, bool f64, const unsigned *flag,
-                       cudaStream_t stream);
+/// A float (or double: `f64`) array a stale call's results are in.
+struct PoisonTarget {
+  void *data = nullptr;
+  int64_t count = 0;
+  bool f64 = false;
+};
+
+/// Enqueues on `stream` (one launch per 8 targets): where `*flag` is set,
+/// every element of `targets` becomes NaN. A call whose graph was found
+/// changed (compareAsync) returns NaN instead of values of the old graph.
+Status poisonIfFlagged(const std::vector<PoisonTarget> &targets,
+                       const unsigned *flag, cudaStream_t stream);
 
 } // namespace runtime
 } // namespace gnn
