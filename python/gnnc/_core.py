@@ -585,17 +585,17 @@ def _token(edge_index: torch.Tensor, num_nodes) -> torch.Tensor:
     torch.compile) from the gnnc::graph op, which looks it up when the
     compiled code runs."""
     if torch.compiler.is_compiling() or not isinstance(num_nodes, int) or \
-            edge_index.is_meta or _is_fake(edge_index):
+            edge_index.is_meta or (type(edge_index) is not torch.Tensor
+                                   and _is_fake(edge_index)):
         return torch.ops.gnnc.graph(edge_index, num_nodes)
     return _graphs.get(edge_index, num_nodes).token
 
 
-def _is_fake(t: torch.Tensor) -> bool:
-    try:
-        from torch._subclasses.fake_tensor import is_fake
-    except ImportError:  # pragma: no cover
+try:
+    from torch._subclasses.fake_tensor import is_fake as _is_fake
+except ImportError:  # pragma: no cover - a PyTorch without fake tensors
+    def _is_fake(t: torch.Tensor) -> bool:
         return False
-    return is_fake(t)
 
 
 @torch.library.custom_op("gnnc::graph", mutates_args=())

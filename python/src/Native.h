@@ -602,23 +602,13 @@ public:
 
   /// Bytes of the temporaries' workspace on `graph` (the caller allocates
   /// it: PyTorch's caching allocator, no second pool).
-  size_t workspaceBytes(const DeviceGraph &graph) const {
-    return check(exe->workspaceBytes(*graph.graph));
-  }
-
-  /// Runs on `stream` (asynchronously) with `workspace` (at least
-  /// workspaceBytes, 256-byte aligned). One CudaFunction may run on several
-  /// streams at once.
-  void run(const DeviceGraph &graph, const std::vector<uintptr_t> &inputs,
-           const std::vector<uintptr_t> &outputs, uintptr_t workspace,
-           uintptr_t stream) {
-    nb::gil_scoped_release release;
-    enqueueRun(*graph.graph, inputs, outputs, workspace, stream);
-  }
   size_t workspaceBytesOn(const rt::Graph &graph) const {
     return check(exe->workspaceBytes(graph));
   }
-  /// run() without touching Python (the PyTorch ops call it).
+  /// Runs on `stream` (asynchronously) with `workspace` (at least
+  /// workspaceBytesOn, 256-byte aligned), without touching Python (the
+  /// PyTorch ops call it). One CudaFunction may run on several streams at
+  /// once.
   void enqueueRun(const rt::Graph &graph, const std::vector<uintptr_t> &inputs,
                   const std::vector<uintptr_t> &outputs, uintptr_t workspace,
                   uintptr_t stream) {
@@ -671,28 +661,15 @@ public:
     exe = check(rt::TrainingExecutable::create(program));
   }
 
-  size_t forwardWorkspaceBytes(const DeviceGraph &graph) const {
-    return check(exe->forwardWorkspaceBytes(*graph.graph));
-  }
-  size_t backwardWorkspaceBytes(const DeviceGraph &graph) const {
-    return check(exe->backwardWorkspaceBytes(*graph.graph));
-  }
-
-  /// The forward: reads the inputs (f's tensor arguments), writes the
-  /// outputs (f's results, then the residuals of their own).
-  void forward(const DeviceGraph &graph, const std::vector<uintptr_t> &inputs,
-               const std::vector<uintptr_t> &outputs, uintptr_t workspace,
-               uintptr_t stream) {
-    nb::gil_scoped_release release;
-    enqueueForward(*graph.graph, inputs, outputs, workspace, stream);
-  }
   size_t forwardWorkspaceBytesOn(const rt::Graph &graph) const {
     return check(exe->forwardWorkspaceBytes(graph));
   }
   size_t backwardWorkspaceBytesOn(const rt::Graph &graph) const {
     return check(exe->backwardWorkspaceBytes(graph));
   }
-  /// forward() without touching Python (the PyTorch ops call it).
+  /// The forward: reads the inputs (f's tensor arguments), writes the
+  /// outputs (f's results, then the residuals of their own). Touches no
+  /// Python (the PyTorch ops call it).
   void enqueueForward(const rt::Graph &graph,
                       const std::vector<uintptr_t> &inputs,
                       const std::vector<uintptr_t> &outputs, uintptr_t workspace,
@@ -706,17 +683,7 @@ public:
 
   /// The backward after the forward: the inputs and outputs as the forward
   /// read and left them, the gradients of f's results; writes the
-  /// gradients of the differentiated arguments.
-  void backward(const DeviceGraph &graph, const std::vector<uintptr_t> &inputs,
-                const std::vector<uintptr_t> &outputs,
-                const std::vector<uintptr_t> &outputGrads,
-                const std::vector<uintptr_t> &grads, uintptr_t workspace,
-                uintptr_t stream) {
-    nb::gil_scoped_release release;
-    enqueueBackward(*graph.graph, inputs, outputs, outputGrads, grads,
-                    workspace, stream);
-  }
-  /// backward() without touching Python (the PyTorch ops call it).
+  /// gradients of the differentiated arguments. Touches no Python.
   void enqueueBackward(const rt::Graph &graph,
                        const std::vector<uintptr_t> &inputs,
                        const std::vector<uintptr_t> &outputs,

@@ -356,6 +356,23 @@ struct CudaCall {
                               static_cast<cudaStream_t>(stream)));
   }
 };
+
+/// `enqueue(variant, graph, call)` for target `t` on graph `g` on PyTorch's
+/// current stream of the graph's device, then the stale-graph fill of
+/// `results` (their NaN where the graph's change check failed).
+template <typename Enqueue>
+void onCuda(Target &t, int64_t targetId, const Tensor &edgeIndex,
+            const Tensor &token, const GraphRef &g,
+            const std::vector<Tensor> &results, Enqueue enqueue) {
+  torch::stable::accelerator::DeviceGuard guard(edgeIndex.get_device_index());
+  CudaCall call(edgeIndex);
+  int64_t handle = *static_cast<const int64_t *>(token.data_ptr());
+  PyObject *variant = variantOf(t, targetId, g, handle);
+  tagged([&] {
+    enqueue(variant, *g.device->graph, call);
+    call.poison(g, results);
+  });
+}
 #endif
 
 //===----------------------------------------------------------------------===//
@@ -378,27 +395,24 @@ std::vector<Tensor> callImpl(int64_t targetId, Tensor edgeIndex, int64_t nodes,
     return outputs;
   }
 #ifdef GNNC_HAVE_CUDA_RUNTIME
-  torch::stable::accelerator::DeviceGuard guard(edgeIndex.get_device_index());
-  CudaCall call(edgeIndex);
-  int64_t handle = *static_cast<const int64_t *>(token.data_ptr());
-  PyObject *variant = variantOf(t, targetId, g, handle);
-  tagged([&] {
-    const rt::Graph &graph = *g.device->graph;
-    if (!t.base.empty()) {
-      auto *step = nb::inst_ptr<CudaTraining>(variant);
-      Tensor ws = call.workspace(step->forwardWorkspaceBytesOn(graph), edgeIndex);
-      step->enqueueForward(graph, pointersOf(inputs), pointersOf(outputs),
-                           reinterpret_cast<uintptr_t>(ws.data_ptr()),
-                           reinterpret_cast<uintptr_t>(call.stream));
-    } else {
-      auto *fn = nb::inst_ptr<CudaFunction>(variant);
-      Tensor ws = call.workspace(fn->workspaceBytesOn(graph), edgeIndex);
-      fn->enqueueRun(graph, pointersOf(inputs), pointersOf(outputs),
-                     reinterpret_cast<uintptr_t>(ws.data_ptr()),
-                     reinterpret_cast<uintptr_t>(call.stream));
-    }
-    call.poison(g, outputs);
-  });
+  onCuda(t, targetId, edgeIndex, token, g, outputs,
+         [&](PyObject *variant, const rt::Graph &graph, const CudaCall &call) {
+           auto ws = [&](size_t bytes) {
+             return reinterpret_cast<uintptr_t>(
+                 call.workspace(bytes, edgeIndex).data_ptr());
+           };
+           auto stream = reinterpret_cast<uintptr_t>(call.stream);
+           if (!t.base.empty()) {
+             auto *step = nb::inst_ptr<CudaTraining>(variant);
+             step->enqueueForward(graph, pointersOf(inputs), pointersOf(outputs),
+                                  ws(step->forwardWorkspaceBytesOn(graph)),
+                                  stream);
+           } else {
+             auto *fn = nb::inst_ptr<CudaFunction>(variant);
+             fn->enqueueRun(graph, pointersOf(inputs), pointersOf(outputs),
+                            ws(fn->workspaceBytesOn(graph)), stream);
+           }
+         });
   return outputs;
 #else
   fail("RuntimeError", "gnnc was built without the CUDA runtime");
@@ -438,20 +452,16 @@ std::vector<Tensor> callBackwardImpl(int64_t targetId, Tensor edgeIndex,
     return grads;
   }
 #ifdef GNNC_HAVE_CUDA_RUNTIME
-  torch::stable::accelerator::DeviceGuard guard(edgeIndex.get_device_index());
-  CudaCall call(edgeIndex);
-  int64_t handle = *static_cast<const int64_t *>(token.data_ptr());
-  PyObject *variant = variantOf(t, targetId, g, handle);
-  tagged([&] {
-    const rt::Graph &graph = *g.device->graph;
-    auto *step = nb::inst_ptr<CudaTraining>(variant);
-    Tensor ws = call.workspace(step->backwardWorkspaceBytesOn(graph), edgeIndex);
-    step->enqueueBackward(graph, pointersOf(inputs), pointersOf(outputs),
-                          pointersOf(outputGrads), pointersOf(grads),
-                          reinterpret_cast<uintptr_t>(ws.data_ptr()),
-                          reinterpret_cast<uintptr_t>(call.stream));
-    call.poison(g, grads);
-  });
+  onCuda(t, targetId, edgeIndex, token, g, grads,
+         [&](PyObject *variant, const rt::Graph &graph, const CudaCall &call) {
+           auto *step = nb::inst_ptr<CudaTraining>(variant);
+           Tensor ws = call.workspace(step->backwardWorkspaceBytesOn(graph),
+                                      edgeIndex);
+           step->enqueueBackward(graph, pointersOf(inputs), pointersOf(outputs),
+                                 pointersOf(outputGrads), pointersOf(grads),
+                                 reinterpret_cast<uintptr_t>(ws.data_ptr()),
+                                 reinterpret_cast<uintptr_t>(call.stream));
+         });
   return grads;
 #else
   fail("RuntimeError", "gnnc was built without the CUDA runtime");

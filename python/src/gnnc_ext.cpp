@@ -91,18 +91,12 @@ NB_MODULE(_gnnc, m) {
       .def(nb::init<Module &, const std::string &, const std::string &, int>(),
            nb::arg("module"), nb::arg("function"), nb::arg("stats"),
            nb::arg("index_bits"))
-      .def("workspace_bytes", &CudaFunction::workspaceBytes)
-      .def("run", &CudaFunction::run)
       .def("source", &CudaFunction::source)
       .def("program_json", &CudaFunction::json);
   nb::class_<CudaTraining>(m, "CudaTraining")
       .def(nb::init<Module &, const std::string &, const std::string &, int>(),
            nb::arg("module"), nb::arg("function"), nb::arg("stats"),
-           nb::arg("index_bits"))
-      .def("forward_workspace_bytes", &CudaTraining::forwardWorkspaceBytes)
-      .def("backward_workspace_bytes", &CudaTraining::backwardWorkspaceBytes)
-      .def("forward", &CudaTraining::forward)
-      .def("backward", &CudaTraining::backward);
+           nb::arg("index_bits"));
   // The sync-free change check of a cached graph's edge_index (gnnc/_core.py
   // _Snapshot): a flag in mapped pinned memory, set by a comparison kernel
   // on the caller's stream and read by a later call.

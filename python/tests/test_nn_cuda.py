@@ -75,16 +75,7 @@ def test_cuda_two_layer_gat_trains_under_compile():
 # The per-call path of a cached graph: no synchronisation, and a write the
 # version counter misses is still caught (on the device).
 
-SPMM_SUM = """func.func @agg(%g: !gnn.graph, %x: tensor<?x4xf32>) -> tensor<?x4xf32> {
-  %r = gnn.spmm sum %g, %x : tensor<?x4xf32> -> tensor<?x4xf32>
-  return %r : tensor<?x4xf32>
-}
-"""
-
-
-def spmm_sum(edge_index, x):
-    out = torch.zeros_like(x)
-    return out.index_add_(0, edge_index[1].long(), x[edge_index[0].long()])
+from test_reliability import SPMM_SUM, spmm_sum  # noqa: E402
 
 
 def test_cuda_cached_calls_do_not_synchronise():
