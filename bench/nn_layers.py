@@ -20,7 +20,8 @@ TransformerConv (4 heads of C/4), AGNNConv.
     python bench/nn_layers.py --datasets DIR [--graphs pubmed musae-github
         blogcatalog] [--channels 64 128] [--parts speed host] [--layers ...]
 
-Prints one JSON line per measurement, then tables (ratio = PyG time / gnnc
+Runs with GNNC_JIT=sync unless set (the steady state of each graph's own
+compiled kernels). Prints one JSON line per measurement, then tables (ratio = PyG time / gnnc
 time, so above 1 means gnnc is faster) with the geomean per layer.
 """
 
@@ -28,6 +29,12 @@ import argparse
 import gzip
 import json
 import math
+import os
+
+# Steady state: every call on its graph's own compiled variant, not on the
+# fallback GNNC_JIT=async runs while that one compiles in the background
+# (docs/Python.md, "Specialisation and JIT latency").
+os.environ.setdefault("GNNC_JIT", "sync")
 import pathlib
 import statistics
 import sys
