@@ -229,15 +229,36 @@ void checkTensors(const std::string &what, const std::vector<Tensor> &tensors,
   }
 }
 
+/// An uninitialised contiguous tensor on `like`'s device, from PyTorch's
+/// allocator (the AOTInductor shim's empty_strided: one C call, not a
+/// boxed dispatcher call).
+Tensor emptyOn(const std::vector<int64_t> &shape, ScalarType dtype,
+               const Tensor &like) {
+  std::vector<int64_t> strides(shape.size());
+  int64_t stride = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    strides[i] = stride;
+    stride *= std::max<int64_t>(shape[i], 1);
+  }
+  int32_t type = 0, index = 0;
+  STABLE_TORCH_ERROR_CODE_CHECK(aoti_torch_get_device_type(like.get(), &type));
+  STABLE_TORCH_ERROR_CODE_CHECK(aoti_torch_get_device_index(like.get(), &index));
+  int32_t code = dtype == ScalarType::Double ? aoti_torch_dtype_float64()
+                 : dtype == ScalarType::Byte ? aoti_torch_dtype_uint8()
+                                             : aoti_torch_dtype_float32();
+  AtenTensorHandle handle = nullptr;
+  STABLE_TORCH_ERROR_CODE_CHECK(aoti_torch_empty_strided(
+      int64_t(shape.size()), shape.data(), strides.data(), code, type, index,
+      &handle));
+  return Tensor(handle);
+}
+
 std::vector<Tensor> allocate(const std::vector<Spec> &specs, int64_t nodes,
                              int64_t edges, const Tensor &like) {
   std::vector<Tensor> out;
   out.reserve(specs.size());
-  for (const Spec &s : specs) {
-    std::vector<int64_t> shape = s.concrete(nodes, edges);
-    out.push_back(torch::stable::empty(shape, s.dtype, std::nullopt,
-                                       like.device()));
-  }
+  for (const Spec &s : specs)
+    out.push_back(emptyOn(s.concrete(nodes, edges), s.dtype, like));
   return out;
 }
 
@@ -341,8 +362,8 @@ struct CudaCall {
   explicit CudaCall(const Tensor &edgeIndex)
       : device(edgeIndex.get_device_index()), stream(currentStream(device)) {}
   Tensor workspace(size_t bytes, const Tensor &like) const {
-    return torch::stable::empty({int64_t(std::max<size_t>(bytes, 1))},
-                                ScalarType::Byte, std::nullopt, like.device());
+    return emptyOn({int64_t(std::max<size_t>(bytes, 1))}, ScalarType::Byte,
+                   like);
   }
   /// NaN in `results` where the graph's change check failed.
   void poison(const GraphRef &g, const std::vector<Tensor> &results) const {
