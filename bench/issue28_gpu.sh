@@ -14,6 +14,8 @@
 #   layers.txt        bench/nn_layers.py: every layer against PyG
 #                     (forward+backward on three graphs at 64 and 128
 #                     channels; host time per call)
+#   epochs.txt        examples/python/train_cora.py --compare-pyg: 2-layer
+#                     GCN and GAT, Cora (10 seeds) and Citeseer (3), eager
 # Each part has its own time limit; progress.txt says which ran.
 set -u
 export PATH=/usr/local/cuda/bin:$PATH
@@ -26,7 +28,7 @@ t() { echo "== $1 $(date +%T)" >> "$R/progress.txt"; }
 # jit_latency.py runs fresh processes from a build folder: one made of CARRY.
 mkdir -p /tmp/jb/bin /tmp/jb/python; cp -r /tmp/pkg/gnnc /tmp/jb/python/
 cp "$B/gnn-run" "$B/gnn-opt" /tmp/jb/bin/
-PARTS=${PARTS:-"correctness jit layers"}
+PARTS=${PARTS:-"correctness jit layers epochs"}
 for part in $PARTS; do
   t "$part"
   case $part in
@@ -42,8 +44,17 @@ for part in $PARTS; do
       wait ;;
     jit)
       timeout 60 python3 bench/jit_latency.py cold --repeat 1 --build /tmp/jb > "$R/jit.txt" 2>&1
-      timeout 90 python3 bench/jit_latency.py sampled --graph "$D/musae-github" --build /tmp/jb \
-        >> "$R/jit.txt" 2>&1 ;;
+      for g in musae-github blogcatalog; do
+        timeout 90 python3 bench/jit_latency.py sampled --graph "$D/$g" --build /tmp/jb \
+          >> "$R/jit.txt" 2>&1
+      done ;;
+    epochs)
+      for m in gcn gat; do
+        timeout 150 python3 examples/python/train_cora.py --model $m --seeds 10 --compare-pyg \
+          >> "$R/epochs.txt" 2>&1
+        timeout 100 python3 examples/python/train_cora.py --dataset citeseer --model $m \
+          --seeds 3 --compare-pyg >> "$R/epochs.txt" 2>&1
+      done ;;
     layers)
       timeout 220 python3 bench/nn_layers.py --datasets "$D" --reps 20 > "$R/layers.txt" 2>&1 ;;
   esac
