@@ -2,7 +2,10 @@
 initialisers, input checks, PyG's self-loop handling, attention dropout masks
 and the call into a compiled `gnn` function."""
 
+import importlib.abc
+import importlib.util
 import math
+import sys
 import weakref
 from typing import Optional
 
@@ -467,21 +470,8 @@ def attention_dropout_mask(shape, p: float, dtype: torch.dtype,
 # Running a compiled function.
 # --------------------------------------------------------------------------
 
-# torch.compiler.nonstrict_trace is PyTorch >= 2.7; before it, eager only
-# (torch.compile then breaks the graph at each layer's gnnc call).
-# It is torch._dynamo.nonstrict_trace before torch.compiler exposes it.
-try:
-    import torch._dynamo as _dynamo
-except ImportError:  # pragma: no cover - a PyTorch without dynamo
-    _dynamo = None
-_nonstrict_trace = (getattr(torch.compiler, "nonstrict_trace", None)
-                    or getattr(_dynamo, "nonstrict_trace", None)
-                    or (lambda f: f))
-
-
-@_nonstrict_trace
-def propagate(template: str, config: tuple, edge_index: Tensor, num_nodes: int,
-              *tensors: Tensor) -> Tensor:
+def _propagate(template: str, config: tuple, edge_index: Tensor, num_nodes: int,
+               *tensors: Tensor) -> Tensor:
     """Runs the `gnn` function `_ir.<template>(*config)` on the graph of
     `edge_index` (num_nodes nodes) with `tensors` as its arguments after the
     graph. gnnc caches the compiled function per source text.
@@ -503,3 +493,46 @@ def propagate(template: str, config: tuple, edge_index: Tensor, num_nodes: int,
 # (template, config) -> its compiled gnnc.Function: a call looks it up instead
 # of generating and hashing the IR again.
 _FUNCTIONS = {}
+
+# The layers call `_common.propagate`: `_propagate` itself until torch._dynamo
+# is loaded, then its torch.compiler.nonstrict_trace wrapper. Importing
+# torch._dynamo to decorate it at import time cost every `import gnnc.nn`
+# seconds (2-5 s measured) in processes that never compile; dynamo is loaded
+# by torch.compile before it traces anything, and the hook below marks
+# propagate right when dynamo's decorators module has run.
+propagate = _propagate
+
+
+def _mark_nonstrict(decorators) -> None:
+    global propagate
+    if propagate is _propagate:
+        propagate = decorators.nonstrict_trace(_propagate)
+
+
+class _WhenDynamoLoads(importlib.abc.MetaPathFinder):
+    """Calls _mark_nonstrict once torch._dynamo.decorators has executed."""
+
+    NAME = "torch._dynamo.decorators"
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname != self.NAME:
+            return None
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None:
+            return spec
+        run = spec.loader.exec_module
+
+        def exec_module(module):
+            run(module)
+            _mark_nonstrict(module)
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+if _WhenDynamoLoads.NAME in sys.modules:
+    _mark_nonstrict(sys.modules[_WhenDynamoLoads.NAME])
+else:
+    sys.meta_path.insert(0, _WhenDynamoLoads())
