@@ -552,7 +552,6 @@ def test_dropout_changes_training_outputs_only():
 REFUSED = [
     (lambda: gnn.GATConv((IN, 5), OUT), "in_channels"),
     (lambda: gnn.SAGEConv((IN, 5), OUT), "in_channels"),
-    (lambda: gnn.GCNConv(-1, OUT), "in_channels"),
     (lambda: gnn.SAGEConv(IN, OUT, aggr="lstm"), "aggr"),
     (lambda: gnn.SAGEConv(IN, OUT, aggr=["mean", "max"]), "aggr"),
     (lambda: gnn.GCNConv(IN, OUT, aggr="mean"), "aggr"),
@@ -722,3 +721,50 @@ def test_import_does_not_load_dynamo_and_compile_still_marks_propagate():
             "from torch._dynamo import trace_rules\n"
             "assert id(_common.propagate) in trace_rules._nonstrict_trace_callable_ids\n")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+LAZY = [
+    ("GCNConv", (-1, OUT), {}),
+    ("SAGEConv", (-1, OUT), {}),
+    ("SAGEConv", (-1, 2), dict(aggr="sum")),
+    ("SAGEConv", (-1, OUT), dict(aggr="max")),
+    ("GATConv", (-1, OUT), dict(heads=2, residual=True)),
+    ("GATv2Conv", (-1, OUT), dict(heads=2)),
+    ("TransformerConv", (-1, OUT), dict(heads=2, beta=True)),
+]
+
+
+@pytest.mark.parametrize("cls,args,kwargs", LAZY,
+                         ids=[f"{c}-{k.get('aggr', '')}{i}" for i, (c, _, k) in
+                              enumerate(LAZY)])
+def test_lazy_in_channels_like_pyg(cls, args, kwargs):
+    # Both sides lazy: sized by the first input, then PyG's weights loaded.
+    edge_index, n = random_graph()
+    x = features(n, torch.float64)
+    torch.manual_seed(0)
+    pyg = getattr(pyg_nn, cls)(*args, **kwargs).double()
+    ours = getattr(gnn, cls)(*args, **kwargs).double()
+    assert "Uninitialized" in type(ours.state_dict(keep_vars=True)[
+        next(k for k in ours.state_dict() if k.endswith("weight"))]).__name__
+    pyg(x, edge_index)
+    ours(x, edge_index)
+    ours.load_state_dict(pyg.state_dict())
+    xo, xp = x.clone().requires_grad_(), x.clone().requires_grad_()
+    yo, yp = ours(xo, edge_index), pyg(xp, edge_index)
+    torch.testing.assert_close(yo, yp, **tol(torch.float64))
+    yo.sum().backward()
+    yp.sum().backward()
+    torch.testing.assert_close(xo.grad, xp.grad, **tol(torch.float64))
+    # A lazy layer also takes a state dict before its first call.
+    fresh = getattr(gnn, cls)(*args, **kwargs).double()
+    fresh.load_state_dict(pyg.state_dict())
+    torch.testing.assert_close(fresh(x, edge_index), yp.detach(), **tol(torch.float64))
+
+
+def test_lazy_in_channels_refusals():
+    with pytest.raises(ValueError, match="lazy initialization with `project=True`"):
+        gnn.SAGEConv(-1, OUT, project=True)
+    conv = gnn.GCNConv(-1, OUT)
+    conv(features(3, torch.float32), torch.tensor([[0, 1], [1, 2]]))
+    with pytest.raises(ValueError, match=f"expected x with {IN} channels"):
+        conv(features(3, torch.float32, channels=IN + 1), torch.tensor([[0, 1], [1, 2]]))

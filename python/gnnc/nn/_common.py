@@ -58,7 +58,12 @@ class Linear(torch.nn.Module):
     """`x W^T + b` with PyG's `Linear` parameter names (`weight` [out, in],
     `bias` [out]) and initialisers (`weight_initializer` None or
     'kaiming_uniform': kaiming uniform with a = sqrt(5); 'glorot'; bias
-    initialiser None: uniform(+-1/sqrt(in)); 'zeros')."""
+    initialiser None: uniform(+-1/sqrt(in)); 'zeros').
+
+    `in_channels <= 0` is PyG's lazy initialisation: `weight` is an
+    `UninitializedParameter` until the first call (or `materialize`, or a
+    state dict that holds the weight), which fixes `in_channels` from the
+    input and initialises both parameters then."""
 
     def __init__(self, in_channels: int, out_channels: int, bias: bool = True,
                  weight_initializer: Optional[str] = None,
@@ -68,11 +73,41 @@ class Linear(torch.nn.Module):
         self.out_channels = out_channels
         self.weight_initializer = weight_initializer
         self.bias_initializer = bias_initializer
-        self.weight = torch.nn.Parameter(torch.empty(out_channels, in_channels))
+        if in_channels > 0:
+            self.weight = torch.nn.Parameter(torch.empty(out_channels, in_channels))
+        else:
+            self.weight = torch.nn.parameter.UninitializedParameter()
+            self._register_load_state_dict_pre_hook(self._lazy_load_hook)
         optional_bias(self, bias, out_channels)
         self.reset_parameters()
 
+    def is_lazy(self) -> bool:
+        return isinstance(self.weight, torch.nn.parameter.UninitializedParameter)
+
+    def materialize(self, in_channels: int) -> None:
+        """Gives a lazy layer its input size and initialises it."""
+        if self.is_lazy():
+            self.in_channels = in_channels
+            self.weight.materialize((self.out_channels, in_channels))
+            self.reset_parameters()
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        if self.is_lazy():  # as PyG: the uninitialised parameter itself
+            destination[prefix + "weight"] = self.weight
+            if self.bias is not None:
+                destination[prefix + "bias"] = (self.bias if keep_vars else
+                                                self.bias.detach())
+            return
+        super()._save_to_state_dict(destination, prefix, keep_vars)
+
+    def _lazy_load_hook(self, state_dict, prefix, *args):
+        weight = state_dict.get(prefix + "weight")
+        if weight is not None and self.is_lazy() and weight.dim() == 2:
+            self.materialize(weight.size(1))
+
     def reset_parameters(self) -> None:
+        if self.is_lazy():
+            return  # initialised when materialised
         fan = self.in_channels
         init = self.weight_initializer
         with torch.no_grad():
@@ -97,6 +132,8 @@ class Linear(torch.nn.Module):
                         f"Bias initializer '{self.bias_initializer}' not supported")
 
     def forward(self, x: Tensor) -> Tensor:
+        if self.is_lazy():
+            self.materialize(x.size(-1))
         return torch.nn.functional.linear(x, self.weight, self.bias)
 
     def extra_repr(self) -> str:
@@ -116,12 +153,31 @@ def check_channels(layer: str, name: str, value) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{layer}: {name} must be an int, got {value!r}")
     if value <= 0 and name == "in_channels":
-        raise NotImplementedError(
-            f"{layer}: {name}={value} (lazy initialisation) is not supported by "
-            f"gnnc.nn; give the size")
+        return value  # lazy: sized by the first input (Linear)
     if value <= 0:
         raise ValueError(f"{layer}: {name} must be positive, got {value}")
     return value
+
+
+def materialize_lazy(module: torch.nn.Module, x: Tensor) -> None:
+    """Sizes a lazy layer's `Linear`s (`in_channels <= 0`) from `x`'s
+    channels before the layer uses their weights directly; the size is kept
+    (`channels`) so later inputs are checked against it."""
+    for m in module.modules():
+        if isinstance(m, Linear) and m.is_lazy():
+            m.materialize(x.size(-1))
+    if getattr(module, "_lazy_in", None) is None:
+        module._lazy_in = next((m.in_channels for m in module.modules()
+                                if isinstance(m, Linear) and m.in_channels > 0),
+                               None)
+
+
+def channels(module: torch.nn.Module) -> Optional[int]:
+    """The input channels a layer checks x against: its `in_channels`, or
+    for a lazy layer the size its first input (or state dict) gave it."""
+    if module.in_channels > 0:
+        return module.in_channels
+    return getattr(module, "_lazy_in", None)
 
 
 def check_heads(layer: str, heads) -> int:
@@ -268,7 +324,7 @@ def check_inputs(layer: str, x, edge_index, in_channels: Optional[int],
         raise ValueError(f"{layer}: expected x of shape [num_nodes, "
                          f"{in_channels if in_channels else 'channels'}], got "
                          f"{tuple(x.shape)}")
-    if in_channels is not None and x.size(1) != in_channels:
+    if in_channels is not None and in_channels > 0 and x.size(1) != in_channels:
         raise ValueError(f"{layer}: expected x with {in_channels} channels "
                          f"(in_channels), got {x.size(1)}")
     if x.dtype not in _DTYPES:

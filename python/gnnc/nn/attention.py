@@ -108,8 +108,8 @@ class GATConv(_HeadsLayer):
     `return_attention_weights` (PyG's `(edge_index, alpha)`, after its
     self-loop handling and dropout; a graph break under torch.compile when
     self-loops are added). Refused (`NotImplementedError`): bipartite
-    `(in_src, in_dst)` channels or inputs, lazy `in_channels=-1`, `aggr`
-    other than 'add'. Parameters: `lin.weight`, `att_src`, `att_dst`,
+    `(in_src, in_dst)` channels or inputs, `aggr` other than 'add'. Lazy
+    `in_channels=-1` works. Parameters: `lin.weight`, `att_src`, `att_dst`,
     `lin_edge.weight`, `att_edge`, `bias`, `res.weight`.
     """
 
@@ -162,7 +162,9 @@ class GATConv(_HeadsLayer):
     def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Optional[Tensor] = None,
                 size=None, return_attention_weights: Optional[bool] = None) -> Tensor:
         name = type(self).__name__
-        _common.check_inputs(name, x, edge_index, self.in_channels, self.lin.weight.dtype)
+        _common.check_inputs(name, x, edge_index, _common.channels(self), self.lin.weight.dtype)
+        if self.in_channels <= 0:
+            _common.materialize_lazy(self, x)
         _common.check_size(name, size, x.size(0))
         h_, c = self.heads, self.out_channels
         if self.lin_edge is None:
@@ -192,8 +194,8 @@ class GATv2Conv(_HeadsLayer):
     (`W_e e_ji`, projected in PyTorch, is added to `W_l x_j + W_r x_i` in the
     gnn function), `fill_value` (as GATConv), `bias`, `share_weights`,
     `residual`, `flow`, `return_attention_weights` (as GATConv). Refused
-    (`NotImplementedError`): bipartite channels or inputs, lazy
-    `in_channels=-1`. Parameters: `lin_l.*`, `lin_r.*`, `att`,
+    (`NotImplementedError`): bipartite channels or inputs (lazy
+    `in_channels=-1` works). Parameters: `lin_l.*`, `lin_r.*`, `att`,
     `lin_edge.weight`, `bias`, `res.weight`.
     """
 
@@ -248,7 +250,9 @@ class GATv2Conv(_HeadsLayer):
     def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Optional[Tensor] = None,
                 return_attention_weights: Optional[bool] = None) -> Tensor:
         name = type(self).__name__
-        _common.check_inputs(name, x, edge_index, self.in_channels, self.lin_l.weight.dtype)
+        _common.check_inputs(name, x, edge_index, _common.channels(self), self.lin_l.weight.dtype)
+        if self.in_channels <= 0:
+            _common.materialize_lazy(self, x)
         h_, c = self.heads, self.out_channels
         if edge_attr is not None and self.lin_edge is None:
             raise ValueError(f"{name}: edge_attr needs a layer built with edge_dim")
@@ -278,8 +282,8 @@ class TransformerConv(_HeadsLayer):
     (as PyG, any bool returns `(edge_index, alpha)`, alpha before dropout),
     `edge_dim` with `edge_attr` (`W_e e_ji`, projected in PyTorch, joins the
     keys and the values in the gnn function). Refused (`NotImplementedError`):
-    `edge_attr` without `edge_dim`, bipartite channels or inputs, lazy
-    `in_channels=-1`. Parameters:
+    `edge_attr` without `edge_dim`, bipartite channels or inputs (lazy
+    `in_channels=-1` works). Parameters:
     `lin_key.*`, `lin_query.*`, `lin_value.*`, `lin_edge.weight`, `lin_skip.*`,
     `lin_beta.weight`.
     """
@@ -327,8 +331,10 @@ class TransformerConv(_HeadsLayer):
     def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Optional[Tensor] = None,
                 return_attention_weights: Optional[bool] = None) -> Tensor:
         name = type(self).__name__
-        _common.check_inputs(name, x, edge_index, self.in_channels,
+        _common.check_inputs(name, x, edge_index, _common.channels(self),
                              self.lin_key.weight.dtype)
+        if self.in_channels <= 0:
+            _common.materialize_lazy(self, x)
         h_, c = self.heads, self.out_channels
         if edge_attr is not None and self.lin_edge is None:
             _common.refuse(name, "edge_attr without edge_dim",

@@ -19,8 +19,8 @@ class GCNConv(torch.nn.Module):
     `edge_weight`), `cached`, `add_self_loops` (PyG's
     `add_remaining_self_loops`: a node's own self-loop keeps its weight),
     `normalize`, `bias`, `flow`, `forward(x, edge_index, edge_weight=None)`
-    with a 1-D `edge_weight`. Refused (`NotImplementedError`): lazy
-    `in_channels=-1`, `aggr` other than 'add', sparse adjacencies.
+    with a 1-D `edge_weight`, lazy `in_channels=-1`. Refused
+    (`NotImplementedError`): `aggr` other than 'add', sparse adjacencies.
     Parameters: `lin.weight`, `bias`.
     """
 
@@ -55,7 +55,9 @@ class GCNConv(torch.nn.Module):
     def forward(self, x: Tensor, edge_index: Tensor,
                 edge_weight: Optional[Tensor] = None) -> Tensor:
         name = type(self).__name__
-        _common.check_inputs(name, x, edge_index, self.in_channels, self.lin.weight.dtype)
+        _common.check_inputs(name, x, edge_index, _common.channels(self), self.lin.weight.dtype)
+        if self.in_channels <= 0:
+            _common.materialize_lazy(self, x)
         n = x.size(0)
         if self.cached:
             # PyG's cached=True keeps the first call's normalised graph.
@@ -124,8 +126,8 @@ class SAGEConv(torch.nn.Module):
     incoming edges aggregates 0, as in PyG), `normalize`, `root_weight`,
     `project`, `bias`, `flow`. Refused (`NotImplementedError`): other
     aggregations (lists, `Aggregation` modules, 'lstm', ...), bipartite
-    `(in_src, in_dst)` channels, lazy `in_channels=-1`, a `size` other than
-    `(N, N)`. Parameters: `lin_l.weight`, `lin_l.bias`, `lin_r.weight`,
+    `(in_src, in_dst)` channels, a `size` other than `(N, N)`; lazy
+    `in_channels=-1` works except with `project=True` (ValueError, as PyG). Parameters: `lin_l.weight`, `lin_l.bias`, `lin_r.weight`,
     `lin.weight`/`lin.bias` with `project=True`. With max/min, tied
     neighbours share the gradient equally; where the extremum is exactly 0
     PyG's CPU gradient differs (docs/Python-nn.md).
@@ -147,6 +149,9 @@ class SAGEConv(torch.nn.Module):
         self.root_weight = root_weight
         self.project = project
         if project:
+            if in_channels <= 0:
+                raise ValueError(f"'{name}' does not support lazy initialization "
+                                 f"with `project=True`")
             self.lin = Linear(in_channels, in_channels, bias=True)
         self.lin_l = Linear(in_channels, out_channels, bias=bias)
         if root_weight:
@@ -162,21 +167,23 @@ class SAGEConv(torch.nn.Module):
 
     def forward(self, x: Tensor, edge_index: Tensor, size=None) -> Tensor:
         name = type(self).__name__
-        _common.check_inputs(name, x, edge_index, self.in_channels, self.lin_l.weight.dtype)
+        _common.check_inputs(name, x, edge_index, _common.channels(self), self.lin_l.weight.dtype)
+        if self.in_channels <= 0:
+            _common.materialize_lazy(self, x)
         n = x.size(0)
         _common.check_size(name, size, n)
         ei = _common.flip(edge_index, self.flow)
         src = F.relu(self.lin(x)) if self.project else x
         aggr = _SAGE_AGGR[self.aggr]
         t = _common.elem(x)
-        if aggr in ("mean", "sum") and self.out_channels < self.in_channels:
+        if aggr in ("mean", "sum") and self.out_channels < x.size(1):
             # Linear, so project first and move fewer features over the edges.
             h = F.linear(src, self.lin_l.weight)
             out = _common.propagate("sage", (self.out_channels, t, aggr), ei, n, h)
             if self.lin_l.bias is not None:
                 out = out + self.lin_l.bias
         else:
-            agg = _common.propagate("sage", (self.in_channels, t, aggr), ei, n,
+            agg = _common.propagate("sage", (x.size(1), t, aggr), ei, n,
                                     src.contiguous())
             out = self.lin_l(agg)
         if self.root_weight:
