@@ -892,7 +892,10 @@ StatusOr<std::unique_ptr<HostFlag>> HostFlag::create() {
   GNN_RETURN_IF_ERROR(ensureDevice());
   std::unique_ptr<HostFlag> f(new HostFlag);
   void *p = nullptr;
-  cudaError_t e = cudaHostAlloc(&p, sizeof(unsigned), cudaHostAllocMapped);
+  // Portable: kernels of every device (context) may write it, whichever
+  // device was current here.
+  cudaError_t e = cudaHostAlloc(&p, sizeof(unsigned),
+                                cudaHostAllocMapped | cudaHostAllocPortable);
   if (e != cudaSuccess)
     return Status::error(std::string("cudaHostAlloc (a change flag): ") +
                          cudaGetErrorName(e));

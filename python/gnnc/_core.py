@@ -232,9 +232,14 @@ class _Snapshot:
         if t.is_cuda and self.flag is not None and t.is_contiguous():
             version = _version_of(t)
             if self.version == version and self.data_ptr == t.data_ptr():
-                _C.compare_async(c.data_ptr(), t.data_ptr(),
-                                 c.numel() * c.element_size(), self.flag.word,
-                                 torch._C._cuda_getCurrentRawStream(t.device.index))
+                index = t.device.index
+                compare = (c.data_ptr(), t.data_ptr(), c.numel() * c.element_size(),
+                           self.flag.word, torch._C._cuda_getCurrentRawStream(index))
+                if index == torch.cuda.current_device():
+                    _C.compare_async(*compare)
+                else:  # the kernel launches on the current device
+                    with torch.cuda.device(index):
+                        _C.compare_async(*compare)
                 return True
             if not torch.equal(c, t):
                 return False
