@@ -18,13 +18,7 @@
 #                     GCN and GAT, Cora (10 seeds) and Citeseer (3), eager
 # Each part has its own time limit; progress.txt says which ran.
 set -u
-export PATH=/usr/local/cuda/bin:$PATH
-B=$(realpath "$1"); R=$(realpath -m "$2"); mkdir -p "$R"; D=$B/datasets
-nvidia-smi --query-gpu=name,memory.total --format=csv,noheader > "$R/device.txt"
-mkdir -p /tmp/pkg; cp -r python/gnnc /tmp/pkg/; cp "$B"/py312/_gnnc*.so /tmp/pkg/gnnc/
-export PYTHONPATH=/tmp/pkg GNNC_DATASETS=$D GNNC_CACHE_DIR=/tmp/gnnc-kernels
-mkdir -p -m 700 /tmp/gnnc-kernels
-t() { echo "== $1 $(date +%T)" >> "$R/progress.txt"; }
+source bench/gpu_setup.sh "$1" "$2"
 # jit_latency.py runs fresh processes from a build folder: one made of CARRY.
 mkdir -p /tmp/jb/bin /tmp/jb/python; cp -r /tmp/pkg/gnnc /tmp/jb/python/
 cp "$B/gnn-run" "$B/gnn-opt" /tmp/jb/bin/

@@ -20,13 +20,7 @@
 #   ab.txt              old and new gnn-run, forward and --grad medians,
 #                       alternating, on three graphs (the NaN-keeping max)
 set -u
-export PATH=/usr/local/cuda/bin:$PATH
-B=$(realpath "$1"); R=$(realpath -m "$2"); mkdir -p "$R"; D=$B/datasets
-nvidia-smi --query-gpu=name,memory.total --format=csv,noheader > "$R/device.txt"
-mkdir -p /tmp/pkg; cp -r python/gnnc /tmp/pkg/; cp "$B"/py312/_gnnc*.so /tmp/pkg/gnnc/
-export PYTHONPATH=/tmp/pkg GNNC_DATASETS=$D GNNC_CACHE_DIR=/tmp/gnnc-kernels
-mkdir -p -m 700 /tmp/gnnc-kernels
-t() { echo "== $1 $(date +%T)" >> "$R/progress.txt"; }
+source bench/gpu_setup.sh "$1" "$2"
 t nan
 GNNC_TEST_DEVICE=cuda timeout 400 python3 -m pytest -q -p no:cacheprovider \
   python/tests/test_nan.py -k cuda > "$R/nan-pytest.txt" 2>&1

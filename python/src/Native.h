@@ -565,6 +565,18 @@ inline void bindAll(std::map<std::string, void *> &bindings,
 
 /// Runs `call(graph, bindings, stream, workspace)` (an enqueue) without the
 /// GIL, on the caller's stream and workspace (256-byte aligned).
+/// The bindings of a Program's inputs and outputs.
+inline std::map<std::string, void *>
+bindInOut(const std::vector<std::string> &inputNames,
+          const std::vector<uintptr_t> &inputs,
+          const std::vector<std::string> &outputNames,
+          const std::vector<uintptr_t> &outputs) {
+  std::map<std::string, void *> bindings;
+  bindAll(bindings, inputNames, inputs, "inputs");
+  bindAll(bindings, outputNames, outputs, "outputs");
+  return bindings;
+}
+
 template <typename Call>
 inline void enqueue(const rt::Graph &graph,
                     const std::map<std::string, void *> &bindings,
@@ -612,11 +624,8 @@ public:
   void enqueueRun(const rt::Graph &graph, const std::vector<uintptr_t> &inputs,
                   const std::vector<uintptr_t> &outputs, uintptr_t workspace,
                   uintptr_t stream) {
-    std::map<std::string, void *> bindings;
-    bindAll(bindings, inputNames, inputs, "inputs");
-    bindAll(bindings, outputNames, outputs, "outputs");
-    enqueue(graph, bindings, workspace, stream,
-            [&](auto &&...a) { return exe->run(a...); });
+    enqueue(graph, bindInOut(inputNames, inputs, outputNames, outputs),
+            workspace, stream, [&](auto &&...a) { return exe->run(a...); });
   }
 
   std::string source() const { return program.source(); }
@@ -674,11 +683,8 @@ public:
                       const std::vector<uintptr_t> &inputs,
                       const std::vector<uintptr_t> &outputs, uintptr_t workspace,
                       uintptr_t stream) {
-    std::map<std::string, void *> bindings;
-    bindAll(bindings, inputNames, inputs, "inputs");
-    bindAll(bindings, outputNames, outputs, "outputs");
-    enqueue(graph, bindings, workspace, stream,
-            [&](auto &&...a) { return exe->forward(a...); });
+    enqueue(graph, bindInOut(inputNames, inputs, outputNames, outputs),
+            workspace, stream, [&](auto &&...a) { return exe->forward(a...); });
   }
 
   /// The backward after the forward: the inputs and outputs as the forward
@@ -690,9 +696,8 @@ public:
                        const std::vector<uintptr_t> &outputGrads,
                        const std::vector<uintptr_t> &grads, uintptr_t workspace,
                        uintptr_t stream) {
-    std::map<std::string, void *> bindings;
-    bindAll(bindings, inputNames, inputs, "inputs");
-    bindAll(bindings, outputNames, outputs, "outputs");
+    std::map<std::string, void *> bindings =
+        bindInOut(inputNames, inputs, outputNames, outputs);
     bindAll(bindings, outputGradNames, outputGrads, "output gradients");
     bindAll(bindings, gradNames, grads, "gradients");
     enqueue(graph, bindings, workspace, stream,

@@ -119,7 +119,7 @@ struct Target {
   std::vector<int64_t> gradArgs; ///< which arguments get a gradient (1-based)
   /// Compiled variants by the graph's schedule bucket (owned references to
   /// CudaFunction / CudaTraining objects, kept for the process's life).
-  std::unordered_map<std::string, PyObject *> ready;
+  std::unordered_map<int64_t, PyObject *> ready;
 };
 
 /// A graph the Python cache built, by handle.
@@ -130,7 +130,7 @@ struct GraphRef {
 #endif
   int64_t nodes = 0, edges = 0;
   int32_t deviceIndex = -1; ///< -1: a CPU graph
-  std::string bucket;       ///< what selects the compiled variant
+  int64_t bucket = 0; ///< what selects the compiled variant (bucketId)
   PyObject *owner = nullptr; ///< the bound graph object (a reference)
   /// The change flag of the tensor the graph was built from (CUDA graphs of
   /// tensors gnnc does not own; null otherwise): where a check found the
@@ -154,6 +154,13 @@ std::unordered_map<int64_t, GraphRef> &graphs() {
 PyObject *&resolver() {
   static PyObject *r = nullptr;
   return r;
+}
+
+/// A small id per distinct schedule bucket string (graphs register theirs;
+/// a call compares ids, copying no string). Called with the registry lock.
+int64_t bucketId(const std::string &bucket) {
+  static auto *ids = new std::unordered_map<std::string, int64_t>;
+  return ids->emplace(bucket, int64_t(ids->size())).first->second;
 }
 
 Target &targetOf(int64_t id) {
@@ -199,33 +206,36 @@ void checkEdgeIndex(const Tensor &edgeIndex, int64_t nodes) {
                            std::to_string(nodes));
 }
 
-/// `tensors` against `specs`: count, dtype, shape, device and layout.
-void checkTensors(const std::string &what, const std::vector<Tensor> &tensors,
+/// `tensors` against `specs`: count, dtype, shape, device and layout. The
+/// message (`@function role #k`) is built only for a refusal.
+void checkTensors(const std::string &function, const char *role,
+                  const std::vector<Tensor> &tensors,
                   const std::vector<Spec> &specs, int64_t nodes, int64_t edges,
                   const Tensor &edgeIndex) {
+  auto what = [&] { return "@" + function + " " + role; };
   if (tensors.size() != specs.size())
-    fail("TypeError", what + ": expected " + std::to_string(specs.size()) +
+    fail("TypeError", what() + ": expected " + std::to_string(specs.size()) +
                           " tensors, got " + std::to_string(tensors.size()));
   torch::stable::Device device = edgeIndex.device();
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor &t = tensors[i];
     const Spec &s = specs[i];
-    std::string name = what + " #" + std::to_string(i + 1);
+    auto name = [&] { return what() + " #" + std::to_string(i + 1); };
     if (t.scalar_type() != s.dtype)
-      fail("TypeError", name + " must be " + dtypeName(s.dtype) + ", got " +
+      fail("TypeError", name() + " must be " + dtypeName(s.dtype) + ", got " +
                             dtypeName(t.scalar_type()));
-    std::vector<int64_t> want = s.concrete(nodes, edges);
-    if (shapeOf(t) != want)
+    std::vector<int64_t> want = s.concrete(nodes, edges), got = shapeOf(t);
+    if (got != want)
       fail("ValueError",
-           name + " must have shape " + shapeString(want) +
+           name() + " must have shape " + shapeString(want) +
                (s.kind == Spec::Node   ? " (nodes first)"
                 : s.kind == Spec::Edge ? " (edges first)"
                                        : "") +
-               ", got " + shapeString(shapeOf(t)));
+               ", got " + shapeString(got));
     if (!(t.device() == device))
-      fail("ValueError", name + " is not on the graph's device");
+      fail("ValueError", name() + " is not on the graph's device");
     if (!t.is_contiguous())
-      fail("ValueError", name + " must be contiguous (call .contiguous())");
+      fail("ValueError", name() + " must be contiguous (call .contiguous())");
   }
 }
 
@@ -405,7 +415,7 @@ std::vector<Tensor> callImpl(int64_t targetId, Tensor edgeIndex, int64_t nodes,
   Target &t = targetOf(targetId);
   checkEdgeIndex(edgeIndex, nodes);
   int64_t edges = edgeIndex.size(1);
-  checkTensors("@" + t.function + " argument", inputs, t.args, nodes, edges,
+  checkTensors(t.function, "argument", inputs, t.args, nodes, edges,
                edgeIndex);
   GraphRef g = graphOf(token, edgeIndex, nodes);
   std::vector<Tensor> outputs = allocate(t.results, nodes, edges, edgeIndex);
@@ -451,11 +461,11 @@ std::vector<Tensor> callBackwardImpl(int64_t targetId, Tensor edgeIndex,
                        "step (no backward)");
   checkEdgeIndex(edgeIndex, nodes);
   int64_t edges = edgeIndex.size(1);
-  checkTensors("@" + t.base + " argument", inputs, t.args, nodes, edges,
+  checkTensors(t.base, "argument", inputs, t.args, nodes, edges,
                edgeIndex);
-  checkTensors("@" + t.function + " output", outputs, t.results, nodes, edges,
+  checkTensors(t.function, "output", outputs, t.results, nodes, edges,
                edgeIndex);
-  checkTensors("@" + t.base + " output gradient", outputGrads, t.baseResults,
+  checkTensors(t.base, "output gradient", outputGrads, t.baseResults,
                nodes, edges, edgeIndex);
   GraphRef g = graphOf(token, edgeIndex, nodes);
   std::vector<Tensor> grads = allocate(t.grads, nodes, edges, edgeIndex);
@@ -496,7 +506,7 @@ std::vector<Tensor> callMeta(int64_t targetId, Tensor edgeIndex, int64_t nodes,
   Target &t = targetOf(targetId);
   checkEdgeIndex(edgeIndex, nodes);
   int64_t edges = edgeIndex.size(1);
-  checkTensors("@" + t.function + " argument", inputs, t.args, nodes, edges,
+  checkTensors(t.function, "argument", inputs, t.args, nodes, edges,
                edgeIndex);
   return allocate(t.results, nodes, edges, edgeIndex);
 }
@@ -555,7 +565,6 @@ void registerGraph(int64_t handle, nb::object graph, int64_t nodes,
   g.nodes = nodes;
   g.edges = edges;
   g.deviceIndex = device;
-  g.bucket = bucket;
   if (device < 0) {
     g.host = nb::inst_ptr<::gnn::HostGraph>(graph);
   } else {
@@ -567,6 +576,7 @@ void registerGraph(int64_t handle, nb::object graph, int64_t nodes,
   }
   g.owner = graph.release().ptr();
   std::lock_guard<std::mutex> lock(registryMutex());
+  g.bucket = bucketId(bucket);
   if (!graphs().emplace(handle, g).second) {
     Py_DECREF(g.owner);
     throw std::invalid_argument("internal: graph handle " +
