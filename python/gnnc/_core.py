@@ -274,10 +274,8 @@ class _GraphEntry:
     device: Optional[object] = None    # _C.DeviceGraph
     index: Optional[torch.Tensor] = None  # the int64 copy the device graph read
     statistics: dict = field(default_factory=dict)
-    # The ops' handle of the graph (registered while the entry lives) and
-    # its token: a 0-dim CPU int64 tensor holding the handle.
+    # The ops' handle of the graph (registered while the entry lives).
     handle: int = -1
-    token: Optional[torch.Tensor] = None
 
 
 class _GraphCache:
@@ -382,14 +380,10 @@ def _register(entry: _GraphEntry, index: torch.Tensor) -> None:
                           -1, "")
     _GRAPH_STATS[handle] = st
     entry.handle = handle
-    # 0-dim: a CPU scalar may be passed beside CUDA tensors (fake tensors
-    # propagate devices that way).
-    entry.token = torch.tensor(handle, dtype=torch.int64)
     weakref.finalize(entry, _forget, handle)
 
 
 _graphs = _GraphCache()
-
 
 def _require_cuda() -> None:
     if not _C.cuda_available():
@@ -542,12 +536,12 @@ def _check_inputs(sig: dict, function: str, edge_index: torch.Tensor,
 # The ops.
 #
 # torch.ops.gnnc.call and torch.ops.gnnc.call_backward are C++ operators
-# (src/TorchOps.cpp, PyTorch's stable ABI) with CPU, CUDA and Meta kernels: a
-# call checks its tensors, allocates the outputs and the workspace from
-# PyTorch and runs the function on the reference evaluator or as compiled
-# kernels on PyTorch's current stream, without Python. A function is named by
-# its *target* handle (registered once), its graph by a *token*: a 0-dim CPU
-# int64 tensor holding the handle of a graph built by _GraphCache. Only a
+# (src/TorchOps.cpp, PyTorch's stable ABI) with CPU and CUDA kernels (their
+# fake kernels are below): a call checks its tensors, allocates the outputs
+# and the workspace from PyTorch and runs the function on the reference
+# evaluator or as compiled kernels on PyTorch's current stream, without
+# Python. A function is named by its *target* handle (registered once), its
+# graph by the integer handle of a graph built by _GraphCache. Only a
 # (function, schedule key) pair the op has not seen calls back into Python
 # (_resolve: the JIT policy of _jit.py).
 
@@ -585,15 +579,17 @@ def _translated(e: RuntimeError) -> BaseException:
     return e
 
 
-def _token(edge_index: torch.Tensor, num_nodes) -> torch.Tensor:
-    """The graph token of ``edge_index``: from the graph cache, or (traced by
-    torch.compile) from the gnnc::graph op, which looks it up when the
-    compiled code runs."""
+def _handle(edge_index: torch.Tensor, num_nodes):
+    """The handle of ``edge_index``'s graph: from the graph cache, or (traced
+    by torch.compile) from the gnnc::graph op, which looks it up when the
+    compiled code runs. Meta tensors (shapes only) have no graph: 0, which
+    the ops' fake kernels do not read."""
+    if edge_index.is_meta:
+        return 0
     if torch.compiler.is_compiling() or not isinstance(num_nodes, int) or \
-            edge_index.is_meta or (type(edge_index) is not torch.Tensor
-                                   and _is_fake(edge_index)):
+            (type(edge_index) is not torch.Tensor and _is_fake(edge_index)):
         return torch.ops.gnnc.graph(edge_index, num_nodes)
-    return _graphs.get(edge_index, num_nodes).token
+    return _graphs.get(edge_index, num_nodes).handle
 
 
 try:
@@ -603,16 +599,63 @@ except ImportError:  # pragma: no cover - a PyTorch without fake tensors
         return False
 
 
-@torch.library.custom_op("gnnc::graph", mutates_args=())
-def _graph_op(edge_index: torch.Tensor, num_nodes: int) -> torch.Tensor:
-    """The token of ``edge_index``'s graph (built and checked by the graph
-    cache), for calls traced by torch.compile."""
-    return _graphs.get(edge_index, num_nodes).token.clone()
+# Never recorded in a CUDA graph: the lookup (and its change check) must run
+# on every step, also while torch.compile's mode="reduce-overhead" replays
+# the rest (its graph partitions run these ops eagerly between them).
+_NOT_IN_CUDA_GRAPHS = ((torch.Tag.cudagraph_unsafe,)
+                       if hasattr(torch.Tag, "cudagraph_unsafe") else ())
+
+
+@torch.library.custom_op("gnnc::graph", mutates_args=(),
+                         tags=_NOT_IN_CUDA_GRAPHS)
+def _graph_op(edge_index: torch.Tensor, num_nodes: int) -> int:
+    """The handle of ``edge_index``'s graph (built and checked by the graph
+    cache), for calls traced by torch.compile. An integer, not a tensor: the
+    CUDA-graph trees of mode="reduce-overhead" record one CUDA graph per
+    value of their integer inputs, so a step on another graph never replays
+    kernels captured on this one."""
+    return _graphs.get(edge_index, num_nodes).handle
 
 
 @_graph_op.register_fake
 def _graph_op_fake(edge_index, num_nodes):
-    return torch.empty((), dtype=torch.int64)
+    # An unbacked integer: its value is only known when the op runs. Not
+    # ctx.new_dynamic_size(), which is refused (a graph break) unless
+    # torch._dynamo.config.capture_dynamic_output_shape_ops is set: the
+    # handle is no tensor's size.
+    ctx = torch.library.get_ctx()
+    shape_env = getattr(ctx, "_shape_env", None)
+    if shape_env is None:
+        return ctx.new_dynamic_size()
+    return shape_env.create_unbacked_symint()
+
+
+# The ops' fake kernels (shapes only, for torch.compile's tracing and meta
+# tensors). Python's, not C++: the graph handle is symbolic while tracing,
+# and the stable ABI passes a SymInt to C++ only as a concrete integer.
+
+
+@torch.library.register_fake("gnnc::call")
+def _call_fake(target, edge_index, num_nodes, graph, inputs):
+    compiled, function, _ = _TARGETS[target]
+    sig = compiled.signature(function)
+    if len(inputs) != len(sig["args"]) - 1:
+        raise TypeError(f"gnnc: @{function} takes {len(sig['args']) - 1} "
+                        f"tensors, got {len(inputs)}")
+    return [edge_index.new_empty(shape, dtype=dtype) for shape, dtype in
+            _result_shapes(sig, num_nodes, edge_index.shape[1])]
+
+
+@torch.library.register_fake("gnnc::call_backward")
+def _call_backward_fake(target, edge_index, num_nodes, graph, inputs, outputs,
+                        output_grads):
+    compiled, function, base = _TARGETS[target]
+    if base is None:
+        raise ValueError(f"gnnc: @{function} is not the forward of a training "
+                         f"step (no backward)")
+    sig = compiled.signature(compiled.grad_info[base]["backward"])
+    return [edge_index.new_empty(shape, dtype=dtype) for shape, dtype in
+            _result_shapes(sig, num_nodes, edge_index.shape[1])]
 
 
 class _Step(torch.autograd.Function):
@@ -622,13 +665,13 @@ class _Step(torch.autograd.Function):
     the lightest Python around the two calls (torch.compile traces it)."""
 
     @staticmethod
-    def forward(ctx, target, results, grad_args, edge_index, num_nodes, token,
+    def forward(ctx, target, results, grad_args, edge_index, num_nodes, graph,
                 *inputs):
-        outs = torch.ops.gnnc.call(target, edge_index, num_nodes, token,
+        outs = torch.ops.gnnc.call(target, edge_index, num_nodes, graph,
                                    list(inputs))
         ctx.target, ctx.num_nodes, ctx.results = target, num_nodes, results
-        ctx.grad_args, ctx.num_inputs = grad_args, len(inputs)
-        ctx.save_for_backward(edge_index, token, *inputs, *outs)
+        ctx.graph, ctx.grad_args, ctx.num_inputs = graph, grad_args, len(inputs)
+        ctx.save_for_backward(edge_index, *inputs, *outs)
         ctx.mark_non_differentiable(*outs[results:])
         return tuple(outs)
 
@@ -639,15 +682,15 @@ class _Step(torch.autograd.Function):
             raise RuntimeError("gnnc: double backward (create_graph=True, a "
                                "gradient of a gradient) is not supported")
         saved = ctx.saved_tensors
-        edge_index, token = saved[0], saved[1]
-        inputs = list(saved[2:2 + ctx.num_inputs])
-        outs = list(saved[2 + ctx.num_inputs:])
+        edge_index = saved[0]
+        inputs = list(saved[1:1 + ctx.num_inputs])
+        outs = list(saved[1 + ctx.num_inputs:])
         dys = [(g.contiguous() if g is not None else torch.zeros_like(o))
                for g, o in zip(grads[:ctx.results], outs)]
         try:
             dx = torch.ops.gnnc.call_backward(ctx.target, edge_index,
-                                              ctx.num_nodes, token, inputs,
-                                              outs, dys)
+                                              ctx.num_nodes, ctx.graph,
+                                              inputs, outs, dys)
         except RuntimeError as e:
             raise _translated(e) from None
         out: List[Optional[torch.Tensor]] = [None] * ctx.num_inputs
@@ -704,20 +747,22 @@ class Function:
         _check_inputs(self.signature, self.function, edge_index, n, tensors)
         return self._apply(edge_index, n, tensors)
 
-    def _apply(self, edge_index: torch.Tensor, num_nodes, tensors):
+    def _apply(self, edge_index: torch.Tensor, num_nodes, tensors, graph=None):
         """The call after the Python-side checks (gnnc.nn calls this: the
-        op checks the tensors again, raising the same exception types)."""
-        token = _token(edge_index, num_nodes)
+        op checks the tensors again, raising the same exception types);
+        `graph`: the graph's handle where the caller looked it up."""
+        if graph is None:
+            graph = _handle(edge_index, num_nodes)
         try:
             if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
                 if self._forward is None:
                     raise CompileError(self._grad_error)
                 outs = _Step.apply(self._step, self._results, self._grad_args,
-                                   edge_index, num_nodes, token, *tensors)
+                                   edge_index, num_nodes, graph, *tensors)
                 outs = outs[:self._results]
             else:
                 outs = torch.ops.gnnc.call(self._target, edge_index, num_nodes,
-                                           token, list(tensors))
+                                           graph, list(tensors))
         except RuntimeError as e:
             raise _translated(e) from None
         return outs[0] if len(outs) == 1 else tuple(outs)

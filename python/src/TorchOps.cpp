@@ -6,19 +6,24 @@
 ///
 /// \file
 /// `torch.ops.gnnc.call` and `torch.ops.gnnc.call_backward`: a compiled
-/// function's forward (plain, or a training step's) and backward as PyTorch operators with CPU, CUDA and
-/// Meta kernels in C++, registered through PyTorch's stable ABI
+/// function's forward (plain, or a training step's) and backward as PyTorch
+/// operators with CPU and CUDA kernels in C++, registered through PyTorch's
+/// stable ABI
 /// (`STABLE_TORCH_LIBRARY`): the module is built against PyTorch's headers
 /// and loads into any PyTorch from the targeted version on (no link against
 /// one libtorch version's C++ API).
 ///
 /// A call names its function by a *target* (registered once per function,
-/// register_target) and its graph by a *token*: a 0-dim CPU int64 tensor
-/// holding the handle of a graph the Python graph cache built and registered
-/// (register_graph); handles are never reused, so a stale token fails
-/// clearly. The compiled variant for the graph's statistics is chosen by the
-/// Python JIT policy (gnnc/_jit.py) the first time a (target, schedule key)
-/// pair is seen; after that a call touches no Python.
+/// register_target) and its graph by a *handle*, an integer (`SymInt`: under
+/// torch.compile it is the value of the gnnc::graph op, which looks the
+/// graph up on every call, and CUDA-graph trees record one graph per
+/// value) naming a graph the Python graph cache built and registered
+/// (register_graph); handles are never reused, so a stale one fails
+/// clearly. The fake kernels (shapes only) are Python's (gnnc/_core.py):
+/// the stable ABI hands a `SymInt` to C++ only as a concrete integer. The
+/// compiled variant for the graph's statistics is chosen by the Python JIT
+/// policy (gnnc/_jit.py) the first time a (target, schedule key) pair is
+/// seen; after that a call touches no Python.
 ///
 /// Errors are `std::runtime_error`s whose message starts with
 /// `[TypeError]`, `[ValueError]` or `[CompileError]`: gnnc/_core.py raises
@@ -170,25 +175,20 @@ Target &targetOf(int64_t id) {
   return targets()[id];
 }
 
-GraphRef graphOf(const Tensor &token, const Tensor &edgeIndex, int64_t nodes) {
-  if (!token.is_cpu() || token.scalar_type() != ScalarType::Long ||
-      token.numel() != 1)
-    fail("TypeError", "the graph token must be a 0-dim CPU int64 tensor "
-                      "(from gnnc's graph cache)");
-  int64_t handle = *static_cast<const int64_t *>(token.data_ptr());
+GraphRef graphOf(int64_t handle, const Tensor &edgeIndex, int64_t nodes) {
   GraphRef g;
   {
     std::lock_guard<std::mutex> lock(registryMutex());
     auto it = graphs().find(handle);
     if (it == graphs().end())
-      fail("ValueError", "graph token " + std::to_string(handle) +
+      fail("ValueError", "graph handle " + std::to_string(handle) +
                              " names no live graph (its edge_index was freed)");
     g = it->second;
   }
   int32_t device = edgeIndex.is_cuda() ? edgeIndex.get_device_index() : -1;
   if (g.nodes != nodes || g.edges != edgeIndex.size(1) || g.deviceIndex != device)
     fail("ValueError",
-         "the graph token names a graph of " + std::to_string(g.nodes) +
+         "graph handle " + std::to_string(handle) + " names a graph of " + std::to_string(g.nodes) +
              " nodes and " + std::to_string(g.edges) + " edges on device " +
              std::to_string(g.deviceIndex) + ", the call passes " +
              std::to_string(nodes) + " nodes and " +
@@ -393,11 +393,10 @@ struct CudaCall {
 /// `results` (their NaN where the graph's change check failed).
 template <typename Enqueue>
 void onCuda(Target &t, int64_t targetId, const Tensor &edgeIndex,
-            const Tensor &token, const GraphRef &g,
+            int64_t handle, const GraphRef &g,
             const std::vector<Tensor> &results, Enqueue enqueue) {
   torch::stable::accelerator::DeviceGuard guard(edgeIndex.get_device_index());
   CudaCall call(edgeIndex);
-  int64_t handle = *static_cast<const int64_t *>(token.data_ptr());
   PyObject *variant = variantOf(t, targetId, g, handle);
   tagged([&] {
     enqueue(variant, *g.device->graph, call);
@@ -411,13 +410,13 @@ void onCuda(Target &t, int64_t targetId, const Tensor &edgeIndex,
 //===----------------------------------------------------------------------===//
 
 std::vector<Tensor> callImpl(int64_t targetId, Tensor edgeIndex, int64_t nodes,
-                             Tensor token, std::vector<Tensor> inputs) {
+                             int64_t handle, std::vector<Tensor> inputs) {
   Target &t = targetOf(targetId);
   checkEdgeIndex(edgeIndex, nodes);
   int64_t edges = edgeIndex.size(1);
   checkTensors(t.function, "argument", inputs, t.args, nodes, edges,
                edgeIndex);
-  GraphRef g = graphOf(token, edgeIndex, nodes);
+  GraphRef g = graphOf(handle, edgeIndex, nodes);
   std::vector<Tensor> outputs = allocate(t.results, nodes, edges, edgeIndex);
   if (!edgeIndex.is_cuda()) {
     tagged([&] {
@@ -426,7 +425,7 @@ std::vector<Tensor> callImpl(int64_t targetId, Tensor edgeIndex, int64_t nodes,
     return outputs;
   }
 #ifdef GNNC_HAVE_CUDA_RUNTIME
-  onCuda(t, targetId, edgeIndex, token, g, outputs,
+  onCuda(t, targetId, edgeIndex, handle, g, outputs,
          [&](PyObject *variant, const rt::Graph &graph, const CudaCall &call) {
            auto ws = [&](size_t bytes) {
              return reinterpret_cast<uintptr_t>(
@@ -451,7 +450,7 @@ std::vector<Tensor> callImpl(int64_t targetId, Tensor edgeIndex, int64_t nodes,
 }
 
 std::vector<Tensor> callBackwardImpl(int64_t targetId, Tensor edgeIndex,
-                                     int64_t nodes, Tensor token,
+                                     int64_t nodes, int64_t handle,
                                      std::vector<Tensor> inputs,
                                      std::vector<Tensor> outputs,
                                      std::vector<Tensor> outputGrads) {
@@ -467,7 +466,7 @@ std::vector<Tensor> callBackwardImpl(int64_t targetId, Tensor edgeIndex,
                edgeIndex);
   checkTensors(t.base, "output gradient", outputGrads, t.baseResults,
                nodes, edges, edgeIndex);
-  GraphRef g = graphOf(token, edgeIndex, nodes);
+  GraphRef g = graphOf(handle, edgeIndex, nodes);
   std::vector<Tensor> grads = allocate(t.grads, nodes, edges, edgeIndex);
   if (!edgeIndex.is_cuda()) {
     // The reference evaluator takes @f_bwd's arguments in order: the
@@ -483,7 +482,7 @@ std::vector<Tensor> callBackwardImpl(int64_t targetId, Tensor edgeIndex,
     return grads;
   }
 #ifdef GNNC_HAVE_CUDA_RUNTIME
-  onCuda(t, targetId, edgeIndex, token, g, grads,
+  onCuda(t, targetId, edgeIndex, handle, g, grads,
          [&](PyObject *variant, const rt::Graph &graph, const CudaCall &call) {
            auto *step = nb::inst_ptr<CudaTraining>(variant);
            Tensor ws = call.workspace(step->backwardWorkspaceBytesOn(graph),
@@ -497,32 +496,6 @@ std::vector<Tensor> callBackwardImpl(int64_t targetId, Tensor edgeIndex,
 #else
   fail("RuntimeError", "gnnc was built without the CUDA runtime");
 #endif
-}
-
-/// Shapes only (torch.compile's tracing, meta tensors).
-std::vector<Tensor> callMeta(int64_t targetId, Tensor edgeIndex, int64_t nodes,
-                             Tensor token, std::vector<Tensor> inputs) {
-  (void)token;
-  Target &t = targetOf(targetId);
-  checkEdgeIndex(edgeIndex, nodes);
-  int64_t edges = edgeIndex.size(1);
-  checkTensors(t.function, "argument", inputs, t.args, nodes, edges,
-               edgeIndex);
-  return allocate(t.results, nodes, edges, edgeIndex);
-}
-
-std::vector<Tensor> callBackwardMeta(int64_t targetId, Tensor edgeIndex,
-                                     int64_t nodes, Tensor token,
-                                     std::vector<Tensor> inputs,
-                                     std::vector<Tensor> outputs,
-                                     std::vector<Tensor> outputGrads) {
-  (void)token;
-  (void)inputs;
-  (void)outputs;
-  (void)outputGrads;
-  Target &t = targetOf(targetId);
-  checkEdgeIndex(edgeIndex, nodes);
-  return allocate(t.grads, nodes, edgeIndex.size(1), edgeIndex);
 }
 
 } // namespace
@@ -606,10 +579,10 @@ void setResolver(nb::object fn) {
 } // namespace gnnc_py
 
 STABLE_TORCH_LIBRARY(gnnc, m) {
-  m.def("call(int target, Tensor edge_index, int num_nodes, Tensor graph, "
+  m.def("call(int target, Tensor edge_index, int num_nodes, SymInt graph, "
         "Tensor[] inputs) -> Tensor[]");
   m.def("call_backward(int target, Tensor edge_index, int num_nodes, "
-        "Tensor graph, Tensor[] inputs, Tensor[] outputs, "
+        "SymInt graph, Tensor[] inputs, Tensor[] outputs, "
         "Tensor[] output_grads) -> Tensor[]");
 }
 
@@ -621,9 +594,4 @@ STABLE_TORCH_LIBRARY_IMPL(gnnc, CPU, m) {
 STABLE_TORCH_LIBRARY_IMPL(gnnc, CUDA, m) {
   m.impl("call", TORCH_BOX(&gnnc_py::callImpl));
   m.impl("call_backward", TORCH_BOX(&gnnc_py::callBackwardImpl));
-}
-
-STABLE_TORCH_LIBRARY_IMPL(gnnc, Meta, m) {
-  m.impl("call", TORCH_BOX(&gnnc_py::callMeta));
-  m.impl("call_backward", TORCH_BOX(&gnnc_py::callBackwardMeta));
 }

@@ -707,7 +707,7 @@ def test_self_loop_graph_is_cached_per_edge_index():
     assert all(rec.ref() is not None for rec in _common._DERIVED.values())
 
 
-def test_import_does_not_load_dynamo_and_compile_still_marks_propagate():
+def test_import_does_not_load_dynamo_and_compile_still_marks_the_call():
     # `import gnnc.nn` stays cheap (torch._dynamo takes seconds to import);
     # once dynamo loads, the layers' gnnc call is marked nonstrict_trace.
     import subprocess
@@ -715,11 +715,11 @@ def test_import_does_not_load_dynamo_and_compile_still_marks_propagate():
     code = ("import sys, torch, gnnc.nn\n"
             "from gnnc.nn import _common\n"
             "assert 'torch._dynamo' not in sys.modules\n"
-            "assert _common.propagate is _common._propagate\n"
+            "assert _common._run is _common._run_function\n"
             "import torch._dynamo\n"
-            "assert _common.propagate is not _common._propagate\n"
+            "assert _common._run is not _common._run_function\n"
             "from torch._dynamo import trace_rules\n"
-            "assert id(_common.propagate) in trace_rules._nonstrict_trace_callable_ids\n")
+            "assert id(_common._run) in trace_rules._nonstrict_trace_callable_ids\n")
     subprocess.run([sys.executable, "-c", code], check=True)
 
 

@@ -72,6 +72,101 @@ def test_cuda_two_layer_gat_trains_under_compile():
 
 
 # --------------------------------------------------------------------------
+# torch.compile(mode="reduce-overhead"): the step replays CUDA graphs that
+# hold gnnc's kernels; the graph lookup runs outside them on every step.
+
+
+def _two_layer(kind):
+    import gnnc.nn  # noqa: F401
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            if kind == "gcn":
+                self.c1 = gnnc.nn.GCNConv(base.IN, 16)
+                self.c2 = gnnc.nn.GCNConv(16, 3)
+            else:
+                self.c1 = gnnc.nn.GATConv(base.IN, 4, heads=2)
+                self.c2 = gnnc.nn.GATConv(8, 3, heads=1, concat=False)
+
+        def forward(self, x, ei):
+            return self.c2(torch.nn.functional.elu(self.c1(x, ei)), ei)
+    return Net
+
+
+@pytest.mark.parametrize("kind", ["gcn", "gat"])
+def test_cuda_reduce_overhead_trains_like_eager(kind):
+    from torch._dynamo.utils import counters
+    torch._dynamo.reset()
+    counters.clear()
+    edge_index, n = base.random_graph(60, 300)
+    edge_index = edge_index.to(DEV)
+    gen = torch.Generator().manual_seed(1)
+    x = torch.randn(n, base.IN, generator=gen).to(DEV)
+    y = torch.randint(0, 3, (n,), generator=gen).to(DEV)
+    torch.manual_seed(0)
+    eager = _two_layer(kind)().to(DEV)
+    captured = _two_layer(kind)().to(DEV)
+    captured.load_state_dict(eager.state_dict())
+    compiled = torch.compile(captured, fullgraph=True, mode="reduce-overhead")
+    runs = {}
+    for name, model, params in (("eager", eager, eager), ("compiled", compiled, captured)):
+        opt = torch.optim.SGD(params.parameters(), lr=0.1)
+        losses = []
+        for _ in range(8):
+            opt.zero_grad(set_to_none=True)
+            loss = torch.nn.functional.cross_entropy(model(x, edge_index), y)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        runs[name] = losses
+    torch.testing.assert_close(torch.tensor(runs["compiled"]),
+                               torch.tensor(runs["eager"]), rtol=1e-4, atol=1e-5)
+    # The steps really were CUDA graphs: nothing made inductor skip them.
+    assert not counters["inductor"]["cudagraph_skips"], dict(counters["inductor"])
+
+
+def test_cuda_reduce_overhead_new_or_changed_graph():
+    """Replays never return another graph's values: a new edge_index of the
+    same shape gets CUDA graphs of its own (its handle is an integer input,
+    which CUDA-graph trees key their recordings on); a write to the captured
+    edge_index that its version counter misses makes the replay's results NaN
+    and the next call raise."""
+    torch._dynamo.reset()
+    a, n = base.random_graph(60, 300)
+    b = a.clone()
+    b[1] = (b[1] + 1) % n  # same shape, other edges
+    a, b = a.to(DEV), b.to(DEV)
+    x = torch.randn(n, base.IN, device=DEV)
+    torch.manual_seed(0)
+    model = _two_layer("gcn")().to(DEV)
+    with torch.no_grad():
+        want_a, want_b = model(x, a), model(x, b)
+    assert not torch.allclose(want_a, want_b)
+    compiled = torch.compile(model, fullgraph=True, mode="reduce-overhead")
+    try:
+        with torch.no_grad():
+            for _ in range(4):  # warm-up, recording, replays
+                got = compiled(x, a).clone()
+            torch.testing.assert_close(got, want_a, rtol=1e-4, atol=1e-4)
+            for _ in range(3):
+                torch.testing.assert_close(compiled(x, b).clone(), want_b,
+                                           rtol=1e-4, atol=1e-4)
+                torch.testing.assert_close(compiled(x, a).clone(), want_a,
+                                           rtol=1e-4, atol=1e-4)
+            a.data[1, :10] = (a[1, :10] + 1) % n  # unseen by the counter
+            if not _stale_or_nan(lambda: compiled(x, a).clone()):
+                torch.cuda.synchronize()
+                with pytest.raises(RuntimeError, match="version counter"):
+                    compiled(x, a)
+            want = model(x, a)
+            torch.testing.assert_close(compiled(x, a).clone(), want,
+                                       rtol=1e-4, atol=1e-4)
+    finally:
+        torch._dynamo.reset()
+
+
+# --------------------------------------------------------------------------
 # The per-call path of a cached graph: no synchronisation, and a write the
 # version counter misses is still caught (on the device).
 

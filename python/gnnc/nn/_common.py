@@ -482,7 +482,10 @@ def _cached_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype):
                     lambda: _with_self_loops(edge_index, num_nodes, dtype))
 
 
-@torch.library.custom_op("gnnc_nn::self_loops", mutates_args=())
+# Outside CUDA graphs (it hands out cached tensors and checks its input on
+# every call): torch.compile's mode="reduce-overhead" runs it between them.
+@torch.library.custom_op("gnnc_nn::self_loops", mutates_args=(),
+                         tags=_core._NOT_IN_CUDA_GRAPHS)
 def _self_loops_op(edge_index: Tensor, num_nodes: int,
                    dtype: torch.dtype) -> tuple[Tensor, Tensor]:
     return _cached_self_loops(edge_index, num_nodes, dtype)[:2]
@@ -526,15 +529,25 @@ def attention_dropout_mask(shape, p: float, dtype: torch.dtype,
 # Running a compiled function.
 # --------------------------------------------------------------------------
 
-def _propagate(template: str, config: tuple, edge_index: Tensor, num_nodes: int,
-               *tensors: Tensor) -> Tensor:
+def propagate(template: str, config: tuple, edge_index: Tensor, num_nodes: int,
+              *tensors: Tensor) -> Tensor:
     """Runs the `gnn` function `_ir.<template>(*config)` on the graph of
     `edge_index` (num_nodes nodes) with `tensors` as its arguments after the
     graph. gnnc caches the compiled function per source text.
 
-    torch.compile traces this non-strictly: the IR generation and
-    gnnc.compile run as plain Python at trace time and only gnnc's custom op
-    lands in the graph, so there is no graph break."""
+    The graph's handle is looked up here, where torch.compile traces
+    strictly (its gnnc::graph op then yields the handle as a graph value);
+    the rest is traced non-strictly (_run)."""
+    graph = _core._handle(edge_index, num_nodes)
+    return _run(template, config, edge_index, num_nodes, graph, *tensors)
+
+
+def _run_function(template: str, config: tuple, edge_index: Tensor,
+                  num_nodes: int, graph, *tensors: Tensor) -> Tensor:
+    """propagate's call on graph handle `graph`. torch.compile traces this
+    non-strictly: the IR generation and gnnc.compile run as plain Python at
+    trace time and only gnnc's custom op lands in the graph, so there is no
+    graph break."""
     fn = _FUNCTIONS.get((template, config))
     if fn is None:
         source, name = getattr(_ir, template)(*config)
@@ -543,26 +556,26 @@ def _propagate(template: str, config: tuple, edge_index: Tensor, num_nodes: int,
     # The tensor itself, not a gnnc.Graph (which would copy it on every
     # call): gnnc's graph cache checks it, or trusts it when it is private.
     # The layers made the tensors: the op checks them (no Python checks).
-    return fn._apply(edge_index, num_nodes, tensors)
+    return fn._apply(edge_index, num_nodes, tensors, graph)
 
 
 # (template, config) -> its compiled gnnc.Function: a call looks it up instead
 # of generating and hashing the IR again.
 _FUNCTIONS = {}
 
-# The layers call `_common.propagate`: `_propagate` itself until torch._dynamo
-# is loaded, then its torch.compiler.nonstrict_trace wrapper. Importing
+# propagate calls `_run`: `_run_function` itself until torch._dynamo is
+# loaded, then its torch.compiler.nonstrict_trace wrapper. Importing
 # torch._dynamo to decorate it at import time cost every `import gnnc.nn`
 # seconds (2-5 s measured) in processes that never compile; dynamo is loaded
 # by torch.compile before it traces anything, and the hook below marks
-# propagate right when dynamo's decorators module has run.
-propagate = _propagate
+# _run right when dynamo's decorators module has run.
+_run = _run_function
 
 
 def _mark_nonstrict(decorators) -> None:
-    global propagate
-    if propagate is _propagate:
-        propagate = decorators.nonstrict_trace(_propagate)
+    global _run
+    if _run is _run_function:
+        _run = decorators.nonstrict_trace(_run_function)
 
 
 class _WhenDynamoLoads(importlib.abc.MetaPathFinder):
