@@ -16,6 +16,8 @@
 #                     channels; host time per call)
 #   epochs.txt        examples/python/train_cora.py --compare-pyg: 2-layer
 #                     GCN and GAT, Cora (10 seeds) and Citeseer (3), eager
+#                     and under torch.compile(mode="reduce-overhead")
+#   epochs-fused.txt  Cora again with every run's Adam fused (--fused-adam)
 # Each part has its own time limit; progress.txt says which ran.
 set -u
 source bench/gpu_setup.sh "$1" "$2"
@@ -43,11 +45,17 @@ for part in $PARTS; do
           >> "$R/jit.txt" 2>&1
       done ;;
     epochs)
+      RO="--compile --compile-mode reduce-overhead"
+      for opt in "" --fused-adam; do
+        out="$R/epochs${opt:+-fused}.txt"
+        for m in gcn gat; do
+          timeout 200 python3 examples/python/train_cora.py --model $m --seeds 10 \
+            --compare-pyg $RO $opt >> "$out" 2>&1
+        done
+      done
       for m in gcn gat; do
-        timeout 150 python3 examples/python/train_cora.py --model $m --seeds 10 --compare-pyg \
-          >> "$R/epochs.txt" 2>&1
-        timeout 100 python3 examples/python/train_cora.py --dataset citeseer --model $m \
-          --seeds 3 --compare-pyg >> "$R/epochs.txt" 2>&1
+        timeout 120 python3 examples/python/train_cora.py --dataset citeseer --model $m \
+          --seeds 3 --compare-pyg $RO >> "$R/epochs.txt" 2>&1
       done ;;
     layers)
       timeout 220 python3 bench/nn_layers.py --datasets "$D" --reps 20 > "$R/layers.txt" 2>&1 ;;

@@ -141,7 +141,7 @@ def train(nn, args, data, seed, device, mode="eager"):
     if mode == "compile":
         model = torch.compile(model, fullgraph=True, mode=args.compile_mode)
     opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=5e-4,
-                           capturable=cuda_graph)
+                           capturable=cuda_graph, fused=args.fused_adam or None)
     # Training rows as indices (a boolean mask's gather has a data-dependent
     # size, which a CUDA graph cannot hold).
     train_rows = masks["train"].nonzero().squeeze(1)
@@ -195,6 +195,9 @@ def main():
     p.add_argument("--cuda-graph", action="store_true",
                    help="also train gnnc with the whole training step captured as one "
                         "CUDA graph and replayed each epoch (CUDA only)")
+    p.add_argument("--fused-adam", action="store_true",
+                   help="every run's Adam as one fused kernel (fused=True) instead of "
+                        "PyTorch's default (foreach)")
     p.add_argument("--compare-pyg", action="store_true",
                    help="also train torch_geometric.nn's layers, same seeds")
     args = p.parse_args()
