@@ -23,8 +23,6 @@ def run(nn, mode, label, steps=300):
     m = torch.compile(model, fullgraph=True, mode="reduce-overhead") if mode != "eager" else model
     opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=5e-4, foreach=True)
     stepfn = opt.step
-    if mode == "ro+opt":
-        stepfn = torch.compile(opt.step, mode="reduce-overhead")
     parts = {"fwd": [], "bwd": [], "opt": [], "all": []}
     def step(t):
         torch.cuda.synchronize(); t0 = time.perf_counter()
