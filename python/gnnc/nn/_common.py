@@ -299,9 +299,15 @@ def self_loop_attr(edge_attr: Tensor, edge_index: Tensor, keep: Optional[Tensor]
 # --------------------------------------------------------------------------
 
 def check_inputs(layer: str, x, edge_index, in_channels: Optional[int],
-                 dtype: Optional[torch.dtype]) -> None:
+                 dtype: Optional[torch.dtype], flow: str = "source_to_target"):
     """x: a [N, in_channels] float32/float64 tensor of the parameters' dtype;
-    edge_index: a [2, E] integer tensor on x's device."""
+    edge_index: a [2, E] integer tensor on x's device, or a sparse adjacency
+    (PyG's `adj_t`: a torch.sparse_coo/sparse_csr tensor or a
+    torch_sparse.SparseTensor of [N, N], row = target, column = source).
+
+    Returns (edge_index [2, E], values): the graph as an edge_index, and a
+    sparse adjacency's values in its edge order (None for an edge_index or a
+    SparseTensor without values)."""
     if isinstance(x, (tuple, list)):
         raise NotImplementedError(
             f"{layer}: a (source, target) pair of node features (bipartite "
@@ -309,17 +315,13 @@ def check_inputs(layer: str, x, edge_index, in_channels: Optional[int],
     if not isinstance(x, Tensor):
         raise TypeError(f"{layer}: expected x to be a torch.Tensor, got "
                         f"{type(x).__name__}")
-    if not isinstance(edge_index, Tensor) and type(edge_index).__name__ == "SparseTensor":
-        raise NotImplementedError(
-            f"{layer}: a torch_sparse.SparseTensor adjacency is not supported by "
-            f"gnnc.nn; pass edge_index as a [2, E] tensor")
+    values = None
+    if _is_sparse_tensor(edge_index) or \
+            (isinstance(edge_index, Tensor) and edge_index.layout != torch.strided):
+        edge_index, values = _adjacency(layer, x, edge_index, flow)
     if not isinstance(edge_index, Tensor):
         raise TypeError(f"{layer}: expected edge_index to be a torch.Tensor "
-                        f"[2, E], got {type(edge_index).__name__}")
-    if edge_index.layout != torch.strided:
-        raise NotImplementedError(
-            f"{layer}: a sparse adjacency ({edge_index.layout}) is not supported "
-            f"by gnnc.nn; pass edge_index as a [2, E] tensor")
+                        f"[2, E] or a sparse adjacency, got {type(edge_index).__name__}")
     if x.dim() != 2:
         raise ValueError(f"{layer}: expected x of shape [num_nodes, "
                          f"{in_channels if in_channels else 'channels'}], got "
@@ -342,6 +344,172 @@ def check_inputs(layer: str, x, edge_index, in_channels: Optional[int],
     if edge_index.device != x.device:
         raise ValueError(f"{layer}: x is on {x.device} but edge_index is on "
                          f"{edge_index.device}; move both to one device")
+    return edge_index, values
+
+
+# --------------------------------------------------------------------------
+# Sparse adjacency inputs (PyG's adj_t).
+# --------------------------------------------------------------------------
+#
+# adj_t[i, j] != 0 is an edge j -> i (PyG's transposed adjacency: row =
+# target). It becomes the edge_index [cols; rows] in the adjacency's own
+# order (row-major for CSR and coalesced COO), so its values line up with
+# the edges without a permutation. The edge_index is cached per adjacency
+# object, checked like an edge_index (version counter, data pointer, and
+# contents on the device: _core._Snapshot of its index tensors).
+
+_ADJ = {}
+_ADJ_SIZE = 32
+
+
+def _is_sparse_tensor(a) -> bool:
+    """A torch_sparse.SparseTensor (duck-typed: torch_sparse is optional)."""
+    return (not isinstance(a, Tensor) and type(a).__name__ == "SparseTensor"
+            and hasattr(a, "coo") and hasattr(a, "sparse_sizes"))
+
+
+def _adjacency(layer: str, x: Tensor, adj, flow: str):
+    if flow == "target_to_source":
+        raise ValueError(
+            f"{layer}: flow='target_to_source' is invalid with a sparse adjacency "
+            f"(as in PyG); pass the transposed adjacency instead")
+    if isinstance(adj, Tensor):
+        if adj.layout not in (torch.sparse_coo, torch.sparse_csr):
+            raise NotImplementedError(
+                f"{layer}: a {adj.layout} adjacency is not supported by gnnc.nn; "
+                f"pass a torch.sparse_coo or torch.sparse_csr adj_t, or edge_index")
+        shape, device = tuple(adj.shape), adj.device
+    else:
+        shape, device = tuple(adj.sparse_sizes()), adj.device()
+    n = x.size(0) if x.dim() >= 1 else -1
+    if len(shape) != 2:
+        raise ValueError(f"{layer}: expected a 2-d sparse adjacency [N, N], got "
+                         f"shape {shape}")
+    if shape[0] != shape[1]:
+        raise NotImplementedError(
+            f"{layer}: a non-square adjacency {shape} (bipartite message passing) "
+            f"is not supported by gnnc.nn")
+    if shape[0] != n:
+        raise ValueError(f"{layer}: the adjacency is {shape[0]} x {shape[1]} but x "
+                         f"has {n} nodes")
+    if device != x.device:
+        raise ValueError(f"{layer}: x is on {x.device} but the adjacency is on "
+                         f"{device}; move both to one device")
+    if isinstance(adj, Tensor):
+        if adj.layout == torch.sparse_coo and not adj.is_coalesced():
+            # Duplicates are summed (what PyG's spmm computes): a new tensor,
+            # not cached.
+            adj = adj.coalesce()
+            ind = adj.indices()
+            return _core._make_private(torch.stack([ind[1], ind[0]])), adj.values()
+        if adj.layout == torch.sparse_coo:
+            parts = (adj.indices(),)
+        else:
+            parts = (adj.crow_indices(), adj.col_indices())
+        values = adj.values()
+    else:
+        row, col, values = adj.coo()
+        parts = (row, col)
+    return _cached_adjacency(adj, parts), values
+
+
+def _edges_of(adj, parts) -> Tensor:
+    if isinstance(adj, Tensor) and adj.layout == torch.sparse_coo:
+        ind = parts[0]
+        return torch.stack([ind[1], ind[0]])
+    if isinstance(adj, Tensor):  # CSR: rows from the row pointers
+        crow, col = parts
+        n = crow.numel() - 1
+        row = torch.repeat_interleave(
+            torch.arange(n, device=col.device, dtype=col.dtype), crow.diff(),
+            output_size=col.numel())
+        return torch.stack([col, row])
+    row, col = parts
+    return torch.stack([col, row])
+
+
+def _cached_adjacency(adj, parts) -> Tensor:
+    """The edge_index of `adj` (index tensors `parts`), built once while
+    `adj` lives and its index tensors hold what they held."""
+    if torch.compiler.is_compiling() or parts[0].is_meta:
+        return _edges_of(adj, parts)
+    key = id(adj)
+    rec = _ADJ.get(key)
+    if rec is not None and rec[0]() is adj:
+        _, snaps, edges = rec
+        if any(s.copy is not None and s.stale() for s in snaps):
+            del _ADJ[key]
+            raise _core._stale_error(parts[0])
+        if len(snaps) == len(parts) and all(s.matches(p) for s, p in zip(snaps, parts)):
+            return edges
+    _ADJ.pop(key, None)
+    while len(_ADJ) >= _ADJ_SIZE:
+        del _ADJ[next(iter(_ADJ))]
+    snaps = tuple(_core._Snapshot.of(p) for p in parts)
+    # Calls on the edge_index honour the change check of the column (or
+    # COO) indices; the row pointers' check is read on the next lookup.
+    edges = _core._make_private(_edges_of(adj, parts).contiguous(), snaps[-1].flag)
+
+    def drop(_ref, key=key):
+        entry = _ADJ.get(key)
+        if entry is not None and entry[0] is _ref:
+            del _ADJ[key]
+
+    _ADJ[key] = (weakref.ref(adj, drop), snaps, edges)
+    return edges
+
+
+def message_weights(layer: str, adj, values: Optional[Tensor], aggr: str,
+                    dtype: torch.dtype) -> Optional[Tensor]:
+    """The per-edge message weights a sum/mean layer (SAGE, GIN) gets from
+    its graph argument, as PyG's spmm applies them: a torch.sparse
+    adjacency's values (a SparseTensor's are dropped, as PyG drops them);
+    None for an edge_index. PyG's max/min over a torch.sparse adjacency also
+    weights the messages, which gnnc's max/min kernels do not: refused."""
+    if values is None or not isinstance(adj, Tensor):
+        return None
+    if aggr not in ("sum", "mean"):
+        raise NotImplementedError(
+            f"{layer}: aggr={aggr!r} over a torch.sparse adjacency (PyG multiplies "
+            f"the messages by its values before the {aggr}) is not supported by "
+            f"gnnc.nn; pass edge_index or a torch_sparse.SparseTensor")
+    if values.dim() != 1:
+        raise ValueError(f"{layer}: expected one value per adjacency entry, got "
+                         f"values of shape {tuple(values.shape)}")
+    return values.to(dtype).contiguous()
+
+
+def weighted_aggregate(edge_index: Tensor, num_nodes: int, h: Tensor,
+                       weights: Tensor, aggr: str) -> Tensor:
+    """sum_j w_ij h_j over the in-edges of every node (the unnormalised
+    weighted GCN template), divided by the in-edge count for "mean" (PyG's
+    spmm mean: the weighted sum over the number of entries)."""
+    out = propagate("gcn", (int(h.size(1)), elem(h), False, True), edge_index,
+                    num_nodes, h, weights)
+    if aggr == "mean":
+        count = torch.zeros(num_nodes, dtype=h.dtype, device=h.device)
+        count = count.index_add(0, edge_index[1], torch.ones_like(weights))
+        out = out / count.clamp(min=1).unsqueeze(1)
+    return out
+
+
+def is_sparse(adj) -> bool:
+    """Whether the layer's graph argument is a sparse adjacency."""
+    return _is_sparse_tensor(adj) or (isinstance(adj, Tensor)
+                                      and adj.layout != torch.strided)
+
+
+def refuse_sparse_extras(layer: str, adj, **extras) -> None:
+    """Arguments a sparse adjacency `adj` cannot come with (PyG's own limits,
+    or per-edge data in an edge order the caller cannot know): refused by
+    name."""
+    if not is_sparse(adj):
+        return
+    for name, value in extras.items():
+        if value is not None and value is not False:
+            raise NotImplementedError(
+                f"{layer}: {name} with a sparse adjacency is not supported by "
+                f"gnnc.nn; pass edge_index [2, E] instead")
 
 
 def check_size(layer: str, size, num_nodes: int) -> None:

@@ -162,14 +162,18 @@ class GATConv(_HeadsLayer):
     def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Optional[Tensor] = None,
                 size=None, return_attention_weights: Optional[bool] = None) -> Tensor:
         name = type(self).__name__
-        _common.check_inputs(name, x, edge_index, _common.channels(self), self.lin.weight.dtype)
+        adj = edge_index
+        edge_index, _ = _common.check_inputs(name, x, edge_index, _common.channels(self),
+                                             self.lin.weight.dtype, self.flow)
         if self.in_channels <= 0:
             _common.materialize_lazy(self, x)
         _common.check_size(name, size, x.size(0))
         h_, c = self.heads, self.out_channels
         if self.lin_edge is None:
             edge_attr = None  # as PyG: edge features without edge_dim are unused
-        else:
+        _common.refuse_sparse_extras(name, adj, edge_attr=edge_attr,
+                                     return_attention_weights=return_attention_weights)
+        if edge_attr is not None:
             edge_attr = _common.check_edge_attr(name, edge_attr, edge_index, self.edge_dim, x)
         h = self.lin(x).view(-1, h_, c)
         t = _common.elem(x)
@@ -250,10 +254,14 @@ class GATv2Conv(_HeadsLayer):
     def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Optional[Tensor] = None,
                 return_attention_weights: Optional[bool] = None) -> Tensor:
         name = type(self).__name__
-        _common.check_inputs(name, x, edge_index, _common.channels(self), self.lin_l.weight.dtype)
+        adj = edge_index
+        edge_index, _ = _common.check_inputs(name, x, edge_index, _common.channels(self),
+                                             self.lin_l.weight.dtype, self.flow)
         if self.in_channels <= 0:
             _common.materialize_lazy(self, x)
         h_, c = self.heads, self.out_channels
+        _common.refuse_sparse_extras(name, adj, edge_attr=edge_attr,
+                                     return_attention_weights=return_attention_weights)
         if edge_attr is not None and self.lin_edge is None:
             raise ValueError(f"{name}: edge_attr needs a layer built with edge_dim")
         if edge_attr is not None:
@@ -331,11 +339,15 @@ class TransformerConv(_HeadsLayer):
     def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Optional[Tensor] = None,
                 return_attention_weights: Optional[bool] = None) -> Tensor:
         name = type(self).__name__
-        _common.check_inputs(name, x, edge_index, _common.channels(self),
-                             self.lin_key.weight.dtype)
+        adj = edge_index
+        edge_index, _ = _common.check_inputs(name, x, edge_index, _common.channels(self),
+                                             self.lin_key.weight.dtype, self.flow)
         if self.in_channels <= 0:
             _common.materialize_lazy(self, x)
         h_, c = self.heads, self.out_channels
+        _common.refuse_sparse_extras(
+            name, adj, edge_attr=edge_attr,
+            return_attention_weights=(return_attention_weights is not None) or None)
         if edge_attr is not None and self.lin_edge is None:
             _common.refuse(name, "edge_attr without edge_dim",
                            "PyG adds the raw features to the values")

@@ -55,10 +55,17 @@ class GCNConv(torch.nn.Module):
     def forward(self, x: Tensor, edge_index: Tensor,
                 edge_weight: Optional[Tensor] = None) -> Tensor:
         name = type(self).__name__
-        _common.check_inputs(name, x, edge_index, _common.channels(self), self.lin.weight.dtype)
+        adj = edge_index
+        edge_index, values = _common.check_inputs(
+            name, x, edge_index, _common.channels(self), self.lin.weight.dtype, self.flow)
         if self.in_channels <= 0:
             _common.materialize_lazy(self, x)
         n = x.size(0)
+        if _common.is_sparse(adj):
+            if edge_weight is not None:
+                raise ValueError(f"{name}: pass the edge weights as the sparse "
+                                 f"adjacency's values, not as edge_weight")
+            edge_weight = self._adjacency_weights(adj, edge_index, values)
         if self.cached:
             # PyG's cached=True keeps the first call's normalised graph.
             if self._cached_edge_index is None:
@@ -110,6 +117,28 @@ class GCNConv(torch.nn.Module):
         if self.bias is not None:
             out = out + self.bias
         return out
+
+    def _adjacency_weights(self, adj, edge_index: Tensor,
+                           values: Optional[Tensor]) -> Optional[Tensor]:
+        """A sparse adjacency's values as edge weights, with PyG's self-loop
+        handling of each kind (gcn_norm): a torch.sparse adjacency gets its
+        self-loops added and summed with the ones present (a loop weight of
+        w + fill), a SparseTensor's diagonal is replaced (fill_diag: fill);
+        the edge_index path keeps a node's own loop weight, so those weights
+        are given to the input's loops here."""
+        if values is None:
+            return None
+        if values.dim() != 1:
+            raise ValueError(f"{type(self).__name__}: expected one value per "
+                             f"adjacency entry, got values of shape "
+                             f"{tuple(values.shape)}")
+        w = values.to(self.lin.weight.dtype)
+        if self.normalize and self.add_self_loops:
+            fill = 2.0 if self.improved else 1.0
+            is_loop = edge_index[0] == edge_index[1]
+            loop = w + fill if isinstance(adj, Tensor) else torch.full_like(w, fill)
+            w = torch.where(is_loop, loop, w)
+        return w.contiguous()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.in_channels}, {self.out_channels})"
@@ -167,7 +196,9 @@ class SAGEConv(torch.nn.Module):
 
     def forward(self, x: Tensor, edge_index: Tensor, size=None) -> Tensor:
         name = type(self).__name__
-        _common.check_inputs(name, x, edge_index, _common.channels(self), self.lin_l.weight.dtype)
+        adj = edge_index
+        edge_index, values = _common.check_inputs(
+            name, x, edge_index, _common.channels(self), self.lin_l.weight.dtype, self.flow)
         if self.in_channels <= 0:
             _common.materialize_lazy(self, x)
         n = x.size(0)
@@ -176,7 +207,12 @@ class SAGEConv(torch.nn.Module):
         src = F.relu(self.lin(x)) if self.project else x
         aggr = _SAGE_AGGR[self.aggr]
         t = _common.elem(x)
-        if aggr in ("mean", "sum") and self.out_channels < x.size(1):
+        weights = _common.message_weights(name, adj, values, aggr, x.dtype)
+        if weights is not None:
+            # PyG's spmm over a torch.sparse adjacency weights the messages.
+            agg = _common.weighted_aggregate(ei, n, src.contiguous(), weights, aggr)
+            out = self.lin_l(agg)
+        elif aggr in ("mean", "sum") and self.out_channels < x.size(1):
             # Linear, so project first and move fewer features over the edges.
             h = F.linear(src, self.lin_l.weight)
             out = _common.propagate("sage", (self.out_channels, t, aggr), ei, n, h)
@@ -236,10 +272,17 @@ class GINConv(torch.nn.Module):
 
     def forward(self, x: Tensor, edge_index: Tensor, size=None) -> Tensor:
         name = type(self).__name__
-        _common.check_inputs(name, x, edge_index, None, self.eps.dtype)
+        adj = edge_index
+        edge_index, values = _common.check_inputs(name, x, edge_index, None,
+                                                  self.eps.dtype, self.flow)
         n = x.size(0)
         _common.check_size(name, size, n)
         ei = _common.flip(edge_index, self.flow)
+        weights = _common.message_weights(name, adj, values, "sum", x.dtype)
+        if weights is not None:
+            # PyG's spmm over a torch.sparse adjacency weights the messages.
+            agg = _common.weighted_aggregate(ei, n, x.contiguous(), weights, "sum")
+            return self.nn((1 + self.eps) * x + agg)
         out = _common.propagate("gin", (int(x.size(1)), _common.elem(x)), ei, n,
                                 x.contiguous(), self.eps)
         return self.nn(out)
@@ -277,7 +320,8 @@ class AGNNConv(torch.nn.Module):
 
     def forward(self, x: Tensor, edge_index: Tensor) -> Tensor:
         name = type(self).__name__
-        _common.check_inputs(name, x, edge_index, None, self.beta.dtype)
+        edge_index, _ = _common.check_inputs(name, x, edge_index, None, self.beta.dtype,
+                                             self.flow)
         n = x.size(0)
         ei = _common.flip(edge_index, self.flow)
         t = _common.elem(x)
