@@ -690,6 +690,21 @@ def test_sparse_tensor_semantics():
         torch.testing.assert_close(ours(x, st), ours(x, torch.stack([src, dst])))
 
 
+@pytest.mark.parametrize("case", ["gcn", "sage-mean", "gat-heads"])
+def test_sparse_adjacency_under_torch_compile(case):
+    # Dynamo does not trace sparse tensors: the layer runs outside the
+    # traced graph (a graph break), with the eager result.
+    ours, _ = make(BY_ID[case], torch.float64)
+    edge_index, n = random_graph()
+    adj = adjacency(edge_index, n, "csr", torch.float64, True)
+    x = features(n, torch.float64)
+    torch._dynamo.reset()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = torch.compile(ours)(x, adj)
+    torch.testing.assert_close(got, ours(x, adj))
+
+
 def test_sparse_adjacency_refusals():
     edge_index, n = random_graph()
     x = features(n, torch.float32)

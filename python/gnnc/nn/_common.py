@@ -2,6 +2,7 @@
 initialisers, input checks, PyG's self-loop handling, attention dropout masks
 and the call into a compiled `gnn` function."""
 
+import functools
 import importlib.abc
 import importlib.util
 import math
@@ -366,6 +367,32 @@ def _is_sparse_tensor(a) -> bool:
     """A torch_sparse.SparseTensor (duck-typed: torch_sparse is optional)."""
     return (not isinstance(a, Tensor) and type(a).__name__ == "SparseTensor"
             and hasattr(a, "coo") and hasattr(a, "sparse_sizes"))
+
+
+def sparse_runs_eagerly(forward):
+    """Decorates a layer's forward(x, edge_index, ...): with a sparse
+    adjacency it runs outside torch.compile's tracing (dynamo does not trace
+    code on sparse tensors: a graph break, an error under fullgraph=True);
+    everything else is unchanged."""
+    @functools.wraps(forward)
+    def wrapper(self, x, edge_index, *args, **kwargs):
+        # Attribute reads only (dynamo breaks the graph on isinstance of a
+        # sparse tensor), and always through _eagerly: where dynamo falls back
+        # to running this frame eagerly it would still compile the frames
+        # called from it.
+        if type(edge_index).__name__ == "SparseTensor" or \
+                getattr(edge_index, "layout", torch.strided) != torch.strided:
+            return _eagerly(forward, self, x, edge_index, *args, **kwargs)
+        return forward(self, x, edge_index, *args, **kwargs)
+    return wrapper
+
+
+def _call(fn, *args, **kwargs):
+    return fn(*args, **kwargs)
+
+
+# torch.compiler.disable(_call) once torch._dynamo loads (the hook below).
+_eagerly = _call
 
 
 def _adjacency(layer: str, x: Tensor, adj, flow: str):
@@ -741,9 +768,11 @@ _run = _run_function
 
 
 def _mark_nonstrict(decorators) -> None:
-    global _run
+    global _run, _eagerly
     if _run is _run_function:
         _run = decorators.nonstrict_trace(_run_function)
+    if _eagerly is _call:
+        _eagerly = decorators.disable(_call)
 
 
 class _WhenDynamoLoads(importlib.abc.MetaPathFinder):

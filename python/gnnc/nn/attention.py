@@ -159,6 +159,7 @@ class GATConv(_HeadsLayer):
         _common.glorot(self.att_edge)
         _common.zeros(self.bias)
 
+    @_common.sparse_runs_eagerly
     def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Optional[Tensor] = None,
                 size=None, return_attention_weights: Optional[bool] = None) -> Tensor:
         name = type(self).__name__
@@ -251,6 +252,7 @@ class GATv2Conv(_HeadsLayer):
         _common.glorot(self.att)
         _common.zeros(self.bias)
 
+    @_common.sparse_runs_eagerly
     def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Optional[Tensor] = None,
                 return_attention_weights: Optional[bool] = None) -> Tensor:
         name = type(self).__name__
@@ -336,6 +338,7 @@ class TransformerConv(_HeadsLayer):
         if self.beta:
             self.lin_beta.reset_parameters()
 
+    @_common.sparse_runs_eagerly
     def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Optional[Tensor] = None,
                 return_attention_weights: Optional[bool] = None) -> Tensor:
         name = type(self).__name__

@@ -52,6 +52,7 @@ class GCNConv(torch.nn.Module):
         _common.zeros(self.bias)
         self._cached_edge_index = None
 
+    @_common.sparse_runs_eagerly
     def forward(self, x: Tensor, edge_index: Tensor,
                 edge_weight: Optional[Tensor] = None) -> Tensor:
         name = type(self).__name__
@@ -194,6 +195,7 @@ class SAGEConv(torch.nn.Module):
         if self.root_weight:
             self.lin_r.reset_parameters()
 
+    @_common.sparse_runs_eagerly
     def forward(self, x: Tensor, edge_index: Tensor, size=None) -> Tensor:
         name = type(self).__name__
         adj = edge_index
@@ -270,6 +272,7 @@ class GINConv(torch.nn.Module):
         with torch.no_grad():
             self.eps.fill_(self.initial_eps)
 
+    @_common.sparse_runs_eagerly
     def forward(self, x: Tensor, edge_index: Tensor, size=None) -> Tensor:
         name = type(self).__name__
         adj = edge_index
@@ -318,6 +321,7 @@ class AGNNConv(torch.nn.Module):
             with torch.no_grad():
                 self.beta.fill_(1)
 
+    @_common.sparse_runs_eagerly
     def forward(self, x: Tensor, edge_index: Tensor) -> Tensor:
         name = type(self).__name__
         edge_index, _ = _common.check_inputs(name, x, edge_index, None, self.beta.dtype,
