@@ -7,6 +7,7 @@
 #include "gnn/Compiler/Driver.h"
 
 #include "gnn/Dialect/GNN/IR/GNNOps.h"
+#include "gnn/Dialect/GNN/IR/GraphStatsAttr.h"
 #include "gnn/Dialect/GNN/Transforms/Pipelines.h"
 #include "gnn/Dialect/GNNKernel/Transforms/Passes.h"
 #include "gnn/Target/CUDA/TranslateToCUDA.h"
@@ -53,8 +54,10 @@ LogicalResult mlir::gnn::lowerForCUDA(ModuleOp module,
   if (lowered)
     return success();
   PassManager pm(module.getContext());
+  // The statistics travel as the module's attribute, read by the passes.
+  module->setAttr(kGraphStatsAttr,
+                  graphStatsAttr(module.getContext(), options.stats));
   CUDAPipelineOptions pipeline;
-  pipeline.stats = options.stats.toOption();
   pipeline.indexBits = options.indexBits;
   pipeline.maxChunks = options.maxChunks;
   pipeline.split = options.split;
@@ -118,7 +121,7 @@ mlir::gnn::compileFunction(ModuleOp module, func::FuncOp func,
 
 static bool sameOptions(const CompileOptions &a, const CompileOptions &b) {
   return a.indexBits == b.indexBits && a.maxChunks == b.maxChunks &&
-         a.split == b.split && a.stats.toOption() == b.stats.toOption();
+         a.split == b.split && a.stats == b.stats;
 }
 
 FailureOr<::gnn::runtime::TrainingProgram>

@@ -476,7 +476,7 @@ class _Compiled:
         fn = cache.ready.get(bucket)
         if fn is None:
             fn = cache.get(bucket, lambda: kind(self.module, function,
-                                                stats["stats_option"],
+                                                stats["stats"],
                                                 int(stats["index_bits"])),
                            wait=wait)
         return (fn, cache.ready.get(bucket) is fn) if final else fn

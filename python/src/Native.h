@@ -523,23 +523,22 @@ public:
     d["index_bits"] = graph->indexBits();
     d["csr_order"] = s.csrOrder;
     // What the default schedules depend on (equal keys, equal kernels), and
-    // the statistics in the compiler's option form.
+    // the statistics themselves, which the compiler takes as they are.
     d["schedule_key"] = ::gnn::scheduleKey(s);
-    d["stats_option"] = s.toOption();
+    d["stats"] = nb::cast(s);
     return d;
   }
   std::unique_ptr<rt::Graph> graph;
 };
 
-/// What decides the generated code: the graph's statistics in their option
-/// form and the index width.
-inline mlir::gnn::CompileOptions compileOptions(const std::string &stats,
-                                         int indexBits) {
+/// What decides the generated code: the graph's statistics and the index
+/// width.
+inline mlir::gnn::CompileOptions compileOptions(const ::gnn::GraphStats &stats,
+                                                int indexBits) {
   mlir::gnn::CompileOptions options;
-  if (std::string bad = ::gnn::GraphStats::parseOption(stats, options.stats);
-      !bad.empty())
-    throw nb::value_error(
-        ("gnnc: graph statistics '" + stats + "': " + bad).c_str());
+  if (std::string bad = stats.check(); !bad.empty())
+    throw nb::value_error(("gnnc: graph statistics: " + bad).c_str());
+  options.stats = stats;
   options.indexBits = indexBits;
   return options;
 }
@@ -589,7 +588,7 @@ inline void enqueue(const rt::Graph &graph,
 class CudaFunction {
 public:
   CudaFunction(Module &module, const std::string &function,
-               const std::string &stats, int indexBits) {
+               const ::gnn::GraphStats &stats, int indexBits) {
     func::FuncOp f = module.lookup(function);
     mlir::gnn::CompileOptions options = compileOptions(stats, indexBits);
     {
@@ -644,7 +643,7 @@ private:
 class CudaTraining {
 public:
   CudaTraining(Module &module, const std::string &function,
-               const std::string &stats, int indexBits) {
+               const ::gnn::GraphStats &stats, int indexBits) {
     const mlir::gnn::TrainingFunctions &t = module.trainingOf(function);
     func::FuncOp fwd = t.forward;
     mlir::gnn::CompileOptions options = compileOptions(stats, indexBits);

@@ -80,6 +80,13 @@ NB_MODULE(_gnnc, m) {
       .def_prop_ro("num_edges",
                    [](const ::gnn::HostGraph &g) { return g.numEdges(); });
 
+  // A graph's statistics as the compiler takes them (DeviceGraph's
+  // statistics()["stats"]); printed in gnn-select-schedules' option form.
+  nb::class_<::gnn::GraphStats>(m, "GraphStats")
+      .def("__repr__", [](const ::gnn::GraphStats &s) {
+        return "GraphStats(" + s.toOption() + ")";
+      });
+
 #ifdef GNNC_HAVE_CUDA_RUNTIME
   m.attr("has_cuda") = true;
   nb::class_<DeviceGraph>(m, "DeviceGraph")
@@ -88,13 +95,15 @@ NB_MODULE(_gnnc, m) {
            nb::arg("num_nodes"), nb::arg("stream"))
       .def("statistics", &DeviceGraph::statistics);
   nb::class_<CudaFunction>(m, "CudaFunction")
-      .def(nb::init<Module &, const std::string &, const std::string &, int>(),
+      .def(nb::init<Module &, const std::string &, const ::gnn::GraphStats &,
+                    int>(),
            nb::arg("module"), nb::arg("function"), nb::arg("stats"),
            nb::arg("index_bits"))
       .def("source", &CudaFunction::source)
       .def("program_json", &CudaFunction::json);
   nb::class_<CudaTraining>(m, "CudaTraining")
-      .def(nb::init<Module &, const std::string &, const std::string &, int>(),
+      .def(nb::init<Module &, const std::string &, const ::gnn::GraphStats &,
+                    int>(),
            nb::arg("module"), nb::arg("function"), nb::arg("stats"),
            nb::arg("index_bits"));
   // The sync-free change check of a cached graph's edge_index (gnnc/_core.py

@@ -157,15 +157,15 @@ def test_compiled_module_keys_its_variants_by_schedule_key():
     made = []
     gate = threading.Event()
 
-    def kind(module, function, stats_option, index_bits):
-        made.append((function, stats_option, index_bits))
+    def kind(module, function, stats, index_bits):
+        made.append((function, stats, index_bits))
         if len(made) > 1:
             assert gate.wait(10)
-        return f"variant {stats_option}"
+        return f"variant {stats}"
 
     stats = {"schedule_key": "1/0/0", "csr_order": False, "index_bits": 32,
-             "stats_option": "mean-degree:4"}
-    other = dict(stats, schedule_key="3/0/0", stats_option="mean-degree:20")
+             "stats": "mean-degree:4"}
+    other = dict(stats, schedule_key="3/0/0", stats="mean-degree:20")
     assert m._specialised(m.cuda, kind, "f", stats) == "variant mean-degree:4"
     assert m._specialised(m.cuda, kind, "f", other) == "variant mean-degree:4"
     gate.set()

@@ -53,6 +53,18 @@ struct GraphStats {
   /// permutation into CSR slots.
   bool csrOrder = false;
 
+  bool operator==(const GraphStats &o) const {
+    return nodes == o.nodes && edges == o.edges &&
+           maxInDegree == o.maxInDegree && maxOutDegree == o.maxOutDegree &&
+           p50 == o.p50 && p90 == o.p90 && p99 == o.p99 && p999 == o.p999 &&
+           rowsByDegree == o.rowsByDegree && edgesByDegree == o.edgesByDegree &&
+           isolatedNodes == o.isolatedNodes && selfLoops == o.selfLoops &&
+           directed == o.directed && graphs == o.graphs &&
+           smallestGraph == o.smallestGraph &&
+           largestGraph == o.largestGraph && csrOrder == o.csrOrder;
+  }
+  bool operator!=(const GraphStats &o) const { return !(*this == o); }
+
   double meanDegree() const {
     return nodes ? static_cast<double>(edges) / nodes : 0.0;
   }

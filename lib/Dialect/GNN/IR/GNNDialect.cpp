@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnn/Dialect/GNN/IR/GNNDialect.h"
+#include "gnn/Dialect/GNN/IR/GraphStatsAttr.h"
 #include "gnn/Dialect/GNN/IR/GNNInterfaces.h"
 #include "gnn/Dialect/GNN/IR/GNNDomain.h"
 #include "gnn/Dialect/GNN/IR/GNNOps.h"
@@ -56,6 +57,86 @@ ScheduleAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "expects split to be 0 or at least 32 but got "
                        << split;
   return success();
+}
+
+LogicalResult GraphStatsAttr::verify(
+    llvm::function_ref<InFlightDiagnostic()> emitError, int64_t nodes,
+    int64_t edges, int64_t maxIn, int64_t maxOut, int64_t p50, int64_t p90,
+    int64_t p99, int64_t p999, DenseI64ArrayAttr rowsByDegreeAttr,
+    DenseI64ArrayAttr edgesByDegreeAttr, int64_t isolated, int64_t selfLoops,
+    bool directed, int64_t graphs, int64_t smallestGraph,
+    int64_t largestGraph, bool csrOrder) {
+  (void)directed;
+  (void)csrOrder;
+  if (!rowsByDegreeAttr || !edgesByDegreeAttr)
+    return emitError() << "expects rows_by_degree and edges_by_degree";
+  ArrayRef<int64_t> rowsByDegree = rowsByDegreeAttr.asArrayRef();
+  ArrayRef<int64_t> edgesByDegree = edgesByDegreeAttr.asArrayRef();
+  std::pair<const char *, int64_t> counts[] = {
+      {"nodes", nodes},         {"edges", edges},
+      {"max_in", maxIn},        {"max_out", maxOut},
+      {"p50", p50},             {"p90", p90},
+      {"p99", p99},             {"p999", p999},
+      {"isolated", isolated},   {"self_loops", selfLoops},
+      {"graphs", graphs},       {"smallest_graph", smallestGraph},
+      {"largest_graph", largestGraph}};
+  for (auto [name, value] : counts)
+    if (value < 0)
+      return emitError() << "expects " << name << " >= 0 but got " << value;
+  for (auto [name, histogram] :
+       {std::pair<const char *, ArrayRef<int64_t>>{"rows_by_degree",
+                                                   rowsByDegree},
+        {"edges_by_degree", edgesByDegree}}) {
+    if (histogram.size() > size_t(::gnn::GraphStats::kDegreeBuckets))
+      return emitError() << "expects " << name << " of at most "
+                         << ::gnn::GraphStats::kDegreeBuckets
+                         << " buckets but got " << histogram.size();
+    for (int64_t v : histogram)
+      if (v < 0)
+        return emitError() << "expects " << name << " counts >= 0 but got "
+                           << v;
+  }
+  return success();
+}
+
+/// `histogram` without its trailing zeros.
+static ArrayRef<int64_t> trimmed(ArrayRef<int64_t> histogram) {
+  size_t n = histogram.size();
+  while (n && !histogram[n - 1])
+    --n;
+  return histogram.take_front(n);
+}
+
+GraphStatsAttr mlir::gnn::graphStatsAttr(MLIRContext *context,
+                                         const ::gnn::GraphStats &s) {
+  return GraphStatsAttr::get(
+      context, s.nodes, s.edges, s.maxInDegree, s.maxOutDegree, s.p50, s.p90,
+      s.p99, s.p999, DenseI64ArrayAttr::get(context, trimmed(s.rowsByDegree)),
+      DenseI64ArrayAttr::get(context, trimmed(s.edgesByDegree)),
+      s.isolatedNodes, s.selfLoops, s.directed, s.graphs, s.smallestGraph,
+      s.largestGraph, s.csrOrder);
+}
+
+::gnn::GraphStats mlir::gnn::statsOf(GraphStatsAttr a) {
+  ::gnn::GraphStats s;
+  s.nodes = a.getNodes();
+  s.edges = a.getEdges();
+  s.maxInDegree = a.getMaxIn();
+  s.maxOutDegree = a.getMaxOut();
+  s.p50 = a.getP50();
+  s.p90 = a.getP90();
+  s.p99 = a.getP99();
+  s.p999 = a.getP999();
+  llvm::copy(a.getRowsByDegree().asArrayRef(), s.rowsByDegree.begin());
+  llvm::copy(a.getEdgesByDegree().asArrayRef(), s.edgesByDegree.begin());
+  s.isolatedNodes = a.getIsolated();
+  s.selfLoops = a.getSelfLoops();
+  s.directed = a.getDirected();
+  s.graphs = a.getGraphs();
+  s.smallestGraph = a.getSmallestGraph();
+  s.largestGraph = a.getLargestGraph();
+  s.csrOrder = a.getCsrOrder();
+  return s;
 }
 
 void GNNDialect::initialize() {

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnn/Analysis/Schedule.h"
+#include "gnn/Dialect/GNN/IR/GraphStatsAttr.h"
 #include "gnn/Dialect/GNN/Transforms/Passes.h"
 
 #include "llvm/Support/MathExtras.h"
@@ -97,14 +98,34 @@ struct SelectSchedules
           << static_cast<int64_t>(split);
       return signalPassFailure();
     }
+    // The enclosing module's `gnn.graph_stats` (the compile driver sets
+    // it); the `stats` option, statistics written by hand (gnn-opt), takes
+    // precedence; without either, ScheduleProblem's defaults.
     ::gnn::GraphStats graph = ::gnn::ScheduleProblem::defaultStats();
-    if (!stats.empty())
+    Operation *root = getOperation();
+    auto module = root->getParentOfType<ModuleOp>();
+    if (!stats.empty()) {
       if (std::string bad = ::gnn::GraphStats::parseOption(stats, graph);
           !bad.empty()) {
-        getOperation().emitError() << "gnn-select-schedules: bad `stats` '"
-                                   << stats << "': " << bad;
+        root->emitError() << "gnn-select-schedules: bad `stats` '" << stats
+                          << "': " << bad;
         return signalPassFailure();
       }
+    } else if (Attribute a = module ? module->getAttr(kGraphStatsAttr)
+                                    : Attribute()) {
+      auto attr = dyn_cast<GraphStatsAttr>(a);
+      if (!attr) {
+        module->emitError() << "expects `" << kGraphStatsAttr
+                            << "` to be a #gnn.graph_stats but got " << a;
+        return signalPassFailure();
+      }
+      graph = statsOf(attr);
+      if (std::string bad = graph.check(); !bad.empty()) {
+        module->emitError() << "inconsistent `" << kGraphStatsAttr
+                            << "`: " << bad;
+        return signalPassFailure();
+      }
+    }
     WalkResult r = getOperation().walk([&](KernelGroupOp group) {
       ::gnn::ScheduleProblem p = problemFor(group);
       p.graph = graph;

@@ -112,4 +112,36 @@ def GNN_ScheduleAttr : AttrDef<GNN_Dialect, "Schedule"> {
   let genVerifyDecl = 1;
 }
 
+def GNN_GraphStatsAttr : AttrDef<GNN_Dialect, "GraphStats"> {
+  let mnemonic = "graph_stats";
+  let summary = "the statistics of the graph a module is compiled for";
+  let description = [{
+    `gnn::GraphStats` as an attribute: set on the module (`gnn.graph_stats`)
+    by the compile driver, or from the `stats` option of
+    `gnn-select-schedules`, and read by the passes that choose schedules
+    from it. The fields are those of `gnn/Analysis/GraphStats.h`; the degree
+    histograms are empty when unknown (statistics given by hand).
+
+    ```mlir
+    module attributes {gnn.graph_stats = #gnn.graph_stats<nodes = 1000,
+        edges = 13000, max_in = 5000, max_out = 13, p50 = 13, p90 = 13,
+        p99 = 13, p999 = 13, rows_by_degree = [], edges_by_degree = [],
+        isolated = 0, self_loops = 0, directed = false, graphs = 1,
+        smallest_graph = 1000, largest_graph = 1000, csr_order = false>} {}
+    ```
+  }];
+  let parameters = (ins "int64_t":$nodes, "int64_t":$edges,
+                        "int64_t":$max_in, "int64_t":$max_out,
+                        "int64_t":$p50, "int64_t":$p90, "int64_t":$p99,
+                        "int64_t":$p999,
+                        "::mlir::DenseI64ArrayAttr":$rows_by_degree,
+                        "::mlir::DenseI64ArrayAttr":$edges_by_degree,
+                        "int64_t":$isolated, "int64_t":$self_loops,
+                        "bool":$directed, "int64_t":$graphs,
+                        "int64_t":$smallest_graph, "int64_t":$largest_graph,
+                        "bool":$csr_order);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // GNN_DIALECT_GNN_IR_GNNATTRS_TD

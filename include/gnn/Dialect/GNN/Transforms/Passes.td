@@ -150,10 +150,12 @@ def GNNSelectSchedules : Pass<"gnn-select-schedules", "func::FuncOp"> {
   let summary = "chooses a #gnn.schedule for every kernel group";
   let description = [{
     Builds a ScheduleProblem (gnn/Analysis/Schedule.h) from each kernel group
-    (its kind and row width) and the graph statistics given as the `stats`
-    option (gnn/Analysis/GraphStats.h; `gnn-run` prints the statistics of
-    its graph in this form), and
-    records the chosen schedule on the group. The kind is the group's first
+    (its kind and row width) and the graph statistics, and records the
+    chosen schedule on the group. The statistics are the enclosing module's
+    `gnn.graph_stats` attribute (`#gnn.graph_stats<...>`, which the compile
+    driver sets), or, taking precedence, the `stats` option: statistics
+    written by hand (gnn/Analysis/GraphStats.h's text form; `gnn-run` prints
+    the statistics of its graph in this form). The kind is the group's first
     op, except for the fused families: an `attention` group is scheduled as
     attention over its `spmm`'s row (with the feature width of one head), an
     `aggregation` group like its `spmm` or `reduce`.
@@ -179,9 +181,10 @@ def GNNSelectSchedules : Pass<"gnn-select-schedules", "func::FuncOp"> {
   }];
   let options = [
     Option<"stats", "stats", "std::string", "\"\"",
-           "the graph's statistics, gnn::GraphStats::toOption's form "
-           "(`nodes:N,edges:E,max-in:D,...`; empty: 1000 nodes of in-degree "
-           "16)">,
+           "graph statistics written by hand, gnn::GraphStats::toOption's "
+           "form (`nodes:N,edges:E,max-in:D,...`); they take precedence over "
+           "the module's gnn.graph_stats; neither: 1000 nodes of in-degree "
+           "16">,
     Option<"maxChunks", "max-chunks", "int64_t", "8192",
            "the most chunks of a split heavy-row kernel "
            "(gnn-split-heavy-rows' max-chunks): the chunk size the split "
