@@ -3,8 +3,9 @@
 Every compiled function runs through PyTorch operators written in C++
 (``src/TorchOps.cpp``, PyTorch's stable ABI): ``torch.ops.gnnc.call``
 (CPU: the reference evaluator; CUDA: the generated kernels on PyTorch's
-current stream, into tensors PyTorch allocates; Meta: shapes only, for
-torch.compile; for ``@f_fwd`` inside the autograd.Function _Step) and
+current stream, into tensors PyTorch allocates; shapes only from the
+Python fake kernels below, for torch.compile and meta tensors; for
+``@f_fwd`` inside the autograd.Function _Step) and
 ``torch.ops.gnnc.call_backward``
 (``@f_bwd``, the backward the compiler derived from the same IR; on CUDA
 tensors the runtime's training entry, reading the residuals where the

@@ -522,10 +522,12 @@ public:
     d["p99"] = s.p99;
     d["index_bits"] = graph->indexBits();
     d["csr_order"] = s.csrOrder;
-    // What the default schedules depend on (equal keys, equal kernels), and
-    // the statistics themselves, which the compiler takes as they are.
+    // What the default schedules depend on (equal keys, equal kernels), the
+    // statistics themselves (what the compiler takes), and their text form
+    // for people (`gnn-opt ... stats=`; gnnc never parses it back).
     d["schedule_key"] = ::gnn::scheduleKey(s);
     d["stats"] = nb::cast(s);
+    d["stats_option"] = s.toOption();
     return d;
   }
   std::unique_ptr<rt::Graph> graph;

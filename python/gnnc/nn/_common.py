@@ -317,8 +317,7 @@ def check_inputs(layer: str, x, edge_index, in_channels: Optional[int],
         raise TypeError(f"{layer}: expected x to be a torch.Tensor, got "
                         f"{type(x).__name__}")
     values = None
-    if _is_sparse_tensor(edge_index) or \
-            (isinstance(edge_index, Tensor) and edge_index.layout != torch.strided):
+    if is_sparse(edge_index):
         edge_index, values = _adjacency(layer, x, edge_index, flow)
     if not isinstance(edge_index, Tensor):
         raise TypeError(f"{layer}: expected edge_index to be a torch.Tensor "
@@ -364,9 +363,10 @@ _ADJ_SIZE = 32
 
 
 def _is_sparse_tensor(a) -> bool:
-    """A torch_sparse.SparseTensor (duck-typed: torch_sparse is optional)."""
-    return (not isinstance(a, Tensor) and type(a).__name__ == "SparseTensor"
-            and hasattr(a, "coo") and hasattr(a, "sparse_sizes"))
+    """A torch_sparse.SparseTensor (duck-typed: torch_sparse is optional; no
+    isinstance, on which dynamo breaks the graph for sparse tensors)."""
+    return (type(a).__name__ == "SparseTensor" and hasattr(a, "coo")
+            and hasattr(a, "sparse_sizes"))
 
 
 def sparse_runs_eagerly(forward):
@@ -376,12 +376,9 @@ def sparse_runs_eagerly(forward):
     everything else is unchanged."""
     @functools.wraps(forward)
     def wrapper(self, x, edge_index, *args, **kwargs):
-        # Attribute reads only (dynamo breaks the graph on isinstance of a
-        # sparse tensor), and always through _eagerly: where dynamo falls back
-        # to running this frame eagerly it would still compile the frames
-        # called from it.
-        if type(edge_index).__name__ == "SparseTensor" or \
-                getattr(edge_index, "layout", torch.strided) != torch.strided:
+        # Always through _eagerly: where dynamo falls back to running this
+        # frame eagerly it would still compile the frames called from it.
+        if is_sparse(edge_index):
             return _eagerly(forward, self, x, edge_index, *args, **kwargs)
         return forward(self, x, edge_index, *args, **kwargs)
     return wrapper
@@ -396,6 +393,8 @@ _eagerly = _call
 
 
 def _adjacency(layer: str, x: Tensor, adj, flow: str):
+    if not isinstance(adj, Tensor) and not _is_sparse_tensor(adj):
+        return adj, None  # not a graph at all: check_inputs says so
     if flow == "target_to_source":
         raise ValueError(
             f"{layer}: flow='target_to_source' is invalid with a sparse adjacency "
@@ -521,9 +520,10 @@ def weighted_aggregate(edge_index: Tensor, num_nodes: int, h: Tensor,
 
 
 def is_sparse(adj) -> bool:
-    """Whether the layer's graph argument is a sparse adjacency."""
-    return _is_sparse_tensor(adj) or (isinstance(adj, Tensor)
-                                      and adj.layout != torch.strided)
+    """Whether the layer's graph argument is a sparse adjacency (attribute
+    reads only: safe to trace)."""
+    return _is_sparse_tensor(adj) or \
+        getattr(adj, "layout", torch.strided) != torch.strided
 
 
 def refuse_sparse_extras(layer: str, adj, **extras) -> None:
