@@ -2,7 +2,7 @@
 
 func.func @no_schedule(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
   // expected-error @+1 {{'gnn.kernel_group' op has no schedule; run gnn-select-schedules (or the gnn-codegen-pipeline) first}}
-  %r = gnn.kernel_group "spmm_0" -> tensor<?x8xf32> {
+  %r = gnn.kernel_group "spmm_0" family = aggregation -> tensor<?x8xf32> {
     %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
     gnn.yield %s : tensor<?x8xf32>
   }
@@ -13,7 +13,7 @@ func.func @no_schedule(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 
 func.func @bad_name(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
   // expected-error @+1 {{expects a kernel name made of letters, digits and '_' (not starting with a digit) but got 'k(); evil'}}
-  %r = gnn.kernel_group "k(); evil" schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+  %r = gnn.kernel_group "k(); evil" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
     %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
     gnn.yield %s : tensor<?x8xf32>
   }
@@ -23,12 +23,12 @@ func.func @bad_name(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 // -----
 
 func.func @twice(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
-  %r = gnn.kernel_group "k" schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+  %r = gnn.kernel_group "k" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
     %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
     gnn.yield %s : tensor<?x8xf32>
   }
   // expected-error @+1 {{reuses the kernel name 'k'}}
-  %q = gnn.kernel_group "k" schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+  %q = gnn.kernel_group "k" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
     %s = gnn.spmm sum %g, %r : tensor<?x8xf32> -> tensor<?x8xf32>
     gnn.yield %s : tensor<?x8xf32>
   }
@@ -38,7 +38,7 @@ func.func @twice(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 // -----
 
 func.func @f16(%g: !gnn.graph, %x: tensor<?x8xf16>) -> tensor<?x8xf16> {
-  %r = gnn.kernel_group "spmm_0" schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf16> {
+  %r = gnn.kernel_group "spmm_0" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf16> {
     // expected-error @+1 {{'gnn.spmm' op uses 'tensor<?x8xf16>'; the CUDA backend supports only f32 and f64 tensors}}
     %s = gnn.spmm sum %g, %x : tensor<?x8xf16> -> tensor<?x8xf16>
     gnn.yield %s : tensor<?x8xf16>
@@ -52,7 +52,7 @@ func.func @f16(%g: !gnn.graph, %x: tensor<?x8xf16>) -> tensor<?x8xf16> {
 // error on the first tensor of the second type.
 // expected-note @+1 {{the first 'f64' tensor}}
 func.func @mixed(%g: !gnn.graph, %x: tensor<?x8xf64>) -> tensor<?x8xf32> {
-  %r = gnn.kernel_group "spmm_0" schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf64> {
+  %r = gnn.kernel_group "spmm_0" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf64> {
     %s = gnn.spmm sum %g, %x : tensor<?x8xf64> -> tensor<?x8xf64>
     gnn.yield %s : tensor<?x8xf64>
   }
@@ -79,7 +79,7 @@ func.func @mixed_arguments(%g: !gnn.graph, %x: tensor<?x8xf32>, %y: tensor<?x8xf
 // -----
 
 func.func @vector(%g: !gnn.graph, %x: tensor<?x6xf32>) -> tensor<?x6xf32> {
-  %r = gnn.kernel_group "spmm_0" schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x6xf32> {
+  %r = gnn.kernel_group "spmm_0" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x6xf32> {
     // expected-error @+1 {{'gnn.spmm' op has rows of 6 elements, not a multiple of the schedule's vector width 4}}
     %s = gnn.spmm sum %g, %x : tensor<?x6xf32> -> tensor<?x6xf32>
     gnn.yield %s : tensor<?x6xf32>
@@ -90,7 +90,7 @@ func.func @vector(%g: !gnn.graph, %x: tensor<?x6xf32>) -> tensor<?x6xf32> {
 // -----
 
 func.func @wide(%g: !gnn.graph, %x: tensor<?x16384xf32>) -> tensor<?x16384xf32> {
-  %r = gnn.kernel_group "spmm_0" schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x16384xf32> {
+  %r = gnn.kernel_group "spmm_0" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x16384xf32> {
     // expected-error @+1 {{'gnn.spmm' op has rows of 16384 elements; the CUDA backend keeps at most 2048 accumulators per row team}}
     %s = gnn.spmm sum %g, %x : tensor<?x16384xf32> -> tensor<?x16384xf32>
     gnn.yield %s : tensor<?x16384xf32>
@@ -100,9 +100,9 @@ func.func @wide(%g: !gnn.graph, %x: tensor<?x16384xf32>) -> tensor<?x16384xf32> 
 
 // -----
 
-func.func @features(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
-  %r = gnn.kernel_group "spmm_0" schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
-    %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+func.func @features(%g: !gnn.graph, %x: tensor<?x8xf32>, %w: tensor<8x8xf32>) -> tensor<?x8xf32> {
+  %r = gnn.kernel_group "spmm_0" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+    %s = linalg.matmul ins(%x, %w : tensor<?x8xf32>, tensor<8x8xf32>) outs(%x : tensor<?x8xf32>) -> tensor<?x8xf32>
     // expected-error @+1 {{'gnn.spmm' op reads features computed inside its kernel group by an op that cannot be evaluated per node (only degrees and elementwise ops)}}
     %t = gnn.spmm sum %g, %s : tensor<?x8xf32> -> tensor<?x8xf32>
     gnn.yield %t : tensor<?x8xf32>
@@ -113,7 +113,7 @@ func.func @features(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 // -----
 
 func.func @not_a_consumer(%g: !gnn.graph, %x: tensor<?x8xf32>, %w: tensor<8x8xf32>) -> tensor<?x8xf32> {
-  %r = gnn.kernel_group "spmm_0" schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+  %r = gnn.kernel_group "spmm_0" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
     %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
     // expected-error @+1 {{'linalg.matmul' op is not an elementwise consumer; a kernel group ends with its anchor op and its consumers}}
     %t = linalg.matmul ins(%s, %w : tensor<?x8xf32>, tensor<8x8xf32>) outs(%s : tensor<?x8xf32>) -> tensor<?x8xf32>
@@ -125,7 +125,7 @@ func.func @not_a_consumer(%g: !gnn.graph, %x: tensor<?x8xf32>, %w: tensor<8x8xf3
 // -----
 
 func.func @weights(%g: !gnn.graph, %x: tensor<?x8xf32>, %y: tensor<?x8xf32>) -> tensor<?x8xf32> {
-  %r = gnn.kernel_group "spmm_0" schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+  %r = gnn.kernel_group "spmm_0" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
     %e = gnn.gather src %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
     // expected-error @+1 {{'gnn.spmm' op expects fused producers of an spmm to compute its weights}}
     %t = gnn.spmm sum %g, %y : tensor<?x8xf32> -> tensor<?x8xf32>
@@ -138,7 +138,7 @@ func.func @weights(%g: !gnn.graph, %x: tensor<?x8xf32>, %y: tensor<?x8xf32>) -> 
 
 func.func @two_dense(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
   // expected-error @+1 {{'gnn.kernel_group' op expects a dense kernel group to hold one linalg op}}
-  %r = gnn.kernel_group "elementwise_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?x8xf32> {
+  %r = gnn.kernel_group "elementwise_0" family = elementwise schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?x8xf32> {
     %a = linalg.add ins(%x, %x : tensor<?x8xf32>, tensor<?x8xf32>) outs(%x : tensor<?x8xf32>) -> tensor<?x8xf32>
     %b = linalg.add ins(%a, %x : tensor<?x8xf32>, tensor<?x8xf32>) outs(%x : tensor<?x8xf32>) -> tensor<?x8xf32>
     gnn.yield %b : tensor<?x8xf32>
@@ -149,7 +149,7 @@ func.func @two_dense(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 // -----
 
 func.func @named(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
-  %r = gnn.kernel_group "elementwise_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?x8xf32> {
+  %r = gnn.kernel_group "elementwise_0" family = elementwise schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?x8xf32> {
     // expected-error @+1 {{'linalg.add' op is not supported by the CUDA backend (only linalg.generic outside matmuls and fills)}}
     %a = linalg.add ins(%x, %x : tensor<?x8xf32>, tensor<?x8xf32>) outs(%x : tensor<?x8xf32>) -> tensor<?x8xf32>
     gnn.yield %a : tensor<?x8xf32>
@@ -162,7 +162,7 @@ func.func @named(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 #rp = affine_map<(d0, d1) -> (d1, d0)>
 #r0 = affine_map<(d0, d1) -> (d1)>
 func.func @reduction_first(%g: !gnn.graph, %x: tensor<8x?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
-  %r = gnn.kernel_group "elementwise_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?xf32> {
+  %r = gnn.kernel_group "elementwise_0" family = elementwise schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?xf32> {
     // expected-error @+1 {{'linalg.generic' op expects parallel loops before reduction loops in the CUDA backend}}
     %a = linalg.generic {indexing_maps = [#rp, #r0], iterator_types = ["reduction", "parallel"]}
         ins(%x : tensor<8x?xf32>) outs(%y : tensor<?xf32>) {
@@ -180,7 +180,7 @@ func.func @reduction_first(%g: !gnn.graph, %x: tensor<8x?xf32>, %y: tensor<?xf32
 #t = affine_map<(d0, d1) -> (d1, d0)>
 #i = affine_map<(d0, d1) -> (d0, d1)>
 func.func @transposed_out(%g: !gnn.graph, %x: tensor<8x8xf32>) -> tensor<8x8xf32> {
-  %r = gnn.kernel_group "elementwise_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<8x8xf32> {
+  %r = gnn.kernel_group "elementwise_0" family = elementwise schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<8x8xf32> {
     // expected-error @+1 {{'linalg.generic' op expects every output indexed by the parallel loops in order in the CUDA backend}}
     %a = linalg.generic {indexing_maps = [#i, #t], iterator_types = ["parallel", "parallel"]}
         ins(%x : tensor<8x8xf32>) outs(%x : tensor<8x8xf32>) {
@@ -195,10 +195,13 @@ func.func @transposed_out(%g: !gnn.graph, %x: tensor<8x8xf32>) -> tensor<8x8xf32
 // -----
 
 #d1 = affine_map<(d0) -> (d0)>
-func.func @before_degree(%g: !gnn.graph, %x: tensor<?x2xf32>) -> tensor<?xf32> {
+func.func @before_degree(%g: !gnn.graph, %x0: tensor<?xf32>) -> tensor<?xf32> {
   // expected-error @+1 {{'gnn.kernel_group' op expects nothing before a degree}}
-  %r = gnn.kernel_group "degree_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?xf32> {
-    %s = gnn.spmm sum %g, %x : tensor<?x2xf32> -> tensor<?x2xf32>
+  %r = gnn.kernel_group "degree_0" family = degree schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?xf32> {
+    %s = linalg.generic {indexing_maps = [#d1], iterator_types = ["parallel"]} outs(%x0 : tensor<?xf32>) {
+    ^bb0(%o: f32):
+      linalg.yield %o : f32
+    } -> tensor<?xf32>
     %d = gnn.degree %g : tensor<?xf32>
     gnn.yield %d : tensor<?xf32>
   }
@@ -207,10 +210,14 @@ func.func @before_degree(%g: !gnn.graph, %x: tensor<?x2xf32>) -> tensor<?xf32> {
 
 // -----
 
+#id2e = affine_map<(d0, d1) -> (d0, d1)>
 func.func @before_softmax(%g: !gnn.graph, %e: tensor<?x2xf32> {gnn.domain = "edge"}) -> tensor<?x2xf32> {
   // expected-error @+1 {{'gnn.kernel_group' op expects an edge softmax group to start with the softmax}}
-  %r = gnn.kernel_group "edge_softmax_0" schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 1, split = 0> -> tensor<?x2xf32> {
-    %a = gnn.edge_softmax %g, %e : tensor<?x2xf32>
+  %r = gnn.kernel_group "edge_softmax_0" family = edge_softmax schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 1, split = 0> -> tensor<?x2xf32> {
+    %a = linalg.generic {indexing_maps = [#id2e], iterator_types = ["parallel", "parallel"]} outs(%e : tensor<?x2xf32>) {
+    ^bb0(%o: f32):
+      linalg.yield %o : f32
+    } -> tensor<?x2xf32>
     %b = gnn.edge_softmax %g, %a : tensor<?x2xf32>
     gnn.yield %b : tensor<?x2xf32>
   }
@@ -220,8 +227,8 @@ func.func @before_softmax(%g: !gnn.graph, %e: tensor<?x2xf32> {gnn.domain = "edg
 // -----
 
 func.func @no_sddmm(%g: !gnn.graph, %e: tensor<?x2xf32> {gnn.domain = "edge"}, %x: tensor<?x2x8xf32>) -> tensor<?x2x8xf32> {
-  // expected-error @+1 {{'gnn.kernel_group' op expects an attention group: sddmm, score ops, edge_softmax, ops scaling it and an spmm sum weighted by the result}}
-  %r = gnn.kernel_group "attention_0" schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x2x8xf32> {
+  // expected-error @+1 {{'gnn.kernel_group' op expects the graph ops of a family = attention group to be sddmm, edge_softmax, spmm but got edge_softmax, spmm}}
+  %r = gnn.kernel_group "attention_0" family = attention schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x2x8xf32> {
     %a = gnn.edge_softmax %g, %e : tensor<?x2xf32>
     %s = gnn.spmm sum %g, %x weights(%a : tensor<?x2xf32>) : tensor<?x2x8xf32> -> tensor<?x2x8xf32>
     gnn.yield %s : tensor<?x2x8xf32>
@@ -236,7 +243,7 @@ func.func @no_sddmm(%g: !gnn.graph, %e: tensor<?x2xf32> {gnn.domain = "edge"}, %
 #id2s = affine_map<(d0, d1) -> (d0, d1)>
 func.func @not_scaling(%g: !gnn.graph, %q: tensor<?x2x8xf32>, %m: tensor<?x2xf32> {gnn.domain = "edge"}) -> tensor<?x2x8xf32> {
   // expected-error @+1 {{'gnn.kernel_group' op expects an attention group: sddmm, score ops, edge_softmax, ops scaling it and an spmm sum weighted by the result}}
-  %r = gnn.kernel_group "attention_0" schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x2x8xf32> {
+  %r = gnn.kernel_group "attention_0" family = attention schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x2x8xf32> {
     %e = gnn.sddmm dot %g, %q, %q : tensor<?x2x8xf32>, tensor<?x2x8xf32> -> tensor<?x2xf32>
     %a = gnn.edge_softmax %g, %e : tensor<?x2xf32>
     %w = linalg.generic {indexing_maps = [#id2s, #id2s, #id2s], iterator_types = ["parallel", "parallel"]}
@@ -254,7 +261,7 @@ func.func @not_scaling(%g: !gnn.graph, %q: tensor<?x2x8xf32>, %m: tensor<?x2xf32
 // -----
 
 func.func @wide_attention(%g: !gnn.graph, %q: tensor<?x4x512xf32>, %k: tensor<?x4x512xf32>) -> tensor<?x4x512xf32> {
-  %r = gnn.kernel_group "attention_0" schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x4x512xf32> {
+  %r = gnn.kernel_group "attention_0" family = attention schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x4x512xf32> {
     %s = gnn.sddmm dot %g, %k, %q : tensor<?x4x512xf32>, tensor<?x4x512xf32> -> tensor<?x4xf32>
     %a = gnn.edge_softmax %g, %s : tensor<?x4xf32>
     // expected-error @+1 {{'gnn.spmm' op has rows of 2048 elements; fused attention keeps at most 1024 per row team}}
@@ -271,7 +278,7 @@ func.func @unknown_rows(%g: !gnn.graph) -> tensor<?x8xf32> {
   %n = arith.constant 4 : index
   %e = tensor.empty(%n) : tensor<?x8xf32>
   // expected-error @+1 {{'gnn.kernel_group' op produces a tensor whose leading dimension cannot be told to count nodes or edges}}
-  %r = gnn.kernel_group "elementwise_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?x8xf32> {
+  %r = gnn.kernel_group "elementwise_0" family = elementwise schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?x8xf32> {
     %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%e : tensor<?x8xf32>) outs(%e : tensor<?x8xf32>) {
     ^bb0(%v: f32, %o: f32):
       linalg.yield %v : f32
@@ -285,7 +292,7 @@ func.func @unknown_rows(%g: !gnn.graph) -> tensor<?x8xf32> {
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @outside_value(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
-  %r = gnn.kernel_group "elementwise_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?x8xf32> {
+  %r = gnn.kernel_group "elementwise_0" family = elementwise schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?x8xf32> {
     %c0 = arith.constant 0 : index
     %n = tensor.dim %x, %c0 : tensor<?x8xf32>
     %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<?x8xf32>) outs(%x : tensor<?x8xf32>) {
@@ -305,7 +312,7 @@ func.func @outside_value(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32>
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @body_op(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
-  %r = gnn.kernel_group "elementwise_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?x8xf32> {
+  %r = gnn.kernel_group "elementwise_0" family = elementwise schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?x8xf32> {
     %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<?x8xf32>) outs(%x : tensor<?x8xf32>) {
     ^bb0(%v: f32, %o: f32):
       // expected-error @+1 {{'tensor.from_elements' op is not supported in a kernel body (only arith and math ops)}}
@@ -324,7 +331,7 @@ func.func @body_op(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #sc = affine_map<(d0, d1) -> ()>
 func.func @scalar_operand(%g: !gnn.graph, %x: tensor<?x8xf32>, %s: f32) -> tensor<?x8xf32> {
-  %r = gnn.kernel_group "elementwise_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?x8xf32> {
+  %r = gnn.kernel_group "elementwise_0" family = elementwise schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?x8xf32> {
     // expected-error @+1 {{'linalg.generic' op has a scalar operand that is not a constant}}
     %a = linalg.generic {indexing_maps = [#id, #sc, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %s : tensor<?x8xf32>, f32) outs(%x : tensor<?x8xf32>) {
     ^bb0(%v: f32, %w: f32, %o: f32):
@@ -341,7 +348,7 @@ func.func @scalar_operand(%g: !gnn.graph, %x: tensor<?x8xf32>, %s: f32) -> tenso
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #shifted = affine_map<(d0, d1) -> (d0, d1 + 1)>
 func.func @shifted_map(%g: !gnn.graph, %x: tensor<?x9xf32>, %y: tensor<?x8xf32>) -> tensor<?x8xf32> {
-  %r = gnn.kernel_group "elementwise_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?x8xf32> {
+  %r = gnn.kernel_group "elementwise_0" family = elementwise schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?x8xf32> {
     // expected-error @+1 {{'linalg.generic' op has an indexing map the CUDA backend does not support (only dimensions and constants)}}
     %a = linalg.generic {indexing_maps = [#shifted, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<?x9xf32>) outs(%y : tensor<?x8xf32>) {
     ^bb0(%v: f32, %o: f32):
@@ -356,7 +363,7 @@ func.func @shifted_map(%g: !gnn.graph, %x: tensor<?x9xf32>, %y: tensor<?x8xf32>)
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @dynamic_inner(%g: !gnn.graph, %x: tensor<?x?xf32>, %y: tensor<?x8xf32>) -> tensor<?x8xf32> {
-  %r = gnn.kernel_group "elementwise_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?x8xf32> {
+  %r = gnn.kernel_group "elementwise_0" family = elementwise schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?x8xf32> {
     // expected-error @+1 {{'linalg.generic' op has a dynamic non-leading dimension}}
     %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<?x?xf32>) outs(%y : tensor<?x8xf32>) {
     ^bb0(%v: f32, %o: f32):
@@ -372,7 +379,7 @@ func.func @dynamic_inner(%g: !gnn.graph, %x: tensor<?x?xf32>, %y: tensor<?x8xf32
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #r0 = affine_map<(d0, d1) -> (d0)>
 func.func @dynamic_reduction(%g: !gnn.graph, %x: tensor<?x?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
-  %r = gnn.kernel_group "elementwise_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?xf32> {
+  %r = gnn.kernel_group "elementwise_0" family = elementwise schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?xf32> {
     // expected-error @+1 {{'linalg.generic' op has a reduction loop d1 of unknown static size}}
     %a = linalg.generic {indexing_maps = [#id, #r0], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<?x?xf32>) outs(%y : tensor<?xf32>) {
     ^bb0(%v: f32, %o: f32):
@@ -389,7 +396,7 @@ func.func @dynamic_reduction(%g: !gnn.graph, %x: tensor<?x?xf32>, %y: tensor<?xf
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @yields_input(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
   // expected-error @+1 {{'gnn.kernel_group' op expects to yield the result of its last op (and the log-sum-exp of its edge_softmax or the winner codes of its spmm or reduce)}}
-  %r = gnn.kernel_group "elementwise_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?x8xf32> {
+  %r = gnn.kernel_group "elementwise_0" family = elementwise schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?x8xf32> {
     %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<?x8xf32>) outs(%x : tensor<?x8xf32>) {
     ^bb0(%v: f32, %o: f32):
       linalg.yield %v : f32
@@ -410,7 +417,7 @@ func.func @loop_index(%g: !gnn.graph, %x: tensor<?x4xf32>) -> tensor<?xf32> {
   %n = tensor.dim %x, %c0 : tensor<?x4xf32>
   %e = tensor.empty(%n) : tensor<?x4xf32>
   %f = linalg.fill ins(%z : f32) outs(%e : tensor<?x4xf32>) -> tensor<?x4xf32>
-  %r = gnn.kernel_group "degree_0" schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?xf32> {
+  %r = gnn.kernel_group "degree_0" family = degree schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?xf32> {
     %d = gnn.degree %g : tensor<?xf32>
     %a = linalg.generic {indexing_maps = [#r1, #r2, #r1], iterator_types = ["parallel", "reduction"]} ins(%d, %f : tensor<?xf32>, tensor<?x4xf32>) outs(%d : tensor<?xf32>) {
     ^bb0(%v: f32, %u: f32, %o: f32):

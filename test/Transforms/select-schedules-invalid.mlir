@@ -6,7 +6,7 @@
 
 func.func @empty_rows(%g: !gnn.graph, %x: tensor<?x0xf32>) -> tensor<?x0xf32> {
   // expected-error @+1 {{'gnn.kernel_group' op cannot be scheduled: row of 0 elements}}
-  %r = gnn.kernel_group "spmm_0" -> tensor<?x0xf32> {
+  %r = gnn.kernel_group "spmm_0" family = aggregation -> tensor<?x0xf32> {
     %s = gnn.spmm sum %g, %x : tensor<?x0xf32> -> tensor<?x0xf32>
     gnn.yield %s : tensor<?x0xf32>
   }
@@ -19,7 +19,7 @@ func.func @empty_rows(%g: !gnn.graph, %x: tensor<?x0xf32>) -> tensor<?x0xf32> {
 
 // MEAN: error: gnn-select-schedules: bad `stats` 'mean-degree:-1': 'mean-degree' expects a nonnegative number, found '-1'
 func.func @spmm(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
-  %r = gnn.kernel_group "spmm_0" -> tensor<?x8xf32> {
+  %r = gnn.kernel_group "spmm_0" family = aggregation -> tensor<?x8xf32> {
     %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
     gnn.yield %s : tensor<?x8xf32>
   }

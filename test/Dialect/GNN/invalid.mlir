@@ -201,12 +201,12 @@ func.func @earlier_requirement(%g: !gnn.graph, %x: tensor<?x8xf32>) {
 func.func @earlier_requirement_in_group(%g: !gnn.graph, %x: tensor<?x8xf32>) {
   // expected-note @+1 {{the edge tensor is produced here}}
   %e = gnn.gather src %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
-  %f = gnn.kernel_group "gather_0" -> tensor<?x8xf32> {
+  %f = gnn.kernel_group "gather_0" family = edge_map -> tensor<?x8xf32> {
     // expected-error @+1 {{'gnn.gather' op expects input to be a node tensor but got an edge tensor}}
     %h = gnn.gather dst %g, %e : tensor<?x8xf32> -> tensor<?x8xf32>
     gnn.yield %h : tensor<?x8xf32>
   }
-  %a = gnn.kernel_group "edge_softmax_0" -> tensor<?x8xf32> {
+  %a = gnn.kernel_group "edge_softmax_0" family = edge_softmax -> tensor<?x8xf32> {
     %b = gnn.edge_softmax %g, %e : tensor<?x8xf32>
     gnn.yield %b : tensor<?x8xf32>
   }

@@ -7,6 +7,7 @@
 #include "gnn/Dialect/GNN/IR/GNNOps.h"
 #include "gnn/Dialect/GNN/IR/GNNDomain.h"
 #include "gnn/Dialect/GNN/IR/GNNSizes.h"
+#include "gnn/Dialect/GNN/IR/KernelFamily.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
@@ -337,68 +338,26 @@ LogicalResult KernelGroupOp::verify() {
                             "but got "
                          << yield.getValues().getTypes() << " and "
                          << getResultTypes();
-  std::optional<GroupFamily> family = getFamily();
-  if (!family)
-    return success();
-  // The graph ops of the body, in program order, against the family's shape.
-  SmallVector<StringRef> names;
-  for (Operation &op : body.without_terminator())
-    if (isa<GatherOp, SddmmOp, EdgeSoftmaxOp, SpmmOp, ReduceOp, DegreeOp,
-            ExtremumGradOp>(op))
-      names.push_back(op.getName().stripDialect());
-  auto is = [&](ArrayRef<StringRef> expected) {
-    return ArrayRef<StringRef>(names) == expected;
-  };
-  bool aggregates =
-      !names.empty() && llvm::is_contained({"spmm", "reduce"}, names.back());
-  auto isEdgeProducer = [](StringRef name) {
-    return name == "gather" || name == "sddmm";
-  };
-  bool ok = false;
-  StringRef expected;
-  switch (*family) {
-  case GroupFamily::attention:
-    ok = is({"sddmm", "edge_softmax", "spmm"});
-    expected = "sddmm, edge_softmax, spmm";
-    break;
-  case GroupFamily::aggregation: {
-    // Degrees feeding an spmm's features (a node prologue) may come first.
-    SmallVector<StringRef> rest(names);
-    if (aggregates && names.back() == "spmm")
-      llvm::erase(rest, StringRef("degree"));
-    ok = aggregates &&
-         llvm::all_of(ArrayRef(rest).drop_back(), isEdgeProducer);
-    expected = "an spmm or a reduce, optionally after gathers and sddmms "
-               "(an spmm also after degrees)";
-    break;
+  // The graph ops of the body, in program order, against the family's shape;
+  // the schedule's mapping against the family's lowerings.
+  const KernelFamily &family = kernelFamily(getFamily());
+  SmallVector<StringRef> names = graphOpNames(body);
+  if (!family.accepts(names))
+    return emitOpError() << "expects the graph ops of a family = "
+                         << stringifyGroupFamily(family.family)
+                         << " group to be " << family.shape << " but got "
+                         << (names.empty() ? "none" : llvm::join(names, ", "));
+  if (ScheduleAttr schedule = getScheduleAttr();
+      schedule && !family.implements(schedule.getMapping())) {
+    InFlightDiagnostic diag = emitOpError();
+    diag << "expects the schedule of a family = "
+         << stringifyGroupFamily(family.family) << " group to map threads "
+         << (family.mappings.size() > 1 ? "one of " : "");
+    llvm::interleaveComma(family.mappings, diag,
+                          [&](Mapping m) { diag << stringifyMapping(m); });
+    return diag << " but got " << stringifyMapping(schedule.getMapping());
   }
-  case GroupFamily::edge_map:
-    ok = !names.empty() && llvm::all_of(names, isEdgeProducer);
-    expected = "gathers and sddmms";
-    break;
-  case GroupFamily::edge_softmax:
-    ok = is({"edge_softmax"});
-    expected = "one edge_softmax";
-    break;
-  case GroupFamily::degree:
-    ok = is({"degree"});
-    expected = "one degree";
-    break;
-  case GroupFamily::elementwise:
-    ok = names.empty();
-    expected = "none";
-    break;
-  case GroupFamily::extremum_grad:
-    ok = is({"extremum_grad"});
-    expected = "one extremum_grad";
-    break;
-  }
-  if (ok)
-    return success();
-  return emitOpError() << "expects the graph ops of a family = "
-                       << stringifyGroupFamily(*family) << " group to be "
-                       << expected << " but got "
-                       << (names.empty() ? "none" : llvm::join(names, ", "));
+  return success();
 }
 
 #define GET_OP_CLASSES

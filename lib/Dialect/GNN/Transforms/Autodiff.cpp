@@ -83,9 +83,9 @@ static bool isRecomputable(Operation *op) {
       llvm::none_of(op->getResultTypes(),
                     [](Type t) { return isa<ShapedType>(t); }))
     return true;
-  if (isa<GatherOp, SddmmOp, EdgeSoftmaxOp, SpmmOp, ReduceOp, DegreeOp,
-          tensor::EmptyOp, tensor::DimOp, tensor::ExpandShapeOp,
-          tensor::CollapseShapeOp, tensor::CastOp, linalg::FillOp>(op))
+  if (isa<GraphOpInterface, tensor::EmptyOp, tensor::DimOp,
+          tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp,
+          linalg::FillOp>(op))
     return true;
   auto generic = dyn_cast<linalg::GenericOp>(op);
   return generic && generic.hasPureTensorSemantics();

@@ -7,6 +7,7 @@
 
 #include "gnn/Analysis/Fusion.h"
 #include "gnn/Dialect/GNN/IR/GNNDomain.h"
+#include "gnn/Dialect/GNN/IR/KernelFamily.h"
 #include "gnn/Dialect/GNN/Transforms/Passes.h"
 #include "gnn/Dialect/GNN/Transforms/ScaledOperand.h"
 
@@ -287,24 +288,6 @@ static BlockProblem describe(Block &block, ::gnn::FusionOptions options) {
 // Applying the plan
 //===----------------------------------------------------------------------===//
 
-static GroupFamily toAttr(FusionFamily family) {
-  switch (family) {
-  case FusionFamily::Attention:
-    return GroupFamily::attention;
-  case FusionFamily::Aggregation:
-    return GroupFamily::aggregation;
-  case FusionFamily::EdgeMap:
-    return GroupFamily::edge_map;
-  case FusionFamily::EdgeSoftmax:
-    return GroupFamily::edge_softmax;
-  case FusionFamily::Degree:
-    return GroupFamily::degree;
-  case FusionFamily::Elementwise:
-    return GroupFamily::elementwise;
-  }
-  return GroupFamily::elementwise;
-}
-
 /// Makes the absorbed `consumer` write into `producer` (its init is never
 /// read, so this changes nothing) and erases the `tensor.empty` and
 /// `tensor.dim` ops that sized the old init if they become dead, recording
@@ -418,7 +401,7 @@ static void apply(const ::gnn::FusionGroup &planned, const BlockProblem &bp,
   SmallVector<Value> side;
   for (int m : planned.sideResults)
     side.push_back(cast<EdgeSoftmaxOp>(bp.ops[m]).getLse());
-  wrap(alive, recomputed, side, name, toAttr(planned.family));
+  wrap(alive, recomputed, side, name, kernelFamily(planned.family).family);
 }
 
 /// Erases the originals of the ops that groups recomputed, users first; each
@@ -487,9 +470,7 @@ struct FormKernelGroups
     llvm::SetVector<Block *> blocks;
     blocks.insert(&func.getBody().front());
     func.walk([&](Operation *op) {
-      if (isa<GatherOp, SddmmOp, EdgeSoftmaxOp, SpmmOp, ReduceOp, DegreeOp>(
-              op) &&
-          !op->getParentOfType<KernelGroupOp>())
+      if (isa<GraphOpInterface>(op) && !op->getParentOfType<KernelGroupOp>())
         blocks.insert(op->getBlock());
     });
     SmallVector<BlockProblem> problems;
@@ -518,9 +499,10 @@ struct FormKernelGroups
         // Dense work in nested blocks stays as it is.
         if (i > 0 && group.family == FusionFamily::Elementwise)
           continue;
-        StringRef kind = group.fused
-                             ? ::gnn::stringifyFusionFamily(group.family)
-                             : kindName(bp.ops[group.anchor]);
+        StringRef kind =
+            group.fused
+                ? stringifyGroupFamily(kernelFamily(group.family).family)
+                : kindName(bp.ops[group.anchor]);
         apply(group, bp, (kind + "_" + Twine(counters[kind]++)).str(), erased);
       }
       if (failed(eraseRecomputed(bp, plans[i], erased)))

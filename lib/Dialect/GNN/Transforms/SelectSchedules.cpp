@@ -1,15 +1,15 @@
 //===- SelectSchedules.cpp - a schedule for every kernel group ------------===//
 //
-// Part of gnnc. The choice is made by gnn/Analysis/Schedule.h; this pass only
-// builds the problem from the IR and records the answer.
+// Part of gnnc. The choice is made by gnn/Analysis/Schedule.h; the problem
+// comes from the group's family (gnn/Dialect/GNN/IR/KernelFamily.h); this
+// pass adds the graph's statistics and records the answer.
 //
 //===----------------------------------------------------------------------===//
 
 #include "gnn/Analysis/Schedule.h"
 #include "gnn/Dialect/GNN/IR/GraphStatsAttr.h"
+#include "gnn/Dialect/GNN/IR/KernelFamily.h"
 #include "gnn/Dialect/GNN/Transforms/Passes.h"
-
-#include "llvm/Support/MathExtras.h"
 
 #include <limits>
 
@@ -22,53 +22,6 @@ namespace gnn {
 
 using namespace mlir;
 using namespace mlir::gnn;
-
-/// Elements of one row of `value` (the product of its trailing static
-/// dimensions), or 1 when it is not a ranked tensor; INT64_MAX when the
-/// product overflows (which ScheduleProblem::check rejects).
-static int64_t rowElements(Value value) {
-  auto t = dyn_cast<RankedTensorType>(value.getType());
-  if (!t || t.getRank() == 0)
-    return 1;
-  int64_t row = 1;
-  for (int64_t d : t.getShape().drop_front())
-    if (!ShapedType::isDynamic(d) && llvm::MulOverflow(row, d, row))
-      return std::numeric_limits<int64_t>::max();
-  return row;
-}
-
-/// The group's kind and the row width of the value its anchor op produces.
-/// The anchor is the first op of the body, except in the fused families:
-/// the spmm of an attention group, the spmm or reduce of an aggregation.
-static ::gnn::ScheduleProblem problemFor(KernelGroupOp group) {
-  ::gnn::ScheduleProblem p;
-  p.kind = ::gnn::GroupKind::Elementwise;
-  Block &body = group.getBody().front();
-  Operation *anchor = &body.front();
-  std::optional<GroupFamily> family = group.getFamily();
-  if (family == GroupFamily::attention || family == GroupFamily::aggregation)
-    for (Operation &op : body.without_terminator())
-      if (isa<SpmmOp, ReduceOp>(op))
-        anchor = &op;
-  using K = ::gnn::GroupKind;
-  if (isa<SpmmOp>(anchor)) p.kind = K::Spmm;
-  else if (isa<ReduceOp>(anchor)) p.kind = K::Reduce;
-  else if (isa<EdgeSoftmaxOp>(anchor)) p.kind = K::EdgeSoftmax;
-  else if (isa<SddmmOp>(anchor)) p.kind = K::Sddmm;
-  else if (isa<GatherOp>(anchor)) p.kind = K::Gather;
-  else if (isa<DegreeOp>(anchor)) p.kind = K::Degree;
-  // (An spmm's or reduce's tie counts have its result's rows.)
-  if (anchor->getNumResults() == 1 || isa<SpmmOp, ReduceOp>(anchor))
-    p.rowElements = rowElements(anchor->getResult(0));
-  if (auto spmm = dyn_cast<SpmmOp>(anchor);
-      spmm && family == GroupFamily::attention) {
-    p.kind = K::Attention;
-    // The feature width of one head: the spmm input's last dimension.
-    int64_t inner = spmm.getInput().getType().getShape().back();
-    p.innerElements = ShapedType::isDynamic(inner) ? 1 : inner;
-  }
-  return p;
-}
 
 static Mapping toAttr(::gnn::ThreadMapping m) {
   switch (m) {
@@ -127,7 +80,7 @@ struct SelectSchedules
       }
     }
     WalkResult r = getOperation().walk([&](KernelGroupOp group) {
-      ::gnn::ScheduleProblem p = problemFor(group);
+      ::gnn::ScheduleProblem p = scheduleProblem(group);
       p.graph = graph;
       p.maxChunks = maxChunks;
       if (std::string bad = p.check(); !bad.empty()) {

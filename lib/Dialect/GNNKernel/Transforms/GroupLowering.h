@@ -1,6 +1,6 @@
 //===- GroupLowering.h - lowering kernel groups to gnnk kernels ---*- C++ -*-===//
 //
-// Part of gnnc. The lowering patterns, one per group family, and what they
+// Part of gnnc. The lowering patterns of the group families and what they
 // share: the parts of a group and the per-edge evaluation of fused edge
 // producer chains.
 //
@@ -10,6 +10,9 @@
 #define GNN_LIB_DIALECT_GNNKERNEL_TRANSFORMS_GROUPLOWERING_H
 
 #include "KernelBuilder.h"
+#include "gnn/Dialect/GNNKernel/Transforms/Passes.h"
+
+#include "mlir/IR/PatternMatch.h"
 
 #include <map>
 
@@ -175,8 +178,35 @@ std::pair<Value, Value> rowMapping(KernelBuilder &kb, Value count,
 /// Makes `kb.access` evaluate the group's node values with `eval`.
 void evaluateNodesInGroupFor(KernelBuilder &kb, NodeEvaluator &eval);
 
-/// Per-family lowerings; each builds the kernel(s) and the launch(es)
-/// replacing `group` (the caller erases it).
+/// The lowering of one family's groups under one thread mapping: builds the
+/// kernel(s) and the launch(es) replacing the group (the caller erases it);
+/// emits a diagnostic when it fails.
+using GroupLoweringFn = LogicalResult (*)(gnn::KernelGroupOp group,
+                                          GroupParts &parts, int indexBits);
+
+/// Matches the kernel groups of `family` whose schedule's mapping is
+/// `mapping` and lowers them with `lower`. A family's pattern set
+/// (`populate<Family>LoweringPatterns`, Passes.h) has one per mapping its
+/// record (gnn/Dialect/GNN/IR/KernelFamily.h) lists.
+class GroupLoweringPattern : public OpRewritePattern<gnn::KernelGroupOp> {
+public:
+  GroupLoweringPattern(MLIRContext *ctx, gnn::GroupFamily family,
+                       gnn::Mapping mapping, GroupLoweringFn lower,
+                       int indexBits)
+      : OpRewritePattern(ctx), family(family), mapping(mapping), lower(lower),
+        indexBits(indexBits) {}
+  LogicalResult matchAndRewrite(gnn::KernelGroupOp group,
+                                PatternRewriter &rewriter) const override;
+
+private:
+  gnn::GroupFamily family;
+  gnn::Mapping mapping;
+  GroupLoweringFn lower;
+  int indexBits;
+};
+
+/// The family lowerings (each file's `populate<Family>LoweringPatterns`
+/// adds its own).
 LogicalResult lowerElementwise(gnn::KernelGroupOp group, GroupParts &parts,
                                int indexBits);
 LogicalResult lowerDegree(gnn::KernelGroupOp group, GroupParts &parts,

@@ -482,3 +482,10 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
   finishRowKernel(kb, group, parts, s);
   return success();
 }
+
+void mlir::gnnk::populateAttentionLoweringPatterns(RewritePatternSet &patterns,
+                                                   int indexBits) {
+  patterns.add<GroupLoweringPattern>(
+      patterns.getContext(), gnn::GroupFamily::attention,
+      gnn::Mapping::row_parallel, lowerAttention, indexBits);
+}

@@ -30,18 +30,6 @@ bool GroupParts::isSizeQuery(Operation *op) {
   return false;
 }
 
-static bool isGraphOp(Operation *op) {
-  return isa<gnn::GatherOp, gnn::SddmmOp, gnn::EdgeSoftmaxOp, gnn::SpmmOp,
-             gnn::ReduceOp, gnn::DegreeOp, gnn::ExtremumGradOp>(op);
-}
-
-static Value graphOf(Operation *op) {
-  for (Value v : op->getOperands())
-    if (isa<gnn::GraphType>(v.getType()))
-      return v;
-  return Value();
-}
-
 FailureOr<GroupParts> GroupParts::of(KernelGroupOp group) {
   GroupParts parts;
   SmallVector<Operation *> ops;
@@ -50,7 +38,7 @@ FailureOr<GroupParts> GroupParts::of(KernelGroupOp group) {
       ops.push_back(&op);
   int anchor = -1;
   for (auto [i, op] : llvm::enumerate(ops))
-    if (isGraphOp(op))
+    if (isa<gnn::GraphOpInterface>(op))
       anchor = i;
   if (anchor < 0) {
     if (ops.size() != 1 || !isa<linalg::LinalgOp>(ops[0]))
@@ -59,7 +47,7 @@ FailureOr<GroupParts> GroupParts::of(KernelGroupOp group) {
     parts.anchor = ops[0];
   } else {
     parts.anchor = ops[anchor];
-    parts.graph = graphOf(parts.anchor);
+    parts.graph = cast<gnn::GraphOpInterface>(parts.anchor).getGraphOperand();
     parts.producers.assign(ops.begin(), ops.begin() + anchor);
     for (Operation *op : llvm::drop_begin(ops, anchor + 1)) {
       auto consumer = dyn_cast<linalg::GenericOp>(op);
@@ -1085,6 +1073,8 @@ LogicalResult mlir::gnnk::lowerElementwise(KernelGroupOp group,
 
 LogicalResult mlir::gnnk::lowerDegree(KernelGroupOp group, GroupParts &parts,
                                       int indexBits) {
+  if (!parts.producers.empty())
+    return group.emitOpError("expects nothing before a degree");
   auto op = cast<gnn::DegreeOp>(parts.anchor);
   int64_t block = group.getScheduleAttr().getBlock();
   KernelBuilder kb(group, kernelName(group), block, indexBits);
@@ -1145,6 +1135,9 @@ LogicalResult mlir::gnnk::lowerDegree(KernelGroupOp group, GroupParts &parts,
 LogicalResult mlir::gnnk::lowerExtremumGrad(KernelGroupOp group,
                                             GroupParts &parts,
                                             int indexBits) {
+  if (!parts.producers.empty() || !parts.consumers.empty())
+    return group.emitOpError("expects an extremum_grad group to hold the "
+                             "extremum_grad alone");
   auto op = cast<gnn::ExtremumGradOp>(parts.anchor);
   FailureOr<int64_t> rowOr = rowElements(op.getResult(), op);
   if (failed(rowOr))
@@ -1447,4 +1440,32 @@ LogicalResult mlir::gnnk::lowerEdgeMap(KernelGroupOp group, GroupParts &parts,
   replaceGroup(group, kb.finish(gridFor(edges * row, block), {edges},
                                 parts.graph));
   return success();
+}
+
+void mlir::gnnk::populateEdgeMapLoweringPatterns(RewritePatternSet &patterns,
+                                                 int indexBits) {
+  patterns.add<GroupLoweringPattern>(
+      patterns.getContext(), gnn::GroupFamily::edge_map,
+      gnn::Mapping::edge_parallel, lowerEdgeMap, indexBits);
+}
+
+void mlir::gnnk::populateDegreeLoweringPatterns(RewritePatternSet &patterns,
+                                                int indexBits) {
+  patterns.add<GroupLoweringPattern>(
+      patterns.getContext(), gnn::GroupFamily::degree,
+      gnn::Mapping::element_parallel, lowerDegree, indexBits);
+}
+
+void mlir::gnnk::populateElementwiseLoweringPatterns(
+    RewritePatternSet &patterns, int indexBits) {
+  patterns.add<GroupLoweringPattern>(
+      patterns.getContext(), gnn::GroupFamily::elementwise,
+      gnn::Mapping::element_parallel, lowerElementwise, indexBits);
+}
+
+void mlir::gnnk::populateExtremumGradLoweringPatterns(
+    RewritePatternSet &patterns, int indexBits) {
+  patterns.add<GroupLoweringPattern>(
+      patterns.getContext(), gnn::GroupFamily::extremum_grad,
+      gnn::Mapping::element_parallel, lowerExtremumGrad, indexBits);
 }

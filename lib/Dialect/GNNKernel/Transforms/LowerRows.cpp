@@ -127,6 +127,9 @@ void mlir::gnnk::finishRowKernel(KernelBuilder &kb, KernelGroupOp group,
 
 LogicalResult mlir::gnnk::lowerEdgeSoftmax(KernelGroupOp group,
                                            GroupParts &parts, int indexBits) {
+  if (!parts.producers.empty())
+    return group.emitOpError("expects an edge softmax group to start with "
+                             "the softmax");
   auto op = cast<gnn::EdgeSoftmaxOp>(parts.anchor);
   FailureOr<int64_t> heads = rowElements(op.getInput(), op);
   if (failed(heads))
@@ -700,4 +703,18 @@ LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
   }
   finishRowKernel(kb, group, parts, s);
   return success();
+}
+
+void mlir::gnnk::populateAggregationLoweringPatterns(
+    RewritePatternSet &patterns, int indexBits) {
+  patterns.add<GroupLoweringPattern>(
+      patterns.getContext(), gnn::GroupFamily::aggregation,
+      gnn::Mapping::row_parallel, lowerAggregation, indexBits);
+}
+
+void mlir::gnnk::populateEdgeSoftmaxLoweringPatterns(
+    RewritePatternSet &patterns, int indexBits) {
+  patterns.add<GroupLoweringPattern>(
+      patterns.getContext(), gnn::GroupFamily::edge_softmax,
+      gnn::Mapping::row_parallel, lowerEdgeSoftmax, indexBits);
 }

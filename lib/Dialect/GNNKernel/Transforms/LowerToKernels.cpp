@@ -1,7 +1,8 @@
 //===- LowerToKernels.cpp - kernel groups to gnnk kernels -----------------===//
 //
-// Part of gnnc. Dispatches each scheduled kernel group to the lowering of its
-// family (GroupLowering.h) and erases it; stops at the first group that fails.
+// Part of gnnc. Lowers each scheduled kernel group with the pattern of its
+// family and its schedule's mapping (GroupLowering.h) and erases it; stops at
+// the first group that fails.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Rewrite/PatternApplicator.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -25,42 +27,52 @@ namespace gnnk {
 using namespace mlir;
 using namespace mlir::gnnk;
 
-/// Lowers one group; the family follows from its anchor and producers.
-static LogicalResult lowerGroup(gnn::KernelGroupOp group, int indexBits) {
-  if (!group.getScheduleAttr())
-    return group.emitOpError("has no schedule; run gnn-select-schedules (or "
-                             "the gnn-codegen-pipeline) first");
+LogicalResult GroupLoweringPattern::matchAndRewrite(gnn::KernelGroupOp group,
+                                                    PatternRewriter &) const {
+  gnn::ScheduleAttr schedule = group.getScheduleAttr();
+  if (group.getFamily() != family || !schedule ||
+      schedule.getMapping() != mapping)
+    return failure();
   FailureOr<GroupParts> parts = GroupParts::of(group);
   if (failed(parts))
     return failure();
-  Operation *anchor = parts->anchor;
-  if (isa<linalg::LinalgOp>(anchor))
-    return lowerElementwise(group, *parts, indexBits);
-  if (isa<gnn::DegreeOp>(anchor)) {
-    if (!parts->producers.empty())
-      return group.emitOpError("expects nothing before a degree");
-    return lowerDegree(group, *parts, indexBits);
-  }
-  if (isa<gnn::ExtremumGradOp>(anchor)) {
-    if (!parts->producers.empty() || !parts->consumers.empty())
-      return group.emitOpError("expects an extremum_grad group to hold the "
-                               "extremum_grad alone");
-    return lowerExtremumGrad(group, *parts, indexBits);
-  }
-  if (isa<gnn::GatherOp, gnn::SddmmOp>(anchor))
-    return lowerEdgeMap(group, *parts, indexBits);
-  if (isa<gnn::EdgeSoftmaxOp>(anchor)) {
-    if (!parts->producers.empty())
-      return group.emitOpError("expects an edge softmax group to start with "
-                               "the softmax");
-    return lowerEdgeSoftmax(group, *parts, indexBits);
-  }
-  bool attention = llvm::any_of(parts->producers, [](Operation *op) {
-    return isa<gnn::EdgeSoftmaxOp>(op);
+  return lower(group, *parts, indexBits);
+}
+
+void mlir::gnnk::populateGroupLoweringPatterns(RewritePatternSet &patterns,
+                                               int indexBits) {
+  populateAttentionLoweringPatterns(patterns, indexBits);
+  populateAggregationLoweringPatterns(patterns, indexBits);
+  populateEdgeMapLoweringPatterns(patterns, indexBits);
+  populateEdgeSoftmaxLoweringPatterns(patterns, indexBits);
+  populateDegreeLoweringPatterns(patterns, indexBits);
+  populateElementwiseLoweringPatterns(patterns, indexBits);
+  populateExtremumGradLoweringPatterns(patterns, indexBits);
+}
+
+/// Lowers one group with the pattern of its family and mapping.
+static LogicalResult lowerGroup(gnn::KernelGroupOp group,
+                                PatternApplicator &applicator) {
+  gnn::ScheduleAttr schedule = group.getScheduleAttr();
+  if (!schedule)
+    return group.emitOpError("has no schedule; run gnn-select-schedules (or "
+                             "the gnn-codegen-pipeline) first");
+  // A pattern that matches and fails has said why; none matching has not.
+  bool reported = false;
+  ScopedDiagnosticHandler handler(group.getContext(), [&](Diagnostic &d) {
+    reported |= d.getSeverity() == DiagnosticSeverity::Error;
+    return failure(); // passes it on
   });
-  if (attention)
-    return lowerAttention(group, *parts, indexBits);
-  return lowerAggregation(group, *parts, indexBits);
+  PatternRewriter rewriter(group.getContext());
+  rewriter.setInsertionPoint(group);
+  if (succeeded(applicator.matchAndRewrite(group, rewriter)))
+    return success();
+  if (reported)
+    return failure();
+  return group.emitOpError() << "has no lowering for a family = "
+                             << gnn::stringifyGroupFamily(group.getFamily())
+                             << " group with mapping = "
+                             << gnn::stringifyMapping(schedule.getMapping());
 }
 
 /// The CUDA backend runs a function in one float type: every float tensor
@@ -146,6 +158,11 @@ struct LowerToKernels
           c = '_';
       group.setKernel((prefix + "_" + group.getKernel()).str());
     }
+    RewritePatternSet patterns(&getContext());
+    populateGroupLoweringPatterns(patterns, indexBits);
+    FrozenRewritePatternSet frozen(std::move(patterns));
+    PatternApplicator applicator(frozen);
+    applicator.applyDefaultCostModel();
     llvm::StringSet<> names;
     sharing = KernelSharing();
     for (gnn::KernelGroupOp group : groups) {
@@ -167,7 +184,7 @@ struct LowerToKernels
         return signalPassFailure();
       }
       auto func = group->getParentOfType<func::FuncOp>();
-      if (failed(lowerGroup(group, indexBits)))
+      if (failed(lowerGroup(group, applicator)))
         return signalPassFailure();
       if (shareKernels)
         share(group, func);

@@ -6,7 +6,8 @@
 ///
 /// \file
 /// The op interfaces of the `gnn` dialect: VJPOpInterface, the reverse-mode
-/// derivative rule of an op (see GNNInterfaces.td).
+/// derivative rule of an op, and GraphOpInterface, the mark of an op over a
+/// graph's edges (see GNNInterfaces.td).
 ///
 //===----------------------------------------------------------------------===//
 

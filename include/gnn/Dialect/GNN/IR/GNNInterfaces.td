@@ -41,4 +41,22 @@ def GNN_VJPOpInterface : OpInterface<"VJPOpInterface"> {
   ];
 }
 
+def GNN_GraphOpInterface : OpInterface<"GraphOpInterface"> {
+  let description = [{
+    An op over the edges of a graph (`gnn.gather`, `gnn.sddmm`,
+    `gnn.edge_softmax`, `gnn.spmm`, `gnn.reduce`, `gnn.extremum_grad`,
+    `gnn.degree`): what kernel grouping, the kernel-group verifier, the
+    recomputation in `gnn-autodiff` and the lowerings ask when they need to
+    know whether an op is a graph op and which graph it reads. A new graph op
+    declares it and is recognised everywhere.
+  }];
+  let cppNamespace = "::mlir::gnn";
+  let methods = [
+    InterfaceMethod<"The graph whose edges the op works over.",
+      "::mlir::Value", "getGraphOperand", (ins), [{
+        return $_op.getGraph();
+      }]>,
+  ];
+}
+
 #endif // GNN_DIALECT_GNN_IR_GNNINTERFACES_TD

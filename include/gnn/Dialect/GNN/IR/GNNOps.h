@@ -13,6 +13,7 @@
 #define GNN_DIALECT_GNN_IR_GNNOPS_H
 
 #include "gnn/Dialect/GNN/IR/GNNDialect.h"
+#include "gnn/Dialect/GNN/IR/GNNInterfaces.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"

@@ -11,6 +11,7 @@
 include "gnn/Dialect/GNN/IR/GNNBase.td"
 include "gnn/Dialect/GNN/IR/GNNTypes.td"
 include "gnn/Dialect/GNN/IR/GNNAttrs.td"
+include "gnn/Dialect/GNN/IR/GNNInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
@@ -18,7 +19,7 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 // gnn.gather
 //===----------------------------------------------------------------------===//
 
-def GNN_GatherOp : GNN_Op<"gather", [Pure]> {
+def GNN_GatherOp : GNN_Op<"gather", [Pure, GNN_GraphOpInterface]> {
   let summary = "copies a node tensor onto the edges, from their source or destination";
   let description = [{
     `result[e] = input[src(e)]` (with `src`) or `result[e] = input[dst(e)]`
@@ -41,7 +42,7 @@ def GNN_GatherOp : GNN_Op<"gather", [Pure]> {
 // gnn.sddmm
 //===----------------------------------------------------------------------===//
 
-def GNN_SddmmOp : GNN_Op<"sddmm", [Pure]> {
+def GNN_SddmmOp : GNN_Op<"sddmm", [Pure, GNN_GraphOpInterface]> {
   let summary = "combines the source and destination rows of every edge";
   let description = [{
     For every edge `e` from `s` to `d`: `result[e] = lhs[s] (op) rhs[d]`.
@@ -72,7 +73,7 @@ def GNN_SddmmOp : GNN_Op<"sddmm", [Pure]> {
 //===----------------------------------------------------------------------===//
 
 def GNN_EdgeSoftmaxOp : GNN_Op<"edge_softmax",
-    [Pure, AllTypesMatch<["input", "result"]>]> {
+    [Pure, GNN_GraphOpInterface, AllTypesMatch<["input", "result"]>]> {
   let summary = "softmax of edge values over the edges entering each node";
   let description = [{
     For every edge `e` entering node `d` and every trailing index `h` (a head):
@@ -108,7 +109,7 @@ def GNN_EdgeSoftmaxOp : GNN_Op<"edge_softmax",
 // gnn.spmm
 //===----------------------------------------------------------------------===//
 
-def GNN_SpmmOp : GNN_Op<"spmm", [Pure]> {
+def GNN_SpmmOp : GNN_Op<"spmm", [Pure, GNN_GraphOpInterface]> {
   let summary = "aggregates (optionally weighted) source rows into destination rows";
   let description = [{
     For every node `d`: `result[d] = R_{e: s -> d} w[e] * input[s]`, where `R` is
@@ -160,7 +161,7 @@ def GNN_SpmmOp : GNN_Op<"spmm", [Pure]> {
 // gnn.reduce
 //===----------------------------------------------------------------------===//
 
-def GNN_ReduceOp : GNN_Op<"reduce", [Pure]> {
+def GNN_ReduceOp : GNN_Op<"reduce", [Pure, GNN_GraphOpInterface]> {
   let summary = "reduces edge values into the node the edges enter";
   let description = [{
     For every node `d`: `result[d] = R_{e -> d} input[e]` with `R` one of
@@ -193,7 +194,7 @@ def GNN_ReduceOp : GNN_Op<"reduce", [Pure]> {
 // gnn.extremum_grad
 //===----------------------------------------------------------------------===//
 
-def GNN_ExtremumGradOp : GNN_Op<"extremum_grad", [Pure,
+def GNN_ExtremumGradOp : GNN_Op<"extremum_grad", [Pure, GNN_GraphOpInterface,
     AllTypesMatch<["input", "extremum", "winner", "grad", "result"]>]> {
   let summary = "routes an unweighted spmm max/min's gradient to its winning edges";
   let description = [{
@@ -231,7 +232,7 @@ def GNN_ExtremumGradOp : GNN_Op<"extremum_grad", [Pure,
 // gnn.degree
 //===----------------------------------------------------------------------===//
 
-def GNN_DegreeOp : GNN_Op<"degree", [Pure]> {
+def GNN_DegreeOp : GNN_Op<"degree", [Pure, GNN_GraphOpInterface]> {
   let summary = "the number of edges entering (or, reversed, leaving) each node";
   let description = [{
     `result[n]` is the in-degree of node `n` (the out-degree with `reversed`) as
@@ -265,9 +266,11 @@ def GNN_KernelGroupOp : GNN_Op<"kernel_group", [
     yielded. An unfused pipeline has one graph op per group, with neighbouring
     elementwise work absorbed; fusion makes bigger groups (a whole attention
     or gather-apply-reduce pipeline). `family` says which kind of kernel the
-    group is and is checked against the graph ops it holds (see
-    `GNN_GroupFamily`); it is set by `gnn-form-kernel-groups`. `schedule` is
-    set by `gnn-select-schedules`.
+    group is: it is checked against the graph ops the group holds and the
+    thread mapping of its schedule, and it alone decides how the group is
+    scheduled and lowered (see `GNN_GroupFamily` and
+    `gnn/Dialect/GNN/IR/KernelFamily.h`); `gnn-form-kernel-groups` sets it.
+    `schedule` is set by `gnn-select-schedules`.
 
     ```mlir
     %agg = gnn.kernel_group "spmm_0" family = aggregation
@@ -278,12 +281,12 @@ def GNN_KernelGroupOp : GNN_Op<"kernel_group", [
     }
     ```
   }];
-  let arguments = (ins StrAttr:$kernel, OptionalAttr<GNN_GroupFamily>:$family,
+  let arguments = (ins StrAttr:$kernel, GNN_GroupFamily:$family,
                        OptionalAttr<GNN_ScheduleAttr>:$schedule);
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
-    $kernel (`family` `=` $family^)? (`schedule` `=` $schedule^)?
+    $kernel `family` `=` $family (`schedule` `=` $schedule^)?
     (`->` type($results)^)? attr-dict-with-keyword $body
   }];
   let hasVerifier = 1;

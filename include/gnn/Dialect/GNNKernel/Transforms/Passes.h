@@ -14,6 +14,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
@@ -21,6 +22,26 @@ namespace gnnk {
 
 #define GEN_PASS_DECL
 #include "gnn/Dialect/GNNKernel/Transforms/Passes.h.inc"
+
+/// The lowering patterns of each kernel-group family (one per thread mapping
+/// the family implements; see gnn/Dialect/GNN/IR/KernelFamily.h), turning a
+/// scheduled `gnn.kernel_group` into gnnk kernels and launches.
+/// `gnn-lower-to-kernels` applies them group by group.
+void populateAttentionLoweringPatterns(RewritePatternSet &patterns,
+                                       int indexBits);
+void populateAggregationLoweringPatterns(RewritePatternSet &patterns,
+                                         int indexBits);
+void populateEdgeMapLoweringPatterns(RewritePatternSet &patterns,
+                                     int indexBits);
+void populateEdgeSoftmaxLoweringPatterns(RewritePatternSet &patterns,
+                                         int indexBits);
+void populateDegreeLoweringPatterns(RewritePatternSet &patterns, int indexBits);
+void populateElementwiseLoweringPatterns(RewritePatternSet &patterns,
+                                         int indexBits);
+void populateExtremumGradLoweringPatterns(RewritePatternSet &patterns,
+                                          int indexBits);
+/// All of the above.
+void populateGroupLoweringPatterns(RewritePatternSet &patterns, int indexBits);
 
 #define GEN_PASS_REGISTRATION
 #include "gnn/Dialect/GNNKernel/Transforms/Passes.h.inc"

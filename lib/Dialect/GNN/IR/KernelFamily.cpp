@@ -1,0 +1,185 @@
+//===- KernelFamily.cpp - one record per kernel family --------------------===//
+//
+// Part of gnnc. See gnn/Dialect/GNN/IR/KernelFamily.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gnn/Dialect/GNN/IR/KernelFamily.h"
+
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::gnn;
+using ::gnn::FusionFamily;
+using ::gnn::GroupKind;
+
+//===----------------------------------------------------------------------===//
+// Shapes: the graph ops a body holds
+//===----------------------------------------------------------------------===//
+
+static bool isEdgeProducer(StringRef name) {
+  return name == "gather" || name == "sddmm";
+}
+
+static bool acceptsAttention(ArrayRef<StringRef> ops) {
+  return ops == ArrayRef<StringRef>{"sddmm", "edge_softmax", "spmm"};
+}
+
+/// An spmm or a reduce after edge producers; degrees feeding an spmm's
+/// features (a node prologue) may come first.
+static bool acceptsAggregation(ArrayRef<StringRef> ops) {
+  if (ops.empty() || !llvm::is_contained({"spmm", "reduce"}, ops.back()))
+    return false;
+  SmallVector<StringRef> rest(ops.drop_back());
+  if (ops.back() == "spmm")
+    llvm::erase(rest, StringRef("degree"));
+  return llvm::all_of(rest, isEdgeProducer);
+}
+
+static bool acceptsEdgeMap(ArrayRef<StringRef> ops) {
+  return !ops.empty() && llvm::all_of(ops, isEdgeProducer);
+}
+
+static bool acceptsEdgeSoftmax(ArrayRef<StringRef> ops) {
+  return ops == ArrayRef<StringRef>{"edge_softmax"};
+}
+
+static bool acceptsDegree(ArrayRef<StringRef> ops) {
+  return ops == ArrayRef<StringRef>{"degree"};
+}
+
+static bool acceptsNone(ArrayRef<StringRef> ops) { return ops.empty(); }
+
+static bool acceptsExtremumGrad(ArrayRef<StringRef> ops) {
+  return ops == ArrayRef<StringRef>{"extremum_grad"};
+}
+
+//===----------------------------------------------------------------------===//
+// Anchors and scheduling kinds
+//===----------------------------------------------------------------------===//
+
+/// The body's first op (a dense group's).
+static Operation *firstOp(Block &body) { return &body.front(); }
+
+/// The first graph op (the only one, or an edge map's first producer).
+static Operation *firstGraphOp(Block &body) {
+  for (Operation &op : body.without_terminator())
+    if (isa<GraphOpInterface>(op))
+      return &op;
+  return &body.front();
+}
+
+/// The spmm or reduce a fused group ends with.
+static Operation *aggregationOp(Block &body) {
+  Operation *anchor = &body.front();
+  for (Operation &op : body.without_terminator())
+    if (isa<SpmmOp, ReduceOp>(op))
+      anchor = &op;
+  return anchor;
+}
+
+static GroupKind attentionKind(Operation *) { return GroupKind::Attention; }
+
+static GroupKind aggregationKind(Operation *anchor) {
+  return isa<ReduceOp>(anchor) ? GroupKind::Reduce : GroupKind::Spmm;
+}
+
+static GroupKind edgeMapKind(Operation *anchor) {
+  return isa<GatherOp>(anchor) ? GroupKind::Gather : GroupKind::Sddmm;
+}
+
+static GroupKind edgeSoftmaxKind(Operation *) { return GroupKind::EdgeSoftmax; }
+
+static GroupKind degreeKind(Operation *) { return GroupKind::Degree; }
+
+static GroupKind elementwiseKind(Operation *) { return GroupKind::Elementwise; }
+
+//===----------------------------------------------------------------------===//
+// The records
+//===----------------------------------------------------------------------===//
+
+static constexpr Mapping kRows[] = {Mapping::row_parallel};
+static constexpr Mapping kEdges[] = {Mapping::edge_parallel};
+static constexpr Mapping kElements[] = {Mapping::element_parallel};
+
+static const KernelFamily kFamilies[] = {
+    {GroupFamily::attention, FusionFamily::Attention,
+     "sddmm, edge_softmax, spmm", acceptsAttention, aggregationOp,
+     attentionKind, kRows},
+    {GroupFamily::aggregation, FusionFamily::Aggregation,
+     "an spmm or a reduce, optionally after gathers and sddmms (an spmm also "
+     "after degrees)",
+     acceptsAggregation, aggregationOp, aggregationKind, kRows},
+    {GroupFamily::edge_map, FusionFamily::EdgeMap, "gathers and sddmms",
+     acceptsEdgeMap, firstGraphOp, edgeMapKind, kEdges},
+    {GroupFamily::edge_softmax, FusionFamily::EdgeSoftmax, "one edge_softmax",
+     acceptsEdgeSoftmax, firstGraphOp, edgeSoftmaxKind, kRows},
+    {GroupFamily::degree, FusionFamily::Degree, "one degree", acceptsDegree,
+     firstGraphOp, degreeKind, kElements},
+    {GroupFamily::elementwise, FusionFamily::Elementwise, "none", acceptsNone,
+     firstOp, elementwiseKind, kElements},
+    // Never planned: gnn-form-kernel-groups wraps each extremum_grad alone.
+    {GroupFamily::extremum_grad, std::nullopt, "one extremum_grad",
+     acceptsExtremumGrad, firstGraphOp, elementwiseKind, kElements},
+};
+
+bool KernelFamily::implements(Mapping mapping) const {
+  return llvm::is_contained(mappings, mapping);
+}
+
+ArrayRef<KernelFamily> mlir::gnn::kernelFamilies() { return kFamilies; }
+
+const KernelFamily &mlir::gnn::kernelFamily(GroupFamily family) {
+  for (const KernelFamily &f : kFamilies)
+    if (f.family == family)
+      return f;
+  llvm_unreachable("every GroupFamily case has a record");
+}
+
+const KernelFamily &mlir::gnn::kernelFamily(FusionFamily planned) {
+  for (const KernelFamily &f : kFamilies)
+    if (f.planned == planned)
+      return f;
+  llvm_unreachable("every FusionFamily case has a record");
+}
+
+SmallVector<StringRef> mlir::gnn::graphOpNames(Block &body) {
+  SmallVector<StringRef> names;
+  for (Operation &op : body.without_terminator())
+    if (isa<GraphOpInterface>(op))
+      names.push_back(op.getName().stripDialect());
+  return names;
+}
+
+/// Elements of one row of `value` (the product of its trailing static
+/// dimensions), or 1 when it is not a ranked tensor; INT64_MAX when the
+/// product overflows (which ScheduleProblem::check rejects).
+static int64_t rowElements(Value value) {
+  auto t = dyn_cast<RankedTensorType>(value.getType());
+  if (!t || t.getRank() == 0)
+    return 1;
+  int64_t row = 1;
+  for (int64_t d : t.getShape().drop_front())
+    if (!ShapedType::isDynamic(d) && llvm::MulOverflow(row, d, row))
+      return std::numeric_limits<int64_t>::max();
+  return row;
+}
+
+::gnn::ScheduleProblem mlir::gnn::scheduleProblem(KernelGroupOp group) {
+  const KernelFamily &family = kernelFamily(group.getFamily());
+  Operation *anchor = family.anchor(group.getBody().front());
+  ::gnn::ScheduleProblem p;
+  p.kind = family.kind(anchor);
+  // (An spmm's or reduce's tie counts have its result's rows.)
+  if (anchor->getNumResults() == 1 || isa<SpmmOp, ReduceOp>(anchor))
+    p.rowElements = rowElements(anchor->getResult(0));
+  if (auto spmm = dyn_cast<SpmmOp>(anchor);
+      spmm && p.kind == GroupKind::Attention) {
+    // The feature width of one head: the spmm input's last dimension.
+    int64_t inner = spmm.getInput().getType().getShape().back();
+    p.innerElements = ShapedType::isDynamic(inner) ? 1 : inner;
+  }
+  return p;
+}
