@@ -998,16 +998,82 @@ static std::string verifyFused(const FusionProblem &p, const FusionGroup &g,
          (slot == FusionSlot::Weights ? "weights" : "edge values");
 }
 
-std::string FusionPlan::verify(const FusionProblem &p) const {
-  int n = p.ops.size();
-  UserLists users = collectUsers(p);
-  UserLists sideUsers = collectUsers(p, /*side=*/true);
-  std::vector<int> owner(n, -1), count(n, 0);
-  auto holds = [](const FusionGroup &g, int op) {
-    return std::binary_search(g.members.begin(), g.members.end(), op);
-  };
-  // Values written to memory: group results and side results.
-  std::vector<char> available(n, 0);
+/// Whether `op` is a member of `g`.
+static bool holds(const FusionGroup &g, int op) {
+  return std::binary_search(g.members.begin(), g.members.end(), op);
+}
+
+/// Whether `g` recomputes `op`.
+static bool recomputes(const FusionGroup &g, int op) {
+  return std::binary_search(g.recomputed.begin(), g.recomputed.end(), op);
+}
+
+namespace {
+/// Checks a plan against its problem group by group, then as a whole; keeps
+/// what the later checks read about the groups already seen.
+class PlanVerifier {
+public:
+  PlanVerifier(const FusionProblem &p, const std::vector<FusionGroup> &groups);
+
+  /// Why group `gi` breaks a rule, or "" (checks the groups in order).
+  std::string verifyGroup(int gi);
+  /// Why a group computes for itself other than exactly what it shares
+  /// with other groups or ops, or "".
+  std::string verifySharing() const;
+  /// Why a graph or elementwise op is in no group, or "".
+  std::string verifyCovered() const;
+
+private:
+  /// Checks the members of group `gi` (in the problem, in program order,
+  /// held by several groups only when recomputed, never an ungroupable op,
+  /// starting at the anchor, not ending with a size query) and notes their
+  /// owners; returns its graph ops and first member that is not a size
+  /// query in `graphOps` and `first`.
+  std::string verifyMembers(int gi, const std::string &where,
+                            std::vector<int> &graphOps, int &first);
+  /// Checks that the graph ops make the group's family, that `fused` says
+  /// whether a fusion rule formed it, and that the rules it needs are on.
+  std::string verifyFamily(const FusionGroup &g, const std::string &where,
+                           const std::vector<int> &graphOps, int first,
+                           const std::vector<int> &prologue) const;
+  /// Checks that the recomputed members are inner members, in order.
+  std::string verifyRecomputed(const FusionGroup &g,
+                               const std::string &where) const;
+  /// Checks that the group returns exactly the side results of its members
+  /// used outside it, and can return them where it is placed.
+  std::string verifySideResults(const FusionGroup &g,
+                                const std::string &where) const;
+  /// Checks that the group is connected in dependence order and closed:
+  /// intermediates are used only inside it.
+  std::string verifyClosed(const FusionGroup &g, const std::string &where,
+                           int first, const std::vector<int> &prologue) const;
+  /// Whether member `m` of `g` reads an earlier member (or, in a prologue or
+  /// an edge DAG, connects through its users).
+  bool readsEarlierMember(const FusionGroup &g, int m,
+                          const std::vector<int> &prologue) const;
+  /// Why the value of `m`, an inner member of `g`, is used outside it, or
+  /// "": a recomputed value used elsewhere is recomputed there too, or
+  /// written to memory by another group.
+  std::string verifyInnerUses(const FusionGroup &g, int m) const;
+
+  const FusionProblem &p;
+  const std::vector<FusionGroup> &groups;
+  int n;
+  UserLists users;
+  UserLists sideUsers;
+  /// Per op: the first group holding it (-1 while none), and how many do.
+  std::vector<int> owner, count;
+  /// Per op: whether its value is written to memory (a group result or side
+  /// result).
+  std::vector<char> available;
+};
+} // namespace
+
+PlanVerifier::PlanVerifier(const FusionProblem &p,
+                           const std::vector<FusionGroup> &groups)
+    : p(p), groups(groups), n(p.ops.size()), users(collectUsers(p)),
+      sideUsers(collectUsers(p, /*side=*/true)), owner(n, -1), count(n, 0),
+      available(n, 0) {
   for (const FusionGroup &g : groups) {
     if (!g.members.empty() && g.members.back() >= 0 && g.members.back() < n)
       available[g.members.back()] = 1;
@@ -1015,134 +1081,172 @@ std::string FusionPlan::verify(const FusionProblem &p) const {
       if (m >= 0 && m < n)
         available[m] = 1;
   }
-  for (int gi = 0, ge = groups.size(); gi < ge; ++gi) {
-    const FusionGroup &g = groups[gi];
-    std::string where = "group " + std::to_string(gi) + " (" +
-                        stringifyFusionFamily(g.family) + ")";
-    if (g.members.empty())
-      return where + " has no member";
-    std::vector<int> graphOps;
-    int first = -1;
-    for (size_t i = 0; i < g.members.size(); ++i) {
-      int m = g.members[i];
-      if (m < 0 || m >= n)
-        return where + " has member " + std::to_string(m) +
-               ", which is not an op of the problem";
-      if (i && m <= g.members[i - 1])
-        return where + ": members are not in program order";
-      if (owner[m] >= 0 && !(std::binary_search(g.recomputed.begin(),
-                                                 g.recomputed.end(), m) &&
-                             (isRecomputable(p.ops[m]) ||
-                              p.ops[m].kind == FusionOpKind::SizeQuery)))
-        return opName(m) + " is in groups " + std::to_string(owner[m]) +
-               " and " + std::to_string(gi) + " but is not recomputed";
-      if (owner[m] < 0)
-        owner[m] = gi;
-      ++count[m];
-      FusionOpKind kind = p.ops[m].kind;
-      if (kind == FusionOpKind::Other)
-        return where + " holds " + opName(m) + ", which is never grouped";
-      if (isGraphOp(kind))
-        graphOps.push_back(m);
-      if (kind != FusionOpKind::SizeQuery && first < 0)
-        first = m;
-    }
-    int last = g.members.back();
-    if (p.ops[last].kind == FusionOpKind::SizeQuery)
-      return where + " ends with a size query";
-    if (g.anchor != first)
-      return where + " does not start at its anchor " + opName(g.anchor);
-    std::vector<FusionOpKind> kinds;
-    for (int m : graphOps)
-      kinds.push_back(p.ops[m].kind);
-    if (!familyFits(g.family, kinds))
-      return where + " holds graph ops that do not make this family";
-    bool fusesSomething =
-        g.family == FusionFamily::Attention ||
-        (g.family == FusionFamily::Aggregation && first != graphOps.back()) ||
-        (g.family == FusionFamily::EdgeMap && graphOps.size() > 1);
-    if (g.fused != fusesSomething)
-      return where + (g.fused ? " is marked fused but is not"
-                              : " is fused but not marked so");
-    if (g.family == FusionFamily::Attention && !p.options.attention)
-      return where + ": attention fusion is off";
-    std::vector<int> prologue = prologueOf(p, g);
-    if (!prologue.empty() && !p.options.prologue)
-      return where + ": prologue fusion is off";
-    if (g.fused && g.family == FusionFamily::Aggregation &&
-        !p.options.aggregation &&
-        std::any_of(graphOps.begin(), graphOps.end(), [&](int m) {
-          return isEdgeProducer(p.ops[m].kind);
-        }))
-      return where + ": aggregation fusion is off";
-    if (g.fused)
-      if (std::string bad = verifyFused(p, g, graphOps); !bad.empty())
-        return where + ": " + bad;
-    if (!std::is_sorted(g.recomputed.begin(), g.recomputed.end()))
-      return where + ": recomputed members are not in program order";
-    for (int m : g.recomputed) {
-      if (!holds(g, m) || m == last)
-        return where + " recomputes " + opName(m) +
-               ", which is not one of its inner members";
-    }
-    // Connected in dependence order, and closed: intermediates are used only
-    // inside the group.
-    auto inGroup = [&](int op) {
-      return std::binary_search(g.members.begin(), g.members.end(), op);
-    };
-    std::vector<int> sides;
-    for (int m : g.members)
-      if (m != last && p.ops[m].numSideUses)
-        sides.push_back(m);
-    if (sides != g.sideResults)
-      return where + " does not return the side results of its members "
-                     "used outside it";
-    if (std::string bad = sideResultsEscape(p, sideUsers, g.members);
-        !bad.empty())
-      return where + ": " + bad;
-    for (int m : g.members) {
-      bool size = p.ops[m].kind == FusionOpKind::SizeQuery;
-      if (m != first) {
-        // A prologue op or an op of an edge DAG connects through its users.
-        bool connected =
-            (std::binary_search(prologue.begin(), prologue.end(), m) ||
-             isRecomputable(p.ops[m])) &&
-            std::any_of(users[m].begin(), users[m].end(),
-                        [&](std::pair<int, int> use) {
-                          return inGroup(use.first);
-                        });
-        for (const FusionOperand &operand : p.ops[m].operands)
-          connected |=
-              operand.producer >= 0 && inGroup(operand.producer) &&
-              (size || p.ops[operand.producer].kind != FusionOpKind::SizeQuery);
-        if (!connected)
-          return where + ": " + opName(m) + " does not read an earlier member";
-      }
-      if (m == last)
-        continue;
-      // A recomputed value used elsewhere is recomputed there too, or
-      // written to memory by another group.
-      bool recomputed =
-          std::binary_search(g.recomputed.begin(), g.recomputed.end(), m);
-      if (p.ops[m].numUses > static_cast<int>(users[m].size()) &&
-          !(recomputed && available[m]))
-        return where + ": " + opName(m) + " is used outside the problem";
-      for (auto [u, k] : users[m]) {
-        if (inGroup(u))
-          continue;
-        if (recomputed &&
-            (available[m] || p.ops[u].kind == FusionOpKind::SizeQuery ||
-             std::any_of(groups.begin(), groups.end(),
-                         [&](const FusionGroup &h) {
-                           return holds(h, m) && holds(h, u);
-                         })))
-          continue;
-        return where + ": " + opName(m) + " is used by " + opName(u) +
-               " outside the group";
-      }
-    }
+}
+
+std::string PlanVerifier::verifyMembers(int gi, const std::string &where,
+                                        std::vector<int> &graphOps,
+                                        int &first) {
+  const FusionGroup &g = groups[gi];
+  if (g.members.empty())
+    return where + " has no member";
+  for (size_t i = 0; i < g.members.size(); ++i) {
+    int m = g.members[i];
+    if (m < 0 || m >= n)
+      return where + " has member " + std::to_string(m) +
+             ", which is not an op of the problem";
+    if (i && m <= g.members[i - 1])
+      return where + ": members are not in program order";
+    if (owner[m] >= 0 &&
+        !(recomputes(g, m) && (isRecomputable(p.ops[m]) ||
+                               p.ops[m].kind == FusionOpKind::SizeQuery)))
+      return opName(m) + " is in groups " + std::to_string(owner[m]) + " and " +
+             std::to_string(gi) + " but is not recomputed";
+    if (owner[m] < 0)
+      owner[m] = gi;
+    ++count[m];
+    FusionOpKind kind = p.ops[m].kind;
+    if (kind == FusionOpKind::Other)
+      return where + " holds " + opName(m) + ", which is never grouped";
+    if (isGraphOp(kind))
+      graphOps.push_back(m);
+    if (kind != FusionOpKind::SizeQuery && first < 0)
+      first = m;
   }
-  // What a group computes for itself is exactly what it shares.
+  if (p.ops[g.members.back()].kind == FusionOpKind::SizeQuery)
+    return where + " ends with a size query";
+  if (g.anchor != first)
+    return where + " does not start at its anchor " + opName(g.anchor);
+  return "";
+}
+
+std::string PlanVerifier::verifyFamily(const FusionGroup &g,
+                                       const std::string &where,
+                                       const std::vector<int> &graphOps,
+                                       int first,
+                                       const std::vector<int> &prologue) const {
+  std::vector<FusionOpKind> kinds;
+  for (int m : graphOps)
+    kinds.push_back(p.ops[m].kind);
+  if (!familyFits(g.family, kinds))
+    return where + " holds graph ops that do not make this family";
+  bool fusesSomething =
+      g.family == FusionFamily::Attention ||
+      (g.family == FusionFamily::Aggregation && first != graphOps.back()) ||
+      (g.family == FusionFamily::EdgeMap && graphOps.size() > 1);
+  if (g.fused != fusesSomething)
+    return where + (g.fused ? " is marked fused but is not"
+                            : " is fused but not marked so");
+  if (g.family == FusionFamily::Attention && !p.options.attention)
+    return where + ": attention fusion is off";
+  if (!prologue.empty() && !p.options.prologue)
+    return where + ": prologue fusion is off";
+  if (g.fused && g.family == FusionFamily::Aggregation &&
+      !p.options.aggregation &&
+      std::any_of(graphOps.begin(), graphOps.end(),
+                  [&](int m) { return isEdgeProducer(p.ops[m].kind); }))
+    return where + ": aggregation fusion is off";
+  if (g.fused)
+    if (std::string bad = verifyFused(p, g, graphOps); !bad.empty())
+      return where + ": " + bad;
+  return "";
+}
+
+std::string PlanVerifier::verifyRecomputed(const FusionGroup &g,
+                                           const std::string &where) const {
+  if (!std::is_sorted(g.recomputed.begin(), g.recomputed.end()))
+    return where + ": recomputed members are not in program order";
+  for (int m : g.recomputed) {
+    if (!holds(g, m) || m == g.members.back())
+      return where + " recomputes " + opName(m) +
+             ", which is not one of its inner members";
+  }
+  return "";
+}
+
+std::string PlanVerifier::verifySideResults(const FusionGroup &g,
+                                            const std::string &where) const {
+  std::vector<int> sides;
+  for (int m : g.members)
+    if (m != g.members.back() && p.ops[m].numSideUses)
+      sides.push_back(m);
+  if (sides != g.sideResults)
+    return where + " does not return the side results of its members "
+                   "used outside it";
+  if (std::string bad = sideResultsEscape(p, sideUsers, g.members);
+      !bad.empty())
+    return where + ": " + bad;
+  return "";
+}
+
+bool PlanVerifier::readsEarlierMember(const FusionGroup &g, int m,
+                                      const std::vector<int> &prologue) const {
+  bool size = p.ops[m].kind == FusionOpKind::SizeQuery;
+  // A prologue op or an op of an edge DAG connects through its users.
+  bool connected =
+      (std::binary_search(prologue.begin(), prologue.end(), m) ||
+       isRecomputable(p.ops[m])) &&
+      std::any_of(users[m].begin(), users[m].end(),
+                  [&](std::pair<int, int> use) { return holds(g, use.first); });
+  for (const FusionOperand &operand : p.ops[m].operands)
+    connected |=
+        operand.producer >= 0 && holds(g, operand.producer) &&
+        (size || p.ops[operand.producer].kind != FusionOpKind::SizeQuery);
+  return connected;
+}
+
+std::string PlanVerifier::verifyInnerUses(const FusionGroup &g, int m) const {
+  bool recomputed = recomputes(g, m);
+  if (p.ops[m].numUses > static_cast<int>(users[m].size()) &&
+      !(recomputed && available[m]))
+    return opName(m) + " is used outside the problem";
+  for (auto [u, k] : users[m]) {
+    if (holds(g, u))
+      continue;
+    if (recomputed &&
+        (available[m] || p.ops[u].kind == FusionOpKind::SizeQuery ||
+         std::any_of(groups.begin(), groups.end(), [&](const FusionGroup &h) {
+           return holds(h, m) && holds(h, u);
+         })))
+      continue;
+    return opName(m) + " is used by " + opName(u) + " outside the group";
+  }
+  return "";
+}
+
+std::string PlanVerifier::verifyClosed(const FusionGroup &g,
+                                       const std::string &where, int first,
+                                       const std::vector<int> &prologue) const {
+  for (int m : g.members) {
+    if (m != first && !readsEarlierMember(g, m, prologue))
+      return where + ": " + opName(m) + " does not read an earlier member";
+    if (m == g.members.back())
+      continue;
+    if (std::string bad = verifyInnerUses(g, m); !bad.empty())
+      return where + ": " + bad;
+  }
+  return "";
+}
+
+std::string PlanVerifier::verifyGroup(int gi) {
+  const FusionGroup &g = groups[gi];
+  std::string where = "group " + std::to_string(gi) + " (" +
+                      stringifyFusionFamily(g.family) + ")";
+  std::vector<int> graphOps;
+  int first = -1;
+  if (std::string bad = verifyMembers(gi, where, graphOps, first); !bad.empty())
+    return bad;
+  std::vector<int> prologue = prologueOf(p, g);
+  if (std::string bad = verifyFamily(g, where, graphOps, first, prologue);
+      !bad.empty())
+    return bad;
+  if (std::string bad = verifyRecomputed(g, where); !bad.empty())
+    return bad;
+  if (std::string bad = verifySideResults(g, where); !bad.empty())
+    return bad;
+  return verifyClosed(g, where, first, prologue);
+}
+
+std::string PlanVerifier::verifySharing() const {
   for (int gi = 0, ge = groups.size(); gi < ge; ++gi) {
     const FusionGroup &g = groups[gi];
     for (int m : g.members) {
@@ -1151,8 +1255,7 @@ std::string FusionPlan::verify(const FusionProblem &p) const {
       bool shares = count[m] > 1 || users[m].size() < (size_t)p.ops[m].numUses;
       for (auto [u, k] : users[m])
         shares |= !holds(g, u);
-      bool recomputed =
-          std::binary_search(g.recomputed.begin(), g.recomputed.end(), m);
+      bool recomputed = recomputes(g, m);
       if (recomputed && !shares)
         return "group " + std::to_string(gi) + " recomputes " + opName(m) +
                ", which no other op reads";
@@ -1161,10 +1264,25 @@ std::string FusionPlan::verify(const FusionProblem &p) const {
                opName(m) + ", which another group holds too";
     }
   }
+  return "";
+}
+
+std::string PlanVerifier::verifyCovered() const {
   for (int i = 0; i < n; ++i)
     if ((isGraphOp(p.ops[i].kind) ||
          p.ops[i].kind == FusionOpKind::Elementwise) &&
         owner[i] < 0)
       return opName(i) + " is in no group";
   return "";
+}
+
+std::string FusionPlan::verify(const FusionProblem &p) const {
+  PlanVerifier verifier(p, groups);
+  for (int gi = 0, ge = groups.size(); gi < ge; ++gi)
+    if (std::string bad = verifier.verifyGroup(gi); !bad.empty())
+      return bad;
+  // What a group computes for itself is exactly what it shares.
+  if (std::string bad = verifier.verifySharing(); !bad.empty())
+    return bad;
+  return verifier.verifyCovered();
 }

@@ -58,6 +58,16 @@ struct Executable::Impl {
               const FormulaScope &scope, const MemoryPlan &plan,
               char *workspace, std::vector<void *> &pointers) const;
   void *graphArray(const Graph &graph, const std::string &name) const;
+  /// Checks that `graph` has the index width and edge order the program was
+  /// generated for.
+  Status checkGraph(const Graph &graph) const;
+  /// Makes `own` the workspace this Executable owns for `stream`, of at
+  /// least `arena` bytes, locked in `ownLock`; grows it only once the stream
+  /// has finished with it.
+  Status ownWorkspace(cudaStream_t stream, size_t arena,
+                      std::shared_ptr<OwnedWorkspace> &own,
+                      std::unique_lock<std::mutex> &ownLock);
+  struct StepRunner;
 };
 
 Executable::Executable() : impl(new Impl) {}
@@ -292,22 +302,275 @@ Status Executable::run(const Graph &graph,
                   workspace);
 }
 
+Status Executable::Impl::checkGraph(const Graph &graph) const {
+  if (!program.kernels.empty() && graph.indexBits() != program.indexBits)
+    return Status::error("program '" + program.name + "' was generated for " +
+                         std::to_string(program.indexBits) +
+                         "-bit graph indices but the graph has " +
+                         std::to_string(graph.indexBits()) + "-bit ones");
+  if (program.csrOrderEdges && !graph.statistics().csrOrder)
+    return Status::error(
+        "program '" + program.name +
+        "' was generated for graphs whose edges are given in CSR order "
+        "(sorted by destination, then source) but this graph's are not: "
+        "compile it with the graph's statistics");
+  return Status();
+}
+
+Status Executable::Impl::ownWorkspace(cudaStream_t stream, size_t arena,
+                                      std::shared_ptr<OwnedWorkspace> &own,
+                                      std::unique_lock<std::mutex> &ownLock) {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::shared_ptr<OwnedWorkspace> &slot = owned[stream];
+    if (!slot)
+      slot = std::make_shared<OwnedWorkspace>();
+    own = slot;
+  }
+  ownLock = std::unique_lock<std::mutex>(own->mutex);
+  if (own->buffer.size() >= arena)
+    return Status();
+  if (own->buffer.data()) {
+    cudaError_t e = cudaStreamSynchronize(stream);
+    if (e != cudaSuccess)
+      return Status::error(std::string("cudaStreamSynchronize before "
+                                       "growing the workspace: ") +
+                           cudaGetErrorName(e));
+  }
+  own->buffer = DeviceBuffer();
+  StatusOr<DeviceBuffer> buf = DeviceBuffer::allocate(arena);
+  if (!buf.ok())
+    return Status(buf.error())
+        .withContext("workspace of program '" + program.name + "' (" +
+                     std::to_string(arena) + " bytes)");
+  own->buffer = std::move(*buf);
+  // DeviceBuffer allocates in the legacy stream's order, which a
+  // non-blocking `stream` does not wait for (rare: only when growing).
+  cudaError_t e = cudaStreamSynchronize(nullptr);
+  if (e != cudaSuccess)
+    return Status::error(std::string("cudaStreamSynchronize after "
+                                     "allocating the workspace: ") +
+                         cudaGetErrorName(e));
+  return Status();
+}
+
+/// Enqueues the steps of one run. It only refers to what the run keeps on
+/// the caller's stack (the bound pointers, the argument storage), so that
+/// runs on several streams can overlap; a step costs no allocation.
+struct Executable::Impl::StepRunner {
+  const Impl &m;
+  const Graph &graph;
+  const FormulaScope &scope;
+  /// Per buffer slot: its memory in this run.
+  const std::vector<void *> &pointers;
+  cudaStream_t stream;
+  /// Argument storage of one launch, reused by the next (launches copy it),
+  /// and a pointer to each of its slots.
+  std::vector<uint64_t> &storage;
+  std::vector<void *> &argv;
+
+  /// Enqueues step `i` of the program.
+  Status run(size_t i);
+
+private:
+  /// Writes the arguments of launch step `i` into `storage`.
+  Status packArgs(const LaunchStep &s, size_t i);
+  /// Enqueues step `i`, `s`, of each kind: a kernel launch (none on an
+  /// empty grid) or a library call; `i` names the step in an error.
+  Status runLaunch(const LaunchStep &s, size_t i);
+  Status runSpmm(const SpmmStep &s, size_t i) const;
+  Status runGemm(const GemmStep &s, size_t i) const;
+  Status runFill(const FillStep &s, size_t i) const;
+  Status runCopy(const CopyStep &s, size_t i) const;
+
+  /// Evaluates `f` for this run's graph into `out`.
+  Status eval(const Formula &f, int64_t &out) const {
+    StatusOr<int64_t> v = f.evaluate(scope);
+    if (!v.ok())
+      return v.error();
+    out = *v;
+    return Status();
+  }
+  /// The memory of buffer `name` in this run.
+  void *ptr(const std::string &name) const {
+    return pointers[m.slotOf.at(name)];
+  }
+  /// Names step `i` in a message (built only for one: a string per step
+  /// costs every call).
+  std::string where(size_t i) const {
+    return "program '" + m.program.name + "' step " + std::to_string(i);
+  }
+};
+
+Status Executable::Impl::StepRunner::run(size_t i) {
+  const Step &step = m.program.steps[i];
+  if (auto *s = std::get_if<LaunchStep>(&step))
+    return runLaunch(*s, i);
+  if (auto *s = std::get_if<SpmmStep>(&step))
+    return runSpmm(*s, i);
+  if (auto *s = std::get_if<GemmStep>(&step))
+    return runGemm(*s, i);
+  if (auto *s = std::get_if<FillStep>(&step))
+    return runFill(*s, i);
+  if (auto *s = std::get_if<CopyStep>(&step))
+    return runCopy(*s, i);
+  return Status();
+}
+
+Status Executable::Impl::StepRunner::packArgs(const LaunchStep &s, size_t i) {
+  for (size_t a = 0; a < s.args.size(); ++a) {
+    const KernelArg &arg = s.args[a];
+    uint64_t &slot = storage[a];
+    switch (arg.kind) {
+    case KernelArg::Kind::Buffer: {
+      void *p = pointers[m.argSlots[i][a]];
+      std::memcpy(&slot, &p, sizeof(p));
+      break;
+    }
+    case KernelArg::Kind::Graph: {
+      void *p = m.graphArray(graph, arg.name);
+      std::memcpy(&slot, &p, sizeof(p));
+      break;
+    }
+    case KernelArg::Kind::I32:
+    case KernelArg::Kind::I64: {
+      int64_t v = 0;
+      GNN_RETURN_IF_ERROR(eval(arg.integer, v));
+      if (arg.kind == KernelArg::Kind::I32) {
+        int32_t n = static_cast<int32_t>(v);
+        std::memcpy(&slot, &n, sizeof(n));
+      } else {
+        std::memcpy(&slot, &v, sizeof(v));
+      }
+      break;
+    }
+    case KernelArg::Kind::F32:
+      std::memcpy(&slot, &arg.real, sizeof(float));
+      break;
+    }
+  }
+  return Status();
+}
+
+Status Executable::Impl::StepRunner::runLaunch(const LaunchStep &s, size_t i) {
+  Kernel *kernel = m.launches[i];
+  GNN_RETURN_IF_ERROR(packArgs(s, i));
+  int64_t g[3] = {0, 0, 0}, shared = 0;
+  for (int d = 0; d < 3; ++d)
+    GNN_RETURN_IF_ERROR(eval(s.grid[d], g[d]));
+  GNN_RETURN_IF_ERROR(eval(s.sharedBytes, shared));
+  if (g[0] == 0 || g[1] == 0 || g[2] == 0)
+    return Status(); // nothing to do on an empty graph
+  if (g[0] < 0 || g[1] < 0 || g[2] < 0 || g[0] > 0x7fffffff || g[1] > 65535 ||
+      g[2] > 65535)
+    return Status::error(where(i) + ": grid " + std::to_string(g[0]) + "x" +
+                         std::to_string(g[1]) + "x" + std::to_string(g[2]) +
+                         " is out of range");
+  if (shared > 48 * 1024) {
+    std::lock_guard<std::mutex> lock(m.mutex);
+    GNN_RETURN_IF_ERROR(kernel->allowDynamicShared(static_cast<int>(shared)));
+  }
+  return kernel->launch(g[0], g[1], g[2], s.block[0], s.block[1], s.block[2],
+                        static_cast<unsigned>(shared),
+                        reinterpret_cast<CUstream>(stream), argv.data());
+}
+
+Status Executable::Impl::StepRunner::runSpmm(const SpmmStep &s,
+                                             size_t i) const {
+  int64_t cols = 0;
+  GNN_RETURN_IF_ERROR(eval(s.cols, cols));
+  DType type = m.program.buffers[m.slotOf.at(s.input)].dtype;
+  Status st2 =
+      spmmCsr(graph, type, s.weights.empty() ? nullptr : ptr(s.weights),
+              ptr(s.input), ptr(s.output), cols, s.alpha, s.beta, stream);
+  if (!st2.ok())
+    return st2.withContext(where(i));
+  return Status();
+}
+
+Status Executable::Impl::StepRunner::runGemm(const GemmStep &s,
+                                             size_t i) const {
+  int64_t mm = 0, nn = 0, kk = 0;
+  GNN_RETURN_IF_ERROR(eval(s.m, mm));
+  GNN_RETURN_IF_ERROR(eval(s.n, nn));
+  GNN_RETURN_IF_ERROR(eval(s.k, kk));
+  DType type = m.program.buffers[m.slotOf.at(s.a)].dtype;
+  Status st2;
+  if (s.partials.empty()) {
+    st2 = gemm(type, s.transA, s.transB, mm, nn, kk, s.alpha, ptr(s.a),
+               ptr(s.b), s.beta, ptr(s.c), stream);
+  } else {
+    int64_t chunks = 0;
+    GNN_RETURN_IF_ERROR(eval(s.chunks, chunks));
+    st2 = gemmRowSplit(mm, nn, kk, chunks, s.alpha,
+                       static_cast<const float *>(ptr(s.a)),
+                       static_cast<const float *>(ptr(s.b)), s.beta,
+                       static_cast<float *>(ptr(s.c)),
+                       static_cast<double *>(ptr(s.partials)), stream);
+  }
+  if (!st2.ok())
+    return st2.withContext(where(i));
+  return Status();
+}
+
+Status Executable::Impl::StepRunner::runFill(const FillStep &s,
+                                             size_t i) const {
+  const BufferDecl &b = m.program.buffers[m.slotOf.at(s.buffer)];
+  int64_t n = 0;
+  GNN_RETURN_IF_ERROR(eval(b.size, n));
+  cudaError_t e;
+  if (b.dtype == DType::I64 ||
+      (b.dtype == DType::F64 && s.value == 0 && !std::signbit(s.value))) {
+    e = cudaMemsetAsync(ptr(s.buffer), 0, n * 8, stream);
+  } else if (b.dtype == DType::F64) {
+    Status st2 = fill64(ptr(s.buffer), s.value, n, stream);
+    if (!st2.ok())
+      return st2.withContext(where(i));
+    e = cudaSuccess;
+  } else {
+    uint32_t bits;
+    if (b.dtype == DType::F32) {
+      float value = static_cast<float>(s.value);
+      std::memcpy(&bits, &value, 4);
+    } else
+      bits = static_cast<uint32_t>(static_cast<int32_t>(s.value));
+    // cuMemsetD32Async through the driver: the runtime has no 32-bit fill.
+    StatusOr<CudaDriver *> d = CudaDriver::get();
+    if (!d.ok())
+      return d.error();
+    GNN_RETURN_IF_ERROR(
+        checkCu(**d, "cuMemsetD32Async",
+                (*d)->fn().cuMemsetD32Async(
+                    reinterpret_cast<CUdeviceptr>(ptr(s.buffer)), bits, n,
+                    reinterpret_cast<CUstream>(stream))));
+    e = cudaSuccess;
+  }
+  if (e != cudaSuccess)
+    return Status::error(where(i) +
+                         ": cudaMemsetAsync: " + cudaGetErrorName(e));
+  return Status();
+}
+
+Status Executable::Impl::StepRunner::runCopy(const CopyStep &s,
+                                             size_t i) const {
+  const BufferDecl &b = m.program.buffers[m.slotOf.at(s.src)];
+  int64_t n = 0;
+  GNN_RETURN_IF_ERROR(eval(s.elements, n));
+  cudaError_t e =
+      cudaMemcpyAsync(ptr(s.dst), ptr(s.src), n * elementBytes(b.dtype),
+                      cudaMemcpyDeviceToDevice, stream);
+  if (e != cudaSuccess)
+    return Status::error(where(i) +
+                         ": cudaMemcpyAsync: " + cudaGetErrorName(e));
+  return Status();
+}
+
 Status Executable::runSteps(const Graph &graph,
                             const std::map<std::string, void *> &bindings,
                             cudaStream_t stream, size_t first, size_t count,
                             void *workspace) {
   Impl &m = *impl;
-  if (!m.program.kernels.empty() && graph.indexBits() != m.program.indexBits)
-    return Status::error("program '" + m.program.name + "' was generated for " +
-                         std::to_string(m.program.indexBits) +
-                         "-bit graph indices but the graph has " +
-                         std::to_string(graph.indexBits()) + "-bit ones");
-  if (m.program.csrOrderEdges && !graph.statistics().csrOrder)
-    return Status::error(
-        "program '" + m.program.name +
-        "' was generated for graphs whose edges are given in CSR order "
-        "(sorted by destination, then source) but this graph's are not: "
-        "compile it with the graph's statistics");
+  GNN_RETURN_IF_ERROR(m.checkGraph(graph));
   FormulaScope scope = scopeOf(graph);
   StatusOr<std::shared_ptr<const MemoryPlan>> plan = m.planFor(scope);
   if (!plan.ok())
@@ -322,37 +585,7 @@ Status Executable::runSteps(const Graph &graph,
   std::shared_ptr<Impl::OwnedWorkspace> own;
   std::unique_lock<std::mutex> ownLock;
   if (!workspace && arena) {
-    {
-      std::lock_guard<std::mutex> lock(m.mutex);
-      std::shared_ptr<Impl::OwnedWorkspace> &slot = m.owned[stream];
-      if (!slot)
-        slot = std::make_shared<Impl::OwnedWorkspace>();
-      own = slot;
-    }
-    ownLock = std::unique_lock<std::mutex>(own->mutex);
-    if (own->buffer.size() < arena) {
-      if (own->buffer.data()) {
-        cudaError_t e = cudaStreamSynchronize(stream);
-        if (e != cudaSuccess)
-          return Status::error(std::string("cudaStreamSynchronize before "
-                                           "growing the workspace: ") +
-                               cudaGetErrorName(e));
-      }
-      own->buffer = DeviceBuffer();
-      StatusOr<DeviceBuffer> buf = DeviceBuffer::allocate(arena);
-      if (!buf.ok())
-        return Status(buf.error())
-            .withContext("workspace of program '" + m.program.name + "' (" +
-                         std::to_string(arena) + " bytes)");
-      own->buffer = std::move(*buf);
-      // DeviceBuffer allocates in the legacy stream's order, which a
-      // non-blocking `stream` does not wait for (rare: only when growing).
-      cudaError_t e = cudaStreamSynchronize(nullptr);
-      if (e != cudaSuccess)
-        return Status::error(std::string("cudaStreamSynchronize after "
-                                         "allocating the workspace: ") +
-                             cudaGetErrorName(e));
-    }
+    GNN_RETURN_IF_ERROR(m.ownWorkspace(stream, arena, own, ownLock));
     workspace = own->buffer.data();
   }
   std::vector<void *> pointers;
@@ -366,153 +599,13 @@ Status Executable::runSteps(const Graph &graph,
                                        "workspace): ") +
                            cudaGetErrorName(e));
   }
-  auto ptr = [&](const std::string &name) {
-    return pointers[m.slotOf.at(name)];
-  };
-  // Argument storage of one launch, reused by the next (launches copy it).
   std::vector<uint64_t> storage(m.maxArgs, 0);
   std::vector<void *> argv(m.maxArgs, nullptr);
   for (size_t a = 0; a < m.maxArgs; ++a)
     argv[a] = &storage[a];
-  auto eval = [&](const Formula &f, int64_t &out) -> Status {
-    StatusOr<int64_t> v = f.evaluate(scope);
-    if (!v.ok())
-      return v.error();
-    out = *v;
-    return Status();
-  };
+  Impl::StepRunner runner{m, graph, scope, pointers, stream, storage, argv};
   size_t last = std::min(m.program.steps.size(), first + count);
-  for (size_t i = first; i < last; ++i) {
-    const Step &step = m.program.steps[i];
-    // Built only for a message (a string per step costs every call).
-    auto where = [&] {
-      return "program '" + m.program.name + "' step " + std::to_string(i);
-    };
-    if (auto *s = std::get_if<LaunchStep>(&step)) {
-      Kernel *kernel = m.launches[i];
-      for (size_t a = 0; a < s->args.size(); ++a) {
-        const KernelArg &arg = s->args[a];
-        uint64_t &slot = storage[a];
-        switch (arg.kind) {
-        case KernelArg::Kind::Buffer: {
-          void *p = pointers[m.argSlots[i][a]];
-          std::memcpy(&slot, &p, sizeof(p));
-          break;
-        }
-        case KernelArg::Kind::Graph: {
-          void *p = m.graphArray(graph, arg.name);
-          std::memcpy(&slot, &p, sizeof(p));
-          break;
-        }
-        case KernelArg::Kind::I32:
-        case KernelArg::Kind::I64: {
-          int64_t v = 0;
-          GNN_RETURN_IF_ERROR(eval(arg.integer, v));
-          if (arg.kind == KernelArg::Kind::I32) {
-            int32_t n = static_cast<int32_t>(v);
-            std::memcpy(&slot, &n, sizeof(n));
-          } else {
-            std::memcpy(&slot, &v, sizeof(v));
-          }
-          break;
-        }
-        case KernelArg::Kind::F32:
-          std::memcpy(&slot, &arg.real, sizeof(float));
-          break;
-        }
-      }
-      int64_t g[3] = {0, 0, 0}, shared = 0;
-      for (int d = 0; d < 3; ++d)
-        GNN_RETURN_IF_ERROR(eval(s->grid[d], g[d]));
-      GNN_RETURN_IF_ERROR(eval(s->sharedBytes, shared));
-      if (g[0] == 0 || g[1] == 0 || g[2] == 0)
-        continue; // nothing to do on an empty graph
-      if (g[0] < 0 || g[1] < 0 || g[2] < 0 || g[0] > 0x7fffffff ||
-          g[1] > 65535 || g[2] > 65535)
-        return Status::error(where() + ": grid " + std::to_string(g[0]) + "x" +
-                             std::to_string(g[1]) + "x" + std::to_string(g[2]) +
-                             " is out of range");
-      if (shared > 48 * 1024) {
-        std::lock_guard<std::mutex> lock(m.mutex);
-        GNN_RETURN_IF_ERROR(
-            kernel->allowDynamicShared(static_cast<int>(shared)));
-      }
-      GNN_RETURN_IF_ERROR(kernel->launch(
-          g[0], g[1], g[2], s->block[0], s->block[1], s->block[2],
-          static_cast<unsigned>(shared), reinterpret_cast<CUstream>(stream),
-          argv.data()));
-    } else if (auto *s = std::get_if<SpmmStep>(&step)) {
-      int64_t cols = 0;
-      GNN_RETURN_IF_ERROR(eval(s->cols, cols));
-      DType type = m.program.buffers[m.slotOf.at(s->input)].dtype;
-      Status st2 = spmmCsr(
-          graph, type, s->weights.empty() ? nullptr : ptr(s->weights),
-          ptr(s->input), ptr(s->output), cols, s->alpha, s->beta, stream);
-      if (!st2.ok())
-        return st2.withContext(where());
-    } else if (auto *s = std::get_if<GemmStep>(&step)) {
-      int64_t mm = 0, nn = 0, kk = 0;
-      GNN_RETURN_IF_ERROR(eval(s->m, mm));
-      GNN_RETURN_IF_ERROR(eval(s->n, nn));
-      GNN_RETURN_IF_ERROR(eval(s->k, kk));
-      DType type = m.program.buffers[m.slotOf.at(s->a)].dtype;
-      Status st2;
-      if (s->partials.empty()) {
-        st2 = gemm(type, s->transA, s->transB, mm, nn, kk, s->alpha, ptr(s->a),
-                   ptr(s->b), s->beta, ptr(s->c), stream);
-      } else {
-        int64_t chunks = 0;
-        GNN_RETURN_IF_ERROR(eval(s->chunks, chunks));
-        st2 = gemmRowSplit(mm, nn, kk, chunks, s->alpha,
-                           static_cast<const float *>(ptr(s->a)),
-                           static_cast<const float *>(ptr(s->b)), s->beta,
-                           static_cast<float *>(ptr(s->c)),
-                           static_cast<double *>(ptr(s->partials)), stream);
-      }
-      if (!st2.ok())
-        return st2.withContext(where());
-    } else if (auto *s = std::get_if<FillStep>(&step)) {
-      const BufferDecl &b = m.program.buffers[m.slotOf.at(s->buffer)];
-      int64_t n = 0;
-      GNN_RETURN_IF_ERROR(eval(b.size, n));
-      cudaError_t e;
-      if (b.dtype == DType::I64 ||
-          (b.dtype == DType::F64 && s->value == 0 && !std::signbit(s->value))) {
-        e = cudaMemsetAsync(ptr(s->buffer), 0, n * 8, stream);
-      } else if (b.dtype == DType::F64) {
-        Status st2 = fill64(ptr(s->buffer), s->value, n, stream);
-        if (!st2.ok())
-          return st2.withContext(where());
-        e = cudaSuccess;
-      } else {
-        uint32_t bits;
-        if (b.dtype == DType::F32) {
-          float value = static_cast<float>(s->value);
-          std::memcpy(&bits, &value, 4);
-        } else
-          bits = static_cast<uint32_t>(static_cast<int32_t>(s->value));
-        // cuMemsetD32Async through the driver: the runtime has no 32-bit fill.
-        StatusOr<CudaDriver *> d = CudaDriver::get();
-        if (!d.ok())
-          return d.error();
-        GNN_RETURN_IF_ERROR(checkCu(**d, "cuMemsetD32Async",
-                                    (*d)->fn().cuMemsetD32Async(
-                                        reinterpret_cast<CUdeviceptr>(ptr(s->buffer)),
-                                        bits, n, reinterpret_cast<CUstream>(stream))));
-        e = cudaSuccess;
-      }
-      if (e != cudaSuccess)
-        return Status::error(where() + ": cudaMemsetAsync: " + cudaGetErrorName(e));
-    } else if (auto *s = std::get_if<CopyStep>(&step)) {
-      const BufferDecl &b = m.program.buffers[m.slotOf.at(s->src)];
-      int64_t n = 0;
-      GNN_RETURN_IF_ERROR(eval(s->elements, n));
-      cudaError_t e = cudaMemcpyAsync(ptr(s->dst), ptr(s->src),
-                                      n * elementBytes(b.dtype),
-                                      cudaMemcpyDeviceToDevice, stream);
-      if (e != cudaSuccess)
-        return Status::error(where() + ": cudaMemcpyAsync: " + cudaGetErrorName(e));
-    }
-  }
+  for (size_t i = first; i < last; ++i)
+    GNN_RETURN_IF_ERROR(runner.run(i));
   return Status();
 }

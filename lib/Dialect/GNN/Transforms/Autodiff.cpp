@@ -215,15 +215,168 @@ mlir::gnn::differentiateForTraining(func::FuncOp func,
   return t;
 }
 
-LogicalResult mlir::gnn::differentiate(func::FuncOp func,
-                                       const AutodiffOptions &options) {
-  if (func.isDeclaration())
-    return func.emitOpError("cannot be differentiated: it has no body");
-  if (!func.getBody().hasOneBlock())
-    return func.emitOpError("cannot be differentiated: expects one block");
-  Location loc = func.getLoc();
-  MLIRContext *ctx = func.getContext();
+/// The scratch function: a copy of `func` placed after it whose entry block
+/// takes one more argument per result gradient, returned in `dresults`.
+static func::FuncOp makeScratch(func::FuncOp func,
+                                SmallVectorImpl<Value> &dresults) {
+  OpBuilder mb(func);
+  mb.setInsertionPointAfter(func);
+  auto tmp = cast<func::FuncOp>(mb.clone(*func));
+  tmp.setSymName((func.getSymName() + "_autodiff_scratch").str());
+  Block &body = tmp.getBody().front();
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  for (Value r : ret.getOperands())
+    dresults.push_back(body.addArgument(r.getType(), func.getLoc()));
+  return tmp;
+}
+
+/// Builds attention's weights again from the scores and the log-sum-exp of
+/// `sm` (mapped by `map`): alpha = exp(s - lse[end]), 0 where the group has
+/// no mass.
+static Value buildSoftmaxWeights(OpBuilder &bb, Location loc, EdgeSoftmaxOp sm,
+                                 const IRMapping &map) {
+  Value s = map.lookupOrDefault(sm.getInput());
+  Value lse = map.lookupOrDefault(sm.getLse());
+  EdgeEnd end = sm.getReversed() ? EdgeEnd::src : EdgeEnd::dst;
+  auto sType = cast<RankedTensorType>(s.getType());
+  Value le =
+      GatherOp::create(bb, loc, sType, end, map.lookup(sm.getGraph()), lse);
+  SmallVector<Value> dyn;
+  for (int64_t i = 0; i < sType.getRank(); ++i)
+    if (sType.isDynamicDim(i))
+      dyn.push_back(tensor::DimOp::create(bb, loc, s, i));
+  Value init = tensor::EmptyOp::create(bb, loc, sType.getShape(),
+                                       sType.getElementType(), dyn);
+  SmallVector<AffineMap> maps(3, bb.getMultiDimIdentityMap(sType.getRank()));
+  SmallVector<utils::IteratorType> iters(sType.getRank(),
+                                         utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             bb, loc, TypeRange{sType}, ValueRange{s, le}, ValueRange{init},
+             maps, iters,
+             [](OpBuilder &nb, Location nl, ValueRange a) {
+               Type t = a[0].getType();
+               Value ninf = arith::ConstantOp::create(
+                   nb, nl, nb.getFloatAttr(t, -INFINITY));
+               Value zero =
+                   arith::ConstantOp::create(nb, nl, nb.getFloatAttr(t, 0.0));
+               Value e = math::ExpOp::create(
+                   nb, nl, arith::SubFOp::create(nb, nl, a[0], a[1]));
+               Value none = arith::CmpFOp::create(
+                   nb, nl, arith::CmpFPredicate::OEQ, a[1], ninf);
+               linalg::YieldOp::create(
+                   nb, nl,
+                   ValueRange{arith::SelectOp::create(nb, nl, none, zero, e)});
+             })
+      .getResult(0);
+}
+
+namespace {
+/// Differentiating one function: its scratch copy (the forward ops, then the
+/// backward ops built before its return), what the forward makes active, and
+/// what the two functions it is split into pass between them. Each step
+/// reads what the steps before it found, in the order `differentiate` calls
+/// them.
+class Differentiation {
+public:
+  /// `scratch` is a copy of `func` whose entry block takes one more argument
+  /// per result gradient: `dresults`.
+  Differentiation(func::FuncOp func, func::FuncOp scratch,
+                  SmallVector<Value> dresults, const AutodiffOptions &options);
+
+  /// Finds the active values (those depending on a differentiable argument)
+  /// and the ops computing them, and lists the forward ops.
+  void findActive();
+  /// Gives the forward ops what the backward recomputes or routes from:
+  /// each softmax its log-sum-exp (to recompute attention's weights), each
+  /// active spmm or reduce max/min its tie counts (to share an extremum's
+  /// gradient), counted by its forward kernel; then finds the active values
+  /// again.
+  void upgradeForBackward();
+  /// Builds each active op's VJP in reverse order before the return, summing
+  /// the gradients of values used several times, and the gradient of each
+  /// differentiable argument (zeros where none flows). Fails on an active op
+  /// without a derivative rule.
+  LogicalResult buildGradients();
+  /// Keeps the backward ops an argument gradient depends on, and notes the
+  /// values they read.
+  void findLive();
+  /// Sizes read from forward values: a static size becomes a constant, a
+  /// dynamic leading size (nodes or edges) is read from a result gradient of
+  /// the same domain (with one graph), so that no tensor is kept for its
+  /// shape alone.
+  void replaceForwardSizes();
+  /// The residuals in a stable order (arguments, then forward results in
+  /// program order) and the constants the backward makes again instead.
+  void findResiduals();
+  /// Edge-sized values computed by the forward are made again in the
+  /// backward from node-sized ones (the default residual policy): their ops
+  /// are cloned into @f_bwd, and attention's weights come back as
+  /// exp(s - lse[dst]) from the scores and the softmax's log-sum-exp, so
+  /// that nothing edge-sized but the function's own edge arguments is kept
+  /// between the two. Scalars are always made again.
+  void planRecomputation();
+  /// Builds @f_fwd after `func`: the forward ops, returning the results then
+  /// the residuals.
+  func::FuncOp buildForward();
+  /// Declares @f_bwd after `fwd`: graphs, residuals, result gradients ->
+  /// argument gradients.
+  func::FuncOp declareBackward(func::FuncOp fwd);
+  /// Fills @f_bwd: the constants, the recomputed forward ops, then the live
+  /// backward ops.
+  void buildBackward(func::FuncOp bwd);
+
+private:
+  /// Notes every value `op` and the ops in its regions read as needed.
+  void markNeeded(Operation *op);
+  /// Replaces `dim`, a size of a forward value, as replaceForwardSizes says;
+  /// returns whether it did.
+  bool replaceForwardSize(tensor::DimOp dim, unsigned numGraphs);
+  /// What an op that is made again reads: a constant is made again too, a
+  /// forward edge value (under the default policy) or scalar is queued on
+  /// `work` to be made again, anything else not made again is a residual.
+  void recomputeOperand(Value operand, SmallVectorImpl<Value> &work);
+
+  func::FuncOp func;
+  const AutodiffOptions &options;
+  Location loc;
+  MLIRContext *ctx;
+  /// The differentiable arguments.
   SmallVector<unsigned> wrt;
+  Block &body;
+  func::ReturnOp ret;
+  /// The result gradients: the scratch function's extra arguments.
+  SmallVector<Value> dresults;
+
+  DenseSet<Value> active;
+  /// The forward ops in program order, and those of them that are active.
+  SmallVector<Operation *> forward;
+  DenseSet<Operation *> activeOps;
+  /// Positions in `forward` of the ops upgradeForBackward gave a result.
+  SmallVector<unsigned> upgradedAt;
+  /// One gradient per differentiable argument.
+  SmallVector<Value> outs;
+
+  DenseSet<Operation *> forwardOps;
+  /// The backward ops an argument gradient depends on, in program order, and
+  /// the values they read.
+  SmallVector<Operation *> live;
+  DenseSet<Value> needed;
+  /// The forward values @f_fwd passes to @f_bwd, the graph arguments, the
+  /// constants and the forward ops @f_bwd makes again.
+  llvm::SetVector<Value> residuals;
+  SmallVector<Value> graphs;
+  SmallVector<Operation *> constants;
+  DenseSet<Operation *> recompute;
+};
+} // namespace
+
+Differentiation::Differentiation(func::FuncOp func, func::FuncOp scratch,
+                                 SmallVector<Value> dresults,
+                                 const AutodiffOptions &options)
+    : func(func), options(options), loc(func.getLoc()), ctx(func.getContext()),
+      body(scratch.getBody().front()),
+      ret(cast<func::ReturnOp>(body.getTerminator())),
+      dresults(std::move(dresults)) {
   for (unsigned i = 0; i < func.getNumArguments(); ++i)
     if (func.getArgAttr(i, kDifferentiableAttrName)) {
       // The gnn dialect's argument-attribute verifier allows the attribute
@@ -232,48 +385,30 @@ LogicalResult mlir::gnn::differentiate(func::FuncOp func,
              "gnn.differentiable marks float tensors");
       wrt.push_back(i);
     }
+}
 
-  // The scratch function: f's body plus one argument per result gradient.
-  OpBuilder mb(func);
-  mb.setInsertionPointAfter(func);
-  auto tmp = cast<func::FuncOp>(mb.clone(*func));
-  tmp.setSymName((func.getSymName() + "_autodiff_scratch").str());
-  Block &body = tmp.getBody().front();
-  auto ret = cast<func::ReturnOp>(body.getTerminator());
-  SmallVector<Value> dresults;
-  for (Value r : ret.getOperands())
-    dresults.push_back(body.addArgument(r.getType(), loc));
-  auto cleanup = llvm::make_scope_exit([&] { tmp.erase(); });
-
-  // Active values: those depending on a differentiable argument.
-  DenseSet<Value> active;
-  SmallVector<Operation *> forward;
-  DenseSet<Operation *> activeOps;
-  auto findActive = [&] {
-    active.clear();
-    forward.clear();
-    activeOps.clear();
-    for (unsigned i : wrt)
-      active.insert(body.getArgument(i));
-    for (Operation &op : body.without_terminator()) {
-      forward.push_back(&op);
-      bool on = false;
-      op.walk([&](Operation *inner) {
-        for (Value v : inner->getOperands())
-          on |= active.contains(v);
-      });
-      if (on) {
-        activeOps.insert(&op);
-        for (Value r : op.getResults())
-          active.insert(r);
-      }
+void Differentiation::findActive() {
+  active.clear();
+  forward.clear();
+  activeOps.clear();
+  for (unsigned i : wrt)
+    active.insert(body.getArgument(i));
+  for (Operation &op : body.without_terminator()) {
+    forward.push_back(&op);
+    bool on = false;
+    op.walk([&](Operation *inner) {
+      for (Value v : inner->getOperands())
+        on |= active.contains(v);
+    });
+    if (on) {
+      activeOps.insert(&op);
+      for (Value r : op.getResults())
+        active.insert(r);
     }
-  };
-  findActive();
-  // Recomputing attention's weights needs each softmax's log-sum-exp;
-  // sharing an extremum's gradient, the tie counts of each active spmm or
-  // reduce max/min, counted by its forward kernel.
-  SmallVector<unsigned> upgradedAt;
+  }
+}
+
+void Differentiation::upgradeForBackward() {
   for (auto [i, op] : llvm::enumerate(forward)) {
     if (!needsBackwardResult(op))
       continue;
@@ -290,7 +425,9 @@ LogicalResult mlir::gnn::differentiate(func::FuncOp func,
     addBackwardResults(forward, which);
     findActive();
   }
+}
 
+LogicalResult Differentiation::buildGradients() {
   OpBuilder b(ret);
   DenseMap<Value, Value> grads;
   auto addGrad = [&](Value v, Value g) {
@@ -322,115 +459,112 @@ LogicalResult mlir::gnn::differentiate(func::FuncOp func,
     for (auto [x, dx] : llvm::zip(op->getOperands(), dxs))
       addGrad(x, dx);
   }
-  SmallVector<Value> outs;
   for (unsigned i : wrt) {
     Value arg = body.getArgument(i);
     Value g = grads.lookup(arg);
     outs.push_back(g ? g : buildZerosLike(b, loc, arg));
   }
+  return success();
+}
 
-  // Backward ops nothing reads go; what remains reads the residuals.
-  DenseSet<Operation *> forwardSet(forward.begin(), forward.end());
+void Differentiation::markNeeded(Operation *op) {
+  op->walk([&](Operation *inner) {
+    for (Value v : inner->getOperands())
+      needed.insert(v);
+  });
+}
+
+void Differentiation::findLive() {
+  forwardOps.insert(forward.begin(), forward.end());
   SmallVector<Operation *> backward;
   for (Operation *op = &body.front(); op != ret; op = op->getNextNode())
-    if (!forwardSet.contains(op))
+    if (!forwardOps.contains(op))
       backward.push_back(op);
-  DenseSet<Value> needed(outs.begin(), outs.end());
-  SmallVector<Operation *> live;
+  needed.insert(outs.begin(), outs.end());
   for (Operation *op : llvm::reverse(backward)) {
     bool used = llvm::any_of(op->getResults(),
                              [&](Value r) { return needed.contains(r); });
     if (!used)
       continue;
     live.push_back(op);
-    op->walk([&](Operation *inner) {
-      for (Value v : inner->getOperands())
-        needed.insert(v);
-    });
+    markNeeded(op);
   }
   std::reverse(live.begin(), live.end());
-  // Sizes read from forward values: a static size is a constant, a dynamic
-  // leading size (nodes or edges) is read from a result gradient of the same
-  // domain (with one graph), so that no tensor is kept for its shape alone.
-  {
-    unsigned numGraphs = llvm::count_if(func.getArgumentTypes(), [](Type t) {
-      return isa<GraphType>(t);
-    });
-    DenseSet<Operation *> forwardOps(forward.begin(), forward.end());
-    bool rewrote = false;
-    for (Operation *op : live)
-      op->walk([&](tensor::DimOp dim) {
-        Value src = dim.getSource();
-        Operation *def = src.getDefiningOp();
-        bool fromForward = (def && forwardOps.contains(def)) ||
-                           (isa<BlockArgument>(src) &&
-                            cast<BlockArgument>(src).getOwner() == &body &&
-                            !llvm::is_contained(dresults, src));
-        std::optional<int64_t> index = dim.getConstantIndex();
-        auto type = dyn_cast<RankedTensorType>(src.getType());
-        if (!fromForward || !index || !type || *index >= type.getRank())
-          return;
-        if (!type.isDynamicDim(*index)) {
-          OpBuilder cb(dim);
-          dim.replaceAllUsesWith(
-              arith::ConstantIndexOp::create(cb, dim.getLoc(),
-                                             type.getDimSize(*index))
-                  .getResult());
-          rewrote = true;
-          return;
-        }
-        // A node or edge count is the same in any tensor of that domain
-        // only when there is one graph.
-        Domain d = domainOf(src);
-        if (*index != 0 || d == Domain::Unknown || numGraphs != 1)
-          return;
-        for (Value g : dresults)
-          if (auto gt = dyn_cast<RankedTensorType>(g.getType());
-              gt && gt.getRank() >= 1 && gt.isDynamicDim(0) &&
-              domainOf(ret.getOperand(llvm::find(dresults, g) -
-                                      dresults.begin())) == d) {
-            dim.getSourceMutable().assign(g);
-            rewrote = true;
-            return;
-          }
-      });
-    if (rewrote) {
-      needed.clear();
-      needed.insert(outs.begin(), outs.end());
-      for (Operation *op : live)
-        op->walk([&](Operation *inner) {
-          for (Value v : inner->getOperands())
-            needed.insert(v);
-        });
-    }
+}
+
+bool Differentiation::replaceForwardSize(tensor::DimOp dim,
+                                         unsigned numGraphs) {
+  Value src = dim.getSource();
+  Operation *def = src.getDefiningOp();
+  bool fromForward = (def && forwardOps.contains(def)) ||
+                     (isa<BlockArgument>(src) &&
+                      cast<BlockArgument>(src).getOwner() == &body &&
+                      !llvm::is_contained(dresults, src));
+  std::optional<int64_t> index = dim.getConstantIndex();
+  auto type = dyn_cast<RankedTensorType>(src.getType());
+  if (!fromForward || !index || !type || *index >= type.getRank())
+    return false;
+  if (!type.isDynamicDim(*index)) {
+    OpBuilder cb(dim);
+    dim.replaceAllUsesWith(arith::ConstantIndexOp::create(
+                               cb, dim.getLoc(), type.getDimSize(*index))
+                               .getResult());
+    return true;
   }
+  // A node or edge count is the same in any tensor of that domain only when
+  // there is one graph.
+  Domain d = domainOf(src);
+  if (*index != 0 || d == Domain::Unknown || numGraphs != 1)
+    return false;
+  for (Value g : dresults)
+    if (auto gt = dyn_cast<RankedTensorType>(g.getType());
+        gt && gt.getRank() >= 1 && gt.isDynamicDim(0) &&
+        domainOf(ret.getOperand(llvm::find(dresults, g) - dresults.begin())) ==
+            d) {
+      dim.getSourceMutable().assign(g);
+      return true;
+    }
+  return false;
+}
+
+void Differentiation::replaceForwardSizes() {
+  unsigned numGraphs = llvm::count_if(func.getArgumentTypes(), [](Type t) {
+    return isa<mlir::gnn::GraphType>(t);
+  });
+  bool rewrote = false;
+  for (Operation *op : live)
+    op->walk([&](tensor::DimOp dim) {
+      rewrote |= replaceForwardSize(dim, numGraphs);
+    });
+  if (rewrote) {
+    needed.clear();
+    needed.insert(outs.begin(), outs.end());
+    for (Operation *op : live)
+      markNeeded(op);
+  }
+}
+
+void Differentiation::findResiduals() {
   DenseSet<Operation *> liveSet(live.begin(), live.end());
   auto isBackward = [&](Value v) {
     Operation *def = v.getDefiningOp();
     return def && liveSet.contains(def);
   };
-  auto isResultGrad = [&](Value v) {
-    return llvm::is_contained(dresults, v);
-  };
-  // Residuals in a stable order: arguments, then forward results in program
-  // order.
-  llvm::SetVector<Value> residuals;
-  SmallVector<Value> graphs;
+  auto isResultGrad = [&](Value v) { return llvm::is_contained(dresults, v); };
   for (unsigned i = 0; i < func.getNumArguments(); ++i) {
     Value a = body.getArgument(i);
-    if (isa<GraphType>(a.getType()))
+    if (isa<mlir::gnn::GraphType>(a.getType()))
       graphs.push_back(a);
     else if (needed.contains(a))
       residuals.insert(a);
   }
   for (Operation *op : forward)
     for (Value r : op->getResults())
-      if (needed.contains(r) && !isa<GraphType>(r.getType()))
+      if (needed.contains(r) && !isa<mlir::gnn::GraphType>(r.getType()))
         residuals.insert(r);
   // Region-internal values (inside linalg bodies) are not residuals; values
   // defined by backward ops or result gradients are not either.
   // Constants are made again in the backward function rather than passed.
-  SmallVector<Operation *> constants;
   for (Operation *op : forward)
     if (op->hasTrait<OpTrait::ConstantLike>() &&
         llvm::any_of(op->getResults(),
@@ -443,127 +577,124 @@ LogicalResult mlir::gnn::differentiate(func::FuncOp func,
            (isa<BlockArgument>(v) &&
             cast<BlockArgument>(v).getOwner() != &body);
   });
+}
 
-  // Edge-sized values computed by the forward are made again in the backward
-  // from node-sized ones (the default residual policy): their ops are cloned
-  // into @f_bwd, and attention's weights come back as exp(s - lse[dst]) from
-  // the scores and the softmax's log-sum-exp, so that nothing edge-sized but
-  // the function's own edge arguments is kept between the two.
-  DenseSet<Operation *> forwardOps(forward.begin(), forward.end());
-  DenseSet<Operation *> recompute;
-  {
-    // Scalars are always made again (a function passes tensors only); edge
-    // values too under the default policy.
-    SmallVector<Value> work;
-    for (Value r : residuals)
-      if (r.getDefiningOp() &&
-          (!isa<ShapedType>(r.getType()) ||
-           (!options.storeEdgeValues && domainOf(r) == Domain::Edge)))
-        work.push_back(r);
-    while (!work.empty()) {
-      Value v = work.pop_back_val();
-      Operation *def = v.getDefiningOp();
-      if (!def || !forwardOps.contains(def) || recompute.contains(def))
-        continue;
-      if (!isRecomputable(def)) {
-        residuals.insert(v);
-        continue;
-      }
-      recompute.insert(def);
-      for (Value r : def->getResults())
-        residuals.remove(r);
-      auto take = [&](Value operand) {
-        if (isa<GraphType>(operand.getType()))
-          return;
-        Operation *producer = operand.getDefiningOp();
-        if (producer && producer->hasTrait<OpTrait::ConstantLike>()) {
-          if (!llvm::is_contained(constants, producer))
-            constants.push_back(producer);
-          return;
-        }
-        bool edge = !options.storeEdgeValues &&
-                    isa<RankedTensorType>(operand.getType()) &&
-                    domainOf(operand) == Domain::Edge;
-        bool size = !isa<ShapedType>(operand.getType());
-        if (producer && forwardOps.contains(producer) && (edge || size))
-          work.push_back(operand);
-        else if (!(producer && recompute.contains(producer)))
-          residuals.insert(operand);
-      };
-      if (auto sm = dyn_cast<EdgeSoftmaxOp>(def)) {
-        take(sm.getInput());
-        residuals.insert(sm.getLse());
-        continue;
-      }
-      def->walk([&](Operation *inner) {
-        for (Value operand : inner->getOperands()) {
-          Operation *producer = operand.getDefiningOp();
-          bool outside = !(producer && def->isAncestor(producer)) &&
-                         !(isa<BlockArgument>(operand) &&
-                           def->isAncestor(cast<BlockArgument>(operand)
-                                               .getOwner()
-                                               ->getParentOp()));
-          if (outside)
-            take(operand);
-        }
-      });
+void Differentiation::recomputeOperand(Value operand,
+                                       SmallVectorImpl<Value> &work) {
+  if (isa<mlir::gnn::GraphType>(operand.getType()))
+    return;
+  Operation *producer = operand.getDefiningOp();
+  if (producer && producer->hasTrait<OpTrait::ConstantLike>()) {
+    if (!llvm::is_contained(constants, producer))
+      constants.push_back(producer);
+    return;
+  }
+  bool edge = !options.storeEdgeValues &&
+              isa<RankedTensorType>(operand.getType()) &&
+              domainOf(operand) == Domain::Edge;
+  bool size = !isa<ShapedType>(operand.getType());
+  if (producer && forwardOps.contains(producer) && (edge || size))
+    work.push_back(operand);
+  else if (!(producer && recompute.contains(producer)))
+    residuals.insert(operand);
+}
+
+void Differentiation::planRecomputation() {
+  // Scalars are always made again (a function passes tensors only); edge
+  // values too under the default policy.
+  SmallVector<Value> work;
+  for (Value r : residuals)
+    if (r.getDefiningOp() &&
+        (!isa<ShapedType>(r.getType()) ||
+         (!options.storeEdgeValues && domainOf(r) == Domain::Edge)))
+      work.push_back(r);
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    Operation *def = v.getDefiningOp();
+    if (!def || !forwardOps.contains(def) || recompute.contains(def))
+      continue;
+    if (!isRecomputable(def)) {
+      residuals.insert(v);
+      continue;
     }
-    // Values of recomputed ops that an earlier step made residuals.
-    // (A recomputed softmax's log-sum-exp is what it is recomputed from.)
-    residuals.remove_if([&](Value v) {
-      Operation *def = v.getDefiningOp();
-      auto sm = dyn_cast_or_null<EdgeSoftmaxOp>(def);
-      return def && recompute.contains(def) && !(sm && v == sm.getLse());
-    });
-    // Constants in forward order, like the rest.
-    llvm::sort(constants, [](Operation *a, Operation *b) {
-      return a->isBeforeInBlock(b);
+    recompute.insert(def);
+    for (Value r : def->getResults())
+      residuals.remove(r);
+    if (auto sm = dyn_cast<EdgeSoftmaxOp>(def)) {
+      recomputeOperand(sm.getInput(), work);
+      residuals.insert(sm.getLse());
+      continue;
+    }
+    def->walk([&](Operation *inner) {
+      for (Value operand : inner->getOperands()) {
+        Operation *producer = operand.getDefiningOp();
+        bool outside =
+            !(producer && def->isAncestor(producer)) &&
+            !(isa<BlockArgument>(operand) &&
+              def->isAncestor(
+                  cast<BlockArgument>(operand).getOwner()->getParentOp()));
+        if (outside)
+          recomputeOperand(operand, work);
+      }
     });
   }
+  // Values of recomputed ops that an earlier step made residuals.
+  // (A recomputed softmax's log-sum-exp is what it is recomputed from.)
+  residuals.remove_if([&](Value v) {
+    Operation *def = v.getDefiningOp();
+    auto sm = dyn_cast_or_null<EdgeSoftmaxOp>(def);
+    return def && recompute.contains(def) && !(sm && v == sm.getLse());
+  });
+  // Constants in forward order, like the rest.
+  llvm::sort(constants,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+}
 
-  // @f_fwd: the forward ops, returning the results then the residuals.
+func::FuncOp Differentiation::buildForward() {
+  OpBuilder mb(func);
   mb.setInsertionPointAfter(func);
   auto fwd = cast<func::FuncOp>(mb.clone(*func));
   fwd.setSymName((func.getSymName() + "_fwd").str());
-  {
-    IRMapping map;
-    for (unsigned i = 0; i < func.getNumArguments(); ++i)
-      map.map(body.getArgument(i), fwd.getArgument(i));
-    // Map the scratch function's forward values to the clone's, in order.
-    Block &fb = fwd.getBody().front();
-    auto it = fb.begin();
-    for (Operation *op : forward) {
-      for (auto [a, c] : llvm::zip(op->getResults(), it->getResults()))
-        map.map(a, c);
-      ++it;
-    }
-    if (!upgradedAt.empty()) {
-      SmallVector<Operation *> fops;
-      for (Operation &op : fb.without_terminator())
-        fops.push_back(&op);
-      DenseSet<Operation *> which;
-      for (unsigned i : upgradedAt)
-        which.insert(fops[i]);
-      addBackwardResults(fops, which);
-      for (auto [a, c] : llvm::zip(forward, fops))
-        for (auto [x, y] : llvm::zip(a->getResults(), c->getResults()))
-          map.map(x, y);
-    }
-    auto fret = cast<func::ReturnOp>(fb.getTerminator());
-    SmallVector<Value> values(fret.getOperands());
-    SmallVector<Type> types(fwd.getResultTypes());
-    for (Value r : residuals) {
-      values.push_back(map.lookup(r));
-      types.push_back(r.getType());
-    }
-    OpBuilder rb(fret);
-    func::ReturnOp::create(rb, fret.getLoc(), values);
-    fret.erase();
-    fwd.setFunctionType(FunctionType::get(ctx, fwd.getArgumentTypes(), types));
-    fwd.setResAttrsAttr(ArrayAttr());
+  IRMapping map;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    map.map(body.getArgument(i), fwd.getArgument(i));
+  // Map the scratch function's forward values to the clone's, in order.
+  Block &fb = fwd.getBody().front();
+  auto it = fb.begin();
+  for (Operation *op : forward) {
+    for (auto [a, c] : llvm::zip(op->getResults(), it->getResults()))
+      map.map(a, c);
+    ++it;
   }
+  if (!upgradedAt.empty()) {
+    SmallVector<Operation *> fops;
+    for (Operation &op : fb.without_terminator())
+      fops.push_back(&op);
+    DenseSet<Operation *> which;
+    for (unsigned i : upgradedAt)
+      which.insert(fops[i]);
+    addBackwardResults(fops, which);
+    for (auto [a, c] : llvm::zip(forward, fops))
+      for (auto [x, y] : llvm::zip(a->getResults(), c->getResults()))
+        map.map(x, y);
+  }
+  auto fret = cast<func::ReturnOp>(fb.getTerminator());
+  SmallVector<Value> values(fret.getOperands());
+  SmallVector<Type> types(fwd.getResultTypes());
+  for (Value r : residuals) {
+    values.push_back(map.lookup(r));
+    types.push_back(r.getType());
+  }
+  OpBuilder rb(fret);
+  func::ReturnOp::create(rb, fret.getLoc(), values);
+  fret.erase();
+  fwd.setFunctionType(FunctionType::get(ctx, fwd.getArgumentTypes(), types));
+  fwd.setResAttrsAttr(ArrayAttr());
+  return fwd;
+}
 
-  // @f_bwd: graphs, residuals, result gradients -> argument gradients.
+func::FuncOp Differentiation::declareBackward(func::FuncOp fwd) {
+  OpBuilder mb(fwd);
   mb.setInsertionPointAfter(fwd);
   SmallVector<Type> argTypes;
   SmallVector<Attribute> argAttrs;
@@ -586,71 +717,58 @@ LogicalResult mlir::gnn::differentiate(func::FuncOp func,
                                   FunctionType::get(ctx, argTypes, gradTypes));
   bwd.setVisibility(func.getVisibility());
   bwd.setArgAttrsAttr(ArrayAttr::get(ctx, argAttrs));
+  return bwd;
+}
+
+void Differentiation::buildBackward(func::FuncOp bwd) {
   Block *entry = bwd.addEntryBlock();
-  {
-    IRMapping map;
-    unsigned k = 0;
-    for (Value g : graphs)
-      map.map(g, entry->getArgument(k++));
-    for (Value r : residuals)
-      map.map(r, entry->getArgument(k++));
-    for (Value d : dresults)
-      map.map(d, entry->getArgument(k++));
-    OpBuilder bb = OpBuilder::atBlockEnd(entry);
-    for (Operation *op : constants)
+  IRMapping map;
+  unsigned k = 0;
+  for (Value g : graphs)
+    map.map(g, entry->getArgument(k++));
+  for (Value r : residuals)
+    map.map(r, entry->getArgument(k++));
+  for (Value d : dresults)
+    map.map(d, entry->getArgument(k++));
+  OpBuilder bb = OpBuilder::atBlockEnd(entry);
+  for (Operation *op : constants)
+    bb.clone(*op, map);
+  for (Operation *op : forward) {
+    if (!recompute.contains(op))
+      continue;
+    if (auto sm = dyn_cast<EdgeSoftmaxOp>(op))
+      map.map(sm.getResult(), buildSoftmaxWeights(bb, loc, sm, map));
+    else
       bb.clone(*op, map);
-    for (Operation *op : forward) {
-      if (!recompute.contains(op))
-        continue;
-      auto sm = dyn_cast<EdgeSoftmaxOp>(op);
-      if (!sm) {
-        bb.clone(*op, map);
-        continue;
-      }
-      // alpha = exp(s - lse[end]) (0 where the group has no mass).
-      Value s = map.lookupOrDefault(sm.getInput());
-      Value lse = map.lookupOrDefault(sm.getLse());
-      EdgeEnd end = sm.getReversed() ? EdgeEnd::src : EdgeEnd::dst;
-      auto sType = cast<RankedTensorType>(s.getType());
-      Value le = GatherOp::create(bb, loc, sType, end,
-                                  map.lookup(sm.getGraph()), lse);
-      SmallVector<Value> dyn;
-      for (int64_t i = 0; i < sType.getRank(); ++i)
-        if (sType.isDynamicDim(i))
-          dyn.push_back(tensor::DimOp::create(bb, loc, s, i));
-      Value init = tensor::EmptyOp::create(bb, loc, sType.getShape(),
-                                           sType.getElementType(), dyn);
-      SmallVector<AffineMap> maps(3, bb.getMultiDimIdentityMap(sType.getRank()));
-      SmallVector<utils::IteratorType> iters(sType.getRank(),
-                                             utils::IteratorType::parallel);
-      Value alpha =
-          linalg::GenericOp::create(
-              bb, loc, TypeRange{sType}, ValueRange{s, le}, ValueRange{init},
-              maps, iters,
-              [](OpBuilder &nb, Location nl, ValueRange a) {
-                Type t = a[0].getType();
-                Value ninf = arith::ConstantOp::create(
-                    nb, nl, nb.getFloatAttr(t, -INFINITY));
-                Value zero =
-                    arith::ConstantOp::create(nb, nl, nb.getFloatAttr(t, 0.0));
-                Value e = math::ExpOp::create(
-                    nb, nl, arith::SubFOp::create(nb, nl, a[0], a[1]));
-                Value none = arith::CmpFOp::create(
-                    nb, nl, arith::CmpFPredicate::OEQ, a[1], ninf);
-                linalg::YieldOp::create(
-                    nb, nl,
-                    ValueRange{arith::SelectOp::create(nb, nl, none, zero, e)});
-              })
-              .getResult(0);
-      map.map(sm.getResult(), alpha);
-    }
-    for (Operation *op : live)
-      bb.clone(*op, map);
-    SmallVector<Value> results;
-    for (Value g : outs)
-      results.push_back(map.lookupOrDefault(g));
-    func::ReturnOp::create(bb, loc, results);
   }
+  for (Operation *op : live)
+    bb.clone(*op, map);
+  SmallVector<Value> results;
+  for (Value g : outs)
+    results.push_back(map.lookupOrDefault(g));
+  func::ReturnOp::create(bb, loc, results);
+}
+
+LogicalResult mlir::gnn::differentiate(func::FuncOp func,
+                                       const AutodiffOptions &options) {
+  if (func.isDeclaration())
+    return func.emitOpError("cannot be differentiated: it has no body");
+  if (!func.getBody().hasOneBlock())
+    return func.emitOpError("cannot be differentiated: expects one block");
+  SmallVector<Value> dresults;
+  func::FuncOp scratch = makeScratch(func, dresults);
+  llvm::scope_exit cleanup([&] { scratch.erase(); });
+  Differentiation d(func, scratch, std::move(dresults), options);
+  d.findActive();
+  d.upgradeForBackward();
+  if (failed(d.buildGradients()))
+    return failure();
+  d.findLive();
+  d.replaceForwardSizes();
+  d.findResiduals();
+  d.planRecomputation();
+  func::FuncOp fwd = d.buildForward();
+  d.buildBackward(d.declareBackward(fwd));
   return success();
 }
 
