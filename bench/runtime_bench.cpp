@@ -90,6 +90,21 @@ template <typename F> static double timeMs(int warm, int reps, F fn) {
 static const char *kTypicalKernel = R"cuda(
 #include "gnn_device.cuh"
 constexpr int H = 4, F = 16;
+namespace gnn {
+// Running maximum and normaliser of a softmax over a stream of scores.
+struct OnlineSoftmax {
+  float max = -__int_as_float(0x7f800000);
+  float sum = 0.0f;
+  __device__ __forceinline__ float add(float s) {
+    float m = gnn_maximumf(max, s);
+    float scale = (max == m) ? 1.0f : __expf(max - m);
+    sum = sum * scale + __expf(s - m);
+    max = m;
+    return scale;
+  }
+  __device__ __forceinline__ float logSumExp() const { return max + __logf(sum); }
+};
+} // namespace gnn
 extern "C" __global__ void gat_fused(const int *row_ptr, const int *col,
                                      const float *h, const float *a_src,
                                      const float *a_dst, float *out,

@@ -1,159 +1,91 @@
-//===- gnn_device.cuh - device building blocks for generated kernels -------===//
+//===- gnn_device.cuh - the device helpers generated kernels call ---------===//
 //
 // Part of gnnc. Compiled by NVRTC together with every generated kernel, as
-// `#include "gnn_device.cuh"`. Self-contained: no CUDA runtime headers.
+// `#include "gnn_device.cuh"` in the prelude the CUDA printer writes
+// (lib/Target/CUDA/CUDAPrinter.cpp); the one copy of these helpers. Holds only
+// what the printer's kernels call. Self-contained: no CUDA runtime headers.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef GNN_DEVICE_CUH
 #define GNN_DEVICE_CUH
 
-namespace gnn {
-
-constexpr unsigned kFullMask = 0xffffffffu;
-
-//===----------------------------------------------------------------------===//
-// Warp and block reductions
-//===----------------------------------------------------------------------===//
-
-__device__ __forceinline__ float warpSum(float v) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1)
-    v += __shfl_xor_sync(kFullMask, v, o);
-  return v;
+// arith.maximumf / arith.minimumf: NaN if either operand is NaN, and
+// -0.0 < +0.0. Branch-free, since they sit in the max/min aggregations' edge
+// loops. From sm_80, PTX's max.NaN / min.NaN are exactly that in one
+// instruction (measured on an H200: max(+0, -0) = max(-0, +0) = +0,
+// min = -0, either order). Before, a zero result takes its sign from both
+// operands' signs (AND for the maximum, OR for the minimum).
+__device__ __forceinline__ float gnn_maximumf(float a, float b) {
+#if __CUDA_ARCH__ >= 800
+  float r;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+#else
+  float r = (a != a || b != b) ? a + b : fmaxf(a, b);
+  return r == 0.0f ? __int_as_float(__float_as_int(a) & __float_as_int(b) &
+                                    (int)0x80000000u)
+                   : r;
+#endif
+}
+__device__ __forceinline__ float gnn_minimumf(float a, float b) {
+#if __CUDA_ARCH__ >= 800
+  float r;
+  asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+#else
+  float r = (a != a || b != b) ? a + b : fminf(a, b);
+  return r == 0.0f ? __int_as_float((__float_as_int(a) | __float_as_int(b)) &
+                                    (int)0x80000000u)
+                   : r;
+#endif
+}
+__device__ __forceinline__ double gnn_maximumf(double a, double b) {
+  double r = (a != a || b != b) ? a + b : fmax(a, b);
+  return r == 0.0 ? __longlong_as_double(__double_as_longlong(a) &
+                                         __double_as_longlong(b) &
+                                         (long long)0x8000000000000000ull)
+                  : r;
+}
+__device__ __forceinline__ double gnn_minimumf(double a, double b) {
+  double r = (a != a || b != b) ? a + b : fmin(a, b);
+  return r == 0.0 ? __longlong_as_double((__double_as_longlong(a) |
+                                          __double_as_longlong(b)) &
+                                         (long long)0x8000000000000000ull)
+                  : r;
 }
 
-/// Maximum and minimum that propagate NaN (torch.amax's, unlike fmaxf,
-/// which drops it): one compare more than a plain select.
-__device__ __forceinline__ float nanMax(float a, float b) {
-  return (a > b || a != a) ? a : b;
+// arith.ceildivsi / floordivsi / ceildivui: divisions rounding up or down.
+__device__ __forceinline__ int gnn_ceildivsi(int a, int b) {
+  const int q = a / b, r = a % b;
+  return (r != 0 && ((r < 0) == (b < 0))) ? q + 1 : q;
 }
-__device__ __forceinline__ float nanMin(float a, float b) {
-  return (a < b || a != a) ? a : b;
+__device__ __forceinline__ long long gnn_ceildivsi(long long a, long long b) {
+  const long long q = a / b, r = a % b;
+  return (r != 0 && ((r < 0) == (b < 0))) ? q + 1 : q;
 }
-
-__device__ __forceinline__ float warpMax(float v) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1)
-    v = nanMax(v, __shfl_xor_sync(kFullMask, v, o));
-  return v;
+__device__ __forceinline__ int gnn_floordivsi(int a, int b) {
+  const int q = a / b, r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? q - 1 : q;
 }
-
-__device__ __forceinline__ float warpMin(float v) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1)
-    v = nanMin(v, __shfl_xor_sync(kFullMask, v, o));
-  return v;
+__device__ __forceinline__ long long gnn_floordivsi(long long a, long long b) {
+  const long long q = a / b, r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? q - 1 : q;
 }
-
-/// Sum over a block of up to 1024 threads; `scratch` holds 32 floats. Every
-/// thread gets the result.
-__device__ __forceinline__ float blockSum(float v, float *scratch) {
-  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  v = warpSum(v);
-  if (lane == 0)
-    scratch[warp] = v;
-  __syncthreads();
-  int warps = (blockDim.x + 31) >> 5;
-  v = lane < warps ? scratch[lane] : 0.0f;
-  v = warpSum(v);
-  __syncthreads();
-  return v;
+__device__ __forceinline__ unsigned gnn_ceildivui(unsigned a, unsigned b) {
+  return a / b + (a % b != 0u ? 1u : 0u);
+}
+__device__ __forceinline__ unsigned long long
+gnn_ceildivui(unsigned long long a, unsigned long long b) {
+  return a / b + (a % b != 0ull ? 1ull : 0ull);
 }
 
-/// Maximum over a block; `scratch` holds 32 floats.
-__device__ __forceinline__ float blockMax(float v, float *scratch) {
-  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  v = warpMax(v);
-  if (lane == 0)
-    scratch[warp] = v;
-  __syncthreads();
-  int warps = (blockDim.x + 31) >> 5;
-  v = lane < warps ? scratch[lane] : -__int_as_float(0x7f800000);
-  v = warpMax(v);
-  __syncthreads();
-  return v;
+// The lanes of the aligned segment of `width` lanes (a power of two) of the
+// warp that holds this thread: the mask of gnnk.team_reduce's shuffles.
+__device__ __forceinline__ unsigned gnn_segment_mask(unsigned width) {
+  return width == 32u ? 0xffffffffu
+                      : (((1u << width) - 1u)
+                         << ((threadIdx.x & 31u) & ~(width - 1u)));
 }
-
-//===----------------------------------------------------------------------===//
-// Online softmax
-//===----------------------------------------------------------------------===//
-
-/// Running maximum and normaliser of a softmax over a stream of scores:
-/// after all updates, weight(s) = exp(s - max) / sum.
-struct OnlineSoftmax {
-  float max = -__int_as_float(0x7f800000);
-  float sum = 0.0f;
-
-  /// Adds score `s`; returns the factor by which earlier partial results
-  /// (weighted by exp(s' - old max)) must be rescaled.
-  __device__ __forceinline__ float add(float s) {
-    float m = nanMax(max, s);
-    float scale = (max == m) ? 1.0f : __expf(max - m);
-    sum = sum * scale + __expf(s - m);
-    max = m;
-    return scale;
-  }
-
-  /// Merges another partial state (e.g. from another lane).
-  __device__ __forceinline__ void merge(const OnlineSoftmax &o) {
-    float m = nanMax(max, o.max);
-    if (m == -__int_as_float(0x7f800000))
-      return;
-    sum = sum * __expf(max - m) + o.sum * __expf(o.max - m);
-    max = m;
-  }
-
-  /// log-sum-exp, the residual saved for backward.
-  __device__ __forceinline__ float logSumExp() const { return max + __logf(sum); }
-};
-
-//===----------------------------------------------------------------------===//
-// Vectorised row access
-//===----------------------------------------------------------------------===//
-
-/// Loads 4 consecutive floats from a 16-byte aligned address, read-only path.
-__device__ __forceinline__ float4 load4(const float *p) {
-  return __ldg(reinterpret_cast<const float4 *>(p));
-}
-
-__device__ __forceinline__ void store4(float *p, float4 v) {
-  *reinterpret_cast<float4 *>(p) = v;
-}
-
-//===----------------------------------------------------------------------===//
-// Atomics
-//===----------------------------------------------------------------------===//
-
-/// Float atomic maximum through compare-and-swap (correct for all values,
-/// including negatives; a NaN, stored or given, stays); returns the old
-/// value.
-__device__ __forceinline__ float atomicMaxFloat(float *addr, float v) {
-  int *a = reinterpret_cast<int *>(addr);
-  int old = *a, assumed;
-  do {
-    assumed = old;
-    const float cur = __int_as_float(assumed);
-    if (cur != cur || cur >= v)
-      break;
-    old = atomicCAS(a, assumed, __float_as_int(v));
-  } while (assumed != old);
-  return __int_as_float(old);
-}
-
-__device__ __forceinline__ float atomicMinFloat(float *addr, float v) {
-  int *a = reinterpret_cast<int *>(addr);
-  int old = *a, assumed;
-  do {
-    assumed = old;
-    const float cur = __int_as_float(assumed);
-    if (cur != cur || cur <= v)
-      break;
-    old = atomicCAS(a, assumed, __float_as_int(v));
-  } while (assumed != old);
-  return __int_as_float(old);
-}
-
-} // namespace gnn
 
 #endif // GNN_DEVICE_CUH
