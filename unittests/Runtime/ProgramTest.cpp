@@ -332,6 +332,65 @@ TEST(Formula, Evaluates) {
   EXPECT_FALSE(Formula::parse("nodes")->isConstant());
 }
 
+// The builders print with parentheses only where precedence needs them,
+// and their text parses back to a formula of the same value.
+TEST(Formula, Builds) {
+  FormulaScope scope{100, 2500, 3, 40, 7, 50};
+  scope.csrLight[7] = 90;
+  scope.cscLight[5] = 11;
+  auto c = Formula::constant;
+  struct Case {
+    Formula f;
+    const char *text;
+    int64_t value;
+  };
+  Case cases[] = {
+      {Formula::nodes() * c(64) + c(1), "nodes * 64 + 1", 6401},
+      {Formula::ceilDiv(Formula::edges(), c(256)), "ceil_div(edges, 256)", 10},
+      {(Formula::nodes() + c(1)) * (c(2) - c(1)), "(nodes + 1) * (2 - 1)", 101},
+      {Formula::nodes() - (Formula::edges() - c(2500)),
+       "nodes - (edges - 2500)", 100},
+      {Formula::nodes() - Formula::edges() + c(2500), "nodes - edges + 2500",
+       100},
+      {Formula::nodes() / (Formula::graphs() * c(2)), "nodes / (graphs * 2)",
+       16},
+      {Formula::min(Formula::maxInDegree(), Formula::maxOutDegree()) % c(4),
+       "min(max_in_degree, max_out_degree) % 4", 3},
+      {Formula::max(Formula::graphs(), Formula::largestGraph()) / c(7),
+       "max(graphs, largest_graph) / 7", 7},
+      {Formula::csrLight(7) * c(2) + Formula::cscLight(5),
+       "csr_light_7 * 2 + csc_light_5", 191},
+      {Formula::parenthesized(Formula::nodes() * c(4)) * c(8),
+       "(nodes * 4) * 8", 3200},
+      {Formula::ceilDiv(Formula::parenthesized(Formula::nodes() * c(4)), c(8)),
+       "ceil_div((nodes * 4), 8)", 50},
+      {Formula::nodes() + c(-1), "nodes + -1", 99},
+  };
+  for (const Case &k : cases) {
+    EXPECT_EQ(k.f.text(), k.text);
+    EXPECT_EQ(*k.f.evaluate(scope), k.value) << k.text;
+    StatusOr<Formula> back = Formula::parse(k.f.text());
+    ASSERT_TRUE(back.ok()) << back.message();
+    EXPECT_EQ(*back->evaluate(scope), k.value) << k.text;
+  }
+  // A parsed formula keeps its text, and its outermost operator decides the
+  // parentheses when it is built upon.
+  Formula sum = *Formula::parse("nodes+1");
+  EXPECT_EQ((sum * c(2)).text(), "(nodes+1) * 2");
+  EXPECT_EQ((c(2) * *Formula::parse("(nodes + 1)")).text(), "2 * (nodes + 1)");
+  EXPECT_EQ((c(2) - *Formula::parse("nodes * 3")).text(), "2 - nodes * 3");
+  EXPECT_EQ((c(2) / *Formula::parse("nodes * 3")).text(), "2 / (nodes * 3)");
+  EXPECT_TRUE((c(2) * c(3)).isConstant());
+  EXPECT_FALSE((c(2) * Formula::edges()).isConstant());
+
+  EXPECT_EQ(Formula::name("csc_light_63")->text(), "csc_light_63");
+  EXPECT_EQ(*Formula::name("largest_graph")->evaluate(scope), 50);
+  StatusOr<Formula> bad = Formula::name("vertices");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("unknown name 'vertices'"), std::string::npos);
+  EXPECT_FALSE(Formula::name("csr_light_64").ok());
+}
+
 // The light-row counts of the graph (split kernels' size parameters).
 TEST(Formula, LightCounts) {
   FormulaScope scope{100, 2500, 1, 40, 7, 100};
