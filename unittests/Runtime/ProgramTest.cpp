@@ -21,12 +21,15 @@ Program sample() {
   p.kernels = {"k"};
   p.options = {"-DX=1"};
   auto f = [](const char *t) { return *Formula::parse(t); };
-  p.buffers = {{"x", BufferRole::Input, DType::F32, f("nodes * 64")},
-               {"w", BufferRole::Input, DType::F32, f("64 * 16")},
+  p.buffers = {{"x", BufferRole::Input, DType::F32, f("nodes * 64"),
+                BufferUse::Argument, 1},
+               {"w", BufferRole::Input, DType::F32, f("64 * 16"),
+                BufferUse::Argument, 2},
                {"e", BufferRole::Input, DType::F32, f("edges")},
                {"h", BufferRole::Temp, DType::F32, f("nodes*64")},
                {"idx", BufferRole::Temp, DType::I64, f("edges + 1")},
-               {"y", BufferRole::Output, DType::F32, f("nodes*16")}};
+               {"y", BufferRole::Output, DType::F32, f("nodes*16"),
+                BufferUse::Result, 0}};
   LaunchStep l;
   l.kernel = "k";
   l.grid[0] = f("ceil_div(nodes * 64, 256)");
@@ -73,6 +76,34 @@ TEST(Program, TextRoundTrips) {
   ASSERT_NE(g, nullptr);
   EXPECT_TRUE(g->transB);
   EXPECT_EQ(g->beta, 0.5f);
+  // What the caller's buffers hold round-trips; a buffer without a use
+  // (here an input bound by name only) prints none.
+  EXPECT_EQ(parsed->buffers[1].use, BufferUse::Argument);
+  EXPECT_EQ(parsed->buffers[1].index, 2);
+  EXPECT_EQ(parsed->buffers[2].use, BufferUse::None);
+  EXPECT_EQ(parsed->buffers[2].index, -1);
+  EXPECT_EQ(parsed->buffers[5].use, BufferUse::Result);
+  EXPECT_EQ(parsed->buffers[5].index, 0);
+  EXPECT_NE(text.find("\"size\": \"nodes*16\",\n      \"use\": \"result\",\n"
+                      "      \"index\": 0"),
+            std::string::npos)
+      << text;
+  Program every = sample();
+  int64_t k = 0;
+  for (BufferUse use :
+       {BufferUse::Argument, BufferUse::Result, BufferUse::Residual,
+        BufferUse::OutputGradient, BufferUse::Gradient}) {
+    bool given = use == BufferUse::Argument || use == BufferUse::OutputGradient;
+    every.buffers.push_back({"b" + std::to_string(k),
+                             given ? BufferRole::Input : BufferRole::Output,
+                             DType::F32, Formula::nodes(), use, 7});
+    ++k;
+  }
+  StatusOr<Program> back = Program::parse(every.toJson());
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(back->toJson(), every.toJson());
+  for (size_t i = 0; i < 5; ++i)
+    EXPECT_EQ(back->buffers[6 + i].use, every.buffers[6 + i].use);
 }
 
 /// Parses `text` (a sample with one replacement) and expects an error
@@ -98,6 +129,19 @@ TEST(Program, ParseErrorsNameThePlace) {
               "unknown name 'rows'");
   expectError("\"role\": \"temp\"", "\"role\": \"scratch\"",
               "program.buffers[3].role: expected input, output or temp");
+  expectError("\"use\": \"result\"", "\"use\": \"output\"",
+              "program.buffers[5].use: expected argument, result, residual, "
+              "output_gradient or gradient but got 'output'");
+  expectError("\"index\": 0", "\"index\": \"0\"",
+              "program.buffers[5].index: expected an integer beside 'use'");
+  expectError("\"index\": 0", "\"index\": -2", "buffer 'y' holds result -2");
+  expectError("\"index\": 1", "\"index\": 2",
+              "buffer 'w' holds argument 2, which another buffer holds too");
+  expectError("\"use\": \"result\"", "\"use\": \"argument\"",
+              "buffer 'y' is output but its use, argument, is input");
+  expectError("\"size\": \"edges + 1\"",
+              "\"size\": \"edges + 1\", \"index\": 3",
+              "program.buffers[4]: missing 'use'");
   expectError("\"op\": \"fill\"", "\"op\": \"zero\"", "unknown step 'zero'");
   expectError("\"kernel\": \"k\"", "\"kernel\": \"missing\"",
               "step 2: kernel 'missing' is not in the program's kernel list");

@@ -20,8 +20,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/SetVector.h"
 
-#include <cstring>
-
 using namespace mlir;
 using namespace mlir::gnn;
 namespace rt = ::gnn::runtime;
@@ -138,7 +136,8 @@ private:
   bool csrOrderEdges;
   rt::Program program;
   llvm::DenseMap<Value, std::string> buffer;
-  llvm::DenseMap<Value, std::string> reserved; ///< values written into outputs
+  /// Values written into outputs: the function's result number.
+  llvm::DenseMap<Value, unsigned> reserved;
   llvm::StringMap<size_t> declared;
   SymbolTableCollection symbols; ///< the kernels, looked up by launches
   int temps = 0;
@@ -153,13 +152,14 @@ private:
     return *rows * rt::Formula::constant(*row);
   }
   LogicalResult declare(const std::string &name, rt::BufferRole role,
-                        const rt::Formula &elements, Value v,
-                        Operation *where) {
+                        const rt::Formula &elements, Value v, Operation *where,
+                        rt::BufferUse use = rt::BufferUse::None,
+                        int64_t index = -1) {
     FailureOr<rt::DType> dtype = dtypeOf(v, where);
     if (failed(dtype))
       return failure();
     declared[name] = program.buffers.size();
-    program.buffers.push_back({name, role, *dtype, elements});
+    program.buffers.push_back({name, role, *dtype, elements, use, index});
     return success();
   }
   /// The buffer element type of tensor `v`: f32 or f64.
@@ -179,14 +179,18 @@ private:
                                 Operation *where) {
     std::string name;
     rt::BufferRole role = rt::BufferRole::Temp;
+    rt::BufferUse use = rt::BufferUse::None;
+    int64_t index = -1;
     auto it = reserved.find(v);
     if (it != reserved.end()) {
-      name = it->second;
+      index = it->second;
+      name = "result" + std::to_string(index);
       role = rt::BufferRole::Output;
+      use = rt::BufferUse::Result;
     } else {
       name = "t" + std::to_string(temps++);
     }
-    if (failed(declare(name, role, elements, v, where)))
+    if (failed(declare(name, role, elements, v, where, use, index)))
       return failure();
     buffer[v] = name;
     return name;
@@ -490,7 +494,7 @@ FailureOr<rt::Program> Lowering::run() {
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
     Value root = storageRoot(v);
     if (!isa<BlockArgument>(root) && !reserved.count(root) && !converted(v))
-      reserved[root] = "result" + std::to_string(i);
+      reserved[root] = i;
   }
 
   // Inputs; edge tensors are brought into CSR slot order.
@@ -504,7 +508,8 @@ FailureOr<rt::Program> Lowering::run() {
     std::string name = "arg" + std::to_string(i);
     FailureOr<rt::Formula> elements = size(arg, func);
     if (failed(elements) ||
-        failed(declare(name, rt::BufferRole::Input, *elements, arg, func)))
+        failed(declare(name, rt::BufferRole::Input, *elements, arg, func,
+                       rt::BufferUse::Argument, i)))
       return failure();
     buffer[arg] = name;
     if (converted(arg)) {
@@ -570,7 +575,8 @@ FailureOr<rt::Program> Lowering::run() {
       continue;
     FailureOr<rt::Formula> elements = size(v, ret);
     if (failed(elements) ||
-        failed(declare(name, rt::BufferRole::Output, *elements, v, ret)))
+        failed(declare(name, rt::BufferRole::Output, *elements, v, ret,
+                       rt::BufferUse::Result, i)))
       return failure();
     if (converted(v)) {
       FailureOr<int64_t> width = rowElements(v, ret);
@@ -591,13 +597,10 @@ FailureOr<rt::Program> Lowering::run() {
       slots.push_back(i);
       outputs.push_back(d);
     }
-  auto index = [](const rt::BufferDecl &d) {
-    return std::stoll(d.name.substr(std::strlen("result")));
-  };
-  llvm::stable_sort(outputs, [&](const rt::BufferDecl &a,
-                                 const rt::BufferDecl &b) {
-    return index(a) < index(b);
-  });
+  llvm::stable_sort(outputs,
+                    [&](const rt::BufferDecl &a, const rt::BufferDecl &b) {
+                      return a.index < b.index;
+                    });
   for (auto [slot, d] : llvm::zip_equal(slots, outputs))
     program.buffers[slot] = d;
   // The f64 conversion kernels used, after the f32 ones.
