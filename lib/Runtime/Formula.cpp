@@ -6,9 +6,48 @@
 
 #include "gnn/Runtime/Formula.h"
 
+#include <cassert>
 #include <cctype>
 
 using namespace gnn::runtime;
+
+/// The names without a j: Op::Name values 0 to 5; csr_light_<j> is 6 + j
+/// and csc_light_<j> 70 + j.
+static const char *const kNames[] = {"nodes",          "edges",
+                                     "graphs",         "max_in_degree",
+                                     "max_out_degree", "largest_graph"};
+static constexpr int64_t kCsrLight = 6, kCscLight = 70;
+
+/// What a name is: its Op::Name value, or a reason it is none.
+struct NameLookup {
+  int64_t index = -1;
+  std::string error;
+};
+
+static NameLookup lookUpName(const std::string &name) {
+  for (int64_t i = 0; i < 6; ++i)
+    if (name == kNames[i])
+      return {i, ""};
+  for (auto [prefix, first] : {std::pair{"csr_light_", kCsrLight},
+                               std::pair{"csc_light_", kCscLight}}) {
+    std::string p = prefix;
+    if (name.compare(0, p.size(), p) != 0)
+      continue;
+    std::string digits = name.substr(p.size());
+    bool ok = !digits.empty() && digits.size() <= 2 &&
+              (digits.size() == 1 || digits[0] != '0');
+    for (char d : digits)
+      ok = ok && std::isdigit(static_cast<unsigned char>(d));
+    int j = ok ? std::stoi(digits) : 64;
+    if (j >= 64)
+      return {-1, "'" + name + "' needs a j from 0 to 63"};
+    return {first + j, ""};
+  }
+  return {-1, "unknown name '" + name +
+                  "' (expected nodes, edges, graphs, max_in_degree, "
+                  "max_out_degree, largest_graph, csr_light_<j>, "
+                  "csc_light_<j>, ceil_div, min, max)"};
+}
 
 namespace gnn {
 namespace runtime {
@@ -19,6 +58,8 @@ struct FormulaParser {
   size_t pos = 0;
   Formula out;
   std::string error;
+  /// Parentheses (and calls) open around the current position.
+  int depth = 0;
 
   void skip() {
     while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos])))
@@ -48,10 +89,12 @@ struct FormulaParser {
         if (!term())
           return false;
         emit(Formula::Op::Add);
+        outermost(Formula::Precedence::Sum);
       } else if (eat('-')) {
         if (!term())
           return false;
         emit(Formula::Op::Sub);
+        outermost(Formula::Precedence::Sum);
       } else {
         return true;
       }
@@ -73,26 +116,37 @@ struct FormulaParser {
       if (!factor())
         return false;
       emit(k);
+      outermost(Formula::Precedence::Product);
     }
+  }
+  /// Records an operator of `p` outside every parenthesis.
+  void outermost(Formula::Precedence p) {
+    if (depth == 0 && p < out.precedence)
+      out.precedence = p;
   }
   bool factor() {
     skip();
     if (pos >= text.size())
       return fail("expected a number, a name or '(' but found the end");
     char c = text[pos];
-    if (std::isdigit(static_cast<unsigned char>(c))) {
+    bool negative = c == '-' && pos + 1 < text.size() &&
+                    std::isdigit(static_cast<unsigned char>(text[pos + 1]));
+    if (negative || std::isdigit(static_cast<unsigned char>(c))) {
+      pos += negative;
       int64_t v = 0;
       while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) {
         if (v > (INT64_MAX - 9) / 10)
           return fail("integer too large");
         v = v * 10 + (text[pos++] - '0');
       }
-      emit(Formula::Op::Push, v);
+      emit(Formula::Op::Push, negative ? -v : v);
       return true;
     }
     if (eat('(')) {
+      ++depth;
       if (!expr())
         return false;
+      --depth;
       return eat(')') || fail("expected ')'");
     }
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
@@ -100,28 +154,9 @@ struct FormulaParser {
       while (pos < text.size() && (std::isalnum(static_cast<unsigned char>(text[pos])) || text[pos] == '_'))
         ++pos;
       std::string name = text.substr(start, pos - start);
-      static const char *names[] = {"nodes", "edges", "graphs", "max_in_degree",
-                                    "max_out_degree", "largest_graph"};
-      for (int i = 0; i < 6; ++i)
-        if (name == names[i]) {
-          emit(Formula::Op::Name, i);
-          return true;
-        }
-      // csr_light_<j> (names 6 + j) and csc_light_<j> (70 + j).
-      for (auto [prefix, first] : {std::pair{"csr_light_", 6},
-                                   std::pair{"csc_light_", 70}}) {
-        std::string p = prefix;
-        if (name.compare(0, p.size(), p) != 0)
-          continue;
-        std::string digits = name.substr(p.size());
-        bool ok = !digits.empty() && digits.size() <= 2 &&
-                  (digits.size() == 1 || digits[0] != '0');
-        for (char d : digits)
-          ok = ok && std::isdigit(static_cast<unsigned char>(d));
-        int j = ok ? std::stoi(digits) : 64;
-        if (j >= 64)
-          return fail("'" + name + "' needs a j from 0 to 63");
-        emit(Formula::Op::Name, first + j);
+      NameLookup n = lookUpName(name);
+      if (n.index >= 0) {
+        emit(Formula::Op::Name, n.index);
         return true;
       }
       Formula::Op::Kind k;
@@ -132,12 +167,11 @@ struct FormulaParser {
       else if (name == "max")
         k = Formula::Op::Max;
       else
-        return fail("unknown name '" + name +
-                    "' (expected nodes, edges, graphs, max_in_degree, "
-                    "max_out_degree, largest_graph, csr_light_<j>, "
-                    "csc_light_<j>, ceil_div, min, max)");
+        return fail(n.error);
+      ++depth;
       if (!eat('(') || !expr() || !eat(',') || !expr() || !eat(')'))
         return fail("expected '" + name + "(a, b)'");
+      --depth;
       emit(k);
       return true;
     }
@@ -167,6 +201,110 @@ Formula Formula::constant(int64_t v) {
   f.source = std::to_string(v);
   return f;
 }
+
+Formula Formula::nameAt(int64_t index) {
+  Formula f;
+  f.code.push_back({Op::Name, index});
+  f.source = index < kCsrLight ? kNames[index]
+             : index < kCscLight
+                 ? "csr_light_" + std::to_string(index - kCsrLight)
+                 : "csc_light_" + std::to_string(index - kCscLight);
+  return f;
+}
+
+Formula Formula::nodes() { return nameAt(0); }
+Formula Formula::edges() { return nameAt(1); }
+Formula Formula::graphs() { return nameAt(2); }
+Formula Formula::maxInDegree() { return nameAt(3); }
+Formula Formula::maxOutDegree() { return nameAt(4); }
+Formula Formula::largestGraph() { return nameAt(5); }
+
+Formula Formula::csrLight(unsigned j) {
+  assert(j < 64 && "csr_light_<j> has a j from 0 to 63");
+  return nameAt(kCsrLight + j);
+}
+
+Formula Formula::cscLight(unsigned j) {
+  assert(j < 64 && "csc_light_<j> has a j from 0 to 63");
+  return nameAt(kCscLight + j);
+}
+
+StatusOr<Formula> Formula::name(const std::string &name) {
+  NameLookup n = lookUpName(name);
+  if (n.index < 0)
+    return Status::error(n.error);
+  return nameAt(n.index);
+}
+
+Formula Formula::infix(Op::Kind kind, Formula a, const Formula &b) {
+  assert(!a.code.empty() && !b.code.empty() &&
+         "a formula's operands are formulas");
+  Precedence p = kind == Op::Add || kind == Op::Sub ? Precedence::Sum
+                                                    : Precedence::Product;
+  const char *symbol = kind == Op::Add   ? " + "
+                       : kind == Op::Sub ? " - "
+                       : kind == Op::Mul ? " * "
+                       : kind == Op::Div ? " / "
+                                         : " % ";
+  // Left-associative: the left operand needs parentheses when it binds more
+  // loosely, the right one also when it binds as tightly (a - (b - c)).
+  std::string left = a.precedence < p ? "(" + a.source + ")" : a.source;
+  std::string right = b.precedence <= p ? "(" + b.source + ")" : b.source;
+  a.code.insert(a.code.end(), b.code.begin(), b.code.end());
+  a.code.push_back({kind, 0});
+  a.source = left + symbol + right;
+  a.precedence = p;
+  return a;
+}
+
+Formula Formula::call(Op::Kind kind, Formula a, const Formula &b) {
+  assert(!a.code.empty() && !b.code.empty() &&
+         "a formula's operands are formulas");
+  const char *fn = kind == Op::CeilDiv ? "ceil_div"
+                   : kind == Op::Min   ? "min"
+                                       : "max";
+  a.code.insert(a.code.end(), b.code.begin(), b.code.end());
+  a.code.push_back({kind, 0});
+  a.source = std::string(fn) + "(" + a.source + ", " + b.source + ")";
+  a.precedence = Precedence::Atom;
+  return a;
+}
+
+Formula Formula::ceilDiv(Formula a, const Formula &b) {
+  return call(Op::CeilDiv, std::move(a), b);
+}
+Formula Formula::min(Formula a, const Formula &b) {
+  return call(Op::Min, std::move(a), b);
+}
+Formula Formula::max(Formula a, const Formula &b) {
+  return call(Op::Max, std::move(a), b);
+}
+
+Formula Formula::parenthesized(Formula f) {
+  f.source = "(" + f.source + ")";
+  f.precedence = Precedence::Atom;
+  return f;
+}
+
+namespace gnn {
+namespace runtime {
+Formula operator+(Formula a, const Formula &b) {
+  return Formula::infix(Formula::Op::Add, std::move(a), b);
+}
+Formula operator-(Formula a, const Formula &b) {
+  return Formula::infix(Formula::Op::Sub, std::move(a), b);
+}
+Formula operator*(Formula a, const Formula &b) {
+  return Formula::infix(Formula::Op::Mul, std::move(a), b);
+}
+Formula operator/(Formula a, const Formula &b) {
+  return Formula::infix(Formula::Op::Div, std::move(a), b);
+}
+Formula operator%(Formula a, const Formula &b) {
+  return Formula::infix(Formula::Op::Mod, std::move(a), b);
+}
+} // namespace runtime
+} // namespace gnn
 
 bool Formula::isConstant() const {
   for (const Op &op : code)

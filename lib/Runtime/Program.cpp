@@ -35,6 +35,18 @@ static const char *roleName(BufferRole r) {
   return "temp";
 }
 
+static const char *useName(BufferUse u) {
+  switch (u) {
+  case BufferUse::None: return "none";
+  case BufferUse::Argument: return "argument";
+  case BufferUse::Result: return "result";
+  case BufferUse::Residual: return "residual";
+  case BufferUse::OutputGradient: return "output_gradient";
+  case BufferUse::Gradient: return "gradient";
+  }
+  return "none";
+}
+
 static Json argJson(const KernelArg &a) {
   switch (a.kind) {
   case KernelArg::Kind::Buffer: return Json{{"buffer", a.name}};
@@ -93,11 +105,17 @@ struct StepWriter {
 
 std::string Program::toJson() const {
   Json buffersJson = Json::array();
-  for (const BufferDecl &b : buffers)
-    buffersJson.push_back(Json{{"name", b.name},
-                               {"role", roleName(b.role)},
-                               {"dtype", dtypeName(b.dtype)},
-                               {"size", b.size.text()}});
+  for (const BufferDecl &b : buffers) {
+    Json j{{"name", b.name},
+           {"role", roleName(b.role)},
+           {"dtype", dtypeName(b.dtype)},
+           {"size", b.size.text()}};
+    if (b.use != BufferUse::None) {
+      j["use"] = useName(b.use);
+      j["index"] = b.index;
+    }
+    buffersJson.push_back(j);
+  }
   Json stepsJson = Json::array();
   for (const Step &s : steps)
     stepsJson.push_back(std::visit(StepWriter{}, s));
@@ -455,8 +473,8 @@ StatusOr<Program> Program::parse(const std::string &text) {
       const Json &b = (*buffers)[i];
       std::string path = "program.buffers[" + std::to_string(i) + "]";
       BufferDecl d;
-      std::string role, dtype;
-      if (!r.keys(b, path, {"name", "role", "dtype", "size"}) ||
+      std::string role, dtype, use = "none";
+      if (!r.keys(b, path, {"name", "role", "dtype", "size", "use", "index"}) ||
           !r.string(b, "name", path, d.name) ||
           !r.string(b, "role", path, role) ||
           !r.string(b, "dtype", path, dtype) ||
@@ -466,6 +484,24 @@ StatusOr<Program> Program::parse(const std::string &text) {
       else if (role == "output") d.role = BufferRole::Output;
       else if (role == "temp") d.role = BufferRole::Temp;
       else return Status::error(path + ".role: expected input, output or temp but got '" + role + "'");
+      if (b.contains("use") || b.contains("index")) {
+        if (!r.string(b, "use", path, use))
+          return Status::error(r.error);
+        auto index = b.find("index");
+        if (index == b.end() || !index->is_number_integer())
+          return Status::error(path + ".index: expected an integer beside "
+                                      "'use'");
+        d.index = index->get<int64_t>();
+      }
+      if (use == "none") d.use = BufferUse::None;
+      else if (use == "argument") d.use = BufferUse::Argument;
+      else if (use == "result") d.use = BufferUse::Result;
+      else if (use == "residual") d.use = BufferUse::Residual;
+      else if (use == "output_gradient") d.use = BufferUse::OutputGradient;
+      else if (use == "gradient") d.use = BufferUse::Gradient;
+      else return Status::error(path + ".use: expected argument, result, "
+                                "residual, output_gradient or gradient but "
+                                "got '" + use + "'");
       if (dtype == "f32") d.dtype = DType::F32;
       else if (dtype == "i32") d.dtype = DType::I32;
       else if (dtype == "i64") d.dtype = DType::I64;
@@ -491,9 +527,31 @@ StatusOr<Program> Program::parse(const std::string &text) {
 
 Status Program::verify() const {
   std::map<std::string, const BufferDecl *> byName;
-  for (const BufferDecl &b : buffers)
+  std::set<std::pair<BufferUse, int64_t>> uses;
+  for (const BufferDecl &b : buffers) {
     if (!byName.emplace(b.name, &b).second)
       return Status::error("buffer '" + b.name + "' is declared twice");
+    if (b.use == BufferUse::None) {
+      if (b.index != -1)
+        return Status::error("buffer '" + b.name + "' has an index but no use");
+      continue;
+    }
+    // Given by the caller: arguments and output gradients; written for the
+    // caller: results, residuals and gradients.
+    bool given =
+        b.use == BufferUse::Argument || b.use == BufferUse::OutputGradient;
+    if (b.role != (given ? BufferRole::Input : BufferRole::Output))
+      return Status::error("buffer '" + b.name + "' is " + roleName(b.role) +
+                           " but its use, " + useName(b.use) + ", is " +
+                           (given ? "input" : "output"));
+    if (b.index < 0)
+      return Status::error("buffer '" + b.name + "' holds " + useName(b.use) +
+                           " " + std::to_string(b.index));
+    if (!uses.emplace(b.use, b.index).second)
+      return Status::error("buffer '" + b.name + "' holds " + useName(b.use) +
+                           " " + std::to_string(b.index) +
+                           ", which another buffer holds too");
+  }
   std::set<std::string> kernelNames(kernels.begin(), kernels.end());
   std::map<std::string, size_t> unitOf;
   for (size_t u = 0; u < units.size(); ++u)

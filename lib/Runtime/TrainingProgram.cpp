@@ -19,38 +19,28 @@ static std::map<std::string, const BufferDecl *> boundaryOf(const Program &p) {
   return byName;
 }
 
-/// `<prefix><n>` -> n; -1 when `name` is not of that form.
-static long indexAfter(const std::string &name, const std::string &prefix) {
-  if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix))
-    return -1;
-  long n = 0;
-  for (size_t i = prefix.size(); i < name.size(); ++i) {
-    if (name[i] < '0' || name[i] > '9' || n > (1L << 30))
-      return -1;
-    n = n * 10 + (name[i] - '0');
-  }
-  return n;
-}
-
 std::vector<BufferDecl> TrainingProgram::stepBuffers() const {
   std::vector<BufferDecl> step;
   for (BufferRole role : {BufferRole::Input, BufferRole::Output})
-    for (const BufferDecl &b : forward.buffers)
-      if (b.role == role)
+    for (BufferDecl b : forward.buffers)
+      if (b.role == role) {
+        if (b.use == BufferUse::Result && b.index >= int64_t(numResults))
+          b.use = BufferUse::Residual;
         step.push_back(b);
-  for (const BufferDecl &b : forward.buffers) {
-    long k = indexAfter(b.name, "result");
-    if (b.role == BufferRole::Output && k >= 0 && k < long(numResults))
-      step.push_back({"d" + b.name, BufferRole::Input, b.dtype, b.size});
-  }
-  std::set<std::string> grads;
-  for (const auto &[bwd, name] : backwardBindings)
-    if (indexAfter(name, "grad") >= 0)
-      grads.insert(name);
+      }
   for (const BufferDecl &b : forward.buffers)
-    if (b.role == BufferRole::Input && grads.count("grad" + b.name.substr(3)))
-      step.push_back({"grad" + b.name.substr(3), BufferRole::Output, b.dtype,
-                      b.size});
+    if (b.use == BufferUse::Result && b.index < int64_t(numResults))
+      step.push_back({"dresult" + std::to_string(b.index), BufferRole::Input,
+                      b.dtype, b.size, BufferUse::OutputGradient, b.index});
+  std::set<std::string> bound;
+  for (const auto &[bwd, name] : backwardBindings)
+    bound.insert(name);
+  for (const BufferDecl &b : forward.buffers) {
+    std::string grad = "grad" + std::to_string(b.index);
+    if (b.use == BufferUse::Argument && bound.count(grad))
+      step.push_back({grad, BufferRole::Output, b.dtype, b.size,
+                      BufferUse::Gradient, b.index});
+  }
   return step;
 }
 
@@ -61,11 +51,15 @@ Status TrainingProgram::verify() const {
   unsigned outputs = 0;
   for (const auto &[name, decl] : fwd) {
     bool input = decl->role == BufferRole::Input;
-    if (indexAfter(name, input ? "arg" : "result") < 0)
-      return Status::error("the forward's " +
-                           std::string(input ? "input" : "output") + " '" +
-                           name + "' is not named " +
-                           (input ? "arg<i>" : "result<k>"));
+    // The step binds the forward's buffers by these names.
+    std::string expected =
+        std::string(input ? "arg" : "result") + std::to_string(decl->index);
+    if (decl->use != (input ? BufferUse::Argument : BufferUse::Result) ||
+        name != expected)
+      return Status::error(
+          "the forward's " + std::string(input ? "input" : "output") + " '" +
+          name + "' is not " +
+          (input ? "argument <i> named arg<i>" : "result <k> named result<k>"));
     outputs += !input;
   }
   if (outputs < numResults)
@@ -79,6 +73,23 @@ Status TrainingProgram::verify() const {
                                            ? "input"
                                            : "output") +
                            " '" + name + "' is not bound");
+  // Every buffer a binding may name: the forward's, an output gradient per
+  // result of f, a gradient per argument.
+  std::map<std::string, BufferDecl> step;
+  for (BufferDecl b : forward.buffers) {
+    if (b.use == BufferUse::Result && b.index >= int64_t(numResults))
+      b.use = BufferUse::Residual;
+    std::string dy = "dresult" + std::to_string(b.index),
+                grad = "grad" + std::to_string(b.index);
+    if (b.use == BufferUse::Result)
+      step[dy] = {dy,     BufferRole::Input,         b.dtype,
+                  b.size, BufferUse::OutputGradient, b.index};
+    if (b.use == BufferUse::Argument)
+      step[grad] = {grad,   BufferRole::Output,  b.dtype,
+                    b.size, BufferUse::Gradient, b.index};
+    if (b.use != BufferUse::None)
+      step[b.name] = b;
+  }
   std::set<std::string> written;
   for (const auto &[name, to] : backwardBindings) {
     auto it = bwd.find(name);
@@ -87,45 +98,23 @@ Status TrainingProgram::verify() const {
     if (it == bwd.end())
       return Status::error(what + ": the backward has no such input or output");
     bool input = it->second->role == BufferRole::Input;
-    // The step buffer's declaration: forward buffers as they are, an output
-    // gradient like its result, a gradient like its argument.
-    const BufferDecl *like = nullptr;
-    if (long k = indexAfter(to, "dresult"); k >= 0) {
-      if (!input || k >= long(numResults))
-        return Status::error(what + ": " +
-                             (input ? "the function has " +
-                                          std::to_string(numResults) +
-                                          " results"
-                                    : std::string("an output gradient is "
-                                                  "read, not written")));
-      like = fwd.count("result" + std::to_string(k))
-                 ? fwd["result" + std::to_string(k)]
-                 : nullptr;
-    } else if (long i = indexAfter(to, "grad"); i >= 0) {
-      if (input)
-        return Status::error(what + ": a gradient is written, not read");
-      if (!written.insert(to).second)
-        return Status::error(what + ": another output writes it too");
-      auto arg = fwd.find("arg" + std::to_string(i));
-      if (arg == fwd.end() || arg->second->role != BufferRole::Input)
-        return Status::error(what + ": the forward has no input 'arg" +
-                             std::to_string(i) + "'");
-      like = arg->second;
-    } else {
-      if (!input)
-        return Status::error(what + ": a backward output must write a "
-                                    "gradient 'grad<i>'");
-      auto f = fwd.find(to);
-      if (f == fwd.end())
-        return Status::error(what +
-                             ": the forward has no input or output of "
-                             "that name");
-      like = f->second;
-    }
-    if (!like)
-      return Status::error(what + ": the forward has no output 'result" +
-                           to.substr(8) + "'");
-    if (like->dtype != it->second->dtype)
+    auto like = step.find(to);
+    if (like == step.end())
+      return Status::error(
+          what +
+          ": the step has no buffer of that name (arg<i> and grad<i> "
+          "for the forward's inputs, result<k> for its outputs, "
+          "dresult<k> for the function's " +
+          std::to_string(numResults) + " results)");
+    BufferUse use = like->second.use;
+    if (input && use == BufferUse::Gradient)
+      return Status::error(what + ": a gradient is written, not read");
+    if (!input && use != BufferUse::Gradient)
+      return Status::error(what + ": a backward output must write a "
+                                  "gradient 'grad<i>'");
+    if (!input && !written.insert(to).second)
+      return Status::error(what + ": another output writes it too");
+    if (like->second.dtype != it->second->dtype)
       return Status::error(what + ": element types differ");
   }
   return Status();

@@ -69,7 +69,7 @@ func.func @gatv2(%g: !gnn.graph, %xl: tensor<?x2x16xf32>, %xr: tensor<?x2x16xf32
 // read them.
 // SPLIT-LABEL: gnnk.kernel @attention_0(
 // SPLIT-SAME: {gnnk.result = 0 : i64}
-// SPLIT-SAME: %[[RTHR:[a-z0-9]+]]: i64 {gnnk.formula = "128 + (1 - min(1, max(0, max(1, csr_light_7 * 32 / 192) - ceil_div(edges, max(128, ceil_div(edges, 8192)) * 4) + 1))) * 128 + (1 - min(1, max(0, max(1, csr_light_8 * 32 / 192) - ceil_div(edges, max(256, ceil_div(edges, 8192)) * 4) + 1))) * 256 + {{.*}} * 2048 + (1 - min(1, max(0, max(1, csr_light_12 * 32 / 192) - ceil_div(edges, max(4096, ceil_div(edges, 8192)) * 4) + 1))) * 4096", gnnk.size = "split_threshold"}, %{{.*}}: memref<?xf32> {gnnk.operand = 3 : i64})
+// SPLIT-SAME: %[[RTHR:[a-z0-9]+]]: i64 {gnnk.formula = #gnnk.formula<add(add(add(add(add(add(128, mul(sub(1, min(1, max(0, add(sub(max(1, div(mul(csr_light_7, 32), 192)), ceil_div(edges, mul(max(128, ceil_div(edges, 8192)), 4))), 1)))), 128)), mul(sub(1, min(1, max(0, add(sub(max(1, div(mul(csr_light_8, 32), 192)), ceil_div(edges, mul(max(256, ceil_div(edges, 8192)), 4))), 1)))), 256)), {{.*}}, 2048)), mul(sub(1, min(1, max(0, add(sub(max(1, div(mul(csr_light_12, 32), 192)), ceil_div(edges, mul(max(4096, ceil_div(edges, 8192)), 4))), 1)))), 4096))>, gnnk.size = "split_threshold"}, %{{.*}}: memref<?xf32> {gnnk.operand = 3 : i64})
 // SPLIT: gnnk.for_rows
 // SPLIT: %[[RT:.*]] = arith.index_cast %[[RTHR]] : i64 to index
 // SPLIT-NEXT: %[[LIGHTROW:.*]] = arith.cmpi sle, %{{.*}}, %[[RT]] : index
@@ -77,8 +77,8 @@ func.func @gatv2(%g: !gnn.graph, %xl: tensor<?x2x16xf32>, %xr: tensor<?x2x16xf32
 // SPLIT-NEXT: gnnk.for_edges
 // SPLIT-LABEL: gnnk.kernel @attention_0_partial(
 // SPLIT-SAME: %[[OUT:[a-z0-9]+]]: memref<?xf32> {gnnk.result = 0 : i64}
-// SPLIT-SAME: %[[THRP:[a-z0-9]+]]: i64 {gnnk.formula = "128 + {{.*}}", gnnk.size = "split_threshold"}
-// SPLIT-SAME: %[[FITP:[a-z0-9]+]]: i64 {gnnk.formula = "max(1, csr_light_7 * 32 / 192) + (1 - min(1, max(0, max(1, csr_light_7 * 32 / 192) - ceil_div(edges, max(128, ceil_div(edges, 8192)) * 4) + 1))) * (max(1, csr_light_8 * 32 / 192) - max(1, csr_light_7 * 32 / 192)) + {{.*}} * (max(1, csr_light_13 * 32 / 192) - max(1, csr_light_12 * 32 / 192))", gnnk.size = "split_fit"}
+// SPLIT-SAME: %[[THRP:[a-z0-9]+]]: i64 {gnnk.formula = #gnnk.formula<add(add(add(add(add(add(128, {{.*}}>, gnnk.size = "split_threshold"}
+// SPLIT-SAME: %[[FITP:[a-z0-9]+]]: i64 {gnnk.formula = #gnnk.formula<add(add(add(add(add(add(max(1, div(mul(csr_light_7, 32), 192)), mul(sub(1, min(1, max(0, add(sub(max(1, div(mul(csr_light_7, 32), 192)), ceil_div(edges, mul(max(128, ceil_div(edges, 8192)), 4))), 1)))), sub(max(1, div(mul(csr_light_8, 32), 192)), max(1, div(mul(csr_light_7, 32), 192))))), {{.*}}, mul(sub(1, min(1, max(0, add(sub(max(1, div(mul(csr_light_12, 32), 192)), ceil_div(edges, mul(max(4096, ceil_div(edges, 8192)), 4))), 1)))), sub(max(1, div(mul(csr_light_13, 32), 192)), max(1, div(mul(csr_light_12, 32), 192)))))>, gnnk.size = "split_fit"}
 // SPLIT-SAME: %[[BYDEG:[a-z0-9]+]]: memref<?xi32> {gnnk.graph = "csr_rows_by_degree"}
 // SPLIT-SAME: grid = #[[CHUNKS:.*]]}
 // SPLIT: %[[THR:.*]] = arith.index_cast %[[THRP]] : i64 to index
@@ -131,7 +131,7 @@ func.func @gatv2(%g: !gnn.graph, %xl: tensor<?x2x16xf32>, %xr: tensor<?x2x16xf32
 // marked ones taken in order by a rolled loop.
 // LONG-DAG: #[[GRID:.*]] = affine_map<()[s0, s1, s2] -> (s1 ceildiv 32, 4)>
 // LONG-LABEL: gnnk.kernel @attention_0_partial(
-// LONG-SAME: %[[THRP:[a-z0-9]+]]: i64 {gnnk.formula = "32 + {{.*}}", gnnk.size = "split_threshold"}
+// LONG-SAME: %[[THRP:[a-z0-9]+]]: i64 {gnnk.formula = #gnnk.formula<add(add(add(add(add(add(32, {{.*}}>, gnnk.size = "split_threshold"}
 // LONG-SAME: grid = #[[GRID]]
 // LONG: %[[E:.*]] = arith.index_cast %arg7 : i64 to index
 // LONG: %[[THR:.*]] = arith.index_cast %[[THRP]] : i64 to index
@@ -141,7 +141,7 @@ func.func @gatv2(%g: !gnn.graph, %xl: tensor<?x2x16xf32>, %xr: tensor<?x2x16xf32
 // LONG: %[[N:.*]] = arith.ceildivsi %[[E]], %[[CAPPED]]
 // LONG: gnnk.for_blocks %[[N]] lanes 32
 // LONG-LABEL: gnnk.kernel @attention_0_final(
-// LONG-SAME: %[[FTHRP:[a-z0-9]+]]: i64 {gnnk.formula = "32 + {{.*}}", gnnk.size = "split_threshold"}
+// LONG-SAME: %[[FTHRP:[a-z0-9]+]]: i64 {gnnk.formula = #gnnk.formula<add(add(add(add(add(add(32, {{.*}}>, gnnk.size = "split_threshold"}
 // LONG-SAME: grid = #[[GRID]]
 // LONG: %[[FTHR:.*]] = arith.index_cast %[[FTHRP]] : i64 to index
 // LONG: gnnk.for_blocks

@@ -666,39 +666,47 @@ int gnn::runCudaTraining(mlir::ModuleOp module,
   // The step's buffers: the arguments uploaded, the results and residuals,
   // the output gradients (seeded) and the gradients, all bound by name.
   std::vector<rt::BufferDecl> step = program->stepBuffers();
-  std::map<std::string, size_t> input;
+  // Function argument number -> position among the tensor inputs.
+  std::map<int64_t, size_t> input;
   {
     size_t next = 0;
     for (auto [i, arg] : llvm::enumerate(fwdFunc.getArguments()))
       if (!mlir::isa<mlir::gnn::GraphType>(arg.getType()))
-        input["arg" + std::to_string(i)] = next++;
+        input[i] = next++;
   }
   std::vector<std::vector<int64_t>> resultShapes;
   for (const rt::BufferDecl &d : step)
-    if (d.name.rfind("dresult", 0) == 0) {
+    if (d.use == rt::BufferUse::OutputGradient) {
       rt::StatusOr<int64_t> n = d.size.evaluate(scope);
       if (!n.ok())
         return fail(n.message());
-      resultShapes.push_back(shapeOf(
-          fwdFunc.getResultTypes()[resultShapes.size()], *n));
+      resultShapes.push_back(shapeOf(fwdFunc.getResultTypes()[d.index], *n));
     }
   std::vector<Tensor> outputGrads = check.seedOutputGrads(resultShapes);
   int64_t inputBytes = 0, outputBytes = 0, dyBytes = 0, gradBytes = 0;
   std::vector<const rt::BufferDecl *> results, grads;
   size_t dy = 0;
   for (const rt::BufferDecl &d : step) {
-    if (d.name.rfind("arg", 0) == 0) {
-      GNN_RETURN_IF_FAILED(
-          run.upload(d.name, inputs.at(input.at(d.name)), d.dtype, inputBytes));
-    } else if (d.name.rfind("dresult", 0) == 0) {
+    switch (d.use) {
+    case rt::BufferUse::Argument:
+      GNN_RETURN_IF_FAILED(run.upload(d.name, inputs.at(input.at(d.index)),
+                                      d.dtype, inputBytes));
+      break;
+    case rt::BufferUse::OutputGradient:
       GNN_RETURN_IF_FAILED(
           run.upload(d.name, outputGrads.at(dy++), d.dtype, dyBytes));
-    } else if (d.name.rfind("result", 0) == 0) {
+      break;
+    case rt::BufferUse::Result:
+    case rt::BufferUse::Residual:
       GNN_RETURN_IF_FAILED(run.allocate(d.name, d, scope, outputBytes));
       results.push_back(&d);
-    } else {
+      break;
+    case rt::BufferUse::Gradient:
       GNN_RETURN_IF_FAILED(run.allocate(d.name, d, scope, gradBytes));
       grads.push_back(&d);
+      break;
+    case rt::BufferUse::None:
+      return fail("the training step has a buffer of no use, '" + d.name + "'");
     }
   }
 

@@ -21,12 +21,15 @@ Program sample() {
   p.kernels = {"k"};
   p.options = {"-DX=1"};
   auto f = [](const char *t) { return *Formula::parse(t); };
-  p.buffers = {{"x", BufferRole::Input, DType::F32, f("nodes * 64")},
-               {"w", BufferRole::Input, DType::F32, f("64 * 16")},
+  p.buffers = {{"x", BufferRole::Input, DType::F32, f("nodes * 64"),
+                BufferUse::Argument, 1},
+               {"w", BufferRole::Input, DType::F32, f("64 * 16"),
+                BufferUse::Argument, 2},
                {"e", BufferRole::Input, DType::F32, f("edges")},
                {"h", BufferRole::Temp, DType::F32, f("nodes*64")},
                {"idx", BufferRole::Temp, DType::I64, f("edges + 1")},
-               {"y", BufferRole::Output, DType::F32, f("nodes*16")}};
+               {"y", BufferRole::Output, DType::F32, f("nodes*16"),
+                BufferUse::Result, 0}};
   LaunchStep l;
   l.kernel = "k";
   l.grid[0] = f("ceil_div(nodes * 64, 256)");
@@ -73,6 +76,34 @@ TEST(Program, TextRoundTrips) {
   ASSERT_NE(g, nullptr);
   EXPECT_TRUE(g->transB);
   EXPECT_EQ(g->beta, 0.5f);
+  // What the caller's buffers hold round-trips; a buffer without a use
+  // (here an input bound by name only) prints none.
+  EXPECT_EQ(parsed->buffers[1].use, BufferUse::Argument);
+  EXPECT_EQ(parsed->buffers[1].index, 2);
+  EXPECT_EQ(parsed->buffers[2].use, BufferUse::None);
+  EXPECT_EQ(parsed->buffers[2].index, -1);
+  EXPECT_EQ(parsed->buffers[5].use, BufferUse::Result);
+  EXPECT_EQ(parsed->buffers[5].index, 0);
+  EXPECT_NE(text.find("\"size\": \"nodes*16\",\n      \"use\": \"result\",\n"
+                      "      \"index\": 0"),
+            std::string::npos)
+      << text;
+  Program every = sample();
+  int64_t k = 0;
+  for (BufferUse use :
+       {BufferUse::Argument, BufferUse::Result, BufferUse::Residual,
+        BufferUse::OutputGradient, BufferUse::Gradient}) {
+    bool given = use == BufferUse::Argument || use == BufferUse::OutputGradient;
+    every.buffers.push_back({"b" + std::to_string(k),
+                             given ? BufferRole::Input : BufferRole::Output,
+                             DType::F32, Formula::nodes(), use, 7});
+    ++k;
+  }
+  StatusOr<Program> back = Program::parse(every.toJson());
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(back->toJson(), every.toJson());
+  for (size_t i = 0; i < 5; ++i)
+    EXPECT_EQ(back->buffers[6 + i].use, every.buffers[6 + i].use);
 }
 
 /// Parses `text` (a sample with one replacement) and expects an error
@@ -98,6 +129,19 @@ TEST(Program, ParseErrorsNameThePlace) {
               "unknown name 'rows'");
   expectError("\"role\": \"temp\"", "\"role\": \"scratch\"",
               "program.buffers[3].role: expected input, output or temp");
+  expectError("\"use\": \"result\"", "\"use\": \"output\"",
+              "program.buffers[5].use: expected argument, result, residual, "
+              "output_gradient or gradient but got 'output'");
+  expectError("\"index\": 0", "\"index\": \"0\"",
+              "program.buffers[5].index: expected an integer beside 'use'");
+  expectError("\"index\": 0", "\"index\": -2", "buffer 'y' holds result -2");
+  expectError("\"index\": 1", "\"index\": 2",
+              "buffer 'w' holds argument 2, which another buffer holds too");
+  expectError("\"use\": \"result\"", "\"use\": \"argument\"",
+              "buffer 'y' is output but its use, argument, is input");
+  expectError("\"size\": \"edges + 1\"",
+              "\"size\": \"edges + 1\", \"index\": 3",
+              "program.buffers[4]: missing 'use'");
   expectError("\"op\": \"fill\"", "\"op\": \"zero\"", "unknown step 'zero'");
   expectError("\"kernel\": \"k\"", "\"kernel\": \"missing\"",
               "step 2: kernel 'missing' is not in the program's kernel list");
@@ -330,6 +374,65 @@ TEST(Formula, Evaluates) {
             int64_t(1) << 62);
   EXPECT_TRUE(Formula::parse("64")->isConstant());
   EXPECT_FALSE(Formula::parse("nodes")->isConstant());
+}
+
+// The builders print with parentheses only where precedence needs them,
+// and their text parses back to a formula of the same value.
+TEST(Formula, Builds) {
+  FormulaScope scope{100, 2500, 3, 40, 7, 50};
+  scope.csrLight[7] = 90;
+  scope.cscLight[5] = 11;
+  auto c = Formula::constant;
+  struct Case {
+    Formula f;
+    const char *text;
+    int64_t value;
+  };
+  Case cases[] = {
+      {Formula::nodes() * c(64) + c(1), "nodes * 64 + 1", 6401},
+      {Formula::ceilDiv(Formula::edges(), c(256)), "ceil_div(edges, 256)", 10},
+      {(Formula::nodes() + c(1)) * (c(2) - c(1)), "(nodes + 1) * (2 - 1)", 101},
+      {Formula::nodes() - (Formula::edges() - c(2500)),
+       "nodes - (edges - 2500)", 100},
+      {Formula::nodes() - Formula::edges() + c(2500), "nodes - edges + 2500",
+       100},
+      {Formula::nodes() / (Formula::graphs() * c(2)), "nodes / (graphs * 2)",
+       16},
+      {Formula::min(Formula::maxInDegree(), Formula::maxOutDegree()) % c(4),
+       "min(max_in_degree, max_out_degree) % 4", 3},
+      {Formula::max(Formula::graphs(), Formula::largestGraph()) / c(7),
+       "max(graphs, largest_graph) / 7", 7},
+      {Formula::csrLight(7) * c(2) + Formula::cscLight(5),
+       "csr_light_7 * 2 + csc_light_5", 191},
+      {Formula::parenthesized(Formula::nodes() * c(4)) * c(8),
+       "(nodes * 4) * 8", 3200},
+      {Formula::ceilDiv(Formula::parenthesized(Formula::nodes() * c(4)), c(8)),
+       "ceil_div((nodes * 4), 8)", 50},
+      {Formula::nodes() + c(-1), "nodes + -1", 99},
+  };
+  for (const Case &k : cases) {
+    EXPECT_EQ(k.f.text(), k.text);
+    EXPECT_EQ(*k.f.evaluate(scope), k.value) << k.text;
+    StatusOr<Formula> back = Formula::parse(k.f.text());
+    ASSERT_TRUE(back.ok()) << back.message();
+    EXPECT_EQ(*back->evaluate(scope), k.value) << k.text;
+  }
+  // A parsed formula keeps its text, and its outermost operator decides the
+  // parentheses when it is built upon.
+  Formula sum = *Formula::parse("nodes+1");
+  EXPECT_EQ((sum * c(2)).text(), "(nodes+1) * 2");
+  EXPECT_EQ((c(2) * *Formula::parse("(nodes + 1)")).text(), "2 * (nodes + 1)");
+  EXPECT_EQ((c(2) - *Formula::parse("nodes * 3")).text(), "2 - nodes * 3");
+  EXPECT_EQ((c(2) / *Formula::parse("nodes * 3")).text(), "2 / (nodes * 3)");
+  EXPECT_TRUE((c(2) * c(3)).isConstant());
+  EXPECT_FALSE((c(2) * Formula::edges()).isConstant());
+
+  EXPECT_EQ(Formula::name("csc_light_63")->text(), "csc_light_63");
+  EXPECT_EQ(*Formula::name("largest_graph")->evaluate(scope), 50);
+  StatusOr<Formula> bad = Formula::name("vertices");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("unknown name 'vertices'"), std::string::npos);
+  EXPECT_FALSE(Formula::name("csr_light_64").ok());
 }
 
 // The light-row counts of the graph (split kernels' size parameters).

@@ -100,11 +100,24 @@ TEST_F(TrainingPrograms, StepBuffersOfEveryExample) {
     const rt::BufferDecl *dy = find(step, "dresult0");
     ASSERT_TRUE(dy);
     EXPECT_EQ(dy->role, rt::BufferRole::Input);
+    EXPECT_EQ(dy->use, rt::BufferUse::OutputGradient);
+    EXPECT_EQ(dy->index, 0);
+    // Every buffer of the step says what it holds: f's results, then the
+    // residuals the forward leaves for the backward.
+    for (const rt::BufferDecl &b : step) {
+      EXPECT_NE(b.use, rt::BufferUse::None) << b.name;
+      if (b.use == rt::BufferUse::Result || b.use == rt::BufferUse::Residual)
+        EXPECT_EQ(b.use == rt::BufferUse::Residual,
+                  b.index >= int64_t(t.numResults))
+            << b.name;
+    }
     EXPECT_EQ(dy->size.text(), find(step, "result0")->size.text());
     for (unsigned i : functions.gradients) {
       const rt::BufferDecl *g = find(step, "grad" + std::to_string(i));
       ASSERT_TRUE(g) << "grad" << i;
       EXPECT_EQ(g->role, rt::BufferRole::Output);
+      EXPECT_EQ(g->use, rt::BufferUse::Gradient);
+      EXPECT_EQ(g->index, int64_t(i));
       EXPECT_EQ(g->size.text(),
                 find(step, "arg" + std::to_string(i))->size.text());
     }
@@ -143,13 +156,17 @@ TEST_F(TrainingPrograms, VerifyNamesWhatIsWrong) {
   EXPECT_EQ(error([](rt::TrainingProgram &t) {
               t.backwardBindings["arg4"] = "dresult1";
             }),
-            "the backward's buffer 'arg4' bound to 'dresult1': the function "
-            "has 1 results");
+            "the backward's buffer 'arg4' bound to 'dresult1': the step has "
+            "no buffer of that name (arg<i> and grad<i> for the forward's "
+            "inputs, result<k> for its outputs, dresult<k> for the "
+            "function's 1 results)");
   EXPECT_EQ(error([](rt::TrainingProgram &t) {
               t.backwardBindings["arg3"] = "result7";
             }),
-            "the backward's buffer 'arg3' bound to 'result7': the forward has "
-            "no input or output of that name");
+            "the backward's buffer 'arg3' bound to 'result7': the step has "
+            "no buffer of that name (arg<i> and grad<i> for the forward's "
+            "inputs, result<k> for its outputs, dresult<k> for the "
+            "function's 1 results)");
   EXPECT_EQ(error([](rt::TrainingProgram &t) {
               t.backwardBindings["result1"] = "grad1";
             }),
@@ -168,8 +185,17 @@ TEST_F(TrainingPrograms, VerifyNamesWhatIsWrong) {
   EXPECT_EQ(error([](rt::TrainingProgram &t) {
               t.backwardBindings["result0"] = "grad9";
             }),
-            "the backward's buffer 'result0' bound to 'grad9': the forward "
-            "has no input 'arg9'");
+            "the backward's buffer 'result0' bound to 'grad9': the step has "
+            "no buffer of that name (arg<i> and grad<i> for the forward's "
+            "inputs, result<k> for its outputs, dresult<k> for the "
+            "function's 1 results)");
+  // The step binds the forward's buffers by the names their uses give.
+  EXPECT_EQ(error([](rt::TrainingProgram &t) {
+              for (rt::BufferDecl &b : t.forward.buffers)
+                if (b.name == "arg1")
+                  b.index = 5;
+            }),
+            "the forward's input 'arg1' is not argument <i> named arg<i>");
   EXPECT_EQ(error([](rt::TrainingProgram &t) {
               t.backwardBindings["tmp"] = "arg1";
             }),

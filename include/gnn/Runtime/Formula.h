@@ -9,13 +9,19 @@
 /// `nodes * 64` or `ceil_div(edges, 256)`. Grammar:
 ///   expr := term (('+' | '-') term)*
 ///   term := factor (('*' | '/' | '%') factor)*
-///   factor := integer | name | '(' expr ')' | fn '(' expr ',' expr ')'
+///   factor := '-'? integer | name | '(' expr ')' | fn '(' expr ',' expr ')'
 ///   fn := ceil_div | min | max
 ///   name := nodes | edges | graphs | max_in_degree | max_out_degree |
 ///           largest_graph | csr_light_<j> | csc_light_<j>
 /// (`csr_light_<j>`, 0 <= j < 64: the nodes of in-degree at most 2^j;
 /// `csc_light_<j>` the same by out-degree.)
-/// Integer arithmetic on int64; division by zero is an evaluation error.
+/// Integer arithmetic on int64 (`/` and `%` truncate like C); division by
+/// zero is an evaluation error.
+///
+/// The compiler builds formulas with the builders below (constants, names,
+/// operators); parse() is for the text of a Program file or of a person.
+/// A built formula prints with parentheses only where precedence needs
+/// them, so that parse(f.text()) reads the same formula back.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -40,16 +46,43 @@ struct FormulaScope {
   std::array<int64_t, 64> csrLight{}, cscLight{};
 };
 
-/// A parsed formula, evaluated without re-parsing.
+/// A formula, evaluated without re-parsing.
 class Formula {
 public:
   Formula() = default;
-  /// Parses `text`; errors name the position.
+  /// Parses `text`; errors name the position. The text is kept as it is.
   static StatusOr<Formula> parse(const std::string &text);
+
   /// A constant.
   static Formula constant(int64_t v);
+  /// The graph's sizes.
+  static Formula nodes();
+  static Formula edges();
+  static Formula graphs();
+  static Formula maxInDegree();
+  static Formula maxOutDegree();
+  static Formula largestGraph();
+  /// csr_light_<j> / csc_light_<j>, 0 <= j < 64.
+  static Formula csrLight(unsigned j);
+  static Formula cscLight(unsigned j);
+  /// The name `name` of the grammar (nodes, edges, ..., csc_light_<j>);
+  /// an error naming the known names for any other.
+  static StatusOr<Formula> name(const std::string &name);
+  /// ceil_div(a, b), min(a, b), max(a, b).
+  static Formula ceilDiv(Formula a, const Formula &b);
+  static Formula min(Formula a, const Formula &b);
+  static Formula max(Formula a, const Formula &b);
+  /// `f` printed in parentheses, whatever the precedence: the same value.
+  static Formula parenthesized(Formula f);
+  /// a + b, a - b, a * b, a / b, a % b.
+  friend Formula operator+(Formula a, const Formula &b);
+  friend Formula operator-(Formula a, const Formula &b);
+  friend Formula operator*(Formula a, const Formula &b);
+  friend Formula operator/(Formula a, const Formula &b);
+  friend Formula operator%(Formula a, const Formula &b);
 
   StatusOr<int64_t> evaluate(const FormulaScope &scope) const;
+  /// The text: as parsed, or as the builders print it.
   const std::string &text() const { return source; }
   bool isConstant() const;
 
@@ -59,8 +92,16 @@ private:
     Kind kind;
     int64_t value;
   };
+  /// How tightly the text's outermost operator binds: a sum (+, -), a
+  /// product (*, /, %), or an atom (a number, a name, a call, parentheses).
+  enum class Precedence : uint8_t { Sum, Product, Atom };
+  static Formula nameAt(int64_t index);
+  static Formula infix(Op::Kind kind, Formula a, const Formula &b);
+  static Formula call(Op::Kind kind, Formula a, const Formula &b);
+
   std::vector<Op> code;
   std::string source;
+  Precedence precedence = Precedence::Atom;
   friend struct FormulaParser;
 };
 

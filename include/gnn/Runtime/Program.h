@@ -41,12 +41,32 @@ inline bool isFloat(DType t) { return t == DType::F32 || t == DType::F64; }
 /// Who provides a buffer: the caller (input, output) or the executor (temp).
 enum class BufferRole { Input, Output, Temp };
 
+/// What a caller's buffer holds for the compiled function f: a Program's
+/// inputs are f's arguments and its outputs f's results; a training step
+/// (TrainingProgram::stepBuffers) adds the forward's residuals (its outputs
+/// past f's results), the gradients of f's results it is given (output
+/// gradients) and the gradients of f's arguments it writes. Temporaries hold
+/// none, and so may the inputs and outputs of a Program written by hand
+/// (bound by name only).
+enum class BufferUse {
+  None,
+  Argument,
+  Result,
+  Residual,
+  OutputGradient,
+  Gradient
+};
+
 struct BufferDecl {
   std::string name;
   BufferRole role = BufferRole::Temp;
   DType dtype = DType::F32;
   /// Number of elements.
   Formula size;
+  /// What the buffer holds, and the number of the argument or result it
+  /// holds (or the gradient of), from 0; -1 with BufferUse::None.
+  BufferUse use = BufferUse::None;
+  int64_t index = -1;
 };
 
 /// A kernel argument.
@@ -127,8 +147,8 @@ struct Program {
   /// sorted by destination (GraphStats::csrOrder), and refused on others.
   bool csrOrderEdges = false;
   std::vector<std::string> kernels;
-  /// Inputs, outputs and temporaries; the outputs (`result<K>`) appear in the
-  /// function's result order.
+  /// Inputs, outputs and temporaries; the outputs (`result<K>`, use Result
+  /// with index K) appear in the function's result order.
   std::vector<BufferDecl> buffers;
   std::vector<Step> steps;
 

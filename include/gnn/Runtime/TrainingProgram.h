@@ -53,7 +53,8 @@ struct TrainingProgram {
   /// forward's inputs (`arg<i>`) and outputs (`result<k>`), the output
   /// gradients (`dresult<k>`, sized like `result<k>`) and the gradients
   /// (`grad<i>`, sized like `arg<i>`). Inputs are what the caller fills,
-  /// outputs what the step writes.
+  /// outputs what the step writes; each says what it holds in `use` (the
+  /// forward's outputs past f's results as BufferUse::Residual).
   std::vector<BufferDecl> stepBuffers() const;
 };
 

@@ -20,42 +20,77 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/SetVector.h"
 
-#include <cstring>
-
 using namespace mlir;
 using namespace mlir::gnn;
 namespace rt = ::gnn::runtime;
 
-/// The text of a launch-shape affine expression as a Program formula.
-static std::string formulaText(AffineExpr e) {
+/// A launch-shape affine expression as a Program formula. Its sums,
+/// products, floor divisions and remainders print in parentheses, as the
+/// Program text has always had them.
+static rt::Formula toFormula(AffineExpr e) {
   if (auto c = dyn_cast<AffineConstantExpr>(e))
-    return std::to_string(c.getValue());
-  if (auto s = dyn_cast<AffineSymbolExpr>(e))
-    return gnnk::sizeSymbolName(s.getPosition()).str();
+    return rt::Formula::constant(c.getValue());
+  if (auto s = dyn_cast<AffineSymbolExpr>(e)) {
+    rt::StatusOr<rt::Formula> name =
+        rt::Formula::name(gnnk::sizeSymbolName(s.getPosition()).str());
+    assert(name.ok() && "launch shapes use the size symbols nodes, edges "
+                        "and graphs only (the gnnk verifiers check)");
+    return *name;
+  }
   auto bin = cast<AffineBinaryOpExpr>(e);
-  std::string l = formulaText(bin.getLHS()), r = formulaText(bin.getRHS());
+  rt::Formula l = toFormula(bin.getLHS()), r = toFormula(bin.getRHS());
   switch (bin.getKind()) {
-  case AffineExprKind::Add: return "(" + l + " + " + r + ")";
-  case AffineExprKind::Mul: return "(" + l + " * " + r + ")";
-  case AffineExprKind::CeilDiv: return "ceil_div(" + l + ", " + r + ")";
-  case AffineExprKind::FloorDiv: return "(" + l + " / " + r + ")";
-  default: return "(" + l + " % " + r + ")";
+  case AffineExprKind::Add:
+    return rt::Formula::parenthesized(std::move(l) + r);
+  case AffineExprKind::Mul:
+    return rt::Formula::parenthesized(std::move(l) * r);
+  case AffineExprKind::CeilDiv:
+    return rt::Formula::ceilDiv(std::move(l), r);
+  case AffineExprKind::FloorDiv:
+    return rt::Formula::parenthesized(std::move(l) / r);
+  default:
+    return rt::Formula::parenthesized(std::move(l) % r);
   }
 }
 
-/// The text of a launch-shape map: its result, or the minimum of its
-/// results.
-static std::string formulaText(AffineMap map) {
-  std::string text = formulaText(map.getResult(0));
+/// A launch-shape map as a Program formula: its result, or the minimum of
+/// its results.
+static rt::Formula toFormula(AffineMap map) {
+  rt::Formula f = toFormula(map.getResult(0));
   for (AffineExpr e : map.getResults().drop_front())
-    text = "min(" + text + ", " + formulaText(e) + ")";
-  return text;
+    f = rt::Formula::min(std::move(f), toFormula(e));
+  return f;
 }
 
-static rt::Formula toFormula(AffineMap map) {
-  rt::StatusOr<rt::Formula> f = rt::Formula::parse(formulaText(map));
-  assert(f.ok() && "affine launch shapes print as valid formulas");
-  return *f;
+/// A kernel parameter's formula (gnnk.formula) as a Program formula,
+/// operator by operator.
+static rt::Formula toFormula(gnnk::FormulaAttr f) {
+  using Kind = gnnk::FormulaKind;
+  switch (f.getKind()) {
+  case Kind::Constant:
+    return rt::Formula::constant(f.getValue());
+  case Kind::Name: {
+    rt::StatusOr<rt::Formula> name =
+        rt::Formula::name(f.getName().getValue().str());
+    assert(name.ok() && "the #gnnk.formula verifier accepts the runtime's "
+                        "names only");
+    return *name;
+  }
+  default:
+    break;
+  }
+  rt::Formula l = toFormula(f.getOperands()[0]),
+              r = toFormula(f.getOperands()[1]);
+  switch (f.getKind()) {
+  case Kind::Add: return std::move(l) + r;
+  case Kind::Sub: return std::move(l) - r;
+  case Kind::Mul: return std::move(l) * r;
+  case Kind::Div: return std::move(l) / r;
+  case Kind::Mod: return std::move(l) % r;
+  case Kind::CeilDiv: return rt::Formula::ceilDiv(std::move(l), r);
+  case Kind::Min: return rt::Formula::min(std::move(l), r);
+  default: return rt::Formula::max(std::move(l), r);
+  }
 }
 
 /// Elements per row of a tensor (static trailing dimensions).
@@ -65,10 +100,10 @@ static FailureOr<int64_t> rowElements(Value value, Operation *where) {
 
 /// The row count of a value as a formula: a constant for a static leading
 /// dimension, else nodes or edges from its domain.
-static FailureOr<std::string> rowsFormula(Value value) {
+static FailureOr<rt::Formula> rowsFormula(Value value) {
   FailureOr<AffineExpr> rows = gnnk::rowsOf(value);
   if (succeeded(rows))
-    return formulaText(*rows);
+    return toFormula(*rows);
   Operation *def = value.getDefiningOp();
   InFlightDiagnostic diag =
       def ? def->emitOpError() : emitError(value.getLoc());
@@ -101,31 +136,30 @@ private:
   bool csrOrderEdges;
   rt::Program program;
   llvm::DenseMap<Value, std::string> buffer;
-  llvm::DenseMap<Value, std::string> reserved; ///< values written into outputs
+  /// Values written into outputs: the function's result number.
+  llvm::DenseMap<Value, unsigned> reserved;
   llvm::StringMap<size_t> declared;
   SymbolTableCollection symbols; ///< the kernels, looked up by launches
   int temps = 0;
   /// Whether the f64 conversion kernels are launched (then listed).
   bool usesEdgesToSlotsF64 = false, usesSlotsToEdgesF64 = false;
 
-  FailureOr<std::string> size(Value v, Operation *where) {
-    FailureOr<std::string> rows = rowsFormula(v);
+  FailureOr<rt::Formula> size(Value v, Operation *where) {
+    FailureOr<rt::Formula> rows = rowsFormula(v);
     FailureOr<int64_t> row = rowElements(v, where);
     if (failed(rows) || failed(row))
       return failure();
-    return *rows + " * " + std::to_string(*row);
+    return *rows * rt::Formula::constant(*row);
   }
   LogicalResult declare(const std::string &name, rt::BufferRole role,
-                        const std::string &elements, Value v,
-                        Operation *where) {
-    auto f = rt::Formula::parse(elements);
-    if (!f.ok())
-      return where->emitOpError() << "has an invalid size: " << f.message();
+                        const rt::Formula &elements, Value v, Operation *where,
+                        rt::BufferUse use = rt::BufferUse::None,
+                        int64_t index = -1) {
     FailureOr<rt::DType> dtype = dtypeOf(v, where);
     if (failed(dtype))
       return failure();
     declared[name] = program.buffers.size();
-    program.buffers.push_back({name, role, *dtype, *f});
+    program.buffers.push_back({name, role, *dtype, elements, use, index});
     return success();
   }
   /// The buffer element type of tensor `v`: f32 or f64.
@@ -141,24 +175,28 @@ private:
   }
   /// A fresh buffer of `elements` for `v` (a temp, or the output it was
   /// reserved for).
-  FailureOr<std::string> define(Value v, const std::string &elements,
+  FailureOr<std::string> define(Value v, const rt::Formula &elements,
                                 Operation *where) {
     std::string name;
     rt::BufferRole role = rt::BufferRole::Temp;
+    rt::BufferUse use = rt::BufferUse::None;
+    int64_t index = -1;
     auto it = reserved.find(v);
     if (it != reserved.end()) {
-      name = it->second;
+      index = it->second;
+      name = "result" + std::to_string(index);
       role = rt::BufferRole::Output;
+      use = rt::BufferUse::Result;
     } else {
       name = "t" + std::to_string(temps++);
     }
-    if (failed(declare(name, role, elements, v, where)))
+    if (failed(declare(name, role, elements, v, where, use, index)))
       return failure();
     buffer[v] = name;
     return name;
   }
   FailureOr<std::string> define(Value v, Operation *where) {
-    FailureOr<std::string> elements = size(v, where);
+    FailureOr<rt::Formula> elements = size(v, where);
     if (failed(elements))
       return failure();
     return define(v, *elements, where);
@@ -240,14 +278,14 @@ void Lowering::launchConversion(bool toSlots, Type elementType,
   } else {
     l.kernel = toSlots ? kEdgesToSlots : kSlotsToEdges;
   }
-  l.grid[0] = *rt::Formula::parse("ceil_div(edges * " + std::to_string(width) +
-                                  ", 256)");
+  l.grid[0] =
+      rt::Formula::ceilDiv(rt::Formula::edges() * rt::Formula::constant(width),
+                           rt::Formula::constant(256));
   l.grid[1] = l.grid[2] = rt::Formula::constant(1);
   l.block[0] = 256;
   l.sharedBytes = rt::Formula::constant(0);
   l.args = {bufferArg(out), bufferArg(in), graphArg("csr_edge"),
-            intArg(*rt::Formula::parse("edges")),
-            intArg(rt::Formula::constant(width))};
+            intArg(rt::Formula::edges()), intArg(rt::Formula::constant(width))};
   program.steps.push_back(std::move(l));
 }
 
@@ -277,9 +315,8 @@ LogicalResult Lowering::lowerLaunch(gnnk::LaunchOp launch) {
     if (failed(row))
       return failure();
     AffineMap rows = cast<AffineMapAttr>(launch.getRows()[i]).getValue();
-    std::string elements =
-        formulaText(rows) + " * " + std::to_string(*row);
-    FailureOr<std::string> name = define(r, elements, launch);
+    FailureOr<std::string> name =
+        define(r, toFormula(rows) * rt::Formula::constant(*row), launch);
     if (failed(name))
       return failure();
     results.push_back(*name);
@@ -312,15 +349,16 @@ LogicalResult Lowering::lowerLaunch(gnnk::LaunchOp launch) {
     } else if (auto g = attrs.getAs<StringAttr>(gnnk::KernelOp::kGraph)) {
       l.args.push_back(graphArg(g.getValue().str()));
     } else {
-      // A size, or a formula of the sizes (gnnk.formula).
-      auto s = attrs.getAs<StringAttr>(gnnk::KernelOp::kFormula);
-      if (!s)
-        s = attrs.getAs<StringAttr>(gnnk::KernelOp::kSize);
-      rt::StatusOr<rt::Formula> f = rt::Formula::parse(s.getValue().str());
-      if (!f.ok())
-        return kernel.emitOpError()
-               << "has a parameter (#" << i
-               << ") whose size formula does not parse: " << f.message();
+      // A formula of the sizes (gnnk.formula), or a size.
+      if (auto f = attrs.getAs<gnnk::FormulaAttr>(gnnk::KernelOp::kFormula)) {
+        l.args.push_back(intArg(toFormula(f)));
+        continue;
+      }
+      // The gnnk.kernel verifier requires a size name here.
+      auto s = attrs.getAs<StringAttr>(gnnk::KernelOp::kSize);
+      rt::StatusOr<rt::Formula> f = rt::Formula::name(s.getValue().str());
+      assert(f.ok() && "the gnnk.kernel verifier accepts the runtime's size "
+                       "names only");
       l.args.push_back(intArg(*f));
     }
   }
@@ -368,12 +406,13 @@ LogicalResult Lowering::lowerMatmul(linalg::MatmulOp mm) {
   FailureOr<std::string> ab = use(a, mm), bb = use(b, mm);
   // C is m x n, the sum runs over k: Aᵀ B sums over A's rows (nodes or
   // edges for a weight gradient).
-  FailureOr<std::string> rowsA = rowsFormula(a);
+  FailureOr<rt::Formula> rowsA = rowsFormula(a);
   if (failed(ab) || failed(bb) || failed(rowsA))
     return failure();
-  std::string m = transA ? std::to_string(at.getDimSize(1)) : *rowsA;
+  rt::Formula m = transA ? rt::Formula::constant(at.getDimSize(1)) : *rowsA;
   int64_t n = bt.getDimSize(transB ? 0 : 1);
-  std::string kk = transA ? *rowsA : std::to_string(bt.getDimSize(transB ? 1 : 0));
+  rt::Formula kk =
+      transA ? *rowsA : rt::Formula::constant(bt.getDimSize(transB ? 1 : 0));
   FailureOr<std::string> cb = define(mm.getResult(0), mm);
   if (failed(cb))
     return failure();
@@ -385,30 +424,30 @@ LogicalResult Lowering::lowerMatmul(linalg::MatmulOp mm) {
         fillValue = f.getValueAsDouble();
   if (fillValue != 0.0) {
     FailureOr<std::string> ib = use(init, mm);
-    FailureOr<std::string> n = size(init, mm);
+    FailureOr<rt::Formula> n = size(init, mm);
     if (failed(ib) || failed(n))
       return failure();
-    program.steps.push_back(rt::CopyStep{*ib, *cb, *rt::Formula::parse(*n)});
+    program.steps.push_back(rt::CopyStep{*ib, *cb, *n});
     beta = 1.0f;
   }
-  rt::GemmStep gemm{*ab, *bb, *cb, *rt::Formula::parse(m),
-                    rt::Formula::constant(n), *rt::Formula::parse(kk),
+  rt::GemmStep gemm{*ab,    *bb,    *cb,  m,   rt::Formula::constant(n), kk,
                     transA, transB, 1.0f, beta};
   if (transA && element.isF32()) {
     // A weight gradient's sum over every node or edge: in double precision,
     // the rows in slices of at least 256, about 1024 blocks in all
     // (gemmRowSplit); an f32 GEMM over a million rows misses 1e-4.
     int64_t tiles = (at.getDimSize(1) + 31) / 32 * ((n + 31) / 32);
-    std::string chunks = "max(min(ceil_div(" + *rowsA + ", 256), " +
-                         std::to_string(std::max<int64_t>(1, 1024 / tiles)) +
-                         "), 1)";
+    rt::Formula chunks = rt::Formula::max(
+        rt::Formula::min(
+            rt::Formula::ceilDiv(*rowsA, rt::Formula::constant(256)),
+            rt::Formula::constant(std::max<int64_t>(1, 1024 / tiles))),
+        rt::Formula::constant(1));
     gemm.partials = "t" + std::to_string(temps++);
-    gemm.chunks = *rt::Formula::parse(chunks);
+    gemm.chunks = chunks;
     declared[gemm.partials] = program.buffers.size();
     program.buffers.push_back(
         {gemm.partials, rt::BufferRole::Temp, rt::DType::F64,
-         *rt::Formula::parse(chunks + " * " +
-                             std::to_string(at.getDimSize(1) * n))});
+         chunks * rt::Formula::constant(at.getDimSize(1) * n)});
   }
   program.steps.push_back(std::move(gemm));
   return success();
@@ -455,7 +494,7 @@ FailureOr<rt::Program> Lowering::run() {
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
     Value root = storageRoot(v);
     if (!isa<BlockArgument>(root) && !reserved.count(root) && !converted(v))
-      reserved[root] = "result" + std::to_string(i);
+      reserved[root] = i;
   }
 
   // Inputs; edge tensors are brought into CSR slot order.
@@ -467,9 +506,10 @@ FailureOr<rt::Program> Lowering::run() {
                               << arg.getType()
                               << ", which the CUDA backend does not support";
     std::string name = "arg" + std::to_string(i);
-    FailureOr<std::string> elements = size(arg, func);
+    FailureOr<rt::Formula> elements = size(arg, func);
     if (failed(elements) ||
-        failed(declare(name, rt::BufferRole::Input, *elements, arg, func)))
+        failed(declare(name, rt::BufferRole::Input, *elements, arg, func,
+                       rt::BufferUse::Argument, i)))
       return failure();
     buffer[arg] = name;
     if (converted(arg)) {
@@ -533,9 +573,10 @@ FailureOr<rt::Program> Lowering::run() {
     // Using it may have produced it into its reserved output (a fill).
     if (declared.count(name))
       continue;
-    FailureOr<std::string> elements = size(v, ret);
+    FailureOr<rt::Formula> elements = size(v, ret);
     if (failed(elements) ||
-        failed(declare(name, rt::BufferRole::Output, *elements, v, ret)))
+        failed(declare(name, rt::BufferRole::Output, *elements, v, ret,
+                       rt::BufferUse::Result, i)))
       return failure();
     if (converted(v)) {
       FailureOr<int64_t> width = rowElements(v, ret);
@@ -544,8 +585,7 @@ FailureOr<rt::Program> Lowering::run() {
       launchConversion(/*toSlots=*/false, getElementTypeOrSelf(v.getType()),
                        name, *src, *width);
     } else {
-      program.steps.push_back(
-          rt::CopyStep{*src, name, *rt::Formula::parse(*elements)});
+      program.steps.push_back(rt::CopyStep{*src, name, *elements});
     }
   }
   // Outputs were declared as their producers came; list them in result
@@ -557,13 +597,10 @@ FailureOr<rt::Program> Lowering::run() {
       slots.push_back(i);
       outputs.push_back(d);
     }
-  auto index = [](const rt::BufferDecl &d) {
-    return std::stoll(d.name.substr(std::strlen("result")));
-  };
-  llvm::stable_sort(outputs, [&](const rt::BufferDecl &a,
-                                 const rt::BufferDecl &b) {
-    return index(a) < index(b);
-  });
+  llvm::stable_sort(outputs,
+                    [&](const rt::BufferDecl &a, const rt::BufferDecl &b) {
+                      return a.index < b.index;
+                    });
   for (auto [slot, d] : llvm::zip_equal(slots, outputs))
     program.buffers[slot] = d;
   // The f64 conversion kernels used, after the f32 ones.

@@ -42,8 +42,30 @@ gnnk.kernel @k(%a: i64 {gnnk.size = "csc_light_63"}, %b: i64 {gnnk.size = "csr_l
 
 // -----
 
-// expected-error @+1 {{'gnnk.kernel' op expects gnnk.formula on parameter #0 to be a nonempty string beside a gnnk.size naming it with an identifier}}
-gnnk.kernel @k(%a: i64 {gnnk.size = "split threshold", gnnk.formula = "edges / 2"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+// expected-error @+1 {{'gnnk.kernel' op expects gnnk.formula on parameter #0 to be a #gnnk.formula beside a gnnk.size naming it with an identifier but got #gnnk.formula<div(edges, 2)>}}
+gnnk.kernel @k(%a: i64 {gnnk.size = "split threshold", gnnk.formula = #gnnk.formula<div(edges, 2)>}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+  gnnk.return
+}
+
+// -----
+
+// A formula is structured, not text.
+// expected-error @+1 {{'gnnk.kernel' op expects gnnk.formula on parameter #0 to be a #gnnk.formula beside a gnnk.size naming it with an identifier but got "edges / 2"}}
+gnnk.kernel @k(%a: i64 {gnnk.size = "split_threshold", gnnk.formula = "edges / 2"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+  gnnk.return
+}
+
+// -----
+
+// expected-error @+1 {{expects a formula name (nodes, edges, graphs, max_in_degree, max_out_degree, largest_graph, csr_light_<j> or csc_light_<j> with 0 <= j < 64) but got "csr_light_99"}}
+gnnk.kernel @k(%a: i64 {gnnk.size = "split_threshold", gnnk.formula = #gnnk.formula<mul(csr_light_99, 2)>}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+  gnnk.return
+}
+
+// -----
+
+// expected-error @+1 {{expected '('}}
+gnnk.kernel @k(%a: i64 {gnnk.size = "split_threshold", gnnk.formula = #gnnk.formula<ceil_div>}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
   gnnk.return
 }
 
@@ -51,7 +73,7 @@ gnnk.kernel @k(%a: i64 {gnnk.size = "split threshold", gnnk.formula = "edges / 2
 
 // A formula needs a gnnk.size naming it.
 // expected-error @+1 {{'gnnk.kernel' op expects parameter #0 to have exactly one of gnnk.operand, gnnk.result, gnnk.graph, gnnk.size but got 0}}
-gnnk.kernel @k(%a: i64 {gnnk.formula = "edges / 2"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+gnnk.kernel @k(%a: i64 {gnnk.formula = #gnnk.formula<div(edges, 2)>}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
   gnnk.return
 }
 

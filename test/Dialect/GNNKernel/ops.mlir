@@ -56,3 +56,12 @@ func.func @host(%g: !gnn.graph, %x: tensor<?x64xf32>) -> tensor<?x64xf32> {
   %r = gnnk.launch @spmm_0[%g](%x) rows [affine_map<()[s0, s1, s2] -> (s0)>] : (tensor<?x64xf32>) -> tensor<?x64xf32>
   return %r : tensor<?x64xf32>
 }
+
+// A size parameter computed by the runtime from a formula of the graph's
+// sizes (every operator and name kind, negative constants included).
+// CHECK-LABEL: gnnk.kernel @formula
+// CHECK-SAME: {gnnk.formula = #gnnk.formula<add(sub(max(1, div(mul(csr_light_7, 64), 128)), ceil_div(edges, min(max_in_degree, -3))), mod(csc_light_63, max(largest_graph, max_out_degree)))>, gnnk.size = "split_fit"}
+gnnk.kernel @formula(%fit: i64 {gnnk.size = "split_fit", gnnk.formula = #gnnk.formula<add(sub(max(1, div(mul(csr_light_7, 64), 128)), ceil_div(edges, min(max_in_degree, -3))), mod(csc_light_63, max(largest_graph, max_out_degree)))>})
+    attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+  gnnk.return
+}

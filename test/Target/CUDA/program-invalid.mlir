@@ -64,20 +64,6 @@ func.func @unknown_rows(%g: !gnn.graph) -> tensor<?x8xf32> {
 
 // -----
 
-// A row count the runtime's formulas cannot express (they have no
-// subtraction).
-gnnk.kernel @k(%x: memref<?xf32> {gnnk.operand = 0 : i64}, %out: memref<?xf32> {gnnk.result = 0 : i64})
-    attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (s0 ceildiv 256)>} {
-  gnnk.return
-}
-func.func @negative_size(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
-  // expected-error @+1 {{'gnnk.launch' op has an invalid size: in formula '(nodes + -1) * 8' at offset 9: unexpected character '-'}}
-  %r = gnnk.launch @k[%g](%x) rows [affine_map<()[s0, s1, s2] -> (s0 - 1)>] : (tensor<?x8xf32>) -> tensor<?x8xf32>
-  return %r : tensor<?x8xf32>
-}
-
-// -----
-
 func.func @integer_fill(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xi32> {
   %c0 = arith.constant 0 : index
   %one = arith.constant 1 : i32
@@ -112,19 +98,6 @@ func.func @transposed_matmul(%g: !gnn.graph, %x: tensor<8x8xf32>, %w: tensor<8x8
   // expected-error @+1 {{'linalg.matmul' op has indexing maps the CUDA backend does not support (C += A B, A Bᵀ or Aᵀ B)}}
   %h = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%x, %w : tensor<8x8xf32>, tensor<8x8xf32>) outs(%f : tensor<8x8xf32>) -> tensor<8x8xf32>
   return %h : tensor<8x8xf32>
-}
-
-// -----
-
-// A size parameter's formula the runtime cannot parse.
-// expected-error @+1 {{'gnnk.kernel' op has a parameter (#2) whose size formula does not parse: in formula 'csr_light_99 * 2' at offset 12: 'csr_light_99' needs a j from 0 to 63}}
-gnnk.kernel @k(%x: memref<?xf32> {gnnk.operand = 0 : i64}, %out: memref<?xf32> {gnnk.result = 0 : i64}, %t: i64 {gnnk.size = "split_threshold", gnnk.formula = "csr_light_99 * 2"})
-    attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (s0 ceildiv 256)>} {
-  gnnk.return
-}
-func.func @bad_formula(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
-  %r = gnnk.launch @k[%g](%x) rows [affine_map<()[s0, s1, s2] -> (s0)>] : (tensor<?x8xf32>) -> tensor<?x8xf32>
-  return %r : tensor<?x8xf32>
 }
 
 // -----

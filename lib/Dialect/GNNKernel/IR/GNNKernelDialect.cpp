@@ -17,6 +17,7 @@ using namespace mlir::gnnk;
 #include "gnn/Dialect/GNNKernel/IR/GNNKernelOpsDialect.cpp.inc"
 
 void GNNKDialect::initialize() {
+  registerAttributes();
   addOperations<
 #define GET_OP_LIST
 #include "gnn/Dialect/GNNKernel/IR/GNNKernelOps.cpp.inc"

@@ -233,14 +233,13 @@ LogicalResult KernelOp::verify() {
                              << " to be an i32 or i64 buffer but got " << type;
     }
     if (Attribute formula = attrs ? attrs.get(kFormula) : Attribute()) {
-      auto text = dyn_cast<StringAttr>(formula);
       auto name = dyn_cast_or_null<StringAttr>(size);
-      if (!text || text.getValue().empty() || !name ||
-          !isIdentifier(name.getValue()))
+      if (!isa<FormulaAttr>(formula) || !name || !isIdentifier(name.getValue()))
         return emitOpError()
                << "expects gnnk.formula on parameter #" << i
-               << " to be a nonempty string beside a gnnk.size naming it "
-                  "with an identifier";
+               << " to be a #gnnk.formula beside a gnnk.size naming it with "
+                  "an identifier but got "
+               << formula;
     } else if (size) {
       auto name = dyn_cast<StringAttr>(size);
       if (!name || !isSizeName(name.getValue()))

@@ -323,39 +323,53 @@ constexpr int64_t kLongerChunks = 4;
 /// ceil(edges / maxChunks))))], both nondecreasing in j, the threshold is
 /// t_first + sum_j (1 - ok_j) (t_{j+1} - t_j): the first t_j that is ok,
 /// else the last; the fit likewise.
-std::pair<std::string, std::string>
-splitThresholdFormulas(bool reversed, int64_t split, int64_t maxChunks,
-                       int64_t width, int64_t values) {
+std::pair<FormulaAttr, FormulaAttr>
+splitThresholdFormulas(MLIRContext *ctx, bool reversed, int64_t split,
+                       int64_t maxChunks, int64_t width, int64_t values) {
+  auto c = [&](int64_t v) { return FormulaAttr::get(ctx, v); };
+  auto op = [](FormulaKind kind) {
+    return [kind](FormulaAttr a, FormulaAttr b) {
+      return FormulaAttr::get(kind, a, b);
+    };
+  };
+  auto add = op(FormulaKind::Add), sub = op(FormulaKind::Sub),
+       mul = op(FormulaKind::Mul), div = op(FormulaKind::Div),
+       ceilDiv = op(FormulaKind::CeilDiv), min = op(FormulaKind::Min),
+       max = op(FormulaKind::Max);
   int64_t first = llvm::Log2_64(split);
   int64_t last = std::min<int64_t>(first + kThresholdSteps, 63);
   std::string prefix = reversed ? "csc_light_" : "csr_light_";
-  std::string shortest = "ceil_div(edges, " + std::to_string(maxChunks) + ")";
+  FormulaAttr edges = FormulaAttr::get(ctx, "edges");
+  FormulaAttr shortest = ceilDiv(edges, c(maxChunks));
   auto t = [&](int64_t j) {
     return j == first ? split : int64_t(1) << j;
   };
+  // max(1, <prefix>j * width / values)
   auto f = [&](int64_t j) {
-    return "max(1, " + prefix + std::to_string(j) + " * " +
-           std::to_string(width) + " / " + std::to_string(values) + ")";
+    FormulaAttr light = FormulaAttr::get(ctx, prefix + std::to_string(j));
+    return max(c(1), div(mul(light, c(width)), c(values)));
   };
-  std::string threshold = std::to_string(t(first)), fit = f(first);
+  FormulaAttr threshold = c(t(first)), fit = f(first);
   for (int64_t j = first; j < last; ++j) {
-    std::string len =
-        "max(" + std::to_string(t(j)) + ", " + shortest + ")";
-    std::string ok = "min(1, max(0, " + f(j) + " - ceil_div(edges, " + len +
-                     " * " + std::to_string(kLongerChunks) + ") + 1))";
-    threshold += " + (1 - " + ok + ") * " + std::to_string(t(j + 1) - t(j));
-    fit += " + (1 - " + ok + ") * (" + f(j + 1) + " - " + f(j) + ")";
+    FormulaAttr len = max(c(t(j)), shortest);
+    // min(1, max(0, f_j - ceil_div(edges, len * kLongerChunks) + 1))
+    FormulaAttr ok =
+        min(c(1),
+            max(c(0), add(sub(f(j), ceilDiv(edges, mul(len, c(kLongerChunks)))),
+                          c(1))));
+    FormulaAttr notOk = sub(c(1), ok);
+    threshold = add(threshold, mul(notOk, c(t(j + 1) - t(j))));
+    fit = add(fit, mul(notOk, sub(f(j + 1), f(j))));
   }
   return {threshold, fit};
 }
 
 /// The kernel's i64 parameter that the runtime computes from `formula`
 /// (named `name`), as an index at the builder's insertion point.
-Value formulaParam(KernelOp kernel, OpBuilder &b, Location loc,
-                   StringRef name, StringRef formula) {
+Value formulaParam(KernelOp kernel, OpBuilder &b, Location loc, StringRef name,
+                   FormulaAttr formula) {
   Value p = param(kernel, KernelOp::kSize, b.getStringAttr(name),
-                  b.getI64Type(),
-                  b.getNamedAttr(KernelOp::kFormula, b.getStringAttr(formula)));
+                  b.getI64Type(), b.getNamedAttr(KernelOp::kFormula, formula));
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), p);
 }
 
@@ -364,8 +378,8 @@ std::pair<Value, Value> splitThreshold(KernelOp kernel, OpBuilder &b,
                                        Location loc, bool reversed,
                                        int64_t split, int64_t maxChunks,
                                        int64_t width, int64_t values) {
-  auto [threshold, fit] =
-      splitThresholdFormulas(reversed, split, maxChunks, width, values);
+  auto [threshold, fit] = splitThresholdFormulas(
+      b.getContext(), reversed, split, maxChunks, width, values);
   Value t = formulaParam(kernel, b, loc, "split_threshold", threshold);
   Value f = formulaParam(kernel, b, loc, "split_fit", fit);
   return {t, f};
@@ -717,8 +731,8 @@ struct SplitHeavyRows
     if (place)
       threshold = formulaParam(
           kernel, b, loc, "split_threshold",
-          splitThresholdFormulas(k.reversed, n, maxChunks, place.width,
-                                 k.lanes * k.loop.getNumResults())
+          splitThresholdFormulas(b.getContext(), k.reversed, n, maxChunks,
+                                 place.width, k.lanes * k.loop.getNumResults())
               .first);
     Value light = ix.cmp(arith::CmpIPredicate::sle, size, threshold);
     auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, light, false);

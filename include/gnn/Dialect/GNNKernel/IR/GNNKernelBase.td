@@ -13,6 +13,11 @@ include "mlir/IR/OpBase.td"
 def GNNK_Dialect : Dialect {
   let name = "gnnk";
   let cppNamespace = "::mlir::gnnk";
+  let useDefaultAttributePrinterParser = 1;
+  let extraClassDeclaration = [{
+    /// Registers the attributes (GNNKernelAttrs.cpp, where their storage is).
+    void registerAttributes();
+  }];
   let summary = "GPU kernels of graph neural network layers, before CUDA text";
   let description = [{
     The `gnnk` dialect is what a scheduled `gnn.kernel_group` is lowered to,

@@ -8,6 +8,7 @@
 #define GNN_DIALECT_GNNKERNEL_IR_GNNKERNELOPS_H
 
 #include "gnn/Dialect/GNN/IR/GNNDialect.h"
+#include "gnn/Dialect/GNNKernel/IR/GNNKernelAttrs.h"
 #include "gnn/Dialect/GNNKernel/IR/GNNKernelDialect.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"

@@ -8,6 +8,7 @@
 #ifndef GNN_DIALECT_GNNKERNEL_IR_GNNKERNELOPS_TD
 #define GNN_DIALECT_GNNKERNEL_IR_GNNKERNELOPS_TD
 
+include "gnn/Dialect/GNNKernel/IR/GNNKernelAttrs.td"
 include "gnn/Dialect/GNNKernel/IR/GNNKernelBase.td"
 include "gnn/Dialect/GNN/IR/GNNTypes.td"
 include "mlir/IR/BuiltinAttributes.td"
@@ -39,10 +40,10 @@ def GNNK_KernelOp : GNNK_Op<"kernel", [
       the node ids in increasing in- and out-degree, ties by id);
     - `gnnk.size = "nodes" | "edges" | "graphs"`: a graph size (`i64`); or
       `"csr_light_<j>"` / `"csc_light_<j>"` (0 <= j < 64): the number of
-      nodes of in- (out-) degree at most 2^j. With `gnnk.formula = "F"`
-      beside it, the size parameter is the runtime's value of the integer
-      formula F of those names (see `Formula.h`), evaluated once per launch,
-      and `gnnk.size` only names it (a C identifier).
+      nodes of in- (out-) degree at most 2^j. With `gnnk.formula = F` (a
+      `#gnnk.formula`) beside it, the size parameter is the runtime's value
+      of the integer formula F of the graph's sizes, evaluated once per
+      launch, and `gnnk.size` only names it (a C identifier).
 
     A result parameter may also carry `gnnk.accumulate` (a unit attribute):
     the runtime zeroes the result's buffer before the launch and the kernel
@@ -96,7 +97,8 @@ def GNNK_KernelOp : GNNK_Op<"kernel", [
     static constexpr ::llvm::StringLiteral kSize = "gnnk.size";
     /// A result zeroed before the launch, added into by the kernel.
     static constexpr ::llvm::StringLiteral kAccumulate = "gnnk.accumulate";
-    /// With kSize: the formula of the graph's sizes giving the value.
+    /// With kSize: the formula of the graph's sizes giving the value (a
+    /// FormulaAttr).
     static constexpr ::llvm::StringLiteral kFormula = "gnnk.formula";
   }];
 }
