@@ -23,7 +23,7 @@ std::string ScheduleProblem::check() const {
            " does not divide the row of " + std::to_string(rowElements);
   if (std::string bad = graph.check(); !bad.empty())
     return "graph statistics: " + bad;
-  if (maxChunks < 1)
+  if (maxChunks < ::mlir::gnn::kLeastMaxChunks)
     return "max chunks must be positive";
   return "";
 }

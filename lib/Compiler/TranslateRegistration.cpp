@@ -27,7 +27,7 @@ static llvm::cl::opt<std::string> stats(
                    "nodes:1000,edges:13000,max-in:5000)"));
 
 static llvm::cl::opt<int64_t> maxChunks(
-    "gnn-max-chunks", llvm::cl::init(8192),
+    "gnn-max-chunks", llvm::cl::init(::mlir::gnn::kDefaultMaxChunks),
     llvm::cl::desc("the most chunks of a split heavy-row kernel"));
 
 /// The options from the command line (`--gnn-stats` checked by lowered()).

@@ -52,7 +52,7 @@ static int fail(const std::string &message) {
   } while (false)
 
 static llvm::cl::opt<int64_t> maxChunks(
-    "max-chunks", llvm::cl::init(8192),
+    "max-chunks", llvm::cl::init(::mlir::gnn::kDefaultMaxChunks),
     llvm::cl::desc("the most chunks (blocks and partial results) of a split "
                    "heavy-row kernel; small values test long chunks"));
 

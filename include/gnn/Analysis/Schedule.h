@@ -36,6 +36,7 @@
 #define GNN_ANALYSIS_SCHEDULE_H
 
 #include "gnn/Analysis/GraphStats.h"
+#include "gnn/Dialect/GNN/Transforms/MaxChunks.h"
 
 #include <cstdint>
 #include <string>
@@ -71,7 +72,7 @@ struct ScheduleProblem {
   GraphStats graph = defaultStats();
   /// The most chunks of a split heavy-row kernel (gnn-split-heavy-rows'
   /// `max-chunks`): chunks hold at least edges / maxChunks edges.
-  int64_t maxChunks = 8192;
+  int64_t maxChunks = ::mlir::gnn::kDefaultMaxChunks;
   /// The statistics assumed when none are given: 1000 nodes of in-degree 16.
   static GraphStats defaultStats();
   /// Empty when the problem is well-formed, else what is wrong.
@@ -113,7 +114,8 @@ int64_t chooseSplit(const ScheduleProblem &problem);
 /// What the default schedules of row kinds read from the statistics, as a
 /// string: two graphs with equal keys get equal default schedules (the
 /// Python package keys its compiled functions by it).
-std::string scheduleKey(const GraphStats &stats, int64_t maxChunks = 8192);
+std::string scheduleKey(const GraphStats &stats,
+                        int64_t maxChunks = ::mlir::gnn::kDefaultMaxChunks);
 
 } // namespace gnn
 

@@ -18,6 +18,8 @@
 
 #include "gnn/Analysis/Schedule.h"
 #include "gnn/Dialect/GNN/Transforms/Autodiff.h"
+#include "gnn/Dialect/GNN/Transforms/MaxChunks.h"
+#include "gnn/Dialect/GNN/Transforms/Pipelines.h"
 #include "gnn/Runtime/Program.h"
 #include "gnn/Runtime/TrainingProgram.h"
 
@@ -38,36 +40,19 @@ struct CompileOptions {
   int indexBits = 32;
   /// The most chunks a split heavy-row kernel uses (gnn-split-heavy-rows'
   /// `max-chunks`): bounds its partial-result buffer.
-  int64_t maxChunks = 8192;
+  int64_t maxChunks = ::mlir::gnn::kDefaultMaxChunks;
   /// The heavy-row threshold of every row group instead of the one chosen
   /// from the statistics (gnn-select-schedules' `split`); -1: chosen.
   int64_t split = -1;
 };
 
-/// Options of `gnn-cuda-pipeline`.
-struct CUDAPipelineOptions : public PassPipelineOptions<CUDAPipelineOptions> {
-  Option<std::string> stats{
-      *this, "stats",
-      llvm::cl::desc("graph statistics (gnn-select-schedules' `stats`, "
-                     "gnn::GraphStats::toOption's form)"),
-      llvm::cl::init("")};
+/// Options of `gnn-cuda-pipeline`: those of gnn-codegen-pipeline and the
+/// index width.
+struct CUDAPipelineOptions
+    : public SchedulePipelineOptions<CUDAPipelineOptions> {
   Option<int> indexBits{*this, "index-bits",
                         llvm::cl::desc("graph index width (32 or 64)"),
                         llvm::cl::init(32)};
-  Option<int64_t> maxChunks{
-      *this, "max-chunks",
-      llvm::cl::desc("the most chunks of a split heavy-row kernel "
-                     "(gnn-split-heavy-rows' max-chunks)"),
-      llvm::cl::init(8192)};
-  Option<int64_t> split{
-      *this, "split",
-      llvm::cl::desc("heavy-row threshold of every row group "
-                     "(gnn-select-schedules' `split`; -1: from the statistics)"),
-      llvm::cl::init(-1)};
-  ListOption<std::string> fuse{
-      *this, "fuse",
-      llvm::cl::desc("fusion rules (gnn-form-kernel-groups' `fuse`; empty: "
-                     "its default)")};
 };
 
 /// `gnn-cuda-pipeline`: graph-level IR to gnnk kernels and launches (kernel

@@ -38,11 +38,9 @@ struct SelectSchedules
   using GNNSelectSchedulesBase::GNNSelectSchedulesBase;
 
   void runOnOperation() override {
-    if (maxChunks < 1 || maxChunks > std::numeric_limits<int32_t>::max()) {
-      getOperation().emitError()
-          << "expects max-chunks between 1 and "
-          << std::numeric_limits<int32_t>::max() << " but got "
-          << static_cast<int64_t>(maxChunks);
+    if (std::string bad = ::mlir::gnn::checkMaxChunks(maxChunks);
+        !bad.empty()) {
+      getOperation().emitError() << bad;
       return signalPassFailure();
     }
     if (split != -1 && (split < 0 || (split > 0 && split < 32))) {

@@ -550,10 +550,9 @@ struct SplitHeavyRows
     ModuleOp module = getOperation();
     // The cap also sizes the partial-result buffer (times 2 x lanes x
     // carried values): kept far from 64-bit overflow.
-    constexpr int64_t kMostChunks = (int64_t(1) << 31) - 1;
-    if (maxChunks < 1 || maxChunks > kMostChunks) {
-      module.emitError() << "expects max-chunks between 1 and " << kMostChunks
-                         << " but got " << static_cast<int64_t>(maxChunks);
+    if (std::string bad = ::mlir::gnn::checkMaxChunks(maxChunks);
+        !bad.empty()) {
+      module.emitError() << bad;
       return signalPassFailure();
     }
     SmallVector<KernelOp> kernels;

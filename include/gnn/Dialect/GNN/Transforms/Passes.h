@@ -8,6 +8,7 @@
 #define GNN_DIALECT_GNN_TRANSFORMS_PASSES_H
 
 #include "gnn/Dialect/GNN/IR/GNNOps.h"
+#include "gnn/Dialect/GNN/Transforms/MaxChunks.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

@@ -8,34 +8,44 @@
 #ifndef GNN_DIALECT_GNN_TRANSFORMS_PIPELINES_H
 #define GNN_DIALECT_GNN_TRANSFORMS_PIPELINES_H
 
+#include "gnn/Dialect/GNN/Transforms/MaxChunks.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
 namespace mlir {
 namespace gnn {
 
-/// Options of the code generation pipeline: the graph statistics schedules
-/// depend on.
-struct CodegenPipelineOptions
-    : public PassPipelineOptions<CodegenPipelineOptions> {
-  Option<std::string> stats{
+/// The options of every pipeline that picks schedules (the graph
+/// statistics they depend on, the split and fusion choices), declared once;
+/// `Derived` adds its own.
+template <typename Derived>
+struct SchedulePipelineOptions : public PassPipelineOptions<Derived> {
+  ::mlir::detail::PassOptions::Option<std::string> stats{
       *this, "stats",
-      llvm::cl::desc("graph statistics (gnn-select-schedules' `stats`)"),
+      llvm::cl::desc("graph statistics (gnn-select-schedules' `stats`, "
+                     "gnn::GraphStats::toOption's form)"),
       llvm::cl::init("")};
-  Option<int64_t> maxChunks{
+  ::mlir::detail::PassOptions::Option<int64_t> maxChunks{
       *this, "max-chunks",
-      llvm::cl::desc("the most chunks of a split heavy-row kernel"),
-      llvm::cl::init(8192)};
-  Option<int64_t> split{
+      llvm::cl::desc("the most chunks of a split heavy-row kernel "
+                     "(gnn-split-heavy-rows' max-chunks)"),
+      llvm::cl::init(::mlir::gnn::kDefaultMaxChunks)};
+  ::mlir::detail::PassOptions::Option<int64_t> split{
       *this, "split",
-      llvm::cl::desc("heavy-row threshold of every row group "
-                     "(gnn-select-schedules' `split`; -1: from the statistics)"),
+      llvm::cl::desc(
+          "heavy-row threshold of every row group "
+          "(gnn-select-schedules' `split`; -1: from the statistics)"),
       llvm::cl::init(-1)};
-  ListOption<std::string> fuse{
+  ::mlir::detail::PassOptions::ListOption<std::string> fuse{
       *this, "fuse",
       llvm::cl::desc("fusion rules (gnn-form-kernel-groups' `fuse`; empty: "
                      "its default)")};
 };
+
+/// Options of the code generation pipeline.
+struct CodegenPipelineOptions
+    : public SchedulePipelineOptions<CodegenPipelineOptions> {};
 
 /// `gnn-codegen-pipeline`: graph-level IR to kernel groups with schedules,
 /// ready for the CUDA emitter and the Program lowering.

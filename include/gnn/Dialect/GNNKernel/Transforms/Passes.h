@@ -7,6 +7,7 @@
 #ifndef GNN_DIALECT_GNNKERNEL_TRANSFORMS_PASSES_H
 #define GNN_DIALECT_GNNKERNEL_TRANSFORMS_PASSES_H
 
+#include "gnn/Dialect/GNN/Transforms/MaxChunks.h"
 #include "gnn/Dialect/GNNKernel/IR/GNNKernelOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

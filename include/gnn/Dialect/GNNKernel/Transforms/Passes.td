@@ -7,6 +7,7 @@
 #ifndef GNN_DIALECT_GNNKERNEL_TRANSFORMS_PASSES_TD
 #define GNN_DIALECT_GNNKERNEL_TRANSFORMS_PASSES_TD
 
+include "gnn/Dialect/GNN/Transforms/MaxChunksOption.td"
 include "mlir/Pass/PassBase.td"
 
 def GNNLowerToKernels : Pass<"gnn-lower-to-kernels", "ModuleOp"> {
@@ -132,9 +133,7 @@ def GNNSplitHeavyRows : Pass<"gnn-split-heavy-rows", "ModuleOp"> {
     ```
   }];
   let options = [
-    Option<"maxChunks", "max-chunks", "int64_t", /*default=*/"8192",
-           "the most chunks (blocks of the partial and final kernels, and "
-           "partial results) a split kernel uses">,
+    GNN_MaxChunksOption,
   ];
   let dependentDialects = ["::mlir::gnnk::GNNKDialect",
                            "::mlir::arith::ArithDialect",
