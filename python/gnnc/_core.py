@@ -398,9 +398,9 @@ def _require_cuda() -> None:
 class _Compiled:
     """A parsed module and what was derived from it."""
 
-    def __init__(self, key: str, source: str, name: str):
+    def __init__(self, key: str, module):
         self.key = key
-        self.module = _C.Module.parse(source, name)
+        self.module = module
         # The user's functions (differentiation adds @f_fwd and @f_bwd).
         self.functions = list(self.module.functions())
         self.signatures: Dict[str, dict] = {}
@@ -484,6 +484,8 @@ class _Compiled:
 
 
 _modules: Dict[str, _Compiled] = {}
+# id() of a gnnc.ir-built module -> its key in _modules (which keeps it alive).
+_BUILT: Dict[int, str] = {}
 
 
 def _module(key: str) -> _Compiled:
@@ -841,7 +843,27 @@ def compile(source: Optional[str] = None, function: Optional[str] = None, *,
     :class:`CompileError` (also a ``FileNotFoundError``) saying "no such
     file"; ``bytes`` raise ``TypeError``. IR that does not parse or verify
     raises :class:`CompileError` with located diagnostics. Compiling the same
-    text again returns the cached module."""
+    text again returns the cached module.
+
+    ``source`` may also be a module built with :mod:`gnnc.ir`
+    (``Builder.finish()``): no text is parsed; it is cached by its printed
+    form, so building the same function again returns the cached module."""
+    if isinstance(source, _C.Module):
+        if path is not None:
+            raise TypeError("gnnc.compile: give a module or path=, not both")
+        built = source
+        with _LOCK:
+            # A module compiled before is its _Compiled's (differentiation
+            # adds functions to it, so its text no longer names it).
+            key = _BUILT.get(id(built))
+            if key is None:
+                key = "ir:" + hashlib.sha256(built.text().encode("utf-8")).hexdigest()[:24]
+            compiled = _modules.get(key)
+            if compiled is None:
+                compiled = _Compiled(key, built)
+                _modules[key] = compiled
+                _BUILT[id(built)] = key
+        return _function_of(compiled, function, "the built module")
     if path is not None:
         if source is not None:
             raise TypeError("gnnc.compile: give IR text or path=, not both")
@@ -870,8 +892,13 @@ def compile(source: Optional[str] = None, function: Optional[str] = None, *,
     with _LOCK:
         compiled = _modules.get(key)
         if compiled is None:
-            compiled = _Compiled(key, source, name)
+            compiled = _Compiled(key, _C.Module.parse(source, name))
             _modules[key] = compiled
+    return _function_of(compiled, function, name)
+
+
+def _function_of(compiled: _Compiled, function: Optional[str], name: str) -> Function:
+    """The callable of ``function`` (default: the only public one)."""
     if function is None:
         names = compiled.functions
         if len(names) != 1:

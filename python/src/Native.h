@@ -393,6 +393,16 @@ public:
   }
 
   ModuleOp op() const { return *module; }
+  MLIRContext &contextRef() { return *context; }
+
+  /// An empty module named `name`, for FunctionBuilder (IRBuilder.cpp) to
+  /// build into.
+  static std::unique_ptr<Module> empty(const std::string &name) {
+    auto m = std::unique_ptr<Module>(new Module());
+    m->module = ModuleOp::create(UnknownLoc::get(m->context.get()));
+    m->name = name;
+    return m;
+  }
 
 private:
   Module() : context(std::make_unique<MLIRContext>(registry())) {

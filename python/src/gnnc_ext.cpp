@@ -23,6 +23,8 @@ void registerGraph(int64_t handle, nb::object graph, int64_t nodes,
                    uintptr_t flag);
 void forgetGraph(int64_t handle);
 void setResolver(nb::object fn);
+// IRBuilder.cpp: gnnc.ir's FunctionBuilder.
+void bindIRBuilder(nb::module_ &m);
 } // namespace gnnc_py
 
 NB_MODULE(_gnnc, m) {
@@ -48,6 +50,7 @@ NB_MODULE(_gnnc, m) {
       .def("differentiate", &Module::differentiate)
       .def("text", &Module::text)
       .def("run_reference", &Module::runReference);
+  bindIRBuilder(m);
 
   // Whether two host buffers hold the same bytes: the graph cache's
   // per-call check of an edge_index against its copy (gnnc/_core.py).

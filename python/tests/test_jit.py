@@ -9,6 +9,7 @@ import pytest
 
 gnnc = pytest.importorskip("gnnc")
 from gnnc import _jit  # noqa: E402
+from gnnc import _gnnc as _C  # noqa: E402
 from gnnc._core import _Compiled  # noqa: E402
 
 
@@ -153,7 +154,7 @@ def test_compiled_module_keys_its_variants_by_schedule_key():
     # _Compiled._specialised with a fake CudaFunction: two graphs whose
     # statistics differ only in the schedule key share the compiled variant
     # until the second one's is ready.
-    m = _Compiled("k", "func.func @f(%g: !gnn.graph) { return }", "test")
+    m = _Compiled("k", _C.Module.parse("func.func @f(%g: !gnn.graph) { return }", "test"))
     made = []
     gate = threading.Event()
 

@@ -728,7 +728,7 @@ def propagate(template: str, config: tuple, edge_index: Tensor, num_nodes: int,
               *tensors: Tensor) -> Tensor:
     """Runs the `gnn` function `_ir.<template>(*config)` on the graph of
     `edge_index` (num_nodes nodes) with `tensors` as its arguments after the
-    graph. gnnc caches the compiled function per source text.
+    graph. The compiled function is kept per (template, config).
 
     The graph's handle is looked up here, where torch.compile traces
     strictly (its gnnc::graph op then yields the handle as a graph value);
@@ -745,8 +745,8 @@ def _run_function(template: str, config: tuple, edge_index: Tensor,
     graph break."""
     fn = _FUNCTIONS.get((template, config))
     if fn is None:
-        source, name = getattr(_ir, template)(*config)
-        fn = gnnc.compile(source, function=name)
+        module, name = getattr(_ir, template)(*config)
+        fn = gnnc.compile(module, function=name)
         _FUNCTIONS[(template, config)] = fn
     # The tensor itself, not a gnnc.Graph (which would copy it on every
     # call): gnnc's graph cache checks it, or trusts it when it is private.

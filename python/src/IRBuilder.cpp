@@ -1,0 +1,550 @@
+//===- IRBuilder.cpp - gnn functions built from Python, op by op ----------===//
+//
+// Part of gnnc.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// `gnnc._gnnc.FunctionBuilder`: builds one `gnn`-dialect function with
+/// MLIR's builders, op by op, as `gnnc.ir` (python/gnnc/ir.py) asks. Values
+/// cross to Python as integer ids; shapes, kinds, affine maps and the scalar
+/// bodies of `linalg.generic` cross as structures, never as IR text. Every op
+/// carries the Python line that asked for it, so the verifier's diagnostics
+/// point at the layer's source.
+///
+//===----------------------------------------------------------------------===//
+
+#include "Native.h"
+
+#include "gnn/Dialect/GNN/IR/GNNOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Verifier.h"
+
+#include <cstring>
+#include <map>
+
+namespace gnnc_py {
+namespace {
+
+using mlir::gnn::EdgeEnd;
+using mlir::gnn::ReduceKind;
+using mlir::gnn::SddmmKind;
+
+/// The Python line an op comes from: (file, line).
+using Where = std::pair<std::string, int64_t>;
+
+/// One map result: (true, d) is the dimension d, (false, k) the constant k.
+using MapResult = std::pair<bool, int64_t>;
+
+/// An operand of a body op: (0, i) block argument i, (1, j) the result of
+/// body op j, (2, id) the function-level value `id` (a scalar).
+using BodyRef = std::pair<int, int64_t>;
+
+/// One scalar op of a body: (name, operands, predicate of arith.cmpf).
+using BodyOp = std::tuple<std::string, std::vector<BodyRef>, std::string>;
+
+[[noreturn]] void refuse(const std::string &message) {
+  throw std::invalid_argument("gnnc.ir: " + message);
+}
+
+class FunctionBuilder {
+public:
+  FunctionBuilder(const std::string &name, const std::string &element)
+      : module(Module::empty("<gnnc.ir:" + name + ">")),
+        ctx(module->contextRef()), builder(&ctx) {
+    if (element == "f32")
+      elementType = builder.getF32Type();
+    else if (element == "f64")
+      elementType = builder.getF64Type();
+    else
+      refuse("expected the element type 'f32' or 'f64', got '" + element + "'");
+    if (name.empty())
+      refuse("the function needs a name");
+    ModuleOp m = module->op();
+    builder.setInsertionPointToEnd(m.getBody());
+    auto type = builder.getFunctionType({mlir::gnn::GraphType::get(&ctx)}, {});
+    function = func::FuncOp::create(builder, UnknownLoc::get(&ctx), name, type);
+    Block *entry = function.addEntryBlock();
+    graph = entry->getArgument(0);
+    builder.setInsertionPointToEnd(entry);
+  }
+
+  /// A tensor argument of `shape` (-1: the dynamic leading dimension).
+  int64_t argument(const std::vector<int64_t> &shape, bool edge,
+                   bool differentiable, const Where &where) {
+    live();
+    if (!values.empty() && hasBody)
+      refuse("arguments come before the first op");
+    Type type = tensorType(shape);
+    Block &entry = function.getBody().front();
+    BlockArgument arg = entry.addArgument(type, at(where));
+    SmallVector<NamedAttribute> attrs;
+    if (edge)
+      attrs.push_back(
+          builder.getNamedAttr("gnn.domain", builder.getStringAttr("edge")));
+    if (differentiable)
+      attrs.push_back(
+          builder.getNamedAttr("gnn.differentiable", builder.getUnitAttr()));
+    argAttrs.push_back(builder.getDictionaryAttr(attrs));
+    return add(arg);
+  }
+
+  /// A scalar constant of the element type (one op per value).
+  int64_t constant(double value, const Where &where) {
+    live();
+    uint64_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    auto [it, fresh] = constants.try_emplace(bits, -1);
+    if (fresh)
+      it->second = add(arith::ConstantOp::create(
+          builder, at(where), builder.getFloatAttr(elementType, value)));
+    return it->second;
+  }
+
+  /// The size of dimension `axis` of tensor `id` (an index).
+  int64_t dim(int64_t id, int64_t axis, const Where &where) {
+    RankedTensorType t = tensorOf(id, "dim");
+    if (axis < 0 || axis >= t.getRank())
+      refuse("dim: axis " + std::to_string(axis) + " of a rank-" +
+             std::to_string(t.getRank()) + " tensor");
+    auto [it, fresh] = indices.try_emplace(axis, -1);
+    if (fresh)
+      it->second =
+          add(arith::ConstantIndexOp::create(builder, at(where), axis));
+    return add(tensor::DimOp::create(builder, at(where), value(id),
+                                     value(it->second)));
+  }
+
+  /// An uninitialised tensor of `shape`; `sizes` are index values, one per
+  /// dynamic dimension.
+  int64_t empty(const std::vector<int64_t> &shape,
+                const std::vector<int64_t> &sizes, const Where &where) {
+    RankedTensorType t = tensorType(shape);
+    if (sizes.size() != static_cast<size_t>(t.getNumDynamicDims()))
+      refuse("empty: " + std::to_string(t.getNumDynamicDims()) +
+             " dynamic dimension(s), " + std::to_string(sizes.size()) +
+             " size(s) given");
+    SmallVector<Value> dyn;
+    for (int64_t s : sizes) {
+      if (!value(s).getType().isIndex())
+        refuse("empty: a size must be an index (from dim)");
+      dyn.push_back(value(s));
+    }
+    return add(tensor::EmptyOp::create(builder, at(where), t, dyn));
+  }
+
+  /// `tensor` filled with the scalar `scalar`.
+  int64_t fill(int64_t scalar, int64_t tensor, const Where &where) {
+    scalarOf(scalar, "fill");
+    tensorOf(tensor, "fill");
+    return add(
+        linalg::FillOp::create(builder, at(where), value(scalar), value(tensor))
+            .getResult(0));
+  }
+
+  int64_t spmm(const std::string &reduce, int64_t input, int64_t weights,
+               bool reversed, const Where &where) {
+    auto kind = mlir::gnn::symbolizeReduceKind(reduce);
+    if (!kind)
+      refuse("spmm: expected the reduction sum, mean, max or min, got '" +
+             reduce + "'");
+    Value w = weights < 0 ? Value() : value(tensorId(weights, "spmm"));
+    return add(mlir::gnn::SpmmOp::create(
+                   builder, at(where), tensorOf(input, "spmm"),
+                   /*winner=*/Type(), *kind, graph, value(input), w, reversed)
+                   .getResult());
+  }
+
+  int64_t sddmm(const std::string &kindName, int64_t lhs, int64_t rhs,
+                bool reversed, const Where &where) {
+    auto kind = mlir::gnn::symbolizeSddmmKind(kindName);
+    if (!kind)
+      refuse("sddmm: expected dot, add, sub or mul, got '" + kindName + "'");
+    RankedTensorType t = tensorOf(lhs, "sddmm");
+    tensorOf(rhs, "sddmm");
+    if (*kind == SddmmKind::dot) {
+      if (t.getRank() < 2)
+        refuse("sddmm dot: the rows need a feature dimension");
+      t = RankedTensorType::get(t.getShape().drop_back(), t.getElementType());
+    }
+    return add(mlir::gnn::SddmmOp::create(builder, at(where), t, *kind, graph,
+                                          value(lhs), value(rhs), reversed));
+  }
+
+  int64_t edgeSoftmax(int64_t input, bool reversed, const Where &where) {
+    return add(mlir::gnn::EdgeSoftmaxOp::create(
+                   builder, at(where),
+                   TypeRange{tensorOf(input, "edge_softmax")}, graph,
+                   value(input), reversed)
+                   .getResult());
+  }
+
+  int64_t degree(bool reversed, const Where &where) {
+    live();
+    auto t = RankedTensorType::get({ShapedType::kDynamic}, elementType);
+    return add(
+        mlir::gnn::DegreeOp::create(builder, at(where), t, graph, reversed));
+  }
+
+  int64_t reduce(const std::string &kindName, int64_t input, bool reversed,
+                 const Where &where) {
+    auto kind = mlir::gnn::symbolizeReduceKind(kindName);
+    if (!kind)
+      refuse("reduce: expected sum, mean, max or min, got '" + kindName + "'");
+    return add(mlir::gnn::ReduceOp::create(
+                   builder, at(where), tensorOf(input, "reduce"),
+                   /*winner=*/Type(), *kind, graph, value(input), reversed)
+                   .getResult());
+  }
+
+  int64_t gather(const std::string &endName, int64_t input,
+                 const Where &where) {
+    auto end = mlir::gnn::symbolizeEdgeEnd(endName);
+    if (!end)
+      refuse("gather: expected the end src or dst, got '" + endName + "'");
+    return add(mlir::gnn::GatherOp::create(builder, at(where),
+                                           tensorOf(input, "gather"), *end,
+                                           graph, value(input)));
+  }
+
+  /// A linalg.generic over `numDims` loops; its results have the types of
+  /// `outs`. The body's ops are built in order; `yields` name the values
+  /// it yields, one per output.
+  std::vector<int64_t>
+  generic(int64_t numDims, const std::vector<std::vector<MapResult>> &maps,
+          const std::vector<std::string> &iterators,
+          const std::vector<int64_t> &ins, const std::vector<int64_t> &outs,
+          const std::vector<BodyOp> &body, const std::vector<BodyRef> &yields,
+          const Where &where) {
+    live();
+    size_t operands = ins.size() + outs.size();
+    if (outs.empty())
+      refuse("generic: at least one output");
+    if (maps.size() != operands)
+      refuse("generic: " + std::to_string(operands) + " operands, " +
+             std::to_string(maps.size()) + " indexing maps");
+    if (static_cast<int64_t>(iterators.size()) != numDims)
+      refuse("generic: " + std::to_string(numDims) + " loops, " +
+             std::to_string(iterators.size()) + " iterator types");
+    if (yields.size() != outs.size())
+      refuse("generic: " + std::to_string(outs.size()) + " outputs, " +
+             std::to_string(yields.size()) + " yielded values");
+    SmallVector<AffineMap> affine;
+    for (const auto &m : maps)
+      affine.push_back(affineMap(numDims, m));
+    SmallVector<utils::IteratorType> iters;
+    for (const std::string &i : iterators) {
+      auto it = utils::symbolizeIteratorType(i);
+      if (!it)
+        refuse("generic: expected the iterator type parallel or reduction, "
+               "got '" +
+               i + "'");
+      iters.push_back(*it);
+    }
+    SmallVector<Value> inValues, outValues;
+    SmallVector<Type> resultTypes;
+    for (int64_t i : ins)
+      inValues.push_back(value(tensorId(i, "generic")));
+    for (int64_t o : outs) {
+      resultTypes.push_back(tensorOf(o, "generic"));
+      outValues.push_back(value(o));
+    }
+    // Checked whole before the op is built: nothing may fail (throw)
+    // inside MLIR's region builder.
+    checkBody(body, yields, operands);
+    auto op = linalg::GenericOp::create(
+        builder, at(where), resultTypes, inValues, outValues, affine, iters,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          SmallVector<Value> results;
+          auto ref = [&](const BodyRef &r) -> Value {
+            return r.first == 0   ? args[r.second]
+                   : r.first == 1 ? results[r.second]
+                                  : values[r.second];
+          };
+          for (const auto &[name, refs, predicate] : body) {
+            SmallVector<Value> a;
+            for (const BodyRef &r : refs)
+              a.push_back(ref(r));
+            results.push_back(scalarOp(b, l, name, a, predicate));
+          }
+          SmallVector<Value> yielded;
+          for (const BodyRef &r : yields)
+            yielded.push_back(ref(r));
+          linalg::YieldOp::create(b, l, yielded);
+        });
+    std::vector<int64_t> ids;
+    for (Value r : op.getResults())
+      ids.push_back(add(r));
+    return ids;
+  }
+
+  /// The shape of tensor `id` (-1 for a dynamic dimension); empty for a
+  /// scalar or an index.
+  std::vector<int64_t> shape(int64_t id) const {
+    std::vector<int64_t> s;
+    if (auto t = dyn_cast<RankedTensorType>(value(id).getType()))
+      for (int64_t d : t.getShape())
+        s.push_back(ShapedType::isDynamic(d) ? -1 : d);
+    return s;
+  }
+
+  /// "tensor", "scalar" or "index".
+  std::string kind(int64_t id) const {
+    Type t = value(id).getType();
+    return isa<RankedTensorType>(t) ? "tensor"
+           : t.isIndex()            ? "index"
+                                    : "scalar";
+  }
+
+  /// Returns `results`, verifies the function and hands the module over;
+  /// the builder is spent.
+  std::unique_ptr<Module> finish(const std::vector<int64_t> &results,
+                                 const Where &where) {
+    live();
+    if (results.empty())
+      refuse("a function returns at least one tensor");
+    SmallVector<Value> returned;
+    SmallVector<Type> types;
+    for (int64_t r : results) {
+      tensorOf(r, "return");
+      returned.push_back(value(r));
+      types.push_back(value(r).getType());
+    }
+    func::ReturnOp::create(builder, at(where), returned);
+    Block &entry = function.getBody().front();
+    function.setFunctionType(
+        builder.getFunctionType(entry.getArgumentTypes(), types));
+    SmallVector<Attribute> attrs{builder.getDictionaryAttr({})};
+    attrs.append(argAttrs.begin(), argAttrs.end());
+    function.setAllArgAttrs(attrs);
+    {
+      DiagnosticCollector diags(ctx);
+      if (failed(mlir::verify(module->op())))
+        diags.raise(function.getSymName().str() +
+                    ": the built function does not verify");
+    }
+    spent = true;
+    return std::move(module);
+  }
+
+private:
+  void live() const {
+    if (spent)
+      refuse("this function was finished already; start a new one");
+  }
+
+  Location at(const Where &where) {
+    return FileLineColLoc::get(&ctx, where.first, where.second, 1);
+  }
+
+  int64_t add(Value v) {
+    values.push_back(v);
+    if (!isa<BlockArgument>(v))
+      hasBody = true;
+    return static_cast<int64_t>(values.size()) - 1;
+  }
+
+  Value value(int64_t id) const {
+    live();
+    if (id < 0 || id >= static_cast<int64_t>(values.size()))
+      refuse("no value #" + std::to_string(id) + " in this function");
+    return values[id];
+  }
+
+  RankedTensorType tensorOf(int64_t id, const char *what) const {
+    auto t = dyn_cast<RankedTensorType>(value(id).getType());
+    if (!t)
+      refuse(std::string(what) + ": expected a tensor, got a " + kind(id));
+    return t;
+  }
+  int64_t tensorId(int64_t id, const char *what) const {
+    tensorOf(id, what);
+    return id;
+  }
+  int64_t scalarOf(int64_t id, const char *what) const {
+    if (value(id).getType() != elementType)
+      refuse(std::string(what) +
+             ": expected a scalar of the element type, "
+             "got a " +
+             kind(id));
+    return id;
+  }
+
+  RankedTensorType tensorType(const std::vector<int64_t> &shape) {
+    SmallVector<int64_t> dims;
+    for (int64_t d : shape) {
+      if (d < -1)
+        refuse("a dimension is a size >= 0, or -1 (dynamic), got " +
+               std::to_string(d));
+      dims.push_back(d == -1 ? ShapedType::kDynamic : d);
+    }
+    return RankedTensorType::get(dims, elementType);
+  }
+
+  AffineMap affineMap(int64_t numDims, const std::vector<MapResult> &m) {
+    SmallVector<AffineExpr> exprs;
+    for (auto [isDim, v] : m) {
+      if (isDim && (v < 0 || v >= numDims))
+        refuse("generic: an indexing map uses dimension " + std::to_string(v) +
+               " of " + std::to_string(numDims));
+      exprs.push_back(isDim ? builder.getAffineDimExpr(v)
+                            : builder.getAffineConstantExpr(v));
+    }
+    return AffineMap::get(numDims, 0, exprs, &ctx);
+  }
+
+  /// What a body op takes and gives.
+  struct ScalarOpInfo {
+    unsigned arity;
+    bool boolean; ///< its result is a comparison's i1
+  };
+  static const ScalarOpInfo *scalarOpInfo(const std::string &name) {
+    static const std::map<std::string, ScalarOpInfo> table = {
+        {"arith.negf", {1, false}},     {"math.sqrt", {1, false}},
+        {"math.rsqrt", {1, false}},     {"math.exp", {1, false}},
+        {"math.log", {1, false}},       {"math.tanh", {1, false}},
+        {"math.absf", {1, false}},      {"arith.addf", {2, false}},
+        {"arith.subf", {2, false}},     {"arith.mulf", {2, false}},
+        {"arith.divf", {2, false}},     {"arith.maximumf", {2, false}},
+        {"arith.minimumf", {2, false}}, {"arith.cmpf", {2, true}},
+        {"arith.select", {3, false}},
+    };
+    auto it = table.find(name);
+    return it == table.end() ? nullptr : &it->second;
+  }
+
+  /// Refuses a body that refers to nothing, names an unknown op, or mixes
+  /// comparisons and numbers; `numArgs` block arguments.
+  void checkBody(const std::vector<BodyOp> &body,
+                 const std::vector<BodyRef> &yields, size_t numArgs) const {
+    std::vector<bool> boolean;
+    auto isBool = [&](const BodyRef &r, size_t j) {
+      auto [kind, index] = r;
+      if (kind == 0 && index >= 0 && static_cast<size_t>(index) < numArgs)
+        return false;
+      if (kind == 1 && index >= 0 && static_cast<size_t>(index) < j)
+        return static_cast<bool>(boolean[index]);
+      if (kind == 2) {
+        scalarOf(index, "generic: a captured value");
+        return false;
+      }
+      refuse("generic: a body operand refers to nothing (" +
+             std::to_string(kind) + ", " + std::to_string(index) + ")");
+    };
+    for (size_t j = 0; j < body.size(); ++j) {
+      const auto &[name, refs, predicate] = body[j];
+      const ScalarOpInfo *info = scalarOpInfo(name);
+      if (!info)
+        refuse("generic: no scalar op '" + name + "'");
+      if (refs.size() != info->arity)
+        refuse("generic: " + name + " takes " + std::to_string(info->arity) +
+               " operand(s), got " + std::to_string(refs.size()));
+      for (size_t k = 0; k < refs.size(); ++k) {
+        bool wantBool = name == "arith.select" && k == 0;
+        if (isBool(refs[k], j) != wantBool)
+          refuse("generic: " + name + " operand #" + std::to_string(k) +
+                 (wantBool ? " must be a comparison"
+                           : " must be a number, not a comparison"));
+      }
+      if (name == "arith.cmpf" && !arith::symbolizeCmpFPredicate(predicate))
+        refuse("generic: no comparison '" + predicate + "'");
+      boolean.push_back(info->boolean);
+    }
+    for (const BodyRef &r : yields)
+      if (isBool(r, body.size()))
+        refuse("generic: a body yields a comparison, not a number");
+  }
+
+  /// One scalar op of a generic's body (checked by checkBody).
+  static Value scalarOp(OpBuilder &b, Location l, const std::string &name,
+                        ArrayRef<Value> a, const std::string &predicate) {
+    if (name == "arith.negf")
+      return arith::NegFOp::create(b, l, a[0]);
+    if (name == "math.sqrt")
+      return math::SqrtOp::create(b, l, a[0]);
+    if (name == "math.rsqrt")
+      return math::RsqrtOp::create(b, l, a[0]);
+    if (name == "math.exp")
+      return math::ExpOp::create(b, l, a[0]);
+    if (name == "math.log")
+      return math::LogOp::create(b, l, a[0]);
+    if (name == "math.tanh")
+      return math::TanhOp::create(b, l, a[0]);
+    if (name == "math.absf")
+      return math::AbsFOp::create(b, l, a[0]);
+    if (name == "arith.addf")
+      return arith::AddFOp::create(b, l, a[0], a[1]);
+    if (name == "arith.subf")
+      return arith::SubFOp::create(b, l, a[0], a[1]);
+    if (name == "arith.mulf")
+      return arith::MulFOp::create(b, l, a[0], a[1]);
+    if (name == "arith.divf")
+      return arith::DivFOp::create(b, l, a[0], a[1]);
+    if (name == "arith.maximumf")
+      return arith::MaximumFOp::create(b, l, a[0], a[1]);
+    if (name == "arith.minimumf")
+      return arith::MinimumFOp::create(b, l, a[0], a[1]);
+    if (name == "arith.cmpf")
+      return arith::CmpFOp::create(
+          b, l, *arith::symbolizeCmpFPredicate(predicate), a[0], a[1]);
+    return arith::SelectOp::create(b, l, a[0], a[1], a[2]);
+  }
+
+  std::unique_ptr<Module> module;
+  MLIRContext &ctx;
+  OpBuilder builder;
+  Type elementType;
+  func::FuncOp function;
+  Value graph;
+  std::vector<Value> values;
+  SmallVector<Attribute> argAttrs;
+  std::map<uint64_t, int64_t> constants;
+  std::map<int64_t, int64_t> indices;
+  bool hasBody = false;
+  bool spent = false;
+};
+
+} // namespace
+
+void bindIRBuilder(nb::module_ &m) {
+  nb::class_<FunctionBuilder>(m, "FunctionBuilder")
+      .def(nb::init<const std::string &, const std::string &>(),
+           nb::arg("name"), nb::arg("element"))
+      .def("argument", &FunctionBuilder::argument, nb::arg("shape"),
+           nb::arg("edge"), nb::arg("differentiable"), nb::arg("where"))
+      .def("constant", &FunctionBuilder::constant, nb::arg("value"),
+           nb::arg("where"))
+      .def("dim", &FunctionBuilder::dim, nb::arg("value"), nb::arg("axis"),
+           nb::arg("where"))
+      .def("empty", &FunctionBuilder::empty, nb::arg("shape"), nb::arg("sizes"),
+           nb::arg("where"))
+      .def("fill", &FunctionBuilder::fill, nb::arg("scalar"), nb::arg("tensor"),
+           nb::arg("where"))
+      .def("spmm", &FunctionBuilder::spmm, nb::arg("reduce"), nb::arg("input"),
+           nb::arg("weights"), nb::arg("reversed"), nb::arg("where"))
+      .def("sddmm", &FunctionBuilder::sddmm, nb::arg("kind"), nb::arg("lhs"),
+           nb::arg("rhs"), nb::arg("reversed"), nb::arg("where"))
+      .def("edge_softmax", &FunctionBuilder::edgeSoftmax, nb::arg("input"),
+           nb::arg("reversed"), nb::arg("where"))
+      .def("degree", &FunctionBuilder::degree, nb::arg("reversed"),
+           nb::arg("where"))
+      .def("reduce", &FunctionBuilder::reduce, nb::arg("kind"),
+           nb::arg("input"), nb::arg("reversed"), nb::arg("where"))
+      .def("gather", &FunctionBuilder::gather, nb::arg("end"), nb::arg("input"),
+           nb::arg("where"))
+      .def("generic", &FunctionBuilder::generic, nb::arg("num_dims"),
+           nb::arg("maps"), nb::arg("iterators"), nb::arg("ins"),
+           nb::arg("outs"), nb::arg("body"), nb::arg("yields"),
+           nb::arg("where"))
+      .def("shape", &FunctionBuilder::shape, nb::arg("value"))
+      .def("kind", &FunctionBuilder::kind, nb::arg("value"))
+      .def("finish", &FunctionBuilder::finish, nb::arg("results"),
+           nb::arg("where"));
+}
+
+} // namespace gnnc_py
