@@ -284,6 +284,29 @@ class Builder:
         e = self.empty(shape, *sizes)
         return self.fill(self.const(0.0), e)
 
+    # -- dense ops -------------------------------------------------------
+    def matmul(self, lhs: Value, rhs: Value, out: Value) -> Value:
+        """``out + lhs @ rhs`` (``linalg.matmul``; ``out`` usually
+        :meth:`zeros`)."""
+        return self._value(self._b.matmul(self._id(lhs, "matmul"),
+                                          self._id(rhs, "matmul"),
+                                          self._id(out, "matmul"), _where()))
+
+    def expand(self, x: Value, groups: Sequence[Sequence[int]], shape: _Shape,
+               *sizes: Value) -> Value:
+        """``tensor.expand_shape``: dimension ``k`` of ``x`` becomes the
+        result dimensions ``groups[k]`` of ``shape`` (``sizes``: one index
+        per ``None``), e.g. ``[N, 64] -> [N, 4, 16]`` with ``[[0], [1, 2]]``."""
+        return self._value(self._b.expand(
+            self._id(x, "expand"), [list(g) for g in groups], self._shape(shape),
+            [self._id(s, "expand") for s in sizes], _where()))
+
+    def collapse(self, x: Value, groups: Sequence[Sequence[int]]) -> Value:
+        """``tensor.collapse_shape``: the dimensions of each group of ``x``
+        merge into one."""
+        return self._value(self._b.collapse(self._id(x, "collapse"),
+                                            [list(g) for g in groups], _where()))
+
     # -- graph ops -------------------------------------------------------
     def spmm(self, reduce: str, x: Value, weights: Optional[Value] = None,
              reversed: bool = False) -> Value:

@@ -147,6 +147,60 @@ public:
             .getResult(0));
   }
 
+  /// `out + lhs x rhs` (linalg.matmul; `out` is usually zeros).
+  int64_t matmul(int64_t lhs, int64_t rhs, int64_t out, const Where &where) {
+    RankedTensorType a = tensorOf(lhs, "matmul"), b = tensorOf(rhs, "matmul"),
+                     o = tensorOf(out, "matmul");
+    if (a.getRank() != 2 || b.getRank() != 2 || o.getRank() != 2)
+      refuse("matmul: expected matrices (rank 2)");
+    return add(linalg::MatmulOp::create(builder, at(where), TypeRange{o},
+                                        ValueRange{value(lhs), value(rhs)},
+                                        ValueRange{value(out)})
+                   .getResult(0));
+  }
+
+  /// tensor.expand_shape of `input` into `shape` (-1: dynamic, given by the
+  /// index values `sizes`, one per dynamic dimension), grouping result
+  /// dimensions by `groups`.
+  int64_t expand(int64_t input, const std::vector<std::vector<int64_t>> &groups,
+                 const std::vector<int64_t> &shape,
+                 const std::vector<int64_t> &sizes, const Where &where) {
+    RankedTensorType from = tensorOf(input, "expand");
+    RankedTensorType to = tensorType(shape);
+    SmallVector<ReassociationIndices> reassociation =
+        checkGroups(groups, from.getRank(), to.getRank(), "expand");
+    SmallVector<OpFoldResult> outputShape;
+    size_t next = 0;
+    for (int64_t d : to.getShape()) {
+      if (!ShapedType::isDynamic(d)) {
+        outputShape.push_back(builder.getIndexAttr(d));
+        continue;
+      }
+      if (next >= sizes.size())
+        refuse("expand: a size for every dynamic dimension");
+      if (!value(sizes[next]).getType().isIndex())
+        refuse("expand: a size must be an index (from dim)");
+      outputShape.push_back(value(sizes[next++]));
+    }
+    if (next != sizes.size())
+      refuse("expand: " + std::to_string(sizes.size()) + " sizes for " +
+             std::to_string(next) + " dynamic dimension(s)");
+    return add(tensor::ExpandShapeOp::create(
+        builder, at(where), to, value(input), reassociation, outputShape));
+  }
+
+  /// tensor.collapse_shape of `input`, merging the dimensions of each group.
+  int64_t collapse(int64_t input,
+                   const std::vector<std::vector<int64_t>> &groups,
+                   const Where &where) {
+    RankedTensorType from = tensorOf(input, "collapse");
+    SmallVector<ReassociationIndices> reassociation =
+        checkGroups(groups, static_cast<int64_t>(groups.size()), from.getRank(),
+                    "collapse");
+    return add(tensor::CollapseShapeOp::create(builder, at(where), value(input),
+                                               reassociation));
+  }
+
   int64_t spmm(const std::string &reduce, int64_t input, int64_t weights,
                bool reversed, const Where &where) {
     auto kind = mlir::gnn::symbolizeReduceKind(reduce);
@@ -386,6 +440,36 @@ private:
     return RankedTensorType::get(dims, elementType);
   }
 
+  /// `groups` as reassociation indices: consecutive, covering the `wide`
+  /// dimensions once, one group per dimension of the `narrow` side.
+  SmallVector<ReassociationIndices>
+  checkGroups(const std::vector<std::vector<int64_t>> &groups, int64_t narrow,
+              int64_t wide, const char *what) const {
+    if (static_cast<int64_t>(groups.size()) != narrow)
+      refuse(std::string(what) + ": " + std::to_string(groups.size()) +
+             " groups for " + std::to_string(narrow) + " dimensions");
+    SmallVector<ReassociationIndices> out;
+    int64_t next = 0;
+    for (const auto &g : groups) {
+      if (g.empty())
+        refuse(std::string(what) + ": an empty group");
+      ReassociationIndices r;
+      for (int64_t d : g) {
+        if (d != next)
+          refuse(std::string(what) + ": groups list the dimensions 0.." +
+                 std::to_string(wide - 1) + " in order, got " +
+                 std::to_string(d) + " where " + std::to_string(next) +
+                 " was expected");
+        r.push_back(next++);
+      }
+      out.push_back(r);
+    }
+    if (next != wide)
+      refuse(std::string(what) + ": the groups cover " + std::to_string(next) +
+             " of " + std::to_string(wide) + " dimensions");
+    return out;
+  }
+
   AffineMap affineMap(int64_t numDims, const std::vector<MapResult> &m) {
     SmallVector<AffineExpr> exprs;
     for (auto [isDim, v] : m) {
@@ -525,6 +609,13 @@ void bindIRBuilder(nb::module_ &m) {
            nb::arg("where"))
       .def("fill", &FunctionBuilder::fill, nb::arg("scalar"), nb::arg("tensor"),
            nb::arg("where"))
+      .def("matmul", &FunctionBuilder::matmul, nb::arg("lhs"), nb::arg("rhs"),
+           nb::arg("out"), nb::arg("where"))
+      .def("expand", &FunctionBuilder::expand, nb::arg("input"),
+           nb::arg("groups"), nb::arg("shape"), nb::arg("sizes"),
+           nb::arg("where"))
+      .def("collapse", &FunctionBuilder::collapse, nb::arg("input"),
+           nb::arg("groups"), nb::arg("where"))
       .def("spmm", &FunctionBuilder::spmm, nb::arg("reduce"), nb::arg("input"),
            nb::arg("weights"), nb::arg("reversed"), nb::arg("where"))
       .def("sddmm", &FunctionBuilder::sddmm, nb::arg("kind"), nb::arg("lhs"),

@@ -230,3 +230,39 @@ def test_constants_are_shared_and_exact():
     g, _ = _graph()
     v = torch.arange(6, dtype=torch.float64, device=DEVICE)
     torch.testing.assert_close(fn(g, v), v * 0.1 + math.pi, rtol=0, atol=0)
+
+
+def test_dense_ops_projection_heads_and_back():
+    # out = collapse(spmm(expand(x W))) + b: a projection into 2 heads of 3.
+    f = ir.Builder("proj", "f64")
+    x = f.arg([None, 4])
+    w = f.arg([4, 6])
+    b = f.arg([6])
+    n = f.dim(x)
+    h = f.matmul(x, w, f.zeros([None, 6], n))
+    h3 = f.expand(h, [[0], [1, 2]], [None, 2, 3], n)
+    agg = f.collapse(f.spmm("mean", h3), [[0], [1, 2]])
+    out = f.generic([(0, 1), (1,), (0, 1)], ["parallel", "parallel"], [agg, b],
+                    [f.empty([None, 6], n)], lambda a, c, o: a + c)
+    fn = gnnc.compile(f.finish(out))
+    g, ei = _graph()
+    xs = torch.randn(6, 4, dtype=torch.float64, device=DEVICE)
+    ws = torch.randn(4, 6, dtype=torch.float64, device=DEVICE)
+    bs = torch.randn(6, dtype=torch.float64, device=DEVICE)
+    hs = xs @ ws
+    src, dst = ei
+    total = torch.zeros(6, 6, dtype=torch.float64, device=DEVICE).index_add(0, dst, hs[src])
+    deg = torch.bincount(dst, minlength=6).clamp(min=1).to(torch.float64)
+    torch.testing.assert_close(fn(g, xs, ws, bs), total / deg[:, None] + bs)
+
+
+def test_refuses_bad_reshapes():
+    f = ir.Builder("f", "f32")
+    x = f.arg([None, 8])
+    n = f.dim(x)
+    with pytest.raises(ValueError, match="expand: groups list the dimensions 0..2 in order"):
+        f.expand(x, [[0], [2, 1]], [None, 2, 4], n)
+    with pytest.raises(ValueError, match="expand: a size for every dynamic dimension"):
+        f.expand(x, [[0], [1, 2]], [None, 2, 4])
+    with pytest.raises(ValueError, match="matmul: expected matrices"):
+        f.matmul(x, x, f.zeros([None], n))
