@@ -34,6 +34,9 @@ Indexing maps are tuples with one entry per dimension of the operand: an
 ``(0, 1)`` is the identity over two loops, ``(0,)`` the rows, ``(Const(0),)``
 the only element of a ``[1]`` tensor.
 
+Every op takes an optional ``name=``: ``Module.text(names=True)`` prints
+that value as ``%name`` (the examples are printed so).
+
 Mistakes are refused where they are made: a ``ValueError`` naming the op
 (a wrong operand kind, an unknown reduction), or, from :meth:`finish`, a
 :class:`gnnc.CompileError` with the verifier's diagnostics located at the
@@ -229,7 +232,12 @@ class Builder:
         self.dtype = dtype
         self._b = _C.FunctionBuilder(name, dtype)
 
-    def _value(self, id: int) -> Value:
+    def _value(self, id: int, name: Optional[str] = None) -> Value:
+        if name is not None:
+            if not isinstance(name, str) or not name.isidentifier():
+                raise ValueError(f"gnnc.ir: a value's name is an identifier, "
+                                 f"got {name!r}")
+            self._b.name(id, name)
         return Value(self, id)
 
     def _id(self, v, what: str) -> int:
@@ -255,97 +263,101 @@ class Builder:
 
     # -- arguments and plain values --------------------------------------
     def arg(self, shape: _Shape, *, edge: bool = False,
-            differentiable: bool = True) -> Value:
+            differentiable: bool = True, name: Optional[str] = None) -> Value:
         """A tensor argument; ``None`` marks the dynamic leading dimension
         (nodes, or edges with ``edge=True``). ``differentiable=False``: the
         backward computes no gradient for it (a mask)."""
         return self._value(self._b.argument(self._shape(shape), edge,
-                                            differentiable, _where()))
+                                            differentiable, _where()), name)
 
-    def const(self, value: float) -> Value:
+    def const(self, value: float, name: Optional[str] = None) -> Value:
         """A scalar constant (one per value)."""
-        return self._value(self._b.constant(float(value), _where()))
+        return self._value(self._b.constant(float(value), _where()), name)
 
-    def dim(self, value: Value, axis: int = 0) -> Value:
+    def dim(self, value: Value, axis: int = 0, name: Optional[str] = None) -> Value:
         """The size of dimension ``axis`` of a tensor (an index)."""
-        return self._value(self._b.dim(self._id(value, "dim"), axis, _where()))
+        return self._value(self._b.dim(self._id(value, "dim"), axis, _where()), name)
 
-    def empty(self, shape: _Shape, *sizes: Value) -> Value:
+    def empty(self, shape: _Shape, *sizes: Value, name: Optional[str] = None) -> Value:
         """An uninitialised tensor; ``sizes``: one index per ``None``."""
         return self._value(self._b.empty(
-            self._shape(shape), [self._id(s, "empty") for s in sizes], _where()))
+            self._shape(shape), [self._id(s, "empty") for s in sizes], _where()), name)
 
-    def fill(self, scalar: Value, tensor: Value) -> Value:
+    def fill(self, scalar: Value, tensor: Value, name: Optional[str] = None) -> Value:
         return self._value(self._b.fill(self._id(scalar, "fill"),
-                                        self._id(tensor, "fill"), _where()))
+                                        self._id(tensor, "fill"), _where()), name)
 
-    def zeros(self, shape: _Shape, *sizes: Value) -> Value:
+    def zeros(self, shape: _Shape, *sizes: Value, name: Optional[str] = None) -> Value:
         """A tensor of zeros (an empty tensor filled with 0.0)."""
         e = self.empty(shape, *sizes)
-        return self.fill(self.const(0.0), e)
+        return self.fill(self.const(0.0), e, name=name)
 
     # -- dense ops -------------------------------------------------------
-    def matmul(self, lhs: Value, rhs: Value, out: Value) -> Value:
+    def matmul(self, lhs: Value, rhs: Value, out: Value,
+               name: Optional[str] = None) -> Value:
         """``out + lhs @ rhs`` (``linalg.matmul``; ``out`` usually
         :meth:`zeros`)."""
         return self._value(self._b.matmul(self._id(lhs, "matmul"),
                                           self._id(rhs, "matmul"),
-                                          self._id(out, "matmul"), _where()))
+                                          self._id(out, "matmul"), _where()), name)
 
     def expand(self, x: Value, groups: Sequence[Sequence[int]], shape: _Shape,
-               *sizes: Value) -> Value:
+               *sizes: Value, name: Optional[str] = None) -> Value:
         """``tensor.expand_shape``: dimension ``k`` of ``x`` becomes the
         result dimensions ``groups[k]`` of ``shape`` (``sizes``: one index
         per ``None``), e.g. ``[N, 64] -> [N, 4, 16]`` with ``[[0], [1, 2]]``."""
         return self._value(self._b.expand(
             self._id(x, "expand"), [list(g) for g in groups], self._shape(shape),
-            [self._id(s, "expand") for s in sizes], _where()))
+            [self._id(s, "expand") for s in sizes], _where()), name)
 
-    def collapse(self, x: Value, groups: Sequence[Sequence[int]]) -> Value:
+    def collapse(self, x: Value, groups: Sequence[Sequence[int]],
+                 name: Optional[str] = None) -> Value:
         """``tensor.collapse_shape``: the dimensions of each group of ``x``
         merge into one."""
         return self._value(self._b.collapse(self._id(x, "collapse"),
-                                            [list(g) for g in groups], _where()))
+                                            [list(g) for g in groups], _where()), name)
 
     # -- graph ops -------------------------------------------------------
     def spmm(self, reduce: str, x: Value, weights: Optional[Value] = None,
-             reversed: bool = False) -> Value:
+             reversed: bool = False, name: Optional[str] = None) -> Value:
         """``gnn.spmm``: per node, ``reduce`` over incoming edges of
         ``w_e * x[src]``."""
         w = -1 if weights is None else self._id(weights, "spmm")
         return self._value(self._b.spmm(reduce, self._id(x, "spmm"), w,
-                                        reversed, _where()))
+                                        reversed, _where()), name)
 
     def sddmm(self, kind: str, lhs: Value, rhs: Value,
-              reversed: bool = False) -> Value:
+              reversed: bool = False, name: Optional[str] = None) -> Value:
         """``gnn.sddmm``: per edge, ``lhs[src] kind rhs[dst]`` (``dot`` drops
         the last dimension)."""
         return self._value(self._b.sddmm(kind, self._id(lhs, "sddmm"),
                                          self._id(rhs, "sddmm"), reversed,
-                                         _where()))
+                                         _where()), name)
 
-    def edge_softmax(self, x: Value, reversed: bool = False) -> Value:
+    def edge_softmax(self, x: Value, reversed: bool = False,
+                     name: Optional[str] = None) -> Value:
         """``gnn.edge_softmax``: softmax over each node's incoming edges."""
         return self._value(self._b.edge_softmax(self._id(x, "edge_softmax"),
-                                                reversed, _where()))
+                                                reversed, _where()), name)
 
-    def degree(self, reversed: bool = False) -> Value:
+    def degree(self, reversed: bool = False, name: Optional[str] = None) -> Value:
         """``gnn.degree``: in-degree per node (out-degree if ``reversed``)."""
-        return self._value(self._b.degree(reversed, _where()))
+        return self._value(self._b.degree(reversed, _where()), name)
 
-    def reduce(self, kind: str, x: Value, reversed: bool = False) -> Value:
+    def reduce(self, kind: str, x: Value, reversed: bool = False,
+               name: Optional[str] = None) -> Value:
         """``gnn.reduce``: edge values combined onto their destinations."""
         return self._value(self._b.reduce(kind, self._id(x, "reduce"),
-                                          reversed, _where()))
+                                          reversed, _where()), name)
 
-    def gather(self, end: str, x: Value) -> Value:
+    def gather(self, end: str, x: Value, name: Optional[str] = None) -> Value:
         """``gnn.gather``: node rows copied onto the edges (``src``/``dst``)."""
-        return self._value(self._b.gather(end, self._id(x, "gather"), _where()))
+        return self._value(self._b.gather(end, self._id(x, "gather"), _where()), name)
 
     # -- elementwise and reductions ---------------------------------------
     def generic(self, maps: Sequence[Sequence[Union[int, Const]]],
                 iterators: Sequence[str], ins: Sequence[Value],
-                outs: Sequence[Value], body: Callable):
+                outs: Sequence[Value], body: Callable, name: Optional[str] = None):
         """A ``linalg.generic`` over ``len(iterators)`` loops (``parallel``
         or ``reduction``): one map per input and output, ``body`` called
         with one :class:`Scalar` per input and output and returning the
@@ -374,6 +386,8 @@ class Builder:
         yields = [b.ref(y) for y in yielded]
         ids = self._b.generic(len(iterators), map_list, list(iterators), in_ids,
                               out_ids, b.ops, yields, where)
+        if name is not None and ids:
+            self._value(ids[0], name)
         values = tuple(self._value(i) for i in ids)
         return values[0] if len(values) == 1 else values
 

@@ -71,6 +71,7 @@ public:
     function = func::FuncOp::create(builder, UnknownLoc::get(&ctx), name, type);
     Block *entry = function.addEntryBlock();
     graph = entry->getArgument(0);
+    graph.setLoc(NameLoc::get(builder.getStringAttr("g"), graph.getLoc()));
     builder.setInsertionPointToEnd(entry);
   }
 
@@ -335,6 +336,21 @@ public:
     for (Value r : op.getResults())
       ids.push_back(add(r));
     return ids;
+  }
+
+  /// Names value `id` (printed as `%name` by Module.text(names=True)): a
+  /// NameLoc around its location.
+  void name(int64_t id, const std::string &name) {
+    if (name.empty())
+      refuse("a name is not empty");
+    Value v = value(id);
+    auto named = [&](Location loc) {
+      return NameLoc::get(StringAttr::get(&ctx, name), loc);
+    };
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      arg.setLoc(named(arg.getLoc()));
+    else
+      v.getDefiningOp()->setLoc(named(v.getDefiningOp()->getLoc()));
   }
 
   /// The shape of tensor `id` (-1 for a dynamic dimension); empty for a
@@ -632,6 +648,7 @@ void bindIRBuilder(nb::module_ &m) {
            nb::arg("maps"), nb::arg("iterators"), nb::arg("ins"),
            nb::arg("outs"), nb::arg("body"), nb::arg("yields"),
            nb::arg("where"))
+      .def("name", &FunctionBuilder::name, nb::arg("value"), nb::arg("name"))
       .def("shape", &FunctionBuilder::shape, nb::arg("value"))
       .def("kind", &FunctionBuilder::kind, nb::arg("value"))
       .def("finish", &FunctionBuilder::finish, nb::arg("results"),

@@ -319,10 +319,15 @@ public:
     return it->second;
   }
 
-  std::string text() const {
+  /// The module's text; with `names`, values named by gnnc.ir (NameLoc)
+  /// print as `%name`.
+  std::string text(bool names = false) const {
     std::string s;
     llvm::raw_string_ostream os(s);
-    module->print(os);
+    OpPrintingFlags flags;
+    if (names)
+      flags.printNameLocAsPrefix();
+    module->print(os, flags);
     return s;
   }
 

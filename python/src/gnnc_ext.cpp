@@ -48,7 +48,7 @@ NB_MODULE(_gnnc, m) {
       .def("functions", &Module::functions)
       .def("signature", &Module::signature)
       .def("differentiate", &Module::differentiate)
-      .def("text", &Module::text)
+      .def("text", &Module::text, nb::arg("names") = false)
       .def("run_reference", &Module::runReference);
   bindIRBuilder(m);
 

@@ -28,6 +28,12 @@ Conventions shared by the templates:
   attention templates also return the attention coefficients ``[E, heads]``
   (for ``return_attention_weights``).
 
+Each layer is written once, as a *propagation* over values of a builder
+(``gcn_propagate``, ``gat_attention``, ...): the templates below wrap it
+into the function a layer runs, and `_examples.py` wraps the same
+propagation with the dense projections into the whole layers of
+``examples/*.mlir``.
+
 The built module is deterministic, so `gnnc.compile`'s cache (keyed by its
 printed form) sees the same module for the same configuration; the layers
 keep the compiled function per configuration (`_common._FUNCTIONS`).
@@ -67,210 +73,288 @@ def _leaky(f: ir.Builder, v, slope: float):
 
 def _masks(f: ir.Builder, heads: int, masked: bool, dropout: bool):
     """The ``keep`` [E] and ``drop`` [E, heads] arguments (no gradient)."""
-    keep = f.arg([None], edge=True, differentiable=False) if masked else None
-    drop = f.arg([None, heads], edge=True, differentiable=False) if dropout else None
+    keep = f.arg([None], edge=True, differentiable=False, name="keep") if masked else None
+    drop = (f.arg([None, heads], edge=True, differentiable=False, name="drop")
+            if dropout else None)
     return keep, drop
 
 
-def _mask_scores(f: ir.Builder, score, keep, rows, heads: int):
-    """score[e, h] where keep[e] > 0.5, else -inf (weight 0 after the softmax)."""
+def _mask_scores(f: ir.Builder, score, keep, rows, heads):
+    """score[e(, h)] where keep[e] > 0.5, else -inf (weight 0 after the
+    softmax); ``heads`` None for scores [E]."""
     half, ninf = f.const(0.5), f.const(-math.inf)
-    out = f.empty([None, heads], rows)
-    return f.generic([(0, 1), (0,), (0, 1)], [_P, _P], [score, keep], [out],
-                     lambda s, k, o: select(k > half, s, ninf))
+    if heads is None:
+        out = f.empty([None], rows)
+        maps, iters = [(0,), (0,), (0,)], [_P]
+    else:
+        out = f.empty([None, heads], rows)
+        maps, iters = [(0, 1), (0,), (0, 1)], [_P, _P]
+    return f.generic(maps, iters, [score, keep], [out],
+                     lambda s, k, o: select(k > half, s, ninf), name="masked")
 
 
-def _softmax_aggregate(f: ir.Builder, score, feats, heads: int, keep, drop):
-    """edge_softmax of score [E, H] (masked by ``keep``, dropped out by
-    ``drop``) weighting feats [N, H, C]. Returns (aggregate, softmax
-    weights, weights after dropout)."""
-    rows = f.dim(score)
+def _softmax_aggregate(f: ir.Builder, score, feats, heads, keep, drop):
+    """edge_softmax of score [E, H] (or [E] with ``heads`` None; masked by
+    ``keep``, dropped out by ``drop``) weighting feats [N, H, C] (or [N, F]).
+    Returns (aggregate, softmax weights, weights after dropout)."""
+    rows = f.dim(score, name="ne")
     if keep is not None:
         score = _mask_scores(f, score, keep, rows, heads)
-    alpha = f.edge_softmax(score)
+    alpha = f.edge_softmax(score, name="alpha")
     softmax = alpha
     if drop is not None:
         alpha = f.generic([(0, 1)] * 3, [_P, _P], [alpha, drop],
-                          [f.empty([None, heads], rows)], lambda a, m, o: a * m)
-    agg = f.spmm("sum", feats, weights=alpha)
+                          [f.empty([None, heads], rows)], lambda a, m, o: a * m,
+                          name="dropped")
+    agg = f.spmm("sum", feats, weights=alpha, name="agg")
     return agg, softmax, alpha
 
 
-def gcn(channels: int, dtype: str, normalize: bool, weighted: bool):
+def gcn_propagate(f: ir.Builder, h, w=None, normalize: bool = True,
+                  fold_self_loops: bool = False):
     """GCN propagation of h = x W^T [N, C].
 
     - ``normalize=False``: ``out_i = sum_{e: j -> i} w_e h_j``.
     - ``normalize=True``: ``out_i = sum_{e: j -> i} w_e d_j^-1/2 d_i^-1/2 h_j``
       with ``d_i = sum_{e -> i} w_e`` and ``d^-1/2 = 0`` where ``d = 0`` (PyG's
-      gcn_norm); ``w_e`` is the edge argument ``w`` when ``weighted`` (the graph
-      then carries the self-loops PyG adds), else 1.
+      gcn_norm); ``w_e`` is the edge tensor ``w`` when given (the graph then
+      carries the self-loops PyG adds), else 1.
+    - ``fold_self_loops=True`` (unweighted, normalized): one self-loop per
+      node folded into the formula instead of the graph,
+      ``out_i = d_i^-1/2 (sum_{j -> i} d_j^-1/2 h_j + d_i^-1/2 h_i)`` with
+      ``d_i = in-degree(i) + 1``.
     """
-    f = _builder("gcn", dtype)
-    h = f.arg([None, channels])
-    w = f.arg([None], edge=True) if weighted else None
+    channels = h.shape[1]
     if not normalize:
-        return f.finish(f.spmm("sum", h, weights=w)), "gcn"
-    deg = f.reduce("sum", w) if weighted else f.degree()
-    n = f.dim(h)
-    zero = f.const(0.0)
-    dinv = f.generic([(0,), (0,)], [_P], [deg], [f.empty([None], n)],
-                     lambda d, o: select(d != zero, rsqrt(d), zero))
+        return f.spmm("sum", h, weights=w, name="out")
+    deg = f.reduce("sum", w, name="deg") if w is not None else f.degree(name="deg")
+    n = f.dim(h, name="n")
     rows = [(0, 1), (0,), (0, 1)]
+    if fold_self_loops:
+        one = f.const(1.0, name="one")
+        dinv = f.generic([(0,), (0,)], [_P], [deg], [f.empty([None], n)],
+                         lambda d, o: rsqrt(d + one), name="dinv")
+    else:
+        zero = f.const(0.0, name="zero")
+        dinv = f.generic([(0,), (0,)], [_P], [deg], [f.empty([None], n)],
+                         lambda d, o: select(d != zero, rsqrt(d), zero), name="dinv")
     hs = f.generic(rows, [_P, _P], [h, dinv], [f.empty([None, channels], n)],
-                   lambda v, d, o: v * d)
-    agg = f.spmm("sum", hs, weights=w)
-    out = f.generic(rows, [_P, _P], [agg, dinv], [f.empty([None, channels], n)],
-                    lambda v, d, o: v * d)
-    return f.finish(out), "gcn"
+                   lambda v, d, o: v * d, name="hs")
+    agg = f.spmm("sum", hs, weights=w, name="agg")
+    if fold_self_loops:
+        return f.generic([(0, 1), (0, 1), (0,), (0, 1)], [_P, _P], [agg, hs, dinv],
+                         [f.empty([None, channels], n)],
+                         lambda a, s, d, o: (a + s) * d, name="out")
+    return f.generic(rows, [_P, _P], [agg, dinv], [f.empty([None, channels], n)],
+                     lambda v, d, o: v * d, name="out")
+
+
+def gcn(channels: int, dtype: str, normalize: bool, weighted: bool):
+    """The function of `GCNConv`: ``gcn_propagate`` of the argument ``h``
+    (and the edge weights ``w`` when ``weighted``)."""
+    f = _builder("gcn", dtype)
+    h = f.arg([None, channels], name="h")
+    w = f.arg([None], edge=True, name="w") if weighted else None
+    return f.finish(gcn_propagate(f, h, w, normalize)), "gcn"
+
+
+def sage_aggregate(f: ir.Builder, x, aggr: str):
+    """SAGE neighbourhood aggregation: ``out_i = aggr_{j -> i} x_j`` (0 when none)."""
+    if aggr not in ("sum", "mean", "max", "min"):
+        raise ValueError(f"unsupported aggregation {aggr!r}")
+    return f.spmm(aggr, x, name="agg")
 
 
 def sage(channels: int, dtype: str, aggr: str):
-    """SAGE neighbourhood aggregation: ``out_i = aggr_{j -> i} x_j`` (0 when none)."""
+    """The function of `SAGEConv`: ``sage_aggregate`` of ``x``."""
     if aggr not in ("sum", "mean", "max", "min"):
         raise ValueError(f"unsupported aggregation {aggr!r}")
     name = f"sage_{aggr}"
     f = _builder(name, dtype)
-    x = f.arg([None, channels])
-    return f.finish(f.spmm(aggr, x)), name
+    x = f.arg([None, channels], name="x")
+    return f.finish(sage_aggregate(f, x, aggr)), name
+
+
+def gin_propagate(f: ir.Builder, x, eps):
+    """GIN aggregation: ``out_i = (1 + eps) x_i + sum_{j -> i} x_j`` (``eps`` a
+    ``[1]`` tensor)."""
+    one = f.const(1.0, name="one")
+    agg = f.spmm("sum", x, name="agg")
+    n = f.dim(x, name="n")
+    return f.generic([(0, 1), (0, 1), (Const(0),), (0, 1)], [_P, _P], [x, agg, eps],
+                     [f.empty([None, x.shape[1]], n)],
+                     lambda v, a, e, o: (one + e) * v + a, name="out")
 
 
 def gin(channels: int, dtype: str):
-    """GIN aggregation: ``out_i = (1 + eps) x_i + sum_{j -> i} x_j``."""
+    """The function of `GINConv`: ``gin_propagate`` of ``x`` with ``eps``."""
     f = _builder("gin", dtype)
-    x = f.arg([None, channels])
-    eps = f.arg([1])
-    one = f.const(1.0)
-    agg = f.spmm("sum", x)
-    n = f.dim(x)
-    out = f.generic([(0, 1), (0, 1), (Const(0),), (0, 1)], [_P, _P], [x, agg, eps],
-                    [f.empty([None, channels], n)],
-                    lambda v, a, e, o: (one + e) * v + a)
-    return f.finish(out), "gin"
+    x = f.arg([None, channels], name="x")
+    eps = f.arg([1], name="eps")
+    return f.finish(gin_propagate(f, x, eps)), "gin"
 
 
-def _head_dot(f: ir.Builder, h, att, n, heads: int):
+def _head_dot(f: ir.Builder, h, att, n, heads: int, name: str):
     """s[n, h] = sum_c h[n, h, c] * att[h, c]."""
     return f.generic([(0, 1, 2), (1, 2), (0, 1)], [_P, _P, _R], [h, att],
-                     [f.zeros([None, heads], n)], lambda v, a, o: o + v * a)
+                     [f.zeros([None, heads], n)], lambda v, a, o: o + v * a,
+                     name=name)
+
+
+def gat_attention(f: ir.Builder, h, att_src, att_dst, negative_slope: float,
+                  escore=None, keep=None, drop=None):
+    """GAT attention over h [N, H, C]:
+    ``alpha = softmax_i(leaky_relu(att_src . h_j + att_dst . h_i [+ s_ji]))``,
+    ``out_i = sum_j alpha_ji h_j`` -> [N, H, C]; ``escore`` [E, H] is the edge
+    features' score term ``att_edge . W_e e_ji``. Returns (out, alpha)."""
+    heads = h.shape[1]
+    n = f.dim(h, name="n")
+    a_src = _head_dot(f, h, att_src, n, heads, "a_src")
+    a_dst = _head_dot(f, h, att_dst, n, heads, "a_dst")
+    e = f.sddmm("add", a_src, a_dst, name="e")
+    ne = f.dim(e, name="ne")
+    if escore is not None:
+        score = f.generic([(0, 1)] * 3, [_P, _P], [e, escore],
+                          [f.empty([None, heads], ne)],
+                          lambda v, es, o: _leaky(f, v + es, negative_slope),
+                          name="score")
+    else:
+        score = f.generic([(0, 1)] * 2, [_P, _P], [e], [f.empty([None, heads], ne)],
+                          lambda v, o: _leaky(f, v, negative_slope), name="score")
+    agg, _, alpha = _softmax_aggregate(f, score, h, heads, keep, drop)
+    return agg, alpha
 
 
 def gat(heads: int, channels: int, dtype: str, negative_slope: float,
         masked: bool, dropout: bool, weights: bool = False, edge: bool = False):
-    """GAT attention over h [N, H, C]:
-    ``alpha = softmax_i(leaky_relu(att_src . h_j + att_dst . h_i [+ s_ji]))``,
-    ``out_i = sum_j alpha_ji h_j`` -> [N, H, C]. With ``edge``, the edge
-    argument ``escore`` [E, H] holds the edge features' score term
-    ``att_edge . W_e e_ji``."""
+    """The function of `GATConv`: ``gat_attention``; with ``edge`` the edge
+    argument ``escore``, with ``weights`` the attention coefficients as a
+    second result."""
     f = _builder("gat", dtype)
-    h = f.arg([None, heads, channels])
-    att_src = f.arg([heads, channels])
-    att_dst = f.arg([heads, channels])
-    escore = f.arg([None, heads], edge=True) if edge else None
+    h = f.arg([None, heads, channels], name="h")
+    att_src = f.arg([heads, channels], name="att_src")
+    att_dst = f.arg([heads, channels], name="att_dst")
+    escore = f.arg([None, heads], edge=True, name="escore") if edge else None
     keep, drop = _masks(f, heads, masked, dropout)
-    n = f.dim(h)
-    a_src = _head_dot(f, h, att_src, n, heads)
-    a_dst = _head_dot(f, h, att_dst, n, heads)
-    e = f.sddmm("add", a_src, a_dst)
-    ne = f.dim(e)
-    if edge:
-        score = f.generic([(0, 1)] * 3, [_P, _P], [e, escore],
-                          [f.empty([None, heads], ne)],
-                          lambda v, es, o: _leaky(f, v + es, negative_slope))
-    else:
-        score = f.generic([(0, 1)] * 2, [_P, _P], [e], [f.empty([None, heads], ne)],
-                          lambda v, o: _leaky(f, v, negative_slope))
-    agg, _, alpha = _softmax_aggregate(f, score, h, heads, keep, drop)
+    agg, alpha = gat_attention(f, h, att_src, att_dst, negative_slope, escore,
+                               keep, drop)
     return f.finish(agg, *([alpha] if weights else [])), "gat"
 
 
-def gatv2(heads: int, channels: int, dtype: str, negative_slope: float,
-          masked: bool, dropout: bool, weights: bool = False, edge: bool = False):
+def gatv2_attention(f: ir.Builder, l, r, att, negative_slope: float, eproj=None,
+                    keep=None, drop=None):
     """GATv2 attention: ``alpha = softmax_i(att . leaky_relu(l_j + r_i [+ f_ji]))``,
-    ``out_i = sum_j alpha_ji l_j`` -> [N, H, C]. With ``edge``, the edge
-    argument ``eproj`` [E, H, C] holds the projected edge features ``W_e e_ji``."""
-    f = _builder("gatv2", dtype)
-    l = f.arg([None, heads, channels])
-    r = f.arg([None, heads, channels])
-    att = f.arg([heads, channels])
-    eproj = f.arg([None, heads, channels], edge=True) if edge else None
-    keep, drop = _masks(f, heads, masked, dropout)
-    e = f.sddmm("add", l, r)
-    ne = f.dim(e)
+    ``out_i = sum_j alpha_ji l_j`` -> [N, H, C]; ``eproj`` [E, H, C] holds the
+    projected edge features ``W_e e_ji``. Returns (out, alpha)."""
+    heads = l.shape[1]
+    e = f.sddmm("add", l, r, name="e")
+    ne = f.dim(e, name="ne")
     id3 = (0, 1, 2)
     maps = [id3, (1, 2), (0, 1)]
     ins = [e, att]
-    if edge:
+    if eproj is not None:
         maps = [id3] + maps
         ins = [e, eproj, att]
 
     def body(*block):
         o, a = block[-1], block[-2]
-        v = block[0] + block[1] if edge else block[0]
+        v = block[0] + block[1] if eproj is not None else block[0]
         return o + _leaky(f, v, negative_slope) * a
 
-    score = f.generic(maps, [_P, _P, _R], ins, [f.zeros([None, heads], ne)], body)
+    score = f.generic(maps, [_P, _P, _R], ins, [f.zeros([None, heads], ne)], body,
+                      name="score")
     agg, _, alpha = _softmax_aggregate(f, score, l, heads, keep, drop)
+    return agg, alpha
+
+
+def gatv2(heads: int, channels: int, dtype: str, negative_slope: float,
+          masked: bool, dropout: bool, weights: bool = False, edge: bool = False):
+    """The function of `GATv2Conv`: ``gatv2_attention``; with ``edge`` the
+    edge argument ``eproj``."""
+    f = _builder("gatv2", dtype)
+    l = f.arg([None, heads, channels], name="l")
+    r = f.arg([None, heads, channels], name="r")
+    att = f.arg([heads, channels], name="att")
+    eproj = f.arg([None, heads, channels], edge=True, name="eproj") if edge else None
+    keep, drop = _masks(f, heads, masked, dropout)
+    agg, alpha = gatv2_attention(f, l, r, att, negative_slope, eproj, keep, drop)
     return f.finish(agg, *([alpha] if weights else [])), "gatv2"
+
+
+def transformer_attention(f: ir.Builder, q, k, v, eproj=None, keep=None, drop=None):
+    """Graph Transformer attention:
+    ``alpha = softmax_i(q_i . (k_j [+ f_ji]) / sqrt(C))``,
+    ``out_i = sum_j alpha_ji (v_j [+ f_ji])``; ``eproj`` [E, H, C] holds the
+    projected edge features ``W_e e_ji``. Returns (out, softmax weights
+    before dropout)."""
+    heads, channels = q.shape[1], q.shape[2]
+    hc = [None, heads, channels]
+    root = f.const(math.sqrt(channels), name="root")
+    dot = f.sddmm("dot", k, q, name="dot")
+    ne = f.dim(dot, name="ne")
+    id2, id3 = (0, 1), (0, 1, 2)
+    if eproj is not None:
+        # q_i . f_ji: the destination's query on every edge, dotted per head.
+        qd = f.gather("dst", q, name="qd")
+        qf = f.generic([id3, id3, (0, 1)], [_P, _P, _R], [qd, eproj],
+                       [f.zeros([None, heads], ne)], lambda a, b, o: o + a * b,
+                       name="qf")
+        score = f.generic([id2] * 3, [_P, _P], [dot, qf], [f.empty([None, heads], ne)],
+                          lambda a, b, o: (a + b) / root, name="score")
+    else:
+        score = f.generic([id2] * 2, [_P, _P], [dot], [f.empty([None, heads], ne)],
+                          lambda a, o: a / root, name="score")
+    agg, softmax, alpha = _softmax_aggregate(f, score, v, heads, keep, drop)
+    out = agg
+    if eproj is not None:
+        # sum_j alpha_ji f_ji: the edge features' share of the values.
+        msg = f.generic([(0, 1), id3, id3], [_P] * 3, [alpha, eproj],
+                        [f.empty(hc, ne)], lambda a, b, o: a * b, name="msg")
+        fsum = f.reduce("sum", msg, name="fsum")
+        n = f.dim(q, name="n")
+        out = f.generic([id3] * 3, [_P] * 3, [agg, fsum], [f.empty(hc, n)],
+                        lambda a, b, o: a + b, name="out")
+    return out, softmax
 
 
 def transformer(heads: int, channels: int, dtype: str, masked: bool, dropout: bool,
                 weights: bool = False, edge: bool = False):
-    """Graph Transformer attention:
-    ``alpha = softmax_i(q_i . (k_j [+ f_ji]) / sqrt(C))``,
-    ``out_i = sum_j alpha_ji (v_j [+ f_ji])``. With ``edge``, the edge argument
-    ``eproj`` [E, H, C] holds the projected edge features ``W_e e_ji``."""
+    """The function of `TransformerConv`: ``transformer_attention``; PyG's
+    TransformerConv returns the weights before dropout."""
     f = _builder("transformer", dtype)
     hc = [None, heads, channels]
-    q, k, v = f.arg(hc), f.arg(hc), f.arg(hc)
-    eproj = f.arg(hc, edge=True) if edge else None
+    q, k, v = f.arg(hc, name="q"), f.arg(hc, name="k"), f.arg(hc, name="v")
+    eproj = f.arg(hc, edge=True, name="eproj") if edge else None
     keep, drop = _masks(f, heads, masked, dropout)
-    root = f.const(math.sqrt(channels))
-    dot = f.sddmm("dot", k, q)
-    ne = f.dim(dot)
-    id2, id3 = (0, 1), (0, 1, 2)
-    if edge:
-        # q_i . f_ji: the destination's query on every edge, dotted per head.
-        qd = f.gather("dst", q)
-        qf = f.generic([id3, id3, (0, 1)], [_P, _P, _R], [qd, eproj],
-                       [f.zeros([None, heads], ne)], lambda a, b, o: o + a * b)
-        score = f.generic([id2] * 3, [_P, _P], [dot, qf], [f.empty([None, heads], ne)],
-                          lambda a, b, o: (a + b) / root)
-    else:
-        score = f.generic([id2] * 2, [_P, _P], [dot], [f.empty([None, heads], ne)],
-                          lambda a, o: a / root)
-    agg, softmax, alpha = _softmax_aggregate(f, score, v, heads, keep, drop)
-    out = agg
-    if edge:
-        # sum_j alpha_ji f_ji: the edge features' share of the values.
-        msg = f.generic([(0, 1), id3, id3], [_P] * 3, [alpha, eproj],
-                        [f.empty(hc, ne)], lambda a, b, o: a * b)
-        fsum = f.reduce("sum", msg)
-        n = f.dim(q)
-        out = f.generic([id3] * 3, [_P] * 3, [agg, fsum], [f.empty(hc, n)],
-                        lambda a, b, o: a + b)
-    # PyG's TransformerConv returns the weights before dropout.
+    out, softmax = transformer_attention(f, q, k, v, eproj, keep, drop)
     return f.finish(out, *([softmax] if weights else [])), "transformer"
 
 
-def agnn(channels: int, dtype: str, masked: bool):
-    """AGNN propagation over x [N, 1, F] (one head):
+def agnn_propagate(f: ir.Builder, x, beta, keep=None):
+    """AGNN propagation over x [N, F] (one head, scores [E]):
     ``n_i = x_i / max(||x_i||, 1e-12)``, ``alpha = softmax_i(beta * n_i . n_j)``,
-    ``out_i = sum_j alpha_ji x_j`` -> [N, 1, F]."""
+    ``out_i = sum_j alpha_ji x_j`` -> [N, F]."""
+    channels = x.shape[1]
+    n = f.dim(x, name="n")
+    tiny = f.const(1e-12, name="tiny")
+    sq = f.generic([(0, 1), (0,)], [_P, _R], [x], [f.zeros([None], n)],
+                   lambda v, o: o + v * v, name="sq")
+    xn = f.generic([(0, 1), (0,), (0, 1)], [_P, _P], [x, sq],
+                   [f.empty([None, channels], n)],
+                   lambda v, s, o: v / ir.maximum(sqrt(s), tiny), name="xn")
+    cos = f.sddmm("dot", xn, xn, name="cos")
+    ne = f.dim(cos, name="ne")
+    score = f.generic([(0,), (Const(0),), (0,)], [_P], [cos, beta],
+                      [f.empty([None], ne)], lambda c, b, o: b * c, name="score")
+    out, _, _ = _softmax_aggregate(f, score, x, None, keep, None)
+    return out
+
+
+def agnn(channels: int, dtype: str, masked: bool):
+    """The function of `AGNNConv`: ``agnn_propagate`` of ``x`` [N, F] with
+    ``beta``."""
     f = _builder("agnn", dtype)
-    x = f.arg([None, 1, channels])
-    beta = f.arg([1])
-    keep, _ = _masks(f, 1, masked, False)
-    n = f.dim(x)
-    tiny = f.const(1e-12)
-    id3 = (0, 1, 2)
-    sq = f.generic([id3, (0, 1)], [_P, _P, _R], [x], [f.zeros([None, 1], n)],
-                   lambda v, o: o + v * v)
-    xn = f.generic([id3, (0, 1), id3], [_P, _P, _P], [x, sq],
-                   [f.empty([None, 1, channels], n)],
-                   lambda v, s, o: v / ir.maximum(sqrt(s), tiny))
-    cos = f.sddmm("dot", xn, xn)
-    ne = f.dim(cos)
-    score = f.generic([(0, 1), (Const(0),), (0, 1)], [_P, _P], [cos, beta],
-                      [f.empty([None, 1], ne)], lambda c, b, o: b * c)
-    out, _, _ = _softmax_aggregate(f, score, x, 1, keep, None)
-    return f.finish(out), "agnn"
+    x = f.arg([None, channels], name="x")
+    beta = f.arg([1], name="beta")
+    keep = f.arg([None], edge=True, differentiable=False, name="keep") if masked else None
+    return f.finish(agnn_propagate(f, x, beta, keep)), "agnn"

@@ -329,17 +329,16 @@ class AGNNConv(torch.nn.Module):
         n = x.size(0)
         ei = _common.flip(edge_index, self.flow)
         t = _common.elem(x)
-        # One head: [N, 1, F], so the scores share the attention layers' form.
-        x3 = x.contiguous().view(n, 1, x.size(1))
+        # One head, scores [E]: the backward keeps no edge-sized temporary
+        # (with [N, 1, F] features and [E, 1] scores it did).
+        xc = x.contiguous()
         keep = None
         if self.add_self_loops:
             ei, keep = _common.with_self_loops(ei, n, x.dtype)
         if keep is None:
-            out = _common.propagate("agnn", (int(x.size(1)), t, False), ei, n, x3, self.beta)
-        else:
-            out = _common.propagate("agnn", (int(x.size(1)), t, True), ei, n, x3, self.beta,
-                                    keep)
-        return out.view(n, x.size(1))
+            return _common.propagate("agnn", (int(x.size(1)), t, False), ei, n, xc, self.beta)
+        return _common.propagate("agnn", (int(x.size(1)), t, True), ei, n, xc, self.beta,
+                                 keep)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
