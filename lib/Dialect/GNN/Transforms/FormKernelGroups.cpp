@@ -61,7 +61,9 @@ static StringRef kindName(Operation *op) {
 
 /// An elementwise consumer that can run in the producer's kernel: all loops
 /// parallel, one result shaped like `producer`, `producer` read with the
-/// identity map, every map a projected permutation, and the init not read.
+/// identity map, every map a projected permutation (constants allowed:
+/// GIN's `eps`, AGNN's `beta` broadcast with `(d0, d1) -> (0)`), and the
+/// init not read.
 static bool isAbsorbableConsumer(linalg::GenericOp generic, Value producer) {
   if (generic.getNumDpsInits() != 1 || generic->getNumResults() != 1 ||
       generic.getNumReductionLoops() != 0 || !generic.hasPureTensorSemantics())
@@ -71,7 +73,7 @@ static bool isAbsorbableConsumer(linalg::GenericOp generic, Value producer) {
   bool readsProducer = false;
   for (OpOperand *in : generic.getDpsInputOperands()) {
     AffineMap map = generic.getMatchingIndexingMap(in);
-    if (!map.isProjectedPermutation())
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
       return false;
     if (in->get() == producer) {
       if (!map.isIdentity())
