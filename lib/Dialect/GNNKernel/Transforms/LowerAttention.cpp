@@ -59,27 +59,136 @@ bool mlir::gnnk::isSumReduction(linalg::GenericOp generic) {
   return out.hasOneUse();
 }
 
-LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
-                                         GroupParts &parts, int indexBits) {
-  auto spmm = cast<gnn::SpmmOp>(parts.anchor);
-  // The pipeline: sddmm, score ops, edge_softmax, the spmm.
-  auto sddmm = parts.producers.empty()
-                   ? gnn::SddmmOp()
-                   : dyn_cast<gnn::SddmmOp>(parts.producers.front());
-  // The softmax is followed by the ops scaling its weights (attention
-  // dropout's `alpha * mask`), if any.
-  auto softmaxIt = llvm::find_if(parts.producers, [](Operation *op) {
-    return isa<gnn::EdgeSoftmaxOp>(op);
-  });
-  auto softmax = softmaxIt == parts.producers.end()
-                     ? gnn::EdgeSoftmaxOp()
-                     : cast<gnn::EdgeSoftmaxOp>(*softmaxIt);
-  ArrayRef<Operation *> scalingOps =
-      softmax ? ArrayRef(parts.producers)
-                    .drop_front(softmaxIt - parts.producers.begin() + 1)
-              : ArrayRef<Operation *>();
-  Value weights = softmax ? softmax.getResult() : Value();
-  bool scaled = true;
+namespace {
+
+/// The ops of an attention group and how a row team covers its rows, all
+/// checked before anything is built.
+struct AttentionGroup {
+  gnn::SpmmOp spmm;
+  gnn::SddmmOp sddmm;
+  gnn::EdgeSoftmaxOp softmax;
+  /// The ops scaling the softmax's weights (attention dropout's `alpha *
+  /// mask`), in order, and the weights they give the spmm.
+  ArrayRef<Operation *> scalingOps;
+  Value weights;
+  /// The first score op when it sums the sddmm's per-feature terms over the
+  /// features (a distributed add/sub/mul score), else null.
+  linalg::GenericOp featureReduce;
+  /// Whether each lane computes its features' part of the scores (a dot
+  /// sddmm, or `featureReduce`) rather than its heads' scores whole.
+  bool dotDistributed = false, distributed = false;
+  /// The aggregated values (the spmm's input).
+  Value input;
+  /// Elements per row, features per head, heads per row.
+  int64_t row = 0, inner = 0, heads = 0;
+  gnn::ScheduleAttr schedule;
+  int64_t lanes = 1, vec = 1;
+  /// The partition of a row over the team (see LanePartition).
+  int64_t fl = 1, groups = 1, chunk = 1, chunks = 1;
+  /// Values carried per chunk by the online softmax: m, s, acc[vec].
+  int64_t perChunk = 0;
+
+  /// The attention group of `group`; emits a diagnostic when its ops or
+  /// shapes are not those of one.
+  static FailureOr<AttentionGroup> match(KernelGroupOp group,
+                                         GroupParts &parts);
+
+private:
+  /// Finds the pipeline's ops and collects its score ops.
+  LogicalResult matchOps(KernelGroupOp group, GroupParts &parts,
+                         SmallVectorImpl<linalg::GenericOp> &scoreOps);
+  /// Whether the ops found make an attention pipeline (`scaled`: the
+  /// scaling ops, if any, scale the softmax's weights).
+  bool isPipeline(bool scaled);
+  /// Reads the row shape and partitions it over the schedule's row team.
+  LogicalResult matchShapes(KernelGroupOp group);
+  /// Decides how scores are computed (distributed or whole).
+  void matchScores(ArrayRef<linalg::GenericOp> scoreOps);
+};
+
+/// Builds the kernel of an attention group, phase by phase: the row team's
+/// mapping, the edge loop (scores, scaling factors, online softmax update),
+/// the merge of the edge groups' states, and the outputs.
+class AttentionLowering : AttentionGroup {
+public:
+  AttentionLowering(KernelGroupOp group, GroupParts &parts,
+                    const AttentionGroup &attention, int indexBits)
+      : AttentionGroup(attention), group(group), parts(parts),
+        kb(group, group.getKernel(), attention.schedule.getBlock(), indexBits),
+        b(kb.b), loc(kb.loc), ft(kb.ft) {}
+
+  /// Builds the kernel and the launch replacing the group.
+  LogicalResult lower();
+
+private:
+  /// Opens the row mapping: the lanes' roles, the row's edges, each chunk's
+  /// features, and the loop-invariant operands of distributed scores.
+  void mapRow();
+  /// The edge loop carrying each chunk's online softmax state.
+  FailureOr<ForEdgesOp> buildEdgeLoop();
+  /// The body of the edge loop at edge (`slot`, `src`): the state after it.
+  FailureOr<SmallVector<Value>> edgeStep(Value slot, Value src,
+                                         ValueRange carried);
+  /// Each chunk's head's score at `e`, the lanes computing it together.
+  FailureOr<SmallVector<Value>>
+  distributedScores(EdgeEvaluator &eval, const EdgeRef &e,
+                    ArrayRef<SmallVector<Value>> vRows);
+  /// This lane's part of chunk `j`'s score: the sum over its features.
+  FailureOr<Value> chunkPartialScore(int64_t j, Value slot, Value src,
+                                     ArrayRef<SmallVector<Value>> vRows);
+  /// `partial` plus the featureReduce body's term for feature `v` of chunk
+  /// `j`, the sddmm giving `x` (source side) and `z` (destination side).
+  FailureOr<Value> addFeatureTerm(int64_t j, int64_t v, Value x, Value z,
+                                  Value slot, Value partial);
+  /// Sums the lanes' (and chunks') partial scores of each head.
+  void sumHeadScores(SmallVector<Value> &scores);
+  /// The same for heads whose lane count is not a power of two.
+  void sumStraddlingHeadScores(SmallVector<Value> &scores);
+  /// A team reduction adding `values` over groups of `width` lanes.
+  TeamReduceOp teamSum(ValueRange values, int64_t width);
+  /// Each chunk's head's score at `e`, evaluated whole by the lane.
+  FailureOr<SmallVector<Value>> wholeScores(EdgeEvaluator &eval,
+                                            const EdgeRef &e);
+  /// The factor scaling each chunk's head's softmax weight at `e` (none
+  /// without scaling ops).
+  FailureOr<SmallVector<Value>> scalingFactors(EdgeEvaluator &eval,
+                                               const EdgeRef &e);
+  /// The online softmax update of the `carried` state by one edge.
+  SmallVector<Value> updateState(ValueRange carried, ArrayRef<Value> scores,
+                                 ArrayRef<Value> factors,
+                                 ArrayRef<SmallVector<Value>> vRows);
+  /// The merge rule of two partial states (edge groups, heavy-row chunks).
+  SmallVector<Value> mergeStates(OpBuilder &rb, ValueRange a, ValueRange c);
+  /// The loop's merge region, and the state of the whole row team.
+  SmallVector<Value> mergeEdgeGroups(ForEdgesOp loop);
+  /// Stores each chunk's output and the heads' log-sum-exp.
+  LogicalResult storeOutputs(ValueRange state);
+  /// The same for chunk `j`.
+  LogicalResult storeChunk(int64_t j, ValueRange state, Value leader,
+                           Value hasEdges, Value noMassOut);
+
+  KernelGroupOp group;
+  GroupParts &parts;
+  KernelBuilder kb;
+  OpBuilder &b;
+  Location loc;
+  Type ft;
+  /// The types of the state carried by the edge loop.
+  SmallVector<Type> types;
+  /// The row (destination node), the lane's edge group, the row's edges.
+  Value rowIdx, edgeGroup, nbrs, begin, end;
+  /// Per chunk: the first feature of the lane, and whether the lane holds
+  /// one (null when every lane does).
+  SmallVector<Value> offsets, active;
+  /// Per chunk: the destination side of a distributed score.
+  SmallVector<SmallVector<Value>> dstRows;
+};
+
+} // namespace
+
+/// Follows `weights` through `scalingOps`; false when one of them is not an
+/// elementwise op scaling it.
+static bool followScaling(ArrayRef<Operation *> scalingOps, Value &weights) {
   for (Operation *op : scalingOps) {
     auto generic = dyn_cast<linalg::GenericOp>(op);
     OpOperand *read = nullptr;
@@ -90,19 +199,53 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
     if (!read || !gnn::isScaledOperand(generic, *read) ||
         !generic.getMatchingIndexingMap(read).isIdentity() ||
         generic.getNumReductionLoops() != 0 ||
-        generic->getResult(0).getType() != weights.getType()) {
-      scaled = false;
-      break;
-    }
+        generic->getResult(0).getType() != weights.getType())
+      return false;
     weights = generic->getResult(0);
   }
-  if (!sddmm || !softmax || !scaled || spmm.getWeights() != weights ||
-      spmm.getReduce() != gnn::ReduceKind::sum || spmm.getReversed() ||
-      softmax.getReversed() || sddmm.getReversed())
+  return true;
+}
+
+/// Whether the first of `scoreOps` sums the features of an add/sub/mul
+/// `sddmm` (whose operands are shaped like the rows of `vType`).
+static bool isFeatureReduction(gnn::SddmmOp sddmm,
+                               ArrayRef<linalg::GenericOp> scoreOps,
+                               RankedTensorType vType) {
+  if (sddmm.getKind() == gnn::SddmmKind::dot || scoreOps.empty())
+    return false;
+  linalg::GenericOp first = scoreOps.front();
+  return first.getNumReductionLoops() == 1 && vType.getRank() >= 2 &&
+         isSumReduction(first) &&
+         first.getDpsInputOperand(0)->get() == sddmm.getResult() &&
+         first.getMatchingIndexingMap(first.getDpsInputOperand(0)).isIdentity();
+}
+
+LogicalResult
+AttentionGroup::matchOps(KernelGroupOp group, GroupParts &parts,
+                         SmallVectorImpl<linalg::GenericOp> &scoreOps) {
+  spmm = cast<gnn::SpmmOp>(parts.anchor);
+  // The pipeline: sddmm, score ops, edge_softmax, the spmm.
+  sddmm = parts.producers.empty()
+              ? gnn::SddmmOp()
+              : dyn_cast<gnn::SddmmOp>(parts.producers.front());
+  // The softmax is followed by the ops scaling its weights (attention
+  // dropout's `alpha * mask`), if any.
+  auto softmaxIt = llvm::find_if(parts.producers, [](Operation *op) {
+    return isa<gnn::EdgeSoftmaxOp>(op);
+  });
+  softmax = softmaxIt == parts.producers.end()
+                ? gnn::EdgeSoftmaxOp()
+                : cast<gnn::EdgeSoftmaxOp>(*softmaxIt);
+  scalingOps = softmax
+                   ? ArrayRef(parts.producers)
+                         .drop_front(softmaxIt - parts.producers.begin() + 1)
+                   : ArrayRef<Operation *>();
+  weights = softmax ? softmax.getResult() : Value();
+  bool scaled = followScaling(scalingOps, weights);
+  if (!isPipeline(scaled))
     return group.emitOpError("expects an attention group: sddmm, score ops, "
                              "edge_softmax, ops scaling it and an spmm sum "
                              "weighted by the result");
-  SmallVector<linalg::GenericOp> scoreOps;
   for (Operation *op :
        ArrayRef(parts.producers)
            .drop_front()
@@ -113,54 +256,79 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
                              "attention group");
     scoreOps.push_back(generic);
   }
-  Value input = spmm.getInput();
+  return success();
+}
+
+bool AttentionGroup::isPipeline(bool scaled) {
+  return sddmm && softmax && scaled && spmm.getWeights() == weights &&
+         spmm.getReduce() == gnn::ReduceKind::sum && !spmm.getReversed() &&
+         !softmax.getReversed() && !sddmm.getReversed();
+}
+
+LogicalResult AttentionGroup::matchShapes(KernelGroupOp group) {
+  input = spmm.getInput();
   auto vType = cast<RankedTensorType>(input.getType());
   FailureOr<int64_t> rowOr = rowElements(spmm.getResult(), spmm);
   if (failed(rowOr))
     return failure();
-  int64_t row = *rowOr;
-  int64_t inner = vType.getShape().back(); // features per head
-  gnn::ScheduleAttr s = group.getScheduleAttr();
-  int64_t lanes = s.getLanes(), vec = s.getVector();
+  row = *rowOr;
+  inner = vType.getShape().back(); // features per head
+  schedule = group.getScheduleAttr();
+  lanes = schedule.getLanes();
+  vec = schedule.getVector();
   if (inner % vec)
     return spmm.emitOpError() << "has heads of " << inner
                               << " features, not a multiple of the schedule's "
                                  "vector width "
                               << vec;
   LanePartition part = partitionRow(row, lanes, vec);
-  int64_t fl = part.featureLanes, groups = part.groups, chunk = part.chunk,
-          chunks = part.chunks;
+  fl = part.featureLanes;
+  groups = part.groups;
+  chunk = part.chunk;
+  chunks = part.chunks;
+  perChunk = 2 + vec;
   constexpr int64_t kMaxChunks = 8;
   if (chunks > kMaxChunks)
     return spmm.emitOpError() << "has rows of " << row
                               << " elements; fused attention keeps at most "
                               << kMaxChunks * chunk << " per row team";
+  heads = row / inner;
+  return success();
+}
 
+void AttentionGroup::matchScores(ArrayRef<linalg::GenericOp> scoreOps) {
   // Distributed scores: the sddmm's operands are shaped like the aggregated
   // rows; for add/sub/mul the first score op must sum over the features.
+  auto vType = cast<RankedTensorType>(input.getType());
   auto lhsType = cast<RankedTensorType>(sddmm.getLhs().getType());
-  bool sameShape = lhsType.getShape().drop_front() == vType.getShape().drop_front();
-  bool dotDistributed = sameShape && sddmm.getKind() == gnn::SddmmKind::dot;
-  linalg::GenericOp featureReduce;
-  if (sameShape && sddmm.getKind() != gnn::SddmmKind::dot && !scoreOps.empty() &&
-      scoreOps.front().getNumReductionLoops() == 1 &&
-      vType.getRank() >= 2 && isSumReduction(scoreOps.front()) &&
-      scoreOps.front().getDpsInputOperand(0)->get() == sddmm.getResult() &&
-      scoreOps.front().getMatchingIndexingMap(scoreOps.front().getDpsInputOperand(0)).isIdentity())
+  bool sameShape =
+      lhsType.getShape().drop_front() == vType.getShape().drop_front();
+  dotDistributed = sameShape && sddmm.getKind() == gnn::SddmmKind::dot;
+  if (sameShape && isFeatureReduction(sddmm, scoreOps, vType))
     featureReduce = scoreOps.front();
-  bool distributed = dotDistributed || featureReduce;
+  distributed = dotDistributed || featureReduce;
+}
 
-  KernelBuilder kb(group, group.getKernel(), s.getBlock(), indexBits);
-  OpBuilder &b = kb.b;
-  Location loc = kb.loc;
-  Type ft = kb.ft;
-  float inf = std::numeric_limits<float>::infinity();
+FailureOr<AttentionGroup> AttentionGroup::match(KernelGroupOp group,
+                                                GroupParts &parts) {
+  AttentionGroup a;
+  SmallVector<linalg::GenericOp> scoreOps;
+  if (failed(a.matchOps(group, parts, scoreOps)) ||
+      failed(a.matchShapes(group)))
+    return failure();
+  a.matchScores(scoreOps);
+  return a;
+}
 
-  auto [rowIdx, lane] = rowMapping(kb, kb.size("nodes"), lanes);
-  Value g = kb.div(lane, fl), f = kb.rem(lane, fl);
+void AttentionLowering::mapRow() {
+  auto [node, lane] = rowMapping(kb, kb.size("nodes"), lanes);
+  rowIdx = node;
+  edgeGroup = kb.div(lane, fl);
+  Value f = kb.rem(lane, fl);
   RowTraversal t = traverse(kb, /*reversed=*/false, rowIdx);
-  Value nbrs = t.nbrs, begin = t.begin, end = t.end;
-  SmallVector<Value> offsets, active;
+  nbrs = t.nbrs;
+  begin = t.begin;
+  end = t.end;
   for (int64_t j = 0; j < chunks; ++j) {
     Value c = kb.add(kb.idx(j * chunk), kb.mul(f, vec));
     offsets.push_back(c);
@@ -171,22 +339,23 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
   }
   // Destination-side operands of a distributed score are loop-invariant.
   Value sddmmDstOperand = sddmm.getRhs();
-  SmallVector<SmallVector<Value>> dstRows;
   if (distributed)
     for (int64_t j = 0; j < chunks; ++j)
       dstRows.push_back(kb.load(kb.operand(sddmmDstOperand),
                                 kb.add(kb.mul(rowIdx, row), offsets[j]), vec));
+}
 
+FailureOr<ForEdgesOp> AttentionLowering::buildEdgeLoop() {
   // Carried per chunk: m, s, acc[vec].
-  int64_t perChunk = 2 + vec;
+  float inf = std::numeric_limits<float>::infinity();
   SmallVector<Value> inits;
   for (int64_t j = 0; j < chunks; ++j) {
     inits.push_back(kb.fp(-inf));
     for (int64_t i = 1; i < perChunk; ++i)
       inits.push_back(kb.fp(0.0));
   }
-  SmallVector<Type> types(inits.size(), ft);
-  auto loop = ForEdgesOp::create(b, loc, types, kb.add(begin, g), end,
+  types.assign(inits.size(), ft);
+  auto loop = ForEdgesOp::create(b, loc, types, kb.add(begin, edgeGroup), end,
                                  kb.idx(groups), nbrs, Value(), inits,
                                  b.getI64IntegerAttr(2));
   Block *body = new Block();
@@ -196,226 +365,299 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
   for (Type t : types)
     body->addArgument(t, loc);
   ValueRange carried = body->getArguments().drop_front(2);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(body);
-    EdgeRef e{slot, src, rowIdx};
-    EdgeEvaluator eval(kb, group);
-    SmallVector<SmallVector<Value>> vRows;
-    for (int64_t j = 0; j < chunks; ++j)
-      vRows.push_back(
-          kb.load(kb.operand(input), kb.add(kb.mul(src, row), offsets[j]), vec));
-    // The score of each chunk's head.
-    SmallVector<Value> scores;
-    if (distributed) {
-      Value lhs = sddmm.getLhs();
-      for (int64_t j = 0; j < chunks; ++j) {
-        SmallVector<Value> l =
-            lhs == input ? vRows[j]
-                         : kb.load(kb.operand(lhs),
-                                   kb.add(kb.mul(src, row), offsets[j]), vec);
-        Value partial = kb.fp(0.0);
-        for (int64_t v = 0; v < vec; ++v) {
-          Value x = l[v], z = dstRows[j][v];
-          if (dotDistributed) {
-            partial = math::FmaOp::create(b, loc, x, z, partial);
-            continue;
-          }
-          Value ev;
-          switch (sddmm.getKind()) {
-          case gnn::SddmmKind::add: ev = arith::AddFOp::create(b, loc, x, z); break;
-          case gnn::SddmmKind::sub: ev = arith::SubFOp::create(b, loc, x, z); break;
-          default: ev = arith::MulFOp::create(b, loc, x, z); break;
-          }
-          // The reduction body with this feature's loop indices.
-          auto outType = cast<RankedTensorType>(featureReduce.getDpsInputOperand(0)->get().getType());
-          Value k = kb.add(offsets[j], kb.idx(v));
-          SmallVector<Value> idx = kb.rowIndices(slot, k, outType);
-          SmallVector<Value> args = {ev};
-          // getDpsInputOperands() returns a vector by value: keep it alive
-          // for the loop (drop_begin only refers to it).
-          SmallVector<OpOperand *> inputs = featureReduce.getDpsInputOperands();
-          for (OpOperand *in : llvm::drop_begin(inputs)) {
-            FailureOr<Value> a = kb.access(in->get(),
-                                           featureReduce.getMatchingIndexingMap(in),
-                                           idx, featureReduce);
-            if (failed(a))
-              return failure();
-            args.push_back(*a);
-          }
-          args.push_back(partial);
-          FailureOr<SmallVector<Value>> y = kb.inlineBody(featureReduce, args, idx);
-          if (failed(y))
-            return failure();
-          partial = (*y)[0];
-        }
-        scores.push_back(partial);
-      }
-      // A head's lanes (and, for heads wider than a chunk, its chunks).
-      int64_t lanesPerHead = std::min(inner / vec, fl);
-      int64_t chunksPerHead = std::max<int64_t>(1, inner / chunk);
-      if (lanesPerHead > 1 && !llvm::isPowerOf2_64(lanesPerHead)) {
-        // Heads of a lane count that is not a power of two (e.g. 3
-        // features) are not aligned to shuffle groups and may straddle
-        // chunks: each lane sums its chunks per head (masked by the head
-        // and by activity), one reduction over the feature lanes gives every
-        // head's score, and each chunk takes its own head's.
-        int64_t heads = row / inner;
-        SmallVector<Value> headOf, perHead;
-        for (int64_t j = 0; j < chunks; ++j)
-          headOf.push_back(kb.div(offsets[j], inner));
-        auto isHead = [&](int64_t j, int64_t h) {
-          Value is = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                           headOf[j], kb.idx(h));
-          if (active[j])
-            is = arith::AndIOp::create(b, loc, is, active[j]);
-          return is;
-        };
-        for (int64_t h = 0; h < heads; ++h) {
-          Value sum = kb.fp(0.0);
-          for (int64_t j = 0; j < chunks; ++j)
-            sum = arith::AddFOp::create(
-                b, loc, sum,
-                arith::SelectOp::create(b, loc, isHead(j, h), scores[j],
-                                        kb.fp(0.0)));
-          perHead.push_back(sum);
-        }
-        auto red = TeamReduceOp::create(b, loc, perHead, 1, fl);
-        kb.buildCombine(red.getCombine(), SmallVector<Type>(perHead.size(), ft),
-                        [&](OpBuilder &rb, ValueRange a, ValueRange c) {
-                          SmallVector<Value> out;
-                          for (auto [x, y] : llvm::zip(a, c))
-                            out.push_back(arith::AddFOp::create(rb, loc, x, y));
-                          return out;
-                        });
-        for (int64_t j = 0; j < chunks; ++j) {
-          Value score = kb.fp(0.0);
-          for (int64_t h = 0; h < heads; ++h)
-            score = arith::SelectOp::create(b, loc, isHead(j, h),
-                                            red.getResult(h), score);
-          scores[j] = score;
-        }
-        chunksPerHead = 1;
-      } else if (lanesPerHead > 1) {
-        auto red = TeamReduceOp::create(b, loc, scores, 1, lanesPerHead);
-        kb.buildCombine(red.getCombine(), SmallVector<Type>(scores.size(), ft),
-                        [&](OpBuilder &rb, ValueRange a, ValueRange c) {
-                          SmallVector<Value> out;
-                          for (auto [x, y] : llvm::zip(a, c))
-                            out.push_back(arith::AddFOp::create(rb, loc, x, y));
-                          return out;
-                        });
-        scores.assign(red.getResults().begin(), red.getResults().end());
-      }
-      if (chunksPerHead > 1)
-        for (int64_t j = 0; j < chunks; j += chunksPerHead) {
-          Value sum = scores[j];
-          for (int64_t q = 1; q < chunksPerHead && j + q < chunks; ++q)
-            sum = arith::AddFOp::create(b, loc, sum, scores[j + q]);
-          for (int64_t q = 0; q < chunksPerHead && j + q < chunks; ++q)
-            scores[j + q] = sum;
-        }
-      // The rest of the score chain, per head.
-      Value reduced = dotDistributed ? Value(sddmm.getResult())
-                                     : Value(featureReduce->getResult(0));
-      double init = 0.0;
-      if (featureReduce) {
-        std::optional<double> c = KernelBuilder::fillConstant(
-            featureReduce.getDpsInitOperand(0)->get());
-        if (!c)
-          return featureReduce.emitOpError("expects a constant-filled init "
-                                           "for a fused score reduction");
-        init = *c;
-      }
-      for (int64_t j = 0; j < chunks; ++j) {
-        Value head = kb.div(offsets[j], inner);
-        Value score =
-            init == 0.0 ? scores[j]
-                        : arith::AddFOp::create(b, loc, scores[j], kb.fp(init))
-                              .getResult();
-        eval.setOverride(reduced, score);
-        FailureOr<Value> final = eval.element(softmax.getInput(), e, head);
-        if (failed(final))
-          return failure();
-        scores[j] = *final;
-      }
-    } else {
-      for (int64_t j = 0; j < chunks; ++j) {
-        FailureOr<Value> sc = eval.element(softmax.getInput(), e,
-                                           kb.div(offsets[j], inner));
-        if (failed(sc))
-          return failure();
-        scores.push_back(*sc);
-      }
-    }
-    // The factor scaling each chunk's head's softmax weight (the dropout
-    // mask): the scaling ops evaluated at weight 1, as they are linear in
-    // it. The softmax's state (m, s) stays that of the unscaled weights.
-    SmallVector<Value> factors;
-    if (!scalingOps.empty()) {
-      eval.setOverride(softmax.getResult(), kb.fp(1.0));
-      for (int64_t j = 0; j < chunks; ++j) {
-        FailureOr<Value> factor =
-            eval.element(weights, e, kb.div(offsets[j], inner));
-        if (failed(factor))
-          return failure();
-        factors.push_back(*factor);
-      }
-    }
-    // The online softmax update.
-    SmallVector<Value> next;
-    for (int64_t j = 0; j < chunks; ++j) {
-      Value m = carried[j * perChunk], sum = carried[j * perChunk + 1];
-      Value x = scores[j];
-      // NaN-propagating: a NaN score makes m, the scales and the sum NaN
-      // from there on; a +inf score adds exp(inf - inf) = NaN. A -inf score
-      // adds 0 (not exp(-inf - -inf)), so that a row starting with one is
-      // not poisoned; a row of -inf only is told apart at the end.
-      Value mNew = arith::MaximumFOp::create(b, loc, m, x);
-      Value same = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m, mNew);
-      Value scale = arith::SelectOp::create(
-          b, loc, same, kb.fp(1.0),
-          math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, m, mNew)));
-      Value dead = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x,
-                                         kb.fp(-inf));
-      Value p = arith::SelectOp::create(
-          b, loc, dead, kb.fp(0.0),
-          math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, x, mNew)));
-      next.push_back(mNew);
-      next.push_back(math::FmaOp::create(b, loc, sum, scale, p));
-      Value w = factors.empty()
-                    ? p
-                    : arith::MulFOp::create(b, loc, p, factors[j]).getResult();
-      for (int64_t v = 0; v < vec; ++v) {
-        Value a = carried[j * perChunk + 2 + v];
-        Value pv = arith::MulFOp::create(b, loc, w, vRows[j][v]);
-        next.push_back(math::FmaOp::create(b, loc, a, scale, pv));
-      }
-    }
-    YieldOp::create(b, loc, next);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(body);
+  FailureOr<SmallVector<Value>> next = edgeStep(slot, src, carried);
+  if (failed(next))
+    return failure();
+  YieldOp::create(b, loc, *next);
+  return loop;
+}
+
+FailureOr<SmallVector<Value>> AttentionLowering::edgeStep(Value slot, Value src,
+                                                          ValueRange carried) {
+  EdgeRef e{slot, src, rowIdx};
+  EdgeEvaluator eval(kb, group);
+  SmallVector<SmallVector<Value>> vRows;
+  for (int64_t j = 0; j < chunks; ++j)
+    vRows.push_back(
+        kb.load(kb.operand(input), kb.add(kb.mul(src, row), offsets[j]), vec));
+  // The score of each chunk's head.
+  FailureOr<SmallVector<Value>> scores =
+      distributed ? distributedScores(eval, e, vRows) : wholeScores(eval, e);
+  if (failed(scores))
+    return failure();
+  FailureOr<SmallVector<Value>> factors = scalingFactors(eval, e);
+  if (failed(factors))
+    return failure();
+  return updateState(carried, *scores, *factors, vRows);
+}
+
+FailureOr<SmallVector<Value>>
+AttentionLowering::distributedScores(EdgeEvaluator &eval, const EdgeRef &e,
+                                     ArrayRef<SmallVector<Value>> vRows) {
+  SmallVector<Value> scores;
+  for (int64_t j = 0; j < chunks; ++j) {
+    FailureOr<Value> partial = chunkPartialScore(j, e.slot, e.src, vRows);
+    if (failed(partial))
+      return failure();
+    scores.push_back(*partial);
   }
-  // Merging two partial states (edge groups, heavy-row chunks).
-  auto mergeRule = [&](OpBuilder &rb, ValueRange a, ValueRange c) {
-    SmallVector<Value> out;
-    for (int64_t j = 0; j < chunks; ++j) {
-      Value m1 = a[j * perChunk], m2 = c[j * perChunk];
-      Value m = arith::MaximumFOp::create(rb, loc, m1, m2);
-      auto factor = [&](Value mi) -> Value {
-        Value same = arith::CmpFOp::create(rb, loc, arith::CmpFPredicate::OEQ, mi, m);
-        Value one =
-            arith::ConstantOp::create(rb, loc, rb.getFloatAttr(ft, 1.0));
-        return arith::SelectOp::create(
-            rb, loc, same, one,
-            math::ExpOp::create(rb, loc, arith::SubFOp::create(rb, loc, mi, m)));
-      };
-      Value f1 = factor(m1), f2 = factor(m2);
-      out.push_back(m);
-      for (int64_t i = 1; i < perChunk; ++i) {
-        Value x = arith::MulFOp::create(rb, loc, a[j * perChunk + i], f1);
-        out.push_back(math::FmaOp::create(rb, loc, c[j * perChunk + i], f2, x));
-      }
+  sumHeadScores(scores);
+  // The rest of the score chain, per head.
+  Value reduced = dotDistributed ? Value(sddmm.getResult())
+                                 : Value(featureReduce->getResult(0));
+  double init = 0.0;
+  if (featureReduce) {
+    std::optional<double> c =
+        KernelBuilder::fillConstant(featureReduce.getDpsInitOperand(0)->get());
+    if (!c)
+      return featureReduce.emitOpError("expects a constant-filled init "
+                                       "for a fused score reduction");
+    init = *c;
+  }
+  for (int64_t j = 0; j < chunks; ++j) {
+    Value head = kb.div(offsets[j], inner);
+    Value score =
+        init == 0.0
+            ? scores[j]
+            : arith::AddFOp::create(b, loc, scores[j], kb.fp(init)).getResult();
+    eval.setOverride(reduced, score);
+    FailureOr<Value> final = eval.element(softmax.getInput(), e, head);
+    if (failed(final))
+      return failure();
+    scores[j] = *final;
+  }
+  return scores;
+}
+
+FailureOr<Value>
+AttentionLowering::chunkPartialScore(int64_t j, Value slot, Value src,
+                                     ArrayRef<SmallVector<Value>> vRows) {
+  Value lhs = sddmm.getLhs();
+  SmallVector<Value> l =
+      lhs == input
+          ? vRows[j]
+          : kb.load(kb.operand(lhs), kb.add(kb.mul(src, row), offsets[j]), vec);
+  Value partial = kb.fp(0.0);
+  for (int64_t v = 0; v < vec; ++v) {
+    Value x = l[v], z = dstRows[j][v];
+    if (dotDistributed) {
+      partial = math::FmaOp::create(b, loc, x, z, partial);
+      continue;
     }
-    return out;
+    FailureOr<Value> next = addFeatureTerm(j, v, x, z, slot, partial);
+    if (failed(next))
+      return failure();
+    partial = *next;
+  }
+  return partial;
+}
+
+FailureOr<Value> AttentionLowering::addFeatureTerm(int64_t j, int64_t v,
+                                                   Value x, Value z, Value slot,
+                                                   Value partial) {
+  Value ev;
+  switch (sddmm.getKind()) {
+  case gnn::SddmmKind::add:
+    ev = arith::AddFOp::create(b, loc, x, z);
+    break;
+  case gnn::SddmmKind::sub:
+    ev = arith::SubFOp::create(b, loc, x, z);
+    break;
+  default:
+    ev = arith::MulFOp::create(b, loc, x, z);
+    break;
+  }
+  // The reduction body with this feature's loop indices.
+  auto outType = cast<RankedTensorType>(
+      featureReduce.getDpsInputOperand(0)->get().getType());
+  Value k = kb.add(offsets[j], kb.idx(v));
+  SmallVector<Value> idx = kb.rowIndices(slot, k, outType);
+  SmallVector<Value> args = {ev};
+  // getDpsInputOperands() returns a vector by value: keep it alive
+  // for the loop (drop_begin only refers to it).
+  SmallVector<OpOperand *> inputs = featureReduce.getDpsInputOperands();
+  for (OpOperand *in : llvm::drop_begin(inputs)) {
+    FailureOr<Value> a =
+        kb.access(in->get(), featureReduce.getMatchingIndexingMap(in), idx,
+                  featureReduce);
+    if (failed(a))
+      return failure();
+    args.push_back(*a);
+  }
+  args.push_back(partial);
+  FailureOr<SmallVector<Value>> y = kb.inlineBody(featureReduce, args, idx);
+  if (failed(y))
+    return failure();
+  return (*y)[0];
+}
+
+TeamReduceOp AttentionLowering::teamSum(ValueRange values, int64_t width) {
+  auto red = TeamReduceOp::create(b, loc, values, 1, width);
+  kb.buildCombine(red.getCombine(), SmallVector<Type>(values.size(), ft),
+                  [&](OpBuilder &rb, ValueRange a, ValueRange c) {
+                    SmallVector<Value> out;
+                    for (auto [x, y] : llvm::zip(a, c))
+                      out.push_back(arith::AddFOp::create(rb, loc, x, y));
+                    return out;
+                  });
+  return red;
+}
+
+void AttentionLowering::sumHeadScores(SmallVector<Value> &scores) {
+  // A head's lanes (and, for heads wider than a chunk, its chunks).
+  int64_t lanesPerHead = std::min(inner / vec, fl);
+  int64_t chunksPerHead = std::max<int64_t>(1, inner / chunk);
+  if (lanesPerHead > 1 && !llvm::isPowerOf2_64(lanesPerHead)) {
+    sumStraddlingHeadScores(scores);
+    return;
+  }
+  if (lanesPerHead > 1) {
+    TeamReduceOp red = teamSum(scores, lanesPerHead);
+    scores.assign(red.getResults().begin(), red.getResults().end());
+  }
+  if (chunksPerHead > 1)
+    for (int64_t j = 0; j < chunks; j += chunksPerHead) {
+      Value sum = scores[j];
+      for (int64_t q = 1; q < chunksPerHead && j + q < chunks; ++q)
+        sum = arith::AddFOp::create(b, loc, sum, scores[j + q]);
+      for (int64_t q = 0; q < chunksPerHead && j + q < chunks; ++q)
+        scores[j + q] = sum;
+    }
+}
+
+void AttentionLowering::sumStraddlingHeadScores(SmallVector<Value> &scores) {
+  // Heads of a lane count that is not a power of two (e.g. 3 features) are
+  // not aligned to shuffle groups and may straddle chunks: each lane sums its
+  // chunks per head (masked by the head and by activity), one reduction over
+  // the feature lanes gives every head's score, and each chunk takes its own
+  // head's.
+  SmallVector<Value> headOf, perHead;
+  for (int64_t j = 0; j < chunks; ++j)
+    headOf.push_back(kb.div(offsets[j], inner));
+  auto isHead = [&](int64_t j, int64_t h) {
+    Value is = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                     headOf[j], kb.idx(h));
+    if (active[j])
+      is = arith::AndIOp::create(b, loc, is, active[j]);
+    return is;
+  };
+  for (int64_t h = 0; h < heads; ++h) {
+    Value sum = kb.fp(0.0);
+    for (int64_t j = 0; j < chunks; ++j)
+      sum = arith::AddFOp::create(
+          b, loc, sum,
+          arith::SelectOp::create(b, loc, isHead(j, h), scores[j], kb.fp(0.0)));
+    perHead.push_back(sum);
+  }
+  TeamReduceOp red = teamSum(perHead, fl);
+  for (int64_t j = 0; j < chunks; ++j) {
+    Value score = kb.fp(0.0);
+    for (int64_t h = 0; h < heads; ++h)
+      score = arith::SelectOp::create(b, loc, isHead(j, h), red.getResult(h),
+                                      score);
+    scores[j] = score;
+  }
+}
+
+FailureOr<SmallVector<Value>>
+AttentionLowering::wholeScores(EdgeEvaluator &eval, const EdgeRef &e) {
+  SmallVector<Value> scores;
+  for (int64_t j = 0; j < chunks; ++j) {
+    FailureOr<Value> sc =
+        eval.element(softmax.getInput(), e, kb.div(offsets[j], inner));
+    if (failed(sc))
+      return failure();
+    scores.push_back(*sc);
+  }
+  return scores;
+}
+
+FailureOr<SmallVector<Value>>
+AttentionLowering::scalingFactors(EdgeEvaluator &eval, const EdgeRef &e) {
+  // The scaling ops evaluated at weight 1, as they are linear in it (the
+  // dropout mask). The softmax's state (m, s) stays that of the unscaled
+  // weights.
+  SmallVector<Value> factors;
+  if (scalingOps.empty())
+    return factors;
+  eval.setOverride(softmax.getResult(), kb.fp(1.0));
+  for (int64_t j = 0; j < chunks; ++j) {
+    FailureOr<Value> factor =
+        eval.element(weights, e, kb.div(offsets[j], inner));
+    if (failed(factor))
+      return failure();
+    factors.push_back(*factor);
+  }
+  return factors;
+}
+
+SmallVector<Value>
+AttentionLowering::updateState(ValueRange carried, ArrayRef<Value> scores,
+                               ArrayRef<Value> factors,
+                               ArrayRef<SmallVector<Value>> vRows) {
+  float inf = std::numeric_limits<float>::infinity();
+  SmallVector<Value> next;
+  for (int64_t j = 0; j < chunks; ++j) {
+    Value m = carried[j * perChunk], sum = carried[j * perChunk + 1];
+    Value x = scores[j];
+    // NaN-propagating: a NaN score makes m, the scales and the sum NaN
+    // from there on; a +inf score adds exp(inf - inf) = NaN. A -inf score
+    // adds 0 (not exp(-inf - -inf)), so that a row starting with one is
+    // not poisoned; a row of -inf only is told apart at the end.
+    Value mNew = arith::MaximumFOp::create(b, loc, m, x);
+    Value same =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m, mNew);
+    Value scale = arith::SelectOp::create(
+        b, loc, same, kb.fp(1.0),
+        math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, m, mNew)));
+    Value dead = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x,
+                                       kb.fp(-inf));
+    Value p = arith::SelectOp::create(
+        b, loc, dead, kb.fp(0.0),
+        math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, x, mNew)));
+    next.push_back(mNew);
+    next.push_back(math::FmaOp::create(b, loc, sum, scale, p));
+    Value w = factors.empty()
+                  ? p
+                  : arith::MulFOp::create(b, loc, p, factors[j]).getResult();
+    for (int64_t v = 0; v < vec; ++v) {
+      Value a = carried[j * perChunk + 2 + v];
+      Value pv = arith::MulFOp::create(b, loc, w, vRows[j][v]);
+      next.push_back(math::FmaOp::create(b, loc, a, scale, pv));
+    }
+  }
+  return next;
+}
+
+SmallVector<Value> AttentionLowering::mergeStates(OpBuilder &rb, ValueRange a,
+                                                  ValueRange c) {
+  SmallVector<Value> out;
+  for (int64_t j = 0; j < chunks; ++j) {
+    Value m1 = a[j * perChunk], m2 = c[j * perChunk];
+    Value m = arith::MaximumFOp::create(rb, loc, m1, m2);
+    auto factor = [&](Value mi) -> Value {
+      Value same =
+          arith::CmpFOp::create(rb, loc, arith::CmpFPredicate::OEQ, mi, m);
+      Value one = arith::ConstantOp::create(rb, loc, rb.getFloatAttr(ft, 1.0));
+      return arith::SelectOp::create(
+          rb, loc, same, one,
+          math::ExpOp::create(rb, loc, arith::SubFOp::create(rb, loc, mi, m)));
+    };
+    Value f1 = factor(m1), f2 = factor(m2);
+    out.push_back(m);
+    for (int64_t i = 1; i < perChunk; ++i) {
+      Value x = arith::MulFOp::create(rb, loc, a[j * perChunk + i], f1);
+      out.push_back(math::FmaOp::create(rb, loc, c[j * perChunk + i], f2, x));
+    }
+  }
+  return out;
+}
+
+SmallVector<Value> AttentionLowering::mergeEdgeGroups(ForEdgesOp loop) {
+  auto mergeRule = [&](OpBuilder &rb, ValueRange a, ValueRange c) {
+    return mergeStates(rb, a, c);
   };
   kb.buildCombine(loop.getMerge(), types, mergeRule);
   SmallVector<Value> state(loop.getResults());
@@ -424,15 +666,18 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
     kb.buildCombine(red.getCombine(), types, mergeRule);
     state.assign(red.getResults().begin(), red.getResults().end());
   }
-  Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, g,
-                                       kb.idx(0));
+  return state;
+}
+
+LogicalResult AttentionLowering::storeOutputs(ValueRange state) {
+  Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                       edgeGroup, kb.idx(0));
   // The log-sum-exp of each head, m + log s, by the lane holding the head's
   // first feature (-inf for a row without edges: m = -inf, s = 0); it has a
   // row of `heads` per node (the verifiers make the softmax's input, the
   // spmm's weights and the log-sum-exp agree). A row whose scores are all
   // -inf also ends with s = 0: its output and log-sum-exp are NaN, as
   // torch's softmax gives (-inf - -inf), a row without edges 0 and -inf.
-  int64_t heads = row / inner;
   Value hasEdges =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, end, begin);
   // One builder call per statement: argument order is unspecified, and
@@ -441,46 +686,71 @@ LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group,
   Value nanOut = kb.fp(std::numeric_limits<double>::quiet_NaN());
   Value noMassOut =
       arith::SelectOp::create(b, loc, hasEdges, nanOut, zeroOut);
-  for (int64_t j = 0; j < chunks; ++j) {
-    Value cond = leader;
-    if (active[j])
-      cond = arith::AndIOp::create(b, loc, cond, active[j]);
-    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, cond, false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    Value sum = state[j * perChunk + 1];
-    Value zero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, sum,
-                                       kb.fp(0.0));
-    Value inv = arith::DivFOp::create(b, loc, kb.fp(1.0), sum);
-    SmallVector<Value> outs;
-    for (int64_t v = 0; v < vec; ++v) {
-      Value a = arith::MulFOp::create(b, loc, state[j * perChunk + 2 + v], inv);
-      a = arith::SelectOp::create(b, loc, zero, noMassOut, a);
-      FailureOr<Value> out = kb.applyConsumers(
-          parts.consumers, spmm.getResult(), a, rowIdx,
-          kb.add(offsets[j], kb.idx(v)));
-      if (failed(out))
-        return failure();
-      outs.push_back(*out);
-    }
-    kb.store(outs, kb.result(0), kb.add(kb.mul(rowIdx, row), offsets[j]));
-    if (!parts.lse)
-      continue;
-    Value headStart = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq, kb.rem(offsets[j], inner),
-        kb.idx(0));
-    auto lseIf = scf::IfOp::create(b, loc, TypeRange{}, headStart, false);
-    b.setInsertionPointToStart(&lseIf.getThenRegion().front());
-    Value lse = arith::AddFOp::create(b, loc, state[j * perChunk],
-                                      math::LogOp::create(b, loc, sum));
-    Value nanLse = kb.fp(std::numeric_limits<double>::quiet_NaN());
-    Value noMass = arith::AndIOp::create(b, loc, zero, hasEdges);
-    lse = arith::SelectOp::create(b, loc, noMass, nanLse, lse);
-    kb.store({lse}, kb.result(1),
-             kb.add(kb.mul(rowIdx, heads), kb.div(offsets[j], inner)));
-  }
-  finishRowKernel(kb, group, parts, s);
+  for (int64_t j = 0; j < chunks; ++j)
+    if (failed(storeChunk(j, state, leader, hasEdges, noMassOut)))
+      return failure();
   return success();
+}
+
+LogicalResult AttentionLowering::storeChunk(int64_t j, ValueRange state,
+                                            Value leader, Value hasEdges,
+                                            Value noMassOut) {
+  Value cond = leader;
+  if (active[j])
+    cond = arith::AndIOp::create(b, loc, cond, active[j]);
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, cond, false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  Value sum = state[j * perChunk + 1];
+  Value zero =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, sum, kb.fp(0.0));
+  Value inv = arith::DivFOp::create(b, loc, kb.fp(1.0), sum);
+  SmallVector<Value> outs;
+  for (int64_t v = 0; v < vec; ++v) {
+    Value a = arith::MulFOp::create(b, loc, state[j * perChunk + 2 + v], inv);
+    a = arith::SelectOp::create(b, loc, zero, noMassOut, a);
+    FailureOr<Value> out =
+        kb.applyConsumers(parts.consumers, spmm.getResult(), a, rowIdx,
+                          kb.add(offsets[j], kb.idx(v)));
+    if (failed(out))
+      return failure();
+    outs.push_back(*out);
+  }
+  kb.store(outs, kb.result(0), kb.add(kb.mul(rowIdx, row), offsets[j]));
+  if (!parts.lse)
+    return success();
+  Value headStart = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          kb.rem(offsets[j], inner), kb.idx(0));
+  auto lseIf = scf::IfOp::create(b, loc, TypeRange{}, headStart, false);
+  b.setInsertionPointToStart(&lseIf.getThenRegion().front());
+  Value lse = arith::AddFOp::create(b, loc, state[j * perChunk],
+                                    math::LogOp::create(b, loc, sum));
+  Value nanLse = kb.fp(std::numeric_limits<double>::quiet_NaN());
+  Value noMass = arith::AndIOp::create(b, loc, zero, hasEdges);
+  lse = arith::SelectOp::create(b, loc, noMass, nanLse, lse);
+  kb.store({lse}, kb.result(1),
+           kb.add(kb.mul(rowIdx, heads), kb.div(offsets[j], inner)));
+  return success();
+}
+
+LogicalResult AttentionLowering::lower() {
+  mapRow();
+  FailureOr<ForEdgesOp> loop = buildEdgeLoop();
+  if (failed(loop))
+    return failure();
+  SmallVector<Value> state = mergeEdgeGroups(*loop);
+  if (failed(storeOutputs(state)))
+    return failure();
+  finishRowKernel(kb, group, parts, schedule);
+  return success();
+}
+
+LogicalResult mlir::gnnk::lowerAttention(KernelGroupOp group, GroupParts &parts,
+                                         int indexBits) {
+  FailureOr<AttentionGroup> attention = AttentionGroup::match(group, parts);
+  if (failed(attention))
+    return failure();
+  return AttentionLowering(group, parts, *attention, indexBits).lower();
 }
 
 void mlir::gnnk::populateAttentionLoweringPatterns(RewritePatternSet &patterns,
