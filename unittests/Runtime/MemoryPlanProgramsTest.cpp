@@ -74,6 +74,39 @@ protected:
   MLIRContext context;
 };
 
+// A function of elementwise work only (no graph op) still gets its kernel:
+// lowerForCUDA once skipped every module without a graph op as lowered.
+TEST_F(MemoryPlanPrograms, ElementwiseOnlyFunctionIsLowered) {
+  const char *source = R"mlir(
+    func.func @f(%g: !gnn.graph, %x: tensor<?xf32>) -> tensor<?xf32> {
+      %c0 = arith.constant 0 : index
+      %n = tensor.dim %x, %c0 : tensor<?xf32>
+      %e = tensor.empty(%n) : tensor<?xf32>
+      %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>,
+                                            affine_map<(d0) -> (d0)>],
+                           iterator_types = ["parallel"]}
+          ins(%x : tensor<?xf32>) outs(%e : tensor<?xf32>) {
+      ^bb0(%v: f32, %o: f32):
+        %t = math.tanh %v : f32
+        linalg.yield %t : f32
+      } -> tensor<?xf32>
+      return %y : tensor<?xf32>
+    })mlir";
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+  ASSERT_TRUE(module);
+  auto f = *module->getOps<func::FuncOp>().begin();
+  mlir::gnn::CompileOptions options;
+  options.stats.nodes = options.stats.largestGraph =
+      options.stats.smallestGraph = 6;
+  options.stats.edges = 7;
+  FailureOr<rt::Program> p = mlir::gnn::compileToProgram(*module, f, options);
+  ASSERT_TRUE(succeeded(p));
+  size_t launches = 0;
+  for (const rt::Step &step : p->steps)
+    launches += std::holds_alternative<rt::LaunchStep>(step);
+  EXPECT_EQ(launches, 1u);
+}
+
 TEST_F(MemoryPlanPrograms, ThreeLayerGCNHoldsOneLayer) {
   rt::Program p = compile("gcn3");
   rt::MemoryPlan m = plan(p);
