@@ -11,9 +11,10 @@
 - Every other tree of elementwise ops (with broadcasting and inserted unit
   dimensions) is one ``linalg.generic`` whose body is the tree; a sum over a
   feature dimension is one with a reduction loop; matmuls are
-  ``linalg.matmul``; reshapes ``tensor.expand_shape`` / ``collapse_shape``
-  (unit dimensions on edge tensors through generics: the verifiers tell
-  edge tensors from node tensors through them).
+  ``linalg.matmul``; reshapes ``tensor.expand_shape`` / ``collapse_shape``,
+  except those that only insert or drop unit dimensions: generics, through
+  which the verifiers still tell edge tensors from node tensors (they do not
+  through every reassociation).
 
 Each op is built inside a frame located at the user's line that traced it,
 so the verifier's diagnostics (and the IR's locations) point at the layer's
@@ -239,7 +240,12 @@ class Lowering:
         return v
 
     def _rows(self, v: ir.Value) -> ir.Value:
-        return self.f.dim(v, 0)
+        """The row count of ``v`` (one tensor.dim per value)."""
+        key = ("rows", v.id)
+        d = self.values.get(key)
+        if d is None:
+            d = self.values[key] = self.f.dim(v, 0)
+        return d
 
     def _lower(self, e: Expr) -> ir.Value:
         f, op = self.f, e.op
@@ -369,11 +375,8 @@ class Lowering:
         src = e.args[0]
         x = self.value(src)
         old, new = src.shape, e.shape
-        if e.domain == "edge":
-            squeezed_old = tuple(d for d in old if d != 1)
-            squeezed_new = tuple(d for d in new if d != 1)
-            if squeezed_old == squeezed_new:
-                return self._unit_reshape(x, old, new, e.loc)
+        if tuple(d for d in old if d != 1) == tuple(d for d in new if d != 1):
+            return self._unit_reshape(x, old, new, e.loc)
         if len(old) > 2:  # to [rows, features]
             x = _at(e.loc, f.collapse, x, [[0], list(range(1, len(old)))])
         elif len(old) == 1:  # [rows] -> [rows, 1]

@@ -68,8 +68,18 @@ def softmax(src, index=None, ptr=None, num_nodes=None, dim: int = 0):
     return out / total.index_select(0, index)
 
 
-def _params(fn):
-    return list(inspect.signature(fn).parameters.values())
+_SIGNATURES = {}
+
+
+def _params(method):
+    """The parameters of a bound method (without self), read once per
+    function."""
+    fn = getattr(method, "__func__", method)
+    params = _SIGNATURES.get(fn)
+    if params is None:
+        params = list(inspect.signature(method).parameters.values())
+        _SIGNATURES[fn] = params
+    return params
 
 
 class MessagePassing(torch.nn.Module):
