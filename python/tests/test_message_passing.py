@@ -247,6 +247,30 @@ def test_gat_like_matches_pyg_gatconv_and_fuses():
     torch.testing.assert_close(ours.lin.weight.grad, theirs.lin.weight.grad)
 
 
+class _GATOnFlat(GATLike):
+    """GATLike whose message splits flat node features into heads."""
+
+    def forward(self, x, edge_index):
+        return self.propagate(edge_index, x=self.lin(x)) + self.bias
+
+    def message(self, x_i, x_j, index):
+        h, c = self.heads, self.channels
+        return super().message(x_i.view(-1, h, c), x_j.view(-1, h, c), index)
+
+
+def test_heads_split_inside_the_message():
+    ei, n = _graph()
+    torch.manual_seed(13)
+    flat = _f64(_GATOnFlat(4, 3, 2))
+    ref = _f64(GATLike(4, 3, 2))
+    ref.load_state_dict(flat.state_dict())
+    x = torch.randn(n, 4, dtype=torch.float64, device=DEVICE)
+    torch.testing.assert_close(flat(x, ei), ref(x, ei))
+    # One expand_shape of x serves both ends; still no edge-sized features.
+    text = flat.gnn_ir()
+    assert text.count("tensor.expand_shape") == 1 and "gnn.gather" not in text
+
+
 def test_edgeconv_matches_pyg_edgeconv():
     ei, n = _graph()
     torch.manual_seed(3)
@@ -455,6 +479,20 @@ def test_shapes_refused():
     with pytest.raises(gnnc.TraceError, match="unsqueeze"):
         Mismatch().propagate(ei, x=x, edge_attr=ea)
 
+    class Matmul3d(gnnc.MessagePassing):
+        def message(self, x_j):
+            return x_j @ torch.ones(3, 3, dtype=torch.float64, device=DEVICE)
+
+    with pytest.raises(gnnc.TraceError, match=r"matmul.*only \[rows, features\]"):
+        Matmul3d().propagate(ei, x=x)
+
+    class RowSum(gnnc.MessagePassing):
+        def message(self, x_j):
+            return x_j.sum(0)
+
+    with pytest.raises(gnnc.TraceError, match="reduces over the rows"):
+        RowSum().propagate(ei, x=x)
+
 
 def test_fallback_torch_runs_unfused_and_agrees():
     ei, n = _graph()
@@ -548,3 +586,22 @@ def test_traced_subset_gradcheck(name):
     ea = torch.randn(ei.size(1), 3, dtype=torch.float64, device=DEVICE, requires_grad=True)
     assert torch.autograd.gradcheck(lambda x, ea: layer.propagate(ei, x=x, edge_attr=ea),
                                     (x, ea))
+
+
+def test_float32_and_empty_graphs():
+    ei, n = _graph()
+    torch.manual_seed(12)
+    layer = GATLike(4, 2, 2).to(DEVICE)
+    theirs = pyg_nn.GATConv(4, 2, heads=2, add_self_loops=False).to(DEVICE)
+    with torch.no_grad():
+        theirs.lin.weight.copy_(layer.lin.weight)
+        theirs.att_src.copy_(layer.att_src)
+        theirs.att_dst.copy_(layer.att_dst)
+        theirs.bias.copy_(layer.bias)
+    x = torch.randn(n, 4, device=DEVICE)
+    torch.testing.assert_close(layer(x, ei), theirs(x, ei), rtol=1e-5, atol=1e-5)
+    assert "f32" in layer.gnn_ir()
+    # No edges: sums are 0 (the bias remains); no nodes: no rows.
+    empty = torch.zeros(2, 0, dtype=torch.int64, device=DEVICE)
+    torch.testing.assert_close(layer(x, empty), layer.bias.detach().expand(n, 4))
+    assert layer(x[:0], empty).shape == (0, 4)
