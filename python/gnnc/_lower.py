@@ -21,7 +21,6 @@ so the verifier's diagnostics (and the IR's locations) point at the layer's
 own ``message`` / ``update``.
 """
 
-import math
 import re
 from typing import Dict, List, Tuple
 
@@ -197,16 +196,12 @@ class Lowering:
 
     # -- arguments ---------------------------------------------------------
     def arguments(self, leaves: List[Expr]) -> None:
+        """One argument per leaf; only tensors that want a gradient are
+        differentiable (the gradients of the others would cost kernels)."""
         f = self.f
         for e in leaves:
-            if e.op == "node_arg":
-                v = f.arg(list(e.shape))
-            elif e.op == "edge_arg":
-                v = f.arg(list(e.shape), edge=True)
-            elif e.op == "mask_arg":
-                v = f.arg(list(e.shape), edge=(e.domain == "edge"), differentiable=False)
-            else:
-                v = f.arg(list(e.shape))
+            v = f.arg(list(e.shape), edge=(e.domain == "edge"),
+                      differentiable=e.attrs[0])
             self.values[id(e)] = v
             self._canonical(e)
 

@@ -8,7 +8,6 @@ forward and backward kernels. See docs/Python-mp.md.
 """
 
 import inspect
-import math
 import warnings
 from typing import Optional
 

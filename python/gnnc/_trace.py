@@ -158,8 +158,8 @@ class Expr:
     ``op`` with hashable ``attrs`` over ``args`` (other Exprs); ``domain``
     is ``node`` (``[N, ...]``), ``edge`` (``[E, ...]``) or ``dense`` (a
     fixed shape); ``shape`` has None for the node or edge count. Leaves:
-    ``node_arg``, ``edge_arg``, ``mask_arg`` (an edge tensor without
-    gradient), ``dense_arg`` (``attrs``: their position in the trace) and
+    ``node_arg``, ``edge_arg``, ``dense_arg``, ``mask_arg`` (a dropout
+    mask), whose ``attrs`` say whether the tensor wants a gradient, and
     ``num`` (a constant). ``loc`` is the user's (file, line, function)."""
 
     __slots__ = ("op", "attrs", "args", "domain", "shape", "loc", "boolean", "__weakref__")
@@ -209,7 +209,8 @@ class Tracer:
 
     def leaf(self, op: str, tensor: Tensor, domain: str) -> Expr:
         shape = ((None,) + tuple(tensor.shape[1:])) if domain != "dense" else tuple(tensor.shape)
-        e = Expr(op, (), (), domain, shape, ("<input>", 0, "propagate"))
+        e = Expr(op, (bool(tensor.requires_grad),), (), domain, shape,
+                 ("<input>", 0, "propagate"))
         self.tensors[id(e)] = tensor
         return e
 
@@ -226,7 +227,7 @@ class Tracer:
                  f"(convert the layer or the inputs to one dtype)")
         if t.device != self.device:
             fail(f"a tensor on {t.device}", f"is mixed with features on {self.device}")
-        e = Expr("dense_arg", (), (), "dense", tuple(t.shape))
+        e = Expr("dense_arg", (bool(t.requires_grad),), (), "dense", tuple(t.shape))
         self.tensors[id(e)] = t
         self._dense[id(t)] = e
         self._keep.append(t)
@@ -358,7 +359,8 @@ class Proxy:
         return True
 
     def __repr__(self):
-        return f"<gnnc traced tensor {self.kind} {_fmt(self.expr.shape, 'edge' if self.kind != 'node' else 'node')}>"
+        rows = "node" if self.kind == "node" else "edge"
+        return f"<gnnc traced tensor {self.kind} {_fmt(self.expr.shape, rows)}>"
 
     # -- data-dependent Python --------------------------------------------
     def __bool__(self):
@@ -847,7 +849,7 @@ def dropout(input, p=0.5, training=True, inplace=False) -> Proxy:
         mask = torch.empty(full, dtype=t.dtype, device=t.device).bernoulli_(1.0 - prob)
         mask.div_(1.0 - prob)
     domain = "node" if p.kind == "node" else "edge"
-    leaf = Expr("mask_arg", (), (), domain, shape)
+    leaf = Expr("mask_arg", (False,), (), domain, shape)
     t.tensors[id(leaf)] = mask
     t._keep.append(leaf)
     return ew("mul", p, Proxy(leaf, None))
@@ -917,7 +919,7 @@ def _method(name):
     return handler
 
 
-def _cmp(pred, swapped):
+def _cmp(pred):
     def handler(a, b, *args, **kwargs):
         return ew("cmp", a, b, attrs=(pred,))
     return handler
@@ -963,7 +965,7 @@ def _register():
                         ("ogt", ("gt", "greater")), ("oge", ("ge", "greater_equal")),
                         ("oeq", ("eq",)), ("une", ("ne", "not_equal"))):
         for n in names:
-            h[getattr(torch, n)] = _cmp(pred, False)
+            h[getattr(torch, n)] = _cmp(pred)
     # Tensor methods and operators called on a plain tensor with a proxy
     # argument (W * x_j, bias + h): the proxy's reflected operator.
     T = torch.Tensor
@@ -982,7 +984,7 @@ def _register():
             h[getattr(T, dunder)] = (lambda f: lambda a, b, *r, **k: _binary(f)(a, b, *r, **k))(fn)
     for dunder, pred in (("__lt__", "olt"), ("__le__", "ole"), ("__gt__", "ogt"),
                          ("__ge__", "oge"), ("__eq__", "oeq"), ("__ne__", "une")):
-        h[getattr(T, dunder)] = _cmp(pred, False)
+        h[getattr(T, dunder)] = _cmp(pred)
     h[T.__matmul__] = lambda a, b: matmul(a, b)
     h[T.maximum] = _binary("max")
     h[T.minimum] = _binary("min")

@@ -198,6 +198,9 @@ def test_gcn_like_matches_pyg_gcnconv():
     # features.
     text = ours.gnn_ir()
     assert "weights(" in text and "gnn.gather" not in text and "gnn.reduce" not in text
+    # The weights want no gradient: their argument is not differentiable
+    # (no backward kernels for it).
+    assert 'tensor<?xf64> {gnn.domain = "edge"}' in text
 
 
 def test_gin_like_matches_pyg_ginconv():
@@ -549,12 +552,14 @@ _MESSAGES = {
                                               + F.elu(xj + ea, alpha=0.7) + xi.relu()),
     "max_min_clamp": lambda s, xi, xj, ea, ix: (torch.maximum(xi, xj) - torch.minimum(xj, ea)
                                                 + xj.clamp(min=-0.5, max=0.5)),
-    "where": lambda s, xi, xj, ea, ix: torch.where(xj > xi, xj * 2.0, ea) + xj.masked_fill(xj < 0, 0.0),
+    "where": lambda s, xi, xj, ea, ix: (torch.where(xj > xi, xj * 2.0, ea)
+                                        + xj.masked_fill(xj < 0, 0.0)),
     "powers": lambda s, xi, xj, ea, ix: xj ** 2 + (1 + xi * xi) ** -0.5 + xj.pow(3),
     "parameters": lambda s, xi, xj, ea, ix: xj @ s.w + s.v * ea + F.linear(xi, s.w, s.v),
     "feature_sums": lambda s, xi, xj, ea, ix: (xi * xj).sum(-1, keepdim=True) * ea
                                               + (xj * s.v).mean(-1).unsqueeze(-1),
-    "softmax_weights": lambda s, xi, xj, ea, ix: gnnc.softmax((xi * xj).sum(-1), ix).view(-1, 1) * xj,
+    "softmax_weights": lambda s, xi, xj, ea, ix: (gnnc.softmax((xi * xj).sum(-1), ix)
+                                                  .view(-1, 1) * xj),
     "softmax_of_edges": lambda s, xi, xj, ea, ix: gnnc.softmax(ea, ix) * (xj - xi),
     "edge_unit_reshapes": lambda s, xi, xj, ea, ix: ((ea * xi).sum(-1).view(-1, 1, 1)
                                                      .squeeze(-1) * (xj + ea)),
