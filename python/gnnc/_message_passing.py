@@ -194,12 +194,21 @@ class MessagePassing(torch.nn.Module):
             n = size[0] if size[0] is not None else size[1]
         for name, value in kwargs.items():
             if isinstance(value, (tuple, list)) and any(isinstance(v, Tensor) for v in value):
-                raise NotImplementedError(f"{layer}: {name} is a pair of tensors "
-                                          f"(bipartite message passing), not supported "
-                                          f"by gnnc.MessagePassing")
+                # PyG's (source, target) pair: `name_j` reads value[0], `name_i`
+                # value[1]; both must be node tensors of one graph.
+                rows = {v.size(0) if isinstance(v, Tensor) and v.dim() >= 1 else None
+                        for v in value}
+                if len(value) != 2 or None in rows or len(rows) != 1 or \
+                        (n is not None and rows != {n}):
+                    raise NotImplementedError(
+                        f"{layer}: {name} is a pair of tensors with "
+                        f"{[tuple(getattr(v, 'shape', ())) for v in value]} rows "
+                        f"(bipartite message passing), not supported by "
+                        f"gnnc.MessagePassing (a pair of two [num_nodes, ...] "
+                        f"tensors is)")
         if n is None:
             for stem in self._lifted_stems(kwargs):
-                value = kwargs[stem]
+                value = _pick(kwargs[stem], 0)
                 if isinstance(value, Tensor) and value.dim() >= 1:
                     n = value.size(0)
                     break
@@ -231,8 +240,9 @@ class MessagePassing(torch.nn.Module):
                              f"is not traced (gnnc aggregates with aggr='sum', 'mean', "
                              f"'max' or 'min'); pass fallback=\"torch\" to run it "
                              f"unfused in PyTorch")
-        floats = [v for v in kwargs.values()
-                  if isinstance(v, Tensor) and v.is_floating_point()]
+        flat = [t for v in kwargs.values()
+                for t in (v if isinstance(v, (tuple, list)) else (v,))]
+        floats = [v for v in flat if isinstance(v, Tensor) and v.is_floating_point()]
         if not floats:
             raise TraceError(f"gnnc.MessagePassing: {layer}.propagate got no floating "
                              f"tensor (node or edge features) to take the dtype from")
@@ -261,7 +271,12 @@ class MessagePassing(torch.nn.Module):
                              f"differentiate the traced function: {fn._grad_error}; "
                              f"pass fallback=\"torch\" to run it unfused in PyTorch")
         graph = _core._handle(edge_index, n)
-        return fn._apply(edge_index, n, tensors, graph)
+        try:
+            return fn._apply(edge_index, n, tensors, graph)
+        except CompileError as err:  # e.g. a function that does not lower for the GPU
+            raise TraceError(f"gnnc.MessagePassing: {layer}: the traced function does "
+                             f"not compile for {device}:\n{err}\npass "
+                             f"fallback=\"torch\" to run it unfused in PyTorch") from err
 
     def _compile(self, layer, dtype, out, leaves):
         import gnnc
@@ -278,10 +293,14 @@ class MessagePassing(torch.nn.Module):
     def _trace(self, layer, tracer, edge_index, n, kwargs):
         nodes = {}
 
-        def node(stem):
-            leaf = nodes.get(stem)
+        def node(stem, side=0):
+            value = kwargs[stem]
+            if isinstance(value, (tuple, list)):
+                value = value[side]
+            else:
+                side = 0
+            leaf = nodes.get(id(value))
             if leaf is None:
-                value = kwargs[stem]
                 if not isinstance(value, Tensor) or not value.is_floating_point() or \
                         value.dim() < 1 or value.size(0) != n:
                     raise TraceError(
@@ -292,7 +311,7 @@ class MessagePassing(torch.nn.Module):
                 if value.dtype != tracer.dtype:
                     raise TraceError(f"gnnc.MessagePassing: {layer}: {stem} is "
                                      f"{value.dtype}, other features {tracer.dtype}")
-                leaf = nodes[stem] = tracer.leaf("node_arg", value, "node")
+                leaf = nodes[id(value)] = tracer.leaf("node_arg", value, "node")
             return leaf
 
         edges = {}
@@ -316,7 +335,8 @@ class MessagePassing(torch.nn.Module):
                 raise TraceError(f"gnnc.MessagePassing: {layer}.message takes "
                                  f"*args/**kwargs; name its arguments")
             if name[-2:] in ("_i", "_j") and name[:-2] in kwargs:
-                margs[name] = Proxy(node(name[:-2]), "dst" if name[-2:] == "_i" else "src")
+                dst = name[-2:] == "_i"
+                margs[name] = Proxy(node(name[:-2], int(dst)), "dst" if dst else "src")
             elif name in kwargs:
                 margs[name] = plain(name, kwargs[name])
             elif name in ("index", "edge_index_i"):
@@ -344,8 +364,14 @@ class MessagePassing(torch.nn.Module):
             name = p.name
             if name in kwargs:
                 v = kwargs[name]
-                uargs[name] = Proxy(node(name)) if isinstance(v, Tensor) and \
-                    v.is_floating_point() and v.dim() >= 1 and v.size(0) == n else v
+                if isinstance(v, (tuple, list)) and len(v) == 2 and \
+                        all(isinstance(t, Tensor) for t in v):
+                    uargs[name] = (Proxy(node(name, 0)), Proxy(node(name, 1)))
+                elif isinstance(v, Tensor) and v.is_floating_point() and \
+                        v.dim() >= 1 and v.size(0) == n:
+                    uargs[name] = Proxy(node(name))
+                else:
+                    uargs[name] = v
             elif name in ("size_i", "size_j", "dim_size"):
                 uargs[name] = n
             elif p.default is not p.empty:
@@ -370,7 +396,7 @@ class MessagePassing(torch.nn.Module):
         for p in _params(self.message):
             name = p.name
             if name[-2:] in ("_i", "_j") and name[:-2] in kwargs:
-                x = kwargs[name[:-2]]
+                x = _pick(kwargs[name[:-2]], int(name[-2:] == "_i"))
                 margs[name] = x.index_select(0, dst if name[-2:] == "_i" else src) \
                     if isinstance(x, Tensor) else x
             elif name in kwargs:
@@ -406,6 +432,11 @@ class MessagePassing(torch.nn.Module):
                 raise TypeError(f"{layer}.update: required argument {p.name!r} was not "
                                 f"passed to propagate")
         return self.update(out, **uargs)
+
+
+def _pick(value, side: int):
+    """``value[side]`` of a (source, target) pair, else ``value``."""
+    return value[side] if isinstance(value, (tuple, list)) else value
 
 
 def _traced_call(method, kwargs, *args):

@@ -274,6 +274,37 @@ def test_heads_split_inside_the_message():
     assert text.count("tensor.expand_shape") == 1 and "gnn.gather" not in text
 
 
+class _GATWithPairs(GATLike):
+    """GATConv's own split: the per-node scores computed in PyTorch and
+    passed as a (source, target) pair, read as alpha_j / alpha_i."""
+
+    def forward(self, x, edge_index):
+        h = self.lin(x).view(-1, self.heads, self.channels)
+        a_src = (h * self.att_src).sum(-1)
+        a_dst = (h * self.att_dst).sum(-1)
+        return self.propagate(edge_index, x=(h, h), alpha=(a_src, a_dst)) + self.bias
+
+    def message(self, x_j, alpha_j, alpha_i, index):
+        alpha = gnnc.softmax(F.leaky_relu(alpha_j + alpha_i, self.negative_slope), index)
+        return alpha.unsqueeze(-1) * x_j
+
+
+def test_source_target_pairs():
+    ei, n = _graph()
+    torch.manual_seed(14)
+    pairs = _f64(_GATWithPairs(4, 3, 2))
+    ref = _f64(GATLike(4, 3, 2))
+    ref.load_state_dict(pairs.state_dict())
+    x = torch.randn(n, 4, dtype=torch.float64, device=DEVICE)
+    torch.testing.assert_close(pairs(x, ei), ref(x, ei))
+    text = pairs.gnn_ir()
+    assert "gnn.sddmm add" in text and "gnn.gather" not in text
+    # x=(h, h): one argument.
+    assert text.count("tensor<?x2x3xf64> {gnn.differentiable}") == 1
+    with pytest.raises(NotImplementedError, match="bipartite"):
+        SumConv().propagate(ei, x=(x, x[:3]))
+
+
 def test_edgeconv_matches_pyg_edgeconv():
     ei, n = _graph()
     torch.manual_seed(3)
