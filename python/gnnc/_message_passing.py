@@ -139,7 +139,14 @@ class MessagePassing(torch.nn.Module):
         """Messages along ``edge_index`` ([2, E], row 0 the sources), their
         aggregation at the targets and ``update``, as one compiled function
         (or, with ``fallback="torch"`` and a layer that does not trace, in
-        PyTorch)."""
+        PyTorch).
+
+        Under torch.compile it runs eagerly (a graph break): tracing with
+        proxies is Python that dynamo does not follow."""
+        from .nn import _common
+        return _common._eagerly(self._propagate, edge_index, size, kwargs)
+
+    def _propagate(self, edge_index, size, kwargs):
         layer = type(self).__name__
         edge_index, n = self._graph(layer, edge_index, size, kwargs)
         if self.flow == "target_to_source":
@@ -153,8 +160,9 @@ class MessagePassing(torch.nn.Module):
             if self.fallback != "torch":
                 raise
             self._failed[pre] = str(e)
-            warnings.warn(f"{e} -- running it unfused in PyTorch (fallback='torch')",
-                          FallbackWarning, stacklevel=2)
+            reason = str(e).split('pass fallback="torch"')[0].rstrip(" :;\n")
+            warnings.warn(f"{reason}; running its message/update unfused in PyTorch "
+                          f"(fallback='torch')", FallbackWarning, stacklevel=4)
             return self._run_torch(edge_index, n, kwargs)
 
     # PyG's aggregate, for the unfused path (overriding it is not traced).

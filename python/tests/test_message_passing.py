@@ -641,3 +641,12 @@ def test_float32_and_empty_graphs():
     empty = torch.zeros(2, 0, dtype=torch.int64, device=DEVICE)
     torch.testing.assert_close(layer(x, empty), layer.bias.detach().expand(n, 4))
     assert layer(x[:0], empty).shape == (0, 4)
+
+
+def test_torch_compile_runs_propagate_eagerly():
+    ei, n = _graph()
+    torch.manual_seed(15)
+    layer = _f64(GATLike(4, 3, 2))
+    x = torch.randn(n, 4, dtype=torch.float64, device=DEVICE)
+    compiled = torch.compile(layer, backend="eager")
+    torch.testing.assert_close(compiled(x, ei), layer(x, ei))
