@@ -1000,26 +1000,58 @@ _register()
 # --------------------------------------------------------------------------
 # Aggregation.
 
+def _factors(e: Expr) -> List[Expr]:
+    """The factors of a product tree on the edges (in any association)."""
+    if e.op == "ew" and e.attrs[0] == "mul" and e.domain == "edge" and len(e.args) == 2:
+        return _factors(e.args[0]) + _factors(e.args[1])
+    return [e]
+
+
+def _product(parts: List[Proxy]) -> Proxy:
+    out = parts[0]
+    for p in parts[1:]:
+        out = ew("mul", out, p)
+    return out
+
+
 def _weights_of(m: Expr):
-    """(x, w) when the edge message ``m`` is ``w * x_j`` with one weight per
-    edge (and head): ``w`` of ``x_j``'s shape but 1 in the last dimension.
-    Then ``gnn.spmm(x, weights=w)`` aggregates it without an edge-sized
-    temporary of features."""
-    if m.op != "ew" or m.attrs[0] != "mul" or len(m.args) != 2:
+    """(x, w) when the edge message ``m`` is a product of source features
+    and one weight per edge (and head), in any order and association:
+    ``w_ji * x_j``, ``norm_j * norm_i * x_j``, ``alpha.unsqueeze(-1) * (x_j
+    @ W)``. The factors read at the source (and parameters, numbers) make
+    ``x`` on the nodes; the others, each with a last dimension of 1 (edge
+    tensors, destination values), make ``w``. Then ``gnn.spmm(x,
+    weights=w)`` aggregates the message without an edge-sized temporary of
+    features."""
+    factors = _factors(m)
+    if len(factors) < 2 or len(m.shape) < 2:
         return None
-    for x, w in (m.args, m.args[::-1]):
-        if x.op != "gather" or x.attrs[0] != "src" or x.shape != m.shape:
-            continue
-        if w.domain != "edge" or w.boolean or len(w.shape) != len(m.shape) or \
-                len(m.shape) < 2 or w.shape[-1] != 1 or w.shape[:-1] != m.shape[:-1]:
-            continue
-        target = w.shape[:-1]
-        if w.op == "reshape" and w.args[0].shape == target:
-            weights = w.args[0]
+    node, weight = [], []
+    for f in factors:
+        if f.boolean:
+            return None
+        if f.op == "gather" and f.attrs[0] == "src" or f.domain == "dense":
+            node.append(_as_proxy(f))
+        elif len(f.shape) == len(m.shape) and f.shape[-1] == 1:
+            weight.append(_as_proxy(f))
         else:
-            weights = Expr("reshape", (target,), (w,), "edge", target, w.loc)
-        return x.args[0], weights
-    return None
+            return None
+    if not weight or not any(p.kind == "src" for p in node):
+        return None
+    x = _product(node)
+    if x.kind != "src" or x.expr.shape != m.shape:
+        return None
+    w = _product(weight)
+    target = m.shape[:-1]
+    if w.expr.shape[:-1] != target:
+        return None
+    t = current()
+    we = w.expr if w.end is None else t.gather(w.end, w.expr)
+    if we.op == "reshape" and we.args[0].shape == target:
+        weights = we.args[0]
+    else:
+        weights = Expr("reshape", (target,), (we,), "edge", target, we.loc)
+    return x.expr, weights
 
 
 def aggregate(msg, aggr: str) -> Proxy:

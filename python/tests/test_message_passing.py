@@ -650,3 +650,33 @@ def test_torch_compile_runs_propagate_eagerly():
     x = torch.randn(n, 4, dtype=torch.float64, device=DEVICE)
     compiled = torch.compile(layer, backend="eager")
     torch.testing.assert_close(compiled(x, ei), layer(x, ei))
+
+
+class _Normalised(gnnc.MessagePassing):
+    """GCN's normalisation written per edge from node values, in an
+    association that multiplies the features first."""
+
+    def message(self, x_j, norm_i, norm_j, edge_weight):
+        return norm_j.view(-1, 1) * (edge_weight.view(-1, 1) * ((x_j @ self.w) * norm_i))
+
+
+def test_products_of_weights_and_source_features_are_one_spmm():
+    ei, n = _graph()
+    torch.manual_seed(16)
+    layer = _Normalised()
+    layer.w = torch.randn(3, 2, dtype=torch.float64, device=DEVICE, requires_grad=True)
+    x = torch.randn(n, 3, dtype=torch.float64, device=DEVICE, requires_grad=True)
+    norm = torch.rand(n, 1, dtype=torch.float64, device=DEVICE, requires_grad=True)
+    w = torch.rand(ei.size(1), dtype=torch.float64, device=DEVICE, requires_grad=True)
+    out = layer.propagate(ei, x=x, norm=norm, edge_weight=w)
+    src, dst = ei
+    msg = norm[src] * w.view(-1, 1) * (x[src] @ layer.w) * norm[dst]
+    torch.testing.assert_close(out, _scatter(msg, dst, n))
+    # x_j @ W on the nodes, norm_j * w * norm_i as spmm's weights: no
+    # edge-sized features.
+    text = layer.gnn_ir()
+    assert "weights(" in text and "gnn.reduce" not in text
+    assert "gnn.gather src" not in text
+    assert torch.autograd.gradcheck(
+        lambda x, norm, w: layer.propagate(ei, x=x, norm=norm, edge_weight=w),
+        (x, norm, w))
