@@ -3,11 +3,14 @@
 ``gnnc.compile`` turns ``gnn`` IR into a callable over PyTorch tensors (CPU:
 the reference evaluator; CUDA: generated kernels), differentiable through the
 backward the compiler derives from the same IR; ``gnnc.nn`` holds drop-in
-layers with PyTorch Geometric's signatures. See docs/Python.md.
+layers with PyTorch Geometric's signatures; ``gnnc.MessagePassing`` compiles
+layers written as PyG's ``MessagePassing`` subclasses. See docs/Python.md.
 """
 
 from ._core import CompileError, Function, Graph, compile  # noqa: F401
 from . import _gnnc
+from ._message_passing import (FallbackWarning, MessagePassing,  # noqa: F401
+                               TraceError, softmax)
 
 __version__ = "0.1.0"
 
@@ -18,4 +21,5 @@ def cuda_available() -> bool:
     return bool(_gnnc.cuda_available())
 
 
-__all__ = ["CompileError", "Function", "Graph", "compile", "cuda_available"]
+__all__ = ["CompileError", "FallbackWarning", "Function", "Graph", "MessagePassing",
+           "TraceError", "compile", "cuda_available", "softmax"]

@@ -1,0 +1,466 @@
+"""`gnnc.MessagePassing`: PyTorch Geometric's message-passing base class,
+compiled.
+
+A subclass writes ``message`` (and optionally ``update``) as for PyG;
+``propagate`` traces them (`gnnc._trace`) into one `gnn` function
+(`gnnc._lower`, built with `gnnc.ir`), which `gnnc.compile` turns into fused
+forward and backward kernels. See docs/Python-mp.md.
+"""
+
+import inspect
+import warnings
+from typing import Optional
+
+import torch
+from torch import Tensor
+
+from . import _core
+from ._core import CompileError
+from . import _lower, _trace
+from ._trace import EdgeIndexProxy, IndexProxy, Proxy, TraceError, Tracer
+
+__all__ = ["MessagePassing", "softmax", "TraceError", "FallbackWarning"]
+
+_AGGRS = {"sum": "sum", "add": "sum", "mean": "mean", "max": "max", "min": "min"}
+_TORCH_REDUCE = {"sum": "sum", "mean": "mean", "max": "amax", "min": "amin"}
+_DTYPES = {torch.float32: "f32", torch.float64: "f64"}
+_SPECIAL = ("index", "edge_index_i", "edge_index_j", "edge_index", "ptr", "size",
+            "size_i", "size_j", "dim_size")
+
+
+class FallbackWarning(UserWarning):
+    """A layer built with ``fallback="torch"`` runs unfused in PyTorch
+    because its methods could not be traced (once per configuration)."""
+
+
+# (layer, element type, traced structure) -> (gnnc.Function, IR text)
+_COMPILED = {}
+
+
+def softmax(src, index=None, ptr=None, num_nodes=None, dim: int = 0):
+    """PyG's ``softmax(src, index)``: the softmax of ``src`` over the edges
+    that share ``index`` (edge_index[1]: each node's incoming edges). Inside
+    a traced ``message`` it is ``gnn.edge_softmax`` (pass the message's
+    ``index`` argument); on plain tensors it computes the same in PyTorch
+    (the unfused path)."""
+    if isinstance(src, Proxy) or isinstance(index, IndexProxy):
+        if ptr is not None:
+            _trace.fail("gnnc.softmax(ptr=...)", "is not supported in traced code "
+                        "(pass index)")
+        if dim != 0:
+            _trace.fail(f"gnnc.softmax(dim={dim})", "normalises over the edges "
+                        "(dim=0) only in traced code")
+        return _trace.edge_softmax(src, index)
+    if ptr is not None:
+        raise NotImplementedError("gnnc.softmax: ptr= is not supported; pass index")
+    if index is None or dim != 0:
+        raise ValueError("gnnc.softmax: expected index (the edges' destination "
+                         "nodes) and dim=0")
+    n = int(num_nodes) if num_nodes is not None else (
+        int(index.max()) + 1 if index.numel() else 0)
+    idx = index.view(-1, *([1] * (src.dim() - 1))).expand_as(src)
+    shape = (n,) + tuple(src.shape[1:])
+    smax = src.new_zeros(shape).scatter_reduce(0, idx, src.detach(), "amax",
+                                               include_self=False)
+    out = (src - smax.index_select(0, index)).exp()
+    total = src.new_zeros(shape).scatter_add(0, idx, out)
+    return out / total.index_select(0, index)
+
+
+_SIGNATURES = {}
+
+
+def _params(method):
+    """The parameters of a bound method (without self), read once per
+    function."""
+    fn = getattr(method, "__func__", method)
+    params = _SIGNATURES.get(fn)
+    if params is None:
+        params = list(inspect.signature(method).parameters.values())
+        _SIGNATURES[fn] = params
+    return params
+
+
+class MessagePassing(torch.nn.Module):
+    """Base class of message-passing layers, as PyG's ``MessagePassing``,
+    compiled by gnnc.
+
+    - ``aggr``: ``"sum"`` (or ``"add"``), ``"mean"``, ``"max"``, ``"min"``;
+    - ``flow``: ``"source_to_target"`` (default) or ``"target_to_source"``;
+    - ``fallback``: None (a layer gnnc cannot trace raises
+      :class:`gnnc.TraceError`) or ``"torch"`` (it runs message, aggregation
+      and update unfused in PyTorch, with a :class:`FallbackWarning` once per
+      configuration).
+
+    Subclasses define ``message(self, ...)``: arguments ending in ``_i`` /
+    ``_j`` are propagate's node tensors read at each edge's destination /
+    source; other names are propagate's keyword arguments (edge tensors
+    ``[E, ...]``, or anything else as it is) or ``index`` (for
+    :func:`gnnc.softmax`), ``edge_index_i``, ``edge_index_j``, ``ptr``
+    (None), ``size_i``, ``size_j``, ``dim_size`` (the node count). Optionally
+    ``update(self, aggr_out, ...)``, over node tensors.
+    """
+
+    def __init__(self, aggr: str = "sum", *, flow: str = "source_to_target",
+                 fallback: Optional[str] = None):
+        super().__init__()
+        if aggr not in _AGGRS:
+            raise ValueError(f"gnnc.MessagePassing: aggr must be one of 'sum' ('add'), "
+                             f"'mean', 'max', 'min'; got {aggr!r}")
+        if flow not in ("source_to_target", "target_to_source"):
+            raise ValueError(f"gnnc.MessagePassing: flow must be 'source_to_target' or "
+                             f"'target_to_source', got {flow!r}")
+        if fallback not in (None, "torch"):
+            raise ValueError(f"gnnc.MessagePassing: fallback must be None or 'torch', "
+                             f"got {fallback!r}")
+        self.aggr = _AGGRS[aggr]
+        self.flow = flow
+        self.fallback = fallback
+        self._gnn_ir = None
+        self._failed = {}
+
+    # -- what subclasses override -------------------------------------------
+    def message(self, x_j):
+        return x_j
+
+    def update(self, inputs):
+        return inputs
+
+    # -- the public surface --------------------------------------------------
+    def gnn_ir(self) -> str:
+        """The printed `gnn` function of the last call that was traced and
+        compiled (before differentiation)."""
+        if self._gnn_ir is None:
+            raise RuntimeError(f"gnnc.MessagePassing: {type(self).__name__} has not "
+                               f"compiled a function yet (call the layer first)")
+        return self._gnn_ir
+
+    def propagate(self, edge_index, size=None, **kwargs):
+        """Messages along ``edge_index`` ([2, E], row 0 the sources), their
+        aggregation at the targets and ``update``, as one compiled function
+        (or, with ``fallback="torch"`` and a layer that does not trace, in
+        PyTorch).
+
+        Under torch.compile it runs eagerly (a graph break): tracing with
+        proxies is Python that dynamo does not follow."""
+        from .nn import _common
+        return _common._eagerly(self._propagate, edge_index, size, kwargs)
+
+    def _propagate(self, edge_index, size, kwargs):
+        layer = type(self).__name__
+        edge_index, n = self._graph(layer, edge_index, size, kwargs)
+        if self.flow == "target_to_source":
+            edge_index = _flip(edge_index)
+        pre = self._configuration(kwargs)
+        if pre in self._failed:
+            return self._run_torch(edge_index, n, kwargs)
+        try:
+            return self._run_traced(layer, edge_index, n, kwargs)
+        except TraceError as e:
+            if self.fallback != "torch":
+                raise
+            self._failed[pre] = str(e)
+            reason = str(e).split('pass fallback="torch"')[0].rstrip(" :;\n")
+            warnings.warn(f"{reason}; running its message/update unfused in PyTorch "
+                          f"(fallback='torch')", FallbackWarning, stacklevel=4)
+            return self._run_torch(edge_index, n, kwargs)
+
+    # PyG's aggregate, for the unfused path (overriding it is not traced).
+    def aggregate(self, inputs: Tensor, index: Tensor, ptr=None, dim_size=None):
+        n = dim_size
+        out = inputs.new_zeros((n,) + tuple(inputs.shape[1:]))
+        idx = index.view(-1, *([1] * (inputs.dim() - 1))).expand_as(inputs)
+        return out.scatter_reduce(0, idx, inputs, _TORCH_REDUCE[self.aggr],
+                                  include_self=False)
+
+    # -- inputs ---------------------------------------------------------------
+    def _graph(self, layer, edge_index, size, kwargs):
+        if not isinstance(edge_index, Tensor):
+            raise TypeError(f"{layer}: expected edge_index to be a torch.Tensor [2, E], "
+                            f"got {type(edge_index).__name__} (sparse adjacencies are "
+                            f"not supported by gnnc.MessagePassing)")
+        if edge_index.layout != torch.strided:
+            raise NotImplementedError(f"{layer}: a sparse adjacency is not supported by "
+                                      f"gnnc.MessagePassing; pass edge_index [2, E]")
+        if edge_index.dtype not in (torch.int64, torch.int32) or \
+                edge_index.dim() != 2 or edge_index.size(0) != 2:
+            raise ValueError(f"{layer}: expected edge_index of shape [2, num_edges] "
+                             f"(int64 or int32), got {tuple(edge_index.shape)} "
+                             f"{edge_index.dtype}")
+        n = None
+        if size is not None:
+            size = tuple(size)
+            if len(size) != 2:
+                raise ValueError(f"{layer}: size must be (num_nodes, num_nodes), got "
+                                 f"{size!r}")
+            for k, s in enumerate(size):
+                if s is not None:
+                    _core._check_num_nodes(s, f"size[{k}] (num_nodes)")
+            if size[0] is not None and size[1] is not None and size[0] != size[1]:
+                raise NotImplementedError(f"{layer}: size={size!r} (bipartite graphs) "
+                                          f"is not supported by gnnc.MessagePassing")
+            n = size[0] if size[0] is not None else size[1]
+        for name, value in kwargs.items():
+            if isinstance(value, (tuple, list)) and any(isinstance(v, Tensor) for v in value):
+                # PyG's (source, target) pair: `name_j` reads value[0], `name_i`
+                # value[1]; both must be node tensors of one graph.
+                rows = {v.size(0) if isinstance(v, Tensor) and v.dim() >= 1 else None
+                        for v in value}
+                if len(value) != 2 or None in rows or len(rows) != 1 or \
+                        (n is not None and rows != {n}):
+                    raise NotImplementedError(
+                        f"{layer}: {name} is a pair of tensors with "
+                        f"{[tuple(getattr(v, 'shape', ())) for v in value]} rows "
+                        f"(bipartite message passing), not supported by "
+                        f"gnnc.MessagePassing (a pair of two [num_nodes, ...] "
+                        f"tensors is)")
+        if n is None:
+            for stem in self._lifted_stems(kwargs):
+                value = _pick(kwargs[stem], 0)
+                if isinstance(value, Tensor) and value.dim() >= 1:
+                    n = value.size(0)
+                    break
+        if n is None:
+            n = int(edge_index.max()) + 1 if edge_index.numel() else 0
+        return edge_index, n
+
+    def _lifted_stems(self, kwargs):
+        stems = []
+        for p in _params(self.message):
+            if p.name[-2:] in ("_i", "_j") and p.name[:-2] in kwargs:
+                stems.append(p.name[:-2])
+        return stems
+
+    def _configuration(self, kwargs) -> tuple:
+        """What decides whether a call traces: the inputs' shapes and types."""
+        parts = []
+        for name, v in sorted(kwargs.items()):
+            if isinstance(v, Tensor):
+                parts.append((name, v.dtype, v.device.type, tuple(v.shape[1:]), v.dim()))
+            else:
+                parts.append((name, type(v).__name__))
+        return (self.training, tuple(parts))
+
+    # -- the traced path -------------------------------------------------------
+    def _run_traced(self, layer, edge_index, n, kwargs):
+        if type(self).aggregate is not MessagePassing.aggregate:
+            raise TraceError(f"gnnc.MessagePassing: {layer} overrides aggregate, which "
+                             f"is not traced (gnnc aggregates with aggr='sum', 'mean', "
+                             f"'max' or 'min'); pass fallback=\"torch\" to run it "
+                             f"unfused in PyTorch")
+        flat = [t for v in kwargs.values()
+                for t in (v if isinstance(v, (tuple, list)) else (v,))]
+        floats = [v for v in flat if isinstance(v, Tensor) and v.is_floating_point()]
+        if not floats:
+            raise TraceError(f"gnnc.MessagePassing: {layer}.propagate got no floating "
+                             f"tensor (node or edge features) to take the dtype from")
+        dtype, device = floats[0].dtype, floats[0].device
+        if dtype not in _DTYPES:
+            raise TraceError(f"gnnc.MessagePassing: {layer}: features of dtype {dtype} "
+                             f"(gnnc compiles float32 and float64)")
+        if edge_index.device != device:
+            raise ValueError(f"{layer}: edge_index is on {edge_index.device} but the "
+                             f"features on {device}")
+        e = edge_index.size(1)
+        tracer = Tracer(layer, dtype, device, n, e, self.training)
+        with tracer:
+            out = self._trace(layer, tracer, edge_index, n, kwargs)
+            key, leaves = _lower.structure([out.expr])
+            entry = _COMPILED.get((layer, dtype, key))
+            if entry is None:
+                entry = self._compile(layer, _DTYPES[dtype], out.expr, leaves)
+                _COMPILED[(layer, dtype, key)] = entry
+        fn, text = entry
+        self._gnn_ir = text
+        tensors = [tracer.tensors[id(leaf)].contiguous() for leaf in leaves]
+        if fn._forward is None and torch.is_grad_enabled() and \
+                any(t.requires_grad for t in tensors):
+            raise TraceError(f"gnnc.MessagePassing: {layer}: the compiler cannot "
+                             f"differentiate the traced function: {fn._grad_error}; "
+                             f"pass fallback=\"torch\" to run it unfused in PyTorch")
+        graph = _core._handle(edge_index, n)
+        try:
+            return fn._apply(edge_index, n, tensors, graph)
+        except CompileError as err:  # e.g. a function that does not lower for the GPU
+            raise TraceError(f"gnnc.MessagePassing: {layer}: the traced function does "
+                             f"not compile for {device}:\n{err}\npass "
+                             f"fallback=\"torch\" to run it unfused in PyTorch") from err
+
+    def _compile(self, layer, dtype, out, leaves):
+        import gnnc
+        try:
+            module, name = _lower.build(layer, dtype, [out], leaves)
+            text = module.text()
+            fn = gnnc.compile(module, function=name)
+        except CompileError as err:
+            raise TraceError(f"gnnc.MessagePassing: {layer}: the traced function does "
+                             f"not compile:\n{err}\npass fallback=\"torch\" to run it "
+                             f"unfused in PyTorch") from err
+        return fn, text
+
+    def _trace(self, layer, tracer, edge_index, n, kwargs):
+        nodes = {}
+
+        def node(stem, side=0):
+            value = kwargs[stem]
+            if isinstance(value, (tuple, list)):
+                value = value[side]
+            else:
+                side = 0
+            leaf = nodes.get(id(value))
+            if leaf is None:
+                if not isinstance(value, Tensor) or not value.is_floating_point() or \
+                        value.dim() < 1 or value.size(0) != n:
+                    raise TraceError(
+                        f"gnnc.MessagePassing: {layer}: {stem} is read per node "
+                        f"({stem}_i/{stem}_j/update) but is not a floating tensor "
+                        f"[num_nodes={n}, ...]: "
+                        f"{getattr(value, 'shape', type(value).__name__)}")
+                if value.dtype != tracer.dtype:
+                    raise TraceError(f"gnnc.MessagePassing: {layer}: {stem} is "
+                                     f"{value.dtype}, other features {tracer.dtype}")
+                leaf = nodes[id(value)] = tracer.leaf("node_arg", value, "node")
+            return leaf
+
+        edges = {}
+
+        def plain(name, value):
+            if isinstance(value, Tensor) and value.is_floating_point() and \
+                    value.dim() >= 1 and value.size(0) == tracer.num_edges:
+                leaf = edges.get(name)
+                if leaf is None:
+                    if value.dtype != tracer.dtype:
+                        raise TraceError(f"gnnc.MessagePassing: {layer}: {name} is "
+                                         f"{value.dtype}, other features {tracer.dtype}")
+                    leaf = edges[name] = tracer.leaf("edge_arg", value, "edge")
+                return Proxy(leaf)
+            return value
+
+        margs = {}
+        for p in _params(self.message):
+            name = p.name
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                raise TraceError(f"gnnc.MessagePassing: {layer}.message takes "
+                                 f"*args/**kwargs; name its arguments")
+            if name[-2:] in ("_i", "_j") and name[:-2] in kwargs:
+                dst = name[-2:] == "_i"
+                margs[name] = Proxy(node(name[:-2], int(dst)), "dst" if dst else "src")
+            elif name in kwargs:
+                margs[name] = plain(name, kwargs[name])
+            elif name in ("index", "edge_index_i"):
+                margs[name] = IndexProxy("dst")
+            elif name == "edge_index_j":
+                margs[name] = IndexProxy("src")
+            elif name == "edge_index":
+                margs[name] = EdgeIndexProxy()
+            elif name == "ptr":
+                margs[name] = None
+            elif name in ("size_i", "size_j", "dim_size"):
+                margs[name] = n
+            elif name == "size":
+                margs[name] = (n, n)
+            elif p.default is not p.empty:
+                margs[name] = p.default
+            else:
+                raise TypeError(f"{layer}.message: required argument {name!r} was not "
+                                f"passed to propagate")
+        msg = _traced_call(self.message, margs)
+        out = _trace.aggregate(msg, self.aggr)
+        uparams = _params(self.update)
+        uargs = {}
+        for p in uparams[1:]:
+            name = p.name
+            if name in kwargs:
+                v = kwargs[name]
+                if isinstance(v, (tuple, list)) and len(v) == 2 and \
+                        all(isinstance(t, Tensor) for t in v):
+                    uargs[name] = (Proxy(node(name, 0)), Proxy(node(name, 1)))
+                elif isinstance(v, Tensor) and v.is_floating_point() and \
+                        v.dim() >= 1 and v.size(0) == n:
+                    uargs[name] = Proxy(node(name))
+                else:
+                    uargs[name] = v
+            elif name in ("size_i", "size_j", "dim_size"):
+                uargs[name] = n
+            elif p.default is not p.empty:
+                uargs[name] = p.default
+            else:
+                raise TypeError(f"{layer}.update: required argument {name!r} was not "
+                                f"passed to propagate")
+        res = _traced_call(self.update, uargs, out)
+        if not isinstance(res, Proxy) or res.kind != "node":
+            _trace.fail(f"{layer}.update", f"returned {type(res).__name__}, not a "
+                        f"node tensor computed from the aggregation")
+        if res.expr.boolean:
+            _trace.fail(f"{layer}.update", "returned a comparison")
+        return res
+
+    # -- the unfused path --------------------------------------------------------
+    def _run_torch(self, edge_index, n, kwargs):
+        """message, aggregation and update in plain PyTorch (fallback)."""
+        layer = type(self).__name__
+        src, dst = edge_index[0].long(), edge_index[1].long()
+        margs = {}
+        for p in _params(self.message):
+            name = p.name
+            if name[-2:] in ("_i", "_j") and name[:-2] in kwargs:
+                x = _pick(kwargs[name[:-2]], int(name[-2:] == "_i"))
+                margs[name] = x.index_select(0, dst if name[-2:] == "_i" else src) \
+                    if isinstance(x, Tensor) else x
+            elif name in kwargs:
+                margs[name] = kwargs[name]
+            elif name in ("index", "edge_index_i"):
+                margs[name] = dst
+            elif name == "edge_index_j":
+                margs[name] = src
+            elif name == "edge_index":
+                margs[name] = edge_index
+            elif name == "ptr":
+                margs[name] = None
+            elif name in ("size_i", "size_j", "dim_size"):
+                margs[name] = n
+            elif name == "size":
+                margs[name] = (n, n)
+            elif p.default is not p.empty:
+                margs[name] = p.default
+            else:
+                raise TypeError(f"{layer}.message: required argument {name!r} was not "
+                                f"passed to propagate")
+        msg = self.message(**margs)
+        out = self.aggregate(msg, dst, ptr=None, dim_size=n)
+        uargs = {}
+        for p in _params(self.update)[1:]:
+            if p.name in kwargs:
+                uargs[p.name] = kwargs[p.name]
+            elif p.name in ("size_i", "size_j", "dim_size"):
+                uargs[p.name] = n
+            elif p.default is not p.empty:
+                uargs[p.name] = p.default
+            else:
+                raise TypeError(f"{layer}.update: required argument {p.name!r} was not "
+                                f"passed to propagate")
+        return self.update(out, **uargs)
+
+
+def _pick(value, side: int):
+    """``value[side]`` of a (source, target) pair, else ``value``."""
+    return value[side] if isinstance(value, (tuple, list)) else value
+
+
+def _traced_call(method, kwargs, *args):
+    """``method(*args, **kwargs)`` on proxies; a library's error on a proxy
+    becomes a TraceError at the user's line."""
+    try:
+        return method(*args, **kwargs)
+    except TraceError:
+        raise
+    except Exception as err:
+        traced = _trace.library_error(err)
+        if traced is None:
+            raise
+        raise traced from err
+
+
+def _flip(edge_index: Tensor) -> Tensor:
+    from .nn import _common
+    return _common.flip(edge_index, "target_to_source")

@@ -1,0 +1,682 @@
+"""gnnc.MessagePassing: layers written as PyG MessagePassing subclasses,
+traced into gnn functions.
+
+Each layer is compared with the same computation in plain PyTorch or with
+PyG's own layer under the same weights; the traced functions are checked
+for the fused forms (spmm with weights after edge_softmax, sddmm, no
+edge-sized gathers where none are needed); float64 gradcheck covers the
+derived backward; refusals name the op and the user's line, and
+fallback="torch" runs the same layer unfused. With GNNC_TEST_DEVICE=cuda
+the same tests run on CUDA tensors.
+"""
+
+import inspect
+import os
+import warnings
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+gnnc = pytest.importorskip("gnnc")
+pyg_nn = pytest.importorskip("torch_geometric.nn", reason="torch_geometric is not installed")
+
+DEVICE = torch.device(os.environ.get("GNNC_TEST_DEVICE", "cpu"))
+
+if DEVICE.type == "cuda" and not (torch.cuda.is_available() and gnnc.cuda_available()):
+    pytest.skip("GNNC_TEST_DEVICE=cuda without a usable GPU", allow_module_level=True)
+
+HERE = os.path.abspath(__file__)
+
+
+def _graph(n=7, seed=0):
+    # A duplicate edge (0->1 twice), a self-loop (2->2), an isolated node (5).
+    ei = torch.tensor([[0, 0, 2, 3, 2, 4, 1, 6, 3],
+                       [1, 1, 2, 1, 0, 3, 4, 3, 6]], device=DEVICE)
+    return ei, n
+
+
+def _scatter(msg, index, n, reduce="sum"):
+    out = msg.new_zeros((n,) + tuple(msg.shape[1:]))
+    idx = index.view(-1, *([1] * (msg.dim() - 1))).expand_as(msg)
+    return out.scatter_reduce(0, idx, msg, reduce, include_self=False)
+
+
+def _line_of(fn, text):
+    """The absolute line number of the line of ``fn`` that contains ``text``."""
+    lines, start = inspect.getsourcelines(fn)
+    for k, line in enumerate(lines):
+        if text in line:
+            return start + k
+    raise AssertionError(f"{text!r} not in {fn.__name__}")
+
+
+# --------------------------------------------------------------------------
+# Layers.
+
+class SumConv(gnnc.MessagePassing):
+    """out_i = sum_j x_j (the GCN propagation without weights)."""
+
+    def forward(self, x, edge_index):
+        return self.propagate(edge_index, x=x)
+
+    def message(self, x_j):
+        return x_j
+
+
+class WeightedConv(gnnc.MessagePassing):
+    """GCNConv(normalize=False, add_self_loops=False): lin, then
+    out_i = sum_j w_ji h_j, then bias."""
+
+    def __init__(self, cin, cout, aggr="sum"):
+        super().__init__(aggr)
+        self.lin = torch.nn.Linear(cin, cout, bias=False)
+        self.bias = torch.nn.Parameter(torch.randn(cout))
+
+    def forward(self, x, edge_index, edge_weight):
+        h = self.lin(x)
+        return self.propagate(edge_index, x=h, edge_weight=edge_weight) + self.bias
+
+    def message(self, x_j, edge_weight):
+        return edge_weight.view(-1, 1) * x_j
+
+
+class GINLike(gnnc.MessagePassing):
+    """GINConv: nn((1 + eps) x_i + sum_j x_j), the MLP inside update."""
+
+    def __init__(self, nn, eps=0.0):
+        super().__init__("sum")
+        self.nn = nn
+        self.eps = torch.nn.Parameter(torch.tensor([eps]))
+
+    def forward(self, x, edge_index):
+        return self.propagate(edge_index, x=x)
+
+    def update(self, aggr_out, x):
+        return self.nn((1 + self.eps) * x + aggr_out)
+
+
+class GATLike(gnnc.MessagePassing):
+    """GATConv(add_self_loops=False)'s attention, written as PyG's message
+    with gnnc.softmax."""
+
+    def __init__(self, cin, channels, heads, negative_slope=0.2, dropout=0.0, **kw):
+        super().__init__("sum", **kw)
+        self.heads, self.channels = heads, channels
+        self.negative_slope, self.dropout = negative_slope, dropout
+        self.lin = torch.nn.Linear(cin, heads * channels, bias=False)
+        self.att_src = torch.nn.Parameter(torch.randn(1, heads, channels))
+        self.att_dst = torch.nn.Parameter(torch.randn(1, heads, channels))
+        self.bias = torch.nn.Parameter(torch.randn(heads * channels))
+
+    def forward(self, x, edge_index):
+        h = self.lin(x).view(-1, self.heads, self.channels)
+        return self.propagate(edge_index, x=h) + self.bias
+
+    def message(self, x_i, x_j, index):
+        alpha = (x_j * self.att_src).sum(-1) + (x_i * self.att_dst).sum(-1)
+        alpha = F.leaky_relu(alpha, self.negative_slope)
+        alpha = gnnc.softmax(alpha, index)
+        alpha = F.dropout(alpha, p=self.dropout, training=self.training)
+        return alpha.unsqueeze(-1) * x_j
+
+    def update(self, aggr_out):
+        return aggr_out.view(-1, self.heads * self.channels)
+
+
+class EdgeConvLike(gnnc.MessagePassing):
+    """EdgeConv: max_j nn(cat([x_i, x_j - x_i]))."""
+
+    def __init__(self, nn, aggr="max"):
+        super().__init__(aggr)
+        self.nn = nn
+
+    def forward(self, x, edge_index):
+        return self.propagate(edge_index, x=x)
+
+    def message(self, x_i, x_j):
+        return self.nn(torch.cat([x_i, x_j - x_i], dim=-1))
+
+
+class ResGatedLike(gnnc.MessagePassing):
+    """ResGatedGraphConv, with PyG's own message (sigmoid(k_i + q_j) * v_j)."""
+
+    def __init__(self, cin, cout, edge_dim=None):
+        super().__init__("sum")
+        self.edge_dim = edge_dim
+        self.act = torch.nn.Sigmoid()
+        extra = edge_dim or 0
+        self.lin_key = torch.nn.Linear(cin + extra, cout)
+        self.lin_query = torch.nn.Linear(cin + extra, cout)
+        self.lin_value = torch.nn.Linear(cin + extra, cout)
+        self.lin_skip = torch.nn.Linear(cin, cout, bias=False)
+        self.bias = torch.nn.Parameter(torch.randn(cout))
+
+    message = pyg_nn.ResGatedGraphConv.message
+
+    def forward(self, x, edge_index, edge_attr=None):
+        if self.edge_dim is None:
+            k, q, v = self.lin_key(x), self.lin_query(x), self.lin_value(x)
+        else:
+            k = q = v = x
+        out = self.propagate(edge_index, k=k, q=q, v=v, edge_attr=edge_attr)
+        return out + self.lin_skip(x) + self.bias
+
+
+def _f64(module):
+    return module.to(device=DEVICE, dtype=torch.float64)
+
+
+# --------------------------------------------------------------------------
+# Layers against PyTorch and PyG.
+
+@pytest.mark.parametrize("aggr", ["sum", "mean", "max", "min"])
+def test_aggregation_of_source_features(aggr):
+    ei, n = _graph()
+    layer = SumConv(aggr)
+    x = torch.randn(n, 4, dtype=torch.float64, device=DEVICE)
+    ref = _scatter(x[ei[0]], ei[1], n, {"sum": "sum", "mean": "mean", "max": "amax",
+                                         "min": "amin"}[aggr])
+    torch.testing.assert_close(layer(x, ei), ref)
+    # x_j alone is one spmm: no gather of x onto the edges.
+    text = layer.gnn_ir()
+    assert f"gnn.spmm {aggr}" in text and "gnn.gather" not in text
+
+
+def test_gcn_like_matches_pyg_gcnconv():
+    ei, n = _graph()
+    torch.manual_seed(0)
+    ours = _f64(WeightedConv(5, 3))
+    theirs = _f64(pyg_nn.GCNConv(5, 3, normalize=False, add_self_loops=False))
+    with torch.no_grad():
+        theirs.lin.weight.copy_(ours.lin.weight)
+        theirs.bias.copy_(ours.bias)
+    x = torch.randn(n, 5, dtype=torch.float64, device=DEVICE)
+    w = torch.rand(ei.size(1), dtype=torch.float64, device=DEVICE)
+    torch.testing.assert_close(ours(x, ei, w), theirs(x, ei, w))
+    # The edge weight times x_j is spmm's weights, not an edge tensor of
+    # features.
+    text = ours.gnn_ir()
+    assert "weights(" in text and "gnn.gather" not in text and "gnn.reduce" not in text
+    # The weights want no gradient: their argument is not differentiable
+    # (no backward kernels for it).
+    assert 'tensor<?xf64> {gnn.domain = "edge"}' in text
+
+
+def test_gin_like_matches_pyg_ginconv():
+    ei, n = _graph()
+    torch.manual_seed(1)
+    mlp = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3))
+    ours = _f64(GINLike(mlp, eps=0.25))
+    theirs = _f64(pyg_nn.GINConv(mlp, eps=0.25))
+    x = torch.randn(n, 4, dtype=torch.float64, device=DEVICE, requires_grad=True)
+    out = ours(x, ei)
+    torch.testing.assert_close(out, theirs(x, ei))
+    # The MLP runs in the function, after the aggregation.
+    text = ours.gnn_ir()
+    assert text.count("linalg.matmul") == 2 and "gnn.spmm sum" in text
+    (g,) = torch.autograd.grad(out.square().sum(), x)
+    x2 = x.detach().clone().requires_grad_()
+    (g2,) = torch.autograd.grad(theirs(x2, ei).square().sum(), x2)
+    torch.testing.assert_close(g, g2)
+
+
+def test_gat_like_matches_pyg_gatconv_and_fuses():
+    ei, n = _graph()
+    torch.manual_seed(2)
+    heads, channels = 2, 3
+    ours = _f64(GATLike(5, channels, heads))
+    theirs = _f64(pyg_nn.GATConv(5, channels, heads=heads, add_self_loops=False))
+    with torch.no_grad():
+        theirs.lin.weight.copy_(ours.lin.weight)
+        theirs.att_src.copy_(ours.att_src)
+        theirs.att_dst.copy_(ours.att_dst)
+        theirs.bias.copy_(ours.bias)
+    x = torch.randn(n, 5, dtype=torch.float64, device=DEVICE)
+    out = ours(x, ei)
+    torch.testing.assert_close(out, theirs(x, ei))
+    # softmax(score) * x_j aggregated by sum: edge_softmax, then spmm with
+    # the weights; the scores are one sddmm of per-node dot products. No
+    # edge tensor of features is made (no gather, no reduce).
+    text = ours.gnn_ir()
+    assert "gnn.edge_softmax" in text and "gnn.sddmm add" in text
+    assert "weights(" in text
+    assert "gnn.gather" not in text and "gnn.reduce" not in text
+    # Gradients of the parameters, as PyG's.
+    out.square().sum().backward()
+    theirs(x, ei).square().sum().backward()
+    torch.testing.assert_close(ours.att_src.grad, theirs.att_src.grad)
+    torch.testing.assert_close(ours.att_dst.grad, theirs.att_dst.grad)
+    torch.testing.assert_close(ours.lin.weight.grad, theirs.lin.weight.grad)
+
+
+class _GATOnFlat(GATLike):
+    """GATLike whose message splits flat node features into heads."""
+
+    def forward(self, x, edge_index):
+        return self.propagate(edge_index, x=self.lin(x)) + self.bias
+
+    def message(self, x_i, x_j, index):
+        h, c = self.heads, self.channels
+        return super().message(x_i.view(-1, h, c), x_j.view(-1, h, c), index)
+
+
+def test_heads_split_inside_the_message():
+    ei, n = _graph()
+    torch.manual_seed(13)
+    flat = _f64(_GATOnFlat(4, 3, 2))
+    ref = _f64(GATLike(4, 3, 2))
+    ref.load_state_dict(flat.state_dict())
+    x = torch.randn(n, 4, dtype=torch.float64, device=DEVICE)
+    torch.testing.assert_close(flat(x, ei), ref(x, ei))
+    # One expand_shape of x serves both ends; still no edge-sized features.
+    text = flat.gnn_ir()
+    assert text.count("tensor.expand_shape") == 1 and "gnn.gather" not in text
+
+
+class _GATWithPairs(GATLike):
+    """GATConv's own split: the per-node scores computed in PyTorch and
+    passed as a (source, target) pair, read as alpha_j / alpha_i."""
+
+    def forward(self, x, edge_index):
+        h = self.lin(x).view(-1, self.heads, self.channels)
+        a_src = (h * self.att_src).sum(-1)
+        a_dst = (h * self.att_dst).sum(-1)
+        return self.propagate(edge_index, x=(h, h), alpha=(a_src, a_dst)) + self.bias
+
+    def message(self, x_j, alpha_j, alpha_i, index):
+        alpha = gnnc.softmax(F.leaky_relu(alpha_j + alpha_i, self.negative_slope), index)
+        return alpha.unsqueeze(-1) * x_j
+
+
+def test_source_target_pairs():
+    ei, n = _graph()
+    torch.manual_seed(14)
+    pairs = _f64(_GATWithPairs(4, 3, 2))
+    ref = _f64(GATLike(4, 3, 2))
+    ref.load_state_dict(pairs.state_dict())
+    x = torch.randn(n, 4, dtype=torch.float64, device=DEVICE)
+    torch.testing.assert_close(pairs(x, ei), ref(x, ei))
+    text = pairs.gnn_ir()
+    assert "gnn.sddmm add" in text and "gnn.gather" not in text
+    # x=(h, h): one argument.
+    assert text.count("tensor<?x2x3xf64> {gnn.differentiable}") == 1
+    with pytest.raises(NotImplementedError, match="bipartite"):
+        SumConv().propagate(ei, x=(x, x[:3]))
+
+
+def test_edgeconv_matches_pyg_edgeconv():
+    ei, n = _graph()
+    torch.manual_seed(3)
+    lin = torch.nn.Linear(2 * 4, 3)
+    ours = _f64(EdgeConvLike(lin))
+    theirs = _f64(pyg_nn.EdgeConv(lin, aggr="max"))
+    x = torch.randn(n, 4, dtype=torch.float64, device=DEVICE)
+    torch.testing.assert_close(ours(x, ei), theirs(x, ei))
+    # cat([x_i, x_j - x_i]) @ W is x_i @ W1 + x_j @ W2 - x_i @ W2, multiplied
+    # per node: the matmuls run on node tensors, the edges see one sddmm.
+    text = ours.gnn_ir()
+    assert "gnn.sddmm" in text and "gnn.reduce max" in text
+
+
+def test_edgeconv_with_an_mlp_matches_pyg():
+    ei, n = _graph()
+    torch.manual_seed(4)
+    mlp = torch.nn.Sequential(torch.nn.Linear(2 * 4, 6), torch.nn.ReLU(),
+                              torch.nn.Linear(6, 3))
+    ours = _f64(EdgeConvLike(mlp, aggr="mean"))
+    theirs = _f64(pyg_nn.EdgeConv(mlp, aggr="mean"))
+    x = torch.randn(n, 4, dtype=torch.float64, device=DEVICE)
+    torch.testing.assert_close(ours(x, ei), theirs(x, ei))
+
+
+@pytest.mark.parametrize("edge_dim", [None, 2])
+def test_resgated_matches_pyg(edge_dim):
+    ei, n = _graph()
+    torch.manual_seed(5)
+    ours = _f64(ResGatedLike(4, 3, edge_dim))
+    theirs = _f64(pyg_nn.ResGatedGraphConv(4, 3, edge_dim=edge_dim))
+    with torch.no_grad():
+        for name in ("lin_key", "lin_query", "lin_value"):
+            getattr(theirs, name).weight.copy_(getattr(ours, name).weight)
+            getattr(theirs, name).bias.copy_(getattr(ours, name).bias)
+        theirs.lin_skip.weight.copy_(ours.lin_skip.weight)
+        theirs.bias.copy_(ours.bias)
+    x = torch.randn(n, 4, dtype=torch.float64, device=DEVICE)
+    ea = None if edge_dim is None else torch.randn(ei.size(1), edge_dim,
+                                                   dtype=torch.float64, device=DEVICE)
+    torch.testing.assert_close(ours(x, ei, ea), theirs(x, ei, ea))
+    if edge_dim is None:
+        # k_i + q_j is one sddmm add.
+        assert "gnn.sddmm add" in ours.gnn_ir()
+
+
+def test_target_to_source_flow():
+    ei, n = _graph()
+    layer = SumConv("sum", flow="target_to_source")
+    x = torch.randn(n, 2, dtype=torch.float64, device=DEVICE)
+    torch.testing.assert_close(layer(x, ei), _scatter(x[ei[1]], ei[0], n))
+
+
+# --------------------------------------------------------------------------
+# Gradients.
+
+class _AttentionOf(gnnc.MessagePassing):
+    """Attention whose vectors are plain tensors the test swaps in."""
+
+    def __init__(self, heads, channels):
+        super().__init__("sum")
+        self.heads, self.channels = heads, channels
+
+    def message(self, x_i, x_j, index, edge_attr):
+        alpha = (x_j * self.att_src).sum(-1) + (x_i * self.att_dst).sum(-1) + edge_attr
+        alpha = gnnc.softmax(F.leaky_relu(alpha, 0.2), index)
+        return alpha.unsqueeze(-1) * torch.tanh(x_j)
+
+
+def test_gradcheck_weighted_sum():
+    ei, n = _graph()
+    x = torch.randn(n, 3, dtype=torch.float64, device=DEVICE, requires_grad=True)
+    w = torch.rand(ei.size(1), dtype=torch.float64, device=DEVICE, requires_grad=True)
+
+    class Weighted(gnnc.MessagePassing):
+        def message(self, x_j, edge_weight):
+            return edge_weight.view(-1, 1) * x_j
+
+    lay = Weighted("mean")
+    assert torch.autograd.gradcheck(
+        lambda x, w: lay.propagate(ei, x=x, edge_weight=w), (x, w))
+
+
+def test_gradcheck_attention():
+    ei, n = _graph()
+    heads, channels = 2, 3
+    layer = _AttentionOf(heads, channels)
+    x = torch.randn(n, heads, channels, dtype=torch.float64, device=DEVICE,
+                    requires_grad=True)
+    a_s = torch.randn(1, heads, channels, dtype=torch.float64, device=DEVICE,
+                      requires_grad=True)
+    a_d = torch.randn(1, heads, channels, dtype=torch.float64, device=DEVICE,
+                      requires_grad=True)
+    ea = torch.randn(ei.size(1), heads, dtype=torch.float64, device=DEVICE,
+                     requires_grad=True)
+
+    def fn(x, a_s, a_d, ea):
+        layer.att_src, layer.att_dst = a_s, a_d
+        return layer.propagate(ei, x=x, edge_attr=ea)
+
+    assert torch.autograd.gradcheck(fn, (x, a_s, a_d, ea))
+
+
+def test_gradcheck_gin_like():
+    ei, n = _graph()
+    torch.manual_seed(6)
+    mlp = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 2))
+    layer = _f64(GINLike(mlp))
+    x = torch.randn(n, 3, dtype=torch.float64, device=DEVICE, requires_grad=True)
+    # nn.Tanh goes through torch.tanh; gradients reach x and the MLP.
+    assert torch.autograd.gradcheck(lambda x: layer(x, ei), (x,))
+    layer(x, ei).sum().backward()
+    assert mlp[0].weight.grad is not None and layer.eps.grad is not None
+
+
+# --------------------------------------------------------------------------
+# Caching: one compile per configuration, current parameter values.
+
+def test_compiles_once_and_reads_current_parameters():
+    from gnnc import _message_passing as mp
+    ei, n = _graph()
+    torch.manual_seed(7)
+    layer = _f64(GATLike(4, 2, 2))
+    x = torch.randn(n, 4, dtype=torch.float64, device=DEVICE)
+    first = layer(x, ei)
+    size = len(mp._COMPILED)
+    with torch.no_grad():
+        layer.att_src.mul_(-2.0)
+    second = layer(x, ei)
+    assert len(mp._COMPILED) == size
+    assert not torch.allclose(first, second)
+    # Another feature size is another configuration.
+    layer2 = _f64(GATLike(4, 5, 2))
+    layer2(x, ei)
+    assert len(mp._COMPILED) == size + 1
+
+
+def test_dropout_follows_training_mode():
+    ei, n = _graph()
+    torch.manual_seed(8)
+    layer = _f64(GATLike(4, 2, 2, dropout=1.0))
+    x = torch.randn(n, 4, dtype=torch.float64, device=DEVICE)
+    layer.train()
+    torch.testing.assert_close(layer(x, ei), layer.bias.expand(n, 4))
+    layer.eval()
+    assert not torch.allclose(layer(x, ei), layer.bias.expand(n, 4))
+
+
+# --------------------------------------------------------------------------
+# Refusals and the unfused path.
+
+class UsesSin(gnnc.MessagePassing):
+    def message(self, x_j):
+        return torch.sin(x_j)
+
+
+class Branches(gnnc.MessagePassing):
+    def message(self, x_i, x_j):
+        if (x_j - x_i).sum(-1) > 0:
+            return x_j
+        return x_i
+
+
+class UsesPygSoftmax(gnnc.MessagePassing):
+    def message(self, x_i, x_j, index):
+        from torch_geometric.utils import softmax
+        return softmax((x_i * x_j).sum(-1), index).unsqueeze(-1) * x_j
+
+
+def test_unsupported_op_names_op_and_line():
+    ei, n = _graph()
+    x = torch.randn(n, 2, dtype=torch.float64, device=DEVICE)
+    with pytest.raises(gnnc.TraceError) as info:
+        UsesSin().propagate(ei, x=x)
+    message = str(info.value)
+    assert "torch.sin" in message
+    assert f"{HERE}:{_line_of(UsesSin.message, 'torch.sin')}" in message
+    assert 'fallback="torch"' in message
+    assert isinstance(info.value, TypeError)
+
+
+def test_bool_of_a_traced_tensor_is_refused():
+    ei, n = _graph()
+    x = torch.randn(n, 2, dtype=torch.float64, device=DEVICE)
+    with pytest.raises(gnnc.TraceError, match=r"bool\(\) of a traced tensor") as info:
+        Branches().propagate(ei, x=x)
+    assert f"{HERE}:{_line_of(Branches.message, 'if (x_j')}" in str(info.value)
+
+
+def test_pyg_softmax_points_to_gnnc_softmax():
+    ei, n = _graph()
+    x = torch.randn(n, 2, dtype=torch.float64, device=DEVICE)
+    with pytest.raises(gnnc.TraceError, match="use gnnc.softmax"):
+        UsesPygSoftmax().propagate(ei, x=x)
+
+
+def test_shapes_refused():
+    ei, n = _graph()
+
+    class Mismatch(gnnc.MessagePassing):
+        def message(self, x_j, edge_attr):
+            return edge_attr * x_j  # [E, H] * [E, H, C]: ranks differ
+
+    x = torch.randn(n, 2, 3, dtype=torch.float64, device=DEVICE)
+    ea = torch.randn(ei.size(1), 2, dtype=torch.float64, device=DEVICE)
+    with pytest.raises(gnnc.TraceError, match="unsqueeze"):
+        Mismatch().propagate(ei, x=x, edge_attr=ea)
+
+    class Matmul3d(gnnc.MessagePassing):
+        def message(self, x_j):
+            return x_j @ torch.ones(3, 3, dtype=torch.float64, device=DEVICE)
+
+    with pytest.raises(gnnc.TraceError, match=r"matmul.*only \[rows, features\]"):
+        Matmul3d().propagate(ei, x=x)
+
+    class RowSum(gnnc.MessagePassing):
+        def message(self, x_j):
+            return x_j.sum(0)
+
+    with pytest.raises(gnnc.TraceError, match="reduces over the rows"):
+        RowSum().propagate(ei, x=x)
+
+
+def test_fallback_torch_runs_unfused_and_agrees():
+    ei, n = _graph()
+    x = torch.randn(n, 2, dtype=torch.float64, device=DEVICE)
+    layer = UsesSin(fallback="torch")
+    with pytest.warns(gnnc.FallbackWarning, match="torch.sin"):
+        out = layer.propagate(ei, x=x)
+    torch.testing.assert_close(out, _scatter(torch.sin(x[ei[0]]), ei[1], n))
+    with warnings.catch_warnings():  # once per configuration
+        warnings.simplefilter("error")
+        layer.propagate(ei, x=x)
+    # A traceable layer gives the same result through both paths.
+    torch.manual_seed(9)
+    traced = _f64(GATLike(4, 2, 2))
+    x4 = torch.randn(n, 4, dtype=torch.float64, device=DEVICE)
+    fused = traced(x4, ei)
+    unfused = traced._run_torch(ei, n, {"x": traced.lin(x4).view(-1, 2, 2)}) + traced.bias
+    torch.testing.assert_close(fused, unfused)
+
+
+def test_gnn_ir_before_a_call():
+    with pytest.raises(RuntimeError, match="call the layer first"):
+        SumConv().gnn_ir()
+
+
+def test_constructor_checks():
+    with pytest.raises(ValueError, match="aggr"):
+        SumConv("mul")
+    with pytest.raises(ValueError, match="fallback"):
+        SumConv(fallback="eager")
+
+
+# --------------------------------------------------------------------------
+# The traced subset, op by op: each message runs traced (compiled) and
+# unfused (PyTorch) on the same inputs.
+
+class _Zoo(gnnc.MessagePassing):
+    def __init__(self, body, aggr="sum"):
+        super().__init__(aggr)
+        self.body = body
+        self.w = torch.nn.Parameter(torch.randn(3, 3, dtype=torch.float64))
+        self.v = torch.nn.Parameter(torch.randn(3, dtype=torch.float64))
+
+    def message(self, x_i, x_j, edge_attr, index):
+        return self.body(self, x_i, x_j, edge_attr, index)
+
+
+_MESSAGES = {
+    "arithmetic": lambda s, xi, xj, ea, ix: (xj - xi) * ea / (1.5 + xi * xi) - 2.0 * -xj,
+    "unary": lambda s, xi, xj, ea, ix: (torch.exp(-xj.abs()) + torch.log(1 + xi * xi)
+                                        + torch.sqrt(1 + ea * ea) + torch.rsqrt(2 + xj * xj)
+                                        + torch.tanh(xi) + torch.sigmoid(ea) + xj.sigmoid()),
+    "activations": lambda s, xi, xj, ea, ix: (F.relu(xj) + F.leaky_relu(xi - ea, 0.3)
+                                              + F.elu(xj + ea, alpha=0.7) + xi.relu()),
+    "max_min_clamp": lambda s, xi, xj, ea, ix: (torch.maximum(xi, xj) - torch.minimum(xj, ea)
+                                                + xj.clamp(min=-0.5, max=0.5)),
+    "where": lambda s, xi, xj, ea, ix: (torch.where(xj > xi, xj * 2.0, ea)
+                                        + xj.masked_fill(xj < 0, 0.0)),
+    "powers": lambda s, xi, xj, ea, ix: xj ** 2 + (1 + xi * xi) ** -0.5 + xj.pow(3),
+    "parameters": lambda s, xi, xj, ea, ix: xj @ s.w + s.v * ea + F.linear(xi, s.w, s.v),
+    "feature_sums": lambda s, xi, xj, ea, ix: (xi * xj).sum(-1, keepdim=True) * ea
+                                              + (xj * s.v).mean(-1).unsqueeze(-1),
+    "softmax_weights": lambda s, xi, xj, ea, ix: (gnnc.softmax((xi * xj).sum(-1), ix)
+                                                  .view(-1, 1) * xj),
+    "softmax_of_edges": lambda s, xi, xj, ea, ix: gnnc.softmax(ea, ix) * (xj - xi),
+    "edge_unit_reshapes": lambda s, xi, xj, ea, ix: ((ea * xi).sum(-1).view(-1, 1, 1)
+                                                     .squeeze(-1) * (xj + ea)),
+    "heads": lambda s, xi, xj, ea, ix: ((xj.view(-1, 3, 1) * ea.unsqueeze(-1)).sum(-1)
+                                        + xi.view(-1, 1, 3).flatten(1)),
+    "dst_only": lambda s, xi, xj, ea, ix: xi * 2.0,
+}
+
+
+@pytest.mark.parametrize("aggr", ["sum", "max"])
+@pytest.mark.parametrize("name", sorted(_MESSAGES))
+def test_traced_subset_matches_pytorch(name, aggr):
+    ei, n = _graph()
+    torch.manual_seed(10)
+    layer = _Zoo(_MESSAGES[name], aggr).to(DEVICE)
+    x = torch.randn(n, 3, dtype=torch.float64, device=DEVICE)
+    ea = torch.randn(ei.size(1), 3, dtype=torch.float64, device=DEVICE)
+    traced = layer.propagate(ei, x=x, edge_attr=ea)
+    unfused = layer._run_torch(ei, n, {"x": x, "edge_attr": ea})
+    torch.testing.assert_close(traced, unfused)
+
+
+@pytest.mark.parametrize("name", ["unary", "softmax_of_edges", "edge_unit_reshapes", "heads"])
+def test_traced_subset_gradcheck(name):
+    ei, n = _graph()
+    torch.manual_seed(11)
+    layer = _Zoo(_MESSAGES[name], "mean").to(DEVICE)
+    x = torch.randn(n, 3, dtype=torch.float64, device=DEVICE, requires_grad=True)
+    ea = torch.randn(ei.size(1), 3, dtype=torch.float64, device=DEVICE, requires_grad=True)
+    assert torch.autograd.gradcheck(lambda x, ea: layer.propagate(ei, x=x, edge_attr=ea),
+                                    (x, ea))
+
+
+def test_float32_and_empty_graphs():
+    ei, n = _graph()
+    torch.manual_seed(12)
+    layer = GATLike(4, 2, 2).to(DEVICE)
+    theirs = pyg_nn.GATConv(4, 2, heads=2, add_self_loops=False).to(DEVICE)
+    with torch.no_grad():
+        theirs.lin.weight.copy_(layer.lin.weight)
+        theirs.att_src.copy_(layer.att_src)
+        theirs.att_dst.copy_(layer.att_dst)
+        theirs.bias.copy_(layer.bias)
+    x = torch.randn(n, 4, device=DEVICE)
+    torch.testing.assert_close(layer(x, ei), theirs(x, ei), rtol=1e-5, atol=1e-5)
+    assert "f32" in layer.gnn_ir()
+    # No edges: sums are 0 (the bias remains); no nodes: no rows.
+    empty = torch.zeros(2, 0, dtype=torch.int64, device=DEVICE)
+    torch.testing.assert_close(layer(x, empty), layer.bias.detach().expand(n, 4))
+    assert layer(x[:0], empty).shape == (0, 4)
+
+
+def test_torch_compile_runs_propagate_eagerly():
+    ei, n = _graph()
+    torch.manual_seed(15)
+    layer = _f64(GATLike(4, 3, 2))
+    x = torch.randn(n, 4, dtype=torch.float64, device=DEVICE)
+    compiled = torch.compile(layer, backend="eager")
+    torch.testing.assert_close(compiled(x, ei), layer(x, ei))
+
+
+class _Normalised(gnnc.MessagePassing):
+    """GCN's normalisation written per edge from node values, in an
+    association that multiplies the features first."""
+
+    def message(self, x_j, norm_i, norm_j, edge_weight):
+        return norm_j.view(-1, 1) * (edge_weight.view(-1, 1) * ((x_j @ self.w) * norm_i))
+
+
+def test_products_of_weights_and_source_features_are_one_spmm():
+    ei, n = _graph()
+    torch.manual_seed(16)
+    layer = _Normalised()
+    layer.w = torch.randn(3, 2, dtype=torch.float64, device=DEVICE, requires_grad=True)
+    x = torch.randn(n, 3, dtype=torch.float64, device=DEVICE, requires_grad=True)
+    norm = torch.rand(n, 1, dtype=torch.float64, device=DEVICE, requires_grad=True)
+    w = torch.rand(ei.size(1), dtype=torch.float64, device=DEVICE, requires_grad=True)
+    out = layer.propagate(ei, x=x, norm=norm, edge_weight=w)
+    src, dst = ei
+    msg = norm[src] * w.view(-1, 1) * (x[src] @ layer.w) * norm[dst]
+    torch.testing.assert_close(out, _scatter(msg, dst, n))
+    # x_j @ W on the nodes, norm_j * w * norm_i as spmm's weights: no
+    # edge-sized features.
+    text = layer.gnn_ir()
+    assert "weights(" in text and "gnn.reduce" not in text
+    assert "gnn.gather src" not in text
+    assert torch.autograd.gradcheck(
+        lambda x, norm, w: layer.propagate(ei, x=x, norm=norm, edge_weight=w),
+        (x, norm, w))
