@@ -81,6 +81,29 @@ def _params(method):
     return params
 
 
+def _special_argument(layer: str, p, n: int, dst, src, edge_index):
+    """A message argument that propagate's keywords do not name: PyG's
+    ``index``/``edge_index_i`` (``dst``), ``edge_index_j`` (``src``),
+    ``edge_index`` (``edge_index()``), ``ptr``, the sizes, or the default."""
+    name = p.name
+    if name in ("index", "edge_index_i"):
+        return dst
+    if name == "edge_index_j":
+        return src
+    if name == "edge_index":
+        return edge_index()
+    if name == "ptr":
+        return None
+    if name in ("size_i", "size_j", "dim_size"):
+        return n
+    if name == "size":
+        return (n, n)
+    if p.default is not p.empty:
+        return p.default
+    raise TypeError(f"{layer}.message: required argument {name!r} was not "
+                    f"passed to propagate")
+
+
 class MessagePassing(torch.nn.Module):
     """Base class of message-passing layers, as PyG's ``MessagePassing``,
     compiled by gnnc.
@@ -347,23 +370,9 @@ class MessagePassing(torch.nn.Module):
                 margs[name] = Proxy(node(name[:-2], int(dst)), "dst" if dst else "src")
             elif name in kwargs:
                 margs[name] = plain(name, kwargs[name])
-            elif name in ("index", "edge_index_i"):
-                margs[name] = IndexProxy("dst")
-            elif name == "edge_index_j":
-                margs[name] = IndexProxy("src")
-            elif name == "edge_index":
-                margs[name] = EdgeIndexProxy()
-            elif name == "ptr":
-                margs[name] = None
-            elif name in ("size_i", "size_j", "dim_size"):
-                margs[name] = n
-            elif name == "size":
-                margs[name] = (n, n)
-            elif p.default is not p.empty:
-                margs[name] = p.default
             else:
-                raise TypeError(f"{layer}.message: required argument {name!r} was not "
-                                f"passed to propagate")
+                margs[name] = _special_argument(layer, p, n, IndexProxy("dst"),
+                                                IndexProxy("src"), EdgeIndexProxy)
         msg = _traced_call(self.message, margs)
         out = _trace.aggregate(msg, self.aggr)
         uparams = _params(self.update)
@@ -409,23 +418,8 @@ class MessagePassing(torch.nn.Module):
                     if isinstance(x, Tensor) else x
             elif name in kwargs:
                 margs[name] = kwargs[name]
-            elif name in ("index", "edge_index_i"):
-                margs[name] = dst
-            elif name == "edge_index_j":
-                margs[name] = src
-            elif name == "edge_index":
-                margs[name] = edge_index
-            elif name == "ptr":
-                margs[name] = None
-            elif name in ("size_i", "size_j", "dim_size"):
-                margs[name] = n
-            elif name == "size":
-                margs[name] = (n, n)
-            elif p.default is not p.empty:
-                margs[name] = p.default
             else:
-                raise TypeError(f"{layer}.message: required argument {name!r} was not "
-                                f"passed to propagate")
+                margs[name] = _special_argument(layer, p, n, dst, src, lambda: edge_index)
         msg = self.message(**margs)
         out = self.aggregate(msg, dst, ptr=None, dim_size=n)
         uargs = {}

@@ -261,16 +261,22 @@ class _GATOnFlat(GATLike):
         return super().message(x_i.view(-1, h, c), x_j.view(-1, h, c), index)
 
 
-def test_heads_split_inside_the_message():
+def _equals_gat_like(cls, seed):
+    """A GATLike variant `cls` with GATLike's weights gives GATLike's output;
+    returns the variant's traced IR."""
     ei, n = _graph()
-    torch.manual_seed(13)
-    flat = _f64(_GATOnFlat(4, 3, 2))
+    torch.manual_seed(seed)
+    layer = _f64(cls(4, 3, 2))
     ref = _f64(GATLike(4, 3, 2))
-    ref.load_state_dict(flat.state_dict())
+    ref.load_state_dict(layer.state_dict())
     x = torch.randn(n, 4, dtype=torch.float64, device=DEVICE)
-    torch.testing.assert_close(flat(x, ei), ref(x, ei))
+    torch.testing.assert_close(layer(x, ei), ref(x, ei))
+    return layer.gnn_ir()
+
+
+def test_heads_split_inside_the_message():
     # One expand_shape of x serves both ends; still no edge-sized features.
-    text = flat.gnn_ir()
+    text = _equals_gat_like(_GATOnFlat, 13)
     assert text.count("tensor.expand_shape") == 1 and "gnn.gather" not in text
 
 
@@ -290,17 +296,12 @@ class _GATWithPairs(GATLike):
 
 
 def test_source_target_pairs():
-    ei, n = _graph()
-    torch.manual_seed(14)
-    pairs = _f64(_GATWithPairs(4, 3, 2))
-    ref = _f64(GATLike(4, 3, 2))
-    ref.load_state_dict(pairs.state_dict())
-    x = torch.randn(n, 4, dtype=torch.float64, device=DEVICE)
-    torch.testing.assert_close(pairs(x, ei), ref(x, ei))
-    text = pairs.gnn_ir()
+    text = _equals_gat_like(_GATWithPairs, 14)
     assert "gnn.sddmm add" in text and "gnn.gather" not in text
     # x=(h, h): one argument.
     assert text.count("tensor<?x2x3xf64> {gnn.differentiable}") == 1
+    ei, n = _graph()
+    x = torch.randn(n, 4, dtype=torch.float64, device=DEVICE)
     with pytest.raises(NotImplementedError, match="bipartite"):
         SumConv().propagate(ei, x=(x, x[:3]))
 
