@@ -735,6 +735,218 @@ static LogicalResult storeTotals(KernelBuilder &kb, RowSum &s,
   return success();
 }
 
+/// Whether every result of `op` is a sum `out + term` over the rows (a
+/// diagnostic on `op` when one is not).
+static LogicalResult checkRowSums(linalg::GenericOp op) {
+  Block &payload = op.getRegion().front();
+  unsigned numIn = op.getNumDpsInputs();
+  auto yield = cast<linalg::YieldOp>(payload.getTerminator());
+  for (unsigned i = 0; i < op.getNumDpsInits(); ++i) {
+    BlockArgument out = payload.getArgument(numIn + i);
+    auto add = yield.getValues()[i].getDefiningOp<arith::AddFOp>();
+    if (!add || !out.hasOneUse() ||
+        (add.getLhs() != out && add.getRhs() != out))
+      return op.emitOpError()
+             << "sums over rows of unknown count only as `out + term`, but "
+                "result "
+             << i << " is not such a sum";
+  }
+  return success();
+}
+
+/// The sum over rows of `op`: its parallel loops, row loop `rowLoop`, the
+/// static bounds of the others, and its results' accumulator types (double
+/// below 64 bits).
+static RowSum rowSumOf(linalg::GenericOp op, int64_t numParallel,
+                       int64_t rowLoop, ArrayRef<int64_t> staticBounds) {
+  RowSum s;
+  s.op = op;
+  s.numParallel = numParallel;
+  s.rowLoop = rowLoop;
+  s.bounds = staticBounds;
+  s.count = cast<RankedTensorType>(op->getResult(0).getType()).getNumElements();
+  for (int64_t d = numParallel; d < (int64_t)op.getNumLoops(); ++d)
+    if (d != rowLoop)
+      s.inner *= staticBounds[d];
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    s.initTypes.push_back(getElementTypeOrSelf(init.get().getType()));
+    Type acc = s.initTypes.back();
+    if (acc.getIntOrFloatBitWidth() < 64)
+      acc = Float64Type::get(op.getContext());
+    s.accTypes.push_back(acc);
+  }
+  return s;
+}
+
+/// Opens a `gnnk.for_blocks` over `count` blocks (one lane per team, so a
+/// thread per lane); returns the block and the thread and leaves the builder
+/// in its body.
+static std::pair<Value, Value> blockMapping(KernelBuilder &kb, Value count) {
+  OpBuilder &b = kb.b;
+  auto blocks = ForBlocksOp::create(b, kb.loc, count, /*lanes=*/1);
+  Block *body = new Block();
+  blocks.getBody().push_back(body);
+  Value blk = body->addArgument(b.getIndexType(), kb.loc);
+  Value thread = body->addArgument(b.getIndexType(), kb.loc);
+  body->addArgument(b.getIndexType(), kb.loc); // lane (always 0)
+  b.setInsertionPointToStart(body);
+  return {blk, thread};
+}
+
+namespace {
+/// The kernels of a sum over rows (see lowerRowReduction) and the launch
+/// shapes they share: one kernel, or the partial sums of the chunks and the
+/// final kernel adding them.
+struct RowSumKernels {
+  RowSumKernels(KernelGroupOp group, RowSum &s, AffineExpr extent,
+                int indexBits);
+
+  /// The one kernel: a block per element over all rows.
+  LogicalResult buildSingle();
+  /// Stage 1: a block per (element, chunk), element fastest (the blocks of
+  /// a chunk read the same rows together), into the workspace.
+  FailureOr<LaunchOp> buildPartial();
+  /// Stage 2: a block per element, the chunks' partials (`partial`'s) in
+  /// chunk order.
+  LogicalResult buildFinal(LaunchOp partial);
+
+  /// C = min(ceil(rows / minRows), K), the same in both kernels and the
+  /// grid, with the rows.
+  std::pair<Value, Value> chunksOf(KernelBuilder &kb);
+
+  KernelGroupOp group;
+  RowSum &s;
+  /// The rows (nodes or edges).
+  AffineExpr extent;
+  int indexBits;
+  MLIRContext *ctx;
+  int64_t numResults;
+  /// The rows of every result, and the result elements.
+  SmallVector<AffineExpr> resultRows;
+  AffineExpr count;
+  /// K, and the fewest rows of a chunk (ceil(kRowSumChunkElements /
+  /// inner)).
+  int64_t maxChunks, minRows;
+  /// The workspace of the partial sums: count x K x results doubles.
+  int64_t slots;
+  RankedTensorType workspaceType;
+};
+} // namespace
+
+RowSumKernels::RowSumKernels(KernelGroupOp group, RowSum &s, AffineExpr extent,
+                             int indexBits)
+    : group(group), s(s), extent(extent), indexBits(indexBits),
+      ctx(s.op.getContext()), numResults(s.op.getNumDpsInits()) {
+  auto resultType = cast<RankedTensorType>(s.op->getResult(0).getType());
+  AffineExpr rows = getAffineConstantExpr(
+      resultType.getRank() ? resultType.getDimSize(0) : 1, ctx);
+  resultRows.assign(numResults, rows);
+  count = getAffineConstantExpr(s.count, ctx);
+  maxChunks = std::max<int64_t>(1, kRowSumBlocks / s.count);
+  // (Only split sums have chunks, and only when the static loops are not
+  // empty.)
+  minRows = s.inner ? std::max<int64_t>(
+                          1, llvm::divideCeil(kRowSumChunkElements, s.inner))
+                    : 1;
+  slots = s.count * maxChunks * numResults;
+  workspaceType = RankedTensorType::get({slots}, Float64Type::get(ctx));
+}
+
+std::pair<Value, Value> RowSumKernels::chunksOf(KernelBuilder &kb) {
+  Value rows = kb.sizeValue(extent);
+  Value byRows = kb.sizeValue(extent.ceilDiv(minRows));
+  return std::make_pair(
+      rows, arith::MinSIOp::create(kb.b, kb.loc, byRows, kb.idx(maxChunks))
+                .getResult());
+}
+
+LogicalResult RowSumKernels::buildSingle() {
+  KernelBuilder kb(group, kernelName(group), kRowSumBlock, indexBits);
+  Value rows = kb.sizeValue(extent);
+  auto [blk, thread] = blockMapping(kb, kb.idx(s.count));
+  SmallVector<Value> idx = elementIndices(kb, s, blk);
+  FailureOr<SmallVector<Value>> sums =
+      blockRowSum(kb, s, idx, kb.idx(0), rows, thread);
+  if (failed(sums) || failed(storeTotals(kb, s, *sums, idx, thread, blk)))
+    return failure();
+  YieldOp::create(kb.b, kb.loc);
+  replaceGroup(group, kb.finish(count, resultRows, graphFor(group)));
+  return success();
+}
+
+FailureOr<LaunchOp> RowSumKernels::buildPartial() {
+  KernelBuilder kb(group, kernelName(group), kRowSumBlock, indexBits);
+  kb.setResultTypes(workspaceType);
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  auto [rows, chunks] = chunksOf(kb);
+  auto [blk, thread] = blockMapping(kb, kb.mul(chunks, s.count));
+  Value e = kb.rem(blk, s.count);
+  Value chunk = kb.div(blk, s.count);
+  Value len = arith::CeilDivSIOp::create(
+      b, loc, rows, arith::MaxSIOp::create(b, loc, chunks, kb.idx(1)));
+  Value lo = arith::MinSIOp::create(b, loc, kb.mul(chunk, len), rows);
+  Value hi = arith::MinSIOp::create(b, loc, kb.add(lo, len), rows);
+  SmallVector<Value> idx = elementIndices(kb, s, e);
+  FailureOr<SmallVector<Value>> sums = blockRowSum(kb, s, idx, lo, hi, thread);
+  if (failed(sums))
+    return failure();
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread,
+                                      kb.idx(0));
+  auto store = scf::IfOp::create(b, loc, TypeRange{}, first, false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&store.getThenRegion().front());
+    Value slot = kb.mul(kb.add(kb.mul(chunk, s.count), e), numResults);
+    for (int64_t i = 0; i < numResults; ++i)
+      kb.store(kb.castFloat((*sums)[i], Float64Type::get(ctx)), kb.result(0),
+               kb.add(slot, kb.idx(i)));
+  }
+  YieldOp::create(b, loc);
+  AffineExpr byRows = extent.ceilDiv(minRows);
+  return kb.finish({byRows * s.count, count * maxChunks},
+                   {getAffineConstantExpr(slots, ctx)}, graphFor(group),
+                   workspaceType);
+}
+
+LogicalResult RowSumKernels::buildFinal(LaunchOp partial) {
+  KernelBuilder kb(group, kernelName(group) + "_final", kRowSumBlock,
+                   indexBits);
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  Value chunks = chunksOf(kb).second;
+  Value workspace = kb.operand(partial.getResult(0));
+  auto [e, thread] = blockMapping(kb, kb.idx(s.count));
+  Value perThread =
+      arith::CeilDivSIOp::create(b, loc, chunks, kb.idx(kRowSumBlock));
+  Value cLo = arith::MinSIOp::create(b, loc, kb.mul(thread, perThread), chunks);
+  Value cHi = arith::MinSIOp::create(b, loc, kb.add(cLo, perThread), chunks);
+  SmallVector<Value> zeros;
+  for (Type t : s.accTypes)
+    zeros.push_back(kb.fp(t, 0.0));
+  auto loop = scf::ForOp::create(b, loc, cLo, cHi, kb.idx(1), zeros);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value slot = kb.mul(kb.add(kb.mul(loop.getInductionVar(), s.count), e),
+                        numResults);
+    SmallVector<Value> next;
+    for (int64_t i = 0; i < numResults; ++i) {
+      Value part = kb.load(workspace, kb.add(slot, kb.idx(i)))[0];
+      next.push_back(arith::AddFOp::create(b, loc, loop.getRegionIterArgs()[i],
+                                           kb.castFloat(part, s.accTypes[i])));
+    }
+    scf::YieldOp::create(b, loc, next);
+  }
+  SmallVector<Value> totals = blockSum(kb, loop.getResults(), s.accTypes);
+  SmallVector<Value> idx = elementIndices(kb, s, e);
+  if (failed(storeTotals(kb, s, totals, idx, thread, e)))
+    return failure();
+  YieldOp::create(b, loc);
+  replaceGroup(group, kb.finish(count, resultRows, graphFor(group)));
+  return success();
+}
+
 /// A sum over all rows (nodes or edges) into a small static result, e.g. a
 /// bias or weight gradient, GIN's eps or AGNN's beta gradient. Every result
 /// must be a sum: the body yields `out + term`. The sums run in double and
@@ -760,173 +972,20 @@ static LogicalResult storeTotals(KernelBuilder &kb, RowSum &s,
 /// enough blocks already) one kernel, a block per element over all rows.
 /// Both kernels run even when C is 1 (a small graph): C is known only at
 /// run time, and the final kernel is one short block per element.
-static LogicalResult lowerRowReduction(KernelGroupOp group,
-                                       linalg::GenericOp op,
-                                       int64_t numParallel, int64_t rowLoop,
-                                       AffineExpr extent,
-                                       ArrayRef<int64_t> staticBounds,
-                                       int indexBits) {
-  Block &payload = op.getRegion().front();
-  unsigned numIn = op.getNumDpsInputs();
-  auto yield = cast<linalg::YieldOp>(payload.getTerminator());
-  for (unsigned i = 0; i < op.getNumDpsInits(); ++i) {
-    BlockArgument out = payload.getArgument(numIn + i);
-    auto add = yield.getValues()[i].getDefiningOp<arith::AddFOp>();
-    if (!add || !out.hasOneUse() ||
-        (add.getLhs() != out && add.getRhs() != out))
-      return op.emitOpError()
-             << "sums over rows of unknown count only as `out + term`, but "
-                "result "
-             << i << " is not such a sum";
-  }
-  RowSum s;
-  s.op = op;
-  s.numParallel = numParallel;
-  s.rowLoop = rowLoop;
-  s.bounds = staticBounds;
-  s.count = cast<RankedTensorType>(op->getResult(0).getType()).getNumElements();
-  for (int64_t d = numParallel; d < (int64_t)op.getNumLoops(); ++d)
-    if (d != rowLoop)
-      s.inner *= staticBounds[d];
-  for (OpOperand &init : op.getDpsInitsMutable()) {
-    s.initTypes.push_back(getElementTypeOrSelf(init.get().getType()));
-    Type acc = s.initTypes.back();
-    if (acc.getIntOrFloatBitWidth() < 64)
-      acc = Float64Type::get(op.getContext());
-    s.accTypes.push_back(acc);
-  }
-  MLIRContext *ctx = op.getContext();
-  int64_t numResults = op.getNumDpsInits();
-  AffineExpr resultRows = getAffineConstantExpr(
-      cast<RankedTensorType>(op->getResult(0).getType()).getRank()
-          ? cast<RankedTensorType>(op->getResult(0).getType()).getDimSize(0)
-          : 1,
-      ctx);
-  SmallVector<AffineExpr> resultRowsList(numResults, resultRows);
-  AffineExpr count = getAffineConstantExpr(s.count, ctx);
-  int64_t maxChunks = std::max<int64_t>(1, kRowSumBlocks / s.count);
-  if (maxChunks == 1 || s.inner == 0) {
-    KernelBuilder kb(group, kernelName(group), kRowSumBlock, indexBits);
-    OpBuilder &b = kb.b;
-    Value rows = kb.sizeValue(extent);
-    auto blocks = ForBlocksOp::create(b, kb.loc, kb.idx(s.count), /*lanes=*/1);
-    Block *body = new Block();
-    blocks.getBody().push_back(body);
-    Value blk = body->addArgument(b.getIndexType(), kb.loc);
-    Value thread = body->addArgument(b.getIndexType(), kb.loc);
-    body->addArgument(b.getIndexType(), kb.loc); // lane (always 0)
-    b.setInsertionPointToStart(body);
-    SmallVector<Value> idx = elementIndices(kb, s, blk);
-    FailureOr<SmallVector<Value>> sums =
-        blockRowSum(kb, s, idx, kb.idx(0), rows, thread);
-    if (failed(sums) ||
-        failed(storeTotals(kb, s, *sums, idx, thread, blk)))
-      return failure();
-    YieldOp::create(b, kb.loc);
-    replaceGroup(group, kb.finish(count, resultRowsList, graphFor(group)));
-    return success();
-  }
-  // C = min(ceil(rows / minRows), K), the same in both kernels and the grid.
-  int64_t minRows =
-      std::max<int64_t>(1, llvm::divideCeil(kRowSumChunkElements, s.inner));
-  auto chunksOf = [&](KernelBuilder &kb) {
-    Value rows = kb.sizeValue(extent);
-    Value byRows = kb.sizeValue(extent.ceilDiv(minRows));
-    return std::make_pair(rows, arith::MinSIOp::create(kb.b, kb.loc, byRows,
-                                                       kb.idx(maxChunks))
-                                    .getResult());
-  };
-  int64_t slots = s.count * maxChunks * numResults;
-  auto workspaceType =
-      RankedTensorType::get({slots}, Float64Type::get(ctx));
-  // Stage 1: a block per (element, chunk), element fastest (the blocks of a
-  // chunk read the same rows together).
-  LaunchOp partial;
-  {
-    KernelBuilder kb(group, kernelName(group), kRowSumBlock, indexBits);
-    kb.setResultTypes(workspaceType);
-    OpBuilder &b = kb.b;
-    Location loc = kb.loc;
-    auto [rows, chunks] = chunksOf(kb);
-    auto blocks = ForBlocksOp::create(b, loc, kb.mul(chunks, s.count),
-                                      /*lanes=*/1);
-    Block *body = new Block();
-    blocks.getBody().push_back(body);
-    Value blk = body->addArgument(b.getIndexType(), loc);
-    Value thread = body->addArgument(b.getIndexType(), loc);
-    body->addArgument(b.getIndexType(), loc); // lane (always 0)
-    b.setInsertionPointToStart(body);
-    Value e = kb.rem(blk, s.count);
-    Value chunk = kb.div(blk, s.count);
-    Value len = arith::CeilDivSIOp::create(
-        b, loc, rows, arith::MaxSIOp::create(b, loc, chunks, kb.idx(1)));
-    Value lo = arith::MinSIOp::create(b, loc, kb.mul(chunk, len), rows);
-    Value hi = arith::MinSIOp::create(b, loc, kb.add(lo, len), rows);
-    SmallVector<Value> idx = elementIndices(kb, s, e);
-    FailureOr<SmallVector<Value>> sums =
-        blockRowSum(kb, s, idx, lo, hi, thread);
-    if (failed(sums))
-      return failure();
-    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                        thread, kb.idx(0));
-    auto store = scf::IfOp::create(b, loc, TypeRange{}, first, false);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&store.getThenRegion().front());
-      Value slot = kb.mul(kb.add(kb.mul(chunk, s.count), e), numResults);
-      for (int64_t i = 0; i < numResults; ++i)
-        kb.store(kb.castFloat((*sums)[i], Float64Type::get(ctx)), kb.result(0),
-                 kb.add(slot, kb.idx(i)));
-    }
-    YieldOp::create(b, loc);
-    AffineExpr byRows = extent.ceilDiv(minRows);
-    partial = kb.finish({byRows * s.count, count * maxChunks},
-                        {getAffineConstantExpr(slots, ctx)}, graphFor(group),
-                        workspaceType);
-  }
-  // Stage 2: a block per element, the chunks' partials in chunk order.
-  KernelBuilder kb(group, kernelName(group) + "_final", kRowSumBlock,
-                   indexBits);
-  OpBuilder &b = kb.b;
-  Location loc = kb.loc;
-  Value chunks = chunksOf(kb).second;
-  Value workspace = kb.operand(partial.getResult(0));
-  auto blocks = ForBlocksOp::create(b, loc, kb.idx(s.count), /*lanes=*/1);
-  Block *body = new Block();
-  blocks.getBody().push_back(body);
-  Value e = body->addArgument(b.getIndexType(), loc);
-  Value thread = body->addArgument(b.getIndexType(), loc);
-  body->addArgument(b.getIndexType(), loc); // lane (always 0)
-  b.setInsertionPointToStart(body);
-  Value perThread = arith::CeilDivSIOp::create(b, loc, chunks,
-                                               kb.idx(kRowSumBlock));
-  Value cLo = arith::MinSIOp::create(b, loc, kb.mul(thread, perThread), chunks);
-  Value cHi = arith::MinSIOp::create(b, loc, kb.add(cLo, perThread), chunks);
-  SmallVector<Value> zeros;
-  for (Type t : s.accTypes)
-    zeros.push_back(kb.fp(t, 0.0));
-  auto loop = scf::ForOp::create(b, loc, cLo, cHi, kb.idx(1), zeros);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value slot = kb.mul(kb.add(kb.mul(loop.getInductionVar(), s.count), e),
-                        numResults);
-    SmallVector<Value> next;
-    for (int64_t i = 0; i < numResults; ++i) {
-      Value part = kb.load(workspace, kb.add(slot, kb.idx(i)))[0];
-      next.push_back(arith::AddFOp::create(
-          b, loc, loop.getRegionIterArgs()[i],
-          kb.castFloat(part, s.accTypes[i])));
-    }
-    scf::YieldOp::create(b, loc, next);
-  }
-  SmallVector<Value> totals = blockSum(kb, loop.getResults(), s.accTypes);
-  SmallVector<Value> idx = elementIndices(kb, s, e);
-  if (failed(storeTotals(kb, s, totals, idx, thread, e)))
+static LogicalResult
+lowerRowReduction(KernelGroupOp group, linalg::GenericOp op,
+                  int64_t numParallel, int64_t rowLoop, AffineExpr extent,
+                  ArrayRef<int64_t> staticBounds, int indexBits) {
+  if (failed(checkRowSums(op)))
     return failure();
-  YieldOp::create(b, loc);
-  replaceGroup(group, kb.finish(count, resultRowsList, graphFor(group)));
-  return success();
+  RowSum s = rowSumOf(op, numParallel, rowLoop, staticBounds);
+  RowSumKernels kernels(group, s, extent, indexBits);
+  if (kernels.maxChunks == 1 || s.inner == 0)
+    return kernels.buildSingle();
+  FailureOr<LaunchOp> partial = kernels.buildPartial();
+  if (failed(partial))
+    return failure();
+  return kernels.buildFinal(*partial);
 }
 
 LogicalResult mlir::gnnk::lowerElementwise(KernelGroupOp group,
