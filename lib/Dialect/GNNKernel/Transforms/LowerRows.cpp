@@ -125,6 +125,43 @@ void mlir::gnnk::finishRowKernel(KernelBuilder &kb, KernelGroupOp group,
 // Edge softmax
 //===----------------------------------------------------------------------===//
 
+/// The team's result of `loop` (an edge loop over a row split among the
+/// team's `lanes` lanes, carrying one value of `type`): `rule` merges the
+/// loop's values and, across the lanes, a `gnnk.team_reduce`'s.
+static Value
+teamResult(KernelBuilder &kb, ForEdgesOp loop, Type type, int64_t lanes,
+           function_ref<SmallVector<Value>(OpBuilder &, ValueRange, ValueRange)>
+               rule) {
+  kb.buildCombine(loop.getMerge(), {type}, rule);
+  Value v = loop.getResult(0);
+  if (lanes > 1) {
+    auto red = TeamReduceOp::create(kb.b, kb.loc, ValueRange{v}, 1, lanes);
+    kb.buildCombine(red.getCombine(), {type}, rule);
+    v = red.getResult(0);
+  }
+  return v;
+}
+
+/// Stores the log-sum-exp `m + log(sum)` of head `h` of `row` (of `heads`)
+/// by the team's first lane; -inf for a row without edges. (The verifier
+/// gives the log-sum-exp the input's trailing shape.)
+static void storeLogSumExp(KernelBuilder &kb, Value row, Value lane, Value h,
+                           int64_t heads, Value m, Value sum) {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  Value first =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, kb.idx(0));
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, first, false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  Value logSum = kb.castFloat(math::LogOp::create(b, loc, sum), kb.ft);
+  Value lse = arith::AddFOp::create(b, loc, m, logSum);
+  kb.store({lse}, kb.result(1), kb.add(kb.mul(row, heads), h));
+}
+
+/// A team per row (node), a loop over the heads and, per head, three walks
+/// of the row's edges split among the team's lanes: the maximum, the
+/// normaliser, the weights.
 LogicalResult mlir::gnnk::lowerEdgeSoftmax(KernelGroupOp group,
                                            GroupParts &parts, int indexBits) {
   if (!parts.producers.empty())
@@ -178,14 +215,7 @@ LogicalResult mlir::gnnk::lowerEdgeSoftmax(KernelGroupOp group,
     return SmallVector<Value>{
         arith::AddFOp::create(rb, loc, a[0], c[0]).getResult()};
   };
-  kb.buildCombine(maxLoop.getMerge(), {ft}, maxRule);
-  Value m = maxLoop.getResult(0);
-  if (lanes > 1) {
-    auto red = TeamReduceOp::create(b, loc, ValueRange{m}, lanes > 1 ? 1 : 1,
-                                    lanes);
-    kb.buildCombine(red.getCombine(), {ft}, maxRule);
-    m = red.getResult(0);
-  }
+  Value m = teamResult(kb, maxLoop, ft, lanes, maxRule);
   // Pass 2: the normaliser, in double.
   ForEdgesOp sumLoop = edgeLoop(
       kb, t, first, step, {kb.f64(0.0)}, reversed, row,
@@ -202,26 +232,10 @@ LogicalResult mlir::gnnk::lowerEdgeSoftmax(KernelGroupOp group,
       status);
   if (failed(status))
     return failure();
-  kb.buildCombine(sumLoop.getMerge(), {f64}, sumRule);
-  Value sum = sumLoop.getResult(0);
-  if (lanes > 1) {
-    auto red = TeamReduceOp::create(b, loc, ValueRange{sum}, 1, lanes);
-    kb.buildCombine(red.getCombine(), {f64}, sumRule);
-    sum = red.getResult(0);
-  }
+  Value sum = teamResult(kb, sumLoop, f64, lanes, sumRule);
   Value inv = kb.castFloat(arith::DivFOp::create(b, loc, kb.f64(1.0), sum), ft);
-  if (parts.lse) {
-    // m + log(sum) by the team's first lane; -inf for a row without edges.
-    // (The verifier gives the log-sum-exp the input's trailing shape.)
-    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
-                                        kb.idx(0));
-    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, first, false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    Value logSum = kb.castFloat(math::LogOp::create(b, loc, sum), ft);
-    Value lse = arith::AddFOp::create(b, loc, m, logSum);
-    kb.store({lse}, kb.result(1), kb.add(kb.mul(row, *heads), h));
-  }
+  if (parts.lse)
+    storeLogSumExp(kb, row, lane, h, *heads, m, sum);
   // Pass 3: the weights.
   edgeLoop(
       kb, t, first, step, {}, reversed, row,
