@@ -988,13 +988,9 @@ lowerRowReduction(KernelGroupOp group, linalg::GenericOp op,
   return kernels.buildFinal(*partial);
 }
 
-LogicalResult mlir::gnnk::lowerElementwise(KernelGroupOp group,
-                                           GroupParts &parts, int indexBits) {
-  auto op = cast<linalg::LinalgOp>(parts.anchor);
-  auto generic = dyn_cast<linalg::GenericOp>(parts.anchor);
-  if (!generic)
-    return op->emitOpError("is not supported by the CUDA backend (only "
-                           "linalg.generic outside matmuls and fills)");
+/// The parallel loops that lead `op`'s loops (a diagnostic when a loop
+/// after them is not a reduction).
+static FailureOr<int64_t> leadingParallelLoops(linalg::LinalgOp op) {
   SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
   int64_t numParallel = 0;
   while (numParallel < (int64_t)iters.size() &&
@@ -1004,17 +1000,22 @@ LogicalResult mlir::gnnk::lowerElementwise(KernelGroupOp group,
     if (iters[d] != utils::IteratorType::reduction)
       return op->emitOpError("expects parallel loops before reduction loops "
                              "in the CUDA backend");
+  return numParallel;
+}
+
+/// The map indexing every output of `op`: its first `numParallel` loops in
+/// order, with possibly constant 0s on size-1 dimensions between them (a
+/// broadcast operand's gradient, e.g. [N, 1]), one map for all outputs (a
+/// diagnostic otherwise).
+static FailureOr<AffineMap> outputMap(linalg::LinalgOp op,
+                                      int64_t numParallel) {
   MLIRContext *ctx = op->getContext();
-  AffineMap outMap = AffineMap::get(
-      op.getNumLoops(), 0,
-      llvm::to_vector(llvm::map_range(
-          llvm::seq<int64_t>(0, numParallel),
-          [&](int64_t d) { return getAffineDimExpr(d, ctx); })),
-      ctx);
-  auto outType = cast<RankedTensorType>(op->getResult(0).getType());
-  // An output may also hold constant 0s on size-1 dimensions between the
-  // parallel loops (a broadcast operand's gradient, e.g. [N, 1]); every
-  // output is then indexed by one map of that form (checked per init).
+  AffineMap outMap =
+      AffineMap::get(op.getNumLoops(), 0,
+                     llvm::to_vector(llvm::map_range(
+                         llvm::seq<int64_t>(0, numParallel),
+                         [&](int64_t d) { return getAffineDimExpr(d, ctx); })),
+                     ctx);
   for (OpOperand &init : op.getDpsInitsMutable()) {
     AffineMap map = op.getMatchingIndexingMap(&init);
     if (map == outMap)
@@ -1034,27 +1035,57 @@ LogicalResult mlir::gnnk::lowerElementwise(KernelGroupOp group,
                                           outMap.getResults(), ctx))
       return op->emitOpError("expects every output indexed by the parallel "
                              "loops in order in the CUDA backend");
-
   }
   AffineMap firstOut = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
   for (OpOperand &init : op.getDpsInitsMutable())
     if (op.getMatchingIndexingMap(&init) != firstOut)
       return op->emitOpError("expects every output indexed by the parallel "
                              "loops in order in the CUDA backend");
+  return firstOut;
+}
+
+/// The static bound of each loop of `op` (-1 where unknown): the parallel
+/// loops after the first from the output (indexed by `outMap`), the
+/// reduction loops from the static dimensions of any operand they index.
+static SmallVector<int64_t> loopBounds(linalg::LinalgOp op, AffineMap outMap,
+                                       int64_t numParallel) {
+  auto outType = cast<RankedTensorType>(op->getResult(0).getType());
   SmallVector<int64_t> bounds(op.getNumLoops(), -1);
-  for (auto [r, e] : llvm::enumerate(firstOut.getResults()))
+  for (auto [r, e] : llvm::enumerate(outMap.getResults()))
     if (auto d = dyn_cast<AffineDimExpr>(e); d && r > 0)
       bounds[d.getPosition()] = outType.getDimSize(r);
   for (OpOperand &operand : op->getOpOperands()) {
     auto t = dyn_cast<RankedTensorType>(operand.get().getType());
     if (!t)
       continue;
-    for (auto [r, e] : llvm::enumerate(op.getMatchingIndexingMap(&operand).getResults()))
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    for (auto [r, e] : llvm::enumerate(map.getResults()))
       if (auto d = dyn_cast<AffineDimExpr>(e))
         if (d.getPosition() >= (unsigned)numParallel &&
-            bounds[d.getPosition()] < 0 && !ShapedType::isDynamic(t.getDimSize(r)))
+            bounds[d.getPosition()] < 0 &&
+            !ShapedType::isDynamic(t.getDimSize(r)))
           bounds[d.getPosition()] = t.getDimSize(r);
   }
+  return bounds;
+}
+
+LogicalResult mlir::gnnk::lowerElementwise(KernelGroupOp group,
+                                           GroupParts &parts, int indexBits) {
+  auto op = cast<linalg::LinalgOp>(parts.anchor);
+  auto generic = dyn_cast<linalg::GenericOp>(parts.anchor);
+  if (!generic)
+    return op->emitOpError("is not supported by the CUDA backend (only "
+                           "linalg.generic outside matmuls and fills)");
+  FailureOr<int64_t> numParallelOr = leadingParallelLoops(op);
+  if (failed(numParallelOr))
+    return failure();
+  int64_t numParallel = *numParallelOr;
+  FailureOr<AffineMap> firstOutOr = outputMap(op, numParallel);
+  if (failed(firstOutOr))
+    return failure();
+  AffineMap firstOut = *firstOutOr;
+  auto outType = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<int64_t> bounds = loopBounds(op, firstOut, numParallel);
   SmallVector<int64_t> dynamicLoops;
   for (int64_t d = numParallel; d < (int64_t)bounds.size(); ++d)
     if (bounds[d] < 0)
