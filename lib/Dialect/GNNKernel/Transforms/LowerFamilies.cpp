@@ -735,6 +735,218 @@ static LogicalResult storeTotals(KernelBuilder &kb, RowSum &s,
   return success();
 }
 
+/// Whether every result of `op` is a sum `out + term` over the rows (a
+/// diagnostic on `op` when one is not).
+static LogicalResult checkRowSums(linalg::GenericOp op) {
+  Block &payload = op.getRegion().front();
+  unsigned numIn = op.getNumDpsInputs();
+  auto yield = cast<linalg::YieldOp>(payload.getTerminator());
+  for (unsigned i = 0; i < op.getNumDpsInits(); ++i) {
+    BlockArgument out = payload.getArgument(numIn + i);
+    auto add = yield.getValues()[i].getDefiningOp<arith::AddFOp>();
+    if (!add || !out.hasOneUse() ||
+        (add.getLhs() != out && add.getRhs() != out))
+      return op.emitOpError()
+             << "sums over rows of unknown count only as `out + term`, but "
+                "result "
+             << i << " is not such a sum";
+  }
+  return success();
+}
+
+/// The sum over rows of `op`: its parallel loops, row loop `rowLoop`, the
+/// static bounds of the others, and its results' accumulator types (double
+/// below 64 bits).
+static RowSum rowSumOf(linalg::GenericOp op, int64_t numParallel,
+                       int64_t rowLoop, ArrayRef<int64_t> staticBounds) {
+  RowSum s;
+  s.op = op;
+  s.numParallel = numParallel;
+  s.rowLoop = rowLoop;
+  s.bounds = staticBounds;
+  s.count = cast<RankedTensorType>(op->getResult(0).getType()).getNumElements();
+  for (int64_t d = numParallel; d < (int64_t)op.getNumLoops(); ++d)
+    if (d != rowLoop)
+      s.inner *= staticBounds[d];
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    s.initTypes.push_back(getElementTypeOrSelf(init.get().getType()));
+    Type acc = s.initTypes.back();
+    if (acc.getIntOrFloatBitWidth() < 64)
+      acc = Float64Type::get(op.getContext());
+    s.accTypes.push_back(acc);
+  }
+  return s;
+}
+
+/// Opens a `gnnk.for_blocks` over `count` blocks (one lane per team, so a
+/// thread per lane); returns the block and the thread and leaves the builder
+/// in its body.
+static std::pair<Value, Value> blockMapping(KernelBuilder &kb, Value count) {
+  OpBuilder &b = kb.b;
+  auto blocks = ForBlocksOp::create(b, kb.loc, count, /*lanes=*/1);
+  Block *body = new Block();
+  blocks.getBody().push_back(body);
+  Value blk = body->addArgument(b.getIndexType(), kb.loc);
+  Value thread = body->addArgument(b.getIndexType(), kb.loc);
+  body->addArgument(b.getIndexType(), kb.loc); // lane (always 0)
+  b.setInsertionPointToStart(body);
+  return {blk, thread};
+}
+
+namespace {
+/// The kernels of a sum over rows (see lowerRowReduction) and the launch
+/// shapes they share: one kernel, or the partial sums of the chunks and the
+/// final kernel adding them.
+struct RowSumKernels {
+  RowSumKernels(KernelGroupOp group, RowSum &s, AffineExpr extent,
+                int indexBits);
+
+  /// The one kernel: a block per element over all rows.
+  LogicalResult buildSingle();
+  /// Stage 1: a block per (element, chunk), element fastest (the blocks of
+  /// a chunk read the same rows together), into the workspace.
+  FailureOr<LaunchOp> buildPartial();
+  /// Stage 2: a block per element, the chunks' partials (`partial`'s) in
+  /// chunk order.
+  LogicalResult buildFinal(LaunchOp partial);
+
+  /// C = min(ceil(rows / minRows), K), the same in both kernels and the
+  /// grid, with the rows.
+  std::pair<Value, Value> chunksOf(KernelBuilder &kb);
+
+  KernelGroupOp group;
+  RowSum &s;
+  /// The rows (nodes or edges).
+  AffineExpr extent;
+  int indexBits;
+  MLIRContext *ctx;
+  int64_t numResults;
+  /// The rows of every result, and the result elements.
+  SmallVector<AffineExpr> resultRows;
+  AffineExpr count;
+  /// K, and the fewest rows of a chunk (ceil(kRowSumChunkElements /
+  /// inner)).
+  int64_t maxChunks, minRows;
+  /// The workspace of the partial sums: count x K x results doubles.
+  int64_t slots;
+  RankedTensorType workspaceType;
+};
+} // namespace
+
+RowSumKernels::RowSumKernels(KernelGroupOp group, RowSum &s, AffineExpr extent,
+                             int indexBits)
+    : group(group), s(s), extent(extent), indexBits(indexBits),
+      ctx(s.op.getContext()), numResults(s.op.getNumDpsInits()) {
+  auto resultType = cast<RankedTensorType>(s.op->getResult(0).getType());
+  AffineExpr rows = getAffineConstantExpr(
+      resultType.getRank() ? resultType.getDimSize(0) : 1, ctx);
+  resultRows.assign(numResults, rows);
+  count = getAffineConstantExpr(s.count, ctx);
+  maxChunks = std::max<int64_t>(1, kRowSumBlocks / s.count);
+  // (Only split sums have chunks, and only when the static loops are not
+  // empty.)
+  minRows = s.inner ? std::max<int64_t>(
+                          1, llvm::divideCeil(kRowSumChunkElements, s.inner))
+                    : 1;
+  slots = s.count * maxChunks * numResults;
+  workspaceType = RankedTensorType::get({slots}, Float64Type::get(ctx));
+}
+
+std::pair<Value, Value> RowSumKernels::chunksOf(KernelBuilder &kb) {
+  Value rows = kb.sizeValue(extent);
+  Value byRows = kb.sizeValue(extent.ceilDiv(minRows));
+  return std::make_pair(
+      rows, arith::MinSIOp::create(kb.b, kb.loc, byRows, kb.idx(maxChunks))
+                .getResult());
+}
+
+LogicalResult RowSumKernels::buildSingle() {
+  KernelBuilder kb(group, kernelName(group), kRowSumBlock, indexBits);
+  Value rows = kb.sizeValue(extent);
+  auto [blk, thread] = blockMapping(kb, kb.idx(s.count));
+  SmallVector<Value> idx = elementIndices(kb, s, blk);
+  FailureOr<SmallVector<Value>> sums =
+      blockRowSum(kb, s, idx, kb.idx(0), rows, thread);
+  if (failed(sums) || failed(storeTotals(kb, s, *sums, idx, thread, blk)))
+    return failure();
+  YieldOp::create(kb.b, kb.loc);
+  replaceGroup(group, kb.finish(count, resultRows, graphFor(group)));
+  return success();
+}
+
+FailureOr<LaunchOp> RowSumKernels::buildPartial() {
+  KernelBuilder kb(group, kernelName(group), kRowSumBlock, indexBits);
+  kb.setResultTypes(workspaceType);
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  auto [rows, chunks] = chunksOf(kb);
+  auto [blk, thread] = blockMapping(kb, kb.mul(chunks, s.count));
+  Value e = kb.rem(blk, s.count);
+  Value chunk = kb.div(blk, s.count);
+  Value len = arith::CeilDivSIOp::create(
+      b, loc, rows, arith::MaxSIOp::create(b, loc, chunks, kb.idx(1)));
+  Value lo = arith::MinSIOp::create(b, loc, kb.mul(chunk, len), rows);
+  Value hi = arith::MinSIOp::create(b, loc, kb.add(lo, len), rows);
+  SmallVector<Value> idx = elementIndices(kb, s, e);
+  FailureOr<SmallVector<Value>> sums = blockRowSum(kb, s, idx, lo, hi, thread);
+  if (failed(sums))
+    return failure();
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread,
+                                      kb.idx(0));
+  auto store = scf::IfOp::create(b, loc, TypeRange{}, first, false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&store.getThenRegion().front());
+    Value slot = kb.mul(kb.add(kb.mul(chunk, s.count), e), numResults);
+    for (int64_t i = 0; i < numResults; ++i)
+      kb.store(kb.castFloat((*sums)[i], Float64Type::get(ctx)), kb.result(0),
+               kb.add(slot, kb.idx(i)));
+  }
+  YieldOp::create(b, loc);
+  AffineExpr byRows = extent.ceilDiv(minRows);
+  return kb.finish({byRows * s.count, count * maxChunks},
+                   {getAffineConstantExpr(slots, ctx)}, graphFor(group),
+                   workspaceType);
+}
+
+LogicalResult RowSumKernels::buildFinal(LaunchOp partial) {
+  KernelBuilder kb(group, kernelName(group) + "_final", kRowSumBlock,
+                   indexBits);
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  Value chunks = chunksOf(kb).second;
+  Value workspace = kb.operand(partial.getResult(0));
+  auto [e, thread] = blockMapping(kb, kb.idx(s.count));
+  Value perThread =
+      arith::CeilDivSIOp::create(b, loc, chunks, kb.idx(kRowSumBlock));
+  Value cLo = arith::MinSIOp::create(b, loc, kb.mul(thread, perThread), chunks);
+  Value cHi = arith::MinSIOp::create(b, loc, kb.add(cLo, perThread), chunks);
+  SmallVector<Value> zeros;
+  for (Type t : s.accTypes)
+    zeros.push_back(kb.fp(t, 0.0));
+  auto loop = scf::ForOp::create(b, loc, cLo, cHi, kb.idx(1), zeros);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value slot = kb.mul(kb.add(kb.mul(loop.getInductionVar(), s.count), e),
+                        numResults);
+    SmallVector<Value> next;
+    for (int64_t i = 0; i < numResults; ++i) {
+      Value part = kb.load(workspace, kb.add(slot, kb.idx(i)))[0];
+      next.push_back(arith::AddFOp::create(b, loc, loop.getRegionIterArgs()[i],
+                                           kb.castFloat(part, s.accTypes[i])));
+    }
+    scf::YieldOp::create(b, loc, next);
+  }
+  SmallVector<Value> totals = blockSum(kb, loop.getResults(), s.accTypes);
+  SmallVector<Value> idx = elementIndices(kb, s, e);
+  if (failed(storeTotals(kb, s, totals, idx, thread, e)))
+    return failure();
+  YieldOp::create(b, loc);
+  replaceGroup(group, kb.finish(count, resultRows, graphFor(group)));
+  return success();
+}
+
 /// A sum over all rows (nodes or edges) into a small static result, e.g. a
 /// bias or weight gradient, GIN's eps or AGNN's beta gradient. Every result
 /// must be a sum: the body yields `out + term`. The sums run in double and
@@ -760,182 +972,25 @@ static LogicalResult storeTotals(KernelBuilder &kb, RowSum &s,
 /// enough blocks already) one kernel, a block per element over all rows.
 /// Both kernels run even when C is 1 (a small graph): C is known only at
 /// run time, and the final kernel is one short block per element.
-static LogicalResult lowerRowReduction(KernelGroupOp group,
-                                       linalg::GenericOp op,
-                                       int64_t numParallel, int64_t rowLoop,
-                                       AffineExpr extent,
-                                       ArrayRef<int64_t> staticBounds,
-                                       int indexBits) {
-  Block &payload = op.getRegion().front();
-  unsigned numIn = op.getNumDpsInputs();
-  auto yield = cast<linalg::YieldOp>(payload.getTerminator());
-  for (unsigned i = 0; i < op.getNumDpsInits(); ++i) {
-    BlockArgument out = payload.getArgument(numIn + i);
-    auto add = yield.getValues()[i].getDefiningOp<arith::AddFOp>();
-    if (!add || !out.hasOneUse() ||
-        (add.getLhs() != out && add.getRhs() != out))
-      return op.emitOpError()
-             << "sums over rows of unknown count only as `out + term`, but "
-                "result "
-             << i << " is not such a sum";
-  }
-  RowSum s;
-  s.op = op;
-  s.numParallel = numParallel;
-  s.rowLoop = rowLoop;
-  s.bounds = staticBounds;
-  s.count = cast<RankedTensorType>(op->getResult(0).getType()).getNumElements();
-  for (int64_t d = numParallel; d < (int64_t)op.getNumLoops(); ++d)
-    if (d != rowLoop)
-      s.inner *= staticBounds[d];
-  for (OpOperand &init : op.getDpsInitsMutable()) {
-    s.initTypes.push_back(getElementTypeOrSelf(init.get().getType()));
-    Type acc = s.initTypes.back();
-    if (acc.getIntOrFloatBitWidth() < 64)
-      acc = Float64Type::get(op.getContext());
-    s.accTypes.push_back(acc);
-  }
-  MLIRContext *ctx = op.getContext();
-  int64_t numResults = op.getNumDpsInits();
-  AffineExpr resultRows = getAffineConstantExpr(
-      cast<RankedTensorType>(op->getResult(0).getType()).getRank()
-          ? cast<RankedTensorType>(op->getResult(0).getType()).getDimSize(0)
-          : 1,
-      ctx);
-  SmallVector<AffineExpr> resultRowsList(numResults, resultRows);
-  AffineExpr count = getAffineConstantExpr(s.count, ctx);
-  int64_t maxChunks = std::max<int64_t>(1, kRowSumBlocks / s.count);
-  if (maxChunks == 1 || s.inner == 0) {
-    KernelBuilder kb(group, kernelName(group), kRowSumBlock, indexBits);
-    OpBuilder &b = kb.b;
-    Value rows = kb.sizeValue(extent);
-    auto blocks = ForBlocksOp::create(b, kb.loc, kb.idx(s.count), /*lanes=*/1);
-    Block *body = new Block();
-    blocks.getBody().push_back(body);
-    Value blk = body->addArgument(b.getIndexType(), kb.loc);
-    Value thread = body->addArgument(b.getIndexType(), kb.loc);
-    body->addArgument(b.getIndexType(), kb.loc); // lane (always 0)
-    b.setInsertionPointToStart(body);
-    SmallVector<Value> idx = elementIndices(kb, s, blk);
-    FailureOr<SmallVector<Value>> sums =
-        blockRowSum(kb, s, idx, kb.idx(0), rows, thread);
-    if (failed(sums) ||
-        failed(storeTotals(kb, s, *sums, idx, thread, blk)))
-      return failure();
-    YieldOp::create(b, kb.loc);
-    replaceGroup(group, kb.finish(count, resultRowsList, graphFor(group)));
-    return success();
-  }
-  // C = min(ceil(rows / minRows), K), the same in both kernels and the grid.
-  int64_t minRows =
-      std::max<int64_t>(1, llvm::divideCeil(kRowSumChunkElements, s.inner));
-  auto chunksOf = [&](KernelBuilder &kb) {
-    Value rows = kb.sizeValue(extent);
-    Value byRows = kb.sizeValue(extent.ceilDiv(minRows));
-    return std::make_pair(rows, arith::MinSIOp::create(kb.b, kb.loc, byRows,
-                                                       kb.idx(maxChunks))
-                                    .getResult());
-  };
-  int64_t slots = s.count * maxChunks * numResults;
-  auto workspaceType =
-      RankedTensorType::get({slots}, Float64Type::get(ctx));
-  // Stage 1: a block per (element, chunk), element fastest (the blocks of a
-  // chunk read the same rows together).
-  LaunchOp partial;
-  {
-    KernelBuilder kb(group, kernelName(group), kRowSumBlock, indexBits);
-    kb.setResultTypes(workspaceType);
-    OpBuilder &b = kb.b;
-    Location loc = kb.loc;
-    auto [rows, chunks] = chunksOf(kb);
-    auto blocks = ForBlocksOp::create(b, loc, kb.mul(chunks, s.count),
-                                      /*lanes=*/1);
-    Block *body = new Block();
-    blocks.getBody().push_back(body);
-    Value blk = body->addArgument(b.getIndexType(), loc);
-    Value thread = body->addArgument(b.getIndexType(), loc);
-    body->addArgument(b.getIndexType(), loc); // lane (always 0)
-    b.setInsertionPointToStart(body);
-    Value e = kb.rem(blk, s.count);
-    Value chunk = kb.div(blk, s.count);
-    Value len = arith::CeilDivSIOp::create(
-        b, loc, rows, arith::MaxSIOp::create(b, loc, chunks, kb.idx(1)));
-    Value lo = arith::MinSIOp::create(b, loc, kb.mul(chunk, len), rows);
-    Value hi = arith::MinSIOp::create(b, loc, kb.add(lo, len), rows);
-    SmallVector<Value> idx = elementIndices(kb, s, e);
-    FailureOr<SmallVector<Value>> sums =
-        blockRowSum(kb, s, idx, lo, hi, thread);
-    if (failed(sums))
-      return failure();
-    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                        thread, kb.idx(0));
-    auto store = scf::IfOp::create(b, loc, TypeRange{}, first, false);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&store.getThenRegion().front());
-      Value slot = kb.mul(kb.add(kb.mul(chunk, s.count), e), numResults);
-      for (int64_t i = 0; i < numResults; ++i)
-        kb.store(kb.castFloat((*sums)[i], Float64Type::get(ctx)), kb.result(0),
-                 kb.add(slot, kb.idx(i)));
-    }
-    YieldOp::create(b, loc);
-    AffineExpr byRows = extent.ceilDiv(minRows);
-    partial = kb.finish({byRows * s.count, count * maxChunks},
-                        {getAffineConstantExpr(slots, ctx)}, graphFor(group),
-                        workspaceType);
-  }
-  // Stage 2: a block per element, the chunks' partials in chunk order.
-  KernelBuilder kb(group, kernelName(group) + "_final", kRowSumBlock,
-                   indexBits);
-  OpBuilder &b = kb.b;
-  Location loc = kb.loc;
-  Value chunks = chunksOf(kb).second;
-  Value workspace = kb.operand(partial.getResult(0));
-  auto blocks = ForBlocksOp::create(b, loc, kb.idx(s.count), /*lanes=*/1);
-  Block *body = new Block();
-  blocks.getBody().push_back(body);
-  Value e = body->addArgument(b.getIndexType(), loc);
-  Value thread = body->addArgument(b.getIndexType(), loc);
-  body->addArgument(b.getIndexType(), loc); // lane (always 0)
-  b.setInsertionPointToStart(body);
-  Value perThread = arith::CeilDivSIOp::create(b, loc, chunks,
-                                               kb.idx(kRowSumBlock));
-  Value cLo = arith::MinSIOp::create(b, loc, kb.mul(thread, perThread), chunks);
-  Value cHi = arith::MinSIOp::create(b, loc, kb.add(cLo, perThread), chunks);
-  SmallVector<Value> zeros;
-  for (Type t : s.accTypes)
-    zeros.push_back(kb.fp(t, 0.0));
-  auto loop = scf::ForOp::create(b, loc, cLo, cHi, kb.idx(1), zeros);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value slot = kb.mul(kb.add(kb.mul(loop.getInductionVar(), s.count), e),
-                        numResults);
-    SmallVector<Value> next;
-    for (int64_t i = 0; i < numResults; ++i) {
-      Value part = kb.load(workspace, kb.add(slot, kb.idx(i)))[0];
-      next.push_back(arith::AddFOp::create(
-          b, loc, loop.getRegionIterArgs()[i],
-          kb.castFloat(part, s.accTypes[i])));
-    }
-    scf::YieldOp::create(b, loc, next);
-  }
-  SmallVector<Value> totals = blockSum(kb, loop.getResults(), s.accTypes);
-  SmallVector<Value> idx = elementIndices(kb, s, e);
-  if (failed(storeTotals(kb, s, totals, idx, thread, e)))
+static LogicalResult
+lowerRowReduction(KernelGroupOp group, linalg::GenericOp op,
+                  int64_t numParallel, int64_t rowLoop, AffineExpr extent,
+                  ArrayRef<int64_t> staticBounds, int indexBits) {
+  if (failed(checkRowSums(op)))
     return failure();
-  YieldOp::create(b, loc);
-  replaceGroup(group, kb.finish(count, resultRowsList, graphFor(group)));
-  return success();
+  RowSum s = rowSumOf(op, numParallel, rowLoop, staticBounds);
+  RowSumKernels kernels(group, s, extent, indexBits);
+  if (kernels.maxChunks == 1 || s.inner == 0)
+    return kernels.buildSingle();
+  FailureOr<LaunchOp> partial = kernels.buildPartial();
+  if (failed(partial))
+    return failure();
+  return kernels.buildFinal(*partial);
 }
 
-LogicalResult mlir::gnnk::lowerElementwise(KernelGroupOp group,
-                                           GroupParts &parts, int indexBits) {
-  auto op = cast<linalg::LinalgOp>(parts.anchor);
-  auto generic = dyn_cast<linalg::GenericOp>(parts.anchor);
-  if (!generic)
-    return op->emitOpError("is not supported by the CUDA backend (only "
-                           "linalg.generic outside matmuls and fills)");
+/// The parallel loops that lead `op`'s loops (a diagnostic when a loop
+/// after them is not a reduction).
+static FailureOr<int64_t> leadingParallelLoops(linalg::LinalgOp op) {
   SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
   int64_t numParallel = 0;
   while (numParallel < (int64_t)iters.size() &&
@@ -945,17 +1000,22 @@ LogicalResult mlir::gnnk::lowerElementwise(KernelGroupOp group,
     if (iters[d] != utils::IteratorType::reduction)
       return op->emitOpError("expects parallel loops before reduction loops "
                              "in the CUDA backend");
+  return numParallel;
+}
+
+/// The map indexing every output of `op`: its first `numParallel` loops in
+/// order, with possibly constant 0s on size-1 dimensions between them (a
+/// broadcast operand's gradient, e.g. [N, 1]), one map for all outputs (a
+/// diagnostic otherwise).
+static FailureOr<AffineMap> outputMap(linalg::LinalgOp op,
+                                      int64_t numParallel) {
   MLIRContext *ctx = op->getContext();
-  AffineMap outMap = AffineMap::get(
-      op.getNumLoops(), 0,
-      llvm::to_vector(llvm::map_range(
-          llvm::seq<int64_t>(0, numParallel),
-          [&](int64_t d) { return getAffineDimExpr(d, ctx); })),
-      ctx);
-  auto outType = cast<RankedTensorType>(op->getResult(0).getType());
-  // An output may also hold constant 0s on size-1 dimensions between the
-  // parallel loops (a broadcast operand's gradient, e.g. [N, 1]); every
-  // output is then indexed by one map of that form (checked per init).
+  AffineMap outMap =
+      AffineMap::get(op.getNumLoops(), 0,
+                     llvm::to_vector(llvm::map_range(
+                         llvm::seq<int64_t>(0, numParallel),
+                         [&](int64_t d) { return getAffineDimExpr(d, ctx); })),
+                     ctx);
   for (OpOperand &init : op.getDpsInitsMutable()) {
     AffineMap map = op.getMatchingIndexingMap(&init);
     if (map == outMap)
@@ -975,27 +1035,57 @@ LogicalResult mlir::gnnk::lowerElementwise(KernelGroupOp group,
                                           outMap.getResults(), ctx))
       return op->emitOpError("expects every output indexed by the parallel "
                              "loops in order in the CUDA backend");
-
   }
   AffineMap firstOut = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
   for (OpOperand &init : op.getDpsInitsMutable())
     if (op.getMatchingIndexingMap(&init) != firstOut)
       return op->emitOpError("expects every output indexed by the parallel "
                              "loops in order in the CUDA backend");
+  return firstOut;
+}
+
+/// The static bound of each loop of `op` (-1 where unknown): the parallel
+/// loops after the first from the output (indexed by `outMap`), the
+/// reduction loops from the static dimensions of any operand they index.
+static SmallVector<int64_t> loopBounds(linalg::LinalgOp op, AffineMap outMap,
+                                       int64_t numParallel) {
+  auto outType = cast<RankedTensorType>(op->getResult(0).getType());
   SmallVector<int64_t> bounds(op.getNumLoops(), -1);
-  for (auto [r, e] : llvm::enumerate(firstOut.getResults()))
+  for (auto [r, e] : llvm::enumerate(outMap.getResults()))
     if (auto d = dyn_cast<AffineDimExpr>(e); d && r > 0)
       bounds[d.getPosition()] = outType.getDimSize(r);
   for (OpOperand &operand : op->getOpOperands()) {
     auto t = dyn_cast<RankedTensorType>(operand.get().getType());
     if (!t)
       continue;
-    for (auto [r, e] : llvm::enumerate(op.getMatchingIndexingMap(&operand).getResults()))
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    for (auto [r, e] : llvm::enumerate(map.getResults()))
       if (auto d = dyn_cast<AffineDimExpr>(e))
         if (d.getPosition() >= (unsigned)numParallel &&
-            bounds[d.getPosition()] < 0 && !ShapedType::isDynamic(t.getDimSize(r)))
+            bounds[d.getPosition()] < 0 &&
+            !ShapedType::isDynamic(t.getDimSize(r)))
           bounds[d.getPosition()] = t.getDimSize(r);
   }
+  return bounds;
+}
+
+LogicalResult mlir::gnnk::lowerElementwise(KernelGroupOp group,
+                                           GroupParts &parts, int indexBits) {
+  auto op = cast<linalg::LinalgOp>(parts.anchor);
+  auto generic = dyn_cast<linalg::GenericOp>(parts.anchor);
+  if (!generic)
+    return op->emitOpError("is not supported by the CUDA backend (only "
+                           "linalg.generic outside matmuls and fills)");
+  FailureOr<int64_t> numParallelOr = leadingParallelLoops(op);
+  if (failed(numParallelOr))
+    return failure();
+  int64_t numParallel = *numParallelOr;
+  FailureOr<AffineMap> firstOutOr = outputMap(op, numParallel);
+  if (failed(firstOutOr))
+    return failure();
+  AffineMap firstOut = *firstOutOr;
+  auto outType = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<int64_t> bounds = loopBounds(op, firstOut, numParallel);
   SmallVector<int64_t> dynamicLoops;
   for (int64_t d = numParallel; d < (int64_t)bounds.size(); ++d)
     if (bounds[d] < 0)
@@ -1105,6 +1195,7 @@ LogicalResult mlir::gnnk::lowerDegree(KernelGroupOp group, GroupParts &parts,
 // Extremum gradients: a lane per element of the output gradient
 //===----------------------------------------------------------------------===//
 
+namespace {
 /// Blocks of teams of 32 lanes; team T of the grid covers 32 consecutive
 /// elements (d, k) of `grad`, a lane per element, adding into the result
 /// (zeroed before the launch) through `gnnk.atomic_add`. A lane reads its
@@ -1132,276 +1223,402 @@ LogicalResult mlir::gnnk::lowerDegree(KernelGroupOp group, GroupParts &parts,
 /// (two more loads per thread), and capping the registers at 40 for
 /// occupancy (they spill): slower on pubmed still (all in
 /// bench/results/tie-walks-h100/).
+///
+/// The kernel as it is built: the builder helpers its phases share, then
+/// one method per phase (a team's own elements, the ties left to the
+/// block, the resolution of one tie element).
+class ExtremumGradKernel {
+public:
+  /// Lanes per team.
+  static constexpr int64_t kLanes = 32;
+
+  ExtremumGradKernel(KernelGroupOp group, GroupParts &parts,
+                     gnn::ExtremumGradOp op, int64_t row, int indexBits);
+
+  /// Builds the kernel and replaces the group by its launch.
+  void build();
+
+private:
+  /// Team `t`'s elements: row d, the first element and this lane's (f,
+  /// `active` when it is in the row, at `at` in the row-major tensors).
+  struct Slice {
+    Value d, base, rowStart, f, active, at;
+  };
+  /// The walk of row `s.d` for tie element `f` (at `at`) from `first` by
+  /// `step`: the input `x` and the extremum `y` the edges are compared with.
+  struct TieWalk {
+    const Slice &s;
+    const RowTraversal &rt;
+    Value first;
+    int64_t step;
+    Value x, f, y;
+  };
+
+  Value i32c(int64_t v);
+  Value compare(arith::CmpFPredicate pred, Value v, double c);
+  Value nonzero(Value v);
+  /// `1 << i` as an i32 mask.
+  Value bitMask(Value i);
+  /// Bit `i` of `bits` as an i1.
+  Value bitOf(Value bits, Value i);
+  /// Runs `then` under an `scf.if` on `cond`.
+  void whether(Value cond, function_ref<void()> then);
+  /// `body(i)` for each set bit i < count of `bits`, in a rolled loop (the
+  /// bodies are row walks).
+  void forEachBit(Value bits, int64_t count, function_ref<void(Value)> body);
+  /// The combine of i32 masks (a team or block reduction's).
+  SmallVector<Value> bitwiseOr(OpBuilder &rb, ValueRange p, ValueRange q);
+
+  Slice slice(Value t);
+  /// `cond` where the lane's element is in the row.
+  Value guarded(const Slice &s, Value cond);
+  /// The slice's lanes holding a tie code, or the NaN code of a NaN
+  /// extremum (unordered), as a bit mask (the same in every lane of the
+  /// team).
+  Value tieMask(const Slice &s, Value code);
+
+  /// The team's own elements, in an `scf.if` on the team covering any;
+  /// yields the bit of the team when it leaves ties in a long row to the
+  /// block.
+  Value ownElements(Value firstTeam);
+  /// Adds the lane's grad into the row of the winner its code names.
+  void addToWinner(const Slice &s, Value code);
+  /// The ties of slice `s`: resolved by the team in a short row; yields the
+  /// team's bit for a long one.
+  void teamTies(const Slice &s, Value code);
+  /// The teams that left ties to the block (their bits `own`, gathered
+  /// uniform across the block), one at a time, the block's threads
+  /// splitting the row.
+  void blockTies(Value own, Value firstTeam);
+
+  /// Resolves the ties in `mask` of slice `s`, walking d's row from `first`
+  /// by `step`: by the team alone, or (`byBlock`) by the block, whose every
+  /// thread must then run this.
+  void resolve(const Slice &s, const RowTraversal &rt, Value mask, Value first,
+               int64_t step, bool byBlock);
+  /// Resolves the tie at lane `l` of slice `s` (the same for every walker).
+  void resolveElement(const Slice &s, const RowTraversal &rt, Value x, Value l,
+                      Value first, int64_t step, bool byBlock);
+  /// Whether the edge to `nbr` attains the extremum (every edge of a NaN
+  /// one: unordered).
+  Value attains(const TieWalk &w, Value nbr);
+  /// The row's edges split among the walkers (edgeLoop's bodies never fail
+  /// here), `fn` giving the carried values after the edge to a neighbour.
+  ForEdgesOp walk(const TieWalk &w, ValueRange inits,
+                  function_ref<SmallVector<Value>(Value, ValueRange)> fn);
+  /// One walk counts the walker's matches and keeps the first two (ties
+  /// are mostly of two or three edges); only a walker with more walks
+  /// again.
+  ForEdgesOp countMatches(const TieWalk &w);
+
+  KernelGroupOp group;
+  GroupParts &parts;
+  gnn::ExtremumGradOp op;
+  int64_t row;
+  bool reversed;
+  int64_t block;
+  /// Teams per block (the block, a multiple of 32 in [32, 1024]: the
+  /// schedule attribute's verifier).
+  int64_t teams;
+  /// Slices of 32 elements per row.
+  int64_t chunks;
+  AffineExpr nodes;
+  KernelBuilder kb;
+  OpBuilder &b;
+  Location loc;
+  Type i32;
+  /// The result, and the slices (a team each).
+  Value out, slices;
+  Value blk, team, lane;
+};
+} // namespace
+
+ExtremumGradKernel::ExtremumGradKernel(KernelGroupOp group, GroupParts &parts,
+                                       gnn::ExtremumGradOp op, int64_t row,
+                                       int indexBits)
+    : group(group), parts(parts), op(op), row(row), reversed(op.getReversed()),
+      block(group.getScheduleAttr().getBlock()), teams(block / kLanes),
+      chunks((row + kLanes - 1) / kLanes),
+      nodes(getAffineSymbolExpr(0, group.getContext())),
+      kb(group, kernelName(group), block, indexBits), b(kb.b), loc(kb.loc),
+      i32(b.getI32Type()) {}
+
+Value ExtremumGradKernel::i32c(int64_t v) {
+  return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v)).getResult();
+}
+
+Value ExtremumGradKernel::compare(arith::CmpFPredicate pred, Value v,
+                                  double c) {
+  return arith::CmpFOp::create(b, loc, pred, v, kb.fp(c)).getResult();
+}
+
+Value ExtremumGradKernel::nonzero(Value v) {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, i32c(0))
+      .getResult();
+}
+
+Value ExtremumGradKernel::bitMask(Value i) {
+  return arith::ShLIOp::create(b, loc, i32c(1),
+                               arith::IndexCastOp::create(b, loc, i32, i))
+      .getResult();
+}
+
+Value ExtremumGradKernel::bitOf(Value bits, Value i) {
+  return nonzero(arith::AndIOp::create(
+      b, loc,
+      arith::ShRUIOp::create(b, loc, bits,
+                             arith::IndexCastOp::create(b, loc, i32, i)),
+      i32c(1)));
+}
+
+void ExtremumGradKernel::whether(Value cond, function_ref<void()> then) {
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, cond,
+                                /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard inIf(b);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  then();
+}
+
+void ExtremumGradKernel::forEachBit(Value bits, int64_t count,
+                                    function_ref<void(Value)> body) {
+  auto each = scf::ForOp::create(b, loc, kb.idx(0), kb.idx(count), kb.idx(1));
+  each->setAttr(kUnrollAttrName, b.getI64IntegerAttr(1));
+  OpBuilder::InsertionGuard inEach(b);
+  b.setInsertionPointToStart(each.getBody());
+  Value i = each.getInductionVar();
+  whether(bitOf(bits, i), [&] { body(i); });
+}
+
+SmallVector<Value> ExtremumGradKernel::bitwiseOr(OpBuilder &rb, ValueRange p,
+                                                 ValueRange q) {
+  return SmallVector<Value>{arith::OrIOp::create(rb, loc, p[0], q[0])};
+}
+
+ExtremumGradKernel::Slice ExtremumGradKernel::slice(Value t) {
+  Slice s;
+  s.d = kb.div(t, chunks);
+  s.base = kb.mul(kb.rem(t, chunks), kLanes);
+  s.f = kb.add(s.base, lane);
+  s.active = row % kLanes ? kb.lt(s.f, kb.idx(row)) : Value();
+  Value fSafe = s.active
+                    ? arith::SelectOp::create(b, loc, s.active, s.f, kb.idx(0))
+                          .getResult()
+                    : s.f;
+  s.rowStart = kb.mul(s.d, row);
+  s.at = kb.add(s.rowStart, fSafe);
+  return s;
+}
+
+Value ExtremumGradKernel::guarded(const Slice &s, Value cond) {
+  return s.active ? arith::AndIOp::create(b, loc, s.active, cond).getResult()
+                  : cond;
+}
+
+Value ExtremumGradKernel::tieMask(const Slice &s, Value code) {
+  Value tie = guarded(s, compare(arith::CmpFPredicate::ULT, code, -1.0));
+  Value mine = arith::SelectOp::create(b, loc, tie, bitMask(lane), i32c(0));
+  auto ties = TeamReduceOp::create(b, loc, ValueRange{mine}, 1, kLanes);
+  kb.buildCombine(ties.getCombine(), TypeRange{i32},
+                  [&](OpBuilder &rb, ValueRange p, ValueRange q) {
+                    return bitwiseOr(rb, p, q);
+                  });
+  return ties.getResult(0);
+}
+
+void ExtremumGradKernel::build() {
+  out = kb.accumulatedResult(0);
+  slices = kb.sizeValue(nodes * chunks);
+  auto blocks = ForBlocksOp::create(
+      b, loc, arith::CeilDivSIOp::create(b, loc, slices, kb.idx(teams)),
+      kLanes);
+  Block *body = new Block();
+  blocks.getBody().push_back(body);
+  blk = body->addArgument(b.getIndexType(), loc);
+  team = body->addArgument(b.getIndexType(), loc);
+  lane = body->addArgument(b.getIndexType(), loc);
+  b.setInsertionPointToStart(body);
+  Value firstTeam = kb.mul(blk, teams);
+  Value left = ownElements(firstTeam);
+  blockTies(left, firstTeam);
+  YieldOp::create(b, loc);
+  replaceGroup(
+      group, kb.finish((nodes * chunks).ceilDiv(teams), {nodes}, parts.graph));
+}
+
+Value ExtremumGradKernel::ownElements(Value firstTeam) {
+  Value t = kb.add(firstTeam, team);
+  auto own = scf::IfOp::create(b, loc, TypeRange{i32}, kb.lt(t, slices),
+                               /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&own.getElseRegion().front());
+  scf::YieldOp::create(b, loc, i32c(0));
+  b.setInsertionPointToStart(&own.getThenRegion().front());
+  Slice s = slice(t);
+  Value code = kb.load(kb.operand(op.getWinner()), s.at).front();
+  addToWinner(s, code);
+  teamTies(s, code);
+  return own.getResult(0);
+}
+
+void ExtremumGradKernel::addToWinner(const Slice &s, Value code) {
+  whether(guarded(s, compare(arith::CmpFPredicate::OGE, code, 0.0)), [&] {
+    Value winner = arith::IndexCastOp::create(
+        b, loc, b.getIndexType(),
+        arith::FPToSIOp::create(b, loc, b.getI64Type(), code));
+    whether(kb.lt(winner, kb.size("nodes")), [&] {
+      Value dy = kb.load(kb.operand(op.getGrad()), s.at).front();
+      AtomicAddOp::create(b, loc, dy, out, kb.add(kb.mul(winner, row), s.f));
+    });
+  });
+}
+
+void ExtremumGradKernel::teamTies(const Slice &s, Value code) {
+  Value mask = tieMask(s, code);
+  auto some = scf::IfOp::create(b, loc, TypeRange{i32}, nonzero(mask),
+                                /*withElseRegion=*/true);
+  b.setInsertionPointToStart(&some.getElseRegion().front());
+  scf::YieldOp::create(b, loc, i32c(0));
+  b.setInsertionPointToStart(&some.getThenRegion().front());
+  RowTraversal rt = traverse(kb, reversed, s.d);
+  auto degree = [&](const RowTraversal &r) { return kb.sub(r.end, r.begin); };
+  Value longRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                        degree(rt), kb.idx(block));
+  Value shortRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
+                                         degree(rt), kb.idx(block));
+  whether(shortRow, [&] {
+    resolve(s, rt, mask, kb.add(rt.begin, lane), kLanes, /*byBlock=*/false);
+  });
+  scf::YieldOp::create(
+      b, loc,
+      arith::SelectOp::create(b, loc, longRow, bitMask(team), i32c(0))
+          .getResult());
+  b.setInsertionPointAfter(some);
+  scf::YieldOp::create(b, loc, some.getResult(0));
+}
+
+void ExtremumGradKernel::blockTies(Value own, Value firstTeam) {
+  auto leftRed = BlockReduceOp::create(b, loc, ValueRange{own});
+  kb.buildCombine(leftRed.getCombine(), TypeRange{i32},
+                  [&](OpBuilder &rb, ValueRange p, ValueRange q) {
+                    return bitwiseOr(rb, p, q);
+                  });
+  Value left = leftRed.getResult(0);
+  forEachBit(left, teams, [&](Value other) {
+    Slice s = slice(kb.add(firstTeam, other));
+    Value code = kb.load(kb.operand(op.getWinner()), s.at).front();
+    Value mask = tieMask(s, code);
+    RowTraversal rt = traverse(kb, reversed, s.d);
+    Value first = kb.add(rt.begin, kb.add(kb.mul(team, kLanes), lane));
+    resolve(s, rt, mask, first, block, /*byBlock=*/true);
+  });
+}
+
+void ExtremumGradKernel::resolve(const Slice &s, const RowTraversal &rt,
+                                 Value mask, Value first, int64_t step,
+                                 bool byBlock) {
+  Value x = kb.operand(op.getInput());
+  // One element at a time, the same for every walker.
+  forEachBit(mask, kLanes, [&](Value l) {
+    resolveElement(s, rt, x, l, first, step, byBlock);
+  });
+}
+
+Value ExtremumGradKernel::attains(const TieWalk &w, Value nbr) {
+  Value v = kb.load(w.x, kb.add(kb.mul(nbr, row), w.f)).front();
+  return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UEQ, v, w.y)
+      .getResult();
+}
+
+ForEdgesOp ExtremumGradKernel::walk(
+    const TieWalk &w, ValueRange inits,
+    function_ref<SmallVector<Value>(Value, ValueRange)> fn) {
+  LogicalResult status = success();
+  ForEdgesOp loop = edgeLoop(
+      kb, w.rt, w.first, kb.idx(w.step), inits, reversed, w.s.d,
+      [&](const EdgeRef &e, ValueRange acc) -> FailureOr<SmallVector<Value>> {
+        return fn(reversed ? e.dst : e.src, acc);
+      },
+      status);
+  loop.setUnrollAttr(b.getI64IntegerAttr(4));
+  return loop;
+}
+
+ForEdgesOp ExtremumGradKernel::countMatches(const TieWalk &w) {
+  return walk(
+      w, {kb.fp(0.0), kb.idx(0), kb.idx(0)}, [&](Value nbr, ValueRange acc) {
+        Value hit = attains(w, nbr);
+        Value one =
+            arith::SelectOp::create(b, loc, hit, kb.fp(1.0), kb.fp(0.0));
+        Value isFirst = arith::AndIOp::create(
+            b, loc, hit, compare(arith::CmpFPredicate::OEQ, acc[0], 0.0));
+        Value isSecond = arith::AndIOp::create(
+            b, loc, hit, compare(arith::CmpFPredicate::OEQ, acc[0], 1.0));
+        SmallVector<Value> next;
+        next.push_back(arith::AddFOp::create(b, loc, acc[0], one));
+        next.push_back(arith::SelectOp::create(b, loc, isFirst, nbr, acc[1]));
+        next.push_back(arith::SelectOp::create(b, loc, isSecond, nbr, acc[2]));
+        return next;
+      });
+}
+
+void ExtremumGradKernel::resolveElement(const Slice &s, const RowTraversal &rt,
+                                        Value x, Value l, Value first,
+                                        int64_t step, bool byBlock) {
+  Value fl = kb.add(s.base, l);
+  Value atL = kb.add(s.rowStart, fl);
+  Value y = kb.load(kb.operand(op.getExtremum()), atL).front();
+  TieWalk w{s, rt, first, step, x, fl, y};
+  ForEdgesOp count = countMatches(w);
+  Value matches = count.getResult(0);
+  auto sum = [&](OpBuilder &rb, ValueRange p, ValueRange q) {
+    return SmallVector<Value>{arith::AddFOp::create(rb, loc, p[0], q[0])};
+  };
+  auto teamTotal = TeamReduceOp::create(b, loc, ValueRange{matches}, 1, kLanes);
+  kb.buildCombine(teamTotal.getCombine(), TypeRange{kb.ft}, sum);
+  Value total = teamTotal.getResult(0);
+  if (byBlock) {
+    auto blockTotal = BlockReduceOp::create(b, loc, ValueRange{total});
+    kb.buildCombine(blockTotal.getCombine(), TypeRange{kb.ft}, sum);
+    total = blockTotal.getResult(0);
+  }
+  Value dyL = kb.load(kb.operand(op.getGrad()), atL).front();
+  // NaN for a NaN extremum, as torch's scatter_reduce (0 * dy / 0).
+  Value share = arith::DivFOp::create(b, loc, dyL, total);
+  share = arith::SelectOp::create(
+      b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, y, y), y,
+      share);
+  auto addTo = [&](Value nbr) {
+    AtomicAddOp::create(b, loc, share, out, kb.add(kb.mul(nbr, row), fl));
+  };
+  whether(compare(arith::CmpFPredicate::OGE, matches, 1.0),
+          [&] { addTo(count.getResult(1)); });
+  whether(compare(arith::CmpFPredicate::OGE, matches, 2.0),
+          [&] { addTo(count.getResult(2)); });
+  whether(compare(arith::CmpFPredicate::OGT, matches, 2.0), [&] {
+    // The walker's matches after its first two.
+    walk(w, {kb.fp(0.0)}, [&](Value nbr, ValueRange seen) {
+      Value hit = attains(w, nbr);
+      whether(
+          arith::AndIOp::create(
+              b, loc, hit, compare(arith::CmpFPredicate::OGE, seen[0], 2.0)),
+          [&] { addTo(nbr); });
+      Value one = arith::SelectOp::create(b, loc, hit, kb.fp(1.0), kb.fp(0.0));
+      return SmallVector<Value>{arith::AddFOp::create(b, loc, seen[0], one)};
+    });
+  });
+}
+
+/// Lowers an extremum_grad group, alone in it: see ExtremumGradKernel.
 LogicalResult mlir::gnnk::lowerExtremumGrad(KernelGroupOp group,
-                                            GroupParts &parts,
-                                            int indexBits) {
+                                            GroupParts &parts, int indexBits) {
   if (!parts.producers.empty() || !parts.consumers.empty())
     return group.emitOpError("expects an extremum_grad group to hold the "
                              "extremum_grad alone");
   auto op = cast<gnn::ExtremumGradOp>(parts.anchor);
-  FailureOr<int64_t> rowOr = rowElements(op.getResult(), op);
-  if (failed(rowOr))
+  FailureOr<int64_t> row = rowElements(op.getResult(), op);
+  if (failed(row))
     return failure();
-  int64_t row = *rowOr;
-  bool reversed = op.getReversed();
-  int64_t block = group.getScheduleAttr().getBlock();
-  constexpr int64_t lanes = 32;
-  // (A multiple of 32 in [32, 1024]: the schedule attribute's verifier.)
-  int64_t teams = block / lanes;
-  MLIRContext *ctx = group.getContext();
-  AffineExpr nodes = getAffineSymbolExpr(0, ctx);
-  int64_t chunks = (row + lanes - 1) / lanes;
-  KernelBuilder kb(group, kernelName(group), block, indexBits);
-  OpBuilder &b = kb.b;
-  Location loc = kb.loc;
-  Value out = kb.accumulatedResult(0);
-  Value slices = kb.sizeValue(nodes * chunks);
-  auto blocks = ForBlocksOp::create(
-      b, loc, arith::CeilDivSIOp::create(b, loc, slices, kb.idx(teams)),
-      lanes);
-  Block *body = new Block();
-  blocks.getBody().push_back(body);
-  Value blk = body->addArgument(b.getIndexType(), loc);
-  Value team = body->addArgument(b.getIndexType(), loc);
-  Value lane = body->addArgument(b.getIndexType(), loc);
-  b.setInsertionPointToStart(body);
-  Type i32 = b.getI32Type();
-  auto i32c = [&](int64_t v) {
-    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v))
-        .getResult();
-  };
-  auto compare = [&](arith::CmpFPredicate pred, Value v, double c) {
-    return arith::CmpFOp::create(b, loc, pred, v, kb.fp(c)).getResult();
-  };
-  auto nonzero = [&](Value v) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, i32c(0))
-        .getResult();
-  };
-  // `1 << i` as an i32 mask, and bit `i` of `bits` as an i1.
-  auto bitMask = [&](Value i) {
-    return arith::ShLIOp::create(b, loc, i32c(1),
-                                 arith::IndexCastOp::create(b, loc, i32, i))
-        .getResult();
-  };
-  auto bitOf = [&](Value bits, Value i) {
-    return nonzero(arith::AndIOp::create(
-        b, loc,
-        arith::ShRUIOp::create(b, loc, bits,
-                               arith::IndexCastOp::create(b, loc, i32, i)),
-        i32c(1)));
-  };
-  auto whether = [&](Value cond, function_ref<void()> then) {
-    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, cond,
-                                  /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard inIf(b);
-    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    then();
-  };
-  // `body(i)` for each set bit i < count of `bits`, in a rolled loop (the
-  // bodies are row walks).
-  auto forEachBit = [&](Value bits, int64_t count,
-                        function_ref<void(Value)> body) {
-    auto each = scf::ForOp::create(b, loc, kb.idx(0), kb.idx(count),
-                                   kb.idx(1));
-    each->setAttr(kUnrollAttrName, b.getI64IntegerAttr(1));
-    OpBuilder::InsertionGuard inEach(b);
-    b.setInsertionPointToStart(each.getBody());
-    Value i = each.getInductionVar();
-    whether(bitOf(bits, i), [&] { body(i); });
-  };
-  auto bitwiseOr = [&](OpBuilder &rb, ValueRange p, ValueRange q) {
-    return SmallVector<Value>{arith::OrIOp::create(rb, loc, p[0], q[0])};
-  };
-  // Team `t`'s elements: row d, the first element and this lane's.
-  struct Slice {
-    Value d, base, rowStart, f, active, at;
-  };
-  auto slice = [&](Value t) {
-    Slice s;
-    s.d = kb.div(t, chunks);
-    s.base = kb.mul(kb.rem(t, chunks), lanes);
-    s.f = kb.add(s.base, lane);
-    s.active = row % lanes ? kb.lt(s.f, kb.idx(row)) : Value();
-    Value fSafe = s.active ? arith::SelectOp::create(b, loc, s.active, s.f,
-                                                     kb.idx(0))
-                                 .getResult()
-                           : s.f;
-    s.rowStart = kb.mul(s.d, row);
-    s.at = kb.add(s.rowStart, fSafe);
-    return s;
-  };
-  auto guarded = [&](const Slice &s, Value cond) {
-    return s.active ? arith::AndIOp::create(b, loc, s.active, cond).getResult()
-                    : cond;
-  };
-  // The slice's lanes holding a tie code, or the NaN code of a NaN
-  // extremum (unordered), as a bit mask (the same in every lane of the
-  // team).
-  auto tieMask = [&](const Slice &s, Value code) {
-    Value tie = guarded(s, compare(arith::CmpFPredicate::ULT, code, -1.0));
-    Value mine = arith::SelectOp::create(b, loc, tie, bitMask(lane), i32c(0));
-    auto ties = TeamReduceOp::create(b, loc, ValueRange{mine}, 1, lanes);
-    kb.buildCombine(ties.getCombine(), TypeRange{i32}, bitwiseOr);
-    return ties.getResult(0);
-  };
-  // Resolves the ties in `mask` of slice `s`, walking d's row from `first`
-  // by `step`: by the team alone, or (`byBlock`) by the block, whose every
-  // thread must then run this.
-  auto resolve = [&](const Slice &s, const RowTraversal &rt, Value mask,
-                     Value first, int64_t step, bool byBlock) {
-    Value x = kb.operand(op.getInput());
-    // One element at a time, the same for every walker.
-    forEachBit(mask, lanes, [&](Value l) {
-      Value fl = kb.add(s.base, l);
-      Value atL = kb.add(s.rowStart, fl);
-      Value y = kb.load(kb.operand(op.getExtremum()), atL).front();
-      // Whether the edge to `nbr` attains the extremum (every edge of a NaN
-      // one: unordered).
-      auto attains = [&](Value nbr) {
-        Value v = kb.load(x, kb.add(kb.mul(nbr, row), fl)).front();
-        return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UEQ, v, y)
-            .getResult();
-      };
-      // The row's edges split among the walkers (edgeLoop's bodies never
-      // fail here).
-      auto walk = [&](ValueRange inits,
-                      function_ref<SmallVector<Value>(Value, ValueRange)> fn) {
-        LogicalResult status = success();
-        ForEdgesOp loop = edgeLoop(
-            kb, rt, first, kb.idx(step), inits, reversed, s.d,
-            [&](const EdgeRef &e,
-                ValueRange acc) -> FailureOr<SmallVector<Value>> {
-              return fn(reversed ? e.dst : e.src, acc);
-            },
-            status);
-        loop.setUnrollAttr(b.getI64IntegerAttr(4));
-        return loop;
-      };
-      // One walk counts the walker's matches and keeps the first two (ties
-      // are mostly of two or three edges); only a walker with more walks
-      // again.
-      ForEdgesOp count = walk(
-          {kb.fp(0.0), kb.idx(0), kb.idx(0)}, [&](Value nbr, ValueRange acc) {
-            Value hit = attains(nbr);
-            Value one = arith::SelectOp::create(b, loc, hit, kb.fp(1.0),
-                                                kb.fp(0.0));
-            Value isFirst = arith::AndIOp::create(
-                b, loc, hit, compare(arith::CmpFPredicate::OEQ, acc[0], 0.0));
-            Value isSecond = arith::AndIOp::create(
-                b, loc, hit, compare(arith::CmpFPredicate::OEQ, acc[0], 1.0));
-            SmallVector<Value> next;
-            next.push_back(arith::AddFOp::create(b, loc, acc[0], one));
-            next.push_back(
-                arith::SelectOp::create(b, loc, isFirst, nbr, acc[1]));
-            next.push_back(
-                arith::SelectOp::create(b, loc, isSecond, nbr, acc[2]));
-            return next;
-          });
-      Value matches = count.getResult(0);
-      auto sum = [&](OpBuilder &rb, ValueRange p, ValueRange q) {
-        return SmallVector<Value>{arith::AddFOp::create(rb, loc, p[0], q[0])};
-      };
-      auto teamTotal =
-          TeamReduceOp::create(b, loc, ValueRange{matches}, 1, lanes);
-      kb.buildCombine(teamTotal.getCombine(), TypeRange{kb.ft}, sum);
-      Value total = teamTotal.getResult(0);
-      if (byBlock) {
-        auto blockTotal = BlockReduceOp::create(b, loc, ValueRange{total});
-        kb.buildCombine(blockTotal.getCombine(), TypeRange{kb.ft}, sum);
-        total = blockTotal.getResult(0);
-      }
-      Value dyL = kb.load(kb.operand(op.getGrad()), atL).front();
-      // NaN for a NaN extremum, as torch's scatter_reduce (0 * dy / 0).
-      Value share = arith::DivFOp::create(b, loc, dyL, total);
-      share = arith::SelectOp::create(
-          b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, y, y),
-          y, share);
-      auto addTo = [&](Value nbr) {
-        AtomicAddOp::create(b, loc, share, out, kb.add(kb.mul(nbr, row), fl));
-      };
-      whether(compare(arith::CmpFPredicate::OGE, matches, 1.0),
-              [&] { addTo(count.getResult(1)); });
-      whether(compare(arith::CmpFPredicate::OGE, matches, 2.0),
-              [&] { addTo(count.getResult(2)); });
-      whether(compare(arith::CmpFPredicate::OGT, matches, 2.0), [&] {
-        // The walker's matches after its first two.
-        walk({kb.fp(0.0)}, [&](Value nbr, ValueRange seen) {
-          Value hit = attains(nbr);
-          whether(arith::AndIOp::create(
-                      b, loc, hit,
-                      compare(arith::CmpFPredicate::OGE, seen[0], 2.0)),
-                  [&] { addTo(nbr); });
-          Value one = arith::SelectOp::create(b, loc, hit, kb.fp(1.0),
-                                              kb.fp(0.0));
-          return SmallVector<Value>{
-              arith::AddFOp::create(b, loc, seen[0], one)};
-        });
-      });
-    });
-  };
-  auto degree = [&](const RowTraversal &rt) { return kb.sub(rt.end, rt.begin); };
-  Value firstTeam = kb.mul(blk, teams);
-  // The team's own elements; yields the bit of the team when it leaves
-  // ties in a long row to the block.
-  Value t = kb.add(firstTeam, team);
-  auto own = scf::IfOp::create(b, loc, TypeRange{i32}, kb.lt(t, slices),
-                               /*withElseRegion=*/true);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&own.getElseRegion().front());
-    scf::YieldOp::create(b, loc, i32c(0));
-    b.setInsertionPointToStart(&own.getThenRegion().front());
-    Slice s = slice(t);
-    Value code = kb.load(kb.operand(op.getWinner()), s.at).front();
-    whether(guarded(s, compare(arith::CmpFPredicate::OGE, code, 0.0)), [&] {
-      Value winner = arith::IndexCastOp::create(
-          b, loc, b.getIndexType(),
-          arith::FPToSIOp::create(b, loc, b.getI64Type(), code));
-      whether(kb.lt(winner, kb.size("nodes")), [&] {
-        Value dy = kb.load(kb.operand(op.getGrad()), s.at).front();
-        AtomicAddOp::create(b, loc, dy, out,
-                            kb.add(kb.mul(winner, row), s.f));
-      });
-    });
-    Value mask = tieMask(s, code);
-    auto some = scf::IfOp::create(b, loc, TypeRange{i32}, nonzero(mask),
-                                  /*withElseRegion=*/true);
-    b.setInsertionPointToStart(&some.getElseRegion().front());
-    scf::YieldOp::create(b, loc, i32c(0));
-    b.setInsertionPointToStart(&some.getThenRegion().front());
-    RowTraversal rt = traverse(kb, reversed, s.d);
-    Value longRow = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::sgt, degree(rt), kb.idx(block));
-    Value shortRow = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::sle, degree(rt), kb.idx(block));
-    whether(shortRow, [&] {
-      resolve(s, rt, mask, kb.add(rt.begin, lane), lanes, /*byBlock=*/false);
-    });
-    scf::YieldOp::create(
-        b, loc,
-        arith::SelectOp::create(b, loc, longRow, bitMask(team), i32c(0))
-            .getResult());
-    b.setInsertionPointAfter(some);
-    scf::YieldOp::create(b, loc, some.getResult(0));
-  }
-  {
-    // The teams that left ties to the block (uniform across it), one at a
-    // time, the block's threads splitting the row.
-    auto leftRed = BlockReduceOp::create(b, loc, ValueRange{own.getResult(0)});
-    kb.buildCombine(leftRed.getCombine(), TypeRange{i32}, bitwiseOr);
-    Value left = leftRed.getResult(0);
-    forEachBit(left, teams, [&](Value other) {
-      Slice s = slice(kb.add(firstTeam, other));
-      Value code = kb.load(kb.operand(op.getWinner()), s.at).front();
-      Value mask = tieMask(s, code);
-      RowTraversal rt = traverse(kb, reversed, s.d);
-      Value first = kb.add(rt.begin, kb.add(kb.mul(team, lanes), lane));
-      resolve(s, rt, mask, first, block, /*byBlock=*/true);
-    });
-  }
-  YieldOp::create(b, loc);
-  replaceGroup(group, kb.finish((nodes * chunks).ceilDiv(teams), {nodes},
-                                parts.graph));
+  ExtremumGradKernel(group, parts, op, *row, indexBits).build();
   return success();
 }
 

@@ -125,6 +125,43 @@ void mlir::gnnk::finishRowKernel(KernelBuilder &kb, KernelGroupOp group,
 // Edge softmax
 //===----------------------------------------------------------------------===//
 
+/// The team's result of `loop` (an edge loop over a row split among the
+/// team's `lanes` lanes, carrying one value of `type`): `rule` merges the
+/// loop's values and, across the lanes, a `gnnk.team_reduce`'s.
+static Value
+teamResult(KernelBuilder &kb, ForEdgesOp loop, Type type, int64_t lanes,
+           function_ref<SmallVector<Value>(OpBuilder &, ValueRange, ValueRange)>
+               rule) {
+  kb.buildCombine(loop.getMerge(), {type}, rule);
+  Value v = loop.getResult(0);
+  if (lanes > 1) {
+    auto red = TeamReduceOp::create(kb.b, kb.loc, ValueRange{v}, 1, lanes);
+    kb.buildCombine(red.getCombine(), {type}, rule);
+    v = red.getResult(0);
+  }
+  return v;
+}
+
+/// Stores the log-sum-exp `m + log(sum)` of head `h` of `row` (of `heads`)
+/// by the team's first lane; -inf for a row without edges. (The verifier
+/// gives the log-sum-exp the input's trailing shape.)
+static void storeLogSumExp(KernelBuilder &kb, Value row, Value lane, Value h,
+                           int64_t heads, Value m, Value sum) {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  Value first =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, kb.idx(0));
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, first, false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  Value logSum = kb.castFloat(math::LogOp::create(b, loc, sum), kb.ft);
+  Value lse = arith::AddFOp::create(b, loc, m, logSum);
+  kb.store({lse}, kb.result(1), kb.add(kb.mul(row, heads), h));
+}
+
+/// A team per row (node), a loop over the heads and, per head, three walks
+/// of the row's edges split among the team's lanes: the maximum, the
+/// normaliser, the weights.
 LogicalResult mlir::gnnk::lowerEdgeSoftmax(KernelGroupOp group,
                                            GroupParts &parts, int indexBits) {
   if (!parts.producers.empty())
@@ -178,14 +215,7 @@ LogicalResult mlir::gnnk::lowerEdgeSoftmax(KernelGroupOp group,
     return SmallVector<Value>{
         arith::AddFOp::create(rb, loc, a[0], c[0]).getResult()};
   };
-  kb.buildCombine(maxLoop.getMerge(), {ft}, maxRule);
-  Value m = maxLoop.getResult(0);
-  if (lanes > 1) {
-    auto red = TeamReduceOp::create(b, loc, ValueRange{m}, lanes > 1 ? 1 : 1,
-                                    lanes);
-    kb.buildCombine(red.getCombine(), {ft}, maxRule);
-    m = red.getResult(0);
-  }
+  Value m = teamResult(kb, maxLoop, ft, lanes, maxRule);
   // Pass 2: the normaliser, in double.
   ForEdgesOp sumLoop = edgeLoop(
       kb, t, first, step, {kb.f64(0.0)}, reversed, row,
@@ -202,26 +232,10 @@ LogicalResult mlir::gnnk::lowerEdgeSoftmax(KernelGroupOp group,
       status);
   if (failed(status))
     return failure();
-  kb.buildCombine(sumLoop.getMerge(), {f64}, sumRule);
-  Value sum = sumLoop.getResult(0);
-  if (lanes > 1) {
-    auto red = TeamReduceOp::create(b, loc, ValueRange{sum}, 1, lanes);
-    kb.buildCombine(red.getCombine(), {f64}, sumRule);
-    sum = red.getResult(0);
-  }
+  Value sum = teamResult(kb, sumLoop, f64, lanes, sumRule);
   Value inv = kb.castFloat(arith::DivFOp::create(b, loc, kb.f64(1.0), sum), ft);
-  if (parts.lse) {
-    // m + log(sum) by the team's first lane; -inf for a row without edges.
-    // (The verifier gives the log-sum-exp the input's trailing shape.)
-    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
-                                        kb.idx(0));
-    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, first, false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    Value logSum = kb.castFloat(math::LogOp::create(b, loc, sum), ft);
-    Value lse = arith::AddFOp::create(b, loc, m, logSum);
-    kb.store({lse}, kb.result(1), kb.add(kb.mul(row, *heads), h));
-  }
+  if (parts.lse)
+    storeLogSumExp(kb, row, lane, h, *heads, m, sum);
   // Pass 3: the weights.
   edgeLoop(
       kb, t, first, step, {}, reversed, row,
@@ -390,319 +404,462 @@ LogicalResult HeadReductions::share(KernelBuilder &kb, EdgeEvaluator &eval,
   return success();
 }
 
-LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
-                                           GroupParts &parts, int indexBits) {
-  Operation *op = parts.anchor;
-  auto spmm = dyn_cast<gnn::SpmmOp>(op);
-  auto reduce = dyn_cast<gnn::ReduceOp>(op);
-  Value input = spmm ? spmm.getInput() : reduce.getInput();
-  Value weights = spmm ? spmm.getWeights() : Value();
-  bool reversed = spmm ? spmm.getReversed() : reduce.getReversed();
-  gnn::ReduceKind kind = spmm ? spmm.getReduce() : reduce.getKind();
-  FailureOr<int64_t> rowOr = rowElements(op->getResult(0), op);
+namespace {
+/// What the kernel of an aggregation follows, read off its anchor (an spmm
+/// or a reduce) and its schedule and checked before any IR is built.
+struct AggregationPlan {
+  Operation *op = nullptr;
+  /// The anchor as an spmm (null for a reduce).
+  gnn::SpmmOp spmm;
+  Value input, weights;
+  bool reversed = false;
+  gnn::ReduceKind kind = gnn::ReduceKind::sum;
+  gnn::ScheduleAttr schedule;
+  /// Elements per row, the team's lanes and the features a lane reads at a
+  /// time.
+  int64_t row = 0, lanes = 0, vec = 0;
+  LanePartition part;
+  /// Accumulators per lane for the extrema or sums (chunks * vec).
+  int64_t values = 0;
+  /// What the accumulators start from: the reduction's identity.
+  double identity = 0.0;
+  /// With winner codes (spmm and reduce max/min's second result; see
+  /// gnn.spmm), the state is the extrema then as many codes, floats of the
+  /// function's type. Without weights (`byNeighbour`) a code names the
+  /// winning neighbour: a term beyond the extremum takes its neighbour's id
+  /// (-2 from 2^p on, no longer exact), a term equal to it keeps the code
+  /// when it comes from the same neighbour (a duplicate edge) and makes it
+  /// -2 otherwise. With weights, and for reduce, a code counts the edges
+  /// attaining the extremum (-(c + 1)): a term beyond it restarts the count,
+  /// a term equal to it adds one.
+  bool trackWinner = false, byNeighbour = false;
+
+  /// The plan of `parts`' anchor, or a diagnostic on it when its rows do not
+  /// fit the schedule or the CUDA backend.
+  static FailureOr<AggregationPlan> of(KernelGroupOp group, GroupParts &parts);
+};
+
+/// Builds the row kernel of an aggregation group from its plan: a team of
+/// lanes per row, each lane carrying its accumulators (and winner codes)
+/// over its chunks of the row's features through `gnnk.for_edges` over the
+/// row's edges, a `gnnk.team_reduce` merging the team's edge groups, and the
+/// lanes of edge group 0 finishing (mean, empty rows, consumers) and storing
+/// the row. One method per phase; the fused producers are evaluated per
+/// edge (`eval`), the node values computed in the group per node
+/// (`nodeEval`).
+class AggregationKernel {
+public:
+  AggregationKernel(KernelGroupOp group, GroupParts &parts,
+                    const AggregationPlan &plan, int indexBits);
+
+  /// Builds the kernel and replaces the group by its launch.
+  LogicalResult build();
+
+private:
+  /// The reduction's rule on two accumulators. Max and min propagate NaN,
+  /// as torch's amax and amin (not fmax).
+  Value rule(OpBuilder &rb, Value a, Value c);
+  /// An accumulator-typed constant (through `rb`: merge regions are built
+  /// with their own builder).
+  Value cst(OpBuilder &rb, double v);
+  /// Whether accumulators `a` and `c` are equal (ordered).
+  Value eq(OpBuilder &rb, Value a, Value c);
+  /// The merge of two lanes' states `a` and `c` (the edge loop's merge and
+  /// the team reduction's combine).
+  SmallVector<Value> merge(OpBuilder &rb, ValueRange a, ValueRange c);
+  /// Feature offset of chunk `j` for this lane.
+  Value chunkOffset(int64_t j);
+  /// Whether offset `c` of chunk `j` is in the row (null when every lane's
+  /// chunk `j` is).
+  Value chunkActive(int64_t j, Value c);
+  /// The edge loop's body: the state `acc` after edge `e`.
+  FailureOr<SmallVector<Value>> accumulate(const EdgeRef &e, ValueRange acc);
+  /// The `vec` terms of edge `e` for the run of features from offset
+  /// `safe` (at row indices `at`): the neighbour's features (times the
+  /// edge's weight), or the reduced edge values.
+  FailureOr<SmallVector<Value>> chunkTerms(const EdgeRef &e, Value safe,
+                                           ArrayRef<SmallVector<Value>> at);
+  /// Appends to `next` the winner codes after edge `e`, whose terms are
+  /// `edgeTerms` (chunk j's active where `actives[j]`).
+  void updateCodes(const EdgeRef &e, ValueRange acc, ArrayRef<Value> edgeTerms,
+                   ArrayRef<Value> actives, SmallVectorImpl<Value> &next);
+  /// The epilogue of chunk `j` of the reduced state `acc`, by the lanes of
+  /// edge group 0 (`leader`): the mean over the row's `count` edges, 0 for
+  /// an empty row, the consumers, the stores (and the codes').
+  LogicalResult storeChunk(int64_t j, ValueRange acc, Value count, Value empty,
+                           Value leader);
+
+  KernelGroupOp group;
+  GroupParts &parts;
+  const AggregationPlan &plan;
+  KernelBuilder kb;
+  OpBuilder &b;
+  Location loc;
+  /// Sums accumulate in the function's float type, like cuSPARSE's: double
+  /// accumulators cost a conversion per term (16 per cycle and SM on the
+  /// H100) and twice the registers. Split rows keep each team's sum short.
+  Type accType;
+  EdgeEvaluator eval;
+  NodeEvaluator nodeEval;
+  RankedTensorType rowType;
+  HeadReductions heads;
+  /// The row, the lane's edge group and its feature lane.
+  Value rowIdx, edgeGroup, featureLane;
+  RowTraversal t;
+};
+} // namespace
+
+FailureOr<AggregationPlan> AggregationPlan::of(KernelGroupOp group,
+                                               GroupParts &parts) {
+  AggregationPlan p;
+  p.op = parts.anchor;
+  p.spmm = dyn_cast<gnn::SpmmOp>(p.op);
+  auto reduce = dyn_cast<gnn::ReduceOp>(p.op);
+  p.input = p.spmm ? p.spmm.getInput() : reduce.getInput();
+  p.weights = p.spmm ? p.spmm.getWeights() : Value();
+  p.reversed = p.spmm ? p.spmm.getReversed() : reduce.getReversed();
+  p.kind = p.spmm ? p.spmm.getReduce() : reduce.getKind();
+  FailureOr<int64_t> rowOr = rowElements(p.op->getResult(0), p.op);
   if (failed(rowOr))
     return failure();
-  int64_t row = *rowOr;
-  gnn::ScheduleAttr s = group.getScheduleAttr();
-  int64_t lanes = s.getLanes(), vec = s.getVector();
-  if (row % vec)
-    return op->emitOpError() << "has rows of " << row
-                             << " elements, not a multiple of the schedule's "
-                                "vector width "
-                             << vec;
-  if (spmm && !weights && llvm::any_of(parts.producers, [](Operation *p) {
-        return isa<gnn::GatherOp, gnn::SddmmOp>(p);
+  p.row = *rowOr;
+  p.schedule = group.getScheduleAttr();
+  p.lanes = p.schedule.getLanes();
+  p.vec = p.schedule.getVector();
+  if (p.row % p.vec)
+    return p.op->emitOpError() << "has rows of " << p.row
+                               << " elements, not a multiple of the "
+                                  "schedule's vector width "
+                               << p.vec;
+  if (p.spmm && !p.weights && llvm::any_of(parts.producers, [](Operation *o) {
+        return isa<gnn::GatherOp, gnn::SddmmOp>(o);
       }))
-    return op->emitOpError("expects fused producers of an spmm to compute its "
-                           "weights");
-  LanePartition part = partitionRow(row, lanes, vec);
-  int64_t fl = part.featureLanes, groups = part.groups, chunk = part.chunk,
-          chunks = part.chunks;
+    return p.op->emitOpError("expects fused producers of an spmm to compute "
+                             "its weights");
+  p.part = partitionRow(p.row, p.lanes, p.vec);
+  p.values = p.part.chunks * p.vec;
   constexpr int64_t kMaxAccumulators = 64;
-  if (chunks * vec > kMaxAccumulators)
-    return op->emitOpError() << "has rows of " << row
-                             << " elements; the CUDA backend keeps at most "
-                             << kMaxAccumulators * lanes
-                             << " accumulators per row team";
-  KernelBuilder kb(group, group.getKernel(), s.getBlock(), indexBits);
-  OpBuilder &b = kb.b;
-  Location loc = kb.loc;
-  Type ft = kb.ft;
-  // Sums accumulate in the function's float type, like cuSPARSE's: double
-  // accumulators cost a conversion per term (16 per cycle and SM on the
-  // H100) and twice the registers. Split rows keep each team's sum short.
-  Type accType = ft;
+  if (p.values > kMaxAccumulators)
+    return p.op->emitOpError()
+           << "has rows of " << p.row
+           << " elements; the CUDA backend keeps at most "
+           << kMaxAccumulators * p.lanes << " accumulators per row team";
   float inf = std::numeric_limits<float>::infinity();
-  double identity = kind == gnn::ReduceKind::max   ? -inf
-                    : kind == gnn::ReduceKind::min ? inf
-                                                   : 0.0;
-  // Max and min propagate NaN, as torch's amax and amin (not fmax).
-  auto rule = [&](OpBuilder &rb, Value a, Value c) -> Value {
-    if (kind == gnn::ReduceKind::max)
-      return arith::MaximumFOp::create(rb, loc, a, c);
-    if (kind == gnn::ReduceKind::min)
-      return arith::MinimumFOp::create(rb, loc, a, c);
-    return arith::AddFOp::create(rb, loc, a, c);
-  };
-  // With winner codes (spmm and reduce max/min's second result; see
-  // gnn.spmm), the state is the extrema then as many codes, floats of the
-  // function's type. Without weights a code names the winning neighbour:
-  // a term beyond the extremum takes its neighbour's id (-2 from 2^p on, no
-  // longer exact), a term equal to it keeps the code when it comes from the
-  // same neighbour (a duplicate edge) and makes it -2 otherwise. With
-  // weights, and for reduce, a code counts the edges attaining the extremum
-  // (-(c + 1)): a term beyond it restarts the count, a term equal to it
-  // adds one.
-  bool trackWinner = static_cast<bool>(parts.winner);
-  bool byNeighbour = spmm && !weights;
-  int64_t values = chunks * vec;
-  // (Constants through `rb`: merge regions are built with their own
-  // builder.)
-  auto cst = [&](OpBuilder &rb, double v) {
-    return arith::ConstantOp::create(rb, loc, rb.getFloatAttr(accType, v))
-        .getResult();
-  };
-  auto eq = [&](OpBuilder &rb, Value a, Value c) {
-    return arith::CmpFOp::create(rb, loc, arith::CmpFPredicate::OEQ, a, c)
-        .getResult();
-  };
-  auto merge = [&](OpBuilder &rb, ValueRange a, ValueRange c) {
-    SmallVector<Value> out;
-    for (int64_t i = 0; i < values; ++i)
-      out.push_back(rule(rb, a[i], c[i]));
-    // (Operands built one statement at a time: the order of a call's
-    // arguments, and so of the emitted code, is the compiler's choice.)
-    if (trackWinner)
-      for (int64_t i = 0; i < values; ++i) {
-        // A side keeps its code where its extremum is the merged one (-1,
-        // no edge, elsewhere).
-        Value none = cst(rb, -1.0);
-        Value sameA = eq(rb, a[i], out[i]);
-        Value fromA = arith::SelectOp::create(rb, loc, sameA, a[values + i],
-                                              none);
-        Value sameC = eq(rb, c[i], out[i]);
-        Value fromC = arith::SelectOp::create(rb, loc, sameC, c[values + i],
-                                              none);
-        if (!byNeighbour) {
-          // -(ca + 1) - (cc + 1) edges: fromA + fromC + 1.
-          Value sum = arith::AddFOp::create(rb, loc, fromA, fromC);
-          out.push_back(arith::SubFOp::create(rb, loc, sum, none));
-          continue;
-        }
-        // One side's code when the other has none or the same neighbour,
-        // else several neighbours (-2).
-        Value agree = eq(rb, fromA, fromC);
-        Value both = arith::SelectOp::create(rb, loc, agree, fromA,
-                                             cst(rb, -2.0));
-        Value onlyA = eq(rb, fromC, none);
-        Value either = arith::SelectOp::create(rb, loc, onlyA, fromA, both);
-        Value onlyC = eq(rb, fromA, none);
-        out.push_back(arith::SelectOp::create(rb, loc, onlyC, fromC, either));
-      }
-    return out;
-  };
-  // Neighbour ids from 2^p on have no exact code (-2).
-  int64_t idLimit = int64_t(1) << (ft.isF64() ? 53 : 24);
-  arith::CmpFPredicate beyond = kind == gnn::ReduceKind::max
-                                    ? arith::CmpFPredicate::OGT
-                                    : arith::CmpFPredicate::OLT;
+  p.identity = p.kind == gnn::ReduceKind::max   ? -inf
+               : p.kind == gnn::ReduceKind::min ? inf
+                                                : 0.0;
+  p.trackWinner = static_cast<bool>(parts.winner);
+  p.byNeighbour = p.spmm && !p.weights;
+  return p;
+}
 
-  auto [rowIdx, lane] = rowMapping(kb, kb.size("nodes"), lanes);
-  Value g = kb.div(lane, fl), f = kb.rem(lane, fl);
-  RowTraversal t = traverse(kb, reversed, rowIdx);
-  EdgeEvaluator eval(kb, group);
-  auto rowType = cast<RankedTensorType>(input.getType());
-  HeadReductions heads = HeadReductions::of(parts, eval, rowType, vec, fl);
+AggregationKernel::AggregationKernel(KernelGroupOp group, GroupParts &parts,
+                                     const AggregationPlan &plan, int indexBits)
+    : group(group), parts(parts), plan(plan),
+      kb(group, group.getKernel(), plan.schedule.getBlock(), indexBits),
+      b(kb.b), loc(kb.loc), accType(kb.ft), eval(kb, group),
+      nodeEval(kb, group),
+      rowType(cast<RankedTensorType>(plan.input.getType())) {}
+
+Value AggregationKernel::rule(OpBuilder &rb, Value a, Value c) {
+  if (plan.kind == gnn::ReduceKind::max)
+    return arith::MaximumFOp::create(rb, loc, a, c);
+  if (plan.kind == gnn::ReduceKind::min)
+    return arith::MinimumFOp::create(rb, loc, a, c);
+  return arith::AddFOp::create(rb, loc, a, c);
+}
+
+Value AggregationKernel::cst(OpBuilder &rb, double v) {
+  return arith::ConstantOp::create(rb, loc, rb.getFloatAttr(accType, v))
+      .getResult();
+}
+
+Value AggregationKernel::eq(OpBuilder &rb, Value a, Value c) {
+  return arith::CmpFOp::create(rb, loc, arith::CmpFPredicate::OEQ, a, c)
+      .getResult();
+}
+
+SmallVector<Value> AggregationKernel::merge(OpBuilder &rb, ValueRange a,
+                                            ValueRange c) {
+  int64_t values = plan.values;
+  SmallVector<Value> out;
+  for (int64_t i = 0; i < values; ++i)
+    out.push_back(rule(rb, a[i], c[i]));
+  // (Operands built one statement at a time: the order of a call's
+  // arguments, and so of the emitted code, is the compiler's choice.)
+  if (plan.trackWinner)
+    for (int64_t i = 0; i < values; ++i) {
+      // A side keeps its code where its extremum is the merged one (-1,
+      // no edge, elsewhere).
+      Value none = cst(rb, -1.0);
+      Value sameA = eq(rb, a[i], out[i]);
+      Value fromA =
+          arith::SelectOp::create(rb, loc, sameA, a[values + i], none);
+      Value sameC = eq(rb, c[i], out[i]);
+      Value fromC =
+          arith::SelectOp::create(rb, loc, sameC, c[values + i], none);
+      if (!plan.byNeighbour) {
+        // -(ca + 1) - (cc + 1) edges: fromA + fromC + 1.
+        Value sum = arith::AddFOp::create(rb, loc, fromA, fromC);
+        out.push_back(arith::SubFOp::create(rb, loc, sum, none));
+        continue;
+      }
+      // One side's code when the other has none or the same neighbour,
+      // else several neighbours (-2).
+      Value agree = eq(rb, fromA, fromC);
+      Value both =
+          arith::SelectOp::create(rb, loc, agree, fromA, cst(rb, -2.0));
+      Value onlyA = eq(rb, fromC, none);
+      Value either = arith::SelectOp::create(rb, loc, onlyA, fromA, both);
+      Value onlyC = eq(rb, fromA, none);
+      out.push_back(arith::SelectOp::create(rb, loc, onlyC, fromC, either));
+    }
+  return out;
+}
+
+Value AggregationKernel::chunkOffset(int64_t j) {
+  return kb.add(kb.idx(j * plan.part.chunk), kb.mul(featureLane, plan.vec));
+}
+
+Value AggregationKernel::chunkActive(int64_t j, Value c) {
+  if ((j + 1) * plan.part.chunk <= plan.row)
+    return Value();
+  return kb.lt(c, kb.idx(plan.row));
+}
+
+LogicalResult AggregationKernel::build() {
+  auto [row, lane] = rowMapping(kb, kb.size("nodes"), plan.lanes);
+  rowIdx = row;
+  edgeGroup = kb.div(lane, plan.part.featureLanes);
+  featureLane = kb.rem(lane, plan.part.featureLanes);
+  t = traverse(kb, plan.reversed, rowIdx);
+  heads = HeadReductions::of(parts, eval, rowType, plan.vec,
+                             plan.part.featureLanes);
   // Node values computed in the group (e.g. GCN's degree normalisation) are
   // evaluated where they are read: per neighbour and in the epilogue.
-  NodeEvaluator nodeEval(kb, group);
   evaluateNodesInGroupFor(kb, nodeEval);
-  if (Operation *def = input.getDefiningOp())
-    if (spmm && group->isAncestor(def) && !nodeEval.computes(input))
-      return op->emitOpError("reads features computed inside its kernel "
-                             "group by an op that cannot be evaluated per "
-                             "node (only degrees and elementwise ops)");
-  // Feature offset of chunk j for this lane and whether it is in the row.
-  auto chunkOffset = [&](int64_t j) {
-    return kb.add(kb.idx(j * chunk), kb.mul(f, vec));
-  };
-  auto chunkActive = [&](int64_t j, Value c) -> Value {
-    if ((j + 1) * chunk <= row)
-      return Value();
-    return kb.lt(c, kb.idx(row));
-  };
+  if (Operation *def = plan.input.getDefiningOp())
+    if (plan.spmm && group->isAncestor(def) && !nodeEval.computes(plan.input))
+      return plan.op->emitOpError("reads features computed inside its kernel "
+                                  "group by an op that cannot be evaluated per "
+                                  "node (only degrees and elementwise ops)");
   SmallVector<Value> inits;
-  for (int64_t i = 0; i < values; ++i)
-    inits.push_back(kb.fp(identity));
-  if (trackWinner)
-    for (int64_t i = 0; i < values; ++i)
+  for (int64_t i = 0; i < plan.values; ++i)
+    inits.push_back(kb.fp(plan.identity));
+  if (plan.trackWinner)
+    for (int64_t i = 0; i < plan.values; ++i)
       inits.push_back(kb.fp(accType, -1.0));
   LogicalResult status = success();
   ForEdgesOp loop = edgeLoop(
-      kb, t, kb.add(t.begin, g), kb.idx(groups), inits, reversed, rowIdx,
-      [&](const EdgeRef &e, ValueRange acc) -> FailureOr<SmallVector<Value>> {
-        SmallVector<Value> next, edgeTerms, actives;
-        for (int64_t j = 0; j < chunks; ++j) {
-          Value c = chunkOffset(j);
-          Value active = chunkActive(j, c);
-          actives.push_back(active);
-          Value safe = active ? arith::SelectOp::create(b, loc, active, c,
-                                                        kb.idx(0))
-                                    .getResult()
-                              : c;
-          SmallVector<Value> terms;
-          SmallVector<SmallVector<Value>> at =
-              runIndices(kb, rowType, safe, vec);
-          if (failed(heads.share(kb, eval, e, at, rowType)))
-            return failure();
-          if (spmm) {
-            Value node = reversed ? e.dst : e.src;
-            if (nodeEval.computes(input)) {
-              for (int64_t v = 0; v < vec; ++v) {
-                FailureOr<Value> x =
-                    nodeEval.element(input, node, kb.add(safe, kb.idx(v)));
-                if (failed(x))
-                  return failure();
-                terms.push_back(*x);
-              }
-            } else {
-              terms = kb.load(kb.operand(input),
-                              kb.add(kb.mul(node, row), safe), vec);
-            }
-            // The weights broadcast over the innermost dimension: one
-            // weight for the run's elements when they share a head.
-            if (weights) {
-              for (int64_t v = 0; v < vec; ++v) {
-                FailureOr<Value> w =
-                    eval.elementAt(weights, e, ArrayRef(at[v]).drop_back());
-                if (failed(w))
-                  return failure();
-                terms[v] = arith::MulFOp::create(b, loc, *w, terms[v]);
-              }
-            }
-          } else {
-            if (failed(eval.prefetchRun(input, e, at)))
-              return failure();
-            for (int64_t v = 0; v < vec; ++v) {
-              FailureOr<Value> x = eval.elementAt(input, e, at[v]);
-              if (failed(x))
-                return failure();
-              terms.push_back(*x);
-            }
-          }
-          for (int64_t v = 0; v < vec; ++v) {
-            Value a = acc[j * vec + v];
-            Value term = kb.castFloat(terms[v], accType);
-            Value n = rule(b, a, term);
-            if (active)
-              n = arith::SelectOp::create(b, loc, active, n, a);
-            next.push_back(n);
-            edgeTerms.push_back(term);
-          }
-        }
-        if (trackWinner) {
-          // The edge's code without weights: its neighbour's id.
-          Value here;
-          if (byNeighbour) {
-            Value nbr = reversed ? e.dst : e.src;
-            Value exact = kb.lt(nbr, kb.idx(idLimit));
-            Value id = arith::SIToFPOp::create(
-                b, loc, accType,
-                arith::IndexCastOp::create(b, loc, b.getI64Type(), nbr));
-            here = arith::SelectOp::create(b, loc, exact, id,
-                                           kb.fp(accType, -2.0));
-          }
-          for (int64_t j = 0; j < chunks; ++j)
-            for (int64_t v = 0; v < vec; ++v) {
-              int64_t i = j * vec + v;
-              Value code = acc[values + i];
-              Value term = edgeTerms[i];
-              Value wins = arith::CmpFOp::create(b, loc, beyond, term, acc[i]);
-              Value ties = eq(b, term, acc[i]);
-              Value n;
-              if (byNeighbour) {
-                // code' = beyond ? here : equal ? (code == here ? code : -2)
-                //       : code.
-                Value same = eq(b, code, here);
-                Value tie = arith::SelectOp::create(b, loc, same, code,
-                                                    kb.fp(accType, -2.0));
-                Value kept = arith::SelectOp::create(b, loc, ties, tie, code);
-                n = arith::SelectOp::create(b, loc, wins, here, kept);
-              } else {
-                // code' = beyond ? -2 : equal ? code - 1 : code.
-                Value more = arith::SubFOp::create(b, loc, code,
-                                                   kb.fp(accType, 1.0));
-                Value kept = arith::SelectOp::create(b, loc, ties, more, code);
-                n = arith::SelectOp::create(b, loc, wins, kb.fp(accType, -2.0),
-                                            kept);
-              }
-              if (Value active = actives[j])
-                n = arith::SelectOp::create(b, loc, active, n, code);
-              next.push_back(n);
-            }
-        }
-        return next;
-      },
+      kb, t, kb.add(t.begin, edgeGroup), kb.idx(plan.part.groups), inits,
+      plan.reversed, rowIdx,
+      [&](const EdgeRef &e, ValueRange acc) { return accumulate(e, acc); },
       status);
   if (failed(status))
     return failure();
   loop.setUnrollAttr(b.getI64IntegerAttr(4));
   SmallVector<Type> types(inits.size(), accType);
-  kb.buildCombine(loop.getMerge(), types, merge);
+  auto mergeStates = [&](OpBuilder &rb, ValueRange a, ValueRange c) {
+    return merge(rb, a, c);
+  };
+  kb.buildCombine(loop.getMerge(), types, mergeStates);
   SmallVector<Value> acc(loop.getResults());
-  if (groups > 1) {
-    auto red = TeamReduceOp::create(b, loc, acc, fl, lanes);
-    kb.buildCombine(red.getCombine(), types, merge);
+  if (plan.part.groups > 1) {
+    auto red =
+        TeamReduceOp::create(b, loc, acc, plan.part.featureLanes, plan.lanes);
+    kb.buildCombine(red.getCombine(), types, mergeStates);
     acc.assign(red.getResults().begin(), red.getResults().end());
   }
   Value count = kb.sub(t.end, t.begin);
   Value empty = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, count,
                                       kb.idx(0));
-  Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, g,
-                                       kb.idx(0));
-  for (int64_t j = 0; j < chunks; ++j) {
+  Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                       edgeGroup, kb.idx(0));
+  for (int64_t j = 0; j < plan.part.chunks; ++j)
+    if (failed(storeChunk(j, acc, count, empty, leader)))
+      return failure();
+  finishRowKernel(kb, group, parts, plan.schedule);
+  return success();
+}
+
+FailureOr<SmallVector<Value>> AggregationKernel::accumulate(const EdgeRef &e,
+                                                            ValueRange acc) {
+  int64_t vec = plan.vec;
+  SmallVector<Value> next, edgeTerms, actives;
+  for (int64_t j = 0; j < plan.part.chunks; ++j) {
     Value c = chunkOffset(j);
-    Value cond = leader;
-    if (Value active = chunkActive(j, c))
-      cond = arith::AndIOp::create(b, loc, cond, active);
-    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, cond, false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    SmallVector<Value> outs;
+    Value active = chunkActive(j, c);
+    actives.push_back(active);
+    Value safe =
+        active
+            ? arith::SelectOp::create(b, loc, active, c, kb.idx(0)).getResult()
+            : c;
+    SmallVector<SmallVector<Value>> at = runIndices(kb, rowType, safe, vec);
+    if (failed(heads.share(kb, eval, e, at, rowType)))
+      return failure();
+    FailureOr<SmallVector<Value>> terms = chunkTerms(e, safe, at);
+    if (failed(terms))
+      return failure();
     for (int64_t v = 0; v < vec; ++v) {
       Value a = acc[j * vec + v];
-      if (kind == gnn::ReduceKind::mean) {
-        Value n = arith::SIToFPOp::create(
-            b, loc, accType,
-            arith::IndexCastOp::create(b, loc, b.getI64Type(), count));
-        a = arith::DivFOp::create(b, loc, a, n);
-      }
-      a = kb.castFloat(a, ft);
-      a = arith::SelectOp::create(b, loc, empty, kb.fp(0.0), a);
-      FailureOr<Value> out = kb.applyConsumers(
-          parts.consumers, op->getResult(0), a, rowIdx, kb.add(c, kb.idx(v)));
-      if (failed(out))
-        return failure();
-      outs.push_back(*out);
-    }
-    kb.store(outs, kb.result(0), kb.add(kb.mul(rowIdx, row), c));
-    if (trackWinner) {
-      // A NaN extremum's code is NaN (the extremum itself), whatever the
-      // walk counted before or after the NaN.
-      SmallVector<Value> codes;
-      for (int64_t v = 0; v < vec; ++v) {
-        Value a = acc[j * vec + v];
-        Value isNaN =
-            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, a, a);
-        Value code = arith::SelectOp::create(b, loc, isNaN, a,
-                                             acc[values + j * vec + v]);
-        codes.push_back(kb.castFloat(code, ft));
-      }
-      kb.store(codes, kb.result(1), kb.add(kb.mul(rowIdx, row), c));
+      Value term = kb.castFloat((*terms)[v], accType);
+      Value n = rule(b, a, term);
+      if (active)
+        n = arith::SelectOp::create(b, loc, active, n, a);
+      next.push_back(n);
+      edgeTerms.push_back(term);
     }
   }
-  finishRowKernel(kb, group, parts, s);
+  if (plan.trackWinner)
+    updateCodes(e, acc, edgeTerms, actives, next);
+  return next;
+}
+
+FailureOr<SmallVector<Value>>
+AggregationKernel::chunkTerms(const EdgeRef &e, Value safe,
+                              ArrayRef<SmallVector<Value>> at) {
+  int64_t vec = plan.vec;
+  SmallVector<Value> terms;
+  if (!plan.spmm) {
+    if (failed(eval.prefetchRun(plan.input, e, at)))
+      return failure();
+    for (int64_t v = 0; v < vec; ++v) {
+      FailureOr<Value> x = eval.elementAt(plan.input, e, at[v]);
+      if (failed(x))
+        return failure();
+      terms.push_back(*x);
+    }
+    return terms;
+  }
+  Value node = plan.reversed ? e.dst : e.src;
+  if (nodeEval.computes(plan.input)) {
+    for (int64_t v = 0; v < vec; ++v) {
+      FailureOr<Value> x =
+          nodeEval.element(plan.input, node, kb.add(safe, kb.idx(v)));
+      if (failed(x))
+        return failure();
+      terms.push_back(*x);
+    }
+  } else {
+    terms = kb.load(kb.operand(plan.input),
+                    kb.add(kb.mul(node, plan.row), safe), vec);
+  }
+  // The weights broadcast over the innermost dimension: one weight for the
+  // run's elements when they share a head.
+  if (plan.weights) {
+    for (int64_t v = 0; v < vec; ++v) {
+      FailureOr<Value> w =
+          eval.elementAt(plan.weights, e, ArrayRef(at[v]).drop_back());
+      if (failed(w))
+        return failure();
+      terms[v] = arith::MulFOp::create(b, loc, *w, terms[v]);
+    }
+  }
+  return terms;
+}
+
+void AggregationKernel::updateCodes(const EdgeRef &e, ValueRange acc,
+                                    ArrayRef<Value> edgeTerms,
+                                    ArrayRef<Value> actives,
+                                    SmallVectorImpl<Value> &next) {
+  // Neighbour ids from 2^p on have no exact code (-2).
+  int64_t idLimit = int64_t(1) << (kb.ft.isF64() ? 53 : 24);
+  arith::CmpFPredicate beyond = plan.kind == gnn::ReduceKind::max
+                                    ? arith::CmpFPredicate::OGT
+                                    : arith::CmpFPredicate::OLT;
+  // The edge's code without weights: its neighbour's id.
+  Value here;
+  if (plan.byNeighbour) {
+    Value nbr = plan.reversed ? e.dst : e.src;
+    Value exact = kb.lt(nbr, kb.idx(idLimit));
+    Value id = arith::SIToFPOp::create(
+        b, loc, accType,
+        arith::IndexCastOp::create(b, loc, b.getI64Type(), nbr));
+    here = arith::SelectOp::create(b, loc, exact, id, kb.fp(accType, -2.0));
+  }
+  for (int64_t j = 0; j < plan.part.chunks; ++j)
+    for (int64_t v = 0; v < plan.vec; ++v) {
+      int64_t i = j * plan.vec + v;
+      Value code = acc[plan.values + i];
+      Value term = edgeTerms[i];
+      Value wins = arith::CmpFOp::create(b, loc, beyond, term, acc[i]);
+      Value ties = eq(b, term, acc[i]);
+      Value n;
+      if (plan.byNeighbour) {
+        // code' = beyond ? here : equal ? (code == here ? code : -2)
+        //       : code.
+        Value same = eq(b, code, here);
+        Value tie =
+            arith::SelectOp::create(b, loc, same, code, kb.fp(accType, -2.0));
+        Value kept = arith::SelectOp::create(b, loc, ties, tie, code);
+        n = arith::SelectOp::create(b, loc, wins, here, kept);
+      } else {
+        // code' = beyond ? -2 : equal ? code - 1 : code.
+        Value more = arith::SubFOp::create(b, loc, code, kb.fp(accType, 1.0));
+        Value kept = arith::SelectOp::create(b, loc, ties, more, code);
+        n = arith::SelectOp::create(b, loc, wins, kb.fp(accType, -2.0), kept);
+      }
+      if (Value active = actives[j])
+        n = arith::SelectOp::create(b, loc, active, n, code);
+      next.push_back(n);
+    }
+}
+
+LogicalResult AggregationKernel::storeChunk(int64_t j, ValueRange acc,
+                                            Value count, Value empty,
+                                            Value leader) {
+  int64_t vec = plan.vec;
+  Value c = chunkOffset(j);
+  Value cond = leader;
+  if (Value active = chunkActive(j, c))
+    cond = arith::AndIOp::create(b, loc, cond, active);
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, cond, false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  SmallVector<Value> outs;
+  for (int64_t v = 0; v < vec; ++v) {
+    Value a = acc[j * vec + v];
+    if (plan.kind == gnn::ReduceKind::mean) {
+      Value n = arith::SIToFPOp::create(
+          b, loc, accType,
+          arith::IndexCastOp::create(b, loc, b.getI64Type(), count));
+      a = arith::DivFOp::create(b, loc, a, n);
+    }
+    a = kb.castFloat(a, kb.ft);
+    a = arith::SelectOp::create(b, loc, empty, kb.fp(0.0), a);
+    FailureOr<Value> out =
+        kb.applyConsumers(parts.consumers, plan.op->getResult(0), a, rowIdx,
+                          kb.add(c, kb.idx(v)));
+    if (failed(out))
+      return failure();
+    outs.push_back(*out);
+  }
+  kb.store(outs, kb.result(0), kb.add(kb.mul(rowIdx, plan.row), c));
+  if (!plan.trackWinner)
+    return success();
+  // A NaN extremum's code is NaN (the extremum itself), whatever the walk
+  // counted before or after the NaN.
+  SmallVector<Value> codes;
+  for (int64_t v = 0; v < vec; ++v) {
+    Value a = acc[j * vec + v];
+    Value isNaN =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, a, a);
+    Value code = arith::SelectOp::create(b, loc, isNaN, a,
+                                         acc[plan.values + j * vec + v]);
+    codes.push_back(kb.castFloat(code, kb.ft));
+  }
+  kb.store(codes, kb.result(1), kb.add(kb.mul(rowIdx, plan.row), c));
   return success();
+}
+
+/// Lowers an aggregation group (spmm or reduce with its fused edge producers
+/// and elementwise consumers) to a row kernel: see AggregationKernel.
+LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
+                                           GroupParts &parts, int indexBits) {
+  FailureOr<AggregationPlan> plan = AggregationPlan::of(group, parts);
+  if (failed(plan))
+    return failure();
+  return AggregationKernel(group, parts, *plan, indexBits).build();
 }
 
 void mlir::gnnk::populateAggregationLoweringPatterns(

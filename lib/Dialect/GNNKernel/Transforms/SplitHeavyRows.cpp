@@ -542,6 +542,185 @@ void cloneEpilogue(OpBuilder &b, RowKernel &k, IRMapping map,
     b.clone(*op, map);
 }
 
+/// An i32 constant.
+Value c32(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v).getResult();
+}
+
+/// In the final kernel, the marks (bit l: row base + l) of the rows from
+/// `base`, `lanes` of them (not past `rowHi`, the chunk's last row), that
+/// are heavy and wholly inside the chunk: lane l of every team reads the
+/// range of row base + l, and a team reduction gathers the bits (the same
+/// in every team). 32-bit marks (lanes <= 32): a 64-bit mask live across
+/// the row reductions cost registers.
+Value insideRowMarks(OpBuilder &b, Location loc, RowKernel &k,
+                     const ChunkMapping &m, Value base, Value rowHi) {
+  Ix ix{b, loc};
+  Value mine = ix.add(base, m.lane);
+  // The row's range only (the rest of this clone is dead: nvcc drops it);
+  // lanes past the chunk's last row probe that row, unmarked.
+  IRMapping probe = cloneRowPrologue(b, k, ix.min(mine, rowHi), m.lane);
+  Value begin = probe.lookup(k.begin), end = probe.lookup(k.end);
+  Value inside = arith::AndIOp::create(
+      b, loc,
+      arith::AndIOp::create(
+          b, loc,
+          ix.cmp(arith::CmpIPredicate::sgt, ix.sub(end, begin), m.threshold),
+          ix.cmp(arith::CmpIPredicate::sle, mine, rowHi)),
+      arith::AndIOp::create(b, loc,
+                            ix.cmp(arith::CmpIPredicate::sge, begin, m.lo),
+                            ix.cmp(arith::CmpIPredicate::sle, end, m.hi)));
+  Type i32 = b.getI32Type();
+  Value lane32 = arith::IndexCastOp::create(b, loc, i32, m.lane);
+  Value marks = arith::SelectOp::create(
+      b, loc, inside, arith::ShLIOp::create(b, loc, c32(b, loc, 1), lane32),
+      c32(b, loc, 0));
+  if (k.lanes > 1) {
+    auto red = TeamReduceOp::create(b, loc, ValueRange{marks}, 1, k.lanes);
+    buildCombineRegion(
+        loc, red.getCombine(), {i32},
+        [&](OpBuilder &rb, ValueRange x, ValueRange y) {
+          return SmallVector<Value>{
+              arith::OrIOp::create(rb, loc, x[0], y[0]).getResult()};
+        });
+    marks = red.getResult(0);
+  }
+  return marks;
+}
+
+/// In the final kernel, the rows marked in `marks` (bit l: row base + l),
+/// one after another, each reduced by the block's `teams` teams and
+/// finished by the first.
+void finishMarkedRows(OpBuilder &b, Location loc, RowKernel &k,
+                      const ChunkMapping &m, Value base, Value marks,
+                      int64_t teams) {
+  Ix ix{b, loc};
+  auto rows = scf::ForOp::create(b, loc, c32(b, loc, 0), c32(b, loc, k.lanes),
+                                 c32(b, loc, 1));
+  // Rolled: each trip holds a whole row reduction.
+  rows->setAttr(kUnrollAttrName, b.getI64IntegerAttr(1));
+  b.setInsertionPointToStart(rows.getBody());
+  Value j = rows.getInductionVar();
+  Value bit = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, marks, j), c32(b, loc, 1));
+  auto ifMarked =
+      scf::IfOp::create(b, loc, TypeRange{},
+                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                              bit, c32(b, loc, 0)),
+                        false);
+  b.setInsertionPointToStart(&ifMarked.getThenRegion().front());
+  Value row =
+      ix.add(base, arith::IndexCastOp::create(b, loc, b.getIndexType(), j));
+  IRMapping map = cloneRowPrologue(b, k, row, m.lane);
+  Value begin = map.lookup(k.begin);
+  Value end = map.lookup(k.end);
+  SmallVector<Value> state =
+      reduceWithBlock(b, loc, k, map, begin, end, m.team, teams);
+  Value leader = ix.cmp(arith::CmpIPredicate::eq, m.team, ix.c(0));
+  auto ifLeader = scf::IfOp::create(b, loc, TypeRange{}, leader, false);
+  b.setInsertionPointToStart(&ifLeader.getThenRegion().front());
+  cloneEpilogue(b, k, map, state);
+}
+
+/// In the final kernel, the heavy rows wholly inside the chunk (only when
+/// chunks are longer than the split), finished by the whole block one
+/// after another. The chunk's rows are probed `lanes` at a time into a bit
+/// mask (insideRowMarks; the same in every team, so the block takes each
+/// marked row together): probing one row after another made a chunk over
+/// many short rows a chain of dependent row-pointer reads (arxiv-like
+/// spmm-sum's final kernel 0.09 -> 0.13 ms). Leaves the builder where it
+/// was.
+void finishRowsInside(OpBuilder &b, KernelOp kernel, RowKernel &k,
+                      const ChunkMapping &m, int64_t teams) {
+  OpBuilder::InsertionGuard guard(b);
+  Location loc = kernel.getLoc();
+  Ix ix{b, loc};
+  Value longer = ix.cmp(arith::CmpIPredicate::sgt, m.len, m.threshold);
+  auto ifLonger = scf::IfOp::create(b, loc, TypeRange{}, longer, false);
+  b.setInsertionPointToStart(&ifLonger.getThenRegion().front());
+  Value rowLo = rowOfPosition(kernel, k, b, m.lo);
+  Value rowHi = rowOfPosition(kernel, k, b, ix.sub(m.hi, ix.c(1)));
+  auto walk =
+      scf::ForOp::create(b, loc, rowLo, ix.add(rowHi, ix.c(1)), ix.c(k.lanes));
+  b.setInsertionPointToStart(walk.getBody());
+  Value base = walk.getInductionVar();
+  Value marks = insideRowMarks(b, loc, k, m, base, rowHi);
+  finishMarkedRows(b, loc, k, m, base, marks, teams);
+}
+
+/// The state of `lane` in chunk `chunk` (its partial kernel's), converted to
+/// the loop's carried `types`.
+SmallVector<Value> loadChunkState(Ix &ix, const StateSlots &slots, Value chunk,
+                                  Value lane, TypeRange types) {
+  int64_t width = slots.accessWidth();
+  SmallVector<Value> out;
+  for (size_t i = 0; i < types.size(); i += width) {
+    SmallVector<Value> part = slots.load(ix, chunk, lane, i, width);
+    for (int64_t j = 0; j < width; ++j)
+      out.push_back(convertFloat(ix.b, ix.loc, part[j], types[i + j]));
+  }
+  return out;
+}
+
+/// In the final kernel, the heavy row starting in a chunk and going past its
+/// end: its partial states merged in chunk order, by a team per chunk (team
+/// t of block b takes chunk b * teams + t): only the first chunks / teams
+/// blocks have merges to do, the others are done at once (a block per
+/// chunk, each reading the chunk's last row, made the kernel waves of blocks
+/// waiting on dependent loads). Then the epilogue on the merged state.
+void mergeCrossingRow(OpBuilder &b, KernelOp kernel, RowKernel &k,
+                      const ChunkMapping &m, const StateSlots &slots,
+                      int64_t teams) {
+  Location loc = kernel.getLoc();
+  Ix ix{b, loc};
+  Value chunk = ix.add(ix.mul(m.blk, ix.c(teams)), m.team);
+  auto ifChunk = scf::IfOp::create(
+      b, loc, TypeRange{}, ix.cmp(arith::CmpIPredicate::slt, chunk, m.chunks),
+      false);
+  b.setInsertionPointToStart(&ifChunk.getThenRegion().front());
+  Value lo = ix.mul(chunk, m.len);
+  Value hi = ix.min(ix.add(lo, m.len), m.edges);
+  Value row = rowOfPosition(kernel, k, b, ix.sub(hi, ix.c(1)));
+  IRMapping map = cloneRowPrologue(b, k, row, m.lane);
+  Value begin = map.lookup(k.begin), end = map.lookup(k.end);
+  Value mine = arith::AndIOp::create(
+      b, loc,
+      ix.cmp(arith::CmpIPredicate::sgt, ix.sub(end, begin), m.threshold),
+      arith::AndIOp::create(b, loc,
+                            ix.cmp(arith::CmpIPredicate::sge, begin, lo),
+                            ix.cmp(arith::CmpIPredicate::sgt, end, hi)));
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, mine, false);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  // The row's states: those of its chunks, from the next one when it
+  // starts inside this one (the next chunk's state covers that piece).
+  Value nn = m.len;
+  Value first = ix.div(begin, nn);
+  Value last = ix.div(ix.sub(end, ix.c(1)), nn);
+  Value startsInside =
+      ix.cmp(arith::CmpIPredicate::ne, begin, ix.mul(first, nn));
+  first = arith::SelectOp::create(b, loc, startsInside, ix.add(first, ix.c(1)),
+                                  first);
+  TypeRange types = k.loop.getResultTypes();
+  SmallVector<Value> init = loadChunkState(ix, slots, first, m.lane, types);
+  auto loop = scf::ForOp::create(b, loc, ix.add(first, ix.c(1)),
+                                 ix.add(last, ix.c(1)), ix.c(1), init);
+  // The loads do not depend on the merged state: unrolled, the reads of
+  // eight chunks are in flight together (a row over many chunks was a
+  // chain of dependent L2 round trips, the final kernel's critical path).
+  loop->setAttr(kUnrollAttrName, b.getI64IntegerAttr(8));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    SmallVector<Value> next =
+        loadChunkState(ix, slots, loop.getInductionVar(), m.lane, types);
+    SmallVector<Value> merged =
+        inlineMerge(b, k.loop.getMerge(), loop.getRegionIterArgs(), next);
+    scf::YieldOp::create(b, loc, merged);
+  }
+  // The epilogue on the merged state.
+  cloneEpilogue(b, k, map, loop.getResults());
+}
+
 struct SplitHeavyRows
     : public mlir::gnnk::impl::GNNSplitHeavyRowsBase<SplitHeavyRows> {
   using GNNSplitHeavyRowsBase::GNNSplitHeavyRowsBase;
@@ -801,13 +980,16 @@ struct SplitHeavyRows
     return success();
   }
 
+  /// Makes `kernel` (a clone of the row kernel) the final kernel: the heavy
+  /// rows wholly inside a chunk, then those crossing chunks from their
+  /// partial states (`numOperands` operands before the states' buffer and
+  /// the tied results).
   LogicalResult buildFinal(KernelOp kernel, int64_t n, unsigned numOperands,
                            const Placement &place) {
     FailureOr<RowKernel> k = analyse(kernel);
     if (failed(k))
       return failure();
     OpBuilder b(kernel.getContext());
-    Location loc = kernel.getLoc();
     Type stateElement = stateElementType(kernel);
     ChunkMapping m = chunkMapping(kernel, *k, n, maxChunks, place, b);
     Value states;
@@ -817,148 +999,9 @@ struct SplitHeavyRows
           b.getNamedAttr(KernelOp::kOperand, b.getI64IntegerAttr(numOperands)));
     addTiedResultParams(kernel, numOperands + (place ? 0 : 1));
     StateSlots slots = stateSlots(kernel, *k, place, states, stateElement);
-    Ix ix{b, loc};
     int64_t teams = kernel.getBlock() / k->lanes;
-    // Heavy rows wholly inside the chunk (only when chunks are longer than
-    // the split), finished by the whole block one after another. The chunk's
-    // rows are probed `lanes` at a time, lane l of every team reading the
-    // range of row base + l, and a team reduction gathers which of them are
-    // such rows into a bit mask (the same in every team, so the block takes
-    // each marked row together): probing one row after another made a chunk
-    // over many short rows a chain of dependent row-pointer reads (arxiv-like
-    // spmm-sum's final kernel 0.09 -> 0.13 ms).
-    {
-      OpBuilder::InsertionGuard guard(b);
-      Value longer = ix.cmp(arith::CmpIPredicate::sgt, m.len, m.threshold);
-      auto ifLonger = scf::IfOp::create(b, loc, TypeRange{}, longer, false);
-      b.setInsertionPointToStart(&ifLonger.getThenRegion().front());
-      Value rowLo = rowOfPosition(kernel, *k, b, m.lo);
-      Value rowHi = rowOfPosition(kernel, *k, b, ix.sub(m.hi, ix.c(1)));
-      auto walk = scf::ForOp::create(b, loc, rowLo, ix.add(rowHi, ix.c(1)),
-                                     ix.c(k->lanes));
-      b.setInsertionPointToStart(walk.getBody());
-      Value base = walk.getInductionVar();
-      Value mine = ix.add(base, m.lane);
-      // The row's range only (the rest of this clone is dead: nvcc drops
-      // it); lanes past the chunk's last row probe that row, unmarked.
-      IRMapping probe =
-          cloneRowPrologue(b, *k, ix.min(mine, rowHi), m.lane);
-      Value begin = probe.lookup(k->begin), end = probe.lookup(k->end);
-      Value inside = arith::AndIOp::create(
-          b, loc,
-          arith::AndIOp::create(
-              b, loc,
-              ix.cmp(arith::CmpIPredicate::sgt, ix.sub(end, begin),
-                     m.threshold),
-              ix.cmp(arith::CmpIPredicate::sle, mine, rowHi)),
-          arith::AndIOp::create(
-              b, loc, ix.cmp(arith::CmpIPredicate::sge, begin, m.lo),
-              ix.cmp(arith::CmpIPredicate::sle, end, m.hi)));
-      // 32-bit marks (lanes <= 32): a 64-bit mask live across the row
-      // reductions cost registers.
-      Type i32 = b.getI32Type();
-      auto c32 = [&](int64_t v) {
-        return arith::ConstantIntOp::create(b, loc, i32, v).getResult();
-      };
-      Value lane32 = arith::IndexCastOp::create(b, loc, i32, m.lane);
-      Value marks = arith::SelectOp::create(
-          b, loc, inside, arith::ShLIOp::create(b, loc, c32(1), lane32),
-          c32(0));
-      if (k->lanes > 1) {
-        auto red = TeamReduceOp::create(b, loc, ValueRange{marks}, 1, k->lanes);
-        buildCombineRegion(
-            loc, red.getCombine(), {i32},
-            [&](OpBuilder &rb, ValueRange x, ValueRange y) {
-              return SmallVector<Value>{
-                  arith::OrIOp::create(rb, loc, x[0], y[0]).getResult()};
-            });
-        marks = red.getResult(0);
-      }
-      auto rows = scf::ForOp::create(b, loc, c32(0), c32(k->lanes), c32(1));
-      // Rolled: each trip holds a whole row reduction.
-      rows->setAttr(kUnrollAttrName, b.getI64IntegerAttr(1));
-      b.setInsertionPointToStart(rows.getBody());
-      Value j = rows.getInductionVar();
-      Value bit = arith::AndIOp::create(
-          b, loc, arith::ShRUIOp::create(b, loc, marks, j), c32(1));
-      auto ifMarked = scf::IfOp::create(
-          b, loc, TypeRange{},
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, bit, c32(0)),
-          false);
-      b.setInsertionPointToStart(&ifMarked.getThenRegion().front());
-      Value row = ix.add(
-          base, arith::IndexCastOp::create(b, loc, b.getIndexType(), j));
-      IRMapping map = cloneRowPrologue(b, *k, row, m.lane);
-      begin = map.lookup(k->begin);
-      end = map.lookup(k->end);
-      SmallVector<Value> state =
-          reduceWithBlock(b, loc, *k, map, begin, end, m.team, teams);
-      Value leader = ix.cmp(arith::CmpIPredicate::eq, m.team, ix.c(0));
-      auto ifLeader = scf::IfOp::create(b, loc, TypeRange{}, leader, false);
-      b.setInsertionPointToStart(&ifLeader.getThenRegion().front());
-      cloneEpilogue(b, *k, map, state);
-    }
-    // The heavy row starting in a chunk and going past its end: its partial
-    // states merged in chunk order, by a team per chunk (team t of block b
-    // takes chunk b * teams + t): only the first chunks / teams blocks have
-    // merges to do, the others are done at once (a block per chunk, each
-    // reading the chunk's last row, made the kernel waves of blocks waiting
-    // on dependent loads).
-    Value chunk = ix.add(ix.mul(m.blk, ix.c(teams)), m.team);
-    auto ifChunk = scf::IfOp::create(
-        b, loc, TypeRange{},
-        ix.cmp(arith::CmpIPredicate::slt, chunk, m.chunks), false);
-    b.setInsertionPointToStart(&ifChunk.getThenRegion().front());
-    Value lo = ix.mul(chunk, m.len);
-    Value hi = ix.min(ix.add(lo, m.len), m.edges);
-    Value row = rowOfPosition(kernel, *k, b, ix.sub(hi, ix.c(1)));
-    IRMapping map = cloneRowPrologue(b, *k, row, m.lane);
-    Value begin = map.lookup(k->begin), end = map.lookup(k->end);
-    Value mine = arith::AndIOp::create(
-        b, loc,
-        ix.cmp(arith::CmpIPredicate::sgt, ix.sub(end, begin), m.threshold),
-        arith::AndIOp::create(
-            b, loc, ix.cmp(arith::CmpIPredicate::sge, begin, lo),
-            ix.cmp(arith::CmpIPredicate::sgt, end, hi)));
-    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, mine, false);
-    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    // The row's states: those of its chunks, from the next one when it
-    // starts inside this one (the next chunk's state covers that piece).
-    Value nn = m.len;
-    Value first = ix.div(begin, nn);
-    Value last = ix.div(ix.sub(end, ix.c(1)), nn);
-    Value startsInside =
-        ix.cmp(arith::CmpIPredicate::ne, begin, ix.mul(first, nn));
-    first = arith::SelectOp::create(b, loc, startsInside,
-                                    ix.add(first, ix.c(1)), first);
-    TypeRange types = k->loop.getResultTypes();
-    auto loadState = [&](Value chunk) {
-      int64_t width = slots.accessWidth();
-      SmallVector<Value> out;
-      for (size_t i = 0; i < types.size(); i += width) {
-        SmallVector<Value> part = slots.load(ix, chunk, m.lane, i, width);
-        for (int64_t j = 0; j < width; ++j)
-          out.push_back(convertFloat(b, loc, part[j], types[i + j]));
-      }
-      return out;
-    };
-    SmallVector<Value> init = loadState(first);
-    auto loop = scf::ForOp::create(b, loc, ix.add(first, ix.c(1)),
-                                   ix.add(last, ix.c(1)), ix.c(1), init);
-    // The loads do not depend on the merged state: unrolled, the reads of
-    // eight chunks are in flight together (a row over many chunks was a
-    // chain of dependent L2 round trips, the final kernel's critical path).
-    loop->setAttr(kUnrollAttrName, b.getI64IntegerAttr(8));
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(loop.getBody());
-      SmallVector<Value> next = loadState(loop.getInductionVar());
-      SmallVector<Value> merged =
-          inlineMerge(b, k->loop.getMerge(), loop.getRegionIterArgs(), next);
-      scf::YieldOp::create(b, loc, merged);
-    }
-    // The epilogue on the merged state.
-    cloneEpilogue(b, *k, map, loop.getResults());
+    finishRowsInside(b, kernel, *k, m, teams);
+    mergeCrossingRow(b, kernel, *k, m, slots, teams);
     k->rows->erase();
     return success();
   }
