@@ -721,14 +721,22 @@ private:
       std::optional<std::vector<FusionGroup>> groups =
           edgeGroups(materialised, noDag);
       // Readers come after what they read: deciding from the last op back,
-      // the groups that may hold a reader are final when its producer is
-      // decided (materialising an op only cuts the DAGs below it).
-      for (int q = n - 1; q >= 0 && groups; --q)
-        if (owner[q] < 0 && isRecomputable(p.ops[q]) &&
-            needsMaterialising(q, *groups)) {
-          materialised[q] = 1;
-          groups = edgeGroups(materialised, noDag);
-        }
+      // a reader's groups are mostly final when its producer is decided.
+      // Not always: materialising an op cuts the DAGs below it, and a
+      // materialised op whose DAG loses its last graph op keeps no DAG at
+      // all, so a value it covered above may lose its reader's group. The
+      // passes repeat until one materialises nothing (materialised only
+      // grows).
+      for (bool changed = true; changed && groups;) {
+        changed = false;
+        for (int q = n - 1; q >= 0 && groups; --q)
+          if (!materialised[q] && owner[q] < 0 && isRecomputable(p.ops[q]) &&
+              needsMaterialising(q, *groups)) {
+            materialised[q] = 1;
+            changed = true;
+            groups = edgeGroups(materialised, noDag);
+          }
+      }
       if (groups)
         return *groups;
     }

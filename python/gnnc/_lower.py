@@ -325,9 +325,15 @@ class Lowering:
             iterators = [_P] * rank
             init = _at(loc, self.f.empty, out_shape, rows)
         else:
+            # The reduced dimension is the last loop (the CUDA backend wants
+            # parallel loops first): dimension j is loop perm[j].
+            perm = [j if j < reduce_dim else j - 1 for j in range(rank)]
+            perm[reduce_dim] = rank - 1
+            leaves = [(v, tuple(perm[e] if isinstance(e, int) else e for e in m))
+                      for v, m in leaves]
             out_shape = [d for j, d in enumerate(root.shape) if j != reduce_dim]
-            out_map = tuple(j for j in range(rank) if j != reduce_dim)
-            iterators = [_R if j == reduce_dim else _P for j in range(rank)]
+            out_map = tuple(range(rank - 1))
+            iterators = [_P] * (rank - 1) + [_R]
             init = _at(loc, self.f.zeros, out_shape, rows)
         nleaves = len(leaves)
 
@@ -390,9 +396,14 @@ class Lowering:
         rows = self._rows(x)
         keep = [j for j, d in enumerate(old) if d != 1 or j == 0]
         if len(keep) != len(old):
+            # A sum over the dropped (unit) dimensions, as the last loops
+            # (the CUDA backend wants parallel loops first).
             shape = [old[j] for j in keep]
-            iters = [_P if j in keep else _R for j in range(len(old))]
-            x = _at(loc, f.generic, [tuple(range(len(old))), tuple(keep)], iters, [x],
+            dropped = [j for j in range(len(old)) if j not in keep]
+            src_map = tuple(keep.index(j) if j in keep else len(keep) + dropped.index(j)
+                            for j in range(len(old)))
+            iters = [_P] * len(keep) + [_R] * len(dropped)
+            x = _at(loc, f.generic, [src_map, tuple(range(len(keep)))], iters, [x],
                     [_at(loc, f.zeros, shape, rows)], lambda a, o: o + a)
             old = tuple(shape)
         ins = _unit_insertion(old, new)
