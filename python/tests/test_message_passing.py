@@ -834,3 +834,120 @@ def test_torch_compile_fullgraph_two_layers():
     torch.testing.assert_close(compiled(x, ei, w), model(x, ei, w))
     explanation = torch._dynamo.explain(model)(x, ei, w)
     assert explanation.graph_break_count == 0, explanation.break_reasons
+
+
+# --------------------------------------------------------------------------
+# Issue 33 (c): gnnc.nn's attention layers and GIN written as
+# gnnc.MessagePassing subclasses, as a user would, against the built-in
+# layers under the same weights.
+
+def _pyg_self_loops(edge_index, n):
+    """PyG's add_self_loops after remove_self_loops (as GATConv does)."""
+    keep = edge_index[0] != edge_index[1]
+    loops = torch.arange(n, device=edge_index.device).repeat(2, 1)
+    return torch.cat([edge_index[:, keep], loops], 1)
+
+
+class MyGAT(gnnc.MessagePassing):
+    def __init__(self, cin, cout, heads):
+        super().__init__("sum")
+        self.heads, self.cout = heads, cout
+        self.lin = torch.nn.Linear(cin, heads * cout, bias=False)
+        self.att_src = torch.nn.Parameter(torch.randn(1, heads, cout))
+        self.att_dst = torch.nn.Parameter(torch.randn(1, heads, cout))
+        self.bias = torch.nn.Parameter(torch.randn(heads * cout))
+
+    def forward(self, x, edge_index):
+        h = self.lin(x).view(-1, self.heads, self.cout)
+        a = ((h * self.att_src).sum(-1), (h * self.att_dst).sum(-1))
+        out = self.propagate(_pyg_self_loops(edge_index, x.size(0)), x=h, alpha=a)
+        return out.view(-1, self.heads * self.cout) + self.bias
+
+    def message(self, x_j, alpha_j, alpha_i, index):
+        alpha = gnnc.softmax(F.leaky_relu(alpha_j + alpha_i, 0.2), index)
+        return alpha.unsqueeze(-1) * x_j
+
+
+class MyGATv2(gnnc.MessagePassing):
+    def __init__(self, cin, cout, heads):
+        super().__init__("sum")
+        self.heads, self.cout = heads, cout
+        self.lin_l = torch.nn.Linear(cin, heads * cout)
+        self.lin_r = torch.nn.Linear(cin, heads * cout)
+        self.att = torch.nn.Parameter(torch.randn(1, heads, cout))
+        self.bias = torch.nn.Parameter(torch.randn(heads * cout))
+
+    def forward(self, x, edge_index):
+        x_l = self.lin_l(x).view(-1, self.heads, self.cout)
+        x_r = self.lin_r(x).view(-1, self.heads, self.cout)
+        out = self.propagate(_pyg_self_loops(edge_index, x.size(0)), x=(x_l, x_r))
+        return out.view(-1, self.heads * self.cout) + self.bias
+
+    def message(self, x_j, x_i, index):
+        alpha = (F.leaky_relu(x_j + x_i, 0.2) * self.att).sum(-1)
+        return gnnc.softmax(alpha, index).unsqueeze(-1) * x_j
+
+
+class MyTransformer(gnnc.MessagePassing):
+    def __init__(self, cin, cout, heads):
+        super().__init__("sum")
+        self.heads, self.cout = heads, cout
+        self.lin_key = torch.nn.Linear(cin, heads * cout)
+        self.lin_query = torch.nn.Linear(cin, heads * cout)
+        self.lin_value = torch.nn.Linear(cin, heads * cout)
+        self.lin_skip = torch.nn.Linear(cin, heads * cout)
+
+    def forward(self, x, edge_index):
+        H, C = self.heads, self.cout
+        out = self.propagate(edge_index, query=self.lin_query(x).view(-1, H, C),
+                             key=self.lin_key(x).view(-1, H, C),
+                             value=self.lin_value(x).view(-1, H, C))
+        return out.view(-1, H * C) + self.lin_skip(x)
+
+    def message(self, query_i, key_j, value_j, index):
+        alpha = (query_i * key_j).sum(-1) / self.cout ** 0.5
+        return value_j * gnnc.softmax(alpha, index).unsqueeze(-1)
+
+
+class MyGIN(gnnc.MessagePassing):
+    def __init__(self, nn):
+        super().__init__("sum")
+        self.nn = nn
+        self.eps = torch.nn.Parameter(torch.zeros(1))
+
+    def forward(self, x, edge_index):
+        return self.propagate(edge_index, x=x)
+
+    def update(self, aggr_out, x):
+        return self.nn((1 + self.eps) * x + aggr_out)
+
+
+def _mlp():
+    return torch.nn.Sequential(torch.nn.Linear(4, 5), torch.nn.ReLU(), torch.nn.Linear(5, 3))
+
+
+@pytest.mark.parametrize("mine,builtin", [
+    (lambda: MyGAT(4, 3, 2), lambda: gnnc.nn.GATConv(4, 3, heads=2)),
+    (lambda: MyGATv2(4, 3, 2), lambda: gnnc.nn.GATv2Conv(4, 3, heads=2)),
+    (lambda: MyTransformer(4, 3, 2), lambda: gnnc.nn.TransformerConv(4, 3, heads=2)),
+    (lambda: MyGIN(_mlp()), lambda: gnnc.nn.GINConv(_mlp(), train_eps=True)),
+], ids=["GATConv", "GATv2Conv", "TransformerConv", "GINConv"])
+def test_builtin_layers_as_message_passing(mine, builtin):
+    import gnnc.nn  # noqa: F401
+    ei, n = _graph()
+    torch.manual_seed(30)
+    ours, theirs = _f64(mine()), _f64(builtin())
+    with torch.no_grad():
+        for p in theirs.parameters():  # nonzero biases and eps
+            p.uniform_(-1.0, 1.0)
+    ours.load_state_dict(theirs.state_dict())
+    x = torch.randn(n, 4, dtype=torch.float64, device=DEVICE, requires_grad=True)
+    want, got = theirs(x, ei), ours(x, ei)
+    torch.testing.assert_close(got, want)
+    g = torch.randn_like(want)
+    grads = torch.autograd.grad(got, [x] + list(ours.parameters()), g)
+    wants = torch.autograd.grad(want, [x] + list(theirs.parameters()), g)
+    names = ["x"] + [k for k, _ in ours.named_parameters()]
+    assert names[1:] == [k for k, _ in theirs.named_parameters()]
+    for name, a, b in zip(names, grads, wants):
+        torch.testing.assert_close(a, b, msg=lambda m: f"{name}: {m}")
