@@ -8,7 +8,10 @@ forward and backward kernels. See docs/Python-mp.md.
 """
 
 import inspect
+import itertools
+import types
 import warnings
+import weakref
 from typing import Optional
 
 import torch
@@ -35,6 +38,10 @@ class FallbackWarning(UserWarning):
 
 # (layer, element type, traced structure) -> (gnnc.Function, IR text)
 _COMPILED = {}
+
+# Traced calls a layer keeps (per configuration key, see _Key), oldest
+# dropped first.
+_PLANS_PER_LAYER = 32
 
 
 def softmax(src, index=None, ptr=None, num_nodes=None, dim: int = 0):
@@ -141,6 +148,11 @@ class MessagePassing(torch.nn.Module):
         self.fallback = fallback
         self._gnn_ir = None
         self._failed = {}
+        self._plans = {}
+        self._uncached = None  # why the last call had to trace, if it did
+        self._mp_id = next(_IDS)
+        _LAYERS[self._mp_id] = self
+        _hook_dynamo()
 
     # -- what subclasses override -------------------------------------------
     def message(self, x_j):
@@ -164,28 +176,38 @@ class MessagePassing(torch.nn.Module):
         (or, with ``fallback="torch"`` and a layer that does not trace, in
         PyTorch).
 
-        Under torch.compile it runs eagerly (a graph break): tracing with
-        proxies is Python that dynamo does not follow."""
-        from .nn import _common
-        return _common._eagerly(self._propagate, edge_index, size, kwargs)
-
-    def _propagate(self, edge_index, size, kwargs):
+        Under torch.compile the graph's handle is looked up here, traced
+        strictly; tracing message/update and gnnc.compile run as plain
+        Python at trace time (torch.compiler.nonstrict_trace), with the
+        layer's tensors passed in: no graph break."""
         layer = type(self).__name__
         edge_index, n = self._graph(layer, edge_index, size, kwargs)
         if self.flow == "target_to_source":
             edge_index = _flip(edge_index)
+        if torch.compiler.is_compiling():
+            graph = _core._handle(edge_index, n)
+            state = {".".join(path): t for path, t in _tensors_of(self, ())}
+            return _run(self._mp_id, self.training, edge_index, n, graph, kwargs, state)
+        return self._propagate(edge_index, n, kwargs)
+
+    def _propagate(self, edge_index, n, kwargs, graph=None):
+        key = self._key(kwargs, n, edge_index.size(1))
+        plan = self._plans.get(key) if key is not None else None
+        if plan is not None:
+            return self._replay(plan, edge_index, n, kwargs, graph)
+        layer = type(self).__name__
         pre = self._configuration(kwargs)
         if pre in self._failed:
             return self._run_torch(edge_index, n, kwargs)
         try:
-            return self._run_traced(layer, edge_index, n, kwargs)
+            return self._run_traced(layer, edge_index, n, kwargs, key, graph)
         except TraceError as e:
             if self.fallback != "torch":
                 raise
             self._failed[pre] = str(e)
             reason = str(e).split('pass fallback="torch"')[0].rstrip(" :;\n")
             warnings.warn(f"{reason}; running its message/update unfused in PyTorch "
-                          f"(fallback='torch')", FallbackWarning, stacklevel=4)
+                          f"(fallback='torch')", FallbackWarning, stacklevel=3)
             return self._run_torch(edge_index, n, kwargs)
 
     # PyG's aggregate, for the unfused path (overriding it is not traced).
@@ -264,8 +286,66 @@ class MessagePassing(torch.nn.Module):
                 parts.append((name, type(v).__name__))
         return (self.training, tuple(parts))
 
+    # -- the cache of traced calls ---------------------------------------------
+    def _key(self, kwargs, n: int, e: int):
+        """What the traced function and the way to find its tensors depend
+        on (docs/Python-mp.md, "Tracing once per configuration"), or None
+        (and the reason in ``_uncached``) when some of it cannot be told
+        from outside message/update: then every call traces."""
+        ids = {}
+        try:
+            parts = [self.aggr, self.flow]
+            for name, v in kwargs.items():
+                parts.append(name)
+                parts.append(_value_key(v, n, e, ids))
+            _module_key(self, parts, ids)
+            parts.append(_function_key(self.message))
+            parts.append(_function_key(self.update))
+        except _Uncacheable as why:
+            self._uncached = str(why)
+            return None
+        if self._reads_sizes():
+            parts.append(n)
+        return tuple(parts)
+
+    def _reads_sizes(self) -> bool:
+        """Whether message or update takes the node count as a number."""
+        return any(p.name in ("size", "size_i", "size_j", "dim_size")
+                   for p in _params(self.message) + _params(self.update))
+
+    def _origins(self, kwargs) -> dict:
+        """id(tensor) -> recipe for the tensors a later call can find again:
+        propagate's arguments (by keyword and position in a pair) and the
+        parameters, buffers and tensor attributes of the layer's modules (by
+        attribute path), as they are before message runs."""
+        origins = {}
+        for name, v in kwargs.items():
+            if isinstance(v, Tensor):
+                origins.setdefault(id(v), ("kw", name, None))
+            elif isinstance(v, (tuple, list)):
+                for k, t in enumerate(v):
+                    if isinstance(t, Tensor):
+                        origins.setdefault(id(t), ("kw", name, k))
+        for path, t in _tensors_of(self, ()):
+            origins.setdefault(id(t), ("attr", path))
+        return origins
+
+    def _replay(self, plan, edge_index, n, kwargs, graph):
+        """A call of a configuration traced before: its tensors found by the
+        recipes, no tracing."""
+        masks = {}
+        for r in plan.masks:
+            _, seq, prob, domain, shape = r
+            rows = n if domain == "node" else edge_index.size(1)
+            masks[seq] = _draw_mask((rows,) + shape, prob, plan.dtype, plan.device)
+        tensors = [_resolve(self, r, kwargs, masks).contiguous() for r in plan.recipes]
+        self._gnn_ir = plan.text
+        self._uncached = None
+        return self._call_compiled(plan.fn, type(self).__name__, edge_index, n, tensors, graph,
+                           plan.device)
+
     # -- the traced path -------------------------------------------------------
-    def _run_traced(self, layer, edge_index, n, kwargs):
+    def _run_traced(self, layer, edge_index, n, kwargs, key, graph):
         if type(self).aggregate is not MessagePassing.aggregate:
             raise TraceError(f"gnnc.MessagePassing: {layer} overrides aggregate, which "
                              f"is not traced (gnnc aggregates with aggr='sum', 'mean', "
@@ -286,22 +366,40 @@ class MessagePassing(torch.nn.Module):
                              f"features on {device}")
         e = edge_index.size(1)
         tracer = Tracer(layer, dtype, device, n, e, self.training)
+        tracer.origins = self._origins(kwargs)
         with tracer:
             out = self._trace(layer, tracer, edge_index, n, kwargs)
-            key, leaves = _lower.structure([out.expr])
-            entry = _COMPILED.get((layer, dtype, key))
+            structure, leaves = _lower.structure([out.expr])
+            entry = _COMPILED.get((layer, dtype, structure))
             if entry is None:
                 entry = self._compile(layer, _DTYPES[dtype], out.expr, leaves)
-                _COMPILED[(layer, dtype, key)] = entry
+                _COMPILED[(layer, dtype, structure)] = entry
         fn, text = entry
         self._gnn_ir = text
+        recipes = [tracer.recipes[id(leaf)] for leaf in leaves]
+        if key is not None and None in recipes:
+            leaf = leaves[recipes.index(None)]
+            file, line, where = leaf.loc
+            self._uncached = (f"a tensor {list(leaf.shape)} met at {file}:{line} (in "
+                              f"{where}) is not an argument, parameter, buffer or "
+                              f"tensor attribute of the layer")
+            key = None
+        if key is not None:
+            while len(self._plans) >= _PLANS_PER_LAYER:
+                del self._plans[next(iter(self._plans))]
+            self._plans[key] = _Plan(fn, text, recipes, dtype, device)
+            self._uncached = None
         tensors = [tracer.tensors[id(leaf)].contiguous() for leaf in leaves]
+        return self._call_compiled(fn, layer, edge_index, n, tensors, graph, device)
+
+    def _call_compiled(self, fn, layer, edge_index, n, tensors, graph, device):
         if fn._forward is None and torch.is_grad_enabled() and \
                 any(t.requires_grad for t in tensors):
             raise TraceError(f"gnnc.MessagePassing: {layer}: the compiler cannot "
                              f"differentiate the traced function: {fn._grad_error}; "
                              f"pass fallback=\"torch\" to run it unfused in PyTorch")
-        graph = _core._handle(edge_index, n)
+        if graph is None:
+            graph = _core._handle(edge_index, n)
         try:
             return fn._apply(edge_index, n, tensors, graph)
         except CompileError as err:  # e.g. a function that does not lower for the GPU
@@ -342,7 +440,9 @@ class MessagePassing(torch.nn.Module):
                 if value.dtype != tracer.dtype:
                     raise TraceError(f"gnnc.MessagePassing: {layer}: {stem} is "
                                      f"{value.dtype}, other features {tracer.dtype}")
-                leaf = nodes[id(value)] = tracer.leaf("node_arg", value, "node")
+                leaf = nodes[id(value)] = tracer.leaf(
+                    "node_arg", value, "node",
+                    ("kw", stem, side if isinstance(kwargs[stem], (tuple, list)) else None))
             return leaf
 
         edges = {}
@@ -355,7 +455,8 @@ class MessagePassing(torch.nn.Module):
                     if value.dtype != tracer.dtype:
                         raise TraceError(f"gnnc.MessagePassing: {layer}: {name} is "
                                          f"{value.dtype}, other features {tracer.dtype}")
-                    leaf = edges[name] = tracer.leaf("edge_arg", value, "edge")
+                    leaf = edges[name] = tracer.leaf("edge_arg", value, "edge",
+                                                     ("kw", name, None))
                 return Proxy(leaf)
             return value
 
@@ -434,6 +535,231 @@ class MessagePassing(torch.nn.Module):
                 raise TypeError(f"{layer}.update: required argument {p.name!r} was not "
                                 f"passed to propagate")
         return self.update(out, **uargs)
+
+
+# -- the cache of traced calls -------------------------------------------------
+
+class _Plan:
+    """A traced configuration: its compiled function, printed IR and how to
+    find the function's tensors on a call (one recipe per argument, see
+    gnnc._trace)."""
+
+    __slots__ = ("fn", "text", "recipes", "masks", "dtype", "device")
+
+    def __init__(self, fn, text, recipes, dtype, device):
+        self.fn, self.text, self.recipes = fn, text, recipes
+        self.dtype, self.device = dtype, device
+        # Dropout masks are drawn in the order the trace drew them.
+        self.masks = sorted((r for r in recipes if r[0] == "mask"), key=lambda r: r[1])
+
+
+class _Uncacheable(Exception):
+    """Something the trace may depend on that the key cannot hold."""
+
+
+# The attributes every torch.nn.Module has (hooks, registries) and
+# MessagePassing's own bookkeeping: not the layer's configuration.
+_INTERNAL = frozenset(torch.nn.Module().__dict__) | {
+    "_gnn_ir", "_failed", "_plans", "_uncached", "_mp_id"}
+_VALUES = (type(None), bool, int, str, bytes, complex, torch.dtype, torch.device,
+           torch.layout)
+_BY_IDENTITY = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type,
+                types.MethodDescriptorType, types.WrapperDescriptorType)
+
+
+def _constant(v, what):
+    """A hashable image of the Python value ``v``: equal images, equal
+    values as far as traced code can tell."""
+    t = type(v)
+    if t in _VALUES:
+        return (t, v)
+    if t is float:
+        return (t, v.hex())
+    if t in (tuple, list):
+        return (t, tuple(_constant(x, what) for x in v))
+    if t is dict:
+        return (t, tuple((_constant(k, what), _constant(x, what)) for k, x in v.items()))
+    if t in (set, frozenset):
+        return (t, frozenset(_constant(x, what) for x in v))
+    if isinstance(v, _BY_IDENTITY):
+        return ("is", v)  # functions, classes, modules: immutable enough
+    if isinstance(v, Tensor):
+        raise _Uncacheable(f"{what} is a tensor outside the layer's modules")
+    raise _Uncacheable(f"{what} is a {t.__name__} (only numbers, strings, None, "
+                       f"tuples/lists/dicts of them, functions and tensors of the "
+                       f"layer are keyed)")
+
+
+def _tensor_key(t: Tensor, ids: dict, rows=None):
+    """A tensor's part of the key: what the trace reads of it. ``rows`` =
+    (N, E) for propagate's arguments, whose row count decides node / edge /
+    dense; aliases are told apart by first occurrence."""
+    alias = ids.setdefault(id(t), len(ids))
+    head = tuple(t.shape)
+    if rows is not None and t.dim() >= 1:
+        r = t.size(0)
+        head = (r == rows[0], r == rows[1], None if r in rows else r) + head[1:]
+    return (t.dtype, t.device, t.layout, head, t.dim(), t.requires_grad, alias)
+
+
+def _value_key(v, n: int, e: int, ids: dict):
+    if isinstance(v, Tensor):
+        return _tensor_key(v, ids, (n, e))
+    if isinstance(v, (tuple, list)) and any(isinstance(x, Tensor) for x in v):
+        return tuple(_value_key(x, n, e, ids) for x in v)
+    return _constant(v, "an argument of propagate")
+
+
+def _module_key(m: torch.nn.Module, parts: list, ids: dict) -> None:
+    """The configuration of ``m`` and its submodules: type, training flag,
+    Python attributes by value, parameters / buffers / tensor attributes by
+    shape, dtype, device, requires_grad and aliasing."""
+    parts.append(type(m))
+    parts.append(m.training)
+    for table in (m._parameters, m._buffers):
+        for k, t in table.items():
+            parts.append(k)
+            parts.append(None if t is None else _tensor_key(t, ids))
+    for k, v in m.__dict__.items():
+        if k in _INTERNAL:
+            continue
+        parts.append(k)
+        if isinstance(v, Tensor):
+            parts.append(_tensor_key(v, ids))
+        else:
+            parts.append(_constant(v, f"{type(m).__name__}.{k}"))
+    for k, sub in m._modules.items():
+        parts.append(k)
+        if sub is None:
+            parts.append(None)
+        else:
+            _module_key(sub, parts, ids)
+
+
+def _tensors_of(m: torch.nn.Module, path: tuple):
+    """(attribute path, tensor) of the parameters, buffers and tensor
+    attributes of ``m`` and its submodules."""
+    for table in (m._parameters, m._buffers):
+        for k, t in table.items():
+            if t is not None:
+                yield path + (k,), t
+    for k, v in m.__dict__.items():
+        if isinstance(v, Tensor) and k not in _INTERNAL:
+            yield path + (k,), v
+    for k, sub in m._modules.items():
+        if sub is not None:
+            yield from _tensors_of(sub, path + (k,))
+
+
+_GLOBAL_NAMES = {}
+_MISSING = ("missing",)
+
+
+def _global_names(code) -> tuple:
+    """The names ``code`` (and the functions, lambdas and comprehensions
+    nested in it) may read as globals."""
+    names = _GLOBAL_NAMES.get(code)
+    if names is None:
+        found, stack = set(), [code]
+        while stack:
+            c = stack.pop()
+            found.update(c.co_names)
+            stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+        names = _GLOBAL_NAMES[code] = tuple(sorted(found))
+    return names
+
+
+def _function_key(method):
+    """message / update: the function, its defaults, the closure's values
+    and the values of the globals it names."""
+    fn = getattr(method, "__func__", method)
+    if not isinstance(fn, types.FunctionType):
+        return ("is", fn)
+    what = f"{fn.__qualname__}"
+    g = fn.__globals__
+    glob = tuple(_constant(g[k], f"the global {k} of {what}") if k in g else _MISSING
+                 for k in _global_names(fn.__code__))
+    cells = []
+    for c in fn.__closure__ or ():
+        try:
+            cells.append(_constant(c.cell_contents, f"a variable captured by {what}"))
+        except ValueError:  # an empty cell
+            cells.append(_MISSING)
+    return (fn, _constant(fn.__defaults__, f"the defaults of {what}"),
+            _constant(fn.__kwdefaults__, f"the defaults of {what}"), glob, tuple(cells))
+
+
+def _resolve(layer, recipe, kwargs, masks):
+    """The tensor a recipe of gnnc._trace names, on this call."""
+    kind = recipe[0]
+    if kind == "kw":
+        v = kwargs[recipe[1]]
+        return v if recipe[2] is None else v[recipe[2]]
+    if kind == "attr":
+        v = layer
+        for a in recipe[1]:
+            v = getattr(v, a)
+        return v
+    if kind == "mask":
+        return masks[recipe[1]]
+    base = _resolve(layer, recipe[1], kwargs, masks)  # "derive"
+    return base.t() if recipe[2] == "t" else base[recipe[3]:recipe[4]]
+
+
+def _draw_mask(shape, prob, dtype, device):
+    return _trace.draw_mask(shape, prob, dtype, device)
+
+
+# -- torch.compile ---------------------------------------------------------------
+#
+# Under torch.compile, propagate looks the graph's handle up where dynamo
+# traces strictly, then calls _run with the layer's id and tensors
+# (parameters, buffers, tensor attributes). _run is _run_compiled, marked
+# torch.compiler.nonstrict_trace once dynamo loads (as gnnc.nn's
+# _common._run): the trace (or the cached one) and gnnc.compile run as plain
+# Python at trace time, with the layer's tensors replaced by the traced ones,
+# so only gnnc's custom op lands in the graph and gradients reach the
+# parameters.
+
+_IDS = itertools.count()
+_LAYERS = weakref.WeakValueDictionary()  # _mp_id -> layer
+
+
+def _run_compiled(layer_id: int, training: bool, edge_index: Tensor, n, graph,
+                  kwargs: dict, state: dict):
+    layer = _LAYERS[layer_id]
+    saved = []
+    try:
+        for path, t in state.items():
+            *owner, name = path.split(".")
+            m = layer.get_submodule(".".join(owner))
+            table = m._parameters if name in m._parameters else \
+                m._buffers if name in m._buffers else m.__dict__
+            saved.append((table, name, table[name]))
+            table[name] = t
+        return layer._propagate(edge_index, n, kwargs, graph)
+    finally:
+        for table, name, t in reversed(saved):
+            table[name] = t
+
+
+_run = _run_compiled
+_hooked = False
+
+
+def _hook_dynamo() -> None:
+    """Marks _run non-strict when dynamo loads (once, at the first layer)."""
+    global _hooked
+    if _hooked:
+        return
+    _hooked = True
+    from .nn import _common
+
+    def mark(decorators):
+        global _run
+        _run = decorators.nonstrict_trace(_run_compiled)
+
+    _common.when_dynamo_loads(mark)
 
 
 def _pick(value, side: int):

@@ -23,10 +23,13 @@ Plain tensors met on the way (parameters, values computed from them) are
 dense arguments of the function: they are passed at call time, so gradients
 reach them through autograd. Python numbers are constants.
 
-The graph is rebuilt on every call (cheap Python); :func:`structure` gives
-the key under which its compiled function is cached, so a layer compiles
-once per configuration while the tensors it captures are always the
-current ones.
+:func:`gnnc._lower.structure` gives the key under which the compiled
+function is cached, so a layer compiles once per configuration. Every leaf
+also gets a *recipe* (:attr:`Tracer.recipes`): how to find its tensor again
+on a later call without tracing (propagate's keyword, an attribute path on
+the layer, a dropout mask to draw, a transpose or slice of one of those).
+A leaf without a recipe (a tensor computed in ``message`` from a
+parameter, a global tensor) makes the trace valid for this call only.
 """
 
 import math
@@ -195,6 +198,11 @@ class Tracer:
         self.num_edges = num_edges
         self.training = training
         self.tensors: Dict[int, Tensor] = {}   # id(leaf) -> the tensor it stands for
+        # id(tensor) -> how a later call finds it (see the module doc), for the
+        # tensors reachable from propagate's arguments and the layer.
+        self.origins: Dict[int, tuple] = {}
+        self.recipes: Dict[int, Optional[tuple]] = {}  # id(leaf) -> recipe or None
+        self.masks = 0                         # dropout masks drawn so far
         self._dense: Dict[int, Expr] = {}      # id(tensor) -> its dense leaf
         self._gathers: Dict[Tuple[str, int], Expr] = {}
         self._keep = []                        # tensors whose id() keys a leaf
@@ -207,12 +215,23 @@ class Tracer:
     def __exit__(self, *exc):
         _STATE.tracer = self._outer
 
-    def leaf(self, op: str, tensor: Tensor, domain: str) -> Expr:
+    def leaf(self, op: str, tensor: Tensor, domain: str, recipe: tuple) -> Expr:
         shape = ((None,) + tuple(tensor.shape[1:])) if domain != "dense" else tuple(tensor.shape)
         e = Expr(op, (bool(tensor.requires_grad),), (), domain, shape,
                  ("<input>", 0, "propagate"))
         self.tensors[id(e)] = tensor
+        self.recipes[id(e)] = recipe
         return e
+
+    def derive(self, t: Tensor, op: str, *args) -> Tensor:
+        """``t.t()`` (op "t") or ``t[a:b]`` ("slice"), computed by the tracer
+        itself on a plain tensor; its recipe is ``t``'s and the op."""
+        out = t.t() if op == "t" else t[args[0]:args[1]]
+        base = self.origins.get(id(t))
+        if base is not None:
+            self.origins[id(out)] = ("derive", base, op) + args
+        self._keep.append(out)
+        return out
 
     def dense(self, t: Tensor) -> Expr:
         """The dense leaf of a plain tensor met in traced code."""
@@ -229,6 +248,7 @@ class Tracer:
             fail(f"a tensor on {t.device}", f"is mixed with features on {self.device}")
         e = Expr("dense_arg", (bool(t.requires_grad),), (), "dense", tuple(t.shape))
         self.tensors[id(e)] = t
+        self.recipes[id(e)] = self.origins.get(id(t))
         self._dense[id(t)] = e
         self._keep.append(t)
         return e
@@ -769,7 +789,7 @@ def _cat_matmul(p: Proxy, w: Tensor) -> Proxy:
     out, start = None, 0
     for part in parts:
         width = part.expr.shape[-1]
-        term = matmul(part, w[start:start + width])
+        term = matmul(part, current().derive(w, "slice", start, start + width))
         out = term if out is None else ew("add", out, term)
         start += width
     return out
@@ -806,7 +826,7 @@ def matmul(p, w) -> Proxy:
 def linear(p, weight, bias=None) -> Proxy:
     if isinstance(weight, Proxy) or isinstance(bias, Proxy):
         fail("torch.nn.functional.linear with a traced weight", "is not supported")
-    out = matmul(p, weight.t())
+    out = matmul(p, current().derive(weight, "t"))
     if bias is not None:
         out = ew("add", out, bias)
     return out
@@ -829,6 +849,14 @@ def cat(tensors, dim=0) -> Proxy:
     return Proxy(e, end)
 
 
+def draw_mask(shape, prob: float, dtype, device) -> Tensor:
+    """F.dropout's mask: bernoulli(1 - p) / (1 - p), zeros for p >= 1."""
+    if prob >= 1.0:
+        return torch.zeros(shape, dtype=dtype, device=device)
+    mask = torch.empty(shape, dtype=dtype, device=device).bernoulli_(1.0 - prob)
+    return mask.div_(1.0 - prob)
+
+
 def dropout(input, p=0.5, training=True, inplace=False) -> Proxy:
     """F.dropout: the mask (bernoulli(1 - p) / (1 - p), drawn now) is an
     argument without gradient."""
@@ -843,14 +871,12 @@ def dropout(input, p=0.5, training=True, inplace=False) -> Proxy:
     shape = p.expr.shape
     rows = t.num_nodes if p.kind == "node" else t.num_edges
     full = (rows,) + tuple(shape[1:])
-    if prob >= 1.0:
-        mask = torch.zeros(full, dtype=t.dtype, device=t.device)
-    else:
-        mask = torch.empty(full, dtype=t.dtype, device=t.device).bernoulli_(1.0 - prob)
-        mask.div_(1.0 - prob)
+    mask = draw_mask(full, prob, t.dtype, t.device)
     domain = "node" if p.kind == "node" else "edge"
     leaf = Expr("mask_arg", (False,), (), domain, shape)
     t.tensors[id(leaf)] = mask
+    t.recipes[id(leaf)] = ("mask", t.masks, float(prob), domain, tuple(shape[1:]))
+    t.masks += 1
     t._keep.append(leaf)
     return ew("mul", p, Proxy(leaf, None))
 

@@ -644,7 +644,7 @@ def test_float32_and_empty_graphs():
     assert layer(x[:0], empty).shape == (0, 4)
 
 
-def test_torch_compile_runs_propagate_eagerly():
+def test_torch_compile_with_the_eager_backend():
     ei, n = _graph()
     torch.manual_seed(15)
     layer = _f64(GATLike(4, 3, 2))
@@ -681,3 +681,273 @@ def test_products_of_weights_and_source_features_are_one_spmm():
     assert torch.autograd.gradcheck(
         lambda x, norm, w: layer.propagate(ei, x=x, norm=norm, edge_weight=w),
         (x, norm, w))
+
+
+# --------------------------------------------------------------------------
+# Tracing once per configuration.
+
+def _count_traces(monkeypatch):
+    calls = []
+    real = gnnc.MessagePassing._trace
+
+    def counting(self, *args):
+        calls.append(type(self).__name__)
+        return real(self, *args)
+
+    monkeypatch.setattr(gnnc.MessagePassing, "_trace", counting)
+    return calls
+
+
+def test_a_steady_call_does_not_trace(monkeypatch):
+    traces = _count_traces(monkeypatch)
+    ei, n = _graph()
+    torch.manual_seed(20)
+    layer = _f64(GATLike(4, 3, 2))
+    x = torch.randn(n, 4, dtype=torch.float64, device=DEVICE)
+    first = layer(x, ei)
+    for _ in range(3):
+        torch.testing.assert_close(layer(x, ei), first)
+    assert len(traces) == 1 and layer._uncached is None
+    # The current parameters, also a replaced one (found by its path), get
+    # the gradients.
+    layer.att_src = torch.nn.Parameter(-2.0 * layer.att_src.detach())
+    out = layer(x, ei)
+    assert not torch.allclose(out, first) and len(traces) == 1
+    out.sum().backward()
+    assert layer.att_src.grad is not None and layer.lin.weight.grad is not None
+    # The mode, a feature size: other keys.
+    layer.eval()
+    layer(x, ei)
+    layer.propagate(ei, x=torch.randn(n, 2, 3, dtype=torch.float64, device=DEVICE))
+    assert len(traces) == 3
+
+
+def test_a_python_attribute_that_changes_traces_again(monkeypatch):
+    traces = _count_traces(monkeypatch)
+    ei, n = _graph()
+    torch.manual_seed(21)
+    layer = _f64(GATLike(4, 3, 2))
+    x = torch.randn(n, 4, dtype=torch.float64, device=DEVICE)
+    layer(x, ei)
+    layer.negative_slope = 0.7
+    fresh = _f64(GATLike(4, 3, 2, negative_slope=0.7))
+    fresh.load_state_dict(layer.state_dict())
+    torch.testing.assert_close(layer(x, ei), fresh(x, ei))
+    assert traces == ["GATLike"] * 3
+
+
+_SCALE = 2.0
+
+
+class _ReadsAGlobal(gnnc.MessagePassing):
+    def message(self, x_j):
+        return x_j * _SCALE
+
+
+def test_a_global_that_changes_traces_again():
+    global _SCALE
+    ei, n = _graph()
+    x = torch.randn(n, 3, dtype=torch.float64, device=DEVICE)
+    layer = _ReadsAGlobal()
+    torch.testing.assert_close(layer.propagate(ei, x=x), 2.0 * _scatter(x[ei[0]], ei[1], n))
+    _SCALE = 3.0
+    try:
+        torch.testing.assert_close(layer.propagate(ei, x=x), 3.0 * _scatter(x[ei[0]], ei[1], n))
+    finally:
+        _SCALE = 2.0
+
+
+class _ComputesAWeight(gnnc.MessagePassing):
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(3, 2))
+
+    def message(self, x_j):
+        return x_j @ (2 * self.w)  # a tensor of the layer's own making
+
+
+def test_a_tensor_computed_by_the_layer_traces_every_call(monkeypatch):
+    traces = _count_traces(monkeypatch)
+    ei, n = _graph()
+    layer = _f64(_ComputesAWeight())
+    x = torch.randn(n, 3, dtype=torch.float64, device=DEVICE)
+    layer.propagate(ei, x=x)
+    with torch.no_grad():
+        layer.w.mul_(-1.0)
+    out = layer.propagate(ei, x=x)
+    torch.testing.assert_close(out, _scatter(x[ei[0]] @ (2 * layer.w), ei[1], n))
+    assert len(traces) == 2 and "is not an argument, parameter" in layer._uncached
+    out.sum().backward()
+    assert layer.w.grad is not None
+
+
+def test_dropout_masks_are_drawn_on_every_call(monkeypatch):
+    traces = _count_traces(monkeypatch)
+    ei, n = _graph()
+    torch.manual_seed(22)
+    layer = _f64(GATLike(4, 3, 2, dropout=0.5)).train()
+    x = torch.randn(n, 4, dtype=torch.float64, device=DEVICE)
+    outs = [layer(x, ei) for _ in range(4)]
+    assert len(traces) == 1
+    assert any(not torch.allclose(outs[0], o) for o in outs[1:])
+    # The replay draws as the trace did: the same seed, the same output.
+    torch.manual_seed(23)
+    a = layer(x, ei)
+    torch.manual_seed(23)
+    torch.testing.assert_close(layer(x, ei), a)
+
+
+# --------------------------------------------------------------------------
+# torch.compile(fullgraph=True): no graph break.
+
+@pytest.mark.skipif(DEVICE.type != "cpu", reason="the CPU compile test")
+def test_torch_compile_fullgraph_two_layers():
+    from torch._dynamo.utils import counters
+
+    class Two(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = GATLike(4, 3, 2)
+            self.conv2 = WeightedConv(6, 2)
+
+        def forward(self, x, edge_index, w):
+            return self.conv2(F.elu(self.conv1(x, edge_index)), edge_index, w)
+
+    ei, n = _graph()
+    torch.manual_seed(24)
+    model = _f64(Two())
+    x = torch.randn(n, 4, dtype=torch.float64, device=DEVICE, requires_grad=True)
+    w = torch.rand(ei.size(1), dtype=torch.float64, device=DEVICE)
+    eager = model(x, ei, w)
+    grads = torch.autograd.grad(eager.sum(), [x] + list(model.parameters()))
+    torch._dynamo.reset()
+    counters.clear()
+    compiled = torch.compile(model, fullgraph=True)
+    out = compiled(x, ei, w)
+    torch.testing.assert_close(out, eager)
+    for g, want in zip(torch.autograd.grad(out.sum(), [x] + list(model.parameters())), grads):
+        torch.testing.assert_close(g, want)
+    assert not counters["graph_break"], dict(counters["graph_break"])
+    # A changed Python attribute reaches the compiled code (dynamo guards the
+    # module and recompiles).
+    model.conv1.negative_slope = 0.6
+    torch.testing.assert_close(compiled(x, ei, w), model(x, ei, w))
+    explanation = torch._dynamo.explain(model)(x, ei, w)
+    assert explanation.graph_break_count == 0, explanation.break_reasons
+
+
+# --------------------------------------------------------------------------
+# Issue 33 (c): gnnc.nn's attention layers and GIN written as
+# gnnc.MessagePassing subclasses, as a user would, against the built-in
+# layers under the same weights.
+
+def _pyg_self_loops(edge_index, n):
+    """PyG's add_self_loops after remove_self_loops (as GATConv does)."""
+    keep = edge_index[0] != edge_index[1]
+    loops = torch.arange(n, device=edge_index.device).repeat(2, 1)
+    return torch.cat([edge_index[:, keep], loops], 1)
+
+
+class MyGAT(gnnc.MessagePassing):
+    def __init__(self, cin, cout, heads):
+        super().__init__("sum")
+        self.heads, self.cout = heads, cout
+        self.lin = torch.nn.Linear(cin, heads * cout, bias=False)
+        self.att_src = torch.nn.Parameter(torch.randn(1, heads, cout))
+        self.att_dst = torch.nn.Parameter(torch.randn(1, heads, cout))
+        self.bias = torch.nn.Parameter(torch.randn(heads * cout))
+
+    def forward(self, x, edge_index):
+        h = self.lin(x).view(-1, self.heads, self.cout)
+        a = ((h * self.att_src).sum(-1), (h * self.att_dst).sum(-1))
+        out = self.propagate(_pyg_self_loops(edge_index, x.size(0)), x=h, alpha=a)
+        return out.view(-1, self.heads * self.cout) + self.bias
+
+    def message(self, x_j, alpha_j, alpha_i, index):
+        alpha = gnnc.softmax(F.leaky_relu(alpha_j + alpha_i, 0.2), index)
+        return alpha.unsqueeze(-1) * x_j
+
+
+class MyGATv2(gnnc.MessagePassing):
+    def __init__(self, cin, cout, heads):
+        super().__init__("sum")
+        self.heads, self.cout = heads, cout
+        self.lin_l = torch.nn.Linear(cin, heads * cout)
+        self.lin_r = torch.nn.Linear(cin, heads * cout)
+        self.att = torch.nn.Parameter(torch.randn(1, heads, cout))
+        self.bias = torch.nn.Parameter(torch.randn(heads * cout))
+
+    def forward(self, x, edge_index):
+        x_l = self.lin_l(x).view(-1, self.heads, self.cout)
+        x_r = self.lin_r(x).view(-1, self.heads, self.cout)
+        out = self.propagate(_pyg_self_loops(edge_index, x.size(0)), x=(x_l, x_r))
+        return out.view(-1, self.heads * self.cout) + self.bias
+
+    def message(self, x_j, x_i, index):
+        alpha = (F.leaky_relu(x_j + x_i, 0.2) * self.att).sum(-1)
+        return gnnc.softmax(alpha, index).unsqueeze(-1) * x_j
+
+
+class MyTransformer(gnnc.MessagePassing):
+    def __init__(self, cin, cout, heads):
+        super().__init__("sum")
+        self.heads, self.cout = heads, cout
+        self.lin_key = torch.nn.Linear(cin, heads * cout)
+        self.lin_query = torch.nn.Linear(cin, heads * cout)
+        self.lin_value = torch.nn.Linear(cin, heads * cout)
+        self.lin_skip = torch.nn.Linear(cin, heads * cout)
+
+    def forward(self, x, edge_index):
+        H, C = self.heads, self.cout
+        out = self.propagate(edge_index, query=self.lin_query(x).view(-1, H, C),
+                             key=self.lin_key(x).view(-1, H, C),
+                             value=self.lin_value(x).view(-1, H, C))
+        return out.view(-1, H * C) + self.lin_skip(x)
+
+    def message(self, query_i, key_j, value_j, index):
+        alpha = (query_i * key_j).sum(-1) / self.cout ** 0.5
+        return value_j * gnnc.softmax(alpha, index).unsqueeze(-1)
+
+
+class MyGIN(gnnc.MessagePassing):
+    def __init__(self, nn):
+        super().__init__("sum")
+        self.nn = nn
+        self.eps = torch.nn.Parameter(torch.zeros(1))
+
+    def forward(self, x, edge_index):
+        return self.propagate(edge_index, x=x)
+
+    def update(self, aggr_out, x):
+        return self.nn((1 + self.eps) * x + aggr_out)
+
+
+def _mlp():
+    return torch.nn.Sequential(torch.nn.Linear(4, 5), torch.nn.ReLU(), torch.nn.Linear(5, 3))
+
+
+@pytest.mark.parametrize("mine,builtin", [
+    (lambda: MyGAT(4, 3, 2), lambda: gnnc.nn.GATConv(4, 3, heads=2)),
+    (lambda: MyGATv2(4, 3, 2), lambda: gnnc.nn.GATv2Conv(4, 3, heads=2)),
+    (lambda: MyTransformer(4, 3, 2), lambda: gnnc.nn.TransformerConv(4, 3, heads=2)),
+    (lambda: MyGIN(_mlp()), lambda: gnnc.nn.GINConv(_mlp(), train_eps=True)),
+], ids=["GATConv", "GATv2Conv", "TransformerConv", "GINConv"])
+def test_builtin_layers_as_message_passing(mine, builtin):
+    import gnnc.nn  # noqa: F401
+    ei, n = _graph()
+    torch.manual_seed(30)
+    ours, theirs = _f64(mine()), _f64(builtin())
+    with torch.no_grad():
+        for p in theirs.parameters():  # nonzero biases and eps
+            p.uniform_(-1.0, 1.0)
+    ours.load_state_dict(theirs.state_dict())
+    x = torch.randn(n, 4, dtype=torch.float64, device=DEVICE, requires_grad=True)
+    want, got = theirs(x, ei), ours(x, ei)
+    torch.testing.assert_close(got, want)
+    g = torch.randn_like(want)
+    grads = torch.autograd.grad(got, [x] + list(ours.parameters()), g)
+    wants = torch.autograd.grad(want, [x] + list(theirs.parameters()), g)
+    names = ["x"] + [k for k, _ in ours.named_parameters()]
+    assert names[1:] == [k for k, _ in theirs.named_parameters()]
+    for name, a, b in zip(names, grads, wants):
+        torch.testing.assert_close(a, b, msg=lambda m: f"{name}: {m}")

@@ -768,11 +768,29 @@ _run = _run_function
 
 
 def _mark_nonstrict(decorators) -> None:
-    global _run, _eagerly
+    global _run, _eagerly, _decorators
     if _run is _run_function:
         _run = decorators.nonstrict_trace(_run_function)
     if _eagerly is _call:
         _eagerly = decorators.disable(_call)
+    _decorators = decorators
+    while _WAITING:
+        _WAITING.pop(0)(decorators)
+
+
+# torch._dynamo.decorators once loaded; callers of when_dynamo_loads waiting
+# for it (gnnc.MessagePassing marks its own runner as _run is marked here).
+_decorators = None
+_WAITING = []
+
+
+def when_dynamo_loads(callback) -> None:
+    """Calls ``callback(torch._dynamo.decorators)`` now if dynamo is loaded,
+    else right when it loads (the hook below)."""
+    if _decorators is not None:
+        callback(_decorators)
+    else:
+        _WAITING.append(callback)
 
 
 class _WhenDynamoLoads(importlib.abc.MetaPathFinder):
