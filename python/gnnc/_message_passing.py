@@ -376,7 +376,14 @@ class MessagePassing(torch.nn.Module):
                 _COMPILED[(layer, dtype, structure)] = entry
         fn, text = entry
         self._gnn_ir = text
-        recipes = [tracer.recipes[id(leaf)] for leaf in leaves]
+        missing = [leaf for leaf in leaves if id(leaf) not in tracer.tensors]
+        if missing:
+            raise RuntimeError(
+                f"gnnc.MessagePassing: {layer}: internal error: the traced function "
+                f"reads {len(missing)} value(s) the trace did not record "
+                f"({', '.join(f'{m.op} {list(m.shape)}' for m in missing)}; "
+                f"{len(leaves)} leaves, {len(tracer.tensors)} recorded)")
+        recipes = [tracer.recipes.get(id(leaf)) for leaf in leaves]
         if key is not None and None in recipes:
             leaf = leaves[recipes.index(None)]
             file, line, where = leaf.loc

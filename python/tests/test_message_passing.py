@@ -644,6 +644,13 @@ def test_float32_and_empty_graphs():
     assert layer(x[:0], empty).shape == (0, 4)
 
 
+# Known failure on CUDA (H200, PyTorch 2.11): the traced function reads a
+# node_arg leaf that is not the one the trace recorded ("internal error: the
+# traced function reads 1 value(s) the trace did not record"); passes on the
+# CPU. Strict: the mark must go when it is fixed.
+@pytest.mark.xfail(DEVICE.type == "cuda", strict=True,
+                   reason="torch.compile of a MessagePassing layer on CUDA: an "
+                          "untracked node leaf (open bug)")
 def test_torch_compile_with_the_eager_backend():
     ei, n = _graph()
     torch.manual_seed(15)
