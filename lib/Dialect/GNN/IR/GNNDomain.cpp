@@ -143,6 +143,20 @@ static Step stepOf(Value value) {
     step.from.push_back(cast.getSource());
     return step;
   }
+  // An empty tensor sized by the rows of another (`tensor.dim %v, 0`, as
+  // the zeros autodiff makes for a gradient) has `v`'s rows.
+  if (auto empty = dyn_cast<tensor::EmptyOp>(op)) {
+    auto type = cast<RankedTensorType>(empty.getType());
+    if (type.getRank() > 0 && type.isDynamicDim(0))
+      if (auto dim = empty.getDynamicSize(0).getDefiningOp<tensor::DimOp>())
+        if (std::optional<int64_t> index = dim.getConstantIndex();
+            index && *index == 0) {
+          step.from.push_back(dim.getSource());
+          return step;
+        }
+    step.answer = Answer();
+    return step;
+  }
   return stepStructured(op, cast<OpResult>(value));
 }
 
