@@ -98,6 +98,11 @@ def _cmpf(pred):
     return f
 
 
+# Elementwise ops that are one gnnc.ir function of one operand.
+_UNARY = {"exp": ir.exp, "log": ir.log, "sqrt": ir.sqrt, "rsqrt": ir.rsqrt,
+          "tanh": ir.tanh, "abs": ir.absf}
+
+
 def _scalar(fn: str, attrs: tuple, a):
     """The body of elementwise op ``fn`` on scalars (numbers or ir.Scalar)."""
     if fn == "add":
@@ -110,18 +115,8 @@ def _scalar(fn: str, attrs: tuple, a):
         return a[0] / a[1]
     if fn == "neg":
         return -a[0]
-    if fn == "exp":
-        return ir.exp(a[0])
-    if fn == "log":
-        return ir.log(a[0])
-    if fn == "sqrt":
-        return ir.sqrt(a[0])
-    if fn == "rsqrt":
-        return ir.rsqrt(a[0])
-    if fn == "tanh":
-        return ir.tanh(a[0])
-    if fn == "abs":
-        return ir.absf(a[0])
+    if fn in _UNARY:
+        return _UNARY[fn](a[0])
     if fn == "sigmoid":
         return 1.0 / (1.0 + ir.exp(-a[0]))
     if fn == "relu":

@@ -498,21 +498,52 @@ private:
     return AffineMap::get(numDims, 0, exprs, &ctx);
   }
 
-  /// What a body op takes and gives.
+  /// Builds one body op from its operands (and arith.cmpf's predicate).
+  using BuildScalar = Value (*)(OpBuilder &, Location, ArrayRef<Value>,
+                                const std::string &);
+  template <typename Op>
+  static Value unary(OpBuilder &b, Location l, ArrayRef<Value> a,
+                     const std::string &) {
+    return Op::create(b, l, a[0]);
+  }
+  template <typename Op>
+  static Value binary(OpBuilder &b, Location l, ArrayRef<Value> a,
+                      const std::string &) {
+    return Op::create(b, l, a[0], a[1]);
+  }
+  static Value compare(OpBuilder &b, Location l, ArrayRef<Value> a,
+                       const std::string &predicate) {
+    return arith::CmpFOp::create(
+        b, l, *arith::symbolizeCmpFPredicate(predicate), a[0], a[1]);
+  }
+  static Value choose(OpBuilder &b, Location l, ArrayRef<Value> a,
+                      const std::string &) {
+    return arith::SelectOp::create(b, l, a[0], a[1], a[2]);
+  }
+
+  /// What a body op takes and gives, and how it is built.
   struct ScalarOpInfo {
     unsigned arity;
     bool boolean; ///< its result is a comparison's i1
+    BuildScalar build;
   };
   static const ScalarOpInfo *scalarOpInfo(const std::string &name) {
     static const std::map<std::string, ScalarOpInfo> table = {
-        {"arith.negf", {1, false}},     {"math.sqrt", {1, false}},
-        {"math.rsqrt", {1, false}},     {"math.exp", {1, false}},
-        {"math.log", {1, false}},       {"math.tanh", {1, false}},
-        {"math.absf", {1, false}},      {"arith.addf", {2, false}},
-        {"arith.subf", {2, false}},     {"arith.mulf", {2, false}},
-        {"arith.divf", {2, false}},     {"arith.maximumf", {2, false}},
-        {"arith.minimumf", {2, false}}, {"arith.cmpf", {2, true}},
-        {"arith.select", {3, false}},
+        {"arith.negf", {1, false, unary<arith::NegFOp>}},
+        {"math.sqrt", {1, false, unary<math::SqrtOp>}},
+        {"math.rsqrt", {1, false, unary<math::RsqrtOp>}},
+        {"math.exp", {1, false, unary<math::ExpOp>}},
+        {"math.log", {1, false, unary<math::LogOp>}},
+        {"math.tanh", {1, false, unary<math::TanhOp>}},
+        {"math.absf", {1, false, unary<math::AbsFOp>}},
+        {"arith.addf", {2, false, binary<arith::AddFOp>}},
+        {"arith.subf", {2, false, binary<arith::SubFOp>}},
+        {"arith.mulf", {2, false, binary<arith::MulFOp>}},
+        {"arith.divf", {2, false, binary<arith::DivFOp>}},
+        {"arith.maximumf", {2, false, binary<arith::MaximumFOp>}},
+        {"arith.minimumf", {2, false, binary<arith::MinimumFOp>}},
+        {"arith.cmpf", {2, true, compare}},
+        {"arith.select", {3, false, choose}},
     };
     auto it = table.find(name);
     return it == table.end() ? nullptr : &it->second;
@@ -563,36 +594,7 @@ private:
   /// One scalar op of a generic's body (checked by checkBody).
   static Value scalarOp(OpBuilder &b, Location l, const std::string &name,
                         ArrayRef<Value> a, const std::string &predicate) {
-    if (name == "arith.negf")
-      return arith::NegFOp::create(b, l, a[0]);
-    if (name == "math.sqrt")
-      return math::SqrtOp::create(b, l, a[0]);
-    if (name == "math.rsqrt")
-      return math::RsqrtOp::create(b, l, a[0]);
-    if (name == "math.exp")
-      return math::ExpOp::create(b, l, a[0]);
-    if (name == "math.log")
-      return math::LogOp::create(b, l, a[0]);
-    if (name == "math.tanh")
-      return math::TanhOp::create(b, l, a[0]);
-    if (name == "math.absf")
-      return math::AbsFOp::create(b, l, a[0]);
-    if (name == "arith.addf")
-      return arith::AddFOp::create(b, l, a[0], a[1]);
-    if (name == "arith.subf")
-      return arith::SubFOp::create(b, l, a[0], a[1]);
-    if (name == "arith.mulf")
-      return arith::MulFOp::create(b, l, a[0], a[1]);
-    if (name == "arith.divf")
-      return arith::DivFOp::create(b, l, a[0], a[1]);
-    if (name == "arith.maximumf")
-      return arith::MaximumFOp::create(b, l, a[0], a[1]);
-    if (name == "arith.minimumf")
-      return arith::MinimumFOp::create(b, l, a[0], a[1]);
-    if (name == "arith.cmpf")
-      return arith::CmpFOp::create(
-          b, l, *arith::symbolizeCmpFPredicate(predicate), a[0], a[1]);
-    return arith::SelectOp::create(b, l, a[0], a[1], a[2]);
+    return scalarOpInfo(name)->build(b, l, a, predicate);
   }
 
   std::unique_ptr<Module> module;
