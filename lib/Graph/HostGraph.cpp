@@ -1019,7 +1019,6 @@ GraphStats gnn::computeStats(const HostGraph &g) {
   int64_t n = g.numNodes, e = g.numEdges();
   s.nodes = n;
   s.edges = e;
-  s.graphs = g.numGraphs();
   std::vector<int64_t> in(n, 0), out(n, 0);
   // Order-independent sums of the edges' hashes and of the reversed edges':
   // equal exactly when the multiset of edges is symmetric (up to hash
@@ -1059,15 +1058,43 @@ GraphStats gnn::computeStats(const HostGraph &g) {
   s.p90 = rank(0.9);
   s.p99 = rank(0.99);
   s.p999 = rank(0.999);
-  if (g.graphIds.empty()) {
-    s.largestGraph = s.smallestGraph = n;
-  } else {
-    // Nodes per graph id (ids are sorted; an id with no node counts 0).
-    std::vector<int64_t> sizes(s.graphs, 0);
-    for (int64_t v = 0; v < n; ++v)
-      ++sizes[g.graphIds[v]];
-    s.largestGraph = *std::max_element(sizes.begin(), sizes.end());
-    s.smallestGraph = *std::min_element(sizes.begin(), sizes.end());
+  std::vector<int64_t> offsets = graphOffsets(g);
+  s.graphs = static_cast<int64_t>(offsets.size()) - 1;
+  s.largestGraph = s.smallestGraph = 0;
+  for (int64_t k = 0; k < s.graphs; ++k) {
+    int64_t size = offsets[k + 1] - offsets[k];
+    s.largestGraph = k ? std::max(s.largestGraph, size) : size;
+    s.smallestGraph = k ? std::min(s.smallestGraph, size) : size;
   }
   return s;
+}
+
+std::vector<int64_t> gnn::graphOffsets(const HostGraph &g) {
+  int64_t n = g.numNodes;
+  std::vector<int64_t> offsets;
+  if (!g.graphIds.empty()) {
+    offsets.assign(g.numGraphs() + 1, 0);
+    for (int64_t v = 0; v < n; ++v)
+      ++offsets[g.graphIds[v] + 1];
+    for (size_t k = 1; k < offsets.size(); ++k)
+      offsets[k] += offsets[k - 1];
+    return offsets;
+  }
+  // How many edges cross each position: +1 after an edge's lower end, -1
+  // after its upper end.
+  std::vector<int64_t> cover(n + 1, 0);
+  for (int64_t e = 0; e < g.numEdges(); ++e) {
+    int64_t lo = std::min(g.src[e], g.dst[e]), hi = std::max(g.src[e], g.dst[e]);
+    if (lo < hi) {
+      ++cover[lo + 1];
+      --cover[hi + 1];
+    }
+  }
+  int64_t crossing = 0;
+  for (int64_t i = 0; i <= n; ++i) {
+    crossing += cover[i];
+    if (crossing == 0)
+      offsets.push_back(i);
+  }
+  return offsets;
 }

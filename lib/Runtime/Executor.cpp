@@ -219,6 +219,7 @@ void *Executable::Impl::graphArray(const Graph &g, const std::string &n) const {
   if (n == "out_degree") return const_cast<int32_t *>(g.outDegree());
   if (n == "csr_rows_by_degree") return const_cast<void *>(g.csrRowsByDegree());
   if (n == "csc_cols_by_degree") return const_cast<void *>(g.cscColsByDegree());
+  if (n == "graph_ptr") return const_cast<void *>(g.graphOffsets());
   return nullptr;
 }
 
@@ -314,6 +315,15 @@ Status Executable::Impl::checkGraph(const Graph &graph) const {
         "' was generated for graphs whose edges are given in CSR order "
         "(sorted by destination, then source) but this graph's are not: "
         "compile it with the graph's statistics");
+  if (program.maxGraphNodes &&
+      graph.statistics().largestGraph > program.maxGraphNodes)
+    return Status::error(
+        "program '" + program.name + "' was generated for graphs of at most " +
+        std::to_string(program.maxGraphNodes) +
+        " nodes each (its block-per-graph kernels hold a graph in shared "
+        "memory) but this graph's largest has " +
+        std::to_string(graph.statistics().largestGraph) +
+        ": compile it with the graph's statistics");
   return Status();
 }
 

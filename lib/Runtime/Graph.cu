@@ -16,6 +16,7 @@
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -381,6 +382,31 @@ __global__ void countPerGraph(const int64_t *batch, int64_t n, int *counts,
   }
 }
 
+/// +1 after each edge's lower end and -1 after its upper end: the prefix
+/// sum is the number of edges crossing each position.
+template <typename I>
+__global__ void markCrossings(const I *src, const I *dst, int64_t e,
+                              int *cover) {
+  GRID_STRIDE(i, e) {
+    long long a = src[i], b = dst[i];
+    long long lo = a < b ? a : b, hi = a < b ? b : a;
+    if (lo < hi) {
+      atomicAdd(cover + lo + 1, 1);
+      atomicAdd(cover + hi + 1, -1);
+    }
+  }
+}
+
+/// The positions no edge crosses (where a graph starts, and the end).
+__global__ void uncrossed(const int *crossing, int64_t count, char *flags) {
+  GRID_STRIDE(i, count) { flags[i] = crossing[i] == 0; }
+}
+
+template <typename I>
+__global__ void graphSizes(const I *ptr, int64_t graphs, int *sizes) {
+  GRID_STRIDE(k, graphs) { sizes[k] = static_cast<int>(ptr[k + 1] - ptr[k]); }
+}
+
 template <typename I>
 __global__ void iotaFlags(const int *inDeg, int64_t n, int threshold, I *ids,
                           char *heavy, char *light) {
@@ -569,7 +595,6 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
   ::gnn::GraphStats &st = g.stats;
   st.nodes = n;
   st.edges = e;
-  st.largestGraph = st.smallestGraph = n;
 
   // Statistics, all asynchronous; read back with the results below.
   DeviceBuffer sorted, tempMax, tempSort, counts;
@@ -655,35 +680,96 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
       st.edgesByDegree[k] = static_cast<int64_t>(out.edgesByDegree[k]);
     }
   }
+  // Per-graph node offsets (graph_ptr, graphs + 1 entries): the batch's
+  // graphs, or else the finest split of the ids into ranges that no edge
+  // crosses (HostGraph's graphOffsets); block-per-graph kernels run a block
+  // per graph.
+  DeviceBuffer sizes;
   if (batch && n) {
     int64_t last = 0;
     GNN_CUDA(cudaMemcpy(&last, batch + n - 1, 8, cudaMemcpyDeviceToHost));
     st.graphs = last + 1;
-    counts = arena.take(st.graphs * sizeof(int));
-    DeviceBuffer largest = arena.take(2 * sizeof(int));
+    // Nodes per graph id, then a 0: the exclusive sum is the offsets.
+    counts = arena.take((st.graphs + 1) * sizeof(int));
+    g.graphPtr = arena.take((st.graphs + 1) * sizeof(I));
     GNN_RETURN_IF_ERROR(arena.status);
-    GNN_CUDA(cudaMemsetAsync(counts.data(), 0, st.graphs * sizeof(int), stream));
+    GNN_CUDA(cudaMemsetAsync(counts.data(), 0, (st.graphs + 1) * sizeof(int),
+                             stream));
     countPerGraph<<<blocksFor(n), kThreads, 0, stream>>>(batch, n,
                                                          counts.as<int>(),
                                                          st.graphs);
-    // The largest and the smallest graph (an id without nodes counts 0).
-    size_t maxBytes = 0, minBytes = 0;
-    GNN_CUDA(cub::DeviceReduce::Max(nullptr, maxBytes, counts.as<int>(),
-                                    largest.as<int>(), st.graphs, stream));
-    GNN_CUDA(cub::DeviceReduce::Min(nullptr, minBytes, counts.as<int>(),
-                                    largest.as<int>() + 1, st.graphs, stream));
-    DeviceBuffer temp = arena.take(std::max<size_t>({maxBytes, minBytes, 1}));
+    size_t bytes = 0;
+    GNN_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, bytes, counts.as<int>(),
+                                           g.graphPtr.as<I>(), st.graphs + 1,
+                                           stream));
+    DeviceBuffer temp = arena.take(std::max<size_t>(bytes, 1));
     GNN_RETURN_IF_ERROR(arena.status);
-    GNN_CUDA(cub::DeviceReduce::Max(temp.data(), maxBytes, counts.as<int>(),
-                                    largest.as<int>(), st.graphs, stream));
-    GNN_CUDA(cub::DeviceReduce::Min(temp.data(), minBytes, counts.as<int>(),
-                                    largest.as<int>() + 1, st.graphs, stream));
-    int sizes[2] = {0, 0};
-    GNN_CUDA(cudaMemcpyAsync(sizes, largest.data(), sizeof(sizes),
+    GNN_CUDA(cub::DeviceScan::ExclusiveSum(temp.data(), bytes,
+                                           counts.as<int>(), g.graphPtr.as<I>(),
+                                           st.graphs + 1, stream));
+    sizes = std::move(counts);
+  } else {
+    // How many edges cross each position, and the positions none crosses.
+    DeviceBuffer cover = arena.take((n + 1) * sizeof(int));
+    DeviceBuffer crossing = arena.take((n + 1) * sizeof(int));
+    DeviceBuffer flags = arena.take(n + 1);
+    DeviceBuffer selected = arena.take(sizeof(long long));
+    g.graphPtr = arena.take((n + 1) * sizeof(I));
+    GNN_RETURN_IF_ERROR(arena.status);
+    GNN_CUDA(cudaMemsetAsync(cover.data(), 0, (n + 1) * sizeof(int), stream));
+    if (e)
+      markCrossings<I><<<blocksFor(e), kThreads, 0, stream>>>(
+          g.col.as<I>(), csrDst.as<I>(), e, cover.as<int>());
+    size_t scanBytes = 0, selectBytes = 0;
+    GNN_CUDA(cub::DeviceScan::InclusiveSum(nullptr, scanBytes, cover.as<int>(),
+                                           crossing.as<int>(), n + 1, stream));
+    thrust::counting_iterator<I> ids(0);
+    GNN_CUDA(cub::DeviceSelect::Flagged(
+        nullptr, selectBytes, ids, flags.as<char>(), g.graphPtr.as<I>(),
+        selected.as<long long>(), n + 1, stream));
+    DeviceBuffer temp = arena.take(std::max<size_t>({scanBytes, selectBytes, 1}));
+    GNN_RETURN_IF_ERROR(arena.status);
+    GNN_CUDA(cub::DeviceScan::InclusiveSum(temp.data(), scanBytes,
+                                           cover.as<int>(), crossing.as<int>(),
+                                           n + 1, stream));
+    uncrossed<<<blocksFor(n + 1), kThreads, 0, stream>>>(
+        crossing.as<int>(), n + 1, flags.as<char>());
+    GNN_CUDA(cub::DeviceSelect::Flagged(
+        temp.data(), selectBytes, ids, flags.as<char>(), g.graphPtr.as<I>(),
+        selected.as<long long>(), n + 1, stream));
+    long long count = 0;
+    GNN_CUDA(cudaMemcpyAsync(&count, selected.data(), sizeof(count),
                              cudaMemcpyDeviceToHost, stream));
     GNN_CUDA(cudaStreamSynchronize(stream));
-    st.largestGraph = sizes[0];
-    st.smallestGraph = sizes[1];
+    st.graphs = count - 1;
+    sizes = arena.take(std::max<int64_t>(st.graphs, 1) * sizeof(int));
+    GNN_RETURN_IF_ERROR(arena.status);
+    if (st.graphs)
+      graphSizes<I><<<blocksFor(st.graphs), kThreads, 0, stream>>>(
+          g.graphPtr.as<I>(), st.graphs, sizes.as<int>());
+  }
+  GNN_CUDA(cudaGetLastError());
+  st.largestGraph = st.smallestGraph = 0;
+  if (st.graphs) {
+    // The largest and the smallest graph (an id without nodes counts 0).
+    DeviceBuffer extremes = arena.take(2 * sizeof(int));
+    size_t maxBytes = 0, minBytes = 0;
+    GNN_CUDA(cub::DeviceReduce::Max(nullptr, maxBytes, sizes.as<int>(),
+                                    extremes.as<int>(), st.graphs, stream));
+    GNN_CUDA(cub::DeviceReduce::Min(nullptr, minBytes, sizes.as<int>(),
+                                    extremes.as<int>() + 1, st.graphs, stream));
+    DeviceBuffer temp = arena.take(std::max<size_t>({maxBytes, minBytes, 1}));
+    GNN_RETURN_IF_ERROR(arena.status);
+    GNN_CUDA(cub::DeviceReduce::Max(temp.data(), maxBytes, sizes.as<int>(),
+                                    extremes.as<int>(), st.graphs, stream));
+    GNN_CUDA(cub::DeviceReduce::Min(temp.data(), minBytes, sizes.as<int>(),
+                                    extremes.as<int>() + 1, st.graphs, stream));
+    int both[2] = {0, 0};
+    GNN_CUDA(cudaMemcpyAsync(both, extremes.data(), sizeof(both),
+                             cudaMemcpyDeviceToHost, stream));
+    GNN_CUDA(cudaStreamSynchronize(stream));
+    st.largestGraph = both[0];
+    st.smallestGraph = both[1];
   }
   return Status();
 }

@@ -129,6 +129,8 @@ std::string Program::toJson() const {
          {"buffers", buffersJson},
          {"steps", stepsJson},
          {"prelude", prelude}};
+  if (maxGraphNodes)
+    j["max_graph_nodes"] = maxGraphNodes;
   Json unitsJson = Json::array();
   for (const SourceUnit &u : units)
     unitsJson.push_back(Json{{"kernels", u.kernels}, {"text", u.text}});
@@ -386,7 +388,8 @@ StatusOr<Program> Program::parse(const std::string &text) {
   Program p;
   std::string format;
   if (!r.keys(j, "program", {"format", "version", "name", "kernels", "options",
-                             "index_bits", "csr_order_edges", "buffers",
+                             "index_bits", "csr_order_edges",
+                             "max_graph_nodes", "buffers",
                              "steps", "source", "prelude", "units"}) ||
       !r.string(j, "format", "program", format))
     return Status::error(r.error);
@@ -445,6 +448,12 @@ StatusOr<Program> Program::parse(const std::string &text) {
     if (!csr->is_boolean())
       return Status::error("program.csr_order_edges: expected true or false");
     p.csrOrderEdges = csr->get<bool>();
+  }
+  if (auto most = j.find("max_graph_nodes"); most != j.end()) {
+    if (!most->is_number_integer() || most->get<int64_t>() < 0)
+      return Status::error(
+          "program.max_graph_nodes: expected a nonnegative integer");
+    p.maxGraphNodes = most->get<int64_t>();
   }
   for (const char *list : {"kernels", "options"}) {
     auto it = j.find(list);
@@ -569,7 +578,7 @@ Status Program::verify() const {
   static const std::set<std::string> graphArrays = {
       "csr_row_ptr", "csr_col", "csr_edge", "csr_dst", "csc_col_ptr", "csc_row",
       "csc_edge",    "csc_to_csr", "in_degree", "out_degree",
-      "csr_rows_by_degree", "csc_cols_by_degree"};
+      "csr_rows_by_degree", "csc_cols_by_degree", "graph_ptr"};
   for (size_t i = 0; i < steps.size(); ++i) {
     std::string where = "step " + std::to_string(i);
     // `real`: a library step's operand, f32 or f64 like the step's first.

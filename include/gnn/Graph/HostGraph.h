@@ -118,6 +118,14 @@ HostGraph generatePowerLaw(int64_t numNodes, int64_t numEdges, uint64_t seed,
 HostGraph generateBatch(int64_t numGraphs, int64_t minNodes, int64_t maxNodes,
                         double meanDegree, uint64_t seed);
 
+/// The first node of each graph, then the node count (graphs + 1 entries;
+/// `{0}` for a graph without nodes): with graph ids, the nodes of each id (an
+/// id without nodes is an empty graph); else the finest split of the node ids
+/// into consecutive ranges that no edge crosses (position i, 0 < i < nodes,
+/// starts a graph iff no edge (u, v) has min(u, v) < i <= max(u, v)). The
+/// runtime builds the same array (`graph_ptr`) for block-per-graph kernels.
+std::vector<int64_t> graphOffsets(const HostGraph &graph);
+
 /// The statistics of a graph (gnn/Analysis/GraphStats.h), computed on the
 /// host: equal to what the runtime computes on the GPU when it builds the
 /// graph (`directed` by order-independent hashes of the edges and of the

@@ -132,6 +132,10 @@ public:
   /// Node ids in increasing in-degree (CSR rows) and out-degree (CSC
   /// columns), ties by id.
   const void *csrRowsByDegree() const { return rowsByDegree.data(); }
+  /// The first node of each graph, then the node count (graphs + 1
+  /// entries): the batch's graphs, or else the finest split of the ids into
+  /// ranges no edge crosses (HostGraph's graphOffsets).
+  const void *graphOffsets() const { return graphPtr.data(); }
   const void *cscColsByDegree() const { return colsByDegree.data(); }
   /// Entry j (of 64): the number of nodes of in- (out-) degree at most 2^j
   /// (kernels get them as the size parameters csr_light_<j>, csc_light_<j>).
@@ -149,7 +153,7 @@ public:
     return rowPtr.size() + col.size() + csrEdges.size() + csrDsts.size() +
            colPtr.size() + row.size() + cscEdges.size() + cscToCsrSlots.size() +
            inDeg.size() + outDeg.size() + rowsByDegree.size() +
-           colsByDegree.size();
+           colsByDegree.size() + graphPtr.size();
   }
   /// State that library steps cache per graph (cuSPARSE descriptors,
   /// workspaces); owned and destroyed with the graph.
@@ -164,7 +168,7 @@ private:
   IndexType index = IndexType::Int32;
   GraphStats stats;
   DeviceBuffer rowPtr, col, csrEdges, csrDsts, colPtr, row, cscEdges, cscToCsrSlots;
-  DeviceBuffer inDeg, outDeg, rowsByDegree, colsByDegree;
+  DeviceBuffer inDeg, outDeg, rowsByDegree, colsByDegree, graphPtr;
   std::array<int64_t, 64> lightRows{}, lightCols{};
   mutable std::shared_ptr<void> library;
   template <typename I> friend struct GraphBuilder;

@@ -146,6 +146,10 @@ struct Program {
   /// without a permutation step: generated for graphs whose edges arrive
   /// sorted by destination (GraphStats::csrOrder), and refused on others.
   bool csrOrderEdges = false;
+  /// The most nodes per graph the kernels hold (block-per-graph kernels keep
+  /// a graph in shared memory), refused on graphs with a larger one; 0: no
+  /// limit.
+  int64_t maxGraphNodes = 0;
   std::vector<std::string> kernels;
   /// Inputs, outputs and temporaries; the outputs (`result<K>`, use Result
   /// with index K) appear in the function's result order.
