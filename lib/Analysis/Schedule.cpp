@@ -73,9 +73,24 @@ Schedule gnn::chooseSchedule(const ScheduleProblem &p) {
   case GroupKind::Elementwise:
     s.mapping = ThreadMapping::ElementParallel;
     break;
+  case GroupKind::GraphBlock:
+    // A molecule (9 to 30 nodes of 64 features) is a few hundred to two
+    // thousand elements per step: 128 threads keep every lane busy in the
+    // steps and let 16 blocks share an SM.
+    s.mapping = ThreadMapping::BlockPerGraph;
+    s.lanes = 32;
+    s.block = 128;
+    return s;
   }
   s.block = 256;
   return s;
+}
+
+int64_t gnn::graphBlockCapacity(const GraphStats &g) {
+  if (g.nodes <= 0 || g.largestGraph <= 0 ||
+      g.largestGraph > kMaxGraphBlockNodes)
+    return 0;
+  return std::max<int64_t>(8, nextPowerOfTwo(g.largestGraph));
 }
 
 GraphStats ScheduleProblem::defaultStats() {
@@ -109,8 +124,9 @@ std::string gnn::scheduleKey(const GraphStats &g, int64_t maxChunks) {
   int64_t aggregation = chooseSplit(p);
   p.kind = GroupKind::Attention;
   int64_t attention = chooseSplit(p);
-  return std::to_string(degreeClass) + "/" + std::to_string(aggregation) +
-         "/" + std::to_string(attention);
+  return std::to_string(degreeClass) + "/" + std::to_string(aggregation) + "/" +
+         std::to_string(attention) + "/" +
+         std::to_string(graphBlockCapacity(g));
 }
 
 std::string Schedule::verify(const ScheduleProblem &p) const {
@@ -138,5 +154,9 @@ std::string Schedule::verify(const ScheduleProblem &p) const {
   if (rowKind != (mapping == ThreadMapping::RowParallel))
     return "aggregations, attention and softmax need a row-parallel mapping, "
            "other groups another one";
+  if ((p.kind == GroupKind::GraphBlock) !=
+      (mapping == ThreadMapping::BlockPerGraph))
+    return "graph blocks need the block-per-graph mapping, other groups "
+           "another one";
   return "";
 }

@@ -1084,7 +1084,8 @@ std::vector<int64_t> gnn::graphOffsets(const HostGraph &g) {
   // after its upper end.
   std::vector<int64_t> cover(n + 1, 0);
   for (int64_t e = 0; e < g.numEdges(); ++e) {
-    int64_t lo = std::min(g.src[e], g.dst[e]), hi = std::max(g.src[e], g.dst[e]);
+    int64_t lo = std::min(g.src[e], g.dst[e]),
+            hi = std::max(g.src[e], g.dst[e]);
     if (lo < hi) {
       ++cover[lo + 1];
       --cover[hi + 1];

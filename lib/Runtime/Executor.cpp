@@ -219,7 +219,8 @@ void *Executable::Impl::graphArray(const Graph &g, const std::string &n) const {
   if (n == "out_degree") return const_cast<int32_t *>(g.outDegree());
   if (n == "csr_rows_by_degree") return const_cast<void *>(g.csrRowsByDegree());
   if (n == "csc_cols_by_degree") return const_cast<void *>(g.cscColsByDegree());
-  if (n == "graph_ptr") return const_cast<void *>(g.graphOffsets());
+  if (n == "graph_ptr")
+    return const_cast<void *>(g.graphOffsets());
   return nullptr;
 }
 

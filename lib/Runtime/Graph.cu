@@ -16,8 +16,8 @@
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
-#include <thrust/iterator/counting_iterator.h>
 #include <cuda_runtime.h>
+#include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
 #include <cmath>
@@ -704,9 +704,9 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
                                            stream));
     DeviceBuffer temp = arena.take(std::max<size_t>(bytes, 1));
     GNN_RETURN_IF_ERROR(arena.status);
-    GNN_CUDA(cub::DeviceScan::ExclusiveSum(temp.data(), bytes,
-                                           counts.as<int>(), g.graphPtr.as<I>(),
-                                           st.graphs + 1, stream));
+    GNN_CUDA(cub::DeviceScan::ExclusiveSum(temp.data(), bytes, counts.as<int>(),
+                                           g.graphPtr.as<I>(), st.graphs + 1,
+                                           stream));
     sizes = std::move(counts);
   } else {
     // How many edges cross each position, and the positions none crosses.
@@ -727,7 +727,8 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
     GNN_CUDA(cub::DeviceSelect::Flagged(
         nullptr, selectBytes, ids, flags.as<char>(), g.graphPtr.as<I>(),
         selected.as<long long>(), n + 1, stream));
-    DeviceBuffer temp = arena.take(std::max<size_t>({scanBytes, selectBytes, 1}));
+    DeviceBuffer temp =
+        arena.take(std::max<size_t>({scanBytes, selectBytes, 1}));
     GNN_RETURN_IF_ERROR(arena.status);
     GNN_CUDA(cub::DeviceScan::InclusiveSum(temp.data(), scanBytes,
                                            cover.as<int>(), crossing.as<int>(),

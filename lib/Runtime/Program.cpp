@@ -387,10 +387,10 @@ StatusOr<Program> Program::parse(const std::string &text) {
   Reader r;
   Program p;
   std::string format;
-  if (!r.keys(j, "program", {"format", "version", "name", "kernels", "options",
-                             "index_bits", "csr_order_edges",
-                             "max_graph_nodes", "buffers",
-                             "steps", "source", "prelude", "units"}) ||
+  if (!r.keys(j, "program",
+              {"format", "version", "name", "kernels", "options", "index_bits",
+               "csr_order_edges", "max_graph_nodes", "buffers", "steps",
+               "source", "prelude", "units"}) ||
       !r.string(j, "format", "program", format))
     return Status::error(r.error);
   if (format != "gnnc-program")
@@ -576,9 +576,10 @@ Status Program::verify() const {
     if (!unitOf.count(k))
       return Status::error("kernel '" + k + "' is defined by no source unit");
   static const std::set<std::string> graphArrays = {
-      "csr_row_ptr", "csr_col", "csr_edge", "csr_dst", "csc_col_ptr", "csc_row",
-      "csc_edge",    "csc_to_csr", "in_degree", "out_degree",
-      "csr_rows_by_degree", "csc_cols_by_degree", "graph_ptr"};
+      "csr_row_ptr", "csr_col",    "csr_edge",           "csr_dst",
+      "csc_col_ptr", "csc_row",    "csc_edge",           "csc_to_csr",
+      "in_degree",   "out_degree", "csr_rows_by_degree", "csc_cols_by_degree",
+      "graph_ptr"};
   for (size_t i = 0; i < steps.size(); ++i) {
     std::string where = "step " + std::to_string(i);
     // `real`: a library step's operand, f32 or f64 like the step's first.

@@ -3,8 +3,8 @@
 
 // An unknown rule, or `none` with others, is rejected on every function.
 
-// CHECK: error: expects fuse to be 'none' alone or a list of 'attention' and 'aggregation' but got 'none,attention'
-// expected-error @below {{expects fuse to be 'none' alone or a list of 'attention' and 'aggregation' but got 'attention,softmax'}}
+// CHECK: error: expects fuse to be 'none' alone or a list of 'graph_block', 'attention' and 'aggregation' but got 'none,attention'
+// expected-error @below {{expects fuse to be 'none' alone or a list of 'graph_block', 'attention' and 'aggregation' but got 'attention,softmax'}}
 func.func @f(%g: !gnn.graph) -> tensor<?xf32> {
   %d = gnn.degree %g : tensor<?xf32>
   return %d : tensor<?xf32>

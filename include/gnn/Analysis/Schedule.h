@@ -1,4 +1,5 @@
-//===- Schedule.h - choosing a schedule for a kernel group --------*- C++ -*-===//
+//===- Schedule.h - choosing a schedule for a kernel group --------*- C++
+//-*-===//
 //
 // Part of gnnc. Plain C++, independent of the IR: the pass builds the problem
 // from a kernel group and applies the answer as a #gnn.schedule attribute.
@@ -28,7 +29,9 @@
 ///  - edge softmax: row-parallel with the lanes over the row's edges; the team
 ///    grows with the mean degree (4 lanes for molecules, 32 for dense rows);
 ///  - sddmm, gather: edge-parallel, a thread per edge element;
-///  - degree and elementwise groups: a thread per element.
+///  - degree and elementwise groups: a thread per element;
+///  - graph blocks (a whole function on a batch of small graphs): a block per
+///    graph (graphBlockCapacity below says which statistics allow it).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -53,7 +56,9 @@ enum class GroupKind {
   Degree,
   Elementwise,
   /// sddmm → score → edge softmax → spmm fused into one kernel.
-  Attention
+  Attention,
+  /// A whole function on small graphs, a block per graph.
+  GraphBlock
 };
 
 /// What the schedule is chosen for.
@@ -80,7 +85,12 @@ struct ScheduleProblem {
 };
 
 /// Thread mapping of a schedule (mirrors #gnn.schedule's `mapping`).
-enum class ThreadMapping { RowParallel, EdgeParallel, ElementParallel };
+enum class ThreadMapping {
+  RowParallel,
+  EdgeParallel,
+  ElementParallel,
+  BlockPerGraph
+};
 
 /// How a group is mapped onto the GPU (mirrors #gnn.schedule).
 struct Schedule {
@@ -111,9 +121,24 @@ Schedule chooseSchedule(const ScheduleProblem &problem);
 ///    largest in-degree exceeds 1024, else above 32.
 int64_t chooseSplit(const ScheduleProblem &problem);
 
-/// What the default schedules of row kinds read from the statistics, as a
-/// string: two graphs with equal keys get equal default schedules (the
-/// Python package keys its compiled functions by it).
+/// The static shared memory one block may have (the `gnnk.shared` arrays of
+/// a kernel together).
+inline constexpr int64_t kBlockSharedBytes = 48 * 1024;
+
+/// The most nodes of one graph a block-per-graph kernel holds.
+inline constexpr int64_t kMaxGraphBlockNodes = 128;
+
+/// How many nodes per graph a block-per-graph kernel for `stats` holds in
+/// shared memory: the largest graph's node count rounded up to a power of
+/// two, at least 8 (so that batches of similar graphs share a compiled
+/// kernel); 0 when the largest graph has more than kMaxGraphBlockNodes
+/// nodes or the graph has none.
+int64_t graphBlockCapacity(const GraphStats &stats);
+
+/// What the default schedules of row kinds and the graph-block rule read
+/// from the statistics, as a string: two graphs with equal keys get equal
+/// default schedules and kernel groups (the Python package keys its compiled
+/// functions by it).
 std::string scheduleKey(const GraphStats &stats,
                         int64_t maxChunks = ::mlir::gnn::kDefaultMaxChunks);
 

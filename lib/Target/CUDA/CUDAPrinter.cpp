@@ -456,6 +456,24 @@ static LogicalResult printOperation(CUDAPrinterState &state,
   return success();
 }
 
+/// `__shared__ __align__(16) float sh0[1024];` (aligned for vector
+/// accesses).
+static LogicalResult printOperation(CUDAPrinterState &state,
+                                    gnnk::SharedOp op) {
+  std::string name = state.getFreshName("sh");
+  state.ostream() << "__shared__ __align__(16) "
+                  << getScalarType(op.getBuffer().getType().getElementType())
+                  << " " << name << "[" << op.getSize() << "];\n";
+  state.bind(op.getBuffer(), name);
+  return success();
+}
+
+/// `__syncthreads();`
+static LogicalResult printOperation(CUDAPrinterState &state, gnnk::BarrierOp) {
+  state.ostream() << "__syncthreads();\n";
+  return success();
+}
+
 /// `atomicAdd(buf + i, v);` (float and double: sm_60 and later).
 static LogicalResult printOperation(CUDAPrinterState &state,
                                     gnnk::AtomicAddOp op) {
@@ -469,7 +487,8 @@ LogicalResult cuda::printOperation(CUDAPrinterState &state, Operation &op) {
   return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
       .Case<gnnk::ForElementsOp, gnnk::ForRowsOp, gnnk::ForBlocksOp,
             gnnk::ForEdgesOp, gnnk::TeamReduceOp, gnnk::BlockReduceOp,
-            gnnk::LoadOp, gnnk::StoreOp, gnnk::AtomicAddOp>(
+            gnnk::LoadOp, gnnk::StoreOp, gnnk::AtomicAddOp, gnnk::SharedOp,
+            gnnk::BarrierOp>(
           [&](auto op) { return ::printOperation(state, op); })
       .Default([&](Operation *op) { return printScalarOperation(state, *op); });
 }

@@ -488,6 +488,18 @@ FailureOr<rt::Program> Lowering::run() {
   program.kernels = {kEdgesToSlots, kSlotsToEdges};
   for (auto kernel : module.getOps<gnnk::KernelOp>())
     program.kernels.push_back(kernel.getSymName().str());
+  // The fewest nodes per graph a kernel the function launches holds
+  // (block-per-graph kernels keep a graph in shared memory).
+  func.walk([&](gnnk::LaunchOp launch) {
+    auto kernel = module.lookupSymbol<gnnk::KernelOp>(launch.getKernel());
+    auto most =
+        kernel
+            ? kernel->getAttrOfType<IntegerAttr>(gnnk::kMaxGraphNodesAttrName)
+            : IntegerAttr();
+    if (most &&
+        (!program.maxGraphNodes || most.getInt() < program.maxGraphNodes))
+      program.maxGraphNodes = most.getInt();
+  });
 
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   // Values returned are produced straight into their output buffers.

@@ -56,6 +56,14 @@ static bool acceptsExtremumGrad(ArrayRef<StringRef> ops) {
   return ops == ArrayRef<StringRef>{"extremum_grad"};
 }
 
+/// Degrees and spmms, in any number and order (a whole function; which
+/// spmms, see gnn/Dialect/GNN/Transforms/GraphBlock.h).
+static bool acceptsGraphBlock(ArrayRef<StringRef> ops) {
+  return !ops.empty() && llvm::all_of(ops, [](StringRef name) {
+    return name == "degree" || name == "spmm";
+  });
+}
+
 //===----------------------------------------------------------------------===//
 // Anchors and scheduling kinds
 //===----------------------------------------------------------------------===//
@@ -96,6 +104,8 @@ static GroupKind degreeKind(Operation *) { return GroupKind::Degree; }
 
 static GroupKind elementwiseKind(Operation *) { return GroupKind::Elementwise; }
 
+static GroupKind graphBlockKind(Operation *) { return GroupKind::GraphBlock; }
+
 //===----------------------------------------------------------------------===//
 // The records
 //===----------------------------------------------------------------------===//
@@ -103,6 +113,7 @@ static GroupKind elementwiseKind(Operation *) { return GroupKind::Elementwise; }
 static constexpr Mapping kRows[] = {Mapping::row_parallel};
 static constexpr Mapping kEdges[] = {Mapping::edge_parallel};
 static constexpr Mapping kElements[] = {Mapping::element_parallel};
+static constexpr Mapping kBlocks[] = {Mapping::block_per_graph};
 
 static const KernelFamily kFamilies[] = {
     {GroupFamily::attention, FusionFamily::Attention,
@@ -123,6 +134,11 @@ static const KernelFamily kFamilies[] = {
     // Never planned: gnn-form-kernel-groups wraps each extremum_grad alone.
     {GroupFamily::extremum_grad, std::nullopt, "one extremum_grad",
      acceptsExtremumGrad, firstGraphOp, elementwiseKind, kElements},
+    // Never planned: gnn-form-kernel-groups makes a whole function one group
+    // when the graphs are small enough (gnn/Dialect/GNN/Transforms/
+    // GraphBlock.h).
+    {GroupFamily::graph_block, std::nullopt, "degrees and spmms",
+     acceptsGraphBlock, firstGraphOp, graphBlockKind, kBlocks},
 };
 
 bool KernelFamily::implements(Mapping mapping) const {

@@ -6,8 +6,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnn/Analysis/Fusion.h"
+#include "gnn/Analysis/Schedule.h"
 #include "gnn/Dialect/GNN/IR/GNNDomain.h"
+#include "gnn/Dialect/GNN/IR/GraphStatsAttr.h"
 #include "gnn/Dialect/GNN/IR/KernelFamily.h"
+#include "gnn/Dialect/GNN/Transforms/GraphBlock.h"
 #include "gnn/Dialect/GNN/Transforms/Passes.h"
 #include "gnn/Dialect/GNN/Transforms/ScaledOperand.h"
 
@@ -432,6 +435,17 @@ static LogicalResult eraseRecomputed(const BlockProblem &bp,
   return success();
 }
 
+/// The nodes per graph a graph block holds for the statistics of the module
+/// around `op` (`gnn.graph_stats`), 0 when they are too large or unknown.
+static int64_t graphBlockCapacityFor(Operation *op) {
+  auto module = op->getParentOfType<ModuleOp>();
+  auto attr =
+      module
+          ? dyn_cast_or_null<GraphStatsAttr>(module->getAttr(kGraphStatsAttr))
+          : GraphStatsAttr();
+  return attr ? ::gnn::graphBlockCapacity(statsOf(attr)) : 0;
+}
+
 //===----------------------------------------------------------------------===//
 // The pass
 //===----------------------------------------------------------------------===//
@@ -442,10 +456,13 @@ struct FormKernelGroups
   using GNNFormKernelGroupsBase::GNNFormKernelGroupsBase;
 
   /// The rules named by the `fuse` option.
-  LogicalResult parseRules(::gnn::FusionOptions &options) {
+  LogicalResult parseRules(::gnn::FusionOptions &options, bool &graphBlock) {
     options.attention = options.aggregation = options.prologue = false;
+    graphBlock = false;
     for (const std::string &rule : fuse) {
-      if (rule == "attention")
+      if (rule == "graph_block")
+        graphBlock = true;
+      else if (rule == "attention")
         options.attention = true;
       else if (rule == "aggregation")
         options.aggregation = true;
@@ -453,8 +470,8 @@ struct FormKernelGroups
         options.prologue = true;
       else if (rule != "none" || fuse.size() != 1)
         return getOperation().emitError()
-               << "expects fuse to be 'none' alone or a list of 'attention' "
-                  "and 'aggregation' but got '"
+               << "expects fuse to be 'none' alone or a list of 'graph_block', "
+                  "'attention' and 'aggregation' but got '"
                << llvm::join(fuse, ",") << "' ('prologue' is a rule too)";
     }
     return success();
@@ -462,11 +479,16 @@ struct FormKernelGroups
 
   void runOnOperation() override {
     ::gnn::FusionOptions options;
-    if (failed(parseRules(options)))
+    bool graphBlock = false;
+    if (failed(parseRules(options, graphBlock)))
       return signalPassFailure();
     func::FuncOp func = getOperation();
     // A declaration has nothing to group.
     if (func.isExternal())
+      return;
+    // Small graphs: the whole function in one block per graph, if it fits
+    // (gnn/Dialect/GNN/Transforms/GraphBlock.h).
+    if (graphBlock && formGraphBlock(func, graphBlockCapacityFor(func)))
       return;
     // The body, then every other block with a graph op outside a group.
     llvm::SetVector<Block *> blocks;

@@ -28,6 +28,8 @@ static Mapping toAttr(::gnn::ThreadMapping m) {
   case ::gnn::ThreadMapping::RowParallel: return Mapping::row_parallel;
   case ::gnn::ThreadMapping::EdgeParallel: return Mapping::edge_parallel;
   case ::gnn::ThreadMapping::ElementParallel: return Mapping::element_parallel;
+  case ::gnn::ThreadMapping::BlockPerGraph:
+    return Mapping::block_per_graph;
   }
   return Mapping::element_parallel;
 }

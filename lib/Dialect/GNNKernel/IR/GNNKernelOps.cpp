@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnn/Dialect/GNNKernel/IR/GNNKernelOps.h"
+#include "gnn/Analysis/Schedule.h"
 
 #include "gnn/Dialect/GNN/IR/GNNDomain.h"
 #include "gnn/Dialect/GNN/IR/GNNOps.h"
@@ -219,10 +220,10 @@ LogicalResult KernelOp::verify() {
     }
     if (graph) {
       auto name = dyn_cast<StringAttr>(graph);
-      static const char *known[] = {"csr_row_ptr", "csr_col", "csr_dst",
-                                    "csr_edge",    "csc_col_ptr", "csc_row",
-                                    "csc_to_csr",  "csr_rows_by_degree",
-                                    "csc_cols_by_degree"};
+      static const char *known[] = {
+          "csr_row_ptr",        "csr_col",  "csr_dst",    "csr_edge",
+          "csc_col_ptr",        "csc_row",  "csc_to_csr", "csr_rows_by_degree",
+          "csc_cols_by_degree", "graph_ptr"};
       if (!name || llvm::find(known, name.getValue()) == std::end(known))
         return emitOpError() << "expects parameter #" << i
                              << " to name a graph array but got " << graph;
@@ -353,6 +354,20 @@ LogicalResult ForBlocksOp::verify() {
     return emitOpError() << "expects lanes to divide the kernel's block of "
                          << block << " but got " << getLanes();
   return verifyMapping(*this, getBody(), 3);
+}
+
+//===----------------------------------------------------------------------===//
+// SharedOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SharedOp::verify() {
+  int64_t size = getSize();
+  unsigned bits = getBuffer().getType().getElementTypeBitWidth();
+  if (size < 1 || size > ::gnn::kBlockSharedBytes * 8 / bits)
+    return emitOpError() << "expects 1 to "
+                         << ::gnn::kBlockSharedBytes * 8 / bits
+                         << " elements (48 KiB) but got " << size;
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -48,6 +48,7 @@ void mlir::gnnk::populateGroupLoweringPatterns(RewritePatternSet &patterns,
   populateDegreeLoweringPatterns(patterns, indexBits);
   populateElementwiseLoweringPatterns(patterns, indexBits);
   populateExtremumGradLoweringPatterns(patterns, indexBits);
+  populateGraphBlockLoweringPatterns(patterns, indexBits);
 }
 
 /// Lowers one group with the pattern of its family and mapping.

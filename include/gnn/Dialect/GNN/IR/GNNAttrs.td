@@ -42,7 +42,8 @@ def GNN_Mapping : I32EnumAttr<"Mapping",
     "how the threads of a kernel group are mapped onto the work", [
     I32EnumAttrCase<"row_parallel", 0>,
     I32EnumAttrCase<"edge_parallel", 1>,
-    I32EnumAttrCase<"element_parallel", 2>
+    I32EnumAttrCase<"element_parallel", 2>,
+    I32EnumAttrCase<"block_per_graph", 3>
   ]> {
   let cppNamespace = "::mlir::gnn";
   let genSpecializedAttr = 0;
@@ -56,7 +57,8 @@ def GNN_GroupFamily : I32EnumAttr<"GroupFamily",
     I32EnumAttrCase<"edge_softmax", 3>,
     I32EnumAttrCase<"degree", 4>,
     I32EnumAttrCase<"elementwise", 5>,
-    I32EnumAttrCase<"extremum_grad", 6>
+    I32EnumAttrCase<"extremum_grad", 6>,
+    I32EnumAttrCase<"graph_block", 7>
   ]> {
   let cppNamespace = "::mlir::gnn";
   let description = [{
@@ -77,7 +79,12 @@ def GNN_GroupFamily : I32EnumAttr<"GroupFamily",
     - `edge_softmax`: one `gnn.edge_softmax`;
     - `degree`: one `gnn.degree`;
     - `elementwise`: no graph op, only dense `linalg` work;
-    - `extremum_grad`: one `gnn.extremum_grad` (never fused).
+    - `extremum_grad`: one `gnn.extremum_grad` (never fused);
+    - `graph_block`: a whole function on a batch of small graphs (degrees,
+      unweighted or argument-weighted `spmm` sum or mean, `linalg.matmul`
+      with a dense right operand, elementwise ops on node tensors), one block
+      per graph with the graph's values in shared memory (see
+      `gnn/Dialect/GNN/IR/GraphBlock.h`).
   }];
 }
 
@@ -93,7 +100,10 @@ def GNN_ScheduleAttr : AttrDef<GNN_Dialect, "Schedule"> {
     - `mapping`: `row_parallel` (a team of `lanes` threads per destination
       row, lanes over features or over the row's edges: the warp-per-row
       schedule when `lanes = 32`), `edge_parallel` (one thread per element of
-      an edge tensor), `element_parallel` (one thread per output element).
+      an edge tensor), `element_parallel` (one thread per output element),
+      `block_per_graph` (one block per graph of a batch of small graphs,
+      its `block` threads striding over each step's elements; `graph_block`
+      groups only).
     - `lanes`: threads per row (a power of two, 1 to 32).
     - `block`: threads per block.
     - `vector`: elements each lane loads at once (1, 2 or 4).

@@ -58,6 +58,11 @@ int64_t enclosingTeamLanes(Operation *op);
 /// most 32 trips otherwise).
 constexpr llvm::StringLiteral kUnrollAttrName = "gnnk.unroll";
 
+/// A discardable attribute of a `gnnk.kernel` (an integer): the most nodes
+/// per graph the kernel holds (a block-per-graph kernel keeps a graph's
+/// values in shared memory); the Program refuses graphs with larger ones.
+constexpr llvm::StringLiteral kMaxGraphNodesAttrName = "gnnk.max_graph_nodes";
+
 } // namespace gnnk
 } // namespace mlir
 

@@ -218,6 +218,45 @@ def GNNK_ForBlocksOp : GNNK_Op<"for_blocks", [
 }
 
 //===----------------------------------------------------------------------===//
+// Shared memory and barriers (gnnk.for_blocks)
+//===----------------------------------------------------------------------===//
+
+def GNNK_SharedOp : GNNK_Op<"shared", [HasParent<"ForBlocksOp">]> {
+  let summary = "an array in the block's shared memory";
+  let description = [{
+    `size` elements of the result's element type that the threads of one
+    block share (CUDA `__shared__`), not initialised, alive until the kernel
+    ends. A write by one thread is seen by the others after a
+    `gnnk.barrier`. The kernel's arrays together must fit the 48 KiB of
+    static shared memory a block may have.
+
+    ```mlir
+    %h = gnnk.shared 1024 : memref<?xf32>
+    ```
+  }];
+  let arguments = (ins I64Attr:$size);
+  let results = (outs GNNK_Buffer:$buffer);
+  let assemblyFormat = "$size attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
+def GNNK_BarrierOp : GNNK_Op<"barrier", [HasParent<"ForBlocksOp">]> {
+  let summary = "waits for every thread of the block";
+  let description = [{
+    CUDA's `__syncthreads()`: no thread of the block passes it before all
+    have reached it, and what they wrote to shared and global memory before
+    it is visible to all of them after it. Every thread of the block must
+    reach it (it sits directly in the `gnnk.for_blocks` body, whose guard is
+    uniform across the block).
+
+    ```mlir
+    gnnk.barrier
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
 // gnnk.for_edges
 //===----------------------------------------------------------------------===//
 

@@ -41,6 +41,8 @@ void populateElementwiseLoweringPatterns(RewritePatternSet &patterns,
                                          int indexBits);
 void populateExtremumGradLoweringPatterns(RewritePatternSet &patterns,
                                           int indexBits);
+void populateGraphBlockLoweringPatterns(RewritePatternSet &patterns,
+                                        int indexBits);
 /// All of the above.
 void populateGroupLoweringPatterns(RewritePatternSet &patterns, int indexBits);
 
