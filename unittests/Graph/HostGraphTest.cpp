@@ -143,6 +143,43 @@ TEST(HostGraph, Validation) {
   EXPECT_NE(g.validate().find("graph id list has 2 entries"), std::string::npos);
 }
 
+/// The graphs of block-per-graph kernels: the ids' graphs when given, else
+/// the finest ranges of node ids no edge crosses.
+TEST(HostGraph, GraphOffsets) {
+  HostGraph g;
+  g.numNodes = 7;
+  // 0-2 joined by an edge given backwards, 3 alone (a self-loop), 4-6 by
+  // a chain and a duplicate edge.
+  g.src = {2, 3, 4, 6, 5, 5};
+  g.dst = {0, 3, 5, 5, 6, 6};
+  EXPECT_EQ(graphOffsets(g), (std::vector<int64_t>{0, 3, 4, 7}));
+  GraphStats s = computeStats(g);
+  EXPECT_EQ(s.graphs, 3);
+  EXPECT_EQ(s.largestGraph, 3);
+  EXPECT_EQ(s.smallestGraph, 1);
+  // One long edge joins everything.
+  g.src.push_back(0);
+  g.dst.push_back(6);
+  EXPECT_EQ(graphOffsets(g), (std::vector<int64_t>{0, 7}));
+  // Graph ids decide when given; an id without nodes is an empty graph.
+  g.src = {1};
+  g.dst = {0};
+  g.graphIds = {0, 0, 2, 2, 2, 3, 3};
+  EXPECT_EQ(graphOffsets(g), (std::vector<int64_t>{0, 2, 2, 5, 7}));
+  s = computeStats(g);
+  EXPECT_EQ(s.graphs, 4);
+  EXPECT_EQ(s.largestGraph, 3);
+  EXPECT_EQ(s.smallestGraph, 0);
+  // No edges: a graph per node; no nodes: none.
+  g.graphIds.clear();
+  g.src.clear();
+  g.dst.clear();
+  EXPECT_EQ(graphOffsets(g), (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  g.numNodes = 0;
+  EXPECT_EQ(graphOffsets(g), (std::vector<int64_t>{0}));
+  EXPECT_EQ(computeStats(g).graphs, 0);
+}
+
 TEST(HostGraph, MalformedLines) {
   TempDir dir;
   writeText(dir.path / "g.txt", "0 1\n0 1 2\n");

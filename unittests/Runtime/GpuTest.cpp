@@ -224,6 +224,38 @@ TEST(GpuGraph, DegreeBuckets) {
   EXPECT_FALSE((*g)->buckets(1.5).ok());
 }
 
+/// The per-graph node offsets equal the host's (batch ids, or the ranges
+/// no edge crosses), with both index widths, and so do the graph sizes.
+TEST(GpuGraph, GraphOffsets) {
+  REQUIRE_GPU();
+  gnn::HostGraph ranges;
+  ranges.numNodes = 9;
+  ranges.src = {2, 3, 4, 6, 5, 5, 8};
+  ranges.dst = {0, 3, 5, 5, 6, 6, 8};
+  gnn::HostGraph empty;
+  for (const gnn::HostGraph &host :
+       {gnn::generateBatch(300, 3, 30, 2.2, 7), ranges, empty,
+        gnn::generatePowerLaw(2000, 20000, 3)})
+    for (bool ids : {true, false}) {
+      gnn::HostGraph h = host;
+      if (!ids)
+        h.graphIds.clear();
+      std::vector<int64_t> want = gnn::graphOffsets(h);
+      for (bool wide : {false, true}) {
+        GraphBuildOptions options;
+        options.force64 = wide;
+        StatusOr<std::unique_ptr<Graph>> g =
+            Graph::fromHost(h, nullptr, options);
+        ASSERT_TRUE(g.ok()) << g.message();
+        EXPECT_EQ(*(*g)->download((*g)->graphOffsets(), want.size()), want);
+        gnn::GraphStats s = gnn::computeStats(h);
+        EXPECT_EQ((*g)->statistics().graphs, s.graphs);
+        EXPECT_EQ((*g)->statistics().largestGraph, s.largestGraph);
+        EXPECT_EQ((*g)->statistics().smallestGraph, s.smallestGraph);
+      }
+    }
+}
+
 /// Nodes in increasing in- and out-degree (ties by id) and the counts of
 /// nodes of degree at most 2^j: where split row kernels keep their partial
 /// states. A power-law graph (hubs) and one with isolated nodes, both index

@@ -106,6 +106,30 @@ TEST(Program, TextRoundTrips) {
     EXPECT_EQ(back->buffers[6 + i].use, every.buffers[6 + i].use);
 }
 
+/// The most nodes per graph of block-per-graph kernels round-trips, is
+/// written only when set, and must be a nonnegative integer.
+TEST(Program, MaxGraphNodes) {
+  Program p = sample();
+  EXPECT_EQ(p.toJson().find("max_graph_nodes"), std::string::npos);
+  p.maxGraphNodes = 16;
+  StatusOr<Program> back = Program::parse(p.toJson());
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(back->maxGraphNodes, 16);
+  EXPECT_EQ(back->toJson(), p.toJson());
+  for (const char *bad : {"-1", "\"16\"", "1.5"}) {
+    std::string text = p.toJson();
+    std::string from = "\"max_graph_nodes\": 16";
+    text.replace(text.find(from), from.size(),
+                 std::string("\"max_graph_nodes\": ") + bad);
+    StatusOr<Program> q = Program::parse(text);
+    ASSERT_FALSE(q.ok()) << bad;
+    EXPECT_NE(q.message().find("program.max_graph_nodes: expected a "
+                               "nonnegative integer"),
+              std::string::npos)
+        << q.message();
+  }
+}
+
 /// Parses `text` (a sample with one replacement) and expects an error
 /// containing `needle`.
 void expectError(const std::string &from, const std::string &to,

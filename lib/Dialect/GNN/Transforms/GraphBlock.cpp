@@ -176,9 +176,9 @@ FailureOr<GraphBlockPlan> GraphBlockPlan::of(Block &body, ValueRange results,
   plan.capacity = capacity;
   DenseMap<Operation *, int> stepIndex;
   for (Operation &op : body.without_terminator()) {
-    if (auto t = dyn_cast<RankedTensorType>(
-            op.getNumResults() ? op.getResult(0).getType() : Type()))
-      if (isa<Float64Type>(t.getElementType()))
+    for (Type t : op.getResultTypes())
+      if (auto tensor = dyn_cast<RankedTensorType>(t);
+          tensor && isa<Float64Type>(tensor.getElementType()))
         plan.elementBytes = 8;
     if (!isGraphBlockStep(&op))
       continue;
