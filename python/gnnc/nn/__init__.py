@@ -10,11 +10,13 @@ not support raises `NotImplementedError` naming it. See docs/Python-nn.md.
 
 from .attention import GATConv, GATv2Conv, TransformerConv
 from .conv import AGNNConv, GCNConv, GINConv, SAGEConv
+from .models import GCN
 
 __all__ = [
     "AGNNConv",
     "GATConv",
     "GATv2Conv",
+    "GCN",
     "GCNConv",
     "GINConv",
     "SAGEConv",
