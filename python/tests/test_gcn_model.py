@@ -417,3 +417,33 @@ def test_relu_gradient_at_zero_is_torchs():
     pyg(x2, edge_index).sum().backward()
     torch.testing.assert_close(x1.grad, x2.grad)
     assert not x1.grad.any()
+
+
+# --------------------------------------------------------------------------
+# torch.compile and the meta device.
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+def test_no_graph_break_and_the_compiled_model_matches(weighted):
+    ours, pyg = make("default", torch.float64)
+    edge_index, n = molecules()
+    x = features(n, torch.float64)
+    w = (torch.rand(edge_index.size(1), generator=torch.Generator().manual_seed(4),
+                    dtype=torch.float64) + 0.1) if weighted else None
+    torch._dynamo.reset()
+    explanation = torch._dynamo.explain(ours)(x, edge_index, w)
+    assert explanation.graph_break_count == 0, explanation.break_reasons
+    compiled = torch.compile(ours, fullgraph=True)
+    torch.testing.assert_close(compiled(x, edge_index, w), pyg(x, edge_index, w),
+                               **tol(torch.float64))
+
+
+def test_meta_tensors_give_shapes_forward_and_backward():
+    model = gnn.GCN(IN, HID, 3, OUT, dropout=0.5).to("meta").train()
+    edge_index, n = molecules()
+    x = torch.empty(n, IN, device="meta", requires_grad=True)
+    out = model(x, edge_index.to("meta"))
+    assert out.shape == (n, OUT) and out.is_meta
+    out.sum().backward()
+    assert x.grad.shape == x.shape
+    assert model.convs[0].lin.weight.grad.shape == (HID, IN)
