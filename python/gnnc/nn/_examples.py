@@ -3,7 +3,8 @@
 Each example is a PyG layer with its dense projections and bias in the IR
 (64 features; attention with 4 heads of 16), built around the same
 propagation function (`_ir.py`) that the `gnnc.nn` layer runs, so a layer is
-written once. The files are this module's output::
+written once; `gcn3` is a whole 3-layer model, the function `gnnc.nn.GCN`
+runs. The files are this module's output::
 
     python -m gnnc.nn._examples examples/          # write them
     python -m gnnc.nn._examples --check examples/  # exit 1 if one is stale

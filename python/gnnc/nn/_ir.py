@@ -3,11 +3,13 @@
 Each function returns ``(module, name)``: one `gnn`-dialect function, built
 op by op through the compiler's own builders (`gnnc.ir`, no IR text) for one
 layer configuration (channels, heads, element type, flags), that
-`gnnc.compile` turns into forward and backward kernels. The dense projections
-(`x W^T + b`) stay in PyTorch; what runs here is everything that touches the
-graph: scores on edges (`gnn.sddmm`), their softmax (`gnn.edge_softmax`), the
-aggregation (`gnn.spmm`) and the degree normalisation, plus the elementwise work
-between them, so the compiler can fuse it all.
+`gnnc.compile` turns into forward and backward kernels. For the layers the
+dense projections (`x W^T + b`) stay in PyTorch; what runs here is everything
+that touches the graph: scores on edges (`gnn.sddmm`), their softmax
+(`gnn.edge_softmax`), the aggregation (`gnn.spmm`) and the degree
+normalisation, plus the elementwise work between them, so the compiler can
+fuse it all. A whole model (`gcn_model`, of `gnnc.nn.GCN`) has its matmuls,
+biases and activations in the function too.
 
 Conventions shared by the templates:
 
