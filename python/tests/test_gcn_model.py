@@ -313,6 +313,19 @@ def test_the_model_is_one_function_with_every_matmul_inside(monkeypatch):
     assert shapes[1:] == [[16, 64], [64], [64, 64], [64], [64, 64], [64]]
 
 
+def test_examples_gcn3_is_the_function_the_model_runs(monkeypatch):
+    from gnnc.nn import _examples
+    configs = []
+    propagate = _common.propagate
+    monkeypatch.setattr(_common, "propagate",
+                        lambda t, c, *a: configs.append(c) or propagate(t, c, *a))
+    ours, _ = make(((16, 64, 3, 64), {}))
+    edge_index, n = molecules()
+    ours(features(n, torch.float32, channels=16), edge_index)
+    text = _ir.gcn_model(*configs[0])[0].text()
+    assert text.replace("@gcn_model", "@gcn3") == _examples.gcn3().text()
+
+
 def test_self_loops_mask_the_graph_instead_of_folding(monkeypatch):
     configs = []
     propagate = _common.propagate
