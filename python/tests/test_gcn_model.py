@@ -460,3 +460,16 @@ def test_meta_tensors_give_shapes_forward_and_backward():
     out.sum().backward()
     assert x.grad.shape == x.shape
     assert model.convs[0].lin.weight.grad.shape == (HID, IN)
+
+
+def test_pygs_other_forward_arguments():
+    """edge_attr, batch and batch_size change nothing in PyG's GCN (no norm):
+    accepted and without effect; trim_to_layer is refused."""
+    ours, pyg = make("default")
+    edge_index, n = molecules()
+    x = features(n, torch.float32)
+    extra = dict(edge_attr=torch.randn(edge_index.size(1), 2),
+                 batch=torch.zeros(n, dtype=torch.long), batch_size=1)
+    torch.testing.assert_close(ours(x, edge_index, **extra), pyg(x, edge_index, **extra))
+    with pytest.raises(NotImplementedError, match="num_sampled"):
+        ours(x, edge_index, num_sampled_nodes_per_hop=[n], num_sampled_edges_per_hop=[1])

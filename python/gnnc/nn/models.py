@@ -50,10 +50,11 @@ class GCN(torch.nn.Module):
     `F.relu`), `dropout` (a mask per hidden layer drawn in PyTorch, passed to
     the function), `act_first` (no effect without `norm`, as in PyG), `bias`
     and GCNConv's `improved`, `add_self_loops`, `normalize`, `flow`;
-    `forward(x, edge_index, edge_weight=None)`. Refused
+    `forward(x, edge_index, edge_weight=None)` (`edge_attr`, `batch` and
+    `batch_size` have no effect, as in PyG without `norm`). Refused
     (`NotImplementedError`): `norm`, `jk`, `act_kwargs` other than
-    `inplace`, `cached=True`, lazy `in_channels=-1`, sparse adjacencies, any
-    other keyword. A graph with self-loops or an `edge_weight` runs the same
+    `inplace`, `cached=True`, lazy `in_channels=-1`, sparse adjacencies,
+    `num_sampled_*_per_hop`, any other keyword. A graph with self-loops or an `edge_weight` runs the same
     model with the graph's self-loops masked / weighted (as `GCNConv`);
     only a loop-free unweighted graph gets the `graph_block` mapping.
 
@@ -110,8 +111,15 @@ class GCN(torch.nn.Module):
             conv.reset_parameters()  # in place: the layout stays
 
     def forward(self, x: Tensor, edge_index: Tensor,
-                edge_weight: Optional[Tensor] = None) -> Tensor:
+                edge_weight: Optional[Tensor] = None, edge_attr=None, batch=None,
+                batch_size=None, num_sampled_nodes_per_hop=None,
+                num_sampled_edges_per_hop=None) -> Tensor:
+        # As PyG's GCN: edge_attr is not passed to GCNConv, batch and
+        # batch_size only reach norms (refused here): no effect.
         name = type(self).__name__
+        if num_sampled_nodes_per_hop is not None or num_sampled_edges_per_hop is not None:
+            _common.refuse(name, "num_sampled_nodes_per_hop / num_sampled_edges_per_hop "
+                           "(trim_to_layer)")
         first = self.convs[0]
         if _common.is_sparse(edge_index):
             _common.refuse(name, "a sparse adjacency", "pass edge_index [2, E]")
