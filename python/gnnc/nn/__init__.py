@@ -5,16 +5,20 @@ part (scores on edges, softmax, aggregation, degree normalisation) runs as
 Each layer takes PyG's constructor arguments and `forward(x, edge_index)`,
 names its parameters as PyG does (so `layer.load_state_dict(pyg_layer
 .state_dict())` works) and computes what PyG computes; an argument gnnc does
-not support raises `NotImplementedError` naming it. See docs/Python-nn.md.
+not support raises `NotImplementedError` naming it. `GCN` is PyG's
+`models.GCN`, the whole model (matmuls included) one compiled function. See
+docs/Python-nn.md.
 """
 
 from .attention import GATConv, GATv2Conv, TransformerConv
 from .conv import AGNNConv, GCNConv, GINConv, SAGEConv
+from .models import GCN
 
 __all__ = [
     "AGNNConv",
     "GATConv",
     "GATv2Conv",
+    "GCN",
     "GCNConv",
     "GINConv",
     "SAGEConv",

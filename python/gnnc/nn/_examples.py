@@ -3,7 +3,8 @@
 Each example is a PyG layer with its dense projections and bias in the IR
 (64 features; attention with 4 heads of 16), built around the same
 propagation function (`_ir.py`) that the `gnnc.nn` layer runs, so a layer is
-written once. The files are this module's output::
+written once; `gcn3` is a whole 3-layer model, the function `gnnc.nn.GCN`
+runs. The files are this module's output::
 
     python -m gnnc.nn._examples examples/          # write them
     python -m gnnc.nn._examples --check examples/  # exit 1 if one is stale
@@ -65,6 +66,21 @@ def gcn():
     h = _matmul(f, x, w, f.zeros([None, _F], n, name="acc"), "h")
     out = _ir.gcn_propagate(f, h, fold_self_loops=True)
     return f.finish(_plus_bias(f, out, b, n, name="outb"))
+
+
+def gcn3():
+    """A 3-layer GCN model, as PyG's models.GCN(16, 64, 3, 64) (ReLU between
+    layers), the whole stack one function (gnnc.nn.GCN):
+      h_0 = x,  h_{l+1} = act(D^-1/2 (A + I) D^-1/2 h_l W_l + b_l)
+      act = ReLU except after the last layer; W_l = PyG's lin.weight^T
+    d^-1/2 is computed once; the self-loops are folded into the formula. On
+    batches of small graphs the graph_block mapping runs it in one launch."""
+    f = ir.Builder("gcn3", "f32")
+    sizes = (16, _F, _F, _F)
+    x = f.arg([None, sizes[0]], name="x")
+    layers = [(f.arg([sizes[i], sizes[i + 1]], name=f"w{i}"),
+               f.arg([sizes[i + 1]], name=f"b{i}")) for i in range(3)]
+    return f.finish(_ir.gcn_stack(f, x, layers, fold_self_loops=True))
 
 
 def sage_mean():
@@ -201,7 +217,7 @@ def agnn():
 
 
 EXAMPLES = {fn.__name__: fn for fn in
-            (gcn, sage_mean, sage_max, gin, gat, gatv2, transformer, agnn)}
+            (gcn, gcn3, sage_mean, sage_max, gin, gat, gatv2, transformer, agnn)}
 
 
 def text(name: str) -> str:

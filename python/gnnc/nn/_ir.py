@@ -3,11 +3,13 @@
 Each function returns ``(module, name)``: one `gnn`-dialect function, built
 op by op through the compiler's own builders (`gnnc.ir`, no IR text) for one
 layer configuration (channels, heads, element type, flags), that
-`gnnc.compile` turns into forward and backward kernels. The dense projections
-(`x W^T + b`) stay in PyTorch; what runs here is everything that touches the
-graph: scores on edges (`gnn.sddmm`), their softmax (`gnn.edge_softmax`), the
-aggregation (`gnn.spmm`) and the degree normalisation, plus the elementwise work
-between them, so the compiler can fuse it all.
+`gnnc.compile` turns into forward and backward kernels. For the layers the
+dense projections (`x W^T + b`) stay in PyTorch; what runs here is everything
+that touches the graph: scores on edges (`gnn.sddmm`), their softmax
+(`gnn.edge_softmax`), the aggregation (`gnn.spmm`) and the degree
+normalisation, plus the elementwise work between them, so the compiler can
+fuse it all. A whole model (`gcn_model`, of `gnnc.nn.GCN`) has its matmuls,
+biases and activations in the function too.
 
 Conventions shared by the templates:
 
@@ -40,12 +42,13 @@ keep the compiled function per configuration (`_common._FUNCTIONS`).
 """
 
 import math
+from typing import Optional
 
 from .. import ir
 from ..ir import Const, rsqrt, select, sqrt
 
 __all__ = [
-    "gcn", "sage", "gin", "gat", "gatv2", "transformer", "agnn",
+    "gcn", "gcn_model", "sage", "gin", "gat", "gatv2", "transformer", "agnn",
 ]
 
 _P, _R = "parallel", "reduction"
@@ -110,6 +113,33 @@ def _softmax_aggregate(f: ir.Builder, score, feats, heads, keep, drop):
     return agg, softmax, alpha
 
 
+def gcn_norm(f: ir.Builder, like, w=None, fold_self_loops: bool = False):
+    """GCN's ``d^-1/2`` [N] (PyG's gcn_norm) and the node count of ``like``
+    (a node tensor): ``d_i = sum_{e -> i} w_e`` (the in-degree without ``w``),
+    ``d^-1/2 = 0`` where ``d = 0``; with ``fold_self_loops`` (unweighted)
+    ``d_i = in-degree(i) + 1``, the self-loop counted but not in the graph.
+    Returns (dinv, n)."""
+    deg = f.reduce("sum", w, name="deg") if w is not None else f.degree(name="deg")
+    n = f.dim(like, name="n")
+    if fold_self_loops:
+        one = f.const(1.0, name="one")
+        dinv = f.generic([(0,), (0,)], [_P], [deg], [f.empty([None], n)],
+                         lambda d, o: rsqrt(d + one), name="dinv")
+    else:
+        zero = f.const(0.0, name="zero")
+        dinv = f.generic([(0,), (0,)], [_P], [deg], [f.empty([None], n)],
+                         lambda d, o: select(d != zero, rsqrt(d), zero), name="dinv")
+    return dinv, n
+
+
+def gcn_scaled_sum(f: ir.Builder, h, dinv, n, w=None):
+    """``hs = d^-1/2 h`` and ``agg_i = sum_{e: j -> i} w_e hs_j`` (w_e = 1
+    without ``w``). Returns (hs, agg)."""
+    hs = f.generic([(0, 1), (0,), (0, 1)], [_P, _P], [h, dinv],
+                   [f.empty([None, h.shape[1]], n)], lambda v, d, o: v * d, name="hs")
+    return hs, f.spmm("sum", hs, weights=w, name="agg")
+
+
 def gcn_propagate(f: ir.Builder, h, w=None, normalize: bool = True,
                   fold_self_loops: bool = False):
     """GCN propagation of h = x W^T [N, C].
@@ -127,25 +157,14 @@ def gcn_propagate(f: ir.Builder, h, w=None, normalize: bool = True,
     channels = h.shape[1]
     if not normalize:
         return f.spmm("sum", h, weights=w, name="out")
-    deg = f.reduce("sum", w, name="deg") if w is not None else f.degree(name="deg")
-    n = f.dim(h, name="n")
-    rows = [(0, 1), (0,), (0, 1)]
-    if fold_self_loops:
-        one = f.const(1.0, name="one")
-        dinv = f.generic([(0,), (0,)], [_P], [deg], [f.empty([None], n)],
-                         lambda d, o: rsqrt(d + one), name="dinv")
-    else:
-        zero = f.const(0.0, name="zero")
-        dinv = f.generic([(0,), (0,)], [_P], [deg], [f.empty([None], n)],
-                         lambda d, o: select(d != zero, rsqrt(d), zero), name="dinv")
-    hs = f.generic(rows, [_P, _P], [h, dinv], [f.empty([None, channels], n)],
-                   lambda v, d, o: v * d, name="hs")
-    agg = f.spmm("sum", hs, weights=w, name="agg")
+    dinv, n = gcn_norm(f, h, w, fold_self_loops)
+    hs, agg = gcn_scaled_sum(f, h, dinv, n, w)
     if fold_self_loops:
         return f.generic([(0, 1), (0, 1), (0,), (0, 1)], [_P, _P], [agg, hs, dinv],
                          [f.empty([None, channels], n)],
                          lambda a, s, d, o: (a + s) * d, name="out")
-    return f.generic(rows, [_P, _P], [agg, dinv], [f.empty([None, channels], n)],
+    return f.generic([(0, 1), (0,), (0, 1)], [_P, _P], [agg, dinv],
+                     [f.empty([None, channels], n)],
                      lambda v, d, o: v * d, name="out")
 
 
@@ -156,6 +175,91 @@ def gcn(channels: int, dtype: str, normalize: bool, weighted: bool):
     h = f.arg([None, channels], name="h")
     w = f.arg([None], edge=True, name="w") if weighted else None
     return f.finish(gcn_propagate(f, h, w, normalize)), "gcn"
+
+
+def gcn_stack(f: ir.Builder, x, layers, w=None, normalize: bool = True,
+              fold_self_loops: bool = False, relu: bool = True, drops=None):
+    """A stack of GCN layers over x [N, C_0] (PyG's ``models.GCN``), each
+    ``out = gcn_propagate(h W) + b`` with W [C_in, C_out] (a matmul operand),
+    then (all but the last layer) ReLU when ``relu`` and the dropout mask
+    ``drops[i]`` [N, C_out] when given. ``layers``: (W, b or None) per
+    layer; ``w``, ``normalize``, ``fold_self_loops`` as in ``gcn_propagate``.
+    ``d^-1/2`` is computed once for all layers."""
+    dinv, n = gcn_norm(f, x, w, fold_self_loops) if normalize else (None, f.dim(x, name="n"))
+    zero = f.const(0.0) if relu and len(layers) > 1 else None
+    h = x
+    for i, (weight, bias) in enumerate(layers):
+        c = weight.shape[1]
+        last = i == len(layers) - 1
+        y = f.matmul(h, weight, f.zeros([None, c], n), name=f"y{i}")
+        # out = sum (+ self) (* dinv) (+ b), then relu and the mask: one
+        # elementwise op reading the aggregate and its operands.
+        if normalize:
+            hs, agg = gcn_scaled_sum(f, y, dinv, n, w)
+            ins, maps = [agg], [(0, 1)]
+            if fold_self_loops:
+                ins, maps = ins + [hs], maps + [(0, 1)]
+            ins, maps = ins + [dinv], maps + [(0,)]
+        else:
+            ins, maps = [f.spmm("sum", y, weights=w, name=f"agg{i}")], [(0, 1)]
+        if bias is not None:
+            ins, maps = ins + [bias], maps + [(1,)]
+        drop = None if last or drops is None else drops[i]
+        if drop is not None:
+            ins, maps = ins + [drop], maps + [(0, 1)]
+
+        def body(*v, bias=bias, drop=drop, last=last):
+            v = list(v[:-1])
+            out = v.pop(0)
+            if normalize:
+                if fold_self_loops:
+                    out = out + v.pop(0)
+                out = out * v.pop(0)
+            if bias is not None:
+                out = out + v.pop(0)
+            if relu and not last:
+                # 0 where out <= 0 (as torch.relu, its gradient 0 at 0); NaN
+                # stays NaN.
+                out = select(out <= zero, zero, out)
+            if drop is not None:
+                out = out * v.pop(0)
+            return out
+
+        h = f.generic(maps + [(0, 1)], [_P, _P], ins, [f.empty([None, c], n)], body,
+                      name=f"h{i}")
+    return h
+
+
+def gcn_model(channels: tuple, dtype: str, bias: bool, relu: bool,
+              weights: Optional[str], normalize: bool, fold_self_loops: bool,
+              dropout: bool):
+    """The function of `models.GCN`: ``gcn_stack`` over layers of
+    ``channels[i] -> channels[i + 1]``. Arguments: ``x``, then per layer
+    ``w<i>`` [C_in, C_out] and (``bias``) ``b<i>`` [C_out], then the edge
+    tensor ``w`` (``weights="weight"``: edge weights, differentiable) or
+    ``keep`` (``weights="mask"``: 0 on the input's self-loops, no gradient),
+    then (``dropout``) one mask ``drop<i>`` [N, C_out] per hidden layer."""
+    if len(channels) < 2:
+        raise ValueError(f"expected at least one layer, got channels {channels}")
+    f = _builder("gcn_model", dtype)
+    x = f.arg([None, channels[0]], name="x")
+    layers = []
+    for i in range(len(channels) - 1):
+        weight = f.arg([channels[i], channels[i + 1]], name=f"w{i}")
+        layers.append((weight, f.arg([channels[i + 1]], name=f"b{i}") if bias else None))
+    w = None
+    if weights == "weight":
+        w = f.arg([None], edge=True, name="w")
+    elif weights == "mask":
+        w = f.arg([None], edge=True, differentiable=False, name="keep")
+    elif weights is not None:
+        raise ValueError(f"expected weights None, 'weight' or 'mask', got {weights!r}")
+    drops = None
+    if dropout:
+        drops = [f.arg([None, c], differentiable=False, name=f"drop{i}")
+                 for i, c in enumerate(channels[1:-1])]
+    out = gcn_stack(f, x, layers, w, normalize, fold_self_loops, relu, drops)
+    return f.finish(out), "gcn_model"
 
 
 def sage_aggregate(f: ir.Builder, x, aggr: str):

@@ -11,6 +11,37 @@ from . import _common
 from ._common import Linear
 
 
+def check_edge_weight(layer: str, edge_weight, edge_index: Tensor, x: Tensor) -> None:
+    """GCN's `edge_weight`: one weight per edge, of x's dtype and device."""
+    if not isinstance(edge_weight, Tensor) or edge_weight.dim() != 1 or \
+            edge_weight.size(0) != edge_index.size(1):
+        raise ValueError(f"{layer}: expected edge_weight of shape "
+                         f"[{edge_index.size(1)}] (one per edge)")
+    if edge_weight.dtype != x.dtype or edge_weight.device != x.device:
+        raise TypeError(f"{layer}: edge_weight must have x's dtype and device "
+                        f"({x.dtype}, {x.device}), got ({edge_weight.dtype}, "
+                        f"{edge_weight.device})")
+
+
+def remaining_self_loop_weights(graph: Tensor, keep: Optional[Tensor],
+                                edge_weight: Tensor, num_nodes: int,
+                                improved: bool) -> Tensor:
+    """PyG's add_remaining_self_loops on the weights of `graph` (the input's
+    E edges, then one self-loop per node; `keep` 0 on the input's own loops,
+    None when it has none): a node's own self-loop keeps its weight, the
+    others get 2 (improved) or 1; the input's loops are dropped (weight 0)."""
+    n, e = num_nodes, edge_weight.size(0)
+    fill = 2.0 if improved else 1.0
+    loop_w = torch.full((n + 1,), fill, dtype=edge_weight.dtype,
+                        device=edge_weight.device)
+    if keep is None:
+        return torch.cat([edge_weight, loop_w[:n]])
+    is_loop = keep[:e] == 0
+    slot = torch.where(is_loop, graph[0, :e], n)
+    loop_w = loop_w.index_put((slot,), edge_weight)[:n]
+    return torch.cat([torch.where(is_loop, 0.0, edge_weight), loop_w])
+
+
 class GCNConv(torch.nn.Module):
     r"""PyG's `GCNConv` (Kipf & Welling):
     `out = D^-1/2 (A + I) D^-1/2 x W^T + b`.
@@ -74,21 +105,13 @@ class GCNConv(torch.nn.Module):
             else:
                 edge_index, edge_weight = self._cached_edge_index
         if edge_weight is not None:
-            if not isinstance(edge_weight, Tensor) or edge_weight.dim() != 1 or \
-                    edge_weight.size(0) != edge_index.size(1):
-                raise ValueError(f"{name}: expected edge_weight of shape "
-                                 f"[{edge_index.size(1)}] (one per edge)")
-            if edge_weight.dtype != x.dtype or edge_weight.device != x.device:
-                raise TypeError(f"{name}: edge_weight must have x's dtype and device "
-                                f"({x.dtype}, {x.device}), got ({edge_weight.dtype}, "
-                                f"{edge_weight.device})")
+            check_edge_weight(name, edge_weight, edge_index, x)
         ei = _common.flip(edge_index, self.flow)
         h = self.lin(x)
         t = _common.elem(x)
         c = self.out_channels
         if self.normalize and self.add_self_loops:
             ei, keep = _common.with_self_loops(ei, n, x.dtype)
-            e = edge_index.size(1)
             if edge_weight is None:
                 # PyG 2.8's gcn_norm gives every edge and self-loop the weight
                 # 1 when no edge_weight is passed: `improved` has no effect.
@@ -97,18 +120,7 @@ class GCNConv(torch.nn.Module):
                 else:
                     out = _common.propagate("gcn", (c, t, True, True), ei, n, h, keep)
             else:
-                # add_remaining_self_loops: a node's own self-loop keeps its
-                # weight, the others get 2 (improved) or 1; the input's loops
-                # are dropped.
-                fill = 2.0 if self.improved else 1.0
-                loop_w = torch.full((n + 1,), fill, dtype=x.dtype, device=x.device)
-                if keep is None:
-                    w = torch.cat([edge_weight, loop_w[:n]])
-                else:
-                    is_loop = keep[:e] == 0
-                    slot = torch.where(is_loop, ei[0, :e], n)
-                    loop_w = loop_w.index_put((slot,), edge_weight)[:n]
-                    w = torch.cat([torch.where(is_loop, 0.0, edge_weight), loop_w])
+                w = remaining_self_loop_weights(ei, keep, edge_weight, n, self.improved)
                 out = _common.propagate("gcn", (c, t, True, True), ei, n, h, w)
         elif edge_weight is not None:
             out = _common.propagate("gcn", (c, t, self.normalize, True), ei, n, h,

@@ -1,0 +1,205 @@
+"""Whole models: PyG's `torch_geometric.nn.models.GCN` as one compiled `gnn`
+function (every layer's matmul, propagation, bias and activation), so the
+compiler sees the whole chain and can run it as one kernel per batch of
+small graphs (docs/Codegen.md, "Graph blocks")."""
+
+from typing import Optional
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+from gnnc import _core
+
+from . import _common
+from .conv import GCNConv, check_edge_weight, remaining_self_loop_weights
+
+_ACTS = ("'relu'", "None", "'identity'")
+
+
+def _relu(act) -> bool:
+    """Whether `act` (PyG's `act`: a name, a module or a function) is ReLU;
+    False for no activation. Anything else is refused by name."""
+    if act is None:
+        return False
+    if isinstance(act, str):
+        # PyG's resolver: case, '-', '_' and ' ' do not matter.
+        key = act.lower().replace("-", "").replace("_", "").replace(" ", "")
+        if key in ("relu", "identity"):
+            return key == "relu"
+    elif isinstance(act, torch.nn.ReLU) or act in (F.relu, torch.relu):
+        return True
+    elif isinstance(act, torch.nn.Identity):
+        return False
+    raise ValueError(f"GCN: act={act!r} is not supported by gnnc.nn (the model "
+                     f"runs as one compiled function); supported: {', '.join(_ACTS)}")
+
+
+class GCN(torch.nn.Module):
+    r"""PyG's `models.GCN`: `num_layers` GCNConv layers, the activation (and
+    dropout) after every layer but the last, run as ONE compiled `gnn`
+    function: per layer `h = x W` (a matmul in the function), the GCN
+    propagation, `+ b`, ReLU; `d^-1/2` computed once for all layers.
+
+    Layer `i` is `GCNConv(in_i, out_i)`: `in_channels -> hidden_channels ->
+    ... -> out_channels` (`hidden_channels` when `out_channels` is None).
+    Parameters: `convs.{i}.lin.weight` [out, in], `convs.{i}.bias` [out], as
+    PyG's, so `load_state_dict(pyg_gcn.state_dict())` works.
+
+    Supported: `act` 'relu' or None ('identity'; also `torch.nn.ReLU()`,
+    `F.relu`), `dropout` (a mask per hidden layer drawn in PyTorch, passed to
+    the function), `act_first` (no effect without `norm`, as in PyG), `bias`
+    and GCNConv's `improved`, `add_self_loops`, `normalize`, `flow`;
+    `forward(x, edge_index, edge_weight=None)` (`edge_attr`, `batch` and
+    `batch_size` have no effect, as in PyG without `norm`). Refused
+    (`NotImplementedError`): `norm`, `jk`, `act_kwargs` other than
+    `inplace`, `cached=True`, lazy `in_channels=-1`, sparse adjacencies,
+    `num_sampled_*_per_hop`, any other keyword. A graph with self-loops or an `edge_weight` runs the same
+    model with the graph's self-loops masked / weighted (as `GCNConv`);
+    only a loop-free unweighted graph gets the `graph_block` mapping.
+
+    The function's weight operand is `W^T` [in, out]: `lin.weight` is an
+    [out, in] parameter stored transposed (column-major), so `weight.t()` is
+    contiguous and passed without a copy.
+    """
+
+    def __init__(self, in_channels: int, hidden_channels: int, num_layers: int,
+                 out_channels: Optional[int] = None, dropout: float = 0.0,
+                 act="relu", act_first: bool = False, act_kwargs=None, norm=None,
+                 norm_kwargs=None, jk=None, bias: bool = True, **kwargs):
+        super().__init__()
+        name = type(self).__name__
+        for arg, value in (("norm", norm), ("jk", jk)):
+            if value is not None:
+                _common.refuse(name, f"{arg}={value!r}", "only None")
+        if norm_kwargs:
+            _common.refuse(name, "norm_kwargs")
+        if act_kwargs and set(act_kwargs) - {"inplace"}:
+            _common.refuse(name, f"act_kwargs={act_kwargs!r}", "only 'inplace'")
+        if kwargs.get("cached", False):
+            _common.refuse(name, "cached=True")
+        kwargs.pop("cached", None)
+        in_channels = _common.check_channels(name, "in_channels", in_channels)
+        if in_channels <= 0:
+            _common.refuse(name, f"in_channels={in_channels} (lazy initialisation)")
+        self.in_channels = in_channels
+        self.hidden_channels = _common.check_channels(name, "hidden_channels",
+                                                      hidden_channels)
+        if isinstance(num_layers, bool) or not isinstance(num_layers, int) or \
+                num_layers < 1:
+            raise ValueError(f"{name}: num_layers must be a positive int, got "
+                             f"{num_layers!r}")
+        self.num_layers = num_layers
+        self.out_channels = (hidden_channels if out_channels is None else
+                             _common.check_channels(name, "out_channels", out_channels))
+        self.dropout = torch.nn.Dropout(p=_common.check_dropout(name, dropout))
+        self.relu = _relu(act)
+        self.act = torch.nn.ReLU() if self.relu else None
+        self.act_first = act_first
+        sizes = ([in_channels] + [hidden_channels] * (num_layers - 1) +
+                 [self.out_channels])
+        # GCNConv checks its keywords (flow, aggr, improved, ...) and names
+        # the parameters as PyG does.
+        self.convs = torch.nn.ModuleList(
+            GCNConv(sizes[i], sizes[i + 1], bias=bias, **kwargs)
+            for i in range(num_layers))
+        for conv in self.convs:
+            _store_transposed(conv.lin)
+
+    def reset_parameters(self) -> None:
+        for conv in self.convs:
+            conv.reset_parameters()  # in place: the layout stays
+
+    def forward(self, x: Tensor, edge_index: Tensor,
+                edge_weight: Optional[Tensor] = None, edge_attr=None, batch=None,
+                batch_size=None, num_sampled_nodes_per_hop=None,
+                num_sampled_edges_per_hop=None) -> Tensor:
+        # As PyG's GCN: edge_attr is not passed to GCNConv, batch and
+        # batch_size only reach norms (refused here): no effect.
+        name = type(self).__name__
+        if num_sampled_nodes_per_hop is not None or num_sampled_edges_per_hop is not None:
+            _common.refuse(name, "num_sampled_nodes_per_hop / num_sampled_edges_per_hop "
+                           "(trim_to_layer)")
+        first = self.convs[0]
+        if _common.is_sparse(edge_index):
+            _common.refuse(name, "a sparse adjacency", "pass edge_index [2, E]")
+        edge_index, _ = _common.check_inputs(name, x, edge_index, self.in_channels,
+                                             first.lin.weight.dtype, first.flow)
+        n = x.size(0)
+        if edge_weight is not None:
+            check_edge_weight(name, edge_weight, edge_index, x)
+        ei = _common.flip(edge_index, first.flow)
+        normalize, fold, weights, w = first.normalize, False, None, None
+        if normalize and first.add_self_loops:
+            if edge_weight is None and not (torch.compiler.is_compiling() or
+                                            ei.is_meta):
+                # PyG adds one self-loop per node: folded into the formula
+                # when the graph has none (the graph stays as given), else
+                # the input's loops masked in the graph with one per node.
+                ei, keep, fold = _graph(ei, n, x.dtype)
+                if keep is not None:
+                    weights, w = "mask", keep
+            else:
+                ei, keep = _common.with_self_loops(ei, n, x.dtype)
+                if edge_weight is None:
+                    weights, w = "mask", keep
+                else:
+                    weights = "weight"
+                    w = remaining_self_loop_weights(ei, keep, edge_weight, n,
+                                                    first.improved)
+        elif edge_weight is not None:
+            weights, w = "weight", edge_weight.contiguous()
+        tensors = [x.contiguous()]
+        for conv in self.convs:
+            tensors.append(_operand(conv.lin.weight))
+            if conv.bias is not None:
+                tensors.append(conv.bias)
+        if w is not None:
+            tensors.append(w)
+        p = self.dropout.p
+        dropout = self.training and p > 0 and self.num_layers > 1
+        if dropout:
+            tensors += [_common.attention_dropout_mask((n, self.hidden_channels), p,
+                                                       x.dtype, x.device)
+                        for _ in range(self.num_layers - 1)]
+        sizes = (self.in_channels,) + tuple(c.out_channels for c in self.convs)
+        config = (sizes, _common.elem(x), first.bias is not None, self.relu, weights,
+                  normalize, fold, dropout)
+        return _common.propagate("gcn_model", config, ei, n, *tensors)
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}({self.in_channels}, {self.out_channels}, "
+                f"num_layers={self.num_layers})")
+
+
+def _store_transposed(lin) -> None:
+    """Makes `lin.weight` ([out, in]) a view of an [in, out] contiguous
+    tensor, so that `weight.t()`, the function's operand, needs no copy.
+    Copies into it (load_state_dict), in-place initialisers, `.to()` and
+    `deepcopy` (memory_format=preserve_format) keep that layout."""
+    w = lin.weight
+    lin.weight = torch.nn.Parameter(w.detach().t().contiguous().t(),
+                                    requires_grad=w.requires_grad)
+
+
+def _operand(weight: Tensor) -> Tensor:
+    """W^T [in, out] for the function: a view when the parameter kept its
+    transposed layout, else a copy (a parameter replaced by hand)."""
+    t = weight.t()
+    return t if t.is_contiguous() else t.contiguous()
+
+
+def _graph(edge_index: Tensor, num_nodes: int, dtype: torch.dtype):
+    """(graph, keep, fold), cached per `edge_index` (`_common._derived`: the
+    input's contents are checked once per call, here). Without self-loops:
+    a private copy of `edge_index` (gnnc's graph cache trusts it) and the
+    self-loops folded into the formula; with some: the graph with one
+    self-loop per node and the mask `keep` of the input's own loops."""
+    def build():
+        ei = edge_index
+        if ei.size(1) and bool((ei[0] == ei[1]).any()):
+            aug, keep, _ = _common._with_self_loops(ei, num_nodes, dtype)
+            return aug, keep, False
+        return _core._private_copy(ei), None, True
+
+    return _common._derived(edge_index, ("gcn_model", num_nodes, dtype), build)

@@ -1,0 +1,475 @@
+"""gnnc.nn.GCN (the whole model as one gnn function) against PyTorch
+Geometric's models.GCN (CPU, the reference evaluator).
+
+PyG's weights loaded into gnnc's: the same outputs and gradients (x, every
+weight and bias) in float32 and float64 over PyG's arguments, on a batch of
+small graphs (disjoint union), a single graph, graphs with self-loops,
+duplicate edges, isolated nodes, no edges and no nodes; edge weights;
+dropout under a shared mask; gradcheck; the one-function structure; the
+weight layout; the refused arguments and the input errors.
+"""
+
+import copy
+import warnings
+
+import pytest
+import torch
+
+try:
+    import gnnc.nn as gnn
+    from gnnc.nn import _common, _ir, models
+except ImportError as e:  # the native core is not built here
+    pytest.skip(f"gnnc is not importable: {e}", allow_module_level=True)
+pyg_models = pytest.importorskip("torch_geometric.nn.models",
+                                 reason="torch_geometric is not installed")
+
+warnings.filterwarnings("ignore", category=FutureWarning)
+
+IN, HID, OUT = 4, 5, 3
+
+
+# --------------------------------------------------------------------------
+# Graphs: (edge_index, num_nodes).
+
+
+def molecules(sizes=(3, 5, 1, 4, 6), seed=1):
+    """A PyG batch: the disjoint union of small random graphs (both edge
+    directions, no self-loops), one of a single isolated node."""
+    g = torch.Generator().manual_seed(seed)
+    edges, first = [], 0
+    for s in sizes:
+        for i in range(1, s):  # a random tree, then one more edge
+            j = int(torch.randint(0, i, (1,), generator=g))
+            edges += [(first + i, first + j), (first + j, first + i)]
+        if s > 2:
+            edges += [(first, first + s - 1), (first + s - 1, first)]
+        first += s
+    return torch.tensor(edges, dtype=torch.long).t().contiguous(), first
+
+
+def single():
+    """One graph (a ring of 6 with a chord), no self-loops."""
+    e = [(i, (i + 1) % 6) for i in range(6)] + [(0, 3)]
+    e += [(b, a) for a, b in e]
+    return torch.tensor(e, dtype=torch.long).t().contiguous(), 6
+
+
+def tiny():
+    """7 nodes: node 6 isolated, a self-loop at 1, a doubled self-loop at 2,
+    a duplicate edge 0 -> 1, a hub 1."""
+    edges = [(0, 1), (1, 2), (2, 0), (3, 1), (1, 1), (0, 1), (4, 5), (5, 4), (2, 2),
+             (2, 2), (5, 1), (4, 1), (1, 3)]
+    return torch.tensor(edges, dtype=torch.long).t().contiguous(), 7
+
+
+def duplicates():
+    """Duplicate edges, no self-loops, node 4 isolated."""
+    edges = [(0, 1), (0, 1), (1, 0), (2, 3), (2, 3), (2, 3), (3, 0)]
+    return torch.tensor(edges, dtype=torch.long).t().contiguous(), 5
+
+
+def no_edges():
+    return torch.zeros(2, 0, dtype=torch.long), 5
+
+
+def no_nodes():
+    return torch.zeros(2, 0, dtype=torch.long), 0
+
+
+GRAPHS = {"molecules": molecules, "single": single, "self-loops": tiny,
+          "duplicates": duplicates, "no-edges": no_edges, "no-nodes": no_nodes}
+
+
+# --------------------------------------------------------------------------
+# Models.
+
+CASES = {
+    "default": ((IN, HID, 3, OUT), {}),
+    "out-none": ((IN, HID, 2), {}),
+    "one-layer": ((IN, HID, 1, OUT), {}),
+    "act-none": ((IN, HID, 3, OUT), dict(act=None)),
+    "no-bias": ((IN, HID, 2, OUT), dict(bias=False)),
+    "no-self-loops": ((IN, HID, 2, OUT), dict(add_self_loops=False)),
+    "no-normalize": ((IN, HID, 2, OUT), dict(normalize=False, add_self_loops=False)),
+    "target-to-source": ((IN, HID, 2, OUT), dict(flow="target_to_source")),
+}
+
+
+def make(case, dtype=torch.float32, seed=0):
+    """(gnnc model, PyG model) with PyG's weights loaded into gnnc's."""
+    args, kwargs = CASES[case] if isinstance(case, str) else case
+    torch.manual_seed(seed)
+    pyg = pyg_models.GCN(*args, **kwargs)
+    ours = gnn.GCN(*args, **kwargs)
+    with torch.no_grad():  # non-trivial biases (PyG initialises them to 0)
+        for name, p in pyg.named_parameters():
+            if name.endswith("bias"):
+                p.uniform_(-0.5, 0.5)
+    ours.load_state_dict(pyg.state_dict())
+    return ours.to(dtype).eval(), pyg.to(dtype).eval()
+
+
+def tol(dtype):
+    return (dict(rtol=1e-5, atol=1e-5) if dtype == torch.float32 else
+            dict(rtol=1e-10, atol=1e-10))
+
+
+def features(n, dtype, seed=2, channels=IN):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(n, channels, generator=g, dtype=torch.float64).to(dtype)
+
+
+def compare(ours, pyg, edge_index, n, dtype, edge_weight=None):
+    """Outputs, then the gradients of x, every parameter (and the edge
+    weights) for one random output gradient."""
+    x = features(n, dtype)
+    x1, x2 = x.clone().requires_grad_(), x.clone().requires_grad_()
+    extra1, extra2 = (), ()
+    if edge_weight is not None:
+        w1, w2 = edge_weight.clone().requires_grad_(), edge_weight.clone().requires_grad_()
+        extra1, extra2 = (w1,), (w2,)
+    out1 = ours(x1, edge_index, *extra1)
+    out2 = pyg(x2, edge_index, *extra2)
+    assert out1.shape == out2.shape
+    torch.testing.assert_close(out1, out2, **tol(dtype))
+    dy = torch.randn(out2.shape, generator=torch.Generator().manual_seed(3),
+                     dtype=torch.float64).to(dtype)
+    out1.backward(dy)
+    out2.backward(dy)
+    torch.testing.assert_close(x1.grad, x2.grad, **tol(dtype))
+    theirs = dict(pyg.named_parameters())
+    mine = dict(ours.named_parameters())
+    assert sorted(mine) == sorted(theirs)
+    for name, p in mine.items():
+        assert p.grad is not None, name
+        torch.testing.assert_close(p.grad, theirs[name].grad, **tol(dtype), msg=name)
+    if edge_weight is not None:
+        torch.testing.assert_close(extra1[0].grad, extra2[0].grad, **tol(dtype))
+    return out1
+
+
+# --------------------------------------------------------------------------
+# Parity with PyG.
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("graph", list(GRAPHS))
+@pytest.mark.parametrize("case", list(CASES))
+def test_matches_pyg(case, graph, dtype):
+    ours, pyg = make(case, dtype)
+    edge_index, n = GRAPHS[graph]()
+    out = compare(ours, pyg, edge_index, n, dtype)
+    if n:
+        assert out.abs().sum() > 0  # not trivially equal
+
+
+@pytest.mark.parametrize("graph", ["molecules", "self-loops", "duplicates"])
+@pytest.mark.parametrize("kwargs", [{}, dict(improved=True), dict(add_self_loops=False),
+                                    dict(normalize=False, add_self_loops=False)], ids=str)
+def test_edge_weight_matches_pyg(kwargs, graph):
+    ours, pyg = make(((IN, HID, 3, OUT), kwargs), torch.float64)
+    edge_index, n = GRAPHS[graph]()
+    w = torch.rand(edge_index.size(1), generator=torch.Generator().manual_seed(4),
+                   dtype=torch.float64) + 0.1
+    compare(ours, pyg, edge_index, n, torch.float64, edge_weight=w)
+
+
+def test_int32_edge_index_and_the_molecule_sizes():
+    """QM9's shape: 16 -> 64 -> 64 -> 64 on a batch of molecules, an int32
+    edge_index."""
+    ours, pyg = make(((16, 64, 3, 64), {}))
+    edge_index, n = molecules(sizes=(9, 7, 9, 5, 8, 9, 3), seed=8)
+    x = features(n, torch.float32, channels=16)
+    torch.testing.assert_close(ours(x, edge_index.int()), pyg(x, edge_index),
+                               **tol(torch.float32))
+
+
+def test_a_model_trains_like_pyg():
+    """Three SGD steps on a batch of molecules: the same losses, the weights
+    keeping their layout."""
+    edge_index, n = molecules()
+    x = features(n, torch.float64)
+    y = torch.randint(0, OUT, (n,), generator=torch.Generator().manual_seed(7))
+    ours, pyg = make("default", torch.float64)
+    losses = []
+    for m in (ours, pyg):
+        opt = torch.optim.Adam(m.parameters(), lr=0.05)
+        run = []
+        for _ in range(3):
+            opt.zero_grad()
+            loss = torch.nn.functional.cross_entropy(m(x, edge_index), y)
+            loss.backward()
+            opt.step()
+            run.append(loss.item())
+        losses.append(run)
+    assert losses[0] == pytest.approx(losses[1], rel=1e-10)
+    assert len(set(losses[0])) == 3  # it did train
+    for conv in ours.convs:
+        assert conv.lin.weight.t().is_contiguous()
+
+
+# --------------------------------------------------------------------------
+# Dropout: PyG's F.dropout after the activation of every hidden layer.
+
+
+def test_dropout_matches_pyg_under_the_same_masks(monkeypatch):
+    edge_index, n = molecules()
+    ours, pyg = make(((IN, HID, 3, OUT), dict(dropout=0.4)), torch.float64)
+    masks = []
+    draw = _common.attention_dropout_mask
+
+    def recording(shape, p, dtype, device):
+        masks.append(draw(shape, p, dtype, device))
+        return masks[-1]
+
+    monkeypatch.setattr(_common, "attention_dropout_mask", recording)
+    x = features(n, torch.float64)
+    x1, x2 = x.clone().requires_grad_(), x.clone().requires_grad_()
+    ours.train()
+    out1 = ours(x1, edge_index)
+    assert len(masks) == 2 and all(m.shape == (n, HID) for m in masks)
+    assert (masks[0] == 0).any() and (masks[0] != 0).any()
+    # PyG's forward with F.dropout replaced by the recorded masks.
+    h = x2
+    for i, conv in enumerate(pyg.convs):
+        h = conv(h, edge_index)
+        if i < 2:
+            h = torch.relu(h) * masks[i]
+    torch.testing.assert_close(out1, h, **tol(torch.float64))
+    out1.sum().backward()
+    h.sum().backward()
+    torch.testing.assert_close(x1.grad, x2.grad, **tol(torch.float64))
+    for (name, p), q in zip(ours.named_parameters(), pyg.parameters()):
+        torch.testing.assert_close(p.grad, q.grad, **tol(torch.float64), msg=name)
+    # Evaluation: no dropout, PyG's result.
+    ours.eval()
+    masks.clear()
+    torch.testing.assert_close(ours(x, edge_index), pyg(x, edge_index))
+    assert not masks
+
+
+def test_dropout_one_drops_everything_after_the_first_layer():
+    edge_index, n = single()
+    ours, _ = make(((IN, HID, 2, OUT), dict(dropout=1.0, bias=False)), torch.float64)
+    out = ours.train()(features(n, torch.float64), edge_index)
+    assert not out.any()
+
+
+# --------------------------------------------------------------------------
+# gradcheck in float64.
+
+
+@pytest.mark.parametrize("graph", ["single", "self-loops"])
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+def test_gradcheck(graph, weighted):
+    ours, _ = make(((IN, HID, 3, OUT), {}), torch.float64)
+    edge_index, n = GRAPHS[graph]()
+    if weighted and graph == "self-loops":
+        # Not the doubled self-loop: PyG keeps one of its weights (an
+        # index_put with a repeated index), whose gradient is PyG's
+        # (test_edge_weight_matches_pyg) but not the numerical one.
+        edge_index = edge_index[:, :-4]
+    x = features(n, torch.float64).requires_grad_()
+    names = [name for name, _ in ours.named_parameters()]
+    params = tuple(p.detach().clone().requires_grad_() for _, p in ours.named_parameters())
+    assert params[0].t().is_contiguous()  # the transposed layout, not a copy
+    w = (torch.rand(edge_index.size(1), generator=torch.Generator().manual_seed(4),
+                    dtype=torch.float64) + 0.5).requires_grad_()
+
+    def f(x, w, *ps):
+        return torch.func.functional_call(
+            ours, dict(zip(names, ps)), (x, edge_index, w if weighted else None))
+
+    assert torch.autograd.gradcheck(f, (x, w, *params), eps=1e-6, atol=1e-6, rtol=1e-5)
+
+
+# --------------------------------------------------------------------------
+# One function for the whole model.
+
+
+def test_the_model_is_one_function_with_every_matmul_inside(monkeypatch):
+    calls = []
+    propagate = _common.propagate
+
+    def counting(template, config, *args):
+        calls.append((template, config))
+        return propagate(template, config, *args)
+
+    monkeypatch.setattr(_common, "propagate", counting)
+    ours, _ = make(((16, 64, 3, 64), {}))
+    edge_index, n = molecules()
+    ours(features(n, torch.float32, channels=16), edge_index)
+    assert len(calls) == 1
+    template, config = calls[0]
+    text = getattr(_ir, template)(*config)[0].text()
+    assert text.count("linalg.matmul") == 3
+    assert text.count("gnn.spmm") == 3
+    assert text.count("gnn.degree") == 1  # d^-1/2 once for every layer
+    assert "gnn.reduce" not in text  # self-loops folded: no edge weights
+    # Arguments: x, then (W^T, b) per layer.
+    sig = _common._FUNCTIONS[calls[0]].signature
+    shapes = [a["shape"] for a in sig["args"][1:]]
+    assert [a["kind"] for a in sig["args"][1:]][:2] == ["node", "dense"]
+    assert shapes[1:] == [[16, 64], [64], [64, 64], [64], [64, 64], [64]]
+
+
+def test_examples_gcn3_is_the_function_the_model_runs(monkeypatch):
+    from gnnc.nn import _examples
+    configs = []
+    propagate = _common.propagate
+    monkeypatch.setattr(_common, "propagate",
+                        lambda t, c, *a: configs.append(c) or propagate(t, c, *a))
+    ours, _ = make(((16, 64, 3, 64), {}))
+    edge_index, n = molecules()
+    ours(features(n, torch.float32, channels=16), edge_index)
+    text = _ir.gcn_model(*configs[0])[0].text()
+    assert text.replace("@gcn_model", "@gcn3") == _examples.gcn3().text()
+
+
+def test_self_loops_mask_the_graph_instead_of_folding(monkeypatch):
+    configs = []
+    propagate = _common.propagate
+    monkeypatch.setattr(_common, "propagate",
+                        lambda t, c, *a: configs.append(c) or propagate(t, c, *a))
+    ours, _ = make("default")
+    for graph in (single, tiny):
+        edge_index, n = graph()
+        ours(features(n, torch.float32), edge_index)
+    (*_, weights1, _, fold1, _), (*_, weights2, _, fold2, _) = configs
+    assert (weights1, fold1) == (None, True)
+    assert (weights2, fold2) == ("mask", False)
+
+
+# --------------------------------------------------------------------------
+# The weight layout: PyG's shapes, stored transposed.
+
+
+def test_weights_have_pygs_names_and_shapes_and_pass_without_a_copy():
+    ours, pyg = make("default")
+    assert {k: v.shape for k, v in ours.state_dict().items()} == \
+        {k: v.shape for k, v in pyg.state_dict().items()}
+    for conv in ours.convs:
+        w = conv.lin.weight
+        assert models._operand(w).data_ptr() == w.data_ptr()
+        assert models._operand(w).is_contiguous()
+    for m in (ours.double(), copy.deepcopy(ours)):
+        assert all(c.lin.weight.t().is_contiguous() for c in m.convs)
+    ours.reset_parameters()
+    assert all(c.lin.weight.t().is_contiguous() for c in ours.convs)
+
+
+def test_a_weight_replaced_by_a_contiguous_one_still_works():
+    ours, pyg = make("default")
+    for conv in ours.convs:
+        conv.lin.weight = torch.nn.Parameter(conv.lin.weight.detach().contiguous())
+    edge_index, n = molecules()
+    compare(ours, pyg, edge_index, n, torch.float32)
+
+
+# --------------------------------------------------------------------------
+# Refused arguments and input errors.
+
+
+@pytest.mark.parametrize("make_model, match", [
+    (lambda: gnn.GCN(IN, HID, 2, act="tanh"), "act='tanh'.*'relu', None"),
+    (lambda: gnn.GCN(IN, HID, 2, act=torch.nn.ELU()), "act=ELU"),
+    (lambda: gnn.GCN(IN, HID, 0), "num_layers must be a positive int"),
+    (lambda: gnn.GCN(IN, 0, 2), "hidden_channels must be positive"),
+    (lambda: gnn.GCN(IN, HID, 2, dropout=1.5), "dropout must be in"),
+])
+def test_bad_arguments_raise_value_errors(make_model, match):
+    with pytest.raises(ValueError, match=match):
+        make_model()
+
+
+@pytest.mark.parametrize("make_model, match", [
+    (lambda: gnn.GCN(IN, HID, 2, norm="batch_norm"), "norm='batch_norm'"),
+    (lambda: gnn.GCN(IN, HID, 2, jk="cat"), "jk='cat'"),
+    (lambda: gnn.GCN(IN, HID, 2, act_kwargs=dict(negative_slope=0.1)), "act_kwargs"),
+    (lambda: gnn.GCN(IN, HID, 2, cached=True), "cached=True"),
+    (lambda: gnn.GCN(-1, HID, 2), "lazy"),
+    (lambda: gnn.GCN(IN, HID, 2, aggr="mean"), "aggr"),
+    (lambda: gnn.GCN(IN, HID, 2, unknown=3), "unknown"),
+])
+def test_refused_arguments_name_themselves(make_model, match):
+    with pytest.raises(NotImplementedError, match=match):
+        make_model()
+
+
+def test_supported_spellings_of_act():
+    for act in ("relu", "ReLU", torch.nn.ReLU(), torch.relu):
+        assert gnn.GCN(IN, HID, 2, act=act).relu
+    for act in (None, "identity", torch.nn.Identity()):
+        assert not gnn.GCN(IN, HID, 2, act=act).relu
+
+
+def test_input_errors():
+    ours = gnn.GCN(IN, HID, 2)
+    edge_index, n = single()
+    with pytest.raises(ValueError, match=f"expected x with {IN} channels"):
+        ours(torch.randn(n, IN + 1), edge_index)
+    with pytest.raises(TypeError, match="float64 but the layer's parameters are"):
+        ours(torch.randn(n, IN, dtype=torch.float64), edge_index)
+    with pytest.raises(ValueError, match="edge_weight of shape"):
+        ours(torch.randn(n, IN), edge_index, torch.ones(3))
+    with pytest.raises(ValueError, match="node id"):
+        ours(torch.randn(n - 1, IN), edge_index)
+    with pytest.raises(NotImplementedError, match="sparse adjacency"):
+        ours(torch.randn(n, IN), torch.sparse_coo_tensor(edge_index, torch.ones(14),
+                                                         (n, n)))
+
+
+def test_relu_gradient_at_zero_is_torchs():
+    """Pre-activations exactly 0 (zero features, no bias): torch.relu's
+    gradient there is 0, and so is gnnc's."""
+    ours, pyg = make(((IN, HID, 2, OUT), dict(bias=False)), torch.float64)
+    edge_index, n = molecules()
+    x1 = torch.zeros(n, IN, dtype=torch.float64, requires_grad=True)
+    x2 = torch.zeros(n, IN, dtype=torch.float64, requires_grad=True)
+    ours(x1, edge_index).sum().backward()
+    pyg(x2, edge_index).sum().backward()
+    torch.testing.assert_close(x1.grad, x2.grad)
+    assert not x1.grad.any()
+
+
+# --------------------------------------------------------------------------
+# torch.compile and the meta device.
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+def test_no_graph_break_and_the_compiled_model_matches(weighted):
+    ours, pyg = make("default", torch.float64)
+    edge_index, n = molecules()
+    x = features(n, torch.float64)
+    w = (torch.rand(edge_index.size(1), generator=torch.Generator().manual_seed(4),
+                    dtype=torch.float64) + 0.1) if weighted else None
+    torch._dynamo.reset()
+    explanation = torch._dynamo.explain(ours)(x, edge_index, w)
+    assert explanation.graph_break_count == 0, explanation.break_reasons
+    compiled = torch.compile(ours, fullgraph=True)
+    torch.testing.assert_close(compiled(x, edge_index, w), pyg(x, edge_index, w),
+                               **tol(torch.float64))
+
+
+def test_meta_tensors_give_shapes_forward_and_backward():
+    model = gnn.GCN(IN, HID, 3, OUT, dropout=0.5).to("meta").train()
+    edge_index, n = molecules()
+    x = torch.empty(n, IN, device="meta", requires_grad=True)
+    out = model(x, edge_index.to("meta"))
+    assert out.shape == (n, OUT) and out.is_meta
+    out.sum().backward()
+    assert x.grad.shape == x.shape
+    assert model.convs[0].lin.weight.grad.shape == (HID, IN)
+
+
+def test_pygs_other_forward_arguments():
+    """edge_attr, batch and batch_size change nothing in PyG's GCN (no norm):
+    accepted and without effect; trim_to_layer is refused."""
+    ours, pyg = make("default")
+    edge_index, n = molecules()
+    x = features(n, torch.float32)
+    extra = dict(edge_attr=torch.randn(edge_index.size(1), 2),
+                 batch=torch.zeros(n, dtype=torch.long), batch_size=1)
+    torch.testing.assert_close(ours(x, edge_index, **extra), pyg(x, edge_index, **extra))
+    with pytest.raises(NotImplementedError, match="num_sampled"):
+        ours(x, edge_index, num_sampled_nodes_per_hop=[n], num_sampled_edges_per_hop=[1])
