@@ -13,13 +13,15 @@ when its variant is not compiled yet:
   ones are compiled on a background thread while the calls run at once on the
   first variant compiled with the same ``(function, csr_order, index_bits)``
   (the *fallback*). The specialised variant replaces it on the first call
-  after it is ready. Every schedule computes the same function on every graph
-  (schedules differ only in lanes and in the heavy-row split, whose
-  thresholds the runtime evaluates per graph), so the fallback's results are
-  correct; they may differ from the specialised variant's in the last bits
-  (another summation order). ``csr_order`` and ``index_bits`` change the
-  Program's interface (the edge order at its boundary, the index width) and
-  are never substituted.
+  after it is ready. Schedules that differ only in lanes and in the
+  heavy-row split (whose thresholds the runtime evaluates per graph) compute
+  the same function on every graph, so the fallback's results are correct;
+  they may differ from the specialised variant's in the last bits (another
+  summation order). ``csr_order`` and ``index_bits`` change the Program's
+  interface (the edge order at its boundary, the index width), and the
+  graph-block capacity (the schedule key's last field: the most nodes per
+  graph a block-per-graph kernel holds in shared memory, 0 for none) the
+  graphs a Program runs on at all; none of them is ever substituted.
 * ``sync``: every call waits for its own variant (today's behaviour, for
   benchmarks and bit-for-bit reproducible runs).
 
@@ -49,8 +51,10 @@ def jit_mode() -> str:
 
 
 def _fallback_key(key: tuple) -> tuple:
-    # (function, schedule_key, csr_order, index_bits) -> what must match.
-    return (key[0], key[2], key[3])
+    # (function, schedule_key, csr_order, index_bits) -> what must match:
+    # all but the schedule key's lanes and split classes (its last field,
+    # the graph-block capacity, must match too).
+    return (key[0], str(key[1]).rsplit("/", 1)[-1], key[2], key[3])
 
 
 # Every Variants object, so that the process waits at exit for compiles in

@@ -21,7 +21,7 @@ graphs=("$@")
 if [ ${#graphs[@]} -eq 0 ]; then
   graphs=(cora pubmed musae-github qm9 "powerlaw:nodes=169343,edges=2332486,seed=1")
 fi
-read -r -a examples <<< "${EXAMPLES:-gcn sage_mean sage_max gin gat gatv2 transformer agnn}"
+read -r -a examples <<< "${EXAMPLES:-gcn gcn3 sage_mean sage_max gin gat gatv2 transformer agnn}"
 work=$(mktemp -d)
 for e in "${examples[@]}"; do
   sed -e 's/\(%[a-z_0-9]*: tensor<[^>]*>\)\([,)]\)/\1 {gnn.differentiable}\2/g' \

@@ -18,7 +18,7 @@ graphs=("$@")
 if [ ${#graphs[@]} -eq 0 ]; then
   graphs=(cora pubmed musae-github qm9 "powerlaw:nodes=169343,edges=2332486,seed=1")
 fi
-examples=(gcn sage_mean sage_max gin gat gatv2 transformer agnn)
+examples=(gcn gcn3 sage_mean sage_max gin gat gatv2 transformer agnn)
 # Plus the fused gather-apply-reduce and edge-weight chains no example has.
 files=()
 for e in "${examples[@]}"; do files+=("$root/examples/$e.mlir"); done

@@ -87,8 +87,13 @@ static std::string refusal(Operation *op, DomainCache &domains) {
     if (spmm.getReduce() != ReduceKind::sum &&
         spmm.getReduce() != ReduceKind::mean)
       return "an spmm max or min";
-    if (Value w = spmm.getWeights(); w && !isa<BlockArgument>(w))
-      return "an spmm weighted by a computed edge tensor";
+    if (Value w = spmm.getWeights()) {
+      auto wt = cast<RankedTensorType>(w.getType());
+      auto xt = cast<RankedTensorType>(spmm.getInput().getType());
+      if (!isa<BlockArgument>(w) || wt.getRank() > xt.getRank() ||
+          llvm::any_of(wt.getShape().drop_front(), ShapedType::isDynamic))
+        return "an spmm weighted by a computed edge tensor";
+    }
     if (!isNodeTensor(spmm.getInput(), domains) ||
         !isNodeTensor(spmm.getResult(), domains))
       return "an spmm of no node tensors";

@@ -128,14 +128,28 @@ FailureOr<Value> GraphBlockLowering::spmm(mlir::gnn::SpmmOp op, Value node,
       kb, t, t.begin, kb.idx(1), {kb.fp(0.0)}, reversed, node,
       [&](const EdgeRef &e, ValueRange acc) -> FailureOr<SmallVector<Value>> {
         Value other = reversed ? e.dst : e.src;
-        FailureOr<Value> x =
-            kb.access(input, identity, kb.rowIndices(other, k, type), op);
+        SmallVector<Value> at = kb.rowIndices(other, k, type);
+        FailureOr<Value> x = kb.access(input, identity, at, op);
         if (failed(x))
           return failure();
         Value term = *x;
-        if (weights)
+        if (weights) {
+          // The edge's weights [E, d1 .. dm] scale the input's elements
+          // with the same leading indices (a head's weight, all its
+          // features).
+          auto wt = cast<RankedTensorType>(weights.getType());
+          Value pos;
+          int64_t stride = 1;
+          for (int64_t d = wt.getRank() - 1; d >= 1; --d) {
+            Value part = kb.mul(at[d], stride);
+            pos = pos ? kb.add(pos, part) : part;
+            stride *= wt.getDimSize(d);
+          }
+          Value first = kb.mul(e.slot, stride);
+          pos = pos ? kb.add(first, pos) : first;
           term = arith::MulFOp::create(b, loc, term,
-                                       kb.load(kb.operand(weights), e.slot)[0]);
+                                       kb.load(kb.operand(weights), pos)[0]);
+        }
         return SmallVector<Value>{arith::AddFOp::create(b, loc, acc[0], term)};
       },
       status);
@@ -247,23 +261,55 @@ LogicalResult GraphBlockLowering::tiledMatmul(linalg::MatmulOp op, int64_t tile,
       return failure();
     starts.push_back(*start);
   }
-  auto reduction =
-      scf::ForOp::create(b, loc, kb.idx(0), kb.idx(extent), kb.idx(1), starts);
-  reduction->setAttr(kUnrollAttrName, b.getI64IntegerAttr(4));
+  // Rows of `a` read as float4 runs where its layout allows: the standard
+  // maps, a row of 4k elements, in shared memory or an argument. Row bases
+  // are computed once, outside the loop over k.
+  MLIRContext *ctx = op.getContext();
+  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx),
+             d2 = getAffineDimExpr(2, ctx);
+  Value aBuffer = inShared.lookup(a);
+  bool outside = !a.getDefiningOp() || !group->isAncestor(a.getDefiningOp());
+  if (!aBuffer && outside && !KernelBuilder::fillConstant(a))
+    aBuffer = kb.operand(a);
+  bool runs = aBuffer && extent % 4 == 0 &&
+              maps[0] == AffineMap::get(3, 0, {d0, d2}, ctx) &&
+              maps[1] == AffineMap::get(3, 0, {d2, d1}, ctx) &&
+              !KernelBuilder::fillConstant(w);
+  int64_t step = runs ? 4 : 1;
+  SmallVector<Value> rowBase;
+  if (runs)
+    for (int64_t m = 0; m < tile; ++m)
+      rowBase.push_back(kb.mul(outside ? nodes[m] : rows[m], extent));
+  auto reduction = scf::ForOp::create(b, loc, kb.idx(0), kb.idx(extent),
+                                      kb.idx(step), starts);
+  reduction->setAttr(kUnrollAttrName, b.getI64IntegerAttr(runs ? 2 : 4));
   {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(reduction.getBody());
     Value k = reduction.getInductionVar();
-    FailureOr<Value> y = kb.access(w, maps[1], {nodes[0], j, k}, op);
-    if (failed(y))
-      return failure();
+    SmallVector<Value> ws;
+    for (int64_t i = 0; i < step; ++i) {
+      FailureOr<Value> y =
+          kb.access(w, maps[1], {nodes[0], j, kb.add(k, kb.idx(i))}, op);
+      if (failed(y))
+        return failure();
+      ws.push_back(*y);
+    }
     SmallVector<Value> next;
     for (int64_t m = 0; m < tile; ++m) {
-      FailureOr<Value> x = kb.access(a, maps[0], {nodes[m], j, k}, op);
-      if (failed(x))
-        return failure();
-      next.push_back(math::FmaOp::create(b, loc, *x, *y,
-                                         reduction.getRegionIterArgs()[m]));
+      SmallVector<Value> xs;
+      if (runs) {
+        xs = kb.load(aBuffer, kb.add(rowBase[m], k), 4);
+      } else {
+        FailureOr<Value> x = kb.access(a, maps[0], {nodes[m], j, k}, op);
+        if (failed(x))
+          return failure();
+        xs.push_back(*x);
+      }
+      Value acc = reduction.getRegionIterArgs()[m];
+      for (int64_t i = 0; i < step; ++i)
+        acc = math::FmaOp::create(b, loc, xs[i], ws[i], acc);
+      next.push_back(acc);
     }
     scf::YieldOp::create(b, loc, next);
   }
