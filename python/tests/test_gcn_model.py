@@ -14,6 +14,7 @@ import warnings
 
 import pytest
 import torch
+from _parity import backward_both, tol, train_losses
 
 try:
     import gnnc.nn as gnn
@@ -109,11 +110,6 @@ def make(case, dtype=torch.float32, seed=0):
     return ours.to(dtype).eval(), pyg.to(dtype).eval()
 
 
-def tol(dtype):
-    return (dict(rtol=1e-5, atol=1e-5) if dtype == torch.float32 else
-            dict(rtol=1e-10, atol=1e-10))
-
-
 def features(n, dtype, seed=2, channels=IN):
     g = torch.Generator().manual_seed(seed)
     return torch.randn(n, channels, generator=g, dtype=torch.float64).to(dtype)
@@ -132,11 +128,7 @@ def compare(ours, pyg, edge_index, n, dtype, edge_weight=None):
     out2 = pyg(x2, edge_index, *extra2)
     assert out1.shape == out2.shape
     torch.testing.assert_close(out1, out2, **tol(dtype))
-    dy = torch.randn(out2.shape, generator=torch.Generator().manual_seed(3),
-                     dtype=torch.float64).to(dtype)
-    out1.backward(dy)
-    out2.backward(dy)
-    torch.testing.assert_close(x1.grad, x2.grad, **tol(dtype))
+    backward_both(out1, out2, x1, x2, dtype)
     theirs = dict(pyg.named_parameters())
     mine = dict(ours.named_parameters())
     assert sorted(mine) == sorted(theirs)
@@ -193,15 +185,7 @@ def test_a_model_trains_like_pyg():
     ours, pyg = make("default", torch.float64)
     losses = []
     for m in (ours, pyg):
-        opt = torch.optim.Adam(m.parameters(), lr=0.05)
-        run = []
-        for _ in range(3):
-            opt.zero_grad()
-            loss = torch.nn.functional.cross_entropy(m(x, edge_index), y)
-            loss.backward()
-            opt.step()
-            run.append(loss.item())
-        losses.append(run)
+        losses.append(train_losses(m, lambda: m(x, edge_index), y, 3))
     assert losses[0] == pytest.approx(losses[1], rel=1e-10)
     assert len(set(losses[0])) == 3  # it did train
     for conv in ours.convs:

@@ -13,6 +13,7 @@ import warnings
 
 import pytest
 import torch
+from _parity import backward_both, tol
 
 try:
     import gnnc.nn as gnn
@@ -114,10 +115,6 @@ def make(case, dtype=torch.float32, seed=0):
     return ours.to(dtype).eval(), pyg.to(dtype).eval()
 
 
-def tol(dtype):
-    return dict(rtol=1e-5, atol=1e-5) if dtype == torch.float32 else dict(rtol=1e-10, atol=1e-10)
-
-
 def features(n, dtype, seed=2, channels=IN):
     g = torch.Generator().manual_seed(seed)
     return torch.randn(n, channels, generator=g, dtype=torch.float64).to(dtype)
@@ -144,11 +141,7 @@ def test_matches_pyg(case, graph, dtype):
     out2 = pyg(x2, edge_index)
     torch.testing.assert_close(out1, out2, **tol(dtype))
     # Gradients of x and of every parameter, for one random output gradient.
-    dy = torch.randn(out2.shape, generator=torch.Generator().manual_seed(3),
-                     dtype=torch.float64).to(dtype)
-    out1.backward(dy)
-    out2.backward(dy)
-    torch.testing.assert_close(x1.grad, x2.grad, **tol(dtype))
+    backward_both(out1, out2, x1, x2, dtype)
     theirs = dict(pyg.named_parameters())
     for name, p in ours.named_parameters():
         assert name in theirs, name

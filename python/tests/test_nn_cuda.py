@@ -5,6 +5,7 @@ trains under torch.compile(fullgraph=True). Skipped without a GPU."""
 
 import pytest
 import torch
+from _parity import train_losses
 
 import test_nn as base
 
@@ -60,14 +61,7 @@ def test_cuda_two_layer_gat_trains_under_compile():
     compiled = torch.compile(model, fullgraph=True)
     x = torch.randn(60, base.IN, device=DEV)
     y = torch.randint(0, 3, (60,), device=DEV)
-    opt = torch.optim.Adam(model.parameters(), lr=0.05)
-    losses = []
-    for _ in range(30):
-        opt.zero_grad()
-        loss = torch.nn.functional.cross_entropy(compiled(x, edge_index), y)
-        loss.backward()
-        opt.step()
-        losses.append(loss.item())
+    losses = train_losses(model, lambda: compiled(x, edge_index), y, 30)
     assert losses[-1] < losses[0]
 
 

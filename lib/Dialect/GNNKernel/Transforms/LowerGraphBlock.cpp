@@ -168,6 +168,15 @@ FailureOr<Value> GraphBlockLowering::spmm(mlir::gnn::SpmmOp op, Value node,
   return arith::SelectOp::create(b, loc, empty, kb.fp(0.0), mean).getResult();
 }
 
+/// The extent of a matmul's reduction d2, from the weight's static shape.
+static FailureOr<int64_t> reductionExtent(linalg::MatmulOp op) {
+  Value w = op.getDpsInputOperand(1)->get();
+  for (auto [r, e] : llvm::enumerate(op.getIndexingMapsArray()[1].getResults()))
+    if (auto d = dyn_cast<AffineDimExpr>(e); d && d.getPosition() == 2)
+      return cast<RankedTensorType>(w.getType()).getDimSize(r);
+  return op->emitOpError("has a weight not indexed by the reduction d2");
+}
+
 FailureOr<Value> GraphBlockLowering::matmul(linalg::MatmulOp op, Value node,
                                             Value k) {
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
@@ -175,12 +184,10 @@ FailureOr<Value> GraphBlockLowering::matmul(linalg::MatmulOp op, Value node,
   Value w = op.getDpsInputOperand(1)->get();
   Value init = op.getDpsInitOperand(0)->get();
   // The reduction d2's extent, from the weight's static shape.
-  int64_t extent = -1;
-  for (auto [r, e] : llvm::enumerate(maps[1].getResults()))
-    if (auto d = dyn_cast<AffineDimExpr>(e); d && d.getPosition() == 2)
-      extent = cast<RankedTensorType>(w.getType()).getDimSize(r);
-  if (extent < 0)
-    return op->emitOpError("has a weight not indexed by the reduction d2");
+  FailureOr<int64_t> extentOr = reductionExtent(op);
+  if (failed(extentOr))
+    return failure();
+  int64_t extent = *extentOr;
   FailureOr<Value> start = kb.access(init, maps[2], {node, k, kb.idx(0)}, op);
   if (failed(start))
     return failure();
@@ -230,12 +237,10 @@ LogicalResult GraphBlockLowering::tiledMatmul(linalg::MatmulOp op, int64_t tile,
   Value init = op.getDpsInitOperand(0)->get();
   int64_t cols = rowOf(value);
   int64_t groups = std::max<int64_t>(1, block / cols);
-  int64_t extent = -1;
-  for (auto [r, e] : llvm::enumerate(maps[1].getResults()))
-    if (auto d = dyn_cast<AffineDimExpr>(e); d && d.getPosition() == 2)
-      extent = cast<RankedTensorType>(w.getType()).getDimSize(r);
-  if (extent < 0)
-    return op->emitOpError("has a weight not indexed by the reduction d2");
+  FailureOr<int64_t> extentOr = reductionExtent(op);
+  if (failed(extentOr))
+    return failure();
+  int64_t extent = *extentOr;
   // Units (column j, node group r) for a graph with nodes; none without.
   Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, count,
                                     kb.idx(0));

@@ -1,0 +1,32 @@
+"""What the parity tests against PyG share: tolerances, the backward of one
+random output gradient, a few training steps."""
+
+import torch
+
+
+def tol(dtype):
+    return (dict(rtol=1e-5, atol=1e-5) if dtype == torch.float32 else
+            dict(rtol=1e-10, atol=1e-10))
+
+
+def backward_both(out1, out2, x1, x2, dtype):
+    """Backpropagates one random output gradient (seeded) through both
+    outputs and checks that the inputs' gradients agree."""
+    dy = torch.randn(out2.shape, generator=torch.Generator().manual_seed(3),
+                     dtype=torch.float64).to(dtype)
+    out1.backward(dy.to(out1.device))
+    out2.backward(dy.to(out2.device))
+    torch.testing.assert_close(x1.grad, x2.grad, **tol(dtype))
+
+
+def train_losses(model, forward, y, steps, lr=0.05):
+    """The cross-entropy losses of `steps` Adam steps on `forward()`."""
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(forward(), y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses
