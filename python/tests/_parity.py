@@ -30,3 +30,21 @@ def train_losses(model, forward, y, steps, lr=0.05):
         opt.step()
         losses.append(loss.item())
     return losses
+
+
+def features(n, dtype, channels, seed=2):
+    """Seeded random node features (drawn in float64)."""
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(n, channels, generator=g, dtype=torch.float64).to(dtype)
+
+
+def same_weights(ours, pyg, dtype, randomise=lambda name: name.endswith("bias")):
+    """PyG's parameters in both models, those `randomise` names drawn
+    uniformly in [-0.5, 0.5] first (PyG initialises biases and eps to 0);
+    both in `dtype`, in eval mode."""
+    with torch.no_grad():
+        for name, p in pyg.named_parameters():
+            if randomise(name):
+                p.uniform_(-0.5, 0.5)
+    ours.load_state_dict(pyg.state_dict())
+    return ours.to(dtype).eval(), pyg.to(dtype).eval()

@@ -14,7 +14,8 @@ import warnings
 
 import pytest
 import torch
-from _parity import backward_both, tol, train_losses
+import _parity
+from _parity import backward_both, same_weights, tol, train_losses
 
 try:
     import gnnc.nn as gnn
@@ -102,17 +103,11 @@ def make(case, dtype=torch.float32, seed=0):
     torch.manual_seed(seed)
     pyg = pyg_models.GCN(*args, **kwargs)
     ours = gnn.GCN(*args, **kwargs)
-    with torch.no_grad():  # non-trivial biases (PyG initialises them to 0)
-        for name, p in pyg.named_parameters():
-            if name.endswith("bias"):
-                p.uniform_(-0.5, 0.5)
-    ours.load_state_dict(pyg.state_dict())
-    return ours.to(dtype).eval(), pyg.to(dtype).eval()
+    return same_weights(ours, pyg, dtype)
 
 
 def features(n, dtype, seed=2, channels=IN):
-    g = torch.Generator().manual_seed(seed)
-    return torch.randn(n, channels, generator=g, dtype=torch.float64).to(dtype)
+    return _parity.features(n, dtype, channels, seed)
 
 
 def compare(ours, pyg, edge_index, n, dtype, edge_weight=None):

@@ -13,7 +13,8 @@ import warnings
 
 import pytest
 import torch
-from _parity import backward_both, tol
+import _parity
+from _parity import backward_both, same_weights, tol
 
 try:
     import gnnc.nn as gnn
@@ -107,17 +108,13 @@ def make(case, dtype=torch.float32, seed=0):
     torch.manual_seed(seed)
     pyg = getattr(pyg_nn, cls)(*args, **pyg_kw)
     ours = getattr(gnn, cls)(*args, **ours_kw)
-    with torch.no_grad():  # non-trivial biases and eps (PyG initialises them to 0)
-        for name, p in pyg.named_parameters():
-            if name.endswith("bias") or name == "eps":
-                p.uniform_(-0.5, 0.5)
-    ours.load_state_dict(pyg.state_dict())
-    return ours.to(dtype).eval(), pyg.to(dtype).eval()
+    # Non-trivial biases and eps (PyG initialises them to 0).
+    return same_weights(ours, pyg, dtype,
+                        lambda name: name.endswith("bias") or name == "eps")
 
 
 def features(n, dtype, seed=2, channels=IN):
-    g = torch.Generator().manual_seed(seed)
-    return torch.randn(n, channels, generator=g, dtype=torch.float64).to(dtype)
+    return _parity.features(n, dtype, channels, seed)
 
 
 GRAPHS = {"tiny": tiny_graph, "random": random_graph, "loop-free": loop_free_graph,
