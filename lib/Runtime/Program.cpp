@@ -377,29 +377,9 @@ struct Reader {
 };
 } // namespace
 
-StatusOr<Program> Program::parse(const std::string &text) {
-  Json j;
-  try {
-    j = Json::parse(text);
-  } catch (const std::exception &e) {
-    return Status::error(std::string("program is not valid JSON: ") + e.what());
-  }
-  Reader r;
-  Program p;
-  std::string format;
-  if (!r.keys(j, "program",
-              {"format", "version", "name", "kernels", "options", "index_bits",
-               "csr_order_edges", "max_graph_nodes", "buffers", "steps",
-               "source", "prelude", "units"}) ||
-      !r.string(j, "format", "program", format))
-    return Status::error(r.error);
-  if (format != "gnnc-program")
-    return Status::error("program.format: expected 'gnnc-program' but got '" +
-                         format + "'");
-  if (!j.contains("version") || j["version"] != 1)
-    return Status::error("program.version: expected 1");
-  if (!r.string(j, "name", "program", p.name))
-    return Status::error(r.error);
+/// The kernels' source: the `prelude` and per-kernel `units`, or (version 1
+/// before units) one `source` defining every kernel.
+static Status parseUnits(const Json &j, Reader &r, Program &p) {
   bool hasUnits = j.contains("units") || j.contains("prelude");
   if (hasUnits == j.contains("source"))
     return Status::error(hasUnits ? "program: expected either 'source' or "
@@ -438,6 +418,35 @@ StatusOr<Program> Program::parse(const std::string &text) {
       p.units.push_back(std::move(unit));
     }
   }
+  return Status();
+}
+
+StatusOr<Program> Program::parse(const std::string &text) {
+  Json j;
+  try {
+    j = Json::parse(text);
+  } catch (const std::exception &e) {
+    return Status::error(std::string("program is not valid JSON: ") + e.what());
+  }
+  Reader r;
+  Program p;
+  std::string format;
+  if (!r.keys(j, "program",
+              {"format", "version", "name", "kernels", "options", "index_bits",
+               "csr_order_edges", "max_graph_nodes", "buffers", "steps",
+               "source", "prelude", "units"}) ||
+      !r.string(j, "format", "program", format))
+    return Status::error(r.error);
+  if (format != "gnnc-program")
+    return Status::error("program.format: expected 'gnnc-program' but got '" +
+                         format + "'");
+  if (!j.contains("version") || j["version"] != 1)
+    return Status::error("program.version: expected 1");
+  if (!r.string(j, "name", "program", p.name))
+    return Status::error(r.error);
+  bool hasUnits = j.contains("units") || j.contains("prelude");
+  if (Status st = parseUnits(j, r, p); !st.ok())
+    return st;
   if (auto bits = j.find("index_bits"); bits != j.end()) {
     if (!bits->is_number_integer() ||
         (bits->get<int>() != 32 && bits->get<int>() != 64))

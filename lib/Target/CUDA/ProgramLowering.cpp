@@ -472,6 +472,22 @@ static Value storageRoot(Value v) {
   return v;
 }
 
+/// The fewest nodes per graph a kernel `func` launches holds (block-per-graph
+/// kernels keep a graph in shared memory); 0 when none has a limit.
+static int64_t maxGraphNodes(func::FuncOp func, ModuleOp module) {
+  int64_t most = 0;
+  func.walk([&](gnnk::LaunchOp launch) {
+    auto kernel = module.lookupSymbol<gnnk::KernelOp>(launch.getKernel());
+    auto limit =
+        kernel
+            ? kernel->getAttrOfType<IntegerAttr>(gnnk::kMaxGraphNodesAttrName)
+            : IntegerAttr();
+    if (limit && (!most || limit.getInt() < most))
+      most = limit.getInt();
+  });
+  return most;
+}
+
 FailureOr<rt::Program> Lowering::run() {
   program.name = func.getSymName().str();
   program.indexBits = indexBits;
@@ -488,18 +504,7 @@ FailureOr<rt::Program> Lowering::run() {
   program.kernels = {kEdgesToSlots, kSlotsToEdges};
   for (auto kernel : module.getOps<gnnk::KernelOp>())
     program.kernels.push_back(kernel.getSymName().str());
-  // The fewest nodes per graph a kernel the function launches holds
-  // (block-per-graph kernels keep a graph in shared memory).
-  func.walk([&](gnnk::LaunchOp launch) {
-    auto kernel = module.lookupSymbol<gnnk::KernelOp>(launch.getKernel());
-    auto most =
-        kernel
-            ? kernel->getAttrOfType<IntegerAttr>(gnnk::kMaxGraphNodesAttrName)
-            : IntegerAttr();
-    if (most &&
-        (!program.maxGraphNodes || most.getInt() < program.maxGraphNodes))
-      program.maxGraphNodes = most.getInt();
-  });
+  program.maxGraphNodes = maxGraphNodes(func, module);
 
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   // Values returned are produced straight into their output buffers.
