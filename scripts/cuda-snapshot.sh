@@ -20,6 +20,8 @@ stats=(
   "mean-degree:40.0,max-in:5000"
   "nodes:19717,edges:88648,max-in:171,max-out:171,p50:2,p90:12,p99:35,p999:72,rows-by-degree:9094/3357/2498/1872/1711/935/223/23/4,edges-by-degree:9094/6714/8408/11645/20482/20583/9353/1783/586"
   "nodes:37700,edges:578006,max-in:9458,max-out:9458,p50:6,p90:30,p99:138,p999:665,csr-order:1,rows-by-degree:5045/4620/6507/7552/6454/4179/2043/868/272/102/38/14/4/1/1,edges-by-degree:5045/9240/22358/47297/76314/95442/91213/76024/46462/34595/26267/20113/11093/7085/9458"
+  # 4,096 QM9 molecules: graph blocks where a function takes them.
+  "nodes:35970,edges:76008,max-in:4,max-out:4,graphs:4096,smallest-graph:1,largest-graph:9"
 )
 n=0
 for f in "${inputs[@]}"; do

@@ -45,6 +45,15 @@ module attributes {gnn.graph_stats = #gnn.graph_stats<nodes = 36000, edges = 750
     return %a2 : tensor<?x8xf32>
   }
 
+  // A lone spmm is one kernel either way: the per-op (tuned) group forms.
+  // CHECK-LABEL: func.func @lone_spmm
+  // CHECK-NOT: graph_block
+  // CHECK: family = aggregation
+  func.func @lone_spmm(%g: !gnn.graph, %x: tensor<?x16xf32>) -> tensor<?x16xf32> {
+    %a = gnn.spmm sum %g, %x : tensor<?x16xf32> -> tensor<?x16xf32>
+    return %a : tensor<?x16xf32>
+  }
+
   // A max aggregation is not taken: the per-op groups form.
   // CHECK-LABEL: func.func @max
   // CHECK-NOT: graph_block

@@ -281,6 +281,11 @@ bool mlir::gnn::formGraphBlock(func::FuncOp func, int64_t capacity) {
       GraphBlockPlan::of(body, results, capacity, why);
   if (failed(plan) || plan->sharedBytes() > ::gnn::kBlockSharedBytes)
     return false;
+  // A single step is one kernel either way, and the per-op mappings are
+  // tuned for it (a lone spmm runs faster row-parallel than a block per
+  // molecule): a graph block pays off by saving launches.
+  if (plan->steps.size() < 2)
+    return false;
 
   OpBuilder b(terminator);
   auto group = KernelGroupOp::create(

@@ -24,7 +24,9 @@
 ///    constants;
 ///  - size queries (`tensor.dim` for `tensor.empty`, `tensor.empty`,
 ///    `linalg.fill` of a constant, `arith.constant`).
-/// Every result of the function must be a node tensor the body computes.
+/// Every result of the function must be a node tensor the body computes,
+/// and the function must have at least two steps (below): a single step is
+/// one kernel either way, better served by the tuned per-op mappings.
 /// Anything else (edge tensors, reductions over nodes such as weight
 /// gradients, max aggregations) keeps the function on the per-op kernels.
 ///
