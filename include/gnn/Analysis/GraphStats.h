@@ -45,8 +45,10 @@ struct GraphStats {
   int64_t selfLoops = 0;
   /// False when every edge u->v has a matching v->u (same multiplicity).
   bool directed = false;
-  /// Batch of small graphs: their number and the nodes of the smallest and
-  /// the largest (1, N and N without a batch).
+  /// The graphs of the batch (a `batch` vector's, or else the finest ranges
+  /// of node ids that no edge crosses: a PyG batch's molecules; see
+  /// HostGraph's graphOffsets): their number and the nodes of the smallest
+  /// and the largest. Block-per-graph kernels run a block per graph.
   int64_t graphs = 1, smallestGraph = 0, largestGraph = 0;
   /// Whether the edges as given are already in CSR order (sorted by
   /// destination, ties in input order): edge tensors then need no
