@@ -14,6 +14,8 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <numeric>
+#include <random>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -178,6 +180,73 @@ TEST(HostGraph, GraphOffsets) {
   g.numNodes = 0;
   EXPECT_EQ(graphOffsets(g), (std::vector<int64_t>{0}));
   EXPECT_EQ(computeStats(g).graphs, 0);
+}
+
+/// Without graph ids the offsets are the definition's, checked position by
+/// position on random graphs of short edges (many ranges) with isolated
+/// nodes, self-loops and duplicates, whatever the order of the edges; and
+/// a batch of connected graphs with its ids dropped has its graphs.
+TEST(HostGraph, GraphOffsetsAreTheFinestRangesNoEdgeCrosses) {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 50; ++trial) {
+    HostGraph g;
+    g.numNodes = 1 + static_cast<int64_t>(rng() % 60);
+    int64_t edges = static_cast<int64_t>(rng() % 40);
+    for (int64_t k = 0; k < edges; ++k) {
+      int64_t u = static_cast<int64_t>(rng() % g.numNodes);
+      int64_t v = std::min<int64_t>(g.numNodes - 1,
+                                    u + static_cast<int64_t>(rng() % 4));
+      // Either direction, and a duplicate now and then.
+      g.src.push_back(rng() % 2 ? u : v);
+      g.dst.push_back(g.src.back() == u ? v : u);
+      if (rng() % 8 == 0) {
+        g.src.push_back(g.src.back());
+        g.dst.push_back(g.dst.back());
+      }
+    }
+    std::vector<int64_t> want = {0};
+    for (int64_t i = 1; i < g.numNodes; ++i) {
+      bool crossed = false;
+      for (int64_t k = 0; k < g.numEdges(); ++k)
+        crossed |= std::min(g.src[k], g.dst[k]) < i &&
+                   i <= std::max(g.src[k], g.dst[k]);
+      if (!crossed)
+        want.push_back(i);
+    }
+    want.push_back(g.numNodes);
+    EXPECT_EQ(graphOffsets(g), want) << "trial " << trial;
+    GraphStats s = computeStats(g);
+    EXPECT_EQ(s.graphs, static_cast<int64_t>(want.size()) - 1);
+    int64_t largest = 0, smallest = g.numNodes;
+    for (size_t k = 0; k + 1 < want.size(); ++k) {
+      largest = std::max(largest, want[k + 1] - want[k]);
+      smallest = std::min(smallest, want[k + 1] - want[k]);
+    }
+    EXPECT_EQ(s.largestGraph, largest);
+    EXPECT_EQ(s.smallestGraph, smallest);
+    // The edges in another order.
+    std::vector<size_t> order(g.src.size());
+    std::iota(order.begin(), order.end(), size_t(0));
+    std::shuffle(order.begin(), order.end(), rng);
+    HostGraph shuffled = g;
+    for (size_t k = 0; k < order.size(); ++k) {
+      shuffled.src[k] = g.src[order[k]];
+      shuffled.dst[k] = g.dst[order[k]];
+    }
+    EXPECT_EQ(graphOffsets(shuffled), want) << "trial " << trial;
+  }
+
+  // generateBatch's graphs are connected (a random tree and more edges).
+  HostGraph batch = generateBatch(40, 3, 12, 2.0, 5);
+  std::vector<int64_t> graphs = graphOffsets(batch);
+  ASSERT_EQ(graphs.size(), 41u);
+  GraphStats withIds = computeStats(batch);
+  batch.graphIds.clear();
+  EXPECT_EQ(graphOffsets(batch), graphs);
+  GraphStats without = computeStats(batch);
+  EXPECT_EQ(without.graphs, 40);
+  EXPECT_EQ(without.largestGraph, withIds.largestGraph);
+  EXPECT_EQ(without.smallestGraph, withIds.smallestGraph);
 }
 
 TEST(HostGraph, MalformedLines) {
