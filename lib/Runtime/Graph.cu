@@ -18,11 +18,13 @@
 #include <cub/device/device_select.cuh>
 #include <cuda_runtime.h>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <type_traits>
 
 using namespace gnn::runtime;
 
@@ -165,6 +167,11 @@ unsigned blocksFor(int64_t n) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < (n);    \
        i += int64_t(gridDim.x) * blockDim.x)
 
+/// The largest and the smallest of some graph sizes.
+struct GraphExtremes {
+  long long largest, smallest;
+};
+
 /// Per-build results read back with one copy at the end.
 struct BuildResults {
   unsigned long long badEdge, unsortedBatch, crossingEdge;
@@ -174,7 +181,11 @@ struct BuildResults {
   unsigned long long rowsByDegree[::gnn::GraphStats::kDegreeBuckets];
   unsigned long long edgesByDegree[::gnn::GraphStats::kDegreeBuckets];
   long long quantiles[5]; ///< p50, p90, p99, p99.9, max of in-degrees
-  int maxOutDegree, largestGraph;
+  int maxOutDegree;
+  /// graph_ptr's entries (graphs + 1) and the extremes of the graph sizes
+  /// (largest 0 and smallest LLONG_MAX without graphs).
+  long long graphBounds;
+  GraphExtremes graphExtremes;
   /// Entry j: the nodes of in- (out-) degree at most 2^j.
   long long lightRows[64], lightCols[64];
 };
@@ -382,30 +393,60 @@ __global__ void countPerGraph(const int64_t *batch, int64_t n, int *counts,
   }
 }
 
-/// +1 after each edge's lower end and -1 after its upper end: the prefix
-/// sum is the number of edges crossing each position.
+/// How many edges cross a position, counted modulo 2^32 or 2^64: 32 bits
+/// hold any count of a 32-bit graph (fewer than 2^31 edges); a 64-bit
+/// graph's would wrap through 0 past 2^32 and split a graph there.
 template <typename I>
-__global__ void markCrossings(const I *src, const I *dst, int64_t e,
-                              int *cover) {
+using CrossingCount =
+    std::conditional_t<sizeof(I) == 8, unsigned long long, unsigned>;
+
+/// +1 after each edge's lower end and -1 after its upper end: the prefix
+/// sum is the number of edges crossing each position. Runs before the ids
+/// are known to be valid (the build is discarded if they are not): ids
+/// outside [0, n) are skipped.
+template <typename I>
+__global__ void markCrossings(const I *src, const I *dst, int64_t e, int64_t n,
+                              CrossingCount<I> *cover) {
+  using C = CrossingCount<I>;
   GRID_STRIDE(i, e) {
     long long a = src[i], b = dst[i];
     long long lo = a < b ? a : b, hi = a < b ? b : a;
-    if (lo < hi) {
-      atomicAdd(cover + lo + 1, 1);
-      atomicAdd(cover + hi + 1, -1);
+    if (0 <= lo && lo < hi && hi < n) {
+      atomicAdd(cover + lo + 1, C(1));
+      atomicAdd(cover + hi + 1, ~C(0)); // -1 modulo 2^bits
     }
   }
 }
 
-/// The positions no edge crosses (where a graph starts, and the end).
-__global__ void uncrossed(const int *crossing, int64_t count, char *flags) {
-  GRID_STRIDE(i, count) { flags[i] = crossing[i] == 0; }
-}
+/// Whether no edge crosses a position (a graph starts there, or it is the
+/// end).
+template <typename C> struct Uncrossed {
+  __host__ __device__ bool operator()(C crossing) const {
+    return crossing == 0;
+  }
+};
 
-template <typename I>
-__global__ void graphSizes(const I *ptr, int64_t graphs, int *sizes) {
-  GRID_STRIDE(k, graphs) { sizes[k] = static_cast<int>(ptr[k + 1] - ptr[k]); }
-}
+/// Graph k's node count (as both extremes) for k < bounds - 1, where bounds
+/// is read on the device (graph_ptr's entries; the rest of the range are
+/// neutral): the sizes need not be known on the host to be reduced.
+template <typename I> struct GraphSizeAt {
+  const I *ptr;
+  const long long *bounds;
+  __host__ __device__ GraphExtremes operator()(long long k) const {
+    if (k + 1 >= *bounds)
+      return {0, std::numeric_limits<long long>::max()};
+    long long size = ptr[k + 1] - ptr[k];
+    return {size, size};
+  }
+};
+
+struct MergeExtremes {
+  __host__ __device__ GraphExtremes operator()(GraphExtremes a,
+                                               GraphExtremes b) const {
+    return {a.largest > b.largest ? a.largest : b.largest,
+            a.smallest < b.smallest ? a.smallest : b.smallest};
+  }
+};
 
 template <typename I>
 __global__ void iotaFlags(const int *inDeg, int64_t n, int threshold, I *ids,
@@ -485,6 +526,62 @@ static Status radixSortPairs(Arena &arena, const K *keysIn, K *keysOut,
   GNN_CUDA(cub::DeviceRadixSort::SortPairs(temp.data(), bytes, keysIn, keysOut,
                                            valsIn, valsOut, count, 0, endBit,
                                            stream));
+  return Status();
+}
+
+/// The extremes of the sizes of the graphs that `ptr`'s first `*bounds`
+/// entries delimit (at most `items` graphs) into `*out`; asynchronous.
+template <typename I>
+static Status graphExtremes(Arena &arena, const I *ptr, const long long *bounds,
+                            int64_t items, GraphExtremes *out,
+                            cudaStream_t stream) {
+  auto sizes = thrust::make_transform_iterator(
+      thrust::counting_iterator<long long>(0), GraphSizeAt<I>{ptr, bounds});
+  GraphExtremes none{0, std::numeric_limits<long long>::max()};
+  size_t bytes = 0;
+  GNN_CUDA(cub::DeviceReduce::Reduce(nullptr, bytes, sizes, out, items,
+                                     MergeExtremes(), none, stream));
+  DeviceBuffer temp = arena.take(std::max<size_t>(bytes, 1));
+  GNN_RETURN_IF_ERROR(arena.status);
+  GNN_CUDA(cub::DeviceReduce::Reduce(temp.data(), bytes, sizes, out, items,
+                                     MergeExtremes(), none, stream));
+  return Status();
+}
+
+/// graph_ptr without a batch: the positions of [0, n] that no edge crosses,
+/// their count into `res->graphBounds` and the extremes of the graph sizes
+/// into `res->graphExtremes`; asynchronous, read back with the rest of
+/// `res`. `ptr` has room for n + 1 entries.
+template <typename I>
+static Status rangesNoEdgeCrosses(Arena &arena, const I *src, const I *dst,
+                                  int64_t e, int64_t n, I *ptr,
+                                  BuildResults *res, cudaStream_t stream) {
+  using C = CrossingCount<I>;
+  DeviceBuffer cover = arena.take((n + 1) * sizeof(C));
+  GNN_RETURN_IF_ERROR(arena.status);
+  GNN_CUDA(cudaMemsetAsync(cover.data(), 0, (n + 1) * sizeof(C), stream));
+  if (e)
+    markCrossings<I>
+        <<<blocksFor(e), kThreads, 0, stream>>>(src, dst, e, n, cover.as<C>());
+  GNN_CUDA(cudaGetLastError());
+  // The crossing counts in place, then the positions where they are 0.
+  thrust::counting_iterator<I> ids(0);
+  auto uncrossed =
+      thrust::make_transform_iterator(cover.as<C>(), Uncrossed<C>());
+  size_t scanBytes = 0, selectBytes = 0;
+  GNN_CUDA(cub::DeviceScan::InclusiveSum(nullptr, scanBytes, cover.as<C>(),
+                                         n + 1, stream));
+  GNN_CUDA(cub::DeviceSelect::Flagged(nullptr, selectBytes, ids, uncrossed, ptr,
+                                      &res->graphBounds, n + 1, stream));
+  DeviceBuffer temp = arena.take(std::max<size_t>({scanBytes, selectBytes, 1}));
+  GNN_RETURN_IF_ERROR(arena.status);
+  GNN_CUDA(cub::DeviceScan::InclusiveSum(temp.data(), scanBytes, cover.as<C>(),
+                                         n + 1, stream));
+  GNN_CUDA(cub::DeviceSelect::Flagged(temp.data(), selectBytes, ids, uncrossed,
+                                      ptr, &res->graphBounds, n + 1, stream));
+  if (n)
+    GNN_RETURN_IF_ERROR(graphExtremes<I>(arena, ptr, &res->graphBounds, n,
+                                         &res->graphExtremes, stream));
   return Status();
 }
 
@@ -597,7 +694,7 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
   st.edges = e;
 
   // Statistics, all asynchronous; read back with the results below.
-  DeviceBuffer sorted, tempMax, tempSort, counts;
+  DeviceBuffer sorted, tempMax, tempSort;
   if (n) {
     size_t bytes = 0;
     GNN_CUDA(cub::DeviceReduce::Max(nullptr, bytes, g.outDeg.as<int>(),
@@ -626,6 +723,17 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
     histogramAndOrder<I><<<blocksFor(std::max(n, e)), kThreads, 0, stream>>>(
         g.inDeg.as<int>(), n, g.csrEdges.as<I>(), e, res);
     GNN_CUDA(cudaGetLastError());
+  }
+  // Per-graph node offsets (graph_ptr, graphs + 1 entries; block-per-graph
+  // kernels run a block per graph) without a batch: the finest split of the
+  // ids into ranges that no edge crosses (HostGraph's graphOffsets). A
+  // batch's graphs follow once the batch is known to be valid.
+  if (!batch || !n) {
+    g.graphPtr = arena.take((n + 1) * sizeof(I));
+    GNN_RETURN_IF_ERROR(arena.status);
+    GNN_RETURN_IF_ERROR(
+        rangesNoEdgeCrosses<I>(arena, g.col.as<I>(), csrDst.as<I>(), e, n,
+                               g.graphPtr.as<I>(), res, stream));
   }
   BuildResults out{};
   GNN_CUDA(cudaMemcpyAsync(&out, res, sizeof(out), cudaMemcpyDeviceToHost,
@@ -680,98 +788,44 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
       st.edgesByDegree[k] = static_cast<int64_t>(out.edgesByDegree[k]);
     }
   }
-  // Per-graph node offsets (graph_ptr, graphs + 1 entries): the batch's
-  // graphs, or else the finest split of the ids into ranges that no edge
-  // crosses (HostGraph's graphOffsets); block-per-graph kernels run a block
-  // per graph.
-  DeviceBuffer sizes;
-  if (batch && n) {
-    int64_t last = 0;
-    GNN_CUDA(cudaMemcpy(&last, batch + n - 1, 8, cudaMemcpyDeviceToHost));
-    st.graphs = last + 1;
-    // Nodes per graph id, then a 0: the exclusive sum is the offsets.
-    counts = arena.take((st.graphs + 1) * sizeof(int));
-    g.graphPtr = arena.take((st.graphs + 1) * sizeof(I));
-    GNN_RETURN_IF_ERROR(arena.status);
-    GNN_CUDA(cudaMemsetAsync(counts.data(), 0, (st.graphs + 1) * sizeof(int),
-                             stream));
-    countPerGraph<<<blocksFor(n), kThreads, 0, stream>>>(batch, n,
-                                                         counts.as<int>(),
-                                                         st.graphs);
-    size_t bytes = 0;
-    GNN_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, bytes, counts.as<int>(),
-                                           g.graphPtr.as<I>(), st.graphs + 1,
-                                           stream));
-    DeviceBuffer temp = arena.take(std::max<size_t>(bytes, 1));
-    GNN_RETURN_IF_ERROR(arena.status);
-    GNN_CUDA(cub::DeviceScan::ExclusiveSum(temp.data(), bytes, counts.as<int>(),
-                                           g.graphPtr.as<I>(), st.graphs + 1,
-                                           stream));
-    sizes = std::move(counts);
-  } else {
-    // How many edges cross each position, and the positions none crosses.
-    DeviceBuffer cover = arena.take((n + 1) * sizeof(int));
-    DeviceBuffer crossing = arena.take((n + 1) * sizeof(int));
-    DeviceBuffer flags = arena.take(n + 1);
-    DeviceBuffer selected = arena.take(sizeof(long long));
-    g.graphPtr = arena.take((n + 1) * sizeof(I));
-    GNN_RETURN_IF_ERROR(arena.status);
-    GNN_CUDA(cudaMemsetAsync(cover.data(), 0, (n + 1) * sizeof(int), stream));
-    if (e)
-      markCrossings<I><<<blocksFor(e), kThreads, 0, stream>>>(
-          g.col.as<I>(), csrDst.as<I>(), e, cover.as<int>());
-    size_t scanBytes = 0, selectBytes = 0;
-    GNN_CUDA(cub::DeviceScan::InclusiveSum(nullptr, scanBytes, cover.as<int>(),
-                                           crossing.as<int>(), n + 1, stream));
-    thrust::counting_iterator<I> ids(0);
-    GNN_CUDA(cub::DeviceSelect::Flagged(
-        nullptr, selectBytes, ids, flags.as<char>(), g.graphPtr.as<I>(),
-        selected.as<long long>(), n + 1, stream));
-    DeviceBuffer temp =
-        arena.take(std::max<size_t>({scanBytes, selectBytes, 1}));
-    GNN_RETURN_IF_ERROR(arena.status);
-    GNN_CUDA(cub::DeviceScan::InclusiveSum(temp.data(), scanBytes,
-                                           cover.as<int>(), crossing.as<int>(),
-                                           n + 1, stream));
-    uncrossed<<<blocksFor(n + 1), kThreads, 0, stream>>>(
-        crossing.as<int>(), n + 1, flags.as<char>());
-    GNN_CUDA(cub::DeviceSelect::Flagged(
-        temp.data(), selectBytes, ids, flags.as<char>(), g.graphPtr.as<I>(),
-        selected.as<long long>(), n + 1, stream));
-    long long count = 0;
-    GNN_CUDA(cudaMemcpyAsync(&count, selected.data(), sizeof(count),
-                             cudaMemcpyDeviceToHost, stream));
-    GNN_CUDA(cudaStreamSynchronize(stream));
-    st.graphs = count - 1;
-    sizes = arena.take(std::max<int64_t>(st.graphs, 1) * sizeof(int));
-    GNN_RETURN_IF_ERROR(arena.status);
-    if (st.graphs)
-      graphSizes<I><<<blocksFor(st.graphs), kThreads, 0, stream>>>(
-          g.graphPtr.as<I>(), st.graphs, sizes.as<int>());
+  auto setGraphs = [&st](long long bounds, GraphExtremes extremes) {
+    st.graphs = bounds - 1;
+    st.largestGraph = st.graphs ? extremes.largest : 0;
+    st.smallestGraph = st.graphs ? extremes.smallest : 0;
+  };
+  if (!batch || !n) {
+    setGraphs(out.graphBounds, out.graphExtremes);
+    return Status();
   }
+  // A batch's graphs: nodes per graph id, then a 0, whose exclusive sum is
+  // graph_ptr (an id without nodes is an empty graph).
+  int64_t last = 0;
+  GNN_CUDA(cudaMemcpy(&last, batch + n - 1, 8, cudaMemcpyDeviceToHost));
+  long long bounds = last + 2;
+  DeviceBuffer counts = arena.take(bounds * sizeof(int));
+  g.graphPtr = arena.take(bounds * sizeof(I));
+  GNN_RETURN_IF_ERROR(arena.status);
+  GNN_CUDA(cudaMemsetAsync(counts.data(), 0, bounds * sizeof(int), stream));
+  countPerGraph<<<blocksFor(n), kThreads, 0, stream>>>(
+      batch, n, counts.as<int>(), bounds - 1);
   GNN_CUDA(cudaGetLastError());
-  st.largestGraph = st.smallestGraph = 0;
-  if (st.graphs) {
-    // The largest and the smallest graph (an id without nodes counts 0).
-    DeviceBuffer extremes = arena.take(2 * sizeof(int));
-    size_t maxBytes = 0, minBytes = 0;
-    GNN_CUDA(cub::DeviceReduce::Max(nullptr, maxBytes, sizes.as<int>(),
-                                    extremes.as<int>(), st.graphs, stream));
-    GNN_CUDA(cub::DeviceReduce::Min(nullptr, minBytes, sizes.as<int>(),
-                                    extremes.as<int>() + 1, st.graphs, stream));
-    DeviceBuffer temp = arena.take(std::max<size_t>({maxBytes, minBytes, 1}));
-    GNN_RETURN_IF_ERROR(arena.status);
-    GNN_CUDA(cub::DeviceReduce::Max(temp.data(), maxBytes, sizes.as<int>(),
-                                    extremes.as<int>(), st.graphs, stream));
-    GNN_CUDA(cub::DeviceReduce::Min(temp.data(), minBytes, sizes.as<int>(),
-                                    extremes.as<int>() + 1, st.graphs, stream));
-    int both[2] = {0, 0};
-    GNN_CUDA(cudaMemcpyAsync(both, extremes.data(), sizeof(both),
-                             cudaMemcpyDeviceToHost, stream));
-    GNN_CUDA(cudaStreamSynchronize(stream));
-    st.largestGraph = both[0];
-    st.smallestGraph = both[1];
-  }
+  size_t bytes = 0;
+  GNN_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, bytes, counts.as<int>(),
+                                         g.graphPtr.as<I>(), bounds, stream));
+  DeviceBuffer temp = arena.take(std::max<size_t>(bytes, 1));
+  GNN_RETURN_IF_ERROR(arena.status);
+  GNN_CUDA(cub::DeviceScan::ExclusiveSum(temp.data(), bytes, counts.as<int>(),
+                                         g.graphPtr.as<I>(), bounds, stream));
+  GNN_CUDA(cudaMemcpyAsync(&res->graphBounds, &bounds, sizeof(bounds),
+                           cudaMemcpyHostToDevice, stream));
+  GNN_RETURN_IF_ERROR(graphExtremes<I>(arena, g.graphPtr.as<I>(),
+                                       &res->graphBounds, bounds - 1,
+                                       &res->graphExtremes, stream));
+  GraphExtremes extremes{};
+  GNN_CUDA(cudaMemcpyAsync(&extremes, &res->graphExtremes, sizeof(extremes),
+                           cudaMemcpyDeviceToHost, stream));
+  GNN_CUDA(cudaStreamSynchronize(stream));
+  setGraphs(bounds, extremes);
   return Status();
 }
 
