@@ -52,12 +52,17 @@ StatusOr<GraphDeviceBytes> gnn::runtime::graphDeviceBytes(int64_t nodes,
   int64_t ib = indexBits / 8;
   // Kept: csr_dst, csr_edge, csr_col, csc_row, csc_edge, csc_to_csr (one
   // index per edge each), csr_row_ptr and csc_col_ptr (nodes + 1), in- and
-  // out-degrees (int32 per node) and the rows and columns by degree (one
+  // out-degrees (int32 per node), the rows and columns by degree (one
   // index per node each; their counts up to each power of two are on the
-  // host).
+  // host) and graph_ptr (graphs + 1 <= nodes + 1 without a batch; a batch's
+  // ids without nodes would add to it).
   Bytes kept;
-  kept.add(edges, 6 * ib).add(nodes, 2 * ib).add(2, ib).add(nodes, 8)
-      .add(nodes, 2 * ib);
+  kept.add(edges, 6 * ib)
+      .add(nodes, 2 * ib)
+      .add(2, ib)
+      .add(nodes, 8)
+      .add(nodes, 2 * ib)
+      .add(nodes + 1, ib);
   // Peak, in the first sort: the kept arrays, the uploaded int64 source and
   // destination lists (and batch vector), the 64-bit keys in and out, the
   // sort's input values, and CUB's temporary storage (its own copy of keys
@@ -65,7 +70,9 @@ StatusOr<GraphDeviceBytes> gnn::runtime::graphDeviceBytes(int64_t nodes,
   Bytes peak = kept;
   peak.add(edges, 16).add(edges, 16).add(edges, ib);
   // Then the larger of that sort's temporary storage and the degree sorts'
-  // (the ids, the sorted degrees and CUB's copy of both, per node).
+  // (the ids, the sorted degrees and CUB's copy of both, per node). The
+  // statistics' sorted in-degrees with CUB's copy and graph_ptr's crossing
+  // counts (one index per node) come after and take less.
   Bytes firstSort, degreeSort;
   firstSort.add(edges, 16 + ib);
   degreeSort.add(nodes, 2 * (4 + ib));

@@ -48,19 +48,22 @@ Program sample(int indexBits) {
 TEST(DeviceBytes, GraphArraysAndBuildPeak) {
   // 32-bit indices: 6 index arrays per edge, two row pointers, two int32
   // degrees and two index arrays (rows and columns by degree) per node (their
-  // counts up to each power of two are on the host); the build adds two
-  // int64 edge lists, two int64 key arrays, the sort's values and CUB's copy.
+  // counts up to each power of two are on the host), graph_ptr (at most a
+  // graph per node); the build adds two int64 edge lists, two int64 key
+  // arrays, the sort's values and CUB's copy.
   StatusOr<GraphDeviceBytes> g = graphDeviceBytes(1000, 10000, 32, false);
   ASSERT_TRUE(g.ok()) << g.message();
-  EXPECT_EQ(g->kept, 6 * 4 * 10000 + 2 * 4 * 1001 + 8 * 1000 + 2 * 4 * 1000);
+  EXPECT_EQ(g->kept,
+            6 * 4 * 10000 + 2 * 4 * 1001 + 8 * 1000 + 2 * 4 * 1000 + 4 * 1001);
   EXPECT_EQ(g->peak, g->kept + (16 + 16 + 4 + 20) * 10000);
   StatusOr<GraphDeviceBytes> wide = graphDeviceBytes(1000, 10000, 64, true);
   ASSERT_TRUE(wide.ok()) << wide.message();
-  EXPECT_EQ(wide->kept, 6 * 8 * 10000 + 2 * 8 * 1001 + 8 * 1000 + 2 * 8 * 1000);
+  EXPECT_EQ(wide->kept,
+            6 * 8 * 10000 + 2 * 8 * 1001 + 8 * 1000 + 2 * 8 * 1000 + 8 * 1001);
   EXPECT_EQ(wide->peak, wide->kept + (16 + 16 + 8 + 24) * 10000 + 8 * 1000);
   StatusOr<GraphDeviceBytes> empty = graphDeviceBytes(0, 0, 32, false);
   ASSERT_TRUE(empty.ok());
-  EXPECT_EQ(empty->kept, 8);
+  EXPECT_EQ(empty->kept, 12);
   // Many isolated nodes: the degree sorts' temporaries outgrow the edge
   // sort's.
   StatusOr<GraphDeviceBytes> sparse = graphDeviceBytes(100000, 10, 32, false);
@@ -96,11 +99,13 @@ TEST(DeviceBytes, ProgramOnARedditSizedGraph) {
 
   StatusOr<DeviceMemoryNeed> need = deviceMemoryNeed(p, scope);
   ASSERT_TRUE(need.ok()) << need.message();
-  EXPECT_EQ(need->graph.kept, 2754508856LL + 2 * 4 * 232965LL);
-  EXPECT_EQ(need->graph.peak, 9172998808LL + 2 * 4 * 232965LL);
+  // (The rows and columns by degree, then graph_ptr, added to the figures.)
+  EXPECT_EQ(need->graph.kept, 2754508856LL + 2 * 4 * 232965LL + 4 * 232966LL);
+  EXPECT_EQ(need->graph.peak, 9172998808LL + 2 * 4 * 232965LL + 4 * 232966LL);
   // The build's peak exceeds the kept graph plus the buffers here.
-  EXPECT_EQ(need->total, 9172998808LL + 2 * 4 * 232965LL + kDeviceReserveBytes);
-  EXPECT_EQ(need->total, 9241971392LL);
+  EXPECT_EQ(need->total, 9172998808LL + 2 * 4 * 232965LL + 4 * 232966LL +
+                             kDeviceReserveBytes);
+  EXPECT_EQ(need->total, 9242903256LL);
 
   EXPECT_TRUE(checkDeviceMemory(*need, 80LL << 30, 80LL << 30, "run").ok());
   Status refused = checkDeviceMemory(*need, 8LL << 30, 80LL << 30,
@@ -108,8 +113,8 @@ TEST(DeviceBytes, ProgramOnARedditSizedGraph) {
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.message(),
             "running 'sample' on graph 'reddit': a graph of 232965 nodes and "
-            "114615892 edges needs 9241971392 bytes of device memory (graph "
-            "2756372576, 9174862528 while building; inputs and outputs "
+            "114615892 edges needs 9242903256 bytes of device memory (graph "
+            "2757304440, 9175794392 while building; inputs and outputs "
             "178949888; workspace 3680291584; reserve 67108864) but the "
             "device has 8589934592 bytes free of 85899345920");
 }
@@ -119,10 +124,13 @@ TEST(DeviceBytes, ProgramOnABillionEdgeGraphWith64BitIndices) {
   FormulaScope scope{100000000, 3000000000LL, 1, 5000, 5000, 100000000};
   StatusOr<DeviceMemoryNeed> need = deviceMemoryNeed(p, scope);
   ASSERT_TRUE(need.ok()) << need.message();
-  EXPECT_EQ(need->graph.kept, 146400000016LL + 2 * 8 * 100000000LL);
-  EXPECT_EQ(need->graph.peak, 338400000016LL + 2 * 8 * 100000000LL);
+  EXPECT_EQ(need->graph.kept,
+            146400000016LL + 2 * 8 * 100000000LL + 8 * 100000001LL);
+  EXPECT_EQ(need->graph.peak,
+            338400000016LL + 2 * 8 * 100000000LL + 8 * 100000001LL);
   EXPECT_EQ(need->buffers.total(), 172812615680LL);
-  EXPECT_EQ(need->total, 338467108880LL + 2 * 8 * 100000000LL);
+  EXPECT_EQ(need->total,
+            338467108880LL + 2 * 8 * 100000000LL + 8 * 100000001LL);
   // More than an H100 or an H200 holds.
   EXPECT_FALSE(checkDeviceMemory(*need, 140LL << 30, 141LL << 30, "run").ok());
 }
