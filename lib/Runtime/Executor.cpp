@@ -324,7 +324,7 @@ Status Executable::Impl::checkGraph(const Graph &graph) const {
         " nodes each (its block-per-graph kernels hold a graph in shared "
         "memory) but this graph's largest has " +
         std::to_string(graph.statistics().largestGraph) +
-        ": compile it with the graph's statistics");
+        " nodes: compile it with the graph's statistics");
   return Status();
 }
 

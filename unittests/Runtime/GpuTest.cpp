@@ -338,6 +338,88 @@ extern "C" __global__ void scale_rows(float *h, const int *in_degree, long long 
   return p;
 }
 
+/// A block-per-graph Program for graphs of at most 8 nodes: block g writes
+/// g at its graph's nodes graph_ptr[g] .. graph_ptr[g + 1] (one block per
+/// graph, as the graph_block kernels run).
+Program graphIdsProgram() {
+  Program p;
+  p.name = "graph_ids";
+  p.kernels = {"graph_ids"};
+  p.maxGraphNodes = 8;
+  p.units.push_back(SourceUnit{{"graph_ids"}, R"cuda(
+extern "C" __global__ void graph_ids(int *ids, const int *graph_ptr) {
+  for (int v = graph_ptr[blockIdx.x] + threadIdx.x; v < graph_ptr[blockIdx.x + 1];
+       v += blockDim.x)
+    ids[v] = blockIdx.x;
+}
+)cuda"});
+  auto f = [](const char *t) { return *Formula::parse(t); };
+  p.buffers = {{"ids", BufferRole::Output, DType::I32, f("nodes")}};
+  LaunchStep l;
+  l.kernel = "graph_ids";
+  l.grid[0] = f("graphs");
+  l.grid[1] = f("1");
+  l.grid[2] = f("1");
+  l.block[0] = 32;
+  l.sharedBytes = f("0");
+  KernelArg a;
+  a.kind = KernelArg::Kind::Buffer, a.name = "ids", l.args.push_back(a);
+  a.kind = KernelArg::Kind::Graph, a.name = "graph_ptr", l.args.push_back(a);
+  p.steps.push_back(l);
+  return p;
+}
+
+/// graph_ptr binds by name, through the text form, and a Program for graphs
+/// of at most N nodes refuses a graph whose largest has more, before it
+/// launches anything; a graph without nodes launches nothing.
+TEST(GpuProgram, BlockPerGraphBindsGraphPtrAndRefusesLargerGraphs) {
+  REQUIRE_GPU();
+  StatusOr<Program> parsed = Program::parse(graphIdsProgram().toJson());
+  ASSERT_TRUE(parsed.ok()) << parsed.message();
+  EXPECT_EQ(parsed->maxGraphNodes, 8);
+  Compiler compiler("");
+  StatusOr<std::unique_ptr<Executable>> ex =
+      Executable::create(*parsed, compiler);
+  ASSERT_TRUE(ex.ok()) << ex.message();
+  // Without ids: the ranges no edge crosses are the batch's graphs.
+  gnn::HostGraph small = gnn::generateBatch(200, 1, 8, 2.0, 3);
+  small.graphIds.clear();
+  gnn::HostGraph empty;
+  for (const gnn::HostGraph *host : {&small, &empty}) {
+    StatusOr<std::unique_ptr<Graph>> g = Graph::fromHost(*host);
+    ASSERT_TRUE(g.ok()) << g.message();
+    int64_t n = host->numNodes;
+    DeviceBuffer ids =
+        std::move(*DeviceBuffer::allocate(std::max<int64_t>(n, 1) * 4));
+    Status s = (*ex)->run(**g, {{"ids", ids.data()}});
+    ASSERT_TRUE(s.ok()) << s.message();
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    std::vector<int> got(n);
+    ASSERT_TRUE(ids.download(got.data(), n * 4).ok());
+    std::vector<int64_t> offsets = gnn::graphOffsets(*host);
+    std::vector<int> want(n);
+    for (size_t k = 0; k + 1 < offsets.size(); ++k)
+      std::fill(want.begin() + offsets[k], want.begin() + offsets[k + 1],
+                static_cast<int>(k));
+    EXPECT_EQ(got, want);
+  }
+  gnn::HostGraph large = gnn::generateBatch(20, 9, 12, 2.0, 3);
+  large.graphIds.clear();
+  StatusOr<std::unique_ptr<Graph>> g = Graph::fromHost(large);
+  ASSERT_TRUE(g.ok()) << g.message();
+  DeviceBuffer ids = std::move(*DeviceBuffer::allocate(large.numNodes * 4));
+  Status s = (*ex)->run(**g, {{"ids", ids.data()}});
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find(
+                "program 'graph_ids' was generated for graphs of at most 8 "
+                "nodes each (its block-per-graph kernels hold a graph in "
+                "shared memory) but this graph's largest has " +
+                std::to_string(gnn::computeStats(large).largestGraph) +
+                " nodes"),
+            std::string::npos)
+      << s.message();
+}
+
 /// Random inputs of handwrittenProgram on `host` (x in [-1, 1), ew in
 /// [0, 1), w in [-0.5, 0.5), drawn in that order), on the host and on the
 /// device; `bindings(y)` binds them and the output `y`.
