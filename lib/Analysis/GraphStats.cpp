@@ -256,3 +256,12 @@ std::string GraphStats::parseOption(const std::string &text, GraphStats &out) {
   out = s;
   return "";
 }
+
+int64_t GraphStats::smallGraphClass() const {
+  if (nodes <= 0 || largestGraph <= 0 || largestGraph > kSmallGraphNodes)
+    return 0;
+  int64_t c = 8;
+  while (c < largestGraph)
+    c <<= 1;
+  return c;
+}

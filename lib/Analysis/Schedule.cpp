@@ -43,7 +43,6 @@ Schedule gnn::chooseSchedule(const ScheduleProblem &p) {
   case GroupKind::Spmm:
   case GroupKind::Reduce:
   case GroupKind::Attention: {
-    s.mapping = ThreadMapping::RowParallel;
     // Attention also reads the score's operands per head: the vector must
     // not straddle two heads.
     int64_t width = p.kind == GroupKind::Attention
@@ -60,37 +59,23 @@ Schedule gnn::chooseSchedule(const ScheduleProblem &p) {
     break;
   }
   case GroupKind::EdgeSoftmax: {
-    s.mapping = ThreadMapping::RowParallel;
     double d = p.graph.meanDegree();
     s.lanes = d >= 24 ? 32 : d >= 12 ? 16 : d >= 6 ? 8 : 4;
     break;
   }
   case GroupKind::Sddmm:
   case GroupKind::Gather:
-    s.mapping = ThreadMapping::EdgeParallel;
-    break;
   case GroupKind::Degree:
   case GroupKind::Elementwise:
-    s.mapping = ThreadMapping::ElementParallel;
     break;
-  case GroupKind::GraphBlock:
-    // A molecule (9 to 30 nodes of 64 features) is a few hundred to two
-    // thousand elements per step: 128 threads keep every lane busy in the
-    // steps and let 16 blocks share an SM.
-    s.mapping = ThreadMapping::BlockPerGraph;
-    s.lanes = 32;
-    s.block = 128;
-    return s;
   }
   s.block = 256;
   return s;
 }
 
-int64_t gnn::graphBlockCapacity(const GraphStats &g) {
-  if (g.nodes <= 0 || g.largestGraph <= 0 ||
-      g.largestGraph > kMaxGraphBlockNodes)
-    return 0;
-  return std::max<int64_t>(8, nextPowerOfTwo(g.largestGraph));
+bool gnn::splitsRows(GroupKind kind) {
+  return kind == GroupKind::Spmm || kind == GroupKind::Reduce ||
+         kind == GroupKind::Attention;
 }
 
 GraphStats ScheduleProblem::defaultStats() {
@@ -125,8 +110,7 @@ std::string gnn::scheduleKey(const GraphStats &g, int64_t maxChunks) {
   p.kind = GroupKind::Attention;
   int64_t attention = chooseSplit(p);
   return std::to_string(degreeClass) + "/" + std::to_string(aggregation) + "/" +
-         std::to_string(attention) + "/" +
-         std::to_string(graphBlockCapacity(g));
+         std::to_string(attention) + "|" + std::to_string(g.smallGraphClass());
 }
 
 std::string Schedule::verify(const ScheduleProblem &p) const {
@@ -138,8 +122,7 @@ std::string Schedule::verify(const ScheduleProblem &p) const {
     return "vector must be 1, 2 or 4";
   if (split < 0 || (split > 0 && split < 32))
     return "split must be 0 or at least 32";
-  if (split && p.kind != GroupKind::Spmm && p.kind != GroupKind::Reduce &&
-      p.kind != GroupKind::Attention)
+  if (split && !splitsRows(p.kind))
     return "only aggregations and attention can split heavy rows";
   if (p.rowElements % vector)
     return "vector width " + std::to_string(vector) +
@@ -148,15 +131,5 @@ std::string Schedule::verify(const ScheduleProblem &p) const {
     return "vector width " + std::to_string(vector) +
            " does not divide the feature width " +
            std::to_string(p.innerElements);
-  bool rowKind = p.kind == GroupKind::Spmm || p.kind == GroupKind::Reduce ||
-                 p.kind == GroupKind::EdgeSoftmax ||
-                 p.kind == GroupKind::Attention;
-  if (rowKind != (mapping == ThreadMapping::RowParallel))
-    return "aggregations, attention and softmax need a row-parallel mapping, "
-           "other groups another one";
-  if ((p.kind == GroupKind::GraphBlock) !=
-      (mapping == ThreadMapping::BlockPerGraph))
-    return "graph blocks need the block-per-graph mapping, other groups "
-           "another one";
   return "";
 }

@@ -19,9 +19,9 @@ when its variant is not compiled yet:
   they may differ from the specialised variant's in the last bits (another
   summation order). ``csr_order`` and ``index_bits`` change the Program's
   interface (the edge order at its boundary, the index width), and the
-  graph-block capacity (the schedule key's last field: the most nodes per
-  graph a block-per-graph kernel holds in shared memory, 0 for none) the
-  graphs a Program runs on at all; none of them is ever substituted.
+  schedule key's shape part (after ``|``: the small-graph class that
+  block-per-graph kernels are compiled for) which kernels exist and which
+  graphs a Program accepts at all; none of them is ever substituted.
 * ``sync``: every call waits for its own variant (today's behaviour, for
   benchmarks and bit-for-bit reproducible runs).
 
@@ -52,9 +52,9 @@ def jit_mode() -> str:
 
 def _fallback_key(key: tuple) -> tuple:
     # (function, schedule_key, csr_order, index_bits) -> what must match:
-    # all but the schedule key's lanes and split classes (its last field,
-    # the graph-block capacity, must match too).
-    return (key[0], str(key[1]).rsplit("/", 1)[-1], key[2], key[3])
+    # all but the schedule key's row part (lanes and split classes, before
+    # its "|"; see gnn/Analysis/Schedule.h, scheduleKey).
+    return (key[0], str(key[1]).partition("|")[2], key[2], key[3])
 
 
 # Every Variants object, so that the process waits at exit for compiles in

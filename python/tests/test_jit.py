@@ -13,7 +13,7 @@ from gnnc import _gnnc as _C  # noqa: E402
 from gnnc._core import _Compiled  # noqa: E402
 
 
-def key(schedule="0/0/0", function="f", csr_order=False, index_bits=32):
+def key(schedule="0/0/0|0", function="f", csr_order=False, index_bits=32):
     return (function, schedule, csr_order, index_bits)
 
 
@@ -64,22 +64,22 @@ def test_first_variant_is_compiled_on_the_calling_thread():
 
 def test_new_key_runs_on_the_fallback_then_on_its_own_variant():
     v = variants()
-    v.get(key("1/0/0/0"), Builder("A"))
+    v.get(key("1/0/0|0"), Builder("A"))
     slow = Builder("B", block=True)
     # The call returns at once with the compiled variant; B compiles elsewhere.
-    assert v.get(key("2/0/0/0"), slow) == "A"
-    assert v.pending() == (key("2/0/0/0"),)
+    assert v.get(key("2/0/0|0"), slow) == "A"
+    assert v.pending() == (key("2/0/0|0"),)
     # Calls meanwhile keep the fallback and start no second compile.
-    assert v.get(key("2/0/0/0"), Builder("never")) == "A"
+    assert v.get(key("2/0/0|0"), Builder("never")) == "A"
     slow.release.set()
     v.wait(10)
     assert slow.thread is not threading.current_thread()
     assert slow.calls == 1
     assert v.pending() == ()
-    assert v.get(key("2/0/0/0"), Builder("never")) == "B"
+    assert v.get(key("2/0/0|0"), Builder("never")) == "B"
     # The first variant stays the fallback of the next new key.
     third = Builder("C", block=True)
-    assert v.get(key("3/0/0/0"), third) == "A"
+    assert v.get(key("3/0/0|0"), third) == "A"
     third.release.set()
     v.wait(10)
 
@@ -103,45 +103,45 @@ def test_graph_block_capacity_never_shares_a_variant(capacity):
     # graphs of another capacity class borrow one: compiled on the calling
     # thread. The same capacity with other lanes still uses the fallback.
     v = variants()
-    v.get(key("1/0/0/8"), Builder("A"))
+    v.get(key("1/0/0|8"), Builder("A"))
     b = Builder("B")
-    assert v.get(key("1/0/0/" + capacity), b) == "B"
+    assert v.get(key("1/0/0|" + capacity), b) == "B"
     assert b.thread is threading.current_thread()
     slow = Builder("C", block=True)
-    assert v.get(key("3/0/0/8"), slow) == "A"
+    assert v.get(key("3/0/0|8"), slow) == "A"
     slow.release.set()
     v.wait(10)
 
 
 def test_sync_mode_compiles_every_key_on_the_calling_thread():
     v = variants("sync")
-    v.get(key("1/0/0/0"), Builder("A"))
+    v.get(key("1/0/0|0"), Builder("A"))
     b = Builder("B")
-    assert v.get(key("2/0/0/0"), b) == "B"
+    assert v.get(key("2/0/0|0"), b) == "B"
     assert b.thread is threading.current_thread()
     assert v.pending() == ()
 
 
 def test_background_failure_is_reported_and_does_not_poison_the_fallback():
     v = variants()
-    v.get(key("1/0/0/0"), Builder("A"))
+    v.get(key("1/0/0|0"), Builder("A"))
     failing = Builder("B", fail=gnnc.CompileError("NVRTC failed to compile 'f.spmm_0.cu'"))
-    assert v.get(key("2/0/0/0"), failing) == "A"
+    assert v.get(key("2/0/0|0"), failing) == "A"
     v.wait(10)
     # Every call that would use the failed variant raises the reason ...
     for _ in range(2):
         with pytest.raises(gnnc.CompileError, match="spmm_0") as info:
-            v.get(key("2/0/0/0"), Builder("never"))
+            v.get(key("2/0/0|0"), Builder("never"))
         assert any("failed in the background" in n
                    for n in getattr(info.value, "__notes__", ["failed in the background"]))
     assert failing.calls == 1
     # ... the fallback's own key and other new keys still work.
-    assert v.get(key("1/0/0/0"), Builder("never")) == "A"
+    assert v.get(key("1/0/0|0"), Builder("never")) == "A"
     c = Builder("C", block=True)
-    assert v.get(key("3/0/0/0"), c) == "A"
+    assert v.get(key("3/0/0|0"), c) == "A"
     c.release.set()
     v.wait(10)
-    assert v.get(key("3/0/0/0"), Builder("never")) == "C"
+    assert v.get(key("3/0/0|0"), Builder("never")) == "C"
 
 
 def test_failing_first_variant_raises_on_the_calling_thread_and_is_retried():
@@ -181,9 +181,9 @@ def test_compiled_module_keys_its_variants_by_schedule_key():
             assert gate.wait(10)
         return f"variant {stats}"
 
-    stats = {"schedule_key": "1/0/0/0", "csr_order": False, "index_bits": 32,
+    stats = {"schedule_key": "1/0/0|0", "csr_order": False, "index_bits": 32,
              "stats": "mean-degree:4"}
-    other = dict(stats, schedule_key="3/0/0/0", stats="mean-degree:20")
+    other = dict(stats, schedule_key="3/0/0|0", stats="mean-degree:20")
     assert m._specialised(m.cuda, kind, "f", stats) == "variant mean-degree:4"
     assert m._specialised(m.cuda, kind, "f", other) == "variant mean-degree:4"
     gate.set()
@@ -195,13 +195,13 @@ def test_compiled_module_keys_its_variants_by_schedule_key():
 def test_wait_gives_the_keys_own_variant():
     # Function.source(graph) shows the graph's variant, not a fallback.
     v = variants()
-    v.get(key("1/0/0/0"), Builder("A"))
+    v.get(key("1/0/0|0"), Builder("A"))
     b = Builder("B")
-    assert v.get(key("2/0/0/0"), b, wait=True) == "B"
+    assert v.get(key("2/0/0|0"), b, wait=True) == "B"
     assert b.thread is threading.current_thread()
     # Waiting on a background compile of the key joins it.
     slow = Builder("C", block=True)
-    assert v.get(key("3/0/0/0"), slow) == "A"
+    assert v.get(key("3/0/0|0"), slow) == "A"
     threading.Timer(0.05, slow.release.set).start()
-    assert v.get(key("3/0/0/0"), Builder("never"), wait=True) == "C"
+    assert v.get(key("3/0/0|0"), Builder("never"), wait=True) == "C"
     assert slow.calls == 1

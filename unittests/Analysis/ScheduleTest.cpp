@@ -23,7 +23,6 @@ ScheduleProblem problem(GroupKind kind, int64_t row, double degree) {
 
 TEST(Schedule, AggregationsAreRowParallelOverFeatures) {
   Schedule s = chooseSchedule(problem(GroupKind::Spmm, 64, 2.0));
-  EXPECT_EQ(s.mapping, ThreadMapping::RowParallel);
   EXPECT_EQ(s.vector, 4);
   EXPECT_EQ(s.lanes, 16); // 64 floats in float4: 16 lanes
   EXPECT_EQ(s.verify(problem(GroupKind::Spmm, 64, 2.0)), "");
@@ -56,7 +55,6 @@ TEST(Schedule, AttentionIsRowParallelPerHead) {
   p.innerElements = 16;
   ASSERT_EQ(p.check(), "");
   Schedule s = chooseSchedule(p);
-  EXPECT_EQ(s.mapping, ThreadMapping::RowParallel);
   EXPECT_EQ(s.vector, 4);
   EXPECT_EQ(s.lanes, 16);
   EXPECT_EQ(s.split, 0);
@@ -87,10 +85,10 @@ TEST(Schedule, AttentionIsRowParallelPerHead) {
   EXPECT_NE(bad.check(), "");
   bad.innerElements = 0;
   EXPECT_NE(bad.check(), "");
-  // Attention is row-parallel.
-  Schedule edge = chooseSchedule(p);
-  edge.mapping = ThreadMapping::EdgeParallel;
-  EXPECT_NE(edge.verify(p), "");
+  // Attention splits heavy rows like aggregations.
+  Schedule split = chooseSchedule(p);
+  split.split = 32;
+  EXPECT_EQ(split.verify(p), "");
 }
 
 /// The statistics of a graph with `nodes` nodes, `edges` edges and largest
@@ -145,6 +143,31 @@ TEST(Schedule, KeysSeparateGraphsWithDifferentSchedules) {
   EXPECT_NE(scheduleKey(a), scheduleKey(a, 1024)) << "chunk size changes";
 }
 
+TEST(Schedule, KeysEndWithTheSmallGraphClass) {
+  GraphStats g = graph(GroupKind::Spmm, 4096 * 18, 4096 * 37, 4).graph;
+  g.graphs = 4096;
+  g.smallestGraph = 3;
+  for (auto [largest, cls] : {std::pair<int64_t, int64_t>{1, 8},
+                              {8, 8},
+                              {9, 16},
+                              {29, 32},
+                              {128, 128},
+                              {129, 0}}) {
+    g.largestGraph = largest;
+    EXPECT_EQ(g.smallGraphClass(), cls) << largest;
+    std::string key = scheduleKey(g);
+    // ROWS|SHAPE: the row part is what a stand-in variant may differ in.
+    ASSERT_NE(key.find('|'), std::string::npos) << key;
+    EXPECT_EQ(key.substr(key.find('|') + 1), std::to_string(cls)) << key;
+  }
+  g.largestGraph = 30;
+  GraphStats other = g;
+  other.largestGraph = 20;
+  EXPECT_EQ(scheduleKey(g), scheduleKey(other)) << "one class: 32";
+  GraphStats none;
+  EXPECT_EQ(none.smallGraphClass(), 0) << "no nodes";
+}
+
 TEST(Schedule, SoftmaxTeamsGrowWithDegree) {
   EXPECT_EQ(chooseSchedule(problem(GroupKind::EdgeSoftmax, 4, 2.1)).lanes, 4);
   EXPECT_EQ(chooseSchedule(problem(GroupKind::EdgeSoftmax, 4, 8)).lanes, 8);
@@ -153,14 +176,23 @@ TEST(Schedule, SoftmaxTeamsGrowWithDegree) {
 }
 
 TEST(Schedule, OtherKinds) {
-  EXPECT_EQ(chooseSchedule(problem(GroupKind::Sddmm, 4, 10)).mapping,
-            ThreadMapping::EdgeParallel);
-  EXPECT_EQ(chooseSchedule(problem(GroupKind::Gather, 64, 10)).mapping,
-            ThreadMapping::EdgeParallel);
-  EXPECT_EQ(chooseSchedule(problem(GroupKind::Degree, 1, 10)).mapping,
-            ThreadMapping::ElementParallel);
-  EXPECT_EQ(chooseSchedule(problem(GroupKind::Elementwise, 64, 10)).mapping,
-            ThreadMapping::ElementParallel);
+  // A thread per element (the mapping is the family's), no split.
+  for (GroupKind kind : {GroupKind::Sddmm, GroupKind::Gather, GroupKind::Degree,
+                         GroupKind::Elementwise}) {
+    ScheduleProblem p = problem(kind, 64, 10);
+    Schedule s = chooseSchedule(p);
+    EXPECT_EQ(s.lanes, 1);
+    EXPECT_EQ(s.block, 256);
+    EXPECT_EQ(s.split, 0);
+    EXPECT_FALSE(splitsRows(kind));
+    s.split = 32;
+    EXPECT_EQ(s.verify(p), "only aggregations and attention can split heavy "
+                           "rows");
+  }
+  EXPECT_TRUE(splitsRows(GroupKind::Spmm));
+  EXPECT_TRUE(splitsRows(GroupKind::Reduce));
+  EXPECT_TRUE(splitsRows(GroupKind::Attention));
+  EXPECT_FALSE(splitsRows(GroupKind::EdgeSoftmax));
 }
 
 TEST(Schedule, CheckAndVerifyRejectBadInput) {
@@ -184,9 +216,8 @@ TEST(Schedule, CheckAndVerifyRejectBadInput) {
   EXPECT_NE(s.verify(problem(GroupKind::Spmm, 64, 2)), "");
   s = chooseSchedule(problem(GroupKind::Spmm, 64, 2));
   s.vector = 4;
-  EXPECT_NE(s.verify(problem(GroupKind::Spmm, 6, 2)), "") << "4 does not divide 6";
-  s.mapping = ThreadMapping::EdgeParallel;
-  EXPECT_NE(s.verify(problem(GroupKind::Spmm, 64, 2)), "");
+  EXPECT_NE(s.verify(problem(GroupKind::Spmm, 6, 2)), "")
+      << "4 does not divide 6";
 }
 
 } // namespace

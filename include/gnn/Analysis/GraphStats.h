@@ -70,6 +70,14 @@ struct GraphStats {
   double meanDegree() const {
     return nodes ? static_cast<double>(edges) / nodes : 0.0;
   }
+  /// The most nodes of a graph that counts as small.
+  static constexpr int64_t kSmallGraphNodes = 128;
+  /// The size class of a batch of small graphs (molecules): the largest
+  /// graph's node count rounded up to a power of two, at least 8, so that
+  /// batches of similar graphs share it; 0 when the largest graph has more
+  /// than kSmallGraphNodes nodes or there are no nodes. Kernels that keep a
+  /// whole graph on chip (a block per graph) are compiled for a class.
+  int64_t smallGraphClass() const;
   bool hasHistogram() const;
   /// Rows with in-degree above `degree`, and their edges. Exact when
   /// `degree` is 0, 1 or a power of two and the histogram is known; without

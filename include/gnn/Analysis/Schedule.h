@@ -29,9 +29,10 @@
 ///  - edge softmax: row-parallel with the lanes over the row's edges; the team
 ///    grows with the mean degree (4 lanes for molecules, 32 for dense rows);
 ///  - sddmm, gather: edge-parallel, a thread per edge element;
-///  - degree and elementwise groups: a thread per element;
-///  - graph blocks (a whole function on a batch of small graphs): a block per
-///    graph (graphBlockCapacity below says which statistics allow it).
+///  - degree and elementwise groups: a thread per element.
+/// A schedule's thread mapping is its family's (gnn/Dialect/GNN/IR/
+/// KernelFamily.h); families with their own rule (graph blocks) are
+/// scheduled by their record, not here.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -56,10 +57,11 @@ enum class GroupKind {
   Degree,
   Elementwise,
   /// sddmm → score → edge softmax → spmm fused into one kernel.
-  Attention,
-  /// A whole function on small graphs, a block per graph.
-  GraphBlock
+  Attention
 };
+
+/// Whether groups of `kind` may split heavy rows (Schedule::split).
+bool splitsRows(GroupKind kind);
 
 /// What the schedule is chosen for.
 struct ScheduleProblem {
@@ -84,17 +86,8 @@ struct ScheduleProblem {
   std::string check() const;
 };
 
-/// Thread mapping of a schedule (mirrors #gnn.schedule's `mapping`).
-enum class ThreadMapping {
-  RowParallel,
-  EdgeParallel,
-  ElementParallel,
-  BlockPerGraph
-};
-
-/// How a group is mapped onto the GPU (mirrors #gnn.schedule).
+/// The parameters of a #gnn.schedule (its `mapping` is the family's).
 struct Schedule {
-  ThreadMapping mapping = ThreadMapping::ElementParallel;
   int64_t lanes = 1, block = 256, vector = 1;
   /// Aggregations and attention: rows with more edges than this are processed
   /// in chunks of `split` edges by separate kernels (0: no split).
@@ -125,20 +118,14 @@ int64_t chooseSplit(const ScheduleProblem &problem);
 /// a kernel together).
 inline constexpr int64_t kBlockSharedBytes = 48 * 1024;
 
-/// The most nodes of one graph a block-per-graph kernel holds.
-inline constexpr int64_t kMaxGraphBlockNodes = 128;
-
-/// How many nodes per graph a block-per-graph kernel for `stats` holds in
-/// shared memory: the largest graph's node count rounded up to a power of
-/// two, at least 8 (so that batches of similar graphs share a compiled
-/// kernel); 0 when the largest graph has more than kMaxGraphBlockNodes
-/// nodes or the graph has none.
-int64_t graphBlockCapacity(const GraphStats &stats);
-
-/// What the default schedules of row kinds and the graph-block rule read
-/// from the statistics, as a string: two graphs with equal keys get equal
-/// default schedules and kernel groups (the Python package keys its compiled
-/// functions by it).
+/// What default schedules and kernel groups read from the statistics, as a
+/// string `ROWS|SHAPE`: two graphs with equal keys get equal schedules and
+/// kernel groups (the Python package keys its compiled functions by it).
+/// ROWS (the degree class and the heavy-row thresholds) changes only lanes
+/// and splits, which compute the same function on every graph, so a variant
+/// compiled for other ROWS may stand in; SHAPE (the small-graph class,
+/// GraphStats::smallGraphClass) decides which kernels exist and which graphs
+/// a Program accepts, and must match.
 std::string scheduleKey(const GraphStats &stats,
                         int64_t maxChunks = ::mlir::gnn::kDefaultMaxChunks);
 

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnn/Dialect/GNN/IR/KernelFamily.h"
+#include "gnn/Dialect/GNN/IR/GraphBlock.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -56,14 +57,6 @@ static bool acceptsExtremumGrad(ArrayRef<StringRef> ops) {
   return ops == ArrayRef<StringRef>{"extremum_grad"};
 }
 
-/// Degrees and spmms, in any number and order (a whole function; which
-/// spmms, see gnn/Dialect/GNN/Transforms/GraphBlock.h).
-static bool acceptsGraphBlock(ArrayRef<StringRef> ops) {
-  return !ops.empty() && llvm::all_of(ops, [](StringRef name) {
-    return name == "degree" || name == "spmm";
-  });
-}
-
 //===----------------------------------------------------------------------===//
 // Anchors and scheduling kinds
 //===----------------------------------------------------------------------===//
@@ -104,7 +97,70 @@ static GroupKind degreeKind(Operation *) { return GroupKind::Degree; }
 
 static GroupKind elementwiseKind(Operation *) { return GroupKind::Elementwise; }
 
-static GroupKind graphBlockKind(Operation *) { return GroupKind::GraphBlock; }
+//===----------------------------------------------------------------------===//
+// Schedules from the analysis (gnn/Analysis/Schedule.h)
+//===----------------------------------------------------------------------===//
+
+/// Elements of one row of `value` (the product of its trailing static
+/// dimensions), or 1 when it is not a ranked tensor; INT64_MAX when the
+/// product overflows (which ScheduleProblem::check rejects).
+static int64_t rowElements(Value value) {
+  auto t = dyn_cast<RankedTensorType>(value.getType());
+  if (!t || t.getRank() == 0)
+    return 1;
+  int64_t row = 1;
+  for (int64_t d : t.getShape().drop_front())
+    if (!ShapedType::isDynamic(d) && llvm::MulOverflow(row, d, row))
+      return std::numeric_limits<int64_t>::max();
+  return row;
+}
+
+/// The scheduling problem of a group whose schedule is chosen for `anchor`
+/// as a problem of `kind`.
+static ::gnn::ScheduleProblem problemFor(Operation *anchor, GroupKind kind) {
+  ::gnn::ScheduleProblem p;
+  p.kind = kind;
+  // (An spmm's or reduce's tie counts have its result's rows.)
+  if (anchor->getNumResults() == 1 || isa<SpmmOp, ReduceOp>(anchor))
+    p.rowElements = rowElements(anchor->getResult(0));
+  if (auto spmm = dyn_cast<SpmmOp>(anchor);
+      spmm && kind == GroupKind::Attention) {
+    // The feature width of one head: the spmm input's last dimension.
+    int64_t inner = spmm.getInput().getType().getShape().back();
+    p.innerElements = ShapedType::isDynamic(inner) ? 1 : inner;
+  }
+  return p;
+}
+
+/// The schedule the analysis chooses for a group whose anchor (`Anchor` of
+/// its body) is a problem of kind `Kind(anchor)`, in the family's one
+/// mapping.
+template <Operation *(*Anchor)(Block &), GroupKind (*Kind)(Operation *)>
+static FailureOr<ScheduleAttr> byAnalysis(KernelGroupOp group,
+                                          const ScheduleInputs &in) {
+  Operation *anchor = Anchor(group.getBody().front());
+  ::gnn::ScheduleProblem p = problemFor(anchor, Kind(anchor));
+  p.graph = in.graph;
+  p.maxChunks = in.maxChunks;
+  if (std::string bad = p.check(); !bad.empty())
+    return group.emitOpError() << "cannot be scheduled: " << bad;
+  ::gnn::Schedule s = ::gnn::chooseSchedule(p);
+  if (in.split >= 0 && ::gnn::splitsRows(p.kind))
+    s.split = in.split;
+  // chooseSchedule answers a problem that passes check() with a valid
+  // schedule: lanes a power of two up to 32 dividing the block of 256, a
+  // vector of 1, 2 or 4 dividing the row (and for attention the head width,
+  // through their gcd), a split of 0 or at least 32 only for kinds that
+  // split rows.
+  assert(s.verify(p).empty() &&
+         "chooseSchedule returns valid schedules for checked problems, and a "
+         "split forced for kinds that split rows keeps them valid");
+  const KernelFamily &family = kernelFamily(group.getFamily());
+  assert(family.mappings.size() == 1 &&
+         "a family scheduled by the analysis has one mapping");
+  return ScheduleAttr::get(group.getContext(), family.mappings.front(), s.lanes,
+                           s.block, s.vector, s.split);
+}
 
 //===----------------------------------------------------------------------===//
 // The records
@@ -117,28 +173,28 @@ static constexpr Mapping kBlocks[] = {Mapping::block_per_graph};
 
 static const KernelFamily kFamilies[] = {
     {GroupFamily::attention, FusionFamily::Attention,
-     "sddmm, edge_softmax, spmm", acceptsAttention, aggregationOp,
-     attentionKind, kRows},
+     "sddmm, edge_softmax, spmm", acceptsAttention, kRows,
+     byAnalysis<aggregationOp, attentionKind>},
     {GroupFamily::aggregation, FusionFamily::Aggregation,
      "an spmm or a reduce, optionally after gathers and sddmms (an spmm also "
      "after degrees)",
-     acceptsAggregation, aggregationOp, aggregationKind, kRows},
+     acceptsAggregation, kRows, byAnalysis<aggregationOp, aggregationKind>},
     {GroupFamily::edge_map, FusionFamily::EdgeMap, "gathers and sddmms",
-     acceptsEdgeMap, firstGraphOp, edgeMapKind, kEdges},
+     acceptsEdgeMap, kEdges, byAnalysis<firstGraphOp, edgeMapKind>},
     {GroupFamily::edge_softmax, FusionFamily::EdgeSoftmax, "one edge_softmax",
-     acceptsEdgeSoftmax, firstGraphOp, edgeSoftmaxKind, kRows},
+     acceptsEdgeSoftmax, kRows, byAnalysis<firstGraphOp, edgeSoftmaxKind>},
     {GroupFamily::degree, FusionFamily::Degree, "one degree", acceptsDegree,
-     firstGraphOp, degreeKind, kElements},
+     kElements, byAnalysis<firstGraphOp, degreeKind>},
     {GroupFamily::elementwise, FusionFamily::Elementwise, "none", acceptsNone,
-     firstOp, elementwiseKind, kElements},
+     kElements, byAnalysis<firstOp, elementwiseKind>},
     // Never planned: gnn-form-kernel-groups wraps each extremum_grad alone.
     {GroupFamily::extremum_grad, std::nullopt, "one extremum_grad",
-     acceptsExtremumGrad, firstGraphOp, elementwiseKind, kElements},
-    // Never planned: gnn-form-kernel-groups makes a whole function one group
-    // when the graphs are small enough (gnn/Dialect/GNN/Transforms/
-    // GraphBlock.h).
+     acceptsExtremumGrad, kElements, byAnalysis<firstGraphOp, elementwiseKind>},
+    // Never planned: its whole-function rule makes a function on small
+    // graphs one group (gnn/Dialect/GNN/IR/GraphBlock.h).
     {GroupFamily::graph_block, std::nullopt, "degrees and spmms",
-     acceptsGraphBlock, firstGraphOp, graphBlockKind, kBlocks},
+     acceptsGraphBlock, kBlocks, scheduleGraphBlock, "graph_block",
+     formGraphBlock},
 };
 
 bool KernelFamily::implements(Mapping mapping) const {
@@ -167,35 +223,4 @@ SmallVector<StringRef> mlir::gnn::graphOpNames(Block &body) {
     if (isa<GraphOpInterface>(op))
       names.push_back(op.getName().stripDialect());
   return names;
-}
-
-/// Elements of one row of `value` (the product of its trailing static
-/// dimensions), or 1 when it is not a ranked tensor; INT64_MAX when the
-/// product overflows (which ScheduleProblem::check rejects).
-static int64_t rowElements(Value value) {
-  auto t = dyn_cast<RankedTensorType>(value.getType());
-  if (!t || t.getRank() == 0)
-    return 1;
-  int64_t row = 1;
-  for (int64_t d : t.getShape().drop_front())
-    if (!ShapedType::isDynamic(d) && llvm::MulOverflow(row, d, row))
-      return std::numeric_limits<int64_t>::max();
-  return row;
-}
-
-::gnn::ScheduleProblem mlir::gnn::scheduleProblem(KernelGroupOp group) {
-  const KernelFamily &family = kernelFamily(group.getFamily());
-  Operation *anchor = family.anchor(group.getBody().front());
-  ::gnn::ScheduleProblem p;
-  p.kind = family.kind(anchor);
-  // (An spmm's or reduce's tie counts have its result's rows.)
-  if (anchor->getNumResults() == 1 || isa<SpmmOp, ReduceOp>(anchor))
-    p.rowElements = rowElements(anchor->getResult(0));
-  if (auto spmm = dyn_cast<SpmmOp>(anchor);
-      spmm && p.kind == GroupKind::Attention) {
-    // The feature width of one head: the spmm input's last dimension.
-    int64_t inner = spmm.getInput().getType().getShape().back();
-    p.innerElements = ShapedType::isDynamic(inner) ? 1 : inner;
-  }
-  return p;
 }

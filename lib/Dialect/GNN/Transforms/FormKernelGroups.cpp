@@ -10,7 +10,6 @@
 #include "gnn/Dialect/GNN/IR/GNNDomain.h"
 #include "gnn/Dialect/GNN/IR/GraphStatsAttr.h"
 #include "gnn/Dialect/GNN/IR/KernelFamily.h"
-#include "gnn/Dialect/GNN/Transforms/GraphBlock.h"
 #include "gnn/Dialect/GNN/Transforms/Passes.h"
 #include "gnn/Dialect/GNN/Transforms/ScaledOperand.h"
 
@@ -435,15 +434,17 @@ static LogicalResult eraseRecomputed(const BlockProblem &bp,
   return success();
 }
 
-/// The nodes per graph a graph block holds for the statistics of the module
-/// around `op` (`gnn.graph_stats`), 0 when they are too large or unknown.
-static int64_t graphBlockCapacityFor(Operation *op) {
+/// The graph statistics of the module around `op` (`gnn.graph_stats`), if
+/// it has them.
+static std::optional<::gnn::GraphStats> moduleStats(Operation *op) {
   auto module = op->getParentOfType<ModuleOp>();
   auto attr =
       module
           ? dyn_cast_or_null<GraphStatsAttr>(module->getAttr(kGraphStatsAttr))
           : GraphStatsAttr();
-  return attr ? ::gnn::graphBlockCapacity(statsOf(attr)) : 0;
+  if (!attr)
+    return std::nullopt;
+  return statsOf(attr);
 }
 
 //===----------------------------------------------------------------------===//
@@ -455,41 +456,64 @@ struct FormKernelGroups
     : public mlir::gnn::impl::GNNFormKernelGroupsBase<FormKernelGroups> {
   using GNNFormKernelGroupsBase::GNNFormKernelGroupsBase;
 
-  /// The rules named by the `fuse` option.
-  LogicalResult parseRules(::gnn::FusionOptions &options, bool &graphBlock) {
-    options.attention = options.aggregation = options.prologue = false;
-    graphBlock = false;
+  /// The rules named by the `fuse` option (when it is empty, the default
+  /// ones): the planner's in `options`, the families' whole-function rules
+  /// (KernelFamily.h) in `whole`.
+  LogicalResult parseRules(::gnn::FusionOptions &options,
+                           SmallVectorImpl<const KernelFamily *> &whole) {
+    SmallVector<const KernelFamily *> families;
+    for (const KernelFamily &f : kernelFamilies())
+      if (f.formWhole)
+        families.push_back(&f);
+    // The default: every whole-function rule, attention and aggregation
+    // (the prologue is opt-in, see the option).
+    options.attention = options.aggregation = fuse.empty();
+    options.prologue = false;
+    if (fuse.empty()) {
+      whole.assign(families);
+      return success();
+    }
     for (const std::string &rule : fuse) {
-      if (rule == "graph_block")
-        graphBlock = true;
+      const KernelFamily *const *family =
+          llvm::find_if(families, [&](const KernelFamily *f) {
+            return f->wholeFunctionRule == rule;
+          });
+      if (family != families.end())
+        whole.push_back(*family);
       else if (rule == "attention")
         options.attention = true;
       else if (rule == "aggregation")
         options.aggregation = true;
       else if (rule == "prologue")
         options.prologue = true;
-      else if (rule != "none" || fuse.size() != 1)
-        return getOperation().emitError()
-               << "expects fuse to be 'none' alone or a list of 'graph_block', "
-                  "'attention' and 'aggregation' but got '"
-               << llvm::join(fuse, ",") << "' ('prologue' is a rule too)";
+      else if (rule != "none" || fuse.size() != 1) {
+        InFlightDiagnostic d = getOperation().emitError()
+                               << "expects fuse to be 'none' alone or a list "
+                                  "of ";
+        for (const KernelFamily *f : families)
+          d << "'" << f->wholeFunctionRule << "', ";
+        return d << "'attention' and 'aggregation' but got '"
+                 << llvm::join(fuse, ",") << "' ('prologue' is a rule too)";
+      }
     }
     return success();
   }
 
   void runOnOperation() override {
     ::gnn::FusionOptions options;
-    bool graphBlock = false;
-    if (failed(parseRules(options, graphBlock)))
+    SmallVector<const KernelFamily *> whole;
+    if (failed(parseRules(options, whole)))
       return signalPassFailure();
     func::FuncOp func = getOperation();
     // A declaration has nothing to group.
     if (func.isExternal())
       return;
-    // Small graphs: the whole function in one block per graph, if it fits
-    // (gnn/Dialect/GNN/Transforms/GraphBlock.h).
-    if (graphBlock && formGraphBlock(func, graphBlockCapacityFor(func)))
-      return;
+    // A family's whole-function rule (graph blocks: the whole function in
+    // one block per small graph) when the statistics allow it.
+    if (std::optional<::gnn::GraphStats> graph = moduleStats(func))
+      for (const KernelFamily *family : whole)
+        if (family->formWhole(func, *graph))
+          return;
     // The body, then every other block with a graph op outside a group.
     llvm::SetVector<Block *> blocks;
     blocks.insert(&func.getBody().front());

@@ -1,8 +1,8 @@
 //===- SelectSchedules.cpp - a schedule for every kernel group ------------===//
 //
-// Part of gnnc. The choice is made by gnn/Analysis/Schedule.h; the problem
-// comes from the group's family (gnn/Dialect/GNN/IR/KernelFamily.h); this
-// pass adds the graph's statistics and records the answer.
+// Part of gnnc. The choice is the group's family's (gnn/Dialect/GNN/IR/
+// KernelFamily.h; most families ask gnn/Analysis/Schedule.h); this pass
+// gathers the graph's statistics and records the answer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,17 +22,6 @@ namespace gnn {
 
 using namespace mlir;
 using namespace mlir::gnn;
-
-static Mapping toAttr(::gnn::ThreadMapping m) {
-  switch (m) {
-  case ::gnn::ThreadMapping::RowParallel: return Mapping::row_parallel;
-  case ::gnn::ThreadMapping::EdgeParallel: return Mapping::edge_parallel;
-  case ::gnn::ThreadMapping::ElementParallel: return Mapping::element_parallel;
-  case ::gnn::ThreadMapping::BlockPerGraph:
-    return Mapping::block_per_graph;
-  }
-  return Mapping::element_parallel;
-}
 
 namespace {
 struct SelectSchedules
@@ -79,31 +68,16 @@ struct SelectSchedules
         return signalPassFailure();
       }
     }
+    ScheduleInputs inputs;
+    inputs.graph = graph;
+    inputs.maxChunks = maxChunks;
+    inputs.split = split;
     WalkResult r = getOperation().walk([&](KernelGroupOp group) {
-      ::gnn::ScheduleProblem p = scheduleProblem(group);
-      p.graph = graph;
-      p.maxChunks = maxChunks;
-      if (std::string bad = p.check(); !bad.empty()) {
-        group.emitOpError() << "cannot be scheduled: " << bad;
+      FailureOr<ScheduleAttr> schedule =
+          kernelFamily(group.getFamily()).schedule(group, inputs);
+      if (failed(schedule))
         return WalkResult::interrupt();
-      }
-      ::gnn::Schedule s = ::gnn::chooseSchedule(p);
-      if (split >= 0 && (p.kind == ::gnn::GroupKind::Spmm ||
-                         p.kind == ::gnn::GroupKind::Reduce ||
-                         p.kind == ::gnn::GroupKind::Attention))
-        s.split = split;
-      // chooseSchedule answers a problem that passes check() with a valid
-      // schedule: lanes a power of two up to 32 dividing the block of 256, a
-      // vector of 1, 2 or 4 dividing the row (and for attention the head
-      // width, through their gcd), a split of 0 or at least 32 only for row
-      // kinds,
-      // and the row-parallel mapping exactly for the row kinds.
-      assert(s.verify(p).empty() &&
-             "chooseSchedule returns valid schedules for checked problems, "
-             "and a split checked above keeps them valid");
-      group.setScheduleAttr(ScheduleAttr::get(&getContext(), toAttr(s.mapping),
-                                              s.lanes, s.block, s.vector,
-                                              s.split));
+      group.setScheduleAttr(*schedule);
       return WalkResult::advance();
     });
     if (r.wasInterrupted())

@@ -180,14 +180,18 @@ void evaluateNodesInGroupFor(KernelBuilder &kb, NodeEvaluator &eval);
 
 /// The lowering of one family's groups under one thread mapping: builds the
 /// kernel(s) and the launch(es) replacing the group (the caller erases it);
-/// emits a diagnostic when it fails.
+/// emits a diagnostic when it fails. Most families' groups are an anchor op
+/// with its producers and consumers (GroupParts); a family whose groups are
+/// shaped otherwise (a whole function: graph blocks) plans them itself.
 using GroupLoweringFn = LogicalResult (*)(gnn::KernelGroupOp group,
                                           GroupParts &parts, int indexBits);
+using WholeGroupLoweringFn = LogicalResult (*)(gnn::KernelGroupOp group,
+                                               int indexBits);
 
 /// Matches the kernel groups of `family` whose schedule's mapping is
 /// `mapping` and lowers them with `lower`. A family's pattern set
-/// (`populate<Family>LoweringPatterns`, Passes.h) has one per mapping its
-/// record (gnn/Dialect/GNN/IR/KernelFamily.h) lists.
+/// (`populate<Family>LoweringPatterns`, GroupLowerings.def) has one per
+/// mapping its record (gnn/Dialect/GNN/IR/KernelFamily.h) lists.
 class GroupLoweringPattern : public OpRewritePattern<gnn::KernelGroupOp> {
 public:
   GroupLoweringPattern(MLIRContext *ctx, gnn::GroupFamily family,
@@ -195,13 +199,19 @@ public:
                        int indexBits)
       : OpRewritePattern(ctx), family(family), mapping(mapping), lower(lower),
         indexBits(indexBits) {}
+  GroupLoweringPattern(MLIRContext *ctx, gnn::GroupFamily family,
+                       gnn::Mapping mapping, WholeGroupLoweringFn lower,
+                       int indexBits)
+      : OpRewritePattern(ctx), family(family), mapping(mapping),
+        lowerWhole(lower), indexBits(indexBits) {}
   LogicalResult matchAndRewrite(gnn::KernelGroupOp group,
                                 PatternRewriter &rewriter) const override;
 
 private:
   gnn::GroupFamily family;
   gnn::Mapping mapping;
-  GroupLoweringFn lower;
+  GroupLoweringFn lower = nullptr;
+  WholeGroupLoweringFn lowerWhole = nullptr;
   int indexBits;
 };
 

@@ -33,11 +33,6 @@ bool GroupParts::isSizeQuery(Operation *op) {
 
 FailureOr<GroupParts> GroupParts::of(KernelGroupOp group) {
   GroupParts parts;
-  // A graph block is a whole function, planned by its own lowering
-  // (gnn/Dialect/GNN/Transforms/GraphBlock.h), not one anchor and its
-  // producers and consumers.
-  if (group.getFamily() == gnn::GroupFamily::graph_block)
-    return parts;
   SmallVector<Operation *> ops;
   for (Operation &op : group.getBody().front().without_terminator())
     if (!isSizeQuery(&op))

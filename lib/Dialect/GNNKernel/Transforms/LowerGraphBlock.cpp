@@ -21,8 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GroupLowering.h"
-#include "gnn/Analysis/Schedule.h"
-#include "gnn/Dialect/GNN/Transforms/GraphBlock.h"
+#include "gnn/Dialect/GNN/IR/GraphBlock.h"
 #include "gnn/Dialect/GNNKernel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -483,8 +482,7 @@ LogicalResult GraphBlockLowering::run() {
   return success();
 }
 
-static LogicalResult lowerGraphBlock(KernelGroupOp group, GroupParts &,
-                                     int indexBits) {
+static LogicalResult lowerGraphBlock(KernelGroupOp group, int indexBits) {
   auto capacity =
       group->getAttrOfType<IntegerAttr>(mlir::gnn::kGraphNodesAttrName);
   if (!capacity || capacity.getInt() < 1)

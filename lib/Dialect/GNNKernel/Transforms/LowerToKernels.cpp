@@ -33,6 +33,8 @@ LogicalResult GroupLoweringPattern::matchAndRewrite(gnn::KernelGroupOp group,
   if (group.getFamily() != family || !schedule ||
       schedule.getMapping() != mapping)
     return failure();
+  if (lowerWhole)
+    return lowerWhole(group, indexBits);
   FailureOr<GroupParts> parts = GroupParts::of(group);
   if (failed(parts))
     return failure();
@@ -41,14 +43,9 @@ LogicalResult GroupLoweringPattern::matchAndRewrite(gnn::KernelGroupOp group,
 
 void mlir::gnnk::populateGroupLoweringPatterns(RewritePatternSet &patterns,
                                                int indexBits) {
-  populateAttentionLoweringPatterns(patterns, indexBits);
-  populateAggregationLoweringPatterns(patterns, indexBits);
-  populateEdgeMapLoweringPatterns(patterns, indexBits);
-  populateEdgeSoftmaxLoweringPatterns(patterns, indexBits);
-  populateDegreeLoweringPatterns(patterns, indexBits);
-  populateElementwiseLoweringPatterns(patterns, indexBits);
-  populateExtremumGradLoweringPatterns(patterns, indexBits);
-  populateGraphBlockLoweringPatterns(patterns, indexBits);
+#define GNN_GROUP_LOWERING(Family)                                             \
+  populate##Family##LoweringPatterns(patterns, indexBits);
+#include "gnn/Dialect/GNNKernel/Transforms/GroupLowerings.def"
 }
 
 /// Lowers one group with the pattern of its family and mapping.

@@ -1,4 +1,5 @@
-//===- KernelFamily.h - one record per kernel family -------------*- C++ -*-===//
+//===- KernelFamily.h - one record per kernel family -------------*- C++
+//-*-===//
 //
 // Part of gnnc.
 //
@@ -9,17 +10,19 @@
 /// parts of the compiler that handle kernel groups. Each family is described
 /// once, here, and read by
 ///  - grouping (`gnn-form-kernel-groups`): which family a planned group
-///    (gnn/Analysis/Fusion.h) becomes;
+///    (gnn/Analysis/Fusion.h) becomes, and the family's whole-function rule
+///    if it has one (a `fuse` rule that makes a function one group);
 ///  - verification (`gnn.kernel_group`'s verifier): the graph ops its body
 ///    holds and the thread mappings its schedule may use;
-///  - schedule selection (`gnn-select-schedules`): which op the schedule is
-///    chosen for and as what kind of problem (gnn/Analysis/Schedule.h);
+///  - schedule selection (`gnn-select-schedules`): the family's `schedule`
+///    (most families state a problem for gnn/Analysis/Schedule.h);
 ///  - lowering (`gnn-lower-to-kernels`): a pattern set per family, one pattern
 ///    per mapping it implements (lib/Dialect/GNNKernel/Transforms/
 ///    GroupLowering.h), which must cover `mappings` (a test checks it).
 /// Graph ops are recognised by GraphOpInterface, not by lists. Adding a family
-/// means an enum case in GNNAttrs.td, a record in KernelFamily.cpp and its
-/// lowering patterns; docs/Codegen.md has the table of where each lives.
+/// means an enum case in GNNAttrs.td (and one for a new mapping), a record in
+/// KernelFamily.cpp, the family's own files and its lowering's pattern set
+/// in LowerToKernels.cpp; docs/Codegen.md has the table of where each lives.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -30,10 +33,24 @@
 #include "gnn/Analysis/Schedule.h"
 #include "gnn/Dialect/GNN/IR/GNNOps.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
 #include <optional>
 
 namespace mlir {
 namespace gnn {
+
+/// What a schedule is chosen from besides the group.
+struct ScheduleInputs {
+  /// The graph's statistics (the module's `gnn.graph_stats`, or the pass's
+  /// `stats` option).
+  ::gnn::GraphStats graph = ::gnn::ScheduleProblem::defaultStats();
+  /// gnn-split-heavy-rows' `max-chunks`.
+  int64_t maxChunks = kDefaultMaxChunks;
+  /// A heavy-row split forced by the pass's `split` option (-1: from the
+  /// statistics); applies to families that split rows.
+  int64_t split = -1;
+};
 
 /// Everything the compiler knows about one kernel family.
 struct KernelFamily {
@@ -46,13 +63,20 @@ struct KernelFamily {
   /// Whether `graphOps` (the names of a body's graph ops, in program order,
   /// without the dialect prefix) have the family's shape.
   bool (*accepts)(ArrayRef<StringRef> graphOps);
-  /// The op of `body` its schedule is chosen for (the kind and row width of
-  /// the problem come from it).
-  Operation *(*anchor)(Block &body);
-  /// The scheduling kind of a group of the family whose anchor is `anchor`.
-  ::gnn::GroupKind (*kind)(Operation *anchor);
   /// The thread mappings its lowerings implement; a schedule must use one.
   ArrayRef<Mapping> mappings;
+  /// The schedule of `group` (one of `mappings`) for `inputs`; emits a
+  /// diagnostic on the group and fails when there is none.
+  FailureOr<ScheduleAttr> (*schedule)(KernelGroupOp group,
+                                      const ScheduleInputs &inputs);
+  /// The family's whole-function rule, a rule of gnn-form-kernel-groups'
+  /// `fuse` option on by default (empty: none): `formWhole` makes the body
+  /// of a function one group of the family when the graph's statistics allow
+  /// it and returns whether it did, leaving the function unchanged if not.
+  /// The rules run before the fusion planner.
+  StringRef wholeFunctionRule = {};
+  bool (*formWhole)(func::FuncOp func,
+                    const ::gnn::GraphStats &graph) = nullptr;
 
   /// Whether the family's lowerings implement `mapping`.
   bool implements(Mapping mapping) const;
@@ -67,11 +91,6 @@ const KernelFamily &kernelFamily(::gnn::FusionFamily planned);
 
 /// The names of the graph ops of `body` in program order ("spmm", ...).
 SmallVector<StringRef> graphOpNames(Block &body);
-
-/// The scheduling problem of `group` (kind and row widths; the graph's
-/// statistics and the chunk limit are the caller's), from its family's
-/// record.
-::gnn::ScheduleProblem scheduleProblem(KernelGroupOp group);
 
 } // namespace gnn
 } // namespace mlir

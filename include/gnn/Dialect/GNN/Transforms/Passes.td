@@ -135,21 +135,23 @@ def GNNFormKernelGroups : Pass<"gnn-form-kernel-groups", "func::FuncOp"> {
     With `fuse=none`, the same IR gives groups "sddmm_0" (`edge_map`),
     "edge_softmax_0" (`edge_softmax`) and "spmm_0" (`aggregation`).
 
-    Before all rules, the `graph_block` rule: when the module's
-    `gnn.graph_stats` say that every graph of the batch has at most 128
-    nodes (`graphBlockCapacity`) and every op of the function is one a block
-    per graph can run, the whole body becomes one group "graph_block_0"
-    (family `graph_block`, with `gnn.max_graph_nodes` = the nodes per graph
-    its kernel holds); see `gnn/Dialect/GNN/Transforms/GraphBlock.h`.
+    Before all these, the families' whole-function rules (a family's record,
+    `gnn/Dialect/GNN/IR/KernelFamily.h`; the table in docs/Codegen.md): when
+    the module's `gnn.graph_stats` allow it, one may make the whole body one
+    group of its family. Today: `graph_block`, when every graph of the batch
+    has at most 128 nodes and every op of the function is one a block per
+    graph can run, gives one group "graph_block_0" (with
+    `gnn.max_graph_nodes` = the nodes per graph its kernel holds); see
+    `gnn/Dialect/GNN/IR/GraphBlock.h`.
   }];
   let options = [
     ListOption<"fuse", "fuse", "std::string",
-               "fusion rules to apply (graph_block, attention, aggregation, "
-               "prologue), or none; default: graph_block,attention,aggregation "
-               "(prologue is opt-in: recomputing the prologue per edge is "
-               "slower than writing it once on the graphs measured, "
-               "bench/results/gcn-prologue-h100.txt)",
-               "llvm::cl::list_init<std::string>({\"graph_block\", \"attention\", \"aggregation\"})">,
+               "fusion rules to apply (the families' whole-function rules such "
+               "as graph_block, attention, aggregation, prologue), or none; "
+               "default (empty): every whole-function rule, attention and "
+               "aggregation (prologue is opt-in: recomputing the prologue per "
+               "edge is slower than writing it once on the graphs measured, "
+               "bench/results/gcn-prologue-h100.txt)">,
   ];
   let dependentDialects = ["::mlir::gnn::GNNDialect", "::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];

@@ -26,23 +26,13 @@ namespace gnnk {
 
 /// The lowering patterns of each kernel-group family (one per thread mapping
 /// the family implements; see gnn/Dialect/GNN/IR/KernelFamily.h), turning a
-/// scheduled `gnn.kernel_group` into gnnk kernels and launches.
+/// scheduled `gnn.kernel_group` into gnnk kernels and launches:
+/// `populate<Family>LoweringPatterns`, one per line of GroupLowerings.def.
 /// `gnn-lower-to-kernels` applies them group by group.
-void populateAttentionLoweringPatterns(RewritePatternSet &patterns,
-                                       int indexBits);
-void populateAggregationLoweringPatterns(RewritePatternSet &patterns,
-                                         int indexBits);
-void populateEdgeMapLoweringPatterns(RewritePatternSet &patterns,
-                                     int indexBits);
-void populateEdgeSoftmaxLoweringPatterns(RewritePatternSet &patterns,
-                                         int indexBits);
-void populateDegreeLoweringPatterns(RewritePatternSet &patterns, int indexBits);
-void populateElementwiseLoweringPatterns(RewritePatternSet &patterns,
-                                         int indexBits);
-void populateExtremumGradLoweringPatterns(RewritePatternSet &patterns,
+#define GNN_GROUP_LOWERING(Family)                                             \
+  void populate##Family##LoweringPatterns(RewritePatternSet &patterns,         \
                                           int indexBits);
-void populateGraphBlockLoweringPatterns(RewritePatternSet &patterns,
-                                        int indexBits);
+#include "gnn/Dialect/GNNKernel/Transforms/GroupLowerings.def"
 /// All of the above.
 void populateGroupLoweringPatterns(RewritePatternSet &patterns, int indexBits);
 

@@ -8,8 +8,8 @@
 /// \file
 /// Batches of small graphs (molecules: 9 to 30 nodes each) spend most of a
 /// layer's time launching kernels. When the graph's statistics say that every
-/// graph of the batch has at most `capacity` nodes (`graphBlockCapacity`,
-/// gnn/Analysis/Schedule.h), `gnn-form-kernel-groups` makes the whole
+/// graph of the batch has at most `capacity` nodes (the small-graph class,
+/// GraphStats::smallGraphClass), `gnn-form-kernel-groups` makes the whole
 /// function one `graph_block` group: one block per graph computes every op
 /// of the function for its graph, the values that steps read kept in shared
 /// memory, so a multi-layer model is one launch. The ops it takes:
@@ -38,10 +38,17 @@
 /// shared array of `capacity` rows; arrays are reused once their value is
 /// dead. The group is formed only if the arrays fit in 48 KiB.
 ///
+/// Everything the family is lives here and in its lowering
+/// (lib/Dialect/GNNKernel/Transforms/LowerGraphBlock.cpp); its record in
+/// KernelFamily.cpp points at the functions below.
+///
 //===----------------------------------------------------------------------===//
 
-#ifndef GNN_DIALECT_GNN_TRANSFORMS_GRAPHBLOCK_H
-#define GNN_DIALECT_GNN_TRANSFORMS_GRAPHBLOCK_H
+#ifndef GNN_DIALECT_GNN_IR_GRAPHBLOCK_H
+#define GNN_DIALECT_GNN_IR_GRAPHBLOCK_H
+
+#include "gnn/Analysis/Schedule.h"
+#include "gnn/Dialect/GNN/IR/KernelFamily.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Operation.h"
@@ -84,12 +91,19 @@ struct GraphBlockPlan {
 /// evaluated where it is read).
 bool isGraphBlockStep(Operation *op);
 
-/// Makes the body of `func` one `graph_block` group if every op is one
-/// graph blocks take and the shared arrays for graphs of `capacity` nodes
-/// fit; returns whether it did. Leaves the function unchanged otherwise.
-bool formGraphBlock(func::FuncOp func, int64_t capacity);
+/// The family's record (KernelFamily.h):
+/// - whether a body's graph ops are degrees and spmms only;
+bool acceptsGraphBlock(ArrayRef<StringRef> graphOps);
+/// - the schedule: block_per_graph, a block of 128 threads;
+FailureOr<ScheduleAttr> scheduleGraphBlock(KernelGroupOp group,
+                                           const ScheduleInputs &inputs);
+/// - the whole-function rule `graph_block`: makes the body of `func` one
+///   group if the graph's small-graph class is not 0, every op is one graph
+///   blocks take and the shared arrays for graphs of that class fit; returns
+///   whether it did. Leaves the function unchanged otherwise.
+bool formGraphBlock(func::FuncOp func, const ::gnn::GraphStats &graph);
 
 } // namespace gnn
 } // namespace mlir
 
-#endif // GNN_DIALECT_GNN_TRANSFORMS_GRAPHBLOCK_H
+#endif // GNN_DIALECT_GNN_IR_GRAPHBLOCK_H
