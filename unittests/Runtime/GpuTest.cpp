@@ -6,13 +6,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ProgramBuilders.h"
 #include "gnn/Graph/HostGraph.h"
 #include "gnn/Runtime/CudaDriver.h"
 #include "gnn/Runtime/DeviceBytes.h"
+#include "gnn/Runtime/Executor.h"
 #include "gnn/Runtime/Graph.h"
 #include "gnn/Runtime/Library.h"
 #include "gnn/Runtime/Module.h"
-#include "gnn/Runtime/Executor.h"
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -320,18 +321,12 @@ extern "C" __global__ void scale_rows(float *h, const int *in_degree, long long 
                {"h", BufferRole::Temp, DType::F32, f("nodes * 32")},
                {"y", BufferRole::Output, DType::F32, f("nodes * 16")}};
   p.steps.push_back(SpmmStep{"x", "h", "ew", f("32"), 1.0f, 0.0f});
-  LaunchStep l;
-  l.kernel = "scale_rows";
-  l.grid[0] = f("ceil_div(nodes * 32, 256)");
-  l.grid[1] = f("1");
-  l.grid[2] = f("1");
-  l.block[0] = 256;
-  l.sharedBytes = f("0");
-  KernelArg a;
-  a.kind = KernelArg::Kind::Buffer, a.name = "h", l.args.push_back(a);
-  a.kind = KernelArg::Kind::Graph, a.name = "in_degree", l.args.push_back(a);
-  a.kind = KernelArg::Kind::I64, a.integer = f("nodes"), l.args.push_back(a);
-  a.kind = KernelArg::Kind::I32, a.integer = f("32"), l.args.push_back(a);
+  using namespace test;
+  LaunchStep l = launch("scale_rows", "ceil_div(nodes * 32, 256)", 256);
+  l.args = {named(KernelArg::Kind::Buffer, "h"),
+            named(KernelArg::Kind::Graph, "in_degree"),
+            integer(KernelArg::Kind::I64, "nodes"),
+            integer(KernelArg::Kind::I32, "32")};
   p.steps.push_back(l);
   p.steps.push_back(GemmStep{"h", "w", "y", f("nodes"), f("16"), f("32"), false,
                              false, 1.0f, 0.0f});
@@ -355,16 +350,9 @@ extern "C" __global__ void graph_ids(int *ids, const int *graph_ptr) {
 )cuda"});
   auto f = [](const char *t) { return *Formula::parse(t); };
   p.buffers = {{"ids", BufferRole::Output, DType::I32, f("nodes")}};
-  LaunchStep l;
-  l.kernel = "graph_ids";
-  l.grid[0] = f("graphs");
-  l.grid[1] = f("1");
-  l.grid[2] = f("1");
-  l.block[0] = 32;
-  l.sharedBytes = f("0");
-  KernelArg a;
-  a.kind = KernelArg::Kind::Buffer, a.name = "ids", l.args.push_back(a);
-  a.kind = KernelArg::Kind::Graph, a.name = "graph_ptr", l.args.push_back(a);
+  LaunchStep l = test::launch("graph_ids", "graphs", 32);
+  l.args = {test::named(KernelArg::Kind::Buffer, "ids"),
+            test::named(KernelArg::Kind::Graph, "graph_ptr")};
   p.steps.push_back(l);
   return p;
 }
@@ -599,19 +587,13 @@ extern "C" __global__ void gnn_edges_to_slots_f64(double *__restrict__ out,
   p.steps.push_back(SpmmStep{"x", "h", "ew", f("8"), 1.0f, 1.0f});
   p.steps.push_back(GemmStep{"h", "w", "y", f("nodes"), f("4"), f("8"), false,
                              false, 1.0f, 0.0f});
-  LaunchStep l;
-  l.kernel = "gnn_edges_to_slots_f64";
-  l.grid[0] = f("ceil_div(edges, 256)");
-  l.grid[1] = f("1");
-  l.grid[2] = f("1");
-  l.block[0] = 256;
-  l.sharedBytes = f("0");
-  KernelArg a;
-  a.kind = KernelArg::Kind::Buffer, a.name = "slots", l.args.push_back(a);
-  a.kind = KernelArg::Kind::Buffer, a.name = "ew", l.args.push_back(a);
-  a.kind = KernelArg::Kind::Graph, a.name = "csr_edge", l.args.push_back(a);
-  a.kind = KernelArg::Kind::I64, a.integer = f("edges"), l.args.push_back(a);
-  a.kind = KernelArg::Kind::I64, a.integer = f("1"), l.args.push_back(a);
+  using namespace test;
+  LaunchStep l = launch("gnn_edges_to_slots_f64", "ceil_div(edges, 256)", 256);
+  l.args = {named(KernelArg::Kind::Buffer, "slots"),
+            named(KernelArg::Kind::Buffer, "ew"),
+            named(KernelArg::Kind::Graph, "csr_edge"),
+            integer(KernelArg::Kind::I64, "edges"),
+            integer(KernelArg::Kind::I64, "1")};
   p.steps.push_back(l);
   StatusOr<Program> parsed = Program::parse(p.toJson());
   ASSERT_TRUE(parsed.ok()) << parsed.message();

@@ -4,8 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnn/Runtime/MemoryPlan.h"
 #include "gnn/Runtime/Program.h"
+#include "ProgramBuilders.h"
+#include "gnn/Runtime/MemoryPlan.h"
 
 #include <gtest/gtest.h>
 
@@ -30,29 +31,15 @@ Program sample() {
                {"idx", BufferRole::Temp, DType::I64, f("edges + 1")},
                {"y", BufferRole::Output, DType::F32, f("nodes*16"),
                 BufferUse::Result, 0}};
-  LaunchStep l;
-  l.kernel = "k";
-  l.grid[0] = f("ceil_div(nodes * 64, 256)");
-  l.grid[1] = f("1");
-  l.grid[2] = f("1");
-  l.block[0] = 256;
-  l.sharedBytes = f("0");
-  KernelArg a;
-  a.kind = KernelArg::Kind::Buffer;
-  a.name = "h";
-  l.args.push_back(a);
-  a.kind = KernelArg::Kind::Graph;
-  a.name = "csr_row_ptr";
-  l.args.push_back(a);
-  a.kind = KernelArg::Kind::I32;
-  a.integer = f("nodes*64");
-  l.args.push_back(a);
-  a.kind = KernelArg::Kind::I64;
-  a.integer = f("max(edges, 1)");
-  l.args.push_back(a);
-  a.kind = KernelArg::Kind::F32;
-  a.real = 0.125f;
-  l.args.push_back(a);
+  using namespace test;
+  LaunchStep l = launch("k", "ceil_div(nodes * 64, 256)", 256);
+  KernelArg real;
+  real.kind = KernelArg::Kind::F32;
+  real.real = 0.125f;
+  l.args = {named(KernelArg::Kind::Buffer, "h"),
+            named(KernelArg::Kind::Graph, "csr_row_ptr"),
+            integer(KernelArg::Kind::I32, "nodes*64"),
+            integer(KernelArg::Kind::I64, "max(edges, 1)"), real};
   p.steps.push_back(FillStep{"idx", 0});
   p.steps.push_back(SpmmStep{"x", "h", "e", f("64"), 1.0f, 0.0f});
   p.steps.push_back(l);
