@@ -198,18 +198,32 @@ public:
                        gnn::Mapping mapping, GroupLoweringFn lower,
                        int indexBits)
       : OpRewritePattern(ctx), family(family), mapping(mapping), lower(lower),
-        indexBits(indexBits) {}
+        indexBits(indexBits) {
+    name();
+  }
   GroupLoweringPattern(MLIRContext *ctx, gnn::GroupFamily family,
                        gnn::Mapping mapping, WholeGroupLoweringFn lower,
                        int indexBits)
       : OpRewritePattern(ctx), family(family), mapping(mapping),
-        lowerWhole(lower), indexBits(indexBits) {}
+        lowerWhole(lower), indexBits(indexBits) {
+    name();
+  }
   LogicalResult matchAndRewrite(gnn::KernelGroupOp group,
                                 PatternRewriter &rewriter) const override;
 
 private:
+  /// Names the pattern "lower-<family>-<mapping>" (its debug name), so that
+  /// the patterns of a set can be told apart.
+  void name() {
+    debugName = ("lower-" + gnn::stringifyGroupFamily(family) + "-" +
+                 gnn::stringifyMapping(mapping))
+                    .str();
+    setDebugName(debugName);
+  }
+
   gnn::GroupFamily family;
   gnn::Mapping mapping;
+  std::string debugName;
   GroupLoweringFn lower = nullptr;
   WholeGroupLoweringFn lowerWhole = nullptr;
   int indexBits;

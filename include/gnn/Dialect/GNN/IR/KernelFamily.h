@@ -18,7 +18,8 @@
 ///    (most families state a problem for gnn/Analysis/Schedule.h);
 ///  - lowering (`gnn-lower-to-kernels`): a pattern set per family, one pattern
 ///    per mapping it implements (lib/Dialect/GNNKernel/Transforms/
-///    GroupLowering.h), which must cover `mappings` (a test checks it).
+///    GroupLowering.h), which must cover `mappings` exactly
+///    (unittests/Transforms/KernelFamilyTest.cpp checks it).
 /// Graph ops are recognised by GraphOpInterface, not by lists. Adding a family
 /// means an enum case in GNNAttrs.td (and one for a new mapping), a record in
 /// KernelFamily.cpp, the family's own files and its lowering's pattern set
