@@ -11,8 +11,6 @@
 #include "gnn/Dialect/GNN/IR/KernelFamily.h"
 #include "gnn/Dialect/GNN/Transforms/Passes.h"
 
-#include <limits>
-
 namespace mlir {
 namespace gnn {
 #define GEN_PASS_DEF_GNNSELECTSCHEDULES

@@ -1,5 +1,4 @@
-//===- GraphBlock.h - a whole function as one block per small graph --*- C++
-//-*-===//
+//===- GraphBlock.h - a function as one block per graph -*- C++ -*-===//
 //
 // Part of gnnc.
 //

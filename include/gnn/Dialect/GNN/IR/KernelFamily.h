@@ -1,5 +1,4 @@
-//===- KernelFamily.h - one record per kernel family -------------*- C++
-//-*-===//
+//===- KernelFamily.h - one record per kernel family ----*- C++ -*-===//
 //
 // Part of gnnc.
 //
@@ -22,8 +21,9 @@
 ///    (unittests/Transforms/KernelFamilyTest.cpp checks it).
 /// Graph ops are recognised by GraphOpInterface, not by lists. Adding a family
 /// means an enum case in GNNAttrs.td (and one for a new mapping), a record in
-/// KernelFamily.cpp, the family's own files and its lowering's pattern set
-/// in LowerToKernels.cpp; docs/Codegen.md has the table of where each lives.
+/// KernelFamily.cpp, the family's own files and a line for its lowering's
+/// pattern set in gnn/Dialect/GNNKernel/Transforms/GroupLowerings.def;
+/// docs/Codegen.md has the table of where each lives.
 ///
 //===----------------------------------------------------------------------===//
 
