@@ -164,6 +164,11 @@ EDGE_CASES = [
     ("transformer-edge", "TransformerConv", (IN, OUT), dict(heads=2, edge_dim=2)),
     ("transformer-edge-beta-mean", "TransformerConv", (IN, OUT),
      dict(heads=2, edge_dim=2, beta=True, concat=False)),
+    ("gine", "GINEConv", (), dict(nn=lambda: mlp(IN, OUT))),
+    ("gine-edge-dim-train-eps", "GINEConv", (),
+     dict(nn=lambda: mlp(IN, OUT), edge_dim=2, eps=0.3, train_eps=True)),
+    ("gine-t2s", "GINEConv", (), dict(nn=lambda: mlp(IN, OUT), edge_dim=2,
+                                      flow="target_to_source")),
 ]
 EDGE_IDS = [c[0] for c in EDGE_CASES]
 BY_ID.update({c[0]: c for c in EDGE_CASES})
@@ -183,7 +188,7 @@ def test_edge_features_match_pyg(case, graph, dtype):
     ours, pyg = make(spec, dtype)
     edge_index, n = GRAPHS[graph]()
     x = features(n, dtype)
-    ea = edge_features(edge_index.size(1), spec[3]["edge_dim"], dtype)
+    ea = edge_features(edge_index.size(1), spec[3].get("edge_dim", IN), dtype)
     x1, x2 = x.clone().requires_grad_(), x.clone().requires_grad_()
     e1, e2 = ea.clone().requires_grad_(), ea.clone().requires_grad_()
     out1, out2 = ours(x1, edge_index, e1), pyg(x2, edge_index, e2)
@@ -201,7 +206,8 @@ def test_edge_features_match_pyg(case, graph, dtype):
             torch.testing.assert_close(p.grad, theirs[name].grad, **tol(dtype), msg=name)
 
 
-@pytest.mark.parametrize("case", ["gat-edge", "gatv2-edge", "transformer-edge"])
+@pytest.mark.parametrize("case", ["gat-edge", "gatv2-edge", "transformer-edge",
+                                  "gine-edge-dim-train-eps"])
 def test_edge_features_gradcheck_and_no_graph_break(case):
     ours, _ = make(BY_ID[case], torch.float64)
     edge_index, n = tiny_graph()
@@ -546,6 +552,7 @@ REFUSED = [
     (lambda: gnn.SAGEConv(IN, OUT, aggr=["mean", "max"]), "aggr"),
     (lambda: gnn.GCNConv(IN, OUT, aggr="mean"), "aggr"),
     (lambda: gnn.GINConv(mlp(IN, OUT), aggr="max"), "aggr"),
+    (lambda: gnn.GINEConv(mlp(IN, OUT), aggr="mean"), "aggr"),
     (lambda: gnn.GCNConv(IN, OUT, node_dim=1), "node_dim"),
     (lambda: gnn.GATConv(IN, OUT, unknown_thing=1), "unknown_thing"),
 ]
@@ -678,6 +685,66 @@ def test_sparse_tensor_semantics():
     for case in ("sage-mean", "sage-max", "gin", "gat", "agnn"):
         ours, _ = make(BY_ID[case], dtype)
         torch.testing.assert_close(ours(x, st), ours(x, torch.stack([src, dst])))
+
+
+@pytest.mark.parametrize("layout", ["coo", "csr"])
+def test_gine_sparse_adjacency_matches_pyg(layout):
+    """GINEConv over adj_t: a hybrid COO's values [nnz, F] are the edge
+    features; with a CSR adjacency edge_attr is given in its order (PyG's
+    two ways)."""
+    dtype = torch.float64
+    edge_index, n = random_graph()
+    ours, pyg = make(BY_ID["gine-edge-dim-train-eps"], dtype)
+    x = features(n, dtype)
+    # Coalesced, row (target) major: the adjacency's own edge order.
+    perm = torch.argsort(edge_index[1] * n + edge_index[0], stable=True)
+    key = (edge_index[1] * n + edge_index[0])[perm]
+    first = torch.ones_like(key, dtype=torch.bool)
+    first[1:] = key[1:] != key[:-1]
+    ei = edge_index[:, perm][:, first]  # no duplicates: one entry per edge
+    ea = edge_features(ei.size(1), 2, dtype)
+    want = pyg(x, ei, ea)
+    if layout == "coo":
+        adj = torch.sparse_coo_tensor(torch.stack([ei[1], ei[0]]), ea, (n, n, 2))
+        got = ours(x, adj.coalesce())
+    else:
+        adj = torch.sparse_csr_tensor(*_csr_parts(ei, n), torch.ones(ei.size(1),
+                                      dtype=dtype), (n, n))
+        got = ours(x, adj, ea)
+    torch.testing.assert_close(got, want)
+
+
+def _csr_parts(ei, n):
+    """crow and col indices of adj_t (row = target) for an edge_index
+    already sorted by (target, source)."""
+    crow = torch.zeros(n + 1, dtype=torch.long)
+    crow[1:] = torch.bincount(ei[1], minlength=n).cumsum(0)
+    return crow, ei[0]
+
+
+def test_gine_input_errors():
+    layer = gnn.GINEConv(mlp(IN, OUT))
+    edge_index, n = random_graph()
+    x = features(n, torch.float32)
+    e = edge_index.size(1)
+    with pytest.raises(ValueError, match="edge_attr is required"):
+        layer(x, edge_index)
+    with pytest.raises(ValueError, match=r"edge_attr of shape \[num_edges = 60"):
+        layer(x, edge_index, torch.randn(e - 1, IN))
+    with pytest.raises(ValueError, match=r"edge_attr of shape"):
+        layer(x, edge_index, torch.randn(e))
+    with pytest.raises(ValueError, match="dimensionalities do not match.*edge_dim"):
+        layer(x, edge_index, torch.randn(e, IN + 1))
+    with pytest.raises(TypeError, match="edge_attr is torch.float64"):
+        layer(x, edge_index, torch.randn(e, IN, dtype=torch.float64))
+    with pytest.raises(TypeError, match="edge_attr to be a torch.Tensor"):
+        layer(x, edge_index, [[0.0] * IN] * e)
+    with pytest.raises(ValueError, match="could not infer the input channels"):
+        gnn.GINEConv(torch.nn.ReLU(), edge_dim=2)
+    adj = torch.sparse_coo_tensor(torch.stack([edge_index[1], edge_index[0]]),
+                                  torch.ones(e), (n, n))
+    with pytest.raises(NotImplementedError, match="uncoalesced"):
+        layer(x, adj, torch.randn(e, IN))
 
 
 @pytest.mark.parametrize("case", ["gcn", "sage-mean", "gat-heads"])

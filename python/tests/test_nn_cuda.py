@@ -42,6 +42,32 @@ def test_cuda_matches_pyg(case, graph, dtype):
         if p.grad is not None:
             close(ours_p[name].grad, p.grad, dtype)
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("graph", list(base.GRAPHS))
+@pytest.mark.parametrize("case", base.EDGE_IDS)
+def test_cuda_edge_features_match_pyg(case, graph, dtype):
+    spec = base.BY_ID[case]
+    ours, pyg = base.make(spec, dtype)
+    ours = ours.to(DEV)
+    edge_index, n = base.GRAPHS[graph]()
+    x = base.features(n, dtype)
+    ea = base.edge_features(edge_index.size(1), spec[3].get("edge_dim", base.IN), dtype)
+    xp, ep = x.clone().requires_grad_(), ea.clone().requires_grad_()
+    xo, eo = x.to(DEV).requires_grad_(), ea.to(DEV).requires_grad_()
+    want = pyg(xp, edge_index, ep)
+    got = ours(xo, edge_index.to(DEV), eo)
+    close(got, want, dtype)
+    dy = torch.randn(want.shape, dtype=dtype, generator=torch.Generator().manual_seed(7))
+    (want * dy).sum().backward()
+    (got * dy.to(DEV)).sum().backward()
+    close(xo.grad, xp.grad, dtype)
+    if ep.grad is not None:
+        close(eo.grad, ep.grad, dtype)
+    ours_p = dict(ours.named_parameters())
+    for name, p in pyg.named_parameters():
+        if p.grad is not None:
+            close(ours_p[name].grad, p.grad, dtype)
+
 def test_cuda_two_layer_gat_trains_under_compile():
     torch.manual_seed(0)
     edge_index, n = base.random_graph(60, 300)

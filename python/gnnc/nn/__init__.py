@@ -11,7 +11,7 @@ docs/Python-nn.md.
 """
 
 from .attention import GATConv, GATv2Conv, TransformerConv
-from .conv import AGNNConv, GCNConv, GINConv, SAGEConv
+from .conv import AGNNConv, GCNConv, GINConv, GINEConv, SAGEConv
 from .models import GCN
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
     "GCN",
     "GCNConv",
     "GINConv",
+    "GINEConv",
     "SAGEConv",
     "TransformerConv",
 ]

@@ -404,7 +404,9 @@ def _adjacency(layer: str, x: Tensor, adj, flow: str):
             raise NotImplementedError(
                 f"{layer}: a {adj.layout} adjacency is not supported by gnnc.nn; "
                 f"pass a torch.sparse_coo or torch.sparse_csr adj_t, or edge_index")
-        shape, device = tuple(adj.shape), adj.device
+        # A hybrid adjacency's dense dimensions are per-entry features
+        # (GINEConv's edge_attr), not part of the graph's shape.
+        shape, device = tuple(adj.shape[:adj.sparse_dim()]), adj.device
     else:
         shape, device = tuple(adj.sparse_sizes()), adj.device()
     n = x.size(0) if x.dim() >= 1 else -1

@@ -298,6 +298,34 @@ def gin(channels: int, dtype: str):
     return f.finish(gin_propagate(f, x, eps)), "gin"
 
 
+def gine(channels: int, dtype: str):
+    """The function of `GINEConv`:
+    ``out_i = (1 + eps) x_i + sum_{j -> i} relu(x_j + e_ji)`` (``e`` [E, F]
+    the edge features, already projected to F channels; ``eps`` [1]). The
+    gather, the message and the sum fuse into one edge pass: no [E, F]
+    temporary beyond ``e`` itself."""
+    f = _builder("gine", dtype)
+    x = f.arg([None, channels], name="x")
+    e = f.arg([None, channels], edge=True, name="e")
+    eps = f.arg([1], name="eps")
+    zero, one = f.const(0.0, name="zero"), f.const(1.0, name="one")
+    xj = f.gather("src", x, name="xj")
+    ne = f.dim(e, name="ne")
+    msg = f.generic([(0, 1)] * 3, [_P, _P], [xj, e], [f.empty([None, channels], ne)],
+                    lambda a, b, o: _relu(a + b, zero), name="msg")
+    agg = f.reduce("sum", msg, name="agg")
+    n = f.dim(x, name="n")
+    out = f.generic([(0, 1), (0, 1), (Const(0),), (0, 1)], [_P, _P], [x, agg, eps],
+                    [f.empty([None, channels], n)],
+                    lambda v, a, ep, o: (one + ep) * v + a, name="out")
+    return f.finish(out), "gine"
+
+
+def _relu(v, zero):
+    """torch.relu(v) inside a body: 0 where v <= 0, NaN kept."""
+    return select(v <= zero, zero, v)
+
+
 def _head_dot(f: ir.Builder, h, att, n, heads: int, name: str):
     """s[n, h] = sum_c h[n, h, c] * att[h, c]."""
     return f.generic([(0, 1, 2), (1, 2), (0, 1)], [_P, _P, _R], [h, att],

@@ -306,6 +306,112 @@ class GINConv(torch.nn.Module):
         return f"{type(self).__name__}(nn={self.nn})"
 
 
+class GINEConv(torch.nn.Module):
+    r"""PyG's `GINEConv` (Hu et al., "Strategies for Pre-training Graph
+    Neural Networks"):
+    `out_i = nn((1 + eps) x_i + sum_{j -> i} relu(x_j + e_ji))`.
+
+    The gather, the message and the sum run in gnnc as one edge pass (no
+    `[E, F]` temporary besides the edge features); `nn` runs in PyTorch
+    afterwards. `edge_attr` ([E, F], or [E, edge_dim] with `edge_dim`, then
+    projected by `lin`, PyG's `Linear(edge_dim, F)`, F read from `nn` as PyG
+    reads it) is required. Supported: `eps`, `train_eps`, `edge_dim`, `flow`,
+    a sparse adjacency (a hybrid COO `adj_t`'s values [nnz, F] are the edge
+    features when `edge_attr` is None; else `edge_attr` in the adjacency's
+    order, as PyG). Refused: `aggr` other than 'add', bipartite inputs, a
+    `size` other than `(N, N)`. Parameters and buffers: `nn.*`, `eps`,
+    `lin.*`.
+    """
+
+    def __init__(self, nn: Callable, eps: float = 0.0, train_eps: bool = False,
+                 edge_dim: Optional[int] = None, **kwargs):
+        super().__init__()
+        name = type(self).__name__
+        self.flow = _common.check_kwargs(name, kwargs)
+        self.nn = nn
+        self.initial_eps = eps
+        if train_eps:
+            self.eps = torch.nn.Parameter(torch.empty(1))
+        else:
+            self.register_buffer("eps", torch.empty(1))
+        if edge_dim is not None:
+            edge_dim = _common.check_channels(name, "edge_dim", edge_dim)
+            first = nn[0] if isinstance(nn, torch.nn.Sequential) else nn
+            if hasattr(first, "in_features"):
+                in_channels = first.in_features
+            elif hasattr(first, "in_channels"):
+                in_channels = first.in_channels
+            else:
+                raise ValueError(f"{name}: could not infer the input channels from "
+                                 f"`nn` (edge_dim needs them: its first module has "
+                                 f"neither `in_features` nor `in_channels`)")
+            self.lin = Linear(edge_dim, in_channels)
+        else:
+            self.lin = None
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        _reset(self.nn)
+        with torch.no_grad():
+            self.eps.fill_(self.initial_eps)
+        if self.lin is not None:
+            self.lin.reset_parameters()
+
+    @_common.sparse_runs_eagerly
+    def forward(self, x: Tensor, edge_index: Tensor,
+                edge_attr: Optional[Tensor] = None, size=None) -> Tensor:
+        name = type(self).__name__
+        adj = edge_index
+        edge_index, values = _common.check_inputs(name, x, edge_index, None,
+                                                  self.eps.dtype, self.flow)
+        n = x.size(0)
+        _common.check_size(name, size, n)
+        if _common.is_sparse(adj):
+            if edge_attr is None:
+                edge_attr = values
+            elif getattr(adj, "layout", None) == torch.sparse_coo and \
+                    not adj.is_coalesced():
+                raise NotImplementedError(
+                    f"{name}: edge_attr with an uncoalesced sparse COO adjacency "
+                    f"(its edges are reordered when coalesced); pass "
+                    f"adj_t.coalesce() with the features in its order, or edge_index")
+        e = self._edge_features(edge_attr, edge_index, x)
+        ei = _common.flip(edge_index, self.flow)
+        out = _common.propagate("gine", (int(x.size(1)), _common.elem(x)), ei, n,
+                                x.contiguous(), e, self.eps)
+        return self.nn(out)
+
+    def _edge_features(self, edge_attr, edge_index: Tensor, x: Tensor) -> Tensor:
+        name = type(self).__name__
+        if edge_attr is None:
+            raise ValueError(f"{name}: edge_attr is required (the messages are "
+                             f"relu(x_j + edge_attr))")
+        if not isinstance(edge_attr, Tensor):
+            raise TypeError(f"{name}: expected edge_attr to be a torch.Tensor, got "
+                            f"{type(edge_attr).__name__}")
+        e = edge_index.size(1)
+        if edge_attr.dim() != 2 or edge_attr.size(0) != e:
+            raise ValueError(f"{name}: expected edge_attr of shape [num_edges = {e}, "
+                             f"channels], got {tuple(edge_attr.shape)}")
+        if edge_attr.device != x.device:
+            raise ValueError(f"{name}: x is on {x.device} but edge_attr is on "
+                             f"{edge_attr.device}; move both to one device")
+        if edge_attr.dtype != x.dtype:
+            raise TypeError(f"{name}: edge_attr is {edge_attr.dtype} but x is "
+                            f"{x.dtype}; convert one of them")
+        if self.lin is not None:
+            edge_attr = self.lin(edge_attr)
+        if edge_attr.size(1) != x.size(1):
+            raise ValueError(
+                f"{name}: node and edge feature dimensionalities do not match "
+                f"(x has {x.size(1)} channels, the edge features "
+                f"{edge_attr.size(1)}); set edge_dim to project the edge features")
+        return edge_attr.contiguous()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(nn={self.nn})"
+
+
 class AGNNConv(torch.nn.Module):
     r"""PyG's `AGNNConv` (Thekumparampil et al.):
     `out_i = sum_{j -> i} softmax_j(beta cos(x_i, x_j)) x_j`.
