@@ -284,8 +284,16 @@ class _GraphCache:
     count, valid while the tensor holds the indices they were built from
     (_Snapshot.matches, checked on every lookup); dropped with the tensor."""
 
+    # Graphs whose tensor died, kept for a new tensor with the same indices
+    # (a layer that runs add_self_loops or to_undirected in its forward
+    # hands over a new tensor on every call): at most this many.
+    RETIRED = 2
+    # A new tensor is compared with at most this many graphs of its shape.
+    CANDIDATES = 4
+
     def __init__(self):
         self._entries: Dict[int, _GraphEntry] = {}
+        self._retired: List[_GraphEntry] = []
 
     def get(self, edge_index: torch.Tensor, num_nodes: int) -> _GraphEntry:
         key = id(edge_index)
@@ -299,10 +307,66 @@ class _GraphCache:
                     raise _stale_error(edge_index)
                 if e.snapshot.matches(edge_index):
                     return e
-            # Built anew (and checked) from the tensor's present contents.
-            e = self._build(edge_index, num_nodes)
+            # A graph built from the same indices, else built anew (and
+            # checked) from the tensor's present contents.
+            e = self._same_indices(edge_index, num_nodes)
+            if e is None:
+                e = self._build(edge_index, num_nodes)
             self._entries[key] = e
             return e
+
+    def _dropper(self, key: int):
+        def drop(_ref, key=key, cache=self):
+            with _LOCK:
+                cur = cache._entries.get(key)
+                if cur is not None and cur.ref() is None:
+                    del cache._entries[key]
+                    cache._retire(cur)
+        return drop
+
+    def _retire(self, entry: _GraphEntry) -> None:
+        """Keeps the structures of a graph whose tensor died while its
+        indices are known (the snapshot's copy), the newest RETIRED."""
+        if entry.snapshot.copy is None or entry.snapshot.stale():
+            return
+        self._retired.append(entry)
+        del self._retired[:-self.RETIRED]
+
+    def _same_indices(self, t: torch.Tensor, num_nodes) -> Optional[_GraphEntry]:
+        """A new entry for ``t`` sharing the structures of a cached graph
+        (live or retired) built from the same indices: one comparison with
+        each of at most CANDIDATES graphs of t's shape (on CUDA, one
+        synchronisation each) instead of a build. None if there is none.
+        Never for private tensors (gnnc's own: derived graphs are cached by
+        what they were derived from) or meta tensors."""
+        if not isinstance(t, torch.Tensor) or t.is_meta or _is_private(t) or \
+                t.dim() != 2 or not isinstance(num_nodes, int):
+            return None
+        cands = []
+        for e in reversed(self._retired + list(self._entries.values())):
+            c = e.snapshot.copy
+            if c is not None and e.num_nodes == num_nodes and c.shape == t.shape and \
+                    c.dtype == t.dtype and c.device == t.device and \
+                    (e.device is not None or e.host is not None):
+                cands.append(e)
+                if len(cands) == self.CANDIDATES:
+                    break
+        for e in cands:
+            if e.snapshot.stale() or not torch.equal(e.snapshot.copy, t):
+                continue
+            # (by identity: entries are dataclasses, == compares tensors)
+            self._retired = [r for r in self._retired if r is not e]
+            # Its own snapshot (version, pointer, change flag) over the same
+            # copy of the indices; its own handle, so that a call on `t`
+            # honours t's change check.
+            snap = _Snapshot(e.snapshot.copy, _version_of(t), t.data_ptr(),
+                             _C.HostFlag() if t.is_cuda else None)
+            entry = _GraphEntry(weakref.ref(t, self._dropper(id(t))), snap, num_nodes,
+                                host=e.host, device=e.device, index=e.index,
+                                statistics=e.statistics)
+            _register(entry, e.index if e.index is not None else snap.copy)
+            return entry
+        return None
 
     def _build(self, edge_index: torch.Tensor, num_nodes: int) -> _GraphEntry:
         _check_edge_index(edge_index)
@@ -322,15 +386,8 @@ class _GraphCache:
                 raise ValueError(
                     f"gnnc: edge_index holds node id {bad}, outside [0, {num_nodes}) "
                     f"for a graph of {num_nodes} nodes")
-        key = id(edge_index)
-
-        def drop(_ref, key=key, cache=self):
-            with _LOCK:
-                cur = cache._entries.get(key)
-                if cur is not None and cur.ref() is None:
-                    del cache._entries[key]
-
-        entry = _GraphEntry(weakref.ref(edge_index, drop), snapshot, num_nodes)
+        entry = _GraphEntry(weakref.ref(edge_index, self._dropper(id(edge_index))),
+                            snapshot, num_nodes)
         if index.is_cuda:
             _require_cuda()
             with torch.cuda.device(index.device):

@@ -709,6 +709,16 @@ def _resolve(layer, recipe, kwargs, masks):
         return v
     if kind == "mask":
         return masks[recipe[1]]
+    if kind == "call":  # a torch op on the layer's tensors (_trace._LayerTensors)
+        _, func, args, kw = recipe
+
+        def arg(a):
+            if a[0] == "t":
+                return _resolve(layer, a[1], kwargs, masks)
+            if a[0] == "seq":
+                return a[1](arg(x) for x in a[2])
+            return a[1]
+        return func(*(arg(a) for a in args), **{k: arg(a) for k, a in kw})
     base = _resolve(layer, recipe[1], kwargs, masks)  # "derive"
     return base.t() if recipe[2] == "t" else base[recipe[3]:recipe[4]]
 

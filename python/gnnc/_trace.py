@@ -210,9 +210,12 @@ class Tracer:
     def __enter__(self):
         self._outer = getattr(_STATE, "tracer", None)
         _STATE.tracer = self
+        self._mode = _LayerTensors(self)
+        self._mode.__enter__()
         return self
 
     def __exit__(self, *exc):
+        self._mode.__exit__(*exc)
         _STATE.tracer = self._outer
 
     def leaf(self, op: str, tensor: Tensor, domain: str, recipe: tuple) -> Expr:
@@ -262,6 +265,72 @@ class Tracer:
             self._gathers[key] = e
             self._keep.append(node)
         return e
+
+
+class _LayerTensors(torch.overrides.TorchFunctionMode):
+    """While a layer is traced: a torch op on the layer's own tensors (its
+    parameters, buffers, tensor attributes, propagate's arguments: the
+    tracer's origins) that no proxy takes part in, e.g. ``1 + self.eps`` in
+    ``update`` or ``2 * self.w`` in ``message``, runs in PyTorch as written,
+    and its result gets a recipe (``("call", func, args, kwargs)``) that a
+    later call replays on that call's tensors. Without it such a tensor
+    could not be found again and every call traced anew. Not recorded (the
+    call traces every time, as before): in-place ops, and ops that also read
+    a tensor of unknown origin."""
+
+    def __init__(self, tracer: "Tracer"):
+        super().__init__()
+        self.tracer = tracer
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        if isinstance(out, Tensor) and not isinstance(out, Proxy):
+            t = self.tracer
+            recipe = _call_recipe(t, func, args, kwargs)
+            if recipe is not None:
+                t.origins[id(out)] = recipe
+                t._keep.append(out)
+        return out
+
+
+_LITERALS = (type(None), bool, int, float, str, torch.dtype, torch.device,
+             torch.memory_format, torch.layout)
+
+
+def _call_recipe(tracer: "Tracer", func, args, kwargs) -> Optional[tuple]:
+    """``("call", func, args, kwargs)`` with each argument a recipe
+    (``("t", recipe)``) or a literal (``("v", value)``), or None when the call
+    cannot be replayed: no known tensor among its arguments, a tensor of
+    unknown origin or another object among them, or an in-place op."""
+    name = getattr(func, "__name__", "")
+    if name.endswith("_") and not name.endswith("__"):
+        return None
+    known = [False]
+
+    def arg(a):
+        if isinstance(a, Tensor):
+            r = tracer.origins.get(id(a))
+            if r is None:
+                raise _NoRecipe
+            known[0] = True
+            return ("t", r)
+        if isinstance(a, (tuple, list)):
+            return ("seq", type(a), tuple(arg(x) for x in a))
+        if isinstance(a, _LITERALS):
+            return ("v", a)
+        raise _NoRecipe
+
+    try:
+        rargs = tuple(arg(a) for a in args)
+        rkw = tuple((k, arg(v)) for k, v in kwargs.items())
+    except _NoRecipe:
+        return None
+    return ("call", func, rargs, rkw) if known[0] else None
+
+
+class _NoRecipe(Exception):
+    pass
 
 
 # --------------------------------------------------------------------------

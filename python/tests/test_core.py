@@ -285,6 +285,42 @@ def test_graph_cache_follows_in_place_changes():
     assert not torch.equal(a, b)
 
 
+def test_a_new_tensor_with_the_same_indices_reuses_the_graph(monkeypatch):
+    """A layer that builds its edge_index in forward (add_self_loops) hands
+    over a new tensor each call: a graph of the same indices, live or whose
+    tensor died, is reused after one comparison; other indices, or a change
+    of the new tensor, are built and checked anew."""
+    body, args, result, ref, shapes = OPS["spmm_sum"]
+    fn = gnnc.compile(op_source(body, args, result, "f32"))
+    builds = []
+    real = _core._GraphCache._build
+    monkeypatch.setattr(_core._GraphCache, "_build",
+                        lambda self, *a: (builds.append(1), real(self, *a))[1])
+    base = torch.tensor([[0, 1, 3], [1, 2, 2]], device=DEVICE)
+    x = torch.arange(12, dtype=torch.float32, device=DEVICE).view(4, 3)
+    want = scatter(x[base[0]], base[1], 4, "sum")
+    for _ in range(3):  # each tensor dies after its call
+        torch.testing.assert_close(fn(base.clone(), x, num_nodes=4), want)
+    live = base.clone()
+    torch.testing.assert_close(fn(live, x, num_nodes=4), want)
+    torch.testing.assert_close(fn(live.clone(), x, num_nodes=4), want)  # a live twin
+    assert len(builds) == 1
+    other = base.clone()
+    other[0, 0] = 2
+    torch.testing.assert_close(fn(other, x, num_nodes=4), scatter(x[other[0]], other[1], 4, "sum"))
+    torch.testing.assert_close(fn(base.clone(), x, num_nodes=4), want)  # still found
+    assert len(builds) == 2
+    # The reused graph follows its own tensor's changes.
+    twin = base.clone()
+    fn(twin, x, num_nodes=4)
+    twin[0, 2] = 0
+    torch.testing.assert_close(fn(twin, x, num_nodes=4), scatter(x[twin[0]], twin[1], 4, "sum"))
+    assert len(builds) == 3
+    # Another node count is another graph.
+    assert fn(base.clone(), torch.zeros(5, 3, device=DEVICE), num_nodes=5).shape == (5, 3)
+    assert len(builds) == 4
+
+
 # Bad input: a clear exception, never a crash or a wrong answer.
 
 def test_bad_ir_is_located():

@@ -773,7 +773,9 @@ class _ComputesAWeight(gnnc.MessagePassing):
         return x_j @ (2 * self.w)  # a tensor of the layer's own making
 
 
-def test_a_tensor_computed_by_the_layer_traces_every_call(monkeypatch):
+def test_a_tensor_computed_from_the_layer_is_recomputed_not_retraced(monkeypatch):
+    # 2 * self.w runs in PyTorch on every call (its recipe: the op on the
+    # current w), the trace is kept.
     traces = _count_traces(monkeypatch)
     ei, n = _graph()
     layer = _f64(_ComputesAWeight())
@@ -783,9 +785,41 @@ def test_a_tensor_computed_by_the_layer_traces_every_call(monkeypatch):
         layer.w.mul_(-1.0)
     out = layer.propagate(ei, x=x)
     torch.testing.assert_close(out, _scatter(x[ei[0]] @ (2 * layer.w), ei[1], n))
-    assert len(traces) == 2 and "is not an argument, parameter" in layer._uncached
+    assert len(traces) == 1 and layer._uncached is None
     out.sum().backward()
     assert layer.w.grad is not None
+    # MyGIN's update: (1 + self.eps) * x + aggr_out.
+    gin = _f64(MyGIN(_mlp()))
+    y = torch.randn(n, 4, dtype=torch.float64, device=DEVICE)
+    gin(y, ei)
+    with torch.no_grad():
+        gin.eps.fill_(0.5)
+    torch.testing.assert_close(gin(y, ei), gin.nn(1.5 * y + _scatter(y[ei[0]], ei[1], n)))
+    assert traces.count("MyGIN") == 1 and gin._uncached is None
+
+
+class _ReadsANewTensor(gnnc.MessagePassing):
+    def message(self, x_j):
+        return x_j * torch.full((3,), float(len(_NEW)), dtype=x_j.dtype,
+                                device=x_j.device)
+
+
+_NEW = [1.0]
+
+
+def test_a_tensor_of_unknown_origin_traces_every_call(monkeypatch):
+    traces = _count_traces(monkeypatch)
+    ei, n = _graph()
+    x = torch.randn(n, 3, dtype=torch.float64, device=DEVICE)
+    layer = _ReadsANewTensor()
+    torch.testing.assert_close(layer.propagate(ei, x=x), _scatter(x[ei[0]], ei[1], n))
+    _NEW.append(2.0)
+    try:
+        torch.testing.assert_close(layer.propagate(ei, x=x),
+                                   2.0 * _scatter(x[ei[0]], ei[1], n))
+    finally:
+        _NEW.pop()
+    assert len(traces) == 2 and "is not an argument, parameter" in layer._uncached
 
 
 def test_dropout_masks_are_drawn_on_every_call(monkeypatch):

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""gnnc.MessagePassing against the built-in gnnc.nn layers (issue 33: the
+GAT, GATv2, Transformer and GIN written as subclasses run within 10% of the
+built-in layers' speed).
+
+The subclasses are the ones the tests check for equal outputs and
+gradients (python/tests/test_message_passing.py: MyGAT, MyGATv2,
+MyTransformer, MyGIN; GAT and GATv2 add PyG's self-loops in their forward,
+as a PyG user writes them, so every call hands gnnc a new edge_index). Per
+graph, 64 channels (4 heads of 16): forward+backward through autograd
+(CUDA-event median, as bench/nn_layers.py) and the host time per forward
+call under torch.no_grad(); ratio = built-in time / subclass time (>= 0.91
+is "within 10%").
+
+    python bench/mp_builtin.py --datasets DIR [--graphs musae-github pubmed]
+"""
+
+import argparse
+import os
+import pathlib
+import sys
+import time
+
+os.environ.setdefault("GNNC_JIT", "sync")
+import torch  # noqa: E402
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "python" / "tests"))
+import nn_layers  # noqa: E402  (graph loading, CUDA-event timing)
+
+
+def pairs(c, heads):
+    import gnnc.nn
+    import test_message_passing as T
+    h = c // heads
+
+    def mlp():
+        return torch.nn.Sequential(torch.nn.Linear(c, c), torch.nn.ReLU(),
+                                   torch.nn.Linear(c, c))
+    return {
+        "gat": (lambda: T.MyGAT(c, h, heads), lambda: gnnc.nn.GATConv(c, h, heads=heads)),
+        "gatv2": (lambda: T.MyGATv2(c, h, heads),
+                  lambda: gnnc.nn.GATv2Conv(c, h, heads=heads)),
+        "transformer": (lambda: T.MyTransformer(c, h, heads),
+                        lambda: gnnc.nn.TransformerConv(c, h, heads=heads)),
+        "gin": (lambda: T.MyGIN(mlp()), lambda: gnnc.nn.GINConv(mlp(), train_eps=True)),
+    }
+
+
+def host_us(layer, x, ei, calls=200):
+    with torch.no_grad():
+        for _ in range(20):
+            layer(x, ei)
+        torch.cuda.synchronize()
+        t = time.perf_counter()
+        for _ in range(calls):
+            layer(x, ei)
+        h = (time.perf_counter() - t) / calls * 1e6
+        torch.cuda.synchronize()
+    return h
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--datasets", required=True)
+    ap.add_argument("--graphs", nargs="+", default=["musae-github", "pubmed"])
+    ap.add_argument("--channels", type=int, default=64)
+    ap.add_argument("--heads", type=int, default=4)
+    ap.add_argument("--reps", type=int, default=30)
+    ap.add_argument("--warmup", type=int, default=5)
+    args = ap.parse_args()
+    dev = torch.device("cuda")
+    print(f"device {torch.cuda.get_device_name(dev)}, {args.channels} channels")
+    print("| graph | layer | built-in ms | subclass ms | built-in / subclass | "
+          "host built-in us | host subclass us | max diff |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for g in args.graphs:
+        ei, n = nn_layers.load_graph(pathlib.Path(args.datasets) / g, dev)
+        gen = torch.Generator(device=dev).manual_seed(1)
+        x = torch.randn(n, args.channels, device=dev, generator=gen)
+        for name, (mine, builtin) in pairs(args.channels, args.heads).items():
+            torch.manual_seed(0)
+            theirs = builtin().to(dev)
+            with torch.no_grad():
+                for p in theirs.parameters():
+                    if p.dim() == 1:
+                        p.uniform_(-0.5, 0.5)
+            ours = mine().to(dev)
+            ours.load_state_dict(theirs.state_dict())
+            xb, xm = x.clone().requires_grad_(), x.clone().requires_grad_()
+            diff = float((ours(xm, ei) - theirs(xb, ei)).abs().max())
+            dy = torch.randn(theirs(xb, ei).shape, device=dev, generator=gen)
+
+            def step(layer, xx):
+                return lambda: layer(xx, ei).mul(dy).sum().backward()
+            t = {}
+            for _ in range(2):
+                for side, layer, xx in (("builtin", theirs, xb), ("mine", ours, xm)):
+                    ms = nn_layers.median_ms(step(layer, xx), args.reps, args.warmup)
+                    t[side] = min(t.get(side, float("inf")), ms)
+            hb, hm = host_us(theirs, x, ei), host_us(ours, x, ei)
+            print(f"| {g} | {name} | {t['builtin']:.3f} | {t['mine']:.3f} | "
+                  f"{t['builtin'] / t['mine']:.2f} | {hb:.0f} | {hm:.0f} | {diff:.1e} |",
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()
