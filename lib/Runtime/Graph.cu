@@ -22,7 +22,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
+#include <mutex>
 #include <sstream>
 #include <type_traits>
 
@@ -1029,25 +1031,62 @@ __global__ void poisonKernel(PoisonBatch batch, const unsigned *flag) {
 }
 } // namespace
 
+namespace {
+/// Change flags are words of pinned slabs that are never freed: a flag per
+/// new edge_index tensor would otherwise cost a cudaHostAlloc and a
+/// cudaFreeHost, which waits for the whole device (sampled training makes
+/// one per step). A released word waits behind kFlagQuarantine others
+/// before it is handed out again, so a check still in flight for the old
+/// tensor cannot mark the new one.
+constexpr size_t kFlagsPerSlab = 1024;
+constexpr size_t kFlagQuarantine = 256;
+
+struct FlagPool {
+  std::mutex mutex;
+  std::vector<unsigned *> ready;
+  std::deque<unsigned *> released;
+};
+
+FlagPool &flagPool() {
+  static auto *pool = new FlagPool; // process lifetime, as the slabs
+  return *pool;
+}
+} // namespace
+
 StatusOr<std::unique_ptr<HostFlag>> HostFlag::create() {
   GNN_RETURN_IF_ERROR(ensureDevice());
+  FlagPool &pool = flagPool();
+  std::lock_guard<std::mutex> lock(pool.mutex);
+  if (pool.ready.empty()) {
+    void *p = nullptr;
+    // Portable: kernels of every device (context) may write it, whichever
+    // device was current here.
+    cudaError_t e = cudaHostAlloc(&p, kFlagsPerSlab * sizeof(unsigned),
+                                  cudaHostAllocMapped | cudaHostAllocPortable);
+    if (e != cudaSuccess)
+      return Status::error(std::string("cudaHostAlloc (change flags): ") +
+                           cudaGetErrorName(e));
+    auto *words = static_cast<unsigned *>(p);
+    for (size_t i = kFlagsPerSlab; i-- > 0;)
+      pool.ready.push_back(words + i);
+  }
   std::unique_ptr<HostFlag> f(new HostFlag);
-  void *p = nullptr;
-  // Portable: kernels of every device (context) may write it, whichever
-  // device was current here.
-  cudaError_t e = cudaHostAlloc(&p, sizeof(unsigned),
-                                cudaHostAllocMapped | cudaHostAllocPortable);
-  if (e != cudaSuccess)
-    return Status::error(std::string("cudaHostAlloc (a change flag): ") +
-                         cudaGetErrorName(e));
-  f->value = static_cast<unsigned *>(p);
-  *f->value = 0;
+  f->value = pool.ready.back();
+  pool.ready.pop_back();
+  *static_cast<volatile unsigned *>(f->value) = 0;
   return std::move(f);
 }
 
 HostFlag::~HostFlag() {
-  if (value)
-    cudaFreeHost(value);
+  if (!value)
+    return;
+  FlagPool &pool = flagPool();
+  std::lock_guard<std::mutex> lock(pool.mutex);
+  pool.released.push_back(value);
+  if (pool.released.size() > kFlagQuarantine) {
+    pool.ready.push_back(pool.released.front());
+    pool.released.pop_front();
+  }
 }
 
 Status gnn::runtime::compareAsync(const void *a, const void *b, size_t bytes,

@@ -646,6 +646,51 @@ extern "C" __global__ void gnn_edges_to_slots_f64(double *__restrict__ out,
     ASSERT_EQ(slots[i], ew[want.csrEdge[i]]) << "slot " << i;
 }
 
+TEST(GpuDevice, ChangeFlagsAreReusedAfterAQuarantineAndStartClear) {
+  REQUIRE_GPU();
+  // A released flag is not handed out again before 256 later releases,
+  // and every flag starts at 0 (a word set by its last owner is cleared).
+  auto make = [] {
+    StatusOr<std::unique_ptr<HostFlag>> f = HostFlag::create();
+    EXPECT_TRUE(f.ok()) << f.message();
+    return std::move(*f);
+  };
+  std::unique_ptr<HostFlag> first = make();
+  unsigned *word = first->word();
+  *word = 1; // as a compare kernel that found a change
+  first.reset();
+  std::vector<std::unique_ptr<HostFlag>> held;
+  for (int i = 0; i < 255; ++i) {
+    held.push_back(make());
+    EXPECT_NE(held.back()->word(), word) << "reused during its quarantine";
+    EXPECT_EQ(held.back()->read(), 0u);
+  }
+  std::vector<unsigned *> words;
+  for (auto &f : held)
+    words.push_back(f->word());
+  held.clear(); // 255 more releases: the next one lets `word` out
+  bool seen = false;
+  for (int i = 0; i < 4 && !seen; ++i) {
+    std::unique_ptr<HostFlag> f = make();
+    EXPECT_EQ(f->read(), 0u);
+    seen = f->word() == word;
+  }
+  EXPECT_TRUE(seen) << "a word out of its quarantine is not handed out again";
+  // A change check's verdict reaches the host through the mapped word.
+  std::unique_ptr<HostFlag> flag = make();
+  DeviceBuffer a = std::move(*DeviceBuffer::allocate(64));
+  DeviceBuffer b = std::move(*DeviceBuffer::allocate(64));
+  ASSERT_EQ(cudaMemset(a.data(), 0, 64), cudaSuccess);
+  ASSERT_EQ(cudaMemset(b.data(), 0, 64), cudaSuccess);
+  ASSERT_TRUE(compareAsync(a.data(), b.data(), 64, flag->word(), nullptr).ok());
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(flag->read(), 0u);
+  ASSERT_EQ(cudaMemset(static_cast<char *>(b.data()) + 60, 1, 1), cudaSuccess);
+  ASSERT_TRUE(compareAsync(a.data(), b.data(), 64, flag->word(), nullptr).ok());
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_NE(flag->read(), 0u);
+}
+
 TEST(GpuDevice, MemoryInfo) {
   REQUIRE_GPU();
   StatusOr<DeviceMemoryInfo> before = deviceMemoryInfo();

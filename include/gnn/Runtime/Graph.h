@@ -177,7 +177,10 @@ private:
 /// A word in pinned host memory that kernels write (mapped: the same
 /// address on the device) and the host reads without synchronising: the
 /// verdict of a change check (compareAsync) that the caller looks at on a
-/// later call.
+/// later call. Words come from pinned slabs kept for the process's life and
+/// are reused (after a quarantine of later releases): creating and dropping
+/// a flag neither allocates nor frees pinned memory (cudaFreeHost would
+/// wait for the device).
 class HostFlag {
 public:
   static StatusOr<std::unique_ptr<HostFlag>> create();
