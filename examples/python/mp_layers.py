@@ -12,7 +12,12 @@ name) gives the PyG layer's outputs and gradients.
 - ``LEConv``: PyG's own ``message`` (``a_j - b_i``, times an edge weight);
 - ``PNAConv``: the mean / min / max / std aggregators with the identity,
   amplification and attenuation degree scalers (one tower, no edge
-  features).
+  features);
+- ``EdgeConv`` and ``ResGatedGraphConv`` (as in
+  python/tests/test_message_passing.py), for the benchmark.
+
+``load_pyg_state(ours, theirs)`` copies a PyG layer's parameters and
+buffers into ours.
 
 Each propagation compiles into fused kernels with no ``edges x features``
 temporary, forward or backward (python/tests/test_mp_layers.py checks the
@@ -28,7 +33,25 @@ from torch.nn import BatchNorm1d, Dropout, Linear, Parameter, ReLU, Sequential
 
 import gnnc
 
-__all__ = ["GENConv", "GatedGraphConv", "SuperGATConv", "LEConv", "PNAConv"]
+__all__ = ["GENConv", "GatedGraphConv", "SuperGATConv", "LEConv", "PNAConv", "EdgeConv",
+           "ResGatedGraphConv", "load_pyg_state"]
+
+# Our name -> PyG's, where PyG keeps a tensor in its aggregation module.
+_PYG_NAMES = {"t": "aggr_module.t", "avg_deg_log": "aggr_module.avg_deg_log"}
+
+
+def load_pyg_state(ours, theirs):
+    """Copies every parameter and buffer of ``ours`` from the PyG layer
+    ``theirs`` (same names, but for the aggregation module's)."""
+    src = theirs.state_dict()
+    with torch.no_grad():
+        for name, t in ours.state_dict().items():
+            t.copy_(src[_PYG_NAMES.get(name, name)])
+
+
+def pyg_name(name):
+    """The PyG layer's name of our parameter ``name``."""
+    return _PYG_NAMES.get(name, name)
 
 
 def _self_loops(edge_index, n):
@@ -190,3 +213,37 @@ class PNAConv(gnnc.MessagePassing):
     def message(self, x_i, x_j, square):
         h = self.pre_nns[0](torch.cat([x_i, x_j], dim=-1))
         return h * h if square else h
+
+
+class EdgeConv(gnnc.MessagePassing):
+    """PyG's ``EdgeConv``: ``max_j nn(cat([x_i, x_j - x_i]))``."""
+
+    def __init__(self, nn, aggr="max"):
+        super().__init__(aggr)
+        self.nn = nn
+
+    def forward(self, x, edge_index):
+        return self.propagate(edge_index, x=x)
+
+    def message(self, x_i, x_j):
+        return self.nn(torch.cat([x_i, x_j - x_i], dim=-1))
+
+
+class ResGatedGraphConv(gnnc.MessagePassing):
+    """PyG's ``ResGatedGraphConv``: ``sum_j sigmoid(k_i + q_j) * v_j`` plus
+    a skip connection and a bias."""
+
+    def __init__(self, in_channels, out_channels):
+        super().__init__("sum")
+        self.lin_key = Linear(in_channels, out_channels)
+        self.lin_query = Linear(in_channels, out_channels)
+        self.lin_value = Linear(in_channels, out_channels)
+        self.lin_skip = Linear(in_channels, out_channels, bias=False)
+        self.bias = Parameter(torch.zeros(out_channels))
+
+    def forward(self, x, edge_index):
+        k, q, v = self.lin_key(x), self.lin_query(x), self.lin_value(x)
+        return self.propagate(edge_index, k=k, q=q, v=v) + self.lin_skip(x) + self.bias
+
+    def message(self, k_i, q_j, v_j):
+        return torch.sigmoid(k_i + q_j) * v_j

@@ -11,6 +11,7 @@ value per edge and attention head. The Programs come from
 on PATH; the test is skipped without it) on the module gnnc compiled.
 """
 
+import copy
 import json
 import os
 import pathlib
@@ -53,17 +54,6 @@ def _deg_histogram(ei, n):
 # The layers and PyG's, with the same weights. Each case: (ours, theirs,
 # extra inputs after x and edge_index, attention heads).
 
-def _copy(ours, theirs, rename=()):
-    """Copies PyG's parameters and buffers into ours by name (``rename``:
-    (our name, PyG's name) pairs); every tensor of ours gets one."""
-    rename = dict(rename)
-    src = theirs.state_dict()
-    dst = ours.state_dict()
-    with torch.no_grad():
-        for name, t in dst.items():
-            t.copy_(src[rename.get(name, name)])
-
-
 def _randomise(module, seed):
     """Nonzero values (biases, attention vectors) in every parameter."""
     g = torch.Generator().manual_seed(seed)
@@ -75,13 +65,12 @@ def _randomise(module, seed):
 def _case(name, dtype, c=C):
     ei, n = _graph()
     torch.manual_seed(0)
-    extra, heads, rename = (), 1, ()
+    extra, heads = (), 1
     if name == "GENConv":
         ours, theirs = mp_layers.GENConv(c, c), pyg_nn.GENConv(c, c)
     elif name == "GENConv_learn_t_lin":
         ours = mp_layers.GENConv(c - 4, c, t=0.7, learn_t=True, num_layers=3)
         theirs = pyg_nn.GENConv(c - 4, c, t=0.7, learn_t=True, num_layers=3)
-        rename = (("t", "aggr_module.t"),)
     elif name == "GatedGraphConv":
         ours, theirs = mp_layers.GatedGraphConv(c, 3), pyg_nn.GatedGraphConv(c, 3)
         extra = (torch.rand(ei.size(1), device=DEVICE, dtype=dtype),)
@@ -94,23 +83,29 @@ def _case(name, dtype, c=C):
     elif name == "LEConv":
         ours, theirs = mp_layers.LEConv(c, c), pyg_nn.LEConv(c, c)
         extra = (torch.rand(ei.size(1), device=DEVICE, dtype=dtype),)
+    elif name == "EdgeConv":
+        # nn a Linear: with an MLP, its hidden layer is an E x hidden tensor
+        # by necessity (the second Linear takes a nonlinear edge value).
+        lin = torch.nn.Linear(2 * c, c)
+        ours, theirs = mp_layers.EdgeConv(lin), pyg_nn.EdgeConv(copy.deepcopy(lin))
+    elif name == "ResGatedGraphConv":
+        ours, theirs = mp_layers.ResGatedGraphConv(c, c), pyg_nn.ResGatedGraphConv(c, c)
     elif name == "PNAConv":
         deg = _deg_histogram(ei, n)
         ours = mp_layers.PNAConv(c, c, deg)
         theirs = pyg_nn.PNAConv(c, c, ["mean", "min", "max", "std"],
                                 ["identity", "amplification", "attenuation"], deg)
-        rename = (("avg_deg_log", "aggr_module.avg_deg_log"),)
     else:
         raise ValueError(name)
     ours = ours.to(device=DEVICE, dtype=dtype)
     theirs = theirs.to(device=DEVICE, dtype=dtype)
     _randomise(theirs, 1)
-    _copy(ours, theirs, rename)
+    mp_layers.load_pyg_state(ours, theirs)
     return ours, theirs, ei, n, extra, heads
 
 
 LAYERS = ["GENConv", "GENConv_learn_t_lin", "GatedGraphConv", "SuperGATConv_MX",
-          "SuperGATConv_SD", "LEConv", "PNAConv"]
+          "SuperGATConv_SD", "LEConv", "PNAConv", "EdgeConv", "ResGatedGraphConv"]
 
 
 def _features(name, n, c=C, **kw):
@@ -127,9 +122,8 @@ def _equals_pyg(name, dtype, tol):
     dy = torch.randn_like(want)
     ps = dict(ours.named_parameters())
     theirs_ps = dict(theirs.named_parameters())
-    rename = {"t": "aggr_module.t"}
     gs = torch.autograd.grad(got, [xo] + list(ps.values()), dy)
-    wants = torch.autograd.grad(want, [xt] + [theirs_ps[rename.get(k, k)] for k in ps], dy)
+    wants = torch.autograd.grad(want, [xt] + [theirs_ps[mp_layers.pyg_name(k)] for k in ps], dy)
     for k, a, b in zip(["x"] + list(ps), gs, wants):
         torch.testing.assert_close(a, b, **tol, msg=lambda m: f"{k}: {m}")
 
@@ -144,7 +138,7 @@ _F32 = [pytest.param(k, marks=pytest.mark.xfail(
             DEVICE.type == "cpu", strict=True,
             reason="float32 max/min gradient of an edge message on the CPU "
                    "reference evaluator (open bug)"))
-        if k == "PNAConv" else k for k in LAYERS]
+        if k in ("PNAConv", "EdgeConv") else k for k in LAYERS]
 
 
 @pytest.mark.parametrize("name", _F32)
@@ -152,8 +146,9 @@ def test_equals_pyg_in_float32(name):
     _equals_pyg(name, torch.float32, dict(rtol=1e-4, atol=1e-5))
 
 
-def test_pna_equals_pyg_in_float64():
-    _equals_pyg("PNAConv", torch.float64, {})
+@pytest.mark.parametrize("name", ["PNAConv", "EdgeConv"])
+def test_max_min_layers_equal_pyg_in_float64(name):
+    _equals_pyg(name, torch.float64, {})
 
 
 @pytest.mark.parametrize("name", LAYERS)
@@ -206,7 +201,18 @@ def _programs(fn, tmp_path):
 _PER_EDGE = re.compile(r"^edges \* (\d+)$")
 
 
-@pytest.mark.parametrize("name", LAYERS)
+# Known failure: ResGatedGraphConv's backward keeps one E x C temporary, the
+# gradient of the gate's score (sigmoid' * v_j * dy_i), which two reductions
+# read (to the sources for q, to the targets for k); the fusion planner
+# materialises an edge value with users in two groups instead of
+# recomputing it in each. Strict: the mark must go when it is fixed.
+_BUFFERS = [pytest.param(k, marks=pytest.mark.xfail(
+                strict=True, reason="an edge value read by reductions to both ends "
+                                    "is materialised (open)"))
+            if k == "ResGatedGraphConv" else k for k in LAYERS]
+
+
+@pytest.mark.parametrize("name", _BUFFERS)
 def test_no_edges_by_features_buffer(name, tmp_path):
     ours, _, ei, n, extra, heads = _case(name, torch.float32)
     x = _features(name, n, requires_grad=True)
