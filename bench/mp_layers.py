@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""User-written gnnc.MessagePassing layers against PyG's (issue 33):
+forward+backward through autograd, same weights on both sides.
+
+The layers of examples/python/mp_layers.py (GENConv, GatedGraphConv with 2
+steps, SuperGATConv MX with 4 heads of C/4 in eval mode (no self-supervised
+loss), LEConv with edge weights, PNAConv, EdgeConv with a Linear nn,
+ResGatedGraphConv), C channels in and out. A step is ``out = layer(x, ...);
+(out * dy).sum().backward()`` into x and every parameter; the figure is the
+median over CUDA-event-timed steps after warm-up (wall clock on the CPU),
+gnnc and PyG alternating twice per layer, the better of the two rounds.
+
+    python bench/mp_layers.py --graph musae-github [--datasets DIR]
+    python bench/mp_layers.py --graph arxiv-like --peers ../shared/bench/peers
+    python bench/mp_layers.py --device cpu --graph synthetic   # smoke check
+
+``--graph``: a data-set folder under --datasets (meta.txt + edges.txt.gz,
+read by bench/nn_layers.py's loader), a synthetic graph of the scoreboard's
+generator (``arxiv-like``; --peers holds its graphs.py), or ``synthetic``
+(a random 2,000-node, 20,000-edge graph; on the CPU gnnc runs its reference
+evaluator, so CPU ratios say nothing of speed). Prints one JSON line per layer,
+then a table (ratio = PyG / gnnc: above 1, gnnc is faster).
+"""
+
+import argparse
+import copy
+import json
+import math
+import os
+import pathlib
+import statistics
+import sys
+import time
+
+os.environ.setdefault("GNNC_JIT", "sync")  # steady state, as nn_layers.py
+
+import torch
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "examples" / "python"))
+from nn_layers import load_graph, median_ms  # noqa: E402
+
+LAYERS = ["GENConv", "GatedGraphConv", "SuperGATConv", "LEConv", "PNAConv",
+          "EdgeConv", "ResGatedGraphConv"]
+
+
+def pair(name, c, ei, n, dev):
+    """(ours, PyG's, extra inputs after x and edge_index), same weights."""
+    import mp_layers
+    import torch_geometric.nn as pyg
+    torch.manual_seed(0)
+    extra = ()
+    if name == "GENConv":
+        ours, theirs = mp_layers.GENConv(c, c), pyg.GENConv(c, c)
+    elif name == "GatedGraphConv":
+        ours, theirs = mp_layers.GatedGraphConv(c, 2), pyg.GatedGraphConv(c, 2)
+    elif name == "SuperGATConv":
+        ours = mp_layers.SuperGATConv(c, c // 4, heads=4).eval()
+        theirs = pyg.SuperGATConv(c, c // 4, heads=4).eval()
+    elif name == "LEConv":
+        ours, theirs = mp_layers.LEConv(c, c), pyg.LEConv(c, c)
+        extra = (torch.rand(ei.size(1), device=dev),)
+    elif name == "PNAConv":
+        deg = torch.bincount(torch.bincount(ei[1], minlength=n)).cpu()
+        ours = mp_layers.PNAConv(c, c, deg)
+        theirs = pyg.PNAConv(c, c, ["mean", "min", "max", "std"],
+                             ["identity", "amplification", "attenuation"], deg)
+    elif name == "EdgeConv":
+        lin = torch.nn.Linear(2 * c, c)
+        ours, theirs = mp_layers.EdgeConv(lin), pyg.EdgeConv(copy.deepcopy(lin))
+    elif name == "ResGatedGraphConv":
+        ours, theirs = mp_layers.ResGatedGraphConv(c, c), pyg.ResGatedGraphConv(c, c)
+    else:
+        raise ValueError(name)
+    ours, theirs = ours.to(dev), theirs.to(dev)
+    mp_layers.load_pyg_state(ours, theirs)
+    return ours, theirs, extra
+
+
+def wall_ms(step, reps, warmup):
+    """median_ms's CPU counterpart: wall-clock milliseconds per step."""
+    for _ in range(warmup):
+        step()
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        step()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times)
+
+
+def graph(args, dev):
+    if args.graph == "synthetic":
+        gen = torch.Generator().manual_seed(0)
+        n = 2000
+        return torch.randint(0, n, (2, 20000), generator=gen).to(dev), n
+    folder = pathlib.Path(args.datasets) / args.graph
+    if (folder / "meta.txt").is_file():
+        return load_graph(folder, dev)
+    if args.peers is None:
+        sys.exit(f"mp_layers.py: no data set {folder}; pass --peers for the "
+                 f"scoreboard's synthetic graphs")
+    sys.path.insert(0, args.peers)
+    import graphs
+    n, e, alpha = graphs.SYNTHETIC[args.graph]
+    return graphs.powerlaw_graph(n, e, alpha, seed=0, device=dev), n
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--graph", default="musae-github")
+    ap.add_argument("--datasets", default="../shared/datasets")
+    ap.add_argument("--peers", default=None, help="the scoreboard folder (graphs.py)")
+    ap.add_argument("--channels", type=int, default=64)
+    ap.add_argument("--layers", nargs="+", default=LAYERS, choices=LAYERS)
+    ap.add_argument("--device", default="cuda")
+    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--warmup", type=int, default=5)
+    args = ap.parse_args()
+    dev = torch.device(args.device)
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        sys.exit("mp_layers.py: no GPU (pass --device cpu for a smoke check)")
+    timer = median_ms if dev.type == "cuda" else wall_ms
+    ei, n = graph(args, dev)
+    c = args.channels
+    gen = torch.Generator(device=dev).manual_seed(1)
+    x = torch.randn(n, c, device=dev, generator=gen)
+    rows = []
+    for name in args.layers:
+        ours, theirs, extra = pair(name, c, ei, n, dev)
+        xo, xp = x.clone().requires_grad_(), x.clone().requires_grad_()
+        yo, yp = ours(xo, ei, *extra), theirs(xp, ei, *extra)
+        diff = ((yo - yp).abs() / (1 + yp.abs())).max().item() if yp.numel() else 0.0
+        dy = torch.randn(yp.shape, device=dev, generator=gen)
+
+        def step(layer, xx):
+            def f():
+                for p in layer.parameters():
+                    p.grad = None
+                xx.grad = None
+                (layer(xx, ei, *extra) * dy).sum().backward()
+            return f
+
+        t = {}
+        for _ in range(2):  # alternate, so neither side always runs warm
+            for side, layer, xx in (("gnnc", ours, xo), ("pyg", theirs, xp)):
+                t[side] = min(t.get(side, math.inf), timer(step(layer, xx), args.reps,
+                                                           args.warmup))
+        r = dict(graph=args.graph, nodes=n, edges=ei.size(1), channels=c, layer=name,
+                 device=dev.type, gnnc_ms=t["gnnc"], pyg_ms=t["pyg"],
+                 ratio=t["pyg"] / t["gnnc"], max_rel_diff=diff)
+        print(json.dumps(r), flush=True)
+        rows.append(r)
+    print(f"\nforward+backward, ms, {args.graph} ({n} nodes, {ei.size(1)} edges), "
+          f"C = {c}, {dev.type} (ratio = PyG / gnnc)")
+    print("| layer | gnnc | PyG | ratio | max rel diff |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for r in rows:
+        print(f"| {r['layer']} | {r['gnnc_ms']:.3f} | {r['pyg_ms']:.3f} | {r['ratio']:.2f} "
+              f"| {r['max_rel_diff']:.1e} |")
+    ratios = [r["ratio"] for r in rows]
+    print(f"| geomean | | | {math.exp(sum(map(math.log, ratios)) / len(ratios)):.2f} | |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,249 @@
+"""PyG layers that gnnc does not ship, written as `gnnc.MessagePassing`
+subclasses the way a user would (issue 33): each holds PyG's parameters under
+PyG's names, so ``load_state_dict`` of the PyG layer's weights (or a copy by
+name) gives the PyG layer's outputs and gradients.
+
+- ``GENConv``: DeeperGCN's layer with its softmax aggregation (per channel,
+  temperature ``t``), the MLP after it in PyTorch;
+- ``GatedGraphConv``: ``x @ W_l`` summed over incoming edges, then a GRU
+  cell (in PyTorch), ``num_layers`` times;
+- ``SuperGATConv``: the MX and SD attentions (the layer's output; the
+  self-supervised link loss of training mode is not computed);
+- ``LEConv``: PyG's own ``message`` (``a_j - b_i``, times an edge weight);
+- ``PNAConv``: the mean / min / max / std aggregators with the identity,
+  amplification and attenuation degree scalers (one tower, no edge
+  features);
+- ``EdgeConv`` and ``ResGatedGraphConv`` (as in
+  python/tests/test_message_passing.py), for the benchmark.
+
+``load_pyg_state(ours, theirs)`` copies a PyG layer's parameters and
+buffers into ours.
+
+Each propagation compiles into fused kernels with no ``edges x features``
+temporary, forward or backward (python/tests/test_mp_layers.py checks the
+Programs). ``bench/mp_layers.py`` times them against PyG; see
+docs/Python-mp.md.
+"""
+
+import math
+
+import torch
+import torch.nn.functional as F
+from torch.nn import BatchNorm1d, Dropout, Linear, Parameter, ReLU, Sequential
+
+import gnnc
+
+__all__ = ["GENConv", "GatedGraphConv", "SuperGATConv", "LEConv", "PNAConv", "EdgeConv",
+           "ResGatedGraphConv", "load_pyg_state"]
+
+# Our name -> PyG's, where PyG keeps a tensor in its aggregation module.
+_PYG_NAMES = {"t": "aggr_module.t", "avg_deg_log": "aggr_module.avg_deg_log"}
+
+
+def load_pyg_state(ours, theirs):
+    """Copies every parameter and buffer of ``ours`` from the PyG layer
+    ``theirs`` (same names, but for the aggregation module's)."""
+    src = theirs.state_dict()
+    with torch.no_grad():
+        for name, t in ours.state_dict().items():
+            t.copy_(src[_PYG_NAMES.get(name, name)])
+
+
+def pyg_name(name):
+    """The PyG layer's name of our parameter ``name``."""
+    return _PYG_NAMES.get(name, name)
+
+
+def _self_loops(edge_index, n):
+    """PyG's add_self_loops after remove_self_loops."""
+    keep = edge_index[0] != edge_index[1]
+    loops = torch.arange(n, device=edge_index.device).repeat(2, 1)
+    return torch.cat([edge_index[:, keep], loops], 1)
+
+
+class GENConv(gnnc.MessagePassing):
+    """PyG's ``GENConv(aggr="softmax")``: ``mlp(x_i + sum_j a_ji * m_ji)``
+    with ``m_ji = relu(x_j) + eps`` and ``a_ji`` the softmax of ``t * m_ji``
+    over i's incoming edges, per channel."""
+
+    def __init__(self, in_channels, out_channels, t=1.0, learn_t=False, eps=1e-7,
+                 num_layers=2, expansion=2, bias=False):
+        super().__init__("sum")
+        self.eps = eps
+        self.t = Parameter(torch.tensor([t])) if learn_t else t
+        if in_channels != out_channels:
+            self.lin_src = Linear(in_channels, out_channels, bias=bias)
+            self.lin_dst = Linear(in_channels, out_channels, bias=bias)
+        hidden = out_channels * expansion
+        layers = [Linear(out_channels, hidden, bias=bias)]
+        for _ in range(num_layers - 2):
+            layers += [BatchNorm1d(hidden), ReLU(), Dropout(0.0), Linear(hidden, hidden, bias=bias)]
+        layers += [BatchNorm1d(hidden), ReLU(), Dropout(0.0), Linear(hidden, out_channels, bias=bias)]
+        self.mlp = Sequential(*layers)
+
+    def forward(self, x, edge_index):
+        src = self.lin_src(x) if hasattr(self, "lin_src") else x
+        dst = self.lin_dst(x) if hasattr(self, "lin_dst") else x
+        return self.mlp(self.propagate(edge_index, x=src) + dst)
+
+    def message(self, x_j, x_i, index):
+        m_j, m_i = x_j.relu() + self.eps, x_i.relu() + self.eps
+        # The softmax over i's edges is the same with t * m_i subtracted
+        # (one shift per target); written so, the score is one sddmm and the
+        # softmax fuses with the aggregation (a bare t * m_j does not fuse).
+        alpha = gnnc.softmax(self.t * m_j - self.t * m_i, index)
+        # Channels as heads: [E, C] weights of [N, C, 1] features.
+        return alpha.unsqueeze(-1) * m_j.unsqueeze(-1)
+
+    def update(self, aggr_out):
+        return aggr_out.squeeze(-1)
+
+
+class GatedGraphConv(gnnc.MessagePassing):
+    """PyG's ``GatedGraphConv``: ``num_layers`` times, ``m = sum_j w_ji (x @
+    W_l)_j`` then ``x = GRUCell(m, x)``."""
+
+    def __init__(self, out_channels, num_layers, bias=True):
+        super().__init__("sum")
+        self.out_channels, self.num_layers = out_channels, num_layers
+        self.weight = Parameter(torch.empty(num_layers, out_channels, out_channels))
+        self.rnn = torch.nn.GRUCell(out_channels, out_channels, bias=bias)
+        bound = 1.0 / math.sqrt(out_channels)
+        torch.nn.init.uniform_(self.weight, -bound, bound)
+
+    def forward(self, x, edge_index, edge_weight=None):
+        if x.size(-1) < self.out_channels:
+            x = torch.cat([x, x.new_zeros(x.size(0), self.out_channels - x.size(-1))], 1)
+        for i in range(self.num_layers):
+            m = self.propagate(edge_index, x=x @ self.weight[i], edge_weight=edge_weight)
+            x = self.rnn(m, x)
+        return x
+
+    def message(self, x_j, edge_weight):
+        return x_j if edge_weight is None else edge_weight.view(-1, 1) * x_j
+
+
+class SuperGATConv(gnnc.MessagePassing):
+    """PyG's ``SuperGATConv`` (MX or SD attention), its output only: the
+    self-supervised attention loss (negative sampling, training mode) is not
+    computed."""
+
+    def __init__(self, in_channels, out_channels, heads=1, concat=True,
+                 negative_slope=0.2, dropout=0.0, add_self_loops=True, bias=True,
+                 attention_type="MX"):
+        super().__init__("sum")
+        self.heads, self.out_channels, self.concat = heads, out_channels, concat
+        self.negative_slope, self.dropout = negative_slope, dropout
+        self.add_self_loops, self.attention_type = add_self_loops, attention_type
+        self.lin = Linear(in_channels, heads * out_channels, bias=False)
+        if attention_type == "MX":
+            self.att_l = Parameter(torch.randn(1, heads, out_channels) * 0.1)
+            self.att_r = Parameter(torch.randn(1, heads, out_channels) * 0.1)
+        self.bias = Parameter(torch.zeros(heads * out_channels if concat else out_channels)) \
+            if bias else None
+
+    def forward(self, x, edge_index):
+        if self.add_self_loops:
+            edge_index = _self_loops(edge_index, x.size(0))
+        h = self.lin(x).view(-1, self.heads, self.out_channels)
+        out = self.propagate(edge_index, x=h)
+        out = out.flatten(1) if self.concat else out.mean(dim=1)
+        return out if self.bias is None else out + self.bias
+
+    def message(self, x_i, x_j, index):
+        logits = (x_i * x_j).sum(-1)
+        if self.attention_type == "MX":
+            alpha = (x_j * self.att_l).sum(-1) + (x_i * self.att_r).sum(-1)
+            alpha = alpha * logits.sigmoid()
+        else:
+            alpha = logits / math.sqrt(self.out_channels)
+        alpha = gnnc.softmax(F.leaky_relu(alpha, self.negative_slope), index)
+        alpha = F.dropout(alpha, p=self.dropout, training=self.training)
+        return alpha.unsqueeze(-1) * x_j
+
+
+class LEConv(gnnc.MessagePassing):
+    """PyG's ``LEConv``: ``sum_j w_ji (lin1(x)_j - lin2(x)_i) + lin3(x)_i``."""
+
+    def __init__(self, in_channels, out_channels, bias=True):
+        super().__init__("sum")
+        self.lin1 = Linear(in_channels, out_channels, bias=bias)
+        self.lin2 = Linear(in_channels, out_channels, bias=False)
+        self.lin3 = Linear(in_channels, out_channels, bias=bias)
+
+    def forward(self, x, edge_index, edge_weight=None):
+        out = self.propagate(edge_index, a=self.lin1(x), b=self.lin2(x),
+                             edge_weight=edge_weight)
+        return out + self.lin3(x)
+
+    def message(self, a_j, b_i, edge_weight):
+        out = a_j - b_i
+        return out if edge_weight is None else out * edge_weight.view(-1, 1)
+
+
+class PNAConv(gnnc.MessagePassing):
+    """PyG's ``PNAConv`` with one tower, no edge features, aggregators
+    mean / min / max / std and scalers identity / amplification /
+    attenuation: every aggregation is one propagate of the message
+    ``pre_nn(cat([x_i, x_j]))`` (std from the means of h and h * h)."""
+
+    def __init__(self, in_channels, out_channels, deg):
+        super().__init__("mean")
+        self.pre_nns = torch.nn.ModuleList([Sequential(Linear(2 * in_channels, in_channels))])
+        self.post_nns = torch.nn.ModuleList([Sequential(Linear(13 * in_channels, out_channels))])
+        self.lin = Linear(out_channels, out_channels)
+        bins = torch.arange(deg.numel(), dtype=torch.float)
+        self.register_buffer("avg_deg_log", ((bins + 1).log() * deg).sum().view(1) / deg.sum())
+
+    def forward(self, x, edge_index):
+        outs = []
+        for aggr, square in (("mean", False), ("min", False), ("max", False), ("mean", True)):
+            self.aggr = aggr
+            outs.append(self.propagate(edge_index, x=x, square=square))
+        var = outs.pop() - outs[0] * outs[0]
+        std = var.clamp(min=1e-5).sqrt()
+        outs.append(std.masked_fill(std <= math.sqrt(1e-5), 0.0))
+        out = torch.cat(outs, dim=-1)
+        deg = torch.bincount(edge_index[1], minlength=x.size(0)).to(x.dtype).view(-1, 1)
+        amp = out * (torch.log(deg + 1) / self.avg_deg_log)
+        att = out * (self.avg_deg_log / torch.log(deg.clamp(min=1) + 1))
+        out = torch.cat([x, out, amp, att], dim=-1)
+        return self.lin(self.post_nns[0](out))
+
+    def message(self, x_i, x_j, square):
+        h = self.pre_nns[0](torch.cat([x_i, x_j], dim=-1))
+        return h * h if square else h
+
+
+class EdgeConv(gnnc.MessagePassing):
+    """PyG's ``EdgeConv``: ``max_j nn(cat([x_i, x_j - x_i]))``."""
+
+    def __init__(self, nn, aggr="max"):
+        super().__init__(aggr)
+        self.nn = nn
+
+    def forward(self, x, edge_index):
+        return self.propagate(edge_index, x=x)
+
+    def message(self, x_i, x_j):
+        return self.nn(torch.cat([x_i, x_j - x_i], dim=-1))
+
+
+class ResGatedGraphConv(gnnc.MessagePassing):
+    """PyG's ``ResGatedGraphConv``: ``sum_j sigmoid(k_i + q_j) * v_j`` plus
+    a skip connection and a bias."""
+
+    def __init__(self, in_channels, out_channels):
+        super().__init__("sum")
+        self.lin_key = Linear(in_channels, out_channels)
+        self.lin_query = Linear(in_channels, out_channels)
+        self.lin_value = Linear(in_channels, out_channels)
+        self.lin_skip = Linear(in_channels, out_channels, bias=False)
+        self.bias = Parameter(torch.zeros(out_channels))
+
+    def forward(self, x, edge_index):
+        k, q, v = self.lin_key(x), self.lin_query(x), self.lin_value(x)
+        return self.propagate(edge_index, k=k, q=q, v=v) + self.lin_skip(x) + self.bias
+
+    def message(self, k_i, q_j, v_j):
+        return torch.sigmoid(k_i + q_j) * v_j
