@@ -251,13 +251,15 @@ struct Incidence {
 
 class Interpreter {
 public:
-  explicit Interpreter(const HostGraph &graph) : graph(graph) {}
+  Interpreter(const HostGraph &graph, ::gnn::Storage storage)
+      : graph(graph), storage(storage) {}
 
   FailureOr<std::vector<Tensor>> run(func::FuncOp func,
                                      ArrayRef<Tensor> inputs);
 
 private:
   const HostGraph &graph;
+  ::gnn::Storage storage;
   llvm::DenseMap<Value, RtValue> env;
   Incidence incoming, outgoing;
   bool haveIncoming = false, haveOutgoing = false;
@@ -268,7 +270,13 @@ private:
   FailureOr<const Tensor *> tensorOf(Operation *op, Value v, StringRef name);
   FailureOr<const Tensor *> rowsOf(Operation *op, Value v, StringRef name,
                                    int64_t rows, StringRef what);
+  /// Binds an op's result (at its element type with Storage::ElementType).
   void setTensor(Value v, Tensor t) {
+    auto shaped = dyn_cast<ShapedType>(v.getType());
+    if (storage == ::gnn::Storage::ElementType && shaped &&
+        shaped.getElementType().isF32())
+      for (double &x : t.data)
+        x = static_cast<float>(x);
     env[v].tensor = std::make_shared<Tensor>(std::move(t));
   }
 
@@ -1049,14 +1057,15 @@ FailureOr<std::vector<Tensor>> Interpreter::run(func::FuncOp func,
 }
 
 namespace gnn {
-FailureOr<std::vector<Tensor>>
-evaluateReference(func::FuncOp func, const HostGraph &graph,
-                       ArrayRef<Tensor> inputs) {
+FailureOr<std::vector<Tensor>> evaluateReference(func::FuncOp func,
+                                                 const HostGraph &graph,
+                                                 ArrayRef<Tensor> inputs,
+                                                 Storage storage) {
   if (func.getBody().getBlocks().size() > 1)
     return func.emitError("expects a function with a single block");
   if (failed(checkHostMemory(func, graph, /*argumentsOnly=*/false)))
     return failure();
-  Interpreter interp(graph);
+  Interpreter interp(graph, storage);
   return interp.run(func, inputs);
 }
 } // namespace gnn

@@ -371,7 +371,9 @@ public:
       in.push_back(std::move(t));
     }
     FailureOr<std::vector<::gnn::Tensor>> out =
-        ::gnn::evaluateReference(f, graph, in);
+        // At the element type: the results go to PyTorch tensors of it,
+        // and a backward reads its forward's residuals back from them.
+        ::gnn::evaluateReference(f, graph, in, ::gnn::Storage::ElementType);
     if (failed(out))
       diags.raise("the reference evaluation of '" + function + "' failed");
     if (out->size() != outputs.size())

@@ -128,22 +128,15 @@ def _equals_pyg(name, dtype, tol):
         torch.testing.assert_close(a, b, **tol, msg=lambda m: f"{k}: {m}")
 
 
-# Known failure on the CPU: max/min aggregation of an edge message gets
-# wrong gradients in float32 (the reference evaluator holds f32 values in
-# double, so the backward's recomputed message does not equal the f32
-# extremum the forward returned and winning edges lose their gradient;
-# exact in float64, and in float32 for inputs whose message is exact).
-# Strict: the mark must go when it is fixed.
-_F32 = [pytest.param(k, marks=pytest.mark.xfail(
-            DEVICE.type == "cpu", strict=True,
-            reason="float32 max/min gradient of an edge message on the CPU "
-                   "reference evaluator (open bug)"))
-        if k in ("PNAConv", "EdgeConv") else k for k in LAYERS]
+# PNAConv's std is sqrt(mean(h * h) - mean(h)^2), as PyG computes it: in
+# float32 the difference cancels, and PyG's and gnnc's summation orders
+# leave a few gradient entries apart by ~1e-3 relative.
+_F32_TOL = {"PNAConv": dict(rtol=1e-3, atol=1e-4)}
 
 
-@pytest.mark.parametrize("name", _F32)
+@pytest.mark.parametrize("name", LAYERS)
 def test_equals_pyg_in_float32(name):
-    _equals_pyg(name, torch.float32, dict(rtol=1e-4, atol=1e-5))
+    _equals_pyg(name, torch.float32, _F32_TOL.get(name, dict(rtol=1e-4, atol=1e-5)))
 
 
 @pytest.mark.parametrize("name", ["PNAConv", "EdgeConv"])

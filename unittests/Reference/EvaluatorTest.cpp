@@ -62,7 +62,8 @@ protected:
   /// Parses `source` (one function) and evaluates it; on failure records the
   /// diagnostics in `errors` and returns an empty vector.
   std::vector<Tensor> run(StringRef source, const HostGraph &graph,
-                          std::vector<Tensor> inputs) {
+                          std::vector<Tensor> inputs,
+                          ::gnn::Storage storage = ::gnn::Storage::Double) {
     errors.clear();
     ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
       errors += d.str() + "\n";
@@ -73,7 +74,7 @@ protected:
       return {};
     auto func = *module->getOps<func::FuncOp>().begin();
     FailureOr<std::vector<Tensor>> out =
-        ::gnn::evaluateReference(func, graph, inputs);
+        ::gnn::evaluateReference(func, graph, inputs, storage);
     if (failed(out))
       return {};
     return *out;
@@ -117,6 +118,25 @@ TEST_F(Evaluator, SpmmMeanDividesByInDegree) {
   ASSERT_EQ(out.size(), 1u) << errors;
   expectTensor(out[0], {6, 2},
                {0, 0, -5.0 / 3, 5.0 / 3, -1.5, 1.5, 0, 0, -2, 2, 0, 0});
+}
+
+TEST_F(Evaluator, ElementTypeStorageRoundsF32ResultsOnly) {
+  // mean over in-degree 3: -5/3. Double storage keeps it exact; storage at
+  // the element type rounds the f32 result to float32, and leaves f64 exact.
+  auto exact = run(spmmSource("mean"), tinyGraph(), {signedNodes()});
+  ASSERT_EQ(exact.size(), 1u) << errors;
+  EXPECT_EQ(exact[0].data[2], -5.0 / 3);
+  auto stored = run(spmmSource("mean"), tinyGraph(), {signedNodes()},
+                    ::gnn::Storage::ElementType);
+  ASSERT_EQ(stored.size(), 1u) << errors;
+  EXPECT_EQ(stored[0].data[2], double(float(-5.0 / 3)));
+  std::string f64 = spmmSource("mean");
+  for (size_t at; (at = f64.find("f32")) != std::string::npos;)
+    f64.replace(at, 3, "f64");
+  auto wide =
+      run(f64, tinyGraph(), {signedNodes()}, ::gnn::Storage::ElementType);
+  ASSERT_EQ(wide.size(), 1u) << errors;
+  EXPECT_EQ(wide[0].data[2], -5.0 / 3);
 }
 
 TEST_F(Evaluator, SpmmMaxMinAreNotClampedAndEmptyRowsAreZero) {

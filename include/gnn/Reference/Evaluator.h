@@ -64,12 +64,24 @@ mlir::LogicalResult checkHostMemory(mlir::func::FuncOp func,
 std::vector<Tensor> makeSeededInputs(llvm::ArrayRef<ArgumentSpec> args,
                                      uint64_t seed);
 
+/// How the evaluator keeps the results of ops.
+enum class Storage {
+  /// In double, whatever the element type (the reference: docs/Semantics.md).
+  Double,
+  /// At their element type (f32 results rounded to float32): for a caller
+  /// that keeps tensors at their element type between functions (the
+  /// PyTorch ops), so that what a backward reads back of its forward (the
+  /// residuals) is what the forward went on with.
+  ElementType,
+};
+
 /// Runs `func` on `graph` with `inputs` (one per non-graph argument, shapes
 /// as resolveArguments gives them) and returns its results. Refuses (see
 /// checkHostMemory) what does not fit in host memory.
 mlir::FailureOr<std::vector<Tensor>>
 evaluateReference(mlir::func::FuncOp func, const HostGraph &graph,
-                  llvm::ArrayRef<Tensor> inputs);
+                  llvm::ArrayRef<Tensor> inputs,
+                  Storage storage = Storage::Double);
 
 } // namespace gnn
 
