@@ -19,10 +19,14 @@ from torch import Tensor
 
 __all__ = ["NeighborLoader"]
 
-# Fan-outs up to this use Floyd's subset sampling (k vectorised steps over
-# the frontier, work independent of the degrees); larger ones sort random
-# keys over the candidates (work proportional to the frontier's degrees).
-_FLOYD_MAX_FANOUT = 32
+# Choosing k of d > k in-neighbours: Floyd's algorithm costs k vectorised
+# steps over the R rows, about R k^2 / 2 comparisons; the keyed sort costs
+# one sort of the C candidate edges. "auto" takes Floyd's when
+# R k^2 <= ratio * C. CPU: measured (bench/sampling.py --subset-sampler, 2
+# cores, a 1M-edge power-law graph: a comparison ~4 ns, a sorted candidate
+# ~70 ns). CUDA: a guess, not measured (Floyd's k steps are a few launches
+# each, its comparisons nearly free next to a sort's passes over memory).
+_FLOYD_RATIO = {"cpu": 16, "cuda": 64}
 
 _INT64_MAX = torch.iinfo(torch.int64).max
 
@@ -198,6 +202,10 @@ class NeighborLoader:
             multiple of `num_replicas` and takes every `num_replicas`-th seed
             from `rank`, so that every rank gets the same number of batches.
         seed: the shuffle's seed under `num_replicas` (same on every rank).
+        subset_sampler: how k of d > k in-neighbours are chosen without
+            replacement: "floyd" (Floyd's algorithm, k vectorised steps),
+            "sort" (a random key per candidate edge, one sort) or "auto"
+            (a cost estimate per hop). All are exactly uniform.
 
     PyG's other arguments are accepted at their defaults only (`num_workers`
     0, `disjoint` False, no temporal sampling, ...); another value raises
@@ -211,7 +219,8 @@ class NeighborLoader:
                  generator: Optional[torch.Generator] = None,
                  device: Union[str, torch.device, None] = None,
                  feature_memory: str = "device", num_replicas: Optional[int] = None,
-                 rank: Optional[int] = None, seed: int = 0, **kwargs):
+                 rank: Optional[int] = None, seed: int = 0,
+                 subset_sampler: str = "auto", **kwargs):
         for key, value in kwargs.items():
             if key not in _DEFAULT_ONLY:
                 raise TypeError(f"NeighborLoader: unexpected argument '{key}'")
@@ -226,6 +235,10 @@ class NeighborLoader:
             raise ValueError(f"NeighborLoader: batch_size must be > 0, got {batch_size}")
         if transform is not None and not callable(transform):
             raise TypeError("NeighborLoader: transform must be callable")
+        if subset_sampler not in ("auto", "floyd", "sort"):
+            raise ValueError(f"NeighborLoader: subset_sampler must be 'auto', 'floyd' or "
+                             f"'sort', got {subset_sampler!r}")
+        self.subset_sampler = subset_sampler
         if feature_memory not in ("device", "pinned"):
             raise ValueError(f"NeighborLoader: feature_memory must be 'device' or "
                              f"'pinned', got {feature_memory!r}")
@@ -375,41 +388,37 @@ class NeighborLoader:
         return torch.rand(shape, generator=self.generator, dtype=torch.float64,
                           device=self.device)
 
-    def _choose(self, deg: Tensor, k: int) -> Tensor:
-        """[F, k] offsets into each frontier node's in-edges: for rows with
-        deg > k a uniform random k-subset of [0, deg) (other rows are not
-        read)."""
-        if k <= _FLOYD_MAX_FANOUT:
+    def _choose(self, deg: Tensor, k: int, num_cand: int) -> Tensor:
+        """[R, k] offsets into the in-edges of R rows of degrees deg > k
+        (num_cand = deg.sum()): a uniform random k-subset of [0, deg) each."""
+        method = self.subset_sampler
+        if method == "auto":
+            ratio = _FLOYD_RATIO.get(self.device.type, _FLOYD_RATIO["cuda"])
+            method = "floyd" if deg.numel() * k * k <= ratio * num_cand else "sort"
+        if method == "floyd":
             return self._choose_floyd(deg, k)
-        return self._choose_sort(deg, k)
+        return self._choose_sort(deg, k, num_cand)
 
     def _choose_floyd(self, deg: Tensor, k: int) -> Tensor:
         """Floyd's algorithm, one step per sample over every row at once: for
         J = d - k .. d - 1 draw t in [0, J] and take t, or J if t was taken
         already; every k-subset is equally likely."""
-        f = deg.numel()
-        chosen = torch.empty((f, k), dtype=torch.long, device=self.device)
-        r = self._rand(f, k)
+        r = self._rand(deg.numel(), k)
+        chosen = torch.empty((deg.numel(), k), dtype=torch.long, device=self.device)
         for j in range(k):
-            top = (deg - k + j).clamp_min(0)
+            top = deg - k + j
             t = torch.minimum((r[:, j] * (top + 1)).long(), top)
             taken = (chosen[:, :j] == t.unsqueeze(1)).any(1)
             chosen[:, j] = torch.where(taken, top, t)
         return chosen
 
-    def _choose_sort(self, deg: Tensor, k: int) -> Tensor:
-        """A random key per candidate edge of the rows with deg > k, one sort
-        by (row, key), the first k of each row's segment. One host sync (the
-        candidate count)."""
-        f = deg.numel()
-        cand = torch.where(deg > k, deg, 0)
-        num_cand = int(cand.sum())
-        if num_cand == 0:
-            return torch.zeros((f, k), dtype=torch.long, device=self.device)
+    def _choose_sort(self, deg: Tensor, k: int, num_cand: int) -> Tensor:
+        """A random key per candidate edge, one sort by (row, key), the first
+        k of each row's segment."""
         ar = torch.arange(num_cand, device=self.device)
-        owner = torch.repeat_interleave(torch.arange(f, device=self.device), cand,
+        owner = torch.repeat_interleave(torch.arange(deg.numel(), device=self.device), deg,
                                         output_size=num_cand)
-        start = torch.cumsum(cand, 0) - cand
+        start = torch.cumsum(deg, 0) - deg
         offset = ar - start[owner]
         # The row in the high bits, a 31-bit random key in the low ones: the
         # sort keeps each row's segment where it was and shuffles within it
@@ -417,36 +426,48 @@ class NeighborLoader:
         key = owner * (1 << 31) + torch.randint(1 << 31, (num_cand,), generator=self.generator,
                                                 device=self.device)
         order = torch.argsort(key)
-        first_k = (start.unsqueeze(1) + torch.arange(k, device=self.device)).clamp_max(num_cand - 1)
-        return offset[order[first_k]]
+        return offset[order[start.unsqueeze(1) + torch.arange(k, device=self.device)]]
 
     def _hop(self, frontier: Tensor, first_local: int, k: int):
         """Samples the in-edges of `frontier` (global ids; local ids
         first_local, first_local + 1, ...). Returns the edges' sources
         (global), destinations (local) and positions in the CSC. One host
-        sync (the edge count)."""
+        sync (the edge count, and for subsets the rows and candidates)."""
         lo = self._indptr.index_select(0, frontier)
         deg = self._indptr.index_select(0, frontier + 1) - lo
         f = frontier.numel()
+        subset = k > 0 and not self.replace
         if k == -1:
             cnt = deg
         elif self.replace:
             cnt = torch.where(deg > 0, k, 0)
         else:
             cnt = deg.clamp_max(k)
-        total = int(cnt.sum())
+        if subset:
+            big = deg > k
+            total, num_big, num_cand = torch.stack(
+                [cnt.sum(), big.sum(), torch.where(big, deg, 0).sum()]).tolist()
+        else:
+            total = int(cnt.sum())
         owner = torch.repeat_interleave(torch.arange(f, device=self.device), cnt,
                                         output_size=total)
         j = torch.arange(total, device=self.device) - (torch.cumsum(cnt, 0) - cnt)[owner]
-        if k == -1 or total == 0:
+        if k == -1 or total == 0 or (subset and num_big == 0):
             offset = j
         elif self.replace:
             draws = (self._rand(f, k) * deg.unsqueeze(1)).long()
             offset = torch.minimum(draws, (deg - 1).clamp_min(0).unsqueeze(1))
             offset = offset.view(-1)[owner * k + j]
         else:
-            chosen = self._choose(deg, k).view(-1)
-            offset = torch.where(deg[owner] > k, chosen[owner * k + j.clamp_max(k - 1)], j)
+            # The rows with deg > k, compacted without a sync: row i of
+            # `chosen` is frontier node rows[i]; slot[v] its row (for big v).
+            slot = torch.cumsum(big, 0) - 1
+            dump = torch.where(big, slot, num_big)
+            rows = torch.zeros(num_big + 1, dtype=torch.long, device=self.device)
+            rows.scatter_(0, dump, torch.arange(f, device=self.device))
+            chosen = self._choose(deg.index_select(0, rows[:num_big]), k, num_cand)
+            picked = chosen.view(-1)[slot[owner].clamp_min(0) * k + j.clamp_max(k - 1)]
+            offset = torch.where(big[owner], picked, j)
         pos = lo[owner] + offset
         return self._src.index_select(0, pos), owner + first_local, pos
 

@@ -5,6 +5,7 @@ the sampled neighbours (chi-square under a fixed seed, both subset
 samplers), reproducibility, argument errors, a batch through gnnc.nn's
 SAGEConv against PyG's, and a 2-process DDP run on CPU (gloo)."""
 
+import itertools
 import os
 import tempfile
 
@@ -95,11 +96,15 @@ def check_batch(batch, data, seeds, num_neighbors, replace=False):
     return frontiers
 
 
+SAMPLERS = ["auto", "floyd", "sort"]
+
+
 @pytest.mark.parametrize("num_neighbors", [[3, 2], [-1], [2, -1, 1], [0, 3], [40, 5], []])
-@pytest.mark.parametrize("replace", [False, True])
-def test_semantics_random_graph(num_neighbors, replace):
+@pytest.mark.parametrize("replace,sampler", [(False, s) for s in SAMPLERS] + [(True, "auto")])
+def test_semantics_random_graph(num_neighbors, replace, sampler):
     data = random_graph()
     loader = NeighborLoader(data, num_neighbors, batch_size=7, replace=replace,
+                            subset_sampler=sampler,
                             generator=torch.Generator().manual_seed(1))
     batches = list(loader)
     assert len(batches) == len(loader) == 6
@@ -112,11 +117,10 @@ def test_semantics_random_graph(num_neighbors, replace):
 
 
 def test_dense_neighbourhoods_and_multi_edges():
-    # Every node has ~60 in-edges, parallel edges included: the sort sampler
-    # (fan-out > 32) and Floyd's on the same graph.
+    # Every node has ~60 in-edges, parallel edges included.
     data = random_graph(n=30, e=1800, seed=3)
-    for nn in ([40, 35], [5, 3], [33]):
-        loader = NeighborLoader(data, nn, batch_size=4, shuffle=True,
+    for nn, sampler in itertools.product(([40, 35], [5, 3], [33]), SAMPLERS):
+        loader = NeighborLoader(data, nn, batch_size=4, shuffle=True, subset_sampler=sampler,
                                 generator=torch.Generator().manual_seed(2))
         for batch in loader:
             check_batch(batch, data, batch.n_id[:batch.batch_size].tolist(), nn)
@@ -166,11 +170,13 @@ def chi2(counts, expected):
 
 
 @pytest.mark.parametrize("deg,k", [(10, 3), (20, 19), (100, 40)])
-def test_every_neighbour_equally_likely(deg, k):
+@pytest.mark.parametrize("sampler", ["floyd", "sort"])
+def test_every_neighbour_equally_likely(deg, k, sampler):
     # 2000 copies of one seed in a batch: 2000 independent draws.
     ei = torch.stack([torch.arange(1, deg + 1), torch.zeros(deg, dtype=torch.long)])
     data = Plain(x=torch.zeros(deg + 1, 1), edge_index=ei)
-    loader = NeighborLoader(data, [k], batch_size=2000, input_nodes=torch.zeros(2000, dtype=torch.long),
+    loader = NeighborLoader(data, [k], batch_size=2000, subset_sampler=sampler,
+                            input_nodes=torch.zeros(2000, dtype=torch.long),
                             generator=torch.Generator().manual_seed(deg))
     (batch,) = list(loader)
     assert batch.num_sampled_edges == [2000 * k]
@@ -180,13 +186,13 @@ def test_every_neighbour_equally_likely(deg, k):
     assert chi2(counts, 2000 * k / deg) < CHI2_999[deg - 1]
 
 
-@pytest.mark.parametrize("method", ["_choose_floyd", "_choose_sort"])
-def test_every_subset_equally_likely(method):
-    # 2 of 4: the 6 pairs, 6000 draws; and a row with deg <= k alongside.
+@pytest.mark.parametrize("sampler", ["floyd", "sort"])
+def test_every_subset_equally_likely(sampler):
+    # 2 of 4: the 6 pairs, 6000 draws.
     data = Plain(x=torch.zeros(5, 1), edge_index=torch.tensor([[1, 2, 3, 4], [0, 0, 0, 0]]))
-    loader = NeighborLoader(data, [2], generator=torch.Generator().manual_seed(5))
-    deg = torch.tensor([4, 1] * 6000)
-    chosen = getattr(loader, method)(deg, 2)[0::2]
+    loader = NeighborLoader(data, [2], subset_sampler=sampler,
+                            generator=torch.Generator().manual_seed(5))
+    chosen = loader._choose(torch.full((6000,), 4), 2, 24000)
     assert ((chosen >= 0) & (chosen < 4)).all() and (chosen[:, 0] != chosen[:, 1]).all()
     pair = chosen.min(1).values * 4 + chosen.max(1).values
     counts = torch.bincount(pair, minlength=16)[[1, 2, 3, 6, 7, 11]].double()
@@ -313,6 +319,8 @@ def test_bad_arguments():
         NeighborLoader(data, [2], frobnicate=1)
     with pytest.raises(ValueError, match="rank"):
         NeighborLoader(data, [2], num_replicas=2, rank=2)
+    with pytest.raises(ValueError, match="subset_sampler"):
+        NeighborLoader(data, [2], subset_sampler="reservoir")
     with pytest.raises(ValueError, match="feature_memory"):
         NeighborLoader(data, [2], feature_memory="uva")
     if not torch.cuda.is_available():
