@@ -224,9 +224,10 @@ class NeighborLoader:
         for key, value in kwargs.items():
             if key not in _DEFAULT_ONLY:
                 raise TypeError(f"NeighborLoader: unexpected argument '{key}'")
-            if value != _DEFAULT_ONLY[key]:
+            default = _DEFAULT_ONLY[key]
+            if value is not default and (isinstance(value, Tensor) or value != default):
                 raise NotImplementedError(f"NeighborLoader: {key}={value!r} is not "
-                                          f"supported (only {_DEFAULT_ONLY[key]!r})")
+                                          f"supported (only {default!r})")
         self.num_neighbors = _check_num_neighbors(num_neighbors)
         if isinstance(batch_size, bool) or not isinstance(batch_size, int):
             raise TypeError(f"NeighborLoader: batch_size must be an int, got "
@@ -376,7 +377,8 @@ class NeighborLoader:
         order = self._order()
         for i in range(len(self)):
             input_id = order[i * self.batch_size:(i + 1) * self.batch_size]
-            batch = self.sample(self.input_nodes.index_select(0, input_id), input_id)
+            batch = self._sample_safely(self.input_nodes.index_select(0, input_id),
+                                        input_id)
             yield batch if self.transform is None else self.transform(batch)
 
     # -- sampling -----------------------------------------------------------
@@ -491,8 +493,28 @@ class NeighborLoader:
         return local, new_nodes
 
     def sample(self, seeds: Tensor, input_id: Optional[Tensor] = None):
-        """The batch of the given seeds (global ids on the loader's device;
-        `input_id` their positions in `input_nodes`, default 0, 1, ...)."""
+        """The batch of the given seeds (global ids; `input_id` their
+        positions in `input_nodes`, default 0, 1, ...). Checks the ids'
+        range (a sync), which iterating the loader does not need."""
+        seeds = torch.as_tensor(seeds, device=self.device).view(-1)
+        if seeds.dtype.is_floating_point or seeds.dtype in (torch.bool, torch.complex64,
+                                                              torch.complex128):
+            raise TypeError(f"NeighborLoader.sample: seeds must be integer ids, got "
+                            f"{seeds.dtype}")
+        if seeds.numel() and (int(seeds.min()) < 0 or int(seeds.max()) >= self.num_nodes):
+            raise ValueError(f"NeighborLoader.sample: seeds outside [0, {self.num_nodes})")
+        return self._sample_safely(seeds, input_id)
+
+    def _sample_safely(self, seeds: Tensor, input_id: Optional[Tensor]):
+        try:
+            return self._sample(seeds, input_id)
+        except BaseException:
+            # The scratch maps may hold this batch's entries: clear them all.
+            self._local.fill_(-1)
+            self._first.fill_(_INT64_MAX)
+            raise
+
+    def _sample(self, seeds: Tensor, input_id: Optional[Tensor]):
         dev = self.device
         seeds = seeds.to(dev, torch.long)
         b = seeds.numel()

@@ -250,6 +250,30 @@ def test_input_nodes_mask_and_index():
     assert torch.equal(idx[b.input_id], b.n_id[:3])
 
 
+def test_int32_edge_index_and_recovery_after_an_error():
+    data = random_graph()
+    plain = Plain(x=data.x, edge_index=data.edge_index.int())
+    loader = NeighborLoader(plain, [3, 2], batch_size=7,
+                            generator=torch.Generator().manual_seed(1))
+    want = [b.n_id for b in NeighborLoader(data, [3, 2], batch_size=7,
+                                           generator=torch.Generator().manual_seed(1))]
+    assert all(torch.equal(b.n_id, w) for b, w in zip(loader, want))
+    with pytest.raises(ValueError, match="seeds"):
+        loader.sample(torch.tensor([1, 2, 99]))  # 99: not a node
+    # An error in the middle of a batch (out of memory, an interrupt) leaves
+    # the scratch maps clean for the next one.
+    relabel = loader._relabel
+    loader._relabel = lambda *a: (_ for _ in ()).throw(MemoryError())
+    with pytest.raises(MemoryError):
+        next(iter(loader))
+    loader._relabel = relabel
+    assert (loader._local == -1).all()
+    for i, batch in enumerate(loader):
+        check_batch(batch, data, list(range(7 * i, min(7 * i + 7, 40))), [3, 2])
+    with pytest.raises(NotImplementedError, match="input_time"):
+        NeighborLoader(data, [2], input_time=torch.zeros(40))
+
+
 def test_drop_last_and_transform():
     data = random_graph()
     loader = NeighborLoader(data, [1], batch_size=16, drop_last=True,
