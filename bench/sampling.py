@@ -218,7 +218,7 @@ def main():
     record("reference per-node", device, time_reference(Graph(edge_index, n), args, device))
     record("pyg sample+gather", "cpu", time_pyg(Graph(edge_index, n, x), args))
 
-    print(f"\n| sampler | device | edges/s | ms/batch | edges/batch | nodes/batch |")
+    print("\n| sampler | device | edges/s | ms/batch | edges/batch | nodes/batch |")
     print("| --- | --- | --- | --- | --- | --- |")
     for name, dev, r, why in rows:
         if r is None:
