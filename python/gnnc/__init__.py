@@ -9,6 +9,7 @@ layers written as PyG's ``MessagePassing`` subclasses. See docs/Python.md.
 
 from ._core import CompileError, Function, Graph, compile  # noqa: F401
 from . import _gnnc
+from . import loader  # noqa: F401
 from ._message_passing import (FallbackWarning, MessagePassing,  # noqa: F401
                                TraceError, softmax)
 

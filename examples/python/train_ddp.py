@@ -1,0 +1,289 @@
+#!/usr/bin/env python3
+"""Trains GraphSAGE (mean) or GAT with gnnc's layers on neighbour-sampled
+batches (gnnc.loader.NeighborLoader) under DistributedDataParallel.
+
+    torchrun --nproc_per_node=N examples/python/train_ddp.py --graph cora
+        [--model sage|gat] [--fanout 25,10] [--batch-size 1024] [--epochs 10]
+    torchrun --nproc_per_node=8 examples/python/train_ddp.py \
+        --graph synthetic:232965:114615892:128:41 --train-fraction 0.65
+
+Every rank holds the whole graph and its features on its device (NCCL on
+CUDA, one GPU per rank by LOCAL_RANK; gloo on the CPU), samples its share of
+the training seeds (the loader's num_replicas/rank: every rank draws the same
+permutation and takes every N-th seed, so all ranks run the same number of
+steps) and DDP averages the gradients. Evaluation runs the unwrapped model on
+each rank's share of the test seeds (no collective per batch, so unequal
+shares cannot hang) and sums correct/total over the ranks with all_reduce.
+Without torchrun (no WORLD_SIZE) it trains in one process, without DDP.
+
+--graph cora / citeseer: the Planetoid sets shipped in data/ (loaded by
+train_cora.py's loader; seeds: the train split, evaluation: val and test).
+--graph synthetic:N:E:F:C: a random graph of N nodes and E edges whose
+sources and destinations both follow a power law (weight ~ rank^-0.5 over a
+random order of the nodes), F random features, C random labels (the same on
+every rank: a fixed seed on the same device type); --train-fraction of the
+nodes are the seeds, the rest the test set. The reddit-like benchmark is
+synthetic:232965:114615892:128:41 with --train-fraction 0.65 (random labels:
+the accuracy means nothing there, the throughput does).
+
+--full-graph trains on the whole graph every step instead (the same model,
+loss on this rank's share of the training nodes), the accuracy baseline.
+
+Per epoch rank 0 prints the epoch time (the slowest rank), seeds/s (all
+ranks' training seeds over that time) and the fraction of rank 0's epoch
+spent in the loader (sampling, relabelling and gathering; on CUDA the step
+synchronises after the loader and after the optimiser step so that the
+split is measured, not guessed).
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from train_cora import find_dataset, load_planetoid  # noqa: E402
+
+
+class Graph:
+    """What the loader reads: x, y, edge_index, num_nodes; plus the splits."""
+
+    def __init__(self, x, edge_index, y, num_classes, splits):
+        self.x, self.edge_index, self.y = x, edge_index, y
+        self.num_nodes = x.size(0)
+        self.num_classes = num_classes
+        self.splits = splits
+
+
+def synthetic(spec: str, train_fraction: float, device) -> Graph:
+    try:
+        n, e, f, c = (int(v) for v in spec.split(":")[1:])
+    except ValueError:
+        sys.exit(f"train_ddp: --graph synthetic:N:E:F:C expected, got '{spec}'")
+    g = torch.Generator(device).manual_seed(0)
+    weight = torch.arange(1, n + 1, device=device, dtype=torch.float64) ** -0.5
+    cdf = torch.cumsum(weight, 0)
+    cdf /= cdf[-1].clone()
+
+    def power_law_ids():
+        rank = torch.searchsorted(cdf, torch.rand(e, generator=g, device=device,
+                                                  dtype=torch.float64))
+        return torch.randperm(n, generator=g, device=device)[rank.clamp_max(n - 1)]
+
+    edge_index = torch.stack([power_law_ids(), power_law_ids()])
+    x = torch.randn(n, f, generator=g, device=device)
+    y = torch.randint(c, (n,), generator=g, device=device)
+    order = torch.randperm(n, generator=g, device=device)
+    cut = int(train_fraction * n)
+    splits = {"train": order[:cut], "test": order[cut:]}
+    return Graph(x, edge_index, y, c, splits)
+
+
+def planetoid(name: str, device) -> Graph:
+    x, edge_index, y, masks, classes = load_planetoid(find_dataset(name), device)
+    splits = {k: m.nonzero().view(-1) for k, m in masks.items()}
+    return Graph(x, edge_index, y, classes, splits)
+
+
+class SAGE(torch.nn.Module):
+    def __init__(self, nn, fin, hidden, classes, layers, dropout):
+        super().__init__()
+        dims = [fin] + [hidden] * (layers - 1) + [classes]
+        self.convs = torch.nn.ModuleList(
+            nn.SAGEConv(a, b, aggr="mean") for a, b in zip(dims[:-1], dims[1:]))
+        self.dropout = dropout
+
+    def forward(self, x, edge_index):
+        for i, conv in enumerate(self.convs):
+            x = conv(x, edge_index)
+            if i + 1 < len(self.convs):
+                x = F.dropout(F.relu(x), self.dropout, self.training)
+        return x
+
+
+class GAT(torch.nn.Module):
+    def __init__(self, nn, fin, hidden, classes, layers, dropout, heads=4):
+        super().__init__()
+        self.convs = torch.nn.ModuleList()
+        for i in range(layers):
+            last = i + 1 == layers
+            self.convs.append(nn.GATConv(fin if i == 0 else hidden,
+                                         classes if last else hidden // heads,
+                                         heads=1 if last else heads, concat=not last))
+        self.dropout = dropout
+
+    def forward(self, x, edge_index):
+        for i, conv in enumerate(self.convs):
+            x = conv(x, edge_index)
+            if i + 1 < len(self.convs):
+                x = F.dropout(F.elu(x), self.dropout, self.training)
+        return x
+
+
+def setup():
+    """(rank, world size, device); the process group when under torchrun."""
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    rank = int(os.environ.get("RANK", "0"))
+    if torch.cuda.is_available():
+        device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0")))
+        torch.cuda.set_device(device)
+    else:
+        device = torch.device("cpu")
+    if "WORLD_SIZE" in os.environ:
+        dist.init_process_group("nccl" if device.type == "cuda" else "gloo")
+    return rank, world, device
+
+
+def all_sum(values, device, distributed):
+    t = torch.tensor(values, dtype=torch.float64, device=device)
+    if distributed:
+        dist.all_reduce(t)
+    return t.tolist()
+
+
+def all_max(value, device, distributed):
+    t = torch.tensor([value], dtype=torch.float64, device=device)
+    if distributed:
+        dist.all_reduce(t, op=dist.ReduceOp.MAX)
+    return t.item()
+
+
+@torch.no_grad()
+def evaluate(model, loader, full, args):
+    """(correct, total) of this rank's seeds."""
+    model.eval()
+    correct = total = 0
+    if args.full_graph:
+        out = model(full.x, full.edge_index)
+        idx = loader  # the rank's seed ids
+        pred = out[idx].argmax(1)
+        return [float((pred == full.y[idx]).sum()), float(idx.numel())]
+    for batch in loader:
+        out = model(batch.x, batch.edge_index)[:batch.batch_size]
+        correct += int((out.argmax(1) == batch.y[:batch.batch_size]).sum())
+        total += batch.batch_size
+    return [float(correct), float(total)]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--graph", default="cora",
+                   help="cora, citeseer or synthetic:N:E:F:C")
+    p.add_argument("--model", choices=["sage", "gat"], default="sage")
+    p.add_argument("--fanout", default="25,10", help="per hop, -1 = all")
+    p.add_argument("--batch-size", type=int, default=1024)
+    p.add_argument("--hidden", type=int, default=256)
+    p.add_argument("--dropout", type=float, default=0.5)
+    p.add_argument("--lr", type=float, default=0.003)
+    p.add_argument("--epochs", type=int, default=10)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--train-fraction", type=float, default=0.65,
+                   help="synthetic graphs: the share of nodes that are seeds")
+    p.add_argument("--feature-memory", choices=["device", "pinned"], default="device",
+                   help="x on the device, or in pinned host memory gathered on the "
+                        "host (docs/Python-loader.md)")
+    p.add_argument("--full-graph", action="store_true",
+                   help="train on the whole graph each step (the accuracy baseline)")
+    p.add_argument("--eval-every", type=int, default=0,
+                   help="evaluate every K epochs (default: after the last one only)")
+    args = p.parse_args()
+
+    rank, world, device = setup()
+    distributed = dist.is_initialized()
+    import gnnc.nn
+    from gnnc.loader import NeighborLoader
+
+    if args.graph.startswith("synthetic:"):
+        data = synthetic(args.graph, args.train_fraction, device)
+    else:
+        data = planetoid(args.graph, device)
+    fanout = [int(v) for v in args.fanout.split(",")]
+    torch.manual_seed(args.seed)  # the same initial model on every rank
+    cls = SAGE if args.model == "sage" else GAT
+    model = cls(gnnc.nn, data.x.size(1), args.hidden, data.num_classes, len(fanout),
+                args.dropout).to(device)
+    net = torch.nn.parallel.DistributedDataParallel(model) if distributed else model
+    opt = torch.optim.Adam(net.parameters(), lr=args.lr)
+    # Sampling differs per rank (its own RNG stream); the seed split is the
+    # loader's (num_replicas/rank), the same permutation on every rank.
+    torch.manual_seed(args.seed * 1000 + 1 + rank)
+    share = {"num_replicas": world, "rank": rank} if distributed else {}
+    train_loader = NeighborLoader(data, fanout, batch_size=args.batch_size, shuffle=True,
+                                  input_nodes=data.splits["train"], seed=args.seed,
+                                  feature_memory=args.feature_memory, **share)
+    eval_sets = {k: v for k, v in data.splits.items() if k != "train"}
+    if args.full_graph:
+        eval_loaders = {k: v[rank::world] for k, v in eval_sets.items()}
+        train_share = data.splits["train"][rank::world]
+    else:
+        eval_loaders = {k: NeighborLoader(data, fanout, batch_size=args.batch_size,
+                                          input_nodes=v[rank::world],
+                                          feature_memory=args.feature_memory)
+                        for k, v in eval_sets.items()}
+    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+    if rank == 0:
+        print(f"{args.model} on {args.graph}: {data.num_nodes} nodes, "
+              f"{data.edge_index.size(1)} edges, {data.x.size(1)} features, "
+              f"{data.num_classes} classes; {data.splits['train'].numel()} training "
+              f"seeds; fan-out {fanout}, batch {args.batch_size}; {world} rank(s) on "
+              f"{device.type}" + (" (full graph)" if args.full_graph else ""), flush=True)
+
+    times, results = [], {}
+    for epoch in range(args.epochs):
+        net.train()
+        train_loader.set_epoch(epoch)
+        sync()
+        t0 = time.perf_counter()
+        in_loader, seeds = 0.0, 0
+        if args.full_graph:
+            opt.zero_grad()
+            out = net(data.x, data.edge_index)
+            F.cross_entropy(out[train_share], data.y[train_share]).backward()
+            opt.step()
+            seeds = train_share.numel()
+        else:
+            it = iter(train_loader)
+            while True:
+                t1 = time.perf_counter()
+                batch = next(it, None)
+                sync()
+                in_loader += time.perf_counter() - t1
+                if batch is None:
+                    break
+                opt.zero_grad()
+                out = net(batch.x, batch.edge_index)[:batch.batch_size]
+                F.cross_entropy(out, batch.y[:batch.batch_size]).backward()
+                opt.step()
+                seeds += batch.batch_size
+        sync()
+        elapsed = time.perf_counter() - t0
+        slowest = all_max(elapsed, device, distributed)
+        (total_seeds,) = all_sum([seeds], device, distributed)
+        times.append(slowest)
+        if rank == 0:
+            print(f"epoch {epoch:3d}  {slowest * 1e3:9.1f} ms  "
+                  f"{total_seeds / slowest:10.0f} seeds/s  "
+                  f"loader {100 * in_loader / elapsed:5.1f} % of rank 0's time", flush=True)
+        last = epoch + 1 == args.epochs
+        if last or (args.eval_every and (epoch + 1) % args.eval_every == 0):
+            for name, loader in eval_loaders.items():
+                correct, total = all_sum(evaluate(model, loader, data, args), device,
+                                         distributed)
+                results[name] = correct / max(total, 1)
+            if rank == 0:
+                print("  " + "  ".join(f"{k} accuracy {100 * v:.1f} %"
+                                       for k, v in results.items()), flush=True)
+    if rank == 0 and times:
+        steady = times[1:] or times
+        print(f"median epoch {statistics.median(steady) * 1e3:.1f} ms (after the first)")
+    if distributed:
+        dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()

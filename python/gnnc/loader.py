@@ -1,0 +1,573 @@
+"""Neighbour sampling for mini-batch training: `NeighborLoader`, PyTorch
+Geometric's loader of the same name (homogeneous graphs), sampling on the
+device where the graph lives.
+
+The graph is turned into CSC once (edges sorted by destination, `indptr`
+from a `bincount`); each batch samples the in-neighbours of its frontier
+hop by hop with vectorised torch ops on that device (no loop over nodes, a
+fixed number of host synchronisations per batch: two per hop, for the sizes
+of the sampled edges and of the new nodes), relabels the nodes to local ids
+in first-occurrence order and gathers the node and edge attributes. See
+docs/Python-loader.md.
+"""
+
+import math
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Union
+
+import torch
+from torch import Tensor
+
+__all__ = ["NeighborLoader"]
+
+# Choosing k of d > k in-neighbours: Floyd's algorithm costs k vectorised
+# steps over the R rows, about R k^2 / 2 comparisons; the keyed sort costs
+# one sort of the C candidate edges. "auto" takes Floyd's when
+# R k^2 <= ratio * C. CPU: measured (bench/sampling.py --subset-sampler, 2
+# cores, a 1M-edge power-law graph: a comparison ~4 ns, a sorted candidate
+# ~70 ns). CUDA: a guess, not measured (Floyd's k steps are a few launches
+# each, its comparisons nearly free next to a sort's passes over memory).
+_FLOYD_RATIO = {"cpu": 16, "cuda": 64}
+
+_INT64_MAX = torch.iinfo(torch.int64).max
+
+# PyG's loader arguments that are accepted at their default only (anything
+# else is refused rather than silently ignored).
+_DEFAULT_ONLY = {
+    "num_workers": 0, "disjoint": False, "subgraph_type": "directional",
+    "directed": True, "temporal_strategy": "uniform", "time_attr": None,
+    "weight_attr": None, "is_sorted": False, "filter_per_worker": None,
+    "neighbor_sampler": None, "input_time": None, "persistent_workers": False,
+    "pin_memory": False, "sampler": None, "batch_sampler": None,
+    "collate_fn": None, "worker_init_fn": None, "prefetch_factor": None,
+}
+
+
+def _name(value) -> str:
+    return type(value).__name__
+
+
+def _check_num_neighbors(num_neighbors) -> List[int]:
+    if isinstance(num_neighbors, dict):
+        raise NotImplementedError("NeighborLoader: num_neighbors as a dict "
+                                  "(heterogeneous graphs) is not supported")
+    if not isinstance(num_neighbors, (list, tuple)):
+        raise TypeError(f"NeighborLoader: num_neighbors must be a list of ints "
+                        f"(one fan-out per hop), got {_name(num_neighbors)}")
+    out = []
+    for k in num_neighbors:
+        if isinstance(k, bool) or not isinstance(k, int):
+            raise TypeError(f"NeighborLoader: num_neighbors must hold ints, got "
+                            f"{k!r} ({_name(k)})")
+        if k < -1:
+            raise ValueError(f"NeighborLoader: num_neighbors entries must be >= 0 "
+                             f"or -1 (all neighbours), got {k}")
+        out.append(k)
+    return out
+
+
+def _check_edge_index(edge_index, num_nodes: int) -> Tensor:
+    if not isinstance(edge_index, Tensor):
+        raise TypeError(f"NeighborLoader: data.edge_index must be a tensor, got "
+                        f"{_name(edge_index)}")
+    if edge_index.dim() != 2 or edge_index.size(0) != 2:
+        raise ValueError(f"NeighborLoader: data.edge_index must have shape [2, E], "
+                         f"got {list(edge_index.shape)}")
+    if edge_index.dtype not in (torch.int64, torch.int32):
+        raise TypeError(f"NeighborLoader: data.edge_index must be int64 (or int32), "
+                        f"got {edge_index.dtype}")
+    edge_index = edge_index.long()
+    if edge_index.numel() and (int(edge_index.min()) < 0 or
+                               int(edge_index.max()) >= num_nodes):
+        raise ValueError(f"NeighborLoader: data.edge_index holds ids outside "
+                         f"[0, {num_nodes}) (num_nodes = {num_nodes})")
+    return edge_index
+
+
+def _num_nodes(data, edge_index: Tensor) -> int:
+    n = getattr(data, "num_nodes", None)
+    if n is None:
+        x = getattr(data, "x", None)
+        if isinstance(x, Tensor):
+            n = x.size(0)
+        elif isinstance(edge_index, Tensor) and edge_index.numel():
+            n = int(edge_index.max()) + 1
+        else:
+            n = 0
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise ValueError(f"NeighborLoader: data.num_nodes must be an int >= 0, "
+                         f"got {n!r}")
+    return n
+
+
+def _node_and_edge_attrs(data, num_nodes: int, num_edges: int):
+    """The tensors a batch gathers: node attributes (by `n_id`), edge
+    attributes (by `e_id`) and the rest (copied as they are)."""
+    node, edge, other = {}, {}, {}
+    try:
+        from torch_geometric.data import Data
+    except ImportError:  # PyG is optional: plain objects only
+        Data = None
+    if Data is not None and isinstance(data, Data):
+        for key, value in data.items():
+            if key == "edge_index":
+                continue
+            if isinstance(value, Tensor) and data.is_node_attr(key):
+                node[key] = value
+            elif isinstance(value, Tensor) and data.is_edge_attr(key):
+                edge[key] = value
+            else:
+                other[key] = value
+        return node, edge, other
+    if type(data).__name__ == "HeteroData":
+        raise NotImplementedError("NeighborLoader: HeteroData is not supported")
+    for key in ("x", "y"):
+        value = getattr(data, key, None)
+        if value is not None:
+            if not isinstance(value, Tensor) or value.size(0) != num_nodes:
+                raise ValueError(f"NeighborLoader: data.{key} must be a tensor with "
+                                 f"num_nodes = {num_nodes} rows")
+            node[key] = value
+    value = getattr(data, "edge_attr", None)
+    if value is not None:
+        if not isinstance(value, Tensor) or value.size(0) != num_edges:
+            raise ValueError(f"NeighborLoader: data.edge_attr must be a tensor with "
+                             f"E = {num_edges} rows")
+        edge["edge_attr"] = value
+    return node, edge, other
+
+
+def _make_batch(attrs: Dict[str, Any], num_nodes: int):
+    try:
+        from torch_geometric.data import Data
+    except ImportError:
+        Data = None
+    if Data is None:
+        return _Batch(num_nodes=num_nodes, **attrs)
+    batch = Data(**attrs)
+    if "x" not in attrs:
+        batch.num_nodes = num_nodes
+    return batch
+
+
+class _Batch:
+    """A batch when PyG is not installed: the same attributes as PyG's
+    `Data` batch, as plain attributes."""
+
+    def __init__(self, **attrs):
+        self.__dict__.update(attrs)
+
+    def __repr__(self) -> str:
+        parts = [f"{k}={list(v.shape) if isinstance(v, Tensor) else v!r}"
+                 for k, v in self.__dict__.items()]
+        return f"Batch({', '.join(parts)})"
+
+
+class NeighborLoader:
+    r"""Mini-batches of sampled neighbourhoods, as PyG's `NeighborLoader`.
+
+    Each batch takes `batch_size` seeds from `input_nodes` and samples, hop
+    by hop, at most `num_neighbors[i]` in-neighbours of every node of the
+    frontier (edges `src -> dst` with `dst` in the frontier; `-1`: all of
+    them), uniformly without replacement (`replace=False`) or `k` draws with
+    replacement. A batch is a PyG `Data` holding the sampled subgraph with
+    local ids (`edge_index[0]` the sampled neighbour, `edge_index[1]` the
+    frontier node), the node attributes gathered by `n_id` (global ids:
+    seeds first, in seed order, then each hop's new nodes), the edge
+    attributes by `e_id` (ids of the original edges), `batch_size`,
+    `input_id` (positions in `input_nodes`), and `num_sampled_nodes` /
+    `num_sampled_edges` per hop (lists, for `trim_to_layer`).
+
+    Args:
+        data: a `torch_geometric.data.Data`, or any object with `x`,
+            `edge_index`, optional `y`, `edge_attr` and `num_nodes`.
+        num_neighbors: fan-out per hop, ints >= 0 or -1 (all neighbours).
+        input_nodes: the seeds: None (every node), an index tensor, or a
+            bool mask of size `num_nodes`.
+        batch_size: seeds per batch (> 0).
+        shuffle: draw the seeds in a random order each epoch.
+        replace: sample with replacement.
+        drop_last: drop a last batch smaller than `batch_size`.
+        transform: called on each batch; its result is yielded.
+        generator: a `torch.Generator` on the sampling device for every
+            random draw (shuffle and sampling); default the global RNG.
+        device: where sampling runs and batches live; default
+            `data.edge_index`'s device. The graph structure and the
+            attributes are copied there once.
+        feature_memory: "device" (default: `x` on `device`) or "pinned":
+            `x` stays in pinned host memory, each batch's rows are gathered
+            on the host and copied to `device` asynchronously (CUDA only).
+        num_replicas, rank: this process's share of the seeds under data
+            parallelism (as `DistributedSampler`): every rank draws the same
+            permutation (`seed + epoch`, see `set_epoch`), pads it to a
+            multiple of `num_replicas` and takes every `num_replicas`-th seed
+            from `rank`, so that every rank gets the same number of batches.
+        seed: the shuffle's seed under `num_replicas` (same on every rank).
+        subset_sampler: how k of d > k in-neighbours are chosen without
+            replacement: "floyd" (Floyd's algorithm, k vectorised steps),
+            "sort" (a random key per candidate edge, one sort) or "auto"
+            (a cost estimate per hop). All are exactly uniform.
+
+    PyG's other arguments are accepted at their defaults only (`num_workers`
+    0, `disjoint` False, no temporal sampling, ...); another value raises
+    `NotImplementedError`.
+    """
+
+    def __init__(self, data, num_neighbors: Sequence[int], batch_size: int = 1,
+                 input_nodes: Optional[Tensor] = None, shuffle: bool = False,
+                 replace: bool = False, drop_last: bool = False,
+                 transform: Optional[Callable] = None,
+                 generator: Optional[torch.Generator] = None,
+                 device: Union[str, torch.device, None] = None,
+                 feature_memory: str = "device", num_replicas: Optional[int] = None,
+                 rank: Optional[int] = None, seed: int = 0,
+                 subset_sampler: str = "auto", **kwargs):
+        for key, value in kwargs.items():
+            if key not in _DEFAULT_ONLY:
+                raise TypeError(f"NeighborLoader: unexpected argument '{key}'")
+            default = _DEFAULT_ONLY[key]
+            if value is not default and (isinstance(value, Tensor) or value != default):
+                raise NotImplementedError(f"NeighborLoader: {key}={value!r} is not "
+                                          f"supported (only {default!r})")
+        self.num_neighbors = _check_num_neighbors(num_neighbors)
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int):
+            raise TypeError(f"NeighborLoader: batch_size must be an int, got "
+                            f"{_name(batch_size)}")
+        if batch_size <= 0:
+            raise ValueError(f"NeighborLoader: batch_size must be > 0, got {batch_size}")
+        if transform is not None and not callable(transform):
+            raise TypeError("NeighborLoader: transform must be callable")
+        if subset_sampler not in ("auto", "floyd", "sort"):
+            raise ValueError(f"NeighborLoader: subset_sampler must be 'auto', 'floyd' or "
+                             f"'sort', got {subset_sampler!r}")
+        self.subset_sampler = subset_sampler
+        if feature_memory not in ("device", "pinned"):
+            raise ValueError(f"NeighborLoader: feature_memory must be 'device' or "
+                             f"'pinned', got {feature_memory!r}")
+        self.batch_size = batch_size
+        self.shuffle = bool(shuffle)
+        self.replace = bool(replace)
+        self.drop_last = bool(drop_last)
+        self.transform = transform
+        self.feature_memory = feature_memory
+
+        edge_index = getattr(data, "edge_index", None)
+        num_nodes = _num_nodes(data, edge_index)
+        edge_index = _check_edge_index(edge_index, num_nodes)
+        self.num_nodes = num_nodes
+        self.device = torch.device(device) if device is not None else edge_index.device
+        if feature_memory == "pinned" and self.device.type != "cuda":
+            raise ValueError("NeighborLoader: feature_memory='pinned' needs a CUDA "
+                             f"device (the loader's device is {self.device})")
+        if generator is not None:
+            if not isinstance(generator, torch.Generator):
+                raise TypeError(f"NeighborLoader: generator must be a torch.Generator, "
+                                f"got {_name(generator)}")
+            if generator.device.type != self.device.type:
+                raise ValueError(f"NeighborLoader: generator is on {generator.device} "
+                                 f"but the loader samples on {self.device}")
+        self.generator = generator
+        self._init_distributed(num_replicas, rank, seed)
+
+        # The CSC: in-edges of node v at positions indptr[v]:indptr[v + 1],
+        # their sources in `_src`, their original edge ids in `_perm`.
+        edge_index = edge_index.to(self.device)
+        dst = edge_index[1]
+        self._perm = torch.sort(dst, stable=True).indices
+        self._src = edge_index[0].index_select(0, self._perm)
+        self._indptr = torch.zeros(num_nodes + 1, dtype=torch.long, device=self.device)
+        torch.cumsum(torch.bincount(dst, minlength=num_nodes), 0, out=self._indptr[1:])
+        num_edges = edge_index.size(1)
+
+        node, edge, other = _node_and_edge_attrs(data, num_nodes, num_edges)
+        self._pinned_x = None
+        if feature_memory == "pinned" and "x" in node:
+            x = node.pop("x")
+            self._pinned_x = x.cpu() if x.is_pinned() else x.cpu().pin_memory()
+        self._node_attrs = {k: v.to(self.device) for k, v in node.items()}
+        self._edge_attrs = {k: v.to(self.device) for k, v in edge.items()}
+        self._other_attrs = other
+
+        self.input_nodes = self._check_input_nodes(input_nodes)
+        # Scratch maps of every node, reset after use (never reallocated):
+        # global id -> local id in the batch (-1: absent), and global id ->
+        # first position among a hop's sampled edges (int64 max: none).
+        self._local = torch.full((num_nodes,), -1, dtype=torch.long, device=self.device)
+        self._first = torch.full((num_nodes,), _INT64_MAX, dtype=torch.long,
+                                 device=self.device)
+
+    # -- arguments ----------------------------------------------------------
+
+    def _init_distributed(self, num_replicas, rank, seed) -> None:
+        if (num_replicas is None) != (rank is None):
+            raise ValueError("NeighborLoader: num_replicas and rank go together")
+        if num_replicas is not None:
+            for name, v in (("num_replicas", num_replicas), ("rank", rank)):
+                if isinstance(v, bool) or not isinstance(v, int):
+                    raise TypeError(f"NeighborLoader: {name} must be an int, got "
+                                    f"{_name(v)}")
+            if num_replicas <= 0 or not 0 <= rank < num_replicas:
+                raise ValueError(f"NeighborLoader: expected num_replicas > 0 and "
+                                 f"0 <= rank < num_replicas, got num_replicas = "
+                                 f"{num_replicas}, rank = {rank}")
+        self.num_replicas, self.rank, self.seed, self.epoch = num_replicas, rank, seed, 0
+
+    def _check_input_nodes(self, input_nodes) -> Tensor:
+        n = self.num_nodes
+        if input_nodes is None:
+            return torch.arange(n, device=self.device)
+        if isinstance(input_nodes, (tuple, str)):
+            raise NotImplementedError("NeighborLoader: typed input_nodes "
+                                      "(heterogeneous graphs) are not supported")
+        if not isinstance(input_nodes, Tensor):
+            raise TypeError(f"NeighborLoader: input_nodes must be None, an index "
+                            f"tensor or a bool mask, got {_name(input_nodes)}")
+        if input_nodes.dim() != 1:
+            raise ValueError(f"NeighborLoader: input_nodes must be 1-D, got shape "
+                             f"{list(input_nodes.shape)}")
+        if input_nodes.dtype == torch.bool:
+            if input_nodes.numel() != n:
+                raise ValueError(f"NeighborLoader: input_nodes as a mask must have "
+                                 f"num_nodes = {n} entries, got {input_nodes.numel()}")
+            return input_nodes.to(self.device).nonzero().view(-1)
+        if input_nodes.dtype.is_floating_point or input_nodes.dtype.is_complex:
+            raise TypeError(f"NeighborLoader: input_nodes must be an integer index or "
+                            f"a bool mask, got {input_nodes.dtype}")
+        input_nodes = input_nodes.to(self.device, torch.long)
+        if input_nodes.numel() and (int(input_nodes.min()) < 0 or
+                                    int(input_nodes.max()) >= n):
+            raise ValueError(f"NeighborLoader: input_nodes holds ids outside "
+                             f"[0, {n}) (num_nodes = {n})")
+        return input_nodes
+
+    # -- iteration ----------------------------------------------------------
+
+    def set_epoch(self, epoch: int) -> None:
+        """The epoch whose permutation the next iteration draws under
+        `num_replicas` (as `DistributedSampler.set_epoch`)."""
+        self.epoch = epoch
+
+    def _order(self) -> Tensor:
+        """Positions in `input_nodes` of this rank's seeds, in batch order."""
+        n = self.input_nodes.numel()
+        if self.num_replicas is None:
+            if not self.shuffle:
+                return torch.arange(n, device=self.device)
+            return torch.randperm(n, generator=self.generator, device=self.device)
+        g = torch.Generator().manual_seed(self.seed + self.epoch)
+        order = torch.randperm(n, generator=g) if self.shuffle else torch.arange(n)
+        r = self.num_replicas
+        if self.drop_last and n % r:
+            order = order[:n - n % r]
+        elif n % r and n:
+            order = torch.cat([order, order.repeat(math.ceil(r / n))[:r - n % r]])
+        return order[self.rank::r].to(self.device)
+
+    def _num_seeds(self) -> int:
+        n = self.input_nodes.numel()
+        if self.num_replicas is None:
+            return n
+        r = self.num_replicas
+        return n // r if self.drop_last else math.ceil(n / r)
+
+    def __len__(self) -> int:
+        n = self._num_seeds()
+        return n // self.batch_size if self.drop_last else math.ceil(n / self.batch_size)
+
+    def __iter__(self) -> Iterator:
+        order = self._order()
+        for i in range(len(self)):
+            input_id = order[i * self.batch_size:(i + 1) * self.batch_size]
+            batch = self._sample_safely(self.input_nodes.index_select(0, input_id),
+                                        input_id)
+            yield batch if self.transform is None else self.transform(batch)
+
+    # -- sampling -----------------------------------------------------------
+
+    def _rand(self, *shape) -> Tensor:
+        # float64: a uniform integer below d from a 53-bit fraction is biased
+        # by at most d / 2^53 (float32's 24 bits would be visibly biased for
+        # degrees of a million).
+        return torch.rand(shape, generator=self.generator, dtype=torch.float64,
+                          device=self.device)
+
+    def _choose(self, deg: Tensor, k: int, num_cand: int) -> Tensor:
+        """[R, k] offsets into the in-edges of R rows of degrees deg > k
+        (num_cand = deg.sum()): a uniform random k-subset of [0, deg) each."""
+        method = self.subset_sampler
+        if method == "auto":
+            ratio = _FLOYD_RATIO.get(self.device.type, _FLOYD_RATIO["cuda"])
+            method = "floyd" if deg.numel() * k * k <= ratio * num_cand else "sort"
+        if method == "floyd":
+            return self._choose_floyd(deg, k)
+        return self._choose_sort(deg, k, num_cand)
+
+    def _choose_floyd(self, deg: Tensor, k: int) -> Tensor:
+        """Floyd's algorithm, one step per sample over every row at once: for
+        J = d - k .. d - 1 draw t in [0, J] and take t, or J if t was taken
+        already; every k-subset is equally likely."""
+        r = self._rand(deg.numel(), k)
+        chosen = torch.empty((deg.numel(), k), dtype=torch.long, device=self.device)
+        for j in range(k):
+            top = deg - k + j
+            t = torch.minimum((r[:, j] * (top + 1)).long(), top)
+            taken = (chosen[:, :j] == t.unsqueeze(1)).any(1)
+            chosen[:, j] = torch.where(taken, top, t)
+        return chosen
+
+    def _choose_sort(self, deg: Tensor, k: int, num_cand: int) -> Tensor:
+        """A random key per candidate edge, one sort by (row, key), the first
+        k of each row's segment."""
+        ar = torch.arange(num_cand, device=self.device)
+        owner = torch.repeat_interleave(torch.arange(deg.numel(), device=self.device), deg,
+                                        output_size=num_cand)
+        start = torch.cumsum(deg, 0) - deg
+        offset = ar - start[owner]
+        # The row in the high bits, a 31-bit random key in the low ones: the
+        # sort keeps each row's segment where it was and shuffles within it
+        # (rows < 2^32).
+        key = owner * (1 << 31) + torch.randint(1 << 31, (num_cand,), generator=self.generator,
+                                                device=self.device)
+        order = torch.argsort(key)
+        return offset[order[start.unsqueeze(1) + torch.arange(k, device=self.device)]]
+
+    def _hop(self, frontier: Tensor, first_local: int, k: int):
+        """Samples the in-edges of `frontier` (global ids; local ids
+        first_local, first_local + 1, ...). Returns the edges' sources
+        (global), destinations (local) and positions in the CSC. One host
+        sync (the edge count, and for subsets the rows and candidates)."""
+        lo = self._indptr.index_select(0, frontier)
+        deg = self._indptr.index_select(0, frontier + 1) - lo
+        f = frontier.numel()
+        subset = k > 0 and not self.replace
+        if k == -1:
+            cnt = deg
+        elif self.replace:
+            cnt = torch.where(deg > 0, k, 0)
+        else:
+            cnt = deg.clamp_max(k)
+        if subset:
+            big = deg > k
+            total, num_big, num_cand = torch.stack(
+                [cnt.sum(), big.sum(), torch.where(big, deg, 0).sum()]).tolist()
+        else:
+            total = int(cnt.sum())
+        owner = torch.repeat_interleave(torch.arange(f, device=self.device), cnt,
+                                        output_size=total)
+        j = torch.arange(total, device=self.device) - (torch.cumsum(cnt, 0) - cnt)[owner]
+        if k == -1 or total == 0 or (subset and num_big == 0):
+            offset = j
+        elif self.replace:
+            draws = (self._rand(f, k) * deg.unsqueeze(1)).long()
+            offset = torch.minimum(draws, (deg - 1).clamp_min(0).unsqueeze(1))
+            offset = offset.view(-1)[owner * k + j]
+        else:
+            # The rows with deg > k, compacted without a sync: row i of
+            # `chosen` is frontier node rows[i]; slot[v] its row (for big v).
+            slot = torch.cumsum(big, 0) - 1
+            dump = torch.where(big, slot, num_big)
+            rows = torch.zeros(num_big + 1, dtype=torch.long, device=self.device)
+            rows.scatter_(0, dump, torch.arange(f, device=self.device))
+            chosen = self._choose(deg.index_select(0, rows[:num_big]), k, num_cand)
+            picked = chosen.view(-1)[slot[owner].clamp_min(0) * k + j.clamp_max(k - 1)]
+            offset = torch.where(big[owner], picked, j)
+        pos = lo[owner] + offset
+        return self._src.index_select(0, pos), owner + first_local, pos
+
+    def _relabel(self, src: Tensor, num_local: int):
+        """Local ids of `src` (global ids), giving the nodes not seen yet the
+        ids num_local, num_local + 1, ... in order of first occurrence.
+        Returns (local ids, the new nodes' global ids). One host sync (the
+        new node count)."""
+        local = self._local.index_select(0, src)
+        new = local < 0
+        pos = torch.arange(src.numel(), device=self.device)
+        self._first.scatter_reduce_(0, src, pos, "amin")
+        first = self._first.index_select(0, src)
+        is_first = new & (first == pos)
+        ids = num_local - 1 + torch.cumsum(is_first, 0)
+        # Every occurrence of a node writes the same value: duplicates agree.
+        local = torch.where(new, ids.index_select(0, first), local)
+        self._local.index_put_((src,), local)
+        self._first.index_fill_(0, src, _INT64_MAX)
+        new_nodes = src[is_first]  # the sync: its size
+        return local, new_nodes
+
+    def sample(self, seeds: Tensor, input_id: Optional[Tensor] = None):
+        """The batch of the given seeds (global ids; `input_id` their
+        positions in `input_nodes`, default 0, 1, ...). Checks the ids'
+        range (a sync), which iterating the loader does not need."""
+        seeds = torch.as_tensor(seeds, device=self.device).view(-1)
+        if seeds.dtype.is_floating_point or seeds.dtype in (torch.bool, torch.complex64,
+                                                              torch.complex128):
+            raise TypeError(f"NeighborLoader.sample: seeds must be integer ids, got "
+                            f"{seeds.dtype}")
+        if seeds.numel() and (int(seeds.min()) < 0 or int(seeds.max()) >= self.num_nodes):
+            raise ValueError(f"NeighborLoader.sample: seeds outside [0, {self.num_nodes})")
+        return self._sample_safely(seeds, input_id)
+
+    def _sample_safely(self, seeds: Tensor, input_id: Optional[Tensor]):
+        try:
+            return self._sample(seeds, input_id)
+        except BaseException:
+            # The scratch maps may hold this batch's entries: clear them all.
+            self._local.fill_(-1)
+            self._first.fill_(_INT64_MAX)
+            raise
+
+    def _sample(self, seeds: Tensor, input_id: Optional[Tensor]):
+        dev = self.device
+        seeds = seeds.to(dev, torch.long)
+        b = seeds.numel()
+        if input_id is None:
+            input_id = torch.arange(b, device=dev)
+        # A seed given twice keeps both positions; other nodes map to the first.
+        self._local.scatter_reduce_(0, seeds, torch.arange(b, device=dev), "amin",
+                                    include_self=False)
+        nodes, rows, cols, eids = [seeds], [], [], []
+        num_nodes, num_edges = [b], []
+        frontier, first_local, num_local = seeds, 0, b
+        for k in self.num_neighbors:
+            src, dst, pos = self._hop(frontier, first_local, k)
+            row, new_nodes = self._relabel(src, num_local)
+            rows.append(row)
+            cols.append(dst)
+            eids.append(self._perm.index_select(0, pos))
+            nodes.append(new_nodes)
+            num_edges.append(src.numel())
+            num_nodes.append(new_nodes.numel())
+            frontier, first_local = new_nodes, num_local
+            num_local += new_nodes.numel()
+        n_id = torch.cat(nodes)
+        self._local.index_fill_(0, n_id, -1)
+        e_id = torch.cat(eids) if eids else torch.empty(0, dtype=torch.long, device=dev)
+        edge_index = (torch.stack([torch.cat(rows), torch.cat(cols)]) if rows
+                      else torch.empty((2, 0), dtype=torch.long, device=dev))
+
+        attrs = dict(self._other_attrs)
+        for key, value in self._node_attrs.items():
+            attrs[key] = value.index_select(0, n_id)
+        for key, value in self._edge_attrs.items():
+            attrs[key] = value.index_select(0, e_id)
+        if self._pinned_x is not None:
+            attrs["x"] = self._gather_pinned(n_id)
+        attrs.update(edge_index=edge_index, n_id=n_id, e_id=e_id, input_id=input_id,
+                     batch_size=b, num_sampled_nodes=num_nodes,
+                     num_sampled_edges=num_edges)
+        return _make_batch(attrs, num_local)
+
+    def _gather_pinned(self, n_id: Tensor) -> Tensor:
+        """x's rows from pinned host memory: the ids to the host (a sync),
+        `index_select` by the CPU into a pinned buffer, an asynchronous copy
+        to the device (PyTorch's caching host allocator keeps the buffer
+        until the copy is done)."""
+        x = self._pinned_x
+        idx = n_id.cpu()
+        buf = torch.empty((idx.numel(),) + tuple(x.shape[1:]), dtype=x.dtype,
+                          pin_memory=True)
+        torch.index_select(x, 0, idx, out=buf)
+        return buf.to(self.device, non_blocking=True)
+
+    def __repr__(self) -> str:
+        return (f"NeighborLoader(num_nodes={self.num_nodes}, num_neighbors="
+                f"{self.num_neighbors}, batch_size={self.batch_size}, "
+                f"device={self.device})")

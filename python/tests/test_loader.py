@@ -1,0 +1,487 @@
+"""gnnc.loader.NeighborLoader: sampling semantics checked against a plain
+Python reading of each batch (fan-outs, in-neighbours only, no duplicates
+without replacement, relabelling in first-occurrence order), uniformity of
+the sampled neighbours (chi-square under a fixed seed, both subset
+samplers), reproducibility, argument errors, a batch through gnnc.nn's
+SAGEConv against PyG's, and a 2-process DDP run on CPU (gloo)."""
+
+import itertools
+import os
+import tempfile
+
+import pytest
+import torch
+
+gnnc = pytest.importorskip("gnnc")
+from gnnc.loader import NeighborLoader  # noqa: E402
+
+Data = pytest.importorskip("torch_geometric.data").Data
+
+# 99.9% quantiles of chi-square (dof -> value): a uniform sampler fails one
+# check in a thousand seeds; the seeds are fixed.
+CHI2_999 = {1: 10.83, 3: 16.27, 5: 20.52, 9: 27.88, 14: 36.12, 19: 43.82, 99: 148.2}
+
+
+class Plain:
+    """A data object that is not a PyG Data."""
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+def random_graph(n=40, e=300, f=5, seed=0, device="cpu"):
+    g = torch.Generator().manual_seed(seed)
+    ei = torch.randint(n, (2, e), generator=g)
+    return Data(x=torch.randn(n, f, generator=g), y=torch.randint(3, (n,), generator=g),
+                edge_index=ei).to(device)
+
+
+def in_neighbours(edge_index, v):
+    """Edge ids of v's in-edges, in edge order."""
+    return (edge_index[1] == v).nonzero().view(-1).tolist()
+
+
+def check_batch(batch, data, seeds, num_neighbors, replace=False):
+    """The batch against a plain Python reading of the semantics; returns
+    the per-hop frontier lists (global ids)."""
+    ei = data.edge_index.cpu()
+    n_id = batch.n_id.cpu().tolist()
+    e_id = batch.e_id.cpu().tolist()
+    local = batch.edge_index.cpu()
+    assert batch.batch_size == len(seeds)
+    assert n_id[:len(seeds)] == list(seeds)
+    assert len(batch.num_sampled_nodes) == len(num_neighbors) + 1
+    assert len(batch.num_sampled_edges) == len(num_neighbors)
+    assert sum(batch.num_sampled_nodes) == len(n_id) == batch.num_nodes
+    assert sum(batch.num_sampled_edges) == local.size(1) == len(e_id)
+    # Every local edge is the original edge e_id, neighbour -> frontier node.
+    assert torch.equal(batch.n_id.cpu()[local], ei[:, e_id])
+    # Hop by hop: each frontier node's in-edges, then the new nodes.
+    seen = {}
+    for i, s in enumerate(seeds):
+        seen.setdefault(s, i)
+    frontier_local = list(range(len(seeds)))
+    start_e, start_n, frontiers = 0, len(seeds), []
+    for hop, k in enumerate(num_neighbors):
+        count = batch.num_sampled_edges[hop]
+        cols = local[1, start_e:start_e + count].tolist()
+        eids = e_id[start_e:start_e + count]
+        frontiers.append([n_id[v] for v in frontier_local])
+        for v in frontier_local:
+            mine = [e for c, e in zip(cols, eids) if c == v]
+            real = in_neighbours(ei, n_id[v])
+            assert set(mine) <= set(real)
+            if k == -1:
+                assert sorted(mine) == sorted(real)
+            elif replace:
+                assert len(mine) == (k if real else 0)
+            else:
+                assert len(mine) == min(k, len(real))
+                assert len(set(mine)) == len(mine), "a neighbour sampled twice"
+        assert set(cols) <= set(frontier_local)
+        # Relabelling: new nodes in first-occurrence order, after those seen.
+        new = []
+        for e in eids:
+            u = int(ei[0, e])
+            if u not in seen:
+                seen[u] = start_n + len(new)
+                new.append(u)
+        assert n_id[start_n:start_n + len(new)] == new
+        assert batch.num_sampled_nodes[hop + 1] == len(new)
+        rows = local[0, start_e:start_e + count].tolist()
+        assert rows == [seen[int(ei[0, e])] for e in eids]
+        frontier_local = list(range(start_n, start_n + len(new)))
+        start_e += count
+        start_n += len(new)
+    return frontiers
+
+
+SAMPLERS = ["auto", "floyd", "sort"]
+
+
+@pytest.mark.parametrize("num_neighbors", [[3, 2], [-1], [2, -1, 1], [0, 3], [40, 5], []])
+@pytest.mark.parametrize("replace,sampler", [(False, s) for s in SAMPLERS] + [(True, "auto")])
+def test_semantics_random_graph(num_neighbors, replace, sampler):
+    data = random_graph()
+    loader = NeighborLoader(data, num_neighbors, batch_size=7, replace=replace,
+                            subset_sampler=sampler,
+                            generator=torch.Generator().manual_seed(1))
+    batches = list(loader)
+    assert len(batches) == len(loader) == 6
+    for i, batch in enumerate(batches):
+        seeds = list(range(7 * i, min(7 * i + 7, 40)))
+        check_batch(batch, data, seeds, num_neighbors, replace)
+        assert torch.equal(batch.x, data.x[batch.n_id])
+        assert torch.equal(batch.y, data.y[batch.n_id])
+        assert torch.equal(batch.input_id, torch.tensor(seeds))
+
+
+def test_dense_neighbourhoods_and_multi_edges():
+    # Every node has ~60 in-edges, parallel edges included.
+    data = random_graph(n=30, e=1800, seed=3)
+    for nn, sampler in itertools.product(([40, 35], [5, 3], [33]), SAMPLERS):
+        loader = NeighborLoader(data, nn, batch_size=4, shuffle=True, subset_sampler=sampler,
+                                generator=torch.Generator().manual_seed(2))
+        for batch in loader:
+            check_batch(batch, data, batch.n_id[:batch.batch_size].tolist(), nn)
+
+
+def test_isolated_nodes_and_hub():
+    # Node 0: a hub with 500 in-edges from 1..500; 501..509 have no in-edges.
+    n = 510
+    ei = torch.stack([torch.arange(1, 501), torch.zeros(500, dtype=torch.long)])
+    data = Data(x=torch.randn(n, 2), edge_index=ei)
+    loader = NeighborLoader(data, [5, 5], batch_size=4,
+                            input_nodes=torch.tensor([0, 501, 502, 503]))
+    (batch,) = list(loader)
+    check_batch(batch, data, [0, 501, 502, 503], [5, 5])
+    assert batch.num_sampled_edges == [5, 0]
+    assert batch.num_sampled_nodes == [4, 5, 0]
+    assert len(set(batch.n_id[4:].tolist())) == 5
+
+
+def test_directed_in_neighbours_only():
+    # 0 -> 1 -> 2: node 0 has no in-neighbour; 2's 2-hop is 1 then 0.
+    data = Plain(x=torch.randn(3, 2), edge_index=torch.tensor([[0, 1], [1, 2]]))
+    loader = NeighborLoader(data, [-1, -1], batch_size=1)
+    b0, b1, b2 = list(loader)
+    assert b0.n_id.tolist() == [0] and b0.edge_index.size(1) == 0
+    assert b1.n_id.tolist() == [1, 0] and b1.edge_index.tolist() == [[1], [0]]
+    assert b2.n_id.tolist() == [2, 1, 0]
+    assert b2.edge_index.tolist() == [[1, 2], [0, 1]]
+    assert b2.e_id.tolist() == [1, 0]
+    assert b2.num_sampled_nodes == [1, 1, 1]
+
+
+def test_seeds_keep_positions_and_duplicates():
+    # A seed that is also a neighbour keeps its position; a seed given twice
+    # keeps both (other nodes refer to the first).
+    data = Plain(x=torch.randn(4, 2),
+                 edge_index=torch.tensor([[1, 2, 3, 0], [0, 0, 1, 3]]))
+    loader = NeighborLoader(data, [-1], batch_size=4, input_nodes=torch.tensor([0, 1, 1, 3]))
+    (batch,) = list(loader)
+    assert batch.n_id.tolist() == [0, 1, 1, 3, 2]
+    assert batch.edge_index.tolist() == [[1, 4, 3, 3, 0], [0, 0, 1, 2, 3]]
+    assert batch.x.shape == (5, 2)
+
+
+def chi2(counts, expected):
+    return float(((counts - expected) ** 2 / expected).sum())
+
+
+@pytest.mark.parametrize("deg,k", [(10, 3), (20, 19), (100, 40)])
+@pytest.mark.parametrize("sampler", ["floyd", "sort"])
+def test_every_neighbour_equally_likely(deg, k, sampler):
+    # 2000 copies of one seed in a batch: 2000 independent draws.
+    ei = torch.stack([torch.arange(1, deg + 1), torch.zeros(deg, dtype=torch.long)])
+    data = Plain(x=torch.zeros(deg + 1, 1), edge_index=ei)
+    loader = NeighborLoader(data, [k], batch_size=2000, subset_sampler=sampler,
+                            input_nodes=torch.zeros(2000, dtype=torch.long),
+                            generator=torch.Generator().manual_seed(deg))
+    (batch,) = list(loader)
+    assert batch.num_sampled_edges == [2000 * k]
+    e = batch.e_id.view(2000, k)
+    assert (e.sort(1).values.diff(1) > 0).all(), "a neighbour sampled twice"
+    counts = torch.bincount(batch.e_id, minlength=deg).double()
+    assert chi2(counts, 2000 * k / deg) < CHI2_999[deg - 1]
+
+
+@pytest.mark.parametrize("sampler", ["floyd", "sort"])
+def test_every_subset_equally_likely(sampler):
+    # 2 of 4: the 6 pairs, 6000 draws.
+    data = Plain(x=torch.zeros(5, 1), edge_index=torch.tensor([[1, 2, 3, 4], [0, 0, 0, 0]]))
+    loader = NeighborLoader(data, [2], subset_sampler=sampler,
+                            generator=torch.Generator().manual_seed(5))
+    chosen = loader._choose(torch.full((6000,), 4), 2, 24000)
+    assert ((chosen >= 0) & (chosen < 4)).all() and (chosen[:, 0] != chosen[:, 1]).all()
+    pair = chosen.min(1).values * 4 + chosen.max(1).values
+    counts = torch.bincount(pair, minlength=16)[[1, 2, 3, 6, 7, 11]].double()
+    assert counts.sum() == 6000
+    assert chi2(counts, 1000.0) < CHI2_999[5]
+
+
+def test_with_replacement_draws_uniformly():
+    ei = torch.stack([torch.arange(1, 5), torch.zeros(4, dtype=torch.long)])
+    data = Plain(x=torch.zeros(5, 1), edge_index=ei)
+    loader = NeighborLoader(data, [6], replace=True, batch_size=1000,
+                            input_nodes=torch.zeros(1000, dtype=torch.long),
+                            generator=torch.Generator().manual_seed(7))
+    (batch,) = list(loader)
+    e = batch.e_id.view(1000, 6)
+    assert (e.sort(1).values.diff(1) == 0).any(1).all()  # 6 draws of 4: repeats
+    counts = torch.bincount(batch.e_id, minlength=4).double()
+    assert chi2(counts, 1500.0) < CHI2_999[3]
+
+
+def test_reproducible_with_generator_and_global_rng():
+    data = random_graph()
+
+    def run(**kw):
+        loader = NeighborLoader(data, [4, 3], batch_size=9, shuffle=True, **kw)
+        return [(b.n_id, b.e_id, b.edge_index) for b in loader]
+
+    def same(a, b):
+        return all(torch.equal(x, y) for p, q in zip(a, b) for x, y in zip(p, q))
+
+    a = run(generator=torch.Generator().manual_seed(3))
+    b = run(generator=torch.Generator().manual_seed(3))
+    c = run(generator=torch.Generator().manual_seed(4))
+    assert same(a, b) and not same(a, c)
+    torch.manual_seed(11)
+    d = run()
+    torch.manual_seed(11)
+    assert same(d, run())
+    # Shuffled: every node a seed exactly once.
+    seeds = torch.cat([n_id[:9] for n_id, _, _ in a])[:40]
+    assert sorted(seeds.tolist()) == list(range(40))
+
+
+def test_input_nodes_mask_and_index():
+    data = random_graph()
+    mask = torch.zeros(40, dtype=torch.bool)
+    mask[[3, 8, 9, 30]] = True
+    by_mask = list(NeighborLoader(data, [2], batch_size=3, input_nodes=mask))
+    assert [b.n_id[:b.batch_size].tolist() for b in by_mask] == [[3, 8, 9], [30]]
+    idx = torch.tensor([30, 3, 3])
+    (b,) = list(NeighborLoader(data, [2], batch_size=3, input_nodes=idx))
+    assert b.n_id[:3].tolist() == [30, 3, 3] and b.input_id.tolist() == [0, 1, 2]
+    (b,) = list(NeighborLoader(data, [2], batch_size=8, input_nodes=idx, drop_last=False,
+                               shuffle=True, generator=torch.Generator().manual_seed(0)))
+    assert torch.equal(idx[b.input_id], b.n_id[:3])
+
+
+def test_int32_edge_index_and_recovery_after_an_error():
+    data = random_graph()
+    plain = Plain(x=data.x, edge_index=data.edge_index.int())
+    loader = NeighborLoader(plain, [3, 2], batch_size=7,
+                            generator=torch.Generator().manual_seed(1))
+    want = [b.n_id for b in NeighborLoader(data, [3, 2], batch_size=7,
+                                           generator=torch.Generator().manual_seed(1))]
+    assert all(torch.equal(b.n_id, w) for b, w in zip(loader, want))
+    with pytest.raises(ValueError, match="seeds"):
+        loader.sample(torch.tensor([1, 2, 99]))  # 99: not a node
+    # An error in the middle of a batch (out of memory, an interrupt) leaves
+    # the scratch maps clean for the next one.
+    relabel = loader._relabel
+    loader._relabel = lambda *a: (_ for _ in ()).throw(MemoryError())
+    with pytest.raises(MemoryError):
+        next(iter(loader))
+    loader._relabel = relabel
+    assert (loader._local == -1).all()
+    for i, batch in enumerate(loader):
+        check_batch(batch, data, list(range(7 * i, min(7 * i + 7, 40))), [3, 2])
+    with pytest.raises(NotImplementedError, match="input_time"):
+        NeighborLoader(data, [2], input_time=torch.zeros(40))
+
+
+def test_drop_last_and_transform():
+    data = random_graph()
+    loader = NeighborLoader(data, [1], batch_size=16, drop_last=True,
+                            transform=lambda b: b.batch_size)
+    assert len(loader) == 2 and list(loader) == [16, 16]
+
+
+def test_other_attributes():
+    data = random_graph()
+    data.edge_attr = torch.randn(300, 2)
+    data.train_mask = torch.rand(40) < 0.5
+    data.name = "g"
+    (b,) = list(NeighborLoader(data, [3], batch_size=40))
+    assert torch.equal(b.edge_attr, data.edge_attr[b.e_id])
+    assert torch.equal(b.train_mask, data.train_mask[b.n_id])
+    assert b.name == "g"
+    plain = Plain(x=data.x, y=data.y, edge_index=data.edge_index, edge_attr=data.edge_attr)
+    (c,) = list(NeighborLoader(plain, [3], batch_size=40))
+    assert torch.equal(c.edge_attr, data.edge_attr[c.e_id])
+
+
+def test_empty_graph_and_no_edges():
+    empty = Plain(x=torch.zeros(0, 3), edge_index=torch.zeros(2, 0, dtype=torch.long))
+    loader = NeighborLoader(empty, [2, 2], batch_size=4)
+    assert len(loader) == 0 and list(loader) == []
+    edgeless = Plain(x=torch.randn(5, 3), y=torch.arange(5),
+                     edge_index=torch.zeros(2, 0, dtype=torch.long), num_nodes=5)
+    batches = list(NeighborLoader(edgeless, [2, -1], batch_size=2))
+    assert [b.n_id.tolist() for b in batches] == [[0, 1], [2, 3], [4]]
+    for b in batches:
+        assert b.edge_index.shape == (2, 0) and b.num_sampled_edges == [0, 0]
+        assert b.num_sampled_nodes == [b.batch_size, 0, 0]
+        assert torch.equal(b.x, edgeless.x[b.n_id])
+
+
+def test_bad_arguments():
+    data = random_graph()
+    with pytest.raises(ValueError, match="num_neighbors"):
+        NeighborLoader(data, [2, -2])
+    with pytest.raises(TypeError, match="num_neighbors"):
+        NeighborLoader(data, 3)
+    with pytest.raises(TypeError, match="num_neighbors"):
+        NeighborLoader(data, [2.0])
+    with pytest.raises(ValueError, match="batch_size"):
+        NeighborLoader(data, [2], batch_size=0)
+    with pytest.raises(TypeError, match="batch_size"):
+        NeighborLoader(data, [2], batch_size=2.5)
+    with pytest.raises(ValueError, match="input_nodes"):
+        NeighborLoader(data, [2], input_nodes=torch.tensor([0, 40]))
+    with pytest.raises(ValueError, match="input_nodes"):
+        NeighborLoader(data, [2], input_nodes=torch.tensor([-1]))
+    with pytest.raises(ValueError, match="input_nodes"):
+        NeighborLoader(data, [2], input_nodes=torch.ones(39, dtype=torch.bool))
+    with pytest.raises(TypeError, match="input_nodes"):
+        NeighborLoader(data, [2], input_nodes=torch.tensor([0.0]))
+    with pytest.raises(ValueError, match="edge_index"):
+        NeighborLoader(Plain(x=data.x, edge_index=data.edge_index.t()), [2])
+    with pytest.raises(TypeError, match="edge_index"):
+        NeighborLoader(Plain(x=data.x, edge_index=data.edge_index.float()), [2])
+    with pytest.raises(TypeError, match="edge_index"):
+        NeighborLoader(Plain(x=data.x), [2])
+    with pytest.raises(ValueError, match="edge_index"):
+        NeighborLoader(Plain(x=data.x, edge_index=torch.tensor([[0], [40]])), [2])
+    with pytest.raises(NotImplementedError, match="num_workers"):
+        NeighborLoader(data, [2], num_workers=2)
+    with pytest.raises(TypeError, match="frobnicate"):
+        NeighborLoader(data, [2], frobnicate=1)
+    with pytest.raises(ValueError, match="rank"):
+        NeighborLoader(data, [2], num_replicas=2, rank=2)
+    with pytest.raises(ValueError, match="subset_sampler"):
+        NeighborLoader(data, [2], subset_sampler="reservoir")
+    with pytest.raises(ValueError, match="feature_memory"):
+        NeighborLoader(data, [2], feature_memory="uva")
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="pinned"):
+            NeighborLoader(data, [2], feature_memory="pinned")
+
+
+def test_distributed_split_is_disjoint_and_even():
+    data = random_graph()
+    idx = torch.arange(5, 38)  # 33 seeds over 4 ranks: padded to 36
+    shares = []
+    for rank in range(4):
+        loader = NeighborLoader(data, [2], batch_size=4, input_nodes=idx, shuffle=True,
+                                num_replicas=4, rank=rank, seed=3)
+        loader.set_epoch(1)
+        assert len(loader) == 3
+        shares.append(torch.cat([b.n_id[:b.batch_size] for b in loader]))
+    assert all(s.numel() == 9 for s in shares)
+    assert set(torch.cat(shares).tolist()) == set(idx.tolist())
+
+
+def test_batch_through_gnnc_sage_matches_pyg():
+    pyg_nn = pytest.importorskip("torch_geometric.nn")
+    import gnnc.nn
+    torch.manual_seed(0)
+    data = random_graph(n=200, e=2000, f=16)
+    theirs = pyg_nn.SAGEConv(16, 8)
+    ours = gnnc.nn.SAGEConv(16, 8)
+    ours.load_state_dict(theirs.state_dict())
+    for batch in NeighborLoader(data, [10, 5], batch_size=64):
+        want = theirs(batch.x, batch.edge_index)
+        have = ours(batch.x, batch.edge_index)
+        torch.testing.assert_close(have, want, rtol=1e-5, atol=1e-5)
+
+
+def test_trim_to_layer_keeps_the_seeds_outputs():
+    # Hops in order: trimming the outer hop before the last layer leaves the
+    # seeds' outputs as they were.
+    trim = pytest.importorskip("torch_geometric.utils").trim_to_layer
+    import gnnc.nn
+    torch.manual_seed(0)
+    data = random_graph(n=200, e=2000, f=16)
+    convs = [gnnc.nn.SAGEConv(16, 16), gnnc.nn.SAGEConv(16, 4)]
+    batch = next(iter(NeighborLoader(data, [6, 4], batch_size=32)))
+    x, ei = batch.x, batch.edge_index
+    full = convs[1](convs[0](x, ei).relu(), ei)[:32]
+    for i, conv in enumerate(convs):
+        x, ei, _ = trim(i, batch.num_sampled_nodes, batch.num_sampled_edges, x, ei)
+        x = conv(x, ei)
+        if i == 0:
+            x = x.relu()
+    torch.testing.assert_close(x[:32], full)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+@pytest.mark.parametrize("feature_memory", ["device", "pinned"])
+def test_cuda(feature_memory):
+    data = random_graph(n=300, e=6000)
+    gen = torch.Generator("cuda").manual_seed(0)
+    loader = NeighborLoader(data, [5, 40, -1], batch_size=50, shuffle=True, generator=gen,
+                            device="cuda", feature_memory=feature_memory)
+    for batch in loader:
+        for t in (batch.x, batch.y, batch.edge_index, batch.n_id, batch.e_id,
+                  batch.input_id):
+            assert t.is_cuda
+        torch.testing.assert_close(batch.x.cpu(), data.x[batch.n_id.cpu()])
+        check_batch(batch, data, batch.n_id[:batch.batch_size].tolist(), [5, 40, -1])
+    # Graph on the GPU: the loader samples there; uniform per neighbour with
+    # both subset samplers (Floyd's for 10, the keyed sort for 40).
+    ei = torch.stack([torch.arange(1, 101), torch.zeros(100, dtype=torch.long)])
+    hub = Plain(x=torch.zeros(101, 1, device="cuda"), edge_index=ei.cuda())
+    for k in (10, 40):
+        loader = NeighborLoader(hub, [k], batch_size=3000,
+                                input_nodes=torch.zeros(3000, dtype=torch.long, device="cuda"),
+                                generator=torch.Generator("cuda").manual_seed(k))
+        (batch,) = list(loader)
+        assert batch.edge_index.is_cuda and batch.e_id.is_cuda
+        e = batch.e_id.view(3000, k).cpu()
+        assert (e.sort(1).values.diff(1) > 0).all(), "a neighbour sampled twice"
+        counts = torch.bincount(e.view(-1), minlength=100).double()
+        assert chi2(counts, 3000 * k / 100) < CHI2_999[99]
+
+
+class TwoLayerSAGE(torch.nn.Module):
+    def __init__(self, fin, hidden, classes):
+        super().__init__()
+        import gnnc.nn
+        self.conv1 = gnnc.nn.SAGEConv(fin, hidden)
+        self.conv2 = gnnc.nn.SAGEConv(hidden, classes)
+
+    def forward(self, x, edge_index):
+        return self.conv2(self.conv1(x, edge_index).relu(), edge_index)
+
+
+def _ddp_worker(rank, world, init_file, out_dir):
+    import torch.distributed as dist
+    import torch.nn.functional as F
+    dist.init_process_group("gloo", init_method=f"file://{init_file}", rank=rank,
+                            world_size=world)
+    data = random_graph(n=120, e=900, f=8)
+    torch.manual_seed(0)  # the same initial model on both ranks
+    model = TwoLayerSAGE(8, 16, 3)
+    start = torch.cat([p.detach().clone().view(-1) for p in model.parameters()])
+    net = torch.nn.parallel.DistributedDataParallel(model)
+    opt = torch.optim.SGD(net.parameters(), lr=0.5)
+    # Each rank its own share of the seeds, and its own sampling RNG.
+    loader = NeighborLoader(data, [5, 5], batch_size=16, shuffle=True, num_replicas=world,
+                            rank=rank, generator=torch.Generator().manual_seed(1 + rank))
+    steps, seeds = 0, []
+    for epoch in range(2):
+        loader.set_epoch(epoch)
+        for batch in loader:
+            opt.zero_grad()
+            out = net(batch.x, batch.edge_index)[:batch.batch_size]
+            F.cross_entropy(out, batch.y[:batch.batch_size]).backward()
+            opt.step()
+            steps += 1
+            seeds.append(batch.n_id[:batch.batch_size])
+    params = torch.cat([p.detach().view(-1) for p in model.parameters()])
+    torch.save({"steps": steps, "params": params, "start": start,
+                "seeds": torch.cat(seeds)}, os.path.join(out_dir, f"{rank}.pt"))
+    dist.destroy_process_group()
+
+
+@pytest.mark.skipif(not (torch.distributed.is_available() and
+                         torch.distributed.is_gloo_available()),
+                    reason="torch.distributed with gloo is not available")
+def test_ddp_two_processes_on_cpu():
+    import torch.multiprocessing as mp
+    with tempfile.TemporaryDirectory() as tmp:
+        mp.spawn(_ddp_worker, args=(2, os.path.join(tmp, "init"), tmp), nprocs=2)
+        r0, r1 = (torch.load(os.path.join(tmp, f"{r}.pt")) for r in range(2))
+    assert r0["steps"] == r1["steps"] == 8  # 120 seeds / 2 ranks / 16, 2 epochs
+    assert torch.equal(r0["start"], r1["start"])
+    assert not torch.equal(r0["params"], r0["start"])
+    assert torch.equal(r0["params"], r1["params"])
+    # Per epoch the ranks' seeds are disjoint and cover every node.
+    for epoch in range(2):
+        s0, s1 = (r["seeds"][epoch * 60:(epoch + 1) * 60] for r in (r0, r1))
+        assert sorted(torch.cat([s0, s1]).tolist()) == list(range(120))
