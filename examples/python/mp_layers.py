@@ -192,7 +192,7 @@ class PNAConv(gnnc.MessagePassing):
         self.pre_nns = torch.nn.ModuleList([Sequential(Linear(2 * in_channels, in_channels))])
         self.post_nns = torch.nn.ModuleList([Sequential(Linear(13 * in_channels, out_channels))])
         self.lin = Linear(out_channels, out_channels)
-        bins = torch.arange(deg.numel(), dtype=torch.float)
+        bins = torch.arange(deg.numel(), dtype=torch.float, device=deg.device)
         self.register_buffer("avg_deg_log", ((bins + 1).log() * deg).sum().view(1) / deg.sum())
 
     def forward(self, x, edge_index):

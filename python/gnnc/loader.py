@@ -24,9 +24,12 @@ __all__ = ["NeighborLoader"]
 # one sort of the C candidate edges. "auto" takes Floyd's when
 # R k^2 <= ratio * C. CPU: measured (bench/sampling.py --subset-sampler, 2
 # cores, a 1M-edge power-law graph: a comparison ~4 ns, a sorted candidate
-# ~70 ns). CUDA: a guess, not measured (Floyd's k steps are a few launches
-# each, its comparisons nearly free next to a sort's passes over memory).
-_FLOYD_RATIO = {"cpu": 16, "cuda": 64}
+# ~70 ns). CUDA (one H200, bench/sampling.py on a 1M-edge power-law graph,
+# fan-out [25, 10]: the sort 2.1 ms per batch, Floyd's 4.9 ms, where the
+# ratio 64 had picked Floyd's): Floyd's k steps are launch-bound, so it only
+# pays where the candidates outnumber R k^2 (hubs: reddit-like's second
+# hop); calibrated on that one graph.
+_FLOYD_RATIO = {"cpu": 16, "cuda": 1}
 
 _INT64_MAX = torch.iinfo(torch.int64).max
 
