@@ -12,6 +12,7 @@ from . import _gnnc
 from . import loader  # noqa: F401
 from ._message_passing import (FallbackWarning, MessagePassing,  # noqa: F401
                                TraceError, softmax)
+from . import utils  # noqa: F401
 
 __version__ = "0.1.0"
 

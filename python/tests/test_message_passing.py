@@ -883,10 +883,10 @@ def test_torch_compile_fullgraph_two_layers():
 # layers under the same weights.
 
 def _pyg_self_loops(edge_index, n):
-    """PyG's add_self_loops after remove_self_loops (as GATConv does)."""
-    keep = edge_index[0] != edge_index[1]
-    loops = torch.arange(n, device=edge_index.device).repeat(2, 1)
-    return torch.cat([edge_index[:, keep], loops], 1)
+    """PyG's add_self_loops after remove_self_loops (as GATConv does), with
+    gnnc.utils' cached versions of the two (the same tensor on every call)."""
+    loop_free, _ = gnnc.utils.remove_self_loops(edge_index)
+    return gnnc.utils.add_self_loops(loop_free, num_nodes=n)[0]
 
 
 class MyGAT(gnnc.MessagePassing):

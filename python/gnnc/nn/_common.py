@@ -613,17 +613,28 @@ def _derived(edge_index: Tensor, what: tuple, build):
 
         rec = _Derived(weakref.ref(edge_index, drop), _core._Snapshot.of(edge_index))
         _DERIVED[key] = rec
-    result = rec.results.get(what)
-    if result is None:
-        result = build()
-        # Calls on the derived graphs honour the input's change check.
-        for t in (result if isinstance(result, tuple) else (result,)):
-            if isinstance(t, Tensor) and _core._is_private(t):
-                _core._make_private(t, rec.snapshot.flag)
-        rec.results[what] = result
-    # The cached tensors are handed out again on every hit; nothing in gnnc.nn
-    # writes to them.
+    hit = rec.results.get(what)
+    # The cached tensors are handed out again on every hit: one written
+    # since (through PyTorch: gnnc.utils hands them to the caller) is
+    # derived anew.
+    if hit is not None and _versions(hit[0]) == hit[1]:
+        return hit[0]
+    result = build()
+    # Calls on the derived graphs honour the input's change check.
+    for t in _tensors(result):
+        if _core._is_private(t):
+            _core._make_private(t, rec.snapshot.flag)
+    rec.results[what] = (result, _versions(result))
     return result
+
+
+def _tensors(result) -> list:
+    return [t for t in (result if isinstance(result, tuple) else (result,))
+            if isinstance(t, Tensor)]
+
+
+def _versions(result) -> tuple:
+    return tuple(_core._version_of(t) for t in _tensors(result))
 
 
 def flip(edge_index: Tensor, flow: str) -> Tensor:
