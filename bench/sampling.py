@@ -36,17 +36,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def synthetic(n, e, device):
-    g = torch.Generator(device).manual_seed(0)
-    weight = torch.arange(1, n + 1, device=device, dtype=torch.float64) ** -0.5
-    cdf = torch.cumsum(weight, 0)
-    cdf /= cdf[-1].clone()
-
-    def ids():
-        rank = torch.searchsorted(cdf, torch.rand(e, generator=g, device=device,
-                                                  dtype=torch.float64))
-        return torch.randperm(n, generator=g, device=device)[rank.clamp_max(n - 1)]
-
-    return torch.stack([ids(), ids()]), n
+    sys.path.insert(0, str(ROOT / "examples" / "python"))
+    from train_ddp import power_law_edges  # the reddit-like run's generator
+    return power_law_edges(n, e, torch.Generator(device).manual_seed(0), device), n
 
 
 def planetoid_edges(name, device):
@@ -72,20 +64,25 @@ def time_gnnc(graph, args, device, sampler):
     loader = NeighborLoader(graph, args.fanout, batch_size=args.batch_size, shuffle=True,
                             subset_sampler=sampler,
                             generator=torch.Generator(device).manual_seed(0))
+    return time_loader(loader, args.batches, device)
+
+
+def time_loader(loader, batches, device):
+    """(seconds, edges, nodes, batches) of `batches` batches after two
+    warm-up ones, starting the loader over when it runs out."""
     it = iter(loader)
     for _ in range(2):
         next(it)
     sync(device)
     t0 = time.perf_counter()
-    edges = nodes = batches = 0
-    for _ in range(args.batches):
+    edges = nodes = 0
+    for _ in range(batches):
         batch = next(it, None)
         if batch is None:
             it = iter(loader)
             batch = next(it)
         edges += batch.edge_index.size(1)
-        nodes += batch.n_id.numel()
-        batches += 1
+        nodes += batch.num_nodes
     sync(device)
     return time.perf_counter() - t0, edges, nodes, batches
 
@@ -152,19 +149,7 @@ def time_pyg(graph, args):
     data = Data(x=None if graph.x is None else graph.x.cpu(),
                 edge_index=graph.edge_index.cpu(), num_nodes=graph.num_nodes)
     loader = NeighborLoader(data, args.fanout, batch_size=args.batch_size, shuffle=True)
-    it = iter(loader)
-    for _ in range(2):
-        next(it)
-    t0 = time.perf_counter()
-    edges = nodes = 0
-    for _ in range(args.batches):
-        batch = next(it, None)
-        if batch is None:
-            it = iter(loader)
-            batch = next(it)
-        edges += batch.edge_index.size(1)
-        nodes += batch.num_nodes
-    return time.perf_counter() - t0, edges, nodes, args.batches
+    return time_loader(loader, args.batches, torch.device("cpu"))
 
 
 def main():

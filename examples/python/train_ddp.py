@@ -60,22 +60,28 @@ class Graph:
         self.splits = splits
 
 
+def power_law_edges(n: int, e: int, g: torch.Generator, device) -> torch.Tensor:
+    """e edges over n nodes whose sources and destinations both follow a
+    power law (weight ~ rank^-0.5 over a random order of the nodes)."""
+    weight = torch.arange(1, n + 1, device=device, dtype=torch.float64) ** -0.5
+    cdf = torch.cumsum(weight, 0)
+    cdf /= cdf[-1].clone()
+
+    def ids():
+        rank = torch.searchsorted(cdf, torch.rand(e, generator=g, device=device,
+                                                  dtype=torch.float64))
+        return torch.randperm(n, generator=g, device=device)[rank.clamp_max(n - 1)]
+
+    return torch.stack([ids(), ids()])
+
+
 def synthetic(spec: str, train_fraction: float, device) -> Graph:
     try:
         n, e, f, c = (int(v) for v in spec.split(":")[1:])
     except ValueError:
         sys.exit(f"train_ddp: --graph synthetic:N:E:F:C expected, got '{spec}'")
     g = torch.Generator(device).manual_seed(0)
-    weight = torch.arange(1, n + 1, device=device, dtype=torch.float64) ** -0.5
-    cdf = torch.cumsum(weight, 0)
-    cdf /= cdf[-1].clone()
-
-    def power_law_ids():
-        rank = torch.searchsorted(cdf, torch.rand(e, generator=g, device=device,
-                                                  dtype=torch.float64))
-        return torch.randperm(n, generator=g, device=device)[rank.clamp_max(n - 1)]
-
-    edge_index = torch.stack([power_law_ids(), power_law_ids()])
+    edge_index = power_law_edges(n, e, g, device)
     x = torch.randn(n, f, generator=g, device=device)
     y = torch.randint(c, (n,), generator=g, device=device)
     order = torch.randperm(n, generator=g, device=device)

@@ -12,6 +12,7 @@ the same tests run on CUDA tensors.
 
 import inspect
 import os
+import sys
 import warnings
 
 import pytest
@@ -124,18 +125,10 @@ class GATLike(gnnc.MessagePassing):
         return aggr_out.view(-1, self.heads * self.channels)
 
 
-class EdgeConvLike(gnnc.MessagePassing):
-    """EdgeConv: max_j nn(cat([x_i, x_j - x_i]))."""
-
-    def __init__(self, nn, aggr="max"):
-        super().__init__(aggr)
-        self.nn = nn
-
-    def forward(self, x, edge_index):
-        return self.propagate(edge_index, x=x)
-
-    def message(self, x_i, x_j):
-        return self.nn(torch.cat([x_i, x_j - x_i], dim=-1))
+# EdgeConv: max_j nn(cat([x_i, x_j - x_i])), as examples/python/mp_layers.py
+# writes it.
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "..", "..", "examples", "python"))
+from mp_layers import EdgeConv as EdgeConvLike  # noqa: E402
 
 
 class ResGatedLike(gnnc.MessagePassing):

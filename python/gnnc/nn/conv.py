@@ -256,6 +256,17 @@ def _reset(value) -> None:
             _reset(child)
 
 
+def _gin_eps(module: torch.nn.Module, nn: Callable, eps: float, train_eps: bool) -> None:
+    """GIN's and GINE's `nn` and `eps` (a parameter with `train_eps`, else a
+    buffer), as PyG names them; reset_parameters fills `eps`."""
+    module.nn = nn
+    module.initial_eps = eps
+    if train_eps:
+        module.eps = torch.nn.Parameter(torch.empty(1))
+    else:
+        module.register_buffer("eps", torch.empty(1))
+
+
 class GINConv(torch.nn.Module):
     r"""PyG's `GINConv` (Xu et al.):
     `out_i = nn((1 + eps) x_i + sum_{j -> i} x_j)`.
@@ -271,12 +282,7 @@ class GINConv(torch.nn.Module):
                  **kwargs):
         super().__init__()
         self.flow = _common.check_kwargs(type(self).__name__, kwargs)
-        self.nn = nn
-        self.initial_eps = eps
-        if train_eps:
-            self.eps = torch.nn.Parameter(torch.empty(1))
-        else:
-            self.register_buffer("eps", torch.empty(1))
+        _gin_eps(self, nn, eps, train_eps)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -328,12 +334,7 @@ class GINEConv(torch.nn.Module):
         super().__init__()
         name = type(self).__name__
         self.flow = _common.check_kwargs(name, kwargs)
-        self.nn = nn
-        self.initial_eps = eps
-        if train_eps:
-            self.eps = torch.nn.Parameter(torch.empty(1))
-        else:
-            self.register_buffer("eps", torch.empty(1))
+        _gin_eps(self, nn, eps, train_eps)
         if edge_dim is not None:
             edge_dim = _common.check_channels(name, "edge_dim", edge_dim)
             first = nn[0] if isinstance(nn, torch.nn.Sequential) else nn
