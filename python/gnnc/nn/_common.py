@@ -45,6 +45,16 @@ def optional_bias(module: torch.nn.Module, bias: bool, size: int) -> None:
         "bias", torch.nn.Parameter(torch.empty(size)) if bias else None)
 
 
+def parameter_or_buffer(module: torch.nn.Module, name: str, learnable: bool,
+                        value: Tensor) -> None:
+    """`value` as the parameter `name` when `learnable`, else as a buffer
+    (PyG's GIN eps / AGNN beta)."""
+    if learnable:
+        setattr(module, name, torch.nn.Parameter(value))
+    else:
+        module.register_buffer(name, value)
+
+
 def optional_residual(module: torch.nn.Module, residual: bool, in_channels: int,
                       size: int) -> None:
     """PyG's `residual` (GAT, GATv2): a bias-free glorot `Linear` named `res`,

@@ -261,10 +261,7 @@ def _gin_eps(module: torch.nn.Module, nn: Callable, eps: float, train_eps: bool)
     buffer), as PyG names them; reset_parameters fills `eps`."""
     module.nn = nn
     module.initial_eps = eps
-    if train_eps:
-        module.eps = torch.nn.Parameter(torch.empty(1))
-    else:
-        module.register_buffer("eps", torch.empty(1))
+    _common.parameter_or_buffer(module, "eps", train_eps, torch.empty(1))
 
 
 class GINConv(torch.nn.Module):
@@ -429,10 +426,8 @@ class AGNNConv(torch.nn.Module):
         self.flow = _common.check_kwargs(type(self).__name__, kwargs)
         self.requires_grad = requires_grad
         self.add_self_loops = add_self_loops
-        if requires_grad:
-            self.beta = torch.nn.Parameter(torch.empty(1))
-        else:
-            self.register_buffer("beta", torch.ones(1))
+        _common.parameter_or_buffer(self, "beta", requires_grad,
+                                    torch.empty(1) if requires_grad else torch.ones(1))
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
