@@ -264,6 +264,17 @@ def _gin_eps(module: torch.nn.Module, nn: Callable, eps: float, train_eps: bool)
     _common.parameter_or_buffer(module, "eps", train_eps, torch.empty(1))
 
 
+def _gin_inputs(module: torch.nn.Module, x, edge_index, size):
+    """GIN's and GINE's checks of forward's inputs: (layer name, the graph
+    argument as given, edge_index, a sparse adjacency's values, node count)."""
+    name = type(module).__name__
+    adj = edge_index
+    edge_index, values = _common.check_inputs(name, x, adj, None, module.eps.dtype,
+                                              module.flow)
+    _common.check_size(name, size, x.size(0))
+    return name, adj, edge_index, values, x.size(0)
+
+
 class GINConv(torch.nn.Module):
     r"""PyG's `GINConv` (Xu et al.):
     `out_i = nn((1 + eps) x_i + sum_{j -> i} x_j)`.
@@ -289,12 +300,7 @@ class GINConv(torch.nn.Module):
 
     @_common.sparse_runs_eagerly
     def forward(self, x: Tensor, edge_index: Tensor, size=None) -> Tensor:
-        name = type(self).__name__
-        adj = edge_index
-        edge_index, values = _common.check_inputs(name, x, edge_index, None,
-                                                  self.eps.dtype, self.flow)
-        n = x.size(0)
-        _common.check_size(name, size, n)
+        name, adj, edge_index, values, n = _gin_inputs(self, x, edge_index, size)
         ei = _common.flip(edge_index, self.flow)
         weights = _common.message_weights(name, adj, values, "sum", x.dtype)
         if weights is not None:
@@ -358,12 +364,7 @@ class GINEConv(torch.nn.Module):
     @_common.sparse_runs_eagerly
     def forward(self, x: Tensor, edge_index: Tensor,
                 edge_attr: Optional[Tensor] = None, size=None) -> Tensor:
-        name = type(self).__name__
-        adj = edge_index
-        edge_index, values = _common.check_inputs(name, x, edge_index, None,
-                                                  self.eps.dtype, self.flow)
-        n = x.size(0)
-        _common.check_size(name, size, n)
+        name, adj, edge_index, values, n = _gin_inputs(self, x, edge_index, size)
         if _common.is_sparse(adj):
             if edge_attr is None:
                 edge_attr = values
