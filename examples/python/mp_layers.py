@@ -55,10 +55,10 @@ def pyg_name(name):
 
 
 def _self_loops(edge_index, n):
-    """PyG's add_self_loops after remove_self_loops."""
-    keep = edge_index[0] != edge_index[1]
-    loops = torch.arange(n, device=edge_index.device).repeat(2, 1)
-    return torch.cat([edge_index[:, keep], loops], 1)
+    """PyG's add_self_loops after remove_self_loops (gnnc.utils': the same
+    tensor on every call while edge_index holds the same indices)."""
+    loop_free, _ = gnnc.utils.remove_self_loops(edge_index)
+    return gnnc.utils.add_self_loops(loop_free, num_nodes=n)[0]
 
 
 class GENConv(gnnc.MessagePassing):

@@ -151,6 +151,10 @@ class MessagePassing(torch.nn.Module):
         self._plans = {}
         self._uncached = None  # why the last call had to trace, if it did
         self._mp_id = next(_IDS)
+        # message's parameter names, read here once: propagate reads them
+        # where torch.compile traces strictly, and dynamo cannot look a
+        # function up in a dict (_params' cache).
+        self._message_params = tuple(p.name for p in _params(self.message))
         _LAYERS[self._mp_id] = self
         _hook_dynamo()
 
@@ -271,9 +275,11 @@ class MessagePassing(torch.nn.Module):
 
     def _lifted_stems(self, kwargs):
         stems = []
-        for p in _params(self.message):
-            if p.name[-2:] in ("_i", "_j") and p.name[:-2] in kwargs:
-                stems.append(p.name[:-2])
+        names = self._message_params if torch.compiler.is_compiling() else \
+            [p.name for p in _params(self.message)]
+        for name in names:
+            if name[-2:] in ("_i", "_j") and name[:-2] in kwargs:
+                stems.append(name[:-2])
         return stems
 
     def _configuration(self, kwargs) -> tuple:
@@ -567,7 +573,7 @@ class _Uncacheable(Exception):
 # The attributes every torch.nn.Module has (hooks, registries) and
 # MessagePassing's own bookkeeping: not the layer's configuration.
 _INTERNAL = frozenset(torch.nn.Module().__dict__) | {
-    "_gnn_ir", "_failed", "_plans", "_uncached", "_mp_id"}
+    "_gnn_ir", "_failed", "_plans", "_uncached", "_mp_id", "_message_params"}
 _VALUES = (type(None), bool, int, str, bytes, complex, torch.dtype, torch.device,
            torch.layout)
 _BY_IDENTITY = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type,

@@ -223,3 +223,35 @@ def test_no_edges_by_features_buffer(name, tmp_path):
                 m = _PER_EDGE.match(b["size"])
                 assert m and int(m.group(1)) <= heads, \
                     f"{p['name']}: {b['role']} buffer {b['name']} of {b['size']}"
+
+
+@pytest.mark.skipif(DEVICE.type != "cpu", reason="the CPU compile test (the CUDA one "
+                    "is test_message_passing's known failure)")
+def test_a_model_of_these_layers_compiles_without_graph_breaks():
+    """torch.compile(fullgraph=True) of a model of the layers whose graph
+    has no data-dependent shape (SuperGAT removes self-loops and PNA counts
+    degrees with bincount: sizes that depend on the values)."""
+    ei, n = _graph()
+    torch.manual_seed(3)
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gen = mp_layers.GENConv(C, C)
+            self.le = mp_layers.LEConv(C, C)
+            self.edge = mp_layers.EdgeConv(torch.nn.Linear(2 * C, C))
+            self.gated = mp_layers.GatedGraphConv(C, 2)
+
+        def forward(self, x, edge_index):
+            x = torch.relu(self.gen(x, edge_index))
+            x = torch.relu(self.le(x, edge_index))
+            return self.gated(self.edge(x, edge_index), edge_index)
+
+    model = Model().to(DEVICE)
+    x = _features("GENConv", n)
+    torch._dynamo.reset()
+    explanation = torch._dynamo.explain(model)(x, ei)
+    assert explanation.graph_break_count == 0, explanation.break_reasons
+    torch._dynamo.reset()
+    got = torch.compile(model, fullgraph=True)(x, ei)
+    torch.testing.assert_close(got, model(x, ei))
