@@ -176,7 +176,7 @@ def evaluate(model, loader, full, args):
     return [float(correct), float(total)]
 
 
-def main():
+def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--graph", default="cora",
                    help="cora, citeseer or synthetic:N:E:F:C")
@@ -197,79 +197,111 @@ def main():
                    help="train on the whole graph each step (the accuracy baseline)")
     p.add_argument("--eval-every", type=int, default=0,
                    help="evaluate every K epochs (default: after the last one only)")
-    args = p.parse_args()
+    return p.parse_args(argv)
 
-    rank, world, device = setup()
-    distributed = dist.is_initialized()
-    import gnnc.nn
-    from gnnc.loader import NeighborLoader
 
-    if args.graph.startswith("synthetic:"):
-        data = synthetic(args.graph, args.train_fraction, device)
-    else:
-        data = planetoid(args.graph, device)
-    fanout = [int(v) for v in args.fanout.split(",")]
-    torch.manual_seed(args.seed)  # the same initial model on every rank
-    cls = SAGE if args.model == "sage" else GAT
-    model = cls(gnnc.nn, data.x.size(1), args.hidden, data.num_classes, len(fanout),
-                args.dropout).to(device)
-    net = torch.nn.parallel.DistributedDataParallel(model) if distributed else model
-    opt = torch.optim.Adam(net.parameters(), lr=args.lr)
-    # Sampling differs per rank (its own RNG stream); the seed split is the
-    # loader's (num_replicas/rank), the same permutation on every rank.
-    torch.manual_seed(args.seed * 1000 + 1 + rank)
-    share = {"num_replicas": world, "rank": rank} if distributed else {}
-    train_loader = NeighborLoader(data, fanout, batch_size=args.batch_size, shuffle=True,
-                                  input_nodes=data.splits["train"], seed=args.seed,
-                                  feature_memory=args.feature_memory, **share)
-    eval_sets = {k: v for k, v in data.splits.items() if k != "train"}
-    if args.full_graph:
-        eval_loaders = {k: v[rank::world] for k, v in eval_sets.items()}
-        train_share = data.splits["train"][rank::world]
-    else:
-        eval_loaders = {k: NeighborLoader(data, fanout, batch_size=args.batch_size,
-                                          input_nodes=v[rank::world],
-                                          feature_memory=args.feature_memory)
-                        for k, v in eval_sets.items()}
-    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
-    if rank == 0:
-        print(f"{args.model} on {args.graph}: {data.num_nodes} nodes, "
-              f"{data.edge_index.size(1)} edges, {data.x.size(1)} features, "
-              f"{data.num_classes} classes; {data.splits['train'].numel()} training "
-              f"seeds; fan-out {fanout}, batch {args.batch_size}; {world} rank(s) on "
-              f"{device.type}" + (" (full graph)" if args.full_graph else ""), flush=True)
+class Run:
+    """A training run on this rank: the data, the (DDP-wrapped) model, its
+    optimiser and the loaders."""
 
-    times, results = [], {}
-    for epoch in range(args.epochs):
-        net.train()
-        train_loader.set_epoch(epoch)
-        sync()
+    def __init__(self, args, rank: int, world: int, device):
+        import gnnc.nn
+        from gnnc.loader import NeighborLoader
+
+        self.args, self.rank, self.world, self.device = args, rank, world, device
+        self.distributed = dist.is_initialized()
+        if args.graph.startswith("synthetic:"):
+            self.data = synthetic(args.graph, args.train_fraction, device)
+        else:
+            self.data = planetoid(args.graph, device)
+        data = self.data
+        self.fanout = [int(v) for v in args.fanout.split(",")]
+        torch.manual_seed(args.seed)  # the same initial model on every rank
+        cls = SAGE if args.model == "sage" else GAT
+        self.model = cls(gnnc.nn, data.x.size(1), args.hidden, data.num_classes,
+                         len(self.fanout), args.dropout).to(device)
+        self.net = (torch.nn.parallel.DistributedDataParallel(self.model)
+                    if self.distributed else self.model)
+        self.opt = torch.optim.Adam(self.net.parameters(), lr=args.lr)
+        # Sampling differs per rank (its own RNG stream); the seed split is
+        # the loader's (num_replicas/rank), the same permutation on every rank.
+        torch.manual_seed(args.seed * 1000 + 1 + rank)
+        share = {"num_replicas": world, "rank": rank} if self.distributed else {}
+        self.train_loader = NeighborLoader(
+            data, self.fanout, batch_size=args.batch_size, shuffle=True,
+            input_nodes=data.splits["train"], seed=args.seed,
+            feature_memory=args.feature_memory, **share)
+        eval_sets = {k: v for k, v in data.splits.items() if k != "train"}
+        if args.full_graph:
+            self.eval_loaders = {k: v[rank::world] for k, v in eval_sets.items()}
+            self.train_share = data.splits["train"][rank::world]
+        else:
+            self.eval_loaders = {k: NeighborLoader(data, self.fanout,
+                                                   batch_size=args.batch_size,
+                                                   input_nodes=v[rank::world],
+                                                   feature_memory=args.feature_memory)
+                                 for k, v in eval_sets.items()}
+        self.sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+
+    def describe(self) -> str:
+        a, d = self.args, self.data
+        return (f"{a.model} on {a.graph}: {d.num_nodes} nodes, {d.edge_index.size(1)} "
+                f"edges, {d.x.size(1)} features, {d.num_classes} classes; "
+                f"{d.splits['train'].numel()} training seeds; fan-out {self.fanout}, "
+                f"batch {a.batch_size}; {self.world} rank(s) on {self.device.type}"
+                + (" (full graph)" if a.full_graph else ""))
+
+    def train_epoch(self, epoch: int):
+        """(seconds, seconds in the loader, training seeds) of one epoch."""
+        self.net.train()
+        self.train_loader.set_epoch(epoch)
+        self.sync()
         t0 = time.perf_counter()
         in_loader, seeds = 0.0, 0
-        if args.full_graph:
-            opt.zero_grad()
-            out = net(data.x, data.edge_index)
-            F.cross_entropy(out[train_share], data.y[train_share]).backward()
-            opt.step()
-            seeds = train_share.numel()
+        if self.args.full_graph:
+            self.opt.zero_grad()
+            out = self.net(self.data.x, self.data.edge_index)
+            F.cross_entropy(out[self.train_share], self.data.y[self.train_share]).backward()
+            self.opt.step()
+            seeds = self.train_share.numel()
         else:
-            it = iter(train_loader)
+            it = iter(self.train_loader)
             while True:
                 t1 = time.perf_counter()
                 batch = next(it, None)
-                sync()
+                self.sync()
                 in_loader += time.perf_counter() - t1
                 if batch is None:
                     break
-                opt.zero_grad()
-                out = net(batch.x, batch.edge_index)[:batch.batch_size]
+                self.opt.zero_grad()
+                out = self.net(batch.x, batch.edge_index)[:batch.batch_size]
                 F.cross_entropy(out, batch.y[:batch.batch_size]).backward()
-                opt.step()
+                self.opt.step()
                 seeds += batch.batch_size
-        sync()
-        elapsed = time.perf_counter() - t0
-        slowest = all_max(elapsed, device, distributed)
-        (total_seeds,) = all_sum([seeds], device, distributed)
+        self.sync()
+        return time.perf_counter() - t0, in_loader, seeds
+
+    def accuracies(self) -> dict:
+        """Accuracy per evaluation set, over every rank's share."""
+        results = {}
+        for name, loader in self.eval_loaders.items():
+            correct, total = all_sum(evaluate(self.model, loader, self.data, self.args),
+                                     self.device, self.distributed)
+            results[name] = correct / max(total, 1)
+        return results
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    rank, world, device = setup()
+    run = Run(args, rank, world, device)
+    if rank == 0:
+        print(run.describe(), flush=True)
+    times = []
+    for epoch in range(args.epochs):
+        elapsed, in_loader, seeds = run.train_epoch(epoch)
+        slowest = all_max(elapsed, device, run.distributed)
+        (total_seeds,) = all_sum([seeds], device, run.distributed)
         times.append(slowest)
         if rank == 0:
             print(f"epoch {epoch:3d}  {slowest * 1e3:9.1f} ms  "
@@ -277,17 +309,14 @@ def main():
                   f"loader {100 * in_loader / elapsed:5.1f} % of rank 0's time", flush=True)
         last = epoch + 1 == args.epochs
         if last or (args.eval_every and (epoch + 1) % args.eval_every == 0):
-            for name, loader in eval_loaders.items():
-                correct, total = all_sum(evaluate(model, loader, data, args), device,
-                                         distributed)
-                results[name] = correct / max(total, 1)
+            results = run.accuracies()
             if rank == 0:
                 print("  " + "  ".join(f"{k} accuracy {100 * v:.1f} %"
                                        for k, v in results.items()), flush=True)
     if rank == 0 and times:
         steady = times[1:] or times
         print(f"median epoch {statistics.median(steady) * 1e3:.1f} ms (after the first)")
-    if distributed:
+    if run.distributed:
         dist.destroy_process_group()
 
 

@@ -485,3 +485,33 @@ def test_ddp_two_processes_on_cpu():
     for epoch in range(2):
         s0, s1 = (r["seeds"][epoch * 60:(epoch + 1) * 60] for r in (r0, r1))
         assert sorted(torch.cat([s0, s1]).tolist()) == list(range(120))
+
+
+_EXAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                        "examples", "python", "train_ddp.py")
+
+
+@pytest.mark.skipif(not os.path.isfile(_EXAMPLE), reason="examples/ not beside the tests")
+@pytest.mark.parametrize("ranks", [1, 2])
+def test_train_ddp_example_runs(ranks):
+    """examples/python/train_ddp.py on Cora (data/): in one process, and
+    under torch.distributed.run with two gloo ranks on the CPU."""
+    import subprocess
+    import sys
+    if ranks > 1 and not (torch.distributed.is_available() and
+                          torch.distributed.is_gloo_available()):
+        pytest.skip("torch.distributed with gloo is not available")
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="",
+               PYTHONPATH=os.pathsep.join(filter(None, [
+                   os.path.dirname(os.path.dirname(gnnc.__file__)),
+                   os.environ.get("PYTHONPATH")])))
+    launch = [sys.executable] + ([] if ranks == 1 else
+                                 ["-m", "torch.distributed.run", "--standalone",
+                                  f"--nproc_per_node={ranks}"])
+    out = subprocess.run(launch + [_EXAMPLE, "--graph", "cora", "--epochs", "2",
+                                   "--hidden", "16", "--batch-size", "64"],
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert f"{ranks} rank(s) on cpu" in out.stdout
+    assert out.stdout.count("seeds/s") == 2
+    assert "test accuracy" in out.stdout and "median epoch" in out.stdout
