@@ -345,8 +345,10 @@ class MessagePassing(torch.nn.Module):
             rows = n if domain == "node" else edge_index.size(1)
             masks[seq] = _draw_mask((rows,) + shape, prob, plan.dtype, plan.device)
         tensors = [_resolve(self, r, kwargs, masks).contiguous() for r in plan.recipes]
-        self._gnn_ir = plan.text
-        self._uncached = None
+        # Plain attributes, set past Module.__setattr__ (its registry checks
+        # cost a few microseconds each, on every call).
+        self.__dict__["_gnn_ir"] = plan.text
+        self.__dict__["_uncached"] = None
         return self._call_compiled(plan.fn, type(self).__name__, edge_index, n, tensors, graph,
                            plan.device)
 

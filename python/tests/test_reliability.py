@@ -332,6 +332,21 @@ def test_zero_nodes_and_edges(layer, graph):
         assert p.grad is None or p.grad.shape == p.shape
 
 
+@pytest.mark.parametrize("graph", list(GRAPHS))
+def test_gine_zero_nodes_and_edges(graph):
+    torch.manual_seed(0)
+    conv = gnn.GINEConv(torch.nn.Linear(4, 3), edge_dim=2, train_eps=True)
+    edge_index, n = GRAPHS[graph]
+    x = torch.randn(n, 4, requires_grad=True)
+    e = torch.randn(edge_index.size(1), 2, requires_grad=True)
+    out = conv(x, edge_index, e)
+    assert out.shape == (n, 3)
+    out.sum().backward()
+    assert x.grad.shape == (n, 4) and e.grad.shape == e.shape
+    for p in conv.parameters():
+        assert p.grad is None or p.grad.shape == p.shape
+
+
 def test_zero_nodes_match_pyg_shapes():
     pyg_nn = pytest.importorskip("torch_geometric.nn")
     x, ei = torch.zeros(0, 4), torch.zeros(2, 0, dtype=torch.long)
