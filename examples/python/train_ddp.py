@@ -96,7 +96,20 @@ def planetoid(name: str, device) -> Graph:
     return Graph(x, edge_index, y, classes, splits)
 
 
-class SAGE(torch.nn.Module):
+class Stack(torch.nn.Module):
+    """Layers with an activation and dropout between them."""
+
+    act = staticmethod(F.relu)
+
+    def forward(self, x, edge_index):
+        for i, conv in enumerate(self.convs):
+            x = conv(x, edge_index)
+            if i + 1 < len(self.convs):
+                x = F.dropout(self.act(x), self.dropout, self.training)
+        return x
+
+
+class SAGE(Stack):
     def __init__(self, nn, fin, hidden, classes, layers, dropout):
         super().__init__()
         dims = [fin] + [hidden] * (layers - 1) + [classes]
@@ -104,15 +117,10 @@ class SAGE(torch.nn.Module):
             nn.SAGEConv(a, b, aggr="mean") for a, b in zip(dims[:-1], dims[1:]))
         self.dropout = dropout
 
-    def forward(self, x, edge_index):
-        for i, conv in enumerate(self.convs):
-            x = conv(x, edge_index)
-            if i + 1 < len(self.convs):
-                x = F.dropout(F.relu(x), self.dropout, self.training)
-        return x
 
+class GAT(Stack):
+    act = staticmethod(F.elu)
 
-class GAT(torch.nn.Module):
     def __init__(self, nn, fin, hidden, classes, layers, dropout, heads=4):
         super().__init__()
         self.convs = torch.nn.ModuleList()
@@ -122,13 +130,6 @@ class GAT(torch.nn.Module):
                                          classes if last else hidden // heads,
                                          heads=1 if last else heads, concat=not last))
         self.dropout = dropout
-
-    def forward(self, x, edge_index):
-        for i, conv in enumerate(self.convs):
-            x = conv(x, edge_index)
-            if i + 1 < len(self.convs):
-                x = F.dropout(F.elu(x), self.dropout, self.training)
-        return x
 
 
 def setup():

@@ -17,6 +17,8 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Unio
 import torch
 from torch import Tensor
 
+from . import _core
+
 __all__ = ["NeighborLoader"]
 
 # Choosing k of d > k in-neighbours: Floyd's algorithm costs k vectorised
@@ -69,21 +71,21 @@ def _check_num_neighbors(num_neighbors) -> List[int]:
 
 
 def _check_edge_index(edge_index, num_nodes: int) -> Tensor:
-    if not isinstance(edge_index, Tensor):
-        raise TypeError(f"NeighborLoader: data.edge_index must be a tensor, got "
-                        f"{_name(edge_index)}")
-    if edge_index.dim() != 2 or edge_index.size(0) != 2:
-        raise ValueError(f"NeighborLoader: data.edge_index must have shape [2, E], "
-                         f"got {list(edge_index.shape)}")
-    if edge_index.dtype not in (torch.int64, torch.int32):
-        raise TypeError(f"NeighborLoader: data.edge_index must be int64 (or int32), "
-                        f"got {edge_index.dtype}")
+    """data.edge_index checked as gnnc checks one (_core), then its ids."""
+    try:
+        _core._check_edge_index(edge_index)
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"NeighborLoader: data.{str(e).removeprefix('gnnc: ')}") from None
     edge_index = edge_index.long()
-    if edge_index.numel() and (int(edge_index.min()) < 0 or
-                               int(edge_index.max()) >= num_nodes):
-        raise ValueError(f"NeighborLoader: data.edge_index holds ids outside "
-                         f"[0, {num_nodes}) (num_nodes = {num_nodes})")
+    _check_ids("NeighborLoader: data.edge_index holds", edge_index, num_nodes)
     return edge_index
+
+
+def _check_ids(what: str, ids: Tensor, num_nodes: int) -> None:
+    """Node ids in [0, num_nodes) (one synchronisation on CUDA)."""
+    if ids.numel() and (int(ids.min()) < 0 or int(ids.max()) >= num_nodes):
+        raise ValueError(f"{what} ids outside [0, {num_nodes}) "
+                         f"(num_nodes = {num_nodes})")
 
 
 def _num_nodes(data, edge_index: Tensor) -> int:
@@ -336,10 +338,7 @@ class NeighborLoader:
             raise TypeError(f"NeighborLoader: input_nodes must be an integer index or "
                             f"a bool mask, got {input_nodes.dtype}")
         input_nodes = input_nodes.to(self.device, torch.long)
-        if input_nodes.numel() and (int(input_nodes.min()) < 0 or
-                                    int(input_nodes.max()) >= n):
-            raise ValueError(f"NeighborLoader: input_nodes holds ids outside "
-                             f"[0, {n}) (num_nodes = {n})")
+        _check_ids("NeighborLoader: input_nodes holds", input_nodes, n)
         return input_nodes
 
     # -- iteration ----------------------------------------------------------
@@ -504,8 +503,7 @@ class NeighborLoader:
                                                               torch.complex128):
             raise TypeError(f"NeighborLoader.sample: seeds must be integer ids, got "
                             f"{seeds.dtype}")
-        if seeds.numel() and (int(seeds.min()) < 0 or int(seeds.max()) >= self.num_nodes):
-            raise ValueError(f"NeighborLoader.sample: seeds outside [0, {self.num_nodes})")
+        _check_ids("NeighborLoader.sample: seeds hold", seeds, self.num_nodes)
         return self._sample_safely(seeds, input_id)
 
     def _sample_safely(self, seeds: Tensor, input_id: Optional[Tensor]):

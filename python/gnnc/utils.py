@@ -24,13 +24,10 @@ __all__ = ["add_self_loops", "remove_self_loops"]
 
 
 def _check(name: str, edge_index, edge_attr) -> None:
-    if not isinstance(edge_index, Tensor) or edge_index.dim() != 2 or \
-            edge_index.size(0) != 2:
-        raise ValueError(f"gnnc.utils.{name}: expected edge_index of shape [2, E], got "
-                         f"{getattr(edge_index, 'shape', type(edge_index).__name__)}")
-    if edge_index.dtype not in (torch.int64, torch.int32):
-        raise TypeError(f"gnnc.utils.{name}: expected an int64 (or int32) edge_index, "
-                        f"got {edge_index.dtype}")
+    try:  # as gnnc checks an edge_index
+        _core._check_edge_index(edge_index)
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"gnnc.utils.{name}: {str(e).removeprefix('gnnc: ')}") from None
     if edge_attr is not None and (not isinstance(edge_attr, Tensor) or
                                   edge_attr.dim() < 1 or
                                   edge_attr.size(0) != edge_index.size(1)):
