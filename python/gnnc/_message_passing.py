@@ -9,6 +9,7 @@ forward and backward kernels. See docs/Python-mp.md.
 
 import inspect
 import itertools
+import operator
 import types
 import warnings
 import weakref
@@ -146,10 +147,12 @@ class MessagePassing(torch.nn.Module):
         self.aggr = _AGGRS[aggr]
         self.flow = flow
         self.fallback = fallback
-        self._gnn_ir = None
         self._failed = {}
         self._plans = {}
-        self._uncached = None  # why the last call had to trace, if it did
+        # What changes from call to call, in one object whose identity does
+        # not (the configuration's fingerprint reads the layer's attributes
+        # by identity, see _ModulePart).
+        self._mp = _Status()
         self._mp_id = next(_IDS)
         # message's parameter names, read here once: propagate reads them
         # where torch.compile traces strictly, and dynamo cannot look a
@@ -166,13 +169,18 @@ class MessagePassing(torch.nn.Module):
         return inputs
 
     # -- the public surface --------------------------------------------------
+    @property
+    def _uncached(self) -> Optional[str]:
+        """Why the last call had to trace (None: its configuration was keyed)."""
+        return self._mp.uncached
+
     def gnn_ir(self) -> str:
         """The printed `gnn` function of the last call that was traced and
         compiled (before differentiation)."""
-        if self._gnn_ir is None:
+        if self._mp.gnn_ir is None:
             raise RuntimeError(f"gnnc.MessagePassing: {type(self).__name__} has not "
                                f"compiled a function yet (call the layer first)")
-        return self._gnn_ir
+        return self._mp.gnn_ir
 
     def propagate(self, edge_index, size=None, **kwargs):
         """Messages along ``edge_index`` ([2, E], row 0 the sources), their
@@ -192,7 +200,7 @@ class MessagePassing(torch.nn.Module):
             graph = _core._handle(edge_index, n)
             state = {".".join(path): t for path, t in _tensors_of(self, ())}
             return _run(self._mp_id, self.training, edge_index, n, graph, kwargs, state)
-        return self._propagate(edge_index, n, kwargs)
+        return _eager(self, edge_index, n, kwargs)
 
     def _propagate(self, edge_index, n, kwargs, graph=None):
         key = self._key(kwargs, n, edge_index.size(1))
@@ -297,27 +305,25 @@ class MessagePassing(torch.nn.Module):
         """What the traced function and the way to find its tensors depend
         on (docs/Python-mp.md, "Tracing once per configuration"), or None
         (and the reason in ``_uncached``) when some of it cannot be told
-        from outside message/update: then every call traces."""
-        ids = {}
-        try:
-            parts = [self.aggr, self.flow]
-            for name, v in kwargs.items():
-                parts.append(name)
-                parts.append(_value_key(v, n, e, ids))
-            _module_key(self, parts, ids)
-            parts.append(_function_key(self.message))
-            parts.append(_function_key(self.update))
-        except _Uncacheable as why:
-            self._uncached = str(why)
-            return None
-        if self._reads_sizes():
-            parts.append(n)
-        return tuple(parts)
+        from outside message/update: then every call traces.
 
-    def _reads_sizes(self) -> bool:
-        """Whether message or update takes the node count as a number."""
-        return any(p.name in ("size", "size_i", "size_j", "dim_size")
-                   for p in _params(self.message) + _params(self.update))
+        Two parts: propagate's arguments, keyed on every call, and the
+        layer's modules and methods (_ModulePart), keyed again only when
+        their fingerprint changes."""
+        try:
+            part = _ModulePart.of(self)
+            ids = {}
+            kw = []
+            for name, v in kwargs.items():
+                kw.append(name)
+                kw.append(_value_key(v, n, e, ids))
+            # A keyword tensor that is also one of the layer's tensors.
+            shared = part.tensor_index
+            kw.append(tuple(shared.get(i) for i in ids) if shared else ())
+        except _Uncacheable as why:
+            self._mp.uncached = str(why)
+            return None
+        return (tuple(kw), part.key, n if part.reads_sizes else None)
 
     def _origins(self, kwargs) -> dict:
         """id(tensor) -> recipe for the tensors a later call can find again:
@@ -345,10 +351,8 @@ class MessagePassing(torch.nn.Module):
             rows = n if domain == "node" else edge_index.size(1)
             masks[seq] = _draw_mask((rows,) + shape, prob, plan.dtype, plan.device)
         tensors = [_resolve(self, r, kwargs, masks).contiguous() for r in plan.recipes]
-        # Plain attributes, set past Module.__setattr__ (its registry checks
-        # cost a few microseconds each, on every call).
-        self.__dict__["_gnn_ir"] = plan.text
-        self.__dict__["_uncached"] = None
+        self._mp.gnn_ir = plan.text
+        self._mp.uncached = None
         return self._call_compiled(plan.fn, type(self).__name__, edge_index, n, tensors, graph,
                            plan.device)
 
@@ -383,7 +387,7 @@ class MessagePassing(torch.nn.Module):
                 entry = self._compile(layer, _DTYPES[dtype], out.expr, leaves)
                 _COMPILED[(layer, dtype, structure)] = entry
         fn, text = entry
-        self._gnn_ir = text
+        self._mp.gnn_ir = text
         missing = [leaf for leaf in leaves if id(leaf) not in tracer.tensors]
         if missing:
             raise RuntimeError(
@@ -395,7 +399,7 @@ class MessagePassing(torch.nn.Module):
         if key is not None and None in recipes:
             leaf = leaves[recipes.index(None)]
             file, line, where = leaf.loc
-            self._uncached = (f"a tensor {list(leaf.shape)} met at {file}:{line} (in "
+            self._mp.uncached = (f"a tensor {list(leaf.shape)} met at {file}:{line} (in "
                               f"{where}) is not an argument, parameter, buffer or "
                               f"tensor attribute of the layer")
             key = None
@@ -403,7 +407,7 @@ class MessagePassing(torch.nn.Module):
             while len(self._plans) >= _PLANS_PER_LAYER:
                 del self._plans[next(iter(self._plans))]
             self._plans[key] = _Plan(fn, text, recipes, dtype, device)
-            self._uncached = None
+            self._mp.uncached = None
         tensors = [tracer.tensors[id(leaf)].contiguous() for leaf in leaves]
         return self._call_compiled(fn, layer, edge_index, n, tensors, graph, device)
 
@@ -568,6 +572,196 @@ class _Plan:
         self.masks = sorted((r for r in recipes if r[0] == "mask"), key=lambda r: r[1])
 
 
+class _Status:
+    """A layer's per-call bookkeeping: the IR of the last compiled call and
+    why the last call traced (None: it was keyed), plus the fingerprints of
+    its module configurations (_ModulePart)."""
+
+    __slots__ = ("gnn_ir", "uncached", "parts")
+
+    def __init__(self):
+        self.gnn_ir = None
+        self.uncached = None
+        self.parts = []  # _ModulePart, most recently used first
+
+
+# Module configurations a layer remembers by fingerprint, oldest dropped
+# first (PNA-like layers switch `aggr` between several within one forward).
+_PARTS_PER_LAYER = 8
+_MUTABLE = (list, dict, set)
+
+
+class _ModulePart:
+    """The part of a layer's key that describes its modules and methods:
+    types, training flags, Python attributes by value, tensors by shape,
+    dtype, device, layout, requires_grad and aliasing (_module_key), and
+    message / update with their defaults, globals and captured variables
+    (_function_key).
+
+    Building it walks every attribute. A later call checks that it still
+    holds with C-level comparisons only (_holds): the identities of every
+    module's type, attributes, parameters, buffers and submodules, of
+    message / update and of what they read, and the sizes of the tables
+    they live in. The part holds the non-tensor objects those identities
+    belong to, so none can be reused by a new object while it lives;
+    tensors it holds weakly and checks for changes made in place (``.data
+    =``, ``requires_grad_``, ``Module.to``); lists, dicts and sets (mutable
+    in place) are compared by value."""
+
+    __slots__ = ("key", "reads_sizes", "tensor_index", "modules", "whole", "getters",
+                 "picked", "owners", "names", "sized", "lens", "absent", "ids", "objects",
+                 "tensors", "meta", "containers")
+
+    @staticmethod
+    def of(layer) -> "_ModulePart":
+        parts = layer._mp.parts
+        for k, part in enumerate(parts):
+            if part._holds():
+                if k:
+                    parts.insert(0, parts.pop(k))
+                return part
+        part = _ModulePart(layer)
+        del parts[_PARTS_PER_LAYER - 1:]
+        parts.insert(0, part)
+        return part
+
+    def __init__(self, layer):
+        ids, key = {}, []
+        _module_key(layer, key, ids)  # may raise _Uncacheable
+        key.append(_function_key(layer.message))
+        key.append(_function_key(layer.update))
+        self.key = tuple(key)
+        self.reads_sizes = any(p.name in ("size", "size_i", "size_j", "dim_size")
+                               for p in _params(layer.message) + _params(layer.update))
+        tensors = [t for _, t in _tensors_of(layer, ())]
+        self.tensor_index = {id(t): ids[id(t)] for t in tensors}
+        self.tensors = tuple(weakref.ref(t) for t in tensors)
+        self.meta = tuple(map(_META, tensors))
+
+        # What the identities are read from: every module's type, its
+        # parameter / buffer / submodule tables whole, its attributes that
+        # are not Module's bookkeeping (``training`` included), and for
+        # message / update the class attribute, defaults, captured cells
+        # and the globals they name (those not defined then must stay so).
+        modules, whole, getters, picked, owners, names, sized = [], [], [], [], [], [], []
+        absent = []
+        stack = [layer]
+        while stack:
+            m = stack.pop()
+            modules.append(m)
+            d = m.__dict__
+            getters.append(_pick_keys([k for k in d if k not in _INTERNAL] + ["training"]))
+            picked.append(d)
+            tables = (m._parameters, m._buffers, m._modules)
+            whole.extend(tables)
+            sized.append(d)
+            sized.extend(tables)
+            stack.extend(sub for sub in m._modules.values() if sub is not None)
+        cls = type(layer)
+        for name in ("message", "update"):
+            owners.append(cls)
+            names.append(name)
+            fn = getattr(getattr(layer, name), "__func__", None)
+            if not isinstance(fn, types.FunctionType):
+                continue
+            owners.extend((fn, fn))
+            names.extend(("__defaults__", "__kwdefaults__"))
+            for c in fn.__closure__ or ():
+                try:
+                    c.cell_contents
+                except ValueError:  # an empty cell
+                    raise _Uncacheable(f"{fn.__qualname__} captures a variable that "
+                                       f"has no value yet") from None
+                owners.append(c)
+                names.append("cell_contents")
+            g = fn.__globals__
+            globs = _global_names(fn.__code__)
+            getters.append(_pick_keys([k for k in globs if k in g]))
+            picked.append(g)
+            absent.append((g.keys(), tuple(k for k in globs if k not in g)))
+        self.modules, self.whole, self.getters, self.picked = modules, whole, getters, picked
+        self.owners, self.names, self.sized = owners, names, sized
+        self.absent = absent
+        self.lens = tuple(map(len, sized))
+        objects = list(self._objects())
+        self.ids = tuple(map(id, objects))
+        self.objects = [v for v in objects if not isinstance(v, Tensor)]
+        self.containers = [(v, _constant(v, "an attribute")) for v in _valued(layer)
+                           if isinstance(v, _MUTABLE + (tuple,)) and _holds_mutable(v)]
+
+    def _objects(self):
+        return itertools.chain(
+            map(type, self.modules),
+            itertools.chain.from_iterable(map(dict.values, self.whole)),
+            itertools.chain.from_iterable(map(_call, self.getters, self.picked)),
+            map(getattr, self.owners, self.names))
+
+    def _holds(self) -> bool:
+        """Whether the layer still looks as when this part was built."""
+        try:
+            if tuple(map(len, self.sized)) != self.lens or \
+                    tuple(map(id, self._objects())) != self.ids or \
+                    tuple(map(_META, map(_call, self.tensors))) != self.meta:
+                return False
+        except (KeyError, AttributeError, ValueError):
+            # a key gone, a tensor freed, a captured variable deleted
+            return False
+        for keys, names in self.absent:
+            if not keys.isdisjoint(names):
+                return False
+        for v, image in self.containers:
+            try:
+                if _constant(v, "an attribute") != image:
+                    return False
+            except _Uncacheable:
+                return False
+        return True
+
+
+_call = getattr(operator, "call", None) or (lambda f, *args: f(*args))
+_META = operator.attrgetter("shape", "dtype", "device", "layout", "requires_grad")
+
+
+def _pick_keys(keys):
+    """``table -> tuple of table[k]`` for ``keys``, in C."""
+    if not keys:
+        return lambda table: ()
+    return operator.itemgetter(*keys, keys[0]) if len(keys) == 1 else \
+        operator.itemgetter(*keys)
+
+
+def _holds_mutable(v) -> bool:
+    if isinstance(v, _MUTABLE):
+        return True
+    return isinstance(v, tuple) and any(_holds_mutable(x) for x in v)
+
+
+def _valued(layer):
+    """The Python values the key holds by value: the modules' attributes
+    and message / update's defaults, globals and captured variables."""
+    stack = [layer]
+    while stack:
+        m = stack.pop()
+        yield from (v for k, v in m.__dict__.items() if k not in _INTERNAL)
+        stack.extend(sub for sub in m._modules.values() if sub is not None)
+    for method in (layer.message, layer.update):
+        yield from _function_values(getattr(method, "__func__", method))
+
+
+def _function_values(fn) -> list:
+    if not isinstance(fn, types.FunctionType):
+        return []
+    values = [fn.__defaults__, fn.__kwdefaults__]
+    g = fn.__globals__
+    values.extend(map(g.get, _global_names(fn.__code__), itertools.repeat(_MISSING)))
+    for c in fn.__closure__ or ():
+        try:
+            values.append(c.cell_contents)
+        except ValueError:  # an empty cell
+            values.append(_MISSING)
+    return values
+
+
 class _Uncacheable(Exception):
     """Something the trace may depend on that the key cannot hold."""
 
@@ -575,10 +769,11 @@ class _Uncacheable(Exception):
 # The attributes every torch.nn.Module has (hooks, registries) and
 # MessagePassing's own bookkeeping: not the layer's configuration.
 _INTERNAL = frozenset(torch.nn.Module().__dict__) | {
-    "_gnn_ir", "_failed", "_plans", "_uncached", "_mp_id", "_message_params"}
+    "_failed", "_plans", "_mp", "_mp_id", "_message_params"}
 _VALUES = (type(None), bool, int, str, bytes, complex, torch.dtype, torch.device,
            torch.layout)
 _BY_IDENTITY = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type,
+                types.MethodType,
                 types.MethodDescriptorType, types.WrapperDescriptorType)
 
 
@@ -658,7 +853,12 @@ def _tensors_of(m: torch.nn.Module, path: tuple):
         for k, t in table.items():
             if t is not None:
                 yield path + (k,), t
-    for k, v in m.__dict__.items():
+    # Keys, then the value by key: dynamo (PyTorch 2.11) traces these, but
+    # not __dict__.items() / .values() of a module (propagate's strict part
+    # under torch.compile collects the layer's tensors with this).
+    d = m.__dict__
+    for k in d.keys():
+        v = d[k]
         if isinstance(v, Tensor) and k not in _INTERNAL:
             yield path + (k,), v
     for k, sub in m._modules.items():
@@ -768,7 +968,16 @@ def _run_compiled(layer_id: int, training: bool, edge_index: Tensor, n, graph,
             table[name] = t
 
 
+def _propagate_eagerly(layer, edge_index: Tensor, n, kwargs: dict):
+    return layer._propagate(edge_index, n, kwargs)
+
+
+# Once dynamo loads, _eager is _propagate_eagerly marked
+# torch.compiler.disable: where dynamo runs propagate eagerly (after a graph
+# break before it), the tracer's frames must not become dynamo's (compiled
+# in pieces, they would rebuild the traced expressions as new objects).
 _run = _run_compiled
+_eager = _propagate_eagerly
 _hooked = False
 
 
@@ -781,8 +990,9 @@ def _hook_dynamo() -> None:
     from .nn import _common
 
     def mark(decorators):
-        global _run
+        global _run, _eager
         _run = decorators.nonstrict_trace(_run_compiled)
+        _eager = decorators.disable(_propagate_eagerly)
 
     _common.when_dynamo_loads(mark)
 

@@ -484,6 +484,7 @@ class Proxy:
     def __truediv__(self, o): return ew("div", self, o)
     def __rtruediv__(self, o): return ew("div", o, self)
     def __neg__(self): return ew("neg", self)
+    def __abs__(self): return ew("abs", self)
     def __pos__(self): return self
     def __pow__(self, e): return power(self, e)
     def __matmul__(self, o): return matmul(self, o)

@@ -36,11 +36,17 @@ def _check(name: str, edge_index, edge_attr) -> None:
                          f"{getattr(edge_attr, 'shape', type(edge_attr).__name__)}")
 
 
+_derived = None  # gnnc.nn._common._derived, imported at the first call
+
+
 def _cached(edge_index: Tensor, what: tuple, build):
+    global _derived
     if torch.compiler.is_compiling() or edge_index.is_meta:
         return build()
-    from .nn import _common  # the derived-graph cache gnnc.nn's layers use
-    return _common._derived(edge_index, what, build)
+    if _derived is None:
+        from .nn import _common  # the derived-graph cache gnnc.nn's layers use
+        _derived = _common._derived
+    return _derived(edge_index, what, build)
 
 
 def remove_self_loops(edge_index: Tensor, edge_attr: Optional[Tensor] = None

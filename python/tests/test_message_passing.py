@@ -12,6 +12,7 @@ the same tests run on CUDA tensors.
 
 import inspect
 import os
+import types
 import sys
 import warnings
 
@@ -637,19 +638,16 @@ def test_float32_and_empty_graphs():
     assert layer(x[:0], empty).shape == (0, 4)
 
 
-# Known failure on CUDA (H200, PyTorch 2.11): the traced function reads a
-# node_arg leaf that is not the one the trace recorded ("internal error: the
-# traced function reads 1 value(s) the trace did not record"); passes on the
-# CPU. Strict: the mark must go when it is fixed.
-@pytest.mark.xfail(DEVICE.type == "cuda", strict=True,
-                   reason="torch.compile of a MessagePassing layer on CUDA: an "
-                          "untracked node leaf (open bug)")
 def test_torch_compile_with_the_eager_backend():
     ei, n = _graph()
     torch.manual_seed(15)
     layer = _f64(GATLike(4, 3, 2))
     x = torch.randn(n, 4, dtype=torch.float64, device=DEVICE)
-    compiled = torch.compile(layer, backend="eager")
+    torch._dynamo.reset()
+    explanation = torch._dynamo.explain(layer)(x, ei)
+    assert explanation.graph_break_count == 0, explanation.break_reasons
+    torch._dynamo.reset()
+    compiled = torch.compile(layer, backend="eager", fullgraph=True)
     torch.testing.assert_close(compiled(x, ei), layer(x, ei))
 
 
@@ -734,6 +732,121 @@ def test_a_python_attribute_that_changes_traces_again(monkeypatch):
     fresh.load_state_dict(layer.state_dict())
     torch.testing.assert_close(layer(x, ei), fresh(x, ei))
     assert traces == ["GATLike"] * 3
+
+
+class _Configurable(gnnc.MessagePassing):
+    """Reads a list attribute, a submodule and a tensor attribute in its
+    message: what a call's configuration check must see change."""
+
+    def __init__(self):
+        super().__init__()
+        self.scales = [2.0]
+        self.act = torch.nn.ReLU()
+        self.w = torch.nn.Parameter(torch.randn(3, dtype=torch.float64))
+
+    def message(self, x_j):
+        return self.act(x_j * self.w) * self.scales[0]
+
+
+def _other_message(self, x_j):
+    return -x_j
+
+
+def _changes():
+    """(what a user changes in place, the message it makes) on _Configurable."""
+    def list_item(layer):
+        layer.scales[0] = 3.0
+        return lambda x, w: torch.relu(x * w) * 3.0
+
+    def submodule(layer):
+        layer.act = torch.nn.Tanh()
+        return lambda x, w: torch.tanh(x * w) * 2.0
+
+    def submodule_type(layer):
+        layer.act.__class__ = torch.nn.Sigmoid
+        return lambda x, w: torch.sigmoid(x * w) * 2.0
+
+    def data_shape(layer):
+        layer.w.data = torch.full((1,), 0.5, dtype=torch.float64, device=DEVICE)
+        return lambda x, w: torch.relu(x * 0.5) * 2.0
+
+    def frozen(layer):
+        layer.w.requires_grad_(False)
+        return lambda x, w: torch.relu(x * w) * 2.0
+
+    def method(layer):
+        layer.message = types.MethodType(_other_message, layer)
+        return lambda x, w: -x
+
+    def mode(layer):
+        layer.eval()
+        return lambda x, w: torch.relu(x * w) * 2.0
+    return [list_item, submodule, submodule_type, data_shape, frozen, method, mode]
+
+
+@pytest.mark.parametrize("change", _changes(), ids=lambda f: f.__name__)
+def test_a_configuration_changed_in_place_is_keyed_again(change, monkeypatch):
+    traces = _count_traces(monkeypatch)
+    ei, n = _graph()
+    torch.manual_seed(22)
+    layer = _Configurable().to(DEVICE)
+    x = torch.randn(n, 3, dtype=torch.float64, device=DEVICE)
+    for _ in range(2):
+        out = layer.propagate(ei, x=x)
+    w = layer.w.detach()
+    torch.testing.assert_close(out, _scatter(torch.relu(x[ei[0]] * w) * 2.0, ei[1], n))
+    assert len(traces) == 1
+    expected = change(layer)
+    w = layer.w.detach()
+    for _ in range(2):
+        out = layer.propagate(ei, x=x)
+    torch.testing.assert_close(out, _scatter(expected(x[ei[0]], w), ei[1], n))
+    assert len(traces) == 2, "the changed configuration traced once, then was found"
+
+
+def test_a_global_defined_later_is_seen(monkeypatch):
+    # message calls the builtin abs; a module global of that name, defined
+    # after the first call, shadows it.
+    class ReadsABuiltin(gnnc.MessagePassing):
+        def message(self, x_j):
+            return abs(x_j)
+    ei, n = _graph()
+    x = torch.randn(n, 3, dtype=torch.float64, device=DEVICE)
+    layer = ReadsABuiltin()
+    torch.testing.assert_close(layer.propagate(ei, x=x), _scatter(x[ei[0]].abs(), ei[1], n))
+    monkeypatch.setitem(globals(), "abs", lambda t: t * 2)
+    torch.testing.assert_close(layer.propagate(ei, x=x), _scatter(x[ei[0]] * 2, ei[1], n))
+
+
+def test_a_captured_variable_that_changes_traces_again():
+    scale = 2.0
+
+    class Captures(gnnc.MessagePassing):
+        def message(self, x_j):
+            return x_j * scale
+    ei, n = _graph()
+    x = torch.randn(n, 3, dtype=torch.float64, device=DEVICE)
+    layer = Captures()
+    torch.testing.assert_close(layer.propagate(ei, x=x), _scatter(x[ei[0]] * 2, ei[1], n))
+    scale = 5.0
+    torch.testing.assert_close(layer.propagate(ei, x=x), _scatter(x[ei[0]] * 5, ei[1], n))
+
+
+def test_layers_that_switch_configurations_keep_each():
+    # PNA-like: aggr set before each of several propagates in one forward.
+    ei, n = _graph()
+    x = torch.randn(n, 3, dtype=torch.float64, device=DEVICE)
+    layer = gnnc.MessagePassing()
+    traces = []
+    real = layer._trace
+    layer._trace = lambda *a: traces.append(1) or real(*a)
+    for _ in range(3):
+        for aggr in ("sum", "max", "mean", "min"):
+            layer.aggr = aggr
+            torch.testing.assert_close(layer.propagate(ei, x=x),
+                                       _scatter(x[ei[0]], ei[1], n, {"sum": "sum", "max": "amax",
+                                                "mean": "mean", "min": "amin"}[aggr]))
+    assert len(traces) == 4
 
 
 _SCALE = 2.0
@@ -883,6 +996,10 @@ def _pyg_self_loops(edge_index, n):
 
 
 class MyGAT(gnnc.MessagePassing):
+    """GAT as its formula reads per edge: gnnc computes the attention
+    terms a_src . x_j and a_dst . x_i once per node (they read one end of
+    the edge only), as the built-in layer does."""
+
     def __init__(self, cin, cout, heads):
         super().__init__("sum")
         self.heads, self.cout = heads, cout
@@ -890,6 +1007,21 @@ class MyGAT(gnnc.MessagePassing):
         self.att_src = torch.nn.Parameter(torch.randn(1, heads, cout))
         self.att_dst = torch.nn.Parameter(torch.randn(1, heads, cout))
         self.bias = torch.nn.Parameter(torch.randn(heads * cout))
+
+    def forward(self, x, edge_index):
+        h = self.lin(x).view(-1, self.heads, self.cout)
+        out = self.propagate(_pyg_self_loops(edge_index, x.size(0)), x=h)
+        return out.view(-1, self.heads * self.cout) + self.bias
+
+    def message(self, x_j, x_i, index):
+        alpha = (x_j * self.att_src).sum(-1) + (x_i * self.att_dst).sum(-1)
+        alpha = gnnc.softmax(F.leaky_relu(alpha, 0.2), index)
+        return alpha.unsqueeze(-1) * x_j
+
+
+class MyGATPyG(MyGAT):
+    """GAT transcribed from PyG's GATConv: the attention terms computed
+    per node in forward (in PyTorch) and passed to propagate."""
 
     def forward(self, x, edge_index):
         h = self.lin(x).view(-1, self.heads, self.cout)
@@ -944,10 +1076,23 @@ class MyTransformer(gnnc.MessagePassing):
 
 
 class MyGIN(gnnc.MessagePassing):
+    """PyG's GINConv: nn((1 + eps) x + sum_j x_j), the combination in
+    update (fused with the aggregation), nn in forward (PyTorch)."""
+
     def __init__(self, nn):
         super().__init__("sum")
         self.nn = nn
         self.eps = torch.nn.Parameter(torch.zeros(1))
+
+    def forward(self, x, edge_index):
+        return self.nn(self.propagate(edge_index, x=x))
+
+    def update(self, aggr_out, x):
+        return (1 + self.eps) * x + aggr_out
+
+
+class MyGINUpdate(MyGIN):
+    """GIN with nn inside update: the MLP is traced into gnnc's function."""
 
     def forward(self, x, edge_index):
         return self.propagate(edge_index, x=x)
@@ -965,7 +1110,10 @@ def _mlp():
     (lambda: MyGATv2(4, 3, 2), lambda: gnnc.nn.GATv2Conv(4, 3, heads=2)),
     (lambda: MyTransformer(4, 3, 2), lambda: gnnc.nn.TransformerConv(4, 3, heads=2)),
     (lambda: MyGIN(_mlp()), lambda: gnnc.nn.GINConv(_mlp(), train_eps=True)),
-], ids=["GATConv", "GATv2Conv", "TransformerConv", "GINConv"])
+    (lambda: MyGATPyG(4, 3, 2), lambda: gnnc.nn.GATConv(4, 3, heads=2)),
+    (lambda: MyGINUpdate(_mlp()), lambda: gnnc.nn.GINConv(_mlp(), train_eps=True)),
+], ids=["GATConv", "GATv2Conv", "TransformerConv", "GINConv", "GATConv-pyg-form",
+        "GINConv-nn-in-update"])
 def test_builtin_layers_as_message_passing(mine, builtin):
     import gnnc.nn  # noqa: F401
     ei, n = _graph()
