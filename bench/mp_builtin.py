@@ -5,8 +5,13 @@ built-in layers' speed).
 
 The subclasses are the ones the tests check for equal outputs and
 gradients (python/tests/test_message_passing.py: MyGAT, MyGATv2,
-MyTransformer, MyGIN; GAT and GATv2 add PyG's self-loops in their forward,
-as a PyG user writes them, so every call hands gnnc a new edge_index). Per
+MyTransformer, MyGIN; GAT and GATv2 add PyG's self-loops in their forward
+with gnnc.utils, as a PyG user writes them with torch_geometric.utils).
+Two more forms are measured beside them: "gat-pyg-form" (MyGATPyG, the
+attention terms computed in forward by PyTorch as PyG's GATConv does,
+where MyGAT writes them in message and gnnc computes them per node) and
+"gin-nn-in-update" (MyGINUpdate, the MLP traced into gnnc's function,
+where MyGIN applies it in forward as PyG's GINConv does). Per
 graph, 64 channels (4 heads of 16): forward+backward through autograd
 (CUDA-event median, as bench/nn_layers.py) and the host time per forward
 call under torch.no_grad(); ratio = built-in time / subclass time (>= 0.91
@@ -45,6 +50,10 @@ def pairs(c, heads):
         "transformer": (lambda: T.MyTransformer(c, h, heads),
                         lambda: gnnc.nn.TransformerConv(c, h, heads=heads)),
         "gin": (lambda: T.MyGIN(mlp()), lambda: gnnc.nn.GINConv(mlp(), train_eps=True)),
+        "gat-pyg-form": (lambda: T.MyGATPyG(c, h, heads),
+                         lambda: gnnc.nn.GATConv(c, h, heads=heads)),
+        "gin-nn-in-update": (lambda: T.MyGINUpdate(mlp()),
+                             lambda: gnnc.nn.GINConv(mlp(), train_eps=True)),
     }
 
 

@@ -5,7 +5,8 @@ forward+backward through autograd, same weights on both sides.
 The layers of examples/python/mp_layers.py (GENConv, GatedGraphConv with 2
 steps, SuperGATConv MX with 4 heads of C/4 in eval mode (no self-supervised
 loss), LEConv with edge weights, PNAConv, EdgeConv with a Linear nn,
-ResGatedGraphConv), C channels in and out. A step is ``out = layer(x, ...);
+ResGatedGraphConv, APPNP with K = 10 and alpha = 0.1, FAConv with eps =
+0.1 and x_0 = x), C channels in and out. A step is ``out = layer(x, ...);
 (out * dy).sum().backward()`` into x and every parameter; the figure is the
 median over CUDA-event-timed steps after warm-up (wall clock on the CPU),
 gnnc and PyG alternating twice per layer, the better of the two rounds.
@@ -42,7 +43,7 @@ sys.path.insert(0, str(HERE.parent / "examples" / "python"))
 from nn_layers import load_graph, median_ms  # noqa: E402
 
 LAYERS = ["GENConv", "GatedGraphConv", "SuperGATConv", "LEConv", "PNAConv",
-          "EdgeConv", "ResGatedGraphConv"]
+          "EdgeConv", "ResGatedGraphConv", "APPNP", "FAConv"]
 
 
 def pair(name, c, ei, n, dev):
@@ -71,6 +72,10 @@ def pair(name, c, ei, n, dev):
         ours, theirs = mp_layers.EdgeConv(lin), pyg.EdgeConv(copy.deepcopy(lin))
     elif name == "ResGatedGraphConv":
         ours, theirs = mp_layers.ResGatedGraphConv(c, c), pyg.ResGatedGraphConv(c, c)
+    elif name == "APPNP":
+        ours, theirs = mp_layers.APPNP(10, 0.1), pyg.APPNP(10, 0.1)
+    elif name == "FAConv":
+        ours, theirs = mp_layers.FAConv(c, eps=0.1), pyg.FAConv(c, eps=0.1)
     else:
         raise ValueError(name)
     ours, theirs = ours.to(dev), theirs.to(dev)
@@ -130,7 +135,10 @@ def main():
     for name in args.layers:
         ours, theirs, extra = pair(name, c, ei, n, dev)
         xo, xp = x.clone().requires_grad_(), x.clone().requires_grad_()
-        yo, yp = ours(xo, ei, *extra), theirs(xp, ei, *extra)
+
+        def call(layer, xx):  # FAConv takes x, x_0, edge_index (x_0 = x here)
+            return layer(xx, xx, ei) if name == "FAConv" else layer(xx, ei, *extra)
+        yo, yp = call(ours, xo), call(theirs, xp)
         diff = ((yo - yp).abs() / (1 + yp.abs())).max().item() if yp.numel() else 0.0
         dy = torch.randn(yp.shape, device=dev, generator=gen)
 
@@ -139,7 +147,7 @@ def main():
                 for p in layer.parameters():
                     p.grad = None
                 xx.grad = None
-                (layer(xx, ei, *extra) * dy).sum().backward()
+                (call(layer, xx) * dy).sum().backward()
             return f
 
         t = {}

@@ -14,7 +14,11 @@ name) gives the PyG layer's outputs and gradients.
   amplification and attenuation degree scalers (one tower, no edge
   features);
 - ``EdgeConv`` and ``ResGatedGraphConv`` (as in
-  python/tests/test_message_passing.py), for the benchmark.
+  python/tests/test_message_passing.py), for the benchmark;
+- ``APPNP``: ``K`` steps of personalised-PageRank propagation over the
+  GCN-normalised graph with self-loops (no parameters);
+- ``FAConv``: FAGCN's ``sum_j tanh(a_l . x_j + a_r . x_i) d_j^-1/2
+  d_i^-1/2 x_j + eps x_0``.
 
 ``load_pyg_state(ours, theirs)`` copies a PyG layer's parameters and
 buffers into ours.
@@ -34,7 +38,7 @@ from torch.nn import BatchNorm1d, Dropout, Linear, Parameter, ReLU, Sequential
 import gnnc
 
 __all__ = ["GENConv", "GatedGraphConv", "SuperGATConv", "LEConv", "PNAConv", "EdgeConv",
-           "ResGatedGraphConv", "load_pyg_state"]
+           "ResGatedGraphConv", "APPNP", "FAConv", "load_pyg_state"]
 
 # Our name -> PyG's, where PyG keeps a tensor in its aggregation module.
 _PYG_NAMES = {"t": "aggr_module.t", "avg_deg_log": "aggr_module.avg_deg_log"}
@@ -247,3 +251,56 @@ class ResGatedGraphConv(gnnc.MessagePassing):
 
     def message(self, k_i, q_j, v_j):
         return torch.sigmoid(k_i + q_j) * v_j
+
+
+def _gcn_norm(x, edge_index):
+    """PyG's ``gcn_norm`` with self-loops, as two node factors: the edge
+    j -> i weighs ``d_j^-1/2 d_i^-1/2`` (d: in-degrees with the loops),
+    which gnnc folds into the aggregation's weights."""
+    edge_index = _self_loops(edge_index, x.size(0))
+    col = edge_index[1]
+    deg = x.new_zeros(x.size(0)).index_add_(0, col, x.new_ones(col.numel()))
+    dinv = deg.pow(-0.5).masked_fill(deg == 0, 0.0).view(-1, 1)
+    return edge_index, dinv
+
+
+class APPNP(gnnc.MessagePassing):
+    """PyG's ``APPNP``: ``x <- (1 - alpha) A_hat x + alpha h``, ``K`` times,
+    from ``h`` = the input (the weighted sum and the mix in one function)."""
+
+    def __init__(self, K, alpha):
+        super().__init__("sum")
+        self.K, self.alpha = K, alpha
+
+    def forward(self, x, edge_index):
+        edge_index, dinv = _gcn_norm(x, edge_index)
+        h = x
+        for _ in range(self.K):
+            x = self.propagate(edge_index, x=x, h=h, norm=dinv)
+        return x
+
+    def message(self, x_j, norm_i, norm_j):
+        return norm_i * norm_j * x_j
+
+    def update(self, aggr_out, h):
+        return aggr_out * (1 - self.alpha) + self.alpha * h
+
+
+class FAConv(gnnc.MessagePassing):
+    """PyG's ``FAConv``: ``sum_j tanh(att_l(x)_j + att_r(x)_i) n_ji x_j +
+    eps x_0``, ``n_ji`` the GCN normalisation with self-loops."""
+
+    def __init__(self, channels, eps=0.1):
+        super().__init__("sum")
+        self.eps = eps
+        self.att_l = Linear(channels, 1, bias=False)
+        self.att_r = Linear(channels, 1, bias=False)
+
+    def forward(self, x, x_0, edge_index):
+        edge_index, dinv = _gcn_norm(x, edge_index)
+        out = self.propagate(edge_index, x=x, norm=dinv)
+        return out + self.eps * x_0 if self.eps != 0.0 else out
+
+    def message(self, x_j, x_i, norm_i, norm_j):
+        alpha = torch.tanh(self.att_l(x_j) + self.att_r(x_i))
+        return x_j * (alpha * norm_j * norm_i)
