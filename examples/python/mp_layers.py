@@ -208,7 +208,10 @@ class PNAConv(gnnc.MessagePassing):
         std = var.clamp(min=1e-5).sqrt()
         outs.append(std.masked_fill(std <= math.sqrt(1e-5), 0.0))
         out = torch.cat(outs, dim=-1)
-        deg = torch.bincount(edge_index[1], minlength=x.size(0)).to(x.dtype).view(-1, 1)
+        # In-degrees by index_add_, as PyG's degree(): torch.bincount would
+        # wait for the GPU (its output size is the largest index).
+        col = edge_index[1]
+        deg = x.new_zeros(x.size(0)).index_add_(0, col, x.new_ones(col.numel())).view(-1, 1)
         amp = out * (torch.log(deg + 1) / self.avg_deg_log)
         att = out * (self.avg_deg_log / torch.log(deg.clamp(min=1) + 1))
         out = torch.cat([x, out, amp, att], dim=-1)
