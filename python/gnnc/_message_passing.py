@@ -144,6 +144,8 @@ class MessagePassing(torch.nn.Module):
         if fallback not in (None, "torch"):
             raise ValueError(f"gnnc.MessagePassing: fallback must be None or 'torch', "
                              f"got {fallback!r}")
+        self.__dict__["_tensor_names"] = ()  # see _note_tensor
+        self.__dict__["_value_names"] = ()
         self.aggr = _AGGRS[aggr]
         self.flow = flow
         self.fallback = fallback
@@ -160,6 +162,35 @@ class MessagePassing(torch.nn.Module):
         self._message_params = tuple(p.name for p in _params(self.message))
         _LAYERS[self._mp_id] = self
         _hook_dynamo()
+
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        if not torch.compiler.is_compiling():
+            self._note_tensor(name)
+
+    def __delattr__(self, name):
+        super().__delattr__(name)
+        if not torch.compiler.is_compiling():
+            self._note_tensor(name)
+
+    def _note_tensor(self, name):
+        """Keeps ``_tensor_names`` (the plain tensor attributes) and
+        ``_value_names`` (the other attributes the key reads) up to date:
+        under torch.compile propagate reads them by name where dynamo traces
+        strictly, so the tensors reach the graph and dynamo guards the
+        values (dynamo in PyTorch 2.11 cannot iterate a module's
+        ``__dict__``)."""
+        if name in _INTERNAL:
+            return
+        d = self.__dict__
+        kind = None
+        if name in d:
+            kind = "_tensor_names" if isinstance(d[name], Tensor) else "_value_names"
+        for table in ("_tensor_names", "_value_names"):
+            names = d.get(table, ())
+            if (table == kind) != (name in names):
+                d[table] = names + (name,) if table == kind else \
+                    tuple(k for k in names if k != name)
 
     # -- what subclasses override -------------------------------------------
     def message(self, x_j):
@@ -198,8 +229,9 @@ class MessagePassing(torch.nn.Module):
             edge_index = _flip(edge_index)
         if torch.compiler.is_compiling():
             graph = _core._handle(edge_index, n)
-            state = {".".join(path): t for path, t in _tensors_of(self, ())}
-            return _run(self._mp_id, self.training, edge_index, n, graph, kwargs, state)
+            state = {".".join(path): t for path, t in _compiled_tensors(self, ())}
+            return _run(self._mp_id, self.training, edge_index, n, graph, kwargs, state,
+                        _guarded(self))
         return _eager(self, edge_index, n, kwargs)
 
     def _propagate(self, edge_index, n, kwargs, graph=None):
@@ -769,7 +801,8 @@ class _Uncacheable(Exception):
 # The attributes every torch.nn.Module has (hooks, registries) and
 # MessagePassing's own bookkeeping: not the layer's configuration.
 _INTERNAL = frozenset(torch.nn.Module().__dict__) | {
-    "_failed", "_plans", "_mp", "_mp_id", "_message_params"}
+    "_failed", "_plans", "_mp", "_mp_id", "_message_params", "_tensor_names",
+    "_value_names"}
 _VALUES = (type(None), bool, int, str, bytes, complex, torch.dtype, torch.device,
            torch.layout)
 _BY_IDENTITY = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type,
@@ -853,17 +886,57 @@ def _tensors_of(m: torch.nn.Module, path: tuple):
         for k, t in table.items():
             if t is not None:
                 yield path + (k,), t
-    # Keys, then the value by key: dynamo (PyTorch 2.11) traces these, but
-    # not __dict__.items() / .values() of a module (propagate's strict part
-    # under torch.compile collects the layer's tensors with this).
-    d = m.__dict__
-    for k in d.keys():
-        v = d[k]
+    for k, v in m.__dict__.items():
         if isinstance(v, Tensor) and k not in _INTERNAL:
             yield path + (k,), v
     for k, sub in m._modules.items():
         if sub is not None:
             yield from _tensors_of(sub, path + (k,))
+
+
+_CONSTANTS = (type(None), bool, int, float, str)
+
+
+def _guarded(layer) -> tuple:
+    """An image of the layer's Python attributes, computed where dynamo
+    traces strictly and passed to _run, so that dynamo guards what the
+    trace reads where it does not look: numbers, strings and None by
+    value, lists and tuples by their items, other objects (functions,
+    classes, dicts) by identity. A changed attribute recompiles; a dict
+    changed in place, or an attribute of a submodule that is not a
+    gnnc.MessagePassing, does not (docs/Python-mp.md)."""
+    config = []
+    for name in layer._value_names:
+        v = getattr(layer, name)
+        config.append(_constant_image(v))
+    return tuple(config)
+
+
+def _constant_image(v):
+    if isinstance(v, _CONSTANTS):
+        return v
+    if isinstance(v, (tuple, list)):
+        return tuple(_constant_image(x) for x in v)
+    return id(v)
+
+
+def _compiled_tensors(m: torch.nn.Module, path: tuple):
+    """_tensors_of where dynamo traces strictly (propagate under
+    torch.compile): parameters and buffers of every module, and the plain
+    tensor attributes of gnnc.MessagePassing modules by the names their
+    ``__setattr__`` noted. A plain tensor attribute of another submodule is
+    not found: register it as a buffer to use it in message / update under
+    torch.compile (docs/Python-mp.md)."""
+    for table in (m._parameters, m._buffers):
+        for k, t in table.items():
+            if t is not None:
+                yield path + (k,), t
+    if isinstance(m, MessagePassing):
+        for k in m._tensor_names:
+            yield path + (k,), getattr(m, k)
+    for k, sub in m._modules.items():
+        if sub is not None:
+            yield from _compiled_tensors(sub, path + (k,))
 
 
 _GLOBAL_NAMES = {}
@@ -951,7 +1024,7 @@ _LAYERS = weakref.WeakValueDictionary()  # _mp_id -> layer
 
 
 def _run_compiled(layer_id: int, training: bool, edge_index: Tensor, n, graph,
-                  kwargs: dict, state: dict):
+                  kwargs: dict, state: dict, config: tuple = ()):
     layer = _LAYERS[layer_id]
     saved = []
     try:

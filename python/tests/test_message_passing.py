@@ -1133,3 +1133,78 @@ def test_builtin_layers_as_message_passing(mine, builtin):
     assert names[1:] == [k for k, _ in theirs.named_parameters()]
     for name, a, b in zip(names, grads, wants):
         torch.testing.assert_close(a, b, msg=lambda m: f"{name}: {m}")
+
+
+def test_plain_tensor_attributes_are_noted_for_torch_compile():
+    # Under torch.compile propagate passes the layer's plain tensor
+    # attributes by the names __setattr__ noted (dynamo cannot iterate a
+    # module's __dict__): set, replaced by a non-tensor, deleted, a buffer.
+    layer = gnnc.MessagePassing()
+    assert layer._tensor_names == ()
+    layer.w = torch.ones(2)
+    layer.v = torch.ones(3)
+    assert layer._tensor_names == ("w", "v")
+    layer.w = 2.0
+    assert layer._tensor_names == ("v",)
+    del layer.v
+    layer.register_buffer("b", torch.ones(1))
+    layer.p = torch.nn.Parameter(torch.ones(1))
+    assert layer._tensor_names == ()
+    import gnnc._message_passing as mp
+    assert sorted(".".join(k) for k, _ in mp._compiled_tensors(layer, ())) == ["b", "p"]
+
+
+class _ReadsAPlainTensor(gnnc.MessagePassing):
+    def message(self, x_j):
+        return x_j * self.scale
+
+
+def test_a_plain_tensor_attribute_under_torch_compile_gets_its_gradient():
+    ei, n = _graph()
+    layer = _ReadsAPlainTensor()
+    layer.scale = torch.tensor([1.5, -2.0, 0.5], dtype=torch.float64, device=DEVICE,
+                               requires_grad=True)
+    x = torch.randn(n, 3, dtype=torch.float64, device=DEVICE)
+    torch._dynamo.reset()
+    compiled = torch.compile(lambda x, ei: layer.propagate(ei, x=x), backend="eager",
+                             fullgraph=True)
+    out = compiled(x, ei)
+    torch.testing.assert_close(out, _scatter(x[ei[0]] * layer.scale.detach(), ei[1], n))
+    out.sum().backward()
+    want = _scatter(x[ei[0]], ei[1], n).sum(0)
+    torch.testing.assert_close(layer.scale.grad, want)
+
+
+class _Configured(gnnc.MessagePassing):
+    def __init__(self):
+        super().__init__()
+        self.fn = F.relu
+        self.scales = [2.0]
+
+    def message(self, x_j):
+        return self.fn(x_j) * self.scales[0]
+
+
+def test_torch_compile_sees_a_changed_attribute():
+    # The trace reads the layer's attributes where dynamo does not look; the
+    # image propagate hands it makes dynamo guard them and recompile.
+    ei, n = _graph()
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = _Configured()
+
+        def forward(self, x):
+            return self.conv.propagate(ei, x=x)
+    model = Model()
+    layer = model.conv
+    x = torch.randn(n, 3, dtype=torch.float64, device=DEVICE)
+    torch._dynamo.reset()
+    compiled = torch.compile(model, backend="eager", fullgraph=True)
+    for change in (lambda: None, lambda: setattr(layer, "scales", [3.0]),
+                   lambda: layer.scales.__setitem__(0, 4.0),
+                   lambda: setattr(layer, "fn", torch.tanh),
+                   lambda: setattr(layer, "aggr", "max")):
+        change()
+        torch.testing.assert_close(compiled(x), layer.propagate(ei, x=x))
