@@ -76,7 +76,10 @@ def main():
     ap.add_argument("--graphs", nargs="+", default=["musae-github", "pubmed"])
     ap.add_argument("--channels", type=int, default=64)
     ap.add_argument("--heads", type=int, default=4)
-    ap.add_argument("--reps", type=int, default=30)
+    ap.add_argument("--reps", type=int, default=50)
+    ap.add_argument("--rounds", type=int, default=4,
+                    help="built-in and subclass alternate this many times; the "
+                         "better median of each counts (host jitter)")
     ap.add_argument("--warmup", type=int, default=5)
     args = ap.parse_args()
     dev = torch.device("cuda")
@@ -104,7 +107,7 @@ def main():
             def step(layer, xx):
                 return lambda: layer(xx, ei).mul(dy).sum().backward()
             t = {}
-            for _ in range(2):
+            for _ in range(args.rounds):
                 for side, layer, xx in (("builtin", theirs, xb), ("mine", ours, xm)):
                     ms = nn_layers.median_ms(step(layer, xx), args.reps, args.warmup)
                     t[side] = min(t.get(side, float("inf")), ms)
