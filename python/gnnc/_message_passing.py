@@ -230,8 +230,19 @@ class MessagePassing(torch.nn.Module):
         if torch.compiler.is_compiling():
             graph = _core._handle(edge_index, n)
             state = {".".join(path): t for path, t in _compiled_tensors(self, ())}
+            # A nonstrict_trace function takes tensors, numbers and
+            # containers of them: None keywords travel as names.
+            nones = {k: 0 for k, v in kwargs.items() if v is None}
+            for k, v in kwargs.items():
+                if v is not None and not _traceable_argument(v):
+                    raise TypeError(
+                        f"{layer}.propagate: under torch.compile the keyword {k!r} must "
+                        f"be a tensor, a number, None or a tuple/list of those, got "
+                        f"{type(v).__name__} (keep other values as attributes of the "
+                        f"layer)")
+            kwargs = {k: v for k, v in kwargs.items() if v is not None}
             return _run(self._mp_id, self.training, edge_index, n, graph, kwargs, state,
-                        _guarded(self))
+                        _guarded(self), nones)
         return _eager(self, edge_index, n, kwargs)
 
     def _propagate(self, edge_index, n, kwargs, graph=None):
@@ -900,11 +911,11 @@ _CONSTANTS = (type(None), bool, int, float, str)
 def _guarded(layer) -> tuple:
     """An image of the layer's Python attributes, computed where dynamo
     traces strictly and passed to _run, so that dynamo guards what the
-    trace reads where it does not look: numbers, strings and None by
-    value, lists and tuples by their items, other objects (functions,
-    classes, dicts) by identity. A changed attribute recompiles; a dict
-    changed in place, or an attribute of a submodule that is not a
-    gnnc.MessagePassing, does not (docs/Python-mp.md)."""
+    trace reads where it does not look (numbers, strings, None, functions
+    and classes as constants, lists and tuples item by item). A changed
+    attribute recompiles; a dict changed in place, or an attribute of a
+    submodule that is not a gnnc.MessagePassing, does not
+    (docs/Python-mp.md)."""
     config = []
     for name in layer._value_names:
         v = getattr(layer, name)
@@ -912,12 +923,26 @@ def _guarded(layer) -> tuple:
     return tuple(config)
 
 
+def _traceable_argument(v) -> bool:
+    if isinstance(v, (Tensor, bool, int, float)):
+        return True
+    return isinstance(v, (tuple, list)) and all(_traceable_argument(x) for x in v)
+
+
 def _constant_image(v):
-    if isinstance(v, _CONSTANTS):
+    # Only ints, floats and bools may enter a nonstrict_trace function
+    # (PyTorch 2.11). Numbers pass as they are; for the rest a test on the
+    # value makes dynamo realise it, which guards it (strings, None,
+    # functions and classes as constants).
+    if isinstance(v, (bool, int, float)):
         return v
     if isinstance(v, (tuple, list)):
         return tuple(_constant_image(x) for x in v)
-    return id(v)
+    if v is None:
+        return 0
+    if isinstance(v, str):
+        return len(v) + 1
+    return 1 if callable(v) else 2
 
 
 def _compiled_tensors(m: torch.nn.Module, path: tuple):
@@ -1024,8 +1049,9 @@ _LAYERS = weakref.WeakValueDictionary()  # _mp_id -> layer
 
 
 def _run_compiled(layer_id: int, training: bool, edge_index: Tensor, n, graph,
-                  kwargs: dict, state: dict, config: tuple = ()):
+                  kwargs: dict, state: dict, config: tuple = (), nones: dict = None):
     layer = _LAYERS[layer_id]
+    kwargs = dict(kwargs, **dict.fromkeys(nones or (), None))
     saved = []
     try:
         for path, t in state.items():
@@ -1035,20 +1061,21 @@ def _run_compiled(layer_id: int, training: bool, edge_index: Tensor, n, graph,
                 m._buffers if name in m._buffers else m.__dict__
             saved.append((table, name, table[name]))
             table[name] = t
-        return layer._propagate(edge_index, n, kwargs, graph)
+        return _eager(layer, edge_index, n, kwargs, graph)
     finally:
         for table, name, t in reversed(saved):
             table[name] = t
 
 
-def _propagate_eagerly(layer, edge_index: Tensor, n, kwargs: dict):
-    return layer._propagate(edge_index, n, kwargs)
+def _propagate_eagerly(layer, edge_index: Tensor, n, kwargs: dict, graph=None):
+    return layer._propagate(edge_index, n, kwargs, graph)
 
 
 # Once dynamo loads, _eager is _propagate_eagerly marked
-# torch.compiler.disable: where dynamo runs propagate eagerly (after a graph
-# break before it), the tracer's frames must not become dynamo's (compiled
-# in pieces, they would rebuild the traced expressions as new objects).
+# torch.compiler.disable: where dynamo runs propagate or _run eagerly
+# (after a graph break), the tracer's frames must not become dynamo's
+# (compiled in pieces, they would rebuild the traced expressions as new
+# objects).
 _run = _run_compiled
 _eager = _propagate_eagerly
 _hooked = False

@@ -1208,3 +1208,23 @@ def test_torch_compile_sees_a_changed_attribute():
                    lambda: setattr(layer, "aggr", "max")):
         change()
         torch.testing.assert_close(compiled(x), layer.propagate(ei, x=x))
+
+
+class _OptionalWeight(gnnc.MessagePassing):
+    def message(self, x_j, edge_weight):
+        return x_j if edge_weight is None else x_j * edge_weight.view(-1, 1)
+
+
+def test_torch_compile_takes_a_none_keyword_and_refuses_a_string():
+    ei, n = _graph()
+    layer = _OptionalWeight()
+    x = torch.randn(n, 3, dtype=torch.float64, device=DEVICE)
+    torch._dynamo.reset()
+    compiled = torch.compile(lambda x: layer.propagate(ei, x=x, edge_weight=None),
+                             backend="eager", fullgraph=True)
+    torch.testing.assert_close(compiled(x), _scatter(x[ei[0]], ei[1], n))
+    torch._dynamo.reset()
+    bad = torch.compile(lambda x: layer.propagate(ei, x=x, edge_weight="w"),
+                        backend="eager", fullgraph=True)
+    with pytest.raises(Exception, match="under torch.compile the keyword 'edge_weight'"):
+        bad(x)
