@@ -616,10 +616,12 @@ def _derived(edge_index: Tensor, what: tuple, build):
         while len(_DERIVED) >= _DERIVED_SIZE:
             del _DERIVED[next(iter(_DERIVED))]
 
-        def drop(_ref, key=key):  # the input died: free what was derived from it
-            entry = _DERIVED.get(key)
+        # The input died: free what was derived from it. The table is bound
+        # here: at interpreter exit the module's globals may be gone first.
+        def drop(_ref, key=key, table=_DERIVED):
+            entry = table.get(key)
             if entry is not None and entry.ref is _ref:
-                del _DERIVED[key]
+                del table[key]
 
         rec = _Derived(weakref.ref(edge_index, drop), _core._Snapshot.of(edge_index))
         _DERIVED[key] = rec
