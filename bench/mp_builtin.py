@@ -12,8 +12,10 @@ attention terms computed in forward by PyTorch as PyG's GATConv does,
 where MyGAT writes them in message and gnnc computes them per node) and
 "gin-nn-in-update" (MyGINUpdate, the MLP traced into gnnc's function,
 where MyGIN applies it in forward as PyG's GINConv does). Per
-graph, 64 channels (4 heads of 16): forward+backward through autograd
-(CUDA-event median, as bench/nn_layers.py) and the host time per forward
+graph, 64 channels (4 heads of 16): forward+backward through autograd, two
+ways: the CUDA-event median of single steps started from an idle GPU (as
+bench/nn_layers.py), and "loop", the time per step of 50 steps back to
+back (a training loop, one synchronisation); and the host time per forward
 call under torch.no_grad(); ratio = built-in time / subclass time (>= 0.91
 is "within 10%").
 
@@ -57,6 +59,19 @@ def pairs(c, heads):
     }
 
 
+def loop_ms(step, reps, warmup):
+    """Milliseconds per step of ``reps`` steps run back to back, as in a
+    training loop (one synchronisation at the end)."""
+    for _ in range(warmup):
+        step()
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    for _ in range(reps):
+        step()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t) / reps * 1e3
+
+
 def host_us(layer, x, ei, calls=200):
     with torch.no_grad():
         for _ in range(20):
@@ -85,8 +100,9 @@ def main():
     dev = torch.device("cuda")
     print(f"device {torch.cuda.get_device_name(dev)}, {args.channels} channels")
     print("| graph | layer | built-in ms | subclass ms | built-in / subclass | "
+          "loop built-in ms | loop subclass ms | loop ratio | "
           "host built-in us | host subclass us | max diff |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for g in args.graphs:
         ei, n = nn_layers.load_graph(pathlib.Path(args.datasets) / g, dev)
         gen = torch.Generator(device=dev).manual_seed(1)
@@ -106,15 +122,18 @@ def main():
 
             def step(layer, xx):
                 return lambda: layer(xx, ei).mul(dy).sum().backward()
-            t = {}
+            t, loop = {}, {}
             for _ in range(args.rounds):
                 for side, layer, xx in (("builtin", theirs, xb), ("mine", ours, xm)):
                     ms = nn_layers.median_ms(step(layer, xx), args.reps, args.warmup)
                     t[side] = min(t.get(side, float("inf")), ms)
+                    ms = loop_ms(step(layer, xx), args.reps, args.warmup)
+                    loop[side] = min(loop.get(side, float("inf")), ms)
             hb, hm = host_us(theirs, x, ei), host_us(ours, x, ei)
             print(f"| {g} | {name} | {t['builtin']:.3f} | {t['mine']:.3f} | "
-                  f"{t['builtin'] / t['mine']:.2f} | {hb:.0f} | {hm:.0f} | {diff:.1e} |",
-                  flush=True)
+                  f"{t['builtin'] / t['mine']:.2f} | {loop['builtin']:.3f} | "
+                  f"{loop['mine']:.3f} | {loop['builtin'] / loop['mine']:.2f} | "
+                  f"{hb:.0f} | {hm:.0f} | {diff:.1e} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -89,6 +89,19 @@ def _params(method):
     return params
 
 
+_NAMES = {}
+
+
+def _param_names(method) -> tuple:
+    """The parameter names of a bound method (without self), once per
+    function."""
+    fn = getattr(method, "__func__", method)
+    names = _NAMES.get(fn)
+    if names is None:
+        names = _NAMES[fn] = tuple(p.name for p in _params(method))
+    return names
+
+
 def _special_argument(layer: str, p, n: int, dst, src, edge_index):
     """A message argument that propagate's keywords do not name: PyG's
     ``index``/``edge_index_i`` (``dst``), ``edge_index_j`` (``src``),
@@ -327,7 +340,7 @@ class MessagePassing(torch.nn.Module):
     def _lifted_stems(self, kwargs):
         stems = []
         names = self._message_params if torch.compiler.is_compiling() else \
-            [p.name for p in _params(self.message)]
+            _param_names(self.message)
         for name in names:
             if name[-2:] in ("_i", "_j") and name[:-2] in kwargs:
                 stems.append(name[:-2])
@@ -696,7 +709,7 @@ class _ModulePart:
             getters.append(_pick_keys([k for k in d if k not in _INTERNAL] + ["training"]))
             picked.append(d)
             tables = (m._parameters, m._buffers, m._modules)
-            whole.extend(tables)
+            whole.extend(t for t in tables if t)  # an empty one: its size says all
             sized.append(d)
             sized.extend(tables)
             stack.extend(sub for sub in m._modules.values() if sub is not None)
@@ -849,11 +862,12 @@ def _tensor_key(t: Tensor, ids: dict, rows=None):
     (N, E) for propagate's arguments, whose row count decides node / edge /
     dense; aliases are told apart by first occurrence."""
     alias = ids.setdefault(id(t), len(ids))
-    head = tuple(t.shape)
-    if rows is not None and t.dim() >= 1:
-        r = t.size(0)
+    shape, dtype, device, layout, requires_grad = _META(t)
+    head = tuple(shape)
+    if rows is not None and head:
+        r = head[0]
         head = (r == rows[0], r == rows[1], None if r in rows else r) + head[1:]
-    return (t.dtype, t.device, t.layout, head, t.dim(), t.requires_grad, alias)
+    return (dtype, device, layout, head, len(shape), requires_grad, alias)
 
 
 def _value_key(v, n: int, e: int, ids: dict):
