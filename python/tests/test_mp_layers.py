@@ -214,18 +214,7 @@ def _programs(fn, tmp_path):
 _PER_EDGE = re.compile(r"^edges \* (\d+)$")
 
 
-# Known failure: ResGatedGraphConv's backward keeps one E x C temporary, the
-# gradient of the gate's score (sigmoid' * v_j * dy_i), which two reductions
-# read (to the sources for q, to the targets for k); the fusion planner
-# materialises an edge value with users in two groups instead of
-# recomputing it in each. Strict: the mark must go when it is fixed.
-_BUFFERS = [pytest.param(k, marks=pytest.mark.xfail(
-                strict=True, reason="an edge value read by reductions to both ends "
-                                    "is materialised (open)"))
-            if k == "ResGatedGraphConv" else k for k in LAYERS]
-
-
-@pytest.mark.parametrize("name", _BUFFERS)
+@pytest.mark.parametrize("name", LAYERS)
 def test_no_edges_by_features_buffer(name, tmp_path):
     ours, _, ei, n, extra, heads = _case(name, torch.float32)
     x = _features(name, n, requires_grad=True)

@@ -447,6 +447,79 @@ static std::optional<::gnn::GraphStats> moduleStats(Operation *op) {
   return statsOf(attr);
 }
 
+/// The graph of an edge tensor, when a graph op produced it.
+static Value edgeGraph(DomainCache &domains, Value value) {
+  DomainSource source = domains.lookup(value);
+  if (source.domain != Domain::Edge || !source.origin)
+    return {};
+  auto graphOp = dyn_cast<GraphOpInterface>(source.origin);
+  return graphOp ? graphOp.getGraphOperand() : Value();
+}
+
+/// The linalg op whose init `dim` alone sizes (`tensor.dim` -> `tensor.empty`
+/// [-> `linalg.fill`] -> init), in `dim`'s block; null otherwise.
+static linalg::LinalgOp sizedInit(tensor::DimOp dim) {
+  if (!dim->hasOneUse())
+    return {};
+  auto empty = dyn_cast<tensor::EmptyOp>(*dim->user_begin());
+  if (!empty || !empty->hasOneUse())
+    return {};
+  Operation *user = *empty->user_begin();
+  if (auto fill = dyn_cast<linalg::FillOp>(user))
+    user = fill->hasOneUse() ? *fill->user_begin() : nullptr;
+  auto op = dyn_cast_or_null<linalg::LinalgOp>(user);
+  return op && op->getBlock() == dim->getBlock() ? op : linalg::LinalgOp();
+}
+
+/// An input of `op` that is an edge tensor of `graph` with a dynamic leading
+/// size, defined before `dim` (or a block argument); null if none.
+static Value edgeInputBefore(DomainCache &domains, linalg::LinalgOp op,
+                             Value graph, tensor::DimOp dim) {
+  for (OpOperand *operand : op.getDpsInputOperands()) {
+    Value input = operand->get();
+    auto type = dyn_cast<RankedTensorType>(input.getType());
+    if (!type || type.getRank() == 0 || !type.isDynamicDim(0) ||
+        edgeGraph(domains, input) != graph)
+      continue;
+    Operation *def = input.getDefiningOp();
+    if (!def ||
+        (def->getBlock() == dim->getBlock() && def->isBeforeInBlock(dim)))
+      return input;
+  }
+  return {};
+}
+
+/// Reads the edge count that sizes a linalg op's init from one of its own
+/// edge inputs: `tensor.dim %v, 0` of an edge tensor `%v` of graph G,
+/// feeding (through `tensor.empty` and `linalg.fill`) the init of an op that
+/// reads another edge tensor of G but not `%v`, is asked of that input
+/// instead. Every edge tensor of G has G's edge count, so the value is the
+/// same; the planner then need not write `%v` to memory for a group that
+/// does not read it (the size query alone tied the group to it: the
+/// backward of `sigmoid(k_i + q_j) * v_j` kept an `E x C` gather of `v`).
+static void readEdgeCountsFromInputs(func::FuncOp func) {
+  SmallVector<std::pair<tensor::DimOp, Value>> rewrites;
+  {
+    // The cache needs the IR unchanged while it is in use.
+    DomainCache domains;
+    func.walk([&](tensor::DimOp dim) {
+      std::optional<int64_t> index = getConstantIntValue(dim.getIndex());
+      linalg::LinalgOp op = sizedInit(dim);
+      if (!index || *index != 0 || !op)
+        return;
+      Value counted = dim.getSource();
+      for (OpOperand *operand : op.getDpsInputOperands())
+        if (operand->get() == counted)
+          return;
+      Value graph = edgeGraph(domains, counted);
+      if (Value input = graph ? edgeInputBefore(domains, op, graph, dim) : Value())
+        rewrites.push_back({dim, input});
+    });
+  }
+  for (auto [dim, input] : rewrites)
+    dim.getSourceMutable().assign(input);
+}
+
 //===----------------------------------------------------------------------===//
 // The pass
 //===----------------------------------------------------------------------===//
@@ -508,6 +581,7 @@ struct FormKernelGroups
     // A declaration has nothing to group.
     if (func.isExternal())
       return;
+    readEdgeCountsFromInputs(func);
     // A family's whole-function rule (graph blocks: the whole function in
     // one block per small graph) when the statistics allow it.
     if (std::optional<::gnn::GraphStats> graph = moduleStats(func))
