@@ -25,6 +25,9 @@ std::string ScheduleProblem::check() const {
     return "graph statistics: " + bad;
   if (maxChunks < ::mlir::gnn::kLeastMaxChunks)
     return "max chunks must be positive";
+  if (elementBytes != 2 && elementBytes != 4 && elementBytes != 8)
+    return "element size of " + std::to_string(elementBytes) +
+           " bytes (expected 2, 4 or 8)";
   return "";
 }
 
@@ -48,7 +51,12 @@ Schedule gnn::chooseSchedule(const ScheduleProblem &p) {
     int64_t width = p.kind == GroupKind::Attention
                         ? std::gcd(p.rowElements, p.innerElements)
                         : p.rowElements;
-    s.vector = width % 4 == 0 ? 4 : width % 2 == 0 ? 2 : 1;
+    // 16 bytes per access: 8 bf16 or f16 elements, 4 f32 (an f64 vector of
+    // 4 is two accesses).
+    s.vector = p.elementBytes == 2 && width % 8 == 0 ? 8
+               : width % 4 == 0                      ? 4
+               : width % 2 == 0                      ? 2
+                                                     : 1;
     // Lanes over the features; where the row is narrower than a warp and
     // rows are long enough, the rest of the warp takes other edges of the
     // same row (the emitter derives the edge groups from lanes and width).
@@ -118,8 +126,9 @@ std::string Schedule::verify(const ScheduleProblem &p) const {
     return "lanes must be a power of two in [1, 32]";
   if (block < 32 || block > 1024 || block % 32 || block % lanes)
     return "block must be a multiple of 32 (and of lanes) in [32, 1024]";
-  if (vector != 1 && vector != 2 && vector != 4)
-    return "vector must be 1, 2 or 4";
+  if (vector != 1 && vector != 2 && vector != 4 &&
+      !(vector == 8 && p.elementBytes == 2))
+    return "vector must be 1, 2 or 4 (8 for 2-byte elements)";
   if (split < 0 || (split > 0 && split < 32))
     return "split must be 0 or at least 32";
   if (split && !splitsRows(p.kind))

@@ -10,6 +10,7 @@
 
 #include "gnn/Dialect/GNN/IR/GNNDomain.h"
 #include "gnn/Dialect/GNN/IR/GNNOps.h"
+#include "gnn/Tensor/HalfFloat.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -189,6 +190,11 @@ resolveArguments(func::FuncOp func, const HostGraph &graph) {
                << "; only the leading (node or edge) dimension may be dynamic";
     }
     spec.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+    Type element = tensor.getElementType();
+    spec.element = element.isF64()    ? "f64"
+                   : element.isBF16() ? "bf16"
+                   : element.isF16()  ? "f16"
+                                      : "f32";
     if (tensor.getRank() > 0 && ShapedType::isDynamic(tensor.getDimSize(0))) {
       spec.role = edge ? "edge" : "node";
       spec.shape[0] = edge ? graph.numEdges() : graph.numNodes;
@@ -225,6 +231,10 @@ std::vector<Tensor> makeSeededInputs(ArrayRef<ArgumentSpec> args,
       scale = 1.0 / std::sqrt(static_cast<double>(spec.shape[0]));
     for (double &x : t.data)
       x = static_cast<float>((2.0 * rng.uniform() - 1.0) * scale);
+    if (spec.element == "bf16" || spec.element == "f16")
+      for (double &x : t.data)
+        x = roundToHalf(x, spec.element == "bf16" ? HalfKind::BF16
+                                                  : HalfKind::F16);
     inputs.push_back(std::move(t));
   }
   return inputs;
@@ -270,13 +280,20 @@ private:
   FailureOr<const Tensor *> tensorOf(Operation *op, Value v, StringRef name);
   FailureOr<const Tensor *> rowsOf(Operation *op, Value v, StringRef name,
                                    int64_t rows, StringRef what);
-  /// Binds an op's result (at its element type with Storage::ElementType).
+  /// Binds an op's result (at its element type with Storage::ElementType:
+  /// rounded once from the double to f32, bf16 or f16).
   void setTensor(Value v, Tensor t) {
     auto shaped = dyn_cast<ShapedType>(v.getType());
-    if (storage == ::gnn::Storage::ElementType && shaped &&
-        shaped.getElementType().isF32())
-      for (double &x : t.data)
-        x = static_cast<float>(x);
+    Type element = shaped ? shaped.getElementType() : Type();
+    if (storage == ::gnn::Storage::ElementType && element) {
+      if (element.isF32())
+        for (double &x : t.data)
+          x = static_cast<float>(x);
+      else if (element.isBF16() || element.isF16())
+        for (double &x : t.data)
+          x = ::gnn::roundToHalf(x, element.isBF16() ? ::gnn::HalfKind::BF16
+                                                     : ::gnn::HalfKind::F16);
+    }
     env[v].tensor = std::make_shared<Tensor>(std::move(t));
   }
 

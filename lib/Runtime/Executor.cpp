@@ -9,11 +9,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnn/Runtime/Library.h"
-#include "gnn/Runtime/Module.h"
 #include "gnn/Runtime/Executor.h"
 #include "gnn/Runtime/Environment.h"
 #include "gnn/Runtime/Jit.h"
+#include "gnn/Runtime/Library.h"
+#include "gnn/Runtime/Module.h"
+#include "gnn/Tensor/HalfFloat.h"
 
 #include <cuda_runtime.h>
 
@@ -537,6 +538,20 @@ Status Executable::Impl::StepRunner::runFill(const FillStep &s,
     Status st2 = fill64(ptr(s.buffer), s.value, n, stream);
     if (!st2.ok())
       return st2.withContext(where(i));
+    e = cudaSuccess;
+  } else if (isHalf(b.dtype)) {
+    // The value rounded to the storage type, 16 bits per element.
+    uint16_t bits =
+        gnn::halfBits(s.value, b.dtype == DType::BF16 ? gnn::HalfKind::BF16
+                                                      : gnn::HalfKind::F16);
+    StatusOr<CudaDriver *> d = CudaDriver::get();
+    if (!d.ok())
+      return d.error();
+    GNN_RETURN_IF_ERROR(
+        checkCu(**d, "cuMemsetD16Async",
+                (*d)->fn().cuMemsetD16Async(
+                    reinterpret_cast<CUdeviceptr>(ptr(s.buffer)), bits, n,
+                    reinterpret_cast<CUstream>(stream))));
     e = cudaSuccess;
   } else {
     uint32_t bits;

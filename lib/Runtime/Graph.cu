@@ -1022,8 +1022,12 @@ __global__ void poisonKernel(PoisonBatch batch, const unsigned *flag) {
   for (int k = 0; k < batch.n; ++k) {
     const PoisonTarget &t = batch.t[k];
     for (int64_t i = threadIdx.x; i < t.count; i += blockDim.x) {
-      if (t.f64)
+      if (t.dtype == DType::F64)
         static_cast<double *>(t.data)[i] = NAN;
+      else if (t.dtype == DType::BF16) // quiet NaNs' bits
+        static_cast<unsigned short *>(t.data)[i] = 0x7fc0u;
+      else if (t.dtype == DType::F16)
+        static_cast<unsigned short *>(t.data)[i] = 0x7e00u;
       else
         static_cast<float *>(t.data)[i] = NAN;
     }

@@ -133,13 +133,15 @@ void launchGather(const void *w, const Graph &graph, int64_t e, void *out,
         static_cast<T *>(out));
 }
 
-/// Checks that `type` is a float type a library step runs in.
-Status checkStepType(const char *step, DType type) {
-  if (type == DType::F32 || type == DType::F64)
+/// Checks that `type` is a float type a library step runs in (`halves`:
+/// bf16 and f16 too).
+Status checkStepType(const char *step, DType type, bool halves = false) {
+  if (type == DType::F32 || type == DType::F64 || (halves && isHalf(type)))
     return Status();
   return Status::error(std::string(step) +
-                       ": expected f32 or f64 operands (an integer type was "
-                       "given)");
+                       (halves ? ": expected f32, f64, bf16 or f16 operands"
+                               : ": expected f32 or f64 operands") +
+                       " (another type was given)");
 }
 
 } // namespace
@@ -259,7 +261,7 @@ Status gnn::runtime::gemm(DType type, bool transA, bool transB, int64_t m,
                           int64_t n, int64_t k, double alpha, const void *a,
                           const void *b, double beta, void *c,
                           cudaStream_t stream) {
-  GNN_RETURN_IF_ERROR(checkStepType("gemm", type));
+  GNN_RETURN_IF_ERROR(checkStepType("gemm", type, /*halves=*/true));
   Handles &h = handles();
   GNN_RETURN_IF_ERROR(h.status);
   if (m == 0 || n == 0)
@@ -280,6 +282,16 @@ Status gnn::runtime::gemm(DType type, bool transA, bool transB, int64_t m,
     return Status();
   }
   float alphaF = static_cast<float>(alpha), betaF = static_cast<float>(beta);
+  if (isHalf(type)) {
+    // Storage in bf16 / f16, products and sums in f32 (alpha and beta are
+    // f32 for CUBLAS_COMPUTE_32F).
+    cudaDataType t = type == DType::BF16 ? CUDA_R_16BF : CUDA_R_16F;
+    GNN_BLAS(cublasGemmEx(h.blas, opB, opA, static_cast<int>(n),
+                          static_cast<int>(m), static_cast<int>(k), &alphaF, b,
+                          t, ldb, a, t, lda, &betaF, c, t, static_cast<int>(n),
+                          CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    return Status();
+  }
   GNN_BLAS(cublasSgemm(h.blas, opB, opA, static_cast<int>(n),
                        static_cast<int>(m), static_cast<int>(k), &alphaF,
                        static_cast<const float *>(b), ldb,

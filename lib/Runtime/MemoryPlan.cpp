@@ -23,6 +23,8 @@ using Json = nlohmann::ordered_json;
 size_t gnn::runtime::elementBytes(DType t) {
   // 8 for i64, f64 and for any wider type added later: too much, never too
   // little.
+  if (isHalf(t))
+    return 2;
   return t == DType::F32 || t == DType::I32 ? 4 : 8;
 }
 

@@ -16,12 +16,16 @@
 using namespace gnn::runtime;
 using Json = nlohmann::ordered_json;
 
-static const char *dtypeName(DType t) {
+const char *gnn::runtime::dtypeName(DType t) {
   switch (t) {
   case DType::F32: return "f32";
   case DType::I32: return "i32";
   case DType::I64: return "i64";
   case DType::F64: return "f64";
+  case DType::BF16:
+    return "bf16";
+  case DType::F16:
+    return "f16";
   }
   return "f32";
 }
@@ -524,7 +528,15 @@ StatusOr<Program> Program::parse(const std::string &text) {
       else if (dtype == "i32") d.dtype = DType::I32;
       else if (dtype == "i64") d.dtype = DType::I64;
       else if (dtype == "f64") d.dtype = DType::F64;
-      else return Status::error(path + ".dtype: expected f32, f64, i32 or i64 but got '" + dtype + "'");
+      else if (dtype == "bf16")
+        d.dtype = DType::BF16;
+      else if (dtype == "f16")
+        d.dtype = DType::F16;
+      else
+        return Status::error(
+            path +
+            ".dtype: expected f32, f64, bf16, f16, i32 or i64 but got '" +
+            dtype + "'");
       p.buffers.push_back(d);
     }
   }
@@ -603,8 +615,10 @@ Status Program::verify() const {
         return Status();
       DType t = it->second->dtype;
       if (!isFloat(t))
-        return Status::error(where + ": " + what + " buffer '" + name +
-                             "' must be f32 or f64 but is " + dtypeName(t));
+        return Status::error(
+            where + ": " + what + " buffer '" + name +
+            "' must be a float type (f32, f64, bf16 or f16) but is " +
+            dtypeName(t));
       if (stepType && *stepType != t)
         return Status::error(where + ": " + what + " buffer '" + name +
                              "' is " + dtypeName(t) +

@@ -39,7 +39,9 @@ from . import _jit
 
 CompileError = _C.CompileError
 
-_DTYPES = {"float32": torch.float32, "float64": torch.float64}
+# The IR's element types as the signatures name them (Native.h, describe).
+_DTYPES = {"float32": torch.float32, "float64": torch.float64,
+           "bfloat16": torch.bfloat16, "float16": torch.float16}
 _LOCK = threading.RLock()
 
 
@@ -771,7 +773,9 @@ class Function:
     ``!gnn.graph``: a dynamic leading size is the node count (or the edge
     count for ``{gnn.domain = "edge"}`` arguments), static sizes must match,
     the dtype must be the IR's (f32: ``torch.float32``, f64:
-    ``torch.float64``), and all tensors live on the graph's device. Returns
+    ``torch.float64``, bf16: ``torch.bfloat16``, f16: ``torch.float16``;
+    a function mixing them says so per argument), and all tensors live on
+    the graph's device. Returns
     one tensor, or a tuple for several results. Differentiable in every
     float argument.
     """

@@ -20,11 +20,13 @@
 
 #include "gnn/Dialect/GNN/IR/GNNDialect.h"
 #include "gnn/Dialect/GNN/IR/GNNDomain.h"
+#include "gnn/Dialect/GNN/IR/GNNFloatTypes.h"
 #include "gnn/Dialect/GNN/IR/GNNInterfaces.h"
 #include "gnn/Dialect/GNN/Transforms/Autodiff.h"
 #include "gnn/Graph/HostGraph.h"
 #include "gnn/InitGNN.h"
 #include "gnn/Reference/Evaluator.h"
+#include "gnn/Tensor/HalfFloat.h"
 #include "gnn/Tools/InputGuard.h"
 
 #ifdef GNNC_HAVE_CUDA_RUNTIME
@@ -72,7 +74,7 @@ struct CompileError : std::runtime_error {
 struct TensorRef {
   uintptr_t data = 0;
   std::vector<int64_t> shape;
-  std::string dtype; ///< "float32" or "float64"
+  std::string dtype; ///< "float32", "float64", "bfloat16" or "float16"
 };
 
 inline int64_t numElements(const std::vector<int64_t> &shape) {
@@ -166,9 +168,11 @@ inline nb::dict describe(Type type, const std::string &domain) {
   Type element = tensor.getElementType();
   d["kind"] = domain;
   d["shape"] = shape;
-  d["dtype"] = element.isF32()   ? "float32"
-               : element.isF64() ? "float64"
-                                 : "other";
+  d["dtype"] = element.isF32()    ? "float32"
+               : element.isF64()  ? "float64"
+               : element.isBF16() ? "bfloat16"
+               : element.isF16()  ? "float16"
+                                  : "other";
   return d;
 }
 
@@ -239,10 +243,10 @@ public:
       if (i == 0)
         fail(f, "the first argument must be the !gnn.graph");
       auto tensor = dyn_cast<RankedTensorType>(t);
-      if (!tensor || !(tensor.getElementType().isF32() ||
-                       tensor.getElementType().isF64()))
+      if (!tensor || !mlir::gnn::isGNNFloatType(tensor.getElementType()))
         fail(f, "argument #" + std::to_string(i) +
-                    " must be a ranked f32 or f64 tensor, found " + str(t));
+                    " must be a ranked f32, f64, bf16 or f16 tensor, found " +
+                    str(t));
       args.append(describe(t, kindOf(f, tensor, domainOf(arg), i, "argument")));
     }
     if (f.getNumArguments() == 0)
@@ -362,6 +366,12 @@ public:
         const float *p = reinterpret_cast<const float *>(r.data);
         for (int64_t k = 0; k < n; ++k)
           t.data[k] = p[k];
+      } else if (r.dtype == "bfloat16" || r.dtype == "float16") {
+        const uint16_t *p = reinterpret_cast<const uint16_t *>(r.data);
+        ::gnn::HalfKind kind = r.dtype == "bfloat16" ? ::gnn::HalfKind::BF16
+                                                     : ::gnn::HalfKind::F16;
+        for (int64_t k = 0; k < n; ++k)
+          t.data[k] = ::gnn::halfValue(p[k], kind);
       } else if (r.dtype == "float64") {
         std::memcpy(t.data.data(), reinterpret_cast<const void *>(r.data),
                     n * sizeof(double));
@@ -392,6 +402,12 @@ public:
         float *p = reinterpret_cast<float *>(r.data);
         for (size_t k = 0; k < t.data.size(); ++k)
           p[k] = static_cast<float>(t.data[k]);
+      } else if (r.dtype == "bfloat16" || r.dtype == "float16") {
+        uint16_t *p = reinterpret_cast<uint16_t *>(r.data);
+        ::gnn::HalfKind kind = r.dtype == "bfloat16" ? ::gnn::HalfKind::BF16
+                                                     : ::gnn::HalfKind::F16;
+        for (size_t k = 0; k < t.data.size(); ++k)
+          p[k] = ::gnn::halfBits(t.data[k], kind);
       } else {
         std::memcpy(reinterpret_cast<void *>(r.data), t.data.data(),
                     t.data.size() * sizeof(double));

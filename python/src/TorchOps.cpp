@@ -68,11 +68,27 @@ std::vector<int64_t> shapeOf(const Tensor &t) {
 }
 
 const char *dtypeName(ScalarType t) {
-  return t == ScalarType::Float    ? "torch.float32"
-         : t == ScalarType::Double ? "torch.float64"
-         : t == ScalarType::Long   ? "torch.int64"
-         : t == ScalarType::Int    ? "torch.int32"
-                                   : "another dtype";
+  return t == ScalarType::Float      ? "torch.float32"
+         : t == ScalarType::Double   ? "torch.float64"
+         : t == ScalarType::BFloat16 ? "torch.bfloat16"
+         : t == ScalarType::Half     ? "torch.float16"
+         : t == ScalarType::Long     ? "torch.int64"
+         : t == ScalarType::Int      ? "torch.int32"
+                                     : "another dtype";
+}
+
+/// The signature's dtype name of a float ScalarType, and back.
+const char *signatureDtype(ScalarType t) {
+  return t == ScalarType::Double     ? "float64"
+         : t == ScalarType::BFloat16 ? "bfloat16"
+         : t == ScalarType::Half     ? "float16"
+                                     : "float32";
+}
+ScalarType scalarTypeOf(const std::string &dtype) {
+  return dtype == "float64"    ? ScalarType::Double
+         : dtype == "bfloat16" ? ScalarType::BFloat16
+         : dtype == "float16"  ? ScalarType::Half
+                               : ScalarType::Float;
 }
 
 /// One argument or result of a function: its row domain, static shape (the
@@ -97,8 +113,7 @@ Spec specOf(nb::handle d) {
   std::string kind = nb::cast<std::string>(d["kind"]);
   s.kind = kind == "node" ? Spec::Node : kind == "edge" ? Spec::Edge : Spec::Dense;
   s.shape = nb::cast<std::vector<int64_t>>(d["shape"]);
-  s.dtype = nb::cast<std::string>(d["dtype"]) == "float64" ? ScalarType::Double
-                                                          : ScalarType::Float;
+  s.dtype = scalarTypeOf(nb::cast<std::string>(d["dtype"]));
   return s;
 }
 
@@ -253,9 +268,11 @@ Tensor emptyOn(const std::vector<int64_t> &shape, ScalarType dtype,
   int32_t type = 0, index = 0;
   STABLE_TORCH_ERROR_CODE_CHECK(aoti_torch_get_device_type(like.get(), &type));
   STABLE_TORCH_ERROR_CODE_CHECK(aoti_torch_get_device_index(like.get(), &index));
-  int32_t code = dtype == ScalarType::Double ? aoti_torch_dtype_float64()
-                 : dtype == ScalarType::Byte ? aoti_torch_dtype_uint8()
-                                             : aoti_torch_dtype_float32();
+  int32_t code = dtype == ScalarType::Double     ? aoti_torch_dtype_float64()
+                 : dtype == ScalarType::BFloat16 ? aoti_torch_dtype_bfloat16()
+                 : dtype == ScalarType::Half     ? aoti_torch_dtype_float16()
+                 : dtype == ScalarType::Byte     ? aoti_torch_dtype_uint8()
+                                                 : aoti_torch_dtype_float32();
   AtenTensorHandle handle = nullptr;
   STABLE_TORCH_ERROR_CODE_CHECK(aoti_torch_empty_strided(
       int64_t(shape.size()), shape.data(), strides.data(), code, type, index,
@@ -276,9 +293,7 @@ std::vector<TensorRef> refsOf(const std::vector<Tensor> &tensors) {
   std::vector<TensorRef> refs;
   for (const Tensor &t : tensors)
     refs.push_back(TensorRef{reinterpret_cast<uintptr_t>(t.data_ptr()),
-                             shapeOf(t),
-                             t.scalar_type() == ScalarType::Double ? "float64"
-                                                                   : "float32"});
+                             shapeOf(t), signatureDtype(t.scalar_type())});
   return refs;
 }
 
@@ -381,8 +396,12 @@ struct CudaCall {
       return;
     std::vector<rt::PoisonTarget> targets;
     for (const Tensor &t : results)
-      targets.push_back({t.data_ptr(), t.numel(),
-                         t.scalar_type() == ScalarType::Double});
+      targets.push_back(
+          {t.data_ptr(), t.numel(),
+           t.scalar_type() == ScalarType::Double     ? rt::DType::F64
+           : t.scalar_type() == ScalarType::BFloat16 ? rt::DType::BF16
+           : t.scalar_type() == ScalarType::Half     ? rt::DType::F16
+                                                     : rt::DType::F32});
     check(rt::poisonIfFlagged(targets, g.flag,
                               static_cast<cudaStream_t>(stream)));
   }

@@ -37,13 +37,18 @@ func.func @twice(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 
 // -----
 
-func.func @f16(%g: !gnn.graph, %x: tensor<?x8xf16>) -> tensor<?x8xf16> {
-  %r = gnn.kernel_group "spmm_0" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf16> {
-    // expected-error @+1 {{'gnn.spmm' op uses 'tensor<?x8xf16>'; the CUDA backend supports only f32 and f64 tensors}}
-    %s = gnn.spmm sum %g, %x : tensor<?x8xf16> -> tensor<?x8xf16>
-    gnn.yield %s : tensor<?x8xf16>
+// Float types other than f16, bf16, f32 and f64 have no kernels.
+func.func @f8(%x: tensor<?x8xf8E4M3FN>) -> tensor<?x8xf8E4M3FN> {
+  %r = gnn.kernel_group "elementwise_0" family = elementwise schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0> -> tensor<?x8xf8E4M3FN> {
+    // expected-error @+1 {{'linalg.generic' op uses 'tensor<?x8xf8E4M3FN>'; the CUDA backend supports only f16, bf16, f32 and f64 tensors}}
+    %t = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<?x8xf8E4M3FN>) outs(%x : tensor<?x8xf8E4M3FN>) {
+    ^bb0(%a: f8E4M3FN, %o: f8E4M3FN):
+      %v = arith.negf %a : f8E4M3FN
+      linalg.yield %v : f8E4M3FN
+    } -> tensor<?x8xf8E4M3FN>
+    gnn.yield %t : tensor<?x8xf8E4M3FN>
   }
-  return %r : tensor<?x8xf16>
+  return %r : tensor<?x8xf8E4M3FN>
 }
 
 // -----
@@ -59,7 +64,7 @@ func.func @mixed(%g: !gnn.graph, %x: tensor<?x8xf64>) -> tensor<?x8xf32> {
   %c0 = arith.constant 0 : index
   %n = tensor.dim %r, %c0 : tensor<?x8xf64>
   %e = tensor.empty(%n) : tensor<?x8xf32>
-  // expected-error @+1 {{'linalg.generic' op uses 'tensor<?x8xf32>' in a function whose first float tensor is 'f64'; the CUDA backend runs a function in one float type (all f32 or all f64)}}
+  // expected-error @+1 {{'linalg.generic' op uses 'tensor<?x8xf32>' in a function whose first float tensor is 'f64'; the CUDA backend computes a function in one arithmetic type (f32 for f32, bf16 and f16 tensors, or f64 for f64 ones)}}
   %t = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%r : tensor<?x8xf64>) outs(%e : tensor<?x8xf32>) {
   ^bb0(%a: f64, %o: f32):
     %v = arith.truncf %a : f64 to f32
@@ -639,4 +644,13 @@ func.func @row_max(%g: !gnn.graph, %x: tensor<?x8xf32>, %init: tensor<8xf32>) ->
     gnn.yield %m : tensor<8xf32>
   }
   return %r : tensor<8xf32>
+}
+
+// -----
+
+// bf16 storage is computed in f32, so it does not mix with f64 either.
+// expected-note @+2 {{the first 'bf16' tensor}}
+// expected-error @+1 {{argument #2 of @mixed_bf16_f64 uses 'tensor<?x8xf64>' in a function whose first float tensor is 'bf16'; the CUDA backend computes a function in one arithmetic type (f32 for f32, bf16 and f16 tensors, or f64 for f64 ones)}}
+func.func @mixed_bf16_f64(%g: !gnn.graph, %x: tensor<?x8xbf16>, %y: tensor<?x8xf64>) -> tensor<?x8xbf16> {
+  return %x : tensor<?x8xbf16>
 }

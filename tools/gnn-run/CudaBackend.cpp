@@ -3,7 +3,8 @@
 // Part of gnnc. Lowers a function (or a training step's two) to Programs,
 // runs them with the runtime and checks them against the reference:
 // |gnnc - ref| <= tol * (1 + |ref|) elementwise against the float64
-// reference, tol = 1e-4 for f32 results and 1e-9 for f64 ones. Before
+// reference, tol = 1e-4 for f32 results, 1e-9 for f64, 1e-2 for bf16 and
+// 2e-3 for f16 ones (docs/Semantics.md, "Numbers"). Before
 // allocating anything on the device it checks that the graph, the buffers
 // and the workspace fit in the free device memory.
 //
@@ -11,6 +12,9 @@
 
 #include "CudaBackend.h"
 
+#include "gnn/Compiler/Driver.h"
+#include "gnn/Compiler/Tuner.h"
+#include "gnn/Dialect/GNN/IR/GNNDialect.h"
 #include "gnn/Runtime/CudaDriver.h"
 #include "gnn/Runtime/DeviceBytes.h"
 #include "gnn/Runtime/Executor.h"
@@ -18,9 +22,7 @@
 #include "gnn/Runtime/MemoryPlan.h"
 #include "gnn/Runtime/Timing.h"
 #include "gnn/Runtime/Training.h"
-#include "gnn/Dialect/GNN/IR/GNNDialect.h"
-#include "gnn/Compiler/Driver.h"
-#include "gnn/Compiler/Tuner.h"
+#include "gnn/Tensor/HalfFloat.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -29,14 +31,37 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <set>
 
 using namespace gnn;
 namespace rt = gnn::runtime;
 
-/// The documented tolerances of the cuda backend against the reference, for
-/// f32 and f64 results.
-static constexpr double kTolerance = 1e-4;
-static constexpr double kToleranceF64 = 1e-9;
+/// The documented tolerances of the cuda backend against the reference, per
+/// result type (docs/Semantics.md), and their text.
+static double toleranceOf(rt::DType t) {
+  switch (t) {
+  case rt::DType::F64:
+    return 1e-9;
+  case rt::DType::BF16:
+    return 1e-2;
+  case rt::DType::F16:
+    return 2e-3;
+  default:
+    return 1e-4;
+  }
+}
+static const char *toleranceText(rt::DType t) {
+  switch (t) {
+  case rt::DType::F64:
+    return "|gnnc - ref| <= 1e-9 * (1 + |ref|)";
+  case rt::DType::BF16:
+    return "|gnnc - ref| <= 1e-2 * (1 + |ref|)";
+  case rt::DType::F16:
+    return "|gnnc - ref| <= 2e-3 * (1 + |ref|)";
+  default:
+    return "|gnnc - ref| <= 1e-4 * (1 + |ref|)";
+  }
+}
 
 static int fail(const std::string &message) {
   llvm::errs() << "gnn-run: error: " << message << "\n";
@@ -240,6 +265,12 @@ public:
     bool uploaded = b.ok();
     if (uploaded && dtype == rt::DType::F64) {
       uploaded = b->upload(t.data.data(), n).ok();
+    } else if (uploaded && rt::isHalf(dtype)) {
+      HalfKind kind = dtype == rt::DType::BF16 ? HalfKind::BF16 : HalfKind::F16;
+      std::vector<uint16_t> host;
+      for (double x : t.data)
+        host.push_back(halfBits(x, kind));
+      uploaded = b->upload(host.data(), n).ok();
     } else if (uploaded) {
       std::vector<float> host(t.data.begin(), t.data.end());
       uploaded = b->upload(host.data(), n).ok();
@@ -290,6 +321,16 @@ public:
         return fail("cannot download " + name);
       return 0;
     }
+    if (rt::isHalf(dtype)) {
+      HalfKind kind = dtype == rt::DType::BF16 ? HalfKind::BF16 : HalfKind::F16;
+      std::vector<uint16_t> host(n);
+      if (cudaMemcpy(host.data(), ptr, n * 2, cudaMemcpyDeviceToHost) !=
+          cudaSuccess)
+        return fail("cannot download " + name);
+      for (int64_t k = 0; k < n; ++k)
+        t.data[k] = halfValue(host[k], kind);
+      return 0;
+    }
     std::vector<float> host(n);
     if (cudaMemcpy(host.data(), ptr, n * 4, cudaMemcpyDeviceToHost) !=
         cudaSuccess)
@@ -335,15 +376,18 @@ private:
 /// Elementwise agreement of outputs with the reference.
 struct Comparison {
   double worst = 0, maxAbs = 0;
-  bool finite = true, anyF64 = false;
+  bool finite = true;
+  /// The result types compared (their tolerances are reported).
+  std::set<rt::DType> types;
 
-  int add(const std::string &name, const Tensor &t, const Tensor &r, bool f64) {
+  int add(const std::string &name, const Tensor &t, const Tensor &r,
+          rt::DType dtype) {
     if (r.data.size() != t.data.size())
       return fail("internal: output " + name + " has " +
                   std::to_string(t.data.size()) + " elements, the reference " +
                   std::to_string(r.data.size()));
-    anyF64 |= f64;
-    double tolerance = f64 ? kToleranceF64 : kTolerance;
+    types.insert(dtype);
+    double tolerance = toleranceOf(dtype);
     for (size_t k = 0; k < t.data.size(); ++k) {
       // Equal values, infinities of one sign included, match.
       if (t.data[k] == r.data[k])
@@ -364,8 +408,13 @@ struct Comparison {
 
   /// Writes the figures into `cuda`; returns 2 (and says so) on a mismatch.
   int report(llvm::json::Object &cuda, const std::string &what) const {
-    cuda["tolerance"] = anyF64 ? "|gnnc - ref| <= 1e-9 * (1 + |ref|)"
-                               : "|gnnc - ref| <= 1e-4 * (1 + |ref|)";
+    // One type: its tolerance; several: each, by type.
+    std::string text;
+    for (rt::DType t : types)
+      text += (text.empty() ? "" : "; ") +
+              (types.size() > 1 ? std::string(rt::dtypeName(t)) + ": " : "") +
+              toleranceText(t);
+    cuda["tolerance"] = text.empty() ? toleranceText(rt::DType::F32) : text;
     cuda["max_abs_error"] = maxAbs;
     cuda["worst_ratio_to_tolerance"] = worst;
     cuda["match"] = match();
@@ -588,8 +637,8 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
     t.shape = shapeOf(func.getResultTypes()[i], t.data.size());
     if (reference && i < reference->size()) {
       t.shape = (*reference)[i].shape;
-      GNN_RETURN_IF_FAILED(cmp.add(decl->name, t, (*reference)[i],
-                                   decl->dtype == rt::DType::F64));
+      GNN_RETURN_IF_FAILED(
+          cmp.add(decl->name, t, (*reference)[i], decl->dtype));
     }
     outputs.push_back(std::move(t));
   }
@@ -789,8 +838,8 @@ int gnn::runCudaTraining(mlir::ModuleOp module,
     t.shape = shapeOf(fwdFunc.getResultTypes()[k], t.data.size());
     if (check.forward && k < check.forward->size()) {
       t.shape = (*check.forward)[k].shape;
-      GNN_RETURN_IF_FAILED(fwdCmp.add(d->name, t, (*check.forward)[k],
-                                      d->dtype == rt::DType::F64));
+      GNN_RETURN_IF_FAILED(
+          fwdCmp.add(d->name, t, (*check.forward)[k], d->dtype));
     }
     forwardOutputs.push_back(std::move(t));
   }
@@ -807,8 +856,7 @@ int gnn::runCudaTraining(mlir::ModuleOp module,
     t.shape = shapeOf(bwdFunc.getResultTypes()[m], t.data.size());
     if (m < reference->size()) {
       t.shape = (*reference)[m].shape;
-      GNN_RETURN_IF_FAILED(bwdCmp.add(d->name, t, (*reference)[m],
-                                      d->dtype == rt::DType::F64));
+      GNN_RETURN_IF_FAILED(bwdCmp.add(d->name, t, (*reference)[m], d->dtype));
     }
     gradients.push_back(std::move(t));
   }

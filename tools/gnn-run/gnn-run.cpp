@@ -10,6 +10,7 @@
 #include "gnn/Graph/HostGraph.h"
 #include "gnn/InitGNN.h"
 #include "gnn/Reference/Evaluator.h"
+#include "gnn/Tensor/HalfFloat.h"
 #include "gnn/Tools/InputGuard.h"
 #include "gnn/Tools/OutputFile.h"
 #ifdef GNNC_HAVE_CUDA_RUNTIME
@@ -57,7 +58,8 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     dumpInputs("dump-inputs",
                cl::desc("write the inputs used to DIR/arg<K>.npy (float32, "
-                        "float64 for f64 arguments)"));
+                        "exact for bf16 and f16 arguments; float64 for f64 "
+                        "arguments)"));
 static cl::opt<std::string>
     outputDir("output-dir",
               cl::desc("write each result to DIR/result<K>.npy (float64)"));
@@ -298,6 +300,13 @@ static int run() {
       std::string err = ::gnn::readNpy(path, t);
       if (!err.empty())
         return fail(err);
+      // A bf16 or f16 argument holds values of its type (.npy files carry
+      // them as float32, exactly).
+      if (spec.element == "bf16" || spec.element == "f16")
+        for (double &x : t.data)
+          x = ::gnn::roundToHalf(x, spec.element == "bf16"
+                                        ? ::gnn::HalfKind::BF16
+                                        : ::gnn::HalfKind::F16);
       inputs.push_back(std::move(t));
     }
   } else {
@@ -342,12 +351,21 @@ static int run() {
                          std::chrono::steady_clock::now() - start)
                          .count();
     }
-    // Output gradients: seeded like inputs (a different seed).
+    // Output gradients: seeded like inputs (a different seed), of their
+    // results' types (a bf16 result's gradient holds bf16 values).
     auto seedOutputGrads =
         [&](const std::vector<std::vector<int64_t>> &shapes) {
           std::vector<::gnn::ArgumentSpec> dySpecs;
-          for (const std::vector<int64_t> &shape : shapes)
-            dySpecs.push_back({false, shape, "node"});
+          func::FuncOp fwd = t.forward;
+          for (auto [i, shape] : llvm::enumerate(shapes)) {
+            Type r = i < fwd.getNumResults()
+                         ? getElementTypeOrSelf(fwd.getResultTypes()[i])
+                         : Type();
+            std::string element = r && r.isBF16()  ? "bf16"
+                                  : r && r.isF16() ? "f16"
+                                                   : "f32";
+            dySpecs.push_back({false, shape, "node", element});
+          }
           return ::gnn::makeSeededInputs(dySpecs, seed + 1);
         };
     // The reference backward: residuals from the forward's arguments and

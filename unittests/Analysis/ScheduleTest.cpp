@@ -21,6 +21,38 @@ ScheduleProblem problem(GroupKind kind, int64_t row, double degree) {
   return p;
 }
 
+TEST(Schedule, HalfPrecisionRowsReadSixteenBytesAtOnce) {
+  // bf16 / f16 rows: 8 elements per 16-byte access where the row allows.
+  ScheduleProblem half = problem(GroupKind::Spmm, 64, 2.0);
+  half.elementBytes = 2;
+  Schedule s = chooseSchedule(half);
+  EXPECT_EQ(s.vector, 8);
+  EXPECT_EQ(s.lanes, 8); // 64 halves in vectors of 8: 8 lanes
+  EXPECT_EQ(s.verify(half), "");
+  // 12 halves: no 8 divides them, 4 does.
+  half.rowElements = 12;
+  EXPECT_EQ(chooseSchedule(half).vector, 4);
+  // Attention: the vector also divides the head width (4 heads x 4).
+  ScheduleProblem att = problem(GroupKind::Attention, 16, 2.0);
+  att.innerElements = 4;
+  att.elementBytes = 2;
+  EXPECT_EQ(chooseSchedule(att).vector, 4);
+  att.rowElements = 64;
+  att.innerElements = 16;
+  EXPECT_EQ(chooseSchedule(att).vector, 8);
+  // A vector of 8 is 32 bytes of f32: not one access.
+  Schedule eight;
+  eight.lanes = 8;
+  eight.vector = 8;
+  EXPECT_EQ(eight.verify(problem(GroupKind::Spmm, 64, 2.0)),
+            "vector must be 1, 2 or 4 (8 for 2-byte elements)");
+  half.rowElements = 64;
+  EXPECT_EQ(eight.verify(half), "");
+  ScheduleProblem bad = problem(GroupKind::Spmm, 64, 2.0);
+  bad.elementBytes = 3;
+  EXPECT_NE(bad.check(), "");
+}
+
 TEST(Schedule, AggregationsAreRowParallelOverFeatures) {
   Schedule s = chooseSchedule(problem(GroupKind::Spmm, 64, 2.0));
   EXPECT_EQ(s.vector, 4);

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnn/Tensor/Tensor.h"
+#include "gnn/Tensor/HalfFloat.h"
 
 #include <gtest/gtest.h>
 
@@ -340,6 +341,73 @@ TEST(ReadableFile, StreamSeeksAndReads) {
   EXPECT_EQ(rest, text.substr(70000));
   EXPECT_FALSE(is.read(head, 1));
   fs::remove(p);
+}
+
+} // namespace
+
+namespace {
+
+using ::gnn::halfBits;
+using ::gnn::HalfKind;
+using ::gnn::halfValue;
+using ::gnn::roundToHalf;
+
+TEST(HalfFloat, RoundsToNearestEvenFromTheDouble) {
+  // bf16 keeps 8 significand bits: 1 + 2^-8 is halfway between 1 and
+  // 1 + 2^-7, and goes to the even one (1); 1 + 3 2^-8 to 1 + 2^-6.
+  EXPECT_EQ(roundToHalf(1 + 0x1p-8, HalfKind::BF16), 1.0);
+  EXPECT_EQ(roundToHalf(1 + 3 * 0x1p-8, HalfKind::BF16), 1 + 0x1p-6);
+  EXPECT_EQ(roundToHalf(1 + 0x1p-8 + 0x1p-30, HalfKind::BF16), 1 + 0x1p-7);
+  EXPECT_EQ(roundToHalf(-5.0 / 3, HalfKind::BF16), -1.6640625);
+  // f16 keeps 11: 5/3 = 1706.67 quanta of 2^-10.
+  EXPECT_EQ(roundToHalf(-5.0 / 3, HalfKind::F16), -1.6669921875);
+  EXPECT_EQ(roundToHalf(1 + 0x1p-11, HalfKind::F16), 1.0);
+  // Once from the double, not through f32: a value just above a bf16 tie
+  // whose f32 rounding would land on the tie still rounds up.
+  double above = 1 + 0x1p-8 + 0x1p-40;
+  EXPECT_EQ(static_cast<double>(static_cast<float>(above)), 1 + 0x1p-8);
+  EXPECT_EQ(roundToHalf(above, HalfKind::BF16), 1 + 0x1p-7);
+}
+
+TEST(HalfFloat, RangeSubnormalsAndSpecialValues) {
+  const double inf = std::numeric_limits<double>::infinity();
+  // f16: largest finite 65504; 65520 is the tie with 2^16 and overflows.
+  EXPECT_EQ(roundToHalf(65519.0, HalfKind::F16), 65504.0);
+  EXPECT_EQ(roundToHalf(65520.0, HalfKind::F16), inf);
+  EXPECT_EQ(roundToHalf(-1e6, HalfKind::F16), -inf);
+  // Subnormals down to 2^-24; 2^-25 ties to 0, 3 2^-25 to 2^-23.
+  EXPECT_EQ(roundToHalf(0x1p-24, HalfKind::F16), 0x1p-24);
+  EXPECT_EQ(roundToHalf(0x1p-25, HalfKind::F16), 0.0);
+  EXPECT_EQ(roundToHalf(3 * 0x1p-25, HalfKind::F16), 0x1p-23);
+  // bf16 has f32's range: FLT_MAX rounds up to infinity, 1e38 stays.
+  EXPECT_EQ(roundToHalf(std::numeric_limits<float>::max(), HalfKind::BF16),
+            inf);
+  EXPECT_NEAR(roundToHalf(1e38, HalfKind::BF16), 1e38, 1e36);
+  EXPECT_TRUE(std::isnan(roundToHalf(std::nan(""), HalfKind::BF16)));
+  EXPECT_EQ(roundToHalf(-0.0, HalfKind::F16), 0.0);
+  EXPECT_TRUE(std::signbit(roundToHalf(-0.0, HalfKind::F16)));
+}
+
+TEST(HalfFloat, BitsRoundTrip) {
+  EXPECT_EQ(halfBits(1.0, HalfKind::F16), 0x3c00u);
+  EXPECT_EQ(halfBits(-2.0, HalfKind::BF16), 0xc000u);
+  EXPECT_EQ(halfBits(65504.0, HalfKind::F16), 0x7bffu);
+  EXPECT_EQ(halfBits(0x1p-24, HalfKind::F16), 0x0001u);
+  EXPECT_EQ(halfBits(1e9, HalfKind::F16), 0x7c00u);
+  EXPECT_EQ(halfBits(-0.0, HalfKind::BF16), 0x8000u);
+  EXPECT_TRUE(std::isnan(
+      halfValue(halfBits(std::nan(""), HalfKind::F16), HalfKind::F16)));
+  EXPECT_TRUE(std::isnan(
+      halfValue(halfBits(std::nan(""), HalfKind::BF16), HalfKind::BF16)));
+  // Every finite bit pattern reads back to itself.
+  for (HalfKind kind : {HalfKind::BF16, HalfKind::F16})
+    for (uint32_t b = 0; b < 0x10000u; ++b) {
+      double v = halfValue(static_cast<uint16_t>(b), kind);
+      if (std::isnan(v))
+        continue;
+      EXPECT_EQ(halfBits(v, kind), b) << "bits " << b;
+      EXPECT_EQ(roundToHalf(v, kind), v);
+    }
 }
 
 } // namespace

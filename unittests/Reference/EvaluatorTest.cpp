@@ -6,8 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gnn/InitGNN.h"
 #include "gnn/Reference/Evaluator.h"
+#include "gnn/InitGNN.h"
+#include "gnn/Tensor/HalfFloat.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -653,6 +654,53 @@ func.func @f(%g: !gnn.graph) -> tensor<4xf32> {
       << errors;
 }
 
+TEST_F(Evaluator, ElementTypeStorageRoundsHalfResultsOnceFromDouble) {
+  // -5/3 stored at bf16 (8 significand bits) and f16 (11), rounded to nearest
+  // from the double; double storage keeps it exact whatever the type.
+  for (auto [type, want] : {std::pair<const char *, double>{"bf16", -1.6640625},
+                            {"f16", -1.6669921875}}) {
+    std::string src = spmmSource("mean");
+    for (size_t at; (at = src.find("f32")) != std::string::npos;)
+      src.replace(at, 3, type);
+    auto stored =
+        run(src, tinyGraph(), {signedNodes()}, ::gnn::Storage::ElementType);
+    ASSERT_EQ(stored.size(), 1u) << errors;
+    EXPECT_EQ(stored[0].data[2], want) << type;
+    EXPECT_EQ(stored[0].data[3], -want) << type;
+    // Integers (the sums of the other rows) are exact in both.
+    EXPECT_EQ(stored[0].data[4], -1.5) << type;
+    auto exact = run(src, tinyGraph(), {signedNodes()});
+    ASSERT_EQ(exact.size(), 1u) << errors;
+    EXPECT_EQ(exact[0].data[2], -5.0 / 3) << type;
+  }
+}
+
+TEST_F(Evaluator, HalfStorageRoundsIntermediatesNotSums) {
+  // A bf16 edge tensor (x[src] * 1.01, rounded at storage) summed per node:
+  // the sum runs in double over the stored values and is rounded once.
+  const char *src = R"mlir(
+#id = affine_map<(d0) -> (d0)>
+func.func @f(%g: !gnn.graph, %x: tensor<?xbf16>) -> tensor<?xbf16> {
+  %e = gnn.gather src %g, %x : tensor<?xbf16> -> tensor<?xbf16>
+  %c = arith.constant 1.01 : bf16
+  %s = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%e : tensor<?xbf16>) outs(%e : tensor<?xbf16>) {
+  ^bb0(%a: bf16, %o: bf16):
+    %m = arith.mulf %a, %c : bf16
+    linalg.yield %m : bf16
+  } -> tensor<?xbf16>
+  %r = gnn.reduce sum %g, %s : tensor<?xbf16> -> tensor<?xbf16>
+  return %r : tensor<?xbf16>
+})mlir";
+  Tensor x = make({6}, {1, 1, 1, 1, 1, 1});
+  auto out = run(src, tinyGraph(), {x}, ::gnn::Storage::ElementType);
+  ASSERT_EQ(out.size(), 1u) << errors;
+  // 1.01 as a bf16 constant is 1.0078125; the products are exact in bf16.
+  // Node 1 has 3 incoming edges: 3 * 1.0078125 = 3.0234375, which bf16
+  // (quantum 2^-6 in [2, 4)) rounds to 3.03125 (a tie, to even).
+  EXPECT_EQ(out[0].data[1], 3.03125);
+  EXPECT_EQ(out[0].data[3], 0.0);
+}
+
 TEST_F(Evaluator, SeededInputsAreFloat32AndScaled) {
   const char *src = R"mlir(
 func.func @f(%g: !gnn.graph, %x: tensor<?x4xf32>, %w: tensor<16x4xf32>, %e: tensor<?xf32> {gnn.domain = "edge"}) -> tensor<?x4xf32> {
@@ -676,6 +724,27 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x4xf32>, %w: tensor<16x4xf32>, %e: tens
   }
   for (double v : a[1].data)
     EXPECT_LT(std::fabs(v), 0.25); // 1/sqrt(16)
+}
+
+TEST_F(Evaluator, SeededInputsOfHalfArgumentsHoldHalfValues) {
+  const char *src = R"mlir(
+func.func @f(%g: !gnn.graph, %x: tensor<?x4xbf16>, %y: tensor<?x4xf16>) -> tensor<?x4xbf16> {
+  return %x : tensor<?x4xbf16>
+})mlir";
+  module = parseSourceString<ModuleOp>(src, &context);
+  ASSERT_TRUE(module);
+  auto func = *module->getOps<func::FuncOp>().begin();
+  auto specs = ::gnn::resolveArguments(func, tinyGraph());
+  ASSERT_TRUE(succeeded(specs));
+  EXPECT_EQ((*specs)[1].element, "bf16");
+  EXPECT_EQ((*specs)[2].element, "f16");
+  auto a = ::gnn::makeSeededInputs(*specs, 5);
+  ASSERT_EQ(a.size(), 2u);
+  // Each value is one of its type (and so, for bf16, rarely an f16 one).
+  for (double v : a[0].data)
+    EXPECT_EQ(v, ::gnn::roundToHalf(v, ::gnn::HalfKind::BF16));
+  for (double v : a[1].data)
+    EXPECT_EQ(v, ::gnn::roundToHalf(v, ::gnn::HalfKind::F16));
 }
 
 /// An independent C++ GAT forward (the formula, written without the

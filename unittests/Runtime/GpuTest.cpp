@@ -14,6 +14,7 @@
 #include "gnn/Runtime/Graph.h"
 #include "gnn/Runtime/Library.h"
 #include "gnn/Runtime/Module.h"
+#include "gnn/Tensor/HalfFloat.h"
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -644,6 +645,105 @@ extern "C" __global__ void gnn_edges_to_slots_f64(double *__restrict__ out,
   Expected want = cpuBuild(host);
   for (int64_t i = 0; i < e; ++i)
     ASSERT_EQ(slots[i], ew[want.csrEdge[i]]) << "slot " << i;
+}
+
+TEST(GpuProgram, HalfFillGemmAndEdgeOrder) {
+  REQUIRE_GPU();
+  // bf16 and f16 buffers: a fill rounded to the type (0.1 is no half value),
+  // a GEMM on half storage computed in f32 (cublasGemmEx,
+  // CUBLAS_COMPUTE_32F) and rounded once, and the half edge-order
+  // conversion kernel of the printed prelude (gnn_edges_to_slots_bf16 /
+  // _f16, on the device header's 16-bit types), which moves bits exactly.
+  const int F = 8, O = 4;
+  for (DType type : {DType::BF16, DType::F16}) {
+    gnn::HalfKind kind =
+        type == DType::BF16 ? gnn::HalfKind::BF16 : gnn::HalfKind::F16;
+    const char *t = type == DType::BF16 ? "bf16" : "f16";
+    std::string kernel = std::string("gnn_edges_to_slots_") + t;
+    Program p;
+    p.name = std::string("half_") + t;
+    p.kernels = {kernel};
+    p.units.push_back(SourceUnit{{kernel}, std::string(R"cuda(
+typedef int idx_t;
+#include "gnn_device.cuh"
+extern "C" __global__ void KERNEL(TYPE *__restrict__ out,
+    const TYPE *__restrict__ in, const idx_t *__restrict__ csr_edge,
+    long long rows, long long width) {
+  const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (t >= rows * width) return;
+  const long long i = t / width, k = t % width;
+  out[t] = in[(long long)csr_edge[i] * width + k];
+}
+)cuda")});
+    std::string &src = p.units.back().text;
+    src.replace(src.find("KERNEL"), 6, kernel);
+    for (size_t at; (at = src.find("TYPE")) != std::string::npos;)
+      src.replace(at, 4, type == DType::BF16 ? "gnn_bf16" : "gnn_f16");
+    auto f = [](const char *s) { return *Formula::parse(s); };
+    p.buffers = {{"ew", BufferRole::Input, type, f("edges")},
+                 {"w", BufferRole::Input, type, f("8 * 4")},
+                 {"h", BufferRole::Temp, type, f("nodes * 8")},
+                 {"y", BufferRole::Output, type, f("nodes * 4")},
+                 {"slots", BufferRole::Output, type, f("edges")}};
+    p.steps.push_back(FillStep{"h", 0.1});
+    p.steps.push_back(GemmStep{"h", "w", "y", f("nodes"), f("4"), f("8"), false,
+                               false, 1.0f, 0.0f});
+    using namespace test;
+    LaunchStep l = launch(kernel, "ceil_div(edges, 256)", 256);
+    l.args = {named(KernelArg::Kind::Buffer, "slots"),
+              named(KernelArg::Kind::Buffer, "ew"),
+              named(KernelArg::Kind::Graph, "csr_edge"),
+              integer(KernelArg::Kind::I64, "edges"),
+              integer(KernelArg::Kind::I64, "1")};
+    p.steps.push_back(l);
+    StatusOr<Program> parsed = Program::parse(p.toJson());
+    ASSERT_TRUE(parsed.ok()) << parsed.message();
+    Compiler compiler("");
+    StatusOr<std::unique_ptr<Executable>> ex =
+        Executable::create(*parsed, compiler);
+    ASSERT_TRUE(ex.ok()) << ex.message();
+
+    gnn::HostGraph host = gnn::generatePowerLaw(2000, 20000, 4);
+    StatusOr<std::unique_ptr<Graph>> g = Graph::fromHost(host);
+    ASSERT_TRUE(g.ok()) << g.message();
+    int64_t n = host.numNodes, e = host.numEdges();
+    std::vector<uint16_t> ew(e), w(F * O), y(n * O), slots(e);
+    gnn::SplitMix64 rng(9);
+    for (uint16_t &v : ew)
+      v = gnn::halfBits(rng.uniform() * 2 - 1, kind);
+    for (uint16_t &v : w)
+      v = gnn::halfBits(rng.uniform() - 0.5, kind);
+    DeviceBuffer dew = std::move(*DeviceBuffer::allocate(e * 2));
+    DeviceBuffer dw = std::move(*DeviceBuffer::allocate(w.size() * 2));
+    DeviceBuffer dy = std::move(*DeviceBuffer::allocate(y.size() * 2));
+    DeviceBuffer ds = std::move(*DeviceBuffer::allocate(e * 2));
+    ASSERT_TRUE(dew.upload(ew.data(), e * 2).ok());
+    ASSERT_TRUE(dw.upload(w.data(), w.size() * 2).ok());
+    Status s = (*ex)->run(**g, {{"ew", dew.data()},
+                                {"w", dw.data()},
+                                {"y", dy.data()},
+                                {"slots", ds.data()}});
+    ASSERT_TRUE(s.ok()) << s.message();
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    ASSERT_TRUE(dy.download(y.data(), y.size() * 2).ok());
+    ASSERT_TRUE(ds.download(slots.data(), e * 2).ok());
+    // y[r, o] = h * sum_c w[c, o], h = 0.1 rounded to the type, the sum in
+    // f32 and the product rounded once: within one rounding of the type.
+    double h = gnn::roundToHalf(0.1, kind), worst = 0;
+    for (int64_t r = 0; r < n; ++r)
+      for (int o = 0; o < O; ++o) {
+        double want = 0;
+        for (int c = 0; c < F; ++c)
+          want += h * gnn::halfValue(w[c * O + o], kind);
+        double got = gnn::halfValue(y[r * O + o], kind);
+        worst = std::max(worst, std::fabs(got - want) / (1 + std::fabs(want)));
+      }
+    EXPECT_LT(worst, type == DType::BF16 ? 1e-2 : 2e-3) << t;
+    // Slot order, bit for bit.
+    Expected want = cpuBuild(host);
+    for (int64_t i = 0; i < e; ++i)
+      ASSERT_EQ(slots[i], ew[want.csrEdge[i]]) << t << " slot " << i;
+  }
 }
 
 TEST(GpuDevice, ChangeFlagsAreReusedAfterAQuarantineAndStartClear) {

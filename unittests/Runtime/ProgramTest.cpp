@@ -333,6 +333,20 @@ TEST(Program, F64BuffersRoundTripAndLibraryStepsNeedOneFloatType) {
   EXPECT_EQ(std::get<FillStep>(parsed->steps[0]).value, 0.1);
   EXPECT_EQ(elementBytes(DType::F64), 8u);
   EXPECT_EQ(elementBytes(DType::F32), 4u);
+  EXPECT_EQ(elementBytes(DType::BF16), 2u);
+  EXPECT_EQ(elementBytes(DType::F16), 2u);
+
+  // bf16 and f16 buffers print and parse back.
+  for (DType half : {DType::BF16, DType::F16}) {
+    Program h = p;
+    for (BufferDecl &b : h.buffers)
+      b.dtype = half;
+    ASSERT_TRUE(h.verify().ok()) << h.verify().message();
+    StatusOr<Program> back = Program::parse(h.toJson());
+    ASSERT_TRUE(back.ok()) << back.message();
+    EXPECT_EQ(back->buffers[0].dtype, half);
+    EXPECT_EQ(back->toJson(), h.toJson());
+  }
 
   // A library step's operands share one float type.
   Program mixed = p;
@@ -347,13 +361,13 @@ TEST(Program, F64BuffersRoundTripAndLibraryStepsNeedOneFloatType) {
   integer.buffers[0].dtype = DType::I64;
   s = integer.verify();
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("step 1: spmm input buffer 'x' must be f32 or f64 "
-                             "but is i64"),
+  EXPECT_NE(s.message().find("step 1: spmm input buffer 'x' must be a float "
+                             "type (f32, f64, bf16 or f16) but is i64"),
             std::string::npos)
       << s.message();
-  expectError("\"dtype\": \"f32\"", "\"dtype\": \"f16\"",
-              "program.buffers[0].dtype: expected f32, f64, i32 or i64 but got "
-              "'f16'");
+  expectError("\"dtype\": \"f32\"", "\"dtype\": \"f8\"",
+              "program.buffers[0].dtype: expected f32, f64, bf16, f16, i32 or "
+              "i64 but got 'f8'");
 }
 
 TEST(Formula, Evaluates) {

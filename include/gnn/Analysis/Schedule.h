@@ -75,6 +75,10 @@ struct ScheduleProblem {
   /// Attention: elements of the last dimension of the spmm's input (the
   /// feature width D of one head); divides rowElements.
   int64_t innerElements = 1;
+  /// Bytes of one stored element of the rows read (4 for f32, 8 for f64, 2
+  /// for bf16 and f16): a vector access moves at most 16 bytes, so 2-byte
+  /// rows take vectors of 8.
+  int64_t elementBytes = 4;
   /// The graph's statistics (the runtime Graph's, or the `stats` option).
   GraphStats graph = defaultStats();
   /// The most chunks of a split heavy-row kernel (gnn-split-heavy-rows'
@@ -92,7 +96,8 @@ struct Schedule {
   /// Aggregations and attention: rows with more edges than this are processed
   /// in chunks of `split` edges by separate kernels (0: no split).
   int64_t split = 0;
-  /// Empty when the schedule is valid for `problem`, else what is wrong.
+  /// Empty when the schedule is valid for `problem`, else what is wrong
+  /// (a vector of 8 only for 2-byte elements).
   std::string verify(const ScheduleProblem &problem) const;
 };
 

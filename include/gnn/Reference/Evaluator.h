@@ -38,6 +38,8 @@ struct ArgumentSpec {
   std::vector<int64_t> shape;
   /// "node", "edge" or "dense" (a weight: no dynamic leading dimension).
   std::string role;
+  /// The element type: "f32", "f64", "bf16" or "f16".
+  std::string element = "f32";
 };
 
 /// Resolves every argument of `func` against `graph`: exactly one
@@ -58,9 +60,11 @@ mlir::LogicalResult checkHostMemory(mlir::func::FuncOp func,
                                     bool argumentsOnly);
 
 /// Seeded inputs for every non-graph argument, in order: uniform values in
-/// [-s, s) rounded to float32, with s = 1 for node and edge tensors and
-/// s = 1/sqrt(rows) for dense weights (rows = their leading size). The same
-/// seed gives the same values on every machine.
+/// [-s, s) rounded to float32 (to bf16 or f16 for arguments of those
+/// types, so that every backend reads the same stored values), with s = 1
+/// for node and edge tensors and s = 1/sqrt(rows) for dense weights (rows =
+/// their leading size). The same seed gives the same values on every
+/// machine.
 std::vector<Tensor> makeSeededInputs(llvm::ArrayRef<ArgumentSpec> args,
                                      uint64_t seed);
 
@@ -68,10 +72,12 @@ std::vector<Tensor> makeSeededInputs(llvm::ArrayRef<ArgumentSpec> args,
 enum class Storage {
   /// In double, whatever the element type (the reference: docs/Semantics.md).
   Double,
-  /// At their element type (f32 results rounded to float32): for a caller
+  /// At their element type (f32 results rounded to float32, bf16 and f16
+  /// ones to nearest even of those types, from the double): for a caller
   /// that keeps tensors at their element type between functions (the
   /// PyTorch ops), so that what a backward reads back of its forward (the
-  /// residuals) is what the forward went on with.
+  /// residuals) is what the forward went on with, and what it returns is
+  /// what a tensor of that type holds.
   ElementType,
 };
 

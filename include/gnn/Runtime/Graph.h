@@ -27,6 +27,7 @@
 #define GNN_RUNTIME_GRAPH_H
 
 #include "gnn/Analysis/GraphStats.h"
+#include "gnn/Runtime/Program.h"
 #include "gnn/Runtime/Status.h"
 
 #include <array>
@@ -202,11 +203,12 @@ private:
 Status compareAsync(const void *a, const void *b, size_t bytes, unsigned *flag,
                     cudaStream_t stream);
 
-/// A float (or double: `f64`) array a stale call's results are in.
+/// A float array a stale call's results are in, of element type `dtype`
+/// (f32, f64, bf16 or f16).
 struct PoisonTarget {
   void *data = nullptr;
   int64_t count = 0;
-  bool f64 = false;
+  DType dtype = DType::F32;
 };
 
 /// Enqueues on `stream` (one launch per 8 targets): where `*flag` is set,

@@ -52,7 +52,8 @@ inline Status spmmCsr(const Graph &graph, const float *weights, const float *x,
 
 /// Row-major C (m x n) = alpha * op(A) * op(B) + beta * C with op(A) m x k and
 /// op(B) k x n; `transA` / `transB` transpose the stored matrices. `type` is
-/// F32 (cublasSgemm) or F64 (cublasDgemm).
+/// F32 (cublasSgemm), F64 (cublasDgemm), or BF16 / F16 (cublasGemmEx with
+/// CUBLAS_COMPUTE_32F: f32 products and sums, C rounded once).
 Status gemm(DType type, bool transA, bool transB, int64_t m, int64_t n,
             int64_t k, double alpha, const void *a, const void *b, double beta,
             void *c, cudaStream_t stream);

@@ -58,7 +58,8 @@ namespace runtime {
 /// at least as much) is a multiple of this.
 constexpr size_t kArenaAlignment = 256;
 
-/// Bytes of one element of `t`: 4 for f32 and i32, 8 otherwise (i64, f64).
+/// Bytes of one element of `t`: 2 for bf16 and f16, 4 for f32 and i32, 8
+/// otherwise (i64, f64).
 size_t elementBytes(DType t);
 
 /// The element count of `buffer` at `scope`'s sizes; an error naming the

@@ -30,13 +30,25 @@ namespace gnn {
 namespace runtime {
 
 /// Element type of a buffer (elementBytes() in MemoryPlan.h gives its size).
-/// Float buffers are f32 or f64: a Program generated from a function of f64
-/// tensors has f64 buffers throughout, and its library steps (spmm, gemm)
-/// run in double precision.
-enum class DType { F32, I32, I64, F64 };
+/// Float buffers are f32 or f64, or bf16 and f16 (storage types the kernels
+/// compute in f32): a Program generated from a function of f64 tensors has
+/// f64 buffers throughout, and its library steps (spmm, gemm) run in double
+/// precision; a bf16 or f16 gemm computes in f32 (cublasGemmEx,
+/// CUBLAS_COMPUTE_32F).
+enum class DType { F32, I32, I64, F64, BF16, F16 };
 
-/// Whether `t` is a float type (f32 or f64).
-inline bool isFloat(DType t) { return t == DType::F32 || t == DType::F64; }
+/// Whether `t` is a float type (f32, f64, bf16 or f16).
+inline bool isFloat(DType t) {
+  return t == DType::F32 || t == DType::F64 || t == DType::BF16 ||
+         t == DType::F16;
+}
+
+/// Whether `t` is a half-precision storage type (bf16 or f16).
+inline bool isHalf(DType t) { return t == DType::BF16 || t == DType::F16; }
+
+/// The name of `t` in a Program's text form: `f32`, `f64`, `bf16`, `f16`,
+/// `i32`, `i64`.
+const char *dtypeName(DType t);
 
 /// Who provides a buffer: the caller (input, output) or the executor (temp).
 enum class BufferRole { Input, Output, Temp };

@@ -28,6 +28,11 @@ StringRef cuda::getScalarType(Type type) {
     return "float";
   if (type.isF64())
     return "double";
+  // Storage only: kernels compute them in f32 (gnn_device.cuh).
+  if (type.isBF16())
+    return "gnn_bf16";
+  if (type.isF16())
+    return "gnn_f16";
   if (type.isInteger(1))
     return "bool";
   if (type.isInteger(32))
@@ -52,8 +57,8 @@ FailureOr<StringRef> CUDAPrinterState::getType(Operation *where, Type type) {
   if (c.empty())
     return where->emitOpError()
            << "uses a value of type " << type
-           << ", which the CUDA printer does not support (only f32, f64, i1, "
-              "i32, i64 and index)";
+           << ", which the CUDA printer does not support (only f16, bf16, "
+              "f32, f64, i1, i32, i64 and index)";
   return c;
 }
 
@@ -130,14 +135,23 @@ CUDAPrinterState::printInlined(Block &block, ArrayRef<std::string> args,
 // Memory
 //===----------------------------------------------------------------------===//
 
+/// Whether `element` is a storage-only float type (bf16, f16): read as
+/// f32, written from f32.
+static bool isHalf(Type element) { return element.isBF16() || element.isF16(); }
+
 /// `buffer[index]` of a parameter, through the read-only cache (`__ldg`) when
-/// the kernel never writes the buffer.
+/// the kernel never writes the buffer; a bf16 or f16 element widened to f32
+/// (`gnn_widen(gnn_ldg(in0 + i))`).
 static std::string printElementRead(CUDAPrinterState &state, Value buffer,
                                     StringRef index) {
   StringRef name = state.getExpr(buffer);
-  if (state.isWritten(buffer))
-    return (name + "[" + index + "]").str();
-  return ("__ldg(" + name + " + " + index + ")").str();
+  Type element = cast<MemRefType>(buffer.getType()).getElementType();
+  std::string read = state.isWritten(buffer)
+                         ? (name + "[" + index + "]").str()
+                         : ((isHalf(element) ? "gnn_ldg(" : "__ldg(") + name +
+                            " + " + index + ")")
+                               .str();
+  return isHalf(element) ? "gnn_widen(" + read + ")" : read;
 }
 
 /// The CUDA vector type prefix of an element type (`float` for float2 and
@@ -157,6 +171,86 @@ static unsigned getVectorWidth(Type element, unsigned count) {
 
 static constexpr const char *kComponents[] = {"x", "y", "z", "w"};
 
+/// The vector type of `words` 32-bit words (two bf16 or f16 each):
+/// `unsigned`, `uint2`, `uint4`.
+static std::string getWordVector(unsigned words) {
+  return words == 1 ? "unsigned" : "uint" + std::to_string(words);
+}
+
+/// The expression of word `k` of a word vector `name` of `words` words.
+static std::string getWord(StringRef name, unsigned words, unsigned k) {
+  return words == 1 ? name.str() : (name + "." + kComponents[k]).str();
+}
+
+/// A vector load of bf16 or f16 elements, widened to f32: one access per 16
+/// bytes (8 elements), each 32-bit word widened to a float2:
+///
+///   const uint4 v5 = __ldg(reinterpret_cast<const uint4 *>(in0 + i));
+///   const float2 v6 = gnn_widen2_bf16(v5.x);
+///   ...
+static LogicalResult printHalfLoad(CUDAPrinterState &state, gnnk::LoadOp op,
+                                   Type element, unsigned width) {
+  Value buffer = op.getBuffer();
+  StringRef index = state.getExpr(op.getIndex());
+  unsigned count = op.getNumResults(), words = width / 2;
+  std::string vector = getWordVector(words);
+  std::string widen = element.isBF16() ? "gnn_widen2_bf16" : "gnn_widen2_f16";
+  raw_indented_ostream &os = state.ostream();
+  for (unsigned first = 0; first < count; first += width) {
+    std::string address = (state.getExpr(buffer) + " + " + index).str();
+    if (first)
+      address += " + " + std::to_string(first);
+    std::string pointer =
+        "reinterpret_cast<const " + vector + " *>(" + address + ")";
+    std::string name = state.getFreshName("v");
+    os << "const " << vector << " " << name << " = "
+       << (state.isWritten(buffer) ? "*" + pointer : "__ldg(" + pointer + ")")
+       << ";\n";
+    for (unsigned k = 0; k < words; ++k) {
+      std::string pair = state.getFreshName("v");
+      os << "const float2 " << pair << " = " << widen << "("
+         << getWord(name, words, k) << ");\n";
+      state.bind(op.getResult(first + 2 * k), pair + ".x");
+      state.bind(op.getResult(first + 2 * k + 1), pair + ".y");
+    }
+  }
+  return success();
+}
+
+/// A store of f32 values into a bf16 or f16 buffer, rounded to nearest
+/// even: `out0[i] = gnn_round_bf16(v);`, or one access per 16 bytes of
+/// rounded pairs (`*reinterpret_cast<uint4 *>(out0 + i) =
+/// make_uint4(gnn_round2_bf16(a, b), ...);`).
+static LogicalResult printHalfStore(CUDAPrinterState &state, gnnk::StoreOp op,
+                                    Type element, unsigned width) {
+  raw_indented_ostream &os = state.ostream();
+  StringRef buffer = state.getExpr(op.getBuffer());
+  StringRef index = state.getExpr(op.getIndex());
+  unsigned count = op.getValues().size();
+  StringRef suffix = element.isBF16() ? "bf16" : "f16";
+  if (count == 1) {
+    os << buffer << "[" << index << "] = gnn_round_" << suffix << "("
+       << state.getExpr(op.getValues()[0]) << ");\n";
+    return success();
+  }
+  unsigned words = width / 2;
+  std::string vector = getWordVector(words);
+  for (unsigned first = 0; first < count; first += width) {
+    os << "*reinterpret_cast<" << vector << " *>(" << buffer << " + " << index;
+    if (first)
+      os << " + " << first;
+    os << ") = ";
+    if (words > 1)
+      os << "make_" << vector << "(";
+    for (unsigned k = 0; k < words; ++k)
+      os << (k ? ", " : "") << "gnn_round2_" << suffix << "("
+         << state.getExpr(op.getValues()[first + 2 * k]) << ", "
+         << state.getExpr(op.getValues()[first + 2 * k + 1]) << ")";
+    os << (words > 1 ? ");\n" : ";\n");
+  }
+  return success();
+}
+
 /// One element: `const T v = __ldg(buf + i);`. Two or four: one vector load
 /// per 16 bytes (`const float4 v = __ldg(reinterpret_cast<const float4 *>(buf
 /// + i));`), whose components are the results.
@@ -169,6 +263,8 @@ static LogicalResult printOperation(CUDAPrinterState &state, gnnk::LoadOp op) {
   Type element = cast<MemRefType>(buffer.getType()).getElementType();
   unsigned count = op.getNumResults();
   unsigned width = getVectorWidth(element, count);
+  if (isHalf(element))
+    return printHalfLoad(state, op, element, width);
   std::string vector = (getVectorPrefix(element) + Twine(width)).str();
   raw_indented_ostream &os = state.ostream();
   for (unsigned first = 0; first < count; first += width) {
@@ -194,13 +290,15 @@ static LogicalResult printOperation(CUDAPrinterState &state, gnnk::StoreOp op) {
   StringRef buffer = state.getExpr(op.getBuffer());
   StringRef index = state.getExpr(op.getIndex());
   unsigned count = op.getValues().size();
+  Type element = cast<MemRefType>(op.getBuffer().getType()).getElementType();
+  unsigned width = getVectorWidth(element, count);
+  if (isHalf(element))
+    return printHalfStore(state, op, element, width);
   if (count == 1) {
     os << buffer << "[" << index << "] = " << state.getExpr(op.getValues()[0])
        << ";\n";
     return success();
   }
-  Type element = cast<MemRefType>(op.getBuffer().getType()).getElementType();
-  unsigned width = getVectorWidth(element, count);
   std::string vector = (getVectorPrefix(element) + Twine(width)).str();
   for (unsigned first = 0; first < count; first += width) {
     os << "*reinterpret_cast<" << vector << " *>(" << buffer << " + " << index;
@@ -581,7 +679,7 @@ static FailureOr<std::string> getParameterDecl(CUDAPrinterState &state,
     return kernel.emitOpError()
            << "has parameter #" << i << " of type " << type
            << ", which the CUDA printer does not support (only rank-1 "
-              "buffers of f32, f64, i32 or i64)";
+              "buffers of f16, bf16, f32, f64, i32 or i64)";
   std::string qualifier =
       state.isWritten(kernel.getArgument(i)) ? "" : "const ";
   if (isa<IntegerType>(element)) {
@@ -650,7 +748,7 @@ static LogicalResult printKernel(CUDAPrinterState &state,
 /// their own: the generated kernels do not call them).
 static constexpr const char *kEdgeOrder = R"cuda(
 // Edge tensors at a Program's boundary: edge-list order <-> CSR slot order,
-// one body per direction for f32 and f64.
+// one body for both directions and every element type (f32, f64, bf16, f16).
 template <typename T>
 __device__ __forceinline__ void gnn_edge_order(T *__restrict__ out,
     const T *__restrict__ in, const idx_t *__restrict__ csr_edge,
@@ -681,6 +779,26 @@ extern "C" __global__ void gnn_slots_to_edges_f64(double *__restrict__ out,
     long long rows, long long width) {
   gnn_edge_order(out, in, csr_edge, rows, width, false);
 }
+extern "C" __global__ void gnn_edges_to_slots_bf16(gnn_bf16 *__restrict__ out,
+    const gnn_bf16 *__restrict__ in, const idx_t *__restrict__ csr_edge,
+    long long rows, long long width) {
+  gnn_edge_order(out, in, csr_edge, rows, width, true);
+}
+extern "C" __global__ void gnn_slots_to_edges_bf16(gnn_bf16 *__restrict__ out,
+    const gnn_bf16 *__restrict__ in, const idx_t *__restrict__ csr_edge,
+    long long rows, long long width) {
+  gnn_edge_order(out, in, csr_edge, rows, width, false);
+}
+extern "C" __global__ void gnn_edges_to_slots_f16(gnn_f16 *__restrict__ out,
+    const gnn_f16 *__restrict__ in, const idx_t *__restrict__ csr_edge,
+    long long rows, long long width) {
+  gnn_edge_order(out, in, csr_edge, rows, width, true);
+}
+extern "C" __global__ void gnn_slots_to_edges_f16(gnn_f16 *__restrict__ out,
+    const gnn_f16 *__restrict__ in, const idx_t *__restrict__ csr_edge,
+    long long rows, long long width) {
+  gnn_edge_order(out, in, csr_edge, rows, width, false);
+}
 )cuda";
 
 FailureOr<CUDAUnits> mlir::gnn::printKernelUnits(ModuleOp module,
@@ -697,9 +815,12 @@ FailureOr<CUDAUnits> mlir::gnn::printKernelUnits(ModuleOp module,
         // the runtime, deviceHeaderSource()).
         << "#include \"gnn_device.cuh\"\n";
   }
-  units.kernels.push_back({{"gnn_edges_to_slots", "gnn_slots_to_edges",
-                            "gnn_edges_to_slots_f64", "gnn_slots_to_edges_f64"},
-                           kEdgeOrder});
+  units.kernels.push_back(
+      {{"gnn_edges_to_slots", "gnn_slots_to_edges", "gnn_edges_to_slots_f64",
+        "gnn_slots_to_edges_f64", "gnn_edges_to_slots_bf16",
+        "gnn_slots_to_edges_bf16", "gnn_edges_to_slots_f16",
+        "gnn_slots_to_edges_f16"},
+       kEdgeOrder});
   for (auto kernel : module.getOps<gnnk::KernelOp>()) {
     CUDAUnits::Kernel unit;
     unit.names.push_back(kernel.getSymName().str());

@@ -152,9 +152,21 @@ static LogicalResult printMathCall(CUDAPrinterState &state, Operation *op,
 
 /// `(T)a` for the result's C type T.
 static LogicalResult printCast(CUDAPrinterState &state, Operation *op) {
-  return printExpr(state, op,
-                   "(" + typeOf(op->getResult(0)) + ")" +
-                       state.getExpr(op->getOperand(0)));
+  Type from = op->getOperand(0).getType(), to = op->getResult(0).getType();
+  std::string in = state.getExpr(op->getOperand(0)).str();
+  // bf16 and f16 scalars (a linalg body's explicit rounding) convert through
+  // f32: gnn_round_bf16 / gnn_round_f16 round to nearest even, gnn_widen is
+  // exact.
+  if (from.isBF16() || from.isF16())
+    in = "gnn_widen(" + in + ")";
+  if (to.isBF16() || to.isF16()) {
+    if (!from.isF32())
+      in = "(float)" + in;
+    return printExpr(state, op,
+                     (to.isBF16() ? "gnn_round_bf16(" : "gnn_round_f16(") + in +
+                         ")");
+  }
+  return printExpr(state, op, "(" + typeOf(op->getResult(0)) + ")" + in);
 }
 
 //===----------------------------------------------------------------------===//

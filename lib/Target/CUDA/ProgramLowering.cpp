@@ -11,6 +11,7 @@
 #include "gnn/Target/CUDA/TranslateToCUDA.h"
 
 #include "gnn/Dialect/GNN/IR/GNNDomain.h"
+#include "gnn/Dialect/GNN/IR/GNNFloatTypes.h"
 #include "gnn/Dialect/GNN/IR/GNNOps.h"
 #include "gnn/Dialect/GNNKernel/IR/GNNKernelOps.h"
 #include "gnn/Target/CUDA/CUDAPrinter.h"
@@ -141,8 +142,9 @@ private:
   llvm::StringMap<size_t> declared;
   SymbolTableCollection symbols; ///< the kernels, looked up by launches
   int temps = 0;
-  /// Whether the f64 conversion kernels are launched (then listed).
-  bool usesEdgesToSlotsF64 = false, usesSlotsToEdgesF64 = false;
+  /// The conversion kernels of other types than f32 launched (then listed,
+  /// in the order of the prelude).
+  llvm::SmallSetVector<StringRef, 4> conversions;
 
   FailureOr<rt::Formula> size(Value v, Operation *where) {
     FailureOr<rt::Formula> rows = rowsFormula(v);
@@ -162,16 +164,20 @@ private:
     program.buffers.push_back({name, role, *dtype, elements, use, index});
     return success();
   }
-  /// The buffer element type of tensor `v`: f32 or f64.
+  /// The buffer element type of tensor `v`: f32, f64, bf16 or f16.
   static FailureOr<rt::DType> dtypeOf(Value v, Operation *where) {
     Type element = getElementTypeOrSelf(v.getType());
     if (element.isF32())
       return rt::DType::F32;
     if (element.isF64())
       return rt::DType::F64;
+    if (element.isBF16())
+      return rt::DType::BF16;
+    if (element.isF16())
+      return rt::DType::F16;
     return where->emitOpError()
            << "produces or reads a tensor of " << element
-           << "; the CUDA backend supports only f32 and f64 tensors";
+           << "; the CUDA backend supports only f16, bf16, f32 and f64 tensors";
   }
   /// A fresh buffer of `elements` for `v` (a temp, or the output it was
   /// reserved for).
@@ -272,12 +278,16 @@ void Lowering::launchConversion(bool toSlots, Type elementType,
                                 const std::string &out, const std::string &in,
                                 int64_t width) {
   rt::LaunchStep l;
-  if (elementType.isF64()) {
+  if (elementType.isF64())
     l.kernel = toSlots ? kEdgesToSlotsF64 : kSlotsToEdgesF64;
-    (toSlots ? usesEdgesToSlotsF64 : usesSlotsToEdgesF64) = true;
-  } else {
+  else if (elementType.isBF16())
+    l.kernel = toSlots ? kEdgesToSlotsBF16 : kSlotsToEdgesBF16;
+  else if (elementType.isF16())
+    l.kernel = toSlots ? kEdgesToSlotsF16 : kSlotsToEdgesF16;
+  else
     l.kernel = toSlots ? kEdgesToSlots : kSlotsToEdges;
-  }
+  if (!elementType.isF32())
+    conversions.insert(l.kernel);
   l.grid[0] =
       rt::Formula::ceilDiv(rt::Formula::edges() * rt::Formula::constant(width),
                            rt::Formula::constant(256));
@@ -387,12 +397,12 @@ LogicalResult Lowering::lowerMatmul(linalg::MatmulOp mm) {
   Value a = mm.getInputs()[0], b = mm.getInputs()[1], init = mm.getOutputs()[0];
   auto bt = cast<RankedTensorType>(b.getType());
   Type element = getElementTypeOrSelf(a.getType());
-  if ((!element.isF32() && !element.isF64()) ||
+  if (!isGNNFloatType(element) ||
       getElementTypeOrSelf(b.getType()) != element ||
       getElementTypeOrSelf(mm.getResult(0).getType()) != element)
     return mm.emitOpError()
-           << "expects operands and result of one float type (f32 or f64) "
-              "for cuBLAS but got "
+           << "expects operands and result of one float type (f16, bf16, f32 "
+              "or f64; bf16 and f16 are computed in f32) for cuBLAS but got "
            << a.getType() << ", " << b.getType() << " and "
            << mm.getResult(0).getType();
   // The sizes but the node or edge count are static: B's (a weight's) for
@@ -620,12 +630,14 @@ FailureOr<rt::Program> Lowering::run() {
                     });
   for (auto [slot, d] : llvm::zip_equal(slots, outputs))
     program.buffers[slot] = d;
-  // The f64 conversion kernels used, after the f32 ones.
-  auto at = program.kernels.begin() + 2;
-  if (usesSlotsToEdgesF64)
-    at = program.kernels.insert(at, kSlotsToEdgesF64);
-  if (usesEdgesToSlotsF64)
-    program.kernels.insert(at, kEdgesToSlotsF64);
+  // The other types' conversion kernels used, after the f32 ones, in the
+  // prelude's order.
+  std::vector<std::string> used;
+  for (const char *k : {kEdgesToSlotsF64, kSlotsToEdgesF64, kEdgesToSlotsBF16,
+                        kSlotsToEdgesBF16, kEdgesToSlotsF16, kSlotsToEdgesF16})
+    if (conversions.contains(k))
+      used.push_back(k);
+  program.kernels.insert(program.kernels.begin() + 2, used.begin(), used.end());
   rt::Status s = program.verify();
   if (!s.ok())
     return func.emitError() << "generated an invalid program: " << s.message();

@@ -45,7 +45,7 @@ func.func @gather_rank0(%g: !gnn.graph, %x: tensor<f32>) {
 // -----
 
 func.func @integer_features(%g: !gnn.graph, %x: tensor<?x8xi32>) {
-  // expected-error @+1 {{'gnn.gather' op operand #1 must be ranked tensor of floating-point values}}
+  // expected-error @+1 {{'gnn.gather' op operand #1 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values, but got 'tensor<?x8xi32>'}}
   %e = gnn.gather src %g, %x : tensor<?x8xi32> -> tensor<?x8xi32>
   return
 }
@@ -248,8 +248,17 @@ func.func @softmax_lse_rank(%g: !gnn.graph, %x: tensor<?x4xf32> {gnn.domain = "e
 // -----
 
 func.func @softmax_lse_element(%g: !gnn.graph, %x: tensor<?x4xf32> {gnn.domain = "edge"}) {
-  // expected-error @+1 {{'gnn.edge_softmax' op expects input and lse to have the same element type but got 'f32' and 'f64'}}
+  // expected-error @+1 {{'gnn.edge_softmax' op expects lse of element type 'f32' (the arithmetic type of the input's 'f32') but got 'f64'}}
   %a, %l = gnn.edge_softmax %g, %x : tensor<?x4xf32>, tensor<?x4xf64>
+  return
+}
+
+// -----
+
+// The log-sum-exp of bf16 scores stays f32.
+func.func @softmax_lse_bf16(%g: !gnn.graph, %x: tensor<?x4xbf16> {gnn.domain = "edge"}) {
+  // expected-error @+1 {{'gnn.edge_softmax' op expects lse of element type 'f32' (the arithmetic type of the input's 'bf16') but got 'bf16'}}
+  %a, %l = gnn.edge_softmax %g, %x : tensor<?x4xbf16>, tensor<?x4xbf16>
   return
 }
 
@@ -289,8 +298,36 @@ func.func @spmm_ties_sum(%g: !gnn.graph, %x: tensor<?x8xf32>) {
 // -----
 
 func.func @spmm_ties_type(%g: !gnn.graph, %x: tensor<?x8xf32>) {
-  // expected-error @+1 {{'gnn.spmm' op expects 'winner' of the result's type 'tensor<?x8xf32>' but got 'tensor<?x4xf32>'}}
+  // expected-error @+1 {{'gnn.spmm' op expects 'winner' of the result's shape and arithmetic type 'tensor<?x8xf32>' but got 'tensor<?x4xf32>'}}
   %o, %t = gnn.spmm max %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>, tensor<?x4xf32>
+  return
+}
+
+// -----
+
+// Winner codes of f16 rows are f32 (exact node ids up to 2^24).
+func.func @spmm_winner_f16(%g: !gnn.graph, %x: tensor<?x8xf16>) {
+  // expected-error @+1 {{'gnn.spmm' op expects 'winner' of the result's shape and arithmetic type 'tensor<?x8xf32>' but got 'tensor<?x8xf16>'}}
+  %o, %t = gnn.spmm max %g, %x : tensor<?x8xf16> -> tensor<?x8xf16>, tensor<?x8xf16>
+  return
+}
+
+// -----
+
+// A gnn op does not convert: mixing bf16 and f32 needs an explicit
+// arith.extf / arith.truncf in a linalg op.
+func.func @spmm_mixed_weights(%g: !gnn.graph, %x: tensor<?x4x8xbf16>, %w: tensor<?x4xf32> {gnn.domain = "edge"}) {
+  // expected-error @+1 {{'gnn.spmm' op expects input and weights to have the same element type but got 'bf16' and 'f32'}}
+  %o = gnn.spmm sum %g, %x weights(%w : tensor<?x4xf32>) : tensor<?x4x8xbf16> -> tensor<?x4x8xbf16>
+  return
+}
+
+// -----
+
+// Element types other than f16, bf16, f32 and f64 are not gnn tensors.
+func.func @gather_f8(%g: !gnn.graph, %x: tensor<?x8xf8E4M3FN>) {
+  // expected-error @+1 {{'gnn.gather' op operand #1 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values, but got 'tensor<?x8xf8E4M3FN>'}}
+  %e = gnn.gather src %g, %x : tensor<?x8xf8E4M3FN> -> tensor<?x8xf8E4M3FN>
   return
 }
 
@@ -475,7 +512,24 @@ func.func @extremum_grad_rank(%g: !gnn.graph, %x: tensor<?xf32>) {
 // -----
 
 func.func @extremum_grad_types(%g: !gnn.graph, %x: tensor<?x8xf32>, %d: tensor<?x4xf32>) {
-  // expected-error @+1 {{'gnn.extremum_grad' op failed to verify that all of {input, extremum, winner, grad, result} have same type}}
+  // expected-error @+1 {{'gnn.extremum_grad' op failed to verify that all of {input, extremum, grad} have same type}}
   %0 = "gnn.extremum_grad"(%g, %x, %x, %x, %d) : (!gnn.graph, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x4xf32>) -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+// bf16 rows: the winner codes and the result (an f32 sum) are f32.
+func.func @extremum_grad_bf16_result(%g: !gnn.graph, %x: tensor<?x8xbf16>, %w: tensor<?x8xf32>) {
+  // expected-error @+1 {{'gnn.extremum_grad' op failed to verify that result is of the input's arithmetic type}}
+  %0 = "gnn.extremum_grad"(%g, %x, %x, %w, %x) : (!gnn.graph, tensor<?x8xbf16>, tensor<?x8xbf16>, tensor<?x8xf32>, tensor<?x8xbf16>) -> tensor<?x8xbf16>
+  return
+}
+
+// -----
+
+func.func @extremum_grad_bf16_winner(%g: !gnn.graph, %x: tensor<?x8xbf16>, %r: tensor<?x8xf32>) {
+  // expected-error @+1 {{'gnn.extremum_grad' op failed to verify that winner is of the input's arithmetic type}}
+  %0 = "gnn.extremum_grad"(%g, %x, %x, %x, %x) : (!gnn.graph, tensor<?x8xbf16>, tensor<?x8xbf16>, tensor<?x8xbf16>, tensor<?x8xbf16>) -> tensor<?x8xf32>
   return
 }

@@ -44,8 +44,8 @@ func.func @bad_block(%g: !gnn.graph) -> tensor<?xf32> {
 // -----
 
 func.func @bad_vector(%g: !gnn.graph) -> tensor<?xf32> {
-  // expected-error @+1 {{expects vector to be 1, 2 or 4 but got 8}}
-  %r = gnn.kernel_group "degree_0" family = degree schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 8, split = 0> -> tensor<?xf32> {
+  // expected-error @+1 {{expects vector to be 1, 2, 4 or 8 but got 16}}
+  %r = gnn.kernel_group "degree_0" family = degree schedule = #gnn.schedule<mapping = element_parallel, lanes = 1, block = 256, vector = 16, split = 0> -> tensor<?xf32> {
     %d = gnn.degree %g : tensor<?xf32>
     gnn.yield %d : tensor<?xf32>
   }

@@ -130,3 +130,39 @@ func.func @static_sizes(%g: !gnn.graph, %x: tensor<5x8xf32> {gnn.domain = "node"
   %0 = gnn.spmm sum %g, %x : tensor<5x8xf32> -> tensor<5x8xf32>
   return %0 : tensor<5x8xf32>
 }
+
+// -----
+
+// bf16 and f16 are storage types: the ops keep their element type, the
+// softmax's log-sum-exp, the winner codes and extremum_grad's result (a sum)
+// are f32; an f32 attention parameter meets bf16 rows through explicit casts.
+// CHECK-LABEL: func.func @half_types
+// CHECK: gnn.sddmm dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<?x4x8xbf16>, tensor<?x4x8xbf16> -> tensor<?x4xbf16>
+// CHECK: gnn.edge_softmax %{{.*}}, %{{.*}} : tensor<?x4xbf16>, tensor<?x4xf32>
+// CHECK: gnn.spmm sum %{{.*}}, %{{.*}} weights(%{{.*}} : tensor<?x4xbf16>) : tensor<?x4x8xbf16> -> tensor<?x4x8xbf16>
+// CHECK: gnn.spmm max %{{.*}}, %{{.*}} : tensor<?x16xf16> -> tensor<?x16xf16>, tensor<?x16xf32>
+// CHECK: gnn.extremum_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<?x16xf16>
+// CHECK: gnn.reduce sum %{{.*}}, %{{.*}} : tensor<?x4xbf16> -> tensor<?x4xbf16>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#head = affine_map<(d0, d1) -> (d1)>
+func.func @half_types(%g: !gnn.graph, %x: tensor<?x4x8xbf16>, %att: tensor<4xf32>,
+                      %h: tensor<?x16xf16>, %dh: tensor<?x16xf16>) {
+  %s = gnn.sddmm dot %g, %x, %x : tensor<?x4x8xbf16>, tensor<?x4x8xbf16> -> tensor<?x4xbf16>
+  %c0 = arith.constant 0 : index
+  %e = tensor.dim %s, %c0 : tensor<?x4xbf16>
+  %init = tensor.empty(%e) : tensor<?x4xbf16>
+  %scaled = linalg.generic {indexing_maps = [#id, #head, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s, %att : tensor<?x4xbf16>, tensor<4xf32>) outs(%init : tensor<?x4xbf16>) {
+  ^bb0(%a: bf16, %b: f32, %o: bf16):
+    %w = arith.extf %a : bf16 to f32
+    %p = arith.mulf %w, %b : f32
+    %r = arith.truncf %p : f32 to bf16
+    linalg.yield %r : bf16
+  } -> tensor<?x4xbf16>
+  %alpha, %lse = gnn.edge_softmax %g, %scaled : tensor<?x4xbf16>, tensor<?x4xf32>
+  %agg = gnn.spmm sum %g, %x weights(%alpha : tensor<?x4xbf16>) : tensor<?x4x8xbf16> -> tensor<?x4x8xbf16>
+  %y, %win = gnn.spmm max %g, %h : tensor<?x16xf16> -> tensor<?x16xf16>, tensor<?x16xf32>
+  %dx = gnn.extremum_grad %g, %h, %y, %win, %dh : tensor<?x16xf16>
+  %r = gnn.reduce sum %g, %alpha : tensor<?x4xbf16> -> tensor<?x4xbf16>
+  return
+}

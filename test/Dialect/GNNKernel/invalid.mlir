@@ -138,7 +138,7 @@ gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}) attributes {block = 256 : i64, gri
 
 gnnk.kernel @k(%x: memref<?xf32> {gnnk.operand = 0 : i64}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
   %c = arith.constant 0 : index
-  // expected-error @+1 {{'gnnk.load' op expects 1, 2 or 4 values but got 3}}
+  // expected-error @+1 {{'gnnk.load' op expects 1, 2, 4 or 8 values but got 3}}
   %a:3 = gnnk.load %x[%c] : memref<?xf32> -> f32, f32, f32
   gnnk.return
 }
@@ -213,5 +213,51 @@ gnnk.kernel @k(%x: memref<?xf32> {gnnk.result = 0 : i64, gnnk.accumulate}) attri
   %v = arith.constant 1.0 : f64
   // expected-error @+1 {{'gnnk.atomic_add' op expects a value of the buffer's element type 'f32' but got 'f64'}}
   gnnk.atomic_add %v to %x[%c] : f64 into memref<?xf32>
+  gnnk.return
+}
+
+// -----
+
+// A bf16 buffer is read as f32 (a widening load), never as bf16.
+gnnk.kernel @k(%x: memref<?xbf16> {gnnk.operand = 0 : i64}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+  %c = arith.constant 0 : index
+  // expected-error @+1 {{'gnnk.load' op expects values of type 'f32' (the arithmetic type of the buffer's element type 'bf16') but got 'bf16'}}
+  %a = gnnk.load %x[%c] : memref<?xbf16> -> bf16
+  gnnk.return
+}
+
+// -----
+
+// An f16 buffer is written from f32 (a rounding store).
+gnnk.kernel @k(%x: memref<?xf16> {gnnk.result = 0 : i64}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+  %c = arith.constant 0 : index
+  %v = arith.constant 0.0 : f64
+  // expected-error @+1 {{'gnnk.store' op expects values of type 'f32' (the arithmetic type of the buffer's element type 'f16') but got 'f64'}}
+  gnnk.store %v to %x[%c] : f64 into memref<?xf16>
+  gnnk.return
+}
+
+// -----
+
+// Atomic sums stay in f32: a half-precision buffer would round each addition.
+gnnk.kernel @k(%x: memref<?xbf16> {gnnk.result = 0 : i64, gnnk.accumulate}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+  %c = arith.constant 0 : index
+  %v = arith.constant 1.0 : f32
+  // expected-error @+1 {{'gnnk.atomic_add' op expects a buffer of f32 or f64 (sums in the arithmetic type) but got 'memref<?xbf16>'}}
+  gnnk.atomic_add %v to %x[%c] : f32 into memref<?xbf16>
+  gnnk.return
+}
+
+// -----
+
+// Shared memory holds the arithmetic type, never bf16 or f16.
+gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+  %c = arith.index_cast %n : i64 to index
+  gnnk.for_blocks %c lanes 32 {
+  ^bb0(%blk: index, %team: index, %lane: index):
+    // expected-error @+1 {{'gnnk.shared' op result #0 must be}}
+    %s = gnnk.shared 64 : memref<?xbf16>
+    gnnk.yield
+  }
   gnnk.return
 }

@@ -65,3 +65,31 @@ gnnk.kernel @formula(%fit: i64 {gnnk.size = "split_fit", gnnk.formula = #gnnk.fo
     attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
   gnnk.return
 }
+
+// Half-precision storage: 8 bf16 values read as f32 in one access, summed in
+// f32, rounded into an f16 result.
+// CHECK-LABEL: gnnk.kernel @half_storage
+// CHECK: gnnk.load %{{.*}}[%{{.*}}] : memref<?xbf16> -> f32, f32, f32, f32, f32, f32, f32, f32
+// CHECK: gnnk.store %{{.*}} to %{{.*}}[%{{.*}}] : f32 into memref<?xf16>
+gnnk.kernel @half_storage(%x: memref<?xbf16> {gnnk.operand = 0 : i64},
+                          %out: memref<?xf16> {gnnk.result = 0 : i64},
+                          %n: i64 {gnnk.size = "nodes"})
+    attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (s0 ceildiv 256)>} {
+  %count = arith.index_cast %n : i64 to index
+  gnnk.for_elements %count {
+  ^bb0(%i: index):
+    %c8 = arith.constant 8 : index
+    %base = arith.muli %i, %c8 : index
+    %v:8 = gnnk.load %x[%base] : memref<?xbf16> -> f32, f32, f32, f32, f32, f32, f32, f32
+    %s0 = arith.addf %v#0, %v#1 : f32
+    %s1 = arith.addf %v#2, %v#3 : f32
+    %s2 = arith.addf %v#4, %v#5 : f32
+    %s3 = arith.addf %v#6, %v#7 : f32
+    %s4 = arith.addf %s0, %s1 : f32
+    %s5 = arith.addf %s2, %s3 : f32
+    %s = arith.addf %s4, %s5 : f32
+    gnnk.store %s to %out[%i] : f32 into memref<?xf16>
+    gnnk.yield
+  }
+  gnnk.return
+}

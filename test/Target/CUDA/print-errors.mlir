@@ -63,7 +63,7 @@ gnnk.kernel @i16(%out: memref<?xf32> {gnnk.result = 0 : i64},
   gnnk.for_elements %n {
   ^bb0(%i: index):
     %c = arith.index_cast %i : index to i32
-    // expected-error @+1 {{'arith.trunci' op uses a value of type 'i16', which the CUDA printer does not support (only f32, f64, i1, i32, i64 and index)}}
+    // expected-error @+1 {{'arith.trunci' op uses a value of type 'i16', which the CUDA printer does not support (only f16, bf16, f32, f64, i1, i32, i64 and index)}}
     %s = arith.trunci %c : i32 to i16
     gnnk.yield
   }
@@ -87,8 +87,8 @@ gnnk.kernel @vector_constant(%out: memref<?xf32> {gnnk.result = 0 : i64},
 
 // -----
 
-// expected-error @+1 {{'gnnk.kernel' op has parameter #0 of type 'memref<?xf16>', which the CUDA printer does not support (only rank-1 buffers of f32, f64, i32 or i64)}}
-gnnk.kernel @f16(%x: memref<?xf16> {gnnk.operand = 0 : i64},
+// expected-error @+1 {{'gnnk.kernel' op has parameter #0 of type 'memref<?xf8E4M3FN>', which the CUDA printer does not support (only rank-1 buffers of f16, bf16, f32, f64, i32 or i64)}}
+gnnk.kernel @f8(%x: memref<?xf8E4M3FN> {gnnk.operand = 0 : i64},
                  %nodes: i64 {gnnk.size = "nodes"})
     attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2] -> (s0)>} {
   gnnk.return

@@ -15,7 +15,11 @@
 // CHECK-NEXT: "gnn_edges_to_slots",
 // CHECK-NEXT: "gnn_slots_to_edges",
 // CHECK-NEXT: "gnn_edges_to_slots_f64",
-// CHECK-NEXT: "gnn_slots_to_edges_f64"
+// CHECK-NEXT: "gnn_slots_to_edges_f64",
+// CHECK-NEXT: "gnn_edges_to_slots_bf16",
+// CHECK-NEXT: "gnn_slots_to_edges_bf16",
+// CHECK-NEXT: "gnn_edges_to_slots_f16",
+// CHECK-NEXT: "gnn_slots_to_edges_f16"
 // CHECK-NEXT: ],
 // CHECK-NEXT: "text": "{{.*}}extern \"C\" __global__ void gnn_edges_to_slots(
 // CHECK: "kernels": [

@@ -42,6 +42,10 @@ constexpr const char *kEdgesToSlots = "gnn_edges_to_slots";
 constexpr const char *kSlotsToEdges = "gnn_slots_to_edges";
 constexpr const char *kEdgesToSlotsF64 = "gnn_edges_to_slots_f64";
 constexpr const char *kSlotsToEdgesF64 = "gnn_slots_to_edges_f64";
+constexpr const char *kEdgesToSlotsBF16 = "gnn_edges_to_slots_bf16";
+constexpr const char *kSlotsToEdgesBF16 = "gnn_slots_to_edges_bf16";
+constexpr const char *kEdgesToSlotsF16 = "gnn_edges_to_slots_f16";
+constexpr const char *kSlotsToEdgesF16 = "gnn_slots_to_edges_f16";
 
 } // namespace gnn
 } // namespace mlir

@@ -51,8 +51,9 @@ ScheduleAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "expects block to be a multiple of 32 in [32, 1024] "
                           "but got "
                        << block;
-  if (vector != 1 && vector != 2 && vector != 4)
-    return emitError() << "expects vector to be 1, 2 or 4 but got " << vector;
+  if (vector != 1 && vector != 2 && vector != 4 && vector != 8)
+    return emitError() << "expects vector to be 1, 2, 4 or 8 but got "
+                       << vector;
   if (split < 0 || (split > 0 && split < 32))
     return emitError() << "expects split to be 0 or at least 32 but got "
                        << split;

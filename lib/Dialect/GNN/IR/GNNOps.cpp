@@ -6,6 +6,7 @@
 
 #include "gnn/Dialect/GNN/IR/GNNOps.h"
 #include "gnn/Dialect/GNN/IR/GNNDomain.h"
+#include "gnn/Dialect/GNN/IR/GNNFloatTypes.h"
 #include "gnn/Dialect/GNN/IR/GNNSizes.h"
 #include "gnn/Dialect/GNN/IR/KernelFamily.h"
 
@@ -208,8 +209,12 @@ LogicalResult EdgeSoftmaxOp::verify() {
     return failure();
   if (Value lse = getLse()) {
     auto lt = cast<RankedTensorType>(lse.getType());
-    if (failed(checkElementTypes(*this, getInput(), "input", lse, "lse")) ||
-        failed(checkTrailing(*this, in, "input", lt, "lse", in.getRank(),
+    Type element = in.getElementType(), want = arithmeticType(element);
+    if (lt.getElementType() != want)
+      return emitOpError() << "expects lse of element type " << want
+                           << " (the arithmetic type of the input's " << element
+                           << ") but got " << lt.getElementType();
+    if (failed(checkTrailing(*this, in, "input", lt, "lse", in.getRank(),
                              in.getRank())))
       return failure();
   }
@@ -221,9 +226,10 @@ LogicalResult EdgeSoftmaxOp::verify() {
 //===----------------------------------------------------------------------===//
 
 /// An extremum's optional winner codes (spmm's and reduce's second result):
-/// only for max or min, of the result's type.
-static LogicalResult verifyWinner(Operation *op, ReduceKind kind,
-                                  Value winner, Type result) {
+/// only for max or min, of the result's shape and arithmetic type.
+static LogicalResult verifyWinner(Operation *op, ReduceKind kind, Value winner,
+                                  RankedTensorType resultType) {
+  Type result = withArithmeticElements(resultType);
   if (!winner)
     return success();
   if (kind != ReduceKind::max && kind != ReduceKind::min)
@@ -231,7 +237,8 @@ static LogicalResult verifyWinner(Operation *op, ReduceKind kind,
                                 "min but the reduction is "
                              << stringifyReduceKind(kind);
   if (winner.getType() != result)
-    return op->emitOpError() << "expects 'winner' of the result's type "
+    return op->emitOpError() << "expects 'winner' of the result's shape and "
+                                "arithmetic type "
                              << result << " but got " << winner.getType();
   return success();
 }
@@ -295,7 +302,7 @@ LogicalResult ExtremumGradOp::verify() {
         {"extremum", getExtremum()},
         {"winner", getWinner()},
         {"grad", getGrad()}}) {
-    // (One type for all: AllTypesMatch.)
+    // (Types: AllTypesMatch and TypesMatchWith.)
     if (failed(checkDomain(*this, v, name, Domain::Node)))
       return failure();
   }

@@ -6,6 +6,7 @@
 
 #include "gnn/Dialect/GNN/IR/GraphBlock.h"
 #include "gnn/Dialect/GNN/IR/GNNDomain.h"
+#include "gnn/Dialect/GNN/IR/GNNFloatTypes.h"
 #include "gnn/Dialect/GNN/IR/GNNOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -23,12 +24,13 @@ using namespace mlir::gnn;
 //===----------------------------------------------------------------------===//
 
 /// A tensor whose rows are the graph's nodes: a dynamic leading dimension,
-/// static trailing ones, f32 or f64.
+/// static trailing ones, f32, f64, bf16 or f16 (the block's shared arrays
+/// hold the arithmetic type).
 static bool isNodeTensor(Value v, DomainCache &domains) {
   auto t = dyn_cast<RankedTensorType>(v.getType());
   if (!t || t.getRank() == 0 || !ShapedType::isDynamic(t.getDimSize(0)) ||
       llvm::any_of(t.getShape().drop_front(), ShapedType::isDynamic) ||
-      !isa<Float32Type, Float64Type>(t.getElementType()))
+      !isGNNFloatType(t.getElementType()))
     return false;
   return domains.lookup(v).domain == Domain::Node;
 }

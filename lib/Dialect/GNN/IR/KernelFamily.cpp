@@ -123,6 +123,13 @@ static ::gnn::ScheduleProblem problemFor(Operation *anchor, GroupKind kind) {
   // (An spmm's or reduce's tie counts have its result's rows.)
   if (anchor->getNumResults() == 1 || isa<SpmmOp, ReduceOp>(anchor))
     p.rowElements = rowElements(anchor->getResult(0));
+  // The rows read: an spmm's input, a reduce's edge values (their storage
+  // size decides the vector width).
+  if (anchor->getNumOperands() > 1)
+    if (auto t = dyn_cast<RankedTensorType>(anchor->getOperand(1).getType()))
+      if (t.getElementType().isIntOrFloat())
+        p.elementBytes = std::max<int64_t>(
+            2, t.getElementType().getIntOrFloatBitWidth() / 8);
   if (auto spmm = dyn_cast<SpmmOp>(anchor);
       spmm && kind == GroupKind::Attention) {
     // The feature width of one head: the spmm input's last dimension.
@@ -149,9 +156,9 @@ static FailureOr<ScheduleAttr> byAnalysis(KernelGroupOp group,
     s.split = in.split;
   // chooseSchedule answers a problem that passes check() with a valid
   // schedule: lanes a power of two up to 32 dividing the block of 256, a
-  // vector of 1, 2 or 4 dividing the row (and for attention the head width,
-  // through their gcd), a split of 0 or at least 32 only for kinds that
-  // split rows.
+  // vector of 1, 2 or 4 (8 for 2-byte rows) dividing the row (and for attention
+  // the head width, through their gcd), a split of 0 or at least 32 only for
+  // kinds that split rows.
   assert(s.verify(p).empty() &&
          "chooseSchedule returns valid schedules for checked problems, and a "
          "split forced for kinds that split rows keeps them valid");

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnn/Dialect/GNN/Transforms/Autodiff.h"
+#include "gnn/Dialect/GNN/IR/GNNFloatTypes.h"
 
 #include "gnn/Dialect/GNN/IR/GNNDomain.h"
 #include "gnn/Dialect/GNN/IR/GNNOps.h"
@@ -120,22 +121,24 @@ static void addBackwardResults(SmallVectorImpl<Operation *> &ops,
       auto alpha = cast<RankedTensorType>(softmax.getResult().getType());
       SmallVector<int64_t> shape(alpha.getShape());
       shape[0] = ShapedType::kDynamic;
-      auto lseType = RankedTensorType::get(shape, alpha.getElementType());
+      auto lseType =
+          RankedTensorType::get(shape, arithmeticType(alpha.getElementType()));
       upgraded = EdgeSoftmaxOp::create(b, op->getLoc(),
                                        TypeRange{alpha, lseType},
                                        softmax.getGraph(), softmax.getInput(),
                                        softmax.getReversed());
     } else if (auto spmm = dyn_cast<SpmmOp>(op)) {
-      Type type = spmm.getResult().getType();
-      upgraded = SpmmOp::create(b, op->getLoc(), type, type, spmm.getReduce(),
-                                spmm.getGraph(), spmm.getInput(),
-                                spmm.getWeights(), spmm.getReversed());
+      auto type = cast<RankedTensorType>(spmm.getResult().getType());
+      upgraded =
+          SpmmOp::create(b, op->getLoc(), type, withArithmeticElements(type),
+                         spmm.getReduce(), spmm.getGraph(), spmm.getInput(),
+                         spmm.getWeights(), spmm.getReversed());
     } else {
       auto reduce = cast<ReduceOp>(op);
-      Type type = reduce.getResult().getType();
-      upgraded = ReduceOp::create(b, op->getLoc(), type, type,
-                                  reduce.getKind(), reduce.getGraph(),
-                                  reduce.getInput(), reduce.getReversed());
+      auto type = cast<RankedTensorType>(reduce.getResult().getType());
+      upgraded = ReduceOp::create(
+          b, op->getLoc(), type, withArithmeticElements(type), reduce.getKind(),
+          reduce.getGraph(), reduce.getInput(), reduce.getReversed());
     }
     upgraded->setAttrs(op->getDiscardableAttrDictionary());
     op->getResult(0).replaceAllUsesWith(upgraded->getResult(0));
@@ -239,8 +242,11 @@ static Value buildSoftmaxWeights(OpBuilder &bb, Location loc, EdgeSoftmaxOp sm,
   Value lse = map.lookupOrDefault(sm.getLse());
   EdgeEnd end = sm.getReversed() ? EdgeEnd::src : EdgeEnd::dst;
   auto sType = cast<RankedTensorType>(s.getType());
+  // The log-sum-exp is of the scores' arithmetic type (f32 for bf16 scores):
+  // the weights are computed in it and rounded once.
+  auto lType = withArithmeticElements(sType);
   Value le =
-      GatherOp::create(bb, loc, sType, end, map.lookup(sm.getGraph()), lse);
+      GatherOp::create(bb, loc, lType, end, map.lookup(sm.getGraph()), lse);
   SmallVector<Value> dyn;
   for (int64_t i = 0; i < sType.getRank(); ++i)
     if (sType.isDynamicDim(i))
@@ -253,19 +259,23 @@ static Value buildSoftmaxWeights(OpBuilder &bb, Location loc, EdgeSoftmaxOp sm,
   return linalg::GenericOp::create(
              bb, loc, TypeRange{sType}, ValueRange{s, le}, ValueRange{init},
              maps, iters,
-             [](OpBuilder &nb, Location nl, ValueRange a) {
-               Type t = a[0].getType();
+             [&](OpBuilder &nb, Location nl, ValueRange a) {
+               Type t = lType.getElementType();
+               Value score = a[0];
+               if (score.getType() != t)
+                 score = arith::ExtFOp::create(nb, nl, t, score);
                Value ninf = arith::ConstantOp::create(
                    nb, nl, nb.getFloatAttr(t, -INFINITY));
                Value zero =
                    arith::ConstantOp::create(nb, nl, nb.getFloatAttr(t, 0.0));
                Value e = math::ExpOp::create(
-                   nb, nl, arith::SubFOp::create(nb, nl, a[0], a[1]));
+                   nb, nl, arith::SubFOp::create(nb, nl, score, a[1]));
                Value none = arith::CmpFOp::create(
                    nb, nl, arith::CmpFPredicate::OEQ, a[1], ninf);
-               linalg::YieldOp::create(
-                   nb, nl,
-                   ValueRange{arith::SelectOp::create(nb, nl, none, zero, e)});
+               Value w = arith::SelectOp::create(nb, nl, none, zero, e);
+               if (w.getType() != sType.getElementType())
+                 w = arith::TruncFOp::create(nb, nl, sType.getElementType(), w);
+               linalg::YieldOp::create(nb, nl, ValueRange{w});
              })
       .getResult(0);
 }

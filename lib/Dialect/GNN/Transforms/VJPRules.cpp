@@ -26,6 +26,7 @@
 
 #include "gnn/Dialect/GNN/Transforms/Autodiff.h"
 
+#include "gnn/Dialect/GNN/IR/GNNFloatTypes.h"
 #include "gnn/Dialect/GNN/IR/GNNOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -76,12 +77,20 @@ struct TB {
     return linalg::FillOp::create(b, loc, zero, emptyLike(like)).getResult(0);
   }
 
-  /// An elementwise linalg.generic over `like`'s shape: each input has
-  /// `like`'s rank (identity map) or fewer dimensions (a leading prefix,
-  /// broadcast over the rest); `body` gets the inputs' scalars.
+  /// An elementwise linalg.generic over `like`'s shape, of `like`'s type or
+  /// of element type `element`: each input has `like`'s rank (identity map)
+  /// or fewer dimensions (a leading prefix, broadcast over the rest); `body`
+  /// gets the inputs' scalars converted to the result's arithmetic type (an
+  /// f32 log-sum-exp or winner code meets bf16 values in f32, not rounded to
+  /// bf16) and its value is rounded to the result's element type.
   Value map(Value like, ArrayRef<Value> ins,
-            function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
-    int64_t rank = typeOf(like).getRank();
+            function_ref<Value(OpBuilder &, Location, ValueRange)> body,
+            Type element = {}) {
+    RankedTensorType resultType = typeOf(like);
+    if (element)
+      resultType = resultType.clone(element);
+    Type arith = arithmeticType(resultType.getElementType());
+    int64_t rank = resultType.getRank();
     SmallVector<AffineMap> maps;
     for (Value in : ins)
       maps.push_back(AffineMap::getMultiDimIdentityMap(rank, b.getContext())
@@ -89,11 +98,34 @@ struct TB {
     maps.push_back(b.getMultiDimIdentityMap(rank));
     SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
     auto generic = linalg::GenericOp::create(
-        b, loc, TypeRange{typeOf(like)}, ins, ValueRange{emptyLike(like)},
-        maps, iters, [&](OpBuilder &nb, Location nl, ValueRange args) {
-          linalg::YieldOp::create(nb, nl, body(nb, nl, args.drop_back()));
+        b, loc, TypeRange{resultType}, ins,
+        ValueRange{emptyLike(like, resultType.getElementType())}, maps, iters,
+        [&](OpBuilder &nb, Location nl, ValueRange args) {
+          SmallVector<Value> scalars;
+          for (Value a : args.drop_back())
+            scalars.push_back(convertScalar(nb, nl, a, arith));
+          Value y = body(nb, nl, scalars);
+          linalg::YieldOp::create(
+              nb, nl, convertScalar(nb, nl, y, resultType.getElementType()));
         });
     return generic.getResult(0);
+  }
+  /// `v` as a float of type `to` (arith.extf or arith.truncf), or `v`.
+  static Value convertScalar(OpBuilder &nb, Location nl, Value v, Type to) {
+    Type from = v.getType();
+    if (from == to || !isa<FloatType>(from))
+      return v;
+    if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+      return arith::ExtFOp::create(nb, nl, to, v);
+    return arith::TruncFOp::create(nb, nl, to, v);
+  }
+  /// `x` with its elements converted to `element` (rounded if narrower).
+  Value convert(Value x, Type element) {
+    if (elementOf(x) == element)
+      return x;
+    return map(
+        x, {x}, [](OpBuilder &, Location, ValueRange a) { return a[0]; },
+        element);
   }
   Value add(Value x, Value y) {
     return map(x, {x, y}, [](OpBuilder &nb, Location nl, ValueRange a) {
@@ -413,11 +445,14 @@ struct SpmmVJP : public VJPOpInterface::ExternalModel<SpmmVJP, SpmmOp> {
         // edge values.
         if (failed(checkWinner(op, s.getWinner())))
           return failure();
-        grads[1] = ExtremumGradOp::create(b, t.loc, x.getType(), s.getGraph(),
-                                          x,
-                                          s.getResult(), s.getWinner(), dy,
-                                          s.getReversed())
-                       .getResult();
+        // The sums are of the arithmetic type (f32 for bf16 and f16 rows),
+        // rounded to x's type once.
+        auto sumType = withArithmeticElements(t.typeOf(x));
+        Value sums = ExtremumGradOp::create(b, t.loc, sumType, s.getGraph(), x,
+                                            s.getResult(), s.getWinner(), dy,
+                                            s.getReversed())
+                         .getResult();
+        grads[1] = t.convert(sums, t.elementOf(x));
         return success();
       }
       // Each edge's value is w[e] * x[from(e)] (w broadcast over the

@@ -8,6 +8,7 @@
 #include "gnn/Analysis/Schedule.h"
 
 #include "gnn/Dialect/GNN/IR/GNNDomain.h"
+#include "gnn/Dialect/GNN/IR/GNNFloatTypes.h"
 #include "gnn/Dialect/GNN/IR/GNNOps.h"
 
 #include "llvm/Support/MathExtras.h"
@@ -487,17 +488,28 @@ LogicalResult BlockReduceOp::verify() {
 //===----------------------------------------------------------------------===//
 
 /// 1, 2 or 4 values of the buffer's element type.
+/// Loads and stores move 1, 2, 4 or 8 values of the buffer's element type,
+/// or f32 values for a bf16 or f16 buffer (widened on load, rounded on
+/// store).
 static LogicalResult verifyAccess(Operation *op, Value buffer,
                                   TypeRange values) {
   Type element = cast<MemRefType>(buffer.getType()).getElementType();
   size_t n = values.size();
-  if (n != 1 && n != 2 && n != 4)
-    return op->emitOpError() << "expects 1, 2 or 4 values but got " << n;
-  for (Type t : values)
-    if (t != element)
-      return op->emitOpError() << "expects values of the buffer's element "
-                                  "type "
-                               << element << " but got " << t;
+  if (n != 1 && n != 2 && n != 4 && n != 8)
+    return op->emitOpError() << "expects 1, 2, 4 or 8 values but got " << n;
+  Type want = mlir::gnn::arithmeticType(element);
+  for (Type t : values) {
+    if (t == want)
+      continue;
+    if (want != element)
+      return op->emitOpError()
+             << "expects values of type " << want
+             << " (the arithmetic type of the buffer's element type " << element
+             << ") but got " << t;
+    return op->emitOpError() << "expects values of the buffer's element "
+                                "type "
+                             << element << " but got " << t;
+  }
   return success();
 }
 
@@ -517,6 +529,10 @@ LogicalResult StoreOp::verify() {
 
 LogicalResult AtomicAddOp::verify() {
   Type element = cast<MemRefType>(getBuffer().getType()).getElementType();
+  if (mlir::gnn::isStorageFloatType(element))
+    return emitOpError() << "expects a buffer of f32 or f64 (sums in the "
+                            "arithmetic type) but got "
+                         << getBuffer().getType();
   if (getValue().getType() != element)
     return emitOpError() << "expects a value of the buffer's element type "
                          << element << " but got " << getValue().getType();

@@ -7,6 +7,7 @@
 #include "KernelBuilder.h"
 
 #include "gnn/Dialect/GNN/IR/GNNDomain.h"
+#include "gnn/Dialect/GNN/IR/GNNFloatTypes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -30,28 +31,28 @@ FailureOr<AffineExpr> mlir::gnnk::rowsExpr(Value value) {
 
 FailureOr<int64_t> mlir::gnnk::rowElements(Value value, Operation *where) {
   auto t = dyn_cast<RankedTensorType>(value.getType());
-  if (t && !t.getElementType().isF32() && !t.getElementType().isF64())
+  if (t && !mlir::gnn::isGNNFloatType(t.getElementType()))
     return where->emitOpError() << "uses " << t
-                                << "; the CUDA backend supports only f32 and "
-                                   "f64 tensors";
+                                << "; the CUDA backend supports only f16, "
+                                   "bf16, f32 and f64 tensors";
   return rowElementsOf(value, where);
 }
 
-FloatType mlir::gnnk::groupFloatType(gnn::KernelGroupOp group) {
+FloatType mlir::gnnk::groupArithmeticType(gnn::KernelGroupOp group) {
   FloatType found;
-  group.getBody().walk([&](Operation *op) {
-    for (Type t :
-         llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
-      if (auto tensor = dyn_cast<RankedTensorType>(t))
-        if (auto f = dyn_cast<FloatType>(tensor.getElementType()))
-          if (!found)
-            found = f;
-  });
-  for (Type t : group->getResultTypes())
+  auto see = [&](Type t) {
     if (auto tensor = dyn_cast<RankedTensorType>(t))
       if (auto f = dyn_cast<FloatType>(tensor.getElementType()))
         if (!found)
-          found = f;
+          found = cast<FloatType>(mlir::gnn::arithmeticType(f));
+  };
+  group.getBody().walk([&](Operation *op) {
+    for (Type t :
+         llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
+      see(t);
+  });
+  for (Type t : group->getResultTypes())
+    see(t);
   return found ? found : Float32Type::get(group.getContext());
 }
 
@@ -62,7 +63,8 @@ AffineMap mlir::gnnk::sizeMap(AffineExpr e) {
 KernelBuilder::KernelBuilder(gnn::KernelGroupOp group, StringRef name,
                              int64_t block, int indexBits)
     : group(group), b(group.getContext()), loc(group.getLoc()),
-      indexBits(indexBits), ft(groupFloatType(group)), top(group.getContext()) {
+      indexBits(indexBits), ft(groupArithmeticType(group)),
+      top(group.getContext()) {
   auto func = group->getParentOfType<func::FuncOp>();
   OpBuilder mb(func);
   MLIRContext *ctx = group.getContext();
@@ -171,7 +173,18 @@ Value KernelBuilder::idx(int64_t v) {
 }
 Value KernelBuilder::fp(double v) { return fp(ft, v); }
 Value KernelBuilder::fp(Type type, double v) {
-  return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, v));
+  Type arith = mlir::gnn::arithmeticType(type);
+  if (arith == type)
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, v));
+  // A bf16 or f16 constant: its value rounded to the storage type, held in
+  // the arithmetic type.
+  APFloat value(v);
+  bool lost = false;
+  value.convert(cast<FloatType>(type).getFloatSemantics(),
+                APFloat::rmNearestTiesToEven, &lost);
+  value.convert(cast<FloatType>(arith).getFloatSemantics(),
+                APFloat::rmNearestTiesToEven, &lost);
+  return arith::ConstantOp::create(b, loc, FloatAttr::get(arith, value));
 }
 Value KernelBuilder::castFloat(Value v, Type type) {
   unsigned from = v.getType().getIntOrFloatBitWidth(),
@@ -222,7 +235,9 @@ Value KernelBuilder::loadIndex(Value array, Value pos) {
 }
 
 SmallVector<Value> KernelBuilder::load(Value buffer, Value index, int n) {
-  Type element = cast<MemRefType>(buffer.getType()).getElementType();
+  // bf16 and f16 widen to f32.
+  Type element = mlir::gnn::arithmeticType(
+      cast<MemRefType>(buffer.getType()).getElementType());
   SmallVector<Type> types(n, element);
   auto op = LoadOp::create(b, loc, types, buffer, index);
   return SmallVector<Value>(op.getResults());
@@ -274,14 +289,57 @@ KernelBuilder::inlineBody(linalg::GenericOp op, ValueRange args,
         return inner.emitOpError()
                << "uses a value defined outside its linalg body that is not "
                   "a constant; the CUDA backend supports only constants there";
-      map.map(operand, b.clone(*c)->getResult(0));
+      map.map(operand, cloneConstant(c));
     }
     if (!isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()))
       return inner.emitOpError("is not supported in a kernel body (only "
                                "arith and math ops)");
-    b.clone(inner, map);
+    cloneInArithmeticType(inner, map);
   }
   return yields;
+}
+
+Value KernelBuilder::cloneConstant(arith::ConstantOp c) {
+  if (auto f = dyn_cast<FloatAttr>(c.getValue()))
+    return fp(f.getType(), f.getValueAsDouble());
+  return b.clone(*c)->getResult(0);
+}
+
+void KernelBuilder::cloneInArithmeticType(Operation &inner, IRMapping &map) {
+  auto promoted = [](Type t) { return mlir::gnn::arithmeticType(t); };
+  bool half =
+      llvm::any_of(inner.getResultTypes(), mlir::gnn::isStorageFloatType) ||
+      llvm::any_of(inner.getOperandTypes(), mlir::gnn::isStorageFloatType);
+  if (!half) {
+    b.clone(inner, map);
+    return;
+  }
+  // bf16/f16 values are f32 in a kernel: a widening is a no-op, a rounding
+  // rounds to the storage type and widens back (the value is that of the
+  // bf16 the linalg body computes), a constant is held in f32.
+  if (auto ext = dyn_cast<arith::ExtFOp>(inner)) {
+    Value in = map.lookup(ext.getIn());
+    Type to = promoted(ext.getType());
+    map.map(ext.getResult(), castFloat(in, to));
+    return;
+  }
+  if (auto trunc = dyn_cast<arith::TruncFOp>(inner)) {
+    Value in = map.lookup(trunc.getIn());
+    Type to = trunc.getType();
+    Value rounded = arith::TruncFOp::create(b, loc, to, in);
+    map.map(trunc.getResult(),
+            arith::ExtFOp::create(b, loc, promoted(to), rounded));
+    return;
+  }
+  if (auto c = dyn_cast<arith::ConstantOp>(inner)) {
+    if (auto f = dyn_cast<FloatAttr>(c.getValue())) {
+      map.map(c.getResult(), fp(f.getType(), f.getValueAsDouble()));
+      return;
+    }
+  }
+  Operation *clone = b.clone(inner, map);
+  for (OpResult r : clone->getResults())
+    r.setType(promoted(r.getType()));
 }
 
 SmallVector<Value> KernelBuilder::inlineRegion(Region &region,
@@ -302,7 +360,7 @@ FailureOr<Value> KernelBuilder::access(Value tensor, AffineMap map,
                                        ValueRange loopIdx, Operation *where) {
   if (!isa<RankedTensorType>(tensor.getType())) {
     if (auto c = tensor.getDefiningOp<arith::ConstantOp>())
-      return b.clone(*c)->getResult(0);
+      return cloneConstant(c);
     return where->emitOpError("has a scalar operand that is not a constant");
   }
   if (std::optional<double> c = fillConstant(tensor))

@@ -10,6 +10,7 @@
 #ifndef GNN_LIB_DIALECT_GNNKERNEL_TRANSFORMS_KERNELBUILDER_H
 #define GNN_LIB_DIALECT_GNNKERNEL_TRANSFORMS_KERNELBUILDER_H
 
+#include "gnn/Dialect/GNN/IR/GNNFloatTypes.h"
 #include "gnn/Dialect/GNN/IR/GNNOps.h"
 #include "gnn/Dialect/GNNKernel/IR/GNNKernelOps.h"
 
@@ -17,6 +18,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
 
 #include <functional>
 
@@ -30,12 +32,13 @@ FailureOr<AffineExpr> rowsExpr(Value value);
 
 /// Elements per row (product of the static trailing dimensions); emits a
 /// diagnostic at `where` for dynamic trailing dimensions or tensors of
-/// elements other than f32 and f64.
+/// elements other than f16, bf16, f32 and f64.
 FailureOr<int64_t> rowElements(Value value, Operation *where);
 
-/// The float element type of the tensors of `group` (f32 or f64; f32 for a
-/// group without float tensors). GroupParts::of checks that there is one.
-FloatType groupFloatType(gnn::KernelGroupOp group);
+/// The arithmetic type of the tensors of `group`: f64 for f64 tensors, f32
+/// for f32, bf16 and f16 ones (f32 for a group without float tensors).
+/// gnn-lower-to-kernels checks first that a function has one.
+FloatType groupArithmeticType(gnn::KernelGroupOp group);
 
 /// A launch-shape map ()[s0, s1, s2] -> (e).
 AffineMap sizeMap(AffineExpr e);
@@ -61,8 +64,9 @@ public:
   OpBuilder b;
   Location loc;
   int indexBits;
-  /// The element type of the group's tensors (f32 or f64): what the kernel
-  /// loads, stores, and computes in outside of sum accumulators (f64).
+  /// The arithmetic type of the group (f32, or f64 for f64 tensors): what
+  /// the kernel computes in outside of sum accumulators (f64), what loads of
+  /// its tensors give (bf16 and f16 widened) and stores take (rounded).
   FloatType ft;
 
   //===--------------------------------------------------------------------===//
@@ -92,7 +96,8 @@ public:
   Value idx(int64_t v);
   /// A constant of the group's float type `ft`.
   Value fp(double v);
-  /// A constant of float type `type`.
+  /// A constant of float type `type`; for bf16 and f16 the value rounded to
+  /// `type`, as an f32.
   Value fp(Type type, double v);
   Value f64(double v);
   /// `v` converted to float type `type` (arith.extf / arith.truncf), or `v`
@@ -110,7 +115,8 @@ public:
   SmallVector<Value> rowIndices(Value first, Value k, RankedTensorType type);
   /// `array[pos]` of a graph index array, as an index.
   Value loadIndex(Value array, Value pos);
-  /// `n` consecutive elements of `buffer` from `index`.
+  /// `n` consecutive elements of `buffer` from `index`, in the arithmetic
+  /// type (bf16 and f16 widened to f32).
   SmallVector<Value> load(Value buffer, Value index, int n = 1);
   void store(ValueRange values, Value buffer, Value index);
 
@@ -124,6 +130,13 @@ public:
   FailureOr<SmallVector<Value>> inlineBody(linalg::GenericOp op,
                                            ValueRange args,
                                            ValueRange loopIdx);
+  /// A copy of constant `c` at the insertion point, a float one in the
+  /// arithmetic type (fp).
+  Value cloneConstant(arith::ConstantOp c);
+  /// Clones `inner` (an arith or math op of a linalg body) with its bf16
+  /// and f16 values computed in f32: widenings become no-ops, roundings
+  /// round and widen back, constants and results are f32.
+  void cloneInArithmeticType(Operation &inner, IRMapping &map);
   /// Inlines a combine-like region (block arguments `args`); returns its
   /// yielded values.
   SmallVector<Value> inlineRegion(Region &region, ValueRange args);

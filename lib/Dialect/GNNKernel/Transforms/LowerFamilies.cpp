@@ -89,17 +89,16 @@ FailureOr<GroupParts> GroupParts::of(KernelGroupOp group) {
     return group.emitOpError(
         "expects to yield the result of its last op (and the log-sum-exp of "
         "its edge_softmax or the winner codes of its spmm or reduce)");
-  // f32 or f64 (gnn-lower-to-kernels checks first that a function has one
-  // float type, so a group has one too).
+  // f16, bf16, f32 or f64 (gnn-lower-to-kernels checks first that a
+  // function has one arithmetic type, so a group has one too).
   for (Operation &op : group.getBody().front().without_terminator())
     for (Type t : llvm::concat<Type>(op.getOperandTypes(),
                                      op.getResultTypes()))
       if (auto tensor = dyn_cast<RankedTensorType>(t))
-        if (!tensor.getElementType().isF32() &&
-            !tensor.getElementType().isF64())
+        if (!mlir::gnn::isGNNFloatType(tensor.getElementType()))
           return op.emitOpError() << "uses " << t
-                                  << "; the CUDA backend supports only f32 "
-                                     "and f64 tensors";
+                                  << "; the CUDA backend supports only f16, "
+                                     "bf16, f32 and f64 tensors";
   return parts;
 }
 
@@ -430,8 +429,7 @@ FailureOr<Value> NodeEvaluator::element(Value value, Value node, Value k) {
     Value d = kb.sub(kb.loadIndex(ptr, kb.add(node, kb.idx(1))),
                      kb.loadIndex(ptr, node));
     Value di = arith::IndexCastOp::create(b, kb.loc, b.getI64Type(), d);
-    return remember(
-        arith::SIToFPOp::create(b, kb.loc, type.getElementType(), di));
+    return remember(arith::SIToFPOp::create(b, kb.loc, kb.ft, di));
   }
   auto generic = value.getDefiningOp<linalg::GenericOp>();
   if (generic.getNumReductionLoops() || generic.getNumDpsInits() != 1 ||
@@ -770,7 +768,8 @@ static RowSum rowSumOf(linalg::GenericOp op, int64_t numParallel,
     if (d != rowLoop)
       s.inner *= staticBounds[d];
   for (OpOperand &init : op.getDpsInitsMutable()) {
-    s.initTypes.push_back(getElementTypeOrSelf(init.get().getType()));
+    s.initTypes.push_back(
+        mlir::gnn::arithmeticType(getElementTypeOrSelf(init.get().getType())));
     Type acc = s.initTypes.back();
     if (acc.getIntOrFloatBitWidth() < 64)
       acc = Float64Type::get(op.getContext());
@@ -1180,8 +1179,7 @@ LogicalResult mlir::gnnk::lowerDegree(KernelGroupOp group, GroupParts &parts,
   Value ptr = kb.graph(op.getReversed() ? "csc_col_ptr" : "csr_row_ptr");
   Value d = kb.sub(kb.loadIndex(ptr, kb.add(i, kb.idx(1))), kb.loadIndex(ptr, i));
   Value di = arith::IndexCastOp::create(b, kb.loc, b.getI64Type(), d);
-  Value f = arith::SIToFPOp::create(
-      b, kb.loc, getElementTypeOrSelf(op.getResult().getType()), di);
+  Value f = arith::SIToFPOp::create(b, kb.loc, kb.ft, di);
   FailureOr<Value> v =
       kb.applyConsumers(parts.consumers, op.getResult(), f, i, kb.idx(0));
   if (failed(v))

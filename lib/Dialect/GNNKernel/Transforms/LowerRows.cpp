@@ -356,7 +356,8 @@ LogicalResult HeadReductions::share(KernelBuilder &kb, EdgeEvaluator &eval,
   Location loc = kb.loc;
   ArrayRef<Value> head = ArrayRef(at.front()).drop_back();
   for (Operation *op : ops) {
-    Type type = getElementTypeOrSelf(op->getResult(0).getType());
+    Type type = mlir::gnn::arithmeticType(
+        getElementTypeOrSelf(op->getResult(0).getType()));
     Value partial = kb.fp(type, 0.0);
     double init = 0.0;
     if (auto sddmm = dyn_cast<gnn::SddmmOp>(op)) {

@@ -8,6 +8,7 @@
 
 #include "GroupLowering.h"
 #include "KernelSharing.h"
+#include "gnn/Dialect/GNN/IR/GNNFloatTypes.h"
 #include "gnn/Dialect/GNNKernel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -73,11 +74,13 @@ static LogicalResult lowerGroup(gnn::KernelGroupOp group,
                              << gnn::stringifyMapping(schedule.getMapping());
 }
 
-/// The CUDA backend runs a function in one float type: every float tensor
-/// of `func` (arguments, results of its ops, nested ones included) is f32, or
-/// every one is f64. Emits an error on the first tensor of another float
-/// type, with a note on the first one, and fails.
-static LogicalResult checkOneFloatType(func::FuncOp func) {
+/// The CUDA backend computes a function in one arithmetic type: every float
+/// tensor of `func` (arguments, results of its ops, nested ones included) is
+/// of f32 or of the storage types bf16 and f16 computed in f32 (mixed
+/// through arith.extf / arith.truncf in linalg bodies), or every one is f64.
+/// Emits an error on the first tensor of the other arithmetic type, with a
+/// note on the first float tensor, and fails.
+static LogicalResult checkOneArithmeticType(func::FuncOp func) {
   Type first;
   Location firstLoc = func.getLoc();
   auto check = [&](Type type, Location loc,
@@ -92,13 +95,13 @@ static LogicalResult checkOneFloatType(func::FuncOp func) {
       firstLoc = loc;
       return success();
     }
-    if (element == first)
+    if (mlir::gnn::arithmeticType(element) == mlir::gnn::arithmeticType(first))
       return success();
     InFlightDiagnostic diag = emit();
     diag << "uses " << type << " in a function whose first float tensor is "
          << first
-         << "; the CUDA backend runs a function in one float type (all f32 "
-            "or all f64)";
+         << "; the CUDA backend computes a function in one arithmetic type "
+            "(f32 for f32, bf16 and f16 tensors, or f64 for f64 ones)";
     diag.attachNote(firstLoc) << "the first " << first << " tensor";
     return diag;
   };
@@ -134,7 +137,7 @@ struct LowerToKernels
       return signalPassFailure();
     }
     for (auto func : getOperation().getOps<func::FuncOp>())
-      if (!func.isExternal() && failed(checkOneFloatType(func)))
+      if (!func.isExternal() && failed(checkOneArithmeticType(func)))
         return signalPassFailure();
     SmallVector<gnn::KernelGroupOp> groups;
     getOperation().walk([&](gnn::KernelGroupOp g) { groups.push_back(g); });

@@ -35,6 +35,7 @@
 
 #include "GroupLowering.h"
 #include "KernelSharing.h"
+#include "gnn/Dialect/GNN/IR/GNNFloatTypes.h"
 #include "gnn/Dialect/GNNKernel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -471,13 +472,15 @@ SmallVector<Type> resultBufferTypes(KernelOp kernel) {
   return llvm::to_vector(llvm::make_second_range(results));
 }
 
-/// The element type of the partial-state buffer: the kernel's float type
-/// (that of its results), so f32 kernels keep f32 states (their double
-/// accumulators rounded) and f64 kernels lose nothing.
+/// The element type of the partial-state buffer: the kernel's arithmetic
+/// type (that of its results, f32 for bf16 and f16 ones), so f32 kernels
+/// keep f32 states (their double accumulators rounded), half-precision ones
+/// never round a state to their storage type, and f64 kernels lose nothing.
+/// (States live in a result's rows only where that result is of this type.)
 Type stateElementType(KernelOp kernel) {
   for (Type t : resultBufferTypes(kernel))
     if (auto f = dyn_cast<FloatType>(cast<MemRefType>(t).getElementType()))
-      return f;
+      return mlir::gnn::arithmeticType(f);
   return Float32Type::get(kernel.getContext());
 }
 

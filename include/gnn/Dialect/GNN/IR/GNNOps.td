@@ -83,7 +83,8 @@ def GNN_EdgeSoftmaxOp : GNN_Op<"edge_softmax",
     over the edges leaving each node.
 
     An optional second result `lse` is the log-sum-exp of each node's group,
-    a node tensor with the input's trailing dimensions:
+    a node tensor with the input's trailing dimensions and the input's
+    arithmetic type (f32 for bf16 and f16 scores, see GNNFloatTypes.h):
     `lse[d, h] = m + log(sum_{e' -> d} exp(input[e', h] - m))`, `-inf` for a
     node with no incoming edge (or only `-inf` values). It is what a backward
     pass needs to recompute the weights (`result = exp(input - lse[d])`), and
@@ -120,15 +121,16 @@ def GNN_SpmmOp : GNN_Op<"spmm", [Pure, GNN_GraphOpInterface]> {
     A node with no incoming edge gets 0 for every reduction. With `reversed`,
     rows of destinations are aggregated into their sources.
 
-    `max` and `min` may have a second result `winner`, of the result's type:
+    `max` and `min` may have a second result `winner`, of the result's
+    shape and arithmetic type (f32 for a bf16 or f16 result):
     per element, a code telling which incoming edges attain the extremum
     (those whose value `w[e] * input[s]` equals `result[d]`), found as the
     extremum is: `-1` where none does (a node with no incoming edge, or a
     NaN extremum); without weights, the id of the one source whose edges
     attain it (its duplicate edges included) when the extremum is not the
     reduction's identity (`-inf` for max, `+inf` for min) and the id is
-    below `2^p` (`p` the float type's significand bits: 24 for f32, 53 for
-    f64, so the code is exact), `-2` otherwise (a tie among sources); with
+    below `2^p` (`p` the arithmetic type's significand bits: 24 for f32, 53
+    for f64, so the code is exact), `-2` otherwise (a tie among sources); with
     weights, `-(c + 1)` for the `c` edges attaining it. The codes do not
     depend on how a kernel splits a row's edges. It is what a backward pass
     keeps to route the gradient: to the winning source
@@ -195,7 +197,13 @@ def GNN_ReduceOp : GNN_Op<"reduce", [Pure, GNN_GraphOpInterface]> {
 //===----------------------------------------------------------------------===//
 
 def GNN_ExtremumGradOp : GNN_Op<"extremum_grad", [Pure, GNN_GraphOpInterface,
-    AllTypesMatch<["input", "extremum", "winner", "grad", "result"]>]> {
+    AllTypesMatch<["input", "extremum", "grad"]>,
+    TypesMatchWith<"winner is of the input's arithmetic type", "input",
+                   "winner", "::mlir::gnn::withArithmeticElements("
+                             "::llvm::cast<::mlir::RankedTensorType>($_self))">,
+    TypesMatchWith<"result is of the input's arithmetic type", "input",
+                   "result", "::mlir::gnn::withArithmeticElements("
+                             "::llvm::cast<::mlir::RankedTensorType>($_self))">]> {
   let summary = "routes an unweighted spmm max/min's gradient to its winning edges";
   let description = [{
     The input gradient of `%y, %winner = gnn.spmm max|min %g, %x` (without
@@ -208,8 +216,10 @@ def GNN_ExtremumGradOp : GNN_Op<"extremum_grad", [Pure, GNN_GraphOpInterface,
     `reversed`, rows are the nodes' outgoing edges (the CSC) and the
     gradient goes to destinations.
 
-    Every operand and the result are node tensors of one type. The CUDA
-    kernel has a thread per element of `grad` and adds into the result
+    Every operand and the result are node tensors of one shape; `input`,
+    `extremum` and `grad` have one type, `winner` and the result its
+    arithmetic type (f32 for bf16 and f16, so that the sums are f32). The
+    CUDA kernel has a thread per element of `grad` and adds into the result
     atomically: the order of the additions, and so the rounding of a
     node's sum of three or more terms, may differ from run to run.
 
@@ -223,7 +233,7 @@ def GNN_ExtremumGradOp : GNN_Op<"extremum_grad", [Pure, GNN_GraphOpInterface,
   let results = (outs GNN_FloatTensor:$result);
   let assemblyFormat = [{
     $graph `,` $input `,` $extremum `,` $winner `,` $grad
-    (`reversed` $reversed^)? attr-dict `:` type($result)
+    (`reversed` $reversed^)? attr-dict `:` type($input)
   }];
   let hasVerifier = 1;
 }

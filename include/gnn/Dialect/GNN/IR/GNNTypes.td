@@ -33,7 +33,8 @@ def GNN_GraphType : TypeDef<GNN_Dialect, "Graph"> {
   let hasCustomAssemblyFormat = 1;
 }
 
-// Tensor constraints used by the ops.
-def GNN_FloatTensor : RankedTensorOf<[AnyFloat]>;
+// Tensor constraints used by the ops: f32 and f64, and bf16 and f16 as
+// storage types computed in f32 (GNNFloatTypes.h).
+def GNN_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
 
 #endif // GNN_DIALECT_GNN_IR_GNNTYPES_TD

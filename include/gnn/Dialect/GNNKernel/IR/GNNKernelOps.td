@@ -19,7 +19,11 @@ include "mlir/Interfaces/FunctionInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
-def GNNK_Buffer : MemRefRankOf<[F32, F64, I32, I64], [1]>;
+// Buffers of kernel parameters: f32 and f64 values, bf16 and f16 storage
+// (read as f32, written from f32), graph indices.
+def GNNK_Buffer : MemRefRankOf<[BF16, F16, F32, F64, I32, I64], [1]>;
+// Shared memory holds values of the kernels' arithmetic (f32, f64).
+def GNNK_SharedBuffer : MemRefRankOf<[F32, F64, I32, I64], [1]>;
 def GNNK_AffineMapArray : TypedArrayAttrBase<AffineMapAttr, "affine map array">;
 
 //===----------------------------------------------------------------------===//
@@ -235,7 +239,7 @@ def GNNK_SharedOp : GNNK_Op<"shared", [HasParent<"ForBlocksOp">]> {
     ```
   }];
   let arguments = (ins I64Attr:$size);
-  let results = (outs GNNK_Buffer:$buffer);
+  let results = (outs GNNK_SharedBuffer:$buffer);
   let assemblyFormat = "$size attr-dict `:` type($buffer)";
   let hasVerifier = 1;
 }
@@ -371,12 +375,15 @@ def GNNK_LoadOp : GNNK_Op<"load", [
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "reads one or several consecutive elements of a buffer";
   let description = [{
-    Reads `buffer[index]`, `buffer[index + 1]`, ... (one per result, 1, 2 or
-    4 of them; the printer uses one vector load, so `index` must then be a
-    multiple of the count).
+    Reads `buffer[index]`, `buffer[index + 1]`, ... (one per result, 1, 2,
+    4 or 8 of them; the printer uses one vector access per 16 bytes, so
+    `index` must then be a multiple of the count). The results are of the
+    buffer's element type, or f32 for a bf16 or f16 buffer: a widening load
+    (kernels compute half-precision storage in f32).
 
     ```mlir
     %a, %b, %c, %d = gnnk.load %x[%i] : memref<?xf32> -> f32, f32, f32, f32
+    %h:8 = gnnk.load %y[%i] : memref<?xbf16> -> f32, f32, f32, f32, f32, f32, f32, f32
     ```
   }];
   let arguments = (ins GNNK_Buffer:$buffer, Index:$index);
@@ -391,10 +398,13 @@ def GNNK_StoreOp : GNNK_Op<"store", [
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "writes one or several consecutive elements of a buffer";
   let description = [{
-    Writes `values` to `buffer[index]`, `buffer[index + 1]`, ...
+    Writes `values` to `buffer[index]`, `buffer[index + 1]`, ... (1, 2, 4
+    or 8 of them), of the buffer's element type, or f32 values rounded to
+    nearest even into a bf16 or f16 buffer.
 
     ```mlir
     gnnk.store %v to %out[%i] : f32 into memref<?xf32>
+    gnnk.store %v to %half[%i] : f32 into memref<?xf16>
     ```
   }];
   let arguments = (ins Variadic<AnyType>:$values, GNNK_Buffer:$buffer,
@@ -414,7 +424,8 @@ def GNNK_AtomicAddOp : GNNK_Op<"atomic_add", [
     `atomicAdd`), for results that many threads add into: a result parameter
     marked `gnnk.accumulate`, which the runtime zeroes before the launch. The
     order of the additions is the hardware's: sums of three or more terms may
-    round differently from run to run.
+    round differently from run to run. Sums are of f32 or f64 (a bf16 or f16
+    sum would round every addition).
 
     ```mlir
     gnnk.atomic_add %v to %out[%i] : f32 into memref<?xf32>

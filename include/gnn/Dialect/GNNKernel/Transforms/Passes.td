@@ -26,9 +26,11 @@ def GNNLowerToKernels : Pass<"gnn-lower-to-kernels", "ModuleOp"> {
     consumers are applied before each store. A schedule's `split` is recorded
     as `gnnk.split` on the kernel for `gnn-split-heavy-rows`.
 
-    Kernels load, store and compute in the function's float type, f32 or f64
-    (accumulators too); a function whose tensors mix f32 and
-    f64 is rejected with an error on the first tensor of the second type.
+    Kernels compute in the function's arithmetic type, f32 or f64
+    (accumulators too): f32 for f32, bf16 and f16 tensors (bf16 and f16
+    loads widen to f32, stores round to the storage type), f64 for f64 ones;
+    a function whose tensors mix f64 with the others is rejected with an
+    error on the first tensor of the other arithmetic type.
 
     Before:
     ```mlir
