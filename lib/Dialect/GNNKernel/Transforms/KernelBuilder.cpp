@@ -300,7 +300,10 @@ KernelBuilder::inlineBody(linalg::GenericOp op, ValueRange args,
 }
 
 Value KernelBuilder::cloneConstant(arith::ConstantOp c) {
-  if (auto f = dyn_cast<FloatAttr>(c.getValue()))
+  // Only half-precision constants change type; the others are copied bit
+  // for bit (a NaN keeps its payload).
+  if (auto f = dyn_cast<FloatAttr>(c.getValue());
+      f && mlir::gnn::isStorageFloatType(f.getType()))
     return fp(f.getType(), f.getValueAsDouble());
   return b.clone(*c)->getResult(0);
 }

@@ -130,8 +130,8 @@ public:
   FailureOr<SmallVector<Value>> inlineBody(linalg::GenericOp op,
                                            ValueRange args,
                                            ValueRange loopIdx);
-  /// A copy of constant `c` at the insertion point, a float one in the
-  /// arithmetic type (fp).
+  /// A copy of constant `c` at the insertion point; a bf16 or f16 one in
+  /// the arithmetic type (fp).
   Value cloneConstant(arith::ConstantOp c);
   /// Clones `inner` (an arith or math op of a linalg body) with its bf16
   /// and f16 values computed in f32: widenings become no-ops, roundings
