@@ -182,6 +182,25 @@ static std::string getWord(StringRef name, unsigned words, unsigned k) {
   return words == 1 ? name.str() : (name + "." + kComponents[k]).str();
 }
 
+/// Declares `const VECTOR vN = buffer[index + first ...]` (one vector load,
+/// through the read-only cache unless the kernel writes `buffer`) and returns
+/// vN.
+static std::string printVectorRead(CUDAPrinterState &state, Value buffer,
+                                   StringRef index, StringRef vector,
+                                   unsigned first) {
+  std::string address = (state.getExpr(buffer) + " + " + index).str();
+  if (first)
+    address += " + " + std::to_string(first);
+  std::string pointer =
+      ("reinterpret_cast<const " + vector + " *>(" + address + ")").str();
+  std::string name = state.getFreshName("v");
+  state.ostream() << "const " << vector << " " << name << " = "
+                  << (state.isWritten(buffer) ? "*" + pointer
+                                              : "__ldg(" + pointer + ")")
+                  << ";\n";
+  return name;
+}
+
 /// A vector load of bf16 or f16 elements, widened to f32: one access per 16
 /// bytes (8 elements), each 32-bit word widened to a float2:
 ///
@@ -197,15 +216,7 @@ static LogicalResult printHalfLoad(CUDAPrinterState &state, gnnk::LoadOp op,
   std::string widen = element.isBF16() ? "gnn_widen2_bf16" : "gnn_widen2_f16";
   raw_indented_ostream &os = state.ostream();
   for (unsigned first = 0; first < count; first += width) {
-    std::string address = (state.getExpr(buffer) + " + " + index).str();
-    if (first)
-      address += " + " + std::to_string(first);
-    std::string pointer =
-        "reinterpret_cast<const " + vector + " *>(" + address + ")";
-    std::string name = state.getFreshName("v");
-    os << "const " << vector << " " << name << " = "
-       << (state.isWritten(buffer) ? "*" + pointer : "__ldg(" + pointer + ")")
-       << ";\n";
+    std::string name = printVectorRead(state, buffer, index, vector, first);
     for (unsigned k = 0; k < words; ++k) {
       std::string pair = state.getFreshName("v");
       os << "const float2 " << pair << " = " << widen << "("
@@ -266,17 +277,8 @@ static LogicalResult printOperation(CUDAPrinterState &state, gnnk::LoadOp op) {
   if (isHalf(element))
     return printHalfLoad(state, op, element, width);
   std::string vector = (getVectorPrefix(element) + Twine(width)).str();
-  raw_indented_ostream &os = state.ostream();
   for (unsigned first = 0; first < count; first += width) {
-    std::string address = (state.getExpr(buffer) + " + " + index).str();
-    if (first)
-      address += " + " + std::to_string(first);
-    std::string pointer =
-        "reinterpret_cast<const " + vector + " *>(" + address + ")";
-    std::string name = state.getFreshName("v");
-    os << "const " << vector << " " << name << " = "
-       << (state.isWritten(buffer) ? "*" + pointer : "__ldg(" + pointer + ")")
-       << ";\n";
+    std::string name = printVectorRead(state, buffer, index, vector, first);
     for (unsigned k = 0; k < width; ++k)
       state.bind(op.getResult(first + k), name + "." + kComponents[k]);
   }
