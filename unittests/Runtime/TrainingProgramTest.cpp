@@ -38,6 +38,22 @@ protected:
         std::string(GNNC_SOURCE_DIR) + "/examples/" + name + ".mlir";
     module = parseSourceFile<ModuleOp>(path, &context);
     EXPECT_TRUE(module) << path;
+    return compileModule({});
+  }
+
+  /// The training step of the first function of `text`, for graphs of
+  /// `stats` (the default: 1000 nodes of in-degree 16).
+  rt::TrainingProgram compileText(const std::string &text,
+                                  const std::string &stats = "") {
+    module = parseSourceString<ModuleOp>(text, &context);
+    EXPECT_TRUE(module);
+    mlir::gnn::CompileOptions options;
+    if (!stats.empty())
+      EXPECT_EQ(::gnn::GraphStats::parseOption(stats, options.stats), "");
+    return compileModule(options);
+  }
+
+  rt::TrainingProgram compileModule(const mlir::gnn::CompileOptions &options) {
     if (!module)
       return {};
     auto f = *module->getOps<func::FuncOp>().begin();
@@ -47,7 +63,6 @@ protected:
     if (failed(t))
       return {};
     functions = *t;
-    mlir::gnn::CompileOptions options;
     FailureOr<rt::TrainingProgram> p = mlir::gnn::compileTrainingProgram(
         *module, *t, options, options);
     EXPECT_TRUE(succeeded(p));
@@ -229,6 +244,38 @@ TEST_F(TrainingPrograms, AFunctionDifferentiatedTwiceIsADiagnostic) {
   EXPECT_TRUE(failed(mlir::gnn::differentiateForTraining(f)));
   EXPECT_EQ(message, "'func.func' op cannot be differentiated: @gcn_fwd "
                      "exists already");
+}
+
+/// bf16 rows scaled by an f32 parameter through explicit casts, then
+/// attention: the training step compiles for small and large graphs (the
+/// fusion of the scaling into the attention kernels must keep the casts).
+TEST_F(TrainingPrograms, MixedHalfAndF32Compile) {
+  const char *text = R"mlir(
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#head = affine_map<(d0, d1) -> (d1)>
+func.func @f(%g: !gnn.graph, %x: tensor<?x2x4xbf16>, %att: tensor<2xf32>) -> tensor<?x2x4xbf16> {
+  %s = gnn.sddmm dot %g, %x, %x : tensor<?x2x4xbf16>, tensor<?x2x4xbf16> -> tensor<?x2xbf16>
+  %c0 = arith.constant 0 : index
+  %e = tensor.dim %s, %c0 : tensor<?x2xbf16>
+  %init = tensor.empty(%e) : tensor<?x2xbf16>
+  %scaled = linalg.generic {indexing_maps = [#id, #head, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s, %att : tensor<?x2xbf16>, tensor<2xf32>) outs(%init : tensor<?x2xbf16>) {
+  ^bb0(%a: bf16, %b: f32, %o: bf16):
+    %w = arith.extf %a : bf16 to f32
+    %p = arith.mulf %w, %b : f32
+    %r = arith.truncf %p : f32 to bf16
+    linalg.yield %r : bf16
+  } -> tensor<?x2xbf16>
+  %alpha = gnn.edge_softmax %g, %scaled : tensor<?x2xbf16>
+  %r = gnn.spmm sum %g, %x weights(%alpha : tensor<?x2xbf16>) : tensor<?x2x4xbf16> -> tensor<?x2x4xbf16>
+  return %r : tensor<?x2x4xbf16>
+}
+)mlir";
+  for (const char *stats : {"", "nodes:6,edges:7,max-in:3"}) {
+    SCOPED_TRACE(stats);
+    rt::TrainingProgram t = compileText(text, stats);
+    EXPECT_TRUE(t.verify().ok()) << t.verify().message();
+  }
 }
 
 } // namespace

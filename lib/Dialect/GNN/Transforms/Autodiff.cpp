@@ -27,6 +27,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -210,6 +211,12 @@ mlir::gnn::differentiateForTraining(func::FuncOp func,
   if (!t.forward || !t.backward)
     return func.emitOpError("internal: gnn-autodiff made no @")
            << func.getSymName() << "_fwd/_bwd";
+  // What the rules built is checked here, where the reference evaluator
+  // (which reads any types) would not, and before a GPU compile fails on it.
+  for (func::FuncOp f : {t.forward, t.backward})
+    if (failed(mlir::verify(f)))
+      return func.emitOpError("internal: the derived @")
+             << f.getSymName() << " does not verify";
   t.numResults = func.getNumResults();
   t.residuals = trimForwardResiduals(t.forward, t.numResults);
   for (unsigned i = 0; i < func.getNumArguments(); ++i)

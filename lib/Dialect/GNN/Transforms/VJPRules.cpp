@@ -841,14 +841,26 @@ struct GenericVJP
               if (failed(tan.visit(clone, cargs, res)))
                 status = failure();
             }
+            // acc + dy * d for each result: the product in the widest
+            // arithmetic type of the three (f32 for halves: a bf16 result
+            // can carry an f32 argument's gradient), then in acc's type,
+            // as the `out + term` sum the lowering accumulates widened.
             Value acc = args.back();
             for (auto [j, i] : llvm::enumerate(outs)) {
               Value d = tan.get(map.lookupOrDefault(yield.getValues()[i]));
               if (!d)
                 continue;
               Value dyS = args[body.getNumArguments() + j];
+              Type wide = arithmeticType(acc.getType());
+              for (Value v : {dyS, d})
+                if (Type a = arithmeticType(v.getType());
+                    a.getIntOrFloatBitWidth() > wide.getIntOrFloatBitWidth())
+                  wide = a;
+              Value term = arith::MulFOp::create(
+                  nb, nl, TB::convertScalar(nb, nl, dyS, wide),
+                  TB::convertScalar(nb, nl, d, wide));
               acc = arith::AddFOp::create(
-                  nb, nl, acc, arith::MulFOp::create(nb, nl, dyS, d));
+                  nb, nl, acc, TB::convertScalar(nb, nl, term, acc.getType()));
             }
             linalg::YieldOp::create(nb, nl, acc);
           });
