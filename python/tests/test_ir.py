@@ -132,7 +132,7 @@ def test_scalar_operators():
 # -- mistakes ------------------------------------------------------------
 
 def test_refuses_unknown_element_type():
-    with pytest.raises(ValueError, match="element type 'f32' or 'f64', got 'i32'"):
+    with pytest.raises(ValueError, match="element type 'f32', 'f64', 'bf16' or 'f16', got 'i32'"):
         ir.Builder("f", "i32")
 
 
