@@ -223,7 +223,8 @@ _Shape = Sequence[Optional[int]]
 
 class Builder:
     """One `gnn` function under construction: ``name``, element type
-    ``dtype`` (``"f32"`` or ``"f64"``); its first argument is the graph.
+    ``dtype`` (``"f32"``, ``"f64"``, ``"bf16"`` or ``"f16"``: every tensor,
+    constant and body scalar has it); its first argument is the graph.
     Arguments come first (:meth:`arg`), then ops; :meth:`finish` returns the
     verified module for :func:`gnnc.compile`."""
 

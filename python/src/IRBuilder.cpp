@@ -61,8 +61,13 @@ public:
       elementType = builder.getF32Type();
     else if (element == "f64")
       elementType = builder.getF64Type();
+    else if (element == "bf16")
+      elementType = builder.getBF16Type();
+    else if (element == "f16")
+      elementType = builder.getF16Type();
     else
-      refuse("expected the element type 'f32' or 'f64', got '" + element + "'");
+      refuse("expected the element type 'f32', 'f64', 'bf16' or 'f16', got '" +
+             element + "'");
     if (name.empty())
       refuse("the function needs a name");
     ModuleOp m = module->op();

@@ -329,8 +329,8 @@ def test_weights_have_pygs_names_and_shapes_and_pass_without_a_copy():
         {k: v.shape for k, v in pyg.state_dict().items()}
     for conv in ours.convs:
         w = conv.lin.weight
-        assert models._operand(w).data_ptr() == w.data_ptr()
-        assert models._operand(w).is_contiguous()
+        assert models._operand(w, w.dtype).data_ptr() == w.data_ptr()
+        assert models._operand(w, w.dtype).is_contiguous()
     for m in (ours.double(), copy.deepcopy(ours)):
         assert all(c.lin.weight.t().is_contiguous() for c in m.convs)
     ours.reset_parameters()

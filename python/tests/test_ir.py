@@ -67,6 +67,36 @@ def test_built_function_runs_and_differentiates():
     torch.testing.assert_close(gw, rw)
 
 
+@pytest.mark.parametrize("dtype,tol", [(torch.bfloat16, 1e-2), (torch.float16, 2e-3)],
+                         ids=["bf16", "f16"])
+def test_built_half_function_runs_and_differentiates(dtype, tol):
+    """A builder of element type bf16 / f16: every argument, constant and
+    result has it; values and gradients within the per-op tolerance of
+    float64 on the same stored inputs (docs/Semantics.md; three roundings:
+    the degree's rsqrt operand, the aggregate, the result)."""
+    name = {torch.bfloat16: "bf16", torch.float16: "f16"}[dtype]
+    g, ei = _graph()
+    fn = gnnc.compile(_weighted_mean_of_neighbours(name))
+    assert [a["dtype"] for a in fn.signature["args"][1:]] == [str(dtype)[6:]] * 2
+    gen = torch.Generator().manual_seed(1)
+    x = torch.randn(6, 3, generator=gen, dtype=torch.float64).to(dtype).to(DEVICE)
+    w = torch.rand(ei.shape[1], generator=gen, dtype=torch.float64).to(dtype).to(DEVICE)
+    x.requires_grad_()
+    w.requires_grad_()
+    out = fn(g, x, w)
+    assert out.dtype == dtype
+    xd, wd = x.detach().double().requires_grad_(), w.detach().double().requires_grad_()
+    src, dst = ei
+    agg = torch.zeros(6, 3, dtype=torch.float64, device=DEVICE).index_add(
+        0, dst, wd[:, None] * xd[src])
+    deg = torch.bincount(dst, minlength=6).to(torch.float64)
+    ref = agg * torch.rsqrt(deg + 1.0)[:, None]
+    for got, want in [(out, ref)] + list(zip(torch.autograd.grad(out.float().sum(), (x, w)),
+                                             torch.autograd.grad(ref.sum(), (xd, wd)))):
+        assert got.dtype == dtype
+        assert ((got.double() - want).abs() <= 3 * tol * (1 + want.abs())).all()
+
+
 def test_same_built_function_is_compiled_once():
     a = gnnc.compile(_weighted_mean_of_neighbours())
     b = gnnc.compile(_weighted_mean_of_neighbours())
@@ -132,7 +162,7 @@ def test_scalar_operators():
 # -- mistakes ------------------------------------------------------------
 
 def test_refuses_unknown_element_type():
-    with pytest.raises(ValueError, match="element type 'f32' or 'f64', got 'i32'"):
+    with pytest.raises(ValueError, match="element type 'f32', 'f64', 'bf16' or 'f16', got 'i32'"):
         ir.Builder("f", "i32")
 
 

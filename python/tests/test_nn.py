@@ -859,8 +859,10 @@ def test_bad_inputs(cls):
         layer(x, torch.tensor([[0, -1], [1, 2]]))
     with pytest.raises(TypeError, match="float64"):
         layer(x.double(), edge_index)
-    with pytest.raises(TypeError, match="dtype"):
+    with pytest.raises(TypeError, match="parameters are torch.float32.*torch.autocast"):
         layer(x.half(), edge_index)
+    with pytest.raises(TypeError, match="dtype float32, float64, bfloat16 or float16"):
+        layer(x.to(torch.complex64), edge_index)
     with pytest.raises(ValueError, match="device"):
         layer(x, edge_index.to("meta"))
 

@@ -18,7 +18,8 @@ from gnnc import _core
 
 from . import _ir
 
-_DTYPES = {torch.float32: "f32", torch.float64: "f64"}
+_DTYPES = {torch.float32: "f32", torch.float64: "f64", torch.bfloat16: "bf16",
+           torch.float16: "f16"}
 
 
 # --------------------------------------------------------------------------
@@ -261,7 +262,8 @@ def check_fill_value(layer: str, fill_value):
 def check_edge_attr(layer: str, edge_attr, edge_index: Tensor, edge_dim: int,
                     x: Tensor) -> Tensor:
     """Edge features as PyG takes them: [E, edge_dim] (or [E] when edge_dim
-    is 1), of x's dtype and device. Returns them as [E, edge_dim]."""
+    is 1), of x's dtype (under autocast: any it casts) and device. Returns
+    them as [E, edge_dim]."""
     if not isinstance(edge_attr, Tensor):
         raise TypeError(f"{layer}: expected edge_attr to be a torch.Tensor, got "
                         f"{type(edge_attr).__name__}")
@@ -271,7 +273,7 @@ def check_edge_attr(layer: str, edge_attr, edge_index: Tensor, edge_dim: int,
     if edge_attr.dim() != 2 or edge_attr.size(0) != e or edge_attr.size(1) != edge_dim:
         raise ValueError(f"{layer}: expected edge_attr of shape [{e}, {edge_dim}] "
                          f"(num_edges, edge_dim), got {tuple(edge_attr.shape)}")
-    if edge_attr.dtype != x.dtype or edge_attr.device != x.device:
+    if not compatible(edge_attr.dtype, x.dtype, x.device) or edge_attr.device != x.device:
         raise TypeError(f"{layer}: edge_attr must have x's dtype and device ({x.dtype}, "
                         f"{x.device}), got ({edge_attr.dtype}, {edge_attr.device})")
     return edge_attr
@@ -311,7 +313,9 @@ def self_loop_attr(edge_attr: Tensor, edge_index: Tensor, keep: Optional[Tensor]
 
 def check_inputs(layer: str, x, edge_index, in_channels: Optional[int],
                  dtype: Optional[torch.dtype], flow: str = "source_to_target"):
-    """x: a [N, in_channels] float32/float64 tensor of the parameters' dtype;
+    """x: a [N, in_channels] float tensor of the parameters' dtype (under
+    torch.autocast: float32, bfloat16 or float16 with float32, bfloat16 or
+    float16 parameters, see compute_dtype);
     edge_index: a [2, E] integer tensor on x's device, or a sparse adjacency
     (PyG's `adj_t`: a torch.sparse_coo/sparse_csr tensor or a
     torch_sparse.SparseTensor of [N, N], row = target, column = source).
@@ -340,11 +344,12 @@ def check_inputs(layer: str, x, edge_index, in_channels: Optional[int],
         raise ValueError(f"{layer}: expected x with {in_channels} channels "
                          f"(in_channels), got {x.size(1)}")
     if x.dtype not in _DTYPES:
-        raise TypeError(f"{layer}: expected x of dtype float32 or float64, got "
-                        f"{x.dtype}")
-    if dtype is not None and x.dtype != dtype:
+        raise TypeError(f"{layer}: expected x of dtype float32, float64, bfloat16 or "
+                        f"float16, got {x.dtype}")
+    if dtype is not None and not compatible(x.dtype, dtype, x.device):
         raise TypeError(f"{layer}: x is {x.dtype} but the layer's parameters are "
-                        f"{dtype}; convert one of them (e.g. layer.to({x.dtype}))")
+                        f"{dtype}; convert one of them (e.g. layer.to({x.dtype})), "
+                        f"or run the layer under torch.autocast")
     if edge_index.dtype not in (torch.int64, torch.int32):
         raise TypeError(f"{layer}: expected edge_index of dtype int64 (or int32), "
                         f"got {edge_index.dtype}")
@@ -521,13 +526,16 @@ def weighted_aggregate(edge_index: Tensor, num_nodes: int, h: Tensor,
                        weights: Tensor, aggr: str) -> Tensor:
     """sum_j w_ij h_j over the in-edges of every node (the unnormalised
     weighted GCN template), divided by the in-edge count for "mean" (PyG's
-    spmm mean: the weighted sum over the number of entries)."""
+    spmm mean: the weighted sum over the number of entries). `h` and
+    `weights` have the op's dtype."""
     out = propagate("gcn", (int(h.size(1)), elem(h), False, True), edge_index,
                     num_nodes, h, weights)
     if aggr == "mean":
-        count = torch.zeros(num_nodes, dtype=h.dtype, device=h.device)
-        count = count.index_add(0, edge_index[1], torch.ones_like(weights))
-        out = out / count.clamp(min=1).unsqueeze(1)
+        # Counted in float32 at least: a bfloat16 count stops at 256.
+        wide = torch.promote_types(h.dtype, torch.float32)
+        count = torch.zeros(num_nodes, dtype=wide, device=h.device)
+        count = count.index_add(0, edge_index[1], torch.ones_like(weights, dtype=wide))
+        out = (out / count.clamp(min=1).unsqueeze(1)).to(h.dtype)
     return out
 
 
@@ -570,6 +578,64 @@ def check_size(layer: str, size, num_nodes: int) -> None:
 
 def elem(x: Tensor) -> str:
     return _DTYPES[x.dtype]
+
+
+# --------------------------------------------------------------------------
+# Mixed precision (torch.autocast).
+# --------------------------------------------------------------------------
+#
+# A layer's gnnc op is one of autocast's lower-precision ops, as linear and
+# matmul are: under torch.autocast on its device it runs in the autocast
+# dtype (bfloat16 or float16), every floating tensor it reads cast to that
+# dtype (the features, already in it when a linear made them, and the
+# parameters and edge weights, f32, as autocast casts a linear's weight), and
+# its results are in it; float64 is left alone, as autocast leaves it. Outside
+# autocast the op runs in the layer's dtype: x and the parameters must agree
+# (a layer converted with .to(torch.bfloat16) runs in bfloat16).
+# docs/Python.md, "Mixed precision".
+
+_AUTOCAST_CAST = (torch.float32, torch.bfloat16, torch.float16)
+
+
+def autocast_dtype(device: torch.device) -> Optional[torch.dtype]:
+    """The dtype torch.autocast gives lower-precision ops on `device`, or
+    None where autocast is off there."""
+    kind = device.type
+    if not torch.amp.is_autocast_available(kind) or not torch.is_autocast_enabled(kind):
+        return None
+    return torch.get_autocast_dtype(kind)
+
+
+def compatible(a: torch.dtype, b: torch.dtype, device: torch.device) -> bool:
+    """Whether tensors of dtypes `a` and `b` may meet in a layer's op on
+    `device`: the same dtype, or, under autocast there, two it casts
+    (float32, bfloat16, float16)."""
+    if a == b:
+        return True
+    return (autocast_dtype(device) is not None and a in _AUTOCAST_CAST and
+            b in _AUTOCAST_CAST)
+
+
+def compute_dtype(x: Tensor, *others: Optional[torch.dtype]) -> torch.dtype:
+    """The dtype a layer's op runs in, for the input `x` and the dtypes of
+    the layer's parameters `others` (None: none): under torch.autocast on
+    x's device the autocast dtype, unless a float64 is involved; else x's."""
+    low = autocast_dtype(x.device)
+    if low is not None and x.dtype in _AUTOCAST_CAST and \
+            all(d is None or d in _AUTOCAST_CAST for d in others):
+        return low
+    return x.dtype
+
+
+def cast(dtype: torch.dtype, tensor: Tensor) -> Tensor:
+    """`tensor` in `dtype`, contiguous: an operand of the op (itself when it
+    already is)."""
+    return tensor.to(dtype).contiguous()
+
+
+def casts(dtype: torch.dtype, *tensors: Tensor) -> tuple:
+    """`cast` of each of `tensors`."""
+    return tuple(cast(dtype, t) for t in tensors)
 
 
 # --------------------------------------------------------------------------

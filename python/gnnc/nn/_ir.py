@@ -55,8 +55,9 @@ _P, _R = "parallel", "reduction"
 
 
 def _builder(name: str, dtype: str) -> ir.Builder:
-    if dtype not in ("f32", "f64"):
-        raise ValueError(f"expected element type 'f32' or 'f64', got {dtype!r}")
+    if dtype not in ("f32", "f64", "bf16", "f16"):
+        raise ValueError(f"expected element type 'f32', 'f64', 'bf16' or 'f16', got "
+                         f"{dtype!r}")
     return ir.Builder(name, dtype)
 
 
@@ -468,7 +469,9 @@ def agnn_propagate(f: ir.Builder, x, beta, keep=None):
     ``out_i = sum_j alpha_ji x_j`` -> [N, F]."""
     channels = x.shape[1]
     n = f.dim(x, name="n")
-    tiny = f.const(1e-12, name="tiny")
+    # F.normalize's eps; float16's smallest number where 1e-12 would round
+    # to 0 (and a zero row would give 0 / 0).
+    tiny = f.const(2.0 ** -24 if f.dtype == "f16" else 1e-12, name="tiny")
     sq = f.generic([(0, 1), (0,)], [_P, _R], [x], [f.zeros([None], n)],
                    lambda v, o: o + v * v, name="sq")
     xn = f.generic([(0, 1), (0,), (0, 1)], [_P, _P], [x, sq],

@@ -43,10 +43,12 @@ class _HeadsLayer(torch.nn.Module):
 
 
 def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tensor,
-               heads: int, *tensors: Tensor, weights: bool = False,
+               heads: int, *tensors: Tensor, dtype: torch.dtype, weights: bool = False,
                edge_attr: Optional[Tensor] = None, edge_fn=None):
     """Runs an attention template (its config, then `masked, dropout,
-    weights, edge`) with PyG's self-loops and attention dropout.
+    weights, edge`) with PyG's self-loops and attention dropout, in `dtype`
+    (the config's element type): `tensors`, the edge term, the self-loop
+    mask and the dropout mask enter the op in it.
 
     `edge_attr` ([E, D], already checked) are edge features: given PyG's
     self-loop features (`fill_value`) when self-loops are added, then turned
@@ -60,22 +62,22 @@ def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tenso
     loops = bool(getattr(layer, "add_self_loops", False))
     keep = None
     if loops:
-        ei, keep = _common.with_self_loops(ei, n, x.dtype)
+        ei, keep = _common.with_self_loops(ei, n, dtype)
     if edge_attr is not None:
         if loops:
             edge_attr = _common.self_loop_attr(edge_attr, edge_index, keep, n,
                                                layer.fill_value)
-        extra.append(edge_fn(edge_attr).contiguous())
+        extra.append(_common.cast(dtype, edge_fn(edge_attr)))
     if keep is not None:
         extra.append(keep)
     masked = keep is not None
     dropout = layer.training and layer.dropout > 0.0
     if dropout:
         extra.append(_common.attention_dropout_mask(
-            (ei.size(1), heads), layer.dropout, x.dtype, x.device))
+            (ei.size(1), heads), layer.dropout, dtype, x.device))
     result = _common.propagate(template, config + (masked, dropout, weights,
                                                    edge_attr is not None),
-                               ei, n, *tensors, *extra)
+                               ei, n, *_common.casts(dtype, *tensors), *extra)
     if not weights:
         return result
     out, alpha = result
@@ -177,10 +179,11 @@ class GATConv(_HeadsLayer):
         if edge_attr is not None:
             edge_attr = _common.check_edge_attr(name, edge_attr, edge_index, self.edge_dim, x)
         h = self.lin(x).view(-1, h_, c)
-        t = _common.elem(x)
+        dt = _common.compute_dtype(x, self.lin.weight.dtype)
+        t = _common._DTYPES[dt]
         weights = bool(return_attention_weights)
         out = _attention("gat", (h_, c, t, self.negative_slope), self, x, edge_index, h_,
-                         h, self.att_src.view(h_, c), self.att_dst.view(h_, c),
+                         h, self.att_src.view(h_, c), self.att_dst.view(h_, c), dtype=dt,
                          weights=weights, edge_attr=edge_attr,
                          edge_fn=lambda ea: (self.lin_edge(ea).view(-1, h_, c)
                                              * self.att_edge).sum(dim=-1))
@@ -270,10 +273,11 @@ class GATv2Conv(_HeadsLayer):
             edge_attr = _common.check_edge_attr(name, edge_attr, edge_index, self.edge_dim, x)
         x_l = self.lin_l(x).view(-1, h_, c)
         x_r = x_l if self.share_weights else self.lin_r(x).view(-1, h_, c)
-        t = _common.elem(x)
+        dt = _common.compute_dtype(x, self.lin_l.weight.dtype)
+        t = _common._DTYPES[dt]
         weights = bool(return_attention_weights)
         out = _attention("gatv2", (h_, c, t, self.negative_slope), self, x, edge_index,
-                         h_, x_l, x_r, self.att.view(h_, c), weights=weights,
+                         h_, x_l, x_r, self.att.view(h_, c), dtype=dt, weights=weights,
                          edge_attr=edge_attr,
                          edge_fn=lambda ea: self.lin_edge(ea).view(-1, h_, c))
         out, attention = self._heads(out, weights)
@@ -361,11 +365,12 @@ class TransformerConv(_HeadsLayer):
         q = self.lin_query(x).view(-1, h_, c)
         k = self.lin_key(x).view(-1, h_, c)
         v = self.lin_value(x).view(-1, h_, c)
-        t = _common.elem(x)
+        dt = _common.compute_dtype(x, self.lin_key.weight.dtype)
+        t = _common._DTYPES[dt]
         # As PyG: any bool (False too) asks for the weights.
         weights = isinstance(return_attention_weights, bool)
         out = _attention("transformer", (h_, c, t), self, x, edge_index, h_, q, k, v,
-                         weights=weights, edge_attr=edge_attr,
+                         dtype=dt, weights=weights, edge_attr=edge_attr,
                          edge_fn=lambda ea: self.lin_edge(ea).view(-1, h_, c))
         out, attention = self._heads(out, weights)
         if self.root_weight:

@@ -12,12 +12,14 @@ from ._common import Linear
 
 
 def check_edge_weight(layer: str, edge_weight, edge_index: Tensor, x: Tensor) -> None:
-    """GCN's `edge_weight`: one weight per edge, of x's dtype and device."""
+    """GCN's `edge_weight`: one weight per edge, of x's dtype (under
+    autocast: any it casts) and device."""
     if not isinstance(edge_weight, Tensor) or edge_weight.dim() != 1 or \
             edge_weight.size(0) != edge_index.size(1):
         raise ValueError(f"{layer}: expected edge_weight of shape "
                          f"[{edge_index.size(1)}] (one per edge)")
-    if edge_weight.dtype != x.dtype or edge_weight.device != x.device:
+    if not _common.compatible(edge_weight.dtype, x.dtype, x.device) or \
+            edge_weight.device != x.device:
         raise TypeError(f"{layer}: edge_weight must have x's dtype and device "
                         f"({x.dtype}, {x.device}), got ({edge_weight.dtype}, "
                         f"{edge_weight.device})")
@@ -107,11 +109,14 @@ class GCNConv(torch.nn.Module):
         if edge_weight is not None:
             check_edge_weight(name, edge_weight, edge_index, x)
         ei = _common.flip(edge_index, self.flow)
-        h = self.lin(x)
-        t = _common.elem(x)
+        # Under autocast the linear gives the autocast dtype and the op runs
+        # in it, edge weights cast (_common.compute_dtype).
+        dt = _common.compute_dtype(x, self.lin.weight.dtype)
+        h = _common.cast(dt, self.lin(x))
+        t = _common.elem(h)
         c = self.out_channels
         if self.normalize and self.add_self_loops:
-            ei, keep = _common.with_self_loops(ei, n, x.dtype)
+            ei, keep = _common.with_self_loops(ei, n, dt)
             if edge_weight is None:
                 # PyG 2.8's gcn_norm gives every edge and self-loop the weight
                 # 1 when no edge_weight is passed: `improved` has no effect.
@@ -121,10 +126,11 @@ class GCNConv(torch.nn.Module):
                     out = _common.propagate("gcn", (c, t, True, True), ei, n, h, keep)
             else:
                 w = remaining_self_loop_weights(ei, keep, edge_weight, n, self.improved)
-                out = _common.propagate("gcn", (c, t, True, True), ei, n, h, w)
+                out = _common.propagate("gcn", (c, t, True, True), ei, n, h,
+                                        _common.cast(dt, w))
         elif edge_weight is not None:
             out = _common.propagate("gcn", (c, t, self.normalize, True), ei, n, h,
-                                    edge_weight.contiguous())
+                                    _common.cast(dt, edge_weight))
         else:
             out = _common.propagate("gcn", (c, t, self.normalize, False), ei, n, h)
         if self.bias is not None:
@@ -220,21 +226,23 @@ class SAGEConv(torch.nn.Module):
         ei = _common.flip(edge_index, self.flow)
         src = F.relu(self.lin(x)) if self.project else x
         aggr = _SAGE_AGGR[self.aggr]
-        t = _common.elem(x)
-        weights = _common.message_weights(name, adj, values, aggr, x.dtype)
+        dt = _common.compute_dtype(x, self.lin_l.weight.dtype)
+        t = _common._DTYPES[dt]
+        weights = _common.message_weights(name, adj, values, aggr, dt)
         if weights is not None:
             # PyG's spmm over a torch.sparse adjacency weights the messages.
-            agg = _common.weighted_aggregate(ei, n, src.contiguous(), weights, aggr)
+            agg = _common.weighted_aggregate(ei, n, _common.cast(dt, src), weights, aggr)
             out = self.lin_l(agg)
         elif aggr in ("mean", "sum") and self.out_channels < x.size(1):
             # Linear, so project first and move fewer features over the edges.
             h = F.linear(src, self.lin_l.weight)
-            out = _common.propagate("sage", (self.out_channels, t, aggr), ei, n, h)
+            out = _common.propagate("sage", (self.out_channels, t, aggr), ei, n,
+                                    _common.cast(dt, h))
             if self.lin_l.bias is not None:
                 out = out + self.lin_l.bias
         else:
             agg = _common.propagate("sage", (x.size(1), t, aggr), ei, n,
-                                    src.contiguous())
+                                    _common.cast(dt, src))
             out = self.lin_l(agg)
         if self.root_weight:
             out = out + self.lin_r(x)
@@ -302,13 +310,14 @@ class GINConv(torch.nn.Module):
     def forward(self, x: Tensor, edge_index: Tensor, size=None) -> Tensor:
         name, adj, edge_index, values, n = _gin_inputs(self, x, edge_index, size)
         ei = _common.flip(edge_index, self.flow)
-        weights = _common.message_weights(name, adj, values, "sum", x.dtype)
+        dt = _common.compute_dtype(x, self.eps.dtype)
+        weights = _common.message_weights(name, adj, values, "sum", dt)
         if weights is not None:
             # PyG's spmm over a torch.sparse adjacency weights the messages.
-            agg = _common.weighted_aggregate(ei, n, x.contiguous(), weights, "sum")
+            agg = _common.weighted_aggregate(ei, n, _common.cast(dt, x), weights, "sum")
             return self.nn((1 + self.eps) * x + agg)
-        out = _common.propagate("gin", (int(x.size(1)), _common.elem(x)), ei, n,
-                                x.contiguous(), self.eps)
+        out = _common.propagate("gin", (int(x.size(1)), _common._DTYPES[dt]), ei, n,
+                                *_common.casts(dt, x, self.eps))
         return self.nn(out)
 
     def __repr__(self) -> str:
@@ -376,8 +385,9 @@ class GINEConv(torch.nn.Module):
                     f"adj_t.coalesce() with the features in its order, or edge_index")
         e = self._edge_features(edge_attr, edge_index, x)
         ei = _common.flip(edge_index, self.flow)
-        out = _common.propagate("gine", (int(x.size(1)), _common.elem(x)), ei, n,
-                                x.contiguous(), e, self.eps)
+        dt = _common.compute_dtype(x, self.eps.dtype, e.dtype)
+        out = _common.propagate("gine", (int(x.size(1)), _common._DTYPES[dt]), ei, n,
+                                *_common.casts(dt, x, e, self.eps))
         return self.nn(out)
 
     def _edge_features(self, edge_attr, edge_index: Tensor, x: Tensor) -> Tensor:
@@ -395,7 +405,7 @@ class GINEConv(torch.nn.Module):
         if edge_attr.device != x.device:
             raise ValueError(f"{name}: x is on {x.device} but edge_attr is on "
                              f"{edge_attr.device}; move both to one device")
-        if edge_attr.dtype != x.dtype:
+        if not _common.compatible(edge_attr.dtype, x.dtype, x.device):
             raise TypeError(f"{name}: edge_attr is {edge_attr.dtype} but x is "
                             f"{x.dtype}; convert one of them")
         if self.lin is not None:
@@ -443,17 +453,17 @@ class AGNNConv(torch.nn.Module):
                                              self.flow)
         n = x.size(0)
         ei = _common.flip(edge_index, self.flow)
-        t = _common.elem(x)
+        dt = _common.compute_dtype(x, self.beta.dtype)
+        t = _common._DTYPES[dt]
         # One head, scores [E]: the backward keeps no edge-sized temporary
         # (with [N, 1, F] features and [E, 1] scores it did).
-        xc = x.contiguous()
+        xc, beta = _common.casts(dt, x, self.beta)
         keep = None
         if self.add_self_loops:
-            ei, keep = _common.with_self_loops(ei, n, x.dtype)
+            ei, keep = _common.with_self_loops(ei, n, dt)
         if keep is None:
-            return _common.propagate("agnn", (int(x.size(1)), t, False), ei, n, xc, self.beta)
-        return _common.propagate("agnn", (int(x.size(1)), t, True), ei, n, xc, self.beta,
-                                 keep)
+            return _common.propagate("agnn", (int(x.size(1)), t, False), ei, n, xc, beta)
+        return _common.propagate("agnn", (int(x.size(1)), t, True), ei, n, xc, beta, keep)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

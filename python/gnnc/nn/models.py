@@ -129,6 +129,9 @@ class GCN(torch.nn.Module):
         if edge_weight is not None:
             check_edge_weight(name, edge_weight, edge_index, x)
         ei = _common.flip(edge_index, first.flow)
+        # The whole model is one op: under autocast it runs in the autocast
+        # dtype, the weights and biases cast as autocast casts a linear's.
+        dt = _common.compute_dtype(x, first.lin.weight.dtype)
         normalize, fold, weights, w = first.normalize, False, None, None
         if normalize and first.add_self_loops:
             if edge_weight is None and not (torch.compiler.is_compiling() or
@@ -136,11 +139,11 @@ class GCN(torch.nn.Module):
                 # PyG adds one self-loop per node: folded into the formula
                 # when the graph has none (the graph stays as given), else
                 # the input's loops masked in the graph with one per node.
-                ei, keep, fold = _graph(ei, n, x.dtype)
+                ei, keep, fold = _graph(ei, n, dt)
                 if keep is not None:
                     weights, w = "mask", keep
             else:
-                ei, keep = _common.with_self_loops(ei, n, x.dtype)
+                ei, keep = _common.with_self_loops(ei, n, dt)
                 if edge_weight is None:
                     weights, w = "mask", keep
                 else:
@@ -149,21 +152,21 @@ class GCN(torch.nn.Module):
                                                     first.improved)
         elif edge_weight is not None:
             weights, w = "weight", edge_weight.contiguous()
-        tensors = [x.contiguous()]
+        tensors = [_common.cast(dt, x)]
         for conv in self.convs:
-            tensors.append(_operand(conv.lin.weight))
+            tensors.append(_operand(conv.lin.weight, dt))
             if conv.bias is not None:
-                tensors.append(conv.bias)
+                tensors.append(_common.cast(dt, conv.bias))
         if w is not None:
-            tensors.append(w)
+            tensors.append(_common.cast(dt, w))
         p = self.dropout.p
         dropout = self.training and p > 0 and self.num_layers > 1
         if dropout:
             tensors += [_common.attention_dropout_mask((n, self.hidden_channels), p,
-                                                       x.dtype, x.device)
+                                                       dt, x.device)
                         for _ in range(self.num_layers - 1)]
         sizes = (self.in_channels,) + tuple(c.out_channels for c in self.convs)
-        config = (sizes, _common.elem(x), first.bias is not None, self.relu, weights,
+        config = (sizes, _common._DTYPES[dt], first.bias is not None, self.relu, weights,
                   normalize, fold, dropout)
         return _common.propagate("gcn_model", config, ei, n, *tensors)
 
@@ -182,11 +185,11 @@ def _store_transposed(lin) -> None:
                                     requires_grad=w.requires_grad)
 
 
-def _operand(weight: Tensor) -> Tensor:
-    """W^T [in, out] for the function: a view when the parameter kept its
-    transposed layout, else a copy (a parameter replaced by hand)."""
-    t = weight.t()
-    return t if t.is_contiguous() else t.contiguous()
+def _operand(weight: Tensor, dtype: torch.dtype) -> Tensor:
+    """W^T [in, out] in `dtype` for the function: a view when the parameter
+    kept its transposed layout and has `dtype`, else a copy (a parameter
+    replaced by hand, or cast under autocast)."""
+    return _common.cast(dtype, weight.t())
 
 
 def _graph(edge_index: Tensor, num_nodes: int, dtype: torch.dtype):

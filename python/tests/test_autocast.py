@@ -1,0 +1,435 @@
+"""gnnc.nn under torch.autocast (docs/Python.md, "Mixed precision").
+
+Under autocast a layer's gnnc op runs in the autocast dtype, every floating
+tensor it reads cast to it (as autocast casts a linear's operands). Each
+layer, in bfloat16 and float16, runs with PyG's weights next to PyG's own
+layer under the same autocast and a float64 copy of PyG's layer without
+autocast (the reference: PyG's autocast result rounds elsewhere, in places
+more loosely than gnnc's); outputs and the gradients of x, of the edge
+features and of every parameter are held to the documented layer
+tolerances against the reference (docs/Semantics.md), PyG's too. Then
+GradScaler with float16 (scaled steps, an overflow inside gnnc's backward
+found and the step skipped), NaN propagation, layers converted with
+`.to(torch.bfloat16)`, float64 left alone, the dtype errors outside
+autocast and torch.compile(fullgraph=True).
+
+The inputs are rounded to the half type first, so that both libraries read
+the same values and the layers' kinks (GAT's leaky_relu, SAGE's max) are
+decided on the same numbers; GIN's `nn` is smooth (tanh) for the same
+reason: a relu decided on the other side of 0 by a rounding moves a
+gradient by a whole term (docs/Semantics.md).
+"""
+
+import copy
+import os
+import warnings
+
+import pytest
+import torch
+
+try:
+    import gnnc.nn as gnn
+    from gnnc.nn import _common
+except ImportError as e:  # the native core is not built here
+    pytest.skip(f"gnnc is not importable: {e}", allow_module_level=True)
+pyg_nn = pytest.importorskip("torch_geometric.nn", reason="torch_geometric is not installed")
+
+import _parity  # noqa: E402
+
+warnings.filterwarnings("ignore", category=FutureWarning)
+
+DEVICE = torch.device(os.environ.get("GNNC_TEST_DEVICE", "cpu"))
+if DEVICE.type == "cuda" and not torch.cuda.is_available():
+    pytest.skip("GNNC_TEST_DEVICE=cuda without a usable GPU", allow_module_level=True)
+
+HALVES = [torch.bfloat16, torch.float16]
+HALF_IDS = ["bf16", "f16"]
+# The per-op tolerances of docs/Semantics.md, relative to 1 + max |want|.
+TOL = {torch.bfloat16: 1e-2, torch.float16: 2e-3}
+# A whole layer under autocast: outputs within 4 per-op tolerances (the
+# layer bound of test_half.py; worst seen 0.7), gradients within 10 (worst
+# seen 4.4, PyG's 4.0: GAT's att_src, summed over the edges from rounded
+# scores).
+OUT_FACTOR, GRAD_FACTOR = 4, 10
+
+IN, OUT, EDGE_DIM = 8, 4, 3
+
+
+def smooth_mlp(i, o):
+    return torch.nn.Sequential(torch.nn.Linear(i, 6), torch.nn.Tanh(), torch.nn.Linear(6, o))
+
+
+# (id, class, args, kwargs, forward extra: None, "edge_attr" or "edge_weight")
+CASES = [
+    ("gcn", "GCNConv", (IN, OUT), {}, None),
+    ("gcn-edge-weight-improved", "GCNConv", (IN, OUT), dict(improved=True), "edge_weight"),
+    ("gcn-nonorm", "GCNConv", (IN, OUT), dict(normalize=False), None),
+    ("sage-mean", "SAGEConv", (IN, OUT), {}, None),
+    ("sage-max", "SAGEConv", (IN, OUT), dict(aggr="max"), None),
+    ("sage-sum-norm-project", "SAGEConv", (IN, OUT),
+     dict(aggr="sum", normalize=True, project=True), None),
+    ("gin-train-eps", "GINConv", (), dict(nn=lambda: smooth_mlp(IN, OUT), eps=0.3,
+                                          train_eps=True), None),
+    ("gine-edge-dim", "GINEConv", (), dict(nn=lambda: smooth_mlp(IN, OUT),
+                                           edge_dim=EDGE_DIM, train_eps=True), "edge_attr"),
+    ("gat-heads-edge", "GATConv", (IN, OUT), dict(heads=2, edge_dim=EDGE_DIM), "edge_attr"),
+    ("gat-mean-noloops-res", "GATConv", (IN, OUT),
+     dict(heads=2, concat=False, add_self_loops=False, residual=True), None),
+    ("gatv2-edge", "GATv2Conv", (IN, OUT), dict(heads=2, edge_dim=EDGE_DIM), "edge_attr"),
+    ("transformer", "TransformerConv", (IN, OUT), dict(heads=2), None),
+    ("transformer-edge-beta", "TransformerConv", (IN, OUT),
+     dict(heads=2, edge_dim=EDGE_DIM, beta=True), "edge_attr"),
+    ("agnn", "AGNNConv", (), {}, None),
+    ("gcn-model", "GCN", (IN, 6, 2, OUT), {}, None),
+]
+BY_ID = {c[0]: c for c in CASES}
+
+
+def graph(n=40, e=160, seed=1):
+    """A random graph with self-loops and duplicate edges, and one isolated
+    node (n - 1)."""
+    g = torch.Generator().manual_seed(seed)
+    return torch.randint(0, n - 1, (2, e), generator=g).to(DEVICE), n
+
+
+def rounded(shape, dtype, seed, scale=1.0):
+    """float32 values that `dtype` holds exactly (normal, drawn in float64)."""
+    g = torch.Generator().manual_seed(seed)
+    return (torch.randn(shape, generator=g, dtype=torch.float64) * scale).to(dtype) \
+        .float().to(DEVICE)
+
+
+def make(case):
+    """(gnnc layer, PyG layer), float32, PyG's weights in both (biases and
+    eps drawn: PyG makes them 0)."""
+    _, cls, args, kwargs, _ = case
+    kw = dict(kwargs)
+    if "nn" in kw:
+        torch.manual_seed(0)
+        net = kw.pop("nn")()
+        ours_kw, pyg_kw = dict(kw, nn=copy.deepcopy(net)), dict(kw, nn=net)
+    else:
+        ours_kw, pyg_kw = kw, kw
+    torch.manual_seed(0)
+    pyg_module = pyg_nn.models if cls == "GCN" else pyg_nn
+    pyg = getattr(pyg_module, cls)(*args, **pyg_kw)
+    ours = getattr(gnn, cls)(*args, **ours_kw)
+    ours, pyg = _parity.same_weights(ours, pyg, torch.float32,
+                                     lambda name: name.endswith("bias") or name == "eps")
+    return ours.to(DEVICE), pyg.to(DEVICE)
+
+
+def inputs(case, dtype):
+    """(x, edge_index, extra forward argument or None), x and the extra
+    argument exact in `dtype`."""
+    ei, n = graph()
+    x = rounded((n, IN), dtype, seed=2)
+    extra = None
+    if case[4] == "edge_attr":
+        extra = rounded((ei.size(1), EDGE_DIM), dtype, seed=5)
+    elif case[4] == "edge_weight":
+        g = torch.Generator().manual_seed(6)
+        extra = (torch.rand(ei.size(1), generator=g, dtype=torch.float64) + 0.5) \
+            .to(dtype).float().to(DEVICE)
+    return x, ei, extra
+
+
+def run(layer, x, ei, extra, kind, dy, autocast=None):
+    """layer's output and the gradients of x, the extra argument and every
+    parameter for the output gradient dy; under autocast(autocast) when
+    given."""
+    x = x.clone().requires_grad_()
+    args = [x, ei]
+    if extra is not None:
+        extra = extra.clone().requires_grad_(kind == "edge_attr")
+        args.append(extra)
+    if autocast is not None:
+        with torch.autocast(DEVICE.type, dtype=autocast):
+            out = layer(*args)
+    else:
+        out = layer(*args)
+    out.backward(dy.to(out.dtype))
+    grads = {"x": x.grad}
+    if extra is not None and extra.requires_grad:
+        grads["edge_attr"] = extra.grad
+    grads.update((name, p.grad) for name, p in layer.named_parameters())
+    return out, grads
+
+
+def error(got, want):
+    """max |got - want| / (1 + max |want|)."""
+    return ((got.double() - want).abs().max() / (1 + want.abs().max())).item()
+
+
+@pytest.fixture
+def op_dtypes(monkeypatch):
+    """The dtypes of the floating tensors every gnnc op of a layer read."""
+    seen = []
+    propagate = _common.propagate
+
+    def spy(template, config, edge_index, num_nodes, *tensors):
+        seen.append({t.dtype for t in tensors if t.is_floating_point()})
+        return propagate(template, config, edge_index, num_nodes, *tensors)
+
+    monkeypatch.setattr(_common, "propagate", spy)
+    return seen
+
+
+@pytest.mark.parametrize("dtype", HALVES, ids=HALF_IDS)
+@pytest.mark.parametrize("case", list(BY_ID))
+def test_layer_under_autocast_matches_float64_like_pyg(case, dtype, op_dtypes):
+    spec = BY_ID[case]
+    ours, pyg = make(spec)
+    reference = copy.deepcopy(pyg).double()
+    x, ei, extra = inputs(spec, dtype)
+    with torch.no_grad():
+        shape = reference(x.double(), ei, *([] if extra is None else [extra.double()])).shape
+    g = torch.Generator().manual_seed(3)
+    dy = torch.randn(shape, generator=g, dtype=torch.float64).to(dtype).double().to(DEVICE)
+
+    out, grads = run(ours, x, ei, extra, spec[4], dy, autocast=dtype)
+    # The graph part ran in the autocast dtype, every operand cast.
+    assert op_dtypes and all(d == {dtype} for d in op_dtypes), op_dtypes
+    op_dtypes.clear()
+    pyg_out, pyg_grads = run(pyg, x, ei, extra, spec[4], dy, autocast=dtype)
+    want, want_grads = run(reference, x.double(), ei,
+                           None if extra is None else extra.double(), spec[4], dy)
+
+    tol = TOL[dtype]
+    assert torch.isfinite(out).all()
+    assert error(out, want) <= OUT_FACTOR * tol, \
+        f"output: {error(out, want) / tol:.2f} tolerances (PyG's: " \
+        f"{error(pyg_out, want) / tol:.2f})"
+    assert error(pyg_out, want) <= OUT_FACTOR * tol  # the reference is PyG's too
+    for name, w in want_grads.items():
+        got = grads[name]
+        if w is None:
+            assert got is None or not got.any(), name
+            continue
+        # Inputs and parameters keep their dtype (float32): the casts'
+        # backward converts the gradients.
+        assert got.dtype == torch.float32, name
+        assert error(got, w) <= GRAD_FACTOR * tol, \
+            f"{name}: {error(got, w) / tol:.2f} tolerances (PyG's: " \
+            f"{error(pyg_grads[name], w) / tol:.2f})"
+
+
+# --------------------------------------------------------------------------
+# GradScaler (float16), infinities and NaN.
+
+
+class TwoLayers(torch.nn.Module):
+    """GAT (2 heads, ELU) then GCN, from `lib` (gnnc.nn or PyG's)."""
+
+    def __init__(self, lib, classes):
+        super().__init__()
+        self.conv1 = lib.GATConv(IN, 8, heads=2)
+        self.conv2 = lib.GCNConv(16, classes)
+
+    def forward(self, x, edge_index):
+        return self.conv2(torch.nn.functional.elu(self.conv1(x, edge_index)), edge_index)
+
+
+def train_scaled(model, x, ei, y, steps):
+    """Adam steps under autocast(float16) with a GradScaler: the losses and
+    the scale after each step."""
+    opt = torch.optim.Adam(model.parameters(), lr=0.02)
+    scaler = torch.amp.GradScaler(DEVICE.type)
+    losses, scales = [], []
+    for _ in range(steps):
+        opt.zero_grad()
+        with torch.autocast(DEVICE.type, dtype=torch.float16):
+            loss = torch.nn.functional.cross_entropy(model(x, ei), y)
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+        losses.append(loss.item())
+        scales.append(scaler.get_scale())
+    return losses, scales
+
+
+def test_gradscaler_float16_trains_like_pyg():
+    ei, n = graph()
+    x = rounded((n, IN), torch.float16, seed=2)
+    y = torch.randint(0, 3, (n,), generator=torch.Generator().manual_seed(7)).to(DEVICE)
+    torch.manual_seed(0)
+    pyg = TwoLayers(pyg_nn, 3)
+    ours = TwoLayers(gnn, 3)
+    ours.load_state_dict(pyg.state_dict())
+    ours, pyg = ours.to(DEVICE), pyg.to(DEVICE)
+    losses, scales = train_scaled(ours, x, ei, y, 12)
+    want, want_scales = train_scaled(pyg, x, ei, y, 12)
+    assert scales == want_scales  # the same steps taken (none skipped here)
+    assert losses[-1] < 0.8 * losses[0]
+    # 12 steps apart from each other only by roundings.
+    for a, b in zip(losses, want):
+        assert abs(a - b) <= 2e-2 * (1 + abs(b)), (losses, want)
+    for name, p in ours.named_parameters():
+        assert torch.isfinite(p).all(), name
+
+
+def star(k):
+    """Node 0 -> nodes 1..k (k out-edges of node 0)."""
+    ei = torch.stack([torch.zeros(k, dtype=torch.long), torch.arange(1, k + 1)])
+    return ei.to(DEVICE), k + 1
+
+
+@pytest.mark.parametrize("cls", ["GCNConv", "GATConv", "SAGEConv"])
+def test_overflow_in_the_backward_reaches_the_scaler(cls):
+    """The gradient of node 0's projected features sums 8 float16 gradients
+    of 1e4 (each finite) to 8e4, above float16's 65504: gnnc rounds it to
+    inf, the inf reaches the projection's weights and GradScaler skips the
+    step and backs off. (SAGE projects first: 4 output channels, 8 in.)"""
+    ei, n = star(8)
+    kwargs = dict(normalize=False, bias=False) if cls == "GCNConv" else \
+        dict(aggr="sum", root_weight=False, bias=False) if cls == "SAGEConv" else \
+        dict(add_self_loops=False, bias=False)
+    torch.manual_seed(0)
+    layer = getattr(gnn, cls)(IN, OUT, **kwargs).to(DEVICE)
+    x = torch.full((n, IN), 0.125, device=DEVICE)
+    before = [p.detach().clone() for p in layer.parameters()]
+    opt = torch.optim.SGD(layer.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler(DEVICE.type, init_scale=1e4)
+    with torch.autocast(DEVICE.type, dtype=torch.float16):
+        out = layer(x, ei)
+    assert out.dtype == torch.float16 and torch.isfinite(out).all()
+    scaler.scale(out.float().sum()).backward()
+    lin = layer.lin_l if cls == "SAGEConv" else layer.lin
+    assert not torch.isfinite(lin.weight.grad).all()
+    scaler.step(opt)
+    scaler.update()
+    assert scaler.get_scale() == 5e3
+    for p, q in zip(layer.parameters(), before):
+        assert torch.equal(p, q)  # the step was skipped
+    # A scale that fits: the step is taken.
+    opt.zero_grad()
+    with torch.autocast(DEVICE.type, dtype=torch.float16):
+        out = layer(x, ei)
+    scaler.update(1.0)
+    scaler.scale(out.float().sum()).backward()
+    scaler.step(opt)
+    assert all(torch.isfinite(p).all() for p in layer.parameters())
+    assert any(not torch.equal(p, q) for p, q in zip(layer.parameters(), before))
+
+
+@pytest.mark.parametrize("dtype", HALVES, ids=HALF_IDS)
+@pytest.mark.parametrize("case", ["gcn", "sage-max", "gat-heads-edge", "transformer",
+                                  "agnn", "gcn-model"])
+def test_nan_spreads_like_pyg(case, dtype):
+    """A NaN feature under autocast gives NaN where PyG's gives NaN, in the
+    output and in the weights' gradients."""
+    spec = BY_ID[case]
+    ours, pyg = make(spec)
+    x, ei, extra = inputs(spec, dtype)
+    x[3, 1] = float("nan")
+    with torch.no_grad():
+        dy = torch.ones_like(pyg(x, ei, *([] if extra is None else [extra])))
+    got, grads = run(ours, x, ei, extra, spec[4], dy, autocast=dtype)
+    want, want_grads = run(pyg, x, ei, extra, spec[4], dy, autocast=dtype)
+    assert torch.isnan(got).any()
+    assert torch.equal(torch.isnan(got), torch.isnan(want))
+    for name, w in want_grads.items():
+        if w is not None and not torch.isfinite(w).all():
+            assert not torch.isfinite(grads[name]).all(), name
+
+
+# --------------------------------------------------------------------------
+# Outside autocast; float64; errors.
+
+
+@pytest.mark.parametrize("case", ["gcn", "gat-heads-edge", "gine-edge-dim", "gcn-model"])
+def test_a_layer_converted_to_bfloat16_runs_in_it(case, op_dtypes):
+    """layer.to(torch.bfloat16) on bfloat16 inputs, without autocast: the op,
+    the output and every gradient are bfloat16, close to float64 on the same
+    (rounded) weights."""
+    spec = BY_ID[case]
+    ours, _ = make(spec)
+    ours = ours.to(torch.bfloat16)
+    reference = copy.deepcopy(ours).double()
+    x, ei, extra = inputs(spec, torch.bfloat16)
+    bf = torch.bfloat16
+    x, extra = x.to(bf), None if extra is None else extra.to(bf)
+    out = ours(x, ei, *([] if extra is None else [extra]))
+    assert op_dtypes and all(d == {bf} for d in op_dtypes), op_dtypes
+    assert out.dtype == bf
+    want = reference(x.double(), ei, *([] if extra is None else [extra.double()]))
+    assert error(out, want) <= OUT_FACTOR * TOL[bf]
+    out.float().sum().backward()
+    want.sum().backward()
+    theirs = dict(reference.named_parameters())
+    for name, p in ours.named_parameters():
+        assert p.grad.dtype == bf, name
+        assert error(p.grad, theirs[name].grad) <= GRAD_FACTOR * TOL[bf], name
+
+
+@pytest.mark.parametrize("case", ["gcn", "gat-heads-edge", "gcn-model"])
+def test_float64_is_left_alone_under_autocast(case):
+    """As autocast leaves float64 ops: the same bits with and without it."""
+    spec = BY_ID[case]
+    ours, _ = make(spec)
+    ours = ours.double()
+    x, ei, extra = inputs(spec, torch.float32)
+    args = [x.double(), ei] + ([] if extra is None else [extra.double()])
+    with torch.autocast(DEVICE.type, dtype=torch.bfloat16):
+        out = ours(*args)
+    assert out.dtype == torch.float64
+    assert torch.equal(out, ours(*args))
+
+
+def test_dtype_errors():
+    ei, n = graph()
+    x = rounded((n, IN), torch.bfloat16, seed=2)
+    layer = gnn.GCNConv(IN, OUT).to(DEVICE)
+    w = torch.rand(ei.size(1), device=DEVICE)
+    # Outside autocast the input and the parameters must agree, as in PyTorch.
+    with pytest.raises(TypeError, match=r"x is torch.bfloat16 but the layer's parameters "
+                                        r"are torch.float32.*torch.autocast"):
+        layer(x.bfloat16(), ei)
+    with pytest.raises(TypeError, match="edge_weight must have x's dtype"):
+        layer(x, ei, w.bfloat16())
+    gat = gnn.GATConv(IN, OUT, edge_dim=EDGE_DIM).to(DEVICE)
+    ea = torch.rand(ei.size(1), EDGE_DIM, device=DEVICE)
+    with pytest.raises(TypeError, match="edge_attr must have x's dtype"):
+        gat(x, ei, ea.half())
+    # Under autocast the dtypes it casts mix; float64 mixes with none.
+    with torch.autocast(DEVICE.type, dtype=torch.bfloat16):
+        assert layer(x.half(), ei, w.bfloat16()).dtype == torch.float32
+        assert gat(x.half(), ei, ea.bfloat16()).dtype == torch.float32
+        with pytest.raises(TypeError, match="x is torch.float32 but the layer's parameters "
+                                            "are torch.float64"):
+            copy.deepcopy(layer).double()(x, ei)
+        with pytest.raises(TypeError, match="edge_weight must have x's dtype"):
+            layer(x, ei, w.double())
+
+
+# --------------------------------------------------------------------------
+# torch.compile.
+
+
+@pytest.mark.parametrize("case", ["gat-heads-edge", "gcn-model"])
+def test_torch_compile_fullgraph_under_autocast(case):
+    """No graph break with autocast inside or around the compiled code; the
+    compiled code computes what eager autocast does, gradients included, and
+    runs in float32 again once autocast is off (dynamo guards on it)."""
+    spec = BY_ID[case]
+    ours, _ = make(spec)
+    x, ei, extra = inputs(spec, torch.bfloat16)
+    args = [ei] + ([] if extra is None else [extra])
+
+    def step(x):
+        with torch.autocast(DEVICE.type, dtype=torch.bfloat16):
+            return ours(x, *args)
+
+    torch._dynamo.reset()
+    explanation = torch._dynamo.explain(step)(x)
+    assert explanation.graph_break_count == 0, explanation.break_reasons
+    xe, xc = x.clone().requires_grad_(), x.clone().requires_grad_()
+    eager = step(xe)
+    compiled = torch.compile(ours, fullgraph=True)
+    with torch.autocast(DEVICE.type, dtype=torch.bfloat16):
+        out = compiled(xc, *args)
+    torch.testing.assert_close(out, eager, rtol=0, atol=0)
+    eager.sum().backward()
+    out.sum().backward()
+    torch.testing.assert_close(xc.grad, xe.grad, rtol=0, atol=0)
+    torch.testing.assert_close(compiled(x, *args), ours(x, *args), rtol=0, atol=0)
