@@ -597,11 +597,20 @@ def elem(x: Tensor) -> str:
 _AUTOCAST_CAST = (torch.float32, torch.bfloat16, torch.float16)
 
 
+# Device types autocast knows, asked once per type: torch.compile (2.11)
+# cannot trace torch.amp.is_autocast_available, so the answers for the usual
+# types are known before it runs.
+_AUTOCAST_TYPES = {kind: torch.amp.is_autocast_available(kind) for kind in ("cpu", "cuda")}
+
+
 def autocast_dtype(device: torch.device) -> Optional[torch.dtype]:
     """The dtype torch.autocast gives lower-precision ops on `device`, or
     None where autocast is off there."""
     kind = device.type
-    if not torch.amp.is_autocast_available(kind) or not torch.is_autocast_enabled(kind):
+    available = _AUTOCAST_TYPES.get(kind)
+    if available is None:
+        available = _AUTOCAST_TYPES[kind] = torch.amp.is_autocast_available(kind)
+    if not available or not torch.is_autocast_enabled(kind):
         return None
     return torch.get_autocast_dtype(kind)
 
