@@ -428,8 +428,13 @@ def test_torch_compile_fullgraph_under_autocast(case):
     compiled = torch.compile(ours, fullgraph=True)
     with torch.autocast(DEVICE.type, dtype=torch.bfloat16):
         out = compiled(xc, *args)
-    torch.testing.assert_close(out, eager, rtol=0, atol=0)
+    # gnnc's ops are the same in both; on CUDA inductor fuses the PyTorch
+    # parts around them (linear, bias) into its own kernels, which round
+    # differently (1.2e-7 measured on an H200): the dtype's default
+    # tolerance there, bit for bit on the CPU.
+    exact = {"rtol": 0, "atol": 0} if DEVICE.type == "cpu" else {}
+    torch.testing.assert_close(out, eager, **exact)
     eager.sum().backward()
     out.sum().backward()
-    torch.testing.assert_close(xc.grad, xe.grad, rtol=0, atol=0)
-    torch.testing.assert_close(compiled(x, *args), ours(x, *args), rtol=0, atol=0)
+    torch.testing.assert_close(xc.grad, xe.grad, **exact)
+    torch.testing.assert_close(compiled(x, *args), ours(x, *args), **exact)
