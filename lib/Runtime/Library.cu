@@ -303,11 +303,14 @@ Status gnn::runtime::gemm(DType type, bool transA, bool transB, int64_t m,
 /// One 32 x 32 tile of Aᵀ B (blockIdx.y: rows of C, blockIdx.x: columns)
 /// over the rows of slice blockIdx.z, in double precision: 256 threads, each
 /// four entries of one column (a warp shares its rows, so reads of `sa`
-/// broadcast and reads of `sb` are consecutive).
+/// broadcast and reads of `sb` are consecutive). The tiles are widened to
+/// double once, as they are loaded: converting in the inner loop (five
+/// conversions per four FMAs, at a quarter of the FMA rate) made the kernel
+/// conversion-bound. Exact either way, so the sums are the same bits.
 __global__ void atbSlices(const float *__restrict__ a,
                           const float *__restrict__ b, double *partials,
                           int64_t m, int64_t n, int64_t k, int64_t rows) {
-  __shared__ float sa[32][33], sb[32][33];
+  __shared__ double sa[32][33], sb[32][33];
   int64_t i0 = int64_t(blockIdx.y) * 32, j0 = int64_t(blockIdx.x) * 32;
   int64_t r0 = int64_t(blockIdx.z) * rows;
   int64_t r1 = r0 + rows < k ? r0 + rows : k;
@@ -317,8 +320,8 @@ __global__ void atbSlices(const float *__restrict__ a,
     for (int q = ty; q < 32; q += 8) {
       int64_t row = r + q;
       bool in = row < r1;
-      sa[q][tx] = in && i0 + tx < m ? a[row * m + i0 + tx] : 0.0f;
-      sb[q][tx] = in && j0 + tx < n ? b[row * n + j0 + tx] : 0.0f;
+      sa[q][tx] = in && i0 + tx < m ? double(a[row * m + i0 + tx]) : 0.0;
+      sb[q][tx] = in && j0 + tx < n ? double(b[row * n + j0 + tx]) : 0.0;
     }
     __syncthreads();
 #pragma unroll 8
@@ -326,7 +329,7 @@ __global__ void atbSlices(const float *__restrict__ a,
       double y = sb[q][tx];
 #pragma unroll
       for (int u = 0; u < 4; ++u)
-        acc[u] = fma(double(sa[q][ty * 4 + u]), y, acc[u]);
+        acc[u] = fma(sa[q][ty * 4 + u], y, acc[u]);
     }
     __syncthreads();
   }
