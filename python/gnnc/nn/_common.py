@@ -601,11 +601,16 @@ _AUTOCAST_CAST = (torch.float32, torch.bfloat16, torch.float16)
 # cannot trace torch.amp.is_autocast_available, so the answers for the usual
 # types are known before it runs.
 _AUTOCAST_TYPES = {kind: torch.amp.is_autocast_available(kind) for kind in ("cpu", "cuda")}
+_any_autocast = getattr(torch._C, "_is_any_autocast_enabled", lambda: True)
 
 
 def autocast_dtype(device: torch.device) -> Optional[torch.dtype]:
     """The dtype torch.autocast gives lower-precision ops on `device`, or
     None where autocast is off there."""
+    # Every layer call asks: autocast off anywhere is one C call (outside
+    # torch.compile, which traces the checks below instead).
+    if not _any_autocast() and not torch.compiler.is_compiling():
+        return None
     kind = device.type
     available = _AUTOCAST_TYPES.get(kind)
     if available is None:
@@ -638,13 +643,15 @@ def compute_dtype(x: Tensor, *others: Optional[torch.dtype]) -> torch.dtype:
 
 def cast(dtype: torch.dtype, tensor: Tensor) -> Tensor:
     """`tensor` in `dtype`, contiguous: an operand of the op (itself when it
-    already is)."""
-    return tensor.to(dtype).contiguous()
+    already is; `Tensor.to` to its own dtype costs a dispatch)."""
+    if tensor.dtype != dtype:
+        tensor = tensor.to(dtype)
+    return tensor.contiguous()
 
 
-def casts(dtype: torch.dtype, *tensors: Tensor) -> tuple:
+def casts(dtype: torch.dtype, *tensors: Tensor) -> list:
     """`cast` of each of `tensors`."""
-    return tuple(cast(dtype, t) for t in tensors)
+    return [cast(dtype, t) for t in tensors]
 
 
 # --------------------------------------------------------------------------
