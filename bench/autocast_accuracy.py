@@ -35,7 +35,6 @@ import os
 import pathlib
 import statistics
 import sys
-import time
 
 os.environ.setdefault("GNNC_JIT", "sync")
 
@@ -62,12 +61,7 @@ def train(nn, model_name, data, seed, device, epochs, amp_dtype):
         return torch.autocast(device.type, dtype=amp_dtype or torch.float32,
                               enabled=amp_dtype is not None)
 
-    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
-    best_val, test_at_best, times = -1.0, 0.0, []
-    for _ in range(epochs):
-        sync()
-        t0 = time.perf_counter()
-        model.train()
+    def epoch():
         opt.zero_grad()
         with autocast():
             out = model(x, edge_index)
@@ -75,15 +69,7 @@ def train(nn, model_name, data, seed, device, epochs, amp_dtype):
         scaler.scale(loss).backward()
         scaler.step(opt)
         scaler.update()
-        sync()
-        times.append((time.perf_counter() - t0) * 1e3)
-        model.eval()
-        with torch.no_grad(), autocast():
-            pred = model(x, edge_index).argmax(1)
-        acc = {k: (pred[m] == y[m]).float().mean().item() for k, m in masks.items()}
-        if acc["val"] > best_val:
-            best_val, test_at_best = acc["val"], acc["test"]
-    return test_at_best, statistics.median(times[10:] or times)
+    return train_cora.fit(model, data, epochs, epoch, device, autocast)
 
 
 def main():

@@ -25,6 +25,7 @@ when there is one (--device to choose).
 """
 
 import argparse
+import contextlib
 import gzip
 import os
 import pathlib
@@ -156,26 +157,37 @@ def train(nn, args, data, seed, device, mode="eager"):
     if cuda_graph:
         model.train()
         graph = capture_step(model, opt, step)
-    best_val, test_at_best, times = -1.0, 0.0, []
-    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
-    for epoch in range(args.epochs):
-        sync()
-        t0 = time.perf_counter()
-        model.train()
+
+    def epoch():
         if graph is not None:
             graph.replay()
         else:
             opt.zero_grad()
             step()
+    return fit(model, data, args.epochs, epoch, device)
+
+
+def fit(model, data, epochs, train_epoch, device, precision=contextlib.nullcontext):
+    """Runs ``train_epoch()`` (the model in training mode, timed and
+    synchronised) and an evaluation (under ``precision()``) per epoch:
+    (the test accuracy at the epoch of best validation accuracy, the median
+    epoch time in ms after the first 10 epochs: compilation, caches)."""
+    x, edge_index, y, masks, _ = data
+    best_val, test_at_best, times = -1.0, 0.0, []
+    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+    for _ in range(epochs):
+        sync()
+        t0 = time.perf_counter()
+        model.train()
+        train_epoch()
         sync()
         times.append((time.perf_counter() - t0) * 1e3)
         model.eval()
-        with torch.no_grad():
+        with torch.no_grad(), precision():
             pred = model(x, edge_index).argmax(1)
         acc = {k: (pred[m] == y[m]).float().mean().item() for k, m in masks.items()}
         if acc["val"] > best_val:
             best_val, test_at_best = acc["val"], acc["test"]
-    # Epoch time: the median after the first 10 epochs (compilation, caches).
     return test_at_best, statistics.median(times[10:] or times)
 
 

@@ -1,6 +1,8 @@
 """What the parity tests against PyG share: tolerances, the backward of one
 random output gradient, a few training steps."""
 
+import copy
+
 import torch
 
 
@@ -48,3 +50,14 @@ def same_weights(ours, pyg, dtype, randomise=lambda name: name.endswith("bias"))
                 p.uniform_(-0.5, 0.5)
     ours.load_state_dict(pyg.state_dict())
     return ours.to(dtype).eval(), pyg.to(dtype).eval()
+
+
+def split_nn(kwargs):
+    """(gnnc's keywords, PyG's keywords) for one layer: an "nn" factory is
+    called once (seed 0) and each layer gets its own copy of the module."""
+    kw = dict(kwargs)
+    if "nn" not in kw:
+        return kw, kw
+    torch.manual_seed(0)
+    net = kw.pop("nn")()
+    return dict(kw, nn=copy.deepcopy(net)), dict(kw, nn=net)

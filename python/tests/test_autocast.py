@@ -103,13 +103,7 @@ def make(case):
     """(gnnc layer, PyG layer), float32, PyG's weights in both (biases and
     eps drawn: PyG makes them 0)."""
     _, cls, args, kwargs, _ = case
-    kw = dict(kwargs)
-    if "nn" in kw:
-        torch.manual_seed(0)
-        net = kw.pop("nn")()
-        ours_kw, pyg_kw = dict(kw, nn=copy.deepcopy(net)), dict(kw, nn=net)
-    else:
-        ours_kw, pyg_kw = kw, kw
+    ours_kw, pyg_kw = _parity.split_nn(kwargs)
     torch.manual_seed(0)
     pyg_module = pyg_nn.models if cls == "GCN" else pyg_nn
     pyg = getattr(pyg_module, cls)(*args, **pyg_kw)

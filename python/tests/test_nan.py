@@ -9,11 +9,12 @@ infinities), and the finite values must be close. On the CPU (the reference
 evaluator) and, where a GPU is usable, on CUDA.
 """
 
-import copy
 import warnings
 
 import pytest
 import torch
+
+import _parity
 
 try:
     import gnnc
@@ -65,13 +66,7 @@ PLACEMENTS = [
 
 def make(name, dtype):
     cls, args, kw = LAYERS[name]
-    kw = dict(kw)
-    if "nn" in kw:
-        torch.manual_seed(0)
-        net = kw.pop("nn")()
-        ours_kw, pyg_kw = dict(kw, nn=copy.deepcopy(net)), dict(kw, nn=net)
-    else:
-        ours_kw = pyg_kw = kw
+    ours_kw, pyg_kw = _parity.split_nn(kw)
     torch.manual_seed(0)
     pyg = getattr(pyg_nn, cls)(*args, **pyg_kw)
     ours = getattr(gnn, cls)(*args, **ours_kw)
