@@ -9,6 +9,7 @@ layers written as PyG's ``MessagePassing`` subclasses. See docs/Python.md.
 
 from ._core import CompileError, Function, Graph, compile  # noqa: F401
 from . import _gnnc
+from ._explain import Explanation, explain  # noqa: F401
 from . import loader  # noqa: F401
 from ._message_passing import (FallbackWarning, MessagePassing,  # noqa: F401
                                TraceError, softmax)
@@ -23,5 +24,6 @@ def cuda_available() -> bool:
     return bool(_gnnc.cuda_available())
 
 
-__all__ = ["CompileError", "FallbackWarning", "Function", "Graph", "MessagePassing",
-           "TraceError", "compile", "cuda_available", "softmax"]
+__all__ = ["CompileError", "Explanation", "FallbackWarning", "Function", "Graph",
+           "MessagePassing", "TraceError", "compile", "cuda_available", "explain",
+           "softmax"]

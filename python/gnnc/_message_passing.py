@@ -407,7 +407,7 @@ class MessagePassing(torch.nn.Module):
             rows = n if domain == "node" else edge_index.size(1)
             masks[seq] = _draw_mask((rows,) + shape, prob, plan.dtype, plan.device)
         tensors = [_resolve(self, r, kwargs, masks).contiguous() for r in plan.recipes]
-        self._mp.gnn_ir = plan.text
+        self._mp.gnn_ir, self._mp.fn = plan.text, plan.fn
         self._mp.uncached = None
         return self._call_compiled(plan.fn, type(self).__name__, edge_index, n, tensors, graph,
                            plan.device)
@@ -443,7 +443,7 @@ class MessagePassing(torch.nn.Module):
                 entry = self._compile(layer, _DTYPES[dtype], out.expr, leaves)
                 _COMPILED[(layer, dtype, structure)] = entry
         fn, text = entry
-        self._mp.gnn_ir = text
+        self._mp.gnn_ir, self._mp.fn = text, fn
         missing = [leaf for leaf in leaves if id(leaf) not in tracer.tensors]
         if missing:
             raise RuntimeError(
@@ -633,10 +633,11 @@ class _Status:
     why the last call traced (None: it was keyed), plus the fingerprints of
     its module configurations (_ModulePart)."""
 
-    __slots__ = ("gnn_ir", "uncached", "parts")
+    __slots__ = ("gnn_ir", "fn", "uncached", "parts")
 
     def __init__(self):
         self.gnn_ir = None
+        self.fn = None  # its gnnc.Function (gnnc.explain)
         self.uncached = None
         self.parts = []  # _ModulePart, most recently used first
 

@@ -22,7 +22,10 @@
 #include "gnn/Dialect/GNN/IR/GNNDomain.h"
 #include "gnn/Dialect/GNN/IR/GNNFloatTypes.h"
 #include "gnn/Dialect/GNN/IR/GNNInterfaces.h"
+#include "gnn/Dialect/GNN/IR/GNNOps.h"
+#include "gnn/Dialect/GNN/IR/GraphStatsAttr.h"
 #include "gnn/Dialect/GNN/Transforms/Autodiff.h"
+#include "gnn/Dialect/GNN/Transforms/Pipelines.h"
 #include "gnn/Graph/HostGraph.h"
 #include "gnn/InitGNN.h"
 #include "gnn/Reference/Evaluator.h"
@@ -37,14 +40,18 @@
 #include "gnn/Runtime/Training.h"
 #endif
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/thread.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/thread.h"
 
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/map.h>
@@ -314,6 +321,73 @@ public:
     return d;
   }
 
+  /// The kernel groups gnn-codegen-pipeline forms for each of `names`, and
+  /// the schedules it picks for graphs of `stats` (GraphStats::toOption's
+  /// form; empty: gnn-select-schedules' default statistics), run on a copy
+  /// of the module: per function {"function", "groups": [{"kernel",
+  /// "family", "schedule", "ops"}], "gemms"} (GEMMs run through cuBLAS,
+  /// outside the groups).
+  nb::list explain(const std::vector<std::string> &names,
+                   const std::string &stats) {
+    for (const std::string &n : names)
+      lookup(n);
+    DiagnosticCollector diags(*context);
+    OwningOpRef<ModuleOp> copy = module->clone();
+    if (!stats.empty()) {
+      ::gnn::GraphStats s;
+      std::string err = ::gnn::GraphStats::parseOption(stats, s);
+      if (!err.empty())
+        throw std::invalid_argument("gnnc.explain: statistics '" + stats +
+                                    "': " + err);
+      (*copy)->setAttr(mlir::gnn::kGraphStatsAttr,
+                       mlir::gnn::graphStatsAttr(context.get(), s));
+    }
+    PassManager pm(context.get());
+    mlir::gnn::buildCodegenPipeline(pm, mlir::gnn::CodegenPipelineOptions());
+    if (failed(pm.run(*copy)))
+      diags.raise("'" + join(names) + "' does not form kernel groups");
+    nb::list out;
+    for (const std::string &n : names) {
+      auto f = copy->lookupSymbol<func::FuncOp>(n);
+      nb::list groups;
+      int64_t gemms = 0;
+      for (Operation &op : f.getBody().front()) {
+        if (isa<linalg::MatmulOp>(op)) {
+          ++gemms;
+          continue;
+        }
+        auto g = dyn_cast<mlir::gnn::KernelGroupOp>(op);
+        if (!g)
+          continue;
+        std::vector<std::string> ops;
+        // The ops that compute (not the sizes, empties and fills around
+        // them).
+        for (Operation &inner : g.getBody().front().without_terminator())
+          if (!isa<linalg::FillOp>(inner) &&
+              !isa<tensor::TensorDialect, arith::ArithDialect>(
+                  inner.getDialect()))
+            ops.push_back(opSummary(inner));
+        std::string schedule;
+        if (mlir::gnn::ScheduleAttr a = g.getScheduleAttr()) {
+          llvm::raw_string_ostream os(schedule);
+          Attribute(a).print(os);
+        }
+        nb::dict d;
+        d["kernel"] = g.getKernel().str();
+        d["family"] = mlir::gnn::stringifyGroupFamily(g.getFamily()).str();
+        d["schedule"] = schedule;
+        d["ops"] = ops;
+        groups.append(d);
+      }
+      nb::dict d;
+      d["function"] = n;
+      d["groups"] = groups;
+      d["gemms"] = gemms;
+      out.append(d);
+    }
+    return out;
+  }
+
   /// What differentiate() made of `function`.
   const mlir::gnn::TrainingFunctions &trainingOf(const std::string &function) {
     auto it = training.find(function);
@@ -448,6 +522,34 @@ private:
     t.print(os);
     return s;
   }
+  /// `op` as its custom form reads up to its first operand: the name and
+  /// its kind (`gnn.spmm sum`, `gnn.sddmm add`, `linalg.generic`).
+  static std::string opSummary(Operation &op) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    op.print(os, OpPrintingFlags().skipRegions());
+    std::string name = op.getName().getStringRef().str();
+    size_t at = text.find(name);
+    if (at == std::string::npos)
+      return name;
+    std::string rest = text.substr(at + name.size());
+    std::string summary = name;
+    size_t pos = 0;
+    while (pos < rest.size()) {
+      while (pos < rest.size() && rest[pos] == ' ')
+        ++pos;
+      size_t end = rest.find_first_of(" ,{(<[:", pos);
+      std::string word = rest.substr(pos, end - pos);
+      if (word.empty() || !std::isalpha(static_cast<unsigned char>(word[0])))
+        break;
+      summary += " " + word;
+      if (end == std::string::npos || rest[end] != ' ')
+        break;
+      pos = end;
+    }
+    return summary;
+  }
+
   static std::string join(const std::vector<std::string> &v) {
     std::string s;
     for (const std::string &x : v)

@@ -49,6 +49,8 @@ NB_MODULE(_gnnc, m) {
       .def("signature", &Module::signature)
       .def("differentiate", &Module::differentiate)
       .def("text", &Module::text, nb::arg("names") = false)
+      .def("explain", &Module::explain, nb::arg("functions"),
+           nb::arg("stats") = "")
       .def("run_reference", &Module::runReference);
   bindIRBuilder(m);
 

@@ -547,6 +547,55 @@ def test_gnn_ir_before_a_call():
         SumConv().gnn_ir()
 
 
+SOURCE_SPMM = """
+func.func @f(%g: !gnn.graph, %x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %r = gnn.spmm sum %g, %x : tensor<?x4xf32> -> tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}
+"""
+
+
+def test_explain_shows_the_kernel_groups_and_schedules():
+    """gnnc.explain(layer): the last compiled call's function, its training
+    forward and backward, one fused attention group in the forward (no
+    E x F tensor between kernels), schedules for the graph passed."""
+    ei, n = _graph()
+    layer = MyGAT(4, 3, 2).to(DEVICE)
+    with pytest.raises(ValueError, match="call the layer first"):
+        gnnc.explain(layer)
+    x = torch.randn(n, 4, device=DEVICE, requires_grad=True)
+    layer(x, ei).sum().backward()
+    found = gnnc.explain(layer)
+    assert [f["role"] for f in found.functions] == ["function", "training forward",
+                                                    "backward"]
+    forward = found.functions[0]
+    attention = [g for g in forward["groups"] if g["family"] == "attention"]
+    assert len(attention) == 1
+    assert attention[0]["ops"] == ["gnn.sddmm add", "linalg.generic", "gnn.edge_softmax",
+                                   "gnn.spmm sum"]
+    assert "mapping = row_parallel" in attention[0]["schedule"]
+    assert found.stats == "" and "default statistics" in str(found)
+    # A heavy row (one destination with most of the edges) makes the
+    # schedule split it; the statistics come from the graph passed.
+    star = torch.stack([torch.arange(1, 4001), torch.zeros(4000, dtype=torch.long)])
+    heavy = gnnc.explain(layer, star.to(DEVICE), num_nodes=4001)
+    assert "edges:4000" in heavy.stats and "max-in:4000" in heavy.stats
+    split = [g for g in heavy.functions[0]["groups"] if g["family"] == "attention"]
+    assert "split = 0" not in split[0]["schedule"]
+    assert "attention_0" in str(heavy) and "gnn.edge_softmax" in str(heavy)
+
+
+def test_explain_errors():
+    with pytest.raises(TypeError, match="gnnc.Function or a gnnc.MessagePassing"):
+        gnnc.explain(torch.nn.Linear(2, 2))
+    fn = gnnc.compile(SOURCE_SPMM)
+    with pytest.raises(TypeError, match="num_nodes"):
+        gnnc.explain(fn, _graph()[0])
+    with pytest.raises(TypeError, match="gnnc.Graph or an edge_index"):
+        gnnc.explain(fn, "graph")
+    assert gnnc.explain(fn).functions[0]["groups"][0]["ops"] == ["gnn.spmm sum"]
+
+
 def test_constructor_checks():
     with pytest.raises(ValueError, match="aggr"):
         SumConv("mul")
