@@ -40,22 +40,27 @@ class Explanation:
 def explain(obj, graph: Union[None, "_core.Graph", torch.Tensor] = None,
             num_nodes: Optional[int] = None) -> Explanation:
     """The kernel groups gnnc forms for ``obj`` and the schedules it picks:
-    ``obj`` is a ``gnnc.Function`` or a ``gnnc.MessagePassing`` layer (its
-    last compiled call). ``graph`` (a ``gnnc.Graph``, or an ``edge_index``
-    with ``num_nodes``) gives the statistics the schedules depend on; None:
-    the compiler's default statistics. A differentiable function is also
-    shown as its training forward and backward."""
+    ``obj`` is a ``gnnc.Function``, a ``gnnc.nn`` layer or a
+    ``gnnc.MessagePassing`` layer (the function of its last call).
+    ``graph`` (a ``gnnc.Graph``, or an ``edge_index`` with ``num_nodes``)
+    gives the statistics the schedules depend on; None: the compiler's
+    default statistics. A differentiable function is also shown as its
+    training forward and backward."""
     from ._message_passing import MessagePassing
-    if isinstance(obj, MessagePassing):
-        fn = obj._mp.fn
-        if fn is None:
-            raise ValueError(f"gnnc.explain: {type(obj).__name__} has not compiled a "
-                             f"function yet (call the layer first)")
-    elif isinstance(obj, _core.Function):
+    if isinstance(obj, _core.Function):
         fn = obj
+    elif isinstance(obj, MessagePassing):
+        fn = obj._mp.fn
+    elif isinstance(obj, torch.nn.Module) and type(obj).__module__.startswith("gnnc.nn"):
+        from .nn import _common
+        key = obj.__dict__.get("_gnnc_function")
+        fn = None if key is None else _common._FUNCTIONS.get(key)
     else:
-        raise TypeError(f"gnnc.explain: expected a gnnc.Function or a gnnc.MessagePassing "
-                        f"layer, got {type(obj).__name__}")
+        raise TypeError(f"gnnc.explain: expected a gnnc.Function, a gnnc.nn layer or a "
+                        f"gnnc.MessagePassing layer, got {type(obj).__name__}")
+    if fn is None:
+        raise ValueError(f"gnnc.explain: {type(obj).__name__} has not run a gnnc function "
+                         f"yet (call the layer first, outside torch.compile)")
     compiled = fn._compiled
     names, roles = [fn.function], ["function"]
     info = compiled.grad_info.get(fn.function)

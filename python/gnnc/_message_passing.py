@@ -827,7 +827,7 @@ class _Uncacheable(Exception):
 # MessagePassing's own bookkeeping: not the layer's configuration.
 _INTERNAL = frozenset(torch.nn.Module().__dict__) | {
     "_failed", "_plans", "_mp", "_mp_id", "_message_params", "_tensor_names",
-    "_value_names"}
+    "_value_names", "_gnnc_function"}  # the last, of a gnnc.nn layer (gnnc.explain)
 _VALUES = (type(None), bool, int, str, bytes, complex, torch.dtype, torch.device,
            torch.layout)
 _BY_IDENTITY = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type,

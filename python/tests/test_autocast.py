@@ -161,9 +161,9 @@ def op_dtypes(monkeypatch):
     seen = []
     propagate = _common.propagate
 
-    def spy(template, config, edge_index, num_nodes, *tensors):
+    def spy(layer, template, config, edge_index, num_nodes, *tensors):
         seen.append({t.dtype for t in tensors if t.is_floating_point()})
-        return propagate(template, config, edge_index, num_nodes, *tensors)
+        return propagate(layer, template, config, edge_index, num_nodes, *tensors)
 
     monkeypatch.setattr(_common, "propagate", spy)
     return seen

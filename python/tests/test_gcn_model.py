@@ -270,9 +270,9 @@ def test_the_model_is_one_function_with_every_matmul_inside(monkeypatch):
     calls = []
     propagate = _common.propagate
 
-    def counting(template, config, *args):
+    def counting(layer, template, config, *args):
         calls.append((template, config))
-        return propagate(template, config, *args)
+        return propagate(layer, template, config, *args)
 
     monkeypatch.setattr(_common, "propagate", counting)
     ours, _ = make(((16, 64, 3, 64), {}))
@@ -297,7 +297,7 @@ def test_examples_gcn3_is_the_function_the_model_runs(monkeypatch):
     configs = []
     propagate = _common.propagate
     monkeypatch.setattr(_common, "propagate",
-                        lambda t, c, *a: configs.append(c) or propagate(t, c, *a))
+                        lambda m, t, c, *a: configs.append(c) or propagate(m, t, c, *a))
     ours, _ = make(((16, 64, 3, 64), {}))
     edge_index, n = molecules()
     ours(features(n, torch.float32, channels=16), edge_index)
@@ -309,7 +309,7 @@ def test_self_loops_mask_the_graph_instead_of_folding(monkeypatch):
     configs = []
     propagate = _common.propagate
     monkeypatch.setattr(_common, "propagate",
-                        lambda t, c, *a: configs.append(c) or propagate(t, c, *a))
+                        lambda m, t, c, *a: configs.append(c) or propagate(m, t, c, *a))
     ours, _ = make("default")
     for graph in (single, tiny):
         edge_index, n = graph()

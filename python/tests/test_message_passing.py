@@ -585,8 +585,37 @@ def test_explain_shows_the_kernel_groups_and_schedules():
     assert "attention_0" in str(heavy) and "gnn.edge_softmax" in str(heavy)
 
 
+def test_explain_a_builtin_layer():
+    """A gnnc.nn layer remembers the function it ran last; a MessagePassing
+    layer holding one as a submodule stays keyed (what the built-in layer
+    notes is not part of its configuration)."""
+    import gnnc.nn
+    ei, n = _graph()
+    conv = gnnc.nn.GATv2Conv(4, 3, heads=2).to(DEVICE)
+    with pytest.raises(ValueError, match="call the layer first"):
+        gnnc.explain(conv)
+    x = torch.randn(n, 4, device=DEVICE)
+    conv(x, ei)
+    attention = gnnc.explain(conv).functions[0]["groups"]
+    assert [g["family"] for g in attention] == ["attention"]
+    assert "gnn.edge_softmax" in attention[0]["ops"]
+
+    class Outer(SumConv):
+        def __init__(self):
+            super().__init__()
+            self.inner = gnnc.nn.GINConv(torch.nn.Identity())
+
+        def forward(self, x, edge_index):
+            return self.propagate(edge_index, x=self.inner(x, edge_index))
+
+    outer = Outer().to(DEVICE)
+    outer(x, ei)
+    outer(x, ei)
+    assert outer._uncached is None and len(outer._mp.parts) == 1
+
+
 def test_explain_errors():
-    with pytest.raises(TypeError, match="gnnc.Function or a gnnc.MessagePassing"):
+    with pytest.raises(TypeError, match="gnnc.Function, a gnnc.nn layer"):
         gnnc.explain(torch.nn.Linear(2, 2))
     fn = gnnc.compile(SOURCE_SPMM)
     with pytest.raises(TypeError, match="num_nodes"):

@@ -528,7 +528,7 @@ def weighted_aggregate(edge_index: Tensor, num_nodes: int, h: Tensor,
     weighted GCN template), divided by the in-edge count for "mean" (PyG's
     spmm mean: the weighted sum over the number of entries). `h` and
     `weights` have the op's dtype."""
-    out = propagate("gcn", (int(h.size(1)), elem(h), False, True), edge_index,
+    out = propagate(None, "gcn", (int(h.size(1)), elem(h), False, True), edge_index,
                     num_nodes, h, weights)
     if aggr == "mean":
         # Counted in float32 at least: a bfloat16 count stops at 256.
@@ -831,15 +831,19 @@ def attention_dropout_mask(shape, p: float, dtype: torch.dtype,
 # Running a compiled function.
 # --------------------------------------------------------------------------
 
-def propagate(template: str, config: tuple, edge_index: Tensor, num_nodes: int,
-              *tensors: Tensor) -> Tensor:
+def propagate(layer: Optional[torch.nn.Module], template: str, config: tuple,
+              edge_index: Tensor, num_nodes: int, *tensors: Tensor) -> Tensor:
     """Runs the `gnn` function `_ir.<template>(*config)` on the graph of
     `edge_index` (num_nodes nodes) with `tensors` as its arguments after the
-    graph. The compiled function is kept per (template, config).
+    graph. The compiled function is kept per (template, config); `layer`
+    (None: none) remembers which it ran last (gnnc.explain; not while
+    torch.compile traces).
 
     The graph's handle is looked up here, where torch.compile traces
     strictly (its gnnc::graph op then yields the handle as a graph value);
     the rest is traced non-strictly (_run)."""
+    if layer is not None and not torch.compiler.is_compiling():
+        layer.__dict__["_gnnc_function"] = (template, config)  # past Module.__setattr__
     graph = _core._handle(edge_index, num_nodes)
     return _run(template, config, edge_index, num_nodes, graph, *tensors)
 

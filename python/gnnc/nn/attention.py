@@ -75,7 +75,7 @@ def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tenso
     if dropout:
         extra.append(_common.attention_dropout_mask(
             (ei.size(1), heads), layer.dropout, dtype, x.device))
-    result = _common.propagate(template, config + (masked, dropout, weights,
+    result = _common.propagate(layer, template, config + (masked, dropout, weights,
                                                    edge_attr is not None),
                                ei, n, *_common.casts(dtype, *tensors), *extra)
     if not weights:

@@ -121,18 +121,18 @@ class GCNConv(torch.nn.Module):
                 # PyG 2.8's gcn_norm gives every edge and self-loop the weight
                 # 1 when no edge_weight is passed: `improved` has no effect.
                 if keep is None:  # no self-loops in the input: a plain graph
-                    out = _common.propagate("gcn", (c, t, True, False), ei, n, h)
+                    out = _common.propagate(self, "gcn", (c, t, True, False), ei, n, h)
                 else:
-                    out = _common.propagate("gcn", (c, t, True, True), ei, n, h, keep)
+                    out = _common.propagate(self, "gcn", (c, t, True, True), ei, n, h, keep)
             else:
                 w = remaining_self_loop_weights(ei, keep, edge_weight, n, self.improved)
-                out = _common.propagate("gcn", (c, t, True, True), ei, n, h,
+                out = _common.propagate(self, "gcn", (c, t, True, True), ei, n, h,
                                         _common.cast(dt, w))
         elif edge_weight is not None:
-            out = _common.propagate("gcn", (c, t, self.normalize, True), ei, n, h,
+            out = _common.propagate(self, "gcn", (c, t, self.normalize, True), ei, n, h,
                                     _common.cast(dt, edge_weight))
         else:
-            out = _common.propagate("gcn", (c, t, self.normalize, False), ei, n, h)
+            out = _common.propagate(self, "gcn", (c, t, self.normalize, False), ei, n, h)
         if self.bias is not None:
             out = out + self.bias
         return out
@@ -236,12 +236,12 @@ class SAGEConv(torch.nn.Module):
         elif aggr in ("mean", "sum") and self.out_channels < x.size(1):
             # Linear, so project first and move fewer features over the edges.
             h = F.linear(src, self.lin_l.weight)
-            out = _common.propagate("sage", (self.out_channels, t, aggr), ei, n,
+            out = _common.propagate(self, "sage", (self.out_channels, t, aggr), ei, n,
                                     _common.cast(dt, h))
             if self.lin_l.bias is not None:
                 out = out + self.lin_l.bias
         else:
-            agg = _common.propagate("sage", (x.size(1), t, aggr), ei, n,
+            agg = _common.propagate(self, "sage", (x.size(1), t, aggr), ei, n,
                                     _common.cast(dt, src))
             out = self.lin_l(agg)
         if self.root_weight:
@@ -316,7 +316,7 @@ class GINConv(torch.nn.Module):
             # PyG's spmm over a torch.sparse adjacency weights the messages.
             agg = _common.weighted_aggregate(ei, n, _common.cast(dt, x), weights, "sum")
             return self.nn((1 + self.eps) * x + agg)
-        out = _common.propagate("gin", (int(x.size(1)), _common._DTYPES[dt]), ei, n,
+        out = _common.propagate(self, "gin", (int(x.size(1)), _common._DTYPES[dt]), ei, n,
                                 *_common.casts(dt, x, self.eps))
         return self.nn(out)
 
@@ -386,7 +386,7 @@ class GINEConv(torch.nn.Module):
         e = self._edge_features(edge_attr, edge_index, x)
         ei = _common.flip(edge_index, self.flow)
         dt = _common.compute_dtype(x, self.eps.dtype, e.dtype)
-        out = _common.propagate("gine", (int(x.size(1)), _common._DTYPES[dt]), ei, n,
+        out = _common.propagate(self, "gine", (int(x.size(1)), _common._DTYPES[dt]), ei, n,
                                 *_common.casts(dt, x, e, self.eps))
         return self.nn(out)
 
@@ -462,8 +462,9 @@ class AGNNConv(torch.nn.Module):
         if self.add_self_loops:
             ei, keep = _common.with_self_loops(ei, n, dt)
         if keep is None:
-            return _common.propagate("agnn", (int(x.size(1)), t, False), ei, n, xc, beta)
-        return _common.propagate("agnn", (int(x.size(1)), t, True), ei, n, xc, beta, keep)
+            return _common.propagate(self, "agnn", (int(x.size(1)), t, False), ei, n, xc, beta)
+        return _common.propagate(self, "agnn", (int(x.size(1)), t, True), ei, n, xc, beta,
+                                 keep)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

@@ -168,7 +168,7 @@ class GCN(torch.nn.Module):
         sizes = (self.in_channels,) + tuple(c.out_channels for c in self.convs)
         config = (sizes, _common._DTYPES[dt], first.bias is not None, self.relu, weights,
                   normalize, fold, dropout)
-        return _common.propagate("gcn_model", config, ei, n, *tensors)
+        return _common.propagate(self, "gcn_model", config, ei, n, *tensors)
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}({self.in_channels}, {self.out_channels}, "
