@@ -219,12 +219,10 @@ def example_f64(name):
     return (ROOT / "examples" / f"{name}.mlir").read_text().replace("f32", "f64")
 
 
-@pytest.mark.parametrize("name", ["gcn", "gat", "gatv2", "transformer", "sage_max",
-                                  "sage_mean", "gin", "agnn"])
-def test_example_gradcheck(name):
-    fn = gnnc.compile(example_f64(name))
-    g = _graph()
-    gen = torch.Generator().manual_seed(3)
+def signature_inputs(fn, g, seed, dtype=torch.float64):
+    """One seeded tensor per argument of `fn` after the graph (node and edge
+    rows from `g`), float64 values times 0.5 stored in `dtype`, on DEVICE."""
+    gen = torch.Generator().manual_seed(seed)
     xs = []
     for a in fn.signature["args"][1:]:
         shape = list(a["shape"])
@@ -233,7 +231,16 @@ def test_example_gradcheck(name):
         elif a["kind"] == "edge":
             shape[0] = g.num_edges
         xs.append((torch.randn(shape, generator=gen, dtype=torch.float64) * 0.5)
-                  .to(DEVICE).requires_grad_())
+                  .to(dtype).to(DEVICE))
+    return xs
+
+
+@pytest.mark.parametrize("name", ["gcn", "gat", "gatv2", "transformer", "sage_max",
+                                  "sage_mean", "gin", "agnn"])
+def test_example_gradcheck(name):
+    fn = gnnc.compile(example_f64(name))
+    g = _graph()
+    xs = [x.requires_grad_() for x in signature_inputs(fn, g, seed=3)]
     # SAGE max's input gradient adds into each winning neighbour's row
     # atomically (gnn.extremum_grad): two backward runs may round a sum of
     # three or more terms differently, so it gets a reentrancy tolerance.

@@ -17,7 +17,8 @@ import torch
 
 gnnc = pytest.importorskip("gnnc")
 
-from test_core import OPS, _graph, example_f64, op_source  # noqa: E402
+from test_core import (OPS, _graph, example_f64, op_source,  # noqa: E402
+                       signature_inputs)
 
 DEVICE = torch.device(os.environ.get("GNNC_TEST_DEVICE", "cpu"))
 
@@ -64,13 +65,19 @@ def stored(shapes, graph, dtype, seed):
     return out
 
 
-@pytest.mark.parametrize("name", sorted(OPS))
-@pytest.mark.parametrize("dtype", list(HALVES))
-def test_op_matches_float64(name, dtype):
+def op_case(name, dtype, seed):
+    """test_core's op `name` compiled in `dtype`, the test graph, the op's
+    float64 formula and its stored inputs."""
     body, args, result, ref, shapes = OPS[name]
     fn = gnnc.compile(op_source(body, args, result, HALVES[dtype]))
     g = _graph(DEVICE)
-    xs = stored(shapes, g, dtype, seed=0)
+    return fn, g, ref, stored(shapes, g, dtype, seed=seed)
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+@pytest.mark.parametrize("dtype", list(HALVES))
+def test_op_matches_float64(name, dtype):
+    fn, g, ref, xs = op_case(name, dtype, seed=0)
     got = fn(g, *xs)
     want = ref(g.edge_index, g.num_nodes, *[x.double() for x in xs])
     assert_close(got, want, dtype, name)
@@ -79,10 +86,8 @@ def test_op_matches_float64(name, dtype):
 @pytest.mark.parametrize("name", sorted(OPS))
 @pytest.mark.parametrize("dtype", list(HALVES))
 def test_op_gradients_match_float64(name, dtype):
-    body, args, result, ref, shapes = OPS[name]
-    fn = gnnc.compile(op_source(body, args, result, HALVES[dtype]))
-    g = _graph(DEVICE)
-    xs = [x.requires_grad_() for x in stored(shapes, g, dtype, seed=1)]
+    fn, g, ref, xs = op_case(name, dtype, seed=1)
+    xs = [x.requires_grad_() for x in xs]
     ys = [x.detach().double().requires_grad_() for x in xs]
     out = fn(g, *xs)
     dy = torch.randn(out.shape, generator=torch.Generator().manual_seed(9),
@@ -97,18 +102,6 @@ def example(name, t):
     return example_f64(name).replace("f64", t)
 
 
-def example_inputs(fn, g, dtype, seed):
-    gen = torch.Generator().manual_seed(seed)
-    xs = []
-    for a in fn.signature["args"][1:]:
-        shape = list(a["shape"])
-        if a["kind"] == "node":
-            shape[0] = g.num_nodes
-        elif a["kind"] == "edge":
-            shape[0] = g.num_edges
-        xs.append((torch.randn(shape, generator=gen, dtype=torch.float64) * 0.5)
-                  .to(dtype).to(DEVICE))
-    return xs
 
 
 @pytest.mark.parametrize("name", ["gcn", "gat", "gatv2", "transformer", "sage_max",
@@ -120,7 +113,7 @@ def test_example_and_gradients_match_float64(name, dtype):
     half = gnnc.compile(example(name, HALVES[dtype]))
     wide = gnnc.compile(example_f64(name))
     g = _graph(DEVICE)
-    xs = [x.requires_grad_() for x in example_inputs(half, g, dtype, seed=4)]
+    xs = [x.requires_grad_() for x in signature_inputs(half, g, seed=4, dtype=dtype)]
     ys = [x.detach().double().requires_grad_() for x in xs]
     out, want = half(g, *xs), wide(g, *ys)
     assert_close_normwise(out, want.detach(), dtype, LAYER, name)

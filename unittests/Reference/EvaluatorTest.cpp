@@ -81,6 +81,16 @@ protected:
     return *out;
   }
 
+  /// Parses `source` (one function) into `module` and resolves its
+  /// arguments against the tiny graph (resolveArguments).
+  FailureOr<std::vector<::gnn::ArgumentSpec>> specsOf(StringRef source) {
+    module = parseSourceString<ModuleOp>(source, &context);
+    if (!module)
+      return failure();
+    return ::gnn::resolveArguments(*module->getOps<func::FuncOp>().begin(),
+                                   tinyGraph());
+  }
+
   MLIRContext context;
   OwningOpRef<ModuleOp> module;
   std::string errors;
@@ -706,10 +716,7 @@ TEST_F(Evaluator, SeededInputsAreFloat32AndScaled) {
 func.func @f(%g: !gnn.graph, %x: tensor<?x4xf32>, %w: tensor<16x4xf32>, %e: tensor<?xf32> {gnn.domain = "edge"}) -> tensor<?x4xf32> {
   return %x : tensor<?x4xf32>
 })mlir";
-  module = parseSourceString<ModuleOp>(src, &context);
-  ASSERT_TRUE(module);
-  auto func = *module->getOps<func::FuncOp>().begin();
-  auto specs = ::gnn::resolveArguments(func, tinyGraph());
+  auto specs = specsOf(src);
   ASSERT_TRUE(succeeded(specs));
   EXPECT_EQ((*specs)[1].shape, (std::vector<int64_t>{6, 4}));
   EXPECT_EQ((*specs)[2].role, "dense");
@@ -731,10 +738,7 @@ TEST_F(Evaluator, SeededInputsOfHalfArgumentsHoldHalfValues) {
 func.func @f(%g: !gnn.graph, %x: tensor<?x4xbf16>, %y: tensor<?x4xf16>) -> tensor<?x4xbf16> {
   return %x : tensor<?x4xbf16>
 })mlir";
-  module = parseSourceString<ModuleOp>(src, &context);
-  ASSERT_TRUE(module);
-  auto func = *module->getOps<func::FuncOp>().begin();
-  auto specs = ::gnn::resolveArguments(func, tinyGraph());
+  auto specs = specsOf(src);
   ASSERT_TRUE(succeeded(specs));
   EXPECT_EQ((*specs)[1].element, "bf16");
   EXPECT_EQ((*specs)[2].element, "f16");
