@@ -21,17 +21,19 @@ from . import _core
 
 __all__ = ["NeighborLoader"]
 
-# Choosing k of d > k in-neighbours: Floyd's algorithm costs k vectorised
-# steps over the R rows, about R k^2 / 2 comparisons; the keyed sort costs
-# one sort of the C candidate edges. "auto" takes Floyd's when
-# R k^2 <= ratio * C. CPU: measured (bench/sampling.py --subset-sampler, 2
-# cores, a 1M-edge power-law graph: a comparison ~4 ns, a sorted candidate
-# ~70 ns). CUDA (one H200, bench/sampling.py on a 1M-edge power-law graph,
-# fan-out [25, 10]: the sort 2.1 ms per batch, Floyd's 4.9 ms, where the
-# ratio 64 had picked Floyd's): Floyd's k steps are launch-bound, so it only
-# pays where the candidates outnumber R k^2 (hubs: reddit-like's second
-# hop); calibrated on that one graph.
-_FLOYD_RATIO = {"cpu": 16, "cuda": 1}
+# Choosing k of d > k in-neighbours: Floyd's algorithm is one operator call
+# (a row per thread, about k^2 / 2 comparisons each, R k^2 / 2 in all); the
+# keyed sort sorts the C candidate edges (about ten PyTorch launches). CPU
+# (this build machine, 2 cores, /tmp microbenchmark of _choose): a Floyd
+# comparison 0.5-1.9 ns, a sorted candidate 70-90 ns, so "auto" takes
+# Floyd's when R k^2 <= 32 C, which holds for every k up to about 30. CUDA:
+# the rows run in parallel, so a row's k^2 / 2 serial comparisons bound
+# Floyd's time; "auto" takes it for k <= 128 (and past that where
+# R k^2 <= C). The vectorised-PyTorch Floyd this replaced was launch-bound
+# (k steps of ~9 launches: 4.9 ms per [25, 10] batch on an H200 against the
+# sort's 2.1 ms).
+_FLOYD_RATIO = {"cpu": 32, "cuda": 1}
+_FLOYD_CUDA_MAX_K = 128
 
 _INT64_MAX = torch.iinfo(torch.int64).max
 
@@ -208,7 +210,7 @@ class NeighborLoader:
             from `rank`, so that every rank gets the same number of batches.
         seed: the shuffle's seed under `num_replicas` (same on every rank).
         subset_sampler: how k of d > k in-neighbours are chosen without
-            replacement: "floyd" (Floyd's algorithm, k vectorised steps),
+            replacement: "floyd" (Floyd's algorithm, a row per thread),
             "sort" (a random key per candidate edge, one sort) or "auto"
             (a cost estimate per hop). All are exactly uniform.
 
@@ -398,23 +400,21 @@ class NeighborLoader:
         method = self.subset_sampler
         if method == "auto":
             ratio = _FLOYD_RATIO.get(self.device.type, _FLOYD_RATIO["cuda"])
-            method = "floyd" if deg.numel() * k * k <= ratio * num_cand else "sort"
+            small_k = self.device.type == "cuda" and k <= _FLOYD_CUDA_MAX_K
+            method = ("floyd" if small_k or deg.numel() * k * k <= ratio * num_cand
+                      else "sort")
         if method == "floyd":
             return self._choose_floyd(deg, k)
         return self._choose_sort(deg, k, num_cand)
 
     def _choose_floyd(self, deg: Tensor, k: int) -> Tensor:
-        """Floyd's algorithm, one step per sample over every row at once: for
-        J = d - k .. d - 1 draw t in [0, J] and take t, or J if t was taken
-        already; every k-subset is equally likely."""
-        r = self._rand(deg.numel(), k)
-        chosen = torch.empty((deg.numel(), k), dtype=torch.long, device=self.device)
-        for j in range(k):
-            top = deg - k + j
-            t = torch.minimum((r[:, j] * (top + 1)).long(), top)
-            taken = (chosen[:, :j] == t.unsqueeze(1)).any(1)
-            chosen[:, j] = torch.where(taken, top, t)
-        return chosen
+        """Floyd's algorithm (for J = d - k .. d - 1 draw t in [0, J] and
+        take t, or J if t was taken already; every k-subset is equally
+        likely), a row per thread in gnnc's C++ and CUDA operator
+        (gnn/Runtime/Floyd.h); its Philox draws are keyed by one int64 drawn
+        from the loader's generator on the device (no sync)."""
+        seed = torch.randint(1 << 62, (1,), generator=self.generator, device=self.device)
+        return torch.ops.gnnc.choose_subsets(deg.contiguous(), k, seed)
 
     def _choose_sort(self, deg: Tensor, k: int, num_cand: int) -> Tensor:
         """A random key per candidate edge, one sort by (row, key), the first

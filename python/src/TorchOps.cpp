@@ -33,6 +33,11 @@
 
 #include "Native.h"
 
+#include "gnn/Runtime/Floyd.h"
+#ifdef GNNC_HAVE_CUDA_RUNTIME
+#include "gnn/Runtime/Sampling.h"
+#endif
+
 #include <torch/csrc/stable/accelerator.h>
 #include <torch/csrc/stable/library.h>
 #include <torch/csrc/stable/ops.h>
@@ -272,6 +277,7 @@ Tensor emptyOn(const std::vector<int64_t> &shape, ScalarType dtype,
                  : dtype == ScalarType::BFloat16 ? aoti_torch_dtype_bfloat16()
                  : dtype == ScalarType::Half     ? aoti_torch_dtype_float16()
                  : dtype == ScalarType::Byte     ? aoti_torch_dtype_uint8()
+                 : dtype == ScalarType::Long     ? aoti_torch_dtype_int64()
                                                  : aoti_torch_dtype_float32();
   AtenTensorHandle handle = nullptr;
   STABLE_TORCH_ERROR_CODE_CHECK(aoti_torch_empty_strided(
@@ -595,6 +601,52 @@ void setResolver(nb::object fn) {
   r = fn.release().ptr();
 }
 
+/// `gnnc::choose_subsets(deg, k, seed)`: for each row of degree deg[r] > k,
+/// k distinct offsets in [0, deg[r]), every k-subset equally likely
+/// (gnn/Runtime/Floyd.h; the CPU and the CUDA kernel draw the same subsets
+/// for the same seed). `seed` is a one-element int64 tensor on deg's device,
+/// so that drawing it from a CUDA generator needs no synchronisation. The
+/// loader's (python/gnnc/loader.py) own checks stand before it: deg is a
+/// contiguous int64 vector with every entry above k.
+Tensor chooseSubsetsImpl(Tensor deg, int64_t k, Tensor seed) {
+  if (deg.scalar_type() != ScalarType::Long || deg.dim() != 1 ||
+      !deg.is_contiguous())
+    fail("TypeError", "choose_subsets: expected a contiguous int64 vector of "
+                      "degrees, got " +
+                          std::string(dtypeName(deg.scalar_type())) +
+                          " of shape " + shapeString(shapeOf(deg)));
+  if (seed.scalar_type() != ScalarType::Long || seed.numel() != 1 ||
+      seed.is_cuda() != deg.is_cuda())
+    fail("TypeError", "choose_subsets: expected the seed as one int64 on the "
+                      "degrees' device");
+  if (k < 1)
+    fail("ValueError",
+         "choose_subsets: k must be at least 1, got " + std::to_string(k));
+  int64_t rows = deg.numel();
+  Tensor out = emptyOn({rows, k}, ScalarType::Long, deg);
+  if (!deg.is_cuda()) {
+    const auto *d = static_cast<const int64_t *>(deg.data_ptr());
+    uint64_t s =
+        static_cast<uint64_t>(*static_cast<const int64_t *>(seed.data_ptr()));
+    auto *o = static_cast<int64_t *>(out.data_ptr());
+    for (int64_t r = 0; r < rows; ++r)
+      ::gnn::runtime::floyd::chooseRow(s, r, d[r], k, o + r * k);
+    return out;
+  }
+#ifdef GNNC_HAVE_CUDA_RUNTIME
+  torch::stable::accelerator::DeviceGuard guard(deg.get_device_index());
+  check(rt::chooseSubsets(
+      static_cast<const int64_t *>(deg.data_ptr()), rows, k,
+      static_cast<const int64_t *>(seed.data_ptr()),
+      static_cast<int64_t *>(out.data_ptr()),
+      static_cast<cudaStream_t>(currentStream(deg.get_device_index()))));
+  return out;
+#else
+  fail("RuntimeError",
+       "choose_subsets: gnnc was built without the CUDA runtime");
+#endif
+}
+
 } // namespace gnnc_py
 
 STABLE_TORCH_LIBRARY(gnnc, m) {
@@ -603,14 +655,17 @@ STABLE_TORCH_LIBRARY(gnnc, m) {
   m.def("call_backward(int target, Tensor edge_index, int num_nodes, "
         "SymInt graph, Tensor[] inputs, Tensor[] outputs, "
         "Tensor[] output_grads) -> Tensor[]");
+  m.def("choose_subsets(Tensor deg, int k, Tensor seed) -> Tensor");
 }
 
 STABLE_TORCH_LIBRARY_IMPL(gnnc, CPU, m) {
   m.impl("call", TORCH_BOX(&gnnc_py::callImpl));
   m.impl("call_backward", TORCH_BOX(&gnnc_py::callBackwardImpl));
+  m.impl("choose_subsets", TORCH_BOX(&gnnc_py::chooseSubsetsImpl));
 }
 
 STABLE_TORCH_LIBRARY_IMPL(gnnc, CUDA, m) {
   m.impl("call", TORCH_BOX(&gnnc_py::callImpl));
   m.impl("call_backward", TORCH_BOX(&gnnc_py::callBackwardImpl));
+  m.impl("choose_subsets", TORCH_BOX(&gnnc_py::chooseSubsetsImpl));
 }

@@ -399,6 +399,34 @@ def test_trim_to_layer_keeps_the_seeds_outputs():
     torch.testing.assert_close(x[:32], full)
 
 
+def test_choose_subsets_operator():
+    # Distinct offsets in range, a function of (seed, row, degree, k) only.
+    deg = torch.tensor([3, 50, 1000, 7, 2**40])
+    seed = torch.tensor([123456789])
+    a = torch.ops.gnnc.choose_subsets(deg, 2, seed)
+    assert a.shape == (5, 2) and a.dtype == torch.long
+    assert ((a >= 0) & (a < deg.unsqueeze(1))).all() and (a[:, 0] != a[:, 1]).all()
+    assert torch.equal(a, torch.ops.gnnc.choose_subsets(deg, 2, seed))
+    assert torch.equal(a[:3], torch.ops.gnnc.choose_subsets(deg[:3], 2, seed))
+    assert not torch.equal(a, torch.ops.gnnc.choose_subsets(deg, 2, seed + 1))
+    big = torch.ops.gnnc.choose_subsets(torch.full((200,), 40), 39, seed)
+    ordered = big.sort(1).values
+    assert (ordered[:, 1:] != ordered[:, :-1]).all() and ((big >= 0) & (big < 40)).all()
+    assert torch.ops.gnnc.choose_subsets(deg[:0], 3, seed).shape == (0, 3)
+    with pytest.raises(RuntimeError, match="k must be at least 1"):
+        torch.ops.gnnc.choose_subsets(deg, 0, seed)
+    with pytest.raises(RuntimeError, match="int64 vector of degrees"):
+        torch.ops.gnnc.choose_subsets(deg.int(), 2, seed)
+    with pytest.raises(RuntimeError, match="seed as one int64"):
+        torch.ops.gnnc.choose_subsets(deg, 2, torch.tensor([1, 2]))
+    if torch.cuda.is_available():  # the kernel draws what the CPU draws
+        c = torch.ops.gnnc.choose_subsets(deg.cuda(), 2, seed.cuda())
+        assert torch.equal(c.cpu(), a)
+        deg2 = torch.randint(30, 5000, (10000,))
+        assert torch.equal(torch.ops.gnnc.choose_subsets(deg2.cuda(), 25, seed.cuda()).cpu(),
+                           torch.ops.gnnc.choose_subsets(deg2, 25, seed))
+
+
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 @pytest.mark.parametrize("feature_memory", ["device", "pinned"])
 def test_cuda(feature_memory):
