@@ -133,6 +133,22 @@ def _check_num_nodes(num_nodes, what: str = "num_nodes"):
     return n
 
 
+def _rows(num_nodes) -> int:
+    """The node rows of a graph's structures: ``num_nodes``, or for a
+    bipartite graph's ``(num_src, num_dst)`` the larger count. Sources and
+    destinations are numbered 0, 1, ... each; past its own count a side has
+    no edges, so the rows there aggregate nothing."""
+    return max(num_nodes) if isinstance(num_nodes, tuple) else num_nodes
+
+
+def _check_sizes(num_nodes):
+    """``num_nodes`` checked: an int, or a bipartite ``(num_src, num_dst)``."""
+    if isinstance(num_nodes, tuple):
+        return (_check_num_nodes(num_nodes[0], "the source node count"),
+                _check_num_nodes(num_nodes[1], "the destination node count"))
+    return _check_num_nodes(num_nodes)
+
+
 # Tensors only gnnc holds (a gnnc.Graph's copy of its indices, the graphs
 # gnnc.nn derives): nothing outside gnnc writes them, so the caches trust
 # their version counter and skip the contents check. id -> (weak reference,
@@ -372,7 +388,8 @@ class _GraphCache:
 
     def _build(self, edge_index: torch.Tensor, num_nodes: int) -> _GraphEntry:
         _check_edge_index(edge_index)
-        num_nodes = _check_num_nodes(num_nodes)
+        num_nodes = _check_sizes(num_nodes)
+        rows = _rows(num_nodes)
         num_edges = edge_index.shape[1]
         snapshot = _Snapshot.of(edge_index)
         # The indices the structures are built from: the snapshot's copy (or
@@ -381,7 +398,17 @@ class _GraphCache:
         index = snapshot.copy if snapshot.copy is not None else edge_index
         if index.dtype != torch.int64 or not index.is_contiguous():
             index = index.to(torch.int64).contiguous()
-        if num_edges:
+        if num_edges and isinstance(num_nodes, tuple):
+            (lo_s, lo_d), (hi_s, hi_d) = torch.stack(
+                [index.min(1).values, index.max(1).values]).tolist()
+            for side, lo, hi, count in (("source", lo_s, hi_s, num_nodes[0]),
+                                        ("destination", lo_d, hi_d, num_nodes[1])):
+                if lo < 0 or hi >= count:
+                    raise ValueError(
+                        f"gnnc: edge_index holds {side} id {lo if lo < 0 else hi}, "
+                        f"outside [0, {count}) for a bipartite graph of "
+                        f"{num_nodes[0]} source and {num_nodes[1]} destination nodes")
+        elif num_edges:
             lo, hi = int(index.min()), int(index.max())
             if lo < 0 or hi >= num_nodes:
                 bad = lo if lo < 0 else hi
@@ -396,20 +423,20 @@ class _GraphCache:
                 stream = torch.cuda.current_stream(index.device).cuda_stream
                 entry.device = _C.DeviceGraph(index.data_ptr(),
                                               index.data_ptr() + 8 * num_edges,
-                                              num_edges, num_nodes, stream)
+                                              num_edges, rows, stream)
             entry.index = index
             entry.statistics = entry.device.statistics()
         else:
             # The host graph copies the arrays.
             entry.host = _C.HostGraph.from_arrays(
                 index.data_ptr(), index.data_ptr() + 8 * num_edges, num_edges,
-                num_nodes)
-            degree = torch.bincount(index[1], minlength=num_nodes) if num_edges else \
-                torch.zeros(num_nodes, dtype=torch.int64)
+                rows)
+            degree = torch.bincount(index[1], minlength=rows) if num_edges else \
+                torch.zeros(rows, dtype=torch.int64)
             entry.statistics = {
-                "nodes": num_nodes, "edges": num_edges,
-                "mean_degree": num_edges / num_nodes if num_nodes else 0.0,
-                "max_in_degree": int(degree.max()) if num_nodes else 0,
+                "nodes": rows, "edges": num_edges,
+                "mean_degree": num_edges / rows if rows else 0.0,
+                "max_in_degree": int(degree.max()) if rows else 0,
                 "index_bits": 32 if num_edges < 2**31 - 1 else 64,
             }
         _register(entry, index)
@@ -432,11 +459,11 @@ def _register(entry: _GraphEntry, index: torch.Tensor) -> None:
     if entry.device is not None:
         bucket = f"{st['schedule_key']}|{st['csr_order']}|{st['index_bits']}"
         flag = entry.snapshot.flag
-        _C.register_graph(handle, entry.device, entry.num_nodes,
+        _C.register_graph(handle, entry.device, _rows(entry.num_nodes),
                           index.shape[1], index.device.index, bucket,
                           flag.word if flag is not None else 0)
     else:
-        _C.register_graph(handle, entry.host, entry.num_nodes, index.shape[1],
+        _C.register_graph(handle, entry.host, _rows(entry.num_nodes), index.shape[1],
                           -1, "")
     _GRAPH_STATS[handle] = st
     entry.handle = handle
@@ -648,9 +675,10 @@ def _handle(edge_index: torch.Tensor, num_nodes):
     the ops' fake kernels do not read."""
     if edge_index.is_meta:
         return 0
-    if torch.compiler.is_compiling() or not isinstance(num_nodes, int) or \
+    sizes = num_nodes if isinstance(num_nodes, tuple) else (num_nodes,)
+    if torch.compiler.is_compiling() or not all(isinstance(s, int) for s in sizes) or \
             (type(edge_index) is not torch.Tensor and _is_fake(edge_index)):
-        return torch.ops.gnnc.graph(edge_index, num_nodes)
+        return torch.ops.gnnc.graph(edge_index, *sizes)
     return _graphs.get(edge_index, num_nodes).handle
 
 
@@ -670,17 +698,20 @@ _NOT_IN_CUDA_GRAPHS = ((torch.Tag.cudagraph_unsafe,)
 
 @torch.library.custom_op("gnnc::graph", mutates_args=(),
                          tags=_NOT_IN_CUDA_GRAPHS)
-def _graph_op(edge_index: torch.Tensor, num_nodes: int) -> int:
+def _graph_op(edge_index: torch.Tensor, num_nodes: int, num_dst: int = -1) -> int:
     """The handle of ``edge_index``'s graph (built and checked by the graph
     cache), for calls traced by torch.compile. An integer, not a tensor: the
     CUDA-graph trees of mode="reduce-overhead" record one CUDA graph per
     value of their integer inputs, so a step on another graph never replays
     kernels captured on this one."""
-    return _graphs.get(edge_index, num_nodes).handle
+    # num_dst >= 0: a bipartite graph of num_nodes sources and num_dst
+    # destinations.
+    key = num_nodes if num_dst < 0 else (num_nodes, num_dst)
+    return _graphs.get(edge_index, key).handle
 
 
 @_graph_op.register_fake
-def _graph_op_fake(edge_index, num_nodes):
+def _graph_op_fake(edge_index, num_nodes, num_dst=-1):
     # An unbacked integer: its value is only known when the op runs. Not
     # ctx.new_dynamic_size(), which is refused (a graph break) unless
     # torch._dynamo.config.capture_dynamic_output_shape_ops is set: the

@@ -547,7 +547,7 @@ def test_dropout_changes_training_outputs_only():
 
 REFUSED = [
     (lambda: gnn.GATConv((IN, 5), OUT), "in_channels"),
-    (lambda: gnn.SAGEConv((IN, 5), OUT), "in_channels"),
+    (lambda: gnn.GATConv((IN, 5), OUT), "in_channels"),
     (lambda: gnn.SAGEConv(IN, OUT, aggr="lstm"), "aggr"),
     (lambda: gnn.SAGEConv(IN, OUT, aggr=["mean", "max"]), "aggr"),
     (lambda: gnn.GCNConv(IN, OUT, aggr="mean"), "aggr"),
@@ -580,7 +580,7 @@ def test_refused_forward_arguments():
     with pytest.raises(ValueError, match="fill_value"):
         gnn.GATConv(IN, OUT, edge_dim=2, fill_value="median")
     with pytest.raises(NotImplementedError, match="bipartite"):
-        gnn.SAGEConv(IN, OUT)((x, x), edge_index)
+        gnn.GINConv(torch.nn.Identity())((x, x), edge_index)
     with pytest.raises(ValueError, match="heads"):
         gnn.GATConv(IN, OUT, heads=0)
     with pytest.raises(NotImplementedError, match="size"):

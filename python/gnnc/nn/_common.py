@@ -8,7 +8,7 @@ import importlib.util
 import math
 import sys
 import weakref
-from typing import Optional
+from typing import Optional, Tuple
 
 import torch
 from torch import Tensor
@@ -169,6 +169,20 @@ def check_channels(layer: str, name: str, value) -> int:
     if value <= 0:
         raise ValueError(f"{layer}: {name} must be positive, got {value}")
     return value
+
+
+def check_channel_pair(layer: str, value) -> Tuple[int, int]:
+    """`in_channels` as (source, destination) channels: an int for both or
+    PyG's bipartite pair; entries <= 0 are lazy (sized by the first input)."""
+    pair = tuple(value) if isinstance(value, (tuple, list)) else (value, value)
+    if len(pair) != 2:
+        raise ValueError(f"{layer}: in_channels must be an int or a (source, "
+                         f"destination) pair, got {value!r}")
+    for v in pair:
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise TypeError(f"{layer}: in_channels must be an int or a pair of "
+                            f"ints, got {value!r}")
+    return pair
 
 
 def materialize_lazy(module: torch.nn.Module, x: Tensor) -> None:
@@ -360,6 +374,70 @@ def check_inputs(layer: str, x, edge_index, in_channels: Optional[int],
         raise ValueError(f"{layer}: x is on {x.device} but edge_index is on "
                          f"{edge_index.device}; move both to one device")
     return edge_index, values
+
+
+def bipartite_inputs(layer: str, x, edge_index, size, channels: Tuple[int, int],
+                     dtype: Optional[torch.dtype], flow: str):
+    """PyG's bipartite message passing: `x` a (x_src, x_dst) pair (x_dst
+    may be None), `size` None or (num_src, num_dst) (None entries: from x;
+    num_dst defaults to num_src without x_dst, as in PyG). Each present x
+    is checked as check_inputs checks x, against its side's `channels`
+    (<= 0: not checked). Returns (x_src, x_dst, edge_index, (num_src,
+    num_dst)); the graph cache checks that sources are below num_src and
+    destinations below num_dst.
+
+    gnnc's kernels run such a graph over max(num_src, num_dst) node rows
+    (see _core._rows): a layer pads the source features it aggregates to
+    that many rows and keeps the first num_dst rows of the result, so the
+    work past a side's count is zero rows, not a copy of the graph."""
+    if is_sparse(edge_index):
+        refuse(layer, "a (source, target) pair of node features with a sparse "
+               "adjacency", "pass a bipartite edge_index [2, E] and "
+               "size=(num_src, num_dst)")
+    if flow != "source_to_target":
+        refuse(layer, f"flow={flow!r} with a (source, target) pair of node features",
+               "bipartite inputs take flow='source_to_target'")
+    if len(x) != 2:
+        raise ValueError(f"{layer}: expected x as a (source, target) pair of node "
+                         f"features, got {len(x)} items")
+    x_src, x_dst = x
+    if not isinstance(x_src, Tensor):
+        raise TypeError(f"{layer}: expected the source features x[0] to be a "
+                        f"torch.Tensor, got {type(x_src).__name__}")
+    edge_index, _ = check_inputs(layer, x_src, edge_index, channels[0] or None, dtype,
+                                 flow)
+    if x_dst is not None:
+        if not isinstance(x_dst, Tensor):
+            raise TypeError(f"{layer}: expected the target features x[1] to be a "
+                            f"torch.Tensor or None, got {type(x_dst).__name__}")
+        check_inputs(layer, x_dst, edge_index, channels[1] or None, dtype, flow)
+        if x_dst.dtype != x_src.dtype:
+            raise TypeError(f"{layer}: the source features are {x_src.dtype} but the "
+                            f"target features {x_dst.dtype}")
+    given = (None, None) if size is None else tuple(size)
+    if len(given) != 2:
+        raise ValueError(f"{layer}: size must be (num_src, num_dst), got {size!r}")
+    found = (x_src.size(0), None if x_dst is None else x_dst.size(0))
+    counts = []
+    for k, (g, f) in enumerate(zip(given, found)):
+        if g is not None:
+            try:
+                g = _core._check_num_nodes(g, f"size[{k}]")
+            except (TypeError, ValueError) as e:
+                raise type(e)(f"{layer}: {str(e).removeprefix('gnnc: ')}") from None
+            if f is not None and f != g:
+                raise ValueError(f"{layer}: size[{k}] is {g} but x[{k}] has {f} rows")
+        counts.append(g if g is not None else f)
+    if counts[1] is None:
+        counts[1] = counts[0]
+    return x_src, x_dst, edge_index, tuple(counts)
+
+
+def rows_of(x: Tensor, rows: int) -> Tensor:
+    """`x` with zero rows appended up to `rows` (a bipartite graph's node
+    rows, see bipartite_inputs)."""
+    extra = rows - x.size(0)
+    return x if extra <= 0 else torch.cat([x, x.new_zeros((extra,) + x.shape[1:])])
 
 
 # --------------------------------------------------------------------------
@@ -834,8 +912,9 @@ def attention_dropout_mask(shape, p: float, dtype: torch.dtype,
 def propagate(layer: Optional[torch.nn.Module], template: str, config: tuple,
               edge_index: Tensor, num_nodes: int, *tensors: Tensor) -> Tensor:
     """Runs the `gnn` function `_ir.<template>(*config)` on the graph of
-    `edge_index` (num_nodes nodes) with `tensors` as its arguments after the
-    graph. The compiled function is kept per (template, config); `layer`
+    `edge_index` (num_nodes nodes; a bipartite graph's (num_src, num_dst):
+    then node tensors have max(num_src, num_dst) rows, see
+    `bipartite_inputs`) with `tensors` as its arguments after the graph. The compiled function is kept per (template, config); `layer`
     (None: none) remembers which it ran last (gnnc.explain; not while
     torch.compile traces).
 
@@ -845,7 +924,7 @@ def propagate(layer: Optional[torch.nn.Module], template: str, config: tuple,
     if layer is not None and not torch.compiler.is_compiling():
         layer.__dict__["_gnnc_function"] = (template, config)  # past Module.__setattr__
     graph = _core._handle(edge_index, num_nodes)
-    return _run(template, config, edge_index, num_nodes, graph, *tensors)
+    return _run(template, config, edge_index, _core._rows(num_nodes), graph, *tensors)
 
 
 def _run_function(template: str, config: tuple, edge_index: Tensor,

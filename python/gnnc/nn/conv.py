@@ -172,9 +172,10 @@ class SAGEConv(torch.nn.Module):
 
     Supported: `aggr` in 'mean', 'max', 'min', 'sum'/'add' (a node without
     incoming edges aggregates 0, as in PyG), `normalize`, `root_weight`,
-    `project`, `bias`, `flow`. Refused (`NotImplementedError`): other
-    aggregations (lists, `Aggregation` modules, 'lstm', ...), bipartite
-    `(in_src, in_dst)` channels, a `size` other than `(N, N)`; lazy
+    `project`, `bias`, `flow`, PyG's bipartite form (`(in_src, in_dst)`
+    channels, `forward((x_src, x_dst), edge_index, size=(num_src,
+    num_dst))`, docs/Python-nn.md). Refused (`NotImplementedError`): other
+    aggregations (lists, `Aggregation` modules, 'lstm', ...); lazy
     `in_channels=-1` works except with `project=True` (ValueError, as PyG). Parameters: `lin_l.weight`, `lin_l.bias`, `lin_r.weight`,
     `lin.weight`/`lin.bias` with `project=True`. With max/min, tied
     neighbours share the gradient equally; where the extremum is exactly 0
@@ -190,20 +191,25 @@ class SAGEConv(torch.nn.Module):
         if not isinstance(aggr, str) or aggr not in _SAGE_AGGR:
             _common.refuse(name, f"aggr={aggr!r}",
                            "only 'mean', 'max', 'min', 'sum' and 'add'")
-        self.in_channels = _common.check_channels(name, "in_channels", in_channels)
+        # PyG's (source, destination) channels: lin_l reads the sources,
+        # lin_r the destinations.
+        self._in_pair = _common.check_channel_pair(name, in_channels)
+        self.in_channels = (tuple(in_channels) if isinstance(in_channels, (tuple, list))
+                            else in_channels)
         self.out_channels = _common.check_channels(name, "out_channels", out_channels)
         self.aggr = aggr
         self.normalize = normalize
         self.root_weight = root_weight
         self.project = project
+        in_src, in_dst = self._in_pair
         if project:
-            if in_channels <= 0:
+            if in_src <= 0:
                 raise ValueError(f"'{name}' does not support lazy initialization "
                                  f"with `project=True`")
-            self.lin = Linear(in_channels, in_channels, bias=True)
-        self.lin_l = Linear(in_channels, out_channels, bias=bias)
+            self.lin = Linear(in_src, in_src, bias=True)
+        self.lin_l = Linear(in_src, out_channels, bias=bias)
         if root_weight:
-            self.lin_r = Linear(in_channels, out_channels, bias=False)
+            self.lin_r = Linear(in_dst, out_channels, bias=False)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -214,8 +220,10 @@ class SAGEConv(torch.nn.Module):
             self.lin_r.reset_parameters()
 
     @_common.sparse_runs_eagerly
-    def forward(self, x: Tensor, edge_index: Tensor, size=None) -> Tensor:
+    def forward(self, x, edge_index: Tensor, size=None) -> Tensor:
         name = type(self).__name__
+        if isinstance(x, (tuple, list)) or isinstance(self.in_channels, tuple):
+            return self._bipartite(name, x, edge_index, size)
         adj = edge_index
         edge_index, values = _common.check_inputs(
             name, x, edge_index, _common.channels(self), self.lin_l.weight.dtype, self.flow)
@@ -246,6 +254,42 @@ class SAGEConv(torch.nn.Module):
             out = self.lin_l(agg)
         if self.root_weight:
             out = out + self.lin_r(x)
+        if self.normalize:
+            out = F.normalize(out, p=2.0, dim=-1)
+        return out
+
+    def _bipartite(self, name: str, x, edge_index: Tensor, size) -> Tensor:
+        """PyG's bipartite SAGE: sources x[0] aggregated into the num_dst
+        destinations, x[1] (None: no root term) through lin_r."""
+        pair = tuple(x) if isinstance(x, (tuple, list)) else (x, x)
+        lin_r = self.lin_r if self.root_weight else None
+        channels = tuple(0 if m is None or m.is_lazy() else m.weight.size(1)
+                         for m in (self.lin_l, lin_r))
+        x_src, x_dst, ei, (ns, nd) = _common.bipartite_inputs(
+            name, pair, edge_index, size, channels, self.lin_l.weight.dtype, self.flow)
+        if self.lin_l.is_lazy():
+            self.lin_l.materialize(x_src.size(1))
+        if lin_r is not None and lin_r.is_lazy() and x_dst is not None:
+            lin_r.materialize(x_dst.size(1))
+        src = F.relu(self.lin(x_src)) if self.project else x_src
+        aggr = _SAGE_AGGR[self.aggr]
+        dt = _common.compute_dtype(x_src, self.lin_l.weight.dtype)
+        t = _common._DTYPES[dt]
+        rows = max(ns, nd)
+        if aggr in ("mean", "sum") and self.out_channels < src.size(1) and ns <= nd:
+            # Project first where that moves fewer features over the edges
+            # and projects no more rows than the destinations have.
+            h = _common.rows_of(F.linear(src, self.lin_l.weight), rows)
+            out = _common.propagate(self, "sage", (self.out_channels, t, aggr), ei,
+                                    (ns, nd), _common.cast(dt, h))[:nd]
+            if self.lin_l.bias is not None:
+                out = out + self.lin_l.bias
+        else:
+            agg = _common.propagate(self, "sage", (src.size(1), t, aggr), ei, (ns, nd),
+                                    _common.cast(dt, _common.rows_of(src, rows)))[:nd]
+            out = self.lin_l(agg)
+        if self.root_weight and x_dst is not None:
+            out = out + self.lin_r(x_dst)
         if self.normalize:
             out = F.normalize(out, p=2.0, dim=-1)
         return out

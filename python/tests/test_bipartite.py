@@ -1,0 +1,173 @@
+"""Bipartite message passing in gnnc.nn (issue 31 item 2, SAGEConv): a
+(x_src, x_dst) pair, (in_src, in_dst) channels and size=(num_src, num_dst),
+against PyG's layer with the same weights; HeteroConv over gnnc layers;
+the checks of sizes and ids. CPU by default, CUDA with GNNC_TEST_DEVICE=cuda."""
+
+import os
+import warnings
+
+import pytest
+import torch
+
+gnn = pytest.importorskip("gnnc.nn")
+pyg_nn = pytest.importorskip("torch_geometric.nn")
+HeteroData = pytest.importorskip("torch_geometric.data").HeteroData
+
+import _parity  # noqa: E402
+
+warnings.filterwarnings("ignore", category=FutureWarning)
+
+DEVICE = torch.device(os.environ.get("GNNC_TEST_DEVICE", "cpu"))
+if DEVICE.type == "cuda" and not torch.cuda.is_available():
+    pytest.skip("GNNC_TEST_DEVICE=cuda without a usable GPU", allow_module_level=True)
+
+IN_SRC, IN_DST, OUT = 5, 3, 6
+
+
+def bipartite(ns, nd, e, seed=1):
+    g = torch.Generator().manual_seed(seed)
+    src = torch.randint(0, max(ns, 1), (e,), generator=g)
+    dst = torch.randint(0, max(nd, 1), (e,), generator=g)
+    return torch.stack([src, dst]).to(DEVICE)
+
+
+def pair(ns, nd, dtype):
+    xs = _parity.features(ns, dtype, IN_SRC, seed=2).to(DEVICE).requires_grad_()
+    xd = _parity.features(nd, dtype, IN_DST, seed=3).to(DEVICE).requires_grad_()
+    return xs, xd
+
+
+def layers(dtype, **kw):
+    ours = gnn.SAGEConv((IN_SRC, IN_DST), OUT, **kw)
+    pyg = pyg_nn.SAGEConv((IN_SRC, IN_DST), OUT, **kw)
+    ours, pyg = _parity.same_weights(ours, pyg, dtype)
+    return ours.to(DEVICE), pyg.to(DEVICE)
+
+
+def check(ours, pyg, x_ours, x_pyg, edge_index, dtype, size=None):
+    out, want = ours(x_ours, edge_index, size=size), pyg(x_pyg, edge_index, size=size)
+    torch.testing.assert_close(out, want, **_parity.tol(dtype))
+    dy = torch.randn(want.shape, generator=torch.Generator().manual_seed(4),
+                     dtype=torch.float64).to(dtype).to(DEVICE)
+    leaves = [t for t in x_ours if t is not None] + list(ours.parameters())
+    theirs = [t for t in x_pyg if t is not None] + list(pyg.parameters())
+    for a, b in zip(torch.autograd.grad(out, leaves, dy, allow_unused=True),
+                    torch.autograd.grad(want, theirs, dy, allow_unused=True)):
+        if b is None:
+            assert a is None or not a.any()
+        else:
+            torch.testing.assert_close(a, b, **_parity.tol(dtype))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("aggr", ["mean", "max", "min", "sum"])
+@pytest.mark.parametrize("ns,nd", [(7, 4), (4, 9), (6, 6), (5, 0)])
+def test_sage_pair_equals_pyg(dtype, aggr, ns, nd):
+    ei = bipartite(ns, nd, 0 if nd == 0 else 20)
+    ours, pyg = layers(dtype, aggr=aggr)
+    xs, xd = pair(ns, nd, dtype)
+    ys, yd = xs.detach().clone().requires_grad_(), xd.detach().clone().requires_grad_()
+    check(ours, pyg, (xs, xd), (ys, yd), ei, dtype)
+
+
+@pytest.mark.parametrize("kw", [dict(root_weight=False), dict(normalize=True),
+                                dict(project=True), dict(bias=False)],
+                         ids=["no-root", "normalize", "project", "no-bias"])
+def test_sage_pair_options(kw):
+    dtype = torch.float64
+    ei = bipartite(8, 3, 25)
+    ours, pyg = layers(dtype, **kw)
+    xs, xd = pair(8, 3, dtype)
+    check(ours, pyg, (xs, xd), (xs.detach().clone().requires_grad_(),
+                                xd.detach().clone().requires_grad_()), ei, dtype)
+
+
+def test_sage_pair_without_targets_and_sizes():
+    dtype = torch.float64
+    ei = bipartite(8, 3, 25)
+    ours, pyg = layers(dtype)
+    xs, _ = pair(8, 3, dtype)
+    ys = xs.detach().clone().requires_grad_()
+    # x_dst None: no root term, the destinations counted by size (PyG: the
+    # sources' count without size).
+    check(ours, pyg, (xs, None), (ys, None), ei, dtype, size=(8, 3))
+    check(ours, pyg, (xs, None), (ys, None), ei, dtype)
+    xd = _parity.features(3, dtype, IN_DST).to(DEVICE).requires_grad_()
+    check(ours, pyg, (xs, xd), (ys, xd.detach().clone().requires_grad_()), ei, dtype,
+          size=(None, 3))
+
+
+def test_sage_lazy_pair_and_gradcheck():
+    ei = bipartite(6, 4, 15)
+    xs, xd = pair(6, 4, torch.float64)
+    lazy = gnn.SAGEConv((-1, -1), OUT).to(DEVICE)
+    out = lazy((xs.float(), xd.float()), ei)
+    assert out.shape == (4, OUT)
+    assert lazy.lin_l.weight.shape == (OUT, IN_SRC) and lazy.lin_r.weight.shape == (OUT, IN_DST)
+    layer = gnn.SAGEConv((IN_SRC, IN_DST), OUT).double().to(DEVICE)
+    assert torch.autograd.gradcheck(lambda a, b: layer((a, b), ei), (xs, xd))
+
+
+def test_sage_pair_checks():
+    ours, _ = layers(torch.float32)
+    xs, xd = pair(7, 4, torch.float32)
+    with pytest.raises(ValueError, match="destination id 4, outside"):
+        ours((xs, xd), torch.tensor([[0], [4]], device=DEVICE))
+    with pytest.raises(ValueError, match="source id 7, outside"):
+        ours((xs, xd), torch.tensor([[7], [0]], device=DEVICE))
+    with pytest.raises(ValueError, match=r"size\[1\] is 5 but x\[1\] has 4 rows"):
+        ours((xs, xd), bipartite(7, 4, 5), size=(7, 5))
+    with pytest.raises(ValueError, match="3 channels"):
+        ours((xs, xs), bipartite(7, 4, 5))
+    with pytest.raises(ValueError, match="pair"):
+        ours((xs, xd, xd), bipartite(7, 4, 5))
+    with pytest.raises(NotImplementedError, match="flow"):
+        gnn.SAGEConv((IN_SRC, IN_DST), OUT, flow="target_to_source").to(DEVICE)(
+            (xs, xd), bipartite(7, 4, 5))
+    adj = torch.sparse_coo_tensor(torch.tensor([[0], [0]]), torch.ones(1), (4, 7))
+    with pytest.raises(NotImplementedError, match="sparse adjacency"):
+        ours((xs, xd), adj.to(DEVICE))
+
+
+def test_hetero_conv_equals_pyg():
+    torch.manual_seed(0)
+    data = HeteroData()
+    data["paper"].x = torch.randn(30, 8)
+    data["author"].x = torch.randn(20, 5)
+    writes = torch.stack([torch.randint(0, 20, (60,)), torch.randint(0, 30, (60,))])
+    data["author", "writes", "paper"].edge_index = writes
+    data["paper", "rev_writes", "author"].edge_index = writes.flip(0)
+    data["paper", "cites", "paper"].edge_index = torch.randint(0, 30, (2, 50))
+    data = data.to(DEVICE)
+
+    def make(nn):
+        return torch.nn.ModuleList([
+            pyg_nn.HeteroConv({et: nn.SAGEConv((-1, -1), h) for et in data.edge_types},
+                              aggr="sum") for h in (16, 4)]).to(DEVICE)
+
+    def run(convs):
+        x = {k: v.relu() for k, v in convs[0](data.x_dict, data.edge_index_dict).items()}
+        return convs[1](x, data.edge_index_dict)
+
+    ours, pyg = make(gnn), make(pyg_nn)
+    with torch.no_grad():
+        run(ours)
+        run(pyg)
+    ours.load_state_dict(pyg.state_dict())
+    out, want = run(ours), run(pyg)
+    for k in want:
+        torch.testing.assert_close(out[k], want[k], rtol=1e-5, atol=1e-5)
+    sum(v.sum() for v in out.values()).backward()
+    sum(v.sum() for v in want.values()).backward()
+    mine = dict(ours.named_parameters())
+    for name, p in pyg.named_parameters():
+        torch.testing.assert_close(mine[name].grad, p.grad, rtol=1e-4, atol=1e-5)
+
+
+def test_compiled_pair_has_no_graph_break():
+    layer = gnn.SAGEConv((IN_SRC, IN_DST), OUT).to(DEVICE)
+    xs, xd = pair(7, 4, torch.float32)
+    f = torch.compile(lambda a, b, e: layer((a, b), e), fullgraph=True)
+    for seed in (1, 2):  # a second edge_index: the graph is looked up again
+        ei = bipartite(7, 4, 20, seed)
+        torch.testing.assert_close(f(xs, xd, ei), layer((xs, xd), ei))
