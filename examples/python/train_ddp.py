@@ -97,19 +97,37 @@ def planetoid(name: str, device) -> Graph:
 
 
 class Stack(torch.nn.Module):
-    """Layers with an activation and dropout between them."""
+    """Layers with an activation and dropout between them.
+
+    Given a sampled batch's per-hop counts (the loader numbers nodes and
+    lists edges hop by hop), a model whose layers take bipartite input
+    (`trims`: SAGE) runs layer i only where the layers after it read: its
+    destinations are the nodes of the first L - i hops and its edges those
+    that enter them, as DGL's blocks do (PyG's `trim_to_layer` trims the
+    same way from the second layer on). The seeds' outputs are the same as
+    without trimming."""
 
     act = staticmethod(F.relu)
+    trims = False
 
-    def forward(self, x, edge_index):
+    def forward(self, x, edge_index, num_sampled_nodes=None, num_sampled_edges=None):
+        hops = len(self.convs)
+        trim = self.trims and num_sampled_nodes is not None
         for i, conv in enumerate(self.convs):
-            x = conv(x, edge_index)
+            if trim:
+                nd = sum(num_sampled_nodes[:hops - i])
+                ne = sum(num_sampled_edges[:hops - i])
+                x = conv((x, x[:nd]), edge_index[:, :ne], size=(x.size(0), nd))
+            else:
+                x = conv(x, edge_index)
             if i + 1 < len(self.convs):
                 x = F.dropout(self.act(x), self.dropout, self.training)
         return x
 
 
 class SAGE(Stack):
+    trims = True
+
     def __init__(self, nn, fin, hidden, classes, layers, dropout):
         super().__init__()
         dims = [fin] + [hidden] * (layers - 1) + [classes]
@@ -160,6 +178,14 @@ def all_max(value, device, distributed):
     return t.item()
 
 
+def hop_counts(batch, args):
+    """The batch's per-hop node and edge counts for a trimming model (Stack),
+    or nothing with --no-trim."""
+    if args.no_trim:
+        return ()
+    return batch.num_sampled_nodes, batch.num_sampled_edges
+
+
 @torch.no_grad()
 def evaluate(model, loader, full, args):
     """(correct, total) of this rank's seeds."""
@@ -171,7 +197,7 @@ def evaluate(model, loader, full, args):
         pred = out[idx].argmax(1)
         return [float((pred == full.y[idx]).sum()), float(idx.numel())]
     for batch in loader:
-        out = model(batch.x, batch.edge_index)[:batch.batch_size]
+        out = model(batch.x, batch.edge_index, *hop_counts(batch, args))[:batch.batch_size]
         correct += int((out.argmax(1) == batch.y[:batch.batch_size]).sum())
         total += batch.batch_size
     return [float(correct), float(total)]
@@ -194,6 +220,9 @@ def parse_args(argv=None):
     p.add_argument("--feature-memory", choices=["device", "pinned"], default="device",
                    help="x on the device, or in pinned host memory gathered on the "
                         "host (docs/Python-loader.md)")
+    p.add_argument("--no-trim", action="store_true",
+                   help="run every layer over the whole sampled subgraph (SAGE "
+                        "trims by default: layer i only where later layers read)")
     p.add_argument("--full-graph", action="store_true",
                    help="train on the whole graph each step (the accuracy baseline)")
     p.add_argument("--eval-every", type=int, default=0,
@@ -275,7 +304,8 @@ class Run:
                 if batch is None:
                     break
                 self.opt.zero_grad()
-                out = self.net(batch.x, batch.edge_index)[:batch.batch_size]
+                out = self.net(batch.x, batch.edge_index,
+                               *hop_counts(batch, self.args))[:batch.batch_size]
                 F.cross_entropy(out, batch.y[:batch.batch_size]).backward()
                 self.opt.step()
                 seeds += batch.batch_size
