@@ -179,9 +179,9 @@ def all_max(value, device, distributed):
 
 
 def hop_counts(batch, args):
-    """The batch's per-hop node and edge counts for a trimming model (Stack),
-    or nothing with --no-trim."""
-    if args.no_trim:
+    """The batch's per-hop node and edge counts for a trimming model (Stack)
+    with --trim, else nothing."""
+    if not args.trim:
         return ()
     return batch.num_sampled_nodes, batch.num_sampled_edges
 
@@ -220,9 +220,11 @@ def parse_args(argv=None):
     p.add_argument("--feature-memory", choices=["device", "pinned"], default="device",
                    help="x on the device, or in pinned host memory gathered on the "
                         "host (docs/Python-loader.md)")
-    p.add_argument("--no-trim", action="store_true",
-                   help="run every layer over the whole sampled subgraph (SAGE "
-                        "trims by default: layer i only where later layers read)")
+    p.add_argument("--trim", action="store_true",
+                   help="SAGE: run layer i only where later layers read (bipartite "
+                        "layers; reddit-like on an H200: 1125 ms per epoch against "
+                        "1107 without, the extra graph build per step costing what "
+                        "the smaller GEMMs save)")
     p.add_argument("--full-graph", action="store_true",
                    help="train on the whole graph each step (the accuracy baseline)")
     p.add_argument("--eval-every", type=int, default=0,
