@@ -218,8 +218,12 @@ def parse_args(argv=None):
     p.add_argument("--train-fraction", type=float, default=0.65,
                    help="synthetic graphs: the share of nodes that are seeds")
     p.add_argument("--feature-memory", choices=["device", "pinned"], default="device",
-                   help="x on the device, or in pinned host memory gathered on the "
-                        "host (docs/Python-loader.md)")
+                   help="x on the device, or in pinned host memory read by the GPU "
+                        "(docs/Python-loader.md)")
+    p.add_argument("--graph-memory", choices=["device", "pinned"], default="device",
+                   help="the sampled graph's CSC on the device, or in pinned host "
+                        "memory read by the GPU (with --feature-memory pinned: a "
+                        "graph whose structure and features stay in host memory)")
     p.add_argument("--trim", action="store_true",
                    help="SAGE: run layer i only where later layers read (bipartite "
                         "layers; reddit-like on an H200: 1125 ms per epoch against "
@@ -262,7 +266,7 @@ class Run:
         self.train_loader = NeighborLoader(
             data, self.fanout, batch_size=args.batch_size, shuffle=True,
             input_nodes=data.splits["train"], seed=args.seed,
-            feature_memory=args.feature_memory, **share)
+            feature_memory=args.feature_memory, graph_memory=args.graph_memory, **share)
         eval_sets = {k: v for k, v in data.splits.items() if k != "train"}
         if args.full_graph:
             self.eval_loaders = {k: v[rank::world] for k, v in eval_sets.items()}
@@ -271,8 +275,16 @@ class Run:
             self.eval_loaders = {k: NeighborLoader(data, self.fanout,
                                                    batch_size=args.batch_size,
                                                    input_nodes=v[rank::world],
-                                                   feature_memory=args.feature_memory)
+                                                   feature_memory=args.feature_memory,
+                                                   graph_memory=args.graph_memory)
                                  for k, v in eval_sets.items()}
+            if device.type == "cuda":
+                # What the loaders keep in host memory leaves the device.
+                if args.graph_memory == "pinned":
+                    data.edge_index = data.edge_index.cpu()
+                if args.feature_memory == "pinned":
+                    data.x = data.x.cpu()
+                torch.cuda.empty_cache()
         self.sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
 
     def describe(self) -> str:
@@ -281,7 +293,10 @@ class Run:
                 f"edges, {d.x.size(1)} features, {d.num_classes} classes; "
                 f"{d.splits['train'].numel()} training seeds; fan-out {self.fanout}, "
                 f"batch {a.batch_size}; {self.world} rank(s) on {self.device.type}"
-                + (" (full graph)" if a.full_graph else ""))
+                + (" (full graph)" if a.full_graph else "")
+                + (f"; graph {a.graph_memory}, features {a.feature_memory}, "
+                   f"{torch.cuda.memory_allocated(self.device) / 2**20:.0f} MiB on the "
+                   f"device after setup" if self.device.type == "cuda" else ""))
 
     def train_epoch(self, epoch: int):
         """(seconds, seconds in the loader, training seeds) of one epoch."""

@@ -156,6 +156,20 @@ def _make_batch(attrs: Dict[str, Any], num_nodes: int):
     return batch
 
 
+def _pinned(t: Tensor) -> Tensor:
+    """`t` in pinned host memory (copied there unless it is already)."""
+    return t if t.device.type == "cpu" and t.is_pinned() else t.cpu().pin_memory()
+
+
+def _take(table: Tensor, ids: Tensor) -> Tensor:
+    """table[ids] on the ids' device: index_select where the table lives
+    there, else gnnc's gather from pinned host memory (the GPU reads the
+    rows over the bus, no host synchronisation)."""
+    if table.device == ids.device:
+        return table.index_select(0, ids)
+    return torch.ops.gnnc.gather_rows(table, ids)
+
+
 class _Batch:
     """A batch when PyG is not installed: the same attributes as PyG's
     `Data` batch, as plain attributes."""
@@ -201,8 +215,14 @@ class NeighborLoader:
             `data.edge_index`'s device. The graph structure and the
             attributes are copied there once.
         feature_memory: "device" (default: `x` on `device`) or "pinned":
-            `x` stays in pinned host memory, each batch's rows are gathered
-            on the host and copied to `device` asynchronously (CUDA only).
+            `x` stays in pinned host memory and the GPU reads each batch's
+            rows from there through unified addressing (CUDA only; no host
+            synchronisation, no host-side copy).
+        graph_memory: "device" (default: the graph's CSC on `device`) or
+            "pinned": the CSC (row pointers, sources, edge ids; 8 bytes per
+            node and 16 per edge) stays in pinned host memory and the
+            sampler reads the rows it needs from there (CUDA only). For
+            graphs, or graphs and features, that do not fit on the GPU.
         num_replicas, rank: this process's share of the seeds under data
             parallelism (as `DistributedSampler`): every rank draws the same
             permutation (`seed + epoch`, see `set_epoch`), pads it to a
@@ -225,7 +245,8 @@ class NeighborLoader:
                  transform: Optional[Callable] = None,
                  generator: Optional[torch.Generator] = None,
                  device: Union[str, torch.device, None] = None,
-                 feature_memory: str = "device", num_replicas: Optional[int] = None,
+                 feature_memory: str = "device", graph_memory: str = "device",
+                 num_replicas: Optional[int] = None,
                  rank: Optional[int] = None, seed: int = 0,
                  subset_sampler: str = "auto", **kwargs):
         for key, value in kwargs.items():
@@ -247,24 +268,29 @@ class NeighborLoader:
             raise ValueError(f"NeighborLoader: subset_sampler must be 'auto', 'floyd' or "
                              f"'sort', got {subset_sampler!r}")
         self.subset_sampler = subset_sampler
-        if feature_memory not in ("device", "pinned"):
-            raise ValueError(f"NeighborLoader: feature_memory must be 'device' or "
-                             f"'pinned', got {feature_memory!r}")
+        for name, value in (("feature_memory", feature_memory),
+                            ("graph_memory", graph_memory)):
+            if value not in ("device", "pinned"):
+                raise ValueError(f"NeighborLoader: {name} must be 'device' or "
+                                 f"'pinned', got {value!r}")
         self.batch_size = batch_size
         self.shuffle = bool(shuffle)
         self.replace = bool(replace)
         self.drop_last = bool(drop_last)
         self.transform = transform
         self.feature_memory = feature_memory
+        self.graph_memory = graph_memory
 
         edge_index = getattr(data, "edge_index", None)
         num_nodes = _num_nodes(data, edge_index)
         edge_index = _check_edge_index(edge_index, num_nodes)
         self.num_nodes = num_nodes
         self.device = torch.device(device) if device is not None else edge_index.device
-        if feature_memory == "pinned" and self.device.type != "cuda":
-            raise ValueError("NeighborLoader: feature_memory='pinned' needs a CUDA "
-                             f"device (the loader's device is {self.device})")
+        for name, value in (("feature_memory", feature_memory),
+                            ("graph_memory", graph_memory)):
+            if value == "pinned" and self.device.type != "cuda":
+                raise ValueError(f"NeighborLoader: {name}='pinned' needs a CUDA "
+                                 f"device (the loader's device is {self.device})")
         if generator is not None:
             if not isinstance(generator, torch.Generator):
                 raise TypeError(f"NeighborLoader: generator must be a torch.Generator, "
@@ -276,20 +302,25 @@ class NeighborLoader:
         self._init_distributed(num_replicas, rank, seed)
 
         # The CSC: in-edges of node v at positions indptr[v]:indptr[v + 1],
-        # their sources in `_src`, their original edge ids in `_perm`.
-        edge_index = edge_index.to(self.device)
+        # their sources in `_src`, their original edge ids in `_perm`. Built
+        # where the edges are when it is to stay in host memory.
+        built = edge_index.device if graph_memory == "pinned" else self.device
+        edge_index = edge_index.to(built)
         dst = edge_index[1]
         self._perm = torch.sort(dst, stable=True).indices
         self._src = edge_index[0].index_select(0, self._perm)
-        self._indptr = torch.zeros(num_nodes + 1, dtype=torch.long, device=self.device)
+        self._indptr = torch.zeros(num_nodes + 1, dtype=torch.long, device=built)
         torch.cumsum(torch.bincount(dst, minlength=num_nodes), 0, out=self._indptr[1:])
         num_edges = edge_index.size(1)
+        if graph_memory == "pinned":
+            self._perm, self._src, self._indptr = (
+                _pinned(t) for t in (self._perm, self._src, self._indptr))
+        del edge_index, dst
 
         node, edge, other = _node_and_edge_attrs(data, num_nodes, num_edges)
         self._pinned_x = None
         if feature_memory == "pinned" and "x" in node:
-            x = node.pop("x")
-            self._pinned_x = x.cpu() if x.is_pinned() else x.cpu().pin_memory()
+            self._pinned_x = _pinned(node.pop("x").contiguous())
         self._node_attrs = {k: v.to(self.device) for k, v in node.items()}
         self._edge_attrs = {k: v.to(self.device) for k, v in edge.items()}
         self._other_attrs = other
@@ -437,8 +468,8 @@ class NeighborLoader:
         first_local, first_local + 1, ...). Returns the edges' sources
         (global), destinations (local) and positions in the CSC. One host
         sync (the edge count, and for subsets the rows and candidates)."""
-        lo = self._indptr.index_select(0, frontier)
-        deg = self._indptr.index_select(0, frontier + 1) - lo
+        lo = _take(self._indptr, frontier)
+        deg = _take(self._indptr, frontier + 1) - lo
         f = frontier.numel()
         subset = k > 0 and not self.replace
         if k == -1:
@@ -473,7 +504,7 @@ class NeighborLoader:
             picked = chosen.view(-1)[slot[owner].clamp_min(0) * k + j.clamp_max(k - 1)]
             offset = torch.where(big[owner], picked, j)
         pos = lo[owner] + offset
-        return self._src.index_select(0, pos), owner + first_local, pos
+        return _take(self._src, pos), owner + first_local, pos
 
     def _relabel(self, src: Tensor, num_local: int):
         """Local ids of `src` (global ids), giving the nodes not seen yet the
@@ -532,7 +563,7 @@ class NeighborLoader:
             row, new_nodes = self._relabel(src, num_local)
             rows.append(row)
             cols.append(dst)
-            eids.append(self._perm.index_select(0, pos))
+            eids.append(_take(self._perm, pos))
             nodes.append(new_nodes)
             num_edges.append(src.numel())
             num_nodes.append(new_nodes.numel())
@@ -550,23 +581,11 @@ class NeighborLoader:
         for key, value in self._edge_attrs.items():
             attrs[key] = value.index_select(0, e_id)
         if self._pinned_x is not None:
-            attrs["x"] = self._gather_pinned(n_id)
+            attrs["x"] = _take(self._pinned_x, n_id)
         attrs.update(edge_index=edge_index, n_id=n_id, e_id=e_id, input_id=input_id,
                      batch_size=b, num_sampled_nodes=num_nodes,
                      num_sampled_edges=num_edges)
         return _make_batch(attrs, num_local)
-
-    def _gather_pinned(self, n_id: Tensor) -> Tensor:
-        """x's rows from pinned host memory: the ids to the host (a sync),
-        `index_select` by the CPU into a pinned buffer, an asynchronous copy
-        to the device (PyTorch's caching host allocator keeps the buffer
-        until the copy is done)."""
-        x = self._pinned_x
-        idx = n_id.cpu()
-        buf = torch.empty((idx.numel(),) + tuple(x.shape[1:]), dtype=x.dtype,
-                          pin_memory=True)
-        torch.index_select(x, 0, idx, out=buf)
-        return buf.to(self.device, non_blocking=True)
 
     def __repr__(self) -> str:
         return (f"NeighborLoader(num_nodes={self.num_nodes}, num_neighbors="

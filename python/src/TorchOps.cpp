@@ -45,6 +45,7 @@
 
 #include <dlfcn.h>
 
+#include <cstring>
 #include <deque>
 #include <mutex>
 #include <sstream>
@@ -278,6 +279,7 @@ Tensor emptyOn(const std::vector<int64_t> &shape, ScalarType dtype,
                  : dtype == ScalarType::Half     ? aoti_torch_dtype_float16()
                  : dtype == ScalarType::Byte     ? aoti_torch_dtype_uint8()
                  : dtype == ScalarType::Long     ? aoti_torch_dtype_int64()
+                 : dtype == ScalarType::Int      ? aoti_torch_dtype_int32()
                                                  : aoti_torch_dtype_float32();
   AtenTensorHandle handle = nullptr;
   STABLE_TORCH_ERROR_CODE_CHECK(aoti_torch_empty_strided(
@@ -647,6 +649,60 @@ Tensor chooseSubsetsImpl(Tensor deg, int64_t k, Tensor seed) {
 #endif
 }
 
+/// `gnnc::gather_rows(table, index)`: `table[index]` along dim 0, on
+/// index's device. On CUDA `table` may stay in pinned host memory (read
+/// through unified addressing, no copy of the table): the neighbour
+/// loader's gathers from a graph or features kept in host memory. Its ids
+/// are in range by construction; on CUDA an id outside gives a zero row, on
+/// the CPU an error.
+Tensor gatherRowsImpl(Tensor table, Tensor index) {
+  if (index.scalar_type() != ScalarType::Long || index.dim() != 1 ||
+      !index.is_contiguous())
+    fail("TypeError", "gather_rows: expected a contiguous int64 vector of ids");
+  ScalarType type = table.scalar_type();
+  bool known = type == ScalarType::Float || type == ScalarType::Double ||
+               type == ScalarType::BFloat16 || type == ScalarType::Half ||
+               type == ScalarType::Long || type == ScalarType::Int;
+  if (!known || table.dim() < 1 || !table.is_contiguous())
+    fail("TypeError", "gather_rows: expected a contiguous table of float32, "
+                      "float64, bfloat16, float16, int64 or int32, got " +
+                          std::string(dtypeName(type)));
+  std::vector<int64_t> shape = shapeOf(table);
+  int64_t rows = shape[0];
+  int64_t rowBytes = static_cast<int64_t>(table.element_size());
+  for (size_t i = 1; i < shape.size(); ++i)
+    rowBytes *= shape[i];
+  shape[0] = index.numel();
+  Tensor out = emptyOn(shape, type, index);
+  const auto *ids = static_cast<const int64_t *>(index.data_ptr());
+  if (!index.is_cuda()) {
+    if (table.is_cuda())
+      fail("ValueError", "gather_rows: the ids are on the CPU but the table on "
+                         "a GPU");
+    const auto *from = static_cast<const unsigned char *>(table.data_ptr());
+    auto *to = static_cast<unsigned char *>(out.data_ptr());
+    for (int64_t i = 0; i < shape[0]; ++i) {
+      if (ids[i] < 0 || ids[i] >= rows)
+        fail("ValueError", "gather_rows: id " + std::to_string(ids[i]) +
+                               " outside [0, " + std::to_string(rows) + ")");
+      std::memcpy(to + i * rowBytes, from + ids[i] * rowBytes, rowBytes);
+    }
+    return out;
+  }
+#ifdef GNNC_HAVE_CUDA_RUNTIME
+  if (table.is_cuda() && table.get_device_index() != index.get_device_index())
+    fail("ValueError",
+         "gather_rows: the table and the ids are on different GPUs");
+  torch::stable::accelerator::DeviceGuard guard(index.get_device_index());
+  check(rt::gatherRows(
+      table.data_ptr(), rows, rowBytes, ids, shape[0], out.data_ptr(),
+      static_cast<cudaStream_t>(currentStream(index.get_device_index()))));
+  return out;
+#else
+  fail("RuntimeError", "gather_rows: gnnc was built without the CUDA runtime");
+#endif
+}
+
 } // namespace gnnc_py
 
 STABLE_TORCH_LIBRARY(gnnc, m) {
@@ -656,16 +712,19 @@ STABLE_TORCH_LIBRARY(gnnc, m) {
         "SymInt graph, Tensor[] inputs, Tensor[] outputs, "
         "Tensor[] output_grads) -> Tensor[]");
   m.def("choose_subsets(Tensor deg, int k, Tensor seed) -> Tensor");
+  m.def("gather_rows(Tensor table, Tensor index) -> Tensor");
 }
 
 STABLE_TORCH_LIBRARY_IMPL(gnnc, CPU, m) {
   m.impl("call", TORCH_BOX(&gnnc_py::callImpl));
   m.impl("call_backward", TORCH_BOX(&gnnc_py::callBackwardImpl));
   m.impl("choose_subsets", TORCH_BOX(&gnnc_py::chooseSubsetsImpl));
+  m.impl("gather_rows", TORCH_BOX(&gnnc_py::gatherRowsImpl));
 }
 
 STABLE_TORCH_LIBRARY_IMPL(gnnc, CUDA, m) {
   m.impl("call", TORCH_BOX(&gnnc_py::callImpl));
   m.impl("call_backward", TORCH_BOX(&gnnc_py::callBackwardImpl));
   m.impl("choose_subsets", TORCH_BOX(&gnnc_py::chooseSubsetsImpl));
+  m.impl("gather_rows", TORCH_BOX(&gnnc_py::gatherRowsImpl));
 }

@@ -427,6 +427,54 @@ def test_choose_subsets_operator():
                            torch.ops.gnnc.choose_subsets(deg2, 25, seed))
 
 
+def test_gather_rows_operator():
+    ids = torch.tensor([2, 0, 2, 1])
+    for table in (torch.randn(3, 5), torch.arange(3), torch.randn(3, 2, 3).double(),
+                  torch.randn(3, 7).bfloat16(), torch.arange(6, dtype=torch.int32).view(3, 2)):
+        assert torch.equal(torch.ops.gnnc.gather_rows(table, ids), table[ids])
+    assert torch.ops.gnnc.gather_rows(torch.randn(3, 4), ids[:0]).shape == (0, 4)
+    with pytest.raises(RuntimeError, match="id 3 outside"):
+        torch.ops.gnnc.gather_rows(torch.randn(3, 4), torch.tensor([3]))
+    with pytest.raises(RuntimeError, match="int64 vector of ids"):
+        torch.ops.gnnc.gather_rows(torch.randn(3, 4), ids.int())
+    with pytest.raises(RuntimeError, match="contiguous table"):
+        torch.ops.gnnc.gather_rows(torch.randn(4, 3).t(), ids)
+    if torch.cuda.is_available():  # pinned host memory read by the GPU
+        table = torch.randn(1000, 33).pin_memory()
+        idx = torch.randint(0, 1000, (5000,), device="cuda")
+        assert torch.equal(torch.ops.gnnc.gather_rows(table, idx).cpu(), table[idx.cpu()])
+        odd = torch.randint(0, 100, (100, 3), dtype=torch.int32).pin_memory()
+        assert torch.equal(torch.ops.gnnc.gather_rows(odd, idx % 100).cpu(),
+                           odd[(idx % 100).cpu()])
+        with pytest.raises(RuntimeError, match="pinned"):
+            torch.ops.gnnc.gather_rows(torch.randn(10, 4), idx % 10)
+
+
+def test_pinned_memory_needs_cuda():
+    data = random_graph(n=20, e=60)
+    for arg in ("graph_memory", "feature_memory"):
+        with pytest.raises(ValueError, match=f"{arg}='pinned' needs a CUDA"):
+            NeighborLoader(data, [2], device="cpu", **{arg: "pinned"})
+        with pytest.raises(ValueError, match=arg):
+            NeighborLoader(data, [2], **{arg: "host"})
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_pinned_graph_and_features_give_the_same_batches():
+    data = random_graph(n=500, e=8000)
+    batches = {}
+    for where in ("device", "pinned"):
+        loader = NeighborLoader(data, [5, 10], batch_size=64, shuffle=True, device="cuda",
+                                generator=torch.Generator("cuda").manual_seed(7),
+                                graph_memory=where, feature_memory=where)
+        batches[where] = list(loader)
+    assert len(batches["device"]) == len(batches["pinned"])
+    for a, b in zip(batches["device"], batches["pinned"]):
+        for key in ("x", "y", "edge_index", "n_id", "e_id"):
+            assert torch.equal(getattr(a, key), getattr(b, key)), key
+        assert a.num_sampled_nodes == b.num_sampled_nodes
+
+
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 @pytest.mark.parametrize("feature_memory", ["device", "pinned"])
 def test_cuda(feature_memory):

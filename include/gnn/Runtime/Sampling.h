@@ -31,6 +31,16 @@ namespace runtime {
 Status chooseSubsets(const int64_t *deg, int64_t rows, int64_t k,
                      const int64_t *seed, int64_t *out, cudaStream_t stream);
 
+/// out[i, :] = table[index[i], :] for `count` int64 ids on the device, rows
+/// of `rowBytes` bytes: the loader's gathers from a graph or features kept
+/// in pinned host memory (read over the bus through unified addressing, a
+/// warp per row) or on the device. An id outside [0, rows) gives a zero row
+/// (the loader's ids never are). Enqueued on `stream`; fails when `table`
+/// is pageable host memory.
+Status gatherRows(const void *table, int64_t rows, int64_t rowBytes,
+                  const int64_t *index, int64_t count, void *out,
+                  cudaStream_t stream);
+
 } // namespace runtime
 } // namespace gnn
 
