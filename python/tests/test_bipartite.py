@@ -1,4 +1,5 @@
-"""Bipartite message passing in gnnc.nn (issue 31 item 2, SAGEConv): a
+"""Bipartite message passing in gnnc.nn (issue 31 item 2, SAGEConv and
+GINConv): a
 (x_src, x_dst) pair, (in_src, in_dst) channels and size=(num_src, num_dst),
 against PyG's layer with the same weights; HeteroConv over gnnc layers;
 the checks of sizes and ids. CPU by default, CUDA with GNNC_TEST_DEVICE=cuda."""
@@ -171,3 +172,33 @@ def test_compiled_pair_has_no_graph_break():
     for seed in (1, 2):  # a second edge_index: the graph is looked up again
         ei = bipartite(7, 4, 20, seed)
         torch.testing.assert_close(f(xs, xd, ei), layer((xs, xd), ei))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("ns,nd", [(7, 4), (4, 9), (5, 0)])
+@pytest.mark.parametrize("targets", [True, False], ids=["x_dst", "no-x_dst"])
+def test_gin_pair_equals_pyg(dtype, ns, nd, targets):
+    ei = bipartite(ns, nd, 0 if nd == 0 else 20)
+    torch.manual_seed(0)
+    mlp = torch.nn.Sequential(torch.nn.Linear(IN_SRC, 8), torch.nn.ReLU(),
+                              torch.nn.Linear(8, OUT))
+    import copy
+    ours = gnn.GINConv(copy.deepcopy(mlp), train_eps=True)
+    pyg = pyg_nn.GINConv(copy.deepcopy(mlp), train_eps=True)
+    ours, pyg = _parity.same_weights(ours, pyg, dtype, lambda n: n == "eps")
+    ours, pyg = ours.to(DEVICE), pyg.to(DEVICE)
+    xs = _parity.features(ns, dtype, IN_SRC, seed=2).to(DEVICE).requires_grad_()
+    xd = (_parity.features(nd, dtype, IN_SRC, seed=3).to(DEVICE).requires_grad_()
+          if targets else None)
+    theirs = (xs.detach().clone().requires_grad_(),
+              None if xd is None else xd.detach().clone().requires_grad_())
+    check(ours, pyg, (xs, xd), theirs, ei, dtype, size=None if targets else (ns, nd))
+
+
+def test_gin_pair_checks():
+    layer = gnn.GINConv(torch.nn.Identity()).to(DEVICE)
+    xs, xd = pair(7, 4, torch.float32)
+    with pytest.raises(ValueError, match="channels"):
+        layer((xs, xd), bipartite(7, 4, 5))
+    with pytest.raises(ValueError, match="destination id 4, outside"):
+        layer((xs, xs[:4]), torch.tensor([[0], [4]], device=DEVICE))

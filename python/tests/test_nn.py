@@ -580,7 +580,7 @@ def test_refused_forward_arguments():
     with pytest.raises(ValueError, match="fill_value"):
         gnn.GATConv(IN, OUT, edge_dim=2, fill_value="median")
     with pytest.raises(NotImplementedError, match="bipartite"):
-        gnn.GINConv(torch.nn.Identity())((x, x), edge_index)
+        gnn.GINEConv(torch.nn.Identity())((x, x), edge_index, ea)
     with pytest.raises(ValueError, match="heads"):
         gnn.GATConv(IN, OUT, heads=0)
     with pytest.raises(NotImplementedError, match="size"):

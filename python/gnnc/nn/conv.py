@@ -333,8 +333,10 @@ class GINConv(torch.nn.Module):
 
     The aggregation runs in gnnc; `nn` (any module or callable mapping
     `[N, F]` features) is applied in PyTorch afterwards. Supported: `eps`,
-    `train_eps` (a learnable `eps`), `flow`. Refused: `aggr` other than
-    'add', bipartite `(x_src, x_dst)` inputs, a `size` other than `(N, N)`.
+    `train_eps` (a learnable `eps`), `flow`, PyG's bipartite form
+    `forward((x_src, x_dst), edge_index, size=(num_src, num_dst))`
+    (docs/Python-nn.md; x_dst None: no `(1 + eps) x` term). Refused: `aggr`
+    other than 'add'; with a single `x`, a `size` other than `(N, N)`.
     Parameters and buffers: `nn.*`, `eps`.
     """
 
@@ -351,7 +353,9 @@ class GINConv(torch.nn.Module):
             self.eps.fill_(self.initial_eps)
 
     @_common.sparse_runs_eagerly
-    def forward(self, x: Tensor, edge_index: Tensor, size=None) -> Tensor:
+    def forward(self, x, edge_index: Tensor, size=None) -> Tensor:
+        if isinstance(x, (tuple, list)):
+            return self._bipartite(x, edge_index, size)
         name, adj, edge_index, values, n = _gin_inputs(self, x, edge_index, size)
         ei = _common.flip(edge_index, self.flow)
         dt = _common.compute_dtype(x, self.eps.dtype)
@@ -362,6 +366,22 @@ class GINConv(torch.nn.Module):
             return self.nn((1 + self.eps) * x + agg)
         out = _common.propagate(self, "gin", (int(x.size(1)), _common._DTYPES[dt]), ei, n,
                                 *_common.casts(dt, x, self.eps))
+        return self.nn(out)
+
+    def _bipartite(self, x, edge_index: Tensor, size) -> Tensor:
+        """PyG's bipartite GIN: nn((1 + eps) x_dst + sum of the sources)."""
+        name = type(self).__name__
+        x_src, x_dst, ei, (ns, nd) = _common.bipartite_inputs(
+            name, x, edge_index, size, (0, 0), self.eps.dtype, self.flow)
+        if x_dst is not None and x_dst.size(1) != x_src.size(1):
+            raise ValueError(f"{name}: the source features have {x_src.size(1)} "
+                             f"channels but the target features {x_dst.size(1)}")
+        dt = _common.compute_dtype(x_src, self.eps.dtype)
+        out = _common.propagate(self, "sage", (int(x_src.size(1)), _common._DTYPES[dt],
+                                               "sum"), ei, (ns, nd),
+                                _common.cast(dt, _common.rows_of(x_src, max(ns, nd))))[:nd]
+        if x_dst is not None:
+            out = out + (1 + self.eps) * x_dst
         return self.nn(out)
 
     def __repr__(self) -> str:
