@@ -130,27 +130,21 @@ def test_sage_pair_checks():
         ours((xs, xd), adj.to(DEVICE))
 
 
-def test_hetero_conv_equals_pyg():
+def hetero_data(author_features=5):
     torch.manual_seed(0)
     data = HeteroData()
     data["paper"].x = torch.randn(30, 8)
-    data["author"].x = torch.randn(20, 5)
+    data["author"].x = torch.randn(20, author_features)
     writes = torch.stack([torch.randint(0, 20, (60,)), torch.randint(0, 30, (60,))])
     data["author", "writes", "paper"].edge_index = writes
     data["paper", "rev_writes", "author"].edge_index = writes.flip(0)
     data["paper", "cites", "paper"].edge_index = torch.randint(0, 30, (2, 50))
-    data = data.to(DEVICE)
+    return data.to(DEVICE)
 
-    def make(nn):
-        return torch.nn.ModuleList([
-            pyg_nn.HeteroConv({et: nn.SAGEConv((-1, -1), h) for et in data.edge_types},
-                              aggr="sum") for h in (16, 4)]).to(DEVICE)
 
-    def run(convs):
-        x = {k: v.relu() for k, v in convs[0](data.x_dict, data.edge_index_dict).items()}
-        return convs[1](x, data.edge_index_dict)
-
-    ours, pyg = make(gnn), make(pyg_nn)
+def same_results(ours, pyg, run):
+    """Lazy parameters sized by one call, PyG's weights in both, then equal
+    outputs and parameter gradients."""
     with torch.no_grad():
         run(ours)
         run(pyg)
@@ -164,6 +158,53 @@ def test_hetero_conv_equals_pyg():
     for name, p in pyg.named_parameters():
         torch.testing.assert_close(mine[name].grad, p.grad, rtol=1e-4, atol=1e-5)
 
+
+def test_hetero_conv_equals_pyg():
+    data = hetero_data()
+
+    def make(nn):
+        return torch.nn.ModuleList([
+            pyg_nn.HeteroConv({et: nn.SAGEConv((-1, -1), h) for et in data.edge_types},
+                              aggr="sum") for h in (16, 4)]).to(DEVICE)
+
+    def run(convs):
+        x = {k: v.relu() for k, v in convs[0](data.x_dict, data.edge_index_dict).items()}
+        return convs[1](x, data.edge_index_dict)
+
+    same_results(make(gnn), make(pyg_nn), run)
+
+
+class Sage(torch.nn.Module):
+    """PyG's to_hetero example: two SAGE layers of a homogeneous model."""
+
+    def __init__(self, nn, conv):
+        super().__init__()
+        self.conv1 = conv(nn, 16)
+        self.conv2 = conv(nn, 4)
+
+    def forward(self, x, edge_index):
+        x = self.conv1(x, edge_index).relu()
+        return self.conv2(x, edge_index)
+
+
+@pytest.mark.parametrize("layer", ["sage", "gin"])
+def test_to_hetero_equals_pyg(layer):
+    data = hetero_data(5 if layer == "sage" else 8)  # GIN adds x_dst: one width
+    if layer == "sage":
+        conv = lambda nn, h: nn.SAGEConv((-1, -1), h)  # noqa: E731
+    else:
+        conv = lambda nn, h: nn.GINConv(torch.nn.LazyLinear(h))  # noqa: E731
+    ours = gnn.to_hetero(Sage(gnn, conv), data.metadata(), aggr="sum").to(DEVICE)
+    pyg = pyg_nn.to_hetero(Sage(pyg_nn, conv), data.metadata(), aggr="sum").to(DEVICE)
+    same_results(ours, pyg, lambda m: m(data.x_dict, data.edge_index_dict))
+
+
+def test_to_hetero_refuses_layers_without_bipartite_input():
+    data = hetero_data()
+    model = gnn.to_hetero(Sage(gnn, lambda nn, h: nn.GATConv(-1, h, add_self_loops=False)),
+                          data.metadata())
+    with pytest.raises(NotImplementedError, match="bipartite"):
+        model.to(DEVICE)(data.x_dict, data.edge_index_dict)
 
 def test_compiled_pair_has_no_graph_break():
     layer = gnn.SAGEConv((IN_SRC, IN_DST), OUT).to(DEVICE)

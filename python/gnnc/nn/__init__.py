@@ -12,6 +12,7 @@ docs/Python-nn.md.
 
 from .attention import GATConv, GATv2Conv, TransformerConv
 from .conv import AGNNConv, GCNConv, GINConv, GINEConv, SAGEConv
+from .hetero import to_hetero
 from .models import GCN
 
 __all__ = [
@@ -24,4 +25,5 @@ __all__ = [
     "GINEConv",
     "SAGEConv",
     "TransformerConv",
+    "to_hetero",
 ]
