@@ -1,5 +1,5 @@
-"""Bipartite message passing in gnnc.nn (issue 31 item 2, SAGEConv and
-GINConv): a
+"""Bipartite message passing in gnnc.nn (issue 31 item 2: SAGEConv, GINConv,
+TransformerConv): a
 (x_src, x_dst) pair, (in_src, in_dst) channels and size=(num_src, num_dst),
 against PyG's layer with the same weights; HeteroConv over gnnc layers;
 the checks of sizes and ids. CPU by default, CUDA with GNNC_TEST_DEVICE=cuda."""
@@ -243,3 +243,57 @@ def test_gin_pair_checks():
         layer((xs, xd), bipartite(7, 4, 5))
     with pytest.raises(ValueError, match="destination id 4, outside"):
         layer((xs, xs[:4]), torch.tensor([[0], [4]], device=DEVICE))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("ns,nd", [(7, 4), (4, 9), (5, 0)])
+@pytest.mark.parametrize("kw", [dict(heads=2), dict(heads=2, concat=False, beta=True),
+                                dict(root_weight=False), dict(heads=2, edge_dim=3)],
+                         ids=["heads", "mean-beta", "no-root", "edges"])
+def test_transformer_pair_equals_pyg(dtype, ns, nd, kw):
+    e = 0 if nd == 0 else 20
+    ei = bipartite(ns, nd, e)
+    ours = gnn.TransformerConv((IN_SRC, IN_DST), OUT, **kw)
+    pyg = pyg_nn.TransformerConv((IN_SRC, IN_DST), OUT, **kw)
+    ours, pyg = _parity.same_weights(ours, pyg, dtype)
+    ours, pyg = ours.to(DEVICE), pyg.to(DEVICE)
+    xs, xd = pair(ns, nd, dtype)
+    theirs = (xs.detach().clone().requires_grad_(), xd.detach().clone().requires_grad_())
+    if "edge_dim" in kw:
+        ea = _parity.features(e, dtype, 3, seed=5).to(DEVICE)
+        check(Bound(ours, ea), Bound(pyg, ea), (xs, xd), theirs, ei, dtype)
+    else:
+        check(Bound(ours), Bound(pyg), (xs, xd), theirs, ei, dtype)
+
+
+class Bound(torch.nn.Module):
+    """A layer called as check() calls one (x, edge_index, size=...), with
+    edge features bound."""
+
+    def __init__(self, layer, edge_attr=None):
+        super().__init__()
+        self.layer, self.edge_attr = layer, edge_attr
+
+    def forward(self, x, edge_index, size=None):
+        if self.edge_attr is None:
+            return self.layer(x, edge_index)
+        return self.layer(x, edge_index, self.edge_attr)
+
+
+def test_transformer_pair_weights_and_lazy():
+    ei = bipartite(7, 4, 20)
+    xs, xd = pair(7, 4, torch.float64)
+    ours = gnn.TransformerConv((IN_SRC, IN_DST), OUT, heads=2)
+    pyg = pyg_nn.TransformerConv((IN_SRC, IN_DST), OUT, heads=2)
+    ours, pyg = _parity.same_weights(ours, pyg, torch.float64)
+    ours, pyg = ours.to(DEVICE), pyg.to(DEVICE)
+    out, (e1, a1) = ours((xs, xd), ei, return_attention_weights=True)
+    want, (e2, a2) = pyg((xs, xd), ei, return_attention_weights=True)
+    torch.testing.assert_close(out, want)
+    assert torch.equal(e1, e2)
+    torch.testing.assert_close(a1, a2)
+    lazy = gnn.TransformerConv((-1, -1), OUT).to(DEVICE)
+    assert lazy((xs.float(), xd.float()), ei).shape == (4, OUT)
+    assert lazy.lin_key.weight.shape[1] == IN_SRC and lazy.lin_skip.weight.shape[1] == IN_DST
+    with pytest.raises(ValueError, match="target features x\\[1\\] are required"):
+        ours((xs, None), ei)

@@ -44,7 +44,7 @@ class _HeadsLayer(torch.nn.Module):
 
 def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tensor,
                heads: int, *tensors: Tensor, dtype: torch.dtype, weights: bool = False,
-               edge_attr: Optional[Tensor] = None, edge_fn=None):
+               edge_attr: Optional[Tensor] = None, edge_fn=None, num_nodes=None):
     """Runs an attention template (its config, then `masked, dropout,
     weights, edge`) with PyG's self-loops and attention dropout, in `dtype`
     (the config's element type): `tensors`, the edge term, the self-loop
@@ -55,8 +55,10 @@ def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tenso
     by `edge_fn` into the template's edge argument. Returns the [N, H, C]
     aggregate, or with `weights` (aggregate, (edge_index, attention weights))
     as PyG's `return_attention_weights` gives them: the graph after PyG's
-    self-loop handling, in the caller's orientation."""
-    n = x.size(0)
+    self-loop handling, in the caller's orientation. `num_nodes`: a
+    bipartite graph's (num_src, num_dst) (the tensors then have
+    max(num_src, num_dst) rows; no self-loops), default x.size(0)."""
+    n = x.size(0) if num_nodes is None else num_nodes
     ei = _common.flip(edge_index, layer.flow)
     extra = []
     loops = bool(getattr(layer, "add_self_loops", False))
@@ -295,9 +297,11 @@ class TransformerConv(_HeadsLayer):
     coefficients, `bias`, `root_weight`, `flow`, `return_attention_weights`
     (as PyG, any bool returns `(edge_index, alpha)`, alpha before dropout),
     `edge_dim` with `edge_attr` (`W_e e_ji`, projected in PyTorch, joins the
-    keys and the values in the gnn function). Refused (`NotImplementedError`):
-    `edge_attr` without `edge_dim`, bipartite channels or inputs (lazy
-    `in_channels=-1` works). Parameters:
+    keys and the values in the gnn function), PyG's bipartite form
+    (`(in_src, in_dst)` channels, `forward((x_src, x_dst), edge_index)`:
+    keys and values from the sources, queries and the skip from the
+    targets; docs/Python-nn.md). Refused (`NotImplementedError`):
+    `edge_attr` without `edge_dim` (lazy `in_channels=-1` works). Parameters:
     `lin_key.*`, `lin_query.*`, `lin_value.*`, `lin_edge.weight`, `lin_skip.*`,
     `lin_beta.weight`.
     """
@@ -309,7 +313,8 @@ class TransformerConv(_HeadsLayer):
         super().__init__()
         name = type(self).__name__
         self.flow = _common.check_kwargs(name, kwargs)
-        self.in_channels = _common.check_channels(name, "in_channels", in_channels)
+        self.in_channels = (in_channels if isinstance(in_channels, (tuple, list)) else
+                            _common.check_channels(name, "in_channels", in_channels))
         self.out_channels = _common.check_channels(name, "out_channels", out_channels)
         self.heads = _common.check_heads(name, heads)
         self.beta = beta and root_weight
@@ -317,15 +322,20 @@ class TransformerConv(_HeadsLayer):
         self.concat = concat
         self.dropout = _common.check_dropout(name, dropout)
         self.edge_dim = _common.check_edge_dim(name, edge_dim)
-        self.lin_key = Linear(in_channels, heads * out_channels, bias=bias)
-        self.lin_query = Linear(in_channels, heads * out_channels, bias=bias)
-        self.lin_value = Linear(in_channels, heads * out_channels, bias=bias)
+        # PyG's (source, destination) channels: keys and values read the
+        # sources, queries and the skip the destinations.
+        in_src, in_dst = _common.check_channel_pair(name, in_channels)
+        if isinstance(in_channels, (tuple, list)):
+            self.in_channels = tuple(in_channels)
+        self.lin_key = Linear(in_src, heads * out_channels, bias=bias)
+        self.lin_query = Linear(in_dst, heads * out_channels, bias=bias)
+        self.lin_value = Linear(in_src, heads * out_channels, bias=bias)
         if edge_dim is not None:
             self.lin_edge = Linear(edge_dim, heads * out_channels, bias=False)
         else:
             self.register_parameter("lin_edge", None)
         total = heads * out_channels if concat else out_channels
-        self.lin_skip = Linear(in_channels, total, bias=bias)
+        self.lin_skip = Linear(in_dst, total, bias=bias)
         if self.beta:
             self.lin_beta = Linear(3 * total, 1, bias=False)
         else:
@@ -342,15 +352,38 @@ class TransformerConv(_HeadsLayer):
         if self.beta:
             self.lin_beta.reset_parameters()
 
+    def _pair(self, name: str, x, edge_index):
+        """PyG's bipartite input: (x_src, x_dst) (x_dst required: the
+        queries read it), checked, the lazy Linears sized by their side."""
+        pair = tuple(x) if isinstance(x, (tuple, list)) else (x, x)
+        if len(pair) == 2 and pair[1] is None:
+            raise ValueError(f"{name}: the target features x[1] are required (the "
+                             f"queries are computed from them)")
+        src_lin, dst_lin = (self.lin_key, self.lin_query)
+        channels = tuple(0 if m.is_lazy() else m.weight.size(1) for m in (src_lin, dst_lin))
+        x_src, x_dst, edge_index, sizes = _common.bipartite_inputs(
+            name, pair, edge_index, None, channels, self.lin_key.weight.dtype, self.flow)
+        for m, side in ((self.lin_key, x_src), (self.lin_value, x_src),
+                        (self.lin_query, x_dst), (self.lin_skip, x_dst)):
+            if m.is_lazy():
+                m.materialize(side.size(1))
+        return x_src, x_dst, edge_index, sizes
+
     @_common.sparse_runs_eagerly
     def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Optional[Tensor] = None,
                 return_attention_weights: Optional[bool] = None) -> Tensor:
         name = type(self).__name__
         adj = edge_index
-        edge_index, _ = _common.check_inputs(name, x, edge_index, _common.channels(self),
-                                             self.lin_key.weight.dtype, self.flow)
-        if self.in_channels <= 0:
-            _common.materialize_lazy(self, x)
+        if isinstance(x, (tuple, list)) or isinstance(self.in_channels, tuple):
+            x_src, x_dst, edge_index, sizes = self._pair(name, x, edge_index)
+        else:
+            edge_index, _ = _common.check_inputs(name, x, edge_index,
+                                                 _common.channels(self),
+                                                 self.lin_key.weight.dtype, self.flow)
+            if self.in_channels <= 0:
+                _common.materialize_lazy(self, x)
+            x_src = x_dst = x
+            sizes = None
         h_, c = self.heads, self.out_channels
         _common.refuse_sparse_extras(
             name, adj, edge_attr=edge_attr,
@@ -361,20 +394,27 @@ class TransformerConv(_HeadsLayer):
         if edge_attr is None and self.lin_edge is not None:
             raise ValueError(f"{name}: a layer built with edge_dim needs edge_attr")
         if edge_attr is not None:
-            edge_attr = _common.check_edge_attr(name, edge_attr, edge_index, self.edge_dim, x)
-        q = self.lin_query(x).view(-1, h_, c)
-        k = self.lin_key(x).view(-1, h_, c)
-        v = self.lin_value(x).view(-1, h_, c)
-        dt = _common.compute_dtype(x, self.lin_key.weight.dtype)
+            edge_attr = _common.check_edge_attr(name, edge_attr, edge_index, self.edge_dim,
+                                                x_src)
+        q = self.lin_query(x_dst).view(-1, h_, c)
+        k = self.lin_key(x_src).view(-1, h_, c)
+        v = self.lin_value(x_src).view(-1, h_, c)
+        if sizes is not None:  # a bipartite graph's rows (docs/Python-nn.md)
+            rows = max(sizes)
+            q, k, v = (_common.rows_of(t, rows) for t in (q, k, v))
+        dt = _common.compute_dtype(x_src, self.lin_key.weight.dtype)
         t = _common._DTYPES[dt]
         # As PyG: any bool (False too) asks for the weights.
         weights = isinstance(return_attention_weights, bool)
-        out = _attention("transformer", (h_, c, t), self, x, edge_index, h_, q, k, v,
+        out = _attention("transformer", (h_, c, t), self, x_src, edge_index, h_, q, k, v,
                          dtype=dt, weights=weights, edge_attr=edge_attr,
-                         edge_fn=lambda ea: self.lin_edge(ea).view(-1, h_, c))
+                         edge_fn=lambda ea: self.lin_edge(ea).view(-1, h_, c),
+                         num_nodes=sizes)
+        if sizes is not None:
+            out = (out[0][:sizes[1]], out[1]) if weights else out[:sizes[1]]
         out, attention = self._heads(out, weights)
         if self.root_weight:
-            x_r = self.lin_skip(x)
+            x_r = self.lin_skip(x_dst)
             if self.lin_beta is not None:
                 beta = self.lin_beta(torch.cat([out, x_r, out - x_r], dim=-1)).sigmoid()
                 out = beta * x_r + (1 - beta) * out
