@@ -297,3 +297,55 @@ def test_transformer_pair_weights_and_lazy():
     assert lazy.lin_key.weight.shape[1] == IN_SRC and lazy.lin_skip.weight.shape[1] == IN_DST
     with pytest.raises(ValueError, match="target features x\\[1\\] are required"):
         ours((xs, None), ei)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("ns,nd", [(7, 4), (4, 9), (5, 0)])
+@pytest.mark.parametrize("kw", [dict(heads=2), dict(heads=2, concat=False, residual=True),
+                                dict(add_self_loops=False), dict(heads=2, edge_dim=3)],
+                         ids=["heads", "mean-residual", "no-loops", "edges"])
+def test_gatv2_pair_equals_pyg(dtype, ns, nd, kw):
+    if "edge_dim" in kw and nd > ns:
+        pytest.skip("PyG's own layer fails here (fill_value='mean' over "
+                    "min(num_src, num_dst) self-loop rows)")
+    e = 0 if nd == 0 else 20
+    ei = bipartite(ns, nd, e)
+    ours = gnn.GATv2Conv((IN_SRC, IN_DST), OUT, **kw)
+    pyg = pyg_nn.GATv2Conv((IN_SRC, IN_DST), OUT, **kw)
+    ours, pyg = _parity.same_weights(ours, pyg, dtype)
+    ours, pyg = ours.to(DEVICE), pyg.to(DEVICE)
+    xs, xd = pair(ns, nd, dtype)
+    theirs = (xs.detach().clone().requires_grad_(), xd.detach().clone().requires_grad_())
+    ea = _parity.features(e, dtype, 3, seed=5).to(DEVICE) if "edge_dim" in kw else None
+    check(Bound(ours, ea), Bound(pyg, ea), (xs, xd), theirs, ei, dtype)
+
+
+def test_gatv2_pair_weights_shared_and_lazy():
+    ei = bipartite(7, 4, 20)
+    xs, xd = pair(7, 4, torch.float64)
+    ours = gnn.GATv2Conv((IN_SRC, IN_DST), OUT, heads=2)
+    pyg = pyg_nn.GATv2Conv((IN_SRC, IN_DST), OUT, heads=2)
+    ours, pyg = _parity.same_weights(ours, pyg, torch.float64)
+    ours, pyg = ours.to(DEVICE), pyg.to(DEVICE)
+    out, (e1, a1) = ours((xs, xd), ei, return_attention_weights=True)
+    want, (e2, a2) = pyg((xs, xd), ei, return_attention_weights=True)
+    torch.testing.assert_close(out, want)
+    assert torch.equal(e1, e2)
+    torch.testing.assert_close(a1, a2)
+    shared = gnn.GATv2Conv(IN_SRC, OUT, share_weights=True)
+    pyg_shared = pyg_nn.GATv2Conv(IN_SRC, OUT, share_weights=True)
+    shared, pyg_shared = _parity.same_weights(shared, pyg_shared, torch.float64)
+    xd2 = _parity.features(4, torch.float64, IN_SRC, seed=6).to(DEVICE)
+    torch.testing.assert_close(shared.to(DEVICE)((xs, xd2), ei),
+                               pyg_shared.to(DEVICE)((xs, xd2), ei))
+    with pytest.raises(ValueError, match="share_weights"):
+        shared((xs, xd), ei)
+    lazy = gnn.GATv2Conv((-1, -1), OUT, residual=True).to(DEVICE)
+    assert lazy((xs.float(), xd.float()), ei).shape == (4, OUT)
+    assert lazy.lin_l.weight.shape[1] == IN_SRC and lazy.res.weight.shape[1] == IN_DST
+    with pytest.raises(ValueError, match="target features x\\[1\\] are required"):
+        ours((xs, None), ei)
+    with pytest.raises(ValueError, match="fill_value='mean' reduces"):
+        gnn.GATv2Conv((IN_SRC, IN_DST), OUT, edge_dim=3).double().to(DEVICE)(
+            (xs[:3], xd), bipartite(3, 4, 10), torch.randn(10, 3, device=DEVICE,
+                                                           dtype=torch.float64))

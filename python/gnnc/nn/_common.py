@@ -839,13 +839,16 @@ def public(edge_index: Tensor) -> Tensor:
 # the layers then run the plain templates, which compile to fewer kernels.
 
 
-def _with_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype):
+def _with_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype,
+                     bound: int = -1):
     n = num_nodes
     e = edge_index.size(1)
     ei = edge_index.long()
     if e:
+        # A bipartite graph's ids are checked per side by the graph cache:
+        # here only against its node rows (bound).
         lo, hi = int(ei.min()), int(ei.max())
-        if lo < 0 or hi >= n:
+        if lo < 0 or hi >= (n if bound < 0 else bound):
             bad = lo if lo < 0 else hi
             raise ValueError(
                 f"edge_index holds node id {bad}, outside [0, {n}) for a graph of "
@@ -857,9 +860,10 @@ def _with_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype):
     return aug, keep.to(dtype), bool(is_loop.any())
 
 
-def _cached_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype):
-    return _derived(edge_index, ("loops", num_nodes, dtype),
-                    lambda: _with_self_loops(edge_index, num_nodes, dtype))
+def _cached_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype,
+                       bound: int = -1):
+    return _derived(edge_index, ("loops", num_nodes, dtype, bound),
+                    lambda: _with_self_loops(edge_index, num_nodes, dtype, bound))
 
 
 # Outside CUDA graphs (it hands out cached tensors and checks its input on
@@ -867,27 +871,30 @@ def _cached_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype):
 @torch.library.custom_op("gnnc_nn::self_loops", mutates_args=(),
                          tags=_core._NOT_IN_CUDA_GRAPHS)
 def _self_loops_op(edge_index: Tensor, num_nodes: int,
-                   dtype: torch.dtype) -> tuple[Tensor, Tensor]:
-    return _cached_self_loops(edge_index, num_nodes, dtype)[:2]
+                   dtype: torch.dtype, bound: int = -1) -> tuple[Tensor, Tensor]:
+    return _cached_self_loops(edge_index, num_nodes, dtype, bound)[:2]
 
 
 @_self_loops_op.register_fake
-def _(edge_index, num_nodes, dtype):
+def _(edge_index, num_nodes, dtype, bound=-1):
     e = edge_index.size(1)
     aug = edge_index.new_empty((2, e + num_nodes), dtype=torch.int64)
     keep = edge_index.new_empty((e + num_nodes,), dtype=dtype)
     return aug, keep
 
 
-def with_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype):
-    """(the graph [2, E + N]: edge_index then (n, n) for every node n;
-    keep [E + N] of `dtype`: 0 on the input's self-loops, else 1, or None
-    in eager mode when the input has no self-loops)."""
+def with_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype,
+                    bound: int = -1):
+    """(the graph [2, E + N]: edge_index then (n, n) for every node n <
+    num_nodes; keep [E + N] of `dtype`: 0 on the input's self-loops, else 1,
+    or None in eager mode when the input has no self-loops). `bound`: the
+    ids' range when it is not num_nodes (a bipartite graph's rows, its loops
+    min(num_src, num_dst))."""
     if torch.compiler.is_compiling() or edge_index.is_meta:
         # Traced, or shapes only: the op (its fake gives the shapes), the mask
         # always present.
-        return _self_loops_op(edge_index, num_nodes, dtype)
-    aug, keep, any_loop = _cached_self_loops(edge_index, num_nodes, dtype)
+        return _self_loops_op(edge_index, num_nodes, dtype, bound)
+    aug, keep, any_loop = _cached_self_loops(edge_index, num_nodes, dtype, bound)
     return aug, (keep if any_loop else None)
 
 

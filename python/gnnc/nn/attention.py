@@ -57,17 +57,29 @@ def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tenso
     as PyG's `return_attention_weights` gives them: the graph after PyG's
     self-loop handling, in the caller's orientation. `num_nodes`: a
     bipartite graph's (num_src, num_dst) (the tensors then have
-    max(num_src, num_dst) rows; no self-loops), default x.size(0)."""
+    max(num_src, num_dst) rows; self-loops, as PyG, on the first
+    min(num_src, num_dst) nodes), default x.size(0)."""
     n = x.size(0) if num_nodes is None else num_nodes
     ei = _common.flip(edge_index, layer.flow)
     extra = []
     loops = bool(getattr(layer, "add_self_loops", False))
     keep = None
+    # PyG's self-loops of a bipartite graph: (i, i) for i < min(num_src, num_dst).
+    n_loops = min(n) if isinstance(n, tuple) else n
     if loops:
-        ei, keep = _common.with_self_loops(ei, n, dtype)
+        ei, keep = _common.with_self_loops(ei, n_loops, dtype,
+                                           max(n) if isinstance(n, tuple) else -1)
     if edge_attr is not None:
+        if loops and isinstance(n, tuple) and isinstance(layer.fill_value, str) and \
+                n[1] > n_loops:
+            raise ValueError(
+                f"{type(layer).__name__}: fill_value={layer.fill_value!r} reduces the "
+                f"edge features per destination into the min(num_src, num_dst) = "
+                f"{n_loops} self-loop rows, but the graph has {n[1]} destinations (PyG "
+                f"fails here too); pass a number or a tensor as fill_value, or "
+                f"add_self_loops=False")
         if loops:
-            edge_attr = _common.self_loop_attr(edge_attr, edge_index, keep, n,
+            edge_attr = _common.self_loop_attr(edge_attr, edge_index, keep, n_loops,
                                                layer.fill_value)
         extra.append(_common.cast(dtype, edge_fn(edge_attr)))
     if keep is not None:
@@ -203,9 +215,11 @@ class GATv2Conv(_HeadsLayer):
     coefficients, `add_self_loops` (as PyG), `edge_dim` with `edge_attr`
     (`W_e e_ji`, projected in PyTorch, is added to `W_l x_j + W_r x_i` in the
     gnn function), `fill_value` (as GATConv), `bias`, `share_weights`,
-    `residual`, `flow`, `return_attention_weights` (as GATConv). Refused
-    (`NotImplementedError`): bipartite channels or inputs (lazy
-    `in_channels=-1` works). Parameters: `lin_l.*`, `lin_r.*`, `att`,
+    `residual`, `flow`, `return_attention_weights` (as GATConv), PyG's
+    bipartite form (`(in_src, in_dst)` channels, `forward((x_src, x_dst),
+    edge_index)`: lin_l reads the sources, lin_r and the residual the
+    targets; self-loops on the first min(num_src, num_dst) nodes;
+    docs/Python-nn.md). Lazy `in_channels=-1` works. Parameters: `lin_l.*`, `lin_r.*`, `att`,
     `lin_edge.weight`, `bias`, `res.weight`.
     """
 
@@ -218,7 +232,11 @@ class GATv2Conv(_HeadsLayer):
         super().__init__()
         name = type(self).__name__
         self.flow = _common.check_kwargs(name, kwargs)
-        self.in_channels = _common.check_channels(name, "in_channels", in_channels)
+        # PyG's (source, destination) channels: lin_l reads the sources, lin_r
+        # and the residual the destinations.
+        in_src, in_dst = _common.check_channel_pair(name, in_channels)
+        self.in_channels = (tuple(in_channels) if isinstance(in_channels, (tuple, list))
+                            else _common.check_channels(name, "in_channels", in_channels))
         self.out_channels = _common.check_channels(name, "out_channels", out_channels)
         self.heads = _common.check_heads(name, heads)
         self.concat = concat
@@ -229,12 +247,12 @@ class GATv2Conv(_HeadsLayer):
         self.fill_value = _common.check_fill_value(name, fill_value)
         self.residual = residual
         self.share_weights = share_weights
-        self.lin_l = Linear(in_channels, heads * out_channels, bias=bias,
+        self.lin_l = Linear(in_src, heads * out_channels, bias=bias,
                             weight_initializer="glorot")
         if share_weights:
             self.lin_r = self.lin_l
         else:
-            self.lin_r = Linear(in_channels, heads * out_channels, bias=bias,
+            self.lin_r = Linear(in_dst, heads * out_channels, bias=bias,
                                 weight_initializer="glorot")
         self.att = torch.nn.Parameter(torch.empty(1, heads, out_channels))
         if edge_dim is not None:
@@ -243,7 +261,7 @@ class GATv2Conv(_HeadsLayer):
         else:
             self.lin_edge = None
         total = out_channels * (heads if concat else 1)
-        _common.optional_residual(self, residual, in_channels, total)
+        _common.optional_residual(self, residual, in_dst, total)
         _common.optional_bias(self, bias, total)
         self.reset_parameters()
 
@@ -257,33 +275,69 @@ class GATv2Conv(_HeadsLayer):
         _common.glorot(self.att)
         _common.zeros(self.bias)
 
+    def _pair(self, name: str, x, edge_index):
+        """PyG's bipartite input: (x_src, x_dst), x_dst required (PyG's
+        too), checked; lazy Linears sized by their side."""
+        pair = tuple(x) if isinstance(x, (tuple, list)) else (x, x)
+        if len(pair) == 2 and pair[1] is None:
+            raise ValueError(f"{name}: the target features x[1] are required")
+        lins = [self.lin_l, self.lin_r] + ([self.res] if self.res is not None else [])
+        channels = tuple(0 if m.is_lazy() else m.weight.size(1)
+                         for m in (self.lin_l, self.lin_r))
+        if self.share_weights and pair[0] is not None and pair[1] is not None and \
+                isinstance(pair[0], Tensor) and isinstance(pair[1], Tensor) and \
+                pair[0].dim() == 2 and pair[1].dim() == 2 and \
+                pair[0].size(1) != pair[1].size(1):
+            raise ValueError(f"{name}: share_weights needs the same channels on both "
+                             f"sides, got {pair[0].size(1)} and {pair[1].size(1)}")
+        x_src, x_dst, edge_index, sizes = _common.bipartite_inputs(
+            name, pair, edge_index, None, channels, self.lin_l.weight.dtype, self.flow)
+        for m, side in zip(lins, (x_src, x_dst, x_dst)):
+            if m.is_lazy():
+                m.materialize(side.size(1))
+        return x_src, x_dst, edge_index, sizes
+
     @_common.sparse_runs_eagerly
     def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Optional[Tensor] = None,
                 return_attention_weights: Optional[bool] = None) -> Tensor:
         name = type(self).__name__
         adj = edge_index
-        edge_index, _ = _common.check_inputs(name, x, edge_index, _common.channels(self),
-                                             self.lin_l.weight.dtype, self.flow)
-        if self.in_channels <= 0:
-            _common.materialize_lazy(self, x)
+        if isinstance(x, (tuple, list)) or isinstance(self.in_channels, tuple):
+            x_src, x_dst, edge_index, sizes = self._pair(name, x, edge_index)
+        else:
+            edge_index, _ = _common.check_inputs(name, x, edge_index,
+                                                 _common.channels(self),
+                                                 self.lin_l.weight.dtype, self.flow)
+            if self.in_channels <= 0:
+                _common.materialize_lazy(self, x)
+            x_src = x_dst = x
+            sizes = None
         h_, c = self.heads, self.out_channels
         _common.refuse_sparse_extras(name, adj, edge_attr=edge_attr,
                                      return_attention_weights=return_attention_weights)
         if edge_attr is not None and self.lin_edge is None:
             raise ValueError(f"{name}: edge_attr needs a layer built with edge_dim")
         if edge_attr is not None:
-            edge_attr = _common.check_edge_attr(name, edge_attr, edge_index, self.edge_dim, x)
-        x_l = self.lin_l(x).view(-1, h_, c)
-        x_r = x_l if self.share_weights else self.lin_r(x).view(-1, h_, c)
-        dt = _common.compute_dtype(x, self.lin_l.weight.dtype)
+            edge_attr = _common.check_edge_attr(name, edge_attr, edge_index, self.edge_dim,
+                                                x_src)
+        x_l = self.lin_l(x_src).view(-1, h_, c)
+        if sizes is None:
+            x_r = x_l if self.share_weights else self.lin_r(x).view(-1, h_, c)
+        else:  # a bipartite graph's rows (docs/Python-nn.md)
+            x_r = self.lin_r(x_dst).view(-1, h_, c)
+            x_l, x_r = (_common.rows_of(t, max(sizes)) for t in (x_l, x_r))
+        dt = _common.compute_dtype(x_src, self.lin_l.weight.dtype)
         t = _common._DTYPES[dt]
         weights = bool(return_attention_weights)
-        out = _attention("gatv2", (h_, c, t, self.negative_slope), self, x, edge_index,
+        out = _attention("gatv2", (h_, c, t, self.negative_slope), self, x_src, edge_index,
                          h_, x_l, x_r, self.att.view(h_, c), dtype=dt, weights=weights,
                          edge_attr=edge_attr,
-                         edge_fn=lambda ea: self.lin_edge(ea).view(-1, h_, c))
+                         edge_fn=lambda ea: self.lin_edge(ea).view(-1, h_, c),
+                         num_nodes=sizes)
+        if sizes is not None:
+            out = (out[0][:sizes[1]], out[1]) if weights else out[:sizes[1]]
         out, attention = self._heads(out, weights)
-        out = self._residual_and_bias(x, out)
+        out = self._residual_and_bias(x_dst, out)
         return (out, attention) if weights else out
 
 
