@@ -245,25 +245,24 @@ def test_gin_pair_checks():
         layer((xs, xs[:4]), torch.tensor([[0], [4]], device=DEVICE))
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
-@pytest.mark.parametrize("ns,nd", [(7, 4), (4, 9), (5, 0)])
-@pytest.mark.parametrize("kw", [dict(heads=2), dict(heads=2, concat=False, beta=True),
-                                dict(root_weight=False), dict(heads=2, edge_dim=3)],
-                         ids=["heads", "mean-beta", "no-root", "edges"])
-def test_transformer_pair_equals_pyg(dtype, ns, nd, kw):
-    e = 0 if nd == 0 else 20
-    ei = bipartite(ns, nd, e)
-    ours = gnn.TransformerConv((IN_SRC, IN_DST), OUT, **kw)
-    pyg = pyg_nn.TransformerConv((IN_SRC, IN_DST), OUT, **kw)
+# The attention layers' bipartite cases: (layer, keywords).
+ATTENTION_CASES = [
+    ("TransformerConv", dict(heads=2)),
+    ("TransformerConv", dict(heads=2, concat=False, beta=True)),
+    ("TransformerConv", dict(root_weight=False)),
+    ("TransformerConv", dict(heads=2, edge_dim=3)),
+    ("GATv2Conv", dict(heads=2)),
+    ("GATv2Conv", dict(heads=2, concat=False, residual=True)),
+    ("GATv2Conv", dict(add_self_loops=False)),
+    ("GATv2Conv", dict(heads=2, edge_dim=3)),
+]
+
+
+def attention_layers(layer, dtype, **kw):
+    ours = getattr(gnn, layer)((IN_SRC, IN_DST), OUT, **kw)
+    pyg = getattr(pyg_nn, layer)((IN_SRC, IN_DST), OUT, **kw)
     ours, pyg = _parity.same_weights(ours, pyg, dtype)
-    ours, pyg = ours.to(DEVICE), pyg.to(DEVICE)
-    xs, xd = pair(ns, nd, dtype)
-    theirs = (xs.detach().clone().requires_grad_(), xd.detach().clone().requires_grad_())
-    if "edge_dim" in kw:
-        ea = _parity.features(e, dtype, 3, seed=5).to(DEVICE)
-        check(Bound(ours, ea), Bound(pyg, ea), (xs, xd), theirs, ei, dtype)
-    else:
-        check(Bound(ours), Bound(pyg), (xs, xd), theirs, ei, dtype)
+    return ours.to(DEVICE), pyg.to(DEVICE)
 
 
 class Bound(torch.nn.Module):
@@ -280,58 +279,47 @@ class Bound(torch.nn.Module):
         return self.layer(x, edge_index, self.edge_attr)
 
 
-def test_transformer_pair_weights_and_lazy():
-    ei = bipartite(7, 4, 20)
-    xs, xd = pair(7, 4, torch.float64)
-    ours = gnn.TransformerConv((IN_SRC, IN_DST), OUT, heads=2)
-    pyg = pyg_nn.TransformerConv((IN_SRC, IN_DST), OUT, heads=2)
-    ours, pyg = _parity.same_weights(ours, pyg, torch.float64)
-    ours, pyg = ours.to(DEVICE), pyg.to(DEVICE)
-    out, (e1, a1) = ours((xs, xd), ei, return_attention_weights=True)
-    want, (e2, a2) = pyg((xs, xd), ei, return_attention_weights=True)
-    torch.testing.assert_close(out, want)
-    assert torch.equal(e1, e2)
-    torch.testing.assert_close(a1, a2)
-    lazy = gnn.TransformerConv((-1, -1), OUT).to(DEVICE)
-    assert lazy((xs.float(), xd.float()), ei).shape == (4, OUT)
-    assert lazy.lin_key.weight.shape[1] == IN_SRC and lazy.lin_skip.weight.shape[1] == IN_DST
-    with pytest.raises(ValueError, match="target features x\\[1\\] are required"):
-        ours((xs, None), ei)
-
-
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
 @pytest.mark.parametrize("ns,nd", [(7, 4), (4, 9), (5, 0)])
-@pytest.mark.parametrize("kw", [dict(heads=2), dict(heads=2, concat=False, residual=True),
-                                dict(add_self_loops=False), dict(heads=2, edge_dim=3)],
-                         ids=["heads", "mean-residual", "no-loops", "edges"])
-def test_gatv2_pair_equals_pyg(dtype, ns, nd, kw):
-    if "edge_dim" in kw and nd > ns:
+@pytest.mark.parametrize("layer,kw", ATTENTION_CASES,
+                         ids=[f"{n}-{'-'.join(k)}" for n, k in ATTENTION_CASES])
+def test_attention_pair_equals_pyg(dtype, ns, nd, layer, kw):
+    if layer == "GATv2Conv" and "edge_dim" in kw and nd > ns:
         pytest.skip("PyG's own layer fails here (fill_value='mean' over "
                     "min(num_src, num_dst) self-loop rows)")
     e = 0 if nd == 0 else 20
     ei = bipartite(ns, nd, e)
-    ours = gnn.GATv2Conv((IN_SRC, IN_DST), OUT, **kw)
-    pyg = pyg_nn.GATv2Conv((IN_SRC, IN_DST), OUT, **kw)
-    ours, pyg = _parity.same_weights(ours, pyg, dtype)
-    ours, pyg = ours.to(DEVICE), pyg.to(DEVICE)
+    ours, pyg = attention_layers(layer, dtype, **kw)
     xs, xd = pair(ns, nd, dtype)
     theirs = (xs.detach().clone().requires_grad_(), xd.detach().clone().requires_grad_())
     ea = _parity.features(e, dtype, 3, seed=5).to(DEVICE) if "edge_dim" in kw else None
     check(Bound(ours, ea), Bound(pyg, ea), (xs, xd), theirs, ei, dtype)
 
 
-def test_gatv2_pair_weights_shared_and_lazy():
+@pytest.mark.parametrize("layer", ["TransformerConv", "GATv2Conv"])
+def test_attention_pair_weights_and_checks(layer):
     ei = bipartite(7, 4, 20)
     xs, xd = pair(7, 4, torch.float64)
-    ours = gnn.GATv2Conv((IN_SRC, IN_DST), OUT, heads=2)
-    pyg = pyg_nn.GATv2Conv((IN_SRC, IN_DST), OUT, heads=2)
-    ours, pyg = _parity.same_weights(ours, pyg, torch.float64)
-    ours, pyg = ours.to(DEVICE), pyg.to(DEVICE)
+    ours, pyg = attention_layers(layer, torch.float64, heads=2)
     out, (e1, a1) = ours((xs, xd), ei, return_attention_weights=True)
     want, (e2, a2) = pyg((xs, xd), ei, return_attention_weights=True)
     torch.testing.assert_close(out, want)
     assert torch.equal(e1, e2)
     torch.testing.assert_close(a1, a2)
+    with pytest.raises(ValueError, match="target features x\\[1\\] are required"):
+        ours((xs, None), ei)
+    # Lazy (-1, -1): each Linear sized by its side.
+    extra = dict(residual=True) if layer == "GATv2Conv" else {}
+    lazy = getattr(gnn, layer)((-1, -1), OUT, **extra).to(DEVICE)
+    assert lazy((xs.float(), xd.float()), ei).shape == (4, OUT)
+    src, dst = ((lazy.lin_key, lazy.lin_skip) if layer == "TransformerConv"
+                else (lazy.lin_l, lazy.res))
+    assert src.weight.shape[1] == IN_SRC and dst.weight.shape[1] == IN_DST
+
+
+def test_gatv2_pair_shared_weights_and_fill():
+    ei = bipartite(7, 4, 20)
+    xs, xd = pair(7, 4, torch.float64)
     shared = gnn.GATv2Conv(IN_SRC, OUT, share_weights=True)
     pyg_shared = pyg_nn.GATv2Conv(IN_SRC, OUT, share_weights=True)
     shared, pyg_shared = _parity.same_weights(shared, pyg_shared, torch.float64)
@@ -340,11 +328,6 @@ def test_gatv2_pair_weights_shared_and_lazy():
                                pyg_shared.to(DEVICE)((xs, xd2), ei))
     with pytest.raises(ValueError, match="share_weights"):
         shared((xs, xd), ei)
-    lazy = gnn.GATv2Conv((-1, -1), OUT, residual=True).to(DEVICE)
-    assert lazy((xs.float(), xd.float()), ei).shape == (4, OUT)
-    assert lazy.lin_l.weight.shape[1] == IN_SRC and lazy.res.weight.shape[1] == IN_DST
-    with pytest.raises(ValueError, match="target features x\\[1\\] are required"):
-        ours((xs, None), ei)
     with pytest.raises(ValueError, match="fill_value='mean' reduces"):
         gnn.GATv2Conv((IN_SRC, IN_DST), OUT, edge_dim=3).double().to(DEVICE)(
             (xs[:3], xd), bipartite(3, 4, 10), torch.randn(10, 3, device=DEVICE,

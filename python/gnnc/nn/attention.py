@@ -30,6 +30,18 @@ class _HeadsLayer(torch.nn.Module):
         out, attention = out if weights else (out, None)
         return _heads_out(out, self.concat), attention
 
+    def _inputs(self, name: str, x, edge_index: Tensor, dtype: torch.dtype):
+        """(x_src, x_dst, edge_index, sizes): a bipartite (x_src, x_dst) pair
+        through the layer's `_pair` (sizes (num_src, num_dst)), or one x
+        checked as every layer checks it (x_src = x_dst = x, sizes None)."""
+        if isinstance(x, (tuple, list)) or isinstance(self.in_channels, tuple):
+            return self._pair(name, x, edge_index)
+        edge_index, _ = _common.check_inputs(name, x, edge_index, _common.channels(self),
+                                             dtype, self.flow)
+        if self.in_channels <= 0:
+            _common.materialize_lazy(self, x)
+        return x, x, edge_index, None
+
     def _residual_and_bias(self, x: Tensor, out: Tensor) -> Tensor:
         if self.res is not None:
             out = out + self.res(x)
@@ -302,16 +314,8 @@ class GATv2Conv(_HeadsLayer):
                 return_attention_weights: Optional[bool] = None) -> Tensor:
         name = type(self).__name__
         adj = edge_index
-        if isinstance(x, (tuple, list)) or isinstance(self.in_channels, tuple):
-            x_src, x_dst, edge_index, sizes = self._pair(name, x, edge_index)
-        else:
-            edge_index, _ = _common.check_inputs(name, x, edge_index,
-                                                 _common.channels(self),
-                                                 self.lin_l.weight.dtype, self.flow)
-            if self.in_channels <= 0:
-                _common.materialize_lazy(self, x)
-            x_src = x_dst = x
-            sizes = None
+        x_src, x_dst, edge_index, sizes = self._inputs(name, x, edge_index,
+                                                       self.lin_l.weight.dtype)
         h_, c = self.heads, self.out_channels
         _common.refuse_sparse_extras(name, adj, edge_attr=edge_attr,
                                      return_attention_weights=return_attention_weights)
@@ -428,16 +432,8 @@ class TransformerConv(_HeadsLayer):
                 return_attention_weights: Optional[bool] = None) -> Tensor:
         name = type(self).__name__
         adj = edge_index
-        if isinstance(x, (tuple, list)) or isinstance(self.in_channels, tuple):
-            x_src, x_dst, edge_index, sizes = self._pair(name, x, edge_index)
-        else:
-            edge_index, _ = _common.check_inputs(name, x, edge_index,
-                                                 _common.channels(self),
-                                                 self.lin_key.weight.dtype, self.flow)
-            if self.in_channels <= 0:
-                _common.materialize_lazy(self, x)
-            x_src = x_dst = x
-            sizes = None
+        x_src, x_dst, edge_index, sizes = self._inputs(name, x, edge_index,
+                                                       self.lin_key.weight.dtype)
         h_, c = self.heads, self.out_channels
         _common.refuse_sparse_extras(
             name, adj, edge_attr=edge_attr,
