@@ -141,6 +141,34 @@ def _rows(num_nodes) -> int:
     return max(num_nodes) if isinstance(num_nodes, tuple) else num_nodes
 
 
+def _extremes(index: torch.Tensor):
+    """((smallest source, smallest destination), (largest source, largest
+    destination)) of a non-empty [2, E] index: one read back (one
+    synchronisation on CUDA)."""
+    return torch.stack([index.min(1).values, index.max(1).values]).tolist()
+
+
+def _check_ids(index: torch.Tensor, num_nodes) -> None:
+    """ValueError unless every id of the non-empty [2, E] int64 `index` is
+    in range: below num_nodes, or for a bipartite (num_src, num_dst) each
+    row below its own count."""
+    (lo_s, lo_d), (hi_s, hi_d) = _extremes(index)
+    if isinstance(num_nodes, tuple):
+        for side, lo, hi, count in (("source", lo_s, hi_s, num_nodes[0]),
+                                    ("destination", lo_d, hi_d, num_nodes[1])):
+            if lo < 0 or hi >= count:
+                raise ValueError(
+                    f"gnnc: edge_index holds {side} id {lo if lo < 0 else hi}, "
+                    f"outside [0, {count}) for a bipartite graph of "
+                    f"{num_nodes[0]} source and {num_nodes[1]} destination nodes")
+        return
+    lo, hi = min(lo_s, lo_d), max(hi_s, hi_d)
+    if lo < 0 or hi >= num_nodes:
+        raise ValueError(
+            f"gnnc: edge_index holds node id {lo if lo < 0 else hi}, outside "
+            f"[0, {num_nodes}) for a graph of {num_nodes} nodes")
+
+
 def _check_sizes(num_nodes):
     """``num_nodes`` checked: an int, or a bipartite ``(num_src, num_dst)``."""
     if isinstance(num_nodes, tuple):
@@ -398,23 +426,8 @@ class _GraphCache:
         index = snapshot.copy if snapshot.copy is not None else edge_index
         if index.dtype != torch.int64 or not index.is_contiguous():
             index = index.to(torch.int64).contiguous()
-        if num_edges and isinstance(num_nodes, tuple):
-            (lo_s, lo_d), (hi_s, hi_d) = torch.stack(
-                [index.min(1).values, index.max(1).values]).tolist()
-            for side, lo, hi, count in (("source", lo_s, hi_s, num_nodes[0]),
-                                        ("destination", lo_d, hi_d, num_nodes[1])):
-                if lo < 0 or hi >= count:
-                    raise ValueError(
-                        f"gnnc: edge_index holds {side} id {lo if lo < 0 else hi}, "
-                        f"outside [0, {count}) for a bipartite graph of "
-                        f"{num_nodes[0]} source and {num_nodes[1]} destination nodes")
-        elif num_edges:
-            lo, hi = int(index.min()), int(index.max())
-            if lo < 0 or hi >= num_nodes:
-                bad = lo if lo < 0 else hi
-                raise ValueError(
-                    f"gnnc: edge_index holds node id {bad}, outside [0, {num_nodes}) "
-                    f"for a graph of {num_nodes} nodes")
+        if num_edges:
+            _check_ids(index, num_nodes)
         entry = _GraphEntry(weakref.ref(edge_index, self._dropper(id(edge_index))),
                             snapshot, num_nodes)
         if index.is_cuda:

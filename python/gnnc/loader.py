@@ -268,11 +268,6 @@ class NeighborLoader:
             raise ValueError(f"NeighborLoader: subset_sampler must be 'auto', 'floyd' or "
                              f"'sort', got {subset_sampler!r}")
         self.subset_sampler = subset_sampler
-        for name, value in (("feature_memory", feature_memory),
-                            ("graph_memory", graph_memory)):
-            if value not in ("device", "pinned"):
-                raise ValueError(f"NeighborLoader: {name} must be 'device' or "
-                                 f"'pinned', got {value!r}")
         self.batch_size = batch_size
         self.shuffle = bool(shuffle)
         self.replace = bool(replace)
@@ -288,6 +283,9 @@ class NeighborLoader:
         self.device = torch.device(device) if device is not None else edge_index.device
         for name, value in (("feature_memory", feature_memory),
                             ("graph_memory", graph_memory)):
+            if value not in ("device", "pinned"):
+                raise ValueError(f"NeighborLoader: {name} must be 'device' or "
+                                 f"'pinned', got {value!r}")
             if value == "pinned" and self.device.type != "cuda":
                 raise ValueError(f"NeighborLoader: {name}='pinned' needs a CUDA "
                                  f"device (the loader's device is {self.device})")

@@ -389,6 +389,7 @@ PyObject *variantOf(Target &t, int64_t targetId, const GraphRef &g,
   return raw;
 }
 
+/// A call's device and PyTorch's current stream there.
 struct CudaCall {
   int32_t device;
   void *stream;
@@ -637,11 +638,11 @@ Tensor chooseSubsetsImpl(Tensor deg, int64_t k, Tensor seed) {
   }
 #ifdef GNNC_HAVE_CUDA_RUNTIME
   torch::stable::accelerator::DeviceGuard guard(deg.get_device_index());
-  check(rt::chooseSubsets(
-      static_cast<const int64_t *>(deg.data_ptr()), rows, k,
-      static_cast<const int64_t *>(seed.data_ptr()),
-      static_cast<int64_t *>(out.data_ptr()),
-      static_cast<cudaStream_t>(currentStream(deg.get_device_index()))));
+  CudaCall call(deg);
+  check(rt::chooseSubsets(static_cast<const int64_t *>(deg.data_ptr()), rows, k,
+                          static_cast<const int64_t *>(seed.data_ptr()),
+                          static_cast<int64_t *>(out.data_ptr()),
+                          static_cast<cudaStream_t>(call.stream)));
   return out;
 #else
   fail("RuntimeError",
@@ -694,9 +695,9 @@ Tensor gatherRowsImpl(Tensor table, Tensor index) {
     fail("ValueError",
          "gather_rows: the table and the ids are on different GPUs");
   torch::stable::accelerator::DeviceGuard guard(index.get_device_index());
-  check(rt::gatherRows(
-      table.data_ptr(), rows, rowBytes, ids, shape[0], out.data_ptr(),
-      static_cast<cudaStream_t>(currentStream(index.get_device_index()))));
+  CudaCall call(index);
+  check(rt::gatherRows(table.data_ptr(), rows, rowBytes, ids, shape[0],
+                       out.data_ptr(), static_cast<cudaStream_t>(call.stream)));
   return out;
 #else
   fail("RuntimeError", "gather_rows: gnnc was built without the CUDA runtime");

@@ -847,12 +847,14 @@ def _with_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype,
     if e:
         # A bipartite graph's ids are checked per side by the graph cache:
         # here only against its node rows (bound).
-        lo, hi = int(ei.min()), int(ei.max())
-        if lo < 0 or hi >= (n if bound < 0 else bound):
+        limit = n if bound < 0 else bound
+        (lo_s, lo_d), (hi_s, hi_d) = _core._extremes(ei)
+        lo, hi = min(lo_s, lo_d), max(hi_s, hi_d)
+        if lo < 0 or hi >= limit:
             bad = lo if lo < 0 else hi
             raise ValueError(
-                f"edge_index holds node id {bad}, outside [0, {n}) for a graph of "
-                f"{n} nodes (x.size(0))")
+                f"edge_index holds node id {bad}, outside [0, {limit}) for a graph of "
+                f"{limit} nodes (x.size(0))")
     loops = torch.arange(n, device=ei.device, dtype=torch.int64)
     aug = _core._make_private(torch.cat([ei, loops.unsqueeze(0).expand(2, n)], dim=1))
     is_loop = ei[0] == ei[1]
@@ -921,9 +923,10 @@ def propagate(layer: Optional[torch.nn.Module], template: str, config: tuple,
     """Runs the `gnn` function `_ir.<template>(*config)` on the graph of
     `edge_index` (num_nodes nodes; a bipartite graph's (num_src, num_dst):
     then node tensors have max(num_src, num_dst) rows, see
-    `bipartite_inputs`) with `tensors` as its arguments after the graph. The compiled function is kept per (template, config); `layer`
-    (None: none) remembers which it ran last (gnnc.explain; not while
-    torch.compile traces).
+    `bipartite_inputs`) with `tensors` as its arguments after the graph.
+    The compiled function is kept per (template, config); `layer` (None:
+    none) remembers which it ran last (gnnc.explain; not while torch.compile
+    traces).
 
     The graph's handle is looked up here, where torch.compile traces
     strictly (its gnnc::graph op then yields the handle as a graph value);

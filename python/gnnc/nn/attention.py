@@ -42,6 +42,26 @@ class _HeadsLayer(torch.nn.Module):
             _common.materialize_lazy(self, x)
         return x, x, edge_index, None
 
+    def _pair(self, name: str, x, edge_index: Tensor):
+        """PyG's bipartite input (x_src, x_dst), x_dst required (the layer
+        reads both sides), checked against the Linears that read each side
+        (`_sides`: the first of each gives the channels); lazy ones are
+        sized here."""
+        pair = tuple(x) if isinstance(x, (tuple, list)) else (x, x)
+        if len(pair) == 2 and pair[1] is None:
+            raise ValueError(f"{name}: the target features x[1] are required (PyG's "
+                             f"layer reads them too)")
+        sides = self._sides()
+        channels = tuple(0 if lins[0].is_lazy() else lins[0].weight.size(1)
+                         for lins in sides)
+        x_src, x_dst, edge_index, sizes = _common.bipartite_inputs(
+            name, pair, edge_index, None, channels, sides[0][0].weight.dtype, self.flow)
+        for lins, side in zip(sides, (x_src, x_dst)):
+            for m in lins:
+                if m.is_lazy():
+                    m.materialize(side.size(1))
+        return x_src, x_dst, edge_index, sizes
+
     def _residual_and_bias(self, x: Tensor, out: Tensor) -> Tensor:
         if self.res is not None:
             out = out + self.res(x)
@@ -70,7 +90,8 @@ def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tenso
     self-loop handling, in the caller's orientation. `num_nodes`: a
     bipartite graph's (num_src, num_dst) (the tensors then have
     max(num_src, num_dst) rows; self-loops, as PyG, on the first
-    min(num_src, num_dst) nodes), default x.size(0)."""
+    min(num_src, num_dst) nodes; the aggregate has num_dst rows), default
+    x.size(0)."""
     n = x.size(0) if num_nodes is None else num_nodes
     ei = _common.flip(edge_index, layer.flow)
     extra = []
@@ -105,8 +126,10 @@ def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tenso
                                                    edge_attr is not None),
                                ei, n, *_common.casts(dtype, *tensors), *extra)
     if not weights:
-        return result
+        return result[:n[1]] if isinstance(n, tuple) else result
     out, alpha = result
+    if isinstance(n, tuple):
+        out = out[:n[1]]
     if masked:
         # PyG's remove_self_loops + add_self_loops: the input's self-loops go
         # (data-dependent: a graph break under torch.compile, only here).
@@ -287,27 +310,17 @@ class GATv2Conv(_HeadsLayer):
         _common.glorot(self.att)
         _common.zeros(self.bias)
 
+    def _sides(self):
+        """The Linears reading the sources and the targets (`_pair`)."""
+        return [self.lin_l], [self.lin_r] + ([self.res] if self.res is not None else [])
+
     def _pair(self, name: str, x, edge_index):
-        """PyG's bipartite input: (x_src, x_dst), x_dst required (PyG's
-        too), checked; lazy Linears sized by their side."""
-        pair = tuple(x) if isinstance(x, (tuple, list)) else (x, x)
-        if len(pair) == 2 and pair[1] is None:
-            raise ValueError(f"{name}: the target features x[1] are required")
-        lins = [self.lin_l, self.lin_r] + ([self.res] if self.res is not None else [])
-        channels = tuple(0 if m.is_lazy() else m.weight.size(1)
-                         for m in (self.lin_l, self.lin_r))
-        if self.share_weights and pair[0] is not None and pair[1] is not None and \
-                isinstance(pair[0], Tensor) and isinstance(pair[1], Tensor) and \
-                pair[0].dim() == 2 and pair[1].dim() == 2 and \
-                pair[0].size(1) != pair[1].size(1):
+        if self.share_weights and isinstance(x, (tuple, list)) and len(x) == 2 and \
+                all(isinstance(t, Tensor) and t.dim() == 2 for t in x) and \
+                x[0].size(1) != x[1].size(1):
             raise ValueError(f"{name}: share_weights needs the same channels on both "
-                             f"sides, got {pair[0].size(1)} and {pair[1].size(1)}")
-        x_src, x_dst, edge_index, sizes = _common.bipartite_inputs(
-            name, pair, edge_index, None, channels, self.lin_l.weight.dtype, self.flow)
-        for m, side in zip(lins, (x_src, x_dst, x_dst)):
-            if m.is_lazy():
-                m.materialize(side.size(1))
-        return x_src, x_dst, edge_index, sizes
+                             f"sides, got {x[0].size(1)} and {x[1].size(1)}")
+        return super()._pair(name, x, edge_index)
 
     @_common.sparse_runs_eagerly
     def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Optional[Tensor] = None,
@@ -338,8 +351,6 @@ class GATv2Conv(_HeadsLayer):
                          edge_attr=edge_attr,
                          edge_fn=lambda ea: self.lin_edge(ea).view(-1, h_, c),
                          num_nodes=sizes)
-        if sizes is not None:
-            out = (out[0][:sizes[1]], out[1]) if weights else out[:sizes[1]]
         out, attention = self._heads(out, weights)
         out = self._residual_and_bias(x_dst, out)
         return (out, attention) if weights else out
@@ -371,8 +382,6 @@ class TransformerConv(_HeadsLayer):
         super().__init__()
         name = type(self).__name__
         self.flow = _common.check_kwargs(name, kwargs)
-        self.in_channels = (in_channels if isinstance(in_channels, (tuple, list)) else
-                            _common.check_channels(name, "in_channels", in_channels))
         self.out_channels = _common.check_channels(name, "out_channels", out_channels)
         self.heads = _common.check_heads(name, heads)
         self.beta = beta and root_weight
@@ -383,8 +392,8 @@ class TransformerConv(_HeadsLayer):
         # PyG's (source, destination) channels: keys and values read the
         # sources, queries and the skip the destinations.
         in_src, in_dst = _common.check_channel_pair(name, in_channels)
-        if isinstance(in_channels, (tuple, list)):
-            self.in_channels = tuple(in_channels)
+        self.in_channels = (tuple(in_channels) if isinstance(in_channels, (tuple, list))
+                            else _common.check_channels(name, "in_channels", in_channels))
         self.lin_key = Linear(in_src, heads * out_channels, bias=bias)
         self.lin_query = Linear(in_dst, heads * out_channels, bias=bias)
         self.lin_value = Linear(in_src, heads * out_channels, bias=bias)
@@ -410,22 +419,9 @@ class TransformerConv(_HeadsLayer):
         if self.beta:
             self.lin_beta.reset_parameters()
 
-    def _pair(self, name: str, x, edge_index):
-        """PyG's bipartite input: (x_src, x_dst) (x_dst required: the
-        queries read it), checked, the lazy Linears sized by their side."""
-        pair = tuple(x) if isinstance(x, (tuple, list)) else (x, x)
-        if len(pair) == 2 and pair[1] is None:
-            raise ValueError(f"{name}: the target features x[1] are required (the "
-                             f"queries are computed from them)")
-        src_lin, dst_lin = (self.lin_key, self.lin_query)
-        channels = tuple(0 if m.is_lazy() else m.weight.size(1) for m in (src_lin, dst_lin))
-        x_src, x_dst, edge_index, sizes = _common.bipartite_inputs(
-            name, pair, edge_index, None, channels, self.lin_key.weight.dtype, self.flow)
-        for m, side in ((self.lin_key, x_src), (self.lin_value, x_src),
-                        (self.lin_query, x_dst), (self.lin_skip, x_dst)):
-            if m.is_lazy():
-                m.materialize(side.size(1))
-        return x_src, x_dst, edge_index, sizes
+    def _sides(self):
+        """The Linears reading the sources and the targets (`_pair`)."""
+        return [self.lin_key, self.lin_value], [self.lin_query, self.lin_skip]
 
     @_common.sparse_runs_eagerly
     def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Optional[Tensor] = None,
@@ -460,8 +456,6 @@ class TransformerConv(_HeadsLayer):
                          dtype=dt, weights=weights, edge_attr=edge_attr,
                          edge_fn=lambda ea: self.lin_edge(ea).view(-1, h_, c),
                          num_nodes=sizes)
-        if sizes is not None:
-            out = (out[0][:sizes[1]], out[1]) if weights else out[:sizes[1]]
         out, attention = self._heads(out, weights)
         if self.root_weight:
             x_r = self.lin_skip(x_dst)

@@ -166,6 +166,16 @@ class GCNConv(torch.nn.Module):
 _SAGE_AGGR = {"mean": "mean", "max": "max", "min": "min", "sum": "sum", "add": "sum"}
 
 
+def _aggregate_pair(layer: torch.nn.Module, h: Tensor, aggr: str, dtype: torch.dtype,
+                    edge_index: Tensor, sizes: tuple) -> Tensor:
+    """`aggr` of the sources' rows `h` into each destination of a bipartite
+    graph of sizes (num_src, num_dst), in `dtype`: SAGE's template over
+    max(num_src, num_dst) rows, num_dst kept (docs/Python-nn.md)."""
+    h = _common.cast(dtype, _common.rows_of(h, max(sizes)))
+    return _common.propagate(layer, "sage", (int(h.size(1)), _common._DTYPES[dtype], aggr),
+                             edge_index, sizes, h)[:sizes[1]]
+
+
 class SAGEConv(torch.nn.Module):
     r"""PyG's `SAGEConv` (Hamilton et al.):
     `out_i = W_l aggr_{j -> i} x_j + b + W_r x_i`.
@@ -193,7 +203,7 @@ class SAGEConv(torch.nn.Module):
                            "only 'mean', 'max', 'min', 'sum' and 'add'")
         # PyG's (source, destination) channels: lin_l reads the sources,
         # lin_r the destinations.
-        self._in_pair = _common.check_channel_pair(name, in_channels)
+        in_src, in_dst = _common.check_channel_pair(name, in_channels)
         self.in_channels = (tuple(in_channels) if isinstance(in_channels, (tuple, list))
                             else in_channels)
         self.out_channels = _common.check_channels(name, "out_channels", out_channels)
@@ -201,7 +211,6 @@ class SAGEConv(torch.nn.Module):
         self.normalize = normalize
         self.root_weight = root_weight
         self.project = project
-        in_src, in_dst = self._in_pair
         if project:
             if in_src <= 0:
                 raise ValueError(f"'{name}' does not support lazy initialization "
@@ -274,20 +283,15 @@ class SAGEConv(torch.nn.Module):
         src = F.relu(self.lin(x_src)) if self.project else x_src
         aggr = _SAGE_AGGR[self.aggr]
         dt = _common.compute_dtype(x_src, self.lin_l.weight.dtype)
-        t = _common._DTYPES[dt]
-        rows = max(ns, nd)
         if aggr in ("mean", "sum") and self.out_channels < src.size(1) and ns <= nd:
             # Project first where that moves fewer features over the edges
             # and projects no more rows than the destinations have.
-            h = _common.rows_of(F.linear(src, self.lin_l.weight), rows)
-            out = _common.propagate(self, "sage", (self.out_channels, t, aggr), ei,
-                                    (ns, nd), _common.cast(dt, h))[:nd]
+            out = _aggregate_pair(self, F.linear(src, self.lin_l.weight), aggr, dt, ei,
+                                  (ns, nd))
             if self.lin_l.bias is not None:
                 out = out + self.lin_l.bias
         else:
-            agg = _common.propagate(self, "sage", (src.size(1), t, aggr), ei, (ns, nd),
-                                    _common.cast(dt, _common.rows_of(src, rows)))[:nd]
-            out = self.lin_l(agg)
+            out = self.lin_l(_aggregate_pair(self, src, aggr, dt, ei, (ns, nd)))
         if self.root_weight and x_dst is not None:
             out = out + self.lin_r(x_dst)
         if self.normalize:
@@ -377,9 +381,7 @@ class GINConv(torch.nn.Module):
             raise ValueError(f"{name}: the source features have {x_src.size(1)} "
                              f"channels but the target features {x_dst.size(1)}")
         dt = _common.compute_dtype(x_src, self.eps.dtype)
-        out = _common.propagate(self, "sage", (int(x_src.size(1)), _common._DTYPES[dt],
-                                               "sum"), ei, (ns, nd),
-                                _common.cast(dt, _common.rows_of(x_src, max(ns, nd))))[:nd]
+        out = _aggregate_pair(self, x_src, "sum", dt, ei, (ns, nd))
         if x_dst is not None:
             out = out + (1 + self.eps) * x_dst
         return self.nn(out)
