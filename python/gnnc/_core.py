@@ -426,7 +426,10 @@ class _GraphCache:
         index = snapshot.copy if snapshot.copy is not None else edge_index
         if index.dtype != torch.int64 or not index.is_contiguous():
             index = index.to(torch.int64).contiguous()
-        if num_edges:
+        # On CUDA the build checks a graph's ids itself, in the one
+        # synchronisation it needs anyway (for its statistics); a bipartite
+        # graph's sides, which the build sees as one range, are checked here.
+        if num_edges and (not index.is_cuda or isinstance(num_nodes, tuple)):
             _check_ids(index, num_nodes)
         entry = _GraphEntry(weakref.ref(edge_index, self._dropper(id(edge_index))),
                             snapshot, num_nodes)
@@ -434,9 +437,16 @@ class _GraphCache:
             _require_cuda()
             with torch.cuda.device(index.device):
                 stream = torch.cuda.current_stream(index.device).cuda_stream
-                entry.device = _C.DeviceGraph(index.data_ptr(),
-                                              index.data_ptr() + 8 * num_edges,
-                                              num_edges, rows, stream)
+                try:
+                    entry.device = _C.DeviceGraph(index.data_ptr(),
+                                                  index.data_ptr() + 8 * num_edges,
+                                                  num_edges, rows, stream)
+                except RuntimeError:
+                    # An id out of range: the same ValueError as on the CPU
+                    # (a second synchronisation, on the error path only).
+                    if num_edges:
+                        _check_ids(index, num_nodes)
+                    raise
             entry.index = index
             entry.statistics = entry.device.statistics()
         else:

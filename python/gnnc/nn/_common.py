@@ -844,11 +844,16 @@ def _with_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype,
     n = num_nodes
     e = edge_index.size(1)
     ei = edge_index.long()
+    is_loop = ei[0] == ei[1]
+    any_loop = False
     if e:
-        # A bipartite graph's ids are checked per side by the graph cache:
-        # here only against its node rows (bound).
+        # The ids' range and whether any edge is a self-loop: one read back
+        # (one synchronisation on CUDA). A bipartite graph's ids are checked
+        # per side by the graph cache: here only against its node rows
+        # (bound).
         limit = n if bound < 0 else bound
-        (lo_s, lo_d), (hi_s, hi_d) = _core._extremes(ei)
+        lo_s, lo_d, hi_s, hi_d, any_loop = torch.cat(
+            [ei.min(1).values, ei.max(1).values, is_loop.any().view(1)]).tolist()
         lo, hi = min(lo_s, lo_d), max(hi_s, hi_d)
         if lo < 0 or hi >= limit:
             bad = lo if lo < 0 else hi
@@ -857,9 +862,8 @@ def _with_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype,
                 f"{limit} nodes (x.size(0))")
     loops = torch.arange(n, device=ei.device, dtype=torch.int64)
     aug = _core._make_private(torch.cat([ei, loops.unsqueeze(0).expand(2, n)], dim=1))
-    is_loop = ei[0] == ei[1]
     keep = torch.cat([~is_loop, torch.ones(n, dtype=torch.bool, device=ei.device)])
-    return aug, keep.to(dtype), bool(is_loop.any())
+    return aug, keep.to(dtype), bool(any_loop)
 
 
 def _cached_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype,
