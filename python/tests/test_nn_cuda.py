@@ -3,6 +3,8 @@ of test_nn.py on its four graphs (float32 and float64), outputs and the
 gradients of x and every parameter; a 2-layer GAT with attention dropout
 trains under torch.compile(fullgraph=True). Skipped without a GPU."""
 
+import warnings
+
 import pytest
 import torch
 from _parity import train_losses
@@ -239,6 +241,39 @@ def test_cuda_cached_calls_do_not_synchronise():
                     l(x, edge_index)
     finally:
         torch.cuda.set_sync_debug_mode("default")
+
+
+def _sync_warnings(call) -> int:
+    """The synchronising PyTorch operations `call` runs (the runtime's own
+    read back of a graph build is not one of them)."""
+    torch.cuda.synchronize()
+    torch.cuda.set_sync_debug_mode("warn")
+    try:
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            call()
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    return sum("synchroniz" in str(w.message) for w in seen)
+
+
+def test_cuda_a_new_graph_synchronises_once():
+    # The build checks the ids in the one read back it needs for its
+    # statistics: no Python range check beside it. A layer that adds
+    # self-loops reads its graph's id range and loop flag back once.
+    torch.manual_seed(0)
+    x = torch.randn(60, base.IN, device=DEV)
+    sage = gnnc.nn.SAGEConv(base.IN, 8).to(DEV)
+    gat = gnnc.nn.GATConv(base.IN, 4, heads=2).to(DEV)
+    for layer in (sage, gat):  # compiles
+        layer(x, base.random_graph(60, 300)[0].to(DEV))
+    for edges in (301, 302):  # new sizes: no cached graph to compare with
+        ei = base.random_graph(60, edges)[0].to(DEV)
+        assert _sync_warnings(lambda: sage(x, ei)) == 0
+        ei = base.random_graph(60, edges + 10)[0].to(DEV)
+        assert _sync_warnings(lambda: gat(x, ei)) == 1
+    with pytest.raises(ValueError, match="node id 60, outside"):
+        sage(x, torch.tensor([[0, 60], [1, 2]], device=DEV))
 
 
 def test_cuda_write_behind_the_version_counter_is_caught():
