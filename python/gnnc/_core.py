@@ -441,12 +441,15 @@ class _GraphCache:
                     entry.device = _C.DeviceGraph(index.data_ptr(),
                                                   index.data_ptr() + 8 * num_edges,
                                                   num_edges, rows, stream)
-                except RuntimeError:
-                    # An id out of range: the same ValueError as on the CPU
-                    # (a second synchronisation, on the error path only).
-                    if num_edges:
-                        _check_ids(index, num_nodes)
-                    raise
+                    failure = None
+                except RuntimeError as e:
+                    failure = e
+            if failure is not None:
+                # An id out of range raises the same ValueError as on the CPU
+                # (a second synchronisation, on the error path only).
+                if num_edges:
+                    _check_ids(index, num_nodes)
+                raise failure
             entry.index = index
             entry.statistics = entry.device.statistics()
         else:
