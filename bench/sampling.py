@@ -9,7 +9,7 @@ pyg-lib or torch-sparse is importable.
 
 * gnnc: batches of shuffled seeds, timed over --batches after two warm-up
   batches (synchronised at the end on CUDA); on the structure alone
-  ("sample": CSC walk, relabelling, e_id), once per --subset-sampler, and
+  ("sample": CSC walk, relabelling, e_id), and
   once with --features float32 features gathered by n_id ("sample+gather").
 * reference: the textbook loop, one frontier node at a time (torch.randperm
   of its in-edges, a dict for the relabelling), the same fan-outs, on the
@@ -59,10 +59,9 @@ def sync(device):
         torch.cuda.synchronize(device)
 
 
-def time_gnnc(graph, args, device, sampler):
+def time_gnnc(graph, args, device):
     from gnnc.loader import NeighborLoader
     loader = NeighborLoader(graph, args.fanout, batch_size=args.batch_size, shuffle=True,
-                            subset_sampler=sampler,
                             generator=torch.Generator(device).manual_seed(0))
     return time_loader(loader, args.batches, device)
 
@@ -161,10 +160,6 @@ def main():
     p.add_argument("--batches", type=int, default=20)
     p.add_argument("--ref-batches", type=int, default=2)
     p.add_argument("--features", type=int, default=128)
-    p.add_argument("--subset-sampler", nargs="+", default=["auto"],
-                   choices=["auto", "floyd", "sort"],
-                   help="the loader's subset_sampler(s) to time (several: calibrate "
-                        "'auto', gnnc/loader.py's _FLOYD_RATIO)")
     args = p.parse_args()
     args.fanout = [int(v) for v in args.fanout.split(",")]
     device = torch.device(args.device)
@@ -194,12 +189,8 @@ def main():
         print(json.dumps(r))
         rows.append((name, dev, r, None))
 
-    for sampler in args.subset_sampler:
-        tag = "" if sampler == "auto" else f" ({sampler})"
-        record(f"gnnc sample{tag}", device,
-               time_gnnc(Graph(edge_index, n), args, device, sampler))
-    record("gnnc sample+gather", device,
-           time_gnnc(Graph(edge_index, n, x), args, device, args.subset_sampler[0]))
+    record("gnnc sample", device, time_gnnc(Graph(edge_index, n), args, device))
+    record("gnnc sample+gather", device, time_gnnc(Graph(edge_index, n, x), args, device))
     record("reference per-node", device, time_reference(Graph(edge_index, n), args, device))
     record("pyg sample+gather", "cpu", time_pyg(Graph(edge_index, n, x), args))
 

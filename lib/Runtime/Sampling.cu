@@ -7,9 +7,12 @@
 #include "gnn/Runtime/Floyd.h"
 #include "gnn/Runtime/Sampling.h"
 
+#include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <string>
 
 using namespace gnn::runtime;
@@ -18,12 +21,82 @@ namespace {
 
 constexpr int kThreads = 128;
 
-__global__ void floydKernel(const int64_t *deg, int64_t rows, int64_t k,
-                            const int64_t *seed, int64_t *out) {
-  uint64_t s = static_cast<uint64_t>(*seed);
-  for (int64_t r = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; r < rows;
-       r += int64_t(gridDim.x) * blockDim.x)
-    floyd::chooseRow(s, r, deg[r], k, out + r * k);
+/// Each frontier node's sample count; the first position whose id is out of
+/// range into *flag (atomicMin; the flag starts above every position).
+__global__ void hopCountKernel(const int64_t *indptr, int64_t numNodes,
+                               const int64_t *frontier, int64_t rows,
+                               int64_t k, bool replace, int64_t *counts,
+                               unsigned long long *flag) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < rows;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t f = frontier[i], c = 0;
+    if (f < 0 || f >= numNodes) {
+      atomicMin(flag, static_cast<unsigned long long>(i));
+    } else {
+      int64_t d = indptr[f + 1] - indptr[f];
+      c = k < 0 ? d : replace ? (d > 0 ? k : 0) : (d < k ? d : k);
+    }
+    counts[i] = c;
+  }
+}
+
+/// A thread per sample: its frontier position (a binary search of the
+/// inclusive ends) and, unless Floyd's rows write it, its CSC position.
+__global__ void hopSlotsKernel(const int64_t *indptr, const int64_t *frontier,
+                               int64_t rows, int64_t k, bool replace,
+                               const int64_t *seed, const int64_t *counts,
+                               const int64_t *ends, int64_t total,
+                               int64_t *pos, int64_t *owner) {
+  uint64_t key = static_cast<uint64_t>(*seed);
+  for (int64_t s = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; s < total;
+       s += int64_t(gridDim.x) * blockDim.x) {
+    int64_t a = 0, b = rows - 1; // the first i with ends[i] > s
+    while (a < b) {
+      int64_t m = a + (b - a) / 2;
+      if (ends[m] > s)
+        b = m;
+      else
+        a = m + 1;
+    }
+    int64_t j = s - (ends[a] - counts[a]);
+    int64_t f = frontier[a], lo = indptr[f], d = indptr[f + 1] - lo;
+    owner[s] = a;
+    if (k < 0 || (!replace && d <= k))
+      pos[s] = lo + j;
+    else if (replace)
+      pos[s] = lo + floyd::draw(key, a, j, d - 1);
+  }
+}
+
+/// A thread per frontier node of more than k in-edges (without
+/// replacement): Floyd's k distinct offsets into its slots.
+__global__ void hopFloydKernel(const int64_t *indptr, const int64_t *frontier,
+                               int64_t rows, int64_t k, const int64_t *seed,
+                               const int64_t *ends, int64_t *pos) {
+  uint64_t key = static_cast<uint64_t>(*seed);
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < rows;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t f = frontier[i], lo = indptr[f], d = indptr[f + 1] - lo;
+    if (d <= k)
+      continue;
+    int64_t *out = pos + ends[i] - k;
+    floyd::chooseRow(key, i, d, k, out);
+    for (int64_t j = 0; j < k; ++j)
+      out[j] += lo;
+  }
+}
+
+unsigned gridFor(int64_t threads) {
+  return static_cast<unsigned>(std::min<int64_t>(
+      (threads + kThreads - 1) / kThreads, int64_t(65535) * 16));
+}
+
+Status launched(const char *what) {
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess)
+    return Status::error(std::string("launching ") + what + ": " +
+                         cudaGetErrorName(e));
+  return Status();
 }
 
 /// Row i of `out` = row index[i] of `table`, a warp per row, in 16-, 4- or
@@ -50,23 +123,84 @@ __global__ void gatherRowsKernel(const W *table, int64_t rows, int64_t words,
 
 } // namespace
 
-Status gnn::runtime::chooseSubsets(const int64_t *deg, int64_t rows, int64_t k,
-                                   const int64_t *seed, int64_t *out,
-                                   cudaStream_t stream) {
+StatusOr<const void *> gnn::runtime::deviceView(const void *p,
+                                                const char *what) {
+  cudaPointerAttributes attr{};
+  cudaError_t e = cudaPointerGetAttributes(&attr, p);
+  if (e != cudaSuccess || attr.devicePointer == nullptr ||
+      (attr.type != cudaMemoryTypeHost && attr.type != cudaMemoryTypeDevice &&
+       attr.type != cudaMemoryTypeManaged)) {
+    cudaGetLastError(); // clear a failed query
+    return Status::error(std::string(what) +
+                         " is neither device memory nor pinned host memory "
+                         "(pin it with Tensor.pin_memory())");
+  }
+  return static_cast<const void *>(attr.devicePointer);
+}
+
+Status gnn::runtime::readBack(void *host, const void *device, size_t bytes,
+                              cudaStream_t stream) {
+  cudaError_t e =
+      cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream);
+  if (e == cudaSuccess)
+    e = cudaStreamSynchronize(stream);
+  if (e != cudaSuccess)
+    return Status::error(std::string("reading back ") + std::to_string(bytes) +
+                         " bytes: " + cudaGetErrorName(e));
+  return Status();
+}
+
+size_t gnn::runtime::sampleHopTempBytes(int64_t rows) {
+  size_t bytes = 0;
+  cub::DeviceScan::InclusiveSum(nullptr, bytes,
+                                static_cast<const int64_t *>(nullptr),
+                                static_cast<int64_t *>(nullptr),
+                                static_cast<int>(std::max<int64_t>(rows, 1)));
+  return std::max<size_t>(bytes, 1);
+}
+
+Status gnn::runtime::sampleHopCount(const int64_t *indptr, int64_t numNodes,
+                                    const int64_t *frontier, int64_t rows,
+                                    int64_t k, bool replace, int64_t *counts,
+                                    int64_t *ends, int64_t *flag, void *temp,
+                                    cudaStream_t stream) {
+  // 0x7f bytes: a flag above every position (none out of range).
+  if (cudaMemsetAsync(flag, 0x7f, sizeof(int64_t), stream) != cudaSuccess)
+    return launched("the hop's range flag");
   if (rows <= 0)
     return Status();
-  if (k < 1)
-    return Status::error("chooseSubsets: k must be at least 1, got " +
-                         std::to_string(k));
-  int64_t blocks =
-      std::min<int64_t>((rows + kThreads - 1) / kThreads, int64_t(65535) * 16);
-  floydKernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
-      deg, rows, k, seed, out);
-  cudaError_t e = cudaGetLastError();
+  if (rows > INT32_MAX)
+    return Status::error("sampleHopCount: more than 2^31 - 1 frontier nodes");
+  hopCountKernel<<<gridFor(rows), kThreads, 0, stream>>>(
+      indptr, numNodes, frontier, rows, k, replace, counts,
+      reinterpret_cast<unsigned long long *>(flag));
+  GNN_RETURN_IF_ERROR(launched("the hop's counts"));
+  size_t bytes = sampleHopTempBytes(rows);
+  cudaError_t e = cub::DeviceScan::InclusiveSum(temp, bytes, counts, ends,
+                                                static_cast<int>(rows), stream);
   if (e != cudaSuccess)
-    return Status::error(std::string("launching the subset sampler: ") +
-                         cudaGetErrorName(e));
+    return Status::error(std::string("the hop's scan: ") + cudaGetErrorName(e));
   return Status();
+}
+
+Status gnn::runtime::sampleHopFill(const int64_t *indptr,
+                                   const int64_t *frontier, int64_t rows,
+                                   int64_t k, bool replace,
+                                   const int64_t *seed, const int64_t *counts,
+                                   const int64_t *ends, int64_t total,
+                                   int64_t *pos, int64_t *owner,
+                                   cudaStream_t stream) {
+  if (total <= 0)
+    return Status();
+  hopSlotsKernel<<<gridFor(total), kThreads, 0, stream>>>(
+      indptr, frontier, rows, k, replace, seed, counts, ends, total, pos,
+      owner);
+  GNN_RETURN_IF_ERROR(launched("the hop's samples"));
+  if (replace || k < 0)
+    return Status();
+  hopFloydKernel<<<gridFor(rows), kThreads, 0, stream>>>(indptr, frontier, rows,
+                                                         k, seed, ends, pos);
+  return launched("the hop's subset draw");
 }
 
 Status gnn::runtime::gatherRows(const void *table, int64_t rows,
@@ -76,17 +210,10 @@ Status gnn::runtime::gatherRows(const void *table, int64_t rows,
     return Status();
   // Pinned host memory is read through its device mapping (unified
   // addressing: the same pointer); device memory directly.
-  cudaPointerAttributes attr{};
-  cudaError_t e = cudaPointerGetAttributes(&attr, table);
-  if (e != cudaSuccess || attr.devicePointer == nullptr ||
-      (attr.type != cudaMemoryTypeHost && attr.type != cudaMemoryTypeDevice &&
-       attr.type != cudaMemoryTypeManaged)) {
-    cudaGetLastError(); // clear a failed query
-    return Status::error(
-        "gatherRows: the table is neither device memory nor "
-        "pinned host memory (pin it with Tensor.pin_memory())");
-  }
-  const void *from = attr.devicePointer;
+  StatusOr<const void *> view = deviceView(table, "gatherRows: the table");
+  if (!view.ok())
+    return view.error();
+  const void *from = *view;
   auto aligned = [&](int64_t n) {
     return rowBytes % n == 0 && reinterpret_cast<uintptr_t>(from) % n == 0 &&
            reinterpret_cast<uintptr_t>(out) % n == 0;
@@ -106,9 +233,5 @@ Status gnn::runtime::gatherRows(const void *table, int64_t rows,
     gatherRowsKernel<unsigned char><<<grid, kThreads, 0, stream>>>(
         static_cast<const unsigned char *>(from), rows, rowBytes, index, count,
         static_cast<unsigned char *>(out));
-  e = cudaGetLastError();
-  if (e != cudaSuccess)
-    return Status::error(std::string("launching the row gather: ") +
-                         cudaGetErrorName(e));
-  return Status();
+  return launched("the row gather");
 }

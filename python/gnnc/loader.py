@@ -21,20 +21,6 @@ from . import _core
 
 __all__ = ["NeighborLoader"]
 
-# Choosing k of d > k in-neighbours: Floyd's algorithm is one operator call
-# (a row per thread, about k^2 / 2 comparisons each, R k^2 / 2 in all); the
-# keyed sort sorts the C candidate edges (about ten PyTorch launches). CPU
-# (this build machine, 2 cores, /tmp microbenchmark of _choose): a Floyd
-# comparison 0.5-1.9 ns, a sorted candidate 70-90 ns, so "auto" takes
-# Floyd's when R k^2 <= 32 C, which holds for every k up to about 30. CUDA:
-# the rows run in parallel, so a row's k^2 / 2 serial comparisons bound
-# Floyd's time; "auto" takes it for k <= 128 (and past that where
-# R k^2 <= C). The vectorised-PyTorch Floyd this replaced was launch-bound
-# (k steps of ~9 launches: 4.9 ms per [25, 10] batch on an H200 against the
-# sort's 2.1 ms).
-_FLOYD_RATIO = {"cpu": 32, "cuda": 1}
-_FLOYD_CUDA_MAX_K = 128
-
 _INT64_MAX = torch.iinfo(torch.int64).max
 
 # PyG's loader arguments that are accepted at their default only (anything
@@ -229,10 +215,6 @@ class NeighborLoader:
             multiple of `num_replicas` and takes every `num_replicas`-th seed
             from `rank`, so that every rank gets the same number of batches.
         seed: the shuffle's seed under `num_replicas` (same on every rank).
-        subset_sampler: how k of d > k in-neighbours are chosen without
-            replacement: "floyd" (Floyd's algorithm, a row per thread),
-            "sort" (a random key per candidate edge, one sort) or "auto"
-            (a cost estimate per hop). All are exactly uniform.
 
     PyG's other arguments are accepted at their defaults only (`num_workers`
     0, `disjoint` False, no temporal sampling, ...); another value raises
@@ -247,8 +229,7 @@ class NeighborLoader:
                  device: Union[str, torch.device, None] = None,
                  feature_memory: str = "device", graph_memory: str = "device",
                  num_replicas: Optional[int] = None,
-                 rank: Optional[int] = None, seed: int = 0,
-                 subset_sampler: str = "auto", **kwargs):
+                 rank: Optional[int] = None, seed: int = 0, **kwargs):
         for key, value in kwargs.items():
             if key not in _DEFAULT_ONLY:
                 raise TypeError(f"NeighborLoader: unexpected argument '{key}'")
@@ -264,10 +245,6 @@ class NeighborLoader:
             raise ValueError(f"NeighborLoader: batch_size must be > 0, got {batch_size}")
         if transform is not None and not callable(transform):
             raise TypeError("NeighborLoader: transform must be callable")
-        if subset_sampler not in ("auto", "floyd", "sort"):
-            raise ValueError(f"NeighborLoader: subset_sampler must be 'auto', 'floyd' or "
-                             f"'sort', got {subset_sampler!r}")
-        self.subset_sampler = subset_sampler
         self.batch_size = batch_size
         self.shuffle = bool(shuffle)
         self.replace = bool(replace)
@@ -416,92 +393,18 @@ class NeighborLoader:
 
     # -- sampling -----------------------------------------------------------
 
-    def _rand(self, *shape) -> Tensor:
-        # float64: a uniform integer below d from a 53-bit fraction is biased
-        # by at most d / 2^53 (float32's 24 bits would be visibly biased for
-        # degrees of a million).
-        return torch.rand(shape, generator=self.generator, dtype=torch.float64,
-                          device=self.device)
-
-    def _choose(self, deg: Tensor, k: int, num_cand: int) -> Tensor:
-        """[R, k] offsets into the in-edges of R rows of degrees deg > k
-        (num_cand = deg.sum()): a uniform random k-subset of [0, deg) each."""
-        method = self.subset_sampler
-        if method == "auto":
-            ratio = _FLOYD_RATIO.get(self.device.type, _FLOYD_RATIO["cuda"])
-            small_k = self.device.type == "cuda" and k <= _FLOYD_CUDA_MAX_K
-            method = ("floyd" if small_k or deg.numel() * k * k <= ratio * num_cand
-                      else "sort")
-        if method == "floyd":
-            return self._choose_floyd(deg, k)
-        return self._choose_sort(deg, k, num_cand)
-
-    def _choose_floyd(self, deg: Tensor, k: int) -> Tensor:
-        """Floyd's algorithm (for J = d - k .. d - 1 draw t in [0, J] and
-        take t, or J if t was taken already; every k-subset is equally
-        likely), a row per thread in gnnc's C++ and CUDA operator
-        (gnn/Runtime/Floyd.h); its Philox draws are keyed by one int64 drawn
-        from the loader's generator on the device (no sync)."""
-        seed = torch.randint(1 << 62, (1,), generator=self.generator, device=self.device)
-        return torch.ops.gnnc.choose_subsets(deg.contiguous(), k, seed)
-
-    def _choose_sort(self, deg: Tensor, k: int, num_cand: int) -> Tensor:
-        """A random key per candidate edge, one sort by (row, key), the first
-        k of each row's segment."""
-        ar = torch.arange(num_cand, device=self.device)
-        owner = torch.repeat_interleave(torch.arange(deg.numel(), device=self.device), deg,
-                                        output_size=num_cand)
-        start = torch.cumsum(deg, 0) - deg
-        offset = ar - start[owner]
-        # The row in the high bits, a 31-bit random key in the low ones: the
-        # sort keeps each row's segment where it was and shuffles within it
-        # (rows < 2^32).
-        key = owner * (1 << 31) + torch.randint(1 << 31, (num_cand,), generator=self.generator,
-                                                device=self.device)
-        order = torch.argsort(key)
-        return offset[order[start.unsqueeze(1) + torch.arange(k, device=self.device)]]
-
     def _hop(self, frontier: Tensor, first_local: int, k: int):
         """Samples the in-edges of `frontier` (global ids; local ids
-        first_local, first_local + 1, ...). Returns the edges' sources
-        (global), destinations (local) and positions in the CSC. One host
-        sync (the edge count, and for subsets the rows and candidates)."""
-        lo = _take(self._indptr, frontier)
-        deg = _take(self._indptr, frontier + 1) - lo
-        f = frontier.numel()
-        subset = k > 0 and not self.replace
-        if k == -1:
-            cnt = deg
-        elif self.replace:
-            cnt = torch.where(deg > 0, k, 0)
-        else:
-            cnt = deg.clamp_max(k)
-        if subset:
-            big = deg > k
-            total, num_big, num_cand = torch.stack(
-                [cnt.sum(), big.sum(), torch.where(big, deg, 0).sum()]).tolist()
-        else:
-            total = int(cnt.sum())
-        owner = torch.repeat_interleave(torch.arange(f, device=self.device), cnt,
-                                        output_size=total)
-        j = torch.arange(total, device=self.device) - (torch.cumsum(cnt, 0) - cnt)[owner]
-        if k == -1 or total == 0 or (subset and num_big == 0):
-            offset = j
-        elif self.replace:
-            draws = (self._rand(f, k) * deg.unsqueeze(1)).long()
-            offset = torch.minimum(draws, (deg - 1).clamp_min(0).unsqueeze(1))
-            offset = offset.view(-1)[owner * k + j]
-        else:
-            # The rows with deg > k, compacted without a sync: row i of
-            # `chosen` is frontier node rows[i]; slot[v] its row (for big v).
-            slot = torch.cumsum(big, 0) - 1
-            dump = torch.where(big, slot, num_big)
-            rows = torch.zeros(num_big + 1, dtype=torch.long, device=self.device)
-            rows.scatter_(0, dump, torch.arange(f, device=self.device))
-            chosen = self._choose(deg.index_select(0, rows[:num_big]), k, num_cand)
-            picked = chosen.view(-1)[slot[owner].clamp_min(0) * k + j.clamp_max(k - 1)]
-            offset = torch.where(big[owner], picked, j)
-        pos = lo[owner] + offset
+        first_local, first_local + 1, ...): all of them (k = -1), k uniform
+        draws with replacement, or k distinct ones by Floyd's algorithm, in
+        one gnnc operator (a CUDA kernel per phase on the GPU; its draws are
+        keyed by one int64 drawn from the loader's generator on the device,
+        and the CPU draws the same). Returns the edges' sources (global),
+        destinations (local) and positions in the CSC. One host sync (the
+        edge count)."""
+        seed = torch.randint(1 << 62, (1,), generator=self.generator, device=self.device)
+        pos, owner = torch.ops.gnnc.sample_hop(self._indptr, frontier, k, self.replace,
+                                               seed)
         return _take(self._src, pos), owner + first_local, pos
 
     def _relabel(self, src: Tensor, num_local: int):

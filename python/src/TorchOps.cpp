@@ -50,6 +50,7 @@
 #include <mutex>
 #include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace gnnc_py {
 namespace {
@@ -604,49 +605,136 @@ void setResolver(nb::object fn) {
   r = fn.release().ptr();
 }
 
-/// `gnnc::choose_subsets(deg, k, seed)`: for each row of degree deg[r] > k,
-/// k distinct offsets in [0, deg[r]), every k-subset equally likely
-/// (gnn/Runtime/Floyd.h; the CPU and the CUDA kernel draw the same subsets
-/// for the same seed). `seed` is a one-element int64 tensor on deg's device,
-/// so that drawing it from a CUDA generator needs no synchronisation. The
-/// loader's (python/gnnc/loader.py) own checks stand before it: deg is a
-/// contiguous int64 vector with every entry above k.
-Tensor chooseSubsetsImpl(Tensor deg, int64_t k, Tensor seed) {
-  if (deg.scalar_type() != ScalarType::Long || deg.dim() != 1 ||
-      !deg.is_contiguous())
-    fail("TypeError", "choose_subsets: expected a contiguous int64 vector of "
-                      "degrees, got " +
-                          std::string(dtypeName(deg.scalar_type())) +
-                          " of shape " + shapeString(shapeOf(deg)));
+/// Floyd's k distinct offsets in [0, d) for frontier position r, as
+/// floyd::chooseRow draws them (the same draws, so the same result), with a
+/// hash set for the "taken" test where k is large: O(k), not O(k^2).
+void chooseRowOnHost(uint64_t seed, int64_t r, int64_t d, int64_t k,
+                     int64_t *chosen) {
+  if (k <= 32) {
+    ::gnn::runtime::floyd::chooseRow(seed, r, d, k, chosen);
+    return;
+  }
+  std::unordered_set<int64_t> taken;
+  taken.reserve(static_cast<size_t>(2 * k));
+  for (int64_t j = 0; j < k; ++j) {
+    int64_t top = d - k + j;
+    int64_t t = ::gnn::runtime::floyd::draw(seed, r, j, top);
+    chosen[j] = taken.insert(t).second ? t : top;
+    if (chosen[j] == top)
+      taken.insert(top);
+  }
+}
+
+/// `gnnc::sample_hop(indptr, frontier, k, replace, seed) -> [pos, owner]`:
+/// one hop of the neighbour loader (python/gnnc/loader.py). For each
+/// frontier node f (position i), of in-edges indptr[f] .. indptr[f + 1]: all
+/// of them (k = -1), k uniform draws with replacement (`replace`), or k
+/// distinct ones by Floyd's algorithm (all where there are at most k).
+/// Returns their CSC positions `pos` and frontier positions `owner`,
+/// grouped by i. The draws (gnn/Runtime/Floyd.h) are keyed by `seed` (one
+/// int64 on the frontier's device, so that a CUDA generator draws it without
+/// a synchronisation) and i: the CPU and the GPU sample the same edges. On
+/// CUDA `indptr` may stay in pinned host memory; the one synchronisation
+/// reads back the sample count (and the range check of the frontier).
+std::vector<Tensor> sampleHopImpl(Tensor indptr, Tensor frontier, int64_t k,
+                                  bool replace, Tensor seed) {
+  auto vector = [](const Tensor &t) {
+    return t.scalar_type() == ScalarType::Long && t.dim() == 1 &&
+           t.is_contiguous();
+  };
+  if (!vector(indptr) || indptr.numel() < 1)
+    fail("TypeError", "sample_hop: expected indptr as a contiguous int64 "
+                      "vector of num_nodes + 1 offsets");
+  if (!vector(frontier))
+    fail("TypeError", "sample_hop: expected the frontier as a contiguous "
+                      "int64 vector of node ids");
   if (seed.scalar_type() != ScalarType::Long || seed.numel() != 1 ||
-      seed.is_cuda() != deg.is_cuda())
-    fail("TypeError", "choose_subsets: expected the seed as one int64 on the "
-                      "degrees' device");
-  if (k < 1)
-    fail("ValueError",
-         "choose_subsets: k must be at least 1, got " + std::to_string(k));
-  int64_t rows = deg.numel();
-  Tensor out = emptyOn({rows, k}, ScalarType::Long, deg);
-  if (!deg.is_cuda()) {
-    const auto *d = static_cast<const int64_t *>(deg.data_ptr());
-    uint64_t s =
+      seed.is_cuda() != frontier.is_cuda())
+    fail("TypeError", "sample_hop: expected the seed as one int64 on the "
+                      "frontier's device");
+  if (k < -1)
+    fail("ValueError", "sample_hop: k must be -1 (all) or at least 0, got " +
+                           std::to_string(k));
+  int64_t numNodes = indptr.numel() - 1, rows = frontier.numel();
+  const auto *ids = static_cast<const int64_t *>(frontier.data_ptr());
+  auto outOfRange = [&](int64_t i, int64_t id) {
+    fail("ValueError", "sample_hop: frontier[" + std::to_string(i) + "] = " +
+                           std::to_string(id) + " is outside [0, " +
+                           std::to_string(numNodes) + ")");
+  };
+  if (!frontier.is_cuda()) {
+    if (indptr.is_cuda())
+      fail("ValueError", "sample_hop: the frontier is on the CPU but indptr on "
+                         "a GPU");
+    const auto *ptr = static_cast<const int64_t *>(indptr.data_ptr());
+    uint64_t key =
         static_cast<uint64_t>(*static_cast<const int64_t *>(seed.data_ptr()));
-    auto *o = static_cast<int64_t *>(out.data_ptr());
-    for (int64_t r = 0; r < rows; ++r)
-      ::gnn::runtime::floyd::chooseRow(s, r, d[r], k, o + r * k);
-    return out;
+    std::vector<int64_t> counts(static_cast<size_t>(rows));
+    int64_t total = 0;
+    for (int64_t i = 0; i < rows; ++i) {
+      int64_t f = ids[i];
+      if (f < 0 || f >= numNodes)
+        outOfRange(i, f);
+      int64_t d = ptr[f + 1] - ptr[f];
+      counts[i] = k < 0 ? d : replace ? (d > 0 ? k : 0) : std::min(d, k);
+      total += counts[i];
+    }
+    Tensor pos = emptyOn({total}, ScalarType::Long, frontier);
+    Tensor owner = emptyOn({total}, ScalarType::Long, frontier);
+    auto *p = static_cast<int64_t *>(pos.data_ptr());
+    auto *o = static_cast<int64_t *>(owner.data_ptr());
+    for (int64_t i = 0, at = 0; i < rows; at += counts[i], ++i) {
+      int64_t lo = ptr[ids[i]], d = ptr[ids[i] + 1] - lo, c = counts[i];
+      std::fill(o + at, o + at + c, i);
+      if (k < 0 || (!replace && d <= k)) {
+        for (int64_t j = 0; j < c; ++j)
+          p[at + j] = lo + j;
+      } else if (replace) {
+        for (int64_t j = 0; j < c; ++j)
+          p[at + j] = lo + ::gnn::runtime::floyd::draw(key, i, j, d - 1);
+      } else {
+        chooseRowOnHost(key, i, d, k, p + at);
+        for (int64_t j = 0; j < c; ++j)
+          p[at + j] += lo;
+      }
+    }
+    return {pos, owner};
   }
 #ifdef GNNC_HAVE_CUDA_RUNTIME
-  torch::stable::accelerator::DeviceGuard guard(deg.get_device_index());
-  CudaCall call(deg);
-  check(rt::chooseSubsets(static_cast<const int64_t *>(deg.data_ptr()), rows, k,
-                          static_cast<const int64_t *>(seed.data_ptr()),
-                          static_cast<int64_t *>(out.data_ptr()),
-                          static_cast<cudaStream_t>(call.stream)));
-  return out;
+  if (indptr.is_cuda() && indptr.get_device_index() != frontier.get_device_index())
+    fail("ValueError", "sample_hop: indptr and the frontier are on different GPUs");
+  torch::stable::accelerator::DeviceGuard guard(frontier.get_device_index());
+  CudaCall call(frontier);
+  auto stream = static_cast<cudaStream_t>(call.stream);
+  const auto *ptr = static_cast<const int64_t *>(
+      check(rt::deviceView(indptr.data_ptr(), "sample_hop: indptr")));
+  // counts, inclusive ends, the range flag, then cub's scratch (256-byte
+  // aligned).
+  size_t head = (8 * size_t(2 * rows + 1) + 255) / 256 * 256;
+  Tensor ws = call.workspace(head + rt::sampleHopTempBytes(rows), frontier);
+  auto *counts = static_cast<int64_t *>(ws.data_ptr());
+  int64_t *ends = counts + rows, *flag = ends + rows;
+  check(rt::sampleHopCount(ptr, numNodes, ids, rows, k, replace, counts, ends,
+                           flag, static_cast<char *>(ws.data_ptr()) + head,
+                           stream));
+  // The total (ends[rows - 1]) and the flag beside it: one read back.
+  int64_t back[2] = {0, 0};
+  if (rows > 0)
+    check(rt::readBack(back, ends + rows - 1, 2 * sizeof(int64_t), stream));
+  if (back[1] >= 0 && back[1] < rows) {
+    int64_t bad = 0;
+    check(rt::readBack(&bad, ids + back[1], sizeof(int64_t), stream));
+    outOfRange(back[1], bad);
+  }
+  Tensor pos = emptyOn({back[0]}, ScalarType::Long, frontier);
+  Tensor owner = emptyOn({back[0]}, ScalarType::Long, frontier);
+  check(rt::sampleHopFill(ptr, ids, rows, k, replace,
+                          static_cast<const int64_t *>(seed.data_ptr()), counts,
+                          ends, back[0], static_cast<int64_t *>(pos.data_ptr()),
+                          static_cast<int64_t *>(owner.data_ptr()), stream));
+  return {pos, owner};
 #else
-  fail("RuntimeError",
-       "choose_subsets: gnnc was built without the CUDA runtime");
+  fail("RuntimeError", "sample_hop: gnnc was built without the CUDA runtime");
 #endif
 }
 
@@ -712,20 +800,21 @@ STABLE_TORCH_LIBRARY(gnnc, m) {
   m.def("call_backward(int target, Tensor edge_index, int num_nodes, "
         "SymInt graph, Tensor[] inputs, Tensor[] outputs, "
         "Tensor[] output_grads) -> Tensor[]");
-  m.def("choose_subsets(Tensor deg, int k, Tensor seed) -> Tensor");
+  m.def("sample_hop(Tensor indptr, Tensor frontier, int k, bool replace, "
+        "Tensor seed) -> Tensor[]");
   m.def("gather_rows(Tensor table, Tensor index) -> Tensor");
 }
 
 STABLE_TORCH_LIBRARY_IMPL(gnnc, CPU, m) {
   m.impl("call", TORCH_BOX(&gnnc_py::callImpl));
   m.impl("call_backward", TORCH_BOX(&gnnc_py::callBackwardImpl));
-  m.impl("choose_subsets", TORCH_BOX(&gnnc_py::chooseSubsetsImpl));
+  m.impl("sample_hop", TORCH_BOX(&gnnc_py::sampleHopImpl));
   m.impl("gather_rows", TORCH_BOX(&gnnc_py::gatherRowsImpl));
 }
 
 STABLE_TORCH_LIBRARY_IMPL(gnnc, CUDA, m) {
   m.impl("call", TORCH_BOX(&gnnc_py::callImpl));
   m.impl("call_backward", TORCH_BOX(&gnnc_py::callBackwardImpl));
-  m.impl("choose_subsets", TORCH_BOX(&gnnc_py::chooseSubsetsImpl));
+  m.impl("sample_hop", TORCH_BOX(&gnnc_py::sampleHopImpl));
   m.impl("gather_rows", TORCH_BOX(&gnnc_py::gatherRowsImpl));
 }

@@ -1,11 +1,10 @@
 """gnnc.loader.NeighborLoader: sampling semantics checked against a plain
 Python reading of each batch (fan-outs, in-neighbours only, no duplicates
 without replacement, relabelling in first-occurrence order), uniformity of
-the sampled neighbours (chi-square under a fixed seed, both subset
-samplers), reproducibility, argument errors, a batch through gnnc.nn's
+the sampled neighbours (chi-square under a fixed seed), the sample_hop
+operator (CPU and CUDA draw alike), reproducibility, argument errors, a batch through gnnc.nn's
 SAGEConv against PyG's, and a 2-process DDP run on CPU (gloo)."""
 
-import itertools
 import os
 import tempfile
 
@@ -96,15 +95,11 @@ def check_batch(batch, data, seeds, num_neighbors, replace=False):
     return frontiers
 
 
-SAMPLERS = ["auto", "floyd", "sort"]
-
-
 @pytest.mark.parametrize("num_neighbors", [[3, 2], [-1], [2, -1, 1], [0, 3], [40, 5], []])
-@pytest.mark.parametrize("replace,sampler", [(False, s) for s in SAMPLERS] + [(True, "auto")])
-def test_semantics_random_graph(num_neighbors, replace, sampler):
+@pytest.mark.parametrize("replace", [False, True])
+def test_semantics_random_graph(num_neighbors, replace):
     data = random_graph()
     loader = NeighborLoader(data, num_neighbors, batch_size=7, replace=replace,
-                            subset_sampler=sampler,
                             generator=torch.Generator().manual_seed(1))
     batches = list(loader)
     assert len(batches) == len(loader) == 6
@@ -119,8 +114,8 @@ def test_semantics_random_graph(num_neighbors, replace, sampler):
 def test_dense_neighbourhoods_and_multi_edges():
     # Every node has ~60 in-edges, parallel edges included.
     data = random_graph(n=30, e=1800, seed=3)
-    for nn, sampler in itertools.product(([40, 35], [5, 3], [33]), SAMPLERS):
-        loader = NeighborLoader(data, nn, batch_size=4, shuffle=True, subset_sampler=sampler,
+    for nn in ([40, 35], [5, 3], [33]):
+        loader = NeighborLoader(data, nn, batch_size=4, shuffle=True,
                                 generator=torch.Generator().manual_seed(2))
         for batch in loader:
             check_batch(batch, data, batch.n_id[:batch.batch_size].tolist(), nn)
@@ -170,12 +165,11 @@ def chi2(counts, expected):
 
 
 @pytest.mark.parametrize("deg,k", [(10, 3), (20, 19), (100, 40)])
-@pytest.mark.parametrize("sampler", ["floyd", "sort"])
-def test_every_neighbour_equally_likely(deg, k, sampler):
+def test_every_neighbour_equally_likely(deg, k):
     # 2000 copies of one seed in a batch: 2000 independent draws.
     ei = torch.stack([torch.arange(1, deg + 1), torch.zeros(deg, dtype=torch.long)])
     data = Plain(x=torch.zeros(deg + 1, 1), edge_index=ei)
-    loader = NeighborLoader(data, [k], batch_size=2000, subset_sampler=sampler,
+    loader = NeighborLoader(data, [k], batch_size=2000,
                             input_nodes=torch.zeros(2000, dtype=torch.long),
                             generator=torch.Generator().manual_seed(deg))
     (batch,) = list(loader)
@@ -186,13 +180,13 @@ def test_every_neighbour_equally_likely(deg, k, sampler):
     assert chi2(counts, 2000 * k / deg) < CHI2_999[deg - 1]
 
 
-@pytest.mark.parametrize("sampler", ["floyd", "sort"])
-def test_every_subset_equally_likely(sampler):
-    # 2 of 4: the 6 pairs, 6000 draws.
-    data = Plain(x=torch.zeros(5, 1), edge_index=torch.tensor([[1, 2, 3, 4], [0, 0, 0, 0]]))
-    loader = NeighborLoader(data, [2], subset_sampler=sampler,
-                            generator=torch.Generator().manual_seed(5))
-    chosen = loader._choose(torch.full((6000,), 4), 2, 24000)
+def test_every_subset_equally_likely():
+    # 2 of 4: the 6 pairs, 6000 draws (6000 frontier copies of one node).
+    indptr = torch.tensor([0, 4])
+    pos, owner = torch.ops.gnnc.sample_hop(indptr, torch.zeros(6000, dtype=torch.long), 2,
+                                           False, torch.tensor([5]))
+    assert torch.equal(owner, torch.arange(6000).repeat_interleave(2))
+    chosen = pos.view(6000, 2)
     assert ((chosen >= 0) & (chosen < 4)).all() and (chosen[:, 0] != chosen[:, 1]).all()
     pair = chosen.min(1).values * 4 + chosen.max(1).values
     counts = torch.bincount(pair, minlength=16)[[1, 2, 3, 6, 7, 11]].double()
@@ -343,8 +337,8 @@ def test_bad_arguments():
         NeighborLoader(data, [2], frobnicate=1)
     with pytest.raises(ValueError, match="rank"):
         NeighborLoader(data, [2], num_replicas=2, rank=2)
-    with pytest.raises(ValueError, match="subset_sampler"):
-        NeighborLoader(data, [2], subset_sampler="reservoir")
+    with pytest.raises(TypeError, match="subset_sampler"):  # removed: one sampler
+        NeighborLoader(data, [2], subset_sampler="sort")
     with pytest.raises(ValueError, match="feature_memory"):
         NeighborLoader(data, [2], feature_memory="uva")
     if not torch.cuda.is_available():
@@ -399,32 +393,73 @@ def test_trim_to_layer_keeps_the_seeds_outputs():
     torch.testing.assert_close(x[:32], full)
 
 
-def test_choose_subsets_operator():
-    # Distinct offsets in range, a function of (seed, row, degree, k) only.
-    deg = torch.tensor([3, 50, 1000, 7, 2**40])
+def test_sample_hop_operator():
+    # Node degrees 3, 50, 1000, 0, 7 (CSC offsets); the frontier repeats and
+    # reorders them. pos: CSC positions grouped by frontier position (owner).
+    indptr = torch.tensor([0, 3, 53, 1053, 1053, 1060])
+    frontier = torch.tensor([2, 0, 3, 1, 4, 2])
     seed = torch.tensor([123456789])
-    a = torch.ops.gnnc.choose_subsets(deg, 2, seed)
-    assert a.shape == (5, 2) and a.dtype == torch.long
-    assert ((a >= 0) & (a < deg.unsqueeze(1))).all() and (a[:, 0] != a[:, 1]).all()
-    assert torch.equal(a, torch.ops.gnnc.choose_subsets(deg, 2, seed))
-    assert torch.equal(a[:3], torch.ops.gnnc.choose_subsets(deg[:3], 2, seed))
-    assert not torch.equal(a, torch.ops.gnnc.choose_subsets(deg, 2, seed + 1))
-    big = torch.ops.gnnc.choose_subsets(torch.full((200,), 40), 39, seed)
-    ordered = big.sort(1).values
-    assert (ordered[:, 1:] != ordered[:, :-1]).all() and ((big >= 0) & (big < 40)).all()
-    assert torch.ops.gnnc.choose_subsets(deg[:0], 3, seed).shape == (0, 3)
-    with pytest.raises(RuntimeError, match="k must be at least 1"):
-        torch.ops.gnnc.choose_subsets(deg, 0, seed)
-    with pytest.raises(RuntimeError, match="int64 vector of degrees"):
-        torch.ops.gnnc.choose_subsets(deg.int(), 2, seed)
+    deg = indptr[frontier + 1] - indptr[frontier]
+    lo = indptr[frontier]
+
+    def hop(k, replace=False, s=seed, f=frontier, ptr=indptr):
+        return torch.ops.gnnc.sample_hop(ptr, f, k, replace, s)
+
+    for k, replace in ((-1, False), (0, False), (2, False), (5, False), (40, False),
+                       (4, True)):
+        pos, owner = hop(k, replace)
+        want = deg if k < 0 else torch.where(deg > 0, k, 0) if replace else deg.clamp_max(k)
+        assert torch.equal(torch.bincount(owner, minlength=6), want)
+        assert torch.equal(owner, owner.sort().values)
+        assert ((pos >= lo[owner]) & (pos < lo[owner] + deg[owner])).all()
+        if not replace:  # distinct edges per frontier position
+            key = owner * 10**6 + pos
+            assert key.unique().numel() == key.numel()
+        if not replace:  # rows of at most k (every row for k = -1): all, in order
+            for i in range(6):
+                d = int(deg[i])
+                if k < 0 or d <= k:
+                    assert torch.equal(pos[owner == i] - lo[i], torch.arange(d))
+        pos2, owner2 = hop(k, replace)
+        assert torch.equal(pos, pos2) and torch.equal(owner, owner2)
+    # A function of (seed, frontier position, degree, k): a prefix samples alike.
+    pos, owner = hop(2)
+    p3, o3 = hop(2, f=frontier[:3])
+    assert torch.equal(p3, pos[:o3.numel()])
+    assert not torch.equal(pos, hop(2, s=seed + 1)[0])
+    # Floyd's large-k path on the host (a hash set) draws as the small one.
+    wide = torch.tensor([0, 5000])
+    big, _ = hop(1000, f=torch.zeros(30, dtype=torch.long), ptr=wide)
+    ordered = big.view(30, 1000).sort(1).values
+    assert (ordered[:, 1:] != ordered[:, :-1]).all() and ((big >= 0) & (big < 5000)).all()
+    assert hop(3, f=frontier[:0])[0].shape == (0,)
+    with pytest.raises(RuntimeError, match=r"frontier\[1\] = 5 is outside \[0, 5\)"):
+        hop(2, f=torch.tensor([0, 5]))
+    with pytest.raises(RuntimeError, match="k must be -1"):
+        hop(-2)
+    with pytest.raises(RuntimeError, match="int64 vector of node ids"):
+        hop(2, f=frontier.int())
     with pytest.raises(RuntimeError, match="seed as one int64"):
-        torch.ops.gnnc.choose_subsets(deg, 2, torch.tensor([1, 2]))
-    if torch.cuda.is_available():  # the kernel draws what the CPU draws
-        c = torch.ops.gnnc.choose_subsets(deg.cuda(), 2, seed.cuda())
-        assert torch.equal(c.cpu(), a)
-        deg2 = torch.randint(30, 5000, (10000,))
-        assert torch.equal(torch.ops.gnnc.choose_subsets(deg2.cuda(), 25, seed.cuda()).cpu(),
-                           torch.ops.gnnc.choose_subsets(deg2, 25, seed))
+        hop(2, s=torch.tensor([1, 2]))
+    if torch.cuda.is_available():  # the kernels draw what the CPU draws
+        for k, replace in ((-1, False), (2, False), (40, False), (4, True), (1000, False)):
+            ptr = wide if k == 1000 else indptr
+            f = torch.zeros(30, dtype=torch.long) if k == 1000 else frontier
+            a = hop(k, replace, f=f, ptr=ptr)
+            c = hop(k, replace, s=seed.cuda(), f=f.cuda(), ptr=ptr.cuda())
+            assert all(torch.equal(x, y.cpu()) for x, y in zip(a, c))
+            pinned = hop(k, replace, s=seed.cuda(), f=f.cuda(), ptr=ptr.pin_memory())
+            assert all(torch.equal(x, y.cpu()) for x, y in zip(a, pinned))
+        with pytest.raises(RuntimeError, match=r"frontier\[1\] = 5 is outside"):
+            hop(2, s=seed.cuda(), f=torch.tensor([0, 5], device="cuda"), ptr=indptr.cuda())
+        n = 20000
+        degs = torch.randint(0, 300, (n,))
+        ptr = torch.cat([torch.zeros(1, dtype=torch.long), degs.cumsum(0)])
+        f = torch.randint(0, n, (5000,))
+        for k, replace in ((25, False), (10, True), (-1, False)):
+            a = hop(k, replace, f=f, ptr=ptr)
+            c = hop(k, replace, s=seed.cuda(), f=f.cuda(), ptr=ptr.cuda())
+            assert all(torch.equal(x, y.cpu()) for x, y in zip(a, c))
 
 
 def test_gather_rows_operator():
@@ -488,8 +523,8 @@ def test_cuda(feature_memory):
             assert t.is_cuda
         torch.testing.assert_close(batch.x.cpu(), data.x[batch.n_id.cpu()])
         check_batch(batch, data, batch.n_id[:batch.batch_size].tolist(), [5, 40, -1])
-    # Graph on the GPU: the loader samples there; uniform per neighbour with
-    # both subset samplers (Floyd's for 10, the keyed sort for 40).
+    # Graph on the GPU: the loader samples there; uniform per neighbour
+    # (Floyd's draw for 10 and 40 of 100).
     ei = torch.stack([torch.arange(1, 101), torch.zeros(100, dtype=torch.long)])
     hub = Plain(x=torch.zeros(101, 1, device="cuda"), edge_index=ei.cuda())
     for k in (10, 40):

@@ -16,6 +16,8 @@
 
 #include "gnn/Runtime/Status.h"
 
+#include <cstddef>
+
 #include <cstdint>
 
 typedef struct CUstream_st *cudaStream_t;
@@ -23,13 +25,44 @@ typedef struct CUstream_st *cudaStream_t;
 namespace gnn {
 namespace runtime {
 
-/// For each of `rows` rows of degree deg[r] > k (device memory), k distinct
-/// offsets in [0, deg[r]) written to out[r * k, r * k + k): a uniform random
-/// k-subset by Floyd's algorithm, one thread per row, with the draws of
-/// gnn/Runtime/Floyd.h (the CPU operator's: the same subsets) keyed by the
-/// 64-bit *seed, which is read on the device. Enqueued on `stream`; k >= 1.
-Status chooseSubsets(const int64_t *deg, int64_t rows, int64_t k,
-                     const int64_t *seed, int64_t *out, cudaStream_t stream);
+/// One hop of the neighbour loader, in two calls around the one read back
+/// of its size. `indptr` ([numNodes + 1], device memory or pinned host
+/// memory read through unified addressing) holds the in-edges' CSC offsets;
+/// `frontier` ([rows] node ids, device memory) the nodes whose in-edges are
+/// sampled: all of them (k = -1), k uniform draws with replacement
+/// (`replace`), or k distinct ones by Floyd's algorithm (gnn/Runtime/Floyd.h,
+/// the CPU operator's draws: the same edges for the same seed). The draws
+/// are keyed by the 64-bit *seed (read on the device) and the frontier
+/// position.
+///
+/// sampleHopCount writes each frontier node's sample count, their inclusive
+/// sum into ends[rows] (cub, `temp` of sampleHopTempBytes(rows) bytes) and,
+/// at *flag, the first frontier position whose id lies outside
+/// [0, numNodes) (INT64_MAX: none; the caller zeroes nothing, the kernel
+/// writes it). Enqueued on `stream`.
+size_t sampleHopTempBytes(int64_t rows);
+Status sampleHopCount(const int64_t *indptr, int64_t numNodes,
+                      const int64_t *frontier, int64_t rows, int64_t k,
+                      bool replace, int64_t *counts, int64_t *ends,
+                      int64_t *flag, void *temp, cudaStream_t stream);
+
+/// sampleHopFill, once the total (ends[rows - 1]) is known: for each of the
+/// `total` samples its CSC position pos[s] and its frontier position
+/// owner[s], grouped by frontier position. Enqueued on `stream`.
+Status sampleHopFill(const int64_t *indptr, const int64_t *frontier,
+                     int64_t rows, int64_t k, bool replace,
+                     const int64_t *seed, const int64_t *counts,
+                     const int64_t *ends, int64_t total, int64_t *pos,
+                     int64_t *owner, cudaStream_t stream);
+
+/// Copies `bytes` from device memory to the host after the work queued on
+/// `stream` and waits for them.
+Status readBack(void *host, const void *device, size_t bytes,
+                cudaStream_t stream);
+
+/// The device address of `p` (device memory, or pinned host memory through
+/// unified addressing); an error for pageable host memory.
+StatusOr<const void *> deviceView(const void *p, const char *what);
 
 /// out[i, :] = table[index[i], :] for `count` int64 ids on the device, rows
 /// of `rowBytes` bytes: the loader's gathers from a graph or features kept
