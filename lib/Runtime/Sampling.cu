@@ -86,6 +86,60 @@ __global__ void hopFloydKernel(const int64_t *indptr, const int64_t *frontier,
   }
 }
 
+/// A new node's first occurrence: the smallest position among the sources
+/// not in the batch yet (atomicMin into firstMap).
+__global__ void relabelFirstKernel(const int64_t *src, int64_t count,
+                                   const int64_t *localMap,
+                                   int64_t *firstMap) {
+  for (int64_t s = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; s < count;
+       s += int64_t(gridDim.x) * blockDim.x) {
+    int64_t v = src[s];
+    if (localMap[v] < 0)
+      atomicMin(reinterpret_cast<unsigned long long *>(firstMap + v),
+                static_cast<unsigned long long>(s));
+  }
+}
+
+__global__ void relabelFlagKernel(const int64_t *src, int64_t count,
+                                  const int64_t *localMap,
+                                  const int64_t *firstMap, int64_t *flags) {
+  for (int64_t s = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; s < count;
+       s += int64_t(gridDim.x) * blockDim.x) {
+    int64_t v = src[s];
+    flags[s] = localMap[v] < 0 && firstMap[v] == s;
+  }
+}
+
+/// Every position's local id: the node's own, or numLocal + the rank of its
+/// first occurrence. A first occurrence also enters its node in localMap
+/// (the value any other occurrence computes, so reading it early agrees).
+__global__ void relabelAssignKernel(const int64_t *src, int64_t count,
+                                    int64_t numLocal, const int64_t *flags,
+                                    const int64_t *ranks, int64_t *localMap,
+                                    const int64_t *firstMap, int64_t *local,
+                                    int64_t *newNodes) {
+  for (int64_t s = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; s < count;
+       s += int64_t(gridDim.x) * blockDim.x) {
+    int64_t v = src[s];
+    if (flags[s]) {
+      int64_t id = numLocal + ranks[s];
+      local[s] = id;
+      newNodes[ranks[s]] = v;
+      localMap[v] = id;
+      continue;
+    }
+    int64_t known = localMap[v];
+    local[s] = known >= 0 ? known : numLocal + ranks[firstMap[v]];
+  }
+}
+
+__global__ void relabelResetKernel(const int64_t *newNodes, int64_t numNew,
+                                   int64_t *firstMap) {
+  for (int64_t r = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; r < numNew;
+       r += int64_t(gridDim.x) * blockDim.x)
+    firstMap[newNodes[r]] = INT64_MAX;
+}
+
 unsigned gridFor(int64_t threads) {
   return static_cast<unsigned>(std::min<int64_t>(
       (threads + kThreads - 1) / kThreads, int64_t(65535) * 16));
@@ -201,6 +255,58 @@ Status gnn::runtime::sampleHopFill(const int64_t *indptr,
   hopFloydKernel<<<gridFor(rows), kThreads, 0, stream>>>(indptr, frontier, rows,
                                                          k, seed, ends, pos);
   return launched("the hop's subset draw");
+}
+
+size_t gnn::runtime::relabelTempBytes(int64_t count) {
+  size_t bytes = 0;
+  cub::DeviceScan::ExclusiveSum(nullptr, bytes,
+                                static_cast<const int64_t *>(nullptr),
+                                static_cast<int64_t *>(nullptr),
+                                static_cast<int>(std::max<int64_t>(count, 1)));
+  return std::max<size_t>(bytes, 1);
+}
+
+Status gnn::runtime::relabelMark(const int64_t *src, int64_t count,
+                                 const int64_t *localMap, int64_t *firstMap,
+                                 int64_t *flags, int64_t *ranks, void *temp,
+                                 cudaStream_t stream) {
+  if (count <= 0)
+    return Status();
+  if (count >= INT32_MAX)
+    return Status::error("relabelMark: 2^31 - 1 or more sampled edges");
+  relabelFirstKernel<<<gridFor(count), kThreads, 0, stream>>>(
+      src, count, localMap, firstMap);
+  GNN_RETURN_IF_ERROR(launched("the relabelling's first occurrences"));
+  relabelFlagKernel<<<gridFor(count), kThreads, 0, stream>>>(
+      src, count, localMap, firstMap, flags);
+  GNN_RETURN_IF_ERROR(launched("the relabelling's flags"));
+  if (cudaMemsetAsync(flags + count, 0, sizeof(int64_t), stream) != cudaSuccess)
+    return launched("the relabelling's last flag");
+  size_t bytes = relabelTempBytes(count + 1);
+  cudaError_t e = cub::DeviceScan::ExclusiveSum(
+      temp, bytes, flags, ranks, static_cast<int>(count + 1), stream);
+  if (e != cudaSuccess)
+    return Status::error(std::string("the relabelling's scan: ") +
+                         cudaGetErrorName(e));
+  return Status();
+}
+
+Status gnn::runtime::relabelAssign(const int64_t *src, int64_t count,
+                                   int64_t numLocal, const int64_t *flags,
+                                   const int64_t *ranks, int64_t numNew,
+                                   int64_t *localMap, int64_t *firstMap,
+                                   int64_t *local, int64_t *newNodes,
+                                   cudaStream_t stream) {
+  if (count <= 0)
+    return Status();
+  relabelAssignKernel<<<gridFor(count), kThreads, 0, stream>>>(
+      src, count, numLocal, flags, ranks, localMap, firstMap, local, newNodes);
+  GNN_RETURN_IF_ERROR(launched("the relabelling"));
+  if (numNew <= 0)
+    return Status();
+  relabelResetKernel<<<gridFor(numNew), kThreads, 0, stream>>>(newNodes, numNew,
+                                                               firstMap);
+  return launched("the relabelling's reset");
 }
 
 Status gnn::runtime::gatherRows(const void *table, int64_t rows,

@@ -409,21 +409,11 @@ class NeighborLoader:
 
     def _relabel(self, src: Tensor, num_local: int):
         """Local ids of `src` (global ids), giving the nodes not seen yet the
-        ids num_local, num_local + 1, ... in order of first occurrence.
-        Returns (local ids, the new nodes' global ids). One host sync (the
-        new node count)."""
-        local = self._local.index_select(0, src)
-        new = local < 0
-        pos = torch.arange(src.numel(), device=self.device)
-        self._first.scatter_reduce_(0, src, pos, "amin")
-        first = self._first.index_select(0, src)
-        is_first = new & (first == pos)
-        ids = num_local - 1 + torch.cumsum(is_first, 0)
-        # Every occurrence of a node writes the same value: duplicates agree.
-        local = torch.where(new, ids.index_select(0, first), local)
-        self._local.index_put_((src,), local)
-        self._first.index_fill_(0, src, _INT64_MAX)
-        new_nodes = src[is_first]  # the sync: its size
+        ids num_local, num_local + 1, ... in order of first occurrence (one
+        gnnc operator: on the GPU an atomic minimum marks each new node's
+        first occurrence, a scan numbers them). Returns (local ids, the new
+        nodes' global ids). One host sync (the new node count)."""
+        local, new_nodes = torch.ops.gnnc.relabel(self._local, self._first, src, num_local)
         return local, new_nodes
 
     def sample(self, seeds: Tensor, input_id: Optional[Tensor] = None):

@@ -738,6 +738,82 @@ std::vector<Tensor> sampleHopImpl(Tensor indptr, Tensor frontier, int64_t k,
 #endif
 }
 
+/// `gnnc::relabel(local_map, first_map, src, num_local) -> [local, new]`:
+/// the neighbour loader's relabelling of one hop's sampled sources `src`
+/// (global ids). `local_map` (global id -> local id in the batch, -1: not
+/// in it) and `first_map` (scratch, int64 max between calls; the CPU does
+/// not use it) cover every node and are updated in place: the nodes not in
+/// the batch yet get the local ids num_local, num_local + 1, ... in order of
+/// first occurrence and enter `local_map`. Returns every source's local id
+/// and the new nodes' global ids. On CUDA one synchronisation (the new node
+/// count). The loader's ids are in range by construction; the CPU checks
+/// them, the GPU does not.
+std::vector<Tensor> relabelImpl(Tensor localMap, Tensor firstMap, Tensor src,
+                                int64_t numLocal) {
+  auto vector = [](const Tensor &t) {
+    return t.scalar_type() == ScalarType::Long && t.dim() == 1 &&
+           t.is_contiguous();
+  };
+  if (!vector(localMap) || !vector(firstMap) || !vector(src) ||
+      firstMap.numel() != localMap.numel())
+    fail("TypeError", "relabel: expected contiguous int64 vectors: two maps of "
+                      "num_nodes entries and the sources");
+  if (localMap.is_cuda() != src.is_cuda() || firstMap.is_cuda() != src.is_cuda())
+    fail("ValueError", "relabel: the maps and the sources are on different "
+                       "devices");
+  int64_t count = src.numel(), nodes = localMap.numel();
+  const auto *ids = static_cast<const int64_t *>(src.data_ptr());
+  auto *lmap = static_cast<int64_t *>(localMap.data_ptr());
+  Tensor local = emptyOn({count}, ScalarType::Long, src);
+  auto *loc = static_cast<int64_t *>(local.data_ptr());
+  if (!src.is_cuda()) {
+    std::vector<int64_t> added;
+    for (int64_t s = 0; s < count; ++s) {
+      int64_t v = ids[s];
+      if (v < 0 || v >= nodes)
+        fail("ValueError", "relabel: src[" + std::to_string(s) + "] = " +
+                               std::to_string(v) + " is outside [0, " +
+                               std::to_string(nodes) + ")");
+      if (lmap[v] < 0) {
+        lmap[v] = numLocal + int64_t(added.size());
+        added.push_back(v);
+      }
+      loc[s] = lmap[v];
+    }
+    Tensor fresh = emptyOn({int64_t(added.size())}, ScalarType::Long, src);
+    std::copy(added.begin(), added.end(),
+              static_cast<int64_t *>(fresh.data_ptr()));
+    return {local, fresh};
+  }
+#ifdef GNNC_HAVE_CUDA_RUNTIME
+  if (localMap.get_device_index() != src.get_device_index() ||
+      firstMap.get_device_index() != src.get_device_index())
+    fail("ValueError", "relabel: the maps and the sources are on different GPUs");
+  torch::stable::accelerator::DeviceGuard guard(src.get_device_index());
+  CudaCall call(src);
+  auto stream = static_cast<cudaStream_t>(call.stream);
+  auto *fmap = static_cast<int64_t *>(firstMap.data_ptr());
+  // flags and ranks (count + 1 each: ranks[count] is the new node count),
+  // then cub's scratch (256-byte aligned).
+  size_t head = (16 * size_t(count + 1) + 255) / 256 * 256;
+  Tensor ws = call.workspace(head + rt::relabelTempBytes(count + 1), src);
+  auto *flags = static_cast<int64_t *>(ws.data_ptr());
+  int64_t *ranks = flags + count + 1;
+  check(rt::relabelMark(ids, count, lmap, fmap, flags, ranks,
+                        static_cast<char *>(ws.data_ptr()) + head, stream));
+  int64_t numNew = 0;
+  if (count > 0)
+    check(rt::readBack(&numNew, ranks + count, sizeof(int64_t), stream));
+  Tensor fresh = emptyOn({numNew}, ScalarType::Long, src);
+  check(rt::relabelAssign(ids, count, numLocal, flags, ranks, numNew, lmap,
+                          fmap, loc, static_cast<int64_t *>(fresh.data_ptr()),
+                          stream));
+  return {local, fresh};
+#else
+  fail("RuntimeError", "relabel: gnnc was built without the CUDA runtime");
+#endif
+}
+
 /// `gnnc::gather_rows(table, index)`: `table[index]` along dim 0, on
 /// index's device. On CUDA `table` may stay in pinned host memory (read
 /// through unified addressing, no copy of the table): the neighbour
@@ -803,6 +879,8 @@ STABLE_TORCH_LIBRARY(gnnc, m) {
   m.def("sample_hop(Tensor indptr, Tensor frontier, int k, bool replace, "
         "Tensor seed) -> Tensor[]");
   m.def("gather_rows(Tensor table, Tensor index) -> Tensor");
+  m.def("relabel(Tensor(a!) local_map, Tensor(b!) first_map, Tensor src, "
+        "int num_local) -> Tensor[]");
 }
 
 STABLE_TORCH_LIBRARY_IMPL(gnnc, CPU, m) {
@@ -810,6 +888,7 @@ STABLE_TORCH_LIBRARY_IMPL(gnnc, CPU, m) {
   m.impl("call_backward", TORCH_BOX(&gnnc_py::callBackwardImpl));
   m.impl("sample_hop", TORCH_BOX(&gnnc_py::sampleHopImpl));
   m.impl("gather_rows", TORCH_BOX(&gnnc_py::gatherRowsImpl));
+  m.impl("relabel", TORCH_BOX(&gnnc_py::relabelImpl));
 }
 
 STABLE_TORCH_LIBRARY_IMPL(gnnc, CUDA, m) {
@@ -817,4 +896,5 @@ STABLE_TORCH_LIBRARY_IMPL(gnnc, CUDA, m) {
   m.impl("call_backward", TORCH_BOX(&gnnc_py::callBackwardImpl));
   m.impl("sample_hop", TORCH_BOX(&gnnc_py::sampleHopImpl));
   m.impl("gather_rows", TORCH_BOX(&gnnc_py::gatherRowsImpl));
+  m.impl("relabel", TORCH_BOX(&gnnc_py::relabelImpl));
 }

@@ -462,6 +462,40 @@ def test_sample_hop_operator():
             assert all(torch.equal(x, y.cpu()) for x, y in zip(a, c))
 
 
+def test_relabel_operator():
+    # Nodes 4 and 9 are in the batch already (local ids 0 and 1); the others
+    # get 2, 3, ... in order of first occurrence and enter the map.
+    n, big = 12, torch.iinfo(torch.int64).max
+    src = torch.tensor([7, 4, 7, 3, 9, 3, 11, 7])
+
+    def run(device, s=src):
+        local_map = torch.full((n,), -1, device=device)
+        local_map[torch.tensor([4, 9])] = torch.tensor([0, 1], device=device)
+        first = torch.full((n,), big, device=device)
+        local, new = torch.ops.gnnc.relabel(local_map, first, s.to(device), 2)
+        return local.cpu(), new.cpu(), local_map.cpu(), first.cpu()
+
+    local, new, local_map, first = run("cpu")
+    assert local.tolist() == [2, 0, 2, 3, 1, 3, 4, 2] and new.tolist() == [7, 3, 11]
+    assert local_map[[7, 3, 11, 4, 9]].tolist() == [2, 3, 4, 0, 1]
+    assert (local_map[[0, 1, 2, 5, 6, 8, 10]] == -1).all() and (first == big).all()
+    empty = run("cpu", src[:0])
+    assert empty[0].numel() == 0 and empty[1].numel() == 0
+    with pytest.raises(RuntimeError, match=r"src\[0\] = 12 is outside \[0, 12\)"):
+        run("cpu", torch.tensor([12]))
+    with pytest.raises(RuntimeError, match="int64 vectors"):
+        torch.ops.gnnc.relabel(torch.zeros(3, dtype=torch.long), torch.zeros(2, dtype=torch.long),
+                               src, 0)
+    if torch.cuda.is_available():  # the kernels relabel as the CPU does
+        for got, want in zip(run("cuda"), (local, new, local_map, first)):
+            assert torch.equal(got, want)
+        assert all(t.numel() == 0 for t in run("cuda", src[:0])[:2])
+        g = torch.Generator().manual_seed(0)
+        many = torch.randint(0, n, (5000,), generator=g)
+        for got, want in zip(run("cuda", many), run("cpu", many)):
+            assert torch.equal(got, want)
+
+
 def test_gather_rows_operator():
     ids = torch.tensor([2, 0, 2, 1])
     for table in (torch.randn(3, 5), torch.arange(3), torch.randn(3, 2, 3).double(),

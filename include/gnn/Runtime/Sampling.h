@@ -55,6 +55,28 @@ Status sampleHopFill(const int64_t *indptr, const int64_t *frontier,
                      const int64_t *ends, int64_t total, int64_t *pos,
                      int64_t *owner, cudaStream_t stream);
 
+/// The loader's relabelling of a hop's `count` sampled sources `src` (global
+/// ids, device memory), in two calls around the read back of the new node
+/// count. `localMap` (global id -> local id, -1: not in the batch yet) and
+/// `firstMap` (global id -> first position among the sources, INT64_MAX
+/// between calls) cover every node. relabelMark leaves in flags[s] whether
+/// position s is a new node's first occurrence and their running count in
+/// `ranks` (exclusive; both of count + 1 entries, so that ranks[count] is
+/// the new node count; `temp` of relabelTempBytes(count + 1) bytes for
+/// cub).
+/// relabelAssign then gives the new nodes the local ids numLocal,
+/// numLocal + 1, ... in order of first occurrence, writes every position's
+/// local id to local[count], the new nodes' global ids to newNodes, enters
+/// them in localMap and resets firstMap.
+size_t relabelTempBytes(int64_t count);
+Status relabelMark(const int64_t *src, int64_t count, const int64_t *localMap,
+                   int64_t *firstMap, int64_t *flags, int64_t *ranks,
+                   void *temp, cudaStream_t stream);
+Status relabelAssign(const int64_t *src, int64_t count, int64_t numLocal,
+                     const int64_t *flags, const int64_t *ranks,
+                     int64_t numNew, int64_t *localMap, int64_t *firstMap,
+                     int64_t *local, int64_t *newNodes, cudaStream_t stream);
+
 /// Copies `bytes` from device memory to the host after the work queued on
 /// `stream` and waits for them.
 Status readBack(void *host, const void *device, size_t bytes,
