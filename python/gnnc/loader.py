@@ -11,6 +11,7 @@ in first-occurrence order and gathers the node and edge attributes. See
 docs/Python-loader.md.
 """
 
+import contextlib
 import math
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Union
 
@@ -140,6 +141,11 @@ def _make_batch(attrs: Dict[str, Any], num_nodes: int):
     if "x" not in attrs:
         batch.num_nodes = num_nodes
     return batch
+
+
+def _on(stream):
+    """`torch.cuda.stream(stream)`, or nothing for None (the CPU)."""
+    return contextlib.nullcontext() if stream is None else torch.cuda.stream(stream)
 
 
 def _pinned(t: Tensor) -> Tensor:
@@ -307,6 +313,7 @@ class NeighborLoader:
         self._local = torch.full((num_nodes,), -1, dtype=torch.long, device=self.device)
         self._first = torch.full((num_nodes,), _INT64_MAX, dtype=torch.long,
                                  device=self.device)
+        self._stream = None  # the CUDA stream batches are sampled on
 
     # -- arguments ----------------------------------------------------------
 
@@ -384,12 +391,33 @@ class NeighborLoader:
         return n // self.batch_size if self.drop_last else math.ceil(n / self.batch_size)
 
     def __iter__(self) -> Iterator:
-        order = self._order()
+        # On CUDA the batches are sampled on a stream of the loader's own, so
+        # that its read backs (one per hop and step) wait for its own kernels
+        # only, not for the training step still running on the caller's
+        # stream; the caller's stream waits for each batch before using it.
+        # The data are read as they are when the iteration starts.
+        side = self._side_stream()
+        consumer = None
+        if side is not None:
+            consumer = torch.cuda.current_stream(self.device)
+            side.wait_stream(consumer)
+        with _on(side):
+            order = self._order()
         for i in range(len(self)):
-            input_id = order[i * self.batch_size:(i + 1) * self.batch_size]
-            batch = self._sample_safely(self.input_nodes.index_select(0, input_id),
-                                        input_id)
+            with _on(side):
+                input_id = order[i * self.batch_size:(i + 1) * self.batch_size]
+                batch = self._sample_safely(self.input_nodes.index_select(0, input_id),
+                                            input_id, consumer)
+            if consumer is not None:
+                consumer.wait_stream(side)
             yield batch if self.transform is None else self.transform(batch)
+
+    def _side_stream(self):
+        if self.device.type != "cuda":
+            return None
+        if self._stream is None:
+            self._stream = torch.cuda.Stream(self.device)
+        return self._stream
 
     # -- sampling -----------------------------------------------------------
 
@@ -426,18 +454,29 @@ class NeighborLoader:
             raise TypeError(f"NeighborLoader.sample: seeds must be integer ids, got "
                             f"{seeds.dtype}")
         _check_ids("NeighborLoader.sample: seeds hold", seeds, self.num_nodes)
-        return self._sample_safely(seeds, input_id)
+        # On the loader's stream as iterating (its scratch maps live there),
+        # after the caller's work so far (the seeds may have just been made).
+        side = self._side_stream()
+        consumer = None
+        if side is not None:
+            consumer = torch.cuda.current_stream(self.device)
+            side.wait_stream(consumer)
+        with _on(side):
+            batch = self._sample_safely(seeds, input_id, consumer)
+        if consumer is not None:
+            consumer.wait_stream(side)
+        return batch
 
-    def _sample_safely(self, seeds: Tensor, input_id: Optional[Tensor]):
+    def _sample_safely(self, seeds: Tensor, input_id: Optional[Tensor], consumer=None):
         try:
-            return self._sample(seeds, input_id)
+            return self._sample(seeds, input_id, consumer)
         except BaseException:
             # The scratch maps may hold this batch's entries: clear them all.
             self._local.fill_(-1)
             self._first.fill_(_INT64_MAX)
             raise
 
-    def _sample(self, seeds: Tensor, input_id: Optional[Tensor]):
+    def _sample(self, seeds: Tensor, input_id: Optional[Tensor], consumer=None):
         dev = self.device
         seeds = seeds.to(dev, torch.long)
         b = seeds.numel()
@@ -476,6 +515,12 @@ class NeighborLoader:
         attrs.update(edge_index=edge_index, n_id=n_id, e_id=e_id, input_id=input_id,
                      batch_size=b, num_sampled_nodes=num_nodes,
                      num_sampled_edges=num_edges)
+        if consumer is not None:
+            # Made on the loader's stream, used on the caller's: their memory
+            # is not reused before the caller's stream is done with them.
+            for v in attrs.values():
+                if isinstance(v, Tensor) and v.is_cuda:
+                    v.record_stream(consumer)
         return _make_batch(attrs, num_local)
 
     def __repr__(self) -> str:
