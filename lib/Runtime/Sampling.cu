@@ -24,8 +24,8 @@ constexpr int kThreads = 128;
 /// Each frontier node's sample count; the first position whose id is out of
 /// range into *flag (atomicMin; the flag starts above every position).
 __global__ void hopCountKernel(const int64_t *indptr, int64_t numNodes,
-                               const int64_t *frontier, int64_t rows,
-                               int64_t k, bool replace, int64_t *counts,
+                               const int64_t *frontier, int64_t rows, int64_t k,
+                               bool replace, int64_t *counts,
                                unsigned long long *flag) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < rows;
        i += int64_t(gridDim.x) * blockDim.x) {
@@ -45,8 +45,8 @@ __global__ void hopCountKernel(const int64_t *indptr, int64_t numNodes,
 __global__ void hopSlotsKernel(const int64_t *indptr, const int64_t *frontier,
                                int64_t rows, int64_t k, bool replace,
                                const int64_t *seed, const int64_t *counts,
-                               const int64_t *ends, int64_t total,
-                               int64_t *pos, int64_t *owner) {
+                               const int64_t *ends, int64_t total, int64_t *pos,
+                               int64_t *owner) {
   uint64_t key = static_cast<uint64_t>(*seed);
   for (int64_t s = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; s < total;
        s += int64_t(gridDim.x) * blockDim.x) {
@@ -89,8 +89,7 @@ __global__ void hopFloydKernel(const int64_t *indptr, const int64_t *frontier,
 /// A new node's first occurrence: the smallest position among the sources
 /// not in the batch yet (atomicMin into firstMap).
 __global__ void relabelFirstKernel(const int64_t *src, int64_t count,
-                                   const int64_t *localMap,
-                                   int64_t *firstMap) {
+                                   const int64_t *localMap, int64_t *firstMap) {
   for (int64_t s = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; s < count;
        s += int64_t(gridDim.x) * blockDim.x) {
     int64_t v = src[s];
@@ -239,10 +238,9 @@ Status gnn::runtime::sampleHopCount(const int64_t *indptr, int64_t numNodes,
 
 Status gnn::runtime::sampleHopFill(const int64_t *indptr,
                                    const int64_t *frontier, int64_t rows,
-                                   int64_t k, bool replace,
-                                   const int64_t *seed, const int64_t *counts,
-                                   const int64_t *ends, int64_t total,
-                                   int64_t *pos, int64_t *owner,
+                                   int64_t k, bool replace, const int64_t *seed,
+                                   const int64_t *counts, const int64_t *ends,
+                                   int64_t total, int64_t *pos, int64_t *owner,
                                    cudaStream_t stream) {
   if (total <= 0)
     return Status();

@@ -658,8 +658,8 @@ std::vector<Tensor> sampleHopImpl(Tensor indptr, Tensor frontier, int64_t k,
   int64_t numNodes = indptr.numel() - 1, rows = frontier.numel();
   const auto *ids = static_cast<const int64_t *>(frontier.data_ptr());
   auto outOfRange = [&](int64_t i, int64_t id) {
-    fail("ValueError", "sample_hop: frontier[" + std::to_string(i) + "] = " +
-                           std::to_string(id) + " is outside [0, " +
+    fail("ValueError", "sample_hop: frontier[" + std::to_string(i) +
+                           "] = " + std::to_string(id) + " is outside [0, " +
                            std::to_string(numNodes) + ")");
   };
   if (!frontier.is_cuda()) {
@@ -701,8 +701,10 @@ std::vector<Tensor> sampleHopImpl(Tensor indptr, Tensor frontier, int64_t k,
     return {pos, owner};
   }
 #ifdef GNNC_HAVE_CUDA_RUNTIME
-  if (indptr.is_cuda() && indptr.get_device_index() != frontier.get_device_index())
-    fail("ValueError", "sample_hop: indptr and the frontier are on different GPUs");
+  if (indptr.is_cuda() &&
+      indptr.get_device_index() != frontier.get_device_index())
+    fail("ValueError",
+         "sample_hop: indptr and the frontier are on different GPUs");
   torch::stable::accelerator::DeviceGuard guard(frontier.get_device_index());
   CudaCall call(frontier);
   auto stream = static_cast<cudaStream_t>(call.stream);
@@ -758,7 +760,8 @@ std::vector<Tensor> relabelImpl(Tensor localMap, Tensor firstMap, Tensor src,
       firstMap.numel() != localMap.numel())
     fail("TypeError", "relabel: expected contiguous int64 vectors: two maps of "
                       "num_nodes entries and the sources");
-  if (localMap.is_cuda() != src.is_cuda() || firstMap.is_cuda() != src.is_cuda())
+  if (localMap.is_cuda() != src.is_cuda() ||
+      firstMap.is_cuda() != src.is_cuda())
     fail("ValueError", "relabel: the maps and the sources are on different "
                        "devices");
   int64_t count = src.numel(), nodes = localMap.numel();
@@ -771,8 +774,8 @@ std::vector<Tensor> relabelImpl(Tensor localMap, Tensor firstMap, Tensor src,
     for (int64_t s = 0; s < count; ++s) {
       int64_t v = ids[s];
       if (v < 0 || v >= nodes)
-        fail("ValueError", "relabel: src[" + std::to_string(s) + "] = " +
-                               std::to_string(v) + " is outside [0, " +
+        fail("ValueError", "relabel: src[" + std::to_string(s) +
+                               "] = " + std::to_string(v) + " is outside [0, " +
                                std::to_string(nodes) + ")");
       if (lmap[v] < 0) {
         lmap[v] = numLocal + int64_t(added.size());
@@ -788,7 +791,8 @@ std::vector<Tensor> relabelImpl(Tensor localMap, Tensor firstMap, Tensor src,
 #ifdef GNNC_HAVE_CUDA_RUNTIME
   if (localMap.get_device_index() != src.get_device_index() ||
       firstMap.get_device_index() != src.get_device_index())
-    fail("ValueError", "relabel: the maps and the sources are on different GPUs");
+    fail("ValueError",
+         "relabel: the maps and the sources are on different GPUs");
   torch::stable::accelerator::DeviceGuard guard(src.get_device_index());
   CudaCall call(src);
   auto stream = static_cast<cudaStream_t>(call.stream);

@@ -50,10 +50,9 @@ Status sampleHopCount(const int64_t *indptr, int64_t numNodes,
 /// `total` samples its CSC position pos[s] and its frontier position
 /// owner[s], grouped by frontier position. Enqueued on `stream`.
 Status sampleHopFill(const int64_t *indptr, const int64_t *frontier,
-                     int64_t rows, int64_t k, bool replace,
-                     const int64_t *seed, const int64_t *counts,
-                     const int64_t *ends, int64_t total, int64_t *pos,
-                     int64_t *owner, cudaStream_t stream);
+                     int64_t rows, int64_t k, bool replace, const int64_t *seed,
+                     const int64_t *counts, const int64_t *ends, int64_t total,
+                     int64_t *pos, int64_t *owner, cudaStream_t stream);
 
 /// The loader's relabelling of a hop's `count` sampled sources `src` (global
 /// ids, device memory), in two calls around the read back of the new node
@@ -73,9 +72,9 @@ Status relabelMark(const int64_t *src, int64_t count, const int64_t *localMap,
                    int64_t *firstMap, int64_t *flags, int64_t *ranks,
                    void *temp, cudaStream_t stream);
 Status relabelAssign(const int64_t *src, int64_t count, int64_t numLocal,
-                     const int64_t *flags, const int64_t *ranks,
-                     int64_t numNew, int64_t *localMap, int64_t *firstMap,
-                     int64_t *local, int64_t *newNodes, cudaStream_t stream);
+                     const int64_t *flags, const int64_t *ranks, int64_t numNew,
+                     int64_t *localMap, int64_t *firstMap, int64_t *local,
+                     int64_t *newNodes, cudaStream_t stream);
 
 /// Copies `bytes` from device memory to the host after the work queued on
 /// `stream` and waits for them.
