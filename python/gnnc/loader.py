@@ -148,6 +148,12 @@ def _on(stream):
     return contextlib.nullcontext() if stream is None else torch.cuda.stream(stream)
 
 
+def _hand_over(side, consumer) -> None:
+    """The caller's stream waits for the batch made on the loader's."""
+    if consumer is not None:
+        consumer.wait_stream(side)
+
+
 def _pinned(t: Tensor) -> Tensor:
     """`t` in pinned host memory (copied there unless it is already)."""
     return t if t.device.type == "cpu" and t.is_pinned() else t.cpu().pin_memory()
@@ -396,11 +402,7 @@ class NeighborLoader:
         # only, not for the training step still running on the caller's
         # stream; the caller's stream waits for each batch before using it.
         # The data are read as they are when the iteration starts.
-        side = self._side_stream()
-        consumer = None
-        if side is not None:
-            consumer = torch.cuda.current_stream(self.device)
-            side.wait_stream(consumer)
+        side, consumer = self._streams()
         with _on(side):
             order = self._order()
         for i in range(len(self)):
@@ -408,16 +410,20 @@ class NeighborLoader:
                 input_id = order[i * self.batch_size:(i + 1) * self.batch_size]
                 batch = self._sample_safely(self.input_nodes.index_select(0, input_id),
                                             input_id, consumer)
-            if consumer is not None:
-                consumer.wait_stream(side)
+            _hand_over(side, consumer)
             yield batch if self.transform is None else self.transform(batch)
 
-    def _side_stream(self):
+    def _streams(self):
+        """(the loader's CUDA stream, the caller's current one), the former
+        made to wait for the work queued on the latter so far; (None, None)
+        on the CPU."""
         if self.device.type != "cuda":
-            return None
+            return None, None
         if self._stream is None:
             self._stream = torch.cuda.Stream(self.device)
-        return self._stream
+        consumer = torch.cuda.current_stream(self.device)
+        self._stream.wait_stream(consumer)
+        return self._stream, consumer
 
     # -- sampling -----------------------------------------------------------
 
@@ -456,15 +462,10 @@ class NeighborLoader:
         _check_ids("NeighborLoader.sample: seeds hold", seeds, self.num_nodes)
         # On the loader's stream as iterating (its scratch maps live there),
         # after the caller's work so far (the seeds may have just been made).
-        side = self._side_stream()
-        consumer = None
-        if side is not None:
-            consumer = torch.cuda.current_stream(self.device)
-            side.wait_stream(consumer)
+        side, consumer = self._streams()
         with _on(side):
             batch = self._sample_safely(seeds, input_id, consumer)
-        if consumer is not None:
-            consumer.wait_stream(side)
+        _hand_over(side, consumer)
         return batch
 
     def _sample_safely(self, seeds: Tensor, input_id: Optional[Tensor], consumer=None):
