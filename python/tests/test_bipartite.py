@@ -1,6 +1,5 @@
 """Bipartite message passing in gnnc.nn (issue 31 item 2: SAGEConv, GINConv,
-TransformerConv): a
-(x_src, x_dst) pair, (in_src, in_dst) channels and size=(num_src, num_dst),
+TransformerConv, GATv2Conv, GATConv): a (x_src, x_dst) pair, (in_src, in_dst) channels and size=(num_src, num_dst),
 against PyG's layer with the same weights; HeteroConv over gnnc layers;
 the checks of sizes and ids. CPU by default, CUDA with GNNC_TEST_DEVICE=cuda."""
 
@@ -187,11 +186,13 @@ class Sage(torch.nn.Module):
         return self.conv2(x, edge_index)
 
 
-@pytest.mark.parametrize("layer", ["sage", "gin"])
+@pytest.mark.parametrize("layer", ["sage", "gin", "gat"])
 def test_to_hetero_equals_pyg(layer):
     data = hetero_data(5 if layer == "sage" else 8)  # GIN adds x_dst: one width
     if layer == "sage":
         conv = lambda nn, h: nn.SAGEConv((-1, -1), h)  # noqa: E731
+    elif layer == "gat":  # PyG's heterogeneous GAT example: no self-loops
+        conv = lambda nn, h: nn.GATConv((-1, -1), h, add_self_loops=False)  # noqa: E731
     else:
         conv = lambda nn, h: nn.GINConv(torch.nn.LazyLinear(h))  # noqa: E731
     ours = gnn.to_hetero(Sage(gnn, conv), data.metadata(), aggr="sum").to(DEVICE)
@@ -201,7 +202,8 @@ def test_to_hetero_equals_pyg(layer):
 
 def test_to_hetero_refuses_layers_without_bipartite_input():
     data = hetero_data()
-    model = gnn.to_hetero(Sage(gnn, lambda nn, h: nn.GATConv(-1, h, add_self_loops=False)),
+    model = gnn.to_hetero(Sage(gnn, lambda nn, h: nn.GCNConv(-1, h, add_self_loops=False,
+                                                             normalize=False)),
                           data.metadata())
     with pytest.raises(NotImplementedError, match="bipartite"):
         model.to(DEVICE)(data.x_dict, data.edge_index_dict)
@@ -255,6 +257,10 @@ ATTENTION_CASES = [
     ("GATv2Conv", dict(heads=2, concat=False, residual=True)),
     ("GATv2Conv", dict(add_self_loops=False)),
     ("GATv2Conv", dict(heads=2, edge_dim=3)),
+    ("GATConv", dict(heads=2)),
+    ("GATConv", dict(heads=2, concat=False, residual=True)),
+    ("GATConv", dict(add_self_loops=False)),
+    ("GATConv", dict(heads=2, edge_dim=3)),
 ]
 
 
@@ -284,7 +290,7 @@ class Bound(torch.nn.Module):
 @pytest.mark.parametrize("layer,kw", ATTENTION_CASES,
                          ids=[f"{n}-{'-'.join(k)}" for n, k in ATTENTION_CASES])
 def test_attention_pair_equals_pyg(dtype, ns, nd, layer, kw):
-    if layer == "GATv2Conv" and "edge_dim" in kw and nd > ns:
+    if layer in ("GATConv", "GATv2Conv") and "edge_dim" in kw and nd > ns:
         pytest.skip("PyG's own layer fails here (fill_value='mean' over "
                     "min(num_src, num_dst) self-loop rows)")
     e = 0 if nd == 0 else 20
@@ -296,7 +302,7 @@ def test_attention_pair_equals_pyg(dtype, ns, nd, layer, kw):
     check(Bound(ours, ea), Bound(pyg, ea), (xs, xd), theirs, ei, dtype)
 
 
-@pytest.mark.parametrize("layer", ["TransformerConv", "GATv2Conv"])
+@pytest.mark.parametrize("layer", ["TransformerConv", "GATv2Conv", "GATConv"])
 def test_attention_pair_weights_and_checks(layer):
     ei = bipartite(7, 4, 20)
     xs, xd = pair(7, 4, torch.float64)
@@ -309,12 +315,33 @@ def test_attention_pair_weights_and_checks(layer):
     with pytest.raises(ValueError, match="target features x\\[1\\] are required"):
         ours((xs, None), ei)
     # Lazy (-1, -1): each Linear sized by its side.
-    extra = dict(residual=True) if layer == "GATv2Conv" else {}
+    extra = dict(residual=True) if layer != "TransformerConv" else {}
     lazy = getattr(gnn, layer)((-1, -1), OUT, **extra).to(DEVICE)
     assert lazy((xs.float(), xd.float()), ei).shape == (4, OUT)
-    src, dst = ((lazy.lin_key, lazy.lin_skip) if layer == "TransformerConv"
-                else (lazy.lin_l, lazy.res))
+    src, dst = (getattr(lazy, a) for a in {"TransformerConv": ("lin_key", "lin_skip"),
+                                           "GATv2Conv": ("lin_l", "res"),
+                                           "GATConv": ("lin_src", "res")}[layer])
     assert src.weight.shape[1] == IN_SRC and dst.weight.shape[1] == IN_DST
+
+
+def test_gat_pair_forms():
+    # One lin for both sides (int channels, a pair of inputs), two Linears
+    # over one x ((in, in) channels), and size=(num_src, num_dst): as PyG.
+    ei = bipartite(7, 4, 20)
+    xs = _parity.features(7, torch.float64, IN_SRC, seed=3).to(DEVICE)
+    xd = _parity.features(4, torch.float64, IN_SRC, seed=4).to(DEVICE)
+    for channels, inputs, kw in ((IN_SRC, (xs, xd), {}),
+                                 (IN_SRC, (xs, xd), dict(size=(7, 4))),
+                                 ((IN_SRC, IN_SRC), xs, {})):
+        edges = ei if isinstance(inputs, tuple) else bipartite(7, 7, 20)
+        ours, pyg = gnn.GATConv(channels, OUT, heads=2), pyg_nn.GATConv(channels, OUT, heads=2)
+        ours, pyg = _parity.same_weights(ours, pyg, torch.float64)
+        ours, pyg = ours.to(DEVICE), pyg.to(DEVICE)
+        torch.testing.assert_close(ours(inputs, edges, **kw), pyg(inputs, edges, **kw))
+    with pytest.raises(ValueError, match="size\\[0\\] is 6 but x\\[0\\] has 7 rows"):
+        ours((xs, xd), ei, size=(6, 4))
+    with pytest.raises(ValueError, match="target features x\\[1\\] are required"):
+        gnn.GATConv((IN_SRC, IN_DST), OUT).to(DEVICE)((xs, None), ei)
 
 
 def test_gatv2_pair_shared_weights_and_fill():

@@ -546,8 +546,7 @@ def test_dropout_changes_training_outputs_only():
 # Refused arguments and bad inputs.
 
 REFUSED = [
-    (lambda: gnn.GATConv((IN, 5), OUT), "in_channels"),
-    (lambda: gnn.GATConv((IN, 5), OUT), "in_channels"),
+    (lambda: gnn.GCNConv((IN, 5), OUT), "in_channels"),
     (lambda: gnn.SAGEConv(IN, OUT, aggr="lstm"), "aggr"),
     (lambda: gnn.SAGEConv(IN, OUT, aggr=["mean", "max"]), "aggr"),
     (lambda: gnn.GCNConv(IN, OUT, aggr="mean"), "aggr"),

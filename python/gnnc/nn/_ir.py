@@ -48,7 +48,7 @@ from .. import ir
 from ..ir import Const, rsqrt, select, sqrt
 
 __all__ = [
-    "gcn", "gcn_model", "sage", "gin", "gat", "gatv2", "transformer", "agnn",
+    "gcn", "gcn_model", "sage", "gin", "gat", "gat_pair", "gatv2", "transformer", "agnn",
 ]
 
 _P, _R = "parallel", "reduction"
@@ -335,15 +335,18 @@ def _head_dot(f: ir.Builder, h, att, n, heads: int, name: str):
 
 
 def gat_attention(f: ir.Builder, h, att_src, att_dst, negative_slope: float,
-                  escore=None, keep=None, drop=None):
+                  escore=None, keep=None, drop=None, h_dst=None):
     """GAT attention over h [N, H, C]:
     ``alpha = softmax_i(leaky_relu(att_src . h_j + att_dst . h_i [+ s_ji]))``,
     ``out_i = sum_j alpha_ji h_j`` -> [N, H, C]; ``escore`` [E, H] is the edge
-    features' score term ``att_edge . W_e e_ji``. Returns (out, alpha)."""
+    features' score term ``att_edge . W_e e_ji``; ``h_dst`` [N, H, C] the
+    targets' own projection where it differs from ``h`` (a bipartite
+    graph's, PyG's ``x_dst``: then ``att_dst . h_dst_i``). Returns (out,
+    alpha)."""
     heads = h.shape[1]
     n = f.dim(h, name="n")
     a_src = _head_dot(f, h, att_src, n, heads, "a_src")
-    a_dst = _head_dot(f, h, att_dst, n, heads, "a_dst")
+    a_dst = _head_dot(f, h if h_dst is None else h_dst, att_dst, n, heads, "a_dst")
     e = f.sddmm("add", a_src, a_dst, name="e")
     ne = f.dim(e, name="ne")
     if escore is not None:
@@ -372,6 +375,23 @@ def gat(heads: int, channels: int, dtype: str, negative_slope: float,
     agg, alpha = gat_attention(f, h, att_src, att_dst, negative_slope, escore,
                                keep, drop)
     return f.finish(agg, *([alpha] if weights else [])), "gat"
+
+
+def gat_pair(heads: int, channels: int, dtype: str, negative_slope: float,
+             masked: bool, dropout: bool, weights: bool = False, edge: bool = False):
+    """The function of `GATConv` on PyG's bipartite input: ``gat`` with the
+    sources' projection ``h`` (the messages, ``att_src``) and the targets'
+    own ``h_dst`` (``att_dst``)."""
+    f = _builder("gat_pair", dtype)
+    h = f.arg([None, heads, channels], name="h")
+    h_dst = f.arg([None, heads, channels], name="h_dst")
+    att_src = f.arg([heads, channels], name="att_src")
+    att_dst = f.arg([heads, channels], name="att_dst")
+    escore = f.arg([None, heads], edge=True, name="escore") if edge else None
+    keep, drop = _masks(f, heads, masked, dropout)
+    agg, alpha = gat_attention(f, h, att_src, att_dst, negative_slope, escore,
+                               keep, drop, h_dst)
+    return f.finish(agg, *([alpha] if weights else [])), "gat_pair"
 
 
 def gatv2_attention(f: ir.Builder, l, r, att, negative_slope: float, eproj=None,

@@ -3,11 +3,9 @@ layers whose scores, softmax and aggregation run as one compiled `gnn`
 function (see `_ir.py`); projections, bias, residual and skip stay in
 PyTorch."""
 
-import math
 from typing import Optional
 
 import torch
-import torch.nn.functional as F
 from torch import Tensor
 
 from . import _common
@@ -30,19 +28,20 @@ class _HeadsLayer(torch.nn.Module):
         out, attention = out if weights else (out, None)
         return _heads_out(out, self.concat), attention
 
-    def _inputs(self, name: str, x, edge_index: Tensor, dtype: torch.dtype):
+    def _inputs(self, name: str, x, edge_index: Tensor, dtype: torch.dtype, size=None):
         """(x_src, x_dst, edge_index, sizes): a bipartite (x_src, x_dst) pair
-        through the layer's `_pair` (sizes (num_src, num_dst)), or one x
-        checked as every layer checks it (x_src = x_dst = x, sizes None)."""
+        through the layer's `_pair` (sizes (num_src, num_dst), `size` PyG's
+        (num_src, num_dst) where the layer takes it), or one x checked as
+        every layer checks it (x_src = x_dst = x, sizes None)."""
         if isinstance(x, (tuple, list)) or isinstance(self.in_channels, tuple):
-            return self._pair(name, x, edge_index)
+            return self._pair(name, x, edge_index, size)
         edge_index, _ = _common.check_inputs(name, x, edge_index, _common.channels(self),
                                              dtype, self.flow)
         if self.in_channels <= 0:
             _common.materialize_lazy(self, x)
         return x, x, edge_index, None
 
-    def _pair(self, name: str, x, edge_index: Tensor):
+    def _pair(self, name: str, x, edge_index: Tensor, size=None):
         """PyG's bipartite input (x_src, x_dst), x_dst required (the layer
         reads both sides), checked against the Linears that read each side
         (`_sides`: the first of each gives the channels); lazy ones are
@@ -55,7 +54,7 @@ class _HeadsLayer(torch.nn.Module):
         channels = tuple(0 if lins[0].is_lazy() else lins[0].weight.size(1)
                          for lins in sides)
         x_src, x_dst, edge_index, sizes = _common.bipartite_inputs(
-            name, pair, edge_index, None, channels, sides[0][0].weight.dtype, self.flow)
+            name, pair, edge_index, size, channels, sides[0][0].weight.dtype, self.flow)
         for lins, side in zip(sides, (x_src, x_dst)):
             for m in lins:
                 if m.is_lazy():
@@ -158,10 +157,15 @@ class GATConv(_HeadsLayer):
     'add'/'sum'/'mean'/'max'/'min'/'mul'), `bias`, `residual`, `flow`,
     `return_attention_weights` (PyG's `(edge_index, alpha)`, after its
     self-loop handling and dropout; a graph break under torch.compile when
-    self-loops are added). Refused (`NotImplementedError`): bipartite
-    `(in_src, in_dst)` channels or inputs, `aggr` other than 'add'. Lazy
-    `in_channels=-1` works. Parameters: `lin.weight`, `att_src`, `att_dst`,
-    `lin_edge.weight`, `att_edge`, `bias`, `res.weight`.
+    self-loops are added), PyG's bipartite form (`(in_src, in_dst)`
+    channels: `lin_src` and `lin_dst`; `forward((x_src, x_dst), edge_index,
+    size=(num_src, num_dst))`: the messages and `att_src` read the sources'
+    projection, `att_dst` and the residual the targets'; self-loops on the
+    first min(num_src, num_dst) nodes; docs/Python-nn.md). Refused
+    (`NotImplementedError`): `aggr` other than 'add'; `ValueError`: a pair
+    without target features. Lazy `in_channels=-1` (or `(-1, -1)`) works.
+    Parameters: `lin.weight` (or `lin_src.weight`, `lin_dst.weight`),
+    `att_src`, `att_dst`, `lin_edge.weight`, `att_edge`, `bias`, `res.weight`.
     """
 
     def __init__(self, in_channels: int, out_channels: int, heads: int = 1,
@@ -172,7 +176,11 @@ class GATConv(_HeadsLayer):
         super().__init__()
         name = type(self).__name__
         self.flow = _common.check_kwargs(name, kwargs)
-        self.in_channels = _common.check_channels(name, "in_channels", in_channels)
+        # PyG's (source, destination) channels: lin_src and lin_dst, the
+        # residual over the destinations; one int: one `lin` for both.
+        in_src, in_dst = _common.check_channel_pair(name, in_channels)
+        self.in_channels = (tuple(in_channels) if isinstance(in_channels, (tuple, list))
+                            else _common.check_channels(name, "in_channels", in_channels))
         self.out_channels = _common.check_channels(name, "out_channels", out_channels)
         self.heads = _common.check_heads(name, heads)
         self.concat = concat
@@ -182,9 +190,15 @@ class GATConv(_HeadsLayer):
         self.edge_dim = _common.check_edge_dim(name, edge_dim)
         self.fill_value = _common.check_fill_value(name, fill_value)
         self.residual = residual
-        self.lin_src = self.lin_dst = None
-        self.lin = Linear(in_channels, heads * out_channels, bias=False,
-                          weight_initializer="glorot")
+        self.lin = self.lin_src = self.lin_dst = None
+        if isinstance(self.in_channels, tuple):
+            self.lin_src = Linear(in_src, heads * out_channels, bias=False,
+                                  weight_initializer="glorot")
+            self.lin_dst = Linear(in_dst, heads * out_channels, bias=False,
+                                  weight_initializer="glorot")
+        else:
+            self.lin = Linear(in_channels, heads * out_channels, bias=False,
+                              weight_initializer="glorot")
         self.att_src = torch.nn.Parameter(torch.empty(1, heads, out_channels))
         self.att_dst = torch.nn.Parameter(torch.empty(1, heads, out_channels))
         if edge_dim is not None:
@@ -195,12 +209,14 @@ class GATConv(_HeadsLayer):
             self.lin_edge = None
             self.register_parameter("att_edge", None)
         total = out_channels * (heads if concat else 1)
-        _common.optional_residual(self, residual, in_channels, total)
+        _common.optional_residual(self, residual, in_dst, total)
         _common.optional_bias(self, bias, total)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        self.lin.reset_parameters()
+        for lin in (self.lin, self.lin_src, self.lin_dst):
+            if lin is not None:
+                lin.reset_parameters()
         if self.lin_edge is not None:
             self.lin_edge.reset_parameters()
         if self.res is not None:
@@ -210,34 +226,48 @@ class GATConv(_HeadsLayer):
         _common.glorot(self.att_edge)
         _common.zeros(self.bias)
 
+    def _sides(self):
+        """The Linears reading the sources and the targets (`_pair`)."""
+        src, dst = (self.lin, self.lin) if self.lin is not None else \
+            (self.lin_src, self.lin_dst)
+        return [src], [dst] + ([self.res] if self.res is not None else [])
+
     @_common.sparse_runs_eagerly
     def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Optional[Tensor] = None,
                 size=None, return_attention_weights: Optional[bool] = None) -> Tensor:
         name = type(self).__name__
         adj = edge_index
-        edge_index, _ = _common.check_inputs(name, x, edge_index, _common.channels(self),
-                                             self.lin.weight.dtype, self.flow)
-        if self.in_channels <= 0:
-            _common.materialize_lazy(self, x)
-        _common.check_size(name, size, x.size(0))
+        (lin_src,), (lin_dst, *_) = self._sides()
+        x_src, x_dst, edge_index, sizes = self._inputs(name, x, edge_index,
+                                                       lin_src.weight.dtype, size)
+        if sizes is None:
+            _common.check_size(name, size, x.size(0))
         h_, c = self.heads, self.out_channels
         if self.lin_edge is None:
             edge_attr = None  # as PyG: edge features without edge_dim are unused
         _common.refuse_sparse_extras(name, adj, edge_attr=edge_attr,
                                      return_attention_weights=return_attention_weights)
         if edge_attr is not None:
-            edge_attr = _common.check_edge_attr(name, edge_attr, edge_index, self.edge_dim, x)
-        h = self.lin(x).view(-1, h_, c)
-        dt = _common.compute_dtype(x, self.lin.weight.dtype)
+            edge_attr = _common.check_edge_attr(name, edge_attr, edge_index, self.edge_dim,
+                                                x_src)
+        dt = _common.compute_dtype(x_src, lin_src.weight.dtype)
         t = _common._DTYPES[dt]
         weights = bool(return_attention_weights)
-        out = _attention("gat", (h_, c, t, self.negative_slope), self, x, edge_index, h_,
-                         h, self.att_src.view(h_, c), self.att_dst.view(h_, c), dtype=dt,
-                         weights=weights, edge_attr=edge_attr,
+        h = lin_src(x_src).view(-1, h_, c)
+        if sizes is None:
+            template, nodes = "gat", (h,)
+        else:  # a bipartite graph's rows (docs/Python-nn.md)
+            h_dst = lin_dst(x_dst).view(-1, h_, c)
+            template = "gat_pair"
+            nodes = tuple(_common.rows_of(v, max(sizes)) for v in (h, h_dst))
+        out = _attention(template, (h_, c, t, self.negative_slope), self, x_src, edge_index,
+                         h_, *nodes, self.att_src.view(h_, c), self.att_dst.view(h_, c),
+                         dtype=dt, weights=weights, edge_attr=edge_attr,
                          edge_fn=lambda ea: (self.lin_edge(ea).view(-1, h_, c)
-                                             * self.att_edge).sum(dim=-1))
+                                             * self.att_edge).sum(dim=-1),
+                         num_nodes=sizes)
         out, attention = self._heads(out, weights)
-        out = self._residual_and_bias(x, out)
+        out = self._residual_and_bias(x_dst, out)
         return (out, attention) if weights else out
 
 
@@ -314,13 +344,13 @@ class GATv2Conv(_HeadsLayer):
         """The Linears reading the sources and the targets (`_pair`)."""
         return [self.lin_l], [self.lin_r] + ([self.res] if self.res is not None else [])
 
-    def _pair(self, name: str, x, edge_index):
+    def _pair(self, name: str, x, edge_index, size=None):
         if self.share_weights and isinstance(x, (tuple, list)) and len(x) == 2 and \
                 all(isinstance(t, Tensor) and t.dim() == 2 for t in x) and \
                 x[0].size(1) != x[1].size(1):
             raise ValueError(f"{name}: share_weights needs the same channels on both "
                              f"sides, got {x[0].size(1)} and {x[1].size(1)}")
-        return super()._pair(name, x, edge_index)
+        return super()._pair(name, x, edge_index, size)
 
     @_common.sparse_runs_eagerly
     def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Optional[Tensor] = None,
