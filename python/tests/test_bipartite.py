@@ -1,5 +1,5 @@
 """Bipartite message passing in gnnc.nn (issue 31 item 2: SAGEConv, GINConv,
-TransformerConv, GATv2Conv, GATConv): a (x_src, x_dst) pair, (in_src, in_dst) channels and size=(num_src, num_dst),
+GINEConv, TransformerConv, GATv2Conv, GATConv): a (x_src, x_dst) pair, (in_src, in_dst) channels and size=(num_src, num_dst),
 against PyG's layer with the same weights; HeteroConv over gnnc layers;
 the checks of sizes and ids. CPU by default, CUDA with GNNC_TEST_DEVICE=cuda."""
 
@@ -238,6 +238,31 @@ def test_gin_pair_equals_pyg(dtype, ns, nd, targets):
     check(ours, pyg, (xs, xd), theirs, ei, dtype, size=None if targets else (ns, nd))
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("ns,nd", [(7, 4), (4, 9), (5, 0)])
+@pytest.mark.parametrize("targets", [True, False], ids=["x_dst", "no-x_dst"])
+@pytest.mark.parametrize("edge_dim", [None, 3], ids=["edge-F", "edge_dim"])
+def test_gine_pair_equals_pyg(dtype, ns, nd, targets, edge_dim):
+    e = 0 if nd == 0 else 20
+    ei = bipartite(ns, nd, e)
+    torch.manual_seed(0)
+    mlp = torch.nn.Sequential(torch.nn.Linear(IN_SRC, 8), torch.nn.ReLU(),
+                              torch.nn.Linear(8, OUT))
+    import copy
+    ours = gnn.GINEConv(copy.deepcopy(mlp), train_eps=True, edge_dim=edge_dim)
+    pyg = pyg_nn.GINEConv(copy.deepcopy(mlp), train_eps=True, edge_dim=edge_dim)
+    ours, pyg = _parity.same_weights(ours, pyg, dtype, lambda n: n == "eps")
+    ours, pyg = ours.to(DEVICE), pyg.to(DEVICE)
+    xs = _parity.features(ns, dtype, IN_SRC, seed=2).to(DEVICE).requires_grad_()
+    xd = (_parity.features(nd, dtype, IN_SRC, seed=3).to(DEVICE).requires_grad_()
+          if targets else None)
+    theirs = (xs.detach().clone().requires_grad_(),
+              None if xd is None else xd.detach().clone().requires_grad_())
+    ea = _parity.features(e, dtype, edge_dim or IN_SRC, seed=5).to(DEVICE)
+    check(Bound(ours, ea), Bound(pyg, ea), (xs, xd), theirs, ei, dtype,
+          size=None if targets else (ns, nd))
+
+
 def test_gin_pair_checks():
     layer = gnn.GINConv(torch.nn.Identity()).to(DEVICE)
     xs, xd = pair(7, 4, torch.float32)
@@ -280,9 +305,10 @@ class Bound(torch.nn.Module):
         self.layer, self.edge_attr = layer, edge_attr
 
     def forward(self, x, edge_index, size=None):
+        kw = {} if size is None else {"size": size}
         if self.edge_attr is None:
-            return self.layer(x, edge_index)
-        return self.layer(x, edge_index, self.edge_attr)
+            return self.layer(x, edge_index, **kw)
+        return self.layer(x, edge_index, self.edge_attr, **kw)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])

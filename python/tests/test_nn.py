@@ -579,7 +579,9 @@ def test_refused_forward_arguments():
     with pytest.raises(ValueError, match="fill_value"):
         gnn.GATConv(IN, OUT, edge_dim=2, fill_value="median")
     with pytest.raises(NotImplementedError, match="bipartite"):
-        gnn.GINEConv(torch.nn.Identity())((x, x), edge_index, ea)
+        gnn.GCNConv(IN, OUT)((x, x), edge_index)
+    with pytest.raises(ValueError, match="dimensionalities do not match"):
+        gnn.GINEConv(torch.nn.Identity())((x, x), edge_index, ea)  # as PyG
     with pytest.raises(ValueError, match="heads"):
         gnn.GATConv(IN, OUT, heads=0)
     with pytest.raises(NotImplementedError, match="size"):

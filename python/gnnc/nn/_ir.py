@@ -48,7 +48,8 @@ from .. import ir
 from ..ir import Const, rsqrt, select, sqrt
 
 __all__ = [
-    "gcn", "gcn_model", "sage", "gin", "gat", "gat_pair", "gatv2", "transformer", "agnn",
+    "gcn", "gcn_model", "sage", "gin", "gine", "gine_pair", "gat", "gat_pair", "gatv2",
+    "transformer", "agnn",
 ]
 
 _P, _R = "parallel", "reduction"
@@ -309,17 +310,33 @@ def gine(channels: int, dtype: str):
     x = f.arg([None, channels], name="x")
     e = f.arg([None, channels], edge=True, name="e")
     eps = f.arg([1], name="eps")
-    zero, one = f.const(0.0, name="zero"), f.const(1.0, name="one")
-    xj = f.gather("src", x, name="xj")
-    ne = f.dim(e, name="ne")
-    msg = f.generic([(0, 1)] * 3, [_P, _P], [xj, e], [f.empty([None, channels], ne)],
-                    lambda a, b, o: _relu(a + b, zero), name="msg")
-    agg = f.reduce("sum", msg, name="agg")
+    agg = _gine_aggregate(f, x, e, channels)
+    one = f.const(1.0, name="one")
     n = f.dim(x, name="n")
     out = f.generic([(0, 1), (0, 1), (Const(0),), (0, 1)], [_P, _P], [x, agg, eps],
                     [f.empty([None, channels], n)],
                     lambda v, a, ep, o: (one + ep) * v + a, name="out")
     return f.finish(out), "gine"
+
+
+def gine_pair(channels: int, dtype: str):
+    """`GINEConv`'s aggregation on a bipartite graph:
+    ``sum_{j -> i} relu(x_j + e_ji)`` over the sources ``x`` (the layer adds
+    the targets' ``(1 + eps) x_dst``), one edge pass as in ``gine``."""
+    f = _builder("gine_pair", dtype)
+    x = f.arg([None, channels], name="x")
+    e = f.arg([None, channels], edge=True, name="e")
+    return f.finish(_gine_aggregate(f, x, e, channels)), "gine_pair"
+
+
+def _gine_aggregate(f: ir.Builder, x, e, channels: int):
+    """sum_{j -> i} relu(x_j + e_ji): the gather, the message and the sum."""
+    zero = f.const(0.0, name="zero")
+    xj = f.gather("src", x, name="xj")
+    ne = f.dim(e, name="ne")
+    msg = f.generic([(0, 1)] * 3, [_P, _P], [xj, e], [f.empty([None, channels], ne)],
+                    lambda a, b, o: _relu(a + b, zero), name="msg")
+    return f.reduce("sum", msg, name="agg")
 
 
 def _relu(v, zero):

@@ -402,9 +402,11 @@ class GINEConv(torch.nn.Module):
     reads it) is required. Supported: `eps`, `train_eps`, `edge_dim`, `flow`,
     a sparse adjacency (a hybrid COO `adj_t`'s values [nnz, F] are the edge
     features when `edge_attr` is None; else `edge_attr` in the adjacency's
-    order, as PyG). Refused: `aggr` other than 'add', bipartite inputs, a
-    `size` other than `(N, N)`. Parameters and buffers: `nn.*`, `eps`,
-    `lin.*`.
+    order, as PyG), PyG's bipartite form `forward((x_src, x_dst), edge_index,
+    edge_attr, size=(num_src, num_dst))` (x_dst None: no `(1 + eps) x_dst`
+    term; docs/Python-nn.md). Refused: `aggr` other than 'add'; with a
+    single `x`, a `size` other than `(N, N)`. Parameters and buffers: `nn.*`,
+    `eps`, `lin.*`.
     """
 
     def __init__(self, nn: Callable, eps: float = 0.0, train_eps: bool = False,
@@ -439,6 +441,8 @@ class GINEConv(torch.nn.Module):
     @_common.sparse_runs_eagerly
     def forward(self, x: Tensor, edge_index: Tensor,
                 edge_attr: Optional[Tensor] = None, size=None) -> Tensor:
+        if isinstance(x, (tuple, list)):
+            return self._bipartite(x, edge_index, edge_attr, size)
         name, adj, edge_index, values, n = _gin_inputs(self, x, edge_index, size)
         if _common.is_sparse(adj):
             if edge_attr is None:
@@ -454,6 +458,24 @@ class GINEConv(torch.nn.Module):
         dt = _common.compute_dtype(x, self.eps.dtype, e.dtype)
         out = _common.propagate(self, "gine", (int(x.size(1)), _common._DTYPES[dt]), ei, n,
                                 *_common.casts(dt, x, e, self.eps))
+        return self.nn(out)
+
+    def _bipartite(self, x, edge_index: Tensor, edge_attr, size) -> Tensor:
+        """PyG's bipartite GINE: nn((1 + eps) x_dst + sum_j relu(x_src_j +
+        e_ji)), the sum over max(num_src, num_dst) rows (docs/Python-nn.md)."""
+        name = type(self).__name__
+        x_src, x_dst, ei, (ns, nd) = _common.bipartite_inputs(
+            name, x, edge_index, size, (0, 0), self.eps.dtype, self.flow)
+        if x_dst is not None and x_dst.size(1) != x_src.size(1):
+            raise ValueError(f"{name}: the source features have {x_src.size(1)} "
+                             f"channels but the target features {x_dst.size(1)}")
+        e = self._edge_features(edge_attr, ei, x_src)
+        dt = _common.compute_dtype(x_src, self.eps.dtype, e.dtype)
+        h = _common.rows_of(x_src, max(ns, nd))
+        out = _common.propagate(self, "gine_pair", (int(h.size(1)), _common._DTYPES[dt]),
+                                ei, (ns, nd), *_common.casts(dt, h, e))[:nd]
+        if x_dst is not None:
+            out = out + (1 + self.eps) * x_dst
         return self.nn(out)
 
     def _edge_features(self, edge_attr, edge_index: Tensor, x: Tensor) -> Tensor:
