@@ -217,40 +217,25 @@ def test_compiled_pair_has_no_graph_break():
         torch.testing.assert_close(f(xs, xd, ei), layer((xs, xd), ei))
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
-@pytest.mark.parametrize("ns,nd", [(7, 4), (4, 9), (5, 0)])
-@pytest.mark.parametrize("targets", [True, False], ids=["x_dst", "no-x_dst"])
-def test_gin_pair_equals_pyg(dtype, ns, nd, targets):
-    ei = bipartite(ns, nd, 0 if nd == 0 else 20)
-    torch.manual_seed(0)
-    mlp = torch.nn.Sequential(torch.nn.Linear(IN_SRC, 8), torch.nn.ReLU(),
-                              torch.nn.Linear(8, OUT))
-    import copy
-    ours = gnn.GINConv(copy.deepcopy(mlp), train_eps=True)
-    pyg = pyg_nn.GINConv(copy.deepcopy(mlp), train_eps=True)
-    ours, pyg = _parity.same_weights(ours, pyg, dtype, lambda n: n == "eps")
-    ours, pyg = ours.to(DEVICE), pyg.to(DEVICE)
-    xs = _parity.features(ns, dtype, IN_SRC, seed=2).to(DEVICE).requires_grad_()
-    xd = (_parity.features(nd, dtype, IN_SRC, seed=3).to(DEVICE).requires_grad_()
-          if targets else None)
-    theirs = (xs.detach().clone().requires_grad_(),
-              None if xd is None else xd.detach().clone().requires_grad_())
-    check(ours, pyg, (xs, xd), theirs, ei, dtype, size=None if targets else (ns, nd))
+GIN_CASES = [("GINConv", None), ("GINEConv", None), ("GINEConv", 3)]
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
 @pytest.mark.parametrize("ns,nd", [(7, 4), (4, 9), (5, 0)])
 @pytest.mark.parametrize("targets", [True, False], ids=["x_dst", "no-x_dst"])
-@pytest.mark.parametrize("edge_dim", [None, 3], ids=["edge-F", "edge_dim"])
-def test_gine_pair_equals_pyg(dtype, ns, nd, targets, edge_dim):
+@pytest.mark.parametrize("layer,edge_dim", GIN_CASES,
+                         ids=[f"{n}-{d}" for n, d in GIN_CASES])
+def test_gin_pair_equals_pyg(dtype, ns, nd, targets, layer, edge_dim):
     e = 0 if nd == 0 else 20
     ei = bipartite(ns, nd, e)
     torch.manual_seed(0)
     mlp = torch.nn.Sequential(torch.nn.Linear(IN_SRC, 8), torch.nn.ReLU(),
                               torch.nn.Linear(8, OUT))
     import copy
-    ours = gnn.GINEConv(copy.deepcopy(mlp), train_eps=True, edge_dim=edge_dim)
-    pyg = pyg_nn.GINEConv(copy.deepcopy(mlp), train_eps=True, edge_dim=edge_dim)
+    kw = dict(train_eps=True) if layer == "GINConv" else \
+        dict(train_eps=True, edge_dim=edge_dim)
+    ours = getattr(gnn, layer)(copy.deepcopy(mlp), **kw)
+    pyg = getattr(pyg_nn, layer)(copy.deepcopy(mlp), **kw)
     ours, pyg = _parity.same_weights(ours, pyg, dtype, lambda n: n == "eps")
     ours, pyg = ours.to(DEVICE), pyg.to(DEVICE)
     xs = _parity.features(ns, dtype, IN_SRC, seed=2).to(DEVICE).requires_grad_()
@@ -258,7 +243,8 @@ def test_gine_pair_equals_pyg(dtype, ns, nd, targets, edge_dim):
           if targets else None)
     theirs = (xs.detach().clone().requires_grad_(),
               None if xd is None else xd.detach().clone().requires_grad_())
-    ea = _parity.features(e, dtype, edge_dim or IN_SRC, seed=5).to(DEVICE)
+    ea = (_parity.features(e, dtype, edge_dim or IN_SRC, seed=5).to(DEVICE)
+          if layer == "GINEConv" else None)
     check(Bound(ours, ea), Bound(pyg, ea), (xs, xd), theirs, ei, dtype,
           size=None if targets else (ns, nd))
 

@@ -383,15 +383,8 @@ def gat(heads: int, channels: int, dtype: str, negative_slope: float,
     """The function of `GATConv`: ``gat_attention``; with ``edge`` the edge
     argument ``escore``, with ``weights`` the attention coefficients as a
     second result."""
-    f = _builder("gat", dtype)
-    h = f.arg([None, heads, channels], name="h")
-    att_src = f.arg([heads, channels], name="att_src")
-    att_dst = f.arg([heads, channels], name="att_dst")
-    escore = f.arg([None, heads], edge=True, name="escore") if edge else None
-    keep, drop = _masks(f, heads, masked, dropout)
-    agg, alpha = gat_attention(f, h, att_src, att_dst, negative_slope, escore,
-                               keep, drop)
-    return f.finish(agg, *([alpha] if weights else [])), "gat"
+    return _gat("gat", heads, channels, dtype, negative_slope, masked, dropout,
+                weights, edge, pair=False)
 
 
 def gat_pair(heads: int, channels: int, dtype: str, negative_slope: float,
@@ -399,16 +392,22 @@ def gat_pair(heads: int, channels: int, dtype: str, negative_slope: float,
     """The function of `GATConv` on PyG's bipartite input: ``gat`` with the
     sources' projection ``h`` (the messages, ``att_src``) and the targets'
     own ``h_dst`` (``att_dst``)."""
-    f = _builder("gat_pair", dtype)
+    return _gat("gat_pair", heads, channels, dtype, negative_slope, masked, dropout,
+                weights, edge, pair=True)
+
+
+def _gat(name: str, heads: int, channels: int, dtype: str, negative_slope: float,
+         masked: bool, dropout: bool, weights: bool, edge: bool, pair: bool):
+    f = _builder(name, dtype)
     h = f.arg([None, heads, channels], name="h")
-    h_dst = f.arg([None, heads, channels], name="h_dst")
+    h_dst = f.arg([None, heads, channels], name="h_dst") if pair else None
     att_src = f.arg([heads, channels], name="att_src")
     att_dst = f.arg([heads, channels], name="att_dst")
     escore = f.arg([None, heads], edge=True, name="escore") if edge else None
     keep, drop = _masks(f, heads, masked, dropout)
     agg, alpha = gat_attention(f, h, att_src, att_dst, negative_slope, escore,
                                keep, drop, h_dst)
-    return f.finish(agg, *([alpha] if weights else [])), "gat_pair"
+    return f.finish(agg, *([alpha] if weights else [])), name
 
 
 def gatv2_attention(f: ir.Builder, l, r, att, negative_slope: float, eproj=None,

@@ -331,6 +331,25 @@ def _gin_inputs(module: torch.nn.Module, x, edge_index, size):
     return name, adj, edge_index, values, x.size(0)
 
 
+def _gin_pair_inputs(module: torch.nn.Module, x, edge_index: Tensor, size):
+    """GIN's and GINE's bipartite inputs: (x_src, x_dst, edge_index,
+    (num_src, num_dst)), the two sides of equal channels."""
+    name = type(module).__name__
+    x_src, x_dst, ei, sizes = _common.bipartite_inputs(
+        name, x, edge_index, size, (0, 0), module.eps.dtype, module.flow)
+    if x_dst is not None and x_dst.size(1) != x_src.size(1):
+        raise ValueError(f"{name}: the source features have {x_src.size(1)} "
+                         f"channels but the target features {x_dst.size(1)}")
+    return x_src, x_dst, ei, sizes
+
+
+def _gin_pair_out(module: torch.nn.Module, out: Tensor, x_dst) -> Tensor:
+    """nn((1 + eps) x_dst + out); without x_dst, nn(out) (PyG's)."""
+    if x_dst is not None:
+        out = out + (1 + module.eps) * x_dst
+    return module.nn(out)
+
+
 class GINConv(torch.nn.Module):
     r"""PyG's `GINConv` (Xu et al.):
     `out_i = nn((1 + eps) x_i + sum_{j -> i} x_j)`.
@@ -374,17 +393,9 @@ class GINConv(torch.nn.Module):
 
     def _bipartite(self, x, edge_index: Tensor, size) -> Tensor:
         """PyG's bipartite GIN: nn((1 + eps) x_dst + sum of the sources)."""
-        name = type(self).__name__
-        x_src, x_dst, ei, (ns, nd) = _common.bipartite_inputs(
-            name, x, edge_index, size, (0, 0), self.eps.dtype, self.flow)
-        if x_dst is not None and x_dst.size(1) != x_src.size(1):
-            raise ValueError(f"{name}: the source features have {x_src.size(1)} "
-                             f"channels but the target features {x_dst.size(1)}")
+        x_src, x_dst, ei, sizes = _gin_pair_inputs(self, x, edge_index, size)
         dt = _common.compute_dtype(x_src, self.eps.dtype)
-        out = _aggregate_pair(self, x_src, "sum", dt, ei, (ns, nd))
-        if x_dst is not None:
-            out = out + (1 + self.eps) * x_dst
-        return self.nn(out)
+        return _gin_pair_out(self, _aggregate_pair(self, x_src, "sum", dt, ei, sizes), x_dst)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(nn={self.nn})"
@@ -463,20 +474,13 @@ class GINEConv(torch.nn.Module):
     def _bipartite(self, x, edge_index: Tensor, edge_attr, size) -> Tensor:
         """PyG's bipartite GINE: nn((1 + eps) x_dst + sum_j relu(x_src_j +
         e_ji)), the sum over max(num_src, num_dst) rows (docs/Python-nn.md)."""
-        name = type(self).__name__
-        x_src, x_dst, ei, (ns, nd) = _common.bipartite_inputs(
-            name, x, edge_index, size, (0, 0), self.eps.dtype, self.flow)
-        if x_dst is not None and x_dst.size(1) != x_src.size(1):
-            raise ValueError(f"{name}: the source features have {x_src.size(1)} "
-                             f"channels but the target features {x_dst.size(1)}")
+        x_src, x_dst, ei, sizes = _gin_pair_inputs(self, x, edge_index, size)
         e = self._edge_features(edge_attr, ei, x_src)
         dt = _common.compute_dtype(x_src, self.eps.dtype, e.dtype)
-        h = _common.rows_of(x_src, max(ns, nd))
+        h = _common.rows_of(x_src, max(sizes))
         out = _common.propagate(self, "gine_pair", (int(h.size(1)), _common._DTYPES[dt]),
-                                ei, (ns, nd), *_common.casts(dt, h, e))[:nd]
-        if x_dst is not None:
-            out = out + (1 + self.eps) * x_dst
-        return self.nn(out)
+                                ei, sizes, *_common.casts(dt, h, e))[:sizes[1]]
+        return _gin_pair_out(self, out, x_dst)
 
     def _edge_features(self, edge_attr, edge_index: Tensor, x: Tensor) -> Tensor:
         name = type(self).__name__
