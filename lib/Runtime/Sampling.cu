@@ -22,7 +22,8 @@ namespace {
 constexpr int kThreads = 128;
 
 /// Each frontier node's sample count; the first position whose id is out of
-/// range into *flag (atomicMin; the flag starts above every position).
+/// range, or whose offsets decrease, into *flag (atomicMin; the flag starts
+/// above every position; such a position counts 0).
 __global__ void hopCountKernel(const int64_t *indptr, int64_t numNodes,
                                const int64_t *frontier, int64_t rows, int64_t k,
                                bool replace, int64_t *counts,
@@ -30,12 +31,11 @@ __global__ void hopCountKernel(const int64_t *indptr, int64_t numNodes,
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < rows;
        i += int64_t(gridDim.x) * blockDim.x) {
     int64_t f = frontier[i], c = 0;
-    if (f < 0 || f >= numNodes) {
+    int64_t d = f < 0 || f >= numNodes ? -1 : indptr[f + 1] - indptr[f];
+    if (d < 0)
       atomicMin(flag, static_cast<unsigned long long>(i));
-    } else {
-      int64_t d = indptr[f + 1] - indptr[f];
+    else
       c = k < 0 ? d : replace ? (d > 0 ? k : 0) : (d < k ? d : k);
-    }
     counts[i] = c;
   }
 }
@@ -87,25 +87,29 @@ __global__ void hopFloydKernel(const int64_t *indptr, const int64_t *frontier,
 }
 
 /// A new node's first occurrence: the smallest position among the sources
-/// not in the batch yet (atomicMin into firstMap).
+/// not in the batch yet (atomicMin into firstMap); the first position whose
+/// id is outside [0, numNodes) into *bad (which starts above every one).
 __global__ void relabelFirstKernel(const int64_t *src, int64_t count,
-                                   const int64_t *localMap, int64_t *firstMap) {
+                                   int64_t numNodes, const int64_t *localMap,
+                                   int64_t *firstMap, unsigned long long *bad) {
   for (int64_t s = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; s < count;
        s += int64_t(gridDim.x) * blockDim.x) {
     int64_t v = src[s];
-    if (localMap[v] < 0)
+    if (v < 0 || v >= numNodes)
+      atomicMin(bad, static_cast<unsigned long long>(s));
+    else if (localMap[v] < 0)
       atomicMin(reinterpret_cast<unsigned long long *>(firstMap + v),
                 static_cast<unsigned long long>(s));
   }
 }
 
 __global__ void relabelFlagKernel(const int64_t *src, int64_t count,
-                                  const int64_t *localMap,
+                                  int64_t numNodes, const int64_t *localMap,
                                   const int64_t *firstMap, int64_t *flags) {
   for (int64_t s = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; s < count;
        s += int64_t(gridDim.x) * blockDim.x) {
     int64_t v = src[s];
-    flags[s] = localMap[v] < 0 && firstMap[v] == s;
+    flags[s] = v >= 0 && v < numNodes && localMap[v] < 0 && firstMap[v] == s;
   }
 }
 
@@ -265,18 +269,23 @@ size_t gnn::runtime::relabelTempBytes(int64_t count) {
 }
 
 Status gnn::runtime::relabelMark(const int64_t *src, int64_t count,
-                                 const int64_t *localMap, int64_t *firstMap,
-                                 int64_t *flags, int64_t *ranks, void *temp,
+                                 int64_t numNodes, const int64_t *localMap,
+                                 int64_t *firstMap, int64_t *flags,
+                                 int64_t *ranks, int64_t *bad, void *temp,
                                  cudaStream_t stream) {
   if (count <= 0)
     return Status();
   if (count >= INT32_MAX)
     return Status::error("relabelMark: 2^31 - 1 or more sampled edges");
+  // 0x7f bytes: above every position (no id out of range).
+  if (cudaMemsetAsync(bad, 0x7f, sizeof(int64_t), stream) != cudaSuccess)
+    return launched("the relabelling's range flag");
   relabelFirstKernel<<<gridFor(count), kThreads, 0, stream>>>(
-      src, count, localMap, firstMap);
+      src, count, numNodes, localMap, firstMap,
+      reinterpret_cast<unsigned long long *>(bad));
   GNN_RETURN_IF_ERROR(launched("the relabelling's first occurrences"));
   relabelFlagKernel<<<gridFor(count), kThreads, 0, stream>>>(
-      src, count, localMap, firstMap, flags);
+      src, count, numNodes, localMap, firstMap, flags);
   GNN_RETURN_IF_ERROR(launched("the relabelling's flags"));
   if (cudaMemsetAsync(flags + count, 0, sizeof(int64_t), stream) != cudaSuccess)
     return launched("the relabelling's last flag");

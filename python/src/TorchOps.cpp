@@ -662,6 +662,13 @@ std::vector<Tensor> sampleHopImpl(Tensor indptr, Tensor frontier, int64_t k,
                            "] = " + std::to_string(id) + " is outside [0, " +
                            std::to_string(numNodes) + ")");
   };
+  auto decreasing = [&](int64_t id, int64_t lo, int64_t hi) {
+    fail("ValueError", "sample_hop: indptr decreases at node " +
+                           std::to_string(id) + " (indptr[" +
+                           std::to_string(id) + "] = " + std::to_string(lo) +
+                           ", indptr[" + std::to_string(id + 1) +
+                           "] = " + std::to_string(hi) + ")");
+  };
   if (!frontier.is_cuda()) {
     if (indptr.is_cuda())
       fail("ValueError", "sample_hop: the frontier is on the CPU but indptr on "
@@ -676,6 +683,8 @@ std::vector<Tensor> sampleHopImpl(Tensor indptr, Tensor frontier, int64_t k,
       if (f < 0 || f >= numNodes)
         outOfRange(i, f);
       int64_t d = ptr[f + 1] - ptr[f];
+      if (d < 0)
+        decreasing(f, ptr[f], ptr[f + 1]);
       counts[i] = k < 0 ? d : replace ? (d > 0 ? k : 0) : std::min(d, k);
       total += counts[i];
     }
@@ -723,10 +732,14 @@ std::vector<Tensor> sampleHopImpl(Tensor indptr, Tensor frontier, int64_t k,
   int64_t back[2] = {0, 0};
   if (rows > 0)
     check(rt::readBack(back, ends + rows - 1, 2 * sizeof(int64_t), stream));
-  if (back[1] >= 0 && back[1] < rows) {
+  if (back[1] >= 0 && back[1] < rows) { // the error path: more read backs
     int64_t bad = 0;
     check(rt::readBack(&bad, ids + back[1], sizeof(int64_t), stream));
-    outOfRange(back[1], bad);
+    if (bad < 0 || bad >= numNodes)
+      outOfRange(back[1], bad);
+    int64_t offsets[2] = {0, 0};
+    check(rt::readBack(offsets, ptr + bad, 2 * sizeof(int64_t), stream));
+    decreasing(bad, offsets[0], offsets[1]);
   }
   Tensor pos = emptyOn({back[0]}, ScalarType::Long, frontier);
   Tensor owner = emptyOn({back[0]}, ScalarType::Long, frontier);
@@ -748,8 +761,8 @@ std::vector<Tensor> sampleHopImpl(Tensor indptr, Tensor frontier, int64_t k,
 /// the batch yet get the local ids num_local, num_local + 1, ... in order of
 /// first occurrence and enter `local_map`. Returns every source's local id
 /// and the new nodes' global ids. On CUDA one synchronisation (the new node
-/// count). The loader's ids are in range by construction; the CPU checks
-/// them, the GPU does not.
+/// count and the ids' range check). An id out of range raises ValueError
+/// (the maps may then hold entries of this call).
 std::vector<Tensor> relabelImpl(Tensor localMap, Tensor firstMap, Tensor src,
                                 int64_t numLocal) {
   auto vector = [](const Tensor &t) {
@@ -769,14 +782,17 @@ std::vector<Tensor> relabelImpl(Tensor localMap, Tensor firstMap, Tensor src,
   auto *lmap = static_cast<int64_t *>(localMap.data_ptr());
   Tensor local = emptyOn({count}, ScalarType::Long, src);
   auto *loc = static_cast<int64_t *>(local.data_ptr());
+  auto outOfRange = [&](int64_t s, int64_t v) {
+    fail("ValueError", "relabel: src[" + std::to_string(s) + "] = " +
+                           std::to_string(v) + " is outside [0, " +
+                           std::to_string(nodes) + ")");
+  };
   if (!src.is_cuda()) {
     std::vector<int64_t> added;
     for (int64_t s = 0; s < count; ++s) {
       int64_t v = ids[s];
       if (v < 0 || v >= nodes)
-        fail("ValueError", "relabel: src[" + std::to_string(s) +
-                               "] = " + std::to_string(v) + " is outside [0, " +
-                               std::to_string(nodes) + ")");
+        outOfRange(s, v);
       if (lmap[v] < 0) {
         lmap[v] = numLocal + int64_t(added.size());
         added.push_back(v);
@@ -797,17 +813,27 @@ std::vector<Tensor> relabelImpl(Tensor localMap, Tensor firstMap, Tensor src,
   CudaCall call(src);
   auto stream = static_cast<cudaStream_t>(call.stream);
   auto *fmap = static_cast<int64_t *>(firstMap.data_ptr());
-  // flags and ranks (count + 1 each: ranks[count] is the new node count),
-  // then cub's scratch (256-byte aligned).
-  size_t head = (16 * size_t(count + 1) + 255) / 256 * 256;
+  // flags (count + 1) and ranks (count + 1: ranks[count] is the new node
+  // count), the range flag beside it, then cub's scratch (256-byte aligned).
+  size_t head = (8 * size_t(2 * count + 3) + 255) / 256 * 256;
   Tensor ws = call.workspace(head + rt::relabelTempBytes(count + 1), src);
   auto *flags = static_cast<int64_t *>(ws.data_ptr());
-  int64_t *ranks = flags + count + 1;
-  check(rt::relabelMark(ids, count, lmap, fmap, flags, ranks,
+  int64_t *ranks = flags + count + 1, *bad = ranks + count + 1;
+  check(rt::relabelMark(ids, count, nodes, lmap, fmap, flags, ranks, bad,
                         static_cast<char *>(ws.data_ptr()) + head, stream));
   int64_t numNew = 0;
-  if (count > 0)
-    check(rt::readBack(&numNew, ranks + count, sizeof(int64_t), stream));
+  if (count > 0) {
+    int64_t back[2] = {0, 0}; // ranks[count], then the range flag
+    check(rt::readBack(back, ranks + count, 2 * sizeof(int64_t), stream));
+    if (back[1] >= 0 && back[1] < count) {
+      // The maps may hold first positions of this call: the caller (the
+      // loader) resets them on any error.
+      int64_t v = 0;
+      check(rt::readBack(&v, ids + back[1], sizeof(int64_t), stream));
+      outOfRange(back[1], v);
+    }
+    numNew = back[0];
+  }
   Tensor fresh = emptyOn({numNew}, ScalarType::Long, src);
   check(rt::relabelAssign(ids, count, numLocal, flags, ranks, numNew, lmap,
                           fmap, loc, static_cast<int64_t *>(fresh.data_ptr()),

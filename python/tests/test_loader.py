@@ -435,6 +435,9 @@ def test_sample_hop_operator():
     assert hop(3, f=frontier[:0])[0].shape == (0,)
     with pytest.raises(RuntimeError, match=r"frontier\[1\] = 5 is outside \[0, 5\)"):
         hop(2, f=torch.tensor([0, 5]))
+    with pytest.raises(RuntimeError, match=r"indptr decreases at node 1 \(indptr\[1\] = 3, "
+                                           r"indptr\[2\] = 2\)"):
+        hop(2, f=torch.tensor([0, 1]), ptr=torch.tensor([0, 3, 2]))
     with pytest.raises(RuntimeError, match="k must be -1"):
         hop(-2)
     with pytest.raises(RuntimeError, match="int64 vector of node ids"):
@@ -452,6 +455,9 @@ def test_sample_hop_operator():
             assert all(torch.equal(x, y.cpu()) for x, y in zip(a, pinned))
         with pytest.raises(RuntimeError, match=r"frontier\[1\] = 5 is outside"):
             hop(2, s=seed.cuda(), f=torch.tensor([0, 5], device="cuda"), ptr=indptr.cuda())
+        with pytest.raises(RuntimeError, match="indptr decreases at node 1"):
+            hop(2, s=seed.cuda(), f=torch.tensor([0, 1], device="cuda"),
+                ptr=torch.tensor([0, 3, 2], device="cuda"))
         n = 20000
         degs = torch.randint(0, 300, (n,))
         ptr = torch.cat([torch.zeros(1, dtype=torch.long), degs.cumsum(0)])
@@ -489,6 +495,8 @@ def test_relabel_operator():
     if torch.cuda.is_available():  # the kernels relabel as the CPU does
         for got, want in zip(run("cuda"), (local, new, local_map, first)):
             assert torch.equal(got, want)
+        with pytest.raises(RuntimeError, match=r"src\[1\] = 12 is outside \[0, 12\)"):
+            run("cuda", torch.tensor([3, 12, -1]))
         assert all(t.numel() == 0 for t in run("cuda", src[:0])[:2])
         g = torch.Generator().manual_seed(0)
         many = torch.randint(0, n, (5000,), generator=g)

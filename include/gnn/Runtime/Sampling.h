@@ -38,8 +38,9 @@ namespace runtime {
 /// sampleHopCount writes each frontier node's sample count, their inclusive
 /// sum into ends[rows] (cub, `temp` of sampleHopTempBytes(rows) bytes) and,
 /// at *flag, the first frontier position whose id lies outside
-/// [0, numNodes) (INT64_MAX: none; the caller zeroes nothing, the kernel
-/// writes it). Enqueued on `stream`.
+/// [0, numNodes) or whose offsets decrease (above every position: none;
+/// the function sets it before the kernel). sampleHopFill must not run
+/// after a flagged count. Enqueued on `stream`.
 size_t sampleHopTempBytes(int64_t rows);
 Status sampleHopCount(const int64_t *indptr, int64_t numNodes,
                       const int64_t *frontier, int64_t rows, int64_t k,
@@ -62,15 +63,17 @@ Status sampleHopFill(const int64_t *indptr, const int64_t *frontier,
 /// position s is a new node's first occurrence and their running count in
 /// `ranks` (exclusive; both of count + 1 entries, so that ranks[count] is
 /// the new node count; `temp` of relabelTempBytes(count + 1) bytes for
-/// cub).
+/// cub), and at *bad the first position whose id lies outside [0,
+/// numNodes) (INT64_MAX-like: none), which relabelAssign must not see.
 /// relabelAssign then gives the new nodes the local ids numLocal,
 /// numLocal + 1, ... in order of first occurrence, writes every position's
 /// local id to local[count], the new nodes' global ids to newNodes, enters
 /// them in localMap and resets firstMap.
 size_t relabelTempBytes(int64_t count);
-Status relabelMark(const int64_t *src, int64_t count, const int64_t *localMap,
-                   int64_t *firstMap, int64_t *flags, int64_t *ranks,
-                   void *temp, cudaStream_t stream);
+Status relabelMark(const int64_t *src, int64_t count, int64_t numNodes,
+                   const int64_t *localMap, int64_t *firstMap, int64_t *flags,
+                   int64_t *ranks, int64_t *bad, void *temp,
+                   cudaStream_t stream);
 Status relabelAssign(const int64_t *src, int64_t count, int64_t numLocal,
                      const int64_t *flags, const int64_t *ranks, int64_t numNew,
                      int64_t *localMap, int64_t *firstMap, int64_t *local,
