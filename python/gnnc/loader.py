@@ -4,10 +4,11 @@ device where the graph lives.
 
 The graph is turned into CSC once (edges sorted by destination, `indptr`
 from a `bincount`); each batch samples the in-neighbours of its frontier
-hop by hop with vectorised torch ops on that device (no loop over nodes, a
-fixed number of host synchronisations per batch: two per hop, for the sizes
-of the sampled edges and of the new nodes), relabels the nodes to local ids
-in first-occurrence order and gathers the node and edge attributes. See
+hop by hop on that device, with two gnnc operators per hop (`sample_hop`
+and `relabel`: C++ on the CPU, CUDA kernels on the GPU; two host
+synchronisations per hop, for the sizes of the sampled edges and of the
+new nodes), relabels the nodes to local ids in first-occurrence order and
+gathers the node and edge attributes; on CUDA on a stream of its own. See
 docs/Python-loader.md.
 """
 
