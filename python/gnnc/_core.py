@@ -141,18 +141,14 @@ def _rows(num_nodes) -> int:
     return max(num_nodes) if isinstance(num_nodes, tuple) else num_nodes
 
 
-def _extremes(index: torch.Tensor):
-    """((smallest source, smallest destination), (largest source, largest
-    destination)) of a non-empty [2, E] index: one read back (one
-    synchronisation on CUDA)."""
-    return torch.stack([index.min(1).values, index.max(1).values]).tolist()
-
-
-def _check_ids(index: torch.Tensor, num_nodes) -> None:
+def _check_ids(index: torch.Tensor, num_nodes, *also: torch.Tensor, hint: str = ""):
     """ValueError unless every id of the non-empty [2, E] int64 `index` is
     in range: below num_nodes, or for a bipartite (num_src, num_dst) each
-    row below its own count."""
-    (lo_s, lo_d), (hi_s, hi_d) = _extremes(index)
+    row below its own count (`hint` ends the message). One read back (one
+    synchronisation on CUDA), which also returns the values of the
+    one-element tensors `also` (a list)."""
+    lo_s, lo_d, hi_s, hi_d, *values = torch.cat(
+        [index.min(1).values, index.max(1).values] + [t.view(1) for t in also]).tolist()
     if isinstance(num_nodes, tuple):
         for side, lo, hi, count in (("source", lo_s, hi_s, num_nodes[0]),
                                     ("destination", lo_d, hi_d, num_nodes[1])):
@@ -161,12 +157,13 @@ def _check_ids(index: torch.Tensor, num_nodes) -> None:
                     f"gnnc: edge_index holds {side} id {lo if lo < 0 else hi}, "
                     f"outside [0, {count}) for a bipartite graph of "
                     f"{num_nodes[0]} source and {num_nodes[1]} destination nodes")
-        return
+        return values
     lo, hi = min(lo_s, lo_d), max(hi_s, hi_d)
     if lo < 0 or hi >= num_nodes:
         raise ValueError(
             f"gnnc: edge_index holds node id {lo if lo < 0 else hi}, outside "
-            f"[0, {num_nodes}) for a graph of {num_nodes} nodes")
+            f"[0, {num_nodes}) for a graph of {num_nodes} nodes{hint}")
+    return values
 
 
 def _check_sizes(num_nodes):
@@ -701,9 +698,11 @@ def _handle(edge_index: torch.Tensor, num_nodes):
     the ops' fake kernels do not read."""
     if edge_index.is_meta:
         return 0
-    sizes = num_nodes if isinstance(num_nodes, tuple) else (num_nodes,)
-    if torch.compiler.is_compiling() or not all(isinstance(s, int) for s in sizes) or \
+    concrete = isinstance(num_nodes, int) or (
+        isinstance(num_nodes, tuple) and all(isinstance(s, int) for s in num_nodes))
+    if torch.compiler.is_compiling() or not concrete or \
             (type(edge_index) is not torch.Tensor and _is_fake(edge_index)):
+        sizes = num_nodes if isinstance(num_nodes, tuple) else (num_nodes,)
         return torch.ops.gnnc.graph(edge_index, *sizes)
     return _graphs.get(edge_index, num_nodes).handle
 

@@ -605,6 +605,12 @@ void setResolver(nb::object fn) {
   r = fn.release().ptr();
 }
 
+/// A contiguous int64 vector (the sampling operators' index arguments).
+bool isLongVector(const Tensor &t) {
+  return t.scalar_type() == ScalarType::Long && t.dim() == 1 &&
+         t.is_contiguous();
+}
+
 /// Floyd's k distinct offsets in [0, d) for frontier position r, as
 /// floyd::chooseRow draws them (the same draws, so the same result), with a
 /// hash set for the "taken" test where k is large: O(k), not O(k^2).
@@ -638,14 +644,10 @@ void chooseRowOnHost(uint64_t seed, int64_t r, int64_t d, int64_t k,
 /// reads back the sample count (and the range check of the frontier).
 std::vector<Tensor> sampleHopImpl(Tensor indptr, Tensor frontier, int64_t k,
                                   bool replace, Tensor seed) {
-  auto vector = [](const Tensor &t) {
-    return t.scalar_type() == ScalarType::Long && t.dim() == 1 &&
-           t.is_contiguous();
-  };
-  if (!vector(indptr) || indptr.numel() < 1)
+  if (!isLongVector(indptr) || indptr.numel() < 1)
     fail("TypeError", "sample_hop: expected indptr as a contiguous int64 "
                       "vector of num_nodes + 1 offsets");
-  if (!vector(frontier))
+  if (!isLongVector(frontier))
     fail("TypeError", "sample_hop: expected the frontier as a contiguous "
                       "int64 vector of node ids");
   if (seed.scalar_type() != ScalarType::Long || seed.numel() != 1 ||
@@ -765,12 +767,8 @@ std::vector<Tensor> sampleHopImpl(Tensor indptr, Tensor frontier, int64_t k,
 /// (the maps may then hold entries of this call).
 std::vector<Tensor> relabelImpl(Tensor localMap, Tensor firstMap, Tensor src,
                                 int64_t numLocal) {
-  auto vector = [](const Tensor &t) {
-    return t.scalar_type() == ScalarType::Long && t.dim() == 1 &&
-           t.is_contiguous();
-  };
-  if (!vector(localMap) || !vector(firstMap) || !vector(src) ||
-      firstMap.numel() != localMap.numel())
+  if (!isLongVector(localMap) || !isLongVector(firstMap) ||
+      !isLongVector(src) || firstMap.numel() != localMap.numel())
     fail("TypeError", "relabel: expected contiguous int64 vectors: two maps of "
                       "num_nodes entries and the sources");
   if (localMap.is_cuda() != src.is_cuda() ||

@@ -433,6 +433,29 @@ def bipartite_inputs(layer: str, x, edge_index, size, channels: Tuple[int, int],
     return x_src, x_dst, edge_index, tuple(counts)
 
 
+def linear_pair_inputs(layer: str, x, edge_index, size, sides, flow: str,
+                       targets_required: bool):
+    """`bipartite_inputs` for a layer whose Linears read the two sides:
+    `sides` = (the Linears reading the sources, those reading the targets),
+    the first of each giving its side's channels (lazy ones: not checked,
+    then sized here by the side's features) and the first source Linear the
+    dtype. A single `x` counts as the pair (x, x). `targets_required`: a
+    pair without x_dst is refused (the layer reads both sides)."""
+    pair = tuple(x) if isinstance(x, (tuple, list)) else (x, x)
+    if targets_required and len(pair) == 2 and pair[1] is None:
+        raise ValueError(f"{layer}: the target features x[1] are required (PyG's "
+                         f"layer reads them too)")
+    channels = tuple(0 if not lins or lins[0].is_lazy() else lins[0].weight.size(1)
+                     for lins in sides)
+    x_src, x_dst, edge_index, sizes = bipartite_inputs(
+        layer, pair, edge_index, size, channels, sides[0][0].weight.dtype, flow)
+    for lins, side in zip(sides, (x_src, x_dst)):
+        for m in lins:
+            if side is not None and m.is_lazy():
+                m.materialize(side.size(1))
+    return x_src, x_dst, edge_index, sizes
+
+
 def rows_of(x: Tensor, rows: int) -> Tensor:
     """`x` with zero rows appended up to `rows` (a bipartite graph's node
     rows, see bipartite_inputs)."""
@@ -851,15 +874,8 @@ def _with_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype,
         # (one synchronisation on CUDA). A bipartite graph's ids are checked
         # per side by the graph cache: here only against its node rows
         # (bound).
-        limit = n if bound < 0 else bound
-        lo_s, lo_d, hi_s, hi_d, any_loop = torch.cat(
-            [ei.min(1).values, ei.max(1).values, is_loop.any().view(1)]).tolist()
-        lo, hi = min(lo_s, lo_d), max(hi_s, hi_d)
-        if lo < 0 or hi >= limit:
-            bad = lo if lo < 0 else hi
-            raise ValueError(
-                f"edge_index holds node id {bad}, outside [0, {limit}) for a graph of "
-                f"{limit} nodes (x.size(0))")
+        (any_loop,) = _core._check_ids(ei, n if bound < 0 else bound, is_loop.any(),
+                                       hint=" (x.size(0))")
     loops = torch.arange(n, device=ei.device, dtype=torch.int64)
     aug = _core._make_private(torch.cat([ei, loops.unsqueeze(0).expand(2, n)], dim=1))
     keep = torch.cat([~is_loop, torch.ones(n, dtype=torch.bool, device=ei.device)])

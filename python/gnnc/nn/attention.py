@@ -44,22 +44,9 @@ class _HeadsLayer(torch.nn.Module):
     def _pair(self, name: str, x, edge_index: Tensor, size=None):
         """PyG's bipartite input (x_src, x_dst), x_dst required (the layer
         reads both sides), checked against the Linears that read each side
-        (`_sides`: the first of each gives the channels); lazy ones are
-        sized here."""
-        pair = tuple(x) if isinstance(x, (tuple, list)) else (x, x)
-        if len(pair) == 2 and pair[1] is None:
-            raise ValueError(f"{name}: the target features x[1] are required (PyG's "
-                             f"layer reads them too)")
-        sides = self._sides()
-        channels = tuple(0 if lins[0].is_lazy() else lins[0].weight.size(1)
-                         for lins in sides)
-        x_src, x_dst, edge_index, sizes = _common.bipartite_inputs(
-            name, pair, edge_index, size, channels, sides[0][0].weight.dtype, self.flow)
-        for lins, side in zip(sides, (x_src, x_dst)):
-            for m in lins:
-                if m.is_lazy():
-                    m.materialize(side.size(1))
-        return x_src, x_dst, edge_index, sizes
+        (`_sides`)."""
+        return _common.linear_pair_inputs(name, x, edge_index, size, self._sides(),
+                                          self.flow, targets_required=True)
 
     def _residual_and_bias(self, x: Tensor, out: Tensor) -> Tensor:
         if self.res is not None:

@@ -270,16 +270,9 @@ class SAGEConv(torch.nn.Module):
     def _bipartite(self, name: str, x, edge_index: Tensor, size) -> Tensor:
         """PyG's bipartite SAGE: sources x[0] aggregated into the num_dst
         destinations, x[1] (None: no root term) through lin_r."""
-        pair = tuple(x) if isinstance(x, (tuple, list)) else (x, x)
-        lin_r = self.lin_r if self.root_weight else None
-        channels = tuple(0 if m is None or m.is_lazy() else m.weight.size(1)
-                         for m in (self.lin_l, lin_r))
-        x_src, x_dst, ei, (ns, nd) = _common.bipartite_inputs(
-            name, pair, edge_index, size, channels, self.lin_l.weight.dtype, self.flow)
-        if self.lin_l.is_lazy():
-            self.lin_l.materialize(x_src.size(1))
-        if lin_r is not None and lin_r.is_lazy() and x_dst is not None:
-            lin_r.materialize(x_dst.size(1))
+        sides = ([self.lin_l], [self.lin_r] if self.root_weight else [])
+        x_src, x_dst, ei, (ns, nd) = _common.linear_pair_inputs(
+            name, x, edge_index, size, sides, self.flow, targets_required=False)
         src = F.relu(self.lin(x_src)) if self.project else x_src
         aggr = _SAGE_AGGR[self.aggr]
         dt = _common.compute_dtype(x_src, self.lin_l.weight.dtype)

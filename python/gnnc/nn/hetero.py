@@ -27,8 +27,9 @@ def to_hetero(module: torch.nn.Module, metadata, aggr: str = "sum", input_map=No
     recognised as well (only while it traces the model); the model it
     returns is PyG's: each layer is called as `layer((x_src, x_dst),
     edge_index)` per edge type, so its layers must take bipartite input
-    (docs/Python-nn.md: SAGEConv and GINConv; the others raise
-    NotImplementedError on the first call). Needs torch_geometric."""
+    (docs/Python-nn.md: SAGEConv, GINConv, GINEConv, GATConv, GATv2Conv and
+    TransformerConv; GCNConv and AGNNConv raise NotImplementedError on the
+    first call). Needs torch_geometric."""
     try:
         from torch_geometric.nn import fx
         from torch_geometric.nn import to_hetero as pyg_to_hetero
