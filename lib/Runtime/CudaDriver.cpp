@@ -9,6 +9,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <mutex>
 
 using namespace gnn::runtime;
@@ -81,33 +82,96 @@ Status CudaDriver::makeCurrent() const {
   return checkCu(*this, "cuCtxSetCurrent", calls->cuCtxSetCurrent(ctx));
 }
 
+namespace {
+/// The device select() asked for before the driver was initialised (-1:
+/// none), read once by get()'s initialisation.
+std::mutex &selectMutex() {
+  static auto *m = new std::mutex;
+  return *m;
+}
+int &selected() {
+  static int ordinal = -1;
+  return ordinal;
+}
+
+/// The driver loaded and initialised, and its device count: what get() and
+/// probe() share.
+Status initDriver(const DriverApi *&calls, int &count, int &version) {
+  StatusOr<const DriverApi *> api = CudaDriver::api();
+  if (!api.ok())
+    return api.error();
+  calls = *api;
+  CUresult r = calls->cuInit(0);
+  if (r != CUDA_SUCCESS) {
+    const char *name = nullptr, *text = nullptr;
+    calls->cuGetErrorName(r, &name);
+    calls->cuGetErrorString(r, &text);
+    return Status::error(std::string("no CUDA device: cuInit: ") +
+                         (name ? name : "CUDA error " + std::to_string(r)) +
+                         " (" + (text ? text : "no description") + ")");
+  }
+  calls->cuDriverGetVersion(&version);
+  calls->cuDeviceGetCount(&count);
+  if (count == 0)
+    return Status::error("no CUDA device: the driver reports 0 devices");
+  return Status();
+}
+} // namespace
+
+Status CudaDriver::probe() {
+  static std::once_flag once;
+  static Status status;
+  std::call_once(once, [] {
+    const DriverApi *calls = nullptr;
+    int count = 0, version = 0;
+    status = initDriver(calls, count, version);
+  });
+  return status;
+}
+
+Status CudaDriver::select(int ordinal) {
+  {
+    std::lock_guard<std::mutex> lock(selectMutex());
+    if (selected() < 0)
+      selected() = ordinal;
+  }
+  StatusOr<CudaDriver *> driver = get();
+  if (!driver.ok())
+    return driver.error();
+  if ((*driver)->ordinal() == ordinal)
+    return Status();
+  return Status::error(
+      "gnnc runs on one CUDA device per process and this process's is cuda:" +
+      std::to_string((*driver)->ordinal()) +
+      (environment().deviceOrdinal >= 0 ? " (GNNC_DEVICE)"
+                                        : " (the first one it was given)") +
+      ", but these tensors are on cuda:" + std::to_string(ordinal) +
+      ". Run one process per GPU (torchrun --nproc_per_node=N, each calling "
+      "torch.cuda.set_device(local_rank)), or move the tensors to cuda:" +
+      std::to_string((*driver)->ordinal()));
+}
+
 StatusOr<CudaDriver *> CudaDriver::get() {
   static std::once_flag once;
   static CudaDriver driver;
   static Status status;
   std::call_once(once, [] {
-    StatusOr<const DriverApi *> api = CudaDriver::api();
-    if (!api.ok()) {
-      status = api.error();
-      return;
-    }
-    driver.calls = *api;
-    const DriverApi &f = **api;
-    CUresult r = f.cuInit(0);
-    if (r != CUDA_SUCCESS) {
-      status = Status::error("no CUDA device: " + driver.errorText("cuInit", r));
-      return;
-    }
-    f.cuDriverGetVersion(&driver.version);
     int count = 0;
-    f.cuDeviceGetCount(&count);
+    if (!(status = initDriver(driver.calls, count, driver.version)).ok())
+      return;
+    const DriverApi &f = *driver.calls;
     int ordinal = environment().deviceOrdinal;
-    if (count == 0 || ordinal >= count) {
+    if (ordinal < 0) {
+      std::lock_guard<std::mutex> lock(selectMutex());
+      ordinal = std::max(selected(), 0);
+    }
+    if (ordinal >= count) {
       status = Status::error("no CUDA device: the driver reports " +
                              std::to_string(count) + " device(s), device " +
                              std::to_string(ordinal) + " requested");
       return;
     }
+    driver.index = ordinal;
     if ((status = checkCu(driver, "cuDeviceGet",
                           f.cuDeviceGet(&driver.dev, ordinal)))
             .ok() == false)

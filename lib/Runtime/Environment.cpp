@@ -6,6 +6,7 @@
 
 #include "gnn/Runtime/Environment.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 
@@ -35,9 +36,7 @@ Environment gnn::runtime::readEnvironment() {
   env.alwaysCompile = !always.empty() && always != "0";
   env.dumpDir = get("GNNC_DUMP_DIR");
   std::string dev = get("GNNC_DEVICE");
-  env.deviceOrdinal = dev.empty() ? 0 : std::atoi(dev.c_str());
-  if (env.deviceOrdinal < 0)
-    env.deviceOrdinal = 0;
+  env.deviceOrdinal = dev.empty() ? -1 : std::max(0, std::atoi(dev.c_str()));
   std::string poison = get("GNNC_POISON_WORKSPACE");
   env.poisonWorkspace = !poison.empty() && poison != "0";
   std::string threads = get("GNNC_JIT_THREADS");

@@ -44,22 +44,24 @@ static Status checkCuda(const char *call, cudaError_t e) {
 #define GNN_CUDA(call) GNN_RETURN_IF_ERROR(checkCuda(#call, (call)))
 
 /// The runtime's device must be usable before any CUDA runtime call: this
-/// gives the "no CUDA driver" / "no CUDA device" errors their clear form and
-/// keeps the CUDA runtime API on the primary context of the chosen device.
+/// gives the "no CUDA driver" / "no CUDA device" errors their clear form.
+/// With GNNC_DEVICE set (gnn-run on another device than 0) it also makes
+/// that device the calling thread's current one, once; otherwise the current
+/// device is the caller's (PyTorch's device guards), never changed here.
 static Status ensureDevice() {
   StatusOr<CudaDriver *> driver = CudaDriver::get();
   if (!driver.ok())
     return driver.error();
-  static Status once = [] {
-    Status s = checkCuda("cudaSetDevice",
-                         cudaSetDevice(environment().deviceOrdinal));
-    if (!s.ok())
-      return s;
+  static Status once = [ordinal = (*driver)->ordinal()] {
+    if (environment().deviceOrdinal >= 0) {
+      Status s = checkCuda("cudaSetDevice", cudaSetDevice(ordinal));
+      if (!s.ok())
+        return s;
+    }
     // Keep freed memory in the pool: graph builds allocate the same sizes
     // again and again.
     cudaMemPool_t pool;
-    if (cudaDeviceGetDefaultMemPool(&pool, environment().deviceOrdinal) ==
-        cudaSuccess) {
+    if (cudaDeviceGetDefaultMemPool(&pool, ordinal) == cudaSuccess) {
       uint64_t keep = std::numeric_limits<uint64_t>::max();
       cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
     }
@@ -85,8 +87,7 @@ StatusOr<DeviceMemoryInfo> gnn::runtime::deviceMemoryInfo() {
   // memory is free for gnnc.
   cudaMemPool_t pool;
   uint64_t reserved = 0, used = 0;
-  if (cudaDeviceGetDefaultMemPool(&pool, environment().deviceOrdinal) ==
-          cudaSuccess &&
+  if (cudaDeviceGetDefaultMemPool(&pool, (*driver)->ordinal()) == cudaSuccess &&
       cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent,
                               &reserved) == cudaSuccess &&
       cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) ==

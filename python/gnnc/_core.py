@@ -238,6 +238,7 @@ class _Snapshot:
             copy = torch.empty(t.shape, dtype=t.dtype, device=t.device)
             copy.copy_(t)
             if t.is_cuda and not t.is_meta:
+                _require_cuda(t.device)
                 flag = _C.HostFlag()
         else:
             flag = _private_flag(t)
@@ -431,7 +432,7 @@ class _GraphCache:
         entry = _GraphEntry(weakref.ref(edge_index, self._dropper(id(edge_index))),
                             snapshot, num_nodes)
         if index.is_cuda:
-            _require_cuda()
+            _require_cuda(index.device)
             with torch.cuda.device(index.device):
                 stream = torch.cuda.current_stream(index.device).cuda_stream
                 try:
@@ -495,9 +496,26 @@ def _register(entry: _GraphEntry, index: torch.Tensor) -> None:
 
 _graphs = _GraphCache()
 
-def _require_cuda() -> None:
+_CUDA_DEVICE: Optional[int] = None  # gnnc's CUDA device, once chosen
+
+
+def _require_cuda(device: torch.device) -> None:
+    """Makes ``device`` gnnc's CUDA device, or checks that it is. The runtime
+    loads its kernels on one device per process (DistributedDataParallel
+    runs a process per GPU): the first CUDA tensor's, unless GNNC_DEVICE
+    names one. Chosen inside a device guard, so the caller's current device
+    stays as it was."""
+    global _CUDA_DEVICE
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    if index == _CUDA_DEVICE:
+        return
     if not _C.cuda_available():
         raise RuntimeError(f"gnnc: CUDA tensors need the CUDA runtime: {_C.cuda_error()}")
+    with torch.cuda.device(index):
+        error = _C.cuda_select(index)
+    if error:
+        raise RuntimeError(f"gnnc: {error}")
+    _CUDA_DEVICE = index
 
 
 # --------------------------------------------------------------------------

@@ -136,11 +136,20 @@ NB_MODULE(_gnnc, m) {
       },
       nb::arg("a"), nb::arg("b"), nb::arg("bytes"), nb::arg("flag"),
       nb::arg("stream"));
-  m.def("cuda_available", [] { return rt::CudaDriver::get().ok(); });
+  // Whether CUDA works, without choosing gnnc's device (cuda_select does:
+  // the first CUDA tensor's, gnnc/_core.py _require_cuda).
+  m.def("cuda_available", [] { return rt::CudaDriver::probe().ok(); });
   m.def("cuda_error", [] {
-    auto d = rt::CudaDriver::get();
-    return d.ok() ? std::string() : d.message();
+    rt::Status s = rt::CudaDriver::probe();
+    return s.ok() ? std::string() : s.message();
   });
+  m.def(
+      "cuda_select",
+      [](int ordinal) {
+        rt::Status s = rt::CudaDriver::select(ordinal);
+        return s.ok() ? std::string() : s.message();
+      },
+      nb::arg("ordinal"));
 #else
   m.attr("has_cuda") = false;
   m.def("cuda_available", [] { return false; });

@@ -322,3 +322,48 @@ def test_cuda_layer_write_behind_the_version_counter_is_caught():
             conv(x, edge_index)
     after = conv(x, edge_index)
     assert torch.isfinite(after).all() and not torch.equal(after, before)
+
+
+_SECOND_GPU = r'''
+import torch, gnnc.nn
+g = torch.Generator().manual_seed(0)
+x, ei = torch.randn(50, 8, generator=g), torch.randint(0, 50, (2, 300), generator=g)
+conv = gnnc.nn.GATConv(8, 4, heads=2)
+xr = x.clone().requires_grad_()
+want = conv(xr, ei)
+want.sum().backward()
+ref = xr.grad
+dev = torch.device("cuda", 1)
+conv = conv.to(dev)
+xd = x.to(dev).requires_grad_()
+got = conv(xd, ei.to(dev))
+got.sum().backward()
+assert torch.cuda.current_device() == 0, "gnnc changed the current device"
+torch.testing.assert_close(got.cpu(), want, rtol=1e-4, atol=1e-5)
+torch.testing.assert_close(xd.grad.cpu(), ref, rtol=1e-4, atol=1e-5)
+try:
+    conv.to("cuda:0")(x.cuda(0), ei.cuda(0))
+except RuntimeError as e:
+    assert "one CUDA device per process" in str(e) and "is cuda:1" in str(e), e
+else:
+    raise AssertionError("a second device was accepted")
+print("second gpu ok")
+'''
+
+
+@pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs two GPUs")
+def test_cuda_a_process_on_the_second_gpu():
+    """gnnc runs on the device of the first CUDA tensor it is given (here
+    cuda:1, in a fresh process: this one's device is chosen already), leaves
+    the caller's current device as it was, and refuses a second device with
+    an error naming both (before, every kernel ran on cuda:0's context: an
+    illegal address on cuda:1, found under DDP)."""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [
+        os.path.dirname(os.path.dirname(gnnc.__file__)), os.environ.get("PYTHONPATH")])))
+    env.pop("GNNC_DEVICE", None)
+    out = subprocess.run([sys.executable, "-c", _SECOND_GPU], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0 and "second gpu ok" in out.stdout, out.stderr[-3000:]

@@ -31,19 +31,35 @@ struct DriverApi {
 #include "gnn/Runtime/CudaDriverFunctions.def"
 };
 
-/// The loaded driver and the device gnnc runs on.
+/// The loaded driver and the device gnnc runs on: one device per process
+/// (the compiled modules, the tuner's figures and the graph builds' memory
+/// pool are that device's), as PyTorch's DistributedDataParallel runs one
+/// process per GPU.
 class CudaDriver {
 public:
-  /// Loads the driver and initialises device `ordinal` (0 unless
-  /// GNNC_DEVICE says otherwise) in its primary context, once per process.
-  /// Fails with "no CUDA driver: ..." or "no CUDA device: ...".
+  /// Loads the driver and initialises gnnc's device in its primary context,
+  /// once per process: GNNC_DEVICE if set, else the device select() named
+  /// first, else 0. Fails with "no CUDA driver: ..." or "no CUDA device: ...".
   static StatusOr<CudaDriver *> get();
+
+  /// Makes `ordinal` gnnc's device when it has none yet (then get()), or
+  /// checks that it is the one it has: the Python binding calls it with the
+  /// device of the first CUDA tensor it is given, so a process that works
+  /// on cuda:1 does not initialise (or load kernels on) cuda:0. Fails with
+  /// the two devices named where they differ.
+  static Status select(int ordinal);
+
+  /// Whether a driver and a device are there, without choosing the device
+  /// (gnnc.cuda_available()): "no CUDA driver: ..." / "no CUDA device: ...".
+  static Status probe();
 
   /// Only loads the driver library (no device needed): for version queries.
   static StatusOr<const DriverApi *> api();
 
   const DriverApi &fn() const { return *calls; }
   CUdevice device() const { return dev; }
+  /// The device's ordinal (cuda:N).
+  int ordinal() const { return index; }
   CUcontext context() const { return ctx; }
   /// Compute capability as 10 * major + minor (90 for an H100).
   int computeCapability() const { return cc; }
@@ -63,6 +79,7 @@ private:
   CudaDriver() = default;
   const DriverApi *calls = nullptr;
   CUdevice dev = 0;
+  int index = 0;
   CUcontext ctx = nullptr;
   int cc = 0, version = 0, sms = 0;
   std::string name;

@@ -13,7 +13,8 @@
 ///                        the effective user and not writable by others.
 ///   GNNC_ALWAYS_COMPILE  1: ignore every cache entry (still writes them)
 ///   GNNC_DUMP_DIR        write each compiled kernel's source and log here
-///   GNNC_DEVICE          device ordinal (default 0)
+///   GNNC_DEVICE          device ordinal (default: the device of the first
+///                        CUDA tensor the Python binding is given, else 0)
 ///   GNNC_JIT_THREADS     threads compiling a Program's kernels (default:
 ///                        the hardware's concurrency, at most 16; 1: one
 ///                        after another on the caller's thread)
@@ -37,7 +38,8 @@ struct Environment {
   bool alwaysCompile = false;
   /// Empty when not dumping.
   std::string dumpDir;
-  int deviceOrdinal = 0;
+  /// -1: GNNC_DEVICE unset (CudaDriver::get's default).
+  int deviceOrdinal = -1;
   bool poisonWorkspace = false;
   /// 0: the default (Jit.h).
   int jitThreads = 0;
