@@ -662,5 +662,5 @@ def test_train_ddp_example_runs():
                          env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     assert "1 rank(s) on cpu" in out.stdout
-    assert out.stdout.count("seeds/s") == 2
+    assert out.stdout.count("seeds/s") == 2 and out.stdout.count(" loss ") == 2
     assert "test accuracy" in out.stdout and "median epoch" in out.stdout
