@@ -97,13 +97,14 @@ StatusOr<DeviceMemoryInfo> gnn::runtime::deviceMemoryInfo() {
   return info;
 }
 
-StatusOr<DeviceBuffer> DeviceBuffer::allocate(size_t bytes) {
+StatusOr<DeviceBuffer> DeviceBuffer::allocate(size_t bytes,
+                                              cudaStream_t stream) {
   GNN_RETURN_IF_ERROR(ensureDevice());
   DeviceBuffer b;
   b.bytes = bytes;
   if (bytes == 0)
     return std::move(b);
-  cudaError_t e = cudaMallocAsync(&b.ptr, bytes, 0);
+  cudaError_t e = cudaMallocAsync(&b.ptr, bytes, stream);
   if (e != cudaSuccess)
     return Status::error("cudaMallocAsync of " + std::to_string(bytes) +
                          " bytes: " + cudaGetErrorName(e) + " (" +
@@ -511,13 +512,17 @@ template <typename I> struct GraphBuilder {
 } // namespace gnn
 
 namespace {
-/// Allocations of one build, with the error of the first failure.
+/// Allocations of one build, in the order of the stream it runs on (a build
+/// under a side stream must not use memory ordered on another one), with
+/// the error of the first failure.
 struct Arena {
+  explicit Arena(cudaStream_t stream) : stream(stream) {}
+  cudaStream_t stream;
   Status status;
   DeviceBuffer take(size_t bytes) {
     if (!status.ok())
       return DeviceBuffer();
-    StatusOr<DeviceBuffer> b = DeviceBuffer::allocate(bytes);
+    StatusOr<DeviceBuffer> b = DeviceBuffer::allocate(bytes, stream);
     if (!b.ok()) {
       status = b.error();
       return DeviceBuffer();
@@ -612,7 +617,7 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
                             cudaStream_t stream,
                             const GraphBuildOptions &options) {
   using U = typename UnsignedOf<I>::type;
-  Arena arena;
+  Arena arena(stream);
   int bits = 1;
   while ((int64_t(1) << bits) < n)
     ++bits;
@@ -928,7 +933,7 @@ StatusOr<DegreeBuckets> Graph::buckets(double quantile,
                          std::to_string(quantile));
   int64_t n = stats.nodes;
   DegreeBuckets out;
-  Arena arena;
+  Arena arena(stream);
   DeviceBuffer sorted = arena.take(n * sizeof(int));
   size_t bytes = 0;
   GNN_CUDA(cub::DeviceRadixSort::SortKeys(nullptr, bytes, inDeg.as<int>(),

@@ -367,3 +367,23 @@ def test_cuda_a_process_on_the_second_gpu():
     out = subprocess.run([sys.executable, "-c", _SECOND_GPU], env=env, capture_output=True,
                          text=True, timeout=300)
     assert out.returncode == 0 and "second gpu ok" in out.stdout, out.stderr[-3000:]
+
+
+def test_cuda_graphs_built_under_a_side_stream():
+    """Graph builds (their temporaries and structures allocated in the order
+    of the stream they run on) under torch.cuda.stream(s) give the results
+    of builds on the default stream, graph after graph (the pool reusing
+    blocks the earlier graphs freed)."""
+    torch.manual_seed(0)
+    conv = gnnc.nn.GCNConv(16, 8).to(DEV)
+    x = torch.randn(2000, 16, device=DEV)
+    side = torch.cuda.Stream()
+    for k in range(6):
+        ei = torch.randint(0, 2000, (2, 20000 + 997 * k), device=DEV)
+        want = conv(x, ei.clone())
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            got = conv(x, ei.clone())
+        torch.cuda.current_stream().wait_stream(side)
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+        del want, got, ei

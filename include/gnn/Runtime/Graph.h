@@ -45,11 +45,17 @@ namespace runtime {
 /// Element type of an index array.
 enum class IndexType { Int32, Int64 };
 
-/// An owned device allocation.
+/// An owned device allocation (the device's stream-ordered pool).
 class DeviceBuffer {
 public:
   DeviceBuffer() = default;
-  static StatusOr<DeviceBuffer> allocate(size_t bytes);
+  /// `bytes` in the order of `stream`, the stream that first uses them (a
+  /// block another stream freed is handed out only once that free is
+  /// ordered before `stream`'s use). Freed in the order of the legacy
+  /// default stream, where PyTorch's calls run unless a caller picks
+  /// another stream.
+  static StatusOr<DeviceBuffer> allocate(size_t bytes,
+                                         cudaStream_t stream = nullptr);
   ~DeviceBuffer();
   DeviceBuffer(DeviceBuffer &&o) noexcept;
   DeviceBuffer &operator=(DeviceBuffer &&o) noexcept;
