@@ -13,11 +13,17 @@ where MyGAT writes them in message and gnnc computes them per node) and
 "gin-nn-in-update" (MyGINUpdate, the MLP traced into gnnc's function,
 where MyGIN applies it in forward as PyG's GINConv does). Per
 graph, 64 channels (4 heads of 16): forward+backward through autograd, two
-ways: the CUDA-event median of single steps started from an idle GPU (as
-bench/nn_layers.py), and "loop", the time per step of 50 steps back to
-back (a training loop, one synchronisation); and the host time per forward
-call under torch.no_grad(); ratio = built-in time / subclass time (>= 0.91
-is "within 10%").
+ways: the CUDA-event time of single steps started from an idle GPU (as
+bench/nn_layers.py), and "loop", the time per step of a block of steps run
+back to back (a training loop, one synchronisation per block); and the host
+time per forward call under torch.no_grad(). ratio = built-in time /
+subclass time (>= 0.91 is "within 10%").
+
+Both layers are host-bound on the GPU machine, whose host time jitters by
+10-20 % from one second to the next; so the two sides alternate in many
+short rounds (--rounds, the order flipped every round), each side's figure
+is the median over its rounds, and the ratios' spread is shown as the
+quartiles of the per-round ratios (loop).
 
     python bench/mp_builtin.py --datasets DIR [--graphs musae-github pubmed]
 """
@@ -25,6 +31,7 @@ is "within 10%").
 import argparse
 import os
 import pathlib
+import statistics
 import sys
 import time
 
@@ -59,17 +66,20 @@ def pairs(c, heads):
     }
 
 
-def loop_ms(step, reps, warmup):
+def loop_ms(step, reps):
     """Milliseconds per step of ``reps`` steps run back to back, as in a
     training loop (one synchronisation at the end)."""
-    for _ in range(warmup):
-        step()
     torch.cuda.synchronize()
     t = time.perf_counter()
     for _ in range(reps):
         step()
     torch.cuda.synchronize()
     return (time.perf_counter() - t) / reps * 1e3
+
+
+def quartiles(values):
+    q = statistics.quantiles(values, n=4)
+    return q[0], q[2]
 
 
 def host_us(layer, x, ei, calls=200):
@@ -91,18 +101,19 @@ def main():
     ap.add_argument("--graphs", nargs="+", default=["musae-github", "pubmed"])
     ap.add_argument("--channels", type=int, default=64)
     ap.add_argument("--heads", type=int, default=4)
-    ap.add_argument("--reps", type=int, default=50)
-    ap.add_argument("--rounds", type=int, default=4,
-                    help="built-in and subclass alternate this many times; the "
-                         "better median of each counts (host jitter)")
+    ap.add_argument("--reps", type=int, default=10,
+                    help="steps per side and round (events and loop each)")
+    ap.add_argument("--rounds", type=int, default=15,
+                    help="rounds of built-in and subclass alternating (the "
+                         "order flipped every round)")
     ap.add_argument("--warmup", type=int, default=5)
     args = ap.parse_args()
     dev = torch.device("cuda")
     print(f"device {torch.cuda.get_device_name(dev)}, {args.channels} channels")
     print("| graph | layer | built-in ms | subclass ms | built-in / subclass | "
-          "loop built-in ms | loop subclass ms | loop ratio | "
+          "loop built-in ms | loop subclass ms | loop ratio | loop ratio quartiles | "
           "host built-in us | host subclass us | max diff |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for g in args.graphs:
         ei, n = nn_layers.load_graph(pathlib.Path(args.datasets) / g, dev)
         gen = torch.Generator(device=dev).manual_seed(1)
@@ -117,23 +128,33 @@ def main():
             ours = mine().to(dev)
             ours.load_state_dict(theirs.state_dict())
             xb, xm = x.clone().requires_grad_(), x.clone().requires_grad_()
-            diff = float((ours(xm, ei) - theirs(xb, ei)).abs().max())
+            with torch.no_grad():
+                diff = float((ours(xm, ei) - theirs(xb, ei)).abs().max())
             dy = torch.randn(theirs(xb, ei).shape, device=dev, generator=gen)
 
             def step(layer, xx):
                 return lambda: layer(xx, ei).mul(dy).sum().backward()
-            t, loop = {}, {}
-            for _ in range(args.rounds):
-                for side, layer, xx in (("builtin", theirs, xb), ("mine", ours, xm)):
-                    ms = nn_layers.median_ms(step(layer, xx), args.reps, args.warmup)
-                    t[side] = min(t.get(side, float("inf")), ms)
-                    ms = loop_ms(step(layer, xx), args.reps, args.warmup)
-                    loop[side] = min(loop.get(side, float("inf")), ms)
-            hb, hm = host_us(theirs, x, ei), host_us(ours, x, ei)
+            sides = (("builtin", step(theirs, xb)), ("mine", step(ours, xm)))
+            for _, f in sides:
+                for _ in range(args.warmup):
+                    f()
+            ev = {"builtin": [], "mine": []}
+            loop = {"builtin": [], "mine": []}
+            for r in range(args.rounds):
+                for side, f in (sides if r % 2 == 0 else sides[::-1]):
+                    ev[side].append(nn_layers.median_ms(f, args.reps, 1))
+                    loop[side].append(loop_ms(f, args.reps))
+            t = {k: statistics.median(v) for k, v in ev.items()}
+            lp = {k: statistics.median(v) for k, v in loop.items()}
+            q1, q3 = quartiles([b / m for b, m in zip(loop["builtin"], loop["mine"])])
+            hosts = [(host_us(theirs, x, ei, 50), host_us(ours, x, ei, 50))
+                     for _ in range(5)]
+            hb = statistics.median(h[0] for h in hosts)
+            hm = statistics.median(h[1] for h in hosts)
             print(f"| {g} | {name} | {t['builtin']:.3f} | {t['mine']:.3f} | "
-                  f"{t['builtin'] / t['mine']:.2f} | {loop['builtin']:.3f} | "
-                  f"{loop['mine']:.3f} | {loop['builtin'] / loop['mine']:.2f} | "
-                  f"{hb:.0f} | {hm:.0f} | {diff:.1e} |", flush=True)
+                  f"{t['builtin'] / t['mine']:.2f} | {lp['builtin']:.3f} | "
+                  f"{lp['mine']:.3f} | {lp['builtin'] / lp['mine']:.2f} | "
+                  f"{q1:.2f}-{q3:.2f} | {hb:.0f} | {hm:.0f} | {diff:.1e} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -256,6 +256,8 @@ class MessagePassing(torch.nn.Module):
             kwargs = {k: v for k, v in kwargs.items() if v is not None}
             return _run(self._mp_id, self.training, edge_index, n, graph, kwargs, state,
                         _guarded(self), nones)
+        if _frame_callback() is None:  # no dynamo frame hook to keep out
+            return self._propagate(edge_index, n, kwargs)
         return _eager(self, edge_index, n, kwargs)
 
     def _propagate(self, edge_index, n, kwargs, graph=None):
@@ -1094,6 +1096,11 @@ def _propagate_eagerly(layer, edge_index: Tensor, n, kwargs: dict, graph=None):
 _run = _run_compiled
 _eager = _propagate_eagerly
 _hooked = False
+# The frame hook dynamo has installed (None outside torch.compile's
+# regions): where there is none, _eager's torch.compiler.disable has nothing
+# to switch off and is skipped.
+_frame_callback = getattr(getattr(getattr(torch._C, "_dynamo", None), "eval_frame", None),
+                          "get_eval_frame_callback", None) or (lambda: True)
 
 
 def _hook_dynamo() -> None:

@@ -204,6 +204,10 @@ class Tracer:
         self.recipes: Dict[int, Optional[tuple]] = {}  # id(leaf) -> recipe or None
         self.masks = 0                         # dropout masks drawn so far
         self._dense: Dict[int, Expr] = {}      # id(tensor) -> its dense leaf
+        # id(tensor) -> (func, args) of the elementwise torch op on the
+        # layer's tensors that made it (_LayerTensors): folded into the
+        # function where the tensor meets traced code (dense()).
+        self.calls: Dict[int, tuple] = {}
         self._gathers: Dict[Tuple[str, int], Expr] = {}
         self._keep = []                        # tensors whose id() keys a leaf
 
@@ -236,11 +240,20 @@ class Tracer:
         self._keep.append(out)
         return out
 
-    def dense(self, t: Tensor) -> Expr:
-        """The dense leaf of a plain tensor met in traced code."""
+    def dense(self, t: Tensor, fold: bool = True) -> Expr:
+        """The dense leaf of a plain tensor met in traced code; with
+        ``fold``, a tensor an elementwise op made from the layer's tensors
+        and numbers (``1 + self.eps``) is that op over their leaves instead,
+        computed inside the kernel rather than by PyTorch on every call."""
         e = self._dense.get(id(t))
         if e is not None:
             return e
+        if fold:
+            e = self._folded(t)
+            if e is not None:
+                self._dense[id(t)] = e
+                self._keep.append(t)
+                return e
         if not t.is_floating_point() or t.is_complex():
             fail(f"a {t.dtype} tensor", "cannot be mixed with traced features "
                  "(only floating tensors of the features' dtype)")
@@ -255,6 +268,32 @@ class Tracer:
         self._dense[id(t)] = e
         self._keep.append(t)
         return e
+
+    def _folded(self, t: Tensor) -> Optional[Expr]:
+        call = self.calls.get(id(t))
+        if call is None:
+            return None
+        func, args = call
+        fn = _FOLDABLE.get(func)
+        if fn is None:
+            return None
+        name, swap = fn
+        if swap:
+            args = (args[1], args[0]) + tuple(args[2:])
+        operands = []
+        for a in args:
+            if isinstance(a, Tensor):
+                if a.dtype != self.dtype or a.device != self.device or \
+                        self.origins.get(id(a)) is None:
+                    return None
+                operands.append(self.dense(a))
+            elif isinstance(a, (int, float)) and not isinstance(a, bool):
+                operands.append(Expr("num", (float(a),), (), "dense", ()))
+            else:
+                return None
+        if len(operands) != (1 if name in _FOLD_UNARY else 2):
+            return None
+        return Expr("ew", (name,), operands, "dense", tuple(t.shape))
 
     def gather(self, end: str, node: Expr) -> Expr:
         """``gnn.gather end`` of a node expression (one per pair)."""
@@ -291,7 +330,24 @@ class _LayerTensors(torch.overrides.TorchFunctionMode):
             if recipe is not None:
                 t.origins[id(out)] = recipe
                 t._keep.append(out)
+                if not kwargs and func in _FOLDABLE:
+                    t.calls[id(out)] = (func, args)
         return out
+
+
+# The elementwise torch ops on the layer's tensors that Tracer.dense folds
+# into the traced function: func -> (elementwise op, operands swapped).
+_FOLD_UNARY = ("neg", "sigmoid", "exp", "tanh")
+_FOLDABLE = {}
+for _name, _funcs in (("add", (Tensor.add, torch.add)), ("sub", (Tensor.sub, torch.sub)),
+                      ("mul", (Tensor.mul, torch.mul)), ("div", (Tensor.div, torch.div)),
+                      ("neg", (Tensor.neg, torch.neg)),
+                      ("sigmoid", (Tensor.sigmoid, torch.sigmoid)),
+                      ("exp", (Tensor.exp, torch.exp)), ("tanh", (Tensor.tanh, torch.tanh))):
+    for _f in _funcs:
+        _FOLDABLE[_f] = (_name, False)
+for _f in (Tensor.__rsub__, Tensor.__rdiv__, Tensor.__rtruediv__):
+    _FOLDABLE[_f] = ("sub" if _f is Tensor.__rsub__ else "div", True)
 
 
 _LITERALS = (type(None), bool, int, float, str, torch.dtype, torch.device,
@@ -889,7 +945,7 @@ def matmul(p, w) -> Proxy:
     if x.op == "cat":
         return _cat_matmul(p, w)
     t = current()
-    e = Expr("matmul", (), (x, t.dense(w)), x.domain, (None, int(w.shape[1])))
+    e = Expr("matmul", (), (x, t.dense(w, fold=False)), x.domain, (None, int(w.shape[1])))
     return Proxy(e, p.end)
 
 

@@ -982,6 +982,61 @@ def test_a_tensor_computed_from_the_layer_is_recomputed_not_retraced(monkeypatch
     assert traces.count("MyGIN") == 1 and gin._uncached is None
 
 
+class _ScalarGates(gnnc.MessagePassing):
+    """Elementwise ops on the layer's own small tensors, written as PyTorch
+    code: folded into the traced function (no op in PyTorch per call)."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Parameter(torch.tensor([0.3]))
+        self.b = torch.nn.Parameter(torch.tensor([0.2, -0.4, 0.7]))
+
+    def message(self, x_j):
+        return x_j * (1 - self.b.sigmoid()) + (2 / (1 + self.a.exp())) * x_j
+
+    def update(self, aggr_out, x):
+        return aggr_out - torch.tanh(self.b) * x + (-self.a) * (self.a * 3.0 - 1.0)
+
+
+def _scalar_gates_reference(layer, x, ei, n):
+    a, b = layer.a, layer.b
+    m = x[ei[0]] * (1 - b.sigmoid()) + (2 / (1 + a.exp())) * x[ei[0]]
+    return _scatter(m, ei[1], n) - torch.tanh(b) * x + (-a) * (a * 3.0 - 1.0)
+
+
+def test_ops_on_the_layers_small_tensors_run_inside_the_function():
+    ei, n = _graph()
+    layer = _f64(_ScalarGates())
+    x = torch.randn(n, 3, dtype=torch.float64, device=DEVICE, requires_grad=True)
+    torch.testing.assert_close(layer.propagate(ei, x=x),
+                               _scalar_gates_reference(layer, x, ei, n))
+    (plan,) = layer._plans.values()
+    # Only the input and the two parameters: no recipe replays a torch op.
+    assert sorted(r[0] for r in plan.recipes) == ["attr", "attr", "kw"]
+    assert "arith.subf" in layer.gnn_ir() and "math.tanh" in layer.gnn_ir()
+
+    def fn(x, a, b):
+        return _propagate_with(layer, ei, x, a, b)
+    a = layer.a.detach().clone().requires_grad_()
+    b = layer.b.detach().clone().requires_grad_()
+    assert torch.autograd.gradcheck(fn, (x, a, b))
+    # The values of a later call are the parameters' values then.
+    with torch.no_grad():
+        layer.a.fill_(-1.5)
+        layer.b.mul_(2.0)
+    torch.testing.assert_close(layer.propagate(ei, x=x),
+                               _scalar_gates_reference(layer, x, ei, n))
+
+
+def _propagate_with(layer, ei, x, a, b):
+    saved = layer.a, layer.b
+    layer._parameters["a"], layer._parameters["b"] = a, b
+    try:
+        return layer.propagate(ei, x=x)
+    finally:
+        layer._parameters["a"], layer._parameters["b"] = saved
+
+
 class _ReadsANewTensor(gnnc.MessagePassing):
     def message(self, x_j):
         return x_j * torch.full((3,), float(len(_NEW)), dtype=x_j.dtype,
