@@ -927,11 +927,15 @@ _CONSTANTS = (type(None), bool, int, float, str)
 
 def _guarded(layer) -> tuple:
     """An image of the layer's Python attributes, computed where dynamo
-    traces strictly and passed to _run, so that dynamo guards what the
-    trace reads where it does not look (numbers, strings, None, functions
-    and classes as constants, lists and tuples item by item). A changed
-    attribute recompiles; a dict changed in place, or an attribute of a
-    submodule that is not a gnnc.MessagePassing, does not
+    traces strictly and passed to _run: dynamo guards what the trace reads
+    where it does not look (numbers, strings, None, functions and classes as
+    constants, lists and tuples item by item), so a changed attribute
+    recompiles; and _run sets the attributes to these values while it
+    traces, because dynamo applies an assignment made in the compiled
+    forward (PNA's ``self.aggr = "max"`` between propagates) to the real
+    layer only after the graph is traced. A dict changed in place, or an
+    attribute of a submodule that is not a gnnc.MessagePassing, is not
+    seen, nor a list or tuple assigned in the compiled forward
     (docs/Python-mp.md)."""
     config = []
     for name in layer._value_names:
@@ -947,19 +951,36 @@ def _traceable_argument(v) -> bool:
 
 
 def _constant_image(v):
-    # Only ints, floats and bools may enter a nonstrict_trace function
-    # (PyTorch 2.11). Numbers pass as they are; for the rest a test on the
-    # value makes dynamo realise it, which guards it (strings, None,
-    # functions and classes as constants).
+    # Only ints, floats, bools and tuples of them may enter a nonstrict_trace
+    # function (PyTorch 2.11): a tagged tuple, which _constant_value turns
+    # back into the value (strings by their code points); functions, classes
+    # and other objects by a test on them, which makes dynamo guard them.
     if isinstance(v, (bool, int, float)):
-        return v
-    if isinstance(v, (tuple, list)):
-        return tuple(_constant_image(x) for x in v)
+        return (0, v)
     if v is None:
-        return 0
+        return (1,)
     if isinstance(v, str):
-        return len(v) + 1
-    return 1 if callable(v) else 2
+        return (2,) + tuple(ord(c) for c in v)
+    if isinstance(v, (tuple, list)):
+        return (3 if isinstance(v, tuple) else 4,) + tuple(_constant_image(x) for x in v)
+    return (5, 1 if callable(v) else 2)
+
+
+_NO_VALUE = object()
+
+
+def _constant_value(image):
+    """The number, string or None _constant_image made ``image`` of, else
+    _NO_VALUE (containers are not swapped into the layer: dynamo tracks a
+    list it has read, and one replaced under it breaks the graph)."""
+    tag = image[0]
+    if tag == 0:
+        return image[1]
+    if tag == 1:
+        return None
+    if tag == 2:
+        return "".join(chr(c) for c in image[1:])
+    return _NO_VALUE
 
 
 def _compiled_tensors(m: torch.nn.Module, path: tuple):
@@ -1071,6 +1092,21 @@ def _run_compiled(layer_id: int, training: bool, edge_index: Tensor, n, graph,
     kwargs = dict(kwargs, **dict.fromkeys(nones or (), None))
     saved = []
     try:
+        # The attributes as the compiled forward has them at this call.
+        for name, image in zip(layer._value_names, config):
+            value = _constant_value(image)
+            d = layer.__dict__
+            if value is _NO_VALUE and image[0] in (3, 4) and name in d and \
+                    _constant_image(d[name]) != image:
+                raise RuntimeError(
+                    f"gnnc.MessagePassing: {type(layer).__name__}.{name} (a "
+                    f"{'tuple' if image[0] == 3 else 'list'}) was assigned inside the "
+                    f"compiled forward; gnnc's trace would not see the new value. "
+                    f"Assign it outside the torch.compile'd code, or use numbers / "
+                    f"strings, which are seen")
+            if value is not _NO_VALUE and name in d and d[name] is not value:
+                saved.append((d, name, d[name]))
+                d[name] = value
         for path, t in state.items():
             *owner, name = path.split(".")
             m = layer.get_submodule(".".join(owner))

@@ -1080,6 +1080,75 @@ def test_dropout_masks_are_drawn_on_every_call(monkeypatch):
 # --------------------------------------------------------------------------
 # torch.compile(fullgraph=True): no graph break.
 
+class _SetsItsAttributes(gnnc.MessagePassing):
+    """PNA's pattern: attributes assigned in forward between propagates."""
+
+    def __init__(self):
+        super().__init__("mean")
+        self.scale = 1.0
+
+    def forward(self, x, edge_index):
+        outs = []
+        for aggr, scale in (("max", 2.0), ("sum", -1.0), ("min", 0.5)):
+            self.aggr, self.scale = aggr, scale
+            outs.append(self.propagate(edge_index, x=x))
+        return torch.cat(outs, dim=-1)
+
+    def message(self, x_j):
+        return self.scale * x_j
+
+
+@pytest.mark.skipif(DEVICE.type != "cpu", reason="the CPU compile test")
+def test_torch_compile_sees_attributes_assigned_in_forward():
+    # dynamo applies `self.aggr = ...` to the layer after tracing; each
+    # propagate must still trace with the value of its moment.
+    from torch._dynamo.utils import counters
+    ei, n = _graph()
+    layer = _f64(_SetsItsAttributes())
+    x = torch.randn(n, 3, dtype=torch.float64, device=DEVICE, requires_grad=True)
+    src, dst = ei
+    want = torch.cat([_scatter(2.0 * x[src], dst, n, "amax"),
+                      _scatter(-1.0 * x[src], dst, n),
+                      _scatter(0.5 * x[src], dst, n, "amin")], dim=-1)
+    torch.testing.assert_close(layer(x, ei), want)
+    torch._dynamo.reset()
+    counters.clear()
+    got = torch.compile(layer, fullgraph=True)(x, ei)
+    torch.testing.assert_close(got, want)
+    assert not counters["graph_break"], dict(counters["graph_break"])
+    assert layer.aggr == "min" and layer.scale == 0.5
+    gx, = torch.autograd.grad(got.sum(), [x])
+    wx, = torch.autograd.grad(layer(x, ei).sum(), [x])
+    torch.testing.assert_close(gx, wx)
+
+
+class _SetsATuple(_SetsItsAttributes):
+    def forward(self, x, edge_index):
+        self.scales = (3.0,)
+        return self.propagate(edge_index, x=x)
+
+    def message(self, x_j):
+        return self.scales[0] * x_j
+
+
+@pytest.mark.skipif(DEVICE.type != "cpu", reason="the CPU compile test")
+def test_torch_compile_refuses_a_tuple_assigned_in_forward():
+    # Not swapped into the layer as numbers and strings are: refused (by
+    # gnnc's check or by dynamo, which refuses the non-strict call after a
+    # container was assigned), never traced with the value before the call.
+    ei, n = _graph()
+    layer = _f64(_SetsATuple())
+    x = torch.randn(n, 3, dtype=torch.float64, device=DEVICE)
+    layer.scales = (1.0,)
+    torch._dynamo.reset()
+    with pytest.raises(Exception, match=r"was assigned inside|nonstrict_trace"):
+        torch.compile(layer, fullgraph=True)(x, ei)
+    layer.scales = (1.0,)
+    torch._dynamo.reset()
+    out = torch.compile(layer)(x, ei)  # with graph breaks allowed: eager there
+    torch.testing.assert_close(out, 3.0 * _scatter(x[ei[0]], ei[1], n, "mean"))
+
+
 @pytest.mark.skipif(DEVICE.type != "cpu", reason="the CPU compile test")
 def test_torch_compile_fullgraph_two_layers():
     from torch._dynamo.utils import counters

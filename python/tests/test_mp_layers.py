@@ -236,11 +236,13 @@ def test_no_edges_by_features_buffer(name, tmp_path):
 
 
 def test_a_model_of_these_layers_compiles_without_graph_breaks():
-    """torch.compile(fullgraph=True) of a model of the layers whose graph
-    has no data-dependent shape (SuperGAT removes self-loops and PNA counts
-    degrees with bincount: sizes that depend on the values)."""
+    """torch.compile(fullgraph=True) of a model of the layers whose forward
+    has no data-dependent shape (SuperGAT and APPNP remove self-loops, whose
+    count depends on the values, as PyG's layers do: a graph break there
+    as in PyG)."""
     ei, n = _graph()
     torch.manual_seed(3)
+    deg = torch.bincount(torch.bincount(ei[1].cpu(), minlength=n))
 
     class Model(torch.nn.Module):
         def __init__(self):
@@ -249,10 +251,14 @@ def test_a_model_of_these_layers_compiles_without_graph_breaks():
             self.le = mp_layers.LEConv(C, C)
             self.edge = mp_layers.EdgeConv(torch.nn.Linear(2 * C, C))
             self.gated = mp_layers.GatedGraphConv(C, 2)
+            self.pna = mp_layers.PNAConv(C, C, deg)
+            self.res = mp_layers.ResGatedGraphConv(C, C)
 
         def forward(self, x, edge_index):
             x = torch.relu(self.gen(x, edge_index))
             x = torch.relu(self.le(x, edge_index))
+            x = torch.relu(self.pna(x, edge_index))
+            x = torch.relu(self.res(x, edge_index))
             return self.gated(self.edge(x, edge_index), edge_index)
 
     model = Model().to(DEVICE)
