@@ -6,10 +6,15 @@ The layers of examples/python/mp_layers.py (GENConv, GatedGraphConv with 2
 steps, SuperGATConv MX with 4 heads of C/4 in eval mode (no self-supervised
 loss), LEConv with edge weights, PNAConv, EdgeConv with a Linear nn,
 ResGatedGraphConv, APPNP with K = 10 and alpha = 0.1, FAConv with eps =
-0.1 and x_0 = x), C channels in and out. A step is ``out = layer(x, ...);
-(out * dy).sum().backward()`` into x and every parameter; the figure is the
-median over CUDA-event-timed steps after warm-up (wall clock on the CPU),
-gnnc and PyG alternating twice per layer, the better of the two rounds.
+0.1 and x_0 = x, CGConv without edge features, TAGConv with K = 3), C
+channels in and out. A step is ``out = layer(x, ...);
+(out * dy).sum().backward()`` into x and every parameter, timed by CUDA
+events from an idle GPU (wall clock on the CPU). gnnc and PyG alternate in
+--rounds rounds of --reps steps (the order flipped every round: the GPU
+machine's host time, which decides host-bound steps, jitters by 10-20 %
+from one second to the next); each side's figure is the median of its
+rounds' medians, and the table shows the quartiles of the per-round
+ratios beside it.
 
     python bench/mp_layers.py --graph musae-github [--datasets DIR]
     python bench/mp_layers.py --graph arxiv-like --peers ../shared/bench/peers
@@ -43,7 +48,7 @@ sys.path.insert(0, str(HERE.parent / "examples" / "python"))
 from nn_layers import load_graph, median_ms  # noqa: E402
 
 LAYERS = ["GENConv", "GatedGraphConv", "SuperGATConv", "LEConv", "PNAConv",
-          "EdgeConv", "ResGatedGraphConv", "APPNP", "FAConv"]
+          "EdgeConv", "ResGatedGraphConv", "APPNP", "FAConv", "CGConv", "TAGConv"]
 
 
 def pair(name, c, ei, n, dev):
@@ -76,6 +81,10 @@ def pair(name, c, ei, n, dev):
         ours, theirs = mp_layers.APPNP(10, 0.1), pyg.APPNP(10, 0.1)
     elif name == "FAConv":
         ours, theirs = mp_layers.FAConv(c, eps=0.1), pyg.FAConv(c, eps=0.1)
+    elif name == "CGConv":
+        ours, theirs = mp_layers.CGConv(c), pyg.CGConv(c)
+    elif name == "TAGConv":
+        ours, theirs = mp_layers.TAGConv(c, c, K=3), pyg.TAGConv(c, c, K=3)
     else:
         raise ValueError(name)
     ours, theirs = ours.to(dev), theirs.to(dev)
@@ -120,7 +129,10 @@ def main():
     ap.add_argument("--channels", type=int, default=64)
     ap.add_argument("--layers", nargs="+", default=LAYERS, choices=LAYERS)
     ap.add_argument("--device", default="cuda")
-    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--reps", type=int, default=10, help="steps per side and round")
+    ap.add_argument("--rounds", type=int, default=10,
+                    help="rounds of gnnc and PyG alternating (the order flipped every "
+                         "round); each side's figure is its median over the rounds")
     ap.add_argument("--warmup", type=int, default=5)
     args = ap.parse_args()
     dev = torch.device(args.device)
@@ -150,25 +162,32 @@ def main():
                 (call(layer, xx) * dy).sum().backward()
             return f
 
-        t = {}
-        for _ in range(2):  # alternate, so neither side always runs warm
-            for side, layer, xx in (("gnnc", ours, xo), ("pyg", theirs, xp)):
-                t[side] = min(t.get(side, math.inf), timer(step(layer, xx), args.reps,
-                                                           args.warmup))
+        sides = (("gnnc", step(ours, xo)), ("pyg", step(theirs, xp)))
+        for _, f in sides:
+            timer(f, 1, args.warmup)
+        rounds = {"gnnc": [], "pyg": []}
+        for k in range(args.rounds):  # alternating, the order flipped each round
+            for side, f in (sides if k % 2 == 0 else sides[::-1]):
+                rounds[side].append(timer(f, args.reps, 1))
+        t = {side: statistics.median(v) for side, v in rounds.items()}
+        per_round = sorted(p / g for g, p in zip(rounds["gnnc"], rounds["pyg"]))
+        q = statistics.quantiles(per_round, n=4) if len(per_round) > 1 else per_round * 3
         r = dict(graph=args.graph, nodes=n, edges=ei.size(1), channels=c, layer=name,
                  device=dev.type, gnnc_ms=t["gnnc"], pyg_ms=t["pyg"],
-                 ratio=t["pyg"] / t["gnnc"], max_rel_diff=diff)
+                 ratio=t["pyg"] / t["gnnc"], ratio_quartiles=[q[0], q[2]],
+                 max_rel_diff=diff)
         print(json.dumps(r), flush=True)
         rows.append(r)
     print(f"\nforward+backward, ms, {args.graph} ({n} nodes, {ei.size(1)} edges), "
           f"C = {c}, {dev.type} (ratio = PyG / gnnc)")
-    print("| layer | gnnc | PyG | ratio | max rel diff |")
-    print("| --- | ---: | ---: | ---: | ---: |")
+    print("| layer | gnnc | PyG | ratio | per-round ratio quartiles | max rel diff |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for r in rows:
+        q1, q3 = r["ratio_quartiles"]
         print(f"| {r['layer']} | {r['gnnc_ms']:.3f} | {r['pyg_ms']:.3f} | {r['ratio']:.2f} "
-              f"| {r['max_rel_diff']:.1e} |")
+              f"| {q1:.2f}-{q3:.2f} | {r['max_rel_diff']:.1e} |")
     ratios = [r["ratio"] for r in rows]
-    print(f"| geomean | | | {math.exp(sum(map(math.log, ratios)) / len(ratios)):.2f} | |")
+    print(f"| geomean | | | {math.exp(sum(map(math.log, ratios)) / len(ratios)):.2f} | | |")
 
 
 if __name__ == "__main__":

@@ -18,7 +18,12 @@ name) gives the PyG layer's outputs and gradients.
 - ``APPNP``: ``K`` steps of personalised-PageRank propagation over the
   GCN-normalised graph with self-loops (no parameters);
 - ``FAConv``: FAGCN's ``sum_j tanh(a_l . x_j + a_r . x_i) d_j^-1/2
-  d_i^-1/2 x_j + eps x_0``.
+  d_i^-1/2 x_j + eps x_0``;
+- ``CGConv``: the crystal-graph convolution, ``sigmoid(lin_f(z)) *
+  softplus(lin_s(z))`` over ``z = [x_i, x_j(, e)]``, summed, plus ``x``
+  (no batch norm);
+- ``TAGConv``: ``K`` hops of GCN-normalised propagation (no self-loops),
+  a linear map of each hop, summed.
 
 ``load_pyg_state(ours, theirs)`` copies a PyG layer's parameters and
 buffers into ours.
@@ -38,7 +43,7 @@ from torch.nn import BatchNorm1d, Dropout, Linear, Parameter, ReLU, Sequential
 import gnnc
 
 __all__ = ["GENConv", "GatedGraphConv", "SuperGATConv", "LEConv", "PNAConv", "EdgeConv",
-           "ResGatedGraphConv", "APPNP", "FAConv", "load_pyg_state"]
+           "ResGatedGraphConv", "APPNP", "FAConv", "CGConv", "TAGConv", "load_pyg_state"]
 
 # Our name -> PyG's, where PyG keeps a tensor in its aggregation module.
 _PYG_NAMES = {"t": "aggr_module.t", "avg_deg_log": "aggr_module.avg_deg_log"}
@@ -256,11 +261,12 @@ class ResGatedGraphConv(gnnc.MessagePassing):
         return torch.sigmoid(k_i + q_j) * v_j
 
 
-def _gcn_norm(x, edge_index):
-    """PyG's ``gcn_norm`` with self-loops, as two node factors: the edge
-    j -> i weighs ``d_j^-1/2 d_i^-1/2`` (d: in-degrees with the loops),
-    which gnnc folds into the aggregation's weights."""
-    edge_index = _self_loops(edge_index, x.size(0))
+def _gcn_norm(x, edge_index, self_loops=True):
+    """PyG's ``gcn_norm`` (with self-loops by default), as two node factors:
+    the edge j -> i weighs ``d_j^-1/2 d_i^-1/2`` (d: in-degrees, with the
+    loops), which gnnc folds into the aggregation's weights."""
+    if self_loops:
+        edge_index = _self_loops(edge_index, x.size(0))
     col = edge_index[1]
     deg = x.new_zeros(x.size(0)).index_add_(0, col, x.new_ones(col.numel()))
     dinv = deg.pow(-0.5).masked_fill(deg == 0, 0.0).view(-1, 1)
@@ -307,3 +313,46 @@ class FAConv(gnnc.MessagePassing):
     def message(self, x_j, x_i, norm_i, norm_j):
         alpha = torch.tanh(self.att_l(x_j) + self.att_r(x_i))
         return x_j * (alpha * norm_j * norm_i)
+
+
+class CGConv(gnnc.MessagePassing):
+    """PyG's ``CGConv`` (crystal graphs, no batch norm): ``x_i + sum_j
+    sigmoid(lin_f(z)) * softplus(lin_s(z))``, ``z = [x_i, x_j, e_ji]``."""
+
+    def __init__(self, channels, dim=0, bias=True):
+        super().__init__("sum")
+        self.lin_f = Linear(2 * channels + dim, channels, bias=bias)
+        self.lin_s = Linear(2 * channels + dim, channels, bias=bias)
+
+    def forward(self, x, edge_index, edge_attr=None):
+        return self.propagate(edge_index, x=x, edge_attr=edge_attr)
+
+    def message(self, x_i, x_j, edge_attr):
+        z = torch.cat([x_i, x_j] if edge_attr is None else [x_i, x_j, edge_attr], dim=-1)
+        return self.lin_f(z).sigmoid() * F.softplus(self.lin_s(z))
+
+    def update(self, aggr_out, x):
+        return aggr_out + x
+
+
+class TAGConv(gnnc.MessagePassing):
+    """PyG's ``TAGConv``: ``sum_k lin_k(A^k x)``, k = 0..K, A the graph
+    GCN-normalised without self-loops."""
+
+    def __init__(self, in_channels, out_channels, K=3, bias=True):
+        super().__init__("sum")
+        self.K = K
+        self.lins = torch.nn.ModuleList([Linear(in_channels, out_channels, bias=False)
+                                         for _ in range(K + 1)])
+        self.bias = Parameter(torch.zeros(out_channels)) if bias else None
+
+    def forward(self, x, edge_index):
+        _, dinv = _gcn_norm(x, edge_index, self_loops=False)
+        out = self.lins[0](x)
+        for lin in self.lins[1:]:
+            x = self.propagate(edge_index, x=x, norm=dinv)
+            out = out + lin(x)
+        return out if self.bias is None else out + self.bias
+
+    def message(self, x_j, norm_i, norm_j):
+        return norm_i * norm_j * x_j

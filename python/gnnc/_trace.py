@@ -633,7 +633,7 @@ class Proxy:
         if handler is None:
             fail(_name(func), "is not supported in traced code (gnnc.MessagePassing "
                  "traces elementwise arithmetic, exp/log/sqrt/rsqrt/tanh/sigmoid/abs, "
-                 "relu/leaky_relu/elu, maximum/minimum, where, sum/mean over a "
+                 "relu/leaky_relu/elu/softplus, maximum/minimum, where, sum/mean over a "
                  "feature dim, view/unsqueeze, matmul/linear by a parameter, "
                  "gnnc.softmax)")
         return handler(*args, **kwargs)
@@ -1062,6 +1062,17 @@ def _elu(input, alpha=1.0, inplace=False):
     return ew("elu", input, attrs=(float(alpha),))
 
 
+def _softplus(input, beta=1.0, threshold=20.0):
+    """``log(1 + exp(beta x)) / beta`` in the form that cannot overflow,
+    ``max(z, 0) + log(1 + exp(-|z|))`` with ``z = beta x``: PyTorch returns
+    ``x`` above ``threshold`` (z > threshold), where this differs from ``x``
+    by less than ``exp(-threshold)`` relative."""
+    z = ew("mul", input, float(beta)) if beta != 1 else input
+    tail = ew("log", ew("add", 1.0, ew("exp", ew("neg", ew("abs", z)))))
+    out = ew("add", ew("max", z, 0.0), tail)
+    return ew("div", out, float(beta)) if beta != 1 else out
+
+
 def _method(name):
     def handler(self, *args, **kwargs):
         if not isinstance(self, Proxy):
@@ -1093,6 +1104,7 @@ def _register():
     h[F.relu] = _relu
     h[F.leaky_relu] = _leaky_relu
     h[F.elu] = _elu
+    h[F.softplus] = _softplus
     h[torch.sigmoid] = _unary("sigmoid")
     h[torch.tanh] = _unary("tanh")
     h[torch.where] = lambda condition, input, other: where(condition, input, other)
