@@ -809,6 +809,10 @@ class _Step(torch.autograd.Function):
         ctx.graph, ctx.grad_args, ctx.num_inputs = graph, grad_args, len(inputs)
         ctx.save_for_backward(edge_index, *inputs, *outs)
         ctx.mark_non_differentiable(*outs[results:])
+        # The outputs past the results (saved for the backward) never get a
+        # gradient, nor may an unused result: None, not tensors of zeros
+        # that autograd would allocate and fill (a kernel each) per call.
+        ctx.set_materialize_grads(False)
         return tuple(outs)
 
     @staticmethod
