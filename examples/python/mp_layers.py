@@ -9,14 +9,12 @@ name) gives the PyG layer's outputs and gradients.
   cell (in PyTorch), ``num_layers`` times;
 - ``SuperGATConv``: the MX and SD attentions (the layer's output; the
   self-supervised link loss of training mode is not computed);
-- ``LEConv``: ``lin1(x)_j - lin2(x)_i``, times an edge weight, plus
-  ``lin3(x)``, all three maps inside message / update;
+- ``LEConv``: PyG's own ``message`` (``a_j - b_i``, times an edge weight);
 - ``PNAConv``: the mean / min / max / std aggregators with the identity,
   amplification and attenuation degree scalers (one tower, no edge
   features);
-- ``EdgeConv`` (as in python/tests/test_message_passing.py) and
-  ``ResGatedGraphConv`` (its key, query, value and skip maps inside
-  message / update);
+- ``EdgeConv`` and ``ResGatedGraphConv`` (as in
+  python/tests/test_message_passing.py), for the benchmark;
 - ``APPNP``: ``K`` steps of personalised-PageRank propagation over the
   GCN-normalised graph with self-loops (no parameters);
 - ``FAConv``: FAGCN's ``sum_j tanh(a_l . x_j + a_r . x_i) d_j^-1/2
@@ -174,9 +172,7 @@ class SuperGATConv(gnnc.MessagePassing):
 
 
 class LEConv(gnnc.MessagePassing):
-    """PyG's ``LEConv``: ``sum_j w_ji (lin1(x)_j - lin2(x)_i) + lin3(x)_i``,
-    the whole formula in message / update: one gnnc function computes the
-    three maps per node, the edge terms and the sum."""
+    """PyG's ``LEConv``: ``sum_j w_ji (lin1(x)_j - lin2(x)_i) + lin3(x)_i``."""
 
     def __init__(self, in_channels, out_channels, bias=True):
         super().__init__("sum")
@@ -185,14 +181,13 @@ class LEConv(gnnc.MessagePassing):
         self.lin3 = Linear(in_channels, out_channels, bias=bias)
 
     def forward(self, x, edge_index, edge_weight=None):
-        return self.propagate(edge_index, x=x, edge_weight=edge_weight)
+        out = self.propagate(edge_index, a=self.lin1(x), b=self.lin2(x),
+                             edge_weight=edge_weight)
+        return out + self.lin3(x)
 
-    def message(self, x_j, x_i, edge_weight):
-        out = self.lin1(x_j) - self.lin2(x_i)
+    def message(self, a_j, b_i, edge_weight):
+        out = a_j - b_i
         return out if edge_weight is None else out * edge_weight.view(-1, 1)
-
-    def update(self, aggr_out, x):
-        return aggr_out + self.lin3(x)
 
 
 class PNAConv(gnnc.MessagePassing):
@@ -248,9 +243,7 @@ class EdgeConv(gnnc.MessagePassing):
 
 class ResGatedGraphConv(gnnc.MessagePassing):
     """PyG's ``ResGatedGraphConv``: ``sum_j sigmoid(k_i + q_j) * v_j`` plus
-    a skip connection and a bias, the whole formula in message / update
-    (k, q, v, the skip: linear maps of x, computed per node inside gnnc's
-    function)."""
+    a skip connection and a bias."""
 
     def __init__(self, in_channels, out_channels):
         super().__init__("sum")
@@ -261,13 +254,11 @@ class ResGatedGraphConv(gnnc.MessagePassing):
         self.bias = Parameter(torch.zeros(out_channels))
 
     def forward(self, x, edge_index):
-        return self.propagate(edge_index, x=x)
+        k, q, v = self.lin_key(x), self.lin_query(x), self.lin_value(x)
+        return self.propagate(edge_index, k=k, q=q, v=v) + self.lin_skip(x) + self.bias
 
-    def message(self, x_i, x_j):
-        return torch.sigmoid(self.lin_key(x_i) + self.lin_query(x_j)) * self.lin_value(x_j)
-
-    def update(self, aggr_out, x):
-        return aggr_out + self.lin_skip(x) + self.bias
+    def message(self, k_i, q_j, v_j):
+        return torch.sigmoid(k_i + q_j) * v_j
 
 
 def _gcn_norm(x, edge_index, self_loops=True):
