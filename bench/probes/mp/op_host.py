@@ -4,7 +4,8 @@
 #   GNNC_JIT=sync python3 bench/probes/mp/op_host.py DATASETS musae-github ResGatedGraphConv,TAGConv
 import collections, os, sys, pathlib
 os.environ.setdefault("GNNC_JIT", "sync")
-sys.path.insert(0, "python/tests"); sys.path.insert(0, "bench"); sys.path.insert(0, "examples/python")
+for _p in ("python/tests", "bench", "examples/python"):
+    sys.path.insert(0, _p)
 import torch
 import importlib.util
 _sp = importlib.util.spec_from_file_location('mp_bench', 'bench/mp_layers.py')
