@@ -3,14 +3,10 @@
 #   GNNC_JIT=sync python3 bench/probes/mp/host_device.py DATASETS musae-github LEConv,gat
 # (DATASETS holds the data-set folders; its sibling `peers` the scoreboard's graphs.py
 # for synthetic graphs.)
-import os, sys, time, pathlib
-os.environ.setdefault("GNNC_JIT", "sync")
-sys.path.insert(0, "python/tests"); sys.path.insert(0, "bench"); sys.path.insert(0, "examples/python")
+import sys, time, pathlib
 import torch
+import _layers
 from nn_layers import median_ms
-import importlib.util
-_sp = importlib.util.spec_from_file_location('mp_bench', 'bench/mp_layers.py'); B = importlib.util.module_from_spec(_sp); _sp.loader.exec_module(B)
-import mp_builtin
 from torch.profiler import profile, ProfilerActivity
 dev = torch.device("cuda")
 D = pathlib.Path(sys.argv[1])
@@ -36,43 +32,15 @@ def measure(step):
         hs.append(h / 30 * 1e6); ls.append(l / 30 * 1e6)
     ev = median_ms(step, 20, 3) * 1e3
     return min(hs), min(ls), ev, kernels(step)
-def fb(layer, call, x):
-    dy = [None]
-    def step():
-        for p in layer.parameters(): p.grad = None
-        x.grad = None
-        out = call(layer, x)
-        if dy[0] is None: dy[0] = torch.randn_like(out)
-        (out * dy[0]).sum().backward()
-    return step
 c = 64
 print("columns: host-us/step (enqueue, 30 back to back), loop-us/step, event-median-us (idle GPU), kernel-us/step")
-for gname in sys.argv[2].split(","):
-    args = type("A", (), {"graph": gname, "datasets": str(D), "peers": str(D.parent / "peers")})
-    ei, n = B.graph(args, dev)
-    print("==", gname, n, ei.size(1), flush=True)
-    x = torch.randn(n, c, device=dev)
-    for name in sys.argv[3].split(","):
-        if name in B.LAYERS:
-            ours, theirs, extra = B.pair(name, c, ei, n, dev)
-            call = (lambda l, xx: l(xx, xx, ei)) if name == "FAConv" else (lambda l, xx, extra=extra: l(xx, ei, *extra))
-            sides = (("gnnc", ours), ("pyg", theirs))
-        else:
-            sub, built = mp_builtin.pairs(c, 4)[name]
-            a, b = sub().to(dev), built().to(dev)
-            call = lambda l, xx: l(xx, ei)
-            call(b, x)
-            try:
-                a.load_state_dict(b.state_dict())
-            except Exception:
-                pass
-            sides = (("sub", a), ("builtin", b))
-        res = {}
-        for rnd in range(2):
-            for side, layer in sides:
-                xx = x.clone().requires_grad_()
-                r = measure(fb(layer, call, xx))
-                res[side] = tuple(min(p, q) for p, q in zip(res.get(side, r), r))
-        (s1, r1), (s2, r2) = res.items()
-        print(f"{name:18s} " + " | ".join(f"{s} h {r[0]:6.0f} loop {r[1]:6.0f} ev {r[2]:6.0f} k {r[3]:6.0f}" for s, r in res.items())
-              + f" | ratio loop {r2[1] / r1[1]:.2f} ev {r2[2] / r1[2]:.2f}", flush=True)
+for name, call, sides, x in _layers.cases(D, sys.argv[2], sys.argv[3], c, dev):
+    res = {}
+    for rnd in range(2):
+        for side, layer in sides:
+            xx = x.clone().requires_grad_()
+            r = measure(_layers.step(layer, call, xx))
+            res[side] = tuple(min(p, q) for p, q in zip(res.get(side, r), r))
+    (s1, r1), (s2, r2) = res.items()
+    print(f"{name:18s} " + " | ".join(f"{s} h {r[0]:6.0f} loop {r[1]:6.0f} ev {r[2]:6.0f} k {r[3]:6.0f}" for s, r in res.items())
+          + f" | ratio loop {r2[1] / r1[1]:.2f} ev {r2[2] / r1[2]:.2f}", flush=True)

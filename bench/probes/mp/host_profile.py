@@ -2,29 +2,14 @@
 # kernel launches and aten ops per step (torch.profiler), the CPU time of
 # the busiest ops, and a cProfile of the Python. Run from the repository root:
 #   GNNC_JIT=sync python3 bench/probes/mp/host_profile.py DATASETS musae-github LEConv,gin
-import cProfile, io, os, pstats, sys, time, pathlib, collections
-os.environ.setdefault("GNNC_JIT", "sync")
-for _p in ("python/tests", "bench", "examples/python"):
-    sys.path.insert(0, _p)
+import cProfile, io, pstats, sys, time, pathlib, collections
 import torch
-import importlib.util
-_sp = importlib.util.spec_from_file_location('mp_bench', 'bench/mp_layers.py')
-B = importlib.util.module_from_spec(_sp); _sp.loader.exec_module(B)
-import mp_builtin
+import _layers
 from torch.profiler import profile, ProfilerActivity
 dev = torch.device("cuda")
 D = pathlib.Path(sys.argv[1])
 
 
-def fb(layer, call, x):
-    dy = [None]
-    def step():
-        for p in layer.parameters(): p.grad = None
-        x.grad = None
-        out = call(layer, x)
-        if dy[0] is None: dy[0] = torch.randn_like(out)
-        (out * dy[0]).sum().backward()
-    return step
 
 
 def host_us(step, k=30):
@@ -73,30 +58,10 @@ def pyprof(step, K=30):
 
 
 c = 64
-for gname in sys.argv[2].split(","):
-    args = type("A", (), {"graph": gname, "datasets": str(D), "peers": str(D.parent / "peers")})
-    ei, n = B.graph(args, dev)
-    print("==", gname, n, ei.size(1), flush=True)
-    x = torch.randn(n, c, device=dev)
-    for name in sys.argv[3].split(","):
-        if name in B.LAYERS:
-            ours, theirs, extra = B.pair(name, c, ei, n, dev)
-            call = (lambda l, xx: l(xx, xx, ei)) if name == "FAConv" else \
-                (lambda l, xx, extra=extra: l(xx, ei, *extra))
-            sides = (("gnnc", ours), ("pyg", theirs))
-        else:
-            sub, built = mp_builtin.pairs(c, 4)[name]
-            a, b = sub().to(dev), built().to(dev)
-            call = lambda l, xx: l(xx, ei)
-            call(b, x)
-            try:
-                a.load_state_dict(b.state_dict())
-            except Exception:
-                pass
-            sides = (("sub", a), ("builtin", b))
-        for side, layer in sides:
-            step = fb(layer, call, x.clone().requires_grad_())
-            h = host_us(step)
-            print(f"-- {name} {side}: host {h:.0f} us/step", flush=True)
-            print(ops(step), flush=True)
-            print(pyprof(step), flush=True)
+for name, call, sides, x in _layers.cases(D, sys.argv[2], sys.argv[3], c, dev):
+    for side, layer in sides:
+        step = _layers.step(layer, call, x.clone().requires_grad_())
+        h = host_us(step)
+        print(f"-- {name} {side}: host {h:.0f} us/step", flush=True)
+        print(ops(step), flush=True)
+        print(pyprof(step), flush=True)

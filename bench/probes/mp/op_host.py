@@ -2,33 +2,20 @@
 # backward step, the CPU time of gnnc::call / gnnc::call_backward and of the
 # autograd nodes around them, and the CUDA API calls they make (count, time).
 #   GNNC_JIT=sync python3 bench/probes/mp/op_host.py DATASETS musae-github ResGatedGraphConv,TAGConv
-import collections, os, sys, pathlib
-os.environ.setdefault("GNNC_JIT", "sync")
-for _p in ("python/tests", "bench", "examples/python"):
-    sys.path.insert(0, _p)
+import collections, sys, pathlib
 import torch
-import importlib.util
-_sp = importlib.util.spec_from_file_location('mp_bench', 'bench/mp_layers.py')
-B = importlib.util.module_from_spec(_sp); _sp.loader.exec_module(B)
-import mp_layers  # examples/python's, before mp_builtin puts bench/ first on the path
-import mp_builtin
+import _layers
 from torch.profiler import profile, ProfilerActivity
 dev = torch.device("cuda")
 D = pathlib.Path(sys.argv[1])
 c = 64
 K = 20
 for gname in sys.argv[2].split(","):
-    args = type("A", (), {"graph": gname, "datasets": str(D), "peers": str(D.parent / "peers")})
-    ei, n = B.graph(args, dev)
+    ei, n = _layers.graph(D, gname, dev)
     x = torch.randn(n, c, device=dev)
     for name in sys.argv[3].split(","):
-        if name in B.LAYERS:
-            layer, _, extra = B.pair(name, c, ei, n, dev)
-            call = (lambda l, xx: l(xx, xx, ei)) if name == "FAConv" else \
-                (lambda l, xx, extra=extra: l(xx, ei, *extra))
-        else:
-            layer = mp_builtin.pairs(c, 4)[name][1]().to(dev)
-            call = lambda l, xx: l(xx, ei)
+        call, pair = _layers.sides(name, c, ei, n, x, dev)
+        layer = pair[0][1] if name in _layers.bench.LAYERS else pair[1][1]  # gnnc's / built-in
         xx = x.clone().requires_grad_()
         dy = torch.randn_like(call(layer, xx))
 
