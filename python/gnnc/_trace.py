@@ -330,20 +330,26 @@ class _LayerTensors(torch.overrides.TorchFunctionMode):
             if recipe is not None:
                 t.origins[id(out)] = recipe
                 t._keep.append(out)
-                if not kwargs and func in _FOLDABLE:
+                if func in _FOLDABLE and all(k == "inplace" and v is False
+                                             for k, v in kwargs.items()):
                     t.calls[id(out)] = (func, args)
         return out
 
 
 # The elementwise torch ops on the layer's tensors that Tracer.dense folds
 # into the traced function: func -> (elementwise op, operands swapped).
-_FOLD_UNARY = ("neg", "sigmoid", "exp", "tanh")
+_FOLD_UNARY = ("neg", "sigmoid", "exp", "tanh", "log", "sqrt", "rsqrt", "abs", "relu")
 _FOLDABLE = {}
 for _name, _funcs in (("add", (Tensor.add, torch.add)), ("sub", (Tensor.sub, torch.sub)),
                       ("mul", (Tensor.mul, torch.mul)), ("div", (Tensor.div, torch.div)),
+                      ("max", (torch.maximum, Tensor.maximum)),
+                      ("min", (torch.minimum, Tensor.minimum)),
                       ("neg", (Tensor.neg, torch.neg)),
                       ("sigmoid", (Tensor.sigmoid, torch.sigmoid)),
-                      ("exp", (Tensor.exp, torch.exp)), ("tanh", (Tensor.tanh, torch.tanh))):
+                      ("exp", (Tensor.exp, torch.exp)), ("tanh", (Tensor.tanh, torch.tanh)),
+                      ("log", (Tensor.log, torch.log)), ("sqrt", (Tensor.sqrt, torch.sqrt)),
+                      ("rsqrt", (Tensor.rsqrt, torch.rsqrt)), ("abs", (Tensor.abs, torch.abs)),
+                      ("relu", (Tensor.relu, torch.relu, F.relu))):
     for _f in _funcs:
         _FOLDABLE[_f] = (_name, False)
 for _f in (Tensor.__rsub__, Tensor.__rdiv__, Tensor.__rtruediv__):

@@ -995,13 +995,15 @@ class _ScalarGates(gnnc.MessagePassing):
         return x_j * (1 - self.b.sigmoid()) + (2 / (1 + self.a.exp())) * x_j
 
     def update(self, aggr_out, x):
-        return aggr_out - torch.tanh(self.b) * x + (-self.a) * (self.a * 3.0 - 1.0)
+        return aggr_out - torch.tanh(self.b) * x + (-self.a) * (self.a * 3.0 - 1.0) + \
+            F.relu(self.b) * torch.maximum(self.b.abs().sqrt(), self.a) * x
 
 
 def _scalar_gates_reference(layer, x, ei, n):
     a, b = layer.a, layer.b
     m = x[ei[0]] * (1 - b.sigmoid()) + (2 / (1 + a.exp())) * x[ei[0]]
-    return _scatter(m, ei[1], n) - torch.tanh(b) * x + (-a) * (a * 3.0 - 1.0)
+    return _scatter(m, ei[1], n) - torch.tanh(b) * x + (-a) * (a * 3.0 - 1.0) + \
+        F.relu(b) * torch.maximum(b.abs().sqrt(), a) * x
 
 
 def test_ops_on_the_layers_small_tensors_run_inside_the_function():
@@ -1013,7 +1015,8 @@ def test_ops_on_the_layers_small_tensors_run_inside_the_function():
     (plan,) = layer._plans.values()
     # Only the input and the two parameters: no recipe replays a torch op.
     assert sorted(r[0] for r in plan.recipes) == ["attr", "attr", "kw"]
-    assert "arith.subf" in layer.gnn_ir() and "math.tanh" in layer.gnn_ir()
+    ir_text = layer.gnn_ir()
+    assert "arith.subf" in ir_text and "math.tanh" in ir_text and "math.sqrt" in ir_text
 
     def fn(x, a, b):
         return _propagate_with(layer, ei, x, a, b)
