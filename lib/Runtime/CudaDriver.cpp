@@ -57,7 +57,10 @@ StatusOr<const DriverApi *> CudaDriver::api() {
   return &l.api;
 }
 
-std::string CudaDriver::errorText(const char *call, CUresult result) const {
+/// "call: NAME (description)" for a driver call's failure, from `calls`
+/// (null, or a function missing: the number alone).
+static std::string driverErrorText(const DriverApi *calls, const char *call,
+                                   CUresult result) {
   const char *name = nullptr, *text = nullptr;
   if (calls && calls->cuGetErrorName)
     calls->cuGetErrorName(result, &name);
@@ -65,6 +68,10 @@ std::string CudaDriver::errorText(const char *call, CUresult result) const {
     calls->cuGetErrorString(result, &text);
   return std::string(call) + ": " + (name ? name : "CUDA error " + std::to_string(result)) +
          " (" + (text ? text : "no description") + ")";
+}
+
+std::string CudaDriver::errorText(const char *call, CUresult result) const {
+  return driverErrorText(calls, call, result);
 }
 
 Status gnn::runtime::checkCu(const CudaDriver &driver, const char *call,
@@ -102,14 +109,9 @@ Status initDriver(const DriverApi *&calls, int &count, int &version) {
     return api.error();
   calls = *api;
   CUresult r = calls->cuInit(0);
-  if (r != CUDA_SUCCESS) {
-    const char *name = nullptr, *text = nullptr;
-    calls->cuGetErrorName(r, &name);
-    calls->cuGetErrorString(r, &text);
-    return Status::error(std::string("no CUDA device: cuInit: ") +
-                         (name ? name : "CUDA error " + std::to_string(r)) +
-                         " (" + (text ? text : "no description") + ")");
-  }
+  if (r != CUDA_SUCCESS)
+    return Status::error("no CUDA device: " +
+                         driverErrorText(calls, "cuInit", r));
   calls->cuDriverGetVersion(&version);
   calls->cuDeviceGetCount(&count);
   if (count == 0)

@@ -1093,9 +1093,9 @@ def _run_compiled(layer_id: int, training: bool, edge_index: Tensor, n, graph,
     saved = []
     try:
         # The attributes as the compiled forward has them at this call.
+        d = layer.__dict__
         for name, image in zip(layer._value_names, config):
             value = _constant_value(image)
-            d = layer.__dict__
             if value is _NO_VALUE and image[0] in (3, 4) and name in d and \
                     _constant_image(d[name]) != image:
                 raise RuntimeError(
