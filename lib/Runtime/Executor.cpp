@@ -597,6 +597,17 @@ Status Executable::runSteps(const Graph &graph,
                             void *workspace) {
   Impl &m = *impl;
   GNN_RETURN_IF_ERROR(m.checkGraph(graph));
+  if (!m.kernels.empty()) {
+    // The launches go through the driver API, which needs the primary
+    // context current on this thread; the runtime API makes it current only
+    // on a thread's first runtime call. A thread whose first CUDA work is
+    // this run (autograd's device threads, a user's own thread) would fail
+    // with CUDA_ERROR_INVALID_CONTEXT.
+    StatusOr<CudaDriver *> driver = CudaDriver::get();
+    if (!driver.ok())
+      return driver.error();
+    GNN_RETURN_IF_ERROR((*driver)->makeCurrent());
+  }
   FormulaScope scope = scopeOf(graph);
   StatusOr<std::shared_ptr<const MemoryPlan>> plan = m.planFor(scope);
   if (!plan.ok())

@@ -122,6 +122,41 @@ def test_op_matches_torch(name, dtype):
     torch.testing.assert_close(got, want, rtol=tol, atol=tol)
 
 
+_FRESH_THREADS = """
+import threading, torch, gnnc
+src = {src!r}
+fn = gnnc.compile(src)
+ei = torch.tensor([[0, 0, 2, 3, 2, 4, 1], [1, 1, 2, 1, 0, 3, 4]], device="cuda")
+g = gnnc.Graph.from_edge_index(ei, num_nodes=6)
+s = torch.randn(7, 2, dtype=torch.float64, device="cuda", requires_grad=True)
+dy = torch.randn(7, 2, dtype=torch.float64, device="cuda")
+# The process's first backward: autograd's device thread has made no CUDA
+# call before gnnc's.
+(gs,) = torch.autograd.grad(fn(g, s), s, dy)
+out = {{}}
+def run():
+    out["y"] = fn(g, s.detach())
+    (out["g"],) = torch.autograd.grad(fn(g, s), s, dy)
+t = threading.Thread(target=run)
+t.start(); t.join()
+torch.testing.assert_close(out["g"], gs)
+print("ok")
+"""
+
+
+@pytest.mark.skipif(DEVICE.type != "cuda", reason="CUDA contexts per thread")
+def test_ops_run_on_threads_that_made_no_cuda_call_before():
+    """The driver-API launches make the primary context current on threads
+    whose first CUDA call is gnnc's (CUDA_ERROR_INVALID_CONTEXT before)."""
+    import subprocess
+    import sys
+    body, args, result, _, _ = OPS["edge_softmax"]
+    code = _FRESH_THREADS.format(src=op_source(body, args, result))
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0 and p.stdout.strip().endswith("ok"), p.stderr[-3000:]
+
+
 @pytest.mark.parametrize("name", sorted(OPS))
 def test_op_gradcheck(name):
     body, args, result, ref, shapes = OPS[name]
