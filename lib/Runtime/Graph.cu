@@ -394,8 +394,11 @@ __global__ void histogramAndOrder(const int *inDeg, int64_t n,
   }
 }
 
-__global__ void pickRanks(const int *sorted, int64_t n, int64_t r0, int64_t r1,
-                          int64_t r2, int64_t r3, BuildResults *res) {
+/// The in-degree quantiles (nearest ranks r0..r3 and the largest) of the
+/// ascending in-degrees.
+__global__ void pickRanks(const unsigned *sorted, int64_t n, int64_t r0,
+                          int64_t r1, int64_t r2, int64_t r3,
+                          BuildResults *res) {
   if (threadIdx.x == 0 && n > 0) {
     res->quantiles[0] = sorted[r0];
     res->quantiles[1] = sorted[r1];
@@ -403,6 +406,12 @@ __global__ void pickRanks(const int *sorted, int64_t n, int64_t r0, int64_t r1,
     res->quantiles[3] = sorted[r3];
     res->quantiles[4] = sorted[n - 1];
   }
+}
+
+/// The last (largest) of `n` > 0 ascending degrees.
+__global__ void largestOf(const unsigned *sorted, int64_t n, int *out) {
+  if (threadIdx.x == 0 && n > 0)
+    *out = static_cast<int>(sorted[n - 1]);
 }
 
 __global__ void countPerGraph(const int64_t *batch, int64_t n, int *counts,
@@ -692,7 +701,8 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
   // Rows (CSR) and columns (CSC) in increasing degree, ties by id (a stable
   // sort of the ids by degree), and how many have at most 2^j edges: split
   // row kernels keep their partial states in the light ones
-  // (gnn-split-heavy-rows).
+  // (gnn-split-heavy-rows). The sorted degrees also give the in-degree
+  // quantiles and the largest out-degree (no sort or reduction of their own).
   if (n) {
     int degreeBits = 1;
     while ((int64_t(1) << degreeBits) <= e)
@@ -706,15 +716,23 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
       const DeviceBuffer *degrees;
       DeviceBuffer *ids;
       long long *counts;
+      bool in;
     };
-    for (Order o : {Order{&g.inDeg, &g.rowsByDegree, res->lightRows},
-                    Order{&g.outDeg, &g.colsByDegree, res->lightCols}}) {
+    for (Order o : {Order{&g.inDeg, &g.rowsByDegree, res->lightRows, true},
+                    Order{&g.outDeg, &g.colsByDegree, res->lightCols, false}}) {
       GNN_RETURN_IF_ERROR(radixSortPairs(
           arena, reinterpret_cast<const unsigned *>(o.degrees->as<int>()),
           sortedDegrees.as<unsigned>(), ids.as<I>(), o.ids->as<I>(), n,
           degreeBits, stream));
       countUpToPowers<<<1, 64, 0, stream>>>(sortedDegrees.as<unsigned>(), n,
                                             o.counts);
+      if (o.in && options.statistics)
+        pickRanks<<<1, 32, 0, stream>>>(sortedDegrees.as<unsigned>(), n,
+                                        rankOf(0.5, n), rankOf(0.9, n),
+                                        rankOf(0.99, n), rankOf(0.999, n), res);
+      if (!o.in)
+        largestOf<<<1, 32, 0, stream>>>(sortedDegrees.as<unsigned>(), n,
+                                        &res->maxOutDegree);
       GNN_CUDA(cudaGetLastError());
     }
   }
@@ -724,29 +742,7 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
   st.edges = e;
 
   // Statistics, all asynchronous; read back with the results below.
-  DeviceBuffer sorted, tempMax, tempSort;
-  if (n) {
-    size_t bytes = 0;
-    GNN_CUDA(cub::DeviceReduce::Max(nullptr, bytes, g.outDeg.as<int>(),
-                                    &res->maxOutDegree, n, stream));
-    tempMax = arena.take(std::max<size_t>(bytes, 1));
-    GNN_RETURN_IF_ERROR(arena.status);
-    GNN_CUDA(cub::DeviceReduce::Max(tempMax.data(), bytes, g.outDeg.as<int>(),
-                                    &res->maxOutDegree, n, stream));
-  }
   if (options.statistics && n) {
-    sorted = arena.take(n * sizeof(int));
-    size_t bytes = 0;
-    GNN_CUDA(cub::DeviceRadixSort::SortKeys(nullptr, bytes, g.inDeg.as<int>(),
-                                            sorted.as<int>(), n, 0, 32, stream));
-    tempSort = arena.take(std::max<size_t>(bytes, 1));
-    GNN_RETURN_IF_ERROR(arena.status);
-    GNN_CUDA(cub::DeviceRadixSort::SortKeys(tempSort.data(), bytes,
-                                            g.inDeg.as<int>(), sorted.as<int>(),
-                                            n, 0, 32, stream));
-    pickRanks<<<1, 32, 0, stream>>>(sorted.as<int>(), n, rankOf(0.5, n),
-                                    rankOf(0.9, n), rankOf(0.99, n),
-                                    rankOf(0.999, n), res);
     countStats<I><<<blocksFor(std::max(n + 1, e)), kThreads, 0, stream>>>(
         g.inDeg.as<int>(), g.outDeg.as<int>(), n, g.col.as<I>(), csrDst.as<I>(),
         g.row.as<I>(), e, g.rowPtr.as<I>(), g.colPtr.as<I>(), res);
