@@ -855,6 +855,41 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
   return Status();
 }
 
+Status Graph::usedOn(cudaStream_t stream) const {
+  if (stream == nullptr || stream == cudaStreamLegacy)
+    return Status();
+  // A stream capturing a CUDA graph: the graph's work runs when it is
+  // launched, and an event recorded in the capture cannot be waited on
+  // outside it. Keeping the graph alive while a CUDA graph may replay its
+  // kernels is the caller's (torch.compile's graph trees look the graph up
+  // on every call).
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  GNN_CUDA(cudaStreamIsCapturing(stream, &capture));
+  if (capture != cudaStreamCaptureStatusNone)
+    return Status();
+  std::lock_guard<std::mutex> lock(usesMutex);
+  cudaEvent_t event = nullptr;
+  for (auto &[s, e] : uses)
+    if (s == stream)
+      event = e;
+  if (!event) {
+    GNN_CUDA(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+    uses.emplace_back(stream, event);
+  }
+  GNN_CUDA(cudaEventRecord(event, stream));
+  return Status();
+}
+
+Graph::~Graph() {
+  // The buffers below are freed after this body, in the default stream's
+  // order: behind the last use on every other stream. Events stay valid
+  // when their stream is destroyed.
+  for (auto &[stream, event] : uses) {
+    (void)cudaStreamWaitEvent(cudaStreamLegacy, event, 0);
+    (void)cudaEventDestroy(event);
+  }
+}
+
 StatusOr<std::unique_ptr<Graph>>
 Graph::build(const void *src, const void *dst, int64_t numEdges,
              int64_t numNodes, IndexType inputType, const int64_t *batch,

@@ -278,8 +278,13 @@ class _Snapshot:
             version = _version_of(t)
             if self.version == version and self.data_ptr == t.data_ptr():
                 index = t.device.index
+                stream = torch._C._cuda_getCurrentRawStream(index)
+                if stream != 0:
+                    # The compare reads both on this stream: not reused
+                    # before it has run (_keep_for_stream).
+                    _keep_for_stream((t, c))
                 compare = (c.data_ptr(), t.data_ptr(), c.numel() * c.element_size(),
-                           self.flag.word, torch._C._cuda_getCurrentRawStream(index))
+                           self.flag.word, stream)
                 if index == torch.cuda.current_device():
                     _C.compare_async(*compare)
                 else:  # the kernel launches on the current device
@@ -295,6 +300,23 @@ class _Snapshot:
         if t.is_cuda or t.device.type != "cpu" or not t.is_contiguous():
             return torch.equal(c, t)
         return _C.same_bytes(c.data_ptr(), t.data_ptr(), c.numel() * c.element_size())
+
+
+def _keep_for_stream(tensors) -> None:
+    """Work queued on a stream other than the default one reads `tensors`:
+    PyTorch's allocator hands their memory out again only after that work
+    (record_stream). gnnc's own tensors (self-loop masks, normalisation
+    weights, snapshot copies) are dropped on the default stream, which does
+    not wait for the others; the caller's get the same care, as a layer
+    would give its buffers. The graph's own arrays: rt::Graph::usedOn."""
+    if torch.compiler.is_compiling() or torch.cuda.is_current_stream_capturing():
+        # Traced, or captured into a CUDA graph (whose memory its pool
+        # keeps): nothing to record.
+        return
+    stream = torch.cuda.current_stream()
+    for t in tensors:
+        if isinstance(t, torch.Tensor) and t.is_cuda and not _is_fake(t):
+            t.record_stream(stream)
 
 
 def _stale_error(t: torch.Tensor) -> RuntimeError:
@@ -895,6 +917,9 @@ class Function:
         `graph`: the graph's handle where the caller looked it up."""
         if graph is None:
             graph = _handle(edge_index, num_nodes)
+        if edge_index.is_cuda and not torch.compiler.is_compiling() and \
+                torch._C._cuda_getCurrentRawStream(edge_index.get_device()) != 0:
+            _keep_for_stream(tensors)
         try:
             if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
                 if self._forward is None:

@@ -718,7 +718,11 @@ inline void enqueue(const rt::Graph &graph,
                     const std::map<std::string, void *> &bindings,
                     uintptr_t workspace, uintptr_t stream, Call call) {
   void *ws = reinterpret_cast<void *>(checkedWorkspace(workspace));
-  check(call(graph, bindings, reinterpret_cast<cudaStream_t>(stream), ws));
+  auto s = reinterpret_cast<cudaStream_t>(stream);
+  check(call(graph, bindings, s, ws));
+  // The graph is freed in the default stream's order: after this run's
+  // work on another stream (rt::Graph::usedOn).
+  check(graph.usedOn(s));
 }
 
 /// One function compiled for a graph's statistics: a loaded Executable.

@@ -157,6 +157,37 @@ def test_ops_run_on_threads_that_made_no_cuda_call_before():
     assert p.returncode == 0 and p.stdout.strip().endswith("ok"), p.stderr[-3000:]
 
 
+@pytest.mark.skipif(DEVICE.type != "cuda", reason="CUDA streams")
+def test_work_on_a_side_stream_outlives_the_graph_it_reads():
+    """A call queued on a non-default stream (held back by a sleep) reads a
+    graph whose edge_index the caller drops right after; graphs of the same
+    sizes built meanwhile on the default stream must not get its memory
+    (graph arrays, gnnc's snapshot copy, the dropped tensor) before the
+    call has run (rt::Graph::usedOn, _core._keep_for_stream). On the H200
+    this was written on, the result was right without those too: the race
+    did not show (bench/probes/streams/side_stream.py looks closer)."""
+    body, args, result, ref, _ = OPS["spmm_sum"]
+    fn = gnnc.compile(op_source(body, args, result, "f32"))
+    n, e = 4096, 65536
+    gen = torch.Generator().manual_seed(5)
+    ei_cpu = torch.randint(0, n, (2, e), generator=gen)
+    x = torch.randn(n, 3, generator=gen).to(DEVICE)
+    ei = ei_cpu.to(DEVICE)
+    fn(ei, x, num_nodes=n)  # built and cached on the default stream
+    torch.cuda.synchronize()
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        torch.cuda._sleep(400_000_000)  # some 200 ms
+        y = fn(ei, x, num_nodes=n)
+    del ei  # its graph retires, then leaves the cache below
+    for _ in range(6):
+        other = torch.randint(0, n, (2, e), generator=gen).to(DEVICE)
+        fn(other, x, num_nodes=n)
+    side.synchronize()
+    torch.cuda.synchronize()
+    torch.testing.assert_close(y, ref(ei_cpu.to(DEVICE), n, x))
+
+
 @pytest.mark.parametrize("name", sorted(OPS))
 def test_op_gradcheck(name):
     body, args, result, ref, shapes = OPS[name]

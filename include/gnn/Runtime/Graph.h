@@ -33,10 +33,13 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 typedef struct CUstream_st *cudaStream_t;
+typedef struct CUevent_st *cudaEvent_t;
 
 namespace gnn {
 struct HostGraph;
@@ -170,6 +173,18 @@ public:
   StatusOr<std::vector<int64_t>> download(const void *array,
                                           int64_t count) const;
 
+  /// Records that work just queued on `stream` reads the graph. The graph's
+  /// memory is freed in the order of the legacy default stream, which does
+  /// not wait for non-blocking streams: for any other stream the graph
+  /// records an event there (one per stream, re-recorded by each call), and
+  /// its destructor makes the default stream wait for them, so that a block
+  /// is handed out again only after the work that reads it. Nothing for the
+  /// default stream itself.
+  Status usedOn(cudaStream_t stream) const;
+  ~Graph();
+  Graph(const Graph &) = delete;
+  Graph &operator=(const Graph &) = delete;
+
 private:
   Graph() = default;
   IndexType index = IndexType::Int32;
@@ -178,6 +193,10 @@ private:
   DeviceBuffer inDeg, outDeg, rowsByDegree, colsByDegree, graphPtr;
   std::array<int64_t, 64> lightRows{}, lightCols{};
   mutable std::shared_ptr<void> library;
+  /// Streams other than the default one that read the graph, with the
+  /// event of their last use (usedOn).
+  mutable std::mutex usesMutex;
+  mutable std::vector<std::pair<cudaStream_t, cudaEvent_t>> uses;
   template <typename I> friend struct GraphBuilder;
 };
 
