@@ -2,38 +2,16 @@
 wall time of the layer, of its gnnc op alone, of F.linear and of an empty
 dispatcher call, and a cProfile of the layer's Python. Run on a GPU machine:
     python bench/probes/host/breakdown.py [layers...]"""
-import cProfile, io, os, pstats, sys, time
-os.environ.setdefault("GNNC_JIT", "sync")
-import torch
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
-import nn_layers as B
-import gnnc, gnnc._core as core
+import cProfile, io, os, pstats, sys
+sys.path.insert(0, os.path.dirname(__file__))
+from _cached import graph, op_calls, per_call  # noqa: E402  (sets GNNC_JIT, sys.path)
+import torch  # noqa: E402
+import nn_layers as B  # noqa: E402
+import gnnc._core as core  # noqa: E402
 
 dev = "cuda"
-torch.manual_seed(0)
-n, e, c = 1000, 10000, 64
-ei = torch.randint(0, n, (2, e), device=dev)
-x = torch.randn(n, c, device=dev)
+n, c, ei, x = graph(dev)
 
-
-def per_call(f, k=300):
-    for _ in range(20):
-        f()
-    torch.cuda.synchronize()
-    t = time.perf_counter()
-    for _ in range(k):
-        f()
-    h = (time.perf_counter() - t) / k * 1e6
-    torch.cuda.synchronize()
-    return h
-
-
-calls = []
-orig = core.Function._apply
-def rec(self, edge_index, num_nodes, tensors, graph=None):
-    calls.append((self, edge_index, num_nodes, tensors, graph))
-    return orig(self, edge_index, num_nodes, tensors, graph)
-core.Function._apply = rec
 
 w = torch.randn(c, c, device=dev)
 print("F.linear", round(per_call(lambda: torch.nn.functional.linear(x, w)), 1))
@@ -45,11 +23,9 @@ for name in names:
     with torch.no_grad():
         g = per_call(lambda: ours(x, ei))
         p = per_call(lambda: pyg(x, ei))
-        calls.clear(); ours(x, ei)
         ops = []
-        for fn, edge_index, nn_, tensors, graph in calls:
-            graph = graph if graph is not None else core._handle(edge_index, nn_)
-            args = (fn._target, edge_index, nn_, graph, list(tensors))
+        for fn, edge_index, nn_, tensors, handle in op_calls(lambda: ours(x, ei)):
+            args = (fn._target, edge_index, nn_, handle, list(tensors))
             ops.append(per_call(lambda: torch.ops.gnnc.call(*args)))
             ops.append(per_call(lambda: core._handle(edge_index, nn_)))
     xg = x.clone().requires_grad_()

@@ -1,19 +1,17 @@
-"""Device memory a gnnc.nn layer keeps across calls (session 16: GCNConv
-under no_grad on CUDA grew by one output per ~8 calls): per layer and mode,
+"""Device memory a gnnc.nn layer keeps across calls (session 16: none; a
+probe that recorded every call's arguments had made GCNConv look as if it
+kept one output per call): per layer and mode,
 memory_allocated() and the allocator's segment count over a loop, and the
 Python stacks of the blocks still live after it (memory history).
     python bench/probes/hostprof/leak.py [layers...]"""
 import collections, os, sys
-os.environ.setdefault("GNNC_JIT", "sync")
-import torch
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
-import nn_layers as B
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "host"))
+from _cached import graph  # noqa: E402  (sets GNNC_JIT, sys.path)
+import torch  # noqa: E402
+import nn_layers as B  # noqa: E402
 
 dev = "cuda"
-torch.manual_seed(0)
-n, e, c = 1000, 10000, 64
-ei = torch.randint(0, n, (2, e), device=dev)
-x = torch.randn(n, c, device=dev)
+n, c, ei, x = graph(dev)
 
 
 def growth(tag, f, k=2000):

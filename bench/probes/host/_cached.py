@@ -1,0 +1,51 @@
+"""What the host probes share (breakdown.py, ../hostprof/): a graph of 1,000
+nodes and 10,000 edges cached on the GPU with 64-channel features, host time
+per call, and the arguments of a layer's gnnc op calls."""
+import os
+import sys
+import time
+
+os.environ.setdefault("GNNC_JIT", "sync")
+import torch  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+import gnnc._core as core  # noqa: E402
+
+
+def graph(dev="cuda", n=1000, e=10000, c=64):
+    """(n, c, edge_index, x), seeded."""
+    torch.manual_seed(0)
+    return n, c, torch.randint(0, n, (2, e), device=dev), torch.randn(n, c, device=dev)
+
+
+def per_call(f, k=300, warmup=20):
+    """Host microseconds per call of `f` over `k` calls (the device drained
+    before and after)."""
+    for _ in range(warmup):
+        f()
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    for _ in range(k):
+        f()
+    h = (time.perf_counter() - t) / k * 1e6
+    torch.cuda.synchronize()
+    return h
+
+
+def op_calls(run):
+    """The gnnc op calls `run()` makes, as (function, edge_index, num_nodes,
+    tensors, graph handle), recorded for that one call only (a recorder left
+    in place keeps every call's tensors alive)."""
+    calls = []
+    orig = core.Function._apply
+
+    def rec(self, edge_index, num_nodes, tensors, graph=None):
+        calls.append((self, edge_index, num_nodes, tensors,
+                      graph if graph is not None else core._handle(edge_index, num_nodes)))
+        return orig(self, edge_index, num_nodes, tensors, graph)
+    core.Function._apply = rec
+    try:
+        run()
+    finally:
+        core.Function._apply = orig
+    return calls
