@@ -282,7 +282,7 @@ class _Snapshot:
                 if stream != 0:
                     # The compare reads both on this stream: not reused
                     # before it has run (_keep_for_stream).
-                    _keep_for_stream((t, c))
+                    _keep_for_stream((t, c), t.device)
                 compare = (c.data_ptr(), t.data_ptr(), c.numel() * c.element_size(),
                            self.flag.word, stream)
                 if index == torch.cuda.current_device():
@@ -302,10 +302,10 @@ class _Snapshot:
         return _C.same_bytes(c.data_ptr(), t.data_ptr(), c.numel() * c.element_size())
 
 
-def _keep_for_stream(tensors) -> None:
-    """Work queued on a stream other than the default one reads `tensors`:
-    PyTorch's allocator hands their memory out again only after that work
-    (record_stream). gnnc's own tensors (self-loop masks, normalisation
+def _keep_for_stream(tensors, device: torch.device) -> None:
+    """Work queued on `device`'s current stream, when it is not the default
+    one, reads `tensors`: PyTorch's allocator hands their memory out again
+    only after that work (record_stream). gnnc's own tensors (self-loop masks, normalisation
     weights, snapshot copies) are dropped on the default stream, which does
     not wait for the others; the caller's get the same care, as a layer
     would give its buffers. The graph's own arrays: rt::Graph::usedOn."""
@@ -313,7 +313,7 @@ def _keep_for_stream(tensors) -> None:
         # Traced, or captured into a CUDA graph (whose memory its pool
         # keeps): nothing to record.
         return
-    stream = torch.cuda.current_stream()
+    stream = torch.cuda.current_stream(device)
     for t in tensors:
         if isinstance(t, torch.Tensor) and t.is_cuda and not _is_fake(t):
             t.record_stream(stream)
@@ -919,7 +919,7 @@ class Function:
             graph = _handle(edge_index, num_nodes)
         if edge_index.is_cuda and not torch.compiler.is_compiling() and \
                 torch._C._cuda_getCurrentRawStream(edge_index.get_device()) != 0:
-            _keep_for_stream(tensors)
+            _keep_for_stream(tensors, edge_index.device)
         try:
             if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
                 if self._forward is None:
