@@ -16,10 +16,10 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 #define MAXS 200000
@@ -31,9 +31,14 @@ static volatile int count, dropped;
 static pid_t target;
 
 static void handler(int sig, siginfo_t *si, void *uc) {
-  (void)sig; (void)si; (void)uc;
+  (void)sig;
+  (void)si;
+  (void)uc;
   pid_t tid = (pid_t)syscall(SYS_gettid);
-  if (count >= MAXS) { dropped++; return; }
+  if (count >= MAXS) {
+    dropped++;
+    return;
+  }
   int n = backtrace(frames[count], DEPTH);
   depth[count] = n;
   tids[count] = tid;
@@ -60,7 +65,10 @@ int sampler_stop(void) {
   return count;
 }
 
-void sampler_reset(void) { count = 0; dropped = 0; }
+void sampler_reset(void) {
+  count = 0;
+  dropped = 0;
+}
 
 static int cmp(const void *a, const void *b) {
   uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
@@ -71,32 +79,40 @@ static int cmp(const void *a, const void *b) {
  * per frame it took minutes). */
 int sampler_dump(const char *path) {
   FILE *f = fopen(path, "w");
-  if (!f) return -1;
+  if (!f)
+    return -1;
   size_t total = 0;
-  for (int s = 0; s < count; ++s) total += depth[s];
+  for (int s = 0; s < count; ++s)
+    total += depth[s];
   uintptr_t *addr = malloc(total * sizeof *addr);
   size_t n = 0;
   for (int s = 0; s < count; ++s)
-    for (int k = 2; k < depth[s]; ++k) addr[n++] = (uintptr_t)frames[s][k];
+    for (int k = 2; k < depth[s]; ++k)
+      addr[n++] = (uintptr_t)frames[s][k];
   qsort(addr, n, sizeof *addr, cmp);
   size_t u = 0;
   for (size_t i = 0; i < n; ++i)
-    if (!u || addr[u - 1] != addr[i]) addr[u++] = addr[i];
+    if (!u || addr[u - 1] != addr[i])
+      addr[u++] = addr[i];
   for (size_t i = 0; i < u; ++i) {
     Dl_info d;
     if (dladdr((void *)addr[i], &d) && d.dli_fname) {
       const char *base = strrchr(d.dli_fname, '/');
-      fprintf(f, "@%lx %s+0x%lx:%s\n", (unsigned long)addr[i], base ? base + 1 : d.dli_fname,
-              (unsigned long)(addr[i] - (uintptr_t)d.dli_fbase), d.dli_sname ? d.dli_sname : "?");
+      fprintf(f, "@%lx %s+0x%lx:%s\n", (unsigned long)addr[i],
+              base ? base + 1 : d.dli_fname,
+              (unsigned long)(addr[i] - (uintptr_t)d.dli_fbase),
+              d.dli_sname ? d.dli_sname : "?");
     } else {
-      fprintf(f, "@%lx ?+0x%lx:?\n", (unsigned long)addr[i], (unsigned long)addr[i]);
+      fprintf(f, "@%lx ?+0x%lx:?\n", (unsigned long)addr[i],
+              (unsigned long)addr[i]);
     }
   }
   free(addr);
   /* Frames 0-1 are the handler and the signal trampoline. */
   for (int s = 0; s < count; ++s) {
     fprintf(f, "%s", tids[s] == target ? "main" : "other");
-    for (int k = 2; k < depth[s]; ++k) fprintf(f, " %lx", (unsigned long)frames[s][k]);
+    for (int k = 2; k < depth[s]; ++k)
+      fprintf(f, " %lx", (unsigned long)frames[s][k]);
     fputc('\n', f);
   }
   fclose(f);
