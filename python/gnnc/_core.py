@@ -861,6 +861,29 @@ class _Step(torch.autograd.Function):
         return (None, None, None, None, None, None, *out)
 
 
+# autograd.Function.apply is Python before PyTorch 2.15: a pytree pass over
+# the arguments (unwrapping dead functorch wrappers) before the C++ apply,
+# some 30-50 us per call on the GPU machine's host. Where no functorch
+# transform is active, nothing is being compiled and no argument is a
+# functorch wrapper, that pass changes nothing: _apply_step calls the C++
+# apply directly. From 2.15 on, Function.apply is the C++ one.
+_BASE_APPLY = torch._C._FunctionBase.__dict__.get("apply")
+_STEP_APPLY = _BASE_APPLY.__get__(None, _Step) if _BASE_APPLY is not None else None
+_is_wrapped = getattr(getattr(torch._C, "_functorch", None),
+                      "is_functorch_wrapped_tensor", None)
+_DIRECT_APPLY = (_STEP_APPLY is not None and _is_wrapped is not None and
+                 hasattr(torch._C, "_are_functorch_transforms_active") and
+                 torch.autograd.Function.__dict__.get("apply") is not _BASE_APPLY)
+
+
+def _apply_step(*args):
+    if not _DIRECT_APPLY or torch._C._are_functorch_transforms_active() or \
+            torch.compiler.is_compiling() or \
+            any(_is_wrapped(a) for a in args if isinstance(a, torch.Tensor)):
+        return _Step.apply(*args)
+    return _STEP_APPLY(*args)
+
+
 # --------------------------------------------------------------------------
 # The user-facing callable.
 
@@ -924,7 +947,7 @@ class Function:
             if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
                 if self._forward is None:
                     raise CompileError(self._grad_error)
-                outs = _Step.apply(self._step, self._results, self._grad_args,
+                outs = _apply_step(self._step, self._results, self._grad_args,
                                    edge_index, num_nodes, graph, *tensors)
                 outs = outs[:self._results]
             else:

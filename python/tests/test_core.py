@@ -213,6 +213,27 @@ def test_op_gradient_matches_torch_autograd(name):
         torch.testing.assert_close(a.grad, b.grad, rtol=1e-10, atol=1e-10)
 
 
+@pytest.mark.parametrize("direct", [False, True])
+def test_the_step_through_either_apply(monkeypatch, direct):
+    # _apply_step calls the C++ autograd apply directly where PyTorch's
+    # Function.apply is Python (before 2.15); forced on (and off) here, the
+    # gradients are autograd's either way.
+    monkeypatch.setattr(_core, "_DIRECT_APPLY", direct)
+    name = sorted(OPS)[0]
+    body, args, result, ref, shapes = OPS[name]
+    fn = gnnc.compile(op_source(body, args, result))
+    g = _graph()
+    xs = [x.requires_grad_() for x in make_inputs(shapes, g, torch.float64, seed=3)]
+    ys = [x.detach().clone().requires_grad_() for x in xs]
+    out = fn(g, *xs)
+    assert out.grad_fn is not None and "_Step" in type(out.grad_fn).__name__
+    dy = torch.randn_like(out)
+    (out * dy).sum().backward()
+    (ref(g.edge_index, g.num_nodes, *ys) * dy).sum().backward()
+    for a, b in zip(xs, ys):
+        torch.testing.assert_close(a.grad, b.grad, rtol=1e-10, atol=1e-10)
+
+
 def test_opcheck():
     body, args, result, _, shapes = OPS["spmm_sum_heads"]
     key_fn = gnnc.compile(op_source(body, args, result))
