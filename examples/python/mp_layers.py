@@ -193,11 +193,12 @@ class LEConv(gnnc.MessagePassing):
 class PNAConv(gnnc.MessagePassing):
     """PyG's ``PNAConv`` with one tower, no edge features, aggregators
     mean / min / max / std and scalers identity / amplification /
-    attenuation: every aggregation is one propagate of the message
-    ``pre_nn(cat([x_i, x_j]))`` (std from the means of h and h * h)."""
+    attenuation: the four aggregations of the message
+    ``pre_nn(cat([x_i, x_j]))`` in one propagate (a list ``aggr``, as PyG's
+    PNAConv passes its aggregators)."""
 
     def __init__(self, in_channels, out_channels, deg):
-        super().__init__("mean")
+        super().__init__(["mean", "min", "max", "std"])
         self.pre_nns = torch.nn.ModuleList([Sequential(Linear(2 * in_channels, in_channels))])
         self.post_nns = torch.nn.ModuleList([Sequential(Linear(13 * in_channels, out_channels))])
         self.lin = Linear(out_channels, out_channels)
@@ -205,14 +206,7 @@ class PNAConv(gnnc.MessagePassing):
         self.register_buffer("avg_deg_log", ((bins + 1).log() * deg).sum().view(1) / deg.sum())
 
     def forward(self, x, edge_index):
-        outs = []
-        for aggr, square in (("mean", False), ("min", False), ("max", False), ("mean", True)):
-            self.aggr = aggr
-            outs.append(self.propagate(edge_index, x=x, square=square))
-        var = outs.pop() - outs[0] * outs[0]
-        std = var.clamp(min=1e-5).sqrt()
-        outs.append(std.masked_fill(std <= math.sqrt(1e-5), 0.0))
-        out = torch.cat(outs, dim=-1)
+        out = self.propagate(edge_index, x=x)
         # In-degrees by index_add_, as PyG's degree(): torch.bincount would
         # wait for the GPU (its output size is the largest index).
         col = edge_index[1]
@@ -222,9 +216,8 @@ class PNAConv(gnnc.MessagePassing):
         out = torch.cat([x, out, amp, att], dim=-1)
         return self.lin(self.post_nns[0](out))
 
-    def message(self, x_i, x_j, square):
-        h = self.pre_nns[0](torch.cat([x_i, x_j], dim=-1))
-        return h * h if square else h
+    def message(self, x_i, x_j):
+        return self.pre_nns[0](torch.cat([x_i, x_j], dim=-1))
 
 
 class EdgeConv(gnnc.MessagePassing):

@@ -9,6 +9,7 @@ forward and backward kernels. See docs/Python-mp.md.
 
 import inspect
 import itertools
+import math
 import operator
 import types
 import warnings
@@ -25,7 +26,8 @@ from ._trace import EdgeIndexProxy, IndexProxy, Proxy, TraceError, Tracer
 
 __all__ = ["MessagePassing", "softmax", "TraceError", "FallbackWarning"]
 
-_AGGRS = {"sum": "sum", "add": "sum", "mean": "mean", "max": "max", "min": "min"}
+_AGGRS = {"sum": "sum", "add": "sum", "mean": "mean", "max": "max", "min": "min",
+          "var": "var", "std": "std"}
 _TORCH_REDUCE = {"sum": "sum", "mean": "mean", "max": "amax", "min": "amin"}
 _DTYPES = {torch.float32: "f32", torch.float64: "f64"}
 _SPECIAL = ("index", "edge_index_i", "edge_index_j", "edge_index", "ptr", "size",
@@ -129,7 +131,10 @@ class MessagePassing(torch.nn.Module):
     """Base class of message-passing layers, as PyG's ``MessagePassing``,
     compiled by gnnc.
 
-    - ``aggr``: ``"sum"`` (or ``"add"``), ``"mean"``, ``"max"``, ``"min"``;
+    - ``aggr``: ``"sum"`` (or ``"add"``), ``"mean"``, ``"max"``, ``"min"``,
+      ``"var"``, ``"std"`` (PyG's), or a list of them: PyG's
+      ``MultiAggregation``, the aggregations concatenated along the last
+      dimension, all computed from one message in one compiled function;
     - ``flow``: ``"source_to_target"`` (default) or ``"target_to_source"``;
     - ``fallback``: None (a layer gnnc cannot trace raises
       :class:`gnnc.TraceError`) or ``"torch"`` (it runs message, aggregation
@@ -148,9 +153,7 @@ class MessagePassing(torch.nn.Module):
     def __init__(self, aggr: str = "sum", *, flow: str = "source_to_target",
                  fallback: Optional[str] = None):
         super().__init__()
-        if aggr not in _AGGRS:
-            raise ValueError(f"gnnc.MessagePassing: aggr must be one of 'sum' ('add'), "
-                             f"'mean', 'max', 'min'; got {aggr!r}")
+        aggr = _aggregators("gnnc.MessagePassing", aggr)
         if flow not in ("source_to_target", "target_to_source"):
             raise ValueError(f"gnnc.MessagePassing: flow must be 'source_to_target' or "
                              f"'target_to_source', got {flow!r}")
@@ -159,7 +162,7 @@ class MessagePassing(torch.nn.Module):
                              f"got {fallback!r}")
         self.__dict__["_tensor_names"] = ()  # see _note_tensor
         self.__dict__["_value_names"] = ()
-        self.aggr = _AGGRS[aggr]
+        self.aggr = aggr[0] if len(aggr) == 1 else aggr
         self.flow = flow
         self.fallback = fallback
         self._failed = {}
@@ -282,11 +285,13 @@ class MessagePassing(torch.nn.Module):
 
     # PyG's aggregate, for the unfused path (overriding it is not traced).
     def aggregate(self, inputs: Tensor, index: Tensor, ptr=None, dim_size=None):
-        n = dim_size
-        out = inputs.new_zeros((n,) + tuple(inputs.shape[1:]))
-        idx = index.view(-1, *([1] * (inputs.dim() - 1))).expand_as(inputs)
-        return out.scatter_reduce(0, idx, inputs, _TORCH_REDUCE[self.aggr],
-                                  include_self=False)
+        def reduce(values, how):
+            out = values.new_zeros((dim_size,) + tuple(values.shape[1:]))
+            idx = index.view(-1, *([1] * (values.dim() - 1))).expand_as(values)
+            return out.scatter_reduce(0, idx, values, _TORCH_REDUCE[how],
+                                      include_self=False)
+        outs = _aggregations(_aggregators(type(self).__name__, self.aggr), inputs, reduce)
+        return outs[0] if len(outs) == 1 else torch.cat(outs, dim=-1)
 
     # -- inputs ---------------------------------------------------------------
     def _graph(self, layer, edge_index, size, kwargs):
@@ -419,8 +424,8 @@ class MessagePassing(torch.nn.Module):
         if type(self).aggregate is not MessagePassing.aggregate:
             raise TraceError(f"gnnc.MessagePassing: {layer} overrides aggregate, which "
                              f"is not traced (gnnc aggregates with aggr='sum', 'mean', "
-                             f"'max' or 'min'); pass fallback=\"torch\" to run it "
-                             f"unfused in PyTorch")
+                             f"'max', 'min', 'var', 'std' or a list of them); pass "
+                             f"fallback=\"torch\" to run it unfused in PyTorch")
         flat = [t for v in kwargs.values()
                 for t in (v if isinstance(v, (tuple, list)) else (v,))]
         floats = [v for v in flat if isinstance(v, Tensor) and v.is_floating_point()]
@@ -438,11 +443,11 @@ class MessagePassing(torch.nn.Module):
         tracer = Tracer(layer, dtype, device, n, e, self.training)
         tracer.origins = self._origins(kwargs)
         with tracer:
-            out = self._trace(layer, tracer, edge_index, n, kwargs)
-            structure, leaves = _lower.structure([out.expr])
+            outs = [o.expr for o in self._trace(layer, tracer, edge_index, n, kwargs)]
+            structure, leaves = _lower.structure(outs)
             entry = _COMPILED.get((layer, dtype, structure))
             if entry is None:
-                entry = self._compile(layer, _DTYPES[dtype], out.expr, leaves)
+                entry = self._compile(layer, _DTYPES[dtype], outs, leaves)
                 _COMPILED[(layer, dtype, structure)] = entry
         fn, text = entry
         self._mp.gnn_ir, self._mp.fn = text, fn
@@ -478,16 +483,19 @@ class MessagePassing(torch.nn.Module):
         if graph is None:
             graph = _core._handle(edge_index, n)
         try:
-            return fn._apply(edge_index, n, tensors, graph)
+            out = fn._apply(edge_index, n, tensors, graph)
         except CompileError as err:  # e.g. a function that does not lower for the GPU
             raise TraceError(f"gnnc.MessagePassing: {layer}: the traced function does "
                              f"not compile for {device}:\n{err}\npass "
                              f"fallback=\"torch\" to run it unfused in PyTorch") from err
+        # Several results: the aggregations of a list `aggr`, which PyG
+        # concatenates along the last dimension (MultiAggregation's "cat").
+        return torch.cat(out, dim=-1) if isinstance(out, tuple) else out
 
-    def _compile(self, layer, dtype, out, leaves):
+    def _compile(self, layer, dtype, outs, leaves):
         import gnnc
         try:
-            module, name = _lower.build(layer, dtype, [out], leaves)
+            module, name = _lower.build(layer, dtype, outs, leaves)
             text = module.text()
             fn = gnnc.compile(module, function=name)
         except CompileError as err:
@@ -552,7 +560,17 @@ class MessagePassing(torch.nn.Module):
                 margs[name] = _special_argument(layer, p, n, IndexProxy("dst"),
                                                 IndexProxy("src"), EdgeIndexProxy)
         msg = _traced_call(self.message, margs)
-        out = _trace.aggregate(msg, self.aggr)
+        parts = _aggregations(_aggregators(layer, self.aggr), msg, _trace.aggregate)
+        if len(parts) == 1:
+            out = parts[0]
+        elif type(self).update is MessagePassing.update:
+            return parts  # concatenated after the call, of any rank
+        else:
+            if len(parts[0].expr.shape) != 2:
+                _trace.fail(f"{layer}.update with aggr={self.aggr!r}", "is only traced "
+                            "for 2-d messages [E, C] (the aggregations concatenated as "
+                            "update's input); without update, any shape is")
+            out = _trace.cat(parts, dim=-1)
         uparams = _params(self.update)
         uargs = {}
         for p in uparams[1:]:
@@ -580,7 +598,11 @@ class MessagePassing(torch.nn.Module):
                         f"node tensor computed from the aggregation")
         if res.expr.boolean:
             _trace.fail(f"{layer}.update", "returned a comparison")
-        return res
+        if len(parts) > 1:
+            if res.expr is out.expr:
+                return parts  # the concatenation itself: its parts, joined after the call
+            _check_concatenation_use(layer, self.aggr, res.expr, out.expr)
+        return [res]
 
     # -- the unfused path --------------------------------------------------------
     def _run_torch(self, edge_index, n, kwargs):
@@ -1153,6 +1175,67 @@ def _hook_dynamo() -> None:
         _eager = decorators.disable(_propagate_eagerly)
 
     _common.when_dynamo_loads(mark)
+
+
+def _check_concatenation_use(layer: str, aggr, root, cat) -> None:
+    """The concatenated aggregations ``cat`` (update's aggr_out for a list
+    ``aggr``) are traced as a matmul's input, which splits them (``[a, b]
+    @ W = a @ W_a + b @ W_b``); an op of ``root``'s graph that still reads
+    them gets the TraceError at its line."""
+    stack, seen = [root], set()
+    while stack:
+        e = stack.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if any(a is cat for a in e.args):
+            what = e.attrs[0] if e.op == "ew" and e.attrs else e.op
+            _trace.fail(f"{layer}.update: {what} of aggr_out", f"is not traced: with "
+                        f"aggr={aggr!r}, aggr_out is the aggregations side by side, "
+                        f"which update may return or multiply (aggr_out @ W, a "
+                        f"linear layer), not compute with elementwise", e.loc)
+        stack.extend(e.args)
+
+
+def _aggregators(who: str, aggr) -> tuple:
+    """The aggregations ``aggr`` names (a name or a list of names), as
+    gnnc's names, or a ValueError."""
+    names = (aggr,) if isinstance(aggr, str) else \
+        tuple(aggr) if isinstance(aggr, (tuple, list)) else ()
+    if not names or not all(isinstance(a, str) and a in _AGGRS for a in names):
+        raise ValueError(f"{who}: aggr must be one of 'sum' ('add'), 'mean', 'max', "
+                         f"'min', 'var', 'std', or a non-empty list of them; got "
+                         f"{aggr!r}")
+    return tuple(_AGGRS[a] for a in names)
+
+
+def _aggregations(names: tuple, msg, reduce) -> list:
+    """Each aggregation of ``msg`` in ``names``, by ``reduce(values, how)``
+    (how: sum, mean, max, min): var and std as PyG's VarAggregation and
+    StdAggregation compute them, mean(m * m) - mean(m)^2, and its square
+    root clamped below at 1e-5, 0 where that is <= sqrt(1e-5). A mean that
+    several of them need is computed once."""
+    means = {}
+
+    def mean(values, key):
+        if key not in means:
+            means[key] = reduce(values, "mean")
+        return means[key]
+
+    outs = []
+    for how in names:
+        if how in ("var", "std"):
+            m = mean(msg, "m")
+            out = mean(msg * msg, "m2") - m * m
+            if how == "std":
+                out = out.clamp(min=1e-5).sqrt()
+                out = out.masked_fill(out <= math.sqrt(1e-5), 0.0)
+        elif how == "mean":
+            out = mean(msg, "m")
+        else:
+            out = reduce(msg, how)
+        outs.append(out)
+    return outs
 
 
 def _pick(value, side: int):

@@ -177,6 +177,125 @@ def test_aggregation_of_source_features(aggr):
     assert f"gnn.spmm {aggr}" in text and "gnn.gather" not in text
 
 
+class PairLinear(gnnc.MessagePassing):
+    """A message of both ends through one linear map (PNA's pre_nn), any
+    aggr; update optional (``mode``: "same" returns aggr_out, "linear"
+    maps it, "scaled" doubles it)."""
+
+    def __init__(self, aggr, mode=None, c=3, fallback=None):
+        super().__init__(aggr, fallback=fallback)
+        self.lin = torch.nn.Linear(2 * c, c)
+        self.mode = mode
+        k = len(aggr) if isinstance(aggr, list) else 1
+        self.post = torch.nn.Linear(k * c, 2)
+
+    def forward(self, x, edge_index):
+        return self.propagate(edge_index, x=x)
+
+    def message(self, x_i, x_j):
+        return self.lin(torch.cat([x_i, x_j], dim=-1))
+
+
+class PairLinearUpdate(PairLinear):
+    def update(self, aggr_out):
+        if self.mode == "same":
+            return aggr_out
+        if self.mode == "linear":
+            return self.post(aggr_out)
+        return aggr_out * 2.0
+
+
+class PyGPairLinear(pyg_nn.MessagePassing):
+    def __init__(self, aggr, c=3):
+        super().__init__(aggr=aggr)
+        self.lin = torch.nn.Linear(2 * c, c)
+
+    def forward(self, x, edge_index):
+        return self.propagate(edge_index, x=x)
+
+    def message(self, x_i, x_j):
+        return self.lin(torch.cat([x_i, x_j], dim=-1))
+
+
+_AGGR_LISTS = [["mean", "min", "max", "std"], ["sum", "var"], ["std"], "var",
+               ["max", "add", "mean", "std", "var", "min"]]
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+@pytest.mark.parametrize("aggr", _AGGR_LISTS, ids=str)
+def test_a_list_of_aggregations_equals_pyg(aggr, dtype):
+    # PyG's MultiAggregation ("cat"): the aggregations of one message side
+    # by side, var and std as PyG computes them (node 5 receives no edge).
+    ei, n = _graph()
+    torch.manual_seed(4)
+    ours = PairLinear(aggr).to(device=DEVICE, dtype=dtype)
+    theirs = PyGPairLinear(aggr).to(device=DEVICE, dtype=dtype)
+    theirs.lin.load_state_dict(ours.lin.state_dict())
+    x = torch.randn(n, 3, dtype=dtype, device=DEVICE, requires_grad=True)
+    xt = x.detach().clone().requires_grad_()
+    got, want = ours(x, ei), theirs(xt, ei)
+    # float32: std's sqrt(mean(h*h) - mean(h)^2) cancels; the summation
+    # orders differ (as _F32_TOL of test_mp_layers.py).
+    tol = {} if dtype == torch.float64 else dict(rtol=1e-3, atol=1e-4)
+    torch.testing.assert_close(got, want, **tol)
+    dy = torch.randn_like(got)
+    gs = torch.autograd.grad(got, [x, ours.lin.weight, ours.lin.bias], dy)
+    ws = torch.autograd.grad(want, [xt, theirs.lin.weight, theirs.lin.bias], dy)
+    for a, b in zip(gs, ws):
+        torch.testing.assert_close(a, b, **tol)
+    # One function: every aggregation of the one message, no second trace.
+    k = len(aggr) if isinstance(aggr, list) else 1
+    assert got.shape == (n, 3 * k)
+    assert ours.gnn_ir().count("func.func") == 1
+
+
+def test_a_list_of_aggregations_gradcheck():
+    ei, n = _graph()
+    torch.manual_seed(5)
+    layer = _f64(PairLinear(["mean", "min", "max", "std", "var", "sum"]))
+    x = torch.randn(n, 3, dtype=torch.float64, device=DEVICE, requires_grad=True)
+    assert torch.autograd.gradcheck(lambda x: layer(x, ei), (x,))
+
+
+@pytest.mark.parametrize("mode", ["same", "linear", "scaled"])
+def test_a_list_of_aggregations_through_update(mode):
+    ei, n = _graph()
+    torch.manual_seed(6)
+    aggr = ["max", "mean", "std"]
+    layer = _f64(PairLinearUpdate(aggr, mode))
+    x = torch.randn(n, 3, dtype=torch.float64, device=DEVICE)
+    if mode == "scaled":
+        # An elementwise op on the concatenation is not traced: refused
+        # at update's line, or run unfused with fallback="torch".
+        line = _line_of(PairLinearUpdate.update, "aggr_out * 2.0")
+        with pytest.raises(gnnc.TraceError, match=f"mul of aggr_out .*:{line} "):
+            layer(x, ei)
+        layer = _f64(PairLinearUpdate(aggr, mode, fallback="torch"))
+        with pytest.warns(gnnc.FallbackWarning):
+            got = layer(x, ei)
+    else:
+        got = layer(x, ei)
+    cat = torch.cat([_pyg_aggr(layer, x, ei, a) for a in aggr], dim=-1)
+    want = {"same": cat, "linear": layer.post(cat),
+            "scaled": cat * 2.0}[mode]
+    torch.testing.assert_close(got, want)
+
+
+def _pyg_aggr(layer, x, ei, aggr):
+    """PyG's aggregation ``aggr`` of ``layer``'s message, in float64."""
+    ref = _f64(PyGPairLinear(aggr))
+    ref.lin.load_state_dict(layer.lin.state_dict())
+    return ref(x, ei)
+
+
+def test_a_list_of_aggregations_unfused_agrees():
+    ei, n = _graph()
+    torch.manual_seed(7)
+    layer = _f64(PairLinear(["min", "std", "sum"]))
+    x = torch.randn(n, 3, dtype=torch.float64, device=DEVICE)
+    torch.testing.assert_close(layer._run_torch(ei, n, {"x": x}), layer(x, ei))
+
+
 def test_gcn_like_matches_pyg_gcnconv():
     ei, n = _graph()
     torch.manual_seed(0)
@@ -628,6 +747,15 @@ def test_explain_errors():
 def test_constructor_checks():
     with pytest.raises(ValueError, match="aggr"):
         SumConv("mul")
+    for bad in ([], ["mean", "mul"], ["mean", 3], 7):
+        with pytest.raises(ValueError, match="aggr must be one of .* a non-empty list"):
+            SumConv(bad)
+    # An aggr set later is checked where it is used.
+    layer = SumConv("sum")
+    layer.aggr = ["sum", "median"]
+    ei, n = _graph()
+    with pytest.raises(ValueError, match="SumConv: aggr .* got \\['sum', 'median'\\]"):
+        layer(torch.randn(n, 2, dtype=torch.float64, device=DEVICE), ei)
     with pytest.raises(ValueError, match="fallback"):
         SumConv(fallback="eager")
 
