@@ -7,6 +7,7 @@ A subclass writes ``message`` (and optionally ``update``) as for PyG;
 forward and backward kernels. See docs/Python-mp.md.
 """
 
+import dis
 import inspect
 import itertools
 import math
@@ -714,8 +715,11 @@ class _ModulePart:
         self.key = tuple(key)
         self.reads_sizes = any(p.name in ("size", "size_i", "size_j", "dim_size")
                                for p in _params(layer.message) + _params(layer.update))
-        tensors = [t for _, t in _tensors_of(layer, ())]
-        self.tensor_index = {id(t): ids[id(t)] for t in tensors}
+        self.tensor_index = {id(t): ids[id(t)] for _, t in _tensors_of(layer, ())}
+        # A later call checks the layer itself and the submodules message /
+        # update can reach (all of them where that cannot be told).
+        reach = _reached_submodules(layer)
+        tensors = [t for _, t in _tensors_of(layer, (), reach)]
         self.tensors = tuple(weakref.ref(t) for t in tensors)
         self.meta = tuple(map(_META, tensors))
 
@@ -737,7 +741,8 @@ class _ModulePart:
             whole.extend(t for t in tables if t)  # an empty one: its size says all
             sized.append(d)
             sized.extend(tables)
-            stack.extend(sub for sub in m._modules.values() if sub is not None)
+            stack.extend(sub for k, sub in m._modules.items() if sub is not None and
+                         (reach is None or m is not layer or k in reach))
         cls = type(layer)
         for name in ("message", "update"):
             owners.append(cls)
@@ -767,7 +772,7 @@ class _ModulePart:
         objects = list(self._objects())
         self.ids = tuple(map(id, objects))
         self.objects = [v for v in objects if not isinstance(v, Tensor)]
-        self.containers = [(v, _constant(v, "an attribute")) for v in _valued(layer)
+        self.containers = [(v, _constant(v, "an attribute")) for v in _valued(layer, reach)
                            if isinstance(v, _MUTABLE + (tuple,)) and _holds_mutable(v)]
 
     def _objects(self):
@@ -817,14 +822,16 @@ def _holds_mutable(v) -> bool:
     return isinstance(v, tuple) and any(_holds_mutable(x) for x in v)
 
 
-def _valued(layer):
+def _valued(layer, reach=None):
     """The Python values the key holds by value: the modules' attributes
-    and message / update's defaults, globals and captured variables."""
+    (of the layer and the submodules in ``reach``, None: all) and message /
+    update's defaults, globals and captured variables."""
     stack = [layer]
     while stack:
         m = stack.pop()
         yield from (v for k, v in m.__dict__.items() if k not in _INTERNAL)
-        stack.extend(sub for sub in m._modules.values() if sub is not None)
+        stack.extend(sub for k, sub in m._modules.items() if sub is not None and
+                     (reach is None or m is not layer or k in reach))
     for method in (layer.message, layer.update):
         yield from _function_values(getattr(method, "__func__", method))
 
@@ -929,9 +936,10 @@ def _module_key(m: torch.nn.Module, parts: list, ids: dict) -> None:
             _module_key(sub, parts, ids)
 
 
-def _tensors_of(m: torch.nn.Module, path: tuple):
+def _tensors_of(m: torch.nn.Module, path: tuple, reach=None):
     """(attribute path, tensor) of the parameters, buffers and tensor
-    attributes of ``m`` and its submodules."""
+    attributes of ``m`` and its submodules (those named in ``reach``, None:
+    all)."""
     for table in (m._parameters, m._buffers):
         for k, t in table.items():
             if t is not None:
@@ -940,8 +948,76 @@ def _tensors_of(m: torch.nn.Module, path: tuple):
         if isinstance(v, Tensor) and k not in _INTERNAL:
             yield path + (k,), v
     for k, sub in m._modules.items():
-        if sub is not None:
+        if sub is not None and (reach is None or k in reach):
             yield from _tensors_of(sub, path + (k,))
+
+
+# Names through which code reaches its caller's frame (``self`` without
+# naming it): a message / update using one may read anything of the layer.
+_FRAME_NAMES = frozenset({"super", "locals", "vars", "eval", "exec", "globals",
+                          "_getframe", "currentframe", "getframeinfo", "stack"})
+
+
+def _reached_submodules(layer):
+    """The names of the layer's submodules that message / update can read,
+    or None when that cannot be told (then a call checks all of them).
+
+    Read from their bytecode: every use of ``self`` must be an attribute
+    read, ``self.name``, of an instance attribute (a submodule, parameter,
+    buffer or plain attribute, or nothing: an AttributeError); ``self`` may
+    be captured by nested functions, which must follow the same rule. A
+    method or property of the class (``self.helper()``), ``self`` passed
+    on or rebound, ``super()`` and frame introspection: None. A submodule
+    that only ``forward`` uses (GIN's ``nn``, TAGConv's ``lins``) is then
+    neither walked nor checked on a call: message / update do not depend on
+    it."""
+    names = set()
+    for method in (layer.message, layer.update):
+        fn = getattr(method, "__func__", None)
+        if not isinstance(fn, types.FunctionType) or getattr(method, "__self__", None) \
+                is not layer or fn.__code__.co_argcount < 1:
+            return None
+        code = fn.__code__
+        if not _self_reads(code, code.co_varnames[0], names):
+            return None
+    d, cls = layer.__dict__, type(layer)
+    reach = set()
+    for name in names:
+        if name in layer._modules:
+            reach.add(name)
+        elif name in d or name in layer._parameters or name in layer._buffers:
+            continue
+        else:
+            try:
+                inspect.getattr_static(cls, name)
+            except AttributeError:
+                continue  # no such attribute: the trace raises
+            return None  # of the class: a method, property or descriptor
+    return frozenset(reach)
+
+
+def _self_reads(code, me: str, names: set) -> bool:
+    """Adds to ``names`` the attributes ``code`` reads on its variable ``me``
+    (and nested code that captures it); False where ``me`` is used another
+    way."""
+    if _FRAME_NAMES.intersection(code.co_names) or "__class__" in code.co_freevars:
+        return False
+    ins = list(dis.get_instructions(code))
+    for k, i in enumerate(ins):
+        v = i.argval
+        if v != me and not (isinstance(v, tuple) and me in v):
+            continue
+        if i.opname in ("MAKE_CELL", "COPY_FREE_VARS", "LOAD_CLOSURE"):
+            continue
+        if i.opname not in ("LOAD_FAST", "LOAD_DEREF", "LOAD_FAST_CHECK") or \
+                k + 1 == len(ins) or ins[k + 1].opname not in ("LOAD_ATTR", "LOAD_METHOD"):
+            return False
+        names.add(ins[k + 1].argval)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType) and me in c.co_freevars and \
+                not _self_reads(c, me, names):
+            return False
+    return True
 
 
 _CONSTANTS = (type(None), bool, int, float, str)

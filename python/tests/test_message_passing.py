@@ -1010,6 +1010,102 @@ def test_a_configuration_changed_in_place_is_keyed_again(change, monkeypatch):
     assert len(traces) == 2, "the changed configuration traced once, then was found"
 
 
+class _Reaches(gnnc.MessagePassing):
+    """``pre`` is forward's only; message reads ``act`` through a nested
+    function and ``w`` directly."""
+
+    def __init__(self):
+        super().__init__()
+        self.pre = torch.nn.Linear(3, 3, dtype=torch.float64)
+        self.act = torch.nn.ReLU()
+        self.w = torch.nn.Parameter(torch.randn(3, dtype=torch.float64))
+
+    def forward(self, x, edge_index):
+        return self.propagate(edge_index, x=self.pre(x))
+
+    def message(self, x_j):
+        def scaled(t):
+            return self.act(t) * 2.0
+        return scaled(x_j * self.w)
+
+
+def _helper_reads(layer, x_j):
+    return layer.act(x_j)
+
+
+class _CallsAMethod(_Reaches):
+    def message(self, x_j):
+        return self.helper(x_j)
+
+    def helper(self, x_j):
+        return self.act(x_j)
+
+
+class _PassesSelf(_Reaches):
+    def message(self, x_j):
+        return _helper_reads(self, x_j)
+
+
+class _UsesSuper(_Reaches):
+    def message(self, x_j):
+        return super().message(x_j)
+
+
+class _ReadsAProperty(_Reaches):
+    @property
+    def gain(self):
+        return self.pre.weight.shape[0]
+
+    def message(self, x_j):
+        return x_j * self.gain
+
+
+class _ReadsByGetattr(_Reaches):
+    def message(self, x_j):
+        return getattr(self, "act")(x_j)
+
+
+@pytest.mark.parametrize("cls, reach", [
+    (_Reaches, {"act"}), (_CallsAMethod, None), (_PassesSelf, None), (_UsesSuper, None),
+    (_ReadsAProperty, None), (_ReadsByGetattr, None), (SumConv, set())])
+def test_what_message_can_reach_is_read_from_its_code(cls, reach):
+    # A call checks the layer and the submodules message / update read
+    # (self.name, nested functions included); where self is used another
+    # way, every submodule.
+    from gnnc import _message_passing as mp
+    got = mp._reached_submodules(cls())
+    assert (got if got is None else set(got)) == reach
+
+
+def test_a_submodule_message_cannot_reach_changes_without_a_trace(monkeypatch):
+    traces = _count_traces(monkeypatch)
+    ei, n = _graph()
+    torch.manual_seed(23)
+    layer = _Reaches().to(DEVICE)
+    x = torch.randn(n, 3, dtype=torch.float64, device=DEVICE)
+
+    def want():
+        h = layer.pre(x)
+        return _scatter(torch.relu(h[ei[0]] * layer.w) * 2.0, ei[1], n)
+    torch.testing.assert_close(layer(x, ei), want())
+    # forward's own module changes: message cannot see it, no new trace.
+    layer.pre.weight.data = torch.randn(3, 3, dtype=torch.float64, device=DEVICE)
+    layer.pre.eval()
+    layer.pre = torch.nn.Linear(3, 3, dtype=torch.float64, device=DEVICE)
+    torch.testing.assert_close(layer(x, ei), want())
+    layer.pre.bias.data = torch.zeros(1, dtype=torch.float64, device=DEVICE)
+    layer.pre.bias.requires_grad_(False)
+    torch.testing.assert_close(layer(x, ei), want())
+    assert len(traces) == 1
+    # What message reads still is checked: act through the nested function.
+    layer.act.__class__ = torch.nn.Tanh
+    got = layer(x, ei)
+    h = layer.pre(x)
+    torch.testing.assert_close(got, _scatter(torch.tanh(h[ei[0]] * layer.w) * 2.0,
+                                             ei[1], n))
+    assert len(traces) == 2
+
+
 def test_a_global_defined_later_is_seen(monkeypatch):
     # message calls the builtin abs; a module global of that name, defined
     # after the first call, shadows it.
