@@ -93,6 +93,8 @@ def _params(method):
 
 
 _NAMES = {}
+# (message's function, propagate's keywords) -> the node tensors message lifts.
+_STEMS = {}
 
 
 def _param_names(method) -> tuple:
@@ -346,12 +348,15 @@ class MessagePassing(torch.nn.Module):
         return edge_index, n
 
     def _lifted_stems(self, kwargs):
-        stems = []
-        names = self._message_params if torch.compiler.is_compiling() else \
-            _param_names(self.message)
-        for name in names:
-            if name[-2:] in ("_i", "_j") and name[:-2] in kwargs:
-                stems.append(name[:-2])
+        if torch.compiler.is_compiling():
+            return [name[:-2] for name in self._message_params
+                    if name[-2:] in ("_i", "_j") and name[:-2] in kwargs]
+        method = self.message
+        key = (getattr(method, "__func__", method), tuple(kwargs))
+        stems = _STEMS.get(key)
+        if stems is None:
+            stems = _STEMS[key] = tuple(name[:-2] for name in _param_names(method)
+                                        if name[-2:] in ("_i", "_j") and name[:-2] in kwargs)
         return stems
 
     def _configuration(self, kwargs) -> tuple:
@@ -383,7 +388,7 @@ class MessagePassing(torch.nn.Module):
                 kw.append(_value_key(v, n, e, ids))
             # A keyword tensor that is also one of the layer's tensors.
             shared = part.tensor_index
-            kw.append(tuple(shared.get(i) for i in ids) if shared else ())
+            kw.append(tuple(map(shared.get, ids)) if shared else ())
         except _Uncacheable as why:
             self._mp.uncached = str(why)
             return None
@@ -414,7 +419,7 @@ class MessagePassing(torch.nn.Module):
             _, seq, prob, domain, shape = r
             rows = n if domain == "node" else edge_index.size(1)
             masks[seq] = _draw_mask((rows,) + shape, prob, plan.dtype, plan.device)
-        tensors = [_resolve(self, r, kwargs, masks).contiguous() for r in plan.recipes]
+        tensors = [find(self, kwargs, masks).contiguous() for find in plan.finders]
         self._mp.gnn_ir, self._mp.fn = plan.text, plan.fn
         self._mp.uncached = None
         return self._call_compiled(plan.fn, type(self).__name__, edge_index, n, tensors, graph,
@@ -644,10 +649,11 @@ class _Plan:
     find the function's tensors on a call (one recipe per argument, see
     gnnc._trace)."""
 
-    __slots__ = ("fn", "text", "recipes", "masks", "dtype", "device")
+    __slots__ = ("fn", "text", "recipes", "finders", "masks", "dtype", "device")
 
     def __init__(self, fn, text, recipes, dtype, device):
         self.fn, self.text, self.recipes = fn, text, recipes
+        self.finders = [_finder(r) for r in recipes]
         self.dtype, self.device = dtype, device
         # Dropout masks are drawn in the order the trace drew them.
         self.masks = sorted((r for r in recipes if r[0] == "mask"), key=lambda r: r[1])
@@ -1163,6 +1169,22 @@ def _resolve(layer, recipe, kwargs, masks):
         return func(*(arg(a) for a in args), **{k: arg(a) for k, a in kw})
     base = _resolve(layer, recipe[1], kwargs, masks)  # "derive"
     return base.t() if recipe[2] == "t" else base[recipe[3]:recipe[4]]
+
+
+def _finder(recipe):
+    """``(layer, kwargs, masks) -> tensor``: _resolve of ``recipe`` with the
+    common kinds (a keyword, a pair's side, an attribute path) looked up
+    without interpreting the recipe on every call."""
+    kind = recipe[0]
+    if kind == "kw":
+        name, side = recipe[1], recipe[2]
+        if side is None:
+            return lambda layer, kwargs, masks: kwargs[name]
+        return lambda layer, kwargs, masks: kwargs[name][side]
+    if kind == "attr":
+        get = operator.attrgetter(".".join(recipe[1]))
+        return lambda layer, kwargs, masks: get(layer)
+    return lambda layer, kwargs, masks: _resolve(layer, recipe, kwargs, masks)
 
 
 def _draw_mask(shape, prob, dtype, device):
