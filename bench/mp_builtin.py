@@ -23,7 +23,10 @@ Both layers are host-bound on the GPU machine, whose host time jitters by
 10-20 % from one second to the next; so the two sides alternate in many
 short rounds (--rounds, the order flipped every round), each side's figure
 is the median over its rounds, and the ratios' spread is shown as the
-quartiles of the per-round ratios (loop).
+quartiles of the per-round ratios (loop). The paired columns are the
+median (and quartiles) of the per-round ratios themselves: the two sides of
+a round run back to back, so a drift of the host's speed over the run,
+which can skew the ratio of the two medians, cancels in each pair.
 
     python bench/mp_builtin.py --datasets DIR [--graphs musae-github pubmed]
 """
@@ -112,8 +115,9 @@ def main():
     print(f"device {torch.cuda.get_device_name(dev)}, {args.channels} channels")
     print("| graph | layer | built-in ms | subclass ms | built-in / subclass | "
           "loop built-in ms | loop subclass ms | loop ratio | loop ratio quartiles | "
+          "paired events ratio (quartiles) | paired loop ratio (quartiles) | "
           "host built-in us | host subclass us | max diff |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for g in args.graphs:
         ei, n = nn_layers.load_graph(pathlib.Path(args.datasets) / g, dev)
         gen = torch.Generator(device=dev).manual_seed(1)
@@ -146,7 +150,10 @@ def main():
                     loop[side].append(loop_ms(f, args.reps))
             t = {k: statistics.median(v) for k, v in ev.items()}
             lp = {k: statistics.median(v) for k, v in loop.items()}
-            q1, q3 = quartiles([b / m for b, m in zip(loop["builtin"], loop["mine"])])
+            loop_pairs = [b / m for b, m in zip(loop["builtin"], loop["mine"])]
+            ev_pairs = [b / m for b, m in zip(ev["builtin"], ev["mine"])]
+            q1, q3 = quartiles(loop_pairs)
+            e1, e3 = quartiles(ev_pairs)
             hosts = [(host_us(theirs, x, ei, 50), host_us(ours, x, ei, 50))
                      for _ in range(5)]
             hb = statistics.median(h[0] for h in hosts)
@@ -154,7 +161,9 @@ def main():
             print(f"| {g} | {name} | {t['builtin']:.3f} | {t['mine']:.3f} | "
                   f"{t['builtin'] / t['mine']:.2f} | {lp['builtin']:.3f} | "
                   f"{lp['mine']:.3f} | {lp['builtin'] / lp['mine']:.2f} | "
-                  f"{q1:.2f}-{q3:.2f} | {hb:.0f} | {hm:.0f} | {diff:.1e} |", flush=True)
+                  f"{q1:.2f}-{q3:.2f} | {statistics.median(ev_pairs):.2f} ({e1:.2f}-{e3:.2f}) | "
+                  f"{statistics.median(loop_pairs):.2f} ({q1:.2f}-{q3:.2f}) | "
+                  f"{hb:.0f} | {hm:.0f} | {diff:.1e} |", flush=True)
 
 
 if __name__ == "__main__":
