@@ -257,13 +257,20 @@ class ResGatedGraphConv(gnnc.MessagePassing):
 def _gcn_norm(x, edge_index, self_loops=True):
     """PyG's ``gcn_norm`` (with self-loops by default), as two node factors:
     the edge j -> i weighs ``d_j^-1/2 d_i^-1/2`` (d: in-degrees, with the
-    loops), which gnnc folds into the aggregation's weights."""
+    loops), which gnnc folds into the aggregation's weights. The loops as
+    PyG's add_remaining_self_loops makes them, without a data-dependent
+    edge count (torch.compile traces it without a graph break): one loop
+    per node appended, the graph's own loops weighted 0 (``w``, [E + N, 1];
+    None without loops). Returns (edge_index, dinv, w)."""
+    n, w = x.size(0), None
     if self_loops:
-        edge_index = _self_loops(edge_index, x.size(0))
+        w = torch.cat([(edge_index[0] != edge_index[1]).to(x.dtype), x.new_ones(n)])
+        loops = torch.arange(n, device=edge_index.device, dtype=edge_index.dtype)
+        edge_index = torch.cat([edge_index, loops.expand(2, n)], dim=1)
     col = edge_index[1]
-    deg = x.new_zeros(x.size(0)).index_add_(0, col, x.new_ones(col.numel()))
+    deg = x.new_zeros(n).index_add_(0, col, x.new_ones(col.numel()) if w is None else w)
     dinv = deg.pow(-0.5).masked_fill(deg == 0, 0.0).view(-1, 1)
-    return edge_index, dinv
+    return edge_index, dinv, None if w is None else w.view(-1, 1)
 
 
 class APPNP(gnnc.MessagePassing):
@@ -275,14 +282,14 @@ class APPNP(gnnc.MessagePassing):
         self.K, self.alpha = K, alpha
 
     def forward(self, x, edge_index):
-        edge_index, dinv = _gcn_norm(x, edge_index)
+        edge_index, dinv, w = _gcn_norm(x, edge_index)
         h = x
         for _ in range(self.K):
-            x = self.propagate(edge_index, x=x, h=h, norm=dinv)
+            x = self.propagate(edge_index, x=x, h=h, norm=dinv, w=w)
         return x
 
-    def message(self, x_j, norm_i, norm_j):
-        return norm_i * norm_j * x_j
+    def message(self, x_j, norm_i, norm_j, w):
+        return w * norm_i * norm_j * x_j
 
     def update(self, aggr_out, h):
         return aggr_out * (1 - self.alpha) + self.alpha * h
@@ -299,13 +306,13 @@ class FAConv(gnnc.MessagePassing):
         self.att_r = Linear(channels, 1, bias=False)
 
     def forward(self, x, x_0, edge_index):
-        edge_index, dinv = _gcn_norm(x, edge_index)
-        out = self.propagate(edge_index, x=x, norm=dinv)
+        edge_index, dinv, w = _gcn_norm(x, edge_index)
+        out = self.propagate(edge_index, x=x, norm=dinv, w=w)
         return out + self.eps * x_0 if self.eps != 0.0 else out
 
-    def message(self, x_j, x_i, norm_i, norm_j):
+    def message(self, x_j, x_i, norm_i, norm_j, w):
         alpha = torch.tanh(self.att_l(x_j) + self.att_r(x_i))
-        return x_j * (alpha * norm_j * norm_i)
+        return x_j * (alpha * norm_j * norm_i * w)
 
 
 class CGConv(gnnc.MessagePassing):
@@ -340,7 +347,7 @@ class TAGConv(gnnc.MessagePassing):
         self.bias = Parameter(torch.zeros(out_channels)) if bias else None
 
     def forward(self, x, edge_index):
-        _, dinv = _gcn_norm(x, edge_index, self_loops=False)
+        _, dinv, _ = _gcn_norm(x, edge_index, self_loops=False)
         out = self.lins[0](x)
         for lin in self.lins[1:]:
             x = self.propagate(edge_index, x=x, norm=dinv)

@@ -246,9 +246,9 @@ def test_no_edges_by_features_buffer(name, tmp_path):
 
 def test_a_model_of_these_layers_compiles_without_graph_breaks():
     """torch.compile(fullgraph=True) of a model of the layers whose forward
-    has no data-dependent shape (SuperGAT and APPNP remove self-loops, whose
-    count depends on the values, as PyG's layers do: a graph break there
-    as in PyG)."""
+    has no data-dependent shape (SuperGAT removes self-loops, whose count
+    depends on the values, as PyG's layer does: a graph break there as in
+    PyG; APPNP's and FAConv's loops weigh the graph's own loops 0 instead)."""
     ei, n = _graph()
     torch.manual_seed(3)
     deg = torch.bincount(torch.bincount(ei[1].cpu(), minlength=n))
@@ -262,12 +262,17 @@ def test_a_model_of_these_layers_compiles_without_graph_breaks():
             self.gated = mp_layers.GatedGraphConv(C, 2)
             self.pna = mp_layers.PNAConv(C, C, deg)
             self.res = mp_layers.ResGatedGraphConv(C, C)
+            self.appnp = mp_layers.APPNP(3, 0.1)
+            self.tag = mp_layers.TAGConv(C, C, K=2)
+            self.fa = mp_layers.FAConv(C, eps=0.1)
 
         def forward(self, x, edge_index):
             x = torch.relu(self.gen(x, edge_index))
             x = torch.relu(self.le(x, edge_index))
             x = torch.relu(self.pna(x, edge_index))
             x = torch.relu(self.res(x, edge_index))
+            x = torch.relu(self.tag(self.appnp(x, edge_index), edge_index))
+            x = self.fa(x, x, edge_index)
             return self.gated(self.edge(x, edge_index), edge_index)
 
     model = Model().to(DEVICE)
