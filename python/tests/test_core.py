@@ -198,12 +198,13 @@ def test_op_gradcheck(name):
                                     rtol=1e-6)
 
 
-@pytest.mark.parametrize("name", sorted(OPS))
-def test_op_gradient_matches_torch_autograd(name):
+def _gradients_match_reference(name, seed):
+    """The op's gradients through autograd against its PyTorch reference's;
+    returns the op's output."""
     body, args, result, ref, shapes = OPS[name]
     fn = gnnc.compile(op_source(body, args, result))
     g = _graph()
-    xs = [x.requires_grad_() for x in make_inputs(shapes, g, torch.float64, seed=2)]
+    xs = [x.requires_grad_() for x in make_inputs(shapes, g, torch.float64, seed=seed)]
     ys = [x.detach().clone().requires_grad_() for x in xs]
     out = fn(g, *xs)
     dy = torch.randn_like(out)
@@ -211,6 +212,12 @@ def test_op_gradient_matches_torch_autograd(name):
     (ref(g.edge_index, g.num_nodes, *ys) * dy).sum().backward()
     for a, b in zip(xs, ys):
         torch.testing.assert_close(a.grad, b.grad, rtol=1e-10, atol=1e-10)
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_op_gradient_matches_torch_autograd(name):
+    _gradients_match_reference(name, seed=2)
 
 
 @pytest.mark.parametrize("direct", [False, True])
@@ -219,19 +226,8 @@ def test_the_step_through_either_apply(monkeypatch, direct):
     # Function.apply is Python (before 2.15); forced on (and off) here, the
     # gradients are autograd's either way.
     monkeypatch.setattr(_core, "_DIRECT_APPLY", direct)
-    name = sorted(OPS)[0]
-    body, args, result, ref, shapes = OPS[name]
-    fn = gnnc.compile(op_source(body, args, result))
-    g = _graph()
-    xs = [x.requires_grad_() for x in make_inputs(shapes, g, torch.float64, seed=3)]
-    ys = [x.detach().clone().requires_grad_() for x in xs]
-    out = fn(g, *xs)
+    out = _gradients_match_reference(sorted(OPS)[0], seed=3)
     assert out.grad_fn is not None and "_Step" in type(out.grad_fn).__name__
-    dy = torch.randn_like(out)
-    (out * dy).sum().backward()
-    (ref(g.edge_index, g.num_nodes, *ys) * dy).sum().backward()
-    for a, b in zip(xs, ys):
-        torch.testing.assert_close(a.grad, b.grad, rtol=1e-10, atol=1e-10)
 
 
 def test_opcheck():
