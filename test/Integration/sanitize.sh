@@ -13,8 +13,12 @@
 # GRAPH (default musae-github, whose hub rows are split) is a data-set name
 # under DATASETS or a generator spec. TOOLS (default "memcheck racecheck
 # initcheck synccheck") and CHUNKS (default "8192 4") select the runs, CASES
-# (an extended regular expression, default all) the cases. Ends with "N
-# passed, N failed".
+# (an extended regular expression, default all) the cases. TYPES (default
+# "f32") adds, for bf16 and f16, the example layers and the fused
+# aggregation in that type and each op of Inputs/half_ops.mlir forward and
+# backward (--grad): the half kernel families (their values are checked by
+# run-half.sh; here the tool's verdict counts); without f32 in TYPES only
+# those. Ends with "N passed, N failed".
 set -u
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 gnn_run="$1"
@@ -23,21 +27,41 @@ graph="${3:-musae-github}"
 gnn_opt="${4:-}"
 spec="$graph"
 [[ "$graph" == *:* ]] || spec="$datasets/$graph"
-cases=()
+layers=()
 for e in gcn sage_mean sage_max gin gat gatv2 transformer agnn; do
-  cases+=("examples/$e.mlir")
+  layers+=("examples/$e.mlir")
 done
-cases+=(
-  "test/Integration/Inputs/fused_aggregation.mlir"
-  "test/Integration/Inputs/attention_lse.mlir#gatv2_lse"
-  "test/Integration/Inputs/attention_lse.mlir#softmax_lse"
-)
+layers+=("test/Integration/Inputs/fused_aggregation.mlir")
+cases=()
+# Extra gnn-run flags of a case (a half-precision copy, a backward function).
+declare -A flags
 work=$(mktemp -d)
-if [ -n "$gnn_opt" ]; then
+types=" ${TYPES:-f32} "
+if [[ "$types" == *" f32 "* ]]; then
+  cases+=("${layers[@]}"
+          "test/Integration/Inputs/attention_lse.mlir#gatv2_lse"
+          "test/Integration/Inputs/attention_lse.mlir#softmax_lse")
+fi
+for t in bf16 f16; do
+  [[ "$types" == *" $t "* ]] || continue
+  for f in "${layers[@]}"; do
+    h="$work/$(basename "${f%.mlir}")-$t.mlir"
+    sed -e "s/f32/$t/g" "$root/$f" > "$h"
+    cases+=("$h")
+    flags["$h"]="--no-check"
+  done
+  sed -e "s/f32/$t/g" "$root/test/Integration/Inputs/half_ops.mlir" > "$work/half_ops-$t.mlir"
+  for op in spmm_sum spmm_mean spmm_max spmm_weighted reduce_sum edge_softmax sddmm_dot; do
+    cases+=("$work/half_ops-$t.mlir#$op")
+    flags["$work/half_ops-$t.mlir#$op"]="--grad --no-check"
+  done
+done
+if [ -n "$gnn_opt" ] && [[ "$types" == *" f32 "* ]]; then
   for e in gcn gat gatv2 transformer sage_max; do
     sed -e 's/\(%[a-z_0-9]*: tensor<[^>]*>\)\([,)]\)/\1 {gnn.differentiable}\2/g' \
       "$root/examples/$e.mlir" | "$gnn_opt" --gnn-autodiff -o "$work/${e}_ad.mlir" || exit 1
     cases+=("$work/${e}_ad.mlir#${e}_bwd")
+    flags["$work/${e}_ad.mlir#${e}_bwd"]="--no-check"
   done
   # The max forward that keeps its winner codes (a second result).
   cases+=("$work/sage_max_ad.mlir#sage_max_fwd")
@@ -56,9 +80,9 @@ for tool in ${TOOLS:-memcheck racecheck initcheck synccheck}; do
       # produced (a log-sum-exp unrelated to the scores), so its values are
       # not comparable in fp32; its numbers are checked by run-autodiff.sh,
       # which feeds it the forward's residuals. Here only the tool's verdict
-      # counts for it.
-      check=()
-      [[ "$entry" == *_bwd ]] && check=(--no-check)
+      # counts for it, as for the half-precision copies (run-half.sh checks
+      # their values).
+      read -r -a check <<< "${flags[$entry]:-}"
       out=$(compute-sanitizer --tool "$tool" --error-exitcode 9 \
               "$gnn_run" "$f" "${fn[@]}" --graph="$spec" --backend=cuda \
               --max-chunks="$chunks" --reps=1 --warmup=0 "${check[@]}" 2>&1)
