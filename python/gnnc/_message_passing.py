@@ -142,7 +142,14 @@ class MessagePassing(torch.nn.Module):
     - ``fallback``: None (a layer gnnc cannot trace raises
       :class:`gnnc.TraceError`) or ``"torch"`` (it runs message, aggregation
       and update unfused in PyTorch, with a :class:`FallbackWarning` once per
-      configuration).
+      configuration);
+    - PyG's other arguments, so that a PyG layer's ``__init__`` runs as
+      written: ``node_dim`` 0 or -2 (gnnc propagates along the first
+      dimension: PyG's meaning of both for ``[N, C]`` tensors, and of 0,
+      which PyG's GATConv passes, for ``[N, H, C]``), ``decomposed_layers``
+      (PyG's memory saving, which gnnc's fused kernels do not need: the same
+      result), ``aggr_kwargs`` None or what PyG's defaults are
+      (``mode="cat"``, ``semi_grad=False``); other values raise.
 
     Subclasses define ``message(self, ...)``: arguments ending in ``_i`` /
     ``_j`` are propagate's node tensors read at each edge's destination /
@@ -154,9 +161,25 @@ class MessagePassing(torch.nn.Module):
     """
 
     def __init__(self, aggr: str = "sum", *, flow: str = "source_to_target",
-                 fallback: Optional[str] = None):
+                 fallback: Optional[str] = None, node_dim: int = -2,
+                 decomposed_layers: int = 1, aggr_kwargs: Optional[dict] = None):
         super().__init__()
         aggr = _aggregators("gnnc.MessagePassing", aggr)
+        if node_dim not in (0, -2) or isinstance(node_dim, bool):
+            raise NotImplementedError(
+                f"gnnc.MessagePassing: node_dim={node_dim!r}: gnnc propagates along "
+                f"the first dimension of node tensors (node_dim=0, or PyG's default "
+                f"-2 for [N, C] tensors)")
+        if not isinstance(decomposed_layers, int) or isinstance(decomposed_layers, bool) \
+                or decomposed_layers < 1:
+            raise ValueError(f"gnnc.MessagePassing: decomposed_layers must be a positive "
+                             f"int, got {decomposed_layers!r}")
+        for k, v in (aggr_kwargs or {}).items():
+            if (k, v) not in (("mode", "cat"), ("semi_grad", False)):
+                raise NotImplementedError(
+                    f"gnnc.MessagePassing: aggr_kwargs {k}={v!r} is not supported "
+                    f"(gnnc's aggregations take PyG's defaults: mode='cat', "
+                    f"semi_grad=False)")
         if flow not in ("source_to_target", "target_to_source"):
             raise ValueError(f"gnnc.MessagePassing: flow must be 'source_to_target' or "
                              f"'target_to_source', got {flow!r}")

@@ -750,6 +750,16 @@ def test_constructor_checks():
     for bad in ([], ["mean", "mul"], ["mean", 3], 7):
         with pytest.raises(ValueError, match="aggr must be one of .* a non-empty list"):
             SumConv(bad)
+    # PyG's other constructor arguments: its defaults and GATConv's
+    # node_dim=0 run as written; what gnnc does not do is refused.
+    SumConv("sum", node_dim=0, decomposed_layers=2, aggr_kwargs={"mode": "cat"})
+    for kw, err in ((dict(node_dim=1), NotImplementedError),
+                    (dict(node_dim=-1), NotImplementedError),
+                    (dict(decomposed_layers=0), ValueError),
+                    (dict(aggr_kwargs={"mode": "attn"}), NotImplementedError),
+                    (dict(aggr_kwargs={"semi_grad": True}), NotImplementedError)):
+        with pytest.raises(err, match=str(next(iter(kw)))):
+            SumConv("sum", **kw)
     # An aggr set later is checked where it is used.
     layer = SumConv("sum")
     layer.aggr = ["sum", "median"]
