@@ -107,6 +107,13 @@ def _param_names(method) -> tuple:
     return names
 
 
+def _stems(names, kwargs) -> tuple:
+    """The node tensors a message with parameters ``names`` lifts (``x`` of
+    ``x_i`` / ``x_j``) among propagate's keywords."""
+    return tuple(name[:-2] for name in names
+                 if name[-2:] in ("_i", "_j") and name[:-2] in kwargs)
+
+
 def _special_argument(layer: str, p, n: int, dst, src, edge_index):
     """A message argument that propagate's keywords do not name: PyG's
     ``index``/``edge_index_i`` (``dst``), ``edge_index_j`` (``src``),
@@ -372,14 +379,12 @@ class MessagePassing(torch.nn.Module):
 
     def _lifted_stems(self, kwargs):
         if torch.compiler.is_compiling():
-            return [name[:-2] for name in self._message_params
-                    if name[-2:] in ("_i", "_j") and name[:-2] in kwargs]
+            return _stems(self._message_params, kwargs)
         method = self.message
         key = (getattr(method, "__func__", method), tuple(kwargs))
         stems = _STEMS.get(key)
         if stems is None:
-            stems = _STEMS[key] = tuple(name[:-2] for name in _param_names(method)
-                                        if name[-2:] in ("_i", "_j") and name[:-2] in kwargs)
+            stems = _STEMS[key] = _stems(_param_names(method), kwargs)
         return stems
 
     def _configuration(self, kwargs) -> tuple:
@@ -770,8 +775,7 @@ class _ModulePart:
             whole.extend(t for t in tables if t)  # an empty one: its size says all
             sized.append(d)
             sized.extend(tables)
-            stack.extend(sub for k, sub in m._modules.items() if sub is not None and
-                         (reach is None or m is not layer or k in reach))
+            stack.extend(_submodules(m, reach if m is layer else None))
         cls = type(layer)
         for name in ("message", "update"):
             owners.append(cls)
@@ -859,8 +863,7 @@ def _valued(layer, reach=None):
     while stack:
         m = stack.pop()
         yield from (v for k, v in m.__dict__.items() if k not in _INTERNAL)
-        stack.extend(sub for k, sub in m._modules.items() if sub is not None and
-                     (reach is None or m is not layer or k in reach))
+        stack.extend(_submodules(m, reach if m is layer else None))
     for method in (layer.message, layer.update):
         yield from _function_values(getattr(method, "__func__", method))
 
@@ -979,6 +982,12 @@ def _tensors_of(m: torch.nn.Module, path: tuple, reach=None):
     for k, sub in m._modules.items():
         if sub is not None and (reach is None or k in reach):
             yield from _tensors_of(sub, path + (k,))
+
+
+def _submodules(m: torch.nn.Module, reach=None) -> list:
+    """``m``'s submodules (those named in ``reach``, None: all)."""
+    return [sub for k, sub in m._modules.items()
+            if sub is not None and (reach is None or k in reach)]
 
 
 # Names through which code reaches its caller's frame (``self`` without
@@ -1338,21 +1347,21 @@ def _aggregations(names: tuple, msg, reduce) -> list:
     several of them need is computed once."""
     means = {}
 
-    def mean(values, key):
+    def mean(key):
         if key not in means:
-            means[key] = reduce(values, "mean")
+            means[key] = reduce(msg if key == "m" else msg * msg, "mean")
         return means[key]
 
     outs = []
     for how in names:
         if how in ("var", "std"):
-            m = mean(msg, "m")
-            out = mean(msg * msg, "m2") - m * m
+            m = mean("m")
+            out = mean("m2") - m * m
             if how == "std":
                 out = out.clamp(min=1e-5).sqrt()
                 out = out.masked_fill(out <= math.sqrt(1e-5), 0.0)
         elif how == "mean":
-            out = mean(msg, "m")
+            out = mean("m")
         else:
             out = reduce(msg, how)
         outs.append(out)
