@@ -776,37 +776,62 @@ _DERIVED_SIZE = 32
 
 
 class _Derived:
-    """What was derived from one input tensor: {what: result}."""
+    """What was derived from one input tensor (or one tuple of them):
+    {what: result}."""
 
-    __slots__ = ("ref", "snapshot", "results")
+    __slots__ = ("refs", "snapshots", "results")
 
-    def __init__(self, ref, snapshot):
-        self.ref = ref
-        self.snapshot = snapshot
+    def __init__(self, refs, snapshots):
+        self.refs = refs
+        self.snapshots = snapshots
         self.results = {}
 
+    def alive(self, inputs: tuple) -> bool:
+        return all(r() is t for r, t in zip(self.refs, inputs))
 
-def _derived(edge_index: Tensor, what: tuple, build):
-    key = id(edge_index)
+    def stale(self) -> bool:
+        return any(s.stale() for s in self.snapshots)
+
+    def matches(self, inputs: tuple) -> bool:
+        return all(s.matches(t) for s, t in zip(self.snapshots, inputs))
+
+
+def _snapshots(inputs: tuple) -> tuple:
+    """One _Snapshot per input, all sharing the first one's change flag on
+    CUDA: a derived graph is built from all of them, and a change behind
+    the version counter of any poisons the calls on it (_make_private)."""
+    snaps = tuple(_core._Snapshot.of(t) for t in inputs)
+    flag = next((s.flag for s in snaps if s.flag is not None), None)
+    for s in snaps:
+        if s.flag is not None:
+            s.flag = flag
+    return snaps
+
+
+def _derived(inputs, what: tuple, build):
+    """`build()`'s result, cached per input tensor (an edge_index) or per
+    tuple of input tensors (a graph built from several) and `what`."""
+    inputs = inputs if isinstance(inputs, tuple) else (inputs,)
+    key = tuple(id(t) for t in inputs)
     rec = _DERIVED.get(key)
-    if rec is not None and rec.ref() is edge_index and rec.snapshot.stale():
+    if rec is not None and rec.alive(inputs) and rec.stale():
         del _DERIVED[key]
-        raise _core._stale_error(edge_index)
-    if rec is None or rec.ref() is not edge_index or \
-            not rec.snapshot.matches(edge_index):
+        raise _core._stale_error(next(t for t, s in zip(inputs, rec.snapshots)
+                                      if s.stale()))
+    if rec is None or not rec.alive(inputs) or not rec.matches(inputs):
         # New, or its contents changed: everything is derived anew.
         _DERIVED.pop(key, None)
         while len(_DERIVED) >= _DERIVED_SIZE:
             del _DERIVED[next(iter(_DERIVED))]
 
-        # The input died: free what was derived from it. The table is bound
+        # An input died: free what was derived from it. The table is bound
         # here: at interpreter exit the module's globals may be gone first.
         def drop(_ref, key=key, table=_DERIVED):
             entry = table.get(key)
-            if entry is not None and entry.ref is _ref:
+            if entry is not None and _ref in entry.refs:
                 del table[key]
 
-        rec = _Derived(weakref.ref(edge_index, drop), _core._Snapshot.of(edge_index))
+        rec = _Derived(tuple(weakref.ref(t, drop) for t in inputs), _snapshots(inputs))
         _DERIVED[key] = rec
     hit = rec.results.get(what)
     # The cached tensors are handed out again on every hit: one written
@@ -815,10 +840,10 @@ def _derived(edge_index: Tensor, what: tuple, build):
     if hit is not None and _versions(hit[0]) == hit[1]:
         return hit[0]
     result = build()
-    # Calls on the derived graphs honour the input's change check.
+    # Calls on the derived graphs honour the inputs' change check.
     for t in _tensors(result):
         if _core._is_private(t):
-            _core._make_private(t, rec.snapshot.flag)
+            _core._make_private(t, rec.snapshots[0].flag)
     rec.results[what] = (result, _versions(result))
     return result
 
