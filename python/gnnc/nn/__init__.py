@@ -14,6 +14,7 @@ from .attention import GATConv, GATv2Conv, TransformerConv
 from .conv import AGNNConv, GCNConv, GINConv, GINEConv, SAGEConv
 from .hetero import to_hetero
 from .models import GCN
+from .rgcn import RGCNConv
 
 __all__ = [
     "AGNNConv",
@@ -23,6 +24,7 @@ __all__ = [
     "GCNConv",
     "GINConv",
     "GINEConv",
+    "RGCNConv",
     "SAGEConv",
     "TransformerConv",
     "to_hetero",

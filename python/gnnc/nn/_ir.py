@@ -49,7 +49,7 @@ from ..ir import Const, rsqrt, select, sqrt
 
 __all__ = [
     "gcn", "gcn_model", "sage", "gin", "gine", "gine_pair", "gat", "gat_pair", "gatv2",
-    "transformer", "agnn",
+    "transformer", "agnn", "rgcn",
 ]
 
 _P, _R = "parallel", "reduction"
@@ -337,6 +337,23 @@ def _gine_aggregate(f: ir.Builder, x, e, channels: int):
     msg = f.generic([(0, 1)] * 3, [_P, _P], [xj, e], [f.empty([None, channels], ne)],
                     lambda a, b, o: _relu(a + b, zero), name="msg")
     return f.reduce("sum", msg, name="agg")
+
+
+def rgcn(channels: int, dtype: str, weighted: bool):
+    """The function of `RGCNConv`: ``out_i = sum_{e -> i} w_e m_e`` over the
+    edge messages ``m`` [E, C] (row ``(src, relation)`` of the transformed
+    features, gathered by the layer) and, with ``weighted``, the weights
+    ``w`` [E] (1 / the destination's in-edges of that relation, for mean):
+    the scaling and the sum are one edge pass."""
+    f = _builder("rgcn_mean" if weighted else "rgcn", dtype)
+    m = f.arg([None, channels], edge=True, name="m")
+    if not weighted:
+        return f.finish(f.reduce("sum", m, name="out")), "rgcn"
+    w = f.arg([None], edge=True, name="w")
+    ne = f.dim(m, name="ne")
+    msg = f.generic([(0, 1), (0,), (0, 1)], [_P, _P], [m, w],
+                    [f.empty([None, channels], ne)], lambda a, b, o: a * b, name="msg")
+    return f.finish(f.reduce("sum", msg, name="out")), "rgcn_mean"
 
 
 def _relu(v, zero):

@@ -1,0 +1,320 @@
+"""PyG's `RGCNConv` (relational GCN, Schlichtkrull et al.) with all relations
+in one pass over the edges.
+
+PyG loops over the relations: per relation a masked copy of the edges, an
+aggregation and a matmul (`R` of each per call, and the `R` aggregated
+`[N, in]` tensors kept for the backward). Here the relations are a property of
+the edges: every node's features are transformed by every relation's weight
+at once (one matmul, `[N, R * out]`), each edge picks the row of its
+(source, relation) pair, and one gnnc edge pass scales the rows (mean: by the
+destination's in-edge count of that relation) and sums them into the
+destinations. docs/Python-nn.md, "Relational layers".
+"""
+
+from typing import Optional
+
+import torch
+from torch import Tensor
+
+from . import _common
+from .. import _core
+
+_AGGR = {"mean": True, "add": False, "sum": False}
+
+
+class RGCNConv(torch.nn.Module):
+    r"""PyG's `RGCNConv`:
+    `out_i = W_root x_i + b + sum_r sum_{j in N_r(i)} (1 / c_{i,r}) W_r x_j`,
+    `c_{i,r}` the number of edges of relation `r` entering `i` (mean; 1 for
+    sum).
+
+    Supported: `num_bases` (basis decomposition), `num_blocks`
+    (block-diagonal decomposition), `aggr` in 'mean', 'add'/'sum',
+    `root_weight`, `bias`, `is_sorted` (accepted, not needed), `flow`,
+    featureless input (`x` None or a node index tensor: rows of the weights
+    as node embeddings, as PyG), a `(x_src, x_dst)` pair with
+    `in_channels=(in_src, in_dst)`. Refused (`NotImplementedError`): other
+    aggregations, sparse adjacency inputs. Parameters as PyG's: `weight`,
+    `comp` (bases), `root`, `bias`.
+
+    Mean is per relation (the paper's `c_{i,r}`), as PyG's loop over the
+    relations computes it; PyG's `segment_matmul` path (taken with pyg-lib
+    installed, no bases, float inputs) divides by the whole in-degree
+    instead.
+    """
+
+    def __init__(self, in_channels, out_channels: int, num_relations: int,
+                 num_bases: Optional[int] = None, num_blocks: Optional[int] = None,
+                 aggr: str = "mean", root_weight: bool = True, is_sorted: bool = False,
+                 bias: bool = True, **kwargs):
+        super().__init__()
+        name = type(self).__name__
+        self.flow = _common.check_kwargs(name, kwargs, aggr_default=aggr)
+        if not isinstance(aggr, str) or aggr not in _AGGR:
+            _common.refuse(name, f"aggr={aggr!r}", "only 'mean', 'add' and 'sum'")
+        if num_bases is not None and num_blocks is not None:
+            raise ValueError("Can not apply both basis-decomposition and "
+                             "block-diagonal-decomposition at the same time.")
+        in_l, in_r = _common.check_channel_pair(name, in_channels)
+        if in_l <= 0 or in_r <= 0:
+            raise ValueError(f"{name}: in_channels must be positive (PyG's layer has "
+                             f"no lazy initialization), got {in_channels!r}")
+        self.in_channels = in_channels
+        self.out_channels = _common.check_channels(name, "out_channels", out_channels)
+        self.num_relations = _positive(name, "num_relations", num_relations)
+        self.num_bases = None if num_bases is None else \
+            _positive(name, "num_bases", num_bases)
+        self.num_blocks = None if num_blocks is None else \
+            _positive(name, "num_blocks", num_blocks)
+        self.aggr = aggr
+        self.is_sorted = is_sorted
+        self.in_channels_l = in_l
+        r = self.num_relations
+        if self.num_bases is not None:
+            self.weight = torch.nn.Parameter(torch.empty(self.num_bases, in_l, out_channels))
+            self.comp = torch.nn.Parameter(torch.empty(r, self.num_bases))
+        elif self.num_blocks is not None:
+            b = self.num_blocks
+            if in_l % b or out_channels % b:
+                raise ValueError(f"{name}: in_channels ({in_l}) and out_channels "
+                                 f"({out_channels}) must be divisible by num_blocks "
+                                 f"({b})")
+            self.weight = torch.nn.Parameter(
+                torch.empty(r, b, in_l // b, out_channels // b))
+            self.register_parameter("comp", None)
+        else:
+            self.weight = torch.nn.Parameter(torch.empty(r, in_l, out_channels))
+            self.register_parameter("comp", None)
+        if root_weight:
+            self.root = torch.nn.Parameter(torch.empty(in_r, out_channels))
+        else:
+            self.register_parameter("root", None)
+        if bias:
+            self.bias = torch.nn.Parameter(torch.empty(out_channels))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        _common.glorot(self.weight)
+        _common.glorot(self.comp)
+        _common.glorot(self.root)
+        _common.zeros(self.bias)
+
+    def forward(self, x, edge_index: Tensor, edge_type: Optional[Tensor] = None) -> Tensor:
+        name = type(self).__name__
+        x_l, x_r = tuple(x) if isinstance(x, (tuple, list)) else (x, x)
+        if isinstance(x, (tuple, list)) and len(x) != 2:
+            raise ValueError(f"{name}: expected x as a (source, target) pair, got "
+                             f"{len(x)} items")
+        if x_l is None:
+            x_l = torch.arange(self.in_channels_l, device=self.weight.device)
+            if not isinstance(x, (tuple, list)):
+                x_r = x_l
+        featured = _check_x(name, "x" if x_r is x_l else "x[0]", x_l, self.in_channels_l,
+                            self.weight)
+        if x_r is not x_l:
+            if not isinstance(x_r, Tensor):
+                raise TypeError(f"{name}: expected the target features x[1] to be a "
+                                f"torch.Tensor, got {type(x_r).__name__}")
+            if _check_x(name, "x[1]", x_r, None, self.weight) != featured:
+                raise TypeError(f"{name}: x[0] and x[1] must both be features or both "
+                                f"node indices")
+        if featured and self.root is not None and x_r.size(1) != self.root.size(0):
+            raise ValueError(f"{name}: expected target features with "
+                             f"{self.root.size(0)} channels, got {x_r.size(1)}")
+        if not featured and self.num_blocks is not None:
+            raise ValueError("Block-diagonal decomposition not supported for "
+                             "non-continuous input features.")
+        if _common.is_sparse(edge_index):
+            _common.refuse(name, "a sparse adjacency",
+                           "pass edge_index [2, E] and edge_type [E]")
+        ei = _check_graph(name, edge_index, edge_type, x_l.device)
+        ei = _common.flip(ei, self.flow)
+        sizes = (x_l.size(0), x_r.size(0))
+        r, out_c = self.num_relations, self.out_channels
+
+        weight = self.weight
+        if self.num_bases is not None:
+            weight = (self.comp @ weight.view(self.num_bases, -1)).view(
+                r, self.in_channels_l, out_c)
+        if featured:
+            dt = _common.compute_dtype(x_l, self.weight.dtype)
+            h = _transform(x_l, weight, self.num_blocks)  # [N_src, R * out]
+            rows = h.view(-1, out_c)
+            index = None
+        else:
+            dt = weight.dtype
+            rows = weight.reshape(-1, out_c)  # row (relation, node id)
+            index = x_l
+        mean = _AGGR[self.aggr]
+        key, norm = relation_edges(ei, edge_type, index, r, sizes, self.in_channels_l,
+                                   mean, torch.float64 if dt == torch.float64 else
+                                   torch.float32)
+        m = _common.cast(dt, rows.index_select(0, key))
+        args = (m, _common.cast(dt, norm)) if mean else (m,)
+        n = sizes[0] if sizes[0] == sizes[1] else sizes
+        out = _common.propagate(self, "rgcn", (out_c, _common._DTYPES[dt], mean), ei, n,
+                                *args)[:sizes[1]]
+
+        if self.root is not None:
+            out = out + (x_r @ self.root if featured else self.root[x_r])
+        if self.bias is not None:
+            out = out + self.bias
+        return out
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}({self.in_channels}, {self.out_channels}, "
+                f"num_relations={self.num_relations})")
+
+
+def _positive(layer: str, what: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"{layer}: {what} must be a positive int, got {value!r}")
+    return value
+
+
+def _check_x(layer: str, what: str, x, channels: Optional[int], weight: Tensor) -> bool:
+    """Whether `x` is a float feature matrix [N, channels] (True) or a node
+    index vector [N] (False, PyG's featureless input); anything else raises."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{layer}: expected {what} to be a torch.Tensor or None, got "
+                        f"{type(x).__name__}")
+    if x.device != weight.device:
+        raise ValueError(f"{layer}: {what} is on {x.device} but the layer's parameters "
+                         f"are on {weight.device}")
+    if x.is_floating_point():
+        if x.dim() != 2 or (channels is not None and x.size(1) != channels):
+            raise ValueError(f"{layer}: expected {what} of shape [num_nodes, "
+                             f"{channels if channels else 'channels'}]"
+                             f"{' (in_channels)' if channels else ''}, got "
+                             f"{tuple(x.shape)}")
+        if not _common.compatible(x.dtype, weight.dtype, x.device):
+            raise TypeError(f"{layer}: {what} is {x.dtype} but the layer's parameters "
+                            f"are {weight.dtype}; convert one of them, or run the "
+                            f"layer under torch.autocast")
+        return True
+    if x.dtype not in (torch.int64, torch.int32) or x.dim() != 1:
+        raise TypeError(f"{layer}: expected {what} to be float features [N, C] or a "
+                        f"node index tensor [N] (int64), got {x.dtype} of shape "
+                        f"{tuple(x.shape)}")
+    return False
+
+
+def _check_graph(layer: str, edge_index, edge_type, device: torch.device) -> Tensor:
+    if not isinstance(edge_index, Tensor):
+        raise TypeError(f"{layer}: expected edge_index to be a torch.Tensor [2, E], "
+                        f"got {type(edge_index).__name__}")
+    if edge_index.dtype not in (torch.int64, torch.int32):
+        raise TypeError(f"{layer}: expected edge_index of dtype int64 (or int32), "
+                        f"got {edge_index.dtype}")
+    if edge_index.dim() != 2 or edge_index.size(0) != 2:
+        raise ValueError(f"{layer}: expected edge_index of shape [2, num_edges], "
+                         f"got {tuple(edge_index.shape)}")
+    if not isinstance(edge_type, Tensor):
+        raise TypeError(f"{layer}: expected edge_type, a torch.Tensor [E] of "
+                        f"relation ids, got {type(edge_type).__name__}")
+    if edge_type.dtype not in (torch.int64, torch.int32) or \
+            tuple(edge_type.shape) != (edge_index.size(1),):
+        raise ValueError(f"{layer}: expected edge_type of shape [{edge_index.size(1)}] "
+                         f"(one relation id per edge, int64), got {edge_type.dtype} of "
+                         f"shape {tuple(edge_type.shape)}")
+    for what, t in (("edge_index", edge_index), ("edge_type", edge_type)):
+        if t.device != device:
+            raise ValueError(f"{layer}: x is on {device} but {what} is on {t.device}; "
+                             f"move both to one device")
+    return edge_index
+
+
+def _transform(x: Tensor, weight: Tensor, blocks: Optional[int]) -> Tensor:
+    """Every node's features under every relation's weight: [N, R * out]
+    (relation-major within a row). `weight`: [R, in, out], or with `blocks`
+    [R, blocks, in / blocks, out / blocks] (block-diagonal)."""
+    n = x.size(0)
+    if blocks is None:
+        r, i, o = weight.shape
+        return x @ weight.permute(1, 0, 2).reshape(i, r * o)
+    r, b, i, o = weight.shape
+    return torch.einsum("nbi,rbio->nrbo", x.reshape(n, b, i), weight).reshape(n, r * b * o)
+
+
+# --------------------------------------------------------------------------
+# The edges' rows and weights, cached per graph.
+# --------------------------------------------------------------------------
+
+def _build(edge_index: Tensor, edge_type: Tensor, index: Optional[Tensor],
+           num_relations: int, sizes: tuple, embeddings: int, mean: bool,
+           dtype: torch.dtype):
+    """(key [E]: the row of each edge's message, norm [E] of `dtype`: 1 /
+    the in-edges of its relation at its destination, empty without `mean`).
+    With features the rows are (source, relation) of the transformed
+    features; with a node index `index` they are (relation, index[source])
+    of the weights. Ids are checked here, once per graph (one read back):
+    an edge's row is read before gnnc's graph cache sees the graph."""
+    ei = edge_index.long()
+    et = edge_type.long()
+    src, dst = ei[0], ei[1]
+    if ei.size(1):
+        also = [et.min(), et.max()]
+        if index is not None and index.numel():
+            also += [index.min(), index.max()]
+        lo_t, hi_t, *ix = _core._check_ids(ei, sizes if sizes[0] != sizes[1] else sizes[0],
+                                          *also, hint=" (x.size(0))")
+        if lo_t < 0 or hi_t >= num_relations:
+            raise ValueError(f"RGCNConv: edge_type holds relation "
+                             f"{lo_t if lo_t < 0 else hi_t}, outside [0, "
+                             f"{num_relations}) (num_relations)")
+        if ix and (ix[0] < 0 or ix[1] >= embeddings):
+            raise ValueError(f"RGCNConv: the node index x holds "
+                             f"{ix[0] if ix[0] < 0 else ix[1]}, outside [0, "
+                             f"{embeddings}) (in_channels)")
+    if index is None:
+        key = src * num_relations + et
+    else:
+        key = et * embeddings + index.long()[src]
+    if not mean:
+        return key, torch.empty(0, dtype=dtype, device=ei.device)
+    # c_{i,r}: the edges sharing an edge's (destination, relation), counted
+    # by sorting; no [N * R] table.
+    pair = dst * num_relations + et
+    ordered = pair.sort().values
+    count = torch.searchsorted(ordered, pair, right=True) - torch.searchsorted(ordered, pair)
+    return key, 1.0 / count.to(dtype)
+
+
+def _cached(edge_index, edge_type, index, num_relations, sizes, embeddings, mean, dtype):
+    inputs = (edge_index, edge_type) + (() if index is None else (index,))
+    return _common._derived(inputs, ("rgcn", num_relations, sizes, embeddings, mean, dtype),
+                            lambda: _build(edge_index, edge_type, index, num_relations,
+                                           sizes, embeddings, mean, dtype))
+
+
+# Outside CUDA graphs (it hands out cached tensors and checks its inputs on
+# every call), as gnnc_nn::self_loops.
+@torch.library.custom_op("gnnc_nn::rgcn_edges", mutates_args=(),
+                         tags=_core._NOT_IN_CUDA_GRAPHS)
+def _edges_op(edge_index: Tensor, edge_type: Tensor, index: Optional[Tensor],
+              num_relations: int, num_src: int, num_dst: int, embeddings: int,
+              mean: bool, dtype: torch.dtype) -> tuple[Tensor, Tensor]:
+    return _cached(edge_index, edge_type, index, num_relations, (num_src, num_dst),
+                   embeddings, mean, dtype)
+
+
+@_edges_op.register_fake
+def _(edge_index, edge_type, index, num_relations, num_src, num_dst, embeddings, mean,
+      dtype):
+    e = edge_index.size(1)
+    return (edge_index.new_empty((e,), dtype=torch.int64),
+            edge_index.new_empty((e if mean else 0,), dtype=dtype))
+
+
+def relation_edges(edge_index: Tensor, edge_type: Tensor, index: Optional[Tensor],
+                   num_relations: int, sizes: tuple, embeddings: int, mean: bool,
+                   dtype: torch.dtype = torch.float32):
+    """(key, norm) of `_build`, cached per (edge_index, edge_type[, index])
+    tensors: one contents check of each per call."""
+    if torch.compiler.is_compiling() or edge_index.is_meta:
+        return _edges_op(edge_index, edge_type, index, num_relations, sizes[0], sizes[1],
+                         embeddings, mean, dtype)
+    return _cached(edge_index, edge_type, index, num_relations, sizes, embeddings, mean,
+                   dtype)
