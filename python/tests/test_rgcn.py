@@ -83,6 +83,20 @@ def test_equals_pyg(dtype, kw, aggr, n, e):
     check(ours, pyg, x, xp, ei, et, dtype)
 
 
+@pytest.mark.parametrize("kw", DECOMPOSITIONS, ids=IDS)
+@pytest.mark.parametrize("aggr", ["mean", "sum"])
+@pytest.mark.parametrize("span_bytes", [1, 3 * 20 * OUT * 4], ids=["one", "three"])
+def test_relation_spans_equal_pyg(monkeypatch, kw, aggr, span_bytes):
+    """Past _SPAN_BYTES the relations go in spans (edges sorted by relation):
+    spans of one relation, and of three (the last one shorter)."""
+    from gnnc.nn import rgcn
+    monkeypatch.setattr(rgcn, "_SPAN_BYTES", span_bytes)
+    ours, pyg = layers(torch.float32, aggr=aggr, **kw)
+    x, xp = features(20, torch.float32)
+    ei, et = graph(20, 150)
+    check(ours, pyg, x, xp, ei, et, torch.float32)
+
+
 @pytest.mark.parametrize("root_weight,bias", [(False, False), (True, False), (False, True)])
 def test_without_root_or_bias(root_weight, bias):
     ours, pyg = layers(torch.float32, root_weight=root_weight, bias=bias)
@@ -218,15 +232,22 @@ def test_graph_is_cached_and_rebuilt_when_written():
     sizes = (12, 12)
     first = rgcn.relation_edges(ei, et, None, R, sizes, IN, True)
     again = rgcn.relation_edges(ei, et, None, R, sizes, IN, True)
-    assert first[0] is again[0] and first[1] is again[1]
+    assert first[0] is ei and all(a is b for a, b in zip(first[1:3], again[1:3]))
     before = layer(x, ei, et)
     et[5] = (et[5] + 1) % R  # in place: the relations change
     changed = rgcn.relation_edges(ei, et, None, R, sizes, IN, True)
-    assert changed[0] is not first[0]
+    assert changed[1] is not first[1]
     fresh = gnn.RGCNConv(IN, OUT, R).to(DEVICE)
     fresh.load_state_dict(layer.state_dict())
     torch.testing.assert_close(layer(x, ei, et), fresh(x, ei.clone(), et.clone()))
     assert not torch.equal(before, layer(x, ei, et))
+    # What was derived goes with its inputs (no reference to them kept).
+    from gnnc.nn import _common
+    tmp = et.clone()
+    rgcn.relation_edges(ei, tmp, None, R, sizes, IN, True)
+    count = len(_common._DERIVED)
+    del tmp
+    assert len(_common._DERIVED) == count - 1
 
 
 def test_compiled_has_no_graph_break():

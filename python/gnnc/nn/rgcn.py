@@ -138,23 +138,30 @@ class RGCNConv(torch.nn.Module):
         if self.num_bases is not None:
             weight = (self.comp @ weight.view(self.num_bases, -1)).view(
                 r, self.in_channels_l, out_c)
+        mean = _AGGR[self.aggr]
         if featured:
             dt = _common.compute_dtype(x_l, self.weight.dtype)
-            h = _transform(x_l, weight, self.num_blocks)  # [N_src, R * out]
-            rows = h.view(-1, out_c)
+            span = _span(sizes[0] * out_c * torch.empty((), dtype=dt).element_size(), r)
             index = None
         else:
             dt = weight.dtype
-            rows = weight.reshape(-1, out_c)  # row (relation, node id)
+            span = r
             index = x_l
-        mean = _AGGR[self.aggr]
-        key, norm = relation_edges(ei, edge_type, index, r, sizes, self.in_channels_l,
-                                   mean, torch.float64 if dt == torch.float64 else
-                                   torch.float32)
-        m = _common.cast(dt, rows.index_select(0, key))
-        args = (m, _common.cast(dt, norm)) if mean else (m,)
+        graph, key, norm, chunks = relation_edges(
+            ei, edge_type, index, r, sizes, self.in_channels_l, mean,
+            torch.float64 if dt == torch.float64 else torch.float32, span)
+        if not featured:
+            m = weight.reshape(-1, out_c).index_select(0, key)  # row (relation, node id)
+        elif chunks is None:
+            m = _transform(x_l, weight, self.num_blocks).view(-1, out_c).index_select(0, key)
+        else:
+            # The edges sorted by relation, `span` relations' rows at a time.
+            m = torch.cat([_transform(x_l, weight[r0:r1], self.num_blocks).view(-1, out_c)
+                           .index_select(0, key[e0:e1]) for r0, r1, e0, e1 in chunks])
+        args = (_common.cast(dt, m), _common.cast(dt, norm)) if mean else \
+            (_common.cast(dt, m),)
         n = sizes[0] if sizes[0] == sizes[1] else sizes
-        out = _common.propagate(self, "rgcn", (out_c, _common._DTYPES[dt], mean), ei, n,
+        out = _common.propagate(self, "rgcn", (out_c, _common._DTYPES[dt], mean), graph, n,
                                 *args)[:sizes[1]]
 
         if self.root is not None:
@@ -226,6 +233,21 @@ def _check_graph(layer: str, edge_index, edge_type, device: torch.device) -> Ten
     return edge_index
 
 
+# The transformed features of the sources, [N, R * out], are made this many
+# bytes at a time at most (eager mode): past it the relations go in spans, the
+# edges sorted by relation (once per graph), so the memory stays that of one
+# span rather than N * R * out. Under torch.compile: one span.
+_SPAN_BYTES = 1 << 30
+
+
+def _span(row_bytes: int, num_relations: int) -> int:
+    """Relations per span: as many as fit _SPAN_BYTES at `row_bytes` per
+    relation, at least one."""
+    if torch.compiler.is_compiling():
+        return num_relations
+    return max(1, min(num_relations, _SPAN_BYTES // max(1, row_bytes)))
+
+
 def _transform(x: Tensor, weight: Tensor, blocks: Optional[int]) -> Tensor:
     """Every node's features under every relation's weight: [N, R * out]
     (relation-major within a row). `weight`: [R, in, out], or with `blocks`
@@ -244,9 +266,12 @@ def _transform(x: Tensor, weight: Tensor, blocks: Optional[int]) -> Tensor:
 
 def _build(edge_index: Tensor, edge_type: Tensor, index: Optional[Tensor],
            num_relations: int, sizes: tuple, embeddings: int, mean: bool,
-           dtype: torch.dtype):
-    """(key [E]: the row of each edge's message, norm [E] of `dtype`: 1 /
-    the in-edges of its relation at its destination, empty without `mean`).
+           dtype: torch.dtype, span: int):
+    """(graph (None: the input's), key [E]: the row of each edge's message, norm [E] of
+    `dtype`: 1 / the in-edges of its relation at its destination, empty
+    without `mean`, spans: None, or with `span` < num_relations the
+    (first relation, end relation, first edge, end edge) of each span of
+    the graph's edges, then sorted by relation, each key within its span).
     With features the rows are (source, relation) of the transformed
     features; with a node index `index` they are (relation, index[source])
     of the weights. Ids are checked here, once per graph (one read back):
@@ -273,20 +298,41 @@ def _build(edge_index: Tensor, edge_type: Tensor, index: Optional[Tensor],
     else:
         key = et * embeddings + index.long()[src]
     if not mean:
-        return key, torch.empty(0, dtype=dtype, device=ei.device)
-    # c_{i,r}: the edges sharing an edge's (destination, relation), counted
-    # by sorting; no [N * R] table.
-    pair = dst * num_relations + et
-    ordered = pair.sort().values
-    count = torch.searchsorted(ordered, pair, right=True) - torch.searchsorted(ordered, pair)
-    return key, 1.0 / count.to(dtype)
+        norm = torch.empty(0, dtype=dtype, device=ei.device)
+    else:
+        # c_{i,r}: the edges sharing an edge's (destination, relation),
+        # counted by sorting; no [N * R] table.
+        pair = dst * num_relations + et
+        ordered = pair.sort().values
+        count = torch.searchsorted(ordered, pair, right=True) - \
+            torch.searchsorted(ordered, pair)
+        norm = 1.0 / count.to(dtype)
+    if span >= num_relations:
+        return None, key, norm, None  # on the input graph itself
+    # Spans of `span` relations: the edges sorted by relation (a private
+    # graph of their own), each keyed within its span's rows.
+    et, perm = et.sort(stable=True)
+    src = src[perm]
+    first = (et // span) * span
+    width = (num_relations - first).clamp(max=span)
+    key = src * width + (et - first)
+    counts = torch.bincount(et // span, minlength=-(-num_relations // span)).tolist()
+    chunks, e0 = [], 0
+    for j, c in enumerate(counts):
+        if c:
+            chunks.append((j * span, min(num_relations, (j + 1) * span), e0, e0 + c))
+        e0 += c
+    graph = _core._make_private(ei[:, perm].contiguous())
+    return graph, key, (norm[perm] if mean else norm), tuple(chunks)
 
 
-def _cached(edge_index, edge_type, index, num_relations, sizes, embeddings, mean, dtype):
+def _cached(edge_index, edge_type, index, num_relations, sizes, embeddings, mean, dtype,
+            span):
     inputs = (edge_index, edge_type) + (() if index is None else (index,))
-    return _common._derived(inputs, ("rgcn", num_relations, sizes, embeddings, mean, dtype),
+    return _common._derived(inputs, ("rgcn", num_relations, sizes, embeddings, mean, dtype,
+                                     span),
                             lambda: _build(edge_index, edge_type, index, num_relations,
-                                           sizes, embeddings, mean, dtype))
+                                           sizes, embeddings, mean, dtype, span))
 
 
 # Outside CUDA graphs (it hands out cached tensors and checks its inputs on
@@ -297,7 +343,7 @@ def _edges_op(edge_index: Tensor, edge_type: Tensor, index: Optional[Tensor],
               num_relations: int, num_src: int, num_dst: int, embeddings: int,
               mean: bool, dtype: torch.dtype) -> tuple[Tensor, Tensor]:
     return _cached(edge_index, edge_type, index, num_relations, (num_src, num_dst),
-                   embeddings, mean, dtype)
+                   embeddings, mean, dtype, num_relations)[1:3]
 
 
 @_edges_op.register_fake
@@ -310,11 +356,14 @@ def _(edge_index, edge_type, index, num_relations, num_src, num_dst, embeddings,
 
 def relation_edges(edge_index: Tensor, edge_type: Tensor, index: Optional[Tensor],
                    num_relations: int, sizes: tuple, embeddings: int, mean: bool,
-                   dtype: torch.dtype = torch.float32):
-    """(key, norm) of `_build`, cached per (edge_index, edge_type[, index])
-    tensors: one contents check of each per call."""
+                   dtype: torch.dtype = torch.float32, span: Optional[int] = None):
+    """(graph, key, norm, spans) of `_build`, cached per (edge_index,
+    edge_type[, index]) tensors: one contents check of each per call."""
+    span = num_relations if span is None else span
     if torch.compiler.is_compiling() or edge_index.is_meta:
-        return _edges_op(edge_index, edge_type, index, num_relations, sizes[0], sizes[1],
-                         embeddings, mean, dtype)
-    return _cached(edge_index, edge_type, index, num_relations, sizes, embeddings, mean,
-                   dtype)
+        key, norm = _edges_op(edge_index, edge_type, index, num_relations, sizes[0],
+                              sizes[1], embeddings, mean, dtype)
+        return edge_index, key, norm, None
+    graph, key, norm, spans = _cached(edge_index, edge_type, index, num_relations, sizes, embeddings, mean,
+                   dtype, span)
+    return (edge_index if graph is None else graph), key, norm, spans
