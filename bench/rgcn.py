@@ -151,7 +151,7 @@ def main(argv=None):
         rows.append(dict(relations=relations, results=results, peak_mb=memory,
                          max_abs_diff_out=diff_out, max_abs_diff_grad=diff_grad,
                          gnnc_graph_breaks=explanation.graph_break_count))
-        del sides, pyg, ours, batch, x, edge_index, edge_type, outs, grads
+        sides = pyg = ours = batch = x = edge_index = edge_type = outs = grads = None
         if device.type == "cuda":
             torch.cuda.empty_cache()
     if args.out:

@@ -13,6 +13,7 @@ docs/Python-nn.md.
 from .attention import GATConv, GATv2Conv, TransformerConv
 from .conv import AGNNConv, GCNConv, GINConv, GINEConv, SAGEConv
 from .hetero import to_hetero
+from .hgt import HGTConv
 from .models import GCN
 from .rgcn import RGCNConv
 
@@ -24,6 +25,7 @@ __all__ = [
     "GCNConv",
     "GINConv",
     "GINEConv",
+    "HGTConv",
     "RGCNConv",
     "SAGEConv",
     "TransformerConv",
