@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""A heterogeneous GraphSAGE built with to_hetero, gnnc's layers against
-PyG's (issue 31): the same 2-layer model, the same weights and the same
-full-graph Adam steps on a synthetic ogbn-mag-shaped graph; prints both
-loss curves and the forward+backward time per step.
+"""A heterogeneous GraphSAGE built with to_hetero (``--model sage``) or a
+2-layer HGTConv model (``--model hgt``), gnnc's layers against PyG's (issue
+31): the same 2-layer model, the same weights and the same full-graph Adam
+steps on a synthetic ogbn-mag-shaped graph; prints both loss curves and the
+forward+backward time per step.
 
 The graph has ogbn-mag's node and relation counts (paper 736,389, author
 1,134,649, institution 8,740, field_of_study 59,965; writes 7,145,660,
@@ -14,7 +15,11 @@ type has F random features; papers have random labels of 349 classes, the
 loss is over every paper. --scale shrinks every count (a CPU smoke run:
 --device cpu --scale 0.001; on the CPU gnnc runs its reference evaluator).
 
-    python bench/hetero_sage.py [--steps 10] [--hidden 64] [--features 128]
+    python bench/hetero_sage.py [--model sage|hgt] [--steps 10] [--hidden 64]
+        [--features 128] [--heads 2]
+
+HGT model: two ``HGTConv(hidden, heads)`` layers (the first lazy), then a
+``Linear(hidden, 349)`` on the papers.
 """
 
 import argparse
@@ -62,6 +67,25 @@ class Sage(torch.nn.Module):
         return self.conv2(self.conv1(x, edge_index).relu(), edge_index)
 
 
+class HGT(torch.nn.Module):
+    def __init__(self, nn, hidden, metadata, heads):
+        super().__init__()
+        self.convs = torch.nn.ModuleList([nn.HGTConv(-1, hidden, metadata, heads),
+                                          nn.HGTConv(hidden, hidden, metadata, heads)])
+        self.lin = torch.nn.Linear(hidden, CLASSES)
+
+    def forward(self, x_dict, edge_index_dict):
+        for conv in self.convs:
+            x_dict = conv(x_dict, edge_index_dict)
+        return {"paper": self.lin(x_dict["paper"])}
+
+
+def build(lib, to_hetero, args, metadata):
+    if args.model == "hgt":
+        return HGT(lib, args.hidden, metadata, args.heads)
+    return to_hetero(Sage(lib, args.hidden), metadata, aggr="sum")
+
+
 def train(model, data, steps, device):
     """(losses, seconds per forward+backward step after two warm-up steps)."""
     opt = torch.optim.Adam(model.parameters(), lr=0.01)
@@ -88,6 +112,8 @@ def main():
     p.add_argument("--features", type=int, default=128)
     p.add_argument("--hidden", type=int, default=64)
     p.add_argument("--steps", type=int, default=10)
+    p.add_argument("--model", choices=("sage", "hgt"), default="sage")
+    p.add_argument("--heads", type=int, default=2, help="HGT's heads")
     args = p.parse_args()
     device = torch.device(args.device)
     import gnnc.nn
@@ -97,11 +123,10 @@ def main():
     print(f"{sum(data[k].num_nodes for k in data.node_types)} nodes, "
           f"{sum(data[k].edge_index.size(1) for k in data.edge_types)} edges, "
           f"{len(data.edge_types)} relations, {args.features} features, hidden "
-          f"{args.hidden}, {device}", flush=True)
+          f"{args.hidden}, model {args.model}, {device}", flush=True)
     torch.manual_seed(0)
-    pyg = pyg_nn.to_hetero(Sage(pyg_nn, args.hidden), data.metadata(), aggr="sum").to(device)
-    ours = gnnc.nn.to_hetero(Sage(gnnc.nn, args.hidden), data.metadata(),
-                             aggr="sum").to(device)
+    pyg = build(pyg_nn, pyg_nn.to_hetero, args, data.metadata()).to(device)
+    ours = build(gnnc.nn, gnnc.nn.to_hetero, args, data.metadata()).to(device)
     with torch.no_grad():  # sizes the lazy layers
         pyg(data.x_dict, data.edge_index_dict)
         ours(data.x_dict, data.edge_index_dict)
