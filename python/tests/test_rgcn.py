@@ -259,3 +259,32 @@ def test_compiled_has_no_graph_break():
     for seed in (1, 2):  # a second graph: looked up again
         ei, et = graph(14, 40, seed=seed)
         torch.testing.assert_close(f(x, ei, et), layer(x, ei, et))
+
+
+@pytest.mark.parametrize("half", [torch.bfloat16, torch.float16], ids=["bf16", "f16"])
+@pytest.mark.parametrize("kw", DECOMPOSITIONS, ids=IDS)
+def test_autocast_matches_float64(half, kw):
+    """Under torch.autocast the transform and the edge pass run in the half
+    type (docs/Python.md, "Mixed precision"): within 4 bf16 / f16 per-op
+    tolerances of PyG's layer in float64, gradients within 10."""
+    if DEVICE.type == "cpu" and half == torch.float16:
+        pytest.skip("CPU autocast is bfloat16")
+    tol = {torch.bfloat16: 1e-2, torch.float16: 2e-3}[half]
+    ours, pyg = layers(torch.float32, **kw)
+    pyg = pyg.double()
+    x = _parity.features(30, torch.float32, IN, seed=2).to(half).float().to(DEVICE)
+    x.requires_grad_()
+    x64 = x.detach().double().requires_grad_()
+    ei, et = graph(30, 200)
+    with torch.autocast(DEVICE.type, dtype=half):
+        out = ours(x, ei, et)
+    assert ours._gnnc_function[1][1] == {torch.bfloat16: "bf16", torch.float16: "f16"}[half]
+    want = pyg(x64, ei, et)
+    scale = 1 + want.abs().max().item()
+    assert (out.double() - want).abs().max().item() <= 4 * tol * scale
+    dy = torch.randn(want.shape, generator=torch.Generator().manual_seed(4),
+                     dtype=torch.float64).to(DEVICE)
+    got = torch.autograd.grad(out, [x] + list(ours.parameters()), dy.to(out.dtype))
+    ref = torch.autograd.grad(want, [x64] + list(pyg.parameters()), dy)
+    for a, b in zip(got, ref):
+        assert (a.double() - b).abs().max().item() <= 10 * tol * (1 + b.abs().max().item())
