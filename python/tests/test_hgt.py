@@ -291,6 +291,26 @@ def test_torch_compile_and_meta():
     got = torch.compile(ours, fullgraph=True)(x, ei)
     for t in want:
         torch.testing.assert_close(got[t], want[t], **_parity.tol(torch.float32))
+    # Compiled, the concatenated graph is still built once per graph (the
+    # gnnc_nn::hgt_graph op), not once per step.
+    from gnnc.nn import hgt
+    builds = []
+    real = hgt._concatenate
+    try:
+        hgt._concatenate = lambda *a: builds.append(1) or real(*a)
+        compiled = torch.compile(ours, fullgraph=True)
+        fresh = graph(COUNTS)
+        for _ in range(3):
+            compiled(x, fresh)
+    finally:
+        hgt._concatenate = real
+    assert len(builds) == 1
+    bad = dict(fresh)
+    r = next(iter(bad))
+    bad[r] = bad[r].clone()
+    bad[r][0, 0] = COUNTS[r[0]]
+    with pytest.raises(ValueError, match="edge type 0 of edge_index_dict"):
+        compiled(x, bad)
     meta = ours.to("meta")({t: v.to("meta") for t, v in x.items()},
                            {r: e.to("meta") for r, e in ei.items()})
     assert {t: v.shape for t, v in meta.items()} == {t: v.shape for t, v in want.items()}

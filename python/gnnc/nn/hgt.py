@@ -409,13 +409,39 @@ def _bipartite_graph(edge_indices: List[Tensor], layout: tuple, num_src: int,
     """The concatenated graph [2, E]: built once per tuple of edge_index
     tensors and layout (a private tensor, the same object on every call so
     gnnc's graph cache keeps its structures), built anew when one of them
-    changes; under torch.compile or on meta tensors built on every call."""
+    changes. Under torch.compile the lookup is the op `gnnc_nn::hgt_graph`
+    (no graph break, and the graph is not rebuilt per step)."""
+    ints = [v for _, s_off, n_s, d_off, n_d in layout for v in (s_off, n_s, d_off, n_d)]
     if torch.compiler.is_compiling() or any(ei.is_meta for ei in edge_indices):
-        return _concatenate(edge_indices, layout)
+        return _graph_op(list(edge_indices), ints, num_src, num_dst)
+    return _cached_graph(edge_indices, ints, num_src, num_dst, [r for r, *_ in layout])
+
+
+def _cached_graph(edge_indices: List[Tensor], ints: List[int], num_src: int, num_dst: int,
+                  names: list) -> Tensor:
+    layout = tuple((names[k], *ints[4 * k:4 * k + 4]) for k in range(len(names)))
 
     def build():
         _check_ids(edge_indices, layout)
         return _core._make_private(_concatenate(edge_indices, layout))
 
-    return _common._derived(tuple(edge_indices), ("hgt", layout, num_src, num_dst),
+    return _common._derived(tuple(edge_indices), ("hgt", tuple(ints), num_src, num_dst),
                             build)
+
+
+# Outside CUDA graphs (it hands out a cached tensor and checks its inputs on
+# every call), as gnnc_nn::self_loops.
+@torch.library.custom_op("gnnc_nn::hgt_graph", mutates_args=(),
+                         tags=_core._NOT_IN_CUDA_GRAPHS)
+def _graph_op(edge_indices: List[Tensor], layout: List[int], num_src: int,
+              num_dst: int) -> Tensor:
+    # The edge types' names do not cross the op: an error names the edge
+    # type by its position in edge_index_dict.
+    names = [f"<edge type {k} of edge_index_dict>" for k in range(len(edge_indices))]
+    return _cached_graph(edge_indices, layout, num_src, num_dst, names)
+
+
+@_graph_op.register_fake
+def _(edge_indices, layout, num_src, num_dst):
+    total = sum(ei.size(1) for ei in edge_indices)
+    return edge_indices[0].new_empty((2, total), dtype=torch.int64)
