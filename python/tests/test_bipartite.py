@@ -200,6 +200,28 @@ def test_to_hetero_equals_pyg(layer):
     same_results(ours, pyg, lambda m: m(data.x_dict, data.edge_index_dict))
 
 
+SAGE_VARIANTS = [dict(), dict(aggr="max"), dict(aggr="min"), dict(root_weight=False),
+                 dict(aggr="sum", bias=False), dict(normalize=True)]
+
+
+@pytest.mark.parametrize("kw", SAGE_VARIANTS,
+                         ids=["mean", "max", "min", "no-root", "sum-nobias", "normalize"])
+@pytest.mark.parametrize("hidden", [16, 3], ids=["wide", "narrow"])
+def test_to_hetero_sage_sums_are_fused_and_equal_pyg(kw, hidden):
+    """gnnc.nn.to_hetero sums a node type's SAGE layers as one sum of their
+    terms (shared root matmul, accumulated matmuls; a narrow layer projects
+    first), except with normalize (applied per layer before the sum)."""
+    data = hetero_data()
+
+    def conv(nn, h):
+        return nn.SAGEConv((-1, -1), hidden if h == 16 else h, **kw)
+
+    ours = gnn.to_hetero(Sage(gnn, conv), data.metadata(), aggr="sum").to(DEVICE)
+    pyg = pyg_nn.to_hetero(Sage(pyg_nn, conv), data.metadata(), aggr="sum").to(DEVICE)
+    assert ("_sage_sum" in ours.code) == (not kw.get("normalize", False))
+    same_results(ours, pyg, lambda m: m(data.x_dict, data.edge_index_dict))
+
+
 def test_to_hetero_refuses_layers_without_bipartite_input():
     data = hetero_data()
     model = gnn.to_hetero(Sage(gnn, lambda nn, h: nn.GCNConv(-1, h, add_self_loops=False,

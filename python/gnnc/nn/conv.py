@@ -176,6 +176,40 @@ def _aggregate_pair(layer: torch.nn.Module, h: Tensor, aggr: str, dtype: torch.d
                              edge_index, sizes, h)[:sizes[1]]
 
 
+def sum_terms(terms: list) -> Tensor:
+    """The sum of linear terms: `("mm", a, W)` is `a @ W^T`, `("add", t)` is
+    `t`, `("bias", b)` is `b`. Terms multiplying the same tensor share one
+    matmul (their weights summed), the biases are summed, and each further
+    matmul accumulates into the result (`addmm`): no separate additions.
+    What a SAGE layer's `lin_l(agg) + lin_r(x)` is, and what
+    gnnc.nn.to_hetero's sum of several SAGE layers into one node type is."""
+    mms, adds, biases = {}, [], []
+    for term in terms:
+        if term[0] == "mm":
+            a, w = term[1], term[2]
+            key = id(a)
+            mms[key] = (a, w) if key not in mms else (a, mms[key][1] + w)
+        elif term[0] == "add":
+            adds.append(term[1])
+        else:
+            biases.append(term[1])
+    bias = None
+    for b in biases:
+        bias = b if bias is None else bias + b
+    out = None
+    for a, w in mms.values():
+        if out is None:
+            out = F.linear(a, w, bias)
+            bias = None
+        else:
+            out = torch.addmm(out, a, w.t())
+    for t in adds:
+        out = t if out is None else out + t
+    if bias is not None:
+        out = out + bias
+    return out
+
+
 class SAGEConv(torch.nn.Module):
     r"""PyG's `SAGEConv` (Hamilton et al.):
     `out_i = W_l aggr_{j -> i} x_j + b + W_r x_i`.
@@ -230,6 +264,16 @@ class SAGEConv(torch.nn.Module):
 
     @_common.sparse_runs_eagerly
     def forward(self, x, edge_index: Tensor, size=None) -> Tensor:
+        out = sum_terms(self.terms(x, edge_index, size))
+        if self.normalize:
+            out = F.normalize(out, p=2.0, dim=-1)
+        return out
+
+    def terms(self, x, edge_index: Tensor, size=None) -> list:
+        """The layer's output before `normalize` as a list of terms for
+        `sum_terms`: the aggregation (or, projected first, its result), the
+        root term and the bias. gnnc.nn.to_hetero sums several layers'
+        terms at once."""
         name = type(self).__name__
         if isinstance(x, (tuple, list)) or isinstance(self.in_channels, tuple):
             return self._bipartite(name, x, edge_index, size)
@@ -249,25 +293,25 @@ class SAGEConv(torch.nn.Module):
         if weights is not None:
             # PyG's spmm over a torch.sparse adjacency weights the messages.
             agg = _common.weighted_aggregate(ei, n, _common.cast(dt, src), weights, aggr)
-            out = self.lin_l(agg)
+            terms = [("mm", agg, self.lin_l.weight)]
         elif aggr in ("mean", "sum") and self.out_channels < x.size(1):
             # Linear, so project first and move fewer features over the edges.
             h = F.linear(src, self.lin_l.weight)
-            out = _common.propagate(self, "sage", (self.out_channels, t, aggr), ei, n,
-                                    _common.cast(dt, h))
-            if self.lin_l.bias is not None:
-                out = out + self.lin_l.bias
+            terms = [("add", _common.propagate(self, "sage", (self.out_channels, t, aggr),
+                                               ei, n, _common.cast(dt, h)))]
         else:
             agg = _common.propagate(self, "sage", (x.size(1), t, aggr), ei, n,
                                     _common.cast(dt, src))
-            out = self.lin_l(agg)
-        if self.root_weight:
-            out = out + self.lin_r(x)
-        if self.normalize:
-            out = F.normalize(out, p=2.0, dim=-1)
-        return out
+            terms = [("mm", agg, self.lin_l.weight)]
+        return terms + self._root_and_bias(x)
 
-    def _bipartite(self, name: str, x, edge_index: Tensor, size) -> Tensor:
+    def _root_and_bias(self, x_dst) -> list:
+        terms = [("bias", self.lin_l.bias)] if self.lin_l.bias is not None else []
+        if self.root_weight and x_dst is not None:
+            terms.append(("mm", x_dst, self.lin_r.weight))
+        return terms
+
+    def _bipartite(self, name: str, x, edge_index: Tensor, size) -> list:
         """PyG's bipartite SAGE: sources x[0] aggregated into the num_dst
         destinations, x[1] (None: no root term) through lin_r."""
         sides = ([self.lin_l], [self.lin_r] if self.root_weight else [])
@@ -279,17 +323,12 @@ class SAGEConv(torch.nn.Module):
         if aggr in ("mean", "sum") and self.out_channels < src.size(1) and ns <= nd:
             # Project first where that moves fewer features over the edges
             # and projects no more rows than the destinations have.
-            out = _aggregate_pair(self, F.linear(src, self.lin_l.weight), aggr, dt, ei,
-                                  (ns, nd))
-            if self.lin_l.bias is not None:
-                out = out + self.lin_l.bias
+            terms = [("add", _aggregate_pair(self, F.linear(src, self.lin_l.weight), aggr,
+                                             dt, ei, (ns, nd)))]
         else:
-            out = self.lin_l(_aggregate_pair(self, src, aggr, dt, ei, (ns, nd)))
-        if self.root_weight and x_dst is not None:
-            out = out + self.lin_r(x_dst)
-        if self.normalize:
-            out = F.normalize(out, p=2.0, dim=-1)
-        return out
+            terms = [("mm", _aggregate_pair(self, src, aggr, dt, ei, (ns, nd)),
+                      self.lin_l.weight)]
+        return terms + self._root_and_bias(x_dst)
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}({self.in_channels}, {self.out_channels}, "

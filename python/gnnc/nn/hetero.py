@@ -6,7 +6,8 @@ import threading
 import torch
 
 from .attention import GATConv, GATv2Conv, TransformerConv
-from .conv import AGNNConv, GCNConv, GINConv, GINEConv, SAGEConv
+from . import _common
+from .conv import AGNNConv, GCNConv, GINConv, GINEConv, SAGEConv, sum_terms
 
 # gnnc's message passing layers: what to_hetero runs once per edge type and
 # aggregates per destination type.
@@ -29,7 +30,13 @@ def to_hetero(module: torch.nn.Module, metadata, aggr: str = "sum", input_map=No
     edge_index)` per edge type, so its layers must take bipartite input
     (docs/Python-nn.md: SAGEConv, GINConv, GINEConv, GATConv, GATv2Conv and
     TransformerConv; GCNConv and AGNNConv raise NotImplementedError on the
-    first call). Needs torch_geometric."""
+    first call). Needs torch_geometric.
+
+    With aggr="sum", the SAGE layers whose outputs are summed into one node
+    type run as one sum (`_fuse_sage_sums`): the terms that multiply the same
+    features (every relation's root term on the destination type) share one
+    matmul, and the others accumulate into it, instead of two matmuls and
+    two additions per relation. The parameters stay per relation, as PyG's."""
     try:
         from torch_geometric.nn import fx
         from torch_geometric.nn import to_hetero as pyg_to_hetero
@@ -46,7 +53,82 @@ def to_hetero(module: torch.nn.Module, metadata, aggr: str = "sum", input_map=No
 
         fx.is_message_passing_op = is_message_passing_op
         try:
-            return pyg_to_hetero(module, metadata, aggr=aggr, input_map=input_map,
-                                 debug=debug)
+            model = pyg_to_hetero(module, metadata, aggr=aggr, input_map=input_map,
+                                  debug=debug)
         finally:
             fx.is_message_passing_op = original
+    if aggr == "sum":
+        _fuse_sage_sums(model)
+    return model
+
+
+def _sage_sum(layers, inputs, edge_indices):
+    """sum_i layers[i](inputs[i], edge_indices[i]) for SAGE layers without
+    `normalize`, as one sum of their terms (conv.sum_terms). A sparse
+    adjacency (which a layer runs outside torch.compile's graph) is summed
+    layer by layer."""
+    if any(_common.is_sparse(ei) for ei in edge_indices):
+        out = None
+        for layer, x, ei in zip(layers, inputs, edge_indices):
+            y = layer(x, ei)
+            out = y if out is None else out + y
+        return out
+    terms = []
+    for layer, x, ei in zip(layers, inputs, edge_indices):
+        terms += layer.terms(x, ei)
+    return sum_terms(terms)
+
+
+def _fuse_sage_sums(model) -> None:
+    """Rewrites `model` (to_hetero's GraphModule): each tree of `torch.add`
+    whose leaves are calls of gnnc SAGE layers without `normalize` (each
+    used only by the tree) becomes one `_sage_sum` call over those layers."""
+    graph = model.graph
+
+    def sage_call(node) -> bool:
+        if node.op != "call_module" or len(node.users) != 1 or node.kwargs or \
+                len(node.args) != 2:
+            return False
+        layer = model.get_submodule(node.target)
+        return type(layer) is SAGEConv and not layer.normalize
+
+    def is_add(node) -> bool:
+        return node.op == "call_function" and node.target is torch.add and \
+            len(node.args) == 2 and not node.kwargs
+
+    def leaves(node, inner):
+        """The SAGE calls summed by the add tree at `node`, or None."""
+        found = []
+        for arg in node.args:
+            if is_add(arg) and len(arg.users) == 1:
+                sub = leaves(arg, inner)
+                if sub is None:
+                    return None
+                inner.append(arg)
+                found += sub
+            elif hasattr(arg, "op") and sage_call(arg):
+                found.append(arg)
+            else:
+                return None
+        return found
+
+    changed = False
+    for node in list(graph.nodes):
+        if not is_add(node) or any(is_add(u) and len(node.users) == 1 for u in node.users):
+            continue
+        inner = []
+        calls = leaves(node, inner)
+        if not calls:
+            continue
+        with graph.inserting_before(node):
+            layers = tuple(graph.get_attr(c.target) for c in calls)
+            fused = graph.call_function(
+                _sage_sum, (layers, tuple(c.args[0] for c in calls),
+                            tuple(c.args[1] for c in calls)))
+        node.replace_all_uses_with(fused)
+        for dead in [node] + inner[::-1] + calls:
+            graph.erase_node(dead)
+        changed = True
+    if changed:
+        graph.lint()
+        model.recompile()
