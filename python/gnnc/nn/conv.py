@@ -183,12 +183,18 @@ def sum_terms(terms: list) -> Tensor:
     matmul accumulates into the result (`addmm`): no separate additions.
     What a SAGE layer's `lin_l(agg) + lin_r(x)` is, and what
     gnnc.nn.to_hetero's sum of several SAGE layers into one node type is."""
-    mms, adds, biases = {}, [], []
+    mms, adds, biases = [], [], []
+    # Traced, the terms are not merged (torch.compile cannot take a traced
+    # tensor's identity in every PyTorch version): the same sum, unmerged.
+    merge = not torch.compiler.is_compiling()
     for term in terms:
         if term[0] == "mm":
             a, w = term[1], term[2]
-            key = id(a)
-            mms[key] = (a, w) if key not in mms else (a, mms[key][1] + w)
+            k = next((i for i, (b, _) in enumerate(mms) if b is a), None) if merge else None
+            if k is None:
+                mms.append((a, w))
+            else:
+                mms[k] = (a, mms[k][1] + w)
         elif term[0] == "add":
             adds.append(term[1])
         else:
@@ -197,7 +203,7 @@ def sum_terms(terms: list) -> Tensor:
     for b in biases:
         bias = b if bias is None else bias + b
     out = None
-    for a, w in mms.values():
+    for a, w in mms:
         if out is None:
             out = F.linear(a, w, bias)
             bias = None
