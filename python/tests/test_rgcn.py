@@ -288,3 +288,31 @@ def test_autocast_matches_float64(half, kw):
     ref = torch.autograd.grad(want, [x64] + list(pyg.parameters()), dy)
     for a, b in zip(got, ref):
         assert (a.double() - b).abs().max().item() <= 10 * tol * (1 + b.abs().max().item())
+
+
+@pytest.mark.parametrize("kw", DECOMPOSITIONS, ids=IDS)
+@pytest.mark.parametrize("aggr", ["mean", "add"])
+def test_fast_rgcn_equals_pyg(kw, aggr):
+    ours = gnn.FastRGCNConv(IN, OUT, R, aggr=aggr, **kw)
+    pyg = pyg_nn.FastRGCNConv(IN, OUT, R, aggr=aggr, **kw)
+    ours, pyg = _parity.same_weights(ours, pyg, torch.float32)
+    ours, pyg = ours.to(DEVICE), pyg.to(DEVICE)
+    x, xp = features(30, torch.float32)
+    ei, et = graph(30, 200)
+    check(ours, pyg, x, xp, ei, et, torch.float32)
+
+
+@pytest.mark.parametrize("index", ["none", "permuted"])
+def test_fast_rgcn_featureless_equals_pyg(index):
+    """PyG's FastRGCNConv reads weight[r, j] for source j whatever the node
+    index x holds (RGCNConv reads weight[r, x[j]]); the root term reads
+    root[x]."""
+    n = 25
+    ours = gnn.FastRGCNConv(n, OUT, R, num_bases=2)
+    pyg = pyg_nn.FastRGCNConv(n, OUT, R, num_bases=2)
+    ours, pyg = _parity.same_weights(ours, pyg, torch.float32)
+    ours, pyg = ours.to(DEVICE), pyg.to(DEVICE)
+    ei, et = graph(n, 120)
+    x = None if index == "none" else torch.randperm(
+        n, generator=torch.Generator().manual_seed(3)).to(DEVICE)
+    check(ours, pyg, x, x, ei, et, torch.float32)

@@ -15,10 +15,11 @@ from .conv import AGNNConv, GCNConv, GINConv, GINEConv, SAGEConv
 from .hetero import to_hetero
 from .hgt import HGTConv
 from .models import GCN
-from .rgcn import RGCNConv
+from .rgcn import FastRGCNConv, RGCNConv
 
 __all__ = [
     "AGNNConv",
+    "FastRGCNConv",
     "GATConv",
     "GATv2Conv",
     "GCN",

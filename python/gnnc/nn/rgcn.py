@@ -146,7 +146,7 @@ class RGCNConv(torch.nn.Module):
         else:
             dt = weight.dtype
             span = r
-            index = x_l
+            index = self._source_rows(x_l)
         graph, key, norm, chunks = relation_edges(
             ei, edge_type, index, r, sizes, self.in_channels_l, mean,
             torch.float64 if dt == torch.float64 else torch.float32, span)
@@ -173,6 +173,36 @@ class RGCNConv(torch.nn.Module):
     def __repr__(self) -> str:
         return (f"{type(self).__name__}({self.in_channels}, {self.out_channels}, "
                 f"num_relations={self.num_relations})")
+
+    def _source_rows(self, x_l: Tensor) -> Tensor:
+        """Featureless input: the weight row each source reads (PyG's
+        `weight[r, x_l]`)."""
+        return x_l
+
+
+class FastRGCNConv(RGCNConv):
+    r"""PyG's `FastRGCNConv`: `RGCNConv`'s layer, parameters and result
+    (PyG's version gathers a weight matrix per edge, for speed at the cost
+    of memory; here both run the same one-pass computation). As PyG's, a
+    featureless node index `x` selects the weight row of each edge's source
+    id (`weight[r, j]`), not of `x[j]`; the root term reads `root[x]`."""
+
+    def _source_rows(self, x_l: Tensor) -> Tensor:
+        return _arange(x_l.size(0), x_l.device)
+
+
+_ARANGES = {}
+
+
+def _arange(n: int, device: torch.device) -> Tensor:
+    """One `arange(n)` tensor per (n, device), so what is cached per input
+    tensor (the edges' rows) is found again on the next call."""
+    t = _ARANGES.get((n, device))
+    if t is None:
+        if len(_ARANGES) >= 8:
+            _ARANGES.pop(next(iter(_ARANGES)))
+        t = _ARANGES[(n, device)] = torch.arange(n, device=device)
+    return t
 
 
 def _positive(layer: str, what: str, value) -> int:
