@@ -364,16 +364,25 @@ def check_inputs(layer: str, x, edge_index, in_channels: Optional[int],
         raise TypeError(f"{layer}: x is {x.dtype} but the layer's parameters are "
                         f"{dtype}; convert one of them (e.g. layer.to({x.dtype})), "
                         f"or run the layer under torch.autocast")
-    if edge_index.dtype not in (torch.int64, torch.int32):
-        raise TypeError(f"{layer}: expected edge_index of dtype int64 (or int32), "
-                        f"got {edge_index.dtype}")
-    if edge_index.dim() != 2 or edge_index.size(0) != 2:
-        raise ValueError(f"{layer}: expected edge_index of shape [2, num_edges], "
-                         f"got {tuple(edge_index.shape)}")
+    check_edge_index(layer, edge_index)
     if edge_index.device != x.device:
         raise ValueError(f"{layer}: x is on {x.device} but edge_index is on "
                          f"{edge_index.device}; move both to one device")
     return edge_index, values
+
+
+def check_edge_index(layer: str, edge_index, what: str = "edge_index") -> None:
+    """`edge_index` (named `what` in the message): a [2, E] int64 or int32
+    torch.Tensor."""
+    if not isinstance(edge_index, Tensor):
+        raise TypeError(f"{layer}: expected {what} to be a torch.Tensor [2, E], got "
+                        f"{type(edge_index).__name__}")
+    if edge_index.dtype not in (torch.int64, torch.int32):
+        raise TypeError(f"{layer}: expected {what} of dtype int64 (or int32), got "
+                        f"{edge_index.dtype}")
+    if edge_index.dim() != 2 or edge_index.size(0) != 2:
+        raise ValueError(f"{layer}: expected {what} of shape [2, num_edges], got "
+                         f"{tuple(edge_index.shape)}")
 
 
 def bipartite_inputs(layer: str, x, edge_index, size, channels: Tuple[int, int],

@@ -348,15 +348,7 @@ def _check_relations(layer: HGTConv, x_dict, edge_index_dict) -> List[tuple]:
         if _common.is_sparse(ei):
             _common.refuse(_NAME, f"a sparse adjacency for edge type {r!r}",
                            "pass an edge_index [2, E] per edge type")
-        if not isinstance(ei, Tensor):
-            raise TypeError(f"{_NAME}: expected edge_index_dict[{r!r}] to be a "
-                            f"torch.Tensor [2, E], got {type(ei).__name__}")
-        if ei.dtype not in (torch.int64, torch.int32):
-            raise TypeError(f"{_NAME}: expected edge_index_dict[{r!r}] of dtype int64 "
-                            f"(or int32), got {ei.dtype}")
-        if ei.dim() != 2 or ei.size(0) != 2:
-            raise ValueError(f"{_NAME}: expected edge_index_dict[{r!r}] of shape "
-                             f"[2, num_edges], got {tuple(ei.shape)}")
+        _common.check_edge_index(_NAME, ei, f"edge_index_dict[{r!r}]")
         if ei.device != device:
             raise ValueError(f"{_NAME}: the node features are on {device} but "
                              f"edge_index_dict[{r!r}] is on {ei.device}; move both to "

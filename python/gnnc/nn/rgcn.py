@@ -239,15 +239,7 @@ def _check_x(layer: str, what: str, x, channels: Optional[int], weight: Tensor) 
 
 
 def _check_graph(layer: str, edge_index, edge_type, device: torch.device) -> Tensor:
-    if not isinstance(edge_index, Tensor):
-        raise TypeError(f"{layer}: expected edge_index to be a torch.Tensor [2, E], "
-                        f"got {type(edge_index).__name__}")
-    if edge_index.dtype not in (torch.int64, torch.int32):
-        raise TypeError(f"{layer}: expected edge_index of dtype int64 (or int32), "
-                        f"got {edge_index.dtype}")
-    if edge_index.dim() != 2 or edge_index.size(0) != 2:
-        raise ValueError(f"{layer}: expected edge_index of shape [2, num_edges], "
-                         f"got {tuple(edge_index.shape)}")
+    _common.check_edge_index(layer, edge_index)
     if not isinstance(edge_type, Tensor):
         raise TypeError(f"{layer}: expected edge_type, a torch.Tensor [E] of "
                         f"relation ids, got {type(edge_type).__name__}")
