@@ -21,6 +21,21 @@ def backward_both(out1, out2, x1, x2, dtype):
     torch.testing.assert_close(x1.grad, x2.grad, **tol(dtype))
 
 
+def same_gradients(out, want, leaves, theirs, dtype):
+    """Backpropagates one random output gradient (seeded) through `out`
+    (gnnc's) and `want` (PyG's) and checks that the gradients of `leaves`
+    and `theirs` agree pairwise; where PyG's is None (unused), gnnc's is
+    None or zero."""
+    dy = torch.randn(want.shape, generator=torch.Generator().manual_seed(4),
+                     dtype=torch.float64).to(dtype).to(want.device)
+    for a, b in zip(torch.autograd.grad(out, leaves, dy, allow_unused=True),
+                    torch.autograd.grad(want, theirs, dy, allow_unused=True)):
+        if b is None:
+            assert a is None or not a.any()
+        else:
+            torch.testing.assert_close(a, b, **tol(dtype))
+
+
 def train_losses(model, forward, y, steps, lr=0.05):
     """The cross-entropy losses of `steps` Adam steps on `forward()`."""
     opt = torch.optim.Adam(model.parameters(), lr=lr)
