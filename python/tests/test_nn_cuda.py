@@ -324,6 +324,27 @@ def test_cuda_layer_write_behind_the_version_counter_is_caught():
     assert torch.isfinite(after).all() and not torch.equal(after, before)
 
 
+def test_cuda_relations_written_behind_the_version_counter_are_caught():
+    # RGCNConv's graph and rows are derived from edge_index and edge_type
+    # together: a write to edge_type the counter misses poisons the call on
+    # their graph (NaN) or raises, then everything is derived anew.
+    torch.manual_seed(0)
+    edge_index, n = base.random_graph(60, 300)
+    edge_index = edge_index.to(DEV)
+    edge_type = torch.randint(0, 4, (edge_index.size(1),), device=DEV)
+    x = torch.randn(n, base.IN, device=DEV)
+    conv = gnnc.nn.RGCNConv(base.IN, 8, 4).to(DEV)
+    before = conv(x, edge_index, edge_type)
+    edge_type.data[:20] = (edge_type[:20] + 1) % 4
+    if not _stale_or_nan(lambda: conv(x, edge_index, edge_type)):
+        torch.cuda.synchronize()
+        with pytest.raises(RuntimeError, match="version counter"):
+            conv(x, edge_index, edge_type)
+    after = conv(x, edge_index, edge_type)
+    torch.testing.assert_close(after, conv(x, edge_index.clone(), edge_type.clone()))
+    assert not torch.equal(after, before)
+
+
 _SECOND_GPU = r'''
 import torch, gnnc.nn
 g = torch.Generator().manual_seed(0)

@@ -825,8 +825,16 @@ def _derived(inputs, what: tuple, build):
     rec = _DERIVED.get(key)
     if rec is not None and rec.alive(inputs) and rec.stale():
         del _DERIVED[key]
-        raise _core._stale_error(next(t for t, s in zip(inputs, rec.snapshots)
-                                      if s.stale()))
+        if len(inputs) == 1:
+            raise _core._stale_error(inputs[0])
+        # One flag for all of them: which one changed is not known.
+        raise RuntimeError(
+            f"gnnc: one of the tensors a graph was built from (shapes "
+            f"{', '.join(str(list(t.shape)) for t in inputs)}) was changed after gnnc "
+            f"built the graph, without PyTorch's version counter seeing it (a write "
+            f"through .data, DLPack or a raw kernel); the gnnc calls on it since then "
+            f"returned NaN. The graph is rebuilt on the next call; write these tensors "
+            f"with PyTorch operations, or pass new ones.")
     if rec is None or not rec.alive(inputs) or not rec.matches(inputs):
         # New, or its contents changed: everything is derived anew.
         _DERIVED.pop(key, None)

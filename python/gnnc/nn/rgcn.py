@@ -289,11 +289,15 @@ def _transform(x: Tensor, weight: Tensor, blocks: Optional[int]) -> Tensor:
 def _build(edge_index: Tensor, edge_type: Tensor, index: Optional[Tensor],
            num_relations: int, sizes: tuple, embeddings: int, mean: bool,
            dtype: torch.dtype, span: int):
-    """(graph (None: the input's), key [E]: the row of each edge's message, norm [E] of
-    `dtype`: 1 / the in-edges of its relation at its destination, empty
-    without `mean`, spans: None, or with `span` < num_relations the
-    (first relation, end relation, first edge, end edge) of each span of
-    the graph's edges, then sorted by relation, each key within its span).
+    """(graph, key [E]: the row of each edge's message, norm [E] of `dtype`:
+    1 / the in-edges of its relation at its destination, empty without
+    `mean`, spans: None, or with `span` < num_relations the (first
+    relation, end relation, first edge, end edge) of each span of the
+    graph's edges, then sorted by relation, each key within its span).
+    The graph is a private copy of `edge_index` (its edges sorted by
+    relation with spans): the op's results are poisoned when either input
+    changes behind PyTorch's version counter (_common._derived), and gnnc's
+    graph cache does not check its contents again.
     With features the rows are (source, relation) of the transformed
     features; with a node index `index` they are (relation, index[source])
     of the weights. Ids are checked here, once per graph (one read back):
@@ -330,7 +334,7 @@ def _build(edge_index: Tensor, edge_type: Tensor, index: Optional[Tensor],
             torch.searchsorted(ordered, pair)
         norm = 1.0 / count.to(dtype)
     if span >= num_relations:
-        return None, key, norm, None  # on the input graph itself
+        return _core._private_copy(edge_index), key, norm, None
     # Spans of `span` relations: the edges sorted by relation (a private
     # graph of their own), each keyed within its span's rows.
     et, perm = et.sort(stable=True)
@@ -386,6 +390,5 @@ def relation_edges(edge_index: Tensor, edge_type: Tensor, index: Optional[Tensor
         key, norm = _edges_op(edge_index, edge_type, index, num_relations, sizes[0],
                               sizes[1], embeddings, mean, dtype)
         return edge_index, key, norm, None
-    graph, key, norm, spans = _cached(edge_index, edge_type, index, num_relations, sizes, embeddings, mean,
+    return _cached(edge_index, edge_type, index, num_relations, sizes, embeddings, mean,
                    dtype, span)
-    return (edge_index if graph is None else graph), key, norm, spans
