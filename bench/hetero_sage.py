@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""A heterogeneous GraphSAGE built with to_hetero (``--model sage``) or a
-2-layer HGTConv model (``--model hgt``), gnnc's layers against PyG's (issue
+"""A heterogeneous GraphSAGE built with to_hetero (``--model sage``) or with
+HeteroConv (``--model heteroconv``), or a 2-layer HGTConv model (``--model
+hgt``), gnnc's layers against PyG's (issue
 31): the same 2-layer model, the same weights and the same full-graph Adam
 steps on a synthetic ogbn-mag-shaped graph; prints both loss curves and the
 forward+backward time per step.
@@ -15,7 +16,7 @@ type has F random features; papers have random labels of 349 classes, the
 loss is over every paper. --scale shrinks every count (a CPU smoke run:
 --device cpu --scale 0.001; on the CPU gnnc runs its reference evaluator).
 
-    python bench/hetero_sage.py [--model sage|hgt] [--steps 10] [--hidden 64]
+    python bench/hetero_sage.py [--model sage|heteroconv|hgt] [--steps 10] [--hidden 64]
         [--features 128] [--heads 2]
 
 HGT model: two ``HGTConv(hidden, heads)`` layers (the first lazy), then a
@@ -80,9 +81,27 @@ class HGT(torch.nn.Module):
         return {"paper": self.lin(x_dict["paper"])}
 
 
+class HeteroSage(torch.nn.Module):
+    """The same GraphSAGE as two HeteroConv layers (one SAGEConv per edge
+    type, summed per node type): PyG's HeteroConv or gnnc.nn.HeteroConv."""
+
+    def __init__(self, nn, hidden, metadata):
+        super().__init__()
+        self.conv1 = nn.HeteroConv({et: nn.SAGEConv((-1, -1), hidden) for et in metadata[1]},
+                                   aggr="sum")
+        self.conv2 = nn.HeteroConv({et: nn.SAGEConv((-1, -1), CLASSES)
+                                    for et in metadata[1]}, aggr="sum")
+
+    def forward(self, x_dict, edge_index_dict):
+        x_dict = {k: v.relu() for k, v in self.conv1(x_dict, edge_index_dict).items()}
+        return self.conv2(x_dict, edge_index_dict)
+
+
 def build(lib, to_hetero, args, metadata):
     if args.model == "hgt":
         return HGT(lib, args.hidden, metadata, args.heads)
+    if args.model == "heteroconv":
+        return HeteroSage(lib, args.hidden, metadata)
     return to_hetero(Sage(lib, args.hidden), metadata, aggr="sum")
 
 
@@ -112,7 +131,7 @@ def main():
     p.add_argument("--features", type=int, default=128)
     p.add_argument("--hidden", type=int, default=64)
     p.add_argument("--steps", type=int, default=10)
-    p.add_argument("--model", choices=("sage", "hgt"), default="sage")
+    p.add_argument("--model", choices=("sage", "heteroconv", "hgt"), default="sage")
     p.add_argument("--heads", type=int, default=2, help="HGT's heads")
     args = p.parse_args()
     device = torch.device(args.device)

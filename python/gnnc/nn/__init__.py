@@ -17,6 +17,16 @@ from .hgt import HGTConv
 from .models import GCN
 from .rgcn import FastRGCNConv, RGCNConv
 
+
+def __getattr__(name):
+    # HeteroConv subclasses PyG's: made on first use, so that importing
+    # gnnc.nn does not need torch_geometric.
+    if name == "HeteroConv":
+        from .hetero import hetero_conv_class
+        return hetero_conv_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
     "AGNNConv",
     "FastRGCNConv",

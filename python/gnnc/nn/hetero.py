@@ -1,5 +1,6 @@
-"""`gnnc.nn.to_hetero`: PyG's `torch_geometric.nn.to_hetero` for models built
-from gnnc.nn layers."""
+"""`gnnc.nn.to_hetero` and `gnnc.nn.HeteroConv`: PyG's
+`torch_geometric.nn.to_hetero` and `HeteroConv` for models built from
+gnnc.nn layers, with the SAGE layers summed into one node type as one sum."""
 
 import threading
 
@@ -132,3 +133,89 @@ def _fuse_sage_sums(model) -> None:
     if changed:
         graph.lint()
         model.recompile()
+
+
+def _hetero_sum(module, args_dict, kwargs_dict) -> dict:
+    """PyG's HeteroConv.forward with aggr="sum": each edge type's layer gets
+    PyG's arguments (an edge type's own entry, the node type's features, or
+    a (source, destination) pair), and each destination type sums its
+    layers' outputs; the gnnc SAGE layers (without `normalize`) among them
+    as one sum of their terms (conv.sum_terms)."""
+    groups = {}
+    for edge_type, conv in module.convs.items():
+        src, _, dst = edge_type
+        has_edge_level_arg = False
+        args = []
+        for value_dict in args_dict:
+            if edge_type in value_dict:
+                has_edge_level_arg = True
+                args.append(value_dict[edge_type])
+            elif src == dst and src in value_dict:
+                args.append(value_dict[src])
+            elif src in value_dict or dst in value_dict:
+                args.append((value_dict.get(src, None), value_dict.get(dst, None)))
+        kwargs = {}
+        for arg, value_dict in kwargs_dict.items():
+            if not arg.endswith("_dict"):
+                raise ValueError(f"Keyword arguments in '{type(module).__name__}' need "
+                                 f"to end with '_dict' (got '{arg}')")
+            arg = arg[:-5]
+            if edge_type in value_dict:
+                has_edge_level_arg = True
+                kwargs[arg] = value_dict[edge_type]
+            elif src == dst and src in value_dict:
+                kwargs[arg] = value_dict[src]
+            elif src in value_dict or dst in value_dict:
+                kwargs[arg] = (value_dict.get(src, None), value_dict.get(dst, None))
+        if not has_edge_level_arg:
+            continue
+        terms, outs = groups.setdefault(dst, ([], []))
+        if type(conv) is SAGEConv and not conv.normalize and len(args) == 2 and \
+                not kwargs and not _common.is_sparse(args[1]):
+            terms.extend(conv.terms(*args))
+        else:
+            outs.append(conv(*args, **kwargs))
+    result = {}
+    for dst, (terms, outs) in groups.items():
+        out = sum_terms(terms) if terms else None
+        for y in outs:
+            out = y if out is None else out + y
+        result[dst] = out
+    return result
+
+
+_HETERO_CONV = []
+
+
+def hetero_conv_class():
+    """gnnc.nn.HeteroConv: PyG's `HeteroConv` (a subclass: the same
+    constructor, parameters and state dict) whose aggr="sum" forward sums
+    each node type's gnnc SAGE layers as one sum of their terms (the root
+    terms on the same destination features share one matmul, the others
+    accumulate into it); other aggregations are PyG's forward. Made on first
+    use: it needs torch_geometric."""
+    if not _HETERO_CONV:
+        try:
+            from torch_geometric.nn import HeteroConv as PyGHeteroConv
+        except ImportError as e:
+            raise ImportError("gnnc.nn.HeteroConv needs torch_geometric") from e
+
+        class HeteroConv(PyGHeteroConv):
+            __doc__ = hetero_conv_class.__doc__
+
+            def forward(self, *args_dict, **kwargs_dict):
+                if self.aggr != "sum":
+                    return super().forward(*args_dict, **kwargs_dict)
+                return _hetero_sum(self, args_dict, kwargs_dict)
+
+        HeteroConv.__module__ = __name__
+        HeteroConv.__qualname__ = "HeteroConv"
+        _HETERO_CONV.append(HeteroConv)
+    return _HETERO_CONV[0]
+
+
+def __getattr__(name):
+    # gnnc.nn.hetero.HeteroConv (pickle finds the class here).
+    if name == "HeteroConv":
+        return hetero_conv_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
