@@ -329,3 +329,23 @@ def test_device_matches_pyg_on_the_cpu(device, dtype, heads):
     counts = dict(COUNTS, author=0)
     check(ours, pyg, features(counts, NODES, dtype, device),
           graph(counts, device=device, empty=(EDGES[2],)), dtype, tol)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_autocast_bfloat16_matches_float64(device):
+    """Under torch.autocast(bfloat16) the attention runs in bf16 (its gnnc
+    function's type) within 4 bf16 per-op tolerances of PyG's layer in
+    float64 (docs/Semantics.md)."""
+    ours, pyg = layers(NODES, 2, torch.float32, device)
+    pyg = pyg.double()
+    x = {t: v.to(torch.bfloat16).float() for t, v in features(COUNTS, NODES, torch.float32,
+                                                               device).items()}
+    ei = graph(COUNTS, device=device)
+    with torch.autocast(torch.device(device).type, dtype=torch.bfloat16):
+        out = ours(x, ei)
+    assert ours._gnnc_function[1][2] == "bf16"
+    want = pyg({t: v.double().cpu() for t, v in x.items()},
+               {r: e.cpu() for r, e in ei.items()})
+    for t in want:
+        err = (out[t].double().cpu() - want[t]).abs().max().item()
+        assert err <= 4 * 1e-2 * (1 + want[t].abs().max().item()), (t, err)
