@@ -310,3 +310,16 @@ def test_fast_rgcn_featureless_equals_pyg(index):
     x = None if index == "none" else torch.randperm(
         n, generator=torch.Generator().manual_seed(3)).to(DEVICE)
     check(ours, pyg, x, x, ei, et, torch.float32)
+
+
+def test_featureless_rows_are_cached_across_calls(monkeypatch):
+    """x=None: the same edges' rows from call to call (built once)."""
+    from gnnc.nn import rgcn
+    builds = []
+    real = rgcn._build
+    monkeypatch.setattr(rgcn, "_build", lambda *a: builds.append(1) or real(*a))
+    layer = gnn.RGCNConv(12, OUT, R).to(DEVICE)
+    ei, et = graph(12, 40)
+    first = layer(None, ei, et)
+    torch.testing.assert_close(layer(None, ei, et), first)
+    assert len(builds) == 1

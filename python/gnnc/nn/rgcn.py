@@ -108,7 +108,9 @@ class RGCNConv(torch.nn.Module):
             raise ValueError(f"{name}: expected x as a (source, target) pair, got "
                              f"{len(x)} items")
         if x_l is None:
-            x_l = torch.arange(self.in_channels_l, device=self.weight.device)
+            # One arange per size and device: the rows cached per
+            # (edge_index, edge_type, index) are found again next call.
+            x_l = _arange(self.in_channels_l, self.weight.device)
             if not isinstance(x, (tuple, list)):
                 x_r = x_l
         featured = _check_x(name, "x" if x_r is x_l else "x[0]", x_l, self.in_channels_l,
@@ -141,7 +143,7 @@ class RGCNConv(torch.nn.Module):
         mean = _AGGR[self.aggr]
         if featured:
             dt = _common.compute_dtype(x_l, self.weight.dtype)
-            span = _span(sizes[0] * out_c * torch.empty((), dtype=dt).element_size(), r)
+            span = _span(sizes[0] * out_c * dt.itemsize, r)
             index = None
         else:
             dt = weight.dtype
@@ -319,10 +321,6 @@ def _build(edge_index: Tensor, edge_type: Tensor, index: Optional[Tensor],
             raise ValueError(f"RGCNConv: the node index x holds "
                              f"{ix[0] if ix[0] < 0 else ix[1]}, outside [0, "
                              f"{embeddings}) (in_channels)")
-    if index is None:
-        key = src * num_relations + et
-    else:
-        key = et * embeddings + index.long()[src]
     if not mean:
         norm = torch.empty(0, dtype=dtype, device=ei.device)
     else:
@@ -334,6 +332,8 @@ def _build(edge_index: Tensor, edge_type: Tensor, index: Optional[Tensor],
             torch.searchsorted(ordered, pair)
         norm = 1.0 / count.to(dtype)
     if span >= num_relations:
+        key = src * num_relations + et if index is None else \
+            et * embeddings + index.long()[src]
         return _core._private_copy(edge_index), key, norm, None
     # Spans of `span` relations: the edges sorted by relation (a private
     # graph of their own), each keyed within its span's rows.
