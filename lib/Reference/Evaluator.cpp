@@ -519,11 +519,11 @@ static void reduceRows(const Incidence &inc, int64_t numNodes, int64_t row,
 }
 
 /// The `winner` codes of an extremum `out` over `inc`'s rows (see gnn.spmm):
-/// per element, NaN where the extremum is NaN, -1 where no edge attains it. With `neighbour` (the
+/// per element, NaN where the extremum is NaN, -1 where no edge attains it,
+/// else -(c + 1) for the c edges attaining it; with `neighbour` (the
 /// unweighted spmm: the other end of each edge, whose row the edge's value
-/// is), the id of the one neighbour whose edges attain it when the extremum
-/// is not `identity` and the id is below 2^`idBits`, else -2; without, -(c
-/// + 1) for the c edges attaining it.
+/// is), a single such edge is named by its neighbour's id instead when the
+/// extremum is not `identity` and the id is below 2^`idBits`.
 template <typename ValueFn>
 static Tensor winnerCodes(const Incidence &inc, int64_t numNodes, int64_t row,
                           const Tensor &out, double identity, int idBits,
@@ -539,21 +539,17 @@ static Tensor winnerCodes(const Incidence &inc, int64_t numNodes, int64_t row,
         continue;
       }
       int64_t count = 0, first = -1;
-      bool oneNeighbour = true;
       for (int64_t i = inc.ptr[n]; i < inc.ptr[n + 1]; ++i) {
         int64_t e = inc.edges[i];
         if (value(e, k) != y)
           continue;
         if (count++ == 0)
           first = neighbour ? (*neighbour)[e] : e;
-        else if (neighbour && (*neighbour)[e] != first)
-          oneNeighbour = false;
       }
       double c = -static_cast<double>(count + 1);
-      if (neighbour && count > 0)
-        c = oneNeighbour && y != identity && first < (int64_t(1) << idBits)
-                ? static_cast<double>(first)
-                : -2.0;
+      if (neighbour && count == 1 && y != identity &&
+          first < (int64_t(1) << idBits))
+        c = static_cast<double>(first);
       code.data[n * row + k] = count == 0 ? -1.0 : c;
     }
   return code;
@@ -675,10 +671,17 @@ LogicalResult Interpreter::extremumGrad(mlir::gnn::ExtremumGradOp op) {
       }
       if (!(c < -1.0))
         continue;
-      // The edges attaining the extremum share the gradient equally.
+      // The edges attaining the extremum share the gradient equally; the
+      // code counts them (the CUDA kernel divides by its count).
       double v = y.data[n * row + k];
       for (int64_t i = begin; i < end; ++i)
         ties += x.data[from[inc.edges[i]] * row + k] == v;
+      if (c != -static_cast<double>(ties + 1))
+        return op.emitOpError()
+               << "expects tie codes -(c + 1) for the c edges attaining the "
+                  "extremum, but element "
+               << n * row + k << " is " << c << " where " << ties
+               << " edge(s) attain " << v;
       for (int64_t i = begin; i < end; ++i)
         if (x.data[from[inc.edges[i]] * row + k] == v)
           dx.data[from[inc.edges[i]] * row + k] += g / ties;

@@ -546,3 +546,78 @@ def test_extremum_ties_share_like_torch(reduce, reversed_, dtype):
     # CUDA (1.4e-5 off at worst, seen).
     tol = 1e-4 if dtype == torch.float32 else 1e-12
     torch.testing.assert_close(xg.grad, xr.grad, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("reduce", ["max", "min"])
+@pytest.mark.parametrize("reversed_", [False, True])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_extremum_ties_in_long_rows(reduce, reversed_, dtype):
+    # Rows of 300, 1100 and 2600 edges (above a block of 256 and of 1024:
+    # on CUDA resolved by the edge blocks, spread over the grid) and short
+    # rows, 72 features (two full slices of 32 and one of 8). In each slice
+    # of a long row, a chosen number of elements tie (1, 3, 5, 12, 17 or
+    # all 32), each tie among 2, 3, 9 or all of the row's edges, and some
+    # elements have a NaN extremum; a hub's duplicate edges count twice
+    # where they attain it. The gradient splits evenly among the attaining edges, as
+    # torch.scatter_reduce's does, NaN for every edge of a NaN extremum.
+    gen = torch.Generator().manual_seed(11)
+    feats, degrees = 72, [300, 1100, 2600]
+    hubs = len(degrees)
+    leaves = sum(degrees)
+    n = hubs + leaves + 400
+    rows, cols, first = [], [], hubs
+    for h, deg in enumerate(degrees):
+        rows.append(torch.full((deg,), h))
+        cols.append(torch.arange(first, first + deg))
+        first += deg
+    # Short rows among the other nodes (they feed no hub).
+    rand = torch.randint(hubs + leaves, n, (2, 3000), generator=gen)
+    dup = cols[2][:40]  # a hub's duplicate edges
+    dst = torch.cat(rows + [rand[1], torch.full((40,), 2)])
+    src = torch.cat(cols + [rand[0], dup])
+    # Integers exact in bf16: 300 where an element ties, below elsewhere.
+    x = -torch.randint(1, 200, (n, feats), generator=gen).double()
+    x[hubs + leaves:] = torch.randint(1, 4, (n - hubs - leaves, feats),
+                                      generator=gen).double()
+    counts = [1, 3, 5, 12, 17, 32]
+    sizes = [2, 3, 9, None]  # None: every edge of the row
+    first = hubs
+    for h, deg in enumerate(degrees):
+        mine = torch.arange(first, first + deg)
+        first += deg
+        for j in range(3):
+            width = min(32, feats - 32 * j)
+            k = min(counts[(2 * h + j) % len(counts)], width)
+            for i, lane in enumerate(torch.randperm(width, generator=gen)[:k]):
+                f = 32 * j + int(lane)
+                size = sizes[(h + i) % len(sizes)] or deg
+                pick = mine[torch.randperm(deg, generator=gen)[:size]]
+                x[pick, f] = 300.0
+            # The slice's last element gets a single winner, its first a NaN
+            # extremum (either may replace a tie).
+            f = 32 * j + width - 1
+            x[mine[torch.randint(deg, (1,), generator=gen)], f] = 302.0
+            x[mine[torch.randint(deg, (1,), generator=gen)], 32 * j] = float("nan")
+    if reduce == "min":
+        x = -x
+    ei = torch.stack([dst, src]) if reversed_ else torch.stack([src, dst])
+    g = gnnc.Graph.from_edge_index(ei.to(DEVICE), num_nodes=n)
+    t = "f32" if dtype == torch.float32 else "bf16"
+    flag = " reversed" if reversed_ else ""
+    fn = gnnc.compile(op_source(
+        f"  %r = gnn.spmm {reduce} %g, %x{flag} : tensor<?x{feats}xT> -> tensor<?x{feats}xT>",
+        f"%x: tensor<?x{feats}xT>", f"tensor<?x{feats}xT>", t))
+    dy = torch.randint(-4, 5, (n, feats), generator=gen).double()
+    xg = x.to(dtype).to(DEVICE).requires_grad_()
+    xr = x.clone().requires_grad_()
+    out = fn(g, xg)
+    want = scatter(xr[src], dst, n, "a" + reduce)
+    torch.testing.assert_close(out.double().cpu(), want, rtol=0, atol=0,
+                               equal_nan=True)
+    (out * dy.to(dtype).to(DEVICE)).sum().backward()
+    (want * dy).sum().backward()
+    assert xr.grad.isnan().any()  # the NaN extrema reach their edges
+    # The shares (dy / 3, dy / 9, ...) are rounded to the storage type.
+    tol = 1e-5 if dtype == torch.float32 else 1e-2
+    torch.testing.assert_close(xg.grad.double().cpu(), xr.grad, rtol=tol,
+                               atol=tol, equal_nan=True)

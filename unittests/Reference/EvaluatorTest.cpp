@@ -173,25 +173,26 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x2xf32>) -> (tensor<?x2xf32>, tensor<?x
   auto out = run(src, tinyGraph(), {x});
   ASSERT_EQ(out.size(), 4u) << errors;
   expectTensor(out[0], {6, 2}, {0, 0, 1, 3, -1, 2, 0, 0, -2, 2, 0, 0});
-  // The codes name the one neighbour whose edges attain the extremum (-2
-  // for several, -1 for none). Rows: node0 <- x3; node1 <- x0 x0 x4 (3 = 3
-  // from two neighbours; the duplicate edge's x0 is the minimum of column
-  // 0 alone); node2 <- x1 x2; node4 <- x1; nodes 3 and 5 have no incoming
-  // edge.
-  expectTensor(out[1], {6, 2}, {3, 3, 4, -2, 2, 1, -1, -1, 1, 1, -1, -1});
+  // The codes name the one edge attaining the extremum by its neighbour,
+  // else count the c edges attaining it, -(c + 1) (-1 for none). Rows:
+  // node0 <- x3; node1 <- x0 x0 x4 (3 = 3 on all three edges; the
+  // duplicate edge's x0 is the minimum of column 0 on two edges);
+  // node2 <- x1 x2; node4 <- x1; nodes 3 and 5 have no incoming edge.
+  expectTensor(out[1], {6, 2}, {3, 3, 4, -4, 2, 1, -1, -1, 1, 1, -1, -1});
   expectTensor(out[2], {6, 2}, {0, 0, -3, 3, -2, 1, 0, 0, -2, 2, 0, 0});
-  expectTensor(out[3], {6, 2}, {3, 3, 0, -2, 1, 2, -1, -1, 1, 1, -1, -1});
+  expectTensor(out[3], {6, 2}, {3, 3, -3, -4, 1, 2, -1, -1, 1, 1, -1, -1});
 }
 
-TEST_F(Evaluator, SpmmMaxWinnerKeepsDuplicatesAndNotTheIdentity) {
+TEST_F(Evaluator, SpmmMaxWinnerCountsDuplicatesAndNotTheIdentity) {
   const char *src = R"mlir(
 func.func @f(%g: !gnn.graph, %x: tensor<?x1xf32>) -> (tensor<?x1xf32>, tensor<?x1xf32>) {
   %0, %1 = gnn.spmm max %g, %x : tensor<?x1xf32> -> tensor<?x1xf32>, tensor<?x1xf32>
   return %0, %1 : tensor<?x1xf32>, tensor<?x1xf32>
 })mlir";
-  // Node 1's maximum comes from node 4 over two (duplicate) edges: one
-  // neighbour, code 4. Node 2's only neighbour is -inf, the maximum's
-  // identity, which no code names: -2 (the backward compares values).
+  // Node 1's maximum comes from node 4 over two (duplicate) edges: two
+  // edges, code -3. Node 2's only neighbour is -inf, the maximum's
+  // identity, which no id names: one edge, -2 (the backward compares
+  // values).
   HostGraph g;
   g.name = "duplicates";
   g.numNodes = 5;
@@ -202,7 +203,7 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x1xf32>) -> (tensor<?x1xf32>, tensor<?x
   ASSERT_EQ(out.size(), 2u) << errors;
   EXPECT_EQ(out[0].data[1], 5);
   EXPECT_EQ(out[0].data[2], -inf);
-  expectTensor(out[1], {5, 1}, {-1, 4, -2, -1, -1});
+  expectTensor(out[1], {5, 1}, {-1, -3, -2, -1, -1});
 }
 
 TEST_F(Evaluator, ExtremumGradRoutesToWinnersAndSharesTies) {
@@ -217,7 +218,7 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x2xf32>, %dy: tensor<?x2xf32>) -> tenso
   auto out = run(src, tinyGraph(), {x, dy});
   ASSERT_EQ(out.size(), 1u) << errors;
   // Column 0: node0's dy to x3, node1's to x4, node2's to x2, node4's to
-  // x1. Column 1: node0's to x3, node1's (code -2) shared by its three tied
+  // x1. Column 1: node0's to x3, node1's (code -4) shared by its three tied
   // edges (x0 twice, x4: 20 / 3 each), node2's and node4's to x1. Nodes 3 and 5
   // have no incoming edge: their dy goes nowhere.
   expectTensor(out[0], {6, 2},
@@ -361,7 +362,7 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x2xf32>, %dy: tensor<?x2xf32>, %v: tens
   auto out = run(src, tinyGraph(), {x, dy, v});
   ASSERT_EQ(out.size(), 5u) << errors;
   expectWithNaN(out[0], {6, 2}, {0, 0, 1, 3, nan, 2, 0, 0, nan, 2, 0, 0});
-  expectWithNaN(out[1], {6, 2}, {3, 3, 4, -2, nan, 1, -1, -1, nan, 1, -1, -1});
+  expectWithNaN(out[1], {6, 2}, {3, 3, 4, -4, nan, 1, -1, -1, nan, 1, -1, -1});
   expectWithNaN(out[2], {6, 2},
                 {0, 40.0 / 3.0, nan, 80, nan, 0, 1, 10, 2, 20.0 / 3.0, 0, 0});
   expectWithNaN(out[3], {6}, {0, nan, 1, 0, 1, 0});

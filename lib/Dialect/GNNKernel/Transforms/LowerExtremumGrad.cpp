@@ -22,21 +22,47 @@ using gnn::KernelGroupOp;
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// Blocks of teams of 32 lanes; team T of the grid covers 32 consecutive
+/// Blocks of teams of 32 lanes, of two kinds in one grid.
+///
+/// The first blocks are element blocks: team T covers 32 consecutive
 /// elements (d, k) of `grad`, a lane per element, adding into the result
 /// (zeroed before the launch) through `gnnk.atomic_add`. A lane reads its
 /// winner code: a node id adds grad into that node's row (a code that names
 /// no node, which no forward writes and the reference evaluator rejects,
-/// adds nothing); -1 adds nothing. Tie codes (< -1) are resolved one
-/// element at a time by walking d's row: the walkers count the edges whose
-/// input equals the extremum (keeping each walker's first two), then add
-/// grad / count to each (a walker with more than two walks its part again).
-/// A team walks the rows of at most `block` edges itself; longer rows are
-/// walked by the whole block once every team is done with its own elements
-/// (a team's walk of musae-github's 3324-edge row took 21 us on an idle
-/// H100, the block's 2.2 us; with team walks alone, that graph's three ties
-/// made the kernel 1.7x slower than without them). Every block pays one
-/// block reduction for it (pubmed's kernel: 0.019 to 0.021 ms).
+/// adds nothing); -1 adds nothing. A tie code -(c + 1) (c edges attain the
+/// extremum; see gnn.spmm) in a row that is not long is resolved by the
+/// team, one element at a time: its lanes split the row's edges and add
+/// grad / c to each edge whose input equals the extremum, in one walk (the
+/// forward counted them).
+///
+/// A row is long when it has more edges than a block and than
+/// kLongMeanDegrees times the mean degree. The other blocks, edge blocks,
+/// resolve the ties of long rows, which a team would walk once per tie
+/// element, alone: a team per 32 consecutive positions of the traversal
+/// (CSR, or reversed CSC). Each lane reads its position's edge and whether
+/// the row is long; the team then takes those rows one at a time and, slice
+/// by slice of 32 elements, reads the row's codes, and for each tie element
+/// the lanes whose edges are in the row compare their input with the
+/// extremum and add grad / c. A hub row that ties in most of its elements
+/// (bf16's coarse values) is so spread over the grid, a team per 32 of its
+/// edges. In a graph whose densest row (the last in increasing degree
+/// order) is not long, the edge blocks stop after reading it.
+///
+/// Until issue 29, codes of unweighted extrema did not count ties (-2 for
+/// several neighbours), so the tie elements of rows above a block were
+/// walked twice each (a count, then the shares) by one block, one element
+/// at a time: musae-github's bf16 backward took 1.2 ms against f32's 0.1 ms
+/// on an H200, its 160 rows above 256 edges walking 7.5M edge elements for
+/// 7,043 tie elements; now 0.16-0.20 ms (bench/results/ties-h200-s19/).
+/// Walking a slice's ties together by the team (branch `ties`, session 17)
+/// was slower still: the hub rows stayed on one block. Also measured there:
+/// a team per 128 positions (four probes a lane) halved the hubs' spread
+/// and doubled musae-github's bf16 backward; a long row of more than a
+/// block's edges alone made dense graphs pay a code read per edge.
+/// The cost kept: a duplicate edge attaining the extremum is a tie (its
+/// count is needed as soon as another source ties), so a dense random
+/// graph with many duplicates walks them (f32 backward 0.09 -> 0.25-0.32 ms
+/// on 50K nodes and 20M random edges).
 ///
 /// Measured and not kept (bench/results/winner-codes-h100/): pulling the
 /// gradient of the nodes of many edges (more than 4, 16 or 64 times the
@@ -44,19 +70,19 @@ namespace {
 /// atomically, to spare the atomic unit a hub's many additions on one
 /// address: slower on every scoreboard graph (the pull reads a code row
 /// per edge; musae-github's hub contention costs less). Float2 and float4
-/// atomics where neighbouring elements share a winner: slower. Skipping the
-/// block reduction in blocks whose rows have at most `block` edges in all
-/// (two more loads per thread), and capping the registers at 40 for
-/// occupancy (they spill): slower on pubmed still (all in
-/// bench/results/tie-walks-h100/).
+/// atomics where neighbouring elements share a winner: slower.
 ///
 /// The kernel as it is built: the builder helpers its phases share, then
-/// one method per phase (a team's own elements, the ties left to the
-/// block, the resolution of one tie element).
+/// one method per phase (a team's own elements, one tie element of a row
+/// that is not long, the long rows' ties of a team's positions).
 class ExtremumGradKernel {
 public:
   /// Lanes per team.
   static constexpr int64_t kLanes = 32;
+  /// A long row has more edges than a block and than this many times the
+  /// mean degree: a team walks a shorter one once per tie element, at most
+  /// that many times the mean degree over 32 lanes per walk.
+  static constexpr int64_t kLongMeanDegrees = 8;
 
   ExtremumGradKernel(KernelGroupOp group, GroupParts &parts,
                      gnn::ExtremumGradOp op, int64_t row, int indexBits);
@@ -69,15 +95,6 @@ private:
   /// `active` when it is in the row, at `at` in the row-major tensors).
   struct Slice {
     Value d, base, rowStart, f, active, at;
-  };
-  /// The walk of row `s.d` for tie element `f` (at `at`) from `first` by
-  /// `step`: the input `x` and the extremum `y` the edges are compared with.
-  struct TieWalk {
-    const Slice &s;
-    const RowTraversal &rt;
-    Value first;
-    int64_t step;
-    Value x, f, y;
   };
 
   Value i32c(int64_t v);
@@ -92,50 +109,55 @@ private:
   /// `body(i)` for each set bit i < count of `bits`, in a rolled loop (the
   /// bodies are row walks).
   void forEachBit(Value bits, int64_t count, function_ref<void(Value)> body);
-  /// The combine of i32 masks (a team or block reduction's).
-  SmallVector<Value> bitwiseOr(OpBuilder &rb, ValueRange p, ValueRange q);
+  /// The team-reduced bit mask of the lanes where `cond` holds (the same in
+  /// every lane of the team).
+  Value teamMask(Value cond);
 
   Slice slice(Value t);
   /// `cond` where the lane's element is in the row.
   Value guarded(const Slice &s, Value cond);
-  /// The slice's lanes holding a tie code, or the NaN code of a NaN
-  /// extremum (unordered), as a bit mask (the same in every lane of the
-  /// team).
-  Value tieMask(const Slice &s, Value code);
+  /// Whether `code` is a tie code, or the NaN code of a NaN extremum
+  /// (unordered): below -1.
+  Value isTie(Value code);
+  /// What each edge attaining extremum `y` gets of `dy` for tie code
+  /// `code`: dy / c, or NaN for a NaN extremum, as torch's scatter_reduce
+  /// (0 * dy / 0).
+  Value share(Value y, Value dy, Value code);
+  /// Adds `v` into element `f` of node `nbr`'s row of the result.
+  void addInto(Value nbr, Value f, Value v);
 
-  /// The team's own elements, in an `scf.if` on the team covering any;
-  /// yields the bit of the team when it leaves ties in a long row to the
-  /// block.
-  Value ownElements(Value firstTeam);
+  /// The element blocks: the team's own elements, in an `scf.if` on the
+  /// team covering any.
+  void ownElements(Value firstTeam);
   /// Adds the lane's grad into the row of the winner its code names.
   void addToWinner(const Slice &s, Value code);
-  /// The ties of slice `s`: resolved by the team in a short row; yields the
-  /// team's bit for a long one.
+  /// The ties of slice `s` in a row that is not long, one element
+  /// at a time.
   void teamTies(const Slice &s, Value code);
-  /// The teams that left ties to the block (their bits `own`, gathered
-  /// uniform across the block), one at a time, the block's threads
-  /// splitting the row.
-  void blockTies(Value own, Value firstTeam);
-
-  /// Resolves the ties in `mask` of slice `s`, walking d's row from `first`
-  /// by `step`: by the team alone, or (`byBlock`) by the block, whose every
-  /// thread must then run this.
-  void resolve(const Slice &s, const RowTraversal &rt, Value mask, Value first,
-               int64_t step, bool byBlock);
-  /// Resolves the tie at lane `l` of slice `s` (the same for every walker).
-  void resolveElement(const Slice &s, const RowTraversal &rt, Value x, Value l,
-                      Value first, int64_t step, bool byBlock);
-  /// Whether the edge to `nbr` attains the extremum (every edge of a NaN
-  /// one: unordered).
-  Value attains(const TieWalk &w, Value nbr);
-  /// The row's edges split among the walkers (edgeLoop's bodies never fail
-  /// here), `fn` giving the carried values after the edge to a neighbour.
-  ForEdgesOp walk(const TieWalk &w, ValueRange inits,
-                  function_ref<SmallVector<Value>(Value, ValueRange)> fn);
-  /// One walk counts the walker's matches and keeps the first two (ties
-  /// are mostly of two or three edges); only a walker with more walks
-  /// again.
-  ForEdgesOp countMatches(const TieWalk &w);
+  /// Resolves the tie at lane `l` of slice `s` (the same for every lane):
+  /// the lanes split the row's edges.
+  void resolveElement(const Slice &s, const RowTraversal &rt, Value l);
+  /// The row and the neighbour of the edge at traversal position `pos`.
+  struct EdgeAt {
+    Value row, nbr;
+  };
+  EdgeAt edgeAt(Value pos);
+  /// What a lane of an edge block reads of its position (`first` plus its
+  /// lane): whether the edge is in a long row, the row and the neighbour.
+  struct Probe {
+    Value first, isLong, row, nbr;
+  };
+  Probe probe(Value first);
+  /// Whether the graph has a long row (its densest row is long): the edge
+  /// blocks of a graph without one have nothing to do.
+  Value anyLongRow();
+  /// The edge blocks: the ties of long rows at the team's 32 positions
+  /// probed by `p`.
+  void longRowTies(const Probe &p);
+  /// The ties of long row `d` at the team's positions where `mine` (the
+  /// lane's edge, to `nbr`, is in the row): slice by slice, the slice's tie
+  /// elements one at a time, a lane per edge.
+  void rowTies(Value d, Value mine, Value nbr);
 
   KernelGroupOp group;
   GroupParts &parts;
@@ -148,13 +170,16 @@ private:
   int64_t teams;
   /// Slices of 32 elements per row.
   int64_t chunks;
-  AffineExpr nodes;
+  AffineExpr nodes, edges;
   KernelBuilder kb;
   OpBuilder &b;
   Location loc;
   Type i32;
   /// The result, and the slices (a team each).
   Value out, slices;
+  /// Rows of more edges than this are long: more than a block's and than
+  /// kLongMeanDegrees times the mean degree.
+  Value longThreshold;
   Value blk, team, lane;
 };
 } // namespace
@@ -166,6 +191,7 @@ ExtremumGradKernel::ExtremumGradKernel(KernelGroupOp group, GroupParts &parts,
       block(group.getScheduleAttr().getBlock()), teams(block / kLanes),
       chunks((row + kLanes - 1) / kLanes),
       nodes(getAffineSymbolExpr(0, group.getContext())),
+      edges(getAffineSymbolExpr(1, group.getContext())),
       kb(group, group.getKernel().str(), block, indexBits), b(kb.b),
       loc(kb.loc), i32(b.getI32Type()) {}
 
@@ -215,9 +241,15 @@ void ExtremumGradKernel::forEachBit(Value bits, int64_t count,
   whether(bitOf(bits, i), [&] { body(i); });
 }
 
-SmallVector<Value> ExtremumGradKernel::bitwiseOr(OpBuilder &rb, ValueRange p,
-                                                 ValueRange q) {
-  return SmallVector<Value>{arith::OrIOp::create(rb, loc, p[0], q[0])};
+Value ExtremumGradKernel::teamMask(Value cond) {
+  Value mine = arith::SelectOp::create(b, loc, cond, bitMask(lane), i32c(0));
+  auto bits = TeamReduceOp::create(b, loc, ValueRange{mine}, 1, kLanes);
+  kb.buildCombine(bits.getCombine(), TypeRange{i32},
+                  [&](OpBuilder &rb, ValueRange p, ValueRange q) {
+                    return SmallVector<Value>{
+                        arith::OrIOp::create(rb, loc, p[0], q[0])};
+                  });
+  return bits.getResult(0);
 }
 
 ExtremumGradKernel::Slice ExtremumGradKernel::slice(Value t) {
@@ -240,51 +272,66 @@ Value ExtremumGradKernel::guarded(const Slice &s, Value cond) {
                   : cond;
 }
 
-Value ExtremumGradKernel::tieMask(const Slice &s, Value code) {
-  Value tie = guarded(s, compare(arith::CmpFPredicate::ULT, code, -1.0));
-  Value mine = arith::SelectOp::create(b, loc, tie, bitMask(lane), i32c(0));
-  auto ties = TeamReduceOp::create(b, loc, ValueRange{mine}, 1, kLanes);
-  kb.buildCombine(ties.getCombine(), TypeRange{i32},
-                  [&](OpBuilder &rb, ValueRange p, ValueRange q) {
-                    return bitwiseOr(rb, p, q);
-                  });
-  return ties.getResult(0);
+Value ExtremumGradKernel::isTie(Value code) {
+  return compare(arith::CmpFPredicate::ULT, code, -1.0);
+}
+
+Value ExtremumGradKernel::share(Value y, Value dy, Value code) {
+  // c = -(code + 1) = -1 - code.
+  Value count = arith::SubFOp::create(b, loc, kb.fp(-1.0), code);
+  Value part = arith::DivFOp::create(b, loc, dy, count);
+  Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, y, y);
+  return arith::SelectOp::create(b, loc, isNaN, y, part).getResult();
+}
+
+void ExtremumGradKernel::addInto(Value nbr, Value f, Value v) {
+  AtomicAddOp::create(b, loc, v, out, kb.add(kb.mul(nbr, row), f));
 }
 
 void ExtremumGradKernel::build() {
   out = kb.accumulatedResult(0);
   slices = kb.sizeValue(nodes * chunks);
+  AffineExpr elementBlocks = (nodes * chunks).ceilDiv(teams);
+  AffineExpr edgeBlocks = edges.ceilDiv(teams * kLanes);
   auto blocks = ForBlocksOp::create(
-      b, loc, arith::CeilDivSIOp::create(b, loc, slices, kb.idx(teams)),
-      kLanes);
+      b, loc, kb.sizeValue(elementBlocks + edgeBlocks), kLanes);
   Block *body = new Block();
   blocks.getBody().push_back(body);
   blk = body->addArgument(b.getIndexType(), loc);
   team = body->addArgument(b.getIndexType(), loc);
   lane = body->addArgument(b.getIndexType(), loc);
   b.setInsertionPointToStart(body);
-  Value firstTeam = kb.mul(blk, teams);
-  Value left = ownElements(firstTeam);
-  blockTies(left, firstTeam);
+  Value n = kb.size("nodes");
+  Value meanCeil = arith::CeilDivSIOp::create(
+      b, loc, kb.size("edges"),
+      arith::MaxSIOp::create(b, loc, n, kb.idx(1)).getResult());
+  longThreshold = arith::MaxSIOp::create(b, loc, kb.idx(block),
+                                         kb.mul(meanCeil, kLongMeanDegrees));
+  Value firstEdgeBlock = kb.sizeValue(elementBlocks);
+  auto kind = scf::IfOp::create(b, loc, TypeRange{}, kb.lt(blk, firstEdgeBlock),
+                                /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&kind.getThenRegion().front());
+    ownElements(kb.mul(blk, teams));
+    b.setInsertionPointToStart(&kind.getElseRegion().front());
+    Value edgeTeam = kb.add(kb.mul(kb.sub(blk, firstEdgeBlock), teams), team);
+    whether(anyLongRow(),
+            [&] { longRowTies(probe(kb.mul(edgeTeam, kLanes))); });
+  }
   YieldOp::create(b, loc);
-  LaunchOp launch =
-      kb.finish((nodes * chunks).ceilDiv(teams), {nodes}, parts.graph);
+  LaunchOp launch = kb.finish(elementBlocks + edgeBlocks, {nodes}, parts.graph);
   group->replaceAllUsesWith(launch->getResults());
 }
 
-Value ExtremumGradKernel::ownElements(Value firstTeam) {
+void ExtremumGradKernel::ownElements(Value firstTeam) {
   Value t = kb.add(firstTeam, team);
-  auto own = scf::IfOp::create(b, loc, TypeRange{i32}, kb.lt(t, slices),
-                               /*withElseRegion=*/true);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&own.getElseRegion().front());
-  scf::YieldOp::create(b, loc, i32c(0));
-  b.setInsertionPointToStart(&own.getThenRegion().front());
-  Slice s = slice(t);
-  Value code = kb.load(kb.operand(op.getWinner()), s.at).front();
-  addToWinner(s, code);
-  teamTies(s, code);
-  return own.getResult(0);
+  whether(kb.lt(t, slices), [&] {
+    Slice s = slice(t);
+    Value code = kb.load(kb.operand(op.getWinner()), s.at).front();
+    addToWinner(s, code);
+    teamTies(s, code);
+  });
 }
 
 void ExtremumGradKernel::addToWinner(const Slice &s, Value code) {
@@ -294,143 +341,161 @@ void ExtremumGradKernel::addToWinner(const Slice &s, Value code) {
         arith::FPToSIOp::create(b, loc, b.getI64Type(), code));
     whether(kb.lt(winner, kb.size("nodes")), [&] {
       Value dy = kb.load(kb.operand(op.getGrad()), s.at).front();
-      AtomicAddOp::create(b, loc, dy, out, kb.add(kb.mul(winner, row), s.f));
+      addInto(winner, s.f, dy);
     });
   });
 }
 
 void ExtremumGradKernel::teamTies(const Slice &s, Value code) {
-  Value mask = tieMask(s, code);
-  auto some = scf::IfOp::create(b, loc, TypeRange{i32}, nonzero(mask),
-                                /*withElseRegion=*/true);
-  b.setInsertionPointToStart(&some.getElseRegion().front());
-  scf::YieldOp::create(b, loc, i32c(0));
-  b.setInsertionPointToStart(&some.getThenRegion().front());
-  RowTraversal rt = traverse(kb, reversed, s.d);
-  auto degree = [&](const RowTraversal &r) { return kb.sub(r.end, r.begin); };
-  Value longRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
-                                        degree(rt), kb.idx(block));
-  Value shortRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
-                                         degree(rt), kb.idx(block));
-  whether(shortRow, [&] {
-    resolve(s, rt, mask, kb.add(rt.begin, lane), kLanes, /*byBlock=*/false);
-  });
-  scf::YieldOp::create(
-      b, loc,
-      arith::SelectOp::create(b, loc, longRow, bitMask(team), i32c(0))
-          .getResult());
-  b.setInsertionPointAfter(some);
-  scf::YieldOp::create(b, loc, some.getResult(0));
-}
-
-void ExtremumGradKernel::blockTies(Value own, Value firstTeam) {
-  auto leftRed = BlockReduceOp::create(b, loc, ValueRange{own});
-  kb.buildCombine(leftRed.getCombine(), TypeRange{i32},
-                  [&](OpBuilder &rb, ValueRange p, ValueRange q) {
-                    return bitwiseOr(rb, p, q);
-                  });
-  Value left = leftRed.getResult(0);
-  forEachBit(left, teams, [&](Value other) {
-    Slice s = slice(kb.add(firstTeam, other));
-    Value code = kb.load(kb.operand(op.getWinner()), s.at).front();
-    Value mask = tieMask(s, code);
+  Value mask = teamMask(guarded(s, isTie(code)));
+  whether(nonzero(mask), [&] {
     RowTraversal rt = traverse(kb, reversed, s.d);
-    Value first = kb.add(rt.begin, kb.add(kb.mul(team, kLanes), lane));
-    resolve(s, rt, mask, first, block, /*byBlock=*/true);
+    Value shortRow =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
+                              kb.sub(rt.end, rt.begin), longThreshold);
+    whether(shortRow, [&] {
+      forEachBit(mask, kLanes, [&](Value l) { resolveElement(s, rt, l); });
+    });
   });
-}
-
-void ExtremumGradKernel::resolve(const Slice &s, const RowTraversal &rt,
-                                 Value mask, Value first, int64_t step,
-                                 bool byBlock) {
-  Value x = kb.operand(op.getInput());
-  // One element at a time, the same for every walker.
-  forEachBit(mask, kLanes, [&](Value l) {
-    resolveElement(s, rt, x, l, first, step, byBlock);
-  });
-}
-
-Value ExtremumGradKernel::attains(const TieWalk &w, Value nbr) {
-  Value v = kb.load(w.x, kb.add(kb.mul(nbr, row), w.f)).front();
-  return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UEQ, v, w.y)
-      .getResult();
-}
-
-ForEdgesOp ExtremumGradKernel::walk(
-    const TieWalk &w, ValueRange inits,
-    function_ref<SmallVector<Value>(Value, ValueRange)> fn) {
-  LogicalResult status = success();
-  ForEdgesOp loop = edgeLoop(
-      kb, w.rt, w.first, kb.idx(w.step), inits, reversed, w.s.d,
-      [&](const EdgeRef &e, ValueRange acc) -> FailureOr<SmallVector<Value>> {
-        return fn(reversed ? e.dst : e.src, acc);
-      },
-      status);
-  loop.setUnrollAttr(b.getI64IntegerAttr(4));
-  return loop;
-}
-
-ForEdgesOp ExtremumGradKernel::countMatches(const TieWalk &w) {
-  return walk(
-      w, {kb.fp(0.0), kb.idx(0), kb.idx(0)}, [&](Value nbr, ValueRange acc) {
-        Value hit = attains(w, nbr);
-        Value one =
-            arith::SelectOp::create(b, loc, hit, kb.fp(1.0), kb.fp(0.0));
-        Value isFirst = arith::AndIOp::create(
-            b, loc, hit, compare(arith::CmpFPredicate::OEQ, acc[0], 0.0));
-        Value isSecond = arith::AndIOp::create(
-            b, loc, hit, compare(arith::CmpFPredicate::OEQ, acc[0], 1.0));
-        SmallVector<Value> next;
-        next.push_back(arith::AddFOp::create(b, loc, acc[0], one));
-        next.push_back(arith::SelectOp::create(b, loc, isFirst, nbr, acc[1]));
-        next.push_back(arith::SelectOp::create(b, loc, isSecond, nbr, acc[2]));
-        return next;
-      });
 }
 
 void ExtremumGradKernel::resolveElement(const Slice &s, const RowTraversal &rt,
-                                        Value x, Value l, Value first,
-                                        int64_t step, bool byBlock) {
+                                        Value l) {
   Value fl = kb.add(s.base, l);
   Value atL = kb.add(s.rowStart, fl);
   Value y = kb.load(kb.operand(op.getExtremum()), atL).front();
-  TieWalk w{s, rt, first, step, x, fl, y};
-  ForEdgesOp count = countMatches(w);
-  Value matches = count.getResult(0);
-  auto sum = [&](OpBuilder &rb, ValueRange p, ValueRange q) {
-    return SmallVector<Value>{arith::AddFOp::create(rb, loc, p[0], q[0])};
-  };
-  auto teamTotal = TeamReduceOp::create(b, loc, ValueRange{matches}, 1, kLanes);
-  kb.buildCombine(teamTotal.getCombine(), TypeRange{kb.ft}, sum);
-  Value total = teamTotal.getResult(0);
-  if (byBlock) {
-    auto blockTotal = BlockReduceOp::create(b, loc, ValueRange{total});
-    kb.buildCombine(blockTotal.getCombine(), TypeRange{kb.ft}, sum);
-    total = blockTotal.getResult(0);
+  Value code = kb.load(kb.operand(op.getWinner()), atL).front();
+  Value dy = kb.load(kb.operand(op.getGrad()), atL).front();
+  Value part = share(y, dy, code);
+  Value x = kb.operand(op.getInput());
+  LogicalResult status = success();
+  ForEdgesOp loop = edgeLoop(
+      kb, rt, kb.add(rt.begin, lane), kb.idx(kLanes), {}, reversed, s.d,
+      [&](const EdgeRef &e, ValueRange) -> FailureOr<SmallVector<Value>> {
+        Value nbr = reversed ? e.dst : e.src;
+        Value v = kb.load(x, kb.add(kb.mul(nbr, row), fl)).front();
+        whether(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UEQ, v, y),
+                [&] { addInto(nbr, fl, part); });
+        return SmallVector<Value>{};
+      },
+      status);
+  loop.setUnrollAttr(b.getI64IntegerAttr(4));
+}
+
+ExtremumGradKernel::EdgeAt ExtremumGradKernel::edgeAt(Value pos) {
+  Value slot = reversed ? kb.loadIndex(kb.graph("csc_to_csr"), pos) : pos;
+  Value src = kb.loadIndex(kb.graph("csr_col"), slot);
+  Value dst = kb.loadIndex(kb.graph("csr_dst"), slot);
+  return reversed ? EdgeAt{src, dst} : EdgeAt{dst, src};
+}
+
+Value ExtremumGradKernel::anyLongRow() {
+  // The last node in increasing degree order has the most edges.
+  Value n = kb.size("nodes");
+  auto any = scf::IfOp::create(b, loc, TypeRange{b.getI1Type()},
+                               kb.lt(kb.idx(0), n), /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&any.getElseRegion().front());
+  scf::YieldOp::create(
+      b, loc,
+      ValueRange{
+          arith::ConstantOp::create(b, loc, b.getBoolAttr(false)).getResult()});
+  b.setInsertionPointToStart(&any.getThenRegion().front());
+  Value byDegree =
+      kb.graph(reversed ? "csc_cols_by_degree" : "csr_rows_by_degree");
+  Value densest = kb.loadIndex(byDegree, kb.sub(n, kb.idx(1)));
+  RowTraversal rt = traverse(kb, reversed, densest);
+  Value longRow =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                            kb.sub(rt.end, rt.begin), longThreshold);
+  scf::YieldOp::create(b, loc, ValueRange{longRow});
+  return any.getResult(0);
+}
+
+ExtremumGradKernel::Probe ExtremumGradKernel::probe(Value first) {
+  // Each lane reads its position's edge and whether its row is long.
+  Value pos = kb.add(first, lane);
+  Value inGraph = kb.lt(pos, kb.size("edges"));
+  Type index = b.getIndexType();
+  auto probe = scf::IfOp::create(b, loc, TypeRange{b.getI1Type(), index, index},
+                                 inGraph, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&probe.getElseRegion().front());
+    scf::YieldOp::create(
+        b, loc,
+        ValueRange{
+            arith::ConstantOp::create(b, loc, b.getBoolAttr(false)).getResult(),
+            kb.idx(0), kb.idx(0)});
+    b.setInsertionPointToStart(&probe.getThenRegion().front());
+    EdgeAt e = edgeAt(pos);
+    RowTraversal rt = traverse(kb, reversed, e.row);
+    Value longRow =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                              kb.sub(rt.end, rt.begin), longThreshold);
+    scf::YieldOp::create(b, loc, ValueRange{longRow, e.row, e.nbr});
   }
-  Value dyL = kb.load(kb.operand(op.getGrad()), atL).front();
-  // NaN for a NaN extremum, as torch's scatter_reduce (0 * dy / 0).
-  Value share = arith::DivFOp::create(b, loc, dyL, total);
-  share = arith::SelectOp::create(
-      b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, y, y), y,
-      share);
-  auto addTo = [&](Value nbr) {
-    AtomicAddOp::create(b, loc, share, out, kb.add(kb.mul(nbr, row), fl));
-  };
-  whether(compare(arith::CmpFPredicate::OGE, matches, 1.0),
-          [&] { addTo(count.getResult(1)); });
-  whether(compare(arith::CmpFPredicate::OGE, matches, 2.0),
-          [&] { addTo(count.getResult(2)); });
-  whether(compare(arith::CmpFPredicate::OGT, matches, 2.0), [&] {
-    // The walker's matches after its first two.
-    walk(w, {kb.fp(0.0)}, [&](Value nbr, ValueRange seen) {
-      Value hit = attains(w, nbr);
-      whether(
-          arith::AndIOp::create(
-              b, loc, hit, compare(arith::CmpFPredicate::OGE, seen[0], 2.0)),
-          [&] { addTo(nbr); });
-      Value one = arith::SelectOp::create(b, loc, hit, kb.fp(1.0), kb.fp(0.0));
-      return SmallVector<Value>{arith::AddFOp::create(b, loc, seen[0], one)};
+  return {first, probe.getResult(0), probe.getResult(1), probe.getResult(2)};
+}
+
+void ExtremumGradKernel::longRowTies(const Probe &p) {
+  Value first = p.first, isLong = p.isLong, myRow = p.row, myNbr = p.nbr;
+  Value longMask = teamMask(isLong);
+  whether(nonzero(longMask), [&] {
+    // One long row at a time (the row of the first position left): its
+    // slices' tie elements found once, then each tested by the lanes
+    // whose positions are in the row, a lane per edge.
+    auto each = scf::ForOp::create(b, loc, kb.idx(0), kb.idx(kLanes), kb.idx(1),
+                                   ValueRange{longMask});
+    each->setAttr(kUnrollAttrName, b.getI64IntegerAttr(1));
+    OpBuilder::InsertionGuard inEach(b);
+    b.setInsertionPointToStart(each.getBody());
+    Value i = each.getInductionVar(), left = each.getRegionIterArg(0);
+    auto taken = scf::IfOp::create(b, loc, TypeRange{i32}, bitOf(left, i),
+                                   /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard inTaken(b);
+      b.setInsertionPointToStart(&taken.getElseRegion().front());
+      scf::YieldOp::create(b, loc, ValueRange{left});
+      b.setInsertionPointToStart(&taken.getThenRegion().front());
+      Value d = edgeAt(kb.add(first, i)).row;
+      Value mine = arith::AndIOp::create(
+          b, loc, isLong,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, myRow, d));
+      rowTies(d, mine, myNbr);
+      Value same = teamMask(mine);
+      Value rest = arith::AndIOp::create(
+          b, loc, left, arith::XOrIOp::create(b, loc, same, i32c(-1)));
+      scf::YieldOp::create(b, loc, ValueRange{rest});
+    }
+    scf::YieldOp::create(b, loc, taken.getResults());
+  });
+}
+
+void ExtremumGradKernel::rowTies(Value d, Value mine, Value nbr) {
+  Value x = kb.operand(op.getInput());
+  auto each = scf::ForOp::create(b, loc, kb.idx(0), kb.idx(chunks), kb.idx(1));
+  each->setAttr(kUnrollAttrName, b.getI64IntegerAttr(1));
+  OpBuilder::InsertionGuard inEach(b);
+  b.setInsertionPointToStart(each.getBody());
+  Slice s = slice(kb.add(kb.mul(d, chunks), each.getInductionVar()));
+  Value code = kb.load(kb.operand(op.getWinner()), s.at).front();
+  Value ties = teamMask(guarded(s, isTie(code)));
+  whether(nonzero(ties), [&] {
+    forEachBit(ties, kLanes, [&](Value l) {
+      // Element l of the slice, the same for every lane.
+      Value fl = kb.add(s.base, l);
+      Value atL = kb.add(s.rowStart, fl);
+      Value y = kb.load(kb.operand(op.getExtremum()), atL).front();
+      Value codeL = kb.load(kb.operand(op.getWinner()), atL).front();
+      whether(mine, [&] {
+        Value v = kb.load(x, kb.add(kb.mul(nbr, row), fl)).front();
+        whether(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UEQ, v, y),
+                [&] {
+                  Value dy = kb.load(kb.operand(op.getGrad()), atL).front();
+                  addInto(nbr, fl, share(y, dy, codeL));
+                });
+      });
     });
   });
 }

@@ -426,13 +426,12 @@ struct AggregationPlan {
   double identity = 0.0;
   /// With winner codes (spmm and reduce max/min's second result; see
   /// gnn.spmm), the state is the extrema then as many codes, floats of the
-  /// function's type. Without weights (`byNeighbour`) a code names the
-  /// winning neighbour: a term beyond the extremum takes its neighbour's id
-  /// (-2 from 2^p on, no longer exact), a term equal to it keeps the code
-  /// when it comes from the same neighbour (a duplicate edge) and makes it
-  /// -2 otherwise. With weights, and for reduce, a code counts the edges
-  /// attaining the extremum (-(c + 1)): a term beyond it restarts the count,
-  /// a term equal to it adds one.
+  /// function's arithmetic type. A code counts the edges attaining the
+  /// extremum, -(c + 1); without weights (`byNeighbour`) a single such edge
+  /// is named instead by its neighbour's id (-2, a count of one, from 2^p
+  /// on, where the id is no longer exact). A term beyond the extremum
+  /// restarts the count (or takes the id), a term equal to it adds one (an
+  /// id becomes -3, two edges: a duplicate edge counts as a tie).
   bool trackWinner = false, byNeighbour = false;
 
   /// The plan of `parts`' anchor, or a diagnostic on it when its rows do not
@@ -605,13 +604,21 @@ SmallVector<Value> AggregationKernel::merge(OpBuilder &rb, ValueRange a,
         out.push_back(arith::SubFOp::create(rb, loc, sum, none));
         continue;
       }
-      // One side's code when the other has none or the same neighbour,
-      // else several neighbours (-2).
-      Value agree = eq(rb, fromA, fromC);
-      Value both =
-          arith::SelectOp::create(rb, loc, agree, fromA, cst(rb, -2.0));
+      // One side's code when the other has none, else the count of both
+      // sides' edges (an id counts one): -(ca + cc + 1).
+      Value zero = cst(rb, 0.0), one = cst(rb, 1.0);
+      auto edgesOf = [&](Value code) -> Value {
+        Value named = arith::CmpFOp::create(rb, loc, arith::CmpFPredicate::OGE,
+                                            code, zero);
+        Value counted = arith::SubFOp::create(rb, loc, none, code);
+        return arith::SelectOp::create(rb, loc, named, one, counted);
+      };
+      Value ca = edgesOf(fromA);
+      Value cc = edgesOf(fromC);
+      Value both = arith::AddFOp::create(rb, loc, ca, cc);
+      Value counted = arith::SubFOp::create(rb, loc, none, both);
       Value onlyA = eq(rb, fromC, none);
-      Value either = arith::SelectOp::create(rb, loc, onlyA, fromA, both);
+      Value either = arith::SelectOp::create(rb, loc, onlyA, fromA, counted);
       Value onlyC = eq(rb, fromA, none);
       out.push_back(arith::SelectOp::create(rb, loc, onlyC, fromC, either));
     }
@@ -763,7 +770,8 @@ void AggregationKernel::updateCodes(const EdgeRef &e, ValueRange acc,
                                     ArrayRef<Value> edgeTerms,
                                     ArrayRef<Value> actives,
                                     SmallVectorImpl<Value> &next) {
-  // Neighbour ids from 2^p on have no exact code (-2).
+  // Neighbour ids from 2^p on have no exact code (-2: one edge, found by
+  // comparing values).
   int64_t idLimit = int64_t(1) << (kb.ft.isF64() ? 53 : 24);
   arith::CmpFPredicate beyond = plan.kind == gnn::ReduceKind::max
                                     ? arith::CmpFPredicate::OGT
@@ -785,21 +793,18 @@ void AggregationKernel::updateCodes(const EdgeRef &e, ValueRange acc,
       Value term = edgeTerms[i];
       Value wins = arith::CmpFOp::create(b, loc, beyond, term, acc[i]);
       Value ties = eq(b, term, acc[i]);
-      Value n;
+      // code' = beyond ? here : equal ? (code >= 0 ? -3 : code - 1)
+      //       : code, with here -2 (one edge) with weights and for reduce.
+      Value more = arith::SubFOp::create(b, loc, code, kb.fp(accType, 1.0));
       if (plan.byNeighbour) {
-        // code' = beyond ? here : equal ? (code == here ? code : -2)
-        //       : code.
-        Value same = eq(b, code, here);
-        Value tie =
-            arith::SelectOp::create(b, loc, same, code, kb.fp(accType, -2.0));
-        Value kept = arith::SelectOp::create(b, loc, ties, tie, code);
-        n = arith::SelectOp::create(b, loc, wins, here, kept);
-      } else {
-        // code' = beyond ? -2 : equal ? code - 1 : code.
-        Value more = arith::SubFOp::create(b, loc, code, kb.fp(accType, 1.0));
-        Value kept = arith::SelectOp::create(b, loc, ties, more, code);
-        n = arith::SelectOp::create(b, loc, wins, kb.fp(accType, -2.0), kept);
+        Value named = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE,
+                                            code, kb.fp(accType, 0.0));
+        more =
+            arith::SelectOp::create(b, loc, named, kb.fp(accType, -3.0), more);
       }
+      Value kept = arith::SelectOp::create(b, loc, ties, more, code);
+      Value restart = plan.byNeighbour ? here : kb.fp(accType, -2.0);
+      Value n = arith::SelectOp::create(b, loc, wins, restart, kept);
       if (Value active = actives[j])
         n = arith::SelectOp::create(b, loc, active, n, code);
       next.push_back(n);

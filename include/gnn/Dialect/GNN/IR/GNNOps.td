@@ -125,17 +125,17 @@ def GNN_SpmmOp : GNN_Op<"spmm", [Pure, GNN_GraphOpInterface]> {
     shape and arithmetic type (f32 for a bf16 or f16 result):
     per element, a code telling which incoming edges attain the extremum
     (those whose value `w[e] * input[s]` equals `result[d]`), found as the
-    extremum is: `-1` where none does (a node with no incoming edge, or a
-    NaN extremum); without weights, the id of the one source whose edges
-    attain it (its duplicate edges included) when the extremum is not the
-    reduction's identity (`-inf` for max, `+inf` for min) and the id is
-    below `2^p` (`p` the arithmetic type's significand bits: 24 for f32, 53
-    for f64, so the code is exact), `-2` otherwise (a tie among sources); with
-    weights, `-(c + 1)` for the `c` edges attaining it. The codes do not
-    depend on how a kernel splits a row's edges. It is what a backward pass
-    keeps to route the gradient: to the winning source
-    (`gnn.extremum_grad`), or shared equally among the edges attaining the
-    extremum.
+    extremum is: `-1` where none does (a node with no incoming edge), NaN
+    for a NaN extremum, else `-(c + 1)` for the `c` edges attaining it;
+    without weights, a single such edge is named instead by its source's id
+    when the extremum is not the reduction's identity (`-inf` for max,
+    `+inf` for min) and the id is below `2^p` (`p` the arithmetic type's
+    significand bits: 24 for f32, 53 for f64, so the code is exact). A
+    duplicate edge counts as an edge of its own (two edges from one source
+    attaining it: `-3`). The codes do not depend on how a kernel splits a
+    row's edges. It is what a backward pass keeps to route the gradient: to
+    the winning source (`gnn.extremum_grad`), or `dy / c` to each edge
+    attaining the extremum.
 
     ```mlir
     %agg = gnn.spmm sum %g, %h weights(%alpha : tensor<?x4xf32>)
@@ -209,9 +209,10 @@ def GNN_ExtremumGradOp : GNN_Op<"extremum_grad", [Pure, GNN_GraphOpInterface,
     The input gradient of `%y, %winner = gnn.spmm max|min %g, %x` (without
     weights, reversed as it is) for the output gradient `%dy`: for every
     node `d` and element `i`, `dy[d, i]` goes to the source that
-    `winner[d, i]` names (a node id), or, for a tie code (below `-1`), is
-    shared equally among the edges `e: s -> d` whose `input[s, i]` equals
-    `extremum[d, i]`; a code of `-1` routes nothing. `result[s, i]` sums
+    `winner[d, i]` names (a node id), or, for a tie code `-(c + 1)` (below
+    `-1`), goes as `dy[d, i] / c` to each of the edges `e: s -> d` whose
+    `input[s, i]` equals `extremum[d, i]`, which the code must count (the
+    reference evaluator checks it); a code of `-1` routes nothing. `result[s, i]` sums
     what the edges leaving `s` get (0 for a node that wins nothing). With
     `reversed`, rows are the nodes' outgoing edges (the CSC) and the
     gradient goes to destinations.
@@ -220,8 +221,9 @@ def GNN_ExtremumGradOp : GNN_Op<"extremum_grad", [Pure, GNN_GraphOpInterface,
     `extremum` and `grad` have one type, `winner` and the result its
     arithmetic type (f32 for bf16 and f16, so that the sums are f32). The
     CUDA kernel has a thread per element of `grad` and adds into the result
-    atomically: the order of the additions, and so the rounding of a
-    node's sum of three or more terms, may differ from run to run.
+    atomically (the ties of rows far longer than the mean, a thread per
+    edge): the order of the additions, and so the rounding of a node's sum
+    of three or more terms, may differ from run to run.
 
     ```mlir
     %dx = gnn.extremum_grad %g, %x, %y, %winner, %dy : tensor<?x16xf32>
