@@ -5,6 +5,8 @@
 # equally in both). Run from the repository root with the module to test
 # first on PYTHONPATH:
 #   python3 bench/probes/ties/max_bf16.py DATASETS musae-github blogcatalog
+# A name `random:NODES:EDGES` is a seeded uniform random graph instead (a
+# dense one has most rows above a block of edges).
 import pathlib
 import sys
 
@@ -17,7 +19,12 @@ import gnnc  # noqa: E402
 F = 128
 dev = torch.device("cuda")
 for name in sys.argv[2:]:
-    ei, n = load_graph(pathlib.Path(sys.argv[1]) / name, dev)
+    if name.startswith("random:"):
+        n, m = (int(v) for v in name.split(":")[1:])
+        ei = torch.randint(n, (2, m), device=dev,
+                           generator=torch.Generator(device=dev).manual_seed(1))
+    else:
+        ei, n = load_graph(pathlib.Path(sys.argv[1]) / name, dev)
     for dtype, ir in ((torch.bfloat16, "bf16"), (torch.float32, "f32")):
         fn = gnnc.compile(f"""
 func.func @max(%g: !gnn.graph, %x: tensor<?x{F}x{ir}> {{gnn.differentiable}}) -> tensor<?x{F}x{ir}> {{
