@@ -28,6 +28,15 @@ using namespace mlir;
 using namespace ::gnn;
 using ::gnn::reference::ScalarProgram;
 
+/// A value as a diagnostic shows it: an integer without a fraction or an
+/// exponent (a node id, a code), anything else with the digits it needs.
+static std::string numberStr(double v) {
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  return os.str();
+}
+
 static std::string shapeStr(ArrayRef<int64_t> shape) {
   std::ostringstream os;
   os << '[';
@@ -656,8 +665,8 @@ LogicalResult Interpreter::extremumGrad(mlir::gnn::ExtremumGradOp op) {
         if (c >= static_cast<double>(graph.numNodes) || c != std::floor(c))
           return op.emitOpError()
                  << "expects winner codes that are node ids (below "
-                 << graph.numNodes << ") but element " << n * row + k
-                 << " is " << c;
+                 << graph.numNodes << ") but element " << n * row + k << " is "
+                 << numberStr(c);
         dx.data[static_cast<int64_t>(c) * row + k] += g;
         continue;
       }
@@ -680,8 +689,8 @@ LogicalResult Interpreter::extremumGrad(mlir::gnn::ExtremumGradOp op) {
         return op.emitOpError()
                << "expects tie codes -(c + 1) for the c edges attaining the "
                   "extremum, but element "
-               << n * row + k << " is " << c << " where " << ties
-               << " edge(s) attain " << v;
+               << n * row + k << " is " << numberStr(c) << " where " << ties
+               << " edge(s) attain " << numberStr(v);
       for (int64_t i = begin; i < end; ++i)
         if (x.data[from[inc.edges[i]] * row + k] == v)
           dx.data[from[inc.edges[i]] * row + k] += g / ties;

@@ -225,6 +225,34 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x2xf32>, %dy: tensor<?x2xf32>) -> tenso
                {0, 40.0 / 3.0, 5, 80, 3, 0, 1, 10, 2, 20.0 / 3.0, 0, 0});
 }
 
+TEST_F(Evaluator, ExtremumGradChecksTheTieCount) {
+  // extremum_grad on given codes: node1's column-1 maximum 3 is attained by
+  // its three edges (x0 twice, x4), so its code must be -4; -3 (two edges)
+  // is reported, since the CUDA kernel would divide by the code's count.
+  const char *src = R"mlir(
+func.func @f(%g: !gnn.graph, %x: tensor<?x2xf32>, %y: tensor<?x2xf32>, %w: tensor<?x2xf32>, %dy: tensor<?x2xf32>) -> tensor<?x2xf32> {
+  %dx = gnn.extremum_grad %g, %x, %y, %w, %dy : tensor<?x2xf32>
+  return %dx : tensor<?x2xf32>
+})mlir";
+  Tensor x = make({6, 2}, {-3, 3, -2, 2, -1, 1, 0, 0, 1, 3, 2, -2});
+  Tensor y = make({6, 2}, {0, 0, 1, 3, -1, 2, 0, 0, -2, 2, 0, 0});
+  Tensor dy = make({6, 2}, {1, 10, 2, 20, 3, 30, 4, 40, 5, 50, 6, 60});
+  Tensor right = make({6, 2}, {3, 3, 4, -4, 2, 1, -1, -1, 1, 1, -1, -1});
+  auto out = run(src, tinyGraph(), {x, y, right, dy});
+  ASSERT_EQ(out.size(), 1u) << errors;
+  expectTensor(out[0], {6, 2},
+               {0, 40.0 / 3.0, 5, 80, 3, 0, 1, 10, 2, 20.0 / 3.0, 0, 0});
+  Tensor wrong = right;
+  wrong.data[3] = -3;
+  out = run(src, tinyGraph(), {x, y, wrong, dy});
+  EXPECT_TRUE(out.empty());
+  EXPECT_NE(errors.find("expects tie codes -(c + 1) for the c edges attaining "
+                        "the extremum, but element 3 is -3 where 3 edge(s) "
+                        "attain 3"),
+            std::string::npos)
+      << errors;
+}
+
 TEST_F(Evaluator, SpmmReversedAggregatesIntoSources) {
   auto out = run(spmmSource("sum", true), tinyGraph(), {signedNodes()});
   ASSERT_EQ(out.size(), 1u) << errors;
