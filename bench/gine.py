@@ -74,12 +74,7 @@ def main(argv=None):
     ap.add_argument("--hidden", type=int, default=64)
     ap.add_argument("--layers", type=int, default=3)
     ap.add_argument("--edge-dim", type=int, default=4)
-    ap.add_argument("--iters", type=int, default=50)
-    ap.add_argument("--warmup", type=int, default=10)
-    ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    ap.add_argument("--out", type=pathlib.Path, help="JSON results")
+    molecules.timing_arguments(ap, iters=50, warmup=10)
     args = ap.parse_args(argv)
     device = torch.device(args.device)
 

@@ -223,6 +223,17 @@ def kernels(step, batch):
 # --------------------------------------------------------------------------
 
 
+def timing_arguments(ap, iters, warmup):
+    """The options every bench built on these helpers takes: timing
+    (--iters, --warmup, --rounds), --seed, --device and --out."""
+    ap.add_argument("--iters", type=int, default=iters)
+    ap.add_argument("--warmup", type=int, default=warmup)
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    ap.add_argument("--out", type=pathlib.Path, help="JSON results")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("dataset", type=pathlib.Path, help="the QM9 folder")
@@ -233,14 +244,9 @@ def main(argv=None):
     ap.add_argument("--hidden", type=int, default=64)
     ap.add_argument("--out-channels", type=int, default=64)
     ap.add_argument("--layers", type=int, default=3)
-    ap.add_argument("--iters", type=int, default=50)
-    ap.add_argument("--warmup", type=int, default=10)
-    ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    timing_arguments(ap, iters=50, warmup=10)
     ap.add_argument("--kernels", action="store_true",
                     help="count the CUDA kernels of one step per model")
-    ap.add_argument("--out", type=pathlib.Path, help="JSON results")
     args = ap.parse_args(argv)
     device = torch.device(args.device)
     if device.type == "cuda":

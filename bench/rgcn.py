@@ -68,12 +68,7 @@ def main(argv=None):
     ap.add_argument("--relations", type=int, nargs="+", default=[90, 1000])
     ap.add_argument("--channels", type=int, default=16)
     ap.add_argument("--bases", type=int, default=None)
-    ap.add_argument("--iters", type=int, default=10)
-    ap.add_argument("--warmup", type=int, default=2)
-    ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    ap.add_argument("--out", type=pathlib.Path, help="JSON results")
+    molecules.timing_arguments(ap, iters=10, warmup=2)
     args = ap.parse_args(argv)
     device = torch.device(args.device)
 

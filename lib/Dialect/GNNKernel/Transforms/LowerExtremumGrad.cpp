@@ -114,6 +114,8 @@ private:
   Value teamMask(Value cond);
 
   Slice slice(Value t);
+  /// Slice `c` of row `d`.
+  Slice slice(Value d, Value c);
   /// `cond` where the lane's element is in the row.
   Value guarded(const Slice &s, Value cond);
   /// Whether `code` is a tie code, or the NaN code of a NaN extremum
@@ -253,9 +255,16 @@ Value ExtremumGradKernel::teamMask(Value cond) {
 }
 
 ExtremumGradKernel::Slice ExtremumGradKernel::slice(Value t) {
+  // (One statement each: the order of a call's arguments is the compiler's.)
+  Value d = kb.div(t, chunks);
+  Value c = kb.rem(t, chunks);
+  return slice(d, c);
+}
+
+ExtremumGradKernel::Slice ExtremumGradKernel::slice(Value d, Value c) {
   Slice s;
-  s.d = kb.div(t, chunks);
-  s.base = kb.mul(kb.rem(t, chunks), kLanes);
+  s.d = d;
+  s.base = kb.mul(c, kLanes);
   s.f = kb.add(s.base, lane);
   s.active = row % kLanes ? kb.lt(s.f, kb.idx(row)) : Value();
   Value fSafe = s.active
@@ -478,7 +487,7 @@ void ExtremumGradKernel::rowTies(Value d, Value mine, Value nbr) {
   each->setAttr(kUnrollAttrName, b.getI64IntegerAttr(1));
   OpBuilder::InsertionGuard inEach(b);
   b.setInsertionPointToStart(each.getBody());
-  Slice s = slice(kb.add(kb.mul(d, chunks), each.getInductionVar()));
+  Slice s = slice(d, each.getInductionVar());
   Value code = kb.load(kb.operand(op.getWinner()), s.at).front();
   Value ties = teamMask(guarded(s, isTie(code)));
   whether(nonzero(ties), [&] {
