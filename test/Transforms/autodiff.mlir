@@ -249,3 +249,48 @@ func.func @dense(%g: !gnn.graph, %x: tensor<?x16xf32> {gnn.differentiable}, %w: 
   %h = linalg.matmul ins(%x, %w : tensor<?x16xf32>, tensor<16x8xf32>) outs(%f : tensor<?x8xf32>) -> tensor<?x8xf32>
   return %h : tensor<?x8xf32>
 }
+
+// -----
+
+// bf16 attention: the softmax's row sum sum_e a[e] * da[e] is f32, in
+// rowDot's node-sized form (sum_f dy * y, widened) and in the edge-sized
+// form (a returned: a gradient of its own), since `da - sum` cancels; only
+// what the ops store is bf16. The backward's maps are marked
+// gnn.rounds_on_store: kernels keep their values in f32 until stored.
+// CHECK-LABEL: func.func @attention_bf16_bwd(%arg0: !gnn.graph, %arg1: tensor<?x2x8xbf16>, %arg2: tensor<?x2x8xbf16>, %arg3: tensor<?x2x8xbf16>, %arg4: tensor<?x2xf32>, %arg5: tensor<?x2x8xbf16>)
+// CHECK: %[[D:.*]] = linalg.generic {{.*}} ins(%arg5, %arg3 : tensor<?x2x8xbf16>, tensor<?x2x8xbf16>) outs(%{{.*}} : tensor<?x2xf32>)
+// CHECK: arith.extf
+// CHECK: arith.extf
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK: %[[G:.*]] = gnn.gather dst %arg0, %[[D]] : tensor<?x2xf32> -> tensor<?x2xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[G]] : tensor<?x2xbf16>, tensor<?x2xf32>) outs(%{{.*}} : tensor<?x2xbf16>) attrs = {gnn.rounds_on_store}
+// CHECK: arith.subf %{{.*}}, %{{.*}} : f32
+// CHECK-LABEL: func.func @attention_bf16_returned_bwd
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<?x2xf32>)
+// CHECK: gnn.reduce sum %arg0, %[[P]] : tensor<?x2xf32> -> tensor<?x2xf32>
+func.func @attention_bf16(%g: !gnn.graph, %q: tensor<?x2x8xbf16> {gnn.differentiable}, %v: tensor<?x2x8xbf16> {gnn.differentiable}) -> tensor<?x2x8xbf16> {
+  %s = gnn.sddmm dot %g, %q, %v : tensor<?x2x8xbf16>, tensor<?x2x8xbf16> -> tensor<?x2xbf16>
+  %a = gnn.edge_softmax %g, %s : tensor<?x2xbf16>
+  %y = gnn.spmm sum %g, %v weights(%a : tensor<?x2xbf16>) : tensor<?x2x8xbf16> -> tensor<?x2x8xbf16>
+  return %y : tensor<?x2x8xbf16>
+}
+func.func @attention_bf16_returned(%g: !gnn.graph, %q: tensor<?x2x8xbf16> {gnn.differentiable}, %v: tensor<?x2x8xbf16> {gnn.differentiable}) -> (tensor<?x2x8xbf16>, tensor<?x2xbf16>) {
+  %s = gnn.sddmm dot %g, %q, %v : tensor<?x2x8xbf16>, tensor<?x2x8xbf16> -> tensor<?x2xbf16>
+  %a = gnn.edge_softmax %g, %s : tensor<?x2xbf16>
+  %y = gnn.spmm sum %g, %v weights(%a : tensor<?x2xbf16>) : tensor<?x2x8xbf16> -> tensor<?x2x8xbf16>
+  return %y, %a : tensor<?x2x8xbf16>, tensor<?x2xbf16>
+}
+
+// -----
+
+// A bf16 weighted max: the recomputed edge values w * x are compared with the
+// stored extremum, so their map is not marked gnn.rounds_on_store (rounded
+// as the forward's values were); the gradient maps after it are.
+// CHECK-LABEL: func.func @max_weighted_bf16_bwd
+// CHECK: %[[X:.*]] = gnn.gather src
+// CHECK: %[[V:.*]] = linalg.generic {{.*}} ins(%[[X]], %arg2 : tensor<?x4x8xbf16>, tensor<?x4xbf16>) outs(%{{.*}} : tensor<?x4x8xbf16>) {
+// CHECK: linalg.generic {{.*}} ins(%[[V]], {{.*}} attrs = {gnn.rounds_on_store}
+func.func @max_weighted_bf16(%g: !gnn.graph, %x: tensor<?x4x8xbf16> {gnn.differentiable}, %w: tensor<?x4xbf16> {gnn.domain = "edge", gnn.differentiable}) -> tensor<?x4x8xbf16> {
+  %r = gnn.spmm max %g, %x weights(%w : tensor<?x4xbf16>) : tensor<?x4x8xbf16> -> tensor<?x4x8xbf16>
+  return %r : tensor<?x4x8xbf16>
+}

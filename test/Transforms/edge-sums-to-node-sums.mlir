@@ -31,6 +31,47 @@ func.func @att_gradient(%g: !gnn.graph, %a: tensor<?x4x32xf32>, %b: tensor<?x4x3
 
 // -----
 
+// The same sum of bf16 terms (as gnn-autodiff writes it: the product in f32,
+// rounded to add it to the bf16 result): the terms and the per-node sums are
+// f32, the term not rounded (a node's sum crosses kernels, and the sum over
+// the nodes cancels), and the sum over the nodes converts the node sum to add
+// it, as the original body did the term, marked gnn.rounds_on_store (the
+// kernel adds it in f32; only the stored result is rounded).
+
+#e3 = affine_map<(d0, d1, d2) -> (d2, d0, d1)>
+#e2 = affine_map<(d0, d1, d2) -> (d2, d0)>
+#o = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @att_gradient_bf16
+// CHECK: %[[T:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x4x32xbf16>, tensor<?x4xbf16>) outs(%{{.*}} : tensor<?x4x32xf32>)
+// CHECK: ^bb0(%{{.*}}: bf16, %{{.*}}: bf16, %{{.*}}: f32):
+// CHECK: %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK-NOT: arith.truncf
+// CHECK: linalg.yield %[[P]] : f32
+// CHECK: %[[N:.*]] = gnn.reduce sum %{{.*}}, %[[T]] : tensor<?x4x32xf32> -> tensor<?x4x32xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[N]] : tensor<?x4x32xf32>) outs(%{{.*}} : tensor<4x32xbf16>) attrs = {gnn.rounds_on_store}
+// CHECK: ^bb0(%[[IN:.*]]: f32, %[[OUT:.*]]: bf16):
+// CHECK: %[[R:.*]] = arith.truncf %[[IN]] : f32 to bf16
+// CHECK: arith.addf %[[OUT]], %[[R]] : bf16
+func.func @att_gradient_bf16(%g: !gnn.graph, %a: tensor<?x4x32xbf16>, %b: tensor<?x4x32xbf16>, %w: tensor<?x4xbf16> {gnn.domain = "edge"}) -> tensor<4x32xbf16> {
+  %e = gnn.sddmm add %g, %a, %b : tensor<?x4x32xbf16>, tensor<?x4x32xbf16> -> tensor<?x4x32xbf16>
+  %z = arith.constant 0.0 : bf16
+  %init = tensor.empty() : tensor<4x32xbf16>
+  %zero = linalg.fill ins(%z : bf16) outs(%init : tensor<4x32xbf16>) -> tensor<4x32xbf16>
+  %r = linalg.generic {indexing_maps = [#e3, #e2, #o], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%e, %w : tensor<?x4x32xbf16>, tensor<?x4xbf16>) outs(%zero : tensor<4x32xbf16>) {
+  ^bb0(%x: bf16, %s: bf16, %out: bf16):
+    %xw = arith.extf %x : bf16 to f32
+    %sw = arith.extf %s : bf16 to f32
+    %m = arith.mulf %xw, %sw : f32
+    %mr = arith.truncf %m : f32 to bf16
+    %t = arith.addf %out, %mr : bf16
+    linalg.yield %t : bf16
+  } -> tensor<4x32xbf16>
+  return %r : tensor<4x32xbf16>
+}
+
+// -----
+
 // Without a graph op producing the edge values there is no graph to reduce
 // over, and a sum over nodes is not an edge sum: both stay.
 

@@ -53,7 +53,8 @@ func.func @max_f16(%g: !gnn.graph, %x: tensor<?x4xf16>) -> tensor<?x4xf16> {
 // Attention on bf16 rows with an f32 attention vector mixed in by explicit
 // casts, returning its f32 log-sum-exp: the fused kernel's online-softmax
 // state is f32, the output row is rounded to bf16, the log-sum-exp written
-// as f32.
+// as f32. The score's explicit truncf to bf16 rounds it in the kernel
+// (below, the same marked gnn.rounds_on_store does not).
 // PROGRAM-LABEL: "name": "attention_bf16"
 // PROGRAM: "name": "arg2"
 // PROGRAM-NEXT: "role": "input"
@@ -64,7 +65,7 @@ func.func @max_f16(%g: !gnn.graph, %x: tensor<?x4xf16>) -> tensor<?x4xf16> {
 // PROGRAM: "name": "result1"
 // PROGRAM-NEXT: "role": "output"
 // PROGRAM-NEXT: "dtype": "f32"
-// CUDA-LABEL: // attention_0: block 256
+// CUDA-LABEL: // attention_bf16_attention_0: block 256
 // CUDA: const gnn_bf16 *__restrict__ in0,
 // CUDA: const float *__restrict__ in1,
 // CUDA: gnn_bf16 *__restrict__ out0,
@@ -72,6 +73,7 @@ func.func @max_f16(%g: !gnn.graph, %x: tensor<?x4xf16>) -> tensor<?x4xf16> {
 // CUDA: float [[M:acc[0-9]+]] = __int_as_float((int)0xff800000u);
 // CUDA: __ldg(reinterpret_cast<const uint4 *>(in0
 // CUDA: gnn_widen2_bf16(
+// CUDA: gnn_round_bf16(
 // CUDA: expf(
 // CUDA: gnn_round2_bf16(
 // CUDA: out1[{{.*}}] = {{v[0-9]+}};
@@ -95,6 +97,33 @@ func.func @attention_bf16(%g: !gnn.graph, %x: tensor<?x4x16xbf16>, %att: tensor<
   %alpha, %lse = gnn.edge_softmax %g, %scaled : tensor<?x4xbf16>, tensor<?x4xf32>
   %agg = gnn.spmm sum %g, %x weights(%alpha : tensor<?x4xbf16>) : tensor<?x4x16xbf16> -> tensor<?x4x16xbf16>
   return %agg, %lse : tensor<?x4x16xbf16>, tensor<?x4xf32>
+}
+
+// The same attention with the score's generic marked gnn.rounds_on_store
+// (as gnn-autodiff marks the backward's arithmetic): its truncf at the yield
+// is the score's conversion to its storage type, so the fused softmax reads
+// the f32 score, not rounded (only the output row is rounded, by its store).
+// CUDA-LABEL: // attention_kept_f32_attention_0: block 256
+// CUDA: gnn_widen2_bf16(
+// CUDA-NOT: gnn_round_bf16(
+// CUDA: expf(
+// CUDA: gnn_round2_bf16(
+func.func @attention_kept_f32(%g: !gnn.graph, %x: tensor<?x4x16xbf16>, %att: tensor<4xf32>) -> tensor<?x4x16xbf16> {
+  %s = gnn.sddmm dot %g, %x, %x : tensor<?x4x16xbf16>, tensor<?x4x16xbf16> -> tensor<?x4xbf16>
+  %c0 = arith.constant 0 : index
+  %e = tensor.dim %s, %c0 : tensor<?x4xbf16>
+  %init = tensor.empty(%e) : tensor<?x4xbf16>
+  %scaled = linalg.generic {indexing_maps = [#id2, #head, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%s, %att : tensor<?x4xbf16>, tensor<4xf32>) outs(%init : tensor<?x4xbf16>) attrs = {gnn.rounds_on_store} {
+  ^bb0(%a: bf16, %b: f32, %o: bf16):
+    %w = arith.extf %a : bf16 to f32
+    %p = arith.mulf %w, %b : f32
+    %r = arith.truncf %p : f32 to bf16
+    linalg.yield %r : bf16
+  } -> tensor<?x4xbf16>
+  %alpha = gnn.edge_softmax %g, %scaled : tensor<?x4xbf16>
+  %agg = gnn.spmm sum %g, %x weights(%alpha : tensor<?x4xbf16>) : tensor<?x4x16xbf16> -> tensor<?x4x16xbf16>
+  return %agg : tensor<?x4x16xbf16>
 }
 
 // Edge tensors cross the boundary through the bf16 conversion kernels; a

@@ -250,7 +250,8 @@ static Value buildSoftmaxWeights(OpBuilder &bb, Location loc, EdgeSoftmaxOp sm,
   EdgeEnd end = sm.getReversed() ? EdgeEnd::src : EdgeEnd::dst;
   auto sType = cast<RankedTensorType>(s.getType());
   // The log-sum-exp is of the scores' arithmetic type (f32 for bf16 scores):
-  // the weights are computed in it and rounded once.
+  // the weights are computed in it, and the kernels that read them keep
+  // them so (gnn.rounds_on_store), as the forward's fused kernel did.
   auto lType = withArithmeticElements(sType);
   Value le =
       GatherOp::create(bb, loc, lType, end, map.lookup(sm.getGraph()), lse);
@@ -263,28 +264,28 @@ static Value buildSoftmaxWeights(OpBuilder &bb, Location loc, EdgeSoftmaxOp sm,
   SmallVector<AffineMap> maps(3, bb.getMultiDimIdentityMap(sType.getRank()));
   SmallVector<utils::IteratorType> iters(sType.getRank(),
                                          utils::IteratorType::parallel);
-  return linalg::GenericOp::create(
-             bb, loc, TypeRange{sType}, ValueRange{s, le}, ValueRange{init},
-             maps, iters,
-             [&](OpBuilder &nb, Location nl, ValueRange a) {
-               Type t = lType.getElementType();
-               Value score = a[0];
-               if (score.getType() != t)
-                 score = arith::ExtFOp::create(nb, nl, t, score);
-               Value ninf = arith::ConstantOp::create(
-                   nb, nl, nb.getFloatAttr(t, -INFINITY));
-               Value zero =
-                   arith::ConstantOp::create(nb, nl, nb.getFloatAttr(t, 0.0));
-               Value e = math::ExpOp::create(
-                   nb, nl, arith::SubFOp::create(nb, nl, score, a[1]));
-               Value none = arith::CmpFOp::create(
-                   nb, nl, arith::CmpFPredicate::OEQ, a[1], ninf);
-               Value w = arith::SelectOp::create(nb, nl, none, zero, e);
-               if (w.getType() != sType.getElementType())
-                 w = arith::TruncFOp::create(nb, nl, sType.getElementType(), w);
-               linalg::YieldOp::create(nb, nl, ValueRange{w});
-             })
-      .getResult(0);
+  auto weights = linalg::GenericOp::create(
+      bb, loc, TypeRange{sType}, ValueRange{s, le}, ValueRange{init}, maps,
+      iters, [&](OpBuilder &nb, Location nl, ValueRange a) {
+        Type t = lType.getElementType();
+        Value score = a[0];
+        if (score.getType() != t)
+          score = arith::ExtFOp::create(nb, nl, t, score);
+        Value ninf =
+            arith::ConstantOp::create(nb, nl, nb.getFloatAttr(t, -INFINITY));
+        Value zero = arith::ConstantOp::create(nb, nl, nb.getFloatAttr(t, 0.0));
+        Value e = math::ExpOp::create(
+            nb, nl, arith::SubFOp::create(nb, nl, score, a[1]));
+        Value none = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ,
+                                           a[1], ninf);
+        Value w = arith::SelectOp::create(nb, nl, none, zero, e);
+        if (w.getType() != sType.getElementType())
+          w = arith::TruncFOp::create(nb, nl, sType.getElementType(), w);
+        linalg::YieldOp::create(nb, nl, ValueRange{w});
+      });
+  if (isStorageFloatType(sType.getElementType()))
+    weights->setAttr(kRoundsOnStoreAttrName, bb.getUnitAttr());
+  return weights.getResult(0);
 }
 
 namespace {

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnn/Dialect/GNN/IR/GNNDomain.h"
+#include "gnn/Dialect/GNN/IR/GNNFloatTypes.h"
 #include "gnn/Dialect/GNN/IR/GNNOps.h"
 #include "gnn/Dialect/GNN/Transforms/Passes.h"
 
@@ -159,10 +160,15 @@ struct EdgeSumToNodeSum : OpRewritePattern<linalg::GenericOp> {
       maps.push_back(op.getMatchingIndexingMap(in).replaceDimsAndSymbols(
           renumber, {}, numLoops, 0));
     maps.push_back(AffineMap::getMultiDimIdentityMap(numLoops, ctx));
-    // The per-edge terms.
+    // The per-edge terms, and so the per-node sums, in the arithmetic type
+    // (f32 for a bf16 or f16 result): a node's sum crosses kernels, and
+    // rounding it to the storage type would round every node's share of
+    // the total (the sum over the nodes cancels).
     SmallVector<int64_t> shape = {ShapedType::kDynamic};
     llvm::append_range(shape, loopSizes);
-    auto termType = RankedTensorType::get(shape, outType.getElementType());
+    Type element = outType.getElementType();
+    Type arith = arithmeticType(element);
+    auto termType = RankedTensorType::get(shape, arith);
     Value edges = tensor::DimOp::create(rewriter, loc, edgeTensor, 0);
     Value empty = tensor::EmptyOp::create(rewriter, loc, termType,
                                           ValueRange{edges});
@@ -172,8 +178,10 @@ struct EdgeSumToNodeSum : OpRewritePattern<linalg::GenericOp> {
         rewriter, loc, TypeRange{termType}, op.getDpsInputs(),
         ValueRange{empty}, maps, parallel);
     IRMapping mapping;
+    SmallVector<Type> argTypes(body.getArgumentTypes());
+    argTypes.back() = arith;
     Block *termBody = rewriter.createBlock(
-        &terms.getRegion(), {}, body.getArgumentTypes(),
+        &terms.getRegion(), {}, argTypes,
         SmallVector<Location>(body.getNumArguments(), loc));
     for (auto [from, to] :
          llvm::zip(body.getArguments(), termBody->getArguments()))
@@ -181,7 +189,15 @@ struct EdgeSumToNodeSum : OpRewritePattern<linalg::GenericOp> {
     for (Operation &inner : body.without_terminator())
       if (&inner != add.getOperation())
         rewriter.clone(inner, mapping);
-    linalg::YieldOp::create(rewriter, loc, mapping.lookupOrDefault(term));
+    // The term widened: a term the body rounded to the result's type only to
+    // add it (`out + truncf(t)`) is `t` itself.
+    Value widened = mapping.lookupOrDefault(term);
+    if (auto trunc = widened.getDefiningOp<arith::TruncFOp>();
+        trunc && trunc.getIn().getType() == arith)
+      widened = trunc.getIn();
+    else if (widened.getType() != arith)
+      widened = arith::ExtFOp::create(rewriter, loc, arith, widened);
+    linalg::YieldOp::create(rewriter, loc, widened);
     rewriter.setInsertionPoint(op);
     // Per destination node, then over the nodes.
     Value perNode = ReduceOp::create(rewriter, loc, termType, /*winner=*/Type(),
@@ -206,12 +222,20 @@ struct EdgeSumToNodeSum : OpRewritePattern<linalg::GenericOp> {
     sumIters.push_back(utils::IteratorType::reduction);
     // The init is written where the original wrote it.
     Value init = op.getDpsInitOperand(0)->get();
-    rewriter.replaceOpWithNewOp<linalg::GenericOp>(
+    auto nodeSum = rewriter.replaceOpWithNewOp<linalg::GenericOp>(
         op, TypeRange{outType}, ValueRange{perNode}, ValueRange{init}, sumMaps,
         sumIters, [&](OpBuilder &b, Location l, ValueRange args) {
-          Value sum = arith::AddFOp::create(b, l, args[1], args[0]);
+          // out + the node's sum in out's type (the kernels accumulate it
+          // widened: gnn.rounds_on_store makes this conversion the result's
+          // own rounding).
+          Value term = args[0];
+          if (term.getType() != element)
+            term = arith::TruncFOp::create(b, l, element, term);
+          Value sum = arith::AddFOp::create(b, l, args[1], term);
           linalg::YieldOp::create(b, l, sum);
         });
+    if (element != arith)
+      nodeSum->setAttr(kRoundsOnStoreAttrName, rewriter.getUnitAttr());
     return success();
   }
 };

@@ -108,6 +108,8 @@ struct TB {
           linalg::YieldOp::create(
               nb, nl, convertScalar(nb, nl, y, resultType.getElementType()));
         });
+    if (isStorageFloatType(resultType.getElementType()))
+      generic->setAttr(kRoundsOnStoreAttrName, b.getUnitAttr());
     return generic.getResult(0);
   }
   /// `v` as a float of type `to` (arith.extf or arith.truncf), or `v`.
@@ -354,10 +356,13 @@ Value rowDot(GraphTB &t, EdgeSoftmaxOp softmax, Value da) {
   Value dy = dot.getRhs(), y = spmm.getResult();
   if (dy.getType() != y.getType())
     return Value();
-  // sum over the last dimension of dy * y, a row per node.
+  // sum over the last dimension of dy * y, a row per node, in the
+  // arithmetic type: `da - d` cancels (d is a weighted mean of da), so d
+  // rounded to bf16 would cost the edge scores' gradient all its digits.
   auto type = cast<RankedTensorType>(y.getType());
   int64_t rank = type.getRank();
-  auto outType = cast<RankedTensorType>(t.withRows(alpha));
+  auto outType = withArithmeticElements(t.withRows(alpha));
+  Type arith = outType.getElementType();
   SmallVector<Value> dyn;
   for (int64_t i = 0; i < outType.getRank(); ++i)
     if (outType.isDynamicDim(i))
@@ -377,8 +382,10 @@ Value rowDot(GraphTB &t, EdgeSoftmaxOp softmax, Value da) {
              t.b, t.loc, TypeRange{outType}, ValueRange{dy, y},
              ValueRange{init},
              ArrayRef<AffineMap>{id, id, id.getMajorSubMap(rank - 1)}, iters,
-             [](OpBuilder &nb, Location nl, ValueRange a) {
-               Value p = arith::MulFOp::create(nb, nl, a[0], a[1]);
+             [&](OpBuilder &nb, Location nl, ValueRange a) {
+               Value p = arith::MulFOp::create(
+                   nb, nl, TB::convertScalar(nb, nl, a[0], arith),
+                   TB::convertScalar(nb, nl, a[1], arith));
                linalg::YieldOp::create(
                    nb, nl, ValueRange{arith::AddFOp::create(nb, nl, a[2], p)});
              })
@@ -393,13 +400,22 @@ struct EdgeSoftmaxVJP
     GraphTB t{{b, op->getLoc()}, s.getGraph()};
     EdgeEnd to = aggregationEnd(s.getReversed());
     Value alpha = s.getResult();
-    Type nodeType = t.withRows(alpha);
+    // The row sums in the arithmetic type, as rowDot's.
+    Type nodeType = withArithmeticElements(t.withRows(alpha));
     // ds = alpha * (dalpha - gather(sum(alpha * dalpha)) + gather(dlse)).
     Value inner;
     if (Value da = dys[0]) {
       Value d = rowDot(t, s, da);
       if (!d)
-        d = t.reduceAt(to, t.mul(alpha, da), nodeType);
+        d = t.reduceAt(
+            to,
+            t.map(
+                alpha, {alpha, da},
+                [](OpBuilder &nb, Location nl, ValueRange a) {
+                  return arith::MulFOp::create(nb, nl, a[0], a[1]).getResult();
+                },
+                getElementTypeOrSelf(nodeType)),
+            nodeType);
       inner = t.map(da, {da, t.gatherAt(to, d)},
                     [](OpBuilder &nb, Location nl, ValueRange x) {
                       return arith::SubFOp::create(nb, nl, x[0], x[1])
@@ -456,12 +472,15 @@ struct SpmmVJP : public VJPOpInterface::ExternalModel<SpmmVJP, SpmmOp> {
         return success();
       }
       // Each edge's value is w[e] * x[from(e)] (w broadcast over the
-      // features); the edges attaining the extremum share dy equally.
+      // features); the edges attaining the extremum share dy equally. The
+      // value is compared with the stored extremum, so it is rounded as the
+      // forward's was (no gnn.rounds_on_store).
       Value xe = t.gatherAt(from, x);
       Value value = t.map(xe, {xe, w}, [](OpBuilder &nb, Location nl,
                                           ValueRange a) {
         return arith::MulFOp::create(nb, nl, a[0], a[1]).getResult();
       });
+      value.getDefiningOp()->removeAttr(kRoundsOnStoreAttrName);
       FailureOr<Value> shared =
           winnerShare(op, t, to, value, s.getResult(), dy, s.getWinner());
       if (failed(shared))
@@ -711,6 +730,7 @@ linalg::GenericOp dropUnusedInputs(OpBuilder &b, linalg::GenericOp g) {
       b, g.getLoc(), g.getResultTypes(), ins, g.getDpsInits(), maps,
       g.getIteratorTypesArray());
   lean.getRegion().takeBody(g.getRegion());
+  lean->setDiscardableAttrs(g->getDiscardableAttrDictionary());
   Block &moved = lean.getRegion().front();
   for (unsigned i : llvm::reverse(dead))
     moved.eraseArgument(i);
@@ -866,6 +886,8 @@ struct GenericVJP
           });
       if (failed(status))
         return failure();
+      if (isStorageFloatType(getElementTypeOrSelf(gradOp.getResult(0))))
+        gradOp->setAttr(kRoundsOnStoreAttrName, b.getUnitAttr());
       gradOp = dropUnusedInputs(b, gradOp);
       grads[k] = gradOp.getResult(0);
     }
@@ -975,7 +997,61 @@ Value mlir::gnn::buildZerosLike(OpBuilder &b, Location loc, Value like) {
   return TB{b, loc}.zerosLike(like);
 }
 
+namespace {
+/// A sum aggregation that nothing uses yet: `spmm sum x [weights(w)]` or
+/// `reduce sum v`, seen as the per-edge values it adds up at one end.
+struct EdgeSum {
+  Operation *op = nullptr;
+  Value graph;
+  bool reversed = false;
+  /// `spmm`: its input and optional weights; `reduce`: its input.
+  Value input, weights;
+};
+
+std::optional<EdgeSum> edgeSumOf(Value v) {
+  if (!v.use_empty())
+    return std::nullopt;
+  if (auto s = v.getDefiningOp<SpmmOp>();
+      s && s.getReduce() == ReduceKind::sum && !s.getWinner())
+    return EdgeSum{s, s.getGraph(), s.getReversed(), s.getInput(),
+                   s.getWeights()};
+  if (auto r = v.getDefiningOp<ReduceOp>();
+      r && r.getKind() == ReduceKind::sum && !r.getWinner())
+    return EdgeSum{r, r.getGraph(), r.getReversed(), r.getInput(), Value()};
+  return std::nullopt;
+}
+
+/// The values `s` adds up, one row per edge.
+Value edgeValues(GraphTB &t, const EdgeSum &s) {
+  if (isa<ReduceOp>(s.op))
+    return s.input;
+  Value xe = t.gatherAt(other(aggregationEnd(s.reversed)), s.input);
+  if (!s.weights)
+    return xe;
+  return t.map(xe, {xe, s.weights},
+               [](OpBuilder &nb, Location nl, ValueRange a) {
+                 return arith::MulFOp::create(nb, nl, a[0], a[1]).getResult();
+               });
+}
+} // namespace
+
 Value mlir::gnn::buildSum(OpBuilder &b, Location loc, Value a, Value c) {
+  // Two gradients that sum edge values onto the same end of one graph (a
+  // node used both as a value and in a score, GATv2's xr): one `reduce sum`
+  // of the edges' summed values. One walk of the edges instead of two, and
+  // no node-sized sum stored (rounded, for a half type) before the other is
+  // added to it: where the two cancel, that rounding would be the result's
+  // whole error.
+  std::optional<EdgeSum> x = edgeSumOf(a), y = edgeSumOf(c);
+  if (x && y && x->op != y->op && x->graph == y->graph &&
+      x->reversed == y->reversed && a.getType() == c.getType()) {
+    GraphTB t{{b, loc}, x->graph};
+    Value values = t.add(edgeValues(t, *x), edgeValues(t, *y));
+    Value sum = t.reduceAt(aggregationEnd(x->reversed), values, a.getType());
+    x->op->erase();
+    y->op->erase();
+    return sum;
+  }
   return TB{b, loc}.add(a, c);
 }
 

@@ -308,6 +308,30 @@ Value KernelBuilder::cloneConstant(arith::ConstantOp c) {
   return b.clone(*c)->getResult(0);
 }
 
+/// Whether `trunc` only converts what the body of a generic marked
+/// gnn.rounds_on_store makes to the result's storage type: its value is
+/// yielded, or is the term of the `out + term` the body yields (a sum). That
+/// rounding is the result's own, done where the result is stored; a kernel
+/// that consumes the result in registers keeps it in f32 (Semantics.md).
+static bool convertsTheResult(arith::TruncFOp trunc) {
+  Block *block = trunc->getBlock();
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(block->getParentOp());
+  if (!generic || !generic->hasAttr(mlir::gnn::kRoundsOnStoreAttrName))
+    return false;
+  auto isOut = [&](Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner() == block &&
+           arg.getArgNumber() >= generic.getNumDpsInputs();
+  };
+  return llvm::all_of(trunc->getUsers(), [&](Operation *user) {
+    if (isa<linalg::YieldOp>(user))
+      return true;
+    return isa<arith::AddFOp>(user) && user->hasOneUse() &&
+           isa<linalg::YieldOp>(*user->user_begin()) &&
+           llvm::any_of(user->getOperands(), isOut);
+  });
+}
+
 void KernelBuilder::cloneInArithmeticType(Operation &inner, IRMapping &map) {
   auto promoted = [](Type t) { return mlir::gnn::arithmeticType(t); };
   bool half =
@@ -319,7 +343,8 @@ void KernelBuilder::cloneInArithmeticType(Operation &inner, IRMapping &map) {
   }
   // bf16/f16 values are f32 in a kernel: a widening is a no-op, a rounding
   // rounds to the storage type and widens back (the value is that of the
-  // bf16 the linalg body computes), a constant is held in f32.
+  // bf16 the linalg body computes) unless it only converts the body's
+  // result, a constant is held in f32.
   if (auto ext = dyn_cast<arith::ExtFOp>(inner)) {
     Value in = map.lookup(ext.getIn());
     Type to = promoted(ext.getType());
@@ -329,6 +354,10 @@ void KernelBuilder::cloneInArithmeticType(Operation &inner, IRMapping &map) {
   if (auto trunc = dyn_cast<arith::TruncFOp>(inner)) {
     Value in = map.lookup(trunc.getIn());
     Type to = trunc.getType();
+    if (convertsTheResult(trunc)) {
+      map.map(trunc.getResult(), castFloat(in, promoted(to)));
+      return;
+    }
     Value rounded = arith::TruncFOp::create(b, loc, to, in);
     map.map(trunc.getResult(),
             arith::ExtFOp::create(b, loc, promoted(to), rounded));

@@ -18,9 +18,19 @@
 #define GNN_DIALECT_GNN_IR_GNNFLOATTYPES_H
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringRef.h"
 
 namespace mlir {
 namespace gnn {
+
+/// A unit attribute on a `linalg.generic` of a bf16 or f16 result whose body
+/// computes in f32 and converts what it yields with `arith.truncf`: the
+/// result is rounded to its storage type only where it is stored, and a
+/// kernel that consumes it in registers reads the f32 value. gnn-autodiff
+/// puts it on the backward's arithmetic (gradient terms that cancel when
+/// summed must not be rounded one by one); never on a value compared for
+/// equality with a stored one (a max's recomputed edge values).
+constexpr llvm::StringLiteral kRoundsOnStoreAttrName = "gnn.rounds_on_store";
 
 /// Whether `type` is a storage-only float type (bf16 or f16): computed in
 /// f32.

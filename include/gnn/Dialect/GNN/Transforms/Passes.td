@@ -24,7 +24,11 @@ def GNNEdgeSumsToNodeSums : Pass<"gnn-edge-sums-to-node-sums", "func::FuncOp"> {
     written; both sums stay deterministic (no atomics). The body must be
     `out + term` with `out` read once; the result is written at each
     parallel loop once, and at 0 in dimensions of size 1 (AGNN's
-    `d beta`, a `tensor<1xf32>` at `(d0) -> (0)`).
+    `d beta`, a `tensor<1xf32>` at `(d0) -> (0)`). For a bf16 or f16 result
+    the terms and the per-node sums are f32 (a term the body rounded only to
+    add it is taken unrounded): the per-node sums cross kernels, and their
+    sum over the nodes cancels, so rounding each to the storage type would
+    cost the result its digits.
 
     ```mlir
     %r = linalg.generic {indexing_maps = [(d0, d1, d2) -> (d2, d0, d1), ...],
