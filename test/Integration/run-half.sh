@@ -2,8 +2,9 @@
 # Runs the CUDA kernels of bf16 and f16 functions on the GPU against the
 # reference evaluator (docs/Semantics.md, "Storage and arithmetic types"):
 #  - every gnn op (Inputs/half_ops.mlir: spmm sum/mean/max/weighted, reduce,
-#    edge softmax, sddmm dot) in bf16 and f16, forward with --backend=cuda
-#    and forward+backward with --grad (the winner codes f32), where gnn-run
+#    edge softmax, sddmm dot) and the fused GT and GATv2 attentions in bf16
+#    and f16, forward with --backend=cuda and forward+backward with --grad
+#    (the winner codes f32), where gnn-run
 #    compares each result elementwise with the per-op tolerance |gnnc - ref|
 #    <= tol * (1 + |ref|), tol = 1e-2 for bf16 and 2e-3 for f16 (exit 2
 #    otherwise); on power-law graphs also with long heavy-row chunks
@@ -33,7 +34,7 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-ops=(spmm_sum spmm_mean spmm_max spmm_weighted reduce_sum edge_softmax sddmm_dot)
+ops=(spmm_sum spmm_mean spmm_max spmm_weighted reduce_sum edge_softmax sddmm_dot attention_dot attention_leaky)
 layers=(gcn sage_mean sage_max gin gat gatv2 transformer agnn fused_aggregation)
 for t in bf16 f16; do
   sed -e "s/f32/$t/g" "$root/test/Integration/Inputs/half_ops.mlir" > "$work/ops-$t.mlir"
