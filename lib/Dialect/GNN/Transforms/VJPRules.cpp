@@ -134,10 +134,15 @@ struct TB {
       return arith::AddFOp::create(nb, nl, a[0], a[1]).getResult();
     });
   }
-  Value mul(Value x, Value y) {
-    return map(x, {x, y}, [](OpBuilder &nb, Location nl, ValueRange a) {
-      return arith::MulFOp::create(nb, nl, a[0], a[1]).getResult();
-    });
+  /// x * y (y broadcast over x's trailing dimensions), of `element` if
+  /// given, else of x's element type.
+  Value mul(Value x, Value y, Type element = {}) {
+    return map(
+        x, {x, y},
+        [](OpBuilder &nb, Location nl, ValueRange a) {
+          return arith::MulFOp::create(nb, nl, a[0], a[1]).getResult();
+        },
+        element);
   }
   Value neg(Value x) {
     return map(x, {x}, [](OpBuilder &nb, Location nl, ValueRange a) {
@@ -407,15 +412,8 @@ struct EdgeSoftmaxVJP
     if (Value da = dys[0]) {
       Value d = rowDot(t, s, da);
       if (!d)
-        d = t.reduceAt(
-            to,
-            t.map(
-                alpha, {alpha, da},
-                [](OpBuilder &nb, Location nl, ValueRange a) {
-                  return arith::MulFOp::create(nb, nl, a[0], a[1]).getResult();
-                },
-                getElementTypeOrSelf(nodeType)),
-            nodeType);
+        d = t.reduceAt(to, t.mul(alpha, da, getElementTypeOrSelf(nodeType)),
+                       nodeType);
       inner = t.map(da, {da, t.gatherAt(to, d)},
                     [](OpBuilder &nb, Location nl, ValueRange x) {
                       return arith::SubFOp::create(nb, nl, x[0], x[1])
@@ -1026,12 +1024,7 @@ Value edgeValues(GraphTB &t, const EdgeSum &s) {
   if (isa<ReduceOp>(s.op))
     return s.input;
   Value xe = t.gatherAt(other(aggregationEnd(s.reversed)), s.input);
-  if (!s.weights)
-    return xe;
-  return t.map(xe, {xe, s.weights},
-               [](OpBuilder &nb, Location nl, ValueRange a) {
-                 return arith::MulFOp::create(nb, nl, a[0], a[1]).getResult();
-               });
+  return s.weights ? t.mul(xe, s.weights) : xe;
 }
 } // namespace
 
