@@ -71,7 +71,22 @@ Schedule gnn::chooseSchedule(const ScheduleProblem &p) {
     s.lanes = d >= 24 ? 32 : d >= 12 ? 16 : d >= 6 ? 8 : 4;
     break;
   }
-  case GroupKind::Sddmm:
+  case GroupKind::Sddmm: {
+    // A dot product per element of the edge result: a team of lanes per
+    // element, each lane taking vectors of 16 bytes of both rows (a thread
+    // per element would read 2 * innerElements scalars alone, from rows 32
+    // apart within a warp).
+    int64_t f = p.innerElements;
+    if (f == 1)
+      break;
+    s.vector = p.elementBytes == 2 && f % 8 == 0 ? 8
+               : f % 4 == 0                      ? 4
+               : f % 2 == 0                      ? 2
+                                                 : 1;
+    s.lanes =
+        std::min<int64_t>(32, nextPowerOfTwo((f + s.vector - 1) / s.vector));
+    break;
+  }
   case GroupKind::Gather:
   case GroupKind::Degree:
   case GroupKind::Elementwise:
@@ -133,9 +148,13 @@ std::string Schedule::verify(const ScheduleProblem &p) const {
     return "split must be 0 or at least 32";
   if (split && !splitsRows(p.kind))
     return "only aggregations and attention can split heavy rows";
-  if (p.rowElements % vector)
-    return "vector width " + std::to_string(vector) +
-           " does not divide the row of " + std::to_string(p.rowElements);
+  // An sddmm's vectors cut its dot products, not its result rows.
+  if (p.kind == GroupKind::Sddmm ? p.innerElements % vector
+                                 : p.rowElements % vector)
+    return "vector width " + std::to_string(vector) + " does not divide the " +
+           (p.kind == GroupKind::Sddmm ? "dot product of " : "row of ") +
+           std::to_string(p.kind == GroupKind::Sddmm ? p.innerElements
+                                                     : p.rowElements);
   if (p.kind == GroupKind::Attention && p.innerElements % vector)
     return "vector width " + std::to_string(vector) +
            " does not divide the feature width " +

@@ -56,6 +56,12 @@ OPS = {
         "  %r = gnn.sddmm dot %g, %a, %b : tensor<?x2x3xT>, tensor<?x2x3xT> -> tensor<?x2xT>",
         "%a: tensor<?x2x3xT>, %b: tensor<?x2x3xT>", "tensor<?x2xT>",
         lambda ei, n, a, b: (a[ei[0]] * b[ei[1]]).sum(-1), [("n", 2, 3), ("n", 2, 3)]),
+    # A dot product long enough for a team of lanes with vector loads (16
+    # lanes of float4, or 8 lanes of 8 halves).
+    "sddmm_dot_wide": (
+        "  %r = gnn.sddmm dot %g, %a, %b : tensor<?x2x64xT>, tensor<?x2x64xT> -> tensor<?x2xT>",
+        "%a: tensor<?x2x64xT>, %b: tensor<?x2x64xT>", "tensor<?x2xT>",
+        lambda ei, n, a, b: (a[ei[0]] * b[ei[1]]).sum(-1), [("n", 2, 64), ("n", 2, 64)]),
     "sddmm_add": (
         "  %r = gnn.sddmm add %g, %a, %b : tensor<?x2xT>, tensor<?x2xT> -> tensor<?x2xT>",
         "%a: tensor<?x2xT>, %b: tensor<?x2xT>", "tensor<?x2xT>",

@@ -51,7 +51,7 @@ for t in bf16 f16; do
     flags["$h"]="--no-check"
   done
   sed -e "s/f32/$t/g" "$root/test/Integration/Inputs/half_ops.mlir" > "$work/half_ops-$t.mlir"
-  for op in spmm_sum spmm_mean spmm_max spmm_weighted reduce_sum edge_softmax sddmm_dot; do
+  for op in spmm_sum spmm_mean spmm_max spmm_weighted reduce_sum edge_softmax sddmm_dot attention_dot attention_leaky; do
     cases+=("$work/half_ops-$t.mlir#$op")
     flags["$work/half_ops-$t.mlir#$op"]="--grad --no-check"
   done

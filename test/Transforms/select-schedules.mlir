@@ -4,13 +4,14 @@
 
 // Aggregations are row-parallel with the lanes over the features (float4 for
 // widths divisible by 4); with long rows the whole warp takes the row.
-// Softmax teams grow with the mean degree; sddmm is edge-parallel. The
-// softmax here is returned, so nothing is fused.
+// Softmax teams grow with the mean degree; sddmm is edge-parallel, a team
+// of lanes per score splitting its dot product of 8 floats (float4 each: 2
+// lanes). The softmax here is returned, so nothing is fused.
 
 // SPARSE-LABEL: func.func @schedules
 // SPARSE: "spmm_0" family = aggregation schedule = <mapping = row_parallel, lanes = 16, block = 256, vector = 4, split = 0>
 // SPARSE: "spmm_1" family = aggregation schedule = <mapping = row_parallel, lanes = 4, block = 256, vector = 2, split = 0>
-// SPARSE: "sddmm_0" family = edge_map schedule = <mapping = edge_parallel, lanes = 1, block = 256, vector = 1, split = 0>
+// SPARSE: "sddmm_0" family = edge_map schedule = <mapping = edge_parallel, lanes = 2, block = 256, vector = 4, split = 0>
 // SPARSE: "edge_softmax_0" family = edge_softmax schedule = <mapping = row_parallel, lanes = 4, block = 256, vector = 1, split = 0>
 // SPARSE: "degree_0" family = degree schedule = <mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0>
 // DENSE-LABEL: func.func @schedules
@@ -62,4 +63,27 @@ func.func @aggregation(%g: !gnn.graph, %x: tensor<?x6xf32>) -> tensor<?x6xf32> {
   %e = gnn.gather src %g, %x : tensor<?x6xf32> -> tensor<?x6xf32>
   %r = gnn.reduce max %g, %e : tensor<?x6xf32> -> tensor<?x6xf32>
   return %r : tensor<?x6xf32>
+}
+
+// Edge maps: the team splits each dot product of an sddmm
+// into vectors of 16 bytes (8 bf16, 4 f32; 1 where nothing larger divides
+// it), a lane per vector up to a warp; the statistics do not matter. Without
+// a dot product (gathers, element-wise sddmms) a thread per element.
+
+// SPARSE-LABEL: func.func @edge_maps
+// SPARSE: "sddmm_0" family = edge_map schedule = <mapping = edge_parallel, lanes = 16, block = 256, vector = 8, split = 0>
+// SPARSE: "sddmm_1" family = edge_map schedule = <mapping = edge_parallel, lanes = 32, block = 256, vector = 4, split = 0>
+// SPARSE: "sddmm_2" family = edge_map schedule = <mapping = edge_parallel, lanes = 4, block = 256, vector = 1, split = 0>
+// SPARSE: "sddmm_3" family = edge_map schedule = <mapping = edge_parallel, lanes = 1, block = 256, vector = 1, split = 0>
+// SPARSE: "gather_0" family = edge_map schedule = <mapping = edge_parallel, lanes = 1, block = 256, vector = 1, split = 0>
+// DENSE-LABEL: func.func @edge_maps
+// DENSE: "sddmm_0" family = edge_map schedule = <mapping = edge_parallel, lanes = 16, block = 256, vector = 8, split = 0>
+func.func @edge_maps(%g: !gnn.graph, %h: tensor<?x128xbf16>, %x: tensor<?x128xf32>, %o: tensor<?x2x3xf32>)
+    -> (tensor<?xbf16>, tensor<?xf32>, tensor<?x2xf32>, tensor<?x128xf32>, tensor<?x128xf32>) {
+  %a = gnn.sddmm dot %g, %h, %h : tensor<?x128xbf16>, tensor<?x128xbf16> -> tensor<?xbf16>
+  %b = gnn.sddmm dot %g, %x, %x : tensor<?x128xf32>, tensor<?x128xf32> -> tensor<?xf32>
+  %c = gnn.sddmm dot %g, %o, %o : tensor<?x2x3xf32>, tensor<?x2x3xf32> -> tensor<?x2xf32>
+  %d = gnn.sddmm mul %g, %x, %x : tensor<?x128xf32>, tensor<?x128xf32> -> tensor<?x128xf32>
+  %e = gnn.gather src %g, %x : tensor<?x128xf32> -> tensor<?x128xf32>
+  return %a, %b, %c, %d, %e : tensor<?xbf16>, tensor<?xf32>, tensor<?x2xf32>, tensor<?x128xf32>, tensor<?x128xf32>
 }

@@ -123,6 +123,38 @@ TEST(Schedule, AttentionIsRowParallelPerHead) {
   EXPECT_EQ(split.verify(p), "");
 }
 
+TEST(Schedule, SddmmDotProductsTakeATeamOfLanes) {
+  // A score per edge from rows of 128 bf16: 16 lanes of 8-element vectors,
+  // whatever the graph (the dot product's length decides).
+  ScheduleProblem p = problem(GroupKind::Sddmm, 1, 2.0);
+  p.innerElements = 128;
+  p.elementBytes = 2;
+  ASSERT_EQ(p.check(), "");
+  Schedule s = chooseSchedule(p);
+  EXPECT_EQ(s.vector, 8);
+  EXPECT_EQ(s.lanes, 16);
+  EXPECT_EQ(s.split, 0);
+  EXPECT_EQ(s.verify(p), "") << "the vector divides the dot, not the row of 1";
+  p.graph.edges = 40000;
+  EXPECT_EQ(chooseSchedule(p).lanes, 16);
+  // f32: float4, capped at a warp; a 3-element dot: scalars, 4 lanes.
+  p.elementBytes = 4;
+  EXPECT_EQ(chooseSchedule(p).vector, 4);
+  EXPECT_EQ(chooseSchedule(p).lanes, 32);
+  p.innerElements = 4096;
+  EXPECT_EQ(chooseSchedule(p).lanes, 32);
+  p.innerElements = 3;
+  EXPECT_EQ(chooseSchedule(p).vector, 1);
+  EXPECT_EQ(chooseSchedule(p).lanes, 4);
+  s.vector = 4;
+  EXPECT_NE(s.verify(p), "") << "float4 does not divide a dot of 3";
+  // Element-wise sddmms and gathers: a thread per element.
+  ScheduleProblem mul = problem(GroupKind::Sddmm, 128, 2.0);
+  EXPECT_EQ(chooseSchedule(mul).lanes, 1);
+  EXPECT_EQ(chooseSchedule(mul).vector, 1);
+  EXPECT_EQ(chooseSchedule(problem(GroupKind::Gather, 128, 2.0)).lanes, 1);
+}
+
 /// The statistics of a graph with `nodes` nodes, `edges` edges and largest
 /// in-degree `maxIn`.
 static ScheduleProblem graph(GroupKind kind, int64_t nodes, int64_t edges,

@@ -73,7 +73,8 @@ struct ScheduleProblem {
   /// Elements of one output row (product of the trailing dimensions).
   int64_t rowElements = 1;
   /// Attention: elements of the last dimension of the spmm's input (the
-  /// feature width D of one head); divides rowElements.
+  /// feature width D of one head); divides rowElements. Sddmm: the length
+  /// of one result element's dot product (1 for the element-wise kinds).
   int64_t innerElements = 1;
   /// Bytes of one stored element of the rows read (4 for f32, 8 for f64, 2
   /// for bf16 and f16): a vector access moves at most 16 bytes, so 2-byte

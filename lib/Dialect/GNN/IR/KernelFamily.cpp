@@ -72,6 +72,16 @@ static Operation *firstGraphOp(Block &body) {
   return &body.front();
 }
 
+/// An edge map's dot-product sddmm (the one whose rows decide its lanes and
+/// vectors), else its first graph op.
+static Operation *edgeMapOp(Block &body) {
+  for (Operation &op : body.without_terminator())
+    if (auto sddmm = dyn_cast<SddmmOp>(op);
+        sddmm && sddmm.getKind() == SddmmKind::dot)
+      return &op;
+  return firstGraphOp(body);
+}
+
 /// The spmm or reduce a fused group ends with.
 static Operation *aggregationOp(Block &body) {
   Operation *anchor = &body.front();
@@ -136,6 +146,14 @@ static ::gnn::ScheduleProblem problemFor(Operation *anchor, GroupKind kind) {
     int64_t inner = spmm.getInput().getType().getShape().back();
     p.innerElements = ShapedType::isDynamic(inner) ? 1 : inner;
   }
+  if (auto sddmm = dyn_cast<SddmmOp>(anchor);
+      sddmm && sddmm.getKind() == SddmmKind::dot) {
+    // The length of one result element's dot product.
+    int64_t in = rowElements(sddmm.getLhs()),
+            out = rowElements(sddmm.getResult());
+    if (out > 0 && in % out == 0)
+      p.innerElements = in / out;
+  }
   return p;
 }
 
@@ -187,7 +205,7 @@ static const KernelFamily kFamilies[] = {
      "after degrees)",
      acceptsAggregation, kRows, byAnalysis<aggregationOp, aggregationKind>},
     {GroupFamily::edge_map, FusionFamily::EdgeMap, "gathers and sddmms",
-     acceptsEdgeMap, kEdges, byAnalysis<firstGraphOp, edgeMapKind>},
+     acceptsEdgeMap, kEdges, byAnalysis<edgeMapOp, edgeMapKind>},
     {GroupFamily::edge_softmax, FusionFamily::EdgeSoftmax, "one edge_softmax",
      acceptsEdgeSoftmax, kRows, byAnalysis<firstGraphOp, edgeSoftmaxKind>},
     {GroupFamily::degree, FusionFamily::Degree, "one degree", acceptsDegree,

@@ -81,6 +81,16 @@ public:
   /// Records `element` as the element of `value` at `e` and `idx` (computed
   /// by the caller, e.g. a head's reduction shared by the lanes of a team).
   void remember(Value value, const EdgeRef &e, ValueRange idx, Value element);
+  /// From now on, the dot products of sddmms are split among the `lanes`
+  /// lanes of the team (`lane` being this thread's), each reading vectors of
+  /// `vector` elements where that divides the product's length, and summed
+  /// across the team by a `gnnk.team_reduce` (so every lane of the team must
+  /// evaluate the same elements).
+  void distributeDots(Value lane, int64_t lanes, int64_t vector) {
+    dotLane = lane;
+    dotLanes = lanes;
+    dotVector = vector;
+  }
   /// Whether `value` is computed by an op inside the group (size queries
   /// aside), so evaluated rather than loaded.
   bool inGroup(Value v) const;
@@ -104,7 +114,13 @@ private:
   /// insertion point, else null.
   Value recall(Value value, const EdgeRef &e, ValueRange idx) const;
   FailureOr<Value> compute(Value value, const EdgeRef &e, ValueRange idx);
+  /// The dot product of `sddmm` over `length` elements from `lhs[pa]` and
+  /// `rhs[pc]`, split among the team's lanes after distributeDots.
+  Value dot(gnn::SddmmOp sddmm, Value lhs, Value pa, Value rhs, Value pc,
+            int64_t length);
   llvm::DenseMap<Value, Value> overrides;
+  Value dotLane;
+  int64_t dotLanes = 1, dotVector = 1;
   std::map<Key, Value> remembered;
   KernelBuilder &kb;
   gnn::KernelGroupOp group;

@@ -274,6 +274,40 @@ FailureOr<Value> EdgeEvaluator::bodyAt(linalg::GenericOp generic,
   return (*y)[0];
 }
 
+Value EdgeEvaluator::dot(gnn::SddmmOp sddmm, Value lhs, Value pa, Value rhs,
+                         Value pc, int64_t length) {
+  OpBuilder &b = kb.b;
+  // Vectors only where they tile the product (the rows then start at
+  // multiples of the vector too: a row holds whole products).
+  int64_t vector = length % dotVector == 0 ? dotVector : 1;
+  Value first = dotLanes > 1 ? dotLane : kb.idx(0);
+  auto loop = scf::ForOp::create(
+      b, kb.loc, first, kb.idx(length / vector), kb.idx(dotLanes),
+      ValueRange{
+          kb.fp(getElementTypeOrSelf(sddmm.getResult().getType()), 0.0)});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value t = kb.mul(loop.getInductionVar(), vector);
+    SmallVector<Value> xs = kb.load(lhs, kb.add(pa, t), vector);
+    SmallVector<Value> ys = kb.load(rhs, kb.add(pc, t), vector);
+    Value acc = loop.getRegionIterArgs()[0];
+    for (auto [x, y] : llvm::zip(xs, ys))
+      acc = math::FmaOp::create(b, kb.loc, x, y, acc);
+    scf::YieldOp::create(b, kb.loc, acc);
+  }
+  Value sum = loop.getResult(0);
+  if (dotLanes == 1)
+    return sum;
+  auto red = TeamReduceOp::create(b, kb.loc, ValueRange{sum}, 1, dotLanes);
+  kb.buildCombine(red.getCombine(), {sum.getType()},
+                  [&](OpBuilder &rb, ValueRange x, ValueRange y) {
+                    return SmallVector<Value>{
+                        arith::AddFOp::create(rb, kb.loc, x[0], y[0])};
+                  });
+  return red.getResult(0);
+}
+
 FailureOr<Value> EdgeEvaluator::compute(Value value, const EdgeRef &e,
                                         ValueRange rowIdx) {
   Operation *def = value.getDefiningOp();
@@ -308,21 +342,7 @@ FailureOr<Value> EdgeEvaluator::compute(Value value, const EdgeRef &e,
       int64_t f = *inRow / *outRow;
       Value pa = kb.add(kb.mul(a, *inRow), kb.mul(k, f));
       Value pc = kb.add(kb.mul(c, *inRow), kb.mul(k, f));
-      auto loop = scf::ForOp::create(
-          b, kb.loc, kb.idx(0), kb.idx(f), kb.idx(1),
-          ValueRange{
-              kb.fp(getElementTypeOrSelf(sddmm.getResult().getType()), 0.0)});
-      {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(loop.getBody());
-        Value t = loop.getInductionVar();
-        Value x = kb.load(lhs, kb.add(pa, t))[0];
-        Value y = kb.load(rhs, kb.add(pc, t))[0];
-        Value acc = math::FmaOp::create(b, kb.loc, x, y,
-                                        loop.getRegionIterArgs()[0]);
-        scf::YieldOp::create(b, kb.loc, acc);
-      }
-      return loop.getResult(0);
+      return dot(sddmm, lhs, pa, rhs, pc, f);
     }
     Value x = kb.load(lhs, kb.add(kb.mul(a, *inRow), k))[0];
     Value y = kb.load(rhs, kb.add(kb.mul(c, *inRow), k))[0];
@@ -1191,38 +1211,58 @@ LogicalResult mlir::gnnk::lowerDegree(KernelGroupOp group, GroupParts &parts,
 }
 
 //===----------------------------------------------------------------------===//
-// Edge maps: gather and sddmm, a thread per element of the edge result
+// Edge maps: gather and sddmm, a team per element of the edge result
 //===----------------------------------------------------------------------===//
 
 LogicalResult mlir::gnnk::lowerEdgeMap(KernelGroupOp group, GroupParts &parts,
                                        int indexBits) {
   // The group's edge DAG (gathers, sddmms, elementwise ops on their values
-  // and absorbed consumers) is evaluated per element of its result.
+  // and absorbed consumers) is evaluated per element of its result, by a
+  // team of `lanes` threads that split its sddmms' dot products (one thread
+  // when lanes = 1).
   Value value = group.getYield().getValues()[0];
   Operation *op = value.getDefiningOp();
   FailureOr<int64_t> rowOr = rowElements(value, op);
   if (failed(rowOr))
     return failure();
   int64_t row = *rowOr;
-  int64_t block = group.getScheduleAttr().getBlock();
+  gnn::ScheduleAttr s = group.getScheduleAttr();
+  int64_t block = s.getBlock(), lanes = s.getLanes();
   KernelBuilder kb(group, kernelName(group), block, indexBits);
   OpBuilder &b = kb.b;
   AffineExpr edges = getAffineSymbolExpr(1, group.getContext());
-  auto map = ForElementsOp::create(b, kb.loc, kb.sizeValue(edges * row));
-  Block *body = new Block();
-  map.getBody().push_back(body);
-  Value t = body->addArgument(b.getIndexType(), kb.loc);
-  b.setInsertionPointToStart(body);
+  Value count = kb.sizeValue(edges * row);
+  Value t, lane;
+  if (lanes > 1) {
+    std::tie(t, lane) = rowMapping(kb, count, lanes);
+  } else {
+    auto map = ForElementsOp::create(b, kb.loc, count);
+    Block *body = new Block();
+    map.getBody().push_back(body);
+    t = body->addArgument(b.getIndexType(), kb.loc);
+    b.setInsertionPointToStart(body);
+  }
   Value i = kb.div(t, row), k = kb.rem(t, row);
   EdgeRef e{i, kb.loadIndex(kb.graph("csr_col"), i),
             kb.loadIndex(kb.graph("csr_dst"), i)};
   EdgeEvaluator eval(kb, group);
+  eval.distributeDots(lane, lanes, s.getVector());
   FailureOr<Value> v = eval.element(value, e, k);
   if (failed(v))
     return failure();
-  kb.store(*v, kb.result(0), t);
+  if (lanes > 1) {
+    // Every lane holds the element; the first stores it.
+    Value first = arith::CmpIOp::create(b, kb.loc, arith::CmpIPredicate::eq,
+                                        lane, kb.idx(0));
+    auto ifOp = scf::IfOp::create(b, kb.loc, TypeRange{}, first, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    kb.store(*v, kb.result(0), t);
+  } else {
+    kb.store(*v, kb.result(0), t);
+  }
   YieldOp::create(b, kb.loc);
-  replaceGroup(group, kb.finish(gridFor(edges * row, block), {edges},
+  replaceGroup(group, kb.finish(gridFor(edges * row * lanes, block), {edges},
                                 parts.graph));
   return success();
 }

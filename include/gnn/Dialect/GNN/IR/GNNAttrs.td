@@ -99,14 +99,17 @@ def GNN_ScheduleAttr : AttrDef<GNN_Dialect, "Schedule"> {
 
     - `mapping`: `row_parallel` (a team of `lanes` threads per destination
       row, lanes over features or over the row's edges: the warp-per-row
-      schedule when `lanes = 32`), `edge_parallel` (one thread per element of
-      an edge tensor), `element_parallel` (one thread per output element),
+      schedule when `lanes = 32`), `edge_parallel` (a team of `lanes`
+      threads per element of an edge tensor, its lanes splitting an sddmm's
+      dot product; one thread when `lanes = 1`), `element_parallel` (one
+      thread per output element),
       `block_per_graph` (one block per graph of a batch of small graphs,
       its `block` threads striding over each step's elements; `graph_block`
       groups only).
     - `lanes`: threads per row (a power of two, 1 to 32).
     - `block`: threads per block.
-    - `vector`: elements each lane loads at once (1, 2 or 4).
+    - `vector`: elements each lane loads at once (1, 2 or 4; 8 for 2-byte
+      elements).
     - `split`: for aggregations, rows with more edges than this are heavy:
       the row-parallel kernel skips them and two more kernels process them in
       chunks of `split` edges spread over the whole GPU (0: no split).

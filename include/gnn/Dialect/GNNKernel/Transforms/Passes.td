@@ -16,8 +16,10 @@ def GNNLowerToKernels : Pass<"gnn-lower-to-kernels", "ModuleOp"> {
     Every `gnn.kernel_group` (with a `#gnn.schedule`) becomes a `gnnk.kernel`
     placed before its function and a `gnnk.launch` in its place. One pattern
     per family builds the kernel: dense elementwise/reduction groups and
-    degrees (a thread per element), edge maps (gather, sddmm: a thread per
-    element of the edge result), edge softmax and aggregations (a team of
+    degrees (a thread per element), edge maps (gather, sddmm: a team per
+    element of the edge result, whose lanes split an sddmm's dot product in
+    16-byte vectors and add their sums by a `gnnk.team_reduce`; a thread
+    when there is no dot product), edge softmax and aggregations (a team of
     lanes per row, a `gnnk.for_edges` with the accumulators carried and a
     merge region, a `gnnk.team_reduce` across edge groups), and fused
     attention (one kernel with an online softmax: no edge-sized buffer).
