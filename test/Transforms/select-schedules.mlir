@@ -4,14 +4,14 @@
 
 // Aggregations are row-parallel with the lanes over the features (float4 for
 // widths divisible by 4); with long rows the whole warp takes the row.
-// Softmax teams grow with the mean degree; sddmm is edge-parallel, a team
-// of lanes per score splitting its dot product of 8 floats (float4 each: 2
-// lanes). The softmax here is returned, so nothing is fused.
+// Softmax teams grow with the mean degree; sddmm is edge-parallel, its dot
+// product of 8 floats read as two float4 (one lane: a lane takes up to 4
+// vectors). The softmax here is returned, so nothing is fused.
 
 // SPARSE-LABEL: func.func @schedules
 // SPARSE: "spmm_0" family = aggregation schedule = <mapping = row_parallel, lanes = 16, block = 256, vector = 4, split = 0>
 // SPARSE: "spmm_1" family = aggregation schedule = <mapping = row_parallel, lanes = 4, block = 256, vector = 2, split = 0>
-// SPARSE: "sddmm_0" family = edge_map schedule = <mapping = edge_parallel, lanes = 2, block = 256, vector = 4, split = 0>
+// SPARSE: "sddmm_0" family = edge_map schedule = <mapping = edge_parallel, lanes = 1, block = 256, vector = 4, split = 0>
 // SPARSE: "edge_softmax_0" family = edge_softmax schedule = <mapping = row_parallel, lanes = 4, block = 256, vector = 1, split = 0>
 // SPARSE: "degree_0" family = degree schedule = <mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0>
 // DENSE-LABEL: func.func @schedules
@@ -65,19 +65,20 @@ func.func @aggregation(%g: !gnn.graph, %x: tensor<?x6xf32>) -> tensor<?x6xf32> {
   return %r : tensor<?x6xf32>
 }
 
-// Edge maps: the team splits each dot product of an sddmm
-// into vectors of 16 bytes (8 bf16, 4 f32; 1 where nothing larger divides
-// it), a lane per vector up to a warp; the statistics do not matter. Without
-// a dot product (gathers, element-wise sddmms) a thread per element.
+// Edge maps: the team splits each dot product of an sddmm into vectors of
+// 16 bytes (8 bf16, 4 f32; 1 where nothing larger divides it), a lane per 4
+// vectors up to a warp: 128 bf16 are 16 vectors on 4 lanes, 128 f32 32 on
+// 8, 3 f32 3 scalars on one; the statistics do not matter. Without a dot
+// product (gathers, element-wise sddmms) a thread per element.
 
 // SPARSE-LABEL: func.func @edge_maps
-// SPARSE: "sddmm_0" family = edge_map schedule = <mapping = edge_parallel, lanes = 16, block = 256, vector = 8, split = 0>
-// SPARSE: "sddmm_1" family = edge_map schedule = <mapping = edge_parallel, lanes = 32, block = 256, vector = 4, split = 0>
-// SPARSE: "sddmm_2" family = edge_map schedule = <mapping = edge_parallel, lanes = 4, block = 256, vector = 1, split = 0>
+// SPARSE: "sddmm_0" family = edge_map schedule = <mapping = edge_parallel, lanes = 4, block = 256, vector = 8, split = 0>
+// SPARSE: "sddmm_1" family = edge_map schedule = <mapping = edge_parallel, lanes = 8, block = 256, vector = 4, split = 0>
+// SPARSE: "sddmm_2" family = edge_map schedule = <mapping = edge_parallel, lanes = 1, block = 256, vector = 1, split = 0>
 // SPARSE: "sddmm_3" family = edge_map schedule = <mapping = edge_parallel, lanes = 1, block = 256, vector = 1, split = 0>
 // SPARSE: "gather_0" family = edge_map schedule = <mapping = edge_parallel, lanes = 1, block = 256, vector = 1, split = 0>
 // DENSE-LABEL: func.func @edge_maps
-// DENSE: "sddmm_0" family = edge_map schedule = <mapping = edge_parallel, lanes = 16, block = 256, vector = 8, split = 0>
+// DENSE: "sddmm_0" family = edge_map schedule = <mapping = edge_parallel, lanes = 4, block = 256, vector = 8, split = 0>
 func.func @edge_maps(%g: !gnn.graph, %h: tensor<?x128xbf16>, %x: tensor<?x128xf32>, %o: tensor<?x2x3xf32>)
     -> (tensor<?xbf16>, tensor<?xf32>, tensor<?x2xf32>, tensor<?x128xf32>, tensor<?x128xf32>) {
   %a = gnn.sddmm dot %g, %h, %h : tensor<?x128xbf16>, tensor<?x128xbf16> -> tensor<?xbf16>

@@ -124,28 +124,31 @@ TEST(Schedule, AttentionIsRowParallelPerHead) {
 }
 
 TEST(Schedule, SddmmDotProductsTakeATeamOfLanes) {
-  // A score per edge from rows of 128 bf16: 16 lanes of 8-element vectors,
-  // whatever the graph (the dot product's length decides).
+  // A score per edge from rows of 128 bf16: 16 vectors of 8 elements, 4 per
+  // lane: 4 lanes, whatever the graph (the dot product's length decides).
   ScheduleProblem p = problem(GroupKind::Sddmm, 1, 2.0);
   p.innerElements = 128;
   p.elementBytes = 2;
   ASSERT_EQ(p.check(), "");
   Schedule s = chooseSchedule(p);
   EXPECT_EQ(s.vector, 8);
-  EXPECT_EQ(s.lanes, 16);
+  EXPECT_EQ(s.lanes, 4);
   EXPECT_EQ(s.split, 0);
   EXPECT_EQ(s.verify(p), "") << "the vector divides the dot, not the row of 1";
   p.graph.edges = 40000;
-  EXPECT_EQ(chooseSchedule(p).lanes, 16);
-  // f32: float4, capped at a warp; a 3-element dot: scalars, 4 lanes.
+  EXPECT_EQ(chooseSchedule(p).lanes, 4);
+  // f32: 32 float4, 8 lanes; capped at a warp; 20 floats: 5 float4, 2
+  // lanes; a 3-element dot: 3 scalars, one thread.
   p.elementBytes = 4;
   EXPECT_EQ(chooseSchedule(p).vector, 4);
-  EXPECT_EQ(chooseSchedule(p).lanes, 32);
+  EXPECT_EQ(chooseSchedule(p).lanes, 8);
   p.innerElements = 4096;
   EXPECT_EQ(chooseSchedule(p).lanes, 32);
+  p.innerElements = 20;
+  EXPECT_EQ(chooseSchedule(p).lanes, 2);
   p.innerElements = 3;
   EXPECT_EQ(chooseSchedule(p).vector, 1);
-  EXPECT_EQ(chooseSchedule(p).lanes, 4);
+  EXPECT_EQ(chooseSchedule(p).lanes, 1);
   s.vector = 4;
   EXPECT_NE(s.verify(p), "") << "float4 does not divide a dot of 3";
   // Element-wise sddmms and gathers: a thread per element.

@@ -63,6 +63,9 @@ enum class GroupKind {
 /// Whether groups of `kind` may split heavy rows (Schedule::split).
 bool splitsRows(GroupKind kind);
 
+/// The vectors of a dot product each lane of an sddmm's team takes.
+inline constexpr int64_t kSddmmVectorsPerLane = 4;
+
 /// What the schedule is chosen for.
 struct ScheduleProblem {
   /// The widest row a schedule is chosen for: 2^40 elements, as wide as the
