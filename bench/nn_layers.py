@@ -5,7 +5,10 @@ time per call on a small cached graph.
 
 Layers (in -> out channels C, same weights on both sides, loaded from PyG's):
 GCNConv, SAGEConv mean and max, GINConv (nn = Linear), GATConv, GATv2Conv and
-TransformerConv (4 heads of C/4), AGNNConv.
+TransformerConv (4 heads of C/4), AGNNConv; and ``gcn_ew`` (not in the
+default list): GCNConv with learnable edge weights (``edge_weight`` in
+(0, 1) requiring grad, so the step also computes their gradient, an
+edge-sized dot product per edge).
 
 * ``speed``: for each graph (a data-set folder: meta.txt + edges.txt.gz) and
   channel count, the median over CUDA-event-timed steps of
@@ -43,11 +46,13 @@ import time
 import torch
 
 LAYERS = ["gcn", "sage_mean", "sage_max", "gin", "gat", "gatv2", "transformer", "agnn"]
+# Layers called with a learnable edge weight as their third argument.
+EDGE_WEIGHTED = {"gcn_ew"}
 
 
 def make(name, lib, c):
     nn = lib.nn if hasattr(lib, "nn") else lib
-    if name == "gcn":
+    if name in ("gcn", "gcn_ew"):
         return nn.GCNConv(c, c)
     if name == "sage_mean":
         return nn.SAGEConv(c, c, aggr="mean")
@@ -114,27 +119,38 @@ def speed(args, dev, out):
         for c in args.channels:
             gen = torch.Generator(device=dev).manual_seed(1)
             x = torch.randn(n, c, device=dev, generator=gen)
+            w = torch.rand(ei.shape[1], device=dev, generator=gen)
             for name in args.layers:
                 ours, pyg = pair(name, c, dev)
                 xo = x.clone().requires_grad_()
                 xp = x.clone().requires_grad_()
-                yo, yp = ours(xo, ei), pyg(xp, ei)
+                # The layer's extra arguments: a learnable edge weight each.
+                eo = (w.clone().requires_grad_(),) if name in EDGE_WEIGHTED else ()
+                ep = (w.clone().requires_grad_(),) if name in EDGE_WEIGHTED else ()
+                yo, yp = ours(xo, ei, *eo), pyg(xp, ei, *ep)
                 diff = (yo - yp).abs().max().item() if yo.numel() else 0.0
                 dy = torch.randn(yp.shape, device=dev, generator=gen)
+                grad_diff = None
+                if eo:
+                    yo.mul(dy).sum().backward()
+                    yp.mul(dy).sum().backward()
+                    grad_diff = (eo[0].grad - ep[0].grad).abs().max().item()
 
-                def step(layer, xx):
+                def step(layer, xx, extra):
                     def f():
-                        layer(xx, ei).mul(dy).sum().backward()
+                        layer(xx, ei, *extra).mul(dy).sum().backward()
                     return f
                 t = {}
                 # Alternate twice so neither side always runs warm.
                 for rnd in range(2):
-                    for side, layer, xx in (("gnnc", ours, xo), ("pyg", pyg, xp)):
-                        ms = median_ms(step(layer, xx), args.reps, args.warmup)
+                    for side, layer, xx, extra in (("gnnc", ours, xo, eo), ("pyg", pyg, xp, ep)):
+                        ms = median_ms(step(layer, xx, extra), args.reps, args.warmup)
                         t[side] = min(t.get(side, math.inf), ms)
                 r = dict(part="speed", graph=g, nodes=n, edges=ei.shape[1], channels=c,
                          layer=name, gnnc_ms=t["gnnc"], pyg_ms=t["pyg"],
                          ratio=t["pyg"] / t["gnnc"], max_abs_diff=diff)
+                if grad_diff is not None:
+                    r["edge_weight_grad_max_abs_diff"] = grad_diff
                 print(json.dumps(r), flush=True)
                 rows.append(r)
     out["speed"] = rows
@@ -160,6 +176,8 @@ def host(args, dev, out):
     ei = torch.randint(0, n, (2, e), generator=gen).to(dev)
     x = torch.randn(n, c, generator=gen).to(dev)
     for name in args.layers:
+        if name in EDGE_WEIGHTED:  # the same layer as its plain one here
+            continue
         ours, pyg = pair(name, c, dev)
         for mode in ("autograd", "no_grad"):
             xx = x.clone().requires_grad_(mode == "autograd")
@@ -233,7 +251,8 @@ def main():
     ap.add_argument("--datasets", default="../shared/datasets")
     ap.add_argument("--graphs", nargs="+", default=["pubmed", "musae-github", "blogcatalog"])
     ap.add_argument("--channels", nargs="+", type=int, default=[64, 128])
-    ap.add_argument("--layers", nargs="+", default=LAYERS, choices=LAYERS)
+    ap.add_argument("--layers", nargs="+", default=LAYERS,
+                    choices=LAYERS + sorted(EDGE_WEIGHTED))
     ap.add_argument("--parts", nargs="+", default=["speed", "host"], choices=["speed", "host"])
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=5)
