@@ -78,7 +78,7 @@ Schedule gnn::chooseSchedule(const ScheduleProblem &p) {
     // rows 32 apart within a warp). Four vectors per lane rather than one:
     // more loads in flight per lane and fewer shuffles per element; on an
     // H200 reddit-like's f32 dot of 128 took 17.3 ms with 32 lanes, 13.9
-    // with 16 and 9.9 with 8 (bench/results/sddmm-teams-s21).
+    // with 16 and 9.9 with 8 (bench/results/sddmm-teams-h200-s21).
     int64_t f = p.innerElements;
     if (f == 1)
       break;
