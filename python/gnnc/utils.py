@@ -1,5 +1,7 @@
 """PyG's self-loop helpers (``torch_geometric.utils.add_self_loops`` and
-``remove_self_loops``) with their results cached per input ``edge_index``.
+``remove_self_loops``) with their results cached per input ``edge_index``,
+and ``locality_order``, a renumbering of the nodes for locality (docs/
+Python.md, "Reordering a graph").
 
 A layer that adds self-loops in its ``forward`` (PyG's GAT-style layers,
 ``gnnc.MessagePassing`` subclasses written as PyG's) hands gnnc a new
@@ -20,7 +22,7 @@ from torch import Tensor
 
 from . import _core
 
-__all__ = ["add_self_loops", "remove_self_loops"]
+__all__ = ["add_self_loops", "locality_order", "remove_self_loops"]
 
 
 def _check(name: str, edge_index, edge_attr) -> None:
@@ -98,3 +100,22 @@ def add_self_loops(edge_index: Tensor, edge_attr: Optional[Tensor] = None,
     else:
         loop_attr = edge_attr.new_full((n,) + tuple(edge_attr.shape[1:]), float(fill))
     return out, torch.cat([edge_attr, loop_attr], dim=0)
+
+
+def locality_order(edge_index: Tensor, num_nodes: Optional[int] = None,
+                   method: str = "rcm") -> Tensor:
+    """A renumbering of the nodes that puts the neighbours of a node close
+    to it (docs/Python.md, "Reordering a graph"): ``order[i]`` is the old id
+    of new node ``i``. ``method``: ``"rcm"`` (reverse Cuthill-McKee on the
+    symmetrised graph) or ``"degree"`` (highest in + out degree first).
+    Computed on the CPU, returned on ``edge_index``'s device. To train in the
+    new order: ``rank = torch.empty_like(order); rank[order] =
+    torch.arange(len(order))``, then ``rank[edge_index]``, ``x[order]``,
+    ``y[order]``; a node's result for old id ``j`` is row ``rank[j]``."""
+    _check("locality_order", edge_index, None)
+    if num_nodes is None:
+        num_nodes = int(edge_index.max()) + 1 if edge_index.numel() else 0
+    num_nodes = _core._check_num_nodes(num_nodes)
+    from . import _reorder
+    return _reorder.locality_order(edge_index, num_nodes, method,
+                                   "gnnc.utils.locality_order")
