@@ -77,6 +77,30 @@ NB_MODULE(_gnnc, m) {
   m.def("forget_graph", &forgetGraph, nb::arg("handle"));
   m.def("set_resolver", &setResolver, nb::arg("resolve"));
 
+  // A renumbering of the nodes for locality into `out` (int64, num_nodes
+  // entries): gnnc/_reorder.py checks the ids and the method's name first.
+  m.def(
+      "locality_order",
+      [](uintptr_t src, uintptr_t dst, int64_t numEdges, int64_t numNodes,
+         const std::string &method, uintptr_t out) {
+        std::optional<::gnn::NodeOrder> order = ::gnn::parseNodeOrder(method);
+        if (!order)
+          throw std::invalid_argument("method must be one of " +
+                                      std::string(::gnn::nodeOrderNames()) +
+                                      ", got '" + method + "'");
+        std::vector<int64_t> result;
+        {
+          nb::gil_scoped_release release;
+          result = ::gnn::localityOrder(
+              numNodes, reinterpret_cast<const int64_t *>(src),
+              reinterpret_cast<const int64_t *>(dst), numEdges, *order);
+        }
+        std::memcpy(reinterpret_cast<void *>(out), result.data(),
+                    result.size() * sizeof(int64_t));
+      },
+      nb::arg("src"), nb::arg("dst"), nb::arg("num_edges"),
+      nb::arg("num_nodes"), nb::arg("method"), nb::arg("out"));
+
   nb::class_<::gnn::HostGraph>(m, "HostGraph")
       .def_static("from_arrays", &makeHostGraph, nb::arg("src"),
                   nb::arg("dst"), nb::arg("num_edges"), nb::arg("num_nodes"))

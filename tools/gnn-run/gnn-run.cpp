@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "gnn/Dialect/GNN/IR/GNNDomain.h"
 #include "gnn/Dialect/GNN/Transforms/Autodiff.h"
 #include "gnn/Graph/HostGraph.h"
 #include "gnn/InitGNN.h"
@@ -63,9 +64,16 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     outputDir("output-dir",
               cl::desc("write each result to DIR/result<K>.npy (float64)"));
-static cl::opt<std::string>
-    dumpGraph("dump-graph",
-              cl::desc("write the graph's edge_index (2 x E, int64) to FILE.npy"));
+static cl::opt<std::string> dumpGraph(
+    "dump-graph",
+    cl::desc("write the graph's edge_index (2 x E, int64) to FILE.npy "
+             "(with --reorder, the renumbered graph's)"));
+static cl::opt<std::string> reorder(
+    "reorder",
+    cl::desc("run on the graph with its nodes renumbered for locality: rcm "
+             "(reverse Cuthill-McKee) or degree (highest first); node inputs "
+             "(seeded, --inputs) are taken, and node results and gradients "
+             "reported and written, in the graph's own order"));
 static cl::opt<bool> compileOnly(
     "compile-only",
     cl::desc("cuda: generate and NVRTC-compile the kernels, do not run (no GPU "
@@ -264,6 +272,55 @@ static int run() {
                       std::chrono::steady_clock::now() - loadStart)
                       .count();
 
+  // --reorder: the renumbered graph; node tensors cross the boundary in the
+  // original order (permuteRows / unpermuteRows below).
+  std::vector<int64_t> nodeOrder;
+  double reorderMs = 0;
+  if (!reorder.empty()) {
+    std::optional<::gnn::NodeOrder> method = ::gnn::parseNodeOrder(reorder);
+    if (!method)
+      return fail("--reorder: expected one of " +
+                  std::string(::gnn::nodeOrderNames()) + ", got '" +
+                  reorder.getValue() + "'");
+    if (!graph.graph.graphIds.empty())
+      return fail("--reorder: '" + graph.graph.name +
+                  "' is a batch of small graphs (graph ids), whose nodes stay "
+                  "in graph order");
+    auto start = std::chrono::steady_clock::now();
+    nodeOrder = ::gnn::localityOrder(
+        graph.graph.numNodes, graph.graph.src.data(), graph.graph.dst.data(),
+        graph.graph.numEdges(), *method);
+    graph.graph = ::gnn::renumberNodes(graph.graph, nodeOrder);
+    reorderMs = std::chrono::duration<double, std::milli>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+  }
+  // Rows of node tensor `t` into the new order, and back.
+  auto permuteRows = [&](::gnn::Tensor &t, bool back) {
+    if (nodeOrder.empty() || t.shape.empty() ||
+        t.shape[0] != static_cast<int64_t>(nodeOrder.size()))
+      return;
+    int64_t row = t.shape[0] ? t.numElements() / t.shape[0] : 0;
+    std::vector<double> out(t.data.size());
+    for (size_t i = 0; i < nodeOrder.size(); ++i) {
+      size_t from = back ? i : static_cast<size_t>(nodeOrder[i]);
+      size_t to = back ? static_cast<size_t>(nodeOrder[i]) : i;
+      std::copy_n(t.data.begin() + from * row, row, out.begin() + to * row);
+    }
+    t.data = std::move(out);
+  };
+  // Node results (and gradients) of `fn` back into the original order.
+  auto unpermuteResults = [&](func::FuncOp fn,
+                              std::vector<::gnn::Tensor> &results) {
+    if (nodeOrder.empty())
+      return;
+    Operation *ret = fn.getBody().front().getTerminator();
+    for (auto [k, t] : llvm::enumerate(results))
+      if (k < ret->getNumOperands() &&
+          mlir::gnn::inferDomain(ret->getOperand(k)) == mlir::gnn::Domain::Node)
+        permuteRows(t, /*back=*/true);
+  };
+
   if (!dumpGraph.empty()) {
     ::gnn::Tensor edges({2, graph.graph.numEdges()});
     for (int64_t e = 0; e < graph.graph.numEdges(); ++e) {
@@ -329,7 +386,16 @@ static int run() {
     }
   }
 
+  for (auto [t, spec] :
+       llvm::zip(inputs, llvm::make_filter_range(
+                             *specs, [](const auto &s) { return !s.isGraph; })))
+    if (spec.role == "node")
+      permuteRows(t, /*back=*/false);
+
   llvm::json::Object summary;
+  if (!nodeOrder.empty())
+    summary["reorder"] = llvm::json::Object{{"method", reorder.getValue()},
+                                            {"order_ms", reorderMs}};
   FailureOr<std::vector<::gnn::Tensor>> outputs = std::vector<::gnn::Tensor>();
   double runMs = 0;
   if (grad) {
@@ -366,7 +432,18 @@ static int run() {
                                                    : "f32";
             dySpecs.push_back({false, shape, "node", element});
           }
-          return ::gnn::makeSeededInputs(dySpecs, seed + 1);
+          std::vector<::gnn::Tensor> dys =
+              ::gnn::makeSeededInputs(dySpecs, seed + 1);
+          // Seeded in the original node order, like the inputs.
+          if (!nodeOrder.empty()) {
+            Operation *ret = fwd.getBody().front().getTerminator();
+            for (auto [k, dy] : llvm::enumerate(dys))
+              if (k < ret->getNumOperands() &&
+                  mlir::gnn::inferDomain(ret->getOperand(k)) ==
+                      mlir::gnn::Domain::Node)
+                permuteRows(dy, /*back=*/false);
+          }
+          return dys;
         };
     // The reference backward: residuals from the forward's arguments and
     // outputs, then the output gradients.
@@ -424,6 +501,8 @@ static int run() {
     summary["function"] = func.getSymName().str();
     summary["backend"] = backend.getValue();
     if (!compileOnly) {
+      unpermuteResults(t.forward, fwdOut);
+      unpermuteResults(t.backward, grads);
       llvm::json::Array outs, gs;
       for (unsigned i = 0; i < numResults; ++i)
         outs.push_back(summarise(fwdOut[i]));
@@ -465,6 +544,8 @@ static int run() {
   }
 #endif
 
+  if (!compileOnly)
+    unpermuteResults(func, *outputs);
   if (!outputDir.empty()) {
     if (int code = createDirectory(outputDir))
       return code;

@@ -19,7 +19,9 @@
 #include "gnn/Analysis/GraphStats.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gnn {
@@ -125,6 +127,38 @@ HostGraph generateBatch(int64_t numGraphs, int64_t minNodes, int64_t maxNodes,
 /// starts a graph iff no edge (u, v) has min(u, v) < i <= max(u, v)). The
 /// runtime builds the same array (`graph_ptr`) for block-per-graph kernels.
 std::vector<int64_t> graphOffsets(const HostGraph &graph);
+
+/// Renumberings of a graph's nodes for locality (docs/Python.md,
+/// "Reordering a graph").
+enum class NodeOrder {
+  /// Reverse Cuthill-McKee on the symmetrised graph (self-loops and
+  /// duplicate edges ignored): components in the order of their node of
+  /// least (degree, id), which starts each; breadth first, a node's
+  /// unvisited neighbours by (degree, id); the whole sequence reversed.
+  ReverseCuthillMcKee,
+  /// Highest degree (in + out, self-loops and duplicates counted) first,
+  /// ties by id.
+  Degree,
+};
+
+/// "rcm" or "degree"; nullopt for anything else.
+std::optional<NodeOrder> parseNodeOrder(std::string_view name);
+
+/// The names parseNodeOrder takes, for messages: "'rcm', 'degree'".
+const char *nodeOrderNames();
+
+/// The order of `method` for the `numEdges` edges `src[e] -> dst[e]` over
+/// `numNodes` nodes (ids in range: the caller checks): `order[i]` is the old
+/// id of new node `i`.
+std::vector<int64_t> localityOrder(int64_t numNodes, const int64_t *src,
+                                   const int64_t *dst, int64_t numEdges,
+                                   NodeOrder method);
+
+/// `graph` with node `order[i]` renamed `i`, its edges in their order.
+/// Batches of small graphs (graph ids) are not renumbered: the caller
+/// refuses them (their graphs must stay in id order).
+HostGraph renumberNodes(const HostGraph &graph,
+                        const std::vector<int64_t> &order);
 
 /// The statistics of a graph (gnn/Analysis/GraphStats.h), computed on the
 /// host: equal to what the runtime computes on the GPU when it builds the
