@@ -755,4 +755,46 @@ TEST(HostGraph, TextIsBoundedAsItIsRead) {
             std::string::npos);
 }
 
+TEST(HostGraph, LocalityOrders) {
+  EXPECT_EQ(parseNodeOrder("rcm"), NodeOrder::ReverseCuthillMcKee);
+  EXPECT_EQ(parseNodeOrder("degree"), NodeOrder::Degree);
+  EXPECT_FALSE(parseNodeOrder("metis").has_value());
+  // A star 0 <- {1, 2, 3} with a self-loop on 3, a duplicate 1 -> 0 and an
+  // isolated node 4; a separate edge 5 - 6.
+  std::vector<int64_t> src = {1, 2, 3, 3, 1, 6};
+  std::vector<int64_t> dst = {0, 0, 0, 3, 0, 5};
+  // Degrees (simple, undirected): 0:3, 1..3:1, 4:0, 5:1, 6:1. Components by
+  // their least (degree, id) node: {4}, {0..3} from 1, {5, 6} from 5.
+  // Cuthill-McKee: 4 | 1 0 2 3 | 5 6, reversed.
+  EXPECT_EQ(localityOrder(7, src.data(), dst.data(), 6,
+                          NodeOrder::ReverseCuthillMcKee),
+            (std::vector<int64_t>{6, 5, 3, 2, 0, 1, 4}));
+  // Degree, loops (twice) and duplicates counted: 0:4, 3:3, 1:2, 2:1, 5:1,
+  // 6:1, 4:0.
+  EXPECT_EQ(localityOrder(7, src.data(), dst.data(), 6, NodeOrder::Degree),
+            (std::vector<int64_t>{0, 3, 1, 2, 5, 6, 4}));
+  EXPECT_TRUE(localityOrder(0, nullptr, nullptr, 0,
+                            NodeOrder::ReverseCuthillMcKee)
+                  .empty());
+  // A shuffled path: bandwidth 1 after renumbering, the edges in order.
+  HostGraph path;
+  path.numNodes = 9;
+  std::vector<int64_t> p = {4, 7, 0, 8, 2, 5, 1, 6, 3};
+  for (size_t i = 0; i + 1 < p.size(); ++i) {
+    path.src.push_back(p[i]);
+    path.dst.push_back(p[i + 1]);
+  }
+  std::vector<int64_t> order =
+      localityOrder(9, path.src.data(), path.dst.data(), path.numEdges(),
+                    NodeOrder::ReverseCuthillMcKee);
+  HostGraph renumbered = renumberNodes(path, order);
+  ASSERT_EQ(renumbered.numEdges(), path.numEdges());
+  EXPECT_EQ(renumbered.validate(), "");
+  for (int64_t e = 0; e < renumbered.numEdges(); ++e) {
+    EXPECT_EQ(std::abs(renumbered.src[e] - renumbered.dst[e]), 1);
+    EXPECT_EQ(order[renumbered.src[e]], path.src[e]);
+    EXPECT_EQ(order[renumbered.dst[e]], path.dst[e]);
+  }
+}
+
 } // namespace
