@@ -773,9 +773,9 @@ TEST(HostGraph, LocalityOrders) {
   // 6:1, 4:0.
   EXPECT_EQ(localityOrder(7, src.data(), dst.data(), 6, NodeOrder::Degree),
             (std::vector<int64_t>{0, 3, 1, 2, 5, 6, 4}));
-  EXPECT_TRUE(localityOrder(0, nullptr, nullptr, 0,
-                            NodeOrder::ReverseCuthillMcKee)
-                  .empty());
+  EXPECT_TRUE(
+      localityOrder(0, nullptr, nullptr, 0, NodeOrder::ReverseCuthillMcKee)
+          .empty());
   // A shuffled path: bandwidth 1 after renumbering, the edges in order.
   HostGraph path;
   path.numNodes = 9;
