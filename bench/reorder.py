@@ -26,7 +26,6 @@ runs (the reference evaluator; its times say nothing about the GPU).
 import argparse
 import json
 import pathlib
-import statistics
 import sys
 import time
 
@@ -36,7 +35,7 @@ import gnnc
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from nn_layers import load_graph  # noqa: E402
+from nn_layers import load_graph, median_ms  # noqa: E402
 
 _T = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16",
       torch.float64: "f64"}
@@ -67,24 +66,15 @@ def load(spec: str, datasets: str, dev):
 
 
 def timed(fn, reps, warmup, dev):
+    """Median ms of `fn` (CUDA events); on the CPU the mean wall time."""
+    if dev.type == "cuda":
+        return median_ms(fn, reps, warmup)
     for _ in range(warmup):
         fn()
-    if dev.type != "cuda":
-        t0 = time.perf_counter()
-        for _ in range(reps):
-            fn()
-        return (time.perf_counter() - t0) / reps * 1e3
-    torch.cuda.synchronize()
-    times = []
+    t0 = time.perf_counter()
     for _ in range(reps):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
         fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b))
-    return statistics.median(times)
+    return (time.perf_counter() - t0) / reps * 1e3
 
 
 def spread(ei):
