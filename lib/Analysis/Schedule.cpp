@@ -40,6 +40,16 @@ static int64_t nextPowerOfTwo(int64_t v) {
   return p;
 }
 
+/// The widest vector of a 16-byte access dividing `width` elements of
+/// `elementBytes` each: 8 bf16 or f16 elements, 4 f32 (an f64 vector of 4 is
+/// two accesses), else 2 or 1.
+static int64_t vectorFor(int64_t width, int64_t elementBytes) {
+  return elementBytes == 2 && width % 8 == 0 ? 8
+         : width % 4 == 0                    ? 4
+         : width % 2 == 0                    ? 2
+                                             : 1;
+}
+
 Schedule gnn::chooseSchedule(const ScheduleProblem &p) {
   Schedule s;
   switch (p.kind) {
@@ -51,12 +61,7 @@ Schedule gnn::chooseSchedule(const ScheduleProblem &p) {
     int64_t width = p.kind == GroupKind::Attention
                         ? std::gcd(p.rowElements, p.innerElements)
                         : p.rowElements;
-    // 16 bytes per access: 8 bf16 or f16 elements, 4 f32 (an f64 vector of
-    // 4 is two accesses).
-    s.vector = p.elementBytes == 2 && width % 8 == 0 ? 8
-               : width % 4 == 0                      ? 4
-               : width % 2 == 0                      ? 2
-                                                     : 1;
+    s.vector = vectorFor(width, p.elementBytes);
     // Lanes over the features; where the row is narrower than a warp and
     // rows are long enough, the rest of the warp takes other edges of the
     // same row (the emitter derives the edge groups from lanes and width).
@@ -82,10 +87,7 @@ Schedule gnn::chooseSchedule(const ScheduleProblem &p) {
     int64_t f = p.innerElements;
     if (f == 1)
       break;
-    s.vector = p.elementBytes == 2 && f % 8 == 0 ? 8
-               : f % 4 == 0                      ? 4
-               : f % 2 == 0                      ? 2
-                                                 : 1;
+    s.vector = vectorFor(f, p.elementBytes);
     int64_t vectors = (f + s.vector - 1) / s.vector;
     s.lanes = std::min<int64_t>(
         32, nextPowerOfTwo((vectors + kSddmmVectorsPerLane - 1) /

@@ -66,6 +66,9 @@ class Graph:
         # PyTorch ops is noticed by its version counter and rebuilds the
         # structures, one through .numpy() or .data is not).
         self.edge_index = _private_copy(edge_index)
+        # Set by reorder(): the original id of each node, and its inverse.
+        self.node_order: Optional[torch.Tensor] = None
+        self._node_rank: Optional[torch.Tensor] = None
 
     @staticmethod
     def from_edge_index(edge_index: torch.Tensor,
@@ -99,9 +102,10 @@ class Graph:
         node-sized arguments into the new order and its node-sized results
         back (two gathers per call). Edge tensors keep the edge order of
         ``edge_index``. ``node_order[i]`` is the original id of new node
-        ``i``. The order is computed once, on the CPU (about 0.1 s per million
-        edges). To run a whole model in the new order instead, renumber
-        once with :func:`gnnc.utils.locality_order`."""
+        ``i`` (``None`` on a graph not renumbered). The order is computed
+        once, on the CPU (about 0.1 s per million edges). To run a whole
+        model in the new order instead, renumber once with
+        :func:`gnnc.utils.locality_order`."""
         from . import _reorder
         order = _reorder.locality_order(self.edge_index, self.num_nodes, method,
                                         "gnnc.Graph.reorder")
@@ -944,9 +948,11 @@ class Function:
 
     def __call__(self, graph: Union[Graph, torch.Tensor], *tensors: torch.Tensor,
                  num_nodes: Optional[int] = None):
+        order = None
         if isinstance(graph, Graph):
             edge_index = graph.edge_index
             n = graph.num_nodes if num_nodes is None else _check_num_nodes(num_nodes)
+            order = graph.node_order
         else:
             _check_edge_index(graph)
             edge_index = graph
@@ -955,7 +961,6 @@ class Function:
                                 "(or a gnnc.Graph)")
             n = _check_num_nodes(num_nodes)
         _check_inputs(self.signature, self.function, edge_index, n, tensors)
-        order = getattr(graph, "node_order", None)
         if order is None:
             return self._apply(edge_index, n, tensors)
         if n != graph.num_nodes:

@@ -309,16 +309,18 @@ static int run() {
     }
     t.data = std::move(out);
   };
-  // Node results (and gradients) of `fn` back into the original order.
-  auto unpermuteResults = [&](func::FuncOp fn,
-                              std::vector<::gnn::Tensor> &results) {
+  // The tensors of `fn`'s node results (their gradients, or the results
+  // and gradients `fn` returns) into the new order, or back.
+  auto permuteNodeResults = [&](func::FuncOp fn,
+                                std::vector<::gnn::Tensor> &tensors,
+                                bool back) {
     if (nodeOrder.empty())
       return;
     Operation *ret = fn.getBody().front().getTerminator();
-    for (auto [k, t] : llvm::enumerate(results))
+    for (auto [k, t] : llvm::enumerate(tensors))
       if (k < ret->getNumOperands() &&
           mlir::gnn::inferDomain(ret->getOperand(k)) == mlir::gnn::Domain::Node)
-        permuteRows(t, /*back=*/true);
+        permuteRows(t, back);
   };
 
   if (!dumpGraph.empty()) {
@@ -435,14 +437,7 @@ static int run() {
           std::vector<::gnn::Tensor> dys =
               ::gnn::makeSeededInputs(dySpecs, seed + 1);
           // Seeded in the original node order, like the inputs.
-          if (!nodeOrder.empty()) {
-            Operation *ret = fwd.getBody().front().getTerminator();
-            for (auto [k, dy] : llvm::enumerate(dys))
-              if (k < ret->getNumOperands() &&
-                  mlir::gnn::inferDomain(ret->getOperand(k)) ==
-                      mlir::gnn::Domain::Node)
-                permuteRows(dy, /*back=*/false);
-          }
+          permuteNodeResults(fwd, dys, /*back=*/false);
           return dys;
         };
     // The reference backward: residuals from the forward's arguments and
@@ -501,8 +496,8 @@ static int run() {
     summary["function"] = func.getSymName().str();
     summary["backend"] = backend.getValue();
     if (!compileOnly) {
-      unpermuteResults(t.forward, fwdOut);
-      unpermuteResults(t.backward, grads);
+      permuteNodeResults(t.forward, fwdOut, /*back=*/true);
+      permuteNodeResults(t.backward, grads, /*back=*/true);
       llvm::json::Array outs, gs;
       for (unsigned i = 0; i < numResults; ++i)
         outs.push_back(summarise(fwdOut[i]));
@@ -545,7 +540,7 @@ static int run() {
 #endif
 
   if (!compileOnly)
-    unpermuteResults(func, *outputs);
+    permuteNodeResults(func, *outputs, /*back=*/true);
   if (!outputDir.empty()) {
     if (int code = createDirectory(outputDir))
       return code;

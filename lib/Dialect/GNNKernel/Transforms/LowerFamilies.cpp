@@ -1250,15 +1250,15 @@ LogicalResult mlir::gnnk::lowerEdgeMap(KernelGroupOp group, GroupParts &parts,
   FailureOr<Value> v = eval.element(value, e, k);
   if (failed(v))
     return failure();
-  if (lanes > 1) {
-    // Every lane holds the element; the first stores it.
-    Value first = arith::CmpIOp::create(b, kb.loc, arith::CmpIPredicate::eq,
-                                        lane, kb.idx(0));
-    auto ifOp = scf::IfOp::create(b, kb.loc, TypeRange{}, first, false);
+  {
+    // Every lane of a team holds the element; the first stores it.
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    kb.store(*v, kb.result(0), t);
-  } else {
+    if (lanes > 1) {
+      Value first = arith::CmpIOp::create(b, kb.loc, arith::CmpIPredicate::eq,
+                                          lane, kb.idx(0));
+      auto ifOp = scf::IfOp::create(b, kb.loc, TypeRange{}, first, false);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    }
     kb.store(*v, kb.result(0), t);
   }
   YieldOp::create(b, kb.loc);
