@@ -773,7 +773,7 @@ struct SplitHeavyRows
         launchesOf.lookup(kernel.getSymNameAttr());
     Type stateElement = stateElementType(kernel);
     int64_t stateSize = k->lanes * k->loop.getNumResults();
-    Placement place = placementOf(kernel, launches, stateElement);
+    Placement place = placementOf(kernel, launches, stateElement, stateSize);
     unsigned numResults = resultBufferTypes(kernel).size();
     OpBuilder mb(kernel.getContext());
     mb.setInsertionPointAfter(kernel);
@@ -852,12 +852,19 @@ struct SplitHeavyRows
     return success();
   }
 
-  /// Where the launches of `kernel` can keep its partial states: the widest
-  /// of its results that has a row per node, the states' element type and a
-  /// fresh buffer in every launch.
+  /// Where the launches of `kernel` can keep its partial states of
+  /// `stateSize` elements: the widest of its results that has a row per
+  /// node, the states' element type, a fresh buffer in every launch, and
+  /// rows wide enough that a state spans at most kStateRows of them.
+  /// A narrower home needs so many light rows per state that the threshold
+  /// doubles until (nearly) every row is light: a bf16 attention's only f32
+  /// result, its log-sum-exp (4 per row, 320-element states), made the
+  /// forward of `--grad` 4x slower on blogcatalog (0.58 ms against 0.12,
+  /// rows of up to 3,992 edges going to one team each), session 22.
+  static constexpr int64_t kStateRows = 8;
   static Placement placementOf(KernelOp kernel,
                                MutableArrayRef<LaunchOp> launches,
-                               Type stateElement) {
+                               Type stateElement, int64_t stateSize) {
     Placement place;
     if (launches.empty())
       return place;
@@ -873,7 +880,7 @@ struct SplitHeavyRows
       int64_t width = 1;
       for (int64_t d : type.getShape().drop_front())
         width = ShapedType::isDynamic(d) ? -1 : width * d;
-      if (width < 1)
+      if (width < 1 || width * kStateRows < stateSize)
         continue;
       bool fits = llvm::all_of(launches, [&](LaunchOp l) {
         std::optional<ArrayRef<int64_t>> tied = l.getTied();
