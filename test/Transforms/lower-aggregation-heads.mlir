@@ -56,7 +56,8 @@ func.func @score_scales_features(%g: !gnn.graph, %xl: tensor<?x4x32xf32>, %xr: t
 
 // GT's backward weights: an sddmm dot over a head's 32 features, shared by
 // the head's lanes (a vector load of each operand, 4 fmas, a team
-// reduction), then scaled per head.
+// reduction), then scaled per head. The row's own operand is the same on
+// every edge: read before the edge loop.
 
 #e2 = affine_map<(d0, d1) -> (d0, d1)>
 func.func @dot_weights(%g: !gnn.graph, %q: tensor<?x4x32xf32>, %k: tensor<?x4x32xf32>, %v: tensor<?x4x32xf32>) -> tensor<?x4x32xf32> {
@@ -75,9 +76,9 @@ func.func @dot_weights(%g: !gnn.graph, %q: tensor<?x4x32xf32>, %k: tensor<?x4x32
   return %agg : tensor<?x4x32xf32>
 }
 // CHECK-LABEL: gnnk.kernel @aggregation_0
+// CHECK: gnnk.load %{{.*}} : memref<?xf32> -> f32, f32, f32, f32
 // CHECK: gnnk.for_edges
 // CHECK-NOT: scf.for
-// CHECK: gnnk.load %{{.*}} : memref<?xf32> -> f32, f32, f32, f32
 // CHECK: gnnk.load %{{.*}} : memref<?xf32> -> f32, f32, f32, f32
 // CHECK-COUNT-4: math.fma
 // CHECK: gnnk.team_reduce %{{.*}} stride 1 width 8 : f32

@@ -482,6 +482,12 @@ static LogicalResult printArith(CUDAPrinterState &state, Operation &op) {
 //===----------------------------------------------------------------------===//
 
 static LogicalResult printMath(CUDAPrinterState &state, Operation &op) {
+  // An f32 exp marked `afn` (approximate functions) is the hardware's
+  // ex2.approx-based `__expf`.
+  if (auto exp = dyn_cast<math::ExpOp>(op))
+    if (exp.getType().isF32() &&
+        arith::bitEnumContainsAll(exp.getFastmath(), arith::FastMathFlags::afn))
+      return printCall(state, &op, "__expf");
   StringRef base = llvm::TypeSwitch<Operation *, StringRef>(&op)
                        .Case<math::ExpOp>([](auto) { return "exp"; })
                        .Case<math::Exp2Op>([](auto) { return "exp2"; })

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::gnnk;
@@ -495,12 +496,61 @@ LaunchOp KernelBuilder::finish(AffineExpr grid, ArrayRef<AffineExpr> rows,
                 group->getResultTypes());
 }
 
+/// Moves out of each `gnnk.for_edges` of `kernel` what is the same on every
+/// edge: side-effect-free ops without regions whose operands come from
+/// outside the loop, and loads at such an index of buffers the kernel never
+/// writes (inner loops first, each body in order, so that chains move
+/// together; constants stay). NVRTC keeps an `__ldg` where it is written, under
+/// the loop's guards: a fused edge loop reading a parameter or its row's own
+/// features read them once per edge (GATv2's backward: `att` and `x_l[v]`, 16
+/// of a lane's 24 scalar loads per edge in bf16). A moved load runs once per
+/// row even for a row without edges; its index is the row's or a parameter's,
+/// in bounds either way (the loop runs inside the row's guards).
+static void hoistEdgeInvariants(KernelOp kernel) {
+  llvm::SmallPtrSet<Value, 8> written;
+  kernel.walk([&](Operation *op) {
+    if (auto store = dyn_cast<StoreOp>(op))
+      written.insert(store.getBuffer());
+    else if (auto add = dyn_cast<AtomicAddOp>(op))
+      written.insert(add.getBuffer());
+  });
+  kernel.walk([&](ForEdgesOp loop) {
+    auto constant = [](Value v) {
+      Operation *def = v.getDefiningOp();
+      return def && def->hasTrait<OpTrait::ConstantLike>();
+    };
+    auto outside = [&](Value v) {
+      return constant(v) ||
+             !loop->isAncestor(v.getParentRegion()->getParentOp());
+    };
+    for (Operation &op : llvm::make_early_inc_range(
+             loop.getBody().front().without_terminator())) {
+      // (Constants stay: the printer writes them as literals where used; a
+      // moved op gets a copy of those it uses.)
+      if (op.getNumRegions() || op.hasTrait<OpTrait::ConstantLike>() ||
+          !llvm::all_of(op.getOperands(), outside))
+        continue;
+      auto load = dyn_cast<LoadOp>(op);
+      if (load ? written.contains(load.getBuffer()) : !isMemoryEffectFree(&op))
+        continue;
+      OpBuilder before(loop);
+      for (OpOperand &operand : op.getOpOperands())
+        if (constant(operand.get()) &&
+            loop->isAncestor(operand.get().getDefiningOp()))
+          operand.set(
+              before.clone(*operand.get().getDefiningOp())->getResult(0));
+      op.moveBefore(loop);
+    }
+  });
+}
+
 LaunchOp KernelBuilder::finish(ArrayRef<AffineExpr> grid,
                                ArrayRef<AffineExpr> rows, Value graphValue,
                                TypeRange launchResultTypes) {
   OpBuilder eb = OpBuilder::atBlockEnd(entry);
   ReturnOp::create(eb, loc);
   marker->erase();
+  hoistEdgeInvariants(kernel);
   MLIRContext *ctx = group.getContext();
   kernel.setFunctionTypeAttr(TypeAttr::get(
       FunctionType::get(ctx, entry->getArgumentTypes(), {})));
