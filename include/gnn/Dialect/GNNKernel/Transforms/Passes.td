@@ -26,11 +26,17 @@ def GNNLowerToKernels : Pass<"gnn-lower-to-kernels", "ModuleOp"> {
     Fused edge producers (gather, sddmm and elementwise ops feeding a reduce
     or an spmm's weights) are evaluated inside the edge loop; elementwise
     consumers are applied before each store. A schedule's `split` is recorded
-    as `gnnk.split` on the kernel for `gnn-split-heavy-rows`.
+    as `gnnk.split` on the kernel for `gnn-split-heavy-rows`. What is the
+    same on every edge (side-effect-free ops of values from outside the
+    loop, loads at such indices of buffers the kernel never writes: a row's
+    own features, attention parameters) is read once per row, before the
+    `gnnk.for_edges`.
 
     Kernels compute in the function's arithmetic type, f32 or f64
     (accumulators too): f32 for f32, bf16 and f16 tensors (bf16 and f16
-    loads widen to f32, stores round to the storage type), f64 for f64 ones;
+    loads widen to f32, stores round to the storage type; fused attention's
+    online-softmax exponentials are `fastmath<afn>` for bf16 and f16
+    values, printed as the hardware's `__expf`), f64 for f64 ones;
     a function whose tensors mix f64 with the others is rejected with an
     error on the first tensor of the other arithmetic type.
 
@@ -99,8 +105,10 @@ def GNNSplitHeavyRows : Pass<"gnn-split-heavy-rows", "ModuleOp"> {
     runs in a fixed order.
 
     The partial results take no memory of their own where the kernel has a
-    result with a row per node, of the states' float type and a fresh buffer
-    (every aggregation and attention kernel): the partial and final kernels
+    result with a row per node, of the states' float type, a fresh buffer
+    and rows wide enough that a state spans at most 8 of them (every f32
+    aggregation and attention kernel; not a bf16 attention's log-sum-exp, 4
+    per row, whose states then get a buffer): the partial and final kernels
     run first and keep the states in that result's light rows, which the row
     kernel, launched last and updating the results in place, overwrites.
     Chunk `c`'s state (`V = lanes * carried` elements) is packed into those
