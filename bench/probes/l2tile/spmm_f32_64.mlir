@@ -1,0 +1,5 @@
+// out[v] = sum_u w_uv x[u], F = 64: one feature tile of the scoreboard's spmm-sum (F = 128)
+func.func @spmm_sum(%g: !gnn.graph, %x: tensor<?x64xf32>, %w: tensor<?xf32> {gnn.domain = "edge"}) -> tensor<?x64xf32> {
+  %o = gnn.spmm sum %g, %x weights(%w : tensor<?xf32>) : tensor<?x64xf32> -> tensor<?x64xf32>
+  return %o : tensor<?x64xf32>
+}
