@@ -123,15 +123,7 @@ public:
 private:
   /// Opens the row mapping: the lanes' roles, the row's edges, each chunk's
   /// features, and the loop-invariant operands of distributed scores.
-  LogicalResult mapRow();
-  /// Reads before the edge loop the featureReduce body's inputs that do not
-  /// vary with the edge (attention parameters such as GATv2's `att`), per
-  /// chunk and feature.
-  LogicalResult readInvariantTerms();
-  /// Whether featureReduce's input `in` is the same on every edge: its
-  /// indexing map does not use the edge dimension and it is not computed
-  /// inside the group.
-  bool isEdgeInvariant(OpOperand *in);
+  void mapRow();
   /// The edge loop carrying each chunk's online softmax state.
   FailureOr<ForEdgesOp> buildEdgeLoop();
   /// The body of the edge loop at edge (`slot`, `src`): the state after it.
@@ -197,12 +189,6 @@ private:
   SmallVector<Value> offsets, active;
   /// Per chunk: the destination side of a distributed score.
   SmallVector<SmallVector<Value>> dstRows;
-  /// Per chunk and feature: featureReduce's inputs after the first, read
-  /// before the edge loop where edge-invariant, else null. An `__ldg` in
-  /// the loop body is not hoisted by NVRTC (it sits under the loop's
-  /// guards): GATv2's 8 bf16 `att` loads per lane and edge were a fifth of
-  /// the loop's instructions.
-  SmallVector<SmallVector<SmallVector<Value>>> invariantTerms;
 };
 
 } // namespace
@@ -341,7 +327,7 @@ FailureOr<AttentionGroup> AttentionGroup::match(KernelGroupOp group,
   return a;
 }
 
-LogicalResult AttentionLowering::mapRow() {
+void AttentionLowering::mapRow() {
   auto [node, lane] = rowMapping(kb, kb.size("nodes"), lanes);
   rowIdx = node;
   edgeGroup = kb.div(lane, fl);
@@ -364,44 +350,6 @@ LogicalResult AttentionLowering::mapRow() {
     for (int64_t j = 0; j < chunks; ++j)
       dstRows.push_back(kb.load(kb.operand(sddmmDstOperand),
                                 kb.add(kb.mul(rowIdx, row), offsets[j]), vec));
-  return readInvariantTerms();
-}
-
-bool AttentionLowering::isEdgeInvariant(OpOperand *in) {
-  if (featureReduce.getMatchingIndexingMap(in).isFunctionOfDim(0))
-    return false;
-  Operation *def = in->get().getDefiningOp();
-  return !def || !group->isAncestor(def);
-}
-
-LogicalResult AttentionLowering::readInvariantTerms() {
-  if (!distributed || dotDistributed || !featureReduce)
-    return success();
-  auto outType = cast<RankedTensorType>(
-      featureReduce.getDpsInputOperand(0)->get().getType());
-  SmallVector<OpOperand *> inputs = featureReduce.getDpsInputOperands();
-  for (int64_t j = 0; j < chunks; ++j) {
-    invariantTerms.emplace_back();
-    for (int64_t v = 0; v < vec; ++v) {
-      // The edge index is unused by the invariant inputs' maps.
-      SmallVector<Value> idx =
-          kb.rowIndices(kb.idx(0), kb.add(offsets[j], kb.idx(v)), outType);
-      SmallVector<Value> &terms = invariantTerms.back().emplace_back();
-      for (OpOperand *in : llvm::drop_begin(inputs)) {
-        if (!isEdgeInvariant(in)) {
-          terms.push_back(Value());
-          continue;
-        }
-        FailureOr<Value> a =
-            kb.access(in->get(), featureReduce.getMatchingIndexingMap(in), idx,
-                      featureReduce);
-        if (failed(a))
-          return failure();
-        terms.push_back(*a);
-      }
-    }
-  }
-  return success();
 }
 
 FailureOr<ForEdgesOp> AttentionLowering::buildEdgeLoop() {
@@ -537,11 +485,7 @@ FailureOr<Value> AttentionLowering::addFeatureTerm(int64_t j, int64_t v,
   // getDpsInputOperands() returns a vector by value: keep it alive
   // for the loop (drop_begin only refers to it).
   SmallVector<OpOperand *> inputs = featureReduce.getDpsInputOperands();
-  for (auto [i, in] : llvm::enumerate(llvm::drop_begin(inputs))) {
-    if (Value hoisted = invariantTerms[j][v][i]) {
-      args.push_back(hoisted);
-      continue;
-    }
+  for (OpOperand *in : llvm::drop_begin(inputs)) {
     FailureOr<Value> a =
         kb.access(in->get(), featureReduce.getMatchingIndexingMap(in), idx,
                   featureReduce);
@@ -805,8 +749,7 @@ LogicalResult AttentionLowering::storeChunk(int64_t j, ValueRange state,
 }
 
 LogicalResult AttentionLowering::lower() {
-  if (failed(mapRow()))
-    return failure();
+  mapRow();
   FailureOr<ForEdgesOp> loop = buildEdgeLoop();
   if (failed(loop))
     return failure();
