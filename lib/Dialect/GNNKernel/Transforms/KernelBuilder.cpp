@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 
 using namespace mlir;
 using namespace mlir::gnnk;
@@ -499,11 +500,11 @@ LaunchOp KernelBuilder::finish(AffineExpr grid, ArrayRef<AffineExpr> rows,
 /// Moves out of each `gnnk.for_edges` of `kernel` what is the same on every
 /// edge: side-effect-free ops without regions whose operands come from
 /// outside the loop, and loads at such an index of buffers the kernel never
-/// writes (inner loops first, each body in order, so that chains move
-/// together; constants stay). NVRTC keeps an `__ldg` where it is written, under
-/// the loop's guards: a fused edge loop reading a parameter or its row's own
-/// features read them once per edge (GATv2's backward: `att` and `x_l[v]`, 16
-/// of a lane's 24 scalar loads per edge in bf16). A moved load runs once per
+/// writes (MLIR's moveLoopInvariantCode, inner loops first, so that chains
+/// move together; constants stay). NVRTC keeps an `__ldg` where it is written,
+/// under the loop's guards: a fused edge loop reading a parameter or its row's
+/// own features read them once per edge (GATv2's backward: `att` and `x_l[v]`,
+/// 16 of a lane's 24 scalar loads per edge in bf16). A moved load runs once per
 /// row even for a row without edges; its index is the row's or a parameter's,
 /// in bounds either way (the loop runs inside the row's guards).
 static void hoistEdgeInvariants(KernelOp kernel) {
@@ -514,33 +515,35 @@ static void hoistEdgeInvariants(KernelOp kernel) {
     else if (auto add = dyn_cast<AtomicAddOp>(op))
       written.insert(add.getBuffer());
   });
+  auto constant = [](Value v) {
+    Operation *def = v.getDefiningOp();
+    return def && def->hasTrait<OpTrait::ConstantLike>();
+  };
   kernel.walk([&](ForEdgesOp loop) {
-    auto constant = [](Value v) {
-      Operation *def = v.getDefiningOp();
-      return def && def->hasTrait<OpTrait::ConstantLike>();
-    };
-    auto outside = [&](Value v) {
-      return constant(v) ||
-             !loop->isAncestor(v.getParentRegion()->getParentOp());
-    };
-    for (Operation &op : llvm::make_early_inc_range(
-             loop.getBody().front().without_terminator())) {
-      // (Constants stay: the printer writes them as literals where used; a
-      // moved op gets a copy of those it uses.)
-      if (op.getNumRegions() || op.hasTrait<OpTrait::ConstantLike>() ||
-          !llvm::all_of(op.getOperands(), outside))
-        continue;
-      auto load = dyn_cast<LoadOp>(op);
-      if (load ? written.contains(load.getBuffer()) : !isMemoryEffectFree(&op))
-        continue;
-      OpBuilder before(loop);
-      for (OpOperand &operand : op.getOpOperands())
-        if (constant(operand.get()) &&
-            loop->isAncestor(operand.get().getDefiningOp()))
-          operand.set(
-              before.clone(*operand.get().getDefiningOp())->getResult(0));
-      op.moveBefore(loop);
-    }
+    moveLoopInvariantCode(
+        {&loop.getBody()},
+        [&](Value v, Region *body) {
+          return constant(v) || !body->isAncestor(v.getParentRegion());
+        },
+        [&](Operation *op, Region *) {
+          // (Constants stay: the printer writes them as literals where
+          // used; a moved op gets a copy of those it uses.)
+          if (op->getNumRegions() || op->hasTrait<OpTrait::IsTerminator>() ||
+              op->hasTrait<OpTrait::ConstantLike>())
+            return false;
+          auto load = dyn_cast<LoadOp>(op);
+          return load ? !written.contains(load.getBuffer())
+                      : isMemoryEffectFree(op);
+        },
+        [&](Operation *op, Region *) {
+          OpBuilder before(loop);
+          for (OpOperand &operand : op->getOpOperands())
+            if (constant(operand.get()) &&
+                loop->isAncestor(operand.get().getDefiningOp()))
+              operand.set(
+                  before.clone(*operand.get().getDefiningOp())->getResult(0));
+          op->moveBefore(loop);
+        });
   });
 }
 
