@@ -337,6 +337,24 @@ def test_weights_have_pygs_names_and_shapes_and_pass_without_a_copy():
     assert all(c.lin.weight.t().is_contiguous() for c in ours.convs)
 
 
+def test_initialisation_draws_pygs_values():
+    # The weights are stored transposed; the draws still land where PyG's
+    # land (uniform_ in the logical order), at construction and on reset.
+    torch.manual_seed(3)
+    pyg = pyg_models.GCN(IN, HID, 3, OUT)
+    torch.manual_seed(3)
+    ours = gnn.GCN(IN, HID, 3, OUT)
+    for k, v in pyg.state_dict().items():
+        torch.testing.assert_close(ours.state_dict()[k], v, rtol=0, atol=0, msg=k)
+    torch.manual_seed(4)
+    pyg.reset_parameters()
+    torch.manual_seed(4)
+    ours.reset_parameters()
+    for k, v in pyg.state_dict().items():
+        torch.testing.assert_close(ours.state_dict()[k], v, rtol=0, atol=0, msg=k)
+    assert all(c.lin.weight.t().is_contiguous() for c in ours.convs)
+
+
 def test_a_weight_replaced_by_a_contiguous_one_still_works():
     ours, pyg = make("default")
     for conv in ours.convs:

@@ -26,11 +26,22 @@ _DTYPES = {torch.float32: "f32", torch.float64: "f64", torch.bfloat16: "bf16",
 # Parameters and initialisers (as torch_geometric.nn.inits / dense.Linear).
 # --------------------------------------------------------------------------
 
+def uniform_(value: Tensor, bound: float) -> None:
+    """`value.uniform_(-bound, bound)` drawn in the logical order whatever
+    the layout: PyG draws into contiguous weights, models.GCN stores its
+    weights transposed (models._store_transposed), and the values must be
+    PyG's for the same seed; the layout is kept."""
+    with torch.no_grad():
+        if value.is_contiguous():
+            value.uniform_(-bound, bound)
+        else:
+            value.copy_(torch.empty(value.shape, dtype=value.dtype,
+                                    device=value.device).uniform_(-bound, bound))
+
+
 def glorot(value: Optional[Tensor]) -> None:
     if value is not None:
-        stdv = math.sqrt(6.0 / (value.size(-2) + value.size(-1)))
-        with torch.no_grad():
-            value.uniform_(-stdv, stdv)
+        uniform_(value, math.sqrt(6.0 / (value.size(-2) + value.size(-1))))
 
 
 def zeros(value: Optional[Tensor]) -> None:
@@ -126,11 +137,9 @@ class Linear(torch.nn.Module):
             if init == "glorot":
                 glorot(self.weight)
             elif init == "uniform":
-                bound = 1.0 / math.sqrt(fan)
-                self.weight.uniform_(-bound, bound)
+                uniform_(self.weight, 1.0 / math.sqrt(fan))
             elif init in (None, "kaiming_uniform"):
-                bound = math.sqrt(6 / ((1 + 5) * fan))  # a = sqrt(5)
-                self.weight.uniform_(-bound, bound)
+                uniform_(self.weight, math.sqrt(6 / ((1 + 5) * fan)))  # a = sqrt(5)
             else:
                 raise RuntimeError(f"Weight initializer '{init}' not supported")
             if self.bias is not None:
