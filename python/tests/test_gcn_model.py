@@ -315,7 +315,7 @@ def test_self_loops_mask_the_graph_instead_of_folding(monkeypatch):
         edge_index, n = graph()
         ours(features(n, torch.float32), edge_index)
     (*_, weights1, _, fold1, _), (*_, weights2, _, fold2, _) = configs
-    assert (weights1, fold1) == (None, True)
+    assert (weights1, fold1) == ("", True)
     assert (weights2, fold2) == ("mask", False)
 
 
@@ -445,6 +445,21 @@ def test_no_graph_break_and_the_compiled_model_matches(weighted):
     assert explanation.graph_break_count == 0, explanation.break_reasons
     compiled = torch.compile(ours, fullgraph=True)
     torch.testing.assert_close(compiled(x, edge_index, w), pyg(x, edge_index, w),
+                               **tol(torch.float64))
+
+
+@pytest.mark.parametrize("case", ["no-self-loops", "no-normalize"])
+def test_no_graph_break_without_an_edge_tensor(case):
+    # The op's configuration then names no edge tensor: "" (PyTorch 2.11's
+    # non-strict tracing broke the graph on a None there).
+    ours, pyg = make(case, torch.float64)
+    edge_index, n = molecules()
+    x = features(n, torch.float64)
+    torch._dynamo.reset()
+    explanation = torch._dynamo.explain(ours)(x, edge_index)
+    assert explanation.graph_break_count == 0, explanation.break_reasons
+    compiled = torch.compile(ours, fullgraph=True)
+    torch.testing.assert_close(compiled(x, edge_index), pyg(x, edge_index),
                                **tol(torch.float64))
 
 

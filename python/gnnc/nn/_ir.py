@@ -240,7 +240,8 @@ def gcn_model(channels: tuple, dtype: str, bias: bool, relu: bool,
     ``w<i>`` [C_in, C_out] and (``bias``) ``b<i>`` [C_out], then the edge
     tensor ``w`` (``weights="weight"``: edge weights, differentiable) or
     ``keep`` (``weights="mask"``: 0 on the input's self-loops, no gradient),
-    then (``dropout``) one mask ``drop<i>`` [N, C_out] per hidden layer."""
+    none for ``weights`` "" (or None), then (``dropout``) one mask
+    ``drop<i>`` [N, C_out] per hidden layer."""
     if len(channels) < 2:
         raise ValueError(f"expected at least one layer, got channels {channels}")
     f = _builder("gcn_model", dtype)
@@ -254,8 +255,8 @@ def gcn_model(channels: tuple, dtype: str, bias: bool, relu: bool,
         w = f.arg([None], edge=True, name="w")
     elif weights == "mask":
         w = f.arg([None], edge=True, differentiable=False, name="keep")
-    elif weights is not None:
-        raise ValueError(f"expected weights None, 'weight' or 'mask', got {weights!r}")
+    elif weights not in (None, ""):
+        raise ValueError(f"expected weights '' (none), 'weight' or 'mask', got {weights!r}")
     drops = None
     if dropout:
         drops = [f.arg([None, c], differentiable=False, name=f"drop{i}")

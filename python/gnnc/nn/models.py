@@ -132,7 +132,10 @@ class GCN(torch.nn.Module):
         # The whole model is one op: under autocast it runs in the autocast
         # dtype, the weights and biases cast as autocast casts a linear's.
         dt = _common.compute_dtype(x, first.lin.weight.dtype)
-        normalize, fold, weights, w = first.normalize, False, None, None
+        # No edge tensor: weights "" (a string: torch.compile's non-strict
+        # tracing of the op's call refuses a None in its configuration, a
+        # graph break in PyTorch 2.11).
+        normalize, fold, weights, w = first.normalize, False, "", None
         if normalize and first.add_self_loops:
             if edge_weight is None and not (torch.compiler.is_compiling() or
                                             ei.is_meta):
