@@ -11,9 +11,14 @@
 //   gnn-runtime-bench [--graph NAME=powerlaw:nodes=N,edges=E,seed=S]...
 //                     [--dump-dir DIR] [--reps R]
 //   gnn-runtime-bench --jit-units PROGRAM.json [--arch sm_90]
+//   gnn-runtime-bench --gemm-row-split K,M,N[,CHUNKS...]
 // --jit-units (no GPU needed) compiles each source unit of a Program (gnn-run
 // --dump-program) on its own with no cache, one after another, then all of
 // them on the JIT pool (GNNC_JIT_THREADS), and prints a table of the times.
+// --gemm-row-split times the weight gradient's Aᵀ B (A: K x M, B: K x N, f32)
+// as gemmRowSplit (double sums on the FP64 tensor cores) at the given slice
+// counts (default: the compiler's) against cuBLAS's SGEMM, and prints the
+// worst difference of each from a double-precision sum on the host.
 // --dump-dir writes each graph's COO as NAME.src.npy / NAME.dst.npy (int32)
 // so bench/graph_build_torch.py can time PyTorch on the very same edges.
 //
@@ -25,6 +30,7 @@
 #include "gnn/Runtime/Module.h"
 #include "gnn/Runtime/Executor.h"
 #include "gnn/Runtime/Jit.h"
+#include "gnn/Runtime/Library.h"
 #include "gnn/Runtime/Timing.h"
 
 #include <cuda_runtime.h>
@@ -195,7 +201,84 @@ static int jitUnits(const std::string &path, const std::string &arch) {
   return 0;
 }
 
+/// --gemm-row-split K,M,N[,CHUNKS...]: see the file comment.
+static int gemmRowSplitBench(const std::string &spec) {
+  std::vector<int64_t> v;
+  std::stringstream ss(spec);
+  for (std::string item; std::getline(ss, item, ',');)
+    v.push_back(std::atoll(item.c_str()));
+  if (v.size() < 3 || v[0] < 1 || v[1] < 1 || v[2] < 1)
+    die("--gemm-row-split expects K,M,N[,CHUNKS...] (positive), got '" + spec +
+        "'");
+  int64_t k = v[0], m = v[1], n = v[2];
+  std::vector<int64_t> chunkList(v.begin() + 3, v.end());
+  if (chunkList.empty()) // ProgramLowering's formula (tiles of 64 x 64)
+    chunkList.push_back(std::max<int64_t>(
+        1, std::min<int64_t>((k + 255) / 256,
+                             std::max<int64_t>(1, 256 / (((m + 63) / 64) *
+                                                         ((n + 63) / 64))))));
+  std::vector<float> a(k * m), b(k * n);
+  gnn::SplitMix64 rng(7);
+  for (float &x : a) x = static_cast<float>(rng.uniform()); // positive: the
+  for (float &x : b) x = static_cast<float>(rng.uniform()); // worst case
+  std::vector<double> ref(m * n, 0.0);
+  for (int64_t r = 0; r < k; ++r)
+    for (int64_t i = 0; i < m; ++i) {
+      double x = a[r * m + i];
+      for (int64_t j = 0; j < n; ++j)
+        ref[i * n + j] += x * double(b[r * n + j]);
+    }
+  int64_t maxChunks = *std::max_element(chunkList.begin(), chunkList.end());
+  DeviceBuffer da = std::move(*DeviceBuffer::allocate(a.size() * 4));
+  DeviceBuffer db = std::move(*DeviceBuffer::allocate(b.size() * 4));
+  DeviceBuffer dc = std::move(*DeviceBuffer::allocate(m * n * 4));
+  DeviceBuffer dp = std::move(*DeviceBuffer::allocate(maxChunks * m * n * 8));
+  if (!da.upload(a.data(), a.size() * 4).ok() ||
+      !db.upload(b.data(), b.size() * 4).ok())
+    die("upload failed");
+  auto worst = [&] {
+    std::vector<float> c(m * n);
+    if (!dc.download(c.data(), c.size() * 4).ok())
+      die("download failed");
+    double w = 0;
+    for (int64_t i = 0; i < m * n; ++i)
+      w = std::max(w, std::abs(double(c[i]) - ref[i]) /
+                          std::max(1.0, std::abs(ref[i])));
+    return w;
+  };
+  auto check = [](const Status &s) {
+    if (!s.ok())
+      die(s.message());
+  };
+  std::printf("gemm row split %lld x %lld x %lld\n", (long long)k,
+              (long long)m, (long long)n);
+  for (int64_t chunks : chunkList) {
+    auto run = [&] {
+      check(gemmRowSplit(m, n, k, chunks, 1.0, (const float *)da.data(),
+                         (const float *)db.data(), 0.0, (float *)dc.data(),
+                         (double *)dp.data(), nullptr));
+    };
+    double ms = timeMs(3, 20, run);
+    run();
+    cudaDeviceSynchronize();
+    std::printf("  row split, %5lld slices: %8.4f ms  worst rel %.3g\n",
+                (long long)chunks, ms, worst());
+  }
+  auto sgemm = [&] {
+    check(gemm(DType::F32, true, false, m, n, k, 1.0, da.data(), db.data(),
+               0.0, dc.data(), nullptr));
+  };
+  double ms = timeMs(3, 20, sgemm);
+  sgemm();
+  cudaDeviceSynchronize();
+  std::printf("  cuBLAS SGEMM:              %8.4f ms  worst rel %.3g\n", ms,
+              worst());
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc >= 3 && std::string(argv[1]) == "--gemm-row-split")
+    return gemmRowSplitBench(argv[2]);
   if (argc >= 3 && std::string(argv[1]) == "--jit-units")
     return jitUnits(argv[2], argc >= 5 && std::string(argv[3]) == "--arch"
                                  ? argv[4]

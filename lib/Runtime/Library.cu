@@ -300,45 +300,119 @@ Status gnn::runtime::gemm(DType type, bool transA, bool transB, int64_t m,
   return Status();
 }
 
-/// One 32 x 32 tile of Aᵀ B (blockIdx.y: rows of C, blockIdx.x: columns)
-/// over the rows of slice blockIdx.z, in double precision: 256 threads, each
-/// four entries of one column (a warp shares its rows, so reads of `sa`
-/// broadcast and reads of `sb` are consecutive). The tiles are widened to
-/// double once, as they are loaded: converting in the inner loop (five
-/// conversions per four FMAs, at a quarter of the FMA rate) made the kernel
-/// conversion-bound. Exact either way, so the sums are the same bits.
-__global__ void atbSlices(const float *__restrict__ a,
-                          const float *__restrict__ b, double *partials,
-                          int64_t m, int64_t n, int64_t k, int64_t rows) {
-  __shared__ double sa[32][33], sb[32][33];
-  int64_t i0 = int64_t(blockIdx.y) * 32, j0 = int64_t(blockIdx.x) * 32;
+/// D = A B + D for one 16 x 8 x 8 tile on the FP64 tensor cores (sm_90+).
+/// With g = lane / 4 and t = lane % 4, each lane holds A[g][t], A[g + 8][t],
+/// A[g][t + 4], A[g + 8][t + 4] (a0..a3), B[t][g], B[t + 4][g] (b0, b1) and
+/// D[g][2t], D[g][2t + 1], D[g + 8][2t], D[g + 8][2t + 1] (d0..d3): PTX ISA,
+/// "Matrix fragments for mma.m16n8k8" (the .f64 layout is .tf32's).
+__device__ __forceinline__ void dmma16x8x8(const double (&a)[4],
+                                           const double (&b)[2],
+                                           double (&d)[4]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 "
+               "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+               "{%0, %1, %2, %3};\n"
+               : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+               : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]),
+                 "d"(b[1]));
+#else
+  __trap(); // the runtime is built for sm_90 (CMAKE_CUDA_ARCHITECTURES)
+#endif
+}
+
+/// The tile of C one block of atbSlices computes (kRowSplitTile squared) and
+/// the rows of its slice staged at a time. ProgramLowering sizes the slices
+/// for this tile (about 256 blocks).
+constexpr int kRowSplitTile = 64, kRowSplitRows = 32;
+
+/// One 64 x 64 tile of Aᵀ B (blockIdx.y: rows of C, blockIdx.x: columns)
+/// over the rows of slice blockIdx.z, in double precision on the FP64 tensor
+/// cores: 128 threads, each warp a 32 x 32 quarter of the tile as 2 x 4 mma
+/// tiles of 16 x 8, 8 rows of the slice per mma. The f32 tiles are widened to
+/// double once, as they are staged in shared memory (products of f32 values
+/// are exact in double; every sum is a double sum); the next 32 rows are
+/// read into registers while the mma's run on these. The mma's sums run in a
+/// fixed order: deterministic, though not the same bits as a sequential sum
+/// over the rows. (For 180,000 x 128 x 256 on an H200: a SIMT kernel took
+/// 1.4 ms, 32 x 32 tiles of m8n8k4 mma's 0.73 ms, 64 x 64 tiles of them
+/// 0.56 ms, cuBLAS's SGEMM 0.25: bench/results/row-split-s25/.)
+__global__ void __launch_bounds__(128)
+    atbSlices(const float *__restrict__ a, const float *__restrict__ b,
+              double *partials, int64_t m, int64_t n, int64_t k,
+              int64_t rows) {
+  constexpr int T = kRowSplitTile, R = kRowSplitRows;
+  constexpr int kPer = R * T / 128; // staged values per thread and operand
+  // Rows padded to T + 4 doubles: a half-warp's fragment reads (4 rows by 8
+  // columns) then fall in 16 different 8-byte banks.
+  __shared__ double sa[R][T + 4], sb[R][T + 4];
+  int64_t i0 = int64_t(blockIdx.y) * T, j0 = int64_t(blockIdx.x) * T;
   int64_t r0 = int64_t(blockIdx.z) * rows;
   int64_t r1 = r0 + rows < k ? r0 + rows : k;
-  int tx = threadIdx.x % 32, ty = threadIdx.x / 32;
-  double acc[4] = {0, 0, 0, 0};
-  for (int64_t r = r0; r < r1; r += 32) {
-    for (int q = ty; q < 32; q += 8) {
+  int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  int wi = (warp / 2) * (T / 2), wj = (warp % 2) * (T / 2); // warp's quarter
+  int g = lane / 4, t = lane % 4; // fragment coordinates
+  constexpr int UM = T / 32, UN = T / 16; // 16 x 8 mma tiles per warp
+  double acc[UM][UN][4] = {};
+  float pa[kPer], pb[kPer];
+  auto load = [&](int64_t r) {
+#pragma unroll
+    for (int p = 0; p < kPer; ++p) {
+      int e = threadIdx.x + 128 * p, q = e / T, col = e % T;
       int64_t row = r + q;
       bool in = row < r1;
-      sa[q][tx] = in && i0 + tx < m ? double(a[row * m + i0 + tx]) : 0.0;
-      sb[q][tx] = in && j0 + tx < n ? double(b[row * n + j0 + tx]) : 0.0;
+      pa[p] = in && i0 + col < m ? a[row * m + i0 + col] : 0.0f;
+      pb[p] = in && j0 + col < n ? b[row * n + j0 + col] : 0.0f;
+    }
+  };
+  if (r0 < r1)
+    load(r0);
+  for (int64_t r = r0; r < r1; r += R) {
+#pragma unroll
+    for (int p = 0; p < kPer; ++p) {
+      int e = threadIdx.x + 128 * p, q = e / T, col = e % T;
+      sa[q][col] = double(pa[p]);
+      sb[q][col] = double(pb[p]);
     }
     __syncthreads();
-#pragma unroll 8
-    for (int q = 0; q < 32; ++q) {
-      double y = sb[q][tx];
+    if (r + R < r1)
+      load(r + R);
 #pragma unroll
-      for (int u = 0; u < 4; ++u)
-        acc[u] = fma(sa[q][ty * 4 + u], y, acc[u]);
+    for (int q = 0; q < R; q += 8) {
+      // A's operand is Aᵀ (rows of C by rows of the slice), B's is B.
+      double fa[UM][4], fb[UN][2];
+#pragma unroll
+      for (int u = 0; u < UM; ++u) {
+        int i = wi + u * 16 + g;
+        fa[u][0] = sa[q + t][i];
+        fa[u][1] = sa[q + t][i + 8];
+        fa[u][2] = sa[q + t + 4][i];
+        fa[u][3] = sa[q + t + 4][i + 8];
+      }
+#pragma unroll
+      for (int v = 0; v < UN; ++v) {
+        fb[v][0] = sb[q + t][wj + v * 8 + g];
+        fb[v][1] = sb[q + t + 4][wj + v * 8 + g];
+      }
+#pragma unroll
+      for (int u = 0; u < UM; ++u)
+#pragma unroll
+        for (int v = 0; v < UN; ++v)
+          dmma16x8x8(fa[u], fb[v], acc[u][v]);
     }
     __syncthreads();
   }
   double *out = partials + int64_t(blockIdx.z) * m * n;
-  for (int u = 0; u < 4; ++u) {
-    int64_t i = i0 + ty * 4 + u, j = j0 + tx;
-    if (i < m && j < n)
-      out[i * n + j] = acc[u];
-  }
+#pragma unroll
+  for (int u = 0; u < UM; ++u)
+#pragma unroll
+    for (int v = 0; v < UN; ++v)
+#pragma unroll
+      for (int h = 0; h < 4; ++h) {
+        int64_t i = i0 + wi + u * 16 + g + (h / 2) * 8,
+                j = j0 + wj + v * 8 + t * 2 + h % 2;
+        if (i < m && j < n)
+          out[i * n + j] = acc[u][v][h];
+      }
 }
 
 /// C = alpha * (the slices' sum, in slice order) + beta * C.
@@ -366,12 +440,14 @@ Status gnn::runtime::gemmRowSplit(int64_t m, int64_t n, int64_t k,
     return Status::error("gemm row split: " + std::to_string(chunks) +
                          " slices (expected 1 to 65535)");
   int64_t rows = (k + chunks - 1) / chunks;
-  dim3 grid(unsigned((n + 31) / 32), unsigned((m + 31) / 32),
+  constexpr int T = kRowSplitTile;
+  dim3 grid(unsigned((n + T - 1) / T), unsigned((m + T - 1) / T),
             unsigned(chunks));
-  if (grid.y > 65535)
+  if ((m + T - 1) / T > 65535)
     return Status::error("gemm row split: " + std::to_string(m) +
-                         " rows of C (at most 65535 * 32)");
-  atbSlices<<<grid, 256, 0, stream>>>(a, b, partials, m, n, k, rows);
+                         " rows of C (at most 65535 * " + std::to_string(T) +
+                         ")");
+  atbSlices<<<grid, 128, 0, stream>>>(a, b, partials, m, n, k, rows);
   int64_t mn = m * n;
   sumSlices<<<unsigned((mn + 255) / 256), 256, 0, stream>>>(
       partials, chunks, mn, alpha, beta, c);

@@ -972,15 +972,20 @@ TEST(GpuLibrary, SpmmMatchesCpuForUnweightedAndWeighted) {
 /// to run, and handles no rows, ragged tiles and beta.
 TEST(GpuLibrary, GemmRowSplitIsPreciseAndDeterministic) {
   REQUIRE_GPU();
-  for (auto [k, m, n] : {std::tuple<int64_t, int64_t, int64_t>{300000, 64, 64},
-                         {70001, 37, 5},
-                         {0, 16, 8}}) {
+  // (k, m, n, chunks): many slices of 64 x 64, ragged 37 x 5, the
+  // compiler's 32 slices of 128 x 256 (several tiles and warps), no rows,
+  // and slices fewer than chunks with a short last one.
+  for (auto [k, m, n, chunks] :
+       {std::tuple<int64_t, int64_t, int64_t, int64_t>{300000, 64, 64, 1024},
+        {70001, 37, 5, 274},
+        {40000, 128, 256, 32},
+        {0, 16, 8, 1},
+        {10, 3, 7, 4}}) {
     SCOPED_TRACE(k);
     std::vector<float> a(std::max<int64_t>(k * m, 1)), b(std::max<int64_t>(k * n, 1));
     gnn::SplitMix64 rng(11);
     for (float &v : a) v = static_cast<float>(rng.uniform() - 0.5);
     for (float &v : b) v = static_cast<float>(rng.uniform() - 0.5);
-    int64_t chunks = std::max<int64_t>(1, std::min<int64_t>((k + 255) / 256, 1024));
     DeviceBuffer da = std::move(*DeviceBuffer::allocate(a.size() * 4));
     DeviceBuffer db = std::move(*DeviceBuffer::allocate(b.size() * 4));
     DeviceBuffer dc = std::move(*DeviceBuffer::allocate(m * n * 4));

@@ -68,11 +68,11 @@ inline Status gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
 
 /// Row-major C (m x n) = alpha * Aᵀ B + beta * C for f32 A (k x m) and B
 /// (k x n) with the k rows cut into `chunks` slices of ceil(k / chunks): one
-/// block per 32 x 32 tile of C and slice sums its rows in double precision
-/// into `partials` (chunks * m * n doubles), which a second kernel adds in
-/// slice order. Deterministic, and precise where an f32 GEMM over a million
-/// rows is not (a weight gradient's sum over every node or edge). `chunks`
-/// >= 1; k may be 0.
+/// block per 64 x 64 tile of C and slice sums its rows in double precision,
+/// on the FP64 tensor cores, into `partials` (chunks * m * n doubles), which
+/// a second kernel adds in slice order. Deterministic, and precise where an
+/// f32 GEMM over a million rows is not (a weight gradient's sum over every
+/// node or edge). `chunks` >= 1; k may be 0.
 Status gemmRowSplit(int64_t m, int64_t n, int64_t k, int64_t chunks,
                     double alpha, const float *a, const float *b, double beta,
                     float *c, double *partials, cudaStream_t stream);

@@ -444,13 +444,13 @@ LogicalResult Lowering::lowerMatmul(linalg::MatmulOp mm) {
                     transA, transB, 1.0f, beta};
   if (transA && element.isF32()) {
     // A weight gradient's sum over every node or edge: in double precision,
-    // the rows in slices of at least 256, about 1024 blocks in all
-    // (gemmRowSplit); an f32 GEMM over a million rows misses 1e-4.
-    int64_t tiles = (at.getDimSize(1) + 31) / 32 * ((n + 31) / 32);
+    // the rows in slices of at least 256, about 256 blocks of 64 x 64 tiles
+    // in all (gemmRowSplit); an f32 GEMM over a million rows misses 1e-4.
+    int64_t tiles = (at.getDimSize(1) + 63) / 64 * ((n + 63) / 64);
     rt::Formula chunks = rt::Formula::max(
         rt::Formula::min(
             rt::Formula::ceilDiv(*rowsA, rt::Formula::constant(256)),
-            rt::Formula::constant(std::max<int64_t>(1, 1024 / tiles))),
+            rt::Formula::constant(std::max<int64_t>(1, 256 / tiles))),
         rt::Formula::constant(1));
     gemm.partials = "t" + std::to_string(temps++);
     gemm.chunks = chunks;
