@@ -977,3 +977,39 @@ def test_lazy_in_channels_refusals():
     conv(features(3, torch.float32), torch.tensor([[0, 1], [1, 2]]))
     with pytest.raises(ValueError, match=f"expected x with {IN} channels"):
         conv(features(3, torch.float32, channels=IN + 1), torch.tensor([[0, 1], [1, 2]]))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: gnn.GCN(IN, 5, 2, OUT),
+    lambda: gnn.GCN(IN, 5, 3, OUT, add_self_loops=False),
+], ids=["gcn-model", "gcn-model-no-loops"])
+def test_an_input_without_grad_gets_no_gradient_work(make):
+    """Features that need no gradient (a first layer's): the layer runs its
+    function built without that argument's gradient (no dx matmul and
+    transposed aggregation in the backward), with the same output and
+    parameter gradients as when x needs one."""
+    edge_index, n = tiny_graph()
+    torch.manual_seed(0)
+    layer = make().double()
+    x = features(n, torch.float64)
+    y = layer(x, edge_index)
+    template, config = layer.__dict__["_gnnc_function"]
+    key = (template, config, (0,))
+    _common._FUNCTIONS.pop(key, None)
+    y = layer(x, edge_index)
+    y.square().sum().backward()
+    fn = _common._FUNCTIONS[key]
+    assert 1 not in fn._grad_args and fn._grad_args
+    assert 1 in _common._FUNCTIONS[key[:2]]._grad_args
+    grads = [p.grad.clone() for p in layer.parameters()]
+    layer.zero_grad()
+    xg = x.clone().requires_grad_()
+    y2 = layer(xg, edge_index)
+    y2.square().sum().backward()
+    assert xg.grad is not None
+    torch.testing.assert_close(y, y2, rtol=0, atol=0)
+    for a, p in zip(grads, layer.parameters()):
+        torch.testing.assert_close(a, p.grad, **tol(torch.float64))
+    # Without autograd (eval, no_grad) the plain function runs.
+    with torch.no_grad():
+        torch.testing.assert_close(layer(x, edge_index), y.detach(), rtol=0, atol=0)

@@ -1014,19 +1014,37 @@ def _run_function(template: str, config: tuple, edge_index: Tensor,
     non-strictly: the IR generation and gnnc.compile run as plain Python at
     trace time and only gnnc's custom op lands in the graph, so there is no
     graph break."""
-    fn = _FUNCTIONS.get((template, config))
-    if fn is None:
-        module, name = getattr(_ir, template)(*config)
-        fn = gnnc.compile(module, function=name)
-        _FUNCTIONS[(template, config)] = fn
+    fn = _function(template, config, ())
+    grads = fn._grad_args
+    if grads and torch.is_grad_enabled():
+        # Arguments that get a gradient but whose tensor needs none (a first
+        # layer's features): the function built without their gradients,
+        # so the backward skips that work.
+        frozen = tuple(i for i, t in enumerate(tensors)
+                       if i + 1 in grads and not t.requires_grad)
+        if frozen and len(frozen) < len(grads):
+            fn = _function(template, config, frozen)
     # The tensor itself, not a gnnc.Graph (which would copy it on every
     # call): gnnc's graph cache checks it, or trusts it when it is private.
     # The layers made the tensors: the op checks them (no Python checks).
     return fn._apply(edge_index, num_nodes, tensors, graph)
 
 
-# (template, config) -> its compiled gnnc.Function: a call looks it up instead
-# of generating and hashing the IR again.
+def _function(template: str, config: tuple, frozen: tuple):
+    """The compiled `_ir.build(template, config, frozen)`, kept in
+    _FUNCTIONS."""
+    key = (template, config) if not frozen else (template, config, frozen)
+    fn = _FUNCTIONS.get(key)
+    if fn is None:
+        module, name = _ir.build(template, config, frozen)
+        fn = gnnc.compile(module, function=name)
+        _FUNCTIONS[key] = fn
+    return fn
+
+
+# (template, config) -> its compiled gnnc.Function, (template, config, frozen)
+# for one built without the gradients of the arguments at the positions in
+# `frozen`: a call looks it up instead of generating and hashing the IR again.
 _FUNCTIONS = {}
 
 # propagate calls `_run`: `_run_function` itself until torch._dynamo is

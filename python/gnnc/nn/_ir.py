@@ -42,6 +42,7 @@ keep the compiled function per configuration (`_common._FUNCTIONS`).
 """
 
 import math
+import threading
 from typing import Optional
 
 from .. import ir
@@ -55,11 +56,43 @@ __all__ = [
 _P, _R = "parallel", "reduction"
 
 
+class _Builder(ir.Builder):
+    """An ir.Builder whose arguments at the positions in ``frozen`` (0: the
+    first after the graph) get no gradient, whatever the template says."""
+
+    def __init__(self, name: str, dtype: str, frozen: tuple):
+        super().__init__(name, dtype)
+        self._frozen = frozen
+        self._args = 0
+
+    def arg(self, shape, *, edge: bool = False, differentiable: bool = True,
+            name: Optional[str] = None):
+        i, self._args = self._args, self._args + 1
+        return super().arg(shape, edge=edge, name=name,
+                           differentiable=differentiable and i not in self._frozen)
+
+
+_STATE = threading.local()
+
+
+def build(template: str, config: tuple, frozen: tuple = ()):
+    """``template(*config)`` (a function of this module) with the arguments at
+    the positions in ``frozen`` built without a gradient: a layer's caller
+    that needs no gradient for an input (a first layer's features) gets a
+    backward that computes none (no ``dx`` matmul and transposed
+    aggregation over the graph)."""
+    _STATE.frozen = tuple(frozen)
+    try:
+        return globals()[template](*config)
+    finally:
+        _STATE.frozen = ()
+
+
 def _builder(name: str, dtype: str) -> ir.Builder:
     if dtype not in ("f32", "f64", "bf16", "f16"):
         raise ValueError(f"expected element type 'f32', 'f64', 'bf16' or 'f16', got "
                          f"{dtype!r}")
-    return ir.Builder(name, dtype)
+    return _Builder(name, dtype, getattr(_STATE, "frozen", ()))
 
 
 def _finite(value: float) -> float:
