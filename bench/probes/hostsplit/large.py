@@ -5,6 +5,9 @@ the CUDA kernels of SAGEConv's steps: where a whole-layer gnn function
 (matmuls inside) spends its device time against PyTorch's linear maps.
 
     python large.py [--nodes 180000 --edges 2000000 --cin 128 --cout 256]
+                    [--layers gcn,sage] [--no-input-grad] [--rows 14]
+
+--no-input-grad: x needs no gradient, as a first layer's features.
 """
 import argparse, os, statistics
 os.environ.setdefault("GNNC_JIT", "sync")
@@ -17,13 +20,16 @@ ap.add_argument("--edges", type=int, default=2000000)
 ap.add_argument("--cin", type=int, default=128)
 ap.add_argument("--cout", type=int, default=256)
 ap.add_argument("--profile", action="store_true")
+ap.add_argument("--layers", default="gcn,sage")
+ap.add_argument("--no-input-grad", action="store_true")
+ap.add_argument("--rows", type=int, default=14)
 args = ap.parse_args()
 dev = torch.device("cuda")
 torch.manual_seed(0)
 ei = torch.randint(0, args.nodes, (2, args.edges), device=dev)
-x = torch.randn(args.nodes, args.cin, device=dev, requires_grad=True)
-layers = {"gcn": gnnc.nn.GCNConv(args.cin, args.cout).to(dev),
-          "sage": gnnc.nn.SAGEConv(args.cin, args.cout).to(dev)}
+x = torch.randn(args.nodes, args.cin, device=dev, requires_grad=not args.no_input_grad)
+make = {"gcn": gnnc.nn.GCNConv, "sage": gnnc.nn.SAGEConv}
+layers = {k: make[k](args.cin, args.cout).to(dev) for k in args.layers.split(",")}
 for name, m in layers.items():
     dy = torch.randn(args.nodes, args.cout, device=dev)
 
@@ -44,4 +50,4 @@ for name, m in layers.items():
             for _ in range(5):
                 step()
             torch.cuda.synchronize()
-        print(p.key_averages().table(sort_by="self_cuda_time_total", row_limit=14), flush=True)
+        print(p.key_averages().table(sort_by="self_cuda_time_total", row_limit=args.rows), flush=True)
