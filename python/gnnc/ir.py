@@ -294,13 +294,16 @@ class Builder:
         return self.fill(self.const(0.0), e, name=name)
 
     # -- dense ops -------------------------------------------------------
-    def matmul(self, lhs: Value, rhs: Value, out: Value,
-               name: Optional[str] = None) -> Value:
+    def matmul(self, lhs: Value, rhs: Value, out: Value, *,
+               transpose_rhs: bool = False, name: Optional[str] = None) -> Value:
         """``out + lhs @ rhs`` (``linalg.matmul``; ``out`` usually
-        :meth:`zeros`)."""
+        :meth:`zeros`); ``transpose_rhs=True``: ``out + lhs @ rhs.T`` with
+        ``rhs`` ``[n, k]``, a ``torch.nn.Linear`` weight as it is stored (the
+        matmul's indexing maps transpose it; no copy)."""
         return self._value(self._b.matmul(self._id(lhs, "matmul"),
                                           self._id(rhs, "matmul"),
-                                          self._id(out, "matmul"), _where()), name)
+                                          self._id(out, "matmul"),
+                                          bool(transpose_rhs), _where()), name)
 
     def expand(self, x: Value, groups: Sequence[Sequence[int]], shape: _Shape,
                *sizes: Value, name: Optional[str] = None) -> Value:

@@ -52,6 +52,17 @@ using BodyOp = std::tuple<std::string, std::vector<BodyRef>, std::string>;
   throw std::invalid_argument("gnnc.ir: " + message);
 }
 
+/// "[N, 16]" style: a dynamic size is "?".
+std::string shapeText(RankedTensorType t) {
+  std::string s = "[";
+  for (int64_t i = 0; i < t.getRank(); ++i) {
+    int64_t d = t.getDimSize(i);
+    s += (i ? ", " : "") + (ShapedType::isDynamic(d) ? std::string("?")
+                                                     : std::to_string(d));
+  }
+  return s + "]";
+}
+
 class FunctionBuilder {
 public:
   FunctionBuilder(const std::string &name, const std::string &element)
@@ -153,16 +164,39 @@ public:
             .getResult(0));
   }
 
-  /// `out + lhs x rhs` (linalg.matmul; `out` is usually zeros).
-  int64_t matmul(int64_t lhs, int64_t rhs, int64_t out, const Where &where) {
+  /// `out + lhs x rhs` (linalg.matmul; `out` is usually zeros), or with
+  /// `transposeRhs` `out + lhs x rhsᵀ` (rhs [n, k], a PyTorch Linear's
+  /// weight as it is stored: the matmul's indexing maps say so).
+  int64_t matmul(int64_t lhs, int64_t rhs, int64_t out, bool transposeRhs,
+                 const Where &where) {
     RankedTensorType a = tensorOf(lhs, "matmul"), b = tensorOf(rhs, "matmul"),
                      o = tensorOf(out, "matmul");
     if (a.getRank() != 2 || b.getRank() != 2 || o.getRank() != 2)
       refuse("matmul: expected matrices (rank 2)");
-    return add(linalg::MatmulOp::create(builder, at(where), TypeRange{o},
-                                        ValueRange{value(lhs), value(rhs)},
-                                        ValueRange{value(out)})
-                   .getResult(0));
+    int64_t k = b.getDimSize(transposeRhs ? 1 : 0),
+            n = b.getDimSize(transposeRhs ? 0 : 1);
+    auto differ = [](int64_t x, int64_t y) {
+      return !ShapedType::isDynamic(x) && !ShapedType::isDynamic(y) && x != y;
+    };
+    if (differ(a.getDimSize(1), k) || differ(o.getDimSize(1), n) ||
+        differ(a.getDimSize(0), o.getDimSize(0)))
+      refuse("matmul: expected lhs [m, k], rhs " +
+             std::string(transposeRhs ? "[n, k]" : "[k, n]") +
+             " and out [m, n], got " + shapeText(a) + ", " + shapeText(b) +
+             " and " + shapeText(o));
+    auto op = linalg::MatmulOp::create(builder, at(where), TypeRange{o},
+                                       ValueRange{value(lhs), value(rhs)},
+                                       ValueRange{value(out)});
+    if (transposeRhs) {
+      MLIRContext *ctx = builder.getContext();
+      AffineExpr d0, d1, d2;
+      bindDims(ctx, d0, d1, d2);
+      op.setIndexingMapsAttr(builder.getAffineMapArrayAttr(
+          {AffineMap::get(3, 0, {d0, d2}, ctx),
+           AffineMap::get(3, 0, {d1, d2}, ctx),
+           AffineMap::get(3, 0, {d0, d1}, ctx)}));
+    }
+    return add(op.getResult(0));
   }
 
   /// tensor.expand_shape of `input` into `shape` (-1: dynamic, given by the
@@ -633,7 +667,7 @@ void bindIRBuilder(nb::module_ &m) {
       .def("fill", &FunctionBuilder::fill, nb::arg("scalar"), nb::arg("tensor"),
            nb::arg("where"))
       .def("matmul", &FunctionBuilder::matmul, nb::arg("lhs"), nb::arg("rhs"),
-           nb::arg("out"), nb::arg("where"))
+           nb::arg("out"), nb::arg("transpose_rhs"), nb::arg("where"))
       .def("expand", &FunctionBuilder::expand, nb::arg("input"),
            nb::arg("groups"), nb::arg("shape"), nb::arg("sizes"),
            nb::arg("where"))

@@ -286,6 +286,49 @@ def test_dense_ops_projection_heads_and_back():
     torch.testing.assert_close(fn(g, xs, ws, bs), total / deg[:, None] + bs)
 
 
+@pytest.mark.parametrize("transpose", [False, True])
+def test_matmul_with_a_linear_weight_as_stored(transpose):
+    # out = spmm(x W) with W as given ([4, 6]) or as torch.nn.Linear stores
+    # it ([6, 4], transpose_rhs): values and gradients against autograd,
+    # gradcheck in float64.
+    f = ir.Builder("lin", "f64")
+    x = f.arg([None, 4])
+    w = f.arg([6, 4] if transpose else [4, 6])
+    n = f.dim(x)
+    h = f.matmul(x, w, f.zeros([None, 6], n), transpose_rhs=transpose)
+    fn = gnnc.compile(f.finish(f.spmm("sum", h)))
+    g, ei = _graph()
+    xs = torch.randn(6, 4, dtype=torch.float64, device=DEVICE, requires_grad=True)
+    ws = torch.randn(*([6, 4] if transpose else [4, 6]), dtype=torch.float64,
+                     device=DEVICE, requires_grad=True)
+    src, dst = ei
+
+    def ref(x, w):
+        h = x @ (w.t() if transpose else w)
+        return torch.zeros(6, 6, dtype=torch.float64, device=DEVICE).index_add(0, dst, h[src])
+    out = fn(g, xs, ws)
+    torch.testing.assert_close(out, ref(xs, ws))
+    dy = torch.randn_like(out)
+    got = torch.autograd.grad(out, (xs, ws), dy)
+    want = torch.autograd.grad(ref(xs, ws), (xs, ws), dy)
+    for a, b in zip(got, want):
+        torch.testing.assert_close(a, b)
+    assert torch.autograd.gradcheck(lambda a, b: fn(g, a, b), (xs, ws))
+
+
+def test_matmul_refuses_mismatched_shapes():
+    f = ir.Builder("f", "f32")
+    x = f.arg([None, 4])
+    w = f.arg([4, 6])
+    n = f.dim(x)
+    with pytest.raises(ValueError, match=r"matmul: expected lhs \[m, k\], rhs \[n, k\] "
+                                         r"and out \[m, n\], got \[\?, 4\], \[4, 6\] and "
+                                         r"\[\?, 4\]"):
+        f.matmul(x, w, f.zeros([None, 4], n), transpose_rhs=True)
+    with pytest.raises(ValueError, match=r"rhs \[k, n\]"):
+        f.matmul(x, w, f.zeros([None, 7], n))
+
+
 def test_refuses_bad_reshapes():
     f = ir.Builder("f", "f32")
     x = f.arg([None, 8])

@@ -90,3 +90,15 @@ func.func @shifted(%x: tensor<5xf32> {gnn.differentiable}) -> tensor<4xf32> {
   } -> tensor<4xf32>
   return %y : tensor<4xf32>
 }
+
+// -----
+
+// Aᵀ B in a forward function: only C += A B and C += A Bᵀ have a rule.
+func.func @matmul_transposed_lhs(%g: !gnn.graph, %x: tensor<?x16xf32> {gnn.differentiable}, %y: tensor<?x8xf32>) -> tensor<16x8xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x8xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<16x8xf32>) -> tensor<16x8xf32>
+  // expected-error @+1 {{'linalg.matmul' op has no derivative rule: expects C += A B or C += A Bᵀ on tensors}}
+  %h = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%x, %y : tensor<?x16xf32>, tensor<?x8xf32>) outs(%f : tensor<16x8xf32>) -> tensor<16x8xf32>
+  return %h : tensor<16x8xf32>
+}

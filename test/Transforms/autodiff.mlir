@@ -252,6 +252,28 @@ func.func @dense(%g: !gnn.graph, %x: tensor<?x16xf32> {gnn.differentiable}, %w: 
 
 // -----
 
+// linalg.matmul C += X Wᵀ (W [8, 16], a Linear's weight as stored): dX =
+// dY W (the default maps) and dW = dYᵀ X (A transposed: the weight
+// gradient's sum over every node, the row split on the GPU).
+// CHECK-DAG: #[[B:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-DAG: #[[C:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[AT:.*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+// CHECK-LABEL: func.func @dense_t_bwd(%arg0: !gnn.graph, %arg1: tensor<?x16xf32>, %arg2: tensor<8x16xf32>, %arg3: tensor<?x8xf32>)
+// CHECK: %[[DX:.*]] = linalg.matmul ins(%arg3, %arg2 : tensor<?x8xf32>, tensor<8x16xf32>) outs(%{{.*}} : tensor<?x16xf32>)
+// CHECK: %[[DW:.*]] = linalg.matmul indexing_maps = [#[[AT]], #[[B]], #[[C]]] ins(%arg3, %arg1 : tensor<?x8xf32>, tensor<?x16xf32>) outs(%{{.*}} : tensor<8x16xf32>)
+// CHECK: return %[[DX]], %[[DW]]
+func.func @dense_t(%g: !gnn.graph, %x: tensor<?x16xf32> {gnn.differentiable}, %w: tensor<8x16xf32> {gnn.differentiable}) -> tensor<?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x16xf32>
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %h = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%x, %w : tensor<?x16xf32>, tensor<8x16xf32>) outs(%f : tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %h : tensor<?x8xf32>
+}
+
+// -----
+
 // bf16 attention: the softmax's row sum sum_e a[e] * da[e] is f32, in
 // rowDot's node-sized form (sum_f dy * y, widened) and in the edge-sized
 // form (a returned: a gradient of its own), since `da - sum` cancels; only

@@ -899,14 +899,23 @@ struct MatmulVJP
                          SmallVectorImpl<Value> &grads) const {
     auto mm = cast<linalg::MatmulOp>(op);
     Location loc = op->getLoc();
-    if (!mm.hasPureTensorSemantics() || mm.hasUserDefinedMaps())
-      return op->emitOpError("has no derivative rule: expects C += A B on "
-                             "tensors with the default indexing maps");
-    TB t{b, loc};
-    Value a = mm.getDpsInputs()[0], bm = mm.getDpsInputs()[1], dc = dys[0];
     MLIRContext *ctx = b.getContext();
     AffineExpr d0, d1, d2;
     bindDims(ctx, d0, d1, d2);
+    // C += A Bᵀ (B [n, k]: a Linear's weight as PyTorch stores it).
+    bool transB = false;
+    if (mm.hasUserDefinedMaps()) {
+      auto maps = mm.getIndexingMapsArray();
+      transB = maps.size() == 3 &&
+               maps[0] == AffineMap::get(3, 0, {d0, d2}, ctx) &&
+               maps[1] == AffineMap::get(3, 0, {d1, d2}, ctx) &&
+               maps[2] == AffineMap::get(3, 0, {d0, d1}, ctx);
+    }
+    if (!mm.hasPureTensorSemantics() || (mm.hasUserDefinedMaps() && !transB))
+      return op->emitOpError("has no derivative rule: expects C += A B or "
+                             "C += A Bᵀ on tensors");
+    TB t{b, loc};
+    Value a = mm.getDpsInputs()[0], bm = mm.getDpsInputs()[1], dc = dys[0];
     // Each gradient is a matmul with one operand transposed (cuBLAS GEMMs
     // with a transpose flag on the GPU): the weight gradient's sum over
     // every node is one GEMM, not a reduction per weight element.
@@ -920,12 +929,21 @@ struct MatmulVJP
       return op.getResult(0);
     };
     grads.assign(op->getNumOperands(), Value());
-    // dA[i, k] = sum_j dC[i, j] B[k, j]: dC Bᵀ   (loops i, k, j)
-    grads[0] = matmul(dc, AffineMap::get(3, 0, {d0, d2}, ctx), bm,
-                      AffineMap::get(3, 0, {d1, d2}, ctx), a);
-    // dB[k, j] = sum_i A[i, k] dC[i, j]: Aᵀ dC   (loops k, j, i)
-    grads[1] = matmul(a, AffineMap::get(3, 0, {d2, d0}, ctx), dc,
-                      AffineMap::get(3, 0, {d2, d1}, ctx), bm);
+    if (transB) {
+      // dA[i, k] = sum_j dC[i, j] B[j, k]: dC B   (loops i, k, j)
+      grads[0] = matmul(dc, AffineMap::get(3, 0, {d0, d2}, ctx), bm,
+                        AffineMap::get(3, 0, {d2, d1}, ctx), a);
+      // dB[j, k] = sum_i dC[i, j] A[i, k]: dCᵀ A   (loops j, k, i)
+      grads[1] = matmul(dc, AffineMap::get(3, 0, {d2, d0}, ctx), a,
+                        AffineMap::get(3, 0, {d2, d1}, ctx), bm);
+    } else {
+      // dA[i, k] = sum_j dC[i, j] B[k, j]: dC Bᵀ   (loops i, k, j)
+      grads[0] = matmul(dc, AffineMap::get(3, 0, {d0, d2}, ctx), bm,
+                        AffineMap::get(3, 0, {d1, d2}, ctx), a);
+      // dB[k, j] = sum_i A[i, k] dC[i, j]: Aᵀ dC   (loops k, j, i)
+      grads[1] = matmul(a, AffineMap::get(3, 0, {d2, d0}, ctx), dc,
+                        AffineMap::get(3, 0, {d2, d1}, ctx), bm);
+    }
     // C0 is added as it is.
     grads[2] = dc;
     return success();

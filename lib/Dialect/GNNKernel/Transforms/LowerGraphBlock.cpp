@@ -275,9 +275,12 @@ LogicalResult GraphBlockLowering::tiledMatmul(linalg::MatmulOp op, int64_t tile,
   bool outside = !a.getDefiningOp() || !group->isAncestor(a.getDefiningOp());
   if (!aBuffer && outside && !KernelBuilder::fillConstant(a))
     aBuffer = kb.operand(a);
+  // (The weight is read element by element either way: stored [k, n] or,
+  // a Linear's layout, [n, k].)
   bool runs = aBuffer && extent % 4 == 0 &&
               maps[0] == AffineMap::get(3, 0, {d0, d2}, ctx) &&
-              maps[1] == AffineMap::get(3, 0, {d2, d1}, ctx) &&
+              (maps[1] == AffineMap::get(3, 0, {d2, d1}, ctx) ||
+               maps[1] == AffineMap::get(3, 0, {d1, d2}, ctx)) &&
               !KernelBuilder::fillConstant(w);
   int64_t step = runs ? 4 : 1;
   SmallVector<Value> rowBase;
