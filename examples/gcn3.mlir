@@ -5,15 +5,19 @@
 // layers), the whole stack one function (gnnc.nn.GCN):
 //   h_0 = x,  h_{l+1} = act(D^-1/2 (A + I) D^-1/2 h_l W_l + b_l)
 //   act = ReLU except after the last layer; W_l = PyG's lin.weight^T
+// (w_l is lin.weight as stored, [out, in]: the matmul transposes it)
 // d^-1/2 is computed once; the self-loops are folded into the formula. On
 // batches of small graphs the graph_block mapping runs it in one launch.
 
 #map = affine_map<(d0) -> (d0)>
-#map1 = affine_map<(d0, d1) -> (d0, d1)>
-#map2 = affine_map<(d0, d1) -> (d0)>
-#map3 = affine_map<(d0, d1) -> (d1)>
+#map1 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map2 = affine_map<(d0, d1, d2) -> (d1, d2)>
+#map3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#map4 = affine_map<(d0, d1) -> (d0, d1)>
+#map5 = affine_map<(d0, d1) -> (d0)>
+#map6 = affine_map<(d0, d1) -> (d1)>
 module {
-  func.func @gcn3(%g: !gnn.graph, %x: tensor<?x16xf32> {gnn.differentiable}, %w0: tensor<16x64xf32> {gnn.differentiable}, %b0: tensor<64xf32> {gnn.differentiable}, %w1: tensor<64x64xf32> {gnn.differentiable}, %b1: tensor<64xf32> {gnn.differentiable}, %w2: tensor<64x64xf32> {gnn.differentiable}, %b2: tensor<64xf32> {gnn.differentiable}) -> tensor<?x64xf32> {
+  func.func @gcn3(%g: !gnn.graph, %x: tensor<?x16xf32> {gnn.differentiable}, %w0: tensor<64x16xf32> {gnn.differentiable}, %b0: tensor<64xf32> {gnn.differentiable}, %w1: tensor<64x64xf32> {gnn.differentiable}, %b1: tensor<64xf32> {gnn.differentiable}, %w2: tensor<64x64xf32> {gnn.differentiable}, %b2: tensor<64xf32> {gnn.differentiable}) -> tensor<?x64xf32> {
     %deg = gnn.degree %g : tensor<?xf32>
     %c0 = arith.constant 0 : index
     %n = tensor.dim %x, %c0 : tensor<?x16xf32>
@@ -28,16 +32,16 @@ module {
     %cst = arith.constant 0.000000e+00 : f32
     %1 = tensor.empty(%n) : tensor<?x64xf32>
     %2 = linalg.fill ins(%cst : f32) outs(%1 : tensor<?x64xf32>) -> tensor<?x64xf32>
-    %y0 = linalg.matmul ins(%x, %w0 : tensor<?x16xf32>, tensor<16x64xf32>) outs(%2 : tensor<?x64xf32>) -> tensor<?x64xf32>
+    %y0 = linalg.matmul indexing_maps = [#map1, #map2, #map3] ins(%x, %w0 : tensor<?x16xf32>, tensor<64x16xf32>) outs(%2 : tensor<?x64xf32>) -> tensor<?x64xf32>
     %3 = tensor.empty(%n) : tensor<?x64xf32>
-    %hs = linalg.generic {indexing_maps = [#map1, #map2, #map1], iterator_types = ["parallel", "parallel"]} ins(%y0, %dinv : tensor<?x64xf32>, tensor<?xf32>) outs(%3 : tensor<?x64xf32>) {
+    %hs = linalg.generic {indexing_maps = [#map4, #map5, #map4], iterator_types = ["parallel", "parallel"]} ins(%y0, %dinv : tensor<?x64xf32>, tensor<?xf32>) outs(%3 : tensor<?x64xf32>) {
     ^bb0(%y0_4: f32, %dinv_5: f32, %out: f32):
       %13 = arith.mulf %y0_4, %dinv_5 : f32
       linalg.yield %13 : f32
     } -> tensor<?x64xf32>
     %agg = gnn.spmm sum %g, %hs : tensor<?x64xf32> -> tensor<?x64xf32>
     %4 = tensor.empty(%n) : tensor<?x64xf32>
-    %h0 = linalg.generic {indexing_maps = [#map1, #map1, #map2, #map3, #map1], iterator_types = ["parallel", "parallel"]} ins(%agg, %hs, %dinv, %b0 : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?xf32>, tensor<64xf32>) outs(%4 : tensor<?x64xf32>) {
+    %h0 = linalg.generic {indexing_maps = [#map4, #map4, #map5, #map6, #map4], iterator_types = ["parallel", "parallel"]} ins(%agg, %hs, %dinv, %b0 : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?xf32>, tensor<64xf32>) outs(%4 : tensor<?x64xf32>) {
     ^bb0(%agg_4: f32, %hs_5: f32, %dinv_6: f32, %b0_7: f32, %out: f32):
       %13 = arith.addf %agg_4, %hs_5 : f32
       %14 = arith.mulf %13, %dinv_6 : f32
@@ -48,16 +52,16 @@ module {
     } -> tensor<?x64xf32>
     %5 = tensor.empty(%n) : tensor<?x64xf32>
     %6 = linalg.fill ins(%cst : f32) outs(%5 : tensor<?x64xf32>) -> tensor<?x64xf32>
-    %y1 = linalg.matmul ins(%h0, %w1 : tensor<?x64xf32>, tensor<64x64xf32>) outs(%6 : tensor<?x64xf32>) -> tensor<?x64xf32>
+    %y1 = linalg.matmul indexing_maps = [#map1, #map2, #map3] ins(%h0, %w1 : tensor<?x64xf32>, tensor<64x64xf32>) outs(%6 : tensor<?x64xf32>) -> tensor<?x64xf32>
     %7 = tensor.empty(%n) : tensor<?x64xf32>
-    %hs_0 = linalg.generic {indexing_maps = [#map1, #map2, #map1], iterator_types = ["parallel", "parallel"]} ins(%y1, %dinv : tensor<?x64xf32>, tensor<?xf32>) outs(%7 : tensor<?x64xf32>) {
+    %hs_0 = linalg.generic {indexing_maps = [#map4, #map5, #map4], iterator_types = ["parallel", "parallel"]} ins(%y1, %dinv : tensor<?x64xf32>, tensor<?xf32>) outs(%7 : tensor<?x64xf32>) {
     ^bb0(%y1_4: f32, %dinv_5: f32, %out: f32):
       %13 = arith.mulf %y1_4, %dinv_5 : f32
       linalg.yield %13 : f32
     } -> tensor<?x64xf32>
     %agg_1 = gnn.spmm sum %g, %hs_0 : tensor<?x64xf32> -> tensor<?x64xf32>
     %8 = tensor.empty(%n) : tensor<?x64xf32>
-    %h1 = linalg.generic {indexing_maps = [#map1, #map1, #map2, #map3, #map1], iterator_types = ["parallel", "parallel"]} ins(%agg_1, %hs_0, %dinv, %b1 : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?xf32>, tensor<64xf32>) outs(%8 : tensor<?x64xf32>) {
+    %h1 = linalg.generic {indexing_maps = [#map4, #map4, #map5, #map6, #map4], iterator_types = ["parallel", "parallel"]} ins(%agg_1, %hs_0, %dinv, %b1 : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?xf32>, tensor<64xf32>) outs(%8 : tensor<?x64xf32>) {
     ^bb0(%agg_4: f32, %hs_5: f32, %dinv_6: f32, %b1_7: f32, %out: f32):
       %13 = arith.addf %agg_4, %hs_5 : f32
       %14 = arith.mulf %13, %dinv_6 : f32
@@ -68,16 +72,16 @@ module {
     } -> tensor<?x64xf32>
     %9 = tensor.empty(%n) : tensor<?x64xf32>
     %10 = linalg.fill ins(%cst : f32) outs(%9 : tensor<?x64xf32>) -> tensor<?x64xf32>
-    %y2 = linalg.matmul ins(%h1, %w2 : tensor<?x64xf32>, tensor<64x64xf32>) outs(%10 : tensor<?x64xf32>) -> tensor<?x64xf32>
+    %y2 = linalg.matmul indexing_maps = [#map1, #map2, #map3] ins(%h1, %w2 : tensor<?x64xf32>, tensor<64x64xf32>) outs(%10 : tensor<?x64xf32>) -> tensor<?x64xf32>
     %11 = tensor.empty(%n) : tensor<?x64xf32>
-    %hs_2 = linalg.generic {indexing_maps = [#map1, #map2, #map1], iterator_types = ["parallel", "parallel"]} ins(%y2, %dinv : tensor<?x64xf32>, tensor<?xf32>) outs(%11 : tensor<?x64xf32>) {
+    %hs_2 = linalg.generic {indexing_maps = [#map4, #map5, #map4], iterator_types = ["parallel", "parallel"]} ins(%y2, %dinv : tensor<?x64xf32>, tensor<?xf32>) outs(%11 : tensor<?x64xf32>) {
     ^bb0(%y2_4: f32, %dinv_5: f32, %out: f32):
       %13 = arith.mulf %y2_4, %dinv_5 : f32
       linalg.yield %13 : f32
     } -> tensor<?x64xf32>
     %agg_3 = gnn.spmm sum %g, %hs_2 : tensor<?x64xf32> -> tensor<?x64xf32>
     %12 = tensor.empty(%n) : tensor<?x64xf32>
-    %h2 = linalg.generic {indexing_maps = [#map1, #map1, #map2, #map3, #map1], iterator_types = ["parallel", "parallel"]} ins(%agg_3, %hs_2, %dinv, %b2 : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?xf32>, tensor<64xf32>) outs(%12 : tensor<?x64xf32>) {
+    %h2 = linalg.generic {indexing_maps = [#map4, #map4, #map5, #map6, #map4], iterator_types = ["parallel", "parallel"]} ins(%agg_3, %hs_2, %dinv, %b2 : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?xf32>, tensor<64xf32>) outs(%12 : tensor<?x64xf32>) {
     ^bb0(%agg_4: f32, %hs_5: f32, %dinv_6: f32, %b2_7: f32, %out: f32):
       %13 = arith.addf %agg_4, %hs_5 : f32
       %14 = arith.mulf %13, %dinv_6 : f32

@@ -184,7 +184,7 @@ def test_a_model_trains_like_pyg():
     assert losses[0] == pytest.approx(losses[1], rel=1e-10)
     assert len(set(losses[0])) == 3  # it did train
     for conv in ours.convs:
-        assert conv.lin.weight.t().is_contiguous()
+        assert conv.lin.weight.is_contiguous()
 
 
 # --------------------------------------------------------------------------
@@ -251,7 +251,7 @@ def test_gradcheck(graph, weighted):
     x = features(n, torch.float64).requires_grad_()
     names = [name for name, _ in ours.named_parameters()]
     params = tuple(p.detach().clone().requires_grad_() for _, p in ours.named_parameters())
-    assert params[0].t().is_contiguous()  # the transposed layout, not a copy
+    assert params[0].is_contiguous()  # PyG's layout
     w = (torch.rand(edge_index.size(1), generator=torch.Generator().manual_seed(4),
                     dtype=torch.float64) + 0.5).requires_grad_()
 
@@ -285,11 +285,11 @@ def test_the_model_is_one_function_with_every_matmul_inside(monkeypatch):
     assert text.count("gnn.spmm") == 3
     assert text.count("gnn.degree") == 1  # d^-1/2 once for every layer
     assert "gnn.reduce" not in text  # self-loops folded: no edge weights
-    # Arguments: x, then (W^T, b) per layer.
+    # Arguments: x, then (W, b) per layer, W as PyG stores it ([out, in]).
     sig = _common._FUNCTIONS[calls[0]].signature
     shapes = [a["shape"] for a in sig["args"][1:]]
     assert [a["kind"] for a in sig["args"][1:]][:2] == ["node", "dense"]
-    assert shapes[1:] == [[16, 64], [64], [64, 64], [64], [64, 64], [64]]
+    assert shapes[1:] == [[64, 16], [64], [64, 64], [64], [64, 64], [64]]
 
 
 def test_examples_gcn3_is_the_function_the_model_runs(monkeypatch):
@@ -320,26 +320,29 @@ def test_self_loops_mask_the_graph_instead_of_folding(monkeypatch):
 
 
 # --------------------------------------------------------------------------
-# The weight layout: PyG's shapes, stored transposed.
+# The weight layout: PyG's shapes and layout, passed without a copy.
 
 
-def test_weights_have_pygs_names_and_shapes_and_pass_without_a_copy():
+def test_weights_have_pygs_names_shapes_and_layout_and_pass_without_a_copy():
     ours, pyg = make("default")
     assert {k: v.shape for k, v in ours.state_dict().items()} == \
         {k: v.shape for k, v in pyg.state_dict().items()}
     for conv in ours.convs:
         w = conv.lin.weight
-        assert models._operand(w, w.dtype).data_ptr() == w.data_ptr()
-        assert models._operand(w, w.dtype).is_contiguous()
-    for m in (ours.double(), copy.deepcopy(ours)):
-        assert all(c.lin.weight.t().is_contiguous() for c in m.convs)
+        assert w.is_contiguous()
+        assert models._operand(w, w.dtype) is w
+    # What PyTorch code does with a model's parameters works as on PyG's
+    # (a weight stored transposed made view(-1) raise).
+    vec = torch.nn.utils.parameters_to_vector(ours.parameters())
+    assert vec.numel() == sum(p.numel() for p in pyg.parameters())
+    torch.nn.utils.vector_to_parameters(vec * 2, ours.parameters())
+    assert all(p.view(-1).is_contiguous() for p in ours.parameters())
     ours.reset_parameters()
-    assert all(c.lin.weight.t().is_contiguous() for c in ours.convs)
+    assert all(c.lin.weight.is_contiguous() for c in ours.convs)
 
 
 def test_initialisation_draws_pygs_values():
-    # The weights are stored transposed; the draws still land where PyG's
-    # land (uniform_ in the logical order), at construction and on reset.
+    # At construction and on reset, the same draws as PyG's.
     torch.manual_seed(3)
     pyg = pyg_models.GCN(IN, HID, 3, OUT)
     torch.manual_seed(3)
@@ -352,13 +355,16 @@ def test_initialisation_draws_pygs_values():
     ours.reset_parameters()
     for k, v in pyg.state_dict().items():
         torch.testing.assert_close(ours.state_dict()[k], v, rtol=0, atol=0, msg=k)
-    assert all(c.lin.weight.t().is_contiguous() for c in ours.convs)
 
 
-def test_a_weight_replaced_by_a_contiguous_one_still_works():
+def test_a_weight_replaced_by_a_transposed_one_still_works():
+    # A parameter set by hand in another layout: copied for the call, still
+    # PyG's result.
     ours, pyg = make("default")
     for conv in ours.convs:
-        conv.lin.weight = torch.nn.Parameter(conv.lin.weight.detach().contiguous())
+        w = conv.lin.weight.detach()
+        conv.lin.weight = torch.nn.Parameter(w.t().contiguous().t())
+        assert not conv.lin.weight.is_contiguous()
     edge_index, n = molecules()
     compare(ours, pyg, edge_index, n, torch.float32)
 

@@ -28,9 +28,9 @@ _DTYPES = {torch.float32: "f32", torch.float64: "f64", torch.bfloat16: "bf16",
 
 def uniform_(value: Tensor, bound: float) -> None:
     """`value.uniform_(-bound, bound)` drawn in the logical order whatever
-    the layout: PyG draws into contiguous weights, models.GCN stores its
-    weights transposed (models._store_transposed), and the values must be
-    PyG's for the same seed; the layout is kept."""
+    the layout: PyG draws into contiguous weights and the values must be
+    PyG's for the same seed, also for a parameter given another layout
+    (which is kept)."""
     with torch.no_grad():
         if value.is_contiguous():
             value.uniform_(-bound, bound)

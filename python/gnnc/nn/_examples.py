@@ -73,12 +73,13 @@ def gcn3():
     layers), the whole stack one function (gnnc.nn.GCN):
       h_0 = x,  h_{l+1} = act(D^-1/2 (A + I) D^-1/2 h_l W_l + b_l)
       act = ReLU except after the last layer; W_l = PyG's lin.weight^T
+    (w_l is lin.weight as stored, [out, in]: the matmul transposes it)
     d^-1/2 is computed once; the self-loops are folded into the formula. On
     batches of small graphs the graph_block mapping runs it in one launch."""
     f = ir.Builder("gcn3", "f32")
     sizes = (16, _F, _F, _F)
     x = f.arg([None, sizes[0]], name="x")
-    layers = [(f.arg([sizes[i], sizes[i + 1]], name=f"w{i}"),
+    layers = [(f.arg([sizes[i + 1], sizes[i]], name=f"w{i}"),
                f.arg([sizes[i + 1]], name=f"b{i}")) for i in range(3)]
     return f.finish(_ir.gcn_stack(f, x, layers, fold_self_loops=True))
 

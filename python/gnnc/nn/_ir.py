@@ -215,7 +215,8 @@ def gcn(channels: int, dtype: str, normalize: bool, weighted: bool):
 def gcn_stack(f: ir.Builder, x, layers, w=None, normalize: bool = True,
               fold_self_loops: bool = False, relu: bool = True, drops=None):
     """A stack of GCN layers over x [N, C_0] (PyG's ``models.GCN``), each
-    ``out = gcn_propagate(h W) + b`` with W [C_in, C_out] (a matmul operand),
+    ``out = gcn_propagate(h W^T) + b`` with W [C_out, C_in] (PyG's
+    ``lin.weight`` as stored: the matmul transposes it, no copy),
     then (all but the last layer) ReLU when ``relu`` and the dropout mask
     ``drops[i]`` [N, C_out] when given. ``layers``: (W, b or None) per
     layer; ``w``, ``normalize``, ``fold_self_loops`` as in ``gcn_propagate``.
@@ -224,9 +225,9 @@ def gcn_stack(f: ir.Builder, x, layers, w=None, normalize: bool = True,
     zero = f.const(0.0) if relu and len(layers) > 1 else None
     h = x
     for i, (weight, bias) in enumerate(layers):
-        c = weight.shape[1]
+        c = weight.shape[0]
         last = i == len(layers) - 1
-        y = f.matmul(h, weight, f.zeros([None, c], n), name=f"y{i}")
+        y = f.matmul(h, weight, f.zeros([None, c], n), transpose_rhs=True, name=f"y{i}")
         # out = sum (+ self) (* dinv) (+ b), then relu and the mask: one
         # elementwise op reading the aggregate and its operands.
         if normalize:
@@ -270,7 +271,7 @@ def gcn_model(channels: tuple, dtype: str, bias: bool, relu: bool,
               dropout: bool):
     """The function of `models.GCN`: ``gcn_stack`` over layers of
     ``channels[i] -> channels[i + 1]``. Arguments: ``x``, then per layer
-    ``w<i>`` [C_in, C_out] and (``bias``) ``b<i>`` [C_out], then the edge
+    ``w<i>`` [C_out, C_in] (PyG's ``lin.weight``) and (``bias``) ``b<i>`` [C_out], then the edge
     tensor ``w`` (``weights="weight"``: edge weights, differentiable) or
     ``keep`` (``weights="mask"``: 0 on the input's self-loops, no gradient),
     none for ``weights`` "" (or None), then (``dropout``) one mask
@@ -281,7 +282,7 @@ def gcn_model(channels: tuple, dtype: str, bias: bool, relu: bool,
     x = f.arg([None, channels[0]], name="x")
     layers = []
     for i in range(len(channels) - 1):
-        weight = f.arg([channels[i], channels[i + 1]], name=f"w{i}")
+        weight = f.arg([channels[i + 1], channels[i]], name=f"w{i}")
         layers.append((weight, f.arg([channels[i + 1]], name=f"b{i}") if bias else None))
     w = None
     if weights == "weight":

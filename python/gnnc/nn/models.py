@@ -58,9 +58,8 @@ class GCN(torch.nn.Module):
     model with the graph's self-loops masked / weighted (as `GCNConv`);
     only a loop-free unweighted graph gets the `graph_block` mapping.
 
-    The function's weight operand is `W^T` [in, out]: `lin.weight` is an
-    [out, in] parameter stored transposed (column-major), so `weight.t()` is
-    contiguous and passed without a copy.
+    The function takes each `lin.weight` as PyTorch stores it ([out, in],
+    contiguous, as PyG's) and its matmul transposes it: no copy.
     """
 
     def __init__(self, in_channels: int, hidden_channels: int, num_layers: int,
@@ -103,12 +102,10 @@ class GCN(torch.nn.Module):
         self.convs = torch.nn.ModuleList(
             GCNConv(sizes[i], sizes[i + 1], bias=bias, **kwargs)
             for i in range(num_layers))
-        for conv in self.convs:
-            _store_transposed(conv.lin)
 
     def reset_parameters(self) -> None:
         for conv in self.convs:
-            conv.reset_parameters()  # in place: the layout stays
+            conv.reset_parameters()
 
     def forward(self, x: Tensor, edge_index: Tensor,
                 edge_weight: Optional[Tensor] = None, edge_attr=None, batch=None,
@@ -178,21 +175,12 @@ class GCN(torch.nn.Module):
                 f"num_layers={self.num_layers})")
 
 
-def _store_transposed(lin) -> None:
-    """Makes `lin.weight` ([out, in]) a view of an [in, out] contiguous
-    tensor, so that `weight.t()`, the function's operand, needs no copy.
-    Copies into it (load_state_dict), in-place initialisers, `.to()` and
-    `deepcopy` (memory_format=preserve_format) keep that layout."""
-    w = lin.weight
-    lin.weight = torch.nn.Parameter(w.detach().t().contiguous().t(),
-                                    requires_grad=w.requires_grad)
-
-
 def _operand(weight: Tensor, dtype: torch.dtype) -> Tensor:
-    """W^T [in, out] in `dtype` for the function: a view when the parameter
-    kept its transposed layout and has `dtype`, else a copy (a parameter
-    replaced by hand, or cast under autocast)."""
-    return _common.cast(dtype, weight.t())
+    """`lin.weight` [out, in] in `dtype` for the function, whose matmul
+    transposes it: the parameter itself where it is contiguous and has
+    `dtype`, else a copy (a non-contiguous parameter set by hand, or cast
+    under autocast)."""
+    return _common.cast(dtype, weight)
 
 
 def _graph(edge_index: Tensor, num_nodes: int, dtype: torch.dtype):
