@@ -271,11 +271,11 @@ def gcn_model(channels: tuple, dtype: str, bias: bool, relu: bool,
               dropout: bool):
     """The function of `models.GCN`: ``gcn_stack`` over layers of
     ``channels[i] -> channels[i + 1]``. Arguments: ``x``, then per layer
-    ``w<i>`` [C_out, C_in] (PyG's ``lin.weight``) and (``bias``) ``b<i>`` [C_out], then the edge
-    tensor ``w`` (``weights="weight"``: edge weights, differentiable) or
-    ``keep`` (``weights="mask"``: 0 on the input's self-loops, no gradient),
-    none for ``weights`` "" (or None), then (``dropout``) one mask
-    ``drop<i>`` [N, C_out] per hidden layer."""
+    ``w<i>`` [C_out, C_in] (PyG's ``lin.weight``) and (``bias``) ``b<i>``
+    [C_out], then the edge tensor ``w`` (``weights="weight"``: edge
+    weights, differentiable) or ``keep`` (``weights="mask"``: 0 on the
+    input's self-loops, no gradient), none for ``weights`` "" (or None),
+    then (``dropout``) one mask ``drop<i>`` [N, C_out] per hidden layer."""
     if len(channels) < 2:
         raise ValueError(f"expected at least one layer, got channels {channels}")
     f = _builder("gcn_model", dtype)
