@@ -471,22 +471,42 @@ func.func @gin_eps_grad(%g: !gnn.graph, %x: tensor<?x64xf32>, %dy: tensor<?x64xf
 
 // -----
 
-// With 512 or more result elements there are enough blocks already
-// (floor(1024 / count) = 1 chunk): one kernel, a block per element over all
-// rows, the init added and the sum rounded there, no workspace.
+// A sum with no static reduction loop over 16 or more result elements (a
+// bias gradient's column sums) runs in column mode: a block per group of 32
+// consecutive elements and chunk, its lanes on the elements (a warp reads
+// 32 consecutive floats of one row), its 8 teams on the rows in turn, the
+// teams' sums combined in team order; K = floor(1024 / 19 groups) = 53
+// chunks of at least 64 rows. Lanes past element 599 sum nothing and store
+// nothing. The final kernel is a block per element, as for other sums.
 #wide_in = affine_map<(d0, d1) -> (d1, d0)>
 #wide_out = affine_map<(d0, d1) -> (d0)>
+// CHECK: #[[G:[a-z0-9]+]] = affine_map<()[s0, s1, s2] -> ((s0 ceildiv 64) * 19, 1007)>
 // CHECK-LABEL: gnnk.kernel @elementwise_0(
-// CHECK-SAME: %{{.*}}: memref<?xf32> {gnnk.result = 0 : i64}
-// CHECK-SAME: grid = #[[G600:[a-z0-9]+]]
-// CHECK: gnnk.for_blocks %c600{{.*}} lanes 1 {
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c256
+// CHECK-SAME: %{{.*}}: memref<?xf64> {gnnk.result = 0 : i64}
+// CHECK-SAME: grid = #[[G]]
+// CHECK: %[[C:.*]] = arith.minsi %{{.*}}, %c53
+// CHECK: %[[BLOCKS:.*]] = arith.muli %[[C]], %c19
+// CHECK: gnnk.for_blocks %[[BLOCKS]] lanes 32 {
+// CHECK-NEXT: ^bb0(%[[B:.*]]: index, %[[TEAM:.*]]: index, %[[LANE:.*]]: index):
+// CHECK: %[[GROUP:.*]] = arith.remui %[[B]], %c19
+// CHECK: %[[E0:.*]] = arith.muli %[[GROUP]], %c32
+// CHECK: %[[E:.*]] = arith.addi %[[E0]], %[[LANE]]
+// CHECK: %[[VALID:.*]] = arith.cmpi slt, %[[E]], %c600
+// CHECK: scf.for %[[ROW:.*]] = %{{.*}} to %{{.*}} step %c8
+// CHECK: %[[AT0:.*]] = arith.muli %[[ROW]], %c600
+// CHECK: %[[AT:.*]] = arith.addi %[[AT0]], %{{.*}}
+// CHECK: gnnk.load %{{.*}}[%[[AT]]]
+// CHECK: } {gnnk.unroll = 4 : i64}
 // CHECK: gnnk.block_reduce
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[TEAM]], %c0
+// CHECK: arith.andi %[[VALID]], %[[FIRST]]
+// CHECK: gnnk.store %{{.*}} : f64 into memref<?xf64>
+// CHECK-LABEL: gnnk.kernel @elementwise_0_final(
+// CHECK: gnnk.for_blocks %c600{{.*}} lanes 1 {
 // CHECK: arith.truncf %{{.*}} : f64 to f32
-// CHECK-NOT: gnnk.kernel
 // CHECK-LABEL: func.func @wide_bias_grad
-// CHECK: gnnk.launch @elementwise_0[%arg0] (%arg1) rows [#{{.*}}] : (tensor<?x600xf32>) -> tensor<600xf32>
-// CHECK-NOT: gnnk.launch
+// CHECK: %[[W:.*]] = gnnk.launch @elementwise_0[%arg0] (%arg1) rows [#{{.*}}] : (tensor<?x600xf32>) -> tensor<31800xf64>
+// CHECK: gnnk.launch @elementwise_0_final[%arg0] (%[[W]]) rows [#{{.*}}] : (tensor<31800xf64>) -> tensor<600xf32>
 func.func @wide_bias_grad(%g: !gnn.graph, %dy: tensor<?x600xf32>) -> tensor<600xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<600xf32>

@@ -640,6 +640,8 @@ constexpr int64_t kRowSumBlocks = 1024;
 constexpr int64_t kRowSumChunkElements = 2048;
 /// Threads per block of a sum over rows.
 constexpr int64_t kRowSumBlock = 256;
+/// Lanes of a column-mode sum's team: consecutive result elements, a warp.
+constexpr int64_t kColumnLanes = 32;
 
 namespace {
 /// A sum over rows into a small static result (lowerRowReduction's shape).
@@ -718,16 +720,54 @@ blockRowSum(KernelBuilder &kb, RowSum &s, SmallVectorImpl<Value> &idx,
   return blockSum(kb, loop.getResults(), s.accTypes);
 }
 
-/// Thread 0 of the block adds the inits once (constant fills, or their values
-/// at `idx`) to `sums`, rounds once and stores the results of element `e`.
-static LogicalResult storeTotals(KernelBuilder &kb, RowSum &s,
-                                 ValueRange sums, SmallVectorImpl<Value> &idx,
-                                 Value thread, Value e) {
+/// Column mode (a sum with no static reduction loop, one term per row and
+/// result element, e.g. a bias gradient's column sums): the block's lanes
+/// take consecutive elements `e` (lane `l` of every team takes `g * lanes +
+/// l`), its teams rows `lo + team, lo + team + teams, ...` below `hi`, so a
+/// warp reads consecutive elements of one row (a row-major operand's columns:
+/// coalesced, where a block per element reads one column, a cache line per
+/// row). The teams' sums are combined in team order (block_reduce): the
+/// same order on every run. Lanes past the last element (`valid` false) add
+/// nothing but reach the reduction. Every team gets its lanes' sums.
+static FailureOr<SmallVector<Value>>
+columnRowSum(KernelBuilder &kb, RowSum &s, SmallVectorImpl<Value> &idx,
+             Value valid, Value lo, Value hi, Value team) {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
-  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread,
-                                      kb.idx(0));
-  auto store = scf::IfOp::create(b, loc, TypeRange{}, first, false);
+  SmallVector<Value> zeros;
+  for (Type t : s.accTypes)
+    zeros.push_back(kb.fp(t, 0.0));
+  for (int64_t d = s.numParallel; d < (int64_t)s.op.getNumLoops(); ++d)
+    if (d != s.rowLoop)
+      idx[d] = kb.idx(0); // static loops of extent 1
+  Value to = arith::SelectOp::create(b, loc, valid, hi, lo);
+  auto loop = scf::ForOp::create(b, loc, kb.add(lo, team), to,
+                                 kb.idx(kRowSumBlock / kColumnLanes), zeros);
+  // Several rows' loads in flight per thread.
+  loop->setAttr(kUnrollAttrName, b.getI64IntegerAttr(4));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    idx[s.rowLoop] = loop.getInductionVar();
+    FailureOr<SmallVector<Value>> next =
+        nestReductions(kb, s.op, idx, s.bounds, s.op.getNumLoops(), -1,
+                       loop.getRegionIterArgs(), /*wide=*/true);
+    if (failed(next))
+      return failure();
+    scf::YieldOp::create(b, loc, *next);
+  }
+  return blockSum(kb, loop.getResults(), s.accTypes);
+}
+
+/// The thread where `storer` holds (one per element) adds the inits once
+/// (constant fills, or their values at `idx`) to `sums`, rounds once and
+/// stores the results of element `e`.
+static LogicalResult storeTotals(KernelBuilder &kb, RowSum &s,
+                                 ValueRange sums, SmallVectorImpl<Value> &idx,
+                                 Value storer, Value e) {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  auto store = scf::IfOp::create(b, loc, TypeRange{}, storer, false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&store.getThenRegion().front());
   for (unsigned i = 0; i < s.op.getNumDpsInits(); ++i) {
@@ -798,19 +838,26 @@ static RowSum rowSumOf(linalg::GenericOp op, int64_t numParallel,
   return s;
 }
 
-/// Opens a `gnnk.for_blocks` over `count` blocks (one lane per team, so a
-/// thread per lane); returns the block and the thread and leaves the builder
-/// in its body.
-static std::pair<Value, Value> blockMapping(KernelBuilder &kb, Value count) {
+/// Opens a `gnnk.for_blocks` over `count` blocks of teams of `lanes`;
+/// returns the block, the team and the lane and leaves the builder in its
+/// body. (With one lane per team, the team is the thread.)
+static std::tuple<Value, Value, Value>
+blockMapping(KernelBuilder &kb, Value count, int64_t lanes = 1) {
   OpBuilder &b = kb.b;
-  auto blocks = ForBlocksOp::create(b, kb.loc, count, /*lanes=*/1);
+  auto blocks = ForBlocksOp::create(b, kb.loc, count, lanes);
   Block *body = new Block();
   blocks.getBody().push_back(body);
   Value blk = body->addArgument(b.getIndexType(), kb.loc);
-  Value thread = body->addArgument(b.getIndexType(), kb.loc);
-  body->addArgument(b.getIndexType(), kb.loc); // lane (always 0)
+  Value team = body->addArgument(b.getIndexType(), kb.loc);
+  Value lane = body->addArgument(b.getIndexType(), kb.loc);
   b.setInsertionPointToStart(body);
-  return {blk, thread};
+  return {blk, team, lane};
+}
+
+/// Whether `v` is 0.
+static Value isZero(KernelBuilder &kb, Value v) {
+  return arith::CmpIOp::create(kb.b, kb.loc, arith::CmpIPredicate::eq, v,
+                               kb.idx(0));
 }
 
 namespace {
@@ -821,10 +868,11 @@ struct RowSumKernels {
   RowSumKernels(KernelGroupOp group, RowSum &s, AffineExpr extent,
                 int indexBits);
 
-  /// The one kernel: a block per element over all rows.
+  /// The one kernel: a block per element (column mode: per group of
+  /// elements) over all rows.
   LogicalResult buildSingle();
-  /// Stage 1: a block per (element, chunk), element fastest (the blocks of
-  /// a chunk read the same rows together), into the workspace.
+  /// Stage 1: a block per (element or group, chunk), element fastest (the
+  /// blocks of a chunk read the same rows together), into the workspace.
   FailureOr<LaunchOp> buildPartial();
   /// Stage 2: a block per element, the chunks' partials (`partial`'s) in
   /// chunk order.
@@ -833,6 +881,13 @@ struct RowSumKernels {
   /// C = min(ceil(rows / minRows), K), the same in both kernels and the
   /// grid, with the rows.
   std::pair<Value, Value> chunksOf(KernelBuilder &kb);
+  /// Opens the block mapping of `chunks` chunks of every element (or group)
+  /// and sums the rows of chunk `chunk` of `len` rows (the block's one
+  /// chunk when `chunks` is null); returns the element, the sums and
+  /// whether this thread stores them.
+  FailureOr<std::tuple<Value, SmallVector<Value>, Value>>
+  sumChunk(KernelBuilder &kb, Value rows, Value chunks,
+           SmallVectorImpl<Value> &idx, Value &chunk);
 
   KernelGroupOp group;
   RowSum &s;
@@ -844,8 +899,14 @@ struct RowSumKernels {
   /// The rows of every result, and the result elements.
   SmallVector<AffineExpr> resultRows;
   AffineExpr count;
-  /// K, and the fewest rows of a chunk (ceil(kRowSumChunkElements /
-  /// inner)).
+  /// Column mode (columnRowSum: no static reduction loop, at least half a
+  /// team of elements), and the blocks of one chunk: the elements, or in
+  /// column mode their groups of kColumnLanes.
+  bool columns;
+  int64_t groups;
+  /// K (about kRowSumBlocks blocks in all), and the fewest rows of a chunk
+  /// (ceil(kRowSumChunkElements / inner); in column mode a team's lanes
+  /// walk kColumnLanes elements a row).
   int64_t maxChunks, minRows;
   /// The workspace of the partial sums: count x K x results doubles.
   int64_t slots;
@@ -862,11 +923,14 @@ RowSumKernels::RowSumKernels(KernelGroupOp group, RowSum &s, AffineExpr extent,
       resultType.getRank() ? resultType.getDimSize(0) : 1, ctx);
   resultRows.assign(numResults, rows);
   count = getAffineConstantExpr(s.count, ctx);
-  maxChunks = std::max<int64_t>(1, kRowSumBlocks / s.count);
+  columns = s.inner == 1 && s.count >= kColumnLanes / 2;
+  groups = columns ? llvm::divideCeil(s.count, kColumnLanes) : s.count;
+  maxChunks = std::max<int64_t>(1, kRowSumBlocks / groups);
   // (Only split sums have chunks, and only when the static loops are not
   // empty.)
+  int64_t perRow = columns ? kColumnLanes : s.inner;
   minRows = s.inner ? std::max<int64_t>(
-                          1, llvm::divideCeil(kRowSumChunkElements, s.inner))
+                          1, llvm::divideCeil(kRowSumChunkElements, perRow))
                     : 1;
   slots = s.count * maxChunks * numResults;
   workspaceType = RankedTensorType::get({slots}, Float64Type::get(ctx));
@@ -880,17 +944,57 @@ std::pair<Value, Value> RowSumKernels::chunksOf(KernelBuilder &kb) {
                 .getResult());
 }
 
+FailureOr<std::tuple<Value, SmallVector<Value>, Value>>
+RowSumKernels::sumChunk(KernelBuilder &kb, Value rows, Value chunks,
+                        SmallVectorImpl<Value> &idx, Value &chunk) {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  auto [blk, team, lane] =
+      blockMapping(kb, chunks ? kb.mul(chunks, groups) : kb.idx(groups),
+                   columns ? kColumnLanes : 1);
+  Value g = chunks ? kb.rem(blk, groups) : blk;
+  chunk = chunks ? kb.div(blk, groups) : kb.idx(0);
+  Value lo = kb.idx(0), hi = rows;
+  if (chunks) {
+    Value len = arith::CeilDivSIOp::create(
+        b, loc, rows, arith::MaxSIOp::create(b, loc, chunks, kb.idx(1)));
+    lo = arith::MinSIOp::create(b, loc, kb.mul(chunk, len), rows);
+    hi = arith::MinSIOp::create(b, loc, kb.add(lo, len), rows);
+  }
+  if (!columns) {
+    idx = elementIndices(kb, s, g);
+    FailureOr<SmallVector<Value>> sums = blockRowSum(kb, s, idx, lo, hi, team);
+    if (failed(sums))
+      return failure();
+    return std::make_tuple(g, *sums, isZero(kb, team));
+  }
+  // Lanes past the last element read the last one's indices, sum no rows
+  // and store nothing.
+  Value e = kb.add(kb.mul(g, kColumnLanes), lane);
+  Value valid = kb.lt(e, kb.idx(s.count));
+  e = arith::SelectOp::create(b, loc, valid, e, kb.idx(s.count - 1));
+  idx = elementIndices(kb, s, e);
+  FailureOr<SmallVector<Value>> sums =
+      columnRowSum(kb, s, idx, valid, lo, hi, team);
+  if (failed(sums))
+    return failure();
+  Value storer = arith::AndIOp::create(b, loc, valid, isZero(kb, team));
+  return std::make_tuple(e, *sums, storer);
+}
+
 LogicalResult RowSumKernels::buildSingle() {
   KernelBuilder kb(group, kernelName(group), kRowSumBlock, indexBits);
-  Value rows = kb.sizeValue(extent);
-  auto [blk, thread] = blockMapping(kb, kb.idx(s.count));
-  SmallVector<Value> idx = elementIndices(kb, s, blk);
-  FailureOr<SmallVector<Value>> sums =
-      blockRowSum(kb, s, idx, kb.idx(0), rows, thread);
-  if (failed(sums) || failed(storeTotals(kb, s, *sums, idx, thread, blk)))
+  SmallVector<Value> idx;
+  Value chunk;
+  auto summed = sumChunk(kb, kb.sizeValue(extent), Value(), idx, chunk);
+  if (failed(summed))
+    return failure();
+  auto &[e, sums, storer] = *summed;
+  if (failed(storeTotals(kb, s, sums, idx, storer, e)))
     return failure();
   YieldOp::create(kb.b, kb.loc);
-  replaceGroup(group, kb.finish(count, resultRows, graphFor(group)));
+  replaceGroup(group, kb.finish(getAffineConstantExpr(groups, ctx), resultRows,
+                                graphFor(group)));
   return success();
 }
 
@@ -900,31 +1004,24 @@ FailureOr<LaunchOp> RowSumKernels::buildPartial() {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   auto [rows, chunks] = chunksOf(kb);
-  auto [blk, thread] = blockMapping(kb, kb.mul(chunks, s.count));
-  Value e = kb.rem(blk, s.count);
-  Value chunk = kb.div(blk, s.count);
-  Value len = arith::CeilDivSIOp::create(
-      b, loc, rows, arith::MaxSIOp::create(b, loc, chunks, kb.idx(1)));
-  Value lo = arith::MinSIOp::create(b, loc, kb.mul(chunk, len), rows);
-  Value hi = arith::MinSIOp::create(b, loc, kb.add(lo, len), rows);
-  SmallVector<Value> idx = elementIndices(kb, s, e);
-  FailureOr<SmallVector<Value>> sums = blockRowSum(kb, s, idx, lo, hi, thread);
-  if (failed(sums))
+  SmallVector<Value> idx;
+  Value chunk;
+  auto summed = sumChunk(kb, rows, chunks, idx, chunk);
+  if (failed(summed))
     return failure();
-  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread,
-                                      kb.idx(0));
-  auto store = scf::IfOp::create(b, loc, TypeRange{}, first, false);
+  auto &[e, sums, storer] = *summed;
+  auto store = scf::IfOp::create(b, loc, TypeRange{}, storer, false);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&store.getThenRegion().front());
     Value slot = kb.mul(kb.add(kb.mul(chunk, s.count), e), numResults);
     for (int64_t i = 0; i < numResults; ++i)
-      kb.store(kb.castFloat((*sums)[i], Float64Type::get(ctx)), kb.result(0),
+      kb.store(kb.castFloat(sums[i], Float64Type::get(ctx)), kb.result(0),
                kb.add(slot, kb.idx(i)));
   }
   YieldOp::create(b, loc);
   AffineExpr byRows = extent.ceilDiv(minRows);
-  return kb.finish({byRows * s.count, count * maxChunks},
+  return kb.finish({byRows * groups, getAffineConstantExpr(groups * maxChunks, ctx)},
                    {getAffineConstantExpr(slots, ctx)}, graphFor(group),
                    workspaceType);
 }
@@ -936,7 +1033,8 @@ LogicalResult RowSumKernels::buildFinal(LaunchOp partial) {
   Location loc = kb.loc;
   Value chunks = chunksOf(kb).second;
   Value workspace = kb.operand(partial.getResult(0));
-  auto [e, thread] = blockMapping(kb, kb.idx(s.count));
+  auto [e, thread, lane] = blockMapping(kb, kb.idx(s.count));
+  (void)lane;
   Value perThread =
       arith::CeilDivSIOp::create(b, loc, chunks, kb.idx(kRowSumBlock));
   Value cLo = arith::MinSIOp::create(b, loc, kb.mul(thread, perThread), chunks);
@@ -960,7 +1058,7 @@ LogicalResult RowSumKernels::buildFinal(LaunchOp partial) {
   }
   SmallVector<Value> totals = blockSum(kb, loop.getResults(), s.accTypes);
   SmallVector<Value> idx = elementIndices(kb, s, e);
-  if (failed(storeTotals(kb, s, totals, idx, thread, e)))
+  if (failed(storeTotals(kb, s, totals, idx, isZero(kb, thread), e)))
     return failure();
   YieldOp::create(b, loc);
   replaceGroup(group, kb.finish(count, resultRows, graphFor(group)));
@@ -983,7 +1081,7 @@ LogicalResult RowSumKernels::buildFinal(LaunchOp partial) {
 ///    ceil(kRowSumChunkElements / inner)), K) chunks (inner: elements per row
 ///    in the static loops) of ceil(rows / C) rows, the block's sums (double)
 ///    stored in a workspace of count x K x results doubles (a static size,
-///    at most 8 KiB a result), [chunk][element][result];
+///    at most 8 KiB a result outside column mode), [chunk][element][result];
 ///  - `<name>_final`, a block per element: thread t adds chunks [t q, (t + 1)
 ///    q) in order (q = ceil(C / block)), a block reduction in thread order,
 ///    the inits, one rounding.
@@ -992,6 +1090,13 @@ LogicalResult RowSumKernels::buildFinal(LaunchOp partial) {
 /// enough blocks already) one kernel, a block per element over all rows.
 /// Both kernels run even when C is 1 (a small graph): C is known only at
 /// run time, and the final kernel is one short block per element.
+///
+/// Column mode (no static reduction loop and at least 16 elements, e.g. a
+/// bias gradient): a block takes a group of kColumnLanes consecutive
+/// elements instead of one (columnRowSum), K = floor(kRowSumBlocks / groups)
+/// and chunks of at least kRowSumChunkElements / kColumnLanes rows; the
+/// workspace then holds up to kRowSumBlocks x kColumnLanes doubles a result
+/// (256 KiB).
 static LogicalResult
 lowerRowReduction(KernelGroupOp group, linalg::GenericOp op,
                   int64_t numParallel, int64_t rowLoop, AffineExpr extent,
