@@ -121,6 +121,23 @@ static bool isEdgeTensor(Value v) {
          *rows == getAffineSymbolExpr(1, v.getContext());
 }
 
+/// Whether matmul `mm` adds into its init's buffer (beta = 1) instead of
+/// copying it first: an init that only `mm` reads, in a buffer of its own
+/// (another matmul's result, or a launch's that is not updated in place).
+/// Terms summed by a chain of matmuls (a layer's `x W_r + agg W_l + b`)
+/// then cost no copies.
+static bool accumulatesInPlace(linalg::MatmulOp mm) {
+  Value init = mm.getOutputs()[0];
+  if (!init.hasOneUse())
+    return false;
+  Operation *def = init.getDefiningOp();
+  if (isa_and_nonnull<linalg::MatmulOp>(def))
+    return true;
+  auto l = dyn_cast_if_present<gnnk::LaunchOp>(def);
+  return l && (!l.getTied() ||
+               (*l.getTied())[cast<OpResult>(init).getResultNumber()] < 0);
+}
+
 namespace {
 
 /// Builds the Program while walking the function.
@@ -423,22 +440,32 @@ LogicalResult Lowering::lowerMatmul(linalg::MatmulOp mm) {
   int64_t n = bt.getDimSize(transB ? 0 : 1);
   rt::Formula kk =
       transA ? *rowsA : rt::Formula::constant(bt.getDimSize(transB ? 1 : 0));
-  FailureOr<std::string> cb = define(mm.getResult(0), mm);
-  if (failed(cb))
-    return failure();
   float beta = 0.0f;
   std::optional<double> fillValue;
   if (auto fill = init.getDefiningOp<linalg::FillOp>())
     if (auto c = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>())
       if (auto f = dyn_cast<FloatAttr>(c.getValue()))
         fillValue = f.getValueAsDouble();
-  if (fillValue != 0.0) {
-    FailureOr<std::string> ib = use(init, mm);
-    FailureOr<rt::Formula> n = size(init, mm);
-    if (failed(ib) || failed(n))
+  FailureOr<std::string> cb;
+  if (accumulatesInPlace(mm)) {
+    // C's buffer is the init's, added into.
+    cb = use(init, mm);
+    if (failed(cb))
       return failure();
-    program.steps.push_back(rt::CopyStep{*ib, *cb, *n});
+    buffer[mm.getResult(0)] = *cb;
     beta = 1.0f;
+  } else {
+    cb = define(mm.getResult(0), mm);
+    if (failed(cb))
+      return failure();
+    if (fillValue != 0.0) {
+      FailureOr<std::string> ib = use(init, mm);
+      FailureOr<rt::Formula> n = size(init, mm);
+      if (failed(ib) || failed(n))
+        return failure();
+      program.steps.push_back(rt::CopyStep{*ib, *cb, *n});
+      beta = 1.0f;
+    }
   }
   rt::GemmStep gemm{*ab,    *bb,    *cb,  m,   rt::Formula::constant(n), kk,
                     transA, transB, 1.0f, beta};
@@ -463,10 +490,13 @@ LogicalResult Lowering::lowerMatmul(linalg::MatmulOp mm) {
   return success();
 }
 
-/// Follows reshapes back to the value that owns the storage.
+/// Follows reshapes (and matmuls adding into their init) back to the value
+/// that owns the storage.
 static Value storageRoot(Value v) {
   while (Operation *def = v.getDefiningOp()) {
-    if (auto e = dyn_cast<tensor::ExpandShapeOp>(def))
+    if (auto m = dyn_cast<linalg::MatmulOp>(def); m && accumulatesInPlace(m))
+      v = m.getOutputs()[0];
+    else if (auto e = dyn_cast<tensor::ExpandShapeOp>(def))
       v = e.getSrc();
     else if (auto c = dyn_cast<tensor::CollapseShapeOp>(def))
       v = c.getSrc();
