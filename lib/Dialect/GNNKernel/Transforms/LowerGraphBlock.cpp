@@ -275,13 +275,18 @@ LogicalResult GraphBlockLowering::tiledMatmul(linalg::MatmulOp op, int64_t tile,
   bool outside = !a.getDefiningOp() || !group->isAncestor(a.getDefiningOp());
   if (!aBuffer && outside && !KernelBuilder::fillConstant(a))
     aBuffer = kb.operand(a);
-  // (The weight is read element by element either way: stored [k, n] or,
-  // a Linear's layout, [n, k].)
+  // The weight stored [k, n] is read element by element (a warp's columns
+  // j are consecutive: coalesced); stored [n, k] (a Linear's layout, the
+  // matmul's `A Bᵀ` maps) each thread's row j is read 4 elements at a time
+  // too, a warp's rows being apart.
+  bool wRows = maps[1] == AffineMap::get(3, 0, {d1, d2}, ctx);
   bool runs = aBuffer && extent % 4 == 0 &&
               maps[0] == AffineMap::get(3, 0, {d0, d2}, ctx) &&
-              (maps[1] == AffineMap::get(3, 0, {d2, d1}, ctx) ||
-               maps[1] == AffineMap::get(3, 0, {d1, d2}, ctx)) &&
+              (maps[1] == AffineMap::get(3, 0, {d2, d1}, ctx) || wRows) &&
               !KernelBuilder::fillConstant(w);
+  Value wBuffer;
+  if (runs && wRows && (!w.getDefiningOp() || !group->isAncestor(w.getDefiningOp())))
+    wBuffer = kb.operand(w);
   int64_t step = runs ? 4 : 1;
   SmallVector<Value> rowBase;
   if (runs)
@@ -295,7 +300,9 @@ LogicalResult GraphBlockLowering::tiledMatmul(linalg::MatmulOp op, int64_t tile,
     b.setInsertionPointToStart(reduction.getBody());
     Value k = reduction.getInductionVar();
     SmallVector<Value> ws;
-    for (int64_t i = 0; i < step; ++i) {
+    if (wBuffer)
+      ws = kb.load(wBuffer, kb.add(kb.mul(j, extent), k), 4);
+    for (int64_t i = 0; !wBuffer && i < step; ++i) {
       FailureOr<Value> y =
           kb.access(w, maps[1], {nodes[0], j, kb.add(k, kb.idx(i))}, op);
       if (failed(y))
