@@ -982,7 +982,10 @@ def test_lazy_in_channels_refusals():
 @pytest.mark.parametrize("make", [
     lambda: gnn.GCN(IN, 5, 2, OUT),
     lambda: gnn.GCN(IN, 5, 3, OUT, add_self_loops=False),
-], ids=["gcn-model", "gcn-model-no-loops"])
+    lambda: gnn.GCNConv(IN, OUT),
+    lambda: gnn.SAGEConv(IN, OUT),
+    lambda: gnn.SAGEConv(IN, OUT, aggr="max"),
+], ids=["gcn-model", "gcn-model-no-loops", "gcn", "sage-mean", "sage-max"])
 def test_an_input_without_grad_gets_no_gradient_work(make):
     """Features that need no gradient (a first layer's): the layer runs its
     function built without that argument's gradient (no dx matmul and

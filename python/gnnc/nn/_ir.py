@@ -49,8 +49,8 @@ from .. import ir
 from ..ir import Const, rsqrt, select, sqrt
 
 __all__ = [
-    "gcn", "gcn_model", "sage", "gin", "gine", "gine_pair", "gat", "gat_pair", "gatv2",
-    "transformer", "agnn", "rgcn",
+    "gcn", "gcn_model", "sage", "sage_layer", "gin", "gine", "gine_pair", "gat", "gat_pair",
+    "gatv2", "transformer", "agnn", "rgcn",
 ]
 
 _P, _R = "parallel", "reduction"
@@ -314,6 +314,55 @@ def sage(channels: int, dtype: str, aggr: str):
     f = _builder(name, dtype)
     x = f.arg([None, channels], name="x")
     return f.finish(sage_aggregate(f, x, aggr)), name
+
+
+def sage_layer(in_channels: int, out_channels: int, dtype: str, aggr: str,
+               bias: bool, root: bool, project_first: bool, separate_root: bool = False):
+    """The function of `SAGEConv`, the whole layer:
+    ``out_i = W_l^T aggr_{j -> i} x_j (+ b_l) (+ W_r^T x_i)``. Arguments:
+    ``x`` [N, in], ``wl`` [out, in] (PyG's ``lin_l.weight`` as stored: the
+    matmuls transpose it), then ``bl`` [out] when ``bias``, then ``wr``
+    [out, in] (``lin_r.weight``) when
+    ``root``, then (``separate_root``: PyG's ``project=True``, which
+    aggregates ``relu(lin(x))`` passed as ``x``) the root term's own input
+    ``xr`` [N, in]. ``project_first`` (a linear ``aggr``, sum or mean): the
+    projection runs before the aggregation, which then moves ``out``
+    features over the edges instead of ``in``."""
+    if aggr not in ("sum", "mean", "max", "min"):
+        raise ValueError(f"unsupported aggregation {aggr!r}")
+    if project_first and aggr not in ("sum", "mean"):
+        raise ValueError(f"aggregation {aggr!r} does not commute with the projection")
+    name = f"sage_{aggr}_layer"
+    f = _builder(name, dtype)
+    x = f.arg([None, in_channels], name="x")
+    wl = f.arg([out_channels, in_channels], name="wl")
+    bl = f.arg([out_channels], name="bl") if bias else None
+    wr = f.arg([out_channels, in_channels], name="wr") if root else None
+    xr = f.arg([None, in_channels], name="xr") if root and separate_root else x
+    n = f.dim(x, name="n")
+    # The terms are summed by matmuls adding into the previous term (on CUDA
+    # a GEMM with beta = 1, in place): the bias broadcast to every row (or
+    # zeros), plus x_r W_r^T, plus the aggregate's product. No elementwise
+    # pass over the terms, forward or backward.
+    if bl is not None:
+        acc = f.generic([(1,), (0, 1)], [_P, _P], [bl], [f.empty([None, out_channels], n)],
+                        lambda b, _: b, name="bias")
+    else:
+        acc = f.zeros([None, out_channels], n, name="acc")
+    if wr is not None:
+        acc = f.matmul(xr, wr, acc, transpose_rhs=True, name="hr")
+    if not project_first:
+        return f.finish(f.matmul(sage_aggregate(f, x, aggr), wl, acc, transpose_rhs=True,
+                                 name="out")), name
+    # The projection first: the aggregate of x W_l^T, then one sum with the
+    # other terms.
+    hl = sage_aggregate(f, f.matmul(x, wl, f.zeros([None, out_channels], n), transpose_rhs=True,
+                                    name="hl"), aggr)
+    if bl is None and wr is None:
+        return f.finish(hl), name
+    out = f.generic([(0, 1), (0, 1), (0, 1)], [_P, _P], [hl, acc],
+                    [f.empty([None, out_channels], n)], lambda h, a, _: h + a, name="out")
+    return f.finish(out), name
 
 
 def gin_propagate(f: ir.Builder, x, eps):

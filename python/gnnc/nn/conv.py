@@ -7,6 +7,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from gnnc import _core
+
 from . import _common
 from ._common import Linear
 
@@ -42,6 +44,60 @@ def remaining_self_loop_weights(graph: Tensor, keep: Optional[Tensor],
     slot = torch.where(is_loop, graph[0, :e], n)
     loop_w = loop_w.index_put((slot,), edge_weight)[:n]
     return torch.cat([torch.where(is_loop, 0.0, edge_weight), loop_w])
+
+
+def gcn_graph(conv, edge_index: Tensor, num_nodes: int, dtype: torch.dtype,
+              edge_weight: Optional[Tensor]):
+    """The graph and edge tensor of `_ir.gcn_model` for GCNConv `conv`'s
+    options on `edge_index` (already flipped for `flow`): (graph, weights,
+    w, fold), `weights` the template's edge-tensor kind ("": none, "mask": 0
+    on the input's own self-loops, or "weight": edge weights,
+    differentiable; a string, never None, as torch.compile's non-strict
+    tracing of the op's call takes no None in its configuration)
+    and `w` that tensor, `fold`: the self-loops folded into the formula
+    rather than the graph. An unweighted graph without self-loops runs on a
+    private copy of itself with the loops folded (E edges, not E + N); one
+    with self-loops or weights on the graph with a loop per node added, the
+    input's own loops masked or weighted as PyG's
+    add_remaining_self_loops."""
+    n = num_nodes
+    if conv.normalize and conv.add_self_loops:
+        if edge_weight is None and not (torch.compiler.is_compiling() or
+                                        edge_index.is_meta):
+            ei, keep, fold = _folded_graph(edge_index, n, dtype)
+            return ei, ("mask" if keep is not None else ""), keep, fold
+        ei, keep = _common.with_self_loops(edge_index, n, dtype)
+        if edge_weight is None:
+            return ei, "mask", keep, False
+        return ei, "weight", remaining_self_loop_weights(ei, keep, edge_weight, n,
+                                                         conv.improved), False
+    if edge_weight is not None:
+        return edge_index, "weight", edge_weight.contiguous(), False
+    return edge_index, "", None, False
+
+
+def _folded_graph(edge_index: Tensor, num_nodes: int, dtype: torch.dtype):
+    """(graph, keep, fold), cached per `edge_index` (`_common._derived`: the
+    input's contents are checked once per call, here). Without self-loops:
+    a private copy of `edge_index` (gnnc's graph cache trusts it) and the
+    self-loops folded into the formula; with some: the graph with one
+    self-loop per node and the mask `keep` of the input's own loops."""
+    def build():
+        ei = edge_index
+        if ei.size(1) and bool((ei[0] == ei[1]).any()):
+            aug, keep, _ = _common._with_self_loops(ei, num_nodes, dtype)
+            return aug, keep, False
+        return _core._private_copy(ei), None, True
+
+    return _common._derived(edge_index, ("gcn_model", num_nodes, dtype), build)
+
+
+def weight_operand(weight: Tensor, dtype: torch.dtype) -> Tensor:
+    """A Linear's weight [out, in] in `dtype` for a gnn function, whose
+    matmul transposes it (`transpose_rhs`): the parameter itself where it is
+    contiguous and has `dtype`, else a copy (a non-contiguous parameter set
+    by hand, a lazy one, or a cast under autocast)."""
+    return _common.cast(dtype, weight)
 
 
 class GCNConv(torch.nn.Module):
@@ -108,33 +164,28 @@ class GCNConv(torch.nn.Module):
                 edge_index, edge_weight = self._cached_edge_index
         if edge_weight is not None:
             check_edge_weight(name, edge_weight, edge_index, x)
-        ei = _common.flip(edge_index, self.flow)
-        # Under autocast the linear gives the autocast dtype and the op runs
-        # in it, edge weights cast (_common.compute_dtype).
+        # The whole layer is one gnn function (gcn_model of one layer): the
+        # matmul x W^T, the propagation and the bias, so a call is one op
+        # forward and one backward, the weight's and bias's gradients
+        # included (no linear, matmul backward or bias addition in PyTorch).
+        # Under autocast the function runs in the autocast dtype, every
+        # operand cast (_common.compute_dtype).
         dt = _common.compute_dtype(x, self.lin.weight.dtype)
-        h = _common.cast(dt, self.lin(x))
-        t = _common.elem(h)
-        c = self.out_channels
-        if self.normalize and self.add_self_loops:
-            ei, keep = _common.with_self_loops(ei, n, dt)
-            if edge_weight is None:
-                # PyG 2.8's gcn_norm gives every edge and self-loop the weight
-                # 1 when no edge_weight is passed: `improved` has no effect.
-                if keep is None:  # no self-loops in the input: a plain graph
-                    out = _common.propagate(self, "gcn", (c, t, True, False), ei, n, h)
-                else:
-                    out = _common.propagate(self, "gcn", (c, t, True, True), ei, n, h, keep)
-            else:
-                w = remaining_self_loop_weights(ei, keep, edge_weight, n, self.improved)
-                out = _common.propagate(self, "gcn", (c, t, True, True), ei, n, h,
-                                        _common.cast(dt, w))
-        elif edge_weight is not None:
-            out = _common.propagate(self, "gcn", (c, t, self.normalize, True), ei, n, h,
-                                    _common.cast(dt, edge_weight))
-        else:
-            out = _common.propagate(self, "gcn", (c, t, self.normalize, False), ei, n, h)
+        ei, weights, w, fold = gcn_graph(self, _common.flip(edge_index, self.flow), n,
+                                         dt, edge_weight)
+        tensors = [_common.cast(dt, x), weight_operand(self.lin.weight, dt)]
         if self.bias is not None:
-            out = out + self.bias
+            tensors.append(_common.cast(dt, self.bias))
+        if w is not None:
+            tensors.append(_common.cast(dt, w))
+        config = ((self.in_channels if self.in_channels > 0 else int(x.size(1)),
+                   self.out_channels), _common._DTYPES[dt], self.bias is not None, False,
+                  weights, self.normalize, fold, False)
+        out = _common.propagate(self, "gcn_model", config, ei, n, *tensors)
+        if self.bias is not None and self.bias.dtype != dt:
+            # PyG adds its float32 bias after the propagation, in PyTorch:
+            # under autocast the result is promoted to float32.
+            out = out.to(torch.promote_types(dt, self.bias.dtype))
         return out
 
     def _adjacency_weights(self, adj, edge_index: Tensor,
@@ -277,9 +328,11 @@ class SAGEConv(torch.nn.Module):
 
     def terms(self, x, edge_index: Tensor, size=None) -> list:
         """The layer's output before `normalize` as a list of terms for
-        `sum_terms`: the aggregation (or, projected first, its result), the
-        root term and the bias. gnnc.nn.to_hetero sums several layers'
-        terms at once."""
+        `sum_terms`: on one graph the whole layer's result (one op); on a
+        bipartite graph or with weighted messages the aggregation (or,
+        projected first, its result), the root term and the bias, which
+        gnnc.nn.to_hetero sums over several layers at once (a shared input's
+        matmuls merged)."""
         name = type(self).__name__
         if isinstance(x, (tuple, list)) or isinstance(self.in_channels, tuple):
             return self._bipartite(name, x, edge_index, size)
@@ -300,16 +353,25 @@ class SAGEConv(torch.nn.Module):
             # PyG's spmm over a torch.sparse adjacency weights the messages.
             agg = _common.weighted_aggregate(ei, n, _common.cast(dt, src), weights, aggr)
             terms = [("mm", agg, self.lin_l.weight)]
-        elif aggr in ("mean", "sum") and self.out_channels < x.size(1):
-            # Linear, so project first and move fewer features over the edges.
-            h = F.linear(src, self.lin_l.weight)
-            terms = [("add", _common.propagate(self, "sage", (self.out_channels, t, aggr),
-                                               ei, n, _common.cast(dt, h)))]
-        else:
-            agg = _common.propagate(self, "sage", (x.size(1), t, aggr), ei, n,
-                                    _common.cast(dt, src))
-            terms = [("mm", agg, self.lin_l.weight)]
-        return terms + self._root_and_bias(x)
+            return terms + self._root_and_bias(x)
+        # The whole layer is one gnn function (_ir.sage_layer): the
+        # projections, the aggregation, the root term and the bias, one op
+        # forward and one backward, the weights' and bias's gradients
+        # included. A linear aggregation (mean, sum) runs after the
+        # projection where that moves fewer features over the edges.
+        cin, cout = int(src.size(1)), self.out_channels
+        project_first = aggr in ("mean", "sum") and cout < cin
+        bias, root = self.lin_l.bias, self.root_weight
+        tensors = [_common.cast(dt, src), weight_operand(self.lin_l.weight, dt)]
+        if bias is not None:
+            tensors.append(_common.cast(dt, bias))
+        if root:
+            tensors.append(weight_operand(self.lin_r.weight, dt))
+        separate = root and self.project
+        if separate:
+            tensors.append(_common.cast(dt, x))
+        config = (cin, cout, t, aggr, bias is not None, root, project_first, separate)
+        return [("add", _common.propagate(self, "sage_layer", config, ei, n, *tensors))]
 
     def _root_and_bias(self, x_dst) -> list:
         terms = [("bias", self.lin_l.bias)] if self.lin_l.bias is not None else []

@@ -9,10 +9,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from gnnc import _core
-
 from . import _common
-from .conv import GCNConv, check_edge_weight, remaining_self_loop_weights
+from .conv import GCNConv, check_edge_weight, gcn_graph, weight_operand
 
 _ACTS = ("'relu'", "None", "'identity'")
 
@@ -125,36 +123,18 @@ class GCN(torch.nn.Module):
         n = x.size(0)
         if edge_weight is not None:
             check_edge_weight(name, edge_weight, edge_index, x)
-        ei = _common.flip(edge_index, first.flow)
         # The whole model is one op: under autocast it runs in the autocast
         # dtype, the weights and biases cast as autocast casts a linear's.
         dt = _common.compute_dtype(x, first.lin.weight.dtype)
-        # No edge tensor: weights "" (a string: torch.compile's non-strict
-        # tracing of the op's call refuses a None in its configuration, a
-        # graph break in PyTorch 2.11).
-        normalize, fold, weights, w = first.normalize, False, "", None
-        if normalize and first.add_self_loops:
-            if edge_weight is None and not (torch.compiler.is_compiling() or
-                                            ei.is_meta):
-                # PyG adds one self-loop per node: folded into the formula
-                # when the graph has none (the graph stays as given), else
-                # the input's loops masked in the graph with one per node.
-                ei, keep, fold = _graph(ei, n, dt)
-                if keep is not None:
-                    weights, w = "mask", keep
-            else:
-                ei, keep = _common.with_self_loops(ei, n, dt)
-                if edge_weight is None:
-                    weights, w = "mask", keep
-                else:
-                    weights = "weight"
-                    w = remaining_self_loop_weights(ei, keep, edge_weight, n,
-                                                    first.improved)
-        elif edge_weight is not None:
-            weights, w = "weight", edge_weight.contiguous()
+        # PyG adds one self-loop per node: folded into the formula when the
+        # graph has none, else the input's own loops masked or weighted in
+        # the graph with one per node (conv.gcn_graph).
+        ei, weights, w, fold = gcn_graph(first, _common.flip(edge_index, first.flow), n,
+                                         dt, edge_weight)
+        normalize = first.normalize
         tensors = [_common.cast(dt, x)]
         for conv in self.convs:
-            tensors.append(_operand(conv.lin.weight, dt))
+            tensors.append(weight_operand(conv.lin.weight, dt))
             if conv.bias is not None:
                 tensors.append(_common.cast(dt, conv.bias))
         if w is not None:
@@ -174,26 +154,3 @@ class GCN(torch.nn.Module):
         return (f"{type(self).__name__}({self.in_channels}, {self.out_channels}, "
                 f"num_layers={self.num_layers})")
 
-
-def _operand(weight: Tensor, dtype: torch.dtype) -> Tensor:
-    """`lin.weight` [out, in] in `dtype` for the function, whose matmul
-    transposes it: the parameter itself where it is contiguous and has
-    `dtype`, else a copy (a non-contiguous parameter set by hand, or cast
-    under autocast)."""
-    return _common.cast(dtype, weight)
-
-
-def _graph(edge_index: Tensor, num_nodes: int, dtype: torch.dtype):
-    """(graph, keep, fold), cached per `edge_index` (`_common._derived`: the
-    input's contents are checked once per call, here). Without self-loops:
-    a private copy of `edge_index` (gnnc's graph cache trusts it) and the
-    self-loops folded into the formula; with some: the graph with one
-    self-loop per node and the mask `keep` of the input's own loops."""
-    def build():
-        ei = edge_index
-        if ei.size(1) and bool((ei[0] == ei[1]).any()):
-            aug, keep, _ = _common._with_self_loops(ei, num_nodes, dtype)
-            return aug, keep, False
-        return _core._private_copy(ei), None, True
-
-    return _common._derived(edge_index, ("gcn_model", num_nodes, dtype), build)
