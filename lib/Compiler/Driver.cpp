@@ -8,6 +8,7 @@
 
 #include "gnn/Dialect/GNN/IR/GNNOps.h"
 #include "gnn/Dialect/GNN/IR/GraphStatsAttr.h"
+#include "gnn/Dialect/GNN/Transforms/GemmBias.h"
 #include "gnn/Dialect/GNN/Transforms/Pipelines.h"
 #include "gnn/Dialect/GNNKernel/Transforms/Passes.h"
 #include "gnn/Target/CUDA/TranslateToCUDA.h"
@@ -48,10 +49,12 @@ void mlir::gnn::buildCUDAPipeline(OpPassManager &pm,
 LogicalResult mlir::gnn::lowerForCUDA(ModuleOp module,
                                       const CompileOptions &options) {
   // Lowered already: no graph op and no linalg.generic is left (a function
-  // of elementwise work only has no graph op but still needs its kernels).
+  // of elementwise work only has no graph op but still needs its kernels)
+  // but the biases that GEMMs add (isGemmBias: never a kernel).
   bool lowered = true;
   module.walk([&](Operation *op) {
-    if (isa<GNNDialect>(op->getDialect()) || isa<linalg::GenericOp>(op))
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (isa<GNNDialect>(op->getDialect()) || (generic && !isGemmBias(generic)))
       lowered = false;
   });
   if (lowered)

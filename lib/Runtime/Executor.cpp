@@ -508,7 +508,12 @@ Status Executable::Impl::StepRunner::runGemm(const GemmStep &s,
   GNN_RETURN_IF_ERROR(eval(s.k, kk));
   DType type = m.program.buffers[m.slotOf.at(s.a)].dtype;
   Status st2;
-  if (s.partials.empty()) {
+  if (!s.bias.empty()) {
+    st2 = gemmBias(s.transB, mm, nn, kk, static_cast<const float *>(ptr(s.a)),
+                   static_cast<const float *>(ptr(s.b)),
+                   static_cast<const float *>(ptr(s.bias)),
+                   static_cast<float *>(ptr(s.c)), stream);
+  } else if (s.partials.empty()) {
     st2 = gemm(type, s.transA, s.transB, mm, nn, kk, s.alpha, ptr(s.a),
                ptr(s.b), s.beta, ptr(s.c), stream);
   } else {

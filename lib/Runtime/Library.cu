@@ -6,6 +6,7 @@
 
 #include "gnn/Runtime/Library.h"
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusparse.h>
@@ -39,6 +40,7 @@ namespace {
 struct Handles {
   cusparseHandle_t sparse = nullptr;
   cublasHandle_t blas = nullptr;
+  cublasLtHandle_t lt = nullptr;
   Status status;
 };
 
@@ -62,6 +64,8 @@ Handles &handles() {
     r.status = checkSparse("cusparseCreate", cusparseCreate(&r.sparse));
     if (r.status.ok())
       r.status = checkBlas("cublasCreate", cublasCreate(&r.blas));
+    if (r.status.ok())
+      r.status = checkBlas("cublasLtCreate", cublasLtCreate(&r.lt));
     return r;
   }();
   return h;
@@ -82,6 +86,42 @@ struct SpmmPlan {
       cusparseDestroyDnMat(y);
   }
 };
+
+/// A cuBLASLt matmul with the bias epilogue for one shape (gemmBias): its
+/// descriptors and the algorithm the heuristic chose (no workspace).
+struct BiasPlan {
+  cublasLtMatmulDesc_t op = nullptr;
+  cublasLtMatrixLayout_t b = nullptr, a = nullptr, c = nullptr;
+  cublasLtMatmulAlgo_t algo{};
+  BiasPlan() = default;
+  BiasPlan(const BiasPlan &) = delete;
+  BiasPlan &operator=(const BiasPlan &) = delete;
+  ~BiasPlan() {
+    if (op)
+      cublasLtMatmulDescDestroy(op);
+    for (cublasLtMatrixLayout_t l : {b, a, c})
+      if (l)
+        cublasLtMatrixLayoutDestroy(l);
+  }
+};
+
+/// The plans by (transB, m, n, k), under handleMutex; emptied when it holds
+/// kBiasPlans (sampled subgraphs bring a new m every step).
+constexpr size_t kBiasPlans = 256;
+std::map<std::tuple<bool, int64_t, int64_t, int64_t>, std::unique_ptr<BiasPlan>> &
+biasPlans() {
+  static auto *plans = new std::map<std::tuple<bool, int64_t, int64_t, int64_t>,
+                                    std::unique_ptr<BiasPlan>>;
+  return *plans;
+}
+
+/// Every row of row-major C (m x n) set to `bias` (gemmBias with k = 0).
+__global__ void broadcastRows(const float *bias, int64_t m, int64_t n,
+                              float *c) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < m * n;
+       i += int64_t(gridDim.x) * blockDim.x)
+    c[i] = bias[i % n];
+}
 
 /// Everything cached on one graph. SpMM plans are per (width, element size,
 /// stream): the permuted weights and the cuSPARSE workspace are written and
@@ -428,6 +468,92 @@ __global__ void sumSlices(const double *partials, int64_t chunks, int64_t mn,
   if (beta != 0)
     s += beta * double(c[idx]);
   c[idx] = float(s);
+}
+
+Status gnn::runtime::gemmBias(bool transB, int64_t m, int64_t n, int64_t k,
+                              const float *a, const float *b,
+                              const float *bias, float *c,
+                              cudaStream_t stream) {
+  Handles &h = handles();
+  GNN_RETURN_IF_ERROR(h.status);
+  if (m == 0 || n == 0)
+    return Status();
+  if (k == 0) {
+    broadcastRows<<<blocks(m * n), 256, 0, stream>>>(bias, m, n, c);
+    cudaError_t e = cudaGetLastError();
+    return e == cudaSuccess ? Status()
+                            : Status::error(std::string("gemm bias: ") +
+                                            cudaGetErrorName(e));
+  }
+  if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX)
+    return Status::error("gemm bias: sizes beyond 2^31 - 1");
+  std::lock_guard<std::mutex> handleLock(handleMutex());
+  // Row-major C = A op(B) is column-major Cᵀ = op(B)ᵀ Aᵀ: cuBLASLt's A is
+  // our B (n x k after its op), its B our A (k x m), D is n x m, and the bias
+  // (n elements) runs along D's rows, i.e. along each row of our C.
+  auto &plans = biasPlans();
+  auto key = std::make_tuple(transB, m, n, k);
+  auto it = plans.find(key);
+  if (it == plans.end()) {
+    if (plans.size() >= kBiasPlans)
+      plans.clear();
+    auto plan = std::make_unique<BiasPlan>();
+    cublasOperation_t opB = transB ? CUBLAS_OP_T : CUBLAS_OP_N,
+                      opA = CUBLAS_OP_N;
+    cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+    GNN_BLAS(cublasLtMatmulDescCreate(&plan->op, CUBLAS_COMPUTE_32F,
+                                      CUDA_R_32F));
+    GNN_BLAS(cublasLtMatmulDescSetAttribute(
+        plan->op, CUBLASLT_MATMUL_DESC_TRANSA, &opB, sizeof(opB)));
+    GNN_BLAS(cublasLtMatmulDescSetAttribute(
+        plan->op, CUBLASLT_MATMUL_DESC_TRANSB, &opA, sizeof(opA)));
+    GNN_BLAS(cublasLtMatmulDescSetAttribute(
+        plan->op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof(epilogue)));
+    // Stored matrices, column-major: B is n x k (ld n), or k x n (ld k)
+    // transposed; A is k x m (ld k); C is n x m (ld n).
+    GNN_BLAS(cublasLtMatrixLayoutCreate(&plan->b, CUDA_R_32F,
+                                        transB ? k : n, transB ? n : k,
+                                        transB ? k : n));
+    GNN_BLAS(cublasLtMatrixLayoutCreate(&plan->a, CUDA_R_32F, k, m, k));
+    GNN_BLAS(cublasLtMatrixLayoutCreate(&plan->c, CUDA_R_32F, n, m, n));
+    cublasLtMatmulPreference_t pref = nullptr;
+    GNN_BLAS(cublasLtMatmulPreferenceCreate(&pref));
+    size_t workspace = 0;
+    // The runtime's buffers are 16-byte aligned (cuBLASLt assumes 256).
+    uint32_t align = 16;
+    cublasStatus_t st = cublasLtMatmulPreferenceSetAttribute(
+        pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
+        sizeof(workspace));
+    for (auto attr : {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
+                      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+                      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES,
+                      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES})
+      if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasLtMatmulPreferenceSetAttribute(pref, attr, &align,
+                                                  sizeof(align));
+    cublasLtMatmulHeuristicResult_t result{};
+    int found = 0;
+    if (st == CUBLAS_STATUS_SUCCESS)
+      st = cublasLtMatmulAlgoGetHeuristic(h.lt, plan->op, plan->b, plan->a,
+                                          plan->c, plan->c, pref, 1, &result,
+                                          &found);
+    cublasLtMatmulPreferenceDestroy(pref);
+    GNN_BLAS(st);
+    if (found == 0)
+      return Status::error("gemm bias: cuBLASLt has no algorithm for " +
+                           std::to_string(m) + " x " + std::to_string(n) +
+                           " x " + std::to_string(k));
+    plan->algo = result.algo;
+    it = plans.emplace(key, std::move(plan)).first;
+  }
+  BiasPlan &plan = *it->second;
+  GNN_BLAS(cublasLtMatmulDescSetAttribute(
+      plan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)));
+  float alpha = 1.0f, beta = 0.0f;
+  GNN_BLAS(cublasLtMatmul(h.lt, plan.op, &alpha, b, plan.b, a, plan.a, &beta,
+                          c, plan.c, c, plan.c, &plan.algo, nullptr, 0,
+                          stream));
+  return Status();
 }
 
 Status gnn::runtime::gemmRowSplit(int64_t m, int64_t n, int64_t k,

@@ -93,6 +93,8 @@ struct StepWriter {
       j["partials"] = s.partials;
       j["chunks"] = s.chunks.text();
     }
+    if (!s.bias.empty())
+      j["bias"] = s.bias;
     return j;
   }
   Json operator()(const FillStep &s) const {
@@ -340,7 +342,7 @@ struct Reader {
     }
     if (op == "gemm") {
       GemmStep s;
-      if (!keys(j, path, {"op", "a", "b", "c", "m", "n", "k", "trans_a", "trans_b", "alpha", "beta", "partials", "chunks"}) ||
+      if (!keys(j, path, {"op", "a", "b", "c", "m", "n", "k", "trans_a", "trans_b", "alpha", "beta", "partials", "chunks", "bias"}) ||
           !string(j, "a", path, s.a) || !string(j, "b", path, s.b) ||
           !string(j, "c", path, s.c) || !formulaField(j, "m", path, s.m) ||
           !formulaField(j, "n", path, s.n) || !formulaField(j, "k", path, s.k) ||
@@ -353,6 +355,8 @@ struct Reader {
       if ((j.contains("partials") || j.contains("chunks")) &&
           (!string(j, "partials", path, s.partials) ||
            !formulaField(j, "chunks", path, s.chunks)))
+        return false;
+      if (j.contains("bias") && !string(j, "bias", path, s.bias))
         return false;
       out = s;
       return true;
@@ -653,6 +657,13 @@ Status Program::verify() const {
           return Status::error(where + ": a gemm's row split (partials '" +
                                s->partials +
                                "', f64) is for Aᵀ B of f32 matrices only");
+      }
+      if (!s->bias.empty()) {
+        GNN_RETURN_IF_ERROR(need(s->bias, "gemm bias"));
+        if (*stepType != DType::F32 || s->transA || !s->partials.empty() ||
+            s->beta != 0)
+          return Status::error(where + ": a gemm's bias ('" + s->bias +
+                               "') is for f32 A B or A Bᵀ with beta 0 only");
       }
     } else if (auto *s = std::get_if<FillStep>(&steps[i])) {
       GNN_RETURN_IF_ERROR(need(s->buffer, "fill", false));

@@ -1019,4 +1019,51 @@ TEST(GpuLibrary, GemmRowSplitIsPreciseAndDeterministic) {
   }
 }
 
+/// C = A op(B) + bias (cuBLASLt's bias epilogue): against a double product
+/// plus the bias, B stored k x n or n x k (a Linear's weight), ragged
+/// sizes, a second call on a cached plan with another bias, and k = 0 (C =
+/// the bias on every row).
+TEST(GpuLibrary, GemmBiasAddsTheBiasToEveryRow) {
+  REQUIRE_GPU();
+  for (auto [m, n, k, transB] :
+       {std::tuple<int64_t, int64_t, int64_t, bool>{1000, 256, 128, true},
+        {1000, 256, 128, false},
+        {37, 5, 3, true},
+        {37, 5, 3, false},
+        {9, 7, 0, true}}) {
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" +
+                 std::to_string(k) + (transB ? " transB" : ""));
+    std::vector<float> a(std::max<int64_t>(m * k, 1)),
+        b(std::max<int64_t>(k * n, 1)), bias(n), c(m * n);
+    gnn::SplitMix64 rng(5);
+    for (float &v : a) v = static_cast<float>(rng.uniform() - 0.5);
+    for (float &v : b) v = static_cast<float>(rng.uniform() - 0.5);
+    DeviceBuffer da = std::move(*DeviceBuffer::allocate(a.size() * 4));
+    DeviceBuffer db = std::move(*DeviceBuffer::allocate(b.size() * 4));
+    DeviceBuffer dbias = std::move(*DeviceBuffer::allocate(n * 4));
+    DeviceBuffer dc = std::move(*DeviceBuffer::allocate(m * n * 4));
+    ASSERT_TRUE(da.upload(a.data(), a.size() * 4).ok());
+    ASSERT_TRUE(db.upload(b.data(), b.size() * 4).ok());
+    for (int call = 0; call < 2; ++call) {
+      for (float &v : bias) v = static_cast<float>(rng.uniform() + call);
+      ASSERT_TRUE(dbias.upload(bias.data(), n * 4).ok());
+      Status s = gemmBias(transB, m, n, k, da.as<float>(), db.as<float>(),
+                          dbias.as<float>(), dc.as<float>(), nullptr);
+      ASSERT_TRUE(s.ok()) << s.message();
+      ASSERT_TRUE(dc.download(c.data(), c.size() * 4).ok());
+      double worst = 0;
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          double want = bias[j];
+          for (int64_t r = 0; r < k; ++r)
+            want += double(a[i * k + r]) *
+                    (transB ? b[j * k + r] : b[r * n + j]);
+          worst = std::max(worst, std::fabs(c[i * n + j] - want) /
+                                      (1 + std::fabs(want)));
+        }
+      EXPECT_LT(worst, 1e-5) << "call " << call;
+    }
+  }
+}
+
 } // namespace

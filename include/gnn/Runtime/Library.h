@@ -66,6 +66,14 @@ inline Status gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
               stream);
 }
 
+/// Row-major C (m x n) = A op(B) + bias for f32 A (m x k), B (k x n, or n x
+/// k stored with `transB`: a Linear's weight) and `bias` (n elements, added
+/// to every row): one cuBLASLt matmul with its bias epilogue, so the bias
+/// costs no pass of its own over C.
+Status gemmBias(bool transB, int64_t m, int64_t n, int64_t k, const float *a,
+                const float *b, const float *bias, float *c,
+                cudaStream_t stream);
+
 /// Row-major C (m x n) = alpha * Aᵀ B + beta * C for f32 A (k x m) and B
 /// (k x n) with the k rows cut into `chunks` slices of ceil(k / chunks): one
 /// block per 64 x 64 tile of C and slice sums its rows in double precision,

@@ -119,6 +119,10 @@ struct GemmStep {
   /// Library.h). Empty: cuBLAS.
   std::string partials;
   Formula chunks;
+  /// A vector of n elements added to every row of C in the GEMM's epilogue
+  /// (cuBLASLt's bias epilogue; f32, not with the row split, beta 0), or
+  /// empty: C = A B + b with no kernel writing b to every row first.
+  std::string bias;
 };
 
 struct FillStep {

@@ -13,6 +13,7 @@
 #include "gnn/Dialect/GNN/IR/GNNDomain.h"
 #include "gnn/Dialect/GNN/IR/GNNFloatTypes.h"
 #include "gnn/Dialect/GNN/IR/GNNOps.h"
+#include "gnn/Dialect/GNN/Transforms/GemmBias.h"
 #include "gnn/Dialect/GNNKernel/IR/GNNKernelOps.h"
 #include "gnn/Target/CUDA/CUDAPrinter.h"
 
@@ -447,7 +448,16 @@ LogicalResult Lowering::lowerMatmul(linalg::MatmulOp mm) {
       if (auto f = dyn_cast<FloatAttr>(c.getValue()))
         fillValue = f.getValueAsDouble();
   FailureOr<std::string> cb;
-  if (accumulatesInPlace(mm)) {
+  std::string bias;
+  auto broadcast = init.getDefiningOp<linalg::GenericOp>();
+  if (broadcast && mlir::gnn::isGemmBias(broadcast)) {
+    // C = A B + b, the bias added by the GEMM (cuBLASLt's epilogue).
+    FailureOr<std::string> vb = use(broadcast.getDpsInputs()[0], mm);
+    cb = define(mm.getResult(0), mm);
+    if (failed(vb) || failed(cb))
+      return failure();
+    bias = *vb;
+  } else if (accumulatesInPlace(mm)) {
     // C's buffer is the init's, added into.
     cb = use(init, mm);
     if (failed(cb))
@@ -469,6 +479,7 @@ LogicalResult Lowering::lowerMatmul(linalg::MatmulOp mm) {
   }
   rt::GemmStep gemm{*ab,    *bb,    *cb,  m,   rt::Formula::constant(n), kk,
                     transA, transB, 1.0f, beta};
+  gemm.bias = bias;
   if (transA && element.isF32()) {
     // A weight gradient's sum over every node or edge: in double precision,
     // the rows in slices of at least 256, about 256 blocks of 64 x 64 tiles
@@ -597,6 +608,8 @@ FailureOr<rt::Program> Lowering::run() {
     if (isa<arith::ConstantOp, tensor::DimOp, tensor::EmptyOp, linalg::FillOp>(
             op))
       continue; // sizes are formulas; fills are materialised where read
+    if (auto g = dyn_cast<linalg::GenericOp>(op); g && mlir::gnn::isGemmBias(g))
+      continue; // the bias of the GEMMs that read it
     if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp>(op)) {
       // Row-major data keeps its layout under any reshape: one buffer.
       FailureOr<std::string> src = use(op.getOperand(0), &op);

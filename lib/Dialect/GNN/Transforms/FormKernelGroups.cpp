@@ -10,6 +10,7 @@
 #include "gnn/Dialect/GNN/IR/GNNDomain.h"
 #include "gnn/Dialect/GNN/IR/GraphStatsAttr.h"
 #include "gnn/Dialect/GNN/IR/KernelFamily.h"
+#include "gnn/Dialect/GNN/Transforms/GemmBias.h"
 #include "gnn/Dialect/GNN/Transforms/Passes.h"
 #include "gnn/Dialect/GNN/Transforms/ScaledOperand.h"
 
@@ -174,6 +175,9 @@ static FusionOpKind kindOf(Operation *op) {
     return FusionOpKind::Degree;
   if (isSizeQuery(op))
     return FusionOpKind::SizeQuery;
+  // A bias only GEMMs start from: added in their epilogues, no kernel.
+  if (auto generic = dyn_cast<linalg::GenericOp>(op); generic && isGemmBias(generic))
+    return FusionOpKind::Other;
   // Dense work: every linalg op on tensors but matmuls (cuBLAS calls) and
   // fills.
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
