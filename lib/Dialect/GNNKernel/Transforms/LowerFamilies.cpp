@@ -672,6 +672,27 @@ static SmallVector<Value> elementIndices(KernelBuilder &kb, RowSum &s,
   return idx;
 }
 
+/// Fills `loop`'s body (its iteration arguments the accumulators) with the
+/// terms of the row at its induction variable (`rowIndices` sets `idx`'s
+/// row and static loop indices from it), then combines the block's sums
+/// (blockSum): every thread gets them.
+static FailureOr<SmallVector<Value>>
+sumRowLoop(KernelBuilder &kb, RowSum &s, SmallVectorImpl<Value> &idx,
+           scf::ForOp loop, function_ref<void(Value)> rowIndices) {
+  {
+    OpBuilder::InsertionGuard guard(kb.b);
+    kb.b.setInsertionPointToStart(loop.getBody());
+    rowIndices(loop.getInductionVar());
+    FailureOr<SmallVector<Value>> next =
+        nestReductions(kb, s.op, idx, s.bounds, s.op.getNumLoops(), -1,
+                       loop.getRegionIterArgs(), /*wide=*/true);
+    if (failed(next))
+      return failure();
+    scf::YieldOp::create(kb.b, kb.loc, *next);
+  }
+  return blockSum(kb, loop.getResults(), s.accTypes);
+}
+
 /// The sums (in the accumulator types) of the terms of rows [lo, hi) for the
 /// element whose parallel indices `idx` holds, by the block: the rows and
 /// their static reduction loops flattened into one index, row-major, walked
@@ -696,10 +717,7 @@ blockRowSum(KernelBuilder &kb, RowSum &s, SmallVectorImpl<Value> &idx,
   Value from = kb.add(kb.mul(lo, s.inner), thread);
   Value to = kb.mul(hi, s.inner);
   auto loop = scf::ForOp::create(b, loc, from, to, kb.idx(kRowSumBlock), zeros);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value flat = loop.getInductionVar();
+  return sumRowLoop(kb, s, idx, loop, [&](Value flat) {
     idx[s.rowLoop] = kb.div(flat, s.inner);
     Value rest = kb.rem(flat, s.inner);
     for (int64_t d : llvm::reverse(staticLoops)) {
@@ -710,14 +728,7 @@ blockRowSum(KernelBuilder &kb, RowSum &s, SmallVectorImpl<Value> &idx,
       idx[d] = kb.rem(rest, s.bounds[d]);
       rest = kb.div(rest, s.bounds[d]);
     }
-    FailureOr<SmallVector<Value>> next =
-        nestReductions(kb, s.op, idx, s.bounds, s.op.getNumLoops(), -1,
-                       loop.getRegionIterArgs(), /*wide=*/true);
-    if (failed(next))
-      return failure();
-    scf::YieldOp::create(b, loc, *next);
-  }
-  return blockSum(kb, loop.getResults(), s.accTypes);
+  });
 }
 
 /// Column mode (a sum with no static reduction loop, one term per row and
@@ -745,18 +756,8 @@ columnRowSum(KernelBuilder &kb, RowSum &s, SmallVectorImpl<Value> &idx,
                                  kb.idx(kRowSumBlock / kColumnLanes), zeros);
   // Several rows' loads in flight per thread.
   loop->setAttr(kUnrollAttrName, b.getI64IntegerAttr(4));
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    idx[s.rowLoop] = loop.getInductionVar();
-    FailureOr<SmallVector<Value>> next =
-        nestReductions(kb, s.op, idx, s.bounds, s.op.getNumLoops(), -1,
-                       loop.getRegionIterArgs(), /*wide=*/true);
-    if (failed(next))
-      return failure();
-    scf::YieldOp::create(b, loc, *next);
-  }
-  return blockSum(kb, loop.getResults(), s.accTypes);
+  return sumRowLoop(kb, s, idx, loop,
+                    [&](Value row) { idx[s.rowLoop] = row; });
 }
 
 /// The thread where `storer` holds (one per element) adds the inits once
