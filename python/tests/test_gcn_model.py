@@ -19,8 +19,7 @@ from _parity import backward_both, same_weights, tol, train_losses
 
 try:
     import gnnc.nn as gnn
-    from gnnc.nn import _common, _ir, models
-    from gnnc.nn import conv as conv_module
+    from gnnc.nn import _common, _ir
 except ImportError as e:  # the native core is not built here
     pytest.skip(f"gnnc is not importable: {e}", allow_module_level=True)
 pyg_models = pytest.importorskip("torch_geometric.nn.models",
@@ -331,7 +330,7 @@ def test_weights_have_pygs_names_shapes_and_layout_and_pass_without_a_copy():
     for conv in ours.convs:
         w = conv.lin.weight
         assert w.is_contiguous()
-        assert conv_module.weight_operand(w, w.dtype) is w
+        assert _common.cast(w.dtype, w) is w
     # What PyTorch code does with a model's parameters works as on PyG's
     # (a weight stored transposed made view(-1) raise).
     vec = torch.nn.utils.parameters_to_vector(ours.parameters())

@@ -92,14 +92,6 @@ def _folded_graph(edge_index: Tensor, num_nodes: int, dtype: torch.dtype):
     return _common._derived(edge_index, ("gcn_model", num_nodes, dtype), build)
 
 
-def weight_operand(weight: Tensor, dtype: torch.dtype) -> Tensor:
-    """A Linear's weight [out, in] in `dtype` for a gnn function, whose
-    matmul transposes it (`transpose_rhs`): the parameter itself where it is
-    contiguous and has `dtype`, else a copy (a non-contiguous parameter set
-    by hand, a lazy one, or a cast under autocast)."""
-    return _common.cast(dtype, weight)
-
-
 class GCNConv(torch.nn.Module):
     r"""PyG's `GCNConv` (Kipf & Welling):
     `out = D^-1/2 (A + I) D^-1/2 x W^T + b`.
@@ -173,7 +165,7 @@ class GCNConv(torch.nn.Module):
         dt = _common.compute_dtype(x, self.lin.weight.dtype)
         ei, weights, w, fold = gcn_graph(self, _common.flip(edge_index, self.flow), n,
                                          dt, edge_weight)
-        tensors = [_common.cast(dt, x), weight_operand(self.lin.weight, dt)]
+        tensors = [_common.cast(dt, x), _common.cast(dt, self.lin.weight)]
         if self.bias is not None:
             tensors.append(_common.cast(dt, self.bias))
         if w is not None:
@@ -362,11 +354,11 @@ class SAGEConv(torch.nn.Module):
         cin, cout = int(src.size(1)), self.out_channels
         project_first = aggr in ("mean", "sum") and cout < cin
         bias, root = self.lin_l.bias, self.root_weight
-        tensors = [_common.cast(dt, src), weight_operand(self.lin_l.weight, dt)]
+        tensors = [_common.cast(dt, src), _common.cast(dt, self.lin_l.weight)]
         if bias is not None:
             tensors.append(_common.cast(dt, bias))
         if root:
-            tensors.append(weight_operand(self.lin_r.weight, dt))
+            tensors.append(_common.cast(dt, self.lin_r.weight))
         separate = root and self.project
         if separate:
             tensors.append(_common.cast(dt, x))

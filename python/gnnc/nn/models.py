@@ -10,7 +10,7 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from . import _common
-from .conv import GCNConv, check_edge_weight, gcn_graph, weight_operand
+from .conv import GCNConv, check_edge_weight, gcn_graph
 
 _ACTS = ("'relu'", "None", "'identity'")
 
@@ -134,7 +134,7 @@ class GCN(torch.nn.Module):
         normalize = first.normalize
         tensors = [_common.cast(dt, x)]
         for conv in self.convs:
-            tensors.append(weight_operand(conv.lin.weight, dt))
+            tensors.append(_common.cast(dt, conv.lin.weight))
             if conv.bias is not None:
                 tensors.append(_common.cast(dt, conv.bias))
         if w is not None:
