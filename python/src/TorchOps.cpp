@@ -313,6 +313,21 @@ std::vector<uintptr_t> pointersOf(const std::vector<Tensor> &tensors) {
   return p;
 }
 
+/// `tensors` with each one that starts off a 16-byte boundary (a view into
+/// another tensor's storage, e.g. `buf[1:].view(n, c)`) replaced by a copy
+/// in fresh memory: the kernels read rows as 16-byte vectors wherever a
+/// row's width allows, which assumes the tensor's start is aligned as
+/// PyTorch's allocator aligns it. A copy only for such views.
+void alignForVectors(std::vector<Tensor> &tensors) {
+  for (Tensor &t : tensors) {
+    if (t.numel() == 0 || reinterpret_cast<uintptr_t>(t.data_ptr()) % 16 == 0)
+      continue;
+    Tensor copy = emptyOn(shapeOf(t), t.scalar_type(), t);
+    torch::stable::copy_(copy, t);
+    t = copy;
+  }
+}
+
 /// Runs `body` and rethrows a CompileError as the tagged runtime error.
 template <typename Body> auto tagged(Body body) -> decltype(body()) {
   try {
@@ -454,6 +469,7 @@ std::vector<Tensor> callImpl(int64_t targetId, Tensor edgeIndex, int64_t nodes,
     return outputs;
   }
 #ifdef GNNC_HAVE_CUDA_RUNTIME
+  alignForVectors(inputs);
   onCuda(t, targetId, edgeIndex, handle, g, outputs,
          [&](PyObject *variant, const rt::Graph &graph, const CudaCall &call) {
            auto ws = [&](size_t bytes) {
@@ -511,6 +527,9 @@ std::vector<Tensor> callBackwardImpl(int64_t targetId, Tensor edgeIndex,
     return grads;
   }
 #ifdef GNNC_HAVE_CUDA_RUNTIME
+  alignForVectors(inputs);
+  alignForVectors(outputs);
+  alignForVectors(outputGrads);
   onCuda(t, targetId, edgeIndex, handle, g, grads,
          [&](PyObject *variant, const rt::Graph &graph, const CudaCall &call) {
            auto *step = nb::inst_ptr<CudaTraining>(variant);

@@ -220,6 +220,43 @@ def test_cuda_reduce_overhead_new_or_changed_graph():
 from test_reliability import SPMM_SUM, spmm_sum  # noqa: E402
 
 
+def _off_boundary(t):
+    """A contiguous copy of `t` that starts one element past a 16-byte
+    boundary: a view into a larger buffer, as `buf[1:].view(...)` makes."""
+    buf = torch.empty(t.numel() + 1, dtype=t.dtype, device=t.device)
+    view = buf[1:].view(t.shape)
+    view.copy_(t)
+    assert view.is_contiguous() and view.data_ptr() % 16 != 0
+    return view
+
+
+@pytest.mark.parametrize("variant", ["x", "edge_index"])
+@pytest.mark.parametrize("case", base.IDS)
+def test_cuda_views_off_a_16_byte_boundary(case, variant):
+    # The kernels read rows as 16-byte vectors: a view starting elsewhere
+    # is copied by the op, not read misaligned (a sticky CUDA error that
+    # ended the process, 11 of these cases before the fix).
+    ours, _ = base.make(base.BY_ID[case], torch.float32)
+    ours = ours.to(DEV)
+    edge_index, n = base.GRAPHS["random"]()
+    edge_index = edge_index.to(DEV)
+    x = base.features(n, torch.float32).to(DEV)
+
+    def run(xx, ei):
+        xx = xx.detach().requires_grad_()
+        ours.zero_grad(set_to_none=True)
+        y = ours(xx, ei)
+        y.square().sum().backward()
+        return [y.detach(), xx.grad] + [p.grad for p in ours.parameters() if p.grad is not None]
+
+    want = run(x, edge_index)
+    got = run(_off_boundary(x), edge_index) if variant == "x" else \
+        run(x, _off_boundary(edge_index))
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        torch.testing.assert_close(g, w, rtol=1e-5, atol=1e-5)
+
+
 def test_cuda_cached_calls_do_not_synchronise():
     torch.manual_seed(0)
     edge_index, n = base.random_graph(60, 300)
