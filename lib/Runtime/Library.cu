@@ -309,8 +309,10 @@ Status gnn::runtime::gemm(DType type, bool transA, bool transB, int64_t m,
   std::lock_guard<std::mutex> handleLock(handleMutex());
   GNN_BLAS(cublasSetStream(h.blas, stream));
   // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T.
-  int lda = static_cast<int>(transA ? m : k);
-  int ldb = static_cast<int>(transB ? k : n);
+  // At least 1 (cuBLAS refuses 0 even where k = 0 leaves the matrix empty;
+  // C = beta C then).
+  int lda = static_cast<int>(std::max<int64_t>(transA ? m : k, 1));
+  int ldb = static_cast<int>(std::max<int64_t>(transB ? k : n, 1));
   cublasOperation_t opB = transB ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasOperation_t opA = transA ? CUBLAS_OP_T : CUBLAS_OP_N;
   if (type == DType::F64) {

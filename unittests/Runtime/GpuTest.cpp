@@ -1019,6 +1019,64 @@ TEST(GpuLibrary, GemmRowSplitIsPreciseAndDeterministic) {
   }
 }
 
+/// gemm against a double product for every pair of transposes, ragged and
+/// wide shapes, alpha and beta, a second call with other data, operands
+/// starting 4 bytes past an alignment boundary (a tensor view's offset),
+/// and k = 0 (C = beta C).
+TEST(GpuLibrary, GemmMatchesADoubleProductForEveryLayout) {
+  REQUIRE_GPU();
+  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{1000, 64, 64},
+                         {37, 5, 3},
+                         {300, 256, 129},
+                         {9, 7, 0}})
+    for (int trans = 0; trans < 4; ++trans)
+      for (int64_t offset : {0, 1}) {
+        bool transA = trans & 1, transB = trans & 2;
+        SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" +
+                     std::to_string(k) + (transA ? " transA" : "") +
+                     (transB ? " transB" : "") + " offset " +
+                     std::to_string(offset));
+        std::vector<float> a(m * k + offset), b(k * n + offset), c(m * n);
+        gnn::SplitMix64 rng(7 + trans);
+        DeviceBuffer da = std::move(*DeviceBuffer::allocate(a.size() * 4 + 4));
+        DeviceBuffer db = std::move(*DeviceBuffer::allocate(b.size() * 4 + 4));
+        DeviceBuffer dc =
+            std::move(*DeviceBuffer::allocate((m * n + offset) * 4 + 4));
+        float *pc = dc.as<float>() + offset;
+        for (int call = 0; call < 2; ++call) {
+          for (float &v : a) v = static_cast<float>(rng.uniform() - 0.5);
+          for (float &v : b) v = static_cast<float>(rng.uniform() - 0.5);
+          std::vector<float> c0(m * n);
+          for (float &v : c0) v = static_cast<float>(rng.uniform());
+          ASSERT_TRUE(da.upload(a.data(), a.size() * 4).ok());
+          ASSERT_TRUE(db.upload(b.data(), b.size() * 4).ok());
+          ASSERT_EQ(cudaMemcpy(pc, c0.data(), m * n * 4, cudaMemcpyHostToDevice),
+                    cudaSuccess);
+          double alpha = call ? 1.0 : 2.0, beta = call ? 0.0 : 0.5;
+          // A is m x k (k x m stored with transA), B k x n (n x k with
+          // transB), both starting `offset` floats in.
+          const float *pa = da.as<float>() + offset, *pb = db.as<float>() + offset;
+          Status st = gemm(transA, transB, m, n, k, float(alpha), pa, pb,
+                           float(beta), pc, nullptr);
+          ASSERT_TRUE(st.ok()) << st.message();
+          ASSERT_EQ(cudaMemcpy(c.data(), pc, m * n * 4, cudaMemcpyDeviceToHost),
+                    cudaSuccess);
+          double worst = 0;
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+              double sum = 0;
+              for (int64_t r = 0; r < k; ++r)
+                sum += double(a[offset + (transA ? r * m + i : i * k + r)]) *
+                       b[offset + (transB ? j * k + r : r * n + j)];
+              double want = alpha * sum + beta * c0[i * n + j];
+              worst = std::max(worst, std::fabs(c[i * n + j] - want) /
+                                          (1 + std::fabs(want)));
+            }
+          EXPECT_LT(worst, 1e-5) << "call " << call;
+        }
+      }
+}
+
 /// C = A op(B) + bias (cuBLASLt's bias epilogue): against a double product
 /// plus the bias, B stored k x n or n x k (a Linear's weight), ragged
 /// sizes, a second call on a cached plan with another bias, and k = 0 (C =
