@@ -8,6 +8,8 @@ the CUDA kernels of SAGEConv's steps: where a whole-layer gnn function
                     [--layers gcn,sage] [--no-input-grad] [--rows 14]
 
 --no-input-grad: x needs no gradient, as a first layer's features.
+--autocast bfloat16|float16: the step under torch.autocast of that type
+(the layers' functions in it, weight gradients by half GEMMs over all rows).
 """
 import argparse, os, statistics
 os.environ.setdefault("GNNC_JIT", "sync")
@@ -23,6 +25,7 @@ ap.add_argument("--profile", action="store_true")
 ap.add_argument("--layers", default="gcn,sage")
 ap.add_argument("--no-input-grad", action="store_true")
 ap.add_argument("--rows", type=int, default=14)
+ap.add_argument("--autocast", choices=["bfloat16", "float16"])
 args = ap.parse_args()
 dev = torch.device("cuda")
 torch.manual_seed(0)
@@ -34,7 +37,10 @@ for name, m in layers.items():
     dy = torch.randn(args.nodes, args.cout, device=dev)
 
     def step():
-        m(x, ei).backward(dy)
+        with torch.autocast("cuda", dtype=getattr(torch, args.autocast or "float32"),
+                            enabled=args.autocast is not None):
+            y = m(x, ei)
+        y.backward(dy.to(y.dtype))
     for _ in range(3):
         step()
     torch.cuda.synchronize()
