@@ -316,3 +316,32 @@ func.func @max_weighted_bf16(%g: !gnn.graph, %x: tensor<?x4x8xbf16> {gnn.differe
   %r = gnn.spmm max %g, %x weights(%w : tensor<?x4xbf16>) : tensor<?x4x8xbf16> -> tensor<?x4x8xbf16>
   return %r : tensor<?x4x8xbf16>
 }
+
+// -----
+
+// Two projections of x summed: each term of the sum gets dy itself (no
+// generic copies it), and x's gradient is a chain of matmuls, the second
+// taking the first's result as its init (a GEMM with beta = 1), no
+// elementwise sum.
+// CHECK-LABEL: func.func @projections_bwd(%arg0: !gnn.graph, %arg1: tensor<4x3xf32>, %arg2: tensor<4x3xf32>, %arg3: tensor<?x3xf32>) -> tensor<?x4xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: %[[Z:.*]] = linalg.fill
+// CHECK-NEXT: %[[D1:.*]] = linalg.matmul {{.*}} ins(%arg3, %arg2 : {{.*}}) outs(%[[Z]] : tensor<?x4xf32>)
+// CHECK-NEXT: %[[D2:.*]] = linalg.matmul {{.*}} ins(%arg3, %arg1 : {{.*}}) outs(%[[D1]] : tensor<?x4xf32>)
+// CHECK-NEXT: return %[[D2]]
+#idp = affine_map<(d0, d1) -> (d0, d1)>
+func.func @projections(%g: !gnn.graph, %x: tensor<?x4xf32> {gnn.differentiable}, %w1: tensor<4x3xf32>, %w2: tensor<4x3xf32>) -> tensor<?x3xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x4xf32>
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty(%n) : tensor<?x3xf32>
+  %z = linalg.fill ins(%cst : f32) outs(%e : tensor<?x3xf32>) -> tensor<?x3xf32>
+  %a = linalg.matmul ins(%x, %w1 : tensor<?x4xf32>, tensor<4x3xf32>) outs(%z : tensor<?x3xf32>) -> tensor<?x3xf32>
+  %b = linalg.matmul ins(%x, %w2 : tensor<?x4xf32>, tensor<4x3xf32>) outs(%z : tensor<?x3xf32>) -> tensor<?x3xf32>
+  %s = linalg.generic {indexing_maps = [#idp, #idp, #idp], iterator_types = ["parallel", "parallel"]} ins(%a, %b : tensor<?x3xf32>, tensor<?x3xf32>) outs(%e : tensor<?x3xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %r = arith.addf %p, %q : f32
+    linalg.yield %r : f32
+  } -> tensor<?x3xf32>
+  return %s : tensor<?x3xf32>
+}

@@ -840,6 +840,13 @@ struct GenericVJP
       maps.push_back(reorder(gm));
       Value init = t.zerosLike(operand.get());
       LogicalResult status = success();
+      // Whether the gradient is one result's dy as it is: a single term
+      // dy_i * 1 (operand k enters that result through sums only), every
+      // loop parallel, dy_i read through the gradient's own map and of its
+      // type. Then dy_i stands in and no generic copies it (the two terms
+      // of an `a + b` each get dy).
+      unsigned terms = 0, unitOut = 0;
+      bool unitTerm = false;
       auto gradOp = linalg::GenericOp::create(
           b, loc, TypeRange{init.getType()}, ins, ValueRange{init}, maps,
           iters, [&](OpBuilder &nb, Location nl, ValueRange args) {
@@ -847,8 +854,9 @@ struct GenericVJP
             for (unsigned i = 0; i < body.getNumArguments(); ++i)
               map.map(body.getArgument(i), args[i]);
             Tangents tan(nb, nl);
-            tan.of[args[k]] = arith::ConstantOp::create(
+            Value seed = arith::ConstantOp::create(
                 nb, nl, nb.getFloatAttr(args[k].getType(), 1.0));
+            tan.of[args[k]] = seed;
             for (Operation &inner : body.without_terminator()) {
               Operation *clone = nb.clone(inner, map);
               if (auto index = dyn_cast<linalg::IndexOp>(clone))
@@ -868,6 +876,9 @@ struct GenericVJP
               Value d = tan.get(map.lookupOrDefault(yield.getValues()[i]));
               if (!d)
                 continue;
+              ++terms;
+              unitTerm = d == seed;
+              unitOut = j;
               Value dyS = args[body.getNumArguments() + j];
               Type wide = arithmeticType(acc.getType());
               for (Value v : {dyS, d})
@@ -884,6 +895,21 @@ struct GenericVJP
           });
       if (failed(status))
         return failure();
+      if (terms == 1 && unitTerm && !reduction) {
+        Value dy = dys[outs[unitOut]];
+        AffineMap dyMap = maps[op->getNumOperands() + unitOut];
+        if (dyMap == maps.back() && dy.getType() == init.getType()) {
+          // The zeros made for the generic's init go with it.
+          gradOp->erase();
+          auto fill = init.getDefiningOp<linalg::FillOp>();
+          Operation *empty = fill.getDpsInitOperand(0)->get().getDefiningOp();
+          fill->erase();
+          if (empty && empty->use_empty())
+            empty->erase();
+          grads[k] = dy;
+          continue;
+        }
+      }
       if (isStorageFloatType(getElementTypeOrSelf(gradOp.getResult(0))))
         gradOp->setAttr(kRoundsOnStoreAttrName, b.getUnitAttr());
       gradOp = dropUnusedInputs(b, gradOp);
@@ -1062,6 +1088,31 @@ Value mlir::gnn::buildSum(OpBuilder &b, Location loc, Value a, Value c) {
     x->op->erase();
     y->op->erase();
     return sum;
+  }
+  // A product from zeros (a matmul's gradient) adds into the other term
+  // instead: the matmul takes it as its init (on CUDA one GEMM with beta =
+  // 1, in place where the term's buffer is free), so no elementwise sum
+  // runs over the two. Read nowhere else yet: it is the gradient just made.
+  for (auto [acc, prod] : {std::pair{a, c}, std::pair{c, a}}) {
+    auto mm = prod.getDefiningOp<linalg::MatmulOp>();
+    if (!mm || !prod.use_empty() || acc.getType() != prod.getType())
+      continue;
+    auto fill = mm.getOutputs()[0].getDefiningOp<linalg::FillOp>();
+    auto zero = fill ? fill.getInputs()[0].getDefiningOp<arith::ConstantOp>()
+                     : arith::ConstantOp();
+    auto value = zero ? dyn_cast<FloatAttr>(zero.getValue()) : FloatAttr();
+    if (!value || !value.getValue().isPosZero())
+      continue;
+    auto into = cast<linalg::MatmulOp>(b.clone(*mm));
+    into.getDpsInitsMutable()[0].set(acc);
+    mm->erase();
+    if (fill->use_empty()) {
+      Operation *empty = fill.getOutputs()[0].getDefiningOp();
+      fill->erase();
+      if (empty && empty->use_empty())
+        empty->erase();
+    }
+    return into.getResult(0);
   }
   return TB{b, loc}.add(a, c);
 }
