@@ -75,6 +75,10 @@ CASES = [
      dict(aggr="sum", normalize=True, project=True, bias=False)),
     ("gin", "GINConv", (), dict(nn=lambda: mlp(IN, OUT))),
     ("gin-train-eps", "GINConv", (), dict(nn=lambda: mlp(IN, OUT), eps=0.3, train_eps=True)),
+    # nn a bare Linear: the whole layer one function, projected first (OUT < IN).
+    ("gin-linear", "GINConv", (), dict(nn=lambda: torch.nn.Linear(IN, OUT), eps=0.2)),
+    ("gin-linear-wide-nobias", "GINConv", (),
+     dict(nn=lambda: torch.nn.Linear(IN, 6, bias=False), train_eps=True)),
     ("gat", "GATConv", (IN, OUT), {}),
     ("gat-heads", "GATConv", (IN, OUT), dict(heads=2, negative_slope=0.1)),
     ("gat-mean-noloops-res", "GATConv", (IN, OUT),
@@ -1016,3 +1020,41 @@ def test_an_input_without_grad_gets_no_gradient_work(make):
     # Without autograd (eval, no_grad) the plain function runs.
     with torch.no_grad():
         torch.testing.assert_close(layer(x, edge_index), y.detach(), rtol=0, atol=0)
+
+
+def test_gin_folds_a_leading_linear_unless_something_observes_it():
+    """GINConv runs nn's leading torch.nn.Linear inside its gnn function
+    (gin_layer) and the rest of nn in PyTorch; with a hook on the Linear or
+    on nn, or nn's first module not a plain Linear, nn runs as it is (the
+    hooks fire). Output and gradients equal PyG's either way."""
+    edge_index, n = tiny_graph()
+    calls = []
+
+    def hook(module, args, out):
+        calls.append(type(module).__name__)
+
+    setups = {
+        "folded": (lambda: mlp(IN, OUT), None, "gin_layer"),
+        "hook-on-linear": (lambda: mlp(IN, OUT), lambda nn: nn[0], "gin"),
+        "hook-on-nn": (lambda: mlp(IN, OUT), lambda nn: nn, "gin"),
+        "leading-relu": (lambda: torch.nn.Sequential(torch.nn.ReLU(),
+                                                     torch.nn.Linear(IN, OUT)), None, "gin"),
+    }
+    for name, (net, hooked, template) in setups.items():
+        ours, pyg = make(("gin", "GINConv", (), dict(nn=net, eps=0.1)), torch.float64)
+        calls.clear()
+        if hooked is not None:
+            hooked(ours.nn).register_forward_hook(hook)
+        x1 = features(n, torch.float64).requires_grad_()
+        x2 = x1.detach().clone().requires_grad_()
+        out1, out2 = ours(x1, edge_index), pyg(x2, edge_index)
+        assert ours.__dict__["_gnnc_function"][0] == template, name
+        assert calls == ([] if hooked is None else [type(hooked(ours.nn)).__name__]), name
+        torch.testing.assert_close(out1, out2, **tol(torch.float64), msg=name)
+        out1.square().sum().backward()
+        out2.square().sum().backward()
+        torch.testing.assert_close(x1.grad, x2.grad, **tol(torch.float64), msg=name)
+        theirs = dict(pyg.named_parameters())
+        for p, q in ours.named_parameters():
+            torch.testing.assert_close(q.grad, theirs[p].grad, **tol(torch.float64),
+                                       msg=f"{name} {p}")

@@ -3,13 +3,14 @@
 Each function returns ``(module, name)``: one `gnn`-dialect function, built
 op by op through the compiler's own builders (`gnnc.ir`, no IR text) for one
 layer configuration (channels, heads, element type, flags), that
-`gnnc.compile` turns into forward and backward kernels. For the layers the
-dense projections (`x W^T + b`) stay in PyTorch; what runs here is everything
-that touches the graph: scores on edges (`gnn.sddmm`), their softmax
-(`gnn.edge_softmax`), the aggregation (`gnn.spmm`) and the degree
+`gnnc.compile` turns into forward and backward kernels. What runs here is
+everything that touches the graph: scores on edges (`gnn.sddmm`), their
+softmax (`gnn.edge_softmax`), the aggregation (`gnn.spmm`) and the degree
 normalisation, plus the elementwise work between them, so the compiler can
-fuse it all. A whole model (`gcn_model`, of `gnnc.nn.GCN`) has its matmuls,
-biases and activations in the function too.
+fuse it all. The ``*_layer`` templates and ``gcn_model`` (of `gnnc.nn.GCN`)
+are whole layers: their dense projections (`x W^T + b`), biases and
+activations are in the function too, so a layer call is one op forward and
+one backward; elsewhere the projections stay in PyTorch.
 
 Conventions shared by the templates:
 
@@ -26,7 +27,8 @@ Conventions shared by the templates:
 - Argument order: node tensors and parameters, then the edge-feature term,
   ``keep``, ``drop``.
 - Node results keep the heads: ``[N, heads, C]``; concatenation or the mean over
-  heads happens in PyTorch (a view or a mean). With ``weights=True`` the
+  heads happens in PyTorch (a view or a mean), except in
+  ``transformer_layer`` with its skip (the layer's ``[N, heads * C]``). With ``weights=True`` the
   attention templates also return the attention coefficients ``[E, heads]``
   (for ``return_attention_weights``).
 
@@ -49,8 +51,9 @@ from .. import ir
 from ..ir import Const, rsqrt, select, sqrt
 
 __all__ = [
-    "gcn", "gcn_model", "sage", "sage_layer", "gin", "gine", "gine_pair", "gat", "gat_pair",
-    "gatv2", "transformer", "agnn", "rgcn",
+    "gcn", "gcn_model", "sage", "sage_layer", "gin", "gin_layer", "gine", "gine_layer",
+    "gine_pair", "gat",
+    "gat_pair", "gatv2", "transformer", "transformer_layer", "agnn", "rgcn",
 ]
 
 _P, _R = "parallel", "reduction"
@@ -365,6 +368,19 @@ def sage_layer(in_channels: int, out_channels: int, dtype: str, aggr: str,
     return f.finish(out), name
 
 
+def _linear(f: ir.Builder, x, weight, bias, n, name: str):
+    """``x weight^T (+ bias)`` [N, out] (``weight`` PyG's [out, in] as stored):
+    the bias broadcast to every row, then the matmul adding into it (on CUDA
+    one GEMM with the bias in its epilogue)."""
+    out = weight.shape[0]
+    if bias is not None:
+        acc = f.generic([(1,), (0, 1)], [_P, _P], [bias], [f.empty([None, out], n)],
+                        lambda b, _: b, name=f"{name}_bias")
+    else:
+        acc = f.zeros([None, out], n, name=f"{name}_acc")
+    return f.matmul(x, weight, acc, transpose_rhs=True, name=name)
+
+
 def gin_propagate(f: ir.Builder, x, eps):
     """GIN aggregation: ``out_i = (1 + eps) x_i + sum_{j -> i} x_j`` (``eps`` a
     ``[1]`` tensor)."""
@@ -384,6 +400,35 @@ def gin(channels: int, dtype: str):
     return f.finish(gin_propagate(f, x, eps)), "gin"
 
 
+def gin_layer(in_channels: int, out_channels: int, dtype: str, bias: bool,
+              project_first: bool):
+    """The function of `GINConv` whose `nn` starts with a linear map, that
+    map included: ``((1 + eps) x_i + sum_{j -> i} x_j) W^T (+ b)``.
+    Arguments: ``x`` [N, in], ``eps`` [1], ``w`` [out, in] (PyG's
+    ``Linear.weight`` as stored), ``b`` [out] when ``bias``.
+    ``project_first``: ``x W^T`` first, then the propagation moves ``out``
+    features over the edges instead of ``in``."""
+    f = _builder("gin_layer", dtype)
+    x = f.arg([None, in_channels], name="x")
+    eps = f.arg([1], name="eps")
+    w = f.arg([out_channels, in_channels], name="w")
+    b = f.arg([out_channels], name="b") if bias else None
+    n = f.dim(x, name="n")
+    if not project_first:
+        return f.finish(_linear(f, gin_propagate(f, x, eps), w, b, n, "out")), "gin_layer"
+    h = f.matmul(x, w, f.zeros([None, out_channels], n), transpose_rhs=True, name="h")
+    agg = f.spmm("sum", h, name="agg")
+    one = f.const(1.0, name="one")
+    ins, maps = [h, agg, eps], [(0, 1), (0, 1), (Const(0),)]
+    if b is not None:
+        ins.append(b)
+        maps.append((1,))
+    out = f.generic(maps + [(0, 1)], [_P, _P], ins, [f.empty([None, out_channels], n)],
+                    (lambda v, a, e, c, o: (one + e) * v + a + c) if b is not None
+                    else (lambda v, a, e, o: (one + e) * v + a), name="out")
+    return f.finish(out), "gin_layer"
+
+
 def gine(channels: int, dtype: str):
     """The function of `GINEConv`:
     ``out_i = (1 + eps) x_i + sum_{j -> i} relu(x_j + e_ji)`` (``e`` [E, F]
@@ -391,16 +436,37 @@ def gine(channels: int, dtype: str):
     gather, the message and the sum fuse into one edge pass: no [E, F]
     temporary beyond ``e`` itself."""
     f = _builder("gine", dtype)
-    x = f.arg([None, channels], name="x")
-    e = f.arg([None, channels], edge=True, name="e")
-    eps = f.arg([1], name="eps")
+    return f.finish(_gine_propagate(f, *_gine_args(f, channels))), "gine"
+
+
+def gine_layer(in_channels: int, out_channels: int, dtype: str, bias: bool):
+    """The function of `GINEConv` whose `nn` starts with a linear map, that
+    map included: ``gine``'s result times ``w^T`` (+ ``b``). Arguments:
+    ``x``, ``e``, ``eps`` as ``gine``'s, then ``w`` [out, in] (PyG's
+    ``Linear.weight`` as stored) and ``b`` [out] when ``bias``."""
+    f = _builder("gine_layer", dtype)
+    args = _gine_args(f, in_channels)
+    w = f.arg([out_channels, in_channels], name="w")
+    b = f.arg([out_channels], name="b") if bias else None
+    h = _gine_propagate(f, *args)
+    return f.finish(_linear(f, h, w, b, f.dim(h, name="rows"), "lin")), "gine_layer"
+
+
+def _gine_args(f: ir.Builder, channels: int):
+    """GINE's arguments ``x`` [N, C], ``e`` [E, C], ``eps`` [1]."""
+    return (f.arg([None, channels], name="x"), f.arg([None, channels], edge=True, name="e"),
+            f.arg([1], name="eps"))
+
+
+def _gine_propagate(f: ir.Builder, x, e, eps):
+    """``(1 + eps) x_i + sum_{j -> i} relu(x_j + e_ji)``."""
+    channels = x.shape[1]
     agg = _gine_aggregate(f, x, e, channels)
     one = f.const(1.0, name="one")
     n = f.dim(x, name="n")
-    out = f.generic([(0, 1), (0, 1), (Const(0),), (0, 1)], [_P, _P], [x, agg, eps],
-                    [f.empty([None, channels], n)],
-                    lambda v, a, ep, o: (one + ep) * v + a, name="out")
-    return f.finish(out), "gine"
+    return f.generic([(0, 1), (0, 1), (Const(0),), (0, 1)], [_P, _P], [x, agg, eps],
+                     [f.empty([None, channels], n)],
+                     lambda v, a, ep, o: (one + ep) * v + a, name="out")
 
 
 def gine_pair(channels: int, dtype: str):
@@ -598,6 +664,40 @@ def transformer(heads: int, channels: int, dtype: str, masked: bool, dropout: bo
     keep, drop = _masks(f, heads, masked, dropout)
     out, softmax = transformer_attention(f, q, k, v, eproj, keep, drop)
     return f.finish(out, *([softmax] if weights else [])), "transformer"
+
+
+def transformer_layer(in_channels: int, heads: int, channels: int, dtype: str, bias: bool,
+                      skip: bool, masked: bool, dropout: bool, weights: bool = False,
+                      edge: bool = False):
+    """The function of `TransformerConv` on one graph, its projections
+    included: ``q, k, v = x W_{q,k,v}^T (+ b)`` [N, heads, channels], then
+    ``transformer_attention``. With ``skip`` (PyG's concat, root weight and
+    no beta) the result is the layer's output ``concat_h(out) + x W_s^T
+    (+ b_s)`` [N, heads * channels]; else the aggregate [N, heads,
+    channels] (the heads' mean, the skip and its gate run in PyTorch).
+    Arguments: ``x`` [N, in], then ``wq`` (``bq``), ``wk`` (``bk``), ``wv``
+    (``bv``), with ``skip`` ``ws`` (``bs``) (PyG's weights as stored, [out,
+    in]), then ``eproj`` (``edge``), ``keep``, ``drop``. A layer call is one
+    op forward and one backward, the weights' gradients included."""
+    f = _builder("transformer_layer", dtype)
+    hc = heads * channels
+    x = f.arg([None, in_channels], name="x")
+    params = {}
+    for p in "qkv" + ("s" if skip else ""):
+        w = f.arg([hc, in_channels], name=f"w{p}")
+        params[p] = (w, f.arg([hc], name=f"b{p}") if bias else None)
+    eproj = f.arg([None, heads, channels], edge=True, name="eproj") if edge else None
+    keep, drop = _masks(f, heads, masked, dropout)
+    n = f.dim(x, name="n")
+    q, k, v = (f.expand(_linear(f, x, *params[p], n, f"{p}0"), [[0], [1, 2]],
+                        [None, heads, channels], n, name=p) for p in "qkv")
+    out, softmax = transformer_attention(f, q, k, v, eproj, keep, drop)
+    if skip:
+        flat = f.collapse(out, [[0], [1, 2]], name="flat")
+        s = _linear(f, x, *params["s"], n, "s0")
+        out = f.generic([(0, 1)] * 3, [_P, _P], [flat, s], [f.empty([None, hc], n)],
+                        lambda a, b, o: a + b, name="out")
+    return f.finish(out, *([softmax] if weights else [])), "transformer_layer"
 
 
 def agnn_propagate(f: ir.Builder, x, beta, keep=None):

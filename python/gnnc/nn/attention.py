@@ -1,7 +1,8 @@
 """GAT, GATv2 and Graph Transformer: drop-in replacements of PyG's attention
 layers whose scores, softmax and aggregation run as one compiled `gnn`
-function (see `_ir.py`); projections, bias, residual and skip stay in
-PyTorch."""
+function (see `_ir.py`). GAT's and GATv2's projections, bias and residual
+stay in PyTorch; the Transformer's projections (and its skip, where it is a
+plain sum) are in its function on one graph."""
 
 from typing import Optional
 
@@ -459,21 +460,44 @@ class TransformerConv(_HeadsLayer):
         if edge_attr is not None:
             edge_attr = _common.check_edge_attr(name, edge_attr, edge_index, self.edge_dim,
                                                 x_src)
-        q = self.lin_query(x_dst).view(-1, h_, c)
-        k = self.lin_key(x_src).view(-1, h_, c)
-        v = self.lin_value(x_src).view(-1, h_, c)
-        if sizes is not None:  # a bipartite graph's rows (docs/Python-nn.md)
-            rows = max(sizes)
-            q, k, v = (_common.rows_of(t, rows) for t in (q, k, v))
         dt = _common.compute_dtype(x_src, self.lin_key.weight.dtype)
         t = _common._DTYPES[dt]
         # As PyG: any bool (False too) asks for the weights.
         weights = isinstance(return_attention_weights, bool)
+        edge_fn = lambda ea: self.lin_edge(ea).view(-1, h_, c)  # noqa: E731
+        if sizes is None:
+            # One graph: the whole layer is one gnn function
+            # (_ir.transformer_layer): the projections, the attention and,
+            # as a plain sum (concat, no beta), the skip; one op forward
+            # and one backward, the weights' gradients included.
+            skip = self.root_weight and self.concat and self.lin_beta is None
+            lins = [self.lin_query, self.lin_key, self.lin_value] + \
+                ([self.lin_skip] if skip else [])
+            bias = self.lin_key.bias is not None
+            tensors = [x_src] + [p for lin in lins
+                                 for p in ((lin.weight, lin.bias) if bias else (lin.weight,))]
+            config = (int(x_src.size(1)), h_, c, t, bias, skip)
+            out = _attention("transformer_layer", config, self, x_src, edge_index, h_,
+                             *tensors, dtype=dt, weights=weights, edge_attr=edge_attr,
+                             edge_fn=edge_fn)
+            if skip:
+                return out
+            out, attention = self._heads(out, weights)
+            return self._skip(x_dst, out, attention, weights)
+        q = self.lin_query(x_dst).view(-1, h_, c)
+        k = self.lin_key(x_src).view(-1, h_, c)
+        v = self.lin_value(x_src).view(-1, h_, c)
+        # A bipartite graph's rows (docs/Python-nn.md).
+        rows = max(sizes)
+        q, k, v = (_common.rows_of(t, rows) for t in (q, k, v))
         out = _attention("transformer", (h_, c, t), self, x_src, edge_index, h_, q, k, v,
-                         dtype=dt, weights=weights, edge_attr=edge_attr,
-                         edge_fn=lambda ea: self.lin_edge(ea).view(-1, h_, c),
+                         dtype=dt, weights=weights, edge_attr=edge_attr, edge_fn=edge_fn,
                          num_nodes=sizes)
         out, attention = self._heads(out, weights)
+        return self._skip(x_dst, out, attention, weights)
+
+    def _skip(self, x_dst: Tensor, out: Tensor, attention, weights: bool):
+        """The skip connection (gated with beta) added in PyTorch."""
         if self.root_weight:
             x_r = self.lin_skip(x_dst)
             if self.lin_beta is not None:

@@ -412,6 +412,53 @@ def _gin_eps(module: torch.nn.Module, nn: Callable, eps: float, train_eps: bool)
     _common.parameter_or_buffer(module, "eps", train_eps, torch.empty(1))
 
 
+def _leading_linear(nn, channels: int):
+    """(linear, rest): `nn`'s leading `torch.nn.Linear` reading `channels`
+    features and the modules after it, when `nn` is that Linear or a
+    `torch.nn.Sequential` starting with it, and nothing observes the calls
+    the fold skips (no hooks on the Linear or the Sequential, none global);
+    else (None, None): `nn` runs as it is."""
+    g = torch.nn.modules.module
+    if g._global_forward_hooks or g._global_forward_pre_hooks or \
+            g._global_backward_hooks or g._global_backward_pre_hooks:
+        return None, None
+    modules = list(nn) if type(nn) is torch.nn.Sequential else [nn]
+    if not modules or type(modules[0]) is not torch.nn.Linear or \
+            modules[0].in_features != channels:
+        return None, None
+    if any(m._forward_hooks or m._forward_pre_hooks or m._backward_hooks or
+           m._backward_pre_hooks for m in (nn, modules[0])):
+        return None, None
+    return modules[0], modules[1:]
+
+
+def _gin_run(module: torch.nn.Module, template: str, edge_index: Tensor, n: int,
+             dt: torch.dtype, tensors: list) -> Tensor:
+    """GIN's or GINE's propagation (`template`, its arguments `tensors`,
+    x first) followed by `nn`. When `nn` starts with a linear map
+    (`_leading_linear`) that map joins the gnn function (`<template>_layer`):
+    one op forward and one backward, the weight's and bias's gradients
+    included; the rest of `nn` runs in PyTorch."""
+    cin, t = int(tensors[0].size(1)), _common._DTYPES[dt]
+    lin, rest = _leading_linear(module.nn, cin)
+    if lin is None:
+        out = _common.propagate(module, template, (cin, t), edge_index, n,
+                                *_common.casts(dt, *tensors))
+        return module.nn(out)
+    cout, bias = lin.out_features, lin.bias is not None
+    config = (cin, cout, t, bias)
+    if template == "gin":
+        # Linear all the way: projected first where that moves fewer
+        # features over the edges.
+        config += (cout < cin,)
+    tensors = tensors + [lin.weight] + ([lin.bias] if bias else [])
+    out = _common.propagate(module, f"{template}_layer", config, edge_index, n,
+                            *_common.casts(dt, *tensors))
+    for m in rest:
+        out = m(out)
+    return out
+
+
 def _gin_inputs(module: torch.nn.Module, x, edge_index, size):
     """GIN's and GINE's checks of forward's inputs: (layer name, the graph
     argument as given, edge_index, a sparse adjacency's values, node count)."""
@@ -479,9 +526,7 @@ class GINConv(torch.nn.Module):
             # PyG's spmm over a torch.sparse adjacency weights the messages.
             agg = _common.weighted_aggregate(ei, n, _common.cast(dt, x), weights, "sum")
             return self.nn((1 + self.eps) * x + agg)
-        out = _common.propagate(self, "gin", (int(x.size(1)), _common._DTYPES[dt]), ei, n,
-                                *_common.casts(dt, x, self.eps))
-        return self.nn(out)
+        return _gin_run(self, "gin", ei, n, dt, [x, self.eps])
 
     def _bipartite(self, x, edge_index: Tensor, size) -> Tensor:
         """PyG's bipartite GIN: nn((1 + eps) x_dst + sum of the sources)."""
@@ -559,9 +604,7 @@ class GINEConv(torch.nn.Module):
         e = self._edge_features(edge_attr, edge_index, x)
         ei = _common.flip(edge_index, self.flow)
         dt = _common.compute_dtype(x, self.eps.dtype, e.dtype)
-        out = _common.propagate(self, "gine", (int(x.size(1)), _common._DTYPES[dt]), ei, n,
-                                *_common.casts(dt, x, e, self.eps))
-        return self.nn(out)
+        return _gin_run(self, "gine", ei, n, dt, [x, e, self.eps])
 
     def _bipartite(self, x, edge_index: Tensor, edge_attr, size) -> Tensor:
         """PyG's bipartite GINE: nn((1 + eps) x_dst + sum_j relu(x_src_j +
