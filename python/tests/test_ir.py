@@ -112,11 +112,17 @@ def _configs():
     yield "gcn", (8, "f32", False, True)
     yield "sage", (5, "f32", "max")
     yield "gin", (5, "f64")
+    yield "gin_layer", (5, 3, "f32", True, True)
+    yield "gin_layer", (5, 7, "bf16", False, False)
+    yield "gine_layer", (5, 3, "f32", True)
     yield "agnn", (4, "f32", True)
     for masked, dropout, weights, edge in itertools.product([False, True], repeat=4):
-        yield "gat", (2, 4, "f32", 0.2, masked, dropout, weights, edge)
+        yield "gat_layer", (6, 2, 4, "f32", 0.2, edge, masked, dropout, weights, edge)
+        yield "gat_pair", (2, 4, "f32", 0.2, masked, dropout, weights, edge)
         yield "gatv2", (2, 4, "f32", 0.2, masked, dropout, weights, edge)
         yield "transformer", (2, 4, "f64", masked, dropout, weights, edge)
+        yield "transformer_layer", (6, 2, 4, "f32", edge, not edge, masked, dropout,
+                                    weights, edge)
 
 
 @pytest.mark.parametrize("template,config", list(_configs()))

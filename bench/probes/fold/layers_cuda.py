@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The whole-layer functions of session 28 (TransformerConv's
-transformer_layer, GINConv's gin_layer, GINEConv's gine_layer) on CUDA
+transformer_layer, GATConv's gat_layer, GINConv's gin_layer, GINEConv's
+gine_layer) on CUDA
 against the same layers on the CPU: forward and every gradient, on a small
 graph with an isolated node, a self-loop and a duplicate edge. Meant to run
 under compute-sanitizer (memcheck, racecheck); prints one line per case and
@@ -22,6 +23,9 @@ CASES = {
     "transformer-skip": lambda: gnn.TransformerConv(C, 4, heads=2),
     "transformer-mean-beta": lambda: gnn.TransformerConv(C, 4, heads=2, concat=False, beta=True),
     "transformer-edge-nobias": lambda: gnn.TransformerConv(C, 4, heads=2, edge_dim=3, bias=False),
+    "gat-bias": lambda: gnn.GATConv(C, 4, heads=2),
+    "gat-edge-mean-res": lambda: gnn.GATConv(C, 4, heads=2, edge_dim=3, concat=False,
+                                             residual=True),
     "gin-linear-project-first": lambda: gnn.GINConv(torch.nn.Linear(C, 5), train_eps=True),
     "gin-mlp": lambda: gnn.GINConv(torch.nn.Sequential(torch.nn.Linear(C, 16), torch.nn.ReLU(),
                                                        torch.nn.Linear(16, C))),

@@ -52,8 +52,8 @@ from ..ir import Const, rsqrt, select, sqrt
 
 __all__ = [
     "gcn", "gcn_model", "sage", "sage_layer", "gin", "gin_layer", "gine", "gine_layer",
-    "gine_pair", "gat",
-    "gat_pair", "gatv2", "transformer", "transformer_layer", "agnn", "rgcn",
+    "gine_pair", "gat_layer", "gat_pair", "gatv2", "transformer", "transformer_layer", "agnn",
+    "rgcn",
 ]
 
 _P, _R = "parallel", "reduction"
@@ -545,36 +545,54 @@ def gat_attention(f: ir.Builder, h, att_src, att_dst, negative_slope: float,
     return agg, alpha
 
 
-def gat(heads: int, channels: int, dtype: str, negative_slope: float,
-        masked: bool, dropout: bool, weights: bool = False, edge: bool = False):
-    """The function of `GATConv`: ``gat_attention``; with ``edge`` the edge
-    argument ``escore``, with ``weights`` the attention coefficients as a
-    second result."""
-    return _gat("gat", heads, channels, dtype, negative_slope, masked, dropout,
-                weights, edge, pair=False)
-
-
 def gat_pair(heads: int, channels: int, dtype: str, negative_slope: float,
              masked: bool, dropout: bool, weights: bool = False, edge: bool = False):
-    """The function of `GATConv` on PyG's bipartite input: ``gat`` with the
-    sources' projection ``h`` (the messages, ``att_src``) and the targets'
-    own ``h_dst`` (``att_dst``)."""
-    return _gat("gat_pair", heads, channels, dtype, negative_slope, masked, dropout,
-                weights, edge, pair=True)
-
-
-def _gat(name: str, heads: int, channels: int, dtype: str, negative_slope: float,
-         masked: bool, dropout: bool, weights: bool, edge: bool, pair: bool):
-    f = _builder(name, dtype)
+    """The function of `GATConv` on PyG's bipartite input: ``gat_attention``
+    with the sources' projection ``h`` (the messages, ``att_src``) and the
+    targets' own ``h_dst`` (``att_dst``); with ``edge`` the edge argument
+    ``escore``, with ``weights`` the attention coefficients as a second
+    result."""
+    f = _builder("gat_pair", dtype)
     h = f.arg([None, heads, channels], name="h")
-    h_dst = f.arg([None, heads, channels], name="h_dst") if pair else None
+    h_dst = f.arg([None, heads, channels], name="h_dst")
     att_src = f.arg([heads, channels], name="att_src")
     att_dst = f.arg([heads, channels], name="att_dst")
     escore = f.arg([None, heads], edge=True, name="escore") if edge else None
     keep, drop = _masks(f, heads, masked, dropout)
     agg, alpha = gat_attention(f, h, att_src, att_dst, negative_slope, escore,
                                keep, drop, h_dst)
-    return f.finish(agg, *([alpha] if weights else [])), name
+    return f.finish(agg, *([alpha] if weights else [])), "gat_pair"
+
+
+def gat_layer(in_channels: int, heads: int, channels: int, dtype: str, negative_slope: float,
+              bias: bool, masked: bool, dropout: bool, weights: bool = False,
+              edge: bool = False):
+    """The function of `GATConv` on one graph, its projection included:
+    ``h = x W^T`` [N, heads, channels], then ``gat_attention``. With
+    ``bias`` (PyG's concat, no residual) the result is the layer's output
+    ``concat_h(out) + b`` [N, heads * channels]; else the aggregate [N,
+    heads, channels]. Arguments: ``x`` [N, in], ``w`` [heads * channels,
+    in] (PyG's ``lin.weight`` as stored), ``att_src``, ``att_dst`` [heads,
+    channels], ``b`` (``bias``), then ``escore`` (``edge``), ``keep``,
+    ``drop``."""
+    f = _builder("gat_layer", dtype)
+    hc = heads * channels
+    x = f.arg([None, in_channels], name="x")
+    w = f.arg([hc, in_channels], name="w")
+    att_src = f.arg([heads, channels], name="att_src")
+    att_dst = f.arg([heads, channels], name="att_dst")
+    b = f.arg([hc], name="b") if bias else None
+    escore = f.arg([None, heads], edge=True, name="escore") if edge else None
+    keep, drop = _masks(f, heads, masked, dropout)
+    n = f.dim(x, name="rows")
+    h = f.expand(_linear(f, x, w, None, n, "h0"), [[0], [1, 2]], [None, heads, channels], n,
+                 name="h")
+    out, alpha = gat_attention(f, h, att_src, att_dst, negative_slope, escore, keep, drop)
+    if b is not None:
+        flat = f.collapse(out, [[0], [1, 2]], name="flat")
+        out = f.generic([(0, 1), (1,), (0, 1)], [_P, _P], [flat, b], [f.empty([None, hc], n)],
+                        lambda a, c, o: a + c, name="out")
+    return f.finish(out, *([alpha] if weights else [])), "gat_layer"
 
 
 def gatv2_attention(f: ir.Builder, l, r, att, negative_slope: float, eproj=None,

@@ -241,19 +241,31 @@ class GATConv(_HeadsLayer):
         dt = _common.compute_dtype(x_src, lin_src.weight.dtype)
         t = _common._DTYPES[dt]
         weights = bool(return_attention_weights)
-        h = lin_src(x_src).view(-1, h_, c)
+        atts = (self.att_src.view(h_, c), self.att_dst.view(h_, c))
+        edge_fn = lambda ea: (self.lin_edge(ea).view(-1, h_, c)  # noqa: E731
+                              * self.att_edge).sum(dim=-1)
         if sizes is None:
-            template, nodes = "gat", (h,)
+            # One graph: the projection is in the gnn function
+            # (_ir.gat_layer), and the bias where it is added to the heads'
+            # concatenation in the layer's own type (PyG adds a float32
+            # bias to an autocast result in float32): one op forward and
+            # one backward, the weight's and bias's gradients included.
+            bias = (self.concat and self.res is None and self.bias is not None and
+                    self.bias.dtype == dt)
+            tensors = (x_src, lin_src.weight) + atts + ((self.bias,) if bias else ())
+            out = _attention("gat_layer", (int(x_src.size(1)), h_, c, t, self.negative_slope,
+                                           bias),
+                             self, x_src, edge_index, h_, *tensors, dtype=dt, weights=weights,
+                             edge_attr=edge_attr, edge_fn=edge_fn)
+            if bias:
+                return out
         else:  # a bipartite graph's rows (docs/Python-nn.md)
+            h = lin_src(x_src).view(-1, h_, c)
             h_dst = lin_dst(x_dst).view(-1, h_, c)
-            template = "gat_pair"
             nodes = tuple(_common.rows_of(v, max(sizes)) for v in (h, h_dst))
-        out = _attention(template, (h_, c, t, self.negative_slope), self, x_src, edge_index,
-                         h_, *nodes, self.att_src.view(h_, c), self.att_dst.view(h_, c),
-                         dtype=dt, weights=weights, edge_attr=edge_attr,
-                         edge_fn=lambda ea: (self.lin_edge(ea).view(-1, h_, c)
-                                             * self.att_edge).sum(dim=-1),
-                         num_nodes=sizes)
+            out = _attention("gat_pair", (h_, c, t, self.negative_slope), self, x_src,
+                             edge_index, h_, *nodes, *atts, dtype=dt, weights=weights,
+                             edge_attr=edge_attr, edge_fn=edge_fn, num_nodes=sizes)
         out, attention = self._heads(out, weights)
         out = self._residual_and_bias(x_dst, out)
         return (out, attention) if weights else out
