@@ -120,6 +120,8 @@ def _configs():
         yield "gat_layer", (6, 2, 4, "f32", 0.2, edge, masked, dropout, weights, edge)
         yield "gat_pair", (2, 4, "f32", 0.2, masked, dropout, weights, edge)
         yield "gatv2", (2, 4, "f32", 0.2, masked, dropout, weights, edge)
+        yield "gatv2_layer", (6, 2, 4, "f32", 0.2, not edge, edge, masked, masked, dropout,
+                              weights, edge)
         yield "transformer", (2, 4, "f64", masked, dropout, weights, edge)
         yield "transformer_layer", (6, 2, 4, "f32", edge, not edge, masked, dropout,
                                     weights, edge)

@@ -716,7 +716,9 @@ def test_explain_a_builtin_layer():
     x = torch.randn(n, 4, device=DEVICE)
     conv(x, ei)
     attention = gnnc.explain(conv).functions[0]["groups"]
-    assert [g["family"] for g in attention] == ["attention"]
+    # The projections are GEMMs (no group); the bias joins the heads'
+    # concatenation in an elementwise group after the attention.
+    assert [g["family"] for g in attention] == ["attention", "elementwise"]
     assert "gnn.edge_softmax" in attention[0]["ops"]
 
     class Outer(SumConv):

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The whole-layer functions of session 28 (TransformerConv's
-transformer_layer, GATConv's gat_layer, GINConv's gin_layer, GINEConv's
-gine_layer) on CUDA
-against the same layers on the CPU: forward and every gradient, on a small
+transformer_layer, GATConv's gat_layer, GATv2Conv's gatv2_layer, GINConv's
+gin_layer, GINEConv's gine_layer) on CUDA against the same layers on the
+CPU: forward and every gradient, on a small
 graph with an isolated node, a self-loop and a duplicate edge. Meant to run
 under compute-sanitizer (memcheck, racecheck); prints one line per case and
 "N passed, N failed".
@@ -26,6 +26,9 @@ CASES = {
     "gat-bias": lambda: gnn.GATConv(C, 4, heads=2),
     "gat-edge-mean-res": lambda: gnn.GATConv(C, 4, heads=2, edge_dim=3, concat=False,
                                              residual=True),
+    "gatv2-shared-nobias": lambda: gnn.GATv2Conv(C, 4, heads=2, share_weights=True,
+                                                 bias=False),
+    "gatv2-edge": lambda: gnn.GATv2Conv(C, 4, heads=2, edge_dim=3),
     "gin-linear-project-first": lambda: gnn.GINConv(torch.nn.Linear(C, 5), train_eps=True),
     "gin-mlp": lambda: gnn.GINConv(torch.nn.Sequential(torch.nn.Linear(C, 16), torch.nn.ReLU(),
                                                        torch.nn.Linear(16, C))),

@@ -52,8 +52,8 @@ from ..ir import Const, rsqrt, select, sqrt
 
 __all__ = [
     "gcn", "gcn_model", "sage", "sage_layer", "gin", "gin_layer", "gine", "gine_layer",
-    "gine_pair", "gat_layer", "gat_pair", "gatv2", "transformer", "transformer_layer", "agnn",
-    "rgcn",
+    "gine_pair", "gat_layer", "gat_pair", "gatv2", "gatv2_layer", "transformer",
+    "transformer_layer", "agnn", "rgcn",
 ]
 
 _P, _R = "parallel", "reduction"
@@ -633,6 +633,39 @@ def gatv2(heads: int, channels: int, dtype: str, negative_slope: float,
     keep, drop = _masks(f, heads, masked, dropout)
     agg, alpha = gatv2_attention(f, l, r, att, negative_slope, eproj, keep, drop)
     return f.finish(agg, *([alpha] if weights else [])), "gatv2"
+
+
+def gatv2_layer(in_channels: int, heads: int, channels: int, dtype: str,
+                negative_slope: float, lin_bias: bool, share: bool, bias: bool,
+                masked: bool, dropout: bool, weights: bool = False, edge: bool = False):
+    """The function of `GATv2Conv` on one graph, its projections included:
+    ``l = x W_l^T (+ b_l)``, ``r = x W_r^T (+ b_r)`` (``share``: ``r = l``)
+    [N, heads, channels], then ``gatv2_attention``; with ``bias`` the
+    layer's output ``concat_h(out) + b`` as `gat_layer`'s. Arguments: ``x``
+    [N, in], ``wl`` (``bl`` with ``lin_bias``), unless ``share`` ``wr``
+    (``br``), ``att`` [heads, channels], ``b`` (``bias``), then ``eproj``
+    (``edge``), ``keep``, ``drop``."""
+    f = _builder("gatv2_layer", dtype)
+    hc = heads * channels
+    x = f.arg([None, in_channels], name="x")
+    lins = [(f.arg([hc, in_channels], name=f"w{p}"),
+             f.arg([hc], name=f"b{p}") if lin_bias else None)
+            for p in ("l",) + (() if share else ("r",))]
+    att = f.arg([heads, channels], name="att")
+    b = f.arg([hc], name="b") if bias else None
+    eproj = f.arg([None, heads, channels], edge=True, name="eproj") if edge else None
+    keep, drop = _masks(f, heads, masked, dropout)
+    n = f.dim(x, name="rows")
+    l, *rs = (f.expand(_linear(f, x, w, wb, n, f"{p}0"), [[0], [1, 2]],
+                       [None, heads, channels], n, name=p)
+              for (w, wb), p in zip(lins, "lr"))
+    r = rs[0] if rs else l
+    out, alpha = gatv2_attention(f, l, r, att, negative_slope, eproj, keep, drop)
+    if b is not None:
+        flat = f.collapse(out, [[0], [1, 2]], name="flat")
+        out = f.generic([(0, 1), (1,), (0, 1)], [_P, _P], [flat, b], [f.empty([None, hc], n)],
+                        lambda a, c, o: a + c, name="out")
+    return f.finish(out, *([alpha] if weights else [])), "gatv2_layer"
 
 
 def transformer_attention(f: ir.Builder, q, k, v, eproj=None, keep=None, drop=None):

@@ -1,8 +1,9 @@
 """GAT, GATv2 and Graph Transformer: drop-in replacements of PyG's attention
 layers whose scores, softmax and aggregation run as one compiled `gnn`
-function (see `_ir.py`). GAT's and GATv2's projections, bias and residual
-stay in PyTorch; the Transformer's projections (and its skip, where it is a
-plain sum) are in its function on one graph."""
+function (see `_ir.py`). On one graph the projections are in that function
+too, with GAT's and GATv2's bias and the Transformer's skip where they are a
+plain sum; the rest (residual, the heads' mean, beta, bipartite
+projections) runs in PyTorch."""
 
 from typing import Optional
 
@@ -367,20 +368,33 @@ class GATv2Conv(_HeadsLayer):
         if edge_attr is not None:
             edge_attr = _common.check_edge_attr(name, edge_attr, edge_index, self.edge_dim,
                                                 x_src)
-        x_l = self.lin_l(x_src).view(-1, h_, c)
-        if sizes is None:
-            x_r = x_l if self.share_weights else self.lin_r(x).view(-1, h_, c)
-        else:  # a bipartite graph's rows (docs/Python-nn.md)
-            x_r = self.lin_r(x_dst).view(-1, h_, c)
-            x_l, x_r = (_common.rows_of(t, max(sizes)) for t in (x_l, x_r))
         dt = _common.compute_dtype(x_src, self.lin_l.weight.dtype)
         t = _common._DTYPES[dt]
         weights = bool(return_attention_weights)
-        out = _attention("gatv2", (h_, c, t, self.negative_slope), self, x_src, edge_index,
-                         h_, x_l, x_r, self.att.view(h_, c), dtype=dt, weights=weights,
-                         edge_attr=edge_attr,
-                         edge_fn=lambda ea: self.lin_edge(ea).view(-1, h_, c),
-                         num_nodes=sizes)
+        edge_fn = lambda ea: self.lin_edge(ea).view(-1, h_, c)  # noqa: E731
+        if sizes is None:
+            # One graph: lin_l and lin_r are in the gnn function
+            # (_ir.gatv2_layer), and the bias as in GATConv.
+            lin_bias = self.lin_l.bias is not None
+            lins = [self.lin_l] + ([] if self.share_weights else [self.lin_r])
+            bias = (self.concat and self.res is None and self.bias is not None and
+                    self.bias.dtype == dt)
+            tensors = [x_src] + [p for lin in lins
+                                 for p in ((lin.weight, lin.bias) if lin_bias else (lin.weight,))]
+            tensors += [self.att.view(h_, c)] + ([self.bias] if bias else [])
+            config = (int(x_src.size(1)), h_, c, t, self.negative_slope, lin_bias,
+                      self.share_weights, bias)
+            out = _attention("gatv2_layer", config, self, x_src, edge_index, h_, *tensors,
+                             dtype=dt, weights=weights, edge_attr=edge_attr, edge_fn=edge_fn)
+            if bias:
+                return out
+        else:  # a bipartite graph's rows (docs/Python-nn.md)
+            x_l = self.lin_l(x_src).view(-1, h_, c)
+            x_r = self.lin_r(x_dst).view(-1, h_, c)
+            x_l, x_r = (_common.rows_of(v, max(sizes)) for v in (x_l, x_r))
+            out = _attention("gatv2", (h_, c, t, self.negative_slope), self, x_src, edge_index,
+                             h_, x_l, x_r, self.att.view(h_, c), dtype=dt, weights=weights,
+                             edge_attr=edge_attr, edge_fn=edge_fn, num_nodes=sizes)
         out, attention = self._heads(out, weights)
         out = self._residual_and_bias(x_dst, out)
         return (out, attention) if weights else out
