@@ -1058,3 +1058,12 @@ def test_gin_folds_a_leading_linear_unless_something_observes_it():
         for p, q in ours.named_parameters():
             torch.testing.assert_close(q.grad, theirs[p].grad, **tol(torch.float64),
                                        msg=f"{name} {p}")
+
+
+def test_gin_with_a_linear_of_another_dtype_raises_as_pyg():
+    """nn's Linear in float64 on float32 features: PyTorch's dtype error, as
+    PyG's GINConv gives, not a silent cast into the fused function."""
+    edge_index, n = tiny_graph()
+    layer = gnn.GINConv(torch.nn.Linear(IN, OUT).double())
+    with pytest.raises(RuntimeError, match="dtype"):
+        layer(features(n, torch.float32), edge_index)

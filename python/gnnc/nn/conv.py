@@ -412,10 +412,11 @@ def _gin_eps(module: torch.nn.Module, nn: Callable, eps: float, train_eps: bool)
     _common.parameter_or_buffer(module, "eps", train_eps, torch.empty(1))
 
 
-def _leading_linear(nn, channels: int):
-    """(linear, rest): `nn`'s leading `torch.nn.Linear` reading `channels`
-    features and the modules after it, when `nn` is that Linear or a
-    `torch.nn.Sequential` starting with it, and nothing observes the calls
+def _leading_linear(nn, x: Tensor):
+    """(linear, rest): `nn`'s leading `torch.nn.Linear` and the modules
+    after it, when `nn` is that Linear or a `torch.nn.Sequential` starting
+    with it, the Linear takes `x` as it is (its features, its dtype: a
+    mismatch raises in PyTorch, as in PyG) and nothing observes the calls
     the fold skips (no hooks on the Linear or the Sequential, none global);
     else (None, None): `nn` runs as it is."""
     g = torch.nn.modules.module
@@ -424,7 +425,7 @@ def _leading_linear(nn, channels: int):
         return None, None
     modules = list(nn) if type(nn) is torch.nn.Sequential else [nn]
     if not modules or type(modules[0]) is not torch.nn.Linear or \
-            modules[0].in_features != channels:
+            modules[0].in_features != x.size(1) or modules[0].weight.dtype != x.dtype:
         return None, None
     if any(m._forward_hooks or m._forward_pre_hooks or m._backward_hooks or
            m._backward_pre_hooks for m in (nn, modules[0])):
@@ -440,7 +441,7 @@ def _gin_run(module: torch.nn.Module, template: str, edge_index: Tensor, n: int,
     one op forward and one backward, the weight's and bias's gradients
     included; the rest of `nn` runs in PyTorch."""
     cin, t = int(tensors[0].size(1)), _common._DTYPES[dt]
-    lin, rest = _leading_linear(module.nn, cin)
+    lin, rest = _leading_linear(module.nn, tensors[0])
     if lin is None:
         out = _common.propagate(module, template, (cin, t), edge_index, n,
                                 *_common.casts(dt, *tensors))
