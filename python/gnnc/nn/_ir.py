@@ -381,6 +381,19 @@ def _linear(f: ir.Builder, x, weight, bias, n, name: str):
     return f.matmul(x, weight, acc, transpose_rhs=True, name=name)
 
 
+def _linear_heads(f: ir.Builder, x, weight, bias, n, heads: int, name: str):
+    """``_linear`` viewed as [N, heads, out / heads]."""
+    return f.expand(_linear(f, x, weight, bias, n, f"{name}0"), [[0], [1, 2]],
+                    [None, heads, weight.shape[0] // heads], n, name=name)
+
+
+def _concat_plus_bias(f: ir.Builder, out, bias, n):
+    """[N, H, C] -> ``concat_h(out) + bias`` [N, H * C]."""
+    flat = f.collapse(out, [[0], [1, 2]], name="flat")
+    return f.generic([(0, 1), (1,), (0, 1)], [_P, _P], [flat, bias],
+                     [f.empty([None, flat.shape[1]], n)], lambda a, c, o: a + c, name="out")
+
+
 def gin_propagate(f: ir.Builder, x, eps):
     """GIN aggregation: ``out_i = (1 + eps) x_i + sum_{j -> i} x_j`` (``eps`` a
     ``[1]`` tensor)."""
@@ -585,13 +598,10 @@ def gat_layer(in_channels: int, heads: int, channels: int, dtype: str, negative_
     escore = f.arg([None, heads], edge=True, name="escore") if edge else None
     keep, drop = _masks(f, heads, masked, dropout)
     n = f.dim(x, name="rows")
-    h = f.expand(_linear(f, x, w, None, n, "h0"), [[0], [1, 2]], [None, heads, channels], n,
-                 name="h")
+    h = _linear_heads(f, x, w, None, n, heads, "h")
     out, alpha = gat_attention(f, h, att_src, att_dst, negative_slope, escore, keep, drop)
     if b is not None:
-        flat = f.collapse(out, [[0], [1, 2]], name="flat")
-        out = f.generic([(0, 1), (1,), (0, 1)], [_P, _P], [flat, b], [f.empty([None, hc], n)],
-                        lambda a, c, o: a + c, name="out")
+        out = _concat_plus_bias(f, out, b, n)
     return f.finish(out, *([alpha] if weights else [])), "gat_layer"
 
 
@@ -656,15 +666,11 @@ def gatv2_layer(in_channels: int, heads: int, channels: int, dtype: str,
     eproj = f.arg([None, heads, channels], edge=True, name="eproj") if edge else None
     keep, drop = _masks(f, heads, masked, dropout)
     n = f.dim(x, name="rows")
-    l, *rs = (f.expand(_linear(f, x, w, wb, n, f"{p}0"), [[0], [1, 2]],
-                       [None, heads, channels], n, name=p)
-              for (w, wb), p in zip(lins, "lr"))
+    l, *rs = (_linear_heads(f, x, w, wb, n, heads, p) for (w, wb), p in zip(lins, "lr"))
     r = rs[0] if rs else l
     out, alpha = gatv2_attention(f, l, r, att, negative_slope, eproj, keep, drop)
     if b is not None:
-        flat = f.collapse(out, [[0], [1, 2]], name="flat")
-        out = f.generic([(0, 1), (1,), (0, 1)], [_P, _P], [flat, b], [f.empty([None, hc], n)],
-                        lambda a, c, o: a + c, name="out")
+        out = _concat_plus_bias(f, out, b, n)
     return f.finish(out, *([alpha] if weights else [])), "gatv2_layer"
 
 
@@ -740,8 +746,7 @@ def transformer_layer(in_channels: int, heads: int, channels: int, dtype: str, b
     eproj = f.arg([None, heads, channels], edge=True, name="eproj") if edge else None
     keep, drop = _masks(f, heads, masked, dropout)
     n = f.dim(x, name="n")
-    q, k, v = (f.expand(_linear(f, x, *params[p], n, f"{p}0"), [[0], [1, 2]],
-                        [None, heads, channels], n, name=p) for p in "qkv")
+    q, k, v = (_linear_heads(f, x, *params[p], n, heads, p) for p in "qkv")
     out, softmax = transformer_attention(f, q, k, v, eproj, keep, drop)
     if skip:
         flat = f.collapse(out, [[0], [1, 2]], name="flat")
