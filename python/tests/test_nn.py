@@ -1023,10 +1023,11 @@ def test_an_input_without_grad_gets_no_gradient_work(make):
 
 
 def test_gin_folds_a_leading_linear_unless_something_observes_it():
-    """GINConv runs nn's leading torch.nn.Linear inside its gnn function
-    (gin_layer) and the rest of nn in PyTorch; with a hook on the Linear or
-    on nn, or nn's first module not a plain Linear, nn runs as it is (the
-    hooks fire). Output and gradients equal PyG's either way."""
+    """GINConv runs the Linears and ReLUs nn starts with inside its gnn
+    function (gin_layer) and the rest of nn in PyTorch; a hook on a module
+    ends the folded prefix before it (on nn or on its first Linear: nothing
+    folds), as does any other module; the hooks fire. Output and gradients
+    equal PyG's either way."""
     edge_index, n = tiny_graph()
     calls = []
 
@@ -1039,6 +1040,13 @@ def test_gin_folds_a_leading_linear_unless_something_observes_it():
         "hook-on-nn": (lambda: mlp(IN, OUT), lambda nn: nn, "gin"),
         "leading-relu": (lambda: torch.nn.Sequential(torch.nn.ReLU(),
                                                      torch.nn.Linear(IN, OUT)), None, "gin"),
+        "hook-on-relu": (lambda: mlp(IN, OUT), lambda nn: nn[1], "gin_layer"),
+        "batch-norm-inside": (lambda: torch.nn.Sequential(
+            torch.nn.Linear(IN, 5), torch.nn.BatchNorm1d(5), torch.nn.ReLU(),
+            torch.nn.Linear(5, OUT), torch.nn.ReLU()), None, "gin_layer"),
+        "two-relus-three-linears": (lambda: torch.nn.Sequential(
+            torch.nn.Linear(IN, 5), torch.nn.ReLU(), torch.nn.Linear(5, 6), torch.nn.ReLU(),
+            torch.nn.Linear(6, OUT)), None, "gin_layer"),
     }
     for name, (net, hooked, template) in setups.items():
         ours, pyg = make(("gin", "GINConv", (), dict(nn=net, eps=0.1)), torch.float64)

@@ -413,33 +413,57 @@ def gin(channels: int, dtype: str):
     return f.finish(gin_propagate(f, x, eps)), "gin"
 
 
-def gin_layer(in_channels: int, out_channels: int, dtype: str, bias: bool,
-              project_first: bool):
-    """The function of `GINConv` whose `nn` starts with a linear map, that
-    map included: ``((1 + eps) x_i + sum_{j -> i} x_j) W^T (+ b)``.
-    Arguments: ``x`` [N, in], ``eps`` [1], ``w`` [out, in] (PyG's
-    ``Linear.weight`` as stored), ``b`` [out] when ``bias``.
-    ``project_first``: ``x W^T`` first, then the propagation moves ``out``
-    features over the edges instead of ``in``."""
+def _mlp_args(f: ir.Builder, in_channels: int, layers: tuple):
+    """The weights of an MLP prefix ``layers`` (``(out, bias, relu)`` per
+    linear map, PyG's ``Linear.weight`` [out, in] as stored): ``w<i>``, then
+    ``b<i>`` when ``bias``."""
+    args, width = [], in_channels
+    for i, (out, bias, _) in enumerate(layers):
+        args.append((f.arg([out, width], name=f"w{i}"),
+                     f.arg([out], name=f"b{i}") if bias else None))
+        width = out
+    return args
+
+
+def _mlp(f: ir.Builder, h, layers: tuple, args, n, first=None):
+    """``h`` through the linear maps ``args`` of ``layers``, each followed
+    by a ReLU where its ``relu`` says; ``first`` (the first map's result,
+    already made) skips that map's matmul."""
+    zero = f.const(0.0, name="zero") if any(relu for _, _, relu in layers) else None
+    for i, ((w, b), (out, _, relu)) in enumerate(zip(args, layers)):
+        h = first if i == 0 and first is not None else _linear(f, h, w, b, n, f"lin{i}")
+        if relu:
+            h = f.generic([(0, 1), (0, 1)], [_P, _P], [h], [f.empty([None, out], n)],
+                          lambda v, o: _relu(v, zero), name=f"relu{i}")
+    return h
+
+
+def gin_layer(in_channels: int, layers: tuple, dtype: str, project_first: bool):
+    """The function of `GINConv` whose `nn` starts with linear maps and
+    ReLUs (``layers``: ``(out, bias, relu)`` per map), those included:
+    ``mlp((1 + eps) x_i + sum_{j -> i} x_j)``. Arguments: ``x`` [N, in],
+    ``eps`` [1], then the maps' weights (``_mlp_args``).
+    ``project_first``: ``x W_0^T`` first, then the propagation moves the
+    first map's ``out`` features over the edges instead of ``in``."""
     f = _builder("gin_layer", dtype)
     x = f.arg([None, in_channels], name="x")
     eps = f.arg([1], name="eps")
-    w = f.arg([out_channels, in_channels], name="w")
-    b = f.arg([out_channels], name="b") if bias else None
+    args = _mlp_args(f, in_channels, layers)
     n = f.dim(x, name="n")
     if not project_first:
-        return f.finish(_linear(f, gin_propagate(f, x, eps), w, b, n, "out")), "gin_layer"
-    h = f.matmul(x, w, f.zeros([None, out_channels], n), transpose_rhs=True, name="h")
+        return f.finish(_mlp(f, gin_propagate(f, x, eps), layers, args, n)), "gin_layer"
+    (w, b), out = args[0], layers[0][0]
+    h = f.matmul(x, w, f.zeros([None, out], n), transpose_rhs=True, name="h")
     agg = f.spmm("sum", h, name="agg")
     one = f.const(1.0, name="one")
     ins, maps = [h, agg, eps], [(0, 1), (0, 1), (Const(0),)]
     if b is not None:
         ins.append(b)
         maps.append((1,))
-    out = f.generic(maps + [(0, 1)], [_P, _P], ins, [f.empty([None, out_channels], n)],
-                    (lambda v, a, e, c, o: (one + e) * v + a + c) if b is not None
-                    else (lambda v, a, e, o: (one + e) * v + a), name="out")
-    return f.finish(out), "gin_layer"
+    first = f.generic(maps + [(0, 1)], [_P, _P], ins, [f.empty([None, out], n)],
+                      (lambda v, a, e, c, o: (one + e) * v + a + c) if b is not None
+                      else (lambda v, a, e, o: (one + e) * v + a), name="lin0")
+    return f.finish(_mlp(f, None, layers, args, n, first=first)), "gin_layer"
 
 
 def gine(channels: int, dtype: str):
@@ -452,17 +476,16 @@ def gine(channels: int, dtype: str):
     return f.finish(_gine_propagate(f, *_gine_args(f, channels))), "gine"
 
 
-def gine_layer(in_channels: int, out_channels: int, dtype: str, bias: bool):
-    """The function of `GINEConv` whose `nn` starts with a linear map, that
-    map included: ``gine``'s result times ``w^T`` (+ ``b``). Arguments:
-    ``x``, ``e``, ``eps`` as ``gine``'s, then ``w`` [out, in] (PyG's
-    ``Linear.weight`` as stored) and ``b`` [out] when ``bias``."""
+def gine_layer(in_channels: int, layers: tuple, dtype: str):
+    """The function of `GINEConv` whose `nn` starts with linear maps and
+    ReLUs (``layers`` as `gin_layer`'s), those included: ``mlp`` of
+    ``gine``'s result. Arguments: ``x``, ``e``, ``eps`` as ``gine``'s, then
+    the maps' weights (``_mlp_args``)."""
     f = _builder("gine_layer", dtype)
-    args = _gine_args(f, in_channels)
-    w = f.arg([out_channels, in_channels], name="w")
-    b = f.arg([out_channels], name="b") if bias else None
-    h = _gine_propagate(f, *args)
-    return f.finish(_linear(f, h, w, b, f.dim(h, name="rows"), "lin")), "gine_layer"
+    gine_args = _gine_args(f, in_channels)
+    args = _mlp_args(f, in_channels, layers)
+    h = _gine_propagate(f, *gine_args)
+    return f.finish(_mlp(f, h, layers, args, f.dim(h, name="rows"))), "gine_layer"
 
 
 def _gine_args(f: ir.Builder, channels: int):

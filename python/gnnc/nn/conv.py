@@ -412,47 +412,66 @@ def _gin_eps(module: torch.nn.Module, nn: Callable, eps: float, train_eps: bool)
     _common.parameter_or_buffer(module, "eps", train_eps, torch.empty(1))
 
 
-def _leading_linear(nn, x: Tensor):
-    """(linear, rest): `nn`'s leading `torch.nn.Linear` and the modules
-    after it, when `nn` is that Linear or a `torch.nn.Sequential` starting
-    with it, the Linear takes `x` as it is (its features, its dtype: a
-    mismatch raises in PyTorch, as in PyG) and nothing observes the calls
-    the fold skips (no hooks on the Linear or the Sequential, none global);
-    else (None, None): `nn` runs as it is."""
+def _leading_mlp(nn, x: Tensor):
+    """(linears, relus, rest): the longest prefix of `nn` (a
+    `torch.nn.Sequential`, or one module) made of `torch.nn.Linear`s, each
+    optionally followed by a `torch.nn.ReLU`, whose first map takes `x` as
+    it is (its features, its dtype: a mismatch raises in PyTorch, as in
+    PyG), each the next one's width; with, per map, whether a ReLU follows;
+    and the modules after the prefix. Nothing may observe the calls the fold
+    skips: no hooks on `nn` or on those modules, none global. No such
+    prefix: (None, None, None), `nn` runs as it is."""
     g = torch.nn.modules.module
+    none = None, None, None
     if g._global_forward_hooks or g._global_forward_pre_hooks or \
             g._global_backward_hooks or g._global_backward_pre_hooks:
-        return None, None
+        return none
     modules = list(nn) if type(nn) is torch.nn.Sequential else [nn]
-    if not modules or type(modules[0]) is not torch.nn.Linear or \
-            modules[0].in_features != x.size(1) or modules[0].weight.dtype != x.dtype:
-        return None, None
-    if any(m._forward_hooks or m._forward_pre_hooks or m._backward_hooks or
-           m._backward_pre_hooks for m in (nn, modules[0])):
-        return None, None
-    return modules[0], modules[1:]
+
+    def hooked(m):
+        return bool(m._forward_hooks or m._forward_pre_hooks or m._backward_hooks or
+                    m._backward_pre_hooks)
+
+    if hooked(nn):
+        return none
+    linears, relus, width, i = [], [], x.size(1), 0
+    while i < len(modules):
+        m = modules[i]
+        if type(m) is not torch.nn.Linear or hooked(m) or m.in_features != width or \
+                m.weight.dtype != x.dtype:
+            break
+        relu = i + 1 < len(modules) and type(modules[i + 1]) is torch.nn.ReLU and \
+            not hooked(modules[i + 1])
+        linears.append(m)
+        relus.append(relu)
+        width, i = m.out_features, i + 1 + relu
+    if not linears:
+        return none
+    return linears, relus, modules[i:]
 
 
 def _gin_run(module: torch.nn.Module, template: str, edge_index: Tensor, n: int,
              dt: torch.dtype, tensors: list) -> Tensor:
     """GIN's or GINE's propagation (`template`, its arguments `tensors`,
-    x first) followed by `nn`. When `nn` starts with a linear map
-    (`_leading_linear`) that map joins the gnn function (`<template>_layer`):
-    one op forward and one backward, the weight's and bias's gradients
-    included; the rest of `nn` runs in PyTorch."""
+    x first) followed by `nn`. The linear maps and ReLUs `nn` starts with
+    (`_leading_mlp`) join the gnn function (`<template>_layer`): one op
+    forward and one backward, the weights' and biases' gradients included;
+    the rest of `nn` runs in PyTorch."""
     cin, t = int(tensors[0].size(1)), _common._DTYPES[dt]
-    lin, rest = _leading_linear(module.nn, tensors[0])
-    if lin is None:
+    linears, relus, rest = _leading_mlp(module.nn, tensors[0])
+    if linears is None:
         out = _common.propagate(module, template, (cin, t), edge_index, n,
                                 *_common.casts(dt, *tensors))
         return module.nn(out)
-    cout, bias = lin.out_features, lin.bias is not None
-    config = (cin, cout, t, bias)
+    layers = tuple((m.out_features, m.bias is not None, relu)
+                   for m, relu in zip(linears, relus))
+    config = (cin, layers, t)
     if template == "gin":
-        # Linear all the way: projected first where that moves fewer
-        # features over the edges.
-        config += (cout < cin,)
-    tensors = tensors + [lin.weight] + ([lin.bias] if bias else [])
+        # Linear up to the first map: projected first where that moves
+        # fewer features over the edges.
+        config += (layers[0][0] < cin,)
+    tensors = tensors + [p for m in linears
+                         for p in ((m.weight, m.bias) if m.bias is not None else (m.weight,))]
     out = _common.propagate(module, f"{template}_layer", config, edge_index, n,
                             *_common.casts(dt, *tensors))
     for m in rest:
