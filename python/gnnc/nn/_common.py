@@ -760,6 +760,13 @@ def compute_dtype(x: Tensor, *others: Optional[torch.dtype]) -> torch.dtype:
     return x.dtype
 
 
+def linear_operands(linears) -> list:
+    """The operands of linear maps folded into a gnn function, in order:
+    each one's weight, then its bias where it has one."""
+    return [p for lin in linears
+            for p in ((lin.weight,) if lin.bias is None else (lin.weight, lin.bias))]
+
+
 def cast(dtype: torch.dtype, tensor: Tensor) -> Tensor:
     """`tensor` in `dtype`, contiguous: an operand of the op (itself when it
     already is; `Tensor.to` to its own dtype costs a dispatch)."""

@@ -381,6 +381,13 @@ def _linear(f: ir.Builder, x, weight, bias, n, name: str):
     return f.matmul(x, weight, acc, transpose_rhs=True, name=name)
 
 
+def _linear_args(f: ir.Builder, out: int, inp: int, bias: bool, name: str):
+    """A linear map's arguments ``w<name>`` [out, in] (PyG's ``weight`` as
+    stored) and, with ``bias``, ``b<name>`` [out] (else None)."""
+    return (f.arg([out, inp], name=f"w{name}"),
+            f.arg([out], name=f"b{name}") if bias else None)
+
+
 def _linear_heads(f: ir.Builder, x, weight, bias, n, heads: int, name: str):
     """``_linear`` viewed as [N, heads, out / heads]."""
     return f.expand(_linear(f, x, weight, bias, n, f"{name}0"), [[0], [1, 2]],
@@ -419,8 +426,7 @@ def _mlp_args(f: ir.Builder, in_channels: int, layers: tuple):
     ``b<i>`` when ``bias``."""
     args, width = [], in_channels
     for i, (out, bias, _) in enumerate(layers):
-        args.append((f.arg([out, width], name=f"w{i}"),
-                     f.arg([out], name=f"b{i}") if bias else None))
+        args.append(_linear_args(f, out, width, bias, str(i)))
         width = out
     return args
 
@@ -681,8 +687,7 @@ def gatv2_layer(in_channels: int, heads: int, channels: int, dtype: str,
     f = _builder("gatv2_layer", dtype)
     hc = heads * channels
     x = f.arg([None, in_channels], name="x")
-    lins = [(f.arg([hc, in_channels], name=f"w{p}"),
-             f.arg([hc], name=f"b{p}") if lin_bias else None)
+    lins = [_linear_args(f, hc, in_channels, lin_bias, p)
             for p in ("l",) + (() if share else ("r",))]
     att = f.arg([heads, channels], name="att")
     b = f.arg([hc], name="b") if bias else None
@@ -762,10 +767,8 @@ def transformer_layer(in_channels: int, heads: int, channels: int, dtype: str, b
     f = _builder("transformer_layer", dtype)
     hc = heads * channels
     x = f.arg([None, in_channels], name="x")
-    params = {}
-    for p in "qkv" + ("s" if skip else ""):
-        w = f.arg([hc, in_channels], name=f"w{p}")
-        params[p] = (w, f.arg([hc], name=f"b{p}") if bias else None)
+    params = {p: _linear_args(f, hc, in_channels, bias, p)
+              for p in "qkv" + ("s" if skip else "")}
     eproj = f.arg([None, heads, channels], edge=True, name="eproj") if edge else None
     keep, drop = _masks(f, heads, masked, dropout)
     n = f.dim(x, name="n")

@@ -50,6 +50,13 @@ class _HeadsLayer(torch.nn.Module):
         return _common.linear_pair_inputs(name, x, edge_index, size, self._sides(),
                                           self.flow, targets_required=True)
 
+    def _bias_in_function(self, dt: torch.dtype) -> bool:
+        """Whether the bias joins the layer's gnn function (GAT, GATv2 on
+        one graph): added to the heads' concatenation, no residual, in the
+        layer's dtype (under autocast PyG adds a float32 bias in float32)."""
+        return (self.concat and self.res is None and self.bias is not None and
+                self.bias.dtype == dt)
+
     def _residual_and_bias(self, x: Tensor, out: Tensor) -> Tensor:
         if self.res is not None:
             out = out + self.res(x)
@@ -251,8 +258,7 @@ class GATConv(_HeadsLayer):
             # concatenation in the layer's own type (PyG adds a float32
             # bias to an autocast result in float32): one op forward and
             # one backward, the weight's and bias's gradients included.
-            bias = (self.concat and self.res is None and self.bias is not None and
-                    self.bias.dtype == dt)
+            bias = self._bias_in_function(dt)
             tensors = (x_src, lin_src.weight) + atts + ((self.bias,) if bias else ())
             out = _attention("gat_layer", (int(x_src.size(1)), h_, c, t, self.negative_slope,
                                            bias),
@@ -377,11 +383,9 @@ class GATv2Conv(_HeadsLayer):
             # (_ir.gatv2_layer), and the bias as in GATConv.
             lin_bias = self.lin_l.bias is not None
             lins = [self.lin_l] + ([] if self.share_weights else [self.lin_r])
-            bias = (self.concat and self.res is None and self.bias is not None and
-                    self.bias.dtype == dt)
-            tensors = [x_src] + [p for lin in lins
-                                 for p in ((lin.weight, lin.bias) if lin_bias else (lin.weight,))]
-            tensors += [self.att.view(h_, c)] + ([self.bias] if bias else [])
+            bias = self._bias_in_function(dt)
+            tensors = [x_src] + _common.linear_operands(lins) + [self.att.view(h_, c)] + \
+                ([self.bias] if bias else [])
             config = (int(x_src.size(1)), h_, c, t, self.negative_slope, lin_bias,
                       self.share_weights, bias)
             out = _attention("gatv2_layer", config, self, x_src, edge_index, h_, *tensors,
@@ -500,8 +504,7 @@ class TransformerConv(_HeadsLayer):
             lins = [self.lin_query, self.lin_key, self.lin_value] + \
                 ([self.lin_skip] if skip else [])
             bias = self.lin_key.bias is not None
-            tensors = [x_src] + [p for lin in lins
-                                 for p in ((lin.weight, lin.bias) if bias else (lin.weight,))]
+            tensors = [x_src] + _common.linear_operands(lins)
             config = (int(x_src.size(1)), h_, c, t, bias, skip)
             out = _attention("transformer_layer", config, self, x_src, edge_index, h_,
                              *tensors, dtype=dt, weights=weights, edge_attr=edge_attr,

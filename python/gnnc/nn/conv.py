@@ -470,8 +470,7 @@ def _gin_run(module: torch.nn.Module, template: str, edge_index: Tensor, n: int,
         # Linear up to the first map: projected first where that moves
         # fewer features over the edges.
         config += (layers[0][0] < cin,)
-    tensors = tensors + [p for m in linears
-                         for p in ((m.weight, m.bias) if m.bias is not None else (m.weight,))]
+    tensors = tensors + _common.linear_operands(linears)
     out = _common.propagate(module, f"{template}_layer", config, edge_index, n,
                             *_common.casts(dt, *tensors))
     for m in rest:

@@ -674,6 +674,17 @@ private:
 // linalg and tensor ops
 //===----------------------------------------------------------------------===//
 
+/// Erases `fill` (zeros a gradient was to start from) and its
+/// `tensor.empty` when nothing reads them any more.
+void eraseUnusedZeros(linalg::FillOp fill) {
+  if (!fill || !fill->use_empty())
+    return;
+  Operation *empty = fill.getOutputs()[0].getDefiningOp();
+  fill->erase();
+  if (empty && empty->use_empty())
+    empty->erase();
+}
+
 /// Whether result `i` of a reduction body is a sum: it yields `out_i +
 /// term` with `out_i` read nowhere else.
 bool isSumBody(linalg::GenericOp g, unsigned i) {
@@ -901,11 +912,7 @@ struct GenericVJP
         if (dyMap == maps.back() && dy.getType() == init.getType()) {
           // The zeros made for the generic's init go with it.
           gradOp->erase();
-          auto fill = init.getDefiningOp<linalg::FillOp>();
-          Operation *empty = fill.getDpsInitOperand(0)->get().getDefiningOp();
-          fill->erase();
-          if (empty && empty->use_empty())
-            empty->erase();
+          eraseUnusedZeros(init.getDefiningOp<linalg::FillOp>());
           grads[k] = dy;
           continue;
         }
@@ -1106,12 +1113,7 @@ Value mlir::gnn::buildSum(OpBuilder &b, Location loc, Value a, Value c) {
     auto into = cast<linalg::MatmulOp>(b.clone(*mm));
     into.getDpsInitsMutable()[0].set(acc);
     mm->erase();
-    if (fill->use_empty()) {
-      Operation *empty = fill.getOutputs()[0].getDefiningOp();
-      fill->erase();
-      if (empty && empty->use_empty())
-        empty->erase();
-    }
+    eraseUnusedZeros(fill);
     return into.getResult(0);
   }
   return TB{b, loc}.add(a, c);
