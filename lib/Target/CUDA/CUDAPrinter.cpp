@@ -719,8 +719,10 @@ static LogicalResult printKernel(CUDAPrinterState &state,
       ", ");
   if (grid.getNumResults() > 1)
     os << ")";
-  os << "\nextern \"C\" __global__ void __launch_bounds__(" << kernel.getBlock()
-     << ") " << kernel.getSymName() << "(";
+  os << "\nextern \"C\" __global__ void __launch_bounds__(" << kernel.getBlock();
+  if (std::optional<uint64_t> minBlocks = kernel.getMinBlocks())
+    os << ", " << *minBlocks;
+  os << ") " << kernel.getSymName() << "(";
   llvm::StringSet<> names;
   for (unsigned i = 0, e = kernel.getNumArguments(); i < e; ++i) {
     std::string name = getParameterName(kernel, i);

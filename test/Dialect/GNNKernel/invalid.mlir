@@ -14,6 +14,20 @@ gnnk.kernel @k() attributes {block = 100 : i64, grid = affine_map<()[s0, s1, s2]
 
 // -----
 
+// expected-error @+1 {{'gnnk.kernel' op expects min_blocks blocks of 512 threads to fit in an SM's 2048 but got min_blocks 8}}
+gnnk.kernel @k() attributes {block = 512 : i64, min_blocks = 8 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+  gnnk.return
+}
+
+// -----
+
+// expected-error @+1 {{'gnnk.kernel' op attribute 'min_blocks' failed to satisfy constraint}}
+gnnk.kernel @k() attributes {block = 256 : i64, min_blocks = 0 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+  gnnk.return
+}
+
+// -----
+
 // expected-error @+1 {{'gnnk.kernel' op expects grid to be an affine map ()[s0, s1, s2] -> (e, ...) of nodes, edges and graphs (the minimum of its results) but got}}
 gnnk.kernel @k() attributes {block = 256 : i64, grid = affine_map<(d0) -> (d0)>} {
   gnnk.return

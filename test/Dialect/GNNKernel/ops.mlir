@@ -66,6 +66,13 @@ gnnk.kernel @formula(%fit: i64 {gnnk.size = "split_fit", gnnk.formula = #gnnk.fo
   gnnk.return
 }
 
+// The blocks an SM must hold at once (__launch_bounds__'s second argument).
+// CHECK-LABEL: gnnk.kernel @min_blocks
+// CHECK-SAME: min_blocks = 8 : i64
+gnnk.kernel @min_blocks() attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>, min_blocks = 8 : i64} {
+  gnnk.return
+}
+
 // Half-precision storage: 8 bf16 values read as f32 in one access, summed in
 // f32, rounded into an f16 result.
 // CHECK-LABEL: gnnk.kernel @half_storage

@@ -180,6 +180,12 @@ LogicalResult KernelOp::verify() {
     return emitOpError("expects block to be a multiple of 32 in [32, 1024] "
                        "but got ")
            << block;
+  // 2048 threads per SM on sm_90 (the architecture the runtime targets).
+  if (std::optional<uint64_t> minBlocks = getMinBlocks();
+      minBlocks && *minBlocks * block > 2048)
+    return emitOpError("expects min_blocks blocks of ")
+           << block << " threads to fit in an SM's 2048 but got min_blocks "
+           << *minBlocks;
   if (failed(verifySizeMap(*this, getGrid(), "grid")))
     return failure();
   Block &entry = getBody().front();

@@ -74,7 +74,8 @@ KernelBuilder::KernelBuilder(gnn::KernelGroupOp group, StringRef name,
       mb, loc, StringAttr::get(ctx, name),
       TypeAttr::get(FunctionType::get(ctx, {}, {})), ArrayAttr(), ArrayAttr(),
       mb.getI64IntegerAttr(block),
-      AffineMapAttr::get(sizeMap(getAffineConstantExpr(1, ctx))));
+      AffineMapAttr::get(sizeMap(getAffineConstantExpr(1, ctx))),
+      /*min_blocks=*/IntegerAttr());
   entry = new Block();
   kernel.getBody().push_back(entry);
   // Sizes and hoisted values go before `marker`, the body after it.

@@ -53,7 +53,11 @@ def GNNK_KernelOp : GNNK_Op<"kernel", [
     the runtime zeroes the result's buffer before the launch and the kernel
     adds into it (`gnnk.atomic_add`).
 
-    `block` is the number of threads per block; `grid` the number of blocks,
+    `block` is the number of threads per block; `min_blocks`, where set, the
+    number of blocks an SM must be able to hold at once (the second argument
+    of `__launch_bounds__`: the compiler then keeps the registers per thread
+    within 65536 / (block * min_blocks), spilling if it must); `grid` the
+    number of blocks,
     an affine map of the symbols `s0` = nodes, `s1` = edges, `s2` = graphs;
     with several results it is their minimum (like `affine.min`), e.g.
     `()[s0, s1, s2] -> (s1 ceildiv 512, 8192)` for a capped grid.
@@ -79,7 +83,8 @@ def GNNK_KernelOp : GNNK_Op<"kernel", [
                        TypeAttrOf<FunctionType>:$function_type,
                        OptionalAttr<DictArrayAttr>:$arg_attrs,
                        OptionalAttr<DictArrayAttr>:$res_attrs,
-                       I64Attr:$block, AffineMapAttr:$grid);
+                       I64Attr:$block, AffineMapAttr:$grid,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$min_blocks);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
