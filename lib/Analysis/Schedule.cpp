@@ -62,6 +62,14 @@ Schedule gnn::chooseSchedule(const ScheduleProblem &p) {
                         ? std::gcd(p.rowElements, p.innerElements)
                         : p.rowElements;
     s.vector = vectorFor(width, p.elementBytes);
+    // With winner codes a lane carries a code beside each extremum: 16
+    // values at vectors of 8 bf16 (48 registers, 5 blocks of 256 an SM,
+    // against f32's 31 and 8). Vectors of 4 keep the f32 kernel's state.
+    // The bf16 training forward of max on an H200: arxiv-like 0.489 ->
+    // 0.359 ms, musae-github 0.136 -> 0.112; blogcatalog, whose 10K rows
+    // fill less than a wave, 0.126 -> 0.132 (bench/results/ties-walk-s29/).
+    if (p.trackWinner)
+      s.vector = std::min<int64_t>(s.vector, 4);
     // Lanes over the features; where the row is narrower than a warp and
     // rows are long enough, the rest of the warp takes other edges of the
     // same row (the emitter derives the edge groups from lanes and width).

@@ -32,6 +32,14 @@ TEST(Schedule, HalfPrecisionRowsReadSixteenBytesAtOnce) {
   // 12 halves: no 8 divides them, 4 does.
   half.rowElements = 12;
   EXPECT_EQ(chooseSchedule(half).vector, 4);
+  // An extremum with winner codes: a code beside each value, so vectors of
+  // 4 (the f32 kernel's state per lane), 32 lanes over 128 halves.
+  half.rowElements = 128;
+  half.trackWinner = true;
+  EXPECT_EQ(chooseSchedule(half).vector, 4);
+  EXPECT_EQ(chooseSchedule(half).lanes, 32);
+  half.trackWinner = false;
+  EXPECT_EQ(chooseSchedule(half).vector, 8);
   // Attention: the vector also divides the head width (4 heads x 4).
   ScheduleProblem att = problem(GroupKind::Attention, 16, 2.0);
   att.innerElements = 4;

@@ -83,6 +83,9 @@ struct ScheduleProblem {
   /// for bf16 and f16): a vector access moves at most 16 bytes, so 2-byte
   /// rows take vectors of 8.
   int64_t elementBytes = 4;
+  /// An spmm or reduce max/min that also returns winner codes (a code per
+  /// element beside the extremum: vectors of at most 4).
+  bool trackWinner = false;
   /// The graph's statistics (the runtime Graph's, or the `stats` option).
   GraphStats graph = defaultStats();
   /// The most chunks of a split heavy-row kernel (gnn-split-heavy-rows'

@@ -140,6 +140,7 @@ static ::gnn::ScheduleProblem problemFor(Operation *anchor, GroupKind kind) {
       if (t.getElementType().isIntOrFloat())
         p.elementBytes = std::max<int64_t>(
             2, t.getElementType().getIntOrFloatBitWidth() / 8);
+  p.trackWinner = isa<SpmmOp, ReduceOp>(anchor) && anchor->getNumResults() == 2;
   if (auto spmm = dyn_cast<SpmmOp>(anchor);
       spmm && kind == GroupKind::Attention) {
     // The feature width of one head: the spmm input's last dimension.
