@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Session 29 call 5 (final code): one scoreboard run, as session 22's call 5.
+# Peers (cuSPARSE, turbo-gnn) in bf16 and fp32; gnnc's forward in bf16 and
+# f32 (checked against the reference on the four small graphs, arxiv-like
+# --no-check) and forward+backward (--grad --no-check). Then the max
+# training step, HEAD's gnn-run against this tree's, two rounds; then the
+# CUDA tests of extrema (ties in long rows, reversed, bf16 and f32).
+set -u
+for v in gnn-run gnn-run-head; do xz -dc .carry/bin/$v.xz > .carry/bin/$v; chmod +x .carry/bin/$v; done
+source bench/gpu_setup.sh .carry "$OUT"
+P=$B/peers; G=/tmp/graphs; mkdir -p $G
+t dump
+for g in pubmed musae-github blogcatalog arxiv-like qm9-batch4096; do python3 $P/dump_graph.py $g $D $G/$g.npy; done > $R/log.txt 2>&1
+python3 -c "import turbo_gnn" 2>/dev/null || python3 -m pip install -q --no-deps $P/turbo_gnn-*-cp312-*.whl >> $R/log.txt 2>&1
+graphs=pubmed,musae-github,blogcatalog,arxiv-like,qm9-batch4096
+t peers
+timeout 120 python3 $P/ops_bench.py --graphs $graphs --impls cusparse,turbo-gnn --dtype bfloat16 --datasets $D > $R/peers.jsonl 2>> $R/log.txt
+timeout 120 python3 $P/ops_bench.py --graphs $graphs --impls cusparse,turbo-gnn --dtype float32 --datasets $D | sed 's/"impl"/"dtype": "float32", "impl"/' >> $R/peers.jsonl 2>> $R/log.txt
+t gnnc
+small="$G/pubmed.npy $G/musae-github.npy $G/blogcatalog.npy $G/qm9-batch4096.npy"
+for dt in bfloat16 float32; do
+  tag="\"kind\": \"fwd\", \"dtype\": \"$dt\""
+  DTYPE=$dt timeout 150 bash $P/gnnc_ops.sh $B/bin/gnn-run $small | sed "s/\"impl\": \"gnnc\"/\"impl\": \"gnnc\", $tag/" >> $R/gnnc.jsonl 2>> $R/log.txt
+  DTYPE=$dt GNNC_OPS_FLAGS="--no-check" timeout 60 bash $P/gnnc_ops.sh $B/bin/gnn-run $G/arxiv-like.npy | sed "s/\"impl\": \"gnnc\"/\"impl\": \"gnnc\", $tag/" >> $R/gnnc.jsonl 2>> $R/log.txt
+  tag="\"kind\": \"grad\", \"dtype\": \"$dt\""
+  DTYPE=$dt GNNC_OPS_FLAGS="--grad --no-check" timeout 150 bash $P/gnnc_ops.sh $B/bin/gnn-run $small $G/arxiv-like.npy | sed "s/\"impl\": \"gnnc\"/\"impl\": \"gnnc\", $tag/" >> $R/gnnc.jsonl 2>> $R/log.txt
+done
+t ab
+for round in 1 2; do for g in pubmed musae-github blogcatalog arxiv-like qm9-batch4096; do for s in gnnc_ops_bf16 gnnc_ops; do for v in gnn-run-head gnn-run; do
+  timeout 30 $B/bin/$v $P/$s/max.mlir --graph=$G/$g.npy --backend=cuda --grad --no-check --reps=20 --warmup=5 > /tmp/a.json 2>>$R/log.txt
+  python3 -c "
+import json
+c=json.load(open('/tmp/a.json'))['cuda']; print(json.dumps({'round': $round, 'bin': '$v', 'set': '$s', 'graph': '$g', 'fwdbwd_ms': c.get('fwdbwd_median_ms'), 'bwd_ms': c['bwd'].get('median_ms')}))" >> $R/ab.jsonl 2>>$R/log.txt
+done; done; done; done
+t pytest
+GNNC_TEST_DEVICE=cuda timeout 120 python -m pytest -q -p no:cacheprovider python/tests/test_core.py python/tests/test_half.py -k "max or extremum or tie or min" > $R/pytest.txt 2>&1; echo "rc=$?" >> $R/pytest.txt
+t done
