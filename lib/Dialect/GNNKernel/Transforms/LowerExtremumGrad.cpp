@@ -189,7 +189,7 @@ private:
   gnn::ExtremumGradOp op;
   int64_t row;
   bool reversed;
-  /// bf16 or f16 inputs: ties are frequent (walkByEdge).
+  /// bf16 or f16 inputs: ties are frequent (tiesByEdge).
   bool coarse;
   int64_t block;
   /// Teams per block (the block, a multiple of 32 in [32, 1024]: the
