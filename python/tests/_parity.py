@@ -76,3 +76,22 @@ def split_nn(kwargs):
     torch.manual_seed(0)
     net = kw.pop("nn")()
     return dict(kw, nn=copy.deepcopy(net)), dict(kw, nn=net)
+
+
+class SparseTensor:
+    """The part of torch_sparse.SparseTensor's interface gnnc.nn reads
+    (torch_sparse is not installed in CI): coo(), sparse_sizes(), device().
+    `sizes` (rows, columns) = (num_dst, num_src) of PyG's adj_t."""
+
+    def __init__(self, row, col, value, sizes):
+        self.row, self.col, self.value = row, col, value
+        self.sizes = (sizes, sizes) if isinstance(sizes, int) else tuple(sizes)
+
+    def coo(self):
+        return self.row, self.col, self.value
+
+    def sparse_sizes(self):
+        return self.sizes
+
+    def device(self):
+        return self.row.device

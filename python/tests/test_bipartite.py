@@ -118,8 +118,16 @@ def test_sage_pair_checks():
         gnn.SAGEConv((IN_SRC, IN_DST), OUT, flow="target_to_source").to(DEVICE)(
             (xs, xd), bipartite(7, 4, 5))
     adj = torch.sparse_coo_tensor(torch.tensor([[0], [0]]), torch.ones(1), (4, 7))
-    with pytest.raises(NotImplementedError, match="sparse adjacency"):
-        ours((xs, xd), adj.to(DEVICE))
+    with pytest.raises(ValueError, match=r"adjacency has 7 sources \(columns\) but "
+                                         r"x\[0\] has 6 rows"):
+        ours((xs[:6], xd), adj.to(DEVICE))
+    with pytest.raises(ValueError, match=r"adjacency has 4 targets \(rows\) but "
+                                         r"x\[1\] has 3 rows"):
+        ours((xs, xd[:3]), adj.to(DEVICE))
+    with pytest.raises(ValueError, match=r"size\[1\] is 5 but the adjacency has 4"):
+        ours((xs, None), adj.to(DEVICE), size=(7, 5))
+    with pytest.raises(NotImplementedError, match=r"non-square adjacency \[4, 7\]"):
+        gnn.SAGEConv(IN_SRC, OUT).to(DEVICE)(xs, adj.to(DEVICE))
 
 
 def hetero_data(author_features=5):
@@ -217,8 +225,22 @@ class Sage(torch.nn.Module):
         return self.conv2(x, edge_index)
 
 
+def sparse_dict(data, layout):
+    """Each edge type's graph as adj_t [num_dst, num_src] (PyG's form after
+    ToSparseTensor, here as torch.sparse tensors), or edge_index."""
+    if layout == "edge_index":
+        return data.edge_index_dict
+    out = {}
+    for (s, r, d), ei in data.edge_index_dict.items():
+        adj = torch.sparse_coo_tensor(ei.flip(0), torch.ones(ei.size(1), device=DEVICE),
+                                      (data[d].num_nodes, data[s].num_nodes)).coalesce()
+        out[(s, r, d)] = adj.to_sparse_csr() if layout == "csr" else adj
+    return out
+
+
+@pytest.mark.parametrize("graph", ["edge_index", "coo", "csr"])
 @pytest.mark.parametrize("layer", ["sage", "gin", "gat"])
-def test_to_hetero_equals_pyg(layer):
+def test_to_hetero_equals_pyg(layer, graph):
     data = hetero_data(5 if layer == "sage" else 8)  # GIN adds x_dst: one width
     if layer == "sage":
         conv = lambda nn, h: nn.SAGEConv((-1, -1), h)  # noqa: E731
@@ -228,7 +250,8 @@ def test_to_hetero_equals_pyg(layer):
         conv = lambda nn, h: nn.GINConv(torch.nn.LazyLinear(h))  # noqa: E731
     ours = gnn.to_hetero(Sage(gnn, conv), data.metadata(), aggr="sum").to(DEVICE)
     pyg = pyg_nn.to_hetero(Sage(pyg_nn, conv), data.metadata(), aggr="sum").to(DEVICE)
-    same_results(ours, pyg, lambda m: m(data.x_dict, data.edge_index_dict))
+    graphs = sparse_dict(data, graph)
+    same_results(ours, pyg, lambda m: m(data.x_dict, graphs))
 
 
 SAGE_VARIANTS = [dict(), dict(aggr="max"), dict(aggr="min"), dict(root_weight=False),
@@ -424,3 +447,109 @@ def test_gatv2_pair_shared_weights_and_fill():
         gnn.GATv2Conv((IN_SRC, IN_DST), OUT, edge_dim=3).double().to(DEVICE)(
             (xs[:3], xd), bipartite(3, 4, 10), torch.randn(10, 3, device=DEVICE,
                                                            dtype=torch.float64))
+
+
+# --------------------------------------------------------------------------
+# A sparse adjacency adj_t [num_dst, num_src] with a (x_src, x_dst) pair.
+
+SPARSE_PAIR_CASES = [
+    ("SAGEConv", dict(aggr="mean")), ("SAGEConv", dict(aggr="sum")),
+    ("SAGEConv", dict(aggr="max")), ("GINConv", {}), ("GINEConv", {}),
+    ("GATConv", dict(heads=2)), ("GATConv", dict(add_self_loops=False)),
+    ("GATv2Conv", dict(heads=2)), ("TransformerConv", dict(heads=2)),
+]
+
+
+def sparse_pair_layers(layer, kw, dtype):
+    if layer in ("GINConv", "GINEConv"):
+        torch.manual_seed(0)
+        mlp = torch.nn.Linear(IN_SRC, OUT)
+        import copy
+        ours = getattr(gnn, layer)(copy.deepcopy(mlp), train_eps=True)
+        pyg = getattr(pyg_nn, layer)(copy.deepcopy(mlp), train_eps=True)
+        ours, pyg = _parity.same_weights(ours, pyg, dtype, lambda n: n == "eps")
+        return ours.to(DEVICE), pyg.to(DEVICE), IN_SRC
+    if layer == "SAGEConv":
+        ours, pyg = layers(dtype, **kw)
+        return ours, pyg, IN_DST
+    ours, pyg = attention_layers(layer, dtype, **kw)
+    return ours, pyg, IN_DST
+
+
+def sparse_adjacency(ei, ns, nd, layout, values, dtype, width=None):
+    """adj_t [nd, ns] of edge_index `ei`, coalesced; `values` random
+    positive (or, with `width`, [nnz, width] edge features), else ones."""
+    g = torch.Generator().manual_seed(7)
+    shape = (ei.size(1),) if width is None else (ei.size(1), width)
+    v = (torch.rand(shape, generator=g, dtype=torch.float64) + 0.5 if values
+         else torch.ones(shape, dtype=torch.float64)).to(dtype).to(DEVICE)
+    dims = (nd, ns) if width is None else (nd, ns, width)
+    adj = torch.sparse_coo_tensor(ei.flip(0), v, dims).coalesce()
+    if layout == "csr":
+        return adj.to_sparse_csr()
+    return adj.to_sparse_csc() if layout == "csc" else adj
+
+
+@pytest.mark.parametrize("values", [False, True], ids=["ones", "values"])
+@pytest.mark.parametrize("layout", ["coo", "csr", "csc"])
+@pytest.mark.parametrize("ns,nd", [(7, 4), (4, 9), (5, 0)])
+@pytest.mark.parametrize("layer,kw", SPARSE_PAIR_CASES,
+                         ids=[f"{n}-{'-'.join(f'{a}' for a in k.values())}"
+                              for n, k in SPARSE_PAIR_CASES])
+def test_sparse_pair_equals_pyg(layer, kw, ns, nd, layout, values):
+    """Outputs and gradients equal PyG's given the same adjacency (its
+    values weight SAGE's and GIN's messages as PyG's spmm weights them; SAGE
+    max over a torch.sparse adjacency is refused, as on one graph). Where
+    PyG refuses the layout (CSC in its attention layers), gnnc's result
+    fails (CSC in its attention layers; GAT's self-loops over a sparse
+    adjacency with more targets than sources), PyG runs the adjacency's
+    entries as an edge_index instead. GINE's edge features are a hybrid
+    adjacency's values."""
+    dtype = torch.float64
+    e = 0 if nd == 0 else 25
+    ei = bipartite(ns, nd, e)
+    ours, pyg, in_dst = sparse_pair_layers(layer, kw, dtype)
+    width = IN_SRC if layer == "GINEConv" else None
+    adj = sparse_adjacency(ei, ns, nd, layout if width is None else "coo", values, dtype,
+                           width)
+    xs = _parity.features(ns, dtype, IN_SRC, seed=2).to(DEVICE).requires_grad_()
+    xd = _parity.features(nd, dtype, in_dst, seed=3).to(DEVICE).requires_grad_()
+    theirs = (xs.detach().clone().requires_grad_(), xd.detach().clone().requires_grad_())
+    if kw.get("aggr") == "max":
+        with pytest.raises(NotImplementedError, match="torch.sparse adjacency"):
+            ours((xs, xd), adj)
+        return
+    out = ours((xs, xd), adj)
+    graph = adj
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PyG's advice to convert layouts
+        try:
+            want = pyg(theirs, graph)
+        except (RuntimeError, ValueError, IndexError):
+            graph = adj.to_sparse_coo().coalesce().indices().flip(0)
+            want = pyg(theirs, graph, *((adj.to_sparse_coo().coalesce().values(),)
+                                        if width else ()))
+    torch.testing.assert_close(out, want, **_parity.tol(dtype))
+    _parity.same_gradients(out, want, [xs, xd] + list(ours.parameters()),
+                           list(theirs) + list(pyg.parameters()), dtype)
+
+
+@pytest.mark.parametrize("layer,kw", SPARSE_PAIR_CASES,
+                         ids=[f"{n}-{'-'.join(f'{a}' for a in k.values())}"
+                              for n, k in SPARSE_PAIR_CASES])
+def test_sparse_tensor_pair_equals_edge_index(layer, kw):
+    """A torch_sparse.SparseTensor adj_t [num_dst, num_src] (a stand-in):
+    its values dropped, as PyG drops them, so the result is that of the
+    edge_index of its entries (GINE's edge features given in its order)."""
+    dtype = torch.float64
+    ns, nd = 7, 4
+    ei = bipartite(ns, nd, 25)
+    ours, _, in_dst = sparse_pair_layers(layer, kw, dtype)
+    xs = _parity.features(ns, dtype, IN_SRC, seed=2).to(DEVICE)
+    xd = _parity.features(nd, dtype, in_dst, seed=3).to(DEVICE)
+    adj = _parity.SparseTensor(ei[1], ei[0], torch.rand(ei.size(1), device=DEVICE),
+                               (nd, ns))
+    extra = (_parity.features(ei.size(1), dtype, IN_SRC, seed=5).to(DEVICE),) \
+        if layer == "GINEConv" else ()
+    torch.testing.assert_close(ours((xs, xd), adj, *extra), ours((xs, xd), ei, *extra),
+                               **_parity.tol(dtype))

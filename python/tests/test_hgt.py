@@ -138,6 +138,49 @@ def test_empty_relations_and_node_types_match_pyg(case):
         torch.testing.assert_close(out["venue"], want)
 
 
+def adjacency(edge_index, counts, r, layout):
+    """PyG's adj_t of edge type r ([num_dst, num_src]): COO as given
+    (uncoalesced: duplicate edges stay entries), CSR or CSC (coalesced)."""
+    shape = (counts[r[-1]], counts[r[0]])
+    coo = torch.sparse_coo_tensor(edge_index.flip(0), torch.ones(edge_index.size(1)),
+                                  shape)
+    if layout == "coo":
+        return coo
+    return coo.coalesce().to_sparse_csr() if layout == "csr" else \
+        coo.coalesce().to_sparse_csc()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("layout", ["coo", "csr", "csc", "mixed"])
+def test_sparse_adjacency_matches_pyg(layout, device):
+    """Each edge type's graph as PyG's adj_t (torch.sparse COO, CSR, CSC, or
+    a mix with edge_index tensors), given to both layers: the same outputs
+    and gradients (PyG turns each into an edge_index, duplicate COO entries
+    kept); the result equals the edge_index one where no entry is merged."""
+    dtype = torch.float64
+    ours, pyg = layers(NODES, 2, dtype, device)
+    x = features(COUNTS, NODES, dtype, device)
+    ei = graph(COUNTS, device=device)
+    kinds = ["coo", "csr", "csc", None, "coo"] if layout == "mixed" else [layout] * 5
+    adj = {r: ei[r] if k is None else adjacency(ei[r], COUNTS, r, k)
+           for r, k in zip(EDGES, kinds)}
+    got = check(ours, pyg, x, adj, dtype)
+    if layout == "coo":
+        want = ours(x, ei)
+        for t in want:
+            torch.testing.assert_close(got[t], want[t], **_parity.tol(dtype))
+    # Cached: the same adjacencies give the same concatenated graph.
+    from gnnc.nn import hgt
+    builds, real = [], hgt._concatenate
+    try:
+        hgt._concatenate = lambda *a: builds.append(1) or real(*a)
+        ours(x, adj)
+        ours(x, adj)
+    finally:
+        hgt._concatenate = real
+    assert not builds
+
+
 def test_edge_type_subset_and_order():
     """Edge types missing from edge_index_dict (or all of them) aggregate
     nothing; its order does not change the result. (PyG's k_rel/v_rel assume edge_index_dict is
@@ -251,9 +294,13 @@ def test_refused_and_bad_inputs():
     x = features(COUNTS, NODES, torch.float32)
     ei = graph(COUNTS)
     r = EDGES[0]
-    with pytest.raises(NotImplementedError, match="sparse adjacency"):
+    with pytest.raises(ValueError, match=r"adjacency of edge type .* is 9 x 7 but"):
         adj = torch.sparse_coo_tensor(ei[r].flip(0), torch.ones(ei[r].size(1)),
-                                      (COUNTS["paper"], COUNTS["author"]))
+                                      (COUNTS["paper"], COUNTS["author"] + 1))
+        layer(x, {**ei, r: adj})
+    with pytest.raises(ValueError, match="target_to_source|2-d sparse adjacency"):
+        adj = torch.sparse_coo_tensor(ei[r][:1], torch.ones(ei[r].size(1)),
+                                      (COUNTS["author"],))
         layer(x, {**ei, r: adj})
     with pytest.raises(ValueError, match="not among the layer's edge types"):
         layer(x, {**ei, ("author", "likes", "paper"): ei[r]})

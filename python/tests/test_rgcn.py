@@ -126,6 +126,37 @@ def test_pair_equals_pyg(ns, nd):
     assert out.shape == (nd, OUT)
 
 
+@pytest.mark.parametrize("kw", DECOMPOSITIONS, ids=IDS)
+@pytest.mark.parametrize("aggr", ["mean", "sum"])
+@pytest.mark.parametrize("ns,nd", [(30, 30), (7, 4), (0, 0)], ids=["square", "pair", "empty"])
+def test_sparse_tensor_equals_pyg(kw, aggr, ns, nd):
+    """PyG's other form: a torch_sparse.SparseTensor adj_t [num_dst, num_src]
+    whose values are the relation ids (a stand-in: torch_sparse is not
+    installed here, so PyG, which tests for the real class, runs the
+    equivalent edge_index and edge_type, the entries as edges j -> i).
+    Duplicate entries stay separate edges."""
+    dtype = torch.float64
+    ours, pyg = layers(dtype, in_channels=IN if ns == nd else (IN, 3), aggr=aggr, **kw)
+    ei, et = graph(ns, 60 if ns else 0, nd=nd)
+    adj = _parity.SparseTensor(ei[1], ei[0], et, (nd, ns))
+    x, xp = features(ns, dtype)
+    if ns != nd:
+        xd, xdp = features(nd, dtype, channels=3, seed=5)
+        x, xp = (x, xd), (xp, xdp)
+    out = ours(x, adj)
+    want = pyg(xp, ei, et)
+    torch.testing.assert_close(out, want, **_parity.tol(dtype))
+    xs = x if isinstance(x, tuple) else (x,)
+    xps = xp if isinstance(xp, tuple) else (xp,)
+    _parity.same_gradients(out, want, list(xs) + list(ours.parameters()),
+                           list(xps) + list(pyg.parameters()), dtype)
+    # The same adjacency object: the cached graph, no rebuild.
+    from gnnc.nn import _common
+    e1, *_ = _common.sparse_edges("t", adj, "source_to_target", adj.device(), False)
+    e2, *_ = _common.sparse_edges("t", adj, "source_to_target", adj.device(), False)
+    assert e1 is e2
+
+
 def test_flow_target_to_source_equals_pyg():
     ours, pyg = layers(torch.float32, flow="target_to_source")
     x, xp = features(15, torch.float32)
@@ -202,8 +233,17 @@ def test_bad_input_is_named():
         layer(x, far, et)
     with pytest.raises(ValueError, match=r"\[num_nodes, 8\] \(in_channels\), got \(10, 3\)"):
         layer(x[:, :3], ei, et)
-    with pytest.raises(NotImplementedError, match="sparse adjacency"):
+    with pytest.raises(NotImplementedError, match="torch.sparse_coo adjacency"):
         layer(x, torch.sparse_coo_tensor(ei, torch.ones(30, device=DEVICE), (10, 10)), et)
+    adj = _parity.SparseTensor(ei[1], ei[0], et, 10)
+    with pytest.raises(ValueError, match="pass edge_type=None"):
+        layer(x, adj, et)
+    with pytest.raises(ValueError, match="has no values"):
+        layer(x, _parity.SparseTensor(ei[1], ei[0], None, 10))
+    with pytest.raises(ValueError, match=r"adjacency is 11 x 11 .* 10 sources"):
+        layer(x, _parity.SparseTensor(ei[1], ei[0], et, 11))
+    with pytest.raises(ValueError, match="target_to_source"):
+        gnn.RGCNConv(IN, OUT, R, flow="target_to_source").to(DEVICE)(x, adj)
     featureless = gnn.RGCNConv(10, OUT, R).to(DEVICE)
     with pytest.raises(ValueError, match=r"node index x holds 10, outside \[0, 10\)"):
         featureless(torch.arange(1, 11, device=DEVICE), ei, et)

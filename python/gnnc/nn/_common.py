@@ -340,7 +340,7 @@ def check_inputs(layer: str, x, edge_index, in_channels: Optional[int],
     torch.autocast: float32, bfloat16 or float16 with float32, bfloat16 or
     float16 parameters, see compute_dtype);
     edge_index: a [2, E] integer tensor on x's device, or a sparse adjacency
-    (PyG's `adj_t`: a torch.sparse_coo/sparse_csr tensor or a
+    (PyG's `adj_t`: a torch.sparse_coo/csr/csc tensor or a
     torch_sparse.SparseTensor of [N, N], row = target, column = source).
 
     Returns (edge_index [2, E], values): the graph as an edge_index, and a
@@ -397,21 +397,20 @@ def check_edge_index(layer: str, edge_index, what: str = "edge_index") -> None:
 def bipartite_inputs(layer: str, x, edge_index, size, channels: Tuple[int, int],
                      dtype: Optional[torch.dtype], flow: str):
     """PyG's bipartite message passing: `x` a (x_src, x_dst) pair (x_dst
-    may be None), `size` None or (num_src, num_dst) (None entries: from x;
-    num_dst defaults to num_src without x_dst, as in PyG). Each present x
-    is checked as check_inputs checks x, against its side's `channels`
-    (<= 0: not checked). Returns (x_src, x_dst, edge_index, (num_src,
-    num_dst)); the graph cache checks that sources are below num_src and
-    destinations below num_dst.
+    may be None), `edge_index` a [2, E] tensor or a sparse adjacency
+    [num_dst, num_src] (PyG's adj_t), `size` None or (num_src, num_dst)
+    (None entries: from x, or from the adjacency; num_dst defaults to num_src
+    without x_dst, as in PyG). Each present x is checked as check_inputs
+    checks x, against its side's `channels` (<= 0: not checked). Returns
+    (x_src, x_dst, edge_index, (num_src, num_dst), values): `values` a
+    sparse adjacency's values in the edge order (None for an edge_index);
+    the graph cache checks that sources are below num_src and destinations
+    below num_dst.
 
     gnnc's kernels run such a graph over max(num_src, num_dst) node rows
     (see _core._rows): a layer pads the source features it aggregates to
     that many rows and keeps the first num_dst rows of the result, so the
     work past a side's count is zero rows, not a copy of the graph."""
-    if is_sparse(edge_index):
-        refuse(layer, "a (source, target) pair of node features with a sparse "
-               "adjacency", "pass a bipartite edge_index [2, E] and "
-               "size=(num_src, num_dst)")
     if flow != "source_to_target":
         refuse(layer, f"flow={flow!r} with a (source, target) pair of node features",
                "bipartite inputs take flow='source_to_target'")
@@ -422,6 +421,9 @@ def bipartite_inputs(layer: str, x, edge_index, size, channels: Tuple[int, int],
     if not isinstance(x_src, Tensor):
         raise TypeError(f"{layer}: expected the source features x[0] to be a "
                         f"torch.Tensor, got {type(x_src).__name__}")
+    values, from_adj = None, (None, None)
+    if is_sparse(edge_index):
+        edge_index, values, from_adj = sparse_edges(layer, edge_index, flow, x_src.device)
     edge_index, _ = check_inputs(layer, x_src, edge_index, channels[0] or None, dtype,
                                  flow)
     if x_dst is not None:
@@ -437,7 +439,7 @@ def bipartite_inputs(layer: str, x, edge_index, size, channels: Tuple[int, int],
         raise ValueError(f"{layer}: size must be (num_src, num_dst), got {size!r}")
     found = (x_src.size(0), None if x_dst is None else x_dst.size(0))
     counts = []
-    for k, (g, f) in enumerate(zip(given, found)):
+    for k, (g, f, a) in enumerate(zip(given, found, from_adj)):
         if g is not None:
             try:
                 g = _core._check_num_nodes(g, f"size[{k}]")
@@ -445,10 +447,17 @@ def bipartite_inputs(layer: str, x, edge_index, size, channels: Tuple[int, int],
                 raise type(e)(f"{layer}: {str(e).removeprefix('gnnc: ')}") from None
             if f is not None and f != g:
                 raise ValueError(f"{layer}: size[{k}] is {g} but x[{k}] has {f} rows")
-        counts.append(g if g is not None else f)
+            if a is not None and a != g:
+                raise ValueError(f"{layer}: size[{k}] is {g} but the adjacency has "
+                                 f"{a} {('sources (columns)', 'targets (rows)')[k]}")
+        if a is not None and f is not None and f != a:
+            raise ValueError(f"{layer}: the adjacency has {a} "
+                             f"{('sources (columns)', 'targets (rows)')[k]} but x[{k}] "
+                             f"has {f} rows")
+        counts.append(next((c for c in (g, f, a) if c is not None), None))
     if counts[1] is None:
         counts[1] = counts[0]
-    return x_src, x_dst, edge_index, tuple(counts)
+    return x_src, x_dst, edge_index, tuple(counts), values
 
 
 def linear_pair_inputs(layer: str, x, edge_index, size, sides, flow: str,
@@ -458,20 +467,21 @@ def linear_pair_inputs(layer: str, x, edge_index, size, sides, flow: str,
     the first of each giving its side's channels (lazy ones: not checked,
     then sized here by the side's features) and the first source Linear the
     dtype. A single `x` counts as the pair (x, x). `targets_required`: a
-    pair without x_dst is refused (the layer reads both sides)."""
+    pair without x_dst is refused (the layer reads both sides). Returns
+    bipartite_inputs' (x_src, x_dst, edge_index, sizes, values)."""
     pair = tuple(x) if isinstance(x, (tuple, list)) else (x, x)
     if targets_required and len(pair) == 2 and pair[1] is None:
         raise ValueError(f"{layer}: the target features x[1] are required (PyG's "
                          f"layer reads them too)")
     channels = tuple(0 if not lins or lins[0].is_lazy() else lins[0].weight.size(1)
                      for lins in sides)
-    x_src, x_dst, edge_index, sizes = bipartite_inputs(
+    x_src, x_dst, edge_index, sizes, values = bipartite_inputs(
         layer, pair, edge_index, size, channels, sides[0][0].weight.dtype, flow)
     for lins, side in zip(sides, (x_src, x_dst)):
         for m in lins:
             if side is not None and m.is_lazy():
                 m.materialize(side.size(1))
-    return x_src, x_dst, edge_index, sizes
+    return x_src, x_dst, edge_index, sizes, values
 
 
 def rows_of(x: Tensor, rows: int) -> Tensor:
@@ -526,66 +536,98 @@ def _call(fn, *args, **kwargs):
 _eagerly = _call
 
 
-def _adjacency(layer: str, x: Tensor, adj, flow: str):
-    if not isinstance(adj, Tensor) and not _is_sparse_tensor(adj):
-        return adj, None  # not a graph at all: check_inputs says so
+_SPARSE_LAYOUTS = (torch.sparse_coo, torch.sparse_csr, torch.sparse_csc)
+
+
+def sparse_edges(layer: str, adj, flow: str, device: torch.device,
+                 coalesce: bool = True):
+    """A sparse adjacency (PyG's `adj_t`: a torch.sparse COO, CSR or CSC
+    tensor or a torch_sparse.SparseTensor of shape [num_dst, num_src], entry
+    [i, j] the edge j -> i) as (edge_index [2, E], values in that edge order
+    or None, (num_src, num_dst)). The edge_index is cached while `adj` and
+    its index tensors live (`_cached_adjacency`); an uncoalesced COO tensor
+    is coalesced first (duplicates summed, as PyG's spmm sums them), or with
+    `coalesce=False` taken entry by entry (PyG's to_edge_index, which
+    attention over several edge types uses). `device`: where the features
+    are (the adjacency must be there too)."""
     if flow == "target_to_source":
         raise ValueError(
             f"{layer}: flow='target_to_source' is invalid with a sparse adjacency "
             f"(as in PyG); pass the transposed adjacency instead")
     if isinstance(adj, Tensor):
-        if adj.layout not in (torch.sparse_coo, torch.sparse_csr):
+        if adj.layout not in _SPARSE_LAYOUTS:
             raise NotImplementedError(
                 f"{layer}: a {adj.layout} adjacency is not supported by gnnc.nn; "
-                f"pass a torch.sparse_coo or torch.sparse_csr adj_t, or edge_index")
+                f"pass a torch.sparse_coo, sparse_csr or sparse_csc adj_t, or "
+                f"edge_index")
         # A hybrid adjacency's dense dimensions are per-entry features
         # (GINEConv's edge_attr), not part of the graph's shape.
-        shape, device = tuple(adj.shape[:adj.sparse_dim()]), adj.device
+        shape, where = tuple(adj.shape[:adj.sparse_dim()]), adj.device
     else:
-        shape, device = tuple(adj.sparse_sizes()), adj.device()
-    n = x.size(0) if x.dim() >= 1 else -1
+        shape, where = tuple(adj.sparse_sizes()), adj.device()
     if len(shape) != 2:
-        raise ValueError(f"{layer}: expected a 2-d sparse adjacency [N, N], got "
-                         f"shape {shape}")
-    if shape[0] != shape[1]:
-        raise NotImplementedError(
-            f"{layer}: a non-square adjacency {shape} (bipartite message passing) "
-            f"is not supported by gnnc.nn")
-    if shape[0] != n:
-        raise ValueError(f"{layer}: the adjacency is {shape[0]} x {shape[1]} but x "
-                         f"has {n} nodes")
-    if device != x.device:
-        raise ValueError(f"{layer}: x is on {x.device} but the adjacency is on "
-                         f"{device}; move both to one device")
+        raise ValueError(f"{layer}: expected a 2-d sparse adjacency [num_dst, num_src], "
+                         f"got shape {shape}")
+    if where != device:
+        raise ValueError(f"{layer}: x is on {device} but the adjacency is on "
+                         f"{where}; move both to one device")
+    sizes = (int(shape[1]), int(shape[0]))
     if isinstance(adj, Tensor):
-        if adj.layout == torch.sparse_coo and not adj.is_coalesced():
+        if adj.layout == torch.sparse_coo and not adj.is_coalesced() and coalesce:
             # Duplicates are summed (what PyG's spmm computes): a new tensor,
             # not cached.
             adj = adj.coalesce()
             ind = adj.indices()
-            return _core._make_private(torch.stack([ind[1], ind[0]])), adj.values()
+            return _core._make_private(torch.stack([ind[1], ind[0]])), adj.values(), sizes
         if adj.layout == torch.sparse_coo:
-            parts = (adj.indices(),)
-        else:
+            parts = (adj._indices(),)
+            values = adj._values()
+        elif adj.layout == torch.sparse_csr:
             parts = (adj.crow_indices(), adj.col_indices())
-        values = adj.values()
+        else:
+            parts = (adj.ccol_indices(), adj.row_indices())
+        if adj.layout != torch.sparse_coo:
+            values = adj.values()
     else:
         row, col, values = adj.coo()
         parts = (row, col)
-    return _cached_adjacency(adj, parts), values
+    return _cached_adjacency(adj, parts), values, sizes
+
+
+def _adjacency(layer: str, x: Tensor, adj, flow: str):
+    """A one-graph layer's sparse adjacency: square, as many nodes as x has
+    rows. (edge_index, values); anything else than a sparse adjacency is
+    returned as it is (check_inputs then says what it is)."""
+    if not isinstance(adj, Tensor) and not _is_sparse_tensor(adj):
+        return adj, None
+    edge_index, values, (ns, nd) = sparse_edges(layer, adj, flow, x.device)
+    if ns != nd:
+        raise NotImplementedError(
+            f"{layer}: a non-square adjacency [{nd}, {ns}] (bipartite message "
+            f"passing) needs a (x_src, x_dst) pair of node features; the layers "
+            f"taking one (SAGEConv, GINConv, GINEConv, GATConv, GATv2Conv, "
+            f"TransformerConv) accept it with such an adjacency")
+    n = x.size(0) if x.dim() >= 1 else -1
+    if ns != n:
+        raise ValueError(f"{layer}: the adjacency is {nd} x {ns} but x has {n} nodes")
+    return edge_index, values
 
 
 def _edges_of(adj, parts) -> Tensor:
     if isinstance(adj, Tensor) and adj.layout == torch.sparse_coo:
         ind = parts[0]
         return torch.stack([ind[1], ind[0]])
-    if isinstance(adj, Tensor):  # CSR: rows from the row pointers
-        crow, col = parts
-        n = crow.numel() - 1
-        row = torch.repeat_interleave(
-            torch.arange(n, device=col.device, dtype=col.dtype), crow.diff(),
-            output_size=col.numel())
-        return torch.stack([col, row])
+    if isinstance(adj, Tensor):
+        # CSR: targets from the row pointers; CSC: sources from the column
+        # pointers.
+        ptr, idx = parts
+        n = ptr.numel() - 1
+        major = torch.repeat_interleave(
+            torch.arange(n, device=idx.device, dtype=idx.dtype), ptr.diff(),
+            output_size=idx.numel())
+        if adj.layout == torch.sparse_csr:
+            return torch.stack([idx, major])
+        return torch.stack([major, idx])
     row, col = parts
     return torch.stack([col, row])
 
@@ -641,18 +683,20 @@ def message_weights(layer: str, adj, values: Optional[Tensor], aggr: str,
     return values.to(dtype).contiguous()
 
 
-def weighted_aggregate(edge_index: Tensor, num_nodes: int, h: Tensor,
+def weighted_aggregate(edge_index: Tensor, num_nodes, h: Tensor,
                        weights: Tensor, aggr: str) -> Tensor:
     """sum_j w_ij h_j over the in-edges of every node (the unnormalised
     weighted GCN template), divided by the in-edge count for "mean" (PyG's
     spmm mean: the weighted sum over the number of entries). `h` and
-    `weights` have the op's dtype."""
+    `weights` have the op's dtype. `num_nodes`: a node count, or a bipartite
+    graph's (num_src, num_dst), then `h` has max(num_src, num_dst) rows
+    (rows_of) and so has the result."""
     out = propagate(None, "gcn", (int(h.size(1)), elem(h), False, True), edge_index,
                     num_nodes, h, weights)
     if aggr == "mean":
         # Counted in float32 at least: a bfloat16 count stops at 256.
         wide = torch.promote_types(h.dtype, torch.float32)
-        count = torch.zeros(num_nodes, dtype=wide, device=h.device)
+        count = torch.zeros(_core._rows(num_nodes), dtype=wide, device=h.device)
         count = count.index_add(0, edge_index[1], torch.ones_like(weights, dtype=wide))
         out = (out / count.clamp(min=1).unsqueeze(1)).to(h.dtype)
     return out

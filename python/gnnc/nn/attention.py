@@ -47,8 +47,9 @@ class _HeadsLayer(torch.nn.Module):
         """PyG's bipartite input (x_src, x_dst), x_dst required (the layer
         reads both sides), checked against the Linears that read each side
         (`_sides`)."""
-        return _common.linear_pair_inputs(name, x, edge_index, size, self._sides(),
-                                          self.flow, targets_required=True)
+        x_src, x_dst, edge_index, sizes, _ = _common.linear_pair_inputs(
+            name, x, edge_index, size, self._sides(), self.flow, targets_required=True)
+        return x_src, x_dst, edge_index, sizes
 
     def _bias_in_function(self, dt: torch.dtype) -> bool:
         """Whether the bias joins the layer's gnn function (GAT, GATv2 on

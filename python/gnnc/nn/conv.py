@@ -100,9 +100,10 @@ class GCNConv(torch.nn.Module):
     `edge_weight`), `cached`, `add_self_loops` (PyG's
     `add_remaining_self_loops`: a node's own self-loop keeps its weight),
     `normalize`, `bias`, `flow`, `forward(x, edge_index, edge_weight=None)`
-    with a 1-D `edge_weight`, lazy `in_channels=-1`. Refused
-    (`NotImplementedError`): `aggr` other than 'add', sparse adjacencies.
-    Parameters: `lin.weight`, `bias`.
+    with a 1-D `edge_weight`, lazy `in_channels=-1`, a sparse adjacency
+    `adj_t` whose values are the edge weights (docs/Python-nn.md). Refused
+    (`NotImplementedError`): `aggr` other than 'add'. Parameters:
+    `lin.weight`, `bias`.
     """
 
     def __init__(self, in_channels: int, out_channels: int, improved: bool = False,
@@ -210,11 +211,16 @@ _SAGE_AGGR = {"mean": "mean", "max": "max", "min": "min", "sum": "sum", "add": "
 
 
 def _aggregate_pair(layer: torch.nn.Module, h: Tensor, aggr: str, dtype: torch.dtype,
-                    edge_index: Tensor, sizes: tuple) -> Tensor:
+                    edge_index: Tensor, sizes: tuple,
+                    weights: Optional[Tensor] = None) -> Tensor:
     """`aggr` of the sources' rows `h` into each destination of a bipartite
     graph of sizes (num_src, num_dst), in `dtype`: SAGE's template over
-    max(num_src, num_dst) rows, num_dst kept (docs/Python-nn.md)."""
+    max(num_src, num_dst) rows, num_dst kept (docs/Python-nn.md). With
+    `weights` (message_weights: a torch.sparse adjacency's values) each
+    message is weighted first, as PyG's spmm does."""
     h = _common.cast(dtype, _common.rows_of(h, max(sizes)))
+    if weights is not None:
+        return _common.weighted_aggregate(edge_index, sizes, h, weights, aggr)[:sizes[1]]
     return _common.propagate(layer, "sage", (int(h.size(1)), _common._DTYPES[dtype], aggr),
                              edge_index, sizes, h)[:sizes[1]]
 
@@ -375,18 +381,20 @@ class SAGEConv(torch.nn.Module):
         """PyG's bipartite SAGE: sources x[0] aggregated into the num_dst
         destinations, x[1] (None: no root term) through lin_r."""
         sides = ([self.lin_l], [self.lin_r] if self.root_weight else [])
-        x_src, x_dst, ei, (ns, nd) = _common.linear_pair_inputs(
+        adj = edge_index
+        x_src, x_dst, ei, (ns, nd), values = _common.linear_pair_inputs(
             name, x, edge_index, size, sides, self.flow, targets_required=False)
         src = F.relu(self.lin(x_src)) if self.project else x_src
         aggr = _SAGE_AGGR[self.aggr]
         dt = _common.compute_dtype(x_src, self.lin_l.weight.dtype)
+        weights = _common.message_weights(name, adj, values, aggr, dt)
         if aggr in ("mean", "sum") and self.out_channels < src.size(1) and ns <= nd:
             # Project first where that moves fewer features over the edges
             # and projects no more rows than the destinations have.
             terms = [("add", _aggregate_pair(self, F.linear(src, self.lin_l.weight), aggr,
-                                             dt, ei, (ns, nd)))]
+                                             dt, ei, (ns, nd), weights))]
         else:
-            terms = [("mm", _aggregate_pair(self, src, aggr, dt, ei, (ns, nd)),
+            terms = [("mm", _aggregate_pair(self, src, aggr, dt, ei, (ns, nd), weights),
                       self.lin_l.weight)]
         return terms + self._root_and_bias(x_dst)
 
@@ -491,14 +499,15 @@ def _gin_inputs(module: torch.nn.Module, x, edge_index, size):
 
 def _gin_pair_inputs(module: torch.nn.Module, x, edge_index: Tensor, size):
     """GIN's and GINE's bipartite inputs: (x_src, x_dst, edge_index,
-    (num_src, num_dst)), the two sides of equal channels."""
+    (num_src, num_dst), a sparse adjacency's values or None), the two sides
+    of equal channels."""
     name = type(module).__name__
-    x_src, x_dst, ei, sizes = _common.bipartite_inputs(
+    x_src, x_dst, ei, sizes, values = _common.bipartite_inputs(
         name, x, edge_index, size, (0, 0), module.eps.dtype, module.flow)
     if x_dst is not None and x_dst.size(1) != x_src.size(1):
         raise ValueError(f"{name}: the source features have {x_src.size(1)} "
                          f"channels but the target features {x_dst.size(1)}")
-    return x_src, x_dst, ei, sizes
+    return x_src, x_dst, ei, sizes, values
 
 
 def _gin_pair_out(module: torch.nn.Module, out: Tensor, x_dst) -> Tensor:
@@ -549,9 +558,12 @@ class GINConv(torch.nn.Module):
 
     def _bipartite(self, x, edge_index: Tensor, size) -> Tensor:
         """PyG's bipartite GIN: nn((1 + eps) x_dst + sum of the sources)."""
-        x_src, x_dst, ei, sizes = _gin_pair_inputs(self, x, edge_index, size)
+        x_src, x_dst, ei, sizes, values = _gin_pair_inputs(self, x, edge_index, size)
         dt = _common.compute_dtype(x_src, self.eps.dtype)
-        return _gin_pair_out(self, _aggregate_pair(self, x_src, "sum", dt, ei, sizes), x_dst)
+        weights = _common.message_weights(type(self).__name__, edge_index, values, "sum",
+                                          dt)
+        return _gin_pair_out(self, _aggregate_pair(self, x_src, "sum", dt, ei, sizes,
+                                                   weights), x_dst)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(nn={self.nn})"
@@ -611,15 +623,7 @@ class GINEConv(torch.nn.Module):
         if isinstance(x, (tuple, list)):
             return self._bipartite(x, edge_index, edge_attr, size)
         name, adj, edge_index, values, n = _gin_inputs(self, x, edge_index, size)
-        if _common.is_sparse(adj):
-            if edge_attr is None:
-                edge_attr = values
-            elif getattr(adj, "layout", None) == torch.sparse_coo and \
-                    not adj.is_coalesced():
-                raise NotImplementedError(
-                    f"{name}: edge_attr with an uncoalesced sparse COO adjacency "
-                    f"(its edges are reordered when coalesced); pass "
-                    f"adj_t.coalesce() with the features in its order, or edge_index")
+        edge_attr = self._sparse_edge_attr(adj, edge_attr, values)
         e = self._edge_features(edge_attr, edge_index, x)
         ei = _common.flip(edge_index, self.flow)
         dt = _common.compute_dtype(x, self.eps.dtype, e.dtype)
@@ -628,13 +632,31 @@ class GINEConv(torch.nn.Module):
     def _bipartite(self, x, edge_index: Tensor, edge_attr, size) -> Tensor:
         """PyG's bipartite GINE: nn((1 + eps) x_dst + sum_j relu(x_src_j +
         e_ji)), the sum over max(num_src, num_dst) rows (docs/Python-nn.md)."""
-        x_src, x_dst, ei, sizes = _gin_pair_inputs(self, x, edge_index, size)
+        adj = edge_index
+        x_src, x_dst, ei, sizes, values = _gin_pair_inputs(self, x, edge_index, size)
+        edge_attr = self._sparse_edge_attr(adj, edge_attr, values)
         e = self._edge_features(edge_attr, ei, x_src)
         dt = _common.compute_dtype(x_src, self.eps.dtype, e.dtype)
         h = _common.rows_of(x_src, max(sizes))
         out = _common.propagate(self, "gine_pair", (int(h.size(1)), _common._DTYPES[dt]),
                                 ei, sizes, *_common.casts(dt, h, e))[:sizes[1]]
         return _gin_pair_out(self, out, x_dst)
+
+    def _sparse_edge_attr(self, adj, edge_attr, values):
+        """The edge features with a sparse adjacency `adj` (its `values`):
+        a hybrid COO's values [nnz, F] where `edge_attr` is None, else
+        `edge_attr` in the adjacency's order (PyG's two ways); with an
+        edge_index, `edge_attr` as given."""
+        if not _common.is_sparse(adj):
+            return edge_attr
+        if edge_attr is None:
+            return values
+        if getattr(adj, "layout", None) == torch.sparse_coo and not adj.is_coalesced():
+            raise NotImplementedError(
+                f"{type(self).__name__}: edge_attr with an uncoalesced sparse COO "
+                f"adjacency (its edges are reordered when coalesced); pass "
+                f"adj_t.coalesce() with the features in its order, or edge_index")
+        return edge_attr
 
     def _edge_features(self, edge_attr, edge_index: Tensor, x: Tensor) -> Tensor:
         name = type(self).__name__

@@ -106,9 +106,10 @@ class HGTConv(torch.nn.Module):
     tensors), `p_rel` folded into the keys; the projections run in PyTorch.
     `forward(x_dict, edge_index_dict)` returns PyG's dict: the destination
     node types of `metadata` present in `x_dict`. Lazy `in_channels=-1` (or
-    -1 per type) works. Refused: a sparse adjacency in `edge_index_dict`
-    (`NotImplementedError`), MessagePassing keywords other than `aggr='add'`
-    and `decomposed_layers`. Parameters: `kqv_lin.lins.<type>.*`,
+    -1 per type) works. An edge type's graph may be a sparse adjacency
+    [num_dst, num_src] (PyG's adj_t, values ignored as PyG ignores them).
+    Refused: MessagePassing keywords other than `aggr='add'` and
+    `decomposed_layers` (`NotImplementedError`). Parameters: `kqv_lin.lins.<type>.*`,
     `out_lin.lins.<type>.*`, `k_rel.weight`, `v_rel.weight`, `skip.<type>`,
     `p_rel.<src>__<rel>__<dst>` (names and shapes as PyG's).
     """
@@ -166,10 +167,20 @@ class HGTConv(torch.nn.Module):
     def forward(self, x_dict: Mapping[str, Tensor],
                 edge_index_dict: Mapping[Tuple[str, str, str], Tensor]
                 ) -> Dict[str, Tensor]:
+        if isinstance(edge_index_dict, Mapping) and \
+                any(_common.is_sparse(a) for a in edge_index_dict.values()):
+            # Dynamo does not trace sparse tensors: outside the traced graph,
+            # as the one-graph layers run with a sparse adjacency.
+            return _common._eagerly(self._forward, x_dict, edge_index_dict)
+        return self._forward(x_dict, edge_index_dict)
+
+    def _forward(self, x_dict: Mapping[str, Tensor],
+                 edge_index_dict: Mapping[Tuple[str, str, str], Tensor]
+                 ) -> Dict[str, Tensor]:
         h_, f_ = self.heads, self.out_channels
         d = f_ // h_
         self.kqv_lin.materialize(_check_features(self, x_dict))
-        relations = _check_relations(self, x_dict, edge_index_dict)
+        relations, edge_index_dict = _check_relations(self, x_dict, edge_index_dict)
         # Destination rows: every node type the layer projects, in its order.
         kqv = self.kqv_lin(x_dict)
         x0 = x_dict[next(iter(kqv))]
@@ -327,16 +338,22 @@ def _check_features(layer: HGTConv, x_dict) -> Mapping[str, Tensor]:
     return x_dict
 
 
-def _check_relations(layer: HGTConv, x_dict, edge_index_dict) -> List[tuple]:
-    """The edge types of edge_index_dict, in its order: each one of the
-    layer's, its node types in x_dict, its graph a [2, E] integer tensor on
-    their device (ids are checked when the concatenated graph is built)."""
+def _check_relations(layer: HGTConv, x_dict, edge_index_dict):
+    """(the edge types of edge_index_dict in its order, {edge type:
+    edge_index}): each edge type one of the layer's, its node types in
+    x_dict, its graph a [2, E] integer tensor on their device (ids are
+    checked when the concatenated graph is built) or a sparse adjacency
+    [num_dst, num_src] (PyG's adj_t: a torch.sparse COO, CSR or CSC tensor
+    or a torch_sparse.SparseTensor; values ignored, as PyG's layer ignores
+    them), which is turned into its (cached) edge_index as PyG's
+    construct_bipartite_edge_index does, duplicates of an uncoalesced COO
+    tensor kept."""
     if not isinstance(edge_index_dict, Mapping):
         raise TypeError(f"{_NAME}: expected edge_index_dict to be a dict of edge "
                         f"indices, got {type(edge_index_dict).__name__}")
     lins = layer.kqv_lin.lins
     device = next(x_dict[t] for t in x_dict if t in lins).device
-    relations = []
+    relations, edges = [], {}
     for r, ei in edge_index_dict.items():
         if r not in layer.edge_types_map:
             raise ValueError(f"{_NAME}: edge type {r!r} of edge_index_dict is not among "
@@ -346,15 +363,23 @@ def _check_relations(layer: HGTConv, x_dict, edge_index_dict) -> List[tuple]:
                 raise ValueError(f"{_NAME}: edge type {r!r} needs the features of its "
                                  f"{side} type, x_dict[{t!r}]")
         if _common.is_sparse(ei):
-            _common.refuse(_NAME, f"a sparse adjacency for edge type {r!r}",
-                           "pass an edge_index [2, E] per edge type")
+            ei, _, (ns, nd) = _common.sparse_edges(
+                f"{_NAME} (edge_index_dict[{r!r}])", ei, "source_to_target", device,
+                coalesce=False)
+            want = (x_dict[r[0]].size(0), x_dict[r[-1]].size(0))
+            if (ns, nd) != want:
+                raise ValueError(f"{_NAME}: the adjacency of edge type {r!r} is "
+                                 f"{nd} x {ns} but its node types have {want[1]} "
+                                 f"(destinations, rows) x {want[0]} (sources, "
+                                 f"columns) nodes")
         _common.check_edge_index(_NAME, ei, f"edge_index_dict[{r!r}]")
         if ei.device != device:
             raise ValueError(f"{_NAME}: the node features are on {device} but "
                              f"edge_index_dict[{r!r}] is on {ei.device}; move both to "
                              f"one device")
         relations.append(r)
-    return relations
+        edges[r] = ei
+    return relations, edges
 
 
 def _offsets(counts: Dict[str, int]) -> Dict[str, int]:

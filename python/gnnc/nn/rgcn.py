@@ -33,8 +33,11 @@ class RGCNConv(torch.nn.Module):
     `root_weight`, `bias`, `is_sorted` (accepted, not needed), `flow`,
     featureless input (`x` None or a node index tensor: rows of the weights
     as node embeddings, as PyG), a `(x_src, x_dst)` pair with
-    `in_channels=(in_src, in_dst)`. Refused (`NotImplementedError`): other
-    aggregations, sparse adjacency inputs. Parameters as PyG's: `weight`,
+    `in_channels=(in_src, in_dst)`, a torch_sparse.SparseTensor `adj_t`
+    whose values are the relation ids in place of `edge_index` and
+    `edge_type` (PyG's form). Refused (`NotImplementedError`): other
+    aggregations, a torch.sparse adjacency (PyG's layer cannot take one
+    either). Parameters as PyG's: `weight`,
     `comp` (bases), `root`, `bias`.
 
     Mean is per relation (the paper's `c_{i,r}`), as PyG's loop over the
@@ -129,8 +132,8 @@ class RGCNConv(torch.nn.Module):
             raise ValueError("Block-diagonal decomposition not supported for "
                              "non-continuous input features.")
         if _common.is_sparse(edge_index):
-            _common.refuse(name, "a sparse adjacency",
-                           "pass edge_index [2, E] and edge_type [E]")
+            edge_index, edge_type = _sparse_graph(name, edge_index, edge_type, x_l, x_r,
+                                                  self.flow)
         ei = _check_graph(name, edge_index, edge_type, x_l.device)
         ei = _common.flip(ei, self.flow)
         sizes = (x_l.size(0), x_r.size(0))
@@ -238,6 +241,31 @@ def _check_x(layer: str, what: str, x, channels: Optional[int], weight: Tensor) 
                         f"node index tensor [N] (int64), got {x.dtype} of shape "
                         f"{tuple(x.shape)}")
     return False
+
+
+def _sparse_graph(layer: str, adj, edge_type, x_l: Tensor, x_r: Tensor, flow: str):
+    """PyG's other graph argument: a torch_sparse.SparseTensor adj_t
+    [num_dst, num_src] whose values are the edges' relation ids (PyG's
+    RGCNConv reads edge_type there). (edge_index, edge_type) in its entry
+    order. A torch.sparse tensor is refused, as PyG's layer cannot take one
+    either (it masks it per relation as an edge_index)."""
+    if not _common._is_sparse_tensor(adj):
+        _common.refuse(layer, f"a {adj.layout} adjacency",
+                       "pass a torch_sparse.SparseTensor adj_t whose values are the "
+                       "relation ids (PyG's form), or edge_index [2, E] and edge_type [E]")
+    if edge_type is not None:
+        raise ValueError(f"{layer}: with a SparseTensor adjacency the relation ids are "
+                         f"its values; pass edge_type=None (PyG would ignore it)")
+    edge_index, values, (ns, nd) = _common.sparse_edges(layer, adj, flow, x_l.device,
+                                                        coalesce=False)
+    if values is None:
+        raise ValueError(f"{layer}: the SparseTensor adjacency has no values; they "
+                         f"must be the edges' relation ids")
+    if (ns, nd) != (x_l.size(0), x_r.size(0)):
+        raise ValueError(f"{layer}: the adjacency is {nd} x {ns} (targets x sources) "
+                         f"but the inputs have {x_l.size(0)} sources and "
+                         f"{x_r.size(0)} targets")
+    return edge_index, values
 
 
 def _check_graph(layer: str, edge_index, edge_type, device: torch.device) -> Tensor:
