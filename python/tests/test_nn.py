@@ -770,8 +770,15 @@ def test_sparse_adjacency_refusals():
         gnn.GCNConv(IN, OUT, flow="target_to_source")(x, adj)
     with pytest.raises(ValueError, match="edge_weight"):
         gnn.GCNConv(IN, OUT)(x, adj, torch.ones(adj.values().numel()))
-    with pytest.raises(NotImplementedError, match="return_attention_weights"):
-        gnn.GATConv(IN, OUT)(x, adj, return_attention_weights=True)
+    with pytest.raises(NotImplementedError, match="return_attention_weights with a "
+                                                  "torch_sparse.SparseTensor"):
+        row, col = edge_index[1], edge_index[0]
+        gnn.GATConv(IN, OUT)(x, SparseTensor(row, col, None, n),
+                             return_attention_weights=True)
+    with pytest.raises(NotImplementedError, match="uncoalesced"):
+        gnn.TransformerConv(IN, OUT)(x, torch.sparse_coo_tensor(
+            edge_index.flip(0), torch.ones(edge_index.size(1)), (n, n)),
+            return_attention_weights=True)
     with pytest.raises(NotImplementedError, match="edge_attr"):
         gnn.GATv2Conv(IN, OUT, edge_dim=2)(x, adj, torch.ones(5, 2))
     with pytest.raises(NotImplementedError, match="non-square"):
@@ -798,6 +805,48 @@ def test_sparse_adjacency_change_is_seen():
                                     adj.col_indices().clone(), adj.values().clone(),
                                     (n, n))
     torch.testing.assert_close(after, conv(x, fresh))
+
+
+SPARSE_WEIGHT_CASES = [
+    ("GATConv", dict(heads=2)), ("GATConv", dict(heads=2, add_self_loops=False)),
+    ("GATConv", dict(heads=2, bias=False)), ("GATv2Conv", dict(heads=2)),
+    ("TransformerConv", dict(heads=2)), ("TransformerConv", dict(heads=2, beta=True)),
+]
+
+
+@pytest.mark.parametrize("layout", ["coo", "csr"])
+@pytest.mark.parametrize("bipartite", [False, True], ids=["one", "pair"])
+@pytest.mark.parametrize("cls,kwargs", SPARSE_WEIGHT_CASES,
+                         ids=[f"{c}-{i}" for i, (c, _) in enumerate(SPARSE_WEIGHT_CASES)])
+def test_return_attention_weights_sparse_matches_pyg(cls, kwargs, bipartite, layout):
+    """With a torch.sparse adjacency PyG returns GAT's and GATv2's weights
+    as the adjacency the softmax ran over (self-loops included) holding
+    them as values, and TransformerConv's beside the adjacency as given:
+    the same outputs, adjacencies (layout, shape, entries) and weights."""
+    dtype = torch.float64
+    edge_index, n = random_graph()
+    nd = n - 3 if bipartite else n  # fewer targets: PyG's self-loops work
+    keep = edge_index[1] < nd
+    ei = edge_index[:, keep]
+    adj = torch.sparse_coo_tensor(ei.flip(0), torch.ones(ei.size(1), dtype=dtype),
+                                  (nd, n)).coalesce()
+    if layout == "csr":
+        adj = adj.to_sparse_csr()
+    channels = (IN, IN) if bipartite else IN
+    torch.manual_seed(0)
+    pyg = getattr(pyg_nn, cls)(channels, OUT, **kwargs).double()
+    ours = getattr(gnn, cls)(channels, OUT, **kwargs).double()
+    ours.load_state_dict(pyg.state_dict())
+    x = features(n, dtype)
+    xs = (x, x[:nd]) if bipartite else x
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out2, (adj2, alpha2) = pyg(xs, adj, return_attention_weights=True)
+    out1, (adj1, alpha1) = ours(xs, adj, return_attention_weights=True)
+    torch.testing.assert_close(out1, out2, **tol(dtype))
+    assert adj1.layout == adj2.layout and adj1.shape == adj2.shape
+    torch.testing.assert_close(adj1.to_dense(), adj2.to_dense(), **tol(dtype))
+    torch.testing.assert_close(alpha1, alpha2, **tol(dtype))
 
 
 ATTENTION_WEIGHT_CASES = [

@@ -24,11 +24,39 @@ class _HeadsLayer(torch.nn.Module):
     """What the multi-head attention layers share: combining the heads of
     the template's output, the residual and bias, and the repr."""
 
-    def _heads(self, out, weights: bool):
+    def _heads(self, out, weights: bool, adj=None, shape=None):
         """The template's output (with its attention weights when asked) as
-        (heads concatenated or averaged, the weights or None)."""
+        (heads concatenated or averaged, the weights or None). With a
+        sparse adjacency `adj` of `shape` (num_dst, num_src) the weights
+        are returned as PyG returns them for one (_sparse_attention)."""
         out, attention = out if weights else (out, None)
+        if attention is not None and _common.is_sparse(adj):
+            attention = _sparse_attention(adj, attention, shape,
+                                          type(self).__name__ != "TransformerConv")
         return _heads_out(out, self.concat), attention
+
+    def _finished(self, out, weights: bool, adj, shape):
+        """A whole-layer template's result (the layer's output, with its
+        attention weights when asked), the weights as `_heads` gives them."""
+        if weights and _common.is_sparse(adj):
+            out, attention = out
+            return out, _sparse_attention(adj, attention, shape,
+                                          type(self).__name__ != "TransformerConv")
+        return out
+
+    @staticmethod
+    def _check_sparse_weights(name: str, adj, requested: bool) -> None:
+        """return_attention_weights with a sparse adjacency: a torch.sparse
+        one (coalesced where COO) only."""
+        if not requested or not _common.is_sparse(adj):
+            return
+        if not isinstance(adj, Tensor):
+            _common.refuse(name, "return_attention_weights with a "
+                           "torch_sparse.SparseTensor adjacency",
+                           "pass a torch.sparse adjacency or edge_index")
+        if adj.layout == torch.sparse_coo and not adj.is_coalesced():
+            _common.refuse(name, "return_attention_weights with an uncoalesced sparse "
+                           "COO adjacency", "pass adj_t.coalesce()")
 
     def _inputs(self, name: str, x, edge_index: Tensor, dtype: torch.dtype, size=None):
         """(x_src, x_dst, edge_index, sizes): a bipartite (x_src, x_dst) pair
@@ -68,6 +96,32 @@ class _HeadsLayer(torch.nn.Module):
     def __repr__(self) -> str:
         return (f"{type(self).__name__}({self.in_channels}, {self.out_channels}, "
                 f"heads={self.heads})")
+
+
+def _shape(x_src: Tensor, sizes) -> tuple:
+    """The adjacency's shape (num_dst, num_src): one graph's (N, N), or a
+    bipartite graph's from its sizes (num_src, num_dst)."""
+    return (x_src.size(0),) * 2 if sizes is None else (sizes[1], sizes[0])
+
+
+def _sparse_attention(adj: Tensor, attention: tuple, shape: tuple, with_values: bool):
+    """The attention weights (edge_index, alpha [E, H]) of a layer given a
+    torch.sparse adjacency `adj` [num_dst, num_src] = `shape`, as PyG returns
+    them for one: GAT and GATv2 (`with_values`) the adjacency the softmax
+    ran over (self-loops included) holding the weights as its values
+    ([num_dst, num_src, H], coalesced, in adj's layout), with those values;
+    TransformerConv `adj` itself with the weights in its entry order (which
+    is edge_index's: sparse_edges keeps it)."""
+    edge_index, alpha = attention
+    if not with_values:
+        return adj, alpha
+    out = torch.sparse_coo_tensor(edge_index.flip(0), alpha, tuple(shape) + alpha.shape[1:],
+                                  device=alpha.device).coalesce()
+    if adj.layout == torch.sparse_csr:
+        out = out.to_sparse_csr()
+    elif adj.layout == torch.sparse_csc:
+        out = out.to_sparse_csc()
+    return out, out.values()
 
 
 def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tensor,
@@ -242,8 +296,8 @@ class GATConv(_HeadsLayer):
         h_, c = self.heads, self.out_channels
         if self.lin_edge is None:
             edge_attr = None  # as PyG: edge features without edge_dim are unused
-        _common.refuse_sparse_extras(name, adj, edge_attr=edge_attr,
-                                     return_attention_weights=return_attention_weights)
+        _common.refuse_sparse_extras(name, adj, edge_attr=edge_attr)
+        self._check_sparse_weights(name, adj, bool(return_attention_weights))
         if edge_attr is not None:
             edge_attr = _common.check_edge_attr(name, edge_attr, edge_index, self.edge_dim,
                                                 x_src)
@@ -266,7 +320,7 @@ class GATConv(_HeadsLayer):
                              self, x_src, edge_index, h_, *tensors, dtype=dt, weights=weights,
                              edge_attr=edge_attr, edge_fn=edge_fn)
             if bias:
-                return out
+                return self._finished(out, weights, adj, _shape(x_src, sizes))
         else:  # a bipartite graph's rows (docs/Python-nn.md)
             h = lin_src(x_src).view(-1, h_, c)
             h_dst = lin_dst(x_dst).view(-1, h_, c)
@@ -274,7 +328,7 @@ class GATConv(_HeadsLayer):
             out = _attention("gat_pair", (h_, c, t, self.negative_slope), self, x_src,
                              edge_index, h_, *nodes, *atts, dtype=dt, weights=weights,
                              edge_attr=edge_attr, edge_fn=edge_fn, num_nodes=sizes)
-        out, attention = self._heads(out, weights)
+        out, attention = self._heads(out, weights, adj, _shape(x_src, sizes))
         out = self._residual_and_bias(x_dst, out)
         return (out, attention) if weights else out
 
@@ -368,8 +422,8 @@ class GATv2Conv(_HeadsLayer):
         x_src, x_dst, edge_index, sizes = self._inputs(name, x, edge_index,
                                                        self.lin_l.weight.dtype)
         h_, c = self.heads, self.out_channels
-        _common.refuse_sparse_extras(name, adj, edge_attr=edge_attr,
-                                     return_attention_weights=return_attention_weights)
+        _common.refuse_sparse_extras(name, adj, edge_attr=edge_attr)
+        self._check_sparse_weights(name, adj, bool(return_attention_weights))
         if edge_attr is not None and self.lin_edge is None:
             raise ValueError(f"{name}: edge_attr needs a layer built with edge_dim")
         if edge_attr is not None:
@@ -392,7 +446,7 @@ class GATv2Conv(_HeadsLayer):
             out = _attention("gatv2_layer", config, self, x_src, edge_index, h_, *tensors,
                              dtype=dt, weights=weights, edge_attr=edge_attr, edge_fn=edge_fn)
             if bias:
-                return out
+                return self._finished(out, weights, adj, _shape(x_src, sizes))
         else:  # a bipartite graph's rows (docs/Python-nn.md)
             x_l = self.lin_l(x_src).view(-1, h_, c)
             x_r = self.lin_r(x_dst).view(-1, h_, c)
@@ -400,7 +454,7 @@ class GATv2Conv(_HeadsLayer):
             out = _attention("gatv2", (h_, c, t, self.negative_slope), self, x_src, edge_index,
                              h_, x_l, x_r, self.att.view(h_, c), dtype=dt, weights=weights,
                              edge_attr=edge_attr, edge_fn=edge_fn, num_nodes=sizes)
-        out, attention = self._heads(out, weights)
+        out, attention = self._heads(out, weights, adj, _shape(x_src, sizes))
         out = self._residual_and_bias(x_dst, out)
         return (out, attention) if weights else out
 
@@ -480,9 +534,8 @@ class TransformerConv(_HeadsLayer):
         x_src, x_dst, edge_index, sizes = self._inputs(name, x, edge_index,
                                                        self.lin_key.weight.dtype)
         h_, c = self.heads, self.out_channels
-        _common.refuse_sparse_extras(
-            name, adj, edge_attr=edge_attr,
-            return_attention_weights=(return_attention_weights is not None) or None)
+        _common.refuse_sparse_extras(name, adj, edge_attr=edge_attr)
+        self._check_sparse_weights(name, adj, isinstance(return_attention_weights, bool))
         if edge_attr is not None and self.lin_edge is None:
             _common.refuse(name, "edge_attr without edge_dim",
                            "PyG adds the raw features to the values")
@@ -511,8 +564,8 @@ class TransformerConv(_HeadsLayer):
                              *tensors, dtype=dt, weights=weights, edge_attr=edge_attr,
                              edge_fn=edge_fn)
             if skip:
-                return out
-            out, attention = self._heads(out, weights)
+                return self._finished(out, weights, adj, _shape(x_src, sizes))
+            out, attention = self._heads(out, weights, adj, _shape(x_src, sizes))
             return self._skip(x_dst, out, attention, weights)
         q = self.lin_query(x_dst).view(-1, h_, c)
         k = self.lin_key(x_src).view(-1, h_, c)
@@ -523,7 +576,7 @@ class TransformerConv(_HeadsLayer):
         out = _attention("transformer", (h_, c, t), self, x_src, edge_index, h_, q, k, v,
                          dtype=dt, weights=weights, edge_attr=edge_attr, edge_fn=edge_fn,
                          num_nodes=sizes)
-        out, attention = self._heads(out, weights)
+        out, attention = self._heads(out, weights, adj, _shape(x_src, sizes))
         return self._skip(x_dst, out, attention, weights)
 
     def _skip(self, x_dst: Tensor, out: Tensor, attention, weights: bool):
