@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnn/Graph/HostGraph.h"
+#include "gnn/Graph/EdgeHash.h"
 #include "gnn/Tensor/Tensor.h"
 
 #include <zlib.h>
@@ -1109,15 +1110,6 @@ HostGraph gnn::renumberNodes(const HostGraph &graph,
   return out;
 }
 
-/// A 64-bit mix of an edge (splitmix64's finaliser over both ends).
-static uint64_t edgeHash(int64_t from, int64_t to) {
-  uint64_t z = static_cast<uint64_t>(from) * 0x9E3779B97F4A7C15ull ^
-               (static_cast<uint64_t>(to) + 0x632BE59BD9B4E019ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 GraphStats gnn::computeStats(const HostGraph &g) {
   GraphStats s;
   int64_t n = g.numNodes, e = g.numEdges();
@@ -1135,9 +1127,8 @@ GraphStats gnn::computeStats(const HostGraph &g) {
     s.selfLoops += g.src[i] == g.dst[i];
     forward += edgeHash(g.src[i], g.dst[i]);
     backward += edgeHash(g.dst[i], g.src[i]);
-    // CSR order: sorted by (destination, source), ties in input order.
-    if (i && std::make_pair(g.dst[i - 1], g.src[i - 1]) >
-                 std::make_pair(g.dst[i], g.src[i]))
+    // CSR order: sorted by destination, ties in input order.
+    if (i && g.dst[i - 1] > g.dst[i])
       s.csrOrder = false;
   }
   s.directed = forward != backward;

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "gnn/Graph/EdgeHash.h"
 #include "gnn/Graph/HostGraph.h"
 #include "gnn/Runtime/CudaDriver.h"
 #include "gnn/Runtime/Environment.h"
@@ -179,9 +180,16 @@ struct GraphExtremes {
 /// Per-build results read back with one copy at the end.
 struct BuildResults {
   unsigned long long badEdge, unsortedBatch, crossingEdge;
-  unsigned long long isolated, selfLoops, asymmetric;
+  unsigned long long isolated, selfLoops;
+  /// Wrapping sums of edgeHash over the edges and over their reverses:
+  /// equal iff the graph is symmetric (GraphStats::directed, as the host's
+  /// computeStats decides it).
+  unsigned long long forwardHash, backwardHash;
   /// Set when some CSR slot holds another edge than its own index.
   unsigned long long reordered;
+  /// Set when some edge's destination is below the one before it
+  /// (GraphBuildOptions::dstSorted was wrong).
+  unsigned long long unsortedDst;
   unsigned long long rowsByDegree[::gnn::GraphStats::kDegreeBuckets];
   unsigned long long edgesByDegree[::gnn::GraphStats::kDegreeBuckets];
   long long quantiles[5]; ///< p50, p90, p99, p99.9, max of in-degrees
@@ -202,28 +210,30 @@ __device__ __forceinline__ void blockCount(bool flag, unsigned long long *counte
     atomicAdd(counter, static_cast<unsigned long long>(c));
 }
 
-/// Validates ids and packs key = dst << bits | src, value = edge id. Invalid
-/// ids are recorded and clamped so that later kernels stay in bounds; the
-/// build is discarded at the end.
+/// Validates ids; key = destination, value = edge id. Invalid ids are
+/// recorded and clamped so that later kernels stay in bounds; the build is
+/// discarded at the end. Also records whether the destinations ever
+/// decrease (GraphBuildOptions::dstSorted is checked with the results).
 template <typename T, typename I>
-__global__ void validateAndPack(const T *src, const T *dst, int64_t e, int64_t n,
-                                int bits, unsigned long long *keys, I *values,
-                                BuildResults *res) {
+__global__ void validateAndKey(const T *src, const T *dst, int64_t e, int64_t n,
+                               unsigned *keys, I *values, BuildResults *res) {
   for (int64_t base = blockIdx.x * int64_t(blockDim.x); base < e;
        base += int64_t(gridDim.x) * blockDim.x) {
     int64_t i = base + threadIdx.x;
+    bool down = false;
     if (i < e) {
       T s = src[i], d = dst[i];
       bool bad = s < 0 || s >= n || d < 0 || d >= n;
       if (bad) {
         atomicMin(&res->badEdge, static_cast<unsigned long long>(i));
-        s = 0;
         d = 0;
       }
-      keys[i] = (static_cast<unsigned long long>(d) << bits) |
-                static_cast<unsigned long long>(s);
+      down = i > 0 && d < dst[i - 1];
+      keys[i] = static_cast<unsigned>(d);
       values[i] = static_cast<I>(i);
     }
+    if (__syncthreads_or(down) && threadIdx.x == 0)
+      res->unsortedDst = 1;
   }
 }
 
@@ -241,25 +251,20 @@ __global__ void validateBatch(const int64_t *batch, const T *src, const T *dst,
   }
 }
 
-/// From keys sorted by (major, minor): the minor and the major ids.
-template <typename I>
-__global__ void idsFromSorted(const unsigned long long *keys, int64_t e,
-                              int bits, I *minor, I *major) {
-  unsigned long long mask = (1ull << bits) - 1;
+/// The CSR slots' sources and destinations from the edge each slot holds
+/// and the destinations in slot order (invalid sources clamped to 0: such
+/// a build is discarded).
+template <typename T, typename I>
+__global__ void csrFromSorted(const T *src, const unsigned *sortedDst,
+                              const I *csrEdges, int64_t e, int64_t n, I *col,
+                              I *csrDst) {
   GRID_STRIDE(i, e) {
-    minor[i] = static_cast<I>(keys[i] & mask);
-    major[i] = static_cast<I>(keys[i] >> bits);
+    T s = src[static_cast<int64_t>(csrEdges[i])];
+    col[i] = static_cast<I>(s < 0 || s >= n ? 0 : s);
+    csrDst[i] = static_cast<I>(sortedDst[i]);
   }
 }
 
-/// The major id of a sorted key, or a sorted id itself.
-struct MajorOfKey {
-  const unsigned long long *keys;
-  int bits;
-  __device__ int64_t operator()(int64_t i) const {
-    return static_cast<int64_t>(keys[i] >> bits);
-  }
-};
 template <typename I> struct SortedId {
   const I *ids;
   __device__ int64_t operator()(int64_t i) const {
@@ -335,22 +340,32 @@ __global__ void degreesFromPtr(const I *rowPtr, const I *colPtr, int64_t n,
 /// counted per block.
 template <typename I>
 __global__ void countStats(const int *inDeg, const int *outDeg, int64_t n,
-                           const I *csrCol, const I *csrDst, const I *cscRow,
-                           int64_t e, const I *rowPtr, const I *colPtr,
+                           const I *csrCol, const I *csrDst, int64_t e,
                            BuildResults *res) {
   int64_t stride = int64_t(gridDim.x) * blockDim.x;
-  int64_t limit = n + 1 > e ? n + 1 : e;
+  int64_t limit = n > e ? n : e;
+  unsigned long long forward = 0, backward = 0;
   for (int64_t base = blockIdx.x * int64_t(blockDim.x); base < limit;
        base += stride) {
     int64_t i = base + threadIdx.x;
     bool isolated = i < n && inDeg[i] == 0 && outDeg[i] == 0;
     bool loop = i < e && csrCol[i] == csrDst[i];
-    bool asym = (i < e && csrCol[i] != cscRow[i]) ||
-                (i <= n && rowPtr[i] != colPtr[i]);
+    if (i < e) {
+      int64_t s = static_cast<int64_t>(csrCol[i]), d = static_cast<int64_t>(csrDst[i]);
+      forward += ::gnn::edgeHash(s, d);
+      backward += ::gnn::edgeHash(d, s);
+    }
     blockCount(isolated, &res->isolated);
     blockCount(loop, &res->selfLoops);
-    if (__syncthreads_or(asym) && threadIdx.x == 0)
-      res->asymmetric = 1;
+  }
+  // Wrapping sums: exact and independent of the order they are added in.
+  for (int o = 16; o; o >>= 1) {
+    forward += __shfl_xor_sync(0xffffffffu, forward, o);
+    backward += __shfl_xor_sync(0xffffffffu, backward, o);
+  }
+  if ((threadIdx.x & 31) == 0) {
+    atomicAdd(&res->forwardHash, forward);
+    atomicAdd(&res->backwardHash, backward);
   }
 }
 
@@ -632,11 +647,14 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
     ++bits;
 
   DeviceBuffer resultsBuf = arena.take(sizeof(BuildResults));
-  DeviceBuffer keysIn = arena.take(e * 8), keysOut = arena.take(e * 8);
+  // keysIn is reused for the CSC sort's sources (e * sizeof(U)).
+  DeviceBuffer keysIn = arena.take(e * 8);
+  DeviceBuffer keysOut = options.dstSorted ? DeviceBuffer() : arena.take(e * 4);
   DeviceBuffer valsIn = arena.take(e * sizeof(I));
   g.csrDsts = arena.take(e * sizeof(I));
   DeviceBuffer &csrDst = g.csrDsts;
-  g.csrEdges = arena.take(e * sizeof(I));
+  if (!options.dstSorted)
+    g.csrEdges = arena.take(e * sizeof(I));
   g.col = arena.take(e * sizeof(I));
   g.rowPtr = arena.take((n + 1) * sizeof(I));
   g.colPtr = arena.take((n + 1) * sizeof(I));
@@ -654,32 +672,43 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
   GNN_CUDA(cudaMemcpyAsync(res, &init, sizeof(init), cudaMemcpyHostToDevice,
                            stream));
 
-  // CSR: sort (dst, src) keys, carry edge ids; rows from the boundaries.
+  // CSR: the edges in a stable sort by destination (within a row in
+  // edge-list order, the order the reference sums in), carrying edge ids;
+  // rows from the boundaries. Edges known to be sorted by destination
+  // already (options.dstSorted: a CSR adjacency's, a sampled batch's) are
+  // their own CSR: no sort; the claim is checked with the results and a
+  // wrong one rebuilds with the sort.
   if (e)
-    validateAndPack<T, I><<<blocksFor(e), kThreads, 0, stream>>>(
-        src, dst, e, n, bits, keysIn.as<unsigned long long>(), valsIn.as<I>(),
-        res);
+    validateAndKey<T, I><<<blocksFor(e), kThreads, 0, stream>>>(
+        src, dst, e, n, keysIn.as<unsigned>(), valsIn.as<I>(), res);
   if (batch && n)
     validateBatch<T><<<blocksFor(std::max(n, e)), kThreads, 0, stream>>>(
         batch, src, dst, n, e, res);
   GNN_CUDA(cudaGetLastError());
-  GNN_RETURN_IF_ERROR(radixSortPairs(
-      arena, keysIn.as<unsigned long long>(), keysOut.as<unsigned long long>(),
-      valsIn.as<I>(), g.csrEdges.as<I>(), e, std::min(64, 2 * bits), stream));
+  const unsigned *sortedDst = keysIn.as<unsigned>();
+  if (options.dstSorted) {
+    g.csrEdges = std::move(valsIn); // the identity
+  } else {
+    GNN_RETURN_IF_ERROR(radixSortPairs(arena, keysIn.as<unsigned>(),
+                                       keysOut.as<unsigned>(), valsIn.as<I>(),
+                                       g.csrEdges.as<I>(), e, bits, stream));
+    sortedDst = keysOut.as<unsigned>();
+  }
   if (e)
-    idsFromSorted<I><<<blocksFor(e), kThreads, 0, stream>>>(
-        keysOut.as<unsigned long long>(), e, bits, g.col.as<I>(),
+    csrFromSorted<T, I><<<blocksFor(e), kThreads, 0, stream>>>(
+        src, sortedDst, g.csrEdges.as<I>(), e, n, g.col.as<I>(),
         csrDst.as<I>());
   ptrFromSorted<I><<<blocksFor(n + 1), kThreads, 0, stream>>>(
-      MajorOfKey{keysOut.as<unsigned long long>(), bits}, e, n,
-      g.rowPtr.as<I>());
+      SortedId<I>{csrDst.as<I>()}, e, n, g.rowPtr.as<I>());
   GNN_CUDA(cudaGetLastError());
 
-  // CSC: a stable sort of the CSR slots by source. The CSR order is already
-  // (dst, src, edge order), so the result is (src, dst, edge order) and its
+  // CSC: a stable sort of the CSR slots by source. The CSR order is
+  // (dst, edge order), so the result is (src, dst, edge order) and its
   // values are the CSR slots: the permutation directly.
   DeviceBuffer sortedSrc = std::move(keysIn); // reuse: e * 8 >= e * sizeof(I)
-  DeviceBuffer slots = std::move(valsIn);
+  DeviceBuffer slots = options.dstSorted ? arena.take(e * sizeof(I))
+                                         : std::move(valsIn);
+  GNN_RETURN_IF_ERROR(arena.status);
   if (e)
     iota<I><<<blocksFor(e), kThreads, 0, stream>>>(slots.as<I>(), e);
   GNN_RETURN_IF_ERROR(radixSortPairs(
@@ -743,9 +772,9 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
 
   // Statistics, all asynchronous; read back with the results below.
   if (options.statistics && n) {
-    countStats<I><<<blocksFor(std::max(n + 1, e)), kThreads, 0, stream>>>(
+    countStats<I><<<blocksFor(std::max(n, e)), kThreads, 0, stream>>>(
         g.inDeg.as<int>(), g.outDeg.as<int>(), n, g.col.as<I>(), csrDst.as<I>(),
-        g.row.as<I>(), e, g.rowPtr.as<I>(), g.colPtr.as<I>(), res);
+        e, res);
     histogramAndOrder<I><<<blocksFor(std::max(n, e)), kThreads, 0, stream>>>(
         g.inDeg.as<int>(), n, g.csrEdges.as<I>(), e, res);
     GNN_CUDA(cudaGetLastError());
@@ -767,6 +796,13 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
   GNN_CUDA(cudaStreamSynchronize(stream));
 
   // Errors found on the way: the build is discarded.
+  if (options.dstSorted && out.unsortedDst && out.badEdge == ~0ull) {
+    // The edges were not sorted by destination after all: built again
+    // with the sort (the buffers taken above are freed when replaced).
+    GraphBuildOptions sorting = options;
+    sorting.dstSorted = false;
+    return run(g, src, dst, e, n, batch, stream, sorting);
+  }
   if (out.badEdge != ~0ull) {
     T s = 0, d = 0;
     GNN_CUDA(cudaMemcpy(&s, src + out.badEdge, sizeof(T), cudaMemcpyDeviceToHost));
@@ -808,7 +844,7 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
     st.maxInDegree = out.quantiles[4];
     st.isolatedNodes = static_cast<int64_t>(out.isolated);
     st.selfLoops = static_cast<int64_t>(out.selfLoops);
-    st.directed = out.asymmetric != 0;
+    st.directed = out.forwardHash != out.backwardHash;
     for (int k = 0; k < ::gnn::GraphStats::kDegreeBuckets; ++k) {
       st.rowsByDegree[k] = static_cast<int64_t>(out.rowsByDegree[k]);
       st.edgesByDegree[k] = static_cast<int64_t>(out.edgesByDegree[k]);

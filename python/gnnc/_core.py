@@ -233,6 +233,40 @@ def _private_flag(t: torch.Tensor):
     return rec[1] if rec is not None and rec[0]() is t else None
 
 
+# Edge index tensors their maker knows to be sorted by destination (row 1
+# non-decreasing: a CSR adjacency's edges, a sampled batch's): their device
+# graph skips the CSR sort. A hint only: the build checks it on the device
+# and sorts where it is wrong (a tensor written before its first use).
+_DST_SORTED: Dict[int, "weakref.ReferenceType"] = {}
+
+
+def _mark_dst_sorted(t: torch.Tensor) -> torch.Tensor:
+    """Marks ``t`` ([2, E]) as sorted by destination (see _DST_SORTED)."""
+    key = id(t)
+
+    def drop(ref, key=key):
+        if _DST_SORTED.get(key) is ref:
+            del _DST_SORTED[key]
+
+    _DST_SORTED[key] = weakref.ref(t, drop)
+    return t
+
+
+def _is_dst_sorted(t: torch.Tensor) -> bool:
+    """Marked, or a prefix of a marked tensor's columns (`edge_index[:, :k]`,
+    PyG's trim_to_layer's views)."""
+    ref = _DST_SORTED.get(id(t))
+    if ref is not None and ref() is t:
+        return True
+    base = t._base
+    if base is None or t.dim() != 2 or base.dim() != 2:
+        return False
+    ref = _DST_SORTED.get(id(base))
+    return (ref is not None and ref() is base and t.size(0) == base.size(0)
+            and t.size(1) <= base.size(1) and t.stride() == base.stride()
+            and t.storage_offset() == base.storage_offset())
+
+
 def _private_copy(edge_index: torch.Tensor) -> torch.Tensor:
     """A contiguous int64 copy of ``edge_index`` that gnnc owns (never an
     alias: ``.to(int64).contiguous()`` returns the input itself when it is
@@ -487,7 +521,8 @@ class _GraphCache:
                 try:
                     entry.device = _C.DeviceGraph(index.data_ptr(),
                                                   index.data_ptr() + 8 * num_edges,
-                                                  num_edges, rows, stream)
+                                                  num_edges, rows, stream,
+                                                  _is_dst_sorted(edge_index))
                     failure = None
                 except RuntimeError as e:
                     failure = e

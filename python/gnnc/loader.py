@@ -506,6 +506,9 @@ class NeighborLoader:
         e_id = torch.cat(eids) if eids else torch.empty(0, dtype=torch.long, device=dev)
         edge_index = (torch.stack([torch.cat(rows), torch.cat(cols)]) if rows
                       else torch.empty((2, 0), dtype=torch.long, device=dev))
+        # Targets are frontier positions, hop after hop: sorted, so gnnc's
+        # graph of the batch (and of its per-hop prefixes) needs no CSR sort.
+        _core._mark_dst_sorted(edge_index)
 
         attrs = dict(self._other_attrs)
         for key, value in self._node_attrs.items():

@@ -632,17 +632,21 @@ inline void check(const rt::Status &s) {
     throw std::runtime_error(s.message());
 }
 
-/// A graph built on the GPU from device edge arrays.
+/// A graph built on the GPU from device edge arrays; `dstSorted`: the
+/// caller knows the edges to be sorted by destination (no CSR sort; checked,
+/// GraphBuildOptions::dstSorted).
 class DeviceGraph {
 public:
   DeviceGraph(uintptr_t src, uintptr_t dst, int64_t numEdges, int64_t numNodes,
-              uintptr_t stream) {
+              uintptr_t stream, bool dstSorted) {
     check(rt::CudaDriver::get());
     nb::gil_scoped_release release;
+    rt::GraphBuildOptions options;
+    options.dstSorted = dstSorted;
     graph = check(rt::Graph::build(
         reinterpret_cast<const void *>(src), reinterpret_cast<const void *>(dst),
         numEdges, numNodes, rt::IndexType::Int64, nullptr,
-        reinterpret_cast<cudaStream_t>(stream)));
+        reinterpret_cast<cudaStream_t>(stream), options));
   }
   nb::dict statistics() const {
     const ::gnn::GraphStats &s = graph->statistics();

@@ -664,3 +664,21 @@ def test_train_ddp_example_runs():
     assert "1 rank(s) on cpu" in out.stdout
     assert out.stdout.count("seeds/s") == 2 and out.stdout.count(" loss ") == 2
     assert "test accuracy" in out.stdout and "median epoch" in out.stdout
+
+
+def test_batch_edge_index_is_marked_sorted_by_target():
+    """A batch's targets are frontier positions, hop after hop: its
+    edge_index (and every column prefix of it, trim_to_layer's views) is
+    marked sorted by target, so gnnc builds its graph without the CSR sort.
+    The mark must be true: checked here on every batch."""
+    from gnnc import _core
+    torch.manual_seed(0)
+    data = random_graph(n=300, e=3000, f=4)
+    for batch in NeighborLoader(data, [5, 3], batch_size=40, shuffle=True):
+        ei = batch.edge_index
+        assert _core._is_dst_sorted(ei)
+        assert bool((ei[1, 1:] >= ei[1, :-1]).all())
+        k = batch.num_sampled_edges[0]
+        assert _core._is_dst_sorted(ei[:, :k])
+        assert not _core._is_dst_sorted(ei[:, 1:])  # not a prefix
+        assert not _core._is_dst_sorted(ei.flip(0))

@@ -313,6 +313,29 @@ def test_cuda_a_new_graph_synchronises_once():
         sage(x, torch.tensor([[0, 60], [1, 2]], device=DEV))
 
 
+def test_cuda_targets_sorted_hint_checked_and_used():
+    """An edge_index marked sorted by target (a sampled batch's, a CSR
+    adjacency's) is its own CSR: the same results, and csr_order; a wrong
+    mark (an unsorted tensor) is caught by the build, which sorts."""
+    from gnnc import _core
+    torch.manual_seed(0)
+    ei, n = base.random_graph(80, 600)
+    order = torch.argsort(ei[1], stable=True)
+    x = torch.randn(n, base.IN, device=DEV)
+    sage = gnnc.nn.SAGEConv(base.IN, 8).to(DEV)
+    for edges, sorted_ in ((ei[:, order], True), (ei, False)):
+        plain = edges.clone().to(DEV)
+        marked = _core._mark_dst_sorted(edges.clone().to(DEV))
+        torch.testing.assert_close(sage(x, marked), sage(x, plain))
+        stats = _core._graphs.get(marked, n).statistics
+        assert stats["csr_order"] == sorted_
+    # A CSR adjacency's edges are marked; a CSC one's (column-major) are not.
+    adj = torch.sparse_coo_tensor(ei.flip(0), torch.rand(ei.size(1)),
+                                  (n, n)).coalesce().to(DEV)
+    torch.testing.assert_close(sage(x, adj.to_sparse_csr()), sage(x, adj.to_sparse_csc()),
+                               rtol=1e-5, atol=1e-5)
+
+
 def test_cuda_write_behind_the_version_counter_is_caught():
     fn = gnnc.compile(SPMM_SUM)
     ei = torch.tensor([[0, 1, 2], [1, 2, 0]], device=DEV)

@@ -309,11 +309,14 @@ TEST(HostGraph, StatisticsByHand) {
   EXPECT_EQ(s.rowsByDegree[2], 1); // 3
   EXPECT_EQ(s.edgesByDegree[2], 3);
   EXPECT_EQ(s.rowsAbove(2), 1);
-  EXPECT_TRUE(s.csrOrder) << "sorted by destination, then source";
+  EXPECT_TRUE(s.csrOrder) << "sorted by destination";
   EXPECT_TRUE(s.directed);
   EXPECT_EQ(s.check(), "");
-  std::swap(g.src[0], g.src[1]); // (2,0) before (1,0): not CSR order
+  std::swap(g.src[0], g.src[1]); // (2,0) before (1,0): a row in edge order
+  EXPECT_TRUE(computeStats(g).csrOrder);
+  std::swap(g.dst[2], g.dst[3]); // (3,1) before (0,0): not CSR order
   EXPECT_FALSE(computeStats(g).csrOrder);
+  std::swap(g.dst[2], g.dst[3]);
   // Symmetric: every edge has its reverse, self-loops are their own.
   g.src = {0, 1, 2, 2};
   g.dst = {1, 0, 2, 2};

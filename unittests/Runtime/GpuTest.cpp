@@ -58,7 +58,10 @@ Expected cpuBuild(const gnn::HostGraph &g) {
     });
     return order;
   };
-  std::vector<int64_t> csr = sorted(g.dst, g.src), csc = sorted(g.src, g.dst);
+  // CSR: by destination, each row in edge-list order; CSC: by source, then
+  // destination, ties in edge-list order.
+  std::vector<int64_t> none(e, 0);
+  std::vector<int64_t> csr = sorted(g.dst, none), csc = sorted(g.src, g.dst);
   x.inDeg.assign(n, 0);
   x.outDeg.assign(n, 0);
   for (int64_t i = 0; i < e; ++i) {
@@ -169,6 +172,50 @@ TEST(GpuGraph, EdgeCases) {
     star.dst.push_back(0);
   }
   expectSameGraph(star);
+}
+
+TEST(GpuGraph, DestinationSortedEdgesSkipTheSort) {
+  REQUIRE_GPU();
+  // Edges sorted by destination, each row's sources in no order: with the
+  // hint the CSR is the edge list itself; the same graph as without it.
+  gnn::HostGraph g = gnn::generatePowerLaw(20000, 300000, 5);
+  std::vector<int64_t> order(g.numEdges());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return g.dst[a] < g.dst[b]; });
+  gnn::HostGraph sorted = g;
+  for (size_t i = 0; i < order.size(); ++i) {
+    sorted.src[i] = g.src[order[i]];
+    sorted.dst[i] = g.dst[order[i]];
+  }
+  GraphBuildOptions hint;
+  hint.dstSorted = true;
+  expectSameGraph(sorted, hint);
+  EXPECT_TRUE(gnn::computeStats(sorted).csrOrder);
+  // A wrong hint (the unsorted list) builds again with the sort.
+  EXPECT_FALSE(gnn::computeStats(g).csrOrder);
+  expectSameGraph(g, hint);
+  gnn::HostGraph empty, noEdges;
+  noEdges.numNodes = 3;
+  expectSameGraph(empty, hint);
+  expectSameGraph(noEdges, hint);
+  GraphBuildOptions wide = hint;
+  wide.force64 = true;
+  expectSameGraph(sorted, wide);
+  // An id out of range is reported as without the hint (sorted or not).
+  for (std::vector<int32_t> d : {std::vector<int32_t>{0, 1, 2, 9},
+                                 std::vector<int32_t>{1, 0, 9, 2}}) {
+    std::vector<int32_t> sv = {0, 1, 2, 3};
+    DeviceBuffer src = std::move(*DeviceBuffer::allocate(16));
+    DeviceBuffer dst = std::move(*DeviceBuffer::allocate(16));
+    ASSERT_TRUE(src.upload(sv.data(), 16).ok());
+    ASSERT_TRUE(dst.upload(d.data(), 16).ok());
+    StatusOr<std::unique_ptr<Graph>> built = Graph::build(
+        src.data(), dst.data(), 4, 4, IndexType::Int32, nullptr, nullptr, hint);
+    ASSERT_FALSE(built.ok());
+    EXPECT_NE(built.message().find("has a node id outside [0, 4)"), std::string::npos)
+        << built.message();
+  }
 }
 
 TEST(GpuGraph, DeviceSideValidation) {
@@ -640,8 +687,8 @@ extern "C" __global__ void gnn_edges_to_slots_f64(double *__restrict__ out,
       worst = std::max(worst, std::fabs(y[r * O + o] - want) / (1 + std::fabs(want)));
     }
   EXPECT_LT(worst, 1e-12) << "f64 steps must be exact to double rounding";
-  // Slot order: CSR by destination, sources increasing, duplicates in
-  // edge-list order; every weight appears once, bit for bit.
+  // Slot order: CSR by destination, each row in edge-list order; every
+  // weight appears once, bit for bit.
   Expected want = cpuBuild(host);
   for (int64_t i = 0; i < e; ++i)
     ASSERT_EQ(slots[i], ew[want.csrEdge[i]]) << "slot " << i;

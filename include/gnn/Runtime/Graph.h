@@ -104,6 +104,11 @@ struct GraphBuildOptions {
   bool statistics = true;
   /// Force 64-bit indices even where 32 bits fit (tests).
   bool force64 = false;
+  /// The caller knows the edges to be sorted by destination (a CSR
+  /// adjacency's, a sampled batch's): the CSR is the edge list itself, no
+  /// sort. Checked on the device with the other results; where it is
+  /// wrong the graph is built again with the sort (the same graph).
+  bool dstSorted = false;
 };
 
 class Graph {

@@ -578,7 +578,9 @@ def sparse_edges(layer: str, adj, flow: str, device: torch.device,
             # not cached.
             adj = adj.coalesce()
             ind = adj.indices()
-            return _core._make_private(torch.stack([ind[1], ind[0]])), adj.values(), sizes
+            # Coalesced: sorted by (row, column), i.e. by destination.
+            edges = _core._mark_dst_sorted(_core._make_private(torch.stack([ind[1], ind[0]])))
+            return edges, adj.values(), sizes
         if adj.layout == torch.sparse_coo:
             parts = (adj._indices(),)
             values = adj._values()
@@ -632,6 +634,17 @@ def _edges_of(adj, parts) -> Tensor:
     return torch.stack([col, row])
 
 
+def _row_major(adj) -> bool:
+    """Whether the adjacency's entries come sorted by row (= destination):
+    CSR, a coalesced COO tensor, a SparseTensor (its storage is CSR). Then
+    its edge_index needs no sort into gnnc's CSR (a hint the graph build
+    checks)."""
+    if not isinstance(adj, Tensor):
+        return True
+    return adj.layout == torch.sparse_csr or \
+        (adj.layout == torch.sparse_coo and adj.is_coalesced())
+
+
 def _cached_adjacency(adj, parts) -> Tensor:
     """The edge_index of `adj` (index tensors `parts`), built once while
     `adj` lives and its index tensors hold what they held."""
@@ -653,6 +666,8 @@ def _cached_adjacency(adj, parts) -> Tensor:
     # Calls on the edge_index honour the change check of the column (or
     # COO) indices; the row pointers' check is read on the next lookup.
     edges = _core._make_private(_edges_of(adj, parts).contiguous(), snaps[-1].flag)
+    if _row_major(adj):
+        _core._mark_dst_sorted(edges)
 
     def drop(_ref, key=key):
         entry = _ADJ.get(key)
