@@ -520,15 +520,14 @@ def test_sparse_pair_equals_pyg(layer, kw, ns, nd, layout, values):
             ours((xs, xd), adj)
         return
     out = ours((xs, xd), adj)
-    graph = adj
+    # Where PyG's layer fails (on CUDA with a device-side assert, which
+    # would end the process's use of the GPU): not called with the adjacency.
+    pyg_fails = (adj.layout == torch.sparse_csc and layer not in ("SAGEConv", "GINConv")) or \
+        (layer in ("GATConv", "GATv2Conv") and kw.get("add_self_loops", True) and nd > ns)
+    graph = adj.to_sparse_coo().coalesce().indices().flip(0) if pyg_fails else adj
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # PyG's advice to convert layouts
-        try:
-            want = pyg(theirs, graph)
-        except (RuntimeError, ValueError, IndexError):
-            graph = adj.to_sparse_coo().coalesce().indices().flip(0)
-            want = pyg(theirs, graph, *((adj.to_sparse_coo().coalesce().values(),)
-                                        if width else ()))
+        want = pyg(theirs, graph)
     torch.testing.assert_close(out, want, **_parity.tol(dtype))
     _parity.same_gradients(out, want, [xs, xd] + list(ours.parameters()),
                            list(theirs) + list(pyg.parameters()), dtype)

@@ -142,7 +142,8 @@ def adjacency(edge_index, counts, r, layout):
     """PyG's adj_t of edge type r ([num_dst, num_src]): COO as given
     (uncoalesced: duplicate edges stay entries), CSR or CSC (coalesced)."""
     shape = (counts[r[-1]], counts[r[0]])
-    coo = torch.sparse_coo_tensor(edge_index.flip(0), torch.ones(edge_index.size(1)),
+    coo = torch.sparse_coo_tensor(edge_index.flip(0),
+                                  torch.ones(edge_index.size(1), device=edge_index.device),
                                   shape)
     if layout == "coo":
         return coo
