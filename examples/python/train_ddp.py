@@ -239,6 +239,11 @@ def parse_args(argv=None):
                         "step and the gradients kept in the all-reduce buckets (2 "
                         "H200s, reddit-like: 395-407 ms per epoch against 405-433 "
                         "with DDP's defaults); default: DDP's defaults")
+    p.add_argument("--adam", choices=["fused", "foreach"], default="foreach",
+                   help="Adam's implementation: fused (one kernel for all parameters, "
+                        "CUDA) or foreach (PyTorch's default; on an H200 the fused one "
+                        "did not shorten the reddit-like epoch: 569 against 541 ms, "
+                        "bench/results/sparse-build-s30)")
     p.add_argument("--full-graph", action="store_true",
                    help="train on the whole graph each step (the accuracy baseline)")
     p.add_argument("--eval-every", type=int, default=0,
@@ -270,7 +275,9 @@ class Run:
                if args.ddp == "static" else {})
         self.net = (torch.nn.parallel.DistributedDataParallel(self.model, **ddp)
                     if self.distributed else self.model)
-        self.opt = torch.optim.Adam(self.net.parameters(), lr=args.lr)
+        fused = args.adam == "fused" and device.type == "cuda"
+        self.opt = torch.optim.Adam(self.net.parameters(), lr=args.lr,
+                                    **({"fused": True} if fused else {}))
         # Sampling differs per rank (its own RNG stream); the seed split is
         # the loader's (num_replicas/rank), the same permutation on every rank.
         torch.manual_seed(args.seed * 1000 + 1 + rank)
