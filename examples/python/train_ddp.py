@@ -230,9 +230,9 @@ def parse_args(argv=None):
                         "graph whose structure and features stay in host memory)")
     p.add_argument("--trim", action="store_true",
                    help="SAGE: run layer i only where later layers read (bipartite "
-                        "layers; reddit-like on an H200: 27-28 %% slower per epoch "
+                        "layers; reddit-like on an H200: 7-12 %% slower per epoch "
                         "although the GPU time halves, each layer building its own "
-                        "graph per step: bench/results/loader-ahead-h200-s23)")
+                        "graph per step: bench/results/sparse-build-s30)")
     p.add_argument("--ddp", choices=["static", "default"], default="static",
                    help="static: DistributedDataParallel(static_graph=True, "
                         "gradient_as_bucket_view=True), the same autograd graph every "

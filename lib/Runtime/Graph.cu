@@ -210,20 +210,23 @@ __device__ __forceinline__ void blockCount(bool flag, unsigned long long *counte
     atomicAdd(counter, static_cast<unsigned long long>(c));
 }
 
-/// Validates ids; key = destination, value = edge id. Invalid ids are
+/// Validates ids (sources below ns, targets below nd: both the node count,
+/// or a bipartite graph's sides); key = destination, value = edge id.
+/// Invalid ids are
 /// recorded and clamped so that later kernels stay in bounds; the build is
 /// discarded at the end. Also records whether the destinations ever
 /// decrease (GraphBuildOptions::dstSorted is checked with the results).
 template <typename T, typename I>
-__global__ void validateAndKey(const T *src, const T *dst, int64_t e, int64_t n,
-                               unsigned *keys, I *values, BuildResults *res) {
+__global__ void validateAndKey(const T *src, const T *dst, int64_t e, int64_t ns,
+                               int64_t nd, unsigned *keys, I *values,
+                               BuildResults *res) {
   for (int64_t base = blockIdx.x * int64_t(blockDim.x); base < e;
        base += int64_t(gridDim.x) * blockDim.x) {
     int64_t i = base + threadIdx.x;
     bool down = false;
     if (i < e) {
       T s = src[i], d = dst[i];
-      bool bad = s < 0 || s >= n || d < 0 || d >= n;
+      bool bad = s < 0 || s >= ns || d < 0 || d >= nd;
       if (bad) {
         atomicMin(&res->badEdge, static_cast<unsigned long long>(i));
         d = 0;
@@ -678,9 +681,11 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
   // already (options.dstSorted: a CSR adjacency's, a sampled batch's) are
   // their own CSR: no sort; the claim is checked with the results and a
   // wrong one rebuilds with the sort.
+  int64_t ns = options.numSrc >= 0 ? std::min(options.numSrc, n) : n;
+  int64_t nd = options.numDst >= 0 ? std::min(options.numDst, n) : n;
   if (e)
     validateAndKey<T, I><<<blocksFor(e), kThreads, 0, stream>>>(
-        src, dst, e, n, keysIn.as<unsigned>(), valsIn.as<I>(), res);
+        src, dst, e, ns, nd, keysIn.as<unsigned>(), valsIn.as<I>(), res);
   if (batch && n)
     validateBatch<T><<<blocksFor(std::max(n, e)), kThreads, 0, stream>>>(
         batch, src, dst, n, e, res);
@@ -807,10 +812,14 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
     T s = 0, d = 0;
     GNN_CUDA(cudaMemcpy(&s, src + out.badEdge, sizeof(T), cudaMemcpyDeviceToHost));
     GNN_CUDA(cudaMemcpy(&d, dst + out.badEdge, sizeof(T), cudaMemcpyDeviceToHost));
-    return Status::error("edge_index[:, " + std::to_string(out.badEdge) +
-                         "] = (" + std::to_string(s) + ", " + std::to_string(d) +
-                         ") has a node id outside [0, " + std::to_string(n) +
-                         ")");
+    std::string where = "edge_index[:, " + std::to_string(out.badEdge) +
+                        "] = (" + std::to_string(s) + ", " + std::to_string(d) + ")";
+    if (ns == n && nd == n)
+      return Status::error(where + " has a node id outside [0, " +
+                           std::to_string(n) + ")");
+    return Status::error(where + " has a source id outside [0, " +
+                         std::to_string(ns) + ") or a target id outside [0, " +
+                         std::to_string(nd) + ") (a bipartite graph)");
   }
   if (batch && out.unsortedBatch != ~0ull) {
     int64_t here = 0, before = 0;

@@ -507,11 +507,12 @@ class _GraphCache:
         index = snapshot.copy if snapshot.copy is not None else edge_index
         if index.dtype != torch.int64 or not index.is_contiguous():
             index = index.to(torch.int64).contiguous()
-        # On CUDA the build checks a graph's ids itself, in the one
-        # synchronisation it needs anyway (for its statistics); a bipartite
-        # graph's sides, which the build sees as one range, are checked here.
-        if num_edges and (not index.is_cuda or isinstance(num_nodes, tuple)):
+        # On CUDA the build checks a graph's ids itself (a bipartite graph's
+        # sources and targets each against its side), in the one
+        # synchronisation it needs anyway (for its statistics).
+        if num_edges and not index.is_cuda:
             _check_ids(index, num_nodes)
+        sides = num_nodes if isinstance(num_nodes, tuple) else (-1, -1)
         entry = _GraphEntry(weakref.ref(edge_index, self._dropper(id(edge_index))),
                             snapshot, num_nodes)
         if index.is_cuda:
@@ -522,7 +523,7 @@ class _GraphCache:
                     entry.device = _C.DeviceGraph(index.data_ptr(),
                                                   index.data_ptr() + 8 * num_edges,
                                                   num_edges, rows, stream,
-                                                  _is_dst_sorted(edge_index))
+                                                  _is_dst_sorted(edge_index), *sides)
                     failure = None
                 except RuntimeError as e:
                     failure = e

@@ -634,15 +634,18 @@ inline void check(const rt::Status &s) {
 
 /// A graph built on the GPU from device edge arrays; `dstSorted`: the
 /// caller knows the edges to be sorted by destination (no CSR sort; checked,
-/// GraphBuildOptions::dstSorted).
+/// GraphBuildOptions::dstSorted); `numSrc`, `numDst`: a bipartite graph's
+/// sides, checked in the build (-1: the node count).
 class DeviceGraph {
 public:
   DeviceGraph(uintptr_t src, uintptr_t dst, int64_t numEdges, int64_t numNodes,
-              uintptr_t stream, bool dstSorted) {
+              uintptr_t stream, bool dstSorted, int64_t numSrc, int64_t numDst) {
     check(rt::CudaDriver::get());
     nb::gil_scoped_release release;
     rt::GraphBuildOptions options;
     options.dstSorted = dstSorted;
+    options.numSrc = numSrc;
+    options.numDst = numDst;
     graph = check(rt::Graph::build(
         reinterpret_cast<const void *>(src), reinterpret_cast<const void *>(dst),
         numEdges, numNodes, rt::IndexType::Int64, nullptr,

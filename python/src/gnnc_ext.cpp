@@ -119,10 +119,12 @@ NB_MODULE(_gnnc, m) {
 #ifdef GNNC_HAVE_CUDA_RUNTIME
   m.attr("has_cuda") = true;
   nb::class_<DeviceGraph>(m, "DeviceGraph")
-      .def(nb::init<uintptr_t, uintptr_t, int64_t, int64_t, uintptr_t, bool>(),
+      .def(nb::init<uintptr_t, uintptr_t, int64_t, int64_t, uintptr_t, bool,
+                    int64_t, int64_t>(),
            nb::arg("src"), nb::arg("dst"), nb::arg("num_edges"),
            nb::arg("num_nodes"), nb::arg("stream"),
-           nb::arg("dst_sorted") = false)
+           nb::arg("dst_sorted") = false, nb::arg("num_src") = -1,
+           nb::arg("num_dst") = -1)
       .def("statistics", &DeviceGraph::statistics);
   nb::class_<CudaFunction>(m, "CudaFunction")
       .def(nb::init<Module &, const std::string &, const ::gnn::GraphStats &,

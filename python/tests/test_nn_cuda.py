@@ -313,6 +313,28 @@ def test_cuda_a_new_graph_synchronises_once():
         sage(x, torch.tensor([[0, 60], [1, 2]], device=DEV))
 
 
+def test_cuda_a_new_bipartite_graph_synchronises_once():
+    # A bipartite graph's sides are checked by the build itself, in its one
+    # read back (the runtime's, not counted here): no PyTorch read back for
+    # a separate id check; an id out of its side's range is still a
+    # ValueError naming the side.
+    torch.manual_seed(0)
+    xs, xd = torch.randn(50, base.IN, device=DEV), torch.randn(20, base.IN, device=DEV)
+    sage = gnnc.nn.SAGEConv((base.IN, base.IN), 8).to(DEV)
+
+    def edges(e):
+        return torch.stack([torch.randint(0, 50, (e,)), torch.randint(0, 20, (e,))]).to(DEV)
+
+    sage((xs, xd), edges(300))  # compiles
+    for e in (301, 302):
+        ei = edges(e)
+        assert _sync_warnings(lambda: sage((xs, xd), ei)) == 0
+    with pytest.raises(ValueError, match="destination id 20, outside"):
+        sage((xs, xd), torch.tensor([[0, 1], [1, 20]], device=DEV))
+    with pytest.raises(ValueError, match="source id 50, outside"):
+        sage((xs, xd), torch.tensor([[50, 1], [1, 2]], device=DEV))
+
+
 def test_cuda_targets_sorted_hint_checked_and_used():
     """An edge_index marked sorted by target (a sampled batch's, a CSR
     adjacency's) is its own CSR: the same results, and csr_order; a wrong

@@ -218,6 +218,42 @@ TEST(GpuGraph, DestinationSortedEdgesSkipTheSort) {
   }
 }
 
+TEST(GpuGraph, BipartiteSidesAreCheckedInTheBuild) {
+  REQUIRE_GPU();
+  // Sources below numSrc and targets below numDst, each its own side of a
+  // graph over max(numSrc, numDst) node rows; the same graph as without
+  // the sides when they hold.
+  auto upload = [](const std::vector<int32_t> &v) {
+    DeviceBuffer b = std::move(*DeviceBuffer::allocate(v.size() * 4));
+    EXPECT_TRUE(b.upload(v.data(), v.size() * 4).ok());
+    return b;
+  };
+  GraphBuildOptions sides;
+  sides.numSrc = 6;
+  sides.numDst = 3;
+  DeviceBuffer src = upload({0, 5, 3, 1}), dst = upload({0, 2, 2, 1});
+  StatusOr<std::unique_ptr<Graph>> g = Graph::build(
+      src.data(), dst.data(), 4, 6, IndexType::Int32, nullptr, nullptr, sides);
+  ASSERT_TRUE(g.ok()) << g.message();
+  EXPECT_EQ(*(*g)->download((*g)->csrRowPtr(), 7),
+            (std::vector<int64_t>{0, 1, 2, 4, 4, 4, 4}));
+  DeviceBuffer far = upload({0, 2, 3, 1}); // target 3 >= numDst
+  g = Graph::build(src.data(), far.data(), 4, 6, IndexType::Int32, nullptr, nullptr,
+                   sides);
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.message().find("edge_index[:, 2] = (3, 3) has a source id outside "
+                             "[0, 6) or a target id outside [0, 3)"),
+            std::string::npos)
+      << g.message();
+  sides.numSrc = 2; // source 5 >= numSrc, with a (true) sorted claim
+  sides.dstSorted = true;
+  g = Graph::build(src.data(), dst.data(), 4, 6, IndexType::Int32, nullptr, nullptr,
+                   sides);
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.message().find("edge_index[:, 1] = (5, 2)"), std::string::npos)
+      << g.message();
+}
+
 TEST(GpuGraph, DeviceSideValidation) {
   REQUIRE_GPU();
   auto upload = [](const std::vector<int32_t> &v) {

@@ -109,6 +109,11 @@ struct GraphBuildOptions {
   /// sort. Checked on the device with the other results; where it is
   /// wrong the graph is built again with the sort (the same graph).
   bool dstSorted = false;
+  /// A bipartite graph's sides (`numSrc`, `numDst` <= the node count, -1:
+  /// the node count): every source id is checked against numSrc and every
+  /// target id against numDst, with the other ids, in the build's one
+  /// synchronisation.
+  int64_t numSrc = -1, numDst = -1;
 };
 
 class Graph {
