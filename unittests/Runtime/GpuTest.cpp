@@ -174,6 +174,13 @@ TEST(GpuGraph, EdgeCases) {
   expectSameGraph(star);
 }
 
+/// int32 ids on the device.
+DeviceBuffer upload(const std::vector<int32_t> &v) {
+  DeviceBuffer b = std::move(*DeviceBuffer::allocate(v.size() * 4));
+  EXPECT_TRUE(b.upload(v.data(), v.size() * 4).ok());
+  return b;
+}
+
 TEST(GpuGraph, DestinationSortedEdgesSkipTheSort) {
   REQUIRE_GPU();
   // Edges sorted by destination, each row's sources in no order: with the
@@ -205,11 +212,7 @@ TEST(GpuGraph, DestinationSortedEdgesSkipTheSort) {
   // An id out of range is reported as without the hint (sorted or not).
   for (std::vector<int32_t> d : {std::vector<int32_t>{0, 1, 2, 9},
                                  std::vector<int32_t>{1, 0, 9, 2}}) {
-    std::vector<int32_t> sv = {0, 1, 2, 3};
-    DeviceBuffer src = std::move(*DeviceBuffer::allocate(16));
-    DeviceBuffer dst = std::move(*DeviceBuffer::allocate(16));
-    ASSERT_TRUE(src.upload(sv.data(), 16).ok());
-    ASSERT_TRUE(dst.upload(d.data(), 16).ok());
+    DeviceBuffer src = upload({0, 1, 2, 3}), dst = upload(d);
     StatusOr<std::unique_ptr<Graph>> built = Graph::build(
         src.data(), dst.data(), 4, 4, IndexType::Int32, nullptr, nullptr, hint);
     ASSERT_FALSE(built.ok());
@@ -223,11 +226,6 @@ TEST(GpuGraph, BipartiteSidesAreCheckedInTheBuild) {
   // Sources below numSrc and targets below numDst, each its own side of a
   // graph over max(numSrc, numDst) node rows; the same graph as without
   // the sides when they hold.
-  auto upload = [](const std::vector<int32_t> &v) {
-    DeviceBuffer b = std::move(*DeviceBuffer::allocate(v.size() * 4));
-    EXPECT_TRUE(b.upload(v.data(), v.size() * 4).ok());
-    return b;
-  };
   GraphBuildOptions sides;
   sides.numSrc = 6;
   sides.numDst = 3;
@@ -256,11 +254,6 @@ TEST(GpuGraph, BipartiteSidesAreCheckedInTheBuild) {
 
 TEST(GpuGraph, DeviceSideValidation) {
   REQUIRE_GPU();
-  auto upload = [](const std::vector<int32_t> &v) {
-    DeviceBuffer b = std::move(*DeviceBuffer::allocate(v.size() * 4));
-    EXPECT_TRUE(b.upload(v.data(), v.size() * 4).ok());
-    return b;
-  };
   DeviceBuffer src = upload({0, 1, 2, 9}), dst = upload({1, 2, 0, 1});
   StatusOr<std::unique_ptr<Graph>> g =
       Graph::build(src.data(), dst.data(), 4, 4, IndexType::Int32);
