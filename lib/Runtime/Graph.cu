@@ -212,10 +212,10 @@ __device__ __forceinline__ void blockCount(bool flag, unsigned long long *counte
 
 /// Validates ids (sources below ns, targets below nd: both the node count,
 /// or a bipartite graph's sides); key = destination, value = edge id.
-/// Invalid ids are
-/// recorded and clamped so that later kernels stay in bounds; the build is
-/// discarded at the end. Also records whether the destinations ever
-/// decrease (GraphBuildOptions::dstSorted is checked with the results).
+/// Invalid ids are recorded and clamped so that later kernels stay in
+/// bounds; the build is discarded at the end. Also records whether the
+/// destinations ever decrease (GraphBuildOptions::dstSorted is checked with
+/// the results).
 template <typename T, typename I>
 __global__ void validateAndKey(const T *src, const T *dst, int64_t e, int64_t ns,
                                int64_t nd, unsigned *keys, I *values,
