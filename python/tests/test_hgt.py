@@ -182,6 +182,19 @@ def test_sparse_adjacency_matches_pyg(layout, device):
     assert not builds
 
 
+def test_sparse_adjacency_under_torch_compile():
+    # Dynamo does not trace sparse tensors: with one among the edge types the
+    # layer runs outside the traced graph, with the eager result.
+    ours, _ = layers(NODES, 2, torch.float32)
+    x, ei = features(COUNTS, NODES, torch.float32), graph(COUNTS)
+    adj = {r: adjacency(e, COUNTS, r, "csr") for r, e in ei.items()}
+    want = ours(x, adj)
+    torch._dynamo.reset()
+    got = torch.compile(ours)(x, adj)
+    for t in want:
+        torch.testing.assert_close(got[t], want[t], **_parity.tol(torch.float32))
+
+
 def test_edge_type_subset_and_order():
     """Edge types missing from edge_index_dict (or all of them) aggregate
     nothing; its order does not change the result. (PyG's k_rel/v_rel assume edge_index_dict is
