@@ -230,9 +230,10 @@ def parse_args(argv=None):
                         "graph whose structure and features stay in host memory)")
     p.add_argument("--trim", action="store_true",
                    help="SAGE: run layer i only where later layers read (bipartite "
-                        "layers; reddit-like on an H200: 7-12 %% slower per epoch "
-                        "although the GPU time halves, each layer building its own "
-                        "graph per step: bench/results/sparse-build-s30)")
+                        "layers; half the GPU time. Reddit-like on an H200 with the "
+                        "loader's default prefetch, which builds the layers' graphs "
+                        "on its thread: 559 against 573 ms untrimmed, and 720 ms "
+                        "with --prefetch 0: bench/results/loader-thread-s31)")
     p.add_argument("--ddp", choices=["static", "default"], default="static",
                    help="static: DistributedDataParallel(static_graph=True, "
                         "gradient_as_bucket_view=True), the same autograd graph every "
@@ -244,6 +245,10 @@ def parse_args(argv=None):
                         "CUDA) or foreach (PyTorch's default; on an H200 the fused one "
                         "did not shorten the reddit-like epoch: 569 against 541 ms, "
                         "bench/results/sparse-build-s30)")
+    p.add_argument("--prefetch", type=int, default=None,
+                   help="training batches the loader samples ahead on its own thread "
+                        "(default: the loader's, 1 on CUDA and 0 on the CPU; 0: when "
+                        "the loop asks, docs/Python-loader.md)")
     p.add_argument("--full-graph", action="store_true",
                    help="train on the whole graph each step (the accuracy baseline)")
     p.add_argument("--eval-every", type=int, default=0,
@@ -285,7 +290,8 @@ class Run:
         self.train_loader = NeighborLoader(
             data, self.fanout, batch_size=args.batch_size, shuffle=True,
             input_nodes=data.splits["train"], seed=args.seed,
-            feature_memory=args.feature_memory, graph_memory=args.graph_memory, **share)
+            feature_memory=args.feature_memory, graph_memory=args.graph_memory,
+            prefetch=args.prefetch, **share)
         eval_sets = {k: v for k, v in data.splits.items() if k != "train"}
         if args.full_graph:
             self.eval_loaders = {k: v[rank::world] for k, v in eval_sets.items()}

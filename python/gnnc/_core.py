@@ -21,6 +21,7 @@ indices and skips that comparison.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import itertools
@@ -30,7 +31,7 @@ import stat
 import threading
 import weakref
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import torch
 
@@ -252,6 +253,52 @@ def _mark_dst_sorted(t: torch.Tensor) -> torch.Tensor:
     return t
 
 
+# gnnc.loader's batches sampled ahead on its thread: id(edge_index) ->
+# _AheadBatch. A gnnc op's first request for a graph of a batch's edge_index
+# or of a column prefix of it (trim_to_layer's views) is told to the loader,
+# which from then on builds those graphs of its next batches ahead
+# (_GraphCache.prebuild).
+@dataclass
+class _AheadBatch:
+    ref: "weakref.ReferenceType"  # the batch's edge_index
+    # tell(columns, num_nodes): an op asked for the graph of the first
+    # `columns` edges over num_nodes (an int, or (num_src, num_dst)).
+    tell: Callable[[int, Any], None]
+    # (columns, num_nodes) -> (the view built from, its entry): graphs
+    # built ahead.
+    views: Dict[tuple, tuple] = field(default_factory=dict)
+
+
+_LOADER_BATCHES: Dict[int, _AheadBatch] = {}
+
+
+def _watch_loader_batch(t: torch.Tensor, tell: Callable[[int, Any], None]) -> None:
+    key = id(t)
+
+    def drop(ref, key=key):
+        cur = _LOADER_BATCHES.get(key)
+        if cur is not None and cur.ref is ref:
+            del _LOADER_BATCHES[key]
+
+    _LOADER_BATCHES[key] = _AheadBatch(weakref.ref(t, drop), tell)
+
+
+def _ahead_batch(t: torch.Tensor) -> Optional[_AheadBatch]:
+    """The loader batch `t` is, or is a column prefix of; else None."""
+    base = t if t._base is None else t._base
+    b = _LOADER_BATCHES.get(id(base))
+    if b is None or b.ref() is not base or (t is not base and not _is_prefix(t, base)):
+        return None
+    return b
+
+
+def _is_prefix(t: torch.Tensor, base: torch.Tensor) -> bool:
+    """Whether ``t`` is ``base[:, :k]`` (a view of the first k columns)."""
+    return (t.dim() == 2 and base.dim() == 2 and t.size(0) == base.size(0)
+            and t.size(1) <= base.size(1) and t.stride() == base.stride()
+            and t.storage_offset() == base.storage_offset())
+
+
 def _is_dst_sorted(t: torch.Tensor) -> bool:
     """Marked, or a prefix of a marked tensor's columns (`edge_index[:, :k]`,
     PyG's trim_to_layer's views)."""
@@ -259,12 +306,10 @@ def _is_dst_sorted(t: torch.Tensor) -> bool:
     if ref is not None and ref() is t:
         return True
     base = t._base
-    if base is None or t.dim() != 2 or base.dim() != 2:
+    if base is None:
         return False
     ref = _DST_SORTED.get(id(base))
-    return (ref is not None and ref() is base and t.size(0) == base.size(0)
-            and t.size(1) <= base.size(1) and t.stride() == base.stride()
-            and t.storage_offset() == base.storage_offset())
+    return ref is not None and ref() is base and _is_prefix(t, base)
 
 
 def _private_copy(edge_index: torch.Tensor) -> torch.Tensor:
@@ -324,8 +369,10 @@ class _Snapshot:
           stream compares the tensor with the copy and sets the snapshot's
           flag (pinned memory) where they differ; the call's results become
           NaN (the ops poison them, TorchOps.cpp) and the next lookup sees
-          the flag (stale()) and raises. A changed version counter or data
-          pointer compares with ``torch.equal`` (one wait per write).
+          the flag (stale()) and raises; a column prefix of an edge_index
+          (trim_to_layer's view) row by row. A changed version counter or data
+          pointer, or another layout, compares with ``torch.equal`` (one
+          wait).
 
         Inside a CUDA graph capture (no synchronisation allowed) and for
         private tensors only the version counter and data pointer are
@@ -335,7 +382,8 @@ class _Snapshot:
         c = self.copy
         if t.shape != c.shape or t.dtype != c.dtype or t.device != c.device:
             return False
-        if t.is_cuda and self.flag is not None and t.is_contiguous():
+        spans = _byte_spans(c, t) if t.is_cuda and self.flag is not None else None
+        if spans is not None:
             version = _version_of(t)
             if self.version == version and self.data_ptr == t.data_ptr():
                 index = t.device.index
@@ -344,13 +392,10 @@ class _Snapshot:
                     # The compare reads both on this stream: not reused
                     # before it has run (_keep_for_stream).
                     _keep_for_stream((t, c), t.device)
-                compare = (c.data_ptr(), t.data_ptr(), c.numel() * c.element_size(),
-                           self.flag.word, stream)
-                if index == torch.cuda.current_device():
-                    _C.compare_async(*compare)
-                else:  # the kernel launches on the current device
-                    with torch.cuda.device(index):
-                        _C.compare_async(*compare)
+                with (contextlib.nullcontext() if index == torch.cuda.current_device()
+                      else torch.cuda.device(index)):  # kernels launch there
+                    for a, b, size in spans:
+                        _C.compare_async(a, b, size, self.flag.word, stream)
                 return True
             if not torch.equal(c, t):
                 return False
@@ -361,6 +406,24 @@ class _Snapshot:
         if t.is_cuda or t.device.type != "cpu" or not t.is_contiguous():
             return torch.equal(c, t)
         return _C.same_bytes(c.data_ptr(), t.data_ptr(), c.numel() * c.element_size())
+
+
+def _byte_spans(c: torch.Tensor, t: torch.Tensor):
+    """(address in c, address in t, bytes) of the contiguous runs that hold
+    ``t``'s elements, for a contiguous ``t`` (one run) or a 2-D one whose
+    rows are contiguous (a run per row: a column prefix of an edge_index,
+    trim_to_layer's view); ``c`` is a contiguous tensor of t's shape. None
+    for other layouts."""
+    size = t.element_size()
+    if t.is_contiguous():
+        return [(c.data_ptr(), t.data_ptr(), t.numel() * size)]
+    if t.dim() != 2 or t.stride(1) != 1:
+        return None
+    row = t.size(1) * size
+    spans = [(c.data_ptr() + i * row, t.data_ptr() + i * t.stride(0) * size, row)
+             for i in range(t.size(0))]
+    # The compare reads 8-byte words: every run must start on one.
+    return spans if all(a % 8 == 0 and b % 8 == 0 for a, b, _ in spans) else None
 
 
 def _keep_for_stream(tensors, device: torch.device) -> None:
@@ -434,13 +497,75 @@ class _GraphCache:
                     raise _stale_error(edge_index)
                 if e.snapshot.matches(edge_index):
                     return e
-            # A graph built from the same indices, else built anew (and
-            # checked) from the tensor's present contents.
-            e = self._same_indices(edge_index, num_nodes)
+            # A graph built ahead by gnnc.loader, or one built from the same
+            # indices, else built anew (and checked) from the tensor's
+            # present contents.
+            e = self._built_ahead(edge_index, num_nodes)
+            if e is None:
+                e = self._same_indices(edge_index, num_nodes)
             if e is None:
                 e = self._build(edge_index, num_nodes)
             self._entries[key] = e
             return e
+
+    def prebuild(self, edge_index: torch.Tensor, columns: int, num_nodes) -> None:
+        """Builds the graph of edge_index[:, :columns] over num_nodes (a
+        loader batch's, see _AheadBatch) before a gnnc op asks for it: on
+        gnnc.loader's thread, on its stream, without the cache's lock (the
+        ops' lookups on the caller's thread do not wait for the build and
+        its synchronisation). An op's later request for the same columns,
+        through the batch's tensor or any view of them (a new tensor object
+        each step), takes it (_built_ahead)."""
+        b = _LOADER_BATCHES.get(id(edge_index))
+        if b is None or b.ref() is not edge_index or (columns, num_nodes) in b.views:
+            return
+        view = edge_index[:, :columns]
+        b.views[(columns, num_nodes)] = (view, self._build(view, num_nodes))
+
+    def _built_ahead(self, t: torch.Tensor, num_nodes) -> Optional[_GraphEntry]:
+        """An entry for ``t`` sharing the structures that prebuild() made
+        from the same columns of the same loader batch, while the
+        batch's version counter has not moved since (its async compare on
+        the device checks the rest, as on every call); else None, and the
+        loader is told what was asked for."""
+        if not isinstance(t, torch.Tensor) or t.is_meta or t.dim() != 2:
+            return None
+        b = _ahead_batch(t)
+        if b is None:
+            return None
+        hit = b.views.get((t.size(1), num_nodes))
+        if hit is None:
+            b.tell(t.size(1), num_nodes)
+            return None
+        view, e = hit
+        if e.snapshot.stale():
+            # A call on these columns found them changed behind the version
+            # counter (its results were NaN): raised once, as for any cached
+            # graph, then built anew from what they hold.
+            del b.views[(t.size(1), num_nodes)]
+            raise _stale_error(t)
+        if _version_of(t) != e.snapshot.version or t.data_ptr() != view.data_ptr():
+            return None
+        # The same change flag as the graph built ahead: what a call finds
+        # reaches every later view of these columns.
+        entry = self._sharing(e, t, num_nodes, e.snapshot.flag)
+        # (on CUDA a compare queued on the device, no synchronisation)
+        return entry if entry.snapshot.matches(t) else None
+
+    def _sharing(self, e: _GraphEntry, t: torch.Tensor, num_nodes,
+                 flag=None) -> _GraphEntry:
+        """A new entry for ``t`` with e's structures and index copy, known
+        to hold t's indices: its own snapshot (version, pointer, change
+        flag: `flag`, else a new one) over the same copy; its own handle, so
+        that a call on `t` honours t's change check."""
+        if flag is None and t.is_cuda:
+            flag = _C.HostFlag()
+        snap = _Snapshot(e.snapshot.copy, _version_of(t), t.data_ptr(), flag)
+        entry = _GraphEntry(weakref.ref(t, self._dropper(id(t))), snap, num_nodes,
+                            host=e.host, device=e.device, index=e.index,
+                            statistics=e.statistics)
+        _register(entry, e.index if e.index is not None else snap.copy)
+        return entry
 
     def _dropper(self, key: int):
         def drop(_ref, key=key, cache=self):
@@ -483,16 +608,7 @@ class _GraphCache:
                 continue
             # (by identity: entries are dataclasses, == compares tensors)
             self._retired = [r for r in self._retired if r is not e]
-            # Its own snapshot (version, pointer, change flag) over the same
-            # copy of the indices; its own handle, so that a call on `t`
-            # honours t's change check.
-            snap = _Snapshot(e.snapshot.copy, _version_of(t), t.data_ptr(),
-                             _C.HostFlag() if t.is_cuda else None)
-            entry = _GraphEntry(weakref.ref(t, self._dropper(id(t))), snap, num_nodes,
-                                host=e.host, device=e.device, index=e.index,
-                                statistics=e.statistics)
-            _register(entry, e.index if e.index is not None else snap.copy)
-            return entry
+            return self._sharing(e, t, num_nodes)
         return None
 
     def _build(self, edge_index: torch.Tensor, num_nodes: int) -> _GraphEntry:

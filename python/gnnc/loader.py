@@ -8,12 +8,16 @@ hop by hop on that device, with two gnnc operators per hop (`sample_hop`
 and `relabel`: C++ on the CPU, CUDA kernels on the GPU; two host
 synchronisations per hop, for the sizes of the sampled edges and of the
 new nodes), relabels the nodes to local ids in first-occurrence order and
-gathers the node and edge attributes; on CUDA on a stream of its own. See
-docs/Python-loader.md.
+gathers the node and edge attributes; on CUDA on a stream of its own and,
+by default, on a thread of its own one batch ahead of the training loop.
+See docs/Python-loader.md.
 """
 
 import contextlib
 import math
+import queue
+import threading
+import weakref
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Union
 
 import torch
@@ -155,6 +159,59 @@ def _hand_over(side, consumer) -> None:
         consumer.wait_stream(side)
 
 
+def _check_prefetch(prefetch, device: torch.device) -> int:
+    if prefetch is None:
+        return 1 if device.type == "cuda" else 0
+    if isinstance(prefetch, bool) or not isinstance(prefetch, int):
+        raise TypeError(f"NeighborLoader: prefetch must be an int >= 0 or None, got "
+                        f"{_name(prefetch)}")
+    if prefetch < 0:
+        raise ValueError(f"NeighborLoader: prefetch must be >= 0, got {prefetch}")
+    return prefetch
+
+
+def _ahead(make: Callable[[int], Any], steps: int, depth: int, device: torch.device):
+    """make(0), ..., make(steps - 1), made in that order on a thread of their
+    own that keeps at most `depth` results waiting (and makes one more);
+    an exception of make() is raised here, at the step that raised it. The
+    thread is stopped and joined when the iteration ends, however it ends
+    (exhausted, `break`, an error, garbage collection)."""
+    done = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def hand(item) -> bool:
+        while not stop.is_set():
+            try:
+                done.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                pass
+        return False
+
+    def work():
+        place = (torch.cuda.device(device) if device.type == "cuda"
+                 else contextlib.nullcontext())
+        try:
+            with place:
+                for i in range(steps):
+                    if stop.is_set() or not hand((make(i), None)):
+                        return
+        except BaseException as e:  # raised in the caller's thread instead
+            hand((None, e))
+
+    thread = threading.Thread(target=work, name="gnnc.loader", daemon=True)
+    thread.start()
+    try:
+        for _ in range(steps):
+            item, error = done.get()
+            if error is not None:
+                raise error
+            yield item
+    finally:
+        stop.set()
+        thread.join()
+
+
 def _pinned(t: Tensor) -> Tensor:
     """`t` in pinned host memory (copied there unless it is already)."""
     return t if t.device.type == "cpu" and t.is_pinned() else t.cpu().pin_memory()
@@ -228,6 +285,13 @@ class NeighborLoader:
             multiple of `num_replicas` and takes every `num_replicas`-th seed
             from `rank`, so that every rank gets the same number of batches.
         seed: the shuffle's seed under `num_replicas` (same on every rank).
+        prefetch: batches sampled ahead of the training loop on a thread of
+            the loader's own (at most `prefetch` waiting, one more being
+            made), so that the loop never waits for the sampler's host work
+            and host synchronisations; 0: each batch is sampled when the
+            loop asks for it. Default (None): 1 on CUDA, 0 on the CPU (where
+            the sampler would compete with training for the cores). The
+            batches are the same whatever the value.
 
     PyG's other arguments are accepted at their defaults only (`num_workers`
     0, `disjoint` False, no temporal sampling, ...); another value raises
@@ -242,7 +306,8 @@ class NeighborLoader:
                  device: Union[str, torch.device, None] = None,
                  feature_memory: str = "device", graph_memory: str = "device",
                  num_replicas: Optional[int] = None,
-                 rank: Optional[int] = None, seed: int = 0, **kwargs):
+                 rank: Optional[int] = None, seed: int = 0,
+                 prefetch: Optional[int] = None, **kwargs):
         for key, value in kwargs.items():
             if key not in _DEFAULT_ONLY:
                 raise TypeError(f"NeighborLoader: unexpected argument '{key}'")
@@ -287,6 +352,7 @@ class NeighborLoader:
                 raise ValueError(f"NeighborLoader: generator is on {generator.device} "
                                  f"but the loader samples on {self.device}")
         self.generator = generator
+        self.prefetch = _check_prefetch(prefetch, self.device)
         self._init_distributed(num_replicas, rank, seed)
 
         # The CSC: in-edges of node v at positions indptr[v]:indptr[v + 1],
@@ -321,6 +387,13 @@ class NeighborLoader:
         self._first = torch.full((num_nodes,), _INT64_MAX, dtype=torch.long,
                                  device=self.device)
         self._stream = None  # the CUDA stream batches are sampled on
+        # The scratch maps are one batch's at a time: an iteration's thread
+        # and a sample() call take turns.
+        self._lock = threading.Lock()
+        # The graphs gnnc ops asked of batches sampled ahead, as (hops,
+        # bipartite): the loader's thread builds them for later batches
+        # (_graphs_ahead).
+        self._forms = set()
 
     # -- arguments ----------------------------------------------------------
 
@@ -402,17 +475,44 @@ class NeighborLoader:
         # that its read backs (one per hop and step) wait for its own kernels
         # only, not for the training step still running on the caller's
         # stream; the caller's stream waits for each batch before using it.
+        # With `prefetch`, they are also made on a thread of their own, so
+        # that the caller's thread does not wait for those read backs at all.
         # The data are read as they are when the iteration starts.
         side, consumer = self._streams()
         with _on(side):
             order = self._order()
-        for i in range(len(self)):
+            draws = self._iteration_draws()
+
+        def make(i: int):
             with _on(side):
                 input_id = order[i * self.batch_size:(i + 1) * self.batch_size]
                 batch = self._sample_safely(self.input_nodes.index_select(0, input_id),
-                                            input_id, consumer)
-            _hand_over(side, consumer)
-            yield batch if self.transform is None else self.transform(batch)
+                                            input_id, draws, consumer,
+                                            ahead=self.prefetch > 0)
+                made = None
+                if side is not None:
+                    made = torch.cuda.Event()
+                    made.record(side)
+            return batch, made
+
+        steps = len(self)
+        batches = (_ahead(make, steps, self.prefetch, self.device) if self.prefetch
+                   else (make(i) for i in range(steps)))
+        try:
+            for batch, made in batches:
+                if made is not None:
+                    consumer.wait_event(made)
+                yield batch if self.transform is None else self.transform(batch)
+        finally:
+            batches.close()  # stops the thread of an iteration left early
+
+    def _iteration_draws(self) -> torch.Generator:
+        """The generator of one iteration's sampling draws: seeded by one
+        draw from `generator` (or the global RNG) in the caller's thread when
+        the iteration starts, so that the batches do not depend on what else
+        draws from that RNG while the loader samples ahead (dropout, ...)."""
+        seed = torch.randint(1 << 62, (1,), generator=self.generator, device=self.device)
+        return torch.Generator(self.device).manual_seed(int(seed))
 
     def _streams(self):
         """(the loader's CUDA stream, the caller's current one), the former
@@ -428,16 +528,16 @@ class NeighborLoader:
 
     # -- sampling -----------------------------------------------------------
 
-    def _hop(self, frontier: Tensor, first_local: int, k: int):
+    def _hop(self, frontier: Tensor, first_local: int, k: int, draws):
         """Samples the in-edges of `frontier` (global ids; local ids
         first_local, first_local + 1, ...): all of them (k = -1), k uniform
         draws with replacement, or k distinct ones by Floyd's algorithm, in
         one gnnc operator (a CUDA kernel per phase on the GPU; its draws are
-        keyed by one int64 drawn from the loader's generator on the device,
-        and the CPU draws the same). Returns the edges' sources (global),
+        keyed by one int64 drawn from `draws` on the device, and the CPU
+        draws the same). Returns the edges' sources (global),
         destinations (local) and positions in the CSC. One host sync (the
         edge count)."""
-        seed = torch.randint(1 << 62, (1,), generator=self.generator, device=self.device)
+        seed = torch.randint(1 << 62, (1,), generator=draws, device=self.device)
         pos, owner = torch.ops.gnnc.sample_hop(self._indptr, frontier, k, self.replace,
                                                seed)
         return _take(self._src, pos), owner + first_local, pos
@@ -465,20 +565,57 @@ class NeighborLoader:
         # after the caller's work so far (the seeds may have just been made).
         side, consumer = self._streams()
         with _on(side):
-            batch = self._sample_safely(seeds, input_id, consumer)
+            batch = self._sample_safely(seeds, input_id, self.generator, consumer)
         _hand_over(side, consumer)
         return batch
 
-    def _sample_safely(self, seeds: Tensor, input_id: Optional[Tensor], consumer=None):
-        try:
-            return self._sample(seeds, input_id, consumer)
-        except BaseException:
-            # The scratch maps may hold this batch's entries: clear them all.
-            self._local.fill_(-1)
-            self._first.fill_(_INT64_MAX)
-            raise
+    def _sample_safely(self, seeds: Tensor, input_id: Optional[Tensor], draws,
+                       consumer=None, ahead: bool = False):
+        with self._lock:
+            try:
+                batch = self._sample(seeds, input_id, draws, consumer)
+                if ahead:
+                    self._graphs_ahead(batch)
+                return batch
+            except BaseException:
+                # The scratch maps may hold this batch's entries: clear them.
+                self._local.fill_(-1)
+                self._first.fill_(_INT64_MAX)
+                raise
 
-    def _sample(self, seeds: Tensor, input_id: Optional[Tensor], consumer=None):
+    def _graphs_ahead(self, batch) -> None:
+        """On the loader's thread: the gnnc graphs the training step will ask
+        of this batch, built here (each with the one synchronisation a new
+        graph takes) rather than by the step's gnnc ops on the caller's
+        thread. Which ones is learned from the ops' requests on earlier
+        batches (`_forms`): the graph of the first h hops' edges, over the
+        nodes of the first h + 1 hops (a graph, as PyG's trim_to_layer
+        makes, or the whole batch for h = L) or from those to the nodes of
+        the first h hops (a bipartite layer's). The batch is watched for
+        requests of other forms."""
+        ei = batch.edge_index
+        nodes, edges = batch.num_sampled_nodes, batch.num_sampled_edges
+        me = weakref.ref(self)
+
+        def tell(columns: int, num_nodes) -> None:
+            loader = me()
+            if loader is None:
+                return
+            for h in range(len(edges) + 1):
+                if sum(edges[:h]) != columns:
+                    continue
+                n = sum(nodes[:h + 1])
+                if num_nodes == n or num_nodes == (n, sum(nodes[:h])):
+                    loader._forms.add((h, isinstance(num_nodes, tuple)))
+                    return
+
+        # Watched before the graphs are built: the watch keeps them.
+        _core._watch_loader_batch(ei, tell)
+        for h, bipartite in sorted(tuple(self._forms)):
+            n = sum(nodes[:h + 1])
+            _core._graphs.prebuild(ei, sum(edges[:h]), (n, sum(nodes[:h])) if bipartite else n)
+
+    def _sample(self, seeds: Tensor, input_id: Optional[Tensor], draws, consumer=None):
         dev = self.device
         seeds = seeds.to(dev, torch.long)
         b = seeds.numel()
@@ -491,7 +628,7 @@ class NeighborLoader:
         num_nodes, num_edges = [b], []
         frontier, first_local, num_local = seeds, 0, b
         for k in self.num_neighbors:
-            src, dst, pos = self._hop(frontier, first_local, k)
+            src, dst, pos = self._hop(frontier, first_local, k, draws)
             row, new_nodes = self._relabel(src, num_local)
             rows.append(row)
             cols.append(dst)
@@ -531,4 +668,4 @@ class NeighborLoader:
     def __repr__(self) -> str:
         return (f"NeighborLoader(num_nodes={self.num_nodes}, num_neighbors="
                 f"{self.num_neighbors}, batch_size={self.batch_size}, "
-                f"device={self.device})")
+                f"device={self.device}, prefetch={self.prefetch})")

@@ -230,6 +230,209 @@ def test_reproducible_with_generator_and_global_rng():
     assert sorted(seeds.tolist()) == list(range(40))
 
 
+def _batches(loader):
+    return [(b.n_id, b.e_id, b.edge_index, b.x) for b in loader]
+
+
+def _same(a, b):
+    return len(a) == len(b) and all(torch.equal(x, y) for p, q in zip(a, b)
+                                    for x, y in zip(p, q))
+
+
+def _loader_threads():
+    import threading
+    return [t for t in threading.enumerate() if t.name == "gnnc.loader"]
+
+
+@pytest.mark.parametrize("prefetch", [1, 3])
+def test_prefetch_gives_the_same_batches(prefetch):
+    data = random_graph(n=200, e=3000)
+
+    def run(p, draws_between=False, **kw):
+        loader = NeighborLoader(data, [4, 3], batch_size=9, shuffle=True, prefetch=p, **kw)
+        out = []
+        for b in loader:
+            out.append((b.n_id, b.e_id, b.edge_index, b.x))
+            if draws_between:  # what dropout does between batches
+                torch.rand(100)
+        return out
+
+    want = run(0, generator=torch.Generator().manual_seed(5))
+    assert len(want) == 23
+    assert _same(run(prefetch, generator=torch.Generator().manual_seed(5)), want)
+    # The global RNG: the batches depend on its state when the iteration
+    # starts only, not on the training loop's draws while the loader samples
+    # ahead of it.
+    torch.manual_seed(12)
+    plain = run(0)
+    torch.manual_seed(12)
+    assert _same(run(prefetch, draws_between=True), plain)
+    torch.manual_seed(12)
+    assert _same(run(0, draws_between=True), plain)
+    assert not _loader_threads()
+
+
+def test_prefetch_thread_stops_and_errors_reach_the_loop():
+    data = random_graph(n=200, e=3000)
+    loader = NeighborLoader(data, [4, 3], batch_size=9, prefetch=2,
+                            generator=torch.Generator().manual_seed(1))
+    want = _batches(NeighborLoader(data, [4, 3], batch_size=9, prefetch=0,
+                                   generator=torch.Generator().manual_seed(1)))
+    it = iter(loader)
+    next(it)
+    assert len(_loader_threads()) == 1
+    it.close()  # what `break` does
+    assert not _loader_threads()
+    # An error while sampling batch 3 ahead: raised where the loop asks for
+    # batch 3, with the batches before it intact; the scratch maps are clean
+    # and the thread is gone.
+    loader = NeighborLoader(data, [4, 3], batch_size=9, prefetch=2,
+                            generator=torch.Generator().manual_seed(1))
+    relabel, calls = loader._relabel, []
+
+    def failing(*a):
+        calls.append(1)
+        if len(calls) == 7:  # two hops per batch: batch 3's first hop
+            raise MemoryError("sampling failed")
+        return relabel(*a)
+
+    loader._relabel = failing
+    got = []
+    with pytest.raises(MemoryError, match="sampling failed"):
+        for b in loader:
+            got.append((b.n_id, b.e_id, b.edge_index, b.x))
+    assert _same(got, want[:3])
+    assert not _loader_threads()
+    loader._relabel = relabel
+    assert (loader._local == -1).all() and (loader._first == torch.iinfo(torch.long).max).all()
+    # The next iteration: the second one of the same seed.
+    again = NeighborLoader(data, [4, 3], batch_size=9, prefetch=0,
+                           generator=torch.Generator().manual_seed(1))
+    assert _same(_batches(again), want)
+    assert _same(_batches(loader), _batches(again))
+
+
+DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+
+
+def _trimmed(convs, x, edge_index, nodes, edges, bipartite):
+    """A 2-layer model on a batch, each layer only where the next reads:
+    bipartite layers (train_ddp.py's --trim) or PyG trim_to_layer's graphs
+    (homogeneous prefixes)."""
+    hops = len(convs)
+    for i, conv in enumerate(convs):
+        nd, ne = sum(nodes[:hops - i]), sum(edges[:hops - i])
+        if bipartite:
+            x = conv((x, x[:nd]), edge_index[:, :ne], size=(x.size(0), nd))
+        else:
+            n = sum(nodes[:hops - i + 1])
+            x = conv(x[:n], edge_index[:, :ne])
+            x = x[:nd] if i + 1 == hops else x
+    return x
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("model", ["whole", "bipartite", "prefixes"])
+def test_prefetch_builds_the_graphs_the_model_asks_for_ahead(device, model, monkeypatch):
+    import threading
+    import gnnc.nn
+    from gnnc import _core
+    # Graphs built on the training loop's thread, by the tensor they were
+    # built from (its base for a view).
+    here, build = [], _core._GraphCache._build
+
+    def spy(self, t, num_nodes):
+        if threading.current_thread() is threading.main_thread():
+            here.append(id(t if t._base is None else t._base))
+        return build(self, t, num_nodes)
+
+    monkeypatch.setattr(_core._GraphCache, "_build", spy)
+    torch.manual_seed(0)
+    data = random_graph(n=500, e=8000, f=8)
+    convs = [gnnc.nn.SAGEConv(8, 6).to(device), gnnc.nn.SAGEConv(6, 3).to(device)]
+    gen = torch.Generator(device).manual_seed(3)
+    loader = NeighborLoader(data, [5, 10], batch_size=32, device=device, prefetch=1,
+                            generator=gen)
+    asked = 1 if model == "whole" else 2  # graphs the model asks of a batch
+
+    def run(b, ei):
+        if model == "whole":
+            return convs[1](convs[0](b.x, ei).relu(), ei)
+        args = (b.num_sampled_nodes, b.num_sampled_edges, model == "bipartite")
+        return _trimmed(convs, b.x, ei, *args)[:b.batch_size]
+
+    ahead = []
+    for b in loader:
+        ei = b.edge_index
+        watched = _core._LOADER_BATCHES.get(id(ei))
+        built = 0 if watched is None else len(watched.views)
+        ahead.append(built == asked)
+        here.clear()
+        out = run(b, ei)
+        # Built here: the batch's graphs that were not built ahead.
+        assert here.count(id(ei)) == asked - built
+        # The same layers on a copy of the indices: graphs built here.
+        torch.testing.assert_close(out, run(b, ei.clone()))
+    # The first batch's requests tell the loader; at most the two batches
+    # made meanwhile were not built ahead, every later one was.
+    assert len(ahead) == 16 and not ahead[0] and all(ahead[3:]), ahead
+    assert loader._forms == ({(2, False)} if model == "whole" else
+                             {(2, True), (1, True)} if model == "bipartite" else
+                             {(2, False), (1, False)})
+
+    def built_ahead():
+        it = iter(loader)
+        for _ in range(4):
+            b = next(it)
+        it.close()
+        assert len(_core._LOADER_BATCHES[id(b.edge_index)].views) == asked
+        return b, b.edge_index, b.num_sampled_edges[0]
+
+    # A batch written in place (its version counter moves) is built anew
+    # from what it holds now, not taken from what was built ahead. (Hop 1's
+    # sources, permuted: in every layer's range.)
+    b, ei, first = built_ahead()
+    ei[0, :first] = ei[0, :first].flip(0)
+    torch.testing.assert_close(run(b, ei), run(b, ei.clone()))
+    if device == "cpu":
+        # Behind the version counter: on the CPU the contents are compared
+        # before a graph built ahead is taken (CUDA: the test below).
+        b, ei, first = built_ahead()
+        version = ei._version
+        ei.data[0, :first] = ei[0, :first].flip(0)
+        assert ei._version == version
+        torch.testing.assert_close(run(b, ei), run(b, ei.clone()))
+    del b, ei
+    assert not _loader_threads()
+
+
+def test_change_check_spans_of_a_column_prefix():
+    # What the device-side change check compares for trim_to_layer's views
+    # of a batch's edge_index: each row's run, or nothing it cannot read.
+    from gnnc import _core
+    ei = torch.arange(20).view(2, 10)
+    c = torch.empty(2, 4, dtype=torch.long)
+    view = ei[:, :4]
+    assert _core._byte_spans(c, view) == [
+        (c.data_ptr(), ei.data_ptr(), 32), (c.data_ptr() + 32, ei.data_ptr() + 80, 32)]
+    copy = ei.clone()
+    assert _core._byte_spans(copy, ei) == [(copy.data_ptr(), ei.data_ptr(), 160)]
+    odd = ei.int()[:, :3]  # row 1 starts 12 bytes past a word
+    assert _core._byte_spans(torch.empty(2, 3, dtype=torch.int32), odd) is None
+    assert _core._byte_spans(c, ei[:, :8:2]) is None  # rows not contiguous
+
+
+def test_prefetch_argument():
+    data = random_graph()
+    assert NeighborLoader(data, [2]).prefetch == 0  # the CPU's default
+    assert "prefetch=2" in repr(NeighborLoader(data, [2], prefetch=2))
+    with pytest.raises(ValueError, match="prefetch must be >= 0, got -1"):
+        NeighborLoader(data, [2], prefetch=-1)
+    for bad in (True, 1.0, "1"):
+        with pytest.raises(TypeError, match="prefetch must be an int"):
+            NeighborLoader(data, [2], prefetch=bad)
+
+
 def test_input_nodes_mask_and_index():
     data = random_graph()
     mask = torch.zeros(40, dtype=torch.bool)
@@ -534,6 +737,63 @@ def test_pinned_memory_needs_cuda():
             NeighborLoader(data, [2], device="cpu", **{arg: "pinned"})
         with pytest.raises(ValueError, match=arg):
             NeighborLoader(data, [2], **{arg: "host"})
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_cuda_prefetch_gives_the_same_batches():
+    data = random_graph(n=500, e=8000)
+    runs = {}
+    for prefetch in (0, None, 3):
+        loader = NeighborLoader(data, [5, 10], batch_size=64, shuffle=True, device="cuda",
+                                generator=torch.Generator("cuda").manual_seed(7),
+                                prefetch=prefetch)
+        assert loader.prefetch == {0: 0, None: 1, 3: 3}[prefetch]
+        out = []
+        for b in loader:  # the loop's own work on its stream, between batches
+            torch.cuda._sleep(100000)
+            out.append((b.n_id, b.e_id, b.edge_index, b.x, b.x.sum(1)))
+        runs[prefetch] = out
+    assert len(runs[0]) == 8
+    assert _same(runs[None], runs[0]) and _same(runs[3], runs[0])
+    assert not _loader_threads()
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_cuda_batch_written_behind_the_version_counter_after_its_graphs_were_built_ahead():
+    import gnnc.nn
+    from gnnc import _core
+    torch.manual_seed(0)
+    data = random_graph(n=500, e=8000, f=8)
+    convs = [gnnc.nn.SAGEConv(8, 6).cuda(), gnnc.nn.SAGEConv(6, 3).cuda()]
+    loader = NeighborLoader(data, [5, 10], batch_size=32, device="cuda", prefetch=1,
+                            generator=torch.Generator("cuda").manual_seed(3))
+    checked = 0
+    for b in loader:
+        ei, args = b.edge_index, (b.num_sampled_nodes, b.num_sampled_edges, True)
+        watched = _core._LOADER_BATCHES.get(id(ei))
+        if watched is None or len(watched.views) < 2:
+            _trimmed(convs, b.x, ei, *args)  # teaches the loader
+            continue
+        want = _trimmed(convs, b.x, ei.clone(), *args)
+        first = b.num_sampled_edges[0]
+        version = ei._version
+        ei.data[0, :first] = ei[0, :first].flip(0)  # unseen by the counter
+        assert ei._version == version
+        # Built ahead from the old indices: the first call's results are NaN
+        # (the device's row-by-row check of the views), or it raises.
+        try:
+            out = _trimmed(convs, b.x, ei, *args)
+            assert torch.isnan(out).all()
+        except RuntimeError as e:
+            assert "version counter" in str(e)
+        torch.cuda.synchronize()
+        with pytest.raises(RuntimeError, match="version counter"):
+            _trimmed(convs, b.x, ei, *args)
+        torch.testing.assert_close(_trimmed(convs, b.x, ei, *args),
+                                   _trimmed(convs, b.x, ei.clone(), *args))
+        assert not torch.equal(want, _trimmed(convs, b.x, ei.clone(), *args))
+        checked += 1
+    assert checked >= 10
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
