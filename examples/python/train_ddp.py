@@ -228,23 +228,26 @@ def parse_args(argv=None):
                    help="the sampled graph's CSC on the device, or in pinned host "
                         "memory read by the GPU (with --feature-memory pinned: a "
                         "graph whose structure and features stay in host memory)")
-    p.add_argument("--trim", action="store_true",
+    p.add_argument("--trim", action=argparse.BooleanOptionalAction, default=True,
                    help="SAGE: run layer i only where later layers read (bipartite "
-                        "layers; half the GPU time. Reddit-like on an H200 with the "
-                        "loader's default prefetch, which builds the layers' graphs "
-                        "on its thread: 559 against 573 ms untrimmed, and 720 ms "
-                        "with --prefetch 0: bench/results/loader-thread-s31)")
+                        "layers, DGL's blocks; half the GPU time of --no-trim). "
+                        "Reddit-like on an H200 with the loader's default prefetch, "
+                        "which builds the layers' graphs on its thread: 528 against "
+                        "569 ms untrimmed, and 651 ms with --prefetch 0 "
+                        "(bench/results/loader-thread-s31)")
     p.add_argument("--ddp", choices=["static", "default"], default="static",
                    help="static: DistributedDataParallel(static_graph=True, "
                         "gradient_as_bucket_view=True), the same autograd graph every "
                         "step and the gradients kept in the all-reduce buckets (2 "
                         "H200s, reddit-like: 395-407 ms per epoch against 405-433 "
                         "with DDP's defaults); default: DDP's defaults")
-    p.add_argument("--adam", choices=["fused", "foreach"], default="foreach",
-                   help="Adam's implementation: fused (one kernel for all parameters, "
-                        "CUDA) or foreach (PyTorch's default; on an H200 the fused one "
-                        "did not shorten the reddit-like epoch: 569 against 541 ms, "
-                        "bench/results/sparse-build-s30)")
+    p.add_argument("--adam", choices=["fused", "foreach"], default="fused",
+                   help="Adam's implementation: fused (default: one kernel for all "
+                        "parameters on CUDA; foreach on the CPU) or foreach "
+                        "(PyTorch's default). The same update; the trimmed step is "
+                        "bound by host work, of which foreach Adam took a third: "
+                        "reddit-like on an H200, 502 against 528 ms per epoch "
+                        "(bench/results/loader-thread-s31)")
     p.add_argument("--prefetch", type=int, default=None,
                    help="training batches the loader samples ahead on its own thread "
                         "(default: the loader's, 1 on CUDA and 0 on the CPU; 0: when "

@@ -497,12 +497,14 @@ class _GraphCache:
                     raise _stale_error(edge_index)
                 if e.snapshot.matches(edge_index):
                     return e
-            # A graph built ahead by gnnc.loader, or one built from the same
-            # indices, else built anew (and checked) from the tensor's
-            # present contents.
+            # A graph built ahead by gnnc.loader (not entered here: the
+            # tensor is a view made for this call, gone after the step), or
+            # one built from the same indices, else built anew (and
+            # checked) from the tensor's present contents.
             e = self._built_ahead(edge_index, num_nodes)
-            if e is None:
-                e = self._same_indices(edge_index, num_nodes)
+            if e is not None:
+                return e
+            e = self._same_indices(edge_index, num_nodes)
             if e is None:
                 e = self._build(edge_index, num_nodes)
             self._entries[key] = e
@@ -523,11 +525,11 @@ class _GraphCache:
         b.views[(columns, num_nodes)] = (view, self._build(view, num_nodes))
 
     def _built_ahead(self, t: torch.Tensor, num_nodes) -> Optional[_GraphEntry]:
-        """An entry for ``t`` sharing the structures that prebuild() made
-        from the same columns of the same loader batch, while the
-        batch's version counter has not moved since (its async compare on
-        the device checks the rest, as on every call); else None, and the
-        loader is told what was asked for."""
+        """The entry prebuild() made from the same columns of the same loader
+        batch as ``t``, while the batch's version counter has not moved since
+        (the contents are compared as on every call: on CUDA on the device,
+        with the entry's change flag, which every view of those columns
+        shares); else None, and the loader is told what was asked for."""
         if not isinstance(t, torch.Tensor) or t.is_meta or t.dim() != 2:
             return None
         b = _ahead_batch(t)
@@ -541,26 +543,22 @@ class _GraphCache:
         if e.snapshot.stale():
             # A call on these columns found them changed behind the version
             # counter (its results were NaN): raised once, as for any cached
-            # graph, then built anew from what they hold.
-            del b.views[(t.size(1), num_nodes)]
+            # graph, then every graph of the batch is built anew from what
+            # it holds (a write to the batch may reach the others' columns).
+            b.views.clear()
             raise _stale_error(t)
         if _version_of(t) != e.snapshot.version or t.data_ptr() != view.data_ptr():
             return None
-        # The same change flag as the graph built ahead: what a call finds
-        # reaches every later view of these columns.
-        entry = self._sharing(e, t, num_nodes, e.snapshot.flag)
         # (on CUDA a compare queued on the device, no synchronisation)
-        return entry if entry.snapshot.matches(t) else None
+        return e if e.snapshot.matches(t) else None
 
-    def _sharing(self, e: _GraphEntry, t: torch.Tensor, num_nodes,
-                 flag=None) -> _GraphEntry:
+    def _sharing(self, e: _GraphEntry, t: torch.Tensor, num_nodes) -> _GraphEntry:
         """A new entry for ``t`` with e's structures and index copy, known
         to hold t's indices: its own snapshot (version, pointer, change
-        flag: `flag`, else a new one) over the same copy; its own handle, so
-        that a call on `t` honours t's change check."""
-        if flag is None and t.is_cuda:
-            flag = _C.HostFlag()
-        snap = _Snapshot(e.snapshot.copy, _version_of(t), t.data_ptr(), flag)
+        flag) over the same copy; its own handle, so that a call on `t`
+        honours t's change check."""
+        snap = _Snapshot(e.snapshot.copy, _version_of(t), t.data_ptr(),
+                         _C.HostFlag() if t.is_cuda else None)
         entry = _GraphEntry(weakref.ref(t, self._dropper(id(t))), snap, num_nodes,
                             host=e.host, device=e.device, index=e.index,
                             statistics=e.statistics)
