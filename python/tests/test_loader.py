@@ -863,9 +863,11 @@ def _ddp_worker(rank, world, init_file, out_dir):
     start = torch.cat([p.detach().clone().view(-1) for p in model.parameters()])
     net = torch.nn.parallel.DistributedDataParallel(model)
     opt = torch.optim.SGD(net.parameters(), lr=0.5)
-    # Each rank its own share of the seeds, and its own sampling RNG.
+    # Each rank its own share of the seeds, and its own sampling RNG; both
+    # sample ahead on a thread (and build the batches' graphs there).
     loader = NeighborLoader(data, [5, 5], batch_size=16, shuffle=True, num_replicas=world,
-                            rank=rank, generator=torch.Generator().manual_seed(1 + rank))
+                            rank=rank, generator=torch.Generator().manual_seed(1 + rank),
+                            prefetch=1 + rank)
     steps, seeds = 0, []
     for epoch in range(2):
         loader.set_epoch(epoch)
