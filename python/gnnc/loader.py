@@ -336,6 +336,10 @@ class NeighborLoader:
         edge_index = _check_edge_index(edge_index, num_nodes)
         self.num_nodes = num_nodes
         self.device = torch.device(device) if device is not None else edge_index.device
+        if self.device.type == "cuda" and self.device.index is None:
+            # The device its tensors land on, named: the loader's thread
+            # starts on device 0 whatever the caller's current device is.
+            self.device = torch.device("cuda", torch.cuda.current_device())
         for name, value in (("feature_memory", feature_memory),
                             ("graph_memory", graph_memory)):
             if value not in ("device", "pinned"):

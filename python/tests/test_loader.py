@@ -748,6 +748,9 @@ def test_cuda_prefetch_gives_the_same_batches():
                                 generator=torch.Generator("cuda").manual_seed(7),
                                 prefetch=prefetch)
         assert loader.prefetch == {0: 0, None: 1, 3: 3}[prefetch]
+        # Named, so that the loader's thread (which starts on device 0)
+        # samples on the caller's current device.
+        assert loader.device == torch.device("cuda", torch.cuda.current_device())
         out = []
         for b in loader:  # the loop's own work on its stream, between batches
             torch.cuda._sleep(100000)
