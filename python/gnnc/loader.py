@@ -13,6 +13,7 @@ by default, on a thread of its own one batch ahead of the training loop.
 See docs/Python-loader.md.
 """
 
+import atexit
 import contextlib
 import math
 import queue
@@ -170,6 +171,20 @@ def _check_prefetch(prefetch, device: torch.device) -> int:
     return prefetch
 
 
+# The stop events and threads of iterations sampling ahead, stopped and
+# joined when the interpreter exits (an iterator still referenced then was
+# never closed): its daemon thread must not be inside a CUDA call while the
+# interpreter and the CUDA context are torn down.
+_LIVE: Dict[threading.Thread, threading.Event] = {}
+
+
+@atexit.register
+def _stop_live_threads() -> None:
+    for thread, stop in list(_LIVE.items()):
+        stop.set()
+        thread.join(timeout=5.0)
+
+
 def _ahead(make: Callable[[int], Any], steps: int, depth: int, device: torch.device):
     """make(0), ..., make(steps - 1), made in that order on a thread of their
     own that keeps at most `depth` results waiting (and makes one more);
@@ -200,6 +215,7 @@ def _ahead(make: Callable[[int], Any], steps: int, depth: int, device: torch.dev
             hand((None, e))
 
     thread = threading.Thread(target=work, name="gnnc.loader", daemon=True)
+    _LIVE[thread] = stop
     thread.start()
     try:
         for _ in range(steps):
@@ -210,6 +226,7 @@ def _ahead(make: Callable[[int], Any], steps: int, depth: int, device: torch.dev
     finally:
         stop.set()
         thread.join()
+        _LIVE.pop(thread, None)
 
 
 def _pinned(t: Tensor) -> Tensor:

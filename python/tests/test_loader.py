@@ -283,6 +283,15 @@ def test_prefetch_thread_stops_and_errors_reach_the_loop():
     assert len(_loader_threads()) == 1
     it.close()  # what `break` does
     assert not _loader_threads()
+    # An iterator never closed: stopped when the interpreter exits.
+    import gnnc.loader
+    it = iter(loader)
+    next(it)
+    assert len(_loader_threads()) == 1 and len(gnnc.loader._LIVE) == 1
+    gnnc.loader._stop_live_threads()
+    assert not _loader_threads()
+    it.close()
+    assert not gnnc.loader._LIVE
     # An error while sampling batch 3 ahead: raised where the loop asks for
     # batch 3, with the batches before it intact; the scratch maps are clean
     # and the thread is gone.
