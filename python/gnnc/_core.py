@@ -552,19 +552,6 @@ class _GraphCache:
         # (on CUDA a compare queued on the device, no synchronisation)
         return e if e.snapshot.matches(t) else None
 
-    def _sharing(self, e: _GraphEntry, t: torch.Tensor, num_nodes) -> _GraphEntry:
-        """A new entry for ``t`` with e's structures and index copy, known
-        to hold t's indices: its own snapshot (version, pointer, change
-        flag) over the same copy; its own handle, so that a call on `t`
-        honours t's change check."""
-        snap = _Snapshot(e.snapshot.copy, _version_of(t), t.data_ptr(),
-                         _C.HostFlag() if t.is_cuda else None)
-        entry = _GraphEntry(weakref.ref(t, self._dropper(id(t))), snap, num_nodes,
-                            host=e.host, device=e.device, index=e.index,
-                            statistics=e.statistics)
-        _register(entry, e.index if e.index is not None else snap.copy)
-        return entry
-
     def _dropper(self, key: int):
         def drop(_ref, key=key, cache=self):
             with _LOCK:
@@ -606,7 +593,16 @@ class _GraphCache:
                 continue
             # (by identity: entries are dataclasses, == compares tensors)
             self._retired = [r for r in self._retired if r is not e]
-            return self._sharing(e, t, num_nodes)
+            # Its own snapshot (version, pointer, change flag) over the same
+            # copy of the indices; its own handle, so that a call on `t`
+            # honours t's change check.
+            snap = _Snapshot(e.snapshot.copy, _version_of(t), t.data_ptr(),
+                             _C.HostFlag() if t.is_cuda else None)
+            entry = _GraphEntry(weakref.ref(t, self._dropper(id(t))), snap, num_nodes,
+                                host=e.host, device=e.device, index=e.index,
+                                statistics=e.statistics)
+            _register(entry, e.index if e.index is not None else snap.copy)
+            return entry
         return None
 
     def _build(self, edge_index: torch.Tensor, num_nodes: int) -> _GraphEntry:
