@@ -40,10 +40,24 @@ std::string HostGraph::validate() const {
        << dst.size();
     return os.str();
   }
+  if ((numSrc >= 0) != (numDst >= 0) ||
+      (numSrc >= 0 && numNodes != std::max(numSrc, numDst))) {
+    os << "a bipartite graph's sides (" << numSrc << ", " << numDst
+       << ") must both be set, with " << numNodes
+       << " nodes the larger of them";
+    return os.str();
+  }
+  if (bipartite() && !graphIds.empty())
+    return "a bipartite graph cannot be a batch of small graphs";
+  int64_t ns = srcNodes(), nd = dstNodes();
   for (size_t e = 0; e < src.size(); ++e) {
-    if (src[e] < 0 || src[e] >= numNodes || dst[e] < 0 || dst[e] >= numNodes) {
+    if (src[e] < 0 || src[e] >= ns || dst[e] < 0 || dst[e] >= nd) {
       os << "edge " << e << " (" << src[e] << " -> " << dst[e]
-         << ") has a node id outside [0, " << numNodes << ")";
+         << ") has a node id outside ";
+      if (bipartite())
+        os << "[0, " << ns << ") -> [0, " << nd << ")";
+      else
+        os << "[0, " << numNodes << ")";
       return os.str();
     }
   }
@@ -807,14 +821,19 @@ static GraphOrError generateFromSpec(const std::string &spec) {
     r.error = "'" + spec + "': " + r.error;
     return r;
   }
-  if (kind == "powerlaw") {
-    double nodes = 0, edges = 0, seed = 1, alpha = 1.0;
-    if (!o.number("nodes", nodes, true) || !o.number("edges", edges, true) ||
-        !o.number("seed", seed, false) || !o.number("alpha", alpha, false) ||
-        !o.done())
+  if (kind == "powerlaw" || kind == "bipartite") {
+    bool two = kind == "bipartite";
+    double nodes = 0, edges = 0, seed = 1, alpha = 1.0, ns = 0, nd = 0;
+    if ((two ? !o.number("src", ns, true) || !o.number("dst", nd, true)
+             : !o.number("nodes", nodes, true)) ||
+        !o.number("edges", edges, true) || !o.number("seed", seed, false) ||
+        !o.number("alpha", alpha, false) || !o.done())
       return r;
-    if (nodes < 1 && edges > 0) {
-      r.error = "'" + spec + "': a graph with edges needs at least one node";
+    if (two)
+      nodes = std::max(ns, nd);
+    if ((two ? std::min(ns, nd) : nodes) < 1 && edges > 0) {
+      r.error = "'" + spec + "': a graph with edges needs at least one " +
+                (two ? "source and one destination node" : "node");
       return r;
     }
     // Refused before anything is allocated (or a double too large for
@@ -828,9 +847,14 @@ static GraphOrError generateFromSpec(const std::string &spec) {
                 formatCount(edges) + " edges are beyond 2^62";
     if (!r.ok())
       return r;
-    r.graph = generatePowerLaw(static_cast<int64_t>(nodes),
-                               static_cast<int64_t>(edges),
-                               static_cast<uint64_t>(seed), alpha);
+    if (two)
+      r.graph = generateBipartite(
+          static_cast<int64_t>(ns), static_cast<int64_t>(nd),
+          static_cast<int64_t>(edges), static_cast<uint64_t>(seed), alpha);
+    else
+      r.graph = generatePowerLaw(static_cast<int64_t>(nodes),
+                                 static_cast<int64_t>(edges),
+                                 static_cast<uint64_t>(seed), alpha);
   } else {
     double graphs = 0, minN = 10, maxN = 30, degree = 2.2, seed = 1;
     if (!o.number("graphs", graphs, true) || !o.number("min", minN, false) ||
@@ -912,7 +936,8 @@ static fs::path findDataset(const std::string &name, std::string &error) {
 }
 
 GraphOrError gnn::loadGraph(const std::string &spec) {
-  if (spec.rfind("powerlaw:", 0) == 0 || spec.rfind("batch:", 0) == 0)
+  if (spec.rfind("powerlaw:", 0) == 0 || spec.rfind("bipartite:", 0) == 0 ||
+      spec.rfind("batch:", 0) == 0)
     return generateFromSpec(spec);
   GraphOrError r;
   fs::path p(spec);
@@ -943,38 +968,56 @@ GraphOrError gnn::loadGraph(const std::string &spec) {
               "': expected a data-set folder, an edge-list file, a data-set "
               "name under $GNNC_DATASETS, ../shared/datasets or "
               "the repository's data/, "
-              "'powerlaw:nodes=N,edges=E' or 'batch:graphs=G'"};
+              "'powerlaw:nodes=N,edges=E', 'bipartite:src=S,dst=D,edges=E' "
+              "or 'batch:graphs=G'"};
 }
 
 //===----------------------------------------------------------------------===//
 // Generators
 //===----------------------------------------------------------------------===//
 
-HostGraph gnn::generatePowerLaw(int64_t numNodes, int64_t numEdges,
-                                uint64_t seed, double alpha) {
-  HostGraph g;
-  g.numNodes = numNodes;
-  if (numNodes <= 0 || numEdges <= 0)
-    return g;
+/// `numEdges` edges into `numDst` nodes by a Zipf-like law of exponent
+/// `alpha` (ranks mapped to ids through a seeded permutation, so hubs are
+/// not all low ids), from sources drawn uniformly below `numSrc`.
+static void zipfEdges(HostGraph &g, int64_t numSrc, int64_t numDst,
+                      int64_t numEdges, uint64_t seed, double alpha) {
+  if (numSrc <= 0 || numDst <= 0 || numEdges <= 0)
+    return;
   SplitMix64 rng(seed);
-  // Cumulative Zipf weights over ranks; ranks are mapped to node ids through
-  // a seeded permutation so hubs are not all low ids.
-  std::vector<double> cdf(numNodes);
+  std::vector<double> cdf(numDst);
   double total = 0;
-  for (int64_t i = 0; i < numNodes; ++i)
+  for (int64_t i = 0; i < numDst; ++i)
     cdf[i] = (total += std::pow(static_cast<double>(i + 1), -alpha));
-  std::vector<int64_t> perm(numNodes);
+  std::vector<int64_t> perm(numDst);
   std::iota(perm.begin(), perm.end(), 0);
-  for (int64_t i = numNodes - 1; i > 0; --i)
+  for (int64_t i = numDst - 1; i > 0; --i)
     std::swap(perm[i], perm[rng.below(i + 1)]);
   g.src.resize(numEdges);
   g.dst.resize(numEdges);
   for (int64_t e = 0; e < numEdges; ++e) {
     double u = rng.uniform() * total;
     int64_t rank = std::upper_bound(cdf.begin(), cdf.end(), u) - cdf.begin();
-    g.dst[e] = perm[std::min(rank, numNodes - 1)];
-    g.src[e] = static_cast<int64_t>(rng.below(numNodes));
+    g.dst[e] = perm[std::min(rank, numDst - 1)];
+    g.src[e] = static_cast<int64_t>(rng.below(numSrc));
   }
+}
+
+HostGraph gnn::generatePowerLaw(int64_t numNodes, int64_t numEdges,
+                                uint64_t seed, double alpha) {
+  HostGraph g;
+  g.numNodes = numNodes;
+  zipfEdges(g, numNodes, numNodes, numEdges, seed, alpha);
+  return g;
+}
+
+HostGraph gnn::generateBipartite(int64_t numSrc, int64_t numDst,
+                                 int64_t numEdges, uint64_t seed,
+                                 double alpha) {
+  HostGraph g;
+  g.numSrc = numSrc;
+  g.numDst = numDst;
+  g.numNodes = std::max(numSrc, numDst);
+  zipfEdges(g, numSrc, numDst, numEdges, seed, alpha);
   return g;
 }
 

@@ -101,9 +101,12 @@ LogicalResult checkHostMemory(func::FuncOp func, const HostGraph &graph,
       shape[d] = 1;
       if (d != 0)
         continue;
-      mlir::gnn::Domain domain = domains.lookup(v).domain;
-      shape[0] = domain == mlir::gnn::Domain::Edge   ? graph.numEdges()
-                 : domain == mlir::gnn::Domain::Node ? graph.numNodes
+      using mlir::gnn::Domain;
+      Domain domain = domains.lookup(v).domain;
+      shape[0] = domain == Domain::Edge   ? graph.numEdges()
+                 : domain == Domain::Node ? graph.numNodes
+                 : domain == Domain::Src  ? graph.srcNodes()
+                 : domain == Domain::Dst  ? graph.dstNodes()
                          : std::max(graph.numNodes, graph.numEdges());
     }
     int64_t bytes = ::gnn::Tensor::hostBytes(shape);
@@ -175,7 +178,15 @@ resolveArguments(func::FuncOp func, const HostGraph &graph) {
   int graphs = 0;
   for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
     ArgumentSpec spec;
-    if (isa<mlir::gnn::GraphType>(type)) {
+    if (auto gt = dyn_cast<mlir::gnn::GraphType>(type)) {
+      // A bipartite function runs on any graph (one node set is both
+      // sides); one of one node set needs the two sides to be one.
+      if (!gt.getBipartite() && graph.srcNodes() != graph.dstNodes())
+        return func.emitError()
+               << "argument #" << i << " is a !gnn.graph of one node set but "
+               << "the graph '" << graph.name << "' is bipartite ("
+               << graph.srcNodes() << " source and " << graph.dstNodes()
+               << " destination nodes); declare it !gnn.graph<bipartite>";
       spec.isGraph = true;
       spec.role = "graph";
       ++graphs;
@@ -188,10 +199,12 @@ resolveArguments(func::FuncOp func, const HostGraph &graph) {
                               << " expects a ranked float tensor or "
                                  "!gnn.graph but got "
                               << type;
+    using mlir::gnn::Domain;
     auto domainAttr =
         func.getArgAttrOfType<StringAttr>(i, mlir::gnn::kDomainAttrName);
-    bool edge = domainAttr && domainAttr.getValue() == "edge";
-    bool node = domainAttr && domainAttr.getValue() == "node";
+    std::optional<Domain> declared =
+        domainAttr ? mlir::gnn::parseDomain(domainAttr.getValue())
+                   : std::nullopt;
     for (auto [d, size] : llvm::enumerate(tensor.getShape())) {
       if (d > 0 && ShapedType::isDynamic(size))
         return func.emitError()
@@ -204,18 +217,27 @@ resolveArguments(func::FuncOp func, const HostGraph &graph) {
                    : element.isBF16() ? "bf16"
                    : element.isF16()  ? "f16"
                                       : "f32";
-    if (tensor.getRank() > 0 && ShapedType::isDynamic(tensor.getDimSize(0))) {
-      spec.role = edge ? "edge" : "node";
-      spec.shape[0] = edge ? graph.numEdges() : graph.numNodes;
-    } else if (node || edge) {
-      spec.role = edge ? "edge" : "node";
-      int64_t want = edge ? graph.numEdges() : graph.numNodes;
-      if (tensor.getRank() == 0 || tensor.getDimSize(0) != want)
+    bool dynamic =
+        tensor.getRank() > 0 && ShapedType::isDynamic(tensor.getDimSize(0));
+    if (dynamic || declared) {
+      Domain d = declared.value_or(Domain::Node);
+      spec.role = mlir::gnn::stringifyDomain(d).str();
+      int64_t want = d == Domain::Edge  ? graph.numEdges()
+                     : d == Domain::Src ? graph.srcNodes()
+                     : d == Domain::Dst ? graph.dstNodes()
+                                        : graph.numNodes;
+      StringRef rows = d == Domain::Edge  ? "edges"
+                       : d == Domain::Src ? "source nodes"
+                       : d == Domain::Dst ? "destination nodes"
+                                          : "nodes";
+      if (dynamic)
+        spec.shape[0] = want;
+      else if (tensor.getRank() == 0 || tensor.getDimSize(0) != want)
         return func.emitError()
-               << "argument #" << i << " is " << (edge ? "an" : "a") << " "
-               << spec.role << " tensor of type " << type << " but the graph '"
-               << graph.name << "' has " << want << " "
-               << (edge ? "edges" : "nodes");
+               << "argument #" << i << " is " << (d == Domain::Edge ? "an" : "a")
+               << " " << spec.role << " tensor of type " << type
+               << " but the graph '" << graph.name << "' has " << want << " "
+               << rows;
     } else {
       spec.role = "dense";
     }
@@ -266,6 +288,8 @@ struct RtValue {
 /// Edges grouped by the node they enter (or leave), in edge-list order.
 struct Incidence {
   std::vector<int64_t> ptr, edges;
+  /// The rows: destinations (sources, reversed).
+  int64_t rows() const { return static_cast<int64_t>(ptr.size()) - 1; }
 };
 
 class Interpreter {
@@ -284,6 +308,17 @@ private:
   bool haveIncoming = false, haveOutgoing = false;
 
   const Incidence &incidence(bool reversed);
+  /// The node count of the destinations (`destination`) or the sources,
+  /// turned around with `reversed`: the two sides of a bipartite graph.
+  int64_t side(bool destination, bool reversed) const {
+    return destination != reversed ? graph.dstNodes() : graph.srcNodes();
+  }
+  /// What a row on that side is, for diagnostics.
+  StringRef sideName(bool destination) const {
+    if (!graph.bipartite())
+      return "node";
+    return destination ? "destination node" : "source node";
+  }
   LogicalResult execute(Operation &op);
   LogicalResult checkResult(Operation *op, Value result, const Tensor &t);
   FailureOr<const Tensor *> tensorOf(Operation *op, Value v, StringRef name);
@@ -327,10 +362,11 @@ const Incidence &Interpreter::incidence(bool reversed) {
   if (have)
     return inc;
   const std::vector<int64_t> &key = reversed ? graph.src : graph.dst;
-  inc.ptr.assign(graph.numNodes + 1, 0);
+  int64_t rows = side(true, reversed);
+  inc.ptr.assign(rows + 1, 0);
   for (int64_t n : key)
     ++inc.ptr[n + 1];
-  for (int64_t n = 0; n < graph.numNodes; ++n)
+  for (int64_t n = 0; n < rows; ++n)
     inc.ptr[n + 1] += inc.ptr[n];
   inc.edges.resize(key.size());
   std::vector<int64_t> fill(inc.ptr.begin(), inc.ptr.end() - 1);
@@ -383,8 +419,9 @@ LogicalResult Interpreter::checkResult(Operation *op, Value result,
 //===----------------------------------------------------------------------===//
 
 LogicalResult Interpreter::gather(mlir::gnn::GatherOp op) {
-  FailureOr<const Tensor *> in =
-      rowsOf(op, op.getInput(), "input", graph.numNodes, "node");
+  bool atDst = op.getEnd() == mlir::gnn::EdgeEnd::dst;
+  FailureOr<const Tensor *> in = rowsOf(op, op.getInput(), "input",
+                                        side(atDst, false), sideName(atDst));
   if (failed(in))
     return failure();
   std::vector<int64_t> shape = (*in)->shape;
@@ -400,13 +437,17 @@ LogicalResult Interpreter::gather(mlir::gnn::GatherOp op) {
 }
 
 LogicalResult Interpreter::sddmm(mlir::gnn::SddmmOp op) {
-  FailureOr<const Tensor *> lhs =
-      rowsOf(op, op.getLhs(), "lhs", graph.numNodes, "node");
-  FailureOr<const Tensor *> rhs =
-      rowsOf(op, op.getRhs(), "rhs", graph.numNodes, "node");
-  if (failed(lhs) || failed(rhs))
+  bool rev = op.getReversed();
+  FailureOr<const Tensor *> lhs = rowsOf(op, op.getLhs(), "lhs",
+                                         side(false, rev), sideName(rev));
+  if (failed(lhs))
     return failure();
-  if ((*lhs)->shape != (*rhs)->shape)
+  FailureOr<const Tensor *> rhs = rowsOf(op, op.getRhs(), "rhs",
+                                         side(true, rev), sideName(!rev));
+  if (failed(rhs))
+    return failure();
+  if (!std::equal((*lhs)->shape.begin() + 1, (*lhs)->shape.end(),
+                  (*rhs)->shape.begin() + 1, (*rhs)->shape.end()))
     return op.emitOpError() << "expects lhs and rhs of the same shape but got "
                             << (*lhs)->shapeString() << " and "
                             << (*rhs)->shapeString();
@@ -469,10 +510,10 @@ LogicalResult Interpreter::edgeSoftmax(mlir::gnn::EdgeSoftmaxOp op) {
   constexpr double inf = std::numeric_limits<double>::infinity();
   // The log-sum-exp: one row per node, -inf where a node has no edge.
   std::vector<int64_t> lseShape = (*in)->shape;
-  lseShape[0] = graph.numNodes;
+  lseShape[0] = inc.rows();
   Tensor lse(lseShape);
   std::fill(lse.data.begin(), lse.data.end(), -inf);
-  for (int64_t n = 0; n < graph.numNodes; ++n) {
+  for (int64_t n = 0; n < inc.rows(); ++n) {
     for (int64_t h = 0; h < row; ++h) {
       if (inc.ptr[n] == inc.ptr[n + 1])
         continue;
@@ -501,9 +542,9 @@ LogicalResult Interpreter::edgeSoftmax(mlir::gnn::EdgeSoftmaxOp op) {
 /// Reduces, per node, `value(e, k)` over the node's incident edges; nodes with
 /// no edge get 0.
 template <typename ValueFn>
-static void reduceRows(const Incidence &inc, int64_t numNodes, int64_t row,
+static void reduceRows(const Incidence &inc, int64_t row,
                        mlir::gnn::ReduceKind kind, Tensor &out, ValueFn value) {
-  for (int64_t n = 0; n < numNodes; ++n) {
+  for (int64_t n = 0; n < inc.rows(); ++n) {
     int64_t begin = inc.ptr[n], end = inc.ptr[n + 1];
     if (begin == end)
       continue;
@@ -534,12 +575,12 @@ static void reduceRows(const Incidence &inc, int64_t numNodes, int64_t row,
 /// is), a single such edge is named by its neighbour's id instead when the
 /// extremum is not `identity` and the id is below 2^`idBits`.
 template <typename ValueFn>
-static Tensor winnerCodes(const Incidence &inc, int64_t numNodes, int64_t row,
+static Tensor winnerCodes(const Incidence &inc, int64_t row,
                           const Tensor &out, double identity, int idBits,
                           const std::vector<int64_t> *neighbour,
                           ValueFn value) {
   Tensor code(out.shape);
-  for (int64_t n = 0; n < numNodes; ++n)
+  for (int64_t n = 0; n < inc.rows(); ++n)
     for (int64_t k = 0; k < row; ++k) {
       double y = out.data[n * row + k];
       // A NaN extremum: every edge shares its NaN gradient (NaN code).
@@ -568,20 +609,20 @@ static Tensor winnerCodes(const Incidence &inc, int64_t numNodes, int64_t row,
 /// as there.
 template <typename ValueFn>
 static Tensor winnerCodesOf(Operation *op, mlir::gnn::ReduceKind kind,
-                            const Incidence &inc, int64_t numNodes,
-                            const Tensor &out,
+                            const Incidence &inc, const Tensor &out,
                             const std::vector<int64_t> *neighbour,
                             ValueFn value) {
   double inf = std::numeric_limits<double>::infinity();
   int bits = getElementTypeOrSelf(op->getResult(0).getType()).isF64() ? 53 : 24;
-  return winnerCodes(inc, numNodes, out.rowSize(), out,
+  return winnerCodes(inc, out.rowSize(), out,
                      kind == mlir::gnn::ReduceKind::max ? -inf : inf, bits,
                      neighbour, value);
 }
 
 LogicalResult Interpreter::spmm(mlir::gnn::SpmmOp op) {
-  FailureOr<const Tensor *> in =
-      rowsOf(op, op.getInput(), "input", graph.numNodes, "node");
+  bool rev = op.getReversed();
+  FailureOr<const Tensor *> in = rowsOf(op, op.getInput(), "input",
+                                        side(false, rev), sideName(rev));
   if (failed(in))
     return failure();
   const Tensor *w = nullptr;
@@ -602,16 +643,18 @@ LogicalResult Interpreter::spmm(mlir::gnn::SpmmOp op) {
   int64_t row = (*in)->rowSize();
   int64_t f = (*in)->shape.back();
   int64_t wrow = w ? w->rowSize() : 1;
-  Tensor out((*in)->shape);
+  std::vector<int64_t> shape = (*in)->shape;
+  shape[0] = inc.rows();
+  Tensor out(shape);
   const double *x = (*in)->data.data();
   auto value = [&](int64_t e, int64_t k) {
     double v = x[from[e] * row + k];
     return w ? w->data[e * wrow + k / f] * v : v;
   };
-  reduceRows(inc, graph.numNodes, row, op.getReduce(), out, value);
+  reduceRows(inc, row, op.getReduce(), out, value);
   if (Value winner = op.getWinner())
-    setTensor(winner, winnerCodesOf(op, op.getReduce(), inc, graph.numNodes,
-                                    out, w ? nullptr : &from, value));
+    setTensor(winner, winnerCodesOf(op, op.getReduce(), inc, out,
+                                    w ? nullptr : &from, value));
   setTensor(op.getResult(), std::move(out));
   return success();
 }
@@ -621,17 +664,17 @@ LogicalResult Interpreter::reduce(mlir::gnn::ReduceOp op) {
       rowsOf(op, op.getInput(), "input", graph.numEdges(), "edge");
   if (failed(in))
     return failure();
+  const Incidence &inc = incidence(op.getReversed());
   std::vector<int64_t> shape = (*in)->shape;
-  shape[0] = graph.numNodes;
+  shape[0] = inc.rows();
   Tensor out(shape);
   int64_t row = (*in)->rowSize();
   const double *x = (*in)->data.data();
   auto value = [&](int64_t e, int64_t k) { return x[e * row + k]; };
-  const Incidence &inc = incidence(op.getReversed());
-  reduceRows(inc, graph.numNodes, row, op.getKind(), out, value);
+  reduceRows(inc, row, op.getKind(), out, value);
   if (Value winner = op.getWinner())
-    setTensor(winner, winnerCodesOf(op, op.getKind(), inc, graph.numNodes,
-                                    out, nullptr, value));
+    setTensor(winner,
+              winnerCodesOf(op, op.getKind(), inc, out, nullptr, value));
   setTensor(op.getResult(), std::move(out));
   return success();
 }
@@ -641,31 +684,42 @@ LogicalResult Interpreter::extremumGrad(mlir::gnn::ExtremumGradOp op) {
   Value operands[4] = {op.getInput(), op.getExtremum(), op.getWinner(),
                        op.getGrad()};
   StringRef names[4] = {"input", "extremum", "winner", "grad"};
+  bool rev = op.getReversed();
   for (int i = 0; i < 4; ++i) {
+    // The input's rows are the sources, the others' the destinations.
+    bool atDst = i > 0;
     FailureOr<const Tensor *> r =
-        rowsOf(op, operands[i], names[i], graph.numNodes, "node");
+        rowsOf(op, operands[i], names[i], side(atDst, rev),
+               sideName(atDst != rev));
     if (failed(r))
       return failure();
     t[i] = *r;
-    if (t[i]->shape != t[0]->shape)
+    if (i > 1 && t[i]->shape != t[1]->shape)
       return op.emitOpError() << "expects '" << names[i] << "' of shape "
-                              << t[0]->shapeString() << " but got "
+                              << t[1]->shapeString() << " but got "
                               << t[i]->shapeString();
   }
+  if (!std::equal(t[0]->shape.begin() + 1, t[0]->shape.end(),
+                  t[1]->shape.begin() + 1, t[1]->shape.end()))
+    return op.emitOpError() << "expects 'input' and 'extremum' rows of one "
+                               "shape but got "
+                            << t[0]->shapeString() << " and "
+                            << t[1]->shapeString();
   const Tensor &x = *t[0], &y = *t[1], &code = *t[2], &dy = *t[3];
   bool reversed = op.getReversed();
   const Incidence &inc = incidence(reversed);
   const auto &from = reversed ? graph.dst : graph.src;
   int64_t row = x.rowSize();
   Tensor dx(x.shape);
-  for (int64_t n = 0; n < graph.numNodes; ++n)
+  int64_t sources = side(false, reversed);
+  for (int64_t n = 0; n < inc.rows(); ++n)
     for (int64_t k = 0; k < row; ++k) {
       double c = code.data[n * row + k], g = dy.data[n * row + k];
       if (c >= 0) {
-        if (c >= static_cast<double>(graph.numNodes) || c != std::floor(c))
+        if (c >= static_cast<double>(sources) || c != std::floor(c))
           return op.emitOpError()
                  << "expects winner codes that are node ids (below "
-                 << graph.numNodes << ") but element " << n * row + k << " is "
+                 << sources << ") but element " << n * row + k << " is "
                  << numberStr(c);
         dx.data[static_cast<int64_t>(c) * row + k] += g;
         continue;
@@ -701,8 +755,8 @@ LogicalResult Interpreter::extremumGrad(mlir::gnn::ExtremumGradOp op) {
 
 LogicalResult Interpreter::degree(mlir::gnn::DegreeOp op) {
   const Incidence &inc = incidence(op.getReversed());
-  Tensor out({graph.numNodes});
-  for (int64_t n = 0; n < graph.numNodes; ++n)
+  Tensor out({inc.rows()});
+  for (int64_t n = 0; n < inc.rows(); ++n)
     out.data[n] = static_cast<double>(inc.ptr[n + 1] - inc.ptr[n]);
   setTensor(op.getResult(), std::move(out));
   return success();

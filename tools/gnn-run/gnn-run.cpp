@@ -286,6 +286,10 @@ static int run() {
       return fail("--reorder: '" + graph.graph.name +
                   "' is a batch of small graphs (graph ids), whose nodes stay "
                   "in graph order");
+    if (graph.graph.bipartite())
+      return fail("--reorder: '" + graph.graph.name +
+                  "' is bipartite (two node sets, one order each); "
+                  "renumbering one node set is not supported");
     auto start = std::chrono::steady_clock::now();
     nodeOrder = ::gnn::localityOrder(
         graph.graph.numNodes, graph.graph.src.data(), graph.graph.dst.data(),

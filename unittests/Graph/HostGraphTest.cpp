@@ -290,6 +290,43 @@ TEST(HostGraph, PowerLawIsDeterministicAndSkewed) {
   EXPECT_LT(s.maxOutDegree, 5 * s.meanDegree());
 }
 
+TEST(HostGraph, BipartiteGraphs) {
+  // The generator: sources below src, destinations below dst, seeded.
+  GraphOrError r = loadGraph("bipartite:src=300,dst=40,edges=5000,seed=3");
+  ASSERT_TRUE(r.ok()) << r.error;
+  const HostGraph &g = r.graph;
+  EXPECT_TRUE(g.bipartite());
+  EXPECT_EQ(g.srcNodes(), 300);
+  EXPECT_EQ(g.dstNodes(), 40);
+  EXPECT_EQ(g.numNodes, 300);
+  EXPECT_EQ(g.numEdges(), 5000);
+  EXPECT_EQ(g.validate(), "");
+  int64_t maxSrc = *std::max_element(g.src.begin(), g.src.end());
+  int64_t maxDst = *std::max_element(g.dst.begin(), g.dst.end());
+  EXPECT_LT(maxDst, 40);
+  EXPECT_GT(maxSrc, 40); // sources use their whole range
+  GraphOrError again = loadGraph("bipartite:src=300,dst=40,edges=5000,seed=3");
+  EXPECT_EQ(again.graph.src, g.src);
+  EXPECT_EQ(again.graph.dst, g.dst);
+  // A graph of one node set has both sides.
+  HostGraph plain = generatePowerLaw(10, 20, 1);
+  EXPECT_FALSE(plain.bipartite());
+  EXPECT_EQ(plain.srcNodes(), 10);
+  EXPECT_EQ(plain.dstNodes(), 10);
+  // Validation: ids against their own side, sides consistent.
+  HostGraph bad = g;
+  bad.dst[7] = 40;
+  EXPECT_EQ(bad.validate(), "edge 7 (" + std::to_string(bad.src[7]) +
+                                " -> 40) has a node id outside [0, 300) -> "
+                                "[0, 40)");
+  bad = g;
+  bad.numNodes = 40;
+  EXPECT_NE(bad.validate().find("must both be set, with 40 nodes the larger"),
+            std::string::npos);
+  EXPECT_NE(loadGraph("bipartite:src=5,edges=3").error.find("dst"),
+            std::string::npos);
+}
+
 TEST(HostGraph, StatisticsByHand) {
   // 5 nodes; in-degrees 3 (node 0), 1, 2, 0, 0; node 4 isolated.
   HostGraph g;

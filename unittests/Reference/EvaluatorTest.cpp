@@ -484,6 +484,117 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x2xf32>, %v: tensor<?xf32> {gnn.domain 
   expectTensor(out[6], {6}, {2, 2, 1, 1, 1, 0});
 }
 
+/// 5 sources, 3 destinations (a bipartite graph): a duplicate edge (e3,
+/// e4), destination 1 without an edge, source 4 without an edge.
+///   e0: 0->0  e1: 1->0  e2: 3->0  e3: 2->2  e4: 2->2  e5: 3->2
+HostGraph tinyBipartite() {
+  HostGraph g;
+  g.name = "tiny-bipartite";
+  g.numSrc = 5;
+  g.numDst = 3;
+  g.numNodes = 5;
+  g.src = {0, 1, 3, 2, 2, 3};
+  g.dst = {0, 0, 0, 2, 2, 2};
+  return g;
+}
+
+TEST_F(Evaluator, BipartiteOpsReadAndWriteTheirSides) {
+  const char *src = R"mlir(
+func.func @f(%g: !gnn.graph<bipartite>, %x: tensor<?x1xf32> {gnn.domain = "src"},
+             %y: tensor<?x1xf32> {gnn.domain = "dst"})
+    -> (tensor<?x1xf32>, tensor<?x1xf32>, tensor<?x1xf32>, tensor<?xf32>, tensor<?xf32>,
+        tensor<?x1xf32>, tensor<?x1xf32>, tensor<?x1xf32>, tensor<?x1xf32>) {
+  %0 = gnn.spmm sum %g, %x : !gnn.graph<bipartite>, tensor<?x1xf32> -> tensor<?x1xf32>
+  %1 = gnn.spmm mean %g, %x : !gnn.graph<bipartite>, tensor<?x1xf32> -> tensor<?x1xf32>
+  %2 = gnn.spmm sum %g, %y reversed : !gnn.graph<bipartite>, tensor<?x1xf32> -> tensor<?x1xf32>
+  %3 = gnn.degree %g : !gnn.graph<bipartite>, tensor<?xf32>
+  %4 = gnn.degree %g reversed : !gnn.graph<bipartite>, tensor<?xf32>
+  %5 = gnn.gather src %g, %x : !gnn.graph<bipartite>, tensor<?x1xf32> -> tensor<?x1xf32>
+  %6 = gnn.gather dst %g, %y : !gnn.graph<bipartite>, tensor<?x1xf32> -> tensor<?x1xf32>
+  %7 = gnn.sddmm add %g, %x, %y : !gnn.graph<bipartite>, tensor<?x1xf32>, tensor<?x1xf32> -> tensor<?x1xf32>
+  %8 = gnn.reduce sum %g, %7 reversed : !gnn.graph<bipartite>, tensor<?x1xf32> -> tensor<?x1xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8 : tensor<?x1xf32>, tensor<?x1xf32>, tensor<?x1xf32>,
+      tensor<?xf32>, tensor<?xf32>, tensor<?x1xf32>, tensor<?x1xf32>, tensor<?x1xf32>, tensor<?x1xf32>
+})mlir";
+  Tensor x = make({5, 1}, {1, 2, 3, 4, 5});
+  Tensor y = make({3, 1}, {10, 20, 30});
+  auto out = run(src, tinyBipartite(), {x, y});
+  ASSERT_EQ(out.size(), 9u) << errors;
+  expectTensor(out[0], {3, 1}, {7, 0, 10});
+  expectTensor(out[1], {3, 1}, {7.0 / 3, 0, 10.0 / 3});
+  // Reversed: each source sums its destinations' rows.
+  expectTensor(out[2], {5, 1}, {10, 10, 60, 40, 0});
+  expectTensor(out[3], {3}, {3, 0, 3});
+  expectTensor(out[4], {5}, {1, 1, 2, 2, 0});
+  expectTensor(out[5], {6, 1}, {1, 2, 4, 3, 3, 4});
+  expectTensor(out[6], {6, 1}, {10, 10, 10, 30, 30, 30});
+  expectTensor(out[7], {6, 1}, {11, 12, 14, 33, 33, 34});
+  expectTensor(out[8], {5, 1}, {11, 12, 66, 48, 0});
+}
+
+TEST_F(Evaluator, BipartiteExtremumGradRoutesToSources) {
+  const char *src = R"mlir(
+func.func @f(%g: !gnn.graph<bipartite>, %x: tensor<?x1xf32> {gnn.domain = "src"},
+             %dy: tensor<?x1xf32> {gnn.domain = "dst"}) -> (tensor<?x1xf32>, tensor<?x1xf32>) {
+  %y, %w = gnn.spmm max %g, %x : !gnn.graph<bipartite>, tensor<?x1xf32> -> tensor<?x1xf32>, tensor<?x1xf32>
+  %dx = gnn.extremum_grad %g, %x, %y, %w, %dy : !gnn.graph<bipartite>, tensor<?x1xf32>
+  return %y, %dx : tensor<?x1xf32>, tensor<?x1xf32>
+})mlir";
+  Tensor x = make({5, 1}, {1, 2, 3, 4, 5});
+  Tensor dy = make({3, 1}, {1, 2, 3});
+  auto out = run(src, tinyBipartite(), {x, dy});
+  ASSERT_EQ(out.size(), 2u) << errors;
+  // Source 3 wins both destinations with edges; destination 1 routes
+  // nothing; source 4's larger value reaches no destination.
+  expectTensor(out[0], {3, 1}, {4, 0, 4});
+  expectTensor(out[1], {5, 1}, {0, 0, 0, 4, 0});
+}
+
+TEST_F(Evaluator, BipartiteFunctionOnOneNodeSetMatchesThePlainGraph) {
+  // A graph of one node set is the bipartite graph whose sides are equal.
+  const char *src = R"mlir(
+func.func @f(%g: !gnn.graph<bipartite>, %x: tensor<?x2xf32> {gnn.domain = "src"}) -> tensor<?x2xf32> {
+  %0 = gnn.spmm mean %g, %x : !gnn.graph<bipartite>, tensor<?x2xf32> -> tensor<?x2xf32>
+  return %0 : tensor<?x2xf32>
+})mlir";
+  auto bipartite = run(src, tinyGraph(), {signedNodes()});
+  ASSERT_EQ(bipartite.size(), 1u) << errors;
+  auto plain = run(spmmSource("mean"), tinyGraph(), {signedNodes()});
+  ASSERT_EQ(plain.size(), 1u) << errors;
+  expectTensor(bipartite[0], plain[0].shape, plain[0].data, 0);
+}
+
+TEST_F(Evaluator, BipartiteSidesAreCheckedAgainstTheGraph) {
+  // A function of one node set on a bipartite graph, and inputs of the
+  // wrong side's size, are refused with what was expected.
+  auto out = run(spmmSource("sum"), tinyBipartite(), {make({5, 2}, std::vector<double>(10))});
+  EXPECT_TRUE(out.empty());
+  EXPECT_NE(errors.find("is a !gnn.graph of one node set but the graph "
+                        "'tiny-bipartite' is bipartite (5 source and 3 "
+                        "destination nodes); declare it !gnn.graph<bipartite>"),
+            std::string::npos)
+      << errors;
+  const char *src = R"mlir(
+func.func @f(%g: !gnn.graph<bipartite>, %x: tensor<?x1xf32> {gnn.domain = "src"}) -> tensor<?x1xf32> {
+  %0 = gnn.spmm sum %g, %x : !gnn.graph<bipartite>, tensor<?x1xf32> -> tensor<?x1xf32>
+  return %0 : tensor<?x1xf32>
+})mlir";
+  out = run(src, tinyBipartite(), {make({3, 1}, {1, 2, 3})});
+  EXPECT_TRUE(out.empty());
+  EXPECT_NE(errors.find("argument #1 (src) expects shape [5, 1] on graph "
+                        "'tiny-bipartite' but the input has shape [3, 1]"),
+            std::string::npos)
+      << errors;
+  // The sizes the tools give seeded inputs.
+  module = parseSourceString<ModuleOp>(src, &context);
+  ASSERT_TRUE(module);
+  auto specs = ::gnn::resolveArguments(*module->getOps<func::FuncOp>().begin(),
+                                       tinyBipartite());
+  ASSERT_TRUE(succeeded(specs));
+  EXPECT_EQ((*specs)[1].role, "src");
+  EXPECT_EQ((*specs)[1].shape, (std::vector<int64_t>{5, 1}));
+}
+
 TEST_F(Evaluator, EmptyGraph) {
   HostGraph g;
   g.name = "empty";

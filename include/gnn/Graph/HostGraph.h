@@ -29,17 +29,25 @@ namespace gnn {
 /// A directed multigraph given by its edge list, in the order the edges were
 /// read. Edge `e` goes from `src[e]` to `dst[e]`; self-loops and duplicates are
 /// kept. A batch of small graphs also has `graphIds` (nondecreasing, one per
-/// node).
+/// node). A bipartite graph (`numSrc`, `numDst` >= 0) has sources below
+/// numSrc and destinations below numDst, and `numNodes` is the larger of
+/// the two (what a tool that sees one node set pads to).
 struct HostGraph {
   /// Human-readable origin (a folder, a file, a generator spec).
   std::string name;
   int64_t numNodes = 0;
+  /// A bipartite graph's sides; -1 for a graph of one node set.
+  int64_t numSrc = -1, numDst = -1;
   std::vector<int64_t> src;
   std::vector<int64_t> dst;
   /// Graph id of each node for a batch of small graphs; empty otherwise.
   std::vector<int64_t> graphIds;
 
   int64_t numEdges() const { return static_cast<int64_t>(src.size()); }
+  bool bipartite() const { return numSrc >= 0; }
+  /// The source (destination) nodes: numNodes on a graph of one node set.
+  int64_t srcNodes() const { return numSrc >= 0 ? numSrc : numNodes; }
+  int64_t dstNodes() const { return numDst >= 0 ? numDst : numNodes; }
   int64_t numGraphs() const {
     return graphIds.empty() ? 1 : (graphIds.back() + 1);
   }
@@ -91,6 +99,8 @@ std::string checkGraphSize(const std::string &what, int64_t nodes,
 ///    large blocks and must be exactly `E * 2 * itemsize` bytes;
 ///  - `powerlaw:nodes=N,edges=E[,seed=S][,alpha=A]`: a synthetic power-law
 ///    graph (see generatePowerLaw);
+///  - `bipartite:src=S,dst=D,edges=E[,seed=S][,alpha=A]`: a synthetic
+///    bipartite graph (see generateBipartite);
 ///  - `batch:graphs=G[,min=A,max=B][,degree=D][,seed=S]`: a batch of small
 ///    graphs (see generateBatch).
 /// A bare data-set name (e.g. `cora`) is looked up under `$GNNC_DATASETS`,
@@ -113,6 +123,12 @@ GraphOrError loadGraph(const std::string &spec);
 /// possible, as in real data. Deterministic for a given seed.
 HostGraph generatePowerLaw(int64_t numNodes, int64_t numEdges, uint64_t seed,
                            double alpha = 1.0);
+
+/// A bipartite graph of `numSrc` source and `numDst` destination nodes:
+/// `numEdges` edges whose destinations follow generatePowerLaw's law over
+/// the destinations and whose sources are uniform.
+HostGraph generateBipartite(int64_t numSrc, int64_t numDst, int64_t numEdges,
+                            uint64_t seed, double alpha = 1.0);
 
 /// A batch of `numGraphs` small undirected graphs with between `minNodes` and
 /// `maxNodes` nodes each: a random spanning tree plus extra random edges up to

@@ -36,7 +36,8 @@ struct ArgumentSpec {
   /// Concrete shape for this graph (dynamic leading dimensions resolved to
   /// the node or edge count).
   std::vector<int64_t> shape;
-  /// "node", "edge" or "dense" (a weight: no dynamic leading dimension).
+  /// "node", "edge", "src", "dst" (a bipartite graph's sides) or "dense"
+  /// (a weight: no dynamic leading dimension).
   std::string role;
   /// The element type: "f32", "f64", "bf16" or "f16".
   std::string element = "f32";

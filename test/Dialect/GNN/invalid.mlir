@@ -173,10 +173,10 @@ func.func @mixed(%g: !gnn.graph, %x: tensor<?x8xf32>,
   %c0 = arith.constant 0 : index
   %d = tensor.dim %e, %c0 : tensor<?x8xf32>
   %init = tensor.empty(%d) : tensor<?x8xf32>
-  // expected-note @+1 {{this op reads a node tensor and an edge tensor along its leading loop}}
+  // expected-note @+1 {{this op reads tensors of two index sets along its leading loop}}
   %s = linalg.add ins(%x, %e : tensor<?x8xf32>, tensor<?x8xf32>) outs(%init : tensor<?x8xf32>) -> tensor<?x8xf32>
   %t = linalg.exp ins(%s : tensor<?x8xf32>) outs(%init : tensor<?x8xf32>) -> tensor<?x8xf32>
-  // expected-error @+1 {{'gnn.reduce' op expects input to be an edge tensor but it is computed from both node and edge tensors}}
+  // expected-error @+1 {{'gnn.reduce' op expects input to be an edge tensor but it is computed from tensors of two index sets (node, edge, or the two sides of a bipartite graph)}}
   %r = gnn.reduce sum %g, %t : tensor<?x8xf32> -> tensor<?x8xf32>
   return
 }
@@ -464,7 +464,7 @@ func.func @degree_rank(%g: !gnn.graph) {
 
 // -----
 
-// expected-error @+1 {{expects `gnn.domain` to be "node" or "edge" but got "edges"}}
+// expected-error @+1 {{expects `gnn.domain` to be "node", "edge", "src" or "dst" but got "edges"}}
 func.func @domain_value(%g: !gnn.graph, %e: tensor<?xf32> {gnn.domain = "edges"}) {
   return
 }
@@ -485,9 +485,77 @@ func.func @unknown_arg_attr(%g: !gnn.graph, %x: tensor<?xf32> {gnn.nodes = 1}) {
 
 // -----
 
-// Parameters of the graph type are rejected, not dropped.
-// expected-error @+1 {{expects !gnn.graph without parameters (its sizes are known only at run time) but got '<'}}
+// Parameters of the graph type other than `bipartite` are rejected, not
+// dropped.
+// expected-error @+1 {{expects !gnn.graph or !gnn.graph<bipartite> (the sizes are known only at run time)}}
 func.func @graph_parameters(%g: !gnn.graph<1, 2>) {
+  return
+}
+
+// -----
+
+// A bipartite graph's aggregation reads source rows: a destination-side
+// tensor is refused as an edge tensor is where a node tensor is expected.
+// expected-note @+1 {{declared by the function argument's `gnn.domain`}}
+func.func @bipartite_spmm_of_dst(%g: !gnn.graph<bipartite>, %x: tensor<?x8xf32> {gnn.domain = "dst"}) {
+  // expected-error @+1 {{'gnn.spmm' op expects input to be a source-node tensor but got a destination-node tensor}}
+  %0 = gnn.spmm sum %g, %x : !gnn.graph<bipartite>, tensor<?x8xf32> -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+// Reversed, the aggregation reads destination rows.
+func.func @bipartite_reversed_spmm_of_its_result(%g: !gnn.graph<bipartite>, %x: tensor<?x8xf32> {gnn.domain = "src"}) {
+  // expected-note @+1 {{the dst tensor is produced here}}
+  %0 = gnn.spmm sum %g, %x : !gnn.graph<bipartite>, tensor<?x8xf32> -> tensor<?x8xf32>
+  // expected-error @+1 {{'gnn.spmm' op expects input to be a source-node tensor but got a destination-node tensor}}
+  %1 = gnn.spmm sum %g, %0 : !gnn.graph<bipartite>, tensor<?x8xf32> -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+// An argument without `gnn.domain` is a node tensor of one node set.
+// expected-note @+1 {{a function argument with a dynamic leading dimension and no `gnn.domain` is a node tensor; declare `{gnn.domain = "src"}` if it has one row per source node}}
+func.func @bipartite_undeclared_side(%g: !gnn.graph<bipartite>, %x: tensor<?x8xf32>) {
+  // expected-error @+1 {{'gnn.gather' op expects input to be a source-node tensor but got a node tensor}}
+  %0 = gnn.gather src %g, %x : !gnn.graph<bipartite>, tensor<?x8xf32> -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+// sddmm reads its lhs at the sources and its rhs at the destinations.
+func.func @bipartite_sddmm_sides(%g: !gnn.graph<bipartite>, %s: tensor<?x4xf32> {gnn.domain = "src"},
+                                 // expected-note @+1 {{declared by the function argument's `gnn.domain`}}
+                                 %d: tensor<?x4xf32> {gnn.domain = "dst"}) {
+  // expected-error @+1 {{'gnn.sddmm' op expects lhs to be a source-node tensor but got a destination-node tensor}}
+  %0 = gnn.sddmm add %g, %d, %s : !gnn.graph<bipartite>, tensor<?x4xf32>, tensor<?x4xf32> -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+// The two sides have different sizes: an elementwise op over both has no
+// row count.
+func.func @bipartite_mixed_sides(%g: !gnn.graph<bipartite>, %s: tensor<?x4xf32> {gnn.domain = "src"},
+                                 %d: tensor<?x4xf32> {gnn.domain = "dst"}) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %s, %c0 : tensor<?x4xf32>
+  %init = tensor.empty(%n) : tensor<?x4xf32>
+  // expected-note @+1 {{this op reads tensors of two index sets along its leading loop}}
+  %sum = linalg.add ins(%s, %d : tensor<?x4xf32>, tensor<?x4xf32>) outs(%init : tensor<?x4xf32>) -> tensor<?x4xf32>
+  // expected-error @+1 {{'gnn.spmm' op expects input to be a source-node tensor but it is computed from tensors of two index sets}}
+  %0 = gnn.spmm sum %g, %sum : !gnn.graph<bipartite>, tensor<?x4xf32> -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+// A bipartite graph's sides are declared "src" or "dst".
+// expected-error @+1 {{expects `gnn.domain` to be "node", "edge", "src" or "dst" but got "source"}}
+func.func @bad_side(%g: !gnn.graph<bipartite>, %x: tensor<?x4xf32> {gnn.domain = "source"}) {
   return
 }
 

@@ -13,6 +13,32 @@ func.func @graph_type(%g: !gnn.graph) -> !gnn.graph {
 
 // -----
 
+// A bipartite graph's type leads the types of the ops that take it.
+// CHECK-LABEL: func.func @bipartite
+// CHECK-SAME: %[[G:.*]]: !gnn.graph<bipartite>, %{{.*}}: tensor<?x8xf32> {gnn.domain = "src"}, %{{.*}}: tensor<?x8xf32> {gnn.domain = "dst"}
+// CHECK: gnn.gather src %[[G]], %{{.*}} : !gnn.graph<bipartite>, tensor<?x8xf32> -> tensor<?x8xf32>
+// CHECK: gnn.sddmm dot %[[G]], %{{.*}}, %{{.*}} : !gnn.graph<bipartite>, tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?xf32>
+// CHECK: gnn.edge_softmax %[[G]], %{{.*}} : !gnn.graph<bipartite>, tensor<?xf32>, tensor<?xf32>
+// CHECK: gnn.spmm sum %[[G]], %{{.*}} weights(%{{.*}} : tensor<?xf32>) : !gnn.graph<bipartite>, tensor<?x8xf32> -> tensor<?x8xf32>
+// CHECK: gnn.spmm max %[[G]], %{{.*}} : !gnn.graph<bipartite>, tensor<?x8xf32> -> tensor<?x8xf32>, tensor<?x8xf32>
+// CHECK: gnn.extremum_grad %[[G]], %{{.*}} : !gnn.graph<bipartite>, tensor<?x8xf32>
+// CHECK: gnn.reduce mean %[[G]], %{{.*}} reversed : !gnn.graph<bipartite>, tensor<?xf32> -> tensor<?xf32>
+// CHECK: gnn.degree %[[G]] : !gnn.graph<bipartite>, tensor<?xf32>
+func.func @bipartite(%g: !gnn.graph<bipartite>, %x: tensor<?x8xf32> {gnn.domain = "src"},
+                     %y: tensor<?x8xf32> {gnn.domain = "dst"}) -> !gnn.graph<bipartite> {
+  %0 = gnn.gather src %g, %x : !gnn.graph<bipartite>, tensor<?x8xf32> -> tensor<?x8xf32>
+  %1 = gnn.sddmm dot %g, %x, %y : !gnn.graph<bipartite>, tensor<?x8xf32>, tensor<?x8xf32> -> tensor<?xf32>
+  %2, %lse = gnn.edge_softmax %g, %1 : !gnn.graph<bipartite>, tensor<?xf32>, tensor<?xf32>
+  %3 = gnn.spmm sum %g, %x weights(%2 : tensor<?xf32>) : !gnn.graph<bipartite>, tensor<?x8xf32> -> tensor<?x8xf32>
+  %4, %w = gnn.spmm max %g, %x : !gnn.graph<bipartite>, tensor<?x8xf32> -> tensor<?x8xf32>, tensor<?x8xf32>
+  %5 = gnn.extremum_grad %g, %x, %4, %w, %3 : !gnn.graph<bipartite>, tensor<?x8xf32>
+  %6 = gnn.reduce mean %g, %2 reversed : !gnn.graph<bipartite>, tensor<?xf32> -> tensor<?xf32>
+  %7 = gnn.degree %g : !gnn.graph<bipartite>, tensor<?xf32>
+  return %g : !gnn.graph<bipartite>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @gather
 // CHECK: gnn.gather src %{{.*}}, %{{.*}} : tensor<?x4x8xf32> -> tensor<?x4x8xf32>
 // CHECK: gnn.gather dst %{{.*}}, %{{.*}} : tensor<?x16xf16> -> tensor<?x16xf16>

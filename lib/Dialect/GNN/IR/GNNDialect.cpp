@@ -28,16 +28,23 @@ using namespace mlir::gnn;
 #include "gnn/Dialect/GNN/IR/GNNOpsAttrs.cpp.inc"
 
 Type mlir::gnn::GraphType::parse(AsmParser &parser) {
-  if (succeeded(parser.parseOptionalLess())) {
-    parser.emitError(parser.getCurrentLocation(),
-                     "expects !gnn.graph without parameters (its sizes are "
-                     "known only at run time) but got '<'");
+  if (failed(parser.parseOptionalLess()))
+    return mlir::gnn::GraphType::get(parser.getContext());
+  SMLoc at = parser.getCurrentLocation();
+  if (failed(parser.parseOptionalKeyword("bipartite"))) {
+    parser.emitError(at, "expects !gnn.graph or !gnn.graph<bipartite> (the "
+                         "sizes are known only at run time)");
     return {};
   }
-  return mlir::gnn::GraphType::get(parser.getContext());
+  if (failed(parser.parseGreater()))
+    return {};
+  return mlir::gnn::GraphType::get(parser.getContext(), true);
 }
 
-void mlir::gnn::GraphType::print(AsmPrinter &) const {}
+void mlir::gnn::GraphType::print(AsmPrinter &printer) const {
+  if (getBipartite())
+    printer << "<bipartite>";
+}
 
 LogicalResult
 ScheduleAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
@@ -179,9 +186,10 @@ LogicalResult GNNDialect::verifyRegionArgAttribute(Operation *op,
     return op->emitError() << "unknown gnn argument attribute '"
                            << attr.getName().getValue() << "'";
   auto value = dyn_cast<StringAttr>(attr.getValue());
-  if (!value || (value.getValue() != "node" && value.getValue() != "edge"))
+  if (!value || !parseDomain(value.getValue()))
     return op->emitError() << "expects `" << kDomainAttrName
-                           << "` to be \"node\" or \"edge\" but got "
+                           << "` to be \"node\", \"edge\", \"src\" or "
+                              "\"dst\" but got "
                            << attr.getValue();
   Region &region = op->getRegion(regionIndex);
   if (region.empty())

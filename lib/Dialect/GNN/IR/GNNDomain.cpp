@@ -25,10 +25,32 @@ llvm::StringRef mlir::gnn::stringifyDomain(Domain domain) {
     return "node";
   case Domain::Edge:
     return "edge";
+  case Domain::Src:
+    return "src";
+  case Domain::Dst:
+    return "dst";
   case Domain::Unknown:
     return "unknown";
   }
   return "unknown";
+}
+
+std::optional<Domain> mlir::gnn::parseDomain(llvm::StringRef name) {
+  for (Domain d : {Domain::Node, Domain::Edge, Domain::Src, Domain::Dst})
+    if (name == stringifyDomain(d))
+      return d;
+  return std::nullopt;
+}
+
+bool mlir::gnn::isBipartite(Value graph) {
+  auto type = dyn_cast<mlir::gnn::GraphType>(graph.getType());
+  return type && type.getBipartite();
+}
+
+Domain mlir::gnn::nodeSide(Value graph, bool destination, bool reversed) {
+  if (!isBipartite(graph))
+    return Domain::Node;
+  return destination != reversed ? Domain::Dst : Domain::Src;
 }
 
 namespace {
@@ -57,10 +79,8 @@ static Answer inferArgument(BlockArgument arg) {
       return {Domain::Node, nullptr, arg, /*byDefault=*/true};
     return {};
   }
-  if (attr.getValue() == "edge")
-    return {Domain::Edge, nullptr, arg, false};
-  if (attr.getValue() == "node")
-    return {Domain::Node, nullptr, arg, false};
+  if (std::optional<Domain> d = parseDomain(attr.getValue()))
+    return {*d, nullptr, arg, false};
   return {};
 }
 
@@ -120,11 +140,20 @@ static Step stepOf(Value value) {
   Operation *op = value.getDefiningOp();
   Domain fixed = Domain::Unknown;
   if (auto softmax = dyn_cast<EdgeSoftmaxOp>(op))
-    fixed = value == softmax.getLse() ? Domain::Node : Domain::Edge;
+    fixed = value == softmax.getLse()
+                ? nodeSide(softmax.getGraph(), true, softmax.getReversed())
+                : Domain::Edge;
   else if (isa<GatherOp, SddmmOp>(op))
     fixed = Domain::Edge;
-  else if (isa<SpmmOp, ReduceOp, DegreeOp, ExtremumGradOp>(op))
-    fixed = Domain::Node;
+  else if (auto spmm = dyn_cast<SpmmOp>(op))
+    fixed = nodeSide(spmm.getGraph(), true, spmm.getReversed());
+  else if (auto reduce = dyn_cast<ReduceOp>(op))
+    fixed = nodeSide(reduce.getGraph(), true, reduce.getReversed());
+  else if (auto degree = dyn_cast<DegreeOp>(op))
+    fixed = nodeSide(degree.getGraph(), true, degree.getReversed());
+  else if (auto grad = dyn_cast<ExtremumGradOp>(op))
+    // The gradient of the aggregation's input: its sources' rows.
+    fixed = nodeSide(grad.getGraph(), false, grad.getReversed());
   if (fixed != Domain::Unknown) {
     step.answer = Answer{fixed, op, Value(), false};
     return step;
@@ -160,33 +189,39 @@ static Step stepOf(Value value) {
   return stepStructured(op, cast<OpResult>(value));
 }
 
-/// The domain a graph op requires of the operand `use` (what its verifier
-/// checks), if any.
-static std::optional<Domain> requiredDomain(OpOperand &use) {
+std::optional<Domain> mlir::gnn::operandDomain(OpOperand &use) {
   Operation *op = use.getOwner();
   unsigned n = use.getOperandNumber();
   if (auto gather = dyn_cast<GatherOp>(op))
     if (n == gather.getInputMutable().getOperandNumber())
-      return Domain::Node;
-  if (auto sddmm = dyn_cast<SddmmOp>(op))
-    if (n == sddmm.getLhsMutable().getOperandNumber() ||
-        n == sddmm.getRhsMutable().getOperandNumber())
-      return Domain::Node;
+      return nodeSide(gather.getGraph(), gather.getEnd() == EdgeEnd::dst,
+                      false);
+  if (auto sddmm = dyn_cast<SddmmOp>(op)) {
+    if (n == sddmm.getLhsMutable().getOperandNumber())
+      return nodeSide(sddmm.getGraph(), false, sddmm.getReversed());
+    if (n == sddmm.getRhsMutable().getOperandNumber())
+      return nodeSide(sddmm.getGraph(), true, sddmm.getReversed());
+  }
   if (auto softmax = dyn_cast<EdgeSoftmaxOp>(op))
     if (n == softmax.getInputMutable().getOperandNumber())
       return Domain::Edge;
   if (auto spmm = dyn_cast<SpmmOp>(op)) {
     if (n == spmm.getInputMutable().getOperandNumber())
-      return Domain::Node;
+      return nodeSide(spmm.getGraph(), false, spmm.getReversed());
     if (n != spmm.getGraphMutable().getOperandNumber())
       return Domain::Edge; // the weights
   }
   if (auto reduce = dyn_cast<ReduceOp>(op))
     if (n == reduce.getInputMutable().getOperandNumber())
       return Domain::Edge;
-  if (auto grad = dyn_cast<ExtremumGradOp>(op))
+  if (auto grad = dyn_cast<ExtremumGradOp>(op)) {
+    // The aggregation's input (source rows); its extremum, winners and
+    // output gradient (destination rows).
+    if (n == grad.getInputMutable().getOperandNumber())
+      return nodeSide(grad.getGraph(), false, grad.getReversed());
     if (n != grad.getGraphMutable().getOperandNumber())
-      return Domain::Node;
+      return nodeSide(grad.getGraph(), true, grad.getReversed());
+  }
   return std::nullopt;
 }
 
@@ -222,7 +257,7 @@ static std::optional<Answer> requiredEarlier(Value value, Operation *user) {
     Operation *owner = use.getOwner();
     if (owner == user || !isBeforeInProgram(owner, user))
       continue;
-    if (std::optional<Domain> d = requiredDomain(use))
+    if (std::optional<Domain> d = operandDomain(use))
       return Answer{*d, owner, Value(), false};
   }
   return std::nullopt;
@@ -230,7 +265,8 @@ static std::optional<Answer> requiredEarlier(Value value, Operation *user) {
 
 /// The domain of `root`: the first value it is read from whose domain the IR
 /// states, else the first one with a default domain; none (mixed) when it is
-/// read from both a node and an edge tensor. Each value is looked at
+/// read from tensors of two domains (node and edge, or the two sides of a
+/// bipartite graph). Each value is looked at
 /// once (memoised, with an explicit stack), so the cost is linear in the IR
 /// above `root` however many paths lead through it, and deep chains do not
 /// grow the native stack.
@@ -241,7 +277,8 @@ static Answer inferAnswer(Value root, DomainCache::Memo &memo,
     SmallVector<Value, 4> from;
     unsigned next = 0;
     std::optional<Answer> stated, fallback;
-    bool sawNode = false, sawEdge = false;
+    /// The known domains of the sources, as bits (1 << Domain).
+    unsigned seen = 0;
     Operation *mixedAt = nullptr;
     bool expanded = false;
   };
@@ -292,7 +329,7 @@ static Answer inferAnswer(Value root, DomainCache::Memo &memo,
         frame.mixedAt = answer.mixedAt;
       if (answer.domain == Domain::Unknown)
         continue;
-      (answer.domain == Domain::Node ? frame.sawNode : frame.sawEdge) = true;
+      frame.seen |= 1u << static_cast<unsigned>(answer.domain);
       if (!answer.byDefault && !frame.stated)
         frame.stated = answer;
       if (!frame.fallback)
@@ -301,7 +338,7 @@ static Answer inferAnswer(Value root, DomainCache::Memo &memo,
     if (pushed)
       continue;
     Answer found = frame.stated ? *frame.stated : frame.fallback.value_or(Answer());
-    if (frame.sawNode && frame.sawEdge && !frame.mixedAt)
+    if ((frame.seen & (frame.seen - 1)) && !frame.mixedAt)
       frame.mixedAt = frame.value.getDefiningOp();
     if (frame.mixedAt)
       found = Answer{Domain::Unknown, nullptr, Value(), false, frame.mixedAt};

@@ -19,25 +19,92 @@ using namespace mlir;
 using namespace mlir::gnn;
 
 //===----------------------------------------------------------------------===//
+// The graph operand's type
+//===----------------------------------------------------------------------===//
+
+/// `custom<GraphType>(type($graph), type($first))`: a graph op's types start
+/// with its graph's type only where that is `!gnn.graph<bipartite>`
+/// (`: !gnn.graph<bipartite>, tensor<?x8xf32> -> ...`); a plain `!gnn.graph`
+/// is implied, so the IR of one node set reads as it always did.
+template <typename G, typename T>
+static ParseResult parseGraphType(OpAsmParser &parser, G &graph, T &first) {
+  SMLoc at = parser.getCurrentLocation();
+  Type type;
+  if (parser.parseType(type))
+    return failure();
+  if (auto g = dyn_cast<mlir::gnn::GraphType>(type)) {
+    graph = g;
+    at = parser.getCurrentLocation();
+    if (parser.parseComma() || parser.parseType(type))
+      return failure();
+  } else {
+    graph = mlir::gnn::GraphType::get(parser.getContext());
+  }
+  if constexpr (std::is_same_v<T, Type>) {
+    first = type;
+  } else {
+    first = dyn_cast<T>(type);
+    if (!first)
+      return parser.emitError(at) << "expects a ranked tensor type but got "
+                                  << type;
+  }
+  return success();
+}
+
+template <typename G, typename T>
+static void printGraphType(OpAsmPrinter &printer, Operation *, G graph,
+                           T first) {
+  if (cast<mlir::gnn::GraphType>(graph).getBipartite())
+    printer << Type(graph) << ", ";
+  printer << Type(first);
+}
+
+//===----------------------------------------------------------------------===//
 // Shared checks
 //===----------------------------------------------------------------------===//
 
-/// "a node" or "an edge".
+/// "a node", "an edge", "a source-node", "a destination-node".
 static StringRef withArticle(Domain domain) {
   switch (domain) {
   case Domain::Node:
     return "a node";
   case Domain::Edge:
     return "an edge";
+  case Domain::Src:
+    return "a source-node";
+  case Domain::Dst:
+    return "a destination-node";
   case Domain::Unknown:
     break;
   }
   return "an unknown";
 }
 
+/// What a row of a tensor of `domain` is: "node", "edge", "source node".
+static StringRef rowName(Domain domain) {
+  switch (domain) {
+  case Domain::Src:
+    return "source node";
+  case Domain::Dst:
+    return "destination node";
+  default:
+    return stringifyDomain(domain);
+  }
+}
+
 /// Checks that `value` is known to live on the `expected` index set: an edge
 /// tensor where a node tensor is expected (or the reverse) would be read out
 /// of bounds, and so would a tensor whose domain the IR does not tell.
+static LogicalResult checkDomain(Operation *op, Value value, StringRef name,
+                                 Domain expected);
+
+/// checkDomain for the operand `use`, against what operandDomain requires.
+static LogicalResult checkDomain(OpOperand &use, StringRef name) {
+  std::optional<Domain> expected = operandDomain(use);
+  assert(expected && "a graph op's node or edge operand");
+  return checkDomain(use.getOwner(), use.get(), name, *expected);
+}
+
 static LogicalResult checkDomain(Operation *op, Value value, StringRef name,
                                  Domain expected) {
   if (inferDomainForVerifier(value, op) == expected)
@@ -50,10 +117,10 @@ static LogicalResult checkDomain(Operation *op, Value value, StringRef name,
     InFlightDiagnostic diag =
         op->emitOpError()
         << "expects " << name << " to be " << withArticle(expected)
-        << " tensor but it is computed from both node and edge tensors";
+        << " tensor but it is computed from tensors of two index sets "
+           "(node, edge, or the two sides of a bipartite graph)";
     diag.attachNote(source.mixedAt->getLoc())
-        << "this op reads a node tensor and an edge tensor along its leading "
-           "loop";
+        << "this op reads tensors of two index sets along its leading loop";
     return diag;
   }
   if (actual == Domain::Unknown) {
@@ -79,7 +146,7 @@ static LogicalResult checkDomain(Operation *op, Value value, StringRef name,
         << "a function argument with a dynamic leading dimension and no `"
         << kDomainAttrName << "` is a node tensor; declare `{"
         << kDomainAttrName << " = \"" << stringifyDomain(expected)
-        << "\"}` if it has one row per " << stringifyDomain(expected);
+        << "\"}` if it has one row per " << rowName(expected);
   else
     diag.attachNote(source.argument.getLoc())
         << "declared by the function argument's `" << kDomainAttrName << "`";
@@ -157,7 +224,7 @@ LogicalResult GatherOp::verify() {
       failed(checkTrailing(*this, in, "input", out, "result", in.getRank(),
                            in.getRank())))
     return failure();
-  return checkDomain(*this, getInput(), "input", Domain::Node);
+  return checkDomain(getInputMutable(), "input");
 }
 
 //===----------------------------------------------------------------------===//
@@ -175,7 +242,8 @@ LogicalResult SddmmOp::verify() {
                                "result")) ||
       failed(checkTrailing(*this, lhs, "lhs", rhs, "rhs", lhs.getRank(),
                            lhs.getRank())) ||
-      failed(checkSameLeading(*this, lhs, "lhs", rhs, "rhs", "nodes")))
+      (!isBipartite(getGraph()) &&
+       failed(checkSameLeading(*this, lhs, "lhs", rhs, "rhs", "nodes"))))
     return failure();
   bool dot = getKind() == SddmmKind::dot;
   if (dot) {
@@ -193,8 +261,8 @@ LogicalResult SddmmOp::verify() {
   if (failed(checkTrailing(*this, lhs, "lhs", out, "result", lhs.getRank(),
                            outRank)))
     return failure();
-  if (failed(checkDomain(*this, getLhs(), "lhs", Domain::Node)) ||
-      failed(checkDomain(*this, getRhs(), "rhs", Domain::Node)))
+  if (failed(checkDomain(getLhsMutable(), "lhs")) ||
+      failed(checkDomain(getRhsMutable(), "rhs")))
     return failure();
   return success();
 }
@@ -218,7 +286,7 @@ LogicalResult EdgeSoftmaxOp::verify() {
                              in.getRank())))
       return failure();
   }
-  return checkDomain(*this, getInput(), "input", Domain::Edge);
+  return checkDomain(getInputMutable(), "input");
 }
 
 //===----------------------------------------------------------------------===//
@@ -253,19 +321,20 @@ LogicalResult SpmmOp::verify() {
                                "result")) ||
       failed(checkTrailing(*this, in, "input", out, "result", in.getRank(),
                            in.getRank())) ||
-      failed(checkSameLeading(*this, in, "input", out, "result", "nodes")))
+      (!isBipartite(getGraph()) &&
+       failed(checkSameLeading(*this, in, "input", out, "result", "nodes"))))
     return failure();
   if (Value w = getWeights()) {
     auto wt = cast<RankedTensorType>(w.getType());
     if (failed(checkElementTypes(*this, getInput(), "input", w, "weights")) ||
         failed(checkTrailing(*this, in, "input", wt, "weights", in.getRank(),
                              in.getRank() - 1)) ||
-        failed(checkDomain(*this, w, "weights", Domain::Edge)))
+        failed(checkDomain(getWeightsMutable()[0], "weights")))
       return failure();
   }
   if (failed(verifyWinner(*this, getReduce(), getWinner(), out)))
     return failure();
-  return checkDomain(*this, getInput(), "input", Domain::Node);
+  return checkDomain(getInputMutable(), "input");
 }
 
 //===----------------------------------------------------------------------===//
@@ -283,7 +352,7 @@ LogicalResult ReduceOp::verify() {
                            in.getRank())) ||
       failed(verifyWinner(*this, getKind(), getWinner(), out)))
     return failure();
-  return checkDomain(*this, getInput(), "input", Domain::Edge);
+  return checkDomain(getInputMutable(), "input");
 }
 
 //===----------------------------------------------------------------------===//
@@ -297,13 +366,13 @@ LogicalResult ExtremumGradOp::verify() {
   if (failed(checkAtLeastRank(*this, cast<RankedTensorType>(type), "result",
                               2, "node rows of features")))
     return failure();
-  for (auto [name, v] :
-       {std::pair<StringRef, Value>{"input", getInput()},
-        {"extremum", getExtremum()},
-        {"winner", getWinner()},
-        {"grad", getGrad()}}) {
+  for (auto [name, use] :
+       {std::pair<StringRef, OpOperand *>{"input", &getInputMutable()},
+        {"extremum", &getExtremumMutable()},
+        {"winner", &getWinnerMutable()},
+        {"grad", &getGradMutable()}}) {
     // (Types: AllTypesMatch and TypesMatchWith.)
-    if (failed(checkDomain(*this, v, name, Domain::Node)))
+    if (failed(checkDomain(*use, name)))
       return failure();
   }
   return success();

@@ -50,7 +50,8 @@ static bool isDifferentiable(Value v) {
 }
 
 /// The argument attributes of a value passed to a backward function: edge
-/// tensors say so (a dynamic leading size is read as nodes otherwise).
+/// tensors and the sides of a bipartite graph say so (a dynamic leading size
+/// is read as nodes otherwise).
 static Domain domainOf(Value v) {
   Domain d = inferDomain(v);
   if (d != Domain::Unknown)
@@ -70,11 +71,14 @@ static Domain domainOf(Value v) {
 
 static DictionaryAttr domainAttrs(Value v) {
   MLIRContext *ctx = v.getContext();
-  if (isa<RankedTensorType>(v.getType()) && domainOf(v) == Domain::Edge)
-    return DictionaryAttr::get(
-        ctx, {NamedAttribute(StringAttr::get(ctx, kDomainAttrName),
-                             StringAttr::get(ctx, "edge"))});
-  return DictionaryAttr::get(ctx);
+  if (!isa<RankedTensorType>(v.getType()))
+    return DictionaryAttr::get(ctx);
+  Domain d = domainOf(v);
+  if (d != Domain::Edge && d != Domain::Src && d != Domain::Dst)
+    return DictionaryAttr::get(ctx);
+  return DictionaryAttr::get(
+      ctx, {NamedAttribute(StringAttr::get(ctx, kDomainAttrName),
+                           StringAttr::get(ctx, stringifyDomain(d)))});
 }
 
 /// Whether `op` may run again in the backward function instead of passing

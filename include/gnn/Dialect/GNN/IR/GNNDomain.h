@@ -18,18 +18,43 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <optional>
+
 namespace mlir {
 namespace gnn {
 
-/// What the leading dimension of a tensor is indexed by.
-enum class Domain { Unknown, Node, Edge };
+/// What the leading dimension of a tensor is indexed by: the nodes of a
+/// graph, its edges, or on a bipartite graph (`!gnn.graph<bipartite>`) its
+/// source nodes or its destination nodes.
+enum class Domain { Unknown, Node, Edge, Src, Dst };
 
 /// The function argument attribute that declares the domain of a tensor
-/// argument: `{gnn.domain = "edge"}` or `{gnn.domain = "node"}`.
+/// argument: `{gnn.domain = "edge"}`, `"node"`, `"src"` or `"dst"`.
 constexpr llvm::StringLiteral kDomainAttrName = "gnn.domain";
 
-/// Returns "node", "edge" or "unknown".
+/// Returns "node", "edge", "src", "dst" or "unknown".
 llvm::StringRef stringifyDomain(Domain domain);
+
+/// The domain a `gnn.domain` value names, if any.
+std::optional<Domain> parseDomain(llvm::StringRef name);
+
+/// Whether the domain is a set of nodes (Node, Src or Dst).
+inline bool isNodeDomain(Domain d) {
+  return d == Domain::Node || d == Domain::Src || d == Domain::Dst;
+}
+
+/// The node domain of the destinations (`destination`) or the sources of
+/// the graph `graph` (a `!gnn.graph` value), turned around with `reversed`:
+/// Node on a homogeneous graph, Dst or Src on a bipartite one.
+Domain nodeSide(Value graph, bool destination, bool reversed);
+
+/// Whether `graph`'s type is `!gnn.graph<bipartite>`.
+bool isBipartite(Value graph);
+
+/// The domain a graph op requires of its operand `use` (what its verifier
+/// checks): node, edge, or on a bipartite graph the side the op reads it on;
+/// none for the graph and for operands of other ops.
+std::optional<Domain> operandDomain(OpOperand &use);
 
 /// A value's domain and what it was read from.
 struct DomainSource {

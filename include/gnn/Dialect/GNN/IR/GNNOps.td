@@ -33,7 +33,8 @@ def GNN_GatherOp : GNN_Op<"gather", [Pure, GNN_GraphOpInterface]> {
                        GNN_FloatTensor:$input);
   let results = (outs GNN_FloatTensor:$result);
   let assemblyFormat = [{
-    $end $graph `,` $input attr-dict `:` type($input) `->` type($result)
+    $end $graph `,` $input attr-dict `:`
+    custom<GraphType>(type($graph), type($input)) `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -63,7 +64,8 @@ def GNN_SddmmOp : GNN_Op<"sddmm", [Pure, GNN_GraphOpInterface]> {
   let results = (outs GNN_FloatTensor:$result);
   let assemblyFormat = [{
     $kind $graph `,` $lhs `,` $rhs (`reversed` $reversed^)? attr-dict `:`
-    type($lhs) `,` type($rhs) `->` type($result)
+    custom<GraphType>(type($graph), type($lhs)) `,` type($rhs) `->`
+    type($result)
   }];
   let hasVerifier = 1;
 }
@@ -100,8 +102,8 @@ def GNN_EdgeSoftmaxOp : GNN_Op<"edge_softmax",
   let results = (outs GNN_FloatTensor:$result,
                       Optional<GNN_FloatTensor>:$lse);
   let assemblyFormat = [{
-    $graph `,` $input (`reversed` $reversed^)? attr-dict `:` type($input)
-    (`,` type($lse)^)?
+    $graph `,` $input (`reversed` $reversed^)? attr-dict `:`
+    custom<GraphType>(type($graph), type($input)) (`,` type($lse)^)?
   }];
   let hasVerifier = 1;
 }
@@ -153,7 +155,8 @@ def GNN_SpmmOp : GNN_Op<"spmm", [Pure, GNN_GraphOpInterface]> {
                       Optional<GNN_FloatTensor>:$winner);
   let assemblyFormat = [{
     $reduce $graph `,` $input (`weights` `(` $weights^ `:` type($weights) `)`)?
-    (`reversed` $reversed^)? attr-dict `:` type($input) `->` type($result)
+    (`reversed` $reversed^)? attr-dict `:`
+    custom<GraphType>(type($graph), type($input)) `->` type($result)
     (`,` type($winner)^)?
   }];
   let hasVerifier = 1;
@@ -187,7 +190,8 @@ def GNN_ReduceOp : GNN_Op<"reduce", [Pure, GNN_GraphOpInterface]> {
                       Optional<GNN_FloatTensor>:$winner);
   let assemblyFormat = [{
     $kind $graph `,` $input (`reversed` $reversed^)? attr-dict `:`
-    type($input) `->` type($result) (`,` type($winner)^)?
+    custom<GraphType>(type($graph), type($input)) `->` type($result)
+    (`,` type($winner)^)?
   }];
   let hasVerifier = 1;
 }
@@ -235,7 +239,8 @@ def GNN_ExtremumGradOp : GNN_Op<"extremum_grad", [Pure, GNN_GraphOpInterface,
   let results = (outs GNN_FloatTensor:$result);
   let assemblyFormat = [{
     $graph `,` $input `,` $extremum `,` $winner `,` $grad
-    (`reversed` $reversed^)? attr-dict `:` type($input)
+    (`reversed` $reversed^)? attr-dict `:`
+    custom<GraphType>(type($graph), type($input))
   }];
   let hasVerifier = 1;
 }
@@ -259,7 +264,8 @@ def GNN_DegreeOp : GNN_Op<"degree", [Pure, GNN_GraphOpInterface]> {
   let arguments = (ins GNN_GraphType:$graph, UnitAttr:$reversed);
   let results = (outs GNN_FloatTensor:$result);
   let assemblyFormat = [{
-    $graph (`reversed` $reversed^)? attr-dict `:` type($result)
+    $graph (`reversed` $reversed^)? attr-dict `:`
+    custom<GraphType>(type($graph), type($result))
   }];
   let hasVerifier = 1;
 }

@@ -24,14 +24,39 @@ def GNN_GraphType : TypeDef<GNN_Dialect, "Graph"> {
     The sizes are known only at run time: node tensors and edge tensors use a
     dynamic leading dimension.
 
+    A bipartite graph (`!gnn.graph<bipartite>`) has two node sets: its edges
+    go from a source set to a destination set of another size (PyG's
+    `(x_src, x_dst)` layers, DGL's blocks, the relations of a heterogeneous
+    graph). Its node tensors live on one side, source (`src`) or destination
+    (`dst`): an aggregation reads source rows and writes destination rows
+    (the other way round `reversed`), and a tensor of one side where the
+    other is expected is an error, as an edge tensor where a node tensor is
+    expected. Function arguments say their side with `{gnn.domain = "src"}`
+    or `{gnn.domain = "dst"}`. A homogeneous graph is the bipartite graph
+    whose two sides are one node set.
+
     ```mlir
     func.func @f(%g: !gnn.graph, %x: tensor<?x16xf32>) -> tensor<?x16xf32>
+    func.func @b(%g: !gnn.graph<bipartite>,
+                 %x: tensor<?x16xf32> {gnn.domain = "src"}) -> tensor<?x16xf32>
     ```
   }];
-  // The parser rejects parameters (`!gnn.graph<1, 2>`) rather than dropping
-  // them.
+  let parameters = (ins "bool":$bipartite);
+  let builders = [
+    TypeBuilder<(ins), [{ return $_get($_ctxt, false); }]>
+  ];
+  // The parser rejects other parameters (`!gnn.graph<1, 2>`) rather than
+  // dropping them.
   let hasCustomAssemblyFormat = 1;
 }
+
+// A graph of one node set (not `!gnn.graph<bipartite>`): what the kernel IR
+// takes while code generation sizes every node tensor by one node count.
+def GNN_PlainGraphType : Type<
+    And<[CPred<"::llvm::isa<::mlir::gnn::GraphType>($_self)">,
+         CPred<"!::llvm::cast<::mlir::gnn::GraphType>($_self).getBipartite()">]>,
+    "a graph of one node set", "::mlir::gnn::GraphType">,
+  BuildableType<"::mlir::gnn::GraphType::get($_builder.getContext())">;
 
 // Tensor constraints used by the ops: f32 and f64, and bf16 and f16 as
 // storage types computed in f32 (GNNFloatTypes.h).

@@ -144,7 +144,7 @@ def GNNK_LaunchOp : GNNK_Op<"launch", [
         : (tensor<?x64xf32>) -> tensor<?x64xf32>
     ```
   }];
-  let arguments = (ins FlatSymbolRefAttr:$kernel, Optional<GNN_GraphType>:$graph,
+  let arguments = (ins FlatSymbolRefAttr:$kernel, Optional<GNN_PlainGraphType>:$graph,
                        Variadic<AnyRankedTensor>:$args,
                        GNNK_AffineMapArray:$rows,
                        OptionalAttr<DenseI64ArrayAttr>:$tied);
