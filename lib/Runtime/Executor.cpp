@@ -47,7 +47,7 @@ struct Executable::Impl {
   };
   /// Guards the caches below and Kernel::allowDynamicShared.
   mutable std::mutex mutex;
-  using ScopeKey = std::array<int64_t, 6>;
+  using ScopeKey = std::array<int64_t, 8>;
   /// Memory plans per graph size (cleared when it grows large: graphs of
   /// ever new sizes, as in mini-batch training, must not grow it forever).
   mutable std::map<ScopeKey, std::shared_ptr<const MemoryPlan>> plans;
@@ -169,8 +169,10 @@ Executable::load(const Program &program,
 
 StatusOr<std::shared_ptr<const MemoryPlan>>
 Executable::Impl::planFor(const FormulaScope &scope) const {
-  ScopeKey key{scope.nodes,       scope.edges,        scope.graphs,
-               scope.maxInDegree, scope.maxOutDegree, scope.largestGraph};
+  ScopeKey key{scope.nodes,         scope.edges,
+               scope.graphs,        scope.maxInDegree,
+               scope.maxOutDegree,  scope.largestGraph,
+               scope.sourceNodes(), scope.destinationNodes()};
   {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = plans.find(key);
@@ -190,9 +192,11 @@ Executable::Impl::planFor(const FormulaScope &scope) const {
 
 static FormulaScope scopeOf(const Graph &graph) {
   const ::gnn::GraphStats &st = graph.statistics();
-  return FormulaScope{st.nodes,       st.edges,        st.graphs,
-                      st.maxInDegree, st.maxOutDegree, st.largestGraph,
-                      graph.csrLightRows(), graph.cscLightCols()};
+  return FormulaScope{st.nodes,           st.edges,
+                      st.graphs,          st.maxInDegree,
+                      st.maxOutDegree,    st.largestGraph,
+                      graph.csrLightRows(), graph.cscLightCols(),
+                      graph.numSrc(),     graph.numDst()};
 }
 
 StatusOr<std::shared_ptr<const MemoryPlan>>

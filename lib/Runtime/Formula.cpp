@@ -12,11 +12,12 @@
 using namespace gnn::runtime;
 
 /// The names without a j: Op::Name values 0 to 5; csr_light_<j> is 6 + j
-/// and csc_light_<j> 70 + j.
+/// and csc_light_<j> 70 + j; src_nodes and dst_nodes 134 and 135.
 static const char *const kNames[] = {"nodes",          "edges",
                                      "graphs",         "max_in_degree",
                                      "max_out_degree", "largest_graph"};
-static constexpr int64_t kCsrLight = 6, kCscLight = 70;
+static constexpr int64_t kCsrLight = 6, kCscLight = 70, kSrcNodes = 134,
+                         kDstNodes = 135;
 
 /// What a name is: its Op::Name value, or a reason it is none.
 struct NameLookup {
@@ -28,6 +29,10 @@ static NameLookup lookUpName(const std::string &name) {
   for (int64_t i = 0; i < 6; ++i)
     if (name == kNames[i])
       return {i, ""};
+  if (name == "src_nodes")
+    return {kSrcNodes, ""};
+  if (name == "dst_nodes")
+    return {kDstNodes, ""};
   for (auto [prefix, first] : {std::pair{"csr_light_", kCsrLight},
                                std::pair{"csc_light_", kCscLight}}) {
     std::string p = prefix;
@@ -46,7 +51,7 @@ static NameLookup lookUpName(const std::string &name) {
   return {-1, "unknown name '" + name +
                   "' (expected nodes, edges, graphs, max_in_degree, "
                   "max_out_degree, largest_graph, csr_light_<j>, "
-                  "csc_light_<j>, ceil_div, min, max)"};
+                  "csc_light_<j>, src_nodes, dst_nodes, ceil_div, min, max)"};
 }
 
 namespace gnn {
@@ -208,7 +213,10 @@ Formula Formula::nameAt(int64_t index) {
   f.source = index < kCsrLight ? kNames[index]
              : index < kCscLight
                  ? "csr_light_" + std::to_string(index - kCsrLight)
-                 : "csc_light_" + std::to_string(index - kCscLight);
+             : index < kSrcNodes
+                 ? "csc_light_" + std::to_string(index - kCscLight)
+             : index == kSrcNodes ? "src_nodes"
+                                  : "dst_nodes";
   return f;
 }
 
@@ -325,10 +333,12 @@ StatusOr<int64_t> Formula::evaluate(const FormulaScope &scope) const {
     if (op.kind == Op::Push || op.kind == Op::Name) {
       if (top == 32)
         return Status::error("formula '" + source + "' is nested too deeply");
-      stack[top++] = op.kind == Op::Push  ? op.value
-                     : op.value < 6        ? names[op.value]
-                     : op.value < 70       ? scope.csrLight[op.value - 6]
-                                           : scope.cscLight[op.value - 70];
+      stack[top++] = op.kind == Op::Push      ? op.value
+                     : op.value < kCsrLight    ? names[op.value]
+                     : op.value < kCscLight    ? scope.csrLight[op.value - kCsrLight]
+                     : op.value < kSrcNodes    ? scope.cscLight[op.value - kCscLight]
+                     : op.value == kSrcNodes   ? scope.sourceNodes()
+                                               : scope.destinationNodes();
       continue;
     }
     int64_t b = stack[--top], a = stack[top - 1], r = 0;

@@ -683,6 +683,8 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
   // wrong one rebuilds with the sort.
   int64_t ns = options.numSrc >= 0 ? std::min(options.numSrc, n) : n;
   int64_t nd = options.numDst >= 0 ? std::min(options.numDst, n) : n;
+  g.srcNodes = ns;
+  g.dstNodes = nd;
   if (e)
     validateAndKey<T, I><<<blocksFor(e), kThreads, 0, stream>>>(
         src, dst, e, ns, nd, keysIn.as<unsigned>(), valsIn.as<I>(), res);
@@ -981,6 +983,10 @@ StatusOr<std::unique_ptr<Graph>> Graph::fromHost(const gnn::HostGraph &host,
   std::string invalid = host.validate();
   if (!invalid.empty())
     return Status::error(invalid);
+  if (host.bipartite() && options.numSrc < 0 && options.numDst < 0) {
+    options.numSrc = host.numSrc;
+    options.numDst = host.numDst;
+  }
   int64_t e = host.numEdges(), n = host.numNodes;
   StatusOr<DeviceBuffer> src = DeviceBuffer::allocate(e * 8);
   if (!src.ok())

@@ -129,7 +129,7 @@ func.func @gatv2(%g: !gnn.graph, %xl: tensor<?x2x16xf32>, %xr: tensor<?x2x16xf32
 // block: the rows are probed 32 at a time (lane l reads row base + l, a team
 // reduction ORs the marks of rows inside the chunk into a mask) and the
 // marked ones taken in order by a rolled loop.
-// LONG-DAG: #[[GRID:.*]] = affine_map<()[s0, s1, s2] -> (s1 ceildiv 32, 4)>
+// LONG-DAG: #[[GRID:.*]] = affine_map<()[s0, s1, s2, s3, s4] -> (s1 ceildiv 32, 4)>
 // LONG-LABEL: gnnk.kernel @attention_0_partial(
 // LONG-SAME: %[[THRP:[a-z0-9]+]]: i64 {gnnk.formula = #gnnk.formula<add(add(add(add(add(add(32, {{.*}}>, gnnk.size = "split_threshold"}
 // LONG-SAME: grid = #[[GRID]]
@@ -325,11 +325,11 @@ func.func @softmax_lse(%g: !gnn.graph, %s: tensor<?x2xf32> {gnn.domain = "edge"}
 #rs_out = affine_map<(d0, d1) -> (d0)>
 #rs_all = affine_map<(d0) -> (d0)>
 #rs_one = affine_map<(d0) -> (0)>
-// CHECK-DAG: #[[P8:[a-z0-9]+]] = affine_map<()[s0, s1, s2] -> ((s0 ceildiv 2048) * 8, 1024)>
-// CHECK-DAG: #[[G8:[a-z0-9]+]] = affine_map<()[s0, s1, s2] -> (8)>
-// CHECK-DAG: #[[P1:[a-z0-9]+]] = affine_map<()[s0, s1, s2] -> (s0 ceildiv 2048, 1024)>
-// CHECK-DAG: #[[G1:[a-z0-9]+]] = affine_map<()[s0, s1, s2] -> (1)>
-// CHECK-DAG: #[[WS:[a-z0-9]+]] = affine_map<()[s0, s1, s2] -> (1024)>
+// CHECK-DAG: #[[P8:[a-z0-9]+]] = affine_map<()[s0, s1, s2, s3, s4] -> ((s0 ceildiv 2048) * 8, 1024)>
+// CHECK-DAG: #[[G8:[a-z0-9]+]] = affine_map<()[s0, s1, s2, s3, s4] -> (8)>
+// CHECK-DAG: #[[P1:[a-z0-9]+]] = affine_map<()[s0, s1, s2, s3, s4] -> (s0 ceildiv 2048, 1024)>
+// CHECK-DAG: #[[G1:[a-z0-9]+]] = affine_map<()[s0, s1, s2, s3, s4] -> (1)>
+// CHECK-DAG: #[[WS:[a-z0-9]+]] = affine_map<()[s0, s1, s2, s3, s4] -> (1024)>
 // CHECK-LABEL: gnnk.kernel @elementwise_0(
 // CHECK-SAME: %[[N:[a-z0-9]+]]: i64 {gnnk.size = "nodes"}
 // CHECK-SAME: %[[WS0:[a-z0-9]+]]: memref<?xf64> {gnnk.result = 0 : i64}
@@ -427,7 +427,7 @@ func.func @row_sums(%g: !gnn.graph, %dy: tensor<?x8xf32>, %v: tensor<?xf32>) -> 
 // tensor, not a constant fill) is read and added once, in the final kernel.
 #gin_rows = affine_map<(d0, d1) -> (d0, d1)>
 #gin_one = affine_map<(d0, d1) -> (0)>
-// CHECK-DAG: #[[GP:[a-z0-9]+]] = affine_map<()[s0, s1, s2] -> (s0 ceildiv 32, 1024)>
+// CHECK-DAG: #[[GP:[a-z0-9]+]] = affine_map<()[s0, s1, s2, s3, s4] -> (s0 ceildiv 32, 1024)>
 // CHECK-LABEL: gnnk.kernel @elementwise_0(
 // CHECK-SAME: grid = #[[GP]]
 // CHECK: arith.ceildivsi %{{.*}}, %c32
@@ -480,7 +480,7 @@ func.func @gin_eps_grad(%g: !gnn.graph, %x: tensor<?x64xf32>, %dy: tensor<?x64xf
 // nothing. The final kernel is a block per element, as for other sums.
 #wide_in = affine_map<(d0, d1) -> (d1, d0)>
 #wide_out = affine_map<(d0, d1) -> (d0)>
-// CHECK: #[[G:[a-z0-9]+]] = affine_map<()[s0, s1, s2] -> ((s0 ceildiv 64) * 19, 1007)>
+// CHECK: #[[G:[a-z0-9]+]] = affine_map<()[s0, s1, s2, s3, s4] -> ((s0 ceildiv 64) * 19, 1007)>
 // CHECK-LABEL: gnnk.kernel @elementwise_0(
 // CHECK-SAME: %{{.*}}: memref<?xf64> {gnnk.result = 0 : i64}
 // CHECK-SAME: grid = #[[G]]

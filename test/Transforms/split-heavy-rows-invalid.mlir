@@ -1,14 +1,14 @@
 // RUN: gnn-opt %s --gnn-split-heavy-rows -split-input-file -verify-diagnostics
 
 // expected-error @+1 {{'gnnk.kernel' op cannot split heavy rows: expects a gnnk.for_rows}}
-gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>, gnnk.split = 512 : i64} {
+gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>, gnnk.split = 512 : i64} {
   gnnk.return
 }
 
 // -----
 
 // expected-error @+1 {{'gnnk.kernel' op cannot split heavy rows: expects a gnnk.for_edges directly in the row}}
-gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>, gnnk.split = 512 : i64} {
+gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>, gnnk.split = 512 : i64} {
   %c = arith.index_cast %n : i64 to index
   gnnk.for_rows %c lanes 32 {
   ^bb0(%r: index, %l: index):
@@ -20,7 +20,7 @@ gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}) attributes {block = 256 : i64, gri
 // -----
 
 // expected-error @+1 {{'gnnk.kernel' op cannot split heavy rows: expects the edge loop to have a merge region}}
-gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}, %ptr: memref<?xi32> {gnnk.graph = "csr_row_ptr"}, %col: memref<?xi32> {gnnk.graph = "csr_col"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>, gnnk.split = 512 : i64} {
+gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}, %ptr: memref<?xi32> {gnnk.graph = "csr_row_ptr"}, %col: memref<?xi32> {gnnk.graph = "csr_col"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>, gnnk.split = 512 : i64} {
   %c = arith.index_cast %n : i64 to index
   gnnk.for_rows %c lanes 32 {
   ^bb0(%r: index, %l: index):
@@ -44,7 +44,7 @@ gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}, %ptr: memref<?xi32> {gnnk.graph = 
 // -----
 
 // expected-error @+1 {{'gnnk.kernel' op cannot split heavy rows: expects the edge loop to run from the row's start (plus a lane offset) to the row's end}}
-gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}, %col: memref<?xi32> {gnnk.graph = "csr_col"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>, gnnk.split = 512 : i64} {
+gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}, %col: memref<?xi32> {gnnk.graph = "csr_col"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>, gnnk.split = 512 : i64} {
   %c = arith.index_cast %n : i64 to index
   gnnk.for_rows %c lanes 32 {
   ^bb0(%r: index, %l: index):
@@ -66,6 +66,6 @@ gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}, %col: memref<?xi32> {gnnk.graph = 
 // -----
 
 // expected-error @+1 {{'gnnk.kernel' op expects gnnk.split >= 1 but got 0}}
-gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>, gnnk.split = 0 : i64} {
+gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>, gnnk.split = 0 : i64} {
   gnnk.return
 }

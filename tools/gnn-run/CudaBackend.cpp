@@ -106,9 +106,12 @@ static mlir::gnn::CompileOptions codegenFor(const HostGraph &graph,
   return codegen;
 }
 
-static rt::FormulaScope scopeOf(const GraphStats &s) {
-  return rt::FormulaScope{s.nodes,       s.edges,        s.graphs,
-                          s.maxInDegree, s.maxOutDegree, s.largestGraph};
+static rt::FormulaScope scopeOf(const GraphStats &s, const HostGraph &g) {
+  rt::FormulaScope scope{s.nodes,       s.edges,        s.graphs,
+                         s.maxInDegree, s.maxOutDegree, s.largestGraph};
+  scope.srcNodes = g.srcNodes();
+  scope.dstNodes = g.dstNodes();
+  return scope;
 }
 
 /// Writes `text` to the file `path`: 1 with "cannot write 'PATH': REASON"
@@ -164,10 +167,10 @@ static int memoryOf(const rt::MemoryPlan &plan, const rt::Program &program,
 /// --compile-only: the memory plan at the host graph's sizes and an NVRTC
 /// compile for the target, into `cuda`.
 static int compileForTarget(const rt::Program &program, const GraphStats &stats,
-                            const std::string &arch,
+                            const HostGraph &graph, const std::string &arch,
                             const std::string &dumpMemoryPlan,
                             llvm::json::Object &cuda) {
-  rt::StatusOr<rt::MemoryPlan> plan = rt::planMemory(program, scopeOf(stats));
+  rt::StatusOr<rt::MemoryPlan> plan = rt::planMemory(program, scopeOf(stats, graph));
   if (!plan.ok())
     return fail(plan.message());
   llvm::json::Object memory;
@@ -544,14 +547,14 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
   GNN_RETURN_IF_FAILED(describe(*program, msSince(t0), stats,
                                 options.dumpProgram, options.dumpSource, cuda));
   if (options.compileOnly) {
-    GNN_RETURN_IF_FAILED(compileForTarget(*program, stats, options.arch,
+    GNN_RETURN_IF_FAILED(compileForTarget(*program, stats, graph, options.arch,
                                           options.dumpMemoryPlan, cuda));
     summary["cuda"] = std::move(cuda);
     return 0;
   }
 
   // Everything the run allocates on the device, before any of it is.
-  rt::FormulaScope scope = scopeOf(stats);
+  rt::FormulaScope scope = scopeOf(stats, graph);
   rt::StatusOr<rt::DeviceMemoryNeed> need =
       rt::deviceMemoryNeed(*program, scope, /*batch=*/!graph.graphIds.empty());
   GNN_RETURN_IF_FAILED(checkFits(need, graph, stats,
@@ -685,9 +688,9 @@ int gnn::runCudaTraining(mlir::ModuleOp module,
     bindingsJson[name] = step;
   llvm::json::Object cuda{{"backward_bindings", std::move(bindingsJson)}};
   if (options.compileOnly) {
-    GNN_RETURN_IF_FAILED(compileForTarget(program->forward, stats, options.arch,
+    GNN_RETURN_IF_FAILED(compileForTarget(program->forward, stats, graph, options.arch,
                                           fwdPlan, fwd));
-    GNN_RETURN_IF_FAILED(compileForTarget(program->backward, stats,
+    GNN_RETURN_IF_FAILED(compileForTarget(program->backward, stats, graph,
                                           options.arch, bwdPlan, bwd));
     cuda["fwd"] = std::move(fwd);
     cuda["bwd"] = std::move(bwd);
@@ -695,7 +698,7 @@ int gnn::runCudaTraining(mlir::ModuleOp module,
     return 0;
   }
 
-  rt::FormulaScope scope = scopeOf(stats);
+  rt::FormulaScope scope = scopeOf(stats, graph);
   GNN_RETURN_IF_FAILED(checkFits(
       rt::trainingMemoryNeed(*program, scope, !graph.graphIds.empty()), graph,
       stats,

@@ -461,6 +461,23 @@ TEST(Formula, Builds) {
 }
 
 // The light-row counts of the graph (split kernels' size parameters).
+TEST(Formula, BipartiteSides) {
+  // src_nodes and dst_nodes: a bipartite graph's sides, both the nodes on a
+  // graph of one node set (sides unset).
+  FormulaScope scope{100, 2500, 1, 40, 7, 100};
+  auto eval = [&](const char *t) { return *Formula::parse(t)->evaluate(scope); };
+  EXPECT_EQ(eval("src_nodes * 2 + dst_nodes"), 300);
+  scope.srcNodes = 100;
+  scope.dstNodes = 30;
+  EXPECT_EQ(eval("src_nodes * 2 + dst_nodes"), 230);
+  EXPECT_EQ(eval("ceil_div(dst_nodes * 32, 256)"), 4);
+  EXPECT_EQ(Formula::parse("dst_nodes * 4")->text(), "dst_nodes * 4");
+  EXPECT_FALSE(Formula::parse("src_nodes")->isConstant());
+  StatusOr<Formula> bad = Formula::parse("source_nodes");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("src_nodes, dst_nodes"), std::string::npos);
+}
+
 TEST(Formula, LightCounts) {
   FormulaScope scope{100, 2500, 1, 40, 7, 100};
   scope.csrLight[0] = 3;

@@ -334,6 +334,19 @@ func.func @f(%g: !gnn.graph<bipartite>, %x: tensor<?x4xf32> {gnn.domain = "src"}
   EXPECT_TRUE(check(src, {}, smallGraph())) << errors;
 }
 
+TEST_F(Autodiff, BipartiteLayers) {
+  // The bipartite layers the CUDA integration runs (GAT, a GCN-style
+  // propagation with both sides' degrees, SAGE max and mean).
+  for (const char *name : {"gat", "gcn", "sage_max", "sage_mean"}) {
+    std::ifstream in(std::string(GNNC_SOURCE_DIR) +
+                     "/test/Integration/Inputs/bipartite/" + name + ".mlir");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    ASSERT_FALSE(ss.str().empty()) << name;
+    EXPECT_TRUE(check(ss.str(), {}, smallBipartite())) << name << ": " << errors;
+  }
+}
+
 TEST_F(Autodiff, ReduceAndDegree) {
   for (const char *red : {"sum", "mean", "max", "min"})
     for (const char *rev : {"", " reversed"}) {

@@ -12,9 +12,12 @@
 ///   factor := '-'? integer | name | '(' expr ')' | fn '(' expr ',' expr ')'
 ///   fn := ceil_div | min | max
 ///   name := nodes | edges | graphs | max_in_degree | max_out_degree |
-///           largest_graph | csr_light_<j> | csc_light_<j>
+///           largest_graph | csr_light_<j> | csc_light_<j> | src_nodes |
+///           dst_nodes
 /// (`csr_light_<j>`, 0 <= j < 64: the nodes of in-degree at most 2^j;
-/// `csc_light_<j>` the same by out-degree.)
+/// `csc_light_<j>` the same by out-degree; `src_nodes`, `dst_nodes`: a
+/// bipartite graph's source and destination nodes, both `nodes` on a graph
+/// of one node set.)
 /// Integer arithmetic on int64 (`/` and `%` truncate like C); division by
 /// zero is an evaluation error.
 ///
@@ -44,6 +47,11 @@ struct FormulaScope {
           largestGraph = 0;
   /// csr_light_<j> and csc_light_<j>.
   std::array<int64_t, 64> csrLight{}, cscLight{};
+  /// A bipartite graph's sides (`nodes` is the larger); -1: `nodes`.
+  int64_t srcNodes = -1, dstNodes = -1;
+
+  int64_t sourceNodes() const { return srcNodes >= 0 ? srcNodes : nodes; }
+  int64_t destinationNodes() const { return dstNodes >= 0 ? dstNodes : nodes; }
 };
 
 /// A formula, evaluated without re-parsing.

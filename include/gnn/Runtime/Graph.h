@@ -134,6 +134,11 @@ public:
 
   int64_t numNodes() const { return stats.nodes; }
   int64_t numEdges() const { return stats.edges; }
+  /// A bipartite graph's sides (GraphBuildOptions::numSrc, numDst): its
+  /// programs' `src_nodes` and `dst_nodes`. Both numNodes() on a graph of
+  /// one node set.
+  int64_t numSrc() const { return srcNodes; }
+  int64_t numDst() const { return dstNodes; }
   IndexType indexType() const { return index; }
   int indexBits() const { return index == IndexType::Int32 ? 32 : 64; }
   const GraphStats &statistics() const { return stats; }
@@ -199,6 +204,7 @@ private:
   Graph() = default;
   IndexType index = IndexType::Int32;
   GraphStats stats;
+  int64_t srcNodes = 0, dstNodes = 0;
   DeviceBuffer rowPtr, col, csrEdges, csrDsts, colPtr, row, cscEdges, cscToCsrSlots;
   DeviceBuffer inDeg, outDeg, rowsByDegree, colsByDegree, graphPtr;
   std::array<int64_t, 64> lightRows{}, lightCols{};

@@ -1,34 +1,34 @@
 // RUN: gnn-opt %s -split-input-file -verify-diagnostics
 
 // expected-error @+1 {{'gnnk.kernel' op expects parameter #0 to have exactly one of gnnk.operand, gnnk.result, gnnk.graph, gnnk.size but got 0}}
-gnnk.kernel @k(%x: memref<?xf32>) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+gnnk.kernel @k(%x: memref<?xf32>) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   gnnk.return
 }
 
 // -----
 
 // expected-error @+1 {{'gnnk.kernel' op expects block to be a multiple of 32 in [32, 1024] but got 100}}
-gnnk.kernel @k() attributes {block = 100 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+gnnk.kernel @k() attributes {block = 100 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   gnnk.return
 }
 
 // -----
 
 // expected-error @+1 {{'gnnk.kernel' op expects min_blocks blocks of 512 threads to fit in an SM's 2048 but got min_blocks 8}}
-gnnk.kernel @k() attributes {block = 512 : i64, min_blocks = 8 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+gnnk.kernel @k() attributes {block = 512 : i64, min_blocks = 8 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   gnnk.return
 }
 
 // -----
 
 // expected-error @+1 {{'gnnk.kernel' op attribute 'min_blocks' failed to satisfy constraint}}
-gnnk.kernel @k() attributes {block = 256 : i64, min_blocks = 0 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+gnnk.kernel @k() attributes {block = 256 : i64, min_blocks = 0 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   gnnk.return
 }
 
 // -----
 
-// expected-error @+1 {{'gnnk.kernel' op expects grid to be an affine map ()[s0, s1, s2] -> (e, ...) of nodes, edges and graphs (the minimum of its results) but got}}
+// expected-error @+1 {{'gnnk.kernel' op expects grid to be an affine map ()[s0, s1, s2, s3, s4] -> (e, ...) of nodes, edges, graphs, source and destination nodes (the minimum of its results) but got}}
 gnnk.kernel @k() attributes {block = 256 : i64, grid = affine_map<(d0) -> (d0)>} {
   gnnk.return
 }
@@ -36,28 +36,28 @@ gnnk.kernel @k() attributes {block = 256 : i64, grid = affine_map<(d0) -> (d0)>}
 // -----
 
 // expected-error @+1 {{'gnnk.kernel' op expects parameter #0 to name a graph array but got "csr_evil"}}
-gnnk.kernel @k(%p: memref<?xi32> {gnnk.graph = "csr_evil"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+gnnk.kernel @k(%p: memref<?xi32> {gnnk.graph = "csr_evil"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   gnnk.return
 }
 
 // -----
 
 // expected-error @+1 {{'gnnk.kernel' op expects operand bindings numbered 0 to 0 but #0 is missing}}
-gnnk.kernel @k(%x: memref<?xf32> {gnnk.operand = 1 : i64}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+gnnk.kernel @k(%x: memref<?xf32> {gnnk.operand = 1 : i64}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   gnnk.return
 }
 
 // -----
 
 // expected-error @+1 {{'gnnk.kernel' op expects parameter #1 to name nodes, edges, graphs, csr_light_<j> or csc_light_<j> (0 <= j < 64) but got "csr_light_64"}}
-gnnk.kernel @k(%a: i64 {gnnk.size = "csc_light_63"}, %b: i64 {gnnk.size = "csr_light_64"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+gnnk.kernel @k(%a: i64 {gnnk.size = "csc_light_63"}, %b: i64 {gnnk.size = "csr_light_64"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   gnnk.return
 }
 
 // -----
 
 // expected-error @+1 {{'gnnk.kernel' op expects gnnk.formula on parameter #0 to be a #gnnk.formula beside a gnnk.size naming it with an identifier but got #gnnk.formula<div(edges, 2)>}}
-gnnk.kernel @k(%a: i64 {gnnk.size = "split threshold", gnnk.formula = #gnnk.formula<div(edges, 2)>}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+gnnk.kernel @k(%a: i64 {gnnk.size = "split threshold", gnnk.formula = #gnnk.formula<div(edges, 2)>}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   gnnk.return
 }
 
@@ -65,21 +65,21 @@ gnnk.kernel @k(%a: i64 {gnnk.size = "split threshold", gnnk.formula = #gnnk.form
 
 // A formula is structured, not text.
 // expected-error @+1 {{'gnnk.kernel' op expects gnnk.formula on parameter #0 to be a #gnnk.formula beside a gnnk.size naming it with an identifier but got "edges / 2"}}
-gnnk.kernel @k(%a: i64 {gnnk.size = "split_threshold", gnnk.formula = "edges / 2"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+gnnk.kernel @k(%a: i64 {gnnk.size = "split_threshold", gnnk.formula = "edges / 2"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   gnnk.return
 }
 
 // -----
 
 // expected-error @+1 {{expects a formula name (nodes, edges, graphs, max_in_degree, max_out_degree, largest_graph, csr_light_<j> or csc_light_<j> with 0 <= j < 64) but got "csr_light_99"}}
-gnnk.kernel @k(%a: i64 {gnnk.size = "split_threshold", gnnk.formula = #gnnk.formula<mul(csr_light_99, 2)>}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+gnnk.kernel @k(%a: i64 {gnnk.size = "split_threshold", gnnk.formula = #gnnk.formula<mul(csr_light_99, 2)>}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   gnnk.return
 }
 
 // -----
 
 // expected-error @+1 {{expected '('}}
-gnnk.kernel @k(%a: i64 {gnnk.size = "split_threshold", gnnk.formula = #gnnk.formula<ceil_div>}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+gnnk.kernel @k(%a: i64 {gnnk.size = "split_threshold", gnnk.formula = #gnnk.formula<ceil_div>}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   gnnk.return
 }
 
@@ -87,27 +87,27 @@ gnnk.kernel @k(%a: i64 {gnnk.size = "split_threshold", gnnk.formula = #gnnk.form
 
 // A formula needs a gnnk.size naming it.
 // expected-error @+1 {{'gnnk.kernel' op expects parameter #0 to have exactly one of gnnk.operand, gnnk.result, gnnk.graph, gnnk.size but got 0}}
-gnnk.kernel @k(%a: i64 {gnnk.formula = #gnnk.formula<div(edges, 2)>}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+gnnk.kernel @k(%a: i64 {gnnk.formula = #gnnk.formula<div(edges, 2)>}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   gnnk.return
 }
 
 // -----
 
 // expected-error @+1 {{'gnnk.kernel' op expects parameter #0 to name nodes, edges, graphs, csr_light_<j> or csc_light_<j> (0 <= j < 64) but got "light_7"}}
-gnnk.kernel @k(%a: i64 {gnnk.size = "light_7"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+gnnk.kernel @k(%a: i64 {gnnk.size = "light_7"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   gnnk.return
 }
 
 // -----
 
 // expected-error @+1 {{'gnnk.kernel' op expects size parameter #0 to be i64 but got 'index'}}
-gnnk.kernel @k(%n: index {gnnk.size = "nodes"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+gnnk.kernel @k(%n: index {gnnk.size = "nodes"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   gnnk.return
 }
 
 // -----
 
-gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   %c = arith.index_cast %n : i64 to index
   // expected-error @+1 {{'gnnk.for_rows' op expects lanes to be a power of two in [1, 32] but got 12}}
   gnnk.for_rows %c lanes 12 {
@@ -119,7 +119,7 @@ gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}) attributes {block = 256 : i64, gri
 
 // -----
 
-gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   %c = arith.index_cast %n : i64 to index
   gnnk.for_rows %c lanes 8 {
   ^bb0(%r: index, %l: index):
@@ -137,7 +137,7 @@ gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}) attributes {block = 256 : i64, gri
 
 // -----
 
-gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   %z = arith.constant 0.0 : f32
   // expected-error @+1 {{'gnnk.team_reduce' op expects to be inside gnnk.for_rows or gnnk.for_blocks}}
   %s = gnnk.team_reduce %z stride 1 width 2 : f32 {
@@ -150,7 +150,7 @@ gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}) attributes {block = 256 : i64, gri
 
 // -----
 
-gnnk.kernel @k(%x: memref<?xf32> {gnnk.operand = 0 : i64}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+gnnk.kernel @k(%x: memref<?xf32> {gnnk.operand = 0 : i64}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   %c = arith.constant 0 : index
   // expected-error @+1 {{'gnnk.load' op expects 1, 2, 4 or 8 values but got 3}}
   %a:3 = gnnk.load %x[%c] : memref<?xf32> -> f32, f32, f32
@@ -159,7 +159,7 @@ gnnk.kernel @k(%x: memref<?xf32> {gnnk.operand = 0 : i64}) attributes {block = 2
 
 // -----
 
-gnnk.kernel @k(%x: memref<?xf32> {gnnk.operand = 0 : i64}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+gnnk.kernel @k(%x: memref<?xf32> {gnnk.operand = 0 : i64}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   %c = arith.constant 0 : index
   %v = arith.constant 0.0 : f64
   // expected-error @+1 {{'gnnk.store' op expects values of the buffer's element type 'f32' but got 'f64'}}
@@ -169,12 +169,12 @@ gnnk.kernel @k(%x: memref<?xf32> {gnnk.operand = 0 : i64}) attributes {block = 2
 
 // -----
 
-gnnk.kernel @k(%x: memref<?xf32> {gnnk.operand = 0 : i64}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+gnnk.kernel @k(%x: memref<?xf32> {gnnk.operand = 0 : i64}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   gnnk.return
 }
 func.func @f(%g: !gnn.graph) -> tensor<?x4xf32> {
   // expected-error @+1 {{'gnnk.launch' op passes 0 operands and 1 results but @k binds 1 and 0}}
-  %r = gnnk.launch @k[%g] () rows [affine_map<()[s0, s1, s2] -> (s0)>] : () -> tensor<?x4xf32>
+  %r = gnnk.launch @k[%g] () rows [affine_map<()[s0, s1, s2, s3, s4] -> (s0)>] : () -> tensor<?x4xf32>
   return %r : tensor<?x4xf32>
 }
 
@@ -182,13 +182,13 @@ func.func @f(%g: !gnn.graph) -> tensor<?x4xf32> {
 
 func.func @f(%g: !gnn.graph) -> tensor<?x4xf32> {
   // expected-error @+1 {{'gnnk.launch' op expects 'nowhere' to name a gnnk.kernel}}
-  %r = gnnk.launch @nowhere[%g] () rows [affine_map<()[s0, s1, s2] -> (s0)>] : () -> tensor<?x4xf32>
+  %r = gnnk.launch @nowhere[%g] () rows [affine_map<()[s0, s1, s2, s3, s4] -> (s0)>] : () -> tensor<?x4xf32>
   return %r : tensor<?x4xf32>
 }
 
 // -----
 
-gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}, %col: memref<?xi32> {gnnk.graph = "csr_col"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}, %col: memref<?xi32> {gnnk.graph = "csr_col"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %z = arith.constant 0.0 : f32
@@ -206,13 +206,13 @@ gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}, %col: memref<?xi32> {gnnk.graph = 
 // -----
 
 // expected-error @+1 {{'gnnk.kernel' op expects gnnk.accumulate (a unit attribute) only on result parameters but parameter #0 has it}}
-gnnk.kernel @k(%x: memref<?xf32> {gnnk.operand = 0 : i64, gnnk.accumulate}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+gnnk.kernel @k(%x: memref<?xf32> {gnnk.operand = 0 : i64, gnnk.accumulate}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   gnnk.return
 }
 
 // -----
 
-gnnk.kernel @k(%x: memref<?xf32> {gnnk.result = 0 : i64}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+gnnk.kernel @k(%x: memref<?xf32> {gnnk.result = 0 : i64}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   %c = arith.constant 0 : index
   %v = arith.constant 1.0 : f32
   // expected-error @+1 {{'gnnk.atomic_add' op expects a result parameter marked gnnk.accumulate (zeroed before the launch) as its buffer}}
@@ -222,7 +222,7 @@ gnnk.kernel @k(%x: memref<?xf32> {gnnk.result = 0 : i64}) attributes {block = 25
 
 // -----
 
-gnnk.kernel @k(%x: memref<?xf32> {gnnk.result = 0 : i64, gnnk.accumulate}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+gnnk.kernel @k(%x: memref<?xf32> {gnnk.result = 0 : i64, gnnk.accumulate}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   %c = arith.constant 0 : index
   %v = arith.constant 1.0 : f64
   // expected-error @+1 {{'gnnk.atomic_add' op expects a value of the buffer's element type 'f32' but got 'f64'}}
@@ -233,7 +233,7 @@ gnnk.kernel @k(%x: memref<?xf32> {gnnk.result = 0 : i64, gnnk.accumulate}) attri
 // -----
 
 // A bf16 buffer is read as f32 (a widening load), never as bf16.
-gnnk.kernel @k(%x: memref<?xbf16> {gnnk.operand = 0 : i64}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+gnnk.kernel @k(%x: memref<?xbf16> {gnnk.operand = 0 : i64}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   %c = arith.constant 0 : index
   // expected-error @+1 {{'gnnk.load' op expects values of type 'f32' (the arithmetic type of the buffer's element type 'bf16') but got 'bf16'}}
   %a = gnnk.load %x[%c] : memref<?xbf16> -> bf16
@@ -243,7 +243,7 @@ gnnk.kernel @k(%x: memref<?xbf16> {gnnk.operand = 0 : i64}) attributes {block = 
 // -----
 
 // An f16 buffer is written from f32 (a rounding store).
-gnnk.kernel @k(%x: memref<?xf16> {gnnk.result = 0 : i64}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+gnnk.kernel @k(%x: memref<?xf16> {gnnk.result = 0 : i64}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   %c = arith.constant 0 : index
   %v = arith.constant 0.0 : f64
   // expected-error @+1 {{'gnnk.store' op expects values of type 'f32' (the arithmetic type of the buffer's element type 'f16') but got 'f64'}}
@@ -254,7 +254,7 @@ gnnk.kernel @k(%x: memref<?xf16> {gnnk.result = 0 : i64}) attributes {block = 25
 // -----
 
 // Atomic sums stay in f32: a half-precision buffer would round each addition.
-gnnk.kernel @k(%x: memref<?xbf16> {gnnk.result = 0 : i64, gnnk.accumulate}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+gnnk.kernel @k(%x: memref<?xbf16> {gnnk.result = 0 : i64, gnnk.accumulate}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   %c = arith.constant 0 : index
   %v = arith.constant 1.0 : f32
   // expected-error @+1 {{'gnnk.atomic_add' op expects a buffer of f32 or f64 (sums in the arithmetic type) but got 'memref<?xbf16>'}}
@@ -265,7 +265,7 @@ gnnk.kernel @k(%x: memref<?xbf16> {gnnk.result = 0 : i64, gnnk.accumulate}) attr
 // -----
 
 // Shared memory holds the arithmetic type, never bf16 or f16.
-gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   %c = arith.index_cast %n : i64 to index
   gnnk.for_blocks %c lanes 32 {
   ^bb0(%blk: index, %team: index, %lane: index):

@@ -11,7 +11,7 @@ gnnk.kernel @spmm_0(%x: memref<?xf32> {gnnk.operand = 0 : i64},
                     %ptr: memref<?xi32> {gnnk.graph = "csr_row_ptr"},
                     %col: memref<?xi32> {gnnk.graph = "csr_col"},
                     %nodes: i64 {gnnk.size = "nodes"})
-    attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> ((s0 * 32) ceildiv 256)>} {
+    attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> ((s0 * 32) ceildiv 256)>} {
   %n = arith.index_cast %nodes : i64 to index
   gnnk.for_rows %n lanes 32 {
   ^bb0(%row: index, %lane: index):
@@ -53,7 +53,16 @@ gnnk.kernel @spmm_0(%x: memref<?xf32> {gnnk.operand = 0 : i64},
 // CHECK-LABEL: func.func @host
 // CHECK: gnnk.launch @spmm_0[%{{.*}}] (%{{.*}}) rows
 func.func @host(%g: !gnn.graph, %x: tensor<?x64xf32>) -> tensor<?x64xf32> {
-  %r = gnnk.launch @spmm_0[%g](%x) rows [affine_map<()[s0, s1, s2] -> (s0)>] : (tensor<?x64xf32>) -> tensor<?x64xf32>
+  %r = gnnk.launch @spmm_0[%g](%x) rows [affine_map<()[s0, s1, s2, s3, s4] -> (s0)>] : (tensor<?x64xf32>) -> tensor<?x64xf32>
+  return %r : tensor<?x64xf32>
+}
+
+// A launch on a bipartite graph names its type after the function type; its
+// rows may be either side's (s3: sources, s4: destinations).
+// CHECK-LABEL: func.func @host_bipartite
+// CHECK: gnnk.launch @spmm_0[%{{.*}}] (%{{.*}}) rows [#{{.*}}] : (tensor<?x64xf32>) -> tensor<?x64xf32> on !gnn.graph<bipartite>
+func.func @host_bipartite(%g: !gnn.graph<bipartite>, %x: tensor<?x64xf32> {gnn.domain = "src"}) -> tensor<?x64xf32> {
+  %r = gnnk.launch @spmm_0[%g](%x) rows [affine_map<()[s0, s1, s2, s3, s4] -> (s4)>] : (tensor<?x64xf32>) -> tensor<?x64xf32> on !gnn.graph<bipartite>
   return %r : tensor<?x64xf32>
 }
 
@@ -62,14 +71,14 @@ func.func @host(%g: !gnn.graph, %x: tensor<?x64xf32>) -> tensor<?x64xf32> {
 // CHECK-LABEL: gnnk.kernel @formula
 // CHECK-SAME: {gnnk.formula = #gnnk.formula<add(sub(max(1, div(mul(csr_light_7, 64), 128)), ceil_div(edges, min(max_in_degree, -3))), mod(csc_light_63, max(largest_graph, max_out_degree)))>, gnnk.size = "split_fit"}
 gnnk.kernel @formula(%fit: i64 {gnnk.size = "split_fit", gnnk.formula = #gnnk.formula<add(sub(max(1, div(mul(csr_light_7, 64), 128)), ceil_div(edges, min(max_in_degree, -3))), mod(csc_light_63, max(largest_graph, max_out_degree)))>})
-    attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+    attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   gnnk.return
 }
 
 // The blocks an SM must hold at once (__launch_bounds__'s second argument).
 // CHECK-LABEL: gnnk.kernel @min_blocks
 // CHECK-SAME: min_blocks = 8 : i64
-gnnk.kernel @min_blocks() attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>, min_blocks = 8 : i64} {
+gnnk.kernel @min_blocks() attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>, min_blocks = 8 : i64} {
   gnnk.return
 }
 
@@ -81,7 +90,7 @@ gnnk.kernel @min_blocks() attributes {block = 256 : i64, grid = affine_map<()[s0
 gnnk.kernel @half_storage(%x: memref<?xbf16> {gnnk.operand = 0 : i64},
                           %out: memref<?xf16> {gnnk.result = 0 : i64},
                           %n: i64 {gnnk.size = "nodes"})
-    attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (s0 ceildiv 256)>} {
+    attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (s0 ceildiv 256)>} {
   %count = arith.index_cast %n : i64 to index
   gnnk.for_elements %count {
   ^bb0(%i: index):

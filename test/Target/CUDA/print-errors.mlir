@@ -3,7 +3,7 @@
 gnnk.kernel @atan(%x: memref<?xf32> {gnnk.operand = 0 : i64},
                   %out: memref<?xf32> {gnnk.result = 0 : i64},
                   %nodes: i64 {gnnk.size = "nodes"})
-    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2] -> (s0)>} {
+    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (s0)>} {
   %n = arith.index_cast %nodes : i64 to index
   gnnk.for_elements %n {
   ^bb0(%i: index):
@@ -20,7 +20,7 @@ gnnk.kernel @atan(%x: memref<?xf32> {gnnk.operand = 0 : i64},
 
 gnnk.kernel @while(%out: memref<?xf32> {gnnk.result = 0 : i64},
                    %nodes: i64 {gnnk.size = "nodes"})
-    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2] -> (s0)>} {
+    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (s0)>} {
   %n = arith.index_cast %nodes : i64 to index
   gnnk.for_elements %n {
   ^bb0(%i: index):
@@ -41,7 +41,7 @@ gnnk.kernel @while(%out: memref<?xf32> {gnnk.result = 0 : i64},
 
 gnnk.kernel @bitcast(%out: memref<?xf32> {gnnk.result = 0 : i64},
                      %nodes: i64 {gnnk.size = "nodes"})
-    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2] -> (s0)>} {
+    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (s0)>} {
   %n = arith.index_cast %nodes : i64 to index
   gnnk.for_elements %n {
   ^bb0(%i: index):
@@ -58,7 +58,7 @@ gnnk.kernel @bitcast(%out: memref<?xf32> {gnnk.result = 0 : i64},
 
 gnnk.kernel @i16(%out: memref<?xf32> {gnnk.result = 0 : i64},
                  %nodes: i64 {gnnk.size = "nodes"})
-    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2] -> (s0)>} {
+    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (s0)>} {
   %n = arith.index_cast %nodes : i64 to index
   gnnk.for_elements %n {
   ^bb0(%i: index):
@@ -74,7 +74,7 @@ gnnk.kernel @i16(%out: memref<?xf32> {gnnk.result = 0 : i64},
 
 gnnk.kernel @vector_constant(%out: memref<?xf32> {gnnk.result = 0 : i64},
                              %nodes: i64 {gnnk.size = "nodes"})
-    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2] -> (s0)>} {
+    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (s0)>} {
   %n = arith.index_cast %nodes : i64 to index
   gnnk.for_elements %n {
   ^bb0(%i: index):
@@ -90,7 +90,7 @@ gnnk.kernel @vector_constant(%out: memref<?xf32> {gnnk.result = 0 : i64},
 // expected-error @+1 {{'gnnk.kernel' op has parameter #0 of type 'memref<?xf8E4M3FN>', which the CUDA printer does not support (only rank-1 buffers of f16, bf16, f32, f64, i32 or i64)}}
 gnnk.kernel @f8(%x: memref<?xf8E4M3FN> {gnnk.operand = 0 : i64},
                  %nodes: i64 {gnnk.size = "nodes"})
-    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2] -> (s0)>} {
+    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (s0)>} {
   gnnk.return
 }
 
@@ -98,7 +98,7 @@ gnnk.kernel @f8(%x: memref<?xf8E4M3FN> {gnnk.operand = 0 : i64},
 
 // expected-error @+1 {{'gnnk.kernel' op has parameter #0 of type 'memref<?x4xf32>', which the CUDA printer does not support}}
 gnnk.kernel @rank2(%x: memref<?x4xf32> {gnnk.operand = 0 : i64})
-    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2] -> (s0)>} {
+    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (s0)>} {
   gnnk.return
 }
 
@@ -107,7 +107,7 @@ gnnk.kernel @rank2(%x: memref<?x4xf32> {gnnk.operand = 0 : i64})
 // expected-error @+1 {{'gnnk.kernel' op expects graph array parameter #1 to have 32-bit elements (the graph index width) but got 'memref<?xi64>'}}
 gnnk.kernel @wide(%out: memref<?xf32> {gnnk.result = 0 : i64},
                   %ptr: memref<?xi64> {gnnk.graph = "csr_row_ptr"})
-    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2] -> (s0)>} {
+    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (s0)>} {
   gnnk.return
 }
 
@@ -116,7 +116,7 @@ gnnk.kernel @wide(%out: memref<?xf32> {gnnk.result = 0 : i64},
 gnnk.kernel @bad_unroll(%x: memref<?xf32> {gnnk.operand = 0 : i64},
                         %out: memref<?xf32> {gnnk.result = 0 : i64},
                         %nodes: i64 {gnnk.size = "nodes"})
-    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2] -> (s0)>} {
+    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (s0)>} {
   %n = arith.index_cast %nodes : i64 to index
   gnnk.for_elements %n {
   ^bb0(%i: index):

@@ -13,7 +13,7 @@ module {
   gnnk.kernel @degree(%out: memref<?xf32> {gnnk.result = 0 : i64},
                       %ptr: memref<?xi64> {gnnk.graph = "csr_row_ptr"},
                       %nodes: i64 {gnnk.size = "nodes"})
-      attributes {block = 64 : i64, grid = affine_map<()[s0, s1, s2] -> (s0 ceildiv 64)>} {
+      attributes {block = 64 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (s0 ceildiv 64)>} {
     %n = arith.index_cast %nodes : i64 to index
     gnnk.for_elements %n {
     ^bb0(%i: index):

@@ -64,7 +64,7 @@ gnnk.kernel @spmm_0(%x: memref<?xf32> {gnnk.operand = 0 : i64},
                     %ptr: memref<?xi32> {gnnk.graph = "csr_row_ptr"},
                     %col: memref<?xi32> {gnnk.graph = "csr_col"},
                     %nodes: i64 {gnnk.size = "nodes"})
-    attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> ((s0 * 32) ceildiv 256)>} {
+    attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> ((s0 * 32) ceildiv 256)>} {
   %n = arith.index_cast %nodes : i64 to index
   gnnk.for_rows %n lanes 32 {
   ^bb0(%row: index, %lane: index):
@@ -106,6 +106,6 @@ gnnk.kernel @spmm_0(%x: memref<?xf32> {gnnk.operand = 0 : i64},
 // Host functions beside the kernels are not printed.
 // CHECK-NOT: host
 func.func @host(%g: !gnn.graph, %x: tensor<?x64xf32>) -> tensor<?x64xf32> {
-  %r = gnnk.launch @spmm_0[%g](%x) rows [affine_map<()[s0, s1, s2] -> (s0)>] : (tensor<?x64xf32>) -> tensor<?x64xf32>
+  %r = gnnk.launch @spmm_0[%g](%x) rows [affine_map<()[s0, s1, s2, s3, s4] -> (s0)>] : (tensor<?x64xf32>) -> tensor<?x64xf32>
   return %r : tensor<?x64xf32>
 }

@@ -15,7 +15,7 @@
 gnnk.kernel @scale(%x: memref<?xf32> {gnnk.operand = 0 : i64},
                    %out: memref<?xf32> {gnnk.result = 0 : i64},
                    %edges: i64 {gnnk.size = "edges"})
-    attributes {block = 128 : i64, grid = affine_map<()[s0, s1, s2] -> ((s1 * 16) ceildiv 128)>} {
+    attributes {block = 128 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> ((s1 * 16) ceildiv 128)>} {
   %e = arith.index_cast %edges : i64 to index
   %c16 = arith.constant 16 : index
   %n = arith.muli %e, %c16 : index
@@ -70,7 +70,7 @@ gnnk.kernel @scale(%x: memref<?xf32> {gnnk.operand = 0 : i64},
 gnnk.kernel @softmax_stats(%x: memref<?xf32> {gnnk.operand = 0 : i64},
                            %out: memref<?xf32> {gnnk.result = 0 : i64},
                            %nodes: i64 {gnnk.size = "nodes"})
-    attributes {block = 64 : i64, grid = affine_map<()[s0, s1, s2] -> ((s0 * 8) ceildiv 64)>} {
+    attributes {block = 64 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> ((s0 * 8) ceildiv 64)>} {
   %n = arith.index_cast %nodes : i64 to index
   gnnk.for_rows %n lanes 8 {
   ^bb0(%row: index, %lane: index):
@@ -145,7 +145,7 @@ gnnk.kernel @graph_max(%x: memref<?xf32> {gnnk.operand = 0 : i64},
                        %out: memref<?xf32> {gnnk.result = 0 : i64},
                        %counts: memref<?xf32> {gnnk.result = 1 : i64},
                        %graphs: i64 {gnnk.size = "graphs"})
-    attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (s2)>} {
+    attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (s2)>} {
   %g = arith.index_cast %graphs : i64 to index
   gnnk.for_blocks %g lanes 32 {
   ^bb0(%b: index, %team: index, %lane: index):
@@ -197,7 +197,7 @@ gnnk.kernel @graph_max(%x: memref<?xf32> {gnnk.operand = 0 : i64},
 gnnk.kernel @two_phases(%out: memref<?xf32> {gnnk.result = 0 : i64},
                         %out1: memref<?xf32> {gnnk.result = 1 : i64},
                         %nodes: i64 {gnnk.size = "nodes"})
-    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2] -> (s0)>} {
+    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (s0)>} {
   %n = arith.index_cast %nodes : i64 to index
   gnnk.for_elements %n {
   ^bb0(%i: index):

@@ -27,7 +27,7 @@ gnnk.kernel @vectors(%x: memref<?xf32> {gnnk.operand = 0 : i64},
                      %out: memref<?xf32> {gnnk.result = 0 : i64},
                      %out2: memref<?xf64> {gnnk.result = 1 : i64},
                      %nodes: i64 {gnnk.size = "nodes"})
-    attributes {block = 128 : i64, grid = affine_map<()[s0, s1, s2] -> (s0 ceildiv 128)>} {
+    attributes {block = 128 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (s0 ceildiv 128)>} {
   %n = arith.index_cast %nodes : i64 to index
   gnnk.for_elements %n {
   ^bb0(%i: index):
@@ -75,7 +75,7 @@ gnnk.kernel @csc_sum(%w: memref<?xf32> {gnnk.operand = 0 : i64},
                      %row: memref<?xi32> {gnnk.graph = "csc_row"},
                      %perm: memref<?xi32> {gnnk.graph = "csc_to_csr"},
                      %nodes: i64 {gnnk.size = "nodes"})
-    attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (s0 ceildiv 256)>} {
+    attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (s0 ceildiv 256)>} {
   %n = arith.index_cast %nodes : i64 to index
   gnnk.for_elements %n {
   ^bb0(%i: index):
@@ -126,7 +126,7 @@ gnnk.kernel @swap(%w: memref<?xf32> {gnnk.operand = 0 : i64},
                   %ptr: memref<?xi32> {gnnk.graph = "csr_row_ptr"},
                   %col: memref<?xi32> {gnnk.graph = "csr_col"},
                   %nodes: i64 {gnnk.size = "nodes"})
-    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2] -> (s0 ceildiv 32)>} {
+    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (s0 ceildiv 32)>} {
   %n = arith.index_cast %nodes : i64 to index
   gnnk.for_elements %n {
   ^bb0(%i: index):

@@ -22,7 +22,7 @@
 gnnk.kernel @float_arith(%x: memref<?xf32> {gnnk.operand = 0 : i64},
                          %out: memref<?xf32> {gnnk.result = 0 : i64},
                          %nodes: i64 {gnnk.size = "nodes"})
-    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2] -> (s0)>} {
+    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (s0)>} {
   %n = arith.index_cast %nodes : i64 to index
   gnnk.for_elements %n {
   ^bb0(%i: index):
@@ -74,7 +74,7 @@ gnnk.kernel @float_arith(%x: memref<?xf32> {gnnk.operand = 0 : i64},
 gnnk.kernel @float_literals(%x: memref<?xf32> {gnnk.operand = 0 : i64},
                             %out: memref<?xf32> {gnnk.result = 0 : i64},
                             %nodes: i64 {gnnk.size = "nodes"})
-    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2] -> (s0)>} {
+    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (s0)>} {
   %n = arith.index_cast %nodes : i64 to index
   gnnk.for_elements %n {
   ^bb0(%i: index):
@@ -137,7 +137,7 @@ gnnk.kernel @float_literals(%x: memref<?xf32> {gnnk.operand = 0 : i64},
 gnnk.kernel @float_compare(%x: memref<?xf32> {gnnk.operand = 0 : i64},
                            %out: memref<?xf32> {gnnk.result = 0 : i64},
                            %nodes: i64 {gnnk.size = "nodes"})
-    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2] -> (s0)>} {
+    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (s0)>} {
   %n = arith.index_cast %nodes : i64 to index
   gnnk.for_elements %n {
   ^bb0(%i: index):
@@ -209,7 +209,7 @@ gnnk.kernel @float_compare(%x: memref<?xf32> {gnnk.operand = 0 : i64},
 // CHECK-NEXT: const int {{v[0-9]+}} = [[C]] & 3;
 gnnk.kernel @int_arith(%out: memref<?xf32> {gnnk.result = 0 : i64},
                        %nodes: i64 {gnnk.size = "nodes"})
-    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2] -> (s0)>} {
+    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (s0)>} {
   %n = arith.index_cast %nodes : i64 to index
   gnnk.for_elements %n {
   ^bb0(%i: index):
@@ -277,7 +277,7 @@ gnnk.kernel @int_arith(%out: memref<?xf32> {gnnk.result = 0 : i64},
 // CHECK-NEXT: const float {{v[0-9]+}} = (float)([[B]] ? -1 : 0);
 gnnk.kernel @casts(%out: memref<?xf32> {gnnk.result = 0 : i64},
                    %nodes: i64 {gnnk.size = "nodes"})
-    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2] -> (s0)>} {
+    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (s0)>} {
   %n = arith.index_cast %nodes : i64 to index
   gnnk.for_elements %n {
   ^bb0(%i: index):
@@ -341,7 +341,7 @@ gnnk.kernel @casts(%out: memref<?xf32> {gnnk.result = 0 : i64},
 gnnk.kernel @math(%x: memref<?xf32> {gnnk.operand = 0 : i64},
                   %out: memref<?xf32> {gnnk.result = 0 : i64},
                   %nodes: i64 {gnnk.size = "nodes"})
-    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2] -> (s0)>} {
+    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (s0)>} {
   %n = arith.index_cast %nodes : i64 to index
   gnnk.for_elements %n {
   ^bb0(%i: index):
@@ -423,7 +423,7 @@ gnnk.kernel @math(%x: memref<?xf32> {gnnk.operand = 0 : i64},
 // CHECK-NEXT: out0[[[I:i[0-9]+]]] = [[U]];
 gnnk.kernel @loops(%out: memref<?xf32> {gnnk.result = 0 : i64},
                    %nodes: i64 {gnnk.size = "nodes"})
-    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2] -> (s0)>} {
+    attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (s0)>} {
   %n = arith.index_cast %nodes : i64 to index
   gnnk.for_elements %n {
   ^bb0(%i: index):

@@ -22,10 +22,10 @@ gnnk.kernel @k(%x: memref<?xf32> {gnnk.operand = 0 : i64},
                %out: memref<?xf32> {gnnk.result = 0 : i64},
                %t: i64 {gnnk.size = "split_fit", gnnk.formula = #gnnk.formula<add(sub(max(1, div(mul(csr_light_7, 64), 128)), ceil_div(edges, mul(max(128, largest_graph), 4))), mul(sub(1, mod(csc_light_3, 2)), sub(nodes, sub(edges, graphs))))>},
                %e: i64 {gnnk.size = "edges"})
-    attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> ((s1 * 4) ceildiv 256, 8192)>} {
+    attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> ((s1 * 4) ceildiv 256, 8192)>} {
   gnnk.return
 }
 func.func @formulas(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
-  %r = gnnk.launch @k[%g](%x) rows [affine_map<()[s0, s1, s2] -> (s0 - 1)>] : (tensor<?x8xf32>) -> tensor<?x8xf32>
+  %r = gnnk.launch @k[%g](%x) rows [affine_map<()[s0, s1, s2, s3, s4] -> (s0 - 1)>] : (tensor<?x8xf32>) -> tensor<?x8xf32>
   return %r : tensor<?x8xf32>
 }

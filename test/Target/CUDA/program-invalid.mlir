@@ -105,11 +105,11 @@ func.func @transposed_matmul(%g: !gnn.graph, %x: tensor<8x8xf32>, %w: tensor<8x8
 // A kernel that adds into its result from zero cannot update an operand in
 // place: the fill before it would erase the operand.
 gnnk.kernel @k(%x: memref<?xf32> {gnnk.operand = 0 : i64}, %out: memref<?xf32> {gnnk.result = 0 : i64, gnnk.accumulate})
-    attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (1)>} {
+    attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   gnnk.return
 }
 func.func @accumulate_tied(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
   // expected-error @+1 {{'gnnk.launch' op updates result #0 in place, but its kernel adds into it from zero (gnnk.accumulate)}}
-  %r = gnnk.launch @k[%g](%x) rows [affine_map<()[s0, s1, s2] -> (s0)>] {tied = array<i64: 0>} : (tensor<?x8xf32>) -> tensor<?x8xf32>
+  %r = gnnk.launch @k[%g](%x) rows [affine_map<()[s0, s1, s2, s3, s4] -> (s0)>] {tied = array<i64: 0>} : (tensor<?x8xf32>) -> tensor<?x8xf32>
   return %r : tensor<?x8xf32>
 }

@@ -21,12 +21,56 @@
 using namespace mlir;
 using namespace mlir::gnnk;
 
+/// `custom<LaunchGraphType>(ref($graph), type($graph))`: a launch on a
+/// bipartite graph ends with `on !gnn.graph<bipartite>`; a graph of one node
+/// set is implied.
+static ParseResult
+parseLaunchGraphType(OpAsmParser &parser,
+                     std::optional<OpAsmParser::UnresolvedOperand> graph,
+                     Type &type) {
+  if (failed(parser.parseOptionalKeyword("on"))) {
+    if (graph)
+      type = mlir::gnn::GraphType::get(parser.getContext());
+    return success();
+  }
+  SMLoc at = parser.getCurrentLocation();
+  if (parser.parseType(type))
+    return failure();
+  if (!graph || !isa<mlir::gnn::GraphType>(type))
+    return parser.emitError(at) << "expects `on` and a graph type after a "
+                                   "launch on a graph";
+  return success();
+}
+
+static void printLaunchGraphType(OpAsmPrinter &printer, Operation *,
+                                 Value graph, Type type) {
+  if (graph && cast<mlir::gnn::GraphType>(type).getBipartite())
+    printer << "on " << type;
+}
+
 #define GET_OP_CLASSES
 #include "gnn/Dialect/GNNKernel/IR/GNNKernelOps.cpp.inc"
 
 StringRef mlir::gnnk::sizeSymbolName(unsigned i) {
-  static const char *names[] = {"nodes", "edges", "graphs"};
+  static const char *names[] = {"nodes", "edges", "graphs", "src_nodes",
+                                "dst_nodes"};
+  static_assert(sizeof(names) / sizeof(names[0]) == kNumSizeSymbols);
   return i < kNumSizeSymbols ? names[i] : "?";
+}
+
+RowSpace mlir::gnnk::sideRows(Value graph, bool destination, bool reversed) {
+  switch (gnn::nodeSide(graph, destination, reversed)) {
+  case gnn::Domain::Src:
+    return {kSrcNodesSymbol, "src_nodes"};
+  case gnn::Domain::Dst:
+    return {kDstNodesSymbol, "dst_nodes"};
+  default:
+    return {0, "nodes"};
+  }
+}
+
+RowSpace mlir::gnnk::traversalRows(Value graph, bool reversed) {
+  return sideRows(graph, true, reversed);
 }
 
 /// A C identifier of lower-case letters, digits and underscores, not
@@ -39,8 +83,9 @@ static bool isIdentifier(StringRef name) {
 }
 
 bool mlir::gnnk::isSizeName(StringRef name) {
-  if (name == "nodes" || name == "edges" || name == "graphs")
-    return true;
+  for (unsigned i = 0; i < kNumSizeSymbols; ++i)
+    if (name == sizeSymbolName(i))
+      return true;
   if (!name.consume_front("csr_light_") && !name.consume_front("csc_light_"))
     return false;
   unsigned j = 0;
@@ -70,6 +115,10 @@ FailureOr<AffineExpr> mlir::gnnk::rowsOf(Value value) {
     return getAffineSymbolExpr(0, ctx);
   if (d == gnn::Domain::Edge)
     return getAffineSymbolExpr(1, ctx);
+  if (d == gnn::Domain::Src)
+    return getAffineSymbolExpr(kSrcNodesSymbol, ctx);
+  if (d == gnn::Domain::Dst)
+    return getAffineSymbolExpr(kDstNodesSymbol, ctx);
   Operation *def = value.getDefiningOp();
   if (auto launch = dyn_cast_or_null<LaunchOp>(def)) {
     // A capped count (the minimum of several results) has no single
@@ -141,9 +190,10 @@ static LogicalResult verifySizeMap(Operation *op, AffineMap map,
   if (map.getNumDims() != 0 || map.getNumSymbols() != kNumSizeSymbols ||
       map.getNumResults() < 1)
     return op->emitOpError() << "expects " << what
-                             << " to be an affine map ()[s0, s1, s2] -> (e, "
-                                "...) of nodes, edges and graphs (the minimum "
-                                "of its results) but got "
+                             << " to be an affine map ()[s0, s1, s2, s3, s4] "
+                                "-> (e, ...) of nodes, edges, graphs, source "
+                                "and destination nodes (the minimum of its "
+                                "results) but got "
                              << AffineMapAttr::get(map);
   return success();
 }

@@ -268,9 +268,10 @@ constexpr llvm::StringLiteral kSplitAttr = "gnnk.split";
 
 /// Ends the row mapping being built, records the schedule's split, and
 /// replaces `group` by the launch of a row kernel (a team of the schedule's
-/// lanes per node, node-sized result).
+/// lanes per row of `rows`, results of those rows).
 void finishRowKernel(KernelBuilder &kb, gnn::KernelGroupOp group,
-                     GroupParts &parts, gnn::ScheduleAttr schedule);
+                     GroupParts &parts, gnn::ScheduleAttr schedule,
+                     RowSpace rows);
 
 } // namespace gnnk
 } // namespace mlir

@@ -40,7 +40,7 @@ FailureOr<int64_t> rowElements(Value value, Operation *where);
 /// gnn-lower-to-kernels checks first that a function has one.
 FloatType groupArithmeticType(gnn::KernelGroupOp group);
 
-/// A launch-shape map ()[s0, s1, s2] -> (e).
+/// A launch-shape map ()[s0, s1, s2, s3, s4] -> (e).
 AffineMap sizeMap(AffineExpr e);
 
 /// Creates the combine region `region` (of a team_reduce, block_reduce or

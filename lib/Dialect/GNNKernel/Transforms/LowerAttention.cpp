@@ -328,7 +328,8 @@ FailureOr<AttentionGroup> AttentionGroup::match(KernelGroupOp group,
 }
 
 void AttentionLowering::mapRow() {
-  auto [node, lane] = rowMapping(kb, kb.size("nodes"), lanes);
+  auto [node, lane] = rowMapping(
+      kb, kb.size(traversalRows(parts.graph, /*reversed=*/false).name), lanes);
   rowIdx = node;
   edgeGroup = kb.div(lane, fl);
   Value f = kb.rem(lane, fl);
@@ -756,7 +757,8 @@ LogicalResult AttentionLowering::lower() {
   SmallVector<Value> state = mergeEdgeGroups(*loop);
   if (failed(storeOutputs(state)))
     return failure();
-  finishRowKernel(kb, group, parts, schedule);
+  finishRowKernel(kb, group, parts, schedule,
+                  traversalRows(parts.graph, /*reversed=*/false));
   return success();
 }
 

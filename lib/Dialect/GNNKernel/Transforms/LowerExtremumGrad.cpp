@@ -197,6 +197,10 @@ private:
   int64_t teams;
   /// Slices of 32 elements per row.
   int64_t chunks;
+  /// The rows of the output gradient (the aggregation's destinations) and
+  /// of the result (its sources): both the nodes on a graph of one node
+  /// set, a bipartite graph's sides otherwise.
+  RowSpace rows, sources;
   AffineExpr nodes, edges;
   KernelBuilder kb;
   OpBuilder &b;
@@ -219,7 +223,9 @@ ExtremumGradKernel::ExtremumGradKernel(KernelGroupOp group, GroupParts &parts,
                  .getIntOrFloatBitWidth() <= 16),
       block(group.getScheduleAttr().getBlock()), teams(block / kLanes),
       chunks((row + kLanes - 1) / kLanes),
-      nodes(getAffineSymbolExpr(0, group.getContext())),
+      rows(traversalRows(op.getGraph(), op.getReversed())),
+      sources(sideRows(op.getGraph(), false, op.getReversed())),
+      nodes(rows.expr(group.getContext())),
       edges(getAffineSymbolExpr(1, group.getContext())),
       kb(group, group.getKernel().str(), block, indexBits), b(kb.b),
       loc(kb.loc), i32(b.getI32Type()) {}
@@ -337,7 +343,7 @@ void ExtremumGradKernel::build() {
   team = body->addArgument(b.getIndexType(), loc);
   lane = body->addArgument(b.getIndexType(), loc);
   b.setInsertionPointToStart(body);
-  Value n = kb.size("nodes");
+  Value n = kb.size(rows.name);
   Value meanCeil = arith::CeilDivSIOp::create(
       b, loc, kb.size("edges"),
       arith::MaxSIOp::create(b, loc, n, kb.idx(1)).getResult());
@@ -358,7 +364,8 @@ void ExtremumGradKernel::build() {
   YieldOp::create(b, loc);
   if (coarse)
     kb.kernel.setMinBlocks(2048 / block);
-  LaunchOp launch = kb.finish(elementBlocks + edgeBlocks, {nodes}, parts.graph);
+  LaunchOp launch = kb.finish(elementBlocks + edgeBlocks,
+                              {sources.expr(group.getContext())}, parts.graph);
   group->replaceAllUsesWith(launch->getResults());
 }
 
@@ -377,7 +384,7 @@ void ExtremumGradKernel::addToWinner(const Slice &s, Value code) {
     Value winner = arith::IndexCastOp::create(
         b, loc, b.getIndexType(),
         arith::FPToSIOp::create(b, loc, b.getI64Type(), code));
-    whether(kb.lt(winner, kb.size("nodes")), [&] {
+    whether(kb.lt(winner, kb.size(sources.name)), [&] {
       Value dy = kb.load(kb.operand(op.getGrad()), s.at).front();
       addInto(winner, s.f, dy);
     });
@@ -428,7 +435,9 @@ ExtremumGradKernel::EdgeAt ExtremumGradKernel::edgeAt(Value pos) {
 }
 
 Value ExtremumGradKernel::anyLongRow() {
-  // The last node in increasing degree order has the most edges.
+  // The last node in increasing degree order has the most edges (the
+  // order lists every node of the graph, a bipartite graph's other side's
+  // ids too, without edges this way).
   Value n = kb.size("nodes");
   auto any = scf::IfOp::create(b, loc, TypeRange{b.getI1Type()},
                                kb.lt(kb.idx(0), n), /*withElseRegion=*/true);

@@ -1296,8 +1296,9 @@ LogicalResult mlir::gnnk::lowerDegree(KernelGroupOp group, GroupParts &parts,
   KernelBuilder kb(group, kernelName(group), block, indexBits);
   OpBuilder &b = kb.b;
   MLIRContext *ctx = group.getContext();
-  AffineExpr nodes = getAffineSymbolExpr(0, ctx);
-  auto map = ForElementsOp::create(b, kb.loc, kb.size("nodes"));
+  RowSpace rowSpace = traversalRows(op.getGraph(), op.getReversed());
+  AffineExpr nodes = rowSpace.expr(ctx);
+  auto map = ForElementsOp::create(b, kb.loc, kb.size(rowSpace.name));
   Block *body = new Block();
   map.getBody().push_back(body);
   Value i = body->addArgument(b.getIndexType(), kb.loc);

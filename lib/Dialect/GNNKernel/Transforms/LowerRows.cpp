@@ -108,12 +108,16 @@ std::pair<Value, Value> mlir::gnnk::rowMapping(KernelBuilder &kb, Value count,
 }
 
 void mlir::gnnk::finishRowKernel(KernelBuilder &kb, KernelGroupOp group,
-                                 GroupParts &parts, gnn::ScheduleAttr s) {
+                                 GroupParts &parts, gnn::ScheduleAttr s,
+                                 RowSpace rowSpace) {
   YieldOp::create(kb.b, kb.loc);
-  if (s.getSplit())
+  // The heavy-row split orders the rows by degree over the whole node set
+  // and keeps partial states in the lightest rows of the result: a
+  // bipartite graph's sides (rows of another count) are not split.
+  if (s.getSplit() && rowSpace.symbol == 0)
     kb.kernel->setAttr(kSplitAttr, kb.b.getI64IntegerAttr(s.getSplit()));
-  AffineExpr nodes = getAffineSymbolExpr(0, group.getContext());
-  // Every result (an attention's log-sum-exp too) has a row per node.
+  AffineExpr nodes = rowSpace.expr(group.getContext());
+  // Every result (an attention's log-sum-exp too) has a row per row.
   SmallVector<AffineExpr> rows(group.getNumResults(), nodes);
   group->replaceAllUsesWith(
       kb.finish((nodes * s.getLanes()).ceilDiv(s.getBlock()), rows,
@@ -178,8 +182,9 @@ LogicalResult mlir::gnnk::lowerEdgeSoftmax(KernelGroupOp group,
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   MLIRContext *ctx = group.getContext();
-  AffineExpr nodes = getAffineSymbolExpr(0, ctx);
-  auto [row, lane] = rowMapping(kb, kb.size("nodes"), lanes);
+  RowSpace rowSpace = traversalRows(op.getGraph(), reversed);
+  AffineExpr nodes = rowSpace.expr(ctx);
+  auto [row, lane] = rowMapping(kb, kb.size(rowSpace.name), lanes);
   RowTraversal t = traverse(kb, reversed, row);
   Value first = kb.add(t.begin, lane);
   Value step = kb.idx(lanes);
@@ -636,7 +641,8 @@ Value AggregationKernel::chunkActive(int64_t j, Value c) {
 }
 
 LogicalResult AggregationKernel::build() {
-  auto [row, lane] = rowMapping(kb, kb.size("nodes"), plan.lanes);
+  auto [row, lane] = rowMapping(
+      kb, kb.size(traversalRows(parts.graph, plan.reversed).name), plan.lanes);
   rowIdx = row;
   edgeGroup = kb.div(lane, plan.part.featureLanes);
   featureLane = kb.rem(lane, plan.part.featureLanes);
@@ -686,7 +692,8 @@ LogicalResult AggregationKernel::build() {
   for (int64_t j = 0; j < plan.part.chunks; ++j)
     if (failed(storeChunk(j, acc, count, empty, leader)))
       return failure();
-  finishRowKernel(kb, group, parts, plan.schedule);
+  finishRowKernel(kb, group, parts, plan.schedule,
+                  traversalRows(parts.graph, plan.reversed));
   return success();
 }
 

@@ -139,18 +139,6 @@ struct LowerToKernels
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (!func.isExternal() && failed(checkOneArithmeticType(func)))
         return signalPassFailure();
-    // The kernels size their rows by one node count: a bipartite graph's two
-    // sides are not lowered yet (issue 31), rather than sized wrongly.
-    for (auto func : getOperation().getOps<func::FuncOp>())
-      for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
-        if (auto graph = dyn_cast<gnn::GraphType>(type);
-            graph && graph.getBipartite()) {
-          func.emitError() << "argument #" << i
-                           << " is a bipartite graph (!gnn.graph<bipartite>), "
-                              "which the CUDA code generation does not "
-                              "support yet; the reference evaluator runs it";
-          return signalPassFailure();
-        }
     SmallVector<gnn::KernelGroupOp> groups;
     getOperation().walk([&](gnn::KernelGroupOp g) { groups.push_back(g); });
     // Kernels are module symbols, groups are named per function: a name used

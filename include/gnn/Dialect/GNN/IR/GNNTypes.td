@@ -50,14 +50,6 @@ def GNN_GraphType : TypeDef<GNN_Dialect, "Graph"> {
   let hasCustomAssemblyFormat = 1;
 }
 
-// A graph of one node set (not `!gnn.graph<bipartite>`): what the kernel IR
-// takes while code generation sizes every node tensor by one node count.
-def GNN_PlainGraphType : Type<
-    And<[CPred<"::llvm::isa<::mlir::gnn::GraphType>($_self)">,
-         CPred<"!::llvm::cast<::mlir::gnn::GraphType>($_self).getBipartite()">]>,
-    "a graph of one node set", "::mlir::gnn::GraphType">,
-  BuildableType<"::mlir::gnn::GraphType::get($_builder.getContext())">;
-
 // Tensor constraints used by the ops: f32 and f64, and bf16 and f16 as
 // storage types computed in f32 (GNNFloatTypes.h).
 def GNN_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;

@@ -17,6 +17,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/IR/AffineExpr.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -27,15 +28,34 @@ namespace mlir {
 namespace gnnk {
 
 /// The symbols of launch-shape affine maps: s0 = nodes, s1 = edges,
-/// s2 = graphs.
-constexpr unsigned kNumSizeSymbols = 3;
+/// s2 = graphs, s3 = a bipartite graph's source nodes, s4 its destination
+/// nodes (both the nodes on a graph of one node set).
+constexpr unsigned kNumSizeSymbols = 5;
+constexpr unsigned kSrcNodesSymbol = 3, kDstNodesSymbol = 4;
 
-/// The name of size symbol `i` ("nodes", "edges", "graphs").
+/// The name of size symbol `i` ("nodes", "edges", "graphs", "src_nodes",
+/// "dst_nodes").
 llvm::StringRef sizeSymbolName(unsigned i);
-/// Whether `name` names a size parameter: nodes, edges, graphs, or
+/// Whether `name` names a size parameter: a size symbol's name, or
 /// csr_light_<j> / csc_light_<j> (0 <= j < 64: the number of nodes of in- /
 /// out-degree at most 2^j).
 bool isSizeName(llvm::StringRef name);
+
+/// The rows a traversal of `graph` (a `!gnn.graph` value) runs over: its
+/// destinations, its sources when `reversed`. On a graph of one node set
+/// both are the nodes (symbol 0, "nodes"); on a bipartite graph the side's
+/// symbol and size name.
+struct RowSpace {
+  unsigned symbol;
+  llvm::StringRef name;
+  AffineExpr expr(MLIRContext *ctx) const {
+    return getAffineSymbolExpr(symbol, ctx);
+  }
+};
+RowSpace traversalRows(Value graph, bool reversed);
+/// The rows of the sources (`destination` false) or destinations of a
+/// traversal of `graph`, turned around with `reversed`.
+RowSpace sideRows(Value graph, bool destination, bool reversed);
 
 /// The number of rows of a tensor (its leading dimension) as an affine
 /// expression of the size symbols: a constant, nodes or edges from the

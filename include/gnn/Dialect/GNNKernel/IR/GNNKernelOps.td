@@ -42,7 +42,9 @@ def GNNK_KernelOp : GNNK_Op<"kernel", [
       (`csr_row_ptr`, `csr_col`, `csr_dst`, `csr_edge`, `csc_col_ptr`,
       `csc_row`, `csc_to_csr`, `csr_rows_by_degree`, `csc_cols_by_degree`:
       the node ids in increasing in- and out-degree, ties by id);
-    - `gnnk.size = "nodes" | "edges" | "graphs"`: a graph size (`i64`); or
+    - `gnnk.size = "nodes" | "edges" | "graphs" | "src_nodes" |
+      "dst_nodes"`: a graph size (`i64`; the last two a bipartite graph's
+      sides, both the nodes on a graph of one node set); or
       `"csr_light_<j>"` / `"csc_light_<j>"` (0 <= j < 64): the number of
       nodes of in- (out-) degree at most 2^j. With `gnnk.formula = F` (a
       `#gnnk.formula`) beside it, the size parameter is the runtime's value
@@ -58,9 +60,10 @@ def GNNK_KernelOp : GNNK_Op<"kernel", [
     of `__launch_bounds__`: the compiler then keeps the registers per thread
     within 65536 / (block * min_blocks), spilling if it must); `grid` the
     number of blocks,
-    an affine map of the symbols `s0` = nodes, `s1` = edges, `s2` = graphs;
+    an affine map of the symbols `s0` = nodes, `s1` = edges, `s2` = graphs,
+    `s3` = source nodes, `s4` = destination nodes;
     with several results it is their minimum (like `affine.min`), e.g.
-    `()[s0, s1, s2] -> (s1 ceildiv 512, 8192)` for a capped grid.
+    `()[s0, s1, s2, s3, s4] -> (s1 ceildiv 512, 8192)` for a capped grid.
     The body's ops are thread mappings (`gnnk.for_elements`, `gnnk.for_rows`,
     `gnnk.for_blocks`), index arithmetic and constants, then `gnnk.return`.
 
@@ -68,7 +71,7 @@ def GNNK_KernelOp : GNNK_Op<"kernel", [
     gnnk.kernel @degree_0(%out: memref<?xf32> {gnnk.result = 0 : i64},
                           %ptr: memref<?xi32> {gnnk.graph = "csr_row_ptr"},
                           %nodes: i64 {gnnk.size = "nodes"})
-        attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2] -> (s0 ceildiv 256)>} {
+        attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (s0 ceildiv 256)>} {
       %n = arith.index_cast %nodes : i64 to index
       gnnk.for_elements %n {
       ^bb0(%i: index):
@@ -133,18 +136,21 @@ def GNNK_LaunchOp : GNNK_Op<"launch", [
     operands are bound to the kernel's `gnnk.operand` parameters in order and
     a fresh buffer per result to its `gnnk.result` parameters. `rows` gives
     the row count of each result as an affine map of nodes (`s0`), edges
-    (`s1`) and graphs (`s2`); a result's size is its rows times the product
-    of its trailing dimensions. Edge tensors are in CSR slot order. With
+    (`s1`), graphs (`s2`) and a bipartite graph's source and destination
+    nodes (`s3`, `s4`; both the nodes on a graph of one node set); a
+    result's size is its rows times the product of its trailing dimensions.
+    A bipartite graph's type follows the function type: `... -> tensor<?x4xf32>
+    on !gnn.graph<bipartite>`. Edge tensors are in CSR slot order. With
     `tied`, result `i` is not a fresh buffer but operand `tied[i]`'s (-1:
     fresh), updated in place: the kernel writes some of its rows and the
     others keep the operand's values (the heavy rows of a split row kernel).
 
     ```mlir
-    %agg = gnnk.launch @spmm_0[%g](%x) rows [affine_map<()[s0, s1, s2] -> (s0)>]
+    %agg = gnnk.launch @spmm_0[%g](%x) rows [affine_map<()[s0, s1, s2, s3, s4] -> (s0)>]
         : (tensor<?x64xf32>) -> tensor<?x64xf32>
     ```
   }];
-  let arguments = (ins FlatSymbolRefAttr:$kernel, Optional<GNN_PlainGraphType>:$graph,
+  let arguments = (ins FlatSymbolRefAttr:$kernel, Optional<GNN_GraphType>:$graph,
                        Variadic<AnyRankedTensor>:$args,
                        GNNK_AffineMapArray:$rows,
                        OptionalAttr<DenseI64ArrayAttr>:$tied);
@@ -152,6 +158,7 @@ def GNNK_LaunchOp : GNNK_Op<"launch", [
   let assemblyFormat = [{
     $kernel (`[` $graph^ `]`)? `(` $args `)` `rows` $rows attr-dict `:`
     functional-type($args, $results)
+    custom<LaunchGraphType>(ref($graph), type($graph))
   }];
   let hasVerifier = 1;
 }

@@ -137,7 +137,7 @@ def GNNSplitHeavyRows : Pass<"gnn-split-heavy-rows", "ModuleOp"> {
     }
     // after: the row kernel keeps rows of at most 512 edges, and
     gnnk.kernel @spmm_0_partial(...) attributes {block = 256 : i64,
-        grid = affine_map<()[s0, s1, s2] -> (s1 ceildiv 512, 8192)>} {...}
+        grid = affine_map<()[s0, s1, s2, s3, s4] -> (s1 ceildiv 512, 8192)>} {...}
     gnnk.kernel @spmm_0_final(...) attributes {...} {...}
     %p = gnnk.launch @spmm_0_partial[%g] (%x) rows [#nodes] : ...
     %f = gnnk.launch @spmm_0_final[%g] (%x, %p) rows [#nodes] {tied = array<i64: 1>} : ...
