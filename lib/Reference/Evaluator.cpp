@@ -178,15 +178,10 @@ resolveArguments(func::FuncOp func, const HostGraph &graph) {
   int graphs = 0;
   for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
     ArgumentSpec spec;
-    if (auto gt = dyn_cast<mlir::gnn::GraphType>(type)) {
+    if (isa<mlir::gnn::GraphType>(type)) {
       // A bipartite function runs on any graph (one node set is both
-      // sides); one of one node set needs the two sides to be one.
-      if (!gt.getBipartite() && graph.srcNodes() != graph.dstNodes())
-        return func.emitError()
-               << "argument #" << i << " is a !gnn.graph of one node set but "
-               << "the graph '" << graph.name << "' is bipartite ("
-               << graph.srcNodes() << " source and " << graph.dstNodes()
-               << " destination nodes); declare it !gnn.graph<bipartite>";
+      // sides); one of one node set sees a bipartite graph as one node set
+      // of its larger side's count (the Interpreter's `bipartite`).
       spec.isGraph = true;
       spec.role = "graph";
       ++graphs;
@@ -302,6 +297,11 @@ public:
 
 private:
   const HostGraph &graph;
+  /// Whether the function's graph is `!gnn.graph<bipartite>`: its node
+  /// tensors have the rows of their side. A function of one node set sees
+  /// a bipartite graph as one node set of numNodes (the larger side's)
+  /// nodes, sources and destinations both numbered from 0 in it.
+  bool bipartite = false;
   ::gnn::Storage storage;
   llvm::DenseMap<Value, RtValue> env;
   Incidence incoming, outgoing;
@@ -311,11 +311,13 @@ private:
   /// The node count of the destinations (`destination`) or the sources,
   /// turned around with `reversed`: the two sides of a bipartite graph.
   int64_t side(bool destination, bool reversed) const {
+    if (!bipartite)
+      return graph.numNodes;
     return destination != reversed ? graph.dstNodes() : graph.srcNodes();
   }
   /// What a row on that side is, for diagnostics.
   StringRef sideName(bool destination) const {
-    if (!graph.bipartite())
+    if (!bipartite || !graph.bipartite())
       return "node";
     return destination ? "destination node" : "source node";
   }
@@ -1097,6 +1099,9 @@ FailureOr<std::vector<Tensor>> Interpreter::run(func::FuncOp func,
   FailureOr<std::vector<ArgumentSpec>> specs = resolveArguments(func, graph);
   if (failed(specs))
     return failure();
+  for (Type type : func.getArgumentTypes())
+    if (auto g = dyn_cast<mlir::gnn::GraphType>(type))
+      bipartite = g.getBipartite();
   size_t want = specs->size() - 1;
   if (inputs.size() != want)
     return func.emitError() << "expects " << want << " inputs but got "

@@ -649,7 +649,7 @@ class _GraphCache:
             # The host graph copies the arrays.
             entry.host = _C.HostGraph.from_arrays(
                 index.data_ptr(), index.data_ptr() + 8 * num_edges, num_edges,
-                rows)
+                rows, *sides)
             degree = torch.bincount(index[1], minlength=rows) if num_edges else \
                 torch.zeros(rows, dtype=torch.int64)
             entry.statistics = {
@@ -817,14 +817,36 @@ def _module(key: str) -> _Compiled:
     return m
 
 
+def _side_rows(num_nodes, num_edges) -> Dict[str, Any]:
+    """The leading size of each tensor kind on a graph of ``num_nodes``
+    nodes (an int, or a bipartite graph's ``(num_src, num_dst)``)."""
+    src, dst = num_nodes if isinstance(num_nodes, tuple) else (num_nodes, num_nodes)
+    return {"node": _rows(num_nodes), "edge": num_edges, "src": src, "dst": dst}
+
+
+# How an error names a kind's leading size.
+_ROWS_FIRST = {"node": " (nodes first)", "edge": " (edges first)",
+               "src": " (source nodes first)", "dst": " (destination nodes first)"}
+
+
+def _op_sizes(num_nodes) -> Tuple[Any, Any]:
+    """The ops' (num_nodes, num_dst): (n, -1) on a graph of one node set, a
+    bipartite graph's (num_src, num_dst)."""
+    return num_nodes if isinstance(num_nodes, tuple) else (num_nodes, -1)
+
+
+def _op_num_nodes(num_nodes, num_dst):
+    """_op_sizes' inverse."""
+    return num_nodes if isinstance(num_dst, int) and num_dst < 0 else (num_nodes, num_dst)
+
+
 def _result_shapes(sig: dict, num_nodes, num_edges) -> List[Tuple[list, torch.dtype]]:
+    rows = _side_rows(num_nodes, num_edges)
     out = []
     for r in sig["results"]:
         shape = list(r["shape"])
-        if r["kind"] == "node":
-            shape[0] = num_nodes
-        elif r["kind"] == "edge":
-            shape[0] = num_edges
+        if r["kind"] in rows:
+            shape[0] = rows[r["kind"]]
         out.append((shape, _DTYPES[r["dtype"]]))
     return out
 
@@ -835,7 +857,7 @@ def _check_inputs(sig: dict, function: str, edge_index: torch.Tensor,
     if len(inputs) != len(args):
         raise TypeError(f"gnnc: @{function} takes a graph and {len(args)} tensors, "
                         f"got {len(inputs)} tensors")
-    num_edges = edge_index.shape[1]
+    rows = _side_rows(num_nodes, edge_index.shape[1])
     for i, (t, a) in enumerate(zip(inputs, args)):
         what = f"gnnc: @{function} argument #{i + 1}"
         if not isinstance(t, torch.Tensor):
@@ -844,13 +866,11 @@ def _check_inputs(sig: dict, function: str, edge_index: torch.Tensor,
         if t.dtype != want:
             raise TypeError(f"{what} must be {want}, got {t.dtype}")
         shape = list(a["shape"])
-        if a["kind"] == "node":
-            shape[0] = num_nodes
-        elif a["kind"] == "edge":
-            shape[0] = num_edges
+        if a["kind"] in rows:
+            shape[0] = rows[a["kind"]]
         if list(t.shape) != shape:
-            rows = {"node": " (nodes first)", "edge": " (edges first)"}.get(a["kind"], "")
-            raise ValueError(f"{what} must have shape {shape}{rows}, got {list(t.shape)}")
+            raise ValueError(f"{what} must have shape {shape}"
+                             f"{_ROWS_FIRST.get(a['kind'], '')}, got {list(t.shape)}")
         if t.device != edge_index.device:
             raise ValueError(f"{what} is on {t.device}, the graph on {edge_index.device}")
         if not t.is_contiguous():
@@ -967,26 +987,26 @@ def _graph_op_fake(edge_index, num_nodes, num_dst=-1):
 
 
 @torch.library.register_fake("gnnc::call")
-def _call_fake(target, edge_index, num_nodes, graph, inputs):
+def _call_fake(target, edge_index, num_nodes, num_dst, graph, inputs):
     compiled, function, _ = _TARGETS[target]
     sig = compiled.signature(function)
     if len(inputs) != len(sig["args"]) - 1:
         raise TypeError(f"gnnc: @{function} takes {len(sig['args']) - 1} "
                         f"tensors, got {len(inputs)}")
     return [edge_index.new_empty(shape, dtype=dtype) for shape, dtype in
-            _result_shapes(sig, num_nodes, edge_index.shape[1])]
+            _result_shapes(sig, _op_num_nodes(num_nodes, num_dst), edge_index.shape[1])]
 
 
 @torch.library.register_fake("gnnc::call_backward")
-def _call_backward_fake(target, edge_index, num_nodes, graph, inputs, outputs,
-                        output_grads):
+def _call_backward_fake(target, edge_index, num_nodes, num_dst, graph, inputs,
+                        outputs, output_grads):
     compiled, function, base = _TARGETS[target]
     if base is None:
         raise ValueError(f"gnnc: @{function} is not the forward of a training "
                          f"step (no backward)")
     sig = compiled.signature(compiled.grad_info[base]["backward"])
     return [edge_index.new_empty(shape, dtype=dtype) for shape, dtype in
-            _result_shapes(sig, num_nodes, edge_index.shape[1])]
+            _result_shapes(sig, _op_num_nodes(num_nodes, num_dst), edge_index.shape[1])]
 
 
 class _Step(torch.autograd.Function):
@@ -998,7 +1018,7 @@ class _Step(torch.autograd.Function):
     @staticmethod
     def forward(ctx, target, results, grad_args, edge_index, num_nodes, graph,
                 *inputs):
-        outs = torch.ops.gnnc.call(target, edge_index, num_nodes, graph,
+        outs = torch.ops.gnnc.call(target, edge_index, *_op_sizes(num_nodes), graph,
                                    list(inputs))
         ctx.target, ctx.num_nodes, ctx.results = target, num_nodes, results
         ctx.graph, ctx.grad_args, ctx.num_inputs = graph, grad_args, len(inputs)
@@ -1024,7 +1044,7 @@ class _Step(torch.autograd.Function):
                for g, o in zip(grads[:ctx.results], outs)]
         try:
             dx = torch.ops.gnnc.call_backward(ctx.target, edge_index,
-                                              ctx.num_nodes, ctx.graph,
+                                              *_op_sizes(ctx.num_nodes), ctx.graph,
                                               inputs, outs, dys)
         except RuntimeError as e:
             raise _translated(e) from None
@@ -1065,9 +1085,11 @@ class Function:
     """A compiled ``gnn`` function: ``fn(graph, *tensors)``.
 
     ``graph`` is a :class:`Graph` or an ``edge_index`` tensor (then pass
-    ``num_nodes=``). Tensors follow the function's arguments after the
+    ``num_nodes=``: an int, or ``(num_src, num_dst)`` for a bipartite
+    graph). Tensors follow the function's arguments after the
     ``!gnn.graph``: a dynamic leading size is the node count (or the edge
-    count for ``{gnn.domain = "edge"}`` arguments), static sizes must match,
+    count for ``{gnn.domain = "edge"}`` arguments, a bipartite graph's source
+    or destination count for ``"src"`` and ``"dst"``), static sizes must match,
     the dtype must be the IR's (f32: ``torch.float32``, f64:
     ``torch.float64``, bf16: ``torch.bfloat16``, f16: ``torch.float16``;
     a function mixing them says so per argument), and all tensors live on
@@ -1093,7 +1115,7 @@ class Function:
         self._grad_args = tuple(info["grads"]) if info else ()
 
     def __call__(self, graph: Union[Graph, torch.Tensor], *tensors: torch.Tensor,
-                 num_nodes: Optional[int] = None):
+                 num_nodes: Union[int, Tuple[int, int], None] = None):
         order = None
         if isinstance(graph, Graph):
             edge_index = graph.edge_index
@@ -1105,7 +1127,12 @@ class Function:
             if num_nodes is None:
                 raise TypeError("gnnc: pass num_nodes= with an edge_index "
                                 "(or a gnnc.Graph)")
-            n = _check_num_nodes(num_nodes)
+            if isinstance(num_nodes, (tuple, list)):
+                if len(num_nodes) != 2:
+                    raise ValueError(f"gnnc: a bipartite graph's num_nodes is "
+                                     f"(num_src, num_dst), got {num_nodes!r}")
+                num_nodes = tuple(num_nodes)
+            n = _check_sizes(num_nodes)
         _check_inputs(self.signature, self.function, edge_index, n, tensors)
         if order is None:
             return self._apply(edge_index, n, tensors)
@@ -1141,8 +1168,8 @@ class Function:
                                    edge_index, num_nodes, graph, *tensors)
                 outs = outs[:self._results]
             else:
-                outs = torch.ops.gnnc.call(self._target, edge_index, num_nodes,
-                                           graph, list(tensors))
+                outs = torch.ops.gnnc.call(self._target, edge_index,
+                                           *_op_sizes(num_nodes), graph, list(tensors))
         except RuntimeError as e:
             raise _translated(e) from None
         return outs[0] if len(outs) == 1 else tuple(outs)

@@ -228,10 +228,11 @@ class Builder:
     Arguments come first (:meth:`arg`), then ops; :meth:`finish` returns the
     verified module for :func:`gnnc.compile`."""
 
-    def __init__(self, name: str, dtype: str = "f32"):
+    def __init__(self, name: str, dtype: str = "f32", bipartite: bool = False):
         self.name = name
         self.dtype = dtype
-        self._b = _C.FunctionBuilder(name, dtype)
+        self.bipartite = bipartite
+        self._b = _C.FunctionBuilder(name, dtype, bipartite)
 
     def _value(self, id: int, name: Optional[str] = None) -> Value:
         if name is not None:
@@ -263,12 +264,19 @@ class Builder:
         return out
 
     # -- arguments and plain values --------------------------------------
-    def arg(self, shape: _Shape, *, edge: bool = False,
+    def arg(self, shape: _Shape, *, edge: bool = False, side: Optional[str] = None,
             differentiable: bool = True, name: Optional[str] = None) -> Value:
         """A tensor argument; ``None`` marks the dynamic leading dimension
-        (nodes, or edges with ``edge=True``). ``differentiable=False``: the
-        backward computes no gradient for it (a mask)."""
-        return self._value(self._b.argument(self._shape(shape), edge,
+        (nodes, or edges with ``edge=True``; on a bipartite graph,
+        ``Builder(..., bipartite=True)``, the sources' or destinations'
+        rows with ``side="src"`` or ``"dst"``). ``differentiable=False``:
+        the backward computes no gradient for it (a mask)."""
+        if side is not None and (edge or side not in ("src", "dst")):
+            raise ValueError(f"gnnc.ir: side is 'src' or 'dst' (a node tensor "
+                             f"of a bipartite graph), got {side!r}"
+                             f"{' with edge=True' if edge else ''}")
+        domain = "edge" if edge else side or "node"
+        return self._value(self._b.argument(self._shape(shape), domain,
                                             differentiable, _where()), name)
 
     def const(self, value: float, name: Optional[str] = None) -> Value:

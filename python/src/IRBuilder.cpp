@@ -65,7 +65,8 @@ std::string shapeText(RankedTensorType t) {
 
 class FunctionBuilder {
 public:
-  FunctionBuilder(const std::string &name, const std::string &element)
+  FunctionBuilder(const std::string &name, const std::string &element,
+                  bool bipartite)
       : module(Module::empty("<gnnc.ir:" + name + ">")),
         ctx(module->contextRef()), builder(&ctx) {
     if (element == "f32")
@@ -83,7 +84,8 @@ public:
       refuse("the function needs a name");
     ModuleOp m = module->op();
     builder.setInsertionPointToEnd(m.getBody());
-    auto type = builder.getFunctionType({mlir::gnn::GraphType::get(&ctx)}, {});
+    auto type = builder.getFunctionType(
+        {mlir::gnn::GraphType::get(&ctx, bipartite)}, {});
     function = func::FuncOp::create(builder, UnknownLoc::get(&ctx), name, type);
     Block *entry = function.addEntryBlock();
     graph = entry->getArgument(0);
@@ -91,8 +93,9 @@ public:
     builder.setInsertionPointToEnd(entry);
   }
 
-  /// A tensor argument of `shape` (-1: the dynamic leading dimension).
-  int64_t argument(const std::vector<int64_t> &shape, bool edge,
+  /// A tensor argument of `shape` (-1: the dynamic leading dimension) in
+  /// `domain` ("node", "edge", "src" or "dst": gnn.domain).
+  int64_t argument(const std::vector<int64_t> &shape, const std::string &domain,
                    bool differentiable, const Where &where) {
     live();
     if (!values.empty() && hasBody)
@@ -101,9 +104,21 @@ public:
     Block &entry = function.getBody().front();
     BlockArgument arg = entry.addArgument(type, at(where));
     SmallVector<NamedAttribute> attrs;
-    if (edge)
-      attrs.push_back(
-          builder.getNamedAttr("gnn.domain", builder.getStringAttr("edge")));
+    std::optional<mlir::gnn::Domain> d = mlir::gnn::parseDomain(domain);
+    if (!d)
+      refuse("a tensor argument's domain is 'node', 'edge', 'src' or 'dst', "
+             "got '" + domain + "'");
+    bool bipartite =
+        cast<mlir::gnn::GraphType>(graph.getType()).getBipartite();
+    bool side = *d == mlir::gnn::Domain::Src || *d == mlir::gnn::Domain::Dst;
+    bool dynamic = !shape.empty() && shape[0] < 0;
+    // A weight (static leading size) has no domain.
+    if (side ? !bipartite : (bipartite && dynamic && *d == mlir::gnn::Domain::Node))
+      refuse(bipartite ? "a bipartite graph's node tensors are 'src' or 'dst'"
+                       : "'src' and 'dst' tensors need a bipartite graph");
+    if (*d != mlir::gnn::Domain::Node)
+      attrs.push_back(builder.getNamedAttr("gnn.domain",
+                                           builder.getStringAttr(domain)));
     if (differentiable)
       attrs.push_back(
           builder.getNamedAttr("gnn.differentiable", builder.getUnitAttr()));
@@ -654,10 +669,10 @@ private:
 
 void bindIRBuilder(nb::module_ &m) {
   nb::class_<FunctionBuilder>(m, "FunctionBuilder")
-      .def(nb::init<const std::string &, const std::string &>(),
-           nb::arg("name"), nb::arg("element"))
+      .def(nb::init<const std::string &, const std::string &, bool>(),
+           nb::arg("name"), nb::arg("element"), nb::arg("bipartite") = false)
       .def("argument", &FunctionBuilder::argument, nb::arg("shape"),
-           nb::arg("edge"), nb::arg("differentiable"), nb::arg("where"))
+           nb::arg("domain"), nb::arg("differentiable"), nb::arg("where"))
       .def("constant", &FunctionBuilder::constant, nb::arg("value"),
            nb::arg("where"))
       .def("dim", &FunctionBuilder::dim, nb::arg("value"), nb::arg("axis"),

@@ -577,9 +577,14 @@ private:
       return "edge";
     if (domain == mlir::gnn::Domain::Node)
       return "node";
+    if (domain == mlir::gnn::Domain::Src)
+      return "src";
+    if (domain == mlir::gnn::Domain::Dst)
+      return "dst";
     fail(f, std::string(what) + " #" + std::to_string(index) +
                 ": its dynamic size is neither the nodes nor the edges; "
-                "mark it with {gnn.domain = \"node\"} or \"edge\"");
+                "mark it with {gnn.domain = \"node\"}, \"edge\", \"src\" "
+                "or \"dst\"");
   }
 
   /// node, edge or dense for argument `i` of `f` (a tensor).
@@ -598,17 +603,23 @@ private:
 };
 
 /// A host graph from int64 source and target arrays.
-inline std::unique_ptr<::gnn::HostGraph> makeHostGraph(uintptr_t src, uintptr_t dst,
-                                                int64_t numEdges,
-                                                int64_t numNodes) {
+inline std::unique_ptr<::gnn::HostGraph>
+makeHostGraph(uintptr_t src, uintptr_t dst, int64_t numEdges, int64_t numNodes,
+              int64_t numSrc = -1, int64_t numDst = -1) {
   if (numNodes < 0 || numEdges < 0)
     throw std::invalid_argument("negative node or edge count");
+  if ((numSrc >= 0) != (numDst >= 0) ||
+      (numSrc >= 0 && std::max(numSrc, numDst) != numNodes))
+    throw std::invalid_argument("a bipartite graph's sides must both be given, "
+                                "the larger one the node count");
   std::string tooBig = ::gnn::checkGraphSize("the graph", numNodes, numEdges);
   if (!tooBig.empty())
     throw std::invalid_argument(tooBig);
   auto g = std::make_unique<::gnn::HostGraph>();
   g->name = "tensor";
   g->numNodes = numNodes;
+  g->numSrc = numSrc;
+  g->numDst = numDst;
   const int64_t *s = reinterpret_cast<const int64_t *>(src);
   const int64_t *d = reinterpret_cast<const int64_t *>(dst);
   g->src.assign(s, s + numEdges);

@@ -98,19 +98,30 @@ ScalarType scalarTypeOf(const std::string &dtype) {
                                : ScalarType::Float;
 }
 
+/// A call's graph sizes: the nodes (a bipartite graph's larger side), the
+/// edges, and the sources and destinations (both the nodes on a graph of one
+/// node set).
+struct Sizes {
+  int64_t nodes = 0, edges = 0, src = 0, dst = 0;
+};
+
 /// One argument or result of a function: its row domain, static shape (the
-/// leading size -1 when it is the nodes' or edges') and dtype.
+/// leading size -1 when it is the nodes', the edges' or a side's) and dtype.
 struct Spec {
-  enum Kind { Dense, Node, Edge } kind = Dense;
+  enum Kind { Dense, Node, Edge, Src, Dst } kind = Dense;
   std::vector<int64_t> shape;
   ScalarType dtype = ScalarType::Float;
 
-  std::vector<int64_t> concrete(int64_t nodes, int64_t edges) const {
+  std::vector<int64_t> concrete(const Sizes &n) const {
     std::vector<int64_t> s = shape;
     if (kind == Node)
-      s[0] = nodes;
+      s[0] = n.nodes;
     else if (kind == Edge)
-      s[0] = edges;
+      s[0] = n.edges;
+    else if (kind == Src)
+      s[0] = n.src;
+    else if (kind == Dst)
+      s[0] = n.dst;
     return s;
   }
 };
@@ -118,7 +129,11 @@ struct Spec {
 Spec specOf(nb::handle d) {
   Spec s;
   std::string kind = nb::cast<std::string>(d["kind"]);
-  s.kind = kind == "node" ? Spec::Node : kind == "edge" ? Spec::Edge : Spec::Dense;
+  s.kind = kind == "node"   ? Spec::Node
+           : kind == "edge" ? Spec::Edge
+           : kind == "src"  ? Spec::Src
+           : kind == "dst"  ? Spec::Dst
+                            : Spec::Dense;
   s.shape = nb::cast<std::vector<int64_t>>(d["shape"]);
   s.dtype = scalarTypeOf(nb::cast<std::string>(d["dtype"]));
   return s;
@@ -156,6 +171,8 @@ struct GraphRef {
   DeviceGraph *device = nullptr;
 #endif
   int64_t nodes = 0, edges = 0;
+  /// A bipartite graph's sides (both `nodes` on a graph of one node set).
+  int64_t src = 0, dst = 0;
   int32_t deviceIndex = -1; ///< -1: a CPU graph
   int64_t bucket = 0; ///< what selects the compiled variant (bucketId)
   PyObject *owner = nullptr; ///< the bound graph object (a reference)
@@ -197,7 +214,7 @@ Target &targetOf(int64_t id) {
   return targets()[id];
 }
 
-GraphRef graphOf(int64_t handle, const Tensor &edgeIndex, int64_t nodes) {
+GraphRef graphOf(int64_t handle, const Tensor &edgeIndex, const Sizes &sizes) {
   GraphRef g;
   {
     std::lock_guard<std::mutex> lock(registryMutex());
@@ -208,31 +225,48 @@ GraphRef graphOf(int64_t handle, const Tensor &edgeIndex, int64_t nodes) {
     g = it->second;
   }
   int32_t device = edgeIndex.is_cuda() ? edgeIndex.get_device_index() : -1;
-  if (g.nodes != nodes || g.edges != edgeIndex.size(1) || g.deviceIndex != device)
+  auto sides = [](int64_t nodes, int64_t src, int64_t dst) {
+    return src == dst ? std::to_string(nodes) + " nodes"
+                      : std::to_string(src) + " source and " +
+                            std::to_string(dst) + " destination nodes";
+  };
+  if (g.nodes != sizes.nodes || g.src != sizes.src || g.dst != sizes.dst ||
+      g.edges != edgeIndex.size(1) || g.deviceIndex != device)
     fail("ValueError",
-         "graph handle " + std::to_string(handle) + " names a graph of " + std::to_string(g.nodes) +
-             " nodes and " + std::to_string(g.edges) + " edges on device " +
-             std::to_string(g.deviceIndex) + ", the call passes " +
-             std::to_string(nodes) + " nodes and " +
-             std::to_string(edgeIndex.size(1)) + " edges on device " +
-             std::to_string(device));
+         "graph handle " + std::to_string(handle) + " names a graph of " +
+             sides(g.nodes, g.src, g.dst) + " and " + std::to_string(g.edges) +
+             " edges on device " + std::to_string(g.deviceIndex) +
+             ", the call passes " + sides(sizes.nodes, sizes.src, sizes.dst) +
+             " and " + std::to_string(edgeIndex.size(1)) +
+             " edges on device " + std::to_string(device));
   return g;
 }
 
-void checkEdgeIndex(const Tensor &edgeIndex, int64_t nodes) {
+/// The call's sizes: `nodes` nodes, or (numDst >= 0) a bipartite graph of
+/// `nodes` sources and numDst destinations; checks edge_index's shape.
+Sizes sizesOf(const Tensor &edgeIndex, int64_t nodes, int64_t numDst) {
   if (edgeIndex.dim() != 2 || edgeIndex.size(0) != 2)
     fail("ValueError", "edge_index must have shape [2, E], got " +
                            shapeString(shapeOf(edgeIndex)));
   if (nodes < 0)
     fail("ValueError", "num_nodes must be in [0, 2^63 - 1], got " +
                            std::to_string(nodes));
+  if (numDst < -1)
+    fail("ValueError", "num_dst must be -1 (one node set) or in [0, 2^63 - 1], "
+                       "got " + std::to_string(numDst));
+  Sizes n;
+  n.edges = edgeIndex.size(1);
+  n.src = nodes;
+  n.dst = numDst < 0 ? nodes : numDst;
+  n.nodes = std::max(n.src, n.dst);
+  return n;
 }
 
 /// `tensors` against `specs`: count, dtype, shape, device and layout. The
 /// message (`@function role #k`) is built only for a refusal.
 void checkTensors(const std::string &function, const char *role,
                   const std::vector<Tensor> &tensors,
-                  const std::vector<Spec> &specs, int64_t nodes, int64_t edges,
+                  const std::vector<Spec> &specs, const Sizes &sizes,
                   const Tensor &edgeIndex) {
   auto what = [&] { return "@" + function + " " + role; };
   if (tensors.size() != specs.size())
@@ -246,12 +280,14 @@ void checkTensors(const std::string &function, const char *role,
     if (t.scalar_type() != s.dtype)
       fail("TypeError", name() + " must be " + dtypeName(s.dtype) + ", got " +
                             dtypeName(t.scalar_type()));
-    std::vector<int64_t> want = s.concrete(nodes, edges), got = shapeOf(t);
+    std::vector<int64_t> want = s.concrete(sizes), got = shapeOf(t);
     if (got != want)
       fail("ValueError",
            name() + " must have shape " + shapeString(want) +
                (s.kind == Spec::Node   ? " (nodes first)"
                 : s.kind == Spec::Edge ? " (edges first)"
+                : s.kind == Spec::Src  ? " (source nodes first)"
+                : s.kind == Spec::Dst  ? " (destination nodes first)"
                                        : "") +
                ", got " + shapeString(got));
     if (!(t.device() == device))
@@ -289,12 +325,12 @@ Tensor emptyOn(const std::vector<int64_t> &shape, ScalarType dtype,
   return Tensor(handle);
 }
 
-std::vector<Tensor> allocate(const std::vector<Spec> &specs, int64_t nodes,
-                             int64_t edges, const Tensor &like) {
+std::vector<Tensor> allocate(const std::vector<Spec> &specs,
+                             const Sizes &sizes, const Tensor &like) {
   std::vector<Tensor> out;
   out.reserve(specs.size());
   for (const Spec &s : specs)
-    out.push_back(emptyOn(s.concrete(nodes, edges), s.dtype, like));
+    out.push_back(emptyOn(s.concrete(sizes), s.dtype, like));
   return out;
 }
 
@@ -454,14 +490,13 @@ void onCuda(Target &t, int64_t targetId, const Tensor &edgeIndex,
 //===----------------------------------------------------------------------===//
 
 std::vector<Tensor> callImpl(int64_t targetId, Tensor edgeIndex, int64_t nodes,
-                             int64_t handle, std::vector<Tensor> inputs) {
+                             int64_t numDst, int64_t handle,
+                             std::vector<Tensor> inputs) {
   Target &t = targetOf(targetId);
-  checkEdgeIndex(edgeIndex, nodes);
-  int64_t edges = edgeIndex.size(1);
-  checkTensors(t.function, "argument", inputs, t.args, nodes, edges,
-               edgeIndex);
-  GraphRef g = graphOf(handle, edgeIndex, nodes);
-  std::vector<Tensor> outputs = allocate(t.results, nodes, edges, edgeIndex);
+  Sizes sizes = sizesOf(edgeIndex, nodes, numDst);
+  checkTensors(t.function, "argument", inputs, t.args, sizes, edgeIndex);
+  GraphRef g = graphOf(handle, edgeIndex, sizes);
+  std::vector<Tensor> outputs = allocate(t.results, sizes, edgeIndex);
   if (!edgeIndex.is_cuda()) {
     tagged([&] {
       t.module->evaluate(t.function, *g.host, refsOf(inputs), refsOf(outputs));
@@ -495,7 +530,8 @@ std::vector<Tensor> callImpl(int64_t targetId, Tensor edgeIndex, int64_t nodes,
 }
 
 std::vector<Tensor> callBackwardImpl(int64_t targetId, Tensor edgeIndex,
-                                     int64_t nodes, int64_t handle,
+                                     int64_t nodes, int64_t numDst,
+                                     int64_t handle,
                                      std::vector<Tensor> inputs,
                                      std::vector<Tensor> outputs,
                                      std::vector<Tensor> outputGrads) {
@@ -503,16 +539,13 @@ std::vector<Tensor> callBackwardImpl(int64_t targetId, Tensor edgeIndex,
   if (t.base.empty())
     fail("ValueError", "@" + t.function + " is not the forward of a training "
                        "step (no backward)");
-  checkEdgeIndex(edgeIndex, nodes);
-  int64_t edges = edgeIndex.size(1);
-  checkTensors(t.base, "argument", inputs, t.args, nodes, edges,
+  Sizes sizes = sizesOf(edgeIndex, nodes, numDst);
+  checkTensors(t.base, "argument", inputs, t.args, sizes, edgeIndex);
+  checkTensors(t.function, "output", outputs, t.results, sizes, edgeIndex);
+  checkTensors(t.base, "output gradient", outputGrads, t.baseResults, sizes,
                edgeIndex);
-  checkTensors(t.function, "output", outputs, t.results, nodes, edges,
-               edgeIndex);
-  checkTensors(t.base, "output gradient", outputGrads, t.baseResults,
-               nodes, edges, edgeIndex);
-  GraphRef g = graphOf(handle, edgeIndex, nodes);
-  std::vector<Tensor> grads = allocate(t.grads, nodes, edges, edgeIndex);
+  GraphRef g = graphOf(handle, edgeIndex, sizes);
+  std::vector<Tensor> grads = allocate(t.grads, sizes, edgeIndex);
   if (!edgeIndex.is_cuda()) {
     // The reference evaluator takes @f_bwd's arguments in order: the
     // residuals (from the forward's arguments and outputs), then the
@@ -588,9 +621,13 @@ void registerGraph(int64_t handle, nb::object graph, int64_t nodes,
   g.deviceIndex = device;
   if (device < 0) {
     g.host = nb::inst_ptr<::gnn::HostGraph>(graph);
+    g.src = g.host->srcNodes();
+    g.dst = g.host->dstNodes();
   } else {
 #ifdef GNNC_HAVE_CUDA_RUNTIME
     g.device = nb::inst_ptr<DeviceGraph>(graph);
+    g.src = g.device->graph->numSrc();
+    g.dst = g.device->graph->numDst();
 #else
     throw std::invalid_argument("gnnc was built without the CUDA runtime");
 #endif
@@ -918,10 +955,10 @@ Tensor gatherRowsImpl(Tensor table, Tensor index) {
 } // namespace gnnc_py
 
 STABLE_TORCH_LIBRARY(gnnc, m) {
-  m.def("call(int target, Tensor edge_index, int num_nodes, SymInt graph, "
-        "Tensor[] inputs) -> Tensor[]");
+  m.def("call(int target, Tensor edge_index, int num_nodes, int num_dst, "
+        "SymInt graph, Tensor[] inputs) -> Tensor[]");
   m.def("call_backward(int target, Tensor edge_index, int num_nodes, "
-        "SymInt graph, Tensor[] inputs, Tensor[] outputs, "
+        "int num_dst, SymInt graph, Tensor[] inputs, Tensor[] outputs, "
         "Tensor[] output_grads) -> Tensor[]");
   m.def("sample_hop(Tensor indptr, Tensor frontier, int k, bool replace, "
         "Tensor seed) -> Tensor[]");

@@ -103,7 +103,8 @@ NB_MODULE(_gnnc, m) {
 
   nb::class_<::gnn::HostGraph>(m, "HostGraph")
       .def_static("from_arrays", &makeHostGraph, nb::arg("src"),
-                  nb::arg("dst"), nb::arg("num_edges"), nb::arg("num_nodes"))
+                  nb::arg("dst"), nb::arg("num_edges"), nb::arg("num_nodes"),
+                  nb::arg("num_src") = -1, nb::arg("num_dst") = -1)
       .def_prop_ro("num_nodes",
                    [](const ::gnn::HostGraph &g) { return g.numNodes; })
       .def_prop_ro("num_edges",

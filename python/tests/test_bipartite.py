@@ -54,9 +54,9 @@ def check(ours, pyg, x_ours, x_pyg, edge_index, dtype, size=None):
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
 @pytest.mark.parametrize("aggr", ["mean", "max", "min", "sum"])
-@pytest.mark.parametrize("ns,nd", [(7, 4), (4, 9), (6, 6), (5, 0)])
+@pytest.mark.parametrize("ns,nd", [(7, 4), (4, 9), (6, 6), (5, 0), (0, 4), (30, 2)])
 def test_sage_pair_equals_pyg(dtype, aggr, ns, nd):
-    ei = bipartite(ns, nd, 0 if nd == 0 else 20)
+    ei = bipartite(ns, nd, 0 if 0 in (ns, nd) else 20)
     ours, pyg = layers(dtype, aggr=aggr)
     xs, xd = pair(ns, nd, dtype)
     ys, yd = xs.detach().clone().requires_grad_(), xd.detach().clone().requires_grad_()
@@ -99,6 +99,71 @@ def test_sage_lazy_pair_and_gradcheck():
     assert lazy.lin_l.weight.shape == (OUT, IN_SRC) and lazy.lin_r.weight.shape == (OUT, IN_DST)
     layer = gnn.SAGEConv((IN_SRC, IN_DST), OUT).double().to(DEVICE)
     assert torch.autograd.gradcheck(lambda a, b: layer((a, b), ei), (xs, xd))
+
+
+@pytest.mark.parametrize("kw", [{}, dict(root_weight=False), dict(bias=False)],
+                         ids=["root", "no-root", "no-bias"])
+@pytest.mark.parametrize("out", [2, 8], ids=["project-first", "aggregate-first"])
+def test_sage_pair_is_one_bipartite_op(kw, out):
+    # The layer on a bipartite graph is one gnn function on a
+    # !gnn.graph<bipartite> (issue 31): the sources' rows aggregated into
+    # the destinations' (no padding to max(num_src, num_dst) rows), the
+    # root term and the bias inside; PyG's result.
+    dtype = torch.float64
+    ours = gnn.SAGEConv((IN_SRC, IN_DST), out, **kw)
+    pyg = pyg_nn.SAGEConv((IN_SRC, IN_DST), out, **kw)
+    ours, pyg = _parity.same_weights(ours, pyg, dtype)
+    ours, pyg = ours.to(DEVICE), pyg.to(DEVICE)
+    ei = bipartite(3, 9, 30)  # fewer sources than destinations
+    xs, xd = pair(3, 9, dtype)
+    check(ours, pyg, (xs, xd), (xs.detach().clone().requires_grad_(),
+                                xd.detach().clone().requires_grad_()), ei, dtype)
+    template, config = ours._gnnc_function
+    assert template == "sage_layer" and config[8] is True
+    module, name = gnn._ir.build(template, config)
+    text = module.text()
+    assert "!gnn.graph<bipartite>" in text and 'gnn.domain = "src"' in text
+    assert ('gnn.domain = "dst"' in text) == kw.get("root_weight", True)
+
+
+def test_bipartite_function_sizes_by_side():
+    # A user-built function on a bipartite graph: num_nodes=(num_src,
+    # num_dst); each side's tensors are checked against its own count.
+    import gnnc
+    import gnnc.ir as ir
+    f = ir.Builder("agg", "f64", bipartite=True)
+    x = f.arg([None, 2], side="src", name="x")
+    y = f.arg([None, 2], side="dst", name="y")
+    agg = f.spmm("sum", x)
+    out = f.generic([(0, 1), (0, 1), (0, 1)], ["parallel", "parallel"], [agg, y],
+                    [f.empty([None, 2], f.dim(y))], lambda a, b, _: a + b)
+    fn = gnnc.compile(f.finish(out), function="agg")
+    ei = torch.tensor([[0, 4, 4, 2], [1, 1, 0, 1]], device=DEVICE)
+    xs = torch.arange(10, dtype=torch.float64, device=DEVICE).view(5, 2)
+    yd = torch.ones(2, 2, dtype=torch.float64, device=DEVICE)
+    got = fn(ei, xs, yd, num_nodes=(5, 2))
+    want = yd.clone()
+    want.index_add_(0, ei[1], xs[ei[0]])
+    torch.testing.assert_close(got, want)
+    with pytest.raises(ValueError, match=r"must have shape \[5, 2\] \(source nodes first\)"):
+        fn(ei, xs[:4], yd, num_nodes=(5, 2))
+    with pytest.raises(ValueError, match=r"must have shape \[2, 2\] \(destination nodes first\)"):
+        fn(ei, xs, torch.ones(5, 2, dtype=torch.float64, device=DEVICE), num_nodes=(5, 2))
+    with pytest.raises(ValueError, match="destination id 1, outside"):
+        fn(ei, xs, yd[:1], num_nodes=(5, 1))
+    if DEVICE.type == "cpu":
+        # The C++ op and its fake kernel on a bipartite call.
+        from gnnc import _core
+        handle = _core._graphs.get(ei, (5, 2)).handle
+        torch.library.opcheck(torch.ops.gnnc.call.default,
+                              (fn._target, ei, 5, 2, handle, [xs, yd]),
+                              test_utils=("test_schema", "test_faketensor"))
+    with pytest.raises(ValueError, match=r"\(num_src, num_dst\)"):
+        fn(ei, xs, yd, num_nodes=(5, 2, 1))
+    with pytest.raises(ValueError, match="'src' or 'dst'"):
+        ir.Builder("bad", "f32", bipartite=True).arg([None, 2])
+    with pytest.raises(ValueError, match="need a bipartite graph"):
+        ir.Builder("bad", "f32").arg([None, 2], side="src")
 
 
 def test_sage_pair_checks():

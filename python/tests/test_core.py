@@ -251,43 +251,43 @@ def test_opcheck():
     # fake tensors, no aliasing. Autograd is gnnc's Function, not the op's.
     checks = ("test_schema", "test_faketensor")
     torch.library.opcheck(torch.ops.gnnc.call.default,
-                          (plain, g.edge_index, g.num_nodes, handle, inputs),
+                          (plain, g.edge_index, g.num_nodes, -1, handle, inputs),
                           test_utils=checks)
     torch.library.opcheck(torch.ops.gnnc.call.default,
-                          (fwd, g.edge_index, g.num_nodes, handle, inputs),
+                          (fwd, g.edge_index, g.num_nodes, -1, handle, inputs),
                           test_utils=checks)
     # The backward op on what the forward left (its outputs, residuals
     # included) and output gradients.
-    outputs = torch.ops.gnnc.call(fwd, g.edge_index, g.num_nodes, handle, inputs)
+    outputs = torch.ops.gnnc.call(fwd, g.edge_index, g.num_nodes, -1, handle, inputs)
     dys = [torch.randn_like(outputs[0])]
     torch.library.opcheck(torch.ops.gnnc.call_backward.default,
-                          (fwd, g.edge_index, g.num_nodes, handle, inputs,
+                          (fwd, g.edge_index, g.num_nodes, -1, handle, inputs,
                            list(outputs), dys), test_utils=checks)
-    grads = torch.ops.gnnc.call_backward(fwd, g.edge_index, g.num_nodes, handle,
+    grads = torch.ops.gnnc.call_backward(fwd, g.edge_index, g.num_nodes, -1, handle,
                                          inputs, list(outputs), dys)
     assert [t.shape for t in grads] == [x.shape for x in xs]
     # The kernels read what they are given as it is: anything else is
     # refused (a tagged RuntimeError; gnnc's Python API raises the tag).
     with pytest.raises(RuntimeError, match=r"\[ValueError\] .*output gradient #1 "
                                            r"must have shape"):
-        torch.ops.gnnc.call_backward(fwd, g.edge_index, g.num_nodes, handle, inputs,
+        torch.ops.gnnc.call_backward(fwd, g.edge_index, g.num_nodes, -1, handle, inputs,
                                      list(outputs), [dys[0][:-1]])
     with pytest.raises(RuntimeError, match=r"\[TypeError\] .*expected 1 tensors"):
-        torch.ops.gnnc.call_backward(fwd, g.edge_index, g.num_nodes, handle, inputs,
+        torch.ops.gnnc.call_backward(fwd, g.edge_index, g.num_nodes, -1, handle, inputs,
                                      list(outputs), [])
     with pytest.raises(RuntimeError, match=r"\[ValueError\] .*not the forward of a "
                                            r"training step"):
-        torch.ops.gnnc.call_backward(plain, g.edge_index, g.num_nodes, handle,
+        torch.ops.gnnc.call_backward(plain, g.edge_index, g.num_nodes, -1, handle,
                                      inputs, list(outputs), dys)
     with pytest.raises(RuntimeError, match=r"\[ValueError\] .*no compiled function"):
-        torch.ops.gnnc.call(10**9, g.edge_index, g.num_nodes, handle, inputs)
+        torch.ops.gnnc.call(10**9, g.edge_index, g.num_nodes, -1, handle, inputs)
     with pytest.raises(RuntimeError, match=r"\[ValueError\] .*names no live graph"):
-        torch.ops.gnnc.call(plain, g.edge_index, g.num_nodes, 10**12, inputs)
+        torch.ops.gnnc.call(plain, g.edge_index, g.num_nodes, -1, 10**12, inputs)
     other_index = torch.tensor([[0], [1]], device=g.edge_index.device)
     other = _core._graphs.get(other_index, 2)
     with pytest.raises(RuntimeError, match=r"\[ValueError\] .*names a graph of 2 "
                                            r"nodes and 1 edges"):
-        torch.ops.gnnc.call(plain, g.edge_index, g.num_nodes, other.handle,
+        torch.ops.gnnc.call(plain, g.edge_index, g.num_nodes, -1, other.handle,
                             inputs)
 
 

@@ -25,7 +25,7 @@ for name in names:
         p = per_call(lambda: pyg(x, ei))
         ops = []
         for fn, edge_index, nn_, tensors, handle in op_calls(lambda: ours(x, ei)):
-            args = (fn._target, edge_index, nn_, handle, list(tensors))
+            args = (fn._target, edge_index, nn_, -1, handle, list(tensors))
             ops.append(per_call(lambda: torch.ops.gnnc.call(*args)))
             ops.append(per_call(lambda: core._handle(edge_index, nn_)))
     xg = x.clone().requires_grad_()

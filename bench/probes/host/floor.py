@@ -23,7 +23,7 @@ ours, _ = B.pair(name, c, "cuda")
 with torch.no_grad():
     calls = op_calls(lambda: ours(x, ei))
 fn, edge_index, nn_, tensors, handle = calls[0]
-args = (fn._target, edge_index, nn_, handle, list(tensors))
+args = (fn._target, edge_index, nn_, -1, handle, list(tensors))
 print(f"{name} op direct", round(per_call(lambda: torch.ops.gnnc.call(*args), 2000), 1))
 acts = [ProfilerActivity.CPU, ProfilerActivity.CUDA]
 for label, f in (("op direct", lambda: torch.ops.gnnc.call(*args)),

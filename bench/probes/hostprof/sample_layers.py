@@ -59,7 +59,7 @@ for name in sys.argv[3:] or ["gin", "gcn", "gat"]:
         sampled(f"{name}-nograd", lambda: ours(x, ei), 10000)
         profiled(f"{name}-nograd", lambda: ours(x, ei), 1000)
         fn, edge_index, nn_, tensors, graph = op_calls(lambda: ours(x, ei))[0]
-        args = (fn._target, edge_index, nn_, graph, list(tensors))
+        args = (fn._target, edge_index, nn_, -1, graph, list(tensors))
         sampled(f"{name}-op", lambda: torch.ops.gnnc.call(*args), 10000)
     xg = x.clone().requires_grad_()
     dy = torch.randn_like(ours(xg, ei))

@@ -8,7 +8,11 @@ a GPU machine from the repository root:
   python bench/probes/loader/prefetch.py
 Environment: G (graph, default reddit-like), ROUNDS (default 4), VARIANTS
 (comma-separated names of ALL below, default p0,p1,p0t,p1t), PHASES (1:
-host time per phase of a step), PROFILE (a variant: cProfile of 40 steps)."""
+host time per phase of a step), PROFILE (a variant: cProfile of 40 steps).
+Session 32: a name ending in P runs the trimmed layers as gnnc did before
+the dialect had bipartite graphs (padded_bipartite below: the aggregation
+over max(num_src, num_dst) rows, sliced, then PyTorch's matmuls and bias),
+the others as one bipartite gnn function per layer."""
 import collections
 import os
 import statistics
@@ -24,7 +28,7 @@ ROUNDS = int(os.environ.get("ROUNDS", "4"))
 # name: (prefetch, trim); a name ending in f: fused Adam (one kernel for all
 # parameters) instead of foreach.
 ALL = {"p0": (0, False), "p1": (1, False), "p0t": (0, True), "p1t": (1, True),
-       "p1f": (1, False), "p1tf": (1, True)}
+       "p1f": (1, False), "p1tf": (1, True), "p1tP": (1, True), "p1tfP": (1, True)}
 NAMES = os.environ.get("VARIANTS", "p0,p1,p0t,p1t").split(",")
 args = T.parse_args(["--graph", G, "--epochs", "1"])
 dev = torch.device("cuda")
@@ -36,11 +40,38 @@ print(run.describe(), "|", torch.cuda.get_device_name(), f"| setup {time.perf_co
 
 OPTS = {"foreach": run.opt}
 
+import torch.nn.functional as F  # noqa: E402
+from gnnc.nn import _common, conv as C  # noqa: E402
+
+FUSED_BIPARTITE = C.SAGEConv._bipartite
+
+
+def padded_bipartite(self, name, x, edge_index, size, whole):
+    """SAGEConv's bipartite layer as of session 31 (758a3a2): the homogeneous
+    aggregation over max(num_src, num_dst) rows (the sources' features
+    padded), its first num_dst rows, then sum_terms' matmuls and bias."""
+    sides = ([self.lin_l], [self.lin_r] if self.root_weight else [])
+    x_src, x_dst, ei, (ns, nd), _ = _common.linear_pair_inputs(
+        name, x, edge_index, size, sides, self.flow, targets_required=False)
+    aggr = C._SAGE_AGGR[self.aggr]
+    dt = _common.compute_dtype(x_src, self.lin_l.weight.dtype)
+
+    def pair(h):
+        h = _common.cast(dt, _common.rows_of(h, max(ns, nd)))
+        return _common.propagate(self, "sage", (int(h.size(1)), _common._DTYPES[dt], aggr),
+                                 ei, (ns, nd), h)[:nd]
+    if aggr in ("mean", "sum") and self.out_channels < x_src.size(1) and ns <= nd:
+        terms = [("add", pair(F.linear(x_src, self.lin_l.weight)))]
+    else:
+        terms = [("mm", pair(x_src), self.lin_l.weight)]
+    return terms + self._root_and_bias(x_dst)
+
 
 def setv(name):
     prefetch, trim = ALL[name]
     args.trim = trim
-    kind = "fused" if name.endswith("f") else "foreach"
+    C.SAGEConv._bipartite = padded_bipartite if name.endswith("P") else FUSED_BIPARTITE
+    kind = "fused" if name.rstrip("P").endswith("f") else "foreach"
     if kind not in OPTS:
         OPTS[kind] = torch.optim.Adam(run.net.parameters(), lr=args.lr, fused=True)
     run.opt = OPTS[kind]

@@ -1071,7 +1071,7 @@ def propagate(layer: Optional[torch.nn.Module], template: str, config: tuple,
     if layer is not None and not torch.compiler.is_compiling():
         layer.__dict__["_gnnc_function"] = (template, config)  # past Module.__setattr__
     graph = _core._handle(edge_index, num_nodes)
-    return _run(template, config, edge_index, _core._rows(num_nodes), graph, *tensors)
+    return _run(template, config, edge_index, num_nodes, graph, *tensors)
 
 
 def _run_function(template: str, config: tuple, edge_index: Tensor,

@@ -63,15 +63,15 @@ class _Builder(ir.Builder):
     """An ir.Builder whose arguments at the positions in ``frozen`` (0: the
     first after the graph) get no gradient, whatever the template says."""
 
-    def __init__(self, name: str, dtype: str, frozen: tuple):
-        super().__init__(name, dtype)
+    def __init__(self, name: str, dtype: str, frozen: tuple, bipartite: bool = False):
+        super().__init__(name, dtype, bipartite)
         self._frozen = frozen
         self._args = 0
 
-    def arg(self, shape, *, edge: bool = False, differentiable: bool = True,
-            name: Optional[str] = None):
+    def arg(self, shape, *, edge: bool = False, side: Optional[str] = None,
+            differentiable: bool = True, name: Optional[str] = None):
         i, self._args = self._args, self._args + 1
-        return super().arg(shape, edge=edge, name=name,
+        return super().arg(shape, edge=edge, side=side, name=name,
                            differentiable=differentiable and i not in self._frozen)
 
 
@@ -91,11 +91,13 @@ def build(template: str, config: tuple, frozen: tuple = ()):
         _STATE.frozen = ()
 
 
-def _builder(name: str, dtype: str) -> ir.Builder:
+def _builder(name: str, dtype: str, bipartite: bool = False) -> ir.Builder:
+    """A function of ``dtype`` on a graph (``bipartite``: a bipartite graph,
+    whose node arguments say their side)."""
     if dtype not in ("f32", "f64", "bf16", "f16"):
         raise ValueError(f"expected element type 'f32', 'f64', 'bf16' or 'f16', got "
                          f"{dtype!r}")
-    return _Builder(name, dtype, getattr(_STATE, "frozen", ()))
+    return _Builder(name, dtype, getattr(_STATE, "frozen", ()), bipartite)
 
 
 def _finite(value: float) -> float:
@@ -309,18 +311,20 @@ def sage_aggregate(f: ir.Builder, x, aggr: str):
     return f.spmm(aggr, x, name="agg")
 
 
-def sage(channels: int, dtype: str, aggr: str):
-    """The function of `SAGEConv`: ``sage_aggregate`` of ``x``."""
+def sage(channels: int, dtype: str, aggr: str, bipartite: bool = False):
+    """``sage_aggregate`` of ``x``; ``bipartite``: on a bipartite graph, the
+    sources' rows ``x`` aggregated into the destinations' rows."""
     if aggr not in ("sum", "mean", "max", "min"):
         raise ValueError(f"unsupported aggregation {aggr!r}")
-    name = f"sage_{aggr}"
-    f = _builder(name, dtype)
-    x = f.arg([None, channels], name="x")
+    name = f"sage_{aggr}" + ("_bipartite" if bipartite else "")
+    f = _builder(name, dtype, bipartite)
+    x = f.arg([None, channels], side="src" if bipartite else None, name="x")
     return f.finish(sage_aggregate(f, x, aggr)), name
 
 
 def sage_layer(in_channels: int, out_channels: int, dtype: str, aggr: str,
-               bias: bool, root: bool, project_first: bool, separate_root: bool = False):
+               bias: bool, root: bool, project_first: bool, separate_root: bool = False,
+               bipartite: bool = False, root_channels: int = 0):
     """The function of `SAGEConv`, the whole layer:
     ``out_i = W_l^T aggr_{j -> i} x_j (+ b_l) (+ W_r^T x_i)``. Arguments:
     ``x`` [N, in], ``wl`` [out, in] (PyG's ``lin_l.weight`` as stored: the
@@ -330,19 +334,48 @@ def sage_layer(in_channels: int, out_channels: int, dtype: str, aggr: str,
     aggregates ``relu(lin(x))`` passed as ``x``) the root term's own input
     ``xr`` [N, in]. ``project_first`` (a linear ``aggr``, sum or mean): the
     projection runs before the aggregation, which then moves ``out``
-    features over the edges instead of ``in``."""
+    features over the edges instead of ``in``. ``bipartite``: PyG's
+    ``(x_src, x_dst)`` form on a bipartite graph, ``x`` the sources' rows
+    and the root term's ``xr`` (then an argument with ``root``) the
+    destinations' own (``root_channels`` features where PyG's
+    ``in_channels=(in_src, in_dst)`` differ; 0: ``in_channels``); the
+    result has the destinations' rows."""
     if aggr not in ("sum", "mean", "max", "min"):
         raise ValueError(f"unsupported aggregation {aggr!r}")
     if project_first and aggr not in ("sum", "mean"):
         raise ValueError(f"aggregation {aggr!r} does not commute with the projection")
-    name = f"sage_{aggr}_layer"
-    f = _builder(name, dtype)
-    x = f.arg([None, in_channels], name="x")
+    if bipartite and separate_root:
+        raise ValueError("a bipartite layer's root term reads its own input")
+    name = f"sage_{aggr}_layer" + ("_bipartite" if bipartite else "")
+    f = _builder(name, dtype, bipartite)
+    x = f.arg([None, in_channels], side="src" if bipartite else None, name="x")
     wl = f.arg([out_channels, in_channels], name="wl")
     bl = f.arg([out_channels], name="bl") if bias else None
-    wr = f.arg([out_channels, in_channels], name="wr") if root else None
-    xr = f.arg([None, in_channels], name="xr") if root and separate_root else x
-    n = f.dim(x, name="n")
+    in_root = root_channels or in_channels
+    wr = f.arg([out_channels, in_root], name="wr") if root else None
+    if root and (separate_root or bipartite):
+        xr = f.arg([None, in_root], side="dst" if bipartite else None, name="xr")
+    else:
+        xr = x
+    if not bipartite:
+        n = n_src = f.dim(x, name="n")
+    else:
+        n_src = f.dim(x, name="n_src")
+        if root:
+            n = f.dim(xr, name="n")
+
+    def aggregated():
+        # The aggregate of x (project_first: of x W_l^T): destination rows.
+        if not project_first:
+            return sage_aggregate(f, x, aggr)
+        return sage_aggregate(f, f.matmul(x, wl, f.zeros([None, out_channels], n_src),
+                                          transpose_rhs=True, name="hl"), aggr)
+
+    agg = None
+    if bipartite and not root:
+        # No destination tensor to size the terms by: the aggregate's rows.
+        agg = aggregated()
+        n = f.dim(agg, name="n")
     # The terms are summed by matmuls adding into the previous term (on CUDA
     # a GEMM with beta = 1, in place): the bias broadcast to every row (or
     # zeros), plus x_r W_r^T, plus the aggregate's product. No elementwise
@@ -355,12 +388,11 @@ def sage_layer(in_channels: int, out_channels: int, dtype: str, aggr: str,
     if wr is not None:
         acc = f.matmul(xr, wr, acc, transpose_rhs=True, name="hr")
     if not project_first:
-        return f.finish(f.matmul(sage_aggregate(f, x, aggr), wl, acc, transpose_rhs=True,
-                                 name="out")), name
+        agg = agg if agg is not None else aggregated()
+        return f.finish(f.matmul(agg, wl, acc, transpose_rhs=True, name="out")), name
     # The projection first: the aggregate of x W_l^T, then one sum with the
     # other terms.
-    hl = sage_aggregate(f, f.matmul(x, wl, f.zeros([None, out_channels], n), transpose_rhs=True,
-                                    name="hl"), aggr)
+    hl = agg if agg is not None else aggregated()
     if bl is None and wr is None:
         return f.finish(hl), name
     out = f.generic([(0, 1), (0, 1), (0, 1)], [_P, _P], [hl, acc],

@@ -213,16 +213,18 @@ _SAGE_AGGR = {"mean": "mean", "max": "max", "min": "min", "sum": "sum", "add": "
 def _aggregate_pair(layer: torch.nn.Module, h: Tensor, aggr: str, dtype: torch.dtype,
                     edge_index: Tensor, sizes: tuple,
                     weights: Optional[Tensor] = None) -> Tensor:
-    """`aggr` of the sources' rows `h` into each destination of a bipartite
-    graph of sizes (num_src, num_dst), in `dtype`: SAGE's template over
-    max(num_src, num_dst) rows, num_dst kept (docs/Python-nn.md). With
+    """`aggr` of the sources' rows `h` [num_src, F] into each destination of
+    a bipartite graph of sizes (num_src, num_dst), in `dtype`: SAGE's
+    template on the bipartite graph, [num_dst, F] (docs/Python-nn.md). With
     `weights` (message_weights: a torch.sparse adjacency's values) each
     message is weighted first, as PyG's spmm does."""
-    h = _common.cast(dtype, _common.rows_of(h, max(sizes)))
+    h = _common.cast(dtype, h)
     if weights is not None:
-        return _common.weighted_aggregate(edge_index, sizes, h, weights, aggr)[:sizes[1]]
-    return _common.propagate(layer, "sage", (int(h.size(1)), _common._DTYPES[dtype], aggr),
-                             edge_index, sizes, h)[:sizes[1]]
+        return _common.weighted_aggregate(edge_index, sizes, _common.rows_of(h, max(sizes)),
+                                          weights, aggr)[:sizes[1]]
+    return _common.propagate(layer, "sage",
+                             (int(h.size(1)), _common._DTYPES[dtype], aggr, True),
+                             edge_index, sizes, h)
 
 
 def sum_terms(terms: list) -> Tensor:
@@ -319,21 +321,22 @@ class SAGEConv(torch.nn.Module):
 
     @_common.sparse_runs_eagerly
     def forward(self, x, edge_index: Tensor, size=None) -> Tensor:
-        out = sum_terms(self.terms(x, edge_index, size))
+        out = sum_terms(self.terms(x, edge_index, size, whole=True))
         if self.normalize:
             out = F.normalize(out, p=2.0, dim=-1)
         return out
 
-    def terms(self, x, edge_index: Tensor, size=None) -> list:
+    def terms(self, x, edge_index: Tensor, size=None, whole: bool = False) -> list:
         """The layer's output before `normalize` as a list of terms for
-        `sum_terms`: on one graph the whole layer's result (one op); on a
-        bipartite graph or with weighted messages the aggregation (or,
-        projected first, its result), the root term and the bias, which
-        gnnc.nn.to_hetero sums over several layers at once (a shared input's
-        matmuls merged)."""
+        `sum_terms`: on one graph, and with `whole` (the layer's own
+        forward) on a bipartite graph, the whole layer's result (one op);
+        otherwise on a bipartite graph or with weighted messages the
+        aggregation (or, projected first, its result), the root term and
+        the bias, which gnnc.nn.to_hetero sums over several layers at once
+        (a shared input's matmuls merged)."""
         name = type(self).__name__
         if isinstance(x, (tuple, list)) or isinstance(self.in_channels, tuple):
-            return self._bipartite(name, x, edge_index, size)
+            return self._bipartite(name, x, edge_index, size, whole)
         adj = edge_index
         edge_index, values = _common.check_inputs(
             name, x, edge_index, _common.channels(self), self.lin_l.weight.dtype, self.flow)
@@ -377,7 +380,7 @@ class SAGEConv(torch.nn.Module):
             terms.append(("mm", x_dst, self.lin_r.weight))
         return terms
 
-    def _bipartite(self, name: str, x, edge_index: Tensor, size) -> list:
+    def _bipartite(self, name: str, x, edge_index: Tensor, size, whole: bool) -> list:
         """PyG's bipartite SAGE: sources x[0] aggregated into the num_dst
         destinations, x[1] (None: no root term) through lin_r."""
         sides = ([self.lin_l], [self.lin_r] if self.root_weight else [])
@@ -388,15 +391,37 @@ class SAGEConv(torch.nn.Module):
         aggr = _SAGE_AGGR[self.aggr]
         dt = _common.compute_dtype(x_src, self.lin_l.weight.dtype)
         weights = _common.message_weights(name, adj, values, aggr, dt)
-        if aggr in ("mean", "sum") and self.out_channels < src.size(1) and ns <= nd:
-            # Project first where that moves fewer features over the edges
-            # and projects no more rows than the destinations have.
-            terms = [("add", _aggregate_pair(self, F.linear(src, self.lin_l.weight), aggr,
-                                             dt, ei, (ns, nd), weights))]
-        else:
-            terms = [("mm", _aggregate_pair(self, src, aggr, dt, ei, (ns, nd), weights),
-                      self.lin_l.weight)]
-        return terms + self._root_and_bias(x_dst)
+        cin, cout = int(src.size(1)), self.out_channels
+        if weights is not None or not whole:
+            # Terms to sum with other layers' (to_hetero), or PyG's spmm
+            # over a weighted torch.sparse adjacency.
+            if aggr in ("mean", "sum") and cout < cin and ns <= nd:
+                # Project first where that moves fewer features over the
+                # edges and projects no more rows than the destinations have.
+                terms = [("add", _aggregate_pair(self, F.linear(src, self.lin_l.weight),
+                                                 aggr, dt, ei, (ns, nd), weights))]
+            else:
+                terms = [("mm", _aggregate_pair(self, src, aggr, dt, ei, (ns, nd), weights),
+                          self.lin_l.weight)]
+            return terms + self._root_and_bias(x_dst)
+        # The whole layer is one gnn function on the bipartite graph
+        # (_ir.sage_layer): the sources' aggregation, the destinations' root
+        # term, the bias; one op forward and one backward. A linear
+        # aggregation runs after the projection where that moves fewer
+        # features over the edges and projects no more rows than the
+        # destinations have.
+        project_first = aggr in ("mean", "sum") and cout < cin and ns <= nd
+        bias = self.lin_l.bias
+        root = self.root_weight and x_dst is not None
+        t = _common._DTYPES[dt]
+        tensors = [_common.cast(dt, src), _common.cast(dt, self.lin_l.weight)]
+        if bias is not None:
+            tensors.append(_common.cast(dt, bias))
+        if root:
+            tensors += [_common.cast(dt, self.lin_r.weight), _common.cast(dt, x_dst)]
+        config = (cin, cout, t, aggr, bias is not None, root, project_first, False, True,
+                  int(x_dst.size(1)) if root else 0)
+        return [("add", _common.propagate(self, "sage_layer", config, ei, (ns, nd), *tensors))]
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}({self.in_channels}, {self.out_channels}, "
