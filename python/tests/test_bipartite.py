@@ -444,20 +444,37 @@ class Bound(torch.nn.Module):
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
-@pytest.mark.parametrize("ns,nd", [(7, 4), (4, 9), (5, 0)])
+@pytest.mark.parametrize("ns,nd", [(7, 4), (4, 9), (5, 0), (0, 3), (25, 2)])
 @pytest.mark.parametrize("layer,kw", ATTENTION_CASES,
                          ids=[f"{n}-{'-'.join(k)}" for n, k in ATTENTION_CASES])
 def test_attention_pair_equals_pyg(dtype, ns, nd, layer, kw):
     if layer in ("GATConv", "GATv2Conv") and "edge_dim" in kw and nd > ns:
         pytest.skip("PyG's own layer fails here (fill_value='mean' over "
                     "min(num_src, num_dst) self-loop rows)")
-    e = 0 if nd == 0 else 20
+    e = 0 if 0 in (ns, nd) else 20
     ei = bipartite(ns, nd, e)
     ours, pyg = attention_layers(layer, dtype, **kw)
     xs, xd = pair(ns, nd, dtype)
     theirs = (xs.detach().clone().requires_grad_(), xd.detach().clone().requires_grad_())
     ea = _parity.features(e, dtype, 3, seed=5).to(DEVICE) if "edge_dim" in kw else None
     check(Bound(ours, ea), Bound(pyg, ea), (xs, xd), theirs, ei, dtype)
+
+
+@pytest.mark.parametrize("layer", ["TransformerConv", "GATv2Conv", "GATConv"])
+def test_attention_pair_runs_on_a_bipartite_graph(layer):
+    # The attention of a bipartite layer is a gnn function on
+    # !gnn.graph<bipartite> (issue 31): the sources' and the destinations'
+    # rows each with their own count, nothing padded; PyG's result.
+    dtype = torch.float64
+    ours, pyg = attention_layers(layer, dtype, heads=2)
+    ei = bipartite(3, 11, 40)  # fewer sources than destinations
+    xs, xd = pair(3, 11, dtype)
+    check(Bound(ours), Bound(pyg), (xs, xd), (xs.detach().clone().requires_grad_(),
+                                              xd.detach().clone().requires_grad_()), ei, dtype)
+    template, config = ours._gnnc_function
+    text = gnn._ir.build(template, config)[0].text()
+    assert "!gnn.graph<bipartite>" in text
+    assert 'gnn.domain = "src"' in text and 'gnn.domain = "dst"' in text
 
 
 @pytest.mark.parametrize("layer", ["TransformerConv", "GATv2Conv", "GATConv"])

@@ -407,10 +407,10 @@ def bipartite_inputs(layer: str, x, edge_index, size, channels: Tuple[int, int],
     the graph cache checks that sources are below num_src and destinations
     below num_dst.
 
-    gnnc's kernels run such a graph over max(num_src, num_dst) node rows
-    (see _core._rows): a layer pads the source features it aggregates to
-    that many rows and keeps the first num_dst rows of the result, so the
-    work past a side's count is zero rows, not a copy of the graph."""
+    The layers run gnn functions on a bipartite graph (each side's rows
+    with its own count); only the weighted aggregation of a sparse
+    adjacency's values (weighted_aggregate) still runs a function of one
+    node set over max(num_src, num_dst) rows (see _core._rows)."""
     if flow != "source_to_target":
         refuse(layer, f"flow={flow!r} with a (source, target) pair of node features",
                "bipartite inputs take flow='source_to_target'")
@@ -1056,11 +1056,12 @@ def attention_dropout_mask(shape, p: float, dtype: torch.dtype,
 # --------------------------------------------------------------------------
 
 def propagate(layer: Optional[torch.nn.Module], template: str, config: tuple,
-              edge_index: Tensor, num_nodes: int, *tensors: Tensor) -> Tensor:
+              edge_index: Tensor, num_nodes, *tensors: Tensor) -> Tensor:
     """Runs the `gnn` function `_ir.<template>(*config)` on the graph of
-    `edge_index` (num_nodes nodes; a bipartite graph's (num_src, num_dst):
-    then node tensors have max(num_src, num_dst) rows, see
-    `bipartite_inputs`) with `tensors` as its arguments after the graph.
+    `edge_index` (num_nodes nodes, or a bipartite graph's (num_src,
+    num_dst): then a bipartite function's src and dst tensors have their
+    side's rows, and a function of one node set's node tensors
+    max(num_src, num_dst)) with `tensors` as its arguments after the graph.
     The compiled function is kept per (template, config); `layer` (None:
     none) remembers which it ran last (gnnc.explain; not while torch.compile
     traces).

@@ -544,11 +544,12 @@ def _gine_propagate(f: ir.Builder, x, e, eps):
 
 
 def gine_pair(channels: int, dtype: str):
-    """`GINEConv`'s aggregation on a bipartite graph:
-    ``sum_{j -> i} relu(x_j + e_ji)`` over the sources ``x`` (the layer adds
-    the targets' ``(1 + eps) x_dst``), one edge pass as in ``gine``."""
-    f = _builder("gine_pair", dtype)
-    x = f.arg([None, channels], name="x")
+    """`GINEConv`'s aggregation on a bipartite graph (a
+    ``!gnn.graph<bipartite>``): ``sum_{j -> i} relu(x_j + e_ji)`` over the
+    sources' rows ``x`` into the destinations' (the layer adds the targets'
+    ``(1 + eps) x_dst``), one edge pass as in ``gine``."""
+    f = _builder("gine_pair", dtype, bipartite=True)
+    x = f.arg([None, channels], side="src", name="x")
     e = f.arg([None, channels], edge=True, name="e")
     return f.finish(_gine_aggregate(f, x, e, channels)), "gine_pair"
 
@@ -604,7 +605,10 @@ def gat_attention(f: ir.Builder, h, att_src, att_dst, negative_slope: float,
     heads = h.shape[1]
     n = f.dim(h, name="n")
     a_src = _head_dot(f, h, att_src, n, heads, "a_src")
-    a_dst = _head_dot(f, h if h_dst is None else h_dst, att_dst, n, heads, "a_dst")
+    if h_dst is None:
+        a_dst = _head_dot(f, h, att_dst, n, heads, "a_dst")
+    else:
+        a_dst = _head_dot(f, h_dst, att_dst, f.dim(h_dst, name="n_dst"), heads, "a_dst")
     e = f.sddmm("add", a_src, a_dst, name="e")
     ne = f.dim(e, name="ne")
     if escore is not None:
@@ -621,14 +625,14 @@ def gat_attention(f: ir.Builder, h, att_src, att_dst, negative_slope: float,
 
 def gat_pair(heads: int, channels: int, dtype: str, negative_slope: float,
              masked: bool, dropout: bool, weights: bool = False, edge: bool = False):
-    """The function of `GATConv` on PyG's bipartite input: ``gat_attention``
-    with the sources' projection ``h`` (the messages, ``att_src``) and the
-    targets' own ``h_dst`` (``att_dst``); with ``edge`` the edge argument
-    ``escore``, with ``weights`` the attention coefficients as a second
-    result."""
-    f = _builder("gat_pair", dtype)
-    h = f.arg([None, heads, channels], name="h")
-    h_dst = f.arg([None, heads, channels], name="h_dst")
+    """The function of `GATConv` on PyG's bipartite input, on a bipartite
+    graph: ``gat_attention`` with the sources' projection ``h`` (the
+    messages, ``att_src``) and the destinations' own ``h_dst``
+    (``att_dst``); with ``edge`` the edge argument ``escore``, with
+    ``weights`` the attention coefficients as a second result."""
+    f = _builder("gat_pair", dtype, bipartite=True)
+    h = f.arg([None, heads, channels], side="src", name="h")
+    h_dst = f.arg([None, heads, channels], side="dst", name="h_dst")
     att_src = f.arg([heads, channels], name="att_src")
     att_dst = f.arg([heads, channels], name="att_dst")
     escore = f.arg([None, heads], edge=True, name="escore") if edge else None
@@ -694,11 +698,12 @@ def gatv2_attention(f: ir.Builder, l, r, att, negative_slope: float, eproj=None,
 
 def gatv2(heads: int, channels: int, dtype: str, negative_slope: float,
           masked: bool, dropout: bool, weights: bool = False, edge: bool = False):
-    """The function of `GATv2Conv`: ``gatv2_attention``; with ``edge`` the
-    edge argument ``eproj``."""
-    f = _builder("gatv2", dtype)
-    l = f.arg([None, heads, channels], name="l")
-    r = f.arg([None, heads, channels], name="r")
+    """The function of `GATv2Conv` on PyG's bipartite input, on a bipartite
+    graph: ``gatv2_attention`` of the sources' ``l`` and the destinations'
+    ``r``; with ``edge`` the edge argument ``eproj``."""
+    f = _builder("gatv2", dtype, bipartite=True)
+    l = f.arg([None, heads, channels], side="src", name="l")
+    r = f.arg([None, heads, channels], side="dst", name="r")
     att = f.arg([heads, channels], name="att")
     eproj = f.arg([None, heads, channels], edge=True, name="eproj") if edge else None
     keep, drop = _masks(f, heads, masked, dropout)
@@ -771,12 +776,17 @@ def transformer_attention(f: ir.Builder, q, k, v, eproj=None, keep=None, drop=No
 
 
 def transformer(heads: int, channels: int, dtype: str, masked: bool, dropout: bool,
-                weights: bool = False, edge: bool = False):
+                weights: bool = False, edge: bool = False, bipartite: bool = False):
     """The function of `TransformerConv`: ``transformer_attention``; PyG's
-    TransformerConv returns the weights before dropout."""
-    f = _builder("transformer", dtype)
+    TransformerConv returns the weights before dropout. ``bipartite``: on a
+    bipartite graph, the destinations' queries ``q`` and the sources' keys
+    and values ``k``, ``v`` (PyG's bipartite input)."""
+    f = _builder("transformer", dtype, bipartite)
     hc = [None, heads, channels]
-    q, k, v = f.arg(hc, name="q"), f.arg(hc, name="k"), f.arg(hc, name="v")
+    side = (lambda s: s) if bipartite else (lambda s: None)
+    q = f.arg(hc, side=side("dst"), name="q")
+    k = f.arg(hc, side=side("src"), name="k")
+    v = f.arg(hc, side=side("src"), name="v")
     eproj = f.arg(hc, edge=True, name="eproj") if edge else None
     keep, drop = _masks(f, heads, masked, dropout)
     out, softmax = transformer_attention(f, q, k, v, eproj, keep, drop)

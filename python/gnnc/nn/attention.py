@@ -126,7 +126,8 @@ def _sparse_attention(adj: Tensor, attention: tuple, shape: tuple, with_values: 
 
 def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tensor,
                heads: int, *tensors: Tensor, dtype: torch.dtype, weights: bool = False,
-               edge_attr: Optional[Tensor] = None, edge_fn=None, num_nodes=None):
+               edge_attr: Optional[Tensor] = None, edge_fn=None, num_nodes=None,
+               extra_config: tuple = ()):
     """Runs an attention template (its config, then `masked, dropout,
     weights, edge`) with PyG's self-loops and attention dropout, in `dtype`
     (the config's element type): `tensors`, the edge term, the self-loop
@@ -138,10 +139,10 @@ def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tenso
     aggregate, or with `weights` (aggregate, (edge_index, attention weights))
     as PyG's `return_attention_weights` gives them: the graph after PyG's
     self-loop handling, in the caller's orientation. `num_nodes`: a
-    bipartite graph's (num_src, num_dst) (the tensors then have
-    max(num_src, num_dst) rows; self-loops, as PyG, on the first
-    min(num_src, num_dst) nodes; the aggregate has num_dst rows), default
-    x.size(0)."""
+    bipartite graph's (num_src, num_dst) (a template on a bipartite graph,
+    its node tensors with their side's rows; self-loops, as PyG, on the
+    first min(num_src, num_dst) nodes; the aggregate has num_dst rows),
+    default x.size(0). `extra_config` follows the masks' in the config."""
     n = x.size(0) if num_nodes is None else num_nodes
     ei = _common.flip(edge_index, layer.flow)
     extra = []
@@ -173,13 +174,11 @@ def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tenso
         extra.append(_common.attention_dropout_mask(
             (ei.size(1), heads), layer.dropout, dtype, x.device))
     result = _common.propagate(layer, template, config + (masked, dropout, weights,
-                                                   edge_attr is not None),
+                                                   edge_attr is not None) + extra_config,
                                ei, n, *_common.casts(dtype, *tensors), *extra)
     if not weights:
-        return result[:n[1]] if isinstance(n, tuple) else result
+        return result
     out, alpha = result
-    if isinstance(n, tuple):
-        out = out[:n[1]]
     if masked:
         # PyG's remove_self_loops + add_self_loops: the input's self-loops go
         # (data-dependent: a graph break under torch.compile, only here).
@@ -321,12 +320,11 @@ class GATConv(_HeadsLayer):
                              edge_attr=edge_attr, edge_fn=edge_fn)
             if bias:
                 return self._finished(out, weights, adj, _shape(x_src, sizes))
-        else:  # a bipartite graph's rows (docs/Python-nn.md)
+        else:  # a bipartite graph (docs/Python-nn.md)
             h = lin_src(x_src).view(-1, h_, c)
             h_dst = lin_dst(x_dst).view(-1, h_, c)
-            nodes = tuple(_common.rows_of(v, max(sizes)) for v in (h, h_dst))
             out = _attention("gat_pair", (h_, c, t, self.negative_slope), self, x_src,
-                             edge_index, h_, *nodes, *atts, dtype=dt, weights=weights,
+                             edge_index, h_, h, h_dst, *atts, dtype=dt, weights=weights,
                              edge_attr=edge_attr, edge_fn=edge_fn, num_nodes=sizes)
         out, attention = self._heads(out, weights, adj, _shape(x_src, sizes))
         out = self._residual_and_bias(x_dst, out)
@@ -447,10 +445,9 @@ class GATv2Conv(_HeadsLayer):
                              dtype=dt, weights=weights, edge_attr=edge_attr, edge_fn=edge_fn)
             if bias:
                 return self._finished(out, weights, adj, _shape(x_src, sizes))
-        else:  # a bipartite graph's rows (docs/Python-nn.md)
+        else:  # a bipartite graph (docs/Python-nn.md)
             x_l = self.lin_l(x_src).view(-1, h_, c)
             x_r = self.lin_r(x_dst).view(-1, h_, c)
-            x_l, x_r = (_common.rows_of(v, max(sizes)) for v in (x_l, x_r))
             out = _attention("gatv2", (h_, c, t, self.negative_slope), self, x_src, edge_index,
                              h_, x_l, x_r, self.att.view(h_, c), dtype=dt, weights=weights,
                              edge_attr=edge_attr, edge_fn=edge_fn, num_nodes=sizes)
@@ -570,12 +567,10 @@ class TransformerConv(_HeadsLayer):
         q = self.lin_query(x_dst).view(-1, h_, c)
         k = self.lin_key(x_src).view(-1, h_, c)
         v = self.lin_value(x_src).view(-1, h_, c)
-        # A bipartite graph's rows (docs/Python-nn.md).
-        rows = max(sizes)
-        q, k, v = (_common.rows_of(t, rows) for t in (q, k, v))
+        # A bipartite graph (docs/Python-nn.md).
         out = _attention("transformer", (h_, c, t), self, x_src, edge_index, h_, q, k, v,
                          dtype=dt, weights=weights, edge_attr=edge_attr, edge_fn=edge_fn,
-                         num_nodes=sizes)
+                         num_nodes=sizes, extra_config=(True,))
         out, attention = self._heads(out, weights, adj, _shape(x_src, sizes))
         return self._skip(x_dst, out, attention, weights)
 

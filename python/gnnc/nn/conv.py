@@ -656,15 +656,14 @@ class GINEConv(torch.nn.Module):
 
     def _bipartite(self, x, edge_index: Tensor, edge_attr, size) -> Tensor:
         """PyG's bipartite GINE: nn((1 + eps) x_dst + sum_j relu(x_src_j +
-        e_ji)), the sum over max(num_src, num_dst) rows (docs/Python-nn.md)."""
+        e_ji)), the sum on the bipartite graph (docs/Python-nn.md)."""
         adj = edge_index
         x_src, x_dst, ei, sizes, values = _gin_pair_inputs(self, x, edge_index, size)
         edge_attr = self._sparse_edge_attr(adj, edge_attr, values)
         e = self._edge_features(edge_attr, ei, x_src)
         dt = _common.compute_dtype(x_src, self.eps.dtype, e.dtype)
-        h = _common.rows_of(x_src, max(sizes))
-        out = _common.propagate(self, "gine_pair", (int(h.size(1)), _common._DTYPES[dt]),
-                                ei, sizes, *_common.casts(dt, h, e))[:sizes[1]]
+        out = _common.propagate(self, "gine_pair", (int(x_src.size(1)), _common._DTYPES[dt]),
+                                ei, sizes, *_common.casts(dt, x_src, e))
         return _gin_pair_out(self, out, x_dst)
 
     def _sparse_edge_attr(self, adj, edge_attr, values):

@@ -196,16 +196,16 @@ class HGTConv(torch.nn.Module):
         layout = tuple((r, src_off[r], counts[r[0]], dst_off[r[-1]], counts[r[-1]])
                        for r in relations)
         dt = _common.compute_dtype(x0, self.kqv_lin.lins[next(iter(kqv))].weight.dtype)
-        # A bipartite graph's rows (docs/Python-nn.md): the shorter side padded.
-        rows = max(num_src, num_dst)
-        q, k, v = (_common.rows_of(t, rows) for t in _common.casts(dt, q, k, v))
+        # One bipartite graph (docs/Python-nn.md): the destination types'
+        # queries, the source types' keys and values.
+        q, k, v = _common.casts(dt, q, k, v)
         if relations:
             edge_index = _bipartite_graph([edge_index_dict[r] for r in relations], layout,
                                           num_src, num_dst)
             out = _common.propagate(self, "transformer",
                                     (h_, d, _common._DTYPES[dt], False, False, False,
-                                     False),
-                                    edge_index, (num_src, num_dst), q, k, v)[:num_dst]
+                                     False, True),
+                                    edge_index, (num_src, num_dst), q, k, v)
         else:  # no edge type at all: nothing is aggregated
             out = q.new_zeros((num_dst, h_, d))
         out = F.gelu(out.flatten(1))
