@@ -126,6 +126,21 @@ def test_sage_pair_is_one_bipartite_op(kw, out):
     assert ('gnn.domain = "dst"' in text) == kw.get("root_weight", True)
 
 
+@pytest.mark.parametrize("aggr", ["sum", "mean"])
+@pytest.mark.parametrize("ns,nd", [(9, 4), (3, 8)])
+def test_sage_pair_weighted_sparse_adjacency(aggr, ns, nd):
+    # A weighted torch.sparse adjacency [num_dst, num_src] weights each
+    # message by its value (PyG's spmm), on the bipartite graph.
+    dtype = torch.float64
+    ours, pyg = layers(dtype, aggr=aggr)
+    ei = bipartite(ns, nd, 30)
+    w = torch.rand(ei.size(1), dtype=dtype, generator=torch.Generator().manual_seed(4)) + 0.5
+    adj = torch.sparse_coo_tensor(ei.flip(0), w.to(DEVICE), (nd, ns)).coalesce()
+    xs, xd = pair(ns, nd, dtype)
+    check(ours, pyg, (xs, xd), (xs.detach().clone().requires_grad_(),
+                                xd.detach().clone().requires_grad_()), adj, dtype)
+
+
 def test_bipartite_function_sizes_by_side():
     # A user-built function on a bipartite graph: num_nodes=(num_src,
     # num_dst); each side's tensors are checked against its own count.

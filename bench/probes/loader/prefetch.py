@@ -57,7 +57,10 @@ def padded_bipartite(self, name, x, edge_index, size, whole):
     dt = _common.compute_dtype(x_src, self.lin_l.weight.dtype)
 
     def pair(h):
-        h = _common.cast(dt, _common.rows_of(h, max(ns, nd)))
+        extra = max(ns, nd) - h.size(0)
+        if extra > 0:
+            h = torch.cat([h, h.new_zeros((extra,) + h.shape[1:])])
+        h = _common.cast(dt, h)
         return _common.propagate(self, "sage", (int(h.size(1)), _common._DTYPES[dt], aggr),
                                  ei, (ns, nd), h)[:nd]
     if aggr in ("mean", "sum") and self.out_channels < x_src.size(1) and ns <= nd:

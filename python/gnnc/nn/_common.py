@@ -407,10 +407,8 @@ def bipartite_inputs(layer: str, x, edge_index, size, channels: Tuple[int, int],
     the graph cache checks that sources are below num_src and destinations
     below num_dst.
 
-    The layers run gnn functions on a bipartite graph (each side's rows
-    with its own count); only the weighted aggregation of a sparse
-    adjacency's values (weighted_aggregate) still runs a function of one
-    node set over max(num_src, num_dst) rows (see _core._rows)."""
+    The layers run gnn functions on a bipartite graph, each side's rows with
+    its own count."""
     if flow != "source_to_target":
         refuse(layer, f"flow={flow!r} with a (source, target) pair of node features",
                "bipartite inputs take flow='source_to_target'")
@@ -482,13 +480,6 @@ def linear_pair_inputs(layer: str, x, edge_index, size, sides, flow: str,
             if side is not None and m.is_lazy():
                 m.materialize(side.size(1))
     return x_src, x_dst, edge_index, sizes, values
-
-
-def rows_of(x: Tensor, rows: int) -> Tensor:
-    """`x` with zero rows appended up to `rows` (a bipartite graph's node
-    rows, see bipartite_inputs)."""
-    extra = rows - x.size(0)
-    return x if extra <= 0 else torch.cat([x, x.new_zeros((extra,) + x.shape[1:])])
 
 
 # --------------------------------------------------------------------------
@@ -704,14 +695,16 @@ def weighted_aggregate(edge_index: Tensor, num_nodes, h: Tensor,
     weighted GCN template), divided by the in-edge count for "mean" (PyG's
     spmm mean: the weighted sum over the number of entries). `h` and
     `weights` have the op's dtype. `num_nodes`: a node count, or a bipartite
-    graph's (num_src, num_dst), then `h` has max(num_src, num_dst) rows
-    (rows_of) and so has the result."""
-    out = propagate(None, "gcn", (int(h.size(1)), elem(h), False, True), edge_index,
-                    num_nodes, h, weights)
+    graph's (num_src, num_dst), then `h` has the sources' rows and the
+    result the destinations'."""
+    bipartite = isinstance(num_nodes, tuple)
+    out = propagate(None, "gcn", (int(h.size(1)), elem(h), False, True, bipartite),
+                    edge_index, num_nodes, h, weights)
     if aggr == "mean":
         # Counted in float32 at least: a bfloat16 count stops at 256.
         wide = torch.promote_types(h.dtype, torch.float32)
-        count = torch.zeros(_core._rows(num_nodes), dtype=wide, device=h.device)
+        count = torch.zeros(num_nodes[1] if bipartite else num_nodes, dtype=wide,
+                            device=h.device)
         count = count.index_add(0, edge_index[1], torch.ones_like(weights, dtype=wide))
         out = (out / count.clamp(min=1).unsqueeze(1)).to(h.dtype)
     return out

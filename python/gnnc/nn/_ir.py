@@ -208,11 +208,16 @@ def gcn_propagate(f: ir.Builder, h, w=None, normalize: bool = True,
                      lambda v, d, o: v * d, name="out")
 
 
-def gcn(channels: int, dtype: str, normalize: bool, weighted: bool):
+def gcn(channels: int, dtype: str, normalize: bool, weighted: bool,
+        bipartite: bool = False):
     """The function of `GCNConv`: ``gcn_propagate`` of the argument ``h``
-    (and the edge weights ``w`` when ``weighted``)."""
-    f = _builder("gcn", dtype)
-    h = f.arg([None, channels], name="h")
+    (and the edge weights ``w`` when ``weighted``). ``bipartite`` (without
+    ``normalize``): on a bipartite graph, the sources' rows ``h`` weighted
+    into the destinations'."""
+    if bipartite and normalize:
+        raise ValueError("GCN's normalisation reads one node set's degrees")
+    f = _builder("gcn", dtype, bipartite)
+    h = f.arg([None, channels], side="src" if bipartite else None, name="h")
     w = f.arg([None], edge=True, name="w") if weighted else None
     return f.finish(gcn_propagate(f, h, w, normalize)), "gcn"
 

@@ -220,8 +220,7 @@ def _aggregate_pair(layer: torch.nn.Module, h: Tensor, aggr: str, dtype: torch.d
     message is weighted first, as PyG's spmm does."""
     h = _common.cast(dtype, h)
     if weights is not None:
-        return _common.weighted_aggregate(edge_index, sizes, _common.rows_of(h, max(sizes)),
-                                          weights, aggr)[:sizes[1]]
+        return _common.weighted_aggregate(edge_index, sizes, h, weights, aggr)
     return _common.propagate(layer, "sage",
                              (int(h.size(1)), _common._DTYPES[dtype], aggr, True),
                              edge_index, sizes, h)
