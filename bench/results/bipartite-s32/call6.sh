@@ -7,13 +7,16 @@ set -u
 source bench/gpu_setup.sh .carry "$OUT"
 RUN=$B/bin/gnn-run
 pass=0; fail=0
-for tool in memcheck initcheck; do
-  for g in "bipartite:src=3000,dst=400,edges=20000" "bipartite:src=300,dst=2000,edges=20000" \
-           "bipartite:src=50,dst=4,edges=30000,alpha=1.3"; do
+for run in "memcheck bipartite:src=3000,dst=400,edges=20000" \
+           "memcheck bipartite:src=300,dst=2000,edges=20000" \
+           "memcheck bipartite:src=50,dst=4,edges=30000,alpha=1.3" \
+           "initcheck bipartite:src=3000,dst=400,edges=20000"; do
+  tool=${run%% *}; g=${run#* }
+  {
     for f in test/Integration/Inputs/bipartite/*.mlir; do
       for grad in "" "--grad"; do
         n=$(basename $f .mlir)
-        out=$(timeout 120 compute-sanitizer --tool $tool --error-exitcode 3 \
+        out=$(timeout 60 compute-sanitizer --tool $tool --error-exitcode 3 \
               $RUN $f --graph="$g" --backend=cuda --reps=1 --warmup=0 $grad 2>&1)
         rc=$?
         errs=$(printf '%s\n' "$out" | sed -n 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' | tail -1)
@@ -25,7 +28,7 @@ for tool in memcheck initcheck; do
         fi
       done
     done
-  done
+  }
 done > $R/sanitize.txt 2>&1
 echo "$pass passed, $fail failed" >> $R/sanitize.txt
 tail -1 $R/sanitize.txt; grep FAIL $R/sanitize.txt | head
