@@ -31,6 +31,22 @@
 namespace fs = std::filesystem;
 using namespace gnn;
 
+int64_t HostGraph::numRelations() const {
+  int64_t r = 0;
+  for (int64_t t : edgeTypes)
+    r = std::max(r, t + 1);
+  return r;
+}
+
+void gnn::assignRelations(HostGraph &graph, int64_t numRelations,
+                          uint64_t seed) {
+  SplitMix64 rng(seed ^ 0x7E1A710D5ull);
+  graph.edgeTypes.resize(graph.src.size());
+  for (int64_t &t : graph.edgeTypes)
+    t = static_cast<int64_t>(rng.below(static_cast<uint64_t>(numRelations)));
+  graph.typedEmpty = graph.edgeTypes.empty();
+}
+
 std::string HostGraph::validate() const {
   std::ostringstream os;
   if (numNodes < 0)
@@ -49,6 +65,16 @@ std::string HostGraph::validate() const {
   }
   if (bipartite() && !graphIds.empty())
     return "a bipartite graph cannot be a batch of small graphs";
+  if (!edgeTypes.empty() && edgeTypes.size() != src.size()) {
+    os << "edge type list has " << edgeTypes.size()
+       << " entries but the graph has " << src.size() << " edges";
+    return os.str();
+  }
+  for (size_t e = 0; e < edgeTypes.size(); ++e)
+    if (edgeTypes[e] < 0) {
+      os << "edge " << e << " has the negative relation id " << edgeTypes[e];
+      return os.str();
+    }
   int64_t ns = srcNodes(), nd = dstNodes();
   for (size_t e = 0; e < src.size(); ++e) {
     if (src[e] < 0 || src[e] >= ns || dst[e] < 0 || dst[e] >= nd) {
@@ -821,6 +847,17 @@ static GraphOrError generateFromSpec(const std::string &spec) {
     r.error = "'" + spec + "': " + r.error;
     return r;
   }
+  // relations=R: a typed graph (every generator).
+  bool typed = o.values.count("relations") > 0;
+  double relations = 0, typesSeed = 1;
+  if (!o.number("relations", relations, false))
+    return r;
+  if (typed && (relations < 1 || relations > 2147483647.0 ||
+                relations != std::floor(relations))) {
+    r.error = "'" + spec + "': expected relations to be an integer in [1, "
+              "2^31 - 1] but found '" + formatCount(relations) + "'";
+    return r;
+  }
   if (kind == "powerlaw" || kind == "bipartite") {
     bool two = kind == "bipartite";
     double nodes = 0, edges = 0, seed = 1, alpha = 1.0, ns = 0, nd = 0;
@@ -829,6 +866,7 @@ static GraphOrError generateFromSpec(const std::string &spec) {
         !o.number("edges", edges, true) || !o.number("seed", seed, false) ||
         !o.number("alpha", alpha, false) || !o.done())
       return r;
+    typesSeed = seed;
     if (two)
       nodes = std::max(ns, nd);
     if ((two ? std::min(ns, nd) : nodes) < 1 && edges > 0) {
@@ -861,6 +899,7 @@ static GraphOrError generateFromSpec(const std::string &spec) {
         !o.number("max", maxN, false) || !o.number("degree", degree, false) ||
         !o.number("seed", seed, false) || !o.done())
       return r;
+    typesSeed = seed;
     if (minN < 1 || maxN < minN) {
       r.error = "'" + spec + "': expected 1 <= min <= max";
       return r;
@@ -882,6 +921,9 @@ static GraphOrError generateFromSpec(const std::string &spec) {
                             static_cast<int64_t>(maxN), degree,
                             static_cast<uint64_t>(seed));
   }
+  if (typed)
+    assignRelations(r.graph, static_cast<int64_t>(relations),
+                    static_cast<uint64_t>(typesSeed));
   r.graph.name = spec;
   return r;
 }
@@ -1144,6 +1186,8 @@ HostGraph gnn::renumberNodes(const HostGraph &graph,
   HostGraph out;
   out.name = graph.name;
   out.numNodes = graph.numNodes;
+  out.edgeTypes = graph.edgeTypes;
+  out.typedEmpty = graph.typedEmpty;
   out.src.resize(graph.src.size());
   out.dst.resize(graph.dst.size());
   for (size_t e = 0; e < graph.src.size(); ++e) {

@@ -308,6 +308,8 @@ private:
   bool haveIncoming = false, haveOutgoing = false;
 
   const Incidence &incidence(bool reversed);
+  /// A `relation` op's graph has types, all below `relations`.
+  LogicalResult checkRelations(Operation *op, int64_t relations);
   /// The node count of the destinations (`destination`) or the sources,
   /// turned around with `reversed`: the two sides of a bipartite graph.
   int64_t side(bool destination, bool reversed) const {
@@ -428,13 +430,41 @@ LogicalResult Interpreter::gather(mlir::gnn::GatherOp op) {
     return failure();
   std::vector<int64_t> shape = (*in)->shape;
   shape[0] = graph.numEdges();
-  Tensor out(shape);
   int64_t row = (*in)->rowSize();
   const auto &end = op.getEnd() == mlir::gnn::EdgeEnd::src ? graph.src : graph.dst;
+  if (op.getRelation()) {
+    // Row (node, type(e)) of a nodes x R x ... input.
+    if (failed(checkRelations(op, (*in)->shape[1])))
+      return failure();
+    shape.erase(shape.begin() + 1);
+    Tensor out(shape);
+    int64_t sub = out.rowSize();
+    for (int64_t e = 0; e < graph.numEdges(); ++e)
+      std::copy_n((*in)->data.begin() + end[e] * row +
+                      graph.edgeTypes[e] * sub,
+                  sub, out.data.begin() + e * sub);
+    setTensor(op.getResult(), std::move(out));
+    return success();
+  }
+  Tensor out(shape);
   for (int64_t e = 0; e < graph.numEdges(); ++e)
     std::copy_n((*in)->data.begin() + end[e] * row, row,
                 out.data.begin() + e * row);
   setTensor(op.getResult(), std::move(out));
+  return success();
+}
+
+LogicalResult Interpreter::checkRelations(Operation *op, int64_t relations) {
+  if (!graph.typed())
+    return op->emitOpError()
+           << "expects a typed graph (edge types) but graph '" << graph.name
+           << "' has none (a generator takes relations=R)";
+  for (int64_t e = 0; e < graph.numEdges(); ++e)
+    if (graph.edgeTypes[e] >= relations)
+      return op->emitOpError()
+             << "expects relation ids in [0, " << relations
+             << ") but edge " << e << " of graph '" << graph.name
+             << "' has relation " << graph.edgeTypes[e];
   return success();
 }
 
@@ -669,9 +699,26 @@ LogicalResult Interpreter::reduce(mlir::gnn::ReduceOp op) {
   const Incidence &inc = incidence(op.getReversed());
   std::vector<int64_t> shape = (*in)->shape;
   shape[0] = inc.rows();
-  Tensor out(shape);
   int64_t row = (*in)->rowSize();
   const double *x = (*in)->data.data();
+  if (op.getRelation()) {
+    // Each edge adds into row (node, type(e)), in edge-list order.
+    int64_t relations = op.getResult().getType().getDimSize(1);
+    if (failed(checkRelations(op, relations)))
+      return failure();
+    shape.insert(shape.begin() + 1, relations);
+    Tensor out(shape);
+    for (int64_t n = 0; n < inc.rows(); ++n)
+      for (int64_t i = inc.ptr[n]; i < inc.ptr[n + 1]; ++i) {
+        int64_t e = inc.edges[i];
+        double *o = out.data.data() + (n * relations + graph.edgeTypes[e]) * row;
+        for (int64_t k = 0; k < row; ++k)
+          o[k] += x[e * row + k];
+      }
+    setTensor(op.getResult(), std::move(out));
+    return success();
+  }
+  Tensor out(shape);
   auto value = [&](int64_t e, int64_t k) { return x[e * row + k]; };
   reduceRows(inc, row, op.getKind(), out, value);
   if (Value winner = op.getWinner())
@@ -1100,8 +1147,17 @@ FailureOr<std::vector<Tensor>> Interpreter::run(func::FuncOp func,
   if (failed(specs))
     return failure();
   for (Type type : func.getArgumentTypes())
-    if (auto g = dyn_cast<mlir::gnn::GraphType>(type))
+    if (auto g = dyn_cast<mlir::gnn::GraphType>(type)) {
       bipartite = g.getBipartite();
+      if (g.getTyped() && !graph.typed())
+        return func.emitError()
+               << "takes a typed graph ("
+               << (bipartite ? "!gnn.graph<bipartite, typed>"
+                             : "!gnn.graph<typed>")
+               << ") but graph '"
+               << graph.name
+               << "' has no edge types (a generator takes relations=R)";
+    }
   size_t want = specs->size() - 1;
   if (inputs.size() != want)
     return func.emitError() << "expects " << want << " inputs but got "

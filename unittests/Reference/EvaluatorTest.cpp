@@ -532,6 +532,43 @@ func.func @f(%g: !gnn.graph<bipartite>, %x: tensor<?x1xf32> {gnn.domain = "src"}
   expectTensor(out[8], {5, 1}, {11, 12, 66, 48, 0});
 }
 
+TEST_F(Evaluator, TypedGatherAndReduceUseEachEdgesRelation) {
+  // h[n, r] = 10 n + r on the sources; relations of e0..e5: 0 1 0 1 1 0.
+  const char *src = R"mlir(
+func.func @f(%g: !gnn.graph<bipartite, typed>, %h: tensor<?x2x1xf32> {gnn.domain = "src"})
+    -> (tensor<?x1xf32>, tensor<?x2x1xf32>, tensor<?x2x1xf32>) {
+  %m = gnn.gather src %g, %h relation : !gnn.graph<bipartite, typed>, tensor<?x2x1xf32> -> tensor<?x1xf32>
+  %d = gnn.reduce sum %g, %m relation : !gnn.graph<bipartite, typed>, tensor<?x1xf32> -> tensor<?x2x1xf32>
+  %s = gnn.reduce sum %g, %m reversed relation : !gnn.graph<bipartite, typed>, tensor<?x1xf32> -> tensor<?x2x1xf32>
+  return %m, %d, %s : tensor<?x1xf32>, tensor<?x2x1xf32>, tensor<?x2x1xf32>
+})mlir";
+  HostGraph g = tinyBipartite();
+  g.edgeTypes = {0, 1, 0, 1, 1, 0};
+  Tensor h = make({5, 2, 1}, {0, 1, 10, 11, 20, 21, 30, 31, 40, 41});
+  auto out = run(src, g, {h});
+  ASSERT_EQ(out.size(), 3u) << errors;
+  expectTensor(out[0], {6, 1}, {0, 11, 30, 21, 21, 30});
+  // Per destination and relation; destination 1 has no edge.
+  expectTensor(out[1], {3, 2, 1}, {30, 11, 0, 0, 30, 42});
+  // Per source and relation (the gradient of the gather): the duplicate
+  // edge adds twice, source 4 has no edge.
+  expectTensor(out[2], {5, 2, 1}, {0, 0, 0, 11, 0, 42, 60, 0, 0, 0});
+  // An untyped graph, and a relation id past the op's count, are refused.
+  out = run(src, tinyBipartite(), {h});
+  EXPECT_TRUE(out.empty());
+  EXPECT_NE(errors.find("takes a typed graph (!gnn.graph<bipartite, typed>) "
+                        "but graph 'tiny-bipartite' has no edge types"),
+            std::string::npos)
+      << errors;
+  g.edgeTypes[5] = 2;
+  out = run(src, g, {h});
+  EXPECT_TRUE(out.empty());
+  EXPECT_NE(errors.find("expects relation ids in [0, 2) but edge 5 of graph "
+                        "'tiny-bipartite' has relation 2"),
+            std::string::npos)
+      << errors;
+}
+
 TEST_F(Evaluator, BipartiteExtremumGradRoutesToSources) {
   const char *src = R"mlir(
 func.func @f(%g: !gnn.graph<bipartite>, %x: tensor<?x1xf32> {gnn.domain = "src"},

@@ -300,6 +300,36 @@ func.func @f(%g: !gnn.graph<bipartite>, %s: tensor<?x2x3xf32> {gnn.domain = "src
   EXPECT_TRUE(check(attention, {}, smallBipartite())) << errors;
 }
 
+TEST_F(Autodiff, TypedGatherAndReduce) {
+  // RGCN's pass: each edge reads its (source, relation) row, scaled by an
+  // edge weight, summed into the destination; and a relation reduce whose
+  // gradient is a relation gather at the destinations. Relations of the
+  // eight edges: 2 0 1 2 2 0 1 2 (the duplicate edge 1 -> 0 in two).
+  const char *src = R"mlir(
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1) -> (d0)>
+func.func @f(%g: !gnn.graph<bipartite, typed>, %h: tensor<?x3x2xf32> {gnn.domain = "src"},
+             %w: tensor<?xf32> {gnn.domain = "edge"}, %d: tensor<?x3x2xf32> {gnn.domain = "dst"})
+    -> (tensor<?x2xf32>, tensor<?x3x2xf32>) {
+  %c0 = arith.constant 0 : index
+  %m = gnn.gather src %g, %h relation : !gnn.graph<bipartite, typed>, tensor<?x3x2xf32> -> tensor<?x2xf32>
+  %ne = tensor.dim %m, %c0 : tensor<?x2xf32>
+  %e = tensor.empty(%ne) : tensor<?x2xf32>
+  %msg = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel"]} ins(%m, %w : tensor<?x2xf32>, tensor<?xf32>) outs(%e : tensor<?x2xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    linalg.yield %p : f32
+  } -> tensor<?x2xf32>
+  %out = gnn.reduce sum %g, %msg : !gnn.graph<bipartite, typed>, tensor<?x2xf32> -> tensor<?x2xf32>
+  %k = gnn.gather dst %g, %d relation : !gnn.graph<bipartite, typed>, tensor<?x3x2xf32> -> tensor<?x2xf32>
+  %t = gnn.reduce sum %g, %k reversed relation : !gnn.graph<bipartite, typed>, tensor<?x2xf32> -> tensor<?x3x2xf32>
+  return %out, %t : tensor<?x2xf32>, tensor<?x3x2xf32>
+})mlir";
+  HostGraph g = smallBipartite();
+  g.edgeTypes = {2, 0, 1, 2, 2, 0, 1, 2};
+  EXPECT_TRUE(check(src, {}, g)) << errors;
+}
+
 TEST_F(Autodiff, BipartiteSage) {
   // PyG's bipartite SAGEConv: mean of the sources' projected rows, the
   // destinations' own rows through W_r, a bias.

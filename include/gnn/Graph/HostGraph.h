@@ -42,12 +42,20 @@ struct HostGraph {
   std::vector<int64_t> dst;
   /// Graph id of each node for a batch of small graphs; empty otherwise.
   std::vector<int64_t> graphIds;
+  /// A typed graph's relation id of each edge (nonnegative); empty for an
+  /// untyped graph.
+  std::vector<int64_t> edgeTypes;
 
   int64_t numEdges() const { return static_cast<int64_t>(src.size()); }
   bool bipartite() const { return numSrc >= 0; }
   /// The source (destination) nodes: numNodes on a graph of one node set.
   int64_t srcNodes() const { return numSrc >= 0 ? numSrc : numNodes; }
   int64_t dstNodes() const { return numDst >= 0 ? numDst : numNodes; }
+  bool typed() const { return !edgeTypes.empty() || typedEmpty; }
+  /// Set on a typed graph without edges (its type list is empty too).
+  bool typedEmpty = false;
+  /// 1 + the largest relation id (0 without edges or types).
+  int64_t numRelations() const;
   int64_t numGraphs() const {
     return graphIds.empty() ? 1 : (graphIds.back() + 1);
   }
@@ -103,6 +111,8 @@ std::string checkGraphSize(const std::string &what, int64_t nodes,
 ///    bipartite graph (see generateBipartite);
 ///  - `batch:graphs=G[,min=A,max=B][,degree=D][,seed=S]`: a batch of small
 ///    graphs (see generateBatch).
+/// Each generator also takes `relations=R` (R >= 1): a typed graph whose
+/// edges get relation ids uniform in [0, R) (see assignRelations).
 /// A bare data-set name (e.g. `cora`) is looked up under `$GNNC_DATASETS`,
 /// then `../shared/datasets` relative to the working directory and upward.
 ///
@@ -129,6 +139,10 @@ HostGraph generatePowerLaw(int64_t numNodes, int64_t numEdges, uint64_t seed,
 /// the destinations and whose sources are uniform.
 HostGraph generateBipartite(int64_t numSrc, int64_t numDst, int64_t numEdges,
                             uint64_t seed, double alpha = 1.0);
+
+/// Gives every edge of `graph` a relation id uniform in [0, numRelations),
+/// drawn from `seed` (the graph becomes typed).
+void assignRelations(HostGraph &graph, int64_t numRelations, uint64_t seed);
 
 /// A batch of `numGraphs` small undirected graphs with between `minNodes` and
 /// `maxNodes` nodes each: a random spanning tree plus extra random edges up to

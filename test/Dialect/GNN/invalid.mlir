@@ -485,9 +485,9 @@ func.func @unknown_arg_attr(%g: !gnn.graph, %x: tensor<?xf32> {gnn.nodes = 1}) {
 
 // -----
 
-// Parameters of the graph type other than `bipartite` are rejected, not
-// dropped.
-// expected-error @+1 {{expects !gnn.graph or !gnn.graph<bipartite> (the sizes are known only at run time)}}
+// Parameters of the graph type other than `bipartite` and `typed` are
+// rejected, not dropped.
+// expected-error @+1 {{expects !gnn.graph, !gnn.graph<bipartite>, !gnn.graph<typed> or !gnn.graph<bipartite, typed> (the sizes are known only at run time)}}
 func.func @graph_parameters(%g: !gnn.graph<1, 2>) {
   return
 }
@@ -599,5 +599,69 @@ func.func @extremum_grad_bf16_result(%g: !gnn.graph, %x: tensor<?x8xbf16>, %w: t
 func.func @extremum_grad_bf16_winner(%g: !gnn.graph, %x: tensor<?x8xbf16>, %r: tensor<?x8xf32>) {
   // expected-error @+1 {{'gnn.extremum_grad' op failed to verify that winner is of the input's arithmetic type}}
   %0 = "gnn.extremum_grad"(%g, %x, %x, %x, %x) : (!gnn.graph, tensor<?x8xbf16>, tensor<?x8xbf16>, tensor<?x8xbf16>, tensor<?x8xbf16>) -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+// `bipartite` comes before `typed`.
+// expected-error @+1 {{expects 'bipartite' before 'typed' (!gnn.graph<bipartite, typed>)}}
+func.func @typed_first(%g: !gnn.graph<typed, bipartite>) {
+  return
+}
+
+// -----
+
+func.func @relation_gather_untyped(%g: !gnn.graph, %h: tensor<?x3x8xf32>) {
+  // expected-error @+1 {{'gnn.gather' op expects a typed graph (!gnn.graph<typed> or !gnn.graph<bipartite, typed>) with `relation` but got '!gnn.graph'}}
+  %0 = gnn.gather src %g, %h relation : tensor<?x3x8xf32> -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+func.func @relation_gather_dynamic(%g: !gnn.graph<typed>, %h: tensor<?x?x8xf32>) {
+  // expected-error @+1 {{'gnn.gather' op expects a static relation count (dimension 1 of input) of at least 1 but got 'tensor<?x?x8xf32>'}}
+  %0 = gnn.gather src %g, %h relation : !gnn.graph<typed>, tensor<?x?x8xf32> -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+func.func @relation_gather_rank(%g: !gnn.graph<typed>, %h: tensor<?x3x8xf32>) {
+  // expected-error @+1 {{'gnn.gather' op expects result of rank 2 (input's without the relation dimension) but got 'tensor<?x3x8xf32>'}}
+  %0 = gnn.gather src %g, %h relation : !gnn.graph<typed>, tensor<?x3x8xf32> -> tensor<?x3x8xf32>
+  return
+}
+
+// -----
+
+func.func @relation_gather_width(%g: !gnn.graph<typed>, %h: tensor<?x3x8xf32>) {
+  // expected-error @+1 {{'gnn.gather' op expects dimension 1 of result to match dimension 2 of input (8) but got 4}}
+  %0 = gnn.gather src %g, %h relation : !gnn.graph<typed>, tensor<?x3x8xf32> -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @relation_gather_flat(%g: !gnn.graph<typed>, %h: tensor<?xf32>) {
+  // expected-error @+1 {{'gnn.gather' op expects input of rank at least 2 (a row per node and relation) with `relation` but got 'tensor<?xf32>'}}
+  %0 = gnn.gather src %g, %h relation : !gnn.graph<typed>, tensor<?xf32> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @relation_reduce_max(%g: !gnn.graph<typed>, %e: tensor<?x8xf32> {gnn.domain = "edge"}) {
+  // expected-error @+1 {{'gnn.reduce' op expects `sum` with `relation` (the gradient of a relation gather) but got max}}
+  %0 = gnn.reduce max %g, %e relation : !gnn.graph<typed>, tensor<?x8xf32> -> tensor<?x3x8xf32>
+  return
+}
+
+// -----
+
+func.func @relation_reduce_shape(%g: !gnn.graph<typed>, %e: tensor<?x8xf32> {gnn.domain = "edge"}) {
+  // expected-error @+1 {{'gnn.reduce' op expects input of rank 1 (result's without the relation dimension) but got 'tensor<?x8xf32>'}}
+  %0 = gnn.reduce sum %g, %e relation : !gnn.graph<typed>, tensor<?x8xf32> -> tensor<?x8xf32>
   return
 }

@@ -192,3 +192,29 @@ func.func @half_types(%g: !gnn.graph, %x: tensor<?x4x8xbf16>, %att: tensor<4xf32
   %r = gnn.reduce sum %g, %alpha : tensor<?x4xbf16> -> tensor<?x4xbf16>
   return
 }
+
+// -----
+
+// A typed graph's edges carry relation ids: the relation forms of gather and
+// reduce read and write a row per (node, relation); other ops ignore them.
+// CHECK-LABEL: func.func @typed
+// CHECK-SAME: %[[G:.*]]: !gnn.graph<typed>
+// CHECK: gnn.gather src %[[G]], %{{.*}} relation : !gnn.graph<typed>, tensor<?x3x8xf32> -> tensor<?x8xf32>
+// CHECK: gnn.reduce sum %[[G]], %{{.*}} reversed relation : !gnn.graph<typed>, tensor<?x8xf32> -> tensor<?x3x8xf32>
+// CHECK: gnn.reduce sum %[[G]], %{{.*}} : !gnn.graph<typed>, tensor<?x8xf32> -> tensor<?x8xf32>
+func.func @typed(%g: !gnn.graph<typed>, %h: tensor<?x3x8xf32>) -> tensor<?x3x8xf32> {
+  %0 = gnn.gather src %g, %h relation : !gnn.graph<typed>, tensor<?x3x8xf32> -> tensor<?x8xf32>
+  %1 = gnn.reduce sum %g, %0 reversed relation : !gnn.graph<typed>, tensor<?x8xf32> -> tensor<?x3x8xf32>
+  %2 = gnn.reduce sum %g, %0 : !gnn.graph<typed>, tensor<?x8xf32> -> tensor<?x8xf32>
+  return %1 : tensor<?x3x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @bipartite_typed
+// CHECK-SAME: !gnn.graph<bipartite, typed>
+// CHECK: gnn.gather dst %{{.*}}, %{{.*}} relation : !gnn.graph<bipartite, typed>, tensor<?x2x4xf32> -> tensor<?x4xf32>
+func.func @bipartite_typed(%g: !gnn.graph<bipartite, typed>, %h: tensor<?x2x4xf32> {gnn.domain = "dst"}) {
+  %0 = gnn.gather dst %g, %h relation : !gnn.graph<bipartite, typed>, tensor<?x2x4xf32> -> tensor<?x4xf32>
+  return
+}

@@ -30,20 +30,44 @@ using namespace mlir::gnn;
 Type mlir::gnn::GraphType::parse(AsmParser &parser) {
   if (failed(parser.parseOptionalLess()))
     return mlir::gnn::GraphType::get(parser.getContext());
+  // `bipartite` and `typed`, each at most once, in that order.
+  bool bipartite = false, typed = false;
   SMLoc at = parser.getCurrentLocation();
-  if (failed(parser.parseOptionalKeyword("bipartite"))) {
-    parser.emitError(at, "expects !gnn.graph or !gnn.graph<bipartite> (the "
-                         "sizes are known only at run time)");
+  if (succeeded(parser.parseOptionalKeyword("bipartite"))) {
+    bipartite = true;
+    if (succeeded(parser.parseOptionalComma())) {
+      at = parser.getCurrentLocation();
+      if (failed(parser.parseOptionalKeyword("typed"))) {
+        parser.emitError(at, "expects 'typed' after 'bipartite,'");
+        return {};
+      }
+      typed = true;
+    }
+  } else if (succeeded(parser.parseOptionalKeyword("typed"))) {
+    typed = true;
+    if (succeeded(parser.parseOptionalComma())) {
+      parser.emitError(at, "expects 'bipartite' before 'typed' "
+                           "(!gnn.graph<bipartite, typed>)");
+      return {};
+    }
+  } else {
+    parser.emitError(at, "expects !gnn.graph, !gnn.graph<bipartite>, "
+                         "!gnn.graph<typed> or !gnn.graph<bipartite, typed> "
+                         "(the sizes are known only at run time)");
     return {};
   }
   if (failed(parser.parseGreater()))
     return {};
-  return mlir::gnn::GraphType::get(parser.getContext(), true);
+  return mlir::gnn::GraphType::get(parser.getContext(), bipartite, typed);
 }
 
 void mlir::gnn::GraphType::print(AsmPrinter &printer) const {
-  if (getBipartite())
+  if (getBipartite() && getTyped())
+    printer << "<bipartite, typed>";
+  else if (getBipartite())
     printer << "<bipartite>";
+  else if (getTyped())
+    printer << "<typed>";
 }
 
 LogicalResult

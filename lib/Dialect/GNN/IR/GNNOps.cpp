@@ -23,7 +23,7 @@ using namespace mlir::gnn;
 //===----------------------------------------------------------------------===//
 
 /// `custom<GraphType>(type($graph), type($first))`: a graph op's types start
-/// with its graph's type only where that is `!gnn.graph<bipartite>`
+/// with its graph's type only where that is not a plain `!gnn.graph`
 /// (`: !gnn.graph<bipartite>, tensor<?x8xf32> -> ...`); a plain `!gnn.graph`
 /// is implied, so the IR of one node set reads as it always did.
 template <typename G, typename T>
@@ -54,7 +54,8 @@ static ParseResult parseGraphType(OpAsmParser &parser, G &graph, T &first) {
 template <typename G, typename T>
 static void printGraphType(OpAsmPrinter &printer, Operation *, G graph,
                            T first) {
-  if (cast<mlir::gnn::GraphType>(graph).getBipartite())
+  if (cast<mlir::gnn::GraphType>(graph) !=
+      mlir::gnn::GraphType::get(graph.getContext()))
     printer << Type(graph) << ", ";
   printer << Type(first);
 }
@@ -210,6 +211,48 @@ static LogicalResult checkAtLeastRank(Operation *op, RankedTensorType t,
                            << Type(t);
 }
 
+/// The `relation` forms of gather and reduce: on a typed graph, `rows` (the
+/// node tensor, `nodes x R x ...`, R static) and `flat` (the edge tensor,
+/// `edges x ...`) agree but for the relation dimension.
+static LogicalResult checkRelationRows(Operation *op, Value graph,
+                                       RankedTensorType rows,
+                                       StringRef rowsName,
+                                       RankedTensorType flat,
+                                       StringRef flatName) {
+  auto type = cast<mlir::gnn::GraphType>(graph.getType());
+  if (!type.getTyped())
+    return op->emitOpError()
+           << "expects a typed graph (!gnn.graph<typed> or "
+              "!gnn.graph<bipartite, typed>) with `relation` but got "
+           << Type(type);
+  if (rows.getRank() < 2)
+    return op->emitOpError()
+           << "expects " << rowsName
+           << " of rank at least 2 (a row per node and relation) with "
+              "`relation` but got "
+           << Type(rows);
+  int64_t r = rows.getDimSize(1);
+  if (ShapedType::isDynamic(r) || r < 1)
+    return op->emitOpError() << "expects a static relation count (dimension "
+                                "1 of "
+                             << rowsName << ") of at least 1 but got "
+                             << Type(rows);
+  if (flat.getRank() != rows.getRank() - 1)
+    return op->emitOpError()
+           << "expects " << flatName << " of rank " << rows.getRank() - 1
+           << " (" << rowsName << "'s without the relation dimension) but got "
+           << Type(flat);
+  for (int64_t i = 1; i < flat.getRank(); ++i) {
+    int64_t a = rows.getDimSize(i + 1), b = flat.getDimSize(i);
+    if (!ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b)
+      return op->emitOpError()
+             << "expects dimension " << i << " of " << flatName
+             << " to match dimension " << i + 1 << " of " << rowsName << " ("
+             << a << ") but got " << b;
+  }
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // GatherOp
 //===----------------------------------------------------------------------===//
@@ -220,9 +263,13 @@ LogicalResult GatherOp::verify() {
   auto in = getInput().getType(), out = getResult().getType();
   if (failed(checkAtLeastRank(*this, in, "input", 1, "one row per node")) ||
       failed(checkElementTypes(*this, getInput(), "input", getResult(),
-                               "result")) ||
-      failed(checkTrailing(*this, in, "input", out, "result", in.getRank(),
-                           in.getRank())))
+                               "result")))
+    return failure();
+  if (getRelation()
+          ? failed(checkRelationRows(*this, getGraph(), in, "input", out,
+                                     "result"))
+          : failed(checkTrailing(*this, in, "input", out, "result",
+                                 in.getRank(), in.getRank())))
     return failure();
   return checkDomain(getInputMutable(), "input");
 }
@@ -348,10 +395,20 @@ LogicalResult ReduceOp::verify() {
   if (failed(checkAtLeastRank(*this, in, "input", 1, "one row per edge")) ||
       failed(checkElementTypes(*this, getInput(), "input", getResult(),
                                "result")) ||
-      failed(checkTrailing(*this, in, "input", out, "result", in.getRank(),
-                           in.getRank())) ||
       failed(verifyWinner(*this, getKind(), getWinner(), out)))
     return failure();
+  if (getRelation()) {
+    if (getKind() != ReduceKind::sum)
+      return emitOpError() << "expects `sum` with `relation` (the gradient "
+                              "of a relation gather) but got "
+                           << stringifyReduceKind(getKind());
+    if (failed(checkRelationRows(*this, getGraph(), out, "result", in,
+                                 "input")))
+      return failure();
+  } else if (failed(checkTrailing(*this, in, "input", out, "result",
+                                  in.getRank(), in.getRank()))) {
+    return failure();
+  }
   return checkDomain(getInputMutable(), "input");
 }
 

@@ -202,15 +202,24 @@ struct TB {
 struct GraphTB : TB {
   Value graph;
 
-  /// x[end(e)] for every edge.
-  Value gatherAt(EdgeEnd end, Value x) {
-    return GatherOp::create(b, loc, withRows(x), end, graph, x);
+  /// x[end(e)] for every edge; with `relation`, x[end(e), type(e)] (x has
+  /// a row per node and relation: the result drops dimension 1).
+  Value gatherAt(EdgeEnd end, Value x, bool relation = false) {
+    RankedTensorType type = withRows(x);
+    if (relation) {
+      SmallVector<int64_t> shape(type.getShape());
+      shape.erase(shape.begin() + 1);
+      type = RankedTensorType::get(shape, type.getElementType());
+    }
+    return GatherOp::create(b, loc, type, end, graph, x, relation);
   }
-  /// Sums edge values onto the nodes at `end`, as `like` (a node tensor).
-  Value reduceAt(EdgeEnd end, Value edgeValues, Type resultType) {
+  /// Sums edge values onto the nodes at `end`, as `like` (a node tensor);
+  /// with `relation`, onto row (node, type(e)) of a nodes x R x ... result.
+  Value reduceAt(EdgeEnd end, Value edgeValues, Type resultType,
+                 bool relation = false) {
     return ReduceOp::create(b, loc, resultType, /*winner=*/Type(),
                             ReduceKind::sum, graph, edgeValues,
-                            /*reversed=*/end == EdgeEnd::src)
+                            /*reversed=*/end == EdgeEnd::src, relation)
         .getResult();
   }
   /// The number of edges at `end` of each node.
@@ -287,7 +296,8 @@ struct GatherVJP
     auto g = cast<GatherOp>(op);
     GraphTB t{{b, op->getLoc()}, g.getGraph()};
     grads.assign(op->getNumOperands(), Value());
-    grads[1] = t.reduceAt(g.getEnd(), dys[0], g.getInput().getType());
+    grads[1] = t.reduceAt(g.getEnd(), dys[0], g.getInput().getType(),
+                          g.getRelation());
     return success();
   }
 };
@@ -514,7 +524,7 @@ struct ReduceVJP : public VJPOpInterface::ExternalModel<ReduceVJP, ReduceOp> {
       dy = t.divOrZero(dy, t.degreeAt(to, t.elementOf(dy)));
       [[fallthrough]];
     case ReduceKind::sum:
-      grads[1] = t.gatherAt(to, dy);
+      grads[1] = t.gatherAt(to, dy, r.getRelation());
       return success();
     case ReduceKind::max:
     case ReduceKind::min: {

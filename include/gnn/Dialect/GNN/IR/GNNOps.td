@@ -25,15 +25,23 @@ def GNN_GatherOp : GNN_Op<"gather", [Pure, GNN_GraphOpInterface]> {
     `result[e] = input[src(e)]` (with `src`) or `result[e] = input[dst(e)]`
     (with `dst`) for every edge `e`. The trailing dimensions are unchanged.
 
+    With `relation` (on a typed graph) the input has a row per node and
+    relation, `nodes x R x ...`, and each edge reads the row of its own
+    relation: `result[e] = input[src(e), type(e)]` (`dst(e)` with `dst`); the
+    result drops the relation dimension. A relation id outside `[0, R)` is
+    an error.
+
     ```mlir
     %xe = gnn.gather src %g, %x : tensor<?x4x8xf32> -> tensor<?x4x8xf32>
+    %xr = gnn.gather src %g, %h relation
+        : !gnn.graph<typed>, tensor<?x3x8xf32> -> tensor<?x8xf32>
     ```
   }];
   let arguments = (ins GNN_EdgeEnd:$end, GNN_GraphType:$graph,
-                       GNN_FloatTensor:$input);
+                       GNN_FloatTensor:$input, UnitAttr:$relation);
   let results = (outs GNN_FloatTensor:$result);
   let assemblyFormat = [{
-    $end $graph `,` $input attr-dict `:`
+    $end $graph `,` $input (`relation` $relation^)? attr-dict `:`
     custom<GraphType>(type($graph), type($input)) `->` type($result)
   }];
   let hasVerifier = 1;
@@ -178,18 +186,27 @@ def GNN_ReduceOp : GNN_Op<"reduce", [Pure, GNN_GraphOpInterface]> {
     `gnn.spmm`'s: per element, `-(c + 1)` for the `c` edges whose value
     equals the extremum (`-1`: none).
 
+    With `relation` (on a typed graph, `sum` only, the gradient of a
+    `relation` gather) each edge adds into the row of its own relation:
+    `result[d, r] = sum_{e -> d, type(e) = r} input[e]`, a `nodes x R x ...`
+    result (`R` static); a (node, relation) pair without an edge gets 0.
+
     ```mlir
     %s = gnn.reduce sum %g, %e : tensor<?x4xf32> -> tensor<?x4xf32>
+    %t = gnn.reduce sum %g, %e reversed relation
+        : !gnn.graph<typed>, tensor<?x4xf32> -> tensor<?x3x4xf32>
     %m, %t = gnn.reduce max %g, %e
         : tensor<?x4xf32> -> tensor<?x4xf32>, tensor<?x4xf32>
     ```
   }];
   let arguments = (ins GNN_ReduceKind:$kind, GNN_GraphType:$graph,
-                       GNN_FloatTensor:$input, UnitAttr:$reversed);
+                       GNN_FloatTensor:$input, UnitAttr:$reversed,
+                       UnitAttr:$relation);
   let results = (outs GNN_FloatTensor:$result,
                       Optional<GNN_FloatTensor>:$winner);
   let assemblyFormat = [{
-    $kind $graph `,` $input (`reversed` $reversed^)? attr-dict `:`
+    $kind $graph `,` $input (`reversed` $reversed^)? (`relation` $relation^)?
+    attr-dict `:`
     custom<GraphType>(type($graph), type($input)) `->` type($result)
     (`,` type($winner)^)?
   }];

@@ -35,15 +35,22 @@ def GNN_GraphType : TypeDef<GNN_Dialect, "Graph"> {
     or `{gnn.domain = "dst"}`. A homogeneous graph is the bipartite graph
     whose two sides are one node set.
 
+    A typed graph (`!gnn.graph<typed>`, `!gnn.graph<bipartite, typed>`)
+    carries a relation id per edge (an edge-type array given with the graph,
+    ids from 0): the `relation` forms of `gnn.gather` and `gnn.reduce` read
+    and write a node row per (node, relation) pair, so that every relation of
+    a relational layer (RGCN) runs in one pass over the edges. Every other op
+    ignores the types: a function of an untyped graph runs on a typed one.
+
     ```mlir
     func.func @f(%g: !gnn.graph, %x: tensor<?x16xf32>) -> tensor<?x16xf32>
     func.func @b(%g: !gnn.graph<bipartite>,
                  %x: tensor<?x16xf32> {gnn.domain = "src"}) -> tensor<?x16xf32>
     ```
   }];
-  let parameters = (ins "bool":$bipartite);
+  let parameters = (ins "bool":$bipartite, "bool":$typed);
   let builders = [
-    TypeBuilder<(ins), [{ return $_get($_ctxt, false); }]>
+    TypeBuilder<(ins), [{ return $_get($_ctxt, false, false); }]>
   ];
   // The parser rejects other parameters (`!gnn.graph<1, 2>`) rather than
   // dropping them.
