@@ -352,7 +352,7 @@ private:
   /// (today's rule): the only use of `value` besides size queries that feed
   /// nothing but the group, an absorbable read; -1 when there is none.
   int absorbedConsumer(int value, const std::set<int> &members) const {
-    if (usedOutsideProblem(value))
+    if (usedOutsideProblem(value) || p.ops[value].accumulates)
       return -1;
     int consumer = -1, operand = -1, uses = 0;
     for (auto [u, k] : users[value]) {

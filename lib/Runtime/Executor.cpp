@@ -226,6 +226,7 @@ void *Executable::Impl::graphArray(const Graph &g, const std::string &n) const {
   if (n == "csc_cols_by_degree") return const_cast<void *>(g.cscColsByDegree());
   if (n == "graph_ptr")
     return const_cast<void *>(g.graphOffsets());
+  if (n == "csr_type") return const_cast<void *>(g.csrType());
   return nullptr;
 }
 
@@ -321,6 +322,17 @@ Status Executable::Impl::checkGraph(const Graph &graph) const {
         "' was generated for graphs whose edges are given in CSR order "
         "(sorted by destination, then source) but this graph's are not: "
         "compile it with the graph's statistics");
+  if (program.relations && !graph.typed())
+    return Status::error("program '" + program.name +
+                         "' reads edge types (a typed graph's relation ids) "
+                         "but the graph has none");
+  if (program.relations && graph.numRelations() > program.relations)
+    return Status::error(
+        "program '" + program.name + "' was generated for " +
+        std::to_string(program.relations) +
+        " relations but the graph has relation id " +
+        std::to_string(graph.numRelations() - 1) +
+        " (ids must be below the relation count)");
   if (program.maxGraphNodes &&
       graph.statistics().largestGraph > program.maxGraphNodes)
     return Status::error(

@@ -977,6 +977,84 @@ Graph::build(const void *src, const void *dst, int64_t numEdges,
   return std::move(g);
 }
 
+//===----------------------------------------------------------------------===//
+// Edge types
+//===----------------------------------------------------------------------===//
+
+/// csr_type[s] = types[csr_edge[s]]; the largest id into `most` and the
+/// first negative (or, with 32-bit indices, too large) id's edge + 1 into
+/// `bad` (atomicMin over edges + 1; 0: none).
+template <typename I, typename T>
+__global__ void typesToSlots(const T *types, const I *csrEdge, int64_t e,
+                             I *csrType, unsigned long long *most,
+                             unsigned long long *bad) {
+  int64_t s = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (s >= e)
+    return;
+  int64_t edge = (int64_t)csrEdge[s];
+  long long t = (long long)types[edge];
+  if (t < 0 || (sizeof(I) == 4 && t > 2147483647LL)) {
+    atomicMin(bad, (unsigned long long)edge + 1);
+    t = 0;
+  }
+  csrType[s] = (I)t;
+  atomicMax(most, (unsigned long long)t);
+}
+
+template <typename I, typename T>
+static Status typesKernel(const void *types, const void *csrEdge, int64_t e,
+                          void *csrType, unsigned long long *words,
+                          cudaStream_t stream) {
+  if (e)
+    typesToSlots<I, T><<<blocksFor(e), kThreads, 0, stream>>>(
+        static_cast<const T *>(types), static_cast<const I *>(csrEdge), e,
+        static_cast<I *>(csrType), words, words + 1);
+  return checkCuda("typesToSlots", cudaGetLastError());
+}
+
+Status Graph::setEdgeTypes(const void *types, IndexType typesType,
+                           cudaStream_t stream) {
+  int64_t e = stats.edges;
+  if (e && !types)
+    return Status::error("edge types: null pointer for " + std::to_string(e) +
+                         " edges");
+  size_t isz = index == IndexType::Int32 ? 4 : 8;
+  StatusOr<DeviceBuffer> slots = DeviceBuffer::allocate(e * isz, stream);
+  if (!slots.ok())
+    return slots.error();
+  StatusOr<DeviceBuffer> words = DeviceBuffer::allocate(16, stream);
+  if (!words.ok())
+    return words.error();
+  unsigned long long host[2] = {0, ~0ull};
+  GNN_CUDA(cudaMemcpyAsync(words->data(), host, 16, cudaMemcpyHostToDevice,
+                           stream));
+  auto *w = words->as<unsigned long long>();
+  bool i32 = index == IndexType::Int32, t32 = typesType == IndexType::Int32;
+  Status launched =
+      i32 ? (t32 ? typesKernel<int32_t, int32_t>(types, csrEdges.data(), e,
+                                                 slots->data(), w, stream)
+                 : typesKernel<int32_t, int64_t>(types, csrEdges.data(), e,
+                                                 slots->data(), w, stream))
+          : (t32 ? typesKernel<int64_t, int32_t>(types, csrEdges.data(), e,
+                                                 slots->data(), w, stream)
+                 : typesKernel<int64_t, int64_t>(types, csrEdges.data(), e,
+                                                 slots->data(), w, stream));
+  GNN_RETURN_IF_ERROR(launched);
+  GNN_CUDA(cudaMemcpyAsync(host, words->data(), 16, cudaMemcpyDeviceToHost,
+                           stream));
+  GNN_CUDA(cudaStreamSynchronize(stream));
+  if (host[1] != ~0ull) {
+    int64_t edge = static_cast<int64_t>(host[1]) - 1;
+    return Status::error("edge_type[" + std::to_string(edge) +
+                         "] is not a relation id in [0, " +
+                         (i32 ? std::string("2^31)") : std::string("2^63)")));
+  }
+  csrTypes = std::move(*slots);
+  hasTypes = true;
+  relationCount = e ? static_cast<int64_t>(host[0]) + 1 : 0;
+  return Status();
+}
+
 StatusOr<std::unique_ptr<Graph>> Graph::fromHost(const gnn::HostGraph &host,
                                                  cudaStream_t stream,
                                                  GraphBuildOptions options) {
@@ -1004,8 +1082,15 @@ StatusOr<std::unique_ptr<Graph>> Graph::fromHost(const gnn::HostGraph &host,
     batch = std::move(*b);
     GNN_RETURN_IF_ERROR(batch.upload(host.graphIds.data(), n * 8));
   }
-  return build(src->data(), dst->data(), e, n, IndexType::Int64,
-               batch.as<int64_t>(), stream, options);
+  StatusOr<std::unique_ptr<Graph>> g = build(
+      src->data(), dst->data(), e, n, IndexType::Int64, batch.as<int64_t>(),
+      stream, options);
+  if (!g.ok() || !host.typed())
+    return g;
+  // The types through the source list's buffer (no longer needed).
+  GNN_RETURN_IF_ERROR(src->upload(host.edgeTypes.data(), e * 8));
+  GNN_RETURN_IF_ERROR((*g)->setEdgeTypes(src->data(), IndexType::Int64, stream));
+  return g;
 }
 
 StatusOr<DegreeBuckets> Graph::buckets(double quantile,

@@ -137,6 +137,8 @@ std::string Program::toJson() const {
          {"prelude", prelude}};
   if (maxGraphNodes)
     j["max_graph_nodes"] = maxGraphNodes;
+  if (relations)
+    j["relations"] = relations;
   Json unitsJson = Json::array();
   for (const SourceUnit &u : units)
     unitsJson.push_back(Json{{"kernels", u.kernels}, {"text", u.text}});
@@ -441,7 +443,8 @@ StatusOr<Program> Program::parse(const std::string &text) {
   std::string format;
   if (!r.keys(j, "program",
               {"format", "version", "name", "kernels", "options", "index_bits",
-               "csr_order_edges", "max_graph_nodes", "buffers", "steps",
+               "csr_order_edges", "max_graph_nodes", "relations", "buffers",
+               "steps",
                "source", "prelude", "units"}) ||
       !r.string(j, "format", "program", format))
     return Status::error(r.error);
@@ -471,6 +474,11 @@ StatusOr<Program> Program::parse(const std::string &text) {
       return Status::error(
           "program.max_graph_nodes: expected a nonnegative integer");
     p.maxGraphNodes = most->get<int64_t>();
+  }
+  if (auto r = j.find("relations"); r != j.end()) {
+    if (!r->is_number_integer() || r->get<int64_t>() < 0)
+      return Status::error("program.relations: expected a nonnegative integer");
+    p.relations = r->get<int64_t>();
   }
   for (const char *list : {"kernels", "options"}) {
     auto it = j.find(list);
@@ -604,7 +612,7 @@ Status Program::verify() const {
       "csr_row_ptr", "csr_col",    "csr_edge",           "csr_dst",
       "csc_col_ptr", "csc_row",    "csc_edge",           "csc_to_csr",
       "in_degree",   "out_degree", "csr_rows_by_degree", "csc_cols_by_degree",
-      "graph_ptr"};
+      "graph_ptr",   "csr_type"};
   for (size_t i = 0; i < steps.size(); ++i) {
     std::string where = "step " + std::to_string(i);
     // `real`: a library step's operand, f32 or f64 like the step's first.

@@ -173,6 +173,9 @@ struct FusionOp {
   bool weighted = false;
   /// `spmm`, `reduce`: the reduction.
   FusionReduce reduce = FusionReduce::Sum;
+  /// A `relation` reduce: its edges add into its result in any order, so no
+  /// consumer can run in its kernel.
+  bool accumulates = false;
 };
 
 /// Which fusion rules are on.

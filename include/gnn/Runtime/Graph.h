@@ -127,7 +127,22 @@ public:
         IndexType inputType, const int64_t *batch = nullptr,
         cudaStream_t stream = nullptr, GraphBuildOptions options = {});
 
-  /// Uploads a host graph and builds it (tests, tools).
+  /// Makes the graph typed: `types` (device, `numEdges()` entries of
+  /// `typesType`, in edge-list order) are the edges' relation ids, kept in
+  /// CSR slot order (`csr_type`, the graph's index width). Ids are checked
+  /// (nonnegative, and within the index width) and their maximum read back:
+  /// one synchronisation of `stream`.
+  Status setEdgeTypes(const void *types, IndexType typesType,
+                      cudaStream_t stream = nullptr);
+  /// Whether the graph has edge types (setEdgeTypes), and 1 + its largest
+  /// relation id (0 without edges).
+  bool typed() const { return hasTypes; }
+  int64_t numRelations() const { return relationCount; }
+  /// The relation id of each CSR slot (null on an untyped graph).
+  const void *csrType() const { return hasTypes ? csrTypes.data() : nullptr; }
+
+  /// Uploads a host graph and builds it (tests, tools); a typed host
+  /// graph's types too.
   static StatusOr<std::unique_ptr<Graph>>
   fromHost(const HostGraph &graph, cudaStream_t stream = nullptr,
            GraphBuildOptions options = {});
@@ -178,7 +193,7 @@ public:
     return rowPtr.size() + col.size() + csrEdges.size() + csrDsts.size() +
            colPtr.size() + row.size() + cscEdges.size() + cscToCsrSlots.size() +
            inDeg.size() + outDeg.size() + rowsByDegree.size() +
-           colsByDegree.size() + graphPtr.size();
+           colsByDegree.size() + graphPtr.size() + csrTypes.size();
   }
   /// State that library steps cache per graph (cuSPARSE descriptors,
   /// workspaces); owned and destroyed with the graph.
@@ -207,6 +222,9 @@ private:
   int64_t srcNodes = 0, dstNodes = 0;
   DeviceBuffer rowPtr, col, csrEdges, csrDsts, colPtr, row, cscEdges, cscToCsrSlots;
   DeviceBuffer inDeg, outDeg, rowsByDegree, colsByDegree, graphPtr;
+  DeviceBuffer csrTypes;
+  bool hasTypes = false;
+  int64_t relationCount = 0;
   std::array<int64_t, 64> lightRows{}, lightCols{};
   mutable std::shared_ptr<void> library;
   /// Streams other than the default one that read the graph, with the

@@ -166,6 +166,10 @@ struct Program {
   /// a graph in shared memory), refused on graphs with a larger one; 0: no
   /// limit.
   int64_t maxGraphNodes = 0;
+  /// The relation count of the kernels that read edge types (`relation`
+  /// gathers and reduces): the Program refuses graphs without edge types or
+  /// with a relation id at or past it; 0: no kernel reads them.
+  int64_t relations = 0;
   std::vector<std::string> kernels;
   /// Inputs, outputs and temporaries; the outputs (`result<K>`, use Result
   /// with index K) appear in the function's result order.

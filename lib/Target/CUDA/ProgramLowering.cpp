@@ -523,6 +523,21 @@ static Value storageRoot(Value v) {
   return v;
 }
 
+/// The smallest relation count of the kernels `func` launches (their
+/// gnnk.relations); 0 when none reads edge types.
+static int64_t relationCount(func::FuncOp func, ModuleOp module) {
+  int64_t fewest = 0;
+  func.walk([&](gnnk::LaunchOp launch) {
+    auto kernel = module.lookupSymbol<gnnk::KernelOp>(launch.getKernel());
+    auto r = kernel ? kernel->getAttrOfType<IntegerAttr>(
+                          gnnk::kRelationsAttrName)
+                    : IntegerAttr();
+    if (r && (!fewest || r.getInt() < fewest))
+      fewest = r.getInt();
+  });
+  return fewest;
+}
+
 /// The fewest nodes per graph a kernel `func` launches holds (block-per-graph
 /// kernels keep a graph in shared memory); 0 when none has a limit.
 static int64_t maxGraphNodes(func::FuncOp func, ModuleOp module) {
@@ -556,6 +571,7 @@ FailureOr<rt::Program> Lowering::run() {
   for (auto kernel : module.getOps<gnnk::KernelOp>())
     program.kernels.push_back(kernel.getSymName().str());
   program.maxGraphNodes = maxGraphNodes(func, module);
+  program.relations = relationCount(func, module);
 
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   // Values returned are produced straight into their output buffers.

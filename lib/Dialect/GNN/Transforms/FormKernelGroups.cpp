@@ -279,6 +279,7 @@ static BlockProblem describe(Block &block, ::gnn::FusionOptions options) {
     if (auto r = dyn_cast<ReduceOp>(op)) {
       f.reversed = r.getReversed();
       f.reduce = toPlanner(r.getKind());
+      f.accumulates = r.getRelation();
     }
     if (auto d = dyn_cast<DegreeOp>(op))
       f.reversed = d.getReversed();

@@ -44,12 +44,21 @@ parseLaunchGraphType(OpAsmParser &parser,
 
 static void printLaunchGraphType(OpAsmPrinter &printer, Operation *,
                                  Value graph, Type type) {
-  if (graph && cast<mlir::gnn::GraphType>(type).getBipartite())
+  if (graph && type != mlir::gnn::GraphType::get(type.getContext()))
     printer << "on " << type;
 }
 
 #define GET_OP_CLASSES
 #include "gnn/Dialect/GNNKernel/IR/GNNKernelOps.cpp.inc"
+
+void mlir::gnnk::noteRelations(Operation *kernel, int64_t relations) {
+  auto old = kernel->getAttrOfType<IntegerAttr>(kRelationsAttrName);
+  if (old && old.getInt() <= relations)
+    return;
+  kernel->setAttr(kRelationsAttrName,
+                  IntegerAttr::get(IntegerType::get(kernel->getContext(), 64),
+                                   relations));
+}
 
 StringRef mlir::gnnk::sizeSymbolName(unsigned i) {
   static const char *names[] = {"nodes", "edges", "graphs", "src_nodes",
@@ -280,7 +289,7 @@ LogicalResult KernelOp::verify() {
       static const char *known[] = {
           "csr_row_ptr",        "csr_col",  "csr_dst",    "csr_edge",
           "csc_col_ptr",        "csc_row",  "csc_to_csr", "csr_rows_by_degree",
-          "csc_cols_by_degree", "graph_ptr"};
+          "csc_cols_by_degree", "graph_ptr", "csr_type"};
       if (!name || llvm::find(known, name.getValue()) == std::end(known))
         return emitOpError() << "expects parameter #" << i
                              << " to name a graph array but got " << graph;

@@ -102,6 +102,10 @@ public:
   /// access each, and remembers its elements.
   LogicalResult prefetchRun(Value value, const EdgeRef &e,
                             ArrayRef<SmallVector<Value>> at);
+  /// The row of `gather`'s input that edge `e` reads, in rows of the
+  /// result's size: its node, or with `relation` node * R + type(e) (the
+  /// graph's `csr_type` at the edge's slot).
+  Value gatheredRow(gnn::GatherOp gather, const EdgeRef &e);
   /// The body of `generic` (an op of the group's edge DAG) at `e` and loop
   /// indices `loops` (d0 the edge), with `acc` for its init's block argument.
   FailureOr<Value> bodyAt(linalg::GenericOp generic, const EdgeRef &e,
@@ -256,6 +260,10 @@ LogicalResult lowerEdgeMap(gnn::KernelGroupOp group, GroupParts &parts,
 LogicalResult lowerEdgeSoftmax(gnn::KernelGroupOp group, GroupParts &parts,
                                int indexBits);
 LogicalResult lowerAggregation(gnn::KernelGroupOp group, GroupParts &parts,
+                               int indexBits);
+/// An aggregation group ending in a `relation` reduce: an edge-parallel
+/// kernel adding each edge's value into row (node, type(e)) of its result.
+LogicalResult lowerRelationSum(gnn::KernelGroupOp group, GroupParts &parts,
                                int indexBits);
 LogicalResult lowerAttention(gnn::KernelGroupOp group, GroupParts &parts,
                              int indexBits);

@@ -155,6 +155,18 @@ void EdgeEvaluator::remember(Value value, const EdgeRef &e, ValueRange idx,
   remembered[keyOf(value, e, idx)] = element;
 }
 
+Value EdgeEvaluator::gatheredRow(gnn::GatherOp gather, const EdgeRef &e) {
+  Value node = gather.getEnd() == gnn::EdgeEnd::src ? e.src : e.dst;
+  if (!gather.getRelation())
+    return node;
+  // Row (node, type(e)) of a nodes x R x ... input, in rows of the result's
+  // size: node * R + type(e).
+  int64_t relations = gather.getInput().getType().getDimSize(1);
+  noteRelations(kb.kernel, relations);
+  Value type = kb.loadIndex(kb.graph("csr_type"), e.slot);
+  return kb.add(kb.mul(node, relations), type);
+}
+
 LogicalResult EdgeEvaluator::prefetchRun(Value value, const EdgeRef &e,
                                          ArrayRef<SmallVector<Value>> at) {
   auto type = cast<RankedTensorType>(value.getType());
@@ -176,8 +188,7 @@ LogicalResult EdgeEvaluator::prefetchRun(Value value, const EdgeRef &e,
     return loadRun(value, kb.operand(value), e.slot);
   Operation *def = value.getDefiningOp();
   if (auto gather = dyn_cast<gnn::GatherOp>(def))
-    return loadRun(value, kb.operand(gather.getInput()),
-                   gather.getEnd() == gnn::EdgeEnd::src ? e.src : e.dst);
+    return loadRun(value, kb.operand(gather.getInput()), gatheredRow(gather, e));
   // Through element-wise ops reading their operands at their own indices.
   auto generic = dyn_cast<linalg::GenericOp>(def);
   if (!generic || generic.getNumDpsInits() != 1 ||
@@ -320,13 +331,12 @@ FailureOr<Value> EdgeEvaluator::compute(Value value, const EdgeRef &e,
     return kb.load(kb.operand(value), kb.add(kb.mul(e.slot, *row), k))[0];
   }
   if (auto gather = dyn_cast<gnn::GatherOp>(def)) {
-    FailureOr<int64_t> row = rowElements(gather.getInput(), gather);
+    FailureOr<int64_t> row = rowElements(gather.getResult(), gather);
     if (failed(row))
       return failure();
-    Value node = gather.getEnd() == gnn::EdgeEnd::src ? e.src : e.dst;
-    Value k = flatIndex(kb, gather.getInput().getType(), rowIdx);
+    Value k = flatIndex(kb, gather.getResult().getType(), rowIdx);
     return kb.load(kb.operand(gather.getInput()),
-                   kb.add(kb.mul(node, *row), k))[0];
+                   kb.add(kb.mul(gatheredRow(gather, e), *row), k))[0];
   }
   if (auto sddmm = dyn_cast<gnn::SddmmOp>(def)) {
     FailureOr<int64_t> inRow = rowElements(sddmm.getLhs(), sddmm);
@@ -1371,6 +1381,67 @@ LogicalResult mlir::gnnk::lowerEdgeMap(KernelGroupOp group, GroupParts &parts,
   YieldOp::create(b, kb.loc);
   replaceGroup(group, kb.finish(gridFor(edges * row * lanes, block), {edges},
                                 parts.graph));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Relation sums: a relation reduce, a thread per element of its edge values
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::gnnk::lowerRelationSum(KernelGroupOp group,
+                                           GroupParts &parts, int indexBits) {
+  // The group's edge DAG is evaluated per element of the reduce's edge
+  // values (as an edge map's), and each element is added into row
+  // (node, type(e)) of the result, zeroed before the launch: the additions
+  // of one (node, relation) pair meet in any order (gnnk.atomic_add).
+  auto reduce = cast<gnn::ReduceOp>(parts.anchor);
+  if (!parts.consumers.empty() || parts.winner)
+    return reduce.emitOpError("expects nothing after a relation reduce in "
+                              "its kernel group (its result is added into "
+                              "edge by edge)");
+  RankedTensorType resultType = reduce.getResult().getType();
+  if (mlir::gnn::isStorageFloatType(resultType.getElementType()))
+    return reduce.emitOpError()
+           << "expects an f32 or f64 result on CUDA (its sums are atomic "
+              "additions, which a bf16 or f16 result would round one by "
+              "one) but got "
+           << Type(resultType);
+  Value value = reduce.getInput();
+  FailureOr<int64_t> rowOr = rowElements(value, reduce);
+  if (failed(rowOr))
+    return failure();
+  int64_t row = *rowOr;
+  int64_t relations = resultType.getDimSize(1);
+  int64_t block = group.getScheduleAttr().getBlock();
+  KernelBuilder kb(group, kernelName(group), block, indexBits);
+  OpBuilder &b = kb.b;
+  MLIRContext *ctx = group.getContext();
+  AffineExpr edges = getAffineSymbolExpr(1, ctx);
+  auto map = ForElementsOp::create(b, kb.loc, kb.sizeValue(edges * row));
+  Block *body = new Block();
+  map.getBody().push_back(body);
+  Value t = body->addArgument(b.getIndexType(), kb.loc);
+  b.setInsertionPointToStart(body);
+  Value i = kb.div(t, row), k = kb.rem(t, row);
+  EdgeRef e{i, kb.loadIndex(kb.graph("csr_col"), i),
+            kb.loadIndex(kb.graph("csr_dst"), i)};
+  EdgeEvaluator eval(kb, group);
+  FailureOr<Value> v = eval.element(value, e, k);
+  if (failed(v))
+    return failure();
+  Value node = reduce.getReversed() ? e.src : e.dst;
+  noteRelations(kb.kernel, relations);
+  Value type = kb.loadIndex(kb.graph("csr_type"), i);
+  Value at = kb.add(
+      kb.mul(kb.add(kb.mul(node, relations), type), row), k);
+  Value out = kb.accumulatedResult(0);
+  Value sum = kb.castFloat(*v, resultType.getElementType());
+  AtomicAddOp::create(b, kb.loc, sum, out, at);
+  YieldOp::create(b, kb.loc);
+  RowSpace rows = traversalRows(parts.graph, reduce.getReversed());
+  replaceGroup(group,
+               kb.finish(gridFor(edges * row, block), {rows.expr(ctx)},
+                         parts.graph));
   return success();
 }
 

@@ -869,6 +869,9 @@ LogicalResult AggregationKernel::storeChunk(int64_t j, ValueRange acc,
 /// and elementwise consumers) to a row kernel: see AggregationKernel.
 LogicalResult mlir::gnnk::lowerAggregation(KernelGroupOp group,
                                            GroupParts &parts, int indexBits) {
+  if (auto reduce = dyn_cast<gnn::ReduceOp>(parts.anchor);
+      reduce && reduce.getRelation())
+    return lowerRelationSum(group, parts, indexBits);
   FailureOr<AggregationPlan> plan = AggregationPlan::of(group, parts);
   if (failed(plan))
     return failure();

@@ -83,6 +83,16 @@ constexpr llvm::StringLiteral kUnrollAttrName = "gnnk.unroll";
 /// values in shared memory); the Program refuses graphs with larger ones.
 constexpr llvm::StringLiteral kMaxGraphNodesAttrName = "gnnk.max_graph_nodes";
 
+/// A discardable attribute of a `gnnk.kernel` (an integer): the relation
+/// count of the `relation` gathers and reduces it runs (rows node * R +
+/// type(e), the graph's `csr_type`); the Program refuses graphs without edge
+/// types or with a relation id at or past the smallest such count.
+constexpr llvm::StringLiteral kRelationsAttrName = "gnnk.relations";
+
+/// Records on `kernel` that it indexes rows by `relations` relations (the
+/// smallest count it sees is kept).
+void noteRelations(Operation *kernel, int64_t relations);
+
 } // namespace gnnk
 } // namespace mlir
 
