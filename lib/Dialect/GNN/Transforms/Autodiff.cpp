@@ -546,6 +546,22 @@ bool Differentiation::replaceForwardSize(tensor::DimOp dim,
       dim.getSourceMutable().assign(g);
       return true;
     }
+  // Else an argument of that domain the backward reads anyway (an edge
+  // weight): an edge tensor recomputed only for its edge count (RGCN's
+  // relation gather of the [N, R, C] rows) is then neither recomputed nor
+  // kept for the backward.
+  for (BlockArgument a : body.getArguments()) {
+    // (The function's own arguments: not the result gradients the body
+    // has as arguments too.)
+    auto at = dyn_cast<RankedTensorType>(a.getType());
+    if (a != src && at && at.getRank() >= 1 && at.isDynamicDim(0) &&
+        !llvm::is_contained(dresults, a) &&
+        a.getArgNumber() < func.getNumArguments() && needed.contains(a) &&
+        domainOf(a) == d) {
+      dim.getSourceMutable().assign(a);
+      return true;
+    }
+  }
   return false;
 }
 
