@@ -58,15 +58,23 @@ class Graph:
     later writes to the caller's tensor do not change it, so calls with a
     ``Graph`` skip the per-call contents check an ``edge_index`` tensor gets.
     Its structures are built (and the ids checked) on first use.
+
+    ``edge_type`` (an int64 or int32 tensor ``[E]`` on the graph's device,
+    relation ids from 0) makes a typed graph, what functions on a
+    ``!gnn.graph<typed>`` take (the ``relation`` forms of gather and reduce
+    read the ids); copied too, checked when the structures are built.
     """
 
-    def __init__(self, edge_index: torch.Tensor, num_nodes: int):
+    def __init__(self, edge_index: torch.Tensor, num_nodes: int,
+                 edge_type: Optional[torch.Tensor] = None):
         _check_edge_index(edge_index)
         self.num_nodes = _check_num_nodes(num_nodes)
+        if edge_type is not None:
+            _check_edge_type(edge_type, edge_index)
         # gnnc's own copy; writing to it is not supported (a write through
         # PyTorch ops is noticed by its version counter and rebuilds the
         # structures, one through .numpy() or .data is not).
-        self.edge_index = _private_copy(edge_index)
+        self.edge_index = _private_copy(edge_index, edge_type)
         # Set by reorder(): the original id of each node, and its inverse.
         self.node_order: Optional[torch.Tensor] = None
         self._node_rank: Optional[torch.Tensor] = None
@@ -82,6 +90,11 @@ class Graph:
     @property
     def num_edges(self) -> int:
         return self.edge_index.shape[1]
+
+    @property
+    def edge_type(self) -> Optional[torch.Tensor]:
+        """A typed graph's relation ids (gnnc's int64 copy), else None."""
+        return _private_types(self.edge_index)
 
     @property
     def device(self) -> torch.device:
@@ -112,14 +125,29 @@ class Graph:
                                         "gnnc.Graph.reorder")
         rank = torch.empty_like(order)
         rank[order] = torch.arange(order.numel(), device=order.device)
-        g = Graph(rank[self.edge_index], self.num_nodes)
+        g = Graph(rank[self.edge_index], self.num_nodes, self.edge_type)
         g.node_order = order
         g._node_rank = rank
         return g
 
     def __repr__(self) -> str:
+        typed = ", typed" if self.edge_type is not None else ""
         return (f"gnnc.Graph(num_nodes={self.num_nodes}, "
-                f"num_edges={self.num_edges}, device={self.device})")
+                f"num_edges={self.num_edges}, device={self.device}{typed})")
+
+
+def _check_edge_type(edge_type, edge_index: torch.Tensor) -> None:
+    if not isinstance(edge_type, torch.Tensor):
+        raise TypeError(f"gnnc: edge_type must be a torch.Tensor, got "
+                        f"{type(edge_type).__name__}")
+    if edge_type.dtype not in (torch.int64, torch.int32) or \
+            tuple(edge_type.shape) != (edge_index.shape[1],):
+        raise ValueError(f"gnnc: edge_type must be an int64 or int32 tensor of "
+                         f"shape [{edge_index.shape[1]}] (one relation id per edge), "
+                         f"got {edge_type.dtype} of shape {list(edge_type.shape)}")
+    if edge_type.device != edge_index.device:
+        raise ValueError(f"gnnc: edge_type is on {edge_type.device} but edge_index "
+                         f"is on {edge_index.device}")
 
 
 def _check_edge_index(edge_index) -> None:
@@ -209,18 +237,22 @@ def _check_sizes(num_nodes):
 _PRIVATE: Dict[int, tuple] = {}
 
 
-def _make_private(t: torch.Tensor, flag=None) -> torch.Tensor:
+def _make_private(t: torch.Tensor, flag=None, edge_types=None) -> torch.Tensor:
     """Marks ``t`` as gnnc's own; ``flag``: the change flag (_Snapshot) of
     the user's tensor ``t`` was derived from, which calls on ``t``'s graph
-    honour."""
+    honour. ``edge_types``: a typed graph's relation ids (int64 [E], gnnc's
+    own copy, checked nonnegative by the graph build), built into ``t``'s
+    graph (``!gnn.graph<typed>``)."""
     key = id(t)
+    if edge_types is None:
+        edge_types = _private_types(t)  # kept when marked again (a flag)
 
     def drop(ref, key=key):
         rec = _PRIVATE.get(key)
         if rec is not None and rec[0] is ref:
             del _PRIVATE[key]
 
-    _PRIVATE[key] = (weakref.ref(t, drop), flag)
+    _PRIVATE[key] = (weakref.ref(t, drop), flag, edge_types)
     return t
 
 
@@ -232,6 +264,12 @@ def _is_private(t: torch.Tensor) -> bool:
 def _private_flag(t: torch.Tensor):
     rec = _PRIVATE.get(id(t))
     return rec[1] if rec is not None and rec[0]() is t else None
+
+
+def _private_types(t: torch.Tensor) -> Optional[torch.Tensor]:
+    """The edge types a private edge_index carries (_make_private), or None."""
+    rec = _PRIVATE.get(id(t))
+    return rec[2] if rec is not None and rec[0]() is t else None
 
 
 # Edge index tensors their maker knows to be sorted by destination (row 1
@@ -312,13 +350,20 @@ def _is_dst_sorted(t: torch.Tensor) -> bool:
     return ref is not None and ref() is base and _is_prefix(t, base)
 
 
-def _private_copy(edge_index: torch.Tensor) -> torch.Tensor:
+def _private_copy(edge_index: torch.Tensor,
+                  edge_types: Optional[torch.Tensor] = None) -> torch.Tensor:
     """A contiguous int64 copy of ``edge_index`` that gnnc owns (never an
     alias: ``.to(int64).contiguous()`` returns the input itself when it is
-    already contiguous int64)."""
+    already contiguous int64); with ``edge_types`` [E], a typed graph's
+    (copied too)."""
     copy = torch.empty(edge_index.shape, dtype=torch.int64, device=edge_index.device)
     copy.copy_(edge_index)
-    return _make_private(copy)
+    types = None
+    if edge_types is not None:
+        types = torch.empty(edge_types.shape, dtype=torch.int64,
+                            device=edge_types.device)
+        types.copy_(edge_types)
+    return _make_private(copy, edge_types=types)
 
 
 def _version_of(t: torch.Tensor) -> Optional[int]:
@@ -623,6 +668,9 @@ class _GraphCache:
         if num_edges and not index.is_cuda:
             _check_ids(index, num_nodes)
         sides = num_nodes if isinstance(num_nodes, tuple) else (-1, -1)
+        # A typed graph's relation ids (a private edge_index's, gnnc's own
+        # contiguous int64 copy): checked nonnegative by the build.
+        types = _private_types(edge_index)
         entry = _GraphEntry(weakref.ref(edge_index, self._dropper(id(edge_index))),
                             snapshot, num_nodes)
         if index.is_cuda:
@@ -634,6 +682,8 @@ class _GraphCache:
                                                   index.data_ptr() + 8 * num_edges,
                                                   num_edges, rows, stream,
                                                   _is_dst_sorted(edge_index), *sides)
+                    if types is not None:
+                        entry.device.set_edge_types(types.data_ptr(), stream)
                     failure = None
                 except RuntimeError as e:
                     failure = e
@@ -649,7 +699,8 @@ class _GraphCache:
             # The host graph copies the arrays.
             entry.host = _C.HostGraph.from_arrays(
                 index.data_ptr(), index.data_ptr() + 8 * num_edges, num_edges,
-                rows, *sides)
+                rows, *sides, typed=types is not None,
+                types=0 if types is None else types.data_ptr())
             degree = torch.bincount(index[1], minlength=rows) if num_edges else \
                 torch.zeros(rows, dtype=torch.int64)
             entry.statistics = {
@@ -1016,12 +1067,18 @@ class _Step(torch.autograd.Function):
     the lightest Python around the two calls (torch.compile traces it)."""
 
     @staticmethod
-    def forward(ctx, target, results, grad_args, edge_index, num_nodes, graph,
-                *inputs):
+    def forward(ctx, target, results, grad_args, unread, edge_index, num_nodes,
+                graph, *inputs):
         outs = torch.ops.gnnc.call(target, edge_index, *_op_sizes(num_nodes), graph,
                                    list(inputs))
         ctx.target, ctx.num_nodes, ctx.results = target, num_nodes, results
         ctx.graph, ctx.grad_args, ctx.num_inputs = graph, grad_args, len(inputs)
+        # The inputs the backward does not read (`unread` positions: RGCN's
+        # [N, R, out] rows, whose gradient needs only the graph) are not
+        # kept: an empty tensor stands for each (call_backward skips them).
+        if unread:
+            inputs = tuple(_placeholder(t) if i in unread else t
+                           for i, t in enumerate(inputs))
         ctx.save_for_backward(edge_index, *inputs, *outs)
         ctx.mark_non_differentiable(*outs[results:])
         # The outputs past the results (saved for the backward) never get a
@@ -1051,7 +1108,14 @@ class _Step(torch.autograd.Function):
         out: List[Optional[torch.Tensor]] = [None] * ctx.num_inputs
         for g, arg in zip(dx, ctx.grad_args):
             out[arg - 1] = g
-        return (None, None, None, None, None, None, *out)
+        return (None, None, None, None, None, None, None, *out)
+
+
+def _placeholder(t: torch.Tensor) -> torch.Tensor:
+    """An empty tensor of ``t``'s dtype and device: what the autograd step
+    saves for an input its backward does not read (made in the mode being
+    traced under torch.compile: a fake tensor there)."""
+    return t.new_empty(0)
 
 
 # autograd.Function.apply is Python before PyTorch 2.15: a pytree pass over
@@ -1113,17 +1177,33 @@ class Function:
         self._target = compiled.target(function)
         self._step = compiled.target(info["forward"], function) if info else None
         self._grad_args = tuple(info["grads"]) if info else ()
+        # The arguments (0-based, after the graph) the backward does not
+        # read: not kept for it.
+        read = {i - 1 for kind, i in info["residuals"] if kind == "arg"} if info else set()
+        self._unread = tuple(i for i in range(len(self.signature["args"]) - 1)
+                             if i not in read) if info else ()
 
     def __call__(self, graph: Union[Graph, torch.Tensor], *tensors: torch.Tensor,
                  num_nodes: Union[int, Tuple[int, int], None] = None):
         order = None
         if isinstance(graph, Graph):
             edge_index = graph.edge_index
-            n = graph.num_nodes if num_nodes is None else _check_num_nodes(num_nodes)
+            # (A bipartite function on a Graph: num_nodes=(num_src, num_dst).)
+            n = graph.num_nodes if num_nodes is None else _check_sizes(
+                tuple(num_nodes) if isinstance(num_nodes, (tuple, list)) else num_nodes)
             order = graph.node_order
+            if self.signature["args"][0].get("typed") and graph.edge_type is None:
+                raise TypeError(
+                    f"gnnc: @{self.function} takes a typed graph (!gnn.graph<typed>) "
+                    f"but this gnnc.Graph has no edge_type")
         else:
             _check_edge_index(graph)
             edge_index = graph
+            if self.signature["args"][0].get("typed"):
+                raise TypeError(
+                    f"gnnc: @{self.function} takes a typed graph (!gnn.graph<typed>): "
+                    f"pass gnnc.Graph(edge_index, num_nodes, edge_type=...) rather "
+                    f"than an edge_index")
             if num_nodes is None:
                 raise TypeError("gnnc: pass num_nodes= with an edge_index "
                                 "(or a gnnc.Graph)")
@@ -1165,6 +1245,7 @@ class Function:
                 if self._forward is None:
                     raise CompileError(self._grad_error)
                 outs = _apply_step(self._step, self._results, self._grad_args,
+                                   self._unread,
                                    edge_index, num_nodes, graph, *tensors)
                 outs = outs[:self._results]
             else:

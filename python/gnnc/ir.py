@@ -228,11 +228,15 @@ class Builder:
     Arguments come first (:meth:`arg`), then ops; :meth:`finish` returns the
     verified module for :func:`gnnc.compile`."""
 
-    def __init__(self, name: str, dtype: str = "f32", bipartite: bool = False):
+    def __init__(self, name: str, dtype: str = "f32", bipartite: bool = False,
+                 typed: bool = False):
         self.name = name
         self.dtype = dtype
         self.bipartite = bipartite
-        self._b = _C.FunctionBuilder(name, dtype, bipartite)
+        # A typed graph (`!gnn.graph<typed>`): its edges carry relation ids,
+        # read by the relation forms of gather and reduce.
+        self.typed = typed
+        self._b = _C.FunctionBuilder(name, dtype, bipartite, typed)
 
     def _value(self, id: int, name: Optional[str] = None) -> Value:
         if name is not None:
@@ -357,14 +361,22 @@ class Builder:
         return self._value(self._b.degree(reversed, _where()), name)
 
     def reduce(self, kind: str, x: Value, reversed: bool = False,
-               name: Optional[str] = None) -> Value:
-        """``gnn.reduce``: edge values combined onto their destinations."""
+               name: Optional[str] = None, relations: int = 0) -> Value:
+        """``gnn.reduce``: edge values combined onto their destinations.
+        With ``relations=R`` (a typed graph, ``kind="sum"``): each edge adds
+        into the row of its relation, a ``[nodes, R, ...]`` result."""
+        if isinstance(relations, bool) or not isinstance(relations, int):
+            raise TypeError(f"gnnc.ir: relations is an int, got {relations!r}")
         return self._value(self._b.reduce(kind, self._id(x, "reduce"),
-                                          reversed, _where()), name)
+                                          reversed, relations, _where()), name)
 
-    def gather(self, end: str, x: Value, name: Optional[str] = None) -> Value:
-        """``gnn.gather``: node rows copied onto the edges (``src``/``dst``)."""
-        return self._value(self._b.gather(end, self._id(x, "gather"), _where()), name)
+    def gather(self, end: str, x: Value, name: Optional[str] = None,
+               relation: bool = False) -> Value:
+        """``gnn.gather``: node rows copied onto the edges (``src``/``dst``).
+        With ``relation=True`` (a typed graph): ``x`` is ``[nodes, R, ...]``
+        and each edge reads the row of its own relation."""
+        return self._value(self._b.gather(end, self._id(x, "gather"), bool(relation),
+                                          _where()), name)
 
     # -- elementwise and reductions ---------------------------------------
     def generic(self, maps: Sequence[Sequence[Union[int, Const]]],

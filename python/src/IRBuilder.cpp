@@ -66,7 +66,7 @@ std::string shapeText(RankedTensorType t) {
 class FunctionBuilder {
 public:
   FunctionBuilder(const std::string &name, const std::string &element,
-                  bool bipartite)
+                  bool bipartite, bool typed)
       : module(Module::empty("<gnnc.ir:" + name + ">")),
         ctx(module->contextRef()), builder(&ctx) {
     if (element == "f32")
@@ -85,7 +85,7 @@ public:
     ModuleOp m = module->op();
     builder.setInsertionPointToEnd(m.getBody());
     auto type = builder.getFunctionType(
-        {mlir::gnn::GraphType::get(&ctx, bipartite)}, {});
+        {mlir::gnn::GraphType::get(&ctx, bipartite, typed)}, {});
     function = func::FuncOp::create(builder, UnknownLoc::get(&ctx), name, type);
     Block *entry = function.addEntryBlock();
     graph = entry->getArgument(0);
@@ -300,25 +300,60 @@ public:
         mlir::gnn::DegreeOp::create(builder, at(where), t, graph, reversed));
   }
 
+  /// With `relations` > 0, the relation form: a nodes x relations x ...
+  /// result (sum only).
   int64_t reduce(const std::string &kindName, int64_t input, bool reversed,
-                 const Where &where) {
+                 int64_t relations, const Where &where) {
     auto kind = mlir::gnn::symbolizeReduceKind(kindName);
     if (!kind)
       refuse("reduce: expected sum, mean, max or min, got '" + kindName + "'");
+    RankedTensorType type = tensorOf(input, "reduce");
+    if (relations < 0)
+      refuse("reduce: relations must be positive, got " +
+             std::to_string(relations));
+    if (relations) {
+      requireTyped("reduce");
+      if (*kind != mlir::gnn::ReduceKind::sum)
+        refuse("reduce: the relation form sums (kind 'sum'), got '" +
+               kindName + "'");
+      if (type.getRank() < 1)
+        refuse("reduce: expected edge values with a row per edge");
+      SmallVector<int64_t> shape(type.getShape());
+      shape.insert(shape.begin() + 1, relations);
+      type = RankedTensorType::get(shape, type.getElementType());
+    }
     return add(mlir::gnn::ReduceOp::create(
-                   builder, at(where), tensorOf(input, "reduce"),
-                   /*winner=*/Type(), *kind, graph, value(input), reversed)
+                   builder, at(where), type, /*winner=*/Type(), *kind, graph,
+                   value(input), reversed, relations > 0)
                    .getResult());
   }
 
-  int64_t gather(const std::string &endName, int64_t input,
+  /// With `relation`, each edge reads the row of its relation of a
+  /// nodes x R x ... input.
+  int64_t gather(const std::string &endName, int64_t input, bool relation,
                  const Where &where) {
     auto end = mlir::gnn::symbolizeEdgeEnd(endName);
     if (!end)
       refuse("gather: expected the end src or dst, got '" + endName + "'");
-    return add(mlir::gnn::GatherOp::create(builder, at(where),
-                                           tensorOf(input, "gather"), *end,
-                                           graph, value(input)));
+    RankedTensorType type = tensorOf(input, "gather");
+    if (relation) {
+      requireTyped("gather");
+      if (type.getRank() < 2 || type.isDynamicDim(1))
+        refuse("gather: the relation form reads a tensor of shape [nodes, "
+               "relations, ...] (relations static), got " +
+               shapeText(type));
+      SmallVector<int64_t> shape(type.getShape());
+      shape.erase(shape.begin() + 1);
+      type = RankedTensorType::get(shape, type.getElementType());
+    }
+    return add(mlir::gnn::GatherOp::create(builder, at(where), type, *end,
+                                           graph, value(input), relation));
+  }
+
+  void requireTyped(const char *what) const {
+    if (!cast<mlir::gnn::GraphType>(graph.getType()).getTyped())
+      refuse(std::string(what) +
+             ": the relation form needs a typed graph (Builder(typed=True))");
   }
 
   /// A linalg.generic over `numDims` loops; its results have the types of
@@ -669,8 +704,9 @@ private:
 
 void bindIRBuilder(nb::module_ &m) {
   nb::class_<FunctionBuilder>(m, "FunctionBuilder")
-      .def(nb::init<const std::string &, const std::string &, bool>(),
-           nb::arg("name"), nb::arg("element"), nb::arg("bipartite") = false)
+      .def(nb::init<const std::string &, const std::string &, bool, bool>(),
+           nb::arg("name"), nb::arg("element"), nb::arg("bipartite") = false,
+           nb::arg("typed") = false)
       .def("argument", &FunctionBuilder::argument, nb::arg("shape"),
            nb::arg("domain"), nb::arg("differentiable"), nb::arg("where"))
       .def("constant", &FunctionBuilder::constant, nb::arg("value"),
@@ -697,9 +733,10 @@ void bindIRBuilder(nb::module_ &m) {
       .def("degree", &FunctionBuilder::degree, nb::arg("reversed"),
            nb::arg("where"))
       .def("reduce", &FunctionBuilder::reduce, nb::arg("kind"),
-           nb::arg("input"), nb::arg("reversed"), nb::arg("where"))
-      .def("gather", &FunctionBuilder::gather, nb::arg("end"), nb::arg("input"),
+           nb::arg("input"), nb::arg("reversed"), nb::arg("relations"),
            nb::arg("where"))
+      .def("gather", &FunctionBuilder::gather, nb::arg("end"), nb::arg("input"),
+           nb::arg("relation"), nb::arg("where"))
       .def("generic", &FunctionBuilder::generic, nb::arg("num_dims"),
            nb::arg("maps"), nb::arg("iterators"), nb::arg("ins"),
            nb::arg("outs"), nb::arg("body"), nb::arg("yields"),

@@ -165,8 +165,10 @@ inline bool precheck(llvm::SourceMgr &sourceMgr, std::string &reason) {
 inline nb::dict describe(Type type, const std::string &domain) {
   nb::dict d;
   auto tensor = dyn_cast<RankedTensorType>(type);
-  if (isa<mlir::gnn::GraphType>(type)) {
+  if (auto g = dyn_cast<mlir::gnn::GraphType>(type)) {
     d["kind"] = "graph";
+    d["bipartite"] = g.getBipartite();
+    d["typed"] = g.getTyped();
     return d;
   }
   std::vector<int64_t> shape;
@@ -605,7 +607,8 @@ private:
 /// A host graph from int64 source and target arrays.
 inline std::unique_ptr<::gnn::HostGraph>
 makeHostGraph(uintptr_t src, uintptr_t dst, int64_t numEdges, int64_t numNodes,
-              int64_t numSrc = -1, int64_t numDst = -1) {
+              int64_t numSrc = -1, int64_t numDst = -1, bool typed = false,
+              uintptr_t types = 0) {
   if (numNodes < 0 || numEdges < 0)
     throw std::invalid_argument("negative node or edge count");
   if ((numSrc >= 0) != (numDst >= 0) ||
@@ -624,6 +627,16 @@ makeHostGraph(uintptr_t src, uintptr_t dst, int64_t numEdges, int64_t numNodes,
   const int64_t *d = reinterpret_cast<const int64_t *>(dst);
   g->src.assign(s, s + numEdges);
   g->dst.assign(d, d + numEdges);
+  if (typed) {
+    // A typed graph's relation ids (int64, one per edge; no pointer
+    // needed without edges).
+    if (numEdges && !types)
+      throw std::invalid_argument("a typed graph's edge types are missing");
+    const int64_t *t = reinterpret_cast<const int64_t *>(types);
+    if (numEdges)
+      g->edgeTypes.assign(t, t + numEdges);
+    g->typedEmpty = numEdges == 0;
+  }
   std::string err = g->validate();
   if (!err.empty())
     throw std::invalid_argument(err);
@@ -662,6 +675,14 @@ public:
         numEdges, numNodes, rt::IndexType::Int64, nullptr,
         reinterpret_cast<cudaStream_t>(stream), options));
   }
+  /// Makes the graph typed: `types` (device, int64, one relation id per
+  /// edge in edge-list order; checked).
+  void setEdgeTypes(uintptr_t types, uintptr_t stream) {
+    nb::gil_scoped_release release;
+    check(graph->setEdgeTypes(reinterpret_cast<const void *>(types),
+                              rt::IndexType::Int64,
+                              reinterpret_cast<cudaStream_t>(stream)));
+  }
   nb::dict statistics() const {
     const ::gnn::GraphStats &s = graph->statistics();
     nb::dict d;
@@ -675,6 +696,7 @@ public:
     d["p99"] = s.p99;
     d["index_bits"] = graph->indexBits();
     d["csr_order"] = s.csrOrder;
+    d["relations"] = graph->numRelations();
     // What the default schedules depend on (equal keys, equal kernels), the
     // statistics themselves (what the compiler takes), and their text form
     // for people (`gnn-opt ... stats=`; gnnc never parses it back).

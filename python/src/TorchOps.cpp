@@ -158,6 +158,10 @@ struct Target {
   std::vector<Spec> grads;       ///< @f_bwd's results
   /// @f_bwd's residual arguments: (from an argument?, index).
   std::vector<std::pair<bool, int64_t>> residuals;
+  /// Per argument (0-based, after the graph): whether @f_bwd reads it. An
+  /// argument it does not read may be passed to call_backward as any
+  /// tensor (the autograd step saves an empty one: gnnc/_core.py _Step).
+  std::vector<bool> backwardReads;
   std::vector<int64_t> gradArgs; ///< which arguments get a gradient (1-based)
   /// Compiled variants by the graph's schedule bucket (owned references to
   /// CudaFunction / CudaTraining objects, kept for the process's life).
@@ -267,13 +271,16 @@ Sizes sizesOf(const Tensor &edgeIndex, int64_t nodes, int64_t numDst) {
 void checkTensors(const std::string &function, const char *role,
                   const std::vector<Tensor> &tensors,
                   const std::vector<Spec> &specs, const Sizes &sizes,
-                  const Tensor &edgeIndex) {
+                  const Tensor &edgeIndex,
+                  const std::vector<bool> *checked = nullptr) {
   auto what = [&] { return "@" + function + " " + role; };
   if (tensors.size() != specs.size())
     fail("TypeError", what() + ": expected " + std::to_string(specs.size()) +
                           " tensors, got " + std::to_string(tensors.size()));
   torch::stable::Device device = edgeIndex.device();
   for (size_t i = 0; i < tensors.size(); ++i) {
+    if (checked && !(*checked)[i])
+      continue;
     const Tensor &t = tensors[i];
     const Spec &s = specs[i];
     auto name = [&] { return what() + " #" + std::to_string(i + 1); };
@@ -540,7 +547,8 @@ std::vector<Tensor> callBackwardImpl(int64_t targetId, Tensor edgeIndex,
     fail("ValueError", "@" + t.function + " is not the forward of a training "
                        "step (no backward)");
   Sizes sizes = sizesOf(edgeIndex, nodes, numDst);
-  checkTensors(t.base, "argument", inputs, t.args, sizes, edgeIndex);
+  checkTensors(t.base, "argument", inputs, t.args, sizes, edgeIndex,
+               &t.backwardReads);
   checkTensors(t.function, "output", outputs, t.results, sizes, edgeIndex);
   checkTensors(t.base, "output gradient", outputGrads, t.baseResults, sizes,
                edgeIndex);
@@ -604,6 +612,10 @@ int64_t registerTarget(Module &module, const std::string &function,
     for (auto [kind, i] : nb::cast<std::vector<std::pair<std::string, int64_t>>>(
              info["residuals"]))
       t.residuals.push_back({kind == "arg", i});
+    t.backwardReads.assign(t.args.size(), false);
+    for (auto [fromArg, i] : t.residuals)
+      if (fromArg && i >= 1 && i <= int64_t(t.args.size()))
+        t.backwardReads[i - 1] = true;
     t.gradArgs = nb::cast<std::vector<int64_t>>(info["grads"]);
   }
   std::lock_guard<std::mutex> lock(registryMutex());

@@ -104,7 +104,8 @@ NB_MODULE(_gnnc, m) {
   nb::class_<::gnn::HostGraph>(m, "HostGraph")
       .def_static("from_arrays", &makeHostGraph, nb::arg("src"),
                   nb::arg("dst"), nb::arg("num_edges"), nb::arg("num_nodes"),
-                  nb::arg("num_src") = -1, nb::arg("num_dst") = -1)
+                  nb::arg("num_src") = -1, nb::arg("num_dst") = -1,
+                  nb::arg("typed") = false, nb::arg("types") = 0)
       .def_prop_ro("num_nodes",
                    [](const ::gnn::HostGraph &g) { return g.numNodes; })
       .def_prop_ro("num_edges",
@@ -126,6 +127,8 @@ NB_MODULE(_gnnc, m) {
            nb::arg("num_nodes"), nb::arg("stream"),
            nb::arg("dst_sorted") = false, nb::arg("num_src") = -1,
            nb::arg("num_dst") = -1)
+      .def("set_edge_types", &DeviceGraph::setEdgeTypes, nb::arg("types"),
+           nb::arg("stream"))
       .def("statistics", &DeviceGraph::statistics);
   nb::class_<CudaFunction>(m, "CudaFunction")
       .def(nb::init<Module &, const std::string &, const ::gnn::GraphStats &,

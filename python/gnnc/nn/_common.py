@@ -934,8 +934,15 @@ def _derived(inputs, what: tuple, build):
 
 
 def _tensors(result) -> list:
-    return [t for t in (result if isinstance(result, tuple) else (result,))
-            if isinstance(t, Tensor)]
+    """The tensors of a derived result, through nested tuples (RGCNConv's
+    spans)."""
+    out = []
+    for t in (result if isinstance(result, tuple) else (result,)):
+        if isinstance(t, Tensor):
+            out.append(t)
+        elif isinstance(t, tuple):
+            out.extend(_tensors(t))
+    return out
 
 
 def _versions(result) -> tuple:

@@ -63,8 +63,9 @@ class _Builder(ir.Builder):
     """An ir.Builder whose arguments at the positions in ``frozen`` (0: the
     first after the graph) get no gradient, whatever the template says."""
 
-    def __init__(self, name: str, dtype: str, frozen: tuple, bipartite: bool = False):
-        super().__init__(name, dtype, bipartite)
+    def __init__(self, name: str, dtype: str, frozen: tuple, bipartite: bool = False,
+                 typed: bool = False):
+        super().__init__(name, dtype, bipartite, typed)
         self._frozen = frozen
         self._args = 0
 
@@ -91,13 +92,15 @@ def build(template: str, config: tuple, frozen: tuple = ()):
         _STATE.frozen = ()
 
 
-def _builder(name: str, dtype: str, bipartite: bool = False) -> ir.Builder:
+def _builder(name: str, dtype: str, bipartite: bool = False,
+             typed: bool = False) -> ir.Builder:
     """A function of ``dtype`` on a graph (``bipartite``: a bipartite graph,
-    whose node arguments say their side)."""
+    whose node arguments say their side; ``typed``: its edges carry relation
+    ids)."""
     if dtype not in ("f32", "f64", "bf16", "f16"):
         raise ValueError(f"expected element type 'f32', 'f64', 'bf16' or 'f16', got "
                          f"{dtype!r}")
-    return _Builder(name, dtype, getattr(_STATE, "frozen", ()), bipartite)
+    return _Builder(name, dtype, getattr(_STATE, "frozen", ()), bipartite, typed)
 
 
 def _finite(value: float) -> float:
@@ -569,17 +572,20 @@ def _gine_aggregate(f: ir.Builder, x, e, channels: int):
     return f.reduce("sum", msg, name="agg")
 
 
-def rgcn(channels: int, dtype: str, weighted: bool):
-    """The function of `RGCNConv`: ``out_i = sum_{e -> i} w_e m_e`` over the
-    edge messages ``m`` [E, C] (row ``(src, relation)`` of the transformed
-    features, gathered by the layer) and, with ``weighted``, the weights
-    ``w`` [E] (1 / the destination's in-edges of that relation, for mean):
-    the scaling and the sum are one edge pass."""
-    f = _builder("rgcn_mean" if weighted else "rgcn", dtype)
-    m = f.arg([None, channels], edge=True, name="m")
+def rgcn(channels: int, relations: int, dtype: str, weighted: bool, bipartite: bool):
+    """The function of `RGCNConv` on a typed graph: ``out_i = sum_{e -> i}
+    w_e h[src(e), type(e)]`` over the transformed features ``h`` [N_src, R,
+    C] (every source under every relation's weight) and, with ``weighted``,
+    the edge weights ``w`` [E] (1 / the destination's in-edges of that
+    relation, for mean): the row each edge reads, the scaling and the sum
+    are one edge pass; the backward adds each edge's term into ``dh``'s row
+    of its (source, relation) pair (a relation reduce)."""
+    f = _builder("rgcn_mean" if weighted else "rgcn", dtype, bipartite, typed=True)
+    h = f.arg([None, relations, channels], side="src" if bipartite else None, name="h")
+    w = f.arg([None], edge=True, name="w") if weighted else None
+    m = f.gather("src", h, relation=True, name="m")
     if not weighted:
         return f.finish(f.reduce("sum", m, name="out")), "rgcn"
-    w = f.arg([None], edge=True, name="w")
     ne = f.dim(m, name="ne")
     msg = f.generic([(0, 1), (0,), (0, 1)], [_P, _P], [m, w],
                     [f.empty([None, channels], ne)], lambda a, b, o: a * b, name="msg")

@@ -4,11 +4,13 @@ in one pass over the edges.
 PyG loops over the relations: per relation a masked copy of the edges, an
 aggregation and a matmul (`R` of each per call, and the `R` aggregated
 `[N, in]` tensors kept for the backward). Here the relations are a property of
-the edges: every node's features are transformed by every relation's weight
-at once (one matmul, `[N, R * out]`), each edge picks the row of its
-(source, relation) pair, and one gnnc edge pass scales the rows (mean: by the
-destination's in-edge count of that relation) and sums them into the
-destinations. docs/Python-nn.md, "Relational layers".
+the graph (a typed graph: its edge types travel with it, `!gnn.graph<typed>`):
+every node's features are transformed by every relation's weight at once (one
+matmul, `[N, R, out]`), and one gnnc edge pass reads each edge's row of its
+(source, relation) pair, scales it (mean: by the destination's in-edge count
+of that relation) and sums it into the destination; the backward adds each
+edge's term into the gradient's row of that pair. Nothing edge-sized but the
+scales is kept. docs/Python-nn.md, "Relational layers".
 """
 
 from typing import Optional
@@ -144,30 +146,44 @@ class RGCNConv(torch.nn.Module):
             weight = (self.comp @ weight.view(self.num_bases, -1)).view(
                 r, self.in_channels_l, out_c)
         mean = _AGGR[self.aggr]
-        if featured:
-            dt = _common.compute_dtype(x_l, self.weight.dtype)
-            span = _span(sizes[0] * out_c * dt.itemsize, r)
-            index = None
-        else:
-            dt = weight.dtype
-            span = r
-            index = self._source_rows(x_l)
-        graph, key, norm, chunks = relation_edges(
-            ei, edge_type, index, r, sizes, self.in_channels_l, mean,
-            torch.float64 if dt == torch.float64 else torch.float32, span)
-        if not featured:
-            m = weight.reshape(-1, out_c).index_select(0, key)  # row (relation, node id)
-        elif chunks is None:
-            m = _transform(x_l, weight, self.num_blocks).view(-1, out_c).index_select(0, key)
-        else:
-            # The edges sorted by relation, `span` relations' rows at a time.
-            m = torch.cat([_transform(x_l, weight[r0:r1], self.num_blocks).view(-1, out_c)
-                           .index_select(0, key[e0:e1]) for r0, r1, e0, e1 in chunks])
-        args = (_common.cast(dt, m), _common.cast(dt, norm)) if mean else \
-            (_common.cast(dt, m),)
+        dt = _common.compute_dtype(x_l, self.weight.dtype) if featured else weight.dtype
+        # The pass runs in f32 for bf16 and f16 (its backward's per-(source,
+        # relation) sums are atomic additions, which a 16-bit gradient would
+        # round one by one); the result is cast back.
+        run = torch.float64 if dt == torch.float64 else torch.float32
+        span = _span(sizes[0] * out_c * run.itemsize, r)
+        graph, norm, spans = relation_edges(ei, edge_type, r, sizes, mean, run, span)
+        index = None if featured else self._source_rows(x_l)
+        if index is not None:
+            _check_index(index, self.in_channels_l)
         n = sizes[0] if sizes[0] == sizes[1] else sizes
-        out = _common.propagate(self, "rgcn", (out_c, _common._DTYPES[dt], mean), graph, n,
-                                *args)[:sizes[1]]
+        config = (out_c, _common._DTYPES[run], mean, sizes[0] != sizes[1])
+
+        def rows(r0: int, r1: int) -> Tensor:
+            """Every source's row under relations [r0, r1): [N_src, r1 - r0, out]."""
+            if featured:
+                h = _transform(x_l, weight[r0:r1], self.num_blocks)
+            else:
+                # PyG's weight[r, index[j]]: the weight rows of the sources' ids.
+                h = weight[r0:r1].index_select(1, index).transpose(0, 1)
+            return _common.cast(run, h.reshape(sizes[0], r1 - r0, out_c))
+
+        if spans is None:
+            args = (rows(0, r),) + ((norm,) if mean else ())
+            out = _common.propagate(self, "rgcn", (out_c, r) + config[1:], graph, n,
+                                    *args)
+        else:
+            # Relations in spans of `span` (the edges sorted by relation, a
+            # typed graph per span, ids from the span's first): one pass each.
+            out = None
+            for r0, r1, g, w in spans:
+                args = (rows(r0, r1),) + ((w,) if mean else ())
+                part = _common.propagate(self, "rgcn", (out_c, r1 - r0) + config[1:],
+                                         g, n, *args)
+                out = part if out is None else out + part
+            if out is None:
+                out = x_l.new_zeros((sizes[1], out_c), dtype=run)
+        out = _common.cast(dt, out)
 
         if self.root is not None:
             out = out + (x_r @ self.root if featured else self.root[x_r])
@@ -208,6 +224,24 @@ def _arange(n: int, device: torch.device) -> Tensor:
             _ARANGES.pop(next(iter(_ARANGES)))
         t = _ARANGES[(n, device)] = torch.arange(n, device=device)
     return t
+
+
+def _check_index(index: Tensor, embeddings: int) -> None:
+    """A featureless node index in [0, embeddings), checked once per index
+    tensor (one read back; again when it is written). Not under
+    torch.compile."""
+    if torch.compiler.is_compiling() or index.is_meta or not index.numel():
+        return
+
+    def check():
+        lo, hi = (int(v) for v in torch.stack([index.min(), index.max()]).tolist())
+        if lo < 0 or hi >= embeddings:
+            raise ValueError(f"RGCNConv: the node index x holds "
+                             f"{lo if lo < 0 else hi}, outside [0, {embeddings}) "
+                             f"(in_channels)")
+        return True
+
+    _common._derived(index, ("rgcn_index", embeddings), check)
 
 
 def _positive(layer: str, what: str, value) -> int:
@@ -285,7 +319,7 @@ def _check_graph(layer: str, edge_index, edge_type, device: torch.device) -> Ten
     return edge_index
 
 
-# The transformed features of the sources, [N, R * out], are made this many
+# The transformed features of the sources, [N, R, out], are made this many
 # bytes at a time at most (eager mode): past it the relations go in spans, the
 # edges sorted by relation (once per graph), so the memory stays that of one
 # span rather than N * R * out. Under torch.compile: one span.
@@ -313,42 +347,30 @@ def _transform(x: Tensor, weight: Tensor, blocks: Optional[int]) -> Tensor:
 
 
 # --------------------------------------------------------------------------
-# The edges' rows and weights, cached per graph.
+# The typed graph and the edges' weights, cached per (edge_index, edge_type).
 # --------------------------------------------------------------------------
 
-def _build(edge_index: Tensor, edge_type: Tensor, index: Optional[Tensor],
-           num_relations: int, sizes: tuple, embeddings: int, mean: bool,
-           dtype: torch.dtype, span: int):
-    """(graph, key [E]: the row of each edge's message, norm [E] of `dtype`:
-    1 / the in-edges of its relation at its destination, empty without
-    `mean`, spans: None, or with `span` < num_relations the (first
-    relation, end relation, first edge, end edge) of each span of the
-    graph's edges, then sorted by relation, each key within its span).
-    The graph is a private copy of `edge_index` (its edges sorted by
-    relation with spans): the op's results are poisoned when either input
+def _build(edge_index: Tensor, edge_type: Tensor, num_relations: int, sizes: tuple,
+           mean: bool, dtype: torch.dtype, span: int):
+    """(graph, norm [E] of `dtype`: 1 / the in-edges of its relation at its
+    destination, empty without `mean`, spans: None, or with `span` <
+    num_relations a (first relation, end relation, graph, norm) per span of
+    `span` relations that has edges). The graph is a private typed copy of
+    `edge_index` with `edge_type` (each span's: its edges, relation ids from
+    the span's first): the op's results are poisoned when either input
     changes behind PyTorch's version counter (_common._derived), and gnnc's
-    graph cache does not check its contents again.
-    With features the rows are (source, relation) of the transformed
-    features; with a node index `index` they are (relation, index[source])
-    of the weights. Ids are checked here, once per graph (one read back):
-    an edge's row is read before gnnc's graph cache sees the graph."""
+    graph cache does not check its contents again. Ids are checked here,
+    once per graph (one read back)."""
     ei = edge_index.long()
     et = edge_type.long()
-    src, dst = ei[0], ei[1]
+    dst = ei[1]
     if ei.size(1):
-        also = [et.min(), et.max()]
-        if index is not None and index.numel():
-            also += [index.min(), index.max()]
-        lo_t, hi_t, *ix = _core._check_ids(ei, sizes if sizes[0] != sizes[1] else sizes[0],
-                                          *also, hint=" (x.size(0))")
+        lo_t, hi_t = _core._check_ids(ei, sizes if sizes[0] != sizes[1] else sizes[0],
+                                      et.min(), et.max(), hint=" (x.size(0))")
         if lo_t < 0 or hi_t >= num_relations:
             raise ValueError(f"RGCNConv: edge_type holds relation "
                              f"{lo_t if lo_t < 0 else hi_t}, outside [0, "
                              f"{num_relations}) (num_relations)")
-        if ix and (ix[0] < 0 or ix[1] >= embeddings):
-            raise ValueError(f"RGCNConv: the node index x holds "
-                             f"{ix[0] if ix[0] < 0 else ix[1]}, outside [0, "
-                             f"{embeddings}) (in_channels)")
     if not mean:
         norm = torch.empty(0, dtype=dtype, device=ei.device)
     else:
@@ -360,63 +382,55 @@ def _build(edge_index: Tensor, edge_type: Tensor, index: Optional[Tensor],
             torch.searchsorted(ordered, pair)
         norm = 1.0 / count.to(dtype)
     if span >= num_relations:
-        key = src * num_relations + et if index is None else \
-            et * embeddings + index.long()[src]
-        return _core._private_copy(edge_index), key, norm, None
-    # Spans of `span` relations: the edges sorted by relation (a private
-    # graph of their own), each keyed within its span's rows.
+        return _core._private_copy(edge_index, et), norm, None
+    # Spans of `span` relations: the edges sorted by relation, a typed
+    # graph per span.
     et, perm = et.sort(stable=True)
-    src = src[perm]
-    first = (et // span) * span
-    width = (num_relations - first).clamp(max=span)
-    key = src * width + (et - first)
     counts = torch.bincount(et // span, minlength=-(-num_relations // span)).tolist()
-    chunks, e0 = [], 0
+    spans, e0 = [], 0
     for j, c in enumerate(counts):
         if c:
-            chunks.append((j * span, min(num_relations, (j + 1) * span), e0, e0 + c))
+            r0 = j * span
+            rows = perm[e0:e0 + c]
+            g = _core._private_copy(ei.index_select(1, rows), et[e0:e0 + c] - r0)
+            spans.append((r0, min(num_relations, r0 + span), g,
+                          norm.index_select(0, rows) if mean else norm))
         e0 += c
-    graph = _core._make_private(ei[:, perm].contiguous())
-    return graph, key, (norm[perm] if mean else norm), tuple(chunks)
+    return None, norm, tuple(spans)
 
 
-def _cached(edge_index, edge_type, index, num_relations, sizes, embeddings, mean, dtype,
-            span):
-    inputs = (edge_index, edge_type) + (() if index is None else (index,))
-    return _common._derived(inputs, ("rgcn", num_relations, sizes, embeddings, mean, dtype,
-                                     span),
-                            lambda: _build(edge_index, edge_type, index, num_relations,
-                                           sizes, embeddings, mean, dtype, span))
+def _cached(edge_index, edge_type, num_relations, sizes, mean, dtype, span):
+    return _common._derived((edge_index, edge_type),
+                            ("rgcn", num_relations, sizes, mean, dtype, span),
+                            lambda: _build(edge_index, edge_type, num_relations,
+                                           sizes, mean, dtype, span))
 
 
 # Outside CUDA graphs (it hands out cached tensors and checks its inputs on
 # every call), as gnnc_nn::self_loops.
 @torch.library.custom_op("gnnc_nn::rgcn_edges", mutates_args=(),
                          tags=_core._NOT_IN_CUDA_GRAPHS)
-def _edges_op(edge_index: Tensor, edge_type: Tensor, index: Optional[Tensor],
-              num_relations: int, num_src: int, num_dst: int, embeddings: int,
-              mean: bool, dtype: torch.dtype) -> tuple[Tensor, Tensor]:
-    return _cached(edge_index, edge_type, index, num_relations, (num_src, num_dst),
-                   embeddings, mean, dtype, num_relations)[1:3]
+def _edges_op(edge_index: Tensor, edge_type: Tensor, num_relations: int, num_src: int,
+              num_dst: int, mean: bool, dtype: torch.dtype) -> tuple[Tensor, Tensor]:
+    return _cached(edge_index, edge_type, num_relations, (num_src, num_dst), mean,
+                   dtype, num_relations)[:2]
 
 
 @_edges_op.register_fake
-def _(edge_index, edge_type, index, num_relations, num_src, num_dst, embeddings, mean,
-      dtype):
+def _(edge_index, edge_type, num_relations, num_src, num_dst, mean, dtype):
     e = edge_index.size(1)
-    return (edge_index.new_empty((e,), dtype=torch.int64),
+    return (edge_index.new_empty((2, e), dtype=torch.int64),
             edge_index.new_empty((e if mean else 0,), dtype=dtype))
 
 
-def relation_edges(edge_index: Tensor, edge_type: Tensor, index: Optional[Tensor],
-                   num_relations: int, sizes: tuple, embeddings: int, mean: bool,
-                   dtype: torch.dtype = torch.float32, span: Optional[int] = None):
-    """(graph, key, norm, spans) of `_build`, cached per (edge_index,
-    edge_type[, index]) tensors: one contents check of each per call."""
+def relation_edges(edge_index: Tensor, edge_type: Tensor, num_relations: int,
+                   sizes: tuple, mean: bool, dtype: torch.dtype = torch.float32,
+                   span: Optional[int] = None):
+    """(graph, norm, spans) of `_build`, cached per (edge_index, edge_type)
+    tensors: one contents check of each per call."""
     span = num_relations if span is None else span
     if torch.compiler.is_compiling() or edge_index.is_meta:
-        key, norm = _edges_op(edge_index, edge_type, index, num_relations, sizes[0],
-                              sizes[1], embeddings, mean, dtype)
-        return edge_index, key, norm, None
-    return _cached(edge_index, edge_type, index, num_relations, sizes, embeddings, mean,
-                   dtype, span)
+        graph, norm = _edges_op(edge_index, edge_type, num_relations, sizes[0],
+                                sizes[1], mean, dtype)
+        return graph, norm, None
+    return _cached(edge_index, edge_type, num_relations, sizes, mean, dtype, span)
