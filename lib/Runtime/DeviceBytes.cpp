@@ -42,7 +42,8 @@ std::string graphText(int64_t nodes, int64_t edges) {
 StatusOr<GraphDeviceBytes> gnn::runtime::graphDeviceBytes(int64_t nodes,
                                                           int64_t edges,
                                                           int indexBits,
-                                                          bool batch) {
+                                                          bool batch,
+                                                          bool typed) {
   if (nodes < 0 || edges < 0)
     return Status::error("negative graph size: " + std::to_string(nodes) +
                          " nodes, " + std::to_string(edges) + " edges");
@@ -80,6 +81,14 @@ StatusOr<GraphDeviceBytes> gnn::runtime::graphDeviceBytes(int64_t nodes,
   peak.overflow |= firstSort.overflow || degreeSort.overflow;
   if (batch)
     peak.add(nodes, 8);
+  if (typed) {
+    // csr_type is kept. Setting it, after the build, holds the uploaded
+    // lists (the types in the source list's buffer) beside the kept
+    // arrays, less than the build's temporaries: the build's peak plus
+    // csr_type bounds it.
+    kept.add(edges, ib);
+    peak.add(edges, ib);
+  }
   if (kept.overflow || peak.overflow)
     return tooLarge(graphText(nodes, edges));
   return GraphDeviceBytes{kept.value, peak.value};
@@ -134,12 +143,13 @@ gnn::runtime::programDeviceBytes(const Program &program,
 static StatusOr<DeviceMemoryNeed> needWith(const ProgramDeviceBytes &buffers,
                                            const FormulaScope &scope,
                                            int indexBits, bool batch,
+                                           bool typed,
                                            const std::string &what) {
   DeviceMemoryNeed need;
   need.nodes = scope.nodes;
   need.edges = scope.edges;
   StatusOr<GraphDeviceBytes> graph =
-      graphDeviceBytes(scope.nodes, scope.edges, indexBits, batch);
+      graphDeviceBytes(scope.nodes, scope.edges, indexBits, batch, typed);
   if (!graph.ok())
     return graph.error();
   need.graph = *graph;
@@ -164,8 +174,9 @@ gnn::runtime::deviceMemoryNeed(const Program &program,
   StatusOr<ProgramDeviceBytes> buffers = programDeviceBytes(program, scope);
   if (!buffers.ok())
     return buffers.error();
+  // (A program that reads edge types runs on a typed graph.)
   return needWith(*buffers, scope, program.indexBits, batch,
-                  "program '" + program.name + "'");
+                  program.relations > 0, "program '" + program.name + "'");
 }
 
 StatusOr<DeviceMemoryNeed>
@@ -186,7 +197,10 @@ gnn::runtime::trainingMemoryNeed(const TrainingProgram &training,
     return bwd.error();
   step->temps = fwd->temps + bwd->temps;
   step->workspace = std::max(fwd->workspace, bwd->workspace);
-  return needWith(*step, scope, training.forward.indexBits, batch, what);
+  return needWith(*step, scope, training.forward.indexBits, batch,
+                  training.forward.relations > 0 ||
+                      training.backward.relations > 0,
+                  what);
 }
 
 Status gnn::runtime::checkDeviceMemory(const DeviceMemoryNeed &need,

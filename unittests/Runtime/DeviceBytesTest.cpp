@@ -61,6 +61,11 @@ TEST(DeviceBytes, GraphArraysAndBuildPeak) {
   EXPECT_EQ(wide->kept,
             6 * 8 * 10000 + 2 * 8 * 1001 + 8 * 1000 + 2 * 8 * 1000 + 8 * 1001);
   EXPECT_EQ(wide->peak, wide->kept + (16 + 16 + 8 + 24) * 10000 + 8 * 1000);
+  // A typed graph keeps one index more per edge (csr_type).
+  StatusOr<GraphDeviceBytes> typed = graphDeviceBytes(1000, 10000, 32, false, true);
+  ASSERT_TRUE(typed.ok()) << typed.message();
+  EXPECT_EQ(typed->kept, g->kept + 4 * 10000);
+  EXPECT_EQ(typed->peak, g->peak + 4 * 10000);
   StatusOr<GraphDeviceBytes> empty = graphDeviceBytes(0, 0, 32, false);
   ASSERT_TRUE(empty.ok());
   EXPECT_EQ(empty->kept, 12);

@@ -40,10 +40,13 @@ struct GraphDeviceBytes {
 };
 
 /// The device bytes of a graph of `nodes` and `edges` with `indexBits`-bit
-/// (32 or 64) index arrays, with a batch vector when `batch`. Fails when a
-/// figure exceeds int64 or a size is negative.
+/// (32 or 64) index arrays, with a batch vector when `batch`, with edge
+/// types (`csr_type`, one index per edge; set after the build from an
+/// uploaded int64 list) when `typed`. Fails when a figure exceeds int64 or
+/// a size is negative.
 StatusOr<GraphDeviceBytes> graphDeviceBytes(int64_t nodes, int64_t edges,
-                                            int indexBits, bool batch);
+                                            int indexBits, bool batch,
+                                            bool typed = false);
 
 /// Device bytes of a Program's buffers by role (element counts from the
 /// buffers' size formulas times their element sizes).
