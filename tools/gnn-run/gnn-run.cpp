@@ -67,7 +67,8 @@ static cl::opt<std::string>
 static cl::opt<std::string> dumpGraph(
     "dump-graph",
     cl::desc("write the graph's edge_index (2 x E, int64) to FILE.npy "
-             "(with --reorder, the renumbered graph's)"));
+             "(with --reorder, the renumbered graph's); a typed graph's "
+             "relation ids (E, int64) to FILE.types.npy"));
 static cl::opt<std::string> reorder(
     "reorder",
     cl::desc("run on the graph with its nodes renumbered for locality: rcm "
@@ -336,6 +337,17 @@ static int run() {
     std::string err = ::gnn::writeNpy(dumpGraph, edges, ::gnn::NpyType::Int64);
     if (!err.empty())
       return fail(err);
+    if (graph.graph.typed()) {
+      std::string path = dumpGraph;
+      if (StringRef(path).ends_with(".npy"))
+        path.resize(path.size() - 4);
+      ::gnn::Tensor types({graph.graph.numEdges()});
+      for (int64_t e = 0; e < graph.graph.numEdges(); ++e)
+        types.data[e] = static_cast<double>(graph.graph.edgeTypes[e]);
+      err = ::gnn::writeNpy(path + ".types.npy", types, ::gnn::NpyType::Int64);
+      if (!err.empty())
+        return fail(err);
+    }
   }
 
   FailureOr<std::vector<::gnn::ArgumentSpec>> specs =
