@@ -145,3 +145,26 @@ def test_typed_function_runs_unchanged_with_int32_types_and_reorder():
     # A renumbered graph keeps each edge's relation (node tensors in and out
     # in the caller's order).
     torch.testing.assert_close(fn(g.reorder("degree"), h, w), want)
+
+
+@pytest.mark.parametrize("dtype,half", [("bf16", torch.bfloat16), ("f16", torch.float16)])
+def test_half_typed_function_and_gradient(dtype, half):
+    """bf16 / f16 storage: the relation gather reads half rows, the relation
+    reduce (the gradient) sums each (node, relation) row in f32 and rounds
+    it once (on CUDA: an f32 workspace, then one rounding kernel)."""
+    fn = relational(dtype, True)
+    ei, et = graph(40, 300, seed=7)
+    g = gnnc.Graph(ei, 40, edge_type=et)
+    h = torch.randn(40, R, C, device=DEVICE).to(half).requires_grad_()
+    w = torch.rand(300, device=DEVICE).to(half)
+    got = fn(g, h, w)
+    assert got.dtype == half
+    want = reference(h.detach().float(), ei, et, w.float(), 40)
+    tol = {torch.bfloat16: 2e-2, torch.float16: 2e-3}[half]
+    torch.testing.assert_close(got.float(), want, rtol=tol, atol=tol * 4)
+    dy = torch.randn(40, C, device=DEVICE).to(half)
+    dh, = torch.autograd.grad(got, h, dy)
+    assert dh.dtype == half
+    hf = h.detach().float().requires_grad_()
+    dh_want, = torch.autograd.grad(reference(hf, ei, et, w.float(), 40), hf, dy.float())
+    torch.testing.assert_close(dh.float(), dh_want, rtol=tol, atol=tol * 4)

@@ -1393,19 +1393,20 @@ LogicalResult mlir::gnnk::lowerRelationSum(KernelGroupOp group,
   // The group's edge DAG is evaluated per element of the reduce's edge
   // values (as an edge map's), and each element is added into row
   // (node, type(e)) of the result, zeroed before the launch: the additions
-  // of one (node, relation) pair meet in any order (gnnk.atomic_add).
+  // of one (node, relation) pair meet in any order (gnnk.atomic_add). A
+  // bf16 or f16 result is summed into an f32 workspace of its shape, then
+  // rounded once by a second kernel (`<name>_final`): atomic additions in
+  // the storage type would round every term.
   auto reduce = cast<gnn::ReduceOp>(parts.anchor);
   if (!parts.consumers.empty() || parts.winner)
     return reduce.emitOpError("expects nothing after a relation reduce in "
                               "its kernel group (its result is added into "
                               "edge by edge)");
   RankedTensorType resultType = reduce.getResult().getType();
-  if (mlir::gnn::isStorageFloatType(resultType.getElementType()))
-    return reduce.emitOpError()
-           << "expects an f32 or f64 result on CUDA (its sums are atomic "
-              "additions, which a bf16 or f16 result would round one by "
-              "one) but got "
-           << Type(resultType);
+  Type element = resultType.getElementType();
+  bool narrow = mlir::gnn::isStorageFloatType(element);
+  Type sumType = mlir::gnn::arithmeticType(element);
+  auto sumTensor = RankedTensorType::get(resultType.getShape(), sumType);
   Value value = reduce.getInput();
   FailureOr<int64_t> rowOr = rowElements(value, reduce);
   if (failed(rowOr))
@@ -1414,6 +1415,8 @@ LogicalResult mlir::gnnk::lowerRelationSum(KernelGroupOp group,
   int64_t relations = resultType.getDimSize(1);
   int64_t block = group.getScheduleAttr().getBlock();
   KernelBuilder kb(group, kernelName(group), block, indexBits);
+  if (narrow)
+    kb.setResultTypes(TypeRange{sumTensor});
   OpBuilder &b = kb.b;
   MLIRContext *ctx = group.getContext();
   AffineExpr edges = getAffineSymbolExpr(1, ctx);
@@ -1435,13 +1438,30 @@ LogicalResult mlir::gnnk::lowerRelationSum(KernelGroupOp group,
   Value at = kb.add(
       kb.mul(kb.add(kb.mul(node, relations), type), row), k);
   Value out = kb.accumulatedResult(0);
-  Value sum = kb.castFloat(*v, resultType.getElementType());
-  AtomicAddOp::create(b, kb.loc, sum, out, at);
+  AtomicAddOp::create(b, kb.loc, kb.castFloat(*v, sumType), out, at);
   YieldOp::create(b, kb.loc);
   RowSpace rows = traversalRows(parts.graph, reduce.getReversed());
-  replaceGroup(group,
-               kb.finish(gridFor(edges * row, block), {rows.expr(ctx)},
-                         parts.graph));
+  AffineExpr grid = edges * row;
+  if (!narrow) {
+    replaceGroup(group, kb.finish(grid, {rows.expr(ctx)}, parts.graph));
+    return success();
+  }
+  LaunchOp sums = kb.finish(ArrayRef<AffineExpr>{grid}, {rows.expr(ctx)},
+                            parts.graph, TypeRange{sumTensor});
+  // Each element of the f32 sums rounded into the result.
+  int64_t perRow = row * relations;
+  KernelBuilder kf(group, kernelName(group) + "_final", block, indexBits);
+  OpBuilder &fb = kf.b;
+  AffineExpr count = rows.expr(ctx) * perRow;
+  auto each = ForElementsOp::create(fb, kf.loc, kf.sizeValue(count));
+  Block *fbody = new Block();
+  each.getBody().push_back(fbody);
+  Value j = fbody->addArgument(fb.getIndexType(), kf.loc);
+  fb.setInsertionPointToStart(fbody);
+  Value sum = kf.load(kf.operand(sums.getResult(0)), j)[0];
+  kf.store(sum, kf.result(0), j);
+  YieldOp::create(fb, kf.loc);
+  replaceGroup(group, kf.finish(count, {rows.expr(ctx)}, parts.graph));
   return success();
 }
 
