@@ -146,18 +146,17 @@ class RGCNConv(torch.nn.Module):
             weight = (self.comp @ weight.view(self.num_bases, -1)).view(
                 r, self.in_channels_l, out_c)
         mean = _AGGR[self.aggr]
+        # The pass runs in the autocast type under autocast (its backward sums
+        # each (source, relation) row in f32 and rounds it once).
         dt = _common.compute_dtype(x_l, self.weight.dtype) if featured else weight.dtype
-        # The pass runs in f32 for bf16 and f16 (its backward's per-(source,
-        # relation) sums are atomic additions, which a 16-bit gradient would
-        # round one by one); the result is cast back.
-        run = torch.float64 if dt == torch.float64 else torch.float32
-        span = _span(sizes[0] * out_c * run.itemsize, r)
-        graph, norm, spans = relation_edges(ei, edge_type, r, sizes, mean, run, span)
+        span = _span(sizes[0] * out_c * dt.itemsize, r)
+        # (1 / c_{i,r} made in dt once per graph: no cast per call.)
+        graph, norm, spans = relation_edges(ei, edge_type, r, sizes, mean, dt, span)
         index = None if featured else self._source_rows(x_l)
         if index is not None:
             _check_index(index, self.in_channels_l)
         n = sizes[0] if sizes[0] == sizes[1] else sizes
-        config = (out_c, _common._DTYPES[run], mean, sizes[0] != sizes[1])
+        config = (out_c, _common._DTYPES[dt], mean, sizes[0] != sizes[1])
 
         def rows(r0: int, r1: int) -> Tensor:
             """Every source's row under relations [r0, r1): [N_src, r1 - r0, out]."""
@@ -166,7 +165,7 @@ class RGCNConv(torch.nn.Module):
             else:
                 # PyG's weight[r, index[j]]: the weight rows of the sources' ids.
                 h = weight[r0:r1].index_select(1, index).transpose(0, 1)
-            return _common.cast(run, h.reshape(sizes[0], r1 - r0, out_c))
+            return _common.cast(dt, h.reshape(sizes[0], r1 - r0, out_c))
 
         if spans is None:
             args = (rows(0, r),) + ((norm,) if mean else ())
@@ -182,8 +181,7 @@ class RGCNConv(torch.nn.Module):
                                          g, n, *args)
                 out = part if out is None else out + part
             if out is None:
-                out = x_l.new_zeros((sizes[1], out_c), dtype=run)
-        out = _common.cast(dt, out)
+                out = x_l.new_zeros((sizes[1], out_c), dtype=dt)
 
         if self.root is not None:
             out = out + (x_r @ self.root if featured else self.root[x_r])
@@ -380,7 +378,9 @@ def _build(edge_index: Tensor, edge_type: Tensor, num_relations: int, sizes: tup
         ordered = pair.sort().values
         count = torch.searchsorted(ordered, pair, right=True) - \
             torch.searchsorted(ordered, pair)
-        norm = 1.0 / count.to(dtype)
+        # (Outside autocast: CUDA's autocast makes `1 / t` float32.)
+        with torch.autocast(ei.device.type, enabled=False):
+            norm = 1.0 / count.to(dtype)
     if span >= num_relations:
         return _core._private_copy(edge_index, et), norm, None
     # Spans of `span` relations: the edges sorted by relation, a typed
