@@ -65,6 +65,8 @@ std::string HostGraph::validate() const {
   }
   if (bipartite() && !graphIds.empty())
     return "a bipartite graph cannot be a batch of small graphs";
+  if (typedEmpty && edgeTypes.empty() && !src.empty())
+    return "a typed graph with edges needs an edge type per edge";
   if (!edgeTypes.empty() && edgeTypes.size() != src.size()) {
     os << "edge type list has " << edgeTypes.size()
        << " entries but the graph has " << src.size() << " edges";

@@ -327,6 +327,49 @@ TEST(HostGraph, BipartiteGraphs) {
             std::string::npos);
 }
 
+TEST(HostGraph, TypedGraphs) {
+  // relations=R on any generator: ids uniform in [0, R), seeded, every
+  // relation drawn on a graph this size.
+  GraphOrError r = loadGraph("powerlaw:nodes=200,edges=3000,relations=4,seed=2");
+  ASSERT_TRUE(r.ok()) << r.error;
+  const HostGraph &g = r.graph;
+  EXPECT_TRUE(g.typed());
+  ASSERT_EQ(g.edgeTypes.size(), 3000u);
+  EXPECT_EQ(g.numRelations(), 4);
+  EXPECT_EQ(*std::min_element(g.edgeTypes.begin(), g.edgeTypes.end()), 0);
+  EXPECT_EQ(loadGraph("powerlaw:nodes=200,edges=3000,relations=4,seed=2")
+                .graph.edgeTypes,
+            g.edgeTypes);
+  EXPECT_TRUE(loadGraph("batch:graphs=20,relations=2").graph.typed());
+  EXPECT_TRUE(loadGraph("bipartite:src=5,dst=3,edges=9,relations=2").graph.typed());
+  // An empty typed graph is typed; an untyped one is not.
+  HostGraph empty = loadGraph("powerlaw:nodes=0,edges=0,relations=3").graph;
+  EXPECT_TRUE(empty.typed());
+  EXPECT_EQ(empty.numRelations(), 0);
+  EXPECT_FALSE(loadGraph("powerlaw:nodes=20,edges=30").graph.typed());
+  // Renumbering keeps each edge's relation.
+  std::vector<int64_t> order(200);
+  std::iota(order.rbegin(), order.rend(), 0);
+  EXPECT_EQ(renumberNodes(g, order).edgeTypes, g.edgeTypes);
+  // Validation and bad counts.
+  HostGraph bad = g;
+  bad.edgeTypes[11] = -2;
+  EXPECT_EQ(bad.validate(), "edge 11 has the negative relation id -2");
+  bad.edgeTypes.pop_back();
+  EXPECT_NE(bad.validate().find("edge type list has 2999 entries"),
+            std::string::npos);
+  bad = g;
+  bad.edgeTypes.clear();
+  bad.typedEmpty = true;
+  EXPECT_EQ(bad.validate(), "a typed graph with edges needs an edge type per edge");
+  for (const char *spec : {"powerlaw:nodes=9,edges=9,relations=0",
+                           "powerlaw:nodes=9,edges=9,relations=1.5",
+                           "batch:graphs=2,relations=3000000000"})
+    EXPECT_NE(loadGraph(spec).error.find("expected relations to be an integer"),
+              std::string::npos)
+        << spec;
+}
+
 TEST(HostGraph, StatisticsByHand) {
   // 5 nodes; in-degrees 3 (node 0), 1, 2, 0, 0; node 4 isolated.
   HostGraph g;
