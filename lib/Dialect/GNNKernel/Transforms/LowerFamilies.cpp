@@ -1441,7 +1441,7 @@ LogicalResult mlir::gnnk::lowerRelationSum(KernelGroupOp group,
   AtomicAddOp::create(b, kb.loc, kb.castFloat(*v, sumType), out, at);
   YieldOp::create(b, kb.loc);
   RowSpace rows = traversalRows(parts.graph, reduce.getReversed());
-  AffineExpr grid = edges * row;
+  AffineExpr grid = gridFor(edges * row, block);
   if (!narrow) {
     replaceGroup(group, kb.finish(grid, {rows.expr(ctx)}, parts.graph));
     return success();
@@ -1461,7 +1461,8 @@ LogicalResult mlir::gnnk::lowerRelationSum(KernelGroupOp group,
   Value sum = kf.load(kf.operand(sums.getResult(0)), j)[0];
   kf.store(sum, kf.result(0), j);
   YieldOp::create(fb, kf.loc);
-  replaceGroup(group, kf.finish(count, {rows.expr(ctx)}, parts.graph));
+  replaceGroup(group,
+               kf.finish(gridFor(count, block), {rows.expr(ctx)}, parts.graph));
   return success();
 }
 
