@@ -155,16 +155,22 @@ void EdgeEvaluator::remember(Value value, const EdgeRef &e, ValueRange idx,
   remembered[keyOf(value, e, idx)] = element;
 }
 
+/// Row (node, type(e)) of a nodes x R x ... tensor, in rows of R's trailing
+/// size: node * R + csr_type[slot]; the kernel records that it indexes by R
+/// relations.
+static Value relationRow(KernelBuilder &kb, Value node, int64_t relations,
+                         Value slot) {
+  noteRelations(kb.kernel, relations);
+  Value type = kb.loadIndex(kb.graph("csr_type"), slot);
+  return kb.add(kb.mul(node, relations), type);
+}
+
 Value EdgeEvaluator::gatheredRow(gnn::GatherOp gather, const EdgeRef &e) {
   Value node = gather.getEnd() == gnn::EdgeEnd::src ? e.src : e.dst;
   if (!gather.getRelation())
     return node;
-  // Row (node, type(e)) of a nodes x R x ... input, in rows of the result's
-  // size: node * R + type(e).
-  int64_t relations = gather.getInput().getType().getDimSize(1);
-  noteRelations(kb.kernel, relations);
-  Value type = kb.loadIndex(kb.graph("csr_type"), e.slot);
-  return kb.add(kb.mul(node, relations), type);
+  return relationRow(kb, node, gather.getInput().getType().getDimSize(1),
+                     e.slot);
 }
 
 LogicalResult EdgeEvaluator::prefetchRun(Value value, const EdgeRef &e,
@@ -1433,10 +1439,7 @@ LogicalResult mlir::gnnk::lowerRelationSum(KernelGroupOp group,
   if (failed(v))
     return failure();
   Value node = reduce.getReversed() ? e.src : e.dst;
-  noteRelations(kb.kernel, relations);
-  Value type = kb.loadIndex(kb.graph("csr_type"), i);
-  Value at = kb.add(
-      kb.mul(kb.add(kb.mul(node, relations), type), row), k);
+  Value at = kb.add(kb.mul(relationRow(kb, node, relations, i), row), k);
   Value out = kb.accumulatedResult(0);
   AtomicAddOp::create(b, kb.loc, kb.castFloat(*v, sumType), out, at);
   YieldOp::create(b, kb.loc);
