@@ -1075,9 +1075,12 @@ class _Step(torch.autograd.Function):
         ctx.graph, ctx.grad_args, ctx.num_inputs = graph, grad_args, len(inputs)
         # The inputs the backward does not read (`unread` positions: RGCN's
         # [N, R, out] rows, whose gradient needs only the graph) are not
-        # kept: an empty tensor stands for each (call_backward skips them).
+        # kept when large: an empty tensor stands for each (call_backward
+        # skips them). A small one (a bias) is kept: making the empty tensor
+        # would cost the call more than the bytes are worth.
         if unread:
-            inputs = tuple(_placeholder(t) if i in unread else t
+            inputs = tuple(_placeholder(t) if i in unread and
+                           t.numel() * t.element_size() >= _DROP_BYTES else t
                            for i, t in enumerate(inputs))
         ctx.save_for_backward(edge_index, *inputs, *outs)
         ctx.mark_non_differentiable(*outs[results:])
@@ -1109,6 +1112,11 @@ class _Step(torch.autograd.Function):
         for g, arg in zip(dx, ctx.grad_args):
             out[arg - 1] = g
         return (None, None, None, None, None, None, None, *out)
+
+
+# An input the backward does not read is dropped from what autograd keeps
+# from this size on (bytes).
+_DROP_BYTES = 1 << 20
 
 
 def _placeholder(t: torch.Tensor) -> torch.Tensor:
@@ -1177,6 +1185,7 @@ class Function:
         self._target = compiled.target(function)
         self._step = compiled.target(info["forward"], function) if info else None
         self._grad_args = tuple(info["grads"]) if info else ()
+        self._typed = bool(self.signature["args"][0].get("typed"))
         # The arguments (0-based, after the graph) the backward does not
         # read: not kept for it.
         read = {i - 1 for kind, i in info["residuals"] if kind == "arg"} if info else set()
@@ -1192,14 +1201,14 @@ class Function:
             n = graph.num_nodes if num_nodes is None else _check_sizes(
                 tuple(num_nodes) if isinstance(num_nodes, (tuple, list)) else num_nodes)
             order = graph.node_order
-            if self.signature["args"][0].get("typed") and graph.edge_type is None:
+            if self._typed and graph.edge_type is None:
                 raise TypeError(
                     f"gnnc: @{self.function} takes a typed graph (!gnn.graph<typed>) "
                     f"but this gnnc.Graph has no edge_type")
         else:
             _check_edge_index(graph)
             edge_index = graph
-            if self.signature["args"][0].get("typed"):
+            if self._typed:
                 raise TypeError(
                     f"gnnc: @{self.function} takes a typed graph (!gnn.graph<typed>): "
                     f"pass gnnc.Graph(edge_index, num_nodes, edge_type=...) rather "

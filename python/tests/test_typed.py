@@ -168,3 +168,24 @@ def test_half_typed_function_and_gradient(dtype, half):
     hf = h.detach().float().requires_grad_()
     dh_want, = torch.autograd.grad(reference(hf, ei, et, w.float(), 40), hf, dy.float())
     torch.testing.assert_close(dh.float(), dh_want, rtol=tol, atol=tol * 4)
+
+
+def test_rows_the_backward_does_not_read_are_not_kept(monkeypatch):
+    """The relation gather's backward needs the graph, not h: the autograd
+    step saves an empty tensor in h's place (inputs of _DROP_BYTES or more;
+    lowered here so that a small h takes that path) and the gradients stay
+    right."""
+    from gnnc import _core
+    monkeypatch.setattr(_core, "_DROP_BYTES", 0)
+    fn = relational("f64", False)
+    assert fn._unread == (0,)
+    ei, et = graph(30, 200, seed=9)
+    h = torch.randn(30, R, C, dtype=torch.float64, device=DEVICE, requires_grad=True)
+    out = fn(gnnc.Graph(ei, 30, edge_type=et), h)
+    saved = [t for t in out.grad_fn.saved_tensors if t.dim() == 3 or t.numel() == 0]
+    assert saved and all(t.numel() == 0 for t in saved)
+    dy = torch.randn_like(out)
+    dh, = torch.autograd.grad(out, h, dy)
+    want = reference(h, ei, et, None, 30)
+    dh_want, = torch.autograd.grad(want, h, dy)
+    torch.testing.assert_close(dh, dh_want)
