@@ -66,6 +66,22 @@ def bond_features(edge_index, dim, seed):
     return torch.nn.functional.one_hot(kind, dim).float()
 
 
+def probe_setup(dataset: pathlib.Path, device: torch.device):
+    """The profiling probes' model pair and batch (bench/probes/host/
+    gine_step.py, gine_kernels.py): seed 0, 16 atom channels, hidden 64,
+    3 layers, edge_dim 4, batch 4096; (pyg, gnnc, x, edge_index,
+    edge_attr), the models on `device`."""
+    import gnnc.nn
+    import torch_geometric.nn as pyg_nn
+    torch.manual_seed(0)
+    pyg = Net(pyg_nn, 16, 64, 3, 4)
+    ours = Net(gnnc.nn, 16, 64, 3, 4)
+    ours.load_state_dict(pyg.state_dict())
+    x, edge_index, _ = molecules.QM9(dataset).batch(0, 4096, 16, device)
+    edge_attr = bond_features(edge_index.cpu(), 4, 0).to(device)
+    return pyg.to(device), ours.to(device), x, edge_index, edge_attr
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("dataset", type=pathlib.Path, help="the QM9 folder")

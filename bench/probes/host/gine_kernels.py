@@ -7,20 +7,13 @@ import os, pathlib, sys, time
 os.environ.setdefault("GNNC_JIT", "sync")
 import torch
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
-import gine as G, molecules
-import gnnc.nn, torch_geometric.nn as pyg_nn
+import gine as G
 from torch.profiler import profile, ProfilerActivity
 
 dev = torch.device("cuda")
-torch.manual_seed(0)
-pyg = G.Net(pyg_nn, 16, 64, 3, 4)
-ours = G.Net(gnnc.nn, 16, 64, 3, 4)
-ours.load_state_dict(pyg.state_dict())
-data = molecules.QM9(pathlib.Path(sys.argv[1]))
-x, ei, _ = data.batch(0, 4096, 16, dev)
-ea = G.bond_features(ei.cpu(), 4, 0).to(dev)
+pyg, ours, x, ei, ea = G.probe_setup(pathlib.Path(sys.argv[1]), dev)
 print(f"nodes {x.size(0)}, edges {ei.size(1)}")
-for name, m in (("pyg", pyg.to(dev)), ("gnnc", ours.to(dev))):
+for name, m in (("pyg", pyg), ("gnnc", ours)):
     params = list(m.parameters())
     steps = []
     for i in range(60):
