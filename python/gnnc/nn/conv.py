@@ -391,12 +391,14 @@ class SAGEConv(torch.nn.Module):
         dt = _common.compute_dtype(x_src, self.lin_l.weight.dtype)
         weights = _common.message_weights(name, adj, values, aggr, dt)
         cin, cout = int(src.size(1)), self.out_channels
+        # A linear aggregation runs after the projection where that moves
+        # fewer features over the edges and projects no more rows than the
+        # destinations have.
+        project_first = aggr in ("mean", "sum") and cout < cin and ns <= nd
         if weights is not None or not whole:
             # Terms to sum with other layers' (to_hetero), or PyG's spmm
             # over a weighted torch.sparse adjacency.
-            if aggr in ("mean", "sum") and cout < cin and ns <= nd:
-                # Project first where that moves fewer features over the
-                # edges and projects no more rows than the destinations have.
+            if project_first:
                 terms = [("add", _aggregate_pair(self, F.linear(src, self.lin_l.weight),
                                                  aggr, dt, ei, (ns, nd), weights))]
             else:
@@ -405,11 +407,7 @@ class SAGEConv(torch.nn.Module):
             return terms + self._root_and_bias(x_dst)
         # The whole layer is one gnn function on the bipartite graph
         # (_ir.sage_layer): the sources' aggregation, the destinations' root
-        # term, the bias; one op forward and one backward. A linear
-        # aggregation runs after the projection where that moves fewer
-        # features over the edges and projects no more rows than the
-        # destinations have.
-        project_first = aggr in ("mean", "sum") and cout < cin and ns <= nd
+        # term, the bias; one op forward and one backward.
         bias = self.lin_l.bias
         root = self.root_weight and x_dst is not None
         t = _common._DTYPES[dt]
