@@ -50,8 +50,9 @@ struct TrainingCheck {
   std::function<std::vector<Tensor>(
       const std::vector<std::vector<int64_t>> &shapes)>
       seedOutputGrads;
-  /// The reference gradients from the GPU forward's outputs (its residuals)
-  /// and the output gradients; empty: unchecked.
+  /// The reference gradients from a forward's outputs (its residuals: the
+  /// GPU forward's; where the gradients differ from those, the reference
+  /// forward's, `forward`) and the output gradients; empty: unchecked.
   std::function<mlir::FailureOr<std::vector<Tensor>>(
       const std::vector<Tensor> &forwardOutputs,
       const std::vector<Tensor> &outputGrads)>

@@ -419,7 +419,8 @@ static int run() {
   if (grad) {
     // Forward (results and residuals), then the backward on the residuals
     // and seeded output gradients; each against the reference on the same
-    // inputs (with cuda, the backward's reference reads the GPU residuals).
+    // inputs (with cuda, the backward's reference reads the GPU residuals,
+    // or its own forward's where the gradients differ from those).
     const mlir::gnn::TrainingFunctions &t = *training;
     unsigned numResults = t.numResults;
     double referenceMs = 0;
