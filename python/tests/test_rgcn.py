@@ -257,6 +257,34 @@ def test_bad_input_is_named():
         gnn.RGCNConv(IN, OUT, 0)
 
 
+def test_fast_rgcn_bad_input_is_named_as_itself():
+    """FastRGCNConv's refusals name FastRGCNConv, and a featureless index
+    past the weight rows is a ValueError (not an IndexError from indexing
+    root), as RGCNConv's; so is a featureless target index x[1] past
+    root's rows, in both layers."""
+    ei, et = graph(10, 30)
+    bad = et.clone()
+    bad[3] = R
+    x, _ = features(10, torch.float32)
+    with pytest.raises(ValueError, match=rf"FastRGCNConv: edge_type holds relation {R}"):
+        gnn.FastRGCNConv(IN, OUT, R).to(DEVICE)(x, ei, bad)
+    index = torch.arange(10, device=DEVICE)
+    index[4] = 12
+    with pytest.raises(ValueError, match=r"FastRGCNConv: the node index x holds 12, "
+                                         r"outside \[0, 10\)"):
+        gnn.FastRGCNConv(10, OUT, R).to(DEVICE)(index, ei, et)
+    # FastRGCNConv reads weight rows by source id: 10 sources, 9 rows.
+    with pytest.raises(ValueError, match=r"FastRGCNConv: the source node ids .* holds 9, "
+                                         r"outside \[0, 9\)"):
+        gnn.FastRGCNConv(9, OUT, R).to(DEVICE)(torch.arange(10, device=DEVICE) % 9, ei, et)
+    for cls in (gnn.RGCNConv, gnn.FastRGCNConv):
+        layer = cls((10, 4), OUT, R).to(DEVICE)
+        dst = torch.tensor([0, 1, 2, 3, 3, 2, 1, 0, 5, 1], device=DEVICE)
+        with pytest.raises(ValueError, match=rf"{cls.__name__}: the target index x\[1\] "
+                                             r"holds 5, outside \[0, 4\)"):
+            layer((torch.arange(10, device=DEVICE), dst), ei % 10, et)
+
+
 def test_graph_is_cached_and_rebuilt_when_written():
     from gnnc.nn import rgcn
     layer = gnn.RGCNConv(IN, OUT, R).to(DEVICE)

@@ -151,10 +151,15 @@ class RGCNConv(torch.nn.Module):
         dt = _common.compute_dtype(x_l, self.weight.dtype) if featured else weight.dtype
         span = _span(sizes[0] * out_c * dt.itemsize, r)
         # (1 / c_{i,r} made in dt once per graph: no cast per call.)
-        graph, norm, spans = relation_edges(ei, edge_type, r, sizes, mean, dt, span)
+        graph, norm, spans = relation_edges(ei, edge_type, r, sizes, mean, dt, span, name)
         index = None if featured else self._source_rows(x_l)
         if index is not None:
-            _check_index(index, self.in_channels_l)
+            _check_index(name, index, self.in_channels_l, *self._index_names(x_r is x_l))
+            if self.root is not None and x_r is not index:
+                # The root term reads root[x_r].
+                _check_index(name, x_r, self.root.size(0),
+                             "the node index x" if x_r is x_l else "the target index x[1]",
+                             "in_channels" if x_r is x_l else "in_channels[1]")
         n = sizes[0] if sizes[0] == sizes[1] else sizes
         config = (out_c, _common._DTYPES[dt], mean, sizes[0] != sizes[1])
 
@@ -198,6 +203,12 @@ class RGCNConv(torch.nn.Module):
         `weight[r, x_l]`)."""
         return x_l
 
+    def _index_names(self, one_set: bool) -> tuple:
+        """What `_source_rows` returns and the bound it must stay below,
+        named for the error message."""
+        return ("the node index x" if one_set else "the source index x[0]",
+                "in_channels" if one_set else "in_channels[0]")
+
 
 class FastRGCNConv(RGCNConv):
     r"""PyG's `FastRGCNConv`: `RGCNConv`'s layer, parameters and result
@@ -208,6 +219,10 @@ class FastRGCNConv(RGCNConv):
 
     def _source_rows(self, x_l: Tensor) -> Tensor:
         return _arange(x_l.size(0), x_l.device)
+
+    def _index_names(self, one_set: bool) -> tuple:
+        return ("the source node ids (featureless, each source reads its own id's "
+                "weight row)", "in_channels: more source nodes than weight rows")
 
 
 _ARANGES = {}
@@ -224,8 +239,10 @@ def _arange(n: int, device: torch.device) -> Tensor:
     return t
 
 
-def _check_index(index: Tensor, embeddings: int) -> None:
-    """A featureless node index in [0, embeddings), checked once per index
+def _check_index(layer: str, index: Tensor, embeddings: int, what: str,
+                 bound: str) -> None:
+    """A featureless node index in [0, embeddings) (`what` and `bound`
+    name the index and the bound in the error), checked once per index
     tensor (one read back; again when it is written). Not under
     torch.compile."""
     if torch.compiler.is_compiling() or index.is_meta or not index.numel():
@@ -234,9 +251,8 @@ def _check_index(index: Tensor, embeddings: int) -> None:
     def check():
         lo, hi = (int(v) for v in torch.stack([index.min(), index.max()]).tolist())
         if lo < 0 or hi >= embeddings:
-            raise ValueError(f"RGCNConv: the node index x holds "
-                             f"{lo if lo < 0 else hi}, outside [0, {embeddings}) "
-                             f"(in_channels)")
+            raise ValueError(f"{layer}: {what} holds {lo if lo < 0 else hi}, outside "
+                             f"[0, {embeddings}) ({bound})")
         return True
 
     _common._derived(index, ("rgcn_index", embeddings), check)
@@ -349,7 +365,7 @@ def _transform(x: Tensor, weight: Tensor, blocks: Optional[int]) -> Tensor:
 # --------------------------------------------------------------------------
 
 def _build(edge_index: Tensor, edge_type: Tensor, num_relations: int, sizes: tuple,
-           mean: bool, dtype: torch.dtype, span: int):
+           mean: bool, dtype: torch.dtype, span: int, layer: str):
     """(graph, norm [E] of `dtype`: 1 / the in-edges of its relation at its
     destination, empty without `mean`, spans: None, or with `span` <
     num_relations a (first relation, end relation, graph, norm) per span of
@@ -366,7 +382,7 @@ def _build(edge_index: Tensor, edge_type: Tensor, num_relations: int, sizes: tup
         lo_t, hi_t = _core._check_ids(ei, sizes if sizes[0] != sizes[1] else sizes[0],
                                       et.min(), et.max(), hint=" (x.size(0))")
         if lo_t < 0 or hi_t >= num_relations:
-            raise ValueError(f"RGCNConv: edge_type holds relation "
+            raise ValueError(f"{layer}: edge_type holds relation "
                              f"{lo_t if lo_t < 0 else hi_t}, outside [0, "
                              f"{num_relations}) (num_relations)")
     if not mean:
@@ -399,11 +415,11 @@ def _build(edge_index: Tensor, edge_type: Tensor, num_relations: int, sizes: tup
     return None, norm, tuple(spans)
 
 
-def _cached(edge_index, edge_type, num_relations, sizes, mean, dtype, span):
+def _cached(edge_index, edge_type, num_relations, sizes, mean, dtype, span, layer):
     return _common._derived((edge_index, edge_type),
                             ("rgcn", num_relations, sizes, mean, dtype, span),
                             lambda: _build(edge_index, edge_type, num_relations,
-                                           sizes, mean, dtype, span))
+                                           sizes, mean, dtype, span, layer))
 
 
 # Outside CUDA graphs (it hands out cached tensors and checks its inputs on
@@ -411,13 +427,14 @@ def _cached(edge_index, edge_type, num_relations, sizes, mean, dtype, span):
 @torch.library.custom_op("gnnc_nn::rgcn_edges", mutates_args=(),
                          tags=_core._NOT_IN_CUDA_GRAPHS)
 def _edges_op(edge_index: Tensor, edge_type: Tensor, num_relations: int, num_src: int,
-              num_dst: int, mean: bool, dtype: torch.dtype) -> tuple[Tensor, Tensor]:
+              num_dst: int, mean: bool, dtype: torch.dtype,
+              layer: str) -> tuple[Tensor, Tensor]:
     return _cached(edge_index, edge_type, num_relations, (num_src, num_dst), mean,
-                   dtype, num_relations)[:2]
+                   dtype, num_relations, layer)[:2]
 
 
 @_edges_op.register_fake
-def _(edge_index, edge_type, num_relations, num_src, num_dst, mean, dtype):
+def _(edge_index, edge_type, num_relations, num_src, num_dst, mean, dtype, layer):
     e = edge_index.size(1)
     return (edge_index.new_empty((2, e), dtype=torch.int64),
             edge_index.new_empty((e if mean else 0,), dtype=dtype))
@@ -425,12 +442,12 @@ def _(edge_index, edge_type, num_relations, num_src, num_dst, mean, dtype):
 
 def relation_edges(edge_index: Tensor, edge_type: Tensor, num_relations: int,
                    sizes: tuple, mean: bool, dtype: torch.dtype = torch.float32,
-                   span: Optional[int] = None):
+                   span: Optional[int] = None, layer: str = "RGCNConv"):
     """(graph, norm, spans) of `_build`, cached per (edge_index, edge_type)
-    tensors: one contents check of each per call."""
+    tensors: one contents check of each per call (errors name `layer`)."""
     span = num_relations if span is None else span
     if torch.compiler.is_compiling() or edge_index.is_meta:
         graph, norm = _edges_op(edge_index, edge_type, num_relations, sizes[0],
-                                sizes[1], mean, dtype)
+                                sizes[1], mean, dtype, layer)
         return graph, norm, None
-    return _cached(edge_index, edge_type, num_relations, sizes, mean, dtype, span)
+    return _cached(edge_index, edge_type, num_relations, sizes, mean, dtype, span, layer)
