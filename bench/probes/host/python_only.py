@@ -8,6 +8,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 import torch  # noqa: E402
 import gnnc.nn  # noqa: E402
 import nn_layers as B  # noqa: E402
+import _cached  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("layers", nargs="*", default=B.LAYERS)
@@ -15,21 +16,7 @@ ap.add_argument("--calls", type=int, default=2000)
 ap.add_argument("--device", default="cpu")
 args = ap.parse_args()
 
-ns = torch.ops.gnnc
-real = {"call": ns.call, "call_backward": ns.call_backward}
-memo = {}
-
-
-def stub(kind):
-    def f(target, edge_index, num_nodes, graph, *rest):
-        key = (kind, target, graph)
-        if key not in memo:
-            memo[key] = real[kind](target, edge_index, num_nodes, graph, *rest)
-        return memo[key]
-    return f
-
-
-ns.call, ns.call_backward = stub("call"), stub("call_backward")
+_cached.StubbedOps().__enter__()  # for the whole run
 torch.manual_seed(0)
 n, e, c = 10, 30, 8
 ei = torch.randint(0, n, (2, e), device=args.device)
