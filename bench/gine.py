@@ -19,6 +19,9 @@ compared (max |diff|).
     python bench/gine.py ../shared/datasets/qm9 --device cpu --batch 16 \\
         --iters 2 --warmup 1 --rounds 1      # smoke test
 
+``--compile``: both models under ``torch.compile`` (default mode, whole
+graph for gnnc's), the same measurement after the compilation's warm-up.
+
 Runs with GNNC_JIT=sync unless set. Ratio = PyG time / gnnc time.
 """
 
@@ -90,6 +93,8 @@ def main(argv=None):
     ap.add_argument("--hidden", type=int, default=64)
     ap.add_argument("--layers", type=int, default=3)
     ap.add_argument("--edge-dim", type=int, default=4)
+    ap.add_argument("--compile", action="store_true",
+                    help="both models under torch.compile (default mode)")
     molecules.timing_arguments(ap, iters=50, warmup=10)
     args = ap.parse_args(argv)
     device = torch.device(args.device)
@@ -105,6 +110,9 @@ def main(argv=None):
     ours = Net(gnnc.nn, args.channels, args.hidden, args.layers, args.edge_dim)
     ours.load_state_dict(pyg.state_dict())
     sides = {"pyg": pyg.to(device).train(), "gnnc": ours.to(device).train()}
+    if args.compile:
+        sides = {"pyg": torch.compile(sides["pyg"]),
+                 "gnnc": torch.compile(sides["gnnc"], fullgraph=True)}
 
     data = molecules.QM9(args.dataset)
     x, edge_index, sizes = data.batch(0, args.batch, args.channels, device)
@@ -144,7 +152,8 @@ def main(argv=None):
     diff_out = float((outs["gnnc"] - outs["pyg"]).abs().max())
     diff_grad = max(float((grads["gnnc"][k] - g).abs().max())
                     for k, g in grads["pyg"].items())
-    print(f"device {torch.cuda.get_device_name(device) if device.type == 'cuda' else 'cpu'}; "
+    print(f"{'torch.compile' if args.compile else 'eager'}; device "
+          f"{torch.cuda.get_device_name(device) if device.type == 'cuda' else 'cpu'}; "
           f"batch {args.batch} molecules: {x.size(0)} nodes, {edge_index.size(1)} edges; "
           f"hidden {args.hidden}, {args.layers} layers, edge_dim {args.edge_dim}")
     print("| step | PyG ms | gnnc ms | PyG / gnnc |")
