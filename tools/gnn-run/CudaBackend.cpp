@@ -885,6 +885,9 @@ int gnn::runCudaTraining(mlir::ModuleOp module,
     if (ownCmp.match()) {
       bwdCmp = ownCmp;
       residualsOf = "reference forward";
+    } else {
+      // Reported against the first; the second differs too.
+      residualsOf = "cuda forward (the reference forward's differ too)";
     }
   }
   int rc = 0;
