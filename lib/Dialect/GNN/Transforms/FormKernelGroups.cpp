@@ -502,6 +502,42 @@ static Value edgeInputBefore(DomainCache &domains, linalg::LinalgOp op,
 /// same; the planner then need not write `%v` to memory for a group that
 /// does not read it (the size query alone tied the group to it: the
 /// backward of `sigmoid(k_i + q_j) * v_j` kept an `E x C` gather of `v`).
+/// Refuses an op that reads tensors of two index sets along its leading
+/// loop (a node and an edge tensor, or the two sides of a bipartite graph):
+/// no graph sizes its rows, and a kernel over either count would read the
+/// other tensor out of bounds. The graph ops' verifiers catch such a value
+/// where a graph op reads it; this catches it where nothing does (a result
+/// returned, or only structured ops after it).
+static LogicalResult checkIndexSets(func::FuncOp func) {
+  DomainCache domains;
+  WalkResult walk = func.walk([&](Operation *op) {
+    for (Value result : op->getResults()) {
+      if (!isa<RankedTensorType>(result.getType()) ||
+          domains.lookup(result).mixedAt != op)
+        continue;
+      InFlightDiagnostic diag =
+          op->emitOpError()
+          << "reads tensors of two index sets along its leading loop (node, "
+             "edge, or the two sides of a bipartite graph), so no graph sizes "
+             "its rows; bring them to one index set first (gnn.gather, "
+             "gnn.reduce or gnn.spmm)";
+      for (OpOperand &use : op->getOpOperands()) {
+        if (!isa<RankedTensorType>(use.get().getType()))
+          continue;
+        Domain d = domains.lookup(use.get()).domain;
+        if (d != Domain::Unknown)
+          diag.attachNote(use.get().getLoc())
+              << "operand " << use.getOperandNumber() << " is "
+              << (d == Domain::Edge ? "an " : "a ") << stringifyDomain(d)
+              << " tensor";
+      }
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 static void readEdgeCountsFromInputs(func::FuncOp func) {
   SmallVector<std::pair<tensor::DimOp, Value>> rewrites;
   {
@@ -586,6 +622,8 @@ struct FormKernelGroups
     // A declaration has nothing to group.
     if (func.isExternal())
       return;
+    if (failed(checkIndexSets(func)))
+      return signalPassFailure();
     readEdgeCountsFromInputs(func);
     // A family's whole-function rule (graph blocks: the whole function in
     // one block per small graph) when the statistics allow it.
