@@ -269,10 +269,26 @@ KernelBuilder::inlineBody(linalg::GenericOp op, ValueRange args,
   for (auto [arg, v] : llvm::zip(block.getArguments(), args))
     map.map(arg, v);
   SmallVector<Value> yields;
+  // Values from outside the body: only constants, cloned in (CSE hoists a
+  // body's constants out of it, a yielded one included).
+  auto mapOutside = [&](Operation &inner, Value operand) -> LogicalResult {
+    if (map.contains(operand) || operand.getParentBlock() == &block)
+      return success();
+    auto c = operand.getDefiningOp<arith::ConstantOp>();
+    if (!c)
+      return inner.emitOpError()
+             << "uses a value defined outside its linalg body that is not "
+                "a constant; the CUDA backend supports only constants there";
+    map.map(operand, cloneConstant(c));
+    return success();
+  };
   for (Operation &inner : block) {
     if (auto yield = dyn_cast<linalg::YieldOp>(inner)) {
-      for (Value v : yield.getValues())
+      for (Value v : yield.getValues()) {
+        if (failed(mapOutside(inner, v)))
+          return failure();
         yields.push_back(map.lookupOrDefault(v));
+      }
       break;
     }
     if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
@@ -282,18 +298,9 @@ KernelBuilder::inlineBody(linalg::GenericOp op, ValueRange args,
       map.map(index.getResult(), loopIdx[index.getDim()]);
       continue;
     }
-    // Values from outside the body: only constants, cloned in.
-    for (Value operand : inner.getOperands()) {
-      if (map.contains(operand) ||
-          operand.getParentBlock() == &block)
-        continue;
-      auto c = operand.getDefiningOp<arith::ConstantOp>();
-      if (!c)
-        return inner.emitOpError()
-               << "uses a value defined outside its linalg body that is not "
-                  "a constant; the CUDA backend supports only constants there";
-      map.map(operand, cloneConstant(c));
-    }
+    for (Value operand : inner.getOperands())
+      if (failed(mapOutside(inner, operand)))
+        return failure();
     if (!isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()))
       return inner.emitOpError("is not supported in a kernel body (only "
                                "arith and math ops)");
