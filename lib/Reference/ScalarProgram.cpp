@@ -16,41 +16,79 @@
 using namespace mlir;
 using namespace gnn::reference;
 
-/// Maps an op to its opcode and arity; returns false for unsupported ops.
-static bool classify(Operation *op, Instr::Opcode &code, double &imm) {
-  imm = 0;
+/// The width of an integer or index type (index: 64), 0 for other types.
+static uint8_t intBits(Type t) {
+  if (t.isIndex())
+    return 64;
+  if (auto i = dyn_cast<IntegerType>(t))
+    return i.getWidth() <= 64 ? i.getWidth() : 0;
+  return 0;
+}
+
+/// Maps an op to its opcode and arity; returns false for unsupported ops
+/// (integers wider than 64 bits too).
+static bool classify(Operation *op, Instr &in) {
+  in.imm = 0;
+  Instr::Opcode &code = in.op;
   bool ok = true;
+  // The integer width of the op's first operand (its result's for ops
+  // without operands), and of its result.
+  Type from = op->getNumOperands() ? op->getOperand(0).getType()
+                                   : op->getResult(0).getType();
+  in.bits = intBits(from);
+  in.toBits = intBits(op->getResult(0).getType());
   llvm::TypeSwitch<Operation *>(op)
-      .Case<arith::AddFOp, arith::AddIOp>([&](auto) { code = Instr::Add; })
-      .Case<arith::SubFOp, arith::SubIOp>([&](auto) { code = Instr::Sub; })
-      .Case<arith::MulFOp, arith::MulIOp>([&](auto) { code = Instr::Mul; })
+      .Case<arith::AddFOp>([&](auto) { code = Instr::Add; })
+      .Case<arith::SubFOp>([&](auto) { code = Instr::Sub; })
+      .Case<arith::MulFOp>([&](auto) { code = Instr::Mul; })
       .Case<arith::DivFOp>([&](auto) { code = Instr::Div; })
-      .Case<arith::DivSIOp, arith::DivUIOp>([&](auto) { code = Instr::IDiv; })
-      .Case<arith::RemFOp, arith::RemSIOp, arith::RemUIOp>(
-          [&](auto) { code = Instr::Rem; })
+      .Case<arith::RemFOp>([&](auto) { code = Instr::Rem; })
       .Case<arith::NegFOp>([&](auto) { code = Instr::Neg; })
       .Case<arith::MaximumFOp>([&](auto) { code = Instr::Maximum; })
       .Case<arith::MinimumFOp>([&](auto) { code = Instr::Minimum; })
-      .Case<arith::MaxNumFOp, arith::MaxSIOp, arith::MaxUIOp>(
-          [&](auto) { code = Instr::MaxNum; })
-      .Case<arith::MinNumFOp, arith::MinSIOp, arith::MinUIOp>(
-          [&](auto) { code = Instr::MinNum; })
+      .Case<arith::MaxNumFOp>([&](auto) { code = Instr::MaxNum; })
+      .Case<arith::MinNumFOp>([&](auto) { code = Instr::MinNum; })
       .Case<arith::CmpFOp>([&](arith::CmpFOp c) {
         code = Instr::CmpF;
-        imm = static_cast<double>(c.getPredicate());
+        in.imm = static_cast<double>(c.getPredicate());
       })
+      .Case<arith::AddIOp>([&](auto) { code = Instr::AddI; })
+      .Case<arith::SubIOp>([&](auto) { code = Instr::SubI; })
+      .Case<arith::MulIOp>([&](auto) { code = Instr::MulI; })
+      .Case<arith::DivSIOp>([&](auto) { code = Instr::DivSI; })
+      .Case<arith::DivUIOp>([&](auto) { code = Instr::DivUI; })
+      .Case<arith::CeilDivSIOp>([&](auto) { code = Instr::CeilDivSI; })
+      .Case<arith::FloorDivSIOp>([&](auto) { code = Instr::FloorDivSI; })
+      .Case<arith::CeilDivUIOp>([&](auto) { code = Instr::CeilDivUI; })
+      .Case<arith::RemSIOp>([&](auto) { code = Instr::RemSI; })
+      .Case<arith::RemUIOp>([&](auto) { code = Instr::RemUI; })
+      .Case<arith::MaxSIOp>([&](auto) { code = Instr::MaxSI; })
+      .Case<arith::MaxUIOp>([&](auto) { code = Instr::MaxUI; })
+      .Case<arith::MinSIOp>([&](auto) { code = Instr::MinSI; })
+      .Case<arith::MinUIOp>([&](auto) { code = Instr::MinUI; })
       .Case<arith::CmpIOp>([&](arith::CmpIOp c) {
         code = Instr::CmpI;
-        imm = static_cast<double>(c.getPredicate());
+        in.imm = static_cast<double>(c.getPredicate());
       })
+      .Case<arith::AndIOp>([&](auto) { code = Instr::AndI; })
+      .Case<arith::OrIOp>([&](auto) { code = Instr::OrI; })
+      .Case<arith::XOrIOp>([&](auto) { code = Instr::XorI; })
+      .Case<arith::ShLIOp>([&](auto) { code = Instr::ShLI; })
+      .Case<arith::ShRSIOp>([&](auto) { code = Instr::ShRSI; })
+      .Case<arith::ShRUIOp>([&](auto) { code = Instr::ShRUI; })
       .Case<arith::SelectOp>([&](auto) { code = Instr::Select; })
-      .Case<arith::AndIOp>([&](auto) { code = Instr::And; })
-      .Case<arith::OrIOp>([&](auto) { code = Instr::Or; })
-      .Case<arith::XOrIOp>([&](auto) { code = Instr::Xor; })
-      // Precision changes are exact in the double-precision reference.
-      .Case<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp, arith::UIToFPOp,
-            arith::IndexCastOp, arith::ExtSIOp, arith::ExtUIOp>(
-          [&](auto) { code = Instr::Copy; })
+      // Precision changes of floats are exact in the double-precision
+      // reference.
+      .Case<arith::ExtFOp, arith::TruncFOp>([&](auto) { code = Instr::Copy; })
+      .Case<arith::ExtSIOp, arith::IndexCastOp>([&](auto) {
+        code = in.toBits < in.bits ? Instr::TruncI : Instr::ExtSI;
+      })
+      .Case<arith::ExtUIOp, arith::IndexCastUIOp>([&](auto) {
+        code = in.toBits < in.bits ? Instr::TruncI : Instr::ExtUI;
+      })
+      .Case<arith::TruncIOp>([&](auto) { code = Instr::TruncI; })
+      .Case<arith::SIToFPOp>([&](auto) { code = Instr::SIToFP; })
+      .Case<arith::UIToFPOp>([&](auto) { code = Instr::UIToFP; })
       .Case<arith::FPToSIOp, arith::FPToUIOp>([&](auto) { code = Instr::Trunc; })
       .Case<math::ExpOp>([&](auto) { code = Instr::Exp; })
       .Case<math::Exp2Op>([&](auto) { code = Instr::Exp2; })
@@ -71,9 +109,13 @@ static bool classify(Operation *op, Instr::Opcode &code, double &imm) {
       .Case<math::FmaOp>([&](auto) { code = Instr::Fma; })
       .Case<linalg::IndexOp>([&](linalg::IndexOp i) {
         code = Instr::Index;
-        imm = static_cast<double>(i.getDim());
+        in.imm = static_cast<double>(i.getDim());
       })
       .Default([&](Operation *) { ok = false; });
+  // An integer op needs its widths (none wider than 64 bits).
+  if (ok && code >= Instr::AddI)
+    ok = in.bits > 0 && (in.toBits > 0 || code == Instr::SIToFP ||
+                         code == Instr::UIToFP);
   return ok;
 }
 
@@ -132,7 +174,7 @@ FailureOr<ScalarProgram> ScalarProgram::compile(
       continue;
     }
     Instr in{};
-    if (op.getNumResults() != 1 || !classify(&op, in.op, in.imm))
+    if (op.getNumResults() != 1 || !classify(&op, in))
       return op.emitOpError("is not supported by the reference evaluator");
     int *slots[3] = {&in.a, &in.b, &in.c};
     if (op.getNumOperands() > 3)
@@ -174,21 +216,58 @@ static bool compareF(double a, double b, arith::CmpFPredicate p) {
   return false;
 }
 
-static bool compareI(double a, double b, arith::CmpIPredicate p) {
+/// An integer of `bits` bits from any int64 value: its low bits, read
+/// signed (i1: 0 or 1).
+static int64_t wrapInt(uint64_t v, unsigned bits) {
+  if (bits >= 64)
+    return static_cast<int64_t>(v);
+  v &= (uint64_t(1) << bits) - 1;
+  if (bits > 1 && (v >> (bits - 1)) & 1)
+    v |= ~((uint64_t(1) << bits) - 1);
+  return static_cast<int64_t>(v);
+}
+
+/// The register value of an integer: its signed value (i1 true: -1) and its
+/// unsigned one.
+static int64_t signedOf(double v, unsigned bits) {
+  auto i = static_cast<int64_t>(v);
+  return bits == 1 ? -(i & 1) : wrapInt(static_cast<uint64_t>(i), bits);
+}
+static uint64_t unsignedOf(double v, unsigned bits) {
+  auto u = static_cast<uint64_t>(static_cast<int64_t>(v));
+  return bits >= 64 ? u : u & ((uint64_t(1) << bits) - 1);
+}
+static double intResult(uint64_t v, unsigned bits) {
+  return static_cast<double>(wrapInt(v, bits));
+}
+
+static bool compareI(double a, double b, arith::CmpIPredicate p,
+                     unsigned bits) {
   using P = arith::CmpIPredicate;
+  int64_t sa = signedOf(a, bits), sb = signedOf(b, bits);
+  uint64_t ua = unsignedOf(a, bits), ub = unsignedOf(b, bits);
   switch (p) {
-  case P::eq: return a == b;
-  case P::ne: return a != b;
-  case P::slt: case P::ult: return a < b;
-  case P::sle: case P::ule: return a <= b;
-  case P::sgt: case P::ugt: return a > b;
-  case P::sge: case P::uge: return a >= b;
+  case P::eq: return ua == ub;
+  case P::ne: return ua != ub;
+  case P::slt: return sa < sb;
+  case P::sle: return sa <= sb;
+  case P::sgt: return sa > sb;
+  case P::sge: return sa >= sb;
+  case P::ult: return ua < ub;
+  case P::ule: return ua <= ub;
+  case P::ugt: return ua > ub;
+  case P::uge: return ua >= ub;
   }
   return false;
 }
 
 static double apply(const Instr &in, double a, double b, double c,
                     const int64_t *index) {
+  unsigned n = in.bits;
+  auto sa = [&] { return signedOf(a, n); };
+  auto sb = [&] { return signedOf(b, n); };
+  auto ua = [&] { return unsignedOf(a, n); };
+  auto ub = [&] { return unsignedOf(b, n); };
   switch (in.op) {
   case Instr::Const: return in.imm;
   case Instr::Copy: return a;
@@ -196,7 +275,6 @@ static double apply(const Instr &in, double a, double b, double c,
   case Instr::Sub: return a - b;
   case Instr::Mul: return a * b;
   case Instr::Div: return a / b;
-  case Instr::IDiv: return b == 0 ? 0 : std::trunc(a / b);
   case Instr::Rem: return std::fmod(a, b);
   case Instr::Neg: return -a;
   case Instr::Maximum: return maximumF(a, b);
@@ -205,12 +283,7 @@ static double apply(const Instr &in, double a, double b, double c,
   case Instr::MinNum: return std::fmin(a, b);
   case Instr::CmpF:
     return compareF(a, b, static_cast<arith::CmpFPredicate>(int(in.imm)));
-  case Instr::CmpI:
-    return compareI(a, b, static_cast<arith::CmpIPredicate>(int(in.imm)));
   case Instr::Select: return a != 0 ? b : c;
-  case Instr::And: return (a != 0) && (b != 0);
-  case Instr::Or: return (a != 0) || (b != 0);
-  case Instr::Xor: return (a != 0) != (b != 0);
   case Instr::Trunc: return std::trunc(a);
   case Instr::Exp: return std::exp(a);
   case Instr::Exp2: return std::exp2(a);
@@ -230,6 +303,55 @@ static double apply(const Instr &in, double a, double b, double c,
   case Instr::Ceil: return std::ceil(a);
   case Instr::Fma: return a * b + c;
   case Instr::Index: return index ? static_cast<double>(index[int(in.imm)]) : 0;
+  // Integers. Division by zero (undefined in arith) gives 0, as does the
+  // one signed overflow of a division (the minimum by -1); shifting by the
+  // width or more (poison in arith) gives 0.
+  case Instr::AddI: return intResult(ua() + ub(), n);
+  case Instr::SubI: return intResult(ua() - ub(), n);
+  case Instr::MulI: return intResult(ua() * ub(), n);
+  case Instr::DivSI:
+    if (sb() == 0 || (sb() == -1 && sa() == wrapInt(uint64_t(1) << (n - 1), n)))
+      return 0;
+    return intResult(static_cast<uint64_t>(sa() / sb()), n);
+  case Instr::CeilDivSI:
+  case Instr::FloorDivSI: {
+    if (sb() == 0 || (sb() == -1 && sa() == wrapInt(uint64_t(1) << (n - 1), n)))
+      return 0;
+    int64_t q = sa() / sb();
+    bool inexact = sa() % sb() != 0, positive = (sa() < 0) == (sb() < 0);
+    if (inexact && in.op == Instr::CeilDivSI && positive)
+      ++q;
+    if (inexact && in.op == Instr::FloorDivSI && !positive)
+      --q;
+    return intResult(static_cast<uint64_t>(q), n);
+  }
+  case Instr::DivUI: return ub() == 0 ? 0 : intResult(ua() / ub(), n);
+  case Instr::CeilDivUI:
+    return ub() == 0 ? 0 : intResult(ua() / ub() + (ua() % ub() != 0), n);
+  case Instr::RemSI:
+    if (sb() == 0 || sb() == -1)
+      return 0;
+    return intResult(static_cast<uint64_t>(sa() % sb()), n);
+  case Instr::RemUI: return ub() == 0 ? 0 : intResult(ua() % ub(), n);
+  case Instr::MaxSI: return sa() >= sb() ? a : b;
+  case Instr::MinSI: return sa() <= sb() ? a : b;
+  case Instr::MaxUI: return ua() >= ub() ? a : b;
+  case Instr::MinUI: return ua() <= ub() ? a : b;
+  case Instr::CmpI:
+    return compareI(a, b, static_cast<arith::CmpIPredicate>(int(in.imm)), n);
+  case Instr::AndI: return intResult(ua() & ub(), n);
+  case Instr::OrI: return intResult(ua() | ub(), n);
+  case Instr::XorI: return intResult(ua() ^ ub(), n);
+  case Instr::ShLI: return ub() >= n ? 0 : intResult(ua() << ub(), n);
+  case Instr::ShRUI: return ub() >= n ? 0 : intResult(ua() >> ub(), n);
+  case Instr::ShRSI:
+    return ub() >= n ? 0 : intResult(static_cast<uint64_t>(sa() >> ub()), n);
+  case Instr::ExtSI:
+    return intResult(static_cast<uint64_t>(sa()), in.toBits);
+  case Instr::ExtUI: return intResult(ua(), in.toBits);
+  case Instr::TruncI: return intResult(ua(), in.toBits);
+  case Instr::SIToFP: return static_cast<double>(sa());
+  case Instr::UIToFP: return static_cast<double>(ua());
   }
   return NAN;
 }
@@ -248,7 +370,7 @@ FailureOr<double> ScalarProgram::evaluateOp(Operation *op,
     return *v;
   }
   Instr in{};
-  if (op->getNumResults() != 1 || !classify(op, in.op, in.imm) ||
+  if (op->getNumResults() != 1 || !classify(op, in) ||
       in.op == Instr::Index || operands.size() > 3)
     return op->emitOpError("is not supported by the reference evaluator");
   double v[3] = {0, 0, 0};

@@ -27,14 +27,26 @@ namespace gnn {
 namespace reference {
 
 /// One instruction: `regs[dst] = op(regs[a], regs[b], regs[c])`.
+///
+/// An integer of `bits` bits is held as its signed value (i1 as 0 or 1),
+/// exact up to 53 bits (an i64 or index past 2^53 is rounded, as a double
+/// is). Integer ops wrap to their width and read their operands signed or
+/// unsigned as the op says, with arith's semantics: `addi` of two i32
+/// wraps, `divui` and `cmpi ult` read -1 as 2^32 - 1, `sitofp` of an i1
+/// true is -1, `andi`/`ori`/`xori` are bitwise.
 struct Instr {
   enum Opcode : uint8_t {
-    Const, Copy, Add, Sub, Mul, Div, IDiv, Rem, Neg, Maximum, Minimum, MaxNum,
-    MinNum, CmpF, CmpI, Select, And, Or, Xor, Trunc, Exp, Exp2, Log, Log2,
-    Log1p, Expm1, Tanh, Sqrt, Rsqrt, Pow, Abs, Erf, Sin, Cos, Floor, Ceil, Fma,
-    Index
+    Const, Copy, Add, Sub, Mul, Div, Rem, Neg, Maximum, Minimum, MaxNum,
+    MinNum, CmpF, Select, Trunc, Exp, Exp2, Log, Log2, Log1p, Expm1, Tanh,
+    Sqrt, Rsqrt, Pow, Abs, Erf, Sin, Cos, Floor, Ceil, Fma, Index,
+    // Integers (`bits`: the operands' width; casts: `toBits` the result's).
+    AddI, SubI, MulI, DivSI, DivUI, CeilDivSI, FloorDivSI, CeilDivUI, RemSI,
+    RemUI, MaxSI, MaxUI, MinSI, MinUI,
+    CmpI, AndI, OrI, XorI, ShLI, ShRSI, ShRUI, ExtSI, ExtUI, TruncI, SIToFP,
+    UIToFP
   };
   Opcode op;
+  uint8_t bits = 0, toBits = 0;
   int dst = 0, a = 0, b = 0, c = 0;
   /// Constant value, comparison predicate or loop dimension.
   double imm = 0;

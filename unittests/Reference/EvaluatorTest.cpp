@@ -769,6 +769,108 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x3xf32>, %y: tensor<?x2xf32>, %w: tenso
     }
 }
 
+TEST_F(Evaluator, IntegerOpsHaveArithSemantics) {
+  // Integers of a body wrap to their width and are read signed or
+  // unsigned as each op says; the CUDA printer emits C integer code
+  // with the same meaning.
+  const char *src = R"mlir(
+#m = affine_map<(d0) -> (d0)>
+func.func @f(%g: !gnn.graph, %x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %r:16 = linalg.generic {indexing_maps = [#m, #m, #m, #m, #m, #m, #m, #m, #m, #m, #m, #m, #m, #m, #m, #m, #m], iterator_types = ["parallel"]}
+      ins(%x : tensor<?xf32>) outs(%e, %e, %e, %e, %e, %e, %e, %e, %e, %e, %e, %e, %e, %e, %e, %e : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) {
+  ^bb0(%in: f32, %o0: f32, %o1: f32, %o2: f32, %o3: f32, %o4: f32, %o5: f32, %o6: f32, %o7: f32, %o8: f32, %o9: f32, %o10: f32, %o11: f32, %o12: f32, %o13: f32, %o14: f32, %o15: f32):
+    %aa0 = arith.constant 5 : i32
+    %bb0 = arith.constant 3 : i32
+    %cc0 = arith.xori %aa0, %bb0 : i32
+    %r0 = arith.sitofp %cc0 : i32 to f32
+    %aa1 = arith.constant 6 : i32
+    %bb1 = arith.constant 3 : i32
+    %cc1 = arith.andi %aa1, %bb1 : i32
+    %r1 = arith.sitofp %cc1 : i32 to f32
+    %aa2 = arith.constant 4 : i32
+    %bb2 = arith.constant 1 : i32
+    %cc2 = arith.ori %aa2, %bb2 : i32
+    %r2 = arith.sitofp %cc2 : i32 to f32
+    %aa3 = arith.constant -1 : i32
+    %r3 = arith.uitofp %aa3 : i32 to f32
+    %aa4 = arith.constant -1 : i32
+    %bb4 = arith.constant 1 : i32
+    %cc4 = arith.cmpi ult, %aa4, %bb4 : i32
+    %r4 = arith.uitofp %cc4 : i1 to f32
+    %aa5 = arith.constant -2 : i32
+    %bb5 = arith.constant 2 : i32
+    %cc5 = arith.divui %aa5, %bb5 : i32
+    %r5 = arith.sitofp %cc5 : i32 to f32
+    %aa6 = arith.constant -1 : i32
+    %bb6 = arith.constant 2 : i32
+    %cc6 = arith.maxui %aa6, %bb6 : i32
+    %r6 = arith.sitofp %cc6 : i32 to f32
+    %aa7 = arith.constant 2147483647 : i32
+    %bb7 = arith.constant 1 : i32
+    %cc7 = arith.addi %aa7, %bb7 : i32
+    %r7 = arith.sitofp %cc7 : i32 to f32
+    %aa8 = arith.constant 65536 : i32
+    %cc8 = arith.muli %aa8, %aa8 : i32
+    %r8 = arith.sitofp %cc8 : i32 to f32
+    %aa9 = arith.constant true
+    %r9 = arith.sitofp %aa9 : i1 to f32
+    %aa10 = arith.constant 300 : i32
+    %cc10 = arith.trunci %aa10 : i32 to i8
+    %r10 = arith.sitofp %cc10 : i8 to f32
+    %aa11 = arith.constant -1 : i8
+    %cc11 = arith.extui %aa11 : i8 to i32
+    %r11 = arith.sitofp %cc11 : i32 to f32
+    %aa12 = arith.constant -8 : i32
+    %bb12 = arith.constant 1 : i32
+    %cc12 = arith.shrui %aa12, %bb12 : i32
+    %r12 = arith.sitofp %cc12 : i32 to f32
+    %aa13 = arith.constant -7 : i32
+    %bb13 = arith.constant 2 : i32
+    %cc13 = arith.floordivsi %aa13, %bb13 : i32
+    %r13 = arith.sitofp %cc13 : i32 to f32
+    %aa14 = arith.constant 7 : i32
+    %bb14 = arith.constant 2 : i32
+    %cc14 = arith.ceildivsi %aa14, %bb14 : i32
+    %r14 = arith.sitofp %cc14 : i32 to f32
+    %aa15 = arith.constant -7 : i32
+    %bb15 = arith.constant 2 : i32
+    %cc15 = arith.remui %aa15, %bb15 : i32
+    %r15 = arith.sitofp %cc15 : i32 to f32
+    linalg.yield %r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9, %r10, %r11, %r12, %r13, %r14, %r15 : f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32
+  } -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>)
+  return %r#0, %r#1, %r#2, %r#3, %r#4, %r#5, %r#6, %r#7, %r#8, %r#9, %r#10, %r#11, %r#12, %r#13, %r#14, %r#15 : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>
+})mlir";
+  Tensor x({6});
+  auto out = run(src, tinyGraph(), {x});
+  ASSERT_EQ(out.size(), 16u) << errors;
+  const struct {
+    double want;
+    const char *what;
+  } expected[] = {
+      {6, "xori is bitwise"},
+      {2, "andi is bitwise"},
+      {5, "ori is bitwise"},
+      {4294967295.0, "uitofp reads unsigned"},
+      {0, "cmpi ult reads unsigned"},
+      {2147483647.0, "divui reads unsigned"},
+      {-1, "maxui reads unsigned"},
+      {-2147483648.0, "addi wraps"},
+      {0, "muli wraps"},
+      {-1, "a signed i1 true is -1"},
+      {44, "trunci keeps the low bits"},
+      {255, "extui zero-extends"},
+      {2147483644.0, "shrui shifts zeros in"},
+      {-4, "floordivsi rounds down"},
+      {4, "ceildivsi rounds up"},
+      {1, "remui reads unsigned"},
+  };
+  for (size_t k = 0; k < out.size(); ++k)
+    EXPECT_EQ(out[k].data[0], expected[k].want) << expected[k].what;
+}
+
 TEST_F(Evaluator, NamedLinalgOps) {
   const char *src = R"mlir(
 func.func @f(%g: !gnn.graph, %x: tensor<?x3xf32>, %y: tensor<?x3xf32>)
