@@ -7,6 +7,22 @@ gnnk.kernel @k(%x: memref<?xf32>) attributes {block = 256 : i64, grid = affine_m
 
 // -----
 
+// The name becomes the CUDA kernel's: anything but a C identifier would be
+// pasted into the source as code.
+// expected-error @+1 {{'gnnk.kernel' op expects its name to be a C identifier (letters, digits and underscores, not starting with a digit) but got "k(){}\0A#error injected\0Avoid k1"}}
+gnnk.kernel @"k(){}\0A#error injected\0Avoid k1"() attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
+  gnnk.return
+}
+
+// -----
+
+// expected-error @+1 {{'gnnk.kernel' op expects its name to be a C identifier}}
+gnnk.kernel @"9lives"() attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
+  gnnk.return
+}
+
+// -----
+
 // expected-error @+1 {{'gnnk.kernel' op expects block to be a multiple of 32 in [32, 1024] but got 100}}
 gnnk.kernel @k() attributes {block = 100 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   gnnk.return

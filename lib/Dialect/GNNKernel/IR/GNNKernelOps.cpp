@@ -231,6 +231,15 @@ void KernelOp::print(OpAsmPrinter &p) {
 }
 
 LogicalResult KernelOp::verify() {
+  // The name is printed into the CUDA source as the kernel's: a C
+  // identifier, nothing the printer would have to escape.
+  StringRef name = getSymName();
+  if (name.empty() || llvm::isDigit(name[0]) ||
+      !llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; }))
+    return emitOpError("expects its name to be a C identifier (letters, "
+                       "digits and underscores, not starting with a digit) "
+                       "but got ")
+           << getSymNameAttr();
   if (!getFunctionType().getResults().empty())
     return emitOpError("expects no results but got ")
            << getFunctionType().getResults().size();
