@@ -747,6 +747,34 @@ def test_gine_input_errors():
         layer(x, adj, torch.randn(e, IN))
 
 
+@pytest.mark.parametrize("case", ["sage-sum-norm-project", "gcn-nonorm-nobias", "gin"])
+def test_learnable_adjacency_values_get_their_gradient(case):
+    # The values of a coalesced COO adjacency (learnable edge weights) get
+    # the gradient a CSR adjacency's get, and PyG's; it once was None (the
+    # values were read untracked).
+    ours, theirs = make(BY_ID[case], torch.float64)
+    edge_index, n = random_graph()
+    x = features(n, torch.float64)
+    grads = {}
+    base = torch.rand(edge_index.size(1), dtype=torch.float64) + 0.5
+    for name, layer, layout in (("coo", ours, "coo"), ("csr", ours, "csr"),
+                                ("pyg", theirs, "coo")):
+        w = base.clone().requires_grad_()
+        adj = torch.sparse_coo_tensor(edge_index.flip(0), w, (n, n)).coalesce()
+        if layout == "csr":
+            adj = adj.to_sparse_csr()
+        layer(x, adj).pow(2).sum().backward()
+        assert w.grad is not None, name
+        grads[name] = w.grad
+    torch.testing.assert_close(grads["coo"], grads["csr"])
+    torch.testing.assert_close(grads["coo"], grads["pyg"])
+    # Entry by entry (not coalesced) PyG cannot differentiate either.
+    w = torch.ones(edge_index.size(1), dtype=torch.float64, requires_grad=True)
+    with pytest.raises(NotImplementedError, match="uncoalesced"):
+        gnn.TransformerConv(IN, OUT).double()(x, torch.sparse_coo_tensor(
+            edge_index.flip(0), w, (n, n)), return_attention_weights=True)
+
+
 @pytest.mark.parametrize("case", ["gcn", "sage-mean", "gat-heads"])
 def test_sparse_adjacency_under_torch_compile(case):
     # Dynamo does not trace sparse tensors: the layer runs outside the

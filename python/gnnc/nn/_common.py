@@ -574,7 +574,17 @@ def sparse_edges(layer: str, adj, flow: str, device: torch.device,
             return edges, adj.values(), sizes
         if adj.layout == torch.sparse_coo:
             parts = (adj._indices(),)
-            values = adj._values()
+            if adj.is_coalesced():
+                # values(), not _values(): autograd tracks it (learnable
+                # edge weights get their gradient).
+                values = adj.values()
+            else:
+                if adj.requires_grad and torch.is_grad_enabled():
+                    raise NotImplementedError(
+                        f"{layer}: gradients for an uncoalesced COO adjacency's "
+                        f"values taken entry by entry are not supported (PyG "
+                        f"cannot take them either); coalesce it first")
+                values = adj._values()
         elif adj.layout == torch.sparse_csr:
             parts = (adj.crow_indices(), adj.col_indices())
         else:
