@@ -1044,6 +1044,16 @@ def test_lazy_in_channels_like_pyg(cls, args, kwargs):
     fresh = getattr(gnn, cls)(*args, **kwargs).double()
     fresh.load_state_dict(pyg.state_dict())
     torch.testing.assert_close(fresh(x, edge_index), yp.detach(), **tol(torch.float64))
+    # A lazy layer's state dict before any call (its weights uninitialised,
+    # from gnnc or PyG) loads into a lazy layer, which stays lazy and is
+    # sized by its first input; a sized layer refuses it clearly.
+    for unsized in (getattr(gnn, cls)(*args, **kwargs), getattr(pyg_nn, cls)(*args, **kwargs)):
+        lazy = getattr(gnn, cls)(*args, **kwargs).double()
+        lazy.load_state_dict(unsized.state_dict())
+        assert lazy(x, edge_index).shape == yp.shape
+    sized = getattr(gnn, cls)(IN, *args[1:], **kwargs)
+    with pytest.raises(ValueError, match="uninitialised weight .* of a lazy layer"):
+        sized.load_state_dict(getattr(gnn, cls)(*args, **kwargs).state_dict())
 
 
 def test_lazy_in_channels_refusals():

@@ -100,7 +100,7 @@ class Linear(torch.nn.Module):
             self.weight = torch.nn.Parameter(torch.empty(out_channels, in_channels))
         else:
             self.weight = torch.nn.parameter.UninitializedParameter()
-            self._register_load_state_dict_pre_hook(self._lazy_load_hook)
+        self._register_load_state_dict_pre_hook(self._lazy_load_hook)
         optional_bias(self, bias, out_channels)
         self.reset_parameters()
 
@@ -124,8 +124,26 @@ class Linear(torch.nn.Module):
         super()._save_to_state_dict(destination, prefix, keep_vars)
 
     def _lazy_load_hook(self, state_dict, prefix, *args):
+        """A state dict's weight sizes a lazy layer; a lazy layer's own
+        (uninitialised) weight loads into a lazy layer as nothing (the
+        layer stays lazy, as PyG's); into a sized one it is refused (PyG
+        makes the layer lazy again, which gnnc's layers, sized at
+        construction, cannot be)."""
         weight = state_dict.get(prefix + "weight")
-        if weight is not None and self.is_lazy() and weight.dim() == 2:
+        if weight is None:
+            return
+        if isinstance(weight, torch.nn.parameter.UninitializedParameter):
+            if not self.is_lazy():
+                raise ValueError(
+                    f"cannot load the uninitialised weight '{prefix}weight' of a "
+                    f"lazy layer (in_channels=-1, never called) into a layer of "
+                    f"{self.in_channels} input channels; build the layer with "
+                    f"in_channels=-1 too, or call the lazy one once first")
+            # Nothing to copy: a lazy layer keeps its own uninitialised
+            # weight (torch cannot copy one into another).
+            state_dict[prefix + "weight"] = self.weight
+            return
+        if self.is_lazy() and weight.dim() == 2:
             self.materialize(weight.size(1))
 
     def reset_parameters(self) -> None:
