@@ -1150,6 +1150,36 @@ def test_gin_folds_a_leading_linear_unless_something_observes_it():
                                        msg=f"{name} {p}")
 
 
+def test_gin_takes_any_callable_and_honours_a_patched_forward():
+    """nn may be any callable (a function, torch.relu), as PyG's; a Linear
+    whose instance has its own forward (a LoRA-style patch) is called, not
+    folded. Output and input gradients equal PyG's."""
+    edge_index, n = tiny_graph()
+    for cls in ("GINConv", "GINEConv"):
+        # (No edge_dim: no module to infer the channels from, in PyG too.)
+        extra = (torch.randn(edge_index.size(1), IN, dtype=torch.float64),) \
+            if cls == "GINEConv" else ()
+        for fn in (lambda h: 2 * h, torch.relu):
+            ours = getattr(gnn, cls)(fn).double()
+            pyg = getattr(pyg_nn, cls)(fn).double()
+            ours.load_state_dict(pyg.state_dict())
+            x = features(n, torch.float64)
+            torch.testing.assert_close(ours(x, edge_index, *extra),
+                                       pyg(x, edge_index, *extra), **tol(torch.float64))
+    ours, pyg = make(BY_ID["gin"], torch.float64)
+    for layer in (ours, pyg):
+        lin = layer.nn[0]
+        lin.forward = lambda h, orig=lin.forward: orig(h) + 100.0
+    x1 = features(n, torch.float64).requires_grad_()
+    x2 = x1.detach().clone().requires_grad_()
+    out1, out2 = ours(x1, edge_index), pyg(x2, edge_index)
+    assert ours.__dict__["_gnnc_function"][0] == "gin"
+    torch.testing.assert_close(out1, out2, **tol(torch.float64))
+    out1.square().sum().backward()
+    out2.square().sum().backward()
+    torch.testing.assert_close(x1.grad, x2.grad, **tol(torch.float64))
+
+
 def test_gin_with_a_linear_of_another_dtype_raises_as_pyg():
     """nn's Linear in float64 on float32 features: PyTorch's dtype error, as
     PyG's GINConv gives, not a silent cast into the fused function."""

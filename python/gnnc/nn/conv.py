@@ -448,11 +448,15 @@ def _leading_mlp(nn, x: Tensor):
     optionally followed by a `torch.nn.ReLU`, whose first map takes `x` as
     it is (its features, its dtype: a mismatch raises in PyTorch, as in
     PyG), each the next one's width; with, per map, whether a ReLU follows;
-    and the modules after the prefix. Nothing may observe the calls the fold
-    skips: no hooks on `nn` or on those modules, none global. No such
-    prefix: (None, None, None), `nn` runs as it is."""
+    and the modules after the prefix. Nothing may observe or replace the
+    calls the fold skips: no hooks on `nn` or on those modules, none global,
+    no `forward` set on one of them (an instance's own, e.g. a LoRA or
+    quantisation patch). No such prefix, or `nn` not a module (any
+    callable, as PyG takes): (None, None, None), `nn` runs as it is."""
     g = torch.nn.modules.module
     none = None, None, None
+    if not isinstance(nn, torch.nn.Module):
+        return none
     if g._global_forward_hooks or g._global_forward_pre_hooks or \
             g._global_backward_hooks or g._global_backward_pre_hooks:
         return none
@@ -460,7 +464,7 @@ def _leading_mlp(nn, x: Tensor):
 
     def hooked(m):
         return bool(m._forward_hooks or m._forward_pre_hooks or m._backward_hooks or
-                    m._backward_pre_hooks)
+                    m._backward_pre_hooks) or "forward" in m.__dict__
 
     if hooked(nn):
         return none
