@@ -413,7 +413,8 @@ def test_input_errors():
         ours(torch.randn(n, IN + 1), edge_index)
     with pytest.raises(TypeError, match="float64 but the layer's parameters are"):
         ours(torch.randn(n, IN, dtype=torch.float64), edge_index)
-    with pytest.raises(ValueError, match="edge_weight of shape"):
+    with pytest.raises(ValueError, match=r"edge_weight of shape \[\d+\] \(one per edge\), "
+                                         r"got shape \[3\]"):
         ours(torch.randn(n, IN), edge_index, torch.ones(3))
     with pytest.raises(ValueError, match="node id"):
         ours(torch.randn(n - 1, IN), edge_index)

@@ -231,6 +231,9 @@ def test_bad_input_is_named():
     far[0, 1] = 10
     with pytest.raises(ValueError, match="node id 10"):
         layer(x, far, et)
+    with pytest.raises(ValueError, match=r"RGCNConv: expected x as a \(source, target\) "
+                                         r"pair, got 3 items"):
+        layer([x, x, x], ei, et)
     with pytest.raises(ValueError, match=r"\[num_nodes, 8\] \(in_channels\), got \(10, 3\)"):
         layer(x[:, :3], ei, et)
     with pytest.raises(NotImplementedError, match="torch.sparse_coo adjacency"):

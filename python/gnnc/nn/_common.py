@@ -526,14 +526,24 @@ def sparse_runs_eagerly(forward):
     """Decorates a layer's forward(x, edge_index, ...): with a sparse
     adjacency it runs outside torch.compile's tracing (dynamo does not trace
     code on sparse tensors: a graph break, an error under fullgraph=True);
-    everything else is unchanged."""
+    everything else is unchanged. The graph cache's refusal of node ids out
+    of range (a ValueError starting "gnnc: edge_index") is raised naming
+    the layer."""
     @functools.wraps(forward)
     def wrapper(self, x, edge_index, *args, **kwargs):
         # Always through _eagerly: where dynamo falls back to running this
         # frame eagerly it would still compile the frames called from it.
         if is_sparse(edge_index):
             return _eagerly(forward, self, x, edge_index, *args, **kwargs)
-        return forward(self, x, edge_index, *args, **kwargs)
+        if torch.compiler.is_compiling():
+            return forward(self, x, edge_index, *args, **kwargs)
+        try:
+            return forward(self, x, edge_index, *args, **kwargs)
+        except ValueError as e:
+            message = str(e)
+            if not message.startswith("gnnc: edge_index"):
+                raise
+            raise ValueError(f"{type(self).__name__}: {message[len('gnnc: '):]}") from None
     return wrapper
 
 

@@ -18,8 +18,10 @@ def check_edge_weight(layer: str, edge_weight, edge_index: Tensor, x: Tensor) ->
     autocast: any it casts) and device."""
     if not isinstance(edge_weight, Tensor) or edge_weight.dim() != 1 or \
             edge_weight.size(0) != edge_index.size(1):
+        got = (f"shape {list(edge_weight.shape)}" if isinstance(edge_weight, Tensor)
+               else type(edge_weight).__name__)
         raise ValueError(f"{layer}: expected edge_weight of shape "
-                         f"[{edge_index.size(1)}] (one per edge)")
+                         f"[{edge_index.size(1)}] (one per edge), got {got}")
     if not _common.compatible(edge_weight.dtype, x.dtype, x.device) or \
             edge_weight.device != x.device:
         raise TypeError(f"{layer}: edge_weight must have x's dtype and device "

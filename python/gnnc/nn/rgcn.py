@@ -108,10 +108,10 @@ class RGCNConv(torch.nn.Module):
 
     def forward(self, x, edge_index: Tensor, edge_type: Optional[Tensor] = None) -> Tensor:
         name = type(self).__name__
-        x_l, x_r = tuple(x) if isinstance(x, (tuple, list)) else (x, x)
         if isinstance(x, (tuple, list)) and len(x) != 2:
             raise ValueError(f"{name}: expected x as a (source, target) pair, got "
                              f"{len(x)} items")
+        x_l, x_r = tuple(x) if isinstance(x, (tuple, list)) else (x, x)
         if x_l is None:
             # One arange per size and device: the rows cached per
             # (edge_index, edge_type, index) are found again next call.
