@@ -333,6 +333,22 @@ Status Executable::Impl::checkGraph(const Graph &graph) const {
         " relations but the graph has relation id " +
         std::to_string(graph.numRelations() - 1) +
         " (ids must be below the relation count)");
+  for (const auto &[count, value] : program.fixedCounts) {
+    int64_t actual = count == "node"   ? graph.numNodes()
+                     : count == "edge" ? graph.numEdges()
+                     : count == "src"  ? graph.numSrc()
+                                       : graph.numDst();
+    if (actual != value)
+      return Status::error(
+          "program '" + program.name + "' holds " + count +
+          " tensors of " + std::to_string(value) +
+          " rows (static leading dimensions) but the graph has " +
+          std::to_string(actual) + " " +
+          (count == "src"   ? "source nodes"
+           : count == "dst" ? "destination nodes"
+                            : count + "s") +
+          ": write the dimension as ? to take any graph");
+  }
   if (program.maxGraphNodes &&
       graph.statistics().largestGraph > program.maxGraphNodes)
     return Status::error(

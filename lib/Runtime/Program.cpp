@@ -139,6 +139,8 @@ std::string Program::toJson() const {
     j["max_graph_nodes"] = maxGraphNodes;
   if (relations)
     j["relations"] = relations;
+  if (!fixedCounts.empty())
+    j["fixed_counts"] = fixedCounts;
   Json unitsJson = Json::array();
   for (const SourceUnit &u : units)
     unitsJson.push_back(Json{{"kernels", u.kernels}, {"text", u.text}});
@@ -443,7 +445,8 @@ StatusOr<Program> Program::parse(const std::string &text) {
   std::string format;
   if (!r.keys(j, "program",
               {"format", "version", "name", "kernels", "options", "index_bits",
-               "csr_order_edges", "max_graph_nodes", "relations", "buffers",
+               "csr_order_edges", "max_graph_nodes", "relations",
+               "fixed_counts", "buffers",
                "steps",
                "source", "prelude", "units"}) ||
       !r.string(j, "format", "program", format))
@@ -479,6 +482,19 @@ StatusOr<Program> Program::parse(const std::string &text) {
     if (!r->is_number_integer() || r->get<int64_t>() < 0)
       return Status::error("program.relations: expected a nonnegative integer");
     p.relations = r->get<int64_t>();
+  }
+  if (auto f = j.find("fixed_counts"); f != j.end()) {
+    if (!f->is_object())
+      return Status::error("program.fixed_counts: expected an object");
+    for (auto &[count, value] : f->items()) {
+      if (count != "node" && count != "edge" && count != "src" && count != "dst")
+        return Status::error("program.fixed_counts: expected node, edge, src or "
+                             "dst but got '" + count + "'");
+      if (!value.is_number_integer() || value.get<int64_t>() < 0)
+        return Status::error("program.fixed_counts." + count +
+                             ": expected a nonnegative integer");
+      p.fixedCounts[count] = value.get<int64_t>();
+    }
   }
   for (const char *list : {"kernels", "options"}) {
     auto it = j.find(list);

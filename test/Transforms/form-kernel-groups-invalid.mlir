@@ -76,3 +76,14 @@ func.func @edge_matmul(%g: !gnn.graph, %x: tensor<?x8xf32>, %w: tensor<8x4xf32>)
   %m = linalg.matmul ins(%e, %w : tensor<?x8xf32>, tensor<8x4xf32>) outs(%f : tensor<?x4xf32>) -> tensor<?x4xf32>
   return %m : tensor<?x4xf32>
 }
+
+// -----
+
+// Two node tensors of different static row counts: no graph has both.
+
+// expected-note @+2 {{the other tensor}}
+// expected-error @+1 {{a node tensor of 7 rows, where another one has 5: no graph has both counts}}
+func.func @two_node_counts(%g: !gnn.graph, %x: tensor<5x8xf32> {gnn.domain = "node"}, %y: tensor<7x8xf32> {gnn.domain = "node"}) -> (tensor<5x8xf32>, tensor<7x8xf32>) {
+  %0 = gnn.spmm sum %g, %x : tensor<5x8xf32> -> tensor<5x8xf32>
+  return %0, %y : tensor<5x8xf32>, tensor<7x8xf32>
+}

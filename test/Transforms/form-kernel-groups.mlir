@@ -111,3 +111,25 @@ func.func @size_query_after_consumer(%g: !gnn.graph, %x: tensor<?x8xf32>, %y: te
   %n = tensor.dim %e, %c0 : tensor<?x8xf32>
   return %m, %n : tensor<?x8xf32>, index
 }
+
+// -----
+
+// Static leading dimensions fix the graph's counts: recorded on the
+// function, which a Program checks each graph against (the kernels are
+// sized from the graph, not from the types).
+
+// CHECK-LABEL: func.func @fixed
+// CHECK-SAME: gnn.fixed_counts = {edge = 30 : i64, node = 7 : i64}
+func.func @fixed(%g: !gnn.graph, %x: tensor<?x8xf32>, %w: tensor<30xf32> {gnn.domain = "edge"}) -> tensor<7x8xf32> {
+  %0 = gnn.spmm sum %g, %x weights(%w : tensor<30xf32>) : tensor<?x8xf32> -> tensor<7x8xf32>
+  return %0 : tensor<7x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @any_size
+// CHECK-NOT: gnn.fixed_counts
+func.func @any_size(%g: !gnn.graph, %x: tensor<?x8xf32>, %w: tensor<8x8xf32>) -> tensor<?x8xf32> {
+  %0 = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
+}

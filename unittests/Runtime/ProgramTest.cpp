@@ -117,6 +117,31 @@ TEST(Program, MaxGraphNodes) {
   }
 }
 
+TEST(Program, FixedCounts) {
+  Program p = sample();
+  EXPECT_EQ(p.toJson().find("fixed_counts"), std::string::npos);
+  p.fixedCounts = {{"node", 7}, {"edge", 30}};
+  StatusOr<Program> back = Program::parse(p.toJson());
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(back->fixedCounts, p.fixedCounts);
+  EXPECT_EQ(back->toJson(), p.toJson());
+  for (auto [bad, needle] :
+       {std::pair<const char *, const char *>{
+            "{\"nodes\": 7}", "expected node, edge, src or dst but got 'nodes'"},
+        {"{\"node\": -7}", "program.fixed_counts.node: expected a nonnegative"},
+        {"{\"node\": \"7\"}", "program.fixed_counts.node: expected a nonnegative"},
+        {"[7]", "program.fixed_counts: expected an object"}}) {
+    std::string text = p.toJson();
+    size_t at = text.find("\"fixed_counts\": ");
+    ASSERT_NE(at, std::string::npos);
+    size_t end = text.find('}', at);
+    text.replace(at, end + 1 - at, std::string("\"fixed_counts\": ") + bad);
+    StatusOr<Program> q = Program::parse(text);
+    ASSERT_FALSE(q.ok()) << bad;
+    EXPECT_NE(q.message().find(needle), std::string::npos) << q.message();
+  }
+}
+
 /// Parses `text` (a sample with one replacement) and expects an error
 /// containing `needle`.
 void expectError(const std::string &from, const std::string &to,

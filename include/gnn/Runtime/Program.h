@@ -170,6 +170,10 @@ struct Program {
   /// gathers and reduces): the Program refuses graphs without edge types or
   /// with a relation id at or past it; 0: no kernel reads them.
   int64_t relations = 0;
+  /// Counts the function's static leading dimensions fix ("node", "edge",
+  /// "src", "dst" to the count): graphs with another count are refused
+  /// (the kernels are sized from the graph, the tensors are not).
+  std::map<std::string, int64_t> fixedCounts;
   std::vector<std::string> kernels;
   /// Inputs, outputs and temporaries; the outputs (`result<K>`, use Result
   /// with index K) appear in the function's result order.

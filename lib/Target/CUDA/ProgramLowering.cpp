@@ -572,6 +572,11 @@ FailureOr<rt::Program> Lowering::run() {
     program.kernels.push_back(kernel.getSymName().str());
   program.maxGraphNodes = maxGraphNodes(func, module);
   program.relations = relationCount(func, module);
+  if (auto counts =
+          func->getAttrOfType<DictionaryAttr>(mlir::gnn::kFixedCountsAttrName))
+    for (NamedAttribute count : counts)
+      if (auto value = dyn_cast<IntegerAttr>(count.getValue()))
+        program.fixedCounts[count.getName().str()] = value.getInt();
 
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   // Values returned are produced straight into their output buffers.

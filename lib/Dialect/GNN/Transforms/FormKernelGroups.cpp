@@ -538,6 +538,61 @@ static LogicalResult checkIndexSets(func::FuncOp func) {
   return failure(walk.wasInterrupted());
 }
 
+/// Records on `func` (kFixedCountsAttrName) the counts its static leading
+/// dimensions fix: a node tensor of 7 rows holds only on graphs of 7 nodes.
+/// The kernels are sized from the graph, so a Program checks each graph
+/// against these (a tensor<5x8xf32> input gathered on a graph of 20 nodes
+/// would be read out of bounds); two tensors fixing one count differently
+/// are refused here.
+static LogicalResult recordFixedCounts(func::FuncOp func) {
+  DomainCache domains;
+  llvm::SmallVector<std::pair<Domain, std::pair<int64_t, Value>>> fixed;
+  auto visit = [&](Value v) -> LogicalResult {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || t.getRank() < 1 || t.isDynamicDim(0))
+      return success();
+    Domain d = domains.lookup(v).domain;
+    if (d == Domain::Unknown)
+      return success();
+    for (auto &[domain, known] : fixed)
+      if (domain == d) {
+        if (known.first == t.getDimSize(0))
+          return success();
+        InFlightDiagnostic diag =
+            emitError(v.getLoc())
+            << "a " << stringifyDomain(d) << " tensor of " << t.getDimSize(0)
+            << " rows, where another one has " << known.first
+            << ": no graph has both counts";
+        diag.attachNote(known.second.getLoc()) << "the other tensor";
+        return diag;
+      }
+    fixed.push_back({d, {t.getDimSize(0), v}});
+    return success();
+  };
+  for (Value arg : func.getArguments())
+    if (failed(visit(arg)))
+      return failure();
+  WalkResult walk = func.walk([&](Operation *op) {
+    for (Value result : op->getResults())
+      if (failed(visit(result)))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  if (fixed.empty()) {
+    func->removeAttr(kFixedCountsAttrName);
+    return success();
+  }
+  Builder b(func.getContext());
+  SmallVector<NamedAttribute> counts;
+  for (auto &[domain, known] : fixed)
+    counts.push_back(b.getNamedAttr(stringifyDomain(domain),
+                                    b.getI64IntegerAttr(known.first)));
+  func->setAttr(kFixedCountsAttrName, b.getDictionaryAttr(counts));
+  return success();
+}
+
 static void readEdgeCountsFromInputs(func::FuncOp func) {
   SmallVector<std::pair<tensor::DimOp, Value>> rewrites;
   {
@@ -622,7 +677,7 @@ struct FormKernelGroups
     // A declaration has nothing to group.
     if (func.isExternal())
       return;
-    if (failed(checkIndexSets(func)))
+    if (failed(checkIndexSets(func)) || failed(recordFixedCounts(func)))
       return signalPassFailure();
     readEdgeCountsFromInputs(func);
     // A family's whole-function rule (graph blocks: the whole function in

@@ -31,6 +31,10 @@ enum class Domain { Unknown, Node, Edge, Src, Dst };
 /// The function argument attribute that declares the domain of a tensor
 /// argument: `{gnn.domain = "edge"}`, `"node"`, `"src"` or `"dst"`.
 constexpr llvm::StringLiteral kDomainAttrName = "gnn.domain";
+/// On a function: the node or edge counts its static leading dimensions fix
+/// (`{node = 7 : i64}`: a tensor<7x8xf32> node tensor), which a Program
+/// built from it checks each graph against (gnn-form-kernel-groups sets it).
+constexpr llvm::StringLiteral kFixedCountsAttrName = "gnn.fixed_counts";
 
 /// Returns "node", "edge", "src", "dst" or "unknown".
 llvm::StringRef stringifyDomain(Domain domain);
