@@ -382,8 +382,14 @@ static bool readEdgeList(LineReader &lines, const std::string &path,
       size_t a = count.find_first_not_of(" \t\r");
       count = a == std::string_view::npos ? std::string_view()
                                           : count.substr(a);
-      count = count.substr(0, count.find_first_of(" \t\r"));
-      declaredNodes = parseCount(count);
+      // Only blanks may follow N (a '# nodes 3 extra' header is refused,
+      // not read as 3).
+      size_t countEnd = count.find_first_of(" \t\r");
+      bool trailing = countEnd != std::string_view::npos &&
+                      count.find_first_not_of(" \t\r", countEnd) !=
+                          std::string_view::npos;
+      count = count.substr(0, countEnd);
+      declaredNodes = trailing ? -1 : parseCount(count);
       if (declaredNodes < 0) {
         error = lines.location() +
                 ": expected '# nodes N' with a nonnegative N but found '#" +
@@ -793,7 +799,11 @@ static bool parseOptions(const std::string &text,
       error = "expected key=value but found '" + item + "'";
       return false;
     }
-    out[item.substr(0, eq)] = item.substr(eq + 1);
+    std::string key = item.substr(0, eq);
+    if (!out.emplace(key, item.substr(eq + 1)).second) {
+      error = "'" + key + "' given twice";
+      return false;
+    }
   }
   return true;
 }
@@ -805,7 +815,9 @@ struct Options {
   std::string &error;
   std::string spec;
 
-  bool number(const std::string &key, double &out, bool required) {
+  /// A nonnegative number; with `whole` (counts, seeds) an integer.
+  bool number(const std::string &key, double &out, bool required,
+              bool whole = true) {
     auto it = values.find(key);
     if (it == values.end()) {
       if (required)
@@ -814,8 +826,10 @@ struct Options {
     }
     char *end = nullptr;
     out = std::strtod(it->second.c_str(), &end);
-    if (it->second.empty() || *end != '\0' || !std::isfinite(out) || out < 0) {
-      error = "'" + spec + "': expected a nonnegative number for '" + key +
+    if (it->second.empty() || *end != '\0' || !std::isfinite(out) || out < 0 ||
+        (whole && out != std::floor(out))) {
+      error = "'" + spec + "': expected a nonnegative " +
+              (whole ? "integer" : "number") + " for '" + key +
               "' but found '" + it->second + "'";
       return false;
     }
@@ -852,7 +866,7 @@ static GraphOrError generateFromSpec(const std::string &spec) {
   // relations=R: a typed graph (every generator).
   bool typed = o.values.count("relations") > 0;
   double relations = 0, typesSeed = 1;
-  if (!o.number("relations", relations, false))
+  if (!o.number("relations", relations, false, /*whole=*/false))
     return r;
   if (typed && (relations < 1 || relations > 2147483647.0 ||
                 relations != std::floor(relations))) {
@@ -866,7 +880,7 @@ static GraphOrError generateFromSpec(const std::string &spec) {
     if ((two ? !o.number("src", ns, true) || !o.number("dst", nd, true)
              : !o.number("nodes", nodes, true)) ||
         !o.number("edges", edges, true) || !o.number("seed", seed, false) ||
-        !o.number("alpha", alpha, false) || !o.done())
+        !o.number("alpha", alpha, false, /*whole=*/false) || !o.done())
       return r;
     typesSeed = seed;
     if (two)
@@ -898,7 +912,8 @@ static GraphOrError generateFromSpec(const std::string &spec) {
   } else {
     double graphs = 0, minN = 10, maxN = 30, degree = 2.2, seed = 1;
     if (!o.number("graphs", graphs, true) || !o.number("min", minN, false) ||
-        !o.number("max", maxN, false) || !o.number("degree", degree, false) ||
+        !o.number("max", maxN, false) ||
+        !o.number("degree", degree, false, /*whole=*/false) ||
         !o.number("seed", seed, false) || !o.done())
       return r;
     typesSeed = seed;

@@ -208,6 +208,12 @@ static int run() {
   if (!cuda && backend != "reference")
     return fail("unknown backend '" + backend +
                 "': expected 'reference' or 'cuda'");
+  if (reps < 1)
+    return fail("--reps: expected at least 1 timed run but got " +
+                llvm::Twine(reps.getValue()));
+  if (warmup < 0)
+    return fail("--warmup: expected a nonnegative count but got " +
+                llvm::Twine(warmup.getValue()));
 
   DialectRegistry registry;
   ::gnn::registerGNNDialects(registry);

@@ -276,6 +276,39 @@ TEST(HostGraph, EmptyGraphs) {
   EXPECT_FALSE(r.ok());
 }
 
+TEST(HostGraph, GeneratorCountsAreWholeAndGivenOnce) {
+  // A fractional count or seed was truncated, a repeated key silently took
+  // the last value.
+  for (auto [spec, needle] : std::vector<std::pair<std::string, std::string>>{
+           {"powerlaw:nodes=10.7,edges=5",
+            "expected a nonnegative integer for 'nodes' but found '10.7'"},
+           {"powerlaw:nodes=10,edges=20,seed=1.5",
+            "expected a nonnegative integer for 'seed' but found '1.5'"},
+           {"batch:graphs=2.5", "expected a nonnegative integer for 'graphs'"},
+           {"powerlaw:nodes=10,edges=5,nodes=20", "'nodes' given twice"}}) {
+    GraphOrError r = loadGraph(spec);
+    EXPECT_FALSE(r.ok()) << spec;
+    EXPECT_NE(r.error.find(needle), std::string::npos) << r.error;
+  }
+  // Real-valued options stay real.
+  EXPECT_TRUE(loadGraph("powerlaw:nodes=10,edges=20,alpha=1.5").ok());
+  EXPECT_TRUE(loadGraph("batch:graphs=3,degree=2.5").ok());
+}
+
+TEST(HostGraph, NodesHeaderTakesOnlyACount) {
+  TempDir dir;
+  writeText(dir.path / "x.txt", "# nodes 3 extra\n0 1\n");
+  GraphOrError r = loadGraph((dir.path / "x.txt").string());
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.error.find("expected '# nodes N' with a nonnegative N"),
+            std::string::npos)
+      << r.error;
+  writeText(dir.path / "y.txt", "# nodes 3  \n0 1\n");
+  r = loadGraph((dir.path / "y.txt").string());
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.graph.numNodes, 3);
+}
+
 TEST(HostGraph, PowerLawIsDeterministicAndSkewed) {
   HostGraph a = generatePowerLaw(10000, 100000, 42);
   HostGraph b = generatePowerLaw(10000, 100000, 42);
