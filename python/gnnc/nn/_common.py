@@ -535,8 +535,6 @@ def sparse_runs_eagerly(forward):
         # frame eagerly it would still compile the frames called from it.
         if is_sparse(edge_index):
             return _eagerly(forward, self, x, edge_index, *args, **kwargs)
-        if torch.compiler.is_compiling():
-            return forward(self, x, edge_index, *args, **kwargs)
         try:
             return forward(self, x, edge_index, *args, **kwargs)
         except ValueError as e:

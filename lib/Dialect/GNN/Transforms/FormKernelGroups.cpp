@@ -508,8 +508,7 @@ static Value edgeInputBefore(DomainCache &domains, linalg::LinalgOp op,
 /// other tensor out of bounds. The graph ops' verifiers catch such a value
 /// where a graph op reads it; this catches it where nothing does (a result
 /// returned, or only structured ops after it).
-static LogicalResult checkIndexSets(func::FuncOp func) {
-  DomainCache domains;
+static LogicalResult checkIndexSets(func::FuncOp func, DomainCache &domains) {
   WalkResult walk = func.walk([&](Operation *op) {
     for (Value result : op->getResults()) {
       if (!isa<RankedTensorType>(result.getType()) ||
@@ -544,8 +543,8 @@ static LogicalResult checkIndexSets(func::FuncOp func) {
 /// against these (a tensor<5x8xf32> input gathered on a graph of 20 nodes
 /// would be read out of bounds); two tensors fixing one count differently
 /// are refused here.
-static LogicalResult recordFixedCounts(func::FuncOp func) {
-  DomainCache domains;
+static LogicalResult recordFixedCounts(func::FuncOp func,
+                                       DomainCache &domains) {
   llvm::SmallVector<std::pair<Domain, std::pair<int64_t, Value>>> fixed;
   auto visit = [&](Value v) -> LogicalResult {
     auto t = dyn_cast<RankedTensorType>(v.getType());
@@ -677,7 +676,11 @@ struct FormKernelGroups
     // A declaration has nothing to group.
     if (func.isExternal())
       return;
-    if (failed(checkIndexSets(func)) || failed(recordFixedCounts(func)))
+    // Both ask about the same values: one cache (the IR does not change
+    // between them).
+    DomainCache domains;
+    if (failed(checkIndexSets(func, domains)) ||
+        failed(recordFixedCounts(func, domains)))
       return signalPassFailure();
     readEdgeCountsFromInputs(func);
     // A family's whole-function rule (graph blocks: the whole function in
