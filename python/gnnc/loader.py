@@ -24,6 +24,13 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Unio
 import torch
 from torch import Tensor
 
+try:  # numpy is optional: node attributes and input_nodes may be arrays
+    import numpy as np
+    _ARRAYS = (np.ndarray,)
+except ImportError:  # pragma: no cover
+    np = None
+    _ARRAYS = ()
+
 from . import _core
 
 __all__ = ["NeighborLoader"]
@@ -42,6 +49,11 @@ _DEFAULT_ONLY = {
 }
 
 
+# The largest fan-out (the sampler's bound: a frontier's draws with
+# replacement, frontier size x fan-out, stay far inside int64).
+_MAX_FANOUT = 2**31 - 1
+
+
 def _name(value) -> str:
     return type(value).__name__
 
@@ -58,9 +70,9 @@ def _check_num_neighbors(num_neighbors) -> List[int]:
         if isinstance(k, bool) or not isinstance(k, int):
             raise TypeError(f"NeighborLoader: num_neighbors must hold ints, got "
                             f"{k!r} ({_name(k)})")
-        if k < -1:
-            raise ValueError(f"NeighborLoader: num_neighbors entries must be >= 0 "
-                             f"or -1 (all neighbours), got {k}")
+        if k < -1 or k > _MAX_FANOUT:
+            raise ValueError(f"NeighborLoader: num_neighbors entries must be -1 "
+                             f"(all neighbours) or from 0 to {_MAX_FANOUT}, got {k}")
         out.append(k)
     return out
 
@@ -109,11 +121,15 @@ def _node_and_edge_attrs(data, num_nodes: int, num_edges: int):
         Data = None
     if Data is not None and isinstance(data, Data):
         for key, value in data.items():
-            if key == "edge_index":
+            if key in ("edge_index", "num_nodes"):
+                # num_nodes: the batch's own (PyG's filter_node_store_).
                 continue
-            if isinstance(value, Tensor) and data.is_node_attr(key):
+            # Tensors, numpy arrays and lists of a row per node (edge) are
+            # gathered by n_id (e_id), as PyG's loader gathers them.
+            gathered = isinstance(value, (Tensor, list, tuple) + _ARRAYS)
+            if gathered and data.is_node_attr(key):
                 node[key] = value
-            elif isinstance(value, Tensor) and data.is_edge_attr(key):
+            elif gathered and data.is_edge_attr(key):
                 edge[key] = value
             else:
                 other[key] = value
@@ -144,8 +160,7 @@ def _make_batch(attrs: Dict[str, Any], num_nodes: int):
     if Data is None:
         return _Batch(num_nodes=num_nodes, **attrs)
     batch = Data(**attrs)
-    if "x" not in attrs:
-        batch.num_nodes = num_nodes
+    batch.num_nodes = num_nodes
     return batch
 
 
@@ -229,6 +244,17 @@ def _ahead(make: Callable[[int], Any], steps: int, depth: int, device: torch.dev
         _LIVE.pop(thread, None)
 
 
+def _gather(value, ids: Tensor):
+    """`value`'s rows `ids`: a tensor's by index_select, a numpy array's by
+    indexing, a list's (tuple's) as a list (as PyG's loader gathers them;
+    one read back of `ids` on CUDA for the latter two)."""
+    if isinstance(value, Tensor):
+        return value.index_select(0, ids)
+    if isinstance(value, _ARRAYS):
+        return value[ids.cpu().numpy()]
+    return [value[i] for i in ids.tolist()]
+
+
 def _pinned(t: Tensor) -> Tensor:
     """`t` in pinned host memory (copied there unless it is already)."""
     return t if t.device.type == "cpu" and t.is_pinned() else t.cpu().pin_memory()
@@ -268,15 +294,16 @@ class NeighborLoader:
     frontier node), the node attributes gathered by `n_id` (global ids:
     seeds first, in seed order, then each hop's new nodes), the edge
     attributes by `e_id` (ids of the original edges), `batch_size`,
-    `input_id` (positions in `input_nodes`), and `num_sampled_nodes` /
+    `input_id` (positions in `input_nodes`; for a mask, as PyG, the node
+    ids of its true entries), and `num_sampled_nodes` /
     `num_sampled_edges` per hop (lists, for `trim_to_layer`).
 
     Args:
         data: a `torch_geometric.data.Data`, or any object with `x`,
             `edge_index`, optional `y`, `edge_attr` and `num_nodes`.
         num_neighbors: fan-out per hop, ints >= 0 or -1 (all neighbours).
-        input_nodes: the seeds: None (every node), an index tensor, or a
-            bool mask of size `num_nodes`.
+        input_nodes: the seeds: None (every node), an index tensor (or a
+            list or numpy array of ids), or a bool mask of size `num_nodes`.
         batch_size: seeds per batch (> 0).
         shuffle: draw the seeds in a random order each epoch.
         replace: sample with replacement.
@@ -396,10 +423,14 @@ class NeighborLoader:
         self._pinned_x = None
         if feature_memory == "pinned" and "x" in node:
             self._pinned_x = _pinned(node.pop("x").contiguous())
-        self._node_attrs = {k: v.to(self.device) for k, v in node.items()}
-        self._edge_attrs = {k: v.to(self.device) for k, v in edge.items()}
+        on = lambda v: v.to(self.device) if isinstance(v, Tensor) else v  # noqa: E731
+        self._node_attrs = {k: on(v) for k, v in node.items()}
+        self._edge_attrs = {k: on(v) for k, v in edge.items()}
         self._other_attrs = other
 
+        # input_id: positions in input_nodes, or for a mask (as PyG) the
+        # node ids, its true positions.
+        self._mask_input = False
         self.input_nodes = self._check_input_nodes(input_nodes)
         # Scratch maps of every node, reset after use (never reallocated):
         # global id -> local id in the batch (-1: absent), and global id ->
@@ -439,6 +470,16 @@ class NeighborLoader:
         if isinstance(input_nodes, (tuple, str)):
             raise NotImplementedError("NeighborLoader: typed input_nodes "
                                       "(heterogeneous graphs) are not supported")
+        if isinstance(input_nodes, (list,) + _ARRAYS):
+            # As PyG: a list or array of ids (or of bools: a mask).
+            try:
+                input_nodes = torch.as_tensor(input_nodes)
+            except (TypeError, ValueError, RuntimeError) as e:
+                raise TypeError(f"NeighborLoader: input_nodes as a "
+                                f"{_name(input_nodes)} must hold node ids or "
+                                f"bools ({e})") from None
+            if input_nodes.numel() == 0:
+                input_nodes = input_nodes.long()
         if not isinstance(input_nodes, Tensor):
             raise TypeError(f"NeighborLoader: input_nodes must be None, an index "
                             f"tensor or a bool mask, got {_name(input_nodes)}")
@@ -449,6 +490,7 @@ class NeighborLoader:
             if input_nodes.numel() != n:
                 raise ValueError(f"NeighborLoader: input_nodes as a mask must have "
                                  f"num_nodes = {n} entries, got {input_nodes.numel()}")
+            self._mask_input = True
             return input_nodes.to(self.device).nonzero().view(-1)
         if input_nodes.dtype.is_floating_point or input_nodes.dtype.is_complex:
             raise TypeError(f"NeighborLoader: input_nodes must be an integer index or "
@@ -507,9 +549,9 @@ class NeighborLoader:
         def make(i: int):
             with _on(side):
                 input_id = order[i * self.batch_size:(i + 1) * self.batch_size]
-                batch = self._sample_safely(self.input_nodes.index_select(0, input_id),
-                                            input_id, draws, consumer,
-                                            ahead=self.prefetch > 0)
+                seeds = self.input_nodes.index_select(0, input_id)
+                batch = self._sample_safely(seeds, seeds if self._mask_input else input_id,
+                                            draws, consumer, ahead=self.prefetch > 0)
                 made = None
                 if side is not None:
                     made = torch.cuda.Event()
@@ -670,9 +712,9 @@ class NeighborLoader:
 
         attrs = dict(self._other_attrs)
         for key, value in self._node_attrs.items():
-            attrs[key] = value.index_select(0, n_id)
+            attrs[key] = _gather(value, n_id)
         for key, value in self._edge_attrs.items():
-            attrs[key] = value.index_select(0, e_id)
+            attrs[key] = _gather(value, e_id)
         if self._pinned_x is not None:
             attrs["x"] = _take(self._pinned_x, n_id)
         attrs.update(edge_index=edge_index, n_id=n_id, e_id=e_id, input_id=input_id,

@@ -47,6 +47,7 @@
 
 #include <cstring>
 #include <deque>
+#include <limits>
 #include <mutex>
 #include <sstream>
 #include <unordered_map>
@@ -722,9 +723,13 @@ std::vector<Tensor> sampleHopImpl(Tensor indptr, Tensor frontier, int64_t k,
       seed.is_cuda() != frontier.is_cuda())
     fail("TypeError", "sample_hop: expected the seed as one int64 on the "
                       "frontier's device");
-  if (k < -1)
-    fail("ValueError", "sample_hop: k must be -1 (all) or at least 0, got " +
-                           std::to_string(k));
+  // Bounded so that a frontier's draws with replacement (frontier size x
+  // k) cannot overflow int64 (it wrapped to a small count, and the sampler
+  // wrote past the buffer sized by it).
+  if (k < -1 || k > std::numeric_limits<int32_t>::max())
+    fail("ValueError", "sample_hop: k must be -1 (all) or from 0 to " +
+                           std::to_string(std::numeric_limits<int32_t>::max()) +
+                           ", got " + std::to_string(k));
   int64_t numNodes = indptr.numel() - 1, rows = frontier.numel();
   const auto *ids = static_cast<const int64_t *>(frontier.data_ptr());
   auto outOfRange = [&](int64_t i, int64_t id) {

@@ -8,6 +8,7 @@ SAGEConv against PyG's, and a 2-process DDP run on CPU (gloo)."""
 import os
 import tempfile
 
+import numpy as np
 import pytest
 import torch
 
@@ -448,6 +449,14 @@ def test_input_nodes_mask_and_index():
     mask[[3, 8, 9, 30]] = True
     by_mask = list(NeighborLoader(data, [2], batch_size=3, input_nodes=mask))
     assert [b.n_id[:b.batch_size].tolist() for b in by_mask] == [[3, 8, 9], [30]]
+    # A mask's input_id is PyG's: the node ids of its true entries.
+    assert [b.input_id.tolist() for b in by_mask] == [[3, 8, 9], [30]]
+    # Ids (or a mask) as a list or a numpy array, as PyG takes them.
+    for given in ([3, 8, 9, 30], np.array([3, 8, 9, 30]), mask.tolist(), mask.numpy()):
+        got = list(NeighborLoader(data, [2], batch_size=3, input_nodes=given))
+        assert [b.n_id[:b.batch_size].tolist() for b in got] == [[3, 8, 9], [30]]
+    with pytest.raises(TypeError, match="input_nodes as a list"):
+        NeighborLoader(data, [2], input_nodes=[[1], [2, 3]])
     idx = torch.tensor([30, 3, 3])
     (b,) = list(NeighborLoader(data, [2], batch_size=3, input_nodes=idx))
     assert b.n_id[:3].tolist() == [30, 3, 3] and b.input_id.tolist() == [0, 1, 2]
@@ -492,10 +501,18 @@ def test_other_attributes():
     data.edge_attr = torch.randn(300, 2)
     data.train_mask = torch.rand(40) < 0.5
     data.name = "g"
+    data.titles = [f"n{i}" for i in range(40)]   # a list per node, as PyG gathers
+    data.score = np.arange(40) * 0.5            # a numpy array per node
+    data.num_nodes = 40                         # stored: the batch gets its own
     (b,) = list(NeighborLoader(data, [3], batch_size=40))
     assert torch.equal(b.edge_attr, data.edge_attr[b.e_id])
     assert torch.equal(b.train_mask, data.train_mask[b.n_id])
     assert b.name == "g"
+    assert b.titles == [f"n{i}" for i in b.n_id.tolist()]
+    assert (b.score == b.n_id.numpy() * 0.5).all()
+    small = next(iter(NeighborLoader(data, [1], batch_size=1)))
+    assert small.num_nodes == small.n_id.numel() < 40
+    assert small.titles == [f"n{i}" for i in small.n_id.tolist()]
     plain = Plain(x=data.x, y=data.y, edge_index=data.edge_index, edge_attr=data.edge_attr)
     (c,) = list(NeighborLoader(plain, [3], batch_size=40))
     assert torch.equal(c.edge_attr, data.edge_attr[c.e_id])
@@ -519,6 +536,11 @@ def test_bad_arguments():
     data = random_graph()
     with pytest.raises(ValueError, match="num_neighbors"):
         NeighborLoader(data, [2, -2])
+    # A fan-out whose draws with replacement would overflow the sampler's
+    # counts (it wrote past its buffer) or int64 itself.
+    for huge in (2**31, 2**62 + 1, 2**64):
+        with pytest.raises(ValueError, match="from 0 to 2147483647"):
+            NeighborLoader(data, [huge], replace=True)
     with pytest.raises(TypeError, match="num_neighbors"):
         NeighborLoader(data, 3)
     with pytest.raises(TypeError, match="num_neighbors"):
@@ -652,6 +674,8 @@ def test_sample_hop_operator():
         hop(2, f=torch.tensor([0, 1]), ptr=torch.tensor([0, 3, 2]))
     with pytest.raises(RuntimeError, match="k must be -1"):
         hop(-2)
+    with pytest.raises(RuntimeError, match="from 0 to 2147483647, got 4611686018427387905"):
+        hop(2**62 + 1, replace=True)
     with pytest.raises(RuntimeError, match="int64 vector of node ids"):
         hop(2, f=frontier.int())
     with pytest.raises(RuntimeError, match="seed as one int64"):
