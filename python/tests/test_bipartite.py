@@ -4,6 +4,8 @@ against PyG's layer with the same weights; HeteroConv over gnnc layers;
 the checks of sizes and ids. CPU by default, CUDA with GNNC_TEST_DEVICE=cuda."""
 
 import os
+import subprocess
+import sys
 import warnings
 
 import pytest
@@ -359,6 +361,39 @@ def test_to_hetero_sage_sums_are_fused_and_equal_pyg(kw, hidden):
     pyg = pyg_nn.to_hetero(Sage(pyg_nn, conv), data.metadata(), aggr="sum").to(DEVICE)
     assert ("_sage_sum" in ours.code) == (not kw.get("normalize", False))
     same_results(ours, pyg, lambda m: m(data.x_dict, data.edge_index_dict))
+
+
+@pytest.mark.parametrize("layer", ["sage", "gat"])
+def test_pyg_to_hetero_recognises_gnnc_layers(layer):
+    """PyG's own to_hetero on gnnc layers aggregates per node type, as with
+    PyG's layers (it returned the edge types' unaggregated results)."""
+    data = hetero_data(5)
+    if layer == "sage":
+        conv = lambda nn, h: nn.SAGEConv((-1, -1), h)  # noqa: E731
+    else:
+        conv = lambda nn, h: nn.GATConv((-1, -1), h, add_self_loops=False)  # noqa: E731
+    ours = pyg_nn.to_hetero(Sage(gnn, conv), data.metadata(), aggr="mean").to(DEVICE)
+    pyg = pyg_nn.to_hetero(Sage(pyg_nn, conv), data.metadata(), aggr="mean").to(DEVICE)
+    same_results(ours, pyg, lambda m: m(data.x_dict, data.edge_index_dict))
+
+
+def test_pyg_to_hetero_recognises_gnnc_layers_imported_first():
+    # gnnc.nn imported and the model built before PyG is imported at all.
+    code = (
+        "import sys, torch, gnnc.nn as G\n"
+        "assert 'torch_geometric' not in sys.modules\n"
+        "class M(torch.nn.Module):\n"
+        "    def __init__(s): super().__init__(); s.c = G.SAGEConv((-1, -1), 3)\n"
+        "    def forward(s, x, edge_index): return s.c(x, edge_index)\n"
+        "m = M()\n"
+        "from torch_geometric.nn import to_hetero\n"
+        "md = (['a', 'b'], [('a', 'to', 'b'), ('b', 'to', 'a')])\n"
+        "x = {'a': torch.randn(5, 4), 'b': torch.randn(4, 4)}\n"
+        "ei = {md[1][0]: torch.tensor([[0, 4], [1, 3]]), md[1][1]: torch.tensor([[3], [0]])}\n"
+        "out = to_hetero(m, md)(x, ei)\n"
+        "assert sorted(out) == ['a', 'b'], list(out)\n"
+        "assert out['a'].shape == (5, 3) and out['b'].shape == (4, 3)\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_to_hetero_refuses_layers_without_bipartite_input():

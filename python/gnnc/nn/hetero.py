@@ -2,7 +2,8 @@
 `torch_geometric.nn.to_hetero` and `HeteroConv` for models built from
 gnnc.nn layers, with the SAGE layers summed into one node type as one sum."""
 
-import threading
+import importlib.abc
+import sys
 
 import torch
 
@@ -14,7 +15,70 @@ from .conv import AGNNConv, GCNConv, GINConv, GINEConv, SAGEConv, sum_terms
 # aggregates per destination type.
 _LAYERS = (AGNNConv, GATConv, GATv2Conv, GCNConv, GINConv, GINEConv, SAGEConv,
            TransformerConv)
-_LOCK = threading.Lock()
+
+# PyG's to_hetero (and every fx transformation of PyG's) recognises message
+# passing layers through torch_geometric.nn.fx.is_message_passing_op, by
+# `isinstance(layer, MessagePassing)`, which gnnc's layers are not: PyG's
+# own to_hetero then ran them per edge type and returned the edge types'
+# results without aggregating them per node type, silently. So gnnc.nn
+# makes that function recognise them too, as soon as PyG's module is (or
+# once it gets) imported; it still answers for every other module as
+# before.
+_FX = "torch_geometric.nn.fx"
+
+
+def _recognise_layers(fx) -> None:
+    """Makes `fx.is_message_passing_op` count gnnc's layers (once)."""
+    original = fx.is_message_passing_op
+    if getattr(original, "_gnnc", False):
+        return
+
+    def is_message_passing_op(module, op, target) -> bool:
+        if op == "call_module" and isinstance(fx.get_submodule(module, target), _LAYERS):
+            return True
+        return original(module, op, target)
+
+    is_message_passing_op._gnnc = True
+    fx.is_message_passing_op = is_message_passing_op
+
+
+class _OnImport(importlib.abc.MetaPathFinder):
+    """Runs _recognise_layers when PyG's fx module is imported (after
+    gnnc.nn), then steps aside."""
+
+    def find_spec(self, name, path, target=None):
+        if name != _FX:
+            return None
+        spec = None
+        for finder in sys.meta_path:
+            if finder is not self and hasattr(finder, "find_spec"):
+                spec = finder.find_spec(name, path, target)
+                if spec is not None:
+                    break
+        loader = getattr(spec, "loader", None)
+        run = getattr(loader, "exec_module", None)
+        if run is None:
+            return None
+
+        def exec_module(module):
+            run(module)
+            if self in sys.meta_path:
+                sys.meta_path.remove(self)
+            _recognise_layers(module)
+
+        loader.exec_module = exec_module
+        return spec
+
+
+def _install() -> None:
+    fx = sys.modules.get(_FX)
+    if fx is not None:
+        _recognise_layers(fx)
+    elif not any(isinstance(f, _OnImport) for f in sys.meta_path):
+        sys.meta_path.insert(0, _OnImport())
+
+
+_install()
 
 
 def to_hetero(module: torch.nn.Module, metadata, aggr: str = "sum", input_map=None,
@@ -22,13 +86,11 @@ def to_hetero(module: torch.nn.Module, metadata, aggr: str = "sum", input_map=No
     """`torch_geometric.nn.to_hetero(module, metadata, aggr, input_map,
     debug)` for a model whose message passing layers are gnnc.nn's.
 
-    PyG recognises a message passing layer by `isinstance(layer,
-    torch_geometric.nn.MessagePassing)`, which gnnc's layers are not, so its
-    own `to_hetero` would copy them per edge type without aggregating their
-    results per node type. This runs PyG's transformation with gnnc's layers
-    recognised as well (only while it traces the model); the model it
-    returns is PyG's: each layer is called as `layer((x_src, x_dst),
-    edge_index)` per edge type, so its layers must take bipartite input
+    PyG's own `to_hetero` gives the same model without the fusion below
+    (gnnc.nn makes PyG recognise its layers as message passing layers,
+    `_recognise_layers`); the model returned is PyG's: each layer is called
+    as `layer((x_src, x_dst), edge_index)` per edge type, so its layers must
+    take bipartite input
     (docs/Python-nn.md: SAGEConv, GINConv, GINEConv, GATConv, GATv2Conv and
     TransformerConv; GCNConv and AGNNConv raise NotImplementedError on the
     first call). Needs torch_geometric.
@@ -43,21 +105,8 @@ def to_hetero(module: torch.nn.Module, metadata, aggr: str = "sum", input_map=No
         from torch_geometric.nn import to_hetero as pyg_to_hetero
     except ImportError as e:
         raise ImportError("gnnc.nn.to_hetero needs torch_geometric") from e
-    with _LOCK:
-        original = fx.is_message_passing_op
-
-        def is_message_passing_op(model, op, target) -> bool:
-            if op == "call_module" and isinstance(fx.get_submodule(model, target),
-                                                  _LAYERS):
-                return True
-            return original(model, op, target)
-
-        fx.is_message_passing_op = is_message_passing_op
-        try:
-            model = pyg_to_hetero(module, metadata, aggr=aggr, input_map=input_map,
-                                  debug=debug)
-        finally:
-            fx.is_message_passing_op = original
+    _recognise_layers(fx)
+    model = pyg_to_hetero(module, metadata, aggr=aggr, input_map=input_map, debug=debug)
     if aggr == "sum":
         _fuse_sage_sums(model)
     return model
