@@ -741,6 +741,8 @@ def test_gine_input_errors():
         layer(x, edge_index, [[0.0] * IN] * e)
     with pytest.raises(ValueError, match="could not infer the input channels"):
         gnn.GINEConv(torch.nn.ReLU(), edge_dim=2)
+    with pytest.raises(ValueError, match=r"edge_attr of 3 channels \(edge_dim\), got 2"):
+        gnn.GINEConv(mlp(IN, OUT), edge_dim=3)(x, edge_index, torch.randn(e, 2))
     adj = torch.sparse_coo_tensor(torch.stack([edge_index[1], edge_index[0]]),
                                   torch.ones(e), (n, n))
     with pytest.raises(NotImplementedError, match="uncoalesced"):
@@ -816,6 +818,30 @@ def test_sparse_adjacency_refusals():
         gnn.SAGEConv(IN, OUT)(x[:-1], adj)
     with pytest.raises(NotImplementedError, match="sparse_bsr"):
         gnn.GINConv(mlp(IN, OUT))(x, adj.to_sparse_bsr((1, 1)))
+    # Values used as edge weights must have x's dtype, as an edge_weight
+    # (PyG's spmm refuses them too): a bool, integer or float64 adjacency
+    # was cast silently.
+    crow, col = adj.crow_indices(), adj.col_indices()
+    for dt in (torch.float64, torch.int64, torch.bool):
+        other = torch.sparse_csr_tensor(crow, col, adj.values().to(dt), (n, n))
+        for layer in (gnn.GCNConv(IN, OUT), gnn.SAGEConv(IN, OUT), gnn.GINConv(mlp(IN, OUT))):
+            with pytest.raises(TypeError, match=f"values must have x's dtype .*{dt}"):
+                layer(x, other)
+    # A compressed adjacency built without torch's invariant checks: its
+    # pointers are checked before use (they failed deep in the conversion,
+    # or were read out of bounds).
+    ones = torch.ones(2)
+    broken = {
+        "decreases": torch.tensor([0, 2, 1] + [2] * (n - 2)),
+        r"\[-1\] = 3": torch.tensor([0, 3] + [3] * (n - 1)),
+        r"\[0\] = 1": torch.tensor([1, 2] + [2] * (n - 2) + [3]),
+        "must hold": torch.tensor([0, 1, 2]),
+    }
+    for what, ptr in broken.items():
+        for make in (torch.sparse_csr_tensor, torch.sparse_csc_tensor):
+            bad = make(ptr, torch.tensor([1, 2]), ones, (n, n), check_invariants=False)
+            with pytest.raises(ValueError, match=what):
+                gnn.SAGEConv(IN, OUT)(x, bad)
 
 
 def test_sparse_adjacency_change_is_seen():
@@ -1054,6 +1080,33 @@ def test_lazy_in_channels_like_pyg(cls, args, kwargs):
     sized = getattr(gnn, cls)(IN, *args[1:], **kwargs)
     with pytest.raises(ValueError, match="uninitialised weight .* of a lazy layer"):
         sized.load_state_dict(getattr(gnn, cls)(*args, **kwargs).state_dict())
+
+
+@pytest.mark.parametrize("cls,args,kwargs", LAZY,
+                         ids=[f"{c}-{k.get('aggr', '')}{i}" for i, (c, _, k) in
+                              enumerate(LAZY)])
+@pytest.mark.parametrize("bipartite", [False, True], ids=["one", "pair"])
+def test_lazy_weights_drawn_as_pyg(cls, args, kwargs, bipartite):
+    # Under one seed a lazy layer's first call draws PyG's initial weights
+    # (its lazy Linears in the order PyG's forward calls them: the
+    # Transformer's query before its key and value).
+    if bipartite and cls == "GCNConv":
+        pytest.skip("GCNConv takes no bipartite input")
+    edge_index, n = random_graph()
+    x = features(n, torch.float64)
+    inp = (x, x[: n // 2]) if bipartite else x
+    if bipartite:
+        edge_index = edge_index[:, edge_index[1] < n // 2]
+        args = ((-1, -1),) + tuple(args[1:])
+    states = []
+    for lib in (pyg_nn, gnn):
+        torch.manual_seed(3)
+        layer = getattr(lib, cls)(*args, **kwargs).double()
+        layer(inp, edge_index)
+        states.append(layer.state_dict())
+    assert states[0].keys() == states[1].keys()
+    for k in states[0]:
+        assert torch.equal(states[0][k], states[1][k]), k
 
 
 def test_lazy_in_channels_refusals():

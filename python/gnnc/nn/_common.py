@@ -157,7 +157,10 @@ class Linear(torch.nn.Module):
             elif init == "uniform":
                 uniform_(self.weight, 1.0 / math.sqrt(fan))
             elif init in (None, "kaiming_uniform"):
-                uniform_(self.weight, math.sqrt(6 / ((1 + 5) * fan)))  # a = sqrt(5)
+                # PyG's formula to the bit (a ** 2 is 5.000000000000001:
+                # a float64 layer materialised lazily drew other weights).
+                a = math.sqrt(5)
+                uniform_(self.weight, math.sqrt(6 / ((1 + a ** 2) * fan)))
             else:
                 raise RuntimeError(f"Weight initializer '{init}' not supported")
             if self.bias is not None:
@@ -212,11 +215,21 @@ def check_channel_pair(layer: str, value) -> Tuple[int, int]:
     return pair
 
 
-def materialize_lazy(module: torch.nn.Module, x: Tensor) -> None:
+def _first_ones_first(items: list, first, key=lambda item: item) -> list:
+    """`items` with those whose key is in `first` moved ahead, in `first`'s
+    order (the others keep theirs)."""
+    rank = {id(m): i for i, m in enumerate(first)}
+    return sorted(items, key=lambda item: rank.get(id(key(item)), len(rank)))
+
+
+def materialize_lazy(module: torch.nn.Module, x: Tensor, first=()) -> None:
     """Sizes a lazy layer's `Linear`s (`in_channels <= 0`) from `x`'s
     channels before the layer uses their weights directly; the size is kept
-    (`channels`) so later inputs are checked against it."""
-    for m in module.modules():
+    (`channels`) so later inputs are checked against it. `first`: Linears
+    drawn before the others, in the order PyG's forward first calls them
+    (its lazy Linears draw their weights then), so that one seed gives
+    PyG's initial weights."""
+    for m in _first_ones_first(list(module.modules()), first):
         if isinstance(m, Linear) and m.is_lazy():
             m.materialize(x.size(-1))
     if getattr(module, "_lazy_in", None) is None:
@@ -477,13 +490,14 @@ def bipartite_inputs(layer: str, x, edge_index, size, channels: Tuple[int, int],
 
 
 def linear_pair_inputs(layer: str, x, edge_index, size, sides, flow: str,
-                       targets_required: bool):
+                       targets_required: bool, first=()):
     """`bipartite_inputs` for a layer whose Linears read the two sides:
     `sides` = (the Linears reading the sources, those reading the targets),
     the first of each giving its side's channels (lazy ones: not checked,
     then sized here by the side's features) and the first source Linear the
     dtype. A single `x` counts as the pair (x, x). `targets_required`: a
-    pair without x_dst is refused (the layer reads both sides). Returns
+    pair without x_dst is refused (the layer reads both sides). `first`: as
+    materialize_lazy's. Returns
     bipartite_inputs' (x_src, x_dst, edge_index, sizes, values)."""
     pair = tuple(x) if isinstance(x, (tuple, list)) else (x, x)
     if targets_required and len(pair) == 2 and pair[1] is None:
@@ -493,10 +507,10 @@ def linear_pair_inputs(layer: str, x, edge_index, size, sides, flow: str,
                      for lins in sides)
     x_src, x_dst, edge_index, sizes, values = bipartite_inputs(
         layer, pair, edge_index, size, channels, sides[0][0].weight.dtype, flow)
-    for lins, side in zip(sides, (x_src, x_dst)):
-        for m in lins:
-            if side is not None and m.is_lazy():
-                m.materialize(side.size(1))
+    sided = [(m, side) for lins, side in zip(sides, (x_src, x_dst)) for m in lins]
+    for m, side in _first_ones_first(sided, first, key=lambda ms: ms[0]):
+        if side is not None and m.is_lazy():
+            m.materialize(side.size(1))
     return x_src, x_dst, edge_index, sizes, values
 
 
@@ -642,6 +656,30 @@ def _adjacency(layer: str, x: Tensor, adj, flow: str):
     return edge_index, values
 
 
+def _check_compressed(adj: Tensor, ptr: Tensor, idx: Tensor) -> None:
+    """A CSR/CSC adjacency's pointers: size + 1 of them, from 0, never
+    decreasing, ending at the entries' count (torch checks none of it when
+    the tensor is built with check_invariants=False; a broken one failed
+    deep inside the conversion, or was read out of bounds). One
+    synchronisation, when the adjacency's edge_index is first built."""
+    csr = adj.layout == torch.sparse_csr
+    what = "crow_indices" if csr else "ccol_indices"
+    major = int(adj.size(0) if csr else adj.size(1))
+    if ptr.dim() != 1 or ptr.numel() != major + 1:
+        raise ValueError(f"gnnc: the sparse adjacency's {what} must hold "
+                         f"{major + 1} entries ({'rows' if csr else 'columns'} + 1), "
+                         f"got {ptr.numel()}")
+    first, last, drops = torch.stack([
+        ptr[0].long(), ptr[-1].long(),
+        (ptr.diff() < 0).any().long() if major else ptr.new_zeros((), dtype=torch.long),
+    ]).tolist()
+    if first != 0 or last != idx.numel() or drops:
+        raise ValueError(
+            f"gnnc: the sparse adjacency's {what} must start at 0, never decrease "
+            f"and end at its {idx.numel()} entries; got {what}[0] = {first}, "
+            f"{what}[-1] = {last}" + (", and it decreases" if drops else ""))
+
+
 def _edges_of(adj, parts) -> Tensor:
     if isinstance(adj, Tensor) and adj.layout == torch.sparse_coo:
         ind = parts[0]
@@ -689,6 +727,8 @@ def _cached_adjacency(adj, parts) -> Tensor:
     _ADJ.pop(key, None)
     while len(_ADJ) >= _ADJ_SIZE:
         del _ADJ[next(iter(_ADJ))]
+    if isinstance(adj, Tensor) and adj.layout != torch.sparse_coo:
+        _check_compressed(adj, *parts)
     snaps = tuple(_core._Snapshot.of(p) for p in parts)
     # Calls on the edge_index honour the change check of the column (or
     # COO) indices; the row pointers' check is read on the next lookup.
@@ -722,7 +762,17 @@ def message_weights(layer: str, adj, values: Optional[Tensor], aggr: str,
     if values.dim() != 1:
         raise ValueError(f"{layer}: expected one value per adjacency entry, got "
                          f"values of shape {tuple(values.shape)}")
+    check_values(layer, values, dtype)
     return values.to(dtype).contiguous()
+
+
+def check_values(layer: str, values: Tensor, dtype: torch.dtype) -> None:
+    """A sparse adjacency's values used as edge weights: of x's dtype (under
+    autocast: any it casts), as an `edge_weight` must be (PyG's spmm refuses
+    another dtype too; a bool or integer adjacency was silently cast)."""
+    if not compatible(values.dtype, dtype, values.device):
+        raise TypeError(f"{layer}: the sparse adjacency's values must have x's "
+                        f"dtype ({dtype}), got {values.dtype}")
 
 
 def weighted_aggregate(edge_index: Tensor, num_nodes, h: Tensor,

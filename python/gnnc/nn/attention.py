@@ -68,15 +68,22 @@ class _HeadsLayer(torch.nn.Module):
         edge_index, _ = _common.check_inputs(name, x, edge_index, _common.channels(self),
                                              dtype, self.flow)
         if self.in_channels <= 0:
-            _common.materialize_lazy(self, x)
+            _common.materialize_lazy(self, x, self._lazy_first())
         return x, x, edge_index, None
+
+    def _lazy_first(self):
+        """The lazy Linears PyG's forward calls first (materialize_lazy):
+        GAT's and GATv2's residual projection, before the others."""
+        res = getattr(self, "res", None)
+        return (res,) if res is not None else ()
 
     def _pair(self, name: str, x, edge_index: Tensor, size=None):
         """PyG's bipartite input (x_src, x_dst), x_dst required (the layer
         reads both sides), checked against the Linears that read each side
         (`_sides`)."""
         x_src, x_dst, edge_index, sizes, _ = _common.linear_pair_inputs(
-            name, x, edge_index, size, self._sides(), self.flow, targets_required=True)
+            name, x, edge_index, size, self._sides(), self.flow, targets_required=True,
+            first=self._lazy_first())
         return x_src, x_dst, edge_index, sizes
 
     def _bias_in_function(self, dt: torch.dtype) -> bool:
@@ -522,6 +529,10 @@ class TransformerConv(_HeadsLayer):
     def _sides(self):
         """The Linears reading the sources and the targets (`_pair`)."""
         return [self.lin_key, self.lin_value], [self.lin_query, self.lin_skip]
+
+    def _lazy_first(self):
+        # PyG's forward projects the queries, then the keys and values.
+        return (self.lin_query, self.lin_key, self.lin_value)
 
     @_common.sparse_runs_eagerly
     def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Optional[Tensor] = None,

@@ -150,7 +150,7 @@ class GCNConv(torch.nn.Module):
             if edge_weight is not None:
                 raise ValueError(f"{name}: pass the edge weights as the sparse "
                                  f"adjacency's values, not as edge_weight")
-            edge_weight = self._adjacency_weights(adj, edge_index, values)
+            edge_weight = self._adjacency_weights(adj, edge_index, values, x.dtype)
         if self.cached:
             # PyG's cached=True keeps the first call's normalised graph.
             if self._cached_edge_index is None:
@@ -183,8 +183,8 @@ class GCNConv(torch.nn.Module):
             out = out.to(torch.promote_types(dt, self.bias.dtype))
         return out
 
-    def _adjacency_weights(self, adj, edge_index: Tensor,
-                           values: Optional[Tensor]) -> Optional[Tensor]:
+    def _adjacency_weights(self, adj, edge_index: Tensor, values: Optional[Tensor],
+                           dtype: torch.dtype) -> Optional[Tensor]:
         """A sparse adjacency's values as edge weights, with PyG's self-loop
         handling of each kind (gcn_norm): a torch.sparse adjacency gets its
         self-loops added and summed with the ones present (a loop weight of
@@ -197,6 +197,7 @@ class GCNConv(torch.nn.Module):
             raise ValueError(f"{type(self).__name__}: expected one value per "
                              f"adjacency entry, got values of shape "
                              f"{tuple(values.shape)}")
+        _common.check_values(type(self).__name__, values, dtype)
         w = values.to(self.lin.weight.dtype)
         if self.normalize and self.add_self_loops:
             fill = 2.0 if self.improved else 1.0
@@ -704,6 +705,9 @@ class GINEConv(torch.nn.Module):
             raise TypeError(f"{name}: edge_attr is {edge_attr.dtype} but x is "
                             f"{x.dtype}; convert one of them")
         if self.lin is not None:
+            if not self.lin.is_lazy() and edge_attr.size(1) != self.lin.in_channels:
+                raise ValueError(f"{name}: expected edge_attr of {self.lin.in_channels} "
+                                 f"channels (edge_dim), got {edge_attr.size(1)}")
             edge_attr = self.lin(edge_attr)
         if edge_attr.size(1) != x.size(1):
             raise ValueError(
