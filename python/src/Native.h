@@ -506,6 +506,9 @@ public:
 private:
   Module() : context(std::make_unique<MLIRContext>(registry())) {
     context->loadAllAvailableDialects();
+    // A diagnostic names the op by its source location; MLIR's generic
+    // dump of the op ("see current operation") is noise in a user's error.
+    context->printOpOnDiagnostic(false);
   }
 
   static DialectRegistry &registry() {

@@ -220,6 +220,9 @@ static int run() {
   mlir::gnn::registerVJPModels(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Errors point at the input's source lines; MLIR's generic dump of the
+  // op ("see current operation") after a pass error is noise here.
+  context.printOpOnDiagnostic(false);
 
   std::string error;
   auto file = openInputFile(inputFile, &error);
