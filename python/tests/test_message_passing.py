@@ -1267,6 +1267,36 @@ def test_ops_on_the_layers_small_tensors_run_inside_the_function():
                                _scalar_gates_reference(layer, x, ei, n))
 
 
+class _ScalarTwice(gnnc.MessagePassing):
+    """A 0-d parameter read by message and update (its two gradients summed
+    over 0-d tensors: the autodiff crashed, the process died)."""
+
+    def __init__(self):
+        super().__init__(aggr="sum")
+        self.p = torch.nn.Parameter(torch.tensor(0.5))
+
+    def forward(self, x, ei):
+        return self.propagate(ei, x=x)
+
+    def message(self, x_j):
+        return x_j * self.p
+
+    def update(self, aggr_out):
+        return aggr_out * self.p
+
+
+def test_a_scalar_parameter_used_twice():
+    ei, n = _graph()
+    layer = _f64(_ScalarTwice())
+    x = torch.randn(n, 4, dtype=torch.float64, device=DEVICE, requires_grad=True)
+    y = layer(x, ei)
+    want = _scatter(x[ei[0]] * layer.p, ei[1], n) * layer.p
+    torch.testing.assert_close(y, want)
+    gy = torch.randn_like(y)
+    got = torch.autograd.grad(y, (x, layer.p), gy)
+    torch.testing.assert_close(got, torch.autograd.grad(want, (x, layer.p), gy))
+
+
 def _propagate_with(layer, ei, x, a, b):
     saved = layer.a, layer.b
     layer._parameters["a"], layer._parameters["b"] = a, b

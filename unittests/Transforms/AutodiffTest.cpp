@@ -446,6 +446,34 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x6xf32>, %w: tensor<6x6xf32>, %b: tenso
   EXPECT_TRUE(check(src)) << errors;
 }
 
+TEST_F(Autodiff, ScalarUsedTwice) {
+  // A 0-d parameter read by two generics: its two gradients are summed
+  // through a generic over 0-d tensors (it crashed: a null indexing map).
+  const char *src = R"mlir(
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#s = affine_map<(d0, d1) -> ()>
+func.func @f(%g: !gnn.graph, %x: tensor<?x4xf32>, %p: tensor<f32>) -> tensor<?x4xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x4xf32>
+  %e = tensor.empty(%n) : tensor<?x4xf32>
+  %m = linalg.generic {indexing_maps = [#id, #s, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %p : tensor<?x4xf32>, tensor<f32>) outs(%e : tensor<?x4xf32>) {
+  ^bb0(%v: f32, %q: f32, %o: f32):
+    %r = arith.mulf %v, %q : f32
+    linalg.yield %r : f32
+  } -> tensor<?x4xf32>
+  %a = gnn.spmm sum %g, %m : tensor<?x4xf32> -> tensor<?x4xf32>
+  %y = linalg.generic {indexing_maps = [#id, #s, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %p : tensor<?x4xf32>, tensor<f32>) outs(%e : tensor<?x4xf32>) {
+  ^bb0(%v: f32, %q: f32, %o: f32):
+    %r = arith.mulf %v, %q : f32
+    linalg.yield %r : f32
+  } -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+})mlir";
+  EXPECT_TRUE(check(src)) << errors;
+}
+
 TEST_F(Autodiff, OnlyMarkedArgumentsAndUnreachedZero) {
   // Only %x is differentiated; %unused gets a zero gradient.
   const char *src = R"mlir(

@@ -48,6 +48,16 @@ using namespace mlir::gnn;
 
 namespace {
 
+/// The map of `dims` loops to their first `results` (a scalar operand's
+/// map for 0: AffineMap::getMajorSubMap(0) is a null map, and a generic
+/// built with it crashed; a 0-d parameter used twice summed its gradients
+/// through one).
+AffineMap leadingDims(unsigned dims, unsigned results, MLIRContext *ctx) {
+  if (results == 0)
+    return AffineMap::get(dims, 0, ctx);
+  return AffineMap::getMultiDimIdentityMap(dims, ctx).getMajorSubMap(results);
+}
+
 /// Tensor-building helpers at one location.
 struct TB {
   OpBuilder &b;
@@ -93,8 +103,7 @@ struct TB {
     int64_t rank = resultType.getRank();
     SmallVector<AffineMap> maps;
     for (Value in : ins)
-      maps.push_back(AffineMap::getMultiDimIdentityMap(rank, b.getContext())
-                         .getMajorSubMap(typeOf(in).getRank()));
+      maps.push_back(leadingDims(rank, typeOf(in).getRank(), b.getContext()));
     maps.push_back(b.getMultiDimIdentityMap(rank));
     SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
     auto generic = linalg::GenericOp::create(
@@ -182,7 +191,8 @@ struct TB {
     iters.push_back(utils::IteratorType::reduction);
     return linalg::GenericOp::create(
                b, loc, TypeRange{out}, ValueRange{x}, ValueRange{init},
-               ArrayRef<AffineMap>{id, id.getMajorSubMap(rank - 1)}, iters,
+               ArrayRef<AffineMap>{id, leadingDims(rank, rank - 1, b.getContext())},
+               iters,
                [](OpBuilder &nb, Location nl, ValueRange a) {
                  linalg::YieldOp::create(
                      nb, nl,
@@ -396,7 +406,7 @@ Value rowDot(GraphTB &t, EdgeSoftmaxOp softmax, Value da) {
   return linalg::GenericOp::create(
              t.b, t.loc, TypeRange{outType}, ValueRange{dy, y},
              ValueRange{init},
-             ArrayRef<AffineMap>{id, id, id.getMajorSubMap(rank - 1)}, iters,
+             ArrayRef<AffineMap>{id, id, leadingDims(rank, rank - 1, ctx)}, iters,
              [&](OpBuilder &nb, Location nl, ValueRange a) {
                Value p = arith::MulFOp::create(
                    nb, nl, TB::convertScalar(nb, nl, a[0], arith),
