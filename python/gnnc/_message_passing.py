@@ -212,6 +212,22 @@ class MessagePassing(torch.nn.Module):
         _LAYERS[self._mp_id] = self
         _hook_dynamo()
 
+    def __getstate__(self):
+        """For copy.deepcopy, pickle and torch.save: the layer without its
+        compiled plans and per-call state (native objects, not picklable;
+        a copy traces and compiles again, from the kernel cache)."""
+        state = dict(self.__dict__)
+        state.update(_failed={}, _plans={}, _mp=_Status())
+        return state
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        # A copy is a layer of its own: its own id in the registry the
+        # compiled forward looks layers up in (a deep copy shared its
+        # original's, and under torch.compile ran through the original, or
+        # failed once the original was gone).
+        self.__dict__["_mp_id"] = next(_IDS)
+        _LAYERS[self._mp_id] = self
     def __setattr__(self, name, value):
         super().__setattr__(name, value)
         if not torch.compiler.is_compiling():

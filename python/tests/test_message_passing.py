@@ -10,8 +10,12 @@ fallback="torch" runs the same layer unfused. With GNNC_TEST_DEVICE=cuda
 the same tests run on CUDA tensors.
 """
 
+import copy
+import gc
 import inspect
+import io
 import os
+import pickle
 import types
 import sys
 import warnings
@@ -1295,6 +1299,44 @@ def test_a_scalar_parameter_used_twice():
     gy = torch.randn_like(y)
     got = torch.autograd.grad(y, (x, layer.p), gy)
     torch.testing.assert_close(got, torch.autograd.grad(want, (x, layer.p), gy))
+
+
+class _Scaled(gnnc.MessagePassing):
+    def __init__(self):
+        super().__init__(aggr="sum")
+        self.lin = torch.nn.Linear(4, 4)
+        self.a = torch.nn.Parameter(torch.tensor([2.0]))
+
+    def forward(self, x, ei):
+        return self.propagate(ei, x=self.lin(x))
+
+    def message(self, x_j):
+        return x_j * self.a
+
+
+def test_copies_and_pickles_after_a_call_are_layers_of_their_own():
+    # After the first call the layer holds compiled plans (native objects):
+    # deepcopy, pickle and torch.save failed. A copy made before it shared
+    # its original's registry id, so the compiled forward of the copy went
+    # through the original (and failed once the original was gone).
+    ei, n = _graph()
+    x = torch.randn(n, 4, device=DEVICE)
+    early = _Scaled().to(DEVICE)
+    twin = copy.deepcopy(early)
+    y = early(x, ei)
+    for c in (copy.deepcopy(early), pickle.loads(pickle.dumps(early)), twin):
+        assert c._mp_id != early._mp_id
+        torch.testing.assert_close(c(x, ei), y)
+    buf = io.BytesIO()
+    torch.save(torch.nn.Sequential(early), buf)
+    buf.seek(0)
+    torch.testing.assert_close(torch.load(buf, weights_only=False)[0](x, ei), y)
+    with torch.no_grad():
+        twin.a.fill_(5.0)
+    del early
+    gc.collect()
+    compiled = torch.compile(twin, fullgraph=True)
+    torch.testing.assert_close(compiled(x, ei), 2.5 * y)
 
 
 def _propagate_with(layer, ei, x, a, b):
