@@ -555,6 +555,27 @@ class Proxy:
         fail("matmul with the traced tensor on the right", "is not supported "
              "(write x @ W with the node/edge tensor on the left)")
 
+    def _no_operator(symbol, why="is not supported in traced code"):
+        def refuse(self, *_):
+            fail(f"the operator {symbol} on a traced tensor", why)
+        return refuse
+
+    # Without these Python raised a bare TypeError, which fallback="torch"
+    # did not catch.
+    __and__ = __rand__ = _no_operator(
+        "&", "is not supported in traced code (combine conditions with nested "
+        "torch.where)")
+    __or__ = __ror__ = _no_operator(
+        "|", "is not supported in traced code (combine conditions with nested "
+        "torch.where)")
+    __xor__ = __rxor__ = _no_operator("^")
+    __invert__ = _no_operator("~")
+    __floordiv__ = __rfloordiv__ = _no_operator("//")
+    __mod__ = __rmod__ = _no_operator("%")
+    __lshift__ = __rlshift__ = __rshift__ = __rrshift__ = _no_operator("<< / >>")
+    __rpow__ = _no_operator("** with the traced tensor as the exponent")
+    del _no_operator
+
     def __lt__(self, o): return ew("cmp", self, o, attrs=("olt",))
     def __le__(self, o): return ew("cmp", self, o, attrs=("ole",))
     def __gt__(self, o): return ew("cmp", self, o, attrs=("ogt",))

@@ -16,6 +16,7 @@ import inspect
 import io
 import os
 import pickle
+import re
 import types
 import sys
 import warnings
@@ -610,6 +611,39 @@ def test_bool_of_a_traced_tensor_is_refused():
     with pytest.raises(gnnc.TraceError, match=r"bool\(\) of a traced tensor") as info:
         Branches().propagate(ei, x=x)
     assert f"{HERE}:{_line_of(Branches.message, 'if (x_j')}" in str(info.value)
+
+
+class _Operators(gnnc.MessagePassing):
+    def __init__(self, op, **kwargs):
+        super().__init__(**kwargs)
+        self.op = op
+
+    def message(self, x_j):
+        if self.op == "&":
+            return torch.where((x_j > 0) & (x_j < 1), x_j, -x_j)
+        if self.op == "|":
+            return torch.where((x_j > 0) | (x_j < -1), x_j, -x_j)
+        if self.op == "//":
+            return x_j // 2
+        if self.op == "%":
+            return x_j % 2
+        if self.op == "~":
+            return torch.where(~(x_j > 0), x_j, -x_j)
+        return 2 ** x_j
+
+
+@pytest.mark.parametrize("op", ["&", "|", "//", "%", "~", "**"])
+def test_unsupported_operators_are_trace_errors(op):
+    # They raised Python's bare TypeError (no line, no op), which
+    # fallback="torch" did not catch.
+    ei, n = _graph()
+    x = torch.randn(n, 2, dtype=torch.float64, device=DEVICE)
+    with pytest.raises(gnnc.TraceError, match=f"the operator {re.escape(op)}") as info:
+        _Operators(op).propagate(ei, x=x)
+    assert f"{HERE}:" in str(info.value)
+    with pytest.warns(gnnc.FallbackWarning):
+        out = _Operators(op, fallback="torch").propagate(ei, x=x)
+    torch.testing.assert_close(out, _scatter(_Operators(op).message(x[ei[0]]), ei[1], n))
 
 
 def test_pyg_softmax_points_to_gnnc_softmax():
