@@ -240,3 +240,36 @@ def test_maximumf_minimumf_order_signed_zeros(device, dtype):
     assert hi.eq(0).all() and lo.eq(0).all()
     assert torch.signbit(hi).tolist() == [[False, False, False, True]]
     assert torch.signbit(lo).tolist() == [[True, True, False, True]]
+
+
+@pytest.mark.parametrize("cls", ["GATConv", "GATv2Conv"])
+@pytest.mark.parametrize("fill_value", ["mean", "mul", "max", 0.5])
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_non_finite_features_of_a_dropped_self_loop_reach_no_gradient(cls, fill_value, bad):
+    # The layer drops the input's self-loops (as PyG, before lin_edge): a NaN
+    # or inf on such an edge's features reaches neither the output nor any
+    # gradient (it made lin_edge's and att's gradients NaN: 0 * inf).
+    torch.manual_seed(0)
+    pyg = getattr(pyg_nn, cls)(4, 3, heads=2, edge_dim=2, fill_value=fill_value)
+    ours = getattr(gnn, cls)(4, 3, heads=2, edge_dim=2, fill_value=fill_value)
+    ours.load_state_dict(pyg.state_dict())
+    x = torch.randn(4, 4)
+    ei = torch.tensor([[0, 1, 2, 3, 0], [1, 2, 3, 3, 3]])  # 3 -> 3: a self-loop
+    ea = torch.randn(5, 2)
+    ea[3, 0] = bad
+    results = []
+    for layer in (pyg, ours):
+        xi, ej = x.clone().requires_grad_(), ea.clone().requires_grad_()
+        y = layer(xi, ei, ej)
+        y.sum().backward()
+        grads = {k: p.grad for k, p in layer.named_parameters()}
+        results.append((y, xi.grad, ej.grad, grads))
+        layer.zero_grad()
+    (yp, xp, ep, gp), (yo, xo, eo, go) = results
+    assert torch.isfinite(yp).all() and torch.isfinite(yo).all()
+    torch.testing.assert_close(yo, yp, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(xo, xp, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(eo, ep, rtol=1e-5, atol=1e-5)
+    for k in gp:
+        assert torch.isfinite(go[k]).all(), k
+        torch.testing.assert_close(go[k], gp[k], rtol=1e-5, atol=1e-5)

@@ -340,9 +340,14 @@ def self_loop_attr(edge_attr: Tensor, edge_index: Tensor, keep: Optional[Tensor]
     `fill_value` (compute_loop_attr). A reduction runs over the node's
     incoming edges in edge_index's own orientation (row 1), the input's
     self-loops left out (`keep` is 0 on them; None: there are none). The
-    input's self-loop rows stay (their edges are masked)."""
+    input's self-loop rows stay (their edges are masked), as zeros: PyG
+    removes them before `lin_edge`, and a NaN or inf kept there made the
+    projection's weight gradient NaN (0 * inf) where PyG's is finite."""
     n = num_nodes
     d = edge_attr.size(1)
+    if keep is not None:
+        dropped = (keep[:edge_attr.size(0)] == 0).view(-1, 1)
+        edge_attr = edge_attr.masked_fill(dropped, 0.0)
     if fill_value is None:
         loop = edge_attr.new_ones((n, d))
     elif isinstance(fill_value, (int, float)):
