@@ -968,6 +968,9 @@ def test_bad_inputs(cls):
         layer(x.to(torch.complex64), edge_index)
     with pytest.raises(ValueError, match="device"):
         layer(x, edge_index.to("meta"))
+    if cls in ("GCNConv", "AGNNConv"):  # no bipartite form: a list is not a pair
+        with pytest.raises(TypeError, match="expected x to be a torch.Tensor, got list"):
+            layer(x.tolist(), edge_index)
 
 
 def test_non_contiguous_features_are_fine():

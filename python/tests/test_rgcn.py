@@ -250,6 +250,9 @@ def test_bad_input_is_named():
     featureless = gnn.RGCNConv(10, OUT, R).to(DEVICE)
     with pytest.raises(ValueError, match=r"node index x holds 10, outside \[0, 10\)"):
         featureless(torch.arange(1, 11, device=DEVICE), ei, et)
+    with pytest.raises(ValueError, match=r"node id 10, outside \[0, 10\).*in_channels when "
+                                         r"x is None"):
+        featureless(None, far, et)
     with pytest.raises(NotImplementedError, match="aggr='max'"):
         gnn.RGCNConv(IN, OUT, R, aggr="max")
     with pytest.raises(ValueError, match="both"):

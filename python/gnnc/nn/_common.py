@@ -382,7 +382,8 @@ def check_inputs(layer: str, x, edge_index, in_channels: Optional[int],
     Returns (edge_index [2, E], values): the graph as an edge_index, and a
     sparse adjacency's values in its edge order (None for an edge_index or a
     SparseTensor without values)."""
-    if isinstance(x, (tuple, list)):
+    if isinstance(x, (tuple, list)) and len(x) == 2 and \
+            all(v is None or isinstance(v, Tensor) for v in x):
         raise NotImplementedError(
             f"{layer}: a (source, target) pair of node features (bipartite "
             f"message passing) is not supported by gnnc.nn")

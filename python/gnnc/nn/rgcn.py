@@ -379,8 +379,9 @@ def _build(edge_index: Tensor, edge_type: Tensor, num_relations: int, sizes: tup
     et = edge_type.long()
     dst = ei[1]
     if ei.size(1):
+        hint = " (x.size(0); in_channels when x is None or a node index)"
         lo_t, hi_t = _core._check_ids(ei, sizes if sizes[0] != sizes[1] else sizes[0],
-                                      et.min(), et.max(), hint=" (x.size(0))")
+                                      et.min(), et.max(), hint=hint)
         if lo_t < 0 or hi_t >= num_relations:
             raise ValueError(f"{layer}: edge_type holds relation "
                              f"{lo_t if lo_t < 0 else hi_t}, outside [0, "
