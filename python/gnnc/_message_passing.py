@@ -535,8 +535,14 @@ class MessagePassing(torch.nn.Module):
         try:
             out = fn._apply(edge_index, n, tensors, graph)
         except CompileError as err:  # e.g. a function that does not lower for the GPU
+            hint = ""
+            if any(t.dim() == 0 for t in tensors):
+                # The CUDA backend's tensors have rows: a 0-d one (a scalar
+                # Parameter, its gradient) has none.
+                hint = ("a 0-d tensor (e.g. a scalar Parameter) is not supported "
+                        "there: give it shape [1] (as PyG's GIN eps), or ")
             raise TraceError(f"gnnc.MessagePassing: {layer}: the traced function does "
-                             f"not compile for {device}:\n{err}\npass "
+                             f"not compile for {device}:\n{err}\n{hint}pass "
                              f"fallback=\"torch\" to run it unfused in PyTorch") from err
         # Several results: the aggregations of a list `aggr`, which PyG
         # concatenates along the last dimension (MultiAggregation's "cat").
