@@ -301,7 +301,8 @@ class NeighborLoader:
     Args:
         data: a `torch_geometric.data.Data`, or any object with `x`,
             `edge_index`, optional `y`, `edge_attr` and `num_nodes`.
-        num_neighbors: fan-out per hop, ints >= 0 or -1 (all neighbours).
+        num_neighbors: fan-out per hop, ints from 0 to 2^31 - 1, or -1 (all
+            neighbours).
         input_nodes: the seeds: None (every node), an index tensor (or a
             list or numpy array of ids), or a bool mask of size `num_nodes`.
         batch_size: seeds per batch (> 0).
