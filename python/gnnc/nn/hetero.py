@@ -28,9 +28,11 @@ _FX = "torch_geometric.nn.fx"
 
 
 def _recognise_layers(fx) -> None:
-    """Makes `fx.is_message_passing_op` count gnnc's layers (once)."""
-    original = fx.is_message_passing_op
-    if getattr(original, "_gnnc", False):
+    """Makes `fx.is_message_passing_op` count gnnc's layers (once). A PyG
+    without that function is left as it is (importing it must not fail
+    because of gnnc)."""
+    original = getattr(fx, "is_message_passing_op", None)
+    if original is None or getattr(original, "_gnnc", False):
         return
 
     def is_message_passing_op(module, op, target) -> bool:
