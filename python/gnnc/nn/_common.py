@@ -765,17 +765,18 @@ def message_weights(layer: str, adj, values: Optional[Tensor], aggr: str,
             f"{layer}: aggr={aggr!r} over a torch.sparse adjacency (PyG multiplies "
             f"the messages by its values before the {aggr}) is not supported by "
             f"gnnc.nn; pass edge_index or a torch_sparse.SparseTensor")
-    if values.dim() != 1:
-        raise ValueError(f"{layer}: expected one value per adjacency entry, got "
-                         f"values of shape {tuple(values.shape)}")
     check_values(layer, values, dtype)
     return values.to(dtype).contiguous()
 
 
 def check_values(layer: str, values: Tensor, dtype: torch.dtype) -> None:
-    """A sparse adjacency's values used as edge weights: of x's dtype (under
-    autocast: any it casts), as an `edge_weight` must be (PyG's spmm refuses
-    another dtype too; a bool or integer adjacency was silently cast)."""
+    """A sparse adjacency's values used as edge weights: one per entry, of
+    x's dtype (under autocast: any it casts), as an `edge_weight` must be
+    (PyG's spmm refuses another dtype too; a bool or integer adjacency was
+    silently cast)."""
+    if values.dim() != 1:
+        raise ValueError(f"{layer}: expected one value per adjacency entry, got "
+                         f"values of shape {tuple(values.shape)}")
     if not compatible(values.dtype, dtype, values.device):
         raise TypeError(f"{layer}: the sparse adjacency's values must have x's "
                         f"dtype ({dtype}), got {values.dtype}")

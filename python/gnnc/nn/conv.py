@@ -193,10 +193,6 @@ class GCNConv(torch.nn.Module):
         are given to the input's loops here."""
         if values is None:
             return None
-        if values.dim() != 1:
-            raise ValueError(f"{type(self).__name__}: expected one value per "
-                             f"adjacency entry, got values of shape "
-                             f"{tuple(values.shape)}")
         _common.check_values(type(self).__name__, values, dtype)
         w = values.to(self.lin.weight.dtype)
         if self.normalize and self.add_self_loops:
