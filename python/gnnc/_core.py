@@ -714,6 +714,11 @@ class _GraphCache:
 
 
 _HANDLES = itertools.count(1)
+# handle -> its live entry: a training call's autograd node keeps the entry
+# (and so the handle) alive until its backward, also where the cache has
+# replaced it since (the same edge_index with another node count, or
+# rewritten behind PyTorch's version counter).
+_ENTRY_OF: "weakref.WeakValueDictionary[int, _GraphEntry]" = weakref.WeakValueDictionary()
 
 
 def _forget(handle: int) -> None:
@@ -737,6 +742,7 @@ def _register(entry: _GraphEntry, index: torch.Tensor) -> None:
                           -1, "")
     _GRAPH_STATS[handle] = st
     entry.handle = handle
+    _ENTRY_OF[handle] = entry
     weakref.finalize(entry, _forget, handle)
 
 
@@ -1073,6 +1079,10 @@ class _Step(torch.autograd.Function):
                                    list(inputs))
         ctx.target, ctx.num_nodes, ctx.results = target, num_nodes, results
         ctx.graph, ctx.grad_args, ctx.num_inputs = graph, grad_args, len(inputs)
+        if type(graph) is int:
+            # The graph stays registered until the backward has run, even if
+            # the cache drops it first. (Traced, the handle is symbolic.)
+            ctx.entry = _ENTRY_OF.get(graph)
         # The inputs the backward does not read (`unread` positions: RGCN's
         # [N, R, out] rows, whose gradient needs only the graph) are not
         # kept when large: an empty tensor stands for each (call_backward

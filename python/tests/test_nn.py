@@ -1243,3 +1243,62 @@ def test_gin_with_a_linear_of_another_dtype_raises_as_pyg():
     layer = gnn.GINConv(torch.nn.Linear(IN, OUT).double())
     with pytest.raises(RuntimeError, match="dtype"):
         layer(features(n, torch.float32), edge_index)
+
+
+# --------------------------------------------------------------------------
+# One edge_index, several graphs alive in one autograd graph.
+
+SHARED_INDEX_LAYERS = {
+    "SAGEConv": lambda: (dict(), (IN, OUT)),
+    "GINConv": lambda: (dict(train_eps=True), (mlp(IN, OUT),)),
+    "GINEConv": lambda: (dict(train_eps=True, edge_dim=2), (mlp(IN, OUT),)),
+    "TransformerConv": lambda: (dict(heads=2), (IN, OUT)),
+    "GCNConv": lambda: (dict(), (IN, OUT)),
+    "GATConv": lambda: (dict(heads=2), (IN, OUT)),
+}
+
+
+@pytest.mark.parametrize("cls", sorted(SHARED_INDEX_LAYERS))
+def test_one_edge_index_with_two_node_counts_in_one_backward(cls):
+    """The same edge_index tensor with 4 and with 6 nodes in one forward (two
+    relations or blocks sharing it), then one backward: the second call's
+    graph replaces the first in the cache, but the first call's backward
+    still needs it (it raised "names no live graph")."""
+    ei = torch.tensor([[0, 1, 2, 3], [1, 2, 3, 0]])
+    kwargs, args = SHARED_INDEX_LAYERS[cls]()
+    torch.manual_seed(0)
+    pyg = getattr(pyg_nn, cls)(*args, **kwargs)
+    ours = getattr(gnn, cls)(*copy.deepcopy(args), **kwargs)
+    ours, pyg = same_weights(ours, pyg, torch.float64)
+    extra = (torch.randn(4, 2, dtype=torch.float64),) if cls == "GINEConv" else ()
+    grads = []
+    for layer in (ours, pyg):
+        gen = torch.Generator().manual_seed(1)
+        xa = torch.randn(4, IN, generator=gen, dtype=torch.float64, requires_grad=True)
+        xb = torch.randn(6, IN, generator=gen, dtype=torch.float64, requires_grad=True)
+        (layer(xa, ei, *extra).square().sum() + layer(xb, ei, *extra).square().sum()
+         ).backward()
+        grads.append((xa.grad, xb.grad))
+    for g, want in zip(grads[0], grads[1]):
+        torch.testing.assert_close(g, want, **tol(torch.float64))
+
+
+@pytest.mark.parametrize("cls", ["SAGEConv", "GCNConv", "TransformerConv"])
+def test_backward_after_edge_index_rewritten_behind_the_version_counter(cls):
+    """Forward, edge_index rewritten through .numpy() (PyTorch's version
+    counter does not see it), forward again (which sees the new indices and
+    builds their graph), then the first call's backward: the gradient of the
+    first forward, on the indices it ran on."""
+    ei = torch.tensor([[0, 1, 2, 3], [1, 2, 3, 0]])
+    kwargs, args = SHARED_INDEX_LAYERS[cls]()
+    torch.manual_seed(0)
+    layer = getattr(gnn, cls)(*args, **kwargs).double()
+    x = torch.randn(4, IN, dtype=torch.float64, requires_grad=True)
+    want_x = x.detach().clone().requires_grad_()
+    layer(want_x, ei.clone()).square().sum().backward()
+    out = layer(x, ei)
+    ei.numpy()[0, 0] = 2
+    second = layer(x.detach(), ei)
+    torch.testing.assert_close(second, layer(x.detach(), ei.clone()))
+    out.square().sum().backward()
+    torch.testing.assert_close(x.grad, want_x.grad, **tol(torch.float64))
