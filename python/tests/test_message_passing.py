@@ -1781,3 +1781,44 @@ def test_torch_compile_takes_a_none_keyword_and_refuses_a_string():
                         backend="eager", fullgraph=True)
     with pytest.raises(Exception, match="under torch.compile the keyword 'edge_weight'"):
         bad(x)
+
+
+@pytest.mark.parametrize("aggr", ["max", "min"])
+@pytest.mark.parametrize("scale", [None, 1.5])
+def test_attention_weights_aggregated_by_max_or_min(aggr, scale):
+    """Softmax weights (alone, or scaled: an edge-valued map between) times
+    x_j, aggregated by max/min: the backward finds each row's winning edges
+    by comparing their values with the stored extremum, so it must see the
+    forward's weights. Made again as exp(s - lse) they differed from the
+    forward's in the last bits, no edge won, and the gradient was wrong
+    (gradcheck failed; PyG's passes)."""
+    from torch_geometric.utils import softmax as pyg_softmax
+
+    def body(soft):
+        def message(self, x_i, x_j, index):
+            a = soft((x_i * x_j).sum(-1), index)
+            if scale is not None:
+                a = a * scale
+            return a.unsqueeze(-1) * x_j
+        return message
+
+    def forward(self, x, edge_index):
+        return self.propagate(edge_index, x=x)
+    ours = type("Ours", (gnnc.MessagePassing,), {"message": body(gnnc.softmax),
+                                                 "forward": forward})(aggr=aggr)
+    theirs = type("Theirs", (pyg_nn.MessagePassing,), {"message": body(pyg_softmax),
+                                                       "forward": forward})(aggr=aggr)
+    ei, n = _graph()
+    gen = torch.Generator().manual_seed(1)
+    x = torch.randn(n, 4, generator=gen, dtype=torch.float64).to(DEVICE)
+    for dtype in (torch.float32, torch.float64):
+        xo = x.to(dtype).requires_grad_()
+        xp = x.to(dtype).requires_grad_()
+        out, want = ours(xo, ei), theirs(xp, ei)
+        tol = dict(rtol=1e-5, atol=1e-6) if dtype == torch.float32 else {}
+        torch.testing.assert_close(out, want, **tol)
+        dy = torch.randn(want.shape, generator=gen, dtype=torch.float64).to(DEVICE)
+        (out * dy.to(dtype)).sum().backward()
+        (want * dy.to(dtype)).sum().backward()
+        torch.testing.assert_close(xo.grad, xp.grad, **tol)
+    assert torch.autograd.gradcheck(lambda v: ours(v, ei), (x.clone().requires_grad_(),))

@@ -239,6 +239,38 @@ func.func @f(%g: !gnn.graph, %s: tensor<?x2xf32> {gnn.domain = "edge"}) -> (tens
   }
 }
 
+// Attention's weights weighting a max/min: the backward compares each
+// edge's value, made again, with the stored extremum, so the weights must be
+// the forward's own (made again as exp(s - lse), no edge won: the gradient
+// was wrong). Directly, and through an edge-valued map.
+TEST_F(Autodiff, EdgeSoftmaxWeightingMaxOrMin) {
+  for (const char *red : {"max", "min"})
+    for (bool scaled : {false, true}) {
+      std::string scale =
+          scaled ? R"mlir(
+  %c = arith.constant 1.5 : f32
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?x2xf32>
+  %e = tensor.empty(%n) : tensor<?x2xf32>
+  %w = linalg.generic {indexing_maps = [affine_map<(i, h) -> (i, h)>, affine_map<(i, h) -> (i, h)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<?x2xf32>) outs(%e : tensor<?x2xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.mulf %v, %c : f32
+    linalg.yield %m : f32
+  } -> tensor<?x2xf32>)mlir"
+                 : "";
+      std::string src = std::string(R"mlir(
+func.func @f(%g: !gnn.graph, %x: tensor<?x2x3xf32>, %s: tensor<?x2xf32> {gnn.domain = "edge"}) -> tensor<?x2x3xf32> {
+  %a = gnn.edge_softmax %g, %s : tensor<?x2xf32>)mlir") +
+                        scale + R"mlir(
+  %y = gnn.spmm )mlir" + red + " %g, %x weights(" + (scaled ? "%w" : "%a") +
+                        R"mlir( : tensor<?x2xf32>) : tensor<?x2x3xf32> -> tensor<?x2x3xf32>
+  return %y : tensor<?x2x3xf32>
+})mlir";
+      EXPECT_TRUE(check(src)) << red << (scaled ? " scaled" : "") << ": "
+                              << errors;
+    }
+}
+
 TEST_F(Autodiff, SpmmReductionsWeightsAndReversed) {
   for (const char *red : {"sum", "mean", "max", "min"})
     for (const char *rev : {"", " reversed"}) {

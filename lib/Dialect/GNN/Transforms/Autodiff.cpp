@@ -97,6 +97,41 @@ static bool isRecomputable(Operation *op) {
   return generic && generic.hasPureTensorSemantics();
 }
 
+/// Whether `v` (an edge value) reaches, through edge-valued ops, what a
+/// max/min aggregation compares: an spmm max/min's input or weights, a reduce
+/// max/min's input. Its backward finds the winning edges by comparing their
+/// values, made again, with the stored extremum: a value made again must have
+/// the forward's bits. Only the ops of `forward` are followed.
+static bool reachesExtremum(Value v, const DenseSet<Operation *> &forward) {
+  auto extremum = [](ReduceKind k) {
+    return k == ReduceKind::max || k == ReduceKind::min;
+  };
+  SmallVector<Value> work{v};
+  DenseSet<Value> seen{v};
+  while (!work.empty()) {
+    Value cur = work.pop_back_val();
+    for (Operation *user : cur.getUsers()) {
+      if (!forward.contains(user))
+        continue;
+      if (auto spmm = dyn_cast<SpmmOp>(user)) {
+        if (extremum(spmm.getReduce()))
+          return true;
+        continue;
+      }
+      if (auto reduce = dyn_cast<ReduceOp>(user)) {
+        if (extremum(reduce.getKind()))
+          return true;
+        continue;
+      }
+      for (Value r : user->getResults())
+        if (isa<RankedTensorType>(r.getType()) && domainOf(r) == Domain::Edge &&
+            seen.insert(r).second)
+          work.push_back(r);
+    }
+  }
+  return false;
+}
+
 /// Whether `op` gains a second result for the backward: an edge_softmax its
 /// log-sum-exp (what the backward recomputes the weights from), an spmm or
 /// reduce max/min its winner codes (which edges the backward routes the
@@ -651,7 +686,13 @@ void Differentiation::planRecomputation() {
     Operation *def = v.getDefiningOp();
     if (!def || !forwardOps.contains(def) || recompute.contains(def))
       continue;
-    if (!isRecomputable(def)) {
+    // Attention's weights made again are exp(s - lse), not the forward's
+    // bits (its online softmax's exp(s - m) / l): where a max/min compares
+    // them (or values made from them) with its stored extremum, they are
+    // kept from the forward instead.
+    if (!isRecomputable(def) ||
+        (isa<EdgeSoftmaxOp>(def) && v == def->getResult(0) &&
+         reachesExtremum(v, forwardOps))) {
       residuals.insert(v);
       continue;
     }
