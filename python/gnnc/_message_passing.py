@@ -509,7 +509,16 @@ class MessagePassing(torch.nn.Module):
                 f"({', '.join(f'{m.op} {list(m.shape)}' for m in missing)}; "
                 f"{len(leaves)} leaves, {len(tracer.tensors)} recorded)")
         recipes = [tracer.recipes.get(id(leaf)) for leaf in leaves]
-        if key is not None and None in recipes:
+        if key is not None and tracer.read_value is not None:
+            # A number read from one of the layer's tensors (self.t.item(),
+            # float(self.t), `if self.t > 0:`) is a constant of this trace:
+            # the tensor may hold another value next time.
+            file, line, where = tracer.read_value
+            self._mp.uncached = (f"a Python value (item(), float(), bool(), ...) is "
+                                 f"read from one of the layer's tensors at "
+                                 f"{file}:{line} (in {where})")
+            key = None
+        elif key is not None and None in recipes:
             leaf = leaves[recipes.index(None)]
             file, line, where = leaf.loc
             self._mp.uncached = (f"a tensor {list(leaf.shape)} met at {file}:{line} (in "

@@ -210,6 +210,10 @@ class Tracer:
         self.calls: Dict[int, tuple] = {}
         self._gathers: Dict[Tuple[str, int], Expr] = {}
         self._keep = []                        # tensors whose id() keys a leaf
+        # Where a Python value (item, float, bool, tolist, ...) was read from
+        # one of the layer's tensors, the first such place (file, line,
+        # function): the trace holds it as a constant, so it is not reused.
+        self.read_value: Optional[Tuple[str, int, str]] = None
 
     def __enter__(self):
         self._outer = getattr(_STATE, "tracer", None)
@@ -324,6 +328,9 @@ class _LayerTensors(torch.overrides.TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
+        if func in _VALUE_READS and self.tracer.read_value is None and args and \
+                id(args[0]) in self.tracer.origins:
+            self.tracer.read_value = user_location()
         if isinstance(out, Tensor) and not isinstance(out, Proxy):
             t = self.tracer
             recipe = _call_recipe(t, func, args, kwargs)
@@ -335,6 +342,12 @@ class _LayerTensors(torch.overrides.TorchFunctionMode):
                     t.calls[id(out)] = (func, args)
         return out
 
+
+# Reading a Python value from a tensor: what the trace then holds as a
+# constant (Tracer.read_value).
+_VALUE_READS = frozenset(getattr(Tensor, n) for n in (
+    "item", "tolist", "numpy", "__float__", "__int__", "__index__", "__bool__",
+    "__complex__", "__len__", "__iter__", "__format__") if hasattr(Tensor, n))
 
 # The elementwise torch ops on the layer's tensors that Tracer.dense folds
 # into the traced function: func -> (elementwise op, operands swapped).

@@ -1822,3 +1822,39 @@ def test_attention_weights_aggregated_by_max_or_min(aggr, scale):
         (want * dy.to(dtype)).sum().backward()
         torch.testing.assert_close(xo.grad, xp.grad, **tol)
     assert torch.autograd.gradcheck(lambda v: ours(v, ei), (x.clone().requires_grad_(),))
+
+
+@pytest.mark.parametrize("read", ["item", "float", "branch", "tolist"])
+def test_a_python_value_read_from_a_layer_tensor_is_not_kept(read):
+    """`message` reading a number from one of the layer's tensors (item(),
+    float(), a branch on a comparison, tolist()) gets a constant in its
+    trace: the layer must not reuse that trace once the tensor changes (it
+    did, and returned the old value's result)."""
+    reads = {
+        "item": lambda self, x_j: x_j * self.t.item(),
+        "float": lambda self, x_j: x_j * float(self.t),
+        "branch": lambda self, x_j: x_j * 2.0 if self.t > 2.5 else x_j,
+        "tolist": lambda self, x_j: x_j * self.t.tolist(),
+    }
+
+    class Layer(gnnc.MessagePassing):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("t", torch.tensor(2.0, device=DEVICE))
+
+        def forward(self, x, edge_index):
+            return self.propagate(edge_index, x=x)
+    Layer.message = reads[read]
+    ei, n = _graph()
+    x = torch.ones(n, 2, dtype=torch.float64, device=DEVICE)
+    layer = Layer()
+    first = layer(x, ei)
+    assert layer._uncached is not None and "read from one of the layer's tensors" \
+        in layer._uncached
+    with torch.no_grad():
+        layer.t.fill_(5.0)
+    fresh = Layer()
+    with torch.no_grad():
+        fresh.t.fill_(5.0)
+    torch.testing.assert_close(layer(x, ei), fresh(x, ei))
+    assert not torch.equal(first, fresh(x, ei))
