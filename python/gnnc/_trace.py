@@ -475,12 +475,17 @@ class EdgeIndexProxy:
 class Proxy:
     """A tensor of a traced ``message``/``update`` (see the module doc)."""
 
-    __slots__ = ("expr", "end")
+    # base: the proxy this one is a view of (view, reshape, unsqueeze, ...);
+    # viewed: a view of this one was taken. An in-place operator on either
+    # is refused: in PyTorch it would change the other too.
+    __slots__ = ("expr", "end", "base", "viewed")
     __hash__ = object.__hash__  # comparisons build expressions
 
     def __init__(self, expr: Expr, end: Optional[str] = None):
         self.expr = expr
         self.end = end
+        self.base = None
+        self.viewed = False
 
     @property
     def kind(self) -> str:
@@ -589,6 +594,33 @@ class Proxy:
     __rpow__ = _no_operator("** with the traced tensor as the exponent")
     del _no_operator
 
+    # Augmented assignment (x += y, ...) changes the tensor in place in
+    # PyTorch, and every name bound to it sees the change: so here the proxy
+    # object itself takes the new value. (Without these Python fell back to
+    # x = x + y, and another name for the same tensor kept the old value.)
+    def _in_place(symbol, make):
+        def update(self, o):
+            if self.base is not None or self.viewed:
+                fail(f"the in-place operator {symbol} on a traced tensor that is a "
+                     f"view of another or has one (view, reshape, unsqueeze, "
+                     f"squeeze, flatten)", "is not supported in traced code (write "
+                     "y = x " + symbol[:-1] + " ... instead)")
+            out = make(self, o)
+            if out.expr.shape != self.expr.shape:
+                fail(f"the in-place operator {symbol}", f"would change the traced "
+                     f"tensor's shape from {_fmt(self.expr.shape, self.kind)} to "
+                     f"{_fmt(out.expr.shape, out.kind)} (PyTorch refuses it too)")
+            self.expr, self.end = out.expr, out.end
+            return self
+        return update
+
+    __iadd__ = _in_place("+=", lambda a, b: ew("add", a, b))
+    __isub__ = _in_place("-=", lambda a, b: ew("sub", a, b))
+    __imul__ = _in_place("*=", lambda a, b: ew("mul", a, b))
+    __itruediv__ = _in_place("/=", lambda a, b: ew("div", a, b))
+    __ipow__ = _in_place("**=", lambda a, b: power(a, b))
+    del _in_place
+
     def __lt__(self, o): return ew("cmp", self, o, attrs=("olt",))
     def __le__(self, o): return ew("cmp", self, o, attrs=("ole",))
     def __gt__(self, o): return ew("cmp", self, o, attrs=("ogt",))
@@ -649,7 +681,7 @@ class Proxy:
 
     def contiguous(self, memory_format=None): return self
 
-    def clone(self, memory_format=None): return self
+    def clone(self, memory_format=None): return Proxy(self.expr, self.end)
 
     def to(self, *args, **kwargs):
         target = kwargs.get("dtype")
@@ -863,7 +895,10 @@ def _reshaped(p: Proxy, shape: tuple, what: str) -> Proxy:
     if math.prod(old) != math.prod(new):
         fail(what, f"changes the row size from {_fmt(x.shape, x.domain)} to "
              f"{_fmt(shape, x.domain)}")
-    return Proxy(Expr("reshape", (shape,), (x,), x.domain, shape), p.end)
+    out = Proxy(Expr("reshape", (shape,), (x,), x.domain, shape), p.end)
+    root = p.base if p.base is not None else p
+    out.base, root.viewed = root, True
+    return out
 
 
 def reshape(p: Proxy, shape, what: str) -> Proxy:

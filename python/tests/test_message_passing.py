@@ -1858,3 +1858,60 @@ def test_a_python_value_read_from_a_layer_tensor_is_not_kept(read):
         fresh.t.fill_(5.0)
     torch.testing.assert_close(layer(x, ei), fresh(x, ei))
     assert not torch.equal(first, fresh(x, ei))
+
+
+def _inplace_aliased(self, x_i, x_j):
+    m = x_j * 2.0
+    alias = m
+    alias *= x_i
+    return m
+
+
+def _inplace_each(self, x_i, x_j):
+    x_j *= 2.0
+    x_j += x_i
+    x_j -= 0.5
+    x_j /= 3.0
+    x_j **= 2
+    return x_j + x_i
+
+
+def _inplace_clone(self, x_i, x_j):
+    c = x_j.clone()
+    c *= 3.0
+    return x_j + c
+
+
+for _f in (_inplace_aliased, _inplace_each, _inplace_clone):
+    _f.__name__ = "message"  # (PyG's inspector finds it by that name)
+
+
+@pytest.mark.parametrize("message", [_inplace_aliased, _inplace_each, _inplace_clone],
+                         ids=["aliased", "each", "clone"])
+def test_augmented_assignment_changes_the_tensor_in_place(message):
+    """`a *= b` in message changes the tensor in place, as in PyTorch: another
+    name bound to it sees the change (Python fell back to a = a * b, and an
+    alias kept the old value: a silently different result); a clone does not."""
+    def forward(self, x, edge_index):
+        return self.propagate(edge_index, x=x)
+    ours = type("Ours", (gnnc.MessagePassing,), {"message": message, "forward": forward})()
+    theirs = type("Theirs", (pyg_nn.MessagePassing,), {"message": message,
+                                                       "forward": forward})()
+    ei, n = _graph()
+    gen = torch.Generator().manual_seed(2)
+    x = torch.randn(n, 3, generator=gen, dtype=torch.float64).to(DEVICE)
+    torch.testing.assert_close(ours(x, ei), theirs(x, ei))
+
+
+def test_augmented_assignment_on_a_view_is_refused():
+    def message(self, x_j):
+        h = x_j.view(-1, 2, 2)
+        h *= 2.0
+        return x_j
+
+    def forward(self, x, edge_index):
+        return self.propagate(edge_index, x=x)
+    layer = type("Ours", (gnnc.MessagePassing,), {"message": message, "forward": forward})()
+    ei, n = _graph()
+    with pytest.raises(gnnc.TraceError, match=r"in-place operator \*= .*view"):
+        layer(torch.randn(n, 4, dtype=torch.float64, device=DEVICE), ei)
