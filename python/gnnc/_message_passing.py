@@ -567,6 +567,13 @@ class MessagePassing(torch.nn.Module):
             raise TraceError(f"gnnc.MessagePassing: {layer}: the traced function does "
                              f"not compile:\n{err}\npass fallback=\"torch\" to run it "
                              f"unfused in PyTorch") from err
+        except ValueError as err:
+            # gnnc.ir refusing what the trace built (a form the tracer lets
+            # through but no op takes): the layer cannot be compiled as
+            # written, which fallback="torch" answers.
+            raise TraceError(f"gnnc.MessagePassing: {layer}: the traced function "
+                             f"cannot be built: {err}; pass fallback=\"torch\" to run "
+                             f"it unfused in PyTorch") from err
         return fn, text
 
     def _trace(self, layer, tracer, edge_index, n, kwargs):

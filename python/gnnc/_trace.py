@@ -783,10 +783,21 @@ def _unify(op: str, proxies: List[Proxy], t: Tracer):
     exprs = []
     for p in proxies:
         if p.end is not None:
-            exprs.append(t.gather(p.end, p.expr))
+            exprs.append(_gathered(t, p.end, p.expr))
         else:
             exprs.append(p.expr)
     return exprs, "edge", None
+
+
+def _gathered(t: Tracer, end: str, e: Expr) -> Expr:
+    """Node expression ``e`` of one end read on the edges. A comparison is
+    made again on the edges from its gathered operands: a condition is no
+    value a kernel stores (torch.where(x_i > 0, x_j, 0) compares at the
+    edge)."""
+    if not e.boolean:
+        return t.gather(end, e)
+    args = tuple(a if a.domain == "dense" else _gathered(t, end, a) for a in e.args)
+    return Expr(e.op, e.attrs, args, "edge", e.shape, loc=e.loc, boolean=True)
 
 
 def ew(fn: str, *operands, attrs=()) -> Proxy:

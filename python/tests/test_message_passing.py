@@ -1915,3 +1915,38 @@ def test_augmented_assignment_on_a_view_is_refused():
     ei, n = _graph()
     with pytest.raises(gnnc.TraceError, match=r"in-place operator \*= .*view"):
         layer(torch.randn(n, 4, dtype=torch.float64, device=DEVICE), ei)
+
+
+_WHERE_ONE_END = {
+    "where(x_i > 0, x_j, 0)": lambda self, x_i, x_j: torch.where(x_i > 0, x_j, 0.0),
+    "where(x_i > 0, x_j, x_i)": lambda self, x_i, x_j: torch.where(x_i > 0, x_j, x_i),
+    "where(x_j > 0, x_j, x_i)": lambda self, x_i, x_j: torch.where(x_j > 0, x_j, x_i),
+    "masked_fill(x_i < 0)": lambda self, x_i, x_j: x_j.masked_fill(x_i < 0, -1.0),
+    "where(x_j > 0, 1, 0) * x_i": lambda self, x_i, x_j:
+        torch.where(x_j > 0, 1.0, 0.0) * x_i,
+}
+
+
+@pytest.mark.parametrize("name", sorted(_WHERE_ONE_END))
+def test_a_condition_on_one_end_selects_the_other(name):
+    """A torch.where / masked_fill whose condition compares one end with a
+    constant and whose values read the other end: the comparison runs on
+    the edges (it was made a node value first, which no kernel can store:
+    a bare ValueError from gnnc.ir, not even a TraceError)."""
+    message = _WHERE_ONE_END[name]
+    message.__name__ = "message"
+
+    def forward(self, x, edge_index):
+        return self.propagate(edge_index, x=x)
+    ours = type("Ours", (gnnc.MessagePassing,), {"message": message, "forward": forward})()
+    theirs = type("Theirs", (pyg_nn.MessagePassing,), {"message": message,
+                                                       "forward": forward})()
+    ei, n = _graph()
+    gen = torch.Generator().manual_seed(4)
+    x = torch.randn(n, 3, generator=gen, dtype=torch.float64).to(DEVICE)
+    xo, xp = x.clone().requires_grad_(), x.clone().requires_grad_()
+    out, want = ours(xo, ei), theirs(xp, ei)
+    torch.testing.assert_close(out, want)
+    out.sum().backward()
+    want.sum().backward()
+    torch.testing.assert_close(xo.grad, xp.grad)
