@@ -1302,3 +1302,18 @@ def test_backward_after_edge_index_rewritten_behind_the_version_counter(cls):
     torch.testing.assert_close(second, layer(x.detach(), ei.clone()))
     out.square().sum().backward()
     torch.testing.assert_close(x.grad, want_x.grad, **tol(torch.float64))
+
+
+def test_every_layer_forward_has_its_own_code_object():
+    """dynamo keeps compiled frames and counts recompilations per code
+    object: the layers' forwards shared one (the sparse-adjacency wrapper's),
+    so compiling a ninth layer class on its own hit the recompile limit
+    (FailOnRecompileLimitHit under fullgraph=True)."""
+    import inspect
+    classes = [c for _, c in inspect.getmembers(gnn, inspect.isclass)
+               if issubclass(c, torch.nn.Module) and "forward" in c.__dict__]
+    codes = {}
+    for c in classes:
+        codes.setdefault(id(c.__dict__["forward"].__code__), []).append(c.__name__)
+    shared = [names for names in codes.values() if len(names) > 1]
+    assert len(classes) > 10 and not shared, shared

@@ -562,6 +562,11 @@ def sparse_runs_eagerly(forward):
             if not message.startswith("gnnc: edge_index"):
                 raise
             raise ValueError(f"{type(self).__name__}: {message[len('gnnc: '):]}") from None
+    # A code object of its own per layer: dynamo keeps its compiled frames
+    # and counts recompilations per code object, and one shared by every
+    # layer made the ninth layer compiled alone hit the recompile limit.
+    wrapper.__code__ = wrapper.__code__.replace(
+        co_name=forward.__name__, co_qualname=forward.__qualname__)
     return wrapper
 
 
