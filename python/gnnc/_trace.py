@@ -767,16 +767,16 @@ def _broadcast(op: str, shapes: List[tuple], ranks_of_rows: List[bool]):
     return tuple(out)
 
 
-def _unify(op: str, proxies: List[Proxy], t: Tracer):
+def _unify(op: str, proxies: List[Proxy], t: Tracer, on_edges: bool = False):
     """The level an op over ``proxies`` runs at: (exprs, domain, end).
-    Proxies of one end stay on the nodes (the op runs before the gather);
-    mixed ends and edge tensors run on the edges."""
+    Proxies of one end stay on the nodes (the op runs before the gather),
+    unless ``on_edges``; mixed ends and edge tensors run on the edges."""
     kinds = {p.kind for p in proxies if p.expr.domain != "dense"}
     if not kinds:
         fail(op, "has no traced tensor operand")
     if kinds == {"node"}:
         return [p.expr for p in proxies], "node", None
-    if len(kinds) == 1 and kinds <= {"src", "dst"}:
+    if len(kinds) == 1 and kinds <= {"src", "dst"} and not on_edges:
         return [p.expr for p in proxies], "node", next(iter(kinds))
     if "node" in kinds:
         fail(op, "mixes node tensors with edge tensors")
@@ -800,6 +800,9 @@ def _gathered(t: Tracer, end: str, e: Expr) -> Expr:
     return Expr(e.op, e.attrs, args, "edge", e.shape, loc=e.loc, boolean=True)
 
 
+_INFINITE_SLOPES = frozenset(("sqrt", "rsqrt", "log"))
+
+
 def ew(fn: str, *operands, attrs=()) -> Proxy:
     """An elementwise op ``fn`` (with broadcasting) over proxies, plain
     tensors and numbers."""
@@ -813,7 +816,12 @@ def ew(fn: str, *operands, attrs=()) -> Proxy:
     if fn == "where" and not ps[0].expr.boolean:
         fail("torch.where", "needs a comparison of traced tensors as its "
              "condition (e.g. torch.where(s > 0, s, 0.2 * s))")
-    exprs, domain, end = _unify(op, ps, t)
+    # An op whose derivative can be infinite at a finite input (sqrt at 0,
+    # log at 0, a traced divisor at 0) runs on the edges, as PyG runs it: on
+    # the nodes, a node no edge reads would get 0 * inf = NaN as its
+    # gradient, where PyG's gives it 0.
+    on_edges = fn in _INFINITE_SLOPES or (fn == "div" and ps[-1].expr.domain != "dense")
+    exprs, domain, end = _unify(op, ps, t, on_edges)
     shape = _broadcast(op, [e.shape for e in exprs],
                        [e.domain != "dense" for e in exprs])
     e = Expr("ew", (fn,) + tuple(attrs), exprs, domain, shape, boolean=(fn == "cmp"))

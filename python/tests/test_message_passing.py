@@ -1950,3 +1950,33 @@ def test_a_condition_on_one_end_selects_the_other(name):
     out.sum().backward()
     want.sum().backward()
     torch.testing.assert_close(xo.grad, xp.grad)
+
+
+@pytest.mark.parametrize("op", ["sqrt", "log", "rsqrt", "reciprocal", "pow"])
+def test_no_nan_gradient_for_a_node_no_edge_reads(op):
+    """An op whose slope is infinite at 0 on x_j: node 5 (isolated, zero
+    features) is read by no edge, so PyG's gradient there is 0. Computed on
+    the nodes before the gather it was 0 * inf = NaN."""
+    fns = {"sqrt": torch.sqrt, "log": torch.log, "rsqrt": torch.rsqrt,
+           "reciprocal": lambda v: 1.0 / v, "pow": lambda v: v ** 0.5}
+
+    def message(self, x_j):
+        return fns[op](x_j) * 2.0
+
+    def forward(self, x, edge_index):
+        return self.propagate(edge_index, x=x)
+    ours = type("Ours", (gnnc.MessagePassing,), {"message": message, "forward": forward})()
+    theirs = type("Theirs", (pyg_nn.MessagePassing,), {"message": message,
+                                                       "forward": forward})()
+    ei, n = _graph()
+    gen = torch.Generator().manual_seed(5)
+    x = torch.rand(n, 3, generator=gen, dtype=torch.float64) + 0.5
+    x[5] = 0.0
+    x = x.to(DEVICE)
+    xo, xp = x.clone().requires_grad_(), x.clone().requires_grad_()
+    out, want = ours(xo, ei), theirs(xp, ei)
+    torch.testing.assert_close(out, want)
+    out.sum().backward()
+    want.sum().backward()
+    assert torch.equal(xp.grad[5], torch.zeros_like(xp.grad[5]))
+    torch.testing.assert_close(xo.grad, xp.grad)
