@@ -154,6 +154,12 @@ def _check_edge_index(edge_index) -> None:
     if not isinstance(edge_index, torch.Tensor):
         raise TypeError(
             f"gnnc: edge_index must be a torch.Tensor, got {type(edge_index).__name__}")
+    if edge_index.layout != torch.strided:
+        raise TypeError(
+            f"gnnc: edge_index must be a dense [2, E] integer tensor, got a "
+            f"{edge_index.layout} tensor of shape {list(edge_index.shape)} (the "
+            f"gnnc.nn layers take a sparse adjacency adj_t in its place; gnnc.Graph "
+            f"and compiled functions take edge indices)")
     if edge_index.dim() != 2 or edge_index.shape[0] != 2:
         raise ValueError(
             f"gnnc: edge_index must have shape [2, E], got {list(edge_index.shape)}")

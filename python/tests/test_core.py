@@ -627,3 +627,14 @@ def test_extremum_ties_in_long_rows(reduce, reversed_, dtype):
     tol = 1e-5 if dtype == torch.float32 else 1e-2
     torch.testing.assert_close(xg.grad.double().cpu(), xr.grad, rtol=tol,
                                atol=tol, equal_nan=True)
+
+
+@pytest.mark.parametrize("layout", ["coo", "csr"])
+def test_a_sparse_tensor_as_edge_index_is_named(layout):
+    """A sparse tensor where an edge_index goes raised PyTorch's internal
+    "copy_() between dense and sparse Tensors is not implemented"."""
+    ei = torch.tensor([[0, 1, 0], [1, 2, 0]], device=DEVICE)
+    sparse = ei.to_sparse() if layout == "coo" else ei.to_sparse_csr()
+    with pytest.raises(TypeError, match=r"edge_index must be a dense \[2, E\] integer "
+                                        r"tensor, got a torch.sparse_"):
+        gnnc.Graph.from_edge_index(sparse, num_nodes=3)

@@ -1317,3 +1317,16 @@ def test_every_layer_forward_has_its_own_code_object():
         codes.setdefault(id(c.__dict__["forward"].__code__), []).append(c.__name__)
     shared = [names for names in codes.values() if len(names) > 1]
     assert len(classes) > 10 and not shared, shared
+
+
+@pytest.mark.parametrize("cls", ["SAGEConv", "GATConv", "GINConv"])
+def test_size_that_is_not_a_pair_is_named(cls):
+    """size=N (an int) raised Python's "'int' object is not iterable"."""
+    args = (torch.nn.Linear(IN, OUT),) if cls == "GINConv" else (IN, OUT)
+    layer = getattr(gnn, cls)(*args)
+    edge_index, n = random_graph()
+    x = torch.randn(n, IN)
+    for given in (x, (x, x)):
+        with pytest.raises(TypeError, match=rf"{cls}: size must be None or a pair "
+                                            r"\(num_src, num_dst\), got int"):
+            layer(given, edge_index, size=n)

@@ -469,9 +469,7 @@ def bipartite_inputs(layer: str, x, edge_index, size, channels: Tuple[int, int],
         if x_dst.dtype != x_src.dtype:
             raise TypeError(f"{layer}: the source features are {x_src.dtype} but the "
                             f"target features {x_dst.dtype}")
-    given = (None, None) if size is None else tuple(size)
-    if len(given) != 2:
-        raise ValueError(f"{layer}: size must be (num_src, num_dst), got {size!r}")
+    given = (None, None) if size is None else size_pair(layer, size)
     found = (x_src.size(0), None if x_dst is None else x_dst.size(0))
     counts = []
     for k, (g, f, a) in enumerate(zip(given, found, from_adj)):
@@ -828,12 +826,23 @@ def refuse_sparse_extras(layer: str, adj, **extras) -> None:
                 f"gnnc.nn; pass edge_index [2, E] instead")
 
 
+def size_pair(layer: str, size) -> tuple:
+    """MessagePassing's `size` (not None) as a tuple of two entries, else a
+    TypeError / ValueError saying what `size` is."""
+    if isinstance(size, Tensor) or not isinstance(size, (tuple, list, torch.Size)):
+        raise TypeError(f"{layer}: size must be None or a pair (num_src, num_dst), "
+                        f"got {type(size).__name__} {size!r}")
+    if len(size) != 2:
+        raise ValueError(f"{layer}: size must be (num_src, num_dst), got {size!r}")
+    return tuple(size)
+
+
 def check_size(layer: str, size, num_nodes: int) -> None:
     """MessagePassing's `size`: None or (num_nodes, num_nodes), each a node
     count in [0, 2^63 - 1]; bipartite sizes are refused."""
     if size is None:
         return
-    size = tuple(size)
+    size = size_pair(layer, size)
     for k, s in enumerate(size):
         if s is None:
             continue
