@@ -264,6 +264,36 @@ class MessagePassing(torch.nn.Module):
     def update(self, inputs):
         return inputs
 
+    def reset_parameters(self) -> None:
+        """PyG's base resets its aggregation module; gnnc's aggregations hold
+        no parameters. Here so that a layer's `super().reset_parameters()`
+        runs as under PyG."""
+
+    # PyG's API that gnnc does not trace: refused by name (a plain
+    # AttributeError before), with the way out.
+    def _not_traced(name, why):
+        def refuse(self, *args, **kwargs):
+            raise NotImplementedError(
+                f"gnnc.MessagePassing: {type(self).__name__}.{name} is not supported: "
+                f"{why}")
+        refuse.__name__ = name
+        return refuse
+
+    edge_updater = _not_traced(
+        "edge_updater", "compute the edge values inside message (gnnc fuses them "
+        "with the aggregation), or subclass torch_geometric.nn.MessagePassing")
+    edge_update = _not_traced("edge_update", "see edge_updater")
+    for _hook in ("propagate", "message", "aggregate", "message_and_aggregate",
+                  "edge_update"):
+        for _when in ("", "_pre"):
+            _n = f"register_{_hook}_forward{_when}_hook"
+            locals()[_n] = _not_traced(
+                _n, "message, aggregate and update run as one compiled function, "
+                "with no Python between them to call a hook from")
+    explain_message = _not_traced("explain_message", "PyG's explainers need PyG's "
+                                  "MessagePassing")
+    del _not_traced, _hook, _when, _n
+
     # -- the public surface --------------------------------------------------
     @property
     def _uncached(self) -> Optional[str]:

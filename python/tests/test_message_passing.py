@@ -1980,3 +1980,19 @@ def test_no_nan_gradient_for_a_node_no_edge_reads(op):
     want.sum().backward()
     assert torch.equal(xp.grad[5], torch.zeros_like(xp.grad[5]))
     torch.testing.assert_close(xo.grad, xp.grad)
+
+
+def test_pyg_api_gnnc_does_not_trace_is_refused_by_name():
+    """edge_updater and PyG's propagate/message hooks raised a bare
+    AttributeError; super().reset_parameters() (PyG layers call it) failed."""
+    class Layer(gnnc.MessagePassing):
+        def reset_parameters(self):
+            super().reset_parameters()
+    layer = Layer()
+    layer.reset_parameters()
+    with pytest.raises(NotImplementedError, match=r"Layer.edge_updater is not supported: "
+                                                  r"compute the edge values inside message"):
+        layer.edge_updater(None, alpha=None)
+    for name in ("register_propagate_forward_pre_hook", "register_message_forward_hook"):
+        with pytest.raises(NotImplementedError, match=rf"Layer.{name} is not supported"):
+            getattr(layer, name)(print)
