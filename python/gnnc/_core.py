@@ -1085,9 +1085,10 @@ class _Step(torch.autograd.Function):
                                    list(inputs))
         ctx.target, ctx.num_nodes, ctx.results = target, num_nodes, results
         ctx.graph, ctx.grad_args, ctx.num_inputs = graph, grad_args, len(inputs)
-        if type(graph) is int:
+        if not torch.compiler.is_compiling():
             # The graph stays registered until the backward has run, even if
-            # the cache drops it first. (Traced, the handle is symbolic.)
+            # the cache drops it first. (Traced, the handle is symbolic:
+            # dynamo takes a SymInt's type for int.)
             ctx.entry = _ENTRY_OF.get(graph)
         # The inputs the backward does not read (`unread` positions: RGCN's
         # [N, R, out] rows, whose gradient needs only the graph) are not
