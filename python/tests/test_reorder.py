@@ -135,15 +135,19 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x8xf64>, %w: tensor<?xf64> {gnn.domain 
 """
 
 
-@pytest.mark.parametrize("method", ["rcm", "degree"])
+@pytest.mark.parametrize("method", ["rcm", "degree", "degree,rcm", "rcm,rcm"])
 @pytest.mark.parametrize("shape", [(30, 90), (12, 0), (0, 0)])
 def test_reordered_graph_gives_results_in_the_callers_order(method, shape):
+    # "a,b": reordered twice (the second order is of the first graph's ids:
+    # the calls kept the first graph's order, silently wrong, before).
     n, e = shape
     gen = torch.Generator().manual_seed(n + e)
     ei = random_graph(gen, n, e).to(DEVICE)
     fn = gnnc.compile(SOURCE)
     g = gnnc.Graph(ei, n)
-    r = g.reorder(method)
+    r = g
+    for m in method.split(","):
+        r = r.reorder(m)
     assert r.num_nodes == n and r.num_edges == e
     assert sorted(r.node_order.tolist()) == list(range(n))
     # The same edges, in the same order, renumbered.
