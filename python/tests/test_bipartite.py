@@ -689,3 +689,29 @@ def test_sparse_tensor_pair_equals_edge_index(layer, kw):
         if layer == "GINEConv" else ()
     torch.testing.assert_close(ours((xs, xd), adj, *extra), ours((xs, xd), ei, *extra),
                                **_parity.tol(dtype))
+
+
+@pytest.mark.parametrize("how", ["pickle", "torch.save"])
+def test_to_hetero_with_fused_sums_survives_pickling(how):
+    """A gnnc.nn.to_hetero model with fused SAGE sums, pickled or saved and
+    loaded: unpickling a GraphModule traces its code again, and torch.fx
+    traced into the fused sum (TraceError: symbolically traced variables
+    cannot be used as inputs to control flow)."""
+    import io
+    import pickle
+    data = hetero_data()
+    conv = lambda nn, h: nn.SAGEConv((-1, -1), h)  # noqa: E731
+    model = gnn.to_hetero(Sage(gnn, conv), data.metadata(), aggr="sum").to(DEVICE)
+    want = model(data.x_dict, data.edge_index_dict)
+    assert "_sage_sum" in model.code
+    if how == "pickle":
+        again = pickle.loads(pickle.dumps(model))
+    else:
+        buf = io.BytesIO()
+        torch.save(model, buf)
+        buf.seek(0)
+        again = torch.load(buf, weights_only=False)
+    assert "_sage_sum" in again.code
+    got = again(data.x_dict, data.edge_index_dict)
+    for k in want:
+        torch.testing.assert_close(got[k], want[k])

@@ -119,6 +119,13 @@ def _sage_sum(layers, inputs, edge_indices):
     `normalize`, as one sum of their terms (conv.sum_terms). A sparse
     adjacency (which a layer runs outside torch.compile's graph) is summed
     layer by layer."""
+    for v in (*inputs, *edge_indices):
+        if isinstance(v, torch.fx.Proxy):
+            # torch.fx tracing the model again (torch.fx.symbolic_trace, and
+            # unpickling a GraphModule, which traces its code): this call
+            # is one node, as torch.fx.wrap would make it.
+            return v.tracer.create_proxy("call_function", _sage_sum,
+                                         (layers, inputs, edge_indices), {})
     if any(_common.is_sparse(ei) for ei in edge_indices):
         out = None
         for layer, x, ei in zip(layers, inputs, edge_indices):
