@@ -18,6 +18,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -118,6 +119,9 @@ protected:
     EXPECT_TRUE(fwd && bwd);
     if (!fwd || !bwd)
       return false;
+    // The reference evaluator reads IR its verifiers would refuse.
+    EXPECT_TRUE(succeeded(mlir::verify(fwd)) && succeeded(mlir::verify(bwd)))
+        << "the derived functions do not verify: " << errors;
 
     FailureOr<std::vector<::gnn::ArgumentSpec>> specs =
         ::gnn::resolveArguments(f, graph);
@@ -663,6 +667,33 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x4x8xf32> {gnn.differentiable}, %w: ten
 }
 )mlir";
   EXPECT_TRUE(check(src, {})) << errors;
+}
+
+TEST_F(Autodiff, StaticNodeResult) {
+  const char *src = R"mlir(
+func.func @f(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<7x8xf32> {
+  %y = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<7x8xf32>
+  return %y : tensor<7x8xf32>
+}
+)mlir";
+  EXPECT_TRUE(check(src)) << errors;
+}
+
+TEST_F(Autodiff, StaticBipartiteSides) {
+  const char *src = R"mlir(
+func.func @f(%g: !gnn.graph<bipartite>, %x: tensor<6x8xf32> {gnn.domain = "src"}, %h: tensor<4x8xf32> {gnn.domain = "dst"}) -> tensor<4x8xf32> {
+  %y = gnn.spmm mean %g, %x : !gnn.graph<bipartite>, tensor<6x8xf32> -> tensor<4x8xf32>
+  %s = gnn.sddmm dot %g, %x, %h : !gnn.graph<bipartite>, tensor<6x8xf32>, tensor<4x8xf32> -> tensor<?xf32>
+  %w = gnn.edge_softmax %g, %s : !gnn.graph<bipartite>, tensor<?xf32>
+  %a = gnn.spmm sum %g, %x weights(%w : tensor<?xf32>) : !gnn.graph<bipartite>, tensor<6x8xf32> -> tensor<4x8xf32>
+  %e = gnn.gather dst %g, %y : !gnn.graph<bipartite>, tensor<4x8xf32> -> tensor<?x8xf32>
+  %r = gnn.reduce max %g, %e : !gnn.graph<bipartite>, tensor<?x8xf32> -> tensor<4x8xf32>
+  %o = gnn.sddmm add %g, %x, %r : !gnn.graph<bipartite>, tensor<6x8xf32>, tensor<4x8xf32> -> tensor<?x8xf32>
+  %z = gnn.reduce sum %g, %o : !gnn.graph<bipartite>, tensor<?x8xf32> -> tensor<4x8xf32>
+  return %z : tensor<4x8xf32>
+}
+)mlir";
+  EXPECT_TRUE(check(src, {}, smallBipartite())) << errors;
 }
 
 //===----------------------------------------------------------------------===//

@@ -50,8 +50,10 @@ static bool isDifferentiable(Value v) {
 }
 
 /// The argument attributes of a value passed to a backward function: edge
-/// tensors and the sides of a bipartite graph say so (a dynamic leading size
-/// is read as nodes otherwise).
+/// tensors and the sides of a bipartite graph say so, and so do node tensors
+/// with a static leading size (a dynamic one is read as nodes without it; a
+/// static one could be either, and the backward's graph ops would not
+/// verify).
 static Domain domainOf(Value v) {
   Domain d = inferDomain(v);
   if (d != Domain::Unknown)
@@ -74,7 +76,10 @@ static DictionaryAttr domainAttrs(Value v) {
   if (!isa<RankedTensorType>(v.getType()))
     return DictionaryAttr::get(ctx);
   Domain d = domainOf(v);
-  if (d != Domain::Edge && d != Domain::Src && d != Domain::Dst)
+  auto type = cast<RankedTensorType>(v.getType());
+  bool staticRows = type.getRank() >= 1 && !type.isDynamicDim(0);
+  if (d != Domain::Edge && d != Domain::Src && d != Domain::Dst &&
+      !(d == Domain::Node && staticRows))
     return DictionaryAttr::get(ctx);
   return DictionaryAttr::get(
       ctx, {NamedAttribute(StringAttr::get(ctx, kDomainAttrName),
