@@ -36,3 +36,18 @@ func.func @sides(%g: !gnn.graph<bipartite>, %x: tensor<6x8xf32> {gnn.domain = "s
   %r = gnn.reduce max %g, %s : !gnn.graph<bipartite>, tensor<?x8xf32> -> tensor<4x8xf32>
   return %r : tensor<4x8xf32>
 }
+
+// -----
+
+// A static size the backward reads at its top level (the node count of the
+// attention scores' zero init, 7) is a constant @f_bwd makes itself: it was
+// left in the forward, an unlinked operand that crashed the pass.
+// CHECK-LABEL: func.func @attention_bwd(
+// CHECK: %[[C7:.*]] = arith.constant 7 : index
+// CHECK: tensor.empty(%[[C7]]) : tensor<?xf32>
+func.func @attention(%g: !gnn.graph, %x: tensor<7x8xf32> {gnn.domain = "node", gnn.differentiable}) -> tensor<7x8xf32> {
+  %s = gnn.sddmm dot %g, %x, %x : tensor<7x8xf32>, tensor<7x8xf32> -> tensor<?xf32>
+  %w = gnn.edge_softmax %g, %s : tensor<?xf32>
+  %o = gnn.spmm sum %g, %x weights(%w : tensor<?xf32>) : tensor<7x8xf32> -> tensor<7x8xf32>
+  return %o : tensor<7x8xf32>
+}

@@ -669,6 +669,23 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x4x8xf32> {gnn.differentiable}, %w: ten
   EXPECT_TRUE(check(src, {})) << errors;
 }
 
+TEST_F(Autodiff, StaticNodeRows) {
+  // Node tensors whose leading size is static (7: smallGraph's nodes) reach
+  // @f_bwd declared as node tensors, and the sizes the backward reads from
+  // them are constants it makes itself.
+  const char *src = R"mlir(
+func.func @f(%g: !gnn.graph, %x: tensor<7x8xf32> {gnn.domain = "node"}) -> tensor<7x8xf32> {
+  %y = gnn.spmm mean %g, %x : tensor<7x8xf32> -> tensor<7x8xf32>
+  %m = gnn.spmm max %g, %y : tensor<7x8xf32> -> tensor<7x8xf32>
+  %s = gnn.sddmm dot %g, %m, %x : tensor<7x8xf32>, tensor<7x8xf32> -> tensor<?xf32>
+  %w = gnn.edge_softmax %g, %s : tensor<?xf32>
+  %o = gnn.spmm sum %g, %m weights(%w : tensor<?xf32>) : tensor<7x8xf32> -> tensor<7x8xf32>
+  return %o : tensor<7x8xf32>
+}
+)mlir";
+  EXPECT_TRUE(check(src)) << errors;
+}
+
 TEST_F(Autodiff, StaticNodeResult) {
   const char *src = R"mlir(
 func.func @f(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<7x8xf32> {

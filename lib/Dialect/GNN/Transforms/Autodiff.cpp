@@ -568,9 +568,13 @@ bool Differentiation::replaceForwardSize(tensor::DimOp dim,
     return false;
   if (!type.isDynamicDim(*index)) {
     OpBuilder cb(dim);
-    dim.replaceAllUsesWith(arith::ConstantIndexOp::create(
-                               cb, dim.getLoc(), type.getDimSize(*index))
-                               .getResult());
+    auto size = arith::ConstantIndexOp::create(cb, dim.getLoc(),
+                                               type.getDimSize(*index));
+    dim.replaceAllUsesWith(size.getResult());
+    // A size read by a backward op itself (not inside its region, which is
+    // cloned whole) is made again in @f_bwd like the forward's constants.
+    if (size->getBlock() == &body)
+      constants.push_back(size);
     return true;
   }
   // A node or edge count is the same in any tensor of that domain only when
