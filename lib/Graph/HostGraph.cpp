@@ -15,6 +15,7 @@
 #include <charconv>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -516,9 +517,14 @@ static bool readNpyEdges(ReadableFile &file, const std::string &path,
     shape << (i ? ", " : "[") << h.shape[i];
   shape << (h.shape.empty() ? "[]" : "]");
   // [E, 2] holds one edge per row; [2, E] holds sources then destinations.
-  // A [2, 2] array is read as [E, 2].
   if (h.shape.size() != 2 || (h.shape[0] != 2 && h.shape[1] != 2))
     return fail("expected shape [E, 2] or [2, E] but found " + shape.str());
+  // A [2, 2] array is both, and the two readings are different graphs.
+  if (h.shape[0] == 2 && h.shape[1] == 2)
+    return fail("shape [2, 2] is ambiguous: it may hold two edges as rows "
+                "([E, 2]) or the sources then the destinations ([2, E], "
+                "PyG's edge_index), which are different graphs; write a graph "
+                "of two edges as a text edge list ('src dst' per line)");
   bool rowsAreEdges = h.shape[1] == 2;
   uint64_t numEdges = rowsAreEdges ? h.shape[0] : h.shape[1];
   // Whether all sources come before all destinations in the file.
@@ -785,6 +791,35 @@ static GraphOrError loadEdgeFile(const fs::path &path) {
   if (!r.ok())
     r.error = file + ": " + r.error;
   return r;
+}
+
+std::string gnn::writeEdgeList(const std::string &path,
+                               const HostGraph &graph) {
+  errno = 0;
+  std::ofstream os(path, std::ios::binary);
+  if (!os)
+    return "cannot write '" + path + "': " +
+           (errno ? std::strerror(errno) : "cannot open it");
+  os << "# nodes " << graph.numNodes << "\n";
+  std::string line;
+  for (int64_t e = 0; e < graph.numEdges(); ++e) {
+    line = std::to_string(graph.src[e]);
+    line += ' ';
+    line += std::to_string(graph.dst[e]);
+    line += '\n';
+    os.write(line.data(), line.size());
+  }
+  // A full disk (or /dev/full) shows up only when the buffer is flushed.
+  errno = 0;
+  os.close();
+  if (os)
+    return "";
+  std::string reason = errno ? std::strerror(errno) : "the write failed";
+  // A file that was not written whole is removed (not a device or a FIFO).
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+    std::remove(path.c_str());
+  return "cannot write '" + path + "': " + reason;
 }
 
 /// Parses `key=value,key=value` into a map; returns false on a malformed item.

@@ -66,9 +66,12 @@ static cl::opt<std::string>
               cl::desc("write each result to DIR/result<K>.npy (float64)"));
 static cl::opt<std::string> dumpGraph(
     "dump-graph",
-    cl::desc("write the graph's edge_index (2 x E, int64) to FILE.npy "
-             "(with --reorder, the renumbered graph's); a typed graph's "
-             "relation ids (E, int64) to FILE.types.npy"));
+    cl::desc("write the graph (with --reorder, the renumbered graph) to FILE "
+             "in a form --graph reads back as the same graph: a text edge "
+             "list ('# nodes N', then 'src dst' lines); with a .npy name its "
+             "edge_index (2 x E, int64; no node count, and a graph of 2 "
+             "edges is refused: [2, 2] is ambiguous); a typed graph's "
+             "relation ids (E, int64) to FILE.types.npy (FILE without .npy)"));
 static cl::opt<std::string> reorder(
     "reorder",
     cl::desc("run on the graph with its nodes renumbered for locality: rcm "
@@ -338,12 +341,26 @@ static int run() {
   };
 
   if (!dumpGraph.empty()) {
-    ::gnn::Tensor edges({2, graph.graph.numEdges()});
-    for (int64_t e = 0; e < graph.graph.numEdges(); ++e) {
-      edges.data[e] = static_cast<double>(graph.graph.src[e]);
-      edges.data[graph.graph.numEdges() + e] = static_cast<double>(graph.graph.dst[e]);
+    // A .npy edge array as PyG's edge_index; anything else as text, which
+    // keeps the node count too.
+    bool npy = StringRef(dumpGraph).ends_with(".npy");
+    std::string err;
+    if (npy && graph.graph.numEdges() == 2)
+      return fail("--dump-graph: the graph has 2 edges, and a [2, 2] .npy "
+                  "edge array is ambiguous (two rows of 'src dst' or the "
+                  "sources then the destinations); --graph refuses it. Give "
+                  "a name without .npy to write a text edge list");
+    if (npy) {
+      ::gnn::Tensor edges({2, graph.graph.numEdges()});
+      for (int64_t e = 0; e < graph.graph.numEdges(); ++e) {
+        edges.data[e] = static_cast<double>(graph.graph.src[e]);
+        edges.data[graph.graph.numEdges() + e] =
+            static_cast<double>(graph.graph.dst[e]);
+      }
+      err = ::gnn::writeNpy(dumpGraph, edges, ::gnn::NpyType::Int64);
+    } else {
+      err = ::gnn::writeEdgeList(dumpGraph, graph.graph);
     }
-    std::string err = ::gnn::writeNpy(dumpGraph, edges, ::gnn::NpyType::Int64);
     if (!err.empty())
       return fail(err);
     if (graph.graph.typed()) {

@@ -541,15 +541,34 @@ TEST(HostGraph, NpyFortranOrder) {
   expectThreeEdges(dir.path / "index.npy");
 }
 
-TEST(HostGraph, NpySquareArrayIsRows) {
+TEST(HostGraph, NpySquareArrayIsRefused) {
+  // [E, 2] (0 -> 1, 2 -> 3) or [2, E] (0 -> 2, 1 -> 3): two graphs, and
+  // nothing in the file says which.
   TempDir dir;
-  writeNpyFile(dir.path / "g.npy", "<i8", "(2, 2)",
-               bytesOf<int64_t>({0, 1, 2, 3}));
-  GraphOrError r = loadGraph((dir.path / "g.npy").string());
+  for (bool fortran : {false, true}) {
+    writeNpyFile(dir.path / "g.npy", "<i8", "(2, 2)",
+                 bytesOf<int64_t>({0, 1, 2, 3}), fortran);
+    EXPECT_NE(npyError(dir.path / "g.npy")
+                  .find("g.npy': shape [2, 2] is ambiguous: it may hold two "
+                        "edges as rows ([E, 2]) or the sources then the "
+                        "destinations ([2, E]"),
+              std::string::npos);
+  }
+}
+
+TEST(HostGraph, EdgeListWrittenReadsBackExactly) {
+  // Two edges (no .npy form) and an isolated last node (none in a .npy).
+  TempDir dir;
+  HostGraph g;
+  g.numNodes = 5;
+  g.src = {1, 0};
+  g.dst = {3, 2};
+  ASSERT_EQ(writeEdgeList((dir.path / "g.edges").string(), g), "");
+  GraphOrError r = loadGraph((dir.path / "g.edges").string());
   ASSERT_TRUE(r.ok()) << r.error;
-  EXPECT_EQ(r.graph.src, (std::vector<int64_t>{0, 2}));
-  EXPECT_EQ(r.graph.dst, (std::vector<int64_t>{1, 3}));
-  EXPECT_EQ(r.graph.numNodes, 4);
+  EXPECT_EQ(r.graph.numNodes, 5);
+  EXPECT_EQ(r.graph.src, g.src);
+  EXPECT_EQ(r.graph.dst, g.dst);
 }
 
 TEST(HostGraph, NpyEmpty) {
@@ -761,8 +780,8 @@ TEST(HostGraph, NpyWrongShape) {
 
 TEST(HostGraph, NpyNegativeId) {
   TempDir dir;
-  writeNpyFile(dir.path / "g.npy", "<i4", "(2, 2)",
-               bytesOf<int32_t>({0, 1, -1, 2}));
+  writeNpyFile(dir.path / "g.npy", "<i4", "(3, 2)",
+               bytesOf<int32_t>({0, 1, -1, 2, 1, 1}));
   EXPECT_NE(npyError(dir.path / "g.npy")
                 .find("g.npy: edge 1 (-1 -> 2) has a node id outside [0, 3)"),
             std::string::npos);

@@ -101,8 +101,9 @@ std::string checkGraphSize(const std::string &what, int64_t nodes,
 ///  - a NumPy `.npy` edge array (known by its extension or its magic bytes):
 ///    little-endian int32 or int64 ids of shape `[E, 2]` (a `src, dst` row per
 ///    edge) or `[2, E]` (the sources, then the destinations, as PyG's
-///    `edge_index`), in C or Fortran order; a `[2, 2]` array is read as
-///    `[E, 2]`. The node count is 1 + the largest id (a data-set folder with
+///    `edge_index`), in C or Fortran order; a `[2, 2]` array, which could be
+///    either, is refused (write a graph of two edges as text). The node
+///    count is 1 + the largest id (a data-set folder with
 ///    `edges.npy` takes it from `meta.txt` instead). The payload is read in
 ///    large blocks and must be exactly `E * 2 * itemsize` bytes;
 ///  - `powerlaw:nodes=N,edges=E[,seed=S][,alpha=A]`: a synthetic power-law
@@ -126,6 +127,12 @@ std::string checkGraphSize(const std::string &what, int64_t nodes,
 /// the edges meta.txt declares and that fit in memory, `meta.txt` at most
 /// 1 MiB; so a gzip bomb is refused after reading a few MiB of it.
 GraphOrError loadGraph(const std::string &spec);
+
+/// Writes `graph`'s edges to `path` as text that loadGraph reads back as the
+/// same graph: `# nodes N`, then a `src dst` line per edge in order (relation
+/// ids and graph ids are not written). Returns an empty string on success,
+/// else the error; a file that was not written whole is removed.
+std::string writeEdgeList(const std::string &path, const HostGraph &graph);
 
 /// A power-law graph: `numEdges` edges whose destinations follow a Zipf-like
 /// law of exponent `alpha` over the nodes (so a few nodes have huge
