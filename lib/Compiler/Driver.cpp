@@ -59,6 +59,11 @@ LogicalResult mlir::gnn::lowerForCUDA(ModuleOp module,
   });
   if (lowered)
     return success();
+  // Kernels index the one graph a Program binds: a function of two graphs
+  // would be lowered as if they were one.
+  for (auto f : module.getOps<func::FuncOp>())
+    if (failed(checkOneGraph(f)))
+      return failure();
   PassManager pm(module.getContext());
   // The statistics travel as the module's attribute, read by the passes.
   module->setAttr(kGraphStatsAttr,

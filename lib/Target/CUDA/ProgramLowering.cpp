@@ -708,11 +708,30 @@ FailureOr<rt::Program> Lowering::run() {
   return program;
 }
 
+LogicalResult mlir::gnn::checkOneGraph(func::FuncOp func) {
+  SmallVector<BlockArgument> graphs;
+  if (!func.isExternal())
+    for (BlockArgument arg : func.getArguments())
+      if (isa<mlir::gnn::GraphType>(arg.getType()))
+        graphs.push_back(arg);
+  if (graphs.size() <= 1)
+    return success();
+  InFlightDiagnostic diag =
+      func.emitError() << "expects exactly one !gnn.graph argument but got "
+                       << graphs.size()
+                       << " (the CUDA backend runs a function on one graph)";
+  diag.attachNote(graphs[1].getLoc())
+      << "argument #" << graphs[1].getArgNumber() << " is another graph";
+  return diag;
+}
+
 FailureOr<rt::Program> mlir::gnn::buildProgram(func::FuncOp func,
                                                int indexBits,
                                                bool csrOrderEdges) {
   if (indexBits != 32 && indexBits != 64)
     return func.emitError() << "expects 32- or 64-bit graph indices but got "
                             << indexBits;
+  if (failed(checkOneGraph(func)))
+    return failure();
   return Lowering(func, indexBits, csrOrderEdges).run();
 }

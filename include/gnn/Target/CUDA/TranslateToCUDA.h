@@ -27,6 +27,11 @@
 namespace mlir {
 namespace gnn {
 
+/// Checks that `func` takes at most one `!gnn.graph`: a Program runs on one
+/// graph and its kernels index that graph, so two graph arguments would be
+/// one. Emits a located error (noting the second graph) otherwise.
+LogicalResult checkOneGraph(func::FuncOp func);
+
 /// The runtime Program of `func` (after gnn-cuda-pipeline). Inputs are named
 /// `arg<K>` after the function's argument numbers, outputs `result<K>`.
 /// `indexBits` is the width of the graph's index arrays. With
