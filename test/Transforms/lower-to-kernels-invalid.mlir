@@ -22,6 +22,62 @@ func.func @bad_name(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 
 // -----
 
+// Names the CUDA source cannot give a kernel (they failed inside NVRTC,
+// without a location) or that gnnc's own kernels take.
+func.func @reserved_0(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{expects a kernel name not reserved in CUDA C++ or by gnnc but got 'int' (a C++ keyword); allowed: an identifier that is not a C/C++ keyword, 'main', a CUDA built-in variable or 'idx_t', does not start with '__', '_' and a capital letter, or 'gnn_', and does not end in '_final' or '_partial'}}
+  %r = gnn.kernel_group "int" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+    %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+    gnn.yield %s : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @reserved_1(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{expects a kernel name not reserved in CUDA C++ or by gnnc but got '__global__' (a name reserved to the compiler (it starts with '__')); allowed: an identifier that is not a C/C++ keyword, 'main', a CUDA built-in variable or 'idx_t', does not start with '__', '_' and a capital letter, or 'gnn_', and does not end in '_final' or '_partial'}}
+  %r = gnn.kernel_group "__global__" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+    %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+    gnn.yield %s : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @reserved_2(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{expects a kernel name not reserved in CUDA C++ or by gnnc but got 'main' (the program's entry point); allowed: an identifier that is not a C/C++ keyword, 'main', a CUDA built-in variable or 'idx_t', does not start with '__', '_' and a capital letter, or 'gnn_', and does not end in '_final' or '_partial'}}
+  %r = gnn.kernel_group "main" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+    %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+    gnn.yield %s : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @reserved_3(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{expects a kernel name not reserved in CUDA C++ or by gnnc but got 'gnn_edges_to_slots' (a name with the runtime's prefix 'gnn_' (its own kernels and device helpers)); allowed: an identifier that is not a C/C++ keyword, 'main', a CUDA built-in variable or 'idx_t', does not start with '__', '_' and a capital letter, or 'gnn_', and does not end in '_final' or '_partial'}}
+  %r = gnn.kernel_group "gnn_edges_to_slots" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+    %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+    gnn.yield %s : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @reserved_4(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{expects a kernel name not reserved in CUDA C++ or by gnnc but got 'k_final' (a name the kernels split from another group's take (it ends in '_final' or '_partial')); allowed: an identifier that is not a C/C++ keyword, 'main', a CUDA built-in variable or 'idx_t', does not start with '__', '_' and a capital letter, or 'gnn_', and does not end in '_final' or '_partial'}}
+  %r = gnn.kernel_group "k_final" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+    %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+    gnn.yield %s : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+// -----
+
 func.func @twice(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
   %r = gnn.kernel_group "k" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
     %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>

@@ -23,6 +23,57 @@ gnnk.kernel @"9lives"() attributes {block = 256 : i64, grid = affine_map<()[s0, 
 
 // -----
 
+// A C identifier the CUDA source cannot use as a kernel's name failed inside
+// NVRTC, with no location in the .mlir.
+// expected-error @+1 {{'gnnk.kernel' op expects its name not to be reserved in CUDA C++ but got 'int' (a C++ keyword)}}
+gnnk.kernel @int() attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
+  gnnk.return
+}
+
+// -----
+
+// expected-error @+1 {{'gnnk.kernel' op expects its name not to be reserved in CUDA C++ but got '__syncthreads' (a name reserved to the compiler (it starts with '__'))}}
+gnnk.kernel @__syncthreads() attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
+  gnnk.return
+}
+
+// -----
+
+// expected-error @+1 {{'gnnk.kernel' op expects its name not to be reserved in CUDA C++ but got '_Kernel' (a name reserved to the compiler (it starts with '_' and a capital letter))}}
+gnnk.kernel @_Kernel() attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
+  gnnk.return
+}
+
+// -----
+
+// expected-error @+1 {{'gnnk.kernel' op expects its name not to be reserved in CUDA C++ but got 'main' (the program's entry point)}}
+gnnk.kernel @main() attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
+  gnnk.return
+}
+
+// -----
+
+// expected-error @+1 {{'gnnk.kernel' op expects its name not to be reserved in CUDA C++ but got 'threadIdx' (a CUDA built-in variable)}}
+gnnk.kernel @threadIdx() attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
+  gnnk.return
+}
+
+// -----
+
+// expected-error @+1 {{'gnnk.kernel' op expects its name not to be reserved in CUDA C++ but got 'idx_t' (the index type the emitted code defines)}}
+gnnk.kernel @idx_t() attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
+  gnnk.return
+}
+
+// -----
+
+// expected-error @+1 {{'gnnk.kernel' op expects its name not to be reserved in CUDA C++ but got 'gnn_edges_to_slots' (a name with the runtime's prefix 'gnn_' (its own kernels and device helpers))}}
+gnnk.kernel @gnn_edges_to_slots() attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
+  gnnk.return
+}
+
+// -----
+
 // expected-error @+1 {{'gnnk.kernel' op expects block to be a multiple of 32 in [32, 1024] but got 100}}
 gnnk.kernel @k() attributes {block = 100 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   gnnk.return

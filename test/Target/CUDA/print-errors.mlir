@@ -18,7 +18,7 @@ gnnk.kernel @atan(%x: memref<?xf32> {gnnk.operand = 0 : i64},
 
 // -----
 
-gnnk.kernel @while(%out: memref<?xf32> {gnnk.result = 0 : i64},
+gnnk.kernel @scf_while(%out: memref<?xf32> {gnnk.result = 0 : i64},
                    %nodes: i64 {gnnk.size = "nodes"})
     attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (s0)>} {
   %n = arith.index_cast %nodes : i64 to index

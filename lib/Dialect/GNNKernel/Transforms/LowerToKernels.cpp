@@ -179,6 +179,25 @@ struct LowerToKernels
                             << name << "'";
         return signalPassFailure();
       }
+      // The kernels split heavy rows make are named `<name>_partial` and
+      // `<name>_final`: a group of that name could be one of them.
+      std::string why = reservedKernelName(name);
+      if (why.empty() &&
+          (name.ends_with("_final") || name.ends_with("_partial")))
+        why = "a name the kernels split from another group's take (it "
+              "ends in '_final' or '_partial')";
+      if (!why.empty()) {
+        group.emitOpError()
+            << "expects a kernel name not reserved in CUDA C++ or by gnnc "
+               "but got '"
+            << name << "' (" << why
+            << "); allowed: an identifier that is not a C/C++ keyword, "
+               "'main', a CUDA built-in variable or 'idx_t', does not start "
+               "with '__', '_' and a capital letter, or '"
+            << kReservedKernelPrefix
+            << "', and does not end in '_final' or '_partial'";
+        return signalPassFailure();
+      }
       if (!names.insert(name).second) {
         group.emitOpError() << "reuses the kernel name '" << group.getKernel()
                             << "'";

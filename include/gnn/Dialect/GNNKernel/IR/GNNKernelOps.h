@@ -41,6 +41,19 @@ llvm::StringRef sizeSymbolName(unsigned i);
 /// out-degree at most 2^j).
 bool isSizeName(llvm::StringRef name);
 
+/// The prefix of the names the runtime and the emitted CUDA prelude define
+/// themselves (the boundary kernels gnn_edges_to_slots* and
+/// gnn_slots_to_edges*, the device header's gnn_* helpers and types): no
+/// kernel of a module may start with it.
+constexpr llvm::StringLiteral kReservedKernelPrefix = "gnn_";
+
+/// Why the C identifier `name` cannot name a kernel in the emitted CUDA C++,
+/// or an empty string if it can: a C, C++ or CUDA keyword, a name reserved
+/// to the implementation (starting with "__" or '_' and a capital letter),
+/// `main`, a CUDA built-in variable, the index type the prelude defines
+/// (`idx_t`), or the runtime's prefix (kReservedKernelPrefix).
+std::string reservedKernelName(llvm::StringRef name);
+
 /// The rows a traversal of `graph` (a `!gnn.graph` value) runs over: its
 /// destinations, its sources when `reversed`. On a graph of one node set
 /// both are the nodes (symbol 0, "nodes"); on a bipartite graph the side's
