@@ -88,6 +88,20 @@ static llvm::cl::opt<int64_t> splitThreshold(
                    "chosen from the graph's statistics (-1); for "
                    "measurements"));
 
+std::string gnn::checkCodegenFlags() {
+  int64_t split = splitThreshold;
+  if (split != -1 && split != 0 && split < 32)
+    return "--split: expected -1 (the threshold from the graph's statistics), "
+           "0 (no split) or a threshold of at least 32 but got " +
+           std::to_string(split);
+  if (std::string bad = ::mlir::gnn::checkMaxChunks(maxChunks); !bad.empty())
+    return "--max-chunks: expected between " +
+           std::to_string(::mlir::gnn::kLeastMaxChunks) + " and " +
+           std::to_string(::mlir::gnn::kMostMaxChunks) + " but got " +
+           std::to_string(maxChunks);
+  return "";
+}
+
 static double msSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(
              std::chrono::steady_clock::now() - t0)

@@ -31,6 +31,11 @@ struct CudaRunOptions {
   std::string dumpMemoryPlan;
 };
 
+/// The error for a code-generation flag (--split, --max-chunks) out of its
+/// range, naming the flag, the value and what is allowed; empty if none.
+/// Checked up front for every backend, before any IR is read.
+std::string checkCodegenFlags();
+
 /// Compiles `func` (in `module`, not modified) for the GPU, runs it on
 /// `graph` with `inputs`, times it and compares its outputs with `reference`
 /// when given. Adds a "cuda" object to `summary`; writes the outputs to

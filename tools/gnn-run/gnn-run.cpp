@@ -196,6 +196,13 @@ int main(int argc, char **argv) {
 /// The runner once the command line is parsed.
 static int run() {
   bool cuda = backend == "cuda";
+#ifdef GNNC_HAVE_CUDA_RUNTIME
+  // Flags of the CUDA code generation, checked for every backend: the
+  // reference ignores them, and a bad value is the command's error, not the
+  // IR's.
+  if (std::string bad = ::gnn::checkCodegenFlags(); !bad.empty())
+    return fail(bad);
+#endif
   if (cuda) {
 #ifdef GNNC_HAVE_CUDA_RUNTIME
     // Report a missing driver or device before anything else.
