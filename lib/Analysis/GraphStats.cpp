@@ -7,6 +7,7 @@
 #include "gnn/Analysis/GraphStats.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cerrno>
 #include <cstdlib>
 #include <set>
@@ -235,9 +236,13 @@ std::string GraphStats::parseOption(const std::string &text, GraphStats &out) {
   if (!meanDegree.empty()) {
     char *end = nullptr;
     d = std::strtod(meanDegree.c_str(), &end);
-    if (*end || !(d >= 0) || d > 1e12)
+    if (*end || end == meanDegree.c_str() || std::isnan(d) || d < 0)
       return "'mean-degree' expects a nonnegative number, found '" +
              meanDegree + "'";
+    // A finite mean the node count derived from it can be computed from.
+    if (d > 1e12)
+      return "'mean-degree' expects a finite number of at most 1e12, found '" +
+             meanDegree + "'" + (std::isinf(d) ? " (not finite)" : "");
   }
   if (!s.nodes && !named.count("nodes"))
     s.nodes = std::max<int64_t>(
