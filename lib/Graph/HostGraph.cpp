@@ -809,17 +809,7 @@ std::string gnn::writeEdgeList(const std::string &path,
     line += '\n';
     os.write(line.data(), line.size());
   }
-  // A full disk (or /dev/full) shows up only when the buffer is flushed.
-  errno = 0;
-  os.close();
-  if (os)
-    return "";
-  std::string reason = errno ? std::strerror(errno) : "the write failed";
-  // A file that was not written whole is removed (not a device or a FIFO).
-  struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
-    std::remove(path.c_str());
-  return "cannot write '" + path + "': " + reason;
+  return closeWrittenFile(os, path);
 }
 
 /// Parses `key=value,key=value` into a map; returns false on a malformed item.

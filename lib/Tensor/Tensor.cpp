@@ -81,6 +81,10 @@ std::string gnn::writeNpy(const std::string &path, const Tensor &t,
     std::vector<float> f(t.data.begin(), t.data.end());
     os.write(reinterpret_cast<const char *>(f.data()), f.size() * sizeof(float));
   }
+  return closeWrittenFile(os, path);
+}
+
+std::string gnn::closeWrittenFile(std::ofstream &os, const std::string &path) {
   // The data may sit in the stream's buffer until it is closed: a full disk
   // (or /dev/full) shows up only then.
   errno = 0;

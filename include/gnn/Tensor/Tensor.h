@@ -16,6 +16,7 @@
 #define GNN_TENSOR_TENSOR_H
 
 #include <cstdint>
+#include <fstream>
 #include <istream>
 #include <memory>
 #include <streambuf>
@@ -71,6 +72,11 @@ enum class NpyType { Float32, Float64, Int64 };
 /// string on success, else the error.
 std::string writeNpy(const std::string &path, const Tensor &tensor,
                      NpyType type);
+
+/// Closes `os`, a file written to `path`, and says whether all of it was
+/// written: an empty string, else the error (a full disk shows up only when
+/// the buffer is flushed); a regular file not written whole is removed.
+std::string closeWrittenFile(std::ofstream &os, const std::string &path);
 
 /// The header of a `.npy` file (format versions 1 to 3).
 struct NpyHeader {
