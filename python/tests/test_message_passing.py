@@ -1860,6 +1860,16 @@ def test_a_python_value_read_from_a_layer_tensor_is_not_kept(read):
     assert not torch.equal(first, fresh(x, ei))
 
 
+def _ours_and_pygs(message, aggr="sum"):
+    """The layer `propagate(edge_index, x=x)` with `message`, as a
+    gnnc.MessagePassing and as a PyG MessagePassing."""
+    def forward(self, x, edge_index):
+        return self.propagate(edge_index, x=x)
+    attrs = {"message": message, "forward": forward}
+    return (type("Ours", (gnnc.MessagePassing,), attrs)(aggr=aggr),
+            type("Theirs", (pyg_nn.MessagePassing,), attrs)(aggr=aggr))
+
+
 def _inplace_aliased(self, x_i, x_j):
     m = x_j * 2.0
     alias = m
@@ -1892,11 +1902,7 @@ def test_augmented_assignment_changes_the_tensor_in_place(message):
     """`a *= b` in message changes the tensor in place, as in PyTorch: another
     name bound to it sees the change (Python fell back to a = a * b, and an
     alias kept the old value: a silently different result); a clone does not."""
-    def forward(self, x, edge_index):
-        return self.propagate(edge_index, x=x)
-    ours = type("Ours", (gnnc.MessagePassing,), {"message": message, "forward": forward})()
-    theirs = type("Theirs", (pyg_nn.MessagePassing,), {"message": message,
-                                                       "forward": forward})()
+    ours, theirs = _ours_and_pygs(message)
     ei, n = _graph()
     gen = torch.Generator().manual_seed(2)
     x = torch.randn(n, 3, generator=gen, dtype=torch.float64).to(DEVICE)
@@ -1936,11 +1942,7 @@ def test_a_condition_on_one_end_selects_the_other(name):
     message = _WHERE_ONE_END[name]
     message.__name__ = "message"
 
-    def forward(self, x, edge_index):
-        return self.propagate(edge_index, x=x)
-    ours = type("Ours", (gnnc.MessagePassing,), {"message": message, "forward": forward})()
-    theirs = type("Theirs", (pyg_nn.MessagePassing,), {"message": message,
-                                                       "forward": forward})()
+    ours, theirs = _ours_and_pygs(message)
     ei, n = _graph()
     gen = torch.Generator().manual_seed(4)
     x = torch.randn(n, 3, generator=gen, dtype=torch.float64).to(DEVICE)
@@ -1963,11 +1965,7 @@ def test_no_nan_gradient_for_a_node_no_edge_reads(op):
     def message(self, x_j):
         return fns[op](x_j) * 2.0
 
-    def forward(self, x, edge_index):
-        return self.propagate(edge_index, x=x)
-    ours = type("Ours", (gnnc.MessagePassing,), {"message": message, "forward": forward})()
-    theirs = type("Theirs", (pyg_nn.MessagePassing,), {"message": message,
-                                                       "forward": forward})()
+    ours, theirs = _ours_and_pygs(message)
     ei, n = _graph()
     gen = torch.Generator().manual_seed(5)
     x = torch.rand(n, 3, generator=gen, dtype=torch.float64) + 0.5
