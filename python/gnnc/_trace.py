@@ -344,10 +344,11 @@ class _LayerTensors(torch.overrides.TorchFunctionMode):
 
 
 # Reading a Python value from a tensor: what the trace then holds as a
-# constant (Tracer.read_value).
+# constant (Tracer.read_value). Not len() or iteration: sizes, which the
+# configuration's key already holds.
 _VALUE_READS = frozenset(getattr(Tensor, n) for n in (
     "item", "tolist", "numpy", "__float__", "__int__", "__index__", "__bool__",
-    "__complex__", "__len__", "__iter__", "__format__") if hasattr(Tensor, n))
+    "__complex__", "__format__") if hasattr(Tensor, n))
 
 # The elementwise torch ops on the layer's tensors that Tracer.dense folds
 # into the traced function: func -> (elementwise op, operands swapped).
