@@ -563,8 +563,10 @@ def sparse_runs_eagerly(forward):
     # A code object of its own per layer: dynamo keeps its compiled frames
     # and counts recompilations per code object, and one shared by every
     # layer made the ninth layer compiled alone hit the recompile limit.
-    wrapper.__code__ = wrapper.__code__.replace(
-        co_name=forward.__name__, co_qualname=forward.__qualname__)
+    names = dict(co_name=forward.__name__)
+    if hasattr(wrapper.__code__, "co_qualname"):  # Python 3.11 on
+        names["co_qualname"] = forward.__qualname__
+    wrapper.__code__ = wrapper.__code__.replace(**names)
     return wrapper
 
 
