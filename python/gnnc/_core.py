@@ -1092,10 +1092,12 @@ class _Step(torch.autograd.Function):
                                    list(inputs))
         ctx.target, ctx.num_nodes, ctx.results = target, num_nodes, results
         ctx.graph, ctx.grad_args, ctx.num_inputs = graph, grad_args, len(inputs)
-        if not torch.compiler.is_compiling():
+        if type(graph) is int and not torch.compiler.is_compiling():
             # The graph stays registered until the backward has run, even if
-            # the cache drops it first. (Traced, the handle is symbolic:
-            # dynamo takes a SymInt's type for int.)
+            # the cache drops it first. Only in eager mode: traced, the
+            # handle is symbolic (dynamo takes a SymInt's type for int, and a
+            # non-strict trace, which is_compiling() does not see, passes a
+            # SymInt; PyTorch 2.11 then refused the traced call's output).
             ctx.entry = _ENTRY_OF.get(graph)
         # The inputs the backward does not read (`unread` positions: RGCN's
         # [N, R, out] rows, whose gradient needs only the graph) are not
