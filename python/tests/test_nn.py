@@ -395,6 +395,35 @@ def test_torch_compile_fullgraph(case, graph):
     torch.testing.assert_close(compiled(x2, other), ours(x2, other))
 
 
+@pytest.mark.parametrize("case", ["gcn", "sage-mean", "gin", "gin-linear", "gat-heads",
+                                  "gatv2", "transformer", "agnn", "gat-edge",
+                                  "gine-edge-dim-train-eps"])
+def test_torch_compile_dynamic_shapes(case):
+    """torch.compile(dynamic=True) (also what dynamo switches to by itself
+    once a second size is seen): the feature width a layer reads from x is
+    symbolic there, and GIN/GINE's configuration took it as such (the IR
+    builder refused it: 'Unsupported output type for nonstrict_trace-ed
+    function'). Outputs and gradients equal eager mode, on two graphs."""
+    spec = BY_ID[case]
+    ours, _ = make(spec)
+
+    def extra(ei):
+        if case not in EDGE_IDS:
+            return ()
+        return (edge_features(ei.size(1), spec[3].get("edge_dim", IN), torch.float32),)
+
+    torch._dynamo.reset()
+    compiled = torch.compile(ours, fullgraph=True, dynamic=True)
+    for edge_index, n in (random_graph(), tiny_graph()):
+        x = features(n, torch.float32).requires_grad_()
+        eager = ours(x, edge_index, *extra(edge_index))
+        (gx_eager,) = torch.autograd.grad(eager.sum(), x)
+        out = compiled(x, edge_index, *extra(edge_index))
+        torch.testing.assert_close(out, eager)
+        (gx,) = torch.autograd.grad(out.sum(), x)
+        torch.testing.assert_close(gx, gx_eager)
+
+
 def test_torch_compile_two_layer_gat_trains():
     """The issue's case: a 2-layer GAT (attention dropout, ELU) compiled with
     fullgraph=True; in eval mode it equals eager, in training mode a step runs."""

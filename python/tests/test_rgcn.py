@@ -333,6 +333,25 @@ def test_compiled_has_no_graph_break():
         torch.testing.assert_close(f(x, ei, et), layer(x, ei, et))
 
 
+def test_compiled_with_dynamic_shapes():
+    """torch.compile(dynamic=True): the node counts are symbolic, and the
+    bipartite flag of the configuration was a SymBool the IR builder refused
+    on the first call."""
+    layer = gnn.RGCNConv(IN, OUT, R, num_bases=2).to(DEVICE)
+    torch._dynamo.reset()
+    f = torch.compile(lambda a, e, t: layer(a, e, t), fullgraph=True, dynamic=True)
+    for n, e, seed in ((14, 40, 1), (20, 70, 2)):
+        x, _ = features(n, torch.float32)
+        x.requires_grad_()
+        ei, et = graph(n, e, seed=seed)
+        eager = layer(x, ei, et)
+        (gx_eager,) = torch.autograd.grad(eager.sum(), x)
+        out = f(x, ei, et)
+        torch.testing.assert_close(out, eager)
+        (gx,) = torch.autograd.grad(out.sum(), x)
+        torch.testing.assert_close(gx, gx_eager)
+
+
 @pytest.mark.parametrize("half", [torch.bfloat16, torch.float16], ids=["bf16", "f16"])
 @pytest.mark.parametrize("kw", DECOMPOSITIONS, ids=IDS)
 def test_autocast_matches_float64(half, kw):

@@ -161,7 +161,9 @@ class RGCNConv(torch.nn.Module):
                              "the node index x" if x_r is x_l else "the target index x[1]",
                              "in_channels" if x_r is x_l else "in_channels[1]")
         n = sizes[0] if sizes[0] == sizes[1] else sizes
-        config = (out_c, _common._DTYPES[dt], mean, sizes[0] != sizes[1])
+        # A Python bool (sizes[0] != sizes[1] is a SymBool when compiled with
+        # dynamic shapes, which the IR builder refuses).
+        config = (out_c, _common._DTYPES[dt], mean, isinstance(n, tuple))
 
         def rows(r0: int, r1: int) -> Tensor:
             """Every source's row under relations [r0, r1): [N_src, r1 - r0, out]."""
