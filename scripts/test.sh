@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The one test command: installs dependencies, builds, and runs every test
-# (GoogleTest and lit, through ctest); then, unless GNNC_TEST_SANITIZERS=0,
+# (GoogleTest and lit, through ctest); the Python tests again under a second
+# PyTorch (scripts/test-torch-compat.sh, GNNC_TORCH_COMPAT: its version,
+# default 2.11.0, 0 skips); then, unless GNNC_TEST_SANITIZERS=0,
 # the same tests under ASan + UBSan (scripts/test-sanitizers.sh, build-asan/)
 # and a short run of every fuzz target (scripts/fuzz.sh, GNNC_FUZZ_SECONDS
 # each, default 5). Exits non-zero on any failure; the last line is
@@ -38,6 +40,14 @@ echo "== build and ctest ($build)"
   ctest --output-on-failure -j "${GNNC_JOBS:-$(nproc)}" ) 2>&1 | tee "$logs/ctest"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 count "$logs/ctest"
+
+compat="${GNNC_TORCH_COMPAT:-2.11.0}"
+if [ "$compat" != 0 ] && [ "${GNNC_PYTHON:-1}" != 0 ]; then
+  echo "== the Python tests under PyTorch $compat (scripts/test-torch-compat.sh)"
+  "$root/scripts/test-torch-compat.sh" "$compat" 2>&1 | tee "$logs/compat"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  count "$logs/compat"
+fi
 
 if [ "${GNNC_TEST_SANITIZERS:-1}" != 0 ]; then
   echo "== ASan + UBSan build and ctest (scripts/test-sanitizers.sh)"
