@@ -86,7 +86,9 @@ def add_self_loops(edge_index: Tensor, edge_attr: Optional[Tensor] = None,
         n = num_nodes
         if n is None:
             n = int(edge_index.max()) + 1 if edge_index.numel() else 0
-        loops = torch.arange(n, device=edge_index.device, dtype=edge_index.dtype)
+        # int64 loops, as PyG's: an int32 edge_index comes back int64 (cat
+        # promotes), as from torch_geometric.utils.add_self_loops.
+        loops = torch.arange(n, device=edge_index.device, dtype=torch.int64)
         out = torch.cat([edge_index, loops.unsqueeze(0).expand(2, n)], dim=1)
         return _core._make_private(out), n
 

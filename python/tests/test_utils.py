@@ -40,6 +40,18 @@ def test_add_self_loops_matches_pyg(fill, num_nodes):
     assert torch.equal(gnnc.utils.add_self_loops(ei, num_nodes=num_nodes)[0], want[0])
 
 
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64])
+def test_index_dtype_as_pyg(dtype):
+    """An int32 edge_index: PyG's add_self_loops returns int64 (its loops
+    are int64), remove_self_loops keeps int32; gnnc's the same."""
+    ei = _graph().to(dtype)
+    for name in ("add_self_loops", "remove_self_loops"):
+        got = getattr(gnnc.utils, name)(ei)[0]
+        want = getattr(pyg_utils, name)(ei)[0]
+        assert got.dtype == want.dtype, name
+        assert torch.equal(got, want)
+
+
 def test_same_tensor_while_the_input_holds_its_indices():
     ei = _graph()
     a = gnnc.utils.add_self_loops(ei, num_nodes=5)[0]
