@@ -972,10 +972,10 @@ Tensor gatherRowsImpl(Tensor table, Tensor index) {
 } // namespace gnnc_py
 
 STABLE_TORCH_LIBRARY(gnnc, m) {
-  m.def("call(int target, Tensor edge_index, int num_nodes, int num_dst, "
+  m.def("call(int target, Tensor edge_index, SymInt num_nodes, SymInt num_dst, "
         "SymInt graph, Tensor[] inputs) -> Tensor[]");
-  m.def("call_backward(int target, Tensor edge_index, int num_nodes, "
-        "int num_dst, SymInt graph, Tensor[] inputs, Tensor[] outputs, "
+  m.def("call_backward(int target, Tensor edge_index, SymInt num_nodes, "
+        "SymInt num_dst, SymInt graph, Tensor[] inputs, Tensor[] outputs, "
         "Tensor[] output_grads) -> Tensor[]");
   m.def("sample_hop(Tensor indptr, Tensor frontier, int k, bool replace, "
         "Tensor seed) -> Tensor[]");

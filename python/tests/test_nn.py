@@ -1359,3 +1359,25 @@ def test_size_that_is_not_a_pair_is_named(cls):
         with pytest.raises(TypeError, match=rf"{cls}: size must be None or a pair "
                                             r"\(num_src, num_dst\), got int"):
             layer(given, edge_index, size=n)
+
+
+@pytest.mark.parametrize("dynamic", [None, True], ids=["auto", "dynamic"])
+@pytest.mark.parametrize("cls", ["GCNConv", "SAGEConv", "GATConv", "GINConv"])
+def test_compiled_layer_takes_new_node_counts_without_recompiling(cls, dynamic):
+    """torch.compile(fullgraph=True) over calls with ten node counts (a
+    sampled mini-batch loop): the op's node count was an `int` in its
+    schema, so dynamo specialised it and recompiled for every count (the
+    ninth hit the recompile limit: FailOnRecompileLimitHit). Now one
+    static and one dynamic compile."""
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    layer = gnn.GINConv(torch.nn.Linear(IN, OUT)) if cls == "GINConv" else \
+        getattr(gnn, cls)(IN, OUT)
+    from torch._dynamo.testing import CompileCounter
+    counter = CompileCounter()
+    compiled = torch.compile(layer, fullgraph=True, backend=counter, dynamic=dynamic)
+    for n in range(10, 20):
+        x = torch.randn(n, IN)
+        edge_index = torch.randint(0, n, (2, 3 * n))
+        torch.testing.assert_close(compiled(x, edge_index), layer(x, edge_index))
+    assert counter.frame_count <= (2 if dynamic is None else 1), counter.frame_count
