@@ -438,7 +438,8 @@ class MessagePassing(torch.nn.Module):
         parts = []
         for name, v in sorted(kwargs.items()):
             if isinstance(v, Tensor):
-                parts.append((name, v.dtype, v.device.type, tuple(v.shape[1:]), v.dim()))
+                parts.append((name, v.dtype, v.device.type,
+                              tuple(int(d) for d in v.shape[1:]), v.dim()))
             else:
                 parts.append((name, type(v).__name__))
         return (self.training, tuple(parts))
@@ -466,7 +467,7 @@ class MessagePassing(torch.nn.Module):
         except _Uncacheable as why:
             self._mp.uncached = str(why)
             return None
-        return (tuple(kw), part.key, n if part.reads_sizes else None)
+        return (tuple(kw), part.key, int(n) if part.reads_sizes else None)
 
     def _origins(self, kwargs) -> dict:
         """id(tensor) -> recipe for the tensors a later call can find again:
@@ -995,10 +996,16 @@ def _tensor_key(t: Tensor, ids: dict, rows=None):
     dense; aliases are told apart by first occurrence."""
     alias = ids.setdefault(id(t), len(ids))
     shape, dtype, device, layout, requires_grad = _META(t)
+    # Python ints and bools: under torch.compile with dynamic shapes the
+    # sizes are SymInts (unhashable); the node and edge counts stay
+    # symbolic (compared, not read), other sizes are specialised (guarded).
     head = tuple(shape)
     if rows is not None and head:
         r = head[0]
-        head = (r == rows[0], r == rows[1], None if r in rows else r) + head[1:]
+        head = (bool(r == rows[0]), bool(r == rows[1]),
+                None if r in rows else int(r)) + tuple(int(d) for d in head[1:])
+    else:
+        head = tuple(int(d) for d in head)
     return (dtype, device, layout, head, len(shape), requires_grad, alias)
 
 

@@ -172,7 +172,10 @@ class Expr:
         self.attrs = attrs
         self.args = tuple(args)
         self.domain = domain
-        self.shape = tuple(shape)
+        # Python ints (None: the node or edge rows): under torch.compile
+        # with dynamic shapes a feature width is a SymInt; the function is
+        # built for its value (torch.compile guards on it).
+        self.shape = tuple(d if d is None or type(d) is int else int(d) for d in shape)
         self.loc = loc if loc is not None else user_location()
         self.boolean = boolean
 

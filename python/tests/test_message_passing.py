@@ -1994,3 +1994,42 @@ def test_pyg_api_gnnc_does_not_trace_is_refused_by_name():
     for name in ("register_propagate_forward_pre_hook", "register_message_forward_hook"):
         with pytest.raises(NotImplementedError, match=rf"Layer.{name} is not supported"):
             getattr(layer, name)(print)
+
+
+class _WeightedSum(gnnc.MessagePassing):
+    def forward(self, x, edge_index, edge_weight=None):
+        return self.propagate(edge_index, x=x, edge_weight=edge_weight)
+
+    def message(self, x_j, edge_weight):
+        return x_j if edge_weight is None else edge_weight.view(-1, 1) * x_j
+
+
+@pytest.mark.parametrize("aggr", ["sum", "max", "mean"])
+@pytest.mark.parametrize("dynamic", [None, True], ids=["auto", "dynamic"])
+def test_compiled_with_new_sizes(aggr, dynamic):
+    """torch.compile(fullgraph=True) of a user layer over graphs of new node
+    and edge counts, then new feature widths (dynamo's automatic dynamic
+    shapes, or dynamic=True): the sizes were SymInts in the layer's cache
+    key and trace (unhashable: 'Unsupported output type for
+    nonstrict_trace-ed function' from the second size on). Outputs and
+    gradients equal eager mode; new node counts compile no more."""
+    from torch._dynamo.testing import CompileCounter
+    layer = _WeightedSum(aggr)
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    f = torch.compile(layer, fullgraph=True, dynamic=dynamic, backend=counter)
+    g = torch.Generator().manual_seed(0)
+    sizes = [(12, 30, 4), (17, 45, 4), (23, 70, 4), (14, 36, 3), (14, 36, 5)]
+    for k, (n, e, c) in enumerate(sizes):
+        ei = torch.randint(0, n, (2, e), generator=g).to(DEVICE)
+        x = torch.randn(n, c, generator=g, dtype=torch.float64).float().to(DEVICE)
+        w = torch.rand(e, generator=g, dtype=torch.float64).float().to(DEVICE)
+        x1, x2 = x.clone().requires_grad_(), x.clone().requires_grad_()
+        out, want = f(x1, ei, w), layer(x2, ei, w)
+        torch.testing.assert_close(out, want)
+        out.sum().backward()
+        want.sum().backward()
+        torch.testing.assert_close(x1.grad, x2.grad)
+        if k == 2:
+            # Three node counts: one static and one dynamic compile at most.
+            assert counter.frame_count <= (2 if dynamic is None else 1), counter.frame_count
