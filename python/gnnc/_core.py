@@ -840,7 +840,16 @@ class _Compiled:
             with _LOCK:
                 handle = self.targets.get(key)
                 if handle is None:
-                    handle = _C.register_target(self.module, function, base or "")
+                    # Derived from the IR, not the registration order: the
+                    # ops' graphs that torch.compile caches on disk hold it
+                    # as a constant, and a cached graph must name the same
+                    # function in every process (with a counter, a process
+                    # that registered another function third got the cached
+                    # code of a different one: its outputs' layouts).
+                    digest = hashlib.sha256(
+                        f"{self.key}\0{function}\0{base or ''}".encode()).digest()
+                    stable = int.from_bytes(digest[:8], "little") >> 2
+                    handle = _C.register_target(self.module, function, base or "", stable)
                     _TARGETS[handle] = (self, function, base)
                     self.targets[key] = handle
         return handle

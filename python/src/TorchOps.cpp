@@ -14,7 +14,9 @@
 /// one libtorch version's C++ API).
 ///
 /// A call names its function by a *target* (registered once per function,
-/// register_target) and its graph by a *handle*, an integer (`SymInt`: under
+/// register_target: a stable id the Python side derives from the function's
+/// IR, so that a graph torch.compile caches on disk names the same function
+/// in every process) and its graph by a *handle*, an integer (`SymInt`: under
 /// torch.compile it is the value of the gnnc::graph op, which looks the
 /// graph up on every call, and CUDA-graph trees record one graph per
 /// value) naming a graph the Python graph cache built and registered
@@ -46,7 +48,6 @@
 #include <dlfcn.h>
 
 #include <cstring>
-#include <deque>
 #include <limits>
 #include <mutex>
 #include <sstream>
@@ -191,8 +192,9 @@ std::mutex &registryMutex() {
   static std::mutex *m = new std::mutex;
   return *m;
 }
-std::deque<Target> &targets() {
-  static auto *t = new std::deque<Target>;
+/// Targets by id (nodes: references stay valid as the table grows).
+std::unordered_map<int64_t, Target> &targets() {
+  static auto *t = new std::unordered_map<int64_t, Target>;
   return *t;
 }
 std::unordered_map<int64_t, GraphRef> &graphs() {
@@ -214,9 +216,10 @@ int64_t bucketId(const std::string &bucket) {
 
 Target &targetOf(int64_t id) {
   std::lock_guard<std::mutex> lock(registryMutex());
-  if (id < 0 || id >= int64_t(targets().size()))
+  auto it = targets().find(id);
+  if (it == targets().end())
     fail("ValueError", "no compiled function with handle " + std::to_string(id));
-  return targets()[id];
+  return it->second;
 }
 
 GraphRef graphOf(int64_t handle, const Tensor &edgeIndex, const Sizes &sizes) {
@@ -595,7 +598,14 @@ std::vector<Tensor> callBackwardImpl(int64_t targetId, Tensor edgeIndex,
 //===----------------------------------------------------------------------===//
 
 int64_t registerTarget(Module &module, const std::string &function,
-                       const std::string &base) {
+                       const std::string &base, int64_t id) {
+  {
+    // The same function registered again (another Module of the same IR):
+    // the first registration serves it.
+    std::lock_guard<std::mutex> lock(registryMutex());
+    if (targets().count(id))
+      return id;
+  }
   Target t;
   t.module = &module;
   t.function = function;
@@ -620,8 +630,8 @@ int64_t registerTarget(Module &module, const std::string &function,
     t.gradArgs = nb::cast<std::vector<int64_t>>(info["grads"]);
   }
   std::lock_guard<std::mutex> lock(registryMutex());
-  targets().push_back(std::move(t));
-  return int64_t(targets().size()) - 1;
+  targets().emplace(id, std::move(t));
+  return id;
 }
 
 void registerGraph(int64_t handle, nb::object graph, int64_t nodes,

@@ -17,7 +17,7 @@ using namespace gnnc_py;
 // TorchOps.cpp: the registries behind torch.ops.gnnc.call/call_backward.
 namespace gnnc_py {
 int64_t registerTarget(Module &module, const std::string &function,
-                       const std::string &base);
+                       const std::string &base, int64_t id);
 void registerGraph(int64_t handle, nb::object graph, int64_t nodes,
                    int64_t edges, int32_t device, const std::string &bucket,
                    uintptr_t flag);
@@ -70,7 +70,7 @@ NB_MODULE(_gnnc, m) {
   // The PyTorch ops' registries (TorchOps.cpp): functions by target handle,
   // graphs by the handle their token holds, and the JIT policy.
   m.def("register_target", &registerTarget, nb::arg("module"),
-        nb::arg("function"), nb::arg("base") = "");
+        nb::arg("function"), nb::arg("base"), nb::arg("id"));
   m.def("register_graph", &registerGraph, nb::arg("handle"), nb::arg("graph"),
         nb::arg("num_nodes"), nb::arg("num_edges"), nb::arg("device"),
         nb::arg("bucket"), nb::arg("flag") = 0);

@@ -357,6 +357,36 @@ def test_torch_compile_fullgraph():
     assert explain.graph_break_count == 0
 
 
+def test_op_handles_name_the_function_in_every_process():
+    """The ops' function handle is a constant of every graph torch.compile
+    caches on disk: it is derived from the function's IR, not from the order
+    in which a process registered its functions (with a counter, a process
+    that registered other functions first got another function's cached
+    code: its outputs' layouts, 'mismatch in length of strides and shape')."""
+    import subprocess
+    import sys
+    script = (
+        "import sys, gnnc, test_core as T\n"
+        "names = sys.argv[1:]\n"
+        "for name in names:\n"
+        "    body, args, result, ref, shapes = T.OPS[name]\n"
+        "    fn = gnnc.compile(T.op_source(body, args, result, 'f32'))\n"
+        "print(fn._target, fn._step)\n")
+    here = pathlib.Path(__file__).resolve().parent
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(here)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+
+    def handles(*names):
+        out = subprocess.run([sys.executable, "-c", script, *names], env=env, cwd=here,
+                             capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr[-2000:]
+        return out.stdout.split()
+
+    last = handles("spmm_sum_heads")
+    assert handles("spmm_mean", "spmm_sum_heads") == last
+    assert handles("spmm_mean") != last
+
+
 def test_empty_graph_and_isolated_nodes():
     body, args, result, ref, shapes = OPS["spmm_mean"]
     fn = gnnc.compile(op_source(body, args, result, "f32"))
