@@ -67,6 +67,14 @@ class Graph:
 
     def __init__(self, edge_index: torch.Tensor, num_nodes: int,
                  edge_type: Optional[torch.Tensor] = None):
+        if torch.compiler.is_compiling():
+            # Its private copy is keyed by the tensor's identity, which
+            # dynamo cannot trace (its own errors named neither gnnc nor
+            # a way out).
+            raise RuntimeError(
+                "gnnc.Graph cannot be built inside torch.compile'd code: build it "
+                "outside and pass it in, or call the function with the edge_index "
+                "and num_nodes= (e.g. fn(edge_index, x, num_nodes=n))")
         _check_edge_index(edge_index)
         self.num_nodes = _check_num_nodes(num_nodes)
         if edge_type is not None:

@@ -387,6 +387,33 @@ def test_op_handles_name_the_function_in_every_process():
     assert handles("spmm_mean") != last
 
 
+def test_graph_built_inside_compiled_code():
+    """gnnc.Graph inside torch.compile'd code: with graph breaks allowed it
+    runs eagerly (same result); under fullgraph=True it is refused, naming
+    the way out (dynamo's own error named neither gnnc nor a fix; dynamo
+    before 2.15 drops the message from its report)."""
+    body, args, result, ref, shapes = OPS["spmm_sum"]
+    fn = gnnc.compile(op_source(body, args, result, "f32"))
+    g = _graph()
+    x = make_inputs(shapes, g, torch.float32)[0]
+
+    def f(x, ei):
+        return fn(gnnc.Graph(ei, num_nodes=x.size(0)), x)
+
+    want = f(x, g.edge_index)
+    torch._dynamo.reset()
+    torch.testing.assert_close(torch.compile(f)(x, g.edge_index), want)
+    torch._dynamo.reset()
+    with pytest.raises(Exception) as info:
+        torch.compile(f, fullgraph=True)(x, g.edge_index)
+    chain, e = [], info.value
+    while e is not None:
+        chain.append(str(e))
+        e = e.__cause__
+    if tuple(int(v) for v in torch.__version__.split(".")[:2]) >= (2, 15):
+        assert any("gnnc.Graph cannot be built inside torch.compile" in m for m in chain), chain
+
+
 def test_empty_graph_and_isolated_nodes():
     body, args, result, ref, shapes = OPS["spmm_mean"]
     fn = gnnc.compile(op_source(body, args, result, "f32"))
