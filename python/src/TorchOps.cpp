@@ -600,11 +600,17 @@ std::vector<Tensor> callBackwardImpl(int64_t targetId, Tensor edgeIndex,
 int64_t registerTarget(Module &module, const std::string &function,
                        const std::string &base, int64_t id) {
   {
-    // The same function registered again (another Module of the same IR):
-    // the first registration serves it.
+    // Python registers each (module, function, base) once; an id taken by
+    // another function (a 62-bit hash collision) is refused, never shared.
     std::lock_guard<std::mutex> lock(registryMutex());
-    if (targets().count(id))
-      return id;
+    auto it = targets().find(id);
+    if (it != targets().end()) {
+      const Target &t = it->second;
+      if (t.module == &module && t.function == function && t.base == base)
+        return id;
+      fail("ValueError", "compiled function handle " + std::to_string(id) +
+                             " of @" + function + " is taken by @" + t.function);
+    }
   }
   Target t;
   t.module = &module;
