@@ -1190,7 +1190,8 @@ def _run_function(template: str, config: tuple, edge_index: Tensor,
     non-strictly: the IR generation and gnnc.compile run as plain Python at
     trace time and only gnnc's custom op lands in the graph, so there is no
     graph break."""
-    fn = _function(template, _concrete(config), ())
+    config = _concrete(config)
+    fn = _function(template, config, ())
     grads = fn._grad_args
     if grads and torch.is_grad_enabled():
         # Arguments that get a gradient but whose tensor needs none (a first
@@ -1199,7 +1200,7 @@ def _run_function(template: str, config: tuple, edge_index: Tensor,
         frozen = tuple(i for i, t in enumerate(tensors)
                        if i + 1 in grads and not t.requires_grad)
         if frozen and len(frozen) < len(grads):
-            fn = _function(template, _concrete(config), frozen)
+            fn = _function(template, config, frozen)
     # The tensor itself, not a gnnc.Graph (which would copy it on every
     # call): gnnc's graph cache checks it, or trusts it when it is private.
     # The layers made the tensors: the op checks them (no Python checks).
