@@ -30,11 +30,27 @@ p.add_argument("--epochs", type=int, default=200)
 p.add_argument("--seeds", type=int, default=3)
 p.add_argument("--profile", default="")
 p.add_argument("--device", default="cuda")
+p.add_argument("--static", action="store_true",
+               help="mark x, y, edge_index and the training rows static "
+                    "(torch._dynamo.mark_static_address): the CUDA-graph trees "
+                    "then do not copy them into their own buffers every step")
+p.add_argument("--skip-module-guards", action="store_true",
+               help="compile with guard_filter_fn="
+                    "torch.compiler.skip_guard_on_all_nn_modules_unsafe")
 a = p.parse_args()
 dev = torch.device(a.device)
 data = tc.load_planetoid(tc.find_dataset(a.dataset), dev)
 x, ei, y, masks, classes = data
 rows = masks["train"].nonzero().squeeze(1)
+if a.static:
+    for t in (x, ei, y, rows):
+        torch._dynamo.mark_static_address(t)
+# mode="reduce-overhead" is options={"triton.cudagraphs": True}; torch.compile
+# takes one or the other.
+MODE = {} if a.skip_module_guards else {"mode": "reduce-overhead"}
+if a.skip_module_guards:
+    MODE["options"] = {"triton.cudagraphs": True,
+                       "guard_filter_fn": torch.compiler.skip_guard_on_all_nn_modules_unsafe}
 
 
 def lib(name):
@@ -53,15 +69,15 @@ def build(nn, recipe, seed):
                            capturable=(recipe == "loss+opt"))
     fwd = model
     if recipe == "model":
-        fwd = torch.compile(model, fullgraph=True, mode="reduce-overhead")
+        fwd = torch.compile(model, fullgraph=True, **MODE)
 
     def loss_of():
         return F.cross_entropy(fwd(x, ei)[rows], y[rows])
     if recipe in ("loss", "loss+opt"):
-        loss_of = torch.compile(loss_of, fullgraph=True, mode="reduce-overhead")
+        loss_of = torch.compile(loss_of, fullgraph=True, **MODE)
     opt_step = opt.step
     if recipe == "loss+opt":
-        opt_step = torch.compile(opt.step, mode="reduce-overhead")
+        opt_step = torch.compile(opt.step, **MODE)
 
     def zero():
         opt.zero_grad(set_to_none=True)

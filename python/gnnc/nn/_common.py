@@ -1190,7 +1190,11 @@ def _run_function(template: str, config: tuple, edge_index: Tensor,
     non-strictly: the IR generation and gnnc.compile run as plain Python at
     trace time and only gnnc's custom op lands in the graph, so there is no
     graph break."""
-    config = _concrete(config)
+    if type(graph) is not int:
+        # Traced (the handle is symbolic): the configuration may hold
+        # symbolic sizes. An eager call's (a plain int handle) holds none,
+        # and skips the walk.
+        config = _concrete(config)
     fn = _function(template, config, ())
     grads = fn._grad_args
     if grads and torch.is_grad_enabled():
