@@ -370,8 +370,16 @@ def test_torch_compile_and_meta():
     r = next(iter(bad))
     bad[r] = bad[r].clone()
     bad[r][0, 0] = COUNTS[r[0]]
-    with pytest.raises(ValueError, match="edge type 0 of edge_index_dict"):
+    # The message names the user's edge type, the id and the range, as it
+    # does outside torch.compile (the op once named a placeholder).
+    with pytest.raises(ValueError) as info:
+        ours(x, bad)
+    eager = str(info.value)
+    with pytest.raises(ValueError) as info:
         compiled(x, bad)
+    assert str(info.value) == eager
+    assert f"edge_index_dict[{r!r}] holds source id {COUNTS[r[0]]}, outside " \
+        f"[0, {COUNTS[r[0]]})" in eager
     meta = ours.to("meta")({t: v.to("meta") for t, v in x.items()},
                            {r: e.to("meta") for r, e in ei.items()})
     assert {t: v.shape for t, v in meta.items()} == {t: v.shape for t, v in want.items()}

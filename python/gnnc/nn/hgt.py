@@ -3,6 +3,7 @@ transformer) whose attention over every edge type runs as one compiled `gnn`
 function (the Graph Transformer's, see `_ir.transformer`) on the
 concatenated bipartite graph; the per-type projections stay in PyTorch."""
 
+import json
 from typing import Dict, List, Mapping, Tuple
 
 import torch
@@ -138,6 +139,8 @@ class HGTConv(torch.nn.Module):
         self.node_types = node_types
         self.edge_types = edge_types
         self.edge_types_map = {t: i for i, t in enumerate(edge_types)}
+        # The edge types as gnnc_nn::hgt_graph takes them (its errors name them).
+        self._edge_types_text = _encode_names(edge_types)
         self.dst_node_types = {t[-1] for t in edge_types}
         self.kqv_lin = _HeteroDictLinear(in_channels, 3 * out_channels)
         self.out_lin = _HeteroDictLinear({t: out_channels for t in node_types},
@@ -200,8 +203,8 @@ class HGTConv(torch.nn.Module):
         # queries, the source types' keys and values.
         q, k, v = _common.casts(dt, q, k, v)
         if relations:
-            edge_index = _bipartite_graph([edge_index_dict[r] for r in relations], layout,
-                                          num_src, num_dst)
+            edge_index = _bipartite_graph(self, [edge_index_dict[r] for r in relations],
+                                          layout, num_src, num_dst)
             out = _common.propagate(self, "transformer",
                                     (h_, d, _common._DTYPES[dt], False, False, False,
                                      False, True),
@@ -421,8 +424,8 @@ def _check_ids(edge_indices: List[Tensor], layout: tuple) -> None:
                                  f"the {n} nodes of type {t!r}")
 
 
-def _bipartite_graph(edge_indices: List[Tensor], layout: tuple, num_src: int,
-                     num_dst: int) -> Tensor:
+def _bipartite_graph(layer: HGTConv, edge_indices: List[Tensor], layout: tuple,
+                     num_src: int, num_dst: int) -> Tensor:
     """The concatenated graph [2, E]: built once per tuple of edge_index
     tensors and layout (a private tensor, the same object on every call so
     gnnc's graph cache keeps its structures), built anew when one of them
@@ -430,8 +433,24 @@ def _bipartite_graph(edge_indices: List[Tensor], layout: tuple, num_src: int,
     (no graph break, and the graph is not rebuilt per step)."""
     ints = [v for _, s_off, n_s, d_off, n_d in layout for v in (s_off, n_s, d_off, n_d)]
     if torch.compiler.is_compiling() or any(ei.is_meta for ei in edge_indices):
-        return _graph_op(list(edge_indices), ints, num_src, num_dst)
+        # The edge types cross the op as the layer's list (a constant string
+        # made once) and each graph's position in it.
+        return _graph_op(list(edge_indices), ints, num_src, num_dst,
+                         layer._edge_types_text,
+                         [layer.edge_types_map[r] for r, *_ in layout])
     return _cached_graph(edge_indices, ints, num_src, num_dst, [r for r, *_ in layout])
+
+
+def _encode_names(names: list) -> str:
+    """Edge types as one string, which a custom op can take (it takes no
+    list of tuples): a JSON list of their parts (PyG's edge types are
+    tuples of strings; anything else is written as its str)."""
+    return json.dumps([list(r) if isinstance(r, tuple) else r for r in names],
+                      default=str)
+
+
+def _decode_names(text: str) -> list:
+    return [tuple(r) if isinstance(r, list) else r for r in json.loads(text)]
 
 
 def _cached_graph(edge_indices: List[Tensor], ints: List[int], num_src: int, num_dst: int,
@@ -451,14 +470,16 @@ def _cached_graph(edge_indices: List[Tensor], ints: List[int], num_src: int, num
 @torch.library.custom_op("gnnc_nn::hgt_graph", mutates_args=(),
                          tags=_core._NOT_IN_CUDA_GRAPHS)
 def _graph_op(edge_indices: List[Tensor], layout: List[int], num_src: int,
-              num_dst: int) -> Tensor:
-    # The edge types' names do not cross the op: an error names the edge
-    # type by its position in edge_index_dict.
-    names = [f"<edge type {k} of edge_index_dict>" for k in range(len(edge_indices))]
-    return _cached_graph(edge_indices, layout, num_src, num_dst, names)
+              num_dst: int, edge_types: str, positions: List[int]) -> Tensor:
+    # `edge_types` (_encode_names): the layer's, `positions` each graph's in
+    # them, so that an id out of range is reported naming the user's edge
+    # type, as it is outside torch.compile.
+    names = _decode_names(edge_types)
+    return _cached_graph(edge_indices, layout, num_src, num_dst,
+                         [names[k] for k in positions])
 
 
 @_graph_op.register_fake
-def _(edge_indices, layout, num_src, num_dst):
+def _(edge_indices, layout, num_src, num_dst, edge_types, positions):
     total = sum(ei.size(1) for ei in edge_indices)
     return edge_indices[0].new_empty((2, total), dtype=torch.int64)
