@@ -392,8 +392,35 @@ def test_pyg_to_hetero_recognises_gnnc_layers_imported_first():
         "ei = {md[1][0]: torch.tensor([[0, 4], [1, 3]]), md[1][1]: torch.tensor([[3], [0]])}\n"
         "out = to_hetero(m, md)(x, ei)\n"
         "assert sorted(out) == ['a', 'b'], list(out)\n"
-        "assert out['a'].shape == (5, 3) and out['b'].shape == (4, 3)\n")
+        "assert out['a'].shape == (5, 3) and out['b'].shape == (4, 3)\n"
+        "from torch_geometric.nn import to_hetero_with_bases\n"
+        "try:\n"
+        "    to_hetero_with_bases(M(), md, num_bases=2)\n"
+        "    raise AssertionError('to_hetero_with_bases took a gnnc layer')\n"
+        "except NotImplementedError as e:\n"
+        "    assert \"layer 'c' is a gnnc.nn.SAGEConv\" in str(e), e\n")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("layer", ["sage", "gat"])
+def test_pyg_to_hetero_with_bases_refuses_gnnc_layers(layer):
+    """PyG's basis decomposition cannot wrap a gnnc layer (it reweights a
+    MessagePassing layer's messages through PyG's hooks): refused when the
+    model is transformed, naming the layer and to_hetero (it passed the edge
+    types as the layer's features: a shape error on the first call). PyG's
+    own layers are transformed (and SAGE run) as before."""
+    data = hetero_data(8)  # the bases share one input width
+    if layer == "sage":
+        conv = lambda nn, h: nn.SAGEConv((-1, -1), h)  # noqa: E731
+    else:
+        conv = lambda nn, h: nn.GATConv((-1, -1), h, add_self_loops=False)  # noqa: E731
+    with pytest.raises(NotImplementedError,
+                       match="layer 'conv1' is a gnnc.nn.*use to_hetero"):
+        pyg_nn.to_hetero_with_bases(Sage(gnn, conv), data.metadata(), num_bases=2)
+    pyg = pyg_nn.to_hetero_with_bases(Sage(pyg_nn, conv), data.metadata(), num_bases=2)
+    if layer == "sage":  # PyG's own GAT fails in its message hook
+        out = pyg(data.x_dict, data.edge_index_dict)
+        assert out["paper"].shape == (data["paper"].num_nodes, 4)
 
 
 def test_to_hetero_refuses_layers_without_bipartite_input():

@@ -24,7 +24,14 @@ _LAYERS = (AGNNConv, GATConv, GATv2Conv, GCNConv, GINConv, GINEConv, SAGEConv,
 # makes that function recognise them too, as soon as PyG's module is (or
 # once it gets) imported; it still answers for every other module as
 # before.
+#
+# That makes PyG's to_hetero_with_bases see them as well, which it cannot
+# wrap (its HeteroBasisConv reweights a MessagePassing layer's messages per
+# edge type through PyG's message hooks): it passed the edge types as the
+# layer's first argument, a shape error deep in the layer. Its transformer
+# refuses them instead, naming the layer and to_hetero.
 _FX = "torch_geometric.nn.fx"
+_BASES = "torch_geometric.nn.to_hetero_with_bases_transformer"
 
 
 def _recognise_layers(fx) -> None:
@@ -44,12 +51,43 @@ def _recognise_layers(fx) -> None:
     fx.is_message_passing_op = is_message_passing_op
 
 
+def _refuse_in_bases(bases) -> None:
+    """Makes PyG's `ToHeteroWithBasesTransformer` refuse a gnnc layer when
+    it reaches one (once); a PyG without it is left as it is."""
+    cls = getattr(bases, "ToHeteroWithBasesTransformer", None)
+    original = getattr(cls, "call_message_passing_module", None)
+    if original is None or getattr(original, "_gnnc", False):
+        return
+
+    def call_message_passing_module(self, node, target, name):
+        layer = self.module.get_submodule(target) if isinstance(target, str) else None
+        if isinstance(layer, _LAYERS):
+            raise NotImplementedError(
+                f"to_hetero_with_bases: layer {target!r} is a gnnc.nn."
+                f"{type(layer).__name__}, which PyG's basis decomposition cannot "
+                f"wrap (it reweights the messages of a torch_geometric.nn."
+                f"MessagePassing layer per edge type through PyG's message hooks); "
+                f"use to_hetero (gnnc.nn.to_hetero or torch_geometric.nn.to_hetero) "
+                f"for this model, or build it from PyG's layers")
+        return original(self, node, target, name)
+
+    call_message_passing_module._gnnc = True
+    cls.call_message_passing_module = call_message_passing_module
+
+
+# PyG module -> what gnnc.nn does to it once it is imported.
+_PATCHES = {_FX: _recognise_layers, _BASES: _refuse_in_bases}
+
+
 class _OnImport(importlib.abc.MetaPathFinder):
-    """Runs _recognise_layers when PyG's fx module is imported (after
-    gnnc.nn), then steps aside."""
+    """Runs the patch of `_PATCHES` for a PyG module when it is imported
+    (after gnnc.nn); steps aside once each has run."""
+
+    def __init__(self, names):
+        self.pending = set(names)
 
     def find_spec(self, name, path, target=None):
-        if name != _FX:
+        if name not in self.pending:
             return None
         spec = None
         for finder in sys.meta_path:
@@ -64,20 +102,25 @@ class _OnImport(importlib.abc.MetaPathFinder):
 
         def exec_module(module):
             run(module)
-            if self in sys.meta_path:
+            self.pending.discard(name)
+            if not self.pending and self in sys.meta_path:
                 sys.meta_path.remove(self)
-            _recognise_layers(module)
+            _PATCHES[name](module)
 
         loader.exec_module = exec_module
         return spec
 
 
 def _install() -> None:
-    fx = sys.modules.get(_FX)
-    if fx is not None:
-        _recognise_layers(fx)
-    elif not any(isinstance(f, _OnImport) for f in sys.meta_path):
-        sys.meta_path.insert(0, _OnImport())
+    waiting = []
+    for name, patch in _PATCHES.items():
+        module = sys.modules.get(name)
+        if module is not None:
+            patch(module)
+        else:
+            waiting.append(name)
+    if waiting and not any(isinstance(f, _OnImport) for f in sys.meta_path):
+        sys.meta_path.insert(0, _OnImport(waiting))
 
 
 _install()
