@@ -27,6 +27,7 @@ import hashlib
 import itertools
 import operator
 import os
+import re
 import stat
 import threading
 import weakref
@@ -83,6 +84,13 @@ class Graph:
         # PyTorch ops is noticed by its version counter and rebuilds the
         # structures, one through .numpy() or .data is not).
         self.edge_index = _private_copy(edge_index, edge_type)
+        # A typed CPU graph's largest relation id (no synchronisation there),
+        # which a call compares with the function's relation count before
+        # running (on CUDA the compiled Program compares them); else None.
+        types = self.edge_type
+        self._max_relation: Optional[int] = (
+            int(types.max()) if types is not None and not types.is_cuda and
+            not types.is_meta and types.numel() else None)
         # Set by reorder(): the original id of each node, and its inverse.
         self.node_order: Optional[torch.Tensor] = None
         self._node_rank: Optional[torch.Tensor] = None
@@ -795,6 +803,44 @@ def _require_cuda(device: torch.device) -> None:
 # Compiled modules.
 
 
+# A relation-form op of the printed IR (the dialect's assembly format:
+# `gnn.gather src %g, %h relation : !gnn.graph<typed>, tensor<?xRx..> -> ..`,
+# `gnn.reduce sum %g, %m [reversed] relation : .. -> tensor<?xRx..>`), and
+# a tensor type's shape.
+_RELATION_OP = re.compile(r"gnn\.(gather|reduce)\b[^\n:]*\brelation\s*:([^\n]*)")
+_TENSOR_SHAPE = re.compile(r"tensor<((?:[0-9?]+x)+)")
+
+
+def _relation_count(text: str, function: str) -> Optional[int]:
+    """`_Compiled.relations` on the module's printed IR `text`."""
+    start = text.find(f"func.func @{function}(")
+    if start < 0:
+        return None
+    end = text.find("\n  }", start)
+    counts = []
+    for op, types in _RELATION_OP.findall(text[start:end if end >= 0 else len(text)]):
+        operands, _, result = types.partition("->")
+        shapes = _TENSOR_SHAPE.findall(result if op == "reduce" else operands)
+        dims = shapes[-1].split("x") if shapes else []
+        if len(dims) > 2 and dims[1].isdigit():
+            counts.append(int(dims[1]))
+    return min(counts) if counts else None
+
+
+def _check_relations(function: str, relations: Optional[int], graph: "Graph") -> None:
+    """A typed CPU graph's relation ids against the function's count, before
+    the call runs: the ValueError the compiled Program raises on CUDA (the
+    reference evaluator would stop at the first relation op with a located
+    CompileError)."""
+    top = getattr(graph, "_max_relation", None)
+    if relations is None or top is None or top < relations:
+        return
+    edge = int(torch.nonzero(graph.edge_type == top)[0, 0])
+    raise ValueError(f"gnnc: @{function} was generated for {relations} relations but "
+                     f"the graph has relation id {top} (edge {edge}; ids must be below "
+                     f"the relation count)")
+
+
 class _Compiled:
     """A parsed module and what was derived from it."""
 
@@ -812,6 +858,8 @@ class _Compiled:
         self.training = _jit.Variants()
         # (function, base) -> the ops' target handle.
         self.targets: Dict[tuple, int] = {}
+        # function -> its relation count or None (relations()).
+        self._relations: Dict[str, Optional[int]] = {}
 
     def signature(self, function: str) -> dict:
         sig = self.signatures.get(function)
@@ -819,6 +867,16 @@ class _Compiled:
             sig = self.module.signature(function)
             self.signatures[function] = sig
         return sig
+
+    def relations(self, function: str) -> Optional[int]:
+        """The relation count of a typed ``function`` (the smallest ``R`` of
+        its relation gathers' ``[nodes, R, ...]`` inputs and relation
+        reduces' results: ids at or past it are refused), None where it has
+        no relation form. Read from the types of the printed IR (the
+        signature does not carry it), once per function."""
+        if function not in self._relations:
+            self._relations[function] = _relation_count(self.module.text(), function)
+        return self._relations[function]
 
     def prepare(self, function: str) -> None:
         """Signature and derivative of ``function``, ahead of any call (so
@@ -1229,6 +1287,7 @@ class Function:
         self._step = compiled.target(info["forward"], function) if info else None
         self._grad_args = tuple(info["grads"]) if info else ()
         self._typed = bool(self.signature["args"][0].get("typed"))
+        self._relations = compiled.relations(function) if self._typed else None
         # The arguments (0-based, after the graph) the backward does not
         # read: not kept for it.
         read = {i - 1 for kind, i in info["residuals"] if kind == "arg"} if info else set()
@@ -1248,6 +1307,8 @@ class Function:
                 raise TypeError(
                     f"gnnc: @{self.function} takes a typed graph (!gnn.graph<typed>) "
                     f"but this gnnc.Graph has no edge_type")
+            if self._typed:
+                _check_relations(self.function, self._relations, graph)
         else:
             _check_edge_index(graph)
             edge_index = graph

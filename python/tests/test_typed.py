@@ -100,13 +100,19 @@ def test_typed_graph_refusals():
         fn(ei, h, num_nodes=20)
     with pytest.raises(TypeError, match="this gnnc.Graph has no edge_type"):
         fn(gnnc.Graph(ei, 20), h)
-    # Relation ids past the function's count, or negative.
-    # (On the CPU the reference evaluator names the edge; on CUDA the
-    # Program refuses the graph before launching.)
+    # Relation ids past the function's count, or negative. Past it: one
+    # ValueError before running on either device (on the CPU the reference
+    # evaluator stopped at the op with a located CompileError).
     errors = (ValueError, RuntimeError, gnnc.CompileError)
-    with pytest.raises(errors, match=r"relation ids in \[0, 3\) but edge \d+|generated "
-                                     r"for 3 relations but the graph has relation id"):
+    with pytest.raises(ValueError, match=r"rel_f32_0_0'? was generated for 3 relations "
+                                         r"but the graph has relation id 5"):
         fn(gnnc.Graph(ei, 20, edge_type=et + R), h)
+    one = et.clone()
+    one[7] = R
+    with pytest.raises(ValueError, match=r"generated for 3 relations but the graph has "
+                                         r"relation id 3" + (r" \(edge 7;" if DEVICE.type
+                                                             == "cpu" else "")):
+        fn(gnnc.Graph(ei, 20, edge_type=one), h.requires_grad_())
     with pytest.raises(errors, match=r"negative relation id|not a relation id"):
         bad = et.clone()
         bad[5] = -1
@@ -131,6 +137,23 @@ def test_typed_graph_refusals():
     e = f.gather("src", x)
     with pytest.raises(ValueError, match="the relation form sums"):
         f.reduce("max", e, relations=R)
+
+
+def test_relation_reduce_refuses_ids_past_its_count():
+    """A function whose only relation form is a reduce into [nodes, R, C]:
+    its count is R too, refused before running on either device."""
+    f = ir.Builder("scatter_rel", "f32", typed=True)
+    x = f.arg([None, C])
+    out = f.reduce("sum", f.gather("src", x), relations=R)
+    fn = gnnc.compile(f.finish(out), function="scatter_rel")
+    ei, et = graph(20, 60)
+    x = torch.randn(20, C, device=DEVICE)
+    assert fn(gnnc.Graph(ei, 20, edge_type=et), x).shape == (20, R, C)
+    one = et.clone()
+    one[9] = R + 1
+    with pytest.raises(ValueError, match=r"generated for 3 relations but the graph has "
+                                         r"relation id 4"):
+        fn(gnnc.Graph(ei, 20, edge_type=one), x)
 
 
 def test_typed_function_runs_unchanged_with_int32_types_and_reorder():
