@@ -566,6 +566,19 @@ def test_attention_pair_weights_and_checks(layer):
     torch.testing.assert_close(a1, a2)
     with pytest.raises(ValueError, match="target features x\\[1\\] are required"):
         ours((xs, None), ei)
+    # An id out of range names its side, the value and the side's range,
+    # with and without self-loops, eager and compiled (the self-loop path
+    # of GAT and GATv2 said "node id 7, outside [0, 7) for a graph of 7
+    # nodes"; an id in [4, 7) at a destination read as the loops' range).
+    for loops in ((True, False) if layer != "TransformerConv" else (False,)):
+        kw = {} if layer == "TransformerConv" else dict(add_self_loops=loops)
+        bad = getattr(gnn, layer)((IN_SRC, IN_DST), OUT, **kw).to(DEVICE).double()
+        for run in (bad, torch.compile(bad)):
+            for edges, message in (([[7], [0]], "source id 7, outside \\[0, 7\\)"),
+                                   ([[0], [6]], "destination id 6, outside \\[0, 4\\)")):
+                with pytest.raises(ValueError, match=message + " for a bipartite graph "
+                                   "of 7 source and 4 destination nodes"):
+                    run((xs, xd), torch.tensor(edges, device=DEVICE))
     # Lazy (-1, -1): each Linear sized by its side.
     extra = dict(residual=True) if layer != "TransformerConv" else {}
     lazy = getattr(gnn, layer)((-1, -1), OUT, **extra).to(DEVICE)

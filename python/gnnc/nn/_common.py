@@ -1089,7 +1089,7 @@ def public(edge_index: Tensor) -> Tensor:
 
 
 def _with_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype,
-                     bound: int = -1):
+                     sides: Optional[Tuple[int, int]] = None):
     n = num_nodes
     e = edge_index.size(1)
     ei = edge_index.long()
@@ -1097,10 +1097,10 @@ def _with_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype,
     any_loop = False
     if e:
         # The ids' range and whether any edge is a self-loop: one read back
-        # (one synchronisation on CUDA). A bipartite graph's ids are checked
-        # per side by the graph cache: here only against its node rows
-        # (bound).
-        (any_loop,) = _core._check_ids(ei, n if bound < 0 else bound, is_loop.any(),
+        # (one synchronisation on CUDA). A bipartite graph's ids each
+        # against their side's count (`sides`), named as the graph cache
+        # names them.
+        (any_loop,) = _core._check_ids(ei, n if sides is None else sides, is_loop.any(),
                                        hint=" (x.size(0))")
     loops = torch.arange(n, device=ei.device, dtype=torch.int64)
     aug = _core._make_private(torch.cat([ei, loops.unsqueeze(0).expand(2, n)], dim=1))
@@ -1109,22 +1109,24 @@ def _with_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype,
 
 
 def _cached_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype,
-                       bound: int = -1):
-    return _derived(edge_index, ("loops", num_nodes, dtype, bound),
-                    lambda: _with_self_loops(edge_index, num_nodes, dtype, bound))
+                       sides: Optional[Tuple[int, int]] = None):
+    return _derived(edge_index, ("loops", num_nodes, dtype, sides),
+                    lambda: _with_self_loops(edge_index, num_nodes, dtype, sides))
 
 
 # Outside CUDA graphs (it hands out cached tensors and checks its input on
 # every call): torch.compile's mode="reduce-overhead" runs it between them.
+# (num_src, num_dst): a bipartite graph's sides, (-1, -1) for one node set.
 @torch.library.custom_op("gnnc_nn::self_loops", mutates_args=(),
                          tags=_core._NOT_IN_CUDA_GRAPHS)
-def _self_loops_op(edge_index: Tensor, num_nodes: int,
-                   dtype: torch.dtype, bound: int = -1) -> tuple[Tensor, Tensor]:
-    return _cached_self_loops(edge_index, num_nodes, dtype, bound)[:2]
+def _self_loops_op(edge_index: Tensor, num_nodes: int, dtype: torch.dtype,
+                   num_src: int = -1, num_dst: int = -1) -> tuple[Tensor, Tensor]:
+    sides = None if num_src < 0 else (num_src, num_dst)
+    return _cached_self_loops(edge_index, num_nodes, dtype, sides)[:2]
 
 
 @_self_loops_op.register_fake
-def _(edge_index, num_nodes, dtype, bound=-1):
+def _(edge_index, num_nodes, dtype, num_src=-1, num_dst=-1):
     e = edge_index.size(1)
     aug = edge_index.new_empty((2, e + num_nodes), dtype=torch.int64)
     keep = edge_index.new_empty((e + num_nodes,), dtype=dtype)
@@ -1132,17 +1134,19 @@ def _(edge_index, num_nodes, dtype, bound=-1):
 
 
 def with_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype,
-                    bound: int = -1):
+                    sides: Optional[Tuple[int, int]] = None):
     """(the graph [2, E + N]: edge_index then (n, n) for every node n <
     num_nodes; keep [E + N] of `dtype`: 0 on the input's self-loops, else 1,
-    or None in eager mode when the input has no self-loops). `bound`: the
-    ids' range when it is not num_nodes (a bipartite graph's rows, its loops
-    min(num_src, num_dst))."""
+    or None in eager mode when the input has no self-loops). `sides`: a
+    bipartite graph's (num_src, num_dst), which its ids are checked against
+    (its loops are min(num_src, num_dst)); None: one node set of
+    num_nodes."""
     if torch.compiler.is_compiling() or edge_index.is_meta:
         # Traced, or shapes only: the op (its fake gives the shapes), the mask
         # always present.
-        return _self_loops_op(edge_index, num_nodes, dtype, bound)
-    aug, keep, any_loop = _cached_self_loops(edge_index, num_nodes, dtype, bound)
+        return _self_loops_op(edge_index, num_nodes, dtype,
+                              *((-1, -1) if sides is None else sides))
+    aug, keep, any_loop = _cached_self_loops(edge_index, num_nodes, dtype, sides)
     return aug, (keep if any_loop else None)
 
 

@@ -159,7 +159,7 @@ def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tenso
     n_loops = min(n) if isinstance(n, tuple) else n
     if loops:
         ei, keep = _common.with_self_loops(ei, n_loops, dtype,
-                                           max(n) if isinstance(n, tuple) else -1)
+                                           n if isinstance(n, tuple) else None)
     if edge_attr is not None:
         if loops and isinstance(n, tuple) and isinstance(layer.fill_value, str) and \
                 n[1] > n_loops:
