@@ -8,7 +8,7 @@ import importlib.util
 import math
 import sys
 import weakref
-from typing import Optional, Tuple
+from typing import Optional, Tuple, Union
 
 import torch
 from torch import Tensor
@@ -1089,7 +1089,7 @@ def public(edge_index: Tensor) -> Tensor:
 
 
 def _with_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype,
-                     sides: Optional[Tuple[int, int]] = None):
+                     sides: Union[Tuple[int, int], int, None] = None):
     n = num_nodes
     e = edge_index.size(1)
     ei = edge_index.long()
@@ -1099,7 +1099,7 @@ def _with_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype,
         # The ids' range and whether any edge is a self-loop: one read back
         # (one synchronisation on CUDA). A bipartite graph's ids each
         # against their side's count (`sides`), named as the graph cache
-        # names them.
+        # names them (an int `sides`: one bound for both, _self_loops_op's).
         (any_loop,) = _core._check_ids(ei, n if sides is None else sides, is_loop.any(),
                                        hint=" (x.size(0))")
     loops = torch.arange(n, device=ei.device, dtype=torch.int64)
@@ -1109,24 +1109,44 @@ def _with_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype,
 
 
 def _cached_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype,
-                       sides: Optional[Tuple[int, int]] = None):
+                       sides: Union[Tuple[int, int], int, None] = None):
     return _derived(edge_index, ("loops", num_nodes, dtype, sides),
                     lambda: _with_self_loops(edge_index, num_nodes, dtype, sides))
 
 
 # Outside CUDA graphs (it hands out cached tensors and checks its input on
 # every call): torch.compile's mode="reduce-overhead" runs it between them.
-# (num_src, num_dst): a bipartite graph's sides, (-1, -1) for one node set.
+# Its schema is kept as it was (a graph torch.compile cached on disk calls
+# the op as it was then); `bound` >= 0, the ids' range where it is not
+# num_nodes, only comes from such a graph: gnnc now calls
+# bipartite_self_loops there.
 @torch.library.custom_op("gnnc_nn::self_loops", mutates_args=(),
                          tags=_core._NOT_IN_CUDA_GRAPHS)
-def _self_loops_op(edge_index: Tensor, num_nodes: int, dtype: torch.dtype,
-                   num_src: int = -1, num_dst: int = -1) -> tuple[Tensor, Tensor]:
-    sides = None if num_src < 0 else (num_src, num_dst)
-    return _cached_self_loops(edge_index, num_nodes, dtype, sides)[:2]
+def _self_loops_op(edge_index: Tensor, num_nodes: int,
+                   dtype: torch.dtype, bound: int = -1) -> tuple[Tensor, Tensor]:
+    return _cached_self_loops(edge_index, num_nodes, dtype,
+                              None if bound < 0 else bound)[:2]
 
 
 @_self_loops_op.register_fake
-def _(edge_index, num_nodes, dtype, num_src=-1, num_dst=-1):
+def _(edge_index, num_nodes, dtype, bound=-1):
+    return _self_loops_fake(edge_index, num_nodes, dtype)
+
+
+# A bipartite graph's: its ids checked against (num_src, num_dst).
+@torch.library.custom_op("gnnc_nn::bipartite_self_loops", mutates_args=(),
+                         tags=_core._NOT_IN_CUDA_GRAPHS)
+def _bipartite_self_loops_op(edge_index: Tensor, num_nodes: int, dtype: torch.dtype,
+                             num_src: int, num_dst: int) -> tuple[Tensor, Tensor]:
+    return _cached_self_loops(edge_index, num_nodes, dtype, (num_src, num_dst))[:2]
+
+
+@_bipartite_self_loops_op.register_fake
+def _(edge_index, num_nodes, dtype, num_src, num_dst):
+    return _self_loops_fake(edge_index, num_nodes, dtype)
+
+
+def _self_loops_fake(edge_index: Tensor, num_nodes: int, dtype: torch.dtype):
     e = edge_index.size(1)
     aug = edge_index.new_empty((2, e + num_nodes), dtype=torch.int64)
     keep = edge_index.new_empty((e + num_nodes,), dtype=dtype)
@@ -1144,8 +1164,9 @@ def with_self_loops(edge_index: Tensor, num_nodes: int, dtype: torch.dtype,
     if torch.compiler.is_compiling() or edge_index.is_meta:
         # Traced, or shapes only: the op (its fake gives the shapes), the mask
         # always present.
-        return _self_loops_op(edge_index, num_nodes, dtype,
-                              *((-1, -1) if sides is None else sides))
+        if sides is None:
+            return _self_loops_op(edge_index, num_nodes, dtype)
+        return _bipartite_self_loops_op(edge_index, num_nodes, dtype, *sides)
     aug, keep, any_loop = _cached_self_loops(edge_index, num_nodes, dtype, sides)
     return aug, (keep if any_loop else None)
 
