@@ -772,10 +772,73 @@ def test_gine_input_errors():
         gnn.GINEConv(torch.nn.ReLU(), edge_dim=2)
     with pytest.raises(ValueError, match=r"edge_attr of 3 channels \(edge_dim\), got 2"):
         gnn.GINEConv(mlp(IN, OUT), edge_dim=3)(x, edge_index, torch.randn(e, 2))
+    # An uncoalesced COO adjacency: edge_attr in its entry order, each
+    # entry its own edge (PyG's to_edge_index; it was refused).
     adj = torch.sparse_coo_tensor(torch.stack([edge_index[1], edge_index[0]]),
                                   torch.ones(e), (n, n))
-    with pytest.raises(NotImplementedError, match="uncoalesced"):
-        layer(x, adj, torch.randn(e, IN))
+    ea = torch.randn(e, IN)
+    torch.testing.assert_close(layer(x, adj, ea), layer(x, edge_index, ea))
+
+
+# Which PyG layers read a COO adjacency's duplicate entries as one edge (spmm,
+# or add_self_loops, which builds a coalesced tensor) and which as one edge
+# each (to_edge_index): (case, sums duplicates).
+COO_READS = [("gcn", True), ("sage-mean", True), ("gin", True), ("gat-heads", True),
+             ("gatv2", True), ("agnn", True), ("gat-mean-noloops-res", False),
+             ("gatv2-noloops-nobias", False), ("transformer", False),
+             ("agnn-fixed-noloops", False), ("gine-edge-dim-train-eps", False)]
+
+
+@pytest.mark.parametrize("case,sums", COO_READS, ids=[c for c, _ in COO_READS])
+def test_coo_adjacency_read_as_pyg_whatever_its_coalesced_flag(case, sums):
+    """A COO adj_t whose indices are unsorted and repeated gives PyG's result
+    whether or not it is flagged coalesced (torch.sparse_coo_tensor(...,
+    is_coalesced=True), or PyG's to_edge_index, which flags the caller's
+    tensor), and the same result before and after the flag is set. gnnc
+    trusted the flag (attention layers up to 0.4 from PyG, and a result that
+    changed once a PyG call had flagged the tensor) and coalesced an
+    unflagged tensor where PyG reads every entry."""
+    from torch_geometric.utils import to_edge_index
+    dtype = torch.float32
+    ours, pyg = make(BY_ID[case], dtype)
+    edge_index, n = random_graph(n=12, e=50, seed=7)
+    edge_index = torch.cat([edge_index, edge_index[:, :10]], dim=1)  # duplicates
+    edge_index = edge_index[:, torch.randperm(60, generator=torch.Generator().manual_seed(1))]
+    e = edge_index.size(1)
+    ea = edge_features(e, 2, dtype) if case.startswith("gine") else None
+    extra = () if ea is None else (ea,)
+
+    def adj(flagged):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch's invariant-check notice
+            return torch.sparse_coo_tensor(edge_index.flip(0), torch.ones(e, dtype=dtype),
+                                           (n, n), is_coalesced=flagged)
+
+    x = features(n, dtype)
+    x1, x2 = x.clone().requires_grad_(), x.clone().requires_grad_()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PyG's "converting to CSR" advice
+        # PyG's answer: the coalesced graph where its path sums duplicates
+        # (its spmm of a flagged, unsorted tensor reads garbage: the same
+        # tensor unflagged), else the entries as they are (flagged: an
+        # unflagged tensor is an error there).
+        want = pyg(x2, *((adj(False).coalesce(),) if sums else (adj(True),) + extra))
+    unflagged = adj(False)
+    first = ours(x1, unflagged, *extra)
+    torch.testing.assert_close(first, want, **tol(dtype))
+    _parity.same_gradients(first, want, [x1], [x2], dtype)
+    to_edge_index(unflagged)  # PyG's leftover: the caller's tensor now flagged
+    assert unflagged.is_coalesced()
+    torch.testing.assert_close(ours(x, unflagged, *extra), first.detach(), rtol=0, atol=0)
+    torch.testing.assert_close(ours(x, adj(True), *extra), first.detach(), rtol=0, atol=0)
+    if case.startswith(("gat", "transformer")):
+        # The attention weights as PyG returns them for the flagged tensor:
+        # the adjacency (a duplicate's weights summed) and the weights in
+        # the order of PyG's edges.
+        _, (a1, w1) = ours(x, adj(True), return_attention_weights=True)
+        _, (a2, w2) = pyg(x, adj(True), return_attention_weights=True)
+        torch.testing.assert_close(w1, w2, **tol(dtype))
+        torch.testing.assert_close(a1.to_dense(), a2.to_dense(), **tol(dtype))
 
 
 @pytest.mark.parametrize("case", ["sage-sum-norm-project", "gcn-nonorm-nobias", "gin"])

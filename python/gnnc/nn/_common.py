@@ -371,13 +371,15 @@ def self_loop_attr(edge_attr: Tensor, edge_index: Tensor, keep: Optional[Tensor]
 # --------------------------------------------------------------------------
 
 def check_inputs(layer: str, x, edge_index, in_channels: Optional[int],
-                 dtype: Optional[torch.dtype], flow: str = "source_to_target"):
+                 dtype: Optional[torch.dtype], flow: str = "source_to_target",
+                 coalesce: bool = True):
     """x: a [N, in_channels] float tensor of the parameters' dtype (under
     torch.autocast: float32, bfloat16 or float16 with float32, bfloat16 or
     float16 parameters, see compute_dtype);
     edge_index: a [2, E] integer tensor on x's device, or a sparse adjacency
     (PyG's `adj_t`: a torch.sparse_coo/csr/csc tensor or a
-    torch_sparse.SparseTensor of [N, N], row = target, column = source).
+    torch_sparse.SparseTensor of [N, N], row = target, column = source;
+    `coalesce`: as sparse_edges').
 
     Returns (edge_index [2, E], values): the graph as an edge_index, and a
     sparse adjacency's values in its edge order (None for an edge_index or a
@@ -392,7 +394,7 @@ def check_inputs(layer: str, x, edge_index, in_channels: Optional[int],
                         f"{type(x).__name__}")
     values = None
     if is_sparse(edge_index):
-        edge_index, values = _adjacency(layer, x, edge_index, flow)
+        edge_index, values = _adjacency(layer, x, edge_index, flow, coalesce)
     if not isinstance(edge_index, Tensor):
         raise TypeError(f"{layer}: expected edge_index to be a torch.Tensor "
                         f"[2, E] or a sparse adjacency, got {type(edge_index).__name__}")
@@ -432,13 +434,14 @@ def check_edge_index(layer: str, edge_index, what: str = "edge_index") -> None:
 
 
 def bipartite_inputs(layer: str, x, edge_index, size, channels: Tuple[int, int],
-                     dtype: Optional[torch.dtype], flow: str):
+                     dtype: Optional[torch.dtype], flow: str, coalesce: bool = True):
     """PyG's bipartite message passing: `x` a (x_src, x_dst) pair (x_dst
     may be None), `edge_index` a [2, E] tensor or a sparse adjacency
     [num_dst, num_src] (PyG's adj_t), `size` None or (num_src, num_dst)
     (None entries: from x, or from the adjacency; num_dst defaults to num_src
-    without x_dst, as in PyG). Each present x is checked as check_inputs
-    checks x, against its side's `channels` (<= 0: not checked). Returns
+    without x_dst, as in PyG; `coalesce`: as sparse_edges'). Each present x
+    is checked as check_inputs checks x, against its side's `channels`
+    (<= 0: not checked). Returns
     (x_src, x_dst, edge_index, (num_src, num_dst), values): `values` a
     sparse adjacency's values in the edge order (None for an edge_index);
     the graph cache checks that sources are below num_src and destinations
@@ -458,7 +461,8 @@ def bipartite_inputs(layer: str, x, edge_index, size, channels: Tuple[int, int],
                         f"torch.Tensor, got {type(x_src).__name__}")
     values, from_adj = None, (None, None)
     if is_sparse(edge_index):
-        edge_index, values, from_adj = sparse_edges(layer, edge_index, flow, x_src.device)
+        edge_index, values, from_adj = sparse_edges(layer, edge_index, flow, x_src.device,
+                                                    coalesce)
     edge_index, _ = check_inputs(layer, x_src, edge_index, channels[0] or None, dtype,
                                  flow)
     if x_dst is not None:
@@ -494,14 +498,14 @@ def bipartite_inputs(layer: str, x, edge_index, size, channels: Tuple[int, int],
 
 
 def linear_pair_inputs(layer: str, x, edge_index, size, sides, flow: str,
-                       targets_required: bool, first=()):
+                       targets_required: bool, first=(), coalesce: bool = True):
     """`bipartite_inputs` for a layer whose Linears read the two sides:
     `sides` = (the Linears reading the sources, those reading the targets),
     the first of each giving its side's channels (lazy ones: not checked,
     then sized here by the side's features) and the first source Linear the
     dtype. A single `x` counts as the pair (x, x). `targets_required`: a
     pair without x_dst is refused (the layer reads both sides). `first`: as
-    materialize_lazy's. Returns
+    materialize_lazy's; `coalesce`: as sparse_edges'. Returns
     bipartite_inputs' (x_src, x_dst, edge_index, sizes, values)."""
     pair = tuple(x) if isinstance(x, (tuple, list)) else (x, x)
     if targets_required and len(pair) == 2 and pair[1] is None:
@@ -510,7 +514,7 @@ def linear_pair_inputs(layer: str, x, edge_index, size, sides, flow: str,
     channels = tuple(0 if not lins or lins[0].is_lazy() else lins[0].weight.size(1)
                      for lins in sides)
     x_src, x_dst, edge_index, sizes, values = bipartite_inputs(
-        layer, pair, edge_index, size, channels, sides[0][0].weight.dtype, flow)
+        layer, pair, edge_index, size, channels, sides[0][0].weight.dtype, flow, coalesce)
     sided = [(m, side) for lins, side in zip(sides, (x_src, x_dst)) for m in lins]
     for m, side in _first_ones_first(sided, first, key=lambda ms: ms[0]):
         if side is not None and m.is_lazy():
@@ -528,6 +532,15 @@ def linear_pair_inputs(layer: str, x, edge_index, size, sides, flow: str,
 # the edges without a permutation. The edge_index is cached per adjacency
 # object, checked like an edge_index (version counter, data pointer, and
 # contents on the device: _core._Snapshot of its index tensors).
+#
+# A COO tensor's entries are read as PyG's layer reads them, whatever its
+# is_coalesced() flag says (torch.sparse_coo_tensor(..., is_coalesced=True)
+# and PyG's to_edge_index, which sets it on the caller's tensor, make it
+# claim what its indices may not hold): the layers whose PyG path sums
+# duplicates (spmm, or add_self_loops, which builds a coalesced tensor)
+# get the coalesced graph, the others (PyG's to_edge_index) every entry as
+# it is. Whether a flagged tensor's indices are in fact sorted and unique
+# is read once per new graph (_cached_adjacency), never assumed.
 
 _ADJ = {}
 _ADJ_SIZE = 32
@@ -587,11 +600,13 @@ def sparse_edges(layer: str, adj, flow: str, device: torch.device,
     tensor or a torch_sparse.SparseTensor of shape [num_dst, num_src], entry
     [i, j] the edge j -> i) as (edge_index [2, E], values in that edge order
     or None, (num_src, num_dst)). The edge_index is cached while `adj` and
-    its index tensors live (`_cached_adjacency`); an uncoalesced COO tensor
-    is coalesced first (duplicates summed, as PyG's spmm sums them), or with
-    `coalesce=False` taken entry by entry (PyG's to_edge_index, which
-    attention over several edge types uses). `device`: where the features
-    are (the adjacency must be there too)."""
+    its index tensors live (`_cached_adjacency`). A COO tensor whose
+    indices are not sorted and unique (whatever its is_coalesced() flag
+    says) is coalesced first (duplicates summed, as PyG's spmm and its
+    add_self_loops sum them), or with `coalesce=False` taken entry by entry
+    in its order (PyG's to_edge_index, which the layers without self-loops
+    read). `device`: where the features are (the adjacency must be there
+    too)."""
     if flow == "target_to_source":
         raise ValueError(
             f"{layer}: flow='target_to_source' is invalid with a sparse adjacency "
@@ -614,47 +629,58 @@ def sparse_edges(layer: str, adj, flow: str, device: torch.device,
         raise ValueError(f"{layer}: x is on {device} but the adjacency is on "
                          f"{where}; move both to one device")
     sizes = (int(shape[1]), int(shape[0]))
-    if isinstance(adj, Tensor):
-        if adj.layout == torch.sparse_coo and not adj.is_coalesced() and coalesce:
-            # Duplicates are summed (what PyG's spmm computes): a new tensor,
-            # not cached.
-            adj = adj.coalesce()
-            ind = adj.indices()
-            # Coalesced: sorted by (row, column), i.e. by destination.
-            edges = _core._mark_dst_sorted(_core._make_private(torch.stack([ind[1], ind[0]])))
-            return edges, adj.values(), sizes
-        if adj.layout == torch.sparse_coo:
-            parts = (adj._indices(),)
-            if adj.is_coalesced():
-                # values(), not _values(): autograd tracks it (learnable
-                # edge weights get their gradient).
-                values = adj.values()
-            else:
-                if adj.requires_grad and torch.is_grad_enabled():
-                    raise NotImplementedError(
-                        f"{layer}: gradients for an uncoalesced COO adjacency's "
-                        f"values taken entry by entry are not supported (PyG "
-                        f"cannot take them either); coalesce it first")
-                values = adj._values()
-        elif adj.layout == torch.sparse_csr:
-            parts = (adj.crow_indices(), adj.col_indices())
-        else:
-            parts = (adj.ccol_indices(), adj.row_indices())
-        if adj.layout != torch.sparse_coo:
-            values = adj.values()
-    else:
+    if not isinstance(adj, Tensor):
         row, col, values = adj.coo()
-        parts = (row, col)
-    return _cached_adjacency(adj, parts), values, sizes
+        return _cached_adjacency(adj, (row, col))[0], values, sizes
+    if adj.layout == torch.sparse_coo:
+        flagged = adj.is_coalesced()
+        if coalesce and not flagged:
+            # Duplicates are summed (what PyG computes): a new tensor, not
+            # cached.
+            return _coalesced(adj, sizes)
+        edges, in_order = _cached_adjacency(adj, (adj._indices(),))
+        if coalesce and not in_order:
+            # Flagged coalesced, but its indices are not sorted and unique.
+            return _coalesced(adj, sizes)
+        if flagged:
+            # values(), not _values(): autograd tracks it (learnable edge
+            # weights get their gradient).
+            return edges, adj.values(), sizes
+        if adj.requires_grad and torch.is_grad_enabled():
+            raise NotImplementedError(
+                f"{layer}: gradients for an uncoalesced COO adjacency's "
+                f"values taken entry by entry are not supported (PyG "
+                f"cannot take them either); coalesce it first")
+        return edges, adj._values(), sizes
+    if adj.layout == torch.sparse_csr:
+        parts = (adj.crow_indices(), adj.col_indices())
+    else:
+        parts = (adj.ccol_indices(), adj.row_indices())
+    return _cached_adjacency(adj, parts)[0], adj.values(), sizes
 
 
-def _adjacency(layer: str, x: Tensor, adj, flow: str):
+def _coalesced(adj: Tensor, sizes: tuple):
+    """sparse_edges' answer for a COO tensor whose duplicates are summed:
+    built from its entries as they are (a tensor flagged coalesced is
+    copied unflagged first: its coalesce() would return it unchanged),
+    the values differentiable."""
+    if adj.is_coalesced():
+        adj = torch.sparse_coo_tensor(adj.indices(), adj.values(), adj.shape,
+                                      device=adj.device)
+    adj = adj.coalesce()
+    ind = adj.indices()
+    # Coalesced: sorted by (row, column), i.e. by destination.
+    edges = _core._mark_dst_sorted(_core._make_private(torch.stack([ind[1], ind[0]])))
+    return edges, adj.values(), sizes
+
+
+def _adjacency(layer: str, x: Tensor, adj, flow: str, coalesce: bool):
     """A one-graph layer's sparse adjacency: square, as many nodes as x has
     rows. (edge_index, values); anything else than a sparse adjacency is
     returned as it is (check_inputs then says what it is)."""
     if not isinstance(adj, Tensor) and not _is_sparse_tensor(adj):
         return adj, None
-    edge_index, values, (ns, nd) = sparse_edges(layer, adj, flow, x.device)
+    edge_index, values, (ns, nd) = sparse_edges(layer, adj, flow, x.device, coalesce)
     if ns != nd:
         raise NotImplementedError(
             f"{layer}: a non-square adjacency [{nd}, {ns}] (bipartite message "
@@ -710,41 +736,49 @@ def _edges_of(adj, parts) -> Tensor:
     return torch.stack([col, row])
 
 
-def _row_major(adj) -> bool:
-    """Whether the adjacency's entries come sorted by row (= destination):
-    CSR, a coalesced COO tensor, a SparseTensor (its storage is CSR). Then
-    its edge_index needs no sort into gnnc's CSR (a hint the graph build
-    checks)."""
-    if not isinstance(adj, Tensor):
-        return True
-    return adj.layout == torch.sparse_csr or \
-        (adj.layout == torch.sparse_coo and adj.is_coalesced())
+def _coo_order(adj: Tensor, index: Tensor) -> Tuple[bool, bool]:
+    """(whether a COO tensor's `index` [2, nnz] is sorted by (row, column)
+    with no duplicate, i.e. coalesced in fact; whether its rows do not
+    decrease): one read back, once per new graph."""
+    if index.size(1) < 2:
+        return True, True
+    key = index[0].long() * int(adj.size(1)) + index[1].long()
+    unique, rows = torch.stack([(key.diff() > 0).all(),
+                                (index[0].diff() >= 0).all()]).tolist()
+    return bool(unique), bool(rows)
 
 
-def _cached_adjacency(adj, parts) -> Tensor:
-    """The edge_index of `adj` (index tensors `parts`), built once while
-    `adj` lives and its index tensors hold what they held."""
+def _cached_adjacency(adj, parts) -> Tuple[Tensor, bool]:
+    """(the edge_index of `adj` (index tensors `parts`), built once while
+    `adj` lives and its index tensors hold what they held; for a COO
+    tensor whether its indices are in fact sorted and unique (else True)).
+    The edges are marked sorted by destination where they are: a CSR
+    tensor's, a SparseTensor's (its storage is CSR), a COO tensor's whose
+    rows were read not to decrease (its flag is not trusted)."""
+    coo = isinstance(adj, Tensor) and adj.layout == torch.sparse_coo
     if torch.compiler.is_compiling() or parts[0].is_meta:
-        return _edges_of(adj, parts)
+        return _edges_of(adj, parts), (not coo or adj.is_coalesced())
     key = id(adj)
     rec = _ADJ.get(key)
     if rec is not None and rec[0]() is adj:
-        _, snaps, edges = rec
+        _, snaps, edges, in_order = rec
         if any(s.copy is not None and s.stale() for s in snaps):
             del _ADJ[key]
             raise _core._stale_error(parts[0])
         if len(snaps) == len(parts) and all(s.matches(p) for s, p in zip(snaps, parts)):
-            return edges
+            return edges, in_order
     _ADJ.pop(key, None)
     while len(_ADJ) >= _ADJ_SIZE:
         del _ADJ[next(iter(_ADJ))]
-    if isinstance(adj, Tensor) and adj.layout != torch.sparse_coo:
+    if isinstance(adj, Tensor) and not coo:
         _check_compressed(adj, *parts)
     snaps = tuple(_core._Snapshot.of(p) for p in parts)
     # Calls on the edge_index honour the change check of the column (or
     # COO) indices; the row pointers' check is read on the next lookup.
     edges = _core._make_private(_edges_of(adj, parts).contiguous(), snaps[-1].flag)
-    if _row_major(adj):
+    in_order, dst_sorted = _coo_order(adj, parts[0]) if coo else \
+        (True, not isinstance(adj, Tensor) or adj.layout == torch.sparse_csr)
+    if dst_sorted:
         _core._mark_dst_sorted(edges)
 
     def drop(_ref, key=key):
@@ -752,8 +786,8 @@ def _cached_adjacency(adj, parts) -> Tensor:
         if entry is not None and entry[0] is _ref:
             del _ADJ[key]
 
-    _ADJ[key] = (weakref.ref(adj, drop), snaps, edges)
-    return edges
+    _ADJ[key] = (weakref.ref(adj, drop), snaps, edges, in_order)
+    return edges, in_order
 
 
 def message_weights(layer: str, adj, values: Optional[Tensor], aggr: str,

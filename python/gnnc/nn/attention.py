@@ -32,7 +32,8 @@ class _HeadsLayer(torch.nn.Module):
         out, attention = out if weights else (out, None)
         if attention is not None and _common.is_sparse(adj):
             attention = _sparse_attention(adj, attention, shape,
-                                          type(self).__name__ != "TransformerConv")
+                                          type(self).__name__ != "TransformerConv",
+                                          self._sparse_coalesced())
         return _heads_out(out, self.concat), attention
 
     def _finished(self, out, weights: bool, adj, shape):
@@ -41,7 +42,8 @@ class _HeadsLayer(torch.nn.Module):
         if weights and _common.is_sparse(adj):
             out, attention = out
             return out, _sparse_attention(adj, attention, shape,
-                                          type(self).__name__ != "TransformerConv")
+                                          type(self).__name__ != "TransformerConv",
+                                          self._sparse_coalesced())
         return out
 
     @staticmethod
@@ -66,7 +68,7 @@ class _HeadsLayer(torch.nn.Module):
         if isinstance(x, (tuple, list)) or isinstance(self.in_channels, tuple):
             return self._pair(name, x, edge_index, size)
         edge_index, _ = _common.check_inputs(name, x, edge_index, _common.channels(self),
-                                             dtype, self.flow)
+                                             dtype, self.flow, self._sparse_coalesced())
         if self.in_channels <= 0:
             _common.materialize_lazy(self, x, self._lazy_first())
         return x, x, edge_index, None
@@ -83,8 +85,14 @@ class _HeadsLayer(torch.nn.Module):
         (`_sides`)."""
         x_src, x_dst, edge_index, sizes, _ = _common.linear_pair_inputs(
             name, x, edge_index, size, self._sides(), self.flow, targets_required=True,
-            first=self._lazy_first())
+            first=self._lazy_first(), coalesce=self._sparse_coalesced())
         return x_src, x_dst, edge_index, sizes
+
+    def _sparse_coalesced(self) -> bool:
+        """Whether a COO adjacency's duplicate entries are one edge (PyG's
+        add_self_loops rebuilds it coalesced) or each its own (PyG reads
+        the entries as they are without self-loops; sparse_edges)."""
+        return bool(getattr(self, "add_self_loops", False))
 
     def _bias_in_function(self, dt: torch.dtype) -> bool:
         """Whether the bias joins the layer's gnn function (GAT, GATv2 on
@@ -111,14 +119,17 @@ def _shape(x_src: Tensor, sizes) -> tuple:
     return (x_src.size(0),) * 2 if sizes is None else (sizes[1], sizes[0])
 
 
-def _sparse_attention(adj: Tensor, attention: tuple, shape: tuple, with_values: bool):
+def _sparse_attention(adj: Tensor, attention: tuple, shape: tuple, with_values: bool,
+                      loops: bool):
     """The attention weights (edge_index, alpha [E, H]) of a layer given a
     torch.sparse adjacency `adj` [num_dst, num_src] = `shape`, as PyG returns
     them for one: GAT and GATv2 (`with_values`) the adjacency the softmax
     ran over (self-loops included) holding the weights as its values
-    ([num_dst, num_src, H], coalesced, in adj's layout), with those values;
-    TransformerConv `adj` itself with the weights in its entry order (which
-    is edge_index's: sparse_edges keeps it)."""
+    ([num_dst, num_src, H], coalesced: a duplicate entry's weights summed,
+    in adj's layout), with the weights in the order of PyG's edges: with
+    self-loops (`loops`) those of its coalesced graph, without them adj's
+    entries (edge_index's: sparse_edges keeps them); TransformerConv `adj`
+    itself with the weights in its entry order."""
     edge_index, alpha = attention
     if not with_values:
         return adj, alpha
@@ -128,7 +139,7 @@ def _sparse_attention(adj: Tensor, attention: tuple, shape: tuple, with_values: 
         out = out.to_sparse_csr()
     elif adj.layout == torch.sparse_csc:
         out = out.to_sparse_csc()
-    return out, out.values()
+    return out, (out.values() if loops else alpha)
 
 
 def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tensor,

@@ -513,11 +513,13 @@ def _gin_run(module: torch.nn.Module, template: str, edge_index: Tensor, n: int,
 
 def _gin_inputs(module: torch.nn.Module, x, edge_index, size):
     """GIN's and GINE's checks of forward's inputs: (layer name, the graph
-    argument as given, edge_index, a sparse adjacency's values, node count)."""
+    argument as given, edge_index, a sparse adjacency's values, node count).
+    A COO adjacency's duplicates: summed for GIN (PyG's spmm), each its own
+    edge for GINE (PyG's to_edge_index; its features are per entry)."""
     name = type(module).__name__
     adj = edge_index
     edge_index, values = _common.check_inputs(name, x, adj, None, module.eps.dtype,
-                                              module.flow)
+                                              module.flow, _sums_duplicates(module))
     _common.check_size(name, size, x.size(0))
     return name, adj, edge_index, values, x.size(0)
 
@@ -528,11 +530,16 @@ def _gin_pair_inputs(module: torch.nn.Module, x, edge_index: Tensor, size):
     of equal channels."""
     name = type(module).__name__
     x_src, x_dst, ei, sizes, values = _common.bipartite_inputs(
-        name, x, edge_index, size, (0, 0), module.eps.dtype, module.flow)
+        name, x, edge_index, size, (0, 0), module.eps.dtype, module.flow,
+        _sums_duplicates(module))
     if x_dst is not None and x_dst.size(1) != x_src.size(1):
         raise ValueError(f"{name}: the source features have {x_src.size(1)} "
                          f"channels but the target features {x_dst.size(1)}")
     return x_src, x_dst, ei, sizes, values
+
+
+def _sums_duplicates(module: torch.nn.Module) -> bool:
+    return not isinstance(module, GINEConv)
 
 
 def _gin_pair_out(module: torch.nn.Module, out: Tensor, x_dst) -> Tensor:
@@ -675,11 +682,8 @@ class GINEConv(torch.nn.Module):
             return edge_attr
         if edge_attr is None:
             return values
-        if getattr(adj, "layout", None) == torch.sparse_coo and not adj.is_coalesced():
-            raise NotImplementedError(
-                f"{type(self).__name__}: edge_attr with an uncoalesced sparse COO "
-                f"adjacency (its edges are reordered when coalesced); pass "
-                f"adj_t.coalesce() with the features in its order, or edge_index")
+        # A COO adjacency's entries stay in their order (_gin_inputs), as the
+        # features are given.
         return edge_attr
 
     def _edge_features(self, edge_attr, edge_index: Tensor, x: Tensor) -> Tensor:
@@ -744,8 +748,10 @@ class AGNNConv(torch.nn.Module):
     @_common.sparse_runs_eagerly
     def forward(self, x: Tensor, edge_index: Tensor) -> Tensor:
         name = type(self).__name__
+        # A COO adjacency's duplicates: one edge with self-loops (PyG's
+        # add_self_loops rebuilds it coalesced), else each its own.
         edge_index, _ = _common.check_inputs(name, x, edge_index, None, self.beta.dtype,
-                                             self.flow)
+                                             self.flow, bool(self.add_self_loops))
         n = x.size(0)
         ei = _common.flip(edge_index, self.flow)
         dt = _common.compute_dtype(x, self.beta.dtype)
