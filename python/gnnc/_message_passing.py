@@ -374,13 +374,12 @@ class MessagePassing(torch.nn.Module):
 
     # -- inputs ---------------------------------------------------------------
     def _graph(self, layer, edge_index, size, kwargs):
+        from .nn import _common
+        if _common.is_sparse(edge_index):
+            edge_index, size = self._adjacency(layer, edge_index, size, kwargs)
         if not isinstance(edge_index, Tensor):
-            raise TypeError(f"{layer}: expected edge_index to be a torch.Tensor [2, E], "
-                            f"got {type(edge_index).__name__} (sparse adjacencies are "
-                            f"not supported by gnnc.MessagePassing)")
-        if edge_index.layout != torch.strided:
-            raise NotImplementedError(f"{layer}: a sparse adjacency is not supported by "
-                                      f"gnnc.MessagePassing; pass edge_index [2, E]")
+            raise TypeError(f"{layer}: expected edge_index to be a torch.Tensor [2, E] "
+                            f"or a sparse adjacency, got {type(edge_index).__name__}")
         if edge_index.dtype not in (torch.int64, torch.int32) or \
                 edge_index.dim() != 2 or edge_index.size(0) != 2:
             raise ValueError(f"{layer}: expected edge_index of shape [2, num_edges] "
@@ -422,6 +421,36 @@ class MessagePassing(torch.nn.Module):
         if n is None:
             n = int(edge_index.max()) + 1 if edge_index.numel() else 0
         return edge_index, n
+
+    def _adjacency(self, layer, adj, size, kwargs):
+        """PyG's sparse adjacency `adj_t` ([N, N], entry [i, j] the edge
+        j -> i: a torch.sparse COO, CSR or CSC tensor or a
+        torch_sparse.SparseTensor) as PyG's propagate reads it: its entries
+        as they are (to_edge_index: a COO tensor's duplicates stay separate
+        edges, whatever its is_coalesced() flag says), its values given to
+        message as `edge_weight`, `edge_attr` (values of more than
+        one dimension) and `edge_type` where those take them and the call
+        passes none. (edge_index, size)."""
+        from .nn import _common
+        edge_index, values, (ns, nd) = _common.sparse_edges(
+            layer, adj, self.flow, adj.device if isinstance(adj, Tensor) else adj.device(),
+            coalesce=False)
+        if ns != nd:
+            raise NotImplementedError(
+                f"{layer}: a non-square adjacency [{nd}, {ns}] (bipartite message "
+                f"passing) is not supported by gnnc.MessagePassing")
+        if size is not None and tuple(size) not in ((ns, ns), (ns, None), (None, ns)):
+            raise ValueError(f"{layer}: size={tuple(size)!r} but the adjacency is "
+                             f"{nd} x {ns}")
+        if values is not None:
+            wanted = _param_names(self.message)
+            given = {"edge_weight": values,
+                     "edge_attr": values if values.dim() > 1 else None,
+                     "edge_type": values}
+            for name, value in given.items():
+                if name in wanted and kwargs.get(name) is None and value is not None:
+                    kwargs[name] = value
+        return edge_index, (ns, ns)
 
     def _lifted_stems(self, kwargs):
         if torch.compiler.is_compiling():

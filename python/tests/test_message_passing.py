@@ -424,6 +424,85 @@ def test_source_target_pairs():
         SumConv().propagate(ei, x=(x, x[:3]))
 
 
+class _Gated(gnnc.MessagePassing):
+    """mean_j sigmoid(w_ji) tanh(x_i + x_j): nonlinear in the edge weight,
+    so a COO adjacency's duplicate entries count as separate edges."""
+
+    def __init__(self):
+        super().__init__(aggr="mean")
+
+    def forward(self, x, edge_index):
+        return self.propagate(edge_index, x=x, edge_weight=None)
+
+    def message(self, x_i, x_j, edge_weight):
+        return torch.sigmoid(edge_weight).view(-1, 1) * torch.tanh(x_i + x_j)
+
+
+class _PyGSum(pyg_nn.MessagePassing):
+    def __init__(self):
+        super().__init__(aggr="sum")
+
+    def forward(self, x, edge_index):
+        return self.propagate(edge_index, x=x)
+
+    def message(self, x_j):
+        return x_j
+
+
+class _PyGGated(pyg_nn.MessagePassing):
+    def __init__(self):
+        super().__init__(aggr="mean")
+
+    def forward(self, x, edge_index):
+        return self.propagate(edge_index, x=x, edge_weight=None)
+
+    def message(self, x_i, x_j, edge_weight):
+        return torch.sigmoid(edge_weight).view(-1, 1) * torch.tanh(x_i + x_j)
+
+
+def _adjacencies(ei, n, w):
+    """PyG's adj_t of (ei, w) in the forms PyG's propagate takes: COO
+    (coalesced; unsorted with duplicates, flagged coalesced or not, as PyG's
+    to_edge_index leaves them), CSR."""
+    coo = torch.sparse_coo_tensor(ei.flip(0), w, (n, n)).coalesce()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch's invariant-check notice
+        raw = {flag: torch.sparse_coo_tensor(ei.flip(0), w, (n, n), is_coalesced=flag)
+               for flag in (True, False)}
+    return {"coo": coo, "csr": coo.to_sparse_csr(), "coo-unsorted-flagged": raw[True],
+            "coo-unsorted": raw[False]}
+
+
+@pytest.mark.parametrize("layout", ["coo", "csr", "coo-unsorted-flagged", "coo-unsorted"])
+def test_sparse_adjacency_matches_pyg(layout):
+    """A layer called with PyG's adj_t gets what PyG's propagate gives it:
+    the entries as they are (duplicates separate), the values as
+    edge_weight where message takes it and the call passes None; outputs
+    and the features' gradients equal PyG's (it was refused)."""
+    ei, n = _graph()
+    w = torch.rand(ei.size(1), dtype=torch.float64, device=DEVICE,
+                   generator=None) + 0.5
+    x = torch.randn(n, 4, dtype=torch.float64, device=DEVICE)
+    for ours, theirs in ((_Gated(), _PyGGated()), (SumConv(), _PyGSum())):
+        # (PyG's generated propagate refuses an unflagged uncoalesced tensor;
+        # it reads the flagged one's entries as they are, as gnnc reads both.)
+        adj1 = _adjacencies(ei, n, w)[layout]
+        adj2 = _adjacencies(ei, n, w)[layout.replace("unsorted", "unsorted-flagged")
+                                      if layout == "coo-unsorted" else layout]
+        x1, x2 = x.clone().requires_grad_(), x.clone().requires_grad_()
+        got = ours(x1, adj1)
+        want = theirs(x2, adj2)
+        torch.testing.assert_close(got, want)
+        dy = torch.randn_like(want)
+        torch.testing.assert_close(torch.autograd.grad(got, x1, dy)[0],
+                                   torch.autograd.grad(want, x2, dy)[0])
+    adj = _adjacencies(ei, n, w)["csr"]
+    with pytest.raises(ValueError, match="target_to_source"):
+        SumConv(flow="target_to_source")(x, adj)
+    with pytest.raises(NotImplementedError, match=r"non-square adjacency \[7, 8\]"):
+        SumConv()(x, torch.sparse_coo_tensor(ei.flip(0), w, (n, n + 1)))
+
+
 def test_edgeconv_matches_pyg_edgeconv():
     ei, n = _graph()
     torch.manual_seed(3)
