@@ -363,18 +363,53 @@ def test_to_hetero_sage_sums_are_fused_and_equal_pyg(kw, hidden):
     same_results(ours, pyg, lambda m: m(data.x_dict, data.edge_index_dict))
 
 
-@pytest.mark.parametrize("layer", ["sage", "gat"])
-def test_pyg_to_hetero_recognises_gnnc_layers(layer):
+PYG_TO_HETERO = {
+    "sage": lambda nn, h: nn.SAGEConv((-1, -1), h),
+    "gat": lambda nn, h: nn.GATConv((-1, -1), h, add_self_loops=False),
+    "gat-heads-mean": lambda nn, h: nn.GATConv((-1, -1), h, heads=2, concat=False,
+                                               add_self_loops=False),
+    "gin": lambda nn, h: nn.GINConv(torch.nn.Sequential(
+        torch.nn.LazyLinear(h), torch.nn.ReLU(), torch.nn.Linear(h, h))),
+    "transformer": lambda nn, h: nn.TransformerConv((-1, -1), h, heads=2),
+}
+
+
+@pytest.mark.parametrize("aggr", ["mean", "sum", "max"])
+@pytest.mark.parametrize("layer", list(PYG_TO_HETERO))
+def test_pyg_to_hetero_recognises_gnnc_layers(layer, aggr):
     """PyG's own to_hetero on gnnc layers aggregates per node type, as with
     PyG's layers (it returned the edge types' unaggregated results)."""
-    data = hetero_data(5)
-    if layer == "sage":
-        conv = lambda nn, h: nn.SAGEConv((-1, -1), h)  # noqa: E731
-    else:
-        conv = lambda nn, h: nn.GATConv((-1, -1), h, add_self_loops=False)  # noqa: E731
-    ours = pyg_nn.to_hetero(Sage(gnn, conv), data.metadata(), aggr="mean").to(DEVICE)
-    pyg = pyg_nn.to_hetero(Sage(pyg_nn, conv), data.metadata(), aggr="mean").to(DEVICE)
+    data = hetero_data(8 if layer == "gin" else 5)  # GIN adds x_dst: one width
+    conv = PYG_TO_HETERO[layer]
+    ours = pyg_nn.to_hetero(Sage(gnn, conv), data.metadata(), aggr=aggr).to(DEVICE)
+    pyg = pyg_nn.to_hetero(Sage(pyg_nn, conv), data.metadata(), aggr=aggr).to(DEVICE)
     same_results(ours, pyg, lambda m: m(data.x_dict, data.edge_index_dict))
+
+
+@pytest.mark.parametrize("aggr", ["sum", "max", "cat"])
+@pytest.mark.parametrize("graph", ["edge_index", "coo", "csr"])
+def test_pyg_hetero_conv_mixing_layer_kinds_equals_pyg(aggr, graph):
+    """PyG's own HeteroConv over gnnc SAGE (sum, GraphConv's aggregation),
+    GAT and GIN layers, one kind per edge type, against the same with PyG's
+    layers: outputs and gradients."""
+    data = hetero_data(8)
+
+    def make(nn):
+        def convs(h):
+            return {("author", "writes", "paper"): nn.SAGEConv((-1, -1), h, aggr="sum"),
+                    ("paper", "rev_writes", "author"): nn.GATConv(
+                        (-1, -1), h, heads=2, concat=False, add_self_loops=False),
+                    ("paper", "cites", "paper"): nn.GINConv(torch.nn.LazyLinear(h))}
+        return torch.nn.ModuleList([pyg_nn.HeteroConv(convs(h), aggr=aggr)
+                                    for h in (16, 4)]).to(DEVICE)
+
+    graphs = sparse_dict(data, graph)
+
+    def run(convs):
+        x = {k: v.relu() for k, v in convs[0](data.x_dict, graphs).items()}
+        return convs[1](x, graphs)
+
+    same_results(make(gnn), make(pyg_nn), run)
 
 
 def test_pyg_to_hetero_recognises_gnnc_layers_imported_first():
