@@ -496,6 +496,12 @@ def test_sparse_adjacency_matches_pyg(layout):
         dy = torch.randn_like(want)
         torch.testing.assert_close(torch.autograd.grad(got, x1, dy)[0],
                                    torch.autograd.grad(want, x2, dy)[0])
+    if layout == "coo":
+        # A torch_sparse.SparseTensor (the tests' stand-in): the same entries.
+        import _parity
+        row, col = _adjacencies(ei, n, w)["coo"].indices()
+        st = _parity.SparseTensor(row, col, _adjacencies(ei, n, w)["coo"].values(), n)
+        torch.testing.assert_close(_Gated()(x, st), _PyGGated()(x, _adjacencies(ei, n, w)["coo"]))
     adj = _adjacencies(ei, n, w)["csr"]
     with pytest.raises(ValueError, match="target_to_source"):
         SumConv(flow="target_to_source")(x, adj)
