@@ -480,8 +480,7 @@ def test_sparse_adjacency_matches_pyg(layout):
     edge_weight where message takes it and the call passes None; outputs
     and the features' gradients equal PyG's (it was refused)."""
     ei, n = _graph()
-    w = torch.rand(ei.size(1), dtype=torch.float64, device=DEVICE,
-                   generator=None) + 0.5
+    w = torch.rand(ei.size(1), dtype=torch.float64, device=DEVICE) + 0.5
     x = torch.randn(n, 4, dtype=torch.float64, device=DEVICE)
     for ours, theirs in ((_Gated(), _PyGGated()), (SumConv(), _PyGSum())):
         # (PyG's generated propagate refuses an unflagged uncoalesced tensor;
@@ -499,9 +498,9 @@ def test_sparse_adjacency_matches_pyg(layout):
     if layout == "coo":
         # A torch_sparse.SparseTensor (the tests' stand-in): the same entries.
         import _parity
-        row, col = _adjacencies(ei, n, w)["coo"].indices()
-        st = _parity.SparseTensor(row, col, _adjacencies(ei, n, w)["coo"].values(), n)
-        torch.testing.assert_close(_Gated()(x, st), _PyGGated()(x, _adjacencies(ei, n, w)["coo"]))
+        coo = _adjacencies(ei, n, w)["coo"]
+        st = _parity.SparseTensor(*coo.indices(), coo.values(), n)
+        torch.testing.assert_close(_Gated()(x, st), _PyGGated()(x, coo))
     adj = _adjacencies(ei, n, w)["csr"]
     with pytest.raises(ValueError, match="target_to_source"):
         SumConv(flow="target_to_source")(x, adj)
