@@ -30,7 +30,7 @@ import torch_geometric
 from torch_geometric import nn as pyg_nn
 
 import gnnc.nn as gnn
-from check_pyg_parity import add_common_arguments, load_edges, start
+from check_pyg_parity import add_common_arguments, dataset_folder, load_edges, start
 
 IN = 64
 TOL = {torch.float32: 1e-4, torch.float64: 1e-9}
@@ -96,7 +96,7 @@ def main():
     print(f"{'graph':8} {'layer':12} {'dtype':8} {'tensor':24} {'max |diff|':>11} "
           f"{'scale':>10} {'ratio':>8}  result")
     for graph in args.graphs.split(","):
-        folder = os.path.join(args.datasets, graph)
+        folder = dataset_folder(args.datasets, graph)
         n = num_nodes(folder)
         edge_index = load_edges(folder).to(args.device)
         for dtype in (getattr(torch, d) for d in args.dtypes.split(",")):

@@ -68,10 +68,13 @@ def make_sage(aggr):
 def make_gin(a):
     mlp = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.ReLU(),
                               torch.nn.Linear(64, 64))
-    conv = GINConv(mlp, eps=0.0)
+    # examples/gin.mlir is GINConv(nn, train_eps=True): eps is argument 2.
+    conv = GINConv(mlp, train_eps=True)
     # GINConv re-initialises its nn on construction: load the weights after.
-    set_linear(conv.nn[0], a[2], a[3])
-    set_linear(conv.nn[2], a[4], a[5])
+    with torch.no_grad():
+        conv.eps.copy_(t(a[2]).view_as(conv.eps))
+    set_linear(conv.nn[0], a[3], a[4])
+    set_linear(conv.nn[2], a[5], a[6])
     return conv, a[1]
 
 
@@ -130,8 +133,20 @@ def load_edges(folder):
     return torch.from_numpy(e.T.copy())
 
 
+def dataset_folder(datasets, name):
+    """The folder of data set `name`: under `datasets`, else the copy shipped
+    in the repository's data/ (Cora and Citeseer), so that a fresh clone
+    checks those without ../shared/datasets."""
+    folder = os.path.join(datasets, name)
+    shipped = os.path.join(ROOT, "data", name)
+    if not os.path.isdir(folder) and os.path.isfile(os.path.join(shipped, "meta.txt")):
+        return shipped
+    return folder
+
+
 def add_common_arguments(p, graphs):
-    """--datasets, --graphs (default `graphs`), --json, --device."""
+    """--datasets (a data set missing there is looked up in data/), --graphs
+    (default `graphs`), --json, --device."""
     p.add_argument("--datasets", default=os.environ.get(
         "GNNC_DATASETS", os.path.join(ROOT, "..", "shared", "datasets")))
     p.add_argument("--graphs", default=graphs)
@@ -158,7 +173,7 @@ def main():
     print(f"{'graph':10} {'layer':12} {'PyG layer':16} {'max |diff|':>11} "
           f"{'max |ref|':>10} {'worst ratio':>11}  result")
     for graph in args.graphs.split(","):
-        folder = os.path.join(args.datasets, graph)
+        folder = dataset_folder(args.datasets, graph)
         edge_index = load_edges(folder).to(args.device)
         for name, pyg_name, make in LAYERS:
             with tempfile.TemporaryDirectory() as tmp:
