@@ -7,7 +7,9 @@ layer under the same autocast and a float64 copy of PyG's layer without
 autocast (the reference: PyG's autocast result rounds elsewhere, in places
 more loosely than gnnc's); outputs and the gradients of x, of the edge
 features and of every parameter are held to the documented layer
-tolerances against the reference (docs/Semantics.md), PyG's too. Then
+tolerances against the reference (docs/Semantics.md), PyG's too.
+The output's dtype is PyG's for every layer in every combination of
+autocast, layer and input dtypes (test_output_dtype_is_pygs). Then
 GradScaler with float16 (scaled steps, an overflow inside gnnc's backward
 found and the step skipped), NaN propagation, layers converted with
 `.to(torch.bfloat16)`, float64 left alone, the dtype errors outside
@@ -82,7 +84,21 @@ CASES = [
     ("agnn", "AGNNConv", (), {}, None),
     ("gcn-model", "GCN", (IN, 6, 2, OUT), {}, None),
 ]
-BY_ID = {c[0]: c for c in CASES}
+# Where PyG's output dtype takes another path: no bias after the op, an `nn`
+# without a linear map (it sees the aggregate's dtype) and the attention
+# weights' dtype.
+DTYPE_CASES = [
+    ("gcn-nobias", "GCNConv", (IN, OUT), dict(bias=False), None),
+    ("gin-act", "GINConv", (), dict(nn=torch.nn.Tanh), None),
+    ("gine-act", "GINEConv", (), dict(nn=torch.nn.Tanh), "edge_attr_x"),
+    ("gat-nobias", "GATConv", (IN, OUT), dict(heads=2, bias=False), None),
+    ("gatv2-nobias", "GATv2Conv", (IN, OUT), dict(heads=2, bias=False), None),
+    ("gcn-model-nobias", "GCN", (IN, 6, 2, OUT), dict(bias=False), None),
+    ("gat-weights", "GATConv", (IN, OUT), dict(heads=2, bias=False), "weights"),
+    ("gatv2-weights", "GATv2Conv", (IN, OUT), dict(heads=2), "weights"),
+    ("transformer-weights", "TransformerConv", (IN, OUT), dict(heads=2), "weights"),
+]
+BY_ID = {c[0]: c for c in CASES + DTYPE_CASES}
 
 
 def graph(n=40, e=160, seed=1):
@@ -121,6 +137,8 @@ def inputs(case, dtype):
     extra = None
     if case[4] == "edge_attr":
         extra = rounded((ei.size(1), EDGE_DIM), dtype, seed=5)
+    elif case[4] == "edge_attr_x":  # GINE without edge_dim: x's width
+        extra = rounded((ei.size(1), IN), dtype, seed=5)
     elif case[4] == "edge_weight":
         g = torch.Generator().manual_seed(6)
         extra = (torch.rand(ei.size(1), generator=g, dtype=torch.float64) + 0.5) \
@@ -170,7 +188,7 @@ def op_dtypes(monkeypatch):
 
 
 @pytest.mark.parametrize("dtype", HALVES, ids=HALF_IDS)
-@pytest.mark.parametrize("case", list(BY_ID))
+@pytest.mark.parametrize("case", [c[0] for c in CASES])
 def test_layer_under_autocast_matches_float64_like_pyg(case, dtype, op_dtypes):
     spec = BY_ID[case]
     ours, pyg = make(spec)
@@ -206,6 +224,67 @@ def test_layer_under_autocast_matches_float64_like_pyg(case, dtype, op_dtypes):
         assert error(got, w) <= GRAD_FACTOR * tol, \
             f"{name}: {error(got, w) / tol:.2f} tolerances (PyG's: " \
             f"{error(pyg_grads[name], w) / tol:.2f})"
+
+
+# Every combination of autocast (bf16, f16, none), the layer's dtype
+# (f32 or converted to a half type) and x's dtype (f32, bf16, f16).
+COMBOS = [(ac, layer) for ac in HALVES for layer in [torch.float32] + HALVES] + \
+    [(None, layer) for layer in HALVES]
+COMBO_IDS = [f"{'off' if ac is None else HALF_IDS[HALVES.index(ac)]}-layer-"
+             f"{'f32' if layer == torch.float32 else HALF_IDS[HALVES.index(layer)]}"
+             for ac, layer in COMBOS]
+
+
+def call(layer, x, ei, extra, kind, autocast):
+    """layer's forward (PyG's arguments for `kind`), under autocast(autocast)
+    when given."""
+    args = [x, ei] + ([] if extra is None else [extra])
+    kw = dict(return_attention_weights=True) if kind == "weights" else {}
+    with torch.autocast(DEVICE.type, dtype=autocast or torch.bfloat16,
+                        enabled=autocast is not None):
+        return layer(*args, **kw)
+
+
+@pytest.mark.parametrize("combo", COMBOS, ids=COMBO_IDS)
+@pytest.mark.parametrize("case", list(BY_ID))
+def test_output_dtype_is_pygs(case, combo):
+    """The output (and the attention weights) in the dtype PyG's layer
+    returns for the same combination, for each x dtype PyG's layer takes,
+    and within 4 tolerances (of the dtype the op runs in) of PyG's layer in
+    float64 on the same weights. The inputs are exact in bfloat16 and
+    float16 alike."""
+    autocast, dtype = combo
+    spec = BY_ID[case]
+    ours, pyg = make(spec)
+    ours, pyg = ours.to(dtype), pyg.to(dtype)
+    reference = copy.deepcopy(pyg).double()
+    x, ei, extra = inputs(spec, torch.bfloat16)
+    x = x.half().float()
+    floating = extra is not None and extra.is_floating_point()
+    if floating:
+        extra = extra.half().float()
+    ran = 0
+    for x_dtype in [torch.float32] + HALVES if autocast else [dtype]:
+        xt = x.to(x_dtype)
+        et = extra.to(x_dtype) if floating else extra
+        try:
+            want = call(pyg, xt, ei, et, spec[4], autocast)
+        except (RuntimeError, TypeError):
+            continue  # a combination PyG's layer refuses (gnnc may run it)
+        got = call(ours, xt, ei, et, spec[4], autocast)
+        if spec[4] == "weights":
+            (got, (_, alpha)), (want, (_, want_alpha)) = got, want
+            assert alpha.dtype == want_alpha.dtype, f"x {x_dtype}: attention weights"
+        assert got.dtype == want.dtype, f"x {x_dtype}"
+        ref = call(reference, x.double(), ei, extra.double() if floating else extra,
+                   spec[4], None)
+        ref = ref[0] if spec[4] == "weights" else ref
+        tol = TOL[autocast or dtype]
+        assert error(got, ref) <= OUT_FACTOR * tol, \
+            f"x {x_dtype}: {error(got, ref) / tol:.2f} tolerances (PyG's: " \
+            f"{error(want, ref) / tol:.2f})"
+        ran += 1
+    assert ran
 
 
 # --------------------------------------------------------------------------
@@ -286,7 +365,9 @@ def test_overflow_in_the_backward_reaches_the_scaler(cls):
     scaler = torch.amp.GradScaler(DEVICE.type, init_scale=1e4)
     with torch.autocast(DEVICE.type, dtype=torch.float16):
         out = layer(x, ei)
-    assert out.dtype == torch.float16 and torch.isfinite(out).all()
+    # (GAT's output is float32, as PyG's: float32 att_src, no bias.)
+    assert out.dtype == (torch.float32 if cls == "GATConv" else torch.float16)
+    assert torch.isfinite(out).all()
     scaler.scale(out.float().sum()).backward()
     lin = layer.lin_l if cls == "SAGEConv" else layer.lin
     assert not torch.isfinite(lin.weight.grad).all()

@@ -955,6 +955,43 @@ def compute_dtype(x: Tensor, *others: Optional[torch.dtype]) -> torch.dtype:
     return x.dtype
 
 
+# The op's result is in the autocast dtype; PyG's layer, a chain of PyTorch
+# ops, ends in whatever type promotion and autocast's lists make of its
+# operands there (a float32 bias or edge weight meeting a half tensor gives
+# float32). Each layer converts the op's result to that dtype, so that its
+# output has PyG's dtype in every combination of autocast, parameter and
+# input dtypes (python/tests/test_autocast.py).
+
+_HALVES = (torch.bfloat16, torch.float16)
+
+
+def promoted(*dtypes: Optional[torch.dtype]) -> torch.dtype:
+    """PyTorch's type promotion of `dtypes`, those None skipped (the first
+    is not None)."""
+    out = dtypes[0]
+    for d in dtypes[1:]:
+        if d is not None and d != out:
+            out = torch.promote_types(out, d)
+    return out
+
+
+def widened(dtype: torch.dtype, device: torch.device) -> torch.dtype:
+    """The dtype of PyTorch's `sum`, `exp`, `norm` or `reciprocal` of a
+    `dtype` tensor on `device` as called now: float32 under CUDA's autocast,
+    whose float32 list holds them (PyG's attention scores and softmax,
+    F.normalize and FastRGCN's `1 / count` are float32 there), else `dtype`
+    (the CPU's list holds none of them)."""
+    if device.type == "cuda" and dtype in _AUTOCAST_CAST and \
+            torch.is_autocast_enabled("cuda"):
+        return torch.float32
+    return dtype
+
+
+def as_dtype(tensor: Tensor, dtype: torch.dtype) -> Tensor:
+    """`tensor` in `dtype` (itself when it already is)."""
+    return tensor if tensor.dtype == dtype else tensor.to(dtype)
+
+
 def linear_operands(linears) -> list:
     """The operands of linear maps folded into a gnn function, in order:
     each one's weight, then its bias where it has one."""

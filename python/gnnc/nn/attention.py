@@ -94,12 +94,14 @@ class _HeadsLayer(torch.nn.Module):
         the entries as they are without self-loops; sparse_edges)."""
         return bool(getattr(self, "add_self_loops", False))
 
-    def _bias_in_function(self, dt: torch.dtype) -> bool:
+    def _bias_in_function(self, dt: torch.dtype, scores: torch.dtype) -> bool:
         """Whether the bias joins the layer's gnn function (GAT, GATv2 on
-        one graph): added to the heads' concatenation, no residual, in the
-        layer's dtype (under autocast PyG adds a float32 bias in float32)."""
+        one graph): added to the heads' concatenation, no residual, where
+        PyG adds it in the layer's dtype `dt` (under autocast PyG adds a
+        float32 bias in float32, and to float32 messages where the
+        attention weights are float32: `scores`, _scores_dtype)."""
         return (self.concat and self.res is None and self.bias is not None and
-                self.bias.dtype == dt)
+                self.bias.dtype == dt and scores == dt)
 
     def _residual_and_bias(self, x: Tensor, out: Tensor) -> Tensor:
         if self.res is not None:
@@ -142,14 +144,26 @@ def _sparse_attention(adj: Tensor, attention: tuple, shape: tuple, with_values: 
     return out, (out.values() if loops else alpha)
 
 
+def _scores_dtype(dt: torch.dtype, device: torch.device, *params: torch.dtype) -> torch.dtype:
+    """The dtype of PyG's attention weights where the op runs in `dt` (the
+    projections' dtype): the scores `(h * att).sum(-1)` promote it with the
+    attention parameters' dtypes `params`, and under CUDA's autocast `sum`
+    and the softmax's `exp` are float32 (_common.widened)."""
+    if dt not in _common._HALVES:
+        return dt
+    return _common.widened(_common.promoted(dt, *params), device)
+
+
 def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tensor,
-               heads: int, *tensors: Tensor, dtype: torch.dtype, weights: bool = False,
-               edge_attr: Optional[Tensor] = None, edge_fn=None, num_nodes=None,
-               extra_config: tuple = ()):
+               heads: int, *tensors: Tensor, dtype: torch.dtype, scores: torch.dtype,
+               weights: bool = False, edge_attr: Optional[Tensor] = None, edge_fn=None,
+               num_nodes=None, extra_config: tuple = ()):
     """Runs an attention template (its config, then `masked, dropout,
     weights, edge`) with PyG's self-loops and attention dropout, in `dtype`
     (the config's element type): `tensors`, the edge term, the self-loop
-    mask and the dropout mask enter the op in it.
+    mask and the dropout mask enter the op in it. The result is returned in
+    PyG's dtypes, `scores` (_scores_dtype) for the attention weights and
+    for the aggregate what the messages `h * alpha` promote to.
 
     `edge_attr` ([E, D], already checked) are edge features: given PyG's
     self-loop features (`fill_value`) when self-loops are added, then turned
@@ -194,9 +208,11 @@ def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tenso
     result = _common.propagate(layer, template, config + (masked, dropout, weights,
                                                    edge_attr is not None) + extra_config,
                                ei, n, *_common.casts(dtype, *tensors), *extra)
+    out_dtype = _common.promoted(dtype, scores)
     if not weights:
-        return result
+        return _common.as_dtype(result, out_dtype)
     out, alpha = result
+    out, alpha = _common.as_dtype(out, out_dtype), _common.as_dtype(alpha, scores)
     if masked:
         # PyG's remove_self_loops + add_self_loops: the input's self-loops go
         # (data-dependent: a graph break under torch.compile, only here).
@@ -321,6 +337,8 @@ class GATConv(_HeadsLayer):
         dt = _common.compute_dtype(x_src, lin_src.weight.dtype)
         t = _common._DTYPES[dt]
         weights = bool(return_attention_weights)
+        scores = _scores_dtype(dt, x_src.device, self.att_src.dtype, self.att_dst.dtype,
+                               None if edge_attr is None else self.att_edge.dtype)
         atts = (self.att_src.view(h_, c), self.att_dst.view(h_, c))
         edge_fn = lambda ea: (self.lin_edge(ea).view(-1, h_, c)  # noqa: E731
                               * self.att_edge).sum(dim=-1)
@@ -330,20 +348,21 @@ class GATConv(_HeadsLayer):
             # concatenation in the layer's own type (PyG adds a float32
             # bias to an autocast result in float32): one op forward and
             # one backward, the weight's and bias's gradients included.
-            bias = self._bias_in_function(dt)
+            bias = self._bias_in_function(dt, scores)
             tensors = (x_src, lin_src.weight) + atts + ((self.bias,) if bias else ())
             out = _attention("gat_layer", (int(x_src.size(1)), h_, c, t, self.negative_slope,
                                            bias),
-                             self, x_src, edge_index, h_, *tensors, dtype=dt, weights=weights,
-                             edge_attr=edge_attr, edge_fn=edge_fn)
+                             self, x_src, edge_index, h_, *tensors, dtype=dt, scores=scores,
+                             weights=weights, edge_attr=edge_attr, edge_fn=edge_fn)
             if bias:
                 return self._finished(out, weights, adj, _shape(x_src, sizes))
         else:  # a bipartite graph (docs/Python-nn.md)
             h = lin_src(x_src).view(-1, h_, c)
             h_dst = lin_dst(x_dst).view(-1, h_, c)
             out = _attention("gat_pair", (h_, c, t, self.negative_slope), self, x_src,
-                             edge_index, h_, h, h_dst, *atts, dtype=dt, weights=weights,
-                             edge_attr=edge_attr, edge_fn=edge_fn, num_nodes=sizes)
+                             edge_index, h_, h, h_dst, *atts, dtype=dt, scores=scores,
+                             weights=weights, edge_attr=edge_attr, edge_fn=edge_fn,
+                             num_nodes=sizes)
         out, attention = self._heads(out, weights, adj, _shape(x_src, sizes))
         out = self._residual_and_bias(x_dst, out)
         return (out, attention) if weights else out
@@ -448,27 +467,30 @@ class GATv2Conv(_HeadsLayer):
         dt = _common.compute_dtype(x_src, self.lin_l.weight.dtype)
         t = _common._DTYPES[dt]
         weights = bool(return_attention_weights)
+        scores = _scores_dtype(dt, x_src.device, self.att.dtype)
         edge_fn = lambda ea: self.lin_edge(ea).view(-1, h_, c)  # noqa: E731
         if sizes is None:
             # One graph: lin_l and lin_r are in the gnn function
             # (_ir.gatv2_layer), and the bias as in GATConv.
             lin_bias = self.lin_l.bias is not None
             lins = [self.lin_l] + ([] if self.share_weights else [self.lin_r])
-            bias = self._bias_in_function(dt)
+            bias = self._bias_in_function(dt, scores)
             tensors = [x_src] + _common.linear_operands(lins) + [self.att.view(h_, c)] + \
                 ([self.bias] if bias else [])
             config = (int(x_src.size(1)), h_, c, t, self.negative_slope, lin_bias,
                       self.share_weights, bias)
             out = _attention("gatv2_layer", config, self, x_src, edge_index, h_, *tensors,
-                             dtype=dt, weights=weights, edge_attr=edge_attr, edge_fn=edge_fn)
+                             dtype=dt, scores=scores, weights=weights, edge_attr=edge_attr,
+                             edge_fn=edge_fn)
             if bias:
                 return self._finished(out, weights, adj, _shape(x_src, sizes))
         else:  # a bipartite graph (docs/Python-nn.md)
             x_l = self.lin_l(x_src).view(-1, h_, c)
             x_r = self.lin_r(x_dst).view(-1, h_, c)
             out = _attention("gatv2", (h_, c, t, self.negative_slope), self, x_src, edge_index,
-                             h_, x_l, x_r, self.att.view(h_, c), dtype=dt, weights=weights,
-                             edge_attr=edge_attr, edge_fn=edge_fn, num_nodes=sizes)
+                             h_, x_l, x_r, self.att.view(h_, c), dtype=dt, scores=scores,
+                             weights=weights, edge_attr=edge_attr, edge_fn=edge_fn,
+                             num_nodes=sizes)
         out, attention = self._heads(out, weights, adj, _shape(x_src, sizes))
         out = self._residual_and_bias(x_dst, out)
         return (out, attention) if weights else out
@@ -567,6 +589,7 @@ class TransformerConv(_HeadsLayer):
         t = _common._DTYPES[dt]
         # As PyG: any bool (False too) asks for the weights.
         weights = isinstance(return_attention_weights, bool)
+        scores = _scores_dtype(dt, x_src.device)  # (q_i . k_j) / sqrt(C), no parameter
         edge_fn = lambda ea: self.lin_edge(ea).view(-1, h_, c)  # noqa: E731
         if sizes is None:
             # One graph: the whole layer is one gnn function
@@ -580,8 +603,8 @@ class TransformerConv(_HeadsLayer):
             tensors = [x_src] + _common.linear_operands(lins)
             config = (int(x_src.size(1)), h_, c, t, bias, skip)
             out = _attention("transformer_layer", config, self, x_src, edge_index, h_,
-                             *tensors, dtype=dt, weights=weights, edge_attr=edge_attr,
-                             edge_fn=edge_fn)
+                             *tensors, dtype=dt, scores=scores, weights=weights,
+                             edge_attr=edge_attr, edge_fn=edge_fn)
             if skip:
                 return self._finished(out, weights, adj, _shape(x_src, sizes))
             out, attention = self._heads(out, weights, adj, _shape(x_src, sizes))
@@ -591,8 +614,8 @@ class TransformerConv(_HeadsLayer):
         v = self.lin_value(x_src).view(-1, h_, c)
         # A bipartite graph (docs/Python-nn.md).
         out = _attention("transformer", (h_, c, t), self, x_src, edge_index, h_, q, k, v,
-                         dtype=dt, weights=weights, edge_attr=edge_attr, edge_fn=edge_fn,
-                         num_nodes=sizes, extra_config=(True,))
+                         dtype=dt, scores=scores, weights=weights, edge_attr=edge_attr,
+                         edge_fn=edge_fn, num_nodes=sizes, extra_config=(True,))
         out, attention = self._heads(out, weights, adj, _shape(x_src, sizes))
         return self._skip(x_dst, out, attention, weights)
 

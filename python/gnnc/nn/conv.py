@@ -94,6 +94,20 @@ def _folded_graph(edge_index: Tensor, num_nodes: int, dtype: torch.dtype):
     return _common._derived(edge_index, ("gcn_model", num_nodes, dtype), build)
 
 
+def gcn_dtype(conv, dt: torch.dtype, x_dtype: torch.dtype,
+              edge_weight: Optional[Tensor]) -> torch.dtype:
+    """The dtype of PyG's GCNConv `conv` on input of `x_dtype` whose
+    projection `lin(x)` is `dt` (under autocast, the autocast dtype): the
+    messages are `lin(x)` times the normalised edge weights, of the
+    edge_weight's dtype or (gcn_norm's ones) x's, then the bias is added,
+    each step promoting."""
+    if edge_weight is not None:
+        weights = edge_weight.dtype
+    else:
+        weights = x_dtype if conv.normalize else None
+    return _common.promoted(dt, weights, None if conv.bias is None else conv.bias.dtype)
+
+
 class GCNConv(torch.nn.Module):
     r"""PyG's `GCNConv` (Kipf & Welling):
     `out = D^-1/2 (A + I) D^-1/2 x W^T + b`.
@@ -177,10 +191,8 @@ class GCNConv(torch.nn.Module):
                    self.out_channels), _common._DTYPES[dt], self.bias is not None, False,
                   weights, self.normalize, fold, False)
         out = _common.propagate(self, "gcn_model", config, ei, n, *tensors)
-        if self.bias is not None and self.bias.dtype != dt:
-            # PyG adds its float32 bias after the propagation, in PyTorch:
-            # under autocast the result is promoted to float32.
-            out = out.to(torch.promote_types(dt, self.bias.dtype))
+        if dt in _common._HALVES:
+            out = _common.as_dtype(out, gcn_dtype(self, dt, x.dtype, edge_weight))
         return out
 
     def _adjacency_weights(self, adj, edge_index: Tensor, values: Optional[Tensor],
@@ -495,7 +507,10 @@ def _gin_run(module: torch.nn.Module, template: str, edge_index: Tensor, n: int,
     if linears is None:
         out = _common.propagate(module, template, (cin, t), edge_index, n,
                                 *_common.casts(dt, *tensors))
-        return module.nn(out)
+        # `nn` gets what PyG's gets: under autocast, the dtype x, the edge
+        # features and eps promote to (the op ran in the autocast dtype).
+        dtype = _common.promoted(*(a.dtype for a in tensors))
+        return module.nn(_common.as_dtype(out, dtype))
     layers = tuple((m.out_features, m.bias is not None, relu)
                    for m, relu in zip(linears, relus))
     config = (cin, layers, t)
@@ -542,8 +557,12 @@ def _sums_duplicates(module: torch.nn.Module) -> bool:
     return not isinstance(module, GINEConv)
 
 
-def _gin_pair_out(module: torch.nn.Module, out: Tensor, x_dst) -> Tensor:
-    """nn((1 + eps) x_dst + out); without x_dst, nn(out) (PyG's)."""
+def _gin_pair_out(module: torch.nn.Module, out: Tensor, dtype: torch.dtype,
+                  x_dst) -> Tensor:
+    """nn((1 + eps) x_dst + out); without x_dst, nn(out) (PyG's), the
+    aggregate `out` taken in PyG's `dtype` first (under autocast the op ran
+    in the autocast dtype)."""
+    out = _common.as_dtype(out, dtype)
     if x_dst is not None:
         out = out + (1 + module.eps) * x_dst
     return module.nn(out)
@@ -595,7 +614,7 @@ class GINConv(torch.nn.Module):
         weights = _common.message_weights(type(self).__name__, edge_index, values, "sum",
                                           dt)
         return _gin_pair_out(self, _aggregate_pair(self, x_src, "sum", dt, ei, sizes,
-                                                   weights), x_dst)
+                                                   weights), x_src.dtype, x_dst)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(nn={self.nn})"
@@ -671,7 +690,7 @@ class GINEConv(torch.nn.Module):
         dt = _common.compute_dtype(x_src, self.eps.dtype, e.dtype)
         out = _common.propagate(self, "gine_pair", (int(x_src.size(1)), _common._DTYPES[dt]),
                                 ei, sizes, *_common.casts(dt, x_src, e))
-        return _gin_pair_out(self, out, x_dst)
+        return _gin_pair_out(self, out, _common.promoted(x_src.dtype, e.dtype), x_dst)
 
     def _sparse_edge_attr(self, adj, edge_attr, values):
         """The edge features with a sparse adjacency `adj` (its `values`):
@@ -763,9 +782,16 @@ class AGNNConv(torch.nn.Module):
         if self.add_self_loops:
             ei, keep = _common.with_self_loops(ei, n, dt)
         if keep is None:
-            return _common.propagate(self, "agnn", (int(x.size(1)), t, False), ei, n, xc, beta)
-        return _common.propagate(self, "agnn", (int(x.size(1)), t, True), ei, n, xc, beta,
-                                 keep)
+            out = _common.propagate(self, "agnn", (int(x.size(1)), t, False), ei, n, xc, beta)
+        else:
+            out = _common.propagate(self, "agnn", (int(x.size(1)), t, True), ei, n, xc, beta,
+                                    keep)
+        if dt in _common._HALVES:
+            # PyG's dtype: x times the softmax of beta * (F.normalize(x) . ),
+            # promoted (the scores float32 under CUDA's autocast).
+            scores = _common.widened(_common.promoted(self.beta.dtype, x.dtype), x.device)
+            out = _common.as_dtype(out, _common.promoted(x.dtype, scores))
+        return out
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

@@ -10,7 +10,7 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from . import _common
-from .conv import GCNConv, check_edge_weight, gcn_graph
+from .conv import GCNConv, check_edge_weight, gcn_dtype, gcn_graph
 
 _ACTS = ("'relu'", "None", "'identity'")
 
@@ -148,7 +148,15 @@ class GCN(torch.nn.Module):
         sizes = (self.in_channels,) + tuple(c.out_channels for c in self.convs)
         config = (sizes, _common._DTYPES[dt], first.bias is not None, self.relu, weights,
                   normalize, fold, dropout)
-        return _common.propagate(self, "gcn_model", config, ei, n, *tensors)
+        out = _common.propagate(self, "gcn_model", config, ei, n, *tensors)
+        if dt in _common._HALVES:
+            # PyG's result dtype: each GCNConv's (conv.gcn_dtype) on the
+            # previous one's output.
+            d = x.dtype
+            for conv in self.convs:
+                d = gcn_dtype(conv, dt, d, edge_weight)
+            out = _common.as_dtype(out, d)
+        return out
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}({self.in_channels}, {self.out_channels}, "
