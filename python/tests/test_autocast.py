@@ -84,9 +84,10 @@ CASES = [
     ("agnn", "AGNNConv", (), {}, None),
     ("gcn-model", "GCN", (IN, 6, 2, OUT), {}, None),
 ]
+RELATIONS = 3
 # Where PyG's output dtype takes another path: no bias after the op, an `nn`
-# without a linear map (it sees the aggregate's dtype) and the attention
-# weights' dtype.
+# without a linear map (it sees the aggregate's dtype), the relations summed
+# into float32 zeros (RGCN) and the attention weights' dtype.
 DTYPE_CASES = [
     ("gcn-nobias", "GCNConv", (IN, OUT), dict(bias=False), None),
     ("gin-act", "GINConv", (), dict(nn=torch.nn.Tanh), None),
@@ -94,6 +95,8 @@ DTYPE_CASES = [
     ("gat-nobias", "GATConv", (IN, OUT), dict(heads=2, bias=False), None),
     ("gatv2-nobias", "GATv2Conv", (IN, OUT), dict(heads=2, bias=False), None),
     ("gcn-model-nobias", "GCN", (IN, 6, 2, OUT), dict(bias=False), None),
+    ("rgcn", "RGCNConv", (IN, OUT, RELATIONS), {}, "edge_type"),
+    ("fast-rgcn", "FastRGCNConv", (IN, OUT, RELATIONS), {}, "edge_type"),
     ("gat-weights", "GATConv", (IN, OUT), dict(heads=2, bias=False), "weights"),
     ("gatv2-weights", "GATv2Conv", (IN, OUT), dict(heads=2), "weights"),
     ("transformer-weights", "TransformerConv", (IN, OUT), dict(heads=2), "weights"),
@@ -139,6 +142,9 @@ def inputs(case, dtype):
         extra = rounded((ei.size(1), EDGE_DIM), dtype, seed=5)
     elif case[4] == "edge_attr_x":  # GINE without edge_dim: x's width
         extra = rounded((ei.size(1), IN), dtype, seed=5)
+    elif case[4] == "edge_type":
+        extra = torch.randint(0, RELATIONS, (ei.size(1),),
+                              generator=torch.Generator().manual_seed(6)).to(DEVICE)
     elif case[4] == "edge_weight":
         g = torch.Generator().manual_seed(6)
         extra = (torch.rand(ei.size(1), generator=g, dtype=torch.float64) + 0.5) \

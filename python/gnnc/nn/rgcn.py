@@ -194,7 +194,15 @@ class RGCNConv(torch.nn.Module):
             out = out + (x_r @ self.root if featured else self.root[x_r])
         if self.bias is not None:
             out = out + self.bias
-        return out
+        return _common.as_dtype(out, self._pyg_dtype(out.dtype, dt, mean, x_l.device))
+
+    def _pyg_dtype(self, dtype: torch.dtype, dt: torch.dtype, mean: bool,
+                   device: torch.device) -> torch.dtype:
+        """The dtype of PyG's result where gnnc's is `dtype` (the pass ran
+        in `dt`): PyG sums the relations into `torch.zeros` of the default
+        dtype (float32 also for a layer in a half type, with or without
+        autocast)."""
+        return _common.promoted(dtype, torch.get_default_dtype())
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}({self.in_channels}, {self.out_channels}, "
@@ -221,6 +229,12 @@ class FastRGCNConv(RGCNConv):
 
     def _source_rows(self, x_l: Tensor) -> Tensor:
         return _arange(x_l.size(0), x_l.device)
+
+    def _pyg_dtype(self, dtype: torch.dtype, dt: torch.dtype, mean: bool,
+                   device: torch.device) -> torch.dtype:
+        """PyG's FastRGCNConv starts from the messages, in `dt`; its mean
+        scales them by `1 / count`, float32 under CUDA's autocast."""
+        return _common.promoted(dtype, _common.widened(dt, device)) if mean else dtype
 
     def _index_names(self, one_set: bool) -> tuple:
         return ("the source node ids (featureless, each source reads its own id's "
