@@ -175,6 +175,73 @@ def test_sage_project_first_reassociates_infinities():
     assert (w1.isnan() | w1.isinf()).equal(w2.isnan() | w2.isinf())
 
 
+# Layers whose weight meets the features before the aggregation (PyG's
+# order for GCN, GAT, Transformer; gnnc's own choice, fewer features over the
+# edges, for SAGE sum/mean and GIN with out < in) and the weight made
+# non-finite: (class, args, kwargs, parameter).
+WEIGHTS = {
+    "sage-mean": ("SAGEConv", (IN, OUT), {}, "lin_l.weight"),
+    "sage-sum-alone": ("SAGEConv", (IN, OUT), dict(aggr="sum", root_weight=False, bias=False),
+                       "lin_l.weight"),
+    "sage-no-root": ("SAGEConv", (IN, OUT), dict(root_weight=False), "lin_l.weight"),
+    "sage-project": ("SAGEConv", (IN, OUT), dict(project=True), "lin_l.weight"),
+    "sage-bipartite": ("SAGEConv", ((IN, IN), OUT), {}, "lin_l.weight"),
+    "gcn-no-loops": ("GCNConv", (IN, OUT), dict(add_self_loops=False), "lin.weight"),
+    "gin-project-first": ("GINConv", (), dict(nn=lambda: torch.nn.Sequential(
+        torch.nn.Linear(IN, 2), torch.nn.ReLU(), torch.nn.Linear(2, OUT))), "nn.0.weight"),
+    "gat-no-loops": ("GATConv", (IN, OUT), dict(heads=2, add_self_loops=False), "lin.weight"),
+    "transformer": ("TransformerConv", (IN, OUT), dict(heads=2), "lin_value.weight"),
+}
+
+
+@pytest.mark.parametrize("bad", [NAN, INF, -INF], ids=["nan", "inf", "ninf"])
+@pytest.mark.parametrize("name", list(WEIGHTS))
+def test_non_finite_weight_reaches_nodes_without_in_edges(name, bad):
+    """A NaN or an infinity in the projection's weight: PyG's node without
+    in-edges (node 5) gets `0 @ W^T`, NaN in the columns that weight feeds,
+    also where gnnc projects before aggregating (SAGE, a `zl` term in its
+    function). NaN: PyG's NaN masks of the output and of every gradient.
+    An infinity: the output non-finite where PyG's is (PyG's rows with
+    in-edges hold +-inf there where gnnc's, projected first and offset by
+    `zl`, hold NaN; GIN's ReLU after a reassociated sum is the documented
+    limit, test_sage_project_first_reassociates_infinities)."""
+    cls, args, kw, param = WEIGHTS[name]
+    ours_kw, pyg_kw = _parity.split_nn(kw)
+    torch.manual_seed(0)
+    pyg = getattr(pyg_nn, cls)(*args, **pyg_kw).double()
+    ours = getattr(gnn, cls)(*args, **ours_kw).double()
+    ours.load_state_dict(pyg.state_dict())
+    for layer in (ours, pyg):
+        with torch.no_grad():
+            dict(layer.named_parameters())[param][0, 1] = bad
+    x, _ = inputs(("none", "x", [], 0, 0.0), torch.float64)
+    results = []
+    for layer in (ours, pyg):
+        xl = x.clone().requires_grad_()
+        out = layer((xl, xl) if name.endswith("bipartite") else xl, EDGE_INDEX)
+        dy = torch.linspace(-1, 1.3, out.numel(), dtype=out.dtype).view(out.shape)
+        out.backward(dy)
+        grads = {"x": xl.grad, **{n: p.grad for n, p in layer.named_parameters()}}
+        results.append((out.detach(), grads))
+    (out1, g1), (out2, g2) = results
+    first = name.startswith(("sage", "gin"))  # gnnc projects first, PyG after
+    if name.startswith("sage"):
+        assert not out2[5].isfinite().all()  # PyG's 0 @ W^T on node 5
+    tol = dict(rtol=1e-9, atol=1e-9)
+    if bad != bad:
+        assert_same_pattern(out1, out2, "output", tol)
+        for k, want in g2.items():
+            if k == "x" and first:
+                # The documented limit: projected first, the backward's
+                # 0 @ W gives the x gradient NaN on nodes without
+                # out-edges (node 5), PyG's is finite there.
+                assert torch.equal(g1[k].isnan()[:5], want.isnan()[:5])
+                continue
+            assert_same_pattern(g1[k], want, f"gradient of {k}", tol)
+    elif not name.startswith("gin"):
+        assert torch.equal(out1.isfinite(), out2.isfinite())
+
+
 def test_softmax_group_all_nan_gives_nan_weights():
     """The issue's case: an all-NaN softmax group gives NaN weights (not 0),
     and its node's aggregate is NaN as in PyG."""

@@ -342,7 +342,9 @@ def sage_layer(in_channels: int, out_channels: int, dtype: str, aggr: str,
     aggregates ``relu(lin(x))`` passed as ``x``) the root term's own input
     ``xr`` [N, in]. ``project_first`` (a linear ``aggr``, sum or mean): the
     projection runs before the aggregation, which then moves ``out``
-    features over the edges instead of ``in``. ``bipartite``: PyG's
+    features over the edges instead of ``in``; then a last argument ``wz``,
+    ``wl`` again (no gradient: a NaN or an infinity in it reaches the nodes
+    without in-edges, as PyG's ``0 @ W_l^T``). ``bipartite``: PyG's
     ``(x_src, x_dst)`` form on a bipartite graph, ``x`` the sources' rows
     and the root term's ``xr`` (then an argument with ``root``) the
     destinations' own (``root_channels`` features where PyG's
@@ -365,6 +367,9 @@ def sage_layer(in_channels: int, out_channels: int, dtype: str, aggr: str,
         xr = f.arg([None, in_root], side="dst" if bipartite else None, name="xr")
     else:
         xr = x
+    # (project_first) W_l again, without a gradient: the term zl below.
+    wz = f.arg([out_channels, in_channels], differentiable=False,
+               name="wz") if project_first else None
     if not bipartite:
         n = n_src = f.dim(x, name="n")
     else:
@@ -399,12 +404,25 @@ def sage_layer(in_channels: int, out_channels: int, dtype: str, aggr: str,
         agg = agg if agg is not None else aggregated()
         return f.finish(f.matmul(agg, wl, acc, transpose_rhs=True, name="out")), name
     # The projection first: the aggregate of x W_l^T, then one sum with the
-    # other terms.
+    # other terms. PyG projects the aggregate: a destination without
+    # in-edges gets 0 W_l^T, NaN in each column where W_l holds a NaN or an
+    # infinity (0 * inf is NaN); projected first, its empty aggregate never
+    # meets W_l. zl = sum_k 0 * W_l[c, k] (0, or NaN in those columns; a
+    # reduction of W_l, no pass over the nodes) joins the sum. The rows with
+    # in-edges are non-finite in those columns already (sums of x_j W_l^T),
+    # as PyG's are. zl reads W_l's second, non-differentiable argument: no
+    # backward (the 0 * dy it would add to W_l's gradient is left out).
     hl = agg if agg is not None else aggregated()
+    zero = f.const(0.0, name="zero")
+    zl = f.generic([(0, 1), (0,)], [_P, _R], [wz], [f.zeros([out_channels])],
+                   lambda w, a: a + zero * w, name="zl")
     if bl is None and wr is None:
-        return f.finish(hl), name
-    out = f.generic([(0, 1), (0, 1), (0, 1)], [_P, _P], [hl, acc],
-                    [f.empty([None, out_channels], n)], lambda h, a, _: h + a, name="out")
+        out = f.generic([(0, 1), (1,), (0, 1)], [_P, _P], [hl, zl],
+                        [f.empty([None, out_channels], n)], lambda h, z, _: h + z, name="out")
+        return f.finish(out), name
+    out = f.generic([(0, 1), (0, 1), (1,), (0, 1)], [_P, _P], [hl, acc, zl],
+                    [f.empty([None, out_channels], n)], lambda h, a, z, _: h + a + z,
+                    name="out")
     return f.finish(out), name
 
 

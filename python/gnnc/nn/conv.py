@@ -373,7 +373,8 @@ class SAGEConv(torch.nn.Module):
         cin, cout = int(src.size(1)), self.out_channels
         project_first = aggr in ("mean", "sum") and cout < cin
         bias, root = self.lin_l.bias, self.root_weight
-        tensors = [_common.cast(dt, src), _common.cast(dt, self.lin_l.weight)]
+        wl = _common.cast(dt, self.lin_l.weight)
+        tensors = [_common.cast(dt, src), wl]
         if bias is not None:
             tensors.append(_common.cast(dt, bias))
         if root:
@@ -381,6 +382,8 @@ class SAGEConv(torch.nn.Module):
         separate = root and self.project
         if separate:
             tensors.append(_common.cast(dt, x))
+        if project_first:
+            tensors.append(wl)  # (no gradient: PyG's 0 @ W_l^T, _ir.sage_layer)
         config = (cin, cout, t, aggr, bias is not None, root, project_first, separate)
         return [("add", _common.propagate(self, "sage_layer", config, ei, n, *tensors))]
 
@@ -422,11 +425,14 @@ class SAGEConv(torch.nn.Module):
         bias = self.lin_l.bias
         root = self.root_weight and x_dst is not None
         t = _common._DTYPES[dt]
-        tensors = [_common.cast(dt, src), _common.cast(dt, self.lin_l.weight)]
+        wl = _common.cast(dt, self.lin_l.weight)
+        tensors = [_common.cast(dt, src), wl]
         if bias is not None:
             tensors.append(_common.cast(dt, bias))
         if root:
             tensors += [_common.cast(dt, self.lin_r.weight), _common.cast(dt, x_dst)]
+        if project_first:
+            tensors.append(wl)  # (no gradient: PyG's 0 @ W_l^T, _ir.sage_layer)
         config = (cin, cout, t, aggr, bias is not None, root, project_first, False, True,
                   int(x_dst.size(1)) if root else 0)
         return [("add", _common.propagate(self, "sage_layer", config, ei, (ns, nd), *tensors))]
