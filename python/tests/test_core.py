@@ -374,7 +374,8 @@ def test_op_handles_name_the_function_in_every_process():
         "print(fn._target, fn._step)\n")
     here = pathlib.Path(__file__).resolve().parent
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [str(here)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+        [str(here)] + [str(pathlib.Path(p).resolve())  # the child runs in `here`
+                       for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
 
     def handles(*names):
         out = subprocess.run([sys.executable, "-c", script, *names], env=env, cwd=here,
