@@ -36,16 +36,21 @@ def remaining_self_loop_weights(graph: Tensor, keep: Optional[Tensor],
     E edges, then one self-loop per node; `keep` 0 on the input's own loops,
     None when it has none): a node's own self-loop keeps its weight, the
     others get 2 (improved) or 1; the input's loops are dropped (weight 0)."""
-    n, e = num_nodes, edge_weight.size(0)
-    fill = 2.0 if improved else 1.0
-    loop_w = torch.full((n + 1,), fill, dtype=edge_weight.dtype,
-                        device=edge_weight.device)
-    if keep is None:
-        return torch.cat([edge_weight, loop_w[:n]])
-    is_loop = keep[:e] == 0
-    slot = torch.where(is_loop, graph[0, :e], n)
-    loop_w = loop_w.index_put((slot,), edge_weight)[:n]
-    return torch.cat([torch.where(is_loop, 0.0, edge_weight), loop_w])
+    # Every tensor here is in edge_weight's dtype: autocast has nothing to
+    # cast, and its promotion of index_put/cat fails on a float16 weight
+    # under a bfloat16 autocast ("Unexpected floating ScalarType"), where
+    # PyG's add_remaining_self_loops runs.
+    with torch.autocast(edge_weight.device.type, enabled=False):
+        n, e = num_nodes, edge_weight.size(0)
+        fill = 2.0 if improved else 1.0
+        loop_w = torch.full((n + 1,), fill, dtype=edge_weight.dtype,
+                            device=edge_weight.device)
+        if keep is None:
+            return torch.cat([edge_weight, loop_w[:n]])
+        is_loop = keep[:e] == 0
+        slot = torch.where(is_loop, graph[0, :e], n)
+        loop_w = loop_w.index_put((slot,), edge_weight)[:n]
+        return torch.cat([torch.where(is_loop, 0.0, edge_weight), loop_w])
 
 
 def gcn_graph(conv, edge_index: Tensor, num_nodes: int, dtype: torch.dtype,
