@@ -27,7 +27,6 @@ import hashlib
 import itertools
 import operator
 import os
-import re
 import stat
 import threading
 import weakref
@@ -803,30 +802,6 @@ def _require_cuda(device: torch.device) -> None:
 # Compiled modules.
 
 
-# A relation-form op of the printed IR (the dialect's assembly format:
-# `gnn.gather src %g, %h relation : !gnn.graph<typed>, tensor<?xRx..> -> ..`,
-# `gnn.reduce sum %g, %m [reversed] relation : .. -> tensor<?xRx..>`), and
-# a tensor type's shape.
-_RELATION_OP = re.compile(r"gnn\.(gather|reduce)\b[^\n:]*\brelation\s*:([^\n]*)")
-_TENSOR_SHAPE = re.compile(r"tensor<((?:[0-9?]+x)+)")
-
-
-def _relation_count(text: str, function: str) -> Optional[int]:
-    """`_Compiled.relations` on the module's printed IR `text`."""
-    start = text.find(f"func.func @{function}(")
-    if start < 0:
-        return None
-    end = text.find("\n  }", start)
-    counts = []
-    for op, types in _RELATION_OP.findall(text[start:end if end >= 0 else len(text)]):
-        operands, _, result = types.partition("->")
-        shapes = _TENSOR_SHAPE.findall(result if op == "reduce" else operands)
-        dims = shapes[-1].split("x") if shapes else []
-        if len(dims) > 2 and dims[1].isdigit():
-            counts.append(int(dims[1]))
-    return min(counts) if counts else None
-
-
 def _check_relations(function: str, relations: Optional[int], graph: "Graph") -> None:
     """A typed CPU graph's relation ids against the function's count, before
     the call runs: the ValueError the compiled Program raises on CUDA (the
@@ -872,10 +847,9 @@ class _Compiled:
         """The relation count of a typed ``function`` (the smallest ``R`` of
         its relation gathers' ``[nodes, R, ...]`` inputs and relation
         reduces' results: ids at or past it are refused), None where it has
-        no relation form. Read from the types of the printed IR (the
-        signature does not carry it), once per function."""
+        no relation form (the signature's ``relations``)."""
         if function not in self._relations:
-            self._relations[function] = _relation_count(self.module.text(), function)
+            self._relations[function] = self.signature(function)["relations"] or None
         return self._relations[function]
 
     def prepare(self, function: str) -> None:

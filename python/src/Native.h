@@ -275,9 +275,24 @@ public:
       results.append(
           describe(tensor, kindOf(f, tensor, domainOf(v), i, "result")));
     }
+    // The relation count R of the `relation` gathers and reduces (their
+    // node tensor's dimension 1, static): the fewest, as the CUDA
+    // Program's check takes it; 0 when none reads edge types.
+    int64_t relations = 0;
+    f.walk([&](Operation *op) {
+      RankedTensorType rows;
+      if (auto g = dyn_cast<mlir::gnn::GatherOp>(op); g && g.getRelation())
+        rows = cast<RankedTensorType>(g.getInput().getType());
+      else if (auto r = dyn_cast<mlir::gnn::ReduceOp>(op); r && r.getRelation())
+        rows = cast<RankedTensorType>(r.getResult().getType());
+      if (rows && rows.getRank() > 1 && !rows.isDynamicDim(1) &&
+          (!relations || rows.getDimSize(1) < relations))
+        relations = rows.getDimSize(1);
+    });
     nb::dict d;
     d["args"] = args;
     d["results"] = results;
+    d["relations"] = relations;
     return d;
   }
 

@@ -149,6 +149,11 @@ def test_relation_reduce_refuses_ids_past_its_count():
     ei, et = graph(20, 60)
     x = torch.randn(20, C, device=DEVICE)
     assert fn(gnnc.Graph(ei, 20, edge_type=et), x).shape == (20, R, C)
+    assert fn.signature["relations"] == R
+    plain = ir.Builder("plain", "f32")
+    h = plain.arg([None, C])
+    assert gnnc.compile(plain.finish(plain.reduce("sum", plain.gather("src", h))),
+                        function="plain").signature["relations"] == 0
     one = et.clone()
     one[9] = R + 1
     with pytest.raises(ValueError, match=r"generated for 3 relations but the graph has "
