@@ -11,7 +11,7 @@
 //    is (the fuzzer mutates the stream);
 //  - folder: `meta.txt`, a NUL, then the edges: `edges.npy` when they start
 //    with the `.npy` magic, else compressed into `edges.txt.gz`; a second
-//    NUL starts `graph_ids.txt.gz`;
+//    NUL starts `graph_ids.txt.gz`, a third `edge_types.txt.gz`;
 //  - npy: the input is an edge array `g.npy`.
 // A loaded graph must pass HostGraph::validate. The host memory the loaders
 // may plan for is capped at 64 MiB, far below the fuzzer's RSS limit.
@@ -48,12 +48,16 @@ static std::string writeInput(const uint8_t *data, size_t size) {
   if (cut == std::string_view::npos)
     return "";
   std::string_view meta = in.substr(0, cut), edges = in.substr(cut + 1),
-                   ids;
+                   ids, types;
   bool npy = edges.substr(0, 6) == "\x93NUMPY";
   if (!npy) {
     if (size_t cut2 = edges.find('\0'); cut2 != std::string_view::npos) {
       ids = edges.substr(cut2 + 1);
       edges = edges.substr(0, cut2);
+    }
+    if (size_t cut3 = ids.find('\0'); cut3 != std::string_view::npos) {
+      types = ids.substr(cut3 + 1);
+      ids = ids.substr(0, cut3);
     }
   }
   fs::path folder = dir / "set";
@@ -67,6 +71,8 @@ static std::string writeInput(const uint8_t *data, size_t size) {
     writeGzip(folder / "edges.txt.gz", edges.data(), edges.size());
   if (!ids.empty())
     writeGzip(folder / "graph_ids.txt.gz", ids.data(), ids.size());
+  if (!types.empty())
+    writeGzip(folder / "edge_types.txt.gz", types.data(), types.size());
   return folder.string();
 #elif defined(GNNC_FUZZ_LOADER_npy)
   writeFile(dir / "g.npy", data, size);

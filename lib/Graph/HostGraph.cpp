@@ -430,10 +430,24 @@ static bool readEdgeList(LineReader &lines, const std::string &path,
   return error.empty();
 }
 
-/// Reads one integer per line (a data set's graph ids, one per node); at
-/// most `nodes` of them.
+namespace {
+/// What readIntColumn reads: a data set's graph ids (one per node) or
+/// relation ids (one per edge).
+struct IntColumn {
+  /// The most values there may be: the nodes, the edges.
+  int64_t limit;
+  /// What there is one value per ("nodes", "edges").
+  const char *of;
+  /// A value and values, for messages ("graph id", "graph ids").
+  const char *item, *items;
+};
+} // namespace
+
+/// Reads one integer per line, at most `column.limit`, of a graph of
+/// `nodes` nodes.
 static bool readIntColumn(const std::string &path, int64_t nodes,
-                          std::vector<int64_t> &out, std::string &error) {
+                          const IntColumn &column, std::vector<int64_t> &out,
+                          std::string &error) {
   LineReader lines;
   error = lines.open(path);
   if (!error.empty())
@@ -454,16 +468,17 @@ static bool readIntColumn(const std::string &path, int64_t nodes,
         error = lines.location() + ": expected one integer per line";
         return false;
       }
-      if (static_cast<int64_t>(out.size()) == nodes) {
-        error = lines.location() + ": more graph ids than the " +
-                std::to_string(nodes) + " nodes of the graph";
+      if (static_cast<int64_t>(out.size()) == column.limit) {
+        error = lines.location() + ": more " + column.items + " than the " +
+                std::to_string(column.limit) + " " + column.of +
+                " of the graph";
         return false;
       }
       out.push_back(v[0]);
       break;
     }
     error = checkTextBound(lines, nodes, static_cast<int64_t>(out.size()),
-                           "graph id", "graph ids");
+                           column.item, column.items);
     if (!error.empty())
       return false;
   }
@@ -688,6 +703,33 @@ static GraphOrError loadDatasetDir(const fs::path &dir) {
               "'";
     return r;
   }
+  // A bipartite graph: `src_nodes S` and `dst_nodes D`, both or neither.
+  auto srcNodes = metaValues.find("src_nodes"),
+       dstNodes = metaValues.find("dst_nodes");
+  if ((srcNodes == metaValues.end()) != (dstNodes == metaValues.end())) {
+    r.error = metaFile.string() + ": a bipartite graph needs both " +
+              "'src_nodes' and 'dst_nodes' lines but there is only '" +
+              (srcNodes == metaValues.end() ? "dst_nodes" : "src_nodes") +
+              "'";
+    return r;
+  }
+  if (srcNodes != metaValues.end()) {
+    g.numSrc = parseCount(srcNodes->second);
+    g.numDst = parseCount(dstNodes->second);
+    if (g.numSrc < 0 || g.numDst < 0) {
+      auto bad = g.numSrc < 0 ? srcNodes : dstNodes;
+      r.error = metaFile.string() + ": expected a nonnegative '" + bad->first +
+                "' count but found '" + bad->second + "'";
+      return r;
+    }
+    if (g.numNodes != std::max(g.numSrc, g.numDst)) {
+      r.error = metaFile.string() + ": expected 'nodes' to be the larger of " +
+                "'src_nodes' (" + std::to_string(g.numSrc) +
+                ") and 'dst_nodes' (" + std::to_string(g.numDst) +
+                ") but found " + std::to_string(g.numNodes);
+      return r;
+    }
+  }
   EdgeListBounds bounds;
   bounds.nodes = g.numNodes;
   bounds.declaredBy = "meta.txt";
@@ -741,8 +783,27 @@ static GraphOrError loadDatasetDir(const fs::path &dir) {
   Entry ids = entryAt(idFile, r.error);
   if (ids == Entry::Error ||
       (ids != Entry::Missing &&
-       !readIntColumn(idFile.string(), g.numNodes, g.graphIds, r.error)))
+       !readIntColumn(idFile.string(), g.numNodes,
+                      {g.numNodes, "nodes", "graph id", "graph ids"},
+                      g.graphIds, r.error)))
     return r;
+  // A typed graph: a relation id per edge (an empty file for one without
+  // edges).
+  fs::path typeFile = dir / "edge_types.txt.gz";
+  Entry types = entryAt(typeFile, r.error);
+  if (types == Entry::Error ||
+      (types != Entry::Missing &&
+       !readIntColumn(typeFile.string(), g.numNodes,
+                      {g.numEdges(), "edges", "relation id", "relation ids"},
+                      g.edgeTypes, r.error)))
+    return r;
+  g.typedEmpty = types != Entry::Missing && g.edgeTypes.empty();
+  if (types != Entry::Missing && g.edgeTypes.size() != g.src.size()) {
+    r.error = typeFile.string() + ": " + std::to_string(g.edgeTypes.size()) +
+              " relation ids for the " + std::to_string(g.numEdges()) +
+              " edges of the graph (expected one per edge)";
+    return r;
+  }
   r.error = g.validate();
   if (!r.ok())
     r.error = dir.string() + ": " + r.error;
@@ -793,8 +854,29 @@ static GraphOrError loadEdgeFile(const fs::path &path) {
   return r;
 }
 
+std::string gnn::edgeListOmissions(const HostGraph &graph) {
+  std::vector<std::string> parts;
+  if (!graph.graphIds.empty())
+    parts.push_back("graph ids (a batch of " +
+                    std::to_string(graph.numGraphs()) + " small graphs)");
+  if (graph.bipartite())
+    parts.push_back("bipartite split (" + std::to_string(graph.numSrc) +
+                    " source and " + std::to_string(graph.numDst) +
+                    " destination nodes)");
+  if (graph.typed())
+    parts.push_back("relation ids (" +
+                    std::to_string(graph.numRelations()) + " relations)");
+  std::string all;
+  for (const std::string &part : parts)
+    all += (all.empty() ? "" : " and ") + part;
+  return all;
+}
+
 std::string gnn::writeEdgeList(const std::string &path,
                                const HostGraph &graph) {
+  if (std::string lost = edgeListOmissions(graph); !lost.empty())
+    return "cannot write '" + path + "' as an edge list: it has no room for " +
+           "the graph's " + lost;
   errno = 0;
   std::ofstream os(path, std::ios::binary);
   if (!os)
@@ -810,6 +892,105 @@ std::string gnn::writeEdgeList(const std::string &path,
     os.write(line.data(), line.size());
   }
   return closeWrittenFile(os, path);
+}
+
+/// Writes `lines(emit)`'s text to `path`, gzip-compressed; `lines` calls
+/// `emit` once per line. Returns "" or the error; a file not written whole
+/// is removed.
+template <typename Lines>
+static std::string writeGzipLines(const std::string &path, Lines lines) {
+  errno = 0;
+  gzFile gz = gzopen(path.c_str(), "wb");
+  if (!gz)
+    return "cannot write '" + path + "': " +
+           (errno ? std::strerror(errno) : "cannot open it");
+  bool ok = true;
+  std::string buffer;
+  auto flush = [&] {
+    if (ok && !buffer.empty())
+      ok = gzwrite(gz, buffer.data(), static_cast<unsigned>(buffer.size())) ==
+           static_cast<int>(buffer.size());
+    buffer.clear();
+  };
+  lines([&](const std::string &line) {
+    buffer += line;
+    buffer += '\n';
+    if (buffer.size() >= (1u << 20))
+      flush();
+  });
+  flush();
+  int errnum = Z_OK;
+  std::string reason = ok ? "" : gzerror(gz, &errnum);
+  errno = 0;
+  if (gzclose(gz) != Z_OK && ok)
+    reason = errno ? std::strerror(errno) : "the write failed";
+  if (ok && reason.empty())
+    return "";
+  std::remove(path.c_str());
+  return "cannot write '" + path + "': " +
+         (reason.empty() ? std::string("the write failed") : reason);
+}
+
+/// `values` (one per line) to `path`, gzip-compressed.
+static std::string writeIntColumn(const std::string &path,
+                                  const std::vector<int64_t> &values) {
+  return writeGzipLines(path, [&](auto emit) {
+    for (int64_t v : values)
+      emit(std::to_string(v));
+  });
+}
+
+std::string gnn::writeDatasetDir(const std::string &dir,
+                                 const HostGraph &graph) {
+  if (std::string why = graph.validate(); !why.empty())
+    return "cannot write '" + dir + "': " + why;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec)
+    return "cannot write '" + dir + "': " + ec.message();
+  fs::path folder(dir);
+  // The optional files of the layout this graph has not: left from an
+  // earlier dump into the folder, they would be read back as its.
+  for (auto [file, has] :
+       {std::pair<const char *, bool>{"graph_ids.txt.gz",
+                                      !graph.graphIds.empty()},
+        {"edge_types.txt.gz", graph.typed()},
+        {"edges.npy", false}}) {
+    if (has)
+      continue;
+    fs::remove(folder / file, ec);
+    if (ec)
+      return "cannot write '" + dir + "': cannot remove '" +
+             (folder / file).string() + "': " + ec.message();
+  }
+  std::ostringstream meta;
+  meta << "nodes " << graph.numNodes << "\nedges " << graph.numEdges()
+       << "\n";
+  if (graph.bipartite())
+    meta << "src_nodes " << graph.numSrc << "\ndst_nodes " << graph.numDst
+         << "\n";
+  std::string metaPath = (folder / "meta.txt").string();
+  errno = 0;
+  std::ofstream os(metaPath, std::ios::binary);
+  if (!os)
+    return "cannot write '" + metaPath + "': " +
+           (errno ? std::strerror(errno) : "cannot open it");
+  os << meta.str();
+  if (std::string err = closeWrittenFile(os, metaPath); !err.empty())
+    return err;
+  std::string err =
+      writeGzipLines((folder / "edges.txt.gz").string(), [&](auto emit) {
+        for (int64_t e = 0; e < graph.numEdges(); ++e)
+          emit(std::to_string(graph.src[e]) + " " +
+               std::to_string(graph.dst[e]));
+      });
+  if (err.empty() && !graph.graphIds.empty())
+    err = writeIntColumn((folder / "graph_ids.txt.gz").string(),
+                         graph.graphIds);
+  if (err.empty() && graph.typed())
+    err = writeIntColumn((folder / "edge_types.txt.gz").string(),
+                         graph.edgeTypes);
+  return err;
 }
 
 /// Parses `key=value,key=value` into a map; returns false on a malformed item.

@@ -458,6 +458,99 @@ TEST(HostGraph, BatchOfSmallGraphs) {
   EXPECT_EQ(g.numEdges() % 2, 0) << "both directions are stored";
 }
 
+/// Everything loadGraph reads of a graph but its name.
+void expectSameGraph(const HostGraph &a, const HostGraph &b) {
+  EXPECT_EQ(a.numNodes, b.numNodes);
+  EXPECT_EQ(a.numSrc, b.numSrc);
+  EXPECT_EQ(a.numDst, b.numDst);
+  EXPECT_EQ(a.src, b.src);
+  EXPECT_EQ(a.dst, b.dst);
+  EXPECT_EQ(a.graphIds, b.graphIds);
+  EXPECT_EQ(a.edgeTypes, b.edgeTypes);
+  EXPECT_EQ(a.typed(), b.typed());
+}
+
+TEST(HostGraph, DatasetFolderRoundTrip) {
+  TempDir dir;
+  for (const char *spec :
+       {"powerlaw:nodes=40,edges=200,seed=3",
+        "batch:graphs=9,min=3,max=6,seed=2",
+        "batch:graphs=4,relations=2",
+        "bipartite:src=30,dst=12,edges=150",
+        "bipartite:src=5,dst=17,edges=60,relations=4",
+        "powerlaw:nodes=6,edges=0,relations=3",
+        "bipartite:src=0,dst=0,edges=0"}) {
+    SCOPED_TRACE(spec);
+    GraphOrError made = loadGraph(spec);
+    ASSERT_TRUE(made.ok()) << made.error;
+    // One folder for all: a dump removes what an earlier one left.
+    std::string folder = (dir.path / "set").string();
+    ASSERT_EQ(writeDatasetDir(folder, made.graph), "");
+    GraphOrError back = loadGraph(folder);
+    ASSERT_TRUE(back.ok()) << back.error;
+    expectSameGraph(made.graph, back.graph);
+  }
+}
+
+TEST(HostGraph, EdgeListsRefuseWhatTheyCannotHold) {
+  TempDir dir;
+  std::string path = (dir.path / "g.edges").string();
+  GraphOrError typed = loadGraph("bipartite:src=5,dst=7,edges=20,relations=2");
+  ASSERT_TRUE(typed.ok()) << typed.error;
+  EXPECT_EQ(edgeListOmissions(typed.graph),
+            "bipartite split (5 source and 7 destination nodes) and relation "
+            "ids (2 relations)");
+  EXPECT_NE(writeEdgeList(path, typed.graph).find("has no room for"),
+            std::string::npos);
+  EXPECT_FALSE(fs::exists(path));
+  GraphOrError batch = loadGraph("batch:graphs=3");
+  ASSERT_TRUE(batch.ok()) << batch.error;
+  EXPECT_EQ(edgeListOmissions(batch.graph),
+            "graph ids (a batch of 3 small graphs)");
+  GraphOrError plain = loadGraph("powerlaw:nodes=10,edges=30");
+  ASSERT_TRUE(plain.ok()) << plain.error;
+  EXPECT_EQ(edgeListOmissions(plain.graph), "");
+  ASSERT_EQ(writeEdgeList(path, plain.graph), "");
+  GraphOrError back = loadGraph(path);
+  ASSERT_TRUE(back.ok()) << back.error;
+  expectSameGraph(plain.graph, back.graph);
+}
+
+TEST(HostGraph, DatasetFolderSidesAndTypesChecked) {
+  TempDir dir;
+  writeText(dir.path / "meta.txt", "nodes 4\ndst_nodes 4\n");
+  writeGz(dir.path / "edges.txt.gz", "0 1\n1 2\n");
+  EXPECT_NE(loadGraph(dir.path.string())
+                .error.find("needs both 'src_nodes' and 'dst_nodes'"),
+            std::string::npos);
+  writeText(dir.path / "meta.txt", "nodes 4\nsrc_nodes 2\ndst_nodes 3\n");
+  EXPECT_NE(loadGraph(dir.path.string())
+                .error.find("expected 'nodes' to be the larger of "
+                            "'src_nodes' (2) and 'dst_nodes' (3) but found 4"),
+            std::string::npos);
+  writeText(dir.path / "meta.txt", "nodes 3\nsrc_nodes 2\ndst_nodes x\n");
+  EXPECT_NE(loadGraph(dir.path.string())
+                .error.find("expected a nonnegative 'dst_nodes' count"),
+            std::string::npos);
+  // Sources below src_nodes, destinations below dst_nodes.
+  writeText(dir.path / "meta.txt", "nodes 3\nsrc_nodes 2\ndst_nodes 3\n");
+  writeGz(dir.path / "edges.txt.gz", "0 1\n2 0\n");
+  EXPECT_NE(loadGraph(dir.path.string()).error.find("outside [0, 2) -> [0, 3)"),
+            std::string::npos);
+  writeText(dir.path / "meta.txt", "nodes 3\n");
+  writeGz(dir.path / "edge_types.txt.gz", "0\n1\n2\n");
+  EXPECT_NE(loadGraph(dir.path.string())
+                .error.find("more relation ids than the 2 edges"),
+            std::string::npos);
+  writeGz(dir.path / "edge_types.txt.gz", "0\n-1\n");
+  EXPECT_NE(loadGraph(dir.path.string()).error.find("negative relation id"),
+            std::string::npos);
+  writeGz(dir.path / "edge_types.txt.gz", "1\n0\n");
+  GraphOrError ok = loadGraph(dir.path.string());
+  ASSERT_TRUE(ok.ok()) << ok.error;
+  EXPECT_EQ(ok.graph.edgeTypes, (std::vector<int64_t>{1, 0}));
+}
+
 TEST(HostGraph, SpecErrors) {
   EXPECT_NE(loadGraph("batch:graphs=3,min=4,max=2").error.find("1 <= min <= max"),
             std::string::npos);

@@ -95,7 +95,11 @@ std::string checkGraphSize(const std::string &what, int64_t nodes,
 /// Loads a graph from `spec`; a graph too large for this machine's memory
 /// (see checkGraphSize) is refused before it is built:
 ///  - a data-set folder (`meta.txt` + `edges.txt.gz` or `edges.npy`
-///    [+ `graph_ids.txt.gz`]);
+///    [+ `graph_ids.txt.gz`] [+ `edge_types.txt.gz`]): `meta.txt` holds
+///    `nodes N` (and optionally `edges E`), and for a bipartite graph
+///    `src_nodes S` and `dst_nodes D` (N the larger); `graph_ids.txt.gz` a
+///    graph id per node (a batch of small graphs), `edge_types.txt.gz` a
+///    relation id per edge (a typed graph; empty for one without edges);
 ///  - a text file of `src dst` lines (optionally gzip-compressed), where a line
 ///    `# nodes N` fixes the node count (else it is 1 + the largest id);
 ///  - a NumPy `.npy` edge array (known by its extension or its magic bytes):
@@ -129,10 +133,28 @@ std::string checkGraphSize(const std::string &what, int64_t nodes,
 GraphOrError loadGraph(const std::string &spec);
 
 /// Writes `graph`'s edges to `path` as text that loadGraph reads back as the
-/// same graph: `# nodes N`, then a `src dst` line per edge in order (relation
-/// ids and graph ids are not written). Returns an empty string on success,
-/// else the error; a file that was not written whole is removed.
+/// same graph: `# nodes N`, then a `src dst` line per edge in order. Returns
+/// an empty string on success, else the error; a file that was not written
+/// whole is removed. A graph with more than edges and a node count (see
+/// edgeListOmissions) is refused: write it with writeDatasetDir.
 std::string writeEdgeList(const std::string &path, const HostGraph &graph);
+
+/// What of `graph` an edge list (text or `.npy`) cannot hold, for messages,
+/// after "the graph's": "graph ids (a batch of 3 small graphs)", "bipartite
+/// split (50 source and 20 destination nodes)", "relation ids (3
+/// relations)", joined by " and "; empty when it has only edges and nodes.
+std::string edgeListOmissions(const HostGraph &graph);
+
+/// Writes `graph` whole to the data-set folder `dir` (created if missing), as
+/// loadGraph reads it back as the same graph: `meta.txt` (`nodes`, `edges`,
+/// and `src_nodes` / `dst_nodes` for a bipartite graph), `edges.txt.gz`
+/// (the edges in order), `graph_ids.txt.gz` (a batch of small graphs) and
+/// `edge_types.txt.gz` (a typed graph). The layout's files the graph has no
+/// use for (`graph_ids.txt.gz`, `edge_types.txt.gz`, `edges.npy`) are removed
+/// from `dir`, so that what an earlier dump left is not read back with it;
+/// other files are left alone. Returns an empty string on success, else the
+/// error.
+std::string writeDatasetDir(const std::string &dir, const HostGraph &graph);
 
 /// A power-law graph: `numEdges` edges whose destinations follow a Zipf-like
 /// law of exponent `alpha` over the nodes (so a few nodes have huge
