@@ -26,6 +26,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/SourceMgr.h"
@@ -73,12 +74,16 @@ static cl::opt<std::string>
               cl::desc("write each result to DIR/result<K>.npy (float64)"));
 static cl::opt<std::string> dumpGraph(
     "dump-graph",
-    cl::desc("write the graph (with --reorder, the renumbered graph) to FILE "
-             "in a form --graph reads back as the same graph: a text edge "
-             "list ('# nodes N', then 'src dst' lines); with a .npy name its "
-             "edge_index (2 x E, int64; no node count, and a graph of 2 "
-             "edges is refused: [2, 2] is ambiguous); a typed graph's "
-             "relation ids (E, int64) to FILE.types.npy (FILE without .npy)"));
+    cl::desc("write the graph (with --reorder, the renumbered graph) in a "
+             "form --graph reads back as the same graph: to a folder (a name "
+             "ending in '/', or an existing folder) as a data-set folder "
+             "(meta.txt with nodes, edges and a bipartite graph's src_nodes "
+             "and dst_nodes; edges.txt.gz; graph_ids.txt.gz of a batch; "
+             "edge_types.txt.gz of a typed graph); to a file as a text edge "
+             "list ('# nodes N', then 'src dst' lines) or, with a .npy name, "
+             "its edge_index (2 x E, int64; no node count, and a graph of 2 "
+             "edges is refused: [2, 2] is ambiguous); a file form refuses a "
+             "batch, a bipartite or a typed graph, which it cannot hold"));
 static cl::opt<std::string> reorder(
     "reorder",
     cl::desc("run on the graph with its nodes renumbered for locality: rcm "
@@ -184,6 +189,11 @@ static llvm::json::Object summarise(const ::gnn::Tensor &t) {
                             {"max", any ? llvm::json::Value(hi) : nullptr},
                             {"non_finite", nonFinite},
                             {"first", std::move(head)}};
+}
+
+/// --dump-graph's folder form: a name ending in '/' or an existing folder.
+static bool isFolderName(StringRef path) {
+  return path.ends_with("/") || llvm::sys::fs::is_directory(path);
 }
 
 static int run();
@@ -360,36 +370,39 @@ static int run() {
   };
 
   if (!dumpGraph.empty()) {
-    // A .npy edge array as PyG's edge_index; anything else as text, which
-    // keeps the node count too.
-    bool npy = StringRef(dumpGraph).ends_with(".npy");
+    // A folder holds the whole graph; a file its edges only: a .npy edge
+    // array as PyG's edge_index, anything else as text, which keeps the
+    // node count too.
     std::string err;
-    if (npy && graph.graph.numEdges() == 2)
-      return fail("--dump-graph: the graph has 2 edges, and a [2, 2] .npy "
-                  "edge array is ambiguous (two rows of 'src dst' or the "
-                  "sources then the destinations); --graph refuses it. Give "
-                  "a name without .npy to write a text edge list");
-    if (npy) {
-      ::gnn::Tensor edges({2, graph.graph.numEdges()});
-      for (int64_t e = 0; e < graph.graph.numEdges(); ++e) {
-        edges.data[e] = static_cast<double>(graph.graph.src[e]);
-        edges.data[graph.graph.numEdges() + e] =
-            static_cast<double>(graph.graph.dst[e]);
-      }
-      err = ::gnn::writeNpy(dumpGraph, edges, ::gnn::NpyType::Int64);
+    if (isFolderName(dumpGraph)) {
+      err = ::gnn::writeDatasetDir(dumpGraph, graph.graph);
+      if (!err.empty())
+        return fail("--dump-graph: " + err);
     } else {
-      err = ::gnn::writeEdgeList(dumpGraph, graph.graph);
-    }
-    if (!err.empty())
-      return fail(err);
-    if (graph.graph.typed()) {
-      std::string path = dumpGraph;
-      if (StringRef(path).ends_with(".npy"))
-        path.resize(path.size() - 4);
-      ::gnn::Tensor types({graph.graph.numEdges()});
-      for (int64_t e = 0; e < graph.graph.numEdges(); ++e)
-        types.data[e] = static_cast<double>(graph.graph.edgeTypes[e]);
-      err = ::gnn::writeNpy(path + ".types.npy", types, ::gnn::NpyType::Int64);
+      if (std::string lost = ::gnn::edgeListOmissions(graph.graph);
+          !lost.empty())
+        return fail("--dump-graph: '" + dumpGraph.getValue() +
+                    "' would be an edge list, which has no room for the "
+                    "graph's " +
+                    lost + "; give a folder (a name ending in '/') to write "
+                    "a data-set folder that --graph reads back whole");
+      bool npy = StringRef(dumpGraph).ends_with(".npy");
+      if (npy && graph.graph.numEdges() == 2)
+        return fail("--dump-graph: the graph has 2 edges, and a [2, 2] .npy "
+                    "edge array is ambiguous (two rows of 'src dst' or the "
+                    "sources then the destinations); --graph refuses it. "
+                    "Give a name without .npy to write a text edge list");
+      if (npy) {
+        ::gnn::Tensor edges({2, graph.graph.numEdges()});
+        for (int64_t e = 0; e < graph.graph.numEdges(); ++e) {
+          edges.data[e] = static_cast<double>(graph.graph.src[e]);
+          edges.data[graph.graph.numEdges() + e] =
+              static_cast<double>(graph.graph.dst[e]);
+        }
+        err = ::gnn::writeNpy(dumpGraph, edges, ::gnn::NpyType::Int64);
+      } else {
+        err = ::gnn::writeEdgeList(dumpGraph, graph.graph);
+      }
       if (!err.empty())
         return fail(err);
     }
