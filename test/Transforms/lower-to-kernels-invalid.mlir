@@ -25,7 +25,7 @@ func.func @bad_name(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 // Names the CUDA source cannot give a kernel (they failed inside NVRTC,
 // without a location) or that gnnc's own kernels take.
 func.func @reserved_0(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
-  // expected-error @+1 {{expects a kernel name not reserved in CUDA C++ or by gnnc but got 'int' (a C++ keyword); allowed: an identifier that is not a C/C++ keyword, 'main', a CUDA built-in variable or 'idx_t', does not start with '__', '_' and a capital letter, or 'gnn_', and does not end in '_final' or '_partial'}}
+  // expected-error @+1 {{expects a kernel name not reserved in CUDA C++ or by gnnc but got 'int' (a C++ keyword); allowed: an identifier that is not a C/C++ keyword, 'main', 'idx_t', a name the CUDA headers declare (math, integer, atomic, texture and surface functions, vector types and their make_ functions, built-in variables, 'cuda' and 'CUDART' names) or one device code calls (printf, malloc, free, memcpy, memset, assert, clock), does not start with '__', '_' and a capital letter, or 'gnn_', and does not end in '_final' or '_partial'}}
   %r = gnn.kernel_group "int" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
     %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
     gnn.yield %s : tensor<?x8xf32>
@@ -36,7 +36,7 @@ func.func @reserved_0(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 // -----
 
 func.func @reserved_1(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
-  // expected-error @+1 {{expects a kernel name not reserved in CUDA C++ or by gnnc but got '__global__' (a name reserved to the compiler (it starts with '__')); allowed: an identifier that is not a C/C++ keyword, 'main', a CUDA built-in variable or 'idx_t', does not start with '__', '_' and a capital letter, or 'gnn_', and does not end in '_final' or '_partial'}}
+  // expected-error @+1 {{expects a kernel name not reserved in CUDA C++ or by gnnc but got '__global__' (a name reserved to the compiler (it starts with '__')); allowed: an identifier that is not a C/C++ keyword, 'main', 'idx_t', a name the CUDA headers declare (math, integer, atomic, texture and surface functions, vector types and their make_ functions, built-in variables, 'cuda' and 'CUDART' names) or one device code calls (printf, malloc, free, memcpy, memset, assert, clock), does not start with '__', '_' and a capital letter, or 'gnn_', and does not end in '_final' or '_partial'}}
   %r = gnn.kernel_group "__global__" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
     %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
     gnn.yield %s : tensor<?x8xf32>
@@ -47,7 +47,7 @@ func.func @reserved_1(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 // -----
 
 func.func @reserved_2(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
-  // expected-error @+1 {{expects a kernel name not reserved in CUDA C++ or by gnnc but got 'main' (the program's entry point); allowed: an identifier that is not a C/C++ keyword, 'main', a CUDA built-in variable or 'idx_t', does not start with '__', '_' and a capital letter, or 'gnn_', and does not end in '_final' or '_partial'}}
+  // expected-error @+1 {{expects a kernel name not reserved in CUDA C++ or by gnnc but got 'main' (the program's entry point); allowed: an identifier that is not a C/C++ keyword, 'main', 'idx_t', a name the CUDA headers declare (math, integer, atomic, texture and surface functions, vector types and their make_ functions, built-in variables, 'cuda' and 'CUDART' names) or one device code calls (printf, malloc, free, memcpy, memset, assert, clock), does not start with '__', '_' and a capital letter, or 'gnn_', and does not end in '_final' or '_partial'}}
   %r = gnn.kernel_group "main" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
     %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
     gnn.yield %s : tensor<?x8xf32>
@@ -58,7 +58,7 @@ func.func @reserved_2(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 // -----
 
 func.func @reserved_3(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
-  // expected-error @+1 {{expects a kernel name not reserved in CUDA C++ or by gnnc but got 'gnn_edges_to_slots' (a name with the runtime's prefix 'gnn_' (its own kernels and device helpers)); allowed: an identifier that is not a C/C++ keyword, 'main', a CUDA built-in variable or 'idx_t', does not start with '__', '_' and a capital letter, or 'gnn_', and does not end in '_final' or '_partial'}}
+  // expected-error @+1 {{expects a kernel name not reserved in CUDA C++ or by gnnc but got 'gnn_edges_to_slots' (a name with the runtime's prefix 'gnn_' (its own kernels and device helpers)); allowed: an identifier that is not a C/C++ keyword, 'main', 'idx_t', a name the CUDA headers declare (math, integer, atomic, texture and surface functions, vector types and their make_ functions, built-in variables, 'cuda' and 'CUDART' names) or one device code calls (printf, malloc, free, memcpy, memset, assert, clock), does not start with '__', '_' and a capital letter, or 'gnn_', and does not end in '_final' or '_partial'}}
   %r = gnn.kernel_group "gnn_edges_to_slots" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
     %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
     gnn.yield %s : tensor<?x8xf32>
@@ -69,13 +69,172 @@ func.func @reserved_3(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 // -----
 
 func.func @reserved_4(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
-  // expected-error @+1 {{expects a kernel name not reserved in CUDA C++ or by gnnc but got 'k_final' (a name the kernels split from another group's take (it ends in '_final' or '_partial')); allowed: an identifier that is not a C/C++ keyword, 'main', a CUDA built-in variable or 'idx_t', does not start with '__', '_' and a capital letter, or 'gnn_', and does not end in '_final' or '_partial'}}
+  // expected-error @+1 {{expects a kernel name not reserved in CUDA C++ or by gnnc but got 'k_final' (a name the kernels split from another group's take (it ends in '_final' or '_partial')); allowed: an identifier that is not a C/C++ keyword, 'main', 'idx_t', a name the CUDA headers declare (math, integer, atomic, texture and surface functions, vector types and their make_ functions, built-in variables, 'cuda' and 'CUDART' names) or one device code calls (printf, malloc, free, memcpy, memset, assert, clock), does not start with '__', '_' and a capital letter, or 'gnn_', and does not end in '_final' or '_partial'}}
   %r = gnn.kernel_group "k_final" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
     %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
     gnn.yield %s : tensor<?x8xf32>
   }
   return %r : tensor<?x8xf32>
 }
+// -----
+
+// Names NVRTC declares without an #include (the CUDA math API, atomics,
+// vector types, printf, ...): each failed inside NVRTC ("more than one
+// instance of overloaded function \"sqrt\" has \"C\" linkage"; a kernel
+// named float4 crashed NVRTC 13.0), without a location.
+
+func.func @cuda_name_0(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{expects a kernel name not reserved in CUDA C++ or by gnnc but got 'sqrt' (a function of the CUDA math API); allowed: }}
+  %r = gnn.kernel_group "sqrt" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+    %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+    gnn.yield %s : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @cuda_name_1(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{expects a kernel name not reserved in CUDA C++ or by gnnc but got 'expf' (a function of the CUDA math API); allowed: }}
+  %r = gnn.kernel_group "expf" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+    %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+    gnn.yield %s : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @cuda_name_2(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{expects a kernel name not reserved in CUDA C++ or by gnnc but got 'max' (a CUDA integer function); allowed: }}
+  %r = gnn.kernel_group "max" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+    %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+    gnn.yield %s : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @cuda_name_3(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{expects a kernel name not reserved in CUDA C++ or by gnnc but got 'atomicAdd' (a CUDA atomic function (atomicAdd, atomicCAS, ...)); allowed: }}
+  %r = gnn.kernel_group "atomicAdd" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+    %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+    gnn.yield %s : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @cuda_name_4(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{expects a kernel name not reserved in CUDA C++ or by gnnc but got '__syncthreads' (a name reserved to the compiler (it starts with '__')); allowed: }}
+  %r = gnn.kernel_group "__syncthreads" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+    %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+    gnn.yield %s : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @cuda_name_5(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{expects a kernel name not reserved in CUDA C++ or by gnnc but got 'float4' (a CUDA vector type or its make_ function); allowed: }}
+  %r = gnn.kernel_group "float4" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+    %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+    gnn.yield %s : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @cuda_name_6(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{expects a kernel name not reserved in CUDA C++ or by gnnc but got 'make_float2' (a CUDA vector type or its make_ function); allowed: }}
+  %r = gnn.kernel_group "make_float2" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+    %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+    gnn.yield %s : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @cuda_name_7(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{expects a kernel name not reserved in CUDA C++ or by gnnc but got 'tex1Dfetch' (a CUDA texture or surface function); allowed: }}
+  %r = gnn.kernel_group "tex1Dfetch" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+    %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+    gnn.yield %s : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @cuda_name_8(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{expects a kernel name not reserved in CUDA C++ or by gnnc but got 'cudaMalloc' (a name of the CUDA runtime API (it starts with 'cuda' and a capital letter)); allowed: }}
+  %r = gnn.kernel_group "cudaMalloc" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+    %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+    gnn.yield %s : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @cuda_name_9(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{expects a kernel name not reserved in CUDA C++ or by gnnc but got 'printf' (a function or macro that CUDA device code calls (printf, malloc, memcpy, assert, clock, ...)); allowed: }}
+  %r = gnn.kernel_group "printf" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+    %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+    gnn.yield %s : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @cuda_name_10(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{expects a kernel name not reserved in CUDA C++ or by gnnc but got 'malloc' (a function or macro that CUDA device code calls (printf, malloc, memcpy, assert, clock, ...)); allowed: }}
+  %r = gnn.kernel_group "malloc" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+    %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+    gnn.yield %s : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @cuda_name_11(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{expects a kernel name not reserved in CUDA C++ or by gnnc but got 'assert' (a function or macro that CUDA device code calls (printf, malloc, memcpy, assert, clock, ...)); allowed: }}
+  %r = gnn.kernel_group "assert" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+    %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+    gnn.yield %s : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @cuda_name_12(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{expects a kernel name not reserved in CUDA C++ or by gnnc but got 'std' (a type, macro or namespace of the C or C++ library); allowed: }}
+  %r = gnn.kernel_group "std" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+    %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+    gnn.yield %s : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @cuda_name_13(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{expects a kernel name not reserved in CUDA C++ or by gnnc but got 'NULL' (a type, macro or namespace of the C or C++ library); allowed: }}
+  %r = gnn.kernel_group "NULL" family = aggregation schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0> -> tensor<?x8xf32> {
+    %s = gnn.spmm sum %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+    gnn.yield %s : tensor<?x8xf32>
+  }
+  return %r : tensor<?x8xf32>
+}
+
 // -----
 
 func.func @twice(%g: !gnn.graph, %x: tensor<?x8xf32>) -> tensor<?x8xf32> {

@@ -60,6 +60,51 @@ gnnk.kernel @threadIdx() attributes {block = 256 : i64, grid = affine_map<()[s0,
 
 // -----
 
+// Names NVRTC declares without an #include.
+// expected-error @+1 {{'gnnk.kernel' op expects its name not to be reserved in CUDA C++ but got 'rsqrtf' (a function of the CUDA math API)}}
+gnnk.kernel @rsqrtf() attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
+  gnnk.return
+}
+
+// -----
+
+// expected-error @+1 {{'gnnk.kernel' op expects its name not to be reserved in CUDA C++ but got 'atomicCAS_block' (a CUDA atomic function (atomicAdd, atomicCAS, ...))}}
+gnnk.kernel @atomicCAS_block() attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
+  gnnk.return
+}
+
+// -----
+
+// expected-error @+1 {{'gnnk.kernel' op expects its name not to be reserved in CUDA C++ but got 'double4_16a' (a CUDA vector type or its make_ function)}}
+gnnk.kernel @double4_16a() attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
+  gnnk.return
+}
+
+// -----
+
+// expected-error @+1 {{'gnnk.kernel' op expects its name not to be reserved in CUDA C++ but got 'memcpy' (a function or macro that CUDA device code calls (printf, malloc, memcpy, assert, clock, ...))}}
+gnnk.kernel @memcpy() attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
+  gnnk.return
+}
+
+// -----
+
+// Close to reserved names, but not one: accepted.
+gnnk.kernel @sqrt_norm() attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
+  gnnk.return
+}
+gnnk.kernel @atomic_add() attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
+  gnnk.return
+}
+gnnk.kernel @float5() attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
+  gnnk.return
+}
+gnnk.kernel @cuda_spmm() attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
+  gnnk.return
+}
+
+// -----
+
 // expected-error @+1 {{'gnnk.kernel' op expects its name not to be reserved in CUDA C++ but got 'idx_t' (the index type the emitted code defines)}}
 gnnk.kernel @idx_t() attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   gnnk.return

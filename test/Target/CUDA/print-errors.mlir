@@ -1,6 +1,6 @@
 // RUN: gnn-translate --gnnk-to-cuda -verify-diagnostics -split-input-file %s
 
-gnnk.kernel @atan(%x: memref<?xf32> {gnnk.operand = 0 : i64},
+gnnk.kernel @uses_atan(%x: memref<?xf32> {gnnk.operand = 0 : i64},
                   %out: memref<?xf32> {gnnk.result = 0 : i64},
                   %nodes: i64 {gnnk.size = "nodes"})
     attributes {block = 32 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (s0)>} {

@@ -11,7 +11,6 @@
 #include "gnn/Dialect/GNN/IR/GNNFloatTypes.h"
 #include "gnn/Dialect/GNN/IR/GNNOps.h"
 
-#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MathExtras.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -101,48 +100,6 @@ bool mlir::gnnk::isSizeName(StringRef name) {
   unsigned j = 0;
   return !name.empty() && name.size() <= 2 && !name.getAsInteger(10, j) &&
          j < 64 && (name.size() == 1 || name[0] != '0');
-}
-
-std::string mlir::gnnk::reservedKernelName(StringRef name) {
-  // C++20's keywords and alternative tokens (C's are among them but
-  // `restrict`), and the CUDA built-in variables. CUDA's own keywords
-  // (__global__, __device__, ...) start with "__".
-  static const llvm::StringSet<> keywords = {
-      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor",
-      "bool", "break", "case", "catch", "char", "char8_t", "char16_t",
-      "char32_t", "class", "compl", "concept", "const", "consteval",
-      "constexpr", "constinit", "const_cast", "continue", "co_await",
-      "co_return", "co_yield", "decltype", "default", "delete", "do",
-      "double", "dynamic_cast", "else", "enum", "explicit", "export",
-      "extern", "false", "float", "for", "friend", "goto", "if", "inline",
-      "int", "long", "mutable", "namespace", "new", "noexcept", "not",
-      "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected",
-      "public", "register", "reinterpret_cast", "requires", "restrict",
-      "return", "short", "signed", "sizeof", "static", "static_assert",
-      "static_cast", "struct", "switch", "template", "this", "thread_local",
-      "throw", "true", "try", "typedef", "typeid", "typename", "union",
-      "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while",
-      "xor", "xor_eq"};
-  static const llvm::StringSet<> builtins = {"threadIdx", "blockIdx",
-                                             "blockDim", "gridDim", "warpSize"};
-  if (keywords.contains(name))
-    return "a C++ keyword";
-  if (name.starts_with("__"))
-    return "a name reserved to the compiler (it starts with '__')";
-  if (name.size() > 1 && name[0] == '_' && llvm::isUpper(name[1]))
-    return "a name reserved to the compiler (it starts with '_' and a "
-           "capital letter)";
-  if (name == "main")
-    return "the program's entry point";
-  if (builtins.contains(name))
-    return "a CUDA built-in variable";
-  if (name == "idx_t")
-    return "the index type the emitted code defines";
-  if (name.starts_with(kReservedKernelPrefix))
-    return ("a name with the runtime's prefix '" + kReservedKernelPrefix +
-            "' (its own kernels and device helpers)")
-        .str();
-  return "";
 }
 
 int64_t mlir::gnnk::enclosingTeamLanes(Operation *op) {

@@ -192,8 +192,12 @@ struct LowerToKernels
                "but got '"
             << name << "' (" << why
             << "); allowed: an identifier that is not a C/C++ keyword, "
-               "'main', a CUDA built-in variable or 'idx_t', does not start "
-               "with '__', '_' and a capital letter, or '"
+               "'main', 'idx_t', a name the CUDA headers declare (math, "
+               "integer, atomic, texture and surface functions, vector types "
+               "and their make_ functions, built-in variables, 'cuda' and "
+               "'CUDART' names) or one device code calls (printf, malloc, "
+               "free, memcpy, memset, assert, clock), does not start with "
+               "'__', '_' and a capital letter, or '"
             << kReservedKernelPrefix
             << "', and does not end in '_final' or '_partial'";
         return signalPassFailure();

@@ -48,10 +48,16 @@ bool isSizeName(llvm::StringRef name);
 constexpr llvm::StringLiteral kReservedKernelPrefix = "gnn_";
 
 /// Why the C identifier `name` cannot name a kernel in the emitted CUDA C++,
-/// or an empty string if it can: a C, C++ or CUDA keyword, a name reserved
-/// to the implementation (starting with "__" or '_' and a capital letter),
-/// `main`, a CUDA built-in variable, the index type the prelude defines
-/// (`idx_t`), or the runtime's prefix (kReservedKernelPrefix).
+/// or an empty string if it can (lib/Dialect/GNNKernel/IR/
+/// ReservedKernelNames.cpp): a C, C++ or CUDA keyword, a name reserved to
+/// the implementation (starting with "__" or '_' and a capital letter),
+/// `main`, what NVRTC declares without an #include (CUDA built-in
+/// variables; the CUDA math API, single and double precision; CUDA's
+/// integer, atomic, texture and surface functions; vector types and their
+/// make_ functions; names of the CUDA runtime API and its CUDART macros;
+/// printf, malloc, free, memcpy, memset, assert, clock; std, size_t, NULL),
+/// the index type the prelude defines (`idx_t`), or the runtime's prefix
+/// (kReservedKernelPrefix). Says which of these it is.
 std::string reservedKernelName(llvm::StringRef name);
 
 /// The rows a traversal of `graph` (a `!gnn.graph` value) runs over: its

@@ -34,8 +34,16 @@ def GNNK_KernelOp : GNNK_Op<"kernel", [
     FunctionOpInterface, IsolatedFromAbove, AutomaticAllocationScope]> {
   let summary = "a GPU kernel with typed parameters and its launch shape";
   let description = [{
-    One `__global__` function. Every parameter carries exactly one binding
-    attribute saying what the runtime passes:
+    One `__global__` function, named by its symbol: a C identifier that
+    nothing NVRTC or the printed prelude declares already (C++ keywords,
+    `main`, CUDA's built-in variables, the CUDA math API in single and
+    double precision, CUDA's integer, atomic, texture and surface functions,
+    vector types and their `make_` functions, names of the CUDA runtime API,
+    `printf`, `malloc`, `free`, `memcpy`, `memset`, `assert`, `clock`, `std`,
+    `size_t`, `NULL`, `idx_t`), and none starting with `__`, `_` and a
+    capital letter, or `gnn_` (`reservedKernelName` says which it is).
+    Every parameter carries exactly one binding attribute saying what the
+    runtime passes:
     - `gnnk.operand = K`: the K-th tensor operand of the `gnnk.launch`;
     - `gnnk.result = K`: the buffer of the launch's K-th result;
     - `gnnk.graph = "csr_row_ptr"`: an index array of the runtime graph
