@@ -85,7 +85,7 @@ class Graph:
         self.edge_index = _private_copy(edge_index, edge_type)
         # A typed CPU graph's largest relation id (no synchronisation there),
         # which a call compares with the function's relation count before
-        # running (on CUDA the compiled Program compares them); else None.
+        # running (a CUDA graph's count comes from the graph cache); else None.
         types = self.edge_type
         self._max_relation: Optional[int] = (
             int(types.max()) if types is not None and not types.is_cuda and
@@ -803,12 +803,19 @@ def _require_cuda(device: torch.device) -> None:
 
 
 def _check_relations(function: str, relations: Optional[int], graph: "Graph") -> None:
-    """A typed CPU graph's relation ids against the function's count, before
-    the call runs: the ValueError the compiled Program raises on CUDA (the
-    reference evaluator would stop at the first relation op with a located
-    CompileError)."""
+    """A typed graph's relation ids against the function's count, before
+    the call runs, on either device (the reference evaluator would stop at
+    the first relation op with a located CompileError, the compiled Program
+    refuse the graph with an untyped RuntimeError)."""
+    if relations is None:
+        return
     top = getattr(graph, "_max_relation", None)
-    if relations is None or top is None or top < relations:
+    if top is None and graph.edge_type is not None and graph.device.type == "cuda":
+        # The device graph counted its relations when the cache built it
+        # (the synchronisation a new graph takes anyway).
+        count = graph.statistics().get("relations")
+        top = count - 1 if count else None
+    if top is None or top < relations:
         return
     edge = int(torch.nonzero(graph.edge_type == top)[0, 0])
     raise ValueError(f"gnnc: @{function} was generated for {relations} relations but "

@@ -454,7 +454,7 @@ def test_pyg_to_hetero_with_bases_refuses_gnnc_layers(layer):
         pyg_nn.to_hetero_with_bases(Sage(gnn, conv), data.metadata(), num_bases=2)
     pyg = pyg_nn.to_hetero_with_bases(Sage(pyg_nn, conv), data.metadata(), num_bases=2)
     if layer == "sage":  # PyG's own GAT fails in its message hook
-        out = pyg(data.x_dict, data.edge_index_dict)
+        out = pyg.to(DEVICE)(data.x_dict, data.edge_index_dict)
         assert out["paper"].shape == (data["paper"].num_nodes, 4)
 
 

@@ -839,7 +839,11 @@ def test_coo_adjacency_read_as_pyg_whatever_its_coalesced_flag(case, sums):
         _, (a1, w1) = ours(x, adj(True), return_attention_weights=True)
         _, (a2, w2) = pyg(x, adj(True), return_attention_weights=True)
         torch.testing.assert_close(w1, w2, **tol(dtype))
-        torch.testing.assert_close(a1.to_dense(), a2.to_dense(), **tol(dtype))
+        # Entry by entry: a flagged tensor with repeated indices breaks
+        # torch's invariant, and to_dense() of such a tensor gave different
+        # dense forms on the CPU and on CUDA (H200, PyTorch 2.11).
+        torch.testing.assert_close(a1._indices(), a2._indices(), rtol=0, atol=0)
+        torch.testing.assert_close(a1._values(), a2._values(), **tol(dtype))
 
 
 @pytest.mark.parametrize("case", ["sage-sum-norm-project", "gcn-nonorm-nobias", "gin"])
