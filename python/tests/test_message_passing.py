@@ -424,9 +424,10 @@ def test_source_target_pairs():
         SumConv().propagate(ei, x=(x, x[:3]))
 
 
-class _Gated(gnnc.MessagePassing):
+class _GatedMessages:
     """mean_j sigmoid(w_ji) tanh(x_i + x_j): nonlinear in the edge weight,
-    so a COO adjacency's duplicate entries count as separate edges."""
+    so a COO adjacency's duplicate entries count as separate edges (gnnc's
+    layer and PyG's share it)."""
 
     def __init__(self):
         super().__init__(aggr="mean")
@@ -436,6 +437,10 @@ class _Gated(gnnc.MessagePassing):
 
     def message(self, x_i, x_j, edge_weight):
         return torch.sigmoid(edge_weight).view(-1, 1) * torch.tanh(x_i + x_j)
+
+
+class _Gated(_GatedMessages, gnnc.MessagePassing):
+    pass
 
 
 class _PyGSum(pyg_nn.MessagePassing):
@@ -449,15 +454,8 @@ class _PyGSum(pyg_nn.MessagePassing):
         return x_j
 
 
-class _PyGGated(pyg_nn.MessagePassing):
-    def __init__(self):
-        super().__init__(aggr="mean")
-
-    def forward(self, x, edge_index):
-        return self.propagate(edge_index, x=x, edge_weight=None)
-
-    def message(self, x_i, x_j, edge_weight):
-        return torch.sigmoid(edge_weight).view(-1, 1) * torch.tanh(x_i + x_j)
+class _PyGGated(_GatedMessages, pyg_nn.MessagePassing):
+    pass
 
 
 def _adjacencies(ei, n, w):
