@@ -484,8 +484,14 @@ static void onCrash(int) {
 }
 
 /// Gives the calling thread an alternate signal stack, so that onCrash can
-/// run after a stack overflow on it.
+/// run after a stack overflow on it, unless it has one: a sanitizer's
+/// runtime gives every thread its own and unmaps whatever stack is set when
+/// the thread ends (ours, from the heap, failed there: "AddressSanitizer
+/// failed to deallocate").
 static void addAltStack() {
+  stack_t current = {};
+  if (::sigaltstack(nullptr, &current) == 0 && !(current.ss_flags & SS_DISABLE))
+    return;
   static thread_local std::vector<char> stack;
   stack.resize(SIGSTKSZ + (64 << 10));
   stack_t alt = {};
