@@ -8,24 +8,16 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/PrettyStackTrace.h"
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/Support/thread.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
-#include <cerrno>
-#include <csignal>
-#include <optional>
 #include <string>
-#include <thread>
-#include <sys/syscall.h>
 #include <unistd.h>
-#include <vector>
 
 using namespace llvm;
 
@@ -392,112 +384,26 @@ bool gnn::precheckFile(StringRef path) {
   return precheckSource(sourceMgr);
 }
 
-namespace {
-/// What the crash handler writes, formatted before any crash: the handler
-/// only writes it.
-struct CrashReport {
-  /// `TOOL: internal error: ...` and `TOOL: reproduce with: COMMAND`.
-  std::string message;
-  /// The line before the stack dump (LLVM's bug-report message, which
-  /// would point at LLVM's issue tracker).
-  std::string stackHeader;
-  /// The line written when the stack dump did not finish in time.
-  std::string timeoutNote;
-  /// The thread writing the report (its kernel thread id), 0 before any
-  /// crash.
-  std::atomic<long> reporter{0};
-};
-} // namespace
-
-static CrashReport &crashReport() {
-  static CrashReport report;
-  return report;
+/// The internal-error message, formatted before any crash: the signal
+/// handler below may only write it.
+static std::string &crashMessage() {
+  static std::string message;
+  return message;
 }
 
-/// write(2) of all of `text` to stderr; async-signal-safe.
-static void writeToStderr(const std::string &text) {
+/// Called by LLVM's signal handler (after the stack trace) for a crash on a
+/// thread without a CrashRecoveryContext, such as MLIR's worker threads:
+/// prints the internal error and exits with kInternalErrorExitCode.
+static void onUncontainedCrash(void *) {
+  const std::string &message = crashMessage();
   size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(2, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR)
-      continue;
+  while (done < message.size()) {
+    ssize_t n = ::write(2, message.data() + done, message.size() - done);
     if (n <= 0)
       break;
     done += static_cast<size_t>(n);
   }
-}
-
-/// The crash signals runContained reports: those of a bug, raised by the
-/// crashing thread itself (SIGABRT: abort(), a failed assertion).
-static constexpr int kCrashSignals[] = {SIGSEGV, SIGBUS,  SIGFPE,
-                                        SIGILL,  SIGABRT, SIGTRAP};
-
-/// How long the stack dump may take (it runs llvm-symbolizer when one is on
-/// the PATH) before the report is finished without it.
-constexpr unsigned kStackDumpSeconds = 10;
-
-/// SIGALRM during a report: the stack dump is stuck (it is not
-/// async-signal-safe: it allocates, and the crash may have left the
-/// allocator's lock held) or slow. Finishes the report without it.
-static void onStackDumpTimeout(int) {
-  CrashReport &report = crashReport();
-  writeToStderr(report.timeoutNote);
-  writeToStderr(report.message);
   ::_exit(gnn::kInternalErrorExitCode);
-}
-
-/// The handler of kCrashSignals on every thread of the process. The first
-/// thread to crash writes the report (the stack dump of LLVM's signal
-/// handlers, then the internal error) and ends the process with
-/// kInternalErrorExitCode; a thread that crashes meanwhile (several of
-/// MLIR's worker threads running one broken pass) waits for that exit
-/// instead of ending the process by the signal's default action before the
-/// report is written. Nothing returns to the crashed code, and the process
-/// does not run its exit-time destructors, which could wait on a lock the
-/// crash left held.
-static void onCrash(int) {
-  CrashReport &report = crashReport();
-  long self = ::syscall(SYS_gettid);
-  long none = 0;
-  if (!report.reporter.compare_exchange_strong(none, self)) {
-    // `none` is now the reporter. A crash inside the stack dump itself:
-    // the report without it.
-    if (none == self) {
-      writeToStderr(report.message);
-      ::_exit(gnn::kInternalErrorExitCode);
-    }
-    for (;;)
-      ::pause();
-  }
-  struct sigaction timeout = {};
-  timeout.sa_handler = onStackDumpTimeout;
-  sigemptyset(&timeout.sa_mask);
-  ::sigaction(SIGALRM, &timeout, nullptr);
-  ::alarm(kStackDumpSeconds);
-  // What LLVM's own handler does for a crash: removes the files registered
-  // for removal (an output written in part), then runs the registered
-  // callbacks (InitLLVM's stack dump).
-  sys::RunInterruptHandlers();
-  sys::RunSignalHandlers();
-  writeToStderr(report.message);
-  ::_exit(gnn::kInternalErrorExitCode);
-}
-
-/// Gives the calling thread an alternate signal stack, so that onCrash can
-/// run after a stack overflow on it, unless it has one: a sanitizer's
-/// runtime gives every thread its own and unmaps whatever stack is set when
-/// the thread ends (ours, from the heap, failed there: "AddressSanitizer
-/// failed to deallocate").
-static void addAltStack() {
-  stack_t current = {};
-  if (::sigaltstack(nullptr, &current) == 0 && !(current.ss_flags & SS_DISABLE))
-    return;
-  static thread_local std::vector<char> stack;
-  stack.resize(SIGSTKSZ + (64 << 10));
-  stack_t alt = {};
-  alt.ss_sp = stack.data();
-  alt.ss_size = stack.size();
-  ::sigaltstack(&alt, nullptr);
 }
 
 /// `arg` as a POSIX shell word: as it is when it holds only safe
@@ -521,9 +427,8 @@ static std::string shellQuoted(StringRef arg) {
 
 int gnn::runContained(StringRef tool, StringRef input, int argc, char **argv,
                       function_ref<int()> body) {
-  CrashReport &report = crashReport();
   {
-    raw_string_ostream os(report.message);
+    raw_string_ostream os(crashMessage());
     os << tool << ": internal error: crashed while processing '" << input
        << "' (a bug in gnnc or in the MLIR it is built on; the input may "
           "be malformed in a way no check catches yet)\n"
@@ -531,53 +436,14 @@ int gnn::runContained(StringRef tool, StringRef input, int argc, char **argv,
     for (int i = 0; i < argc; ++i)
       os << " " << shellQuoted(argv[i]);
     os << "\n";
-    raw_string_ostream(report.stackHeader)
-        << tool << ": stack dump of the crash:\n";
-    raw_string_ostream(report.timeoutNote)
-        << "\n"
-        << tool << ": the stack dump did not finish in " << kStackDumpSeconds
-        << " s\n";
   }
-  setBugReportMsg(report.stackHeader.c_str());
-  // LLVM's handlers (InitLLVM installed them) stay for the other signals;
-  // the crash signals come here, on every thread.
-  struct sigaction action = {};
-  action.sa_handler = onCrash;
-  // SA_NODEFER: a crash inside the report reaches onCrash again.
-  action.sa_flags = SA_ONSTACK | SA_NODEFER;
-  sigemptyset(&action.sa_mask);
-  for (int signal : kCrashSignals)
-    ::sigaction(signal, &action, nullptr);
+  sys::AddSignalHandler(onUncontainedCrash, nullptr);
+  CrashRecoveryContext::Enable();
+  CrashRecoveryContext context;
   int code = 0;
-  llvm::thread worker(std::optional<unsigned>(kToolStackBytes), [&] {
-    addAltStack();
-    code = body();
-  });
-  worker.join();
-  return code;
-}
-
-/// A null write the compiler cannot drop.
-static void nullWrite() { *static_cast<volatile int *>(nullptr) = 0; }
-
-bool gnn::crashForTesting(StringRef how) {
-  if (how == "main") {
-    nullWrite();
-  } else if (how == "worker") {
-    std::thread(nullWrite).join();
-  } else if (how == "workers") {
-    // Both reach the write at about the same time: neither waits for the
-    // other to be reported.
-    std::atomic<int> ready{0};
-    auto both = [&] {
-      ++ready;
-      while (ready.load() < 2)
-        std::this_thread::yield();
-      nullWrite();
-    };
-    std::thread a(both), b(both);
-    a.join();
-    b.join();
-  }
-  return how.empty();
+  if (context.RunSafelyOnThread([&] { code = body(); }, kToolStackBytes))
+    return code;
+  errs() << crashMessage();
+  errs().flush();
+  return kInternalErrorExitCode;
 }

@@ -12,10 +12,7 @@
 #include "gnn/Tools/InputGuard.h"
 #include "gnn/Tools/OutputFile.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
-#include "mlir/Pass/Pass.h"
-#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
@@ -25,57 +22,26 @@
 #include "llvm/Support/Process.h"
 
 #include <cstdio>
-#include <cstdlib>
+#include <thread>
 
 /// Makes the tool crash inside the contained work, for the test of the
 /// containment itself (there is no input known to crash it).
 static llvm::cl::opt<std::string> crashForTesting(
     "gnnc-crash-for-testing", llvm::cl::Hidden,
-    llvm::cl::desc("crash, to test the internal-error path: after the input "
-                   "is read, on the tool's thread (=main), on another one "
-                   "(=worker) or on two at once (=workers); or in a pass "
-                   "run after the requested ones on every func.func, on "
-                   "MLIR's worker threads, by a null write (=pass) or "
-                   "abort(), as a failed assertion does (=pass-abort)"));
+    llvm::cl::desc("crash after the input is read, on the tool's thread "
+                   "(=main) or on another one (=worker), to test the "
+                   "internal-error path"));
 
-namespace {
-/// The pass of --gnnc-crash-for-testing=pass|pass-abort: crashes on every
-/// function, so that several of MLIR's worker threads crash at about the
-/// same time. Never registered: only that hidden option adds it.
-struct CrashForTestingPass
-    : public mlir::PassWrapper<CrashForTestingPass,
-                               mlir::OperationPass<mlir::func::FuncOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CrashForTestingPass)
-  explicit CrashForTestingPass(bool abort) : abort(abort) {}
-  llvm::StringRef getArgument() const override {
-    return "gnnc-crash-for-testing";
-  }
-  void runOnOperation() override {
-    if (abort)
-      std::abort();
-    *static_cast<volatile int *>(nullptr) = 0;
-  }
-  bool abort;
-};
-} // namespace
+/// A null write the compiler cannot drop.
+static void crash() { *static_cast<volatile int *>(nullptr) = 0; }
 
 /// MlirOptMain on `input`, with the output file opened, written and closed
 /// here (gnn/Tools/OutputFile.h) rather than by MLIR, so that one that
 /// cannot be written is `gnn-opt: error: cannot write 'PATH': REASON`.
 static int optimize(int argc, char **argv, llvm::StringRef input,
                     llvm::StringRef output, mlir::DialectRegistry &registry) {
+  llvm::InitLLVM init(argc, argv);
   mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
-  if (crashForTesting == "pass" || crashForTesting == "pass-abort") {
-    bool abort = crashForTesting == "pass-abort";
-    config.setPassPipelineSetupFn(
-        [requested = config, abort](mlir::PassManager &pm) {
-          if (mlir::failed(requested.setupPassPipeline(pm)))
-            return mlir::failure();
-          pm.addNestedPass<mlir::func::FuncOp>(
-              std::make_unique<CrashForTestingPass>(abort));
-          return mlir::success();
-        });
-  }
   // Listings write no output file: MLIR prints them.
   if (config.shouldShowDialects() || config.shouldListPasses())
     return mlir::asMainReturnCode(
@@ -104,8 +70,6 @@ static int optimize(int argc, char **argv, llvm::StringRef input,
 }
 
 int main(int argc, char **argv) {
-  // First: runContained's crash report prints the stack dump it installs.
-  llvm::InitLLVM init(argc, argv);
   mlir::DialectRegistry registry;
   gnn::registerGNNDialects(registry);
   mlir::registerCanonicalizerPass();
@@ -119,12 +83,10 @@ int main(int argc, char **argv) {
   return gnn::runContained("gnn-opt", input, argc, argv, [&] {
     if (!gnn::precheckFile(input))
       return 1;
-    if (crashForTesting != "pass" && crashForTesting != "pass-abort" &&
-        !gnn::crashForTesting(crashForTesting)) {
-      llvm::errs() << "gnn-opt: unknown --gnnc-crash-for-testing value '"
-                   << crashForTesting << "'\n";
-      return 1;
-    }
+    if (crashForTesting == "main")
+      crash();
+    if (crashForTesting == "worker")
+      std::thread(crash).join();
     return optimize(argc, argv, input, output, registry);
   });
 }

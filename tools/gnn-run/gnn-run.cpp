@@ -46,13 +46,6 @@ static cl::opt<std::string>
               cl::desc("graph: data-set folder or name (cora), edge-list file, "
                        "powerlaw:nodes=N,edges=E[,seed=S][,alpha=A] or "
                        "batch:graphs=G[,min=A,max=B][,degree=D][,seed=S]"));
-/// Makes the tool crash inside the contained work, for the test of the
-/// containment itself (there is no input known to crash it).
-static cl::opt<std::string> crashForTesting(
-    "gnnc-crash-for-testing", cl::Hidden,
-    cl::desc("crash after the command line is read, on the tool's thread "
-             "(=main), on another one (=worker) or on two at once "
-             "(=workers), to test the internal-error path"));
 static cl::opt<std::string> functionName("function",
                                          cl::desc("function to run (default: "
                                                   "the only public one)"));
@@ -204,11 +197,6 @@ int main(int argc, char **argv) {
   // Everything runs on a large stack with crashes contained; input that
   // would crash the parser is refused first.
   return ::gnn::runContained("gnn-run", inputFile, argc, argv, [] {
-    if (!::gnn::crashForTesting(crashForTesting)) {
-      llvm::errs() << "gnn-run: unknown --gnnc-crash-for-testing value '"
-                   << crashForTesting << "'\n";
-      return 1;
-    }
     if (!::gnn::precheckFile(inputFile))
       return 1;
     return run();

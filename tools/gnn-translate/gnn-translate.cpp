@@ -63,14 +63,6 @@ static cl::opt<bool> errorDiagnosticsOnly(
     "error-diagnostics-only",
     cl::desc("Print only error diagnostics (testing only)"));
 
-/// Makes the tool crash inside the contained work, for the test of the
-/// containment itself (there is no input known to crash it).
-static cl::opt<std::string> crashForTesting(
-    "gnnc-crash-for-testing", cl::Hidden,
-    cl::desc("crash after the command line is read, on the tool's thread "
-             "(=main), on another one (=worker) or on two at once "
-             "(=workers), to test the internal-error path"));
-
 /// One chunk through `translations` in turn, each reading what the one
 /// before printed; the last prints into `os`.
 static mlir::LogicalResult
@@ -149,11 +141,6 @@ int main(int argc, char **argv) {
   // Parsing, verification, lowering and printing run on a large stack with
   // crashes contained; input that would crash the parser is refused first.
   return gnn::runContained("gnn-translate", inputFilename, argc, argv, [&] {
-    if (!gnn::crashForTesting(crashForTesting)) {
-      llvm::errs() << "gnn-translate: unknown --gnnc-crash-for-testing value '"
-                   << crashForTesting << "'\n";
-      return 1;
-    }
     if (!gnn::precheckFile(inputFilename))
       return 1;
     std::string error;

@@ -11,12 +11,11 @@
 ///    deeper than kMaxNesting) or crash inside upstream MLIR 22 (integer
 ///    `iterator_types` in linalg.generic's parser, empty reassociation groups
 ///    in tensor.expand_shape's verifier). Each gives a located error.
-///  - runContained: runs a tool's work on a thread with a large stack and
-///    handles the crash signals of every thread, so that a crash that gets
-///    past the checks (in gnnc or upstream, on the tool's thread or on
-///    MLIR's worker threads) becomes a stack dump and an internal-error
-///    message naming the input and a reproducer command, with exit code 3,
-///    promptly: never a signal, never a hang.
+///  - runContained: runs a tool's work on a thread with a large stack under
+///    llvm::CrashRecoveryContext, so a crash that gets past the checks (in
+///    gnnc or upstream) becomes an internal-error message naming the input
+///    and a reproducer command, with exit code 3, instead of a signal (on
+///    MLIR's worker threads too, through LLVM's signal handler).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -60,28 +59,14 @@ bool precheckSource(llvm::SourceMgr &sourceMgr);
 /// cannot be read is left to the tool to report.
 bool precheckFile(llvm::StringRef path);
 
-/// Runs `body` on a thread with kToolStackBytes of stack and returns its exit
-/// code. A crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT or SIGTRAP) on any
-/// thread of the process, during or after `body`, is reported by the first
-/// thread that crashes: the stack dump of LLVM's signal handlers (given up
-/// after 10 s: it runs llvm-symbolizer, and it is not async-signal-safe),
-/// then an internal error naming `tool`, `input` and the command line
-/// (`argc`, `argv`); the process then ends with kInternalErrorExitCode
-/// without returning (no exit-time destructors, which could wait on a lock
-/// the crash left held). Threads that crash meanwhile wait for that end.
-/// Call it once per process, after llvm::InitLLVM (which installs the stack
-/// dump; the crash signals are taken over from its handler).
+/// Runs `body` on a thread with kToolStackBytes of stack, containing crashes.
+/// Returns body's exit code; after a crash prints an internal error naming
+/// `tool`, `input` and the command line (`argc`, `argv`) and returns
+/// kInternalErrorExitCode. A crash on another thread (MLIR's workers) cannot
+/// be recovered from: LLVM's signal handler prints the stack and the same
+/// message, and the process exits with kInternalErrorExitCode.
 int runContained(llvm::StringRef tool, llvm::StringRef input, int argc,
                  char **argv, llvm::function_ref<int()> body);
-
-/// Crashes the process on purpose, for the tests of runContained (no input
-/// is known to crash the tools): `how` is "main" (a null write on the
-/// calling thread), "worker" (on another thread) or "workers" (on two
-/// threads at once, as when MLIR's worker threads run a broken pass on
-/// several functions). Does nothing for "" and returns false, doing
-/// nothing, for any other value. Reached only through the tools' hidden
-/// `--gnnc-crash-for-testing` option.
-bool crashForTesting(llvm::StringRef how);
 
 } // namespace gnn
 
