@@ -83,13 +83,6 @@ class Graph:
         # PyTorch ops is noticed by its version counter and rebuilds the
         # structures, one through .numpy() or .data is not).
         self.edge_index = _private_copy(edge_index, edge_type)
-        # A typed CPU graph's largest relation id (no synchronisation there),
-        # which a call compares with the function's relation count before
-        # running (a CUDA graph's count comes from the graph cache); else None.
-        types = self.edge_type
-        self._max_relation: Optional[int] = (
-            int(types.max()) if types is not None and not types.is_cuda and
-            not types.is_meta and types.numel() else None)
         # Set by reorder(): the original id of each node, and its inverse.
         self.node_order: Optional[torch.Tensor] = None
         self._node_rank: Optional[torch.Tensor] = None
@@ -802,19 +795,38 @@ def _require_cuda(device: torch.device) -> None:
 # Compiled modules.
 
 
+def _largest_relation(graph: "Graph", types: torch.Tensor) -> Optional[int]:
+    """A typed graph's largest relation id: read on the CPU (no
+    synchronisation there); a CUDA graph's comes from the relation count the
+    graph cache took when it built the graph (the synchronisation a new graph
+    takes anyway). None for an edgeless graph or a meta tensor."""
+    if types.is_meta or not types.numel():
+        return None
+    if types.is_cuda:
+        count = graph.statistics().get("relations")
+        return count - 1 if count else None
+    return int(types.max())
+
+
 def _check_relations(function: str, relations: Optional[int], graph: "Graph") -> None:
     """A typed graph's relation ids against the function's count, before
     the call runs, on either device (the reference evaluator would stop at
     the first relation op with a located CompileError, the compiled Program
     refuse the graph with an untyped RuntimeError)."""
-    if relations is None:
+    types = graph.edge_type
+    if relations is None or types is None:
         return
-    top = getattr(graph, "_max_relation", None)
-    if top is None and graph.edge_type is not None and graph.device.type == "cuda":
-        # The device graph counted its relations when the cache built it
-        # (the synchronisation a new graph takes anyway).
-        count = graph.statistics().get("relations")
-        top = count - 1 if count else None
+    # The largest id is kept on the Graph for the edge types' version, so a
+    # call on a graph seen before reads nothing (a write through PyTorch ops
+    # bumps the version and is checked again).
+    version = _version_of(types)
+    kept = graph.__dict__.get("_relations_seen")
+    if kept is not None and kept[0] is types and version is not None and \
+            kept[1] == version:
+        top = kept[2]
+    else:
+        top = _largest_relation(graph, types)
+        graph._relations_seen = (types, version, top)
     if top is None or top < relations:
         return
     edge = int(torch.nonzero(graph.edge_type == top)[0, 0])

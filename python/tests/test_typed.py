@@ -217,3 +217,19 @@ def test_rows_the_backward_does_not_read_are_not_kept(monkeypatch):
     want = reference(h, ei, et, None, 30)
     dh_want, = torch.autograd.grad(want, h, dy)
     torch.testing.assert_close(dh, dh_want)
+
+
+def test_relation_ids_written_after_a_call_are_checked_again():
+    """The largest relation id is kept on the Graph after its first call;
+    a write to the graph's edge types through PyTorch ops (which bumps their
+    version) is checked again on the next call, on either device."""
+    fn = relational("f32", False)
+    ei, et = graph(20, 60)
+    h = torch.randn(20, R, C, device=DEVICE)
+    g = gnnc.Graph(ei, 20, edge_type=et)
+    first = fn(g, h)
+    torch.testing.assert_close(fn(g, h), first)
+    g.edge_type[11] = R + 2
+    with pytest.raises(ValueError, match=r"generated for 3 relations but the graph has "
+                                         r"relation id 5 \(edge 11;"):
+        fn(g, h)
