@@ -1035,6 +1035,26 @@ def test_gcn_rejects_self_loops_without_normalisation_like_pyg():
         gnn.GCNConv(IN, OUT, normalize=False, add_self_loops=True)
 
 
+@pytest.mark.parametrize("cls", ["GCN", "RGCNConv", "FastRGCNConv"])
+@pytest.mark.parametrize("bad", ["too-large", "negative", "x-too-short"])
+def test_out_of_range_ids_name_the_layer(cls, bad):
+    """The layers and the model that take no part of sparse_runs_eagerly
+    name themselves too when an id is out of range (they said 'gnnc:')."""
+    layer = gnn.GCN(IN, OUT, 2) if cls == "GCN" else getattr(gnn, cls)(IN, OUT, 2)
+    edge_index, n = tiny_graph()
+    x = features(n, torch.float32)
+    if bad == "too-large":
+        edge_index, want = torch.tensor([[0, 1], [1, n]]), f"node id {n}, outside"
+    elif bad == "negative":
+        edge_index, want = torch.tensor([[0, -1], [1, 2]]), "node id -1"
+    else:
+        # Node 6 is isolated: 5 is the largest id.
+        x, want = x[:4], r"node id 5, outside \[0, 4\)"
+    extra = [] if cls == "GCN" else [torch.zeros(edge_index.size(1), dtype=torch.long)]
+    with pytest.raises(ValueError, match=f"^{cls}: edge_index holds {want}"):
+        layer(x, edge_index, *extra)
+
+
 @pytest.mark.parametrize("cls", ["GCNConv", "SAGEConv", "GATConv", "GATv2Conv",
                                  "TransformerConv", "AGNNConv", "GINConv"])
 def test_bad_inputs(cls):

@@ -553,13 +553,51 @@ def _is_sparse_tensor(a) -> bool:
             and hasattr(a, "sparse_sizes"))
 
 
+def _named(layer: torch.nn.Module, e: ValueError) -> Optional[ValueError]:
+    """The graph cache's refusal of node ids out of range (a ValueError
+    starting "gnnc: edge_index", raised where the layer's name is not known)
+    as the same error naming the layer; None for any other error."""
+    message = str(e)
+    if not message.startswith("gnnc: edge_index"):
+        return None
+    return ValueError(f"{type(layer).__name__}: {message[len('gnnc: '):]}")
+
+
+def _own_code(wrapper, forward):
+    """`wrapper` with a code object of its own, named as `forward`: dynamo
+    keeps its compiled frames and counts recompilations per code object, and
+    one shared by every layer made the ninth layer compiled alone hit the
+    recompile limit."""
+    names = dict(co_name=forward.__name__)
+    if hasattr(wrapper.__code__, "co_qualname"):  # Python 3.11 on
+        names["co_qualname"] = forward.__qualname__
+    wrapper.__code__ = wrapper.__code__.replace(**names)
+    return wrapper
+
+
+def names_graph_errors(forward):
+    """Decorates a layer's forward: the graph cache's refusal of node ids out
+    of range is raised naming the layer (_named); everything else is
+    unchanged. For the layers that take a sparse adjacency themselves
+    (sparse_runs_eagerly does this for the others)."""
+    @functools.wraps(forward)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return forward(self, *args, **kwargs)
+        except ValueError as e:
+            named = _named(self, e)
+            if named is None:
+                raise
+            raise named from None
+    return _own_code(wrapper, forward)
+
+
 def sparse_runs_eagerly(forward):
     """Decorates a layer's forward(x, edge_index, ...): with a sparse
     adjacency it runs outside torch.compile's tracing (dynamo does not trace
     code on sparse tensors: a graph break, an error under fullgraph=True);
     everything else is unchanged. The graph cache's refusal of node ids out
-    of range (a ValueError starting "gnnc: edge_index") is raised naming
-    the layer."""
+    of range is raised naming the layer (_named)."""
     @functools.wraps(forward)
     def wrapper(self, x, edge_index, *args, **kwargs):
         # Always through _eagerly: where dynamo falls back to running this
@@ -569,18 +607,11 @@ def sparse_runs_eagerly(forward):
         try:
             return forward(self, x, edge_index, *args, **kwargs)
         except ValueError as e:
-            message = str(e)
-            if not message.startswith("gnnc: edge_index"):
+            named = _named(self, e)
+            if named is None:
                 raise
-            raise ValueError(f"{type(self).__name__}: {message[len('gnnc: '):]}") from None
-    # A code object of its own per layer: dynamo keeps its compiled frames
-    # and counts recompilations per code object, and one shared by every
-    # layer made the ninth layer compiled alone hit the recompile limit.
-    names = dict(co_name=forward.__name__)
-    if hasattr(wrapper.__code__, "co_qualname"):  # Python 3.11 on
-        names["co_qualname"] = forward.__qualname__
-    wrapper.__code__ = wrapper.__code__.replace(**names)
-    return wrapper
+            raise named from None
+    return _own_code(wrapper, forward)
 
 
 def _call(fn, *args, **kwargs):

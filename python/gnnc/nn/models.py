@@ -105,6 +105,7 @@ class GCN(torch.nn.Module):
         for conv in self.convs:
             conv.reset_parameters()
 
+    @_common.names_graph_errors
     def forward(self, x: Tensor, edge_index: Tensor,
                 edge_weight: Optional[Tensor] = None, edge_attr=None, batch=None,
                 batch_size=None, num_sampled_nodes_per_hop=None,

@@ -106,6 +106,7 @@ class RGCNConv(torch.nn.Module):
         _common.glorot(self.root)
         _common.zeros(self.bias)
 
+    @_common.names_graph_errors
     def forward(self, x, edge_index: Tensor, edge_type: Optional[Tensor] = None) -> Tensor:
         name = type(self).__name__
         if isinstance(x, (tuple, list)) and len(x) != 2:
