@@ -373,9 +373,23 @@ def test_a_weight_replaced_by_a_transposed_one_still_works():
 # Refused arguments and input errors.
 
 
+class _DoubledReLU(torch.nn.ReLU):
+    """A ReLU module that computes something else: not ReLU to the model."""
+
+    def forward(self, x):
+        return 2 * super().forward(x)
+
+
+class _Zero(torch.nn.Identity):
+    """An Identity module that computes something else."""
+
+    def forward(self, x):
+        return torch.zeros_like(x)
+
+
 @pytest.mark.parametrize("make_model, match", [
-    (lambda: gnn.GCN(IN, HID, 2, act="tanh"), "act='tanh'.*'relu', None"),
-    (lambda: gnn.GCN(IN, HID, 2, act=torch.nn.ELU()), "act=ELU"),
+    # A name PyG's resolver does not know either (PyG: ValueError).
+    (lambda: gnn.GCN(IN, HID, 2, act="rleu"), "act='rleu' is not an activation"),
     (lambda: gnn.GCN(IN, HID, 0), "num_layers must be a positive int"),
     (lambda: gnn.GCN(IN, 0, 2), "hidden_channels must be positive"),
     (lambda: gnn.GCN(IN, HID, 2, dropout=1.5), "dropout must be in"),
@@ -393,6 +407,14 @@ def test_bad_arguments_raise_value_errors(make_model, match):
     (lambda: gnn.GCN(-1, HID, 2), "lazy"),
     (lambda: gnn.GCN(IN, HID, 2, aggr="mean"), "aggr"),
     (lambda: gnn.GCN(IN, HID, 2, unknown=3), "unknown"),
+    # Activations PyG takes and the compiled model does not compute.
+    (lambda: gnn.GCN(IN, HID, 2, act="tanh"), "act='tanh'.*'relu', None"),
+    (lambda: gnn.GCN(IN, HID, 2, act="Leaky-ReLU"), "act='Leaky-ReLU'"),
+    (lambda: gnn.GCN(IN, HID, 2, act="swish"), "act='swish'"),
+    (lambda: gnn.GCN(IN, HID, 2, act=torch.nn.ELU()), "act=ELU"),
+    (lambda: gnn.GCN(IN, HID, 2, act=torch.tanh), "act=<built-in method tanh"),
+    (lambda: gnn.GCN(IN, HID, 2, act=_DoubledReLU()), "act=_DoubledReLU"),
+    (lambda: gnn.GCN(IN, HID, 2, act=_Zero()), "act=_Zero"),
 ])
 def test_refused_arguments_name_themselves(make_model, match):
     with pytest.raises(NotImplementedError, match=match):

@@ -15,22 +15,44 @@ from .conv import GCNConv, check_edge_weight, gcn_dtype, gcn_graph
 _ACTS = ("'relu'", "None", "'identity'")
 
 
-def _relu(act) -> bool:
+def _normalize(name: str) -> str:
+    """PyG's resolver's key: case, '-', '_' and ' ' do not matter."""
+    return name.lower().replace("-", "").replace("_", "").replace(" ", "")
+
+
+def _pyg_activation(key: str) -> bool:
+    """Whether PyG's `activation_resolver` resolves the normalised name
+    `key`: a torch.nn activation module's class name (with or without 'act'
+    taken out of it) or 'swish'."""
+    names = {"swish"}
+    for value in vars(torch.nn.modules.activation).values():
+        if isinstance(value, type) and issubclass(value, torch.nn.Module):
+            cls = _normalize(value.__name__)
+            names |= {cls, cls.replace("act", "")}
+    return key in names
+
+
+def _relu(layer: str, act) -> bool:
     """Whether `act` (PyG's `act`: a name, a module or a function) is ReLU;
-    False for no activation. Anything else is refused by name."""
+    False for no activation. Any other activation PyG takes is refused
+    (`NotImplementedError`, naming it); a name PyG's resolver does not know
+    is a `ValueError`, as in PyG. Modules count by their exact class: a
+    subclass of `torch.nn.ReLU` may compute something else."""
     if act is None:
         return False
     if isinstance(act, str):
-        # PyG's resolver: case, '-', '_' and ' ' do not matter.
-        key = act.lower().replace("-", "").replace("_", "").replace(" ", "")
+        key = _normalize(act)
         if key in ("relu", "identity"):
             return key == "relu"
-    elif isinstance(act, torch.nn.ReLU) or act in (F.relu, torch.relu):
+        if not _pyg_activation(key):
+            raise ValueError(f"{layer}: act={act!r} is not an activation PyG resolves "
+                             f"(a torch.nn activation's name or 'swish')")
+    elif type(act) is torch.nn.ReLU or any(act is f for f in (F.relu, torch.relu)):
         return True
-    elif isinstance(act, torch.nn.Identity):
+    elif type(act) is torch.nn.Identity:
         return False
-    raise ValueError(f"GCN: act={act!r} is not supported by gnnc.nn (the model "
-                     f"runs as one compiled function); supported: {', '.join(_ACTS)}")
+    _common.refuse(layer, f"act={act!r}", f"the model runs as one compiled function; "
+                   f"supported: {', '.join(_ACTS)}")
 
 
 class GCN(torch.nn.Module):
@@ -50,8 +72,9 @@ class GCN(torch.nn.Module):
     and GCNConv's `improved`, `add_self_loops`, `normalize`, `flow`;
     `forward(x, edge_index, edge_weight=None)` (`edge_attr`, `batch` and
     `batch_size` have no effect, as in PyG without `norm`). Refused
-    (`NotImplementedError`): `norm`, `jk`, `act_kwargs` other than
-    `inplace`, `cached=True`, lazy `in_channels=-1`, sparse adjacencies,
+    (`NotImplementedError`): any other `act` PyG takes (a name PyG cannot
+    resolve is a `ValueError`, as in PyG), `norm`, `jk`, `act_kwargs` other
+    than `inplace`, `cached=True`, lazy `in_channels=-1`, sparse adjacencies,
     `num_sampled_*_per_hop`, any other keyword. A graph with self-loops or an `edge_weight` runs the same
     model with the graph's self-loops masked / weighted (as `GCNConv`);
     only a loop-free unweighted graph gets the `graph_block` mapping.
@@ -90,7 +113,7 @@ class GCN(torch.nn.Module):
         self.out_channels = (hidden_channels if out_channels is None else
                              _common.check_channels(name, "out_channels", out_channels))
         self.dropout = torch.nn.Dropout(p=_common.check_dropout(name, dropout))
-        self.relu = _relu(act)
+        self.relu = _relu(name, act)
         self.act = torch.nn.ReLU() if self.relu else None
         self.act_first = act_first
         sizes = ([in_channels] + [hidden_channels] * (num_layers - 1) +
