@@ -485,6 +485,20 @@ static bool readIntColumn(const std::string &path, int64_t nodes,
   return error.empty();
 }
 
+/// readIntColumn of a data set's optional column file `file`: `Missing`
+/// (`out` untouched) where there is none, `Error` with `error` set where it
+/// cannot be read, else what is there.
+static Entry readOptionalColumn(const fs::path &file, int64_t nodes,
+                                const IntColumn &column,
+                                std::vector<int64_t> &out,
+                                std::string &error) {
+  Entry entry = entryAt(file, error);
+  if (entry == Entry::Error || entry == Entry::Missing)
+    return entry;
+  return readIntColumn(file.string(), nodes, column, out, error) ? entry
+                                                                 : Entry::Error;
+}
+
 //===----------------------------------------------------------------------===//
 // NumPy edge arrays
 //===----------------------------------------------------------------------===//
@@ -779,23 +793,18 @@ static GraphOrError loadDatasetDir(const fs::path &dir) {
   r.error = checkGraphSize(dir.string(), g.numNodes, g.numEdges());
   if (!r.ok())
     return r;
-  fs::path idFile = dir / "graph_ids.txt.gz";
-  Entry ids = entryAt(idFile, r.error);
-  if (ids == Entry::Error ||
-      (ids != Entry::Missing &&
-       !readIntColumn(idFile.string(), g.numNodes,
-                      {g.numNodes, "nodes", "graph id", "graph ids"},
-                      g.graphIds, r.error)))
+  if (readOptionalColumn(dir / "graph_ids.txt.gz", g.numNodes,
+                         {g.numNodes, "nodes", "graph id", "graph ids"},
+                         g.graphIds, r.error) == Entry::Error)
     return r;
   // A typed graph: a relation id per edge (an empty file for one without
   // edges).
   fs::path typeFile = dir / "edge_types.txt.gz";
-  Entry types = entryAt(typeFile, r.error);
-  if (types == Entry::Error ||
-      (types != Entry::Missing &&
-       !readIntColumn(typeFile.string(), g.numNodes,
-                      {g.numEdges(), "edges", "relation id", "relation ids"},
-                      g.edgeTypes, r.error)))
+  Entry types = readOptionalColumn(
+      typeFile, g.numNodes,
+      {g.numEdges(), "edges", "relation id", "relation ids"}, g.edgeTypes,
+      r.error);
+  if (types == Entry::Error)
     return r;
   g.typedEmpty = types != Entry::Missing && g.edgeTypes.empty();
   if (types != Entry::Missing && g.edgeTypes.size() != g.src.size()) {
@@ -1235,189 +1244,6 @@ GraphOrError gnn::loadGraph(const std::string &spec) {
               "the repository's data/, "
               "'powerlaw:nodes=N,edges=E', 'bipartite:src=S,dst=D,edges=E' "
               "or 'batch:graphs=G'"};
-}
-
-//===----------------------------------------------------------------------===//
-// Generators
-//===----------------------------------------------------------------------===//
-
-/// `numEdges` edges into `numDst` nodes by a Zipf-like law of exponent
-/// `alpha` (ranks mapped to ids through a seeded permutation, so hubs are
-/// not all low ids), from sources drawn uniformly below `numSrc`.
-static void zipfEdges(HostGraph &g, int64_t numSrc, int64_t numDst,
-                      int64_t numEdges, uint64_t seed, double alpha) {
-  if (numSrc <= 0 || numDst <= 0 || numEdges <= 0)
-    return;
-  SplitMix64 rng(seed);
-  std::vector<double> cdf(numDst);
-  double total = 0;
-  for (int64_t i = 0; i < numDst; ++i)
-    cdf[i] = (total += std::pow(static_cast<double>(i + 1), -alpha));
-  std::vector<int64_t> perm(numDst);
-  std::iota(perm.begin(), perm.end(), 0);
-  for (int64_t i = numDst - 1; i > 0; --i)
-    std::swap(perm[i], perm[rng.below(i + 1)]);
-  g.src.resize(numEdges);
-  g.dst.resize(numEdges);
-  for (int64_t e = 0; e < numEdges; ++e) {
-    double u = rng.uniform() * total;
-    int64_t rank = std::upper_bound(cdf.begin(), cdf.end(), u) - cdf.begin();
-    g.dst[e] = perm[std::min(rank, numDst - 1)];
-    g.src[e] = static_cast<int64_t>(rng.below(numSrc));
-  }
-}
-
-HostGraph gnn::generatePowerLaw(int64_t numNodes, int64_t numEdges,
-                                uint64_t seed, double alpha) {
-  HostGraph g;
-  g.numNodes = numNodes;
-  zipfEdges(g, numNodes, numNodes, numEdges, seed, alpha);
-  return g;
-}
-
-HostGraph gnn::generateBipartite(int64_t numSrc, int64_t numDst,
-                                 int64_t numEdges, uint64_t seed,
-                                 double alpha) {
-  HostGraph g;
-  g.numSrc = numSrc;
-  g.numDst = numDst;
-  g.numNodes = std::max(numSrc, numDst);
-  zipfEdges(g, numSrc, numDst, numEdges, seed, alpha);
-  return g;
-}
-
-HostGraph gnn::generateBatch(int64_t numGraphs, int64_t minNodes,
-                             int64_t maxNodes, double meanDegree,
-                             uint64_t seed) {
-  HostGraph g;
-  SplitMix64 rng(seed);
-  for (int64_t k = 0; k < numGraphs; ++k) {
-    int64_t n = minNodes + static_cast<int64_t>(rng.below(maxNodes - minNodes + 1));
-    int64_t base = g.numNodes;
-    auto addUndirected = [&](int64_t a, int64_t b) {
-      g.src.push_back(base + a);
-      g.dst.push_back(base + b);
-      g.src.push_back(base + b);
-      g.dst.push_back(base + a);
-    };
-    for (int64_t i = 1; i < n; ++i)
-      addUndirected(static_cast<int64_t>(rng.below(i)), i);
-    int64_t extra = static_cast<int64_t>(std::llround(meanDegree * n / 2.0)) - (n - 1);
-    for (int64_t i = 0; i < extra && n > 1; ++i) {
-      int64_t a = static_cast<int64_t>(rng.below(n));
-      int64_t b = static_cast<int64_t>(rng.below(n - 1));
-      addUndirected(a, b >= a ? b + 1 : b);
-    }
-    g.graphIds.insert(g.graphIds.end(), n, k);
-    g.numNodes += n;
-  }
-  return g;
-}
-
-//===----------------------------------------------------------------------===//
-// Node orders for locality
-//===----------------------------------------------------------------------===//
-
-std::optional<NodeOrder> gnn::parseNodeOrder(std::string_view name) {
-  if (name == "rcm")
-    return NodeOrder::ReverseCuthillMcKee;
-  if (name == "degree")
-    return NodeOrder::Degree;
-  return std::nullopt;
-}
-
-const char *gnn::nodeOrderNames() { return "'rcm', 'degree'"; }
-
-/// The nodes sorted by `key` ascending, ties by id.
-static std::vector<int64_t> byKey(const std::vector<int64_t> &key) {
-  std::vector<int64_t> ids(key.size());
-  std::iota(ids.begin(), ids.end(), int64_t(0));
-  std::stable_sort(ids.begin(), ids.end(),
-                   [&](int64_t a, int64_t b) { return key[a] < key[b]; });
-  return ids;
-}
-
-std::vector<int64_t> gnn::localityOrder(int64_t numNodes, const int64_t *src,
-                                        const int64_t *dst, int64_t numEdges,
-                                        NodeOrder method) {
-  size_t n = static_cast<size_t>(numNodes);
-  if (method == NodeOrder::Degree) {
-    std::vector<int64_t> negDegree(n, 0);
-    for (int64_t e = 0; e < numEdges; ++e) {
-      --negDegree[src[e]];
-      --negDegree[dst[e]];
-    }
-    return byKey(negDegree);
-  }
-  // The symmetrised simple graph as CSR rows, each sorted and deduplicated.
-  std::vector<int64_t> ptr(n + 1, 0);
-  for (int64_t e = 0; e < numEdges; ++e)
-    if (src[e] != dst[e]) {
-      ++ptr[src[e] + 1];
-      ++ptr[dst[e] + 1];
-    }
-  for (size_t v = 0; v < n; ++v)
-    ptr[v + 1] += ptr[v];
-  std::vector<int64_t> nbr(ptr[n]);
-  std::vector<int64_t> fill(ptr.begin(), ptr.end() - 1);
-  for (int64_t e = 0; e < numEdges; ++e)
-    if (src[e] != dst[e]) {
-      nbr[fill[src[e]]++] = dst[e];
-      nbr[fill[dst[e]]++] = src[e];
-    }
-  std::vector<int64_t> degree(n);
-  for (size_t v = 0; v < n; ++v) {
-    auto first = nbr.begin() + ptr[v], last = nbr.begin() + ptr[v + 1];
-    std::sort(first, last);
-    degree[v] = std::unique(first, last) - first;
-  }
-  // Cuthill-McKee: the sequence is its own breadth-first queue.
-  std::vector<char> seen(n, 0);
-  std::vector<int64_t> order;
-  order.reserve(n);
-  std::vector<int64_t> fresh;
-  auto byDegree = [&](int64_t a, int64_t b) {
-    return degree[a] != degree[b] ? degree[a] < degree[b] : a < b;
-  };
-  for (int64_t start : byKey(degree)) {
-    if (seen[start])
-      continue;
-    seen[start] = 1;
-    size_t head = order.size();
-    order.push_back(start);
-    while (head < order.size()) {
-      int64_t v = order[head++];
-      fresh.clear();
-      for (int64_t p = ptr[v], end = ptr[v] + degree[v]; p < end; ++p)
-        if (!seen[nbr[p]]) {
-          seen[nbr[p]] = 1;
-          fresh.push_back(nbr[p]);
-        }
-      std::sort(fresh.begin(), fresh.end(), byDegree);
-      order.insert(order.end(), fresh.begin(), fresh.end());
-    }
-  }
-  std::reverse(order.begin(), order.end());
-  return order;
-}
-
-HostGraph gnn::renumberNodes(const HostGraph &graph,
-                             const std::vector<int64_t> &order) {
-  std::vector<int64_t> rank(order.size());
-  for (size_t i = 0; i < order.size(); ++i)
-    rank[order[i]] = static_cast<int64_t>(i);
-  HostGraph out;
-  out.name = graph.name;
-  out.numNodes = graph.numNodes;
-  out.edgeTypes = graph.edgeTypes;
-  out.typedEmpty = graph.typedEmpty;
-  out.src.resize(graph.src.size());
-  out.dst.resize(graph.dst.size());
-  for (size_t e = 0; e < graph.src.size(); ++e) {
-    out.src[e] = rank[graph.src[e]];
-    out.dst[e] = rank[graph.dst[e]];
-  }
-  return out;
 }
 
 GraphStats gnn::computeStats(const HostGraph &g) {
