@@ -434,7 +434,7 @@ class MessagePassing(torch.nn.Module):
         from .nn import _common
         edge_index, values, (ns, nd) = _common.sparse_edges(
             layer, adj, self.flow, adj.device if isinstance(adj, Tensor) else adj.device(),
-            coalesce=False)
+            duplicates="entries")
         if ns != nd:
             raise NotImplementedError(
                 f"{layer}: a non-square adjacency [{nd}, {ns}] (bipartite message "

@@ -846,6 +846,116 @@ def test_coo_adjacency_read_as_pyg_whatever_its_coalesced_flag(case, sums):
         torch.testing.assert_close(a1._values(), a2._values(), **tol(dtype))
 
 
+# PyG's reading of a CSR (or CSC) adjacency's repeated entries: summed into
+# one edge by add_self_loops (GCN, GAT, GATv2, AGNN with self-loops: it
+# rebuilds the tensor through to_torch_csr_tensor(..., is_coalesced=False),
+# which coalesces), each its own edge elsewhere (spmm reads every entry, and
+# SAGE's mean counts each; to_edge_index). SAGE's max and min over a
+# torch.sparse adjacency are refused (test_sparse_adjacency_matches_pyg).
+COMPRESSED_READS = [c for c in SPARSE_IDS if c not in ("sage-max", "sage-min-noroot")] + \
+    ["gine-edge-dim-train-eps"]
+
+
+def repeated_entries_graph():
+    """12 nodes, 50 random edges, 10 of them twice, a self-loop three times
+    and one twice, in random order: (edge_index, n)."""
+    edge_index, n = random_graph(n=12, e=50, seed=7)
+    loops = torch.tensor([[3, 3, 3, 5, 5], [3, 3, 3, 5, 5]])
+    edge_index = torch.cat([edge_index, edge_index[:, :10], loops], dim=1)
+    order = torch.randperm(edge_index.size(1), generator=torch.Generator().manual_seed(1))
+    return edge_index[:, order], n
+
+
+def compressed(edge_index, n, values, layout):
+    """adj_t of edge_index as a CSR (or CSC) tensor keeping every entry,
+    repeated ones included, in edge_index's order within a row (column):
+    (the tensor, the permutation of edge_index's entries it holds)."""
+    major = edge_index[1] if layout == "csr" else edge_index[0]
+    perm = torch.argsort(major, stable=True)
+    ptr = torch.zeros(n + 1, dtype=torch.long)
+    ptr[1:] = torch.bincount(major, minlength=n).cumsum(0)
+    if layout == "csr":
+        return torch.sparse_csr_tensor(ptr, edge_index[0, perm], values[perm], (n, n)), perm
+    return torch.sparse_csc_tensor(ptr, edge_index[1, perm], values[perm], (n, n)), perm
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("layout", ["csr", "csc"])
+@pytest.mark.parametrize("case", COMPRESSED_READS)
+def test_compressed_adjacency_with_repeated_entries_read_as_pyg(case, layout, dtype):
+    """A CSR (or CSC) adj_t holding an entry more than once gives PyG's
+    output and gradients (x and the parameters; the values' gradient torch
+    cannot take for such a tensor, in gnnc or PyG): GCN, GAT,
+    GATv2 and AGNN with self-loops read the repeated entries as one edge
+    (their values summed), the other layers each as an edge. gnnc kept the
+    repeats as edges everywhere: GAT, GATv2 and AGNN up to 0.8 from PyG,
+    GCN's self-loops weighted once per repeat (0.3)."""
+    ours, pyg = make(BY_ID[case], dtype)
+    edge_index, n = repeated_entries_graph()
+    e = edge_index.size(1)
+    g = torch.Generator().manual_seed(3)
+    w = (torch.rand(e, generator=g, dtype=torch.float64) + 0.5).to(dtype)
+    adj1, perm = compressed(edge_index, n, w, layout)
+    adj2, _ = compressed(edge_index, n, w, layout)
+    extra = (edge_features(e, 2, dtype)[perm],) if case.startswith("gine") else ()
+    x = features(n, dtype)
+    x1, x2 = x.clone().requires_grad_(), x.clone().requires_grad_()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PyG's "converting to CSR" advice
+        try:
+            want = pyg(x2, adj2, *extra)
+        except (RuntimeError, ValueError, NotImplementedError) as err:
+            # PyG's layers that are not a plain spmm refuse CSC: the same
+            # entries as CSR.
+            assert layout == "csc" and ("layout" in str(err) or "CSC" in str(err)), err
+            csr, _ = compressed(edge_index, n, w, "csr")
+            want = pyg(x2, csr, *(() if not extra else (edge_features(e, 2, dtype)[
+                torch.argsort(edge_index[1], stable=True)],)))
+    got = ours(x1, adj1, *extra)
+    torch.testing.assert_close(got, want, **tol(dtype))
+    theirs = dict(pyg.named_parameters())
+    params = [(p, theirs[name]) for name, p in ours.named_parameters()]
+    leaves1 = [x1] + [p for p, _ in params]
+    leaves2 = [x2] + [q for _, q in params]
+    _parity.same_gradients(got, want, leaves1, leaves2, dtype)
+    if layout == "csr" and case.startswith("gat"):
+        # The attention weights as PyG returns them: the adjacency the
+        # softmax ran over (a repeated entry's weights summed) and the
+        # weights in the order of PyG's edges.
+        with torch.no_grad():
+            _, (a1, s1) = ours(x, adj1, return_attention_weights=True)
+            _, (a2, s2) = pyg(x, adj2, return_attention_weights=True)
+        torch.testing.assert_close(s1, s2, **tol(dtype))
+        torch.testing.assert_close(a1.to_dense(), a2.to_dense(), **tol(dtype))
+
+
+def test_compressed_adjacency_summed_once_per_graph(monkeypatch):
+    """A CSR adjacency whose repeated entries are summed is coalesced once
+    per graph: a later call reuses the summed graph (no torch.unique, no
+    read back of the indices) and only sums the values; a changed
+    adjacency is read again."""
+    edge_index, n = repeated_entries_graph()
+    values = torch.rand(edge_index.size(1), dtype=torch.float64)
+    adj, _ = compressed(edge_index, n, values, "csr")
+    x = features(n, torch.float64)
+    layer = gnn.GATConv(IN, OUT).double()
+    layer(x, adj)
+    first, v1, _ = _common.sparse_edges("t", adj, "source_to_target", x.device, "summed")
+    calls = []
+    monkeypatch.setattr(torch, "unique", lambda *a, **k: calls.append("unique"))
+    monkeypatch.setattr(_common, "_check_compressed", lambda *a: calls.append("check"))
+    again, v2, _ = _common.sparse_edges("t", adj, "source_to_target", x.device, "summed")
+    assert again is first and not calls
+    torch.testing.assert_close(v1, v2, rtol=0, atol=0)
+    coalesced = torch.sparse_coo_tensor(edge_index.flip(0), values, (n, n)).coalesce()
+    torch.testing.assert_close(first, coalesced.indices().flip(0), rtol=0, atol=0)
+    torch.testing.assert_close(v1, coalesced.values())
+    monkeypatch.undo()
+    adj.col_indices()[0] = (adj.col_indices()[0] + 1) % n  # changed in place
+    changed, _, _ = _common.sparse_edges("t", adj, "source_to_target", x.device, "summed")
+    assert changed is not first
+
+
 @pytest.mark.parametrize("case", ["sage-sum-norm-project", "gcn-nonorm-nobias", "gin"])
 def test_learnable_adjacency_values_get_their_gradient(case):
     # The values of a coalesced COO adjacency (learnable edge weights) get

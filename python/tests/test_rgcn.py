@@ -152,8 +152,8 @@ def test_sparse_tensor_equals_pyg(kw, aggr, ns, nd):
                            list(xps) + list(pyg.parameters()), dtype)
     # The same adjacency object: the cached graph, no rebuild.
     from gnnc.nn import _common
-    e1, *_ = _common.sparse_edges("t", adj, "source_to_target", adj.device(), False)
-    e2, *_ = _common.sparse_edges("t", adj, "source_to_target", adj.device(), False)
+    e1, *_ = _common.sparse_edges("t", adj, "source_to_target", adj.device(), "entries")
+    e2, *_ = _common.sparse_edges("t", adj, "source_to_target", adj.device(), "entries")
     assert e1 is e2
 
 

@@ -372,14 +372,14 @@ def self_loop_attr(edge_attr: Tensor, edge_index: Tensor, keep: Optional[Tensor]
 
 def check_inputs(layer: str, x, edge_index, in_channels: Optional[int],
                  dtype: Optional[torch.dtype], flow: str = "source_to_target",
-                 coalesce: bool = True):
+                 duplicates: str = "spmm"):
     """x: a [N, in_channels] float tensor of the parameters' dtype (under
     torch.autocast: float32, bfloat16 or float16 with float32, bfloat16 or
     float16 parameters, see compute_dtype);
     edge_index: a [2, E] integer tensor on x's device, or a sparse adjacency
     (PyG's `adj_t`: a torch.sparse_coo/csr/csc tensor or a
     torch_sparse.SparseTensor of [N, N], row = target, column = source;
-    `coalesce`: as sparse_edges').
+    `duplicates`: how its repeated entries are read, as sparse_edges').
 
     Returns (edge_index [2, E], values): the graph as an edge_index, and a
     sparse adjacency's values in its edge order (None for an edge_index or a
@@ -394,7 +394,7 @@ def check_inputs(layer: str, x, edge_index, in_channels: Optional[int],
                         f"{type(x).__name__}")
     values = None
     if is_sparse(edge_index):
-        edge_index, values = _adjacency(layer, x, edge_index, flow, coalesce)
+        edge_index, values = _adjacency(layer, x, edge_index, flow, duplicates)
     if not isinstance(edge_index, Tensor):
         raise TypeError(f"{layer}: expected edge_index to be a torch.Tensor "
                         f"[2, E] or a sparse adjacency, got {type(edge_index).__name__}")
@@ -434,12 +434,12 @@ def check_edge_index(layer: str, edge_index, what: str = "edge_index") -> None:
 
 
 def bipartite_inputs(layer: str, x, edge_index, size, channels: Tuple[int, int],
-                     dtype: Optional[torch.dtype], flow: str, coalesce: bool = True):
+                     dtype: Optional[torch.dtype], flow: str, duplicates: str = "spmm"):
     """PyG's bipartite message passing: `x` a (x_src, x_dst) pair (x_dst
     may be None), `edge_index` a [2, E] tensor or a sparse adjacency
     [num_dst, num_src] (PyG's adj_t), `size` None or (num_src, num_dst)
     (None entries: from x, or from the adjacency; num_dst defaults to num_src
-    without x_dst, as in PyG; `coalesce`: as sparse_edges'). Each present x
+    without x_dst, as in PyG; `duplicates`: as sparse_edges'). Each present x
     is checked as check_inputs checks x, against its side's `channels`
     (<= 0: not checked). Returns
     (x_src, x_dst, edge_index, (num_src, num_dst), values): `values` a
@@ -462,7 +462,7 @@ def bipartite_inputs(layer: str, x, edge_index, size, channels: Tuple[int, int],
     values, from_adj = None, (None, None)
     if is_sparse(edge_index):
         edge_index, values, from_adj = sparse_edges(layer, edge_index, flow, x_src.device,
-                                                    coalesce)
+                                                    duplicates)
     edge_index, _ = check_inputs(layer, x_src, edge_index, channels[0] or None, dtype,
                                  flow)
     if x_dst is not None:
@@ -498,14 +498,14 @@ def bipartite_inputs(layer: str, x, edge_index, size, channels: Tuple[int, int],
 
 
 def linear_pair_inputs(layer: str, x, edge_index, size, sides, flow: str,
-                       targets_required: bool, first=(), coalesce: bool = True):
+                       targets_required: bool, first=(), duplicates: str = "spmm"):
     """`bipartite_inputs` for a layer whose Linears read the two sides:
     `sides` = (the Linears reading the sources, those reading the targets),
     the first of each giving its side's channels (lazy ones: not checked,
     then sized here by the side's features) and the first source Linear the
     dtype. A single `x` counts as the pair (x, x). `targets_required`: a
     pair without x_dst is refused (the layer reads both sides). `first`: as
-    materialize_lazy's; `coalesce`: as sparse_edges'. Returns
+    materialize_lazy's; `duplicates`: as sparse_edges'. Returns
     bipartite_inputs' (x_src, x_dst, edge_index, sizes, values)."""
     pair = tuple(x) if isinstance(x, (tuple, list)) else (x, x)
     if targets_required and len(pair) == 2 and pair[1] is None:
@@ -514,7 +514,8 @@ def linear_pair_inputs(layer: str, x, edge_index, size, sides, flow: str,
     channels = tuple(0 if not lins or lins[0].is_lazy() else lins[0].weight.size(1)
                      for lins in sides)
     x_src, x_dst, edge_index, sizes, values = bipartite_inputs(
-        layer, pair, edge_index, size, channels, sides[0][0].weight.dtype, flow, coalesce)
+        layer, pair, edge_index, size, channels, sides[0][0].weight.dtype, flow,
+        duplicates)
     sided = [(m, side) for lins, side in zip(sides, (x_src, x_dst)) for m in lins]
     for m, side in _first_ones_first(sided, first, key=lambda ms: ms[0]):
         if side is not None and m.is_lazy():
@@ -533,17 +534,23 @@ def linear_pair_inputs(layer: str, x, edge_index, size, sides, flow: str,
 # object, checked like an edge_index (version counter, data pointer, and
 # contents on the device: _core._Snapshot of its index tensors).
 #
-# A COO tensor's entries are read as PyG's layer reads them, whatever its
-# is_coalesced() flag says (torch.sparse_coo_tensor(..., is_coalesced=True)
+# Entries repeating a [row, column] are read as the layer's PyG path reads
+# them (sparse_edges' `duplicates`), whatever the layout and a COO tensor's
+# is_coalesced() flag say (torch.sparse_coo_tensor(..., is_coalesced=True)
 # and PyG's to_edge_index, which sets it on the caller's tensor, make it
-# claim what its indices may not hold): the layers whose PyG path sums
-# duplicates (spmm, or add_self_loops, which builds a coalesced tensor)
-# get the coalesced graph, the others (PyG's to_edge_index) every entry as
-# it is. Whether a flagged tensor's indices are in fact sorted and unique
-# is read once per new graph (_cached_adjacency), never assumed.
+# claim what its indices may not hold): summed into one edge where PyG
+# coalesces the tensor (its spmm converts COO to CSR; its add_self_loops
+# rebuilds any layout coalesced), else each entry an edge (PyG's
+# to_edge_index; a CSR tensor in its spmm, whose mean counts every entry).
+# Whether a tensor's indices are in fact sorted and unique is read once
+# per new graph (_cached_adjacency), never assumed; a compressed tensor's
+# summed graph is built once too (_summed_compressed).
 
 _ADJ = {}
 _ADJ_SIZE = 32
+
+# sparse_edges' `duplicates`: how entries repeating a [row, column] are read.
+_DUPLICATES = ("spmm", "summed", "entries")
 
 
 def _is_sparse_tensor(a) -> bool:
@@ -626,18 +633,30 @@ _SPARSE_LAYOUTS = (torch.sparse_coo, torch.sparse_csr, torch.sparse_csc)
 
 
 def sparse_edges(layer: str, adj, flow: str, device: torch.device,
-                 coalesce: bool = True):
+                 duplicates: str = "spmm"):
     """A sparse adjacency (PyG's `adj_t`: a torch.sparse COO, CSR or CSC
     tensor or a torch_sparse.SparseTensor of shape [num_dst, num_src], entry
     [i, j] the edge j -> i) as (edge_index [2, E], values in that edge order
     or None, (num_src, num_dst)). The edge_index is cached while `adj` and
-    its index tensors live (`_cached_adjacency`). A COO tensor whose
-    indices are not sorted and unique (whatever its is_coalesced() flag
-    says) is coalesced first (duplicates summed, as PyG's spmm and its
-    add_self_loops sum them), or with `coalesce=False` taken entry by entry
-    in its order (PyG's to_edge_index, which the layers without self-loops
-    read). `device`: where the features are (the adjacency must be there
-    too)."""
+    its index tensors live (`_cached_adjacency`). `duplicates` reads
+    entries repeating a [row, column] (or out of order) as the layer's PyG
+    path reads them:
+
+    - "spmm" (PyG's spmm: GCN without self-loops, SAGE, GIN): a COO tensor
+      is coalesced, its duplicates summed (spmm converts it to CSR, which
+      coalesces); a CSR or CSC tensor's entries are read one by one (the
+      sum is the same, and SAGE's mean counts every entry, as PyG's does);
+    - "summed" (PyG's add_self_loops, which rebuilds the tensor coalesced:
+      GCN, GAT, GATv2 and AGNN with self-loops): every layout coalesced,
+      its duplicates' values summed;
+    - "entries" (PyG's to_edge_index): every entry an edge, in the tensor's
+      order.
+
+    A COO tensor's is_coalesced() flag is not trusted: whether its indices
+    are in fact sorted and unique is read once per new graph, as is a CSR
+    or CSC tensor's. `device`: where the features are (the adjacency must
+    be there too)."""
+    assert duplicates in _DUPLICATES, f"duplicates must be one of {_DUPLICATES}"
     if flow == "target_to_source":
         raise ValueError(
             f"{layer}: flow='target_to_source' is invalid with a sparse adjacency "
@@ -665,6 +684,7 @@ def sparse_edges(layer: str, adj, flow: str, device: torch.device,
         return _cached_adjacency(adj, (row, col))[0], values, sizes
     if adj.layout == torch.sparse_coo:
         flagged = adj.is_coalesced()
+        coalesce = duplicates != "entries"
         if coalesce and not flagged:
             # Duplicates are summed (what PyG computes): a new tensor, not
             # cached.
@@ -687,7 +707,34 @@ def sparse_edges(layer: str, adj, flow: str, device: torch.device,
         parts = (adj.crow_indices(), adj.col_indices())
     else:
         parts = (adj.ccol_indices(), adj.row_indices())
-    return _cached_adjacency(adj, parts)[0], adj.values(), sizes
+    edges, in_order = _cached_adjacency(adj, parts)
+    if duplicates == "summed" and not in_order:
+        return _summed_compressed(adj, edges, adj.values()) + (sizes,)
+    return edges, adj.values(), sizes
+
+
+def _summed_compressed(adj: Tensor, edges: Tensor, values: Tensor):
+    """A CSR or CSC tensor whose entries are not sorted and unique (edges
+    `edges`, `values`), coalesced as PyG's add_self_loops rebuilds it:
+    (the edges sorted by (destination, source), each once; the values of
+    each's entries summed, differentiable). The graph is built once while
+    `adj`'s cached edge_index holds (one synchronisation, the count of
+    distinct edges); a call on it only sums the values."""
+    rec = _ADJ.get(id(adj))
+    cache = rec[4] if rec is not None and rec[0]() is adj and rec[2] is edges else None
+    summed = cache.get("summed") if cache is not None else None
+    if summed is None:
+        ncols = int(adj.size(1))
+        src, dst = edges.long()
+        keys, inverse = torch.unique(dst * ncols + src, sorted=True, return_inverse=True)
+        graph = torch.stack([keys % ncols, keys // ncols]).to(edges.dtype).contiguous()
+        flag = rec[1][-1].flag if cache is not None else None
+        summed = (_core._mark_dst_sorted(_core._make_private(graph, flag)), inverse)
+        if cache is not None:
+            cache["summed"] = summed
+    graph, inverse = summed
+    total = values.new_zeros((graph.size(1),) + tuple(values.shape[1:]))
+    return graph, total.index_add(0, inverse, values)
 
 
 def _coalesced(adj: Tensor, sizes: tuple):
@@ -705,13 +752,13 @@ def _coalesced(adj: Tensor, sizes: tuple):
     return edges, adj.values(), sizes
 
 
-def _adjacency(layer: str, x: Tensor, adj, flow: str, coalesce: bool):
+def _adjacency(layer: str, x: Tensor, adj, flow: str, duplicates: str):
     """A one-graph layer's sparse adjacency: square, as many nodes as x has
     rows. (edge_index, values); anything else than a sparse adjacency is
     returned as it is (check_inputs then says what it is)."""
     if not isinstance(adj, Tensor) and not _is_sparse_tensor(adj):
         return adj, None
-    edge_index, values, (ns, nd) = sparse_edges(layer, adj, flow, x.device, coalesce)
+    edge_index, values, (ns, nd) = sparse_edges(layer, adj, flow, x.device, duplicates)
     if ns != nd:
         raise NotImplementedError(
             f"{layer}: a non-square adjacency [{nd}, {ns}] (bipartite message "
@@ -724,12 +771,14 @@ def _adjacency(layer: str, x: Tensor, adj, flow: str, coalesce: bool):
     return edge_index, values
 
 
-def _check_compressed(adj: Tensor, ptr: Tensor, idx: Tensor) -> None:
+def _check_compressed(adj: Tensor, ptr: Tensor, idx: Tensor) -> bool:
     """A CSR/CSC adjacency's pointers: size + 1 of them, from 0, never
     decreasing, ending at the entries' count (torch checks none of it when
     the tensor is built with check_invariants=False; a broken one failed
-    deep inside the conversion, or was read out of bounds). One
-    synchronisation, when the adjacency's edge_index is first built."""
+    deep inside the conversion, or was read out of bounds). Returns whether
+    each row's (CSR) or column's (CSC) indices rise strictly, i.e. the
+    tensor is coalesced: no entry repeated. One synchronisation, when the
+    adjacency's edge_index is first built."""
     csr = adj.layout == torch.sparse_csr
     what = "crow_indices" if csr else "ccol_indices"
     major = int(adj.size(0) if csr else adj.size(1))
@@ -737,15 +786,29 @@ def _check_compressed(adj: Tensor, ptr: Tensor, idx: Tensor) -> None:
         raise ValueError(f"gnnc: the sparse adjacency's {what} must hold "
                          f"{major + 1} entries ({'rows' if csr else 'columns'} + 1), "
                          f"got {ptr.numel()}")
-    first, last, drops = torch.stack([
+    nnz = idx.numel()
+    if nnz > 1:
+        # idx rises strictly but where one row ends and the next starts (the
+        # step into entry ptr[r], 0 < ptr[r] < nnz; other pointers, of empty
+        # rows or broken, mark the extra last slot).
+        rises = torch.cat([idx.diff() > 0, idx.new_ones(1, dtype=torch.bool)])
+        starts = ptr[1:-1].long()
+        inside = (starts > 0) & (starts < nnz)
+        rises[torch.where(inside, starts - 1, nnz - 1)] = True
+        repeats = (~rises).any().long()
+    else:
+        repeats = ptr.new_zeros((), dtype=torch.long)
+    first, last, drops, repeats = torch.stack([
         ptr[0].long(), ptr[-1].long(),
         (ptr.diff() < 0).any().long() if major else ptr.new_zeros((), dtype=torch.long),
+        repeats,
     ]).tolist()
     if first != 0 or last != idx.numel() or drops:
         raise ValueError(
             f"gnnc: the sparse adjacency's {what} must start at 0, never decrease "
             f"and end at its {idx.numel()} entries; got {what}[0] = {first}, "
             f"{what}[-1] = {last}" + (", and it decreases" if drops else ""))
+    return not repeats
 
 
 def _edges_of(adj, parts) -> Tensor:
@@ -782,7 +845,9 @@ def _coo_order(adj: Tensor, index: Tensor) -> Tuple[bool, bool]:
 def _cached_adjacency(adj, parts) -> Tuple[Tensor, bool]:
     """(the edge_index of `adj` (index tensors `parts`), built once while
     `adj` lives and its index tensors hold what they held; for a COO
-    tensor whether its indices are in fact sorted and unique (else True)).
+    tensor whether its indices are in fact sorted and unique, for a CSR or
+    CSC tensor whether each row's or column's are, i.e. whether either is
+    coalesced; True for a SparseTensor).
     The edges are marked sorted by destination where they are: a CSR
     tensor's, a SparseTensor's (its storage is CSR), a COO tensor's whose
     rows were read not to decrease (its flag is not trusted)."""
@@ -792,7 +857,7 @@ def _cached_adjacency(adj, parts) -> Tuple[Tensor, bool]:
     key = id(adj)
     rec = _ADJ.get(key)
     if rec is not None and rec[0]() is adj:
-        _, snaps, edges, in_order = rec
+        _, snaps, edges, in_order, _ = rec
         if any(s.copy is not None and s.stale() for s in snaps):
             del _ADJ[key]
             raise _core._stale_error(parts[0])
@@ -801,14 +866,17 @@ def _cached_adjacency(adj, parts) -> Tuple[Tensor, bool]:
     _ADJ.pop(key, None)
     while len(_ADJ) >= _ADJ_SIZE:
         del _ADJ[next(iter(_ADJ))]
+    in_order = True
     if isinstance(adj, Tensor) and not coo:
-        _check_compressed(adj, *parts)
+        in_order = _check_compressed(adj, *parts)
     snaps = tuple(_core._Snapshot.of(p) for p in parts)
     # Calls on the edge_index honour the change check of the column (or
     # COO) indices; the row pointers' check is read on the next lookup.
     edges = _core._make_private(_edges_of(adj, parts).contiguous(), snaps[-1].flag)
-    in_order, dst_sorted = _coo_order(adj, parts[0]) if coo else \
-        (True, not isinstance(adj, Tensor) or adj.layout == torch.sparse_csr)
+    if coo:
+        in_order, dst_sorted = _coo_order(adj, parts[0])
+    else:
+        dst_sorted = not isinstance(adj, Tensor) or adj.layout == torch.sparse_csr
     if dst_sorted:
         _core._mark_dst_sorted(edges)
 
@@ -817,7 +885,8 @@ def _cached_adjacency(adj, parts) -> Tuple[Tensor, bool]:
         if entry is not None and entry[0] is _ref:
             del _ADJ[key]
 
-    _ADJ[key] = (weakref.ref(adj, drop), snaps, edges, in_order)
+    # The last slot: graphs derived from this one (_summed_compressed).
+    _ADJ[key] = (weakref.ref(adj, drop), snaps, edges, in_order, {})
     return edges, in_order
 
 

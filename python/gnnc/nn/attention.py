@@ -33,7 +33,7 @@ class _HeadsLayer(torch.nn.Module):
         if attention is not None and _common.is_sparse(adj):
             attention = _sparse_attention(adj, attention, shape,
                                           type(self).__name__ != "TransformerConv",
-                                          self._sparse_coalesced())
+                                          self._sparse_duplicates() == "summed")
         return _heads_out(out, self.concat), attention
 
     def _finished(self, out, weights: bool, adj, shape):
@@ -43,7 +43,7 @@ class _HeadsLayer(torch.nn.Module):
             out, attention = out
             return out, _sparse_attention(adj, attention, shape,
                                           type(self).__name__ != "TransformerConv",
-                                          self._sparse_coalesced())
+                                          self._sparse_duplicates() == "summed")
         return out
 
     @staticmethod
@@ -68,7 +68,7 @@ class _HeadsLayer(torch.nn.Module):
         if isinstance(x, (tuple, list)) or isinstance(self.in_channels, tuple):
             return self._pair(name, x, edge_index, size)
         edge_index, _ = _common.check_inputs(name, x, edge_index, _common.channels(self),
-                                             dtype, self.flow, self._sparse_coalesced())
+                                             dtype, self.flow, self._sparse_duplicates())
         if self.in_channels <= 0:
             _common.materialize_lazy(self, x, self._lazy_first())
         return x, x, edge_index, None
@@ -85,14 +85,15 @@ class _HeadsLayer(torch.nn.Module):
         (`_sides`)."""
         x_src, x_dst, edge_index, sizes, _ = _common.linear_pair_inputs(
             name, x, edge_index, size, self._sides(), self.flow, targets_required=True,
-            first=self._lazy_first(), coalesce=self._sparse_coalesced())
+            first=self._lazy_first(), duplicates=self._sparse_duplicates())
         return x_src, x_dst, edge_index, sizes
 
-    def _sparse_coalesced(self) -> bool:
-        """Whether a COO adjacency's duplicate entries are one edge (PyG's
-        add_self_loops rebuilds it coalesced) or each its own (PyG reads
-        the entries as they are without self-loops; sparse_edges)."""
-        return bool(getattr(self, "add_self_loops", False))
+    def _sparse_duplicates(self) -> str:
+        """How a sparse adjacency's repeated entries are read (sparse_edges'
+        `duplicates`): as one edge with self-loops, whatever the layout
+        (PyG's add_self_loops rebuilds the tensor coalesced), else each as
+        its own edge (PyG reads the entries as they are)."""
+        return "summed" if getattr(self, "add_self_loops", False) else "entries"
 
     def _bias_in_function(self, dt: torch.dtype, scores: torch.dtype) -> bool:
         """Whether the bias joins the layer's gnn function (GAT, GATv2 on

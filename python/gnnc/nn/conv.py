@@ -160,8 +160,13 @@ class GCNConv(torch.nn.Module):
                 edge_weight: Optional[Tensor] = None) -> Tensor:
         name = type(self).__name__
         adj = edge_index
+        # A sparse adjacency's repeated entries: one edge where PyG adds
+        # self-loops (its add_self_loops rebuilds the tensor coalesced, and
+        # the loops' weights depend on it), else as its spmm reads them.
+        duplicates = "summed" if self.normalize and self.add_self_loops else "spmm"
         edge_index, values = _common.check_inputs(
-            name, x, edge_index, _common.channels(self), self.lin.weight.dtype, self.flow)
+            name, x, edge_index, _common.channels(self), self.lin.weight.dtype, self.flow,
+            duplicates)
         if self.in_channels <= 0:
             _common.materialize_lazy(self, x)
         n = x.size(0)
@@ -545,7 +550,7 @@ def _gin_inputs(module: torch.nn.Module, x, edge_index, size):
     name = type(module).__name__
     adj = edge_index
     edge_index, values = _common.check_inputs(name, x, adj, None, module.eps.dtype,
-                                              module.flow, _sums_duplicates(module))
+                                              module.flow, _duplicates(module))
     _common.check_size(name, size, x.size(0))
     return name, adj, edge_index, values, x.size(0)
 
@@ -557,15 +562,17 @@ def _gin_pair_inputs(module: torch.nn.Module, x, edge_index: Tensor, size):
     name = type(module).__name__
     x_src, x_dst, ei, sizes, values = _common.bipartite_inputs(
         name, x, edge_index, size, (0, 0), module.eps.dtype, module.flow,
-        _sums_duplicates(module))
+        _duplicates(module))
     if x_dst is not None and x_dst.size(1) != x_src.size(1):
         raise ValueError(f"{name}: the source features have {x_src.size(1)} "
                          f"channels but the target features {x_dst.size(1)}")
     return x_src, x_dst, ei, sizes, values
 
 
-def _sums_duplicates(module: torch.nn.Module) -> bool:
-    return not isinstance(module, GINEConv)
+def _duplicates(module: torch.nn.Module) -> str:
+    """sparse_edges' `duplicates` of GIN (PyG's spmm) and GINE (PyG's
+    to_edge_index, the features given per entry)."""
+    return "entries" if isinstance(module, GINEConv) else "spmm"
 
 
 def _gin_pair_out(module: torch.nn.Module, out: Tensor, dtype: torch.dtype,
@@ -778,10 +785,11 @@ class AGNNConv(torch.nn.Module):
     @_common.sparse_runs_eagerly
     def forward(self, x: Tensor, edge_index: Tensor) -> Tensor:
         name = type(self).__name__
-        # A COO adjacency's duplicates: one edge with self-loops (PyG's
-        # add_self_loops rebuilds it coalesced), else each its own.
+        # A sparse adjacency's repeated entries: one edge with self-loops
+        # (PyG's add_self_loops rebuilds it coalesced), else each its own.
         edge_index, _ = _common.check_inputs(name, x, edge_index, None, self.beta.dtype,
-                                             self.flow, bool(self.add_self_loops))
+                                             self.flow,
+                                             "summed" if self.add_self_loops else "entries")
         n = x.size(0)
         ei = _common.flip(edge_index, self.flow)
         dt = _common.compute_dtype(x, self.beta.dtype)

@@ -368,7 +368,7 @@ def _check_relations(layer: HGTConv, x_dict, edge_index_dict):
         if _common.is_sparse(ei):
             ei, _, (ns, nd) = _common.sparse_edges(
                 f"{_NAME} (edge_index_dict[{r!r}])", ei, "source_to_target", device,
-                coalesce=False)
+                duplicates="entries")
             want = (x_dict[r[0]].size(0), x_dict[r[-1]].size(0))
             if (ns, nd) != want:
                 raise ValueError(f"{_NAME}: the adjacency of edge type {r!r} is "

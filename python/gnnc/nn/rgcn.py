@@ -322,7 +322,7 @@ def _sparse_graph(layer: str, adj, edge_type, x_l: Tensor, x_r: Tensor, flow: st
         raise ValueError(f"{layer}: with a SparseTensor adjacency the relation ids are "
                          f"its values; pass edge_type=None (PyG would ignore it)")
     edge_index, values, (ns, nd) = _common.sparse_edges(layer, adj, flow, x_l.device,
-                                                        coalesce=False)
+                                                        duplicates="entries")
     if values is None:
         raise ValueError(f"{layer}: the SparseTensor adjacency has no values; they "
                          f"must be the edges' relation ids")
