@@ -293,6 +293,70 @@ def test_output_dtype_is_pygs(case, combo):
     assert ran
 
 
+# Layers taking an edge tensor, with (layer dtype, edge tensor dtype) pairs
+# of two dtypes: PyG's GCNConv promotes its messages with any edge_weight
+# (the result in the promoted dtype), its GCN model only where that keeps
+# the layers' dtype (the next layer's Linear refuses another), GINE an
+# edge_attr it adds to the messages where `nn` takes the promoted sum;
+# projected edge features (edge_dim: a Linear) take the layer's dtype only.
+EDGE_DTYPE_CASES = ["gcn-edge-weight-improved", "gcn-nonorm-edge-weight", "gcn-model-edge-weight",
+                    "gcn-model-1-edge-weight", "gine-act", "gine-edge-attr-mlp",
+                    "gine-edge-dim", "gat-heads-edge", "transformer-edge-beta"]
+BY_ID.update({
+    "gcn-nonorm-edge-weight": ("gcn-nonorm-edge-weight", "GCNConv", (IN, OUT),
+                               dict(normalize=False), "edge_weight"),
+    "gcn-model-edge-weight": ("gcn-model-edge-weight", "GCN", (IN, 6, 2, OUT), {},
+                              "edge_weight"),
+    "gcn-model-1-edge-weight": ("gcn-model-1-edge-weight", "GCN", (IN, 6, 1, OUT), {},
+                                "edge_weight"),
+    "gine-edge-attr-mlp": ("gine-edge-attr-mlp", "GINEConv", (),
+                           dict(nn=lambda: smooth_mlp(IN, OUT)), "edge_attr_x"),
+})
+ALL_DTYPES = [torch.float32, torch.float64] + HALVES
+DTYPE_PAIRS = [(a, b) for a in ALL_DTYPES for b in ALL_DTYPES if a != b]
+PAIR_IDS = [f"{str(a)[6:]}-{str(b)[6:]}" for a, b in DTYPE_PAIRS]
+
+
+@pytest.mark.parametrize("pair", DTYPE_PAIRS, ids=PAIR_IDS)
+@pytest.mark.parametrize("case", EDGE_DTYPE_CASES)
+def test_edge_tensor_of_another_dtype_outside_autocast_as_pyg(case, pair):
+    """Without autocast, a layer converted to one dtype (x too) and an
+    edge_weight or edge_attr of another: taken exactly where PyG's layer
+    takes it, the output and the gradients of x, the edge tensor and the
+    parameters in PyG's dtypes, the output within 4 tolerances (of the
+    lowest precision involved) of PyG's layer in float64; refused with a
+    TypeError where PyG's layer raises. gnnc refused every such pair (a
+    bfloat16 GCNConv with a float32 edge_weight, which PyG runs in
+    float32)."""
+    dtype, edge_dtype = pair
+    spec = BY_ID[case]
+    ours, pyg = make(spec)
+    ours, pyg = ours.to(dtype), pyg.to(dtype)
+    reference = copy.deepcopy(pyg).double()
+    x, ei, extra = inputs(spec, torch.bfloat16)
+    x, extra = x.half().float(), extra.half().float()  # exact in every dtype
+    args = [x.to(dtype), ei, extra.to(edge_dtype)]
+    try:
+        want = pyg(*[a.clone().requires_grad_() if a.is_floating_point() else a
+                     for a in args])
+    except RuntimeError:
+        with pytest.raises(TypeError, match=r"edge_(weight|attr)"):
+            ours(*args)
+        return
+    leaves = [a.clone().requires_grad_() if a.is_floating_point() else a for a in args]
+    got = ours(*leaves)
+    assert got.dtype == want.dtype
+    ref = reference(x.double(), ei, extra.double())
+    low = [d for d in HALVES if d in pair]
+    tol = TOL[low[0]] if low else 1e-6
+    assert error(got, ref) <= OUT_FACTOR * tol, \
+        f"{error(got, ref) / tol:.2f} tolerances (PyG's: {error(want, ref) / tol:.2f})"
+    got.float().sum().backward()
+    assert leaves[0].grad.dtype == dtype and leaves[2].grad.dtype == edge_dtype
+    for name, p in ours.named_parameters():
+        assert p.grad is None or p.grad.dtype == dtype, name
+
+
 # --------------------------------------------------------------------------
 # GradScaler (float16), infinities and NaN.
 
@@ -466,8 +530,12 @@ def test_dtype_errors():
     with pytest.raises(TypeError, match=r"x is torch.bfloat16 but the layer's parameters "
                                         r"are torch.float32.*torch.autocast"):
         layer(x.bfloat16(), ei)
-    with pytest.raises(TypeError, match="edge_weight must have x's dtype"):
-        layer(x, ei, w.bfloat16())
+    # An edge_weight of another dtype promotes the messages, as in PyG
+    # (test_edge_tensor_of_another_dtype_outside_autocast_as_pyg); one that
+    # is not floating is refused.
+    assert layer(x, ei, w.bfloat16()).dtype == torch.float32
+    with pytest.raises(TypeError, match="edge_weight must have a floating dtype"):
+        layer(x, ei, w.long())
     gat = gnn.GATConv(IN, OUT, edge_dim=EDGE_DIM).to(DEVICE)
     ea = torch.rand(ei.size(1), EDGE_DIM, device=DEVICE)
     with pytest.raises(TypeError, match="edge_attr must have x's dtype"):

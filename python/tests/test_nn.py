@@ -764,7 +764,10 @@ def test_gine_input_errors():
         layer(x, edge_index, torch.randn(e))
     with pytest.raises(ValueError, match="dimensionalities do not match.*edge_dim"):
         layer(x, edge_index, torch.randn(e, IN + 1))
-    with pytest.raises(TypeError, match="edge_attr is torch.float64"):
+    # float64 edge_attr promotes the messages, which nn's float32 Linear
+    # refuses (PyG's too).
+    with pytest.raises(TypeError, match="promote the messages to torch.float64, but "
+                                        "nn's first Linear is torch.float32"):
         layer(x, edge_index, torch.randn(e, IN, dtype=torch.float64))
     with pytest.raises(TypeError, match="edge_attr to be a torch.Tensor"):
         layer(x, edge_index, [[0.0] * IN] * e)

@@ -1044,6 +1044,26 @@ def compatible(a: torch.dtype, b: torch.dtype, device: torch.device) -> bool:
             b in _AUTOCAST_CAST)
 
 
+def promotes(a: torch.dtype, b: torch.dtype, device: torch.device) -> bool:
+    """Whether a floating edge tensor of dtype `a` may meet x of dtype `b` in
+    a layer whose PyG counterpart multiplies or adds it to the messages
+    (GCN's edge_weight, GINE's edge_attr without edge_dim): outside
+    autocast any floating dtype, PyTorch promoting the two (PyG's result
+    then has the promoted dtype); under autocast as `compatible`."""
+    if autocast_dtype(device) is None:
+        return a.is_floating_point
+    return compatible(a, b, device)
+
+
+def edge_promoted(dt: torch.dtype, edge: Optional[Tensor]) -> torch.dtype:
+    """The dtype a layer's op runs in (`dt`: compute_dtype's) with an edge
+    tensor `edge` that PyG's layer promotes the messages with (`promotes`):
+    outside autocast the promoted dtype, PyG's messages'; else `dt`."""
+    if edge is None or autocast_dtype(edge.device) is not None:
+        return dt
+    return promoted(dt, edge.dtype)
+
+
 def compute_dtype(x: Tensor, *others: Optional[torch.dtype]) -> torch.dtype:
     """The dtype a layer's op runs in, for the input `x` and the dtypes of
     the layer's parameters `others` (None: none): under torch.autocast on

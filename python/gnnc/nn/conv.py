@@ -14,19 +14,23 @@ from ._common import Linear
 
 
 def check_edge_weight(layer: str, edge_weight, edge_index: Tensor, x: Tensor) -> None:
-    """GCN's `edge_weight`: one weight per edge, of x's dtype (under
-    autocast: any it casts) and device."""
+    """GCN's `edge_weight`: one weight per edge, on x's device, of a
+    floating dtype (PyG's messages are promoted with it; under autocast:
+    one it casts, _common.promotes)."""
     if not isinstance(edge_weight, Tensor) or edge_weight.dim() != 1 or \
             edge_weight.size(0) != edge_index.size(1):
         got = (f"shape {list(edge_weight.shape)}" if isinstance(edge_weight, Tensor)
                else type(edge_weight).__name__)
         raise ValueError(f"{layer}: expected edge_weight of shape "
                          f"[{edge_index.size(1)}] (one per edge), got {got}")
-    if not _common.compatible(edge_weight.dtype, x.dtype, x.device) or \
-            edge_weight.device != x.device:
-        raise TypeError(f"{layer}: edge_weight must have x's dtype and device "
-                        f"({x.dtype}, {x.device}), got ({edge_weight.dtype}, "
-                        f"{edge_weight.device})")
+    if edge_weight.device != x.device:
+        raise TypeError(f"{layer}: edge_weight must be on x's device ({x.device}), "
+                        f"got {edge_weight.device}")
+    if not _common.promotes(edge_weight.dtype, x.dtype, x.device):
+        what = ("x's dtype or one torch.autocast casts" if
+                _common.autocast_dtype(x.device) is not None else "a floating dtype")
+        raise TypeError(f"{layer}: edge_weight must have {what} (x is {x.dtype}), "
+                        f"got {edge_weight.dtype}")
 
 
 def remaining_self_loop_weights(graph: Tensor, keep: Optional[Tensor],
@@ -189,7 +193,11 @@ class GCNConv(torch.nn.Module):
         # included (no linear, matmul backward or bias addition in PyTorch).
         # Under autocast the function runs in the autocast dtype, every
         # operand cast (_common.compute_dtype).
-        dt = _common.compute_dtype(x, self.lin.weight.dtype)
+        # Outside autocast an edge_weight of another dtype promotes PyG's
+        # messages (a float32 one with a bfloat16 layer: float32): the op
+        # runs in that dtype.
+        dt = _common.edge_promoted(_common.compute_dtype(x, self.lin.weight.dtype),
+                                   edge_weight)
         ei, weights, w, fold = gcn_graph(self, _common.flip(edge_index, self.flow), n,
                                          dt, edge_weight)
         tensors = [_common.cast(dt, x), _common.cast(dt, self.lin.weight)]
@@ -519,7 +527,12 @@ def _gin_run(module: torch.nn.Module, template: str, edge_index: Tensor, n: int,
     forward and one backward, the weights' and biases' gradients included;
     the rest of `nn` runs in PyTorch."""
     cin, t = int(tensors[0].size(1)), _common._DTYPES[dt]
-    linears, relus, rest = _leading_mlp(module.nn, tensors[0])
+    # Outside autocast, edge features of another dtype than x make the
+    # aggregate (PyG's nn's input) of the promoted dtype `dt`: nn then runs
+    # as it is, on that.
+    linears, relus, rest = (_leading_mlp(module.nn, tensors[0])
+                            if _common.autocast_dtype(tensors[0].device) is not None or
+                            dt == tensors[0].dtype else (None, None, None))
     if linears is None:
         out = _common.propagate(module, template, (cin, t), edge_index, n,
                                 *_common.casts(dt, *tensors))
@@ -540,6 +553,21 @@ def _gin_run(module: torch.nn.Module, template: str, edge_index: Tensor, n: int,
     for m in rest:
         out = m(out)
     return out
+
+
+def _check_nn_input(module: torch.nn.Module, x: Tensor, dt: torch.dtype) -> None:
+    """GINE's aggregate of edge features of another dtype than x, outside
+    autocast, is of the promoted dtype `dt`; a first Linear of `nn` of
+    another dtype refuses it (in PyG with PyTorch's dtype error): a
+    TypeError naming them. An `nn` of other modules takes what it takes."""
+    if dt == x.dtype or _common.autocast_dtype(x.device) is not None:
+        return
+    nn = module.nn
+    first = nn[0] if isinstance(nn, torch.nn.Sequential) and len(nn) else nn
+    if isinstance(first, torch.nn.Linear) and first.weight.dtype != dt:
+        raise TypeError(f"{type(module).__name__}: x and edge_attr promote the messages "
+                        f"to {dt}, but nn's first Linear is {first.weight.dtype} (PyG's "
+                        f"nn raises there too); pass edge_attr as x's dtype")
 
 
 def _gin_inputs(module: torch.nn.Module, x, edge_index, size):
@@ -695,7 +723,8 @@ class GINEConv(torch.nn.Module):
         edge_attr = self._sparse_edge_attr(adj, edge_attr, values)
         e = self._edge_features(edge_attr, edge_index, x)
         ei = _common.flip(edge_index, self.flow)
-        dt = _common.compute_dtype(x, self.eps.dtype, e.dtype)
+        dt = _common.edge_promoted(_common.compute_dtype(x, self.eps.dtype, e.dtype), e)
+        _check_nn_input(self, x, dt)
         return _gin_run(self, "gine", ei, n, dt, [x, e, self.eps])
 
     def _bipartite(self, x, edge_index: Tensor, edge_attr, size) -> Tensor:
@@ -705,7 +734,8 @@ class GINEConv(torch.nn.Module):
         x_src, x_dst, ei, sizes, values = _gin_pair_inputs(self, x, edge_index, size)
         edge_attr = self._sparse_edge_attr(adj, edge_attr, values)
         e = self._edge_features(edge_attr, ei, x_src)
-        dt = _common.compute_dtype(x_src, self.eps.dtype, e.dtype)
+        dt = _common.edge_promoted(_common.compute_dtype(x_src, self.eps.dtype, e.dtype), e)
+        _check_nn_input(self, x_src, dt)
         out = _common.propagate(self, "gine_pair", (int(x_src.size(1)), _common._DTYPES[dt]),
                                 ei, sizes, *_common.casts(dt, x_src, e))
         return _gin_pair_out(self, out, _common.promoted(x_src.dtype, e.dtype), x_dst)
@@ -738,7 +768,10 @@ class GINEConv(torch.nn.Module):
         if edge_attr.device != x.device:
             raise ValueError(f"{name}: x is on {x.device} but edge_attr is on "
                              f"{edge_attr.device}; move both to one device")
-        if not _common.compatible(edge_attr.dtype, x.dtype, x.device):
+        # PyG adds edge_attr to the messages, promoting them, where it is
+        # not projected first (lin, whose weights take one dtype).
+        if not (_common.compatible(edge_attr.dtype, x.dtype, x.device) or
+                self.lin is None and _common.promotes(edge_attr.dtype, x.dtype, x.device)):
             raise TypeError(f"{name}: edge_attr is {edge_attr.dtype} but x is "
                             f"{x.dtype}; convert one of them")
         if self.lin is not None:

@@ -149,7 +149,19 @@ class GCN(torch.nn.Module):
             check_edge_weight(name, edge_weight, edge_index, x)
         # The whole model is one op: under autocast it runs in the autocast
         # dtype, the weights and biases cast as autocast casts a linear's.
+        # Outside autocast an edge_weight of another dtype promotes PyG's
+        # messages: the op runs in that dtype, which only one layer takes
+        # (PyG's next layer refuses a first one's output of another dtype
+        # than its weights).
         dt = _common.compute_dtype(x, first.lin.weight.dtype)
+        low = dt
+        dt = _common.edge_promoted(dt, edge_weight)
+        if dt != low and self.num_layers > 1:
+            raise TypeError(
+                f"{name}: edge_weight is {edge_weight.dtype}, which makes the first "
+                f"layer's output {dt}, but the next layer's parameters are "
+                f"{self.convs[1].lin.weight.dtype} (PyG's GCN raises there too); pass "
+                f"edge_weight as {low}")
         # PyG adds one self-loop per node: folded into the formula when the
         # graph has none, else the input's own loops masked or weighted in
         # the graph with one per node (conv.gcn_graph).
