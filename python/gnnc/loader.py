@@ -113,7 +113,8 @@ def _num_nodes(data, edge_index: Tensor) -> int:
 
 def _node_and_edge_attrs(data, num_nodes: int, num_edges: int):
     """The tensors a batch gathers: node attributes (by `n_id`), edge
-    attributes (by `e_id`) and the rest (copied as they are)."""
+    attributes (by `e_id`), each as (value, the dimension it is gathered
+    along), and the rest (copied as they are)."""
     node, edge, other = {}, {}, {}
     try:
         from torch_geometric.data import Data
@@ -127,10 +128,14 @@ def _node_and_edge_attrs(data, num_nodes: int, num_edges: int):
             # Tensors, numpy arrays and lists of a row per node (edge) are
             # gathered by n_id (e_id), as PyG's loader gathers them.
             gathered = isinstance(value, (Tensor, list, tuple) + _ARRAYS)
+            # Along PyG's __cat_dim__ (the last dimension for keys naming
+            # an index, as `pair_index` [2, num_nodes]), as PyG's loader.
+            dim = data.__cat_dim__(key, value) if isinstance(value, Tensor) or \
+                isinstance(value, _ARRAYS) else 0
             if gathered and data.is_node_attr(key):
-                node[key] = value
+                node[key] = (value, dim)
             elif gathered and data.is_edge_attr(key):
-                edge[key] = value
+                edge[key] = (value, dim)
             else:
                 other[key] = value
         return node, edge, other
@@ -142,13 +147,13 @@ def _node_and_edge_attrs(data, num_nodes: int, num_edges: int):
             if not isinstance(value, Tensor) or value.size(0) != num_nodes:
                 raise ValueError(f"NeighborLoader: data.{key} must be a tensor with "
                                  f"num_nodes = {num_nodes} rows")
-            node[key] = value
+            node[key] = (value, 0)
     value = getattr(data, "edge_attr", None)
     if value is not None:
         if not isinstance(value, Tensor) or value.size(0) != num_edges:
             raise ValueError(f"NeighborLoader: data.edge_attr must be a tensor with "
                              f"E = {num_edges} rows")
-        edge["edge_attr"] = value
+        edge["edge_attr"] = (value, 0)
     return node, edge, other
 
 
@@ -244,14 +249,15 @@ def _ahead(make: Callable[[int], Any], steps: int, depth: int, device: torch.dev
         _LIVE.pop(thread, None)
 
 
-def _gather(value, ids: Tensor):
-    """`value`'s rows `ids`: a tensor's by index_select, a numpy array's by
-    indexing, a list's (tuple's) as a list (as PyG's loader gathers them;
-    one read back of `ids` on CUDA for the latter two)."""
+def _gather(value, ids: Tensor, dim: int = 0):
+    """`value`'s entries `ids` along `dim`: a tensor's by index_select, a
+    numpy array's by np.take into a CPU tensor (as PyG's loader gathers
+    them), a list's (tuple's) as a list (PyG's loader refuses those; one
+    read back of `ids` on CUDA for the latter two)."""
     if isinstance(value, Tensor):
-        return value.index_select(0, ids)
+        return value.index_select(dim, ids)
     if isinstance(value, _ARRAYS):
-        return value[ids.cpu().numpy()]
+        return torch.from_numpy(np.take(value, ids.cpu().numpy(), axis=dim))
     return [value[i] for i in ids.tolist()]
 
 
@@ -423,10 +429,10 @@ class NeighborLoader:
         node, edge, other = _node_and_edge_attrs(data, num_nodes, num_edges)
         self._pinned_x = None
         if feature_memory == "pinned" and "x" in node:
-            self._pinned_x = _pinned(node.pop("x").contiguous())
+            self._pinned_x = _pinned(node.pop("x")[0].contiguous())
         on = lambda v: v.to(self.device) if isinstance(v, Tensor) else v  # noqa: E731
-        self._node_attrs = {k: on(v) for k, v in node.items()}
-        self._edge_attrs = {k: on(v) for k, v in edge.items()}
+        self._node_attrs = {k: (on(v), dim) for k, (v, dim) in node.items()}
+        self._edge_attrs = {k: (on(v), dim) for k, (v, dim) in edge.items()}
         self._other_attrs = other
 
         # input_id: positions in input_nodes, or for a mask (as PyG) the
@@ -712,13 +718,18 @@ class NeighborLoader:
         _core._mark_dst_sorted(edge_index)
 
         attrs = dict(self._other_attrs)
-        for key, value in self._node_attrs.items():
-            attrs[key] = _gather(value, n_id)
-        for key, value in self._edge_attrs.items():
-            attrs[key] = _gather(value, e_id)
+        for key, (value, dim) in self._node_attrs.items():
+            attrs[key] = _gather(value, n_id, dim)
+        for key, (value, dim) in self._edge_attrs.items():
+            attrs[key] = _gather(value, e_id, dim)
         if self._pinned_x is not None:
             attrs["x"] = _take(self._pinned_x, n_id)
-        attrs.update(edge_index=edge_index, n_id=n_id, e_id=e_id, input_id=input_id,
+        # As PyG's loader: an `n_id` / `e_id` of the data's own (ids in a
+        # larger graph the data was cut from) is gathered as any attribute
+        # and kept; the batch's ids into `data` are set where it has none.
+        attrs.setdefault("n_id", n_id)
+        attrs.setdefault("e_id", e_id)
+        attrs.update(edge_index=edge_index, input_id=input_id,
                      batch_size=b, num_sampled_nodes=num_nodes,
                      num_sampled_edges=num_edges)
         if consumer is not None:

@@ -501,7 +501,7 @@ def test_other_attributes():
     data.edge_attr = torch.randn(300, 2)
     data.train_mask = torch.rand(40) < 0.5
     data.name = "g"
-    data.titles = [f"n{i}" for i in range(40)]   # a list per node, as PyG gathers
+    data.titles = [f"n{i}" for i in range(40)]   # a list per node (PyG refuses)
     data.score = np.arange(40) * 0.5            # a numpy array per node
     data.num_nodes = 40                         # stored: the batch gets its own
     (b,) = list(NeighborLoader(data, [3], batch_size=40))
@@ -516,6 +516,41 @@ def test_other_attributes():
     plain = Plain(x=data.x, y=data.y, edge_index=data.edge_index, edge_attr=data.edge_attr)
     (c,) = list(NeighborLoader(plain, [3], batch_size=40))
     assert torch.equal(c.edge_attr, data.edge_attr[c.e_id])
+
+
+@pytest.mark.parametrize("case", ["node_pair_index", "edge_pair_index", "numpy",
+                                  "own_ids"])
+def test_attributes_gathered_as_pyg_gathers_them(case):
+    # As PyG's filter_data: along Data.__cat_dim__ (the last dimension for a
+    # key naming an index), numpy arrays into CPU tensors, and the data's own
+    # n_id / e_id gathered and kept (the batch's ids only where it has none).
+    data = random_graph()
+    if case == "node_pair_index":
+        data.pair_index = torch.arange(80).view(2, 40)
+    elif case == "edge_pair_index":
+        data.edge_pair_index = torch.arange(600).view(2, 300)
+    elif case == "numpy":
+        data.score = np.arange(80.0).reshape(40, 2)
+    else:
+        data.n_id = torch.arange(40) + 1000
+        data.e_id = torch.arange(300) + 5000
+    loader = NeighborLoader(data, [3, 2], batch_size=8)
+    for i, b in enumerate(loader):
+        n_id = (b.n_id - 1000) if case == "own_ids" else b.n_id
+        e_id = (b.e_id - 5000) if case == "own_ids" else b.e_id
+        ids = Plain(**{k: b[k] for k in b.keys()})
+        ids.n_id, ids.e_id = n_id, e_id
+        check_batch(ids, data, list(range(8 * i, min(8 * i + 8, 40))), [3, 2])
+        if case == "node_pair_index":
+            assert torch.equal(b.pair_index, data.pair_index[:, n_id])
+        elif case == "edge_pair_index":
+            assert torch.equal(b.edge_pair_index, data.edge_pair_index[:, e_id])
+        elif case == "numpy":
+            assert isinstance(b.score, torch.Tensor)
+            assert torch.equal(b.score, torch.from_numpy(data.score)[n_id])
+        else:
+            assert torch.equal(b.n_id, data.n_id[n_id])
+            assert torch.equal(b.e_id, data.e_id[e_id])
 
 
 def test_empty_graph_and_no_edges():
