@@ -393,6 +393,18 @@ def _version_of(t: torch.Tensor) -> Optional[int]:
     return None if t.is_inference() else t._version
 
 
+def _plain(t: torch.Tensor) -> torch.Tensor:
+    """The plain tensor holding the indices of a wrapper subclass without
+    storage of its own (PyG's ``EdgeIndex``: ``as_tensor()``, its ``_data``),
+    else ``t``: its data pointer (0 on the wrapper) and version counter are
+    the ones writes reach."""
+    if type(t) is torch.Tensor:
+        return t
+    unwrap = getattr(t, "as_tensor", None)
+    inner = unwrap() if callable(unwrap) else None
+    return inner if type(inner) is torch.Tensor else t
+
+
 @dataclass
 class _Snapshot:
     """What a cached structure was built from: a copy of the indices (None
@@ -405,15 +417,15 @@ class _Snapshot:
 
     @staticmethod
     def of(t: torch.Tensor) -> "_Snapshot":
-        copy, flag = None, None
-        if not _is_private(t):
+        flag = _private_flag(t)  # None unless t is private (gnnc's own)
+        private, t = _is_private(t), _plain(t)
+        copy = None
+        if not private:
             copy = torch.empty(t.shape, dtype=t.dtype, device=t.device)
             copy.copy_(t)
             if t.is_cuda and not t.is_meta:
                 _require_cuda(t.device)
                 flag = _C.HostFlag()
-        else:
-            flag = _private_flag(t)
         return _Snapshot(copy, _version_of(t), t.data_ptr(), flag)
 
     def stale(self) -> bool:
@@ -443,6 +455,7 @@ class _Snapshot:
         Inside a CUDA graph capture (no synchronisation allowed) and for
         private tensors only the version counter and data pointer are
         compared."""
+        t = _plain(t)
         if self.copy is None or (t.is_cuda and torch.cuda.is_current_stream_capturing()):
             return self.version == _version_of(t) and self.data_ptr == t.data_ptr()
         c = self.copy
@@ -469,7 +482,8 @@ class _Snapshot:
             # checked on the device again from now on.
             self.version, self.data_ptr = version, t.data_ptr()
             return True
-        if t.is_cuda or t.device.type != "cpu" or not t.is_contiguous():
+        if t.is_cuda or t.device.type != "cpu" or not t.is_contiguous() or \
+                (t.numel() and not t.data_ptr()):  # a wrapper without storage
             return torch.equal(c, t)
         return _C.same_bytes(c.data_ptr(), t.data_ptr(), c.numel() * c.element_size())
 
@@ -481,6 +495,8 @@ def _byte_spans(c: torch.Tensor, t: torch.Tensor):
     trim_to_layer's view); ``c`` is a contiguous tensor of t's shape. None
     for other layouts."""
     size = t.element_size()
+    if t.numel() and not t.data_ptr():  # a tensor subclass without storage
+        return None
     if t.is_contiguous():
         return [(c.data_ptr(), t.data_ptr(), t.numel() * size)]
     if t.dim() != 2 or t.stride(1) != 1:
@@ -662,7 +678,7 @@ class _GraphCache:
             # Its own snapshot (version, pointer, change flag) over the same
             # copy of the indices; its own handle, so that a call on `t`
             # honours t's change check.
-            snap = _Snapshot(e.snapshot.copy, _version_of(t), t.data_ptr(),
+            snap = _Snapshot(e.snapshot.copy, _version_of(_plain(t)), _plain(t).data_ptr(),
                              _C.HostFlag() if t.is_cuda else None)
             entry = _GraphEntry(weakref.ref(t, self._dropper(id(t))), snap, num_nodes,
                                 host=e.host, device=e.device, index=e.index,

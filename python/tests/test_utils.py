@@ -85,3 +85,30 @@ def test_empty_graph_and_errors():
                                   fill_value="mean")
     with pytest.raises(ValueError, match="num_nodes"):
         gnnc.utils.add_self_loops(_graph(), num_nodes=-1)
+
+
+@pytest.mark.parametrize("call", ["add_then_remove", "remove_twice", "gcn_twice",
+                                  "write_noticed"])
+def test_pyg_edge_index_subclass(call):
+    # PyG's EdgeIndex is a tensor subclass without storage of its own (its
+    # data_ptr() is 0): the second call on one compared the cached copy with
+    # that null pointer (a segmentation fault on the CPU).
+    EdgeIndex = pytest.importorskip("torch_geometric").EdgeIndex
+    plain = _graph()
+    ei = EdgeIndex(plain.clone(), sparse_size=(5, 5))
+    if call == "gcn_twice":
+        x = torch.randn(5, 3, device=DEVICE)
+        conv = pytest.importorskip("gnnc.nn").GCNConv(3, 2).to(DEVICE)
+        torch.testing.assert_close(conv(x, ei), conv(x, ei))
+        torch.testing.assert_close(conv(x, ei), conv(x, plain))
+        return
+    first = "remove_self_loops" if call == "remove_twice" else "add_self_loops"
+    getattr(gnnc.utils, first)(ei)
+    if call == "write_noticed":
+        ei.as_tensor()[0, 0] = 4  # its indices, written behind the wrapper
+        plain[0, 0] = 4
+        got = gnnc.utils.add_self_loops(ei)[0]
+        assert torch.equal(got, pyg_utils.add_self_loops(plain)[0])
+        return
+    got = gnnc.utils.remove_self_loops(ei)[0]
+    assert torch.equal(got, pyg_utils.remove_self_loops(plain)[0])
