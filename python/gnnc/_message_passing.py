@@ -142,9 +142,11 @@ class MessagePassing(torch.nn.Module):
     compiled by gnnc.
 
     - ``aggr``: ``"sum"`` (or ``"add"``), ``"mean"``, ``"max"``, ``"min"``,
-      ``"var"``, ``"std"`` (PyG's), or a list of them: PyG's
-      ``MultiAggregation``, the aggregations concatenated along the last
+      ``"var"``, ``"std"`` (PyG's), PyG's ``Aggregation`` module of one of
+      them at its defaults, or a list of them (or a ``MultiAggregation``
+      with ``mode="cat"``): the aggregations concatenated along the last
       dimension, all computed from one message in one compiled function;
+      PyG's other aggregations raise ``NotImplementedError``;
     - ``flow``: ``"source_to_target"`` (default) or ``"target_to_source"``;
     - ``fallback``: None (a layer gnnc cannot trace raises
       :class:`gnnc.TraceError`) or ``"torch"`` (it runs message, aggregation
@@ -1431,16 +1433,63 @@ def _check_concatenation_use(layer: str, aggr, root, cat) -> None:
         stack.extend(e.args)
 
 
+def _pyg_aggregation(a):
+    """The gnnc name of PyG's Aggregation module ``a`` (its exact class at
+    its defaults: a subclass may compute something else), the names of a
+    MultiAggregation's parts (mode 'cat'), a PyG name ``a`` that gnnc does
+    not aggregate with (``'mul'``, ``'softmax'``, ...) as ``False``, or
+    None when ``a`` is neither a PyG aggregation nor one of its names."""
+    try:
+        from torch_geometric.nn import aggr as pyg_aggr
+    except ImportError:
+        return None
+    if isinstance(a, str):
+        known = {c.__name__.lower().removesuffix("aggregation")
+                 for c in vars(pyg_aggr).values()
+                 if isinstance(c, type) and issubclass(c, pyg_aggr.Aggregation)}
+        return False if a.lower().replace("_", "") in known else None
+    if not isinstance(a, pyg_aggr.Aggregation):
+        return None
+    plain = {pyg_aggr.SumAggregation: "sum", pyg_aggr.MeanAggregation: "mean",
+             pyg_aggr.MaxAggregation: "max", pyg_aggr.MinAggregation: "min",
+             pyg_aggr.VarAggregation: "var", pyg_aggr.StdAggregation: "std"}
+    name = plain.get(type(a))
+    if name is not None:
+        return name if not getattr(a, "semi_grad", False) else False
+    if type(a) is pyg_aggr.MultiAggregation and a.mode == "cat":
+        parts = [_pyg_aggregation(p) for p in a.aggrs]
+        return tuple(parts) if all(isinstance(p, str) for p in parts) else False
+    return False
+
+
 def _aggregators(who: str, aggr) -> tuple:
-    """The aggregations ``aggr`` names (a name or a list of names), as
-    gnnc's names, or a ValueError."""
-    names = (aggr,) if isinstance(aggr, str) else \
-        tuple(aggr) if isinstance(aggr, (tuple, list)) else ()
-    if not names or not all(isinstance(a, str) and a in _AGGRS for a in names):
+    """The aggregations ``aggr`` names (a name, PyG's Aggregation module of
+    one gnnc has, or a list of them), as gnnc's names; NotImplementedError
+    for PyG's others (``'mul'``, ``SoftmaxAggregation``, ...), else a
+    ValueError."""
+    given = tuple(aggr) if isinstance(aggr, (tuple, list)) else (aggr,)
+    names = []
+    for a in given:
+        if isinstance(a, str) and a in _AGGRS:
+            names.append(_AGGRS[a])
+            continue
+        pyg = _pyg_aggregation(a)
+        if isinstance(pyg, (str, tuple)):
+            names.extend((pyg,) if isinstance(pyg, str) else pyg)
+            continue
+        if pyg is False:
+            raise NotImplementedError(
+                f"{who}: aggr={a!r} (PyG's) is not supported: gnnc aggregates with "
+                f"'sum' ('add'), 'mean', 'max', 'min', 'var', 'std' (names or PyG's "
+                f"Aggregation modules of those at their defaults) or a list of them; "
+                f"subclass torch_geometric.nn.MessagePassing for this one")
+        names = []
+        break
+    if not names:
         raise ValueError(f"{who}: aggr must be one of 'sum' ('add'), 'mean', 'max', "
                          f"'min', 'var', 'std', or a non-empty list of them; got "
                          f"{aggr!r}")
-    return tuple(_AGGRS[a] for a in names)
+    return tuple(names)
 
 
 def _aggregations(names: tuple, msg, reduce) -> list:
