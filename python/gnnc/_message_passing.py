@@ -296,6 +296,22 @@ class MessagePassing(torch.nn.Module):
                                   "MessagePassing")
     del _not_traced, _hook, _when, _n
 
+    @property
+    def explain(self) -> Optional[bool]:
+        """PyG's switch for masking the messages with ``_edge_mask``: always
+        None here (off, PyG's default)."""
+        return None
+
+    @explain.setter
+    def explain(self, value) -> None:
+        # True was ignored (the messages were not masked): refused.
+        if value is True:
+            raise NotImplementedError(
+                f"gnnc.MessagePassing: {type(self).__name__}.explain = True is not "
+                f"supported: gnnc does not mask messages with an edge mask (PyG's "
+                f"explainers need PyG's MessagePassing; multiply message by a mask "
+                f"passed to propagate instead)")
+
     # -- the public surface --------------------------------------------------
     @property
     def _uncached(self) -> Optional[str]:

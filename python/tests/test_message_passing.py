@@ -2121,6 +2121,27 @@ def test_pyg_api_gnnc_does_not_trace_is_refused_by_name():
             getattr(layer, name)(print)
 
 
+@pytest.mark.parametrize("value", [True, False, None])
+def test_explain_switch(value):
+    # PyG's `layer.explain = True` (masking each message by _edge_mask) was
+    # stored and ignored: the messages went unmasked. Refused now; False and
+    # None (PyG's default, off) are what gnnc does.
+    class Layer(gnnc.MessagePassing):
+        def forward(self, x, edge_index):
+            return self.propagate(edge_index, x=x)
+    layer = Layer()
+    assert layer.explain is None
+    if value is True:
+        with pytest.raises(NotImplementedError, match=r"Layer.explain = True is not"):
+            layer.explain = value
+    else:
+        layer.explain = value
+    assert layer.explain is None
+    ei, n = _graph()
+    x = torch.randn(n, 2, device=DEVICE)
+    torch.testing.assert_close(layer(x, ei), _scatter(x[ei[0]], ei[1], n))
+
+
 class _WeightedSum(gnnc.MessagePassing):
     def forward(self, x, edge_index, edge_weight=None):
         return self.propagate(edge_index, x=x, edge_weight=edge_weight)
