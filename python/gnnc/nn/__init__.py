@@ -6,15 +6,16 @@ Each layer takes PyG's constructor arguments and `forward(x, edge_index)`,
 names its parameters as PyG does (so `layer.load_state_dict(pyg_layer
 .state_dict())` works) and computes what PyG computes; an argument gnnc does
 not support raises `NotImplementedError` naming it. `GCN` is PyG's
-`models.GCN`, the whole model (matmuls included) one compiled function. See
-docs/Python-nn.md.
+`models.GCN`, the whole model (matmuls included) one compiled function;
+`GraphSAGE`, `GIN` and `GAT` are PyG's models of those names over gnnc.nn's
+layers. See docs/Python-nn.md.
 """
 
 from .attention import GATConv, GATv2Conv, TransformerConv
 from .conv import AGNNConv, GCNConv, GINConv, GINEConv, SAGEConv
 from .hetero import to_hetero
 from .hgt import HGTConv
-from .models import GCN
+from .models import GAT, GCN, GIN, GraphSAGE
 from .rgcn import FastRGCNConv, RGCNConv
 
 
@@ -30,12 +31,15 @@ def __getattr__(name):
 __all__ = [
     "AGNNConv",
     "FastRGCNConv",
+    "GAT",
     "GATConv",
     "GATv2Conv",
     "GCN",
     "GCNConv",
+    "GIN",
     "GINConv",
     "GINEConv",
+    "GraphSAGE",
     "HGTConv",
     "RGCNConv",
     "SAGEConv",

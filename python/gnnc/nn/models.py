@@ -1,16 +1,22 @@
-"""Whole models: PyG's `torch_geometric.nn.models.GCN` as one compiled `gnn`
+"""Whole models. PyG's `torch_geometric.nn.models.GCN` as one compiled `gnn`
 function (every layer's matmul, propagation, bias and activation), so the
 compiler sees the whole chain and can run it as one kernel per batch of
-small graphs (docs/Codegen.md, "Graph blocks")."""
+small graphs (docs/Codegen.md, "Graph blocks"); PyG's `GraphSAGE`, `GIN` and
+`GAT` (its `BasicGNN` models) as stacks of gnnc.nn layers with PyG's
+activations, normalisations, dropout and jumping knowledge in PyTorch."""
 
-from typing import Optional
+import copy
+import inspect
+from typing import List, Optional
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor
 
 from . import _common
-from .conv import GCNConv, check_edge_weight, gcn_dtype, gcn_graph
+from .attention import GATConv, GATv2Conv
+from .conv import GCNConv, GINConv, SAGEConv, check_edge_weight, gcn_dtype, gcn_graph
+from .norm import BatchNorm, LayerNorm
 
 _ACTS = ("'relu'", "None", "'identity'")
 
@@ -198,3 +204,358 @@ class GCN(torch.nn.Module):
         return (f"{type(self).__name__}({self.in_channels}, {self.out_channels}, "
                 f"num_layers={self.num_layers})")
 
+
+
+# --------------------------------------------------------------------------
+# PyG's BasicGNN models (GraphSAGE, GIN, GAT) as stacks of gnnc.nn layers.
+# --------------------------------------------------------------------------
+
+
+def swish(x: Tensor) -> Tensor:
+    """PyG's `swish` activation (`act='swish'`)."""
+    return x * x.sigmoid()
+
+
+def resolve_activation(act, act_kwargs=None):
+    """PyG's `activation_resolver`: a name (case, '-', '_' and ' ' do not
+    matter, nor an 'act' in the class name) gives a new instance of that
+    `torch.nn.modules.activation` class (built with `act_kwargs`) or the
+    function `swish`; anything else (a module, a function, None) is
+    returned as it is. An unknown name is a ValueError, as in PyG."""
+    if not isinstance(act, str):
+        return act
+    key = _normalize(act)
+    choices = [v for v in vars(torch.nn.modules.activation).values()
+               if isinstance(v, type) and issubclass(v, torch.nn.Module)] + [swish]
+    for cls in choices:
+        name = _normalize(cls.__name__)
+        if key in (name, name.replace("act", "")):
+            return cls(**(act_kwargs or {})) if isinstance(cls, type) else cls
+    raise ValueError(f"Could not resolve '{act}' among choices "
+                     f"{sorted(c.__name__ for c in choices)}")
+
+
+# torch_geometric.nn.norm's classes, in the order PyG's resolver tries them.
+_PYG_NORMS = ("BatchNorm", "HeteroBatchNorm", "InstanceNorm", "LayerNorm",
+              "HeteroLayerNorm", "GraphNorm", "GraphSizeNorm", "PairNorm",
+              "MeanSubtractionNorm", "MessageNorm", "DiffGroupNorm")
+_NORMS = {"BatchNorm": BatchNorm, "LayerNorm": LayerNorm}
+
+
+def resolve_norm(model: str, norm, channels: int, norm_kwargs=None):
+    """PyG's `normalization_resolver` for `channels` features: 'batch_norm'
+    ('BatchNorm', 'batch', ...) and 'layer_norm' give gnnc.nn.norm's
+    `BatchNorm` / `LayerNorm` (PyG's, in plain PyTorch) built with
+    `norm_kwargs`; any other name of a PyG normalisation is refused
+    (NotImplementedError naming it); an unknown name is a ValueError, as in
+    PyG; anything that is not a string (None, a module) is returned as it
+    is."""
+    if not isinstance(norm, str):
+        return norm
+    key = _normalize(norm)
+    for name in _PYG_NORMS:
+        cls = _normalize(name)
+        if key in (cls, cls.replace("norm", "")):
+            if name not in _NORMS:
+                _common.refuse(model, f"norm={norm!r} (PyG's {name})",
+                               "supported: 'batch_norm', 'layer_norm' or a module")
+            return _NORMS[name](channels, **(norm_kwargs or {}))
+    raise ValueError(f"Could not resolve '{norm}' among choices {set(_PYG_NORMS)}")
+
+
+def _takes_batch(module) -> bool:
+    """PyG's `supports_norm_batch`: whether `module.forward` takes `batch`."""
+    if not hasattr(module, "forward"):
+        return False
+    return "batch" in inspect.signature(module.forward).parameters
+
+
+class _MLP(torch.nn.Module):
+    """What PyG's GIN model builds as each `GINConv`'s `nn`: PyG's
+    `models.MLP(channel_list, act=act, act_first=act_first, norm=norm,
+    norm_kwargs=norm_kwargs)` (no dropout, a plain last layer), made of
+    gnnc's `Linear` (PyG's names and initialisers, lazy -1 too) and the
+    resolved norms: `lins.{i}.weight`, `lins.{i}.bias`, `norms.{i}.*` (and
+    `act.*` for an activation with parameters, the model's own module) as
+    PyG names them."""
+
+    def __init__(self, channel_list: List[int], act, act_first: bool, norm,
+                 norm_kwargs, model: str):
+        super().__init__()
+        self.channel_list = list(channel_list)
+        self.act = act
+        self.act_first = act_first
+        self.plain_last = True
+        self.dropout = [0.0] * (len(channel_list) - 1)
+        self.lins = torch.nn.ModuleList(
+            _common.Linear(i, o) for i, o in zip(channel_list[:-1], channel_list[1:]))
+        self.norms = torch.nn.ModuleList()
+        for channels in channel_list[1:-1]:
+            layer = resolve_norm(model, norm, channels, norm_kwargs) \
+                if norm is not None else torch.nn.Identity()
+            self.norms.append(layer)
+        self.supports_norm_batch = len(self.norms) > 0 and _takes_batch(self.norms[0])
+        self.reset_parameters()
+
+    @property
+    def in_channels(self) -> int:
+        return self.channel_list[0]
+
+    @property
+    def out_channels(self) -> int:
+        return self.channel_list[-1]
+
+    @property
+    def num_layers(self) -> int:
+        return len(self.channel_list) - 1
+
+    def reset_parameters(self) -> None:
+        for lin in self.lins:
+            lin.reset_parameters()
+        for norm in self.norms:
+            if hasattr(norm, "reset_parameters"):
+                norm.reset_parameters()
+
+    def forward(self, x: Tensor, batch: Optional[Tensor] = None,
+                batch_size: Optional[int] = None) -> Tensor:
+        for i, (lin, norm) in enumerate(zip(self.lins, self.norms)):
+            x = lin(x)
+            if self.act is not None and self.act_first:
+                x = self.act(x)
+            x = norm(x, batch, batch_size) if self.supports_norm_batch else norm(x)
+            if self.act is not None and not self.act_first:
+                x = self.act(x)
+            x = F.dropout(x, p=self.dropout[i], training=self.training)
+        x = self.lins[-1](x)
+        return F.dropout(x, p=self.dropout[-1], training=self.training)
+
+    def __repr__(self) -> str:
+        return f"MLP({str(self.channel_list)[1:-1]})"
+
+
+class JumpingKnowledge(torch.nn.Module):
+    """PyG's `JumpingKnowledge` in plain PyTorch: 'cat' (concatenation),
+    'max' (elementwise maximum) or 'lstm' (a bidirectional LSTM's attention
+    over the layers: `lstm.*`, `att.*` as PyG names them)."""
+
+    def __init__(self, mode: str, channels: Optional[int] = None,
+                 num_layers: Optional[int] = None):
+        super().__init__()
+        self.mode = mode
+        if mode not in ("cat", "max", "lstm"):
+            raise ValueError(f"JumpingKnowledge: mode must be 'cat', 'max' or 'lstm', "
+                             f"got {mode!r}")
+        if mode == "lstm":
+            if channels is None or num_layers is None:
+                raise ValueError("JumpingKnowledge: 'lstm' needs channels and num_layers")
+            size = (num_layers * channels) // 2
+            self.lstm = torch.nn.LSTM(channels, size, bidirectional=True,
+                                      batch_first=True)
+            self.att = torch.nn.Linear(2 * size, 1)
+        else:
+            self.lstm = None
+            self.att = None
+        self.channels = channels if mode == "lstm" else None
+        self.num_layers = num_layers if mode == "lstm" else None
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        if self.lstm is not None:
+            self.lstm.reset_parameters()
+            self.att.reset_parameters()
+
+    def forward(self, xs: List[Tensor]) -> Tensor:
+        if self.mode == "cat":
+            return torch.cat(xs, dim=-1)
+        if self.mode == "max":
+            return torch.stack(xs, dim=-1).max(dim=-1)[0]
+        x = torch.stack(xs, dim=1)  # [num_nodes, num_layers, channels]
+        alpha, _ = self.lstm(x)
+        alpha = torch.softmax(self.att(alpha).squeeze(-1), dim=-1)
+        return (x * alpha.unsqueeze(-1)).sum(dim=1)
+
+    def __repr__(self) -> str:
+        if self.mode == "lstm":
+            return (f"{type(self).__name__}({self.mode}, channels={self.channels}, "
+                    f"layers={self.num_layers})")
+        return f"{type(self).__name__}({self.mode})"
+
+
+def _positive(model: str, name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{model}: {name} must be a positive int, got {value!r}")
+    return value
+
+
+class _BasicGNN(torch.nn.Module):
+    r"""PyG's `BasicGNN` over gnnc.nn layers: `num_layers` convolutions
+    (`init_conv`), after each but the last (after every one with `jk`) the
+    activation (before the norm with `act_first`), the norm (PyG's 'batch_norm'
+    or 'layer_norm', or a module, one deep copy per layer) and dropout; with
+    `jk`, PyG's jumping knowledge ('cat', 'max', 'lstm'; 'last': the last
+    layer's output) and a final `torch.nn.Linear` to `out_channels`.
+    Parameters and buffers as PyG's: `convs.{i}.*`, `norms.{i}.*`,
+    `jk.*`, `lin.*` (and `act.*` for an activation with parameters).
+
+    `forward(x, edge_index, edge_weight=None, edge_attr=None, batch=None,
+    batch_size=None)`: `edge_attr` reaches the layers where PyG's model
+    passes it (GAT), `batch` and `batch_size` the norms that take them
+    (layer_norm); `edge_weight` (and elsewhere `edge_attr`) has no effect,
+    as in PyG's model. `num_sampled_nodes_per_hop` /
+    `num_sampled_edges_per_hop` (PyG's trim_to_layer) are refused
+    (NotImplementedError)."""
+
+    supports_edge_weight = False
+    supports_edge_attr = False
+
+    def __init__(self, in_channels, hidden_channels: int, num_layers: int,
+                 out_channels: Optional[int] = None, dropout: float = 0.0,
+                 act="relu", act_first: bool = False, act_kwargs=None, norm=None,
+                 norm_kwargs=None, jk: Optional[str] = None, **kwargs):
+        super().__init__()
+        name = type(self).__name__
+        _positive(name, "hidden_channels", hidden_channels)
+        _positive(name, "num_layers", num_layers)
+        if out_channels is not None:
+            _positive(name, "out_channels", out_channels)
+        if jk not in (None, "last", "cat", "max", "lstm"):
+            raise ValueError(f"{name}: jk must be None, 'last', 'cat', 'max' or 'lstm', "
+                             f"got {jk!r}")
+        self.in_channels = in_channels
+        self.hidden_channels = hidden_channels
+        self.num_layers = num_layers
+        self.dropout = torch.nn.Dropout(p=_common.check_dropout(name, dropout))
+        self.act = resolve_activation(act, act_kwargs)
+        self.jk_mode = jk
+        self.act_first = act_first
+        self.norm = norm if isinstance(norm, str) else None
+        self.norm_kwargs = norm_kwargs
+        self.out_channels = hidden_channels if out_channels is None else out_channels
+
+        # PyG's layer sizes: in -> hidden -> ... -> out (hidden with jk);
+        # a (source, target) pair stays a pair of hidden sizes.
+        pair = isinstance(in_channels, (tuple, list))
+        self.convs = torch.nn.ModuleList()
+        for _ in range(num_layers - 1):
+            self.convs.append(self.init_conv(in_channels, hidden_channels, **kwargs))
+            in_channels = (hidden_channels, hidden_channels) if pair else hidden_channels
+        if out_channels is not None and jk is None:
+            self._is_conv_to_out = True
+            self.convs.append(self.init_conv(in_channels, out_channels, **kwargs))
+        else:
+            self.convs.append(self.init_conv(in_channels, hidden_channels, **kwargs))
+
+        norm_layer = resolve_norm(name, norm, hidden_channels, norm_kwargs)
+        if norm_layer is None:
+            norm_layer = torch.nn.Identity()
+        self.supports_norm_batch = _takes_batch(norm_layer)
+        self.norms = torch.nn.ModuleList(copy.deepcopy(norm_layer)
+                                         for _ in range(num_layers - 1))
+        self.norms.append(copy.deepcopy(norm_layer) if jk is not None
+                          else torch.nn.Identity())
+        if jk is not None and jk != "last":
+            self.jk = JumpingKnowledge(jk, hidden_channels, num_layers)
+        if jk is not None:
+            width = num_layers * hidden_channels if jk == "cat" else hidden_channels
+            self.lin = torch.nn.Linear(width, self.out_channels)
+
+    def init_conv(self, in_channels, out_channels: int, **kwargs) -> torch.nn.Module:
+        raise NotImplementedError
+
+    def reset_parameters(self) -> None:
+        for conv in self.convs:
+            conv.reset_parameters()
+        for norm in self.norms:
+            if hasattr(norm, "reset_parameters"):
+                norm.reset_parameters()
+        if hasattr(self, "jk"):
+            self.jk.reset_parameters()
+        if hasattr(self, "lin"):
+            self.lin.reset_parameters()
+
+    def forward(self, x: Tensor, edge_index: Tensor, edge_weight: Optional[Tensor] = None,
+                edge_attr: Optional[Tensor] = None, batch: Optional[Tensor] = None,
+                batch_size: Optional[int] = None, num_sampled_nodes_per_hop=None,
+                num_sampled_edges_per_hop=None) -> Tensor:
+        if num_sampled_nodes_per_hop is not None or num_sampled_edges_per_hop is not None:
+            _common.refuse(type(self).__name__, "num_sampled_nodes_per_hop / "
+                           "num_sampled_edges_per_hop (trim_to_layer)")
+        xs: List[Tensor] = []
+        for i, (conv, norm) in enumerate(zip(self.convs, self.norms)):
+            # As PyG's model: edge_weight reaches no layer here, edge_attr
+            # only GAT's.
+            if self.supports_edge_attr:
+                x = conv(x, edge_index, edge_attr=edge_attr)
+            else:
+                x = conv(x, edge_index)
+            if i < self.num_layers - 1 or self.jk_mode is not None:
+                if self.act is not None and self.act_first:
+                    x = self.act(x)
+                x = norm(x, batch, batch_size) if self.supports_norm_batch else norm(x)
+                if self.act is not None and not self.act_first:
+                    x = self.act(x)
+                x = self.dropout(x)
+                if hasattr(self, "jk"):
+                    xs.append(x)
+        x = self.jk(xs) if hasattr(self, "jk") else x
+        return self.lin(x) if hasattr(self, "lin") else x
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}({self.in_channels}, {self.out_channels}, "
+                f"num_layers={self.num_layers})")
+
+
+class GraphSAGE(_BasicGNN):
+    r"""PyG's `models.GraphSAGE`: gnnc.nn `SAGEConv` layers (its keywords,
+    e.g. `aggr`, `normalize`, `root_weight`, `project`, `bias`, pass to
+    every layer; `in_channels` -1 (lazy) or a (source, target) pair as
+    `SAGEConv` takes them). See `_BasicGNN` for the rest."""
+
+    def init_conv(self, in_channels, out_channels: int, **kwargs) -> torch.nn.Module:
+        return SAGEConv(in_channels, out_channels, **kwargs)
+
+
+class GIN(_BasicGNN):
+    r"""PyG's `models.GIN`: gnnc.nn `GINConv` layers, each `nn` what PyG
+    builds: `MLP([in, out, out], act, act_first, norm (by name only),
+    norm_kwargs)` (`_MLP`: `convs.{i}.nn.lins.{0,1}.*`, `convs.{i}.nn
+    .norms.0.*`); GINConv's keywords (`eps`, `train_eps`) pass to every
+    layer; `in_channels` an int, -1 lazy. See `_BasicGNN` for the rest."""
+
+    def init_conv(self, in_channels, out_channels: int, **kwargs) -> torch.nn.Module:
+        if isinstance(in_channels, bool) or not isinstance(in_channels, int):
+            raise TypeError(f"{type(self).__name__}: in_channels must be an int "
+                            f"(-1: lazy), got {in_channels!r}")
+        mlp = _MLP([in_channels, out_channels, out_channels], act=self.act,
+                   act_first=self.act_first, norm=self.norm,
+                   norm_kwargs=self.norm_kwargs, model=type(self).__name__)
+        return GINConv(mlp, **kwargs)
+
+
+class GAT(_BasicGNN):
+    r"""PyG's `models.GAT`: gnnc.nn `GATConv` layers, `GATv2Conv` with
+    `v2=True`. As PyG's: every layer has `heads` heads and the model's
+    `dropout` as attention dropout; a concatenating layer has `out // heads`
+    channels per head (`out` must divide by `heads`: ValueError), and the
+    last layer does not concatenate (the mean over heads) when it maps to
+    `out_channels` (`out_channels` set, no `jk`). `forward`'s `edge_attr`
+    reaches every layer (with `edge_dim`). See `_BasicGNN` for the rest."""
+
+    supports_edge_attr = True
+
+    def init_conv(self, in_channels, out_channels: int, **kwargs) -> torch.nn.Module:
+        v2 = kwargs.pop("v2", False)
+        heads = kwargs.pop("heads", 1)
+        concat = kwargs.pop("concat", True)
+        # PyG: no concatenation when the layer maps to out_channels.
+        if getattr(self, "_is_conv_to_out", False):
+            concat = False
+        if concat and out_channels % heads != 0:
+            raise ValueError(f"Ensure that the number of output channels of "
+                             f"'GATConv' (got '{out_channels}') is divisible "
+                             f"by the number of heads (got '{heads}')")
+        if concat:
+            out_channels = out_channels // heads
+        conv = GATConv if not v2 else GATv2Conv
+        return conv(in_channels, out_channels, heads=heads, concat=concat,
+                    dropout=self.dropout.p, **kwargs)
