@@ -415,6 +415,12 @@ class _Snapshot:
     data_ptr: int
     flag: Optional[object] = None  # _C.HostFlag
 
+    def __post_init__(self):
+        # The copy's metadata, read once: every lookup compares it (matches).
+        c = self.copy
+        self._meta = None if c is None else (c.shape, c.dtype, c.device)
+        self._cpu = c is not None and c.device.type == "cpu"
+
     @staticmethod
     def of(t: torch.Tensor) -> "_Snapshot":
         flag = _private_flag(t)  # None unless t is private (gnnc's own)
@@ -459,8 +465,14 @@ class _Snapshot:
         if self.copy is None or (t.is_cuda and torch.cuda.is_current_stream_capturing()):
             return self.version == _version_of(t) and self.data_ptr == t.data_ptr()
         c = self.copy
-        if t.shape != c.shape or t.dtype != c.dtype or t.device != c.device:
+        shape, dtype, device = self._meta
+        if t.dtype != dtype or t.shape != shape or t.device != device:
             return False
+        if self._cpu:
+            # (t is on the CPU: its device is the copy's)
+            if not t.is_contiguous() or (t.numel() and not t.data_ptr()):
+                return torch.equal(c, t)  # (or a wrapper without storage)
+            return _C.same_bytes(c.data_ptr(), t.data_ptr(), c.numel() * c.element_size())
         spans = _byte_spans(c, t) if t.is_cuda and self.flag is not None else None
         if spans is not None:
             version = _version_of(t)
@@ -482,10 +494,7 @@ class _Snapshot:
             # checked on the device again from now on.
             self.version, self.data_ptr = version, t.data_ptr()
             return True
-        if t.is_cuda or t.device.type != "cpu" or not t.is_contiguous() or \
-                (t.numel() and not t.data_ptr()):  # a wrapper without storage
-            return torch.equal(c, t)
-        return _C.same_bytes(c.data_ptr(), t.data_ptr(), c.numel() * c.element_size())
+        return torch.equal(c, t)
 
 
 def _byte_spans(c: torch.Tensor, t: torch.Tensor):

@@ -1164,13 +1164,22 @@ class _Derived:
         self.results = {}
 
     def alive(self, inputs: tuple) -> bool:
-        return all(r() is t for r, t in zip(self.refs, inputs))
+        for r, t in zip(self.refs, inputs):
+            if r() is not t:
+                return False
+        return True
 
     def stale(self) -> bool:
-        return any(s.stale() for s in self.snapshots)
+        for s in self.snapshots:
+            if s.stale():
+                return True
+        return False
 
     def matches(self, inputs: tuple) -> bool:
-        return all(s.matches(t) for s, t in zip(self.snapshots, inputs))
+        for s, t in zip(self.snapshots, inputs):
+            if not s.matches(t):
+                return False
+        return True
 
 
 def _snapshots(inputs: tuple) -> tuple:
@@ -1188,10 +1197,14 @@ def _snapshots(inputs: tuple) -> tuple:
 def _derived(inputs, what: tuple, build):
     """`build()`'s result, cached per input tensor (an edge_index) or per
     tuple of input tensors (a graph built from several) and `what`."""
-    inputs = inputs if isinstance(inputs, tuple) else (inputs,)
-    key = tuple(id(t) for t in inputs)
+    if isinstance(inputs, tuple):
+        key = tuple(id(t) for t in inputs)
+    else:
+        inputs, key = (inputs,), (id(inputs),)
     rec = _DERIVED.get(key)
-    if rec is not None and rec.alive(inputs) and rec.stale():
+    if rec is not None and not rec.alive(inputs):
+        rec = None
+    if rec is not None and rec.stale():
         del _DERIVED[key]
         if len(inputs) == 1:
             raise _core._stale_error(inputs[0])
@@ -1203,7 +1216,7 @@ def _derived(inputs, what: tuple, build):
             f"through .data, DLPack or a raw kernel); the gnnc calls on it since then "
             f"returned NaN. The graph is rebuilt on the next call; write these tensors "
             f"with PyTorch operations, or pass new ones.")
-    if rec is None or not rec.alive(inputs) or not rec.matches(inputs):
+    if rec is None or not rec.matches(inputs):
         # New, or its contents changed: everything is derived anew.
         _DERIVED.pop(key, None)
         while len(_DERIVED) >= _DERIVED_SIZE:
@@ -1222,14 +1235,15 @@ def _derived(inputs, what: tuple, build):
     # The cached tensors are handed out again on every hit: one written
     # since (through PyTorch: gnnc.utils hands them to the caller) is
     # derived anew.
-    if hit is not None and _versions(hit[0]) == hit[1]:
+    if hit is not None and _same_versions(hit[1], hit[2]):
         return hit[0]
     result = build()
+    tensors = _tensors(result)
     # Calls on the derived graphs honour the inputs' change check.
-    for t in _tensors(result):
+    for t in tensors:
         if _core._is_private(t):
             _core._make_private(t, rec.snapshots[0].flag)
-    rec.results[what] = (result, _versions(result))
+    rec.results[what] = (result, tensors, _versions(tensors))
     return result
 
 
@@ -1245,8 +1259,17 @@ def _tensors(result) -> list:
     return out
 
 
-def _versions(result) -> tuple:
-    return tuple(_core._version_of(t) for t in _tensors(result))
+def _versions(tensors: list) -> list:
+    """The version counters of `tensors` (_tensors of a derived result)."""
+    return [_core._version_of(t) for t in tensors]
+
+
+def _same_versions(tensors: list, versions: list) -> bool:
+    """Whether none of `tensors` was written since `versions` were read."""
+    for t, v in zip(tensors, versions):
+        if _core._version_of(t) != v:
+            return False
+    return True
 
 
 def flip(edge_index: Tensor, flow: str) -> Tensor:
