@@ -959,6 +959,58 @@ def test_compressed_adjacency_summed_once_per_graph(monkeypatch):
     assert changed is not first
 
 
+@pytest.mark.parametrize("flagged", [False, True], ids=["unflagged", "flagged"])
+def test_coo_adjacency_summed_once_per_graph(monkeypatch, flagged):
+    """A COO adjacency whose duplicates are summed (GIN's spmm) and whose
+    indices are not sorted and unique, flagged coalesced or not, is
+    coalesced once per graph: a later call on the same tensor reuses the
+    summed graph (no coalesce, no torch.unique, no read back of the
+    indices' order) and only sums the values; a tensor changed in place is
+    read again. gnnc coalesced an unflagged tensor (and a wrongly flagged
+    one) on every call: a synchronisation per call on the GPU."""
+    edge_index, n = repeated_entries_graph()
+    e = edge_index.size(1)
+    values = torch.rand(e, dtype=torch.float64) + 0.5
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch's invariant-check notice
+        adj = torch.sparse_coo_tensor(edge_index.flip(0), values, (n, n),
+                                      is_coalesced=flagged)
+    x = features(n, torch.float64)
+    layer = gnn.GINConv(mlp(IN, OUT)).double()
+    want = layer(x, adj)
+    first, v1, _ = _common.sparse_edges("t", adj, "source_to_target", x.device, "spmm")
+    coalesced = torch.sparse_coo_tensor(edge_index.flip(0), values, (n, n)).coalesce()
+    torch.testing.assert_close(first, coalesced.indices().flip(0), rtol=0, atol=0)
+    torch.testing.assert_close(v1, coalesced.values())
+    doubled = layer(x, coalesced * 2)
+    calls = []
+    coalesce = torch.Tensor.coalesce
+    unique = torch.unique
+
+    def counted(name, fn):
+        return lambda *a, **k: (calls.append(name), fn(*a, **k))[1]
+
+    monkeypatch.setattr(torch.Tensor, "coalesce", counted("coalesce", coalesce))
+    monkeypatch.setattr(torch, "unique", counted("unique", unique))
+    monkeypatch.setattr(_common, "_coo_order", counted("order", _common._coo_order))
+    again, v2, _ = _common.sparse_edges("t", adj, "source_to_target", x.device, "spmm")
+    assert again is first and not calls, calls
+    torch.testing.assert_close(v1, v2, rtol=0, atol=0)
+    torch.testing.assert_close(layer(x, adj), want, rtol=0, atol=0)
+    assert not calls, calls
+    # New values are read on every call (only the graph is cached).
+    adj._values().mul_(2)
+    torch.testing.assert_close(layer(x, adj), doubled)
+    assert not calls, calls
+    # New indices: the graph is built again.
+    adj._indices()[1, 0] = (adj._indices()[1, 0] + 1) % n
+    changed, _, _ = _common.sparse_edges("t", adj, "source_to_target", x.device, "spmm")
+    assert changed is not first and "order" in calls
+    monkeypatch.undo()
+    moved = torch.sparse_coo_tensor(adj._indices().clone(), adj._values().clone(), (n, n))
+    torch.testing.assert_close(layer(x, adj), layer(x, moved.coalesce()))
+
+
 @pytest.mark.parametrize("case", ["sage-sum-norm-project", "gcn-nonorm-nobias", "gin"])
 def test_learnable_adjacency_values_get_their_gradient(case):
     # The values of a coalesced COO adjacency (learnable edge weights) get

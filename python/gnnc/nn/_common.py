@@ -544,7 +544,7 @@ def linear_pair_inputs(layer: str, x, edge_index, size, sides, flow: str,
 # to_edge_index; a CSR tensor in its spmm, whose mean counts every entry).
 # Whether a tensor's indices are in fact sorted and unique is read once
 # per new graph (_cached_adjacency), never assumed; a compressed tensor's
-# summed graph is built once too (_summed_compressed).
+# summed graph is built once too (_summed).
 
 _ADJ = {}
 _ADJ_SIZE = 32
@@ -685,18 +685,27 @@ def sparse_edges(layer: str, adj, flow: str, device: torch.device,
     if adj.layout == torch.sparse_coo:
         flagged = adj.is_coalesced()
         coalesce = duplicates != "entries"
-        if coalesce and not flagged:
-            # Duplicates are summed (what PyG computes): a new tensor, not
-            # cached.
+        # The values' gradient of a tensor whose duplicates are summed goes
+        # through torch's coalesce (values() of an uncoalesced tensor is
+        # refused, _values() is untracked): one synchronisation per call.
+        tracked = (adj.requires_grad and torch.is_grad_enabled()) or adj.is_meta \
+            or torch.compiler.is_compiling()
+        if coalesce and not flagged and tracked:
             return _coalesced(adj, sizes)
         edges, in_order = _cached_adjacency(adj, (adj._indices(),))
         if coalesce and not in_order:
-            # Flagged coalesced, but its indices are not sorted and unique.
-            return _coalesced(adj, sizes)
+            # Not sorted and unique, whatever the flag says: its duplicates
+            # summed, the summed graph built once per graph (_summed).
+            if tracked:
+                return _coalesced(adj, sizes)
+            return _summed(adj, edges, adj._values()) + (sizes,)
         if flagged:
             # values(), not _values(): autograd tracks it (learnable edge
             # weights get their gradient).
             return edges, adj.values(), sizes
+        if coalesce:
+            # Unflagged but sorted and unique in fact: coalesced as it is.
+            return edges, adj._values(), sizes
         if adj.requires_grad and torch.is_grad_enabled():
             raise NotImplementedError(
                 f"{layer}: gradients for an uncoalesced COO adjacency's "
@@ -709,15 +718,16 @@ def sparse_edges(layer: str, adj, flow: str, device: torch.device,
         parts = (adj.ccol_indices(), adj.row_indices())
     edges, in_order = _cached_adjacency(adj, parts)
     if duplicates == "summed" and not in_order:
-        return _summed_compressed(adj, edges, adj.values()) + (sizes,)
+        return _summed(adj, edges, adj.values()) + (sizes,)
     return edges, adj.values(), sizes
 
 
-def _summed_compressed(adj: Tensor, edges: Tensor, values: Tensor):
-    """A CSR or CSC tensor whose entries are not sorted and unique (edges
-    `edges`, `values`), coalesced as PyG's add_self_loops rebuilds it:
-    (the edges sorted by (destination, source), each once; the values of
-    each's entries summed, differentiable). The graph is built once while
+def _summed(adj: Tensor, edges: Tensor, values: Tensor):
+    """A COO, CSR or CSC tensor whose entries are not sorted and unique
+    (edges `edges`, `values`), coalesced as PyG's spmm (COO) and its
+    add_self_loops (any layout) coalesce it: (the edges sorted by
+    (destination, source), each once; the values of each's entries summed,
+    differentiable where `values` is). The graph is built once while
     `adj`'s cached edge_index holds (one synchronisation, the count of
     distinct edges); a call on it only sums the values."""
     rec = _ADJ.get(id(adj))
@@ -885,7 +895,7 @@ def _cached_adjacency(adj, parts) -> Tuple[Tensor, bool]:
         if entry is not None and entry[0] is _ref:
             del _ADJ[key]
 
-    # The last slot: graphs derived from this one (_summed_compressed).
+    # The last slot: graphs derived from this one (_summed).
     _ADJ[key] = (weakref.ref(adj, drop), snaps, edges, in_order, {})
     return edges, in_order
 
