@@ -357,6 +357,65 @@ def test_edge_tensor_of_another_dtype_outside_autocast_as_pyg(case, pair):
         assert p.grad is None or p.grad.dtype == dtype, name
 
 
+# Layers whose only parameter x meets is a one-element tensor PyG multiplies
+# or adds (GIN's and GINE's eps, AGNN's beta), with (layer dtype, x dtype)
+# pairs of two dtypes: PyG promotes them, its result of the promoted dtype
+# where `nn` takes that (no parameters, or a first Linear of that dtype).
+# "-pair": x given as PyG's (x_src, x_dst) pair.
+X_DTYPE_CASES = ["gin-act", "gin-identity", "gin-train-eps", "gin-act-pair",
+                 "gin-train-eps-pair", "gine-act", "gine-edge-dim", "gine-act-pair",
+                 "agnn", "agnn-fixed"]
+BY_ID.update({
+    "gin-identity": ("gin-identity", "GINConv", (), dict(nn=torch.nn.Identity, eps=0.3),
+                     None),
+    "agnn-fixed": ("agnn-fixed", "AGNNConv", (), dict(requires_grad=False), None),
+})
+
+
+@pytest.mark.parametrize("pair", DTYPE_PAIRS, ids=PAIR_IDS)
+@pytest.mark.parametrize("case", X_DTYPE_CASES)
+def test_x_of_another_dtype_than_eps_or_beta_outside_autocast_as_pyg(case, pair):
+    """Without autocast, a GIN, GINE or AGNN layer converted to one dtype
+    and x of another (edge features of the layer's): taken exactly where
+    PyG's layer takes it, the output and the gradients of x and the
+    parameters in PyG's dtypes, the output within 4 tolerances (of the
+    lowest precision involved) of PyG's layer in float64; refused with a
+    TypeError naming nn's first Linear where PyG's layer raises. gnnc
+    refused every such pair ("x is ... but the layer's parameters are
+    ...")."""
+    dtype, x_dtype = pair
+    spec = BY_ID[case.removesuffix("-pair")]
+    ours, pyg = make(spec)
+    ours, pyg = ours.to(dtype), pyg.to(dtype)
+    reference = copy.deepcopy(pyg).double()
+    x, ei, extra = inputs(spec, torch.bfloat16)
+    x = x.half().float()  # exact in every dtype
+    extra = [] if extra is None else [extra.half().float()]
+
+    def call(layer, x, *edge):
+        return layer((x, x) if case.endswith("-pair") else x, ei, *edge)
+
+    args = [x.to(x_dtype)] + [e.to(dtype) for e in extra]
+    try:
+        want = call(pyg, *[a.clone().requires_grad_() for a in args])
+    except RuntimeError:
+        with pytest.raises(TypeError, match=r"nn's first Linear is torch\."):
+            call(ours, *args)
+        return
+    leaves = [a.clone().requires_grad_() for a in args]
+    got = call(ours, *leaves)
+    assert got.dtype == want.dtype
+    ref = call(reference, x.double(), *[e.double() for e in extra])
+    low = [d for d in HALVES if d in pair]
+    tol = TOL[low[0]] if low else 1e-6
+    assert error(got, ref) <= OUT_FACTOR * tol, \
+        f"{error(got, ref) / tol:.2f} tolerances (PyG's: {error(want, ref) / tol:.2f})"
+    got.float().sum().backward()
+    assert leaves[0].grad.dtype == x_dtype
+    for name, p in ours.named_parameters():
+        assert p.grad is None or p.grad.dtype == dtype, name
+
+
 # --------------------------------------------------------------------------
 # GradScaler (float16), infinities and NaN.
 

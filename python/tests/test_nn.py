@@ -766,8 +766,10 @@ def test_gine_input_errors():
         layer(x, edge_index, torch.randn(e, IN + 1))
     # float64 edge_attr promotes the messages, which nn's float32 Linear
     # refuses (PyG's too).
-    with pytest.raises(TypeError, match="promote the messages to torch.float64, but "
-                                        "nn's first Linear is torch.float32"):
+    with pytest.raises(TypeError, match=r"nn's input, .* is torch.float64 \(x is "
+                                        r"torch.float32, eps torch.float32, edge_attr "
+                                        r"torch.float64; .*nn's first Linear is "
+                                        r"torch.float32"):
         layer(x, edge_index, torch.randn(e, IN, dtype=torch.float64))
     with pytest.raises(TypeError, match="edge_attr to be a torch.Tensor"):
         layer(x, edge_index, [[0.0] * IN] * e)
@@ -1242,10 +1244,22 @@ def test_bad_inputs(cls):
         layer(x, torch.tensor([[0, 1], [1, n]]))
     with pytest.raises(ValueError, match=f"^{cls}: edge_index holds node id -1"):
         layer(x, torch.tensor([[0, -1], [1, 2]]))
-    with pytest.raises(TypeError, match="float64"):
-        layer(x.double(), edge_index)
-    with pytest.raises(TypeError, match="parameters are torch.float32.*torch.autocast"):
-        layer(x.half(), edge_index)
+    if cls == "AGNNConv":
+        # beta promotes with x, as in PyG (test_autocast.py's
+        # test_x_of_another_dtype_than_eps_or_beta_outside_autocast_as_pyg).
+        assert layer(x.double(), edge_index).dtype == torch.float64
+    elif cls == "GINConv":
+        # eps promotes with x, as in PyG; nn's float32 Linear then refuses
+        # a float64 input, and takes a float16 x promoted to float32.
+        with pytest.raises(TypeError, match="is torch.float64 .*nn's first Linear is "
+                                            "torch.float32"):
+            layer(x.double(), edge_index)
+        assert layer(x.half(), edge_index).dtype == torch.float32
+    else:
+        with pytest.raises(TypeError, match="float64"):
+            layer(x.double(), edge_index)
+        with pytest.raises(TypeError, match="parameters are torch.float32.*torch.autocast"):
+            layer(x.half(), edge_index)
     with pytest.raises(TypeError, match="dtype float32, float64, bfloat16 or float16"):
         layer(x.to(torch.complex64), edge_index)
     with pytest.raises(ValueError, match="device"):

@@ -1065,6 +1065,30 @@ def promotes(a: torch.dtype, b: torch.dtype, device: torch.device) -> bool:
     return compatible(a, b, device)
 
 
+def promoting_dtype(x, dtype: torch.dtype) -> Optional[torch.dtype]:
+    """check_inputs' (bipartite_inputs') `dtype` for a layer whose PyG
+    counterpart only multiplies or adds its parameter to terms of x (GIN's
+    and GINE's eps, AGNN's beta: one-element tensors, which PyTorch promotes
+    with x; no Linear reads x): under autocast on x's device the
+    parameter's `dtype`, held as every layer holds it; outside autocast
+    None, x of any floating dtype, the layer's result then of the promoted
+    dtype (param_promoted), as PyG's. `x`: a tensor or a (source, target)
+    pair."""
+    first = x[0] if isinstance(x, (tuple, list)) and x else x
+    if isinstance(first, Tensor) and autocast_dtype(first.device) is None:
+        return None
+    return dtype
+
+
+def param_promoted(dt: torch.dtype, x: Tensor, dtype: torch.dtype) -> torch.dtype:
+    """The dtype a layer of promoting_dtype's runs in: `dt`
+    (compute_dtype's), outside autocast promoted with its parameter's
+    `dtype`, the dtype of PyG's result."""
+    if autocast_dtype(x.device) is not None:
+        return dt
+    return promoted(dt, dtype)
+
+
 def edge_promoted(dt: torch.dtype, edge: Optional[Tensor]) -> torch.dtype:
     """The dtype a layer's op runs in (`dt`: compute_dtype's) with an edge
     tensor `edge` that PyG's layer promotes the messages with (`promotes`):

@@ -555,19 +555,25 @@ def _gin_run(module: torch.nn.Module, template: str, edge_index: Tensor, n: int,
     return out
 
 
-def _check_nn_input(module: torch.nn.Module, x: Tensor, dt: torch.dtype) -> None:
-    """GINE's aggregate of edge features of another dtype than x, outside
-    autocast, is of the promoted dtype `dt`; a first Linear of `nn` of
-    another dtype refuses it (in PyG with PyTorch's dtype error): a
-    TypeError naming them. An `nn` of other modules takes what it takes."""
-    if dt == x.dtype or _common.autocast_dtype(x.device) is not None:
-        return
+def _check_nn_input(module: torch.nn.Module, x: Tensor, dt: torch.dtype,
+                    edge_attr: Optional[Tensor] = None) -> None:
+    """Outside autocast, the input PyG's GIN and GINE give `nn` (the
+    aggregate plus (1 + eps) x) is of the dtype `dt` x, eps and GINE's
+    (projected) `edge_attr` promote to; a first Linear of `nn` of another
+    dtype refuses it (in PyG with PyTorch's dtype error): a TypeError naming
+    them. An `nn` of other modules takes what it takes."""
+    if dt == x.dtype == module.eps.dtype or _common.autocast_dtype(x.device) is not None:
+        return  # nn's input is x's dtype: a Linear of another raises as PyG's does
     nn = module.nn
     first = nn[0] if isinstance(nn, torch.nn.Sequential) and len(nn) else nn
     if isinstance(first, torch.nn.Linear) and first.weight.dtype != dt:
-        raise TypeError(f"{type(module).__name__}: x and edge_attr promote the messages "
-                        f"to {dt}, but nn's first Linear is {first.weight.dtype} (PyG's "
-                        f"nn raises there too); pass edge_attr as x's dtype")
+        edge = "" if edge_attr is None else f", edge_attr {edge_attr.dtype}"
+        raise TypeError(
+            f"{type(module).__name__}: nn's input, (1 + eps) x plus the aggregated "
+            f"messages, is {dt} (x is {x.dtype}, eps {module.eps.dtype}{edge}; "
+            f"PyTorch promotes them), but nn's first Linear is {first.weight.dtype} "
+            f"(PyG's nn raises there too); pass x{' and edge_attr' if edge else ''} "
+            f"as {first.weight.dtype}")
 
 
 def _gin_inputs(module: torch.nn.Module, x, edge_index, size):
@@ -577,8 +583,10 @@ def _gin_inputs(module: torch.nn.Module, x, edge_index, size):
     edge for GINE (PyG's to_edge_index; its features are per entry)."""
     name = type(module).__name__
     adj = edge_index
-    edge_index, values = _common.check_inputs(name, x, adj, None, module.eps.dtype,
-                                              module.flow, _duplicates(module))
+    # x of another floating dtype than eps is promoted with it, as in PyG.
+    edge_index, values = _common.check_inputs(
+        name, x, adj, None, _common.promoting_dtype(x, module.eps.dtype), module.flow,
+        _duplicates(module))
     _common.check_size(name, size, x.size(0))
     return name, adj, edge_index, values, x.size(0)
 
@@ -589,8 +597,8 @@ def _gin_pair_inputs(module: torch.nn.Module, x, edge_index: Tensor, size):
     of equal channels."""
     name = type(module).__name__
     x_src, x_dst, ei, sizes, values = _common.bipartite_inputs(
-        name, x, edge_index, size, (0, 0), module.eps.dtype, module.flow,
-        _duplicates(module))
+        name, x, edge_index, size, (0, 0), _common.promoting_dtype(x, module.eps.dtype),
+        module.flow, _duplicates(module))
     if x_dst is not None and x_dst.size(1) != x_src.size(1):
         raise ValueError(f"{name}: the source features have {x_src.size(1)} "
                          f"channels but the target features {x_dst.size(1)}")
@@ -647,11 +655,15 @@ class GINConv(torch.nn.Module):
         ei = _common.flip(edge_index, self.flow)
         dt = _common.compute_dtype(x, self.eps.dtype)
         weights = _common.message_weights(name, adj, values, "sum", dt)
+        # Outside autocast an x of another dtype than eps: PyG's
+        # (1 + eps) x, and so nn's input, of the promoted dtype.
+        wide = _common.param_promoted(dt, x, self.eps.dtype)
+        _check_nn_input(self, x, wide)
         if weights is not None:
             # PyG's spmm over a torch.sparse adjacency weights the messages.
             agg = _common.weighted_aggregate(ei, n, _common.cast(dt, x), weights, "sum")
             return self.nn((1 + self.eps) * x + agg)
-        return _gin_run(self, "gin", ei, n, dt, [x, self.eps])
+        return _gin_run(self, "gin", ei, n, wide, [x, self.eps])
 
     def _bipartite(self, x, edge_index: Tensor, size) -> Tensor:
         """PyG's bipartite GIN: nn((1 + eps) x_dst + sum of the sources)."""
@@ -659,6 +671,8 @@ class GINConv(torch.nn.Module):
         dt = _common.compute_dtype(x_src, self.eps.dtype)
         weights = _common.message_weights(type(self).__name__, edge_index, values, "sum",
                                           dt)
+        if x_dst is not None:
+            _check_nn_input(self, x_src, _common.param_promoted(dt, x_src, self.eps.dtype))
         return _gin_pair_out(self, _aggregate_pair(self, x_src, "sum", dt, ei, sizes,
                                                    weights), x_src.dtype, x_dst)
 
@@ -724,7 +738,8 @@ class GINEConv(torch.nn.Module):
         e = self._edge_features(edge_attr, edge_index, x)
         ei = _common.flip(edge_index, self.flow)
         dt = _common.edge_promoted(_common.compute_dtype(x, self.eps.dtype, e.dtype), e)
-        _check_nn_input(self, x, dt)
+        dt = _common.param_promoted(dt, x, self.eps.dtype)
+        _check_nn_input(self, x, dt, e)
         return _gin_run(self, "gine", ei, n, dt, [x, e, self.eps])
 
     def _bipartite(self, x, edge_index: Tensor, edge_attr, size) -> Tensor:
@@ -735,7 +750,8 @@ class GINEConv(torch.nn.Module):
         edge_attr = self._sparse_edge_attr(adj, edge_attr, values)
         e = self._edge_features(edge_attr, ei, x_src)
         dt = _common.edge_promoted(_common.compute_dtype(x_src, self.eps.dtype, e.dtype), e)
-        _check_nn_input(self, x_src, dt)
+        _check_nn_input(self, x_src, dt if x_dst is None else
+                        _common.param_promoted(dt, x_src, self.eps.dtype), e)
         out = _common.propagate(self, "gine_pair", (int(x_src.size(1)), _common._DTYPES[dt]),
                                 ei, sizes, *_common.casts(dt, x_src, e))
         return _gin_pair_out(self, out, _common.promoted(x_src.dtype, e.dtype), x_dst)
@@ -769,9 +785,17 @@ class GINEConv(torch.nn.Module):
             raise ValueError(f"{name}: x is on {x.device} but edge_attr is on "
                              f"{edge_attr.device}; move both to one device")
         # PyG adds edge_attr to the messages, promoting them, where it is
-        # not projected first (lin, whose weights take one dtype).
-        if not (_common.compatible(edge_attr.dtype, x.dtype, x.device) or
-                self.lin is None and _common.promotes(edge_attr.dtype, x.dtype, x.device)):
+        # not projected first (lin, whose weights take one dtype; outside
+        # autocast its projection then promotes the messages with x).
+        lin = None if self.lin is None or self.lin.is_lazy() or \
+            _common.autocast_dtype(x.device) is not None else self.lin.weight.dtype
+        if lin is not None and lin != x.dtype:
+            if edge_attr.dtype != lin:
+                raise TypeError(f"{name}: edge_attr is {edge_attr.dtype} but lin (the "
+                                f"edge_dim projection) is {lin}; convert edge_attr")
+        elif not (_common.compatible(edge_attr.dtype, x.dtype, x.device) or
+                  self.lin is None and _common.promotes(edge_attr.dtype, x.dtype,
+                                                        x.device)):
             raise TypeError(f"{name}: edge_attr is {edge_attr.dtype} but x is "
                             f"{x.dtype}; convert one of them")
         if self.lin is not None:
@@ -820,12 +844,16 @@ class AGNNConv(torch.nn.Module):
         name = type(self).__name__
         # A sparse adjacency's repeated entries: one edge with self-loops
         # (PyG's add_self_loops rebuilds it coalesced), else each its own.
-        edge_index, _ = _common.check_inputs(name, x, edge_index, None, self.beta.dtype,
+        # x of another floating dtype than beta is promoted with it, as in
+        # PyG (beta times the cosines).
+        edge_index, _ = _common.check_inputs(name, x, edge_index, None,
+                                             _common.promoting_dtype(x, self.beta.dtype),
                                              self.flow,
                                              "summed" if self.add_self_loops else "entries")
         n = x.size(0)
         ei = _common.flip(edge_index, self.flow)
-        dt = _common.compute_dtype(x, self.beta.dtype)
+        dt = _common.param_promoted(_common.compute_dtype(x, self.beta.dtype), x,
+                                    self.beta.dtype)
         t = _common._DTYPES[dt]
         # One head, scores [E]: the backward keeps no edge-sized temporary
         # (with [N, 1, F] features and [E, 1] scores it did).
