@@ -16,6 +16,7 @@ See docs/Python-loader.md.
 import atexit
 import contextlib
 import math
+import operator
 import queue
 import threading
 import weakref
@@ -58,22 +59,54 @@ def _name(value) -> str:
     return type(value).__name__
 
 
+def _is_num_neighbors(value) -> bool:
+    """PyG's `torch_geometric.sampler.NumNeighbors` (duck-typed: PyG is
+    optional)."""
+    return type(value).__name__ == "NumNeighbors" and \
+        type(value).__module__.startswith("torch_geometric") and hasattr(value, "values")
+
+
 def _check_num_neighbors(num_neighbors) -> List[int]:
+    """PyG's `num_neighbors` of a homogeneous graph: a list or tuple of ints
+    (Python's, numpy's, 0-d integer tensors: anything `operator.index`
+    takes, bools excepted), a 1-D integer tensor or numpy array, or a PyG
+    `NumNeighbors` holding one of those. A dict, or a NumNeighbors holding
+    one, is PyG's per edge type fan-out of a heterogeneous graph: refused."""
+    given = num_neighbors
+    if _is_num_neighbors(num_neighbors):
+        num_neighbors = num_neighbors.values
     if isinstance(num_neighbors, dict):
-        raise NotImplementedError("NeighborLoader: num_neighbors as a dict "
-                                  "(heterogeneous graphs) is not supported")
+        held = " (held by a NumNeighbors)" if given is not num_neighbors else ""
+        raise NotImplementedError(
+            f"NeighborLoader: num_neighbors as a dict{held} (per edge type: "
+            f"heterogeneous graphs) is not supported: gnnc's loader samples "
+            f"homogeneous graphs; pass a list of ints, one fan-out per hop")
+    if isinstance(num_neighbors, (Tensor,) + _ARRAYS):
+        if num_neighbors.ndim != 1:
+            raise ValueError(f"NeighborLoader: num_neighbors as a {_name(num_neighbors)} "
+                             f"must be 1-D (one fan-out per hop), got shape "
+                             f"{tuple(num_neighbors.shape)}")
+        num_neighbors = list(num_neighbors)
     if not isinstance(num_neighbors, (list, tuple)):
         raise TypeError(f"NeighborLoader: num_neighbors must be a list of ints "
-                        f"(one fan-out per hop), got {_name(num_neighbors)}")
+                        f"(one fan-out per hop), got {_name(given)}")
     out = []
     for k in num_neighbors:
-        if isinstance(k, bool) or not isinstance(k, int):
+        index = None
+        if not (isinstance(k, bool) or (np is not None and isinstance(k, np.bool_)) or
+                getattr(k, "dtype", None) in (torch.bool, bool)):
+            try:
+                index = operator.index(k)
+            except TypeError:
+                pass
+        if index is None:
+            what = f"{_name(k)} of {k.dtype}" if hasattr(k, "dtype") else _name(k)
             raise TypeError(f"NeighborLoader: num_neighbors must hold ints, got "
-                            f"{k!r} ({_name(k)})")
-        if k < -1 or k > _MAX_FANOUT:
+                            f"{k!r} ({what})")
+        if index < -1 or index > _MAX_FANOUT:
             raise ValueError(f"NeighborLoader: num_neighbors entries must be -1 "
-                             f"(all neighbours) or from 0 to {_MAX_FANOUT}, got {k}")
-        out.append(k)
+                             f"(all neighbours) or from 0 to {_MAX_FANOUT}, got {index}")
+        out.append(index)
     return out
 
 
@@ -308,7 +341,8 @@ class NeighborLoader:
         data: a `torch_geometric.data.Data`, or any object with `x`,
             `edge_index`, optional `y`, `edge_attr` and `num_nodes`.
         num_neighbors: fan-out per hop, ints from 0 to 2^31 - 1, or -1 (all
-            neighbours).
+            neighbours): a list or tuple, a 1-D integer tensor or numpy
+            array, or PyG's `NumNeighbors` holding one of those.
         input_nodes: the seeds: None (every node), an index tensor (or a
             list or numpy array of ids), or a bool mask of size `num_nodes`.
         batch_size: seeds per batch (> 0).
@@ -383,6 +417,13 @@ class NeighborLoader:
         self.graph_memory = graph_memory
 
         edge_index = getattr(data, "edge_index", None)
+        if edge_index is None and getattr(data, "adj_t", None) is not None:
+            # PyG's ToSparseTensor layout: the graph is adj_t alone.
+            raise NotImplementedError(
+                "NeighborLoader: a sparse adjacency (data.adj_t) is not supported by "
+                "gnnc's loader; pass the graph as data.edge_index [2, num_edges] "
+                "(from adj_t: torch_geometric.utils.to_edge_index(adj_t)[0].flip(0), "
+                "adj_t's rows being the targets)")
         num_nodes = _num_nodes(data, edge_index)
         edge_index = _check_edge_index(edge_index, num_nodes)
         self.num_nodes = num_nodes

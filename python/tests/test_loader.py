@@ -615,6 +615,71 @@ def test_bad_arguments():
             NeighborLoader(data, [2], feature_memory="pinned")
 
 
+def _num_neighbors_forms():
+    """num_neighbors [2, 3] in the forms PyG's NeighborLoader takes."""
+    from torch_geometric.sampler import NumNeighbors
+    return {"numpy-ints": [np.int64(2), np.int32(3)], "numpy-array": np.array([2, 3]),
+            "tensor": torch.tensor([2, 3]),
+            "int32-tensor": torch.tensor([2, 3], dtype=torch.int32),
+            "0-d-tensors": [torch.tensor(2), torch.tensor(3)],
+            "NumNeighbors": NumNeighbors([2, 3]),
+            "NumNeighbors-tensor": NumNeighbors(torch.tensor([2, 3]))}
+
+
+@pytest.mark.parametrize("form", ["numpy-ints", "numpy-array", "tensor", "int32-tensor",
+                                  "0-d-tensors", "NumNeighbors",
+                                  "NumNeighbors-tensor"])
+def test_num_neighbors_in_pygs_forms(form):
+    """num_neighbors as numpy ints, a 1-D integer tensor or array, or PyG's
+    NumNeighbors holding a list: taken as PyG takes them, the batches those
+    of the list of Python ints. gnnc raised TypeError for each."""
+    data = random_graph()
+    loader = NeighborLoader(data, _num_neighbors_forms()[form], batch_size=8,
+                            generator=torch.Generator().manual_seed(4))
+    assert loader.num_neighbors == [2, 3]
+    assert all(type(k) is int for k in loader.num_neighbors)
+    plain = NeighborLoader(data, [2, 3], batch_size=8,
+                           generator=torch.Generator().manual_seed(4))
+    for got, want in zip(loader, plain, strict=True):
+        assert torch.equal(got.n_id, want.n_id)
+        assert torch.equal(got.edge_index, want.edge_index)
+
+
+def test_num_neighbors_refused_clearly():
+    from torch_geometric.sampler import NumNeighbors
+    data = random_graph()
+    with pytest.raises(NotImplementedError, match="dict.*heterogeneous"):
+        NeighborLoader(data, {("a", "to", "a"): [2]})
+    with pytest.raises(NotImplementedError, match=r"dict \(held by a NumNeighbors\).*"
+                                                  r"heterogeneous.*list of ints"):
+        NeighborLoader(data, NumNeighbors({("a", "to", "a"): [2]}))
+    for bad, what in ((torch.tensor([2.0]), "float32"), ([np.float64(2)], "float64"),
+                      ([True], "bool"), (torch.tensor([True]), "bool"),
+                      (np.array([True]), "bool"), (NumNeighbors([2.5]), "float")):
+        with pytest.raises(TypeError, match=f"num_neighbors must hold ints.*{what}"):
+            NeighborLoader(data, bad)
+    for bad in (torch.tensor([[2, 3]]), np.array(2)):
+        with pytest.raises(ValueError, match="num_neighbors as a .* must be 1-D"):
+            NeighborLoader(data, bad)
+    with pytest.raises(ValueError, match="from 0 to 2147483647, got -2"):
+        NeighborLoader(data, torch.tensor([2, -2]))
+
+
+def test_sparse_adjacency_refused_naming_adj_t():
+    """A Data holding its graph as a sparse adj_t (PyG's ToSparseTensor):
+    refused naming adj_t and edge_index. It said 'data.edge_index must be a
+    torch.Tensor, got NoneType'."""
+    data = random_graph()
+    n = data.num_nodes
+    adj_t = torch.sparse_coo_tensor(data.edge_index.flip(0), torch.ones(data.num_edges),
+                                    (n, n))
+    with pytest.raises(NotImplementedError, match=r"sparse adjacency \(data.adj_t\) is "
+                                                  r"not supported.*data.edge_index"):
+        NeighborLoader(Data(x=data.x, adj_t=adj_t), [2])
+    with pytest.raises(NotImplementedError, match="adj_t"):
+        NeighborLoader(Plain(x=data.x, adj_t=adj_t.to_sparse_csr()), [2])
+
+
 def test_distributed_split_is_disjoint_and_even():
     data = random_graph()
     idx = torch.arange(5, 38)  # 33 seeds over 4 ranks: padded to 36
