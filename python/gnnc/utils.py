@@ -38,6 +38,28 @@ def _check(name: str, edge_index, edge_attr) -> None:
                          f"{getattr(edge_attr, 'shape', type(edge_attr).__name__)}")
 
 
+def _named(name: str, check, *args):
+    """`check(*args)`, its TypeError or ValueError naming gnnc.utils.<name>
+    (as _check's)."""
+    try:
+        return check(*args)
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"gnnc.utils.{name}: {str(e).removeprefix('gnnc: ')}") from None
+
+
+def _num_nodes(name: str, num_nodes, pair: bool = False):
+    """`num_nodes` checked as gnnc checks one, the error naming
+    gnnc.utils.<name>; with `pair`, PyG's bipartite (num_src, num_dst) is
+    taken too, returned as a tuple of two."""
+    if pair and isinstance(num_nodes, (tuple, list)):
+        if len(num_nodes) != 2:
+            raise ValueError(f"gnnc.utils.{name}: expected num_nodes as an int or a "
+                             f"(num_src, num_dst) pair, got {len(num_nodes)} items")
+        return tuple(_named(name, _core._check_num_nodes, n, f"num_nodes[{k}]")
+                     for k, n in enumerate(num_nodes))
+    return _named(name, _core._check_num_nodes, num_nodes)
+
+
 _derived = None  # gnnc.nn._common._derived, imported at the first call
 
 
@@ -67,9 +89,11 @@ def remove_self_loops(edge_index: Tensor, edge_attr: Optional[Tensor] = None
 
 def add_self_loops(edge_index: Tensor, edge_attr: Optional[Tensor] = None,
                    fill_value: Union[None, float, Tensor] = None,
-                   num_nodes: Optional[int] = None) -> Tuple[Tensor, Optional[Tensor]]:
+                   num_nodes: Union[None, int, Tuple[int, int]] = None
+                   ) -> Tuple[Tensor, Optional[Tensor]]:
     """``torch_geometric.utils.add_self_loops``: ``edge_index`` followed by
-    ``(n, n)`` for every node ``n < num_nodes`` (default: the largest id + 1),
+    ``(n, n)`` for every node ``n < num_nodes`` (default: the largest id + 1;
+    a bipartite ``(num_src, num_dst)``: the smaller of the two, as PyG),
     and ``edge_attr`` followed by ``fill_value`` (None: 1) for the loops.
     ``fill_value`` as a string (PyG's reductions of the incoming
     ``edge_attr``) is refused (use ``torch_geometric.utils``)."""
@@ -80,10 +104,12 @@ def add_self_loops(edge_index: Tensor, edge_attr: Optional[Tensor] = None,
             f"incoming edge_attr) is not supported; use torch_geometric.utils."
             f"add_self_loops, or a number or tensor")
     if num_nodes is not None:
-        num_nodes = _core._check_num_nodes(num_nodes)
+        num_nodes = _num_nodes("add_self_loops", num_nodes, pair=True)
 
     def build():
-        n = num_nodes
+        # A bipartite (num_src, num_dst): loops on the nodes both sides
+        # have, as PyG's.
+        n = min(num_nodes) if isinstance(num_nodes, tuple) else num_nodes
         if n is None:
             n = int(edge_index.max()) + 1 if edge_index.numel() else 0
         # int64 loops, as PyG's: an int32 edge_index comes back int64 (cat
@@ -117,7 +143,7 @@ def locality_order(edge_index: Tensor, num_nodes: Optional[int] = None,
     _check("locality_order", edge_index, None)
     if num_nodes is None:
         num_nodes = int(edge_index.max()) + 1 if edge_index.numel() else 0
-    num_nodes = _core._check_num_nodes(num_nodes)
+    num_nodes = _num_nodes("locality_order", num_nodes)
     from . import _reorder
     return _reorder.locality_order(edge_index, num_nodes, method,
                                    "gnnc.utils.locality_order")

@@ -87,6 +87,43 @@ def test_empty_graph_and_errors():
         gnnc.utils.add_self_loops(_graph(), num_nodes=-1)
 
 
+@pytest.mark.parametrize("num_nodes", [(5, 3), [3, 6], (4, 0)], ids=["5-3", "3-6", "4-0"])
+def test_add_self_loops_bipartite_num_nodes_as_pyg(num_nodes):
+    """A (num_src, num_dst) num_nodes (PyG's bipartite form): loops on the
+    nodes of the smaller side, edge_attr filled for them, as PyG's. gnnc
+    refused it ('gnnc: num_nodes must be an int', naming no function)."""
+    ei = _graph()
+    ea = torch.randn(ei.size(1), 3, device=DEVICE)
+    got = gnnc.utils.add_self_loops(ei, ea, fill_value=0.5, num_nodes=num_nodes)
+    want = pyg_utils.add_self_loops(ei, ea, fill_value=0.5, num_nodes=num_nodes)
+    assert torch.equal(got[0], want[0])
+    torch.testing.assert_close(got[1], want[1])
+    assert torch.equal(gnnc.utils.add_self_loops(ei, num_nodes=num_nodes)[0], want[0])
+
+
+def test_num_nodes_errors_name_the_function():
+    """A bad num_nodes names the gnnc.utils function, as its other errors
+    do (it said 'gnnc: num_nodes must be an int')."""
+    ei = _graph()
+    with pytest.raises(TypeError, match=r"^gnnc.utils.add_self_loops: num_nodes must be "
+                                        r"an int, got str"):
+        gnnc.utils.add_self_loops(ei, num_nodes="5")
+    with pytest.raises(TypeError, match=r"^gnnc.utils.add_self_loops: num_nodes\[1\] "
+                                        r"must be an int, got float"):
+        gnnc.utils.add_self_loops(ei, num_nodes=(5, 2.5))
+    with pytest.raises(ValueError, match=r"^gnnc.utils.add_self_loops: num_nodes\[0\] "
+                                         r"must be in \[0, 2\^63 - 1\]"):
+        gnnc.utils.add_self_loops(ei, num_nodes=(-1, 5))
+    with pytest.raises(ValueError, match=r"^gnnc.utils.add_self_loops: expected num_nodes "
+                                         r"as an int or a \(num_src, num_dst\) pair, got 3"):
+        gnnc.utils.add_self_loops(ei, num_nodes=(5, 5, 5))
+    with pytest.raises(ValueError, match=r"^gnnc.utils.add_self_loops: num_nodes must be in"):
+        gnnc.utils.add_self_loops(ei, num_nodes=-1)
+    with pytest.raises(TypeError, match=r"^gnnc.utils.locality_order: num_nodes must be "
+                                        r"an int, got tuple"):
+        gnnc.utils.locality_order(ei, num_nodes=(5, 5))
+
+
 @pytest.mark.parametrize("call", ["add_then_remove", "remove_twice", "gcn_twice",
                                   "write_noticed"])
 def test_pyg_edge_index_subclass(call):
