@@ -361,10 +361,11 @@ def test_edge_tensor_of_another_dtype_outside_autocast_as_pyg(case, pair):
 # or adds (GIN's and GINE's eps, AGNN's beta), with (layer dtype, x dtype)
 # pairs of two dtypes: PyG promotes them, its result of the promoted dtype
 # where `nn` takes that (no parameters, or a first Linear of that dtype).
-# "-pair": x given as PyG's (x_src, x_dst) pair.
+# "-pair": x given as PyG's (x_src, x_dst) pair; "-src": as (x, None), no
+# (1 + eps) x term.
 X_DTYPE_CASES = ["gin-act", "gin-identity", "gin-train-eps", "gin-act-pair",
-                 "gin-train-eps-pair", "gine-act", "gine-edge-dim", "gine-act-pair",
-                 "agnn", "agnn-fixed"]
+                 "gin-train-eps-pair", "gin-train-eps-src", "gine-act", "gine-edge-dim",
+                 "gine-act-pair", "gine-edge-dim-src", "agnn", "agnn-fixed"]
 BY_ID.update({
     "gin-identity": ("gin-identity", "GINConv", (), dict(nn=torch.nn.Identity, eps=0.3),
                      None),
@@ -384,7 +385,7 @@ def test_x_of_another_dtype_than_eps_or_beta_outside_autocast_as_pyg(case, pair)
     refused every such pair ("x is ... but the layer's parameters are
     ...")."""
     dtype, x_dtype = pair
-    spec = BY_ID[case.removesuffix("-pair")]
+    spec = BY_ID[case.removesuffix("-pair").removesuffix("-src")]
     ours, pyg = make(spec)
     ours, pyg = ours.to(dtype), pyg.to(dtype)
     reference = copy.deepcopy(pyg).double()
@@ -393,7 +394,9 @@ def test_x_of_another_dtype_than_eps_or_beta_outside_autocast_as_pyg(case, pair)
     extra = [] if extra is None else [extra.half().float()]
 
     def call(layer, x, *edge):
-        return layer((x, x) if case.endswith("-pair") else x, ei, *edge)
+        pair = (x, x) if case.endswith("-pair") else (x, None) if case.endswith("-src") \
+            else x
+        return layer(pair, ei, *edge)
 
     args = [x.to(x_dtype)] + [e.to(dtype) for e in extra]
     try:

@@ -671,8 +671,8 @@ class GINConv(torch.nn.Module):
         dt = _common.compute_dtype(x_src, self.eps.dtype)
         weights = _common.message_weights(type(self).__name__, edge_index, values, "sum",
                                           dt)
-        if x_dst is not None:
-            _check_nn_input(self, x_src, _common.param_promoted(dt, x_src, self.eps.dtype))
+        _check_nn_input(self, x_src, dt if x_dst is None else
+                        _common.param_promoted(dt, x_src, self.eps.dtype))
         return _gin_pair_out(self, _aggregate_pair(self, x_src, "sum", dt, ei, sizes,
                                                    weights), x_src.dtype, x_dst)
 
