@@ -352,6 +352,32 @@ def test_gin_nn_is_pygs_mlp():
     assert repr(ours.convs[1]) == repr(pyg.convs[1])
 
 
+GIN_FOLDS = {
+    # (model keywords): each layer's folded (out, bias, relu) maps.
+    "plain": (dict(), ((HID, True, True), (HID, True, False))),
+    "no-act": (dict(act=None), ((HID, True, False), (HID, True, False))),
+    "batch-norm": (dict(norm="batch_norm"), ((HID, True, False),)),
+    "layer-norm-act-first": (dict(norm="layer_norm", act_first=True), ((HID, True, True),)),
+    "elu": (dict(act="elu"), ((HID, True, False),)),
+}
+
+
+@pytest.mark.parametrize("train", [False, True], ids=["eval", "train"])
+@pytest.mark.parametrize("name", list(GIN_FOLDS))
+def test_gin_layers_fold_their_mlps_leading_layers(name, train):
+    """Each GINConv of gnnc.nn.GIN takes its MLP's first Linear into its gnn
+    function, the ReLU where it comes before the norm or there is none, the
+    second Linear where nothing lies between (GINConv's fold): one op
+    forward and one backward where the MLP has no norm. Outputs and
+    gradients equal PyG's."""
+    kwargs, layers = GIN_FOLDS[name]
+    ours, pyg = make("GIN", (IN, HID, 2), dict(kwargs, dropout=0.2))
+    run_both(ours, pyg, torch.float64, train=train, with_batch=True)
+    for conv in ours.convs:
+        assert conv.__dict__["_gnnc_function"][0] == "gin_layer"
+        assert conv.__dict__["_gnnc_function"][1][1] == layers
+
+
 # --------------------------------------------------------------------------
 # Refused and wrong arguments.
 

@@ -1478,6 +1478,10 @@ def test_gin_folds_a_leading_linear_unless_something_observes_it():
         "batch-norm-inside": (lambda: torch.nn.Sequential(
             torch.nn.Linear(IN, 5), torch.nn.BatchNorm1d(5), torch.nn.ReLU(),
             torch.nn.Linear(5, OUT), torch.nn.ReLU()), None, "gin_layer"),
+        # PyG's Linear (and gnnc's) compute x W^T + b as torch's does.
+        "pyg-linears": (lambda: torch.nn.Sequential(
+            pyg_nn.Linear(IN, 5), torch.nn.ReLU(), _common.Linear(5, OUT)), None,
+            "gin_layer"),
         "two-relus-three-linears": (lambda: torch.nn.Sequential(
             torch.nn.Linear(IN, 5), torch.nn.ReLU(), torch.nn.Linear(5, 6), torch.nn.ReLU(),
             torch.nn.Linear(6, OUT)), None, "gin_layer"),
@@ -1491,6 +1495,9 @@ def test_gin_folds_a_leading_linear_unless_something_observes_it():
         x2 = x1.detach().clone().requires_grad_()
         out1, out2 = ours(x1, edge_index), pyg(x2, edge_index)
         assert ours.__dict__["_gnnc_function"][0] == template, name
+        if name == "pyg-linears":
+            assert ours.__dict__["_gnnc_function"][1][1] == ((5, True, True),
+                                                             (OUT, True, False))
         assert calls == ([] if hooked is None else [type(hooked(ours.nn)).__name__]), name
         torch.testing.assert_close(out1, out2, **tol(torch.float64), msg=name)
         out1.square().sum().backward()
@@ -1500,6 +1507,141 @@ def test_gin_folds_a_leading_linear_unless_something_observes_it():
         for p, q in ours.named_parameters():
             torch.testing.assert_close(q.grad, theirs[p].grad, **tol(torch.float64),
                                        msg=f"{name} {p}")
+
+
+# nn PyG's MLP (torch_geometric.nn.models.MLP) or gnnc.nn.GIN's copy of it:
+# (id, MLP keywords, training mode, the folded layers (out, bias, relu)).
+# Every config both ways; "gnnc" marks those gnnc's copy (models._MLP: act,
+# act_first, norm; its dropout set per layer) is built with too.
+W = 5
+MLP_FOLDS = [
+    # Everything folds: no norm, ReLU, no dropout (p = 0 or eval mode).
+    ("plain", dict(norm=None), False, ((W, True, True), (OUT, True, False)), True),
+    ("plain-train", dict(norm=None), True, ((W, True, True), (OUT, True, False)), True),
+    ("dropout-eval", dict(norm=None, dropout=0.3), False,
+     ((W, True, True), (OUT, True, False)), True),
+    # Dropout after the activation in training: the fold ends there.
+    ("dropout-train", dict(norm=None, dropout=0.3), True, ((W, True, True),), True),
+    # A norm after the first Linear (PyG's MLP's default is batch_norm):
+    # the Linear folds; the ReLU too where it comes first (act_first).
+    ("batch-norm-eval", dict(norm="batch_norm"), False, ((W, True, False),), True),
+    ("batch-norm-train", dict(norm="batch_norm"), True, ((W, True, False),), True),
+    ("batch-norm-act-first", dict(norm="batch_norm", act_first=True), True,
+     ((W, True, True),), True),
+    ("layer-norm-act-first", dict(norm="layer_norm", act_first=True), False,
+     ((W, True, True),), True),
+    # Another activation: the Linear alone.
+    ("tanh", dict(norm=None, act="tanh"), False, ((W, True, False),), True),
+    ("leaky-relu", dict(norm=None, act="leaky_relu"), True, ((W, True, False),), False),
+    ("relu-function", dict(norm=None, act=torch.nn.functional.relu), True,
+     ((W, True, True), (OUT, True, False)), False),
+    ("no-act", dict(norm=None, act=None), True, ((W, True, False), (OUT, True, False)),
+     True),
+    ("one-layer", dict(channel_list=[IN, OUT]), True, ((OUT, True, False),), False),
+    # Not plain_last: the last layer has its activation (and norm) too.
+    ("not-plain-last", dict(channel_list=[IN, W, 6, OUT], norm=None, plain_last=False),
+     True, ((W, True, True), (6, True, True), (OUT, True, True)), False),
+    ("no-bias-not-plain-last-norm",
+     dict(channel_list=[IN, W, OUT], bias=False, plain_last=False), True,
+     ((W, False, False),), False),
+]
+
+
+def mlp_pair(kind, kwargs, dtype):
+    """(gnnc's, PyG's) MLP of `kwargs`, PyG's parameters (biases and norm
+    affines drawn at random) loaded into gnnc's, in `dtype`."""
+    from torch_geometric.nn.models import MLP
+    from gnnc.nn import models
+    kw = dict(kwargs)
+    channels = kw.pop("channel_list", [IN, W, OUT])
+    dropout = kw.pop("dropout", 0.0)
+    torch.manual_seed(0)
+    pyg = MLP(channels, dropout=dropout, **kw)
+    if kind == "pyg":
+        ours = copy.deepcopy(pyg)
+    else:
+        act = models.resolve_activation(kw.get("act", "relu"))
+        ours = models._MLP(channels, act=act, act_first=kw.get("act_first", False),
+                           norm=kw.get("norm"), norm_kwargs=None, model="GIN")
+        ours.dropout = list(pyg.dropout)
+    return same_weights(ours, pyg, dtype, lambda name: not name.endswith("lins.0.weight"))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("kind", ["pyg", "gnnc"])
+@pytest.mark.parametrize("cls", ["GINConv", "GINEConv"])
+@pytest.mark.parametrize("case", MLP_FOLDS, ids=[c[0] for c in MLP_FOLDS])
+def test_gin_folds_the_leading_layers_of_pygs_mlp(case, cls, kind, dtype):
+    """nn PyG's MLP (as PyG's GIN model and examples build it) or gnnc.nn
+    .GIN's copy: its first Linear joins the gnn function, with the ReLU
+    where that is exactly what MLP.forward does next (plain ReLU, before
+    the norm or no norm), and the next layers while nothing but identities
+    lies between (no norm, no dropout in training); the rest runs as
+    MLP.forward. Outputs, gradients of x and of every parameter, and
+    BatchNorm's running statistics equal PyG's, in training mode under one
+    dropout seed."""
+    name, kwargs, train, layers, gnnc_too = case
+    if kind == "gnnc" and not gnnc_too:
+        pytest.skip("gnnc.nn.GIN's MLP has no such configuration")
+    ours_nn, pyg_nn_ = mlp_pair(kind, kwargs, dtype)
+    pyg = getattr(pyg_nn, cls)(pyg_nn_, eps=0.1, train_eps=True).to(dtype)
+    ours = getattr(gnn, cls)(ours_nn, eps=0.1, train_eps=True).to(dtype)
+    ours.load_state_dict(pyg.state_dict())
+    ours.train(train), pyg.train(train)
+    edge_index, n = tiny_graph()
+    x1 = features(n, dtype).requires_grad_()
+    x2 = x1.detach().clone().requires_grad_()
+    extra = ((torch.randn(edge_index.size(1), IN, generator=torch.Generator().manual_seed(7),
+                          dtype=torch.float64).to(dtype),) if cls == "GINEConv" else ())
+    torch.manual_seed(5)
+    out1 = ours(x1, edge_index, *extra)
+    torch.manual_seed(5)
+    out2 = pyg(x2, edge_index, *extra)
+    template, config = ours.__dict__["_gnnc_function"]
+    assert (template, config[1]) == (cls[:-4].lower() + "_layer", layers)
+    torch.testing.assert_close(out1, out2, **tol(dtype))
+    mine, theirs = dict(ours.named_parameters()), dict(pyg.named_parameters())
+    assert list(mine) == list(theirs)
+    _parity.same_gradients(out1, out2, [x1] + list(mine.values()),
+                           [x2] + list(theirs.values()), dtype)
+    for (k, a), b in zip(ours.state_dict().items(), pyg.state_dict().values()):
+        torch.testing.assert_close(a, b, **tol(dtype), msg=k)
+
+
+def test_gin_mlp_fold_stops_where_something_observes_it():
+    """PyG's MLP as nn: a hook on the MLP or its first Linear folds nothing,
+    as does a lazy first Linear until its first call sizes it; one on its
+    ReLU or a later Linear ends the fold before that module (it runs, and
+    fires, in PyTorch). The hooks fire and the outputs equal PyG's."""
+    from torch_geometric.nn.models import MLP
+    edge_index, n = tiny_graph()
+    x = features(n, torch.float64)
+    calls = []
+    three = [IN, W, 6, OUT]
+    hooks = {"mlp": (lambda m: m, None, None), "linear": (lambda m: m.lins[0], None, None),
+             "relu": (lambda m: m.act, ((W, True, False),), None),
+             "last-linear": (lambda m: m.lins[1], ((W, True, True),), None),
+             "second-linear": (lambda m: m.lins[1], ((W, True, True),), three)}
+    for name, (target, layers, channels) in hooks.items():
+        kw = dict(norm=None) if channels is None else dict(norm=None, channel_list=channels)
+        ours_nn, pyg_nn_ = mlp_pair("pyg", kw, torch.float64)
+        ours, pyg = gnn.GINConv(ours_nn).double(), pyg_nn.GINConv(pyg_nn_).double()
+        ours.load_state_dict(pyg.state_dict())
+        target(ours.nn).register_forward_hook(lambda *args: calls.append(name))
+        calls.clear()
+        out = ours(x, edge_index)
+        template, config = ours.__dict__["_gnnc_function"]
+        assert (template, config[1] if layers else None) == \
+            ("gin_layer" if layers else "gin", layers), name
+        assert calls == [name]
+        torch.testing.assert_close(out, pyg(x, edge_index), **tol(torch.float64))
+    torch.manual_seed(0)
+    lazy = gnn.GINConv(MLP([-1, W, OUT], norm=None)).double()
+    assert lazy(x, edge_index).shape == (n, OUT)
+    assert lazy.__dict__["_gnnc_function"][0] == "gin"
+    lazy(x, edge_index)
+    assert lazy.__dict__["_gnnc_function"] == \
+        ("gin_layer", (IN, ((W, True, True), (OUT, True, False)), "f64", False))
 
 
 def test_gin_takes_any_callable_and_honours_a_patched_forward():

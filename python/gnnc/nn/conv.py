@@ -477,46 +477,159 @@ def _gin_eps(module: torch.nn.Module, nn: Callable, eps: float, train_eps: bool)
     _common.parameter_or_buffer(module, "eps", train_eps, torch.empty(1))
 
 
+# The classes of PyG's MLP (torch_geometric.nn.models.MLP) and of the copy
+# gnnc.nn.GIN builds (models._MLP), by module and name: gnnc does not import
+# torch_geometric, and models imports this module.
+_MLP_CLASSES = (("torch_geometric.nn.models.mlp", "MLP"), (f"{__package__}.models", "_MLP"))
+# gnnc's and PyG's Linear (x W^T + b, the weight [out, in]), by module and name.
+_LINEAR_CLASSES = ((Linear.__module__, Linear.__qualname__),
+                   ("torch_geometric.nn.dense.linear", "Linear"))
+
+
+def _is_class(m, classes) -> bool:
+    """Whether `m`'s exact class is one of `classes` ((module, name) pairs):
+    a subclass may compute something else."""
+    return (type(m).__module__, type(m).__qualname__) in classes
+
+
+def _observed(m) -> bool:
+    """Whether something may observe or replace a call of module `m`: a hook
+    on it, or a `forward` set on the instance (a LoRA or quantisation
+    patch)."""
+    return bool(m._forward_hooks or m._forward_pre_hooks or m._backward_hooks or
+                m._backward_pre_hooks) or "forward" in m.__dict__
+
+
+def _plain_linear(m, width: int, dtype: torch.dtype) -> bool:
+    """Whether `m` is exactly `x W^T + b` on features of `width` and
+    `dtype`: a `torch.nn.Linear`, or gnnc's or PyG's `Linear` once sized (a
+    lazy one sizes itself on its first call, in PyTorch), unobserved."""
+    if type(m) is not torch.nn.Linear and not _is_class(m, _LINEAR_CLASSES):
+        return False
+    w = m.weight
+    return not _observed(m) and \
+        not isinstance(w, torch.nn.parameter.UninitializedParameter) and \
+        w.dim() == 2 and w.size(1) == width and w.dtype == dtype
+
+
+def _plain_relu(act) -> bool:
+    """Whether the activation `act` (a module or a function, as PyG's MLP
+    holds it) is exactly ReLU."""
+    if isinstance(act, torch.nn.Module):
+        return type(act) is torch.nn.ReLU and not _observed(act)
+    return act is F.relu or act is torch.relu
+
+
+def _identity(m) -> bool:
+    return type(m) is torch.nn.Identity and not _observed(m)
+
+
+def _sequential_prefix(modules: list, width: int, dtype: torch.dtype):
+    """`_leading_mlp` of the modules of a `torch.nn.Sequential` (or of one
+    module): the leading linear maps, each with the ReLU module right after
+    it, and a function running the modules after them."""
+    linears, relus, i = [], [], 0
+    while i < len(modules) and _plain_linear(modules[i], width, dtype):
+        relu = i + 1 < len(modules) and type(modules[i + 1]) is torch.nn.ReLU and \
+            not _observed(modules[i + 1])
+        linears.append(modules[i])
+        relus.append(relu)
+        width, i = modules[i].weight.size(0), i + 1 + relu
+    rest = modules[i:]
+
+    def run(x: Tensor) -> Tensor:
+        for m in rest:
+            x = m(x)
+        return x
+
+    return linears, relus, run
+
+
+def _mlp_prefix(mlp, width: int, dtype: torch.dtype):
+    """`_leading_mlp` of PyG's `MLP` (or gnnc.nn.GIN's copy of it), whose
+    forward runs, per layer `i` but a plain last one, `lins[i]`, the
+    activation (before the norm with `act_first`, else after it),
+    `norms[i]` and `F.dropout(p=dropout[i])`; with `plain_last`, then the
+    last Linear and its dropout. The fold takes `lins[i]`, then the
+    activation where it is exactly ReLU and comes before the norm or the norm
+    is an Identity; it goes on to layer `i + 1` only past an identity: an
+    Identity norm, the activation folded (or None), no dropout (p = 0 or eval
+    mode). The returned function runs the rest as that forward would (no
+    `batch`: GINConv calls `nn(x)`). An MLP of another shape than its class
+    builds (norms or dropouts not one per layer): nothing folds."""
+    lins, norms, drops = mlp.lins, mlp.norms, mlp.dropout
+    loop = len(lins) - 1 if mlp.plain_last else len(lins)
+    if len(lins) == 0 or len(norms) != loop or len(drops) != len(lins):
+        return None, None, None
+    act, relu = mlp.act, _plain_relu(mlp.act)
+    linears, relus, i, partial = [], [], 0, False
+    while i < loop and _plain_linear(lins[i], width, dtype):
+        folds_act = relu and (mlp.act_first or _identity(norms[i]))
+        linears.append(lins[i])
+        relus.append(folds_act)
+        width = lins[i].weight.size(0)
+        if not ((act is None or folds_act) and _identity(norms[i]) and
+                (drops[i] == 0 or not mlp.training)):
+            partial = True  # layer i's linear (and activation) folded, not the rest
+            break
+        i += 1
+    last = not partial and i == loop and mlp.plain_last and \
+        _plain_linear(lins[-1], width, dtype)
+    if last:
+        linears.append(lins[-1])
+        relus.append(False)
+    acted = partial and relus[-1]
+
+    def run(x: Tensor) -> Tensor:
+        # MLP.forward from where the fold ends: layer i's norm and dropout
+        # (and its activation where not folded) when it ended inside layer
+        # i, the layers after it, the last Linear and its dropout.
+        for j in range(i, loop):
+            if j > i or not partial:
+                x = lins[j](x)
+            if act is not None and mlp.act_first and not (j == i and acted):
+                x = act(x)
+            x = norms[j](x, None, None) if mlp.supports_norm_batch else norms[j](x)
+            if act is not None and not mlp.act_first and not (j == i and acted):
+                x = act(x)
+            x = F.dropout(x, p=drops[j], training=mlp.training)
+        if mlp.plain_last:
+            if not last:
+                x = lins[-1](x)
+            x = F.dropout(x, p=drops[-1], training=mlp.training)
+        return x
+
+    return linears, relus, run
+
+
 def _leading_mlp(nn, x: Tensor):
-    """(linears, relus, rest): the longest prefix of `nn` (a
-    `torch.nn.Sequential`, or one module) made of `torch.nn.Linear`s, each
-    optionally followed by a `torch.nn.ReLU`, whose first map takes `x` as
-    it is (its features, its dtype: a mismatch raises in PyTorch, as in
-    PyG), each the next one's width; with, per map, whether a ReLU follows;
-    and the modules after the prefix. Nothing may observe or replace the
-    calls the fold skips: no hooks on `nn` or on those modules, none global,
-    no `forward` set on one of them (an instance's own, e.g. a LoRA or
-    quantisation patch). No such prefix, or `nn` not a module (any
-    callable, as PyG takes): (None, None, None), `nn` runs as it is."""
+    """(linears, relus, rest): the linear maps `nn` starts with, whose first
+    takes `x` as it is (its features, its dtype: a mismatch raises in
+    PyTorch, as in PyG), each the next one's width; per map, whether a ReLU
+    follows it (folded too); and a function running the rest of `nn` on
+    what they give, so that `rest(relu?(... lin(x)))` is `nn(x)`. `nn` may
+    be a `torch.nn.Sequential` (or one module) of `torch.nn.Linear`s (or
+    gnnc's or PyG's `Linear`), each optionally followed by a
+    `torch.nn.ReLU`, then anything (`_sequential_prefix`), or PyG's `MLP`
+    (or gnnc.nn.GIN's copy of it: `_mlp_prefix`). Nothing may observe or
+    replace the calls the fold skips: no hooks on `nn` or on those modules,
+    none global, no `forward` set on one of them. No such prefix, or `nn`
+    not a module (any callable, as PyG takes): (None, None, None), `nn` runs
+    as it is."""
     g = torch.nn.modules.module
     none = None, None, None
-    if not isinstance(nn, torch.nn.Module):
+    if not isinstance(nn, torch.nn.Module) or _observed(nn):
         return none
     if g._global_forward_hooks or g._global_forward_pre_hooks or \
             g._global_backward_hooks or g._global_backward_pre_hooks:
         return none
-    modules = list(nn) if type(nn) is torch.nn.Sequential else [nn]
-
-    def hooked(m):
-        return bool(m._forward_hooks or m._forward_pre_hooks or m._backward_hooks or
-                    m._backward_pre_hooks) or "forward" in m.__dict__
-
-    if hooked(nn):
-        return none
-    linears, relus, width, i = [], [], x.size(1), 0
-    while i < len(modules):
-        m = modules[i]
-        if type(m) is not torch.nn.Linear or hooked(m) or m.in_features != width or \
-                m.weight.dtype != x.dtype:
-            break
-        relu = i + 1 < len(modules) and type(modules[i + 1]) is torch.nn.ReLU and \
-            not hooked(modules[i + 1])
-        linears.append(m)
-        relus.append(relu)
-        width, i = m.out_features, i + 1 + relu
-    if not linears:
-        return none
-    return linears, relus, modules[i:]
+    width, dtype = x.size(1), x.dtype
+    if _is_class(nn, _MLP_CLASSES):
+        linears, relus, rest = _mlp_prefix(nn, width, dtype)
+    else:
+        modules = list(nn) if type(nn) is torch.nn.Sequential else [nn]
+        linears, relus, rest = _sequential_prefix(modules, width, dtype)
+    return (linears, relus, rest) if linears else none
 
 
 def _gin_run(module: torch.nn.Module, template: str, edge_index: Tensor, n: int,
@@ -540,7 +653,7 @@ def _gin_run(module: torch.nn.Module, template: str, edge_index: Tensor, n: int,
         # features and eps promote to (the op ran in the autocast dtype).
         dtype = _common.promoted(*(a.dtype for a in tensors))
         return module.nn(_common.as_dtype(out, dtype))
-    layers = tuple((m.out_features, m.bias is not None, relu)
+    layers = tuple((m.weight.size(0), m.bias is not None, relu)
                    for m, relu in zip(linears, relus))
     config = (cin, layers, t)
     if template == "gin":
@@ -550,9 +663,7 @@ def _gin_run(module: torch.nn.Module, template: str, edge_index: Tensor, n: int,
     tensors = tensors + _common.linear_operands(linears)
     out = _common.propagate(module, f"{template}_layer", config, edge_index, n,
                             *_common.casts(dt, *tensors))
-    for m in rest:
-        out = m(out)
-    return out
+    return rest(out)
 
 
 def _check_nn_input(module: torch.nn.Module, x: Tensor, dt: torch.dtype,
@@ -627,7 +738,9 @@ class GINConv(torch.nn.Module):
     `out_i = nn((1 + eps) x_i + sum_{j -> i} x_j)`.
 
     The aggregation runs in gnnc; `nn` (any module or callable mapping
-    `[N, F]` features) is applied in PyTorch afterwards. Supported: `eps`,
+    `[N, F]` features) is applied afterwards, its leading Linears and ReLUs
+    (of a `torch.nn.Sequential` or PyG's `MLP`: `_leading_mlp`) in the same
+    gnn function, the rest in PyTorch. Supported: `eps`,
     `train_eps` (a learnable `eps`), `flow`, PyG's bipartite form
     `forward((x_src, x_dst), edge_index, size=(num_src, num_dst))`
     (docs/Python-nn.md; x_dst None: no `(1 + eps) x` term). Refused: `aggr`
