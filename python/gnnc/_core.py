@@ -414,6 +414,10 @@ class _Snapshot:
     version: Optional[int]
     data_ptr: int
     flag: Optional[object] = None  # _C.HostFlag
+    # A private typed graph's relation ids and their version counter when
+    # the structures were built (a write through PyTorch ops rebuilds them).
+    types: Optional[torch.Tensor] = None
+    types_version: Optional[int] = None
 
     def __post_init__(self):
         # The copy's metadata, read once: every lookup compares it (matches).
@@ -424,6 +428,7 @@ class _Snapshot:
     @staticmethod
     def of(t: torch.Tensor) -> "_Snapshot":
         flag = _private_flag(t)  # None unless t is private (gnnc's own)
+        types = _private_types(t)
         private, t = _is_private(t), _plain(t)
         copy = None
         if not private:
@@ -432,7 +437,8 @@ class _Snapshot:
             if t.is_cuda and not t.is_meta:
                 _require_cuda(t.device)
                 flag = _C.HostFlag()
-        return _Snapshot(copy, _version_of(t), t.data_ptr(), flag)
+        return _Snapshot(copy, _version_of(t), t.data_ptr(), flag, types,
+                         None if types is None else _version_of(types))
 
     def stale(self) -> bool:
         """Whether a device-side check has found the tensor changed behind
@@ -460,10 +466,12 @@ class _Snapshot:
 
         Inside a CUDA graph capture (no synchronisation allowed) and for
         private tensors only the version counter and data pointer are
-        compared."""
+        compared, and a private typed graph's relation ids' version
+        counter."""
         t = _plain(t)
         if self.copy is None or (t.is_cuda and torch.cuda.is_current_stream_capturing()):
-            return self.version == _version_of(t) and self.data_ptr == t.data_ptr()
+            return self.version == _version_of(t) and self.data_ptr == t.data_ptr() and \
+                (self.types is None or _version_of(self.types) == self.types_version)
         c = self.copy
         shape, dtype, device = self._meta
         if t.dtype != dtype or t.shape != shape or t.device != device:

@@ -220,15 +220,21 @@ def test_rows_the_backward_does_not_read_are_not_kept(monkeypatch):
 
 
 def test_relation_ids_written_after_a_call_are_checked_again():
-    """The largest relation id is kept on the Graph after its first call;
-    a write to the graph's edge types through PyTorch ops (which bumps their
-    version) is checked again on the next call, on either device."""
+    """A write to a gnnc.Graph's edge types through PyTorch ops (which bumps
+    their version) is seen by the next call on either device: the graph's
+    structures are built again, and the largest relation id (kept on the
+    Graph after a call) is checked again."""
     fn = relational("f32", False)
     ei, et = graph(20, 60)
     h = torch.randn(20, R, C, device=DEVICE)
     g = gnnc.Graph(ei, 20, edge_type=et)
     first = fn(g, h)
     torch.testing.assert_close(fn(g, h), first)
+    # A write of another valid id: the structures are built again from it.
+    g.edge_type[11] = (int(g.edge_type[11]) + 1) % R
+    want = fn(gnnc.Graph(ei, 20, edge_type=g.edge_type.clone()), h)
+    assert not torch.equal(want, first)
+    torch.testing.assert_close(fn(g, h), want)
     g.edge_type[11] = R + 2
     with pytest.raises(ValueError, match=r"generated for 3 relations but the graph has "
                                          r"relation id 5 \(edge 11;"):
