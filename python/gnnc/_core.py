@@ -21,7 +21,6 @@ indices and skips that comparison.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import hashlib
 import itertools
@@ -420,10 +419,21 @@ class _Snapshot:
     types_version: Optional[int] = None
 
     def __post_init__(self):
-        # The copy's metadata, read once: every lookup compares it (matches).
+        # The copy's metadata, read once: every lookup compares it (matches),
+        # and (CUDA) the one run a contiguous tensor at data_ptr is compared
+        # as (_byte_spans).
         c = self.copy
         self._meta = None if c is None else (c.shape, c.dtype, c.device)
         self._cpu = c is not None and c.device.type == "cpu"
+        self._span = self._contiguous_span()
+
+    def _contiguous_span(self):
+        """_byte_spans of a contiguous tensor at data_ptr (CUDA), or None
+        (none, or a tensor subclass without storage)."""
+        c = self.copy
+        if c is None or self._cpu or (c.numel() and not self.data_ptr):
+            return None
+        return [(c.data_ptr(), self.data_ptr, c.numel() * c.element_size())]
 
     @staticmethod
     def of(t: torch.Tensor) -> "_Snapshot":
@@ -481,28 +491,45 @@ class _Snapshot:
             if not t.is_contiguous() or (t.numel() and not t.data_ptr()):
                 return torch.equal(c, t)  # (or a wrapper without storage)
             return _C.same_bytes(c.data_ptr(), t.data_ptr(), c.numel() * c.element_size())
+        if self._span is not None and self.flag is not None and t.is_cuda and \
+                self.version == _version_of(t) and self.data_ptr == t.data_ptr() and \
+                t.is_contiguous():
+            # The common case, a cached graph's tensor as it was: one run,
+            # whose span was read when the snapshot was taken.
+            self._compare_on_device(t, c, self._span)
+            return True
         spans = _byte_spans(c, t) if t.is_cuda and self.flag is not None else None
         if spans is not None:
             version = _version_of(t)
             if self.version == version and self.data_ptr == t.data_ptr():
-                index = t.device.index
-                stream = torch._C._cuda_getCurrentRawStream(index)
-                if stream != 0:
-                    # The compare reads both on this stream: not reused
-                    # before it has run (_keep_for_stream).
-                    _keep_for_stream((t, c), t.device)
-                with (contextlib.nullcontext() if index == torch.cuda.current_device()
-                      else torch.cuda.device(index)):  # kernels launch there
-                    for a, b, size in spans:
-                        _C.compare_async(a, b, size, self.flag.word, stream)
+                self._compare_on_device(t, c, spans)
                 return True
             if not torch.equal(c, t):
                 return False
             # Written with the same values, or a new tensor holding them:
             # checked on the device again from now on.
             self.version, self.data_ptr = version, t.data_ptr()
+            self._span = self._contiguous_span()
             return True
         return torch.equal(c, t)
+
+    def _compare_on_device(self, t: torch.Tensor, c: torch.Tensor, spans) -> None:
+        """Queues matches()'s device compare of ``t`` with the copy ``c``
+        over ``spans`` on the current stream of t's device."""
+        index = t.device.index
+        stream = torch._C._cuda_getCurrentRawStream(index)
+        if stream != 0:
+            # The compare reads both on this stream: not reused before it
+            # has run (_keep_for_stream).
+            _keep_for_stream((t, c), t.device)
+        word = self.flag.word
+        if index == torch._C._cuda_getDevice():
+            for a, b, size in spans:
+                _C.compare_async(a, b, size, word, stream)
+            return
+        with torch.cuda.device(index):  # kernels launch there
+            for a, b, size in spans:
+                _C.compare_async(a, b, size, word, stream)
 
 
 def _byte_spans(c: torch.Tensor, t: torch.Tensor):
