@@ -283,6 +283,29 @@ def check_kwargs(layer: str, kwargs: dict, aggr_default: Optional[str] = "add") 
     return flow
 
 
+_ABSENT = object()
+
+
+def setting(module: torch.nn.Module, name: str, default=None):
+    """`getattr(module, name, default)` for a plain attribute (a flag the
+    constructor sets, as PyG names it), read from the instance's
+    dictionary; a name the layer does not have (TransformerConv's
+    `add_self_loops`) gives `default` without Module.__getattr__, whose
+    miss formats and raises an AttributeError (about 2 us per call).
+    Anything else (a class attribute, a parameter, buffer or submodule of
+    that name) is read by getattr itself. (gnnc's layer classes define no
+    data descriptor of the names asked for, so the instance's dictionary is
+    what getattr would read.)"""
+    d = module.__dict__
+    if name in d:
+        return d[name]
+    if getattr(type(module), name, _ABSENT) is _ABSENT and \
+            name not in d["_parameters"] and name not in d["_buffers"] and \
+            name not in d["_modules"]:
+        return default
+    return getattr(module, name, default)
+
+
 def refuse(layer: str, argument: str, why: str = "") -> None:
     raise NotImplementedError(
         f"{layer}: {argument} is not supported by gnnc.nn" + (f" ({why})" if why else ""))
@@ -1149,8 +1172,13 @@ def as_dtype(tensor: Tensor, dtype: torch.dtype) -> Tensor:
 def linear_operands(linears) -> list:
     """The operands of linear maps folded into a gnn function, in order:
     each one's weight, then its bias where it has one."""
-    return [p for lin in linears
-            for p in ((lin.weight,) if lin.bias is None else (lin.weight, lin.bias))]
+    out = []
+    for lin in linears:
+        out.append(lin.weight)
+        bias = lin.bias  # (read once: Module.__getattr__)
+        if bias is not None:
+            out.append(bias)
+    return out
 
 
 def cast(dtype: torch.dtype, tensor: Tensor) -> Tensor:

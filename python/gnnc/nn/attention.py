@@ -93,16 +93,18 @@ class _HeadsLayer(torch.nn.Module):
         `duplicates`): as one edge with self-loops, whatever the layout
         (PyG's add_self_loops rebuilds the tensor coalesced), else each as
         its own edge (PyG reads the entries as they are)."""
-        return "summed" if getattr(self, "add_self_loops", False) else "entries"
+        return "summed" if _common.setting(self, "add_self_loops", False) else "entries"
 
-    def _bias_in_function(self, dt: torch.dtype, scores: torch.dtype) -> bool:
+    def _bias_in_function(self, dt: torch.dtype, scores: torch.dtype, res,
+                          bias: Optional[Tensor]) -> bool:
         """Whether the bias joins the layer's gnn function (GAT, GATv2 on
         one graph): added to the heads' concatenation, no residual, where
         PyG adds it in the layer's dtype `dt` (under autocast PyG adds a
         float32 bias in float32, and to float32 messages where the
-        attention weights are float32: `scores`, _scores_dtype)."""
-        return (self.concat and self.res is None and self.bias is not None and
-                self.bias.dtype == dt and scores == dt)
+        attention weights are float32: `scores`, _scores_dtype). `res`
+        and `bias`: the layer's (read once by the caller)."""
+        return (self.concat and res is None and bias is not None and
+                bias.dtype == dt and scores == dt)
 
     def _residual_and_bias(self, x: Tensor, out: Tensor) -> Tensor:
         if self.res is not None:
@@ -179,7 +181,7 @@ def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tenso
     n = x.size(0) if num_nodes is None else num_nodes
     ei = _common.flip(edge_index, layer.flow)
     extra = []
-    loops = bool(getattr(layer, "add_self_loops", False))
+    loops = bool(_common.setting(layer, "add_self_loops", False))
     keep = None
     # PyG's self-loops of a bipartite graph: (i, i) for i < min(num_src, num_dst).
     n_loops = min(n) if isinstance(n, tuple) else n
@@ -322,9 +324,14 @@ class GATConv(_HeadsLayer):
                 size=None, return_attention_weights: Optional[bool] = None) -> Tensor:
         name = type(self).__name__
         adj = edge_index
-        (lin_src,), (lin_dst, *_) = self._sides()
+        # Each submodule and parameter read once (Module.__getattr__, some
+        # 1 us a read); materialising a lazy weight keeps its object.
+        lin, res, bias_p = self.lin, self.res, self.bias
+        lin_src, lin_dst = (lin, lin) if lin is not None else (self.lin_src, self.lin_dst)
+        weight = lin_src.weight
+        att_src, att_dst = self.att_src, self.att_dst
         x_src, x_dst, edge_index, sizes = self._inputs(name, x, edge_index,
-                                                       lin_src.weight.dtype, size)
+                                                       weight.dtype, size)
         if sizes is None:
             _common.check_size(name, size, x.size(0))
         h_, c = self.heads, self.out_channels
@@ -335,12 +342,12 @@ class GATConv(_HeadsLayer):
         if edge_attr is not None:
             edge_attr = _common.check_edge_attr(name, edge_attr, edge_index, self.edge_dim,
                                                 x_src)
-        dt = _common.compute_dtype(x_src, lin_src.weight.dtype)
+        dt = _common.compute_dtype(x_src, weight.dtype)
         t = _common._DTYPES[dt]
         weights = bool(return_attention_weights)
-        scores = _scores_dtype(dt, x_src.device, self.att_src.dtype, self.att_dst.dtype,
+        scores = _scores_dtype(dt, x_src.device, att_src.dtype, att_dst.dtype,
                                None if edge_attr is None else self.att_edge.dtype)
-        atts = (self.att_src.view(h_, c), self.att_dst.view(h_, c))
+        atts = (att_src.view(h_, c), att_dst.view(h_, c))
         edge_fn = lambda ea: (self.lin_edge(ea).view(-1, h_, c)  # noqa: E731
                               * self.att_edge).sum(dim=-1)
         if sizes is None:
@@ -349,8 +356,8 @@ class GATConv(_HeadsLayer):
             # concatenation in the layer's own type (PyG adds a float32
             # bias to an autocast result in float32): one op forward and
             # one backward, the weight's and bias's gradients included.
-            bias = self._bias_in_function(dt, scores)
-            tensors = (x_src, lin_src.weight) + atts + ((self.bias,) if bias else ())
+            bias = self._bias_in_function(dt, scores, res, bias_p)
+            tensors = (x_src, weight) + atts + ((bias_p,) if bias else ())
             out = _attention("gat_layer", (int(x_src.size(1)), h_, c, t, self.negative_slope,
                                            bias),
                              self, x_src, edge_index, h_, *tensors, dtype=dt, scores=scores,
@@ -455,8 +462,12 @@ class GATv2Conv(_HeadsLayer):
                 return_attention_weights: Optional[bool] = None) -> Tensor:
         name = type(self).__name__
         adj = edge_index
+        # Each submodule and parameter read once (Module.__getattr__, some
+        # 1 us a read); materialising a lazy weight keeps its object.
+        lin_l, lin_r, att, res, bias_p = self.lin_l, self.lin_r, self.att, self.res, self.bias
+        weight_l = lin_l.weight
         x_src, x_dst, edge_index, sizes = self._inputs(name, x, edge_index,
-                                                       self.lin_l.weight.dtype)
+                                                       weight_l.dtype)
         h_, c = self.heads, self.out_channels
         _common.refuse_sparse_extras(name, adj, edge_attr=edge_attr)
         self._check_sparse_weights(name, adj, bool(return_attention_weights))
@@ -465,19 +476,22 @@ class GATv2Conv(_HeadsLayer):
         if edge_attr is not None:
             edge_attr = _common.check_edge_attr(name, edge_attr, edge_index, self.edge_dim,
                                                 x_src)
-        dt = _common.compute_dtype(x_src, self.lin_l.weight.dtype)
+        dt = _common.compute_dtype(x_src, weight_l.dtype)
         t = _common._DTYPES[dt]
         weights = bool(return_attention_weights)
-        scores = _scores_dtype(dt, x_src.device, self.att.dtype)
+        scores = _scores_dtype(dt, x_src.device, att.dtype)
         edge_fn = lambda ea: self.lin_edge(ea).view(-1, h_, c)  # noqa: E731
         if sizes is None:
             # One graph: lin_l and lin_r are in the gnn function
             # (_ir.gatv2_layer), and the bias as in GATConv.
-            lin_bias = self.lin_l.bias is not None
-            lins = [self.lin_l] + ([] if self.share_weights else [self.lin_r])
-            bias = self._bias_in_function(dt, scores)
-            tensors = [x_src] + _common.linear_operands(lins) + [self.att.view(h_, c)] + \
-                ([self.bias] if bias else [])
+            bias_l = lin_l.bias
+            lin_bias = bias_l is not None
+            # (lin_l's operands without reading them again)
+            operands = [weight_l] + ([bias_l] if lin_bias else [])
+            if not self.share_weights:
+                operands += _common.linear_operands([lin_r])
+            bias = self._bias_in_function(dt, scores, res, bias_p)
+            tensors = [x_src] + operands + [att.view(h_, c)] + ([bias_p] if bias else [])
             config = (int(x_src.size(1)), h_, c, t, self.negative_slope, lin_bias,
                       self.share_weights, bias)
             out = _attention("gatv2_layer", config, self, x_src, edge_index, h_, *tensors,
@@ -486,10 +500,10 @@ class GATv2Conv(_HeadsLayer):
             if bias:
                 return self._finished(out, weights, adj, _shape(x_src, sizes))
         else:  # a bipartite graph (docs/Python-nn.md)
-            x_l = self.lin_l(x_src).view(-1, h_, c)
-            x_r = self.lin_r(x_dst).view(-1, h_, c)
+            x_l = lin_l(x_src).view(-1, h_, c)
+            x_r = lin_r(x_dst).view(-1, h_, c)
             out = _attention("gatv2", (h_, c, t, self.negative_slope), self, x_src, edge_index,
-                             h_, x_l, x_r, self.att.view(h_, c), dtype=dt, scores=scores,
+                             h_, x_l, x_r, att.view(h_, c), dtype=dt, scores=scores,
                              weights=weights, edge_attr=edge_attr, edge_fn=edge_fn,
                              num_nodes=sizes)
         out, attention = self._heads(out, weights, adj, _shape(x_src, sizes))
@@ -573,20 +587,24 @@ class TransformerConv(_HeadsLayer):
                 return_attention_weights: Optional[bool] = None) -> Tensor:
         name = type(self).__name__
         adj = edge_index
+        # Each submodule and parameter read once (Module.__getattr__, some
+        # 1 us a read); materialising a lazy weight keeps its object.
+        lin_key, lin_edge, lin_beta = self.lin_key, self.lin_edge, self.lin_beta
+        key_weight = lin_key.weight
         x_src, x_dst, edge_index, sizes = self._inputs(name, x, edge_index,
-                                                       self.lin_key.weight.dtype)
+                                                       key_weight.dtype)
         h_, c = self.heads, self.out_channels
         _common.refuse_sparse_extras(name, adj, edge_attr=edge_attr)
         self._check_sparse_weights(name, adj, isinstance(return_attention_weights, bool))
-        if edge_attr is not None and self.lin_edge is None:
+        if edge_attr is not None and lin_edge is None:
             _common.refuse(name, "edge_attr without edge_dim",
                            "PyG adds the raw features to the values")
-        if edge_attr is None and self.lin_edge is not None:
+        if edge_attr is None and lin_edge is not None:
             raise ValueError(f"{name}: a layer built with edge_dim needs edge_attr")
         if edge_attr is not None:
             edge_attr = _common.check_edge_attr(name, edge_attr, edge_index, self.edge_dim,
                                                 x_src)
-        dt = _common.compute_dtype(x_src, self.lin_key.weight.dtype)
+        dt = _common.compute_dtype(x_src, key_weight.dtype)
         t = _common._DTYPES[dt]
         # As PyG: any bool (False too) asks for the weights.
         weights = isinstance(return_attention_weights, bool)
@@ -597,10 +615,10 @@ class TransformerConv(_HeadsLayer):
             # (_ir.transformer_layer): the projections, the attention and,
             # as a plain sum (concat, no beta), the skip; one op forward
             # and one backward, the weights' gradients included.
-            skip = self.root_weight and self.concat and self.lin_beta is None
-            lins = [self.lin_query, self.lin_key, self.lin_value] + \
+            skip = self.root_weight and self.concat and lin_beta is None
+            lins = [self.lin_query, lin_key, self.lin_value] + \
                 ([self.lin_skip] if skip else [])
-            bias = self.lin_key.bias is not None
+            bias = lin_key.bias is not None
             tensors = [x_src] + _common.linear_operands(lins)
             config = (int(x_src.size(1)), h_, c, t, bias, skip)
             out = _attention("transformer_layer", config, self, x_src, edge_index, h_,

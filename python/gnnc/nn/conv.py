@@ -114,7 +114,8 @@ def gcn_dtype(conv, dt: torch.dtype, x_dtype: torch.dtype,
         weights = edge_weight.dtype
     else:
         weights = x_dtype if conv.normalize else None
-    return _common.promoted(dt, weights, None if conv.bias is None else conv.bias.dtype)
+    bias = conv.bias  # (read once: Module.__getattr__)
+    return _common.promoted(dt, weights, None if bias is None else bias.dtype)
 
 
 class GCNConv(torch.nn.Module):
@@ -168,11 +169,16 @@ class GCNConv(torch.nn.Module):
         # self-loops (its add_self_loops rebuilds the tensor coalesced, and
         # the loops' weights depend on it), else as its spmm reads them.
         duplicates = "summed" if self.normalize and self.add_self_loops else "spmm"
+        # Each parameter read once: a submodule's or parameter's attribute
+        # read is Module.__getattr__ (a failed lookup first), some 1 us.
+        lin, bias = self.lin, self.bias
+        weight = lin.weight
         edge_index, values = _common.check_inputs(
-            name, x, edge_index, _common.channels(self), self.lin.weight.dtype, self.flow,
+            name, x, edge_index, _common.channels(self), weight.dtype, self.flow,
             duplicates)
         if self.in_channels <= 0:
             _common.materialize_lazy(self, x)
+            weight = lin.weight
         n = x.size(0)
         if _common.is_sparse(adj):
             if edge_weight is not None:
@@ -196,17 +202,16 @@ class GCNConv(torch.nn.Module):
         # Outside autocast an edge_weight of another dtype promotes PyG's
         # messages (a float32 one with a bfloat16 layer: float32): the op
         # runs in that dtype.
-        dt = _common.edge_promoted(_common.compute_dtype(x, self.lin.weight.dtype),
-                                   edge_weight)
+        dt = _common.edge_promoted(_common.compute_dtype(x, weight.dtype), edge_weight)
         ei, weights, w, fold = gcn_graph(self, _common.flip(edge_index, self.flow), n,
                                          dt, edge_weight)
-        tensors = [_common.cast(dt, x), _common.cast(dt, self.lin.weight)]
-        if self.bias is not None:
-            tensors.append(_common.cast(dt, self.bias))
+        tensors = [_common.cast(dt, x), _common.cast(dt, weight)]
+        if bias is not None:
+            tensors.append(_common.cast(dt, bias))
         if w is not None:
             tensors.append(_common.cast(dt, w))
         config = ((self.in_channels if self.in_channels > 0 else int(x.size(1)),
-                   self.out_channels), _common._DTYPES[dt], self.bias is not None, False,
+                   self.out_channels), _common._DTYPES[dt], bias is not None, False,
                   weights, self.normalize, fold, False)
         out = _common.propagate(self, "gcn_model", config, ei, n, *tensors)
         if dt in _common._HALVES:
@@ -366,22 +371,26 @@ class SAGEConv(torch.nn.Module):
         if isinstance(x, (tuple, list)) or isinstance(self.in_channels, tuple):
             return self._bipartite(name, x, edge_index, size, whole)
         adj = edge_index
+        # (each submodule and parameter read once: Module.__getattr__)
+        lin_l = self.lin_l
+        weight = lin_l.weight
         edge_index, values = _common.check_inputs(
-            name, x, edge_index, _common.channels(self), self.lin_l.weight.dtype, self.flow)
+            name, x, edge_index, _common.channels(self), weight.dtype, self.flow)
         if self.in_channels <= 0:
             _common.materialize_lazy(self, x)
+            weight = lin_l.weight
         n = x.size(0)
         _common.check_size(name, size, n)
         ei = _common.flip(edge_index, self.flow)
         src = F.relu(self.lin(x)) if self.project else x
         aggr = _SAGE_AGGR[self.aggr]
-        dt = _common.compute_dtype(x, self.lin_l.weight.dtype)
+        dt = _common.compute_dtype(x, weight.dtype)
         t = _common._DTYPES[dt]
         weights = _common.message_weights(name, adj, values, aggr, dt)
         if weights is not None:
             # PyG's spmm over a torch.sparse adjacency weights the messages.
             agg = _common.weighted_aggregate(ei, n, _common.cast(dt, src), weights, aggr)
-            terms = [("mm", agg, self.lin_l.weight)]
+            terms = [("mm", agg, weight)]
             return terms + self._root_and_bias(x)
         # The whole layer is one gnn function (_ir.sage_layer): the
         # projections, the aggregation, the root term and the bias, one op
@@ -390,8 +399,8 @@ class SAGEConv(torch.nn.Module):
         # projection where that moves fewer features over the edges.
         cin, cout = int(src.size(1)), self.out_channels
         project_first = aggr in ("mean", "sum") and cout < cin
-        bias, root = self.lin_l.bias, self.root_weight
-        wl = _common.cast(dt, self.lin_l.weight)
+        bias, root = lin_l.bias, self.root_weight
+        wl = _common.cast(dt, weight)
         tensors = [_common.cast(dt, src), wl]
         if bias is not None:
             tensors.append(_common.cast(dt, bias))
@@ -500,16 +509,19 @@ def _observed(m) -> bool:
                 m._backward_pre_hooks) or "forward" in m.__dict__
 
 
-def _plain_linear(m, width: int, dtype: torch.dtype) -> bool:
-    """Whether `m` is exactly `x W^T + b` on features of `width` and
-    `dtype`: a `torch.nn.Linear`, or gnnc's or PyG's `Linear` once sized (a
-    lazy one sizes itself on its first call, in PyTorch), unobserved."""
+def _plain_linear(m, width: int, dtype: torch.dtype) -> Optional[Tensor]:
+    """`m`'s weight where `m` is exactly `x W^T + b` on features of `width`
+    and `dtype`: a `torch.nn.Linear`, or gnnc's or PyG's `Linear` once sized
+    (a lazy one sizes itself on its first call, in PyTorch), unobserved;
+    else None. (The weight, so that the caller does not read it again:
+    Module.__getattr__, some 1 us a read.)"""
     if type(m) is not torch.nn.Linear and not _is_class(m, _LINEAR_CLASSES):
-        return False
+        return None
     w = m.weight
-    return not _observed(m) and \
+    plain = not _observed(m) and \
         not isinstance(w, torch.nn.parameter.UninitializedParameter) and \
         w.dim() == 2 and w.size(1) == width and w.dtype == dtype
+    return w if plain else None
 
 
 def _plain_relu(act) -> bool:
@@ -529,12 +541,15 @@ def _sequential_prefix(modules: list, width: int, dtype: torch.dtype):
     module): the leading linear maps, each with the ReLU module right after
     it, and a function running the modules after them."""
     linears, relus, i = [], [], 0
-    while i < len(modules) and _plain_linear(modules[i], width, dtype):
+    while i < len(modules):
+        w = _plain_linear(modules[i], width, dtype)
+        if w is None:
+            break
         relu = i + 1 < len(modules) and type(modules[i + 1]) is torch.nn.ReLU and \
             not _observed(modules[i + 1])
         linears.append(modules[i])
         relus.append(relu)
-        width, i = modules[i].weight.size(0), i + 1 + relu
+        width, i = w.size(0), i + 1 + relu
     rest = modules[i:]
 
     def run(x: Tensor) -> Tensor:
@@ -561,20 +576,24 @@ def _mlp_prefix(mlp, width: int, dtype: torch.dtype):
     loop = len(lins) - 1 if mlp.plain_last else len(lins)
     if len(lins) == 0 or len(norms) != loop or len(drops) != len(lins):
         return None, None, None
-    act, relu = mlp.act, _plain_relu(mlp.act)
+    act = mlp.act  # (read once: Module.__getattr__)
+    relu = _plain_relu(act)
     linears, relus, i, partial = [], [], 0, False
-    while i < loop and _plain_linear(lins[i], width, dtype):
+    while i < loop:
+        w = _plain_linear(lins[i], width, dtype)
+        if w is None:
+            break
         folds_act = relu and (mlp.act_first or _identity(norms[i]))
         linears.append(lins[i])
         relus.append(folds_act)
-        width = lins[i].weight.size(0)
+        width = w.size(0)
         if not ((act is None or folds_act) and _identity(norms[i]) and
                 (drops[i] == 0 or not mlp.training)):
             partial = True  # layer i's linear (and activation) folded, not the rest
             break
         i += 1
     last = not partial and i == loop and mlp.plain_last and \
-        _plain_linear(lins[-1], width, dtype)
+        _plain_linear(lins[-1], width, dtype) is not None
     if last:
         linears.append(lins[-1])
         relus.append(False)
@@ -640,10 +659,11 @@ def _gin_run(module: torch.nn.Module, template: str, edge_index: Tensor, n: int,
     forward and one backward, the weights' and biases' gradients included;
     the rest of `nn` runs in PyTorch."""
     cin, t = int(tensors[0].size(1)), _common._DTYPES[dt]
+    nn = module.nn  # (read once: Module.__getattr__)
     # Outside autocast, edge features of another dtype than x make the
     # aggregate (PyG's nn's input) of the promoted dtype `dt`: nn then runs
     # as it is, on that.
-    linears, relus, rest = (_leading_mlp(module.nn, tensors[0])
+    linears, relus, rest = (_leading_mlp(nn, tensors[0])
                             if _common.autocast_dtype(tensors[0].device) is not None or
                             dt == tensors[0].dtype else (None, None, None))
     if linears is None:
@@ -652,28 +672,35 @@ def _gin_run(module: torch.nn.Module, template: str, edge_index: Tensor, n: int,
         # `nn` gets what PyG's gets: under autocast, the dtype x, the edge
         # features and eps promote to (the op ran in the autocast dtype).
         dtype = _common.promoted(*(a.dtype for a in tensors))
-        return module.nn(_common.as_dtype(out, dtype))
-    layers = tuple((m.weight.size(0), m.bias is not None, relu)
-                   for m, relu in zip(linears, relus))
+        return nn(_common.as_dtype(out, dtype))
+    # Each map's weight and bias read once (Module.__getattr__): its
+    # layer's shape and its operands (_common.linear_operands' order).
+    layers, operands = [], []
+    for m, relu in zip(linears, relus):
+        w, b = m.weight, m.bias
+        layers.append((w.size(0), b is not None, relu))
+        operands += (w,) if b is None else (w, b)
+    layers = tuple(layers)
     config = (cin, layers, t)
     if template == "gin":
         # Linear up to the first map: projected first where that moves
         # fewer features over the edges.
         config += (layers[0][0] < cin,)
-    tensors = tensors + _common.linear_operands(linears)
+    tensors = tensors + operands
     out = _common.propagate(module, f"{template}_layer", config, edge_index, n,
                             *_common.casts(dt, *tensors))
     return rest(out)
 
 
-def _check_nn_input(module: torch.nn.Module, x: Tensor, dt: torch.dtype,
+def _check_nn_input(module: torch.nn.Module, x: Tensor, dt: torch.dtype, eps: Tensor,
                     edge_attr: Optional[Tensor] = None) -> None:
     """Outside autocast, the input PyG's GIN and GINE give `nn` (the
     aggregate plus (1 + eps) x) is of the dtype `dt` x, eps and GINE's
     (projected) `edge_attr` promote to; a first Linear of `nn` of another
     dtype refuses it (in PyG with PyTorch's dtype error): a TypeError naming
-    them. An `nn` of other modules takes what it takes."""
-    if dt == x.dtype == module.eps.dtype or _common.autocast_dtype(x.device) is not None:
+    them. An `nn` of other modules takes what it takes. (`eps`: the
+    module's, read once by the caller.)"""
+    if dt == x.dtype == eps.dtype or _common.autocast_dtype(x.device) is not None:
         return  # nn's input is x's dtype: a Linear of another raises as PyG's does
     nn = module.nn
     first = nn[0] if isinstance(nn, torch.nn.Sequential) and len(nn) else nn
@@ -681,34 +708,35 @@ def _check_nn_input(module: torch.nn.Module, x: Tensor, dt: torch.dtype,
         edge = "" if edge_attr is None else f", edge_attr {edge_attr.dtype}"
         raise TypeError(
             f"{type(module).__name__}: nn's input, (1 + eps) x plus the aggregated "
-            f"messages, is {dt} (x is {x.dtype}, eps {module.eps.dtype}{edge}; "
+            f"messages, is {dt} (x is {x.dtype}, eps {eps.dtype}{edge}; "
             f"PyTorch promotes them), but nn's first Linear is {first.weight.dtype} "
             f"(PyG's nn raises there too); pass x{' and edge_attr' if edge else ''} "
             f"as {first.weight.dtype}")
 
 
-def _gin_inputs(module: torch.nn.Module, x, edge_index, size):
-    """GIN's and GINE's checks of forward's inputs: (layer name, the graph
-    argument as given, edge_index, a sparse adjacency's values, node count).
+def _gin_inputs(module: torch.nn.Module, x, edge_index, size, eps: Tensor):
+    """GIN's and GINE's checks of forward's inputs (`eps`: the module's):
+    (layer name, the graph argument as given, edge_index, a sparse
+    adjacency's values, node count).
     A COO adjacency's duplicates: summed for GIN (PyG's spmm), each its own
     edge for GINE (PyG's to_edge_index; its features are per entry)."""
     name = type(module).__name__
     adj = edge_index
     # x of another floating dtype than eps is promoted with it, as in PyG.
     edge_index, values = _common.check_inputs(
-        name, x, adj, None, _common.promoting_dtype(x, module.eps.dtype), module.flow,
+        name, x, adj, None, _common.promoting_dtype(x, eps.dtype), module.flow,
         _duplicates(module))
     _common.check_size(name, size, x.size(0))
     return name, adj, edge_index, values, x.size(0)
 
 
-def _gin_pair_inputs(module: torch.nn.Module, x, edge_index: Tensor, size):
-    """GIN's and GINE's bipartite inputs: (x_src, x_dst, edge_index,
-    (num_src, num_dst), a sparse adjacency's values or None), the two sides
-    of equal channels."""
+def _gin_pair_inputs(module: torch.nn.Module, x, edge_index: Tensor, size, eps: Tensor):
+    """GIN's and GINE's bipartite inputs (`eps`: the module's): (x_src,
+    x_dst, edge_index, (num_src, num_dst), a sparse adjacency's values or
+    None), the two sides of equal channels."""
     name = type(module).__name__
     x_src, x_dst, ei, sizes, values = _common.bipartite_inputs(
-        name, x, edge_index, size, (0, 0), _common.promoting_dtype(x, module.eps.dtype),
+        name, x, edge_index, size, (0, 0), _common.promoting_dtype(x, eps.dtype),
         module.flow, _duplicates(module))
     if x_dst is not None and x_dst.size(1) != x_src.size(1):
         raise ValueError(f"{name}: the source features have {x_src.size(1)} "
@@ -723,13 +751,13 @@ def _duplicates(module: torch.nn.Module) -> str:
 
 
 def _gin_pair_out(module: torch.nn.Module, out: Tensor, dtype: torch.dtype,
-                  x_dst) -> Tensor:
+                  x_dst, eps: Tensor) -> Tensor:
     """nn((1 + eps) x_dst + out); without x_dst, nn(out) (PyG's), the
     aggregate `out` taken in PyG's `dtype` first (under autocast the op ran
-    in the autocast dtype)."""
+    in the autocast dtype). `eps`: the module's."""
     out = _common.as_dtype(out, dtype)
     if x_dst is not None:
-        out = out + (1 + module.eps) * x_dst
+        out = out + (1 + eps) * x_dst
     return module.nn(out)
 
 
@@ -764,30 +792,32 @@ class GINConv(torch.nn.Module):
     def forward(self, x, edge_index: Tensor, size=None) -> Tensor:
         if isinstance(x, (tuple, list)):
             return self._bipartite(x, edge_index, size)
-        name, adj, edge_index, values, n = _gin_inputs(self, x, edge_index, size)
+        eps = self.eps  # (read once: Module.__getattr__)
+        name, adj, edge_index, values, n = _gin_inputs(self, x, edge_index, size, eps)
         ei = _common.flip(edge_index, self.flow)
-        dt = _common.compute_dtype(x, self.eps.dtype)
+        dt = _common.compute_dtype(x, eps.dtype)
         weights = _common.message_weights(name, adj, values, "sum", dt)
         # Outside autocast an x of another dtype than eps: PyG's
         # (1 + eps) x, and so nn's input, of the promoted dtype.
-        wide = _common.param_promoted(dt, x, self.eps.dtype)
-        _check_nn_input(self, x, wide)
+        wide = _common.param_promoted(dt, x, eps.dtype)
+        _check_nn_input(self, x, wide, eps)
         if weights is not None:
             # PyG's spmm over a torch.sparse adjacency weights the messages.
             agg = _common.weighted_aggregate(ei, n, _common.cast(dt, x), weights, "sum")
-            return self.nn((1 + self.eps) * x + agg)
-        return _gin_run(self, "gin", ei, n, wide, [x, self.eps])
+            return self.nn((1 + eps) * x + agg)
+        return _gin_run(self, "gin", ei, n, wide, [x, eps])
 
     def _bipartite(self, x, edge_index: Tensor, size) -> Tensor:
         """PyG's bipartite GIN: nn((1 + eps) x_dst + sum of the sources)."""
-        x_src, x_dst, ei, sizes, values = _gin_pair_inputs(self, x, edge_index, size)
-        dt = _common.compute_dtype(x_src, self.eps.dtype)
+        eps = self.eps  # (read once: Module.__getattr__)
+        x_src, x_dst, ei, sizes, values = _gin_pair_inputs(self, x, edge_index, size, eps)
+        dt = _common.compute_dtype(x_src, eps.dtype)
         weights = _common.message_weights(type(self).__name__, edge_index, values, "sum",
                                           dt)
         _check_nn_input(self, x_src, dt if x_dst is None else
-                        _common.param_promoted(dt, x_src, self.eps.dtype))
+                        _common.param_promoted(dt, x_src, eps.dtype), eps)
         return _gin_pair_out(self, _aggregate_pair(self, x_src, "sum", dt, ei, sizes,
-                                                   weights), x_src.dtype, x_dst)
+                                                   weights), x_src.dtype, x_dst, eps)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(nn={self.nn})"
@@ -846,28 +876,30 @@ class GINEConv(torch.nn.Module):
                 edge_attr: Optional[Tensor] = None, size=None) -> Tensor:
         if isinstance(x, (tuple, list)):
             return self._bipartite(x, edge_index, edge_attr, size)
-        name, adj, edge_index, values, n = _gin_inputs(self, x, edge_index, size)
+        eps = self.eps  # (read once: Module.__getattr__)
+        name, adj, edge_index, values, n = _gin_inputs(self, x, edge_index, size, eps)
         edge_attr = self._sparse_edge_attr(adj, edge_attr, values)
         e = self._edge_features(edge_attr, edge_index, x)
         ei = _common.flip(edge_index, self.flow)
-        dt = _common.edge_promoted(_common.compute_dtype(x, self.eps.dtype, e.dtype), e)
-        dt = _common.param_promoted(dt, x, self.eps.dtype)
-        _check_nn_input(self, x, dt, e)
-        return _gin_run(self, "gine", ei, n, dt, [x, e, self.eps])
+        dt = _common.edge_promoted(_common.compute_dtype(x, eps.dtype, e.dtype), e)
+        dt = _common.param_promoted(dt, x, eps.dtype)
+        _check_nn_input(self, x, dt, eps, e)
+        return _gin_run(self, "gine", ei, n, dt, [x, e, eps])
 
     def _bipartite(self, x, edge_index: Tensor, edge_attr, size) -> Tensor:
         """PyG's bipartite GINE: nn((1 + eps) x_dst + sum_j relu(x_src_j +
         e_ji)), the sum on the bipartite graph (docs/Python-nn.md)."""
         adj = edge_index
-        x_src, x_dst, ei, sizes, values = _gin_pair_inputs(self, x, edge_index, size)
+        eps = self.eps  # (read once: Module.__getattr__)
+        x_src, x_dst, ei, sizes, values = _gin_pair_inputs(self, x, edge_index, size, eps)
         edge_attr = self._sparse_edge_attr(adj, edge_attr, values)
         e = self._edge_features(edge_attr, ei, x_src)
-        dt = _common.edge_promoted(_common.compute_dtype(x_src, self.eps.dtype, e.dtype), e)
+        dt = _common.edge_promoted(_common.compute_dtype(x_src, eps.dtype, e.dtype), e)
         _check_nn_input(self, x_src, dt if x_dst is None else
-                        _common.param_promoted(dt, x_src, self.eps.dtype), e)
+                        _common.param_promoted(dt, x_src, eps.dtype), eps, e)
         out = _common.propagate(self, "gine_pair", (int(x_src.size(1)), _common._DTYPES[dt]),
                                 ei, sizes, *_common.casts(dt, x_src, e))
-        return _gin_pair_out(self, out, _common.promoted(x_src.dtype, e.dtype), x_dst)
+        return _gin_pair_out(self, out, _common.promoted(x_src.dtype, e.dtype), x_dst, eps)
 
     def _sparse_edge_attr(self, adj, edge_attr, values):
         """The edge features with a sparse adjacency `adj` (its `values`):
@@ -900,22 +932,22 @@ class GINEConv(torch.nn.Module):
         # PyG adds edge_attr to the messages, promoting them, where it is
         # not projected first (lin, whose weights take one dtype; outside
         # autocast its projection then promotes the messages with x).
-        lin = None if self.lin is None or self.lin.is_lazy() or \
-            _common.autocast_dtype(x.device) is not None else self.lin.weight.dtype
+        proj = self.lin  # (read once: Module.__getattr__)
+        lin = None if proj is None or proj.is_lazy() or \
+            _common.autocast_dtype(x.device) is not None else proj.weight.dtype
         if lin is not None and lin != x.dtype:
             if edge_attr.dtype != lin:
                 raise TypeError(f"{name}: edge_attr is {edge_attr.dtype} but lin (the "
                                 f"edge_dim projection) is {lin}; convert edge_attr")
         elif not (_common.compatible(edge_attr.dtype, x.dtype, x.device) or
-                  self.lin is None and _common.promotes(edge_attr.dtype, x.dtype,
-                                                        x.device)):
+                  proj is None and _common.promotes(edge_attr.dtype, x.dtype, x.device)):
             raise TypeError(f"{name}: edge_attr is {edge_attr.dtype} but x is "
                             f"{x.dtype}; convert one of them")
-        if self.lin is not None:
-            if not self.lin.is_lazy() and edge_attr.size(1) != self.lin.in_channels:
-                raise ValueError(f"{name}: expected edge_attr of {self.lin.in_channels} "
+        if proj is not None:
+            if not proj.is_lazy() and edge_attr.size(1) != proj.in_channels:
+                raise ValueError(f"{name}: expected edge_attr of {proj.in_channels} "
                                  f"channels (edge_dim), got {edge_attr.size(1)}")
-            edge_attr = self.lin(edge_attr)
+            edge_attr = proj(edge_attr)
         if edge_attr.size(1) != x.size(1):
             raise ValueError(
                 f"{name}: node and edge feature dimensionalities do not match "
@@ -959,18 +991,18 @@ class AGNNConv(torch.nn.Module):
         # (PyG's add_self_loops rebuilds it coalesced), else each its own.
         # x of another floating dtype than beta is promoted with it, as in
         # PyG (beta times the cosines).
+        beta_p = self.beta  # (read once: Module.__getattr__)
         edge_index, _ = _common.check_inputs(name, x, edge_index, None,
-                                             _common.promoting_dtype(x, self.beta.dtype),
+                                             _common.promoting_dtype(x, beta_p.dtype),
                                              self.flow,
                                              "summed" if self.add_self_loops else "entries")
         n = x.size(0)
         ei = _common.flip(edge_index, self.flow)
-        dt = _common.param_promoted(_common.compute_dtype(x, self.beta.dtype), x,
-                                    self.beta.dtype)
+        dt = _common.param_promoted(_common.compute_dtype(x, beta_p.dtype), x, beta_p.dtype)
         t = _common._DTYPES[dt]
         # One head, scores [E]: the backward keeps no edge-sized temporary
         # (with [N, 1, F] features and [E, 1] scores it did).
-        xc, beta = _common.casts(dt, x, self.beta)
+        xc, beta = _common.casts(dt, x, beta_p)
         keep = None
         if self.add_self_loops:
             ei, keep = _common.with_self_loops(ei, n, dt)
@@ -982,7 +1014,7 @@ class AGNNConv(torch.nn.Module):
         if dt in _common._HALVES:
             # PyG's dtype: x times the softmax of beta * (F.normalize(x) . ),
             # promoted (the scores float32 under CUDA's autocast).
-            scores = _common.widened(_common.promoted(self.beta.dtype, x.dtype), x.device)
+            scores = _common.widened(_common.promoted(beta_p.dtype, x.dtype), x.device)
             out = _common.as_dtype(out, _common.promoted(x.dtype, scores))
         return out
 
