@@ -425,6 +425,8 @@ class _Snapshot:
         c = self.copy
         self._meta = None if c is None else (c.shape, c.dtype, c.device)
         self._cpu = c is not None and c.device.type == "cpu"
+        # (a CPU copy's address and size, for the memcmp)
+        self._bytes = (c.data_ptr(), c.numel() * c.element_size()) if self._cpu else None
         self._span = self._contiguous_span()
 
     def _contiguous_span(self):
@@ -488,9 +490,13 @@ class _Snapshot:
             return False
         if self._cpu:
             # (t is on the CPU: its device is the copy's)
-            if not t.is_contiguous() or (t.numel() and not t.data_ptr()):
-                return torch.equal(c, t)  # (or a wrapper without storage)
-            return _C.same_bytes(c.data_ptr(), t.data_ptr(), c.numel() * c.element_size())
+            if not t.is_contiguous():
+                return torch.equal(c, t)
+            p = t.data_ptr()
+            if t.numel() and not p:
+                return torch.equal(c, t)  # (a wrapper without storage)
+            address, size = self._bytes
+            return _C.same_bytes(address, p, size)
         if self._span is not None and self.flag is not None and t.is_cuda and \
                 self.version == _version_of(t) and self.data_ptr == t.data_ptr() and \
                 t.is_contiguous():
@@ -1232,10 +1238,10 @@ class _Step(torch.autograd.Function):
         # kept when large: an empty tensor stands for each (call_backward
         # skips them). A small one (a bias) is kept: making the empty tensor
         # would cost the call more than the bytes are worth.
-        if unread:
-            inputs = tuple(_placeholder(t) if i in unread and
-                           t.numel() * t.element_size() >= _DROP_BYTES else t
-                           for i, t in enumerate(inputs))
+        for i in unread:  # (only those positions: most calls drop nothing)
+            t = inputs[i]
+            if t.numel() * t.element_size() >= _DROP_BYTES:
+                inputs = inputs[:i] + (_placeholder(t),) + inputs[i + 1:]
         ctx.save_for_backward(edge_index, *inputs, *outs)
         ctx.mark_non_differentiable(*outs[results:])
         # The outputs past the results (saved for the backward) never get a

@@ -431,7 +431,7 @@ def check_inputs(layer: str, x, edge_index, in_channels: Optional[int],
     if x.dtype not in _DTYPES:
         raise TypeError(f"{layer}: expected x of dtype float32, float64, bfloat16 or "
                         f"float16, got {x.dtype}")
-    if dtype is not None and not compatible(x.dtype, dtype, x.device):
+    if dtype is not None and x.dtype != dtype and not compatible(x.dtype, dtype, x.device):
         raise TypeError(f"{layer}: x is {x.dtype} but the layer's parameters are "
                         f"{dtype}; convert one of them (e.g. layer.to({x.dtype})), "
                         f"or run the layer under torch.autocast")

@@ -337,14 +337,18 @@ class GATConv(_HeadsLayer):
         h_, c = self.heads, self.out_channels
         if self.lin_edge is None:
             edge_attr = None  # as PyG: edge features without edge_dim are unused
-        _common.refuse_sparse_extras(name, adj, edge_attr=edge_attr)
-        self._check_sparse_weights(name, adj, bool(return_attention_weights))
+        # (each sparse check returns at once for an edge_index)
+        sparse = _common.is_sparse(adj)
+        if sparse:
+            _common.refuse_sparse_extras(name, adj, edge_attr=edge_attr)
+        weights = bool(return_attention_weights)
+        if sparse:
+            self._check_sparse_weights(name, adj, weights)
         if edge_attr is not None:
             edge_attr = _common.check_edge_attr(name, edge_attr, edge_index, self.edge_dim,
                                                 x_src)
         dt = _common.compute_dtype(x_src, weight.dtype)
         t = _common._DTYPES[dt]
-        weights = bool(return_attention_weights)
         scores = _scores_dtype(dt, x_src.device, att_src.dtype, att_dst.dtype,
                                None if edge_attr is None else self.att_edge.dtype)
         atts = (att_src.view(h_, c), att_dst.view(h_, c))
@@ -469,8 +473,13 @@ class GATv2Conv(_HeadsLayer):
         x_src, x_dst, edge_index, sizes = self._inputs(name, x, edge_index,
                                                        weight_l.dtype)
         h_, c = self.heads, self.out_channels
-        _common.refuse_sparse_extras(name, adj, edge_attr=edge_attr)
-        self._check_sparse_weights(name, adj, bool(return_attention_weights))
+        # (each sparse check returns at once for an edge_index)
+        sparse = _common.is_sparse(adj)
+        if sparse:
+            _common.refuse_sparse_extras(name, adj, edge_attr=edge_attr)
+        weights = bool(return_attention_weights)
+        if sparse:
+            self._check_sparse_weights(name, adj, weights)
         if edge_attr is not None and self.lin_edge is None:
             raise ValueError(f"{name}: edge_attr needs a layer built with edge_dim")
         if edge_attr is not None:
@@ -478,7 +487,6 @@ class GATv2Conv(_HeadsLayer):
                                                 x_src)
         dt = _common.compute_dtype(x_src, weight_l.dtype)
         t = _common._DTYPES[dt]
-        weights = bool(return_attention_weights)
         scores = _scores_dtype(dt, x_src.device, att.dtype)
         edge_fn = lambda ea: self.lin_edge(ea).view(-1, h_, c)  # noqa: E731
         if sizes is None:
@@ -594,8 +602,9 @@ class TransformerConv(_HeadsLayer):
         x_src, x_dst, edge_index, sizes = self._inputs(name, x, edge_index,
                                                        key_weight.dtype)
         h_, c = self.heads, self.out_channels
-        _common.refuse_sparse_extras(name, adj, edge_attr=edge_attr)
-        self._check_sparse_weights(name, adj, isinstance(return_attention_weights, bool))
+        if _common.is_sparse(adj):  # (each check returns at once otherwise)
+            _common.refuse_sparse_extras(name, adj, edge_attr=edge_attr)
+            self._check_sparse_weights(name, adj, isinstance(return_attention_weights, bool))
         if edge_attr is not None and lin_edge is None:
             _common.refuse(name, "edge_attr without edge_dim",
                            "PyG adds the raw features to the values")
