@@ -1790,3 +1790,23 @@ def test_compiled_layer_takes_new_node_counts_without_recompiling(cls, dynamic):
         edge_index = torch.randint(0, n, (2, 3 * n))
         torch.testing.assert_close(compiled(x, edge_index), layer(x, edge_index))
     assert counter.frame_count <= (2 if dynamic is None else 1), counter.frame_count
+
+
+def test_setting_reads_as_getattr():
+    """_common.setting (a layer's plain attributes read without
+    Module.__getattr__'s miss) answers what getattr(layer, name, default)
+    answers: an instance attribute, a class attribute, a parameter, buffer
+    or submodule, and the default for a name that is nowhere
+    (TransformerConv's add_self_loops, which its forward asks for)."""
+    transformer, gat = gnn.TransformerConv(IN, 4, heads=2), gnn.GATConv(IN, 4, heads=2)
+    gat.register_buffer("extra", torch.ones(1))
+    names = ["add_self_loops", "flow", "lin_key", "lin", "att_src", "extra", "bias",
+             "dump_patches", "forward", "nowhere"]
+    for layer in (transformer, gat):
+        for name in names:
+            got = _common.setting(layer, name, "default")
+            want = getattr(layer, name, "default")
+            assert got is want or got == want, (type(layer).__name__, name, got, want)
+    assert _common.setting(transformer, "add_self_loops", False) is False
+    transformer.add_self_loops = True  # a user's attribute is read
+    assert _common.setting(transformer, "add_self_loops", False) is True
