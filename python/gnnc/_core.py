@@ -26,13 +26,16 @@ import hashlib
 import itertools
 import operator
 import os
+import shlex
 import stat
+import tempfile
 import threading
 import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import torch
+import torch.autograd.forward_ad as _forward_ad
 
 from . import _gnnc as _C
 from . import _jit
@@ -439,6 +442,9 @@ class _Snapshot:
 
     @staticmethod
     def of(t: torch.Tensor) -> "_Snapshot":
+        # Before anything is cached: a snapshot made under a transform would
+        # hold a tensor without storage, and every later lookup would fail.
+        _refuse_transforms("this call")
         flag = _private_flag(t)  # None unless t is private (gnnc's own)
         types = _private_types(t)
         private, t = _is_private(t), _plain(t)
@@ -902,11 +908,16 @@ def _check_relations(function: str, relations: Optional[int], graph: "Graph") ->
 
 
 class _Compiled:
-    """A parsed module and what was derived from it."""
+    """A parsed module and what was derived from it. ``text`` and ``name``:
+    the IR it was parsed from (a built module's printed form) and the name
+    its diagnostics are located in; ``path``: the file it was read from, if
+    any (the reproducer commands name it)."""
 
-    def __init__(self, key: str, module):
+    def __init__(self, key: str, module, text: str = "", name: str = "<string>",
+                 path: Optional[str] = None):
         self.key = key
         self.module = module
+        self.text, self.name, self.path = text, name, path
         # The user's functions (differentiation adds @f_fwd and @f_bwd).
         self.functions = list(self.module.functions())
         self.signatures: Dict[str, dict] = {}
@@ -1010,6 +1021,41 @@ class _Compiled:
 
 
 _modules: Dict[str, _Compiled] = {}
+
+
+def _reproducer(compiled: Optional[_Compiled], tool: List[str], options: List[str],
+                text: str = "", name: str = "", key: str = "",
+                path: Optional[str] = None) -> str:
+    """The line that ends a compile error: the command that reproduces it
+    (STYLE.md, "Errors"), on the file the IR came from, or on a copy of IR
+    given as text (or built with gnnc.ir) written to the temporary folder
+    (as torch-mlir's run_pipeline_with_repro_report does)."""
+    if compiled is not None:
+        text, name, key, path = compiled.text, compiled.name, compiled.key, compiled.path
+    if path is None:
+        path = os.path.join(tempfile.gettempdir(),
+                            "gnnc-" + key.replace(":", "-") + ".mlir")
+        try:
+            if not os.path.isfile(path):
+                with open(path + f".{os.getpid()}.tmp", "w", encoding="utf-8",
+                          errors="surrogateescape") as f:
+                    f.write(text)
+                os.replace(path + f".{os.getpid()}.tmp", path)
+        except OSError as e:
+            return (f"reproduce with: {' '.join(tool)} FILE.mlir (the IR of {name}; "
+                    f"it could not be written to {path}: {e.strerror or e})")
+    return "reproduce with: " + " ".join(shlex.quote(a) for a in [*tool, *options, path])
+
+
+def _graph_spec(sig: dict) -> str:
+    """A gnn-run --graph that a function of ``sig`` runs on (its kind of
+    graph: bipartite, typed with the function's relation count)."""
+    g = sig["args"][0]
+    spec = ("bipartite:src=16,dst=16,edges=64" if g.get("bipartite") else
+            "powerlaw:nodes=16,edges=64")
+    if g.get("typed"):
+        spec += f",relations={max(1, sig.get('relations') or 1)}"
+    return spec
 # id() of a gnnc.ir-built module -> its key in _modules (which keeps it alive).
 _BUILT: Dict[int, str] = {}
 
@@ -1301,6 +1347,34 @@ _DIRECT_APPLY = (_STEP_APPLY is not None and _is_wrapped is not None and
                  torch.autograd.Function.__dict__.get("apply") is not _BASE_APPLY)
 
 
+def _functorch_active() -> bool:
+    """Whether a torch.func transform (grad, vmap, ...) is active."""
+    active = getattr(torch._C, "_are_functorch_transforms_active", None)
+    return bool(active is not None and active())
+
+
+def _refuse_transforms(what: str, tensors: Sequence[torch.Tensor] = ()) -> None:
+    """Refuses a call under torch.func's transforms and one on forward-mode
+    AD dual tensors, which gnnc's ops do not support: under a transform the
+    op met wrapper tensors without storage (PyTorch's error named neither
+    gnnc nor a way out, and graph caches filled under it kept such tensors,
+    failing every later call on that edge_index); a dual tensor's tangent
+    was dropped (the result had none: a silently wrong forward derivative)."""
+    if _functorch_active():
+        raise RuntimeError(
+            f"gnnc: {what} cannot run under torch.func's transforms (grad, vjp, "
+            f"jacrev, jacfwd, vmap, ...); use torch.autograd (loss.backward(), "
+            f"torch.autograd.grad)")
+    if getattr(_forward_ad, "_current_level", -1) >= 0:
+        for i, t in enumerate(tensors):
+            if isinstance(t, torch.Tensor) and \
+                    _forward_ad.unpack_dual(t).tangent is not None:
+                raise RuntimeError(
+                    f"gnnc: {what} argument #{i + 1} is a forward-mode AD dual "
+                    f"tensor (torch.autograd.forward_ad): gnnc has no forward-mode "
+                    f"derivatives; use reverse mode (torch.autograd.grad)")
+
+
 def _apply_step(*args):
     if not _DIRECT_APPLY or torch._C._are_functorch_transforms_active() or \
             torch.compiler.is_compiling() or \
@@ -1355,6 +1429,9 @@ class Function:
 
     def __call__(self, graph: Union[Graph, torch.Tensor], *tensors: torch.Tensor,
                  num_nodes: Union[int, Tuple[int, int], None] = None):
+        if not torch.compiler.is_compiling():
+            # First: under vmap the tensors' shapes lack the batch dimension.
+            _refuse_transforms(f"@{self.function}", tensors)
         order = None
         if isinstance(graph, Graph):
             edge_index = graph.edge_index
@@ -1366,7 +1443,9 @@ class Function:
                 raise TypeError(
                     f"gnnc: @{self.function} takes a typed graph (!gnn.graph<typed>) "
                     f"but this gnnc.Graph has no edge_type")
-            if self._typed:
+            if self._typed and not torch.compiler.is_compiling():
+                # (Traced, the ids are not read: the graph op's lookup
+                # checks them when the compiled code runs.)
                 _check_relations(self.function, self._relations, graph)
         else:
             _check_edge_index(graph)
@@ -1407,6 +1486,8 @@ class Function:
         """The call after the Python-side checks (gnnc.nn calls this: the
         op checks the tensors again, raising the same exception types);
         `graph`: the graph's handle where the caller looked it up."""
+        if not torch.compiler.is_compiling():
+            _refuse_transforms(f"@{self.function}", tensors)
         if graph is None:
             graph = _handle(edge_index, num_nodes)
         if edge_index.is_cuda and not torch.compiler.is_compiling() and \
@@ -1415,7 +1496,12 @@ class Function:
         try:
             if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
                 if self._forward is None:
-                    raise CompileError(self._grad_error)
+                    # gnn-run --grad differentiates as gnnc does (every
+                    # float argument where none is marked).
+                    raise CompileError(self._grad_error + "\n" + _reproducer(
+                        self._compiled, ["gnn-run"],
+                        ["--function=" + self.function, "--grad",
+                         "--graph=" + _graph_spec(self.signature)]))
                 outs = _apply_step(self._step, self._results, self._grad_args,
                                    self._unread,
                                    edge_index, num_nodes, graph, *tensors)
@@ -1438,6 +1524,22 @@ class Function:
 
     def __repr__(self) -> str:
         return f"gnnc.Function(@{self.function})"
+
+    # A Function holds a parsed module (and compiled kernels): a deep copy
+    # shares them (it is immutable to its callers, as a Python function is
+    # to copy.deepcopy); a pickle holds the IR text and compiles it again
+    # when loaded (a module of a model that keeps a Function: torch.save,
+    # copy.deepcopy, multiprocessing).
+    def __deepcopy__(self, memo) -> "Function":
+        return self
+
+    def __reduce__(self):
+        compiled = self._compiled
+        return (_unpickle_function, (compiled.text, compiled.name, self.function))
+
+
+def _unpickle_function(text: str, name: str, function: str) -> Function:
+    return Function(_compile_text(text, name), function)
 
 
 class _SourceNotFound(CompileError, FileNotFoundError):
@@ -1517,16 +1619,19 @@ def compile(source: Optional[str] = None, function: Optional[str] = None, *,
                 key = "ir:" + hashlib.sha256(built.text().encode("utf-8")).hexdigest()[:24]
             compiled = _modules.get(key)
             if compiled is None:
-                compiled = _Compiled(key, built)
+                compiled = _Compiled(key, built, built.text(), "the built module")
                 _modules[key] = compiled
                 _BUILT[id(built)] = key
         return _function_of(compiled, function, "the built module")
+    file = None
     if path is not None:
         if source is not None:
             raise TypeError("gnnc.compile: give IR text or path=, not both")
         source, name = _read_source(path)
+        file = name
     elif isinstance(source, os.PathLike):
         source, name = _read_source(source)
+        file = name
     elif isinstance(source, (bytes, bytearray, memoryview)):
         raise TypeError(f"gnnc.compile: the source must be str (IR text, or a "
                         f"path), got {type(source).__name__}; decode bytes first "
@@ -1536,8 +1641,15 @@ def compile(source: Optional[str] = None, function: Optional[str] = None, *,
                         f"path) or path=, got {type(source).__name__}")
     elif _looks_like_path(source):
         source, name = _read_source(source)
+        file = name
     else:
         name = "<string>"
+    return _function_of(_compile_text(source, name, file), function, name)
+
+
+def _compile_text(source: str, name: str, file: Optional[str] = None) -> _Compiled:
+    """The module of IR text ``source`` (diagnostics located in ``name``;
+    ``file``: the file it was read from), parsed once per text and name."""
     try:
         text = source.encode("utf-8")
     except UnicodeEncodeError as e:
@@ -1549,9 +1661,14 @@ def compile(source: Optional[str] = None, function: Optional[str] = None, *,
     with _LOCK:
         compiled = _modules.get(key)
         if compiled is None:
-            compiled = _Compiled(key, _C.Module.parse(source, name))
+            try:
+                module = _C.Module.parse(source, name)
+            except CompileError as e:
+                raise CompileError(f"{e}\n" + _reproducer(
+                    None, ["gnn-opt"], [], source, name, key, file)) from None
+            compiled = _Compiled(key, module, source, name, file)
             _modules[key] = compiled
-    return _function_of(compiled, function, name)
+    return compiled
 
 
 def _function_of(compiled: _Compiled, function: Optional[str], name: str) -> Function:

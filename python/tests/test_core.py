@@ -482,6 +482,69 @@ def test_bad_ir_is_located():
         gnnc.compile("func.func @f(%g: !gnn.graph) {\n  %r = gnn.nope\n}\n")
 
 
+def _run_reproducer(message: str):
+    """Runs the command on the last line of a compile error (its tool from
+    the build's bin folder or PATH); returns (its exit status, its stderr)."""
+    import shlex
+    import shutil
+    import subprocess
+    last = str(message).splitlines()[-1]
+    assert last.startswith("reproduce with: "), message
+    argv = shlex.split(last[len("reproduce with: "):])
+    tool = shutil.which(argv[0]) or str(ROOT / "build" / "bin" / argv[0])
+    if not os.path.exists(tool):
+        pytest.skip(f"{argv[0]} is not on PATH nor in build/bin")
+    out = subprocess.run([tool, *argv[1:]], capture_output=True, text=True, timeout=120)
+    return out.returncode, out.stderr
+
+
+@pytest.mark.parametrize("case", ["syntax", "verifier", "unknown op"])
+def test_compile_errors_end_with_a_reproducer(case, tmp_path):
+    """STYLE.md, "Errors": a compile error prints the gnn-opt command that
+    reproduces it, on the file the IR came from, or on a copy of IR given
+    as text (the error was located in <string>, with no way to rerun it)."""
+    bad = {"syntax": "  return %x tensor<?x4xf32>",
+           "verifier": "  %r = gnn.spmm sum %g, %x : tensor<?x4xf32> -> tensor<?x8xf32>",
+           "unknown op": "  %r = gnn.spmv sum %g, %x : tensor<?x4xf32> -> tensor<?x4xf32>"}
+    src = ("func.func @f(%g: !gnn.graph, %x: tensor<?x4xf32>) -> tensor<?x4xf32> {\n"
+           f"{bad[case]}\n  return %x : tensor<?x4xf32>\n}}\n")
+    with pytest.raises(gnnc.CompileError) as text_error:
+        gnnc.compile(src)
+    first = str(text_error.value).splitlines()[0]
+    assert first.startswith("<string>:2:")
+    status, err = _run_reproducer(text_error.value)
+    # The tool reports the same diagnostic at the same line and column.
+    assert status != 0 and first[len("<string>"):] in err, err
+    path = tmp_path / "bad.mlir"
+    path.write_text(src)
+    with pytest.raises(gnnc.CompileError) as file_error:
+        gnnc.compile(path=path)
+    assert str(file_error.value).splitlines()[-1].endswith(" " + str(path))
+    assert _run_reproducer(file_error.value)[0] != 0
+
+
+def test_a_gradient_error_ends_with_a_reproducer():
+    """A function without a derivative rule still runs; asking for its
+    gradient raises the located diagnostic and the gnn-run --grad command
+    that reproduces it."""
+    src = op_source("  %c0 = arith.constant 0 : index\n"
+                    "  %n = tensor.dim %x, %c0 : tensor<?x3xT>\n"
+                    "  %e = tensor.empty(%n) : tensor<?x3xT>\n"
+                    "  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,"
+                    " affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [\"parallel\","
+                    " \"parallel\"]} ins(%x : tensor<?x3xT>) outs(%e : tensor<?x3xT>) {\n"
+                    "  ^bb0(%a: T, %o: T):\n    %t = math.atan %a : T\n"
+                    "    linalg.yield %t : T\n  } -> tensor<?x3xT>",
+                    "%x: tensor<?x3xT>", "tensor<?x3xT>")
+    fn = gnnc.compile(src)
+    g = _graph()
+    x = torch.rand(6, 3, dtype=torch.float64, device=DEVICE, requires_grad=True)
+    with pytest.raises(gnnc.CompileError, match="no derivative rule") as info:
+        fn(g, x)
+    status, err = _run_reproducer(info.value)
+    assert status != 0 and "'math.atan' op has no derivative rule" in err, err
+
+
 def test_missing_function():
     src = op_source(*OPS["spmm_sum"][:3])
     with pytest.raises(gnnc.CompileError, match="no function 'g'"):
@@ -518,6 +581,61 @@ def test_unknown_domain_is_refused():
            "  return %x : tensor<?x3xf32>\n}\n")
     fn = gnnc.compile(src)  # a node tensor: fine
     assert fn.signature["results"][0]["kind"] == "node"
+
+
+def test_a_function_pickles_and_deep_copies():
+    """A model that keeps a gnnc.Function (copy.deepcopy for a target
+    network, torch.save): a deep copy shares the compiled function, a pickle
+    compiles its IR again (both raised "cannot pickle 'Module' object")."""
+    import copy
+    import pickle
+    from gnnc import ir
+    body, args, result, ref, shapes = OPS["spmm_sum_heads"]
+    text_fn = gnnc.compile(op_source(body, args, result))
+    f = ir.Builder("built_for_pickle", "f64")
+    x = f.arg([None, 3])
+    built_fn = gnnc.compile(f.finish(f.spmm("mean", x)))
+    g = _graph()
+    for fn in (text_fn, built_fn):
+        assert copy.deepcopy(fn) is fn
+        again = pickle.loads(pickle.dumps(fn))
+        assert again.function == fn.function and again.signature == fn.signature
+        xs = [t.requires_grad_() for t in signature_inputs(fn, g, seed=5)]
+        want = fn(g, *xs)
+        got = again(g, *xs)
+        torch.testing.assert_close(got, want, rtol=0, atol=0)
+        dy = torch.randn_like(want)
+        for a, b in zip(torch.autograd.grad(got, xs, dy), torch.autograd.grad(want, xs, dy)):
+            torch.testing.assert_close(a, b, rtol=0, atol=0)
+
+
+def test_torch_func_transforms_are_refused_clearly():
+    """torch.func's transforms and forward-mode AD are not supported: a
+    RuntimeError naming gnnc and the way out (PyTorch's own said "Cannot
+    access data pointer of Tensor that doesn't have storage"; a dual
+    tensor's tangent was silently dropped), and a layer refused under a
+    transform still runs afterwards (its graph cache had kept a tensor
+    without storage, failing every later call on that edge_index)."""
+    import torch.autograd.forward_ad as fwAD
+    import gnnc.nn
+    body, args, result, ref, shapes = OPS["spmm_sum_heads"]
+    fn = gnnc.compile(op_source(body, args, result))
+    g = _graph()
+    xs = signature_inputs(fn, g, seed=1)
+    rest = xs[1:]
+    for transform in (torch.func.grad, torch.func.vmap):
+        with pytest.raises(RuntimeError, match=r"gnnc: @f cannot run under torch.func"):
+            transform(lambda a: fn(g, a, *rest).sum())(xs[0])
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(xs[0], torch.ones_like(xs[0]))
+        with pytest.raises(RuntimeError, match=r"argument #1 is a forward-mode AD dual"):
+            fn(g, dual, *rest)
+    layer = gnnc.nn.GCNConv(4, 3).double().to(DEVICE)
+    ei = torch.tensor([[0, 1, 2, 3], [1, 2, 3, 0]], device=DEVICE)
+    x = torch.randn(4, 4, dtype=torch.float64, device=DEVICE)
+    with pytest.raises(RuntimeError, match=r"cannot run under torch.func"):
+        torch.func.grad(lambda a: layer(a, ei).sum())(x)
+    assert layer(x, ei).shape == (4, 3)
 
 
 def test_compile_from_path():

@@ -239,3 +239,28 @@ def test_relation_ids_written_after_a_call_are_checked_again():
     with pytest.raises(ValueError, match=r"generated for 3 relations but the graph has "
                                          r"relation id 5 \(edge 11;"):
         fn(g, h)
+
+
+def test_typed_function_on_a_graph_under_torch_compile_fullgraph():
+    """A typed function called with a gnnc.Graph inside torch.compile(
+    fullgraph=True): no graph break (the relation-id check read the edge
+    types' version counter through is_inference(), which dynamo refuses);
+    values and gradients as eager, and ids past the relation count still
+    refused when the compiled code runs."""
+    fn = relational("f64", weighted=False)
+    ei, et = graph(7, 30, seed=4)
+    g = gnnc.Graph(ei, 7, edge_type=et)
+    h = torch.randn(7, R, C, dtype=torch.float64, device=DEVICE, requires_grad=True)
+
+    def layer(h, g):
+        return torch.tanh(fn(g, h * 2))
+
+    torch._dynamo.reset()
+    compiled = torch.compile(layer, fullgraph=True, backend="aot_eager")
+    got, want = compiled(h, g), layer(h, g)
+    torch.testing.assert_close(got, want)
+    torch.testing.assert_close(torch.autograd.grad(got.sum(), h)[0],
+                               torch.autograd.grad(want.sum(), h)[0])
+    bad = gnnc.Graph(ei, 7, edge_type=torch.full_like(et, R))
+    with pytest.raises(Exception, match=r"relation"):
+        compiled(h, bad)
