@@ -1112,6 +1112,9 @@ def _check_inputs(sig: dict, function: str, edge_index: torch.Tensor,
         what = f"gnnc: @{function} argument #{i + 1}"
         if not isinstance(t, torch.Tensor):
             raise TypeError(f"{what} must be a torch.Tensor, got {type(t).__name__}")
+        if t.layout != torch.strided:
+            raise TypeError(f"{what} must be a dense (strided) tensor, got a {t.layout} "
+                            f"tensor (call .to_dense())")
         want = _DTYPES.get(a["dtype"])
         if t.dtype != want:
             raise TypeError(f"{what} must be {want}, got {t.dtype}")

@@ -562,6 +562,11 @@ def test_bad_inputs():
         fn(g, x.double())
     with pytest.raises(ValueError, match="contiguous"):
         fn(g, torch.randn(3, 6, device=DEVICE).t())
+    # A sparse tensor: named as such, not as a layout to make contiguous.
+    for sparse in (x.to_sparse(), x.to_sparse_csr()):
+        with pytest.raises(TypeError, match=r"argument #1 must be a dense \(strided\) "
+                                            r"tensor, got a torch.sparse_(coo|csr)"):
+            fn(g, sparse)
     with pytest.raises(TypeError, match="1 tensors"):
         fn(g, x, x)
     with pytest.raises(ValueError, match="outside"):
