@@ -21,6 +21,19 @@ def backward_both(out1, out2, x1, x2, dtype):
     torch.testing.assert_close(x1.grad, x2.grad, **tol(dtype))
 
 
+def same_model_gradients(ours, pyg, out, want, x, x_theirs, dtype):
+    """gnnc's module `ours` against PyG's `pyg` after a forward each (`out`
+    from `x`, `want` from `x_theirs`): parameters named alike, their
+    gradients and x's alike (same_gradients), and the state dicts (buffers
+    such as BatchNorm's running statistics) alike."""
+    mine, theirs = dict(ours.named_parameters()), dict(pyg.named_parameters())
+    assert list(mine) == list(theirs)
+    same_gradients(out, want, [x] + list(mine.values()), [x_theirs] + list(theirs.values()),
+                   dtype)
+    for (k, a), b in zip(ours.state_dict().items(), pyg.state_dict().values()):
+        torch.testing.assert_close(a, b, **tol(dtype), msg=k)
+
+
 def same_gradients(out, want, leaves, theirs, dtype):
     """Backpropagates one random output gradient (seeded) through `out`
     (gnnc's) and `want` (PyG's) and checks that the gradients of `leaves`

@@ -154,13 +154,8 @@ def run_both(ours, pyg, dtype, train, seed=5, with_batch=False, **extra):
     assert out1.shape == out2.shape and out1.dtype == out2.dtype
     torch.testing.assert_close(out1, out2, **tol(dtype))
     assert out1.abs().sum() > 0  # not trivially equal
-    mine, theirs = dict(ours.named_parameters()), dict(pyg.named_parameters())
-    assert list(mine) == list(theirs)
-    _parity.same_gradients(out1, out2, [x1] + list(mine.values()),
-                           [x2] + list(theirs.values()), dtype)
-    # Buffers (BatchNorm's running statistics in training mode) alike.
-    for (k, a), b in zip(ours.state_dict().items(), pyg.state_dict().values()):
-        torch.testing.assert_close(a, b, **tol(dtype), msg=k)
+    # (and the buffers: BatchNorm's running statistics in training mode)
+    _parity.same_model_gradients(ours, pyg, out1, out2, x1, x2, dtype)
     return out1
 
 

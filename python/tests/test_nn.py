@@ -1600,12 +1600,7 @@ def test_gin_folds_the_leading_layers_of_pygs_mlp(case, cls, kind, dtype):
     template, config = ours.__dict__["_gnnc_function"]
     assert (template, config[1]) == (cls[:-4].lower() + "_layer", layers)
     torch.testing.assert_close(out1, out2, **tol(dtype))
-    mine, theirs = dict(ours.named_parameters()), dict(pyg.named_parameters())
-    assert list(mine) == list(theirs)
-    _parity.same_gradients(out1, out2, [x1] + list(mine.values()),
-                           [x2] + list(theirs.values()), dtype)
-    for (k, a), b in zip(ours.state_dict().items(), pyg.state_dict().values()):
-        torch.testing.assert_close(a, b, **tol(dtype), msg=k)
+    _parity.same_model_gradients(ours, pyg, out1, out2, x1, x2, dtype)
 
 
 def test_gin_mlp_fold_stops_where_something_observes_it():

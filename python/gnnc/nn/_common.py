@@ -612,14 +612,20 @@ def names_graph_errors(forward):
     (sparse_runs_eagerly does this for the others)."""
     @functools.wraps(forward)
     def wrapper(self, *args, **kwargs):
-        try:
-            return forward(self, *args, **kwargs)
-        except ValueError as e:
-            named = _named(self, e)
-            if named is None:
-                raise
-            raise named from None
+        return _naming_graph_errors(forward, self, *args, **kwargs)
     return _own_code(wrapper, forward)
+
+
+def _naming_graph_errors(forward, layer, *args, **kwargs):
+    """forward(layer, ...), the graph cache's refusal of node ids out of
+    range raised naming the layer (_named)."""
+    try:
+        return forward(layer, *args, **kwargs)
+    except ValueError as e:
+        named = _named(layer, e)
+        if named is None:
+            raise
+        raise named from None
 
 
 def sparse_runs_eagerly(forward):
@@ -634,13 +640,7 @@ def sparse_runs_eagerly(forward):
         # frame eagerly it would still compile the frames called from it.
         if is_sparse(edge_index):
             return _eagerly(forward, self, x, edge_index, *args, **kwargs)
-        try:
-            return forward(self, x, edge_index, *args, **kwargs)
-        except ValueError as e:
-            named = _named(self, e)
-            if named is None:
-                raise
-            raise named from None
+        return _naming_graph_errors(forward, self, x, edge_index, *args, **kwargs)
     return _own_code(wrapper, forward)
 
 

@@ -46,6 +46,14 @@ class _HeadsLayer(torch.nn.Module):
                                           self._sparse_duplicates() == "summed")
         return out
 
+    def _check_sparse(self, name: str, adj, edge_attr, weights: bool) -> None:
+        """A sparse adjacency's refusals: the extras PyG does not take with
+        one, and attention weights (`weights`: requested) of a kind gnnc
+        cannot return; nothing for an edge_index."""
+        if _common.is_sparse(adj):
+            _common.refuse_sparse_extras(name, adj, edge_attr=edge_attr)
+            self._check_sparse_weights(name, adj, weights)
+
     @staticmethod
     def _check_sparse_weights(name: str, adj, requested: bool) -> None:
         """return_attention_weights with a sparse adjacency: a torch.sparse
@@ -337,13 +345,8 @@ class GATConv(_HeadsLayer):
         h_, c = self.heads, self.out_channels
         if self.lin_edge is None:
             edge_attr = None  # as PyG: edge features without edge_dim are unused
-        # (each sparse check returns at once for an edge_index)
-        sparse = _common.is_sparse(adj)
-        if sparse:
-            _common.refuse_sparse_extras(name, adj, edge_attr=edge_attr)
         weights = bool(return_attention_weights)
-        if sparse:
-            self._check_sparse_weights(name, adj, weights)
+        self._check_sparse(name, adj, edge_attr, weights)
         if edge_attr is not None:
             edge_attr = _common.check_edge_attr(name, edge_attr, edge_index, self.edge_dim,
                                                 x_src)
@@ -473,13 +476,8 @@ class GATv2Conv(_HeadsLayer):
         x_src, x_dst, edge_index, sizes = self._inputs(name, x, edge_index,
                                                        weight_l.dtype)
         h_, c = self.heads, self.out_channels
-        # (each sparse check returns at once for an edge_index)
-        sparse = _common.is_sparse(adj)
-        if sparse:
-            _common.refuse_sparse_extras(name, adj, edge_attr=edge_attr)
         weights = bool(return_attention_weights)
-        if sparse:
-            self._check_sparse_weights(name, adj, weights)
+        self._check_sparse(name, adj, edge_attr, weights)
         if edge_attr is not None and self.lin_edge is None:
             raise ValueError(f"{name}: edge_attr needs a layer built with edge_dim")
         if edge_attr is not None:
@@ -602,9 +600,7 @@ class TransformerConv(_HeadsLayer):
         x_src, x_dst, edge_index, sizes = self._inputs(name, x, edge_index,
                                                        key_weight.dtype)
         h_, c = self.heads, self.out_channels
-        if _common.is_sparse(adj):  # (each check returns at once otherwise)
-            _common.refuse_sparse_extras(name, adj, edge_attr=edge_attr)
-            self._check_sparse_weights(name, adj, isinstance(return_attention_weights, bool))
+        self._check_sparse(name, adj, edge_attr, isinstance(return_attention_weights, bool))
         if edge_attr is not None and lin_edge is None:
             _common.refuse(name, "edge_attr without edge_dim",
                            "PyG adds the raw features to the values")
