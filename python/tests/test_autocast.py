@@ -419,6 +419,59 @@ def test_x_of_another_dtype_than_eps_or_beta_outside_autocast_as_pyg(case, pair)
         assert p.grad is None or p.grad.dtype == dtype, name
 
 
+# GIN's and GINE's bipartite form with x_src and x_dst of two dtypes: PyG
+# sums the sources' messages in theirs and adds (1 + eps) x_dst, PyTorch
+# promoting the two (and eps); `nn` then takes the promoted sum or raises.
+PAIR_DTYPE_CASES = ["gin-act", "gin-train-eps", "gine-act", "gine-edge-dim"]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("pair", DTYPE_PAIRS, ids=PAIR_IDS)
+@pytest.mark.parametrize("case", PAIR_DTYPE_CASES)
+def test_source_and_target_features_of_two_dtypes_outside_autocast_as_pyg(case, pair,
+                                                                          dtype):
+    """Without autocast, a GIN or GINE layer of `dtype` (edge features of
+    it) given (x_src, x_dst) of two dtypes: taken exactly where PyG's layer
+    takes it, the output and the gradients of x_src and x_dst in PyG's
+    dtypes, the output within 4 tolerances (of the lowest precision
+    involved) of PyG's layer in float64; refused with a TypeError naming
+    nn's first Linear where PyG's layer raises. gnnc refused every such pair
+    ("the source features are ... but the target features ...")."""
+    src_dtype, dst_dtype = pair
+    spec = BY_ID[case]
+    ours, pyg = make(spec)
+    ours, pyg = ours.to(dtype), pyg.to(dtype)
+    reference = copy.deepcopy(pyg).double()
+    x_src, ei, extra = inputs(spec, torch.bfloat16)
+    x_src = x_src.half().float()  # exact in every dtype
+    x_dst = rounded((x_src.size(0), IN), torch.bfloat16, seed=7).half().float()
+    extra = [] if extra is None else [extra.half().float()]
+    args = [x_src.to(src_dtype), x_dst.to(dst_dtype)]
+
+    def call(layer, xs, xd, *edge):
+        return layer((xs, xd), ei, *edge)
+
+    try:
+        want = call(pyg, *[a.clone().requires_grad_() for a in args],
+                    *[e.to(dtype) for e in extra])
+    except RuntimeError:
+        with pytest.raises(TypeError, match=r"nn's first Linear is torch\."):
+            call(ours, *args, *[e.to(dtype) for e in extra])
+        return
+    leaves = [a.clone().requires_grad_() for a in args]
+    got = call(ours, *leaves, *[e.to(dtype) for e in extra])
+    assert got.dtype == want.dtype
+    ref = call(reference, x_src.double(), x_dst.double(), *[e.double() for e in extra])
+    low = [d for d in HALVES if d in pair]
+    tol = TOL[low[0]] if low else 1e-6
+    assert error(got, ref) <= OUT_FACTOR * tol, \
+        f"{error(got, ref) / tol:.2f} tolerances (PyG's: {error(want, ref) / tol:.2f})"
+    got.float().sum().backward()
+    assert leaves[0].grad.dtype == src_dtype and leaves[1].grad.dtype == dst_dtype
+    for name, p in ours.named_parameters():
+        assert p.grad is None or p.grad.dtype == dtype, name
+
+
 # --------------------------------------------------------------------------
 # GradScaler (float16), infinities and NaN.
 

@@ -457,14 +457,17 @@ def check_edge_index(layer: str, edge_index, what: str = "edge_index") -> None:
 
 
 def bipartite_inputs(layer: str, x, edge_index, size, channels: Tuple[int, int],
-                     dtype: Optional[torch.dtype], flow: str, duplicates: str = "spmm"):
+                     dtype: Optional[torch.dtype], flow: str, duplicates: str = "spmm",
+                     mixed: bool = False):
     """PyG's bipartite message passing: `x` a (x_src, x_dst) pair (x_dst
     may be None), `edge_index` a [2, E] tensor or a sparse adjacency
     [num_dst, num_src] (PyG's adj_t), `size` None or (num_src, num_dst)
     (None entries: from x, or from the adjacency; num_dst defaults to num_src
     without x_dst, as in PyG; `duplicates`: as sparse_edges'). Each present x
     is checked as check_inputs checks x, against its side's `channels`
-    (<= 0: not checked). Returns
+    (<= 0: not checked); the two of one dtype, unless `mixed` (a layer whose
+    PyG counterpart only adds the sides, PyTorch promoting them: GIN's
+    (1 + eps) x_dst plus the aggregate). Returns
     (x_src, x_dst, edge_index, (num_src, num_dst), values): `values` a
     sparse adjacency's values in the edge order (None for an edge_index);
     the graph cache checks that sources are below num_src and destinations
@@ -493,7 +496,7 @@ def bipartite_inputs(layer: str, x, edge_index, size, channels: Tuple[int, int],
             raise TypeError(f"{layer}: expected the target features x[1] to be a "
                             f"torch.Tensor or None, got {type(x_dst).__name__}")
         check_inputs(layer, x_dst, edge_index, channels[1] or None, dtype, flow)
-        if x_dst.dtype != x_src.dtype:
+        if x_dst.dtype != x_src.dtype and not mixed:
             raise TypeError(f"{layer}: the source features are {x_src.dtype} but the "
                             f"target features {x_dst.dtype}")
     given = (None, None) if size is None else size_pair(layer, size)

@@ -693,22 +693,25 @@ def _gin_run(module: torch.nn.Module, template: str, edge_index: Tensor, n: int,
 
 
 def _check_nn_input(module: torch.nn.Module, x: Tensor, dt: torch.dtype, eps: Tensor,
-                    edge_attr: Optional[Tensor] = None) -> None:
+                    edge_attr: Optional[Tensor] = None,
+                    x_dst: Optional[Tensor] = None) -> None:
     """Outside autocast, the input PyG's GIN and GINE give `nn` (the
-    aggregate plus (1 + eps) x) is of the dtype `dt` x, eps and GINE's
-    (projected) `edge_attr` promote to; a first Linear of `nn` of another
-    dtype refuses it (in PyG with PyTorch's dtype error): a TypeError naming
-    them. An `nn` of other modules takes what it takes. (`eps`: the
-    module's, read once by the caller.)"""
+    aggregate plus (1 + eps) x) is of the dtype `dt` x (the bipartite form's
+    x_src and `x_dst`), eps and GINE's (projected) `edge_attr` promote to; a
+    first Linear of `nn` of another dtype refuses it (in PyG with PyTorch's
+    dtype error): a TypeError naming them. An `nn` of other modules takes
+    what it takes. (`eps`: the module's, read once by the caller.)"""
     if dt == x.dtype == eps.dtype or _common.autocast_dtype(x.device) is not None:
         return  # nn's input is x's dtype: a Linear of another raises as PyG's does
     nn = module.nn
     first = nn[0] if isinstance(nn, torch.nn.Sequential) and len(nn) else nn
     if isinstance(first, torch.nn.Linear) and first.weight.dtype != dt:
         edge = "" if edge_attr is None else f", edge_attr {edge_attr.dtype}"
+        xs = f"x is {x.dtype}" if x_dst is None else \
+            f"x_src is {x.dtype}, x_dst {x_dst.dtype}"
         raise TypeError(
             f"{type(module).__name__}: nn's input, (1 + eps) x plus the aggregated "
-            f"messages, is {dt} (x is {x.dtype}, eps {eps.dtype}{edge}; "
+            f"messages, is {dt} ({xs}, eps {eps.dtype}{edge}; "
             f"PyTorch promotes them), but nn's first Linear is {first.weight.dtype} "
             f"(PyG's nn raises there too); pass x{' and edge_attr' if edge else ''} "
             f"as {first.weight.dtype}")
@@ -735,13 +738,29 @@ def _gin_pair_inputs(module: torch.nn.Module, x, edge_index: Tensor, size, eps: 
     x_dst, edge_index, (num_src, num_dst), a sparse adjacency's values or
     None), the two sides of equal channels."""
     name = type(module).__name__
+    # x_dst of another floating dtype than x_src: PyG adds (1 + eps) x_dst
+    # to the sources' aggregate (of x_src's dtype), PyTorch promoting them.
     x_src, x_dst, ei, sizes, values = _common.bipartite_inputs(
         name, x, edge_index, size, (0, 0), _common.promoting_dtype(x, eps.dtype),
-        module.flow, _duplicates(module))
+        module.flow, _duplicates(module), mixed=True)
     if x_dst is not None and x_dst.size(1) != x_src.size(1):
         raise ValueError(f"{name}: the source features have {x_src.size(1)} "
                          f"channels but the target features {x_dst.size(1)}")
     return x_src, x_dst, ei, sizes, values
+
+
+def _pair_nn_dtype(dt: torch.dtype, x_src: Tensor, x_dst: Optional[Tensor],
+                   eps: Tensor) -> torch.dtype:
+    """The dtype of nn's input in PyG's bipartite GIN and GINE outside
+    autocast: the aggregate's (`dt`), without x_dst as it is, with x_dst
+    promoted with eps and x_dst (PyG's aggregate + (1 + eps) x_dst). Under
+    autocast `dt` promoted with eps as param_promoted does."""
+    if x_dst is None:
+        return dt
+    wide = _common.param_promoted(dt, x_src, eps.dtype)
+    if _common.autocast_dtype(x_src.device) is not None:
+        return wide
+    return _common.promoted(wide, x_dst.dtype)
 
 
 def _duplicates(module: torch.nn.Module) -> str:
@@ -814,8 +833,8 @@ class GINConv(torch.nn.Module):
         dt = _common.compute_dtype(x_src, eps.dtype)
         weights = _common.message_weights(type(self).__name__, edge_index, values, "sum",
                                           dt)
-        _check_nn_input(self, x_src, dt if x_dst is None else
-                        _common.param_promoted(dt, x_src, eps.dtype), eps)
+        _check_nn_input(self, x_src, _pair_nn_dtype(dt, x_src, x_dst, eps), eps,
+                        x_dst=x_dst)
         return _gin_pair_out(self, _aggregate_pair(self, x_src, "sum", dt, ei, sizes,
                                                    weights), x_src.dtype, x_dst, eps)
 
@@ -895,8 +914,8 @@ class GINEConv(torch.nn.Module):
         edge_attr = self._sparse_edge_attr(adj, edge_attr, values)
         e = self._edge_features(edge_attr, ei, x_src)
         dt = _common.edge_promoted(_common.compute_dtype(x_src, eps.dtype, e.dtype), e)
-        _check_nn_input(self, x_src, dt if x_dst is None else
-                        _common.param_promoted(dt, x_src, eps.dtype), eps, e)
+        _check_nn_input(self, x_src, _pair_nn_dtype(dt, x_src, x_dst, eps), eps, e,
+                        x_dst)
         out = _common.propagate(self, "gine_pair", (int(x_src.size(1)), _common._DTYPES[dt]),
                                 ei, sizes, *_common.casts(dt, x_src, e))
         return _gin_pair_out(self, out, _common.promoted(x_src.dtype, e.dtype), x_dst, eps)
