@@ -785,6 +785,56 @@ def test_gine_input_errors():
     torch.testing.assert_close(layer(x, adj, ea), layer(x, edge_index, ea))
 
 
+# GIN's `nn` in the shapes whose first module is a linear map (the GIN
+# fold's: _leading_mlp): (id, builder of `nn` from IN to OUT).
+def _gnnc_mlp(i, o):
+    from gnnc.nn.models import _MLP
+    return _MLP([i, 5, o], torch.nn.ReLU(), False, None, None, "GIN")
+
+
+FIRST_LINEAR_NNS = [
+    ("torch-linear", lambda i, o: mlp(i, o)),
+    ("pyg-linear", lambda i, o: torch.nn.Sequential(pyg_nn.Linear(i, 5), torch.nn.ReLU(),
+                                                    pyg_nn.Linear(5, o))),
+    ("gnnc-linear", lambda i, o: torch.nn.Sequential(_common.Linear(i, 5), torch.nn.ReLU(),
+                                                     _common.Linear(5, o))),
+    ("pyg-lazy-linear", lambda i, o: pyg_nn.Linear(-1, o)),
+    ("pyg-mlp", lambda i, o: pyg_nn.MLP([i, 5, o])),
+    ("gnnc-mlp", _gnnc_mlp),
+]
+
+
+@pytest.mark.parametrize("layer", ["GINConv", "GINEConv"])
+@pytest.mark.parametrize("kind,make", FIRST_LINEAR_NNS, ids=[k for k, _ in FIRST_LINEAR_NNS])
+def test_gin_nn_input_of_another_dtype_than_its_first_linear(kind, make, layer):
+    """Outside autocast, eps (and GINE's edge_attr) promote x: where the
+    promoted input of `nn` is not its first Linear's dtype, PyG's `nn`
+    raises PyTorch's dtype error and gnnc a TypeError naming both, whatever
+    the Linear's class (torch's, PyG's, gnnc's) and whether `nn` is a
+    Sequential or PyG's MLP (gnnc's copy of it too); where it is, both
+    run, with one result. gnnc named only a torch.nn.Linear; the others
+    gave PyTorch's RuntimeError."""
+    edge_index, n = random_graph()
+    torch.manual_seed(0)
+    nn = make(IN, OUT)
+    ours, pyg = getattr(gnn, layer)(copy.deepcopy(nn)), getattr(pyg_nn, layer)(nn)
+    x = features(n, torch.float32)
+    e = (features(edge_index.size(1), torch.float32, seed=3),) if layer == "GINEConv" else ()
+    bad = (x, *(a.double() for a in e)) if e else (x.double(),)
+    with pytest.raises(RuntimeError):
+        pyg(bad[0], edge_index, *bad[1:])
+    with pytest.raises(TypeError, match=r"nn's input, .* is torch.float64 .*nn's first "
+                                        r"Linear is torch.float32"):
+        ours(bad[0], edge_index, *bad[1:])
+    # (Each constructor reset its nn; PyG's lazy Linear is sized by now.)
+    ours.load_state_dict(pyg.state_dict())
+    # float16 x promoted to float32 by eps: nn's dtype, taken (PyG sums
+    # GIN's messages in float16: float16's tolerances).
+    good = (x.half(), *e)
+    torch.testing.assert_close(ours(good[0], edge_index, *good[1:]),
+                               pyg(good[0], edge_index, *good[1:]), rtol=1e-2, atol=1e-2)
+
+
 # Which PyG layers read a COO adjacency's duplicate entries as one edge (spmm,
 # or add_self_loops, which builds a coalesced tensor) and which as one edge
 # each (to_edge_index): (case, sums duplicates).

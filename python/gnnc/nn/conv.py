@@ -692,6 +692,24 @@ def _gin_run(module: torch.nn.Module, template: str, edge_index: Tensor, n: int,
     return rest(out)
 
 
+def _first_linear(nn) -> Optional[torch.nn.Module]:
+    """The linear map `nn` first applies to its input, as is (so that an
+    input of another dtype than its weight raises in PyTorch): `nn` itself,
+    the first module of a `torch.nn.Sequential`, or `lins[0]` of PyG's `MLP`
+    (or gnnc.nn.GIN's copy of it: _mlp_prefix's classes), where that is a
+    `torch.nn.Linear` or gnnc's or PyG's `Linear` (lazy ones too: their
+    weight has its dtype before it is sized); else None."""
+    if isinstance(nn, torch.nn.Sequential):
+        first = nn[0] if len(nn) else None
+    elif _is_class(nn, _MLP_CLASSES):
+        lins = nn.lins
+        first = lins[0] if len(lins) else None
+    else:
+        first = nn
+    linear = isinstance(first, torch.nn.Linear) or _is_class(first, _LINEAR_CLASSES)
+    return first if linear else None
+
+
 def _check_nn_input(module: torch.nn.Module, x: Tensor, dt: torch.dtype, eps: Tensor,
                     edge_attr: Optional[Tensor] = None,
                     x_dst: Optional[Tensor] = None) -> None:
@@ -703,9 +721,8 @@ def _check_nn_input(module: torch.nn.Module, x: Tensor, dt: torch.dtype, eps: Te
     what it takes. (`eps`: the module's, read once by the caller.)"""
     if dt == x.dtype == eps.dtype or _common.autocast_dtype(x.device) is not None:
         return  # nn's input is x's dtype: a Linear of another raises as PyG's does
-    nn = module.nn
-    first = nn[0] if isinstance(nn, torch.nn.Sequential) and len(nn) else nn
-    if isinstance(first, torch.nn.Linear) and first.weight.dtype != dt:
+    first = _first_linear(module.nn)
+    if first is not None and first.weight.dtype != dt:
         edge = "" if edge_attr is None else f", edge_attr {edge_attr.dtype}"
         xs = f"x is {x.dtype}" if x_dst is None else \
             f"x_src is {x.dtype}, x_dst {x_dst.dtype}"
