@@ -1350,10 +1350,14 @@ _DIRECT_APPLY = (_STEP_APPLY is not None and _is_wrapped is not None and
                  torch.autograd.Function.__dict__.get("apply") is not _BASE_APPLY)
 
 
+# Whether a torch.func transform (grad, vmap, ...) is active (None: this
+# PyTorch cannot say), read once: every call asks.
+_TRANSFORMS_ACTIVE = getattr(torch._C, "_are_functorch_transforms_active", None)
+
+
 def _functorch_active() -> bool:
     """Whether a torch.func transform (grad, vmap, ...) is active."""
-    active = getattr(torch._C, "_are_functorch_transforms_active", None)
-    return bool(active is not None and active())
+    return bool(_TRANSFORMS_ACTIVE is not None and _TRANSFORMS_ACTIVE())
 
 
 def _refuse_transforms(what: str, tensors: Sequence[torch.Tensor] = ()) -> None:
@@ -1469,7 +1473,7 @@ class Function:
             n = _check_sizes(num_nodes)
         _check_inputs(self.signature, self.function, edge_index, n, tensors)
         if order is None:
-            return self._apply(edge_index, n, tensors)
+            return self._run(edge_index, n, tensors)
         if n != graph.num_nodes:
             raise ValueError(f"gnnc: num_nodes={n} with a reordered graph of "
                              f"{graph.num_nodes} nodes (Graph.reorder)")
@@ -1478,7 +1482,7 @@ class Function:
         args = self.signature["args"][1:]
         tensors = tuple(t.index_select(0, order) if a["kind"] == "node" else t
                         for t, a in zip(tensors, args))
-        outs = self._apply(edge_index, n, tensors)
+        outs = self._run(edge_index, n, tensors)
         single = not isinstance(outs, tuple)
         outs = tuple(o.index_select(0, graph._node_rank) if r["kind"] == "node" else o
                      for o, r in zip((outs,) if single else outs,
@@ -1491,6 +1495,11 @@ class Function:
         `graph`: the graph's handle where the caller looked it up."""
         if not torch.compiler.is_compiling():
             _refuse_transforms(f"@{self.function}", tensors)
+        return self._run(edge_index, num_nodes, tensors, graph)
+
+    def _run(self, edge_index: torch.Tensor, num_nodes, tensors, graph=None):
+        """_apply after its refusal of torch.func transforms (which __call__
+        makes first, before its own checks)."""
         if graph is None:
             graph = _handle(edge_index, num_nodes)
         if edge_index.is_cuda and not torch.compiler.is_compiling() and \

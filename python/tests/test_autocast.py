@@ -317,6 +317,16 @@ DTYPE_PAIRS = [(a, b) for a in ALL_DTYPES for b in ALL_DTYPES if a != b]
 PAIR_IDS = [f"{str(a)[6:]}-{str(b)[6:]}" for a, b in DTYPE_PAIRS]
 
 
+def close_to_reference(got, want, ref, pair):
+    """gnnc's `got` within OUT_FACTOR tolerances of the float64 reference
+    `ref`, the tolerance of the lower precision in the dtype `pair` (PyG's
+    `want` named in the message)."""
+    low = [d for d in HALVES if d in pair]
+    tol = TOL[low[0]] if low else 1e-6
+    assert error(got, ref) <= OUT_FACTOR * tol, \
+        f"{error(got, ref) / tol:.2f} tolerances (PyG's: {error(want, ref) / tol:.2f})"
+
+
 @pytest.mark.parametrize("pair", DTYPE_PAIRS, ids=PAIR_IDS)
 @pytest.mark.parametrize("case", EDGE_DTYPE_CASES)
 def test_edge_tensor_of_another_dtype_outside_autocast_as_pyg(case, pair):
@@ -347,10 +357,7 @@ def test_edge_tensor_of_another_dtype_outside_autocast_as_pyg(case, pair):
     got = ours(*leaves)
     assert got.dtype == want.dtype
     ref = reference(x.double(), ei, extra.double())
-    low = [d for d in HALVES if d in pair]
-    tol = TOL[low[0]] if low else 1e-6
-    assert error(got, ref) <= OUT_FACTOR * tol, \
-        f"{error(got, ref) / tol:.2f} tolerances (PyG's: {error(want, ref) / tol:.2f})"
+    close_to_reference(got, want, ref, pair)
     got.float().sum().backward()
     assert leaves[0].grad.dtype == dtype and leaves[2].grad.dtype == edge_dtype
     for name, p in ours.named_parameters():
@@ -409,10 +416,7 @@ def test_x_of_another_dtype_than_eps_or_beta_outside_autocast_as_pyg(case, pair)
     got = call(ours, *leaves)
     assert got.dtype == want.dtype
     ref = call(reference, x.double(), *[e.double() for e in extra])
-    low = [d for d in HALVES if d in pair]
-    tol = TOL[low[0]] if low else 1e-6
-    assert error(got, ref) <= OUT_FACTOR * tol, \
-        f"{error(got, ref) / tol:.2f} tolerances (PyG's: {error(want, ref) / tol:.2f})"
+    close_to_reference(got, want, ref, pair)
     got.float().sum().backward()
     assert leaves[0].grad.dtype == x_dtype
     for name, p in ours.named_parameters():
@@ -462,10 +466,7 @@ def test_source_and_target_features_of_two_dtypes_outside_autocast_as_pyg(case, 
     got = call(ours, *leaves, *[e.to(dtype) for e in extra])
     assert got.dtype == want.dtype
     ref = call(reference, x_src.double(), x_dst.double(), *[e.double() for e in extra])
-    low = [d for d in HALVES if d in pair]
-    tol = TOL[low[0]] if low else 1e-6
-    assert error(got, ref) <= OUT_FACTOR * tol, \
-        f"{error(got, ref) / tol:.2f} tolerances (PyG's: {error(want, ref) / tol:.2f})"
+    close_to_reference(got, want, ref, pair)
     got.float().sum().backward()
     assert leaves[0].grad.dtype == src_dtype and leaves[1].grad.dtype == dst_dtype
     for name, p in ours.named_parameters():
