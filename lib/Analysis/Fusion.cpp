@@ -72,6 +72,30 @@ static bool isRecomputable(const FusionOp &op) {
          (op.kind == FusionOpKind::Elementwise && op.edgeResult && op.perEdge);
 }
 
+/// An `sddmm dot` summing at least this many elements per element of its
+/// edge result is "wide": see recomputableIn.
+constexpr long long kWideDot = 16;
+
+/// Whether `op` can be recomputed per edge in the kernel of `sink` (the op
+/// whose edge DAG is being formed). A wide `sddmm dot` read by an aggregator
+/// whose rows are narrower than the dot's operands (GAT's backward: per-head
+/// attention gradients, rows of heads, from dot products of rows of heads x
+/// channels) is not: the aggregator's lanes split the edges, and each lane
+/// would compute whole dot products with scalar loads from a different
+/// neighbour's row (on an H200 about 4.5 times GATv2's corresponding
+/// kernels). Written to memory instead, its own edge-map group computes it
+/// on a team of lanes per edge element, once for every reader.
+static bool recomputableIn(const FusionOp &op, const FusionOp &sink) {
+  if (!isRecomputable(op))
+    return false;
+  bool aggregator = sink.kind == FusionOpKind::Spmm ||
+                    sink.kind == FusionOpKind::Reduce;
+  bool wide = op.kind == FusionOpKind::Sddmm && op.dotElements > 0 &&
+              op.rowElements > 0 && op.dotElements / op.rowElements >= kWideDot;
+  return !(aggregator && wide && sink.rowElements > 0 &&
+           op.dotElements > sink.rowElements);
+}
+
 /// The slot through which an aggregator reads edge values (a reduce's input,
 /// a weighted spmm's weights); none for other ops.
 static std::optional<FusionSlot> edgeSlot(const FusionOp &op) {
@@ -593,7 +617,7 @@ private:
       for (const FusionOperand &operand : p.ops[reader].operands) {
         int q = operand.producer;
         if (q < 0 || dag.count(q) || materialised[q] || owner[q] >= 0 ||
-            !isRecomputable(p.ops[q]) || !readsPerEdge(p, reader, q))
+            !recomputableIn(p.ops[q], s) || !readsPerEdge(p, reader, q))
           continue;
         if (isGraphOp(p.ops[q].kind)) {
           if (graph < 0)
@@ -669,14 +693,23 @@ private:
     auto holds = [](const FusionGroup &g, int op) {
       return std::binary_search(g.members.begin(), g.members.end(), op);
     };
+    // A direct reader is covered when every group recomputing it recomputes
+    // `q` too (an edge DAG may stop above `q` where another does not: a wide
+    // dot, a graph op on another graph), reading it per edge.
     auto covered = [&](int user, bool direct) {
       bool any = false;
-      for (const FusionGroup &g : groups)
-        if (holds(g, q) && holds(g, user)) {
-          if (direct && !readsPerEdge(p, user, q))
+      for (const FusionGroup &g : groups) {
+        if (!holds(g, user))
+          continue;
+        if (!holds(g, q)) {
+          if (direct)
             return false;
-          any = true;
+          continue;
         }
+        if (direct && !readsPerEdge(p, user, q))
+          return false;
+        any = true;
+      }
       return any;
     };
     std::vector<int> stack;

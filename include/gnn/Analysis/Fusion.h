@@ -176,6 +176,13 @@ struct FusionOp {
   /// A `relation` reduce: its edges add into its result in any order, so no
   /// consumer can run in its kernel.
   bool accumulates = false;
+  /// Graph ops: the elements of a row of the result (per node or per edge;
+  /// 0 when not static). An aggregator's row is what its team of lanes
+  /// covers.
+  long long rowElements = 0;
+  /// `sddmm dot`: the elements of a row of its operands, which it sums per
+  /// edge element (0 for other ops or when not static).
+  long long dotElements = 0;
 };
 
 /// Which fusion rules are on.

@@ -160,6 +160,21 @@ static bool isSizeQuery(Operation *op) {
   return false;
 }
 
+/// The elements of a row of `value` (its shape past the leading node or
+/// edge dimension), 0 when they are not static.
+static long long rowElementsOf(Value value) {
+  auto type = dyn_cast<ShapedType>(value.getType());
+  if (!type || !type.hasRank() || type.getRank() < 1)
+    return 0;
+  long long elements = 1;
+  for (int64_t d : type.getShape().drop_front()) {
+    if (ShapedType::isDynamic(d))
+      return 0;
+    elements *= d;
+  }
+  return elements;
+}
+
 static FusionOpKind kindOf(Operation *op) {
   if (isa<GatherOp>(op))
     return FusionOpKind::Gather;
@@ -272,8 +287,13 @@ static BlockProblem describe(Block &block, ::gnn::FusionOptions options) {
     else if (f.kind == FusionOpKind::Elementwise && op->getNumResults() == 1)
       f.edgeResult = domains.lookup(op->getResult(0)).domain == Domain::Edge;
     f.perEdge = f.edgeResult && generic && isEdgeLoopOp(generic);
-    if (auto s = dyn_cast<SddmmOp>(op))
+    if (graphOp)
+      f.rowElements = rowElementsOf(op->getResult(0));
+    if (auto s = dyn_cast<SddmmOp>(op)) {
       f.reversed = s.getReversed();
+      if (s.getKind() == SddmmKind::dot)
+        f.dotElements = rowElementsOf(s.getLhs());
+    }
     if (auto s = dyn_cast<EdgeSoftmaxOp>(op))
       f.reversed = s.getReversed();
     if (auto r = dyn_cast<ReduceOp>(op)) {
