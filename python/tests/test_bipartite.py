@@ -458,6 +458,40 @@ def test_pyg_to_hetero_with_bases_refuses_gnnc_layers(layer):
         assert out["paper"].shape == (data["paper"].num_nodes, 4)
 
 
+BASIC_GNNS = {
+    "GraphSAGE": dict(in_channels=(-1, -1)),
+    "GAT": dict(in_channels=(-1, -1), heads=2, add_self_loops=False),
+    "GIN": dict(in_channels=-1),
+}
+
+
+@pytest.mark.parametrize("transform", ["gnnc", "pyg"])
+@pytest.mark.parametrize("aggr", ["sum", "mean"])
+@pytest.mark.parametrize("model", list(BASIC_GNNS))
+def test_to_hetero_of_basic_gnn_models_equals_pyg(model, aggr, transform):
+    """to_hetero (gnnc's or PyG's) of gnnc.nn's GraphSAGE, GAT and GIN
+    models, as of PyG's: torch.fx traces forward with proxies for every
+    argument, which the models' refusal of trim_to_layer took for values
+    (NotImplementedError naming num_sampled_nodes_per_hop, which nobody had
+    passed). The refusal stays, per node and edge type, for values passed."""
+    data = hetero_data(8)  # GIN adds x_dst: one width
+    kw = BASIC_GNNS[model]
+    to_hetero = gnn.to_hetero if transform == "gnnc" else pyg_nn.to_hetero
+
+    def make(models):
+        torch.manual_seed(0)
+        return getattr(models, model)(hidden_channels=8, num_layers=2, out_channels=4, **kw)
+
+    ours = to_hetero(make(gnn), data.metadata(), aggr=aggr).to(DEVICE)
+    pyg = pyg_nn.to_hetero(make(pyg_nn.models), data.metadata(), aggr=aggr).to(DEVICE)
+    same_results(ours, pyg, lambda m: m(data.x_dict, data.edge_index_dict))
+    with pytest.raises(NotImplementedError, match="num_sampled_nodes_per_hop.*trim_to_layer"):
+        ours(data.x_dict, data.edge_index_dict, num_sampled_nodes_per_hop={"paper": [1, 2, 3]})
+    with pytest.raises(NotImplementedError, match="num_sampled_nodes_per_hop.*trim_to_layer"):
+        ours(data.x_dict, data.edge_index_dict,
+             num_sampled_edges_per_hop={("paper", "cites", "paper"): [5, 5]})
+
+
 def test_to_hetero_refuses_layers_without_bipartite_input():
     data = hetero_data()
     model = gnn.to_hetero(Sage(gnn, lambda nn, h: nn.GCNConv(-1, h, add_self_loops=False,

@@ -10,6 +10,7 @@ import inspect
 from typing import List, Optional
 
 import torch
+import torch.fx
 import torch.nn.functional as F
 from torch import Tensor
 
@@ -387,6 +388,22 @@ def _positive(model: str, name: str, value) -> int:
     return value
 
 
+def _no_trim(model: str, value, sampled_per_hop):
+    """`value` (the model's `x` or `edge_index`) when `sampled_per_hop` (its
+    `num_sampled_nodes_per_hop` or `num_sampled_edges_per_hop`) is None;
+    PyG's trim_to_layer is refused (NotImplementedError). A function torch.fx
+    does not trace into (`torch.fx.wrap` below): PyG's `to_hetero` traces the
+    model with proxies for every argument, then calls this per node type
+    (`x`) and per edge type (`edge_index`) with what the caller passed."""
+    if sampled_per_hop is not None:
+        _common.refuse(model, "num_sampled_nodes_per_hop / num_sampled_edges_per_hop "
+                       "(trim_to_layer)")
+    return value
+
+
+torch.fx.wrap("_no_trim")
+
+
 class _BasicGNN(torch.nn.Module):
     r"""PyG's `BasicGNN` over gnnc.nn layers: `num_layers` convolutions
     (`init_conv`), after each but the last (after every one with `jk`) the
@@ -477,9 +494,11 @@ class _BasicGNN(torch.nn.Module):
                 edge_attr: Optional[Tensor] = None, batch: Optional[Tensor] = None,
                 batch_size: Optional[int] = None, num_sampled_nodes_per_hop=None,
                 num_sampled_edges_per_hop=None) -> Tensor:
-        if num_sampled_nodes_per_hop is not None or num_sampled_edges_per_hop is not None:
-            _common.refuse(type(self).__name__, "num_sampled_nodes_per_hop / "
-                           "num_sampled_edges_per_hop (trim_to_layer)")
+        # The refusal of trim_to_layer is a call on the values it guards, so
+        # that torch.fx (PyG's to_hetero) records it per node and edge type
+        # instead of refusing the proxies it traces with.
+        x = _no_trim(type(self).__name__, x, num_sampled_nodes_per_hop)
+        edge_index = _no_trim(type(self).__name__, edge_index, num_sampled_edges_per_hop)
         xs: List[Tensor] = []
         for i, (conv, norm) in enumerate(zip(self.convs, self.norms)):
             # As PyG's model: edge_weight reaches no layer here, edge_attr
