@@ -128,6 +128,20 @@ def _check_ids(what: str, ids: Tensor, num_nodes: int) -> None:
                          f"(num_nodes = {num_nodes})")
 
 
+def _refuse_hetero(data) -> None:
+    """PyG's HeteroData (or a subclass) is refused by name, before its
+    attributes are read: it has no `edge_index` of its own, which read as a
+    missing graph (a TypeError about NoneType)."""
+    if any(c.__name__ == "HeteroData" and c.__module__.startswith("torch_geometric")
+           for c in type(data).__mro__):
+        raise NotImplementedError(
+            "NeighborLoader: data is a HeteroData (a heterogeneous graph), which "
+            "gnnc's loader does not sample; it samples a homogeneous Data "
+            "(edge_index [2, num_edges]): pass one, e.g. data.to_homogeneous(), "
+            "or use torch_geometric.loader.NeighborLoader, whose batches gnnc.nn's "
+            "layers take")
+
+
 def _num_nodes(data, edge_index: Tensor) -> int:
     n = getattr(data, "num_nodes", None)
     if n is None:
@@ -172,8 +186,6 @@ def _node_and_edge_attrs(data, num_nodes: int, num_edges: int):
             else:
                 other[key] = value
         return node, edge, other
-    if type(data).__name__ == "HeteroData":
-        raise NotImplementedError("NeighborLoader: HeteroData is not supported")
     for key in ("x", "y"):
         value = getattr(data, key, None)
         if value is not None:
@@ -393,6 +405,7 @@ class NeighborLoader:
                  num_replicas: Optional[int] = None,
                  rank: Optional[int] = None, seed: int = 0,
                  prefetch: Optional[int] = None, **kwargs):
+        _refuse_hetero(data)
         for key, value in kwargs.items():
             if key not in _DEFAULT_ONLY:
                 raise TypeError(f"NeighborLoader: unexpected argument '{key}'")
@@ -515,11 +528,13 @@ class NeighborLoader:
         n = self.num_nodes
         if input_nodes is None:
             return torch.arange(n, device=self.device)
-        if isinstance(input_nodes, (tuple, str)):
-            raise NotImplementedError("NeighborLoader: typed input_nodes "
-                                      "(heterogeneous graphs) are not supported")
-        if isinstance(input_nodes, (list,) + _ARRAYS):
-            # As PyG: a list or array of ids (or of bools: a mask).
+        if isinstance(input_nodes, str) or (
+                isinstance(input_nodes, (tuple, list)) and len(input_nodes) == 2 and
+                (input_nodes[0] is None or isinstance(input_nodes[0], str))):
+            raise NotImplementedError("NeighborLoader: typed input_nodes (node_type, "
+                                      "ids) of a heterogeneous graph are not supported")
+        if isinstance(input_nodes, (list, tuple) + _ARRAYS):
+            # As PyG: a list, tuple or array of ids (or of bools: a mask).
             try:
                 input_nodes = torch.as_tensor(input_nodes)
             except (TypeError, ValueError, RuntimeError) as e:

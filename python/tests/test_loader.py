@@ -457,6 +457,16 @@ def test_input_nodes_mask_and_index():
         assert [b.n_id[:b.batch_size].tolist() for b in got] == [[3, 8, 9], [30]]
     with pytest.raises(TypeError, match="input_nodes as a list"):
         NeighborLoader(data, [2], input_nodes=[[1], [2, 3]])
+    # A tuple of ids, as PyG takes it (torch.tensor of it); gnnc took every
+    # tuple for PyG's typed form of a heterogeneous graph and refused it.
+    for given in ((3, 8, 9, 30), (30, 3)):
+        got = list(NeighborLoader(data, [2], batch_size=3, input_nodes=given))
+        assert [b.n_id[:b.batch_size].tolist() for b in got] == \
+            [list(given[:3]), list(given[3:])][:len(got)]
+    for typed in (("paper", torch.tensor([1])), ("paper", None), [None, [1, 2]], "paper"):
+        with pytest.raises(NotImplementedError, match=r"typed input_nodes \(node_type, "
+                                                      r"ids\) of a heterogeneous graph"):
+            NeighborLoader(data, [2], input_nodes=typed)
     idx = torch.tensor([30, 3, 3])
     (b,) = list(NeighborLoader(data, [2], batch_size=3, input_nodes=idx))
     assert b.n_id[:3].tolist() == [30, 3, 3] and b.input_id.tolist() == [0, 1, 2]
@@ -678,6 +688,28 @@ def test_sparse_adjacency_refused_naming_adj_t():
         NeighborLoader(Data(x=data.x, adj_t=adj_t), [2])
     with pytest.raises(NotImplementedError, match="adj_t"):
         NeighborLoader(Plain(x=data.x, adj_t=adj_t.to_sparse_csr()), [2])
+
+
+def test_hetero_data_refused_by_name():
+    """PyG's HeteroData (or a subclass) is refused naming it and what to pass
+    instead, whatever num_neighbors and input_nodes come with it. It said
+    'data.edge_index must be a torch.Tensor, got NoneType' (a HeteroData has
+    no edge_index of its own)."""
+    HeteroData = pytest.importorskip("torch_geometric.data").HeteroData
+    data = HeteroData()
+    data["paper"].x = torch.randn(6, 3)
+    data["paper", "cites", "paper"].edge_index = torch.tensor([[0, 1], [1, 2]])
+
+    class Sub(HeteroData):
+        pass
+
+    for hetero, nn, nodes in ((data, [2], None), (data, [2], ("paper", None)),
+                              (data, {("paper", "cites", "paper"): [2]}, "paper"),
+                              (Sub(), [2], None)):
+        with pytest.raises(NotImplementedError, match=r"data is a HeteroData \(a "
+                                                      r"heterogeneous graph\).*homogeneous "
+                                                      r"Data.*to_homogeneous"):
+            NeighborLoader(hetero, nn, input_nodes=nodes)
 
 
 def test_distributed_split_is_disjoint_and_even():
