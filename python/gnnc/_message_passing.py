@@ -155,7 +155,9 @@ class MessagePassing(torch.nn.Module):
     - PyG's other arguments, so that a PyG layer's ``__init__`` runs as
       written: ``node_dim`` 0 or -2 (gnnc propagates along the first
       dimension: PyG's meaning of both for ``[N, C]`` tensors, and of 0,
-      which PyG's GATConv passes, for ``[N, H, C]``), ``decomposed_layers``
+      which PyG's GATConv passes, for ``[N, H, C]``; with -2 a node tensor
+      of three or more dimensions that PyG reads along its second-to-last
+      dimension, a batch ``[B, N, C]``, is refused), ``decomposed_layers``
       (PyG's memory saving, which gnnc's fused kernels do not need: the same
       result), ``aggr_kwargs`` None or what PyG's defaults are
       (``mode="cat"``, ``semi_grad=False``); other values raise.
@@ -199,6 +201,9 @@ class MessagePassing(torch.nn.Module):
         self.__dict__["_value_names"] = ()
         self.aggr = aggr[0] if len(aggr) == 1 else aggr
         self.flow = flow
+        # PyG's attributes, which a layer's own code may read.
+        self.node_dim = node_dim
+        self.decomposed_layers = decomposed_layers
         self.fallback = fallback
         self._failed = {}
         self._plans = {}
@@ -366,6 +371,7 @@ class MessagePassing(torch.nn.Module):
         if plan is not None:
             return self._replay(plan, edge_index, n, kwargs, graph)
         layer = type(self).__name__
+        self._check_node_dim(layer, edge_index, kwargs)
         pre = self._configuration(kwargs)
         if pre in self._failed:
             return self._run_torch(edge_index, n, kwargs)
@@ -379,6 +385,41 @@ class MessagePassing(torch.nn.Module):
             warnings.warn(f"{reason}; running its message/update unfused in PyTorch "
                           f"(fallback='torch')", FallbackWarning, stacklevel=3)
             return self._run_torch(edge_index, n, kwargs)
+
+    def _check_node_dim(self, layer, edge_index, kwargs):
+        """PyG's node_dim=-2 (its default) reads a node tensor of three or
+        more dimensions along its second-to-last dimension (``[B, N, C]``, a
+        batch of node features); gnnc propagates along the first (``[N, H,
+        C]``, as node_dim=0). Where PyG's reading fits the graph too (every
+        edge id below that dimension's size) PyG computes another answer:
+        refused. Checked when a configuration traces (its first call: the
+        ids are read then); under torch.compile, whose tensors hold no
+        values then, only a second-to-last size at least the first is
+        refused (no id below the rows is then outside it)."""
+        if self.node_dim != -2 or edge_index.size(1) == 0:
+            return
+        top = None
+        for stem in self._lifted_stems(kwargs):
+            value = kwargs[stem]
+            for t in value if isinstance(value, (tuple, list)) else (value,):
+                if not isinstance(t, Tensor) or t.dim() < 3:
+                    continue
+                rows, nodes = t.size(0), t.size(-2)
+                if nodes < rows:
+                    if _core._is_fake(edge_index):
+                        continue
+                    if top is None:
+                        top = int(edge_index.max())
+                    if top >= nodes:
+                        continue  # PyG's reading fails: gnnc's is the one
+                raise NotImplementedError(
+                    f"{layer}: {stem} has shape {list(t.shape)}: with node_dim=-2 "
+                    f"(PyG's default) PyG propagates a tensor of three or more "
+                    f"dimensions along its second-to-last dimension (here {nodes} "
+                    f"nodes, every edge id below it), gnnc.MessagePassing along the "
+                    f"first only ({rows} nodes); pass node_dim=0 if the nodes are "
+                    f"the first dimension, or move them there "
+                    f"({stem}.transpose(0, -2))")
 
     # PyG's aggregate, for the unfused path (overriding it is not traced).
     def aggregate(self, inputs: Tensor, index: Tensor, ptr=None, dim_size=None):

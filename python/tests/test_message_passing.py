@@ -935,6 +935,30 @@ def test_constructor_checks():
         SumConv(fallback="eager")
 
 
+def test_node_dim_of_batched_features():
+    # PyG's default node_dim=-2 propagates a [B, N, C] tensor along its
+    # N dimension (a batch of node features); gnnc propagates along the
+    # first. Where PyG's reading fits the graph, gnnc refuses instead of
+    # aggregating over the batch: for B == N (same shapes out, other
+    # values) and B > N (ids below both) that answer was silently wrong.
+    ei, n = _graph()
+    for batch in (n, n + 3, 2):
+        x = torch.randn(batch, n, 3, dtype=torch.float64, device=DEVICE)
+        with pytest.raises(NotImplementedError,
+                           match=rf"SumConv: x has shape \[{batch}, {n}, 3\]: with "
+                                 rf"node_dim=-2 .* pass node_dim=0"):
+            SumConv("sum")(x, ei)
+    # Nodes first as gnnc reads them ([N, H, C] with ids past H, as
+    # GATLike's heads), or node_dim=0 as PyG's GATConv passes: PyG's sums.
+    x = torch.randn(n, 2, 3, dtype=torch.float64, device=DEVICE)
+    want = _scatter(x[ei[0]], ei[1], n)
+    for layer in (SumConv("sum"), SumConv("sum", node_dim=0)):
+        torch.testing.assert_close(layer(x, ei), want)
+    # PyG's attributes, which a layer's own code may read.
+    layer = SumConv("sum", decomposed_layers=2)
+    assert (layer.node_dim, layer.decomposed_layers) == (-2, 2)
+
+
 # --------------------------------------------------------------------------
 # The traced subset, op by op: each message runs traced (compiled) and
 # unfused (PyTorch) on the same inputs.
