@@ -445,6 +445,25 @@ class Shape(tuple):
         fail("numel()", "depends on the number of rows")
 
 
+def _refuse_as_value(cls):
+    """Python's operators on an edge index proxy raise the TraceError of an
+    index used as a value, at the user's line. Without them ``==`` / ``!=``
+    compared the proxies' identities: ``x_j * (edge_index_i !=
+    edge_index_j)`` (PyG's self-loop mask) traced as ``x_j * True``."""
+    def refuse(self, *args):
+        fail("an edge index", "used as a value (only as gnnc.softmax's index)")
+    for op in ("eq", "ne", "lt", "le", "gt", "ge", "bool", "len", "iter", "index",
+               "int", "float", "neg", "pos", "abs", "invert", "add", "radd", "sub",
+               "rsub", "mul", "rmul", "truediv", "rtruediv", "floordiv", "rfloordiv",
+               "mod", "rmod", "pow", "rpow", "and", "rand", "or", "ror", "xor", "rxor",
+               "matmul", "rmatmul"):
+        if f"__{op}__" not in vars(cls):  # the class's own (EdgeIndexProxy's iter)
+            setattr(cls, f"__{op}__", refuse)
+    cls.__hash__ = object.__hash__
+    return cls
+
+
+@_refuse_as_value
 class IndexProxy:
     """``edge_index[1]`` (``dst``) or ``edge_index[0]`` (``src``) in traced
     code: only an ``index`` argument of :func:`gnnc.softmax`."""
@@ -461,6 +480,7 @@ class IndexProxy:
         return f"IndexProxy({self.end})"
 
 
+@_refuse_as_value
 class EdgeIndexProxy:
     """The ``edge_index`` argument of a traced ``message``."""
 
@@ -471,6 +491,9 @@ class EdgeIndexProxy:
             return IndexProxy("dst")
         fail(f"edge_index[{k!r}]", "is not supported in traced code (only "
              "edge_index[0] and edge_index[1], as gnnc.softmax's index)")
+
+    def __iter__(self):  # src, dst = edge_index
+        return iter((IndexProxy("src"), IndexProxy("dst")))
 
     def __getattr__(self, name):
         fail(f"edge_index.{name}", "is not supported in traced code")

@@ -766,6 +766,44 @@ def test_unsupported_operators_are_trace_errors(op):
     torch.testing.assert_close(out, _scatter(_Operators(op).message(x[ei[0]]), ei[1], n))
 
 
+class _NoSelfLoops(gnnc.MessagePassing):
+    """PyG's self-loop mask in message: x_j + x_i where the edge is no loop."""
+
+    def __init__(self, **kwargs):
+        super().__init__(node_dim=0, **kwargs)
+
+    def message(self, x_j, x_i, edge_index_i, edge_index_j):
+        return (x_j + x_i) * (edge_index_i != edge_index_j)
+
+
+def test_edge_index_compared_is_a_trace_error():
+    # `!=` of the index proxies compared their identities: the mask traced
+    # as `(x_j + x_i) * True`, the loop's message kept (a silently wrong
+    # sum). Now refused at the line, and fallback="torch" computes PyG's
+    # answer.
+    ei, n = _graph()
+    x = torch.randn(n, dtype=torch.float64, device=DEVICE)
+    with pytest.raises(gnnc.TraceError, match="an edge index used as a value") as info:
+        _NoSelfLoops().propagate(ei, x=x)
+    assert f"{HERE}:{_line_of(_NoSelfLoops.message, 'edge_index_i !=')}" in str(info.value)
+    keep = ei[0] != ei[1]
+    with pytest.warns(gnnc.FallbackWarning):
+        out = _NoSelfLoops(fallback="torch").propagate(ei, x=x)
+    torch.testing.assert_close(out, _scatter((x[ei[0]] + x[ei[1]]) * keep, ei[1], n))
+
+    # Unpacked, edge_index's rows are still gnnc.softmax's index.
+    class Unpacked(gnnc.MessagePassing):
+        def message(self, x_j, x_i, edge_index):
+            src, dst = edge_index
+            return gnnc.softmax((x_j * x_i).sum(-1), dst).unsqueeze(-1) * x_j
+
+    x = torch.randn(n, 2, dtype=torch.float64, device=DEVICE)
+    s = (x[ei[0]] * x[ei[1]]).sum(-1).exp()
+    a = s / _scatter(s, ei[1], n)[ei[1]]
+    torch.testing.assert_close(Unpacked().propagate(ei, x=x),
+                               _scatter(a.unsqueeze(-1) * x[ei[0]], ei[1], n))
+
+
 def test_pyg_softmax_points_to_gnnc_softmax():
     ei, n = _graph()
     x = torch.randn(n, 2, dtype=torch.float64, device=DEVICE)
