@@ -435,6 +435,18 @@ class MessagePassing(torch.nn.Module):
     def _graph(self, layer, edge_index, size, kwargs):
         from .nn import _common
         if _common.is_sparse(edge_index):
+            if getattr(type(self), "message_and_aggregate", None) is not None:
+                # PyG calls it in place of message and the aggregation here;
+                # running message instead answered another sum where the two
+                # differ (a weighted spmm over a message that ignores weights).
+                raise NotImplementedError(
+                    f"{layer} defines message_and_aggregate, which PyG calls in "
+                    f"place of message and the aggregation for a sparse adjacency; "
+                    f"gnnc.MessagePassing compiles message and the aggregation and "
+                    f"never calls it, so their results could differ: remove "
+                    f"message_and_aggregate (gnnc fuses message and aggregation "
+                    f"itself) or pass edge_index as a [2, E] tensor (for which PyG "
+                    f"calls message too)")
             edge_index, size = self._adjacency(layer, edge_index, size, kwargs)
         if not isinstance(edge_index, Tensor):
             raise TypeError(f"{layer}: expected edge_index to be a torch.Tensor [2, E] "

@@ -544,6 +544,33 @@ def test_sparse_adjacency_matches_pyg(layout):
         SumConv()(x, torch.sparse_coo_tensor(ei.flip(0), w, (n, n + 1)))
 
 
+def test_message_and_aggregate_with_a_sparse_adjacency_is_refused():
+    # PyG calls message_and_aggregate for a sparse adjacency; gnnc ran
+    # message (here x_j, unweighted) and answered another sum than PyG's
+    # weighted spmm. Refused; a [2, E] edge_index still runs message, as
+    # PyG does.
+    from torch_geometric.utils import spmm
+
+    def make(base):
+        class Fused(base):
+            def forward(self, x, edge_index):
+                return self.propagate(edge_index, x=x)
+
+            def message_and_aggregate(self, adj_t, x):
+                return spmm(adj_t, x, reduce=self.aggr)
+        return Fused()
+
+    ei, n = _graph()
+    x = torch.randn(n, 3, dtype=torch.float64, device=DEVICE)
+    w = torch.rand(ei.size(1), dtype=torch.float64, device=DEVICE)
+    for adj in _adjacencies(ei, n, w).values():
+        with pytest.raises(NotImplementedError,
+                           match="Fused defines message_and_aggregate, which PyG calls"):
+            make(gnnc.MessagePassing)(x, adj)
+    torch.testing.assert_close(make(gnnc.MessagePassing)(x, ei),
+                               make(pyg_nn.MessagePassing)(x, ei))
+
+
 def test_edgeconv_matches_pyg_edgeconv():
     ei, n = _graph()
     torch.manual_seed(3)
