@@ -373,12 +373,33 @@ def _is_dst_sorted(t: torch.Tensor) -> bool:
     return ref is not None and ref() is base and _is_prefix(t, base)
 
 
+def _outside_inference_mode(build: Callable[[], Any]) -> Any:
+    """``build()``, whose tensors gnnc keeps across calls (a graph's own
+    indices, what gnnc.nn derives from an edge_index), made as normal tensors
+    also under ``torch.inference_mode()`` (without gradient tracking, as
+    there): an inference tensor has no version counter, so a write to it
+    through PyTorch ops went unseen (the cache trusts the counter of its
+    own tensors), and a later call with autograd saving it for the backward
+    failed with PyTorch's "Inference tensors cannot be saved for backward"
+    (a layer evaluated under inference mode first, then trained)."""
+    if not torch.is_inference_mode_enabled():
+        return build()
+    with torch.inference_mode(False), torch.no_grad():
+        return build()
+
+
 def _private_copy(edge_index: torch.Tensor,
                   edge_types: Optional[torch.Tensor] = None) -> torch.Tensor:
     """A contiguous int64 copy of ``edge_index`` that gnnc owns (never an
     alias: ``.to(int64).contiguous()`` returns the input itself when it is
     already contiguous int64); with ``edge_types`` [E], a typed graph's
-    (copied too)."""
+    (copied too). A normal tensor also under inference mode
+    (_outside_inference_mode)."""
+    return _outside_inference_mode(lambda: _new_private_copy(edge_index, edge_types))
+
+
+def _new_private_copy(edge_index: torch.Tensor,
+                      edge_types: Optional[torch.Tensor]) -> torch.Tensor:
     copy = torch.empty(edge_index.shape, dtype=torch.int64, device=edge_index.device)
     copy.copy_(edge_index)
     types = None

@@ -761,9 +761,17 @@ def _summed(adj: Tensor, edges: Tensor, values: Tensor):
     summed = cache.get("summed") if cache is not None else None
     if summed is None:
         ncols = int(adj.size(1))
-        src, dst = edges.long()
-        keys, inverse = torch.unique(dst * ncols + src, sorted=True, return_inverse=True)
-        graph = torch.stack([keys % ncols, keys // ncols]).to(edges.dtype).contiguous()
+
+        def build():
+            src, dst = edges.long()
+            keys, inverse = torch.unique(dst * ncols + src, sorted=True,
+                                         return_inverse=True)
+            return (torch.stack([keys % ncols, keys // ncols]).to(edges.dtype).contiguous(),
+                    inverse)
+
+        # (normal tensors under inference mode too: kept for later calls,
+        # which may train on them)
+        graph, inverse = _core._outside_inference_mode(build)
         flag = rec[1][-1].flag if cache is not None else None
         summed = (_core._mark_dst_sorted(_core._make_private(graph, flag)), inverse)
         if cache is not None:
@@ -908,7 +916,8 @@ def _cached_adjacency(adj, parts) -> Tuple[Tensor, bool]:
     snaps = tuple(_core._Snapshot.of(p) for p in parts)
     # Calls on the edge_index honour the change check of the column (or
     # COO) indices; the row pointers' check is read on the next lookup.
-    edges = _core._make_private(_edges_of(adj, parts).contiguous(), snaps[-1].flag)
+    edges = _core._make_private(_core._outside_inference_mode(
+        lambda: _edges_of(adj, parts).contiguous()), snaps[-1].flag)
     if coo:
         in_order, dst_sorted = _coo_order(adj, parts[0])
     else:
@@ -1302,7 +1311,9 @@ def _derived(inputs, what: tuple, build):
     # derived anew.
     if hit is not None and _same_versions(hit[1], hit[2]):
         return hit[0]
-    result = build()
+    # Normal tensors, also under inference mode: kept for later calls,
+    # which may train on them.
+    result = _core._outside_inference_mode(build)
     tensors = _tensors(result)
     # Calls on the derived graphs honour the inputs' change check.
     for t in tensors:
