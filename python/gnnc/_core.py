@@ -1296,22 +1296,35 @@ class _Step(torch.autograd.Function):
                                    list(inputs))
         ctx.target, ctx.num_nodes, ctx.results = target, num_nodes, results
         ctx.graph, ctx.grad_args, ctx.num_inputs = graph, grad_args, len(inputs)
-        if type(graph) is int and not torch.compiler.is_compiling():
+        eager = type(graph) is int and not torch.compiler.is_compiling()
+        if eager:
             # The graph stays registered until the backward has run, even if
             # the cache drops it first. Only in eager mode: traced, the
             # handle is symbolic (dynamo takes a SymInt's type for int, and a
             # non-strict trace, which is_compiling() does not see, passes a
             # SymInt; PyTorch 2.11 then refused the traced call's output).
             ctx.entry = _ENTRY_OF.get(graph)
-        # The inputs the backward does not read (`unread` positions: RGCN's
-        # [N, R, out] rows, whose gradient needs only the graph) are not
-        # kept when large: an empty tensor stands for each (call_backward
+        # The inputs the backward does not read (`unread` positions: biases,
+        # RGCN's [N, R, out] rows, whose gradient needs only the graph) are
+        # not kept when large: an empty tensor stands for each (call_backward
         # skips them). A small one (a bias) is kept: making the empty tensor
-        # would cost the call more than the bytes are worth.
+        # would cost the call more than the bytes are worth. In eager mode it
+        # is kept on ctx, not saved: autograd would check its version counter,
+        # and a write to it between the forward and the backward (a bias
+        # changed in place) raised PyTorch's "modified by an inplace
+        # operation" where PyTorch's own ops (and so PyG) save no bias.
+        kept = None
         for i in unread:  # (only those positions: most calls drop nothing)
             t = inputs[i]
             if t.numel() * t.element_size() >= _DROP_BYTES:
                 inputs = inputs[:i] + (_placeholder(t),) + inputs[i + 1:]
+            elif eager:
+                if kept is None:
+                    kept = {}
+                kept[i] = t
+        ctx.kept = kept
+        if kept is not None:
+            inputs = tuple(t for i, t in enumerate(inputs) if i not in kept)
         ctx.save_for_backward(edge_index, *inputs, *outs)
         ctx.mark_non_differentiable(*outs[results:])
         # The outputs past the results (saved for the backward) never get a
@@ -1328,8 +1341,13 @@ class _Step(torch.autograd.Function):
                                "gradient of a gradient) is not supported")
         saved = ctx.saved_tensors
         edge_index = saved[0]
-        inputs = list(saved[1:1 + ctx.num_inputs])
-        outs = list(saved[1 + ctx.num_inputs:])
+        kept = ctx.kept
+        end = 1 + ctx.num_inputs - (len(kept) if kept is not None else 0)
+        inputs = list(saved[1:end])
+        outs = list(saved[end:])
+        if kept is not None:
+            for i in sorted(kept):  # (back at their positions)
+                inputs.insert(i, kept[i])
         dys = [(g.contiguous() if g is not None else torch.zeros_like(o))
                for g, o in zip(grads[:ctx.results], outs)]
         try:
