@@ -826,6 +826,7 @@ FIRST_LINEAR_NNS = [
                                                      _common.Linear(5, o))),
     ("pyg-lazy-linear", lambda i, o: pyg_nn.Linear(-1, o)),
     ("pyg-mlp", lambda i, o: pyg_nn.MLP([i, 5, o])),
+    ("torch-lazy-linear", lambda i, o: torch.nn.Sequential(torch.nn.LazyLinear(o))),
     ("gnnc-mlp", _gnnc_mlp),
 ]
 
@@ -859,6 +860,61 @@ def test_gin_nn_input_of_another_dtype_than_its_first_linear(kind, make, layer):
     good = (x.half(), *e)
     torch.testing.assert_close(ours(good[0], edge_index, *good[1:]),
                                pyg(good[0], edge_index, *good[1:]), rtol=1e-2, atol=1e-2)
+
+
+class _CastingSequential(torch.nn.Sequential):
+    """A Sequential whose own forward takes its input as float32."""
+
+    def forward(self, x):
+        return super().forward(x.float())
+
+
+class _CastingLinear(torch.nn.Linear):
+    """A torch.nn.Linear whose own forward takes its input as float32."""
+
+    def forward(self, x):
+        return super().forward(x.float())
+
+
+def _cast_pre_hook(nn, at):
+    """`nn` with a forward pre-hook on `at(nn)` taking the input as float32."""
+    at(nn).register_forward_pre_hook(lambda m, args: (args[0].float(),))
+    return nn
+
+
+# `nn`s from IN to OUT that start with a float32 Linear but take a float64
+# input, whose call gnnc does not see through: (id, builder).
+CASTING_NNS = [
+    ("sequential-subclass", lambda: _CastingSequential(torch.nn.Linear(IN, 5),
+                                                       torch.nn.ReLU(),
+                                                       torch.nn.Linear(5, OUT))),
+    ("linear-subclass", lambda: torch.nn.Sequential(_CastingLinear(IN, OUT))),
+    ("pre-hook-on-sequential", lambda: _cast_pre_hook(mlp(IN, OUT), lambda m: m)),
+    ("pre-hook-on-first-linear", lambda: _cast_pre_hook(mlp(IN, OUT), lambda m: m[0])),
+    ("pre-hook-on-linear", lambda: _cast_pre_hook(torch.nn.Linear(IN, OUT), lambda m: m)),
+    ("pre-hook-on-mlp", lambda: _cast_pre_hook(pyg_nn.MLP([IN, 5, OUT]), lambda m: m)),
+]
+
+
+@pytest.mark.parametrize("layer", ["GINConv", "GINEConv"])
+@pytest.mark.parametrize("kind,make", CASTING_NNS, ids=[k for k, _ in CASTING_NNS])
+def test_gin_nn_that_casts_its_input_runs_as_pyg(kind, make, layer):
+    """An `nn` whose call gnnc cannot see through (a Sequential or Linear
+    subclass with its own forward, a forward pre-hook) takes the promoted
+    float64 input as it does in PyG: here it casts it to float32, and gnnc's
+    result is PyG's. gnnc took any Sequential subclass as a Sequential and
+    ignored the hooks: its TypeError where PyG ran."""
+    edge_index, n = random_graph()
+    torch.manual_seed(0)
+    nn = make()
+    ours, pyg = getattr(gnn, layer)(copy.deepcopy(nn)), getattr(pyg_nn, layer)(nn)
+    ours.load_state_dict(pyg.state_dict())
+    x = features(n, torch.float32)
+    args = (x.double(), edge_index) if layer == "GINConv" else \
+        (x, edge_index, features(edge_index.size(1), torch.float64, seed=3))
+    want = pyg(*args)
+    assert want.dtype == torch.float32
+    torch.testing.assert_close(ours(*args), want)
 
 
 # Which PyG layers read a COO adjacency's duplicate entries as one edge (spmm,

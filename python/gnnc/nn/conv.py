@@ -692,22 +692,47 @@ def _gin_run(module: torch.nn.Module, template: str, edge_index: Tensor, n: int,
     return rest(out)
 
 
+def _lazy_init_only(m) -> bool:
+    """Whether the only thing that may observe or replace a call of module
+    `m` is its own lazy initialisation: none (`_observed`), or just the
+    forward pre-hook of a lazy `Linear` (PyG's `initialize_parameters`,
+    torch's `_infer_parameters`), which sizes the weight from the input and
+    keeps its dtype."""
+    if m._forward_hooks or m._backward_hooks or m._backward_pre_hooks or \
+            "forward" in m.__dict__:
+        return False
+    hooks = list(m._forward_pre_hooks.values())
+    return not hooks or (len(hooks) == 1 and hooks[0] in (
+        getattr(m, "initialize_parameters", None), getattr(m, "_infer_parameters", None)))
+
+
 def _first_linear(nn) -> Optional[torch.nn.Module]:
     """The linear map `nn` first applies to its input, as is (so that an
     input of another dtype than its weight raises in PyTorch): `nn` itself,
     the first module of a `torch.nn.Sequential`, or `lins[0]` of PyG's `MLP`
-    (or gnnc.nn.GIN's copy of it: _mlp_prefix's classes), where that is a
-    `torch.nn.Linear` or gnnc's or PyG's `Linear` (lazy ones too: their
-    weight has its dtype before it is sized); else None."""
-    if isinstance(nn, torch.nn.Sequential):
-        first = nn[0] if len(nn) else None
-    elif _is_class(nn, _MLP_CLASSES):
-        lins = nn.lins
-        first = lins[0] if len(lins) else None
+    (or gnnc.nn.GIN's copy of it: _mlp_prefix's classes), where that is
+    exactly a `torch.nn.Linear` (or `LazyLinear`) or gnnc's or PyG's
+    `Linear` (lazy ones too: their weight has its dtype before it is sized).
+    Only where gnnc sees that call as it is: the containers and the Linear
+    of their exact classes (a subclass may have its own forward), no hook on
+    them but a lazy Linear's own (a pre-hook may cast the input), none
+    global, no `forward` set on one of them; else None (`nn` runs in
+    PyTorch, as in PyG)."""
+    g = torch.nn.modules.module
+    if not isinstance(nn, torch.nn.Module) or g._global_forward_hooks or \
+            g._global_forward_pre_hooks or g._global_backward_hooks or \
+            g._global_backward_pre_hooks:
+        return None
+    if type(nn) is torch.nn.Sequential or _is_class(nn, _MLP_CLASSES):
+        if _observed(nn):
+            return None
+        modules = nn if type(nn) is torch.nn.Sequential else nn.lins
+        first = modules[0] if len(modules) else None
     else:
         first = nn
-    linear = isinstance(first, torch.nn.Linear) or _is_class(first, _LINEAR_CLASSES)
-    return first if linear else None
+    linear = type(first) in (torch.nn.Linear, torch.nn.LazyLinear) or \
+        _is_class(first, _LINEAR_CLASSES)
+    return first if linear and _lazy_init_only(first) else None
 
 
 def _check_nn_input(module: torch.nn.Module, x: Tensor, dt: torch.dtype, eps: Tensor,
