@@ -626,6 +626,10 @@ class _GraphEntry:
     statistics: dict = field(default_factory=dict)
     # The ops' handle of the graph (registered while the entry lives).
     handle: int = -1
+    # A typed graph's largest relation id, read on the first traced call
+    # that checks it (gnnc::graph; a write to the ids makes a new entry):
+    # (id,), (None,) for none.
+    largest_relation: Optional[tuple] = None
 
 
 class _GraphCache:
@@ -888,15 +892,16 @@ def _require_cuda(device: torch.device) -> None:
 # Compiled modules.
 
 
-def _largest_relation(graph: "Graph", types: torch.Tensor) -> Optional[int]:
+def _largest_relation(types: torch.Tensor, statistics) -> Optional[int]:
     """A typed graph's largest relation id: read on the CPU (no
     synchronisation there); a CUDA graph's comes from the relation count the
     graph cache took when it built the graph (the synchronisation a new graph
-    takes anyway). None for an edgeless graph or a meta tensor."""
+    takes anyway; ``statistics()``: that graph's statistics). None for an
+    edgeless graph or a meta tensor."""
     if types.is_meta or not types.numel():
         return None
     if types.is_cuda:
-        count = graph.statistics().get("relations")
+        count = statistics().get("relations")
         return count - 1 if count else None
     return int(types.max())
 
@@ -918,11 +923,19 @@ def _check_relations(function: str, relations: Optional[int], graph: "Graph") ->
             kept[1] == version:
         top = kept[2]
     else:
-        top = _largest_relation(graph, types)
+        top = _largest_relation(types, graph.statistics)
         graph._relations_seen = (types, version, top)
+    _refuse_relation(function, relations, top, types)
+
+
+def _refuse_relation(function: str, relations: int, top: Optional[int],
+                     types: torch.Tensor) -> None:
+    """The ValueError of a typed graph whose largest relation id `top` is
+    not below the function's count `relations` (eager and traced calls
+    alike); nothing where it is."""
     if top is None or top < relations:
         return
-    edge = int(torch.nonzero(graph.edge_type == top)[0, 0])
+    edge = int(torch.nonzero(types == top)[0, 0])
     raise ValueError(f"gnnc: @{function} was generated for {relations} relations but "
                      f"the graph has relation id {top} (edge {edge}; ids must be below "
                      f"the relation count)")
@@ -1198,11 +1211,13 @@ def _translated(e: RuntimeError) -> BaseException:
     return e
 
 
-def _handle(edge_index: torch.Tensor, num_nodes):
+def _handle(edge_index: torch.Tensor, num_nodes, relations: int = -1, function: str = ""):
     """The handle of ``edge_index``'s graph: from the graph cache, or (traced
     by torch.compile) from the gnnc::graph op, which looks it up when the
-    compiled code runs. Meta tensors (shapes only) have no graph: 0, which
-    the ops' fake kernels do not read."""
+    compiled code runs (and checks a typed graph's ids against
+    ``relations``, the count of ``@function``, where that is >= 0). Meta
+    tensors (shapes only) have no graph: 0, which the ops' fake kernels do
+    not read."""
     if edge_index.is_meta:
         return 0
     concrete = isinstance(num_nodes, int) or (
@@ -1210,6 +1225,9 @@ def _handle(edge_index: torch.Tensor, num_nodes):
     if torch.compiler.is_compiling() or not concrete or \
             (type(edge_index) is not torch.Tensor and _is_fake(edge_index)):
         sizes = num_nodes if isinstance(num_nodes, tuple) else (num_nodes,)
+        if relations >= 0:
+            sizes = (sizes + (-1,))[:2]
+            return torch.ops.gnnc.graph(edge_index, *sizes, relations, function)
         return torch.ops.gnnc.graph(edge_index, *sizes)
     return _graphs.get(edge_index, num_nodes).handle
 
@@ -1230,20 +1248,29 @@ _NOT_IN_CUDA_GRAPHS = ((torch.Tag.cudagraph_unsafe,)
 
 @torch.library.custom_op("gnnc::graph", mutates_args=(),
                          tags=_NOT_IN_CUDA_GRAPHS)
-def _graph_op(edge_index: torch.Tensor, num_nodes: int, num_dst: int = -1) -> int:
+def _graph_op(edge_index: torch.Tensor, num_nodes: int, num_dst: int = -1,
+              relations: int = -1, function: str = "") -> int:
     """The handle of ``edge_index``'s graph (built and checked by the graph
     cache), for calls traced by torch.compile. An integer, not a tensor: the
     CUDA-graph trees of mode="reduce-overhead" record one CUDA graph per
     value of their integer inputs, so a step on another graph never replays
-    kernels captured on this one."""
+    kernels captured on this one. ``relations`` >= 0: a typed graph's ids
+    are checked against that count of ``@function`` (the ValueError of an
+    eager call, which reads them before tracing cannot)."""
     # num_dst >= 0: a bipartite graph of num_nodes sources and num_dst
     # destinations.
     key = num_nodes if num_dst < 0 else (num_nodes, num_dst)
-    return _graphs.get(edge_index, key).handle
+    entry = _graphs.get(edge_index, key)
+    types = _private_types(edge_index) if relations >= 0 else None
+    if types is not None:
+        if entry.largest_relation is None:
+            entry.largest_relation = (_largest_relation(types, lambda: entry.statistics),)
+        _refuse_relation(function, relations, entry.largest_relation[0], types)
+    return entry.handle
 
 
 @_graph_op.register_fake
-def _graph_op_fake(edge_index, num_nodes, num_dst=-1):
+def _graph_op_fake(edge_index, num_nodes, num_dst=-1, relations=-1, function=""):
     # An unbacked integer: its value is only known when the op runs. Not
     # ctx.new_dynamic_size(), which is refused (a graph break) unless
     # torch._dynamo.config.capture_dynamic_output_shape_ops is set: the
@@ -1491,7 +1518,7 @@ class Function:
                     f"but this gnnc.Graph has no edge_type")
             if self._typed and not torch.compiler.is_compiling():
                 # (Traced, the ids are not read: the graph op's lookup
-                # checks them when the compiled code runs.)
+                # checks them when the compiled code runs, _run.)
                 _check_relations(self.function, self._relations, graph)
         else:
             _check_edge_index(graph)
@@ -1540,7 +1567,10 @@ class Function:
         """_apply after its refusal of torch.func transforms (which __call__
         makes first, before its own checks)."""
         if graph is None:
-            graph = _handle(edge_index, num_nodes)
+            # (A typed function's relation count: traced, the graph op
+            # checks the ids when the compiled code runs.)
+            relations = self._relations if self._relations is not None else -1
+            graph = _handle(edge_index, num_nodes, relations, self.function)
         if edge_index.is_cuda and not torch.compiler.is_compiling() and \
                 torch._C._cuda_getCurrentRawStream(edge_index.get_device()) != 0:
             _keep_for_stream(tensors, edge_index.device)

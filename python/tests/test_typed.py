@@ -245,8 +245,10 @@ def test_typed_function_on_a_graph_under_torch_compile_fullgraph():
     """A typed function called with a gnnc.Graph inside torch.compile(
     fullgraph=True): no graph break (the relation-id check read the edge
     types' version counter through is_inference(), which dynamo refuses);
-    values and gradients as eager, and ids past the relation count still
-    refused when the compiled code runs."""
+    values and gradients as eager, and ids past the relation count refused
+    when the compiled code runs with eager's ValueError (it was the op's
+    RuntimeError "[CompileError] ..."), also after a write to the ids of a
+    graph the compiled code ran on."""
     fn = relational("f64", weighted=False)
     ei, et = graph(7, 30, seed=4)
     g = gnnc.Graph(ei, 7, edge_type=et)
@@ -262,5 +264,12 @@ def test_typed_function_on_a_graph_under_torch_compile_fullgraph():
     torch.testing.assert_close(torch.autograd.grad(got.sum(), h)[0],
                                torch.autograd.grad(want.sum(), h)[0])
     bad = gnnc.Graph(ei, 7, edge_type=torch.full_like(et, R))
-    with pytest.raises(Exception, match=r"relation"):
+    refusal = (r"^gnnc: @rel_f64_0_0 was generated for 3 relations but the graph has "
+               r"relation id 3 \(edge 0; ids must be below the relation count\)$")
+    with pytest.raises(ValueError, match=refusal):
+        layer(h, bad)
+    with pytest.raises(ValueError, match=refusal):
         compiled(h, bad)
+    g.edge_type[5] = R + 1
+    with pytest.raises(ValueError, match=r"relation id 4 \(edge 5;"):
+        compiled(h, g)
