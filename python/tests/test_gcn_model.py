@@ -424,8 +424,21 @@ def test_refused_arguments_name_themselves(make_model, match):
 def test_supported_spellings_of_act():
     for act in ("relu", "ReLU", torch.nn.ReLU(), torch.relu):
         assert gnn.GCN(IN, HID, 2, act=act).relu
-    for act in (None, "identity", torch.nn.Identity()):
+    for act in (None, torch.nn.Identity()):
         assert not gnn.GCN(IN, HID, 2, act=act).relu
+
+
+def test_act_identity_by_name_is_refused_as_pyg():
+    """act='identity' is no name PyG's activation_resolver resolves
+    (torch.nn.Identity is not in torch.nn.modules.activation): PyG's GCN
+    raises a ValueError, and so does gnnc's, which took it as no
+    activation."""
+    with pytest.raises(ValueError, match="Could not resolve 'identity'"):
+        pyg_models.GCN(IN, HID, 2, act="identity")
+    for act in ("identity", "Identity"):
+        with pytest.raises(ValueError, match=f"GCN: act='{act}' is not an activation PyG "
+                                             f"resolves"):
+            gnn.GCN(IN, HID, 2, act=act)
 
 
 def test_input_errors():

@@ -19,7 +19,7 @@ from .attention import GATConv, GATv2Conv
 from .conv import GCNConv, GINConv, SAGEConv, check_edge_weight, gcn_dtype, gcn_graph
 from .norm import BatchNorm, LayerNorm
 
-_ACTS = ("'relu'", "None", "'identity'")
+_ACTS = ("'relu'", "None", "torch.nn.Identity()")
 
 
 def _normalize(name: str) -> str:
@@ -49,8 +49,9 @@ def _relu(layer: str, act) -> bool:
         return False
     if isinstance(act, str):
         key = _normalize(act)
-        if key in ("relu", "identity"):
-            return key == "relu"
+        if key == "relu":
+            return True
+        # ('identity' too: torch.nn.Identity is no torch.nn activation.)
         if not _pyg_activation(key):
             raise ValueError(f"{layer}: act={act!r} is not an activation PyG resolves "
                              f"(a torch.nn activation's name or 'swish')")
@@ -73,9 +74,10 @@ class GCN(torch.nn.Module):
     Parameters: `convs.{i}.lin.weight` [out, in], `convs.{i}.bias` [out], as
     PyG's, so `load_state_dict(pyg_gcn.state_dict())` works.
 
-    Supported: `act` 'relu' or None ('identity'; also `torch.nn.ReLU()`,
-    `F.relu`), `dropout` (a mask per hidden layer drawn in PyTorch, passed to
-    the function), `act_first` (no effect without `norm`, as in PyG), `bias`
+    Supported: `act` 'relu' or None (also `torch.nn.ReLU()`, `F.relu`,
+    `torch.nn.Identity()`; the name 'identity' is a ValueError, as PyG's
+    resolver refuses it), `dropout` (a mask per hidden layer drawn in
+    PyTorch, passed to the function), `act_first` (no effect without `norm`, as in PyG), `bias`
     and GCNConv's `improved`, `add_self_loops`, `normalize`, `flow`;
     `forward(x, edge_index, edge_weight=None)` (`edge_attr`, `batch` and
     `batch_size` have no effect, as in PyG without `norm`). Refused
