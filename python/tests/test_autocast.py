@@ -423,6 +423,52 @@ def test_x_of_another_dtype_than_eps_or_beta_outside_autocast_as_pyg(case, pair)
         assert p.grad is None or p.grad.dtype == dtype, name
 
 
+# (layer dtype, x dtype) pairs with a float64, which autocast casts not.
+F64_PAIRS = [p for p in DTYPE_PAIRS if torch.float64 in p]
+F64_PAIR_IDS = [i for p, i in zip(DTYPE_PAIRS, PAIR_IDS) if torch.float64 in p]
+
+
+@pytest.mark.parametrize("autocast", HALVES, ids=HALF_IDS)
+@pytest.mark.parametrize("pair", F64_PAIRS, ids=F64_PAIR_IDS)
+@pytest.mark.parametrize("case", X_DTYPE_CASES)
+def test_float64_layer_or_x_under_autocast_as_pyg(case, pair, autocast):
+    """Under autocast a GIN, GINE or AGNN layer and x of two dtypes, one
+    float64 (a layer .double()'d, its eps or beta float64; or x, x_src and
+    x_dst float64): autocast casts no float64, so PyG's layer promotes as
+    it does outside autocast; gnnc takes the pair exactly where PyG's layer
+    does, the output of PyG's dtype and within tolerance of PyG's layer in
+    float64, and refuses with a TypeError naming nn's first Linear where
+    PyG's raises. gnnc refused every such pair ("x is torch.float32 but the
+    layer's parameters are torch.float64; ..., or run the layer under
+    torch.autocast", with autocast on)."""
+    dtype, x_dtype = pair
+    spec = BY_ID[case.removesuffix("-pair").removesuffix("-src")]
+    ours, pyg = make(spec)
+    ours, pyg = ours.to(dtype), pyg.to(dtype)
+    reference = copy.deepcopy(pyg).double()
+    x, ei, extra = inputs(spec, torch.bfloat16)
+    x = x.half().float()  # exact in every dtype
+    extra = [] if extra is None else [extra.half().float()]
+
+    def call(layer, x, *edge):
+        pair = (x, x) if case.endswith("-pair") else (x, None) if case.endswith("-src") \
+            else x
+        return layer(pair, ei, *edge)
+
+    args = [x.to(x_dtype)] + [e.to(dtype) for e in extra]
+    with torch.autocast(DEVICE.type, dtype=autocast):
+        try:
+            want = call(pyg, *args)
+        except RuntimeError:
+            with pytest.raises(TypeError, match=r"nn's first Linear is torch\."):
+                call(ours, *args)
+            return
+        got = call(ours, *args)
+    assert got.dtype == want.dtype
+    ref = call(reference, x.double(), *[e.double() for e in extra])
+    close_to_reference(got, want, ref, pair + (autocast,))
+
+
 # GIN's and GINE's bipartite form with x_src and x_dst of two dtypes: PyG
 # sums the sources' messages in theirs and adds (1 + eps) x_dst, PyTorch
 # promoting the two (and eps); `nn` then takes the promoted sum or raises.
@@ -656,15 +702,27 @@ def test_dtype_errors():
     ea = torch.rand(ei.size(1), EDGE_DIM, device=DEVICE)
     with pytest.raises(TypeError, match="edge_attr must have x's dtype"):
         gat(x, ei, ea.half())
-    # Under autocast the dtypes it casts mix; float64 mixes with none.
+    # Autocast casts no float64: it is no way out for a float64 x.
+    with pytest.raises(TypeError, match=r"x is torch.float64 but the layer's parameters "
+                                        r"are torch.float32; convert one of them "
+                                        r"\(e.g. layer.to\(torch.float64\)\)$"):
+        layer(x.double(), ei)
+    # Under autocast the dtypes it casts mix; float64 mixes with none in a
+    # Linear (PyG's raises), and an edge_weight of float64 promotes PyG's
+    # messages (autocast leaves it as it is): PyG's result is float64.
     with torch.autocast(DEVICE.type, dtype=torch.bfloat16):
         assert layer(x.half(), ei, w.bfloat16()).dtype == torch.float32
         assert gat(x.half(), ei, ea.bfloat16()).dtype == torch.float32
-        with pytest.raises(TypeError, match="x is torch.float32 but the layer's parameters "
-                                            "are torch.float64"):
+        # (The message named torch.autocast as the way out, with it on.)
+        with pytest.raises(TypeError, match=r"x is torch.float32 but the layer's parameters "
+                                            r"are torch.float64; convert one of them "
+                                            r"\(e.g. layer.to\(torch.float32\)\) "
+                                            r"\(torch.autocast, on here, does not cast "
+                                            r"float64\)$"):
             copy.deepcopy(layer).double()(x, ei)
+        assert layer(x, ei, w.double()).dtype == torch.float64
         with pytest.raises(TypeError, match="edge_weight must have x's dtype"):
-            layer(x, ei, w.double())
+            layer(x, ei, w.long())
 
 
 # --------------------------------------------------------------------------

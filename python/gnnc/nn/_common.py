@@ -432,9 +432,15 @@ def check_inputs(layer: str, x, edge_index, in_channels: Optional[int],
         raise TypeError(f"{layer}: expected x of dtype float32, float64, bfloat16 or "
                         f"float16, got {x.dtype}")
     if dtype is not None and x.dtype != dtype and not compatible(x.dtype, dtype, x.device):
+        # torch.autocast helps only where it is off and casts both.
+        if autocast_dtype(x.device) is not None:
+            hint = " (torch.autocast, on here, does not cast float64)"
+        elif x.dtype in _AUTOCAST_CAST and dtype in _AUTOCAST_CAST:
+            hint = ", or run the layer under torch.autocast"
+        else:
+            hint = ""
         raise TypeError(f"{layer}: x is {x.dtype} but the layer's parameters are "
-                        f"{dtype}; convert one of them (e.g. layer.to({x.dtype})), "
-                        f"or run the layer under torch.autocast")
+                        f"{dtype}; convert one of them (e.g. layer.to({x.dtype})){hint}")
     check_edge_index(layer, edge_index)
     if edge_index.device != x.device:
         raise ValueError(f"{layer}: x is on {x.device} but edge_index is on "
@@ -1094,10 +1100,19 @@ def promotes(a: torch.dtype, b: torch.dtype, device: torch.device) -> bool:
     a layer whose PyG counterpart multiplies or adds it to the messages
     (GCN's edge_weight, GINE's edge_attr without edge_dim): outside
     autocast any floating dtype, PyTorch promoting the two (PyG's result
-    then has the promoted dtype); under autocast as `compatible`."""
-    if autocast_dtype(device) is None:
+    then has the promoted dtype), and so under autocast with a float64 of
+    the two (`autocasts`); else as `compatible`."""
+    if not autocasts(device, a, b):
         return a.is_floating_point
     return compatible(a, b, device)
+
+
+def autocasts(device: torch.device, *dtypes: Optional[torch.dtype]) -> bool:
+    """Whether torch.autocast is on on `device` and casts what a layer
+    combines, of `dtypes` (None: none): none is float64, which autocast
+    leaves as it is (PyTorch then promotes the rest with it, as outside
+    autocast)."""
+    return autocast_dtype(device) is not None and torch.float64 not in dtypes
 
 
 def promoting_dtype(x, dtype: torch.dtype) -> Optional[torch.dtype]:
@@ -1105,21 +1120,25 @@ def promoting_dtype(x, dtype: torch.dtype) -> Optional[torch.dtype]:
     counterpart only multiplies or adds its parameter to terms of x (GIN's
     and GINE's eps, AGNN's beta: one-element tensors, which PyTorch promotes
     with x; no Linear reads x): under autocast on x's device the
-    parameter's `dtype`, held as every layer holds it; outside autocast
+    parameter's `dtype`, held as every layer holds it; outside autocast,
+    or under it with a float64 among x and the parameter (`autocasts`),
     None, x of any floating dtype, the layer's result then of the promoted
     dtype (param_promoted), as PyG's. `x`: a tensor or a (source, target)
     pair."""
-    first = x[0] if isinstance(x, (tuple, list)) and x else x
-    if isinstance(first, Tensor) and autocast_dtype(first.device) is None:
+    xs = tuple(x) if isinstance(x, (tuple, list)) else (x,)
+    first = xs[0] if xs else None
+    if isinstance(first, Tensor) and not autocasts(
+            first.device, dtype, *(v.dtype for v in xs if isinstance(v, Tensor))):
         return None
     return dtype
 
 
 def param_promoted(dt: torch.dtype, x: Tensor, dtype: torch.dtype) -> torch.dtype:
     """The dtype a layer of promoting_dtype's runs in: `dt`
-    (compute_dtype's), outside autocast promoted with its parameter's
-    `dtype`, the dtype of PyG's result."""
-    if autocast_dtype(x.device) is not None:
+    (compute_dtype's), outside autocast (or under it with a float64 among
+    x's and the parameter's dtypes) promoted with its parameter's `dtype`,
+    the dtype of PyG's result."""
+    if autocasts(x.device, x.dtype, dtype):
         return dt
     return promoted(dt, dtype)
 
@@ -1127,8 +1146,9 @@ def param_promoted(dt: torch.dtype, x: Tensor, dtype: torch.dtype) -> torch.dtyp
 def edge_promoted(dt: torch.dtype, edge: Optional[Tensor]) -> torch.dtype:
     """The dtype a layer's op runs in (`dt`: compute_dtype's) with an edge
     tensor `edge` that PyG's layer promotes the messages with (`promotes`):
-    outside autocast the promoted dtype, PyG's messages'; else `dt`."""
-    if edge is None or autocast_dtype(edge.device) is not None:
+    outside autocast (or under it with a float64 of the two: `autocasts`)
+    the promoted dtype, PyG's messages'; else `dt`."""
+    if edge is None or autocasts(edge.device, dt, edge.dtype):
         return dt
     return promoted(dt, edge.dtype)
 

@@ -663,8 +663,10 @@ def _gin_run(module: torch.nn.Module, template: str, edge_index: Tensor, n: int,
     # Outside autocast, edge features of another dtype than x make the
     # aggregate (PyG's nn's input) of the promoted dtype `dt`: nn then runs
     # as it is, on that.
+    # Under autocast too where a float64 is among them (autocast casts
+    # none of them then).
     linears, relus, rest = (_leading_mlp(nn, tensors[0])
-                            if _common.autocast_dtype(tensors[0].device) is not None or
+                            if _common.autocasts(tensors[0].device, dt) or
                             dt == tensors[0].dtype else (None, None, None))
     if linears is None:
         out = _common.propagate(module, template, (cin, t), edge_index, n,
@@ -743,20 +745,32 @@ def _check_nn_input(module: torch.nn.Module, x: Tensor, dt: torch.dtype, eps: Te
     x_src and `x_dst`), eps and GINE's (projected) `edge_attr` promote to; a
     first Linear of `nn` of another dtype refuses it (in PyG with PyTorch's
     dtype error): a TypeError naming them. An `nn` of other modules takes
-    what it takes. (`eps`: the module's, read once by the caller.)"""
-    if dt == x.dtype == eps.dtype or _common.autocast_dtype(x.device) is not None:
+    what it takes. Under autocast, which casts no float64, the Linear
+    refuses where one of its input and weight is float64 and the other is
+    not. (`eps`: the module's, read once by the caller.)"""
+    if dt == x.dtype == eps.dtype:
         return  # nn's input is x's dtype: a Linear of another raises as PyG's does
     first = _first_linear(module.nn)
-    if first is not None and first.weight.dtype != dt:
+    if first is None:
+        return
+    want = first.weight.dtype
+    if _common.autocast_dtype(x.device) is not None:
+        refused = (dt == torch.float64) != (want == torch.float64)
+    else:
+        refused = want != dt
+    if refused:
         edge = "" if edge_attr is None else f", edge_attr {edge_attr.dtype}"
         xs = f"x is {x.dtype}" if x_dst is None else \
             f"x_src is {x.dtype}, x_dst {x_dst.dtype}"
+        # What to convert: those not of the Linear's dtype.
+        given = (("x" if x_dst is None else "x_src", x), ("x_dst", x_dst),
+                 ("edge_attr", edge_attr), ("eps (the layer)", eps))
+        names = [name for name, t in given if t is not None and t.dtype != want]
         raise TypeError(
             f"{type(module).__name__}: nn's input, (1 + eps) x plus the aggregated "
             f"messages, is {dt} ({xs}, eps {eps.dtype}{edge}; "
-            f"PyTorch promotes them), but nn's first Linear is {first.weight.dtype} "
-            f"(PyG's nn raises there too); pass x{' and edge_attr' if edge else ''} "
-            f"as {first.weight.dtype}")
+            f"PyTorch promotes them), but nn's first Linear is {want} "
+            f"(PyG's nn raises there too); convert {' and '.join(names)} to {want}")
 
 
 def _gin_inputs(module: torch.nn.Module, x, edge_index, size, eps: Tensor):
@@ -796,11 +810,12 @@ def _pair_nn_dtype(dt: torch.dtype, x_src: Tensor, x_dst: Optional[Tensor],
     """The dtype of nn's input in PyG's bipartite GIN and GINE outside
     autocast: the aggregate's (`dt`), without x_dst as it is, with x_dst
     promoted with eps and x_dst (PyG's aggregate + (1 + eps) x_dst). Under
-    autocast `dt` promoted with eps as param_promoted does."""
+    autocast `dt` promoted with eps as param_promoted does, unless a float64
+    is among them (then as outside autocast)."""
     if x_dst is None:
         return dt
     wide = _common.param_promoted(dt, x_src, eps.dtype)
-    if _common.autocast_dtype(x_src.device) is not None:
+    if _common.autocasts(x_src.device, x_src.dtype, x_dst.dtype, eps.dtype):
         return wide
     return _common.promoted(wide, x_dst.dtype)
 
@@ -994,8 +1009,10 @@ class GINEConv(torch.nn.Module):
         # not projected first (lin, whose weights take one dtype; outside
         # autocast its projection then promotes the messages with x).
         proj = self.lin  # (read once: Module.__getattr__)
-        lin = None if proj is None or proj.is_lazy() or \
-            _common.autocast_dtype(x.device) is not None else proj.weight.dtype
+        # (Under autocast PyG's lin takes what autocast casts, unless a
+        # float64 is involved: then, as outside it, its own dtype.)
+        lin = None if proj is None or proj.is_lazy() or _common.autocasts(
+            x.device, x.dtype, edge_attr.dtype, proj.weight.dtype) else proj.weight.dtype
         if lin is not None and lin != x.dtype:
             if edge_attr.dtype != lin:
                 raise TypeError(f"{name}: edge_attr is {edge_attr.dtype} but lin (the "
