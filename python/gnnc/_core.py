@@ -1056,20 +1056,32 @@ class _Compiled:
 
 _modules: Dict[str, _Compiled] = {}
 
+# The folder compile errors write IR given as text to, for their reproducer
+# command; None: gnnc-reproducers in the temporary folder (the test suite
+# points it into pytest's temporary folders: python/tests/conftest.py).
+_REPRODUCER_DIR: Optional[str] = None
+
+
+def _reproducer_dir() -> str:
+    if _REPRODUCER_DIR is not None:
+        return _REPRODUCER_DIR
+    return os.path.join(tempfile.gettempdir(), "gnnc-reproducers")
+
 
 def _reproducer(compiled: Optional[_Compiled], tool: List[str], options: List[str],
                 text: str = "", name: str = "", key: str = "",
                 path: Optional[str] = None) -> str:
     """The line that ends a compile error: the command that reproduces it
     (STYLE.md, "Errors"), on the file the IR came from, or on a copy of IR
-    given as text (or built with gnnc.ir) written to the temporary folder
-    (as torch-mlir's run_pipeline_with_repro_report does)."""
+    given as text (or built with gnnc.ir) written to _reproducer_dir() (as
+    torch-mlir's run_pipeline_with_repro_report does), one file per IR."""
     if compiled is not None:
         text, name, key, path = compiled.text, compiled.name, compiled.key, compiled.path
     if path is None:
-        path = os.path.join(tempfile.gettempdir(),
-                            "gnnc-" + key.replace(":", "-") + ".mlir")
+        folder = _reproducer_dir()
+        path = os.path.join(folder, "gnnc-" + key.replace(":", "-") + ".mlir")
         try:
+            os.makedirs(folder, exist_ok=True)
             if not os.path.isfile(path):
                 with open(path + f".{os.getpid()}.tmp", "w", encoding="utf-8",
                           errors="surrogateescape") as f:

@@ -499,7 +499,7 @@ def _run_reproducer(message: str):
 
 
 @pytest.mark.parametrize("case", ["syntax", "verifier", "unknown op"])
-def test_compile_errors_end_with_a_reproducer(case, tmp_path):
+def test_compile_errors_end_with_a_reproducer(case, tmp_path, _reproducers_in_pytest_temp):
     """STYLE.md, "Errors": a compile error prints the gnn-opt command that
     reproduces it, on the file the IR came from, or on a copy of IR given
     as text (the error was located in <string>, with no way to rerun it)."""
@@ -512,6 +512,9 @@ def test_compile_errors_end_with_a_reproducer(case, tmp_path):
         gnnc.compile(src)
     first = str(text_error.value).splitlines()[0]
     assert first.startswith("<string>:2:")
+    # The suite's copies go to pytest's temporary folders (conftest.py).
+    written = pathlib.Path(str(text_error.value).split()[-1])
+    assert written.parent == pathlib.Path(_reproducers_in_pytest_temp), written
     status, err = _run_reproducer(text_error.value)
     # The tool reports the same diagnostic at the same line and column.
     assert status != 0 and first[len("<string>"):] in err, err
@@ -521,6 +524,24 @@ def test_compile_errors_end_with_a_reproducer(case, tmp_path):
         gnnc.compile(path=path)
     assert str(file_error.value).splitlines()[-1].endswith(" " + str(path))
     assert _run_reproducer(file_error.value)[0] != 0
+
+
+def test_reproducer_ir_is_written_to_a_gnnc_folder_of_the_temp_dir(monkeypatch, tmp_path):
+    """IR given as text that does not compile is written for the reproducer
+    command to gnnc-reproducers/ in the temporary folder, not loose in it
+    (a test run left a dozen gnnc-*.mlir files in /tmp)."""
+    import tempfile
+    monkeypatch.setattr(_core, "_REPRODUCER_DIR", None)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    src = ("func.func @f(%g: !gnn.graph, %x: tensor<?x4xf32>) -> tensor<?x4xf32> {\n"
+           "  %r = gnn.nope\n  return %x : tensor<?x4xf32>\n}\n")
+    with pytest.raises(gnnc.CompileError) as error:
+        gnnc.compile(src)
+    written = pathlib.Path(str(error.value).split()[-1])
+    assert written.parent == tmp_path / "gnnc-reproducers", written
+    assert written.name.startswith("gnnc-") and written.suffix == ".mlir"
+    assert written.read_text() == src
+    assert [p.name for p in tmp_path.iterdir()] == ["gnnc-reproducers"]
 
 
 def test_a_gradient_error_ends_with_a_reproducer():
