@@ -1173,6 +1173,149 @@ def test_learnable_adjacency_values_get_their_gradient(case):
             edge_index.flip(0), w, (n, n)), return_attention_weights=True)
 
 
+# COO adj_t graphs of a learnable-weights test: the entries of a coalesced
+# tensor as they are ("sorted"), shuffled ("unsorted"), or unsorted with
+# duplicates ("repeated"), each flagged coalesced or not.
+def learnable_graph(kind):
+    if kind == "repeated":
+        edge_index, n = repeated_entries_graph()
+        return edge_index.flip(0), n
+    edge_index, n = random_graph()
+    index = torch.sparse_coo_tensor(edge_index.flip(0), torch.ones(edge_index.size(1)),
+                                    (n, n)).coalesce().indices()
+    if kind == "unsorted":
+        index = index[:, torch.randperm(index.size(1),
+                                        generator=torch.Generator().manual_seed(3))]
+    return index, n
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("flagged", [False, True], ids=["unflagged", "flagged"])
+@pytest.mark.parametrize("kind", ["sorted", "unsorted", "repeated"])
+def test_learnable_coo_values_summed_without_coalesce(monkeypatch, kind, flagged, dtype):
+    """Learnable edge weights of a COO adjacency whose duplicates are summed
+    (spmm, add_self_loops): the graph is coalesced once per graph, a call
+    sums the values with differentiable ops (no torch coalesce, on the
+    first call or a later one), and the gradient reaching the values is
+    torch's coalesce's bit for bit and PyG's. gnnc coalesced such a tensor
+    through torch on every call (a sort, and on the GPU a synchronisation)."""
+    index, n = learnable_graph(kind)
+    e = index.size(1)
+    base = torch.rand(e, dtype=torch.float64).to(dtype) + 0.5
+    # What torch's coalesce gives: the summed values and their gradient.
+    w_ref = base.clone().requires_grad_()
+    ref = torch.sparse_coo_tensor(index, w_ref, (n, n)).coalesce()
+    g = torch.randn(ref._nnz(), dtype=torch.float64).to(dtype)
+    (want_grad,) = torch.autograd.grad(ref.values(), w_ref, g)
+    leaf_ref = torch.sparse_coo_tensor(index, base, (n, n)).requires_grad_()
+    (leaf_want,) = torch.autograd.grad(leaf_ref.coalesce().values(), leaf_ref, g)
+    calls = []
+    coalesce = torch.Tensor.coalesce
+    monkeypatch.setattr(torch.Tensor, "coalesce",
+                        lambda *a, **k: (calls.append(1), coalesce(*a, **k))[1])
+    w = base.clone().requires_grad_()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch's invariant-check notice
+        adj = torch.sparse_coo_tensor(index, w, (n, n), is_coalesced=flagged)
+    x = features(n, dtype)
+    for duplicates in ("spmm", "summed"):
+        for _ in range(2):  # a new graph, then the cached one
+            edges, values, _ = _common.sparse_edges("t", adj, "source_to_target",
+                                                    x.device, duplicates)
+            assert not calls, calls
+            torch.testing.assert_close(edges, ref.indices().flip(0), rtol=0, atol=0)
+            torch.testing.assert_close(values, ref.values(), rtol=0, atol=0)
+            (grad,) = torch.autograd.grad(values, w, g, retain_graph=True)
+            torch.testing.assert_close(grad, want_grad, rtol=0, atol=0)
+    # A sparse leaf's own gradient: torch's coalesce's too.
+    leaf = torch.sparse_coo_tensor(index, base, (n, n)).requires_grad_()
+    _, values, _ = _common.sparse_edges("t", leaf, "source_to_target", x.device, "spmm")
+    (grad,) = torch.autograd.grad(values, leaf, g)
+    assert not calls, calls
+    torch.testing.assert_close(grad.to_dense(), leaf_want.to_dense(), rtol=0, atol=0)
+    # The layers, called twice on the tensor in one step, against PyG's on
+    # the coalesced tensor (PyG's spmm reads a flagged unsorted tensor's
+    # indices as sorted: a wrong sum; its gcn_norm cannot differentiate
+    # the values).
+    for case in ("gcn-nonorm-nobias", "sage-sum-norm-project", "gin"):
+        ours, pyg = make(BY_ID[case], dtype)
+        got = ours(x, adj) * ours(x, adj)
+        assert not calls, calls
+        monkeypatch.undo()
+        w_pyg = base.clone().requires_grad_()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # PyG's "converting to CSR" advice
+            coalesced = torch.sparse_coo_tensor(index, w_pyg, (n, n)).coalesce()
+            want = pyg(x, coalesced) * pyg(x, coalesced)
+        torch.testing.assert_close(got, want, **tol(dtype))
+        (grad,) = torch.autograd.grad(got.sum(), w, retain_graph=True)
+        (want_grad,) = torch.autograd.grad(want.sum(), w_pyg)
+        torch.testing.assert_close(grad, want_grad, **tol(dtype))
+        monkeypatch.setattr(torch.Tensor, "coalesce",
+                            lambda *a, **k: (calls.append(1), coalesce(*a, **k))[1])
+
+
+def counted_reads(monkeypatch):
+    """The list the device-to-host reads of Python code are appended to from
+    now on: a tensor's tolist, item, bool, int, float and index conversions,
+    nonzero, and torch.unique (whose result's size is read), by name. On
+    CUDA each is a synchronisation."""
+    reads = []
+
+    def counted(owner, name):
+        fn = getattr(owner, name)
+        monkeypatch.setattr(owner, name,
+                            lambda *a, **k: (reads.append(name), fn(*a, **k))[1])
+
+    for name in ("tolist", "item", "__bool__", "__int__", "__float__", "__index__",
+                 "nonzero", "unique", "unique_consecutive"):
+        counted(torch.Tensor, name)
+    for name in ("unique", "unique_consecutive", "nonzero", "argwhere"):
+        counted(torch, name)
+    return reads
+
+
+@pytest.mark.parametrize("kind", ["sorted", "unsorted", "repeated"])
+def test_a_new_coo_graph_reads_back_once(monkeypatch, kind):
+    """A new COO adjacency is read back once (issue 28: one synchronisation
+    per new graph on the GPU): its order check and, where it is not
+    sorted and unique and its duplicates are summed, the count of its
+    distinct entries, together; a later call on it reads nothing. gnnc
+    read the count again (torch.unique) after the order check. A tensor
+    flagged coalesced whose indices are not is trusted for the cost only:
+    its count is read apart (two reads)."""
+    index, n = learnable_graph(kind)
+    values = torch.rand(index.size(1), dtype=torch.float64) + 0.5
+    x = features(n, torch.float64)
+    layer = gnn.SAGEConv(IN, OUT, aggr="sum").double()
+    warm = random_graph(n=n, e=40)[0]
+    layer(x, warm)  # compiles
+    layer(x, torch.sparse_coo_tensor(warm, torch.ones(40, dtype=torch.float64), (n, n)))
+    reads = counted_reads(monkeypatch)
+    # A new edge_index (a seed of its own: no graph of an earlier test
+    # cached at its address): the graph build's reads (on the CPU).
+    layer(x, random_graph(n=n, e=41, seed=40 + len(kind))[0])
+    plain = len(reads)
+    for duplicates in ("spmm", "summed", "entries"):
+        adj = torch.sparse_coo_tensor(index, values, (n, n))
+        del reads[:]
+        _common.sparse_edges("t", adj, "source_to_target", x.device, duplicates)
+        assert len(reads) == 1, (duplicates, reads)
+        del reads[:]
+        _common.sparse_edges("t", adj, "source_to_target", x.device, duplicates)
+        assert not reads, (duplicates, reads)
+    adj = torch.sparse_coo_tensor(index, values, (n, n))
+    del reads[:]
+    layer(x, adj)
+    assert len(reads) == plain + 1, reads
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch's invariant-check notice
+        adj = torch.sparse_coo_tensor(index, values, (n, n), is_coalesced=True)
+    del reads[:]
+    _common.sparse_edges("t", adj, "source_to_target", x.device, "spmm")
+    assert len(reads) == (1 if kind == "sorted" else 2), reads
+
+
 @pytest.mark.parametrize("case", ["gcn", "sage-mean", "gat-heads"])
 def test_sparse_adjacency_under_torch_compile(case):
     # Dynamo does not trace sparse tensors: the layer runs outside the

@@ -717,28 +717,31 @@ def sparse_edges(layer: str, adj, flow: str, device: torch.device,
     if adj.layout == torch.sparse_coo:
         flagged = adj.is_coalesced()
         coalesce = duplicates != "entries"
-        # The values' gradient of a tensor whose duplicates are summed goes
-        # through torch's coalesce (values() of an uncoalesced tensor is
-        # refused, _values() is untracked): one synchronisation per call.
-        tracked = (adj.requires_grad and torch.is_grad_enabled()) or adj.is_meta \
-            or torch.compiler.is_compiling()
-        if coalesce and not flagged and tracked:
+        if coalesce and not flagged and (adj.is_meta or torch.compiler.is_compiling()):
+            # Nothing is cached there (_cached_adjacency): torch's coalesce.
             return _coalesced(adj, sizes)
-        edges, in_order = _cached_adjacency(adj, (adj._indices(),))
+        # Learnable edge weights: their gradient reaches the tensor through
+        # _SummedValues where values() is refused (an unflagged tensor's)
+        # or would sum nothing (a flagged one's out of order); _values() is
+        # untracked.
+        tracked = adj.requires_grad and torch.is_grad_enabled()
+        # An unflagged tensor is sorted with the order check: its summed
+        # graph then needs no read back of its own (_coo_order).
+        edges, in_order = _cached_adjacency(adj, (adj._indices(),),
+                                            summed=coalesce and not flagged)
         if coalesce and not in_order:
             # Not sorted and unique, whatever the flag says: its duplicates
             # summed, the summed graph built once per graph (_summed).
-            if tracked:
-                return _coalesced(adj, sizes)
-            return _summed(adj, edges, adj._values()) + (sizes,)
+            return _summed(adj, edges, None if tracked else adj._values()) + (sizes,)
         if flagged:
             # values(), not _values(): autograd tracks it (learnable edge
             # weights get their gradient).
             return edges, adj.values(), sizes
         if coalesce:
             # Unflagged but sorted and unique in fact: coalesced as it is.
-            return edges, adj._values(), sizes
-        if adj.requires_grad and torch.is_grad_enabled():
+            return _summed(adj, edges, None if tracked else adj._values(),
+                           identity=True) + (sizes,)
+        if tracked:
             raise NotImplementedError(
                 f"{layer}: gradients for an uncoalesced COO adjacency's "
                 f"values taken entry by entry are not supported (PyG "
@@ -754,37 +757,113 @@ def sparse_edges(layer: str, adj, flow: str, device: torch.device,
     return edges, adj.values(), sizes
 
 
-def _summed(adj: Tensor, edges: Tensor, values: Tensor):
+class _Summed:
+    """A graph whose entries are summed per [row, column] (a COO, CSR or
+    CSC tensor's, coalesced as torch's coalesce does): its edge_index
+    `graph` [2, G] sorted by (destination, source), each edge once;
+    `inverse` [nnz]: each entry's edge; `order` [G]: each edge's entry
+    where no entry repeats, else None. Both None: the entries are the
+    edges, in their order (a tensor sorted and unique in fact)."""
+    __slots__ = ("graph", "inverse", "order")
+
+    def __init__(self, graph: Tensor, inverse: Optional[Tensor], order: Optional[Tensor]):
+        self.graph, self.inverse, self.order = graph, inverse, order
+
+    def sum(self, values: Tensor) -> Tensor:
+        """The edges' values: their entries' `values` summed (in entry
+        order, as torch's coalesce sums them), differentiable where
+        `values` is."""
+        if self.order is not None:
+            return values.index_select(0, self.order)
+        if self.inverse is None:
+            return values
+        total = values.new_zeros((self.graph.size(1),) + tuple(values.shape[1:]))
+        return total.index_add(0, self.inverse, values)
+
+
+class _SummedValues(torch.autograd.Function):
+    """A COO tensor's values summed per edge (_Summed.sum), the gradient
+    going to the tensor (and from there to the values it was built from)
+    as torch's coalesce().values() sends it: a coalesced sparse tensor,
+    the edges' [row, column] with their gradients. torch refuses values()
+    of an uncoalesced tensor and _values() is untracked; coalescing on
+    every call cost a sort (and on the GPU a synchronisation) per call."""
+
+    @staticmethod
+    def forward(ctx, adj: Tensor, summed: _Summed) -> Tensor:
+        ctx.summed, ctx.shape = summed, adj.shape
+        values = adj._values()
+        out = summed.sum(values)
+        # A new tensor, never an alias of the input's storage.
+        return out.clone() if out is values else out
+
+    @staticmethod
+    def backward(ctx, grad: Tensor):
+        graph = ctx.summed.graph
+        rows_cols = torch.stack([graph[1], graph[0]]).long()
+        return torch.sparse_coo_tensor(rows_cols, grad, ctx.shape, is_coalesced=True), None
+
+
+def _summed(adj: Tensor, edges: Tensor, values: Optional[Tensor], identity: bool = False):
     """A COO, CSR or CSC tensor whose entries are not sorted and unique
     (edges `edges`, `values`), coalesced as PyG's spmm (COO) and its
     add_self_loops (any layout) coalesce it: (the edges sorted by
     (destination, source), each once; the values of each's entries summed,
-    differentiable where `values` is). The graph is built once while
-    `adj`'s cached edge_index holds (one synchronisation, the count of
-    distinct edges); a call on it only sums the values."""
-    rec = _ADJ.get(id(adj))
-    cache = rec[4] if rec is not None and rec[0]() is adj and rec[2] is edges else None
-    summed = cache.get("summed") if cache is not None else None
-    if summed is None:
-        ncols = int(adj.size(1))
-
-        def build():
+    differentiable where `values` is). `values` None: a COO tensor's own,
+    their gradient carried to `adj` (_SummedValues). `identity`: the
+    entries are sorted and unique already (only the values are read).
+    The graph is built once while `adj`'s cached edge_index holds (a COO
+    tensor's usually with the order check, _cached_adjacency; else one
+    synchronisation, the count of distinct edges); a call on it only sums
+    the values."""
+    if identity:
+        summed = _Summed(edges, None, None)
+    else:
+        rec = _ADJ.get(id(adj))
+        cache = rec[4] if rec is not None and rec[0]() is adj and rec[2] is edges else None
+        summed = cache.get("summed") if cache is not None else None
+        if summed is None:
+            ncols = int(adj.size(1))
             src, dst = edges.long()
-            keys, inverse = torch.unique(dst * ncols + src, sorted=True,
-                                         return_inverse=True)
-            return (torch.stack([keys % ncols, keys // ncols]).to(edges.dtype).contiguous(),
-                    inverse)
+            flag = rec[1][-1].flag if cache is not None else None
 
-        # (normal tensors under inference mode too: kept for later calls,
-        # which may train on them)
-        graph, inverse = _core._outside_inference_mode(build)
-        flag = rec[1][-1].flag if cache is not None else None
-        summed = (_core._mark_dst_sorted(_core._make_private(graph, flag)), inverse)
-        if cache is not None:
-            cache["summed"] = summed
-    graph, inverse = summed
-    total = values.new_zeros((graph.size(1),) + tuple(values.shape[1:]))
-    return graph, total.index_add(0, inverse, values)
+            def build():
+                keys = _sorted_keys(dst * ncols + src)
+                count = int(keys[2][-1]) + 1 if keys[0].numel() else 0
+                return _summed_graph(keys, count, ncols, edges.dtype, flag)
+
+            # (normal tensors under inference mode too: kept for later
+            # calls, which may train on them)
+            summed = _core._outside_inference_mode(build)
+            if cache is not None:
+                cache["summed"] = summed
+    if values is None:
+        return summed.graph, _SummedValues.apply(adj, summed)
+    return summed.graph, summed.sum(values)
+
+
+def _sorted_keys(key: Tensor) -> Tuple[Tensor, Tensor, Tensor]:
+    """(`key` [nnz] sorted, stably; the permutation that sorts it; the
+    number of each sorted entry's distinct key, from 0): computed on the
+    device, nothing read back. The last plus one is the count of
+    distinct keys."""
+    ordered, perm = torch.sort(key, stable=True)
+    starts = torch.ones_like(ordered, dtype=torch.bool)
+    starts[1:] = ordered.diff() != 0
+    return ordered, perm, starts.cumsum(0) - 1
+
+
+def _summed_graph(keys: Tuple[Tensor, Tensor, Tensor], count: int, ncols: int,
+                  dtype: torch.dtype, flag) -> _Summed:
+    """The _Summed of the entries whose keys (destination * ncols + source)
+    _sorted_keys sorted: `count` distinct, known on the host. No read
+    back (torch.unique would read the count itself)."""
+    ordered, perm, number = keys
+    distinct = ordered.new_empty(count).scatter_(0, number, ordered)
+    graph = torch.stack([distinct % ncols, distinct // ncols]).to(dtype).contiguous()
+    graph = _core._mark_dst_sorted(_core._make_private(graph, flag))
+    inverse = torch.empty_like(number).scatter_(0, perm, number)
+    return _Summed(graph, inverse, perm if count == perm.numel() else None)
 
 
 def _coalesced(adj: Tensor, sizes: tuple):
@@ -880,24 +959,35 @@ def _edges_of(adj, parts) -> Tensor:
     return torch.stack([col, row])
 
 
-def _coo_order(adj: Tensor, index: Tensor) -> Tuple[bool, bool]:
+def _coo_order(adj: Tensor, index: Tensor, distinct: bool = False):
     """(whether a COO tensor's `index` [2, nnz] is sorted by (row, column)
     with no duplicate, i.e. coalesced in fact; whether its rows do not
-    decrease): one read back, once per new graph."""
+    decrease; with `distinct`, where it is not coalesced, (_sorted_keys'
+    keys, their count of distinct keys), else None): one read back, once
+    per new graph. `distinct` sorts the keys before the read back,
+    whatever it finds: the summed graph then needs no read back of its
+    own, where torch.unique after it was a second synchronisation."""
     if index.size(1) < 2:
-        return True, True
+        return True, True, None
     key = index[0].long() * int(adj.size(1)) + index[1].long()
-    unique, rows = torch.stack([(key.diff() > 0).all(),
-                                (index[0].diff() >= 0).all()]).tolist()
-    return bool(unique), bool(rows)
+    facts = [(key.diff() > 0).all().long(), (index[0].diff() >= 0).all().long()]
+    keys = None
+    if distinct:
+        keys = _sorted_keys(key)
+        facts.append(keys[2][-1] + 1)
+    read = torch.stack(facts).tolist()  # the one synchronisation
+    unique, rows = bool(read[0]), bool(read[1])
+    return unique, rows, (keys, read[2]) if distinct and not unique else None
 
 
-def _cached_adjacency(adj, parts) -> Tuple[Tensor, bool]:
+def _cached_adjacency(adj, parts, summed: bool = False) -> Tuple[Tensor, bool]:
     """(the edge_index of `adj` (index tensors `parts`), built once while
     `adj` lives and its index tensors hold what they held; for a COO
     tensor whether its indices are in fact sorted and unique, for a CSR or
     CSC tensor whether each row's or column's are, i.e. whether either is
-    coalesced; True for a SparseTensor).
+    coalesced; True for a SparseTensor). `summed` (COO): the caller sums
+    duplicates; where the indices turn out not coalesced the summed graph
+    (_summed) is built with the order check, in its one read back.
     The edges are marked sorted by destination where they are: a CSR
     tensor's, a SparseTensor's (its storage is CSR), a COO tensor's whose
     rows were read not to decrease (its flag is not trusted)."""
@@ -924,8 +1014,17 @@ def _cached_adjacency(adj, parts) -> Tuple[Tensor, bool]:
     # COO) indices; the row pointers' check is read on the next lookup.
     edges = _core._make_private(_core._outside_inference_mode(
         lambda: _edges_of(adj, parts).contiguous()), snaps[-1].flag)
+    derived = {}
     if coo:
-        in_order, dst_sorted = _coo_order(adj, parts[0])
+        # A new COO graph reads back once (the CPU test counts it,
+        # test_nn.py's test_a_new_coo_graph_reads_back_once): the order
+        # check, with the distinct keys' count where `summed`.
+        in_order, dst_sorted, distinct = _core._outside_inference_mode(
+            lambda: _coo_order(adj, parts[0], summed))
+        if distinct is not None:
+            derived["summed"] = _core._outside_inference_mode(
+                lambda: _summed_graph(*distinct, int(adj.size(1)), edges.dtype,
+                                      snaps[-1].flag))
     else:
         dst_sorted = not isinstance(adj, Tensor) or adj.layout == torch.sparse_csr
     if dst_sorted:
@@ -937,7 +1036,7 @@ def _cached_adjacency(adj, parts) -> Tuple[Tensor, bool]:
             del _ADJ[key]
 
     # The last slot: graphs derived from this one (_summed).
-    _ADJ[key] = (weakref.ref(adj, drop), snaps, edges, in_order, {})
+    _ADJ[key] = (weakref.ref(adj, drop), snaps, edges, in_order, derived)
     return edges, in_order
 
 
