@@ -335,6 +335,39 @@ def test_cuda_a_new_bipartite_graph_synchronises_once():
         sage((xs, xd), torch.tensor([[50, 1], [1, 2]], device=DEV))
 
 
+def test_cuda_a_new_coo_adjacency_synchronises_once():
+    # A new COO adjacency is read back once: its order check and, where it
+    # is not sorted and unique, the count of its distinct entries (the
+    # keys sorted on the device before the read), together; the graph
+    # build's own read back is the runtime's (not counted). A call on the
+    # cached graph does not synchronise. gnnc read the count again
+    # (torch.unique) after the order check: two.
+    torch.manual_seed(0)
+    n = 60
+    x = torch.randn(n, base.IN, device=DEV)
+    sage = gnnc.nn.SAGEConv(base.IN, 8, aggr="sum").to(DEV)
+
+    def adjacency(e, kind):
+        index = torch.randint(0, n, (2, e))
+        if kind != "repeated":
+            index = torch.sparse_coo_tensor(index, torch.ones(e), (n, n)).coalesce().indices()
+            if kind == "unsorted":
+                index = index[:, torch.randperm(index.size(1))]
+        else:
+            index = torch.cat([index, index[:, :20]], dim=1)
+            index = index[:, torch.randperm(index.size(1))]
+        return torch.sparse_coo_tensor(index, torch.rand(index.size(1)), (n, n)).to(DEV)
+
+    for kind in ("sorted", "repeated"):  # compiles
+        sage(x, adjacency(300, kind))
+    for e, kind in ((301, "sorted"), (302, "unsorted"), (303, "repeated")):
+        adj = adjacency(e, kind)
+        assert _sync_warnings(lambda: sage(x, adj)) == 1, kind
+        assert _sync_warnings(lambda: sage(x, adj)) == 0, kind
+        torch.testing.assert_close(sage(x, adj), sage(x, adj.coalesce()),
+                                   rtol=1e-5, atol=1e-5)
+
+
 def test_cuda_targets_sorted_hint_checked_and_used():
     """An edge_index marked sorted by target (a sampled batch's, a CSR
     adjacency's) is its own CSR: the same results, and csr_order; a wrong
