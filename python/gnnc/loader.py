@@ -596,6 +596,15 @@ class NeighborLoader:
         n = self._num_seeds()
         return n // self.batch_size if self.drop_last else math.ceil(n / self.batch_size)
 
+    def _node_features(self) -> Optional[Tensor]:
+        """`x` of every node: the table batches gather their `x` from (on
+        `device`, or in pinned host memory); None when the data has no `x`.
+        Read by the models' layer-wise inference (gnnc.nn.models)."""
+        if self._pinned_x is not None:
+            return self._pinned_x
+        x = self._node_attrs.get("x")
+        return None if x is None else x[0]
+
     def __iter__(self) -> Iterator:
         # On CUDA the batches are sampled on a stream of the loader's own, so
         # that its read backs (one per hop and step) wait for its own kernels

@@ -7,6 +7,7 @@ activations, normalisations, dropout and jumping knowledge in PyTorch."""
 
 import copy
 import inspect
+import types
 from typing import List, Optional
 
 import torch
@@ -63,7 +64,159 @@ def _relu(layer: str, act) -> bool:
                    f"supported: {', '.join(_ACTS)}")
 
 
-class GCN(torch.nn.Module):
+# --------------------------------------------------------------------------
+# PyG's layer-wise inference (BasicGNN.inference_per_layer / inference).
+# --------------------------------------------------------------------------
+
+
+def _pyg_neighbor_loader(loader) -> bool:
+    """Whether `loader` is PyG's `NeighborLoader` (PyG is optional: imported
+    only for an object of one of its modules)."""
+    if not type(loader).__module__.startswith("torch_geometric"):
+        return False
+    from torch_geometric.loader import NeighborLoader
+    return isinstance(loader, NeighborLoader)
+
+
+def _inference_source(name: str, loader):
+    """`loader`'s node features (every node's, the table its batches gather
+    `x` from) and its fan-outs, checked as PyG's `inference` asserts (a
+    `NeighborLoader` whose seeds are all the nodes, one hop) and, beyond
+    PyG, that its batches hold the seeds 0, 1, ..., N-1 in order (the
+    output's rows are the batches' seeds concatenated: a shuffled, reordered
+    or truncated loader would give rows of other nodes; PyG's answer then is
+    silently wrong)."""
+    from ..loader import NeighborLoader
+    if isinstance(loader, NeighborLoader):
+        x, n, seeds = loader._node_features(), loader.num_nodes, loader.input_nodes
+        fanouts = list(loader.num_neighbors)
+        batch_size, shuffle, drop_last = loader.batch_size, loader.shuffle, loader.drop_last
+        if loader.num_replicas is not None:
+            raise ValueError(f"{name}: expects a loader over every node, got one over "
+                             f"rank {loader.rank}'s share of {loader.num_replicas} "
+                             f"(num_replicas)")
+    elif _pyg_neighbor_loader(loader):
+        data = loader.data
+        if loader.input_data.input_type is not None or \
+                not isinstance(loader.node_sampler.num_neighbors.values, (list, tuple)):
+            raise NotImplementedError(f"{name}: a loader over a heterogeneous graph is "
+                                      f"not supported (the models are homogeneous)")
+        x, n, seeds = getattr(data, "x", None), data.num_nodes, loader.input_data.node
+        fanouts = list(loader.node_sampler.num_neighbors.values)
+        batch_size, drop_last = loader.batch_size, loader.drop_last
+        shuffle = isinstance(loader.sampler, torch.utils.data.RandomSampler)
+    else:
+        raise TypeError(f"{name}: expects a NeighborLoader (gnnc.loader's or "
+                        f"torch_geometric.loader's), got {type(loader).__name__}")
+    if seeds.numel() != n:
+        raise ValueError(f"{name}: expects a loader whose seeds are every node "
+                         f"(input_nodes=None), got {seeds.numel()} seeds for "
+                         f"{n} nodes")
+    if len(fanouts) != 1:
+        raise ValueError(f"{name}: expects a loader of one hop (num_neighbors=[-1]: "
+                         f"the model runs one layer at a time), got num_neighbors="
+                         f"{fanouts}")
+    if shuffle:
+        raise ValueError(f"{name}: expects a loader with shuffle=False (the output's "
+                         f"rows are the batches' seeds in order)")
+    if not torch.equal(seeds, torch.arange(n, device=seeds.device)):
+        raise ValueError(f"{name}: expects a loader whose seeds are the nodes in "
+                         f"order 0, 1, ..., {n - 1} (input_nodes=None), got them in "
+                         f"another order")
+    if drop_last and batch_size and n % batch_size:
+        raise ValueError(f"{name}: expects a loader that yields every node, got "
+                         f"drop_last=True with {n} nodes in batches of {batch_size}")
+    if not isinstance(x, Tensor):
+        raise ValueError(f"{name}: expects the loader's data to hold node features "
+                         f"x, got {type(x).__name__}")
+    return x
+
+
+class _LayerwiseInference:
+    """PyG's `BasicGNN.inference_per_layer` and `inference`: the model one
+    layer at a time over a one-hop `NeighborLoader` (every node's output of
+    layer `i` computed batch by batch, then the next layer from those), for
+    graphs whose full forward does not fit. For a model with `convs`,
+    `norms`, `act`, `act_first`, `jk_mode`, `num_layers` (and `lin` with
+    `jk`)."""
+
+    @torch.no_grad()
+    def inference_per_layer(self, layer: int, x: Tensor, edge_index,
+                            batch_size: int) -> Tensor:
+        """Layer `layer` on a batch, the first `batch_size` rows (its seeds)
+        kept; then, as PyG's, the activation and the norm (without `batch`)
+        unless it is the last layer without `jk`, and `lin` after the last
+        one with `jk`. No dropout (as PyG)."""
+        if isinstance(layer, bool) or not isinstance(layer, int) or \
+                not 0 <= layer < self.num_layers:
+            raise IndexError(f"{type(self).__name__}.inference_per_layer: layer must "
+                             f"be an int in [0, {self.num_layers}), got {layer!r}")
+        x = self.convs[layer](x, edge_index)[:batch_size]
+        if layer == self.num_layers - 1 and self.jk_mode is None:
+            return x
+        if self.act is not None and self.act_first:
+            x = self.act(x)
+        x = self.norms[layer](x)
+        if self.act is not None and not self.act_first:
+            x = self.act(x)
+        if layer == self.num_layers - 1 and hasattr(self, "lin"):
+            x = self.lin(x)
+        return x
+
+    @torch.no_grad()
+    def inference(self, loader, device=None, embedding_device="cpu",
+                  progress_bar: bool = False, cache: bool = False) -> Tensor:
+        """Every node's output, layer by layer over `loader` (gnnc's or PyG's
+        `NeighborLoader`, `num_neighbors=[-1]`, seeds every node in order):
+        for each layer, each batch's rows of the previous layer's output
+        (`x[batch.n_id]`, the loader's `x` for the first) moved to `device`,
+        `inference_per_layer`, the result moved to `embedding_device`.
+        `cache`: the batches of the first layer (`n_id`, `batch_size`, the
+        graph on `device`) replayed for the others, as PyG's `CachedLoader`.
+        `jk` other than None / 'last', training mode, a loader of more than
+        one hop or one that does not yield every node once in order raise,
+        naming what is wrong."""
+        name = f"{type(self).__name__}.inference"
+        if self.jk_mode not in (None, "last"):
+            raise ValueError(f"{name}: expects jk None or 'last' (layer by layer "
+                             f"there is no jumping knowledge over the layers), got "
+                             f"jk={self.jk_mode!r}")
+        x_all = _inference_source(name, loader)
+        if self.training:
+            raise RuntimeError(f"{name}: expects the model in eval mode (no dropout, "
+                               f"the norms' running statistics), got training mode; "
+                               f"call model.eval() first")
+        pbar = None
+        if progress_bar:
+            from tqdm import tqdm
+            pbar = tqdm(total=len(self.convs) * len(loader))
+            pbar.set_description("Inference")
+        x_all = x_all.to(embedding_device)
+        cached: List = []
+        for i in range(self.num_layers):
+            xs: List[Tensor] = []
+            for batch in (cached if cache and i > 0 else loader):
+                graph = batch.adj_t if hasattr(batch, "adj_t") else batch.edge_index
+                if cache and i == 0:
+                    # PyG's CachedLoader with inference's transform: the
+                    # batch's ids, size and graph, on `device`.
+                    batch = types.SimpleNamespace(
+                        n_id=batch.n_id.to(device), batch_size=batch.batch_size,
+                        edge_index=graph.to(device))
+                    cached.append(batch)
+                # The loader's ids may live elsewhere (gnnc's on its device).
+                x = x_all[batch.n_id.to(x_all.device)].to(device)
+                x = self.inference_per_layer(i, x, graph.to(device), batch.batch_size)
+                xs.append(x.to(embedding_device))
+                if pbar is not None:
+                    pbar.update(1)
+            x_all = torch.cat(xs, dim=0)
+        if pbar is not None:
+            pbar.close()
+        return x_all
+
+
+class GCN(_LayerwiseInference, torch.nn.Module):
     r"""PyG's `models.GCN`: `num_layers` GCNConv layers, the activation (and
     dropout) after every layer but the last, run as ONE compiled `gnn`
     function: per layer `h = x W` (a matmul in the function), the GCN
@@ -90,7 +243,16 @@ class GCN(torch.nn.Module):
 
     The function takes each `lin.weight` as PyTorch stores it ([out, in],
     contiguous, as PyG's) and its matmul transposes it: no copy.
+
+    PyG's attributes: `supports_edge_weight` (True), `supports_edge_attr`,
+    `supports_norm_batch` (False), `jk_mode`, `norm`, `norm_kwargs` (None)
+    and `norms` (identities); PyG's layer-wise `inference` /
+    `inference_per_layer` (`_LayerwiseInference`) run the layers one at a
+    time as `GCNConv`s.
     """
+
+    supports_edge_weight = True
+    supports_edge_attr = False
 
     def __init__(self, in_channels: int, hidden_channels: int, num_layers: int,
                  out_channels: Optional[int] = None, dropout: float = 0.0,
@@ -125,6 +287,12 @@ class GCN(torch.nn.Module):
         self.relu = _relu(name, act)
         self.act = torch.nn.ReLU() if self.relu else None
         self.act_first = act_first
+        # PyG's BasicGNN attributes (no norm, no jk here).
+        self.jk_mode = None
+        self.norm = None
+        self.norm_kwargs = None
+        self.supports_norm_batch = False
+        self.norms = torch.nn.ModuleList(torch.nn.Identity() for _ in range(num_layers))
         sizes = ([in_channels] + [hidden_channels] * (num_layers - 1) +
                  [self.out_channels])
         # GCNConv checks its keywords (flow, aggr, improved, ...) and names
@@ -406,7 +574,7 @@ def _no_trim(model: str, value, sampled_per_hop):
 torch.fx.wrap("_no_trim")
 
 
-class _BasicGNN(torch.nn.Module):
+class _BasicGNN(_LayerwiseInference, torch.nn.Module):
     r"""PyG's `BasicGNN` over gnnc.nn layers: `num_layers` convolutions
     (`init_conv`), after each but the last (after every one with `jk`) the
     activation (before the norm with `act_first`), the norm (PyG's 'batch_norm'
@@ -422,7 +590,7 @@ class _BasicGNN(torch.nn.Module):
     (layer_norm); `edge_weight` (and elsewhere `edge_attr`) has no effect,
     as in PyG's model. `num_sampled_nodes_per_hop` /
     `num_sampled_edges_per_hop` (PyG's trim_to_layer) are refused
-    (NotImplementedError)."""
+    (NotImplementedError). Layer-wise inference: `_LayerwiseInference`."""
 
     supports_edge_weight = False
     supports_edge_attr = False
