@@ -1,6 +1,6 @@
 """Layer-wise inference of gnnc.nn's models (GCN, GraphSAGE, GIN, GAT):
 PyG's `BasicGNN.inference_per_layer` / `inference` over gnnc's and PyG's
-`NeighborLoader`.
+`NeighborLoader`, and PyG's `trim_to_layer` in `forward`.
 
 `inference` over a one-hop loader (`num_neighbors=[-1]`) is the full-graph
 forward in eval mode (GCN: with one batch; over several, each batch's GCN
@@ -9,7 +9,8 @@ normalisation uses the degrees of its subgraph, as PyG's) and PyG's
 with its sampler's draw in PyTorch (`TorchSampler`: pyg-lib and torch-sparse
 are not installable here). What PyG asserts is a clear error here, and so is
 a loader whose batches would put other nodes' rows in the output. PyG's
-models' attributes and repr.
+models' attributes and repr; trimming keeps the seeds' outputs and matches
+PyG's trimmed forward.
 """
 
 import warnings
@@ -262,3 +263,52 @@ def test_attributes_and_repr_are_pygs(model, kwargs):
                      "jk_mode", "act_first", "norm", "norm_kwargs"):
             assert getattr(ours, name) == getattr(pyg, name), name
         assert len(ours.norms) == len(pyg.norms)
+
+
+# --------------------------------------------------------------------------
+# trim_to_layer.
+
+
+@pytest.mark.parametrize("model,kwargs", [("GraphSAGE", dict(norm="batch_norm")),
+                                          ("GIN", dict(jk="last")),
+                                          ("GAT", dict(heads=2, edge_dim=2))])
+def test_trimmed_forward_keeps_the_seeds_outputs(model, kwargs):
+    ours, pyg = make(model, (IN, HID, 3, OUT), kwargs)
+    data = graph()
+    loader = gloader.NeighborLoader(data, [3, 2, 2], batch_size=5,
+                                    generator=torch.Generator().manual_seed(0))
+    for batch in loader:
+        args = (batch.x, batch.edge_index)
+        kw = dict(edge_attr=batch.edge_attr)
+        trim = dict(num_sampled_nodes_per_hop=batch.num_sampled_nodes,
+                    num_sampled_edges_per_hop=batch.num_sampled_edges)
+        out = ours(*args, **kw, **trim)
+        assert out.size(0) == batch.num_nodes - sum(batch.num_sampled_nodes[-2:])
+        torch.testing.assert_close(out, pyg(*args, **kw, **trim), **tol(F64))
+        b = batch.batch_size
+        torch.testing.assert_close(out[:b], ours(*args, **kw)[:b], **tol(F64))
+
+
+def test_trim_arguments_checked():
+    ours, _ = make("GAT", (IN, HID, 3, OUT), dict(edge_dim=2))
+    data = graph()
+    batch = next(iter(gloader.NeighborLoader(data, [3, 2], batch_size=5)))
+    nodes, edges = batch.num_sampled_nodes, batch.num_sampled_edges
+    args = (batch.x, batch.edge_index)
+    with pytest.raises(ValueError, match="'num_sampled_edges_per_hop' needs to be given"):
+        ours(*args, num_sampled_nodes_per_hop=nodes)
+    with pytest.raises(ValueError, match="'num_sampled_nodes_per_hop' needs to be given"):
+        ours(*args, num_sampled_edges_per_hop=edges)
+    with pytest.raises(ValueError, match=f"add up to {sum(nodes) + 1} nodes"):
+        ours(*args, num_sampled_nodes_per_hop=nodes[:-1] + [nodes[-1] + 1],
+             num_sampled_edges_per_hop=edges)
+    with pytest.raises(ValueError, match="at least num_layers - 1 = 2"):
+        ours(*args, num_sampled_nodes_per_hop=[batch.num_nodes],
+             num_sampled_edges_per_hop=edges)
+    with pytest.raises(TypeError, match="list of ints"):
+        ours(*args, num_sampled_nodes_per_hop=torch.tensor(nodes),
+             num_sampled_edges_per_hop=edges)
+    with pytest.raises(NotImplementedError, match="both 'edge_weight' and 'edge_attr'"):
+        ours(*args, edge_weight=torch.ones(batch.edge_index.size(1)),
+             edge_attr=batch.edge_attr, num_sampled_nodes_per_hop=nodes,
+             num_sampled_edges_per_hop=edges)

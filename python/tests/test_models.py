@@ -397,7 +397,8 @@ def test_refused_arguments(model):
     ours = cls(IN, HID, 2)
     edge_index, batch = molecules()
     x = features(batch.numel(), torch.float32)
-    with pytest.raises(NotImplementedError, match="num_sampled"):
+    # trim_to_layer's lists must describe the batch (test_inference.py).
+    with pytest.raises(ValueError, match="add up to 3 nodes and 1 edges"):
         ours(x, edge_index, num_sampled_nodes_per_hop=[1, 2], num_sampled_edges_per_hop=[1])
 
 

@@ -561,13 +561,13 @@ def _positive(model: str, name: str, value) -> int:
 def _no_trim(model: str, value, sampled_per_hop):
     """`value` (the model's `x` or `edge_index`) when `sampled_per_hop` (its
     `num_sampled_nodes_per_hop` or `num_sampled_edges_per_hop`) is None;
-    PyG's trim_to_layer is refused (NotImplementedError). A function torch.fx
-    does not trace into (`torch.fx.wrap` below): PyG's `to_hetero` traces the
+    in a model torch.fx traced (to_hetero) PyG's trim_to_layer is refused
+    (NotImplementedError). A function torch.fx does not trace into (`torch.fx.wrap` below): PyG's `to_hetero` traces the
     model with proxies for every argument, then calls this per node type
     (`x`) and per edge type (`edge_index`) with what the caller passed."""
     if sampled_per_hop is not None:
         _common.refuse(model, "num_sampled_nodes_per_hop / num_sampled_edges_per_hop "
-                       "(trim_to_layer)")
+                       "(trim_to_layer) in a heterogeneous model (to_hetero)")
     return value
 
 
@@ -589,8 +589,11 @@ class _BasicGNN(_LayerwiseInference, torch.nn.Module):
     passes it (GAT), `batch` and `batch_size` the norms that take them
     (layer_norm); `edge_weight` (and elsewhere `edge_attr`) has no effect,
     as in PyG's model. `num_sampled_nodes_per_hop` /
-    `num_sampled_edges_per_hop` (PyG's trim_to_layer) are refused
-    (NotImplementedError). Layer-wise inference: `_LayerwiseInference`."""
+    `num_sampled_edges_per_hop` (a loader's `num_sampled_nodes` /
+    `num_sampled_edges`): PyG's trim_to_layer, layer `i` without the last
+    `i` hops' nodes and edges (and `edge_weight`'s or `edge_attr`'s rows);
+    the seeds' outputs are those of the untrimmed batch. Layer-wise
+    inference: `_LayerwiseInference`."""
 
     supports_edge_weight = False
     supports_edge_attr = False
@@ -664,13 +667,36 @@ class _BasicGNN(_LayerwiseInference, torch.nn.Module):
                 edge_attr: Optional[Tensor] = None, batch: Optional[Tensor] = None,
                 batch_size: Optional[int] = None, num_sampled_nodes_per_hop=None,
                 num_sampled_edges_per_hop=None) -> Tensor:
-        # The refusal of trim_to_layer is a call on the values it guards, so
-        # that torch.fx (PyG's to_hetero) records it per node and edge type
-        # instead of refusing the proxies it traces with.
-        x = _no_trim(type(self).__name__, x, num_sampled_nodes_per_hop)
-        edge_index = _no_trim(type(self).__name__, edge_index, num_sampled_edges_per_hop)
+        if isinstance(num_sampled_nodes_per_hop, torch.fx.Proxy) or \
+                isinstance(num_sampled_edges_per_hop, torch.fx.Proxy):
+            # torch.fx (PyG's to_hetero) traces with a proxy for every
+            # argument: trimming is then refused by a call on the values it
+            # guards, recorded per node and edge type, which refuses only
+            # what the caller passes.
+            x = _no_trim(type(self).__name__, x, num_sampled_nodes_per_hop)
+            edge_index = _no_trim(type(self).__name__, edge_index,
+                                  num_sampled_edges_per_hop)
+            trim = False
+        else:
+            trim = (num_sampled_nodes_per_hop is not None or
+                    num_sampled_edges_per_hop is not None)
+        if trim:
+            self._check_trim(x, edge_index, edge_weight, edge_attr,
+                             num_sampled_nodes_per_hop, num_sampled_edges_per_hop)
         xs: List[Tensor] = []
         for i, (conv, norm) in enumerate(zip(self.convs, self.norms)):
+            if trim and i > 0:
+                # PyG's trim_to_layer: layer i drops the last hop still
+                # there (its nodes' rows, its edges): what remains is all
+                # the seeds' outputs need.
+                drop_nodes = num_sampled_nodes_per_hop[-i]
+                drop_edges = num_sampled_edges_per_hop[-i]
+                x = x.narrow(0, 0, x.size(0) - drop_nodes)
+                edge_index = edge_index.narrow(1, 0, edge_index.size(1) - drop_edges)
+                if edge_weight is not None:
+                    edge_weight = edge_weight.narrow(0, 0, edge_weight.size(0) - drop_edges)
+                elif edge_attr is not None:
+                    edge_attr = edge_attr.narrow(0, 0, edge_attr.size(0) - drop_edges)
             # As PyG's model: edge_weight reaches no layer here, edge_attr
             # only GAT's.
             if self.supports_edge_attr:
@@ -688,6 +714,40 @@ class _BasicGNN(_LayerwiseInference, torch.nn.Module):
                     xs.append(x)
         x = self.jk(xs) if hasattr(self, "jk") else x
         return self.lin(x) if hasattr(self, "lin") else x
+
+    def _check_trim(self, x, edge_index, edge_weight, edge_attr, nodes, edges) -> None:
+        """The arguments of PyG's trim_to_layer: both lists (PyG raises for
+        a missing one, or ignores a lone `num_sampled_edges_per_hop`), of
+        ints, at least one entry per layer after the first, adding up to
+        the batch's nodes and edges (a loader's `num_sampled_nodes` /
+        `num_sampled_edges`), and not both `edge_weight` and `edge_attr`
+        (PyG's NotImplementedError)."""
+        name = type(self).__name__
+        for arg, value in (("num_sampled_nodes_per_hop", nodes),
+                           ("num_sampled_edges_per_hop", edges)):
+            if value is None:
+                raise ValueError(f"{name}: '{arg}' needs to be given with the other "
+                                 f"num_sampled_*_per_hop (PyG's trim_to_layer)")
+            if not isinstance(value, (list, tuple)) or any(
+                    isinstance(k, bool) or not isinstance(k, int) or k < 0 for k in value):
+                raise TypeError(f"{name}: {arg} must be a list of ints >= 0 (one per "
+                                f"hop), got {value!r}")
+            if len(value) < self.num_layers - 1:
+                raise ValueError(f"{name}: {arg} must have an entry per hop, at least "
+                                 f"num_layers - 1 = {self.num_layers - 1}, got {value!r}")
+        if isinstance(edge_weight, Tensor) and isinstance(edge_attr, Tensor):
+            raise NotImplementedError("'trim_to_layer' functionality does not yet support "
+                                      "trimming of both 'edge_weight' and 'edge_attr'")
+        if not isinstance(x, Tensor) or not isinstance(edge_index, Tensor) or \
+                _common.is_sparse(edge_index):
+            _common.refuse(name, "num_sampled_*_per_hop (trim_to_layer) with a (source, "
+                           "target) pair of features or a sparse adjacency",
+                           "pass x [N, F] and edge_index [2, E]")
+        if sum(nodes) != x.size(0) or sum(edges) != edge_index.size(1):
+            raise ValueError(f"{name}: num_sampled_nodes_per_hop / "
+                             f"num_sampled_edges_per_hop add up to {sum(nodes)} nodes "
+                             f"and {sum(edges)} edges, but x has {x.size(0)} rows and "
+                             f"edge_index {edge_index.size(1)} edges")
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}({self.in_channels}, {self.out_channels}, "
