@@ -171,9 +171,16 @@ static llvm::json::Object summarise(const ::gnn::Tensor &t) {
   llvm::json::Array shape;
   for (int64_t d : t.shape)
     shape.push_back(d);
+  // JSON has no NaN or infinity: those are the strings "nan", "inf" and
+  // "-inf" (printed as numbers, the summary was not JSON).
   llvm::json::Array head;
-  for (size_t i = 0; i < std::min<size_t>(4, t.data.size()); ++i)
-    head.push_back(t.data[i]);
+  for (size_t i = 0; i < std::min<size_t>(4, t.data.size()); ++i) {
+    double v = t.data[i];
+    if (std::isfinite(v))
+      head.push_back(v);
+    else
+      head.push_back(std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+  }
   bool any = t.data.size() > static_cast<size_t>(nonFinite);
   return llvm::json::Object{{"shape", std::move(shape)},
                             {"sum", sum},

@@ -1,6 +1,7 @@
 """Whether two gnn-run summaries (JSON files) report the same outputs and
 gradients: every summary number (sum, abs_sum, min, max, first elements)
-equal within a relative 1e-12 (the sums may add in another order). Prints
+equal within a relative 1e-12 (the sums may add in another order; the
+non-finite, null or "nan"/"inf"/"-inf", equal). Prints
 "same N" (N numbers compared) or the first difference, and exits 1."""
 import json
 import sys
@@ -19,6 +20,8 @@ for part in ("outputs", "gradients"):
             v = y[key] if isinstance(y[key], list) else [y[key]]
             for p, q in zip(u, v):
                 count += 1
-                if abs(p - q) > 1e-12 * (1 + abs(p)):
+                # (null, "nan", "inf", "-inf": non-finite, equal or not)
+                numbers = all(isinstance(z, (int, float)) for z in (p, q))
+                if (p != q) if not numbers else abs(p - q) > 1e-12 * (1 + abs(p)):
                     sys.exit(f"{part}[{k}].{key}: {p} against {q}")
 print("same", count)
