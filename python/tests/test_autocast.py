@@ -380,17 +380,11 @@ BY_ID.update({
 })
 
 
-@pytest.mark.parametrize("pair", DTYPE_PAIRS, ids=PAIR_IDS)
-@pytest.mark.parametrize("case", X_DTYPE_CASES)
-def test_x_of_another_dtype_than_eps_or_beta_outside_autocast_as_pyg(case, pair):
-    """Without autocast, a GIN, GINE or AGNN layer converted to one dtype
-    and x of another (edge features of the layer's): taken exactly where
-    PyG's layer takes it, the output and the gradients of x and the
-    parameters in PyG's dtypes, the output within 4 tolerances (of the
-    lowest precision involved) of PyG's layer in float64; refused with a
-    TypeError naming nn's first Linear where PyG's layer raises. gnnc
-    refused every such pair ("x is ... but the layer's parameters are
-    ...")."""
+def _x_dtype_case(case, pair):
+    """X_DTYPE_CASES' setup: (gnnc's layer, PyG's, PyG's in float64, the
+    call taking a layer, x and the edge features as the case passes x, x
+    exact in every dtype, the edge features, the arguments in the pair's
+    dtypes)."""
     dtype, x_dtype = pair
     spec = BY_ID[case.removesuffix("-pair").removesuffix("-src")]
     ours, pyg = make(spec)
@@ -406,6 +400,22 @@ def test_x_of_another_dtype_than_eps_or_beta_outside_autocast_as_pyg(case, pair)
         return layer(pair, ei, *edge)
 
     args = [x.to(x_dtype)] + [e.to(dtype) for e in extra]
+    return ours, pyg, reference, call, x, extra, args
+
+
+@pytest.mark.parametrize("pair", DTYPE_PAIRS, ids=PAIR_IDS)
+@pytest.mark.parametrize("case", X_DTYPE_CASES)
+def test_x_of_another_dtype_than_eps_or_beta_outside_autocast_as_pyg(case, pair):
+    """Without autocast, a GIN, GINE or AGNN layer converted to one dtype
+    and x of another (edge features of the layer's): taken exactly where
+    PyG's layer takes it, the output and the gradients of x and the
+    parameters in PyG's dtypes, the output within 4 tolerances (of the
+    lowest precision involved) of PyG's layer in float64; refused with a
+    TypeError naming nn's first Linear where PyG's layer raises. gnnc
+    refused every such pair ("x is ... but the layer's parameters are
+    ...")."""
+    dtype, x_dtype = pair
+    ours, pyg, reference, call, x, extra, args = _x_dtype_case(case, pair)
     try:
         want = call(pyg, *[a.clone().requires_grad_() for a in args])
     except RuntimeError:
@@ -442,20 +452,7 @@ def test_float64_layer_or_x_under_autocast_as_pyg(case, pair, autocast):
     layer's parameters are torch.float64; ..., or run the layer under
     torch.autocast", with autocast on)."""
     dtype, x_dtype = pair
-    spec = BY_ID[case.removesuffix("-pair").removesuffix("-src")]
-    ours, pyg = make(spec)
-    ours, pyg = ours.to(dtype), pyg.to(dtype)
-    reference = copy.deepcopy(pyg).double()
-    x, ei, extra = inputs(spec, torch.bfloat16)
-    x = x.half().float()  # exact in every dtype
-    extra = [] if extra is None else [extra.half().float()]
-
-    def call(layer, x, *edge):
-        pair = (x, x) if case.endswith("-pair") else (x, None) if case.endswith("-src") \
-            else x
-        return layer(pair, ei, *edge)
-
-    args = [x.to(x_dtype)] + [e.to(dtype) for e in extra]
+    ours, pyg, reference, call, x, extra, args = _x_dtype_case(case, pair)
     with torch.autocast(DEVICE.type, dtype=autocast):
         try:
             want = call(pyg, *args)
