@@ -410,8 +410,14 @@ class NeighborLoader:
             if key not in _DEFAULT_ONLY:
                 raise TypeError(f"NeighborLoader: unexpected argument '{key}'")
             default = _DEFAULT_ONLY[key]
+            if key == "filter_per_worker" and value in (None, True, False):
+                # Where the batches are filtered only matters with worker
+                # processes, which this loader has none of (num_workers=0).
+                continue
             if value is not default and (isinstance(value, Tensor) or value != default):
-                raise NotImplementedError(f"NeighborLoader: {key}={value!r} is not "
+                shown = (f"a tensor of shape {list(value.shape)}" if isinstance(value, Tensor)
+                         else repr(value))
+                raise NotImplementedError(f"NeighborLoader: {key}={shown} is not "
                                           f"supported (only {default!r})")
         self.num_neighbors = _check_num_neighbors(num_neighbors)
         if isinstance(batch_size, bool) or not isinstance(batch_size, int):

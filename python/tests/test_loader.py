@@ -495,8 +495,16 @@ def test_int32_edge_index_and_recovery_after_an_error():
     assert (loader._local == -1).all()
     for i, batch in enumerate(loader):
         check_batch(batch, data, list(range(7 * i, min(7 * i + 7, 40))), [3, 2])
-    with pytest.raises(NotImplementedError, match="input_time"):
+    # A tensor refused is named by its shape, not printed whole.
+    with pytest.raises(NotImplementedError,
+                       match=r"input_time=a tensor of shape \[40\] is not supported"):
         NeighborLoader(data, [2], input_time=torch.zeros(40))
+    # filter_per_worker (where batches are filtered with worker processes,
+    # which this loader has none of) takes PyG's values.
+    for value in (None, True, False):
+        assert len(NeighborLoader(data, [2], batch_size=8, filter_per_worker=value)) == 5
+    with pytest.raises(NotImplementedError, match="filter_per_worker='yes'"):
+        NeighborLoader(data, [2], filter_per_worker="yes")
 
 
 def test_drop_last_and_transform():
