@@ -1356,6 +1356,14 @@ def aggregate(msg, aggr: str) -> Proxy:
         while msg.expr.op == "reshape":
             reshapes.append(msg.expr)
             msg = Proxy(msg.expr.args[0], None)
+    if msg.end == "src" and len(msg.expr.shape) == 1:
+        # A node value read at the source ([N] features, PyG's node_dim=0):
+        # spmm takes [rows, features], so [N, 1], and the result back to [N]
+        # (gnn.reduce of other one-value messages takes [E] as it is).
+        reshapes.append(Expr("reshape", ((None,),), (), "node", (None,), msg.expr.loc))
+        x = msg.expr
+        msg = Proxy(Expr("reshape", ((None, 1),), (x,), x.domain, (None, 1), x.loc),
+                    msg.end)
     if msg.end == "src":
         x = msg.expr
         out = Expr("spmm", (aggr,), (x,), "node", x.shape, x.loc)

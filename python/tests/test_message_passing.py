@@ -2268,3 +2268,64 @@ def test_compiled_with_new_sizes(aggr, dynamic):
         if k == 2:
             # Three node counts: one static and one dynamic compile at most.
             assert counter.frame_count <= (2 if dynamic is None else 1), counter.frame_count
+
+
+# --------------------------------------------------------------------------
+# What PyG's MessagePassing accepts beyond [N, C] features and float edge
+# tensors: each compared with PyG's own MessagePassing (outputs, gradients).
+
+class _Scalars:
+    """One value per node (x of shape [N], node_dim=0): the message one value
+    per edge, from x_j alone, times an [E] weight, or x_j - x_i."""
+
+    def __init__(self, aggr, form):
+        super().__init__(aggr=aggr, node_dim=0)
+        self.form = form
+
+    def forward(self, x, w, edge_index):
+        return self.propagate(edge_index, x=x, w=w)
+
+    def message(self, x_j, x_i, w):
+        if self.form == "x_j":
+            return x_j
+        if self.form == "w * x_j":
+            return w * x_j
+        return torch.tanh(x_j - x_i) * w
+
+
+class _GnncScalars(_Scalars, gnnc.MessagePassing):
+    pass
+
+
+class _PyGScalars(_Scalars, pyg_nn.MessagePassing):
+    pass
+
+
+def _compare_with_pyg(ours, theirs, tensors, *rest):
+    """ours(*tensors, *rest) against theirs on clones: outputs and the
+    gradients of the floating tensors."""
+    def run(layer):
+        args = [t.clone().requires_grad_() if t.is_floating_point() else t.clone()
+                for t in tensors]
+        out = layer(*args, *rest)
+        out.backward(torch.linspace(-1, 1, out.numel(), dtype=out.dtype,
+                                    device=out.device).view(out.shape))
+        return out, [a.grad for a in args if a.is_floating_point()]
+    got, got_grads = run(ours)
+    want, want_grads = run(theirs)
+    assert got.shape == want.shape
+    torch.testing.assert_close(got, want)
+    for g, w in zip(got_grads, want_grads):
+        torch.testing.assert_close(g, w)
+
+
+@pytest.mark.parametrize("aggr", ["sum", "mean", "max"])
+@pytest.mark.parametrize("form", ["x_j", "w * x_j", "tanh(x_j - x_i) * w"])
+def test_one_dimensional_features_match_pyg(aggr, form):
+    """x of shape [N] (node_dim=0): PyG's messages are [E], its output [N].
+    gnnc aggregates them as [E, 1] and returns [N] (it refused to compile:
+    "'gnn.spmm' op expects input of rank at least 2")."""
+    ei, n = _graph()
+    x = torch.randn(n, dtype=torch.float64, device=DEVICE)
+    w = torch.rand(ei.size(1), dtype=torch.float64, device=DEVICE) + 0.5
+    _compare_with_pyg(_GnncScalars(aggr, form), _PyGScalars(aggr, form), [x, w], ei)
