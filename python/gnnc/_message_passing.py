@@ -472,20 +472,30 @@ class MessagePassing(torch.nn.Module):
         for name, value in kwargs.items():
             if isinstance(value, (tuple, list)) and any(isinstance(v, Tensor) for v in value):
                 # PyG's (source, target) pair: `name_j` reads value[0], `name_i`
-                # value[1]; both must be node tensors of one graph.
+                # value[1]; both must be node tensors of one graph, or one
+                # side None (PyG's half pair, `x=(x, None)`: message gets
+                # None for that side).
                 rows = {v.size(0) if isinstance(v, Tensor) and v.dim() >= 1 else None
-                        for v in value}
+                        for v in value if v is not None}
                 if len(value) != 2 or None in rows or len(rows) != 1 or \
                         (n is not None and rows != {n}):
+                    shapes = ", ".join("None" if v is None else
+                                       str(list(getattr(v, "shape", ()))) if
+                                       isinstance(v, Tensor) else type(v).__name__
+                                       for v in value)
                     raise NotImplementedError(
-                        f"{layer}: {name} is a pair of tensors with "
-                        f"{[tuple(getattr(v, 'shape', ())) for v in value]} rows "
-                        f"(bipartite message passing), not supported by "
-                        f"gnnc.MessagePassing (a pair of two [num_nodes, ...] "
-                        f"tensors is)")
+                        f"{layer}: {name} is a pair ({shapes}) whose tensors do not "
+                        f"have the same number of rows (bipartite message passing, "
+                        f"not supported by gnnc.MessagePassing) or are not node "
+                        f"tensors; a pair of two [num_nodes, ...] tensors, or of one "
+                        f"and None, is supported")
         if n is None:
             for stem in self._lifted_stems(kwargs):
-                value = _pick(kwargs[stem], 0)
+                value = kwargs[stem]
+                if isinstance(value, (tuple, list)) and value and value[0] is None:
+                    value = value[-1]  # PyG's half pair (None, x_dst)
+                else:
+                    value = _pick(value, 0)
                 if isinstance(value, Tensor) and value.dim() >= 1:
                     n = value.size(0)
                     break
@@ -714,6 +724,8 @@ class MessagePassing(torch.nn.Module):
             value = kwargs[stem]
             if isinstance(value, (tuple, list)):
                 value = value[side]
+                if value is None:
+                    return None  # PyG's half pair: `x=(x, None)` gives x_i None
             else:
                 side = 0
             leaf = nodes.get(id(value))
@@ -749,6 +761,7 @@ class MessagePassing(torch.nn.Module):
             return value
 
         margs = {}
+        halves = []  # message arguments that are None: a half pair's missing side
         for p in _params(self.message):
             name = p.name
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
@@ -756,13 +769,29 @@ class MessagePassing(torch.nn.Module):
                                  f"*args/**kwargs; name its arguments")
             if name[-2:] in ("_i", "_j") and name[:-2] in kwargs:
                 dst = name[-2:] == "_i"
-                margs[name] = Proxy(node(name[:-2], int(dst)), "dst" if dst else "src")
+                leaf = node(name[:-2], int(dst))
+                if leaf is None:
+                    halves.append((name, name[:-2]))
+                margs[name] = None if leaf is None else \
+                    Proxy(leaf, "dst" if dst else "src")
             elif name in kwargs:
                 margs[name] = plain(name, kwargs[name])
             else:
                 margs[name] = _special_argument(layer, p, n, IndexProxy("dst"),
                                                 IndexProxy("src"), EdgeIndexProxy)
-        msg = _traced_call(self.message, margs)
+        try:
+            msg = _traced_call(self.message, margs)
+        except TypeError as err:  # TraceError too
+            if not halves:
+                raise
+            which = ", ".join(f"{a} (propagate got {s}=({s}_src, None))" if a[-2:] == "_i"
+                              else f"{a} (propagate got {s}=(None, {s}_dst))"
+                              for a, s in halves)
+            raise TraceError(
+                f"gnnc.MessagePassing: {layer}.message failed with {which} None, as "
+                f"PyG passes it for the missing side of a half pair: use only the "
+                f"side that was given, test for None, or pass both tensors "
+                f"({err})") from err
         parts = _aggregations(_aggregators(layer, self.aggr), msg, _trace.aggregate)
         if len(parts) == 1:
             out = parts[0]
@@ -781,8 +810,9 @@ class MessagePassing(torch.nn.Module):
             if name in kwargs:
                 v = kwargs[name]
                 if isinstance(v, (tuple, list)) and len(v) == 2 and \
-                        all(isinstance(t, Tensor) for t in v):
-                    uargs[name] = (Proxy(node(name, 0)), Proxy(node(name, 1)))
+                        any(isinstance(t, Tensor) for t in v):
+                    uargs[name] = tuple(None if t is None else Proxy(node(name, k))
+                                        for k, t in enumerate(v))
                 elif isinstance(v, Tensor) and v.is_floating_point() and \
                         v.dim() >= 1 and v.size(0) == n:
                     uargs[name] = Proxy(node(name))

@@ -2329,3 +2329,47 @@ def test_one_dimensional_features_match_pyg(aggr, form):
     x = torch.randn(n, dtype=torch.float64, device=DEVICE)
     w = torch.rand(ei.size(1), dtype=torch.float64, device=DEVICE) + 0.5
     _compare_with_pyg(_GnncScalars(aggr, form), _PyGScalars(aggr, form), [x, w], ei)
+
+
+class _HalfPair:
+    """PyG's half pair x=(x, None) (SAGEConv's form without a root): x_i is
+    None in message; update gets the pair as passed."""
+
+    def __init__(self):
+        super().__init__(aggr="mean")
+
+    def forward(self, x, edge_index):
+        return self.propagate(edge_index, x=(x, None))
+
+    def message(self, x_j, x_i):
+        return torch.tanh(x_j) if x_i is None else x_j - x_i
+
+    def update(self, aggr_out, x):
+        return aggr_out * 2 + x[0] if x[1] is None else aggr_out
+
+
+class _GnncHalfPair(_HalfPair, gnnc.MessagePassing):
+    pass
+
+
+class _PyGHalfPair(_HalfPair, pyg_nn.MessagePassing):
+    pass
+
+
+class _UsesMissingSide(gnnc.MessagePassing):
+    def forward(self, x, edge_index):
+        return self.propagate(edge_index, x=(x, None))
+
+    def message(self, x_j, x_i):
+        return x_j + x_i
+
+
+def test_half_pair_matches_pyg():
+    """x=(x, None): message gets x_i None as from PyG, outputs and gradients
+    PyG's (the pair was refused as bipartite); a message that uses the
+    missing side is refused naming it."""
+    ei, n = _graph()
+    x = torch.randn(n, 4, dtype=torch.float64, device=DEVICE)
+    _compare_with_pyg(_GnncHalfPair(), _PyGHalfPair(), [x], ei)
+    with pytest.raises(gnnc.TraceError, match=r"x_i \(propagate got x=\(x_src, None\)\) None"):
+        _UsesMissingSide()(x, ei)
