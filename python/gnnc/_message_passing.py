@@ -758,6 +758,21 @@ class MessagePassing(torch.nn.Module):
                     leaf = edges[name] = tracer.leaf("edge_arg", value, "edge",
                                                      ("kw", name, None))
                 return Proxy(leaf)
+            if isinstance(value, Tensor) and value.dim() >= 1 and \
+                    value.size(0) == tracer.num_edges and \
+                    not value.is_floating_point() and not value.is_complex():
+                # A bool or integer edge tensor (an edge mask, x_j * mask):
+                # PyTorch promotes it to the features' dtype where it meets
+                # them, so it is passed as that dtype (no gradient).
+                leaf = edges.get(name)
+                if leaf is None:
+                    recipe = ("call", Tensor.to, (("t", ("kw", name, None)),
+                                                  ("v", tracer.dtype)), ())
+                    leaf = edges[name] = tracer.leaf(
+                        "edge_arg", value.to(tracer.dtype), "edge", recipe)
+                    if value.dtype == torch.bool:
+                        tracer.conditions.add(id(leaf))
+                return Proxy(leaf)
             return value
 
         margs = {}

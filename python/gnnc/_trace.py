@@ -217,6 +217,10 @@ class Tracer:
         # one of the layer's tensors, the first such place (file, line,
         # function): the trace holds it as a constant, so it is not reused.
         self.read_value: Optional[Tuple[str, int, str]] = None
+        # id(leaf) of the bool edge tensors given to propagate (edge masks),
+        # passed as 0 / 1 in the features' dtype: torch.where takes them as
+        # its condition (mask != 0).
+        self.conditions = set()
 
     def __enter__(self):
         self._outer = getattr(_STATE, "tracer", None)
@@ -891,7 +895,17 @@ def where(cond, a, b) -> Proxy:
     if not isinstance(cond, Proxy):
         fail("torch.where with a plain tensor condition", "is not supported in "
              "traced code (the condition must compare traced tensors)")
+    if not cond.expr.boolean and _is_edge_mask(cond.expr):
+        cond = ew("cmp", cond, 0.0, attrs=("une",))
     return ew("where", cond, a, b)
+
+
+def _is_edge_mask(e: Expr) -> bool:
+    """Whether ``e`` is a bool edge tensor of propagate (its 0 / 1 values),
+    or a reshape of one."""
+    while e.op == "reshape":
+        e = e.args[0]
+    return id(e) in current().conditions
 
 
 def _axis(p: Proxy, dim, what: str) -> int:

@@ -2373,3 +2373,47 @@ def test_half_pair_matches_pyg():
     _compare_with_pyg(_GnncHalfPair(), _PyGHalfPair(), [x], ei)
     with pytest.raises(gnnc.TraceError, match=r"x_i \(propagate got x=\(x_src, None\)\) None"):
         _UsesMissingSide()(x, ei)
+
+
+class _Masked:
+    """An edge mask given to propagate (bool, or int 0 / 1), used as PyG
+    layers use one."""
+
+    def __init__(self, form):
+        super().__init__(aggr="sum")
+        self.form = form
+
+    def forward(self, x, edge_index, mask):
+        return self.propagate(edge_index, x=x, mask=mask)
+
+    def message(self, x_j, x_i, mask):
+        if self.form == "x_j * mask":
+            return x_j * mask.unsqueeze(-1)
+        if self.form == "to":
+            return torch.tanh(x_j + x_i) * mask.to(x_j.dtype).view(-1, 1)
+        return torch.where(mask.unsqueeze(-1), x_j, 0.5 * x_i)
+
+
+class _GnncMasked(_Masked, gnnc.MessagePassing):
+    pass
+
+
+class _PyGMasked(_Masked, pyg_nn.MessagePassing):
+    pass
+
+
+@pytest.mark.parametrize("form, dtype", [
+    ("x_j * mask", torch.bool), ("x_j * mask", torch.int64), ("to", torch.bool),
+    ("to", torch.int64), ("where", torch.bool)])
+def test_bool_and_int_edge_masks_match_pyg(form, dtype):
+    """A bool / int [E] tensor given to propagate is an edge tensor in the
+    features' dtype, as PyTorch promotes it (it was refused: "cannot be
+    mixed with traced features"); a second mask reuses the traced
+    function. Outputs and gradients PyG's."""
+    ei, n = _graph()
+    x = torch.randn(n, 4, dtype=torch.float64, device=DEVICE)
+    ours, theirs = _GnncMasked(form), _PyGMasked(form)
+    for seed in (0, 1):
+        g = torch.Generator().manual_seed(seed)
+        mask = (torch.rand(ei.size(1), generator=g) > 0.5).to(dtype).to(DEVICE)
+        _compare_with_pyg(ours, theirs, [x], ei, mask)
