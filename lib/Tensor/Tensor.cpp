@@ -533,6 +533,11 @@ std::string gnn::readNpy(const std::string &path, Tensor &t) {
     return error;
   bool f32 = h.descr == "<f4";
   bool f64 = h.descr == "<f8";
+  // A big-endian float is named as such: its dtype name alone (float32)
+  // would read as what was expected.
+  if (h.descr == ">f4" || h.descr == ">f8")
+    return "'" + path + "': expected little-endian float32 or float64 data " +
+           "('<f4' or '<f8') but the dtype is '" + h.descr + "' (big-endian)";
   if (!f32 && !f64)
     return "'" + path + "': expected float32 or float64 data but found " +
            h.dtypeName() + " ('" + h.descr + "')";
