@@ -223,8 +223,13 @@ public:
       int errnum = Z_OK;
       const char *message = gzerror(gz, &errnum);
       if (n < 0 || (n == 0 && errnum != Z_OK && errnum != Z_STREAM_END)) {
-        error = "cannot read '" + path + "': " +
-                (message && *message ? message : "read error");
+        std::string reason = message && *message ? message : "read error";
+        // zlib puts the name the file was opened under first, "<fd:3>: "
+        // for gzdopen; the path is already in the message.
+        if (reason.rfind("<fd:", 0) == 0)
+          if (size_t colon = reason.find(">: "); colon != std::string::npos)
+            reason.erase(0, colon + 3);
+        error = "cannot read '" + path + "': " + reason;
         return false;
       }
       end += static_cast<size_t>(n);
