@@ -79,7 +79,11 @@ translateChunk(llvm::ArrayRef<const mlir::Translation *> translations,
     mlir::MLIRContext context;
     context.allowUnregisteredDialects(allowUnregisteredDialects);
     bool verifying = verifyDiagnostics.getNumOccurrences() > 0;
-    context.printOpOnDiagnostic(!verifying);
+    // Expected diagnostics carry no dump of the op; otherwise the context
+    // keeps --mlir-print-op-on-diagnostic (on unless given =false), which
+    // was overridden here.
+    if (verifying)
+      context.printOpOnDiagnostic(false);
     auto sourceMgr = std::make_shared<llvm::SourceMgr>();
     sourceMgr->AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
     std::string next;
