@@ -251,6 +251,18 @@ def call(layer, x, ei, extra, kind, autocast):
         return layer(*args, **kw)
 
 
+def _exact_layers(case: str, dtype: torch.dtype):
+    """(spec, gnnc's layer and PyG's in `dtype`, PyG's in float64, x exact
+    in bfloat16 and float16 alike, edge_index, the extra input) of
+    BY_ID[case]."""
+    spec = BY_ID[case]
+    ours, pyg = make(spec)
+    ours, pyg = ours.to(dtype), pyg.to(dtype)
+    reference = copy.deepcopy(pyg).double()
+    x, ei, extra = inputs(spec, torch.bfloat16)
+    return spec, ours, pyg, reference, x.half().float(), ei, extra
+
+
 @pytest.mark.parametrize("combo", COMBOS, ids=COMBO_IDS)
 @pytest.mark.parametrize("case", list(BY_ID))
 def test_output_dtype_is_pygs(case, combo):
@@ -260,12 +272,7 @@ def test_output_dtype_is_pygs(case, combo):
     float64 on the same weights. The inputs are exact in bfloat16 and
     float16 alike."""
     autocast, dtype = combo
-    spec = BY_ID[case]
-    ours, pyg = make(spec)
-    ours, pyg = ours.to(dtype), pyg.to(dtype)
-    reference = copy.deepcopy(pyg).double()
-    x, ei, extra = inputs(spec, torch.bfloat16)
-    x = x.half().float()
+    spec, ours, pyg, reference, x, ei, extra = _exact_layers(case, dtype)
     floating = extra is not None and extra.is_floating_point()
     if floating:
         extra = extra.half().float()
@@ -386,12 +393,8 @@ def _x_dtype_case(case, pair):
     exact in every dtype, the edge features, the arguments in the pair's
     dtypes)."""
     dtype, x_dtype = pair
-    spec = BY_ID[case.removesuffix("-pair").removesuffix("-src")]
-    ours, pyg = make(spec)
-    ours, pyg = ours.to(dtype), pyg.to(dtype)
-    reference = copy.deepcopy(pyg).double()
-    x, ei, extra = inputs(spec, torch.bfloat16)
-    x = x.half().float()  # exact in every dtype
+    spec, ours, pyg, reference, x, ei, extra = _exact_layers(
+        case.removesuffix("-pair").removesuffix("-src"), dtype)
     extra = [] if extra is None else [extra.half().float()]
 
     def call(layer, x, *edge):
@@ -485,12 +488,7 @@ def test_source_and_target_features_of_two_dtypes_outside_autocast_as_pyg(case, 
     nn's first Linear where PyG's layer raises. gnnc refused every such pair
     ("the source features are ... but the target features ...")."""
     src_dtype, dst_dtype = pair
-    spec = BY_ID[case]
-    ours, pyg = make(spec)
-    ours, pyg = ours.to(dtype), pyg.to(dtype)
-    reference = copy.deepcopy(pyg).double()
-    x_src, ei, extra = inputs(spec, torch.bfloat16)
-    x_src = x_src.half().float()  # exact in every dtype
+    spec, ours, pyg, reference, x_src, ei, extra = _exact_layers(case, dtype)
     x_dst = rounded((x_src.size(0), IN), torch.bfloat16, seed=7).half().float()
     extra = [] if extra is None else [extra.half().float()]
     args = [x_src.to(src_dtype), x_dst.to(dst_dtype)]

@@ -1012,23 +1012,26 @@ def _cached_adjacency(adj, parts, summed: bool = False) -> Tuple[Tensor, bool]:
     snaps = tuple(_core._Snapshot.of(p) for p in parts)
     # Calls on the edge_index honour the change check of the column (or
     # COO) indices; the row pointers' check is read on the next lookup.
-    edges = _core._make_private(_core._outside_inference_mode(
-        lambda: _edges_of(adj, parts).contiguous()), snaps[-1].flag)
-    derived = {}
-    if coo:
-        # A new COO graph reads back once (the CPU test counts it,
-        # test_nn.py's test_a_new_coo_graph_reads_back_once): the order
-        # check, with the distinct keys' count where `summed`.
-        in_order, dst_sorted, distinct = _core._outside_inference_mode(
-            lambda: _coo_order(adj, parts[0], summed))
-        if distinct is not None:
-            derived["summed"] = _core._outside_inference_mode(
-                lambda: _summed_graph(*distinct, int(adj.size(1)), edges.dtype,
-                                      snaps[-1].flag))
-    else:
-        dst_sorted = not isinstance(adj, Tensor) or adj.layout == torch.sparse_csr
-    if dst_sorted:
-        _core._mark_dst_sorted(edges)
+    def build():
+        edges = _core._make_private(_edges_of(adj, parts).contiguous(), snaps[-1].flag)
+        derived, order = {}, in_order
+        if coo:
+            # A new COO graph reads back once (the CPU test counts it,
+            # test_nn.py's test_a_new_coo_graph_reads_back_once): the order
+            # check, with the distinct keys' count where `summed`.
+            order, dst_sorted, distinct = _coo_order(adj, parts[0], summed)
+            if distinct is not None:
+                derived["summed"] = _summed_graph(*distinct, int(adj.size(1)),
+                                                  edges.dtype, snaps[-1].flag)
+        else:
+            dst_sorted = not isinstance(adj, Tensor) or adj.layout == torch.sparse_csr
+        if dst_sorted:
+            _core._mark_dst_sorted(edges)
+        return edges, order, derived
+
+    # (normal tensors under inference mode too: kept for later calls, which
+    # may train on them)
+    edges, in_order, derived = _core._outside_inference_mode(build)
 
     def drop(_ref, key=key):
         entry = _ADJ.get(key)
