@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Call 1 (nvidia-h200-x4): the whole Python suite on CUDA, 8 shards (two per
-# GPU, bench/pytest_shard.py), test_nn_cuda.py included. Outputs:
+# Call 1: the whole Python suite on CUDA, 8 shards over the machine's GPUs (
+# bench/pytest_shard.py), test_nn_cuda.py included. Outputs:
 # summary.txt (each shard's closing line, the failures) and out.tgz.
 set -u
 source bench/gpu_setup.sh .carry "$OUT"
@@ -8,9 +8,9 @@ W=/tmp/w; mkdir -p $W; S=$R/summary.txt
 nvidia-smi -L >> $S
 t pytest
 export PYTHONPATH=$PYTHONPATH:$PWD/bench
-N=8
+N=8; NG=$(nvidia-smi -L | wc -l)
 for i in $(seq 0 $((N - 1))); do
-  (cd python/tests && CUDA_VISIBLE_DEVICES=$((i % 4)) GNNC_SHARD=$i/$N GNNC_TEST_DEVICE=cuda \
+  (cd python/tests && CUDA_VISIBLE_DEVICES=$((i % NG)) GNNC_SHARD=$i/$N GNNC_TEST_DEVICE=cuda \
     timeout 500 python3 -m pytest -q -p no:cacheprovider -p pytest_shard -o faulthandler_timeout=300 \
     > $W/pytest-$i.txt 2>&1) &
 done
