@@ -11,7 +11,7 @@ export PYTHONPATH=$PYTHONPATH:$PWD/bench
 N=8; NG=$(nvidia-smi -L | wc -l)
 for i in $(seq 0 $((N - 1))); do
   (cd python/tests && CUDA_VISIBLE_DEVICES=$((i % NG)) GNNC_SHARD=$i/$N GNNC_TEST_DEVICE=cuda \
-    timeout 500 python3 -m pytest -q -p no:cacheprovider -p pytest_shard -o faulthandler_timeout=300 \
+    timeout 500 python3 -m pytest -q -p no:cacheprovider -p pytest_shard -rs -o faulthandler_timeout=300 \
     > $W/pytest-$i.txt 2>&1) &
 done
 wait
