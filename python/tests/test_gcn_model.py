@@ -6,7 +6,9 @@ weight and bias) in float32 and float64 over PyG's arguments, on a batch of
 small graphs (disjoint union), a single graph, graphs with self-loops,
 duplicate edges, isolated nodes, no edges and no nodes; edge weights;
 dropout under a shared mask; gradcheck; the one-function structure; the
-weight layout; the refused arguments and the input errors.
+weight layout; the configurations run layer by layer (other activations,
+norms, jumping knowledge, lazy, cached, sparse adjacencies, trimming); the
+refused arguments and the input errors.
 """
 
 import copy
@@ -14,6 +16,7 @@ import warnings
 
 import pytest
 import torch
+import torch.nn.functional as F
 import _parity
 from _parity import backward_both, same_weights, tol, train_losses
 
@@ -128,6 +131,9 @@ def compare(ours, pyg, edge_index, n, dtype, edge_weight=None):
     mine = dict(ours.named_parameters())
     assert sorted(mine) == sorted(theirs)
     for name, p in mine.items():
+        if theirs[name].grad is None:  # (an activation that drops it)
+            assert p.grad is None, name
+            continue
         assert p.grad is not None, name
         torch.testing.assert_close(p.grad, theirs[name].grad, **tol(dtype), msg=name)
     if edge_weight is not None:
@@ -389,10 +395,11 @@ class _Zero(torch.nn.Identity):
 
 @pytest.mark.parametrize("make_model, match", [
     # A name PyG's resolver does not know either (PyG: ValueError).
-    (lambda: gnn.GCN(IN, HID, 2, act="rleu"), "act='rleu' is not an activation"),
+    (lambda: gnn.GCN(IN, HID, 2, act="rleu"), "Could not resolve 'rleu'"),
     (lambda: gnn.GCN(IN, HID, 0), "num_layers must be a positive int"),
-    (lambda: gnn.GCN(IN, 0, 2), "hidden_channels must be positive"),
+    (lambda: gnn.GCN(IN, 0, 2), "hidden_channels must be a positive int"),
     (lambda: gnn.GCN(IN, HID, 2, dropout=1.5), "dropout must be in"),
+    (lambda: gnn.GCN(IN, HID, 2, jk="sum"), "jk must be None"),
 ])
 def test_bad_arguments_raise_value_errors(make_model, match):
     with pytest.raises(ValueError, match=match):
@@ -400,44 +407,139 @@ def test_bad_arguments_raise_value_errors(make_model, match):
 
 
 @pytest.mark.parametrize("make_model, match", [
-    (lambda: gnn.GCN(IN, HID, 2, norm="batch_norm"), "norm='batch_norm'"),
-    (lambda: gnn.GCN(IN, HID, 2, jk="cat"), "jk='cat'"),
-    (lambda: gnn.GCN(IN, HID, 2, act_kwargs=dict(negative_slope=0.1)), "act_kwargs"),
-    (lambda: gnn.GCN(IN, HID, 2, cached=True), "cached=True"),
-    (lambda: gnn.GCN(-1, HID, 2), "lazy"),
     (lambda: gnn.GCN(IN, HID, 2, aggr="mean"), "aggr"),
     (lambda: gnn.GCN(IN, HID, 2, unknown=3), "unknown"),
-    # Activations PyG takes and the compiled model does not compute.
-    (lambda: gnn.GCN(IN, HID, 2, act="tanh"), "act='tanh'.*'relu', None"),
-    (lambda: gnn.GCN(IN, HID, 2, act="Leaky-ReLU"), "act='Leaky-ReLU'"),
-    (lambda: gnn.GCN(IN, HID, 2, act="swish"), "act='swish'"),
-    (lambda: gnn.GCN(IN, HID, 2, act=torch.nn.ELU()), "act=ELU"),
-    (lambda: gnn.GCN(IN, HID, 2, act=torch.tanh), "act=<built-in method tanh"),
-    (lambda: gnn.GCN(IN, HID, 2, act=_DoubledReLU()), "act=_DoubledReLU"),
-    (lambda: gnn.GCN(IN, HID, 2, act=_Zero()), "act=_Zero"),
+    (lambda: gnn.GCN(IN, HID, 2, norm="graph_norm"), "norm='graph_norm'"),
 ])
 def test_refused_arguments_name_themselves(make_model, match):
     with pytest.raises(NotImplementedError, match=match):
         make_model()
 
 
+# Configurations the one function does not cover: the layers run one by one
+# (_BasicGNN), with PyG's result.
+LAYERWISE = {
+    "tanh": ((IN, HID, 3, OUT), dict(act="tanh")),
+    "leaky-relu-kwargs": ((IN, HID, 3, OUT), dict(act="leaky_relu",
+                                                   act_kwargs=dict(negative_slope=0.1))),
+    "elu-module": ((IN, HID, 2, OUT), dict(act=torch.nn.ELU())),
+    "tanh-function": ((IN, HID, 2, OUT), dict(act=torch.tanh)),
+    "swish": ((IN, HID, 2, OUT), dict(act="swish")),
+    "doubled-relu": ((IN, HID, 2, OUT), dict(act=_DoubledReLU())),
+    "zero-identity": ((IN, HID, 2, OUT), dict(act=_Zero())),
+    "batch-norm": ((IN, HID, 3, OUT), dict(norm="batch_norm")),
+    "layer-norm-act-first": ((IN, HID, 3, OUT), dict(norm="layer_norm", act_first=True)),
+    "jk-cat": ((IN, HID, 3, OUT), dict(jk="cat")),
+    "jk-max": ((IN, HID, 2, OUT), dict(jk="max")),
+    "jk-last-no-out": ((IN, HID, 2), dict(jk="last")),
+    "cached": ((IN, HID, 2, OUT), dict(cached=True)),
+}
+
+
+def _layerwise_calls(monkeypatch):
+    """The layers' node counts of each propagate call (one entry per call:
+    [in, out] for a GCNConv, every layer's sizes for the whole model)."""
+    calls = []
+    propagate = _common.propagate
+    monkeypatch.setattr(_common, "propagate",
+                        lambda m, t, c, *a: calls.append(list(c[0])) or propagate(m, t, c, *a))
+    return calls
+
+
+@pytest.mark.parametrize("graph", ["molecules", "self-loops", "no-nodes"])
+@pytest.mark.parametrize("case", list(LAYERWISE))
+def test_layerwise_configurations_match_pyg(case, graph, monkeypatch):
+    """PyG's GCN arguments the one function does not compute (other
+    activations, norms, jumping knowledge, cached): gnnc's GCNConv layers
+    one by one, PyG's outputs and gradients (norms in eval mode: their
+    running statistics as PyG's)."""
+    calls = _layerwise_calls(monkeypatch)
+    ours, pyg = make(LAYERWISE[case], torch.float64)
+    ours.eval(), pyg.eval()
+    edge_index, n = GRAPHS[graph]()
+    compare(ours, pyg, edge_index, n, torch.float64)
+    if n:
+        assert len(calls) == len(ours.convs) and all(len(c) == 2 for c in calls)
+
+
+def test_layerwise_batch_norm_trains_like_pyg():
+    """Training mode with a norm (batch statistics, running averages) and
+    dropout 0: PyG's losses step by step, and the running statistics."""
+    edge_index, n = molecules()
+    x = features(n, torch.float64)
+    y = torch.randint(0, OUT, (n,), generator=torch.Generator().manual_seed(7))
+    ours, pyg = make(((IN, HID, 3, OUT), dict(norm="batch_norm", jk="cat")), torch.float64)
+    losses = [train_losses(m, lambda: m(x, edge_index), y, 3) for m in (ours, pyg)]
+    assert losses[0] == pytest.approx(losses[1], rel=1e-10)
+    for k, v in pyg.state_dict().items():
+        torch.testing.assert_close(ours.state_dict()[k], v, msg=k)
+
+
+def test_lazy_in_channels_match_pyg_then_run_as_one_function(monkeypatch):
+    calls = _layerwise_calls(monkeypatch)
+    edge_index, n = molecules()
+    x = features(n, torch.float64)
+    torch.manual_seed(0)
+    pyg = pyg_models.GCN(-1, HID, 2, OUT).double()
+    ours = gnn.GCN(-1, HID, 2, OUT).double()
+    pyg(x, edge_index)
+    ours(x, edge_index)  # materialises the lazy weights: layer by layer
+    assert calls == [[IN, HID], [HID, OUT]]
+    ours.load_state_dict(pyg.state_dict())
+    calls.clear()
+    compare(ours, pyg, edge_index, n, torch.float64)
+    assert calls == [[IN, HID, OUT]]  # now the one function
+
+
+@pytest.mark.parametrize("layout", ["coo", "csr"])
+def test_sparse_adjacency_matches_pyg(layout):
+    """adj_t (a torch.sparse tensor, transposed as PyG's): GCNConv's sparse
+    path layer by layer; its values are the edge weights, as in PyG."""
+    ours, pyg = make(((IN, HID, 3, OUT), {}), torch.float64)
+    edge_index, n = single()
+    w = torch.rand(edge_index.size(1), generator=torch.Generator().manual_seed(4),
+                   dtype=torch.float64) + 0.1
+    adj_t = torch.sparse_coo_tensor(edge_index.flip(0), w, (n, n)).coalesce()
+    if layout == "csr":
+        adj_t = adj_t.to_sparse_csr()
+    x = features(n, torch.float64)
+    torch.testing.assert_close(ours(x, adj_t), pyg(x, adj_t), **tol(torch.float64))
+
+
+def test_trimmed_layers_match_pyg():
+    """num_sampled_*_per_hop (PyG's trim_to_layer) with edge weights: the
+    seeds' rows are PyG's."""
+    ours, pyg = make(((IN, HID, 2, OUT), {}), torch.float64)
+    g = torch.Generator().manual_seed(5)
+    # seeds 0-3, hop 1 nodes 4-7, hop 2 nodes 8-11; hop k's edges point into
+    # hop k - 1's nodes, listed hop by hop as the loader lists them.
+    hop1 = torch.stack([torch.randint(4, 8, (8,), generator=g), torch.randint(0, 4, (8,), generator=g)])
+    hop2 = torch.stack([torch.randint(8, 12, (8,), generator=g), torch.randint(4, 8, (8,), generator=g)])
+    edge_index = torch.cat([hop1, hop2], dim=1)
+    w = torch.rand(16, generator=g, dtype=torch.float64) + 0.1
+    x = features(12, torch.float64)
+    kw = dict(num_sampled_nodes_per_hop=[4, 4, 4], num_sampled_edges_per_hop=[8, 8])
+    torch.testing.assert_close(ours(x, edge_index, w, **kw)[:4],
+                               pyg(x, edge_index, w, **kw)[:4], **tol(torch.float64))
+
+
 def test_supported_spellings_of_act():
-    for act in ("relu", "ReLU", torch.nn.ReLU(), torch.relu):
-        assert gnn.GCN(IN, HID, 2, act=act).relu
+    for act in ("relu", "ReLU", torch.nn.ReLU(), torch.relu, F.relu):
+        assert gnn.GCN(IN, HID, 2, act=act).relu is True
     for act in (None, torch.nn.Identity()):
-        assert not gnn.GCN(IN, HID, 2, act=act).relu
+        assert gnn.GCN(IN, HID, 2, act=act).relu is False
+    for act in ("tanh", _DoubledReLU(), _Zero(), torch.nn.ReLU6()):
+        assert gnn.GCN(IN, HID, 2, act=act).relu is None
 
 
 def test_act_identity_by_name_is_refused_as_pyg():
     """act='identity' is no name PyG's activation_resolver resolves
     (torch.nn.Identity is not in torch.nn.modules.activation): PyG's GCN
-    raises a ValueError, and so does gnnc's, which took it as no
-    activation."""
+    raises a ValueError, and so does gnnc's."""
     with pytest.raises(ValueError, match="Could not resolve 'identity'"):
         pyg_models.GCN(IN, HID, 2, act="identity")
     for act in ("identity", "Identity"):
-        with pytest.raises(ValueError, match=f"GCN: act='{act}' is not an activation PyG "
-                                             f"resolves"):
+        with pytest.raises(ValueError, match=f"Could not resolve '{act}'"):
             gnn.GCN(IN, HID, 2, act=act)
 
 
@@ -453,9 +555,6 @@ def test_input_errors():
         ours(torch.randn(n, IN), edge_index, torch.ones(3))
     with pytest.raises(ValueError, match="node id"):
         ours(torch.randn(n - 1, IN), edge_index)
-    with pytest.raises(NotImplementedError, match="sparse adjacency"):
-        ours(torch.randn(n, IN), torch.sparse_coo_tensor(edge_index, torch.ones(14),
-                                                         (n, n)))
 
 
 def test_relu_gradient_at_zero_is_torchs():
@@ -518,12 +617,12 @@ def test_meta_tensors_give_shapes_forward_and_backward():
 
 def test_pygs_other_forward_arguments():
     """edge_attr, batch and batch_size change nothing in PyG's GCN (no norm):
-    accepted and without effect; trim_to_layer is refused."""
+    accepted and without effect; trim_to_layer's lists are checked."""
     ours, pyg = make("default")
     edge_index, n = molecules()
     x = features(n, torch.float32)
     extra = dict(edge_attr=torch.randn(edge_index.size(1), 2),
                  batch=torch.zeros(n, dtype=torch.long), batch_size=1)
     torch.testing.assert_close(ours(x, edge_index, **extra), pyg(x, edge_index, **extra))
-    with pytest.raises(NotImplementedError, match="num_sampled"):
+    with pytest.raises(ValueError, match="num_sampled_nodes_per_hop must have an entry per hop"):
         ours(x, edge_index, num_sampled_nodes_per_hop=[n], num_sampled_edges_per_hop=[1])

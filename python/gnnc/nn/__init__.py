@@ -6,7 +6,8 @@ Each layer takes PyG's constructor arguments and `forward(x, edge_index)`,
 names its parameters as PyG does (so `layer.load_state_dict(pyg_layer
 .state_dict())` works) and computes what PyG computes; an argument gnnc does
 not support raises `NotImplementedError` naming it. `GCN` is PyG's
-`models.GCN`, the whole model (matmuls included) one compiled function;
+`models.GCN`, as a plain stack (ReLU, no norm, no jk) the whole model
+(matmuls included) one compiled function, otherwise layer by layer;
 `GraphSAGE`, `GIN` and `GAT` are PyG's models of those names over gnnc.nn's
 layers. See docs/Python-nn.md.
 """

@@ -1,9 +1,10 @@
-"""Whole models. PyG's `torch_geometric.nn.models.GCN` as one compiled `gnn`
-function (every layer's matmul, propagation, bias and activation), so the
-compiler sees the whole chain and can run it as one kernel per batch of
-small graphs (docs/Codegen.md, "Graph blocks"); PyG's `GraphSAGE`, `GIN` and
-`GAT` (its `BasicGNN` models) as stacks of gnnc.nn layers with PyG's
-activations, normalisations, dropout and jumping knowledge in PyTorch."""
+"""Whole models: PyG's `BasicGNN` models (`GCN`, `GraphSAGE`, `GIN`, `GAT`)
+as stacks of gnnc.nn layers with PyG's activations, normalisations, dropout
+and jumping knowledge in PyTorch. `GCN` as a plain stack (ReLU or no
+activation, no norm, no jk) runs as one compiled `gnn` function (every
+layer's matmul, propagation, bias and activation), so the compiler sees the
+whole chain and can run it as one kernel per batch of small graphs
+(docs/Codegen.md, "Graph blocks")."""
 
 import copy
 import inspect
@@ -20,48 +21,9 @@ from .attention import GATConv, GATv2Conv
 from .conv import GCNConv, GINConv, SAGEConv, check_edge_weight, gcn_dtype, gcn_graph
 from .norm import BatchNorm, LayerNorm
 
-_ACTS = ("'relu'", "None", "torch.nn.Identity()")
-
-
 def _normalize(name: str) -> str:
     """PyG's resolver's key: case, '-', '_' and ' ' do not matter."""
     return name.lower().replace("-", "").replace("_", "").replace(" ", "")
-
-
-def _pyg_activation(key: str) -> bool:
-    """Whether PyG's `activation_resolver` resolves the normalised name
-    `key`: a torch.nn activation module's class name (with or without 'act'
-    taken out of it) or 'swish'."""
-    names = {"swish"}
-    for value in vars(torch.nn.modules.activation).values():
-        if isinstance(value, type) and issubclass(value, torch.nn.Module):
-            cls = _normalize(value.__name__)
-            names |= {cls, cls.replace("act", "")}
-    return key in names
-
-
-def _relu(layer: str, act) -> bool:
-    """Whether `act` (PyG's `act`: a name, a module or a function) is ReLU;
-    False for no activation. Any other activation PyG takes is refused
-    (`NotImplementedError`, naming it); a name PyG's resolver does not know
-    is a `ValueError`, as in PyG. Modules count by their exact class: a
-    subclass of `torch.nn.ReLU` may compute something else."""
-    if act is None:
-        return False
-    if isinstance(act, str):
-        key = _normalize(act)
-        if key == "relu":
-            return True
-        # ('identity' too: torch.nn.Identity is no torch.nn activation.)
-        if not _pyg_activation(key):
-            raise ValueError(f"{layer}: act={act!r} is not an activation PyG resolves "
-                             f"(a torch.nn activation's name or 'swish')")
-    elif type(act) is torch.nn.ReLU or any(act is f for f in (F.relu, torch.relu)):
-        return True
-    elif type(act) is torch.nn.Identity:
-        return False
-    _common.refuse(layer, f"act={act!r}", f"the model runs as one compiled function; "
-                   f"supported: {', '.join(_ACTS)}")
 
 
 # --------------------------------------------------------------------------
@@ -214,167 +176,6 @@ class _LayerwiseInference:
         if pbar is not None:
             pbar.close()
         return x_all
-
-
-class GCN(_LayerwiseInference, torch.nn.Module):
-    r"""PyG's `models.GCN`: `num_layers` GCNConv layers, the activation (and
-    dropout) after every layer but the last, run as ONE compiled `gnn`
-    function: per layer `h = x W` (a matmul in the function), the GCN
-    propagation, `+ b`, ReLU; `d^-1/2` computed once for all layers.
-
-    Layer `i` is `GCNConv(in_i, out_i)`: `in_channels -> hidden_channels ->
-    ... -> out_channels` (`hidden_channels` when `out_channels` is None).
-    Parameters: `convs.{i}.lin.weight` [out, in], `convs.{i}.bias` [out], as
-    PyG's, so `load_state_dict(pyg_gcn.state_dict())` works.
-
-    Supported: `act` 'relu' or None (also `torch.nn.ReLU()`, `F.relu`,
-    `torch.nn.Identity()`; the name 'identity' is a ValueError, as PyG's
-    resolver refuses it), `dropout` (a mask per hidden layer drawn in
-    PyTorch, passed to the function), `act_first` (no effect without `norm`, as in PyG), `bias`
-    and GCNConv's `improved`, `add_self_loops`, `normalize`, `flow`;
-    `forward(x, edge_index, edge_weight=None)` (`edge_attr`, `batch` and
-    `batch_size` have no effect, as in PyG without `norm`). Refused
-    (`NotImplementedError`): any other `act` PyG takes (a name PyG cannot
-    resolve is a `ValueError`, as in PyG), `norm`, `jk`, `act_kwargs` other
-    than `inplace`, `cached=True`, lazy `in_channels=-1`, sparse adjacencies,
-    `num_sampled_*_per_hop`, any other keyword. A graph with self-loops or an `edge_weight` runs the same
-    model with the graph's self-loops masked / weighted (as `GCNConv`);
-    only a loop-free unweighted graph gets the `graph_block` mapping.
-
-    The function takes each `lin.weight` as PyTorch stores it ([out, in],
-    contiguous, as PyG's) and its matmul transposes it: no copy.
-
-    PyG's attributes: `supports_edge_weight` (True), `supports_edge_attr`,
-    `supports_norm_batch` (False), `jk_mode`, `norm`, `norm_kwargs` (None)
-    and `norms` (identities); PyG's layer-wise `inference` /
-    `inference_per_layer` (`_LayerwiseInference`) run the layers one at a
-    time as `GCNConv`s.
-    """
-
-    supports_edge_weight = True
-    supports_edge_attr = False
-
-    def __init__(self, in_channels: int, hidden_channels: int, num_layers: int,
-                 out_channels: Optional[int] = None, dropout: float = 0.0,
-                 act="relu", act_first: bool = False, act_kwargs=None, norm=None,
-                 norm_kwargs=None, jk=None, bias: bool = True, **kwargs):
-        super().__init__()
-        name = type(self).__name__
-        for arg, value in (("norm", norm), ("jk", jk)):
-            if value is not None:
-                _common.refuse(name, f"{arg}={value!r}", "only None")
-        if norm_kwargs:
-            _common.refuse(name, "norm_kwargs")
-        if act_kwargs and set(act_kwargs) - {"inplace"}:
-            _common.refuse(name, f"act_kwargs={act_kwargs!r}", "only 'inplace'")
-        if kwargs.get("cached", False):
-            _common.refuse(name, "cached=True")
-        kwargs.pop("cached", None)
-        in_channels = _common.check_channels(name, "in_channels", in_channels)
-        if in_channels <= 0:
-            _common.refuse(name, f"in_channels={in_channels} (lazy initialisation)")
-        self.in_channels = in_channels
-        self.hidden_channels = _common.check_channels(name, "hidden_channels",
-                                                      hidden_channels)
-        if isinstance(num_layers, bool) or not isinstance(num_layers, int) or \
-                num_layers < 1:
-            raise ValueError(f"{name}: num_layers must be a positive int, got "
-                             f"{num_layers!r}")
-        self.num_layers = num_layers
-        self.out_channels = (hidden_channels if out_channels is None else
-                             _common.check_channels(name, "out_channels", out_channels))
-        self.dropout = torch.nn.Dropout(p=_common.check_dropout(name, dropout))
-        self.relu = _relu(name, act)
-        self.act = torch.nn.ReLU() if self.relu else None
-        self.act_first = act_first
-        # PyG's BasicGNN attributes (no norm, no jk here).
-        self.jk_mode = None
-        self.norm = None
-        self.norm_kwargs = None
-        self.supports_norm_batch = False
-        self.norms = torch.nn.ModuleList(torch.nn.Identity() for _ in range(num_layers))
-        sizes = ([in_channels] + [hidden_channels] * (num_layers - 1) +
-                 [self.out_channels])
-        # GCNConv checks its keywords (flow, aggr, improved, ...) and names
-        # the parameters as PyG does.
-        self.convs = torch.nn.ModuleList(
-            GCNConv(sizes[i], sizes[i + 1], bias=bias, **kwargs)
-            for i in range(num_layers))
-
-    def reset_parameters(self) -> None:
-        for conv in self.convs:
-            conv.reset_parameters()
-
-    @_common.names_graph_errors
-    def forward(self, x: Tensor, edge_index: Tensor,
-                edge_weight: Optional[Tensor] = None, edge_attr=None, batch=None,
-                batch_size=None, num_sampled_nodes_per_hop=None,
-                num_sampled_edges_per_hop=None) -> Tensor:
-        # As PyG's GCN: edge_attr is not passed to GCNConv, batch and
-        # batch_size only reach norms (refused here): no effect.
-        name = type(self).__name__
-        if num_sampled_nodes_per_hop is not None or num_sampled_edges_per_hop is not None:
-            _common.refuse(name, "num_sampled_nodes_per_hop / num_sampled_edges_per_hop "
-                           "(trim_to_layer)")
-        first = self.convs[0]
-        if _common.is_sparse(edge_index):
-            _common.refuse(name, "a sparse adjacency", "pass edge_index [2, E]")
-        edge_index, _ = _common.check_inputs(name, x, edge_index, self.in_channels,
-                                             first.lin.weight.dtype, first.flow)
-        n = x.size(0)
-        if edge_weight is not None:
-            check_edge_weight(name, edge_weight, edge_index, x)
-        # The whole model is one op: under autocast it runs in the autocast
-        # dtype, the weights and biases cast as autocast casts a linear's.
-        # Outside autocast an edge_weight of another dtype promotes PyG's
-        # messages: the op runs in that dtype, which only one layer takes
-        # (PyG's next layer refuses a first one's output of another dtype
-        # than its weights).
-        dt = _common.compute_dtype(x, first.lin.weight.dtype)
-        low = dt
-        dt = _common.edge_promoted(dt, edge_weight)
-        if dt != low and self.num_layers > 1:
-            raise TypeError(
-                f"{name}: edge_weight is {edge_weight.dtype}, which makes the first "
-                f"layer's output {dt}, but the next layer's parameters are "
-                f"{self.convs[1].lin.weight.dtype} (PyG's GCN raises there too); pass "
-                f"edge_weight as {low}")
-        # PyG adds one self-loop per node: folded into the formula when the
-        # graph has none, else the input's own loops masked or weighted in
-        # the graph with one per node (conv.gcn_graph).
-        ei, weights, w, fold = gcn_graph(first, _common.flip(edge_index, first.flow), n,
-                                         dt, edge_weight)
-        normalize = first.normalize
-        tensors = [_common.cast(dt, x)]
-        for conv in self.convs:
-            tensors.append(_common.cast(dt, conv.lin.weight))
-            if conv.bias is not None:
-                tensors.append(_common.cast(dt, conv.bias))
-        if w is not None:
-            tensors.append(_common.cast(dt, w))
-        p = self.dropout.p
-        dropout = self.training and p > 0 and self.num_layers > 1
-        if dropout:
-            tensors += [_common.attention_dropout_mask((n, self.hidden_channels), p,
-                                                       dt, x.device)
-                        for _ in range(self.num_layers - 1)]
-        sizes = (self.in_channels,) + tuple(c.out_channels for c in self.convs)
-        config = (sizes, _common._DTYPES[dt], first.bias is not None, self.relu, weights,
-                  normalize, fold, dropout)
-        out = _common.propagate(self, "gcn_model", config, ei, n, *tensors)
-        if dt in _common._HALVES:
-            # PyG's result dtype: each GCNConv's (conv.gcn_dtype) on the
-            # previous one's output.
-            d = x.dtype
-            for conv in self.convs:
-                d = gcn_dtype(conv, dt, d, edge_weight)
-            out = _common.as_dtype(out, d)
-        return out
-
-    def __repr__(self) -> str:
-        return (f"{type(self).__name__}({self.in_channels}, {self.out_channels}, "
-                f"num_layers={self.num_layers})")
-
 
 
 # --------------------------------------------------------------------------
@@ -585,10 +386,10 @@ class _BasicGNN(_LayerwiseInference, torch.nn.Module):
     `jk.*`, `lin.*` (and `act.*` for an activation with parameters).
 
     `forward(x, edge_index, edge_weight=None, edge_attr=None, batch=None,
-    batch_size=None)`: `edge_attr` reaches the layers where PyG's model
-    passes it (GAT), `batch` and `batch_size` the norms that take them
-    (layer_norm); `edge_weight` (and elsewhere `edge_attr`) has no effect,
-    as in PyG's model. `num_sampled_nodes_per_hop` /
+    batch_size=None)`: `edge_weight` and `edge_attr` reach the layers where
+    PyG's model passes them (GCN's, GAT's), `batch` and `batch_size` the
+    norms that take them (layer_norm); elsewhere they have no effect, as in
+    PyG's model. `num_sampled_nodes_per_hop` /
     `num_sampled_edges_per_hop` (a loader's `num_sampled_nodes` /
     `num_sampled_edges`): PyG's trim_to_layer, layer `i` without the last
     `i` hops' nodes and edges (and `edge_weight`'s or `edge_attr`'s rows);
@@ -697,9 +498,11 @@ class _BasicGNN(_LayerwiseInference, torch.nn.Module):
                     edge_weight = edge_weight.narrow(0, 0, edge_weight.size(0) - drop_edges)
                 elif edge_attr is not None:
                     edge_attr = edge_attr.narrow(0, 0, edge_attr.size(0) - drop_edges)
-            # As PyG's model: edge_weight reaches no layer here, edge_attr
-            # only GAT's.
-            if self.supports_edge_attr:
+            # As PyG's model: edge_weight reaches GCN's layers, edge_attr
+            # GAT's.
+            if self.supports_edge_weight:
+                x = conv(x, edge_index, edge_weight=edge_weight)
+            elif self.supports_edge_attr:
                 x = conv(x, edge_index, edge_attr=edge_attr)
             else:
                 x = conv(x, edge_index)
@@ -752,6 +555,132 @@ class _BasicGNN(_LayerwiseInference, torch.nn.Module):
     def __repr__(self) -> str:
         return (f"{type(self).__name__}({self.in_channels}, {self.out_channels}, "
                 f"num_layers={self.num_layers})")
+
+
+class GCN(_BasicGNN):
+    r"""PyG's `models.GCN`: `num_layers` gnnc.nn `GCNConv` layers (GCNConv's
+    keywords, e.g. `improved`, `cached`, `add_self_loops`, `normalize`,
+    `bias`, `flow`, pass to every layer) with PyG's activation, norm,
+    dropout and jumping knowledge (`_BasicGNN`); `forward(x, edge_index,
+    edge_weight=None)` passes `edge_weight` to every layer, as PyG's model.
+
+    Where the model is a plain stack (no `norm`, no `jk`, `act` ReLU or none
+    — 'relu', `torch.nn.ReLU()`, `F.relu`, `torch.relu`, `torch.nn.Identity()`
+    or None —, parameters initialised, no `cached`, an `edge_index` tensor,
+    no trimming), a call runs the whole model as ONE compiled `gnn`
+    function: per layer `h = x W` (a matmul in the function), the GCN
+    propagation, `+ b`, ReLU; `d^-1/2` computed once for all layers; the
+    dropout masks drawn in PyTorch and passed in. A graph with self-loops
+    or an `edge_weight` runs it with the graph's self-loops masked /
+    weighted (as `GCNConv`); only a loop-free unweighted graph gets the
+    `graph_block` mapping. Every other configuration (another activation, a
+    norm, `jk`, lazy `in_channels=-1` before its first call, `cached=True`,
+    a sparse adjacency, `num_sampled_*_per_hop`) runs the layers one by
+    one, as `_BasicGNN` does, with the same result.
+
+    Parameters: `convs.{i}.lin.weight` [out, in], `convs.{i}.bias` [out]
+    (and `norms.*`, `jk.*`, `lin.*` as PyG's), so
+    `load_state_dict(pyg_gcn.state_dict())` works; the function takes each
+    `lin.weight` as PyTorch stores it and its matmul transposes it: no
+    copy. PyG's layer-wise `inference` / `inference_per_layer`:
+    `_LayerwiseInference`.
+    """
+
+    supports_edge_weight = True
+    supports_edge_attr = False
+
+    def init_conv(self, in_channels, out_channels: int, **kwargs) -> torch.nn.Module:
+        return GCNConv(in_channels, out_channels, **kwargs)
+
+    @property
+    def relu(self) -> Optional[bool]:
+        """Whether the one-function path applies ReLU between layers (True),
+        nothing (False), or None where `act` is neither (the layers then
+        run one by one)."""
+        act = self.act
+        if act is None or type(act) is torch.nn.Identity:
+            return False
+        if type(act) is torch.nn.ReLU or any(act is f for f in (F.relu, torch.relu)):
+            return True
+        return None
+
+    def _one_function(self, x, edge_index, trim: bool) -> bool:
+        """Whether this call runs as one gnn function (the class docstring)."""
+        return (self.relu is not None and self.jk_mode is None and not trim
+                and isinstance(x, Tensor) and isinstance(edge_index, Tensor)
+                and not _common.is_sparse(edge_index)
+                and all(type(m) is torch.nn.Identity for m in self.norms)
+                and all(not c.cached and not c.lin.is_lazy()
+                        for c in self.convs))
+
+    @_common.names_graph_errors
+    def forward(self, x: Tensor, edge_index: Tensor, edge_weight: Optional[Tensor] = None,
+                edge_attr: Optional[Tensor] = None, batch: Optional[Tensor] = None,
+                batch_size: Optional[int] = None, num_sampled_nodes_per_hop=None,
+                num_sampled_edges_per_hop=None) -> Tensor:
+        # As PyG's GCN: edge_attr is not passed to GCNConv; batch and
+        # batch_size only reach the norms.
+        trim = (num_sampled_nodes_per_hop is not None or
+                num_sampled_edges_per_hop is not None)
+        if not self._one_function(x, edge_index, trim):
+            return super().forward(x, edge_index, edge_weight, edge_attr, batch,
+                                   batch_size, num_sampled_nodes_per_hop,
+                                   num_sampled_edges_per_hop)
+        name = type(self).__name__
+        first = self.convs[0]
+        # (in_channels from the weight: -1 on a lazy layer after its first call)
+        cin = first.lin.weight.size(1)
+        edge_index, _ = _common.check_inputs(name, x, edge_index, cin,
+                                             first.lin.weight.dtype, first.flow)
+        n = x.size(0)
+        if edge_weight is not None:
+            check_edge_weight(name, edge_weight, edge_index, x)
+        # The whole model is one op: under autocast it runs in the autocast
+        # dtype, the weights and biases cast as autocast casts a linear's.
+        # Outside autocast an edge_weight of another dtype promotes PyG's
+        # messages: the op runs in that dtype, which only one layer takes
+        # (PyG's next layer refuses a first one's output of another dtype
+        # than its weights).
+        dt = _common.compute_dtype(x, first.lin.weight.dtype)
+        low = dt
+        dt = _common.edge_promoted(dt, edge_weight)
+        if dt != low and self.num_layers > 1:
+            raise TypeError(
+                f"{name}: edge_weight is {edge_weight.dtype}, which makes the first "
+                f"layer's output {dt}, but the next layer's parameters are "
+                f"{self.convs[1].lin.weight.dtype} (PyG's GCN raises there too); pass "
+                f"edge_weight as {low}")
+        # PyG adds one self-loop per node: folded into the formula when the
+        # graph has none, else the input's own loops masked or weighted in
+        # the graph with one per node (conv.gcn_graph).
+        ei, weights, w, fold = gcn_graph(first, _common.flip(edge_index, first.flow), n,
+                                         dt, edge_weight)
+        normalize = first.normalize
+        tensors = [_common.cast(dt, x)]
+        for conv in self.convs:
+            tensors.append(_common.cast(dt, conv.lin.weight))
+            if conv.bias is not None:
+                tensors.append(_common.cast(dt, conv.bias))
+        if w is not None:
+            tensors.append(_common.cast(dt, w))
+        p = self.dropout.p
+        dropout = self.training and p > 0 and self.num_layers > 1
+        if dropout:
+            tensors += [_common.attention_dropout_mask((n, self.hidden_channels), p,
+                                                       dt, x.device)
+                        for _ in range(self.num_layers - 1)]
+        sizes = (cin,) + tuple(c.out_channels for c in self.convs)
+        config = (sizes, _common._DTYPES[dt], first.bias is not None, self.relu, weights,
+                  normalize, fold, dropout)
+        out = _common.propagate(self, "gcn_model", config, ei, n, *tensors)
+        if dt in _common._HALVES:
+            # PyG's result dtype: each GCNConv's (conv.gcn_dtype) on the
+            # previous one's output.
+            d = x.dtype
+            for conv in self.convs:
+                d = gcn_dtype(conv, dt, d, edge_weight)
+            out = _common.as_dtype(out, d)
+        return out
 
 
 class GraphSAGE(_BasicGNN):
