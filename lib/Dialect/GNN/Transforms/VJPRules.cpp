@@ -564,6 +564,17 @@ struct DegreeVJP : public VJPOpInterface::ExternalModel<DegreeVJP, DegreeOp> {
 
 /// Tangents of a body's values with respect to one block argument; a value
 /// without an entry has tangent 0.
+///
+/// A tangent that a select (or a max/min) takes from one branch only is
+/// *masked*: `select(c, t, 0)` (or `select(c, 0, t)`), the 0 a constant. What
+/// is built from a masked tangent keeps the select outermost: `s * f`,
+/// `s / f`, `-s`, a conversion and finally `dy * s` (`through`) become
+/// `select(c, t * f, 0)` and so on. Where the branch is taken the product is
+/// the same one, as rounded; where it is not the gradient is exactly 0,
+/// whatever `dy` and the factors are, as PyTorch's `where` and `relu`
+/// backward give (`dy * select(c, t, 0)` would be `NaN * 0 = NaN` for a NaN
+/// `dy`). Only tangents are masked so: `t * relu(x)` multiplies by a primal
+/// value that is 0, and a NaN `t` gives NaN there as in PyTorch.
 class Tangents {
 public:
   Tangents(OpBuilder &b, Location loc) : b(b), loc(loc) {}
@@ -573,13 +584,67 @@ public:
   Value c(Type t, double v) {
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(t, v));
   }
-  Value mul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  /// x * y, a masked x (or y) distributed: select(c, x' * y, 0).
+  Value mul(Value x, Value y) {
+    if (masked.count(y) && !masked.count(x))
+      std::swap(x, y);
+    return through(x, [&](Value v) {
+      return arith::MulFOp::create(b, loc, v, y).getResult();
+    });
+  }
   Value addOpt(Value x, Value y) {
     if (!x)
       return y;
     if (!y)
       return x;
+    // Two tangents masked by the same condition on the same side: one select
+    // of their sum (the gradient stays exactly 0 where neither is taken).
+    auto mx = masked.find(x), my = masked.find(y);
+    if (mx != masked.end() && my != masked.end() &&
+        mx->second.cond == my->second.cond &&
+        mx->second.onTrue == my->second.onTrue) {
+      Mask m = mx->second;
+      return select(m.cond, m.onTrue,
+                    arith::AddFOp::create(b, loc, m.t, my->second.t));
+    }
     return arith::AddFOp::create(b, loc, x, y);
+  }
+  /// `f(x)` for a tangent `x` that `f` scales (0 to 0): a masked `x` keeps
+  /// its select outermost, `select(c, f(t), 0)`, nested masks each kept.
+  Value through(Value x, llvm::function_ref<Value(Value)> f) {
+    auto it = masked.find(x);
+    if (it == masked.end())
+      return f(x);
+    Mask m = it->second;
+    return select(m.cond, m.onTrue, through(m.t, f));
+  }
+  /// select(cond, t, 0) when `onTrue`, else select(cond, 0, t), recorded as
+  /// masked.
+  Value select(Value cond, bool onTrue, Value t) {
+    Value zero = c(t.getType(), 0.0);
+    Value s = arith::SelectOp::create(b, loc, cond, onTrue ? t : zero,
+                                      onTrue ? zero : t);
+    masked[s] = Mask{cond, t, onTrue};
+    return s;
+  }
+  /// The tangent of `select(cond, a, b)` given the branches' tangents (at
+  /// least one not null): masked when one branch has none.
+  Value branches(Value cond, Value ta, Value tb) {
+    if (!tb)
+      return select(cond, /*onTrue=*/true, ta);
+    if (!ta)
+      return select(cond, /*onTrue=*/false, tb);
+    return arith::SelectOp::create(b, loc, cond, ta, tb);
+  }
+  /// -x and x / y for a tangent x, a masked x distributed.
+  Value neg(Value x) {
+    return through(
+        x, [&](Value v) { return arith::NegFOp::create(b, loc, v).getResult(); });
+  }
+  Value div(Value x, Value y) {
+    return through(x, [&](Value v) {
+      return arith::DivFOp::create(b, loc, v, y).getResult();
+    });
   }
   /// x * f, or null when x is null.
   Value scale(Value x, Value f) { return x ? mul(x, f) : Value(); }
@@ -600,34 +665,31 @@ public:
     if (isa<arith::AddFOp>(op))
       out = addOpt(t[0], t[1]);
     else if (isa<arith::SubFOp>(op))
-      out = addOpt(t[0], t[1] ? arith::NegFOp::create(b, loc, t[1]).getResult()
-                              : Value());
+      out = addOpt(t[0], t[1] ? neg(t[1]) : Value());
     else if (isa<arith::MulFOp>(op))
       out = addOpt(scale(t[0], args[1]), scale(t[1], args[0]));
     else if (isa<arith::DivFOp>(op)) {
       // d(a/b) = da/b - a db / b^2 = (da - res db) / b
-      Value num = addOpt(t[0], t[1] ? arith::NegFOp::create(
-                                          b, loc, mul(t[1], res))
-                                          .getResult()
-                                    : Value());
-      out = arith::DivFOp::create(b, loc, num, args[1]);
+      Value num = addOpt(t[0], t[1] ? neg(mul(t[1], res)) : Value());
+      out = div(num, args[1]);
     } else if (isa<arith::NegFOp>(op))
-      out = arith::NegFOp::create(b, loc, t[0]);
+      out = neg(t[0]);
     else if (isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MinimumFOp,
                  arith::MinNumFOp>(op)) {
       bool isMax = isa<arith::MaximumFOp, arith::MaxNumFOp>(op);
       Value first = arith::CmpFOp::create(
           b, loc, isMax ? arith::CmpFPredicate::OGE : arith::CmpFPredicate::OLE,
           args[0], args[1]);
-      out = arith::SelectOp::create(b, loc, first, t[0] ? t[0] : c(ty, 0.0),
-                                    t[1] ? t[1] : c(ty, 0.0));
+      out = branches(first, t[0], t[1]);
     } else if (isa<arith::SelectOp>(op)) {
-      out = arith::SelectOp::create(b, loc, args[0], t[1] ? t[1] : c(ty, 0.0),
-                                    t[2] ? t[2] : c(ty, 0.0));
+      out = branches(args[0], t[1], t[2]);
     } else if (isa<arith::ExtFOp, arith::TruncFOp>(op)) {
-      out = op->getName().getStringRef() == "arith.extf"
-                ? arith::ExtFOp::create(b, loc, ty, t[0]).getResult()
-                : arith::TruncFOp::create(b, loc, ty, t[0]).getResult();
+      bool ext = isa<arith::ExtFOp>(op);
+      out = through(t[0], [&](Value v) -> Value {
+        if (ext)
+          return arith::ExtFOp::create(b, loc, ty, v);
+        return arith::TruncFOp::create(b, loc, ty, v);
+      });
     } else if (isa<math::ExpOp>(op))
       out = mul(t[0], res);
     else if (isa<math::Exp2Op>(op))
@@ -635,29 +697,30 @@ public:
     else if (isa<math::ExpM1Op>(op))
       out = mul(t[0], arith::AddFOp::create(b, loc, res, c(ty, 1.0)));
     else if (isa<math::LogOp>(op))
-      out = arith::DivFOp::create(b, loc, t[0], args[0]);
+      out = div(t[0], args[0]);
     else if (isa<math::Log2Op>(op))
-      out = arith::DivFOp::create(b, loc, t[0],
-                                  mul(args[0], c(ty, std::log(2.0))));
+      out = div(t[0], mul(args[0], c(ty, std::log(2.0))));
     else if (isa<math::Log1pOp>(op))
-      out = arith::DivFOp::create(
-          b, loc, t[0], arith::AddFOp::create(b, loc, args[0], c(ty, 1.0)));
+      out = div(t[0], arith::AddFOp::create(b, loc, args[0], c(ty, 1.0)));
     else if (isa<math::TanhOp>(op))
       out = mul(t[0], arith::SubFOp::create(b, loc, c(ty, 1.0), mul(res, res)));
     else if (isa<math::SqrtOp>(op))
-      out = arith::DivFOp::create(b, loc, t[0], mul(c(ty, 2.0), res));
+      out = div(t[0], mul(c(ty, 2.0), res));
     else if (isa<math::RsqrtOp>(op))
       out = mul(t[0], mul(c(ty, -0.5), mul(res, mul(res, res))));
     else if (isa<math::AbsFOp>(op)) {
       Value pos = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE,
                                         args[0], c(ty, 0.0));
-      out = arith::SelectOp::create(b, loc, pos, t[0],
-                                    arith::NegFOp::create(b, loc, t[0]));
+      out = through(t[0], [&](Value v) -> Value {
+        return arith::SelectOp::create(
+            b, loc, pos, v, arith::NegFOp::create(b, loc, v).getResult());
+      });
     } else if (isa<math::SinOp>(op))
       out = mul(t[0], math::CosOp::create(b, loc, args[0]));
     else if (isa<math::CosOp>(op))
       out = mul(t[0], arith::NegFOp::create(
-                          b, loc, math::SinOp::create(b, loc, args[0])));
+                          b, loc, math::SinOp::create(b, loc, args[0]))
+                          .getResult());
     else if (isa<math::ErfOp>(op)) {
       Value sq = mul(args[0], args[0]);
       Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, sq));
@@ -686,8 +749,14 @@ public:
   }
 
 private:
+  struct Mask {
+    Value cond, t;
+    bool onTrue;
+  };
   OpBuilder &b;
   Location loc;
+  /// The masked tangents: select(cond, t, 0) (onTrue) or select(cond, 0, t).
+  llvm::DenseMap<Value, Mask> masked;
 };
 
 //===----------------------------------------------------------------------===//
@@ -901,7 +970,9 @@ struct GenericVJP
             // acc + dy * d for each result: the product in the widest
             // arithmetic type of the three (f32 for halves: a bf16 result
             // can carry an f32 argument's gradient), then in acc's type,
-            // as the `out + term` sum the lowering accumulates widened.
+            // as the `out + term` sum the lowering accumulates widened. A
+            // masked d keeps its select outside the product: exactly 0 where
+            // its branch is not taken, whatever dy is (`Tangents`).
             Value acc = args.back();
             for (auto [j, i] : llvm::enumerate(outs)) {
               Value d = tan.get(map.lookupOrDefault(yield.getValues()[i]));
@@ -916,11 +987,13 @@ struct GenericVJP
                 if (Type a = arithmeticType(v.getType());
                     a.getIntOrFloatBitWidth() > wide.getIntOrFloatBitWidth())
                   wide = a;
-              Value term = arith::MulFOp::create(
-                  nb, nl, TB::convertScalar(nb, nl, dyS, wide),
-                  TB::convertScalar(nb, nl, d, wide));
-              acc = arith::AddFOp::create(
-                  nb, nl, acc, TB::convertScalar(nb, nl, term, acc.getType()));
+              Value term = tan.through(d, [&](Value v) {
+                Value p = arith::MulFOp::create(
+                    nb, nl, TB::convertScalar(nb, nl, dyS, wide),
+                    TB::convertScalar(nb, nl, v, wide));
+                return TB::convertScalar(nb, nl, p, acc.getType());
+              });
+              acc = arith::AddFOp::create(nb, nl, acc, term);
             }
             linalg::YieldOp::create(nb, nl, acc);
           });

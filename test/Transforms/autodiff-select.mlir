@@ -1,0 +1,75 @@
+// RUN: gnn-opt %s --gnn-autodiff -split-input-file | FileCheck %s
+// RUN: gnn-opt %s --gnn-autodiff -split-input-file | gnn-opt -split-input-file --verify-diagnostics > /dev/null
+
+// A select with one branch a constant (torch.relu as gnnc.nn writes it):
+// the backward keeps the select outside the product with dy, so that the
+// masked branch's gradient is exactly 0 whatever dy is (NaN included), as
+// PyTorch's relu backward gives, and not dy * 0.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @relu_bwd(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<?x8xf32>, %[[DY:[^:]*]]: tensor<?x8xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[X]], %[[DY]] :
+// CHECK-NEXT: ^bb0(%[[XS:[^:]*]]: f32, %[[DYS:[^:]*]]: f32, %[[ACC:[^:]*]]: f32):
+// CHECK: %[[C:.*]] = arith.cmpf ole, %[[XS]]
+// CHECK: %[[P:.*]] = arith.mulf %[[DYS]], %{{.*}} : f32
+// CHECK-NEXT: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[S:.*]] = arith.select %[[C]], %[[Z]], %[[P]] : f32
+// CHECK-NEXT: %[[R:.*]] = arith.addf %[[ACC]], %[[S]] : f32
+// CHECK-NEXT: linalg.yield %[[R]]
+func.func @relu(%x: tensor<?x8xf32> {gnn.differentiable}) -> tensor<?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x8xf32>
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<?x8xf32>) outs(%e : tensor<?x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %le = arith.cmpf ole, %a, %z : f32
+    %r = arith.select %le, %z, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<?x8xf32>
+  return %y : tensor<?x8xf32>
+}
+
+// -----
+
+// torch.where(c, x * w, 0) followed by a product and a tanh: the select
+// stays outermost through the chain of products (the taken branch's term is
+// dy * ((w * v) * (1 - t^2)), the product as before), and w's gradient, a
+// sum over the rows, sums those selects.
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @where_chain_bwd(
+// CHECK: linalg.generic
+// CHECK-NEXT: ^bb0(%{{[^:]*}}: f32, %{{[^:]*}}: f32, %{{[^:]*}}: f32, %[[DY:[^:]*]]: f32, %[[ACC:[^:]*]]: f32):
+// CHECK: %[[C:.*]] = arith.cmpf ogt
+// CHECK: math.tanh
+// CHECK: %[[P:.*]] = arith.mulf %[[DY]], %{{.*}} : f32
+// CHECK-NEXT: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[S:.*]] = arith.select %[[C]], %[[P]], %[[Z]] : f32
+// CHECK-NEXT: arith.addf %[[ACC]], %[[S]] : f32
+// CHECK: linalg.generic
+// CHECK-NEXT: ^bb0(%{{[^:]*}}: f32, %{{[^:]*}}: f32, %{{[^:]*}}: f32, %[[DY2:[^:]*]]: f32, %[[ACC2:[^:]*]]: f32):
+// CHECK: %[[C2:.*]] = arith.cmpf ogt
+// CHECK: math.tanh
+// CHECK: %[[P2:.*]] = arith.mulf %[[DY2]], %{{.*}} : f32
+// CHECK-NEXT: %[[Z2:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[S2:.*]] = arith.select %[[C2]], %[[P2]], %[[Z2]] : f32
+// CHECK-NEXT: arith.addf %[[ACC2]], %[[S2]] : f32
+func.func @where_chain(%x: tensor<?x8xf32> {gnn.differentiable}, %w: tensor<8xf32> {gnn.differentiable}, %v: tensor<8xf32>) -> tensor<?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x8xf32>
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  %y = linalg.generic {indexing_maps = [#id2, #col, #col, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %w, %v : tensor<?x8xf32>, tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<?x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %gt = arith.cmpf ogt, %a, %z : f32
+    %m = arith.mulf %a, %b : f32
+    %s = arith.select %gt, %m, %z : f32
+    %p = arith.mulf %s, %c : f32
+    %t = math.tanh %p : f32
+    linalg.yield %t : f32
+  } -> tensor<?x8xf32>
+  return %y : tensor<?x8xf32>
+}
