@@ -340,3 +340,93 @@ def test_non_finite_features_of_a_dropped_self_loop_reach_no_gradient(cls, fill_
     for k in gp:
         assert torch.isfinite(go[k]).all(), k
         torch.testing.assert_close(go[k], gp[k], rtol=1e-5, atol=1e-5)
+
+
+# --------------------------------------------------------------------------
+# A NaN output gradient through a ReLU or torch.where: the masked branch
+# gets exactly 0 (PyTorch's where/relu backward), not 0 * NaN.
+
+
+def _nan_rows_backward(layer, x, edge_index, rows):
+    """Output and gradients (x, every parameter) for a random output gradient
+    that is NaN on `rows`."""
+    x = x.clone().requires_grad_()
+    out = layer(x, edge_index)
+    dy = torch.randn(out.shape, generator=torch.Generator().manual_seed(5),
+                     dtype=out.dtype)
+    dy[rows] = NAN
+    out.backward(dy)
+    grads = {"x": x.grad}
+    grads.update((n, p.grad) for n, p in layer.named_parameters())
+    return out.detach(), grads
+
+
+def _same_masked_gradients(ours, pyg, x, edge_index, rows):
+    tol = dict(rtol=1e-10, atol=1e-10)
+    out1, g1 = _nan_rows_backward(ours, x, edge_index, rows)
+    out2, g2 = _nan_rows_backward(pyg, x, edge_index, rows)
+    torch.testing.assert_close(out1, out2, **tol)
+    assert list(g1) == list(g2)
+    for k, want in g2.items():
+        assert_same_pattern(g1[k], want, f"gradient of {k}", tol)
+    return g2
+
+
+def test_nan_output_gradient_gin_folded_relu():
+    """GINConv folds its MLP's leading Linear and ReLU into the gnn function:
+    a NaN row of dy reaches the hidden units the ReLU zeroed as 0 (the first
+    Linear's gradients finite there, as PyG's), not as 0 * NaN."""
+    ours, pyg = make("gin", torch.float64)
+    x = torch.randn(6, IN, generator=torch.Generator().manual_seed(3), dtype=torch.float64)
+    want = _same_masked_gradients(ours, pyg, x, EDGE_INDEX, [1, 4])
+    # The case has a unit the ReLU zeroes on every NaN row: PyG's first
+    # Linear's weight gradient is finite on its row (NaN elsewhere).
+    w = want["nn.0.weight"]
+    assert w.isnan().any() and w.isfinite().all(1).any()
+
+
+def test_nan_output_gradient_gcn_model_relu():
+    """gnnc.nn.models.GCN folds the ReLU between its layers into the first
+    layer's gnn function: NaN rows of dy, spread over their neighbours by the
+    second layer's backward, reach the hidden units the ReLU zeroed as 0."""
+    from torch_geometric.nn import models as pyg_models
+    torch.manual_seed(0)
+    pyg = pyg_models.GCN(IN, 8, 2, OUT)
+    ours = gnn.models.GCN(IN, 8, 2, OUT)
+    ours, pyg = _parity.same_weights(ours, pyg, torch.float64)
+    x = torch.randn(6, IN, generator=torch.Generator().manual_seed(3), dtype=torch.float64)
+    want = _same_masked_gradients(ours, pyg, x, EDGE_INDEX, [3])
+    w = want["convs.0.lin.weight"]
+    assert w.isnan().any() and w.isfinite().all(1).any()
+
+
+class _WhereMessages:
+    """sum_j where(x_j > x_i, x_j * w, 0): the unselected edges' inputs get
+    no gradient from a NaN dy of their destination."""
+
+    def __init__(self):
+        super().__init__(aggr="sum")
+        self.w = torch.nn.Parameter(torch.linspace(-1.0, 1.5, IN, dtype=torch.float64))
+
+    def forward(self, x, edge_index):
+        return self.propagate(edge_index, x=x)
+
+    def message(self, x_i, x_j):
+        return torch.where(x_j > x_i, x_j * self.w, 0.0)
+
+
+class _GnncWhere(_WhereMessages, gnnc.MessagePassing):
+    pass
+
+
+class _PyGWhere(_WhereMessages, pyg_nn.MessagePassing):
+    pass
+
+
+def test_nan_output_gradient_message_passing_where():
+    """A torch.where in a traced message(): with dy NaN at node 1 (three
+    incoming edges), the sources of its unselected edges get 0 from them,
+    as PyG's (and plain PyTorch's) where backward gives."""
+    x = torch.randn(6, IN, generator=torch.Generator().manual_seed(3), dtype=torch.float64)
+    want = _same_masked_gradients(_GnncWhere(), _PyGWhere(), x, EDGE_INDEX, [1])
+    assert want["x"].isnan().any() and want["x"].isfinite().any()
