@@ -365,7 +365,7 @@ def _same_masked_gradients(ours, pyg, x, edge_index, rows):
     tol = dict(rtol=1e-10, atol=1e-10)
     out1, g1 = _nan_rows_backward(ours, x, edge_index, rows)
     out2, g2 = _nan_rows_backward(pyg, x, edge_index, rows)
-    torch.testing.assert_close(out1, out2, **tol)
+    assert_same_pattern(out1, out2, "output", tol)
     assert list(g1) == list(g2)
     for k, want in g2.items():
         assert_same_pattern(g1[k], want, f"gradient of {k}", tol)
@@ -429,4 +429,42 @@ def test_nan_output_gradient_message_passing_where():
     as PyG's (and plain PyTorch's) where backward gives."""
     x = torch.randn(6, IN, generator=torch.Generator().manual_seed(3), dtype=torch.float64)
     want = _same_masked_gradients(_GnncWhere(), _PyGWhere(), x, EDGE_INDEX, [1])
+    assert want["x"].isnan().any() and want["x"].isfinite().any()
+
+
+class _MaskedScores:
+    """softmax_i(where(k_j > 0, x_i . x_j, -inf)) v_j: a node whose
+    sources all fail the test has an all -inf group, NaN weights (as PyG's),
+    and so a NaN gradient of its scores."""
+
+    def __init__(self):
+        super().__init__(aggr="sum")
+
+    def forward(self, x, edge_index):
+        return self.propagate(edge_index, x=x, k=x[:, :1].detach(), v=x * 0.5)
+
+    def message(self, x_i, x_j, k_j, v_j, index):
+        s = torch.where(k_j > 0, (x_i * x_j).sum(-1, keepdim=True), float("-inf"))
+        return self.softmax(s, index) * v_j
+
+
+class _GnncMaskedScores(_MaskedScores, gnnc.MessagePassing):
+    softmax = staticmethod(gnnc.softmax)
+
+
+class _PyGMaskedScores(_MaskedScores, pyg_nn.MessagePassing):
+    @staticmethod
+    def softmax(s, index):
+        from torch_geometric.utils import softmax
+        return softmax(s, index)
+
+
+def test_all_masked_softmax_group_gives_no_nan_to_the_masked_scores():
+    """The case docs/Reliability.md named: an all -inf softmax group (every
+    score masked by torch.where) has NaN weights and a NaN score gradient;
+    the masked branch's inputs get 0 from it, as PyG's (they got NaN)."""
+    x = torch.randn(6, IN, generator=torch.Generator().manual_seed(3), dtype=torch.float64)
+    x[[0, 2, 3], 0] = -1.0  # every source of node 1 masked
+    x[[1, 4], 0] = 1.0
+    want = _same_masked_gradients(_GnncMaskedScores(), _PyGMaskedScores(), x, EDGE_INDEX, [])
     assert want["x"].isnan().any() and want["x"].isfinite().any()
