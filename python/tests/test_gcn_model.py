@@ -626,3 +626,37 @@ def test_pygs_other_forward_arguments():
     torch.testing.assert_close(ours(x, edge_index, **extra), pyg(x, edge_index, **extra))
     with pytest.raises(ValueError, match="num_sampled_nodes_per_hop must have an entry per hop"):
         ours(x, edge_index, num_sampled_nodes_per_hop=[n], num_sampled_edges_per_hop=[1])
+
+
+# --------------------------------------------------------------------------
+# Hooks: PyG's GCN calls every layer, activation and dropout.
+
+
+@pytest.mark.parametrize("where", ["convs.0", "convs.1", "act", "dropout"])
+def test_hooks_on_the_layers_run_as_in_pyg(where):
+    """A forward hook on a layer (how a layer's output is usually read) is
+    called with PyG's output, and hooks that change a layer's input or
+    output change the model's result as in PyG: the model runs its layers
+    one by one then. (It ran one gnn function and skipped them.)"""
+    edge_index, n = tiny()
+    x = features(n, torch.float64)
+    ours, pyg = make("default", torch.float64)
+    seen = {}
+    for tag, model in (("ours", ours), ("pyg", pyg)):
+        part = model.get_submodule(where)
+        part.register_forward_hook(lambda m, a, out, tag=tag: seen.setdefault(tag, out))
+        part.register_forward_pre_hook(lambda m, a: (a[0] * 2,) + tuple(a[1:]))
+        part.register_forward_hook(lambda m, a, out: out - 0.25)
+    out, want = ours(x, edge_index), pyg(x, edge_index)
+    torch.testing.assert_close(seen["ours"], seen["pyg"], **tol(torch.float64))
+    torch.testing.assert_close(out, want, **tol(torch.float64))
+
+
+def test_a_hook_on_a_layers_lin_is_refused():
+    """gnnc reads `lin.weight` without calling `lin`: a hook there cannot be
+    honoured and is refused, naming it."""
+    edge_index, n = tiny()
+    ours, _ = make("default", torch.float64)
+    ours.convs[1].lin.register_forward_pre_hook(lambda m, a: (a[0] * 2,))
+    with pytest.raises(NotImplementedError, match="GCNConv: 'lin' .*has a hook"):
+        ours(features(n, torch.float64), edge_index)

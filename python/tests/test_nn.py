@@ -1477,6 +1477,68 @@ def test_gcn_rejects_self_loops_without_normalisation_like_pyg():
         gnn.GCNConv(IN, OUT, normalize=False, add_self_loops=True)
 
 
+# The Linears each layer reads the weights of into its gnn function (on one
+# graph), where PyG calls them.
+_FOLDED_LINEARS = {"gcn": ["lin"], "sage-mean": ["lin_l", "lin_r"],
+                   "sage-max": ["lin_l", "lin_r"], "gat-heads": ["lin"],
+                   "gatv2": ["lin_l", "lin_r"], "gatv2-shared-mean": ["lin_l"],
+                   "transformer": ["lin_query", "lin_key", "lin_value", "lin_skip"]}
+
+
+@pytest.mark.parametrize("kind", ["pre-hook", "hook", "backward-hook", "forward"])
+@pytest.mark.parametrize("case,lin", [(c, m) for c, ms in _FOLDED_LINEARS.items() for m in ms])
+def test_a_hook_on_a_folded_linear_is_refused(case, lin, kind):
+    """A hook on a Linear whose call gnnc skips (a pre-hook changing its
+    input, a forward hook changing its output, a backward hook), or a
+    `forward` set on it (a LoRA patch), is refused naming it: it was
+    ignored, the result silently not PyG's (which calls the Linear)."""
+    edge_index, n = random_graph()
+    ours, pyg = make(BY_ID[case], torch.float64)
+    x = features(n, torch.float64)
+    for model in (ours, pyg):
+        m = model.get_submodule(lin)
+        if kind == "pre-hook":
+            m.register_forward_pre_hook(lambda m, a: (a[0] * 2,))
+        elif kind == "hook":
+            m.register_forward_hook(lambda m, a, out: out * 3)
+        elif kind == "backward-hook":
+            m.register_full_backward_hook(lambda m, gi, go: None)
+        else:
+            m.forward = lambda t, m=m: torch.nn.functional.linear(t, m.weight * 2, m.bias)
+    if kind != "backward-hook":  # (the others change PyG's result)
+        assert not torch.allclose(pyg(x, edge_index), make(BY_ID[case], torch.float64)[1](
+            x, edge_index))
+    with pytest.raises(NotImplementedError, match=f"'{lin}' .*has a hook or a forward"):
+        ours(x, edge_index)
+
+
+class _LoRALinear(torch.nn.Linear):
+    def forward(self, x):
+        return super().forward(x) + 0.5 * x[:, :self.out_features]
+
+
+@pytest.mark.parametrize("parametrize", ["weight_norm", "custom"])
+def test_parametrized_linears_are_read_and_subclasses_refused(parametrize):
+    """A parametrized weight (torch.nn.utils.parametrize, weight_norm) is
+    what gnnc reads, gradients reaching the original parameters as in PyG;
+    a Linear subclass with its own forward in its place is refused."""
+    edge_index, n = random_graph()
+    x = features(n, torch.float64)
+    ours, pyg = make(BY_ID["gat-heads"], torch.float64)
+    for model in (ours, pyg):
+        if parametrize == "weight_norm":
+            torch.nn.utils.parametrizations.weight_norm(model.lin)
+        else:
+            torch.nn.utils.parametrize.register_parametrization(
+                model.lin, "weight", type("Sq", (torch.nn.Module,),
+                                          {"forward": lambda self, w: w * w})())
+    _parity.same_gradients(ours(x, edge_index), pyg(x, edge_index),
+                           list(ours.parameters()), list(pyg.parameters()), torch.float64)
+    ours.lin = _LoRALinear(IN, 2 * OUT, bias=False).double()
+    with pytest.raises(NotImplementedError, match="'lin' \\(_LoRALinear\\)"):
+        ours(x, edge_index)
+
+
 @pytest.mark.parametrize("cls", ["GCN", "RGCNConv", "FastRGCNConv"])
 @pytest.mark.parametrize("bad", ["too-large", "negative", "x-too-short"])
 def test_out_of_range_ids_name_the_layer(cls, bad):

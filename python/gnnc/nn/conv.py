@@ -172,6 +172,7 @@ class GCNConv(torch.nn.Module):
         # Each parameter read once: a submodule's or parameter's attribute
         # read is Module.__getattr__ (a failed lookup first), some 1 us.
         lin, bias = self.lin, self.bias
+        refuse_skipped_calls(name, (("lin", lin),))
         weight = lin.weight
         edge_index, values = _common.check_inputs(
             name, x, edge_index, _common.channels(self), weight.dtype, self.flow,
@@ -368,6 +369,8 @@ class SAGEConv(torch.nn.Module):
         the bias, which gnnc.nn.to_hetero sums over several layers at once
         (a shared input's matmuls merged)."""
         name = type(self).__name__
+        refuse_skipped_calls(name, (("lin_l", self.lin_l),
+                                    ("lin_r", self.lin_r if self.root_weight else None)))
         if isinstance(x, (tuple, list)) or isinstance(self.in_channels, tuple):
             return self._bipartite(name, x, edge_index, size, whole)
         adj = edge_index
@@ -507,6 +510,38 @@ def _observed(m) -> bool:
     patch)."""
     return bool(m._forward_hooks or m._forward_pre_hooks or m._backward_hooks or
                 m._backward_pre_hooks) or "forward" in m.__dict__
+
+
+def _plain_forward(m) -> bool:
+    """Whether `m`'s forward is that of `torch.nn.Linear` or of gnnc's or
+    PyG's `Linear`: the nearest class defining it is one of them (a
+    parametrized module's class, torch.nn.utils.parametrize's, defines
+    none; a subclass with its own forward, a LoRA layer, does)."""
+    for cls in type(m).__mro__:
+        if "forward" in vars(cls):
+            return cls is torch.nn.Linear or \
+                (cls.__module__, cls.__qualname__) in _LINEAR_CLASSES
+    return False
+
+
+def refuse_skipped_calls(layer: str, modules) -> None:
+    """`modules` ((attribute name, module or None) pairs) are Linears that
+    PyG's layer calls and whose weights gnnc's layer reads into its gnn
+    function instead: a forward or backward hook on one (a pre-hook that
+    changes the input, a hook that changes or records the output), a
+    `forward` set on the instance or one of a subclass would then be
+    skipped without a word, so it is refused (`NotImplementedError` naming
+    the module). A parametrization (torch.nn.utils.parametrize,
+    weight_norm, spectral_norm) is fine: the weight read is the
+    parametrized one. Global hooks are not looked at (docs/Python-nn.md)."""
+    for attr, m in modules:
+        if m is None or (_lazy_init_only(m) and _plain_forward(m)):
+            continue
+        raise NotImplementedError(
+            f"{layer}: '{attr}' ({type(m).__name__}) has a hook or a forward of its own, "
+            f"which gnnc would skip: the layer reads {attr}.weight into its compiled "
+            f"function rather than calling {attr} (PyG calls it); hook the layer itself, "
+            f"or apply the change to the weight (torch.nn.utils.parametrize)")
 
 
 def _plain_linear(m, width: int, dtype: torch.dtype) -> Optional[Tensor]:

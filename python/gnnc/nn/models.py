@@ -18,7 +18,8 @@ from torch import Tensor
 
 from . import _common
 from .attention import GATConv, GATv2Conv
-from .conv import GCNConv, GINConv, SAGEConv, check_edge_weight, gcn_dtype, gcn_graph
+from .conv import (GCNConv, GINConv, SAGEConv, _observed, check_edge_weight, gcn_dtype,
+                   gcn_graph)
 from .norm import BatchNorm, LayerNorm
 
 def _normalize(name: str) -> str:
@@ -611,7 +612,29 @@ class GCN(_BasicGNN):
                 and not _common.is_sparse(edge_index)
                 and all(type(m) is torch.nn.Identity for m in self.norms)
                 and all(not c.cached and not c.lin.is_lazy()
-                        for c in self.convs))
+                        for c in self.convs)
+                and not self._calls_observed())
+
+    def _calls_observed(self) -> bool:
+        """Whether something may observe or replace a call that PyG's GCN
+        makes and the one gnn function skips: a hook (or a `forward` set on
+        the instance) on a layer, its `lin`, the activation, a norm or the
+        dropout, a layer of another class than GCNConv (a subclass), or a
+        global module hook. Then the layers run one by one, so that a
+        forward hook on `convs[i]`, the usual way to read a layer's output,
+        works as in PyG (a hook on a layer's `lin`: GCNConv refuses it)."""
+        g = torch.nn.modules.module
+        if g._global_forward_hooks or g._global_forward_pre_hooks or \
+                g._global_backward_hooks or g._global_backward_pre_hooks:
+            return True
+        parts = [self.dropout] + list(self.norms)
+        if isinstance(self.act, torch.nn.Module):
+            parts.append(self.act)
+        for conv in self.convs:
+            if type(conv) is not GCNConv:
+                return True
+            parts += [conv, conv.lin]
+        return any(_observed(m) for m in parts)
 
     @_common.names_graph_errors
     def forward(self, x: Tensor, edge_index: Tensor, edge_weight: Optional[Tensor] = None,
