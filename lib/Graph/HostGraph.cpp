@@ -6,6 +6,7 @@
 
 #include "gnn/Graph/HostGraph.h"
 #include "gnn/Graph/EdgeHash.h"
+#include "gnn/Graph/GzipReader.h"
 #include "gnn/Tensor/Tensor.h"
 
 #include <zlib.h>
@@ -170,10 +171,6 @@ namespace {
 class LineReader {
 public:
   LineReader() : buffer(kMaxLineBytes) {}
-  ~LineReader() {
-    if (gz)
-      gzclose(gz);
-  }
   LineReader(const LineReader &) = delete;
   LineReader &operator=(const LineReader &) = delete;
 
@@ -187,12 +184,7 @@ public:
   /// Reads the text of `file`, opened on `path`, from its current offset.
   std::string open(ReadableFile &file, const std::string &path) {
     this->path = path;
-    int fd = file.release();
-    gz = gzdopen(fd, "rb");
-    if (!gz) {
-      ::close(fd);
-      return "cannot open '" + path + "': out of memory";
-    }
+    reader.open(file.release(), path);
     return "";
   }
 
@@ -218,20 +210,9 @@ public:
                 " bytes";
         return false;
       }
-      int n = gzread(gz, buffer.data() + end,
-                     static_cast<unsigned>(buffer.size() - end));
-      int errnum = Z_OK;
-      const char *message = gzerror(gz, &errnum);
-      if (n < 0 || (n == 0 && errnum != Z_OK && errnum != Z_STREAM_END)) {
-        std::string reason = message && *message ? message : "read error";
-        // zlib puts the name the file was opened under first, "<fd:3>: "
-        // for gzdopen; the path is already in the message.
-        if (reason.rfind("<fd:", 0) == 0)
-          if (size_t colon = reason.find(">: "); colon != std::string::npos)
-            reason.erase(0, colon + 3);
-        error = "cannot read '" + path + "': " + reason;
+      int64_t n = reader.read(buffer.data() + end, buffer.size() - end, error);
+      if (n < 0)
         return false;
-      }
       end += static_cast<size_t>(n);
       atEnd = n == 0;
     }
@@ -257,7 +238,7 @@ private:
   }
 
   std::string path;
-  gzFile gz = nullptr;
+  GzipReader reader;
   std::vector<char> buffer;
   size_t begin = 0, end = 0;
   bool atEnd = false;
@@ -359,6 +340,8 @@ static bool readEdgeList(LineReader &lines, const std::string &path,
   std::vector<int64_t> v;
   std::string_view line, comment, bad;
   declaredNodes = -1;
+  // The line of the `# nodes N` header, once read.
+  int64_t declaredLine = 0;
   int64_t maxId = -1;
   auto nodesSoFar = [&] {
     return bounds.nodes >= 0   ? bounds.nodes
@@ -395,13 +378,23 @@ static bool readEdgeList(LineReader &lines, const std::string &path,
                       count.find_first_not_of(" \t\r", countEnd) !=
                           std::string_view::npos;
       count = count.substr(0, countEnd);
-      declaredNodes = trailing ? -1 : parseCount(count);
-      if (declaredNodes < 0) {
+      int64_t nodes = trailing ? -1 : parseCount(count);
+      if (nodes < 0) {
         error = lines.location() +
                 ": expected '# nodes N' with a nonnegative N but found '#" +
                 std::string(comment) + "'";
         return false;
       }
+      // A second `# nodes` line (two lists concatenated?) is refused: either
+      // count may be the one meant.
+      if (declaredLine > 0) {
+        error = lines.location() + ": '# nodes' is repeated (first on line " +
+                std::to_string(declaredLine) +
+                "); an edge list declares its node count once";
+        return false;
+      }
+      declaredLine = lines.lineNumber();
+      declaredNodes = nodes;
       break;
     }
     case LineKind::Values:
@@ -620,10 +613,13 @@ static bool readNpyEdges(ReadableFile &file, const std::string &path,
   return true;
 }
 
-/// Reads `meta.txt`: `key value` lines, at most kMaxMetaBytes of text.
+/// Reads `meta.txt`: `key value` lines, each key at most once (a repeated
+/// key is an error naming both lines: which one was meant is not known), at
+/// most kMaxMetaBytes of text.
 static std::map<std::string, std::string> readMeta(const std::string &path,
                                                    std::string &error) {
   std::map<std::string, std::string> meta;
+  std::map<std::string, int64_t> lineOf;
   LineReader lines;
   error = lines.open(path);
   if (!error.empty())
@@ -644,6 +640,13 @@ static std::map<std::string, std::string> readMeta(const std::string &path,
       while (!value.empty() && (value.back() == '\r' || value.back() == ' ' ||
                                 value.back() == '\t'))
         value.pop_back();
+      auto [first, added] = lineOf.emplace(key, lines.lineNumber());
+      if (!added) {
+        error = lines.location() + ": key '" + key +
+                "' is repeated (first on line " +
+                std::to_string(first->second) + "); each key may appear once";
+        return meta;
+      }
       meta[key] = value;
     }
   }

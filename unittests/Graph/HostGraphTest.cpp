@@ -983,6 +983,106 @@ TEST(HostGraph, TextIsBoundedAsItIsRead) {
             std::string::npos);
 }
 
+/// The bytes of `text` gzip-compressed (one member).
+std::string gzipped(const TempDir &dir, const std::string &text) {
+  writeGz(dir.path / "member.gz", text);
+  std::ifstream is(dir.path / "member.gz", std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(is), {});
+}
+
+TEST(HostGraph, GzipMembersAndTrailingBytes) {
+  // What `gzip -t` accepts without a warning is read: concatenated members
+  // (all of them), zero padding after the last. zlib's gzread ignored any
+  // trailing garbage, and a truncated member after it, without a word.
+  TempDir dir;
+  std::string one = gzipped(dir, "0 1\n"), two = gzipped(dir, "1 2\n");
+  auto load = [&](const std::string &name, const std::string &bytes) {
+    writeText(dir.path / name, bytes);
+    return loadGraph((dir.path / name).string());
+  };
+  GraphOrError r = load("cat.gz", one + two);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.graph.src, (std::vector<int64_t>{0, 1}));
+  r = load("padded.gz", one + std::string(10, '\0'));
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.graph.numEdges(), 1);
+  // Members larger than the reader's blocks, decoded across reads.
+  std::string big, bigText;
+  for (int e = 0; e < 100000; ++e)
+    bigText += std::to_string(e) + " " + std::to_string(e + 1) + "\n";
+  big = gzipped(dir, bigText);
+  r = load("big.gz", big + one + big);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.graph.numEdges(), 200001);
+  EXPECT_EQ(r.graph.src[100000], 0);
+  EXPECT_EQ(r.graph.dst[200000], 100000);
+
+  std::string at = std::to_string(one.size());
+  std::string path = (dir.path / "garbage.gz").string();
+  EXPECT_EQ(load("garbage.gz", one + "garbage\n").error,
+            "cannot read '" + path + "': trailing garbage at byte " + at +
+                " after the gzip data (neither another gzip member nor zero "
+                "padding; the first nonzero byte is at byte " + at + ")");
+  path = (dir.path / "zeros-then-x.gz").string();
+  EXPECT_EQ(load("zeros-then-x.gz", one + std::string(5, '\0') + "x").error,
+            "cannot read '" + path + "': trailing garbage at byte " + at +
+                " after the gzip data (neither another gzip member nor zero "
+                "padding; the first nonzero byte is at byte " +
+                std::to_string(one.size() + 5) + ")");
+  // gzip -t warns of a member after zero padding too (and ignores it).
+  EXPECT_NE(load("zeros-then-member.gz", one + std::string(5, '\0') + two)
+                .error.find("trailing garbage at byte " + at + " "),
+            std::string::npos);
+  // A lone first magic byte is a truncated member, as for gzip.
+  path = (dir.path / "magic.gz").string();
+  EXPECT_EQ(load("magic.gz", one + "\x1f").error,
+            "cannot read '" + path + "': unexpected end of file");
+  // Damaged data in the second member: zlib's reason and where the member
+  // starts.
+  std::string damaged = two;
+  damaged[damaged.size() - 5] ^= 0x55; // the length in the trailer
+  EXPECT_NE(load("damaged.gz", one + damaged)
+                .error.find("(in the gzip member at byte " + at + ")"),
+            std::string::npos);
+  // In a data-set folder's files too.
+  fs::create_directories(dir.path / "set");
+  writeText(dir.path / "set" / "meta.txt", "nodes 3\n");
+  writeText(dir.path / "set" / "edges.txt.gz", one + "x");
+  EXPECT_NE(loadGraph((dir.path / "set").string())
+                .error.find("edges.txt.gz': trailing garbage at byte " + at),
+            std::string::npos);
+}
+
+TEST(HostGraph, RepeatedKeysAreRefused) {
+  // The last value won before: `nodes 3` then `nodes 4` was a graph of 4.
+  TempDir dir;
+  writeGz(dir.path / "edges.txt.gz", "0 1\n1 2\n");
+  std::string meta = (dir.path / "meta.txt").string();
+  writeText(meta, "nodes 3\nedges 2\n\nnodes 4\n");
+  EXPECT_EQ(loadGraph(dir.path.string()).error,
+            meta + ":4: key 'nodes' is repeated (first on line 1); each key "
+                   "may appear once");
+  // The same value twice too, any key.
+  writeText(meta, "nodes 3\nedges 2\nedges 2\n");
+  EXPECT_EQ(loadGraph(dir.path.string()).error,
+            meta + ":3: key 'edges' is repeated (first on line 2); each key "
+                   "may appear once");
+  writeText(meta, "nodes 3\nedges 2\n");
+  ASSERT_TRUE(loadGraph(dir.path.string()).ok());
+
+  std::string list = (dir.path / "g.txt").string();
+  writeText(list, "# nodes 3\n0 1\n#nodes 5\n1 2\n");
+  EXPECT_EQ(loadGraph(list).error,
+            list + ":3: '# nodes' is repeated (first on line 1); an edge "
+                   "list declares its node count once");
+  // Other comments are free text.
+  writeText(list, "# nodes 3\n# nodes are numbered from 0\n0 1\n");
+  EXPECT_NE(loadGraph(list).error.find(":2: expected '# nodes N'"),
+            std::string::npos);
+  writeText(list, "# nodes 3\n# edges of a path\n0 1\n");
+  EXPECT_TRUE(loadGraph(list).ok());
+}
+
 TEST(HostGraph, LocalityOrders) {
   EXPECT_EQ(parseNodeOrder("rcm"), NodeOrder::ReverseCuthillMcKee);
   EXPECT_EQ(parseNodeOrder("degree"), NodeOrder::Degree);
