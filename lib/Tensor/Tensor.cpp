@@ -521,7 +521,10 @@ std::string gnn::readNpyHeader(std::istream &is, const std::string &path,
   return "";
 }
 
-std::string gnn::readNpy(const std::string &path, Tensor &t) {
+std::string gnn::readNpy(
+    const std::string &path, Tensor &t,
+    const std::function<std::string(const std::vector<int64_t> &)>
+        &checkShape) {
   // A FIFO or a device is refused, not waited on.
   ReadableFile file;
   if (std::string error = file.open(path); !error.empty())
@@ -572,6 +575,9 @@ std::string gnn::readNpy(const std::string &path, Tensor &t) {
     return "'" + path + "': " + std::to_string(found) +
            " payload bytes but its shape " + shape + " of " + h.dtypeName() +
            " holds " + std::to_string(expected);
+  if (checkShape)
+    if (std::string error = checkShape(h.shape); !error.empty())
+      return error;
   t.shape = h.shape;
   t.data.resize(n);
   if (f64) {

@@ -7,8 +7,11 @@
 #include "gnn/Tools/InputGuard.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/SourceMgr.h"
@@ -16,7 +19,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <string>
+
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace llvm;
@@ -371,17 +379,124 @@ bool gnn::precheckSource(SourceMgr &sourceMgr) {
   return Scanner(sourceMgr).run();
 }
 
-bool gnn::precheckFile(StringRef path) {
-  if (path == "-")
-    return true;
-  ErrorOr<std::unique_ptr<MemoryBuffer>> file =
-      MemoryBuffer::getFile(path, /*IsText=*/false,
-                            /*RequiresNullTerminator=*/false);
-  if (!file)
-    return true;
+bool gnn::precheckBuffer(const MemoryBuffer &buffer) {
   SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(*file), SMLoc());
+  sourceMgr.AddNewSourceBuffer(
+      MemoryBuffer::getMemBuffer(buffer.getMemBufferRef(),
+                                 /*RequiresNullTerminator=*/false),
+      SMLoc());
   return precheckSource(sourceMgr);
+}
+
+//===----------------------------------------------------------------------===//
+// Reading the input
+//===----------------------------------------------------------------------===//
+
+/// `--max-input-bytes`, once registered.
+static cl::opt<uint64_t> *inputLimitOption = nullptr;
+
+void gnn::registerInputLimitOption() {
+  static cl::opt<uint64_t> option(
+      "max-input-bytes", cl::init(kDefaultMaxInputBytes),
+      cl::value_desc("N"),
+      cl::desc("Refuse an input of more than N bytes (default 256 MiB); an "
+               "endless input such as /dev/zero is read up to N"));
+  inputLimitOption = &option;
+}
+
+uint64_t gnn::maxInputBytes() {
+  return inputLimitOption ? inputLimitOption->getValue()
+                          : kDefaultMaxInputBytes;
+}
+
+/// What a file that is not a regular one is, for messages.
+static const char *streamKind(mode_t mode) {
+  if (S_ISCHR(mode))
+    return "a character device";
+  if (S_ISBLK(mode))
+    return "a block device";
+  if (S_ISFIFO(mode))
+    return "a FIFO";
+  if (S_ISSOCK(mode))
+    return "a socket";
+  return "not a regular file";
+}
+
+std::unique_ptr<MemoryBuffer>
+gnn::readInputFile(StringRef path, uint64_t limit, std::string &error,
+                   std::optional<Align> alignment) {
+  bool standardInput = path == "-";
+  std::string name = standardInput ? "<stdin>" : path.str();
+  auto fail = [&](const Twine &reason) {
+    error = ("cannot open input file '" + name + "': " + reason).str();
+    return nullptr;
+  };
+  int fd = 0;
+  if (!standardInput) {
+    // Blocking: a FIFO is read once a writer opens it, as `cat` would.
+    do
+      fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0)
+      return fail(std::strerror(errno));
+  }
+  scope_exit closeFile([&] {
+    if (!standardInput)
+      ::close(fd);
+  });
+  struct stat st;
+  if (::fstat(fd, &st) != 0)
+    return fail(std::strerror(errno));
+  std::string raise = " (--max-input-bytes=N raises it)";
+  bool regular = S_ISREG(st.st_mode);
+  if (regular && static_cast<uint64_t>(st.st_size) > limit) {
+    error = "'" + name + "' holds " + std::to_string(st.st_size) +
+            " bytes, more than the limit of " + std::to_string(limit) +
+            " bytes of input" + raise;
+    return nullptr;
+  }
+  if (regular && !alignment) {
+    ErrorOr<std::unique_ptr<MemoryBuffer>> buffer = MemoryBuffer::getOpenFile(
+        sys::fs::convertFDToNativeFile(fd), name, st.st_size);
+    if (!buffer)
+      return fail(buffer.getError().message());
+    return std::move(*buffer);
+  }
+  // Read in blocks, up to one byte past the limit: a stream's size is known
+  // only at its end, which an endless one never reaches.
+  SmallVector<char, 0> data;
+  uint64_t block = regular ? static_cast<uint64_t>(st.st_size) + 1 : 1 << 20;
+  for (;;) {
+    if (data.size() > limit) {
+      error = "'" + name + "' (" +
+              (standardInput ? std::string("standard input")
+                             : streamKind(st.st_mode)) +
+              ") gave more than the limit of " + std::to_string(limit) +
+              " bytes of input; reading stopped there" + raise;
+      return nullptr;
+    }
+    size_t want = static_cast<size_t>(
+        std::min<uint64_t>(block, limit + 1 - data.size()));
+    size_t old = data.size();
+    data.resize_for_overwrite(old + want);
+    ssize_t n;
+    do
+      n = ::read(fd, data.data() + old, want);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+      return fail(std::strerror(errno));
+    data.truncate(old + static_cast<size_t>(n));
+    if (n == 0)
+      break;
+  }
+  std::unique_ptr<WritableMemoryBuffer> buffer =
+      WritableMemoryBuffer::getNewUninitMemBuffer(data.size(), name,
+                                                  alignment);
+  if (!buffer)
+    return fail("out of memory");
+  if (!data.empty())
+    std::memcpy(buffer->getBufferStart(), data.data(), data.size());
+  return buffer;
 }
 
 /// The internal-error message, formatted before any crash: the signal

@@ -13,7 +13,6 @@
 #include "gnn/Tools/OutputFile.h"
 
 #include "mlir/IR/DialectRegistry.h"
-#include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
@@ -52,11 +51,18 @@ static int optimize(int argc, char **argv, llvm::StringRef input,
                     "interrupt)\n";
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> buffer =
-      mlir::openInputFile(input, &error);
+      gnn::readInputFile(input, gnn::maxInputBytes(), error);
   if (!buffer) {
-    llvm::errs() << error << "\n";
+    llvm::errs() << "gnn-opt: error: " << error << "\n";
     return 1;
   }
+  // Input that would crash the parser is refused first.
+  if (!gnn::precheckBuffer(*buffer))
+    return 1;
+  if (crashForTesting == "main")
+    crash();
+  if (crashForTesting == "worker")
+    std::thread(crash).join();
   std::unique_ptr<llvm::ToolOutputFile> file =
       gnn::openOutputFile("gnn-opt", output);
   if (!file)
@@ -76,17 +82,12 @@ int main(int argc, char **argv) {
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();
   mlir::gnn::registerCompilerPipelines();
+  gnn::registerInputLimitOption();
   auto [input, output] = mlir::registerAndParseCLIOptions(
       argc, argv, "gnnc optimizer driver\n", registry);
-  // Parsing, verification and every pass run on a large stack with crashes
-  // contained; input that would crash the parser is refused first.
+  // Reading, parsing, verification and every pass run on a large stack with
+  // crashes contained.
   return gnn::runContained("gnn-opt", input, argc, argv, [&] {
-    if (!gnn::precheckFile(input))
-      return 1;
-    if (crashForTesting == "main")
-      crash();
-    if (crashForTesting == "worker")
-      std::thread(crash).join();
     return optimize(argc, argv, input, output, registry);
   });
 }

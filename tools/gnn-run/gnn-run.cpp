@@ -24,7 +24,6 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -201,14 +200,12 @@ static int run();
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  ::gnn::registerInputLimitOption();
   cl::ParseCommandLineOptions(argc, argv, "gnnc runner\n");
   // Everything runs on a large stack with crashes contained; input that
-  // would crash the parser is refused first.
-  return ::gnn::runContained("gnn-run", inputFile, argc, argv, [] {
-    if (!::gnn::precheckFile(inputFile))
-      return 1;
-    return run();
-  });
+  // would crash the parser is refused first (run()).
+  return ::gnn::runContained("gnn-run", inputFile, argc, argv,
+                             [] { return run(); });
 }
 
 /// The runner once the command line is parsed.
@@ -266,9 +263,12 @@ static int run() {
   context.printOpOnDiagnostic(false);
 
   std::string error;
-  auto file = openInputFile(inputFile, &error);
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      ::gnn::readInputFile(inputFile, ::gnn::maxInputBytes(), error);
   if (!file)
     return fail(error);
+  if (!::gnn::precheckBuffer(*file))
+    return 1;
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
@@ -438,7 +438,24 @@ static int run() {
         continue;
       ::gnn::Tensor t;
       std::string path = inputsDir + "/arg" + std::to_string(i) + ".npy";
-      std::string err = ::gnn::readNpy(path, t);
+      // The shape is checked (as the reference checks its inputs) before
+      // the payload is read: a sparse file may hold a header of any size,
+      // which was allocated (64 GiB: an out-of-memory abort).
+      bool wrongShape = false;
+      std::string err = ::gnn::readNpy(
+          path, t, [&](const std::vector<int64_t> &shape) -> std::string {
+            if (shape == spec.shape)
+              return "";
+            wrongShape = true;
+            func.emitError()
+                << "argument #" << i << " (" << spec.role << ") expects shape "
+                << ::gnn::Tensor::shapeString(spec.shape) << " on graph '"
+                << graph.graph.name << "' but the input has shape "
+                << ::gnn::Tensor::shapeString(shape) << " ('" << path << "')";
+            return "wrong shape";
+          });
+      if (wrongShape)
+        return 1;
       if (!err.empty())
         return fail(err);
       // A bf16 or f16 argument holds values of its type (.npy files carry

@@ -19,7 +19,6 @@
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "mlir/Support/ToolUtilities.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
@@ -141,22 +140,21 @@ int main(int argc, char **argv) {
   mlir::registerMLIRContextCLOptions();
   mlir::registerTranslationCLOptions();
   mlir::registerDefaultTimingManagerCLOptions();
+  gnn::registerInputLimitOption();
   cl::ParseCommandLineOptions(argc, argv, "gnnc translations\n");
   // Parsing, verification, lowering and printing run on a large stack with
   // crashes contained; input that would crash the parser is refused first.
   return gnn::runContained("gnn-translate", inputFilename, argc, argv, [&] {
-    if (!gnn::precheckFile(inputFilename))
-      return 1;
     std::string error;
-    std::unique_ptr<llvm::MemoryBuffer> input;
-    if (std::optional<llvm::Align> align = translations[0]->getInputAlignment())
-      input = mlir::openInputFile(inputFilename, *align, &error);
-    else
-      input = mlir::openInputFile(inputFilename, &error);
+    std::unique_ptr<llvm::MemoryBuffer> input =
+        gnn::readInputFile(inputFilename, gnn::maxInputBytes(), error,
+                           translations[0]->getInputAlignment());
     if (!input) {
-      llvm::errs() << error << "\n";
+      llvm::errs() << "gnn-translate: error: " << error << "\n";
       return 1;
     }
+    if (!gnn::precheckBuffer(*input))
+      return 1;
     std::unique_ptr<llvm::ToolOutputFile> output =
         gnn::openOutputFile("gnn-translate", outputFilename);
     if (!output)

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <fstream>
+#include <functional>
 #include <istream>
 #include <memory>
 #include <streambuf>
@@ -157,7 +158,14 @@ std::string describeFileType(unsigned mode);
 
 /// Reads a `.npy` file of float32 or float64 in C order. Returns an empty
 /// string on success, else an error naming the file and the problem.
-std::string readNpy(const std::string &path, Tensor &tensor);
+/// `checkShape`, when given, is called with the header's shape before the
+/// payload is read or anything is allocated for it (a header may claim any
+/// shape its file's size matches, a sparse file terabytes); what it returns,
+/// when not empty, is the error.
+std::string readNpy(
+    const std::string &path, Tensor &tensor,
+    const std::function<std::string(const std::vector<int64_t> &)>
+        &checkShape = nullptr);
 
 } // namespace gnn
 
