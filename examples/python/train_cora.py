@@ -229,7 +229,13 @@ def main():
                         "PyTorch's default (foreach)")
     p.add_argument("--compare-pyg", action="store_true",
                    help="also train torch_geometric.nn's layers, same seeds")
+    p.add_argument("--backward-on-calling-thread", action="store_true",
+                   help="every run's backward on the calling thread "
+                        "(torch.autograd.set_multithreading_enabled(False)) instead of "
+                        "PyTorch's worker thread per device: no thread handoff per step")
     args = p.parse_args()
+    if args.backward_on_calling_thread:
+        torch.autograd.set_multithreading_enabled(False)
     device = torch.device(args.device)
     data = load_planetoid(find_dataset(args.dataset), device)
 
