@@ -51,6 +51,15 @@ static std::string shapeStr(ArrayRef<int64_t> shape) {
   return os.str();
 }
 
+namespace gnn {
+std::string wrongInputShape(size_t index, const ArgumentSpec &spec,
+                            StringRef graphName, ArrayRef<int64_t> shape) {
+  return "argument #" + std::to_string(index) + " (" + spec.role +
+         ") expects shape " + shapeStr(spec.shape) + " on graph '" +
+         graphName.str() + "' but the input has shape " + shapeStr(shape);
+}
+} // namespace gnn
+
 //===----------------------------------------------------------------------===//
 // Arguments and inputs
 //===----------------------------------------------------------------------===//
@@ -1169,11 +1178,7 @@ FailureOr<std::vector<Tensor>> Interpreter::run(func::FuncOp func,
       continue;
     const Tensor &t = inputs[next++];
     if (t.shape != spec.shape)
-      return func.emitError() << "argument #" << i << " (" << spec.role
-                              << ") expects shape " << shapeStr(spec.shape)
-                              << " on graph '" << graph.name
-                              << "' but the input has shape "
-                              << t.shapeString();
+      return func.emitError() << ::gnn::wrongInputShape(i, spec, graph.name, t.shape);
     env[arg].tensor = std::make_shared<Tensor>(t);
   }
   std::vector<Tensor> outputs;

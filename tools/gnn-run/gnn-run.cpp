@@ -447,11 +447,9 @@ static int run() {
             if (shape == spec.shape)
               return "";
             wrongShape = true;
-            func.emitError()
-                << "argument #" << i << " (" << spec.role << ") expects shape "
-                << ::gnn::Tensor::shapeString(spec.shape) << " on graph '"
-                << graph.graph.name << "' but the input has shape "
-                << ::gnn::Tensor::shapeString(shape) << " ('" << path << "')";
+            func.emitError() << ::gnn::wrongInputShape(i, spec, graph.graph.name,
+                                                       shape)
+                             << " ('" << path << "')";
             return "wrong shape";
           });
       if (wrongShape)

@@ -43,6 +43,14 @@ struct ArgumentSpec {
   std::string element = "f32";
 };
 
+/// The message for input `index` (of `spec`) given with another `shape`
+/// than the function's on `graphName`: "argument #i (role) expects shape
+/// [..] on graph 'g' but the input has shape [..]" (the evaluator's and
+/// gnn-run's --inputs check).
+std::string wrongInputShape(size_t index, const ArgumentSpec &spec,
+                            llvm::StringRef graphName,
+                            llvm::ArrayRef<int64_t> shape);
+
 /// Resolves every argument of `func` against `graph`: exactly one
 /// `!gnn.graph`, the rest ranked float tensors whose only dynamic dimension
 /// may be the leading one (nodes, or edges with `{gnn.domain = "edge"}`).
