@@ -257,7 +257,13 @@ def main():
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--calls", type=int, default=400)
+    ap.add_argument("--backward-on-calling-thread", action="store_true",
+                    help="every backward (gnnc's and PyG's) on the calling thread "
+                         "(torch.autograd.set_multithreading_enabled(False)), not on "
+                         "PyTorch's worker thread per device")
     args = ap.parse_args()
+    if args.backward_on_calling_thread:
+        torch.autograd.set_multithreading_enabled(False)
     if not torch.cuda.is_available():
         sys.exit("nn_layers.py: needs a GPU")
     dev = torch.device("cuda")
