@@ -442,12 +442,15 @@ static int run() {
       // the payload is read: a sparse file may hold a header of any size,
       // which was allocated (64 GiB: an out-of-memory abort).
       bool wrongShape = false;
+      // (Named copies: a lambda capturing structured bindings is C++20.)
+      size_t index = i;
+      const ::gnn::ArgumentSpec &want = spec;
       std::string err = ::gnn::readNpy(
           path, t, [&](const std::vector<int64_t> &shape) -> std::string {
-            if (shape == spec.shape)
+            if (shape == want.shape)
               return "";
             wrongShape = true;
-            func.emitError() << ::gnn::wrongInputShape(i, spec, graph.graph.name,
+            func.emitError() << ::gnn::wrongInputShape(index, want, graph.graph.name,
                                                        shape)
                              << " ('" << path << "')";
             return "wrong shape";
