@@ -14,17 +14,7 @@ W=/tmp/w; mkdir -p $W; S=$R/summary.txt
 t engine
 timeout 90 python3 bench/probes/host/engine_split.py > $R/engine.txt 2>&1
 t pytest
-export PYTHONPATH=$PYTHONPATH:$PWD/bench
-N=8; NG=$(nvidia-smi -L | wc -l)
-for i in $(seq 0 $((N - 1))); do
-  (cd python/tests && CUDA_VISIBLE_DEVICES=$((i % NG)) GNNC_SHARD=$i/$N GNNC_TEST_DEVICE=cuda \
-    timeout 330 python3 -m pytest -q -p no:cacheprovider -p pytest_shard -rs -o faulthandler_timeout=300 \
-    > $W/pytest-$i.txt 2>&1) &
-done
-wait
-for i in $(seq 0 $((N - 1))); do echo "shard $i: $(tail -1 $W/pytest-$i.txt)" >> $S; done
-grep -h -E "^FAILED|^ERROR" $W/pytest-*.txt | head -60 >> $S
-grep -h "^SKIPPED" $W/pytest-*.txt | sed 's/^SKIPPED \[[0-9]*\] //' | sort | uniq -c | sort -rn | head -20 >> $S
+bash bench/cuda_suite.sh $W $S 8 330
 t sanitize
 (TOOLS="memcheck" CHUNKS="8192" CASES="gcn3|gin|gcn|sage" TYPES="f32 bf16" timeout 150 \
   bash test/Integration/sanitize.sh $B/bin/gnn-run $D musae-github $B/bin/gnn-opt > $W/sanitize.txt 2>&1) &

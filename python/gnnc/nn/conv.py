@@ -512,6 +512,15 @@ def _observed(m) -> bool:
                 m._backward_pre_hooks) or "forward" in m.__dict__
 
 
+def _global_hooks() -> bool:
+    """Whether a global module hook is registered
+    (`torch.nn.modules.module.register_module_forward_hook` and its kin):
+    it would see every module call, the ones gnnc skips too."""
+    g = torch.nn.modules.module
+    return bool(g._global_forward_hooks or g._global_forward_pre_hooks or
+                g._global_backward_hooks or g._global_backward_pre_hooks)
+
+
 def _plain_forward(m) -> bool:
     """Whether `m`'s forward is that of `torch.nn.Linear` or of gnnc's or
     PyG's `Linear`: the nearest class defining it is one of them (a
@@ -670,12 +679,8 @@ def _leading_mlp(nn, x: Tensor):
     none global, no `forward` set on one of them. No such prefix, or `nn`
     not a module (any callable, as PyG takes): (None, None, None), `nn` runs
     as it is."""
-    g = torch.nn.modules.module
     none = None, None, None
-    if not isinstance(nn, torch.nn.Module) or _observed(nn):
-        return none
-    if g._global_forward_hooks or g._global_forward_pre_hooks or \
-            g._global_backward_hooks or g._global_backward_pre_hooks:
+    if not isinstance(nn, torch.nn.Module) or _observed(nn) or _global_hooks():
         return none
     width, dtype = x.size(1), x.dtype
     if _is_class(nn, _MLP_CLASSES):
@@ -755,10 +760,7 @@ def _first_linear(nn) -> Optional[torch.nn.Module]:
     them but a lazy Linear's own (a pre-hook may cast the input), none
     global, no `forward` set on one of them; else None (`nn` runs in
     PyTorch, as in PyG)."""
-    g = torch.nn.modules.module
-    if not isinstance(nn, torch.nn.Module) or g._global_forward_hooks or \
-            g._global_forward_pre_hooks or g._global_backward_hooks or \
-            g._global_backward_pre_hooks:
+    if not isinstance(nn, torch.nn.Module) or _global_hooks():
         return None
     if type(nn) is torch.nn.Sequential or _is_class(nn, _MLP_CLASSES):
         if _observed(nn):

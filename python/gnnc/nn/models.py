@@ -18,8 +18,8 @@ from torch import Tensor
 
 from . import _common
 from .attention import GATConv, GATv2Conv
-from .conv import (GCNConv, GINConv, SAGEConv, _observed, check_edge_weight, gcn_dtype,
-                   gcn_graph)
+from .conv import (GCNConv, GINConv, SAGEConv, _global_hooks, _observed, check_edge_weight,
+                   gcn_dtype, gcn_graph)
 from .norm import BatchNorm, LayerNorm
 
 def _normalize(name: str) -> str:
@@ -623,9 +623,7 @@ class GCN(_BasicGNN):
         global module hook. Then the layers run one by one, so that a
         forward hook on `convs[i]`, the usual way to read a layer's output,
         works as in PyG (a hook on a layer's `lin`: GCNConv refuses it)."""
-        g = torch.nn.modules.module
-        if g._global_forward_hooks or g._global_forward_pre_hooks or \
-                g._global_backward_hooks or g._global_backward_pre_hooks:
+        if _global_hooks():
             return True
         parts = [self.dropout] + list(self.norms)
         if isinstance(self.act, torch.nn.Module):
