@@ -21,6 +21,9 @@ void mlir::gnn::buildCodegenPipeline(OpPassManager &pm,
   // Merge identical pure ops (repeated tensor.dim, fills) so they are not
   // materialised twice.
   pm.addNestedPass<func::FuncOp>(createCSEPass());
+  // An elementwise value read by one elementwise op computed there (GIN's
+  // backward `(1 + eps) * dh` in its aggregation's epilogue).
+  pm.addNestedPass<func::FuncOp>(createGNNFuseElementwise());
   // Kernel groups: fused pipelines, elementwise consumers absorbed.
   if (options.fuse.empty()) {
     pm.addNestedPass<func::FuncOp>(createGNNFormKernelGroups());

@@ -939,6 +939,15 @@ struct GenericVJP
       }
       maps.push_back(reorder(gm));
       Value init = t.zerosLike(operand.get());
+      // Whether the gradient sums over loops (a broadcast operand, a
+      // reduction): then its terms add into the zeros. Otherwise each of its
+      // elements is one iteration's sum of terms, which needs no zeros to
+      // start from (and `0 + t` would turn a -0 term into +0, where
+      // PyTorch's autograd passes a single gradient on as it is): the init
+      // is not read, so the group former can absorb the generic into its
+      // producer's kernel or merge it with an identical one (GCN's
+      // backward: dinv * dy made once, not twice).
+      bool sums = llvm::is_contained(iters, utils::IteratorType::reduction);
       LogicalResult status = success();
       // Whether the gradient is one result's dy as it is: a single term
       // dy_i * 1 (operand k enters that result through sums only), every
@@ -973,7 +982,7 @@ struct GenericVJP
             // as the `out + term` sum the lowering accumulates widened. A
             // masked d keeps its select outside the product: exactly 0 where
             // its branch is not taken, whatever dy is (`Tangents`).
-            Value acc = args.back();
+            Value zeros = args.back(), acc = sums ? zeros : Value();
             for (auto [j, i] : llvm::enumerate(outs)) {
               Value d = tan.get(map.lookupOrDefault(yield.getValues()[i]));
               if (!d)
@@ -982,7 +991,7 @@ struct GenericVJP
               unitTerm = d == seed;
               unitOut = j;
               Value dyS = args[body.getNumArguments() + j];
-              Type wide = arithmeticType(acc.getType());
+              Type wide = arithmeticType(zeros.getType());
               for (Value v : {dyS, d})
                 if (Type a = arithmeticType(v.getType());
                     a.getIntOrFloatBitWidth() > wide.getIntOrFloatBitWidth())
@@ -991,11 +1000,12 @@ struct GenericVJP
                 Value p = arith::MulFOp::create(
                     nb, nl, TB::convertScalar(nb, nl, dyS, wide),
                     TB::convertScalar(nb, nl, v, wide));
-                return TB::convertScalar(nb, nl, p, acc.getType());
+                return TB::convertScalar(nb, nl, p, zeros.getType());
               });
-              acc = arith::AddFOp::create(nb, nl, acc, term);
+              acc = acc ? arith::AddFOp::create(nb, nl, acc, term).getResult()
+                        : term;
             }
-            linalg::YieldOp::create(nb, nl, acc);
+            linalg::YieldOp::create(nb, nl, acc ? acc : zeros);
           });
       if (failed(status))
         return failure();
@@ -1009,6 +1019,12 @@ struct GenericVJP
           grads[k] = dy;
           continue;
         }
+      }
+      if (!gradOp.payloadUsesValueFromOperand(gradOp.getDpsInitOperand(0))) {
+        // (its zeros unread: an empty tensor stands in)
+        auto fill = init.getDefiningOp<linalg::FillOp>();
+        gradOp.getDpsInitOperand(0)->set(fill.getOutputs()[0]);
+        eraseUnusedZeros(fill);
       }
       if (isStorageFloatType(getElementTypeOrSelf(gradOp.getResult(0))))
         gradOp->setAttr(kRoundsOnStoreAttrName, b.getUnitAttr());

@@ -49,6 +49,34 @@ def GNNEdgeSumsToNodeSums : Pass<"gnn-edge-sums-to-node-sums", "func::FuncOp"> {
                            "::mlir::gnn::GNNDialect"];
 }
 
+def GNNFuseElementwise : Pass<"gnn-fuse-elementwise", "func::FuncOp"> {
+  let summary = "merges an elementwise generic into its one elementwise consumer";
+  let description = [{
+    An all-parallel `linalg.generic` that reads no graph op's value and
+    whose one result has one user, an all-parallel `linalg.generic` that
+    also reads a `gnn.spmm` or `gnn.reduce` result (an aggregation's
+    epilogue), through a map linalg's elementwise fusion takes, is merged
+    into that user (linalg's `fuseElementwiseOps`): the value is computed
+    where it is read instead of written to memory by a kernel of its own and
+    read back. Kernel groups absorb an elementwise consumer of a graph op,
+    not a producer of that consumer; after this pass the consumer computes
+    it. Elementwise chains on edge values are left as they are: the group
+    former's edge pipelines recompute their links where they are read, and
+    would write a merged one. GIN's backward:
+    `(1 + eps) * dh` moves into the epilogue of the reversed aggregation that
+    adds it (one kernel, one node-sized tensor fewer per step).
+
+    Only f32 and f64 producers merge: a bf16 or f16 one is rounded to its
+    storage type when written (`gnn.rounds_on_store`), which the merged value
+    would skip. Each merge computes the same operations on the same values;
+    the merged op keeps the consumer's attributes. Size queries of the
+    producer's result (`tensor.dim`) ask its init instead.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def GNNFormKernelGroups : Pass<"gnn-form-kernel-groups", "func::FuncOp"> {
   let summary = "fuses graph ops and their elementwise neighbours into kernel groups";
   let description = [{
