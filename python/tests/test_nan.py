@@ -432,6 +432,34 @@ def test_nan_output_gradient_message_passing_where():
     assert want["x"].isnan().any() and want["x"].isfinite().any()
 
 
+class _TwoWhereMessages(_WhereMessages):
+    """where(x_j > x_i, h_j, 0) + where(x_j < -x_i, h_j, 0) with h = x * w:
+    h_j reaches the message through two selects of different conditions in
+    one body (both compare edge values), so an edge where neither takes it
+    gives its source exactly 0 from a NaN dy."""
+
+    def message(self, x_i, x_j):
+        h = x_j * self.w
+        return torch.where(x_j > x_i, h, 0.0) + torch.where(x_j < -x_i, h, 0.0)
+
+
+class _GnncTwoWhere(_TwoWhereMessages, gnnc.MessagePassing):
+    pass
+
+
+class _PyGTwoWhere(_TwoWhereMessages, pyg_nn.MessagePassing):
+    pass
+
+
+def test_nan_output_gradient_two_wheres_of_different_conditions():
+    """Two torch.where of different conditions on one value: where neither
+    selects it, the source gets 0 from the NaN dy of node 1 (PyTorch adds
+    each where's own gradient, each 0 there), not 0 * NaN + 0 * NaN."""
+    x = torch.randn(6, IN, generator=torch.Generator().manual_seed(3), dtype=torch.float64)
+    want = _same_masked_gradients(_GnncTwoWhere(), _PyGTwoWhere(), x, EDGE_INDEX, [1])
+    assert want["x"].isnan().any() and want["x"].isfinite().any()
+
+
 class _MaskedScores:
     """softmax_i(where(k_j > 0, x_i . x_j, -inf)) v_j: a node whose
     sources all fail the test has an all -inf group, NaN weights (as PyG's),

@@ -75,3 +75,41 @@ func.func @where_chain(%x: tensor<?x8xf32> {gnn.differentiable}, %w: tensor<8xf3
   } -> tensor<?x8xf32>
   return %y : tensor<?x8xf32>
 }
+
+// -----
+
+// Two selects of different conditions on one value (torch.where(x > 0, x,
+// 0) + torch.where(x > 1, x, 0)): the tangent is kept as its two masked
+// terms, each multiplied by dy inside its own select, so where neither takes
+// x the gradient is 0 + 0 whatever dy is (PyTorch adds each where's
+// gradient), not dy * (0 + 0).
+#id4 = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @two_wheres_bwd(
+// CHECK: linalg.generic
+// CHECK-NEXT: ^bb0(%[[XS:[^:]*]]: f32, %[[DYS:[^:]*]]: f32, %{{[^:]*}}: f32):
+// CHECK-DAG: %[[C0:.*]] = arith.cmpf ogt, %[[XS]], %[[Z0:[^ ]*]] : f32
+// CHECK-DAG: %[[C1:.*]] = arith.cmpf ogt, %[[XS]], %[[ONE:[^ ]*]] : f32
+// CHECK: %[[P1:.*]] = arith.mulf %[[DYS]], %{{.*}} : f32
+// CHECK: %[[S1:.*]] = arith.select %[[C1]], %[[P1]], %{{.*}} : f32
+// CHECK: %[[P0:.*]] = arith.mulf %[[DYS]], %{{.*}} : f32
+// CHECK: %[[S0:.*]] = arith.select %[[C0]], %[[P0]], %{{.*}} : f32
+// CHECK-NEXT: %[[R:.*]] = arith.addf %[[S0]], %[[S1]] : f32
+// CHECK-NEXT: linalg.yield %[[R]]
+func.func @two_wheres(%x: tensor<?x8xf32> {gnn.differentiable}) -> tensor<?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x8xf32>
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  %y = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<?x8xf32>) outs(%e : tensor<?x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %one = arith.constant 1.0 : f32
+    %gt = arith.cmpf ogt, %a, %z : f32
+    %gt1 = arith.cmpf ogt, %a, %one : f32
+    %s1 = arith.select %gt, %a, %z : f32
+    %s2 = arith.select %gt1, %a, %z : f32
+    %r = arith.addf %s1, %s2 : f32
+    linalg.yield %r : f32
+  } -> tensor<?x8xf32>
+  return %y : tensor<?x8xf32>
+}

@@ -574,7 +574,10 @@ struct DegreeVJP : public VJPOpInterface::ExternalModel<DegreeVJP, DegreeOp> {
 /// whatever `dy` and the factors are, as PyTorch's `where` and `relu`
 /// backward give (`dy * select(c, t, 0)` would be `NaN * 0 = NaN` for a NaN
 /// `dy`). Only tangents are masked so: `t * relu(x)` multiplies by a primal
-/// value that is 0, and a NaN `t` gives NaN there as in PyTorch.
+/// value that is 0, and a NaN `t` gives NaN there as in PyTorch. Tangents
+/// masked by different conditions (two `where`s on one value, a select whose
+/// branches both carry one) are summed as their terms (`sums`), each
+/// distributed on its own: `select(c1, dy * t1, 0) + select(c2, dy * t2, 0)`.
 class Tangents {
 public:
   Tangents(OpBuilder &b, Location loc) : b(b), loc(loc) {}
@@ -586,7 +589,7 @@ public:
   }
   /// x * y, a masked x (or y) distributed: select(c, x' * y, 0).
   Value mul(Value x, Value y) {
-    if (masked.count(y) && !masked.count(x))
+    if (keepsMasks(y) && !keepsMasks(x))
       std::swap(x, y);
     return through(x, [&](Value v) {
       return arith::MulFOp::create(b, loc, v, y).getResult();
@@ -607,11 +610,21 @@ public:
       return select(m.cond, m.onTrue,
                     arith::AddFOp::create(b, loc, m.t, my->second.t));
     }
-    return arith::AddFOp::create(b, loc, x, y);
+    Value s = arith::AddFOp::create(b, loc, x, y);
+    // Masked on both sides by different conditions: the sum is kept as its
+    // two terms, each distributed on its own (`through`), so that where
+    // neither branch is taken the gradient is 0 + 0, whatever dy is.
+    if (keepsMasks(x) && keepsMasks(y))
+      sums[s] = {x, y};
+    return s;
   }
   /// `f(x)` for a tangent `x` that `f` scales (0 to 0): a masked `x` keeps
   /// its select outermost, `select(c, f(t), 0)`, nested masks each kept.
   Value through(Value x, llvm::function_ref<Value(Value)> f) {
+    if (auto sum = sums.find(x); sum != sums.end()) {
+      auto [p, q] = sum->second; // (copied: the recursion adds entries)
+      return addOpt(through(p, f), through(q, f));
+    }
     auto it = masked.find(x);
     if (it == masked.end())
       return f(x);
@@ -634,6 +647,11 @@ public:
       return select(cond, /*onTrue=*/true, ta);
     if (!ta)
       return select(cond, /*onTrue=*/false, tb);
+    // Both branches' tangents, one of them masked: each branch masked by
+    // this condition too, summed (its mask kept where it is not taken).
+    if (keepsMasks(ta) || keepsMasks(tb))
+      return addOpt(select(cond, /*onTrue=*/true, ta),
+                    select(cond, /*onTrue=*/false, tb));
     return arith::SelectOp::create(b, loc, cond, ta, tb);
   }
   /// -x and x / y for a tangent x, a masked x distributed.
@@ -757,6 +775,11 @@ private:
   Location loc;
   /// The masked tangents: select(cond, t, 0) (onTrue) or select(cond, 0, t).
   llvm::DenseMap<Value, Mask> masked;
+  /// Sums of two tangents each masked (or such a sum), by different
+  /// conditions: their terms.
+  llvm::DenseMap<Value, std::pair<Value, Value>> sums;
+  /// Whether `t` is masked or such a sum (its masks kept by `through`).
+  bool keepsMasks(Value t) const { return masked.count(t) || sums.count(t); }
 };
 
 //===----------------------------------------------------------------------===//
