@@ -581,7 +581,10 @@ LogicalResult Interpreter::edgeSoftmax(mlir::gnn::EdgeSoftmaxOp op) {
 }
 
 /// Reduces, per node, `value(e, k)` over the node's incident edges; nodes with
-/// no edge get 0.
+/// no edge get 0. Each element starts from its first edge's value and takes
+/// the others in incidence order; the node's row is walked edge by edge (a
+/// row of the input at a time, the elements independent), not element by
+/// element down the edges.
 template <typename ValueFn>
 static void reduceRows(const Incidence &inc, int64_t row,
                        mlir::gnn::ReduceKind kind, Tensor &out, ValueFn value) {
@@ -590,22 +593,31 @@ static void reduceRows(const Incidence &inc, int64_t row,
     if (begin == end)
       continue;
     double *o = out.data.data() + n * row;
-    for (int64_t k = 0; k < row; ++k) {
-      double acc = value(inc.edges[begin], k);
-      for (int64_t i = begin + 1; i < end; ++i) {
-        double v = value(inc.edges[i], k);
-        switch (kind) {
-        case mlir::gnn::ReduceKind::sum:
-        case mlir::gnn::ReduceKind::mean: acc += v; break;
-        // NaN propagates through max and min, as in torch.
-        case mlir::gnn::ReduceKind::max: acc = nanMax(acc, v); break;
-        case mlir::gnn::ReduceKind::min: acc = nanMin(acc, v); break;
-        }
+    int64_t first = inc.edges[begin];
+    for (int64_t k = 0; k < row; ++k)
+      o[k] = value(first, k);
+    for (int64_t i = begin + 1; i < end; ++i) {
+      int64_t e = inc.edges[i];
+      switch (kind) {
+      case mlir::gnn::ReduceKind::sum:
+      case mlir::gnn::ReduceKind::mean:
+        for (int64_t k = 0; k < row; ++k)
+          o[k] += value(e, k);
+        break;
+      // NaN propagates through max and min, as in torch.
+      case mlir::gnn::ReduceKind::max:
+        for (int64_t k = 0; k < row; ++k)
+          o[k] = nanMax(o[k], value(e, k));
+        break;
+      case mlir::gnn::ReduceKind::min:
+        for (int64_t k = 0; k < row; ++k)
+          o[k] = nanMin(o[k], value(e, k));
+        break;
       }
-      if (kind == mlir::gnn::ReduceKind::mean)
-        acc /= static_cast<double>(end - begin);
-      o[k] = acc;
     }
+    if (kind == mlir::gnn::ReduceKind::mean)
+      for (int64_t k = 0; k < row; ++k)
+        o[k] /= static_cast<double>(end - begin);
   }
 }
 
@@ -989,8 +1001,12 @@ LogicalResult Interpreter::linalgOp(linalg::LinalgOp op) {
 
   if (isContraction(op) && access[0].data && access[1].data) {
     // Loop order for locality: innermost the loop most operands walk with
-    // unit stride, outermost the one with the largest strides.
-    const Access &aa = access[0], &ba = access[1];
+    // unit stride, outermost the one with the largest strides; but a loop
+    // along which c is contiguous goes innermost, so that the inner loop
+    // updates independent elements of c (a row of c += a * b's row) rather
+    // than adding one long chain of terms (x W^T's dot products: each
+    // addition waits for the last).
+    Access aa = access[0], ba = access[1];
     ArrayRef<int64_t> cs = access[2].stride;
     std::array<int, 3> order = {0, 1, 2};
     auto units = [&](int d) {
@@ -998,22 +1014,70 @@ LogicalResult Interpreter::linalgOp(linalg::LinalgOp op) {
     };
     auto span = [&](int d) { return aa.stride[d] + ba.stride[d] + cs[d]; };
     llvm::sort(order, [&](int x, int y) {
+      if ((cs[x] == 1) != (cs[y] == 1))
+        return cs[y] == 1;
       if (units(x) != units(y))
         return units(x) < units(y);
       return span(x) > span(y);
     });
     auto [d0, d1, d2] = order;
+    // An operand that the inner loop walks with a stride other than 0 or 1
+    // (W in x W^T) is copied with that loop's dimension innermost, so that
+    // the inner loop reads it contiguously.
+    std::vector<double> relaid[2];
+    for (int k = 0; k < 2; ++k) {
+      Access &x = k == 0 ? aa : ba;
+      if (x.stride[d2] == 0 || x.stride[d2] == 1 || x.stride[d0] != 0)
+        continue;
+      int64_t rows = bounds[d1], cols = bounds[d2];
+      std::vector<double> &t = relaid[k];
+      t.resize(rows * cols);
+      const double *src = x.data + x.base;
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t q = 0; q < cols; ++q)
+          t[r * cols + q] = src[r * x.stride[d1] + q * x.stride[d2]];
+      x.data = t.data();
+      x.base = 0;
+      x.stride[d1] = cols;
+      x.stride[d2] = 1;
+    }
     const double *a = aa.data + aa.base, *b = ba.data + ba.base;
     double *c = results[0].data.data() + access[2].base;
-    for (int64_t i = 0; i < bounds[d0]; ++i)
-      for (int64_t j = 0; j < bounds[d1]; ++j) {
-        const double *ap = a + i * aa.stride[d0] + j * aa.stride[d1];
-        const double *bp = b + i * ba.stride[d0] + j * ba.stride[d1];
-        double *cp = c + i * cs[d0] + j * cs[d1];
-        int64_t as = aa.stride[d2], bs = ba.stride[d2], s = cs[d2];
-        for (int64_t k = 0; k < bounds[d2]; ++k)
+    // The inner loop specialised for its common stride patterns, so that
+    // the compiler keeps the sum in a register or vectorises across
+    // independent elements of c; each element of c still takes its terms
+    // one at a time in the order of the reduction loop (the same sums,
+    // bit for bit, in every variant).
+    const int64_t n = bounds[d2], as = aa.stride[d2], bs = ba.stride[d2],
+                  s = cs[d2];
+    auto inner = [&](double *cp, const double *ap, const double *bp) {
+      if (s == 0) { // the reduction innermost: one element of c
+        double acc = *cp;
+        if (as == 1 && bs == 1)
+          for (int64_t k = 0; k < n; ++k)
+            acc += ap[k] * bp[k];
+        else
+          for (int64_t k = 0; k < n; ++k)
+            acc += ap[k * as] * bp[k * bs];
+        *cp = acc;
+      } else if (s == 1 && as == 0 && bs == 1) { // a row of c += a * b's row
+        const double x = *ap;
+        for (int64_t k = 0; k < n; ++k)
+          cp[k] += x * bp[k];
+      } else if (s == 1 && bs == 0 && as == 1) {
+        const double x = *bp;
+        for (int64_t k = 0; k < n; ++k)
+          cp[k] += ap[k] * x;
+      } else {
+        for (int64_t k = 0; k < n; ++k)
           cp[k * s] += ap[k * as] * bp[k * bs];
       }
+    };
+    for (int64_t i = 0; i < bounds[d0]; ++i)
+      for (int64_t j = 0; j < bounds[d1]; ++j)
+        inner(c + i * cs[d0] + j * cs[d1],
+              a + i * aa.stride[d0] + j * aa.stride[d1],
+              b + i * ba.stride[d0] + j * ba.stride[d1]);
   } else {
     FailureOr<ScalarProgram> body = ScalarProgram::compile(
         op->getRegion(0).front(), [&](Value v) -> FailureOr<double> {
