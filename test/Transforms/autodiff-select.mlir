@@ -89,10 +89,10 @@ func.func @where_chain(%x: tensor<?x8xf32> {gnn.differentiable}, %w: tensor<8xf3
 // CHECK-NEXT: ^bb0(%[[XS:[^:]*]]: f32, %[[DYS:[^:]*]]: f32, %{{[^:]*}}: f32):
 // CHECK-DAG: %[[C0:.*]] = arith.cmpf ogt, %[[XS]], %[[Z0:[^ ]*]] : f32
 // CHECK-DAG: %[[C1:.*]] = arith.cmpf ogt, %[[XS]], %[[ONE:[^ ]*]] : f32
-// CHECK: %[[P1:.*]] = arith.mulf %[[DYS]], %{{.*}} : f32
-// CHECK: %[[S1:.*]] = arith.select %[[C1]], %[[P1]], %{{.*}} : f32
 // CHECK: %[[P0:.*]] = arith.mulf %[[DYS]], %{{.*}} : f32
 // CHECK: %[[S0:.*]] = arith.select %[[C0]], %[[P0]], %{{.*}} : f32
+// CHECK: %[[P1:.*]] = arith.mulf %[[DYS]], %{{.*}} : f32
+// CHECK: %[[S1:.*]] = arith.select %[[C1]], %[[P1]], %{{.*}} : f32
 // CHECK-NEXT: %[[R:.*]] = arith.addf %[[S0]], %[[S1]] : f32
 // CHECK-NEXT: linalg.yield %[[R]]
 func.func @two_wheres(%x: tensor<?x8xf32> {gnn.differentiable}) -> tensor<?x8xf32> {

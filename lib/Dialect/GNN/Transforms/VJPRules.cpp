@@ -623,7 +623,11 @@ public:
   Value through(Value x, llvm::function_ref<Value(Value)> f) {
     if (auto sum = sums.find(x); sum != sums.end()) {
       auto [p, q] = sum->second; // (copied: the recursion adds entries)
-      return addOpt(through(p, f), through(q, f));
+      // (one after the other: the order of the ops built must not be the
+      // compiler's choice of argument evaluation order)
+      Value tp = through(p, f);
+      Value tq = through(q, f);
+      return addOpt(tp, tq);
     }
     auto it = masked.find(x);
     if (it == masked.end())
@@ -649,9 +653,11 @@ public:
       return select(cond, /*onTrue=*/false, tb);
     // Both branches' tangents, one of them masked: each branch masked by
     // this condition too, summed (its mask kept where it is not taken).
-    if (keepsMasks(ta) || keepsMasks(tb))
-      return addOpt(select(cond, /*onTrue=*/true, ta),
-                    select(cond, /*onTrue=*/false, tb));
+    if (keepsMasks(ta) || keepsMasks(tb)) {
+      Value sa = select(cond, /*onTrue=*/true, ta);
+      Value sb = select(cond, /*onTrue=*/false, tb);
+      return addOpt(sa, sb);
+    }
     return arith::SelectOp::create(b, loc, cond, ta, tb);
   }
   /// -x and x / y for a tangent x, a masked x distributed.
@@ -684,9 +690,13 @@ public:
       out = addOpt(t[0], t[1]);
     else if (isa<arith::SubFOp>(op))
       out = addOpt(t[0], t[1] ? neg(t[1]) : Value());
-    else if (isa<arith::MulFOp>(op))
-      out = addOpt(scale(t[0], args[1]), scale(t[1], args[0]));
-    else if (isa<arith::DivFOp>(op)) {
+    else if (isa<arith::MulFOp>(op)) {
+      // (each term built in turn: the ops' order must not be the compiler's
+      // choice of argument evaluation order)
+      Value da = scale(t[0], args[1]);
+      Value db = scale(t[1], args[0]);
+      out = addOpt(da, db);
+    } else if (isa<arith::DivFOp>(op)) {
       // d(a/b) = da/b - a db / b^2 = (da - res db) / b
       Value num = addOpt(t[0], t[1] ? neg(mul(t[1], res)) : Value());
       out = div(num, args[1]);
@@ -753,9 +763,11 @@ public:
       if (t[1])
         dp = mul(t[1], mul(res, math::LogOp::create(b, loc, args[0])));
       out = addOpt(da, dp);
-    } else if (isa<math::FmaOp>(op))
-      out = addOpt(addOpt(scale(t[0], args[1]), scale(t[1], args[0])), t[2]);
-    else if (isa<math::FloorOp, math::CeilOp>(op))
+    } else if (isa<math::FmaOp>(op)) {
+      Value da = scale(t[0], args[1]);
+      Value db = scale(t[1], args[0]);
+      out = addOpt(addOpt(da, db), t[2]);
+    } else if (isa<math::FloorOp, math::CeilOp>(op))
       out = Value();
     else
       return op->emitOpError()
