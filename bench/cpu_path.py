@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """How fast gnnc.nn layers run on CPU tensors (the reference evaluator, in
 double precision inside) next to PyG's: forward+backward of GCNConv,
-SAGEConv (mean) and GATConv (4 heads) on a random graph, median of REPS
+SAGEConv (mean), GATConv (4 heads), GINConv and GINEConv (a 2-layer MLP;
+GINE with 4-channel edge features) on a random graph, median of REPS
 steps after 3 warm-ups. The CPU path defines what the layers compute; it is
 not built for speed (docs/Python.md).
 
@@ -25,10 +26,19 @@ torch.manual_seed(0)
 n, c = args.nodes, args.channels
 ei = torch.randint(0, n, (2, args.edges))
 x = torch.randn(n, c, requires_grad=True)
+edge_attr = torch.randn(args.edges, 4)
+
+
+def mlp():
+    return torch.nn.Sequential(torch.nn.Linear(c, c), torch.nn.ReLU(), torch.nn.Linear(c, c))
+
+
 layers = {
     "GCNConv": lambda nn: nn.GCNConv(c, c),
     "SAGEConv": lambda nn: nn.SAGEConv(c, c),
     "GATConv": lambda nn: nn.GATConv(c, c // 4, heads=4),
+    "GINConv": lambda nn: nn.GINConv(mlp(), train_eps=True),
+    "GINEConv": lambda nn: nn.GINEConv(mlp(), train_eps=True, edge_dim=4),
 }
 print(f"{n} nodes, {args.edges} edges, {c} channels, {torch.get_num_threads()} threads; "
       f"forward+backward ms (median of {args.reps})")
@@ -39,7 +49,8 @@ for name, make in layers.items():
         times = []
         for i in range(3 + args.reps):
             t = time.perf_counter()
-            layer(x, ei).sum().backward()
+            extra = (edge_attr,) if name == "GINEConv" else ()
+            layer(x, ei, *extra).sum().backward()
             if i >= 3:
                 times.append((time.perf_counter() - t) * 1e3)
         ms[lib] = statistics.median(times)

@@ -925,22 +925,103 @@ static bool isContraction(linalg::LinalgOp op) {
          (add.getRhs() == c && isProduct(add.getLhs()));
 }
 
+namespace {
+/// A linalg operand's data (a tensor) or scalar value, with its offset and
+/// per-loop strides.
+struct OperandAccess {
+  const double *data = nullptr;
+  double scalar = 0;
+  int64_t base = 0;
+  SmallVector<int64_t> stride;
+};
+} // namespace
+
+/// Points of a linalg body run together (ScalarProgram::runBatch).
+constexpr int64_t kBatch = 256;
+
+/// Runs `body` over every point of the loops `bounds` (at least one point),
+/// in batches of up to `maxWidth` points along loop `batchLoop` (-1 for an
+/// op without loops; with a `maxWidth` above 1, each point of a batch must
+/// update its own elements of `results`): the other loops in their order,
+/// innermost fastest, each batch one ScalarProgram::runBatch. `offset`
+/// starts at the operands' bases.
+static void runInBatches(const ScalarProgram &body,
+                         ArrayRef<OperandAccess> access,
+                         MutableArrayRef<Tensor> results, unsigned numInputs,
+                         ArrayRef<int64_t> bounds, int batchLoop,
+                         int64_t maxWidth, SmallVectorImpl<int64_t> &offset) {
+  int64_t numLoops = static_cast<int64_t>(bounds.size());
+  int64_t extent = batchLoop >= 0 ? bounds[batchLoop] : 1;
+  int64_t width = std::min(extent, maxWidth);
+  // An operand's step from one point of a batch to the next.
+  auto step = [&](size_t k) {
+    return batchLoop >= 0 ? access[k].stride[batchLoop] : int64_t(0);
+  };
+  std::vector<double> regs(size_t(body.numRegisters()) * width, 0.0);
+  SmallVector<int64_t> index(numLoops, 0);
+  int64_t points = 1;
+  for (auto [d, b] : llvm::enumerate(bounds))
+    if (int64_t(d) != batchLoop)
+      points *= b;
+  for (int64_t it = 0; it < points; ++it) {
+    for (int64_t first = 0; first < extent; first += width) {
+      int64_t w = std::min(width, extent - first);
+      if (batchLoop >= 0)
+        index[batchLoop] = first;
+      for (unsigned k = 0; k < numInputs; ++k) {
+        double *reg = regs.data() + k * w;
+        const OperandAccess &a = access[k];
+        if (!a.data) {
+          std::fill(reg, reg + w, a.scalar);
+          continue;
+        }
+        const double *p = a.data + offset[k] + first * step(k);
+        for (int64_t l = 0; l < w; ++l)
+          reg[l] = p[l * step(k)];
+      }
+      for (size_t r = 0; r < results.size(); ++r) {
+        double *reg = regs.data() + (numInputs + r) * w;
+        int64_t s = step(numInputs + r);
+        const double *p =
+            results[r].data.data() + offset[numInputs + r] + first * s;
+        for (int64_t l = 0; l < w; ++l)
+          reg[l] = p[l * s];
+      }
+      body.runBatch(regs.data(), w, index.data(), batchLoop);
+      for (size_t r = 0; r < results.size(); ++r) {
+        const double *reg = regs.data() + body.yielded()[r] * w;
+        int64_t s = step(numInputs + r);
+        double *p = results[r].data.data() + offset[numInputs + r] + first * s;
+        for (int64_t l = 0; l < w; ++l)
+          p[l * s] = reg[l];
+      }
+    }
+    if (batchLoop >= 0)
+      index[batchLoop] = 0;
+    // Advance the odometer of the other loops, innermost fastest.
+    for (int64_t d = numLoops - 1; d >= 0; --d) {
+      if (d == batchLoop)
+        continue;
+      for (size_t k = 0; k < access.size(); ++k)
+        offset[k] += access[k].stride[d];
+      if (++index[d] < bounds[d])
+        break;
+      for (size_t k = 0; k < access.size(); ++k)
+        offset[k] -= access[k].stride[d] * bounds[d];
+      index[d] = 0;
+    }
+  }
+}
+
 LogicalResult Interpreter::linalgOp(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics())
     return op->emitOpError("expects tensor operands in the reference evaluator");
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   int64_t numLoops = op.getNumLoops();
   SmallVector<int64_t> bounds(numLoops, -1);
-  // Operand data (tensor) or scalar value, with per-loop strides.
-  struct Access {
-    const double *data = nullptr;
-    double scalar = 0;
-    int64_t base = 0;
-    SmallVector<int64_t> stride;
-  };
-  SmallVector<Access> access;
+  SmallVector<OperandAccess> access;
   for (OpOperand &operand : op->getOpOperands()) {
-    Access a;
+    OperandAccess a;
     a.stride.assign(numLoops, 0);
     auto it = env.find(operand.get());
     if (it == env.end())
@@ -1006,7 +1087,7 @@ LogicalResult Interpreter::linalgOp(linalg::LinalgOp op) {
     // updates independent elements of c (a row of c += a * b's row) rather
     // than adding one long chain of terms (x W^T's dot products: each
     // addition waits for the last).
-    Access aa = access[0], ba = access[1];
+    OperandAccess aa = access[0], ba = access[1];
     ArrayRef<int64_t> cs = access[2].stride;
     std::array<int, 3> order = {0, 1, 2};
     auto units = [&](int d) {
@@ -1026,7 +1107,7 @@ LogicalResult Interpreter::linalgOp(linalg::LinalgOp op) {
     // the inner loop reads it contiguously.
     std::vector<double> relaid[2];
     for (int k = 0; k < 2; ++k) {
-      Access &x = k == 0 ? aa : ba;
+      OperandAccess &x = k == 0 ? aa : ba;
       if (x.stride[d2] == 0 || x.stride[d2] == 1 || x.stride[d0] != 0)
         continue;
       int64_t rows = bounds[d1], cols = bounds[d2];
@@ -1092,32 +1173,34 @@ LogicalResult Interpreter::linalgOp(linalg::LinalgOp op) {
     if (body->yielded().size() != results.size())
       return op->emitOpError("yields a different number of values than it "
                              "has inits");
-    std::vector<double> regs(body->numRegisters(), 0.0);
-    SmallVector<int64_t> index(numLoops, 0), offset(access.size(), 0);
+    SmallVector<int64_t> offset(access.size(), 0);
     for (size_t k = 0; k < access.size(); ++k)
       offset[k] = access[k].base;
     int64_t total = 1;
     for (int64_t b : bounds)
       total *= b;
-    for (int64_t it = 0; it < total; ++it) {
-      for (unsigned k = 0; k < numInputs; ++k)
-        regs[k] = access[k].data ? access[k].data[offset[k]] : access[k].scalar;
-      for (size_t r = 0; r < results.size(); ++r)
-        regs[numInputs + r] = results[r].data[offset[numInputs + r]];
-      body->run(regs.data(), index.data());
-      for (size_t r = 0; r < results.size(); ++r)
-        results[r].data[offset[numInputs + r]] = regs[body->yielded()[r]];
-      // Advance the odometer, innermost loop fastest.
-      for (int64_t d = numLoops - 1; d >= 0; --d) {
-        for (size_t k = 0; k < access.size(); ++k)
-          offset[k] += access[k].stride[d];
-        if (++index[d] < bounds[d])
-          break;
-        for (size_t k = 0; k < access.size(); ++k)
-          offset[k] -= access[k].stride[d] * bounds[d];
-        index[d] = 0;
-      }
+    // The points are run in batches along a loop that indexes every output
+    // once (each point of a batch updates elements of its own), the
+    // innermost such loop: the body's dispatch is paid once per batch. The
+    // other loops keep their order, so each element takes its terms in the
+    // same order as point by point. Without such a loop (a reduction to a
+    // scalar), one point at a time along the innermost loop.
+    int batchLoop = -1;
+    for (int64_t d = numLoops - 1; d >= 0 && batchLoop < 0; --d) {
+      bool each = bounds[d] > 1;
+      for (size_t r = 0; r < results.size() && each; ++r)
+        each = llvm::count_if(maps[numInputs + r].getResults(),
+                              [&](AffineExpr e) {
+                                return e == getAffineDimExpr(
+                                                d, op->getContext());
+                              }) == 1;
+      if (each)
+        batchLoop = static_cast<int>(d);
     }
+    if (total > 0)
+      runInBatches(*body, access, results, numInputs, bounds,
+                   batchLoop >= 0 ? batchLoop : int(numLoops) - 1,
+                   batchLoop >= 0 ? kBatch : 1, offset);
   }
   for (auto [r, result] : llvm::enumerate(op->getResults()))
     setTensor(result, std::move(results[r]));

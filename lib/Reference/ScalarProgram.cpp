@@ -261,8 +261,9 @@ static bool compareI(double a, double b, arith::CmpIPredicate p,
   return false;
 }
 
-static double apply(const Instr &in, double a, double b, double c,
-                    const int64_t *index) {
+/// `in` on operand values a, b, c (linalg.index is runBatch's: it knows
+/// the points' loop indices).
+static double apply(const Instr &in, double a, double b, double c) {
   unsigned n = in.bits;
   auto sa = [&] { return signedOf(a, n); };
   auto sb = [&] { return signedOf(b, n); };
@@ -302,7 +303,7 @@ static double apply(const Instr &in, double a, double b, double c,
   case Instr::Floor: return std::floor(a);
   case Instr::Ceil: return std::ceil(a);
   case Instr::Fma: return a * b + c;
-  case Instr::Index: return index ? static_cast<double>(index[int(in.imm)]) : 0;
+  case Instr::Index: return NAN;
   // Integers. Division by zero (undefined in arith) gives 0, as does the
   // one signed overflow of a division (the minimum by -1); shifting by the
   // width or more (poison in arith) gives 0.
@@ -356,9 +357,69 @@ static double apply(const Instr &in, double a, double b, double c,
   return NAN;
 }
 
-void ScalarProgram::run(double *regs, const int64_t *index) const {
-  for (const Instr &in : code)
-    regs[in.dst] = apply(in, regs[in.a], regs[in.b], regs[in.c], index);
+void ScalarProgram::runBatch(double *regs, int64_t width,
+                             const int64_t *index, int dim) const {
+  for (const Instr &in : code) {
+    double *d = regs + in.dst * width;
+    const double *a = regs + in.a * width, *b = regs + in.b * width,
+                 *c = regs + in.c * width;
+    // The common float ops as loops the compiler can vectorise (the same
+    // expression as apply's); the rest through apply, point by point.
+    auto each = [&](auto f) {
+      for (int64_t l = 0; l < width; ++l)
+        d[l] = f(a[l], b[l], c[l]);
+    };
+    switch (in.op) {
+    case Instr::Const: {
+      double v = in.imm;
+      each([v](double, double, double) { return v; });
+      break;
+    }
+    case Instr::Copy: each([](double x, double, double) { return x; }); break;
+    case Instr::Add:
+      each([](double x, double y, double) { return x + y; });
+      break;
+    case Instr::Sub:
+      each([](double x, double y, double) { return x - y; });
+      break;
+    case Instr::Mul:
+      each([](double x, double y, double) { return x * y; });
+      break;
+    case Instr::Div:
+      each([](double x, double y, double) { return x / y; });
+      break;
+    case Instr::Neg: each([](double x, double, double) { return -x; }); break;
+    case Instr::Fma:
+      each([](double x, double y, double z) { return x * y + z; });
+      break;
+    case Instr::Select:
+      each([](double x, double y, double z) { return x != 0 ? y : z; });
+      break;
+    case Instr::CmpF: {
+      auto pred = static_cast<arith::CmpFPredicate>(int(in.imm));
+      each([pred](double x, double y, double) -> double {
+        return compareF(x, y, pred);
+      });
+      break;
+    }
+    case Instr::Maximum:
+      each([](double x, double y, double) { return maximumF(x, y); });
+      break;
+    case Instr::Minimum:
+      each([](double x, double y, double) { return minimumF(x, y); });
+      break;
+    case Instr::Index: {
+      int64_t loop = int64_t(in.imm);
+      double base = static_cast<double>(index[loop]);
+      for (int64_t l = 0; l < width; ++l)
+        d[l] = loop == dim ? static_cast<double>(index[loop] + l) : base;
+      break;
+    }
+    default:
+      for (int64_t l = 0; l < width; ++l)
+        d[l] = apply(in, a[l], b[l], c[l]);
+    }
+  }
 }
 
 FailureOr<double> ScalarProgram::evaluateOp(Operation *op,
@@ -376,5 +437,5 @@ FailureOr<double> ScalarProgram::evaluateOp(Operation *op,
   double v[3] = {0, 0, 0};
   for (auto [i, x] : llvm::enumerate(operands))
     v[i] = x;
-  return apply(in, v[0], v[1], v[2], nullptr);
+  return apply(in, v[0], v[1], v[2]);
 }

@@ -68,9 +68,14 @@ public:
   static mlir::FailureOr<double> evaluateOp(mlir::Operation *op,
                                             llvm::ArrayRef<double> operands);
 
-  /// Runs the program; `regs` must have numRegisters() entries with the block
-  /// arguments filled in; `index` holds the loop indices for `linalg.index`.
-  void run(double *regs, const int64_t *index) const;
+  /// Runs the program on `width` points at once, which differ only in
+  /// loop `dim`'s index (`index[dim] + l` for point l; `index` holds the
+  /// loop indices for `linalg.index`): register r of point l is
+  /// `regs[r * width + l]`, the block arguments filled in. Each instruction
+  /// is applied to all points before the next, so its dispatch is paid once
+  /// per `width` points; each point's values are those of running it alone.
+  void runBatch(double *regs, int64_t width, const int64_t *index,
+                int dim) const;
 
   int numRegisters() const { return numRegs; }
   llvm::ArrayRef<int> yielded() const { return yields; }

@@ -769,6 +769,81 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x3xf32>, %y: tensor<?x2xf32>, %w: tenso
     }
 }
 
+// Generic bodies run in batches of points along a loop indexing every
+// output once: linalg.index of that loop across a batch's end, a
+// reduction whose result depends on its terms' order (o * 2 + v) with the
+// reduction innermost (the batches run along the outer loop), two outputs
+// of which one is reduced, and a reduction to a scalar (no such loop).
+TEST_F(Evaluator, GenericBodiesRunInBatchesAsPointByPoint) {
+  const char *src = R"mlir(
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+#one = affine_map<(i, j) -> (0)>
+func.func @f(%g: !gnn.graph, %x: tensor<?x300xf32>)
+    -> (tensor<?x300xf32>, tensor<?xf32>, tensor<?x300xf32>, tensor<1xf32>) {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %two = arith.constant 2.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x300xf32>
+  %e = tensor.empty(%n) : tensor<?x300xf32>
+  %er = tensor.empty(%n) : tensor<?xf32>
+  %r0 = linalg.fill ins(%z : f32) outs(%er : tensor<?xf32>) -> tensor<?xf32>
+  %e1 = tensor.empty() : tensor<1xf32>
+  %s0 = linalg.fill ins(%z : f32) outs(%e1 : tensor<1xf32>) -> tensor<1xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<?x300xf32>) outs(%e : tensor<?x300xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %k = arith.muli %i, %c1000 : index
+    %l = arith.addi %k, %j : index
+    %li = arith.index_cast %l : index to i64
+    %f = arith.sitofp %li : i64 to f32
+    %y = arith.addf %f, %v : f32
+    linalg.yield %y : f32
+  } -> tensor<?x300xf32>
+  %1:2 = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x300xf32>) outs(%r0, %e : tensor<?xf32>, tensor<?x300xf32>) {
+  ^bb0(%v: f32, %o: f32, %p: f32):
+    %m = arith.mulf %o, %two : f32
+    %s = arith.addf %m, %v : f32
+    %q = arith.maximumf %v, %s : f32
+    linalg.yield %s, %q : f32, f32
+  } -> (tensor<?xf32>, tensor<?x300xf32>)
+  %2 = linalg.generic {indexing_maps = [#id, #one], iterator_types = ["reduction", "reduction"]}
+      ins(%x : tensor<?x300xf32>) outs(%s0 : tensor<1xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.mulf %o, %two : f32
+    %s = arith.subf %v, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1xf32>
+  return %0, %1#0, %1#1, %2 : tensor<?x300xf32>, tensor<?xf32>, tensor<?x300xf32>, tensor<1xf32>
+})mlir";
+  std::string source = src;
+  source.replace(source.find("%two = "), 0,
+                 "%c1000 = arith.constant 1000 : index\n  ");
+  HostGraph g = tinyGraph();
+  Tensor x({6, 300});
+  for (int64_t i = 0; i < 6 * 300; ++i)
+    x.data[i] = std::ldexp(double((i * 37) % 11) - 5.0, -int(i % 7));
+  auto out = run(source, g, {x});
+  ASSERT_EQ(out.size(), 4u) << errors;
+  double scalar = 0;
+  for (int64_t i = 0; i < 6; ++i) {
+    double row = 0;
+    for (int64_t j = 0; j < 300; ++j) {
+      double v = x.data[i * 300 + j];
+      EXPECT_EQ(out[0].data[i * 300 + j], double(i * 1000 + j) + v)
+          << i << ", " << j;
+      row = row * 2 + v;
+      EXPECT_EQ(out[2].data[i * 300 + j], std::max(v, row)) << i << ", " << j;
+      scalar = v - scalar * 2;
+    }
+    EXPECT_EQ(out[1].data[i], row) << i;
+  }
+  EXPECT_EQ(out[3].data[0], scalar);
+}
+
 TEST_F(Evaluator, IntegerOpsHaveArithSemantics) {
   // Integers of a body wrap to their width and are read signed or
   // unsigned as each op says; the CUDA printer emits C integer code
