@@ -79,6 +79,12 @@ namespace {
 /// graph with many duplicates walks them (f32 backward 0.09 -> 0.25-0.32 ms
 /// on 50K nodes and 20M random edges).
 ///
+/// Measured and not kept (bench/results/max-s44/, H200): walking by edge
+/// the tie slices of rows that are not long when a slice holds at least 2,
+/// 4 or 8 tie elements (bf16 blogcatalog 0.096 -> 0.139-0.148 ms, pubmed
+/// 0.030 -> 0.048-0.058, musae-github 0.118 -> 0.121-0.129; f32 unchanged):
+/// in a short row the lanes of a walk by element cover the row in
+/// ceil(degree / 32) steps, the walk by edge takes a step per edge.
 /// Measured and not kept (bench/results/winner-codes-h100/): pulling the
 /// gradient of the nodes of many edges (more than 4, 16 or 64 times the
 /// mean degree) along their own edges instead of adding into their rows
