@@ -39,6 +39,7 @@ Environment gnn::runtime::readEnvironment() {
   env.deviceOrdinal = dev.empty() ? -1 : std::max(0, std::atoi(dev.c_str()));
   std::string poison = get("GNNC_POISON_WORKSPACE");
   env.poisonWorkspace = !poison.empty() && poison != "0";
+  env.cudaGraphs = get("GNNC_CUDA_GRAPHS") != "0";
   std::string threads = get("GNNC_JIT_THREADS");
   if (!threads.empty()) {
     char *end = nullptr;

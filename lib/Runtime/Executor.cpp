@@ -4,8 +4,14 @@
 // formulas) is resolved in create(), and memory plans once per graph size;
 // run() only evaluates formulas and launches, to keep the host cost of a
 // launch low. run() writes no state of the Executable but the caches (plans,
-// owned workspaces), behind a mutex: pointers and kernel arguments live on
-// the caller's stack, so runs on several streams can overlap.
+// owned workspaces, replays), behind a mutex: pointers and kernel arguments
+// live on the caller's stack, so runs on several streams can overlap.
+//
+// A whole run whose launches repeat (the same graph, sizes and buffers: a
+// training loop's steady state) is captured once as a CUDA graph and from
+// then on replayed with one cudaGraphLaunch: the same kernels with the same
+// arguments in the same order, so the same results bit for bit, for the
+// host cost of one launch instead of one per step.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +28,8 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <list>
 #include <mutex>
 
 using namespace gnn::runtime;
@@ -53,6 +61,48 @@ struct Executable::Impl {
   mutable std::map<ScopeKey, std::shared_ptr<const MemoryPlan>> plans;
   std::map<cudaStream_t, std::shared_ptr<OwnedWorkspace>> owned;
 
+  /// Whole runs captured as CUDA graphs, each under the key of everything
+  /// its launches were made of (runKey): a run with the same key launches
+  /// the same kernels with the same arguments, so it replays the graph.
+  struct Replay {
+    std::vector<int64_t> key;
+    cudaGraphExec_t exec = nullptr;
+  };
+  /// Most recently used first; at most kReplays (guarded by `mutex`).
+  std::list<Replay> replays;
+  /// Keys seen once and not captured (a run is captured the second time
+  /// its key is seen, so one-off runs cost no capture); at most kSeen.
+  std::list<std::vector<int64_t>> seen;
+  /// Set when a capture failed: this Executable runs step by step from
+  /// then on.
+  bool replayOff = false;
+  /// Runs launched as a graph (graphLaunches()), graphs captured.
+  size_t graphLaunches = 0, captures = 0;
+  /// More keys than kReplays in turn (a model of many layers of one
+  /// function) would capture on every run: once more than kReplays were
+  /// captured with fewer than two launches each, the Executable runs step
+  /// by step from then on.
+  static constexpr size_t kReplays = 16, kSeen = 32;
+  /// Whether runs may be replayed: more than one step, none through
+  /// cuSPARSE (its plans are host state a replay would not see).
+  bool replayable = false;
+  /// The graph arrays the launches read (runKey's part of the graph).
+  std::vector<std::string> graphArrays;
+  ~Impl() {
+    for (Replay &r : replays)
+      (void)cudaGraphExecDestroy(r.exec);
+  }
+  /// runKey: what the launches of a whole run on `graph` with `pointers`
+  /// (bind's) are made of.
+  std::vector<int64_t> runKey(const Graph &graph, const FormulaScope &scope,
+                              const std::vector<void *> &pointers) const;
+  /// Runs `enqueue`'s steps on `stream` through the replay of `key`'s
+  /// graph: launched where captured, captured the second time a key is
+  /// seen, else (and inside a capture of the caller's, or once a capture
+  /// failed) `enqueue(stream)`, step by step.
+  Status replay(std::vector<int64_t> key, cudaStream_t stream,
+                const std::function<Status(cudaStream_t)> &enqueue);
+
   StatusOr<std::shared_ptr<const MemoryPlan>>
   planFor(const FormulaScope &scope) const;
   Status bind(const std::map<std::string, void *> &bindings,
@@ -80,6 +130,11 @@ Executable::~Executable() {
 }
 
 const Program &Executable::program() const { return impl->program; }
+
+size_t Executable::graphLaunches() const {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  return impl->graphLaunches;
+}
 
 std::map<std::string, KernelInfo> Executable::kernelInfo() const {
   std::map<std::string, KernelInfo> out;
@@ -144,6 +199,17 @@ Executable::load(const Program &program,
   }
   for (size_t i = 0; i < program.buffers.size(); ++i)
     m.slotOf[program.buffers[i].name] = i;
+  m.replayable = program.steps.size() > 1;
+  for (const Step &step : program.steps) {
+    if (std::holds_alternative<SpmmStep>(step))
+      m.replayable = false;
+    if (auto *l = std::get_if<LaunchStep>(&step))
+      for (const KernelArg &a : l->args)
+        if (a.kind == KernelArg::Kind::Graph &&
+            std::find(m.graphArrays.begin(), m.graphArrays.end(), a.name) ==
+                m.graphArrays.end())
+          m.graphArrays.push_back(a.name);
+  }
   m.launches.assign(program.steps.size(), nullptr);
   m.argSlots.assign(program.steps.size(), {});
   for (size_t i = 0; i < program.steps.size(); ++i) {
@@ -665,21 +731,136 @@ Status Executable::runSteps(const Graph &graph,
   std::vector<void *> pointers;
   GNN_RETURN_IF_ERROR(m.bind(bindings, scope, **plan,
                              static_cast<char *>(workspace), pointers));
-  if (first == 0 && arena && environment().poisonWorkspace) {
-    // NaN in every float: a step that reads a temp before writing it shows.
-    cudaError_t e = cudaMemsetAsync(workspace, 0xff, arena, stream);
-    if (e != cudaSuccess)
-      return Status::error(std::string("cudaMemsetAsync (poisoning the "
-                                       "workspace): ") +
-                           cudaGetErrorName(e));
-  }
   std::vector<uint64_t> storage(m.maxArgs, 0);
   std::vector<void *> argv(m.maxArgs, nullptr);
   for (size_t a = 0; a < m.maxArgs; ++a)
     argv[a] = &storage[a];
-  Impl::StepRunner runner{m, graph, scope, pointers, stream, storage, argv};
   size_t last = std::min(m.program.steps.size(), first + count);
-  for (size_t i = first; i < last; ++i)
-    GNN_RETURN_IF_ERROR(runner.run(i));
-  return Status();
+  auto enqueue = [&](cudaStream_t s) -> Status {
+    if (first == 0 && arena && environment().poisonWorkspace) {
+      // NaN in every float: a step that reads a temp before writing it
+      // shows.
+      cudaError_t e = cudaMemsetAsync(workspace, 0xff, arena, s);
+      if (e != cudaSuccess)
+        return Status::error(std::string("cudaMemsetAsync (poisoning the "
+                                         "workspace): ") +
+                             cudaGetErrorName(e));
+    }
+    Impl::StepRunner runner{m, graph, scope, pointers, s, storage, argv};
+    for (size_t i = first; i < last; ++i)
+      GNN_RETURN_IF_ERROR(runner.run(i));
+    return Status();
+  };
+  if (first != 0 || last != m.program.steps.size() || !m.replayable ||
+      !environment().cudaGraphs)
+    return enqueue(stream);
+  return m.replay(m.runKey(graph, scope, pointers), stream, enqueue);
+}
+
+std::vector<int64_t>
+Executable::Impl::runKey(const Graph &graph, const FormulaScope &scope,
+                         const std::vector<void *> &pointers) const {
+  // Everything a step's launch is made of besides the Program itself: the
+  // device, the graph's sizes (every formula reads only these), each
+  // buffer's memory (inputs, outputs and the temps' places) and the graph
+  // arrays the kernels read.
+  int device = -1;
+  if (cudaGetDevice(&device) != cudaSuccess)
+    (void)cudaGetLastError();
+  std::vector<int64_t> key;
+  key.reserve(9 + scope.csrLight.size() + scope.cscLight.size() +
+              pointers.size() + graphArrays.size());
+  key.insert(key.end(), {device, scope.nodes, scope.edges, scope.graphs,
+                         scope.maxInDegree, scope.maxOutDegree,
+                         scope.largestGraph, scope.srcNodes, scope.dstNodes});
+  key.insert(key.end(), scope.csrLight.begin(), scope.csrLight.end());
+  key.insert(key.end(), scope.cscLight.begin(), scope.cscLight.end());
+  for (void *p : pointers)
+    key.push_back(static_cast<int64_t>(reinterpret_cast<intptr_t>(p)));
+  for (const std::string &name : graphArrays)
+    key.push_back(static_cast<int64_t>(
+        reinterpret_cast<intptr_t>(graphArray(graph, name))));
+  return key;
+}
+
+Status Executable::Impl::replay(
+    std::vector<int64_t> key, cudaStream_t stream,
+    const std::function<Status(cudaStream_t)> &enqueue) {
+  // Inside a capture of the caller's (PyTorch's CUDA graphs) the steps are
+  // captured there, one by one, as before.
+  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &capturing) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return enqueue(stream);
+  }
+  if (capturing != cudaStreamCaptureStatusNone)
+    return enqueue(stream);
+  auto launch = [&](cudaGraphExec_t exec) -> Status {
+    cudaError_t e = cudaGraphLaunch(exec, stream);
+    ++graphLaunches;
+    if (e != cudaSuccess)
+      return Status::error("program '" + program.name +
+                           "': cudaGraphLaunch: " + cudaGetErrorName(e));
+    return Status();
+  };
+  {
+    // Held while launching: another run may evict (destroy) the graph.
+    std::lock_guard<std::mutex> lock(mutex);
+    if (replayOff)
+      return enqueue(stream);
+    for (auto it = replays.begin(); it != replays.end(); ++it) {
+      if (it->key != key)
+        continue;
+      replays.splice(replays.begin(), replays, it);
+      return launch(it->exec);
+    }
+    auto once = std::find(seen.begin(), seen.end(), key);
+    if (once == seen.end()) {
+      seen.push_front(std::move(key));
+      if (seen.size() > kSeen)
+        seen.pop_back();
+      return enqueue(stream);
+    }
+    seen.erase(once);
+  }
+  // The second run of this key: captured on a stream of its own (nothing
+  // else is enqueued there), then launched on the caller's.
+  cudaStream_t side = nullptr;
+  cudaGraph_t captured = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  Status st;
+  cudaError_t e = cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking);
+  if (e == cudaSuccess)
+    e = cudaStreamBeginCapture(side, cudaStreamCaptureModeThreadLocal);
+  if (e == cudaSuccess) {
+    st = enqueue(side);
+    e = cudaStreamEndCapture(side, &captured);
+  }
+  if (st.ok() && e == cudaSuccess && captured)
+    e = cudaGraphInstantiate(&exec, captured, 0);
+  if (captured)
+    (void)cudaGraphDestroy(captured);
+  if (side)
+    (void)cudaStreamDestroy(side);
+  if (!st.ok() || e != cudaSuccess || !exec) {
+    // Something in the steps cannot be captured: step by step from now on
+    // (and this run too).
+    (void)cudaGetLastError();
+    if (exec)
+      (void)cudaGraphExecDestroy(exec);
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      replayOff = true;
+    }
+    return enqueue(stream);
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  if (++captures > kReplays && graphLaunches < 2 * captures)
+    replayOff = true;
+  replays.push_front(Replay{std::move(key), exec});
+  if (replays.size() > kReplays) {
+    (void)cudaGraphExecDestroy(replays.back().exec);
+    replays.pop_back();
+  }
+  return launch(exec);
 }

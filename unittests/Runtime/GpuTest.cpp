@@ -10,6 +10,7 @@
 #include "gnn/Graph/HostGraph.h"
 #include "gnn/Runtime/CudaDriver.h"
 #include "gnn/Runtime/DeviceBytes.h"
+#include "gnn/Runtime/Environment.h"
 #include "gnn/Runtime/Executor.h"
 #include "gnn/Runtime/Graph.h"
 #include "gnn/Runtime/Library.h"
@@ -969,6 +970,170 @@ TEST(GpuProgram, WorkspacesAndConcurrentStreams) {
       cudaStreamDestroy(streams[i]);
     }
   }
+}
+
+/// A Program without cuSPARSE (so its repeated runs are replayed): x copied
+/// into a temp h, h's rows scaled by 1/(1 + in-degree), y = h w (cuBLAS),
+/// then y + 1.
+Program replayedProgram() {
+  Program p;
+  p.name = "replayed";
+  p.kernels = {"scale_rows", "add_one"};
+  p.units.push_back(SourceUnit{{"scale_rows", "add_one"}, R"cuda(
+extern "C" __global__ void scale_rows(float *h, const int *in_degree, long long n, int f) {
+  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n * f)
+    h[i] *= 1.0f / (1.0f + in_degree[i / f]);
+}
+extern "C" __global__ void add_one(float *y, long long n) {
+  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] += 1.0f;
+}
+)cuda"});
+  auto f = [](const char *t) { return *Formula::parse(t); };
+  p.buffers = {{"x", BufferRole::Input, DType::F32, f("nodes * 32")},
+               {"w", BufferRole::Input, DType::F32, f("32 * 16")},
+               {"h", BufferRole::Temp, DType::F32, f("nodes * 32")},
+               {"y", BufferRole::Output, DType::F32, f("nodes * 16")}};
+  using namespace test;
+  p.steps.push_back(CopyStep{"x", "h", f("nodes * 32")});
+  LaunchStep scale = launch("scale_rows", "ceil_div(nodes * 32, 256)", 256);
+  scale.args = {named(KernelArg::Kind::Buffer, "h"),
+                named(KernelArg::Kind::Graph, "in_degree"),
+                integer(KernelArg::Kind::I64, "nodes"),
+                integer(KernelArg::Kind::I32, "32")};
+  p.steps.push_back(scale);
+  p.steps.push_back(GemmStep{"h", "w", "y", f("nodes"), f("16"), f("32"), false,
+                             false, 1.0f, 0.0f});
+  LaunchStep one = launch("add_one", "ceil_div(nodes * 16, 256)", 256);
+  one.args = {named(KernelArg::Kind::Buffer, "y"),
+              integer(KernelArg::Kind::I64, "nodes * 16")};
+  p.steps.push_back(one);
+  return p;
+}
+
+/// Repeated runs are captured once and replayed: bit for bit the step-by-step
+/// run's results, reading the inputs as they are at the replay, and writing
+/// where the run's own bindings say (another output, another graph: another
+/// key, run step by step first); inside a capture of the caller's the steps
+/// go into that capture.
+TEST(GpuProgram, RepeatedRunsReplayACapturedGraph) {
+  REQUIRE_GPU();
+  if (!environment().cudaGraphs)
+    GTEST_SKIP() << "GNNC_CUDA_GRAPHS=0";
+  Compiler compiler("");
+  StatusOr<std::unique_ptr<Executable>> ex =
+      Executable::create(replayedProgram(), compiler);
+  ASSERT_TRUE(ex.ok()) << ex.message();
+  gnn::HostGraph host = gnn::generatePowerLaw(3000, 30000, 5);
+  StatusOr<std::unique_ptr<Graph>> g = Graph::fromHost(host);
+  ASSERT_TRUE(g.ok()) << g.message();
+  int64_t n = host.numNodes;
+  std::vector<int64_t> inDeg(n, 0);
+  for (int64_t d : host.dst)
+    ++inDeg[d];
+  std::vector<float> x(n * 32), w(32 * 16);
+  gnn::SplitMix64 rng(3);
+  for (float &v : w) v = static_cast<float>(rng.uniform() - 0.5);
+  auto fillX = [&]() {
+    for (float &v : x) v = static_cast<float>(rng.uniform() * 2 - 1);
+  };
+  fillX();
+  DeviceBuffer dx = std::move(*DeviceBuffer::allocate(x.size() * 4));
+  DeviceBuffer dw = std::move(*DeviceBuffer::allocate(w.size() * 4));
+  ASSERT_TRUE(dw.upload(w.data(), w.size() * 4).ok());
+  DeviceBuffer y = std::move(*DeviceBuffer::allocate(n * 16 * 4));
+  DeviceBuffer y2 = std::move(*DeviceBuffer::allocate(n * 16 * 4));
+  auto bindings = [&](const DeviceBuffer &out) {
+    return std::map<std::string, void *>{
+        {"x", dx.data()}, {"w", dw.data()}, {"y", out.data()}};
+  };
+  auto download = [&](const DeviceBuffer &out) {
+    std::vector<float> v(n * 16);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    EXPECT_TRUE(out.download(v.data(), v.size() * 4).ok());
+    return v;
+  };
+  auto expectNear = [&](const std::vector<float> &got, const char *what) {
+    double worst = 0;
+    for (int64_t r = 0; r < n; ++r)
+      for (int c = 0; c < 16; ++c) {
+        double want = 1;
+        for (int k = 0; k < 32; ++k)
+          want += double(x[r * 32 + k]) / (1.0 + inDeg[r]) * w[k * 16 + c];
+        worst = std::max(worst, std::fabs(got[r * 16 + c] - want) /
+                                    (1 + std::fabs(want)));
+      }
+    EXPECT_LT(worst, 1e-5) << what;
+  };
+  auto run = [&](const DeviceBuffer &out) {
+    Status s = (*ex)->run(**g, bindings(out));
+    ASSERT_TRUE(s.ok()) << s.message();
+  };
+  ASSERT_TRUE(dx.upload(x.data(), x.size() * 4).ok());
+  run(y); // step by step
+  std::vector<float> first = download(y);
+  expectNear(first, "step by step");
+  EXPECT_EQ((*ex)->graphLaunches(), 0u);
+  ASSERT_EQ(cudaMemset(y.data(), 0, n * 16 * 4), cudaSuccess);
+  run(y); // captured, then launched
+  EXPECT_EQ((*ex)->graphLaunches(), 1u);
+  EXPECT_EQ(download(y), first);
+  ASSERT_EQ(cudaMemset(y.data(), 0, n * 16 * 4), cudaSuccess);
+  run(y); // replayed
+  EXPECT_EQ((*ex)->graphLaunches(), 2u);
+  EXPECT_EQ(download(y), first);
+  // New input values: the replay reads them.
+  fillX();
+  ASSERT_TRUE(dx.upload(x.data(), x.size() * 4).ok());
+  run(y);
+  EXPECT_EQ((*ex)->graphLaunches(), 3u);
+  expectNear(download(y), "replayed on new inputs");
+  // Another output: another key, step by step; y keeps what it had.
+  std::vector<float> before = download(y);
+  run(y2);
+  EXPECT_EQ((*ex)->graphLaunches(), 3u);
+  expectNear(download(y2), "another output");
+  EXPECT_EQ(download(y), before);
+  // Another graph of the same sizes' arrays elsewhere: another key.
+  StatusOr<std::unique_ptr<Graph>> g2 = Graph::fromHost(host);
+  ASSERT_TRUE(g2.ok()) << g2.message();
+  ASSERT_EQ(cudaMemset(y.data(), 0, n * 16 * 4), cudaSuccess);
+  Status s = (*ex)->run(**g2, bindings(y));
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ((*ex)->graphLaunches(), 3u);
+  EXPECT_EQ(download(y), before);
+  // Inside a capture of the caller's (with a workspace of the caller's, as
+  // PyTorch's ops give, so that nothing is allocated in the capture):
+  // captured there step by step.
+  StatusOr<size_t> bytes = (*ex)->workspaceBytes(**g);
+  ASSERT_TRUE(bytes.ok()) << bytes.message();
+  DeviceBuffer ws = std::move(*DeviceBuffer::allocate(*bytes));
+  cudaStream_t stream;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking),
+            cudaSuccess);
+  ASSERT_EQ(cudaMemset(y.data(), 0, n * 16 * 4), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal),
+            cudaSuccess);
+  s = (*ex)->run(**g, bindings(y), stream, ws.data());
+  cudaGraph_t captured = nullptr;
+  cudaError_t ended = cudaStreamEndCapture(stream, &captured);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(ended, cudaSuccess);
+  EXPECT_EQ((*ex)->graphLaunches(), 3u);
+  size_t nodes = 0;
+  ASSERT_EQ(cudaGraphGetNodes(captured, nullptr, &nodes), cudaSuccess);
+  EXPECT_GE(nodes, 4u); // the copy, two kernels and the GEMM's
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaGraphInstantiate(&exec, captured, 0), cudaSuccess);
+  ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  EXPECT_EQ(download(y), before);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(captured);
+  cudaStreamDestroy(stream);
 }
 
 TEST(GpuModule, LargeDynamicSharedMemoryAndKernelInfo) {

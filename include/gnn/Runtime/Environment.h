@@ -21,6 +21,8 @@
 ///   GNNC_POISON_WORKSPACE  1: fill an Executable's workspace with NaN (all
 ///                        bits set) before each run, so a step that reads a
 ///                        temporary it did not write shows in the results
+///   GNNC_CUDA_GRAPHS     0: run every Program step by step, never replaying
+///                        a captured CUDA graph of a repeated run (Executor)
 ///
 //===----------------------------------------------------------------------===//
 
@@ -41,6 +43,8 @@ struct Environment {
   /// -1: GNNC_DEVICE unset (CudaDriver::get's default).
   int deviceOrdinal = -1;
   bool poisonWorkspace = false;
+  /// Whether repeated runs are replayed as CUDA graphs (GNNC_CUDA_GRAPHS).
+  bool cudaGraphs = true;
   /// 0: the default (Jit.h).
   int jitThreads = 0;
   /// Set when GNNC_JIT_THREADS is not a positive integer (compiles fail

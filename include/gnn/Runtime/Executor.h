@@ -43,6 +43,12 @@ public:
   ~Executable();
 
   /// Runs every step on `stream` (asynchronously: no synchronisation).
+  /// A run whose key (the device, the graph's sizes and arrays, every
+  /// buffer's memory) was seen before is captured as a CUDA graph the second
+  /// time and replayed from then on (one cudaGraphLaunch, the same launches
+  /// in the same order), unless GNNC_CUDA_GRAPHS=0, the Program calls
+  /// cuSPARSE, or `stream` is being captured (then step by step, captured
+  /// into the caller's graph).
   /// `bindings` maps each input and output buffer name to a device pointer of
   /// at least its size. The temporaries live in `workspace`, which must hold
   /// workspaceBytes(graph) bytes, be aligned to kArenaAlignment (256) and not
@@ -68,6 +74,10 @@ public:
   /// The memory plan at `graph`'s sizes (computed once per size and kept).
   StatusOr<std::shared_ptr<const MemoryPlan>>
   memoryPlan(const Graph &graph) const;
+
+  /// Whole runs launched as a captured CUDA graph so far (each capture's
+  /// first launch included).
+  size_t graphLaunches() const;
 
   const Program &program() const;
   /// Resource use of each kernel (registers, spills).
