@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -75,7 +76,7 @@ struct Executable::Impl {
   std::list<std::vector<int64_t>> seen;
   /// Set when a capture failed: this Executable runs step by step from
   /// then on.
-  bool replayOff = false;
+  std::atomic<bool> replayOff{false};
   /// Runs launched as a graph (graphLaunches()), graphs captured.
   size_t graphLaunches = 0, captures = 0;
   /// More keys than kReplays in turn (a model of many layers of one
@@ -96,11 +97,12 @@ struct Executable::Impl {
   /// (bind's) are made of.
   std::vector<int64_t> runKey(const Graph &graph, const FormulaScope &scope,
                               const std::vector<void *> &pointers) const;
-  /// Runs `enqueue`'s steps on `stream` through the replay of `key`'s
-  /// graph: launched where captured, captured the second time a key is
-  /// seen, else (and inside a capture of the caller's, or once a capture
-  /// failed) `enqueue(stream)`, step by step.
-  Status replay(std::vector<int64_t> key, cudaStream_t stream,
+  /// Runs `enqueue`'s steps on `stream` through the replay of the graph of
+  /// the run's key (runKey): launched where captured, captured the second
+  /// time a key is seen, else (and inside a capture of the caller's, or
+  /// once a capture failed) `enqueue(stream)`, step by step.
+  Status replay(const Graph &graph, const FormulaScope &scope,
+                const std::vector<void *> &pointers, cudaStream_t stream,
                 const std::function<Status(cudaStream_t)> &enqueue);
 
   StatusOr<std::shared_ptr<const MemoryPlan>>
@@ -754,7 +756,7 @@ Status Executable::runSteps(const Graph &graph,
   if (first != 0 || last != m.program.steps.size() || !m.replayable ||
       !environment().cudaGraphs)
     return enqueue(stream);
-  return m.replay(m.runKey(graph, scope, pointers), stream, enqueue);
+  return m.replay(graph, scope, pointers, stream, enqueue);
 }
 
 std::vector<int64_t>
@@ -784,8 +786,11 @@ Executable::Impl::runKey(const Graph &graph, const FormulaScope &scope,
 }
 
 Status Executable::Impl::replay(
-    std::vector<int64_t> key, cudaStream_t stream,
+    const Graph &graph, const FormulaScope &scope,
+    const std::vector<void *> &pointers, cudaStream_t stream,
     const std::function<Status(cudaStream_t)> &enqueue) {
+  if (replayOff)
+    return enqueue(stream);
   // Inside a capture of the caller's (PyTorch's CUDA graphs) the steps are
   // captured there, one by one, as before.
   cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
@@ -795,6 +800,7 @@ Status Executable::Impl::replay(
   }
   if (capturing != cudaStreamCaptureStatusNone)
     return enqueue(stream);
+  std::vector<int64_t> key = runKey(graph, scope, pointers);
   auto launch = [&](cudaGraphExec_t exec) -> Status {
     cudaError_t e = cudaGraphLaunch(exec, stream);
     ++graphLaunches;
@@ -806,8 +812,6 @@ Status Executable::Impl::replay(
   {
     // Held while launching: another run may evict (destroy) the graph.
     std::lock_guard<std::mutex> lock(mutex);
-    if (replayOff)
-      return enqueue(stream);
     for (auto it = replays.begin(); it != replays.end(); ++it) {
       if (it->key != key)
         continue;
@@ -848,10 +852,7 @@ Status Executable::Impl::replay(
     (void)cudaGetLastError();
     if (exec)
       (void)cudaGraphExecDestroy(exec);
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      replayOff = true;
-    }
+    replayOff = true;
     return enqueue(stream);
   }
   std::lock_guard<std::mutex> lock(mutex);
