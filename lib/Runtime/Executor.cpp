@@ -84,8 +84,9 @@ struct Executable::Impl {
   /// captured with fewer than two launches each, the Executable runs step
   /// by step from then on.
   static constexpr size_t kReplays = 16, kSeen = 32;
-  /// Whether runs may be replayed: more than one step, none through
-  /// cuSPARSE (its plans are host state a replay would not see).
+  /// Whether runs may be replayed: some step, none through cuSPARSE (its
+  /// plans are host state a replay would not see). A run of one launch is
+  /// replayed only with a guard (three launches then).
   bool replayable = false;
   /// The graph arrays the launches read (runKey's part of the graph).
   std::vector<std::string> graphArrays;
@@ -96,13 +97,15 @@ struct Executable::Impl {
   /// runKey: what the launches of a whole run on `graph` with `pointers`
   /// (bind's) are made of.
   std::vector<int64_t> runKey(const Graph &graph, const FormulaScope &scope,
-                              const std::vector<void *> &pointers) const;
+                              const std::vector<void *> &pointers,
+                              const RunGuard *guard) const;
   /// Runs `enqueue`'s steps on `stream` through the replay of the graph of
   /// the run's key (runKey): launched where captured, captured the second
   /// time a key is seen, else (and inside a capture of the caller's, or
   /// once a capture failed) `enqueue(stream)`, step by step.
   Status replay(const Graph &graph, const FormulaScope &scope,
-                const std::vector<void *> &pointers, cudaStream_t stream,
+                const std::vector<void *> &pointers, const RunGuard *guard,
+                cudaStream_t stream,
                 const std::function<Status(cudaStream_t)> &enqueue);
 
   StatusOr<std::shared_ptr<const MemoryPlan>>
@@ -201,7 +204,7 @@ Executable::load(const Program &program,
   }
   for (size_t i = 0; i < program.buffers.size(); ++i)
     m.slotOf[program.buffers[i].name] = i;
-  m.replayable = program.steps.size() > 1;
+  m.replayable = !program.steps.empty();
   for (const Step &step : program.steps) {
     if (std::holds_alternative<SpmmStep>(step))
       m.replayable = false;
@@ -373,9 +376,10 @@ Status Executable::Impl::bind(const std::map<std::string, void *> &bindings,
 
 Status Executable::run(const Graph &graph,
                        const std::map<std::string, void *> &bindings,
-                       cudaStream_t stream, void *workspace) {
+                       cudaStream_t stream, void *workspace,
+                       const RunGuard *guard) {
   return runSteps(graph, bindings, stream, 0, impl->program.steps.size(),
-                  workspace);
+                  workspace, guard);
 }
 
 Status Executable::Impl::checkGraph(const Graph &graph) const {
@@ -699,8 +703,10 @@ Status Executable::Impl::StepRunner::runCopy(const CopyStep &s,
 Status Executable::runSteps(const Graph &graph,
                             const std::map<std::string, void *> &bindings,
                             cudaStream_t stream, size_t first, size_t count,
-                            void *workspace) {
+                            void *workspace, const RunGuard *guard) {
   Impl &m = *impl;
+  if (guard && !guard->flag)
+    guard = nullptr;
   GNN_RETURN_IF_ERROR(m.checkGraph(graph));
   if (!m.kernels.empty()) {
     // The launches go through the driver API, which needs the primary
@@ -748,20 +754,27 @@ Status Executable::runSteps(const Graph &graph,
                                          "workspace): ") +
                              cudaGetErrorName(e));
     }
+    if (guard && first == 0)
+      for (const RunGuard::Span &span : guard->compare)
+        GNN_RETURN_IF_ERROR(
+            compareAsync(span.a, span.b, span.bytes, guard->flag, s));
     Impl::StepRunner runner{m, graph, scope, pointers, s, storage, argv};
     for (size_t i = first; i < last; ++i)
       GNN_RETURN_IF_ERROR(runner.run(i));
+    if (guard && last == m.program.steps.size())
+      GNN_RETURN_IF_ERROR(poisonIfFlagged(guard->poison, guard->flag, s));
     return Status();
   };
   if (first != 0 || last != m.program.steps.size() || !m.replayable ||
-      !environment().cudaGraphs)
+      (m.program.steps.size() == 1 && !guard) || !environment().cudaGraphs)
     return enqueue(stream);
-  return m.replay(graph, scope, pointers, stream, enqueue);
+  return m.replay(graph, scope, pointers, guard, stream, enqueue);
 }
 
 std::vector<int64_t>
 Executable::Impl::runKey(const Graph &graph, const FormulaScope &scope,
-                         const std::vector<void *> &pointers) const {
+                         const std::vector<void *> &pointers,
+                         const RunGuard *guard) const {
   // Everything a step's launch is made of besides the Program itself: the
   // device, the graph's sizes (every formula reads only these), each
   // buffer's memory (inputs, outputs and the temps' places) and the graph
@@ -782,25 +795,36 @@ Executable::Impl::runKey(const Graph &graph, const FormulaScope &scope,
   for (const std::string &name : graphArrays)
     key.push_back(static_cast<int64_t>(
         reinterpret_cast<intptr_t>(graphArray(graph, name))));
+  if (guard) {
+    // The change check's launches: its flag, spans and fill targets.
+    auto address = [](const void *p) {
+      return static_cast<int64_t>(reinterpret_cast<intptr_t>(p));
+    };
+    key.insert(key.end(), {address(guard->flag),
+                           int64_t(guard->compare.size()),
+                           int64_t(guard->poison.size())});
+    for (const RunGuard::Span &span : guard->compare)
+      key.insert(key.end(),
+                 {address(span.a), address(span.b), int64_t(span.bytes)});
+    for (const PoisonTarget &t : guard->poison)
+      key.insert(key.end(),
+                 {address(t.data), t.count, int64_t(t.dtype)});
+  }
   return key;
 }
 
 Status Executable::Impl::replay(
     const Graph &graph, const FormulaScope &scope,
-    const std::vector<void *> &pointers, cudaStream_t stream,
+    const std::vector<void *> &pointers, const RunGuard *guard,
+    cudaStream_t stream,
     const std::function<Status(cudaStream_t)> &enqueue) {
   if (replayOff)
     return enqueue(stream);
   // Inside a capture of the caller's (PyTorch's CUDA graphs) the steps are
   // captured there, one by one, as before.
-  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
-  if (cudaStreamIsCapturing(stream, &capturing) != cudaSuccess) {
-    (void)cudaGetLastError();
+  if (streamCapturing(stream))
     return enqueue(stream);
-  }
-  if (capturing != cudaStreamCaptureStatusNone)
-    return enqueue(stream);
-  std::vector<int64_t> key = runKey(graph, scope, pointers);
+  std::vector<int64_t> key = runKey(graph, scope, pointers, guard);
   auto launch = [&](cudaGraphExec_t exec) -> Status {
     cudaError_t e = cudaGraphLaunch(exec, stream);
     ++graphLaunches;

@@ -1308,6 +1308,15 @@ Status gnn::runtime::compareAsync(const void *a, const void *b, size_t bytes,
   return Status();
 }
 
+bool gnn::runtime::streamCapturing(cudaStream_t stream) {
+  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &capturing) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return true;
+  }
+  return capturing != cudaStreamCaptureStatusNone;
+}
+
 Status gnn::runtime::poisonIfFlagged(const std::vector<PoisonTarget> &targets,
                                      const unsigned *flag, cudaStream_t stream) {
   PoisonBatch batch{};

@@ -78,20 +78,22 @@ StatusOr<std::map<std::string, void *>> TrainingExecutable::backwardBindings(
 
 Status TrainingExecutable::forward(const Graph &graph,
                                    const std::map<std::string, void *> &bindings,
-                                   cudaStream_t stream, void *workspace) {
+                                   cudaStream_t stream, void *workspace,
+                                   const RunGuard *guard) {
   StatusOr<std::map<std::string, void *>> own = forwardBindings(bindings);
   if (!own.ok())
     return own.error();
-  return fwd->run(graph, *own, stream, workspace);
+  return fwd->run(graph, *own, stream, workspace, guard);
 }
 
 Status TrainingExecutable::backward(const Graph &graph,
                                     const std::map<std::string, void *> &bindings,
-                                    cudaStream_t stream, void *workspace) {
+                                    cudaStream_t stream, void *workspace,
+                                    const RunGuard *guard) {
   StatusOr<std::map<std::string, void *>> own = backwardBindings(bindings);
   if (!own.ok())
     return own.error();
-  return bwd->run(graph, *own, stream, workspace);
+  return bwd->run(graph, *own, stream, workspace, guard);
 }
 
 StatusOr<size_t>

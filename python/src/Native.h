@@ -757,8 +757,6 @@ inline void bindAll(std::map<std::string, void *> &bindings,
     bindings[names[i]] = reinterpret_cast<void *>(pointers[i]);
 }
 
-/// Runs `call(graph, bindings, stream, workspace)` (an enqueue) without the
-/// GIL, on the caller's stream and workspace (256-byte aligned).
 /// The bindings of a Program's inputs and outputs.
 inline std::map<std::string, void *>
 bindInOut(const std::vector<std::string> &inputNames,
@@ -771,13 +769,17 @@ bindInOut(const std::vector<std::string> &inputNames,
   return bindings;
 }
 
+/// Runs `call(graph, bindings, stream, workspace, guard)` (an enqueue) on
+/// the caller's stream and workspace (256-byte aligned), with the change
+/// check `guard` (null: none) in the run.
 template <typename Call>
 inline void enqueue(const rt::Graph &graph,
                     const std::map<std::string, void *> &bindings,
-                    uintptr_t workspace, uintptr_t stream, Call call) {
+                    uintptr_t workspace, uintptr_t stream,
+                    const rt::RunGuard *guard, Call call) {
   void *ws = reinterpret_cast<void *>(checkedWorkspace(workspace));
   auto s = reinterpret_cast<cudaStream_t>(stream);
-  check(call(graph, bindings, s, ws));
+  check(call(graph, bindings, s, ws, guard));
   // The graph is freed in the default stream's order: after this run's
   // work on another stream (rt::Graph::usedOn).
   check(graph.usedOn(s));
@@ -821,9 +823,10 @@ public:
   /// once.
   void enqueueRun(const rt::Graph &graph, const std::vector<uintptr_t> &inputs,
                   const std::vector<uintptr_t> &outputs, uintptr_t workspace,
-                  uintptr_t stream) {
+                  uintptr_t stream, const rt::RunGuard *guard = nullptr) {
     enqueue(graph, bindInOut(inputNames, inputs, outputNames, outputs),
-            workspace, stream, [&](auto &&...a) { return exe->run(a...); });
+            workspace, stream, guard,
+            [&](auto &&...a) { return exe->run(a...); });
   }
 
   std::string source() const { return program.source(); }
@@ -880,9 +883,10 @@ public:
   void enqueueForward(const rt::Graph &graph,
                       const std::vector<uintptr_t> &inputs,
                       const std::vector<uintptr_t> &outputs, uintptr_t workspace,
-                      uintptr_t stream) {
+                      uintptr_t stream, const rt::RunGuard *guard = nullptr) {
     enqueue(graph, bindInOut(inputNames, inputs, outputNames, outputs),
-            workspace, stream, [&](auto &&...a) { return exe->forward(a...); });
+            workspace, stream, guard,
+            [&](auto &&...a) { return exe->forward(a...); });
   }
 
   /// The backward after the forward: the inputs and outputs as the forward
@@ -893,12 +897,12 @@ public:
                        const std::vector<uintptr_t> &outputs,
                        const std::vector<uintptr_t> &outputGrads,
                        const std::vector<uintptr_t> &grads, uintptr_t workspace,
-                       uintptr_t stream) {
+                       uintptr_t stream, const rt::RunGuard *guard = nullptr) {
     std::map<std::string, void *> bindings =
         bindInOut(inputNames, inputs, outputNames, outputs);
     bindAll(bindings, outputGradNames, outputGrads, "output gradients");
     bindAll(bindings, gradNames, grads, "gradients");
-    enqueue(graph, bindings, workspace, stream,
+    enqueue(graph, bindings, workspace, stream, guard,
             [&](auto &&...a) { return exe->backward(a...); });
   }
 

@@ -49,6 +49,7 @@
 
 #include <cstring>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <unordered_map>
@@ -452,36 +453,73 @@ PyObject *variantOf(Target &t, int64_t targetId, const GraphRef &g,
   return raw;
 }
 
+/// The workspaces of the ops' runs, one per (device, stream), kept between
+/// calls as PyTorch keeps cuBLAS's: the runs on one stream are ordered on
+/// the device, so one call's temporaries are dead when the next call's
+/// kernels run. One allocation fewer per call, and the same memory in every
+/// call, so that a run's key (Executor.cpp) repeats and it is replayed. A
+/// call that needs more replaces its stream's workspace with a larger one;
+/// a call holds its own reference until its run is enqueued, so the memory
+/// returns to PyTorch's allocator, in that stream's order, only after it.
+/// Kept for the process's life (like the registries above).
+struct KeptWorkspaces {
+  std::mutex mutex;
+  std::map<std::pair<int32_t, void *>, std::pair<size_t, Tensor>> byStream;
+};
+KeptWorkspaces &keptWorkspaces() {
+  static auto *w = new KeptWorkspaces;
+  return *w;
+}
+
 /// A call's device and PyTorch's current stream there.
 struct CudaCall {
   int32_t device;
   void *stream;
   explicit CudaCall(const Tensor &edgeIndex)
       : device(edgeIndex.get_device_index()), stream(currentStream(device)) {}
+  /// At least `bytes` of workspace on the call's stream: the stream's kept
+  /// one (KeptWorkspaces), or, while the stream is being captured (PyTorch's
+  /// CUDA graphs, whose memory comes from the graph's pool), a new tensor.
   Tensor workspace(size_t bytes, const Tensor &like) const {
-    return emptyOn({int64_t(std::max<size_t>(bytes, 1))}, ScalarType::Byte,
-                   like);
-  }
-  /// NaN in `results` where the graph's change check failed.
-  void poison(const GraphRef &g, const std::vector<Tensor> &results) const {
-    if (!g.flag)
-      return;
-    std::vector<rt::PoisonTarget> targets;
-    for (const Tensor &t : results)
-      targets.push_back(
-          {t.data_ptr(), t.numel(),
-           t.scalar_type() == ScalarType::Double     ? rt::DType::F64
-           : t.scalar_type() == ScalarType::BFloat16 ? rt::DType::BF16
-           : t.scalar_type() == ScalarType::Half     ? rt::DType::F16
-                                                     : rt::DType::F32});
-    check(rt::poisonIfFlagged(targets, g.flag,
-                              static_cast<cudaStream_t>(stream)));
+    bytes = std::max<size_t>(bytes, 1);
+    if (rt::streamCapturing(static_cast<cudaStream_t>(stream)))
+      return emptyOn({int64_t(bytes)}, ScalarType::Byte, like);
+    KeptWorkspaces &kept = keptWorkspaces();
+    std::lock_guard<std::mutex> lock(kept.mutex);
+    auto it = kept.byStream.find({device, stream});
+    if (it != kept.byStream.end() && it->second.first >= bytes)
+      return it->second.second;
+    Tensor t = emptyOn({int64_t(bytes)}, ScalarType::Byte, like);
+    if (it != kept.byStream.end())
+      it->second = {bytes, t};
+    else
+      kept.byStream.emplace(std::make_pair(device, stream),
+                            std::make_pair(bytes, t));
+    return t;
   }
 };
 
-/// `enqueue(variant, graph, call)` for target `t` on graph `g` on PyTorch's
-/// current stream of the graph's device, then the stale-graph fill of
-/// `results` (their NaN where the graph's change check failed).
+/// The stale-graph fill of a call on `g`: `results` NaN where the graph's
+/// change check failed (none where the graph has no flag: gnnc's own
+/// tensors). Part of the run (rt::RunGuard): no launch of its own.
+rt::RunGuard staleFill(const GraphRef &g, const std::vector<Tensor> &results) {
+  rt::RunGuard guard;
+  if (!g.flag)
+    return guard;
+  guard.flag = const_cast<unsigned *>(g.flag);
+  for (const Tensor &t : results)
+    guard.poison.push_back(
+        {t.data_ptr(), t.numel(),
+         t.scalar_type() == ScalarType::Double     ? rt::DType::F64
+         : t.scalar_type() == ScalarType::BFloat16 ? rt::DType::BF16
+         : t.scalar_type() == ScalarType::Half     ? rt::DType::F16
+                                                   : rt::DType::F32});
+  return guard;
+}
+
+/// `enqueue(variant, graph, call, guard)` for target `t` on graph `g` on
+/// PyTorch's current stream of the graph's device, `guard` the stale-graph
+/// fill of `results` (their NaN where the graph's change check failed).
 template <typename Enqueue>
 void onCuda(Target &t, int64_t targetId, const Tensor &edgeIndex,
             int64_t handle, const GraphRef &g,
@@ -489,9 +527,9 @@ void onCuda(Target &t, int64_t targetId, const Tensor &edgeIndex,
   torch::stable::accelerator::DeviceGuard guard(edgeIndex.get_device_index());
   CudaCall call(edgeIndex);
   PyObject *variant = variantOf(t, targetId, g, handle);
+  rt::RunGuard fill = staleFill(g, results);
   tagged([&] {
-    enqueue(variant, *g.device->graph, call);
-    call.poison(g, results);
+    enqueue(variant, *g.device->graph, call, fill.flag ? &fill : nullptr);
   });
 }
 #endif
@@ -517,7 +555,8 @@ std::vector<Tensor> callImpl(int64_t targetId, Tensor edgeIndex, int64_t nodes,
 #ifdef GNNC_HAVE_CUDA_RUNTIME
   alignForVectors(inputs);
   onCuda(t, targetId, edgeIndex, handle, g, outputs,
-         [&](PyObject *variant, const rt::Graph &graph, const CudaCall &call) {
+         [&](PyObject *variant, const rt::Graph &graph, const CudaCall &call,
+             const rt::RunGuard *fill) {
            auto ws = [&](size_t bytes) {
              return reinterpret_cast<uintptr_t>(
                  call.workspace(bytes, edgeIndex).data_ptr());
@@ -527,11 +566,11 @@ std::vector<Tensor> callImpl(int64_t targetId, Tensor edgeIndex, int64_t nodes,
              auto *step = nb::inst_ptr<CudaTraining>(variant);
              step->enqueueForward(graph, pointersOf(inputs), pointersOf(outputs),
                                   ws(step->forwardWorkspaceBytesOn(graph)),
-                                  stream);
+                                  stream, fill);
            } else {
              auto *fn = nb::inst_ptr<CudaFunction>(variant);
              fn->enqueueRun(graph, pointersOf(inputs), pointersOf(outputs),
-                            ws(fn->workspaceBytesOn(graph)), stream);
+                            ws(fn->workspaceBytesOn(graph)), stream, fill);
            }
          });
   return outputs;
@@ -576,14 +615,15 @@ std::vector<Tensor> callBackwardImpl(int64_t targetId, Tensor edgeIndex,
   alignForVectors(outputs);
   alignForVectors(outputGrads);
   onCuda(t, targetId, edgeIndex, handle, g, grads,
-         [&](PyObject *variant, const rt::Graph &graph, const CudaCall &call) {
+         [&](PyObject *variant, const rt::Graph &graph, const CudaCall &call,
+             const rt::RunGuard *fill) {
            auto *step = nb::inst_ptr<CudaTraining>(variant);
            Tensor ws = call.workspace(step->backwardWorkspaceBytesOn(graph),
                                       edgeIndex);
            step->enqueueBackward(graph, pointersOf(inputs), pointersOf(outputs),
                                  pointersOf(outputGrads), pointersOf(grads),
                                  reinterpret_cast<uintptr_t>(ws.data_ptr()),
-                                 reinterpret_cast<uintptr_t>(call.stream));
+                                 reinterpret_cast<uintptr_t>(call.stream), fill);
          });
   return grads;
 #else

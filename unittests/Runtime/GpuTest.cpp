@@ -1136,6 +1136,76 @@ TEST(GpuProgram, RepeatedRunsReplayACapturedGraph) {
   cudaStreamDestroy(stream);
 }
 
+TEST(GpuProgram, GuardedRunsReplayTheirChangeCheck) {
+  // A run with a RunGuard (the ops' change check of a cached graph): the
+  // compare before the steps and the NaN fill after them are part of the
+  // run, so a replayed run checks and fills as a run step by step does.
+  REQUIRE_GPU();
+  if (!environment().cudaGraphs)
+    GTEST_SKIP() << "GNNC_CUDA_GRAPHS=0";
+  Compiler compiler("");
+  StatusOr<std::unique_ptr<Executable>> ex =
+      Executable::create(replayedProgram(), compiler);
+  ASSERT_TRUE(ex.ok()) << ex.message();
+  gnn::HostGraph host = gnn::generatePowerLaw(500, 4000, 9);
+  StatusOr<std::unique_ptr<Graph>> g = Graph::fromHost(host);
+  ASSERT_TRUE(g.ok()) << g.message();
+  int64_t n = host.numNodes;
+  std::vector<float> x(n * 32, 0.25f), w(32 * 16, 0.5f);
+  DeviceBuffer dx = std::move(*DeviceBuffer::allocate(x.size() * 4));
+  DeviceBuffer dw = std::move(*DeviceBuffer::allocate(w.size() * 4));
+  DeviceBuffer y = std::move(*DeviceBuffer::allocate(n * 16 * 4));
+  ASSERT_TRUE(dx.upload(x.data(), x.size() * 4).ok());
+  ASSERT_TRUE(dw.upload(w.data(), w.size() * 4).ok());
+  // The "tensor" and its copy: 1,001 bytes (words and a tail).
+  std::vector<unsigned char> bytes(1001, 7);
+  DeviceBuffer now = std::move(*DeviceBuffer::allocate(bytes.size()));
+  DeviceBuffer copy = std::move(*DeviceBuffer::allocate(bytes.size()));
+  ASSERT_TRUE(now.upload(bytes.data(), bytes.size()).ok());
+  ASSERT_TRUE(copy.upload(bytes.data(), bytes.size()).ok());
+  StatusOr<std::unique_ptr<HostFlag>> flag = HostFlag::create();
+  ASSERT_TRUE(flag.ok()) << flag.message();
+  RunGuard guard;
+  guard.flag = (*flag)->word();
+  guard.compare.push_back({now.data(), copy.data(), bytes.size()});
+  guard.poison.push_back({y.data(), n * 16, DType::F32});
+  std::map<std::string, void *> bindings{
+      {"x", dx.data()}, {"w", dw.data()}, {"y", y.data()}};
+  auto run = [&] {
+    ASSERT_EQ(cudaMemset(y.data(), 0, n * 16 * 4), cudaSuccess);
+    Status s = (*ex)->run(**g, bindings, nullptr, nullptr, &guard);
+    ASSERT_TRUE(s.ok()) << s.message();
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  };
+  auto nans = [&] {
+    std::vector<float> v(n * 16);
+    EXPECT_TRUE(y.download(v.data(), v.size() * 4).ok());
+    return std::count_if(v.begin(), v.end(),
+                         [](float f) { return std::isnan(f); });
+  };
+  for (int i = 0; i < 3; ++i) { // step by step, captured, replayed
+    run();
+    EXPECT_EQ((*flag)->read(), 0u) << "run " << i;
+    EXPECT_EQ(nans(), 0) << "run " << i;
+  }
+  EXPECT_EQ((*ex)->graphLaunches(), 2u);
+  // The tensor changes in its last byte (the compare's tail): the replayed
+  // run sets the flag and fills the result.
+  bytes.back() = 8;
+  ASSERT_TRUE(now.upload(bytes.data(), bytes.size()).ok());
+  run();
+  EXPECT_EQ((*ex)->graphLaunches(), 3u);
+  EXPECT_EQ((*flag)->read(), 1u);
+  EXPECT_EQ(nans(), n * 16);
+  // A guard is part of the key: the same run without one is another key,
+  // step by step, and fills nothing.
+  ASSERT_EQ(cudaMemset(y.data(), 0, n * 16 * 4), cudaSuccess);
+  ASSERT_TRUE((*ex)->run(**g, bindings).ok());
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ((*ex)->graphLaunches(), 3u);
+  EXPECT_EQ(nans(), 0);
+}
+
 TEST(GpuModule, LargeDynamicSharedMemoryAndKernelInfo) {
   REQUIRE_GPU();
   Compiler compiler("");

@@ -30,6 +30,23 @@
 namespace gnn {
 namespace runtime {
 
+/// A change check a run carries (the Python graph cache's, whose graph was
+/// built from a tensor gnnc does not own): before the steps, each span of
+/// `compare` (device memory: the tensor as it is now against the copy the
+/// graph was built from) sets `*flag` where it differs (compareAsync);
+/// after them, every element of `poison` becomes NaN where `*flag` is set
+/// (poisonIfFlagged). Part of the run, so a replayed run replays them too
+/// (no launch of their own on the host).
+struct RunGuard {
+  struct Span {
+    const void *a = nullptr, *b = nullptr;
+    size_t bytes = 0;
+  };
+  std::vector<Span> compare;
+  unsigned *flag = nullptr;
+  std::vector<PoisonTarget> poison;
+};
+
 /// A Program compiled and loaded, ready to run many times.
 class Executable {
 public:
@@ -57,16 +74,21 @@ public:
   /// (allocated on first use, grown when a larger graph needs it, kept until
   /// the Executable is destroyed); calls on one stream then take turns on the
   /// host. Concurrent runs on different streams need different workspaces.
+  /// `guard` (with a flag): its compare before the steps and its NaN fill
+  /// after them, in the run (and its key).
   Status run(const Graph &graph, const std::map<std::string, void *> &bindings,
-             cudaStream_t stream = nullptr, void *workspace = nullptr);
+             cudaStream_t stream = nullptr, void *workspace = nullptr,
+             const RunGuard *guard = nullptr);
 
   /// Runs steps [first, first + count) only (per-step timing); the bindings
   /// and the workspace are as for run(). The steps see the temporaries as
-  /// the previous call on the same workspace left them.
+  /// the previous call on the same workspace left them. A `guard`'s compare
+  /// runs where the range starts at the first step, its fill where it ends
+  /// at the last.
   Status runSteps(const Graph &graph,
                   const std::map<std::string, void *> &bindings,
                   cudaStream_t stream, size_t first, size_t count,
-                  void *workspace = nullptr);
+                  void *workspace = nullptr, const RunGuard *guard = nullptr);
 
   /// Bytes of workspace a run on `graph` needs (the arena of its memory
   /// plan; 0 when the Program has no temporaries).

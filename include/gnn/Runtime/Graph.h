@@ -262,6 +262,12 @@ private:
 Status compareAsync(const void *a, const void *b, size_t bytes, unsigned *flag,
                     cudaStream_t stream);
 
+/// Whether work enqueued on `stream` now would be captured into a CUDA
+/// graph (the stream, or with the global capture mode another one, is
+/// being captured); an error asking counts as captured (the caller's
+/// cautious path).
+bool streamCapturing(cudaStream_t stream);
+
 /// A float array a stale call's results are in, of element type `dtype`
 /// (f32, f64, bf16 or f16).
 struct PoisonTarget {

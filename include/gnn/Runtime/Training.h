@@ -43,7 +43,8 @@ public:
   /// workspace is as for Executable::run, of forwardWorkspaceBytes().
   Status forward(const Graph &graph,
                  const std::map<std::string, void *> &bindings,
-                 cudaStream_t stream = nullptr, void *workspace = nullptr);
+                 cudaStream_t stream = nullptr, void *workspace = nullptr,
+                 const RunGuard *guard = nullptr);
 
   /// Runs the backward on `stream` after a forward on the same graph and
   /// bindings: it reads `arg<i>`, `result<k>` (as the forward left them) and
@@ -51,7 +52,8 @@ public:
   /// backwardWorkspaceBytes().
   Status backward(const Graph &graph,
                   const std::map<std::string, void *> &bindings,
-                  cudaStream_t stream = nullptr, void *workspace = nullptr);
+                  cudaStream_t stream = nullptr, void *workspace = nullptr,
+                  const RunGuard *guard = nullptr);
 
   /// The forward's and the backward's own bindings (their buffer names)
   /// from the step's: for running or timing one of them on its own
