@@ -548,21 +548,25 @@ class _Snapshot:
 
     def _compare_on_device(self, t: torch.Tensor, c: torch.Tensor, spans) -> None:
         """Queues matches()'s device compare of ``t`` with the copy ``c``
-        over ``spans`` on the current stream of t's device."""
+        over ``spans`` on the current stream of t's device: deferred to the
+        gnnc op that follows on this thread on a graph of this flag (its
+        run compares first, with no launch of its own: TorchOps.cpp
+        PendingCheck), else launched on its own by the thread's next op or
+        lookup. ``t`` and ``c`` are kept alive until then (_PENDING)."""
         index = t.device.index
         stream = torch._C._cuda_getCurrentRawStream(index)
         if stream != 0:
             # The compare reads both on this stream: not reused before it
             # has run (_keep_for_stream).
             _keep_for_stream((t, c), t.device)
-        word = self.flag.word
-        if index == torch._C._cuda_getDevice():
-            for a, b, size in spans:
-                _C.compare_async(a, b, size, word, stream)
-            return
-        with torch.cuda.device(index):  # kernels launch there
-            for a, b, size in spans:
-                _C.compare_async(a, b, size, word, stream)
+        _C.defer_compare(self.flag.word, spans, stream, index)
+        # (after: the previous pending compare, launched by defer_compare
+        # if no op took it, read the tensors held until now)
+        _PENDING.held = (t, c, self.flag)
+
+
+# The tensors and flag of this thread's deferred compare (_compare_on_device).
+_PENDING = threading.local()
 
 
 def _byte_spans(c: torch.Tensor, t: torch.Tensor):

@@ -52,6 +52,7 @@
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -517,9 +518,54 @@ rt::RunGuard staleFill(const GraphRef &g, const std::vector<Tensor> &results) {
   return guard;
 }
 
+/// A graph lookup's change check not launched yet (deferCompare: the
+/// Python graph cache's compare of a user's edge_index with the copy its
+/// graph was built from, gnnc/_core.py _Snapshot._compare_on_device): the
+/// op that follows on a graph of the same flag, stream and device runs it
+/// inside its own run (rt::RunGuard), so that a call on a cached graph
+/// launches nothing on the host for it. Per host thread (a lookup and its
+/// op run on one); anything else launches it on its own first: an op on
+/// another graph, stream or device, and the thread's next lookup. The
+/// Python side keeps the compared tensors alive until then.
+struct PendingCheck {
+  unsigned *flag = nullptr;
+  int32_t device = -1;
+  void *stream = nullptr;
+  std::vector<rt::RunGuard::Span> spans;
+};
+thread_local PendingCheck pendingCheck;
+
+/// Launches the thread's pending check on its own stream and device.
+void launchPendingCheck() {
+  PendingCheck p = std::move(pendingCheck);
+  pendingCheck = PendingCheck();
+  if (!p.flag)
+    return;
+  torch::stable::accelerator::DeviceGuard guard(p.device);
+  for (const rt::RunGuard::Span &s : p.spans)
+    check(rt::compareAsync(s.a, s.b, s.bytes, p.flag,
+                           static_cast<cudaStream_t>(p.stream)));
+}
+
+/// The thread's pending check into `fill` where it is the check of `g`'s
+/// flag on the call's stream and device; else launched on its own.
+void takePendingCheck(const GraphRef &g, const CudaCall &call,
+                      rt::RunGuard &fill) {
+  if (!pendingCheck.flag)
+    return;
+  if (pendingCheck.flag != g.flag || pendingCheck.device != call.device ||
+      pendingCheck.stream != call.stream) {
+    launchPendingCheck();
+    return;
+  }
+  fill.compare = std::move(pendingCheck.spans);
+  pendingCheck = PendingCheck();
+}
+
 /// `enqueue(variant, graph, call, guard)` for target `t` on graph `g` on
 /// PyTorch's current stream of the graph's device, `guard` the stale-graph
-/// fill of `results` (their NaN where the graph's change check failed).
+/// fill of `results` (their NaN where the graph's change check failed),
+/// after the lookup's change check where it is pending (PendingCheck).
 template <typename Enqueue>
 void onCuda(Target &t, int64_t targetId, const Tensor &edgeIndex,
             int64_t handle, const GraphRef &g,
@@ -528,6 +574,7 @@ void onCuda(Target &t, int64_t targetId, const Tensor &edgeIndex,
   CudaCall call(edgeIndex);
   PyObject *variant = variantOf(t, targetId, g, handle);
   rt::RunGuard fill = staleFill(g, results);
+  tagged([&] { takePendingCheck(g, call, fill); });
   tagged([&] {
     enqueue(variant, *g.device->graph, call, fill.flag ? &fill : nullptr);
   });
@@ -723,6 +770,22 @@ void forgetGraph(int64_t handle) {
   }
   Py_XDECREF(owner);
 }
+
+#ifdef GNNC_HAVE_CUDA_RUNTIME
+void deferCompare(uintptr_t flag,
+                  const std::vector<std::tuple<uintptr_t, uintptr_t, size_t>> &spans,
+                  uintptr_t stream, int32_t device) {
+  launchPendingCheck();
+  PendingCheck p;
+  p.flag = reinterpret_cast<unsigned *>(flag);
+  p.device = device;
+  p.stream = reinterpret_cast<void *>(stream);
+  for (auto [a, b, bytes] : spans)
+    p.spans.push_back({reinterpret_cast<const void *>(a),
+                       reinterpret_cast<const void *>(b), bytes});
+  pendingCheck = std::move(p);
+}
+#endif
 
 void setResolver(nb::object fn) {
   PyObject *&r = resolver();

@@ -23,6 +23,11 @@ void registerGraph(int64_t handle, nb::object graph, int64_t nodes,
                    uintptr_t flag);
 void forgetGraph(int64_t handle);
 void setResolver(nb::object fn);
+#ifdef GNNC_HAVE_CUDA_RUNTIME
+void deferCompare(uintptr_t flag,
+                  const std::vector<std::tuple<uintptr_t, uintptr_t, size_t>> &spans,
+                  uintptr_t stream, int32_t device);
+#endif
 // IRBuilder.cpp: gnnc.ir's FunctionBuilder.
 void bindIRBuilder(nb::module_ &m);
 } // namespace gnnc_py
@@ -156,17 +161,11 @@ NB_MODULE(_gnnc, m) {
                      return reinterpret_cast<uintptr_t>(f.flag->word());
                    })
       .def("read", [](const HostFlag &f) { return f.flag->read(); });
-  m.def(
-      "compare_async",
-      [](uintptr_t a, uintptr_t b, size_t bytes, uintptr_t flag,
-         uintptr_t stream) {
-        check(rt::compareAsync(reinterpret_cast<const void *>(a),
-                               reinterpret_cast<const void *>(b), bytes,
-                               reinterpret_cast<unsigned *>(flag),
-                               reinterpret_cast<cudaStream_t>(stream)));
-      },
-      nb::arg("a"), nb::arg("b"), nb::arg("bytes"), nb::arg("flag"),
-      nb::arg("stream"));
+  // The compare is deferred to the gnnc op that follows on this thread
+  // (TorchOps.cpp PendingCheck: inside that op's run), else launched on
+  // its own by the thread's next op or lookup.
+  m.def("defer_compare", &deferCompare, nb::arg("flag"), nb::arg("spans"),
+        nb::arg("stream"), nb::arg("device"));
   // Whether CUDA works, without choosing gnnc's device (cuda_select does:
   // the first CUDA tensor's, gnnc/_core.py _require_cuda).
   m.def("cuda_available", [] { return rt::CudaDriver::probe().ok(); });
