@@ -433,6 +433,27 @@ def test_cuda_write_behind_the_version_counter_is_caught():
     torch.testing.assert_close(fn(ei, x, num_nodes=3), spmm_sum(ei, x))
 
 
+def test_cuda_a_lookup_whose_op_does_not_follow_still_checks():
+    # A lookup defers its device compare to the op that follows on its
+    # graph (TorchOps.cpp PendingCheck); where none follows, the thread's
+    # next lookup (here another graph's) launches it on its own first, so
+    # the write is still caught.
+    from gnnc import _core
+    fn = gnnc.compile(SPMM_SUM)
+    ei = torch.tensor([[0, 1, 2], [1, 2, 0]], device=DEV)
+    other = torch.tensor([[0, 2], [2, 1]], device=DEV)
+    x = torch.randn(3, 4, device=DEV)
+    fn(ei, x, num_nodes=3)
+    fn(other, x, num_nodes=3)
+    ei.data[1, 0] = 2  # unseen by the version counter
+    _core._graphs.get(ei, 3)  # the lookup alone: its compare is deferred
+    torch.testing.assert_close(fn(other, x, num_nodes=3), spmm_sum(other, x))
+    torch.cuda.synchronize()
+    with pytest.raises(RuntimeError, match="version counter"):
+        fn(ei, x, num_nodes=3)
+    torch.testing.assert_close(fn(ei, x, num_nodes=3), spmm_sum(ei, x))
+
+
 def _stale_or_nan(call):
     """A call after a write the version counter missed: it raises the
     stale-graph error (the device's check was already read) or returns NaN
