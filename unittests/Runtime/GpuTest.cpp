@@ -1018,17 +1018,34 @@ extern "C" __global__ void add_one(float *y, long long n) {
 /// where the run's own bindings say (another output, another graph: another
 /// key, run step by step first); inside a capture of the caller's the steps
 /// go into that capture.
-TEST(GpuProgram, RepeatedRunsReplayACapturedGraph) {
-  REQUIRE_GPU();
-  if (!environment().cudaGraphs)
-    GTEST_SKIP() << "GNNC_CUDA_GRAPHS=0";
+/// replayedProgram() loaded and a power-law graph to run it on.
+struct ReplayedCase {
+  std::unique_ptr<Executable> ex;
+  gnn::HostGraph host;
+  std::unique_ptr<Graph> graph;
+};
+void loadReplayed(int64_t nodes, int64_t edges, uint64_t seed,
+                  ReplayedCase &c) {
   Compiler compiler("");
   StatusOr<std::unique_ptr<Executable>> ex =
       Executable::create(replayedProgram(), compiler);
   ASSERT_TRUE(ex.ok()) << ex.message();
-  gnn::HostGraph host = gnn::generatePowerLaw(3000, 30000, 5);
-  StatusOr<std::unique_ptr<Graph>> g = Graph::fromHost(host);
+  c.ex = std::move(*ex);
+  c.host = gnn::generatePowerLaw(nodes, edges, seed);
+  StatusOr<std::unique_ptr<Graph>> g = Graph::fromHost(c.host);
   ASSERT_TRUE(g.ok()) << g.message();
+  c.graph = std::move(*g);
+}
+
+TEST(GpuProgram, RepeatedRunsReplayACapturedGraph) {
+  REQUIRE_GPU();
+  if (!environment().cudaGraphs)
+    GTEST_SKIP() << "GNNC_CUDA_GRAPHS=0";
+  ReplayedCase rc;
+  ASSERT_NO_FATAL_FAILURE(loadReplayed(3000, 30000, 5, rc));
+  std::unique_ptr<Executable> *ex = &rc.ex;
+  std::unique_ptr<Graph> *g = &rc.graph;
+  const gnn::HostGraph &host = rc.host;
   int64_t n = host.numNodes;
   std::vector<int64_t> inDeg(n, 0);
   for (int64_t d : host.dst)
@@ -1143,14 +1160,11 @@ TEST(GpuProgram, GuardedRunsReplayTheirChangeCheck) {
   REQUIRE_GPU();
   if (!environment().cudaGraphs)
     GTEST_SKIP() << "GNNC_CUDA_GRAPHS=0";
-  Compiler compiler("");
-  StatusOr<std::unique_ptr<Executable>> ex =
-      Executable::create(replayedProgram(), compiler);
-  ASSERT_TRUE(ex.ok()) << ex.message();
-  gnn::HostGraph host = gnn::generatePowerLaw(500, 4000, 9);
-  StatusOr<std::unique_ptr<Graph>> g = Graph::fromHost(host);
-  ASSERT_TRUE(g.ok()) << g.message();
-  int64_t n = host.numNodes;
+  ReplayedCase rc;
+  ASSERT_NO_FATAL_FAILURE(loadReplayed(500, 4000, 9, rc));
+  std::unique_ptr<Executable> *ex = &rc.ex;
+  std::unique_ptr<Graph> *g = &rc.graph;
+  int64_t n = rc.host.numNodes;
   std::vector<float> x(n * 32, 0.25f), w(32 * 16, 0.5f);
   DeviceBuffer dx = std::move(*DeviceBuffer::allocate(x.size() * 4));
   DeviceBuffer dw = std::move(*DeviceBuffer::allocate(w.size() * 4));
