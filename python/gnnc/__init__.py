@@ -24,18 +24,6 @@ def cuda_available() -> bool:
     return bool(_gnnc.cuda_available())
 
 
-def release_workspaces() -> int:
-    """Frees the workspaces gnnc's CUDA ops keep between calls, one per
-    device and stream (their temporaries; kept as PyTorch keeps cuBLAS's,
-    so that a call allocates only its results), returning their bytes to
-    PyTorch's caching allocator; the next call allocates one again. Returns
-    how many bytes they held. For peak-memory measurements and
-    ``torch.cuda.empty_cache()`` (docs/Python.md)."""
-    held = int(_gnnc.kept_workspace_bytes())
-    _gnnc.release_workspaces()
-    return held
-
-
 __all__ = ["CompileError", "Explanation", "FallbackWarning", "Function", "Graph",
            "MessagePassing", "TraceError", "compile", "cuda_available", "explain",
-           "release_workspaces", "softmax"]
+           "softmax"]

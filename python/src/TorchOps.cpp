@@ -772,26 +772,6 @@ void forgetGraph(int64_t handle) {
 }
 
 #ifdef GNNC_HAVE_CUDA_RUNTIME
-size_t keptWorkspaceBytes() {
-  KeptWorkspaces &kept = keptWorkspaces();
-  std::lock_guard<std::mutex> lock(kept.mutex);
-  size_t total = 0;
-  for (const auto &entry : kept.byStream)
-    total += entry.second.first;
-  return total;
-}
-
-void releaseWorkspaces() {
-  std::map<std::pair<int32_t, void *>, std::pair<size_t, Tensor>> dropped;
-  {
-    KeptWorkspaces &kept = keptWorkspaces();
-    std::lock_guard<std::mutex> lock(kept.mutex);
-    dropped.swap(kept.byStream);
-  }
-  // (freed here, outside the lock: each returns to PyTorch's allocator in
-  // its stream's order)
-}
-
 void deferCompare(uintptr_t flag,
                   const std::vector<std::tuple<uintptr_t, uintptr_t, size_t>> &spans,
                   uintptr_t stream, int32_t device) {

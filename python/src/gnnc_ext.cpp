@@ -27,8 +27,6 @@ void setResolver(nb::object fn);
 void deferCompare(uintptr_t flag,
                   const std::vector<std::tuple<uintptr_t, uintptr_t, size_t>> &spans,
                   uintptr_t stream, int32_t device);
-size_t keptWorkspaceBytes();
-void releaseWorkspaces();
 #endif
 // IRBuilder.cpp: gnnc.ir's FunctionBuilder.
 void bindIRBuilder(nb::module_ &m);
@@ -168,10 +166,6 @@ NB_MODULE(_gnnc, m) {
   // its own by the thread's next op or lookup.
   m.def("defer_compare", &deferCompare, nb::arg("flag"), nb::arg("spans"),
         nb::arg("stream"), nb::arg("device"));
-  // The ops' workspaces kept per (device, stream) (TorchOps.cpp
-  // KeptWorkspaces): their bytes, and dropping them.
-  m.def("kept_workspace_bytes", &keptWorkspaceBytes);
-  m.def("release_workspaces", &releaseWorkspaces);
   // Whether CUDA works, without choosing gnnc's device (cuda_select does:
   // the first CUDA tensor's, gnnc/_core.py _require_cuda).
   m.def("cuda_available", [] { return rt::CudaDriver::probe().ok(); });
@@ -188,8 +182,6 @@ NB_MODULE(_gnnc, m) {
       nb::arg("ordinal"));
 #else
   m.attr("has_cuda") = false;
-  m.def("kept_workspace_bytes", [] { return size_t(0); });
-  m.def("release_workspaces", [] {});
   m.def("cuda_available", [] { return false; });
   m.def("cuda_error",
         [] { return std::string("gnnc was built without the CUDA runtime"); });

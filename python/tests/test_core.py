@@ -194,21 +194,6 @@ def test_work_on_a_side_stream_outlives_the_graph_it_reads():
     torch.testing.assert_close(y, ref(ei_cpu.to(DEVICE), n, x))
 
 
-def test_release_workspaces_returns_what_was_kept():
-    """gnnc.release_workspaces frees the ops' kept workspaces (CUDA: one per
-    device and stream; none on the CPU) and says how many bytes they held;
-    a second call finds none, and the next call allocates again."""
-    body, args, result, ref, _ = OPS["spmm_sum"]
-    fn = gnnc.compile(op_source(body, args, result, "f32"))
-    ei = torch.tensor([[0, 1, 2], [1, 2, 0]], device=DEVICE)
-    x = torch.randn(3, 3, device=DEVICE)
-    fn(ei, x, num_nodes=3)
-    held = gnnc.release_workspaces()
-    assert isinstance(held, int) and held >= (1 if DEVICE.type == "cuda" else 0)
-    assert gnnc.release_workspaces() == 0
-    torch.testing.assert_close(fn(ei, x, num_nodes=3), ref(ei, 3, x))
-
-
 @pytest.mark.parametrize("name", sorted(OPS))
 def test_op_gradcheck(name):
     body, args, result, ref, shapes = OPS[name]

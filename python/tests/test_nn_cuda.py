@@ -391,31 +391,6 @@ def test_cuda_targets_sorted_hint_checked_and_used():
                                rtol=1e-5, atol=1e-5)
 
 
-def test_cuda_ops_keep_a_workspace_per_stream():
-    # The ops' temporaries live in a workspace kept per (device, stream)
-    # between calls (TorchOps.cpp KeptWorkspaces): released on request, then
-    # allocated again by the next call; another stream gets its own.
-    torch.manual_seed(0)
-    edge_index, n = base.random_graph(60, 300)
-    edge_index = edge_index.to(DEV)
-    x = torch.randn(n, base.IN, device=DEV)
-    conv = gnnc.nn.GATConv(base.IN, 8, heads=2).to(DEV)
-    gnnc.release_workspaces()
-    want = conv(x, edge_index)
-    held = gnnc.release_workspaces()
-    assert held >= 1
-    assert gnnc.release_workspaces() == 0
-    torch.testing.assert_close(conv(x, edge_index), want)
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        got = conv(x, edge_index)
-    torch.cuda.current_stream().wait_stream(side)
-    torch.testing.assert_close(got, want)
-    assert gnnc.release_workspaces() == 2 * held
-    torch.testing.assert_close(conv(x, edge_index), want)
-
-
 def test_cuda_write_behind_the_version_counter_is_caught():
     fn = gnnc.compile(SPMM_SUM)
     ei = torch.tensor([[0, 1, 2], [1, 2, 0]], device=DEV)
