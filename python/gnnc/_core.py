@@ -21,6 +21,7 @@ indices and skips that comparison.
 
 from __future__ import annotations
 
+import atexit
 import errno
 import hashlib
 import itertools
@@ -567,6 +568,14 @@ class _Snapshot:
 
 # The tensors and flag of this thread's deferred compare (_compare_on_device).
 _PENDING = threading.local()
+
+
+@atexit.register
+def _drop_pending() -> None:
+    """Drops the main thread's deferred compare's tensors before the module's
+    globals go at exit (the graph cache's weakref callbacks, which their
+    deaths run, need them)."""
+    _PENDING.__dict__.clear()
 
 
 def _byte_spans(c: torch.Tensor, t: torch.Tensor):

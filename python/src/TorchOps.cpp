@@ -49,7 +49,6 @@
 
 #include <cstring>
 #include <limits>
-#include <map>
 #include <mutex>
 #include <sstream>
 #include <tuple>
@@ -454,49 +453,15 @@ PyObject *variantOf(Target &t, int64_t targetId, const GraphRef &g,
   return raw;
 }
 
-/// The workspaces of the ops' runs, one per (device, stream), kept between
-/// calls as PyTorch keeps cuBLAS's: the runs on one stream are ordered on
-/// the device, so one call's temporaries are dead when the next call's
-/// kernels run. One allocation fewer per call, and the same memory in every
-/// call, so that a run's key (Executor.cpp) repeats and it is replayed. A
-/// call that needs more replaces its stream's workspace with a larger one;
-/// a call holds its own reference until its run is enqueued, so the memory
-/// returns to PyTorch's allocator, in that stream's order, only after it.
-/// Kept for the process's life (like the registries above).
-struct KeptWorkspaces {
-  std::mutex mutex;
-  std::map<std::pair<int32_t, void *>, std::pair<size_t, Tensor>> byStream;
-};
-KeptWorkspaces &keptWorkspaces() {
-  static auto *w = new KeptWorkspaces;
-  return *w;
-}
-
 /// A call's device and PyTorch's current stream there.
 struct CudaCall {
   int32_t device;
   void *stream;
   explicit CudaCall(const Tensor &edgeIndex)
       : device(edgeIndex.get_device_index()), stream(currentStream(device)) {}
-  /// At least `bytes` of workspace on the call's stream: the stream's kept
-  /// one (KeptWorkspaces), or, while the stream is being captured (PyTorch's
-  /// CUDA graphs, whose memory comes from the graph's pool), a new tensor.
   Tensor workspace(size_t bytes, const Tensor &like) const {
-    bytes = std::max<size_t>(bytes, 1);
-    if (rt::streamCapturing(static_cast<cudaStream_t>(stream)))
-      return emptyOn({int64_t(bytes)}, ScalarType::Byte, like);
-    KeptWorkspaces &kept = keptWorkspaces();
-    std::lock_guard<std::mutex> lock(kept.mutex);
-    auto it = kept.byStream.find({device, stream});
-    if (it != kept.byStream.end() && it->second.first >= bytes)
-      return it->second.second;
-    Tensor t = emptyOn({int64_t(bytes)}, ScalarType::Byte, like);
-    if (it != kept.byStream.end())
-      it->second = {bytes, t};
-    else
-      kept.byStream.emplace(std::make_pair(device, stream),
-                            std::make_pair(bytes, t));
-    return t;
+    return emptyOn({int64_t(std::max<size_t>(bytes, 1))}, ScalarType::Byte,
+                   like);
   }
 };
 

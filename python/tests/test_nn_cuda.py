@@ -481,6 +481,27 @@ def test_cuda_relations_written_behind_the_version_counter_are_caught():
     assert not torch.equal(after, before)
 
 
+def test_cuda_process_exits_cleanly_after_layer_calls():
+    # The last lookup's deferred compare keeps its tensors (_core._PENDING)
+    # until the thread's next gnnc call; at exit they must go before the
+    # module's globals, or the graph cache's weakref callbacks fail then
+    # ("Exception ignored in ... drop", seen in session 46's GPU run).
+    import subprocess
+    import sys
+    code = ("import torch, gnnc.nn\n"
+            "ei = torch.randint(0, 50, (2, 300), device='cuda')\n"
+            "x = torch.randn(50, 8, device='cuda')\n"
+            "conv = gnnc.nn.GCNConv(8, 4).cuda()\n"
+            "for _ in range(3):\n"
+            "    conv(x, ei).sum().backward()\n"
+            "torch.cuda.synchronize()\n"
+            "print('ok')\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0 and p.stdout.strip() == "ok", p.stderr[-3000:]
+    assert "Exception ignored" not in p.stderr, p.stderr[-3000:]
+
+
 _SECOND_GPU = r'''
 import torch, gnnc.nn
 g = torch.Generator().manual_seed(0)
