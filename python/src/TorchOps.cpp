@@ -539,9 +539,10 @@ void onCuda(Target &t, int64_t targetId, const Tensor &edgeIndex,
   CudaCall call(edgeIndex);
   PyObject *variant = variantOf(t, targetId, g, handle);
   rt::RunGuard fill = staleFill(g, results);
-  tagged([&] { takePendingCheck(g, call, fill); });
   tagged([&] {
-    enqueue(variant, *g.device->graph, call, fill.flag ? &fill : nullptr);
+    takePendingCheck(g, call, fill);
+    // (a guard without a flag is none: Executable::runSteps)
+    enqueue(variant, *g.device->graph, call, &fill);
   });
 }
 #endif

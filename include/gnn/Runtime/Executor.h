@@ -74,8 +74,8 @@ public:
   /// (allocated on first use, grown when a larger graph needs it, kept until
   /// the Executable is destroyed); calls on one stream then take turns on the
   /// host. Concurrent runs on different streams need different workspaces.
-  /// `guard` (with a flag): its compare before the steps and its NaN fill
-  /// after them, in the run (and its key).
+  /// `guard`: its compare before the steps and its NaN fill after them, in
+  /// the run (and its key); a guard without a flag is none.
   Status run(const Graph &graph, const std::map<std::string, void *> &bindings,
              cudaStream_t stream = nullptr, void *workspace = nullptr,
              const RunGuard *guard = nullptr);
