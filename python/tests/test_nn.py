@@ -811,6 +811,80 @@ def test_gine_input_errors():
     torch.testing.assert_close(layer(x, adj, ea), layer(x, edge_index, ea))
 
 
+def test_gine_folds_its_edge_projection_unless_something_observes_it():
+    """GINEConv with edge_dim runs its `lin` inside the gnn function (the
+    last entry of the function's configuration: (edge_dim, bias)), with or
+    without nn's leading Linears folded, with or without lin's bias; a hook
+    on `lin` keeps it in PyTorch (and fires). Output and every gradient
+    (edge_attr's and lin's included) equal PyG's in float64."""
+    edge_index, n = tiny_graph()
+    e = edge_index.size(1)
+    calls = []
+    setups = {  # name: (hook on lin, hook on nn, lin bias, template, lin folded)
+        "folded": (False, False, True, "gine_layer", True),
+        "folded-no-bias": (False, False, False, "gine_layer", True),
+        "nn-not-folded": (False, True, True, "gine", True),
+        "hook-on-lin": (True, False, True, "gine_layer", False),
+        "both-hooked": (True, True, False, "gine", False),
+    }
+    for name, (hook_lin, hook_nn, bias, template, folded) in setups.items():
+        ours, pyg = make(("gine", "GINEConv", (), dict(nn=lambda: mlp(IN, OUT), edge_dim=3,
+                                                       train_eps=True, eps=0.2)),
+                         torch.float64)
+        if not bias:
+            ours.lin.bias = pyg.lin.bias = None
+        calls.clear()
+        for hooked, target in ((hook_lin, ours.lin), (hook_nn, ours.nn)):
+            if hooked:
+                target.register_forward_hook(lambda m, a, o: calls.append(type(m).__name__))
+        x1 = features(n, torch.float64).requires_grad_()
+        x2 = x1.detach().clone().requires_grad_()
+        torch.manual_seed(1)
+        ea1 = torch.randn(e, 3, dtype=torch.float64, requires_grad=True)
+        ea2 = ea1.detach().clone().requires_grad_()
+        out1, out2 = ours(x1, edge_index, ea1), pyg(x2, edge_index, ea2)
+        template_run, config = ours.__dict__["_gnnc_function"]
+        assert template_run == template, name
+        assert (config[-1] == (3, bias)) == folded, (name, config)
+        assert len(calls) == hook_lin + hook_nn, name
+        torch.testing.assert_close(out1, out2, **tol(torch.float64), msg=name)
+        out1.square().sum().backward()
+        out2.square().sum().backward()
+        torch.testing.assert_close(x1.grad, x2.grad, **tol(torch.float64), msg=name)
+        torch.testing.assert_close(ea1.grad, ea2.grad, **tol(torch.float64), msg=name)
+        theirs = dict(pyg.named_parameters())
+        for p, q in ours.named_parameters():
+            torch.testing.assert_close(q.grad, theirs[p].grad, **tol(torch.float64),
+                                       msg=f"{name} {p}")
+    # Not folded where PyTorch decides the dtypes (lin of another dtype than
+    # x and edge_attr: PyG's lin refuses edge_attr, as gnnc's layer does).
+    layer = gnn.GINEConv(mlp(IN, OUT), edge_dim=3)
+    with pytest.raises(ValueError, match="dimensionalities do not match.*projects"):
+        layer(torch.randn(n, IN + 1), edge_index, torch.randn(e, 3))
+    layer.lin.double()
+    with pytest.raises(TypeError, match="edge_attr is torch.float32 but lin"):
+        layer(features(n, torch.float32), edge_index, torch.randn(e, 3))
+
+
+def test_gine_folded_edge_projection_gradcheck():
+    """The folded `lin`'s weight and bias, edge_attr and x against finite
+    differences (float64)."""
+    edge_index, n = tiny_graph()
+    torch.manual_seed(2)
+    layer = gnn.GINEConv(mlp(IN, OUT), edge_dim=2, train_eps=True).double()
+    x = features(n, torch.float64).requires_grad_()
+    ea = torch.randn(edge_index.size(1), 2, dtype=torch.float64, requires_grad=True)
+    params = {k: v.detach() for k, v in layer.named_parameters()}
+
+    def f(x, ea, weight, bias):  # the layer with lin's parameters as inputs
+        return torch.func.functional_call(
+            layer, {**params, "lin.weight": weight, "lin.bias": bias}, (x, edge_index, ea))
+
+    assert torch.autograd.gradcheck(f, (x, ea, params["lin.weight"].clone().requires_grad_(),
+                                        params["lin.bias"].clone().requires_grad_()))
+    assert layer.__dict__["_gnnc_function"][1][-1] == (2, True)
+
+
 # GIN's `nn` in the shapes whose first module is a linear map (the GIN
 # fold's: _leading_mlp): (id, builder of `nn` from IN to OUT).
 def _gnnc_mlp(i, o):

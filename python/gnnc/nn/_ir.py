@@ -530,37 +530,51 @@ def gin_layer(in_channels: int, layers: tuple, dtype: str, project_first: bool):
     return f.finish(_mlp(f, None, layers, args, n, first=first)), "gin_layer"
 
 
-def gine(channels: int, dtype: str):
+def gine(channels: int, dtype: str, edge_lin=None):
     """The function of `GINEConv`:
     ``out_i = (1 + eps) x_i + sum_{j -> i} relu(x_j + e_ji)`` (``e`` [E, F]
     the edge features, already projected to F channels; ``eps`` [1]). The
     gather, the message and the sum fuse into one edge pass: no [E, F]
-    temporary beyond ``e`` itself."""
+    temporary beyond ``e`` itself. ``edge_lin`` ``(edge_dim, bias)``: ``e``
+    is the raw [E, edge_dim] features and the layer's ``lin`` is part of the
+    function (``_gine_args``)."""
     f = _builder("gine", dtype)
-    return f.finish(_gine_propagate(f, *_gine_args(f, channels))), "gine"
+    return f.finish(_gine_propagate(f, *_gine_args(f, channels, edge_lin))), "gine"
 
 
-def gine_layer(in_channels: int, layers: tuple, dtype: str):
+def gine_layer(in_channels: int, layers: tuple, dtype: str, edge_lin=None):
     """The function of `GINEConv` whose `nn` starts with linear maps and
     ReLUs (``layers`` as `gin_layer`'s), those included: ``mlp`` of
-    ``gine``'s result. Arguments: ``x``, ``e``, ``eps`` as ``gine``'s, then
+    ``gine``'s result. Arguments: those of ``gine`` (``_gine_args``), then
     the maps' weights (``_mlp_args``)."""
     f = _builder("gine_layer", dtype)
-    gine_args = _gine_args(f, in_channels)
+    gine_args = _gine_args(f, in_channels, edge_lin)
     args = _mlp_args(f, in_channels, layers)
     h = _gine_propagate(f, *gine_args)
     return f.finish(_mlp(f, h, layers, args, f.dim(h, name="rows"))), "gine_layer"
 
 
-def _gine_args(f: ir.Builder, channels: int):
-    """GINE's arguments ``x`` [N, C], ``e`` [E, C], ``eps`` [1]."""
-    return (f.arg([None, channels], name="x"), f.arg([None, channels], edge=True, name="e"),
-            f.arg([1], name="eps"))
+def _gine_args(f: ir.Builder, channels: int, edge_lin=None):
+    """GINE's arguments ``x`` [N, C], ``e`` [E, C], ``eps`` [1]; with
+    ``edge_lin`` ``(edge_dim, bias)``, ``e`` [E, edge_dim] and the edge
+    projection's ``we`` [C, edge_dim] and, with ``bias``, ``be`` [C]
+    (PyG's ``lin``: one GEMM over the edges inside the function):
+    (x, e, eps, (we, be or None) or None)."""
+    width = channels if edge_lin is None else edge_lin[0]
+    x = f.arg([None, channels], name="x")
+    e = f.arg([None, width], edge=True, name="e")
+    eps = f.arg([1], name="eps")
+    lin = None if edge_lin is None else \
+        _linear_args(f, channels, edge_lin[0], edge_lin[1], "e")
+    return x, e, eps, lin
 
 
-def _gine_propagate(f: ir.Builder, x, e, eps):
-    """``(1 + eps) x_i + sum_{j -> i} relu(x_j + e_ji)``."""
+def _gine_propagate(f: ir.Builder, x, e, eps, lin=None):
+    """``(1 + eps) x_i + sum_{j -> i} relu(x_j + e_ji)``, ``e`` projected
+    by ``lin`` (``(we, be)``) first where given."""
     channels = x.shape[1]
+    if lin is not None:
+        e = _linear(f, e, lin[0], lin[1], f.dim(e, name="edges"), "elin")
     agg = _gine_aggregate(f, x, e, channels)
     one = f.const(1.0, name="one")
     n = f.dim(x, name="n")

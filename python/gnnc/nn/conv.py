@@ -692,12 +692,13 @@ def _leading_mlp(nn, x: Tensor):
 
 
 def _gin_run(module: torch.nn.Module, template: str, edge_index: Tensor, n: int,
-             dt: torch.dtype, tensors: list) -> Tensor:
+             dt: torch.dtype, tensors: list, extra: tuple = ()) -> Tensor:
     """GIN's or GINE's propagation (`template`, its arguments `tensors`,
-    x first) followed by `nn`. The linear maps and ReLUs `nn` starts with
-    (`_leading_mlp`) join the gnn function (`<template>_layer`): one op
-    forward and one backward, the weights' and biases' gradients included;
-    the rest of `nn` runs in PyTorch."""
+    x first; `extra` the template's configuration after the dtype: GINE's
+    folded edge projection) followed by `nn`. The linear maps and ReLUs
+    `nn` starts with (`_leading_mlp`) join the gnn function
+    (`<template>_layer`): one op forward and one backward, the weights' and
+    biases' gradients included; the rest of `nn` runs in PyTorch."""
     cin, t = int(tensors[0].size(1)), _common._DTYPES[dt]
     nn = module.nn  # (read once: Module.__getattr__)
     # Outside autocast, edge features of another dtype than x make the
@@ -709,7 +710,7 @@ def _gin_run(module: torch.nn.Module, template: str, edge_index: Tensor, n: int,
                             if _common.autocasts(tensors[0].device, dt) or
                             dt == tensors[0].dtype else (None, None, None))
     if linears is None:
-        out = _common.propagate(module, template, (cin, t), edge_index, n,
+        out = _common.propagate(module, template, (cin, t) + extra, edge_index, n,
                                 *_common.casts(dt, *tensors))
         # `nn` gets what PyG's gets: under autocast, the dtype x, the edge
         # features and eps promote to (the op ran in the autocast dtype).
@@ -723,7 +724,7 @@ def _gin_run(module: torch.nn.Module, template: str, edge_index: Tensor, n: int,
         layers.append((w.size(0), b is not None, relu))
         operands += (w,) if b is None else (w, b)
     layers = tuple(layers)
-    config = (cin, layers, t)
+    config = (cin, layers, t) + extra
     if template == "gin":
         # Linear up to the first map: projected first where that moves
         # fewer features over the edges.
@@ -936,6 +937,28 @@ class GINConv(torch.nn.Module):
         return f"{type(self).__name__}(nn={self.nn})"
 
 
+def _foldable_lin(lin, edge_attr: Tensor, x: Tensor):
+    """GINE's edge projection `lin` as (weight, bias or None) where it can
+    be part of the gnn function, else None (it runs in PyTorch, as PyG's):
+    exactly gnnc's, PyG's or torch's Linear of a plain forward, sized, with
+    nothing to observe or replace its call (no hook on it, none global, no
+    `forward` set on it: _observed), outside autocast, and its weight, its
+    bias, `edge_attr` and `x` of one dtype (else PyTorch's promotion and
+    dtype errors stay PyTorch's)."""
+    if not (type(lin) is torch.nn.Linear or _is_class(lin, _LINEAR_CLASSES)) or \
+            _observed(lin) or _global_hooks():
+        return None
+    w, b = lin.weight, lin.bias
+    if isinstance(w, torch.nn.parameter.UninitializedParameter) or w.dim() != 2 or \
+            _common.autocast_dtype(x.device) is not None:
+        return None
+    dtype = x.dtype
+    if w.dtype != dtype or edge_attr.dtype != dtype or \
+            (b is not None and b.dtype != dtype) or w.size(1) != edge_attr.size(1):
+        return None
+    return w, b
+
+
 class GINEConv(torch.nn.Module):
     r"""PyG's `GINEConv` (Hu et al., "Strategies for Pre-training Graph
     Neural Networks"):
@@ -992,12 +1015,21 @@ class GINEConv(torch.nn.Module):
         eps = self.eps  # (read once: Module.__getattr__)
         name, adj, edge_index, values, n = _gin_inputs(self, x, edge_index, size, eps)
         edge_attr = self._sparse_edge_attr(adj, edge_attr, values)
-        e = self._edge_features(edge_attr, edge_index, x)
+        e, lin = self._edge_features(edge_attr, edge_index, x, fold=True)
         ei = _common.flip(edge_index, self.flow)
         dt = _common.edge_promoted(_common.compute_dtype(x, eps.dtype, e.dtype), e)
         dt = _common.param_promoted(dt, x, eps.dtype)
         _check_nn_input(self, x, dt, eps, e)
-        return _gin_run(self, "gine", ei, n, dt, [x, e, eps])
+        if lin is None:
+            return _gin_run(self, "gine", ei, n, dt, [x, e, eps])
+        # `lin` inside the gnn function: one GEMM over the raw edge features
+        # there, its gradients in gnnc's backward; no PyTorch op or autograd
+        # node of its own, and the edge features put in the graph's edge
+        # order are edge_dim wide, not the node features' width.
+        w, b = lin
+        return _gin_run(self, "gine", ei, n, dt,
+                        [x, e, eps, w] + ([] if b is None else [b]),
+                        ((int(w.size(1)), b is not None),))
 
     def _bipartite(self, x, edge_index: Tensor, edge_attr, size) -> Tensor:
         """PyG's bipartite GINE: nn((1 + eps) x_dst + sum_j relu(x_src_j +
@@ -1006,7 +1038,7 @@ class GINEConv(torch.nn.Module):
         eps = self.eps  # (read once: Module.__getattr__)
         x_src, x_dst, ei, sizes, values = _gin_pair_inputs(self, x, edge_index, size, eps)
         edge_attr = self._sparse_edge_attr(adj, edge_attr, values)
-        e = self._edge_features(edge_attr, ei, x_src)
+        e, _ = self._edge_features(edge_attr, ei, x_src)
         dt = _common.edge_promoted(_common.compute_dtype(x_src, eps.dtype, e.dtype), e)
         _check_nn_input(self, x_src, _pair_nn_dtype(dt, x_src, x_dst, eps), eps, e,
                         x_dst)
@@ -1027,7 +1059,11 @@ class GINEConv(torch.nn.Module):
         # features are given.
         return edge_attr
 
-    def _edge_features(self, edge_attr, edge_index: Tensor, x: Tensor) -> Tensor:
+    def _edge_features(self, edge_attr, edge_index: Tensor, x: Tensor, fold: bool = False):
+        """(edge features, None): `edge_attr` checked and projected by `lin`
+        where there is one. With `fold`, (`edge_attr` checked, (lin's
+        weight, its bias or None)) where `lin` can be part of the gnn
+        function instead (_foldable_lin)."""
         name = type(self).__name__
         if edge_attr is None:
             raise ValueError(f"{name}: edge_attr is required (the messages are "
@@ -1062,13 +1098,21 @@ class GINEConv(torch.nn.Module):
             if not proj.is_lazy() and edge_attr.size(1) != proj.in_channels:
                 raise ValueError(f"{name}: expected edge_attr of {proj.in_channels} "
                                  f"channels (edge_dim), got {edge_attr.size(1)}")
+            folded = _foldable_lin(proj, edge_attr, x) if fold else None
+            if folded is not None:
+                if folded[0].size(0) != x.size(1):
+                    raise ValueError(
+                        f"{name}: node and edge feature dimensionalities do not match "
+                        f"(x has {x.size(1)} channels, lin projects the edge features "
+                        f"to {folded[0].size(0)})")
+                return edge_attr.contiguous(), folded
             edge_attr = proj(edge_attr)
         if edge_attr.size(1) != x.size(1):
             raise ValueError(
                 f"{name}: node and edge feature dimensionalities do not match "
                 f"(x has {x.size(1)} channels, the edge features "
                 f"{edge_attr.size(1)}); set edge_dim to project the edge features")
-        return edge_attr.contiguous()
+        return edge_attr.contiguous(), None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(nn={self.nn})"
