@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Call 4 (this session's code: GINE's lin inside the gnn function): the
+# whole Python suite on CUDA; issue 28's per-layer table (nn_layers.py);
+# GINE on QM9, HEAD's Python against this tree's, alternating processes;
+# Cora's epochs beside an MLP's with no graph (epoch_floor.py).
+# (call5.sh: issue 29's reddit-like points, the next call on that machine.)
+set -u
+xz -dc .carry/bin/gnn-run.xz > .carry/bin/gnn-run; chmod +x .carry/bin/gnn-run
+source bench/gpu_setup.sh .carry "$OUT"
+W=/tmp/w47d; mkdir -p $W
+mkdir -p /tmp/pkg-head; cp -r .carry/pyhead/python/gnnc /tmp/pkg-head/; cp "$B"/py312/_gnnc*.so /tmp/pkg-head/gnnc/
+t suite
+bash bench/cuda_suite.sh $W $W/summary.txt 8 280
+t layers
+timeout 120 python3 bench/nn_layers.py --datasets $D --parts speed --reps 20 > $W/layers.txt 2>&1
+for side in new head; do
+  t "gine $side"
+  pp=/tmp/pkg; [ $side = head ] && pp=/tmp/pkg-head
+  PYTHONPATH=$pp timeout 60 python3 bench/gine.py $D/qm9 > $W/gine-$side-3.txt 2>&1
+done
+t epoch-floor
+timeout 120 python3 bench/probes/host/epoch_floor.py > $W/epoch-floor.txt 2>&1
+t done
+cp $R/progress.txt $W/
+tar czf $R/out.tgz -C $W .
