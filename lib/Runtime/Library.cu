@@ -457,19 +457,38 @@ __global__ void __launch_bounds__(128)
       }
 }
 
-/// C = alpha * (the slices' sum, in slice order) + beta * C.
-__global__ void sumSlices(const double *partials, int64_t chunks, int64_t mn,
-                          double alpha, double beta, float *c) {
-  int64_t idx = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (idx >= mn)
-    return;
+/// C = alpha * (the slices' sum) + beta * C: a block per 32 consecutive
+/// elements of C, a lane per element; warp w sums the w-th of kSumWarps
+/// runs of consecutive slices (in slice order), and lane l of warp 0 then
+/// adds the warps' sums in warp order: one fixed order, so the result is
+/// the same run to run. (A thread per element summing every slice in turn
+/// took 11.6 us for a 64 x 64 weight gradient of 141 slices on an H200: 16
+/// blocks, each thread a chain of 141 dependent loads; session 47.)
+constexpr int kSumWarps = 8;
+__global__ void __launch_bounds__(32 * kSumWarps)
+    sumSlices(const double *partials, int64_t chunks, int64_t mn, double alpha,
+              double beta, float *c) {
+  __shared__ double sums[kSumWarps][32];
+  int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  int64_t idx = int64_t(blockIdx.x) * 32 + lane;
+  int64_t per = (chunks + kSumWarps - 1) / kSumWarps;
+  int64_t z0 = warp * per, z1 = z0 + per < chunks ? z0 + per : chunks;
   double s = 0;
-  for (int64_t z = 0; z < chunks; ++z)
-    s += partials[z * mn + idx];
-  s *= alpha;
+  if (idx < mn)
+    for (int64_t z = z0; z < z1; ++z)
+      s += partials[z * mn + idx];
+  sums[warp][lane] = s;
+  __syncthreads();
+  if (warp != 0 || idx >= mn)
+    return;
+  double t = 0;
+#pragma unroll
+  for (int w = 0; w < kSumWarps; ++w)
+    t += sums[w][lane];
+  t *= alpha;
   if (beta != 0)
-    s += beta * double(c[idx]);
-  c[idx] = float(s);
+    t += beta * double(c[idx]);
+  c[idx] = float(t);
 }
 
 Status gnn::runtime::gemmBias(bool transB, int64_t m, int64_t n, int64_t k,
@@ -575,9 +594,12 @@ Status gnn::runtime::gemmRowSplit(int64_t m, int64_t n, int64_t k,
     return Status::error("gemm row split: " + std::to_string(m) +
                          " rows of C (at most 65535 * " + std::to_string(T) +
                          ")");
-  atbSlices<<<grid, 128, 0, stream>>>(a, b, partials, m, n, k, rows);
   int64_t mn = m * n;
-  sumSlices<<<unsigned((mn + 255) / 256), 256, 0, stream>>>(
+  if ((mn + 31) / 32 > INT32_MAX)
+    return Status::error("gemm row split: " + std::to_string(mn) +
+                         " elements of C (at most 2^31 - 1 blocks of 32)");
+  atbSlices<<<grid, 128, 0, stream>>>(a, b, partials, m, n, k, rows);
+  sumSlices<<<unsigned((mn + 31) / 32), 32 * kSumWarps, 0, stream>>>(
       partials, chunks, mn, alpha, beta, c);
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess)

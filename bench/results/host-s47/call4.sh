@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# Call 4 (this session's code: GINE's lin inside the gnn function): the
+# Call 4 (this session's code: GINE's lin inside the gnn function, the
+# row split's slice sum spread over warps): the runtime's GPU gtests; the
 # whole Python suite on CUDA; issue 28's per-layer table (nn_layers.py);
 # GINE on QM9, HEAD's Python against this tree's, alternating processes;
-# Cora's epochs beside an MLP's with no graph (epoch_floor.py).
+# GINE's kernels (gine_kernels.py); Cora's epochs beside an MLP's with no
+# graph (epoch_floor.py).
 # (call5.sh: issue 29's reddit-like points, the next call on that machine.)
 set -u
-xz -dc .carry/bin/gnn-run.xz > .carry/bin/gnn-run; chmod +x .carry/bin/gnn-run
+for v in gnn-run GNNRuntimeTests; do xz -dc .carry/bin/$v.xz > .carry/bin/$v; chmod +x .carry/bin/$v; done
 source bench/gpu_setup.sh .carry "$OUT"
 W=/tmp/w47d; mkdir -p $W
 mkdir -p /tmp/pkg-head; cp -r .carry/pyhead/python/gnnc /tmp/pkg-head/; cp "$B"/py312/_gnnc*.so /tmp/pkg-head/gnnc/
+t gtest
+(cd /tmp && timeout 120 $B/bin/GNNRuntimeTests --gtest_brief=1 > $W/gtest.txt 2>&1; echo "rc=$?" >> $W/gtest.txt)
 t suite
 bash bench/cuda_suite.sh $W $W/summary.txt 8 280
 t layers
@@ -18,6 +22,8 @@ for side in new head; do
   pp=/tmp/pkg; [ $side = head ] && pp=/tmp/pkg-head
   PYTHONPATH=$pp timeout 60 python3 bench/gine.py $D/qm9 > $W/gine-$side-3.txt 2>&1
 done
+t gine-kernels
+timeout 60 python3 bench/probes/host/gine_kernels.py $D/qm9 > $W/gine-kernels.txt 2>&1
 t epoch-floor
 timeout 120 python3 bench/probes/host/epoch_floor.py > $W/epoch-floor.txt 2>&1
 t done
