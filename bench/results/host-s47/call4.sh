@@ -3,9 +3,9 @@
 # row split's slice sum spread over warps): the runtime's GPU gtests; the
 # whole Python suite on CUDA; issue 28's per-layer table (nn_layers.py);
 # GINE on QM9, HEAD's Python against this tree's, alternating processes;
-# GINE's kernels (gine_kernels.py); Cora's epochs beside an MLP's with no
-# graph (epoch_floor.py).
-# (call5.sh: issue 29's reddit-like points, the next call on that machine.)
+# GINE's kernels (gine_kernels.py).
+# (call5.sh, the next call on that machine: Cora's epochs beside an MLP's,
+# issue 29's reddit-like points.)
 set -u
 for v in gnn-run GNNRuntimeTests; do xz -dc .carry/bin/$v.xz > .carry/bin/$v; chmod +x .carry/bin/$v; done
 source bench/gpu_setup.sh .carry "$OUT"
@@ -24,8 +24,6 @@ for side in new head; do
 done
 t gine-kernels
 timeout 60 python3 bench/probes/host/gine_kernels.py $D/qm9 > $W/gine-kernels.txt 2>&1
-t epoch-floor
-timeout 120 python3 bench/probes/host/epoch_floor.py > $W/epoch-floor.txt 2>&1
 t done
 cp $R/progress.txt $W/
 tar czf $R/out.tgz -C $W .

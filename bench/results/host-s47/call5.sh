@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Call 5, right after call 4 on the same machine: issue 29's reddit-like
+# Call 5, right after call 4 on the same machine: Cora's epochs beside an
+# MLP's with no graph (epoch_floor.py); issue 29's reddit-like
 # points, not run since the issue was filed: peers (cuSPARSE, turbo-gnn;
 # fp32 and bf16) and gnnc's SpMM (weighted and not), GATv2 and GT forward
 # in f32 and bf16, the weighted SpMM's forward+backward in f32 (--no-check:
@@ -10,6 +11,8 @@ source bench/gpu_setup.sh .carry "$OUT"
 W=$R  # straight under OUT: what ran comes back even past the limit
 P=$B/peers; G=/tmp/graphs47; mkdir -p $G
 python3 -c "import turbo_gnn" 2>/dev/null || python3 -m pip install -q --no-deps $P/turbo_gnn-*-cp312-*.whl >> $W/log.txt 2>&1
+t epoch-floor
+timeout 120 python3 bench/probes/host/epoch_floor.py > $W/epoch-floor.txt 2>&1
 t reddit-peers
 for dt in float32 bfloat16; do
   timeout 120 python3 $P/ops_bench.py --graphs reddit-like --ops spmm-sum,gatv2,gt --impls cusparse,turbo-gnn --dtype $dt --datasets $D > $W/reddit-peers-$dt.jsonl 2>> $W/log.txt
