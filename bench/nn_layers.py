@@ -96,7 +96,9 @@ def load_graph(folder: pathlib.Path, dev):
     return torch.tensor([src, dst], dtype=torch.int64).to(dev), n
 
 
-def median_ms(step, reps, warmup):
+def step_times(step, reps, warmup):
+    """The CUDA-event times (ms) of `reps` calls of `step` after `warmup`,
+    sorted."""
     for _ in range(warmup):
         step()
     torch.cuda.synchronize()
@@ -109,7 +111,11 @@ def median_ms(step, reps, warmup):
         b.record()
         b.synchronize()
         times.append(a.elapsed_time(b))
-    return statistics.median(times)
+    return sorted(times)
+
+
+def median_ms(step, reps, warmup):
+    return statistics.median(step_times(step, reps, warmup))
 
 
 def speed(args, dev, out):
