@@ -78,9 +78,10 @@ Status gemmBias(bool transB, int64_t m, int64_t n, int64_t k, const float *a,
 /// (k x n) with the k rows cut into `chunks` slices of ceil(k / chunks): one
 /// block per 64 x 64 tile of C and slice sums its rows in double precision,
 /// on the FP64 tensor cores, into `partials` (chunks * m * n doubles), which
-/// a second kernel adds in slice order. Deterministic, and precise where an
-/// f32 GEMM over a million rows is not (a weight gradient's sum over every
-/// node or edge). `chunks` >= 1; k may be 0.
+/// a second kernel adds in one fixed order (8 runs of consecutive slices,
+/// each in slice order, then the runs in order). Deterministic, and precise
+/// where an f32 GEMM over a million rows is not (a weight gradient's sum over
+/// every node or edge). `chunks` >= 1; k may be 0.
 Status gemmRowSplit(int64_t m, int64_t n, int64_t k, int64_t chunks,
                     double alpha, const float *a, const float *b, double beta,
                     float *c, double *partials, cudaStream_t stream);
