@@ -940,23 +940,19 @@ class GINConv(torch.nn.Module):
 def _foldable_lin(lin, edge_attr: Tensor, x: Tensor):
     """GINE's edge projection `lin` as (weight, bias or None) where it can
     be part of the gnn function, else None (it runs in PyTorch, as PyG's):
-    exactly gnnc's, PyG's or torch's Linear of a plain forward, sized, with
-    nothing to observe or replace its call (no hook on it, none global, no
-    `forward` set on it: _observed), outside autocast, and its weight, its
-    bias, `edge_attr` and `x` of one dtype (else PyTorch's promotion and
-    dtype errors stay PyTorch's)."""
-    if not (type(lin) is torch.nn.Linear or _is_class(lin, _LINEAR_CLASSES)) or \
-            _observed(lin) or _global_hooks():
-        return None
-    w, b = lin.weight, lin.bias
-    if isinstance(w, torch.nn.parameter.UninitializedParameter) or w.dim() != 2 or \
+    a plain, sized, unobserved Linear on `edge_attr`'s width (_plain_linear),
+    no global hook, outside autocast, and its weight, its bias, `edge_attr`
+    and `x` of one dtype (else PyTorch's promotion and dtype errors stay
+    PyTorch's)."""
+    dtype = x.dtype
+    if edge_attr.dtype != dtype or _global_hooks() or \
             _common.autocast_dtype(x.device) is not None:
         return None
-    dtype = x.dtype
-    if w.dtype != dtype or edge_attr.dtype != dtype or \
-            (b is not None and b.dtype != dtype) or w.size(1) != edge_attr.size(1):
+    w = _plain_linear(lin, edge_attr.size(1), dtype)
+    if w is None:
         return None
-    return w, b
+    b = lin.bias
+    return None if b is not None and b.dtype != dtype else (w, b)
 
 
 class GINEConv(torch.nn.Module):
