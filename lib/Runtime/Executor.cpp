@@ -65,25 +65,37 @@ struct Executable::Impl {
   /// Whole runs captured as CUDA graphs, each under the key of everything
   /// its launches were made of (runKey): a run with the same key launches
   /// the same kernels with the same arguments, so it replays the graph.
-  struct Replay {
+  /// A run's key and its hash (compared first: the keys of one graph's runs
+  /// share their first entries).
+  struct Key {
     std::vector<int64_t> key;
+    uint64_t hash = 0;
+    bool operator==(const Key &o) const {
+      return hash == o.hash && key == o.key;
+    }
+  };
+  struct Replay {
+    Key key;
     cudaGraphExec_t exec = nullptr;
   };
   /// Most recently used first; at most kReplays (guarded by `mutex`).
   std::list<Replay> replays;
   /// Keys seen once and not captured (a run is captured the second time
   /// its key is seen, so one-off runs cost no capture); at most kSeen.
-  std::list<std::vector<int64_t>> seen;
+  std::list<Key> seen;
   /// Set when a capture failed: this Executable runs step by step from
   /// then on.
   std::atomic<bool> replayOff{false};
   /// Runs launched as a graph (graphLaunches()), graphs captured.
   size_t graphLaunches = 0, captures = 0;
-  /// More keys than kReplays in turn (a model of many layers of one
-  /// function) would capture on every run: once more than kReplays were
-  /// captured with fewer than two launches each, the Executable runs step
-  /// by step from then on.
-  static constexpr size_t kReplays = 16, kSeen = 32;
+  /// More keys than kReplays in turn (a model of more than kReplays layers
+  /// of one function: each layer's run is a key of its own) would capture
+  /// on every run: once more than kReplays were captured with fewer than
+  /// two launches each, the Executable runs step by step from then on. A
+  /// kept graph holds its launches and their arguments, no buffers (those
+  /// are the run's bindings and workspace); kSeen keeps a whole cycle of
+  /// kReplays keys between a key's first and second run.
+  static constexpr size_t kReplays = 64, kSeen = 2 * kReplays;
   /// Whether runs may be replayed: some step, none through cuSPARSE (its
   /// plans are host state a replay would not see). A run of one launch is
   /// replayed only with a guard (three launches then).
@@ -96,9 +108,9 @@ struct Executable::Impl {
   }
   /// runKey: what the launches of a whole run on `graph` with `pointers`
   /// (bind's) are made of.
-  std::vector<int64_t> runKey(const Graph &graph, const FormulaScope &scope,
-                              const std::vector<void *> &pointers,
-                              const RunGuard *guard) const;
+  Key runKey(const Graph &graph, const FormulaScope &scope,
+             const std::vector<void *> &pointers,
+             const RunGuard *guard) const;
   /// Runs `enqueue`'s steps on `stream` through the replay of the graph of
   /// the run's key (runKey): launched where captured, captured the second
   /// time a key is seen, else (and inside a capture of the caller's, or
@@ -771,7 +783,7 @@ Status Executable::runSteps(const Graph &graph,
   return m.replay(graph, scope, pointers, guard, stream, enqueue);
 }
 
-std::vector<int64_t>
+Executable::Impl::Key
 Executable::Impl::runKey(const Graph &graph, const FormulaScope &scope,
                          const std::vector<void *> &pointers,
                          const RunGuard *guard) const {
@@ -810,7 +822,12 @@ Executable::Impl::runKey(const Graph &graph, const FormulaScope &scope,
       key.insert(key.end(),
                  {address(t.data), t.count, int64_t(t.dtype)});
   }
-  return key;
+  // FNV-1a's step once per 64-bit entry (not per byte): equal hashes first,
+  // then the entries.
+  uint64_t hash = 1469598103934665603ull;
+  for (int64_t v : key)
+    hash = (hash ^ static_cast<uint64_t>(v)) * 1099511628211ull;
+  return Key{std::move(key), hash};
 }
 
 Status Executable::Impl::replay(
@@ -824,7 +841,7 @@ Status Executable::Impl::replay(
   // captured there, one by one, as before.
   if (streamCapturing(stream))
     return enqueue(stream);
-  std::vector<int64_t> key = runKey(graph, scope, pointers, guard);
+  Key key = runKey(graph, scope, pointers, guard);
   auto launch = [&](cudaGraphExec_t exec) -> Status {
     cudaError_t e = cudaGraphLaunch(exec, stream);
     ++graphLaunches;
@@ -837,7 +854,7 @@ Status Executable::Impl::replay(
     // Held while launching: another run may evict (destroy) the graph.
     std::lock_guard<std::mutex> lock(mutex);
     for (auto it = replays.begin(); it != replays.end(); ++it) {
-      if (it->key != key)
+      if (!(it->key == key))
         continue;
       replays.splice(replays.begin(), replays, it);
       return launch(it->exec);

@@ -1220,6 +1220,66 @@ TEST(GpuProgram, GuardedRunsReplayTheirChangeCheck) {
   EXPECT_EQ(nans(), 0);
 }
 
+TEST(GpuProgram, ManyKeysInTurnKeepTheirReplays) {
+  // A model of many layers of one function calls one Executable with a key
+  // per layer, in turn, step after step: 40 keys (more than the 16 kept
+  // before, a whole cycle between a key's first and second run) are each
+  // captured on their second run and replayed from then on; bitwise the
+  // step-by-step results. More keys in turn than are kept (kReplays = 64)
+  // would capture on every run: such an Executable runs step by step.
+  REQUIRE_GPU();
+  if (!environment().cudaGraphs)
+    GTEST_SKIP() << "GNNC_CUDA_GRAPHS=0";
+  auto cycle = [](int keys, ReplayedCase &rc,
+                  std::vector<DeviceBuffer> &outs, DeviceBuffer &dx,
+                  DeviceBuffer &dw) {
+    for (int k = 0; k < keys; ++k) {
+      std::map<std::string, void *> b{
+          {"x", dx.data()}, {"w", dw.data()}, {"y", outs[k].data()}};
+      Status s = rc.ex->run(*rc.graph, b);
+      ASSERT_TRUE(s.ok()) << s.message();
+    }
+  };
+  for (int keys : {40, 70}) {
+    SCOPED_TRACE(keys);
+    ReplayedCase rc;
+    ASSERT_NO_FATAL_FAILURE(loadReplayed(500, 4000, 11, rc));
+    int64_t n = rc.host.numNodes;
+    std::vector<float> x(n * 32), w(32 * 16);
+    gnn::SplitMix64 rng(5);
+    for (float &v : x) v = static_cast<float>(rng.uniform() * 2 - 1);
+    for (float &v : w) v = static_cast<float>(rng.uniform() - 0.5);
+    DeviceBuffer dx = std::move(*DeviceBuffer::allocate(x.size() * 4));
+    DeviceBuffer dw = std::move(*DeviceBuffer::allocate(w.size() * 4));
+    ASSERT_TRUE(dx.upload(x.data(), x.size() * 4).ok());
+    ASSERT_TRUE(dw.upload(w.data(), w.size() * 4).ok());
+    std::vector<DeviceBuffer> outs;
+    for (int k = 0; k < keys; ++k)
+      outs.push_back(std::move(*DeviceBuffer::allocate(n * 16 * 4)));
+    auto download = [&](int k) {
+      std::vector<float> v(n * 16);
+      EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      EXPECT_TRUE(outs[k].download(v.data(), v.size() * 4).ok());
+      return v;
+    };
+    ASSERT_NO_FATAL_FAILURE(cycle(keys, rc, outs, dx, dw)); // step by step
+    EXPECT_EQ(rc.ex->graphLaunches(), 0u);
+    std::vector<float> first = download(0), last = download(keys - 1);
+    for (int k = 0; k < keys; ++k)
+      ASSERT_EQ(cudaMemset(outs[k].data(), 0, n * 16 * 4), cudaSuccess);
+    ASSERT_NO_FATAL_FAILURE(cycle(keys, rc, outs, dx, dw)); // captured
+    ASSERT_NO_FATAL_FAILURE(cycle(keys, rc, outs, dx, dw)); // replayed
+    EXPECT_EQ(download(0), first);
+    EXPECT_EQ(download(keys - 1), last);
+    if (keys == 40) {
+      EXPECT_EQ(rc.ex->graphLaunches(), 80u);
+    } else {
+      // 65 captures, each launched once: step by step from then on.
+      EXPECT_EQ(rc.ex->graphLaunches(), 65u);
+    }
+  }
+}
+
 TEST(GpuModule, LargeDynamicSharedMemoryAndKernelInfo) {
   REQUIRE_GPU();
   Compiler compiler("");
