@@ -26,11 +26,10 @@ class Deep(torch.nn.Module):
         self.layers = torch.nn.ModuleList(layers)
 
     def forward(self, x, ei):
-        for i, layer in enumerate(self.layers):
-            x = layer(x, ei)
-            if i < len(self.layers) - 1:
-                x = torch.relu(x)
-        return x
+        *hidden, last = self.layers
+        for layer in hidden:
+            x = torch.relu(layer(x, ei))
+        return last(x, ei)
 
 
 def cpu_times(step, reps):
