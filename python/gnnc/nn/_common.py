@@ -1632,20 +1632,26 @@ def _run_function(template: str, config: tuple, edge_index: Tensor,
         # symbolic sizes. An eager call's (a plain int handle) holds none,
         # and skips the walk.
         config = _concrete(config)
-    fn = _function(template, config, ())
-    grads = fn._grad_args
-    if grads and torch.is_grad_enabled():
-        # Arguments that get a gradient but whose tensor needs none (a first
-        # layer's features): the function built without their gradients,
-        # so the backward skips that work.
-        frozen = tuple(i for i, t in enumerate(tensors)
-                       if i + 1 in grads and not t.requires_grad)
-        if frozen and len(frozen) < len(grads):
-            fn = _function(template, config, frozen)
+    fn = function_for(template, config, tensors)
     # The tensor itself, not a gnnc.Graph (which would copy it on every
     # call): gnnc's graph cache checks it, or trusts it when it is private.
     # The layers made the tensors: the op checks them (no Python checks).
     return fn._apply(edge_index, num_nodes, tensors, graph)
+
+
+def function_for(template: str, config: tuple, tensors) -> "gnnc.Function":
+    """The compiled `_ir.<template>(*config)` a call on `tensors` runs:
+    where autograd records, without the gradients of the arguments whose
+    tensor needs none (a first layer's features: the backward skips that
+    work)."""
+    fn = _function(template, config, ())
+    grads = fn._grad_args
+    if grads and torch.is_grad_enabled():
+        frozen = tuple(i for i, t in enumerate(tensors)
+                       if i + 1 in grads and not t.requires_grad)
+        if frozen and len(frozen) < len(grads):
+            fn = _function(template, config, frozen)
+    return fn
 
 
 def _concrete(config):
