@@ -1104,7 +1104,8 @@ class _Uncacheable(Exception):
 # MessagePassing's own bookkeeping: not the layer's configuration.
 _INTERNAL = frozenset(torch.nn.Module().__dict__) | {
     "_failed", "_plans", "_mp", "_mp_id", "_message_params", "_tensor_names",
-    "_value_names", "_gnnc_function"}  # the last, of a gnnc.nn layer (gnnc.explain)
+    "_value_names", "_gnnc_function",  # of a gnnc.nn layer (gnnc.explain)
+    "_gnnc_plan"}  # of a gnnc.nn layer (its last call's decisions, conv._GinPlan)
 _VALUES = (type(None), bool, int, str, bytes, complex, torch.dtype, torch.device,
            torch.layout)
 _BY_IDENTITY = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type,

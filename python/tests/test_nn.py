@@ -1920,6 +1920,137 @@ def test_gin_folds_a_leading_linear_unless_something_observes_it():
                                        msg=f"{name} {p}")
 
 
+
+class _Scale(torch.nn.Module):
+    def forward(self, w):
+        return 2 * w
+
+
+@pytest.mark.parametrize("kind", ["gin", "gine"])
+def test_gin_plans_follow_every_change_to_the_layer_and_its_inputs(kind, monkeypatch):
+    """GIN's and GINE's later calls take the fold their last full call
+    decided (conv._GinPlan) unless something it read changed: each step
+    below changes one thing on both libraries' layers (or the inputs) and
+    compares output and gradients with PyG's in float64, and whether the
+    call took the plan (no second inspection of nn) where it should."""
+    from gnnc.nn import conv
+    edge_index, n = tiny_graph()
+    e = edge_index.size(1)
+    kw = dict(nn=lambda: mlp(IN, OUT), eps=0.1, train_eps=True)
+    if kind == "gine":
+        kw["edge_dim"] = 3
+    ours, pyg = make((kind, "GINConv" if kind == "gin" else "GINEConv", (), kw),
+                     torch.float64)
+    inspected = []
+    real = conv._leading_mlp
+    monkeypatch.setattr(conv, "_leading_mlp",
+                        lambda *a: inspected.append(1) or real(*a))
+    torch.manual_seed(5)
+    ea = torch.randn(e, 3, dtype=torch.float64)
+    calls = []
+
+    def hook(m, a, o):
+        calls.append(1)
+
+    def both(f):
+        f(ours), f(pyg)
+
+    def check(step, planned, dtype=torch.float64, ei=edge_index, x_in=None):
+        inspected.clear()
+        x1 = (features(n, dtype) if x_in is None else x_in).requires_grad_()
+        x2 = x1.detach().clone().requires_grad_()
+        extra = () if kind == "gin" else (ea.to(dtype),)
+        out1, out2 = ours(x1, ei, *extra), pyg(x2, ei, *extra)
+        assert (not inspected) == planned, step
+        torch.testing.assert_close(out1, out2, **tol(dtype), msg=step)
+        out1.square().sum().backward()
+        out2.square().sum().backward()
+        torch.testing.assert_close(x1.grad, x2.grad, **tol(dtype), msg=step)
+        theirs = dict(pyg.named_parameters())
+        for name, p in ours.named_parameters():
+            torch.testing.assert_close(p.grad, theirs[name].grad, **tol(dtype),
+                                       msg=f"{step} {name}")
+            p.grad = theirs[name].grad = None
+
+    check("first call", planned=False)
+    check("second call", planned=True)
+    with torch.no_grad():
+        both(lambda m: m.nn[0].weight.add_(0.5))
+    check("weights written in place", planned=True)
+    handle = ours.nn[0].register_forward_hook(hook)
+    pyg.nn[0].register_forward_hook(lambda *a: None)
+    check("hook on the first Linear", planned=False)
+    assert calls == [1]
+    handle.remove()
+    check("hook removed: decided again", planned=False)
+    check("and planned", planned=True)
+    torch.manual_seed(7)
+    new = torch.nn.Linear(5, OUT).double()
+    ours.nn[2], pyg.nn[2] = new, copy.deepcopy(new)
+    check("a Linear replaced", planned=False)
+    check("and planned", planned=True)
+    both(lambda m: setattr(m, "eps", torch.nn.Parameter(torch.tensor([0.3],
+                                                                     dtype=torch.float64))))
+    check("eps replaced", planned=False)
+    both(lambda m: torch.nn.utils.parametrize.register_parametrization(
+        m.nn[0], "weight", _Scale()))
+    check("a parametrization", planned=False)
+    check("a parametrized Linear is not folded", planned=False)
+    both(lambda m: torch.nn.utils.parametrize.remove_parametrizations(m.nn[0], "weight"))
+    check("parametrization removed", planned=False)
+    check("and planned", planned=True)
+    both(lambda m: setattr(m.nn[0], "forward", lambda x, lin=m.nn[0]: torch.tanh(
+        torch.nn.functional.linear(x, lin.weight, lin.bias))))
+    check("a forward set on the instance", planned=False)
+    both(lambda m: m.nn[0].__dict__.pop("forward"))
+    check("forward removed", planned=False)
+    both(lambda m: m.float())
+    check("float32", planned=False, dtype=torch.float32)
+    check("and planned", planned=True, dtype=torch.float32)
+    both(lambda m: m.double())
+    check("float64 again", planned=False)
+    both(lambda m: setattr(m, "flow", "target_to_source"))
+    check("the other flow", planned=False)
+    check("and planned", planned=True)
+    other = torch.tensor([[0, 1, 2, 3], [3, 3, 0, 1]])
+    if kind == "gin":
+        check("another graph", planned=True, ei=other)
+    # A copy decides anew and reads its own weights.
+    for clone in (copy.deepcopy(ours), _roundtrip(ours)):
+        assert clone.__dict__.get("_gnnc_plan") is None
+        with torch.no_grad():
+            clone.nn[0].weight.mul_(2)
+        x = features(n, torch.float64)
+        extra = () if kind == "gin" else (ea,)
+        assert not torch.allclose(clone(x, edge_index, *extra), ours(x, edge_index, *extra))
+    # A planned layer refuses bad inputs as on its first call.
+    extra = () if kind == "gin" else (ea,)
+    # (x wider than nn's first Linear: PyTorch's error there as in PyG; GINE's
+    # lin then projects to another width than x's.)
+    error, match = ((RuntimeError, "cannot be multiplied") if kind == "gin" else
+                    (ValueError, "dimensionalities do not match"))
+    with pytest.raises(error, match=match):
+        ours(features(n, torch.float64, channels=IN + 1), edge_index, *extra)
+    with pytest.raises(TypeError, match="edge_index of dtype int64"):
+        ours(features(n, torch.float64), edge_index.double(), *extra)
+    with pytest.raises(ValueError, match="outside \\[0, 2\\) for a graph of 2 nodes"):
+        ours(features(2, torch.float64), edge_index, *extra)
+    if kind == "gine":
+        with pytest.raises(ValueError, match="edge_attr of shape"):
+            ours(features(n, torch.float64), edge_index, ea[1:])
+        with pytest.raises(ValueError, match="edge_attr is required"):
+            ours(features(n, torch.float64), edge_index)
+        with pytest.raises(ValueError, match="edge_attr of 3 channels"):
+            ours(features(n, torch.float64), edge_index, torch.randn(e, 4, dtype=torch.float64))
+
+
+def _roundtrip(module):
+    import io
+    buf = io.BytesIO()
+    torch.save(module, buf)
+    buf.seek(0)
+    return torch.load(buf, weights_only=False)
+
 # nn PyG's MLP (torch_geometric.nn.models.MLP) or gnnc.nn.GIN's copy of it:
 # (id, MLP keywords, training mode, the folded layers (out, bias, relu)).
 # Every config both ways; "gnnc" marks those gnnc's copy (models._MLP: act,

@@ -262,22 +262,59 @@ def test_cuda_cached_calls_do_not_synchronise():
     edge_index, n = base.random_graph(60, 300)
     edge_index = edge_index.to(DEV)
     x = torch.randn(n, base.IN, device=DEV)
+    ea = torch.randn(edge_index.size(1), 3, device=DEV)
     layers = [gnnc.nn.GCNConv(base.IN, 8), gnnc.nn.SAGEConv(base.IN, 8),
-              gnnc.nn.GATConv(base.IN, 4, heads=2)]
+              gnnc.nn.GATConv(base.IN, 4, heads=2), gnnc.nn.GINConv(base.mlp(base.IN, 8)),
+              gnnc.nn.GINEConv(base.mlp(base.IN, 8), edge_dim=3)]
     layers = [l.to(DEV) for l in layers]
+
+    def call(l):
+        return l(x, edge_index, ea) if isinstance(l, gnnc.nn.GINEConv) else l(x, edge_index)
     for l in layers:  # builds the graphs and compiles (synchronises)
-        l(x, edge_index).sum().backward()
+        call(l).sum().backward()
     torch.cuda.synchronize()
     torch.cuda.set_sync_debug_mode("error")
     try:
         for _ in range(3):
             for l in layers:
-                l(x, edge_index).sum().backward()
+                call(l).sum().backward()
             with torch.no_grad():
                 for l in layers:
-                    l(x, edge_index)
+                    call(l)
     finally:
         torch.cuda.set_sync_debug_mode("default")
+
+
+@pytest.mark.parametrize("kind", ["gin", "gine"])
+def test_cuda_gin_plans_match_pyg(kind):
+    """GIN's and GINE's calls after the first (their plan: conv._GinPlan)
+    on CUDA, new features each call and the weights changed between calls,
+    equal PyG's on the CPU, outputs and every gradient."""
+    kw = dict(nn=lambda: base.mlp(base.IN, base.OUT), eps=0.1, train_eps=True)
+    if kind == "gine":
+        kw["edge_dim"] = 3
+    ours, pyg = base.make((kind, "GINConv" if kind == "gin" else "GINEConv", (), kw),
+                          torch.float32)
+    ours = ours.to(DEV)
+    edge_index, n = base.tiny_graph()
+    ea = torch.randn(edge_index.size(1), 3)
+    for step in range(3):
+        x = base.features(n, torch.float32, seed=step)
+        xp, xo = x.clone().requires_grad_(), x.to(DEV).requires_grad_()
+        extra = ((ea,), (ea.to(DEV),)) if kind == "gine" else ((), ())
+        want, got = pyg(xp, edge_index, *extra[0]), ours(xo, edge_index.to(DEV), *extra[1])
+        assert ours.__dict__.get("_gnnc_plan") is not None  # (the next call's)
+        close(got, want, torch.float32)
+        want.square().sum().backward()
+        got.square().sum().backward()
+        close(xo.grad, xp.grad, torch.float32)
+        ours_p = dict(ours.named_parameters())
+        for name, p in pyg.named_parameters():
+            close(ours_p[name].grad, p.grad, torch.float32)
+            with torch.no_grad():  # the same step on both, in place
+                p.sub_(0.1 * p.grad)
+                ours_p[name].copy_(p)
+            p.grad = ours_p[name].grad = None
 
 
 def _sync_warnings(call) -> int:

@@ -692,13 +692,17 @@ def _leading_mlp(nn, x: Tensor):
 
 
 def _gin_run(module: torch.nn.Module, template: str, edge_index: Tensor, n: int,
-             dt: torch.dtype, tensors: list, extra: tuple = ()) -> Tensor:
+             dt: torch.dtype, tensors: list, extra: tuple = (),
+             remember: Optional[tuple] = None) -> Tensor:
     """GIN's or GINE's propagation (`template`, its arguments `tensors`,
     x first; `extra` the template's configuration after the dtype: GINE's
     folded edge projection) followed by `nn`. The linear maps and ReLUs
     `nn` starts with (`_leading_mlp`) join the gnn function
     (`<template>_layer`): one op forward and one backward, the weights' and
-    biases' gradients included; the rest of `nn` runs in PyTorch."""
+    biases' gradients included; the rest of `nn` runs in PyTorch.
+    `remember` (the caller's inputs were an edge_index and plain tensors):
+    the fold is kept as the layer's plan (_GinPlan) for its next calls, with
+    GINE's (lin or None, edge_attr) (GIN: ())."""
     cin, t = int(tensors[0].size(1)), _common._DTYPES[dt]
     nn = module.nn  # (read once: Module.__getattr__)
     # Outside autocast, edge features of another dtype than x make the
@@ -709,6 +713,9 @@ def _gin_run(module: torch.nn.Module, template: str, edge_index: Tensor, n: int,
     linears, relus, rest = (_leading_mlp(nn, tensors[0])
                             if _common.autocasts(tensors[0].device, dt) or
                             dt == tensors[0].dtype else (None, None, None))
+    if remember is None or linears is None:
+        # (A plan is the last full call's decision: none for this one.)
+        _GinPlan.drop(module)
     if linears is None:
         out = _common.propagate(module, template, (cin, t) + extra, edge_index, n,
                                 *_common.casts(dt, *tensors))
@@ -729,10 +736,158 @@ def _gin_run(module: torch.nn.Module, template: str, edge_index: Tensor, n: int,
         # Linear up to the first map: projected first where that moves
         # fewer features over the edges.
         config += (layers[0][0] < cin,)
+    if remember is not None:
+        _GinPlan.keep(module, f"{template}_layer", config, tensors, nn, linears, relus,
+                      rest, dt, *remember)
     tensors = tensors + operands
     out = _common.propagate(module, f"{template}_layer", config, edge_index, n,
                             *_common.casts(dt, *tensors))
     return rest(out)
+
+
+def _no_plan():
+    return None
+
+
+class _GinPlan:
+    """What a GIN or GINE layer's last full call decided (`nn`'s leading
+    linear maps and ReLUs, and GINE's `lin`, folded into its gnn function),
+    kept on the layer (`_gnnc_plan`) so that the next calls skip deciding it
+    again: on a small graph a layer call is its host time, most of it the
+    checks and the fold's inspection of `nn` (issues 28 and 31). `run`
+    checks everything that decision read and returns None where anything
+    differs (the caller then takes the full path, which raises what it
+    raises and keeps a new plan): no trace, autocast, torch.func transform,
+    forward-mode AD or global module hook; x, edge_index (and GINE's
+    edge_attr) plain dense tensors of the dtypes, devices and widths of
+    then; the layer's `nn`, `lin`, `eps` and flow the same objects and
+    value; `nn`'s children the same modules; no hook or `forward` of its
+    own on any module the fold skips; each folded Linear of the same class,
+    its weight and bias of the same shapes and dtype. Made only where the
+    full path folded, outside autocast and tracing, for an edge_index (not
+    a sparse adjacency), with every operand of the one dtype, and `nn` a
+    `torch.nn.Sequential` or a single Linear. Not copied with the layer
+    (deepcopy, pickle): a copy decides anew."""
+
+    __slots__ = ("template", "config", "flow", "dtype", "device", "cin", "nn",
+                 "children", "folded", "watched", "eps", "eps_dtype", "lin", "lin_spec",
+                 "edge_dim", "rest")
+
+    def __deepcopy__(self, memo):
+        return None
+
+    def __reduce__(self):
+        return (_no_plan, ())
+
+    @staticmethod
+    def drop(module) -> None:
+        """Forgets `module`'s plan (not while traced: its attributes stay
+        untouched then)."""
+        if not torch.compiler.is_compiling():
+            module.__dict__.pop("_gnnc_plan", None)
+
+    @staticmethod
+    def keep(module, template: str, config: tuple, tensors: list, nn, linears, relus,
+             rest, dt: torch.dtype, lin=None, edge_attr: Optional[Tensor] = None) -> None:
+        """Keeps the plan of this call on `module` where it can stand for
+        later ones (see the class), else drops any older one."""
+        if torch.compiler.is_compiling():
+            return  # (the layer's attributes untouched while traced)
+        _GinPlan.drop(module)
+        x, eps = tensors[0], tensors[2 if edge_attr is not None else 1]
+        sequential = type(nn) is torch.nn.Sequential
+        if _common._any_autocast() or \
+                type(x) is not Tensor or x.layout != torch.strided or x.is_meta or \
+                x.dtype != dt or eps.dtype != dt or \
+                not (sequential or nn is linears[0]) or \
+                (edge_attr is not None and (type(edge_attr) is not Tensor or
+                                            edge_attr.dtype != dt)):
+            return
+        p = _GinPlan()
+        p.template, p.config, p.flow, p.dtype = template, config, module.flow, dt
+        p.device, p.cin, p.nn = x.device, x.size(1), nn
+        p.children = tuple(nn._modules.values()) if sequential else None
+        p.folded = tuple((m, type(m), type(m.weight), tuple(m.weight.shape),
+                          m.bias is not None) for m in linears)
+        # The modules whose calls the fold skips: `nn`, and the children of
+        # its folded prefix (each Linear, then its ReLU where folded).
+        prefix = p.children[:len(linears) + sum(relus)] if sequential else ()
+        p.watched = (nn, *prefix) + (() if lin is None else (lin,))
+        p.eps, p.eps_dtype = eps, eps.dtype
+        p.lin = lin
+        p.lin_spec = None if lin is None else (type(lin), type(lin.weight),
+                                                tuple(lin.weight.shape), lin.bias is not None)
+        p.edge_dim = None if edge_attr is None else edge_attr.size(1)
+        p.rest = rest
+        module.__dict__["_gnnc_plan"] = p
+
+    def run(self, module, x, edge_index, edge_attr=None):
+        """The layer's output, or None where the plan does not stand for
+        this call."""
+        if type(x) is not Tensor or type(edge_index) is not Tensor or \
+                _common._any_autocast() or \
+                _core._functorch_active() or \
+                getattr(_core._forward_ad, "_current_level", -1) >= 0 or _global_hooks():
+            return None
+        dt = self.dtype
+        if x.dtype != dt or x.device != self.device or x.layout != torch.strided or \
+                x.dim() != 2 or x.size(1) != self.cin or \
+                edge_index.layout != torch.strided or \
+                edge_index.dtype not in (torch.int64, torch.int32) or \
+                edge_index.dim() != 2 or edge_index.size(0) != 2 or \
+                edge_index.device != x.device or module.flow != self.flow:
+            return None
+        modules, nn = module._modules, self.nn
+        if modules.get("nn") is not nn or \
+                (self.children is not None and tuple(nn._modules.values()) != self.children):
+            return None
+        eps = module._parameters.get("eps")
+        if eps is None:
+            eps = module._buffers.get("eps")
+        if eps is not self.eps or eps.dtype != self.eps_dtype:
+            return None
+        if any(_observed(m) for m in self.watched):
+            return None
+        tensors = [x.contiguous()]
+        lin = self.lin
+        if self.edge_dim is not None:
+            if type(edge_attr) is not Tensor or edge_attr.dtype != dt or \
+                    edge_attr.device != x.device or edge_attr.dim() != 2 or \
+                    edge_attr.size(0) != edge_index.size(1) or \
+                    edge_attr.size(1) != self.edge_dim or modules.get("lin") is not lin:
+                return None
+            tensors.append(edge_attr.contiguous())
+        tensors.append(eps.contiguous())
+        if lin is not None:
+            if not self._same_linear(lin, *self.lin_spec, tensors):
+                return None
+        for m, cls, kind, shape, bias in self.folded:
+            if not self._same_linear(m, cls, kind, shape, bias, tensors):
+                return None
+        # propagate's eager call, its checks made: the graph's handle from
+        # the cache, the function for the tensors' gradients, its run.
+        ei, n = _common.flip(edge_index, self.flow), x.size(0)
+        graph = _core._graphs.get(ei, n).handle
+        template, config = self.template, self.config
+        module.__dict__["_gnnc_function"] = (template, config)  # (gnnc.explain)
+        fn = _common.function_for(template, config, tensors)
+        return self.rest(fn._run(ei, n, tensors, graph))
+
+    def _same_linear(self, m, cls, kind, shape, bias, tensors) -> bool:
+        """Whether Linear `m` is as when the plan was made (its class, its
+        weight's class (no UninitializedParameter), shape and dtype, a bias
+        or none); then its weight and bias appended to `tensors`."""
+        if type(m) is not cls:
+            return False
+        params = m._parameters
+        w, b = params.get("weight"), params.get("bias")
+        if type(w) is not kind or w.dtype != self.dtype or tuple(w.shape) != shape or \
+                (b is not None) != bias or (b is not None and b.dtype != self.dtype):
+            return False
+        tensors.append(w.contiguous())
+        if b is not None:
+            tensors.append(b.contiguous())
+        return True
 
 
 def _lazy_init_only(m) -> bool:
@@ -904,6 +1059,12 @@ class GINConv(torch.nn.Module):
 
     @_common.sparse_runs_eagerly
     def forward(self, x, edge_index: Tensor, size=None) -> Tensor:
+        # (Traced by torch.compile, the full path: no guard on the plan.)
+        plan = None if torch.compiler.is_compiling() else self.__dict__.get("_gnnc_plan")
+        if plan is not None and size is None:
+            out = plan.run(self, x, edge_index)
+            if out is not None:
+                return out
         if isinstance(x, (tuple, list)):
             return self._bipartite(x, edge_index, size)
         eps = self.eps  # (read once: Module.__getattr__)
@@ -919,7 +1080,8 @@ class GINConv(torch.nn.Module):
             # PyG's spmm over a torch.sparse adjacency weights the messages.
             agg = _common.weighted_aggregate(ei, n, _common.cast(dt, x), weights, "sum")
             return self.nn((1 + eps) * x + agg)
-        return _gin_run(self, "gin", ei, n, wide, [x, eps])
+        return _gin_run(self, "gin", ei, n, wide, [x, eps],
+                        remember=() if adj is edge_index else None)
 
     def _bipartite(self, x, edge_index: Tensor, size) -> Tensor:
         """PyG's bipartite GIN: nn((1 + eps) x_dst + sum of the sources)."""
@@ -1006,6 +1168,12 @@ class GINEConv(torch.nn.Module):
     @_common.sparse_runs_eagerly
     def forward(self, x: Tensor, edge_index: Tensor,
                 edge_attr: Optional[Tensor] = None, size=None) -> Tensor:
+        # (Traced by torch.compile, the full path: no guard on the plan.)
+        plan = None if torch.compiler.is_compiling() else self.__dict__.get("_gnnc_plan")
+        if plan is not None and size is None:
+            out = plan.run(self, x, edge_index, edge_attr)
+            if out is not None:
+                return out
         if isinstance(x, (tuple, list)):
             return self._bipartite(x, edge_index, edge_attr, size)
         eps = self.eps  # (read once: Module.__getattr__)
@@ -1016,8 +1184,12 @@ class GINEConv(torch.nn.Module):
         dt = _common.edge_promoted(_common.compute_dtype(x, eps.dtype, e.dtype), e)
         dt = _common.param_promoted(dt, x, eps.dtype)
         _check_nn_input(self, x, dt, eps, e)
+        # (A plan for the next calls where the edge features go to the
+        # function as given: no sparse adjacency, and `lin` folded or none.)
+        plain = adj is edge_index and edge_attr is e
         if lin is None:
-            return _gin_run(self, "gine", ei, n, dt, [x, e, eps])
+            return _gin_run(self, "gine", ei, n, dt, [x, e, eps],
+                            remember=(None, e) if plain and self.lin is None else None)
         # `lin` inside the gnn function: one GEMM over the raw edge features
         # there, its gradients in gnnc's backward; no PyTorch op or autograd
         # node of its own, and the edge features put in the graph's edge
@@ -1025,7 +1197,8 @@ class GINEConv(torch.nn.Module):
         w, b = lin
         return _gin_run(self, "gine", ei, n, dt,
                         [x, e, eps, w] + ([] if b is None else [b]),
-                        ((int(w.size(1)), b is not None),))
+                        ((int(w.size(1)), b is not None),),
+                        remember=(self.lin, e) if plain else None)
 
     def _bipartite(self, x, edge_index: Tensor, edge_attr, size) -> Tensor:
         """PyG's bipartite GINE: nn((1 + eps) x_dst + sum_j relu(x_src_j +
