@@ -162,8 +162,11 @@ def speed(args, dev, out):
     out["speed"] = rows
 
 
-def host_per_call(fn, calls):
-    fn()
+def host_per_call(fn, calls, warmup=20):
+    # Warm: the graph built, the function's variant chosen, the repeated
+    # run captured for replay (a cached graph's steady state, both sides).
+    for _ in range(warmup):
+        fn()
     torch.cuda.synchronize()
     t0 = time.perf_counter()
     for _ in range(calls):

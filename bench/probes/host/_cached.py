@@ -37,17 +37,19 @@ def op_calls(run):
     tensors, graph handle), recorded for that one call only (a recorder left
     in place keeps every call's tensors alive)."""
     calls = []
-    orig = core.Function._apply
+    # (Function._run: every layer call reaches it, through Function._apply
+    # or, a GIN or GINE layer's planned call, directly.)
+    orig = core.Function._run
 
     def rec(self, edge_index, num_nodes, tensors, graph=None):
         calls.append((self, edge_index, num_nodes, tensors,
                       graph if graph is not None else core._handle(edge_index, num_nodes)))
         return orig(self, edge_index, num_nodes, tensors, graph)
-    core.Function._apply = rec
+    core.Function._run = rec
     try:
         run()
     finally:
-        core.Function._apply = orig
+        core.Function._run = orig
     return calls
 
 
