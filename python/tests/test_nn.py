@@ -2044,6 +2044,133 @@ def test_gin_plans_follow_every_change_to_the_layer_and_its_inputs(kind, monkeyp
             ours(features(n, torch.float64), edge_index, torch.randn(e, 4, dtype=torch.float64))
 
 
+def test_gcn_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch):
+    """GCNConv's later calls take the function its last full call decided
+    (conv._GcnPlan) unless something it read changed; the graph (its
+    self-loops added or folded) is derived from the graph's contents on
+    every call. Each step changes one thing on both libraries' layers (or
+    the inputs) and compares output and gradients with PyG's in float64,
+    and whether the call took the plan (no second check of the inputs)."""
+    from gnnc.nn import _common
+    edge_index, n = tiny_graph()
+    loop_free, _ = loop_free_graph(n=n, e=20)
+    ours, pyg = make(("gcn", "GCNConv", (IN, OUT), {}), torch.float64)
+    full = []
+    real = _common.check_inputs
+    monkeypatch.setattr(_common, "check_inputs", lambda *a: full.append(1) or real(*a))
+
+    def both(f):
+        f(ours), f(pyg)
+
+    def check(step, planned, dtype=torch.float64, ei=edge_index, weight=None,
+              x_in=None):
+        full.clear()
+        x1 = (features(n, dtype) if x_in is None else x_in).requires_grad_()
+        x2 = x1.detach().clone().requires_grad_()
+        extra = () if weight is None else (weight,)
+        out1, out2 = ours(x1, ei, *extra), pyg(x2, ei, *extra)
+        assert (not full) == planned, step
+        torch.testing.assert_close(out1, out2, **tol(dtype), msg=step)
+        out1.square().sum().backward()
+        out2.square().sum().backward()
+        torch.testing.assert_close(x1.grad, x2.grad, **tol(dtype), msg=step)
+        theirs = dict(pyg.named_parameters())
+        for name, p in ours.named_parameters():
+            torch.testing.assert_close(p.grad, theirs[name].grad, **tol(dtype),
+                                       msg=f"{step} {name}")
+            p.grad = theirs[name].grad = None
+
+    check("first call", planned=False)
+    check("second call", planned=True)
+    check("a graph without self-loops (folded)", planned=True, ei=loop_free)
+    check("with them again (masked)", planned=True)
+    empty = torch.zeros(2, 0, dtype=torch.long)
+    check("no edges", planned=True, ei=empty)
+    check("no nodes", planned=True, ei=empty, x_in=features(0, torch.float64))
+    changed = edge_index.clone()
+    check("a new graph", planned=True, ei=changed)
+    changed[1, 0] = 6  # (PyTorch's version counter sees it)
+    check("that graph written in place", planned=True, ei=changed)
+    with torch.no_grad():
+        both(lambda m: m.lin.weight.add_(0.5))
+    check("weights written in place", planned=True)
+    torch.manual_seed(3)
+    w = torch.rand(edge_index.size(1), dtype=torch.float64)
+    check("edge weights", planned=False, weight=w)
+    check("none again: decided again", planned=False)
+    check("and planned", planned=True)
+    handle = ours.lin.register_forward_hook(lambda *a: None)
+    with pytest.raises(NotImplementedError, match="'lin'.*hook"):
+        ours(features(n, torch.float64), edge_index)
+    handle.remove()
+    check("hook removed", planned=True)
+    torch.manual_seed(7)
+    new = copy.deepcopy(ours.lin)
+    with torch.no_grad():
+        new.weight.normal_()
+    ours.lin = new
+    pyg.lin.weight = torch.nn.Parameter(new.weight.detach().clone())
+    check("lin replaced", planned=False)
+    check("and planned", planned=True)
+    both(lambda m: setattr(m, "bias", torch.nn.Parameter(
+        torch.linspace(-1, 1, OUT, dtype=torch.float64))))
+    check("bias replaced", planned=False)
+    check("and planned", planned=True)
+    both(lambda m: torch.nn.utils.parametrize.register_parametrization(
+        m.lin, "weight", _Scale()))
+    check("a parametrization", planned=False)
+    check("a parametrized weight is read through it", planned=False)
+    both(lambda m: torch.nn.utils.parametrize.remove_parametrizations(m.lin, "weight"))
+    check("parametrization removed", planned=False)
+    check("and planned", planned=True)
+    both(lambda m: m.float())
+    check("float32", planned=False, dtype=torch.float32)
+    check("and planned", planned=True, dtype=torch.float32)
+    both(lambda m: m.double())
+    check("float64 again", planned=False)
+    both(lambda m: setattr(m, "flow", "target_to_source"))
+    check("the other flow", planned=False)
+    check("and planned", planned=True)
+    both(lambda m: setattr(m, "flow", "source_to_target"))
+    both(lambda m: (setattr(m, "normalize", False), setattr(m, "add_self_loops", False)))
+    check("not normalised", planned=False)
+    check("and planned", planned=True)
+    both(lambda m: (setattr(m, "normalize", True), setattr(m, "add_self_loops", True)))
+    check("normalised again", planned=False)
+    both(lambda m: setattr(m, "cached", True))
+    check("cached", planned=False)
+    check("cached: the first graph's result for another", planned=True, ei=loop_free)
+    both(lambda m: setattr(m, "_cached_edge_index", None))
+    check("the cache emptied", planned=False, ei=loop_free)
+    check("and planned", planned=True, ei=loop_free)
+    both(lambda m: setattr(m, "cached", False))
+    # A copy decides anew and reads its own weights.
+    for clone in (copy.deepcopy(ours), _roundtrip(ours)):
+        assert clone.__dict__.get("_gnnc_plan") is None
+        with torch.no_grad():
+            clone.lin.weight.mul_(2)
+        x = features(n, torch.float64)
+        assert not torch.allclose(clone(x, edge_index), ours(x, edge_index))
+    # A planned layer refuses bad inputs as on its first call.
+    ours(features(n, torch.float64), edge_index)
+    assert ours.__dict__.get("_gnnc_plan") is not None
+    with pytest.raises(ValueError, match=f"expected x with {IN} channels"):
+        ours(features(n, torch.float64, channels=IN + 1), edge_index)
+    with pytest.raises(TypeError, match="edge_index of dtype int64"):
+        ours(features(n, torch.float64), edge_index.double())
+    with pytest.raises(ValueError, match="outside \\[0, 2\\) for a graph of 2 nodes"):
+        ours(features(2, torch.float64), edge_index)
+    with pytest.raises(TypeError, match="x is torch.float32 but"):
+        ours(features(n, torch.float32), edge_index)
+    # A lazy layer: sized on its first call, planned on the next.
+    lazy = gnn.GCNConv(-1, OUT).double()
+    x = features(n, torch.float64)
+    first = lazy(x, edge_index)
+    full.clear()
+    torch.testing.assert_close(lazy(x, edge_index), first, rtol=0, atol=0)
+    assert not full and lazy.lin.weight.shape == (OUT, IN)
+
+
 def _roundtrip(module):
     import io
     buf = io.BytesIO()

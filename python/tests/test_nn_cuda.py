@@ -285,24 +285,34 @@ def test_cuda_cached_calls_do_not_synchronise():
         torch.cuda.set_sync_debug_mode("default")
 
 
-@pytest.mark.parametrize("kind", ["gin", "gine"])
-def test_cuda_gin_plans_match_pyg(kind):
-    """GIN's and GINE's calls after the first (their plan: conv._GinPlan)
-    on CUDA, new features each call and the weights changed between calls,
-    equal PyG's on the CPU, outputs and every gradient."""
-    kw = dict(nn=lambda: base.mlp(base.IN, base.OUT), eps=0.1, train_eps=True)
-    if kind == "gine":
-        kw["edge_dim"] = 3
-    ours, pyg = base.make((kind, "GINConv" if kind == "gin" else "GINEConv", (), kw),
-                          torch.float32)
+@pytest.mark.parametrize("kind", ["gin", "gine", "gcn"])
+def test_cuda_layer_plans_match_pyg(kind):
+    """GIN's, GINE's and GCN's calls after the first (their plans:
+    conv._GinPlan, conv._GcnPlan) on CUDA, new features each call, the
+    weights changed between calls and (GCN: its graph derived per call) the
+    graph written in place once, equal PyG's on the CPU, outputs and every
+    gradient."""
+    if kind == "gcn":
+        case = ("gcn", "GCNConv", (base.IN, base.OUT), {})
+    else:
+        kw = dict(nn=lambda: base.mlp(base.IN, base.OUT), eps=0.1, train_eps=True)
+        if kind == "gine":
+            kw["edge_dim"] = 3
+        case = (kind, "GINConv" if kind == "gin" else "GINEConv", (), kw)
+    ours, pyg = base.make(case, torch.float32)
     ours = ours.to(DEV)
     edge_index, n = base.tiny_graph()
+    on_device = edge_index.to(DEV)
     ea = torch.randn(edge_index.size(1), 3)
-    for step in range(3):
+    for step in range(4):
+        if step == 3:
+            # (through PyTorch: the version counter moves)
+            edge_index[1, 0] = 6
+            on_device[1, 0] = 6
         x = base.features(n, torch.float32, seed=step)
         xp, xo = x.clone().requires_grad_(), x.to(DEV).requires_grad_()
         extra = ((ea,), (ea.to(DEV),)) if kind == "gine" else ((), ())
-        want, got = pyg(xp, edge_index, *extra[0]), ours(xo, edge_index.to(DEV), *extra[1])
+        want, got = pyg(xp, edge_index, *extra[0]), ours(xo, on_device, *extra[1])
         assert ours.__dict__.get("_gnnc_plan") is not None  # (the next call's)
         close(got, want, torch.float32)
         want.square().sum().backward()

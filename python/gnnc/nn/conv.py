@@ -163,6 +163,12 @@ class GCNConv(torch.nn.Module):
     @_common.sparse_runs_eagerly
     def forward(self, x: Tensor, edge_index: Tensor,
                 edge_weight: Optional[Tensor] = None) -> Tensor:
+        # (Traced by torch.compile, the full path: no guard on the plan.)
+        plan = None if torch.compiler.is_compiling() else self.__dict__.get("_gnnc_plan")
+        if plan is not None:
+            out = plan.run(self, x, edge_index, edge_weight)
+            if out is not None:
+                return out
         name = type(self).__name__
         adj = edge_index
         # A sparse adjacency's repeated entries: one edge where PyG adds
@@ -211,9 +217,14 @@ class GCNConv(torch.nn.Module):
             tensors.append(_common.cast(dt, bias))
         if w is not None:
             tensors.append(_common.cast(dt, w))
-        config = ((self.in_channels if self.in_channels > 0 else int(x.size(1)),
-                   self.out_channels), _common._DTYPES[dt], bias is not None, False,
-                  weights, self.normalize, fold, False)
+        head = ((self.in_channels if self.in_channels > 0 else int(x.size(1)),
+                 self.out_channels), _common._DTYPES[dt], bias is not None)
+        if edge_weight is None and not _common.is_sparse(adj):
+            # (A plan for the next calls: an unweighted edge_index.)
+            _GcnPlan.keep(self, x, dt, lin, bias, head)
+        else:
+            _Plan.drop(self)
+        config = head + (False, weights, self.normalize, fold, False)
         out = _common.propagate(self, "gcn_model", config, ei, n, *tensors)
         if dt in _common._HALVES:
             out = _common.as_dtype(out, gcn_dtype(self, dt, x.dtype, edge_weight))
@@ -715,7 +726,7 @@ def _gin_run(module: torch.nn.Module, template: str, edge_index: Tensor, n: int,
                             dt == tensors[0].dtype else (None, None, None))
     if remember is None or linears is None:
         # (A plan is the last full call's decision: none for this one.)
-        _GinPlan.drop(module)
+        _Plan.drop(module)
     if linears is None:
         out = _common.propagate(module, template, (cin, t) + extra, edge_index, n,
                                 *_common.casts(dt, *tensors))
@@ -749,29 +760,24 @@ def _no_plan():
     return None
 
 
-class _GinPlan:
-    """What a GIN or GINE layer's last full call decided (`nn`'s leading
-    linear maps and ReLUs, and GINE's `lin`, folded into its gnn function),
-    kept on the layer (`_gnnc_plan`) so that the next calls skip deciding it
-    again: on a small graph a layer call is its host time, most of it the
-    checks and the fold's inspection of `nn` (issues 28 and 31). `run`
-    checks everything that decision read and returns None where anything
-    differs (the caller then takes the full path, which raises what it
-    raises and keeps a new plan): no trace, autocast, torch.func transform,
-    forward-mode AD or global module hook; x, edge_index (and GINE's
-    edge_attr) plain dense tensors of the dtypes, devices and widths of
-    then; the layer's `nn`, `lin`, `eps` and flow the same objects and
-    value; `nn`'s children the same modules; no hook or `forward` of its
-    own on any module the fold skips; each folded Linear of the same class,
-    its weight and bias of the same shapes and dtype. Made only where the
-    full path folded, outside autocast and tracing, for an edge_index (not
-    a sparse adjacency), with every operand of the one dtype, and `nn` a
-    `torch.nn.Sequential` or a single Linear. Not copied with the layer
-    (deepcopy, pickle): a copy decides anew."""
+class _Plan:
+    """What a layer's last full call decided (its gnn function, the
+    function's configuration, the operands' order), kept on the layer
+    (`_gnnc_plan`) so that the next calls skip deciding it again: on a small
+    graph a layer call is its host time, most of it the checks and the
+    decisions (issues 28 and 31). A subclass's `run` checks everything that
+    decision read and returns None where anything differs (the caller then
+    takes the full path, which raises what it raises and keeps a new plan).
+    What every plan checks (`_stands`): no trace, autocast, torch.func
+    transform, forward-mode AD or global module hook; x and edge_index plain
+    dense tensors, x of the dtype, device and width of then, edge_index a
+    [2, E] int64 or int32 tensor on x's device; the layer's flow the same;
+    no hook or `forward` of its own on any module the plan skips. Made only
+    outside autocast and tracing, for an edge_index (not a sparse
+    adjacency), with every operand of the one dtype. Not copied with the
+    layer (deepcopy, pickle): a copy decides anew."""
 
-    __slots__ = ("template", "config", "flow", "dtype", "device", "cin", "nn",
-                 "children", "folded", "watched", "eps", "eps_dtype", "lin", "lin_spec",
-                 "edge_dim", "rest")
+    __slots__ = ("template", "flow", "dtype", "device", "cin", "watched")
 
     def __deepcopy__(self, memo):
         return None
@@ -787,36 +793,107 @@ class _GinPlan:
             module.__dict__.pop("_gnnc_plan", None)
 
     @staticmethod
+    def keepable(x, dt: torch.dtype) -> bool:
+        """Whether a call on `x` in `dt` may leave a plan: outside autocast,
+        x a plain dense tensor of that dtype."""
+        return not (_common._any_autocast() or type(x) is not Tensor or
+                    x.layout != torch.strided or x.is_meta or x.dtype != dt)
+
+    def _start(self, module, template: str, dt: torch.dtype, x: Tensor,
+               watched: tuple) -> None:
+        self.template, self.flow, self.dtype = template, module.flow, dt
+        self.device, self.cin, self.watched = x.device, x.size(1), watched
+
+    def _stands(self, module, x, edge_index) -> bool:
+        """Whether the checks every plan makes hold (see the class)."""
+        if type(x) is not Tensor or type(edge_index) is not Tensor or \
+                _common._any_autocast() or \
+                _core._functorch_active() or \
+                getattr(_core._forward_ad, "_current_level", -1) >= 0 or _global_hooks():
+            return False
+        if x.dtype != self.dtype or x.device != self.device or \
+                x.layout != torch.strided or x.dim() != 2 or x.size(1) != self.cin or \
+                edge_index.layout != torch.strided or \
+                edge_index.dtype not in (torch.int64, torch.int32) or \
+                edge_index.dim() != 2 or edge_index.size(0) != 2 or \
+                edge_index.device != x.device or module.flow != self.flow:
+            return False
+        return not any(_observed(m) for m in self.watched)
+
+    def _same_linear(self, m, spec, tensors) -> bool:
+        """Whether Linear `m` is as when the plan was made (`spec`, from
+        `_linear_spec`: its class, its weight's class (no
+        UninitializedParameter), shape, dtype and device, a bias or none);
+        then its weight and bias appended to `tensors`."""
+        cls, kind, shape, bias = spec
+        if type(m) is not cls:
+            return False
+        params = m._parameters
+        w, b = params.get("weight"), params.get("bias")
+        if type(w) is not kind or w.dtype != self.dtype or tuple(w.shape) != shape or \
+                w.device != self.device or (b is not None) != bias or \
+                (b is not None and (b.dtype != self.dtype or b.device != self.device)):
+            return False
+        tensors.append(w.contiguous())
+        if b is not None:
+            tensors.append(b.contiguous())
+        return True
+
+    @staticmethod
+    def _linear_spec(m) -> tuple:
+        return (type(m), type(m.weight), tuple(m.weight.shape), m.bias is not None)
+
+    def _call(self, module, config: tuple, edge_index: Tensor, n: int,
+              tensors: list) -> Tensor:
+        """propagate's eager call, its checks made: the graph's handle from
+        the cache (which checks the graph's contents), the function for the
+        tensors' gradients, its run."""
+        graph = _core._graphs.get(edge_index, n).handle
+        template = self.template
+        module.__dict__["_gnnc_function"] = (template, config)  # (gnnc.explain)
+        fn = _common.function_for(template, config, tensors)
+        return fn._run(edge_index, n, tensors, graph)
+
+
+class _GinPlan(_Plan):
+    """A GIN or GINE layer's plan (`_Plan`): `nn`'s leading linear maps and
+    ReLUs, and GINE's `lin`, folded into its gnn function. Besides
+    `_Plan`'s checks: GINE's edge_attr a plain dense tensor of the dtype,
+    device and width of then, one row per edge; the layer's `nn`, `lin` and
+    `eps` the same objects, eps of the same dtype; `nn`'s children the same
+    modules; each folded Linear as then (`_same_linear`). Made only where
+    the full path folded, with `nn` a `torch.nn.Sequential` or a single
+    Linear."""
+
+    __slots__ = ("config", "nn", "children", "folded", "eps", "eps_dtype", "lin",
+                 "lin_spec", "edge_dim", "rest")
+
+    @staticmethod
     def keep(module, template: str, config: tuple, tensors: list, nn, linears, relus,
              rest, dt: torch.dtype, lin=None, edge_attr: Optional[Tensor] = None) -> None:
         """Keeps the plan of this call on `module` where it can stand for
         later ones (see the class), else drops any older one."""
         if torch.compiler.is_compiling():
             return  # (the layer's attributes untouched while traced)
-        _GinPlan.drop(module)
+        _Plan.drop(module)
         x, eps = tensors[0], tensors[2 if edge_attr is not None else 1]
         sequential = type(nn) is torch.nn.Sequential
-        if _common._any_autocast() or \
-                type(x) is not Tensor or x.layout != torch.strided or x.is_meta or \
-                x.dtype != dt or eps.dtype != dt or \
+        if not _Plan.keepable(x, dt) or eps.dtype != dt or \
                 not (sequential or nn is linears[0]) or \
                 (edge_attr is not None and (type(edge_attr) is not Tensor or
                                             edge_attr.dtype != dt)):
             return
         p = _GinPlan()
-        p.template, p.config, p.flow, p.dtype = template, config, module.flow, dt
-        p.device, p.cin, p.nn = x.device, x.size(1), nn
-        p.children = tuple(nn._modules.values()) if sequential else None
-        p.folded = tuple((m, type(m), type(m.weight), tuple(m.weight.shape),
-                          m.bias is not None) for m in linears)
+        children = tuple(nn._modules.values()) if sequential else None
         # The modules whose calls the fold skips: `nn`, and the children of
         # its folded prefix (each Linear, then its ReLU where folded).
-        prefix = p.children[:len(linears) + sum(relus)] if sequential else ()
-        p.watched = (nn, *prefix) + (() if lin is None else (lin,))
+        prefix = children[:len(linears) + sum(relus)] if sequential else ()
+        p._start(module, template, dt, x, (nn, *prefix) + (() if lin is None else (lin,)))
+        p.config, p.nn, p.children = config, nn, children
+        p.folded = tuple((m, _Plan._linear_spec(m)) for m in linears)
         p.eps, p.eps_dtype = eps, eps.dtype
         p.lin = lin
-        p.lin_spec = None if lin is None else (type(lin), type(lin.weight),
-                                                tuple(lin.weight.shape), lin.bias is not None)
+        p.lin_spec = None if lin is None else _Plan._linear_spec(lin)
         p.edge_dim = None if edge_attr is None else edge_attr.size(1)
         p.rest = rest
         module.__dict__["_gnnc_plan"] = p
@@ -824,18 +901,7 @@ class _GinPlan:
     def run(self, module, x, edge_index, edge_attr=None):
         """The layer's output, or None where the plan does not stand for
         this call."""
-        if type(x) is not Tensor or type(edge_index) is not Tensor or \
-                _common._any_autocast() or \
-                _core._functorch_active() or \
-                getattr(_core._forward_ad, "_current_level", -1) >= 0 or _global_hooks():
-            return None
-        dt = self.dtype
-        if x.dtype != dt or x.device != self.device or x.layout != torch.strided or \
-                x.dim() != 2 or x.size(1) != self.cin or \
-                edge_index.layout != torch.strided or \
-                edge_index.dtype not in (torch.int64, torch.int32) or \
-                edge_index.dim() != 2 or edge_index.size(0) != 2 or \
-                edge_index.device != x.device or module.flow != self.flow:
+        if not self._stands(module, x, edge_index):
             return None
         modules, nn = module._modules, self.nn
         if modules.get("nn") is not nn or \
@@ -844,50 +910,94 @@ class _GinPlan:
         eps = module._parameters.get("eps")
         if eps is None:
             eps = module._buffers.get("eps")
-        if eps is not self.eps or eps.dtype != self.eps_dtype:
-            return None
-        if any(_observed(m) for m in self.watched):
+        if eps is not self.eps or eps.dtype != self.eps_dtype or eps.device != self.device:
             return None
         tensors = [x.contiguous()]
         lin = self.lin
         if self.edge_dim is not None:
-            if type(edge_attr) is not Tensor or edge_attr.dtype != dt or \
+            if type(edge_attr) is not Tensor or edge_attr.dtype != self.dtype or \
                     edge_attr.device != x.device or edge_attr.dim() != 2 or \
                     edge_attr.size(0) != edge_index.size(1) or \
                     edge_attr.size(1) != self.edge_dim or modules.get("lin") is not lin:
                 return None
             tensors.append(edge_attr.contiguous())
         tensors.append(eps.contiguous())
-        if lin is not None:
-            if not self._same_linear(lin, *self.lin_spec, tensors):
+        if lin is not None and not self._same_linear(lin, self.lin_spec, tensors):
+            return None
+        for m, spec in self.folded:
+            if not self._same_linear(m, spec, tensors):
                 return None
-        for m, cls, kind, shape, bias in self.folded:
-            if not self._same_linear(m, cls, kind, shape, bias, tensors):
-                return None
-        # propagate's eager call, its checks made: the graph's handle from
-        # the cache, the function for the tensors' gradients, its run.
-        ei, n = _common.flip(edge_index, self.flow), x.size(0)
-        graph = _core._graphs.get(ei, n).handle
-        template, config = self.template, self.config
-        module.__dict__["_gnnc_function"] = (template, config)  # (gnnc.explain)
-        fn = _common.function_for(template, config, tensors)
-        return self.rest(fn._run(ei, n, tensors, graph))
+        ei = _common.flip(edge_index, self.flow)
+        return self.rest(self._call(module, self.config, ei, x.size(0), tensors))
 
-    def _same_linear(self, m, cls, kind, shape, bias, tensors) -> bool:
-        """Whether Linear `m` is as when the plan was made (its class, its
-        weight's class (no UninitializedParameter), shape and dtype, a bias
-        or none); then its weight and bias appended to `tensors`."""
-        if type(m) is not cls:
-            return False
-        params = m._parameters
-        w, b = params.get("weight"), params.get("bias")
-        if type(w) is not kind or w.dtype != self.dtype or tuple(w.shape) != shape or \
-                (b is not None) != bias or (b is not None and b.dtype != self.dtype):
-            return False
-        tensors.append(w.contiguous())
-        if b is not None:
-            tensors.append(b.contiguous())
-        return True
+
+class _GcnPlan(_Plan):
+    """A GCNConv's plan (`_Plan`): its gcn_model function without edge
+    weights. Besides `_Plan`'s checks: no edge_weight; the layer's `lin`
+    and `bias` the same objects, `lin` as then (`_same_linear`), the bias
+    of the same dtype and width; its options (`normalize`,
+    `add_self_loops`, `cached`, the channels) as then; with `cached`, the
+    kept graph unweighted. The graph (with its self-loops, or them folded
+    into the formula) is derived on every call, from the graph's contents,
+    as the full path derives it (gcn_graph). Made only for an unweighted
+    edge_index."""
+
+    __slots__ = ("lin", "lin_spec", "bias", "bias_shape", "options", "head")
+
+    @staticmethod
+    def keep(module, x: Tensor, dt: torch.dtype, lin, bias, head: tuple) -> None:
+        """Keeps the plan of this call on `module` (`head` its config's
+        first three entries) where it can stand for later ones, else drops
+        any older one."""
+        if torch.compiler.is_compiling():
+            return
+        _Plan.drop(module)
+        if not _Plan.keepable(x, dt) or lin.weight.dtype != dt or \
+                (bias is not None and bias.dtype != dt):
+            return
+        p = _GcnPlan()
+        p._start(module, "gcn_model", dt, x, (lin,))
+        p.lin, p.lin_spec, p.bias, p.head = lin, _Plan._linear_spec(lin), bias, head
+        p.bias_shape = None if bias is None else tuple(bias.shape)
+        p.options = _GcnPlan._options(module)
+        module.__dict__["_gnnc_plan"] = p
+
+    @staticmethod
+    def _options(module) -> tuple:
+        d = module.__dict__
+        return (d["normalize"], d["add_self_loops"], d["cached"], d["in_channels"],
+                d["out_channels"])
+
+    def run(self, module, x, edge_index, edge_weight=None):
+        """The layer's output, or None where the plan does not stand for
+        this call."""
+        if edge_weight is not None or not self._stands(module, x, edge_index):
+            return None
+        options = self._options(module)
+        lin, bias = self.lin, self.bias
+        if options != self.options or module._modules.get("lin") is not lin or \
+                module._parameters.get("bias") is not bias or \
+                (bias is not None and (bias.dtype != self.dtype or bias.device != self.device or
+                                       tuple(bias.shape) != self.bias_shape)):
+            return None
+        tensors = [x.contiguous()]
+        if not self._same_linear(lin, self.lin_spec, tensors):
+            return None
+        if bias is not None:
+            tensors.append(bias.contiguous())
+        normalize, loops, cached = options[:3]
+        if cached:
+            kept = module.__dict__["_cached_edge_index"]
+            if kept is None or kept[1] is not None:
+                return None
+            edge_index = kept[0]
+        n = x.size(0)
+        ei, weights, w, fold = gcn_graph(module, _common.flip(edge_index, self.flow), n,
+                                         self.dtype, None)
+        if w is not None:
+            tensors.append(_common.cast(self.dtype, w))
+        return self._call(module, self.head + (False, weights, normalize, fold, False),
+                          ei, n, tensors)
 
 
 def _lazy_init_only(m) -> bool:
