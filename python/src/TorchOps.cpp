@@ -54,6 +54,7 @@
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 namespace gnnc_py {
 namespace {
@@ -502,8 +503,7 @@ thread_local PendingCheck pendingCheck;
 
 /// Launches the thread's pending check on its own stream and device.
 void launchPendingCheck() {
-  PendingCheck p = std::move(pendingCheck);
-  pendingCheck = PendingCheck();
+  PendingCheck p = std::exchange(pendingCheck, PendingCheck());
   if (!p.flag)
     return;
   torch::stable::accelerator::DeviceGuard guard(p.device);
@@ -523,8 +523,7 @@ void takePendingCheck(const GraphRef &g, const CudaCall &call,
     launchPendingCheck();
     return;
   }
-  fill.compare = std::move(pendingCheck.spans);
-  pendingCheck = PendingCheck();
+  fill.compare = std::exchange(pendingCheck, PendingCheck()).spans;
 }
 
 /// `enqueue(variant, graph, call, guard)` for target `t` on graph `g` on
