@@ -1926,6 +1926,41 @@ class _Scale(torch.nn.Module):
         return 2 * w
 
 
+def _plan_step(step: str, planned: bool, full_path: list, ours, pyg, x, args) -> None:
+    """One step of the plan tests: `ours(x, *args)` and PyG's layer on a
+    copy of x; whether ours took its plan (`full_path`, which the test's
+    probe on the full path appends to, empty; cleared first); outputs and
+    the gradients of x and of every parameter equal PyG's (then cleared)."""
+    full_path.clear()
+    x1 = x.requires_grad_()
+    x2 = x1.detach().clone().requires_grad_()
+    out1, out2 = ours(x1, *args), pyg(x2, *args)
+    assert (not full_path) == planned, step
+    t = tol(x.dtype)
+    torch.testing.assert_close(out1, out2, **t, msg=step)
+    out1.square().sum().backward()
+    out2.square().sum().backward()
+    torch.testing.assert_close(x1.grad, x2.grad, **t, msg=step)
+    theirs = dict(pyg.named_parameters())
+    for name, p in ours.named_parameters():
+        torch.testing.assert_close(p.grad, theirs[name].grad, **t, msg=f"{step} {name}")
+        p.grad = theirs[name].grad = None
+
+
+def _dtype_and_flow_steps(check, both) -> None:
+    """The steps every plan test takes (`check(step, planned, dtype=...)`
+    one call on both layers, `both(f)` f applied to both): the layers in
+    float32, then float64 again, then the other flow."""
+    both(lambda m: m.float())
+    check("float32", planned=False, dtype=torch.float32)
+    check("and planned", planned=True, dtype=torch.float32)
+    both(lambda m: m.double())
+    check("float64 again", planned=False)
+    both(lambda m: setattr(m, "flow", "target_to_source"))
+    check("the other flow", planned=False)
+    check("and planned", planned=True)
+
+
 @pytest.mark.parametrize("kind", ["gin", "gine"])
 def test_gin_plans_follow_every_change_to_the_layer_and_its_inputs(kind, monkeypatch):
     """GIN's and GINE's later calls take the fold their last full call
@@ -1956,21 +1991,9 @@ def test_gin_plans_follow_every_change_to_the_layer_and_its_inputs(kind, monkeyp
         f(ours), f(pyg)
 
     def check(step, planned, dtype=torch.float64, ei=edge_index, x_in=None):
-        inspected.clear()
-        x1 = (features(n, dtype) if x_in is None else x_in).requires_grad_()
-        x2 = x1.detach().clone().requires_grad_()
         extra = () if kind == "gin" else (ea.to(dtype),)
-        out1, out2 = ours(x1, ei, *extra), pyg(x2, ei, *extra)
-        assert (not inspected) == planned, step
-        torch.testing.assert_close(out1, out2, **tol(dtype), msg=step)
-        out1.square().sum().backward()
-        out2.square().sum().backward()
-        torch.testing.assert_close(x1.grad, x2.grad, **tol(dtype), msg=step)
-        theirs = dict(pyg.named_parameters())
-        for name, p in ours.named_parameters():
-            torch.testing.assert_close(p.grad, theirs[name].grad, **tol(dtype),
-                                       msg=f"{step} {name}")
-            p.grad = theirs[name].grad = None
+        _plan_step(step, planned, inspected, ours, pyg,
+                   features(n, dtype) if x_in is None else x_in, (ei, *extra))
 
     check("first call", planned=False)
     check("second call", planned=True)
@@ -2004,14 +2027,7 @@ def test_gin_plans_follow_every_change_to_the_layer_and_its_inputs(kind, monkeyp
     check("a forward set on the instance", planned=False)
     both(lambda m: m.nn[0].__dict__.pop("forward"))
     check("forward removed", planned=False)
-    both(lambda m: m.float())
-    check("float32", planned=False, dtype=torch.float32)
-    check("and planned", planned=True, dtype=torch.float32)
-    both(lambda m: m.double())
-    check("float64 again", planned=False)
-    both(lambda m: setattr(m, "flow", "target_to_source"))
-    check("the other flow", planned=False)
-    check("and planned", planned=True)
+    _dtype_and_flow_steps(check, both)
     other = torch.tensor([[0, 1, 2, 3], [3, 3, 0, 1]])
     if kind == "gin":
         check("another graph", planned=True, ei=other)
@@ -2064,21 +2080,9 @@ def test_gcn_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch):
 
     def check(step, planned, dtype=torch.float64, ei=edge_index, weight=None,
               x_in=None):
-        full.clear()
-        x1 = (features(n, dtype) if x_in is None else x_in).requires_grad_()
-        x2 = x1.detach().clone().requires_grad_()
-        extra = () if weight is None else (weight,)
-        out1, out2 = ours(x1, ei, *extra), pyg(x2, ei, *extra)
-        assert (not full) == planned, step
-        torch.testing.assert_close(out1, out2, **tol(dtype), msg=step)
-        out1.square().sum().backward()
-        out2.square().sum().backward()
-        torch.testing.assert_close(x1.grad, x2.grad, **tol(dtype), msg=step)
-        theirs = dict(pyg.named_parameters())
-        for name, p in ours.named_parameters():
-            torch.testing.assert_close(p.grad, theirs[name].grad, **tol(dtype),
-                                       msg=f"{step} {name}")
-            p.grad = theirs[name].grad = None
+        _plan_step(step, planned, full, ours, pyg,
+                   features(n, dtype) if x_in is None else x_in,
+                   (ei,) if weight is None else (ei, weight))
 
     check("first call", planned=False)
     check("second call", planned=True)
@@ -2123,14 +2127,7 @@ def test_gcn_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch):
     both(lambda m: torch.nn.utils.parametrize.remove_parametrizations(m.lin, "weight"))
     check("parametrization removed", planned=False)
     check("and planned", planned=True)
-    both(lambda m: m.float())
-    check("float32", planned=False, dtype=torch.float32)
-    check("and planned", planned=True, dtype=torch.float32)
-    both(lambda m: m.double())
-    check("float64 again", planned=False)
-    both(lambda m: setattr(m, "flow", "target_to_source"))
-    check("the other flow", planned=False)
-    check("and planned", planned=True)
+    _dtype_and_flow_steps(check, both)
     both(lambda m: setattr(m, "flow", "source_to_target"))
     both(lambda m: (setattr(m, "normalize", False), setattr(m, "add_self_loops", False)))
     check("not normalised", planned=False)

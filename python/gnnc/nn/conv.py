@@ -985,7 +985,7 @@ class _GcnPlan(_Plan):
             return None
         if bias is not None:
             tensors.append(bias.contiguous())
-        normalize, loops, cached = options[:3]
+        normalize, cached = options[0], options[2]
         if cached:
             kept = module.__dict__["_cached_edge_index"]
             if kept is None or kept[1] is not None:
