@@ -2168,6 +2168,134 @@ def test_gcn_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch):
     assert not full and lazy.lin.weight.shape == (OUT, IN)
 
 
+def test_gat_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch):
+    """GATConv's later calls on one graph take the function its last full
+    call decided (attention._GatPlan) unless something it read changed; the
+    graph with its self-loops is derived from the graph's contents and the
+    attention dropout's mask drawn on every call. Each step changes one
+    thing on both libraries' layers (or the inputs) and compares output and
+    gradients with PyG's in float64, and whether the call took the plan (no
+    second check of the inputs)."""
+    from gnnc.nn import _common
+    edge_index, n = tiny_graph()
+    loop_free, _ = loop_free_graph(n=n, e=20)
+    ours, pyg = make(("gat", "GATConv", (IN, OUT), dict(heads=2)), torch.float64)
+    full = []
+    real = _common.check_inputs
+    monkeypatch.setattr(_common, "check_inputs", lambda *a: full.append(1) or real(*a))
+
+    def both(f):
+        f(ours), f(pyg)
+
+    def check(step, planned, dtype=torch.float64, ei=edge_index, extra=(), x_in=None):
+        _plan_step(step, planned, full, ours, pyg,
+                   features(n, dtype) if x_in is None else x_in, (ei, *extra))
+
+    check("first call", planned=False)
+    check("second call", planned=True)
+    check("a graph without self-loops", planned=True, ei=loop_free)
+    check("with them again", planned=True)
+    empty = torch.zeros(2, 0, dtype=torch.long)
+    check("no edges", planned=True, ei=empty)
+    check("no nodes", planned=True, ei=empty, x_in=features(0, torch.float64))
+    changed = edge_index.clone()
+    check("a new graph", planned=True, ei=changed)
+    changed[1, 0] = 6  # (PyTorch's version counter sees it)
+    check("that graph written in place", planned=True, ei=changed)
+    check("edge features without edge_dim (unused)", planned=True,
+          extra=(torch.randn(edge_index.size(1), 3, dtype=torch.float64),))
+    with torch.no_grad():
+        both(lambda m: m.lin.weight.add_(0.5))
+        both(lambda m: m.att_src.mul_(-2))
+    check("weights written in place", planned=True)
+    handle = ours.lin.register_forward_hook(lambda *a: None)
+    with pytest.raises(NotImplementedError, match="'lin'.*hook"):
+        ours(features(n, torch.float64), edge_index)
+    handle.remove()
+    check("hook removed", planned=True)
+    torch.manual_seed(4)
+    att = torch.randn(1, 2, OUT, dtype=torch.float64)
+    both(lambda m: setattr(m, "att_dst", torch.nn.Parameter(att.clone())))
+    check("att_dst replaced", planned=False)
+    check("and planned", planned=True)
+    both(lambda m: setattr(m, "bias", torch.nn.Parameter(
+        torch.linspace(-1, 1, 2 * OUT, dtype=torch.float64))))
+    check("bias replaced", planned=False)
+    check("and planned", planned=True)
+    both(lambda m: torch.nn.utils.parametrize.register_parametrization(
+        m.lin, "weight", _Scale()))
+    check("a parametrization", planned=False)
+    check("a parametrized weight is read through it", planned=False)
+    both(lambda m: torch.nn.utils.parametrize.remove_parametrizations(m.lin, "weight"))
+    check("parametrization removed", planned=False)
+    check("and planned", planned=True)
+    _dtype_and_flow_steps(check, both)
+    both(lambda m: setattr(m, "flow", "source_to_target"))
+    both(lambda m: setattr(m, "negative_slope", 0.05))
+    check("another negative slope", planned=False)
+    check("and planned", planned=True)
+    both(lambda m: setattr(m, "add_self_loops", False))
+    check("no self-loops added", planned=False)
+    check("and planned", planned=True)
+    both(lambda m: setattr(m, "add_self_loops", True))
+    # Attention weights asked for: the full path, which drops the plan.
+    x = features(n, torch.float64)
+    full.clear()
+    got, want = ours(x, edge_index, return_attention_weights=True), \
+        pyg(x, edge_index, return_attention_weights=True)
+    assert full
+    torch.testing.assert_close(got[0], want[0], **tol(torch.float64))
+    torch.testing.assert_close(got[1][1], want[1][1], **tol(torch.float64))
+    check("weights not asked: decided again", planned=False)
+    check("and planned", planned=True)
+    # Training with attention dropout: the same mask on both sides, drawn
+    # on the planned call too.
+    p, e = 0.4, edge_index.size(1) + n
+    mask = (torch.rand(e, 2, generator=torch.Generator().manual_seed(8)) > p).double() / (1 - p)
+    keep = torch.ones(e, dtype=torch.bool)
+    keep[:edge_index.size(1)] = edge_index[0] != edge_index[1]
+    drawn = []
+
+    def our_mask(shape, prob, dtype, device):
+        assert tuple(shape) == (e, 2) and prob == p
+        drawn.append(1)
+        return mask.to(dtype)
+
+    def pyg_dropout(input, p=0.5, training=True, inplace=False):
+        return input * mask[keep] if training else input
+
+    monkeypatch.setattr(_common, "attention_dropout_mask", our_mask)
+    monkeypatch.setattr(torch.nn.functional, "dropout", pyg_dropout)
+    both(lambda m: (setattr(m, "dropout", p), m.train()))
+    check("attention dropout", planned=False)
+    check("and planned", planned=True)
+    assert len(drawn) == 2
+    both(lambda m: m.eval())
+    check("eval mode: no dropout", planned=True)
+    assert len(drawn) == 2
+    # A residual layer: the projection of x added in PyTorch after the plan.
+    res, res_pyg = make(("gat", "GATConv", (IN, OUT), dict(heads=2, residual=True)),
+                        torch.float64)
+    ours, pyg = res, res_pyg
+    check("residual: first call", planned=False)
+    check("residual: planned", planned=True)
+    # A copy decides anew and reads its own weights.
+    for clone in (copy.deepcopy(ours), _roundtrip(ours)):
+        assert clone.__dict__.get("_gnnc_plan") is None
+        with torch.no_grad():
+            clone.lin.weight.mul_(2)
+        assert not torch.allclose(clone(x, edge_index), ours(x, edge_index))
+    # A planned layer refuses bad inputs as on its first call.
+    ours(x, edge_index)
+    assert ours.__dict__.get("_gnnc_plan") is not None
+    with pytest.raises(ValueError, match=f"expected x with {IN} channels"):
+        ours(features(n, torch.float64, channels=IN + 1), edge_index)
+    with pytest.raises(TypeError, match="edge_index of dtype int64"):
+        ours(x, edge_index.double())
+    with pytest.raises(ValueError, match="outside \\[0, 2\\) for a graph of 2 nodes"):
+        ours(features(2, torch.float64), edge_index)
+
+
 def _roundtrip(module):
     import io
     buf = io.BytesIO()

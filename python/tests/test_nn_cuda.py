@@ -285,15 +285,16 @@ def test_cuda_cached_calls_do_not_synchronise():
         torch.cuda.set_sync_debug_mode("default")
 
 
-@pytest.mark.parametrize("kind", ["gin", "gine", "gcn"])
+@pytest.mark.parametrize("kind", ["gin", "gine", "gcn", "gat"])
 def test_cuda_layer_plans_match_pyg(kind):
-    """GIN's, GINE's and GCN's calls after the first (their plans:
-    conv._GinPlan, conv._GcnPlan) on CUDA, new features each call, the
-    weights changed between calls and (GCN: its graph derived per call) the
-    graph written in place once, equal PyG's on the CPU, outputs and every
-    gradient."""
+    """GIN's, GINE's, GCN's and GAT's calls after the first (their plans:
+    conv._GinPlan, conv._GcnPlan, attention._GatPlan) on CUDA, new features
+    each call, the weights changed between calls and the graph written in
+    place once, equal PyG's on the CPU, outputs and every gradient."""
     if kind == "gcn":
         case = ("gcn", "GCNConv", (base.IN, base.OUT), {})
+    elif kind == "gat":
+        case = ("gat", "GATConv", (base.IN, base.OUT), dict(heads=2))
     else:
         kw = dict(nn=lambda: base.mlp(base.IN, base.OUT), eps=0.1, train_eps=True)
         if kind == "gine":

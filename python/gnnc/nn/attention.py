@@ -12,7 +12,7 @@ from torch import Tensor
 
 from . import _common
 from ._common import Linear
-from .conv import refuse_skipped_calls
+from .conv import _Plan, refuse_skipped_calls
 
 
 def _heads_out(out: Tensor, concat: bool) -> Tensor:
@@ -238,6 +238,96 @@ def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tenso
                  alpha)
 
 
+class _GatPlan(_Plan):
+    """A GATConv's plan (conv._Plan) on one graph: its gat_layer function,
+    without edge features or attention weights, in float32 or float64.
+    Besides `_Plan`'s checks: the layer's `lin`, `res`, `att_src`,
+    `att_dst` and `bias` the same objects (`lin` as then, `_same_linear`;
+    the parameters of the same shapes, dtype and device); its options
+    (heads, channels, concat, negative_slope, dropout, add_self_loops, no
+    `lin_edge`) as then; no `size` or `return_attention_weights`. The graph
+    with its self-loops is derived from the graph's contents on every call,
+    and the attention dropout's mask drawn anew on every training call, as
+    on the full path. Made only for an edge_index (not a sparse
+    adjacency)."""
+
+    __slots__ = ("lin", "lin_spec", "res", "params", "head", "bias_in_function", "options")
+
+    @staticmethod
+    def keep(module, x: Tensor, dt: torch.dtype, lin, res, params: tuple,
+             bias_in_function: bool, head: tuple) -> None:
+        """Keeps the plan of this call on `module` (`params` its att_src,
+        att_dst and bias; `head` its config's first entries) where it can
+        stand for later ones, else drops any older one."""
+        if torch.compiler.is_compiling():
+            return
+        _Plan.drop(module)
+        att_src, att_dst, bias = params
+        if dt in _common._HALVES or not _Plan.keepable(x, dt) or \
+                lin.weight.dtype != dt or att_src.dtype != dt or att_dst.dtype != dt or \
+                (bias is not None and bias.dtype != dt):
+            return
+        p = _GatPlan()
+        p._start(module, "gat_layer", dt, x, (lin,))
+        p.lin, p.lin_spec, p.res = lin, _Plan._linear_spec(lin), res
+        p.params = tuple((name, t, None if t is None else tuple(t.shape))
+                         for name, t in zip(("att_src", "att_dst", "bias"), params))
+        p.bias_in_function, p.head = bias_in_function, head
+        p.options = _GatPlan._options(module)
+        module.__dict__["_gnnc_plan"] = p
+
+    @staticmethod
+    def _options(module) -> tuple:
+        d = module.__dict__
+        # (`lin_edge` None is a plain attribute; a Linear, a submodule)
+        return (d["heads"], d["out_channels"], d["concat"], d["negative_slope"],
+                d["dropout"], d["add_self_loops"], d["in_channels"],
+                d.get("lin_edge", 0) is None)
+
+    def run(self, module, x, edge_index, size=None, return_attention_weights=None):
+        """The layer's output, or None where the plan does not stand for
+        this call."""
+        if size is not None or return_attention_weights or \
+                not self._stands(module, x, edge_index) or \
+                self._options(module) != self.options:
+            return None
+        modules, params = module._modules, module._parameters
+        lin, res, dt = self.lin, self.res, self.dtype
+        if modules.get("lin") is not lin or modules.get("res") is not res:
+            return None
+        for name, t, shape in self.params:
+            now = params.get(name)
+            if now is not t or (t is not None and (t.dtype != dt or t.device != self.device or
+                                                   tuple(t.shape) != shape)):
+                return None
+        tensors = [x.contiguous()]
+        if not self._same_linear(lin, self.lin_spec, tensors):
+            return None
+        heads, c, concat, _, p, loops = self.options[:6]
+        att_src, att_dst, bias = (t for _, t, _ in self.params)
+        tensors += [att_src.view(heads, c), att_dst.view(heads, c)]
+        if self.bias_in_function:
+            tensors.append(bias)
+        n = x.size(0)
+        ei, keep = _common.flip(edge_index, self.flow), None
+        if loops:
+            ei, keep = _common.with_self_loops(ei, n, dt)
+            if keep is not None:
+                tensors.append(keep)
+        dropout = module.training and p > 0.0
+        if dropout:
+            tensors.append(_common.attention_dropout_mask((ei.size(1), heads), p, dt,
+                                                          x.device))
+        out = self._call(module, self.head + (keep is not None, dropout, False, False),
+                         ei, n, tensors)
+        if self.bias_in_function:
+            return out
+        out = _heads_out(out, concat)
+        if res is not None:
+            out = out + res(x)
+        return out if bias is None else out + bias
+
+
 class GATConv(_HeadsLayer):
     r"""PyG's `GATConv` (Velickovic et al.):
     `alpha_ij = softmax_j(leaky_relu(a_src . W x_j + a_dst . W x_i))`,
@@ -331,6 +421,12 @@ class GATConv(_HeadsLayer):
     @_common.sparse_runs_eagerly
     def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Optional[Tensor] = None,
                 size=None, return_attention_weights: Optional[bool] = None) -> Tensor:
+        # (Traced by torch.compile, the full path: no guard on the plan.)
+        plan = None if torch.compiler.is_compiling() else self.__dict__.get("_gnnc_plan")
+        if plan is not None:
+            out = plan.run(self, x, edge_index, size, return_attention_weights)
+            if out is not None:
+                return out
         name = type(self).__name__
         adj = edge_index
         # Each submodule and parameter read once (Module.__getattr__, some
@@ -367,13 +463,21 @@ class GATConv(_HeadsLayer):
             refuse_skipped_calls(name, (("lin", lin),))
             bias = self._bias_in_function(dt, scores, res, bias_p)
             tensors = (x_src, weight) + atts + ((bias_p,) if bias else ())
-            out = _attention("gat_layer", (int(x_src.size(1)), h_, c, t, self.negative_slope,
-                                           bias),
+            head = (int(x_src.size(1)), h_, c, t, self.negative_slope, bias)
+            if self.lin_edge is None and not weights and size is None and \
+                    not _common.is_sparse(adj):
+                # (A plan for the next calls: no edge features, no weights.)
+                _GatPlan.keep(self, x_src, dt, lin, res, (att_src, att_dst, bias_p), bias,
+                              head)
+            else:
+                _Plan.drop(self)
+            out = _attention("gat_layer", head,
                              self, x_src, edge_index, h_, *tensors, dtype=dt, scores=scores,
                              weights=weights, edge_attr=edge_attr, edge_fn=edge_fn)
             if bias:
                 return self._finished(out, weights, adj, _shape(x_src, sizes))
         else:  # a bipartite graph (docs/Python-nn.md)
+            _Plan.drop(self)
             h = lin_src(x_src).view(-1, h_, c)
             h_dst = lin_dst(x_dst).view(-1, h_, c)
             out = _attention("gat_pair", (h_, c, t, self.negative_slope), self, x_src,
