@@ -2060,6 +2060,44 @@ def test_gin_plans_follow_every_change_to_the_layer_and_its_inputs(kind, monkeyp
             ours(features(n, torch.float64), edge_index, torch.randn(e, 4, dtype=torch.float64))
 
 
+def _bias_and_lin_steps(check, both, width: int) -> None:
+    """The plan tests' steps on a layer with `bias` (of `width`) and a
+    Linear `lin` whose weight it reads: the bias replaced, lin's weight
+    parametrized (read through the parametrization, so never planned) and
+    back, then `_dtype_and_flow_steps` and the flow back."""
+    both(lambda m: setattr(m, "bias", torch.nn.Parameter(
+        torch.linspace(-1, 1, width, dtype=torch.float64))))
+    check("bias replaced", planned=False)
+    check("and planned", planned=True)
+    both(lambda m: torch.nn.utils.parametrize.register_parametrization(
+        m.lin, "weight", _Scale()))
+    check("a parametrization", planned=False)
+    check("a parametrized weight is read through it", planned=False)
+    both(lambda m: torch.nn.utils.parametrize.remove_parametrizations(m.lin, "weight"))
+    check("parametrization removed", planned=False)
+    check("and planned", planned=True)
+    _dtype_and_flow_steps(check, both)
+    both(lambda m: setattr(m, "flow", "source_to_target"))
+
+
+def _graph_steps(check, edge_index: torch.Tensor, loop_free: torch.Tensor) -> None:
+    """The graph steps of the plan tests of layers whose graph is derived
+    on every call (self-loops added or folded): the first call and the
+    planned second, a graph without self-loops and one with them again, no
+    edges, no nodes, a new graph and that graph written in place."""
+    check("first call", planned=False)
+    check("second call", planned=True)
+    check("a graph without self-loops", planned=True, ei=loop_free)
+    check("with them again", planned=True)
+    empty = torch.zeros(2, 0, dtype=torch.long)
+    check("no edges", planned=True, ei=empty)
+    check("no nodes", planned=True, ei=empty, x_in=features(0, torch.float64))
+    changed = edge_index.clone()
+    check("a new graph", planned=True, ei=changed)
+    changed[1, 0] = 6  # (PyTorch's version counter sees it)
+    check("that graph written in place", planned=True, ei=changed)
+
+
 def test_gcn_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch):
     """GCNConv's later calls take the function its last full call decided
     (conv._GcnPlan) unless something it read changed; the graph (its
@@ -2084,17 +2122,7 @@ def test_gcn_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch):
                    features(n, dtype) if x_in is None else x_in,
                    (ei,) if weight is None else (ei, weight))
 
-    check("first call", planned=False)
-    check("second call", planned=True)
-    check("a graph without self-loops (folded)", planned=True, ei=loop_free)
-    check("with them again (masked)", planned=True)
-    empty = torch.zeros(2, 0, dtype=torch.long)
-    check("no edges", planned=True, ei=empty)
-    check("no nodes", planned=True, ei=empty, x_in=features(0, torch.float64))
-    changed = edge_index.clone()
-    check("a new graph", planned=True, ei=changed)
-    changed[1, 0] = 6  # (PyTorch's version counter sees it)
-    check("that graph written in place", planned=True, ei=changed)
+    _graph_steps(check, edge_index, loop_free)
     with torch.no_grad():
         both(lambda m: m.lin.weight.add_(0.5))
     check("weights written in place", planned=True)
@@ -2116,19 +2144,7 @@ def test_gcn_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch):
     pyg.lin.weight = torch.nn.Parameter(new.weight.detach().clone())
     check("lin replaced", planned=False)
     check("and planned", planned=True)
-    both(lambda m: setattr(m, "bias", torch.nn.Parameter(
-        torch.linspace(-1, 1, OUT, dtype=torch.float64))))
-    check("bias replaced", planned=False)
-    check("and planned", planned=True)
-    both(lambda m: torch.nn.utils.parametrize.register_parametrization(
-        m.lin, "weight", _Scale()))
-    check("a parametrization", planned=False)
-    check("a parametrized weight is read through it", planned=False)
-    both(lambda m: torch.nn.utils.parametrize.remove_parametrizations(m.lin, "weight"))
-    check("parametrization removed", planned=False)
-    check("and planned", planned=True)
-    _dtype_and_flow_steps(check, both)
-    both(lambda m: setattr(m, "flow", "source_to_target"))
+    _bias_and_lin_steps(check, both, OUT)
     both(lambda m: (setattr(m, "normalize", False), setattr(m, "add_self_loops", False)))
     check("not normalised", planned=False)
     check("and planned", planned=True)
@@ -2191,17 +2207,7 @@ def test_gat_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch):
         _plan_step(step, planned, full, ours, pyg,
                    features(n, dtype) if x_in is None else x_in, (ei, *extra))
 
-    check("first call", planned=False)
-    check("second call", planned=True)
-    check("a graph without self-loops", planned=True, ei=loop_free)
-    check("with them again", planned=True)
-    empty = torch.zeros(2, 0, dtype=torch.long)
-    check("no edges", planned=True, ei=empty)
-    check("no nodes", planned=True, ei=empty, x_in=features(0, torch.float64))
-    changed = edge_index.clone()
-    check("a new graph", planned=True, ei=changed)
-    changed[1, 0] = 6  # (PyTorch's version counter sees it)
-    check("that graph written in place", planned=True, ei=changed)
+    _graph_steps(check, edge_index, loop_free)
     check("edge features without edge_dim (unused)", planned=True,
           extra=(torch.randn(edge_index.size(1), 3, dtype=torch.float64),))
     with torch.no_grad():
@@ -2218,19 +2224,7 @@ def test_gat_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch):
     both(lambda m: setattr(m, "att_dst", torch.nn.Parameter(att.clone())))
     check("att_dst replaced", planned=False)
     check("and planned", planned=True)
-    both(lambda m: setattr(m, "bias", torch.nn.Parameter(
-        torch.linspace(-1, 1, 2 * OUT, dtype=torch.float64))))
-    check("bias replaced", planned=False)
-    check("and planned", planned=True)
-    both(lambda m: torch.nn.utils.parametrize.register_parametrization(
-        m.lin, "weight", _Scale()))
-    check("a parametrization", planned=False)
-    check("a parametrized weight is read through it", planned=False)
-    both(lambda m: torch.nn.utils.parametrize.remove_parametrizations(m.lin, "weight"))
-    check("parametrization removed", planned=False)
-    check("and planned", planned=True)
-    _dtype_and_flow_steps(check, both)
-    both(lambda m: setattr(m, "flow", "source_to_target"))
+    _bias_and_lin_steps(check, both, 2 * OUT)
     both(lambda m: setattr(m, "negative_slope", 0.05))
     check("another negative slope", planned=False)
     check("and planned", planned=True)

@@ -251,7 +251,10 @@ class _GatPlan(_Plan):
     on the full path. Made only for an edge_index (not a sparse
     adjacency)."""
 
-    __slots__ = ("lin", "lin_spec", "res", "params", "head", "bias_in_function", "options")
+    __slots__ = ("lin", "lin_spec", "res", "params", "head", "bias_in_function")
+    # (`lin_edge` None is a plain attribute; a Linear there is a submodule)
+    OPTIONS = ("heads", "out_channels", "concat", "negative_slope", "dropout",
+               "add_self_loops", "in_channels", "lin_edge")
 
     @staticmethod
     def keep(module, x: Tensor, dt: torch.dtype, lin, res, params: tuple,
@@ -273,16 +276,7 @@ class _GatPlan(_Plan):
         p.params = tuple((name, t, None if t is None else tuple(t.shape))
                          for name, t in zip(("att_src", "att_dst", "bias"), params))
         p.bias_in_function, p.head = bias_in_function, head
-        p.options = _GatPlan._options(module)
         module.__dict__["_gnnc_plan"] = p
-
-    @staticmethod
-    def _options(module) -> tuple:
-        d = module.__dict__
-        # (`lin_edge` None is a plain attribute; a Linear, a submodule)
-        return (d["heads"], d["out_channels"], d["concat"], d["negative_slope"],
-                d["dropout"], d["add_self_loops"], d["in_channels"],
-                d.get("lin_edge", 0) is None)
 
     def run(self, module, x, edge_index, size=None, return_attention_weights=None):
         """The layer's output, or None where the plan does not stand for

@@ -760,6 +760,9 @@ def _no_plan():
     return None
 
 
+_MISSING = object()
+
+
 class _Plan:
     """What a layer's last full call decided (its gnn function, the
     function's configuration, the operands' order), kept on the layer
@@ -777,7 +780,11 @@ class _Plan:
     adjacency), with every operand of the one dtype. Not copied with the
     layer (deepcopy, pickle): a copy decides anew."""
 
-    __slots__ = ("template", "flow", "dtype", "device", "cin", "watched")
+    __slots__ = ("template", "flow", "dtype", "device", "cin", "watched", "options")
+
+    # The layer's attributes (plain ones, in its __dict__) the plan was made
+    # for: a later call with any of them changed takes the full path.
+    OPTIONS: tuple = ()
 
     def __deepcopy__(self, memo):
         return None
@@ -803,6 +810,14 @@ class _Plan:
                watched: tuple) -> None:
         self.template, self.flow, self.dtype = template, module.flow, dt
         self.device, self.cin, self.watched = x.device, x.size(1), watched
+        self.options = self._options(module)
+
+    @classmethod
+    def _options(cls, module) -> tuple:
+        """The values of the layer's `OPTIONS` (_MISSING for a name that is
+        not a plain attribute now: a submodule set in its place)."""
+        d = module.__dict__
+        return tuple(d.get(name, _MISSING) for name in cls.OPTIONS)
 
     def _stands(self, module, x, edge_index) -> bool:
         """Whether the checks every plan makes hold (see the class)."""
@@ -942,7 +957,8 @@ class _GcnPlan(_Plan):
     as the full path derives it (gcn_graph). Made only for an unweighted
     edge_index."""
 
-    __slots__ = ("lin", "lin_spec", "bias", "bias_shape", "options", "head")
+    __slots__ = ("lin", "lin_spec", "bias", "bias_shape", "head")
+    OPTIONS = ("normalize", "add_self_loops", "cached", "in_channels", "out_channels")
 
     @staticmethod
     def keep(module, x: Tensor, dt: torch.dtype, lin, bias, head: tuple) -> None:
@@ -959,14 +975,7 @@ class _GcnPlan(_Plan):
         p._start(module, "gcn_model", dt, x, (lin,))
         p.lin, p.lin_spec, p.bias, p.head = lin, _Plan._linear_spec(lin), bias, head
         p.bias_shape = None if bias is None else tuple(bias.shape)
-        p.options = _GcnPlan._options(module)
         module.__dict__["_gnnc_plan"] = p
-
-    @staticmethod
-    def _options(module) -> tuple:
-        d = module.__dict__
-        return (d["normalize"], d["add_self_loops"], d["cached"], d["in_channels"],
-                d["out_channels"])
 
     def run(self, module, x, edge_index, edge_weight=None):
         """The layer's output, or None where the plan does not stand for
