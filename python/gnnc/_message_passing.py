@@ -1105,7 +1105,7 @@ class _Uncacheable(Exception):
 _INTERNAL = frozenset(torch.nn.Module().__dict__) | {
     "_failed", "_plans", "_mp", "_mp_id", "_message_params", "_tensor_names",
     "_value_names", "_gnnc_function",  # of a gnnc.nn layer (gnnc.explain)
-    "_gnnc_plan"}  # of a gnnc.nn layer (its last call's decisions, conv._Plan)
+    "_gnnc_plan"}  # of a gnnc.nn layer (its last call's decisions, nn._plan)
 _VALUES = (type(None), bool, int, str, bytes, complex, torch.dtype, torch.device,
            torch.layout)
 _BY_IDENTITY = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type,

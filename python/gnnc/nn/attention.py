@@ -12,7 +12,8 @@ from torch import Tensor
 
 from . import _common
 from ._common import Linear
-from .conv import _Plan, refuse_skipped_calls
+from ._plan import _Plan
+from .conv import refuse_skipped_calls
 
 
 def _heads_out(out: Tensor, concat: bool) -> Tensor:
@@ -239,7 +240,7 @@ def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tenso
 
 
 class _GatPlan(_Plan):
-    """A GATConv's plan (conv._Plan) on one graph: its gat_layer function,
+    """A GATConv's plan (_plan._Plan) on one graph: its gat_layer function,
     without edge features or attention weights, in float32 or float64.
     Besides `_Plan`'s checks: the layer's `lin`, `res`, `att_src`,
     `att_dst` and `bias` the same objects (`lin` as then, `_same_linear`;

@@ -11,6 +11,7 @@ from gnnc import _core
 
 from . import _common
 from ._common import Linear
+from ._plan import _Plan, _global_hooks, _observed
 
 
 def check_edge_weight(layer: str, edge_weight, edge_index: Tensor, x: Tensor) -> None:
@@ -515,23 +516,6 @@ def _is_class(m, classes) -> bool:
     return (type(m).__module__, type(m).__qualname__) in classes
 
 
-def _observed(m) -> bool:
-    """Whether something may observe or replace a call of module `m`: a hook
-    on it, or a `forward` set on the instance (a LoRA or quantisation
-    patch)."""
-    return bool(m._forward_hooks or m._forward_pre_hooks or m._backward_hooks or
-                m._backward_pre_hooks) or "forward" in m.__dict__
-
-
-def _global_hooks() -> bool:
-    """Whether a global module hook is registered
-    (`torch.nn.modules.module.register_module_forward_hook` and its kin):
-    it would see every module call, the ones gnnc skips too."""
-    g = torch.nn.modules.module
-    return bool(g._global_forward_hooks or g._global_forward_pre_hooks or
-                g._global_backward_hooks or g._global_backward_pre_hooks)
-
-
 def _plain_forward(m) -> bool:
     """Whether `m`'s forward is that of `torch.nn.Linear` or of gnnc's or
     PyG's `Linear`: the nearest class defining it is one of them (a
@@ -754,120 +738,6 @@ def _gin_run(module: torch.nn.Module, template: str, edge_index: Tensor, n: int,
     out = _common.propagate(module, f"{template}_layer", config, edge_index, n,
                             *_common.casts(dt, *tensors))
     return rest(out)
-
-
-def _no_plan():
-    return None
-
-
-_MISSING = object()
-
-
-class _Plan:
-    """What a layer's last full call decided (its gnn function, the
-    function's configuration, the operands' order), kept on the layer
-    (`_gnnc_plan`) so that the next calls skip deciding it again: on a small
-    graph a layer call is its host time, most of it the checks and the
-    decisions (issues 28 and 31). A subclass's `run` checks everything that
-    decision read and returns None where anything differs (the caller then
-    takes the full path, which raises what it raises and keeps a new plan).
-    What every plan checks (`_stands`): no trace, autocast, torch.func
-    transform, forward-mode AD or global module hook; x and edge_index plain
-    dense tensors, x of the dtype, device and width of then, edge_index a
-    [2, E] int64 or int32 tensor on x's device; the layer's flow the same;
-    no hook or `forward` of its own on any module the plan skips. Made only
-    outside autocast and tracing, for an edge_index (not a sparse
-    adjacency), with every operand of the one dtype. Not copied with the
-    layer (deepcopy, pickle): a copy decides anew."""
-
-    __slots__ = ("template", "flow", "dtype", "device", "cin", "watched", "options")
-
-    # The layer's attributes (plain ones, in its __dict__) the plan was made
-    # for: a later call with any of them changed takes the full path.
-    OPTIONS: tuple = ()
-
-    def __deepcopy__(self, memo):
-        return None
-
-    def __reduce__(self):
-        return (_no_plan, ())
-
-    @staticmethod
-    def drop(module) -> None:
-        """Forgets `module`'s plan (not while traced: its attributes stay
-        untouched then)."""
-        if not torch.compiler.is_compiling():
-            module.__dict__.pop("_gnnc_plan", None)
-
-    @staticmethod
-    def keepable(x, dt: torch.dtype) -> bool:
-        """Whether a call on `x` in `dt` may leave a plan: outside autocast,
-        x a plain dense tensor of that dtype."""
-        return not (_common._any_autocast() or type(x) is not Tensor or
-                    x.layout != torch.strided or x.is_meta or x.dtype != dt)
-
-    def _start(self, module, template: str, dt: torch.dtype, x: Tensor,
-               watched: tuple) -> None:
-        self.template, self.flow, self.dtype = template, module.flow, dt
-        self.device, self.cin, self.watched = x.device, x.size(1), watched
-        self.options = self._options(module)
-
-    @classmethod
-    def _options(cls, module) -> tuple:
-        """The values of the layer's `OPTIONS` (_MISSING for a name that is
-        not a plain attribute now: a submodule set in its place)."""
-        d = module.__dict__
-        return tuple(d.get(name, _MISSING) for name in cls.OPTIONS)
-
-    def _stands(self, module, x, edge_index) -> bool:
-        """Whether the checks every plan makes hold (see the class)."""
-        if type(x) is not Tensor or type(edge_index) is not Tensor or \
-                _common._any_autocast() or \
-                _core._functorch_active() or \
-                getattr(_core._forward_ad, "_current_level", -1) >= 0 or _global_hooks():
-            return False
-        if x.dtype != self.dtype or x.device != self.device or \
-                x.layout != torch.strided or x.dim() != 2 or x.size(1) != self.cin or \
-                edge_index.layout != torch.strided or \
-                edge_index.dtype not in (torch.int64, torch.int32) or \
-                edge_index.dim() != 2 or edge_index.size(0) != 2 or \
-                edge_index.device != x.device or module.flow != self.flow:
-            return False
-        return not any(_observed(m) for m in self.watched)
-
-    def _same_linear(self, m, spec, tensors) -> bool:
-        """Whether Linear `m` is as when the plan was made (`spec`, from
-        `_linear_spec`: its class, its weight's class (no
-        UninitializedParameter), shape, dtype and device, a bias or none);
-        then its weight and bias appended to `tensors`."""
-        cls, kind, shape, bias = spec
-        if type(m) is not cls:
-            return False
-        params = m._parameters
-        w, b = params.get("weight"), params.get("bias")
-        if type(w) is not kind or w.dtype != self.dtype or tuple(w.shape) != shape or \
-                w.device != self.device or (b is not None) != bias or \
-                (b is not None and (b.dtype != self.dtype or b.device != self.device)):
-            return False
-        tensors.append(w.contiguous())
-        if b is not None:
-            tensors.append(b.contiguous())
-        return True
-
-    @staticmethod
-    def _linear_spec(m) -> tuple:
-        return (type(m), type(m.weight), tuple(m.weight.shape), m.bias is not None)
-
-    def _call(self, module, config: tuple, edge_index: Tensor, n: int,
-              tensors: list) -> Tensor:
-        """propagate's eager call, its checks made: the graph's handle from
-        the cache (which checks the graph's contents), the function for the
-        tensors' gradients, its run."""
-        graph = _core._graphs.get(edge_index, n).handle
-        template = self.template
-        module.__dict__["_gnnc_function"] = (template, config)  # (gnnc.explain)
-        fn = _common.function_for(template, config, tensors)
-        return fn._run(edge_index, n, tensors, graph)
 
 
 class _GinPlan(_Plan):

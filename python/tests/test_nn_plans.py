@@ -1,0 +1,389 @@
+"""gnnc.nn layers' call plans (nn/_plan.py): a GIN, GINE, GCN or GAT
+layer's later calls take what its last full call decided unless something
+that decision read changed. Each test changes one thing at a time on both
+libraries' layers (or the inputs) and compares outputs and every gradient
+with PyG's, and whether the call took the plan."""
+import copy
+
+import pytest
+import torch
+
+from _parity import tol
+from test_nn import IN, OUT, features, gnn, loop_free_graph, make, mlp, tiny_graph
+
+
+class _Scale(torch.nn.Module):
+    def forward(self, w):
+        return 2 * w
+
+
+def _plan_step(step: str, planned: bool, full_path: list, ours, pyg, x, args) -> None:
+    """One step of the plan tests: `ours(x, *args)` and PyG's layer on a
+    copy of x; whether ours took its plan (`full_path`, which the test's
+    probe on the full path appends to, empty; cleared first); outputs and
+    the gradients of x and of every parameter equal PyG's (then cleared)."""
+    full_path.clear()
+    x1 = x.requires_grad_()
+    x2 = x1.detach().clone().requires_grad_()
+    out1, out2 = ours(x1, *args), pyg(x2, *args)
+    assert (not full_path) == planned, step
+    t = tol(x.dtype)
+    torch.testing.assert_close(out1, out2, **t, msg=step)
+    out1.square().sum().backward()
+    out2.square().sum().backward()
+    torch.testing.assert_close(x1.grad, x2.grad, **t, msg=step)
+    theirs = dict(pyg.named_parameters())
+    for name, p in ours.named_parameters():
+        torch.testing.assert_close(p.grad, theirs[name].grad, **t, msg=f"{step} {name}")
+        p.grad = theirs[name].grad = None
+
+
+def _dtype_and_flow_steps(check, both) -> None:
+    """The steps every plan test takes (`check(step, planned, dtype=...)`
+    one call on both layers, `both(f)` f applied to both): the layers in
+    float32, then float64 again, then the other flow."""
+    both(lambda m: m.float())
+    check("float32", planned=False, dtype=torch.float32)
+    check("and planned", planned=True, dtype=torch.float32)
+    both(lambda m: m.double())
+    check("float64 again", planned=False)
+    both(lambda m: setattr(m, "flow", "target_to_source"))
+    check("the other flow", planned=False)
+    check("and planned", planned=True)
+
+
+@pytest.mark.parametrize("kind", ["gin", "gine"])
+def test_gin_plans_follow_every_change_to_the_layer_and_its_inputs(kind, monkeypatch):
+    """GIN's and GINE's later calls take the fold their last full call
+    decided (conv._GinPlan) unless something it read changed: each step
+    below changes one thing on both libraries' layers (or the inputs) and
+    compares output and gradients with PyG's in float64, and whether the
+    call took the plan (no second inspection of nn) where it should."""
+    from gnnc.nn import conv
+    edge_index, n = tiny_graph()
+    e = edge_index.size(1)
+    kw = dict(nn=lambda: mlp(IN, OUT), eps=0.1, train_eps=True)
+    if kind == "gine":
+        kw["edge_dim"] = 3
+    ours, pyg = make((kind, "GINConv" if kind == "gin" else "GINEConv", (), kw),
+                     torch.float64)
+    inspected = []
+    real = conv._leading_mlp
+    monkeypatch.setattr(conv, "_leading_mlp",
+                        lambda *a: inspected.append(1) or real(*a))
+    torch.manual_seed(5)
+    ea = torch.randn(e, 3, dtype=torch.float64)
+    calls = []
+
+    def hook(m, a, o):
+        calls.append(1)
+
+    def both(f):
+        f(ours), f(pyg)
+
+    def check(step, planned, dtype=torch.float64, ei=edge_index, x_in=None):
+        extra = () if kind == "gin" else (ea.to(dtype),)
+        _plan_step(step, planned, inspected, ours, pyg,
+                   features(n, dtype) if x_in is None else x_in, (ei, *extra))
+
+    check("first call", planned=False)
+    check("second call", planned=True)
+    with torch.no_grad():
+        both(lambda m: m.nn[0].weight.add_(0.5))
+    check("weights written in place", planned=True)
+    handle = ours.nn[0].register_forward_hook(hook)
+    pyg.nn[0].register_forward_hook(lambda *a: None)
+    check("hook on the first Linear", planned=False)
+    assert calls == [1]
+    handle.remove()
+    check("hook removed: decided again", planned=False)
+    check("and planned", planned=True)
+    torch.manual_seed(7)
+    new = torch.nn.Linear(5, OUT).double()
+    ours.nn[2], pyg.nn[2] = new, copy.deepcopy(new)
+    check("a Linear replaced", planned=False)
+    check("and planned", planned=True)
+    both(lambda m: setattr(m, "eps", torch.nn.Parameter(torch.tensor([0.3],
+                                                                     dtype=torch.float64))))
+    check("eps replaced", planned=False)
+    both(lambda m: torch.nn.utils.parametrize.register_parametrization(
+        m.nn[0], "weight", _Scale()))
+    check("a parametrization", planned=False)
+    check("a parametrized Linear is not folded", planned=False)
+    both(lambda m: torch.nn.utils.parametrize.remove_parametrizations(m.nn[0], "weight"))
+    check("parametrization removed", planned=False)
+    check("and planned", planned=True)
+    both(lambda m: setattr(m.nn[0], "forward", lambda x, lin=m.nn[0]: torch.tanh(
+        torch.nn.functional.linear(x, lin.weight, lin.bias))))
+    check("a forward set on the instance", planned=False)
+    both(lambda m: m.nn[0].__dict__.pop("forward"))
+    check("forward removed", planned=False)
+    _dtype_and_flow_steps(check, both)
+    other = torch.tensor([[0, 1, 2, 3], [3, 3, 0, 1]])
+    if kind == "gin":
+        check("another graph", planned=True, ei=other)
+    # A copy decides anew and reads its own weights.
+    for clone in (copy.deepcopy(ours), _roundtrip(ours)):
+        assert clone.__dict__.get("_gnnc_plan") is None
+        with torch.no_grad():
+            clone.nn[0].weight.mul_(2)
+        x = features(n, torch.float64)
+        extra = () if kind == "gin" else (ea,)
+        assert not torch.allclose(clone(x, edge_index, *extra), ours(x, edge_index, *extra))
+    # A planned layer refuses bad inputs as on its first call.
+    extra = () if kind == "gin" else (ea,)
+    # (x wider than nn's first Linear: PyTorch's error there as in PyG; GINE's
+    # lin then projects to another width than x's.)
+    error, match = ((RuntimeError, "cannot be multiplied") if kind == "gin" else
+                    (ValueError, "dimensionalities do not match"))
+    with pytest.raises(error, match=match):
+        ours(features(n, torch.float64, channels=IN + 1), edge_index, *extra)
+    with pytest.raises(TypeError, match="edge_index of dtype int64"):
+        ours(features(n, torch.float64), edge_index.double(), *extra)
+    with pytest.raises(ValueError, match="outside \\[0, 2\\) for a graph of 2 nodes"):
+        ours(features(2, torch.float64), edge_index, *extra)
+    if kind == "gine":
+        with pytest.raises(ValueError, match="edge_attr of shape"):
+            ours(features(n, torch.float64), edge_index, ea[1:])
+        with pytest.raises(ValueError, match="edge_attr is required"):
+            ours(features(n, torch.float64), edge_index)
+        with pytest.raises(ValueError, match="edge_attr of 3 channels"):
+            ours(features(n, torch.float64), edge_index, torch.randn(e, 4, dtype=torch.float64))
+
+
+def _bias_and_lin_steps(check, both, width: int) -> None:
+    """The plan tests' steps on a layer with `bias` (of `width`) and a
+    Linear `lin` whose weight it reads: the bias replaced, lin's weight
+    parametrized (read through the parametrization, so never planned) and
+    back, then `_dtype_and_flow_steps` and the flow back."""
+    both(lambda m: setattr(m, "bias", torch.nn.Parameter(
+        torch.linspace(-1, 1, width, dtype=torch.float64))))
+    check("bias replaced", planned=False)
+    check("and planned", planned=True)
+    both(lambda m: torch.nn.utils.parametrize.register_parametrization(
+        m.lin, "weight", _Scale()))
+    check("a parametrization", planned=False)
+    check("a parametrized weight is read through it", planned=False)
+    both(lambda m: torch.nn.utils.parametrize.remove_parametrizations(m.lin, "weight"))
+    check("parametrization removed", planned=False)
+    check("and planned", planned=True)
+    _dtype_and_flow_steps(check, both)
+    both(lambda m: setattr(m, "flow", "source_to_target"))
+
+
+def _graph_steps(check, edge_index: torch.Tensor, loop_free: torch.Tensor) -> None:
+    """The graph steps of the plan tests of layers whose graph is derived
+    on every call (self-loops added or folded): the first call and the
+    planned second, a graph without self-loops and one with them again, no
+    edges, no nodes, a new graph and that graph written in place."""
+    check("first call", planned=False)
+    check("second call", planned=True)
+    check("a graph without self-loops", planned=True, ei=loop_free)
+    check("with them again", planned=True)
+    empty = torch.zeros(2, 0, dtype=torch.long)
+    check("no edges", planned=True, ei=empty)
+    check("no nodes", planned=True, ei=empty, x_in=features(0, torch.float64))
+    changed = edge_index.clone()
+    check("a new graph", planned=True, ei=changed)
+    changed[1, 0] = 6  # (PyTorch's version counter sees it)
+    check("that graph written in place", planned=True, ei=changed)
+
+
+def test_gcn_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch):
+    """GCNConv's later calls take the function its last full call decided
+    (conv._GcnPlan) unless something it read changed; the graph (its
+    self-loops added or folded) is derived from the graph's contents on
+    every call. Each step changes one thing on both libraries' layers (or
+    the inputs) and compares output and gradients with PyG's in float64,
+    and whether the call took the plan (no second check of the inputs)."""
+    from gnnc.nn import _common
+    edge_index, n = tiny_graph()
+    loop_free, _ = loop_free_graph(n=n, e=20)
+    ours, pyg = make(("gcn", "GCNConv", (IN, OUT), {}), torch.float64)
+    full = []
+    real = _common.check_inputs
+    monkeypatch.setattr(_common, "check_inputs", lambda *a: full.append(1) or real(*a))
+
+    def both(f):
+        f(ours), f(pyg)
+
+    def check(step, planned, dtype=torch.float64, ei=edge_index, weight=None,
+              x_in=None):
+        _plan_step(step, planned, full, ours, pyg,
+                   features(n, dtype) if x_in is None else x_in,
+                   (ei,) if weight is None else (ei, weight))
+
+    _graph_steps(check, edge_index, loop_free)
+    with torch.no_grad():
+        both(lambda m: m.lin.weight.add_(0.5))
+    check("weights written in place", planned=True)
+    torch.manual_seed(3)
+    w = torch.rand(edge_index.size(1), dtype=torch.float64)
+    check("edge weights", planned=False, weight=w)
+    check("none again: decided again", planned=False)
+    check("and planned", planned=True)
+    handle = ours.lin.register_forward_hook(lambda *a: None)
+    with pytest.raises(NotImplementedError, match="'lin'.*hook"):
+        ours(features(n, torch.float64), edge_index)
+    handle.remove()
+    check("hook removed", planned=True)
+    torch.manual_seed(7)
+    new = copy.deepcopy(ours.lin)
+    with torch.no_grad():
+        new.weight.normal_()
+    ours.lin = new
+    pyg.lin.weight = torch.nn.Parameter(new.weight.detach().clone())
+    check("lin replaced", planned=False)
+    check("and planned", planned=True)
+    _bias_and_lin_steps(check, both, OUT)
+    both(lambda m: (setattr(m, "normalize", False), setattr(m, "add_self_loops", False)))
+    check("not normalised", planned=False)
+    check("and planned", planned=True)
+    both(lambda m: (setattr(m, "normalize", True), setattr(m, "add_self_loops", True)))
+    check("normalised again", planned=False)
+    both(lambda m: setattr(m, "cached", True))
+    check("cached", planned=False)
+    check("cached: the first graph's result for another", planned=True, ei=loop_free)
+    both(lambda m: setattr(m, "_cached_edge_index", None))
+    check("the cache emptied", planned=False, ei=loop_free)
+    check("and planned", planned=True, ei=loop_free)
+    both(lambda m: setattr(m, "cached", False))
+    # A copy decides anew and reads its own weights.
+    for clone in (copy.deepcopy(ours), _roundtrip(ours)):
+        assert clone.__dict__.get("_gnnc_plan") is None
+        with torch.no_grad():
+            clone.lin.weight.mul_(2)
+        x = features(n, torch.float64)
+        assert not torch.allclose(clone(x, edge_index), ours(x, edge_index))
+    # A planned layer refuses bad inputs as on its first call.
+    ours(features(n, torch.float64), edge_index)
+    assert ours.__dict__.get("_gnnc_plan") is not None
+    with pytest.raises(ValueError, match=f"expected x with {IN} channels"):
+        ours(features(n, torch.float64, channels=IN + 1), edge_index)
+    with pytest.raises(TypeError, match="edge_index of dtype int64"):
+        ours(features(n, torch.float64), edge_index.double())
+    with pytest.raises(ValueError, match="outside \\[0, 2\\) for a graph of 2 nodes"):
+        ours(features(2, torch.float64), edge_index)
+    with pytest.raises(TypeError, match="x is torch.float32 but"):
+        ours(features(n, torch.float32), edge_index)
+    # A lazy layer: sized on its first call, planned on the next.
+    lazy = gnn.GCNConv(-1, OUT).double()
+    x = features(n, torch.float64)
+    first = lazy(x, edge_index)
+    full.clear()
+    torch.testing.assert_close(lazy(x, edge_index), first, rtol=0, atol=0)
+    assert not full and lazy.lin.weight.shape == (OUT, IN)
+
+
+def test_gat_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch):
+    """GATConv's later calls on one graph take the function its last full
+    call decided (attention._GatPlan) unless something it read changed; the
+    graph with its self-loops is derived from the graph's contents and the
+    attention dropout's mask drawn on every call. Each step changes one
+    thing on both libraries' layers (or the inputs) and compares output and
+    gradients with PyG's in float64, and whether the call took the plan (no
+    second check of the inputs)."""
+    from gnnc.nn import _common
+    edge_index, n = tiny_graph()
+    loop_free, _ = loop_free_graph(n=n, e=20)
+    ours, pyg = make(("gat", "GATConv", (IN, OUT), dict(heads=2)), torch.float64)
+    full = []
+    real = _common.check_inputs
+    monkeypatch.setattr(_common, "check_inputs", lambda *a: full.append(1) or real(*a))
+
+    def both(f):
+        f(ours), f(pyg)
+
+    def check(step, planned, dtype=torch.float64, ei=edge_index, extra=(), x_in=None):
+        _plan_step(step, planned, full, ours, pyg,
+                   features(n, dtype) if x_in is None else x_in, (ei, *extra))
+
+    _graph_steps(check, edge_index, loop_free)
+    check("edge features without edge_dim (unused)", planned=True,
+          extra=(torch.randn(edge_index.size(1), 3, dtype=torch.float64),))
+    with torch.no_grad():
+        both(lambda m: m.lin.weight.add_(0.5))
+        both(lambda m: m.att_src.mul_(-2))
+    check("weights written in place", planned=True)
+    handle = ours.lin.register_forward_hook(lambda *a: None)
+    with pytest.raises(NotImplementedError, match="'lin'.*hook"):
+        ours(features(n, torch.float64), edge_index)
+    handle.remove()
+    check("hook removed", planned=True)
+    torch.manual_seed(4)
+    att = torch.randn(1, 2, OUT, dtype=torch.float64)
+    both(lambda m: setattr(m, "att_dst", torch.nn.Parameter(att.clone())))
+    check("att_dst replaced", planned=False)
+    check("and planned", planned=True)
+    _bias_and_lin_steps(check, both, 2 * OUT)
+    both(lambda m: setattr(m, "negative_slope", 0.05))
+    check("another negative slope", planned=False)
+    check("and planned", planned=True)
+    both(lambda m: setattr(m, "add_self_loops", False))
+    check("no self-loops added", planned=False)
+    check("and planned", planned=True)
+    both(lambda m: setattr(m, "add_self_loops", True))
+    # Attention weights asked for: the full path, which drops the plan.
+    x = features(n, torch.float64)
+    full.clear()
+    got, want = ours(x, edge_index, return_attention_weights=True), \
+        pyg(x, edge_index, return_attention_weights=True)
+    assert full
+    torch.testing.assert_close(got[0], want[0], **tol(torch.float64))
+    torch.testing.assert_close(got[1][1], want[1][1], **tol(torch.float64))
+    check("weights not asked: decided again", planned=False)
+    check("and planned", planned=True)
+    # Training with attention dropout: the same mask on both sides, drawn
+    # on the planned call too.
+    p, e = 0.4, edge_index.size(1) + n
+    mask = (torch.rand(e, 2, generator=torch.Generator().manual_seed(8)) > p).double() / (1 - p)
+    keep = torch.ones(e, dtype=torch.bool)
+    keep[:edge_index.size(1)] = edge_index[0] != edge_index[1]
+    drawn = []
+
+    def our_mask(shape, prob, dtype, device):
+        assert tuple(shape) == (e, 2) and prob == p
+        drawn.append(1)
+        return mask.to(dtype)
+
+    def pyg_dropout(input, p=0.5, training=True, inplace=False):
+        return input * mask[keep] if training else input
+
+    monkeypatch.setattr(_common, "attention_dropout_mask", our_mask)
+    monkeypatch.setattr(torch.nn.functional, "dropout", pyg_dropout)
+    both(lambda m: (setattr(m, "dropout", p), m.train()))
+    check("attention dropout", planned=False)
+    check("and planned", planned=True)
+    assert len(drawn) == 2
+    both(lambda m: m.eval())
+    check("eval mode: no dropout", planned=True)
+    assert len(drawn) == 2
+    # A residual layer: the projection of x added in PyTorch after the plan.
+    res, res_pyg = make(("gat", "GATConv", (IN, OUT), dict(heads=2, residual=True)),
+                        torch.float64)
+    ours, pyg = res, res_pyg
+    check("residual: first call", planned=False)
+    check("residual: planned", planned=True)
+    # A copy decides anew and reads its own weights.
+    for clone in (copy.deepcopy(ours), _roundtrip(ours)):
+        assert clone.__dict__.get("_gnnc_plan") is None
+        with torch.no_grad():
+            clone.lin.weight.mul_(2)
+        assert not torch.allclose(clone(x, edge_index), ours(x, edge_index))
+    # A planned layer refuses bad inputs as on its first call.
+    ours(x, edge_index)
+    assert ours.__dict__.get("_gnnc_plan") is not None
+    with pytest.raises(ValueError, match=f"expected x with {IN} channels"):
+        ours(features(n, torch.float64, channels=IN + 1), edge_index)
+    with pytest.raises(TypeError, match="edge_index of dtype int64"):
+        ours(x, edge_index.double())
+    with pytest.raises(ValueError, match="outside \\[0, 2\\) for a graph of 2 nodes"):
+        ours(features(2, torch.float64), edge_index)
+
+
+def _roundtrip(module):
+    import io
+    buf = io.BytesIO()
+    torch.save(module, buf)
+    buf.seek(0)
+    return torch.load(buf, weights_only=False)
