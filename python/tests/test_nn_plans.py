@@ -387,3 +387,88 @@ def _roundtrip(module):
     torch.save(module, buf)
     buf.seek(0)
     return torch.load(buf, weights_only=False)
+
+
+def test_sage_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch):
+    """SAGEConv's later calls on one graph take the function its last full
+    call decided (conv._SagePlan) unless something it read changed. Each
+    step changes one thing on both libraries' layers (or the inputs) and
+    compares output and gradients with PyG's in float64, and whether the
+    call took the plan (no second check of the inputs)."""
+    from gnnc.nn import _common
+    edge_index, n = tiny_graph()
+    loop_free, _ = loop_free_graph(n=n, e=20)
+    # (OUT < IN: mean and sum project before aggregating, max after)
+    ours, pyg = make(("sage", "SAGEConv", (IN, OUT), {}), torch.float64)
+    full = []
+    real = _common.check_inputs
+    monkeypatch.setattr(_common, "check_inputs", lambda *a: full.append(1) or real(*a))
+
+    def both(f):
+        f(ours), f(pyg)
+
+    def check(step, planned, dtype=torch.float64, ei=edge_index, size=None, x_in=None):
+        _plan_step(step, planned, full, ours, pyg,
+                   features(n, dtype) if x_in is None else x_in,
+                   (ei,) if size is None else (ei, size))
+
+    _graph_steps(check, edge_index, loop_free)
+    with torch.no_grad():
+        both(lambda m: m.lin_l.weight.add_(0.5))
+        both(lambda m: m.lin_r.weight.mul_(-1))
+    check("weights written in place", planned=True)
+    both(lambda m: setattr(m.lin_l, "bias", torch.nn.Parameter(
+        torch.linspace(-1, 1, OUT, dtype=torch.float64))))
+    check("lin_l's bias replaced (read as it is)", planned=True)
+    check("a size given", planned=False, size=(n, n))
+    check("none again: the plan still stands", planned=True)
+    for attr in ("lin_l", "lin_r"):
+        handle = getattr(ours, attr).register_forward_hook(lambda *a: None)
+        with pytest.raises(NotImplementedError, match=f"'{attr}'.*hook"):
+            ours(features(n, torch.float64), edge_index)
+        handle.remove()
+        check(f"hook on {attr} removed", planned=True)
+    both(lambda m: torch.nn.utils.parametrize.register_parametrization(
+        m.lin_r, "weight", _Scale()))
+    check("a parametrization", planned=False)
+    check("a parametrized weight is read through it", planned=False)
+    both(lambda m: torch.nn.utils.parametrize.remove_parametrizations(m.lin_r, "weight"))
+    check("parametrization removed", planned=False)
+    check("and planned", planned=True)
+    _dtype_and_flow_steps(check, both)
+    both(lambda m: setattr(m, "flow", "source_to_target"))
+    both(lambda m: setattr(m, "normalize", True))
+    check("normalised", planned=False)
+    check("and planned", planned=True)
+    both(lambda m: setattr(m, "root_weight", False))
+    check("no root term", planned=False)
+    check("and planned", planned=True)
+    both(lambda m: setattr(m, "root_weight", True))
+    # A sparse adjacency takes the full path and drops the plan.
+    x = features(n, torch.float64)
+    adj = torch.sparse_coo_tensor(edge_index.flip(0), torch.ones(edge_index.size(1),
+                                                                 dtype=torch.float64),
+                                  (n, n))
+    torch.testing.assert_close(ours(x, adj), pyg(x, adj), **tol(torch.float64))
+    assert ours.__dict__.get("_gnnc_plan") is None
+    check("an edge_index again: decided again", planned=False)
+    check("and planned", planned=True)
+    for aggr in ("max", "sum", "min"):  # (PyG reads aggr when it is built)
+        ours, pyg = make(("sage", "SAGEConv", (IN, OUT), dict(aggr=aggr)), torch.float64)
+        check(f"aggr {aggr}", planned=False)
+        check("and planned", planned=True)
+    # A copy decides anew and reads its own weights.
+    for clone in (copy.deepcopy(ours), _roundtrip(ours)):
+        assert clone.__dict__.get("_gnnc_plan") is None
+        with torch.no_grad():
+            clone.lin_l.weight.mul_(2)
+        assert not torch.allclose(clone(x, edge_index), ours(x, edge_index))
+    # A planned layer refuses bad inputs as on its first call.
+    ours(x, edge_index)
+    assert ours.__dict__.get("_gnnc_plan") is not None
+    with pytest.raises(ValueError, match=f"expected x with {IN} channels"):
+        ours(features(n, torch.float64, channels=IN + 1), edge_index)
+    with pytest.raises(TypeError, match="edge_index of dtype int64"):
+        ours(x, edge_index.double())
+    with pytest.raises(ValueError, match="outside \\[0, 2\\) for a graph of 2 nodes"):
+        ours(features(2, torch.float64), edge_index)

@@ -367,7 +367,11 @@ class SAGEConv(torch.nn.Module):
 
     @_common.sparse_runs_eagerly
     def forward(self, x, edge_index: Tensor, size=None) -> Tensor:
-        out = sum_terms(self.terms(x, edge_index, size, whole=True))
+        # (Traced by torch.compile, the full path: no guard on the plan.)
+        plan = None if torch.compiler.is_compiling() else self.__dict__.get("_gnnc_plan")
+        out = None if plan is None else plan.run(self, x, edge_index, size)
+        if out is None:
+            out = sum_terms(self.terms(x, edge_index, size, whole=True))
         if self.normalize:
             out = F.normalize(out, p=2.0, dim=-1)
         return out
@@ -404,6 +408,8 @@ class SAGEConv(torch.nn.Module):
         weights = _common.message_weights(name, adj, values, aggr, dt)
         if weights is not None:
             # PyG's spmm over a torch.sparse adjacency weights the messages.
+            if whole:
+                _Plan.drop(self)
             agg = _common.weighted_aggregate(ei, n, _common.cast(dt, src), weights, aggr)
             terms = [("mm", agg, weight)]
             return terms + self._root_and_bias(x)
@@ -427,6 +433,12 @@ class SAGEConv(torch.nn.Module):
         if project_first:
             tensors.append(wl)  # (no gradient: PyG's 0 @ W_l^T, _ir.sage_layer)
         config = (cin, cout, t, aggr, bias is not None, root, project_first, separate)
+        if whole:
+            if not self.project and not _common.is_sparse(adj):
+                # (A plan for the next calls: an edge_index, no projection.)
+                _SagePlan.keep(self, x, dt, lin_l, self.lin_r if root else None, config)
+            else:
+                _Plan.drop(self)
         return [("add", _common.propagate(self, "sage_layer", config, ei, n, *tensors))]
 
     def _root_and_bias(self, x_dst) -> list:
@@ -438,6 +450,8 @@ class SAGEConv(torch.nn.Module):
     def _bipartite(self, name: str, x, edge_index: Tensor, size, whole: bool) -> list:
         """PyG's bipartite SAGE: sources x[0] aggregated into the num_dst
         destinations, x[1] (None: no root term) through lin_r."""
+        if whole:
+            _Plan.drop(self)
         sides = ([self.lin_l], [self.lin_r] if self.root_weight else [])
         adj = edge_index
         x_src, x_dst, ei, (ns, nd), values = _common.linear_pair_inputs(
@@ -877,6 +891,59 @@ class _GcnPlan(_Plan):
             tensors.append(_common.cast(self.dtype, w))
         return self._call(module, self.head + (False, weights, normalize, fold, False),
                           ei, n, tensors)
+
+
+class _SagePlan(_Plan):
+    """A SAGEConv's plan (`_Plan`) on one graph: its sage_layer function,
+    without `project`. Besides `_Plan`'s checks: no `size`; the layer's
+    `lin_l` and `lin_r` the same objects and as then (`_same_linear`); its
+    options (`aggr`, `normalize`, `root_weight`, `project`, the channels)
+    as then. Made only for an edge_index (not a sparse adjacency, whose
+    values would weight the messages)."""
+
+    __slots__ = ("config", "lin_l", "lin_l_spec", "lin_r", "lin_r_spec")
+    OPTIONS = ("aggr", "normalize", "root_weight", "project", "in_channels",
+               "out_channels")
+
+    @staticmethod
+    def keep(module, x: Tensor, dt: torch.dtype, lin_l, lin_r, config: tuple) -> None:
+        """Keeps the plan of this call on `module` (`lin_r` None without
+        the root term) where it can stand for later ones, else drops any
+        older one."""
+        if torch.compiler.is_compiling():
+            return
+        _Plan.drop(module)
+        bias = lin_l.bias
+        if not _Plan.keepable(x, dt) or lin_l.weight.dtype != dt or \
+                (bias is not None and bias.dtype != dt) or \
+                (lin_r is not None and lin_r.weight.dtype != dt):
+            return
+        p = _SagePlan()
+        p._start(module, "sage_layer", dt, x, (lin_l,) + (() if lin_r is None else (lin_r,)))
+        p.config, p.lin_l, p.lin_l_spec = config, lin_l, _Plan._linear_spec(lin_l)
+        p.lin_r = lin_r
+        p.lin_r_spec = None if lin_r is None else _Plan._linear_spec(lin_r)
+        module.__dict__["_gnnc_plan"] = p
+
+    def run(self, module, x, edge_index, size=None):
+        """The layer's output before `normalize`, or None where the plan
+        does not stand for this call."""
+        if size is not None or not self._stands(module, x, edge_index) or \
+                self._options(module) != self.options:
+            return None
+        modules, lin_l, lin_r = module._modules, self.lin_l, self.lin_r
+        if modules.get("lin_l") is not lin_l or \
+                (lin_r is not None and modules.get("lin_r") is not lin_r):
+            return None
+        tensors = [x.contiguous()]
+        if not self._same_linear(lin_l, self.lin_l_spec, tensors) or \
+                (lin_r is not None and not self._same_linear(lin_r, self.lin_r_spec, tensors)):
+            return None
+        config = self.config
+        if config[6]:  # projected first: W_l again, without a gradient
+            tensors.append(tensors[1])
+        return self._call(module, config, _common.flip(edge_index, self.flow), x.size(0),
+                          tensors)
 
 
 def _lazy_init_only(m) -> bool:
