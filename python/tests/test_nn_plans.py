@@ -151,22 +151,39 @@ def test_gin_plans_follow_every_change_to_the_layer_and_its_inputs(kind, monkeyp
             ours(features(n, torch.float64), edge_index, torch.randn(e, 4, dtype=torch.float64))
 
 
+def _option_steps(check, both, changes) -> None:
+    """Each (attribute, value, step) of `changes` set on both layers in
+    turn: the next call decides again, the one after takes the plan."""
+    for attr, value, step in changes:
+        both(lambda m: setattr(m, attr, value))
+        check(step, planned=False)
+        check("and planned", planned=True)
+
+
+def _parametrization_steps(check, both, linear: str) -> None:
+    """The layers' Linear `linear` (an attribute name) parametrized, its
+    weight read through the parametrization (never planned), then the
+    parametrization removed: decided again, then planned."""
+    both(lambda m: torch.nn.utils.parametrize.register_parametrization(
+        getattr(m, linear), "weight", _Scale()))
+    check("a parametrization", planned=False)
+    check("a parametrized weight is read through it", planned=False)
+    both(lambda m: torch.nn.utils.parametrize.remove_parametrizations(
+        getattr(m, linear), "weight"))
+    check("parametrization removed", planned=False)
+    check("and planned", planned=True)
+
+
 def _bias_and_lin_steps(check, both, width: int) -> None:
     """The plan tests' steps on a layer with `bias` (of `width`) and a
     Linear `lin` whose weight it reads: the bias replaced, lin's weight
-    parametrized (read through the parametrization, so never planned) and
-    back, then `_dtype_and_flow_steps` and the flow back."""
+    parametrized and back (`_parametrization_steps`), then
+    `_dtype_and_flow_steps` and the flow back."""
     both(lambda m: setattr(m, "bias", torch.nn.Parameter(
         torch.linspace(-1, 1, width, dtype=torch.float64))))
     check("bias replaced", planned=False)
     check("and planned", planned=True)
-    both(lambda m: torch.nn.utils.parametrize.register_parametrization(
-        m.lin, "weight", _Scale()))
-    check("a parametrization", planned=False)
-    check("a parametrized weight is read through it", planned=False)
-    both(lambda m: torch.nn.utils.parametrize.remove_parametrizations(m.lin, "weight"))
-    check("parametrization removed", planned=False)
-    check("and planned", planned=True)
+    _parametrization_steps(check, both, "lin")
     _dtype_and_flow_steps(check, both)
     both(lambda m: setattr(m, "flow", "source_to_target"))
 
@@ -189,6 +206,20 @@ def _graph_steps(check, edge_index: torch.Tensor, loop_free: torch.Tensor) -> No
     check("that graph written in place", planned=True, ei=changed)
 
 
+def _full_path_probe(monkeypatch):
+    """(edge_index, n, a loop-free graph of n nodes, full): the plan tests'
+    graphs, and the list a probe on the full path's input checks
+    (`_common.check_inputs`) appends to on every call that does not take
+    the plan."""
+    from gnnc.nn import _common
+    edge_index, n = tiny_graph()
+    loop_free, _ = loop_free_graph(n=n, e=20)
+    full = []
+    real = _common.check_inputs
+    monkeypatch.setattr(_common, "check_inputs", lambda *a: full.append(1) or real(*a))
+    return edge_index, n, loop_free, full
+
+
 def test_gcn_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch):
     """GCNConv's later calls take the function its last full call decided
     (conv._GcnPlan) unless something it read changed; the graph (its
@@ -196,13 +227,8 @@ def test_gcn_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch):
     every call. Each step changes one thing on both libraries' layers (or
     the inputs) and compares output and gradients with PyG's in float64,
     and whether the call took the plan (no second check of the inputs)."""
-    from gnnc.nn import _common
-    edge_index, n = tiny_graph()
-    loop_free, _ = loop_free_graph(n=n, e=20)
+    edge_index, n, loop_free, full = _full_path_probe(monkeypatch)
     ours, pyg = make(("gcn", "GCNConv", (IN, OUT), {}), torch.float64)
-    full = []
-    real = _common.check_inputs
-    monkeypatch.setattr(_common, "check_inputs", lambda *a: full.append(1) or real(*a))
 
     def both(f):
         f(ours), f(pyg)
@@ -248,22 +274,8 @@ def test_gcn_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch):
     check("the cache emptied", planned=False, ei=loop_free)
     check("and planned", planned=True, ei=loop_free)
     both(lambda m: setattr(m, "cached", False))
-    # A copy decides anew and reads its own weights.
-    for clone in (copy.deepcopy(ours), _roundtrip(ours)):
-        assert clone.__dict__.get("_gnnc_plan") is None
-        with torch.no_grad():
-            clone.lin.weight.mul_(2)
-        x = features(n, torch.float64)
-        assert not torch.allclose(clone(x, edge_index), ours(x, edge_index))
-    # A planned layer refuses bad inputs as on its first call.
-    ours(features(n, torch.float64), edge_index)
-    assert ours.__dict__.get("_gnnc_plan") is not None
-    with pytest.raises(ValueError, match=f"expected x with {IN} channels"):
-        ours(features(n, torch.float64, channels=IN + 1), edge_index)
-    with pytest.raises(TypeError, match="edge_index of dtype int64"):
-        ours(features(n, torch.float64), edge_index.double())
-    with pytest.raises(ValueError, match="outside \\[0, 2\\) for a graph of 2 nodes"):
-        ours(features(2, torch.float64), edge_index)
+    _copies_and_bad_inputs(ours, lambda m: m.lin.weight, features(n, torch.float64),
+                           edge_index, n)
     with pytest.raises(TypeError, match="x is torch.float32 but"):
         ours(features(n, torch.float32), edge_index)
     # A lazy layer: sized on its first call, planned on the next.
@@ -283,13 +295,8 @@ def test_gat_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch):
     thing on both libraries' layers (or the inputs) and compares output and
     gradients with PyG's in float64, and whether the call took the plan (no
     second check of the inputs)."""
-    from gnnc.nn import _common
-    edge_index, n = tiny_graph()
-    loop_free, _ = loop_free_graph(n=n, e=20)
+    edge_index, n, loop_free, full = _full_path_probe(monkeypatch)
     ours, pyg = make(("gat", "GATConv", (IN, OUT), dict(heads=2)), torch.float64)
-    full = []
-    real = _common.check_inputs
-    monkeypatch.setattr(_common, "check_inputs", lambda *a: full.append(1) or real(*a))
 
     def both(f):
         f(ours), f(pyg)
@@ -316,12 +323,8 @@ def test_gat_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch):
     check("att_dst replaced", planned=False)
     check("and planned", planned=True)
     _bias_and_lin_steps(check, both, 2 * OUT)
-    both(lambda m: setattr(m, "negative_slope", 0.05))
-    check("another negative slope", planned=False)
-    check("and planned", planned=True)
-    both(lambda m: setattr(m, "add_self_loops", False))
-    check("no self-loops added", planned=False)
-    check("and planned", planned=True)
+    _option_steps(check, both, [("negative_slope", 0.05, "another negative slope"),
+                                ("add_self_loops", False, "no self-loops added")])
     both(lambda m: setattr(m, "add_self_loops", True))
     # Attention weights asked for: the full path, which drops the plan.
     x = features(n, torch.float64)
@@ -349,6 +352,7 @@ def test_gat_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch):
     def pyg_dropout(input, p=0.5, training=True, inplace=False):
         return input * mask[keep] if training else input
 
+    from gnnc.nn import _common
     monkeypatch.setattr(_common, "attention_dropout_mask", our_mask)
     monkeypatch.setattr(torch.nn.functional, "dropout", pyg_dropout)
     both(lambda m: (setattr(m, "dropout", p), m.train()))
@@ -364,13 +368,20 @@ def test_gat_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch):
     ours, pyg = res, res_pyg
     check("residual: first call", planned=False)
     check("residual: planned", planned=True)
-    # A copy decides anew and reads its own weights.
+    _copies_and_bad_inputs(ours, lambda m: m.lin.weight, features(n, torch.float64),
+                           edge_index, n)
+
+
+def _copies_and_bad_inputs(ours, weight, x, edge_index, n: int) -> None:
+    """The plan tests' last steps on a layer called as `ours(x,
+    edge_index)`: a deep copy and a pickled one keep no plan and read their
+    own weights (`weight(copy)` scaled there); a planned layer refuses bad
+    inputs as on its first call."""
     for clone in (copy.deepcopy(ours), _roundtrip(ours)):
         assert clone.__dict__.get("_gnnc_plan") is None
         with torch.no_grad():
-            clone.lin.weight.mul_(2)
+            weight(clone).mul_(2)
         assert not torch.allclose(clone(x, edge_index), ours(x, edge_index))
-    # A planned layer refuses bad inputs as on its first call.
     ours(x, edge_index)
     assert ours.__dict__.get("_gnnc_plan") is not None
     with pytest.raises(ValueError, match=f"expected x with {IN} channels"):
@@ -395,14 +406,9 @@ def test_sage_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch)
     step changes one thing on both libraries' layers (or the inputs) and
     compares output and gradients with PyG's in float64, and whether the
     call took the plan (no second check of the inputs)."""
-    from gnnc.nn import _common
-    edge_index, n = tiny_graph()
-    loop_free, _ = loop_free_graph(n=n, e=20)
+    edge_index, n, loop_free, full = _full_path_probe(monkeypatch)
     # (OUT < IN: mean and sum project before aggregating, max after)
     ours, pyg = make(("sage", "SAGEConv", (IN, OUT), {}), torch.float64)
-    full = []
-    real = _common.check_inputs
-    monkeypatch.setattr(_common, "check_inputs", lambda *a: full.append(1) or real(*a))
 
     def both(f):
         f(ours), f(pyg)
@@ -428,21 +434,11 @@ def test_sage_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch)
             ours(features(n, torch.float64), edge_index)
         handle.remove()
         check(f"hook on {attr} removed", planned=True)
-    both(lambda m: torch.nn.utils.parametrize.register_parametrization(
-        m.lin_r, "weight", _Scale()))
-    check("a parametrization", planned=False)
-    check("a parametrized weight is read through it", planned=False)
-    both(lambda m: torch.nn.utils.parametrize.remove_parametrizations(m.lin_r, "weight"))
-    check("parametrization removed", planned=False)
-    check("and planned", planned=True)
+    _parametrization_steps(check, both, "lin_r")
     _dtype_and_flow_steps(check, both)
     both(lambda m: setattr(m, "flow", "source_to_target"))
-    both(lambda m: setattr(m, "normalize", True))
-    check("normalised", planned=False)
-    check("and planned", planned=True)
-    both(lambda m: setattr(m, "root_weight", False))
-    check("no root term", planned=False)
-    check("and planned", planned=True)
+    _option_steps(check, both, [("normalize", True, "normalised"),
+                                ("root_weight", False, "no root term")])
     both(lambda m: setattr(m, "root_weight", True))
     # A sparse adjacency takes the full path and drops the plan.
     x = features(n, torch.float64)
@@ -457,18 +453,5 @@ def test_sage_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch)
         ours, pyg = make(("sage", "SAGEConv", (IN, OUT), dict(aggr=aggr)), torch.float64)
         check(f"aggr {aggr}", planned=False)
         check("and planned", planned=True)
-    # A copy decides anew and reads its own weights.
-    for clone in (copy.deepcopy(ours), _roundtrip(ours)):
-        assert clone.__dict__.get("_gnnc_plan") is None
-        with torch.no_grad():
-            clone.lin_l.weight.mul_(2)
-        assert not torch.allclose(clone(x, edge_index), ours(x, edge_index))
-    # A planned layer refuses bad inputs as on its first call.
-    ours(x, edge_index)
-    assert ours.__dict__.get("_gnnc_plan") is not None
-    with pytest.raises(ValueError, match=f"expected x with {IN} channels"):
-        ours(features(n, torch.float64, channels=IN + 1), edge_index)
-    with pytest.raises(TypeError, match="edge_index of dtype int64"):
-        ours(x, edge_index.double())
-    with pytest.raises(ValueError, match="outside \\[0, 2\\) for a graph of 2 nodes"):
-        ours(features(2, torch.float64), edge_index)
+    _copies_and_bad_inputs(ours, lambda m: m.lin_l.weight, features(n, torch.float64),
+                           edge_index, n)
