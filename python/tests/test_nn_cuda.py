@@ -285,19 +285,20 @@ def test_cuda_cached_calls_do_not_synchronise():
         torch.cuda.set_sync_debug_mode("default")
 
 
-@pytest.mark.parametrize("kind", ["gin", "gine", "gcn", "sage", "gat"])
+@pytest.mark.parametrize("kind", ["gin", "gine", "gcn", "sage", "gat", "gatv2"])
 def test_cuda_layer_plans_match_pyg(kind):
-    """GIN's, GINE's, GCN's, SAGE's and GAT's calls after the first (their
-    plans: conv._GinPlan, conv._GcnPlan, conv._SagePlan,
-    attention._GatPlan) on CUDA, new features each call, the weights
-    changed between calls and the graph written in place once, equal PyG's
-    on the CPU, outputs and every gradient."""
+    """GIN's, GINE's, GCN's, SAGE's, GAT's and GATv2's calls after the
+    first (their plans: conv._GinPlan, conv._GcnPlan, conv._SagePlan,
+    attention._GatPlan, attention._Gatv2Plan) on CUDA, new features each
+    call, the weights changed between calls and the graph written in place
+    once, equal PyG's on the CPU, outputs and every gradient."""
     if kind == "gcn":
         case = ("gcn", "GCNConv", (base.IN, base.OUT), {})
     elif kind == "sage":
         case = ("sage", "SAGEConv", (base.IN, base.OUT), {})
-    elif kind == "gat":
-        case = ("gat", "GATConv", (base.IN, base.OUT), dict(heads=2))
+    elif kind in ("gat", "gatv2"):
+        case = (kind, "GATConv" if kind == "gat" else "GATv2Conv", (base.IN, base.OUT),
+                dict(heads=2))
     else:
         kw = dict(nn=lambda: base.mlp(base.IN, base.OUT), eps=0.1, train_eps=True)
         if kind == "gine":

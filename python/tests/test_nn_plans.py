@@ -151,6 +151,20 @@ def test_gin_plans_follow_every_change_to_the_layer_and_its_inputs(kind, monkeyp
             ours(features(n, torch.float64), edge_index, torch.randn(e, 4, dtype=torch.float64))
 
 
+def _linear_replaced(check, ours, pyg, linear: str) -> None:
+    """gnnc's Linear `linear` (an attribute name) replaced by a copy with
+    other weights (PyG's given the same weight): decided again, then
+    planned."""
+    new = copy.deepcopy(getattr(ours, linear))
+    with torch.no_grad():
+        new.weight.copy_(0.3 * torch.randn(new.weight.shape, dtype=new.weight.dtype,
+                                           generator=torch.Generator().manual_seed(7)))
+    setattr(ours, linear, new)
+    getattr(pyg, linear).weight = torch.nn.Parameter(new.weight.detach().clone())
+    check(f"{linear} replaced", planned=False)
+    check("and planned", planned=True)
+
+
 def _option_steps(check, both, changes) -> None:
     """Each (attribute, value, step) of `changes` set on both layers in
     turn: the next call decides again, the one after takes the plan."""
@@ -174,16 +188,17 @@ def _parametrization_steps(check, both, linear: str) -> None:
     check("and planned", planned=True)
 
 
-def _bias_and_lin_steps(check, both, width: int) -> None:
+def _bias_and_lin_steps(check, both, width: int, linear: str = "lin") -> None:
     """The plan tests' steps on a layer with `bias` (of `width`) and a
-    Linear `lin` whose weight it reads: the bias replaced, lin's weight
-    parametrized and back (`_parametrization_steps`), then
-    `_dtype_and_flow_steps` and the flow back."""
+    Linear (`linear`, an attribute name) whose weight it reads: the bias
+    replaced, the Linear's weight parametrized and back
+    (`_parametrization_steps`), then `_dtype_and_flow_steps` and the flow
+    back."""
     both(lambda m: setattr(m, "bias", torch.nn.Parameter(
         torch.linspace(-1, 1, width, dtype=torch.float64))))
     check("bias replaced", planned=False)
     check("and planned", planned=True)
-    _parametrization_steps(check, both, "lin")
+    _parametrization_steps(check, both, linear)
     _dtype_and_flow_steps(check, both)
     both(lambda m: setattr(m, "flow", "source_to_target"))
 
@@ -253,14 +268,7 @@ def test_gcn_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch):
         ours(features(n, torch.float64), edge_index)
     handle.remove()
     check("hook removed", planned=True)
-    torch.manual_seed(7)
-    new = copy.deepcopy(ours.lin)
-    with torch.no_grad():
-        new.weight.normal_()
-    ours.lin = new
-    pyg.lin.weight = torch.nn.Parameter(new.weight.detach().clone())
-    check("lin replaced", planned=False)
-    check("and planned", planned=True)
+    _linear_replaced(check, ours, pyg, "lin")
     _bias_and_lin_steps(check, both, OUT)
     both(lambda m: (setattr(m, "normalize", False), setattr(m, "add_self_loops", False)))
     check("not normalised", planned=False)
@@ -322,6 +330,7 @@ def test_gat_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch):
     both(lambda m: setattr(m, "att_dst", torch.nn.Parameter(att.clone())))
     check("att_dst replaced", planned=False)
     check("and planned", planned=True)
+    _linear_replaced(check, ours, pyg, "lin")
     _bias_and_lin_steps(check, both, 2 * OUT)
     _option_steps(check, both, [("negative_slope", 0.05, "another negative slope"),
                                 ("add_self_loops", False, "no self-loops added")])
@@ -398,6 +407,61 @@ def _roundtrip(module):
     torch.save(module, buf)
     buf.seek(0)
     return torch.load(buf, weights_only=False)
+
+
+def test_gatv2_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch):
+    """GATv2Conv's later calls on one graph take the function its last full
+    call decided (attention._Gatv2Plan) unless something it read changed,
+    with and without share_weights; edge features without edge_dim are
+    still refused. Each step compares output and gradients with PyG's in
+    float64, and whether the call took the plan."""
+    edge_index, n, loop_free, full = _full_path_probe(monkeypatch)
+    ours, pyg = make(("gatv2", "GATv2Conv", (IN, OUT), dict(heads=2)), torch.float64)
+
+    def both(f):
+        f(ours), f(pyg)
+
+    def check(step, planned, dtype=torch.float64, ei=edge_index, x_in=None):
+        _plan_step(step, planned, full, ours, pyg,
+                   features(n, dtype) if x_in is None else x_in, (ei,))
+
+    _graph_steps(check, edge_index, loop_free)
+    with torch.no_grad():
+        both(lambda m: m.lin_l.weight.add_(0.5))
+        both(lambda m: m.lin_r.bias.mul_(-3))
+        both(lambda m: m.att.mul_(2))
+    check("weights written in place", planned=True)
+    x = features(n, torch.float64)
+    with pytest.raises(ValueError, match="edge_attr needs a layer built with edge_dim"):
+        ours(x, edge_index, torch.randn(edge_index.size(1), 3, dtype=torch.float64))
+    for attr in ("lin_l", "lin_r"):
+        handle = getattr(ours, attr).register_forward_hook(lambda *a: None)
+        with pytest.raises(NotImplementedError, match=f"'{attr}'.*hook"):
+            ours(x, edge_index)
+        handle.remove()
+        check(f"hook on {attr} removed", planned=True)
+    both(lambda m: setattr(m, "att", torch.nn.Parameter(
+        torch.randn(1, 2, OUT, dtype=torch.float64, generator=torch.Generator().manual_seed(3)))))
+    check("att replaced", planned=False)
+    check("and planned", planned=True)
+    _linear_replaced(check, ours, pyg, "lin_r")
+    _bias_and_lin_steps(check, both, 2 * OUT, "lin_r")
+    _option_steps(check, both, [("negative_slope", 0.3, "another negative slope"),
+                                ("add_self_loops", False, "no self-loops added")])
+    # Attention weights asked for: the full path, which drops the plan.
+    full.clear()
+    got, want = ours(x, edge_index, return_attention_weights=True), \
+        pyg(x, edge_index, return_attention_weights=True)
+    assert full
+    torch.testing.assert_close(got[0], want[0], **tol(torch.float64))
+    check("weights not asked: decided again", planned=False)
+    check("and planned", planned=True)
+    for kw in (dict(share_weights=True), dict(residual=True, bias=False)):
+        ours, pyg = make(("gatv2", "GATv2Conv", (IN, OUT), dict(heads=2, **kw)),
+                         torch.float64)
+        check(f"{kw}: first call", planned=False)
+        check(f"{kw}: planned", planned=True)
+    _copies_and_bad_inputs(ours, lambda m: m.lin_l.weight, x, edge_index, n)
 
 
 def test_sage_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch):

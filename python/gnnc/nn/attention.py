@@ -242,53 +242,64 @@ def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tenso
 class _GatPlan(_Plan):
     """A GATConv's plan (_plan._Plan) on one graph: its gat_layer function,
     without edge features or attention weights, in float32 or float64.
-    Besides `_Plan`'s checks: the layer's `lin`, `res`, `att_src`,
-    `att_dst` and `bias` the same objects (`lin` as then, `_same_linear`;
-    the parameters of the same shapes, dtype and device); its options
-    (heads, channels, concat, negative_slope, dropout, add_self_loops, no
-    `lin_edge`) as then; no `size` or `return_attention_weights`. The graph
-    with its self-loops is derived from the graph's contents on every call,
-    and the attention dropout's mask drawn anew on every training call, as
-    on the full path. Made only for an edge_index (not a sparse
-    adjacency)."""
+    Besides `_Plan`'s checks: the layer's Linears (`lin`), `res`, attention
+    vectors (`att_src`, `att_dst`) and `bias` the same objects (each Linear
+    as then, `_same_linear`; the parameters of the same shapes, dtype and
+    device); its options (heads, channels, concat, negative_slope, dropout,
+    add_self_loops, no `lin_edge`) as then; no `size` or
+    `return_attention_weights`. The graph with its self-loops is derived
+    from the graph's contents on every call, and the attention dropout's
+    mask drawn anew on every training call, as on the full path. Made only
+    for an edge_index (not a sparse adjacency)."""
 
-    __slots__ = ("lin", "lin_spec", "res", "params", "head", "bias_in_function")
+    __slots__ = ("linears", "operands", "res", "params", "head", "bias_in_function")
     # (`lin_edge` None is a plain attribute; a Linear there is a submodule)
     OPTIONS = ("heads", "out_channels", "concat", "negative_slope", "dropout",
                "add_self_loops", "in_channels", "lin_edge")
+    TEMPLATE = "gat_layer"
+    # Edge features without `lin_edge`: unused (GAT, as PyG), or refused by
+    # the full path (GATv2).
+    EDGE_ATTR_UNUSED = True
 
-    @staticmethod
-    def keep(module, x: Tensor, dt: torch.dtype, lin, res, params: tuple,
-             bias_in_function: bool, head: tuple) -> None:
-        """Keeps the plan of this call on `module` (`params` its att_src,
-        att_dst and bias; `head` its config's first entries) where it can
-        stand for later ones, else drops any older one."""
+    @classmethod
+    def keep(cls, module, x: Tensor, dt: torch.dtype, linears: tuple, operands: tuple,
+             res, params: tuple, bias_in_function: bool, head: tuple) -> None:
+        """Keeps the plan of this call on `module` where it can stand for
+        later ones, else drops any older one: `linears` the (name, Linear)
+        pairs the layer's function reads, `operands` the Linears whose
+        weights (and biases) enter it in order, `params` the (name,
+        parameter) pairs of its attention vectors and then its bias (None:
+        none), `head` its config's first entries."""
         if torch.compiler.is_compiling():
             return
         _Plan.drop(module)
-        att_src, att_dst, bias = params
+        tensors = [lin.weight for lin in operands] + \
+            [lin.bias for lin in operands if lin.bias is not None] + \
+            [t for _, t in params if t is not None]
         if dt in _common._HALVES or not _Plan.keepable(x, dt) or \
-                lin.weight.dtype != dt or att_src.dtype != dt or att_dst.dtype != dt or \
-                (bias is not None and bias.dtype != dt):
+                any(t.dtype != dt for t in tensors):
             return
-        p = _GatPlan()
-        p._start(module, "gat_layer", dt, x, (lin,))
-        p.lin, p.lin_spec, p.res = lin, _Plan._linear_spec(lin), res
-        p.params = tuple((name, t, None if t is None else tuple(t.shape))
-                         for name, t in zip(("att_src", "att_dst", "bias"), params))
+        p = cls()
+        p._start(module, cls.TEMPLATE, dt, x, tuple({id(m): m for _, m in linears}.values()))
+        p.linears, p.res = linears, res
+        p.operands = tuple((m, _Plan._linear_spec(m)) for m in operands)
+        p.params = tuple((name, t, None if t is None else tuple(t.shape)) for name, t in params)
         p.bias_in_function, p.head = bias_in_function, head
         module.__dict__["_gnnc_plan"] = p
 
-    def run(self, module, x, edge_index, size=None, return_attention_weights=None):
+    def run(self, module, x, edge_index, edge_attr=None, size=None,
+            return_attention_weights=None):
         """The layer's output, or None where the plan does not stand for
         this call."""
         if size is not None or return_attention_weights or \
+                (edge_attr is not None and not self.EDGE_ATTR_UNUSED) or \
                 not self._stands(module, x, edge_index) or \
                 self._options(module) != self.options:
             return None
         modules, params = module._modules, module._parameters
-        lin, res, dt = self.lin, self.res, self.dtype
-        if modules.get("lin") is not lin or modules.get("res") is not res:
+        res, dt = self.res, self.dtype
+        if modules.get("res") is not res or \
+                any(modules.get(name) is not m for name, m in self.linears):
             return None
         for name, t, shape in self.params:
             now = params.get(name)
@@ -296,11 +307,12 @@ class _GatPlan(_Plan):
                                                    tuple(t.shape) != shape)):
                 return None
         tensors = [x.contiguous()]
-        if not self._same_linear(lin, self.lin_spec, tensors):
-            return None
+        for m, spec in self.operands:
+            if not self._same_linear(m, spec, tensors):
+                return None
         heads, c, concat, _, p, loops = self.options[:6]
-        att_src, att_dst, bias = (t for _, t, _ in self.params)
-        tensors += [att_src.view(heads, c), att_dst.view(heads, c)]
+        *atts, (_, bias, _) = self.params
+        tensors += [t.view(heads, c) for _, t, _ in atts]
         if self.bias_in_function:
             tensors.append(bias)
         n = x.size(0)
@@ -321,6 +333,18 @@ class _GatPlan(_Plan):
         if res is not None:
             out = out + res(x)
         return out if bias is None else out + bias
+
+
+class _Gatv2Plan(_GatPlan):
+    """A GATv2Conv's plan: as GATConv's (`_GatPlan`) with its gatv2_layer
+    function, `lin_l` and `lin_r` (one Linear with `share_weights`, whose
+    value is an option too) and `att`; edge features take the full path
+    (which refuses them without `edge_dim`)."""
+
+    __slots__ = ()
+    OPTIONS = _GatPlan.OPTIONS + ("share_weights",)
+    TEMPLATE = "gatv2_layer"
+    EDGE_ATTR_UNUSED = False
 
 
 class GATConv(_HeadsLayer):
@@ -419,7 +443,7 @@ class GATConv(_HeadsLayer):
         # (Traced by torch.compile, the full path: no guard on the plan.)
         plan = None if torch.compiler.is_compiling() else self.__dict__.get("_gnnc_plan")
         if plan is not None:
-            out = plan.run(self, x, edge_index, size, return_attention_weights)
+            out = plan.run(self, x, edge_index, edge_attr, size, return_attention_weights)
             if out is not None:
                 return out
         name = type(self).__name__
@@ -462,8 +486,9 @@ class GATConv(_HeadsLayer):
             if self.lin_edge is None and not weights and size is None and \
                     not _common.is_sparse(adj):
                 # (A plan for the next calls: no edge features, no weights.)
-                _GatPlan.keep(self, x_src, dt, lin, res, (att_src, att_dst, bias_p), bias,
-                              head)
+                _GatPlan.keep(self, x_src, dt, (("lin", lin),), (lin,), res,
+                              (("att_src", att_src), ("att_dst", att_dst), ("bias", bias_p)),
+                              bias, head)
             else:
                 _Plan.drop(self)
             out = _attention("gat_layer", head,
@@ -568,6 +593,12 @@ class GATv2Conv(_HeadsLayer):
     @_common.sparse_runs_eagerly
     def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Optional[Tensor] = None,
                 return_attention_weights: Optional[bool] = None) -> Tensor:
+        # (Traced by torch.compile, the full path: no guard on the plan.)
+        plan = None if torch.compiler.is_compiling() else self.__dict__.get("_gnnc_plan")
+        if plan is not None:
+            out = plan.run(self, x, edge_index, edge_attr, None, return_attention_weights)
+            if out is not None:
+                return out
         name = type(self).__name__
         adj = edge_index
         # Each submodule and parameter read once (Module.__getattr__, some
@@ -602,12 +633,20 @@ class GATv2Conv(_HeadsLayer):
             tensors = [x_src] + operands + [att.view(h_, c)] + ([bias_p] if bias else [])
             config = (int(x_src.size(1)), h_, c, t, self.negative_slope, lin_bias,
                       self.share_weights, bias)
+            if edge_attr is None and not weights and not _common.is_sparse(adj):
+                # (A plan for the next calls: no edge features, no weights.)
+                _Gatv2Plan.keep(self, x_src, dt, (("lin_l", lin_l), ("lin_r", lin_r)),
+                                (lin_l,) if self.share_weights else (lin_l, lin_r), res,
+                                (("att", att), ("bias", bias_p)), bias, config)
+            else:
+                _Plan.drop(self)
             out = _attention("gatv2_layer", config, self, x_src, edge_index, h_, *tensors,
                              dtype=dt, scores=scores, weights=weights, edge_attr=edge_attr,
                              edge_fn=edge_fn)
             if bias:
                 return self._finished(out, weights, adj, _shape(x_src, sizes))
         else:  # a bipartite graph (docs/Python-nn.md)
+            _Plan.drop(self)
             x_l = lin_l(x_src).view(-1, h_, c)
             x_r = lin_r(x_dst).view(-1, h_, c)
             out = _attention("gatv2", (h_, c, t, self.negative_slope), self, x_src, edge_index,
