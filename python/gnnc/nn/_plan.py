@@ -5,6 +5,8 @@ modules whose calls it skips observed by nothing (`_observed`, no global
 hook: `_global_hooks`). The layers' own plans live beside them:
 conv._GinPlan, conv._GcnPlan, attention._GatPlan."""
 
+from typing import Optional
+
 import torch
 from torch import Tensor
 
@@ -48,13 +50,19 @@ class _Plan:
     What every plan checks (`_stands`): no trace, autocast, torch.func
     transform, forward-mode AD or global module hook; x and edge_index plain
     dense tensors, x of the dtype, device and width of then, edge_index a
-    [2, E] int64 or int32 tensor on x's device; the layer's flow the same;
-    no hook or `forward` of its own on any module the plan skips. Made only
-    outside autocast and tracing, for an edge_index (not a sparse
-    adjacency), with every operand of the one dtype. Not copied with the
-    layer (deepcopy, pickle): a copy decides anew."""
+    [2, E] int64 or int32 tensor on x's device; the layer's flow and
+    `OPTIONS` the same; no hook or `forward` of its own on any module the
+    plan skips (`watched`: the operands' Linears and what else the plan
+    names). What a plan names (`_parts_stand`): the layer's submodules
+    (`linears`) the same objects, each Linear whose weight and bias the
+    function reads (`operands`) as then (`_same_linear`), each parameter
+    (`params`) the same object of the same shape, dtype and device. Made
+    only outside autocast and tracing, for an edge_index (not a sparse
+    adjacency), with every operand of the one dtype (`_make`). Not copied
+    with the layer (deepcopy, pickle): a copy decides anew."""
 
-    __slots__ = ("template", "flow", "dtype", "device", "cin", "watched", "options")
+    __slots__ = ("template", "flow", "dtype", "device", "cin", "watched", "options",
+                 "linears", "operands", "params")
 
     # The layer's attributes (plain ones, in its __dict__) the plan was made
     # for: a later call with any of them changed takes the full path.
@@ -67,31 +75,59 @@ class _Plan:
         return (_no_plan, ())
 
     @staticmethod
+    def of(module) -> Optional["_Plan"]:
+        """`module`'s plan, or None (none kept, or traced by torch.compile,
+        which takes the full path: no guard on the plan)."""
+        return None if torch.compiler.is_compiling() else module.__dict__.get("_gnnc_plan")
+
+    @staticmethod
     def drop(module) -> None:
         """Forgets `module`'s plan (not while traced: its attributes stay
         untouched then)."""
         if not torch.compiler.is_compiling():
             module.__dict__.pop("_gnnc_plan", None)
 
-    @staticmethod
-    def keepable(x, dt: torch.dtype) -> bool:
-        """Whether a call on `x` in `dt` may leave a plan: outside autocast,
-        x a plain dense tensor of that dtype."""
-        return not (_common._any_autocast() or type(x) is not Tensor or
-                    x.layout != torch.strided or x.is_meta or x.dtype != dt)
+    @classmethod
+    def _make(cls, module, template: str, dt: torch.dtype, x, linears: tuple = (),
+              operands: tuple = (), params: tuple = (), watched: tuple = ()):
+        """A new plan of this call on `module` (not yet kept: the caller
+        sets its own fields, then `_keep`), or None where none can stand
+        for later calls (traced, under autocast, x not a plain dense tensor
+        of `dt`, an operand or parameter of another dtype); any older plan
+        is dropped either way. `linears`: the (name, submodule or None)
+        pairs whose identity the plan checks; `operands`: the Linears whose
+        weights (and biases) enter the function, in order (their calls
+        skipped: watched for hooks); `params`: the (name, parameter or None)
+        pairs; `watched`: the other modules whose calls the plan skips."""
+        if torch.compiler.is_compiling():
+            return None  # (the layer's attributes untouched while traced)
+        _Plan.drop(module)
+        tensors = [t for m in operands for t in (m.weight, m.bias) if t is not None] + \
+            [t for _, t in params if t is not None]
+        if _common._any_autocast() or type(x) is not Tensor or \
+                x.layout != torch.strided or x.is_meta or x.dtype != dt or \
+                any(t.dtype != dt for t in tensors):
+            return None
+        p = cls()
+        p.template, p.flow, p.dtype = template, module.flow, dt
+        p.device, p.cin = x.device, x.size(1)
+        p.options = cls._options(module)
+        p.linears = linears
+        p.operands = tuple((m, _linear_spec(m)) for m in operands)
+        p.params = tuple((name, t, None if t is None else tuple(t.shape)) for name, t in params)
+        seen = {id(m): m for m in watched + tuple(operands)}
+        p.watched = tuple(seen.values())
+        return p
 
-    def _start(self, module, template: str, dt: torch.dtype, x: Tensor,
-               watched: tuple) -> None:
-        self.template, self.flow, self.dtype = template, module.flow, dt
-        self.device, self.cin, self.watched = x.device, x.size(1), watched
-        self.options = self._options(module)
+    def _keep(self, module) -> None:
+        module.__dict__["_gnnc_plan"] = self
 
     @classmethod
     def _options(cls, module) -> tuple:
         """The values of the layer's `OPTIONS` (_MISSING for a name that is
         not a plain attribute now: a submodule set in its place)."""
         d = module.__dict__
-        return tuple(d.get(name, _MISSING) for name in cls.OPTIONS)
+        return tuple([d.get(name, _MISSING) for name in cls.OPTIONS])
 
     def _stands(self, module, x, edge_index) -> bool:
         """Whether the checks every plan makes hold (see the class)."""
@@ -105,9 +141,31 @@ class _Plan:
                 edge_index.layout != torch.strided or \
                 edge_index.dtype not in (torch.int64, torch.int32) or \
                 edge_index.dim() != 2 or edge_index.size(0) != 2 or \
-                edge_index.device != x.device or module.flow != self.flow:
+                edge_index.device != x.device or module.flow != self.flow or \
+                (self.OPTIONS and self._options(module) != self.options):
             return False
-        return not any(_observed(m) for m in self.watched)
+        for m in self.watched:  # (loops, not any(): this runs on every call)
+            if _observed(m):
+                return False
+        return True
+
+    def _parts_stand(self, module, tensors: list) -> bool:
+        """Whether the plan's named submodules, Linears and parameters are
+        as then (see the class); then the Linears' weights and biases
+        appended to `tensors`, in order."""
+        modules, params, dt, device = module._modules, module._parameters, self.dtype, \
+            self.device
+        for name, m in self.linears:
+            if modules.get(name) is not m:
+                return False
+        for name, t, shape in self.params:
+            if params.get(name) is not t or (t is not None and (
+                    t.dtype != dt or t.device != device or tuple(t.shape) != shape)):
+                return False
+        for m, spec in self.operands:
+            if not self._same_linear(m, spec, tensors):
+                return False
+        return True
 
     def _same_linear(self, m, spec, tensors) -> bool:
         """Whether Linear `m` is as when the plan was made (`spec`, from
@@ -128,10 +186,6 @@ class _Plan:
             tensors.append(b.contiguous())
         return True
 
-    @staticmethod
-    def _linear_spec(m) -> tuple:
-        return (type(m), type(m.weight), tuple(m.weight.shape), m.bias is not None)
-
     def _call(self, module, config: tuple, edge_index: Tensor, n: int,
               tensors: list) -> Tensor:
         """propagate's eager call, its checks made: the graph's handle from
@@ -142,3 +196,8 @@ class _Plan:
         module.__dict__["_gnnc_function"] = (template, config)  # (gnnc.explain)
         fn = _common.function_for(template, config, tensors)
         return fn._run(edge_index, n, tensors, graph)
+
+
+def _linear_spec(m) -> tuple:
+    """What `_same_linear` compares of Linear `m`."""
+    return (type(m), type(m.weight), tuple(m.weight.shape), m.bias is not None)

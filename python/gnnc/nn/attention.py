@@ -244,15 +244,15 @@ class _GatPlan(_Plan):
     without edge features or attention weights, in float32 or float64.
     Besides `_Plan`'s checks: the layer's Linears (`lin`), `res`, attention
     vectors (`att_src`, `att_dst`) and `bias` the same objects (each Linear
-    as then, `_same_linear`; the parameters of the same shapes, dtype and
-    device); its options (heads, channels, concat, negative_slope, dropout,
+    as then; the parameters of the same shapes, dtype and device); its
+    options (heads, channels, concat, negative_slope, dropout,
     add_self_loops, no `lin_edge`) as then; no `size` or
     `return_attention_weights`. The graph with its self-loops is derived
     from the graph's contents on every call, and the attention dropout's
     mask drawn anew on every training call, as on the full path. Made only
     for an edge_index (not a sparse adjacency)."""
 
-    __slots__ = ("linears", "operands", "res", "params", "head", "bias_in_function")
+    __slots__ = ("res", "head", "bias_in_function")
     # (`lin_edge` None is a plain attribute; a Linear there is a submodule)
     OPTIONS = ("heads", "out_channels", "concat", "negative_slope", "dropout",
                "add_self_loops", "in_channels", "lin_edge")
@@ -269,23 +269,16 @@ class _GatPlan(_Plan):
         pairs the layer's function reads, `operands` the Linears whose
         weights (and biases) enter it in order, `params` the (name,
         parameter) pairs of its attention vectors and then its bias (None:
-        none), `head` its config's first entries."""
-        if torch.compiler.is_compiling():
+        none), `head` its config's first entries. `res` (None: none) is
+        called in PyTorch, as on the full path."""
+        if dt in _common._HALVES:
+            _Plan.drop(module)
             return
-        _Plan.drop(module)
-        tensors = [lin.weight for lin in operands] + \
-            [lin.bias for lin in operands if lin.bias is not None] + \
-            [t for _, t in params if t is not None]
-        if dt in _common._HALVES or not _Plan.keepable(x, dt) or \
-                any(t.dtype != dt for t in tensors):
-            return
-        p = cls()
-        p._start(module, cls.TEMPLATE, dt, x, tuple({id(m): m for _, m in linears}.values()))
-        p.linears, p.res = linears, res
-        p.operands = tuple((m, _Plan._linear_spec(m)) for m in operands)
-        p.params = tuple((name, t, None if t is None else tuple(t.shape)) for name, t in params)
-        p.bias_in_function, p.head = bias_in_function, head
-        module.__dict__["_gnnc_plan"] = p
+        p = cls._make(module, cls.TEMPLATE, dt, x, linears + (("res", res),), operands,
+                      params)
+        if p is not None:
+            p.res, p.bias_in_function, p.head = res, bias_in_function, head
+            p._keep(module)
 
     def run(self, module, x, edge_index, edge_attr=None, size=None,
             return_attention_weights=None):
@@ -293,23 +286,12 @@ class _GatPlan(_Plan):
         this call."""
         if size is not None or return_attention_weights or \
                 (edge_attr is not None and not self.EDGE_ATTR_UNUSED) or \
-                not self._stands(module, x, edge_index) or \
-                self._options(module) != self.options:
+                not self._stands(module, x, edge_index):
             return None
-        modules, params = module._modules, module._parameters
-        res, dt = self.res, self.dtype
-        if modules.get("res") is not res or \
-                any(modules.get(name) is not m for name, m in self.linears):
-            return None
-        for name, t, shape in self.params:
-            now = params.get(name)
-            if now is not t or (t is not None and (t.dtype != dt or t.device != self.device or
-                                                   tuple(t.shape) != shape)):
-                return None
         tensors = [x.contiguous()]
-        for m, spec in self.operands:
-            if not self._same_linear(m, spec, tensors):
-                return None
+        if not self._parts_stand(module, tensors):
+            return None
+        dt, res = self.dtype, self.res
         heads, c, concat, _, p, loops = self.options[:6]
         *atts, (_, bias, _) = self.params
         tensors += [t.view(heads, c) for _, t, _ in atts]
@@ -440,8 +422,7 @@ class GATConv(_HeadsLayer):
     @_common.sparse_runs_eagerly
     def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Optional[Tensor] = None,
                 size=None, return_attention_weights: Optional[bool] = None) -> Tensor:
-        # (Traced by torch.compile, the full path: no guard on the plan.)
-        plan = None if torch.compiler.is_compiling() else self.__dict__.get("_gnnc_plan")
+        plan = _Plan.of(self)
         if plan is not None:
             out = plan.run(self, x, edge_index, edge_attr, size, return_attention_weights)
             if out is not None:
@@ -593,8 +574,7 @@ class GATv2Conv(_HeadsLayer):
     @_common.sparse_runs_eagerly
     def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Optional[Tensor] = None,
                 return_attention_weights: Optional[bool] = None) -> Tensor:
-        # (Traced by torch.compile, the full path: no guard on the plan.)
-        plan = None if torch.compiler.is_compiling() else self.__dict__.get("_gnnc_plan")
+        plan = _Plan.of(self)
         if plan is not None:
             out = plan.run(self, x, edge_index, edge_attr, None, return_attention_weights)
             if out is not None:

@@ -164,8 +164,7 @@ class GCNConv(torch.nn.Module):
     @_common.sparse_runs_eagerly
     def forward(self, x: Tensor, edge_index: Tensor,
                 edge_weight: Optional[Tensor] = None) -> Tensor:
-        # (Traced by torch.compile, the full path: no guard on the plan.)
-        plan = None if torch.compiler.is_compiling() else self.__dict__.get("_gnnc_plan")
+        plan = _Plan.of(self)
         if plan is not None:
             out = plan.run(self, x, edge_index, edge_weight)
             if out is not None:
@@ -367,8 +366,7 @@ class SAGEConv(torch.nn.Module):
 
     @_common.sparse_runs_eagerly
     def forward(self, x, edge_index: Tensor, size=None) -> Tensor:
-        # (Traced by torch.compile, the full path: no guard on the plan.)
-        plan = None if torch.compiler.is_compiling() else self.__dict__.get("_gnnc_plan")
+        plan = _Plan.of(self)
         out = None if plan is None else plan.run(self, x, edge_index, size)
         if out is None:
             out = sum_terms(self.terms(x, edge_index, size, whole=True))
@@ -760,51 +758,42 @@ class _GinPlan(_Plan):
     `_Plan`'s checks: GINE's edge_attr a plain dense tensor of the dtype,
     device and width of then, one row per edge; the layer's `nn`, `lin` and
     `eps` the same objects, eps of the same dtype; `nn`'s children the same
-    modules; each folded Linear as then (`_same_linear`). Made only where
-    the full path folded, with `nn` a `torch.nn.Sequential` or a single
-    Linear."""
+    modules; `lin` and each folded Linear as then. Made only where the full
+    path folded, with `nn` a `torch.nn.Sequential` or a single Linear."""
 
-    __slots__ = ("config", "nn", "children", "folded", "eps", "eps_dtype", "lin",
-                 "lin_spec", "edge_dim", "rest")
+    __slots__ = ("config", "children", "eps", "eps_dtype", "edge_dim", "rest")
 
     @staticmethod
     def keep(module, template: str, config: tuple, tensors: list, nn, linears, relus,
              rest, dt: torch.dtype, lin=None, edge_attr: Optional[Tensor] = None) -> None:
         """Keeps the plan of this call on `module` where it can stand for
         later ones (see the class), else drops any older one."""
-        if torch.compiler.is_compiling():
-            return  # (the layer's attributes untouched while traced)
-        _Plan.drop(module)
         x, eps = tensors[0], tensors[2 if edge_attr is not None else 1]
         sequential = type(nn) is torch.nn.Sequential
-        if not _Plan.keepable(x, dt) or eps.dtype != dt or \
-                not (sequential or nn is linears[0]) or \
-                (edge_attr is not None and (type(edge_attr) is not Tensor or
-                                            edge_attr.dtype != dt)):
-            return
-        p = _GinPlan()
         children = tuple(nn._modules.values()) if sequential else None
         # The modules whose calls the fold skips: `nn`, and the children of
         # its folded prefix (each Linear, then its ReLU where folded).
         prefix = children[:len(linears) + sum(relus)] if sequential else ()
-        p._start(module, template, dt, x, (nn, *prefix) + (() if lin is None else (lin,)))
-        p.config, p.nn, p.children = config, nn, children
-        p.folded = tuple((m, _Plan._linear_spec(m)) for m in linears)
+        p = _GinPlan._make(module, template, dt, x,
+                           (("nn", nn),) + ((("lin", lin),) if edge_attr is not None else ()),
+                           ((lin,) if lin is not None else ()) + tuple(linears),
+                           watched=(nn,) + prefix)
+        if p is None or eps.dtype != dt or not (sequential or nn is linears[0]) or \
+                (edge_attr is not None and (type(edge_attr) is not Tensor or
+                                            edge_attr.dtype != dt)):
+            return
+        p.config, p.children, p.rest = config, children, rest
         p.eps, p.eps_dtype = eps, eps.dtype
-        p.lin = lin
-        p.lin_spec = None if lin is None else _Plan._linear_spec(lin)
         p.edge_dim = None if edge_attr is None else edge_attr.size(1)
-        p.rest = rest
-        module.__dict__["_gnnc_plan"] = p
+        p._keep(module)
 
     def run(self, module, x, edge_index, edge_attr=None):
         """The layer's output, or None where the plan does not stand for
         this call."""
         if not self._stands(module, x, edge_index):
             return None
-        modules, nn = module._modules, self.nn
-        if modules.get("nn") is not nn or \
-                (self.children is not None and tuple(nn._modules.values()) != self.children):
+        nn = self.linears[0][1]
+        if self.children is not None and tuple(nn._modules.values()) != self.children:
             return None
         eps = module._parameters.get("eps")
         if eps is None:
@@ -812,20 +801,16 @@ class _GinPlan(_Plan):
         if eps is not self.eps or eps.dtype != self.eps_dtype or eps.device != self.device:
             return None
         tensors = [x.contiguous()]
-        lin = self.lin
         if self.edge_dim is not None:
             if type(edge_attr) is not Tensor or edge_attr.dtype != self.dtype or \
                     edge_attr.device != x.device or edge_attr.dim() != 2 or \
                     edge_attr.size(0) != edge_index.size(1) or \
-                    edge_attr.size(1) != self.edge_dim or modules.get("lin") is not lin:
+                    edge_attr.size(1) != self.edge_dim:
                 return None
             tensors.append(edge_attr.contiguous())
         tensors.append(eps.contiguous())
-        if lin is not None and not self._same_linear(lin, self.lin_spec, tensors):
+        if not self._parts_stand(module, tensors):
             return None
-        for m, spec in self.folded:
-            if not self._same_linear(m, spec, tensors):
-                return None
         ei = _common.flip(edge_index, self.flow)
         return self.rest(self._call(module, self.config, ei, x.size(0), tensors))
 
@@ -833,15 +818,14 @@ class _GinPlan(_Plan):
 class _GcnPlan(_Plan):
     """A GCNConv's plan (`_Plan`): its gcn_model function without edge
     weights. Besides `_Plan`'s checks: no edge_weight; the layer's `lin`
-    and `bias` the same objects, `lin` as then (`_same_linear`), the bias
-    of the same dtype and width; its options (`normalize`,
-    `add_self_loops`, `cached`, the channels) as then; with `cached`, the
-    kept graph unweighted. The graph (with its self-loops, or them folded
-    into the formula) is derived on every call, from the graph's contents,
-    as the full path derives it (gcn_graph). Made only for an unweighted
-    edge_index."""
+    and `bias` the same objects, `lin` as then, the bias of the same dtype,
+    device and width; its options (`normalize`, `add_self_loops`, `cached`,
+    the channels) as then; with `cached`, the kept graph unweighted. The
+    graph (with its self-loops, or them folded into the formula) is derived
+    on every call, from the graph's contents, as the full path derives it
+    (gcn_graph). Made only for an unweighted edge_index."""
 
-    __slots__ = ("lin", "lin_spec", "bias", "bias_shape", "head")
+    __slots__ = ("head",)
     OPTIONS = ("normalize", "add_self_loops", "cached", "in_channels", "out_channels")
 
     @staticmethod
@@ -849,36 +833,24 @@ class _GcnPlan(_Plan):
         """Keeps the plan of this call on `module` (`head` its config's
         first three entries) where it can stand for later ones, else drops
         any older one."""
-        if torch.compiler.is_compiling():
-            return
-        _Plan.drop(module)
-        if not _Plan.keepable(x, dt) or lin.weight.dtype != dt or \
-                (bias is not None and bias.dtype != dt):
-            return
-        p = _GcnPlan()
-        p._start(module, "gcn_model", dt, x, (lin,))
-        p.lin, p.lin_spec, p.bias, p.head = lin, _Plan._linear_spec(lin), bias, head
-        p.bias_shape = None if bias is None else tuple(bias.shape)
-        module.__dict__["_gnnc_plan"] = p
+        p = _GcnPlan._make(module, "gcn_model", dt, x, (("lin", lin),), (lin,),
+                           (("bias", bias),))
+        if p is not None:
+            p.head = head
+            p._keep(module)
 
     def run(self, module, x, edge_index, edge_weight=None):
         """The layer's output, or None where the plan does not stand for
         this call."""
         if edge_weight is not None or not self._stands(module, x, edge_index):
             return None
-        options = self._options(module)
-        lin, bias = self.lin, self.bias
-        if options != self.options or module._modules.get("lin") is not lin or \
-                module._parameters.get("bias") is not bias or \
-                (bias is not None and (bias.dtype != self.dtype or bias.device != self.device or
-                                       tuple(bias.shape) != self.bias_shape)):
-            return None
         tensors = [x.contiguous()]
-        if not self._same_linear(lin, self.lin_spec, tensors):
+        if not self._parts_stand(module, tensors):
             return None
+        bias = self.params[0][1]
         if bias is not None:
             tensors.append(bias.contiguous())
-        normalize, cached = options[0], options[2]
+        normalize, cached = self.options[0], self.options[2]
         if cached:
             kept = module.__dict__["_cached_edge_index"]
             if kept is None or kept[1] is not None:
@@ -896,12 +868,12 @@ class _GcnPlan(_Plan):
 class _SagePlan(_Plan):
     """A SAGEConv's plan (`_Plan`) on one graph: its sage_layer function,
     without `project`. Besides `_Plan`'s checks: no `size`; the layer's
-    `lin_l` and `lin_r` the same objects and as then (`_same_linear`); its
-    options (`aggr`, `normalize`, `root_weight`, `project`, the channels)
-    as then. Made only for an edge_index (not a sparse adjacency, whose
-    values would weight the messages)."""
+    `lin_l` and `lin_r` the same objects and as then; its options (`aggr`,
+    `normalize`, `root_weight`, `project`, the channels) as then. Made only
+    for an edge_index (not a sparse adjacency, whose values would weight the
+    messages)."""
 
-    __slots__ = ("config", "lin_l", "lin_l_spec", "lin_r", "lin_r_spec")
+    __slots__ = ("config",)
     OPTIONS = ("aggr", "normalize", "root_weight", "project", "in_channels",
                "out_channels")
 
@@ -910,34 +882,20 @@ class _SagePlan(_Plan):
         """Keeps the plan of this call on `module` (`lin_r` None without
         the root term) where it can stand for later ones, else drops any
         older one."""
-        if torch.compiler.is_compiling():
-            return
-        _Plan.drop(module)
-        bias = lin_l.bias
-        if not _Plan.keepable(x, dt) or lin_l.weight.dtype != dt or \
-                (bias is not None and bias.dtype != dt) or \
-                (lin_r is not None and lin_r.weight.dtype != dt):
-            return
-        p = _SagePlan()
-        p._start(module, "sage_layer", dt, x, (lin_l,) + (() if lin_r is None else (lin_r,)))
-        p.config, p.lin_l, p.lin_l_spec = config, lin_l, _Plan._linear_spec(lin_l)
-        p.lin_r = lin_r
-        p.lin_r_spec = None if lin_r is None else _Plan._linear_spec(lin_r)
-        module.__dict__["_gnnc_plan"] = p
+        linears = (("lin_l", lin_l),) + (() if lin_r is None else (("lin_r", lin_r),))
+        p = _SagePlan._make(module, "sage_layer", dt, x, linears,
+                            tuple(m for _, m in linears))
+        if p is not None:
+            p.config = config
+            p._keep(module)
 
     def run(self, module, x, edge_index, size=None):
         """The layer's output before `normalize`, or None where the plan
         does not stand for this call."""
-        if size is not None or not self._stands(module, x, edge_index) or \
-                self._options(module) != self.options:
-            return None
-        modules, lin_l, lin_r = module._modules, self.lin_l, self.lin_r
-        if modules.get("lin_l") is not lin_l or \
-                (lin_r is not None and modules.get("lin_r") is not lin_r):
+        if size is not None or not self._stands(module, x, edge_index):
             return None
         tensors = [x.contiguous()]
-        if not self._same_linear(lin_l, self.lin_l_spec, tensors) or \
-                (lin_r is not None and not self._same_linear(lin_r, self.lin_r_spec, tensors)):
+        if not self._parts_stand(module, tensors):
             return None
         config = self.config
         if config[6]:  # projected first: W_l again, without a gradient
@@ -1115,8 +1073,7 @@ class GINConv(torch.nn.Module):
 
     @_common.sparse_runs_eagerly
     def forward(self, x, edge_index: Tensor, size=None) -> Tensor:
-        # (Traced by torch.compile, the full path: no guard on the plan.)
-        plan = None if torch.compiler.is_compiling() else self.__dict__.get("_gnnc_plan")
+        plan = _Plan.of(self)
         if plan is not None and size is None:
             out = plan.run(self, x, edge_index)
             if out is not None:
@@ -1224,8 +1181,7 @@ class GINEConv(torch.nn.Module):
     @_common.sparse_runs_eagerly
     def forward(self, x: Tensor, edge_index: Tensor,
                 edge_attr: Optional[Tensor] = None, size=None) -> Tensor:
-        # (Traced by torch.compile, the full path: no guard on the plan.)
-        plan = None if torch.compiler.is_compiling() else self.__dict__.get("_gnnc_plan")
+        plan = _Plan.of(self)
         if plan is not None and size is None:
             out = plan.run(self, x, edge_index, edge_attr)
             if out is not None:
