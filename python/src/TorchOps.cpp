@@ -50,6 +50,7 @@
 #include <cstring>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <tuple>
 #include <unordered_map>
@@ -100,6 +101,13 @@ ScalarType scalarTypeOf(const std::string &dtype) {
          : dtype == "bfloat16" ? ScalarType::BFloat16
          : dtype == "float16"  ? ScalarType::Half
                                : ScalarType::Float;
+}
+
+int64_t elementSize(ScalarType t) {
+  return t == ScalarType::Double || t == ScalarType::Long ? 8
+         : t == ScalarType::BFloat16 || t == ScalarType::Half ? 2
+         : t == ScalarType::Byte                              ? 1
+                                                              : 4;
 }
 
 /// A call's graph sizes: the nodes (a bipartite graph's larger side), the
@@ -167,6 +175,12 @@ struct Target {
   /// tensor (the autograd step saves an empty one: gnnc/_core.py _Step).
   std::vector<bool> backwardReads;
   std::vector<int64_t> gradArgs; ///< which arguments get a gradient (1-based)
+  /// The outputs allocated together (allocate): a training forward's
+  /// residuals (its outputs after f's results: kept for the backward and
+  /// freed together), and the backward's gradients of dense arguments (the
+  /// parameters': kept together as their `.grad`); a node or edge gradient
+  /// flows on to other nodes alone, and so does each result.
+  std::vector<bool> jointResults, jointGrads;
   /// Compiled variants by the graph's schedule bucket (owned references to
   /// CudaFunction / CudaTraining objects, kept for the process's life).
   std::unordered_map<int64_t, PyObject *> ready;
@@ -338,12 +352,73 @@ Tensor emptyOn(const std::vector<int64_t> &shape, ScalarType dtype,
   return Tensor(handle);
 }
 
+/// Contiguous uninitialised tensors of `specs` on `like`'s device. Those
+/// `joint` marks (outputs that are made, kept and freed together: a
+/// training forward's residuals, a backward's parameter gradients) share one
+/// allocation per dtype, each a plain tensor over its own 256-byte aligned
+/// range of it (`aoti_torch__reinterpret_tensor`: no autograd view, no alias
+/// of another's elements): on a small graph a call's host time is largely
+/// its allocator calls.
 std::vector<Tensor> allocate(const std::vector<Spec> &specs,
-                             const Sizes &sizes, const Tensor &like) {
+                             const Sizes &sizes, const Tensor &like,
+                             const std::vector<bool> &joint) {
+  std::vector<std::vector<int64_t>> shapes;
+  shapes.reserve(specs.size());
+  for (const Spec &s : specs)
+    shapes.push_back(s.concrete(sizes));
+  // Per output `joint` marks: its dtype's allocation (an index into
+  // `buffers`) and its element offset there, 256-byte aligned.
+  struct Place {
+    size_t buffer;
+    int64_t offset;
+  };
+  std::vector<Place> places(specs.size(), Place{SIZE_MAX, 0});
+  std::vector<std::pair<ScalarType, int64_t>> buffers; // (dtype, elements)
+  std::vector<size_t> members;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (i >= joint.size() || !joint[i])
+      continue;
+    size_t b = 0;
+    while (b < buffers.size() && buffers[b].first != specs[i].dtype)
+      ++b;
+    if (b == buffers.size()) {
+      buffers.push_back({specs[i].dtype, 0});
+      members.push_back(0);
+    }
+    int64_t n = 1;
+    for (int64_t d : shapes[i])
+      n *= d;
+    int64_t align = 256 / elementSize(specs[i].dtype);
+    places[i] = Place{b, buffers[b].second};
+    buffers[b].second += (n + align - 1) / align * align;
+    ++members[b];
+  }
+  // (A dtype's lone output is allocated on its own.)
+  std::vector<std::optional<Tensor>> pools(buffers.size());
+  for (size_t b = 0; b < buffers.size(); ++b)
+    if (members[b] > 1)
+      pools[b] = emptyOn({buffers[b].second}, buffers[b].first, like);
   std::vector<Tensor> out;
   out.reserve(specs.size());
-  for (const Spec &s : specs)
-    out.push_back(emptyOn(s.concrete(sizes), s.dtype, like));
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const Place &p = places[i];
+    if (p.buffer == SIZE_MAX || members[p.buffer] == 1) {
+      out.push_back(emptyOn(shapes[i], specs[i].dtype, like));
+      continue;
+    }
+    const std::vector<int64_t> &shape = shapes[i];
+    std::vector<int64_t> strides(shape.size());
+    int64_t stride = 1;
+    for (size_t d = shape.size(); d-- > 0;) {
+      strides[d] = stride;
+      stride *= std::max<int64_t>(shape[d], 1);
+    }
+    AtenTensorHandle handle = nullptr;
+    STABLE_TORCH_ERROR_CODE_CHECK(aoti_torch__reinterpret_tensor(
+        pools[p.buffer]->get(), int64_t(shape.size()), shape.data(),
+        strides.data(), p.offset, &handle));
+    out.push_back(Tensor(handle));
+  }
   return out;
 }
 
@@ -557,7 +632,8 @@ std::vector<Tensor> callImpl(int64_t targetId, Tensor edgeIndex, int64_t nodes,
   Sizes sizes = sizesOf(edgeIndex, nodes, numDst);
   checkTensors(t.function, "argument", inputs, t.args, sizes, edgeIndex);
   GraphRef g = graphOf(handle, edgeIndex, sizes);
-  std::vector<Tensor> outputs = allocate(t.results, sizes, edgeIndex);
+  std::vector<Tensor> outputs =
+      allocate(t.results, sizes, edgeIndex, t.jointResults);
   if (!edgeIndex.is_cuda()) {
     tagged([&] {
       t.module->evaluate(t.function, *g.host, refsOf(inputs), refsOf(outputs));
@@ -569,9 +645,12 @@ std::vector<Tensor> callImpl(int64_t targetId, Tensor edgeIndex, int64_t nodes,
   onCuda(t, targetId, edgeIndex, handle, g, outputs,
          [&](PyObject *variant, const rt::Graph &graph, const CudaCall &call,
              const rt::RunGuard *fill) {
-           auto ws = [&](size_t bytes) {
-             return reinterpret_cast<uintptr_t>(
-                 call.workspace(bytes, edgeIndex).data_ptr());
+           std::optional<Tensor> kept; // (the workspace, until enqueued)
+           auto ws = [&](size_t bytes) -> uintptr_t {
+             if (!bytes)
+               return 0; // (no temporaries in the arena: no allocation)
+             kept = call.workspace(bytes, edgeIndex);
+             return reinterpret_cast<uintptr_t>(kept->data_ptr());
            };
            auto stream = reinterpret_cast<uintptr_t>(call.stream);
            if (!t.base.empty()) {
@@ -608,7 +687,8 @@ std::vector<Tensor> callBackwardImpl(int64_t targetId, Tensor edgeIndex,
   checkTensors(t.base, "output gradient", outputGrads, t.baseResults, sizes,
                edgeIndex);
   GraphRef g = graphOf(handle, edgeIndex, sizes);
-  std::vector<Tensor> grads = allocate(t.grads, sizes, edgeIndex);
+  std::vector<Tensor> grads =
+      allocate(t.grads, sizes, edgeIndex, t.jointGrads);
   if (!edgeIndex.is_cuda()) {
     // The reference evaluator takes @f_bwd's arguments in order: the
     // residuals (from the forward's arguments and outputs), then the
@@ -630,11 +710,13 @@ std::vector<Tensor> callBackwardImpl(int64_t targetId, Tensor edgeIndex,
          [&](PyObject *variant, const rt::Graph &graph, const CudaCall &call,
              const rt::RunGuard *fill) {
            auto *step = nb::inst_ptr<CudaTraining>(variant);
-           Tensor ws = call.workspace(step->backwardWorkspaceBytesOn(graph),
-                                      edgeIndex);
+           size_t bytes = step->backwardWorkspaceBytesOn(graph);
+           std::optional<Tensor> ws;
+           if (bytes)
+             ws = call.workspace(bytes, edgeIndex);
            step->enqueueBackward(graph, pointersOf(inputs), pointersOf(outputs),
                                  pointersOf(outputGrads), pointersOf(grads),
-                                 reinterpret_cast<uintptr_t>(ws.data_ptr()),
+                                 ws ? reinterpret_cast<uintptr_t>(ws->data_ptr()) : 0,
                                  reinterpret_cast<uintptr_t>(call.stream), fill);
          });
   return grads;
@@ -686,6 +768,10 @@ int64_t registerTarget(Module &module, const std::string &function,
       if (fromArg && i >= 1 && i <= int64_t(t.args.size()))
         t.backwardReads[i - 1] = true;
     t.gradArgs = nb::cast<std::vector<int64_t>>(info["grads"]);
+    for (size_t k = 0; k < t.results.size(); ++k)
+      t.jointResults.push_back(k >= t.baseResults.size());
+    for (const Spec &g : t.grads)
+      t.jointGrads.push_back(g.kind == Spec::Dense);
   }
   std::lock_guard<std::mutex> lock(registryMutex());
   targets().emplace(id, std::move(t));
