@@ -100,8 +100,12 @@ struct Executable::Impl {
   /// plans are host state a replay would not see). A run of one launch is
   /// replayed only with a guard (three launches then).
   bool replayable = false;
-  /// The graph arrays the launches read (runKey's part of the graph).
-  std::vector<std::string> graphArrays;
+  /// The graph arrays the launches read (runKey's part of the graph), by
+  /// graphArrayId.
+  std::vector<int> graphArrays;
+  /// The input and output buffers (boundNames), and each one's slot.
+  std::vector<std::string> boundNames;
+  std::vector<size_t> boundSlots;
   ~Impl() {
     for (Replay &r : replays)
       (void)cudaGraphExecDestroy(r.exec);
@@ -122,10 +126,15 @@ struct Executable::Impl {
 
   StatusOr<std::shared_ptr<const MemoryPlan>>
   planFor(const FormulaScope &scope) const;
-  Status bind(const std::map<std::string, void *> &bindings,
-              const FormulaScope &scope, const MemoryPlan &plan,
-              char *workspace, std::vector<void *> &pointers) const;
+  Status bind(const std::vector<void *> &bound, const FormulaScope &scope,
+              const MemoryPlan &plan, char *workspace,
+              std::vector<void *> &pointers) const;
+  /// runSteps with the bindings as runBound takes them.
+  Status runBound(const Graph &graph, const std::vector<void *> &bound,
+                  cudaStream_t stream, size_t first, size_t count,
+                  void *workspace, const RunGuard *guard);
   void *graphArray(const Graph &graph, const std::string &name) const;
+  void *graphArray(const Graph &graph, int id) const;
   /// Checks that `graph` has the index width and edge order the program was
   /// generated for.
   Status checkGraph(const Graph &graph) const;
@@ -137,6 +146,21 @@ struct Executable::Impl {
                       std::unique_lock<std::mutex> &ownLock);
   struct StepRunner;
 };
+
+/// The graph arrays a kernel may read, by name; graphArrayId's ids index
+/// this table (-1: no such array).
+static const char *const kGraphArrays[] = {
+    "csr_row_ptr", "csr_col",   "csr_edge",   "csr_dst",
+    "csc_col_ptr", "csc_row",   "csc_edge",   "csc_to_csr",
+    "in_degree",   "out_degree", "csr_rows_by_degree", "csc_cols_by_degree",
+    "graph_ptr",   "csr_type"};
+
+static int graphArrayId(const std::string &name) {
+  for (size_t i = 0; i < std::size(kGraphArrays); ++i)
+    if (name == kGraphArrays[i])
+      return int(i);
+  return -1;
+}
 
 Executable::Executable() : impl(new Impl) {}
 Executable::~Executable() {
@@ -222,11 +246,18 @@ Executable::load(const Program &program,
       m.replayable = false;
     if (auto *l = std::get_if<LaunchStep>(&step))
       for (const KernelArg &a : l->args)
-        if (a.kind == KernelArg::Kind::Graph &&
-            std::find(m.graphArrays.begin(), m.graphArrays.end(), a.name) ==
-                m.graphArrays.end())
-          m.graphArrays.push_back(a.name);
+        if (a.kind == KernelArg::Kind::Graph) {
+          int id = graphArrayId(a.name);
+          if (std::find(m.graphArrays.begin(), m.graphArrays.end(), id) ==
+              m.graphArrays.end())
+            m.graphArrays.push_back(id);
+        }
   }
+  for (size_t i = 0; i < program.buffers.size(); ++i)
+    if (program.buffers[i].role != BufferRole::Temp) {
+      m.boundNames.push_back(program.buffers[i].name);
+      m.boundSlots.push_back(i);
+    }
   m.launches.assign(program.steps.size(), nullptr);
   m.argSlots.assign(program.steps.size(), {});
   for (size_t i = 0; i < program.steps.size(); ++i) {
@@ -295,54 +326,50 @@ StatusOr<size_t> Executable::workspaceBytes(const Graph &graph) const {
 }
 
 void *Executable::Impl::graphArray(const Graph &g, const std::string &n) const {
-  if (n == "csr_row_ptr") return const_cast<void *>(g.csrRowPtr());
-  if (n == "csr_col") return const_cast<void *>(g.csrCol());
-  if (n == "csr_edge") return const_cast<void *>(g.csrEdge());
-  if (n == "csr_dst") return const_cast<void *>(g.csrDst());
-  if (n == "csc_col_ptr") return const_cast<void *>(g.cscColPtr());
-  if (n == "csc_row") return const_cast<void *>(g.cscRow());
-  if (n == "csc_edge") return const_cast<void *>(g.cscEdge());
-  if (n == "csc_to_csr") return const_cast<void *>(g.cscToCsr());
-  if (n == "in_degree") return const_cast<int32_t *>(g.inDegree());
-  if (n == "out_degree") return const_cast<int32_t *>(g.outDegree());
-  if (n == "csr_rows_by_degree") return const_cast<void *>(g.csrRowsByDegree());
-  if (n == "csc_cols_by_degree") return const_cast<void *>(g.cscColsByDegree());
-  if (n == "graph_ptr")
-    return const_cast<void *>(g.graphOffsets());
-  if (n == "csr_type") return const_cast<void *>(g.csrType());
-  return nullptr;
+  return graphArray(g, graphArrayId(n));
 }
 
-Status Executable::Impl::bind(const std::map<std::string, void *> &bindings,
+void *Executable::Impl::graphArray(const Graph &g, int id) const {
+  switch (id) {
+  case 0: return const_cast<void *>(g.csrRowPtr());
+  case 1: return const_cast<void *>(g.csrCol());
+  case 2: return const_cast<void *>(g.csrEdge());
+  case 3: return const_cast<void *>(g.csrDst());
+  case 4: return const_cast<void *>(g.cscColPtr());
+  case 5: return const_cast<void *>(g.cscRow());
+  case 6: return const_cast<void *>(g.cscEdge());
+  case 7: return const_cast<void *>(g.cscToCsr());
+  case 8: return const_cast<int32_t *>(g.inDegree());
+  case 9: return const_cast<int32_t *>(g.outDegree());
+  case 10: return const_cast<void *>(g.csrRowsByDegree());
+  case 11: return const_cast<void *>(g.cscColsByDegree());
+  case 12: return const_cast<void *>(g.graphOffsets());
+  case 13: return const_cast<void *>(g.csrType());
+  default: return nullptr;
+  }
+}
+
+Status Executable::Impl::bind(const std::vector<void *> &bound,
                               const FormulaScope &scope, const MemoryPlan &plan,
                               char *workspace,
                               std::vector<void *> &pointers) const {
-  for (auto &[name, ptr] : bindings) {
-    auto it = slotOf.find(name);
-    if (it == slotOf.end() || program.buffers[it->second].role == BufferRole::Temp)
-      return Status::error("binding '" + name +
-                           "' is not an input or output of program '" +
-                           program.name + "'");
-  }
+  if (bound.size() != boundSlots.size())
+    return Status::error("program '" + program.name + "' binds " +
+                         std::to_string(boundSlots.size()) +
+                         " input and output buffers but " +
+                         std::to_string(bound.size()) + " pointers were given");
   pointers.assign(program.buffers.size(), nullptr);
   std::vector<int64_t> sizes(program.buffers.size(), 0);
-  for (size_t i = 0; i < program.buffers.size(); ++i) {
+  for (size_t j = 0; j < boundSlots.size(); ++j) {
+    size_t i = boundSlots[j];
     const BufferDecl &b = program.buffers[i];
-    if (b.role == BufferRole::Temp)
-      continue;
     StatusOr<int64_t> bytesOr = bufferBytes(b, scope);
     if (!bytesOr.ok())
       return Status(bytesOr.error());
     int64_t bytes = *bytesOr;
-    auto it = bindings.find(b.name);
-    if (it == bindings.end())
-      return Status::error(std::string(b.role == BufferRole::Input ? "input"
-                                                                   : "output") +
-                           " buffer '" + b.name + "' of program '" +
-                           program.name + "' is not bound");
-    if (!it->second && bytes)
+    if (!bound[j] && bytes)
       return Status::error("buffer '" + b.name + "' is bound to a null pointer");
-    pointers[i] = it->second;
+    pointers[i] = bound[j];
     sizes[i] = bytes;
   }
   // Temps: their place in the workspace, or in the output holding them
@@ -712,11 +739,52 @@ Status Executable::Impl::StepRunner::runCopy(const CopyStep &s,
   return Status();
 }
 
+const std::vector<std::string> &Executable::boundNames() const {
+  return impl->boundNames;
+}
+
+Status Executable::runBound(const Graph &graph,
+                            const std::vector<void *> &bound,
+                            cudaStream_t stream, void *workspace,
+                            const RunGuard *guard) {
+  return impl->runBound(graph, bound, stream, 0, impl->program.steps.size(),
+                        workspace, guard);
+}
+
 Status Executable::runSteps(const Graph &graph,
                             const std::map<std::string, void *> &bindings,
                             cudaStream_t stream, size_t first, size_t count,
                             void *workspace, const RunGuard *guard) {
   Impl &m = *impl;
+  for (auto &[name, ptr] : bindings) {
+    auto it = m.slotOf.find(name);
+    if (it == m.slotOf.end() ||
+        m.program.buffers[it->second].role == BufferRole::Temp)
+      return Status::error("binding '" + name +
+                           "' is not an input or output of program '" +
+                           m.program.name + "'");
+  }
+  std::vector<void *> bound;
+  bound.reserve(m.boundSlots.size());
+  for (size_t slot : m.boundSlots) {
+    const BufferDecl &b = m.program.buffers[slot];
+    auto it = bindings.find(b.name);
+    if (it == bindings.end())
+      return Status::error(std::string(b.role == BufferRole::Input ? "input"
+                                                                   : "output") +
+                           " buffer '" + b.name + "' of program '" +
+                           m.program.name + "' is not bound");
+    bound.push_back(it->second);
+  }
+  return m.runBound(graph, bound, stream, first, count, workspace, guard);
+}
+
+Status Executable::Impl::runBound(const Graph &graph,
+                                  const std::vector<void *> &bound,
+                                  cudaStream_t stream, size_t first,
+                                  size_t count, void *workspace,
+                                  const RunGuard *guard) {
+  Impl &m = *this;
   if (guard && !guard->flag)
     guard = nullptr;
   GNN_RETURN_IF_ERROR(m.checkGraph(graph));
@@ -749,14 +817,15 @@ Status Executable::runSteps(const Graph &graph,
     workspace = own->buffer.data();
   }
   std::vector<void *> pointers;
-  GNN_RETURN_IF_ERROR(m.bind(bindings, scope, **plan,
+  GNN_RETURN_IF_ERROR(m.bind(bound, scope, **plan,
                              static_cast<char *>(workspace), pointers));
-  std::vector<uint64_t> storage(m.maxArgs, 0);
-  std::vector<void *> argv(m.maxArgs, nullptr);
-  for (size_t a = 0; a < m.maxArgs; ++a)
-    argv[a] = &storage[a];
   size_t last = std::min(m.program.steps.size(), first + count);
   auto enqueue = [&](cudaStream_t s) -> Status {
+    // (The launches' argument storage: not needed where a replay runs.)
+    std::vector<uint64_t> storage(m.maxArgs, 0);
+    std::vector<void *> argv(m.maxArgs, nullptr);
+    for (size_t a = 0; a < m.maxArgs; ++a)
+      argv[a] = &storage[a];
     if (first == 0 && arena && environment().poisonWorkspace) {
       // NaN in every float: a step that reads a temp before writing it
       // shows.
@@ -804,9 +873,9 @@ Executable::Impl::runKey(const Graph &graph, const FormulaScope &scope,
   key.insert(key.end(), scope.cscLight.begin(), scope.cscLight.end());
   for (void *p : pointers)
     key.push_back(static_cast<int64_t>(reinterpret_cast<intptr_t>(p)));
-  for (const std::string &name : graphArrays)
+  for (int id : graphArrays)
     key.push_back(static_cast<int64_t>(
-        reinterpret_cast<intptr_t>(graphArray(graph, name))));
+        reinterpret_cast<intptr_t>(graphArray(graph, id))));
   if (guard) {
     // The change check's launches: its flag, spans and fill targets.
     auto address = [](const void *p) {

@@ -745,41 +745,75 @@ inline uintptr_t checkedWorkspace(uintptr_t workspace) {
   return workspace;
 }
 
-/// Binds `pointers` to `names`, one each.
-inline void bindAll(std::map<std::string, void *> &bindings,
-             const std::vector<std::string> &names,
-             const std::vector<uintptr_t> &pointers, const char *what) {
-  if (pointers.size() != names.size())
-    throw std::invalid_argument("internal: " + std::to_string(pointers.size()) +
-                                " " + what + ", expected " +
-                                std::to_string(names.size()));
-  for (size_t i = 0; i < names.size(); ++i)
-    bindings[names[i]] = reinterpret_cast<void *>(pointers[i]);
-}
+/// Where each of an Executable's bound buffers (boundNames) takes its
+/// pointer from: a caller's argument lists (inputs, outputs, ...) laid end
+/// to end, mapped by name once when the variant is loaded, so that a call
+/// only copies pointers (Executable::runBound).
+class BoundOrder {
+public:
+  BoundOrder() = default;
+  /// `bound`: the Executable's boundNames, each renamed by `rename` (a
+  /// training backward's buffer to the step's name) where given; `lists`:
+  /// the names of each argument list, in the order enqueue takes them.
+  BoundOrder(const std::vector<std::string> &bound,
+             std::vector<const std::vector<std::string> *> lists,
+             const std::map<std::string, std::string> *rename = nullptr) {
+    for (const std::vector<std::string> *l : lists)
+      sizes.push_back(l->size());
+    for (const std::string &name : bound) {
+      std::string want = name;
+      if (rename) {
+        auto r = rename->find(name);
+        if (r == rename->end())
+          throw std::invalid_argument("internal: buffer '" + name +
+                                      "' has no name in the training step");
+        want = r->second;
+      }
+      bool found = false;
+      for (size_t l = 0; l < lists.size() && !found; ++l)
+        for (size_t i = 0; i < lists[l]->size() && !found; ++i)
+          if ((*lists[l])[i] == want) {
+            from.push_back({l, i});
+            found = true;
+          }
+      if (!found)
+        throw std::invalid_argument("internal: buffer '" + want +
+                                    "' is bound by no argument");
+    }
+  }
+  /// The pointers of the bound buffers, from `lists` (as many lists, each
+  /// of as many pointers, as the construction named).
+  std::vector<void *>
+  operator()(std::initializer_list<const std::vector<uintptr_t> *> lists) const {
+    if (lists.size() != sizes.size())
+      throw std::invalid_argument("internal: wrong argument lists");
+    std::vector<const std::vector<uintptr_t> *> l(lists);
+    for (size_t i = 0; i < l.size(); ++i)
+      if (l[i]->size() != sizes[i])
+        throw std::invalid_argument(
+            "internal: " + std::to_string(l[i]->size()) +
+            " pointers where the program binds " + std::to_string(sizes[i]));
+    std::vector<void *> bound;
+    bound.reserve(from.size());
+    for (auto [list, i] : from)
+      bound.push_back(reinterpret_cast<void *>((*l[list])[i]));
+    return bound;
+  }
 
-/// The bindings of a Program's inputs and outputs.
-inline std::map<std::string, void *>
-bindInOut(const std::vector<std::string> &inputNames,
-          const std::vector<uintptr_t> &inputs,
-          const std::vector<std::string> &outputNames,
-          const std::vector<uintptr_t> &outputs) {
-  std::map<std::string, void *> bindings;
-  bindAll(bindings, inputNames, inputs, "inputs");
-  bindAll(bindings, outputNames, outputs, "outputs");
-  return bindings;
-}
+private:
+  std::vector<size_t> sizes;
+  std::vector<std::pair<size_t, size_t>> from;
+};
 
-/// Runs `call(graph, bindings, stream, workspace, guard)` (an enqueue) on
-/// the caller's stream and workspace (256-byte aligned), with the change
-/// check `guard` (null: none) in the run.
-template <typename Call>
-inline void enqueue(const rt::Graph &graph,
-                    const std::map<std::string, void *> &bindings,
-                    uintptr_t workspace, uintptr_t stream,
-                    const rt::RunGuard *guard, Call call) {
+/// Runs `exe` on `bound` (BoundOrder's) on the caller's stream and
+/// workspace (256-byte aligned), with the change check `guard` (null: none)
+/// in the run.
+inline void enqueue(rt::Executable &exe, const rt::Graph &graph,
+                    const std::vector<void *> &bound, uintptr_t workspace,
+                    uintptr_t stream, const rt::RunGuard *guard) {
   void *ws = reinterpret_cast<void *>(checkedWorkspace(workspace));
   auto s = reinterpret_cast<cudaStream_t>(stream);
-  check(call(graph, bindings, s, ws, guard));
+  check(exe.runBound(graph, bound, s, ws, guard));
   // The graph is freed in the default stream's order: after this run's
   // work on another stream (rt::Graph::usedOn).
   check(graph.usedOn(s));
@@ -810,6 +844,7 @@ public:
         outputNames.push_back(b.name);
     nb::gil_scoped_release release;
     exe = check(rt::Executable::create(program));
+    order = BoundOrder(exe->boundNames(), {&inputNames, &outputNames});
   }
 
   /// Bytes of the temporaries' workspace on `graph` (the caller allocates
@@ -824,9 +859,7 @@ public:
   void enqueueRun(const rt::Graph &graph, const std::vector<uintptr_t> &inputs,
                   const std::vector<uintptr_t> &outputs, uintptr_t workspace,
                   uintptr_t stream, const rt::RunGuard *guard = nullptr) {
-    enqueue(graph, bindInOut(inputNames, inputs, outputNames, outputs),
-            workspace, stream, guard,
-            [&](auto &&...a) { return exe->run(a...); });
+    enqueue(*exe, graph, order({&inputs, &outputs}), workspace, stream, guard);
   }
 
   std::string source() const { return program.source(); }
@@ -836,6 +869,7 @@ private:
   rt::Program program;
   std::unique_ptr<rt::Executable> exe;
   std::vector<std::string> inputNames, outputNames;
+  BoundOrder order;
 };
 
 /// The training step of a differentiated function compiled for a graph's
@@ -869,6 +903,12 @@ public:
       gradNames.push_back("grad" + std::to_string(i));
     nb::gil_scoped_release release;
     exe = check(rt::TrainingExecutable::create(program));
+    forwardOrder = BoundOrder(exe->forwardExecutable().boundNames(),
+                              {&inputNames, &outputNames});
+    backwardOrder = BoundOrder(
+        exe->backwardExecutable().boundNames(),
+        {&inputNames, &outputNames, &outputGradNames, &gradNames},
+        &exe->program().backwardBindings);
   }
 
   size_t forwardWorkspaceBytesOn(const rt::Graph &graph) const {
@@ -884,9 +924,8 @@ public:
                       const std::vector<uintptr_t> &inputs,
                       const std::vector<uintptr_t> &outputs, uintptr_t workspace,
                       uintptr_t stream, const rt::RunGuard *guard = nullptr) {
-    enqueue(graph, bindInOut(inputNames, inputs, outputNames, outputs),
-            workspace, stream, guard,
-            [&](auto &&...a) { return exe->forward(a...); });
+    enqueue(exe->forwardExecutable(), graph, forwardOrder({&inputs, &outputs}),
+            workspace, stream, guard);
   }
 
   /// The backward after the forward: the inputs and outputs as the forward
@@ -898,18 +937,16 @@ public:
                        const std::vector<uintptr_t> &outputGrads,
                        const std::vector<uintptr_t> &grads, uintptr_t workspace,
                        uintptr_t stream, const rt::RunGuard *guard = nullptr) {
-    std::map<std::string, void *> bindings =
-        bindInOut(inputNames, inputs, outputNames, outputs);
-    bindAll(bindings, outputGradNames, outputGrads, "output gradients");
-    bindAll(bindings, gradNames, grads, "gradients");
-    enqueue(graph, bindings, workspace, stream, guard,
-            [&](auto &&...a) { return exe->backward(a...); });
+    enqueue(exe->backwardExecutable(), graph,
+            backwardOrder({&inputs, &outputs, &outputGrads, &grads}), workspace,
+            stream, guard);
   }
 
 private:
   rt::TrainingProgram program;
   std::unique_ptr<rt::TrainingExecutable> exe;
   std::vector<std::string> inputNames, outputNames, outputGradNames, gradNames;
+  BoundOrder forwardOrder, backwardOrder;
 };
 #endif
 

@@ -1280,6 +1280,55 @@ TEST(GpuProgram, ManyKeysInTurnKeepTheirReplays) {
   }
 }
 
+TEST(GpuProgram, RunBoundTakesThePointersInBoundNamesOrder) {
+  // runBound (one pointer per input and output buffer, in boundNames'
+  // order: the PyTorch ops' per-call path) runs what run() runs with the
+  // same bindings by name, bitwise, and replays alike; a wrong count is
+  // refused.
+  REQUIRE_GPU();
+  ReplayedCase rc;
+  ASSERT_NO_FATAL_FAILURE(loadReplayed(800, 6000, 3, rc));
+  const std::vector<std::string> &names = rc.ex->boundNames();
+  std::vector<std::string> expected;
+  for (const BufferDecl &b : rc.ex->program().buffers)
+    if (b.role != BufferRole::Temp)
+      expected.push_back(b.name);
+  EXPECT_EQ(names, expected);
+  int64_t n = rc.host.numNodes;
+  std::vector<float> x(n * 32), w(32 * 16);
+  gnn::SplitMix64 rng(9);
+  for (float &v : x) v = static_cast<float>(rng.uniform() * 2 - 1);
+  for (float &v : w) v = static_cast<float>(rng.uniform() - 0.5);
+  DeviceBuffer dx = std::move(*DeviceBuffer::allocate(x.size() * 4));
+  DeviceBuffer dw = std::move(*DeviceBuffer::allocate(w.size() * 4));
+  DeviceBuffer byName = std::move(*DeviceBuffer::allocate(n * 16 * 4));
+  DeviceBuffer bound = std::move(*DeviceBuffer::allocate(n * 16 * 4));
+  ASSERT_TRUE(dx.upload(x.data(), x.size() * 4).ok());
+  ASSERT_TRUE(dw.upload(w.data(), w.size() * 4).ok());
+  std::map<std::string, void *> b{
+      {"x", dx.data()}, {"w", dw.data()}, {"y", byName.data()}};
+  ASSERT_TRUE(rc.ex->run(*rc.graph, b).ok());
+  std::vector<void *> pointers;
+  for (const std::string &name : names)
+    pointers.push_back(name == "y" ? bound.data() : b.at(name));
+  for (int i = 0; i < 3; ++i) { // step by step, captured, replayed
+    Status s = rc.ex->runBound(*rc.graph, pointers);
+    ASSERT_TRUE(s.ok()) << s.message();
+  }
+  if (environment().cudaGraphs)
+    EXPECT_EQ(rc.ex->graphLaunches(), 2u);
+  std::vector<float> a(n * 16), c(n * 16);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  ASSERT_TRUE(byName.download(a.data(), a.size() * 4).ok());
+  ASSERT_TRUE(bound.download(c.data(), c.size() * 4).ok());
+  EXPECT_EQ(a, c);
+  pointers.pop_back();
+  Status s = rc.ex->runBound(*rc.graph, pointers);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("pointers were given"), std::string::npos)
+      << s.message();
+}
+
 TEST(GpuModule, LargeDynamicSharedMemoryAndKernelInfo) {
   REQUIRE_GPU();
   Compiler compiler("");

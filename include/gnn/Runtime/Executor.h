@@ -90,6 +90,16 @@ public:
                   cudaStream_t stream, size_t first, size_t count,
                   void *workspace = nullptr, const RunGuard *guard = nullptr);
 
+  /// The names of the Program's input and output buffers in its buffer
+  /// order: what runBound's `bound` pointers stand for, one each.
+  const std::vector<std::string> &boundNames() const;
+  /// run() with the bindings given as one pointer per boundNames() entry,
+  /// in that order (no names looked up per call: a caller that binds the
+  /// same buffers on every call maps its arguments once).
+  Status runBound(const Graph &graph, const std::vector<void *> &bound,
+                  cudaStream_t stream = nullptr, void *workspace = nullptr,
+                  const RunGuard *guard = nullptr);
+
   /// Bytes of workspace a run on `graph` needs (the arena of its memory
   /// plan; 0 when the Program has no temporaries).
   StatusOr<size_t> workspaceBytes(const Graph &graph) const;
