@@ -285,11 +285,13 @@ def test_cuda_cached_calls_do_not_synchronise():
         torch.cuda.set_sync_debug_mode("default")
 
 
-@pytest.mark.parametrize("kind", ["gin", "gine", "gcn", "sage", "gat", "gatv2"])
+@pytest.mark.parametrize("kind", ["gin", "gine", "gcn", "sage", "gat", "gatv2",
+                                  "transformer", "agnn"])
 def test_cuda_layer_plans_match_pyg(kind):
-    """GIN's, GINE's, GCN's, SAGE's, GAT's and GATv2's calls after the
-    first (their plans: conv._GinPlan, conv._GcnPlan, conv._SagePlan,
-    attention._GatPlan, attention._Gatv2Plan) on CUDA, new features each
+    """GIN's, GINE's, GCN's, SAGE's, GAT's, GATv2's, TransformerConv's and
+    AGNNConv's calls after the first (their plans: conv._GinPlan,
+    conv._GcnPlan, conv._SagePlan, attention._GatPlan, attention._Gatv2Plan,
+    attention._TransformerPlan, conv._AgnnPlan) on CUDA, new features each
     call, the weights changed between calls and the graph written in place
     once, equal PyG's on the CPU, outputs and every gradient."""
     if kind == "gcn":
@@ -299,6 +301,10 @@ def test_cuda_layer_plans_match_pyg(kind):
     elif kind in ("gat", "gatv2"):
         case = (kind, "GATConv" if kind == "gat" else "GATv2Conv", (base.IN, base.OUT),
                 dict(heads=2))
+    elif kind == "transformer":
+        case = (kind, "TransformerConv", (base.IN, base.OUT), dict(heads=2))
+    elif kind == "agnn":
+        case = (kind, "AGNNConv", (), {})
     else:
         kw = dict(nn=lambda: base.mlp(base.IN, base.OUT), eps=0.1, train_eps=True)
         if kind == "gine":

@@ -1,5 +1,5 @@
-"""gnnc.nn layers' call plans (nn/_plan.py): a GIN, GINE, GCN or GAT
-layer's later calls take what its last full call decided unless something
+"""gnnc.nn layers' call plans (nn/_plan.py): a GIN, GINE, GCN, SAGE, GAT,
+GATv2, Transformer or AGNN layer's later calls take what its last full call decided unless something
 that decision read changed. Each test changes one thing at a time on both
 libraries' layers (or the inputs) and compares outputs and every gradient
 with PyG's, and whether the call took the plan."""
@@ -519,3 +519,151 @@ def test_sage_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch)
         check("and planned", planned=True)
     _copies_and_bad_inputs(ours, lambda m: m.lin_l.weight, features(n, torch.float64),
                            edge_index, n)
+
+
+def test_transformer_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch):
+    """TransformerConv's later calls on one graph take the function its
+    last full call decided (attention._TransformerPlan) unless something it
+    read changed, with the skip in the function (concat, no beta) or added
+    in PyTorch (beta, the heads averaged, no root weight); edge features and
+    attention weights take the full path, and the attention dropout's mask
+    is drawn on every call. Each step compares output and gradients with
+    PyG's in float64, and whether the call took the plan."""
+    edge_index, n, loop_free, full = _full_path_probe(monkeypatch)
+    ours, pyg = make(("transformer", "TransformerConv", (IN, OUT), dict(heads=2)),
+                     torch.float64)
+
+    def both(f):
+        f(ours), f(pyg)
+
+    def check(step, planned, dtype=torch.float64, ei=edge_index, x_in=None):
+        _plan_step(step, planned, full, ours, pyg,
+                   features(n, dtype) if x_in is None else x_in, (ei,))
+
+    check("first call", planned=False)
+    check("second call", planned=True)
+    check("another graph", planned=True, ei=loop_free)
+    empty = torch.zeros(2, 0, dtype=torch.long)
+    check("no edges", planned=True, ei=empty)
+    check("no nodes", planned=True, ei=empty, x_in=features(0, torch.float64))
+    changed = edge_index.clone()
+    check("a new graph", planned=True, ei=changed)
+    changed[1, 0] = 6  # (PyTorch's version counter sees it)
+    check("that graph written in place", planned=True, ei=changed)
+    with torch.no_grad():
+        both(lambda m: m.lin_query.weight.add_(0.5))
+        both(lambda m: m.lin_skip.bias.mul_(-3))
+    check("weights written in place", planned=True)
+    x = features(n, torch.float64)
+    for attr in ("lin_query", "lin_key", "lin_value", "lin_skip"):
+        handle = getattr(ours, attr).register_forward_hook(lambda *a: None)
+        with pytest.raises(NotImplementedError, match=f"'{attr}'.*hook"):
+            ours(x, edge_index)
+        handle.remove()
+        check(f"hook on {attr} removed", planned=True)
+    with pytest.raises(NotImplementedError, match="edge_attr without edge_dim"):
+        ours(x, edge_index, torch.randn(edge_index.size(1), 3, dtype=torch.float64))
+    _linear_replaced(check, ours, pyg, "lin_value")
+    _linear_replaced(check, ours, pyg, "lin_skip")
+    _parametrization_steps(check, both, "lin_key")
+    _dtype_and_flow_steps(check, both)
+    both(lambda m: setattr(m, "flow", "source_to_target"))
+    _option_steps(check, both, [("root_weight", False, "no root weight"),
+                                ("root_weight", True, "the root weight again")])
+    # Attention weights asked for: the full path, which drops the plan.
+    full.clear()
+    got, want = ours(x, edge_index, return_attention_weights=True), \
+        pyg(x, edge_index, return_attention_weights=True)
+    assert full
+    torch.testing.assert_close(got[0], want[0], **tol(torch.float64))
+    torch.testing.assert_close(got[1][1], want[1][1], **tol(torch.float64))
+    check("weights not asked: decided again", planned=False)
+    check("and planned", planned=True)
+    # Training with attention dropout: the same mask on both sides, drawn
+    # on the planned call too.
+    p, e = 0.4, edge_index.size(1)
+    mask = (torch.rand(e, 2, generator=torch.Generator().manual_seed(8)) > p).double() / (1 - p)
+    drawn = []
+
+    def our_mask(shape, prob, dtype, device):
+        assert tuple(shape) == (e, 2) and prob == p
+        drawn.append(1)
+        return mask.to(dtype)
+
+    def pyg_dropout(input, p=0.5, training=True, inplace=False):
+        return input * mask if training else input
+
+    from gnnc.nn import _common
+    monkeypatch.setattr(_common, "attention_dropout_mask", our_mask)
+    monkeypatch.setattr(torch.nn.functional, "dropout", pyg_dropout)
+    both(lambda m: (setattr(m, "dropout", p), m.train()))
+    check("attention dropout", planned=False)
+    check("and planned", planned=True)
+    assert len(drawn) == 2
+    both(lambda m: m.eval())
+    check("eval mode: no dropout", planned=True)
+    assert len(drawn) == 2
+    monkeypatch.undo()
+    edge_index, n, loop_free, full = _full_path_probe(monkeypatch)
+    for kw in (dict(beta=True), dict(concat=False), dict(root_weight=False, bias=False)):
+        ours, pyg = make(("transformer", "TransformerConv", (IN, OUT), dict(heads=2, **kw)),
+                         torch.float64)
+        check(f"{kw}: first call", planned=False)
+        check(f"{kw}: planned", planned=True)
+        if kw.get("beta"):
+            _linear_replaced(check, ours, pyg, "lin_beta")
+    _copies_and_bad_inputs(ours, lambda m: m.lin_query.weight, x, edge_index, n)
+
+
+@pytest.mark.parametrize("learnable", [True, False])
+def test_agnn_plans_follow_every_change_to_the_layer_and_its_inputs(learnable, monkeypatch):
+    """AGNNConv's later calls take the function its last full call decided
+    (conv._AgnnPlan) unless something it read changed; the graph with its
+    self-loops is derived from the graph's contents on every call. `beta`
+    a parameter or (requires_grad=False) a buffer. Each step compares
+    output and gradients with PyG's in float64, and whether the call took
+    the plan."""
+    edge_index, n, loop_free, full = _full_path_probe(monkeypatch)
+    ours, pyg = make(("agnn", "AGNNConv", (), dict(requires_grad=learnable)), torch.float64)
+
+    def both(f):
+        f(ours), f(pyg)
+
+    def check(step, planned, dtype=torch.float64, ei=edge_index, x_in=None):
+        _plan_step(step, planned, full, ours, pyg,
+                   features(n, dtype) if x_in is None else x_in, (ei,))
+
+    _graph_steps(check, edge_index, loop_free)
+    check("wider features", planned=False, x_in=features(n, torch.float64, channels=IN + 2))
+    check("and planned", planned=True, x_in=features(n, torch.float64, channels=IN + 2))
+    check("the width of then", planned=False)
+    check("and planned", planned=True)
+    with torch.no_grad():
+        both(lambda m: m.beta.fill_(0.7))
+    check("beta written in place", planned=True)
+    value = torch.tensor([1.3], dtype=torch.float64)
+    if learnable:
+        both(lambda m: setattr(m, "beta", torch.nn.Parameter(value.clone())))
+    else:
+        both(lambda m: m.register_buffer("beta", value.clone()))
+    check("beta replaced", planned=False)
+    check("and planned", planned=True)
+    _dtype_and_flow_steps(check, both)
+    both(lambda m: setattr(m, "flow", "source_to_target"))
+    _option_steps(check, both, [("add_self_loops", False, "no self-loops added"),
+                                ("add_self_loops", True, "self-loops again")])
+    handle = ours.register_forward_hook(lambda *a: None)
+    check("a hook on the layer (its own call: planned)", planned=True)
+    handle.remove()
+    x = features(n, torch.float64)
+    for clone in (copy.deepcopy(ours), _roundtrip(ours)):
+        assert clone.__dict__.get("_gnnc_plan") is None
+        with torch.no_grad():
+            clone.beta.mul_(2)
+        assert not torch.allclose(clone(x, edge_index), ours(x, edge_index))
+    ours(x, edge_index)
+    assert ours.__dict__.get("_gnnc_plan") is not None
+    with pytest.raises(TypeError, match="edge_index of dtype int64"):
+        ours(x, edge_index.double())
+    with pytest.raises(ValueError, match="outside \\[0, 2\\) for a graph of 2 nodes"):
+        ours(features(2, torch.float64), edge_index)

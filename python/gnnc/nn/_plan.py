@@ -3,7 +3,8 @@ layer as `_gnnc_plan`) so that its next calls skip the checks and
 decisions that call made, and what such a plan checks on every call: the
 modules whose calls it skips observed by nothing (`_observed`, no global
 hook: `_global_hooks`). The layers' own plans live beside them:
-conv._GinPlan, conv._GcnPlan, attention._GatPlan."""
+conv._GinPlan, conv._GcnPlan, conv._SagePlan, conv._AgnnPlan,
+attention._GatPlan, attention._Gatv2Plan, attention._TransformerPlan."""
 
 from typing import Optional
 

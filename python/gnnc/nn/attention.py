@@ -638,6 +638,64 @@ class GATv2Conv(_HeadsLayer):
         return (out, attention) if weights else out
 
 
+class _TransformerPlan(_Plan):
+    """A TransformerConv's plan (_plan._Plan) on one graph: its
+    transformer_layer function, without edge features or attention
+    weights, in float32 or float64. Besides `_Plan`'s checks: the query, key
+    and value Linears (and `lin_skip` where the skip is a plain sum in the
+    function) the same objects and each as then; `lin_skip` and `lin_beta`
+    the same objects where they run in PyTorch; the options (heads,
+    channels, concat, beta, root_weight, dropout, edge_dim) as then; no
+    `return_attention_weights`. The attention dropout's mask is drawn anew
+    on every training call and the gated skip computed in PyTorch, as on
+    the full path. Made only for an edge_index (not a sparse adjacency)."""
+
+    __slots__ = ("head", "skip")
+    OPTIONS = ("heads", "out_channels", "concat", "dropout", "beta", "root_weight",
+               "edge_dim", "in_channels")
+
+    @classmethod
+    def keep(cls, module, x: Tensor, dt: torch.dtype, lins: list, skip: bool,
+             head: tuple) -> None:
+        """Keeps the plan of this call on `module` where it can stand for
+        later ones, else drops any older one: `lins` the Linears whose
+        weights (and biases) enter the function in order (query, key, value,
+        and the skip where `skip`), `head` its config's first entries."""
+        if dt in _common._HALVES:
+            _Plan.drop(module)
+            return
+        modules = module._modules
+        linears = tuple(zip(("lin_query", "lin_key", "lin_value", "lin_skip"), lins))
+        if not skip:  # (run in PyTorch: the same objects, called as they are)
+            linears += (("lin_skip", modules.get("lin_skip")),)
+        linears += (("lin_beta", modules.get("lin_beta")),)
+        p = cls._make(module, "transformer_layer", dt, x, linears, tuple(lins))
+        if p is not None:
+            p.head, p.skip = head, skip
+            p._keep(module)
+
+    def run(self, module, x, edge_index, edge_attr=None, return_attention_weights=None):
+        """The layer's output, or None where the plan does not stand for
+        this call."""
+        if edge_attr is not None or isinstance(return_attention_weights, bool) or \
+                not self._stands(module, x, edge_index):
+            return None
+        tensors = [x.contiguous()]
+        if not self._parts_stand(module, tensors):
+            return None
+        heads, _, concat, p = self.options[:4]
+        ei = _common.flip(edge_index, self.flow)
+        dropout = module.training and p > 0.0
+        if dropout:
+            tensors.append(_common.attention_dropout_mask((ei.size(1), heads), p,
+                                                          self.dtype, x.device))
+        out = self._call(module, self.head + (False, dropout, False, False), ei, x.size(0),
+                         tensors)
+        if self.skip:
+            return out
+        return module._skip(x, _heads_out(out, concat), None, False)
+
+
 class TransformerConv(_HeadsLayer):
     r"""PyG's `TransformerConv` (Shi et al.):
     `alpha_ij = softmax_j((W_q x_i) . (W_k x_j) / sqrt(C))`,
@@ -712,6 +770,11 @@ class TransformerConv(_HeadsLayer):
     @_common.sparse_runs_eagerly
     def forward(self, x: Tensor, edge_index: Tensor, edge_attr: Optional[Tensor] = None,
                 return_attention_weights: Optional[bool] = None) -> Tensor:
+        plan = _Plan.of(self)
+        if plan is not None:
+            out = plan.run(self, x, edge_index, edge_attr, return_attention_weights)
+            if out is not None:
+                return out
         name = type(self).__name__
         adj = edge_index
         # Each submodule and parameter read once (Module.__getattr__, some
@@ -749,6 +812,11 @@ class TransformerConv(_HeadsLayer):
             bias = lin_key.bias is not None
             tensors = [x_src] + _common.linear_operands(lins)
             config = (int(x_src.size(1)), h_, c, t, bias, skip)
+            if edge_attr is None and not weights and not _common.is_sparse(adj):
+                # (A plan for the next calls: no edge features, no weights.)
+                _TransformerPlan.keep(self, x_src, dt, lins, skip, config)
+            else:
+                _Plan.drop(self)
             out = _attention("transformer_layer", config, self, x_src, edge_index, h_,
                              *tensors, dtype=dt, scores=scores, weights=weights,
                              edge_attr=edge_attr, edge_fn=edge_fn)
@@ -756,6 +824,7 @@ class TransformerConv(_HeadsLayer):
                 return self._finished(out, weights, adj, _shape(x_src, sizes))
             out, attention = self._heads(out, weights, adj, _shape(x_src, sizes))
             return self._skip(x_dst, out, attention, weights)
+        _Plan.drop(self)
         q = self.lin_query(x_dst).view(-1, h_, c)
         k = self.lin_key(x_src).view(-1, h_, c)
         v = self.lin_value(x_src).view(-1, h_, c)

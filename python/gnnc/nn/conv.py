@@ -1299,6 +1299,53 @@ class GINEConv(torch.nn.Module):
         return f"{type(self).__name__}(nn={self.nn})"
 
 
+class _AgnnPlan(_Plan):
+    """An AGNNConv's plan (`_Plan`): its agnn function in float32 or
+    float64, x and `beta` of one dtype. Besides `_Plan`'s checks: `beta` (a
+    parameter, or a buffer without `requires_grad`) the same object, of
+    that dtype and device, one element; `add_self_loops` and
+    `requires_grad` as then. The graph with its self-loops is derived from
+    the graph's contents on every call, as on the full path. Made only for
+    an edge_index (not a sparse adjacency)."""
+
+    __slots__ = ("beta",)
+    OPTIONS = ("add_self_loops", "requires_grad")
+
+    @staticmethod
+    def keep(module, x: Tensor, dt: torch.dtype, beta: Tensor) -> None:
+        """Keeps the plan of this call on `module` where it can stand for
+        later ones, else drops any older one."""
+        if dt in _common._HALVES or beta.dtype != dt:
+            _Plan.drop(module)
+            return
+        p = _AgnnPlan._make(module, "agnn", dt, x)
+        if p is not None:
+            p.beta = beta
+            p._keep(module)
+
+    def run(self, module, x, edge_index):
+        """The layer's output, or None where the plan does not stand for
+        this call."""
+        if not self._stands(module, x, edge_index):
+            return None
+        beta = module._parameters.get("beta")
+        if beta is None:
+            beta = module._buffers.get("beta")
+        if beta is not self.beta or beta.dtype != self.dtype or \
+                beta.device != self.device or beta.numel() != 1:
+            return None
+        n = x.size(0)
+        ei = _common.flip(edge_index, self.flow)
+        tensors = [x.contiguous(), beta.contiguous()]
+        keep = None
+        if self.options[0]:  # add_self_loops
+            ei, keep = _common.with_self_loops(ei, n, self.dtype)
+            if keep is not None:
+                tensors.append(keep)
+        return self._call(module, (self.cin, _common._DTYPES[self.dtype], keep is not None),
+                          ei, n, tensors)
+
+
 class AGNNConv(torch.nn.Module):
     r"""PyG's `AGNNConv` (Thekumparampil et al.):
     `out_i = sum_{j -> i} softmax_j(beta cos(x_i, x_j)) x_j`.
@@ -1326,7 +1373,13 @@ class AGNNConv(torch.nn.Module):
 
     @_common.sparse_runs_eagerly
     def forward(self, x: Tensor, edge_index: Tensor) -> Tensor:
+        plan = _Plan.of(self)
+        if plan is not None:
+            out = plan.run(self, x, edge_index)
+            if out is not None:
+                return out
         name = type(self).__name__
+        adj = edge_index
         # A sparse adjacency's repeated entries: one edge with self-loops
         # (PyG's add_self_loops rebuilds it coalesced), else each its own.
         # x of another floating dtype than beta is promoted with it, as in
@@ -1343,6 +1396,10 @@ class AGNNConv(torch.nn.Module):
         # One head, scores [E]: the backward keeps no edge-sized temporary
         # (with [N, 1, F] features and [E, 1] scores it did).
         xc, beta = _common.casts(dt, x, beta_p)
+        if _common.is_sparse(adj):
+            _Plan.drop(self)
+        else:  # (a plan for the next calls)
+            _AgnnPlan.keep(self, x, dt, beta_p)
         keep = None
         if self.add_self_loops:
             ei, keep = _common.with_self_loops(ei, n, dt)
