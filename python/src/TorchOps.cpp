@@ -103,13 +103,6 @@ ScalarType scalarTypeOf(const std::string &dtype) {
                                : ScalarType::Float;
 }
 
-int64_t elementSize(ScalarType t) {
-  return t == ScalarType::Double || t == ScalarType::Long ? 8
-         : t == ScalarType::BFloat16 || t == ScalarType::Half ? 2
-         : t == ScalarType::Byte                              ? 1
-                                                              : 4;
-}
-
 /// A call's graph sizes: the nodes (a bipartite graph's larger side), the
 /// edges, and the sources and destinations (both the nodes on a graph of one
 /// node set).
@@ -175,12 +168,6 @@ struct Target {
   /// tensor (the autograd step saves an empty one: gnnc/_core.py _Step).
   std::vector<bool> backwardReads;
   std::vector<int64_t> gradArgs; ///< which arguments get a gradient (1-based)
-  /// The outputs allocated together (allocate): a training forward's
-  /// residuals (its outputs after f's results: kept for the backward and
-  /// freed together), and the backward's gradients of dense arguments (the
-  /// parameters': kept together as their `.grad`); a node or edge gradient
-  /// flows on to other nodes alone, and so does each result.
-  std::vector<bool> jointResults, jointGrads;
   /// Compiled variants by the graph's schedule bucket (owned references to
   /// CudaFunction / CudaTraining objects, kept for the process's life).
   std::unordered_map<int64_t, PyObject *> ready;
@@ -352,73 +339,17 @@ Tensor emptyOn(const std::vector<int64_t> &shape, ScalarType dtype,
   return Tensor(handle);
 }
 
-/// Contiguous uninitialised tensors of `specs` on `like`'s device. Those
-/// `joint` marks (outputs that are made, kept and freed together: a
-/// training forward's residuals, a backward's parameter gradients) share one
-/// allocation per dtype, each a plain tensor over its own 256-byte aligned
-/// range of it (`aoti_torch__reinterpret_tensor`: no autograd view, no alias
-/// of another's elements): on a small graph a call's host time is largely
-/// its allocator calls.
+/// Contiguous uninitialised tensors of `specs` on `like`'s device, each an
+/// allocation of its own: a custom op's outputs must not share storage with
+/// each other (torch.compile's AOT autograd checks it, and PyTorch 2.12 makes
+/// it an error; python/tests/test_core.py
+/// test_every_output_is_an_allocation_of_its_own).
 std::vector<Tensor> allocate(const std::vector<Spec> &specs,
-                             const Sizes &sizes, const Tensor &like,
-                             const std::vector<bool> &joint) {
-  std::vector<std::vector<int64_t>> shapes;
-  shapes.reserve(specs.size());
-  for (const Spec &s : specs)
-    shapes.push_back(s.concrete(sizes));
-  // Per output `joint` marks: its dtype's allocation (an index into
-  // `buffers`) and its element offset there, 256-byte aligned.
-  struct Place {
-    size_t buffer;
-    int64_t offset;
-  };
-  std::vector<Place> places(specs.size(), Place{SIZE_MAX, 0});
-  std::vector<std::pair<ScalarType, int64_t>> buffers; // (dtype, elements)
-  std::vector<size_t> members;
-  for (size_t i = 0; i < specs.size(); ++i) {
-    if (i >= joint.size() || !joint[i])
-      continue;
-    size_t b = 0;
-    while (b < buffers.size() && buffers[b].first != specs[i].dtype)
-      ++b;
-    if (b == buffers.size()) {
-      buffers.push_back({specs[i].dtype, 0});
-      members.push_back(0);
-    }
-    int64_t n = 1;
-    for (int64_t d : shapes[i])
-      n *= d;
-    int64_t align = 256 / elementSize(specs[i].dtype);
-    places[i] = Place{b, buffers[b].second};
-    buffers[b].second += (n + align - 1) / align * align;
-    ++members[b];
-  }
-  // (A dtype's lone output is allocated on its own.)
-  std::vector<std::optional<Tensor>> pools(buffers.size());
-  for (size_t b = 0; b < buffers.size(); ++b)
-    if (members[b] > 1)
-      pools[b] = emptyOn({buffers[b].second}, buffers[b].first, like);
+                             const Sizes &sizes, const Tensor &like) {
   std::vector<Tensor> out;
   out.reserve(specs.size());
-  for (size_t i = 0; i < specs.size(); ++i) {
-    const Place &p = places[i];
-    if (p.buffer == SIZE_MAX || members[p.buffer] == 1) {
-      out.push_back(emptyOn(shapes[i], specs[i].dtype, like));
-      continue;
-    }
-    const std::vector<int64_t> &shape = shapes[i];
-    std::vector<int64_t> strides(shape.size());
-    int64_t stride = 1;
-    for (size_t d = shape.size(); d-- > 0;) {
-      strides[d] = stride;
-      stride *= std::max<int64_t>(shape[d], 1);
-    }
-    AtenTensorHandle handle = nullptr;
-    STABLE_TORCH_ERROR_CODE_CHECK(aoti_torch__reinterpret_tensor(
-        pools[p.buffer]->get(), int64_t(shape.size()), shape.data(),
-        strides.data(), p.offset, &handle));
-    out.push_back(Tensor(handle));
-  }
+  for (const Spec &s : specs)
+    out.push_back(emptyOn(s.concrete(sizes), s.dtype, like));
   return out;
 }
 
@@ -633,7 +564,7 @@ std::vector<Tensor> callImpl(int64_t targetId, Tensor edgeIndex, int64_t nodes,
   checkTensors(t.function, "argument", inputs, t.args, sizes, edgeIndex);
   GraphRef g = graphOf(handle, edgeIndex, sizes);
   std::vector<Tensor> outputs =
-      allocate(t.results, sizes, edgeIndex, t.jointResults);
+      allocate(t.results, sizes, edgeIndex);
   if (!edgeIndex.is_cuda()) {
     tagged([&] {
       t.module->evaluate(t.function, *g.host, refsOf(inputs), refsOf(outputs));
@@ -688,7 +619,7 @@ std::vector<Tensor> callBackwardImpl(int64_t targetId, Tensor edgeIndex,
                edgeIndex);
   GraphRef g = graphOf(handle, edgeIndex, sizes);
   std::vector<Tensor> grads =
-      allocate(t.grads, sizes, edgeIndex, t.jointGrads);
+      allocate(t.grads, sizes, edgeIndex);
   if (!edgeIndex.is_cuda()) {
     // The reference evaluator takes @f_bwd's arguments in order: the
     // residuals (from the forward's arguments and outputs), then the
@@ -768,10 +699,6 @@ int64_t registerTarget(Module &module, const std::string &function,
       if (fromArg && i >= 1 && i <= int64_t(t.args.size()))
         t.backwardReads[i - 1] = true;
     t.gradArgs = nb::cast<std::vector<int64_t>>(info["grads"]);
-    for (size_t k = 0; k < t.results.size(); ++k)
-      t.jointResults.push_back(k >= t.baseResults.size());
-    for (const Spec &g : t.grads)
-      t.jointGrads.push_back(g.kind == Spec::Dense);
   }
   std::lock_guard<std::mutex> lock(registryMutex());
   targets().emplace(id, std::move(t));

@@ -7,6 +7,15 @@ try:
 except ImportError:  # the native core is not built here: the tests skip
     _core = None
 
+try:
+    import torch._functorch.config as _aot_config
+    # A custom op whose outputs alias its inputs or each other is an error
+    # under torch.compile where the CI variable is set (and in every run from
+    # PyTorch 2.12), a warning elsewhere: an error in every run of the suite.
+    _aot_config.error_on_custom_op_aliasing = True
+except (ImportError, AttributeError):  # no torch, or one without the check
+    pass
+
 
 @pytest.fixture(autouse=True, scope="session")
 def _reproducers_in_pytest_temp(tmp_path_factory):
