@@ -221,6 +221,32 @@ def _graph_steps(check, edge_index: torch.Tensor, loop_free: torch.Tensor) -> No
     check("that graph written in place", planned=True, ei=changed)
 
 
+def _dropout_steps(check, both, monkeypatch, p: float, mask, pyg_mask) -> None:
+    """Training with attention dropout: the same mask on both sides (ours
+    over the layer's edges, `mask`; PyG's over its own, `pyg_mask`), drawn on
+    the planned call too; none in eval mode."""
+    drawn = []
+
+    def our_mask(shape, prob, dtype, device):
+        assert tuple(shape) == tuple(mask.shape) and prob == p
+        drawn.append(1)
+        return mask.to(dtype)
+
+    def pyg_dropout(input, p=0.5, training=True, inplace=False):
+        return input * pyg_mask if training else input
+
+    from gnnc.nn import _common
+    monkeypatch.setattr(_common, "attention_dropout_mask", our_mask)
+    monkeypatch.setattr(torch.nn.functional, "dropout", pyg_dropout)
+    both(lambda m: (setattr(m, "dropout", p), m.train()))
+    check("attention dropout", planned=False)
+    check("and planned", planned=True)
+    assert len(drawn) == 2
+    both(lambda m: m.eval())
+    check("eval mode: no dropout", planned=True)
+    assert len(drawn) == 2
+
+
 def _full_path_probe(monkeypatch):
     """(edge_index, n, a loop-free graph of n nodes, full): the plan tests'
     graphs, and the list a probe on the full path's input checks
@@ -351,26 +377,7 @@ def test_gat_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch):
     mask = (torch.rand(e, 2, generator=torch.Generator().manual_seed(8)) > p).double() / (1 - p)
     keep = torch.ones(e, dtype=torch.bool)
     keep[:edge_index.size(1)] = edge_index[0] != edge_index[1]
-    drawn = []
-
-    def our_mask(shape, prob, dtype, device):
-        assert tuple(shape) == (e, 2) and prob == p
-        drawn.append(1)
-        return mask.to(dtype)
-
-    def pyg_dropout(input, p=0.5, training=True, inplace=False):
-        return input * mask[keep] if training else input
-
-    from gnnc.nn import _common
-    monkeypatch.setattr(_common, "attention_dropout_mask", our_mask)
-    monkeypatch.setattr(torch.nn.functional, "dropout", pyg_dropout)
-    both(lambda m: (setattr(m, "dropout", p), m.train()))
-    check("attention dropout", planned=False)
-    check("and planned", planned=True)
-    assert len(drawn) == 2
-    both(lambda m: m.eval())
-    check("eval mode: no dropout", planned=True)
-    assert len(drawn) == 2
+    _dropout_steps(check, both, monkeypatch, p, mask, mask[keep])
     # A residual layer: the projection of x added in PyTorch after the plan.
     res, res_pyg = make(("gat", "GATConv", (IN, OUT), dict(heads=2, residual=True)),
                         torch.float64)
@@ -583,26 +590,7 @@ def test_transformer_plans_follow_every_change_to_the_layer_and_its_inputs(monke
     # on the planned call too.
     p, e = 0.4, edge_index.size(1)
     mask = (torch.rand(e, 2, generator=torch.Generator().manual_seed(8)) > p).double() / (1 - p)
-    drawn = []
-
-    def our_mask(shape, prob, dtype, device):
-        assert tuple(shape) == (e, 2) and prob == p
-        drawn.append(1)
-        return mask.to(dtype)
-
-    def pyg_dropout(input, p=0.5, training=True, inplace=False):
-        return input * mask if training else input
-
-    from gnnc.nn import _common
-    monkeypatch.setattr(_common, "attention_dropout_mask", our_mask)
-    monkeypatch.setattr(torch.nn.functional, "dropout", pyg_dropout)
-    both(lambda m: (setattr(m, "dropout", p), m.train()))
-    check("attention dropout", planned=False)
-    check("and planned", planned=True)
-    assert len(drawn) == 2
-    both(lambda m: m.eval())
-    check("eval mode: no dropout", planned=True)
-    assert len(drawn) == 2
+    _dropout_steps(check, both, monkeypatch, p, mask, mask)
     monkeypatch.undo()
     edge_index, n, loop_free, full = _full_path_probe(monkeypatch)
     for kw in (dict(beta=True), dict(concat=False), dict(root_weight=False, bias=False)):
