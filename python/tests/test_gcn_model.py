@@ -165,6 +165,8 @@ def test_edge_weight_matches_pyg(kwargs, graph):
     w = torch.rand(edge_index.size(1), generator=torch.Generator().manual_seed(4),
                    dtype=torch.float64) + 0.1
     compare(ours, pyg, edge_index, n, torch.float64, edge_weight=w)
+    # An [E, 1] column, as PyG takes it.
+    compare(ours, pyg, edge_index, n, torch.float64, edge_weight=w.view(-1, 1))
 
 
 def test_int32_edge_index_and_the_molecule_sizes():
@@ -550,8 +552,8 @@ def test_input_errors():
         ours(torch.randn(n, IN + 1), edge_index)
     with pytest.raises(TypeError, match="float64 but the layer's parameters are"):
         ours(torch.randn(n, IN, dtype=torch.float64), edge_index)
-    with pytest.raises(ValueError, match=r"edge_weight of shape \[\d+\] \(one per edge\), "
-                                         r"got shape \[3\]"):
+    with pytest.raises(ValueError, match=r"edge_weight of shape \[\d+\] \(one per edge, "
+                                         r"or \[\d+, 1\]\), got shape \[3\]"):
         ours(torch.randn(n, IN), edge_index, torch.ones(3))
     with pytest.raises(ValueError, match="node id"):
         ours(torch.randn(n - 1, IN), edge_index)

@@ -266,6 +266,15 @@ def test_gcn_edge_weight_matches_pyg(graph):
         out1.sum().backward()
         out2.sum().backward()
         torch.testing.assert_close(w1.grad, w2.grad, **tol(torch.float64), msg=str(kwargs))
+        # An [E, 1] column (a data set's one-channel edge_attr), as PyG takes
+        # it: the same result, its gradient of its shape.
+        c1, c2 = w.view(-1, 1).clone().requires_grad_(), w.view(-1, 1).clone().requires_grad_()
+        out1, out2 = ours(x, edge_index, c1), pyg(x, edge_index, c2)
+        torch.testing.assert_close(out1, out2, **tol(torch.float64))
+        out1.sum().backward()
+        out2.sum().backward()
+        assert c1.grad.shape == c2.grad.shape == (edge_index.size(1), 1)
+        torch.testing.assert_close(c1.grad, c2.grad, **tol(torch.float64), msg=str(kwargs))
 
 
 @pytest.mark.parametrize("aggr", ["max", "min"])
@@ -1403,6 +1412,34 @@ def test_sparse_adjacency_under_torch_compile(case):
         warnings.simplefilter("ignore")
         got = torch.compile(ours)(x, adj)
     torch.testing.assert_close(got, ours(x, adj))
+
+
+@pytest.mark.parametrize("case", IDS + EDGE_IDS)
+def test_sparse_features_are_refused_by_name(case):
+    # x, edge_attr and edge_weight are read as dense rows: a sparse one
+    # (PyG's layers that start with a Linear take a sparse x) gets the
+    # layer's name and the way out, not "unsupported memory format".
+    ours, _ = make(BY_ID[case])
+    edge_index, n = random_graph()
+    x = features(n, torch.float32)
+    spec = BY_ID[case]
+    extra = ()
+    if case in EDGE_IDS:
+        extra = (edge_features(edge_index.size(1), spec[3].get("edge_dim", IN),
+                               torch.float32),)
+    with pytest.raises(TypeError, match=f"{spec[1]}: expected x to be a dense "
+                                        r"\(strided\) tensor, got layout "
+                                        r"torch.sparse_coo; .* pass x.to_dense\(\)"):
+        ours(x.to_sparse(), edge_index, *extra)
+    if extra:
+        with pytest.raises(TypeError, match=f"{spec[1]}: expected edge_attr to be a "
+                                            r"dense \(strided\) tensor, got layout "
+                                            r"torch.sparse_csr"):
+            ours(x, edge_index, extra[0].view(extra[0].size(0), -1).to_sparse_csr())
+    if spec[1] == "GCNConv":
+        w = torch.rand(edge_index.size(1))
+        with pytest.raises(TypeError, match="GCNConv: expected edge_weight to be a dense"):
+            ours(x, edge_index, w.to_sparse())
 
 
 def test_sparse_adjacency_refusals():

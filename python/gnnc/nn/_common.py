@@ -344,6 +344,7 @@ def check_edge_attr(layer: str, edge_attr, edge_index: Tensor, edge_dim: int,
     if not isinstance(edge_attr, Tensor):
         raise TypeError(f"{layer}: expected edge_attr to be a torch.Tensor, got "
                         f"{type(edge_attr).__name__}")
+    check_dense(layer, "edge_attr", edge_attr)
     e = edge_index.size(1)
     if edge_attr.dim() == 1 and edge_dim == 1:
         edge_attr = edge_attr.view(-1, 1)
@@ -393,6 +394,17 @@ def self_loop_attr(edge_attr: Tensor, edge_index: Tensor, keep: Optional[Tensor]
 # Forward checks.
 # --------------------------------------------------------------------------
 
+def check_dense(layer: str, name: str, t: Tensor) -> None:
+    """Node or edge features are read as dense rows: a sparse tensor (PyG's
+    layers that start with a Linear take a sparse x) is refused by name,
+    not densified behind the caller's back (a bag-of-words matrix can be
+    far larger dense)."""
+    if t.layout != torch.strided:
+        raise TypeError(f"{layer}: expected {name} to be a dense (strided) tensor, "
+                        f"got layout {t.layout}; gnnc.nn reads node and edge "
+                        f"features as dense rows: pass {name}.to_dense()")
+
+
 def check_inputs(layer: str, x, edge_index, in_channels: Optional[int],
                  dtype: Optional[torch.dtype], flow: str = "source_to_target",
                  duplicates: str = "spmm"):
@@ -415,6 +427,7 @@ def check_inputs(layer: str, x, edge_index, in_channels: Optional[int],
     if not isinstance(x, Tensor):
         raise TypeError(f"{layer}: expected x to be a torch.Tensor, got "
                         f"{type(x).__name__}")
+    check_dense(layer, "x", x)
     values = None
     if is_sparse(edge_index):
         edge_index, values = _adjacency(layer, x, edge_index, flow, duplicates)

@@ -14,16 +14,23 @@ from ._common import Linear
 from ._plan import _Plan, _global_hooks, _observed
 
 
-def check_edge_weight(layer: str, edge_weight, edge_index: Tensor, x: Tensor) -> None:
+def check_edge_weight(layer: str, edge_weight, edge_index: Tensor, x: Tensor) -> Tensor:
     """GCN's `edge_weight`: one weight per edge, on x's device, of a
     floating dtype (PyG's messages are promoted with it; under autocast:
-    one it casts, _common.promotes)."""
+    one it casts, _common.promotes), dense. Returns it as [E]: PyG takes an
+    [E, 1] column too (a data set's one-channel `edge_attr`), with the same
+    result."""
+    if isinstance(edge_weight, Tensor):
+        _common.check_dense(layer, "edge_weight", edge_weight)
+        if edge_weight.dim() == 2 and edge_weight.size(1) == 1:
+            edge_weight = edge_weight.reshape(-1)
     if not isinstance(edge_weight, Tensor) or edge_weight.dim() != 1 or \
             edge_weight.size(0) != edge_index.size(1):
         got = (f"shape {list(edge_weight.shape)}" if isinstance(edge_weight, Tensor)
                else type(edge_weight).__name__)
         raise ValueError(f"{layer}: expected edge_weight of shape "
-                         f"[{edge_index.size(1)}] (one per edge), got {got}")
+                         f"[{edge_index.size(1)}] (one per edge, or [{edge_index.size(1)}, 1]), "
+                         f"got {got}")
     if edge_weight.device != x.device:
         raise TypeError(f"{layer}: edge_weight must be on x's device ({x.device}), "
                         f"got {edge_weight.device}")
@@ -32,6 +39,7 @@ def check_edge_weight(layer: str, edge_weight, edge_index: Tensor, x: Tensor) ->
                 _common.autocast_dtype(x.device) is not None else "a floating dtype")
         raise TypeError(f"{layer}: edge_weight must have {what} (x is {x.dtype}), "
                         f"got {edge_weight.dtype}")
+    return edge_weight
 
 
 def remaining_self_loop_weights(graph: Tensor, keep: Optional[Tensor],
@@ -199,7 +207,7 @@ class GCNConv(torch.nn.Module):
             else:
                 edge_index, edge_weight = self._cached_edge_index
         if edge_weight is not None:
-            check_edge_weight(name, edge_weight, edge_index, x)
+            edge_weight = check_edge_weight(name, edge_weight, edge_index, x)
         # The whole layer is one gnn function (gcn_model of one layer): the
         # matmul x W^T, the propagation and the bias, so a call is one op
         # forward and one backward, the weight's and bias's gradients
@@ -1252,6 +1260,7 @@ class GINEConv(torch.nn.Module):
         if not isinstance(edge_attr, Tensor):
             raise TypeError(f"{name}: expected edge_attr to be a torch.Tensor, got "
                             f"{type(edge_attr).__name__}")
+        _common.check_dense(name, "edge_attr", edge_attr)
         e = edge_index.size(1)
         if edge_attr.dim() != 2 or edge_attr.size(0) != e:
             raise ValueError(f"{name}: expected edge_attr of shape [num_edges = {e}, "

@@ -655,7 +655,7 @@ class GCN(_BasicGNN):
                                              first.lin.weight.dtype, first.flow)
         n = x.size(0)
         if edge_weight is not None:
-            check_edge_weight(name, edge_weight, edge_index, x)
+            edge_weight = check_edge_weight(name, edge_weight, edge_index, x)
         # The whole model is one op: under autocast it runs in the autocast
         # dtype, the weights and biases cast as autocast casts a linear's.
         # Outside autocast an edge_weight of another dtype promotes PyG's
