@@ -14,6 +14,11 @@ def GNNK_Dialect : Dialect {
   let name = "gnnk";
   let cppNamespace = "::mlir::gnnk";
   let useDefaultAttributePrinterParser = 1;
+  // A launch's graph operand is a `!gnn.graph` (parseLaunchGraphType makes
+  // one when the text names none): the gnn dialect is loaded with gnnk, or a
+  // file whose only gnn type went missing crashed the parser
+  // (test/Dialect/GNNKernel/launch-without-gnn-types.mlir).
+  let dependentDialects = ["::mlir::gnn::GNNDialect"];
   let extraClassDeclaration = [{
     /// Registers the attributes (GNNKernelAttrs.cpp, where their storage is).
     void registerAttributes();
