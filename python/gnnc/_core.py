@@ -326,9 +326,12 @@ class _AheadBatch:
     # tell(columns, num_nodes): an op asked for the graph of the first
     # `columns` edges over num_nodes (an int, or (num_src, num_dst)).
     tell: Callable[[int, Any], None]
-    # (columns, num_nodes) -> (the view built from, its entry): graphs
-    # built ahead.
-    views: Dict[tuple, tuple] = field(default_factory=dict)
+    # (columns, num_nodes) -> the entry built ahead from those columns. Not
+    # the view it was built from: a view holds the batch's edge_index, and
+    # this table (global, keyed by the batch) then kept every batch of every
+    # epoch alive with its graphs (python/tests/test_loader.py
+    # test_batches_built_ahead_are_freed).
+    built: Dict[tuple, "_GraphEntry"] = field(default_factory=dict)
 
 
 _LOADER_BATCHES: Dict[int, _AheadBatch] = {}
@@ -695,10 +698,9 @@ class _GraphCache:
         through the batch's tensor or any view of them (a new tensor object
         each step), takes it (_built_ahead)."""
         b = _LOADER_BATCHES.get(id(edge_index))
-        if b is None or b.ref() is not edge_index or (columns, num_nodes) in b.views:
+        if b is None or b.ref() is not edge_index or (columns, num_nodes) in b.built:
             return
-        view = edge_index[:, :columns]
-        b.views[(columns, num_nodes)] = (view, self._build(view, num_nodes))
+        b.built[(columns, num_nodes)] = self._build(edge_index[:, :columns], num_nodes)
 
     def _built_ahead(self, t: torch.Tensor, num_nodes) -> Optional[_GraphEntry]:
         """The entry prebuild() made from the same columns of the same loader
@@ -711,19 +713,18 @@ class _GraphCache:
         b = _ahead_batch(t)
         if b is None:
             return None
-        hit = b.views.get((t.size(1), num_nodes))
-        if hit is None:
+        e = b.built.get((t.size(1), num_nodes))
+        if e is None:
             b.tell(t.size(1), num_nodes)
             return None
-        view, e = hit
         if e.snapshot.stale():
             # A call on these columns found them changed behind the version
             # counter (its results were NaN): raised once, as for any cached
             # graph, then every graph of the batch is built anew from what
             # it holds (a write to the batch may reach the others' columns).
-            b.views.clear()
+            b.built.clear()
             raise _stale_error(t)
-        if _version_of(t) != e.snapshot.version or t.data_ptr() != view.data_ptr():
+        if _version_of(t) != e.snapshot.version or t.data_ptr() != e.snapshot.data_ptr:
             return None
         # (on CUDA a compare queued on the device, no synchronisation)
         return e if e.snapshot.matches(t) else None

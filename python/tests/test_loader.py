@@ -375,7 +375,7 @@ def test_prefetch_builds_the_graphs_the_model_asks_for_ahead(device, model, monk
     for b in loader:
         ei = b.edge_index
         watched = _core._LOADER_BATCHES.get(id(ei))
-        built = 0 if watched is None else len(watched.views)
+        built = 0 if watched is None else len(watched.built)
         ahead.append(built == asked)
         here.clear()
         out = run(b, ei)
@@ -395,7 +395,7 @@ def test_prefetch_builds_the_graphs_the_model_asks_for_ahead(device, model, monk
         for _ in range(4):
             b = next(it)
         it.close()
-        assert len(_core._LOADER_BATCHES[id(b.edge_index)].views) == asked
+        assert len(_core._LOADER_BATCHES[id(b.edge_index)].built) == asked
         return b, b.edge_index, b.num_sampled_edges[0]
 
     # A batch written in place (its version counter moves) is built anew
@@ -413,6 +413,40 @@ def test_prefetch_builds_the_graphs_the_model_asks_for_ahead(device, model, monk
         assert ei._version == version
         torch.testing.assert_close(run(b, ei), run(b, ei.clone()))
     del b, ei
+    assert not _loader_threads()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_batches_built_ahead_are_freed(device):
+    # The loader's table of batches whose graphs its thread builds ahead is
+    # keyed by the batch and must not keep it: it held each prebuilt
+    # graph's view, and the view its batch's edge_index, so every batch of
+    # every epoch stayed alive with its graphs (host and device memory
+    # growing per epoch with prefetch, the default on CUDA).
+    import gc
+    import weakref
+    import gnnc.nn
+    from gnnc import _core
+    torch.manual_seed(0)
+    data = random_graph(n=500, e=8000, f=8)
+    conv = gnnc.nn.SAGEConv(8, 4).to(device)
+    loader = NeighborLoader(data, [5], batch_size=64, device=device, prefetch=1,
+                            generator=torch.Generator(device).manual_seed(3))
+    refs, hits = [], 0
+    for _ in range(2):
+        for b in loader:
+            watched = _core._LOADER_BATCHES.get(id(b.edge_index))
+            hits += watched is not None and len(watched.built) == 1
+            with torch.no_grad():
+                conv(b.x, b.edge_index)
+            refs.append(weakref.ref(b.edge_index))
+        del b, watched
+        gc.collect()
+        assert sum(r() is not None for r in refs) == 0
+        assert not _core._LOADER_BATCHES
+    # (and the graphs were built ahead: the table did its work)
+    assert hits >= len(refs) - 4, (hits, len(refs))
+    del loader
     assert not _loader_threads()
 
 
@@ -947,7 +981,7 @@ def test_cuda_batch_written_behind_the_version_counter_after_its_graphs_were_bui
     for b in loader:
         ei, args = b.edge_index, (b.num_sampled_nodes, b.num_sampled_edges, True)
         watched = _core._LOADER_BATCHES.get(id(ei))
-        if watched is None or len(watched.views) < 2:
+        if watched is None or len(watched.built) < 2:
             _trimmed(convs, b.x, ei, *args)  # teaches the loader
             continue
         want = _trimmed(convs, b.x, ei.clone(), *args)
