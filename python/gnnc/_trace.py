@@ -32,6 +32,7 @@ A leaf without a recipe (a tensor computed in ``message`` from a
 parameter, a global tensor) makes the trace valid for this call only.
 """
 
+import inspect
 import math
 import os
 import sys
@@ -660,14 +661,23 @@ class Proxy:
     def __ne__(self, o): return ew("cmp", self, o, attrs=("une",))
 
     # -- tensor methods -----------------------------------------------------
-    def add(self, o, alpha=1):
-        return ew("add", self, o if alpha == 1 else o * alpha)
+    # (PyTorch's parameter names: x_j.mul(other=w), x.pow(exponent=2),
+    # .sum(axis=-1) are PyTorch's spellings too; an argument none of these
+    # take is a TraceError, _checked below.)
+    def add(self, other, *, alpha=1):
+        return ew("add", self, other if alpha == 1 else other * alpha)
 
-    def sub(self, o, alpha=1):
-        return ew("sub", self, o if alpha == 1 else o * alpha)
+    def sub(self, other, *, alpha=1):
+        return ew("sub", self, other if alpha == 1 else other * alpha)
 
-    def mul(self, o): return ew("mul", self, o)
-    def div(self, o): return ew("div", self, o)
+    def mul(self, other): return ew("mul", self, other)
+
+    def div(self, other, *, rounding_mode=None):
+        if rounding_mode is not None:
+            fail(f"Tensor.div(rounding_mode={rounding_mode!r})", "is not supported in "
+                 "traced code (a true division only)")
+        return ew("div", self, other)
+
     def neg(self): return ew("neg", self)
     def exp(self): return ew("exp", self)
     def log(self): return ew("log", self)
@@ -678,25 +688,25 @@ class Proxy:
     def abs(self): return ew("abs", self)
     def relu(self): return ew("relu", self)
     def reciprocal(self): return ew("div", 1.0, self)
-    def pow(self, e): return power(self, e)
-    def matmul(self, o): return matmul(self, o)
-    def maximum(self, o): return ew("max", self, o)
-    def minimum(self, o): return ew("min", self, o)
+    def pow(self, exponent): return power(self, exponent)
+    def matmul(self, other): return matmul(self, other)
+    def maximum(self, other): return ew("max", self, other)
+    def minimum(self, other): return ew("min", self, other)
 
     def clamp(self, min=None, max=None):
         return clamp(self, min, max)
 
-    def clamp_min(self, v): return clamp(self, v, None)
-    def clamp_max(self, v): return clamp(self, None, v)
+    def clamp_min(self, min): return clamp(self, min, None)
+    def clamp_max(self, max): return clamp(self, None, max)
 
     def masked_fill(self, mask, value):
         return where(mask, value, self)
 
-    def sum(self, dim=None, keepdim=False, dtype=None):
-        return reduce_dim(self, "sum", dim, keepdim, dtype)
+    def sum(self, dim=None, keepdim=False, *, dtype=None, axis=None):
+        return reduce_dim(self, "sum", dim if axis is None else axis, keepdim, dtype)
 
-    def mean(self, dim=None, keepdim=False, dtype=None):
-        return reduce_dim(self, "mean", dim, keepdim, dtype)
+    def mean(self, dim=None, keepdim=False, *, dtype=None, axis=None):
+        return reduce_dim(self, "mean", dim if axis is None else axis, keepdim, dtype)
 
     def view(self, *shape): return reshape(self, shape, "view")
     def reshape(self, *shape): return reshape(self, shape, "reshape")
@@ -739,7 +749,24 @@ class Proxy:
                  "relu/leaky_relu/elu/softplus, maximum/minimum, where, sum/mean over a "
                  "feature dim, view/unsqueeze, matmul/linear by a parameter, "
                  "gnnc.softmax)")
-        return handler(*args, **kwargs)
+        return _bound(_name(func), handler, args, kwargs)
+
+
+def _checked(name: str, fn):
+    def method(self, *args, **kwargs):
+        return _bound(f"Tensor.{name}", fn, (self,) + args, kwargs)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = fn.__doc__
+    return method
+
+
+for _n in ("add", "sub", "mul", "div", "neg", "exp", "log", "sqrt", "rsqrt", "tanh",
+           "sigmoid", "abs", "relu", "reciprocal", "pow", "matmul", "maximum", "minimum",
+           "clamp", "clamp_min", "clamp_max", "masked_fill", "sum", "mean", "view",
+           "reshape", "view_as", "unsqueeze", "squeeze", "flatten", "contiguous", "clone",
+           "type_as"):
+    setattr(Proxy, _n, _checked(_n, getattr(Proxy, _n)))
+del _n
 
 
 def _name(func) -> str:
@@ -1160,8 +1187,12 @@ def edge_softmax(score, index) -> Proxy:
     return Proxy(e, None)
 
 
+# The handlers take exactly the arguments they honour: one they do not know
+# raises (a TraceError: _bound), never is dropped. (torch.div's
+# rounding_mode was dropped, and a floor division traced as a true one.)
+
 def _unary(fn):
-    def handler(input, *args, out=None, **kwargs):
+    def handler(input, *, out=None):
         if out is not None:
             fail(f"{fn}(out=...)", "writes in place")
         return ew(fn, input)
@@ -1169,11 +1200,16 @@ def _unary(fn):
 
 
 def _binary(fn):
-    def handler(input, other, *args, out=None, alpha=1, **kwargs):
+    def handler(input, other, *, out=None, alpha=1, rounding_mode=None):
         a, b = input, other
         if out is not None:
             fail(f"{fn}(out=...)", "writes in place")
+        if rounding_mode is not None:
+            fail(f"{fn}(rounding_mode={rounding_mode!r})", "is not supported in traced "
+                 "code (a true division only)")
         if alpha != 1:
+            if fn not in ("add", "sub"):
+                fail(f"{fn}(alpha=...)", "is not an argument of it")
             b = ew("mul", b, alpha) if isinstance(b, Proxy) else b * alpha
         return ew(fn, a, b)
     return handler
@@ -1199,13 +1235,18 @@ def _elu(input, alpha=1.0, inplace=False):
 
 def _softplus(input, beta=1.0, threshold=20.0):
     """``log(1 + exp(beta x)) / beta`` in the form that cannot overflow,
-    ``max(z, 0) + log(1 + exp(-|z|))`` with ``z = beta x``: PyTorch returns
-    ``x`` above ``threshold`` (z > threshold), where this differs from ``x``
-    by less than ``exp(-threshold)`` relative."""
+    ``max(z, 0) + log(1 + exp(-|z|))`` with ``z = beta x``. PyTorch returns
+    ``x`` where ``z > threshold``: at the default 20 this form differs from
+    ``x`` there by less than ``exp(-20)`` relative (below float32's
+    precision), so no select is traced; another threshold is traced as
+    PyTorch's select (a threshold of 0.5 moved the result by 1.7)."""
     z = ew("mul", input, float(beta)) if beta != 1 else input
     tail = ew("log", ew("add", 1.0, ew("exp", ew("neg", ew("abs", z)))))
     out = ew("add", ew("max", z, 0.0), tail)
-    return ew("div", out, float(beta)) if beta != 1 else out
+    out = ew("div", out, float(beta)) if beta != 1 else out
+    if float(threshold) != 20.0:
+        out = ew("where", ew("cmp", z, float(threshold), attrs=("ogt",)), input, out)
+    return out
 
 
 def _method(name):
@@ -1213,14 +1254,34 @@ def _method(name):
         if not isinstance(self, Proxy):
             fail(f"Tensor.{name} of a plain tensor with a traced argument",
                  "is not supported in traced code")
-        return getattr(Proxy, name)(self, *args, **kwargs)
+        return getattr(self, name)(*args, **kwargs)
     return handler
 
 
 def _cmp(pred):
-    def handler(a, b, *args, **kwargs):
+    def handler(a, b, *, out=None):
+        if out is not None:
+            fail("a comparison with out=...", "writes in place")
         return ew("cmp", a, b, attrs=(pred,))
     return handler
+
+
+def _bound(what: str, fn, args, kwargs):
+    """``fn(*args, **kwargs)`` where they bind to its parameters, else the
+    TraceError naming ``what`` and PyTorch's spelling that gnnc does not
+    take (a Python TypeError there named no op or line, and
+    fallback="torch" did not catch it)."""
+    try:
+        sig = _SIGNATURES.get(fn)
+        if sig is None:
+            sig = _SIGNATURES[fn] = inspect.signature(fn)
+        sig.bind(*args, **kwargs)
+    except TypeError as e:
+        fail(f"{what} with these arguments", f"is not supported in traced code ({e})")
+    return fn(*args, **kwargs)
+
+
+_SIGNATURES: dict = {}
 
 
 _HANDLERS = {}
@@ -1280,7 +1341,7 @@ def _register():
         elif fn == "rdiv":
             h[getattr(T, dunder)] = lambda a, b: ew("div", b, a)
         else:
-            h[getattr(T, dunder)] = (lambda f: lambda a, b, *r, **k: _binary(f)(a, b, *r, **k))(fn)
+            h[getattr(T, dunder)] = _binary(fn)
     for dunder, pred in (("__lt__", "olt"), ("__le__", "ole"), ("__gt__", "ogt"),
                          ("__ge__", "oge"), ("__eq__", "oeq"), ("__ne__", "une")):
         h[getattr(T, dunder)] = _cmp(pred)

@@ -1062,6 +1062,16 @@ _MESSAGES = {
     "heads": lambda s, xi, xj, ea, ix: ((xj.view(-1, 3, 1) * ea.unsqueeze(-1)).sum(-1)
                                         + xi.view(-1, 1, 3).flatten(1)),
     "dst_only": lambda s, xi, xj, ea, ix: xi * 2.0,
+    # softplus's threshold: PyTorch returns x where beta x > threshold (it
+    # was dropped: 1.7 off at 0.5).
+    "softplus": lambda s, xi, xj, ea, ix: (F.softplus(xj) + F.softplus(xi - ea, beta=2.0)
+                                           + F.softplus(3.0 * xj, 1.5, 0.5)
+                                           + F.softplus(xi, threshold=-1.0)),
+    # PyTorch's keyword spellings (a bare TypeError before).
+    "pytorch_spellings": lambda s, xi, xj, ea, ix: (
+        xj.mul(other=ea).sum(axis=-1, keepdim=True) + xi.pow(exponent=2)
+        + torch.add(xj, ea, alpha=2.0) + xj.sub(ea, alpha=0.5) + torch.div(xj, 2.0)
+        + torch.sum(xi * ea, dim=-1, keepdim=True) + xj.clamp_min(min=0.1)),
 }
 
 
@@ -2192,6 +2202,45 @@ def test_no_nan_gradient_for_a_node_no_edge_reads(op):
     want.sum().backward()
     assert torch.equal(xp.grad[5], torch.zeros_like(xp.grad[5]))
     torch.testing.assert_close(xo.grad, xp.grad)
+
+
+@pytest.mark.parametrize("body, what", [
+    (lambda xj: torch.div(xj, 0.3, rounding_mode="floor"),
+     r"div\(rounding_mode='floor'\) is not supported in traced code"),
+    (lambda xj: xj.div(0.3, rounding_mode="trunc"),
+     r"Tensor.div\(rounding_mode='trunc'\) is not supported in traced code"),
+    (lambda xj: torch.exp(xj, out=xj), r"exp\(out=...\) writes in place"),
+    (lambda xj: xj.sum(-1, keepdims=True).view(-1, 1) * xj,
+     r"Tensor.sum with these arguments is not supported in traced code \(.*keepdims"),
+], ids=["torch.div-floor", "Tensor.div-trunc", "out", "unknown-keyword"])
+def test_arguments_the_tracer_does_not_honour_are_refused(body, what):
+    # An argument the tracer does not honour is a TraceError at the user's
+    # line, never dropped: torch.div's rounding_mode was dropped and a floor
+    # division traced as a true one (a silently wrong result); an unknown
+    # keyword raised a bare TypeError, which fallback="torch" did not catch.
+    class Layer(gnnc.MessagePassing):
+        def __init__(self, fallback=None):
+            super().__init__(fallback=fallback)
+
+        def forward(self, x, edge_index):
+            return self.propagate(edge_index, x=x)
+
+        def message(self, x_j):
+            return body(x_j)
+    ei, n = _graph()
+    x = torch.randn(n, 3, dtype=torch.float64, device=DEVICE)
+    with pytest.raises(gnnc.TraceError, match=what + r".*, at .*test_message_passing.py:\d+"):
+        Layer()(x, ei)
+    # fallback="torch" runs it in PyTorch, with PyTorch's meaning (or error).
+    layer = Layer(fallback="torch")
+    try:
+        want = _scatter(body(x[ei[0]].clone()), ei[1], n)
+    except (RuntimeError, TypeError) as e:  # (PyTorch's own refusal)
+        with pytest.warns(gnnc.FallbackWarning), pytest.raises(type(e)):
+            layer(x, ei)
+        return
+    with pytest.warns(gnnc.FallbackWarning):
+        torch.testing.assert_close(layer(x, ei), want)
 
 
 def test_pyg_api_gnnc_does_not_trace_is_refused_by_name():
