@@ -1461,7 +1461,16 @@ _LAYERS = weakref.WeakValueDictionary()  # _mp_id -> layer
 
 def _run_compiled(layer_id: int, training: bool, edge_index: Tensor, n, graph,
                   kwargs: dict, state: dict, config: tuple = (), nones: dict = None):
+    from .nn._common import _concrete
     layer = _LAYERS[layer_id]
+    # A number that changed between compiled calls comes back symbolic
+    # (dynamo's automatic dynamic: a SymFloat for a float attribute or
+    # keyword); the trace holds numbers as constants of the function, so it
+    # takes the concrete value, which dynamo then guards (a new value
+    # compiles again, as in eager mode). The tracer refused the SymFloat,
+    # and dynamo reported that as an unsupported output of this function.
+    kwargs = {k: v if isinstance(v, Tensor) else _concrete(v) for k, v in kwargs.items()}
+    config = _concrete(config)
     kwargs = dict(kwargs, **dict.fromkeys(nones or (), None))
     saved = []
     try:

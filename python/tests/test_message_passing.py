@@ -1992,6 +1992,33 @@ class _OptionalWeight(gnnc.MessagePassing):
         return x_j if edge_weight is None else x_j * edge_weight.view(-1, 1)
 
 
+def test_torch_compile_follows_a_float_that_changes_between_calls():
+    # A float attribute read in message, and a float keyword of propagate,
+    # changed between compiled calls: dynamo hands the second value over
+    # symbolic (automatic dynamic), and the traced function refused it
+    # (dynamo: "Unsupported output type for nonstrict_trace-ed function").
+    # Each value is a constant of its own function now, as in eager mode.
+    class Scaled(gnnc.MessagePassing):
+        def __init__(self):
+            super().__init__(aggr="add")
+            self.alpha = 0.5
+
+        def forward(self, x, edge_index, s):
+            return self.propagate(edge_index, x=x, s=s)
+
+        def message(self, x_j, s):
+            return x_j * self.alpha + s * x_j
+    ei, n = _graph()
+    x = torch.randn(n, 3, dtype=torch.float64, device=DEVICE)
+    layer = Scaled().to(DEVICE)
+    torch._dynamo.reset()
+    compiled = torch.compile(layer, fullgraph=True)
+    for alpha, s in ((0.5, 0.25), (2.0, 0.25), (2.0, -1.5), (3.25, 4.0), (0.5, 0.25)):
+        layer.alpha = alpha
+        want = _scatter(x[ei[0]] * (alpha + s), ei[1], n)
+        torch.testing.assert_close(compiled(x, ei, s), want, msg=f"{alpha}, {s}")
+
+
 def test_torch_compile_takes_a_none_keyword_and_refuses_a_string():
     ei, n = _graph()
     layer = _OptionalWeight()
