@@ -158,6 +158,18 @@ def _num_nodes(data, edge_index: Tensor) -> int:
     return n
 
 
+def _attribute_items(data):
+    """(name, value) of the attributes of `data` that _node_and_edge_attrs
+    reads, in order."""
+    try:
+        from torch_geometric.data import Data
+    except ImportError:  # PyG is optional: plain objects only
+        Data = None
+    if Data is not None and isinstance(data, Data):
+        return [(k, v) for k, v in data.items() if k not in ("edge_index", "num_nodes")]
+    return [(k, getattr(data, k, None)) for k in ("x", "y", "edge_attr")]
+
+
 def _node_and_edge_attrs(data, num_nodes: int, num_edges: int):
     """The tensors a batch gathers: node attributes (by `n_id`), edge
     attributes (by `e_id`), each as (value, the dimension it is gathered
@@ -268,11 +280,17 @@ def _ahead(make: Callable[[int], Any], steps: int, depth: int, device: torch.dev
                 pass
         return False
 
+    # The caller's autograd mode when the iteration starts, on the thread
+    # too (grad mode is per thread: a learnable x gathered ahead under the
+    # caller's no_grad came back with a grad_fn, and without prefetch not).
+    grad, inference = torch.is_grad_enabled(), torch.is_inference_mode_enabled()
+
     def work():
         place = (torch.cuda.device(device) if device.type == "cuda"
                  else contextlib.nullcontext())
         try:
-            with place:
+            # (inference_mode(False) turns grad mode on: entered first.)
+            with place, torch.inference_mode(inference), torch.set_grad_enabled(grad):
                 for i in range(steps):
                     if stop.is_set() or not hand((make(i), None)):
                         return
@@ -486,14 +504,12 @@ class NeighborLoader:
                 _pinned(t) for t in (self._perm, self._src, self._indptr))
         del edge_index, dst
 
-        node, edge, other = _node_and_edge_attrs(data, num_nodes, num_edges)
-        self._pinned_x = None
-        if feature_memory == "pinned" and "x" in node:
-            self._pinned_x = _pinned(node.pop("x")[0].contiguous())
-        on = lambda v: v.to(self.device) if isinstance(v, Tensor) else v  # noqa: E731
-        self._node_attrs = {k: (on(v), dim) for k, (v, dim) in node.items()}
-        self._edge_attrs = {k: (on(v), dim) for k, (v, dim) in edge.items()}
-        self._other_attrs = other
+        # The data whose attributes batches gather (PyG's `loader.data`: its
+        # layer-wise inference recipes edit it), and what was taken of them.
+        self.data = data
+        self._num_edges = num_edges
+        self._attrs, self._attrs_of = None, None
+        self._take_attributes()
 
         # input_id: positions in input_nodes, or for a mask (as PyG) the
         # node ids, its true positions.
@@ -602,13 +618,38 @@ class NeighborLoader:
         n = self._num_seeds()
         return n // self.batch_size if self.drop_last else math.ceil(n / self.batch_size)
 
+    def _take_attributes(self) -> None:
+        """Takes the data's node, edge and other attributes (moved to
+        `device`, `x` to pinned memory with feature_memory='pinned') as
+        `_attrs` (node attributes, edge attributes, the rest, the pinned x
+        or None: one tuple, which a batch reads once), unless they are the
+        objects taken last time. PyG reads `data` for every batch: here at
+        every iteration's start (and sample() call), so that an attribute
+        assigned, added or deleted since is seen (they were taken once, in
+        __init__, and later assignments were silently ignored)."""
+        data = self.data
+        source = tuple((k, v) for k, v in _attribute_items(data))
+        if self._attrs_of is not None and len(source) == len(self._attrs_of) and \
+                all(a[0] == b[0] and a[1] is b[1] for a, b in zip(source, self._attrs_of)):
+            return
+        node, edge, other = _node_and_edge_attrs(data, self.num_nodes, self._num_edges)
+        pinned_x = None
+        if self.feature_memory == "pinned" and "x" in node:
+            pinned_x = _pinned(node.pop("x")[0].contiguous())
+        on = lambda v: v.to(self.device) if isinstance(v, Tensor) else v  # noqa: E731
+        self._attrs = ({k: (on(v), dim) for k, (v, dim) in node.items()},
+                       {k: (on(v), dim) for k, (v, dim) in edge.items()}, other, pinned_x)
+        self._attrs_of = source
+
     def _node_features(self) -> Optional[Tensor]:
         """`x` of every node: the table batches gather their `x` from (on
         `device`, or in pinned host memory); None when the data has no `x`.
         Read by the models' layer-wise inference (gnnc.nn.models)."""
-        if self._pinned_x is not None:
-            return self._pinned_x
-        x = self._node_attrs.get("x")
+        self._take_attributes()
+        node, _, _, pinned_x = self._attrs
+        if pinned_x is not None:
+            return pinned_x
+        x = node.get("x")
         return None if x is None else x[0]
 
     def __iter__(self) -> Iterator:
@@ -618,7 +659,9 @@ class NeighborLoader:
         # stream; the caller's stream waits for each batch before using it.
         # With `prefetch`, they are also made on a thread of their own, so
         # that the caller's thread does not wait for those read backs at all.
-        # The data are read as they are when the iteration starts.
+        # The data's attributes are read as they are when the iteration
+        # starts (_take_attributes).
+        self._take_attributes()
         side, consumer = self._streams()
         with _on(side):
             order = self._order()
@@ -702,6 +745,7 @@ class NeighborLoader:
             raise TypeError(f"NeighborLoader.sample: seeds must be integer ids, got "
                             f"{seeds.dtype}")
         _check_ids("NeighborLoader.sample: seeds hold", seeds, self.num_nodes)
+        self._take_attributes()
         # On the loader's stream as iterating (its scratch maps live there),
         # after the caller's work so far (the seeds may have just been made).
         side, consumer = self._streams()
@@ -788,13 +832,14 @@ class NeighborLoader:
         # graph of the batch (and of its per-hop prefixes) needs no CSR sort.
         _core._mark_dst_sorted(edge_index)
 
-        attrs = dict(self._other_attrs)
-        for key, (value, dim) in self._node_attrs.items():
+        node_attrs, edge_attrs, other_attrs, pinned_x = self._attrs
+        attrs = dict(other_attrs)
+        for key, (value, dim) in node_attrs.items():
             attrs[key] = _gather(value, n_id, dim)
-        for key, (value, dim) in self._edge_attrs.items():
+        for key, (value, dim) in edge_attrs.items():
             attrs[key] = _gather(value, e_id, dim)
-        if self._pinned_x is not None:
-            attrs["x"] = _take(self._pinned_x, n_id)
+        if pinned_x is not None:
+            attrs["x"] = _take(pinned_x, n_id)
         # As PyG's loader: an `n_id` / `e_id` of the data's own (ids in a
         # larger graph the data was cut from) is gathered as any attribute
         # and kept; the batch's ids into `data` are set where it has none.

@@ -541,6 +541,53 @@ def test_int32_edge_index_and_recovery_after_an_error():
         NeighborLoader(data, [2], filter_per_worker="yes")
 
 
+@pytest.mark.parametrize("prefetch", [0, 1])
+def test_attributes_are_read_when_an_iteration_starts(prefetch):
+    # PyG reads `data` for every batch: an attribute assigned, added or
+    # deleted after the loader was made shows in later batches. They were
+    # taken once, in __init__, and such changes were silently ignored (stale
+    # features or labels, a mask added later missing). `loader.data` is the
+    # data, as PyG's (its layer-wise inference recipes edit it).
+    data = random_graph()
+    loader = NeighborLoader(data, [3], batch_size=8, prefetch=prefetch,
+                            generator=torch.Generator().manual_seed(1))
+    assert loader.data is data
+    b = next(iter(loader))
+    torch.testing.assert_close(b.x, data.x[b.n_id])
+    data.x = torch.ones(40, 5)
+    data.y = torch.full((40,), 7)
+    data.train_mask = torch.arange(40) % 2 == 0
+    data.edge_weight = torch.rand(data.edge_index.size(1))
+    for b in loader:
+        torch.testing.assert_close(b.x, torch.ones(b.n_id.numel(), 5))
+        assert (b.y == 7).all()
+        assert torch.equal(b.train_mask, b.n_id % 2 == 0)
+        torch.testing.assert_close(b.edge_weight, data.edge_weight[b.e_id])
+    del loader.data.train_mask, loader.data.y
+    b = loader.sample(torch.tensor([3, 4]))
+    assert "train_mask" not in b and "y" not in b
+    # An in-place write to the same tensor is seen too (the CPU loader
+    # gathers from it).
+    data.x.mul_(3)
+    torch.testing.assert_close(next(iter(loader)).x[:1], torch.full((1, 5), 3.0))
+
+
+@pytest.mark.parametrize("prefetch", [0, 1])
+def test_batches_follow_the_callers_autograd_mode(prefetch):
+    # A learnable x gathered under the caller's no_grad / inference_mode has
+    # no autograd history, with or without prefetch (the thread sampling
+    # ahead took its own, default grad mode).
+    data = random_graph()
+    data.x = torch.nn.Parameter(data.x)
+    loader = NeighborLoader(data, [3], batch_size=8, prefetch=prefetch)
+    assert next(iter(loader)).x.grad_fn is not None
+    with torch.no_grad():
+        assert all(b.x.grad_fn is None and not b.x.requires_grad for b in loader)
+    with torch.inference_mode():
+        assert all(b.x.is_inference() for b in loader)
+    assert next(iter(loader)).x.grad_fn is not None
+
+
 def test_drop_last_and_transform():
     data = random_graph()
     loader = NeighborLoader(data, [1], batch_size=16, drop_last=True,
