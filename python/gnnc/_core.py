@@ -95,6 +95,9 @@ class Graph:
                         num_nodes: Optional[int] = None) -> "Graph":
         _check_edge_index(edge_index)
         if num_nodes is None:
+            if edge_index.is_meta and edge_index.numel():
+                raise ValueError("gnnc.Graph.from_edge_index: pass num_nodes= with a "
+                                 "meta edge_index (its ids cannot be read)")
             num_nodes = int(edge_index.max()) + 1 if edge_index.numel() else 0
         return Graph(edge_index, num_nodes)
 
@@ -1563,12 +1566,27 @@ class Function:
                                      f"(num_src, num_dst), got {num_nodes!r}")
                 num_nodes = tuple(num_nodes)
             n = _check_sizes(num_nodes)
+        # The node counts the function's graph takes: one count for a graph
+        # of one node set ((n, n) is that count), (num_src, num_dst) for a
+        # bipartite one. (Either was taken and the tensors' shapes then
+        # refused, naming an argument rather than num_nodes; (4, 6) on a
+        # graph of one node set ran on 6 nodes.)
+        bipartite = bool(self.signature["args"][0].get("bipartite"))
+        if bipartite and not isinstance(n, tuple):
+            raise ValueError(f"gnnc: @{self.function} takes a bipartite graph "
+                             f"(!gnn.graph<bipartite>): pass num_nodes=(num_src, "
+                             f"num_dst), got {n}")
+        if not bipartite and isinstance(n, tuple):
+            if n[0] != n[1]:
+                raise ValueError(f"gnnc: @{self.function} takes a graph of one node "
+                                 f"set: num_nodes is one count (or (n, n)), got {n}")
+            n = n[0]
+        if order is not None and n != graph.num_nodes:
+            raise ValueError(f"gnnc: num_nodes={n} with a reordered graph of "
+                             f"{graph.num_nodes} nodes (Graph.reorder)")
         _check_inputs(self.signature, self.function, edge_index, n, tensors)
         if order is None:
             return self._run(edge_index, n, tensors)
-        if n != graph.num_nodes:
-            raise ValueError(f"gnnc: num_nodes={n} with a reordered graph of "
-                             f"{graph.num_nodes} nodes (Graph.reorder)")
         # A reordered graph (Graph.reorder): node tensors in the caller's
         # order, permuted in and out.
         args = self.signature["args"][1:]
@@ -1656,10 +1674,11 @@ class _SourceNotFound(CompileError, FileNotFoundError):
 
 def _looks_like_path(source: str) -> bool:
     """The rule for a string given to :func:`compile`: one line that ends in
-    ``.mlir`` or names an existing file is a path; anything else is IR text."""
+    ``.mlir`` or names an existing file or folder is a path; anything else is
+    IR text."""
     if "\n" in source or "\r" in source:
         return False
-    return source.endswith(".mlir") or os.path.isfile(source)
+    return source.endswith(".mlir") or os.path.isfile(source) or os.path.isdir(source)
 
 
 def _read_source(path) -> Tuple[str, str]:
@@ -1704,7 +1723,7 @@ def compile(source: Optional[str] = None, function: Optional[str] = None, *,
 
     ``path=`` names a ``.mlir`` file; ``source`` is IR text, or a path by this
     rule: a ``str`` of one line that ends in ``.mlir`` or names an existing
-    file is read as a path, anything else is parsed as IR (an
+    file or folder is read as a path, anything else is parsed as IR (an
     ``os.PathLike`` is always a path). A path that names no file raises
     :class:`CompileError` (also a ``FileNotFoundError``) saying "no such
     file"; ``bytes`` raise ``TypeError``. IR that does not parse or verify
@@ -1751,6 +1770,17 @@ def compile(source: Optional[str] = None, function: Optional[str] = None, *,
         file = name
     else:
         name = "<string>"
+        if "\n" not in source and "\r" not in source and source.strip() and \
+                not any(c.isspace() for c in source.strip()):
+            # One word: meant as a path more likely than as IR.
+            try:
+                compiled = _compile_text(source, name, file)
+            except CompileError as e:
+                raise CompileError(
+                    f"{e}\n(gnnc.compile read {source!r} as IR text: a string is a "
+                    f"path where it is one line that ends in .mlir or names an "
+                    f"existing file or folder; no such file exists here)") from None
+            return _function_of(compiled, function, name)
     return _function_of(_compile_text(source, name, file), function, name)
 
 

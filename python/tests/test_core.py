@@ -669,6 +669,61 @@ def test_compile_from_path():
     assert fn.function == "gcn"
 
 
+def test_compile_of_a_word_naming_no_file_says_how_it_was_read(tmp_path):
+    # A one-word string that names no file is parsed as IR (the documented
+    # rule); the parse error alone ("expected operation name in quotes")
+    # did not say why. A folder is read as a path (it was parsed as IR).
+    missing = str(tmp_path / "no" / "such" / "file")
+    with pytest.raises(gnnc.CompileError, match=r"expected operation name(.|\n)*"
+                                                r"gnnc.compile read '.*no/such/file' as "
+                                                r"IR text: .* no such file exists here"):
+        gnnc.compile(missing)
+    with pytest.raises(gnnc.CompileError, match=r"cannot read the file: it is a directory"):
+        gnnc.compile(str(tmp_path))
+
+
+BIPARTITE_SUM = """
+func.func @b(%g: !gnn.graph<bipartite>, %x: tensor<?x3xf64> {gnn.domain = "src"},
+             %y: tensor<?x3xf64> {gnn.domain = "dst"}) -> tensor<?x3xf64> {
+  %o = gnn.spmm sum %g, %x : !gnn.graph<bipartite>, tensor<?x3xf64> -> tensor<?x3xf64>
+  return %o : tensor<?x3xf64>
+}
+"""
+PLAIN_SUM = """
+func.func @f(%g: !gnn.graph, %x: tensor<?x3xf64>) -> tensor<?x3xf64> {
+  %o = gnn.spmm sum %g, %x : tensor<?x3xf64> -> tensor<?x3xf64>
+  return %o : tensor<?x3xf64>
+}
+"""
+
+
+def test_num_nodes_is_checked_against_the_functions_graph():
+    # A bipartite function takes (num_src, num_dst), one of one node set a
+    # count ((n, n) is that count): the wrong form was taken and the
+    # tensors' shapes refused instead (naming an argument, not num_nodes),
+    # and (4, 6) on a graph of one node set ran on 6 nodes.
+    ei = torch.tensor([[0, 1, 2, 3], [1, 2, 3, 0]], device=DEVICE)
+    fb, f = gnnc.compile(BIPARTITE_SUM), gnnc.compile(PLAIN_SUM)
+    x = torch.randn(5, 3, dtype=torch.float64, device=DEVICE)
+    with pytest.raises(ValueError, match=r"@b takes a bipartite graph "
+                                         r"\(!gnn.graph<bipartite>\): pass "
+                                         r"num_nodes=\(num_src, num_dst\), got 5"):
+        fb(ei, x, x[:4], num_nodes=5)
+    out = fb(ei, x, x[:4], num_nodes=(5, 4))
+    assert out.shape == (4, 3)
+    with pytest.raises(ValueError, match=r"@f takes a graph of one node set: num_nodes "
+                                         r"is one count \(or \(n, n\)\), got \(4, 6\)"):
+        f(ei, torch.randn(6, 3, dtype=torch.float64, device=DEVICE), num_nodes=(4, 6))
+    torch.testing.assert_close(f(ei, x[:4], num_nodes=(4, 4)), f(ei, x[:4], num_nodes=4))
+
+
+def test_graph_from_a_meta_edge_index_needs_num_nodes():
+    ei = torch.zeros(2, 3, dtype=torch.long, device="meta")
+    with pytest.raises(ValueError, match=r"pass num_nodes= with a meta edge_index"):
+        gnnc.Graph.from_edge_index(ei)
+    assert gnnc.Graph.from_edge_index(ei, num_nodes=4).num_nodes == 4
+
+
 MASKED_SOFTMAX = """
 func.func @f(%g: !gnn.graph, %s: tensor<?xT> {gnn.domain = "edge"MARK},
              %keep: tensor<?xT> {gnn.domain = "edge"}, %x: tensor<?x4xT>MARKX) -> tensor<?x4xT> {
