@@ -47,6 +47,8 @@ _DEFAULT_ONLY = {
     "neighbor_sampler": None, "input_time": None, "persistent_workers": False,
     "pin_memory": False, "sampler": None, "batch_sampler": None,
     "collate_fn": None, "worker_init_fn": None, "prefetch_factor": None,
+    "transform_sampler_output": None, "timeout": 0, "pin_memory_device": "",
+    "multiprocessing_context": None, "in_order": True,
 }
 
 
@@ -413,9 +415,9 @@ class NeighborLoader:
     `NotImplementedError`.
     """
 
-    def __init__(self, data, num_neighbors: Sequence[int], batch_size: int = 1,
-                 input_nodes: Optional[Tensor] = None, shuffle: bool = False,
-                 replace: bool = False, drop_last: bool = False,
+    def __init__(self, data, num_neighbors: Sequence[int],
+                 input_nodes: Optional[Tensor] = None, *, batch_size: int = 1,
+                 shuffle: bool = False, replace: bool = False, drop_last: bool = False,
                  transform: Optional[Callable] = None,
                  generator: Optional[torch.Generator] = None,
                  device: Union[str, torch.device, None] = None,
@@ -556,7 +558,8 @@ class NeighborLoader:
             raise NotImplementedError("NeighborLoader: typed input_nodes (node_type, "
                                       "ids) of a heterogeneous graph are not supported")
         if isinstance(input_nodes, (list, tuple) + _ARRAYS):
-            # As PyG: a list, tuple or array of ids (or of bools: a mask).
+            # A list, tuple or array of ids, or of bools: a mask (PyG reads
+            # bools there as the ids 0 and 1; a mask is what they mean).
             try:
                 input_nodes = torch.as_tensor(input_nodes)
             except (TypeError, ValueError, RuntimeError) as e:

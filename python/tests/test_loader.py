@@ -541,6 +541,27 @@ def test_int32_edge_index_and_recovery_after_an_error():
         NeighborLoader(data, [2], filter_per_worker="yes")
 
 
+def test_pygs_call_forms():
+    # PyG's third positional argument is input_nodes (gnnc's was
+    # batch_size: NeighborLoader(data, [2], idx) refused idx as a batch
+    # size); DataLoader's and PyG's arguments at their defaults are taken.
+    data = random_graph()
+    idx = torch.tensor([5, 1, 7])
+    loader = NeighborLoader(data, [2], idx, batch_size=2)
+    assert [b.n_id[:b.batch_size].tolist() for b in loader] == [[5, 1], [7]]
+    with pytest.raises(TypeError):
+        NeighborLoader(data, [2], idx, 2)  # (the rest are keywords)
+    assert len(NeighborLoader(data, [2], batch_size=8, transform_sampler_output=None,
+                              timeout=0, pin_memory_device="", in_order=True,
+                              multiprocessing_context=None)) == 5
+    with pytest.raises(NotImplementedError, match=r"timeout=5 is not supported"):
+        NeighborLoader(data, [2], timeout=5)
+    # A list of bools is a mask (PyG reads it as the ids 0 and 1).
+    mask = [i % 10 == 3 for i in range(40)]
+    assert NeighborLoader(data, [2], mask, batch_size=8).input_nodes.tolist() == \
+        [3, 13, 23, 33]
+
+
 @pytest.mark.parametrize("prefetch", [0, 1])
 def test_attributes_are_read_when_an_iteration_starts(prefetch):
     # PyG reads `data` for every batch: an attribute assigned, added or
