@@ -15,6 +15,7 @@ See docs/Python-loader.md.
 
 import atexit
 import contextlib
+import copy
 import math
 import operator
 import queue
@@ -216,14 +217,25 @@ def _node_and_edge_attrs(data, num_nodes: int, num_edges: int):
     return node, edge, other
 
 
-def _make_batch(attrs: Dict[str, Any], num_nodes: int):
+def _make_batch(attrs: Dict[str, Any], num_nodes: int, data=None):
+    """The batch of `attrs`: as PyG's loader, a shallow copy of `data` (its
+    class kept: a Data subclass's properties, methods and __inc__) holding
+    `attrs` alone; a plain Data for other data (a _Batch without PyG)."""
     try:
         from torch_geometric.data import Data
     except ImportError:
         Data = None
     if Data is None:
         return _Batch(num_nodes=num_nodes, **attrs)
-    batch = Data(**attrs)
+    if isinstance(data, Data):
+        batch = copy.copy(data)
+        for key in list(batch.keys()):
+            if key not in attrs:
+                del batch[key]
+        for key, value in attrs.items():
+            batch[key] = value
+    else:
+        batch = Data(**attrs)
     batch.num_nodes = num_nodes
     return batch
 
@@ -857,7 +869,7 @@ class NeighborLoader:
             for v in attrs.values():
                 if isinstance(v, Tensor) and v.is_cuda:
                     v.record_stream(consumer)
-        return _make_batch(attrs, num_local)
+        return _make_batch(attrs, num_local, self.data)
 
     def __repr__(self) -> str:
         return (f"NeighborLoader(num_nodes={self.num_nodes}, num_neighbors="

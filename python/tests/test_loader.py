@@ -541,6 +541,27 @@ def test_int32_edge_index_and_recovery_after_an_error():
         NeighborLoader(data, [2], filter_per_worker="yes")
 
 
+def test_batches_keep_the_datas_class():
+    # As PyG's loader (a shallow copy of data per batch): a Data subclass's
+    # methods and properties reach the batches (they were plain Data).
+    class Molecules(Data):
+        @property
+        def atoms(self):
+            return self.x.size(0)
+
+        def label(self):
+            return "molecules"
+    base = random_graph()
+    data = Molecules(x=base.x, y=base.y, edge_index=base.edge_index, name="set")
+    for b in NeighborLoader(data, [2], batch_size=8):
+        assert type(b) is Molecules and b.label() == "molecules"
+        assert b.atoms == b.n_id.numel() and b.name == "set"
+        assert set(b.keys()) == {"x", "y", "edge_index", "name", "n_id", "e_id",
+                                 "input_id", "batch_size", "num_sampled_nodes",
+                                 "num_sampled_edges", "num_nodes"}
+    assert "n_id" not in data and data.x is base.x  # (the data untouched)
+
+
 def test_pygs_call_forms():
     # PyG's third positional argument is input_nodes (gnnc's was
     # batch_size: NeighborLoader(data, [2], idx) refused idx as a batch
