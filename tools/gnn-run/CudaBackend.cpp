@@ -88,6 +88,16 @@ static llvm::cl::opt<int64_t> splitThreshold(
                    "chosen from the graph's statistics (-1); for "
                    "measurements"));
 
+std::vector<std::string> gnn::codegenFlagsGiven() {
+  std::vector<std::string> given;
+  for (const llvm::cl::Option *o :
+       std::initializer_list<const llvm::cl::Option *>{&splitThreshold,
+                                                      &maxChunks})
+    if (o->getNumOccurrences())
+      given.push_back(o->ArgStr.str());
+  return given;
+}
+
 std::string gnn::checkCodegenFlags() {
   int64_t split = splitThreshold;
   if (split != -1 && split != 0 && split < 32)

@@ -36,6 +36,11 @@ struct CudaRunOptions {
 /// Checked up front for every backend, before any IR is read.
 std::string checkCodegenFlags();
 
+/// The code-generation flags given on the command line (--split,
+/// --max-chunks), by name: options of the cuda backend, refused on the
+/// reference (which generates no kernels).
+std::vector<std::string> codegenFlagsGiven();
+
 /// Compiles `func` (in `module`, not modified) for the GPU, runs it on
 /// `graph` with `inputs`, times it and compares its outputs with `reference`
 /// when given. Adds a "cuda" object to `summary`; writes the outputs to

@@ -251,6 +251,12 @@ static int run() {
                     "the backend is '" + backend + "' (which runs no CUDA " +
                     "code); add --backend=cuda or leave --" + o->ArgStr +
                     " out");
+    // (--split and --max-chunks shape the generated kernels: they were
+    // accepted here and did nothing.)
+    for (const std::string &name : ::gnn::codegenFlagsGiven())
+      return fail("--" + name + " is an option of --backend=cuda but the " +
+                  "backend is '" + backend + "' (which generates no " +
+                  "kernels); add --backend=cuda or leave --" + name + " out");
   }
 
   DialectRegistry registry;
@@ -459,8 +465,14 @@ static int run() {
         return 1;
       if (!err.empty())
         return fail(err);
-      // A bf16 or f16 argument holds values of its type (.npy files carry
-      // them as float32, exactly).
+      // An f32 argument holds float32 values: a float64 .npy is rounded
+      // (it was used at full precision, unlike the CUDA backend's and
+      // Python's float32 tensors, and --dump-inputs wrote other values than
+      // those used). A bf16 or f16 argument holds values of its type (.npy
+      // files carry them as float32, exactly).
+      if (spec.element == "f32")
+        for (double &x : t.data)
+          x = static_cast<double>(static_cast<float>(x));
       if (spec.element == "bf16" || spec.element == "f16")
         for (double &x : t.data)
           x = ::gnn::roundToHalf(x, spec.element == "bf16"
