@@ -169,6 +169,35 @@ def test_edge_weight_matches_pyg(kwargs, graph):
     compare(ours, pyg, edge_index, n, torch.float64, edge_weight=w.view(-1, 1))
 
 
+@pytest.mark.parametrize("change", [
+    ("convs.1", dict(add_self_loops=False)), ("convs.0", dict(normalize=False)),
+    ("convs.1", dict(improved=True)), ("convs.2", dict(flow="target_to_source")),
+    ("convs.1", dict(bias=False)), ("attr", dict(add_self_loops=False)),
+], ids=str)
+def test_layers_that_differ_from_the_first_run_as_pygs(change):
+    # The one function reads its options from convs[0]: a layer replaced
+    # (or changed) after the model was built made it compute the first
+    # layer's options for every layer, silently (0.5 to 8 off), or refuse
+    # a model whose layers differ in bias. Such models run layer by layer.
+    where, kw = change
+    ours, pyg = make(((IN, HID, 3, OUT), {}), torch.float64)
+    for m in (ours, pyg):
+        lib = gnn if m is ours else pytest.importorskip("torch_geometric.nn")
+        if where == "attr":
+            for k, v in kw.items():
+                setattr(m.convs[1], k, v)
+            continue
+        i = int(where.split(".")[1])
+        old = m.convs[i]
+        torch.manual_seed(5)
+        new = lib.GCNConv(old.in_channels, old.out_channels, **kw).double()
+        m.convs[i] = new
+    same_weights(ours, pyg, torch.float64)
+    for graph in ("self-loops", "molecules"):
+        edge_index, n = GRAPHS[graph]()
+        compare(ours, pyg, edge_index, n, torch.float64)
+
+
 def test_int32_edge_index_and_the_molecule_sizes():
     """QM9's shape: 16 -> 64 -> 64 -> 64 on a batch of molecules, an int32
     edge_index."""

@@ -613,7 +613,26 @@ class GCN(_BasicGNN):
                 and all(type(m) is torch.nn.Identity for m in self.norms)
                 and all(not c.cached and not c.lin.is_lazy()
                         for c in self.convs)
-                and not self._calls_observed())
+                and not self._calls_observed()
+                and self._layers_alike())
+
+    # The GCNConv options the one function reads (from the first layer):
+    # every layer must have the first one's, or the layers run one by one.
+    _SHARED = ("add_self_loops", "normalize", "improved", "flow")
+
+    def _layers_alike(self) -> bool:
+        """Whether every layer has the first one's options (_SHARED) and a
+        bias where it has one: a layer replaced or changed after the model
+        was built (`convs[1].add_self_loops = False`) made the one function
+        compute the first layer's options for every layer (another result
+        than PyG's GCN, silently), or refuse a model whose layers differ in
+        bias ('expected 5 tensors, got 4')."""
+        first = self.convs[0]
+        want = tuple(getattr(first, k) for k in self._SHARED) + (first.bias is None,)
+        for conv in self.convs[1:]:
+            if tuple(getattr(conv, k) for k in self._SHARED) + (conv.bias is None,) != want:
+                return False
+        return True
 
     def _calls_observed(self) -> bool:
         """Whether something may observe or replace a call that PyG's GCN
