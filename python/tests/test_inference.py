@@ -200,7 +200,7 @@ def test_inference_options():
 def test_inference_over_batches_without_pyg_data(monkeypatch):
     """gnnc's loader without PyG makes plain batches (attributes only)."""
     monkeypatch.setattr(gloader, "_make_batch",
-                        lambda attrs, n: gloader._Batch(num_nodes=n, **attrs))
+                        lambda attrs, n, data=None: gloader._Batch(num_nodes=n, **attrs))
     ours, _ = make("GAT", (IN, HID, 2, OUT), dict(heads=2))
     data = graph()
     loader = gloader.NeighborLoader(data, [-1], batch_size=6)
