@@ -212,9 +212,9 @@ int main(int argc, char **argv) {
 static int run() {
   bool cuda = backend == "cuda";
 #ifdef GNNC_HAVE_CUDA_RUNTIME
-  // Flags of the CUDA code generation, checked for every backend: the
-  // reference ignores them, and a bad value is the command's error, not the
-  // IR's.
+  // Flags of the CUDA code generation, their ranges checked first for every
+  // backend (a bad value is the command's error, not the IR's); given to
+  // the reference, they are refused below.
   if (std::string bad = ::gnn::checkCodegenFlags(); !bad.empty())
     return fail(bad);
 #endif
@@ -251,12 +251,14 @@ static int run() {
                     "the backend is '" + backend + "' (which runs no CUDA " +
                     "code); add --backend=cuda or leave --" + o->ArgStr +
                     " out");
-    // (--split and --max-chunks shape the generated kernels: they were
-    // accepted here and did nothing.)
+#ifdef GNNC_HAVE_CUDA_RUNTIME
+    // (--split and --max-chunks shape the generated kernels: in range, they
+    // were accepted here and did nothing. A build without CUDA has neither.)
     for (const std::string &name : ::gnn::codegenFlagsGiven())
       return fail("--" + name + " is an option of --backend=cuda but the " +
                   "backend is '" + backend + "' (which generates no " +
                   "kernels); add --backend=cuda or leave --" + name + " out");
+#endif
   }
 
   DialectRegistry registry;
