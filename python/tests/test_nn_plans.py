@@ -221,6 +221,21 @@ def _graph_steps(check, edge_index: torch.Tensor, loop_free: torch.Tensor) -> No
     check("that graph written in place", planned=True, ei=changed)
 
 
+def _attention_weights_steps(check, ours, pyg, x, edge_index, full, weights=True):
+    """Attention weights asked for: the full path (`full` records it), which
+    drops the plan; the outputs (and, with `weights`, the weights) PyG's;
+    the next call decides again, the one after is planned."""
+    full.clear()
+    got, want = ours(x, edge_index, return_attention_weights=True), \
+        pyg(x, edge_index, return_attention_weights=True)
+    assert full
+    torch.testing.assert_close(got[0], want[0], **tol(torch.float64))
+    if weights:
+        torch.testing.assert_close(got[1][1], want[1][1], **tol(torch.float64))
+    check("weights not asked: decided again", planned=False)
+    check("and planned", planned=True)
+
+
 def _dropout_steps(check, both, monkeypatch, p: float, mask, pyg_mask) -> None:
     """Training with attention dropout: the same mask on both sides (ours
     over the layer's edges, `mask`; PyG's over its own, `pyg_mask`), drawn on
@@ -361,16 +376,7 @@ def test_gat_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch):
     _option_steps(check, both, [("negative_slope", 0.05, "another negative slope"),
                                 ("add_self_loops", False, "no self-loops added")])
     both(lambda m: setattr(m, "add_self_loops", True))
-    # Attention weights asked for: the full path, which drops the plan.
-    x = features(n, torch.float64)
-    full.clear()
-    got, want = ours(x, edge_index, return_attention_weights=True), \
-        pyg(x, edge_index, return_attention_weights=True)
-    assert full
-    torch.testing.assert_close(got[0], want[0], **tol(torch.float64))
-    torch.testing.assert_close(got[1][1], want[1][1], **tol(torch.float64))
-    check("weights not asked: decided again", planned=False)
-    check("and planned", planned=True)
+    _attention_weights_steps(check, ours, pyg, features(n, torch.float64), edge_index, full)
     # Training with attention dropout: the same mask on both sides, drawn
     # on the planned call too.
     p, e = 0.4, edge_index.size(1) + n
@@ -455,14 +461,7 @@ def test_gatv2_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch
     _bias_and_lin_steps(check, both, 2 * OUT, "lin_r")
     _option_steps(check, both, [("negative_slope", 0.3, "another negative slope"),
                                 ("add_self_loops", False, "no self-loops added")])
-    # Attention weights asked for: the full path, which drops the plan.
-    full.clear()
-    got, want = ours(x, edge_index, return_attention_weights=True), \
-        pyg(x, edge_index, return_attention_weights=True)
-    assert full
-    torch.testing.assert_close(got[0], want[0], **tol(torch.float64))
-    check("weights not asked: decided again", planned=False)
-    check("and planned", planned=True)
+    _attention_weights_steps(check, ours, pyg, x, edge_index, full, weights=False)
     for kw in (dict(share_weights=True), dict(residual=True, bias=False)):
         ours, pyg = make(("gatv2", "GATv2Conv", (IN, OUT), dict(heads=2, **kw)),
                          torch.float64)
@@ -577,15 +576,7 @@ def test_transformer_plans_follow_every_change_to_the_layer_and_its_inputs(monke
     both(lambda m: setattr(m, "flow", "source_to_target"))
     _option_steps(check, both, [("root_weight", False, "no root weight"),
                                 ("root_weight", True, "the root weight again")])
-    # Attention weights asked for: the full path, which drops the plan.
-    full.clear()
-    got, want = ours(x, edge_index, return_attention_weights=True), \
-        pyg(x, edge_index, return_attention_weights=True)
-    assert full
-    torch.testing.assert_close(got[0], want[0], **tol(torch.float64))
-    torch.testing.assert_close(got[1][1], want[1][1], **tol(torch.float64))
-    check("weights not asked: decided again", planned=False)
-    check("and planned", planned=True)
+    _attention_weights_steps(check, ours, pyg, x, edge_index, full)
     # Training with attention dropout: the same mask on both sides, drawn
     # on the planned call too.
     p, e = 0.4, edge_index.size(1)
