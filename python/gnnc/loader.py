@@ -161,13 +161,19 @@ def _num_nodes(data, edge_index: Tensor) -> int:
     return n
 
 
+def _data_class():
+    """PyG's `Data`, or None without PyG (optional: plain objects only)."""
+    try:
+        from torch_geometric.data import Data
+    except ImportError:
+        return None
+    return Data
+
+
 def _attribute_items(data):
     """(name, value) of the attributes of `data` that _node_and_edge_attrs
     reads, in order."""
-    try:
-        from torch_geometric.data import Data
-    except ImportError:  # PyG is optional: plain objects only
-        Data = None
+    Data = _data_class()
     if Data is not None and isinstance(data, Data):
         return [(k, v) for k, v in data.items() if k not in ("edge_index", "num_nodes")]
     return [(k, getattr(data, k, None)) for k in ("x", "y", "edge_attr")]
@@ -178,10 +184,7 @@ def _node_and_edge_attrs(data, num_nodes: int, num_edges: int):
     attributes (by `e_id`), each as (value, the dimension it is gathered
     along), and the rest (copied as they are)."""
     node, edge, other = {}, {}, {}
-    try:
-        from torch_geometric.data import Data
-    except ImportError:  # PyG is optional: plain objects only
-        Data = None
+    Data = _data_class()
     if Data is not None and isinstance(data, Data):
         for key, value in data.items():
             if key in ("edge_index", "num_nodes"):
@@ -221,10 +224,7 @@ def _make_batch(attrs: Dict[str, Any], num_nodes: int, data=None):
     """The batch of `attrs`: as PyG's loader, a shallow copy of `data` (its
     class kept: a Data subclass's properties, methods and __inc__) holding
     `attrs` alone; a plain Data for other data (a _Batch without PyG)."""
-    try:
-        from torch_geometric.data import Data
-    except ImportError:
-        Data = None
+    Data = _data_class()
     if Data is None:
         return _Batch(num_nodes=num_nodes, **attrs)
     if isinstance(data, Data):
