@@ -216,6 +216,10 @@ class MessagePassing(torch.nn.Module):
         # where torch.compile traces strictly, and dynamo cannot look a
         # function up in a dict (_params' cache).
         self._message_params = tuple(p.name for p in _params(self.message))
+        # The class attributes message / update read (plain values, see
+        # _class_values), named here once for the same reason: _guarded
+        # passes their values into the compiled call, so dynamo guards them.
+        self._class_reads = tuple(name for name, _ in _class_values(self))
         _LAYERS[self._mp_id] = self
         _hook_dynamo()
 
@@ -960,6 +964,10 @@ class _ModulePart:
         _module_key(layer, key, ids)  # may raise _Uncacheable
         key.append(_function_key(layer.message))
         key.append(_function_key(layer.update))
+        read = _class_values(layer)
+        key.append(tuple((name, _constant(v, f"the class attribute "
+                                             f"{type(layer).__name__}.{name}"))
+                         for name, v in read))
         self.key = tuple(key)
         self.reads_sizes = any(p.name in ("size", "size_i", "size_j", "dim_size")
                                for p in _params(layer.message) + _params(layer.update))
@@ -1012,6 +1020,9 @@ class _ModulePart:
             getters.append(_pick_keys([k for k in globs if k in g]))
             picked.append(g)
             absent.append((g.keys(), tuple(k for k in globs if k not in g)))
+        for name, _ in read:  # class attributes message / update read
+            owners.append(cls)
+            names.append(name)
         self.modules, self.whole, self.getters, self.picked = modules, whole, getters, picked
         self.owners, self.names, self.sized = owners, names, sized
         self.absent = absent
@@ -1019,7 +1030,8 @@ class _ModulePart:
         objects = list(self._objects())
         self.ids = tuple(map(id, objects))
         self.objects = [v for v in objects if not isinstance(v, Tensor)]
-        self.containers = [(v, _constant(v, "an attribute")) for v in _valued(layer, reach)
+        valued = itertools.chain(_valued(layer, reach), (v for _, v in read))
+        self.containers = [(v, _constant(v, "an attribute")) for v in valued
                            if isinstance(v, _MUTABLE + (tuple,)) and _holds_mutable(v)]
 
     def _objects(self):
@@ -1104,7 +1116,7 @@ class _Uncacheable(Exception):
 # MessagePassing's own bookkeeping: not the layer's configuration.
 _INTERNAL = frozenset(torch.nn.Module().__dict__) | {
     "_failed", "_plans", "_mp", "_mp_id", "_message_params", "_tensor_names",
-    "_value_names", "_gnnc_function",  # of a gnnc.nn layer (gnnc.explain)
+    "_value_names", "_class_reads", "_gnnc_function",  # of a gnnc.nn layer (gnnc.explain)
     "_gnnc_plan"}  # of a gnnc.nn layer (its last call's decisions, nn._plan)
 _VALUES = (type(None), bool, int, str, bytes, complex, torch.dtype, torch.device,
            torch.layout)
@@ -1298,6 +1310,11 @@ def _guarded(layer) -> tuple:
     for name in layer._value_names:
         v = getattr(layer, name)
         config.append(_constant_image(v))
+    # After them (_run_compiled reads only the first), the class attributes
+    # message / update read: guarded, not set.
+    cls = type(layer)
+    for name in layer._class_reads:
+        config.append(_constant_image(getattr(cls, name, None)))
     return tuple(config)
 
 
@@ -1375,6 +1392,33 @@ def _global_names(code) -> tuple:
             stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
         names = _GLOBAL_NAMES[code] = tuple(sorted(found))
     return names
+
+
+_PLAIN = _VALUES + (float, tuple, list, dict, set, frozenset)
+
+
+def _class_values(layer) -> tuple:
+    """(name, value) of the plain class attributes (numbers, strings, None,
+    containers of them; set on the layer's class or a base, not on the
+    layer) that message / update may read through ``self``: the names their
+    code reads that the layer does not hold itself. A value there is a
+    constant of the trace, so the key holds it and a change is seen (an
+    assignment to the class after a call). Methods, properties and other
+    descriptors are not values: they are left out."""
+    cls, d = type(layer), layer.__dict__
+    own = (d, layer._parameters, layer._buffers, layer._modules)
+    found = {}
+    for name in ("message", "update"):
+        fn = getattr(getattr(layer, name), "__func__", None)
+        if not isinstance(fn, types.FunctionType):
+            continue
+        for k in _global_names(fn.__code__):
+            if k in found or any(k in t for t in own):
+                continue
+            v = inspect.getattr_static(cls, k, _NO_VALUE)
+            if v is not _NO_VALUE and type(v) in _PLAIN:
+                found[k] = v
+    return tuple(sorted(found.items()))
 
 
 def _function_key(method):

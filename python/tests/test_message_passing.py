@@ -1446,6 +1446,73 @@ def test_a_global_that_changes_traces_again():
         _SCALE = 2.0
 
 
+class _ScaleBase(gnnc.MessagePassing):
+    scale = 2.0
+    shift = [0.0]
+
+
+class _ReadsAClassAttribute(_ScaleBase):
+    def message(self, x_j):
+        return x_j * self.scale + self.shift[0]
+
+
+def _class_attribute_changes(layer_class):
+    """(change, scale, shift) in turn: the base's value, a subclass's own,
+    a list changed in place, the subclass's deleted (the base's again), an
+    attribute of the layer itself (over the class's)."""
+    return ((lambda layer: None, 2.0, 0.0),
+            (lambda layer: setattr(_ScaleBase, "scale", 5.0), 5.0, 0.0),
+            (lambda layer: setattr(layer_class, "scale", 3.0), 3.0, 0.0),
+            (lambda layer: _ScaleBase.shift.__setitem__(0, 0.5), 3.0, 0.5),
+            (lambda layer: delattr(layer_class, "scale"), 5.0, 0.5),
+            (lambda layer: setattr(layer, "scale", 7.0), 7.0, 0.5))
+
+
+@pytest.fixture
+def _restore_scale_base():
+    yield
+    _ScaleBase.scale, _ScaleBase.shift = 2.0, [0.0]
+    if "scale" in _ReadsAClassAttribute.__dict__:
+        del _ReadsAClassAttribute.scale
+
+
+def test_a_class_attribute_that_changes_traces_again(monkeypatch, _restore_scale_base):
+    # message reads self.scale / self.shift from the class (not the layer):
+    # a value assigned to the class after a call was not seen (the key held
+    # the layer's own attributes only), the old trace ran on: a silent wrong
+    # result. Unchanged, the trace is kept.
+    traces = _count_traces(monkeypatch)
+    ei, n = _graph()
+    x = torch.randn(n, 3, dtype=torch.float64, device=DEVICE)
+    layer = _ReadsAClassAttribute()
+    for change, scale, shift in _class_attribute_changes(_ReadsAClassAttribute):
+        change(layer)
+        torch.testing.assert_close(layer.propagate(ei, x=x),
+                                   _scatter(x[ei[0]] * scale + shift, ei[1], n))
+    before = len(traces)
+    layer.propagate(ei, x=x)
+    assert len(traces) == before and layer._uncached is None
+
+
+def test_torch_compile_sees_a_changed_class_attribute(_restore_scale_base):
+    ei, n = _graph()
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = _ReadsAClassAttribute()
+
+        def forward(self, x):
+            return self.conv.propagate(ei, x=x)
+    model = Model()
+    x = torch.randn(n, 3, dtype=torch.float64, device=DEVICE)
+    torch._dynamo.reset()
+    compiled = torch.compile(model, backend="eager", fullgraph=True)
+    for change, scale, shift in _class_attribute_changes(_ReadsAClassAttribute):
+        change(model.conv)
+        torch.testing.assert_close(compiled(x), _scatter(x[ei[0]] * scale + shift, ei[1], n))
+
+
 class _ComputesAWeight(gnnc.MessagePassing):
     def __init__(self):
         super().__init__()
