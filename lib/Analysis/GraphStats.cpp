@@ -196,7 +196,9 @@ std::string GraphStats::parseOption(const std::string &text, GraphStats &out) {
     if (colon == std::string::npos)
       return "expected key:value, found '" + item + "'";
     std::string key = item.substr(0, colon), value = item.substr(colon + 1);
-    named.insert(key);
+    // (A graph's meta.txt refuses a repeated key too: which one was meant?)
+    if (!named.insert(key).second)
+      return "'" + key + "' is given twice";
     bool known = false;
     for (const Field &f : kFields)
       if (key == f.key) {

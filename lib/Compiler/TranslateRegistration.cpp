@@ -40,10 +40,29 @@ static CompileOptions options() {
   return o;
 }
 
+/// The first of `names` (options of another translation) given on the
+/// command line, or "".
+static std::string givenOption(std::initializer_list<llvm::StringRef> names) {
+  auto &registered = llvm::cl::getRegisteredOptions();
+  for (llvm::StringRef name : names) {
+    auto it = registered.find(name);
+    if (it != registered.end() && it->second->getNumOccurrences())
+      return name.str();
+  }
+  return "";
+}
+
 static ModuleOp lowered(Operation *op) {
   auto module = dyn_cast<ModuleOp>(op);
   if (!module) {
     op->emitError("expects a module");
+    return nullptr;
+  }
+  // --gnnk-to-cuda's index width was ignored here, silently.
+  if (std::string other = givenOption({"gnnk-index-bits"}); !other.empty()) {
+    op->emitError() << "--" << other << " is an option of --gnnk-to-cuda; "
+                    << "--gnn-to-cuda and --gnn-to-program take "
+                    << "--gnn-index-bits";
     return nullptr;
   }
   ::gnn::GraphStats parsed;

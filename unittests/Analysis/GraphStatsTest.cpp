@@ -112,6 +112,10 @@ TEST(GraphStats, BadOptionsAreDiagnosed) {
             "'nodes' expects a nonnegative integer, found '3x'");
   EXPECT_EQ(GraphStats::parseOption("directed:2", s),
             "'directed' expects 0 or 1, found '2'");
+  EXPECT_EQ(GraphStats::parseOption("nodes:10,nodes:5000000,edges:5", s),
+            "'nodes' is given twice");
+  EXPECT_EQ(GraphStats::parseOption("nodes:10,mean-degree:2,mean-degree:3", s),
+            "'mean-degree' is given twice");
   EXPECT_NE(GraphStats::parseOption("nodes:2,rows-by-degree:1/1,edges-by-degree:0/5",
                                     s),
             "")

@@ -27,7 +27,22 @@ void mlir::gnn::registerGNNKToCUDATranslation() {
       llvm::cl::desc("graph index width of --gnnk-to-cuda (32 or 64)"));
   TranslateFromMLIRRegistration registration(
       "gnnk-to-cuda", "the CUDA C++ of a module of gnnk kernels",
-      [](ModuleOp module, llvm::raw_ostream &os) {
+      [](ModuleOp module, llvm::raw_ostream &os) -> LogicalResult {
+        // The options of --gnn-to-cuda / --gnn-to-program, which compile
+        // a gnn module; gnnk kernels are compiled already: they did
+        // nothing here.
+        auto &registered = llvm::cl::getRegisteredOptions();
+        for (llvm::StringRef name :
+             {"gnn-index-bits", "gnn-stats", "gnn-max-chunks"}) {
+          auto it = registered.find(name);
+          if (it != registered.end() && it->second->getNumOccurrences())
+            return module->emitError()
+                   << "--" << name << " is an option of --gnn-to-cuda and "
+                   << "--gnn-to-program"
+                   << (name == "gnn-index-bits"
+                           ? "; --gnnk-to-cuda takes --gnnk-index-bits"
+                           : " (kernels given as gnnk are scheduled already)");
+        }
         return printKernelsAsCUDA(module, os, indexBits);
       },
       [](DialectRegistry &registry) {
