@@ -68,6 +68,47 @@ def _where() -> Tuple[str, int]:
     return (frame.f_code.co_filename, frame.f_lineno)
 
 
+_INT64 = 1 << 63
+
+
+class _Checked:
+    """The native builder, whose argument conversion errors (nanobind's
+    "incompatible function arguments", listing C++ signatures) become a
+    TypeError naming the builder method and what it was given."""
+
+    __slots__ = ("_native",)
+
+    def __init__(self, native):
+        self._native = native
+
+    def __getattr__(self, method):
+        f = getattr(self._native, method)
+
+        def call(*args):
+            try:
+                return f(*args)
+            except TypeError as e:
+                if "incompatible function arguments" not in str(e):
+                    raise
+                if args and isinstance(args[-1], tuple) and len(args[-1]) == 2 and \
+                        isinstance(args[-1][0], str):
+                    args = args[:-1]  # (_where(): the caller's line, not an argument)
+                given = ", ".join(_describe(a) for a in args)
+                raise TypeError(f"gnnc.ir: {method}: an argument of the wrong type "
+                                f"or out of range (an int must fit in 64 bits): "
+                                f"got ({given})") from None
+        return call
+
+
+def _describe(a) -> str:
+    if isinstance(a, (list, tuple)):
+        inner = ", ".join(_describe(x) for x in a[:8])
+        return f"[{inner}{', ...' if len(a) > 8 else ''}]"
+    if isinstance(a, (bool, int, float, str)) or a is None:
+        return repr(a)
+    return type(a).__name__
+
+
 class Const:
     """A constant entry of an indexing map."""
 
@@ -236,7 +277,12 @@ class Builder:
         # A typed graph (`!gnn.graph<typed>`): its edges carry relation ids,
         # read by the relation forms of gather and reduce.
         self.typed = typed
-        self._b = _C.FunctionBuilder(name, dtype, bipartite, typed)
+        for what, v, kind in (("name", name, str), ("dtype", dtype, str),
+                              ("bipartite", bipartite, bool), ("typed", typed, bool)):
+            if not isinstance(v, kind):
+                raise TypeError(f"gnnc.ir: Builder's {what} is a {kind.__name__}, "
+                                f"got {v!r}")
+        self._b = _Checked(_C.FunctionBuilder(name, dtype, bipartite, typed))
 
     def _value(self, id: int, name: Optional[str] = None) -> Value:
         if name is not None:
@@ -260,11 +306,11 @@ class Builder:
         for d in shape:
             if d is None:
                 out.append(-1)
-            elif isinstance(d, int) and not isinstance(d, bool) and d >= 0:
+            elif isinstance(d, int) and not isinstance(d, bool) and 0 <= d < _INT64:
                 out.append(d)
             else:
-                raise ValueError(f"gnnc.ir: a dimension is a size >= 0 or None "
-                                 f"(dynamic), got {d!r}")
+                raise ValueError(f"gnnc.ir: a dimension is a size >= 0 (below "
+                                 f"2**63) or None (dynamic), got {d!r}")
         return out
 
     # -- arguments and plain values --------------------------------------
@@ -367,6 +413,9 @@ class Builder:
         into the row of its relation, a ``[nodes, R, ...]`` result."""
         if isinstance(relations, bool) or not isinstance(relations, int):
             raise TypeError(f"gnnc.ir: relations is an int, got {relations!r}")
+        if not 0 <= relations < _INT64:
+            raise ValueError(f"gnnc.ir: relations is a count >= 0 (below 2**63), "
+                             f"got {relations}")
         return self._value(self._b.reduce(kind, self._id(x, "reduce"),
                                           reversed, relations, _where()), name)
 

@@ -256,7 +256,7 @@ public:
         fail(f, "argument #" + std::to_string(i) +
                     " must be a ranked f32, f64, bf16 or f16 tensor, found " +
                     str(t));
-      args.append(describe(t, kindOf(f, tensor, domainOf(arg), i, "argument")));
+      args.append(describe(t, kindOf(f, arg, tensor, domainOf(arg), i, "argument")));
     }
     if (f.getNumArguments() == 0)
       fail(f, "the first argument must be the !gnn.graph");
@@ -273,7 +273,7 @@ public:
         continue;
       }
       results.append(
-          describe(tensor, kindOf(f, tensor, domainOf(v), i, "result")));
+          describe(tensor, kindOf(f, v, tensor, domainOf(v), i, "result")));
     }
     // The relation count R of the `relation` gathers and reduces (their
     // node tensor's dimension 1, static): the fewest, as the CUDA
@@ -578,18 +578,26 @@ private:
   }
 
   [[noreturn]] void fail(func::FuncOp f, const std::string &message) const {
-    throw CompileError(formatLocation(f.getLoc()) + ": error: @" + f.getSymName().str() + ": " +
+    fail(f, f.getLoc(), message);
+  }
+
+  /// At `loc` (a value's: gnnc.ir's Python line), or the function's where
+  /// the value has none (text IR without locations).
+  [[noreturn]] void fail(func::FuncOp f, Location loc, const std::string &message) const {
+    if (isa<UnknownLoc>(loc))
+      loc = f.getLoc();
+    throw CompileError(formatLocation(loc) + ": error: @" + f.getSymName().str() + ": " +
                        message);
   }
 
   static mlir::gnn::Domain domainOf(Value v) { return mlir::gnn::inferDomain(v); }
 
-  std::string kindOf(func::FuncOp f, RankedTensorType t, mlir::gnn::Domain domain,
+  std::string kindOf(func::FuncOp f, Value v, RankedTensorType t, mlir::gnn::Domain domain,
                      size_t index, const char *what) const {
     ArrayRef<int64_t> shape = t.getShape();
     for (size_t d = 1; d < shape.size(); ++d)
       if (ShapedType::isDynamic(shape[d]))
-        fail(f, std::string(what) + " #" + std::to_string(index) +
+        fail(f, v.getLoc(), std::string(what) + " #" + std::to_string(index) +
                     ": only the leading dimension may be dynamic");
     if (shape.empty() || !ShapedType::isDynamic(shape[0]))
       return "dense";
@@ -601,7 +609,7 @@ private:
       return "src";
     if (domain == mlir::gnn::Domain::Dst)
       return "dst";
-    fail(f, std::string(what) + " #" + std::to_string(index) +
+    fail(f, v.getLoc(), std::string(what) + " #" + std::to_string(index) +
                 ": its dynamic size is neither the nodes nor the edges; "
                 "mark it with {gnn.domain = \"node\"}, \"edge\", \"src\" "
                 "or \"dst\"");
@@ -610,7 +618,7 @@ private:
   /// node, edge or dense for argument `i` of `f` (a tensor).
   std::string argumentKind(func::FuncOp f, int64_t i) const {
     auto t = cast<RankedTensorType>(f.getArgument(i).getType());
-    return kindOf(f, t, domainOf(f.getArgument(i)), i, "argument");
+    return kindOf(f, f.getArgument(i), t, domainOf(f.getArgument(i)), i, "argument");
   }
 
   std::unique_ptr<MLIRContext> context;

@@ -187,6 +187,30 @@ def test_refuses_unknown_reduction_and_kind():
         f.gather("both", x)
 
 
+def test_refuses_bad_python_values_with_a_gnnc_message():
+    # Out-of-range ints and wrong types reached the native builder, whose
+    # binding layer raised "argument(): incompatible function arguments"
+    # with C++ signatures; each names the builder's method and the values.
+    with pytest.raises(TypeError, match="gnnc.ir: Builder's name is a str, got 3"):
+        ir.Builder(3)
+    with pytest.raises(TypeError, match="gnnc.ir: Builder's typed is a bool"):
+        ir.Builder("f", typed="yes")
+    f = ir.Builder("f", "f32", typed=True)
+    with pytest.raises(ValueError, match=r"a dimension is a size >= 0 \(below 2\*\*63\)"):
+        f.arg([None, 2**63])
+    x = f.arg([None, 4])
+    e = f.arg([None, 4], edge=True)
+    with pytest.raises(ValueError, match=r"relations is a count >= 0 \(below 2\*\*63\), got "):
+        f.reduce("sum", e, relations=2**70)
+    with pytest.raises(TypeError, match=r"gnnc.ir: dim: an argument of the wrong type or "
+                                        r"out of range .*got \(0, 1180591620717411303424\)"):
+        f.dim(x, 2**70)
+    with pytest.raises(TypeError, match=r"gnnc.ir: spmm: an argument of the wrong type"):
+        f.spmm(3, x)
+    out = f.spmm("sum", x)  # the builder is still usable after those
+    f.finish(out)
+
+
 def test_refuses_arguments_after_ops():
     f = ir.Builder("f", "f32")
     x = f.arg([None, 4])
@@ -203,7 +227,7 @@ def test_refuses_wrong_operand_kinds():
         f.spmm("sum", n)
     with pytest.raises(ValueError, match="empty: 1 dynamic dimension\\(s\\), 0 size\\(s\\) given"):
         f.empty([None, 4])
-    with pytest.raises(ValueError, match="a dimension is a size >= 0 or None"):
+    with pytest.raises(ValueError, match=r"a dimension is a size >= 0 \(below 2\*\*63\) or None"):
         f.arg([-3])
     other = ir.Builder("g", "f32")
     y = other.arg([None, 4])
@@ -248,6 +272,30 @@ def test_verifier_diagnostics_point_at_the_python_line():
         f.finish(out)
     assert f"{os.path.basename(__file__)}:{line}:" in str(err.value)
     assert "error" in str(err.value)
+
+
+def test_binding_diagnostics_point_at_the_python_line():
+    # What gnnc.compile finds when it binds the function's arguments and
+    # results was located at loc(unknown) (the function's own location):
+    # now at the line that built the argument or the returned value.
+    f = ir.Builder("two_dyn", "f32")
+    line = inspect.currentframe().f_lineno + 1
+    x = f.arg([None, None])
+    module = f.finish(f.spmm("sum", x))
+    with pytest.raises(gnnc.CompileError,
+                       match="only the leading dimension may be dynamic") as err:
+        gnnc.compile(module)
+    assert f"{os.path.basename(__file__)}:{line}:" in str(err.value)
+    b = ir.Builder("mixed", "f64", bipartite=True)
+    a = b.arg([None, 2], side="src")
+    c = b.arg([None, 2], side="dst")
+    n = b.dim(a)
+    line = inspect.currentframe().f_lineno + 1
+    o = b.generic([(0, 1), (0, 1), (0, 1)], ["parallel", "parallel"], [a, c],
+                  [b.empty([None, 2], n)], lambda p, q, r: p + q)
+    with pytest.raises(gnnc.CompileError, match="neither the nodes nor the edges") as err:
+        gnnc.compile(b.finish(o))
+    assert f"{os.path.basename(__file__)}:{line}:" in str(err.value)
 
 
 def test_finished_builder_is_spent():
