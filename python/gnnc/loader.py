@@ -544,6 +544,19 @@ class NeighborLoader:
         # (_graphs_ahead).
         self._forms = set()
 
+    def __getstate__(self):
+        """For copy.deepcopy and pickle (as PyG's loaders allow): the loader
+        without its lock and CUDA stream (a copy makes its own); the data,
+        the sampling state and the epoch travel."""
+        state = dict(self.__dict__)
+        state["_lock"] = None
+        state["_stream"] = None
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     # -- arguments ----------------------------------------------------------
 
     def _init_distributed(self, num_replicas, rank, seed) -> None:

@@ -245,6 +245,23 @@ def _loader_threads():
     return [t for t in threading.enumerate() if t.name == "gnnc.loader"]
 
 
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_a_copy_samples_as_the_loader_does(how):
+    # copy.deepcopy and pickle failed (a threading.Lock); PyG's loaders
+    # allow both. A copy taken before iterating gives the same batches
+    # from the same generator state, and both keep working.
+    import copy
+    import pickle
+    loader = NeighborLoader(random_graph(), [4, 3], batch_size=9, shuffle=True,
+                            generator=torch.Generator().manual_seed(5))
+    twin = copy.deepcopy(loader) if how == "deepcopy" else \
+        pickle.loads(pickle.dumps(loader))
+    assert twin.data is not loader.data and twin._lock is not loader._lock
+    assert _same(_batches(loader), _batches(twin))
+    assert _same(_batches(loader), _batches(twin))  # a second epoch as well
+    twin.sample(torch.tensor([1, 2]))
+
+
 @pytest.mark.parametrize("prefetch", [1, 3])
 def test_prefetch_gives_the_same_batches(prefetch):
     data = random_graph(n=200, e=3000)
