@@ -154,7 +154,32 @@ def to_hetero(module: torch.nn.Module, metadata, aggr: str = "sum", input_map=No
     model = pyg_to_hetero(module, metadata, aggr=aggr, input_map=input_map, debug=debug)
     if aggr == "sum":
         _fuse_sage_sums(model)
+    _own_get_dict(model)
     return model
+
+
+def _get_dict(mapping):
+    """PyG's to_hetero `get_dict` (a dict argument, {} for None), kept one
+    call when torch.fx traces the model's code again (unpickling a
+    GraphModule does; torch.fx.wrap's patch does not reach that code, and a
+    traced `get_dict` took the placeholder for the dict: the loaded model
+    failed with "'NoneType' object has no attribute 'get'")."""
+    if isinstance(mapping, torch.fx.Proxy):
+        return mapping.tracer.create_proxy("call_function", _get_dict, (mapping,), {})
+    return mapping if mapping is not None else {}
+
+
+def _own_get_dict(model) -> None:
+    """Points `model`'s calls of PyG's `get_dict` at `_get_dict`, so that
+    the model can be pickled (`torch.save(model)`) and loaded."""
+    changed = False
+    for node in model.graph.nodes:
+        if node.op == "call_function" and getattr(node.target, "__name__", "") == "get_dict" \
+                and getattr(node.target, "__module__", "").startswith("torch_geometric"):
+            node.target = _get_dict
+            changed = True
+    if changed:
+        model.recompile()
 
 
 def _sage_sum(layers, inputs, edge_indices):

@@ -367,6 +367,14 @@ def _no_trim(model: str, value, sampled_per_hop):
     (NotImplementedError). A function torch.fx does not trace into (`torch.fx.wrap` below): PyG's `to_hetero` traces the
     model with proxies for every argument, then calls this per node type
     (`x`) and per edge type (`edge_index`) with what the caller passed."""
+    for v in (sampled_per_hop, value):
+        if isinstance(v, torch.fx.Proxy):
+            # Traced again where torch.fx.wrap's patch does not reach (a
+            # pickled to_hetero model re-traces its generated code when it
+            # is loaded): a call of this function in the graph, as wrap
+            # makes it, not a refusal of the proxy.
+            return v.tracer.create_proxy("call_function", _no_trim,
+                                         (model, value, sampled_per_hop), {})
     if sampled_per_hop is not None:
         _common.refuse(model, "num_sampled_nodes_per_hop / num_sampled_edges_per_hop "
                        "(trim_to_layer) in a heterogeneous model (to_hetero)")
