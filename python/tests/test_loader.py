@@ -459,8 +459,14 @@ def test_batches_built_ahead_are_freed(device):
             refs.append(weakref.ref(b.edge_index))
         del b, watched
         gc.collect()
-        assert sum(r() is not None for r in refs) == 0
-        assert not _core._LOADER_BATCHES
+        # On CUDA the last graph compare is deferred to the thread's next
+        # gnnc op and holds the last batch's edge_index until then
+        # (_core._PENDING): one batch, not every batch.
+        pending = getattr(_core._PENDING, "held", (None,))[0]
+        alive = [r() for r in refs if r() is not None]
+        assert all(t is pending for t in alive), len(alive)
+        assert all(k == id(pending) for k in _core._LOADER_BATCHES)
+        del alive, pending
     # (and the graphs were built ahead: the table did its work)
     assert hits >= len(refs) - 4, (hits, len(refs))
     del loader
