@@ -1623,6 +1623,71 @@ def test_a_hook_on_a_folded_linear_is_refused(case, lin, kind):
         ours(x, edge_index)
 
 
+# The folded Linears PyG builds without a bias (the function reads none).
+_UNBIASED_LINEARS = {"gcn": "lin", "gat-heads": "lin", "sage-mean": "lin_r",
+                     "sage-max": "lin_r"}
+
+
+@pytest.mark.parametrize("case,lin", list(_UNBIASED_LINEARS.items()))
+def test_a_bias_on_a_folded_linear_built_without_one_is_refused(case, lin):
+    """A torch.nn.Linear (bias on by default) set where PyG's layer has a
+    Linear without a bias: PyG adds that bias; gnnc's function read the
+    weight only, the bias silently dropped (0.1-0.5 off, no gradient for
+    it), then the plan kept by that call failed ('expected N tensors, got
+    N+1'). Refused, naming it; and the layer runs again once it is gone."""
+    edge_index, n = random_graph()
+    ours, pyg = make(BY_ID[case], torch.float64)
+    x = features(n, torch.float64)
+    old = ours.get_submodule(lin)
+    new = torch.nn.Linear(old.weight.size(1), old.weight.size(0)).double()
+    setattr(ours, lin, new)
+    for _ in range(2):  # (no plan either)
+        with pytest.raises(NotImplementedError, match=f"'{lin}' has a bias, which gnnc"):
+            ours(x, edge_index)
+    new.bias = None
+    with torch.no_grad():
+        new.weight.copy_(old.weight)
+    torch.testing.assert_close(ours(x, edge_index), pyg(x, edge_index), **tol(torch.float64))
+
+
+@pytest.mark.parametrize("case,lins", [("gatv2", ["lin_l", "lin_r"]),
+                                       ("transformer", ["lin_query", "lin_key",
+                                                        "lin_value", "lin_skip"])])
+def test_folded_linears_with_and_without_a_bias_are_refused(case, lins):
+    """GATv2's lin_l / lin_r and TransformerConv's projections are read
+    with one bias flag (PyG builds them all alike): one of them without a
+    bias raised a TypeError from the compiled function ('expected N
+    tensors'). Refused, naming them."""
+    edge_index, n = random_graph()
+    x = features(n, torch.float64)
+    for lin in lins:
+        ours, _ = make(BY_ID[case], torch.float64)
+        ours.get_submodule(lin).bias = None
+        with pytest.raises(NotImplementedError,
+                           match=f"{lin} has none; gnnc's .* all of them with a bias"):
+            ours(x, edge_index)
+
+
+@pytest.mark.parametrize("edge_dim", [None, 3])
+def test_gine_lin_may_be_a_torch_linear(edge_dim):
+    """GINEConv's edge projection replaced by a plain torch.nn.Linear (PyG
+    calls whatever `lin` is): gnnc read `lin.is_lazy()` and
+    `lin.in_channels`, an AttributeError."""
+    edge_index, n = random_graph()
+    x = features(n, torch.float64)
+    edge_attr = torch.randn(edge_index.size(1), 3, dtype=torch.float64)
+    mlp = torch.nn.Sequential(torch.nn.Linear(IN, OUT), torch.nn.ReLU())
+    ours = gnn.GINEConv(copy.deepcopy(mlp), edge_dim=edge_dim).double()
+    pyg = pyg_nn.GINEConv(copy.deepcopy(mlp), edge_dim=edge_dim).double()
+    ours.load_state_dict(pyg.state_dict())
+    pyg.lin = torch.nn.Linear(3, IN).double()
+    ours.lin = copy.deepcopy(pyg.lin)
+    _parity.same_gradients(ours(x, edge_index, edge_attr), pyg(x, edge_index, edge_attr),
+                           list(ours.parameters()), list(pyg.parameters()), torch.float64)
+    with pytest.raises(ValueError, match="expected edge_attr of 3 channels"):
+        ours(x, edge_index, edge_attr[:, :2])
+
+
 class _LoRALinear(torch.nn.Linear):
     def forward(self, x):
         return super().forward(x) + 0.5 * x[:, :self.out_features]

@@ -222,6 +222,18 @@ def _first_ones_first(items: list, first, key=lambda item: item) -> list:
     return sorted(items, key=lambda item: rank.get(id(key(item)), len(rank)))
 
 
+def lazy(m) -> bool:
+    """Whether Linear `m` has not sized its weight yet (gnnc's or PyG's
+    lazy Linear; a plain torch.nn.Linear set in its place never is)."""
+    return isinstance(m.weight, torch.nn.parameter.UninitializedParameter)
+
+
+def in_channels_of(m) -> int:
+    """The input width of a sized Linear (any kind: gnnc's and PyG's say
+    `in_channels`, torch.nn.Linear `in_features`)."""
+    return int(m.weight.size(1))
+
+
 def materialize_lazy(module: torch.nn.Module, x: Tensor, first=()) -> None:
     """Sizes a lazy layer's `Linear`s (`in_channels <= 0`) from `x`'s
     channels before the layer uses their weights directly; the size is kept
@@ -556,14 +568,14 @@ def linear_pair_inputs(layer: str, x, edge_index, size, sides, flow: str,
     if targets_required and len(pair) == 2 and pair[1] is None:
         raise ValueError(f"{layer}: the target features x[1] are required (PyG's "
                          f"layer reads them too)")
-    channels = tuple(0 if not lins or lins[0].is_lazy() else lins[0].weight.size(1)
+    channels = tuple(0 if not lins or lazy(lins[0]) else lins[0].weight.size(1)
                      for lins in sides)
     x_src, x_dst, edge_index, sizes, values = bipartite_inputs(
         layer, pair, edge_index, size, channels, sides[0][0].weight.dtype, flow,
         duplicates)
     sided = [(m, side) for lins, side in zip(sides, (x_src, x_dst)) for m in lins]
     for m, side in _first_ones_first(sided, first, key=lambda ms: ms[0]):
-        if side is not None and m.is_lazy():
+        if side is not None and lazy(m):
             m.materialize(side.size(1))
     return x_src, x_dst, edge_index, sizes, values
 

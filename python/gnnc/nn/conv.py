@@ -187,6 +187,7 @@ class GCNConv(torch.nn.Module):
         # read is Module.__getattr__ (a failed lookup first), some 1 us.
         lin, bias = self.lin, self.bias
         refuse_skipped_calls(name, (("lin", lin),))
+        refuse_unread_biases(name, (("lin", lin, False),))
         weight = lin.weight
         edge_index, values = _common.check_inputs(
             name, x, edge_index, _common.channels(self), weight.dtype, self.flow,
@@ -393,6 +394,8 @@ class SAGEConv(torch.nn.Module):
         name = type(self).__name__
         refuse_skipped_calls(name, (("lin_l", self.lin_l),
                                     ("lin_r", self.lin_r if self.root_weight else None)))
+        refuse_unread_biases(name, (("lin_r", self.lin_r if self.root_weight else None,
+                                     False),))
         if isinstance(x, (tuple, list)) or isinstance(self.in_channels, tuple):
             return self._bipartite(name, x, edge_index, size, whole)
         adj = edge_index
@@ -566,6 +569,39 @@ def refuse_skipped_calls(layer: str, modules) -> None:
             f"which gnnc would skip: the layer reads {attr}.weight into its compiled "
             f"function rather than calling {attr} (PyG calls it); hook the layer itself, "
             f"or apply the change to the weight (torch.nn.utils.parametrize)")
+
+
+def refuse_unread_biases(layer: str, modules, together: bool = False) -> None:
+    """`modules`: (attribute name, Linear or None, whether the layer's gnn
+    function reads its bias) for the Linears whose weights the function
+    reads. A bias on a Linear the function reads without one (PyG builds
+    GCNConv.lin, GATConv.lin and SAGEConv.lin_r without a bias; a
+    torch.nn.Linear set in their place has one by default) would be dropped
+    without a word, so it is refused (NotImplementedError naming it); with
+    `together`, the Linears whose biases the function reads (one flag for
+    the group: GATv2's lin_l and lin_r, TransformerConv's projections) must
+    all have one or none, as PyG builds them."""
+    read = []
+    for attr, m, reads_bias in modules:
+        if m is None:
+            continue
+        has = m.bias is not None
+        if has and not reads_bias:
+            raise NotImplementedError(
+                f"{layer}: '{attr}' has a bias, which gnnc's {layer} does not add "
+                f"(PyG builds {attr} without one and would add it): build {attr} with "
+                f"bias=False and use the layer's own bias, or add the term outside "
+                f"the layer")
+        if reads_bias:
+            read.append((attr, has))
+    if together and len({has for _, has in read}) > 1:
+        have = [a for a, h in read if h]
+        lack = [a for a, h in read if not h]
+        raise NotImplementedError(
+            f"{layer}: {', '.join(have)} {'has' if len(have) == 1 else 'have'} a bias but "
+            f"{', '.join(lack)} {'has' if len(lack) == 1 else 'have'} none; gnnc's "
+            f"{layer} takes all of them with a bias or all without (as PyG builds "
+            f"them)")
 
 
 def _plain_linear(m, width: int, dtype: torch.dtype) -> Optional[Tensor]:
@@ -1274,7 +1310,7 @@ class GINEConv(torch.nn.Module):
         proj = self.lin  # (read once: Module.__getattr__)
         # (Under autocast PyG's lin takes what autocast casts, unless a
         # float64 is involved: then, as outside it, its own dtype.)
-        lin = None if proj is None or proj.is_lazy() or _common.autocasts(
+        lin = None if proj is None or _common.lazy(proj) or _common.autocasts(
             x.device, x.dtype, edge_attr.dtype, proj.weight.dtype) else proj.weight.dtype
         if lin is not None and lin != x.dtype:
             if edge_attr.dtype != lin:
@@ -1285,9 +1321,11 @@ class GINEConv(torch.nn.Module):
             raise TypeError(f"{name}: edge_attr is {edge_attr.dtype} but x is "
                             f"{x.dtype}; convert one of them")
         if proj is not None:
-            if not proj.is_lazy() and edge_attr.size(1) != proj.in_channels:
-                raise ValueError(f"{name}: expected edge_attr of {proj.in_channels} "
-                                 f"channels (edge_dim), got {edge_attr.size(1)}")
+            if not _common.lazy(proj) and \
+                    edge_attr.size(1) != _common.in_channels_of(proj):
+                raise ValueError(f"{name}: expected edge_attr of "
+                                 f"{_common.in_channels_of(proj)} channels (edge_dim), "
+                                 f"got {edge_attr.size(1)}")
             folded = _foldable_lin(proj, edge_attr, x) if fold else None
             if folded is not None:
                 if folded[0].size(0) != x.size(1):
