@@ -691,3 +691,16 @@ def test_a_hook_on_a_layers_lin_is_refused():
     ours.convs[1].lin.register_forward_pre_hook(lambda m, a: (a[0] * 2,))
     with pytest.raises(NotImplementedError, match="GCNConv: 'lin' .*has a hook"):
         ours(features(n, torch.float64), edge_index)
+
+
+def test_a_bias_on_a_layers_lin_is_refused():
+    """A layer's `lin` replaced by a torch.nn.Linear (bias on): PyG's GCN
+    adds that bias; the one gnn function read `lin.weight` only and dropped
+    it (0.33 off). The layers then run one by one, and GCNConv refuses it,
+    naming it."""
+    edge_index, n = tiny()
+    ours, _ = make("default", torch.float64)
+    ours.convs[1].lin = torch.nn.Linear(ours.convs[1].lin.weight.size(1),
+                                        ours.convs[1].lin.weight.size(0)).double()
+    with pytest.raises(NotImplementedError, match="GCNConv: 'lin' has a bias"):
+        ours(features(n, torch.float64), edge_index)

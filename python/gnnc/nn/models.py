@@ -619,7 +619,7 @@ class GCN(_BasicGNN):
                 and isinstance(x, Tensor) and isinstance(edge_index, Tensor)
                 and not _common.is_sparse(edge_index)
                 and all(type(m) is torch.nn.Identity for m in self.norms)
-                and all(not c.cached and not _common.lazy(c.lin)
+                and all(not c.cached and not _common.lazy(c.lin) and c.lin.bias is None
                         for c in self.convs)
                 and not self._calls_observed()
                 and self._layers_alike())
