@@ -201,14 +201,23 @@ class GCNConv(torch.nn.Module):
                 raise ValueError(f"{name}: pass the edge weights as the sparse "
                                  f"adjacency's values, not as edge_weight")
             edge_weight = self._adjacency_weights(adj, edge_index, values, x.dtype)
-        if self.cached:
-            # PyG's cached=True keeps the first call's normalised graph.
-            if self._cached_edge_index is None:
-                self._cached_edge_index = (edge_index, edge_weight)
-            else:
-                edge_index, edge_weight = self._cached_edge_index
         if edge_weight is not None:
             edge_weight = check_edge_weight(name, edge_weight, edge_index, x)
+        if self.cached:
+            # PyG's cached=True keeps the first call's normalised graph: a
+            # copy of its edges and weights (a later write to the caller's
+            # tensors does not change it; the weights' gradient reaches them
+            # at the first call only) and its node count (the self-loops and
+            # the degrees are that call's).
+            if self._cached_edge_index is None:
+                edge_index = edge_index.clone()
+                self._cached_edge_index = (
+                    edge_index,
+                    None if edge_weight is None else edge_weight.detach().clone(), n)
+            else:
+                kept = self._cached_edge_index
+                _check_cached_nodes(name, kept, n)
+                edge_index, edge_weight = kept[0], kept[1]
         # The whole layer is one gnn function (gcn_model of one layer): the
         # matmul x W^T, the propagation and the bias, so a call is one op
         # forward and one backward, the weight's and bias's gradients
@@ -859,6 +868,20 @@ class _GinPlan(_Plan):
         return self.rest(self._call(module, self.config, ei, x.size(0), tensors))
 
 
+def _check_cached_nodes(name: str, kept: tuple, n: int) -> None:
+    """GCNConv(cached=True) on `n` nodes where the kept graph has kept[2]:
+    PyG would reuse the first call's normalisation (its self-loops and
+    degrees on those nodes only), a result that is no GCN of this input;
+    refused."""
+    if kept[2] != n:
+        raise ValueError(
+            f"{name}(cached=True): the graph kept at the first call has {kept[2]} "
+            f"nodes but x has {n} rows; PyG would reuse the first call's "
+            f"normalisation (self-loops and degrees of {kept[2]} nodes). Use "
+            f"cached=False for graphs that change, or reset_parameters() to "
+            f"keep the next call's graph")
+
+
 class _GcnPlan(_Plan):
     """A GCNConv's plan (`_Plan`): its gcn_model function without edge
     weights. Besides `_Plan`'s checks: no edge_weight; the layer's `lin`
@@ -897,7 +920,7 @@ class _GcnPlan(_Plan):
         normalize, cached = self.options[0], self.options[2]
         if cached:
             kept = module.__dict__["_cached_edge_index"]
-            if kept is None or kept[1] is not None:
+            if kept is None or kept[1] is not None or kept[2] != x.size(0):
                 return None
             edge_index = kept[0]
         n = x.size(0)
