@@ -264,6 +264,21 @@ def _check_sizes(num_nodes):
 _PRIVATE: Dict[int, tuple] = {}
 
 
+def _evict_oldest(table: dict, size: int) -> None:
+    """Drops ``table``'s oldest entries (insertion order) until it holds
+    fewer than ``size``. Other threads (and weakref callbacks) may change
+    the table meanwhile: `del table[next(iter(table))]` then took one key
+    twice (KeyError) or advanced an iterator over a table another thread
+    had just grown ("dictionary changed size during iteration"), failing
+    the call of a layer that only wanted a cache slot."""
+    while len(table) >= size:
+        try:
+            key = next(iter(table))
+        except (RuntimeError, StopIteration):  # changed under us: look again
+            continue
+        table.pop(key, None)
+
+
 def _make_private(t: torch.Tensor, flag=None, edge_types=None) -> torch.Tensor:
     """Marks ``t`` as gnnc's own; ``flag``: the change flag (_Snapshot) of
     the user's tensor ``t`` was derived from, which calls on ``t``'s graph

@@ -671,8 +671,7 @@ class MessagePassing(torch.nn.Module):
                               f"tensor attribute of the layer")
             key = None
         if key is not None:
-            while len(self._plans) >= _PLANS_PER_LAYER:
-                del self._plans[next(iter(self._plans))]
+            _core._evict_oldest(self._plans, _PLANS_PER_LAYER)
             self._plans[key] = _Plan(fn, text, recipes, dtype, device)
             self._mp.uncached = None
         tensors = [tracer.tensors[id(leaf)].contiguous() for leaf in leaves]

@@ -451,3 +451,65 @@ def test_meta_device_attention_weights_are_refused():
     ei = torch.tensor([[0, 1], [1, 2]]).to("meta")
     with pytest.raises(NotImplementedError, match="meta"):
         conv(x, ei, return_attention_weights=True)
+
+
+def test_cache_eviction_survives_tables_changed_by_other_threads():
+    """The caches' oldest-first eviction (`_core._evict_oldest`: the graphs
+    gnnc.nn derives, sparse adjacencies, MessagePassing plans) while other
+    threads change the table: `del table[next(iter(table))]` raised
+    'dictionary changed size during iteration', or a KeyError where another
+    thread had taken the key first, failing the layer call (audit: 3 runs of
+    4 with 12 threads calling a GCNConv on 200 graphs)."""
+    from gnnc import _core
+
+    class Racy(dict):
+        """A table another thread changes under the evicting one: the first
+        look fails as a changed dict does, the second finds a key that is
+        gone before it is dropped."""
+        turns = 0
+
+        def __iter__(self):
+            self.turns += 1
+            if self.turns == 1:
+                raise RuntimeError("dictionary changed size during iteration")
+            key = next(super().__iter__())
+            if self.turns == 2:
+                super().pop(key)
+            return iter([key])
+
+    table = Racy((k, k) for k in range(6))
+    _core._evict_oldest(table, 3)
+    assert list(dict.keys(table)) == [4, 5]
+    _core._evict_oldest(table, 3)  # (nothing to drop)
+    assert list(dict.keys(table)) == [4, 5]
+
+
+def test_layers_on_many_graphs_from_several_threads():
+    """Threads calling one GCNConv on more graphs than the derived-graph
+    cache holds (32): every call gives the single-threaded result."""
+    import threading
+    import gnnc.nn as gnn
+    torch.manual_seed(0)
+    conv = gnn.GCNConv(8, 8).double()
+    x = torch.randn(30, 8, dtype=torch.float64)
+    graphs = [torch.randint(0, 30, (2, 60)) for _ in range(48)]
+    with torch.no_grad():
+        want = [conv(x, ei) for ei in graphs]
+    errors, wrong = [], []
+
+    def work(tid):
+        for it in range(150):
+            k = (tid * 7 + it * 11) % len(graphs)
+            ei = graphs[k] if it % 2 else graphs[k].clone()
+            try:
+                with torch.no_grad():
+                    if not torch.equal(conv(x, ei), want[k]):
+                        wrong.append(k)
+            except Exception as e:  # noqa: BLE001 (reported below)
+                errors.append(f"{type(e).__name__}: {e}")
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not errors and not wrong, (errors[:3], wrong[:3])

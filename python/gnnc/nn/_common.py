@@ -1024,13 +1024,12 @@ def _cached_adjacency(adj, parts, summed: bool = False) -> Tuple[Tensor, bool]:
     if rec is not None and rec[0]() is adj:
         _, snaps, edges, in_order, _ = rec
         if any(s.copy is not None and s.stale() for s in snaps):
-            del _ADJ[key]
+            _ADJ.pop(key, None)
             raise _core._stale_error(parts[0])
         if len(snaps) == len(parts) and all(s.matches(p) for s, p in zip(snaps, parts)):
             return edges, in_order
     _ADJ.pop(key, None)
-    while len(_ADJ) >= _ADJ_SIZE:
-        del _ADJ[next(iter(_ADJ))]
+    _core._evict_oldest(_ADJ, _ADJ_SIZE)
     in_order = True
     if isinstance(adj, Tensor) and not coo:
         in_order = _check_compressed(adj, *parts)
@@ -1426,7 +1425,7 @@ def _derived(inputs, what: tuple, build):
     if rec is not None and not rec.alive(inputs):
         rec = None
     if rec is not None and rec.stale():
-        del _DERIVED[key]
+        _DERIVED.pop(key, None)
         if len(inputs) == 1:
             raise _core._stale_error(inputs[0])
         # One flag for all of them: which one changed is not known.
@@ -1440,8 +1439,7 @@ def _derived(inputs, what: tuple, build):
     if rec is None or not rec.matches(inputs):
         # New, or its contents changed: everything is derived anew.
         _DERIVED.pop(key, None)
-        while len(_DERIVED) >= _DERIVED_SIZE:
-            del _DERIVED[next(iter(_DERIVED))]
+        _core._evict_oldest(_DERIVED, _DERIVED_SIZE)
 
         # An input died: free what was derived from it. The table is bound
         # here: at interpreter exit the module's globals may be gone first.

@@ -250,8 +250,7 @@ def _arange(n: int, device: torch.device) -> Tensor:
     tensor (the edges' rows) is found again on the next call."""
     t = _ARANGES.get((n, device))
     if t is None:
-        if len(_ARANGES) >= 8:
-            _ARANGES.pop(next(iter(_ARANGES)))
+        _core._evict_oldest(_ARANGES, 8)
         t = _ARANGES[(n, device)] = torch.arange(n, device=device)
     return t
 
