@@ -6,7 +6,10 @@
 //   out_i = d_i^-1/2 * ( sum_{j -> i} d_j^-1/2 h_j + d_i^-1/2 h_i ) + b,
 //   h = x W,  d_i = in-degree(i) + 1.
 // The self-loop is folded into the formula instead of being added to the
-// graph, so the graph stays as loaded.
+// graph, so the graph stays as loaded. On a graph that has self-loops
+// already this adds one more per node (PyG's add_remaining_self_loops
+// keeps a node's own loop instead): the same result on loop-free graphs;
+// gnnc.nn.GCNConv takes PyG's rule on any graph.
 
 #map = affine_map<(d0) -> (d0)>
 #map1 = affine_map<(d0, d1) -> (d0, d1)>

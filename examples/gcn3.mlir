@@ -6,7 +6,9 @@
 //   h_0 = x,  h_{l+1} = act(D^-1/2 (A + I) D^-1/2 h_l W_l + b_l)
 //   act = ReLU except after the last layer; W_l = PyG's lin.weight^T
 // (w_l is lin.weight as stored, [out, in]: the matmul transposes it)
-// d^-1/2 is computed once; the self-loops are folded into the formula. On
+// d^-1/2 is computed once; the self-loops are folded into the formula
+// (one more per node on a graph that has its own: PyG's result on
+// loop-free graphs, as `gcn`; gnnc.nn.GCN takes PyG's rule on any). On
 // batches of small graphs the graph_block mapping runs it in one launch.
 
 #map = affine_map<(d0) -> (d0)>

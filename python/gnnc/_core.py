@@ -1748,6 +1748,10 @@ def compile(source: Optional[str] = None, function: Optional[str] = None, *,
     ``source`` may also be a module built with :mod:`gnnc.ir`
     (``Builder.finish()``): no text is parsed; it is cached by its printed
     form, so building the same function again returns the cached module."""
+    if function is not None and not isinstance(function, str):
+        raise TypeError(f"gnnc.compile: function is the name of a function of the "
+                        f"module (a str) or None (its only public one), got "
+                        f"{type(function).__name__} {function!r}")
     if isinstance(source, _C.Module):
         if path is not None:
             raise TypeError("gnnc.compile: give a module or path=, not both")

@@ -669,6 +669,15 @@ def test_compile_from_path():
     assert fn.function == "gcn"
 
 
+def test_compile_refuses_a_function_name_that_is_no_str():
+    # It reached the native module, whose binding layer listed C++
+    # signatures ("signature(): incompatible function arguments").
+    with pytest.raises(TypeError, match=r"gnnc.compile: function is the name of a "
+                                        r"function of the module \(a str\) or None .* "
+                                        r"got int 3"):
+        gnnc.compile(str(ROOT / "examples" / "gcn.mlir"), 3)
+
+
 def test_compile_of_a_word_naming_no_file_says_how_it_was_read(tmp_path):
     # A one-word string that names no file is parsed as IR (the documented
     # rule); the parse error alone ("expected operation name in quotes")

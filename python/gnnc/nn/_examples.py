@@ -57,7 +57,10 @@ def gcn():
       out_i = d_i^-1/2 * ( sum_{j -> i} d_j^-1/2 h_j + d_i^-1/2 h_i ) + b,
       h = x W,  d_i = in-degree(i) + 1.
     The self-loop is folded into the formula instead of being added to the
-    graph, so the graph stays as loaded."""
+    graph, so the graph stays as loaded. On a graph that has self-loops
+    already this adds one more per node (PyG's add_remaining_self_loops
+    keeps a node's own loop instead): the same result on loop-free graphs;
+    gnnc.nn.GCNConv takes PyG's rule on any graph."""
     f = ir.Builder("gcn", "f32")
     x = f.arg([None, _F], name="x")
     w = f.arg([_F, _F], name="w")
@@ -74,7 +77,9 @@ def gcn3():
       h_0 = x,  h_{l+1} = act(D^-1/2 (A + I) D^-1/2 h_l W_l + b_l)
       act = ReLU except after the last layer; W_l = PyG's lin.weight^T
     (w_l is lin.weight as stored, [out, in]: the matmul transposes it)
-    d^-1/2 is computed once; the self-loops are folded into the formula. On
+    d^-1/2 is computed once; the self-loops are folded into the formula
+    (one more per node on a graph that has its own: PyG's result on
+    loop-free graphs, as `gcn`; gnnc.nn.GCN takes PyG's rule on any). On
     batches of small graphs the graph_block mapping runs it in one launch."""
     f = ir.Builder("gcn3", "f32")
     sizes = (16, _F, _F, _F)
