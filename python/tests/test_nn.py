@@ -1715,6 +1715,20 @@ def test_gine_lin_may_be_a_torch_linear(edge_dim):
         ours(x, edge_index, edge_attr[:, :2])
 
 
+@pytest.mark.parametrize("cls,att", [("GATConv", "att_src"), ("GATv2Conv", "att")])
+def test_heads_changed_after_construction_are_refused(cls, att):
+    """`heads` / `out_channels` set on a built GAT layer so that they no
+    longer fit its attention vectors (the Linear still does): PyG's layer
+    fails on the shapes; gnnc viewed the vectors as the new shape and
+    returned a result."""
+    edge_index, n = random_graph()
+    layer = getattr(gnn, cls)(IN, 4, heads=2).double()
+    layer.heads, layer.out_channels = 4, 2
+    with pytest.raises(ValueError, match=f"{cls}: {att} has shape \\[1, 2, 4\\] but "
+                                         f"heads=4 and out_channels=2"):
+        layer(features(n, torch.float64), edge_index)
+
+
 class _LoRALinear(torch.nn.Linear):
     def forward(self, x):
         return super().forward(x) + 0.5 * x[:, :self.out_features]

@@ -157,6 +157,19 @@ def _sparse_attention(adj: Tensor, attention: tuple, shape: tuple, with_values: 
     return out, (out.values() if loops else alpha)
 
 
+def _check_attention_shape(layer: str, heads: int, channels: int, params) -> None:
+    """The attention vectors ([1, heads, channels], as built) against the
+    layer's `heads` and `out_channels` now: changed after construction,
+    PyG's layer fails on the shapes; gnnc viewed the vectors as the new
+    shape and returned a result."""
+    for name, p in params:
+        if tuple(p.shape) != (1, heads, channels):
+            raise ValueError(
+                f"{layer}: {name} has shape {list(p.shape)} but heads={heads} and "
+                f"out_channels={channels} make [1, {heads}, {channels}]; build a new "
+                f"layer to change heads or out_channels")
+
+
 def _scores_dtype(dt: torch.dtype, device: torch.device, *params: torch.dtype) -> torch.dtype:
     """The dtype of PyG's attention weights where the op runs in `dt` (the
     projections' dtype): the scores `(h * att).sum(-1)` promote it with the
@@ -440,6 +453,7 @@ class GATConv(_HeadsLayer):
         if sizes is None:
             _common.check_size(name, size, x.size(0))
         h_, c = self.heads, self.out_channels
+        _check_attention_shape(name, h_, c, (("att_src", att_src), ("att_dst", att_dst)))
         if self.lin_edge is None:
             edge_attr = None  # as PyG: edge features without edge_dim are unused
         weights = bool(return_attention_weights)
@@ -589,6 +603,7 @@ class GATv2Conv(_HeadsLayer):
         x_src, x_dst, edge_index, sizes = self._inputs(name, x, edge_index,
                                                        weight_l.dtype)
         h_, c = self.heads, self.out_channels
+        _check_attention_shape(name, h_, c, (("att", att),))
         weights = bool(return_attention_weights)
         self._check_sparse(name, adj, edge_attr, weights)
         if edge_attr is not None and self.lin_edge is None:
