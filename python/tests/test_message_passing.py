@@ -1494,20 +1494,29 @@ def test_a_class_attribute_that_changes_traces_again(monkeypatch, _restore_scale
     assert len(traces) == before and layer._uncached is None
 
 
+class _Propagates(torch.nn.Module):
+    """A model whose forward is `conv.propagate(edge_index, x=x)`."""
+
+    def __init__(self, conv, edge_index):
+        super().__init__()
+        self.conv, self.edge_index = conv, edge_index
+
+    def forward(self, x):
+        return self.conv.propagate(self.edge_index, x=x)
+
+
+def _compiled_propagate(conv, edge_index):
+    """(model, its torch.compile'd self: fullgraph, eager backend), dynamo
+    reset first."""
+    model = _Propagates(conv, edge_index)
+    torch._dynamo.reset()
+    return model, torch.compile(model, backend="eager", fullgraph=True)
+
+
 def test_torch_compile_sees_a_changed_class_attribute(_restore_scale_base):
     ei, n = _graph()
-
-    class Model(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.conv = _ReadsAClassAttribute()
-
-        def forward(self, x):
-            return self.conv.propagate(ei, x=x)
-    model = Model()
+    model, compiled = _compiled_propagate(_ReadsAClassAttribute(), ei)
     x = torch.randn(n, 3, dtype=torch.float64, device=DEVICE)
-    torch._dynamo.reset()
-    compiled = torch.compile(model, backend="eager", fullgraph=True)
     for change, scale, shift in _class_attribute_changes(_ReadsAClassAttribute):
         change(model.conv)
         torch.testing.assert_close(compiled(x), _scatter(x[ei[0]] * scale + shift, ei[1], n))
@@ -2033,19 +2042,9 @@ def test_torch_compile_sees_a_changed_attribute():
     # The trace reads the layer's attributes where dynamo does not look; the
     # image propagate hands it makes dynamo guard them and recompile.
     ei, n = _graph()
-
-    class Model(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.conv = _Configured()
-
-        def forward(self, x):
-            return self.conv.propagate(ei, x=x)
-    model = Model()
+    model, compiled = _compiled_propagate(_Configured(), ei)
     layer = model.conv
     x = torch.randn(n, 3, dtype=torch.float64, device=DEVICE)
-    torch._dynamo.reset()
-    compiled = torch.compile(model, backend="eager", fullgraph=True)
     for change in (lambda: None, lambda: setattr(layer, "scales", [3.0]),
                    lambda: layer.scales.__setitem__(0, 4.0),
                    lambda: setattr(layer, "fn", torch.tanh),
