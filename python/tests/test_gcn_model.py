@@ -704,3 +704,37 @@ def test_a_bias_on_a_layers_lin_is_refused():
                                         ours.convs[1].lin.weight.size(0)).double()
     with pytest.raises(NotImplementedError, match="GCNConv: 'lin' has a bias"):
         ours(features(n, torch.float64), edge_index)
+
+
+@pytest.mark.parametrize("change", ["mc-dropout", "dropout-eval", "identity", "alpha"])
+def test_the_dropout_module_decides_as_in_pyg(change):
+    """PyG's GCN calls its `dropout` module: its own mode and kind decide.
+    The one gnn function read the model's mode and `dropout.p`: MC dropout
+    (an eval model, its dropout training) dropped nothing, a dropout module
+    in eval mode in a training model still dropped (0.44 off), AlphaDropout
+    ran as Dropout, and an Identity in its place raised AttributeError."""
+    edge_index, n = tiny()
+    ours, pyg = make("default", torch.float64)
+    x = features(n, torch.float64)
+    for model in (ours, pyg):
+        model.dropout.p = 0.5
+        if change == "mc-dropout":
+            model.eval()
+            model.dropout.train()
+        elif change == "dropout-eval":
+            model.train()
+            model.dropout.eval()
+        elif change == "identity":
+            model.train()
+            model.dropout = torch.nn.Identity()
+        else:
+            model.train()
+            model.dropout = torch.nn.AlphaDropout(0.5)
+    torch.manual_seed(3)
+    got = ours(x, edge_index)
+    torch.manual_seed(3)
+    want = pyg(x, edge_index)
+    torch.testing.assert_close(got, want, **tol(torch.float64))
+    if change == "mc-dropout":  # (and it does drop)
+        ours.dropout.eval()
+        assert not torch.allclose(ours(x, edge_index), got)

@@ -112,6 +112,18 @@ def _folded_graph(edge_index: Tensor, num_nodes: int, dtype: torch.dtype):
     return _common._derived(edge_index, ("gcn_model", num_nodes, dtype), build)
 
 
+def gcn_run_dtype(dt: torch.dtype, normalize: bool) -> torch.dtype:
+    """The dtype GCN's gnn function runs in where its operands are `dt`:
+    float32 for float16 with `normalize`, whose range holds neither a hub's
+    degree (65,504 at most: a degree of 70,000 gave 0) nor the unscaled sum
+    of its neighbours (10,000 features of 10 gave inf), both finite in
+    PyG's float32 normalisation (autocast) or its pre-scaled messages
+    (`.half()`); the result is rounded to PyG's dtype once. Without
+    `normalize` PyG sums the float16 messages as they are, and so does the
+    function. bfloat16 has float32's range: it runs as it is."""
+    return torch.float32 if dt == torch.float16 and normalize else dt
+
+
 def gcn_dtype(conv, dt: torch.dtype, x_dtype: torch.dtype,
               edge_weight: Optional[Tensor]) -> torch.dtype:
     """The dtype of PyG's GCNConv `conv` on input of `x_dtype` whose
@@ -228,18 +240,19 @@ class GCNConv(torch.nn.Module):
         # messages (a float32 one with a bfloat16 layer: float32): the op
         # runs in that dtype.
         dt = _common.edge_promoted(_common.compute_dtype(x, weight.dtype), edge_weight)
+        run = gcn_run_dtype(dt, self.normalize)
         ei, weights, w, fold = gcn_graph(self, _common.flip(edge_index, self.flow), n,
-                                         dt, edge_weight)
-        tensors = [_common.cast(dt, x), _common.cast(dt, weight)]
+                                         run, edge_weight)
+        tensors = [_common.cast(run, x), _common.cast(run, weight)]
         if bias is not None:
-            tensors.append(_common.cast(dt, bias))
+            tensors.append(_common.cast(run, bias))
         if w is not None:
-            tensors.append(_common.cast(dt, w))
+            tensors.append(_common.cast(run, w))
         head = ((self.in_channels if self.in_channels > 0 else int(x.size(1)),
-                 self.out_channels), _common._DTYPES[dt], bias is not None)
+                 self.out_channels), _common._DTYPES[run], bias is not None)
         if edge_weight is None and not _common.is_sparse(adj):
             # (A plan for the next calls: an unweighted edge_index.)
-            _GcnPlan.keep(self, x, dt, lin, bias, head)
+            _GcnPlan.keep(self, x, run, lin, bias, head)
         else:
             _Plan.drop(self)
         config = head + (False, weights, self.normalize, fold, False)

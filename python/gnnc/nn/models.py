@@ -19,7 +19,7 @@ from torch import Tensor
 from . import _common
 from .attention import GATConv, GATv2Conv
 from .conv import (GCNConv, GINConv, SAGEConv, _global_hooks, _observed, check_edge_weight,
-                   gcn_dtype, gcn_graph)
+                   gcn_dtype, gcn_graph, gcn_run_dtype)
 from .norm import BatchNorm, LayerNorm
 
 def _normalize(name: str) -> str:
@@ -579,7 +579,10 @@ class GCN(_BasicGNN):
     no trimming), a call runs the whole model as ONE compiled `gnn`
     function: per layer `h = x W` (a matmul in the function), the GCN
     propagation, `+ b`, ReLU; `d^-1/2` computed once for all layers; the
-    dropout masks drawn in PyTorch and passed in. A graph with self-loops
+    dropout masks drawn in PyTorch and passed in, where `dropout` is a
+    `torch.nn.Dropout` in training mode (its own mode, as PyG calls it: MC
+    dropout keeps it training in an eval model; another module there runs
+    the layers one by one). A graph with self-loops
     or an `edge_weight` runs it with the graph's self-loops masked /
     weighted (as `GCNConv`); only a loop-free unweighted graph gets the
     `graph_block` mapping. Every other configuration (another activation, a
@@ -619,6 +622,7 @@ class GCN(_BasicGNN):
                 and isinstance(x, Tensor) and isinstance(edge_index, Tensor)
                 and not _common.is_sparse(edge_index)
                 and all(type(m) is torch.nn.Identity for m in self.norms)
+                and type(self.dropout) is torch.nn.Dropout
                 and all(not c.cached and not _common.lazy(c.lin) and c.lin.bias is None
                         for c in self.convs)
                 and not self._calls_observed()
@@ -701,24 +705,26 @@ class GCN(_BasicGNN):
         # PyG adds one self-loop per node: folded into the formula when the
         # graph has none, else the input's own loops masked or weighted in
         # the graph with one per node (conv.gcn_graph).
+        run = gcn_run_dtype(dt, first.normalize)  # (float16: float32 inside, see there)
         ei, weights, w, fold = gcn_graph(first, _common.flip(edge_index, first.flow), n,
-                                         dt, edge_weight)
+                                         run, edge_weight)
         normalize = first.normalize
-        tensors = [_common.cast(dt, x)]
+        tensors = [_common.cast(run, x)]
         for conv in self.convs:
-            tensors.append(_common.cast(dt, conv.lin.weight))
+            tensors.append(_common.cast(run, conv.lin.weight))
             if conv.bias is not None:
-                tensors.append(_common.cast(dt, conv.bias))
+                tensors.append(_common.cast(run, conv.bias))
         if w is not None:
-            tensors.append(_common.cast(dt, w))
+            tensors.append(_common.cast(run, w))
+        # (PyG calls the dropout module: its own mode, not the model's.)
         p = self.dropout.p
-        dropout = self.training and p > 0 and self.num_layers > 1
+        dropout = self.dropout.training and p > 0 and self.num_layers > 1
         if dropout:
             tensors += [_common.attention_dropout_mask((n, self.hidden_channels), p,
-                                                       dt, x.device)
+                                                       run, x.device)
                         for _ in range(self.num_layers - 1)]
         sizes = (cin,) + tuple(c.out_channels for c in self.convs)
-        config = (sizes, _common._DTYPES[dt], first.bias is not None, self.relu, weights,
+        config = (sizes, _common._DTYPES[run], first.bias is not None, self.relu, weights,
                   normalize, fold, dropout)
         out = _common.propagate(self, "gcn_model", config, ei, n, *tensors)
         if dt in _common._HALVES:
