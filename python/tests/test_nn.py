@@ -1729,6 +1729,17 @@ def test_heads_changed_after_construction_are_refused(cls, att):
         layer(features(n, torch.float64), edge_index)
 
 
+@pytest.mark.parametrize("cls", ["GINEConv", "GATConv", "GATv2Conv", "TransformerConv"])
+def test_a_lazy_edge_dim_is_refused_as_not_supported(cls):
+    """PyG takes edge_dim=-1 (its edge projection a lazy Linear, sized by
+    the first edge_attr); gnnc called it a bad value ('must be positive')."""
+    args = (torch.nn.Linear(IN, IN),) if cls == "GINEConv" else (IN, OUT)
+    with pytest.raises(NotImplementedError, match=f"{cls}: edge_dim=-1 \\(an edge "
+                                                  f"projection sized by the first "
+                                                  f"edge_attr"):
+        getattr(gnn, cls)(*args, edge_dim=-1)
+
+
 class _LoRALinear(torch.nn.Linear):
     def forward(self, x):
         return super().forward(x) + 0.5 * x[:, :self.out_features]

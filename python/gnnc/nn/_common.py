@@ -196,6 +196,13 @@ def check_channels(layer: str, name: str, value) -> int:
         raise TypeError(f"{layer}: {name} must be an int, got {value!r}")
     if value <= 0 and name == "in_channels":
         return value  # lazy: sized by the first input (Linear)
+    if value <= 0 and name == "edge_dim":
+        # PyG's edge projection is then a lazy Linear, sized by the first
+        # edge_attr: valid input there, not a bad value.
+        raise NotImplementedError(
+            f"{layer}: edge_dim={value} (an edge projection sized by the first "
+            f"edge_attr, as PyG's lazy Linear) is not supported by gnnc.nn; give "
+            f"edge_dim, the width of edge_attr")
     if value <= 0:
         raise ValueError(f"{layer}: {name} must be positive, got {value}")
     return value
@@ -330,10 +337,10 @@ _FILL_REDUCE = {"add": "sum", "sum": "sum", "mean": "mean", "max": "amax",
 def check_edge_dim(layer: str, edge_dim) -> Optional[int]:
     if edge_dim is None:
         return None
-    if isinstance(edge_dim, bool) or not isinstance(edge_dim, int) or edge_dim <= 0:
+    if isinstance(edge_dim, bool) or not isinstance(edge_dim, int):
         raise ValueError(f"{layer}: edge_dim must be a positive int or None, got "
                          f"{edge_dim!r}")
-    return edge_dim
+    return check_channels(layer, "edge_dim", edge_dim)  # (<= 0: PyG's lazy one)
 
 
 def check_fill_value(layer: str, fill_value):
