@@ -13,7 +13,7 @@ from torch import Tensor
 from . import _common
 from ._common import Linear
 from ._plan import _Plan
-from .conv import refuse_skipped_calls, refuse_unread_biases
+from .conv import check_folded_linears
 
 
 def _heads_out(out: Tensor, concat: bool) -> Tensor:
@@ -474,8 +474,7 @@ class GATConv(_HeadsLayer):
             # concatenation in the layer's own type (PyG adds a float32
             # bias to an autocast result in float32): one op forward and
             # one backward, the weight's and bias's gradients included.
-            refuse_skipped_calls(name, (("lin", lin),))
-            refuse_unread_biases(name, (("lin", lin, False),))
+            check_folded_linears(name, (("lin", lin, False),))
             bias = self._bias_in_function(dt, scores, res, bias_p)
             tensors = (x_src, weight) + atts + ((bias_p,) if bias else ())
             head = (int(x_src.size(1)), h_, c, t, self.negative_slope, bias)
@@ -618,10 +617,8 @@ class GATv2Conv(_HeadsLayer):
         if sizes is None:
             # One graph: lin_l and lin_r are in the gnn function
             # (_ir.gatv2_layer), and the bias as in GATConv.
-            refuse_skipped_calls(name, (("lin_l", lin_l), ("lin_r", lin_r)))
-            refuse_unread_biases(name, (("lin_l", lin_l, True),
-                                        ("lin_r", None if self.share_weights else lin_r,
-                                         True)), together=True)
+            check_folded_linears(name, (("lin_l", lin_l, True), ("lin_r", lin_r, True)),
+                                 together=True)
             bias_l = lin_l.bias
             lin_bias = bias_l is not None
             # (lin_l's operands without reading them again)
@@ -826,9 +823,7 @@ class TransformerConv(_HeadsLayer):
             skip = self.root_weight and self.concat and lin_beta is None
             lins = [self.lin_query, lin_key, self.lin_value] + \
                 ([self.lin_skip] if skip else [])
-            refuse_skipped_calls(name, zip(("lin_query", "lin_key", "lin_value", "lin_skip"),
-                                           lins))
-            refuse_unread_biases(name, [(a, m, True) for a, m in zip(
+            check_folded_linears(name, [(a, m, True) for a, m in zip(
                 ("lin_query", "lin_key", "lin_value", "lin_skip"), lins)], together=True)
             bias = lin_key.bias is not None
             tensors = [x_src] + _common.linear_operands(lins)

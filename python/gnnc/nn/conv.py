@@ -198,8 +198,7 @@ class GCNConv(torch.nn.Module):
         # Each parameter read once: a submodule's or parameter's attribute
         # read is Module.__getattr__ (a failed lookup first), some 1 us.
         lin, bias = self.lin, self.bias
-        refuse_skipped_calls(name, (("lin", lin),))
-        refuse_unread_biases(name, (("lin", lin, False),))
+        check_folded_linears(name, (("lin", lin, False),))
         weight = lin.weight
         edge_index, values = _common.check_inputs(
             name, x, edge_index, _common.channels(self), weight.dtype, self.flow,
@@ -213,23 +212,25 @@ class GCNConv(torch.nn.Module):
                 raise ValueError(f"{name}: pass the edge weights as the sparse "
                                  f"adjacency's values, not as edge_weight")
             edge_weight = self._adjacency_weights(adj, edge_index, values, x.dtype)
-        if edge_weight is not None:
-            edge_weight = check_edge_weight(name, edge_weight, edge_index, x)
-        if self.cached:
-            # PyG's cached=True keeps the first call's normalised graph: a
-            # copy of its edges and weights (a later write to the caller's
-            # tensors does not change it; the weights' gradient reaches them
-            # at the first call only) and its node count (the self-loops and
-            # the degrees are that call's).
-            if self._cached_edge_index is None:
+        kept = self._cached_edge_index if self.cached else None
+        if kept is not None:
+            # PyG's cached=True keeps the first call's normalised graph (the
+            # edges and weights given now are not read, as PyG's).
+            _check_cached_nodes(name, kept, n)
+            edge_index, edge_weight = kept[0], kept[1]
+        else:
+            if edge_weight is not None:
+                edge_weight = check_edge_weight(name, edge_weight, edge_index, x)
+            if self.cached:
+                # The first call's graph kept: a copy of its edges and
+                # weights (a later write to the caller's tensors does not
+                # change it; the weights' gradient reaches them at this call
+                # only) and its node count (the self-loops and the degrees
+                # are this call's).
                 edge_index = edge_index.clone()
                 self._cached_edge_index = (
                     edge_index,
                     None if edge_weight is None else edge_weight.detach().clone(), n)
-            else:
-                kept = self._cached_edge_index
-                _check_cached_nodes(name, kept, n)
-                edge_index, edge_weight = kept[0], kept[1]
         # The whole layer is one gnn function (gcn_model of one layer): the
         # matmul x W^T, the propagation and the bias, so a call is one op
         # forward and one backward, the weight's and bias's gradients
@@ -414,10 +415,9 @@ class SAGEConv(torch.nn.Module):
         the bias, which gnnc.nn.to_hetero sums over several layers at once
         (a shared input's matmuls merged)."""
         name = type(self).__name__
-        refuse_skipped_calls(name, (("lin_l", self.lin_l),
-                                    ("lin_r", self.lin_r if self.root_weight else None)))
-        refuse_unread_biases(name, (("lin_r", self.lin_r if self.root_weight else None,
-                                     False),))
+        check_folded_linears(name, (("lin_l", self.lin_l, True),
+                                    ("lin_r", self.lin_r if self.root_weight else None,
+                                     False)))
         if isinstance(x, (tuple, list)) or isinstance(self.in_channels, tuple):
             return self._bipartite(name, x, edge_index, size, whole)
         adj = edge_index
@@ -573,40 +573,37 @@ def _plain_forward(m) -> bool:
     return False
 
 
-def refuse_skipped_calls(layer: str, modules) -> None:
-    """`modules` ((attribute name, module or None) pairs) are Linears that
-    PyG's layer calls and whose weights gnnc's layer reads into its gnn
-    function instead: a forward or backward hook on one (a pre-hook that
-    changes the input, a hook that changes or records the output), a
-    `forward` set on the instance or one of a subclass would then be
-    skipped without a word, so it is refused (`NotImplementedError` naming
-    the module). A parametrization (torch.nn.utils.parametrize,
-    weight_norm, spectral_norm) is fine: the weight read is the
-    parametrized one. Global hooks are not looked at (docs/Python-nn.md)."""
-    for attr, m in modules:
-        if m is None or (_lazy_init_only(m) and _plain_forward(m)):
-            continue
-        raise NotImplementedError(
-            f"{layer}: '{attr}' ({type(m).__name__}) has a hook or a forward of its own, "
-            f"which gnnc would skip: the layer reads {attr}.weight into its compiled "
-            f"function rather than calling {attr} (PyG calls it); hook the layer itself, "
-            f"or apply the change to the weight (torch.nn.utils.parametrize)")
+def check_folded_linears(layer: str, linears, together: bool = False) -> None:
+    """`linears`: (attribute name, Linear or None, whether the layer's gnn
+    function reads its bias) for the Linears that PyG's layer calls and
+    whose weights gnnc's layer reads into its gnn function instead.
 
+    A forward or backward hook on one (a pre-hook that changes the input, a
+    hook that changes or records the output), a `forward` set on the
+    instance or one of a subclass would then be skipped without a word, so
+    it is refused (`NotImplementedError` naming the module). A
+    parametrization (torch.nn.utils.parametrize, weight_norm,
+    spectral_norm) is fine: the weight read is the parametrized one. Global
+    hooks are not looked at (docs/Python-nn.md).
 
-def refuse_unread_biases(layer: str, modules, together: bool = False) -> None:
-    """`modules`: (attribute name, Linear or None, whether the layer's gnn
-    function reads its bias) for the Linears whose weights the function
-    reads. A bias on a Linear the function reads without one (PyG builds
+    A bias on a Linear the function reads without one (PyG builds
     GCNConv.lin, GATConv.lin and SAGEConv.lin_r without a bias; a
     torch.nn.Linear set in their place has one by default) would be dropped
-    without a word, so it is refused (NotImplementedError naming it); with
-    `together`, the Linears whose biases the function reads (one flag for
-    the group: GATv2's lin_l and lin_r, TransformerConv's projections) must
-    all have one or none, as PyG builds them."""
+    without a word: refused too. With `together`, the Linears whose biases
+    the function reads (one flag for the group: GATv2's lin_l and lin_r,
+    TransformerConv's projections) must all have one or none, as PyG builds
+    them."""
+    linears = [(attr, m, reads) for attr, m, reads in linears if m is not None]
+    for attr, m, _ in linears:
+        if not (_lazy_init_only(m) and _plain_forward(m)):
+            raise NotImplementedError(
+                f"{layer}: '{attr}' ({type(m).__name__}) has a hook or a forward of its "
+                f"own, which gnnc would skip: the layer reads {attr}.weight into its "
+                f"compiled function rather than calling {attr} (PyG calls it); hook the "
+                f"layer itself, or apply the change to the weight "
+                f"(torch.nn.utils.parametrize)")
     read = []
-    for attr, m, reads_bias in modules:
-        if m is None:
-            continue
+    for attr, m, reads_bias in linears:
         has = m.bias is not None
         if has and not reads_bias:
             raise NotImplementedError(
