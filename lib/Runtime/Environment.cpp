@@ -40,6 +40,7 @@ Environment gnn::runtime::readEnvironment() {
   std::string poison = get("GNNC_POISON_WORKSPACE");
   env.poisonWorkspace = !poison.empty() && poison != "0";
   env.cudaGraphs = get("GNNC_CUDA_GRAPHS") != "0";
+  env.concurrentLaunches = get("GNNC_CONCURRENT_LAUNCHES") != "0";
   std::string threads = get("GNNC_JIT_THREADS");
   if (!threads.empty()) {
     char *end = nullptr;

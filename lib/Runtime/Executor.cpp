@@ -47,6 +47,10 @@ struct Executable::Impl {
   std::vector<std::vector<size_t>> argSlots;
   /// The most arguments of one launch (the size of a run's argument storage).
   size_t maxArgs = 0;
+  /// Per step i: the launch j > i that overlaps steps i .. j - 1
+  /// (LaunchStep::overlaps), started beside them on a second stream; 0
+  /// where none starts at i.
+  std::vector<size_t> besideFrom;
 
   /// A workspace the Executable owns for one stream; `mutex` is held by a run
   /// that uses it from binding to its last enqueued step.
@@ -260,6 +264,11 @@ Executable::load(const Program &program,
     }
   m.launches.assign(program.steps.size(), nullptr);
   m.argSlots.assign(program.steps.size(), {});
+  m.besideFrom.assign(program.steps.size(), 0);
+  for (size_t j = 0; j < program.steps.size(); ++j)
+    if (auto *l = std::get_if<LaunchStep>(&program.steps[j]);
+        l && l->overlaps > 0 && static_cast<size_t>(l->overlaps) <= j)
+      m.besideFrom[j - l->overlaps] = j;
   for (size_t i = 0; i < program.steps.size(); ++i) {
     auto *s = std::get_if<LaunchStep>(&program.steps[i]);
     if (!s)
@@ -508,6 +517,64 @@ Status Executable::Impl::ownWorkspace(cudaStream_t stream, size_t arena,
                          cudaGetErrorName(e));
   return Status();
 }
+
+namespace {
+/// A second stream and the two events that fork and join it, per host
+/// thread and device (a run's launches go to the caller's stream from one
+/// thread; several threads each have their own, so no other run records
+/// these events between a record and its wait). Kept for the thread's life.
+struct SideStream {
+  cudaStream_t stream = nullptr;
+  cudaEvent_t fork = nullptr, join = nullptr;
+};
+
+/// The calling thread's SideStream on the current device, made on first use
+/// unless `mayCreate` is false (inside a capture: nothing is created there);
+/// null when there is none or it cannot be made (the launches then run one
+/// after another, which is always right).
+SideStream *sideStream(bool mayCreate) {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0) {
+    (void)cudaGetLastError();
+    return nullptr;
+  }
+  thread_local std::vector<SideStream> slots;
+  if (static_cast<size_t>(device) >= slots.size()) {
+    if (!mayCreate)
+      return nullptr;
+    slots.resize(device + 1);
+  }
+  SideStream &s = slots[device];
+  if (s.stream)
+    return &s;
+  if (!mayCreate)
+    return nullptr;
+  if (cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking) !=
+          cudaSuccess ||
+      cudaEventCreateWithFlags(&s.fork, cudaEventDisableTiming) !=
+          cudaSuccess ||
+      cudaEventCreateWithFlags(&s.join, cudaEventDisableTiming) !=
+          cudaSuccess) {
+    (void)cudaGetLastError();
+    if (s.join)
+      (void)cudaEventDestroy(s.join);
+    if (s.fork)
+      (void)cudaEventDestroy(s.fork);
+    if (s.stream)
+      (void)cudaStreamDestroy(s.stream);
+    s = SideStream();
+    return nullptr;
+  }
+  return &s;
+}
+
+Status checkFork(cudaError_t e, const char *what) {
+  if (e == cudaSuccess)
+    return Status();
+  return Status::error(std::string(what) + " (a launch beside others): " +
+                       cudaGetErrorName(e));
+}
+} // namespace
 
 /// Enqueues the steps of one run. It only refers to what the run keeps on
 /// the caller's stack (the bound pointers, the argument storage), so that
@@ -840,8 +907,33 @@ Status Executable::Impl::runBound(const Graph &graph,
         GNN_RETURN_IF_ERROR(
             compareAsync(span.a, span.b, span.bytes, guard->flag, s));
     Impl::StepRunner runner{m, graph, scope, pointers, s, storage, argv};
-    for (size_t i = first; i < last; ++i)
-      GNN_RETURN_IF_ERROR(runner.run(i));
+    for (size_t i = first; i < last; ++i) {
+      // A launch that overlaps steps i .. j - 1: forked onto the thread's
+      // second stream after the steps before i, joined before step j + 1
+      // (inside a capture these are the graph's edges).
+      size_t j = m.besideFrom[i];
+      SideStream *side = j && j < last && environment().concurrentLaunches
+                             ? sideStream(!streamCapturing(s))
+                             : nullptr;
+      if (!side) {
+        GNN_RETURN_IF_ERROR(runner.run(i));
+        continue;
+      }
+      GNN_RETURN_IF_ERROR(checkFork(cudaEventRecord(side->fork, s),
+                                    "cudaEventRecord"));
+      GNN_RETURN_IF_ERROR(checkFork(
+          cudaStreamWaitEvent(side->stream, side->fork, 0),
+          "cudaStreamWaitEvent"));
+      Impl::StepRunner beside{m,       graph,   scope, pointers,
+                              side->stream, storage, argv};
+      GNN_RETURN_IF_ERROR(beside.run(j));
+      GNN_RETURN_IF_ERROR(checkFork(cudaEventRecord(side->join, side->stream),
+                                    "cudaEventRecord"));
+      for (; i < j; ++i)
+        GNN_RETURN_IF_ERROR(runner.run(i));
+      GNN_RETURN_IF_ERROR(checkFork(cudaStreamWaitEvent(s, side->join, 0),
+                                    "cudaStreamWaitEvent"));
+    }
     if (guard && last == m.program.steps.size())
       GNN_RETURN_IF_ERROR(poisonIfFlagged(guard->poison, guard->flag, s));
     return Status();

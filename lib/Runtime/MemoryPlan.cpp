@@ -237,16 +237,30 @@ std::vector<LiveRange> gnn::runtime::bufferLiveRanges(const Program &program) {
   for (size_t i = 0; i < program.buffers.size(); ++i)
     index[program.buffers[i].name] = i;
   std::vector<LiveRange> ranges(program.buffers.size());
-  for (size_t s = 0; s < program.steps.size(); ++s) {
+  // A launch that overlaps the k launches before it (LaunchStep::overlaps)
+  // may run at any time between the first of them and itself: a buffer
+  // any of them uses lives over the whole window [lo, hi].
+  size_t steps = program.steps.size();
+  std::vector<size_t> lo(steps), hi(steps);
+  for (size_t s = 0; s < steps; ++s)
+    lo[s] = hi[s] = s;
+  for (size_t s = 0; s < steps; ++s)
+    if (auto *l = std::get_if<LaunchStep>(&program.steps[s]);
+        l && l->overlaps > 0 && static_cast<size_t>(l->overlaps) <= s)
+      for (size_t k = s - l->overlaps; k <= s; ++k) {
+        lo[k] = s - l->overlaps;
+        hi[k] = s;
+      }
+  for (size_t s = 0; s < steps; ++s) {
     auto use = [&](const std::string &name) {
       auto it = index.find(name);
       if (name.empty() || it == index.end())
         return; // no weights; or a Program that does not verify
       LiveRange &r = ranges[it->second];
-      if (!r.used)
-        r.first = s;
+      if (!r.used || lo[s] < r.first)
+        r.first = lo[s];
+      r.last = r.used ? std::max(r.last, hi[s]) : hi[s];
       r.used = true;
-      r.last = s;
     };
     const Step &step = program.steps[s];
     if (auto *l = std::get_if<LaunchStep>(&step)) {

@@ -69,12 +69,15 @@ struct StepWriter {
     Json args = Json::array();
     for (const KernelArg &a : s.args)
       args.push_back(argJson(a));
-    return Json{{"op", "launch"},
-                {"kernel", s.kernel},
-                {"grid", {s.grid[0].text(), s.grid[1].text(), s.grid[2].text()}},
-                {"block", {s.block[0], s.block[1], s.block[2]}},
-                {"shared", s.sharedBytes.text()},
-                {"args", args}};
+    Json j{{"op", "launch"},
+           {"kernel", s.kernel},
+           {"grid", {s.grid[0].text(), s.grid[1].text(), s.grid[2].text()}},
+           {"block", {s.block[0], s.block[1], s.block[2]}},
+           {"shared", s.sharedBytes.text()},
+           {"args", args}};
+    if (s.overlaps)
+      j["overlaps"] = s.overlaps;
+    return j;
   }
   Json operator()(const SpmmStep &s) const {
     return Json{{"op", "spmm"},       {"input", s.input},
@@ -295,7 +298,8 @@ struct Reader {
       return fail(path, "expected a step object with 'op'");
     if (op == "launch") {
       LaunchStep s;
-      if (!keys(j, path, {"op", "kernel", "grid", "block", "shared", "args"}) ||
+      if (!keys(j, path,
+                {"op", "kernel", "grid", "block", "shared", "args", "overlaps"}) ||
           !string(j, "kernel", path, s.kernel))
         return false;
       auto grid = j.find("grid");
@@ -317,6 +321,11 @@ struct Reader {
       }
       if (!formulaField(j, "shared", path, s.sharedBytes, "0"))
         return false;
+      if (auto o = j.find("overlaps"); o != j.end()) {
+        if (!o->is_number_integer() || o->get<int64_t>() < 0)
+          return fail(path + ".overlaps", "expected an integer >= 0");
+        s.overlaps = o->get<int64_t>();
+      }
       auto args = j.find("args");
       if (args != j.end()) {
         if (!args->is_array())
@@ -659,6 +668,18 @@ Status Program::verify() const {
       if (!kernelNames.count(s->kernel))
         return Status::error(where + ": kernel '" + s->kernel +
                              "' is not in the program's kernel list");
+      if (s->overlaps < 0 || static_cast<size_t>(s->overlaps) > i)
+        return Status::error(where + ": overlaps " +
+                             std::to_string(s->overlaps) + " steps but " +
+                             std::to_string(i) + " come before it");
+      for (size_t k = i - s->overlaps; k < i; ++k) {
+        const auto *o = std::get_if<LaunchStep>(&steps[k]);
+        if (!o || o->overlaps)
+          return Status::error(where + ": overlaps step " + std::to_string(k) +
+                               ", which is not a launch of its own (only "
+                               "launches that overlap nothing can run beside "
+                               "another)");
+      }
       for (const KernelArg &a : s->args) {
         if (a.kind == KernelArg::Kind::Buffer)
           GNN_RETURN_IF_ERROR(need(a.name, "argument", false));

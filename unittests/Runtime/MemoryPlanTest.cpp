@@ -106,6 +106,36 @@ TEST(MemoryPlan, LiveRangesAreFirstAndLastUse) {
   EXPECT_EQ(r[4].first, 3u);
 }
 
+// A launch that overlaps the launches before it may run at any time over
+// them: what any step of the window uses lives over the whole window. Here
+// a (steps 0-1) and c (step 2) would share memory one after the other; with
+// step 2 overlapping step 1 they live together.
+TEST(MemoryPlan, AnOverlappingLaunchWidensItsWindow) {
+  Program p;
+  p.name = "overlap";
+  p.kernels = {"k"};
+  p.units = {{{"k"}, ""}};
+  p.buffers = {buffer("x", BufferRole::Input, "nodes"),
+               buffer("a", BufferRole::Temp, "nodes * 4"),
+               buffer("c", BufferRole::Temp, "nodes * 4"),
+               buffer("result0", BufferRole::Output, "nodes")};
+  p.steps = {launch({"x", "a"}), launch({"a", "result0"}),
+             launch({"x", "c"}), launch({"c", "result0"})};
+  MemoryPlan apart = plan(p);
+  EXPECT_TRUE(overlapInMemory(temp(p, apart, "a"), temp(p, apart, "c")));
+  std::get<LaunchStep>(p.steps[2]).overlaps = 1;
+  std::vector<LiveRange> r = bufferLiveRanges(p);
+  EXPECT_EQ(r[1].first, 0u);
+  EXPECT_EQ(r[1].last, 2u); // a: used at step 1, whose window ends at 2
+  EXPECT_EQ(r[2].first, 1u); // c: used at step 2, whose window starts at 1
+  EXPECT_EQ(r[2].last, 3u);
+  EXPECT_EQ(r[0].first, 0u);
+  EXPECT_EQ(r[0].last, 2u);
+  MemoryPlan together = plan(p);
+  EXPECT_FALSE(
+      overlapInMemory(temp(p, together, "a"), temp(p, together, "c")));
+}
+
 TEST(MemoryPlan, DisjointLiveRangesShare) {
   // t0 (steps 0-1) and t2 (steps 2-3) never live together: one offset.
   Program p = chain({"nodes * 64", "nodes * 64", "nodes * 64"});

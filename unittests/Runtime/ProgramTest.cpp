@@ -327,6 +327,52 @@ TEST(Program, GemmRowSplitRoundTripsAndIsChecked) {
   }
 }
 
+// A launch's `overlaps` round-trips (written only where it is not 0) and
+// names launch steps right before it that overlap nothing themselves.
+TEST(Program, OverlapsRoundTripsAndIsChecked) {
+  using namespace test;
+  auto make = [](int64_t overlaps, bool fillBetween) {
+    Program p;
+    p.name = "beside";
+    p.units = {{{"k"}, ""}};
+    p.kernels = {"k"};
+    p.buffers = {{"y", BufferRole::Output, DType::F32,
+                  *Formula::parse("nodes"), BufferUse::Result, 0}};
+    p.steps.push_back(launch("k", "1", 32));
+    if (fillBetween)
+      p.steps.push_back(FillStep{"y", 0});
+    p.steps.push_back(launch("k", "1", 32));
+    LaunchStep last = launch("k", "1", 32);
+    last.overlaps = overlaps;
+    p.steps.push_back(last);
+    return p;
+  };
+  Program p = make(2, false);
+  ASSERT_TRUE(p.verify().ok()) << p.verify().message();
+  std::string text = p.toJson();
+  EXPECT_NE(text.find("\"overlaps\": 2"), std::string::npos) << text;
+  StatusOr<Program> parsed = Program::parse(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.message();
+  EXPECT_EQ(std::get<LaunchStep>(parsed->steps[2]).overlaps, 2);
+  EXPECT_EQ(parsed->toJson(), text);
+  EXPECT_EQ(make(0, false).toJson().find("overlaps"), std::string::npos);
+  // More steps than come before it, a fill in the window, a negative count.
+  for (auto [bad, why] :
+       {std::pair{make(3, false), "overlaps 3 steps but 2 come before it"},
+        std::pair{make(2, true), "overlaps step 1, which is not a launch"},
+        std::pair{make(-1, false), "overlaps -1 steps"}}) {
+    Status st = bad.verify();
+    ASSERT_FALSE(st.ok()) << why;
+    EXPECT_NE(st.message().find(why), std::string::npos) << st.message();
+  }
+  size_t at = text.find("\"overlaps\": 2");
+  StatusOr<Program> negative = Program::parse(
+      text.substr(0, at) + "\"overlaps\": -2" + text.substr(at + 14));
+  ASSERT_FALSE(negative.ok());
+  EXPECT_NE(negative.message().find("overlaps"), std::string::npos)
+      << negative.message();
+}
+
 TEST(Program, DuplicateBuffersAreRejected) {
   Program p = sample();
   p.buffers.push_back(p.buffers[0]);

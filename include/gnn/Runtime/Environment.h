@@ -45,6 +45,10 @@ struct Environment {
   bool poisonWorkspace = false;
   /// Whether repeated runs are replayed as CUDA graphs (GNNC_CUDA_GRAPHS).
   bool cudaGraphs = true;
+  /// Whether a launch that may run beside the ones before it
+  /// (LaunchStep::overlaps) is started on a second stream
+  /// (GNNC_CONCURRENT_LAUNCHES; 0: every step after the one before).
+  bool concurrentLaunches = true;
   /// 0: the default (Jit.h).
   int jitThreads = 0;
   /// Set when GNNC_JIT_THREADS is not a positive integer (compiles fail

@@ -99,6 +99,13 @@ struct LaunchStep {
   unsigned block[3] = {1, 1, 1};
   Formula sharedBytes;
   std::vector<KernelArg> args;
+  /// How many launch steps right before this one it may run beside (0:
+  /// after them, as every step runs after the one before). They neither
+  /// read nor write what this launch writes, nor write what it reads (a
+  /// split row kernel's light rows beside its partial and final kernels,
+  /// gnnk.launch's `overlaps`): the executor starts it on a second stream
+  /// once the steps before them are done, and joins it before the next.
+  int64_t overlaps = 0;
 };
 
 struct SpmmStep {
