@@ -56,49 +56,35 @@ func.func @gatv2(%g: !gnn.graph, %xl: tensor<?x2x16xf32>, %xr: tensor<?x2x16xf32
 }
 
 // Heavy rows (more than 128 edges) split: the row kernel keeps the light
-// rows and runs last, updating its result in place; each chunk's partial
-// state (m, s, acc x 4 per lane: 192 floats) is packed into the light rows
-// of that result (rows of 32 floats, in csr_rows_by_degree order), written
-// by the partial kernel and merged by the final one before the row kernel
-// overwrites them. csr_light_7 rows have at most 2^7 = 128 edges and hold
-// max(1, csr_light_7 * 32 / 192) states; when that is under a quarter of
-// the chunks of 128 edges, the threshold doubles (up to 6 times) until the
-// light rows hold a state for every 4 chunks, and the chunks are capped by
-// the room: the threshold and the room are formulas of the light-row counts
-// that the runtime evaluates (split_threshold, split_fit), the kernels only
-// read them.
+// rows, updating its result in place; each chunk's partial state (m, s,
+// acc x 4 per lane: 192 floats) goes to a buffer of its own (a second
+// result of the partial kernel, min(ceil(edges / 128), 8192) states),
+// written by the partial kernel and merged by the final one. The row
+// kernel's launch overlaps those two (`overlaps = 2`): it writes only light
+// rows, they only heavy rows and the states. Every kernel of the split takes
+// the same constant threshold.
 // SPLIT-LABEL: gnnk.kernel @attention_0(
 // SPLIT-SAME: {gnnk.result = 0 : i64}
-// SPLIT-SAME: %[[RTHR:[a-z0-9]+]]: i64 {gnnk.formula = #gnnk.formula<add(add(add(add(add(add(128, mul(sub(1, min(1, max(0, add(sub(max(1, div(mul(csr_light_7, 32), 192)), ceil_div(edges, mul(max(128, ceil_div(edges, 8192)), 4))), 1)))), 128)), mul(sub(1, min(1, max(0, add(sub(max(1, div(mul(csr_light_8, 32), 192)), ceil_div(edges, mul(max(256, ceil_div(edges, 8192)), 4))), 1)))), 256)), {{.*}}, 2048)), mul(sub(1, min(1, max(0, add(sub(max(1, div(mul(csr_light_12, 32), 192)), ceil_div(edges, mul(max(4096, ceil_div(edges, 8192)), 4))), 1)))), 4096))>, gnnk.size = "split_threshold"}, %{{.*}}: memref<?xf32> {gnnk.operand = 3 : i64})
+// SPLIT-NOT: split_threshold
 // SPLIT: gnnk.for_rows
-// SPLIT: %[[RT:.*]] = arith.index_cast %[[RTHR]] : i64 to index
-// SPLIT-NEXT: %[[LIGHTROW:.*]] = arith.cmpi sle, %{{.*}}, %[[RT]] : index
+// SPLIT: %[[LIGHTROW:.*]] = arith.cmpi sle, %{{.*}}, %c128{{(_[0-9]+)?}} : index
 // SPLIT-NEXT: scf.if %[[LIGHTROW]] {
 // SPLIT-NEXT: gnnk.for_edges
 // SPLIT-LABEL: gnnk.kernel @attention_0_partial(
 // SPLIT-SAME: %[[OUT:[a-z0-9]+]]: memref<?xf32> {gnnk.result = 0 : i64}
-// SPLIT-SAME: %[[THRP:[a-z0-9]+]]: i64 {gnnk.formula = #gnnk.formula<add(add(add(add(add(add(128, {{.*}}>, gnnk.size = "split_threshold"}
-// SPLIT-SAME: %[[FITP:[a-z0-9]+]]: i64 {gnnk.formula = #gnnk.formula<add(add(add(add(add(add(max(1, div(mul(csr_light_7, 32), 192)), mul(sub(1, min(1, max(0, add(sub(max(1, div(mul(csr_light_7, 32), 192)), ceil_div(edges, mul(max(128, ceil_div(edges, 8192)), 4))), 1)))), sub(max(1, div(mul(csr_light_8, 32), 192)), max(1, div(mul(csr_light_7, 32), 192))))), {{.*}}, mul(sub(1, min(1, max(0, add(sub(max(1, div(mul(csr_light_12, 32), 192)), ceil_div(edges, mul(max(4096, ceil_div(edges, 8192)), 4))), 1)))), sub(max(1, div(mul(csr_light_13, 32), 192)), max(1, div(mul(csr_light_12, 32), 192)))))>, gnnk.size = "split_fit"}
-// SPLIT-SAME: %[[BYDEG:[a-z0-9]+]]: memref<?xi32> {gnnk.graph = "csr_rows_by_degree"}
+// SPLIT-SAME: %[[STATES:[a-z0-9]+]]: memref<?xf32> {gnnk.result = 1 : i64}
 // SPLIT-SAME: grid = #[[CHUNKS:.*]]}
-// SPLIT: %[[THR:.*]] = arith.index_cast %[[THRP]] : i64 to index
-// SPLIT-NEXT: %[[FIT:.*]] = arith.index_cast %[[FITP]] : i64 to index
 // SPLIT: %[[SHORT:.*]] = arith.ceildivsi %[[E:[0-9]+]], %c8192
-// SPLIT-NEXT: %[[L1:.*]] = arith.maxsi %[[THR]], %[[SHORT]]
-// SPLIT-NEXT: %[[BYCAP:.*]] = arith.ceildivsi %[[E]], %[[FIT]]
-// SPLIT-NEXT: %[[LEN:.*]] = arith.maxsi %[[L1]], %[[BYCAP]]
+// SPLIT-NEXT: %[[LEN:.*]] = arith.maxsi %c128{{(_[0-9]+)?}}, %[[SHORT]]
 // SPLIT-NEXT: %[[COUNT:.*]] = arith.ceildivsi %[[E]], %[[LEN]]
 // SPLIT-NEXT: gnnk.for_blocks %[[COUNT]] lanes 32 {
 // SPLIT: gnnk.for_edges
 // SPLIT: gnnk.block_reduce
-// SPLIT: %[[ROW:.*]] = gnnk.load %[[BYDEG]][%{{.*}}] : memref<?xi32> -> i32
-// SPLIT: gnnk.store %{{.*}}#0, %{{.*}}#1 to %[[OUT]]
+// SPLIT: gnnk.store %{{.*}}#0, %{{.*}}#1 to %[[STATES]]
 // SPLIT-LABEL: gnnk.kernel @attention_0_final(
 // SPLIT-SAME: %[[FOUT:[a-z0-9]+]]: memref<?xf32> {gnnk.result = 0 : i64}
-// SPLIT-SAME: %[[FBYDEG:[a-z0-9]+]]: memref<?xi32> {gnnk.graph = "csr_rows_by_degree"}
+// SPLIT-SAME: %[[FSTATES:[a-z0-9]+]]: memref<?xf32> {gnnk.operand = 3 : i64}
 // SPLIT: arith.ceildivsi %{{.*}}, %c8192
-// SPLIT-NEXT: arith.maxsi
-// SPLIT-NEXT: arith.ceildivsi
 // SPLIT-NEXT: %[[FLEN:.*]] = arith.maxsi
 // SPLIT-NEXT: %[[FCHUNKS:.*]] = arith.ceildivsi %{{.*}}, %[[FLEN]]
 // SPLIT-NEXT: gnnk.for_blocks %[[FCHUNKS]] lanes 32 {
@@ -107,45 +93,38 @@ func.func @gatv2(%g: !gnn.graph, %xl: tensor<?x2x16xf32>, %xr: tensor<?x2x16xf32
 // SPLIT-NEXT: %[[CHUNK:.*]] = arith.addi %[[FIRST]], %[[TEAM]] : index
 // SPLIT-NEXT: %[[SOME:.*]] = arith.cmpi slt, %[[CHUNK]], %[[FCHUNKS]] : index
 // SPLIT-NEXT: scf.if %[[SOME]] {
-// SPLIT: gnnk.load %[[FBYDEG]]
-// SPLIT: gnnk.load %[[FOUT]][%{{.*}}] : memref<?xf32> -> f32, f32
+// SPLIT: gnnk.load %[[FSTATES]][%{{.*}}] : memref<?xf32> -> f32, f32
 // SPLIT: scf.for {{.*}} iter_args
-// SPLIT: gnnk.load %[[FBYDEG]]
-// SPLIT: gnnk.load %[[FOUT]][%{{.*}}] : memref<?xf32> -> f32, f32
+// SPLIT: gnnk.load %[[FSTATES]][%{{.*}}] : memref<?xf32> -> f32, f32
 // SPLIT: math.exp
 // SPLIT: } {gnnk.unroll = 8 : i64}
 // SPLIT: gnnk.store
 // SPLIT-LABEL: func.func @gatv2
-// SPLIT: %[[PART:.*]] = gnnk.launch @attention_0_partial[{{.*}}] ({{.*}}) rows [#[[NODEROWS:.*]]] :
-// SPLIT: %[[FIN:.*]] = gnnk.launch @attention_0_final[{{.*}}] ({{.*}}, %[[PART]]) rows [#[[NODEROWS]]] {tied = array<i64: 3>}
-// SPLIT: %[[ROWS:.*]] = gnnk.launch @attention_0[{{.*}}] ({{.*}}, %[[FIN]]) rows [#[[NODEROWS]]] {tied = array<i64: 3>}
+// SPLIT: %[[PART:.*]]:2 = gnnk.launch @attention_0_partial[{{.*}}] ({{.*}}) rows [#[[NODEROWS:[^,]*]], #{{.*}}] :
+// SPLIT: %[[FIN:.*]] = gnnk.launch @attention_0_final[{{.*}}] ({{.*}}, %[[PART]]#1, %[[PART]]#0) rows [#[[NODEROWS]]] {tied = array<i64: 4>}
+// SPLIT: %[[ROWS:.*]] = gnnk.launch @attention_0[{{.*}}] ({{.*}}, %[[FIN]]) rows [#[[NODEROWS]]] {overlaps = 2 : i64, tied = array<i64: 3>}
 // SPLIT: return %[[ROWS]]
 
 // At most max-chunks chunks (here 4) of max(32, ceil(edges / 4)) positions
-// (chunks of 3250 edges: the split starts at 32, gnn::chooseSplit), fewer
-// where the light rows hold fewer states: the grids are capped (the minimum
-// of a map's results), and the final kernel also walks the rows of its
+// (chunks of 3250 edges: the split is 32, gnn::chooseSplit): the grids are
+// capped (the minimum of a map's results), and the final kernel also walks the rows of its
 // chunk, reducing the heavy rows lying wholly inside it with the whole
 // block: the rows are probed 32 at a time (lane l reads row base + l, a team
 // reduction ORs the marks of rows inside the chunk into a mask) and the
 // marked ones taken in order by a rolled loop.
 // LONG-DAG: #[[GRID:.*]] = affine_map<()[s0, s1, s2, s3, s4] -> (s1 ceildiv 32, 4)>
 // LONG-LABEL: gnnk.kernel @attention_0_partial(
-// LONG-SAME: %[[THRP:[a-z0-9]+]]: i64 {gnnk.formula = #gnnk.formula<add(add(add(add(add(add(32, {{.*}}>, gnnk.size = "split_threshold"}
 // LONG-SAME: grid = #[[GRID]]
 // LONG: %[[E:.*]] = arith.index_cast %arg7 : i64 to index
-// LONG: %[[THR:.*]] = arith.index_cast %[[THRP]] : i64 to index
 // LONG: %[[C:.*]] = arith.ceildivsi %[[E]], %c4
-// LONG-NEXT: %[[LEN:.*]] = arith.maxsi %[[THR]], %[[C]]
-// LONG: %[[CAPPED:.*]] = arith.maxsi %[[LEN]], %{{.*}}
-// LONG: %[[N:.*]] = arith.ceildivsi %[[E]], %[[CAPPED]]
+// LONG-NEXT: %[[LEN:.*]] = arith.maxsi %c32{{(_[0-9]+)?}}, %[[C]]
+// LONG-NEXT: %[[N:.*]] = arith.ceildivsi %[[E]], %[[LEN]]
 // LONG: gnnk.for_blocks %[[N]] lanes 32
 // LONG-LABEL: gnnk.kernel @attention_0_final(
-// LONG-SAME: %[[FTHRP:[a-z0-9]+]]: i64 {gnnk.formula = #gnnk.formula<add(add(add(add(add(add(32, {{.*}}>, gnnk.size = "split_threshold"}
 // LONG-SAME: grid = #[[GRID]]
-// LONG: %[[FTHR:.*]] = arith.index_cast %[[FTHRP]] : i64 to index
+// LONG: %[[FLEN:.*]] = arith.maxsi %c32{{(_[0-9]+)?}}, %{{.*}}
 // LONG: gnnk.for_blocks
-// LONG: %[[LONGER:.*]] = arith.cmpi sgt, %{{.*}}, %[[FTHR]]
+// LONG: %[[LONGER:.*]] = arith.cmpi sgt, %[[FLEN]], %c32{{(_[0-9]+)?}}
 // LONG-NEXT: scf.if %[[LONGER]] {
 // LONG: scf.for %[[BASE:.*]] = %{{.*}} to %{{.*}} step %c32
 // LONG: %[[MINE:.*]] = arith.addi %[[BASE]], %[[LANE:.*]] : index
@@ -169,9 +148,9 @@ func.func @gatv2(%g: !gnn.graph, %xl: tensor<?x2x16xf32>, %xr: tensor<?x2x16xf32
 // LONG: scf.for {{.*}} iter_args
 // LONG: gnnk.store
 // LONG-LABEL: func.func @gatv2
-// LONG: gnnk.launch @attention_0_partial[{{.*}}] ({{.*}}) rows [#[[NODEROWS:.*]]] :
+// LONG: gnnk.launch @attention_0_partial[{{.*}}] ({{.*}}) rows [#[[NODEROWS:[^,]*]], #{{.*}}] :
 // LONG: gnnk.launch @attention_0_final[{{.*}}] ({{.*}}) rows [#[[NODEROWS]]] {tied
-// LONG: gnnk.launch @attention_0[{{.*}}] ({{.*}}) rows [#[[NODEROWS]]] {tied
+// LONG: gnnk.launch @attention_0[{{.*}}] ({{.*}}) rows [#[[NODEROWS]]] {overlaps = 2 : i64, tied
 
 // -----
 
@@ -292,9 +271,9 @@ func.func @gcn(%g: !gnn.graph, %x: tensor<?x64xf32>, %w: tensor<64x64xf32>, %b: 
 // SPLIT: math.log
 // SPLIT: gnnk.store %{{.*}} to %{{.*}}[%{{.*}}] : f32 into memref<?xf32>
 // SPLIT-LABEL: func.func @attention_lse
-// SPLIT: %[[PART:.*]]:2 = gnnk.launch @attention_0_partial[
-// SPLIT: %[[FIN:.*]]:2 = gnnk.launch @attention_0_final[{{.*}}] ({{.*}}, %[[PART]]#0, %[[PART]]#1) rows [{{.*}}, {{.*}}] {tied = array<i64: 3, 4>}
-// SPLIT: %[[ROWS:.*]]:2 = gnnk.launch @attention_0[{{.*}}] ({{.*}}, %[[FIN]]#0, %[[FIN]]#1) rows [{{.*}}, {{.*}}] {tied = array<i64: 3, 4>}
+// SPLIT: %[[PART:.*]]:3 = gnnk.launch @attention_0_partial[
+// SPLIT: %[[FIN:.*]]:2 = gnnk.launch @attention_0_final[{{.*}}] ({{.*}}, %[[PART]]#2, %[[PART]]#0, %[[PART]]#1) rows [{{.*}}, {{.*}}] {tied = array<i64: 4, 5>}
+// SPLIT: %[[ROWS:.*]]:2 = gnnk.launch @attention_0[{{.*}}] ({{.*}}, %[[FIN]]#0, %[[FIN]]#1) rows [{{.*}}, {{.*}}] {overlaps = 2 : i64, tied = array<i64: 3, 4>}
 // SPLIT: return %[[ROWS]]#0, %[[ROWS]]#1
 func.func @attention_lse(%g: !gnn.graph, %q: tensor<?x2x16xf32>, %k: tensor<?x2x16xf32>, %v: tensor<?x2x16xf32>) -> (tensor<?x2x16xf32>, tensor<?x2xf32>) {
   %s = gnn.sddmm dot %g, %k, %q : tensor<?x2x16xf32>, tensor<?x2x16xf32> -> tensor<?x2xf32>

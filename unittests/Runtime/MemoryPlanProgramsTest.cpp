@@ -151,42 +151,60 @@ TEST_F(MemoryPlanPrograms, TwoLayerGATHoldsOneLayer) {
   }
 }
 
-// The split kernels' heavy-row threshold is a formula of the graph's
-// light-row counts that the runtime evaluates: the split where the rows of at
-// most `split` edges hold the chunks' states, a doubling of it where only
-// larger rows do, the last resort (6 doublings) where none do; the kernels
-// of one split get the same formula.
-TEST_F(MemoryPlanPrograms, SplitThresholdFollowsTheLightRows) {
+// A split row kernel's launch overlaps its partial and final kernels (the
+// runtime starts it beside them): the two steps right before it, with the
+// partial states in a buffer of their own (a temp of the partial kernel read
+// by the final one, not by the row kernel) and one constant threshold, no
+// formula of the graph's light rows.
+TEST_F(MemoryPlanPrograms, SplitRowKernelOverlapsItsPartialAndFinal) {
   rt::Program p = compile("gat2", 5000);
-  std::set<std::string> thresholds;
-  for (const rt::Step &step : p.steps)
-    if (auto *l = std::get_if<rt::LaunchStep>(&step))
-      for (const rt::KernelArg &a : l->args)
-        if (a.kind == rt::KernelArg::Kind::I64 &&
-            a.integer.text().find("+ (1 - min(1, max(0, max(1, csr_light_") !=
-                std::string::npos &&
-            a.integer.text().find("max(1, csr_light_") != 0)
-          thresholds.insert(a.integer.text());
-  // One split per layer; the kernels of a split share the formula (and
-  // the two layers' splits, of the same shapes, have the same one).
-  ASSERT_EQ(thresholds.size(), 1u);
-  for (const std::string &text : thresholds) {
-    rt::StatusOr<rt::Formula> f = rt::Formula::parse(text);
-    ASSERT_TRUE(f.ok()) << f.message();
-    int64_t split = std::stoll(text.substr(0, text.find(' ')));
-    int first = 0;
-    while ((int64_t(2) << first) <= split)
-      ++first;
-    rt::FormulaScope scope{kNodes, kEdges, 1, 5000, 5000, kNodes};
-    auto threshold = [&](int fromJ) {
-      for (int j = 0; j < 64; ++j)
-        scope.csrLight[j] = j >= fromJ ? kNodes : 0;
-      return *f->evaluate(scope);
+  size_t splits = 0;
+  for (size_t i = 0; i < p.steps.size(); ++i) {
+    auto *l = std::get_if<rt::LaunchStep>(&p.steps[i]);
+    if (!l)
+      continue;
+    for (const rt::KernelArg &a : l->args)
+      EXPECT_EQ(a.integer.text().find("csr_light_"), std::string::npos)
+          << l->kernel << ": " << a.integer.text();
+    if (!l->overlaps)
+      continue;
+    ++splits;
+    ASSERT_EQ(l->overlaps, 2) << l->kernel;
+    ASSERT_GE(i, 2u);
+    auto *partial = std::get_if<rt::LaunchStep>(&p.steps[i - 2]);
+    auto *final = std::get_if<rt::LaunchStep>(&p.steps[i - 1]);
+    ASSERT_TRUE(partial && final) << l->kernel;
+    EXPECT_EQ(partial->kernel, l->kernel + "_partial");
+    EXPECT_EQ(final->kernel, l->kernel + "_final");
+    // The states: a buffer the partial and final kernels name and the row
+    // kernel does not.
+    auto names = [](const rt::LaunchStep &s) {
+      std::set<std::string> n;
+      for (const rt::KernelArg &a : s.args)
+        if (a.kind == rt::KernelArg::Kind::Buffer)
+          n.insert(a.name);
+      return n;
     };
-    EXPECT_EQ(threshold(0), split) << text;
-    EXPECT_EQ(threshold(first + 2), int64_t(1) << (first + 2)) << text;
-    EXPECT_EQ(threshold(64), int64_t(1) << (first + 6)) << text;
+    std::set<std::string> rows = names(*l), states;
+    for (const std::string &n : names(*partial))
+      if (names(*final).count(n) && !rows.count(n))
+        states.insert(n);
+    EXPECT_EQ(states.size(), 1u) << l->kernel;
   }
+  // One split per layer.
+  EXPECT_EQ(splits, 2u);
+  // Every buffer of a window lives over all of it.
+  std::vector<rt::LiveRange> ranges = rt::bufferLiveRanges(p);
+  for (size_t i = 0; i < p.steps.size(); ++i)
+    if (auto *l = std::get_if<rt::LaunchStep>(&p.steps[i]); l && l->overlaps)
+      for (size_t k = i - 2; k <= i; ++k)
+        for (const rt::KernelArg &a : std::get<rt::LaunchStep>(p.steps[k]).args)
+          if (a.kind == rt::KernelArg::Kind::Buffer)
+            for (size_t b = 0; b < p.buffers.size(); ++b)
+              if (p.buffers[b].name == a.name) {
+                EXPECT_LE(ranges[b].first, i - 2) << a.name;
+                EXPECT_GE(ranges[b].last, i) << a.name;
+              }
 }
 
 } // namespace

@@ -394,6 +394,18 @@ LogicalResult Lowering::lowerLaunch(gnnk::LaunchOp launch) {
   l.grid[1] = l.grid[2] = rt::Formula::constant(1);
   l.block[0] = static_cast<unsigned>(kernel.getBlock());
   l.sharedBytes = rt::Formula::constant(0);
+  if (std::optional<int64_t> k = launch.getOverlaps()) {
+    // Only where the steps right before it are those launches (no fill or
+    // conversion between): else it runs after them, which is always right.
+    size_t n = program.steps.size();
+    bool launches = static_cast<size_t>(*k) <= n;
+    for (size_t i = n - std::min<size_t>(n, *k); launches && i < n; ++i) {
+      const auto *o = std::get_if<rt::LaunchStep>(&program.steps[i]);
+      launches = o && !o->overlaps;
+    }
+    if (launches)
+      l.overlaps = *k;
+  }
   program.steps.push_back(std::move(l));
   return success();
 }

@@ -90,9 +90,8 @@ func.func @reversed(%g: !gnn.graph, %e: tensor<?x2xf32> {gnn.domain = "edge"}) -
 // positions (team and block reductions) and a final kernel per heavy row
 // (the chunks merged in order, then the epilogue) finish them.
 // SPLIT-LABEL: // spmm_0: block 256
-// SPLIT: long long split_threshold,
-// SPLIT: const long long [[THR:v[0-9]+]] = (long long)split_threshold;
-// SPLIT: <= [[THR]];
+// SPLIT-NOT: split_threshold
+// SPLIT: <= 128LL;
 // SPLIT-LABEL: // spmm_0_partial: block 256, grid min(edges ceildiv 128, 8192)
 // SPLIT: __shared__ float
 // SPLIT: __syncthreads();

@@ -365,6 +365,15 @@ LogicalResult LaunchOp::verify() {
                              << " to an operand that does not exist or has "
                                 "another type";
   }
+  if (std::optional<int64_t> k = getOverlaps()) {
+    if (*k < 1)
+      return emitOpError() << "expects overlaps >= 1 but got " << *k;
+    std::optional<ArrayRef<int64_t>> tied = getTied();
+    if (!tied || llvm::any_of(*tied, [](int64_t t) { return t < 0; }))
+      return emitOpError() << "overlaps the launches before it, so it expects "
+                              "every result tied to an operand (written in "
+                              "place), but some result is a fresh buffer";
+  }
   return success();
 }
 

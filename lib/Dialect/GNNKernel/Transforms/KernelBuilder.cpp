@@ -578,5 +578,6 @@ LaunchOp KernelBuilder::finish(ArrayRef<AffineExpr> grid,
   return LaunchOp::create(hb, loc, launchResultTypes,
                           FlatSymbolRefAttr::get(kernel.getSymNameAttr()),
                           graphValue, launchOperands,
-                          ArrayAttr::get(ctx, rowMaps), DenseI64ArrayAttr());
+                          ArrayAttr::get(ctx, rowMaps), DenseI64ArrayAttr(),
+                          IntegerAttr());
 }

@@ -24,10 +24,10 @@
 //    the heavy row starting in that chunk and crossing its end gets the
 //    partial states of its chunks (from the next one when it starts inside
 //    this one) merged in chunk order, then the epilogue.
-// The partial states live in light rows of one of the kernel's results
-// (`Placement`): the partial and final kernels run first, then the row
-// kernel writes the light rows over them, all three updating the results in
-// place. Without such a result they are a buffer of their own. With L = N
+// The partial states live in a buffer of their own (a result of the partial
+// kernel, an operand of the final one). All three kernels update the results
+// in place, each its own rows: the row kernel's launch `overlaps` the other
+// two (the runtime starts it beside them on a second stream). With L = N
 // (graphs of at most N * max-chunks edges) no heavy row fits in a chunk and
 // the final kernel's row walk is skipped.
 //
@@ -190,35 +190,19 @@ struct Ix {
   }
 };
 
-/// Where the split keeps its partial states when it can: in the rows of one
-/// of the kernel's own results that the row kernel writes last. The row
-/// kernel then runs after the partial and final kernels, and those rows are
-/// light ones (at most `split` edges), the first of the rows sorted by
-/// degree (the graph's `csr_rows_by_degree`, with their counts up to each
-/// power of two 2^j in the size parameters `csr_light_<j>`; `csc_*` when
-/// reversed).
-struct Placement {
-  int64_t home = -1; ///< the result whose rows hold states, or -1
-  int64_t width = 0; ///< its elements per row
-  explicit operator bool() const { return home >= 0; }
-};
-
 /// A kernel's partial states, one per chunk: `lanes x values` elements,
-/// [lane][value]. With a placement, state s is packed into the home
-/// result's light rows: its element g = s * lanes * values + lane * values
-/// + i is at column g % width of row byDegree[g / width]; without one, at g
-/// in the `states` buffer.
+/// [lane][value]; element i of a lane's state of chunk s at s * lanes *
+/// values + lane * values + i in the `states` buffer.
 struct StateSlots {
-  Value states, home, byDegree;
-  int64_t lanes = 0, values = 0, width = 0;
+  Value states;
+  int64_t lanes = 0, values = 0;
   Type element;
 
   /// Elements one access of a lane's state moves: 4 or 2 when they divide
-  /// the values (and the home rows' width, so no access crosses a row and
-  /// all are aligned), else 1.
+  /// the values (so all are aligned), else 1.
   int64_t accessWidth() const {
     for (int64_t w : {4, 2})
-      if (values % w == 0 && (!home || width % w == 0))
+      if (values % w == 0)
         return w;
     return 1;
   }
@@ -229,10 +213,7 @@ struct StateSlots {
                                 int64_t i) const {
     Value g = ix.add(ix.mul(slot, ix.c(lanes * values)),
                      ix.add(ix.mul(lane, ix.c(values)), ix.c(i)));
-    if (!home)
-      return {states, g};
-    Value row = ix.load(byDegree, ix.div(g, ix.c(width)));
-    return {home, ix.add(ix.mul(row, ix.c(width)), ix.rem(g, ix.c(width)))};
+    return {states, g};
   }
 
   void store(Ix &ix, Value slot, Value lane, int64_t i,
@@ -286,109 +267,15 @@ SmallVector<Value> inlineMerge(OpBuilder &b, Region &region, ValueRange a,
 /// Replaces the kernel's for_rows by a for_blocks over the chunks of `len =
 /// max(split, ceil(edges / maxChunks))` positions; returns the chunk's block,
 /// team and lane, its positions [lo, hi) and `len`, with the builder inside
-/// the new mapping (a block per chunk). With a placement, floor(light *
-/// width / (lanes * carried)) states fit the home result's light rows
-/// (light: the rows of at most 2^floor(log2(split)) edges, from the graph's
-/// counts) and the chunks are at most that many (at least 1: a single chunk
-/// has no row crossing its ends, so no state at all). Blocks of the grid
-/// past the chunks are idle (the mapping's count guards them).
+/// the new mapping (a block per chunk).
 struct ChunkMapping {
   Value blk, team, lane, lo, hi, len, edges, chunks;
-  /// Rows of more edges than this are heavy (splitThreshold).
+  /// Rows of more edges than this are heavy (the split).
   Value threshold;
 };
 
-/// How many doublings of the split a placement may take to find room.
-constexpr int64_t kThresholdSteps = 6;
-/// How much longer than `max(split, edges / maxChunks)` the room may make
-/// the chunks before the threshold doubles instead (blogcatalog's light
-/// rows hold 0.99 of its chunks' states: doubling there made its forward
-/// 1.4x slower, rows of up to 256 edges going to one team each).
-constexpr int64_t kLongerChunks = 4;
-
-/// The heavy-row threshold with a placement, and the states that fit: the
-/// split, unless the light rows cannot hold a state per chunk (a dense
-/// graph has few rows of at most `split` edges, and capping the chunks by
-/// them would leave a few long chunks, each one block's work): then the
-/// smallest 2^j (j up to kThresholdSteps doublings) whose rows of at most
-/// 2^j edges hold a state for every kLongerChunks of its chunks, else the
-/// last. Both are formulas of the graph's light-row counts (`csr_light_<j>`,
-/// `csc_light_<j>` when reversed) that the runtime evaluates once per launch
-/// and passes as parameters (`split_threshold`, `split_fit`), so every
-/// kernel of the split agrees on which rows are heavy. (Computing them in
-/// every thread cost the split kernels 1.05x to 1.19x on blogcatalog,
-/// musae-github and arxiv-like.)
-///
-/// With f_j = max(1, light_j * width / values) states fitting in the rows
-/// of at most t_j edges and ok_j = [f_j >= ceil(edges / (4 max(t_j,
-/// ceil(edges / maxChunks))))], both nondecreasing in j, the threshold is
-/// t_first + sum_j (1 - ok_j) (t_{j+1} - t_j): the first t_j that is ok,
-/// else the last; the fit likewise.
-std::pair<FormulaAttr, FormulaAttr>
-splitThresholdFormulas(MLIRContext *ctx, bool reversed, int64_t split,
-                       int64_t maxChunks, int64_t width, int64_t values) {
-  auto c = [&](int64_t v) { return FormulaAttr::get(ctx, v); };
-  auto op = [](FormulaKind kind) {
-    return [kind](FormulaAttr a, FormulaAttr b) {
-      return FormulaAttr::get(kind, a, b);
-    };
-  };
-  auto add = op(FormulaKind::Add), sub = op(FormulaKind::Sub),
-       mul = op(FormulaKind::Mul), div = op(FormulaKind::Div),
-       ceilDiv = op(FormulaKind::CeilDiv), min = op(FormulaKind::Min),
-       max = op(FormulaKind::Max);
-  int64_t first = llvm::Log2_64(split);
-  int64_t last = std::min<int64_t>(first + kThresholdSteps, 63);
-  std::string prefix = reversed ? "csc_light_" : "csr_light_";
-  FormulaAttr edges = FormulaAttr::get(ctx, "edges");
-  FormulaAttr shortest = ceilDiv(edges, c(maxChunks));
-  auto t = [&](int64_t j) {
-    return j == first ? split : int64_t(1) << j;
-  };
-  // max(1, <prefix>j * width / values)
-  auto f = [&](int64_t j) {
-    FormulaAttr light = FormulaAttr::get(ctx, prefix + std::to_string(j));
-    return max(c(1), div(mul(light, c(width)), c(values)));
-  };
-  FormulaAttr threshold = c(t(first)), fit = f(first);
-  for (int64_t j = first; j < last; ++j) {
-    FormulaAttr len = max(c(t(j)), shortest);
-    // min(1, max(0, f_j - ceil_div(edges, len * kLongerChunks) + 1))
-    FormulaAttr ok =
-        min(c(1),
-            max(c(0), add(sub(f(j), ceilDiv(edges, mul(len, c(kLongerChunks)))),
-                          c(1))));
-    FormulaAttr notOk = sub(c(1), ok);
-    threshold = add(threshold, mul(notOk, c(t(j + 1) - t(j))));
-    fit = add(fit, mul(notOk, sub(f(j + 1), f(j))));
-  }
-  return {threshold, fit};
-}
-
-/// The kernel's i64 parameter that the runtime computes from `formula`
-/// (named `name`), as an index at the builder's insertion point.
-Value formulaParam(KernelOp kernel, OpBuilder &b, Location loc, StringRef name,
-                   FormulaAttr formula) {
-  Value p = param(kernel, KernelOp::kSize, b.getStringAttr(name),
-                  b.getI64Type(), b.getNamedAttr(KernelOp::kFormula, formula));
-  return arith::IndexCastOp::create(b, loc, b.getIndexType(), p);
-}
-
-/// splitThresholdFormulas' threshold and fit as parameters of `kernel`.
-std::pair<Value, Value> splitThreshold(KernelOp kernel, OpBuilder &b,
-                                       Location loc, bool reversed,
-                                       int64_t split, int64_t maxChunks,
-                                       int64_t width, int64_t values) {
-  auto [threshold, fit] = splitThresholdFormulas(
-      b.getContext(), reversed, split, maxChunks, width, values);
-  Value t = formulaParam(kernel, b, loc, "split_threshold", threshold);
-  Value f = formulaParam(kernel, b, loc, "split_fit", fit);
-  return {t, f};
-}
-
 ChunkMapping chunkMapping(KernelOp kernel, RowKernel &k, int64_t split,
-                          int64_t maxChunks, const Placement &place,
-                          OpBuilder &b) {
+                          int64_t maxChunks, OpBuilder &b) {
   Location loc = kernel.getLoc();
   Value edgesParam = param(kernel, KernelOp::kSize, b.getStringAttr("edges"),
                            b.getI64Type());
@@ -396,17 +283,8 @@ ChunkMapping chunkMapping(KernelOp kernel, RowKernel &k, int64_t split,
   Ix ix{b, loc};
   Value edges = arith::IndexCastOp::create(b, loc, b.getIndexType(), edgesParam);
   Value threshold = ix.c(split);
-  Value fit;
-  if (place)
-    std::tie(threshold, fit) =
-        splitThreshold(kernel, b, loc, k.reversed, split, maxChunks,
-                       place.width, k.lanes * k.loop.getNumResults());
   Value shortest = arith::CeilDivSIOp::create(b, loc, edges, ix.c(maxChunks));
   Value len = ix.max(threshold, shortest);
-  if (place) {
-    Value byRoom = arith::CeilDivSIOp::create(b, loc, edges, fit);
-    len = ix.max(len, byRoom);
-  }
   Value chunks = arith::CeilDivSIOp::create(b, loc, edges, len);
   auto blocks = ForBlocksOp::create(b, loc, chunks, k.lanes);
   Block *body = new Block();
@@ -427,27 +305,14 @@ ChunkMapping chunkMapping(KernelOp kernel, RowKernel &k, int64_t split,
   return m;
 }
 
-/// The partial states of a split kernel: without a placement the `states`
-/// parameter (already added), with one the home result's parameter and the
-/// rows by degree of the kernel's direction.
-StateSlots stateSlots(KernelOp kernel, RowKernel &k, const Placement &place,
-                      Value states, Type element) {
+/// The partial states of a split kernel in `states` (a parameter already
+/// added).
+StateSlots stateSlots(RowKernel &k, Value states, Type element) {
   StateSlots slots;
   slots.states = states;
   slots.lanes = k.lanes;
   slots.values = k.loop.getNumResults();
   slots.element = element;
-  if (!place)
-    return slots;
-  for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
-    if (DictionaryAttr a = kernel.getArgAttrDict(i))
-      if (auto r = a.getAs<IntegerAttr>(KernelOp::kResult);
-          r && r.getInt() == place.home)
-        slots.home = kernel.getArgument(i);
-  assert(slots.home && "the placement's result is a kernel parameter");
-  slots.byDegree = graphArray(
-      kernel, k, k.reversed ? "csc_cols_by_degree" : "csr_rows_by_degree");
-  slots.width = place.width;
   return slots;
 }
 
@@ -773,7 +638,6 @@ struct SplitHeavyRows
         launchesOf.lookup(kernel.getSymNameAttr());
     Type stateElement = stateElementType(kernel);
     int64_t stateSize = k->lanes * k->loop.getNumResults();
-    Placement place = placementOf(kernel, launches, stateElement, stateSize);
     unsigned numResults = resultBufferTypes(kernel).size();
     OpBuilder mb(kernel.getContext());
     mb.setInsertionPointAfter(kernel);
@@ -786,11 +650,10 @@ struct SplitHeavyRows
     for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
       if (DictionaryAttr a = kernel.getArgAttrDict(i))
         numOperands += a.get(KernelOp::kOperand) != nullptr;
-    if (failed(buildPartial(partial, n, place, numResults)) ||
-        failed(buildFinal(final, n, numOperands, place)))
+    if (failed(buildPartial(partial, n, numResults)) ||
+        failed(buildFinal(final, n, numOperands)))
       return failure();
-    // A block per chunk of positions: min(ceil(edges / n), maxChunks) (idle
-    // blocks past a placement's fewer chunks).
+    // A block per chunk of positions: min(ceil(edges / n), maxChunks).
     MLIRContext *ctx = kernel.getContext();
     AffineExpr edges = getAffineSymbolExpr(1, ctx);
     auto capped = [&](AffineExpr perChunk) {
@@ -802,30 +665,30 @@ struct SplitHeavyRows
     AffineExpr one = getAffineConstantExpr(1, ctx);
     partial.setGridAttr(AffineMapAttr::get(capped(one)));
     final.setGridAttr(AffineMapAttr::get(capped(one)));
-    guardLightRows(kernel, *k, n, place);
+    guardLightRows(*k, n);
     // The row kernel updates the results in place after the other two.
     addTiedResultParams(kernel, numOperands);
-    // Launches: the partial states (in the results' light rows, or a
-    // buffer of their own), the final kernel finishing the heavy rows, then
-    // the row kernel writing the light rows (over the states).
+    // Launches: the partial states (a buffer of their own), the final
+    // kernel finishing the heavy rows, and the row kernel writing the light
+    // rows, which the other two neither read nor write: it may run beside
+    // them (`overlaps`; the runtime starts it on a second stream).
     launchesOf[kernel.getSymNameAttr()].clear(); // replaced below
     for (LaunchOp l : launches) {
       OpBuilder hb(l);
       SmallVector<Type> partialTypes(l.getResultTypes());
       SmallVector<Attribute> partialRows(l.getRows().begin(),
                                          l.getRows().end());
-      if (!place) {
-        partialTypes.push_back(
-            RankedTensorType::get({ShapedType::kDynamic}, stateElement));
-        partialRows.push_back(AffineMapAttr::get(
-            capped(getAffineConstantExpr(stateSize, ctx))));
-      }
+      partialTypes.push_back(
+          RankedTensorType::get({ShapedType::kDynamic}, stateElement));
+      partialRows.push_back(
+          AffineMapAttr::get(capped(getAffineConstantExpr(stateSize, ctx))));
       auto p = LaunchOp::create(
           hb, l.getLoc(), partialTypes,
           FlatSymbolRefAttr::get(partial.getSymNameAttr()), l.getGraph(),
-          l.getArgs(), hb.getArrayAttr(partialRows), DenseI64ArrayAttr());
+          l.getArgs(), hb.getArrayAttr(partialRows), DenseI64ArrayAttr(),
+          IntegerAttr());
       auto tiedLaunch = [&](KernelOp callee, SmallVector<Value> args,
-                            ValueRange results) {
+                            ValueRange results, IntegerAttr overlaps) {
         SmallVector<int64_t> tied;
         for (Value r : results) {
           tied.push_back(args.size());
@@ -834,15 +697,14 @@ struct SplitHeavyRows
         return LaunchOp::create(
             hb, l.getLoc(), l.getResultTypes(),
             FlatSymbolRefAttr::get(callee.getSymNameAttr()), l.getGraph(),
-            args, l.getRows(), hb.getDenseI64ArrayAttr(tied));
+            args, l.getRows(), hb.getDenseI64ArrayAttr(tied), overlaps);
       };
       SmallVector<Value> finalArgs(l.getArgs());
-      if (!place)
-        finalArgs.push_back(p.getResult(numResults));
+      finalArgs.push_back(p.getResult(numResults));
       auto f = tiedLaunch(final, finalArgs,
-                          p.getResults().take_front(numResults));
+                          p.getResults().take_front(numResults), IntegerAttr());
       auto rows = tiedLaunch(kernel, SmallVector<Value>(l.getArgs()),
-                             f.getResults());
+                             f.getResults(), hb.getI64IntegerAttr(2));
       l.replaceAllUsesWith(rows.getResults());
       l.erase();
       launchesOf[partial.getSymNameAttr()].push_back(p);
@@ -850,50 +712,6 @@ struct SplitHeavyRows
       launchesOf[kernel.getSymNameAttr()].push_back(rows);
     }
     return success();
-  }
-
-  /// Where the launches of `kernel` can keep its partial states of
-  /// `stateSize` elements: the widest of its results that has a row per
-  /// node, the states' element type, a fresh buffer in every launch, and
-  /// rows wide enough that a state spans at most kStateRows of them.
-  /// A narrower home needs so many light rows per state that the threshold
-  /// doubles until (nearly) every row is light: a bf16 attention's only f32
-  /// result, its log-sum-exp (4 per row, 320-element states), made the
-  /// forward of `--grad` 4x slower on blogcatalog (0.58 ms against 0.12,
-  /// rows of up to 3,992 edges going to one team each), session 22.
-  static constexpr int64_t kStateRows = 8;
-  static Placement placementOf(KernelOp kernel,
-                               MutableArrayRef<LaunchOp> launches,
-                               Type stateElement, int64_t stateSize) {
-    Placement place;
-    if (launches.empty())
-      return place;
-    AffineMap nodeRows =
-        AffineMap::get(0, kNumSizeSymbols,
-                       getAffineSymbolExpr(0, kernel.getContext()));
-    unsigned numResults = launches.front().getNumResults();
-    for (unsigned r = 0; r < numResults; ++r) {
-      auto type = dyn_cast<RankedTensorType>(
-          launches.front().getResult(r).getType());
-      if (!type || type.getElementType() != stateElement || type.getRank() < 1)
-        continue;
-      int64_t width = 1;
-      for (int64_t d : type.getShape().drop_front())
-        width = ShapedType::isDynamic(d) ? -1 : width * d;
-      if (width < 1 || width * kStateRows < stateSize)
-        continue;
-      bool fits = llvm::all_of(launches, [&](LaunchOp l) {
-        std::optional<ArrayRef<int64_t>> tied = l.getTied();
-        return l.getResult(r).getType() == type &&
-               cast<AffineMapAttr>(l.getRows()[r]).getValue() == nodeRows &&
-               (!tied || (*tied)[r] < 0);
-      });
-      if (fits && width > place.width) {
-        place.home = r;
-        place.width = width;
-      }
-    }
-    return place;
   }
 
   /// Parameters for the launch's tied result operands, numbered from
@@ -907,21 +725,14 @@ struct SplitHeavyRows
                               b.getI64IntegerAttr(first + r)));
   }
 
-  /// The row kernel skips heavy rows (by the threshold the other two
-  /// kernels use: the split, or with a placement splitThreshold's).
-  void guardLightRows(KernelOp kernel, RowKernel &k, int64_t n,
-                      const Placement &place) {
+  /// The row kernel skips heavy rows (more than the split's `n` edges, the
+  /// threshold the other two kernels use).
+  void guardLightRows(RowKernel &k, int64_t n) {
     Location loc = k.loop.getLoc();
     OpBuilder b(k.loop);
     Ix ix{b, loc};
     Value size = ix.sub(k.end, k.begin);
     Value threshold = ix.c(n);
-    if (place)
-      threshold = formulaParam(
-          kernel, b, loc, "split_threshold",
-          splitThresholdFormulas(b.getContext(), k.reversed, n, maxChunks,
-                                 place.width, k.lanes * k.loop.getNumResults())
-              .first);
     Value light = ix.cmp(arith::CmpIPredicate::sle, size, threshold);
     auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, light, false);
     Block *then = &ifOp.getThenRegion().front();
@@ -934,23 +745,20 @@ struct SplitHeavyRows
   }
 
   LogicalResult buildPartial(KernelOp kernel, int64_t n,
-                             const Placement &place, unsigned numResults) {
+                             unsigned numResults) {
     FailureOr<RowKernel> k = analyse(kernel);
     if (failed(k))
       return failure();
     OpBuilder b(kernel.getContext());
     Location loc = kernel.getLoc();
     Type stateElement = stateElementType(kernel);
-    ChunkMapping m = chunkMapping(kernel, *k, n, maxChunks, place, b);
-    // The kernel's results are this launch's: the states go to their light
-    // rows, or without a placement to one more result.
+    ChunkMapping m = chunkMapping(kernel, *k, n, maxChunks, b);
+    // The kernel's results are this launch's, and the states one more.
     Value states =
-        place ? Value()
-              : addParam(kernel,
-                         MemRefType::get({ShapedType::kDynamic}, stateElement),
-                         b.getNamedAttr(KernelOp::kResult,
-                                        b.getI64IntegerAttr(numResults)));
-    StateSlots slots = stateSlots(kernel, *k, place, states, stateElement);
+        addParam(kernel, MemRefType::get({ShapedType::kDynamic}, stateElement),
+                 b.getNamedAttr(KernelOp::kResult,
+                                b.getI64IntegerAttr(numResults)));
+    StateSlots slots = stateSlots(*k, states, stateElement);
     Ix ix{b, loc};
     int64_t teams = kernel.getBlock() / k->lanes;
     // The piece of the heavy row at the chunk's first position when it
@@ -994,21 +802,18 @@ struct SplitHeavyRows
   /// rows wholly inside a chunk, then those crossing chunks from their
   /// partial states (`numOperands` operands before the states' buffer and
   /// the tied results).
-  LogicalResult buildFinal(KernelOp kernel, int64_t n, unsigned numOperands,
-                           const Placement &place) {
+  LogicalResult buildFinal(KernelOp kernel, int64_t n, unsigned numOperands) {
     FailureOr<RowKernel> k = analyse(kernel);
     if (failed(k))
       return failure();
     OpBuilder b(kernel.getContext());
     Type stateElement = stateElementType(kernel);
-    ChunkMapping m = chunkMapping(kernel, *k, n, maxChunks, place, b);
-    Value states;
-    if (!place)
-      states = addParam(
-          kernel, MemRefType::get({ShapedType::kDynamic}, stateElement),
-          b.getNamedAttr(KernelOp::kOperand, b.getI64IntegerAttr(numOperands)));
-    addTiedResultParams(kernel, numOperands + (place ? 0 : 1));
-    StateSlots slots = stateSlots(kernel, *k, place, states, stateElement);
+    ChunkMapping m = chunkMapping(kernel, *k, n, maxChunks, b);
+    Value states = addParam(
+        kernel, MemRefType::get({ShapedType::kDynamic}, stateElement),
+        b.getNamedAttr(KernelOp::kOperand, b.getI64IntegerAttr(numOperands)));
+    addTiedResultParams(kernel, numOperands + 1);
+    StateSlots slots = stateSlots(*k, states, stateElement);
     int64_t teams = kernel.getBlock() / k->lanes;
     finishRowsInside(b, kernel, *k, m, teams);
     mergeCrossingRow(b, kernel, *k, m, slots, teams);

@@ -152,6 +152,12 @@ def GNNK_LaunchOp : GNNK_Op<"launch", [
     `tied`, result `i` is not a fresh buffer but operand `tied[i]`'s (-1:
     fresh), updated in place: the kernel writes some of its rows and the
     others keep the operand's values (the heavy rows of a split row kernel).
+    With `overlaps = k`, the launch may run at the same time as the `k`
+    launches right before it (they neither read nor write what it writes,
+    and it reads nothing they write): every result is tied, and the rows it
+    writes are not theirs (a split row kernel's light rows beside its
+    partial and final kernels). The runtime may then start it on a second
+    stream once the steps before those `k` are done.
 
     ```mlir
     %agg = gnnk.launch @spmm_0[%g](%x) rows [affine_map<()[s0, s1, s2, s3, s4] -> (s0)>]
@@ -161,7 +167,8 @@ def GNNK_LaunchOp : GNNK_Op<"launch", [
   let arguments = (ins FlatSymbolRefAttr:$kernel, Optional<GNN_GraphType>:$graph,
                        Variadic<AnyRankedTensor>:$args,
                        GNNK_AffineMapArray:$rows,
-                       OptionalAttr<DenseI64ArrayAttr>:$tied);
+                       OptionalAttr<DenseI64ArrayAttr>:$tied,
+                       OptionalAttr<I64Attr>:$overlaps);
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let assemblyFormat = [{
     $kernel (`[` $graph^ `]`)? `(` $args `)` `rows` $rows attr-dict `:`

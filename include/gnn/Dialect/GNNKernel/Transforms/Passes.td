@@ -104,31 +104,13 @@ def GNNSplitHeavyRows : Pass<"gnn-split-heavy-rows", "ModuleOp"> {
     softmax of fused attention alike. Results are deterministic: every merge
     runs in a fixed order.
 
-    The partial results take no memory of their own where the kernel has a
-    result with a row per node, of the states' float type, a fresh buffer
-    and rows wide enough that a state spans at most 8 of them (every f32
-    aggregation and attention kernel; not a bf16 attention's log-sum-exp, 4
-    per row, whose states then get a buffer): the partial and final kernels
-    run first and keep the states in that result's light rows, which the row
-    kernel, launched last and updating the results in place, overwrites.
-    Chunk `c`'s state (`V = lanes * carried` elements) is packed into those
-    rows: its element `g = c * V + lane * carried + i` is at column `g %
-    width` of row `csr_rows_by_degree[g / width]` (`csc_cols_by_degree`
-    when reversed; the graph's nodes in increasing degree), of which the
-    first `light = csr_light_<floor(log2(N))>` (`csc_light_<j>`)
-    have at most N edges. The chunks are capped at `max(1, floor(light *
-    width / V))` so every state fits (a single chunk has no row crossing its
-    ends, hence no state); the grid stays `min(ceil(edges / N), max-chunks)`
-    blocks, those past the chunks idle. Where that cap would make the chunks
-    more than 4 times longer than `max(N, ceil(edges / max-chunks))` (a
-    dense graph, with few rows of at most N edges), the heavy-row threshold
-    doubles instead, up to 6 times, until the rows of at most 2^j edges
-    (`csr_light_<j>`) have that room: the threshold and the room are
-    formulas of those counts that the runtime evaluates once per launch and
-    passes to the three kernels (parameters `split_threshold`, `split_fit`
-    with `gnnk.formula`). Otherwise the partial results are a
-    tensor of `min(ceil(edges / N), max-chunks) * lanes * carried` floats
-    passed from the partial to the final kernel.
+    The partial results are a buffer of their own, `min(ceil(edges / N),
+    max-chunks) * lanes * carried` floats, a second result of the partial
+    kernel passed to the final kernel. The three kernels write disjoint
+    parts (the row kernel light rows, the other two heavy rows and the
+    states), so the row kernel's launch, after the other two and updating
+    the same results in place, carries `overlaps = 2`: the runtime may run
+    it beside them.
 
     ```mlir
     // before: a row kernel marked for splitting
@@ -168,9 +150,9 @@ def GNNDedupKernels : Pass<"gnn-dedup-kernels", "ModuleOp"> {
     class.
 
     A kernel with `gnnk.split` is shared only between kernels whose launches
-    have the same result types, `rows` and `tied` (the split places its
-    partial states by them, over all launches of the kernel), so that the
-    split of the shared kernel is the one each kernel would have had.
+    have the same result types, `rows` and `tied` (the split rewrites all
+    launches of the kernel alike), so that the split of the shared kernel
+    is the one each kernel would have had.
 
     ```mlir
     // before
