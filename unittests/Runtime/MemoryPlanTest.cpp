@@ -41,13 +41,19 @@ LaunchStep launch(std::vector<std::string> buffers) {
   return s;
 }
 
+/// A Program named `name` of the one kernel `k`, no buffers or steps yet.
+Program empty(const std::string &name) {
+  Program p;
+  p.name = name;
+  p.kernels = {"k"};
+  p.units = {{{"k"}, ""}};
+  return p;
+}
+
 /// x -> t0 -> t1 -> ... -> result0: step i reads the previous value and
 /// writes t<i>, so t<i> is live at steps i and i + 1.
 Program chain(const std::vector<std::string> &sizes) {
-  Program p;
-  p.name = "chain";
-  p.kernels = {"k"};
-  p.units = {{{"k"}, ""}};
+  Program p = empty("chain");
   p.buffers.push_back(buffer("x", BufferRole::Input, "nodes"));
   std::string prev = "x";
   for (size_t i = 0; i < sizes.size(); ++i) {
@@ -111,10 +117,7 @@ TEST(MemoryPlan, LiveRangesAreFirstAndLastUse) {
 // a (steps 0-1) and c (step 2) would share memory one after the other; with
 // step 2 overlapping step 1 they live together.
 TEST(MemoryPlan, AnOverlappingLaunchWidensItsWindow) {
-  Program p;
-  p.name = "overlap";
-  p.kernels = {"k"};
-  p.units = {{{"k"}, ""}};
+  Program p = empty("overlap");
   p.buffers = {buffer("x", BufferRole::Input, "nodes"),
                buffer("a", BufferRole::Temp, "nodes * 4"),
                buffer("c", BufferRole::Temp, "nodes * 4"),
@@ -232,10 +235,7 @@ TEST(MemoryPlan, LibraryStepsAreUses) {
   // w (steps 0-4, the SpMM's weights), s (0-1, the SpMM's input), y (1-2,
   // its output, the GEMM's a), c (2-3, the GEMM's c, copied), f (3-4, filled,
   // the copy's destination, the last launch's input).
-  Program p;
-  p.name = "library";
-  p.kernels = {"k"};
-  p.units = {{{"k"}, ""}};
+  Program p = empty("library");
   p.buffers = {buffer("x", BufferRole::Input, "nodes * 16"),
                buffer("b", BufferRole::Input, "16 * 16"),
                buffer("w", BufferRole::Temp, "edges"),
