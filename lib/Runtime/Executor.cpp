@@ -265,10 +265,8 @@ Executable::load(const Program &program,
   m.launches.assign(program.steps.size(), nullptr);
   m.argSlots.assign(program.steps.size(), {});
   m.besideFrom.assign(program.steps.size(), 0);
-  for (size_t j = 0; j < program.steps.size(); ++j)
-    if (auto *l = std::get_if<LaunchStep>(&program.steps[j]);
-        l && l->overlaps > 0 && static_cast<size_t>(l->overlaps) <= j)
-      m.besideFrom[j - l->overlaps] = j;
+  for (const Program::OverlapWindow &w : program.overlapWindows())
+    m.besideFrom[w.first] = w.last;
   for (size_t i = 0; i < program.steps.size(); ++i) {
     auto *s = std::get_if<LaunchStep>(&program.steps[i]);
     if (!s)

@@ -244,13 +244,11 @@ std::vector<LiveRange> gnn::runtime::bufferLiveRanges(const Program &program) {
   std::vector<size_t> lo(steps), hi(steps);
   for (size_t s = 0; s < steps; ++s)
     lo[s] = hi[s] = s;
-  for (size_t s = 0; s < steps; ++s)
-    if (auto *l = std::get_if<LaunchStep>(&program.steps[s]);
-        l && l->overlaps > 0 && static_cast<size_t>(l->overlaps) <= s)
-      for (size_t k = s - l->overlaps; k <= s; ++k) {
-        lo[k] = s - l->overlaps;
-        hi[k] = s;
-      }
+  for (const Program::OverlapWindow &w : program.overlapWindows())
+    for (size_t k = w.first; k <= w.last; ++k) {
+      lo[k] = w.first;
+      hi[k] = w.last;
+    }
   for (size_t s = 0; s < steps; ++s) {
     auto use = [&](const std::string &name) {
       auto it = index.find(name);

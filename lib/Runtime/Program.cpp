@@ -592,6 +592,15 @@ StatusOr<Program> Program::parse(const std::string &text) {
   return p;
 }
 
+std::vector<Program::OverlapWindow> Program::overlapWindows() const {
+  std::vector<OverlapWindow> windows;
+  for (size_t j = 0; j < steps.size(); ++j)
+    if (auto *l = std::get_if<LaunchStep>(&steps[j]);
+        l && l->overlaps > 0 && static_cast<size_t>(l->overlaps) <= j)
+      windows.push_back({j - static_cast<size_t>(l->overlaps), j});
+  return windows;
+}
+
 Status Program::verify() const {
   std::map<std::string, const BufferDecl *> byName;
   std::set<std::pair<BufferUse, int64_t>> uses;

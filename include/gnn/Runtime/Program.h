@@ -199,6 +199,15 @@ struct Program {
   static StatusOr<Program> parse(const std::string &json);
   /// Checks references between steps, buffers and kernels.
   Status verify() const;
+
+  /// Steps [first, last] where launch `last` runs beside the launches
+  /// before it (LaunchStep::overlaps), in program order; disjoint in a
+  /// Program that verifies. The executor runs each on two streams and the
+  /// memory plan keeps what any of its steps names live over all of it.
+  struct OverlapWindow {
+    size_t first, last;
+  };
+  std::vector<OverlapWindow> overlapWindows() const;
 };
 
 } // namespace runtime
