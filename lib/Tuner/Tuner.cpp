@@ -78,8 +78,7 @@ static rt::CacheKey tuneKey(func::FuncOp func, const CompileOptions &options,
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "gnnc-tune v1\nbuild " << rt::buildId() << "\ndevice " << device
-     << "\nmode split\nstats " << ::gnn::scheduleKey(options.stats,
-                                                     options.maxChunks)
+     << "\nmode split\nstats " << ::gnn::scheduleKey(options.stats)
      << " n" << log2Bucket(options.stats.nodes) << " e"
      << log2Bucket(options.stats.edges) << " max"
      << log2Bucket(options.stats.maxInDegree) << " csr"

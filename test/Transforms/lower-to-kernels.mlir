@@ -105,26 +105,26 @@ func.func @gatv2(%g: !gnn.graph, %xl: tensor<?x2x16xf32>, %xr: tensor<?x2x16xf32
 // SPLIT: %[[ROWS:.*]] = gnnk.launch @attention_0[{{.*}}] ({{.*}}, %[[FIN]]) rows [#[[NODEROWS]]] {overlaps = 2 : i64, tied = array<i64: 3>}
 // SPLIT: return %[[ROWS]]
 
-// At most max-chunks chunks (here 4) of max(32, ceil(edges / 4)) positions
-// (chunks of 3250 edges: the split is 32, gnn::chooseSplit): the grids are
+// At most max-chunks chunks (here 4) of max(128, ceil(edges / 4)) positions
+// (chunks of 3250 edges: the split is 128, gnn::chooseSplit): the grids are
 // capped (the minimum of a map's results), and the final kernel also walks the rows of its
 // chunk, reducing the heavy rows lying wholly inside it with the whole
 // block: the rows are probed 32 at a time (lane l reads row base + l, a team
 // reduction ORs the marks of rows inside the chunk into a mask) and the
 // marked ones taken in order by a rolled loop.
-// LONG-DAG: #[[GRID:.*]] = affine_map<()[s0, s1, s2, s3, s4] -> (s1 ceildiv 32, 4)>
+// LONG-DAG: #[[GRID:.*]] = affine_map<()[s0, s1, s2, s3, s4] -> (s1 ceildiv 128, 4)>
 // LONG-LABEL: gnnk.kernel @attention_0_partial(
 // LONG-SAME: grid = #[[GRID]]
 // LONG: %[[E:.*]] = arith.index_cast %arg7 : i64 to index
 // LONG: %[[C:.*]] = arith.ceildivsi %[[E]], %c4
-// LONG-NEXT: %[[LEN:.*]] = arith.maxsi %c32{{(_[0-9]+)?}}, %[[C]]
+// LONG-NEXT: %[[LEN:.*]] = arith.maxsi %c128{{(_[0-9]+)?}}, %[[C]]
 // LONG-NEXT: %[[N:.*]] = arith.ceildivsi %[[E]], %[[LEN]]
 // LONG: gnnk.for_blocks %[[N]] lanes 32
 // LONG-LABEL: gnnk.kernel @attention_0_final(
 // LONG-SAME: grid = #[[GRID]]
-// LONG: %[[FLEN:.*]] = arith.maxsi %c32{{(_[0-9]+)?}}, %{{.*}}
+// LONG: %[[FLEN:.*]] = arith.maxsi %c128{{(_[0-9]+)?}}, %{{.*}}
 // LONG: gnnk.for_blocks
-// LONG: %[[LONGER:.*]] = arith.cmpi sgt, %[[FLEN]], %c32{{(_[0-9]+)?}}
+// LONG: %[[LONGER:.*]] = arith.cmpi sgt, %[[FLEN]], %c128{{(_[0-9]+)?}}
 // LONG-NEXT: scf.if %[[LONGER]] {
 // LONG: scf.for %[[BASE:.*]] = %{{.*}} to %{{.*}} step %c32
 // LONG: %[[MINE:.*]] = arith.addi %[[BASE]], %[[LANE:.*]] : index

@@ -167,7 +167,7 @@ TEST(Schedule, SddmmDotProductsTakeATeamOfLanes) {
 }
 
 /// The statistics of a graph with `nodes` nodes, `edges` edges and largest
-/// in-degree `maxIn`.
+/// in-degree `maxIn` (mean degree edges / nodes).
 static ScheduleProblem graph(GroupKind kind, int64_t nodes, int64_t edges,
                              int64_t maxIn) {
   ScheduleProblem p = problem(kind, 128, 1.0);
@@ -177,24 +177,28 @@ static ScheduleProblem graph(GroupKind kind, int64_t nodes, int64_t edges,
   return p;
 }
 
-TEST(Schedule, SplitFollowsTheDegreesAndTheChunkSize) {
-  // The statistics of the sweep's graphs (bench/results/split-sweep-h100.txt).
+TEST(Schedule, SplitFollowsTheDegrees) {
+  // The statistics of the sweep's graphs (bench/results/split-s55/).
   ScheduleProblem pubmed = graph(GroupKind::Spmm, 19717, 88648, 171);
   ScheduleProblem musae = graph(GroupKind::Spmm, 37700, 578006, 9458);
   ScheduleProblem blog = graph(GroupKind::Spmm, 10312, 667966, 3992);
-  ScheduleProblem arxiv = graph(GroupKind::Spmm, 169343, 2332486, 22235);
+  ScheduleProblem arxiv = graph(GroupKind::Spmm, 169343, 2332486, 22389);
+  ScheduleProblem reddit = graph(GroupKind::Spmm, 232965, 114615892, 77563);
   EXPECT_EQ(chooseSplit(pubmed), 0) << "no row long enough to pay 2 launches";
-  EXPECT_EQ(chooseSplit(musae), 128);
-  EXPECT_EQ(chooseSplit(blog), 128);
-  EXPECT_EQ(chooseSplit(arxiv), 32) << "chunks of 285 edges";
-  // Fewer chunks allowed: longer chunks, so smaller graphs split from 32.
-  musae.maxChunks = 2048;
-  EXPECT_EQ(chooseSplit(musae), 32);
-  for (ScheduleProblem *p : {&pubmed, &musae, &blog, &arxiv})
+  EXPECT_EQ(chooseSplit(musae), 128) << "mean 15.3: at least 128";
+  EXPECT_EQ(chooseSplit(blog), 128) << "mean 64.8";
+  EXPECT_EQ(chooseSplit(arxiv), 128) << "mean 13.8";
+  EXPECT_EQ(chooseSplit(reddit), 512) << "mean 492: the power of two above";
+  // A graph whose mean is near its largest in-degree: no row above the
+  // threshold, so no split (its two launches would have nothing to do).
+  EXPECT_EQ(chooseSplit(graph(GroupKind::Spmm, 1000, 300000, 400)), 0);
+  EXPECT_EQ(chooseSplit(graph(GroupKind::Spmm, 1000, 300000, 513)), 512);
+  for (ScheduleProblem *p : {&pubmed, &musae, &blog, &arxiv, &reddit})
     p->kind = GroupKind::Attention, p->innerElements = 32;
   EXPECT_EQ(chooseSplit(pubmed), 32) << "attention splits from shorter rows";
   EXPECT_EQ(chooseSplit(blog), 128);
-  EXPECT_EQ(chooseSplit(arxiv), 32);
+  EXPECT_EQ(chooseSplit(arxiv), 128);
+  EXPECT_EQ(chooseSplit(reddit), 512);
   // Reductions split like spmm; other kinds never do.
   EXPECT_EQ(chooseSplit(graph(GroupKind::Reduce, 37700, 578006, 9458)), 128);
   EXPECT_EQ(chooseSchedule(graph(GroupKind::EdgeSoftmax, 37700, 578006, 9458))
@@ -215,7 +219,11 @@ TEST(Schedule, KeysSeparateGraphsWithDifferentSchedules) {
   b = a;
   b.edges = 100000; // mean degree 2.7: narrower teams
   EXPECT_NE(scheduleKey(a), scheduleKey(b));
-  EXPECT_NE(scheduleKey(a), scheduleKey(a, 1024)) << "chunk size changes";
+  // Means 30 and 300: one degree class, heavy rows from 128 or 512 edges.
+  a.edges = 37700 * 30;
+  b = a;
+  b.edges = 37700 * 300;
+  EXPECT_NE(scheduleKey(a), scheduleKey(b));
 }
 
 TEST(Schedule, KeysEndWithTheSmallGraphClass) {

@@ -40,7 +40,6 @@
 #define GNN_ANALYSIS_SCHEDULE_H
 
 #include "gnn/Analysis/GraphStats.h"
-#include "gnn/Dialect/GNN/Transforms/MaxChunks.h"
 
 #include <cstdint>
 #include <string>
@@ -88,9 +87,6 @@ struct ScheduleProblem {
   bool trackWinner = false;
   /// The graph's statistics (the runtime Graph's, or the `stats` option).
   GraphStats graph = defaultStats();
-  /// The most chunks of a split heavy-row kernel (gnn-split-heavy-rows'
-  /// `max-chunks`): chunks hold at least edges / maxChunks edges.
-  int64_t maxChunks = ::mlir::gnn::kDefaultMaxChunks;
   /// The statistics assumed when none are given: 1000 nodes of in-degree 16.
   static GraphStats defaultStats();
   /// Empty when the problem is well-formed, else what is wrong.
@@ -112,18 +108,21 @@ struct Schedule {
 Schedule chooseSchedule(const ScheduleProblem &problem);
 
 /// The heavy-row threshold of a row kind (0: no split). Rows of up to
-/// `t` edges take one team each; the critical path of the kernel is then at
-/// most `t` edges long. The rules, calibrated on the H100 sweep in
-/// `bench/results/split-sweep-h100.txt` (thresholds 32 to 1024 on pubmed,
-/// musae-github, blogcatalog and arxiv-like, F = 128):
+/// `t` edges take one team each in the light-row kernel, which runs beside
+/// the heavy rows' chunked kernels (docs/Runtime.md). The rules, calibrated
+/// on an H200 sweep of thresholds 32 to 512 with that overlap
+/// (`bench/results/split-s55/`: pubmed, musae-github, blogcatalog,
+/// arxiv-like and reddit-like, F = 128, f32 and bf16, forward and
+/// forward+backward):
 ///  - no split while the largest in-degree is at most 256 (aggregations) or
 ///    128 (attention): the two extra launches cost more than the longest
 ///    row;
-///  - chunks of at least 256 edges (edges / maxChunks, large graphs): the
-///    chunked kernels move edges faster than a team per row, so every row
-///    above 32 edges goes there;
-///  - else aggregations split above 128 edges; attention above 128 when the
-///    largest in-degree exceeds 1024, else above 32.
+///  - attention whose largest in-degree is at most 1024 splits above 32
+///    edges: its few long rows are short enough for chunks of 32;
+///  - else rows longer than the mean degree (rounded up to a power of two)
+///    and than 128 edges are heavy: the light kernel keeps the typical row
+///    and the chunked kernels take the tail (arxiv-like, mean 13.8: 128;
+///    reddit-like, mean 492: 512); no split when that leaves no row heavy.
 int64_t chooseSplit(const ScheduleProblem &problem);
 
 /// The static shared memory one block may have (the `gnnk.shared` arrays of
@@ -138,8 +137,7 @@ inline constexpr int64_t kBlockSharedBytes = 48 * 1024;
 /// compiled for other ROWS may stand in; SHAPE (the small-graph class,
 /// GraphStats::smallGraphClass) decides which kernels exist and which graphs
 /// a Program accepts, and must match.
-std::string scheduleKey(const GraphStats &stats,
-                        int64_t maxChunks = ::mlir::gnn::kDefaultMaxChunks);
+std::string scheduleKey(const GraphStats &stats);
 
 } // namespace gnn
 

@@ -167,7 +167,6 @@ static FailureOr<ScheduleAttr> byAnalysis(KernelGroupOp group,
   Operation *anchor = Anchor(group.getBody().front());
   ::gnn::ScheduleProblem p = problemFor(anchor, Kind(anchor));
   p.graph = in.graph;
-  p.maxChunks = in.maxChunks;
   if (std::string bad = p.check(); !bad.empty())
     return group.emitOpError() << "cannot be scheduled: " << bad;
   ::gnn::Schedule s = ::gnn::chooseSchedule(p);

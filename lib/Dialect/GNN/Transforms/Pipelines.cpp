@@ -35,7 +35,6 @@ void mlir::gnn::buildCodegenPipeline(OpPassManager &pm,
   // Thread mapping per group from the graph's statistics and the shapes.
   GNNSelectSchedulesOptions s;
   s.stats = options.stats;
-  s.maxChunks = options.maxChunks;
   s.split = options.split;
   pm.addNestedPass<func::FuncOp>(createGNNSelectSchedules(s));
 }

@@ -27,11 +27,6 @@ struct SelectSchedules
   using GNNSelectSchedulesBase::GNNSelectSchedulesBase;
 
   void runOnOperation() override {
-    if (std::string bad = ::mlir::gnn::checkMaxChunks(maxChunks);
-        !bad.empty()) {
-      getOperation().emitError() << bad;
-      return signalPassFailure();
-    }
     if (split != -1 && (split < 0 || (split > 0 && split < 32))) {
       getOperation().emitError()
           << "expects split -1 (from the statistics), 0 or at least 32 but got "
@@ -68,7 +63,6 @@ struct SelectSchedules
     }
     ScheduleInputs inputs;
     inputs.graph = graph;
-    inputs.maxChunks = maxChunks;
     inputs.split = split;
     WalkResult r = getOperation().walk([&](KernelGroupOp group) {
       FailureOr<ScheduleAttr> schedule =

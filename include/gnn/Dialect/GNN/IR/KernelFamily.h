@@ -46,8 +46,6 @@ struct ScheduleInputs {
   /// The graph's statistics (the module's `gnn.graph_stats`, or the pass's
   /// `stats` option).
   ::gnn::GraphStats graph = ::gnn::ScheduleProblem::defaultStats();
-  /// gnn-split-heavy-rows' `max-chunks`.
-  int64_t maxChunks = kDefaultMaxChunks;
   /// A heavy-row split forced by the pass's `split` option (-1: from the
   /// statistics); applies to families that split rows.
   int64_t split = -1;

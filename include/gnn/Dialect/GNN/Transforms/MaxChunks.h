@@ -7,11 +7,10 @@
 /// \file
 /// The most chunks of a split heavy-row kernel (blocks of its partial and
 /// final kernels, and partial results): the `max-chunks` option of
-/// gnn-select-schedules, gnn-split-heavy-rows, the pipelines, gnn-translate
-/// and gnn-run, and ScheduleProblem::maxChunks. Its default and bounds are
-/// declared here only; the passes' TableGen option (MaxChunksOption.td)
-/// takes its default from here too. Plain constants, no MLIR: the
-/// schedule planner (gnn/Analysis/Schedule.h) reads them as well.
+/// gnn-split-heavy-rows, the pipelines, gnn-translate and gnn-run. Its
+/// default and bounds are declared here only; the passes' TableGen option
+/// (MaxChunksOption.td) takes its default from here too. Plain constants,
+/// no MLIR.
 ///
 //===----------------------------------------------------------------------===//
 

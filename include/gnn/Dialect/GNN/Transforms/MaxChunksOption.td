@@ -1,8 +1,8 @@
 //===- MaxChunksOption.td - the max-chunks pass option ----*- tablegen -*-===//
 //
-// Part of gnnc. The `max-chunks` option of gnn-select-schedules and
-// gnn-split-heavy-rows, declared once; its default and bounds are C++
-// constants (gnn/Dialect/GNN/Transforms/MaxChunks.h).
+// Part of gnnc. The `max-chunks` option of gnn-split-heavy-rows, declared
+// once; its default and bounds are C++ constants
+// (gnn/Dialect/GNN/Transforms/MaxChunks.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +16,6 @@ def GNN_MaxChunksOption
              "::mlir::gnn::kDefaultMaxChunks",
              "the most chunks of a split heavy-row kernel (blocks of its "
              "partial and final kernels, and partial results), from 1 to "
-             "2^31 - 1; the chunk size the split threshold depends on">;
+             "2^31 - 1; chunks hold at least edges / max-chunks positions">;
 
 #endif // GNN_DIALECT_GNN_TRANSFORMS_MAXCHUNKSOPTION_TD

@@ -7,7 +7,6 @@
 #ifndef GNN_DIALECT_GNN_TRANSFORMS_PASSES_TD
 #define GNN_DIALECT_GNN_TRANSFORMS_PASSES_TD
 
-include "gnn/Dialect/GNN/Transforms/MaxChunksOption.td"
 include "mlir/Pass/PassBase.td"
 
 def GNNEdgeSumsToNodeSums : Pass<"gnn-edge-sums-to-node-sums", "func::FuncOp"> {
@@ -228,7 +227,6 @@ def GNNSelectSchedules : Pass<"gnn-select-schedules", "func::FuncOp"> {
            "form (`nodes:N,edges:E,max-in:D,...`); they take precedence over "
            "the module's gnn.graph_stats; neither: 1000 nodes of in-degree "
            "16">,
-    GNN_MaxChunksOption,
     Option<"split", "split", "int64_t", "-1",
            "the heavy-row threshold of every aggregation and attention group "
            "(0: no split, at least 32: rows above it are split), instead of "
