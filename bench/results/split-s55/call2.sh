@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Session 55, call 2 (call 1, a longer sweep, ran but its results did not come back: more than 8 files under OUT) (one GPU): the heavy-row threshold against time on the
+# Session 55, call 2 (one GPU; call 1, a longer sweep, ran but its results
+# did not come back: more than 8 files under OUT): the threshold against time on the
 # code with the light-row kernel beside the split kernels (session 54), which
 # also dropped the doubling that took reddit-like's chosen 32 to 128. gnn-run
 # medians (no --profile-steps: the overlap counts), --split=S forced on every
