@@ -14,7 +14,7 @@ when its variant is not compiled yet:
   first variant compiled with the same ``(function, csr_order, index_bits)``
   (the *fallback*). The specialised variant replaces it on the first call
   after it is ready. Schedules that differ only in lanes and in the
-  heavy-row split (whose thresholds the runtime evaluates per graph) compute
+  heavy-row split (whose kernels take rows of any length on any graph) compute
   the same function on every graph, so the fallback's results are correct;
   they may differ from the specialised variant's in the last bits (another
   summation order). ``csr_order`` and ``index_bits`` change the Program's
