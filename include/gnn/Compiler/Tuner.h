@@ -12,8 +12,8 @@
 /// (`<GNNC_CACHE_DIR>/<key>.tune`, written atomically, versioned by the
 /// key); later uses read it back. `GNNC_AUTOTUNE=off|on|exhaustive` (default
 /// off: the cost model's choice, gnn::chooseSplit); `on` times the model's
-/// choice and its neighbours (32 to 256), `exhaustive` every threshold from
-/// none to 1024; `GNNC_AUTOTUNE_BUDGET_S` bounds the time (default 2 s).
+/// choice and its neighbours (32 to 512), `exhaustive` every threshold from
+/// none to 2048; `GNNC_AUTOTUNE_BUDGET_S` bounds the time (default 2 s).
 ///
 /// The knob is the `split` of every aggregation and attention kernel of the
 /// function (CompileOptions::split); the rest of the schedule is the
