@@ -134,7 +134,8 @@ int64_t gnn::chooseSplit(const ScheduleProblem &p) {
   // arxiv-like (mean 13.8) 7 % at 128 against 32, and musae-github and
   // blogcatalog (mean 15 and 65) ran 24-70 % slower at 32 or 64 than at 128.
   int64_t mean = static_cast<int64_t>(std::ceil(g.meanDegree()));
-  int64_t split = std::max<int64_t>(128, nextPowerOfTwo(std::max<int64_t>(mean, 1)));
+  int64_t split =
+      std::max<int64_t>(128, nextPowerOfTwo(std::max<int64_t>(mean, 1)));
   return split < g.maxInDegree ? split : 0;
 }
 
