@@ -313,11 +313,9 @@ Executable::Impl::planFor(const FormulaScope &scope) const {
 
 static FormulaScope scopeOf(const Graph &graph) {
   const ::gnn::GraphStats &st = graph.statistics();
-  return FormulaScope{st.nodes,           st.edges,
-                      st.graphs,          st.maxInDegree,
-                      st.maxOutDegree,    st.largestGraph,
-                      graph.csrLightRows(), graph.cscLightCols(),
-                      graph.numSrc(),     graph.numDst()};
+  return FormulaScope{st.nodes,        st.edges,        st.graphs,
+                      st.maxInDegree,  st.maxOutDegree, st.largestGraph,
+                      graph.numSrc(),  graph.numDst()};
 }
 
 StatusOr<std::shared_ptr<const MemoryPlan>>
@@ -954,13 +952,10 @@ Executable::Impl::runKey(const Graph &graph, const FormulaScope &scope,
   if (cudaGetDevice(&device) != cudaSuccess)
     (void)cudaGetLastError();
   std::vector<int64_t> key;
-  key.reserve(9 + scope.csrLight.size() + scope.cscLight.size() +
-              pointers.size() + graphArrays.size());
+  key.reserve(9 + pointers.size() + graphArrays.size());
   key.insert(key.end(), {device, scope.nodes, scope.edges, scope.graphs,
                          scope.maxInDegree, scope.maxOutDegree,
                          scope.largestGraph, scope.srcNodes, scope.dstNodes});
-  key.insert(key.end(), scope.csrLight.begin(), scope.csrLight.end());
-  key.insert(key.end(), scope.cscLight.begin(), scope.cscLight.end());
   for (void *p : pointers)
     key.push_back(static_cast<int64_t>(reinterpret_cast<intptr_t>(p)));
   for (int id : graphArrays)

@@ -11,13 +11,11 @@
 
 using namespace gnn::runtime;
 
-/// The names without a j: Op::Name values 0 to 5; csr_light_<j> is 6 + j
-/// and csc_light_<j> 70 + j; src_nodes and dst_nodes 134 and 135.
+/// The names, by Op::Name value: 0 to 5, then src_nodes and dst_nodes.
 static const char *const kNames[] = {"nodes",          "edges",
                                      "graphs",         "max_in_degree",
                                      "max_out_degree", "largest_graph"};
-static constexpr int64_t kCsrLight = 6, kCscLight = 70, kSrcNodes = 134,
-                         kDstNodes = 135;
+static constexpr int64_t kSrcNodes = 6, kDstNodes = 7;
 
 /// What a name is: its Op::Name value, or a reason it is none.
 struct NameLookup {
@@ -33,25 +31,10 @@ static NameLookup lookUpName(const std::string &name) {
     return {kSrcNodes, ""};
   if (name == "dst_nodes")
     return {kDstNodes, ""};
-  for (auto [prefix, first] : {std::pair{"csr_light_", kCsrLight},
-                               std::pair{"csc_light_", kCscLight}}) {
-    std::string p = prefix;
-    if (name.compare(0, p.size(), p) != 0)
-      continue;
-    std::string digits = name.substr(p.size());
-    bool ok = !digits.empty() && digits.size() <= 2 &&
-              (digits.size() == 1 || digits[0] != '0');
-    for (char d : digits)
-      ok = ok && std::isdigit(static_cast<unsigned char>(d));
-    int j = ok ? std::stoi(digits) : 64;
-    if (j >= 64)
-      return {-1, "'" + name + "' needs a j from 0 to 63"};
-    return {first + j, ""};
-  }
   return {-1, "unknown name '" + name +
                   "' (expected nodes, edges, graphs, max_in_degree, "
-                  "max_out_degree, largest_graph, csr_light_<j>, "
-                  "csc_light_<j>, src_nodes, dst_nodes, ceil_div, min, max)"};
+                  "max_out_degree, largest_graph, src_nodes, dst_nodes, "
+                  "ceil_div, min, max)"};
 }
 
 namespace gnn {
@@ -210,11 +193,7 @@ Formula Formula::constant(int64_t v) {
 Formula Formula::nameAt(int64_t index) {
   Formula f;
   f.code.push_back({Op::Name, index});
-  f.source = index < kCsrLight ? kNames[index]
-             : index < kCscLight
-                 ? "csr_light_" + std::to_string(index - kCsrLight)
-             : index < kSrcNodes
-                 ? "csc_light_" + std::to_string(index - kCscLight)
+  f.source = index < kSrcNodes    ? kNames[index]
              : index == kSrcNodes ? "src_nodes"
                                   : "dst_nodes";
   return f;
@@ -226,16 +205,6 @@ Formula Formula::graphs() { return nameAt(2); }
 Formula Formula::maxInDegree() { return nameAt(3); }
 Formula Formula::maxOutDegree() { return nameAt(4); }
 Formula Formula::largestGraph() { return nameAt(5); }
-
-Formula Formula::csrLight(unsigned j) {
-  assert(j < 64 && "csr_light_<j> has a j from 0 to 63");
-  return nameAt(kCsrLight + j);
-}
-
-Formula Formula::cscLight(unsigned j) {
-  assert(j < 64 && "csc_light_<j> has a j from 0 to 63");
-  return nameAt(kCscLight + j);
-}
 
 StatusOr<Formula> Formula::name(const std::string &name) {
   NameLookup n = lookUpName(name);
@@ -333,12 +302,10 @@ StatusOr<int64_t> Formula::evaluate(const FormulaScope &scope) const {
     if (op.kind == Op::Push || op.kind == Op::Name) {
       if (top == 32)
         return Status::error("formula '" + source + "' is nested too deeply");
-      stack[top++] = op.kind == Op::Push      ? op.value
-                     : op.value < kCsrLight    ? names[op.value]
-                     : op.value < kCscLight    ? scope.csrLight[op.value - kCsrLight]
-                     : op.value < kSrcNodes    ? scope.cscLight[op.value - kCscLight]
-                     : op.value == kSrcNodes   ? scope.sourceNodes()
-                                               : scope.destinationNodes();
+      stack[top++] = op.kind == Op::Push    ? op.value
+                     : op.value < kSrcNodes  ? names[op.value]
+                     : op.value == kSrcNodes ? scope.sourceNodes()
+                                             : scope.destinationNodes();
       continue;
     }
     int64_t b = stack[--top], a = stack[top - 1], r = 0;

@@ -198,8 +198,6 @@ struct BuildResults {
   /// (largest 0 and smallest LLONG_MAX without graphs).
   long long graphBounds;
   GraphExtremes graphExtremes;
-  /// Entry j: the nodes of in- (out-) degree at most 2^j.
-  long long lightRows[64], lightCols[64];
 };
 
 /// Counts per block, then one atomic per block: counters of power-law graphs
@@ -300,24 +298,6 @@ template <typename I> __global__ void iota(I *out, int64_t e) {
   GRID_STRIDE(i, e) { out[i] = static_cast<I>(i); }
 }
 
-/// counts[j] = the number of entries of `sorted` (ascending degrees) at most
-/// 2^j, for j in [0, 64).
-__global__ void countUpToPowers(const unsigned *sorted, int64_t n,
-                                long long *counts) {
-  int j = threadIdx.x;
-  if (j >= 64)
-    return;
-  unsigned long long bound = 1ull << j;
-  int64_t lo = 0, hi = n;
-  while (lo < hi) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (sorted[mid] <= bound)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  counts[j] = lo;
-}
 
 /// CSC slot j holds CSR slot p = cscToCsr[j]: its edge and destination.
 template <typename I>
@@ -735,10 +715,9 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
   GNN_CUDA(cudaGetLastError());
 
   // Rows (CSR) and columns (CSC) in increasing degree, ties by id (a stable
-  // sort of the ids by degree), and how many have at most 2^j edges: split
-  // row kernels keep their partial states in the light ones
-  // (gnn-split-heavy-rows). The sorted degrees also give the in-degree
-  // quantiles and the largest out-degree (no sort or reduction of their own).
+  // sort of the ids by degree; the max/min backward reads the densest row
+  // from the end). The sorted degrees also give the in-degree quantiles and
+  // the largest out-degree (no sort or reduction of their own).
   if (n) {
     int degreeBits = 1;
     while ((int64_t(1) << degreeBits) <= e)
@@ -751,17 +730,14 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
     struct Order {
       const DeviceBuffer *degrees;
       DeviceBuffer *ids;
-      long long *counts;
       bool in;
     };
-    for (Order o : {Order{&g.inDeg, &g.rowsByDegree, res->lightRows, true},
-                    Order{&g.outDeg, &g.colsByDegree, res->lightCols, false}}) {
+    for (Order o : {Order{&g.inDeg, &g.rowsByDegree, true},
+                    Order{&g.outDeg, &g.colsByDegree, false}}) {
       GNN_RETURN_IF_ERROR(radixSortPairs(
           arena, reinterpret_cast<const unsigned *>(o.degrees->as<int>()),
           sortedDegrees.as<unsigned>(), ids.as<I>(), o.ids->as<I>(), n,
           degreeBits, stream));
-      countUpToPowers<<<1, 64, 0, stream>>>(sortedDegrees.as<unsigned>(), n,
-                                            o.counts);
       if (o.in && options.statistics)
         pickRanks<<<1, 32, 0, stream>>>(sortedDegrees.as<unsigned>(), n,
                                         rankOf(0.5, n), rankOf(0.9, n),
@@ -839,10 +815,6 @@ Status GraphBuilder<I>::run(Graph &g, const T *src, const T *dst, int64_t e,
                          " joins nodes of two different graphs of the batch");
 
   st.maxOutDegree = out.maxOutDegree;
-  for (int j = 0; j < 64; ++j) {
-    g.lightRows[j] = out.lightRows[j];
-    g.lightCols[j] = out.lightCols[j];
-  }
   // Set without nodes too: an empty edge list is in CSR order (the
   // statistics kernels do not run, so nothing counts as reordered).
   if (options.statistics)

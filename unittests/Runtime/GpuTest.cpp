@@ -335,10 +335,9 @@ TEST(GpuGraph, GraphOffsets) {
     }
 }
 
-/// Nodes in increasing in- and out-degree (ties by id) and the counts of
-/// nodes of degree at most 2^j: where split row kernels keep their partial
-/// states. A power-law graph (hubs) and one with isolated nodes, both index
-/// widths.
+/// Nodes in increasing in- and out-degree (ties by id; the max/min
+/// backward reads the densest row from the end). A power-law graph (hubs)
+/// and one with isolated nodes, both index widths.
 TEST(GpuGraph, NodesByDegree) {
   REQUIRE_GPU();
   gnn::HostGraph sparse;
@@ -360,18 +359,9 @@ TEST(GpuGraph, NodesByDegree) {
         std::iota(order.begin(), order.end(), 0);
         std::stable_sort(order.begin(), order.end(),
                          [&](int64_t a, int64_t b) { return deg[a] < deg[b]; });
-        std::vector<int64_t> counts(64);
-        for (int j = 0; j < 64; ++j)
-          counts[j] = std::count_if(deg.begin(), deg.end(), [&](int64_t d) {
-            return static_cast<uint64_t>(d) <= (uint64_t(1) << j);
-          });
         const Graph &graph = **g;
         EXPECT_EQ(*graph.download(in ? graph.csrRowsByDegree()
                                      : graph.cscColsByDegree(), n), order)
-            << (in ? "rows" : "columns") << (wide ? ", 64-bit" : "");
-        const std::array<int64_t, 64> &light =
-            in ? graph.csrLightRows() : graph.cscLightCols();
-        EXPECT_EQ(std::vector<int64_t>(light.begin(), light.end()), counts)
             << (in ? "rows" : "columns") << (wide ? ", 64-bit" : "");
       }
     }

@@ -154,19 +154,13 @@ TEST_F(MemoryPlanPrograms, TwoLayerGATHoldsOneLayer) {
 // A split row kernel's launch overlaps its partial and final kernels (the
 // runtime starts it beside them): the two steps right before it, with the
 // partial states in a buffer of their own (a temp of the partial kernel read
-// by the final one, not by the row kernel) and one constant threshold, no
-// formula of the graph's light rows.
+// by the final one, not by the row kernel).
 TEST_F(MemoryPlanPrograms, SplitRowKernelOverlapsItsPartialAndFinal) {
   rt::Program p = compile("gat2", 5000);
   size_t splits = 0;
   for (size_t i = 0; i < p.steps.size(); ++i) {
     auto *l = std::get_if<rt::LaunchStep>(&p.steps[i]);
-    if (!l)
-      continue;
-    for (const rt::KernelArg &a : l->args)
-      EXPECT_EQ(a.integer.text().find("csr_light_"), std::string::npos)
-          << l->kernel << ": " << a.integer.text();
-    if (!l->overlaps)
+    if (!l || !l->overlaps)
       continue;
     ++splits;
     ASSERT_EQ(l->overlaps, 2) << l->kernel;

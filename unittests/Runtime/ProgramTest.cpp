@@ -476,8 +476,8 @@ TEST(Formula, Evaluates) {
 // and their text parses back to a formula of the same value.
 TEST(Formula, Builds) {
   FormulaScope scope{100, 2500, 3, 40, 7, 50};
-  scope.csrLight[7] = 90;
-  scope.cscLight[5] = 11;
+  scope.srcNodes = 90;
+  scope.dstNodes = 11;
   auto c = Formula::constant;
   struct Case {
     Formula f;
@@ -498,8 +498,8 @@ TEST(Formula, Builds) {
        "min(max_in_degree, max_out_degree) % 4", 3},
       {Formula::max(Formula::graphs(), Formula::largestGraph()) / c(7),
        "max(graphs, largest_graph) / 7", 7},
-      {Formula::csrLight(7) * c(2) + Formula::cscLight(5),
-       "csr_light_7 * 2 + csc_light_5", 191},
+      {*Formula::name("src_nodes") * c(2) + *Formula::name("dst_nodes"),
+       "src_nodes * 2 + dst_nodes", 191},
       {Formula::parenthesized(Formula::nodes() * c(4)) * c(8),
        "(nodes * 4) * 8", 3200},
       {Formula::ceilDiv(Formula::parenthesized(Formula::nodes() * c(4)), c(8)),
@@ -523,15 +523,15 @@ TEST(Formula, Builds) {
   EXPECT_TRUE((c(2) * c(3)).isConstant());
   EXPECT_FALSE((c(2) * Formula::edges()).isConstant());
 
-  EXPECT_EQ(Formula::name("csc_light_63")->text(), "csc_light_63");
+  EXPECT_EQ(Formula::name("dst_nodes")->text(), "dst_nodes");
   EXPECT_EQ(*Formula::name("largest_graph")->evaluate(scope), 50);
   StatusOr<Formula> bad = Formula::name("vertices");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.message().find("unknown name 'vertices'"), std::string::npos);
-  EXPECT_FALSE(Formula::name("csr_light_64").ok());
+  // Nor are the light-row counts (csr_light_<j>), which no kernel reads.
+  EXPECT_FALSE(Formula::name("csr_light_7").ok());
 }
 
-// The light-row counts of the graph (split kernels' size parameters).
 TEST(Formula, BipartiteSides) {
   // src_nodes and dst_nodes: a bipartite graph's sides, both the nodes on a
   // graph of one node set (sides unset).
@@ -547,26 +547,6 @@ TEST(Formula, BipartiteSides) {
   StatusOr<Formula> bad = Formula::parse("source_nodes");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.message().find("src_nodes, dst_nodes"), std::string::npos);
-}
-
-TEST(Formula, LightCounts) {
-  FormulaScope scope{100, 2500, 1, 40, 7, 100};
-  scope.csrLight[0] = 3;
-  scope.csrLight[7] = 90;
-  scope.csrLight[63] = 100;
-  scope.cscLight[7] = 95;
-  auto eval = [&](const char *t) { return *Formula::parse(t)->evaluate(scope); };
-  EXPECT_EQ(eval("csr_light_0"), 3);
-  EXPECT_EQ(eval("csr_light_7 * 2 + csc_light_7"), 275);
-  EXPECT_EQ(eval("csr_light_63"), 100);
-  EXPECT_EQ(eval("csc_light_63"), 0);
-  EXPECT_FALSE(Formula::parse("csr_light_7")->isConstant());
-  for (const char *bad : {"csr_light_64", "csr_light_", "csr_light_07",
-                          "csc_light_x", "csr_light_100"}) {
-    StatusOr<Formula> f = Formula::parse(bad);
-    ASSERT_FALSE(f.ok()) << bad;
-    EXPECT_NE(f.message().find("from 0 to 63"), std::string::npos) << bad;
-  }
 }
 
 } // namespace

@@ -12,12 +12,9 @@
 ///   factor := '-'? integer | name | '(' expr ')' | fn '(' expr ',' expr ')'
 ///   fn := ceil_div | min | max
 ///   name := nodes | edges | graphs | max_in_degree | max_out_degree |
-///           largest_graph | csr_light_<j> | csc_light_<j> | src_nodes |
-///           dst_nodes
-/// (`csr_light_<j>`, 0 <= j < 64: the nodes of in-degree at most 2^j;
-/// `csc_light_<j>` the same by out-degree; `src_nodes`, `dst_nodes`: a
-/// bipartite graph's source and destination nodes, both `nodes` on a graph
-/// of one node set.)
+///           largest_graph | src_nodes | dst_nodes
+/// (`src_nodes`, `dst_nodes`: a bipartite graph's source and destination
+/// nodes, both `nodes` on a graph of one node set.)
 /// Integer arithmetic on int64 (`/` and `%` truncate like C); division by
 /// zero is an evaluation error.
 ///
@@ -33,7 +30,6 @@
 
 #include "gnn/Runtime/Status.h"
 
-#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -45,8 +41,6 @@ namespace runtime {
 struct FormulaScope {
   int64_t nodes = 0, edges = 0, graphs = 1, maxInDegree = 0, maxOutDegree = 0,
           largestGraph = 0;
-  /// csr_light_<j> and csc_light_<j>.
-  std::array<int64_t, 64> csrLight{}, cscLight{};
   /// A bipartite graph's sides (`nodes` is the larger); -1: `nodes`.
   int64_t srcNodes = -1, dstNodes = -1;
 
@@ -70,10 +64,7 @@ public:
   static Formula maxInDegree();
   static Formula maxOutDegree();
   static Formula largestGraph();
-  /// csr_light_<j> / csc_light_<j>, 0 <= j < 64.
-  static Formula csrLight(unsigned j);
-  static Formula cscLight(unsigned j);
-  /// The name `name` of the grammar (nodes, edges, ..., csc_light_<j>);
+  /// The name `name` of the grammar (nodes, edges, ..., dst_nodes);
   /// an error naming the known names for any other.
   static StatusOr<Formula> name(const std::string &name);
   /// ceil_div(a, b), min(a, b), max(a, b).

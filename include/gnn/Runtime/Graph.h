@@ -14,9 +14,7 @@
 ///  - `cscToCsr`: the CSR slot of each CSC slot (the edge permutation);
 ///  - in- and out-degrees (int32 per node);
 ///  - `csrRowsByDegree` and `cscColsByDegree`: the node ids in increasing in-
-///    (out-) degree, ties by id; on the host, `csrLightRows` and
-///    `cscLightCols` (64 entries): entry j counts the nodes of in- (out-)
-///    degree <= 2^j;
+///    (out-) degree, ties by id;
 ///  - statistics and light/heavy degree buckets.
 /// Index arrays are 32-bit when N and E fit, 64-bit otherwise (`indexBits`).
 /// Every input is validated on the GPU; errors name the offending entry.
@@ -177,10 +175,6 @@ public:
   /// ranges no edge crosses (HostGraph's graphOffsets).
   const void *graphOffsets() const { return graphPtr.data(); }
   const void *cscColsByDegree() const { return colsByDegree.data(); }
-  /// Entry j (of 64): the number of nodes of in- (out-) degree at most 2^j
-  /// (kernels get them as the size parameters csr_light_<j>, csc_light_<j>).
-  const std::array<int64_t, 64> &csrLightRows() const { return lightRows; }
-  const std::array<int64_t, 64> &cscLightCols() const { return lightCols; }
 
   /// Splits nodes by in-degree at the `quantile` of the in-degrees (e.g.
   /// 0.99: rows above p99 are heavy).
@@ -225,7 +219,6 @@ private:
   DeviceBuffer csrTypes;
   bool hasTypes = false;
   int64_t relationCount = 0;
-  std::array<int64_t, 64> lightRows{}, lightCols{};
   mutable std::shared_ptr<void> library;
   /// Streams other than the default one that read the graph, with the
   /// event of their last use (usedOn).

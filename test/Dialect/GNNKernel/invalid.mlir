@@ -161,8 +161,8 @@ gnnk.kernel @k(%x: memref<?xf32> {gnnk.operand = 1 : i64}) attributes {block = 2
 
 // -----
 
-// expected-error @+1 {{'gnnk.kernel' op expects parameter #1 to name nodes, edges, graphs, csr_light_<j> or csc_light_<j> (0 <= j < 64) but got "csr_light_64"}}
-gnnk.kernel @k(%a: i64 {gnnk.size = "csc_light_63"}, %b: i64 {gnnk.size = "csr_light_64"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
+// expected-error @+1 {{'gnnk.kernel' op expects parameter #1 to name nodes, edges, graphs, src_nodes or dst_nodes but got "csr_light_7"}}
+gnnk.kernel @k(%a: i64 {gnnk.size = "dst_nodes"}, %b: i64 {gnnk.size = "csr_light_7"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   gnnk.return
 }
 
@@ -183,8 +183,8 @@ gnnk.kernel @k(%a: i64 {gnnk.size = "split_threshold", gnnk.formula = "edges / 2
 
 // -----
 
-// expected-error @+1 {{expects a formula name (nodes, edges, graphs, max_in_degree, max_out_degree, largest_graph, csr_light_<j> or csc_light_<j> with 0 <= j < 64) but got "csr_light_99"}}
-gnnk.kernel @k(%a: i64 {gnnk.size = "split_threshold", gnnk.formula = #gnnk.formula<mul(csr_light_99, 2)>}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
+// expected-error @+1 {{expects a formula name (nodes, edges, graphs, src_nodes, dst_nodes, max_in_degree, max_out_degree or largest_graph) but got "csr_light_7"}}
+gnnk.kernel @k(%a: i64 {gnnk.size = "split_threshold", gnnk.formula = #gnnk.formula<mul(csr_light_7, 2)>}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   gnnk.return
 }
 
@@ -205,7 +205,7 @@ gnnk.kernel @k(%a: i64 {gnnk.formula = #gnnk.formula<div(edges, 2)>}) attributes
 
 // -----
 
-// expected-error @+1 {{'gnnk.kernel' op expects parameter #0 to name nodes, edges, graphs, csr_light_<j> or csc_light_<j> (0 <= j < 64) but got "light_7"}}
+// expected-error @+1 {{'gnnk.kernel' op expects parameter #0 to name nodes, edges, graphs, src_nodes or dst_nodes but got "light_7"}}
 gnnk.kernel @k(%a: i64 {gnnk.size = "light_7"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   gnnk.return
 }

@@ -69,8 +69,8 @@ func.func @host_bipartite(%g: !gnn.graph<bipartite>, %x: tensor<?x64xf32> {gnn.d
 // A size parameter computed by the runtime from a formula of the graph's
 // sizes (every operator and name kind, negative constants included).
 // CHECK-LABEL: gnnk.kernel @formula
-// CHECK-SAME: {gnnk.formula = #gnnk.formula<add(sub(max(1, div(mul(csr_light_7, 64), 128)), ceil_div(edges, min(max_in_degree, -3))), mod(csc_light_63, max(largest_graph, max_out_degree)))>, gnnk.size = "split_fit"}
-gnnk.kernel @formula(%fit: i64 {gnnk.size = "split_fit", gnnk.formula = #gnnk.formula<add(sub(max(1, div(mul(csr_light_7, 64), 128)), ceil_div(edges, min(max_in_degree, -3))), mod(csc_light_63, max(largest_graph, max_out_degree)))>})
+// CHECK-SAME: {gnnk.formula = #gnnk.formula<add(sub(max(1, div(mul(src_nodes, 64), 128)), ceil_div(edges, min(max_in_degree, -3))), mod(dst_nodes, max(largest_graph, max_out_degree)))>, gnnk.size = "split_fit"}
+gnnk.kernel @formula(%fit: i64 {gnnk.size = "split_fit", gnnk.formula = #gnnk.formula<add(sub(max(1, div(mul(src_nodes, 64), 128)), ceil_div(edges, min(max_in_degree, -3))), mod(dst_nodes, max(largest_graph, max_out_degree)))>})
     attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   gnnk.return
 }

@@ -16,11 +16,11 @@
 // CHECK: "buffer": "result0"
 // CHECK-NEXT: }
 // CHECK-NEXT: {
-// CHECK-NEXT: "i64": "max(1, csr_light_7 * 64 / 128) - ceil_div(edges, max(128, largest_graph) * 4) + (1 - csc_light_3 % 2) * (nodes - (edges - graphs))"
+// CHECK-NEXT: "i64": "max(1, src_nodes * 64 / 128) - ceil_div(edges, max(128, largest_graph) * 4) + (1 - dst_nodes % 2) * (nodes - (edges - graphs))"
 // CHECK: "i64": "edges"
 gnnk.kernel @k(%x: memref<?xf32> {gnnk.operand = 0 : i64},
                %out: memref<?xf32> {gnnk.result = 0 : i64},
-               %t: i64 {gnnk.size = "split_fit", gnnk.formula = #gnnk.formula<add(sub(max(1, div(mul(csr_light_7, 64), 128)), ceil_div(edges, mul(max(128, largest_graph), 4))), mul(sub(1, mod(csc_light_3, 2)), sub(nodes, sub(edges, graphs))))>},
+               %t: i64 {gnnk.size = "split_fit", gnnk.formula = #gnnk.formula<add(sub(max(1, div(mul(src_nodes, 64), 128)), ceil_div(edges, mul(max(128, largest_graph), 4))), mul(sub(1, mod(dst_nodes, 2)), sub(nodes, sub(edges, graphs))))>},
                %e: i64 {gnnk.size = "edges"})
     attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> ((s1 * 4) ceildiv 256, 8192)>} {
   gnnk.return

@@ -47,9 +47,9 @@ LogicalResult FormulaAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << static_cast<uint32_t>(kind);
   if (kind == FormulaKind::Name && (!name || !isFormulaName(name.getValue())))
     return emitError()
-           << "expects a formula name (nodes, edges, graphs, max_in_degree, "
-              "max_out_degree, largest_graph, csr_light_<j> or "
-              "csc_light_<j> with 0 <= j < 64) but got "
+           << "expects a formula name (nodes, edges, graphs, src_nodes, "
+              "dst_nodes, max_in_degree, max_out_degree or largest_graph) "
+              "but got "
            << name;
   if (kind != FormulaKind::Name && name)
     return emitError() << "expects a name only on a name leaf of a formula";

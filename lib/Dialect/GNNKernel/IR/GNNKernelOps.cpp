@@ -95,11 +95,7 @@ bool mlir::gnnk::isSizeName(StringRef name) {
   for (unsigned i = 0; i < kNumSizeSymbols; ++i)
     if (name == sizeSymbolName(i))
       return true;
-  if (!name.consume_front("csr_light_") && !name.consume_front("csc_light_"))
-    return false;
-  unsigned j = 0;
-  return !name.empty() && name.size() <= 2 && !name.getAsInteger(10, j) &&
-         j < 64 && (name.size() == 1 || name[0] != '0');
+  return false;
 }
 
 int64_t mlir::gnnk::enclosingTeamLanes(Operation *op) {
@@ -324,9 +320,8 @@ LogicalResult KernelOp::verify() {
       auto name = dyn_cast<StringAttr>(size);
       if (!name || !isSizeName(name.getValue()))
         return emitOpError() << "expects parameter #" << i
-                             << " to name nodes, edges, graphs, "
-                                "csr_light_<j> or csc_light_<j> (0 <= j < "
-                                "64) but got "
+                             << " to name nodes, edges, graphs, src_nodes "
+                                "or dst_nodes but got "
                              << size;
       if (!type.isInteger(64))
         return emitOpError() << "expects size parameter #" << i

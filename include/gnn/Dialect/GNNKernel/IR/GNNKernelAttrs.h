@@ -29,8 +29,7 @@ enum class FormulaKind : uint32_t {
 };
 
 /// Whether `name` is a name a formula may use: nodes, edges, graphs,
-/// max_in_degree, max_out_degree, largest_graph, csr_light_<j> or
-/// csc_light_<j> (0 <= j < 64).
+/// src_nodes, dst_nodes, max_in_degree, max_out_degree or largest_graph.
 bool isFormulaName(llvm::StringRef name);
 
 } // namespace gnnk

@@ -20,14 +20,14 @@ def GNNK_FormulaAttr : GNNK_Attr<"Formula", "formula"> {
   let description = [{
     A formula the runtime evaluates once per launch (`Formula.h` in the
     runtime): a tree whose leaves are integers and the graph's sizes
-    (`nodes`, `edges`, `graphs`, `max_in_degree`, `max_out_degree`,
-    `largest_graph`, `csr_light_<j>`, `csc_light_<j>` with 0 <= j < 64) and
-    whose nodes are `add`, `sub`, `mul`, `div` and `mod` (truncating, like
-    C), `ceil_div`, `min` and `max` of two formulas, written prefix:
+    (`nodes`, `edges`, `graphs`, `src_nodes`, `dst_nodes`,
+    `max_in_degree`, `max_out_degree`, `largest_graph`) and whose nodes are
+    `add`, `sub`, `mul`, `div` and `mod` (truncating, like C), `ceil_div`,
+    `min` and `max` of two formulas, written prefix:
 
     ```mlir
-    // max(1, csr_light_7 * 64 / 128)
-    #gnnk.formula<max(1, div(mul(csr_light_7, 64), 128))>
+    // max(1, edges * 64 / max_in_degree)
+    #gnnk.formula<max(1, div(mul(edges, 64), max_in_degree))>
     ```
 
     The CUDA backend converts it to the runtime's formula as it is, operator

@@ -36,9 +36,7 @@ constexpr unsigned kSrcNodesSymbol = 3, kDstNodesSymbol = 4;
 /// The name of size symbol `i` ("nodes", "edges", "graphs", "src_nodes",
 /// "dst_nodes").
 llvm::StringRef sizeSymbolName(unsigned i);
-/// Whether `name` names a size parameter: a size symbol's name, or
-/// csr_light_<j> / csc_light_<j> (0 <= j < 64: the number of nodes of in- /
-/// out-degree at most 2^j).
+/// Whether `name` names a size parameter: a size symbol's name.
 bool isSizeName(llvm::StringRef name);
 
 /// The prefix of the names the runtime and the emitted CUDA prelude define

@@ -52,12 +52,11 @@ def GNNK_KernelOp : GNNK_Op<"kernel", [
       the node ids in increasing in- and out-degree, ties by id);
     - `gnnk.size = "nodes" | "edges" | "graphs" | "src_nodes" |
       "dst_nodes"`: a graph size (`i64`; the last two a bipartite graph's
-      sides, both the nodes on a graph of one node set); or
-      `"csr_light_<j>"` / `"csc_light_<j>"` (0 <= j < 64): the number of
-      nodes of in- (out-) degree at most 2^j. With `gnnk.formula = F` (a
-      `#gnnk.formula`) beside it, the size parameter is the runtime's value
-      of the integer formula F of the graph's sizes, evaluated once per
-      launch, and `gnnk.size` only names it (a C identifier).
+      sides, both the nodes on a graph of one node set). With
+      `gnnk.formula = F` (a `#gnnk.formula`) beside it, the size parameter
+      is the runtime's value of the integer formula F of the graph's sizes,
+      evaluated once per launch, and `gnnk.size` only names it (a C
+      identifier).
 
     A result parameter may also carry `gnnk.accumulate` (a unit attribute):
     the runtime zeroes the result's buffer before the launch and the kernel
