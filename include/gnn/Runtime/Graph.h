@@ -28,7 +28,6 @@
 #include "gnn/Runtime/Program.h"
 #include "gnn/Runtime/Status.h"
 
-#include <array>
 #include <cstdint>
 #include <memory>
 #include <mutex>
