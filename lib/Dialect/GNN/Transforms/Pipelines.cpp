@@ -15,6 +15,9 @@ using namespace mlir::gnn;
 
 void mlir::gnn::buildCodegenPipeline(OpPassManager &pm,
                                      const CodegenPipelineOptions &options) {
+  // The gradients of bf16/f16 max/min aggregations as aggregations at the
+  // edges' other end (their ties are too frequent to route).
+  pm.addNestedPass<func::FuncOp>(createGNNPullExtremumGrads());
   // Sums over all edges (parameter gradients) as per-node reduces, so that
   // fusion recomputes their edge values instead of writing them.
   pm.addNestedPass<func::FuncOp>(createGNNEdgeSumsToNodeSums());

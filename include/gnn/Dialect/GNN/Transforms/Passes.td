@@ -48,6 +48,46 @@ def GNNEdgeSumsToNodeSums : Pass<"gnn-edge-sums-to-node-sums", "func::FuncOp"> {
                            "::mlir::gnn::GNNDialect"];
 }
 
+def GNNPullExtremumGrads : Pass<"gnn-pull-extremum-grads", "func::FuncOp"> {
+  let summary = "pulls the gradient of a bf16/f16 max/min along the edges";
+  let description = [{
+    A `gnn.extremum_grad` of bf16 or f16 rows (the input gradient of an
+    unweighted `gnn.spmm max|min`) becomes an aggregation at the other end
+    of the edges: each node's share of its extremum's gradient, `g = dy`
+    where the winner code names a node, `dy / c` for a tie code `-(c + 1)`
+    and NaN for a NaN extremum (an f32 node tensor), and then per node `n`
+    the sum over its edges `n -> d` of `x[n] == y[d] ? g[d] : 0` (unordered:
+    a NaN extremum's share reaches every edge), a `gnn.reduce sum` that
+    gnn-form-kernel-groups fuses with its gathers into one row kernel. Where
+    the sums' one user only rounds them to the rows' type, the reduce stores
+    that type directly, its terms f32 in registers (`gnn.rounds_on_store`):
+    the values are `gnn.extremum_grad`'s (f32 sums, one rounding) up to the
+    order of the additions, without the conversion kernel.
+
+    Routing the gradient by the codes (gnn.extremum_grad's kernel: an
+    atomic addition per element, a walk of the row per tied element) suits
+    f32 and f64 rows, whose ties are rare. The coarse values of bf16 and f16
+    rows tie often, and the routed bf16 backward was slower than the f32 one
+    on every scoreboard graph; f32 and f64 rows are left to it.
+
+    ```mlir
+    %s = gnn.extremum_grad %g, %x, %y, %w, %dy : tensor<?x64xbf16>
+    %dx = linalg.generic {...} ins(%s : tensor<?x64xf32>) { truncf }
+    // after:
+    %share = linalg.generic {...} ins(%dy, %w) { w >= 0 ? dy : -dy / (w + 1) }
+    %xe = gnn.gather src %g, %x
+    %ye = gnn.gather dst %g, %y
+    %se = gnn.gather dst %g, %share
+    %t = linalg.generic {...} ins(%xe, %ye, %se) { xe == ye ? se : 0 }
+    %dx = gnn.reduce sum %g, %t reversed : tensor<?x64xbf16> -> tensor<?x64xbf16>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::gnn::GNNDialect"];
+}
+
 def GNNFuseElementwise : Pass<"gnn-fuse-elementwise", "func::FuncOp"> {
   let summary = "merges an elementwise generic into its one elementwise consumer";
   let description = [{
