@@ -41,27 +41,23 @@ namespace {
 /// element, alone: a team per 32 consecutive positions of the traversal
 /// (CSR, or reversed CSC). Each lane reads its position's edge and whether
 /// the row is long; the team then takes those rows one at a time and, slice
-/// by slice of 32 elements, reads the row's codes. With f32 or f64 inputs,
-/// where ties are rare, each tie element is then tested by the lanes whose
-/// edges are in the row, one element at a time (a lane per edge: a 32-byte
-/// sector per lane and tie). With bf16 or f16 inputs, whose coarse values
-/// make a hub row tie in most of its elements, a slice with a tie is walked
-/// by edge instead: the team's positions in the row one after the other
-/// (kEdgeUnroll at a time), each lane whose element ties reading its element
-/// of the edge's source row (one coalesced access per edge). A hub row is
-/// so spread over the grid, a team per 32 of its edges. In a graph whose
+/// by slice of 32 elements, reads the row's codes; each tie element is then
+/// tested by the lanes whose edges are in the row, one element at a time (a
+/// lane per edge: a 32-byte sector per lane and tie). A hub row is so
+/// spread over the grid, a team per 32 of its edges. In a graph whose
 /// densest row (the last in increasing degree order) is not long, the edge
 /// blocks stop after reading it.
 ///
-/// The walk by edge needs more registers than the rest of the kernel; the
-/// kernel of bf16 or f16 inputs is held to full occupancy (min_blocks:
-/// 2048 threads an SM) so that the element blocks do not pay for it, the
-/// walk spilling a few bytes instead. Measured on an H200
-/// (bench/results/ties-walk-s29/, bf16 backward): musae-github 0.172 ->
-/// 0.132 ms, blogcatalog 0.160 -> 0.110, arxiv-like 0.641 -> 0.575, the
-/// rest unchanged; unheld (48 registers, session 22's try) qm9 lost 30 %.
-/// With f32 inputs the walk by edge cost musae-github 12 % (0.078 -> 0.087
-/// ms): there the long rows' codes are read but hardly ever tie.
+/// Routing suits f32 and f64 rows, whose ties are rare. The coarse values of
+/// bf16 and f16 rows tie often; the codegen pipeline pulls their gradient
+/// along the edges instead (gnn-pull-extremum-grads), so this kernel sees
+/// them only where a module is lowered without it. Until session 56 the
+/// bf16/f16 kernel walked a hub row's tie slices by edge (a lane per tied
+/// element, the row's edges one after the other, the kernel held to full
+/// occupancy): still slower than f32's on every scoreboard graph, and
+/// 10-27 % slower than the pull on all but pubmed (equal there), on an
+/// H200 (bench/results/maxpull-s56/). With f32 inputs the walk by edge had
+/// cost musae-github 12 % (0.078 -> 0.087 ms).
 ///
 /// Until issue 29, codes of unweighted extrema did not count ties (-2 for
 /// several neighbours), so the tie elements of rows above a block were
@@ -104,8 +100,6 @@ public:
   /// mean degree: a team walks a shorter one once per tie element, at most
   /// that many times the mean degree over 32 lanes per walk.
   static constexpr int64_t kLongMeanDegrees = 8;
-  /// Unrolling of a long row's walk by edge: loads in flight.
-  static constexpr int64_t kEdgeUnroll = 4;
 
   ExtremumGradKernel(KernelGroupOp group, GroupParts &parts,
                      gnn::ExtremumGradOp op, int64_t row, int indexBits);
@@ -179,24 +173,17 @@ private:
   /// The edge blocks: the ties of long rows at the team's 32 positions
   /// probed by `p`.
   void longRowTies(const Probe &p);
-  /// The ties of long row `d` at the team's positions from `first`, where
-  /// `mine` (the lane's edge, to `nbr`, is in the row): slice by slice, by
-  /// element or (coarse inputs) by edge.
-  void rowTies(Value d, Value first, Value mine, Value nbr);
+  /// The ties of long row `d` where `mine` (the lane's edge, to `nbr`, is
+  /// in the row): slice by slice, each tie element one at a time.
+  void rowTies(Value d, Value mine, Value nbr);
   /// A tie slice's elements one at a time, a lane per edge.
   void tiesByElement(const Slice &s, Value ties, Value mine, Value nbr);
-  /// A tie slice's edges one after the other, a lane per element: the
-  /// team's positions [lo, hi) in the row.
-  void tiesByEdge(const Slice &s, Value tie, Value code,
-                  const RowTraversal &rt, Value lo, Value hi);
 
   KernelGroupOp group;
   GroupParts &parts;
   gnn::ExtremumGradOp op;
   int64_t row;
   bool reversed;
-  /// bf16 or f16 inputs: ties are frequent (tiesByEdge).
-  bool coarse;
   int64_t block;
   /// Teams per block (the block, a multiple of 32 in [32, 1024]: the
   /// schedule attribute's verifier).
@@ -225,8 +212,6 @@ ExtremumGradKernel::ExtremumGradKernel(KernelGroupOp group, GroupParts &parts,
                                        gnn::ExtremumGradOp op, int64_t row,
                                        int indexBits)
     : group(group), parts(parts), op(op), row(row), reversed(op.getReversed()),
-      coarse(getElementTypeOrSelf(op.getInput().getType())
-                 .getIntOrFloatBitWidth() <= 16),
       block(group.getScheduleAttr().getBlock()), teams(block / kLanes),
       chunks((row + kLanes - 1) / kLanes),
       rows(traversalRows(op.getGraph(), op.getReversed())),
@@ -368,8 +353,6 @@ void ExtremumGradKernel::build() {
             [&] { longRowTies(probe(kb.mul(edgeTeam, kLanes))); });
   }
   YieldOp::create(b, loc);
-  if (coarse)
-    kb.kernel.setMinBlocks(2048 / block);
   LaunchOp launch = kb.finish(elementBlocks + edgeBlocks,
                               {sources.expr(group.getContext())}, parts.graph);
   group->replaceAllUsesWith(launch->getResults());
@@ -515,7 +498,7 @@ void ExtremumGradKernel::longRowTies(const Probe &p) {
       Value mine = arith::AndIOp::create(
           b, loc, isLong,
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, myRow, d));
-      rowTies(d, first, mine, myNbr);
+      rowTies(d, mine, myNbr);
       Value same = teamMask(mine);
       Value rest = arith::AndIOp::create(
           b, loc, left, arith::XOrIOp::create(b, loc, same, i32c(-1)));
@@ -525,30 +508,15 @@ void ExtremumGradKernel::longRowTies(const Probe &p) {
   });
 }
 
-void ExtremumGradKernel::rowTies(Value d, Value first, Value mine,
-                                 Value nbr) {
-  // The team's positions in row d (the walk by edge).
-  RowTraversal rt;
-  Value lo, hi;
-  if (coarse) {
-    rt = traverse(kb, reversed, d);
-    lo = arith::MaxSIOp::create(b, loc, first, rt.begin);
-    hi = arith::MinSIOp::create(b, loc, kb.add(first, kb.idx(kLanes)), rt.end);
-  }
+void ExtremumGradKernel::rowTies(Value d, Value mine, Value nbr) {
   auto each = scf::ForOp::create(b, loc, kb.idx(0), kb.idx(chunks), kb.idx(1));
   each->setAttr(kUnrollAttrName, b.getI64IntegerAttr(1));
   OpBuilder::InsertionGuard inEach(b);
   b.setInsertionPointToStart(each.getBody());
   Slice s = slice(d, each.getInductionVar());
   Value code = kb.load(kb.operand(op.getWinner()), s.at).front();
-  Value tie = guarded(s, isTie(code));
-  Value ties = teamMask(tie);
-  whether(nonzero(ties), [&] {
-    if (coarse)
-      tiesByEdge(s, tie, code, rt, lo, hi);
-    else
-      tiesByElement(s, ties, mine, nbr);
-  });
+  Value ties = teamMask(guarded(s, isTie(code)));
+  whether(nonzero(ties), [&] { tiesByElement(s, ties, mine, nbr); });
 }
 
 void ExtremumGradKernel::tiesByElement(const Slice &s, Value ties, Value mine,
@@ -568,26 +536,6 @@ void ExtremumGradKernel::tiesByElement(const Slice &s, Value ties, Value mine,
                 addInto(nbr, fl, share(y, dy, codeL));
               });
     });
-  });
-}
-
-void ExtremumGradKernel::tiesByEdge(const Slice &s, Value tie, Value code,
-                                    const RowTraversal &rt, Value lo,
-                                    Value hi) {
-  // A lane per element of the slice, its tie's share ready.
-  Value x = kb.operand(op.getInput());
-  Value y = kb.load(kb.operand(op.getExtremum()), s.at).front();
-  Value dy = kb.load(kb.operand(op.getGrad()), s.at).front();
-  Value part = share(y, dy, code);
-  auto edges = scf::ForOp::create(b, loc, lo, hi, kb.idx(1));
-  edges->setAttr(kUnrollAttrName, b.getI64IntegerAttr(kEdgeUnroll));
-  OpBuilder::InsertionGuard inEdges(b);
-  b.setInsertionPointToStart(edges.getBody());
-  Value nbr = kb.loadIndex(rt.nbrs, edges.getInductionVar());
-  whether(tie, [&] {
-    Value v = kb.load(x, kb.add(kb.mul(nbr, row), s.f)).front();
-    whether(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UEQ, v, y),
-            [&] { addInto(nbr, s.f, part); });
   });
 }
 
