@@ -22,6 +22,11 @@ edge-sized dot product per edge).
 
     python bench/nn_layers.py --datasets DIR [--graphs pubmed musae-github
         blogcatalog] [--channels 64 128] [--parts speed host] [--layers ...]
+        [--autocast bf16|f16]
+
+``--autocast`` runs the speed part's steps (forward and backward, both
+libraries) under ``torch.autocast("cuda", dtype)``: the graph part of each
+layer in that type, as a mixed-precision training step runs it.
 
 Runs with GNNC_JIT=sync unless set (the steady state of each graph's own
 compiled kernels). Prints one JSON line per measurement, then tables (ratio = PyG time / gnnc
@@ -29,6 +34,7 @@ time, so above 1 means gnnc is faster) with the geomean per layer.
 """
 
 import argparse
+import contextlib
 import gzip
 import json
 import math
@@ -118,6 +124,14 @@ def median_ms(step, reps, warmup):
     return statistics.median(step_times(step, reps, warmup))
 
 
+def autocast(args):
+    """torch.autocast for --autocast, else a context that does nothing."""
+    if not args.autocast:
+        return contextlib.nullcontext()
+    dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[args.autocast]
+    return torch.autocast("cuda", dtype=dtype)
+
+
 def speed(args, dev, out):
     rows = []
     for g in args.graphs:
@@ -133,18 +147,21 @@ def speed(args, dev, out):
                 # The layer's extra arguments: a learnable edge weight each.
                 eo = (w.clone().requires_grad_(),) if name in EDGE_WEIGHTED else ()
                 ep = (w.clone().requires_grad_(),) if name in EDGE_WEIGHTED else ()
-                yo, yp = ours(xo, ei, *eo), pyg(xp, ei, *ep)
+                with autocast(args):
+                    yo, yp = ours(xo, ei, *eo), pyg(xp, ei, *ep)
                 diff = (yo - yp).abs().max().item() if yo.numel() else 0.0
                 dy = torch.randn(yp.shape, device=dev, generator=gen)
                 grad_diff = None
                 if eo:
-                    yo.mul(dy).sum().backward()
+                    with autocast(args):
+                        yo.mul(dy).sum().backward()
                     yp.mul(dy).sum().backward()
                     grad_diff = (eo[0].grad - ep[0].grad).abs().max().item()
 
                 def step(layer, xx, extra):
                     def f():
-                        layer(xx, ei, *extra).mul(dy).sum().backward()
+                        with autocast(args):
+                            layer(xx, ei, *extra).mul(dy).sum().backward()
                     return f
                 t = {}
                 # Alternate twice so neither side always runs warm.
@@ -154,7 +171,8 @@ def speed(args, dev, out):
                         t[side] = min(t.get(side, math.inf), ms)
                 r = dict(part="speed", graph=g, nodes=n, edges=ei.shape[1], channels=c,
                          layer=name, gnnc_ms=t["gnnc"], pyg_ms=t["pyg"],
-                         ratio=t["pyg"] / t["gnnc"], max_abs_diff=diff)
+                         ratio=t["pyg"] / t["gnnc"], max_abs_diff=diff,
+                         autocast=args.autocast)
                 if grad_diff is not None:
                     r["edge_weight_grad_max_abs_diff"] = grad_diff
                 print(json.dumps(r), flush=True)
@@ -266,6 +284,8 @@ def main():
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--calls", type=int, default=400)
+    ap.add_argument("--autocast", choices=["bf16", "f16"],
+                    help="the speed part's steps under torch.autocast in this type")
     ap.add_argument("--backward-on-calling-thread", action="store_true",
                     help="every backward (gnnc's and PyG's) on the calling thread "
                          "(torch.autograd.set_multithreading_enabled(False)), not on "
