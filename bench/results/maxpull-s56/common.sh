@@ -1,15 +1,10 @@
 #!/usr/bin/env bash
-# Session 56, call 2 (one GPU): call 1's checks and A/B again with the
-# shares kept in f32 (g = dy / c an f32 tensor, the edge terms and the sum
-# f32, one rounding to bf16 at the end: call 1's bf16 g failed
-# test_extremum_ties_in_long_rows by 1.2 tolerances); the new backward's
-# kernels (--profile-steps); compute-sanitizer memcheck and racecheck on the
-# bf16/f16 max backward; the CUDA Python tests of max/min.
-set -u
-mkdir -p /tmp/bin
-for v in gnn-run gnn-run-old; do
-  xz -dc .carry/bin/$v.xz > /tmp/bin/$v; chmod +x /tmp/bin/$v
-done
+# Session 56, the steps calls 1-3 share (sourced by call1.sh and
+# call2-3.sh after they unpack gnn-run and gnn-run-old into /tmp/bin):
+# the scoreboard graphs, spmm max and SAGE max --grad against the reference
+# in bf16 and f16 (checks.txt), and the A/B of the bf16 max --grad against
+# HEAD's binary, two rounds, with f32 (time.txt). (Factored out of the
+# calls' scripts after they ran; the steps are the ones they ran.)
 export PATH=/tmp/bin:$PATH
 source bench/gpu_setup.sh .carry /tmp/r
 mkdir -p /tmp/g
@@ -49,22 +44,3 @@ for g in pubmed musae-github blogcatalog qm9-batch4096 arxiv-like; do
   echo "$g bf16 old=$(one gnn-run-old gnnc_ops_bf16 $g) new=$(one gnn-run gnnc_ops_bf16 $g) old=$(one gnn-run-old gnnc_ops_bf16 $g) new=$(one gnn-run gnnc_ops_bf16 $g) f32-new=$(one gnn-run gnnc_ops $g)" >> $R/time.txt
 done
 cat $R/time.txt
-for g in blogcatalog arxiv-like; do
-  gnn-run .carry/peers/gnnc_ops_bf16/max.mlir --graph=/tmp/g/$g.npy --backend=cuda --no-check --reps=20 --warmup=5 --grad --profile-steps > $R/profile-$g.json 2>>$R/err.txt
-  python3 -c 'import json,sys
-d=json.load(open(sys.argv[1]))["cuda"]
-for p in ("fwd","bwd"): print(sys.argv[2], p, "%.4f" % d[p]["median_ms"], " ".join("%s=%.4f" % (s["step"], s["median_ms"]) for s in d[p]["step_ms"]))' $R/profile-$g.json $g
-done
-t sanitize
-for ty in bf16 f16; do for tool in memcheck racecheck; do
-  for spec in "powerlaw:nodes=5000,edges=100000,seed=1,alpha=1.2" $D/cora; do
-    timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 gnn-run $W/ops-$ty.mlir --function=spmm_max --graph=$spec --backend=cuda --grad --reps=1 --warmup=0 --no-check > /tmp/san.txt 2>&1
-    echo "$tool $ty $spec rc=$? $(grep -E 'ERROR SUMMARY' /tmp/san.txt | tail -1)" >> $R/sanitize.txt
-  done
-done; done
-cat $R/sanitize.txt
-t pytest
-(cd python/tests && GNNC_TEST_DEVICE=cuda timeout 200 python3 -m pytest -q -p no:cacheprovider test_core.py test_half.py test_autocast.py test_nan.py test_nn.py -k "max or min or extremum" > $R/pytest.txt 2>&1)
-tail -3 $R/pytest.txt; grep -E "^FAILED" $R/pytest.txt | head
-t done
-tar czf $OUT/r.tgz -C /tmp r
