@@ -139,7 +139,8 @@ class Value:
     def __repr__(self):
         if self.kind == "tensor":
             dims = "x".join("?" if d is None else str(d) for d in self.shape)
-            return f"<gnnc.ir.Value #{self.id} tensor<{dims}x{self.function.dtype}>>"
+            element = self.function._b.element(self.id)
+            return f"<gnnc.ir.Value #{self.id} tensor<{dims}x{element}>>"
         return f"<gnnc.ir.Value #{self.id} {self.kind}>"
 
     # Arithmetic on a function-level scalar happens in a body.
@@ -265,9 +266,11 @@ _Shape = Sequence[Optional[int]]
 class Builder:
     """One `gnn` function under construction: ``name``, element type
     ``dtype`` (``"f32"``, ``"f64"``, ``"bf16"`` or ``"f16"``: every tensor,
-    constant and body scalar has it); its first argument is the graph.
-    Arguments come first (:meth:`arg`), then ops; :meth:`finish` returns the
-    verified module for :func:`gnnc.compile`."""
+    constant and body scalar has it, except arguments stored in another
+    type, ``arg(..., dtype=...)``, and what :meth:`convert` makes of them);
+    its first argument is the graph. Arguments come first (:meth:`arg`, each
+    may be followed by its :meth:`convert`), then ops; :meth:`finish`
+    returns the verified module for :func:`gnnc.compile`."""
 
     def __init__(self, name: str, dtype: str = "f32", bipartite: bool = False,
                  typed: bool = False):
@@ -315,19 +318,36 @@ class Builder:
 
     # -- arguments and plain values --------------------------------------
     def arg(self, shape: _Shape, *, edge: bool = False, side: Optional[str] = None,
-            differentiable: bool = True, name: Optional[str] = None) -> Value:
+            differentiable: bool = True, name: Optional[str] = None,
+            dtype: Optional[str] = None) -> Value:
         """A tensor argument; ``None`` marks the dynamic leading dimension
         (nodes, or edges with ``edge=True``; on a bipartite graph,
         ``Builder(..., bipartite=True)``, the sources' or destinations'
         rows with ``side="src"`` or ``"dst"``). ``differentiable=False``:
-        the backward computes no gradient for it (a mask)."""
+        the backward computes no gradient for it (a mask). ``dtype``: the
+        argument's element type where it differs from the function's (the
+        caller passes a tensor of it; its gradient comes back in it);
+        :meth:`convert` it before an op reads it."""
         if side is not None and (edge or side not in ("src", "dst")):
             raise ValueError(f"gnnc.ir: side is 'src' or 'dst' (a node tensor "
                              f"of a bipartite graph), got {side!r}"
                              f"{' with edge=True' if edge else ''}")
         domain = "edge" if edge else side or "node"
         return self._value(self._b.argument(self._shape(shape), domain,
-                                            differentiable, _where()), name)
+                                            differentiable, dtype or "", _where()), name)
+
+    def convert(self, value: Value, dtype: Optional[str] = None,
+                name: Optional[str] = None) -> Value:
+        """Tensor ``value`` with its elements converted to ``dtype`` (None:
+        the function's), rounded to nearest even where it narrows: an
+        elementwise ``arith.truncf``/``extf`` into a new tensor; ``value``
+        itself where it has that type. Its gradient is converted back."""
+        return self._value(self._b.convert(self._id(value, "convert"),
+                                           dtype or self.dtype, _where()), name)
+
+    def element(self, value: Value) -> str:
+        """The element type of tensor ``value``."""
+        return self._b.element(self._id(value, "element"))
 
     def const(self, value: float, name: Optional[str] = None) -> Value:
         """A scalar constant (one per value)."""

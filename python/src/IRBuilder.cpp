@@ -69,17 +69,7 @@ public:
                   bool bipartite, bool typed)
       : module(Module::empty("<gnnc.ir:" + name + ">")),
         ctx(module->contextRef()), builder(&ctx) {
-    if (element == "f32")
-      elementType = builder.getF32Type();
-    else if (element == "f64")
-      elementType = builder.getF64Type();
-    else if (element == "bf16")
-      elementType = builder.getBF16Type();
-    else if (element == "f16")
-      elementType = builder.getF16Type();
-    else
-      refuse("expected the element type 'f32', 'f64', 'bf16' or 'f16', got '" +
-             element + "'");
+    elementType = parseElement(element);
     if (name.empty())
       refuse("the function needs a name");
     ModuleOp m = module->op();
@@ -94,13 +84,19 @@ public:
   }
 
   /// A tensor argument of `shape` (-1: the dynamic leading dimension) in
-  /// `domain` ("node", "edge", "src" or "dst": gnn.domain).
+  /// `domain` ("node", "edge", "src" or "dst": gnn.domain), of the element
+  /// type `element` ("": the function's; another one is stored so and
+  /// converted to the function's type by `convert` before any op reads
+  /// it: a float32 parameter of a bfloat16 function under autocast).
   int64_t argument(const std::vector<int64_t> &shape, const std::string &domain,
-                   bool differentiable, const Where &where) {
+                   bool differentiable, const std::string &element,
+                   const Where &where) {
     live();
     if (!values.empty() && hasBody)
       refuse("arguments come before the first op");
-    Type type = tensorType(shape);
+    RankedTensorType type = tensorType(shape);
+    if (!element.empty())
+      type = RankedTensorType::get(type.getShape(), parseElement(element));
     Block &entry = function.getBody().front();
     BlockArgument arg = entry.addArgument(type, at(where));
     SmallVector<NamedAttribute> attrs;
@@ -136,6 +132,55 @@ public:
       it->second = add(arith::ConstantOp::create(
           builder, at(where), builder.getFloatAttr(elementType, value)));
     return it->second;
+  }
+
+  /// Tensor `id` with its elements converted to `element` (arith.extf to
+  /// a wider type, arith.truncf to a narrower one, rounding to nearest
+  /// even; bf16 <-> f16 through f32): an elementwise linalg.generic into a
+  /// new tensor. `id` itself where it has that type already.
+  int64_t convert(int64_t id, const std::string &element, const Where &where) {
+    RankedTensorType from = tensorOf(id, "convert");
+    Type to = parseElement(element);
+    Type have = from.getElementType();
+    if (have == to)
+      return id;
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < from.getRank(); ++d)
+      if (from.isDynamicDim(d))
+        sizes.push_back(tensor::DimOp::create(builder, at(where), value(id),
+                                              static_cast<int64_t>(d)));
+    auto type = RankedTensorType::get(from.getShape(), to);
+    Value init = tensor::EmptyOp::create(builder, at(where), type, sizes);
+    int64_t rank = from.getRank();
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, &ctx);
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+    auto op = linalg::GenericOp::create(
+        builder, at(where), TypeRange{type}, ValueRange{value(id)},
+        ValueRange{init}, ArrayRef<AffineMap>{identity, identity}, iters,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value v = args[0];
+          auto width = [](Type t) { return t.getIntOrFloatBitWidth(); };
+          if (width(have) == width(to) && width(have) < 32)
+            v = arith::ExtFOp::create(b, l, b.getF32Type(), v);
+          if (width(v.getType()) < width(to))
+            v = arith::ExtFOp::create(b, l, to, v);
+          else if (v.getType() != to)
+            v = arith::TruncFOp::create(b, l, to, v);
+          linalg::YieldOp::create(b, l, v);
+        });
+    // An argument's conversion may come before the next argument (a
+    // template converts each stored one where it declares it).
+    bool body = hasBody;
+    int64_t converted = add(op.getResult(0));
+    if (isa<BlockArgument>(value(id)))
+      hasBody = body;
+    return converted;
+  }
+
+  /// The element type of tensor `id`: "f32", "f64", "bf16" or "f16".
+  std::string element(int64_t id) const {
+    Type t = tensorOf(id, "element").getElementType();
+    return t.isF64() ? "f64" : t.isBF16() ? "bf16" : t.isF16() ? "f16" : "f32";
   }
 
   /// The size of dimension `axis` of tensor `id` (an index).
@@ -492,6 +537,19 @@ public:
   }
 
 private:
+  Type parseElement(const std::string &element) {
+    if (element == "f32")
+      return builder.getF32Type();
+    if (element == "f64")
+      return builder.getF64Type();
+    if (element == "bf16")
+      return builder.getBF16Type();
+    if (element == "f16")
+      return builder.getF16Type();
+    refuse("expected the element type 'f32', 'f64', 'bf16' or 'f16', got '" +
+           element + "'");
+  }
+
   void live() const {
     if (spent)
       refuse("this function was finished already; start a new one");
@@ -708,7 +766,11 @@ void bindIRBuilder(nb::module_ &m) {
            nb::arg("name"), nb::arg("element"), nb::arg("bipartite") = false,
            nb::arg("typed") = false)
       .def("argument", &FunctionBuilder::argument, nb::arg("shape"),
-           nb::arg("domain"), nb::arg("differentiable"), nb::arg("where"))
+           nb::arg("domain"), nb::arg("differentiable"), nb::arg("element"),
+           nb::arg("where"))
+      .def("convert", &FunctionBuilder::convert, nb::arg("value"),
+           nb::arg("element"), nb::arg("where"))
+      .def("element", &FunctionBuilder::element, nb::arg("value"))
       .def("constant", &FunctionBuilder::constant, nb::arg("value"),
            nb::arg("where"))
       .def("dim", &FunctionBuilder::dim, nb::arg("value"), nb::arg("axis"),

@@ -97,6 +97,64 @@ def test_built_half_function_runs_and_differentiates(dtype, tol):
         assert ((got.double() - want).abs() <= 3 * tol * (1 + want.abs())).all()
 
 
+@pytest.mark.parametrize("low", ["bf16", "f16"])
+def test_arguments_stored_in_another_type_are_converted_inside(low):
+    """An argument stored in float32 in a half function (`arg(...,
+    dtype="f32")`, then `convert`), and a result converted to float32: the
+    function takes and returns float32 tensors, and computes what PyTorch
+    computes with the casts outside (within the half type's tolerance:
+    PyTorch rounds the sum after each addition, gnnc once); the gradient of
+    the stored argument is float32, that of the half one half. Arguments
+    may follow a conversion of an argument."""
+    half = {"bf16": torch.bfloat16, "f16": torch.float16}[low]
+    f = ir.Builder("stored_" + low, low)
+    x = f.arg([None, 3], name="x")
+    w = f.arg([2, 3], dtype="f32", name="w")
+    assert repr(w).endswith("tensor<2x3xf32>>") and f.element(w) == "f32"
+    wc = f.convert(w)
+    assert f.element(wc) == low and f.convert(wc) is not None
+    b = f.arg([2], dtype="f32", name="b")  # after a conversion: still an argument
+    bc = f.convert(b)
+    acc = f.generic([(1,), (0, 1)], ["parallel", "parallel"], [bc],
+                    [f.empty([None, 2], f.dim(x))], lambda v, _: v)
+    h = f.matmul(x, wc, acc, transpose_rhs=True)
+    out = f.convert(f.spmm("sum", h), "f32")
+    fn = gnnc.compile(f.finish(out))
+    assert [a["dtype"] for a in fn.signature["args"][1:]] == \
+        [str(half)[6:], "float32", "float32"]
+    assert fn.signature["results"][0]["dtype"] == "float32"
+    g, ei = _graph()
+    gen = torch.Generator().manual_seed(3)
+    xs = torch.randn(6, 3, generator=gen).to(half).to(DEVICE).requires_grad_()
+    ws = torch.randn(2, 3, generator=gen).to(DEVICE).requires_grad_()
+    bs = torch.randn(2, generator=gen).to(DEVICE).requires_grad_()
+    got = fn(g, xs, ws, bs)
+    assert got.dtype == torch.float32
+    src, dst = ei
+    xr, wr, br = (t.detach().clone().requires_grad_() for t in (xs, ws, bs))
+    hr = torch.addmm(br.to(half), xr, wr.to(half).t())
+    want = torch.zeros(6, 2, dtype=half, device=DEVICE).index_add(0, dst, hr[src]).float()
+    tol = {"bf16": dict(rtol=2e-2, atol=2e-2), "f16": dict(rtol=4e-3, atol=4e-3)}[low]
+    torch.testing.assert_close(got, want, **tol)
+    dy = torch.randn(6, 2, generator=gen).to(DEVICE)
+    grads = torch.autograd.grad(got, (xs, ws, bs), dy)
+    refs = torch.autograd.grad(want, (xr, wr, br), dy)
+    for a, r, dtype in zip(grads, refs, (half, torch.float32, torch.float32)):
+        assert a.dtype == dtype
+        torch.testing.assert_close(a, r, **tol)
+
+
+def test_convert_refuses_what_is_no_tensor_or_type():
+    f = ir.Builder("f", "bf16")
+    x = f.arg([None, 4])
+    with pytest.raises(ValueError, match="element type 'f32', 'f64', 'bf16' or 'f16', got 'i8'"):
+        f.convert(x, "i8")
+    with pytest.raises(ValueError, match="element type 'f32', 'f64', 'bf16' or 'f16', got 'f8'"):
+        f.arg([4], dtype="f8")
+    with pytest.raises(ValueError, match="convert: expected a tensor, got a index"):
+        f.convert(f.dim(x))
+
+
 def test_same_built_function_is_compiled_once():
     a = gnnc.compile(_weighted_mean_of_neighbours())
     b = gnnc.compile(_weighted_mean_of_neighbours())
