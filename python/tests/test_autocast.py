@@ -181,13 +181,17 @@ def error(got, want):
 
 @pytest.fixture
 def op_dtypes(monkeypatch):
-    """The dtypes of the floating tensors every gnnc op of a layer read."""
+    """The element types every gnnc op of a layer ran in (its
+    configuration's: operands in other dtypes are converted inside it)."""
     seen = []
     propagate = _common.propagate
+    types = {"f32": torch.float32, "f64": torch.float64, "bf16": torch.bfloat16,
+             "f16": torch.float16}
 
-    def spy(layer, template, config, edge_index, num_nodes, *tensors):
-        seen.append({t.dtype for t in tensors if t.is_floating_point()})
-        return propagate(layer, template, config, edge_index, num_nodes, *tensors)
+    def spy(layer, template, config, edge_index, num_nodes, *tensors, **kw):
+        flat = [c for part in config for c in (part if isinstance(part, tuple) else (part,))]
+        seen.append({types[c] for c in flat if isinstance(c, str) and c in types})
+        return propagate(layer, template, config, edge_index, num_nodes, *tensors, **kw)
 
     monkeypatch.setattr(_common, "propagate", spy)
     return seen
@@ -206,7 +210,7 @@ def test_layer_under_autocast_matches_float64_like_pyg(case, dtype, op_dtypes):
     dy = torch.randn(shape, generator=g, dtype=torch.float64).to(dtype).double().to(DEVICE)
 
     out, grads = run(ours, x, ei, extra, spec[4], dy, autocast=dtype)
-    # The graph part ran in the autocast dtype, every operand cast; GCN's
+    # The graph part ran in the autocast dtype; GCN's
     # normalised one in float32 under float16 (conv.gcn_run_dtype: a hub's
     # degree and unscaled sum overflow float16), as PyG's aggregation runs.
     runs = torch.float32 if dtype == torch.float16 and spec[1] in ("GCNConv", "GCN") \
@@ -788,3 +792,134 @@ def test_gcn_in_float16_holds_a_hubs_degree_and_sum(model, how):
             out = layer.half()(x.half(), edge_index)
     assert torch.isfinite(out).all()
     assert abs(out[0].item() - truth) < 1e-2 * truth, (out[0].item(), truth)
+
+
+# --------------------------------------------------------------------------
+# No casts around the op: under autocast the op's function converts the
+# float32 operands it is given (x, the parameters) on the device and returns
+# its results in PyG's dtypes (_common.operand, _common.returned), so a
+# layer made of one gnnc op dispatches no `aten::to` (an allocation, a kernel
+# and an autograd node each, about 0.6 ms of host time per SAGE step on an
+# H200 in session 56), and its parameters' gradients come back float32.
+
+def relu_mlp(i, o):
+    return torch.nn.Sequential(torch.nn.Linear(i, 6), torch.nn.ReLU(), torch.nn.Linear(6, o))
+
+
+BY_ID.update({
+    "gat": ("gat", "GATConv", (IN, OUT), dict(heads=2), None),
+    "gatv2": ("gatv2", "GATv2Conv", (IN, OUT), dict(heads=2), None),
+    "gin-relu-mlp": ("gin-relu-mlp", "GINConv", (), dict(nn=lambda: relu_mlp(IN, OUT)), None),
+})
+# The layers whose whole forward is the op (no Linear left to PyTorch,
+# which autocast casts as it casts PyG's).
+WHOLE = ["gcn", "gcn-nonorm", "gcn-nobias", "gcn-model", "sage-mean", "sage-max", "gat",
+         "gat-nobias", "gatv2", "transformer", "agnn", "gin-relu-mlp", "gin-act"]
+
+
+def _to_copies(fn):
+    """(what fn() returns, how many aten._to_copy it dispatched)."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Count(TorchDispatchMode):
+        n = 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if func is torch.ops.aten._to_copy.default:
+                self.n += 1
+            return func(*args, **(kwargs or {}))
+
+    with Count() as c:
+        out = fn()
+    return out, c.n
+
+
+@pytest.mark.parametrize("dtype", HALVES, ids=HALF_IDS)
+@pytest.mark.parametrize("case", WHOLE)
+def test_no_cast_around_the_op_under_autocast(case, dtype):
+    """A second call (its graph derived and cached by the first) of a layer
+    made of one op, on float32 x and parameters under autocast: no
+    `aten._to_copy` forward or backward; its output has PyG's dtype, equals
+    the first call's, and the gradients of x and of every parameter are
+    float32 and equal the first call's."""
+    spec = BY_ID[case]
+    ours, pyg = make(spec)
+    x, ei, _ = inputs(spec, dtype)
+    with torch.no_grad(), torch.autocast(DEVICE.type, dtype=dtype):
+        want_dtype = pyg(x, ei).dtype
+    results = []
+    for _ in range(2):
+        xx = x.clone().requires_grad_()
+        with torch.autocast(DEVICE.type, dtype=dtype):
+            out, forward = _to_copies(lambda: ours(xx, ei))
+        dy = torch.ones_like(out)
+        _, backward = _to_copies(lambda: out.backward(dy))
+        grads = [xx.grad] + [p.grad.clone() for p in ours.parameters()]
+        ours.zero_grad()
+        results.append((out.detach(), grads, forward, backward))
+    (out1, grads1, _, _), (out2, grads2, forward, backward) = results
+    assert (forward, backward) == (0, 0)
+    assert out2.dtype == want_dtype
+    torch.testing.assert_close(out2, out1, rtol=0, atol=0)
+    for g1, g2 in zip(grads1, grads2):
+        assert g2.dtype == torch.float32
+        torch.testing.assert_close(g2, g1, rtol=0, atol=0)
+
+
+# GCN, SAGE, GIN, GAT and GATv2 keep their call plans (nn/_plan.py) under
+# autocast too:
+# made for the autocast dtype in force, taken only while it is.
+PLANNED = {"gcn": {torch.bfloat16: True, torch.float16: False},  # (float16 GCN: float32)
+           "sage-max": {torch.bfloat16: True, torch.float16: True},
+           "sage-mean": {torch.bfloat16: True, torch.float16: True},
+           "gin-relu-mlp": {torch.bfloat16: True, torch.float16: True},
+           "gat": {torch.bfloat16: True, torch.float16: True},
+           "gatv2": {torch.bfloat16: True, torch.float16: True}}
+
+
+@pytest.mark.parametrize("case", list(PLANNED))
+def test_plans_under_autocast_follow_its_state(case, monkeypatch):
+    """Each step calls the layer (x float32 unless said) and a fresh copy
+    of it (which takes the full path: a copy keeps no plan), forward and
+    backward: the layer took its plan where it should (a second call in the
+    same autocast state), and its output and every gradient equal the
+    copy's, in the copy's dtypes. Autocast turned off, to another dtype or
+    on again, and x of another dtype, each take the full path once."""
+    full = []
+    real = _common.check_inputs
+    monkeypatch.setattr(_common, "check_inputs",
+                        lambda *a, **k: full.append(1) or real(*a, **k))
+    spec = BY_ID[case]
+    ours, _ = make(spec)
+    x, ei, _ = inputs(spec, torch.bfloat16)
+    exact = dict(rtol=0, atol=0) if DEVICE.type == "cpu" else None
+
+    def step(what, autocast, planned, xin=x):
+        full.clear()
+        fresh = copy.deepcopy(ours)
+        got = []
+        for layer in (ours, fresh):
+            xx = xin.clone().requires_grad_()
+            with torch.autocast(DEVICE.type, dtype=autocast or torch.bfloat16,
+                                enabled=autocast is not None):
+                out = layer(xx, ei)
+            out.backward(torch.ones_like(out))
+            got.append([out.detach(), xx.grad] + [p.grad for p in layer.parameters()])
+            layer.zero_grad(set_to_none=True)
+        assert (len(full) == 1) == planned, (what, len(full))
+        tol = exact or dict(rtol=TOL.get(autocast, 1e-5), atol=TOL.get(autocast, 1e-5))
+        for a, b in zip(*got):
+            assert a.dtype == b.dtype, what
+            torch.testing.assert_close(a, b, **tol, msg=what)
+
+    bf, f16 = torch.bfloat16, torch.float16
+    step("bfloat16", bf, planned=False)
+    step("bfloat16 again", bf, planned=PLANNED[case][bf])
+    step("autocast off", None, planned=False)
+    step("off again", None, planned=True)
+    step("bfloat16 once more", bf, planned=False)
+    step("and planned", bf, planned=PLANNED[case][bf])
+    step("float16", f16, planned=False)
+    step("float16 again", f16, planned=PLANNED[case][f16])
+    step("x in bfloat16", bf, planned=False, xin=x.to(bf))
+    step("and planned", bf, planned=PLANNED[case][bf], xin=x.to(bf))

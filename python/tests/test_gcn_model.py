@@ -307,9 +307,9 @@ def test_the_model_is_one_function_with_every_matmul_inside(monkeypatch):
     calls = []
     propagate = _common.propagate
 
-    def counting(layer, template, config, *args):
+    def counting(layer, template, config, *args, **kw):
         calls.append((template, config))
-        return propagate(layer, template, config, *args)
+        return propagate(layer, template, config, *args, **kw)
 
     monkeypatch.setattr(_common, "propagate", counting)
     ours, _ = make(((16, 64, 3, 64), {}))
@@ -334,7 +334,7 @@ def test_examples_gcn3_is_the_function_the_model_runs(monkeypatch):
     configs = []
     propagate = _common.propagate
     monkeypatch.setattr(_common, "propagate",
-                        lambda m, t, c, *a: configs.append(c) or propagate(m, t, c, *a))
+                        lambda m, t, c, *a, **k: configs.append(c) or propagate(m, t, c, *a, **k))
     ours, _ = make(((16, 64, 3, 64), {}))
     edge_index, n = molecules()
     ours(features(n, torch.float32, channels=16), edge_index)
@@ -346,7 +346,7 @@ def test_self_loops_mask_the_graph_instead_of_folding(monkeypatch):
     configs = []
     propagate = _common.propagate
     monkeypatch.setattr(_common, "propagate",
-                        lambda m, t, c, *a: configs.append(c) or propagate(m, t, c, *a))
+                        lambda m, t, c, *a, **k: configs.append(c) or propagate(m, t, c, *a, **k))
     ours, _ = make("default")
     for graph in (single, tiny):
         edge_index, n = graph()
@@ -473,7 +473,7 @@ def _layerwise_calls(monkeypatch):
     calls = []
     propagate = _common.propagate
     monkeypatch.setattr(_common, "propagate",
-                        lambda m, t, c, *a: calls.append(list(c[0])) or propagate(m, t, c, *a))
+                        lambda m, t, c, *a, **k: calls.append(list(c[0])) or propagate(m, t, c, *a, **k))
     return calls
 
 

@@ -280,9 +280,9 @@ def test_concatenated_graph_is_cached_and_rebuilt_on_change(monkeypatch):
     propagate = _common.propagate
     build = _core._GraphCache._build
 
-    def spy(layer, template, config, edge_index, *args):
+    def spy(layer, template, config, edge_index, *args, **kw):
         graphs.append(edge_index)
-        return propagate(layer, template, config, edge_index, *args)
+        return propagate(layer, template, config, edge_index, *args, **kw)
 
     def counting(self, *args):
         builds.append(args[0])

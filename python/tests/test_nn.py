@@ -2000,7 +2000,7 @@ def test_an_input_without_grad_gets_no_gradient_work(make):
     x = features(n, torch.float64)
     y = layer(x, edge_index)
     template, config = layer.__dict__["_gnnc_function"]
-    key = (template, config, (0,))
+    key = (template, config, (0,), (), ())  # (frozen, stored, results: _common._function)
     _common._FUNCTIONS.pop(key, None)
     y = layer(x, edge_index)
     y.square().sum().backward()

@@ -1359,6 +1359,25 @@ def casts(dtype: torch.dtype, *tensors: Tensor) -> list:
     return [cast(dtype, t) for t in tensors]
 
 
+def operand(dtype: torch.dtype, tensor: Tensor) -> Tensor:
+    """An operand of a layer's op that runs in `dtype`, contiguous: under
+    torch.autocast, where `dtype` is its half type, a float32, bfloat16 or
+    float16 tensor as it is (the op's function stores that argument in the
+    tensor's dtype and converts it on the device, inside its run:
+    `function_for`), so that the call makes no `aten::to`, no copy and no
+    autograd node of its own, and the gradient comes back in the tensor's
+    dtype, rounded as autocast's cast would give it; else `cast`'s."""
+    have = tensor.dtype
+    if have != dtype and dtype in _HALVES and have in _AUTOCAST_CAST and _any_autocast():
+        return tensor.contiguous()
+    return cast(dtype, tensor)
+
+
+def operands(dtype: torch.dtype, *tensors: Tensor) -> list:
+    """`operand` of each of `tensors`."""
+    return [operand(dtype, t) for t in tensors]
+
+
 # --------------------------------------------------------------------------
 # Graphs derived from edge_index, cached per edge_index tensor.
 # --------------------------------------------------------------------------
@@ -1632,7 +1651,8 @@ def attention_dropout_mask(shape, p: float, dtype: torch.dtype,
 # --------------------------------------------------------------------------
 
 def propagate(layer: Optional[torch.nn.Module], template: str, config: tuple,
-              edge_index: Tensor, num_nodes, *tensors: Tensor) -> Tensor:
+              edge_index: Tensor, num_nodes, *tensors: Tensor,
+              results: tuple = ()) -> Tensor:
     """Runs the `gnn` function `_ir.<template>(*config)` on the graph of
     `edge_index` (num_nodes nodes, or a bipartite graph's (num_src,
     num_dst): then a bipartite function's src and dst tensors have their
@@ -1640,7 +1660,8 @@ def propagate(layer: Optional[torch.nn.Module], template: str, config: tuple,
     max(num_src, num_dst)) with `tensors` as its arguments after the graph.
     The compiled function is kept per (template, config); `layer` (None:
     none) remembers which it ran last (gnnc.explain; not while torch.compile
-    traces).
+    traces). `results`: (position, element type) pairs of the results the
+    function returns converted to another type (`returned`).
 
     The graph's handle is looked up here, where torch.compile traces
     strictly (its gnnc::graph op then yields the handle as a graph value);
@@ -1648,10 +1669,22 @@ def propagate(layer: Optional[torch.nn.Module], template: str, config: tuple,
     if layer is not None and not torch.compiler.is_compiling():
         layer.__dict__["_gnnc_function"] = (template, config)  # past Module.__setattr__
     graph = _core._handle(edge_index, num_nodes)
-    return _run(template, config, edge_index, num_nodes, graph, *tensors)
+    return _run(template, config, results, edge_index, num_nodes, graph, *tensors)
 
 
-def _run_function(template: str, config: tuple, edge_index: Tensor,
+def returned(dtype: torch.dtype, *wants: torch.dtype) -> tuple:
+    """propagate's `results` for a function of `dtype` whose caller wants
+    its results in `wants` (one per result, in order; PyG's dtypes: under
+    autocast a float32 bias promotes the half result): the conversions
+    inside the op instead of an `aten::to` (and its autograd node) after
+    it. Only among float32, bfloat16 and float16."""
+    if dtype not in _AUTOCAST_CAST:
+        return ()
+    return tuple((i, _IR_TYPES[w]) for i, w in enumerate(wants)
+                 if w != dtype and w in _AUTOCAST_CAST)
+
+
+def _run_function(template: str, config: tuple, results: tuple, edge_index: Tensor,
                   num_nodes: int, graph, *tensors: Tensor) -> Tensor:
     """propagate's call on graph handle `graph`. torch.compile traces this
     non-strictly: the IR generation and gnnc.compile run as plain Python at
@@ -1662,26 +1695,54 @@ def _run_function(template: str, config: tuple, edge_index: Tensor,
         # symbolic sizes. An eager call's (a plain int handle) holds none,
         # and skips the walk.
         config = _concrete(config)
-    fn = function_for(template, config, tensors)
+    fn = function_for(template, config, tensors, results)
     # The tensor itself, not a gnnc.Graph (which would copy it on every
     # call): gnnc's graph cache checks it, or trusts it when it is private.
     # The layers made the tensors: the op checks them (no Python checks).
     return fn._apply(edge_index, num_nodes, tensors, graph)
 
 
-def function_for(template: str, config: tuple, tensors) -> "gnnc.Function":
+def function_for(template: str, config: tuple, tensors, results: tuple = ()) -> \
+        "gnnc.Function":
     """The compiled `_ir.<template>(*config)` a call on `tensors` runs:
     where autograd records, without the gradients of the arguments whose
     tensor needs none (a first layer's features: the backward skips that
-    work)."""
-    fn = _function(template, config, ())
+    work); under torch.autocast with the arguments that `operand` passed in
+    another floating dtype than the function's stored in it (converted
+    inside the op, `_ir._Builder`). `results`: (position, element type)
+    pairs of results returned in another type than the function's."""
+    fn = _function(template, config, (), (), results)
+    stored = _stored(fn, tensors) if _any_autocast() else ()
+    if stored:
+        fn = _function(template, config, (), stored, results)
     grads = fn._grad_args
     if grads and torch.is_grad_enabled():
         frozen = tuple(i for i, t in enumerate(tensors)
                        if i + 1 in grads and not t.requires_grad)
         if frozen and len(frozen) < len(grads):
-            fn = _function(template, config, frozen)
+            fn = _function(template, config, frozen, stored, results)
     return fn
+
+
+_IR_TYPES = {torch.float32: "f32", torch.float64: "f64", torch.bfloat16: "bf16",
+             torch.float16: "f16"}
+_SIGNATURE_TYPES = {"float32": torch.float32, "float64": torch.float64,
+                    "bfloat16": torch.bfloat16, "float16": torch.float16}
+
+
+def _stored(fn, tensors) -> tuple:
+    """The (position, element type) pairs of `tensors` whose dtype differs
+    from the argument's of `fn` (built without any stored in another
+    type), where both are dtypes autocast casts; () where none differs."""
+    out = []
+    args = fn.signature["args"]
+    for i, t in enumerate(tensors):
+        want = _SIGNATURE_TYPES.get(args[i + 1].get("dtype"))
+        have = t.dtype
+        if want is not None and have != want and have in _AUTOCAST_CAST and \
+                want in _AUTOCAST_CAST:
+            out.append((i, _IR_TYPES[have]))
+    return tuple(out)
 
 
 def _concrete(config):
@@ -1699,21 +1760,25 @@ def _concrete(config):
     return config
 
 
-def _function(template: str, config: tuple, frozen: tuple):
-    """The compiled `_ir.build(template, config, frozen)`, kept in
-    _FUNCTIONS."""
-    key = (template, config) if not frozen else (template, config, frozen)
+def _function(template: str, config: tuple, frozen: tuple, stored: tuple = (),
+              results: tuple = ()):
+    """The compiled `_ir.build(template, config, frozen, stored, results)`,
+    kept in _FUNCTIONS."""
+    key = (template, config) if not (frozen or stored or results) else \
+        (template, config, frozen, stored, results)
     fn = _FUNCTIONS.get(key)
     if fn is None:
-        module, name = _ir.build(template, config, frozen)
+        module, name = _ir.build(template, config, frozen, stored, results)
         fn = gnnc.compile(module, function=name)
         _FUNCTIONS[key] = fn
     return fn
 
 
-# (template, config) -> its compiled gnnc.Function, (template, config, frozen)
-# for one built without the gradients of the arguments at the positions in
-# `frozen`: a call looks it up instead of generating and hashing the IR again.
+# (template, config) -> its compiled gnnc.Function, (template, config, frozen,
+# stored, results) for one built without the gradients of the arguments at
+# the positions in `frozen`, with arguments stored in other types (`stored`)
+# or results returned in other dtypes (`results`): a call looks it up
+# instead of generating and hashing the IR again.
 _FUNCTIONS = {}
 
 # propagate calls `_run`: `_run_function` itself until torch._dynamo is

@@ -61,35 +61,59 @@ _P, _R = "parallel", "reduction"
 
 class _Builder(ir.Builder):
     """An ir.Builder whose arguments at the positions in ``frozen`` (0: the
-    first after the graph) get no gradient, whatever the template says."""
+    first after the graph) get no gradient, whatever the template says;
+    whose arguments at the positions in ``stored`` ({position: element
+    type}) are stored in that type and converted to the function's where
+    they are declared (under torch.autocast a layer's float32 parameters
+    and features enter its bfloat16 function as they are: their conversion
+    runs on the device inside the op, and their gradients come back in
+    float32, as autocast's own casts would give them); and whose results
+    at the positions in ``results`` ({position: element type}) are
+    converted to that type on return (PyG's float32 result of a layer that
+    adds a float32 bias under autocast)."""
 
     def __init__(self, name: str, dtype: str, frozen: tuple, bipartite: bool = False,
-                 typed: bool = False):
+                 typed: bool = False, stored: Optional[dict] = None,
+                 results: Optional[dict] = None):
         super().__init__(name, dtype, bipartite, typed)
         self._frozen = frozen
+        self._stored = stored or {}
+        self._results = results or {}
         self._args = 0
 
     def arg(self, shape, *, edge: bool = False, side: Optional[str] = None,
-            differentiable: bool = True, name: Optional[str] = None):
+            differentiable: bool = True, name: Optional[str] = None, dtype=None):
         i, self._args = self._args, self._args + 1
-        return super().arg(shape, edge=edge, side=side, name=name,
-                           differentiable=differentiable and i not in self._frozen)
+        stored = self._stored.get(i)
+        v = super().arg(shape, edge=edge, side=side, name=name, dtype=stored,
+                        differentiable=differentiable and i not in self._frozen)
+        return v if stored is None else self.convert(v)
+
+    def finish(self, *results):
+        if self._results:
+            results = tuple(self.convert(r, self._results[i]) if i in self._results else r
+                            for i, r in enumerate(results))
+        return super().finish(*results)
 
 
 _STATE = threading.local()
 
 
-def build(template: str, config: tuple, frozen: tuple = ()):
+def build(template: str, config: tuple, frozen: tuple = (), stored: tuple = (),
+          results: tuple = ()):
     """``template(*config)`` (a function of this module) with the arguments at
     the positions in ``frozen`` built without a gradient: a layer's caller
     that needs no gradient for an input (a first layer's features) gets a
     backward that computes none (no ``dx`` matmul and transposed
-    aggregation over the graph)."""
-    _STATE.frozen = tuple(frozen)
+    aggregation over the graph). ``stored``: (position, element type)
+    pairs of arguments stored in another type than the function's;
+    ``results``: (position, element type) pairs of results returned in
+    another type (`_Builder`)."""
+    _STATE.frozen, _STATE.stored, _STATE.results = tuple(frozen), dict(stored), dict(results)
     try:
         return globals()[template](*config)
     finally:
-        _STATE.frozen = ()
+        _STATE.frozen, _STATE.stored, _STATE.results = (), {}, {}
 
 
 def _builder(name: str, dtype: str, bipartite: bool = False,
@@ -100,7 +124,8 @@ def _builder(name: str, dtype: str, bipartite: bool = False,
     if dtype not in ("f32", "f64", "bf16", "f16"):
         raise ValueError(f"expected element type 'f32', 'f64', 'bf16' or 'f16', got "
                          f"{dtype!r}")
-    return _Builder(name, dtype, getattr(_STATE, "frozen", ()), bipartite, typed)
+    return _Builder(name, dtype, getattr(_STATE, "frozen", ()), bipartite, typed,
+                    getattr(_STATE, "stored", None), getattr(_STATE, "results", None))
 
 
 def _finite(value: float) -> float:

@@ -48,9 +48,11 @@ class _Plan:
     decisions (issues 28 and 31). A subclass's `run` checks everything that
     decision read and returns None where anything differs (the caller then
     takes the full path, which raises what it raises and keeps a new plan).
-    What every plan checks (`_stands`): no trace, autocast, torch.func
-    transform, forward-mode AD or global module hook; x and edge_index plain
-    dense tensors, x of the dtype, device and width of then, edge_index a
+    What every plan checks (`_stands`): no trace, torch.func transform,
+    forward-mode AD or global module hook; torch.autocast as then (off, or
+    on x's device with the same dtype: `AUTOCAST` plans only); x and
+    edge_index plain dense tensors, x of the dtype, device and width of
+    then, edge_index a
     [2, E] int64 or int32 tensor on x's device; the layer's flow and
     `OPTIONS` the same; no hook or `forward` of its own on any module the
     plan skips (`watched`: the operands' Linears and what else the plan
@@ -58,16 +60,24 @@ class _Plan:
     (`linears`) the same objects, each Linear whose weight and bias the
     function reads (`operands`) as then (`_same_linear`), each parameter
     (`params`) the same object of the same shape, dtype and device. Made
-    only outside autocast and tracing, for an edge_index (not a sparse
-    adjacency), with every operand of the one dtype (`_make`). Not copied
-    with the layer (deepcopy, pickle): a copy decides anew."""
+    only outside tracing, for an edge_index (not a sparse adjacency): outside
+    autocast with x and every parameter of the function's dtype; under
+    autocast (`AUTOCAST` plans) with the function in the autocast dtype, x
+    of a dtype autocast casts and every parameter of one such dtype (the
+    function converts them: _common.operand). Not copied with the layer
+    (deepcopy, pickle): a copy decides anew."""
 
-    __slots__ = ("template", "flow", "dtype", "device", "cin", "watched", "options",
-                 "linears", "operands", "params")
+    __slots__ = ("template", "flow", "dtype", "xdtype", "pdtype", "autocast", "results",
+                 "device", "cin", "watched", "options", "linears", "operands", "params")
 
     # The layer's attributes (plain ones, in its __dict__) the plan was made
     # for: a later call with any of them changed takes the full path.
     OPTIONS: tuple = ()
+
+    # Whether the layer's plan may be made under torch.autocast (its `run`
+    # gives what the full path gives there: the function's results in PyG's
+    # dtypes through `results`).
+    AUTOCAST: bool = False
 
     def __deepcopy__(self, memo):
         return None
@@ -90,27 +100,43 @@ class _Plan:
 
     @classmethod
     def _make(cls, module, template: str, dt: torch.dtype, x, linears: tuple = (),
-              operands: tuple = (), params: tuple = (), watched: tuple = ()):
+              operands: tuple = (), params: tuple = (), watched: tuple = (),
+              results: tuple = ()):
         """A new plan of this call on `module` (not yet kept: the caller
         sets its own fields, then `_keep`), or None where none can stand
-        for later calls (traced, under autocast, x not a plain dense tensor
-        of `dt`, an operand or parameter of another dtype); any older plan
-        is dropped either way. `linears`: the (name, submodule or None)
-        pairs whose identity the plan checks; `operands`: the Linears whose
-        weights (and biases) enter the function, in order (their calls
-        skipped: watched for hooks); `params`: the (name, parameter or None)
-        pairs; `watched`: the other modules whose calls the plan skips."""
+        for later calls (traced, x not a plain dense tensor, outside
+        autocast x or an operand or parameter not of `dt`, under it see the
+        class); any older plan is dropped either way. `linears`: the (name,
+        submodule or None) pairs whose identity the plan checks;
+        `operands`: the Linears whose weights (and biases) enter the
+        function, in order (their calls skipped: watched for hooks);
+        `params`: the (name, parameter or None) pairs; `watched`: the other
+        modules whose calls the plan skips; `results`: the function's
+        results' conversions (_common.returned) of this call."""
         if torch.compiler.is_compiling():
             return None  # (the layer's attributes untouched while traced)
         _Plan.drop(module)
+        if type(x) is not Tensor or x.layout != torch.strided or x.is_meta:
+            return None
         tensors = [t for m in operands for t in (m.weight, m.bias) if t is not None] + \
             [t for _, t in params if t is not None]
-        if _common._any_autocast() or type(x) is not Tensor or \
-                x.layout != torch.strided or x.is_meta or x.dtype != dt or \
-                any(t.dtype != dt for t in tensors):
-            return None
+        low = None
+        if _common._any_autocast():
+            low = _common.autocast_dtype(x.device)
+            if not cls.AUTOCAST or low is None or dt != low:
+                return None
+            pdtype = tensors[0].dtype if tensors else dt
+            if x.dtype not in _common._AUTOCAST_CAST or \
+                    pdtype not in _common._AUTOCAST_CAST or \
+                    any(t.dtype != pdtype for t in tensors):
+                return None
+        else:
+            pdtype = dt
+            if x.dtype != dt or any(t.dtype != dt for t in tensors):
+                return None
         p = cls()
         p.template, p.flow, p.dtype = template, module.flow, dt
+        p.xdtype, p.pdtype, p.autocast, p.results = x.dtype, pdtype, low, results
         p.device, p.cin = x.device, x.size(1)
         p.options = cls._options(module)
         p.linears = linears
@@ -133,11 +159,15 @@ class _Plan:
     def _stands(self, module, x, edge_index) -> bool:
         """Whether the checks every plan makes hold (see the class)."""
         if type(x) is not Tensor or type(edge_index) is not Tensor or \
-                _common._any_autocast() or \
                 _core._functorch_active() or \
                 getattr(_core._forward_ad, "_current_level", -1) >= 0 or _global_hooks():
             return False
-        if x.dtype != self.dtype or x.device != self.device or \
+        if _common._any_autocast():
+            if self.autocast is None or _common.autocast_dtype(x.device) != self.autocast:
+                return False
+        elif self.autocast is not None:
+            return False
+        if x.dtype != self.xdtype or x.device != self.device or \
                 x.layout != torch.strided or x.dim() != 2 or x.size(1) != self.cin or \
                 edge_index.layout != torch.strided or \
                 edge_index.dtype not in (torch.int64, torch.int32) or \
@@ -154,7 +184,7 @@ class _Plan:
         """Whether the plan's named submodules, Linears and parameters are
         as then (see the class); then the Linears' weights and biases
         appended to `tensors`, in order."""
-        modules, params, dt, device = module._modules, module._parameters, self.dtype, \
+        modules, params, dt, device = module._modules, module._parameters, self.pdtype, \
             self.device
         for name, m in self.linears:
             if modules.get(name) is not m:
@@ -178,9 +208,10 @@ class _Plan:
             return False
         params = m._parameters
         w, b = params.get("weight"), params.get("bias")
-        if type(w) is not kind or w.dtype != self.dtype or tuple(w.shape) != shape or \
+        dt = self.pdtype
+        if type(w) is not kind or w.dtype != dt or tuple(w.shape) != shape or \
                 w.device != self.device or (b is not None) != bias or \
-                (b is not None and (b.dtype != self.dtype or b.device != self.device)):
+                (b is not None and (b.dtype != dt or b.device != self.device)):
             return False
         tensors.append(w.contiguous())
         if b is not None:
@@ -195,7 +226,7 @@ class _Plan:
         graph = _core._graphs.get(edge_index, n).handle
         template = self.template
         module.__dict__["_gnnc_function"] = (template, config)  # (gnnc.explain)
-        fn = _common.function_for(template, config, tensors)
+        fn = _common.function_for(template, config, tensors, self.results)
         return fn._run(edge_index, n, tensors, graph)
 
 

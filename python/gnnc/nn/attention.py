@@ -223,7 +223,7 @@ def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tenso
         if loops:
             edge_attr = _common.self_loop_attr(edge_attr, edge_index, keep, n_loops,
                                                layer.fill_value)
-        extra.append(_common.cast(dtype, edge_fn(edge_attr)))
+        extra.append(_common.operand(dtype, edge_fn(edge_attr)))
     if keep is not None:
         extra.append(keep)
     masked = keep is not None
@@ -231,10 +231,13 @@ def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tenso
     if dropout:
         extra.append(_common.attention_dropout_mask(
             (ei.size(1), heads), layer.dropout, dtype, x.device))
+    out_dtype = _common.promoted(dtype, scores)
+    # The results in PyG's dtypes, converted inside the op.
+    results = _common.returned(dtype, out_dtype, *((scores,) if weights else ()))
     result = _common.propagate(layer, template, config + (masked, dropout, weights,
                                                    edge_attr is not None) + extra_config,
-                               ei, n, *_common.casts(dtype, *tensors), *extra)
-    out_dtype = _common.promoted(dtype, scores)
+                               ei, n, *_common.operands(dtype, *tensors), *extra,
+                               results=results)
     if not weights:
         return _common.as_dtype(result, out_dtype)
     out, alpha = result
@@ -254,7 +257,9 @@ def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tenso
 
 class _GatPlan(_Plan):
     """A GATConv's plan (_plan._Plan) on one graph: its gat_layer function,
-    without edge features or attention weights, in float32 or float64.
+    without edge features or attention weights, in float32 or float64, or
+    under autocast in its dtype (the attention's result in PyG's dtype,
+    converted inside the function: `results`).
     Besides `_Plan`'s checks: the layer's Linears (`lin`), `res`, attention
     vectors (`att_src`, `att_dst`) and `bias` the same objects (each Linear
     as then; the parameters of the same shapes, dtype and device); its
@@ -270,25 +275,28 @@ class _GatPlan(_Plan):
     OPTIONS = ("heads", "out_channels", "concat", "negative_slope", "dropout",
                "add_self_loops", "in_channels", "lin_edge")
     TEMPLATE = "gat_layer"
+    AUTOCAST = True
     # Edge features without `lin_edge`: unused (GAT, as PyG), or refused by
     # the full path (GATv2).
     EDGE_ATTR_UNUSED = True
 
     @classmethod
     def keep(cls, module, x: Tensor, dt: torch.dtype, linears: tuple, operands: tuple,
-             res, params: tuple, bias_in_function: bool, head: tuple) -> None:
+             res, params: tuple, bias_in_function: bool, head: tuple,
+             scores: torch.dtype) -> None:
         """Keeps the plan of this call on `module` where it can stand for
         later ones, else drops any older one: `linears` the (name, Linear)
         pairs the layer's function reads, `operands` the Linears whose
         weights (and biases) enter it in order, `params` the (name,
         parameter) pairs of its attention vectors and then its bias (None:
-        none), `head` its config's first entries. `res` (None: none) is
-        called in PyTorch, as on the full path."""
-        if dt in _common._HALVES:
+        none), `head` its config's first entries, `scores` the attention
+        weights' dtype (_scores_dtype). `res` (None: none) is called in
+        PyTorch, as on the full path. In a half type only under autocast."""
+        if dt in _common._HALVES and _common.autocast_dtype(x.device) != dt:
             _Plan.drop(module)
             return
         p = cls._make(module, cls.TEMPLATE, dt, x, linears + (("res", res),), operands,
-                      params)
+                      params, results=_common.returned(dt, _common.promoted(dt, scores)))
         if p is not None:
             p.res, p.bias_in_function, p.head = res, bias_in_function, head
             p._keep(module)
@@ -483,7 +491,7 @@ class GATConv(_HeadsLayer):
                 # (A plan for the next calls: no edge features, no weights.)
                 _GatPlan.keep(self, x_src, dt, (("lin", lin),), (lin,), res,
                               (("att_src", att_src), ("att_dst", att_dst), ("bias", bias_p)),
-                              bias, head)
+                              bias, head, scores)
             else:
                 _Plan.drop(self)
             out = _attention("gat_layer", head,
@@ -633,7 +641,7 @@ class GATv2Conv(_HeadsLayer):
                 # (A plan for the next calls: no edge features, no weights.)
                 _Gatv2Plan.keep(self, x_src, dt, (("lin_l", lin_l), ("lin_r", lin_r)),
                                 (lin_l,) if self.share_weights else (lin_l, lin_r), res,
-                                (("att", att), ("bias", bias_p)), bias, config)
+                                (("att", att), ("bias", bias_p)), bias, config, scores)
             else:
                 _Plan.drop(self)
             out = _attention("gatv2_layer", config, self, x_src, edge_index, h_, *tensors,

@@ -235,8 +235,9 @@ class GCNConv(torch.nn.Module):
         # matmul x W^T, the propagation and the bias, so a call is one op
         # forward and one backward, the weight's and bias's gradients
         # included (no linear, matmul backward or bias addition in PyTorch).
-        # Under autocast the function runs in the autocast dtype, every
-        # operand cast (_common.compute_dtype).
+        # Under autocast the function runs in the autocast dtype, x, the
+        # weight and the bias converted inside it (_common.operand), its
+        # result returned in PyG's dtype (_common.returned).
         # Outside autocast an edge_weight of another dtype promotes PyG's
         # messages (a float32 one with a bfloat16 layer: float32): the op
         # runs in that dtype.
@@ -244,23 +245,23 @@ class GCNConv(torch.nn.Module):
         run = gcn_run_dtype(dt, self.normalize)
         ei, weights, w, fold = gcn_graph(self, _common.flip(edge_index, self.flow), n,
                                          run, edge_weight)
-        tensors = [_common.cast(run, x), _common.cast(run, weight)]
+        tensors = [_common.operand(run, x), _common.operand(run, weight)]
         if bias is not None:
-            tensors.append(_common.cast(run, bias))
+            tensors.append(_common.operand(run, bias))
         if w is not None:
             tensors.append(_common.cast(run, w))
         head = ((self.in_channels if self.in_channels > 0 else int(x.size(1)),
                  self.out_channels), _common._DTYPES[run], bias is not None)
+        want = gcn_dtype(self, dt, x.dtype, edge_weight) if dt in _common._HALVES else run
+        results = _common.returned(run, want)
         if edge_weight is None and not _common.is_sparse(adj):
             # (A plan for the next calls: an unweighted edge_index.)
-            _GcnPlan.keep(self, x, run, lin, bias, head)
+            _GcnPlan.keep(self, x, run, lin, bias, head, results)
         else:
             _Plan.drop(self)
         config = head + (False, weights, self.normalize, fold, False)
-        out = _common.propagate(self, "gcn_model", config, ei, n, *tensors)
-        if dt in _common._HALVES:
-            out = _common.as_dtype(out, gcn_dtype(self, dt, x.dtype, edge_weight))
-        return out
+        out = _common.propagate(self, "gcn_model", config, ei, n, *tensors, results=results)
+        return _common.as_dtype(out, want)
 
     def _adjacency_weights(self, adj, edge_index: Tensor, values: Optional[Tensor],
                            dtype: torch.dtype) -> Optional[Tensor]:
@@ -296,9 +297,10 @@ def _aggregate_pair(layer: torch.nn.Module, h: Tensor, aggr: str, dtype: torch.d
     template on the bipartite graph, [num_dst, F] (docs/Python-nn.md). With
     `weights` (message_weights: a torch.sparse adjacency's values) each
     message is weighted first, as PyG's spmm does."""
-    h = _common.cast(dtype, h)
     if weights is not None:
-        return _common.weighted_aggregate(edge_index, sizes, h, weights, aggr)
+        return _common.weighted_aggregate(edge_index, sizes, _common.cast(dtype, h), weights,
+                                          aggr)
+    h = _common.operand(dtype, h)
     return _common.propagate(layer, "sage",
                              (int(h.size(1)), _common._DTYPES[dtype], aggr, True),
                              edge_index, sizes, h)
@@ -452,15 +454,15 @@ class SAGEConv(torch.nn.Module):
         cin, cout = int(src.size(1)), self.out_channels
         project_first = aggr in ("mean", "sum") and cout < cin
         bias, root = lin_l.bias, self.root_weight
-        wl = _common.cast(dt, weight)
-        tensors = [_common.cast(dt, src), wl]
+        wl = _common.operand(dt, weight)
+        tensors = [_common.operand(dt, src), wl]
         if bias is not None:
-            tensors.append(_common.cast(dt, bias))
+            tensors.append(_common.operand(dt, bias))
         if root:
-            tensors.append(_common.cast(dt, self.lin_r.weight))
+            tensors.append(_common.operand(dt, self.lin_r.weight))
         separate = root and self.project
         if separate:
-            tensors.append(_common.cast(dt, x))
+            tensors.append(_common.operand(dt, x))
         if project_first:
             tensors.append(wl)  # (no gradient: PyG's 0 @ W_l^T, _ir.sage_layer)
         config = (cin, cout, t, aggr, bias is not None, root, project_first, separate)
@@ -512,12 +514,12 @@ class SAGEConv(torch.nn.Module):
         bias = self.lin_l.bias
         root = self.root_weight and x_dst is not None
         t = _common._DTYPES[dt]
-        wl = _common.cast(dt, self.lin_l.weight)
-        tensors = [_common.cast(dt, src), wl]
+        wl = _common.operand(dt, self.lin_l.weight)
+        tensors = [_common.operand(dt, src), wl]
         if bias is not None:
-            tensors.append(_common.cast(dt, bias))
+            tensors.append(_common.operand(dt, bias))
         if root:
-            tensors += [_common.cast(dt, self.lin_r.weight), _common.cast(dt, x_dst)]
+            tensors += [_common.operand(dt, self.lin_r.weight), _common.operand(dt, x_dst)]
         if project_first:
             tensors.append(wl)  # (no gradient: PyG's 0 @ W_l^T, _ir.sage_layer)
         config = (cin, cout, t, aggr, bias is not None, root, project_first, False, True,
@@ -625,7 +627,8 @@ def check_folded_linears(layer: str, linears, together: bool = False) -> None:
 
 def _plain_linear(m, width: int, dtype: torch.dtype) -> Optional[Tensor]:
     """`m`'s weight where `m` is exactly `x W^T + b` on features of `width`
-    and `dtype`: a `torch.nn.Linear`, or gnnc's or PyG's `Linear` once sized
+    and `dtype` (None: under autocast, any it casts): a `torch.nn.Linear`,
+    or gnnc's or PyG's `Linear` once sized
     (a lazy one sizes itself on its first call, in PyTorch), unobserved;
     else None. (The weight, so that the caller does not read it again:
     Module.__getattr__, some 1 us a read.)"""
@@ -634,7 +637,8 @@ def _plain_linear(m, width: int, dtype: torch.dtype) -> Optional[Tensor]:
     w = m.weight
     plain = not _observed(m) and \
         not isinstance(w, torch.nn.parameter.UninitializedParameter) and \
-        w.dim() == 2 and w.size(1) == width and w.dtype == dtype
+        w.dim() == 2 and w.size(1) == width and \
+        (w.dtype == dtype if dtype is not None else w.dtype in _common._AUTOCAST_CAST)
     return w if plain else None
 
 
@@ -753,6 +757,10 @@ def _leading_mlp(nn, x: Tensor):
     if not isinstance(nn, torch.nn.Module) or _observed(nn) or _global_hooks():
         return none
     width, dtype = x.size(1), x.dtype
+    if dtype in _common._AUTOCAST_CAST and _common.autocasts(x.device, dtype):
+        # Under autocast a Linear takes x of any dtype it casts (PyTorch
+        # casts both), and so does the function (_common.operand).
+        dtype = None
     if _is_class(nn, _MLP_CLASSES):
         linears, relus, rest = _mlp_prefix(nn, width, dtype)
     else:
@@ -787,11 +795,12 @@ def _gin_run(module: torch.nn.Module, template: str, edge_index: Tensor, n: int,
         # (A plan is the last full call's decision: none for this one.)
         _Plan.drop(module)
     if linears is None:
-        out = _common.propagate(module, template, (cin, t) + extra, edge_index, n,
-                                *_common.casts(dt, *tensors))
         # `nn` gets what PyG's gets: under autocast, the dtype x, the edge
         # features and eps promote to (the op ran in the autocast dtype).
         dtype = _common.promoted(*(a.dtype for a in tensors))
+        out = _common.propagate(module, template, (cin, t) + extra, edge_index, n,
+                                *_common.operands(dt, *tensors),
+                                results=_common.returned(dt, dtype))
         return nn(_common.as_dtype(out, dtype))
     # Each map's weight and bias read once (Module.__getattr__): its
     # layer's shape and its operands (_common.linear_operands' order).
@@ -811,7 +820,7 @@ def _gin_run(module: torch.nn.Module, template: str, edge_index: Tensor, n: int,
                       rest, dt, *remember)
     tensors = tensors + operands
     out = _common.propagate(module, f"{template}_layer", config, edge_index, n,
-                            *_common.casts(dt, *tensors))
+                            *_common.operands(dt, *tensors))
     return rest(out)
 
 
@@ -825,6 +834,7 @@ class _GinPlan(_Plan):
     path folded, with `nn` a `torch.nn.Sequential` or a single Linear."""
 
     __slots__ = ("config", "children", "eps", "eps_dtype", "edge_dim", "rest")
+    AUTOCAST = True
 
     @staticmethod
     def keep(module, template: str, config: tuple, tensors: list, nn, linears, relus,
@@ -841,9 +851,11 @@ class _GinPlan(_Plan):
                            (("nn", nn),) + ((("lin", lin),) if edge_attr is not None else ()),
                            ((lin,) if lin is not None else ()) + tuple(linears),
                            watched=(nn,) + prefix)
-        if p is None or eps.dtype != dt or not (sequential or nn is linears[0]) or \
+        # (Under autocast eps of the Linears' dtype, edge_attr of x's; the
+        # function converts them.)
+        if p is None or eps.dtype != p.pdtype or not (sequential or nn is linears[0]) or \
                 (edge_attr is not None and (type(edge_attr) is not Tensor or
-                                            edge_attr.dtype != dt)):
+                                            edge_attr.dtype != p.xdtype)):
             return
         p.config, p.children, p.rest = config, children, rest
         p.eps, p.eps_dtype = eps, eps.dtype
@@ -865,7 +877,7 @@ class _GinPlan(_Plan):
             return None
         tensors = [x.contiguous()]
         if self.edge_dim is not None:
-            if type(edge_attr) is not Tensor or edge_attr.dtype != self.dtype or \
+            if type(edge_attr) is not Tensor or edge_attr.dtype != self.xdtype or \
                     edge_attr.device != x.device or edge_attr.dim() != 2 or \
                     edge_attr.size(0) != edge_index.size(1) or \
                     edge_attr.size(1) != self.edge_dim:
@@ -904,14 +916,16 @@ class _GcnPlan(_Plan):
 
     __slots__ = ("head",)
     OPTIONS = ("normalize", "add_self_loops", "cached", "in_channels", "out_channels")
+    AUTOCAST = True
 
     @staticmethod
-    def keep(module, x: Tensor, dt: torch.dtype, lin, bias, head: tuple) -> None:
+    def keep(module, x: Tensor, dt: torch.dtype, lin, bias, head: tuple,
+             results: tuple) -> None:
         """Keeps the plan of this call on `module` (`head` its config's
-        first three entries) where it can stand for later ones, else drops
-        any older one."""
+        first three entries, `results` its result's conversion) where it
+        can stand for later ones, else drops any older one."""
         p = _GcnPlan._make(module, "gcn_model", dt, x, (("lin", lin),), (lin,),
-                           (("bias", bias),))
+                           (("bias", bias),), results=results)
         if p is not None:
             p.head = head
             p._keep(module)
@@ -953,6 +967,7 @@ class _SagePlan(_Plan):
     __slots__ = ("config",)
     OPTIONS = ("aggr", "normalize", "root_weight", "project", "in_channels",
                "out_channels")
+    AUTOCAST = True
 
     @staticmethod
     def keep(module, x: Tensor, dt: torch.dtype, lin_l, lin_r, config: tuple) -> None:
@@ -1300,9 +1315,11 @@ class GINEConv(torch.nn.Module):
         dt = _common.edge_promoted(_common.compute_dtype(x_src, eps.dtype, e.dtype), e)
         _check_nn_input(self, x_src, _pair_nn_dtype(dt, x_src, x_dst, eps), eps, e,
                         x_dst)
+        want = _common.promoted(x_src.dtype, e.dtype)
         out = _common.propagate(self, "gine_pair", (int(x_src.size(1)), _common._DTYPES[dt]),
-                                ei, sizes, *_common.casts(dt, x_src, e))
-        return _gin_pair_out(self, out, _common.promoted(x_src.dtype, e.dtype), x_dst, eps)
+                                ei, sizes, *_common.operands(dt, x_src, e),
+                                results=_common.returned(dt, want))
+        return _gin_pair_out(self, out, want, x_dst, eps)
 
     def _sparse_edge_attr(self, adj, edge_attr, values):
         """The edge features with a sparse adjacency `adj` (its `values`):
@@ -1475,7 +1492,7 @@ class AGNNConv(torch.nn.Module):
         t = _common._DTYPES[dt]
         # One head, scores [E]: the backward keeps no edge-sized temporary
         # (with [N, 1, F] features and [E, 1] scores it did).
-        xc, beta = _common.casts(dt, x, beta_p)
+        xc, beta = _common.operands(dt, x, beta_p)
         if _common.is_sparse(adj):
             _Plan.drop(self)
         else:  # (a plan for the next calls)
@@ -1483,17 +1500,17 @@ class AGNNConv(torch.nn.Module):
         keep = None
         if self.add_self_loops:
             ei, keep = _common.with_self_loops(ei, n, dt)
-        if keep is None:
-            out = _common.propagate(self, "agnn", (int(x.size(1)), t, False), ei, n, xc, beta)
-        else:
-            out = _common.propagate(self, "agnn", (int(x.size(1)), t, True), ei, n, xc, beta,
-                                    keep)
+        results = ()
         if dt in _common._HALVES:
             # PyG's dtype: x times the softmax of beta * (F.normalize(x) . ),
             # promoted (the scores float32 under CUDA's autocast).
             scores = _common.widened(_common.promoted(beta_p.dtype, x.dtype), x.device)
-            out = _common.as_dtype(out, _common.promoted(x.dtype, scores))
-        return out
+            results = _common.returned(dt, _common.promoted(x.dtype, scores))
+        if keep is None:
+            return _common.propagate(self, "agnn", (int(x.size(1)), t, False), ei, n, xc, beta,
+                                     results=results)
+        return _common.propagate(self, "agnn", (int(x.size(1)), t, True), ei, n, xc, beta,
+                                 keep, results=results)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

@@ -201,7 +201,7 @@ class HGTConv(torch.nn.Module):
         dt = _common.compute_dtype(x0, self.kqv_lin.lins[next(iter(kqv))].weight.dtype)
         # One bipartite graph (docs/Python-nn.md): the destination types'
         # queries, the source types' keys and values.
-        q, k, v = _common.casts(dt, q, k, v)
+        q, k, v = _common.operands(dt, q, k, v)
         if relations:
             edge_index = _bipartite_graph(self, [edge_index_dict[r] for r in relations],
                                           layout, num_src, num_dst)

@@ -709,11 +709,11 @@ class GCN(_BasicGNN):
         ei, weights, w, fold = gcn_graph(first, _common.flip(edge_index, first.flow), n,
                                          run, edge_weight)
         normalize = first.normalize
-        tensors = [_common.cast(run, x)]
+        tensors = [_common.operand(run, x)]
         for conv in self.convs:
-            tensors.append(_common.cast(run, conv.lin.weight))
+            tensors.append(_common.operand(run, conv.lin.weight))
             if conv.bias is not None:
-                tensors.append(_common.cast(run, conv.bias))
+                tensors.append(_common.operand(run, conv.bias))
         if w is not None:
             tensors.append(_common.cast(run, w))
         # (PyG calls the dropout module: its own mode, not the model's.)
@@ -726,15 +726,16 @@ class GCN(_BasicGNN):
         sizes = (cin,) + tuple(c.out_channels for c in self.convs)
         config = (sizes, _common._DTYPES[run], first.bias is not None, self.relu, weights,
                   normalize, fold, dropout)
-        out = _common.propagate(self, "gcn_model", config, ei, n, *tensors)
+        d = run
         if dt in _common._HALVES:
             # PyG's result dtype: each GCNConv's (conv.gcn_dtype) on the
-            # previous one's output.
+            # previous one's output; converted inside the op.
             d = x.dtype
             for conv in self.convs:
                 d = gcn_dtype(conv, dt, d, edge_weight)
-            out = _common.as_dtype(out, d)
-        return out
+        out = _common.propagate(self, "gcn_model", config, ei, n, *tensors,
+                                results=_common.returned(run, d))
+        return _common.as_dtype(out, d)
 
 
 class GraphSAGE(_BasicGNN):
