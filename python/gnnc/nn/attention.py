@@ -109,12 +109,19 @@ class _HeadsLayer(torch.nn.Module):
                           bias: Optional[Tensor]) -> bool:
         """Whether the bias joins the layer's gnn function (GAT, GATv2 on
         one graph): added to the heads' concatenation, no residual, where
-        PyG adds it in the layer's dtype `dt` (under autocast PyG adds a
-        float32 bias in float32, and to float32 messages where the
-        attention weights are float32: `scores`, _scores_dtype). `res`
-        and `bias`: the layer's (read once by the caller)."""
-        return (self.concat and res is None and bias is not None and
-                bias.dtype == dt and scores == dt)
+        PyG adds it in the layer's dtype `dt`, or under autocast, where PyG
+        adds a float32 bias in float32 (to float32 messages where the
+        attention weights are float32: `scores`, _scores_dtype): the
+        function adds it rounded to `dt` and returns the sum in PyG's dtype
+        (`_attention`'s `out_dtype`), one rounding as PyG's sum has, and no
+        addition and autograd node after the op. `res` and `bias`: the
+        layer's (read once by the caller)."""
+        if not self.concat or res is not None or bias is None:
+            return False
+        if bias.dtype == dt and scores == dt:
+            return True
+        return dt in _common._HALVES and bias.dtype in _common._AUTOCAST_CAST and \
+            _common.autocast_dtype(bias.device) == dt
 
     def _residual_and_bias(self, x: Tensor, out: Tensor) -> Tensor:
         if self.res is not None:
@@ -183,7 +190,7 @@ def _scores_dtype(dt: torch.dtype, device: torch.device, *params: torch.dtype) -
 def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tensor,
                heads: int, *tensors: Tensor, dtype: torch.dtype, scores: torch.dtype,
                weights: bool = False, edge_attr: Optional[Tensor] = None, edge_fn=None,
-               num_nodes=None, extra_config: tuple = ()):
+               num_nodes=None, extra_config: tuple = (), out_dtype=None):
     """Runs an attention template (its config, then `masked, dropout,
     weights, edge`) with PyG's self-loops and attention dropout, in `dtype`
     (the config's element type): `tensors`, the edge term, the self-loop
@@ -200,7 +207,9 @@ def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tenso
     bipartite graph's (num_src, num_dst) (a template on a bipartite graph,
     its node tensors with their side's rows; self-loops, as PyG, on the
     first min(num_src, num_dst) nodes; the aggregate has num_dst rows),
-    default x.size(0). `extra_config` follows the masks' in the config."""
+    default x.size(0). `extra_config` follows the masks' in the config.
+    `out_dtype`: the aggregate's dtype where a bias in the function
+    promotes it too (None: what the messages promote to)."""
     n = x.size(0) if num_nodes is None else num_nodes
     ei = _common.flip(edge_index, layer.flow)
     extra = []
@@ -231,7 +240,8 @@ def _attention(template: str, config: tuple, layer, x: Tensor, edge_index: Tenso
     if dropout:
         extra.append(_common.attention_dropout_mask(
             (ei.size(1), heads), layer.dropout, dtype, x.device))
-    out_dtype = _common.promoted(dtype, scores)
+    if out_dtype is None:
+        out_dtype = _common.promoted(dtype, scores)
     # The results in PyG's dtypes, converted inside the op.
     results = _common.returned(dtype, out_dtype, *((scores,) if weights else ()))
     result = _common.propagate(layer, template, config + (masked, dropout, weights,
@@ -283,20 +293,21 @@ class _GatPlan(_Plan):
     @classmethod
     def keep(cls, module, x: Tensor, dt: torch.dtype, linears: tuple, operands: tuple,
              res, params: tuple, bias_in_function: bool, head: tuple,
-             scores: torch.dtype) -> None:
+             out_dtype: torch.dtype) -> None:
         """Keeps the plan of this call on `module` where it can stand for
         later ones, else drops any older one: `linears` the (name, Linear)
         pairs the layer's function reads, `operands` the Linears whose
         weights (and biases) enter it in order, `params` the (name,
         parameter) pairs of its attention vectors and then its bias (None:
-        none), `head` its config's first entries, `scores` the attention
-        weights' dtype (_scores_dtype). `res` (None: none) is called in
-        PyTorch, as on the full path. In a half type only under autocast."""
+        none), `head` its config's first entries, `out_dtype` the dtype the
+        function returns its result in (`_attention`'s). `res` (None: none)
+        is called in PyTorch, as on the full path. In a half type only
+        under autocast."""
         if dt in _common._HALVES and _common.autocast_dtype(x.device) != dt:
             _Plan.drop(module)
             return
         p = cls._make(module, cls.TEMPLATE, dt, x, linears + (("res", res),), operands,
-                      params, results=_common.returned(dt, _common.promoted(dt, scores)))
+                      params, results=_common.returned(dt, out_dtype))
         if p is not None:
             p.res, p.bias_in_function, p.head = res, bias_in_function, head
             p._keep(module)
@@ -486,17 +497,19 @@ class GATConv(_HeadsLayer):
             bias = self._bias_in_function(dt, scores, res, bias_p)
             tensors = (x_src, weight) + atts + ((bias_p,) if bias else ())
             head = (int(x_src.size(1)), h_, c, t, self.negative_slope, bias)
+            out_dtype = _common.promoted(dt, scores, bias_p.dtype if bias else None)
             if self.lin_edge is None and not weights and size is None and \
                     not _common.is_sparse(adj):
                 # (A plan for the next calls: no edge features, no weights.)
                 _GatPlan.keep(self, x_src, dt, (("lin", lin),), (lin,), res,
                               (("att_src", att_src), ("att_dst", att_dst), ("bias", bias_p)),
-                              bias, head, scores)
+                              bias, head, out_dtype)
             else:
                 _Plan.drop(self)
             out = _attention("gat_layer", head,
                              self, x_src, edge_index, h_, *tensors, dtype=dt, scores=scores,
-                             weights=weights, edge_attr=edge_attr, edge_fn=edge_fn)
+                             weights=weights, edge_attr=edge_attr, edge_fn=edge_fn,
+                             out_dtype=out_dtype)
             if bias:
                 return self._finished(out, weights, adj, _shape(x_src, sizes))
         else:  # a bipartite graph (docs/Python-nn.md)
@@ -637,16 +650,17 @@ class GATv2Conv(_HeadsLayer):
             tensors = [x_src] + operands + [att.view(h_, c)] + ([bias_p] if bias else [])
             config = (int(x_src.size(1)), h_, c, t, self.negative_slope, lin_bias,
                       self.share_weights, bias)
+            out_dtype = _common.promoted(dt, scores, bias_p.dtype if bias else None)
             if edge_attr is None and not weights and not _common.is_sparse(adj):
                 # (A plan for the next calls: no edge features, no weights.)
                 _Gatv2Plan.keep(self, x_src, dt, (("lin_l", lin_l), ("lin_r", lin_r)),
                                 (lin_l,) if self.share_weights else (lin_l, lin_r), res,
-                                (("att", att), ("bias", bias_p)), bias, config, scores)
+                                (("att", att), ("bias", bias_p)), bias, config, out_dtype)
             else:
                 _Plan.drop(self)
             out = _attention("gatv2_layer", config, self, x_src, edge_index, h_, *tensors,
                              dtype=dt, scores=scores, weights=weights, edge_attr=edge_attr,
-                             edge_fn=edge_fn)
+                             edge_fn=edge_fn, out_dtype=out_dtype)
             if bias:
                 return self._finished(out, weights, adj, _shape(x_src, sizes))
         else:  # a bipartite graph (docs/Python-nn.md)
