@@ -2,7 +2,9 @@
 replaced by stubs that return the outputs of their first real call, so the
 time per call is the layer's Python (checks, graph lookup, autograd.Function)
 and PyTorch's dispatch around it, not the kernels (issue 28's host path).
-    python bench/probes/host/python_only.py [--calls N] [layers...]"""
+    python bench/probes/host/python_only.py [--calls N] [--autocast] [layers...]
+--autocast: the layers' calls under torch.autocast(bfloat16) on the device
+(float32 x and parameters), the backward outside it."""
 import argparse, os, sys, time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 import torch  # noqa: E402
@@ -14,6 +16,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("layers", nargs="*", default=B.LAYERS)
 ap.add_argument("--calls", type=int, default=2000)
 ap.add_argument("--device", default="cpu")
+ap.add_argument("--autocast", action="store_true")
 args = ap.parse_args()
 
 _cached.StubbedOps().__enter__()  # for the whole run
@@ -43,9 +46,17 @@ print(f"{'Linear':12s} fwd+bwd {per_call(lambda: lin(xg).sum().backward(), args.
 for name in args.layers:
     layer = B.make(name, gnnc, c).to(args.device)
 
+    def ac():
+        return torch.autocast(args.device, dtype=torch.bfloat16, enabled=args.autocast)
+
     def fwd():
-        with torch.no_grad():
+        with torch.no_grad(), ac():
             layer(x, ei)
+
+    def fwd_bwd():
+        with ac():
+            y = layer(xg, ei)
+        y.sum().backward()
     f = per_call(fwd, args.calls)
-    fb = per_call(lambda: layer(xg, ei).sum().backward(), args.calls // 2)
+    fb = per_call(fwd_bwd, args.calls // 2)
     print(f"{name:12s} fwd {f:7.1f} us  fwd+bwd {fb:7.1f} us", flush=True)
