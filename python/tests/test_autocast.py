@@ -866,15 +866,17 @@ def test_no_cast_around_the_op_under_autocast(case, dtype):
         torch.testing.assert_close(g2, g1, rtol=0, atol=0)
 
 
-# GCN, SAGE, GIN, GAT and GATv2 keep their call plans (nn/_plan.py) under
-# autocast too:
+# Every layer with a call plan (nn/_plan.py: GCN, SAGE, GIN, GAT, GATv2,
+# Transformer, AGNN) keeps it under autocast too:
 # made for the autocast dtype in force, taken only while it is.
 PLANNED = {"gcn": {torch.bfloat16: True, torch.float16: False},  # (float16 GCN: float32)
            "sage-max": {torch.bfloat16: True, torch.float16: True},
            "sage-mean": {torch.bfloat16: True, torch.float16: True},
            "gin-relu-mlp": {torch.bfloat16: True, torch.float16: True},
            "gat": {torch.bfloat16: True, torch.float16: True},
-           "gatv2": {torch.bfloat16: True, torch.float16: True}}
+           "gatv2": {torch.bfloat16: True, torch.float16: True},
+           "transformer": {torch.bfloat16: True, torch.float16: True},
+           "agnn": {torch.bfloat16: True, torch.float16: True}}
 
 
 @pytest.mark.parametrize("case", list(PLANNED))

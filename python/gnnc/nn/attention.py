@@ -679,7 +679,8 @@ class GATv2Conv(_HeadsLayer):
 class _TransformerPlan(_Plan):
     """A TransformerConv's plan (_plan._Plan) on one graph: its
     transformer_layer function, without edge features or attention
-    weights, in float32 or float64. Besides `_Plan`'s checks: the query, key
+    weights, in float32 or float64, or under autocast in its dtype (the
+    result in PyG's dtype, converted inside the function). Besides `_Plan`'s checks: the query, key
     and value Linears (and `lin_skip` where the skip is a plain sum in the
     function) the same objects and each as then; `lin_skip` and `lin_beta`
     the same objects where they run in PyTorch; the options (heads,
@@ -691,15 +692,18 @@ class _TransformerPlan(_Plan):
     __slots__ = ("head", "skip")
     OPTIONS = ("heads", "out_channels", "concat", "dropout", "beta", "root_weight",
                "edge_dim", "in_channels")
+    AUTOCAST = True
 
     @classmethod
     def keep(cls, module, x: Tensor, dt: torch.dtype, lins: list, skip: bool,
-             head: tuple) -> None:
+             head: tuple, out_dtype: torch.dtype) -> None:
         """Keeps the plan of this call on `module` where it can stand for
         later ones, else drops any older one: `lins` the Linears whose
         weights (and biases) enter the function in order (query, key, value,
-        and the skip where `skip`), `head` its config's first entries."""
-        if dt in _common._HALVES:
+        and the skip where `skip`), `head` its config's first entries,
+        `out_dtype` the dtype the function returns its result in
+        (`_attention`'s). In a half type only under autocast."""
+        if dt in _common._HALVES and _common.autocast_dtype(x.device) != dt:
             _Plan.drop(module)
             return
         modules = module._modules
@@ -707,7 +711,8 @@ class _TransformerPlan(_Plan):
         if not skip:  # (run in PyTorch: the same objects, called as they are)
             linears += (("lin_skip", modules.get("lin_skip")),)
         linears += (("lin_beta", modules.get("lin_beta")),)
-        p = cls._make(module, "transformer_layer", dt, x, linears, tuple(lins))
+        p = cls._make(module, "transformer_layer", dt, x, linears, tuple(lins),
+                      results=_common.returned(dt, out_dtype))
         if p is not None:
             p.head, p.skip = head, skip
             p._keep(module)
@@ -852,7 +857,8 @@ class TransformerConv(_HeadsLayer):
             config = (int(x_src.size(1)), h_, c, t, bias, skip)
             if edge_attr is None and not weights and not _common.is_sparse(adj):
                 # (A plan for the next calls: no edge features, no weights.)
-                _TransformerPlan.keep(self, x_src, dt, lins, skip, config)
+                _TransformerPlan.keep(self, x_src, dt, lins, skip, config,
+                                      _common.promoted(dt, scores))
             else:
                 _Plan.drop(self)
             out = _attention("transformer_layer", config, self, x_src, edge_index, h_,

@@ -1398,26 +1398,32 @@ class GINEConv(torch.nn.Module):
 
 class _AgnnPlan(_Plan):
     """An AGNNConv's plan (`_Plan`): its agnn function in float32 or
-    float64, x and `beta` of one dtype. Besides `_Plan`'s checks: `beta` (a
+    float64, x and `beta` of one dtype, or under autocast in its dtype
+    (x and `beta` of dtypes it casts, converted inside the function, the
+    result in PyG's dtype). Besides `_Plan`'s checks: `beta` (a
     parameter, or a buffer without `requires_grad`) the same object, of
     that dtype and device, one element; `add_self_loops` and
     `requires_grad` as then. The graph with its self-loops is derived from
     the graph's contents on every call, as on the full path. Made only for
     an edge_index (not a sparse adjacency)."""
 
-    __slots__ = ("beta",)
+    __slots__ = ("beta", "beta_dtype")
     OPTIONS = ("add_self_loops", "requires_grad")
+    AUTOCAST = True
 
     @staticmethod
-    def keep(module, x: Tensor, dt: torch.dtype, beta: Tensor) -> None:
-        """Keeps the plan of this call on `module` where it can stand for
-        later ones, else drops any older one."""
-        if dt in _common._HALVES or beta.dtype != dt:
+    def keep(module, x: Tensor, dt: torch.dtype, beta: Tensor, results: tuple) -> None:
+        """Keeps the plan of this call on `module` (`results` its result's
+        conversion) where it can stand for later ones, else drops any older
+        one."""
+        low = _common.autocast_dtype(x.device) if dt in _common._HALVES else None
+        if (low is None and (dt in _common._HALVES or beta.dtype != dt)) or \
+                (low is not None and (low != dt or beta.dtype not in _common._AUTOCAST_CAST)):
             _Plan.drop(module)
             return
-        p = _AgnnPlan._make(module, "agnn", dt, x)
+        p = _AgnnPlan._make(module, "agnn", dt, x, results=results)
         if p is not None:
-            p.beta = beta
+            p.beta, p.beta_dtype = beta, beta.dtype
             p._keep(module)
 
     def run(self, module, x, edge_index):
@@ -1428,7 +1434,7 @@ class _AgnnPlan(_Plan):
         beta = module._parameters.get("beta")
         if beta is None:
             beta = module._buffers.get("beta")
-        if beta is not self.beta or beta.dtype != self.dtype or \
+        if beta is not self.beta or beta.dtype != self.beta_dtype or \
                 beta.device != self.device or beta.numel() != 1:
             return None
         n = x.size(0)
@@ -1493,19 +1499,19 @@ class AGNNConv(torch.nn.Module):
         # One head, scores [E]: the backward keeps no edge-sized temporary
         # (with [N, 1, F] features and [E, 1] scores it did).
         xc, beta = _common.operands(dt, x, beta_p)
-        if _common.is_sparse(adj):
-            _Plan.drop(self)
-        else:  # (a plan for the next calls)
-            _AgnnPlan.keep(self, x, dt, beta_p)
-        keep = None
-        if self.add_self_loops:
-            ei, keep = _common.with_self_loops(ei, n, dt)
         results = ()
         if dt in _common._HALVES:
             # PyG's dtype: x times the softmax of beta * (F.normalize(x) . ),
             # promoted (the scores float32 under CUDA's autocast).
             scores = _common.widened(_common.promoted(beta_p.dtype, x.dtype), x.device)
             results = _common.returned(dt, _common.promoted(x.dtype, scores))
+        if _common.is_sparse(adj):
+            _Plan.drop(self)
+        else:  # (a plan for the next calls)
+            _AgnnPlan.keep(self, x, dt, beta_p, results)
+        keep = None
+        if self.add_self_loops:
+            ei, keep = _common.with_self_loops(ei, n, dt)
         if keep is None:
             return _common.propagate(self, "agnn", (int(x.size(1)), t, False), ei, n, xc, beta,
                                      results=results)
