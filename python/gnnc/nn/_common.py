@@ -1680,7 +1680,7 @@ def returned(dtype: torch.dtype, *wants: torch.dtype) -> tuple:
     it. Only among float32, bfloat16 and float16."""
     if dtype not in _AUTOCAST_CAST:
         return ()
-    return tuple((i, _IR_TYPES[w]) for i, w in enumerate(wants)
+    return tuple((i, _DTYPES[w]) for i, w in enumerate(wants)
                  if w != dtype and w in _AUTOCAST_CAST)
 
 
@@ -1724,12 +1724,6 @@ def function_for(template: str, config: tuple, tensors, results: tuple = ()) -> 
     return fn
 
 
-_IR_TYPES = {torch.float32: "f32", torch.float64: "f64", torch.bfloat16: "bf16",
-             torch.float16: "f16"}
-_SIGNATURE_TYPES = {"float32": torch.float32, "float64": torch.float64,
-                    "bfloat16": torch.bfloat16, "float16": torch.float16}
-
-
 def _stored(fn, tensors) -> tuple:
     """The (position, element type) pairs of `tensors` whose dtype differs
     from the argument's of `fn` (built without any stored in another
@@ -1737,11 +1731,11 @@ def _stored(fn, tensors) -> tuple:
     out = []
     args = fn.signature["args"]
     for i, t in enumerate(tensors):
-        want = _SIGNATURE_TYPES.get(args[i + 1].get("dtype"))
+        want = _core._DTYPES.get(args[i + 1].get("dtype"))
         have = t.dtype
         if want is not None and have != want and have in _AUTOCAST_CAST and \
                 want in _AUTOCAST_CAST:
-            out.append((i, _IR_TYPES[have]))
+            out.append((i, _DTYPES[have]))
     return tuple(out)
 
 
