@@ -6,21 +6,10 @@
 # PyG in the same process; the new one in float32 too; (2) where a SAGE max
 # step's time goes (autocast_profile.py of session 56) on the new build.
 set -u
-source bench/gpu_setup.sh .carry /tmp/r
-mkdir -p /tmp/old && tar xJf .carry/old/oldpkg.tar.xz -C /tmp/old
-cat $R/device.txt
+source bench/results/autocast-s57/common.sh
 L="gcn sage_max gin gat"
-for pkg in old new; do
-  t "speed $pkg"
-  P=/tmp/pkg; [ $pkg = old ] && P=/tmp/old
-  PYTHONPATH=$P timeout 150 python3 bench/nn_layers.py --datasets $D --parts speed \
-    --layers $L --channels 128 --autocast bf16 --reps 15 > $R/layers-$pkg-bf16.txt 2>&1
-  grep -E "^\|" $R/layers-$pkg-bf16.txt
-done
-t "speed new f32"
-timeout 110 python3 bench/nn_layers.py --datasets $D --parts speed --layers $L --channels 128 \
-  --reps 15 > $R/layers-new-f32.txt 2>&1
-grep -E "^\|" $R/layers-new-f32.txt
+speed_ab "$L" 150 40
+speed_f32 "$L" 110 40
 t profile
 timeout 50 python3 bench/results/maxpull-s56/autocast_profile.py $D > $R/profile.txt 2>&1
 grep -E "step" $R/profile.txt

@@ -3,13 +3,10 @@
 # autocast(bf16) against float32 (host_ac.py), the session's start (old)
 # and the new build; (2) the whole Python suite on CUDA (8 shards).
 set -u
-source bench/gpu_setup.sh .carry /tmp/r
-mkdir -p /tmp/old && tar xJf .carry/old/oldpkg.tar.xz -C /tmp/old
-cat $R/device.txt
+source bench/results/autocast-s57/common.sh
 for pkg in old new; do
   t "host $pkg"
-  P=/tmp/pkg; [ $pkg = old ] && P=/tmp/old
-  PYTHONPATH=$P timeout 60 python3 bench/results/autocast-s57/host_ac.py $D sage_max gcn gin gat \
+  PYTHONPATH=$(pkg_path $pkg) timeout 60 python3 bench/results/autocast-s57/host_ac.py $D sage_max gcn gin gat \
     > $R/host-$pkg.txt 2>&1
   echo "-- $pkg"; grep -E "step" $R/host-$pkg.txt
 done

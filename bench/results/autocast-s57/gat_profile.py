@@ -3,14 +3,16 @@ spends its time under autocast(bf16) against float32 (session 57): per
 mode the median step (CUDA events, synchronised), then torch.profiler's
 kernels by device time and the ops by host time over 20 steps.
     python gat_profile.py DATASETS [gat|gcn]"""
-import os, sys, statistics, pathlib
+import os, sys, pathlib
 os.environ.setdefault("GNNC_JIT", "sync")
 import torch
 import torch.nn.functional as F
 from torch.profiler import profile, ProfilerActivity
 root = pathlib.Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(root / "examples" / "python"))
+sys.path.insert(0, str(root / "bench"))
 import train_cora  # noqa: E402
+from nn_layers import median_ms  # noqa: E402  (timing factored in after call 4)
 import gnnc.nn as G  # noqa: E402
 
 os.environ["GNNC_DATASETS"] = sys.argv[1]
@@ -32,19 +34,7 @@ for mode in ("f32", "bf16"):
             loss = F.cross_entropy(out[rows], y[rows])
         loss.backward()
         opt.step()
-    for _ in range(30):
-        step()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(100):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        step()
-        b.record()
-        b.synchronize()
-        ts.append(a.elapsed_time(b))
-    print(f"{name} {mode}: step {statistics.median(ts):.3f} ms", flush=True)
+    print(f"{name} {mode}: step {median_ms(step, 100, 30):.3f} ms", flush=True)
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
         for _ in range(20):
             step()
