@@ -925,3 +925,25 @@ def test_plans_under_autocast_follow_its_state(case, monkeypatch):
     step("float16 again", f16, planned=PLANNED[case][f16])
     step("x in bfloat16", bf, planned=False, xin=x.to(bf))
     step("and planned", bf, planned=PLANNED[case][bf], xin=x.to(bf))
+
+
+@pytest.mark.parametrize("nodes,edges", [(0, 0), (5, 0)], ids=["no-nodes", "no-edges"])
+@pytest.mark.parametrize("case", WHOLE)
+def test_empty_graphs_under_autocast(case, nodes, edges):
+    """A graph with no nodes, or nodes without edges, under autocast: the
+    conversions inside the op run on empty tensors too; PyG's output shape
+    and dtype, float32 gradients (zeros where nothing was aggregated)."""
+    spec = BY_ID[case]
+    ours, pyg = make(spec)
+    x = torch.randn(nodes, IN, device=DEVICE, requires_grad=True)
+    ei = torch.zeros(2, edges, dtype=torch.long, device=DEVICE)
+    with torch.autocast(DEVICE.type, dtype=torch.bfloat16):
+        want = pyg(x.detach(), ei)
+        for _ in range(2):  # (the second call on the plan where there is one)
+            out = ours(x, ei)
+    assert out.shape == want.shape and out.dtype == want.dtype
+    out.float().sum().backward()
+    assert x.grad.dtype == torch.float32 and x.grad.shape == x.shape
+    for name, p in ours.named_parameters():
+        assert p.grad is None or (p.grad.dtype == torch.float32 and
+                                  torch.isfinite(p.grad).all()), name
