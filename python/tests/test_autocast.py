@@ -810,11 +810,14 @@ BY_ID.update({
     "gat": ("gat", "GATConv", (IN, OUT), dict(heads=2), None),
     "gatv2": ("gatv2", "GATv2Conv", (IN, OUT), dict(heads=2), None),
     "gin-relu-mlp": ("gin-relu-mlp", "GINConv", (), dict(nn=lambda: relu_mlp(IN, OUT)), None),
+    "gine-relu-mlp-edge": ("gine-relu-mlp-edge", "GINEConv", (),
+                           dict(nn=lambda: relu_mlp(IN, OUT), edge_dim=EDGE_DIM), "edge_attr"),
 })
 # The layers whose whole forward is the op (no Linear left to PyTorch,
 # which autocast casts as it casts PyG's).
 WHOLE = ["gcn", "gcn-nonorm", "gcn-nobias", "gcn-model", "sage-mean", "sage-max", "gat",
-         "gat-nobias", "gatv2", "transformer", "agnn", "gin-relu-mlp", "gin-act"]
+         "gat-nobias", "gatv2", "transformer", "agnn", "gin-relu-mlp", "gin-act",
+         "gine-relu-mlp-edge"]
 
 
 def _to_copies(fn):
@@ -844,14 +847,15 @@ def test_no_cast_around_the_op_under_autocast(case, dtype):
     float32 and equal the first call's."""
     spec = BY_ID[case]
     ours, pyg = make(spec)
-    x, ei, _ = inputs(spec, dtype)
+    x, ei, extra = inputs(spec, dtype)
+    more = [] if extra is None else [extra]
     with torch.no_grad(), torch.autocast(DEVICE.type, dtype=dtype):
-        want_dtype = pyg(x, ei).dtype
+        want_dtype = pyg(x, ei, *more).dtype
     results = []
     for _ in range(2):
         xx = x.clone().requires_grad_()
         with torch.autocast(DEVICE.type, dtype=dtype):
-            out, forward = _to_copies(lambda: ours(xx, ei))
+            out, forward = _to_copies(lambda: ours(xx, ei, *more))
         dy = torch.ones_like(out)
         _, backward = _to_copies(lambda: out.backward(dy))
         grads = [xx.grad] + [p.grad.clone() for p in ours.parameters()]
@@ -876,7 +880,8 @@ PLANNED = {"gcn": {torch.bfloat16: True, torch.float16: False},  # (float16 GCN:
            "gat": {torch.bfloat16: True, torch.float16: True},
            "gatv2": {torch.bfloat16: True, torch.float16: True},
            "transformer": {torch.bfloat16: True, torch.float16: True},
-           "agnn": {torch.bfloat16: True, torch.float16: True}}
+           "agnn": {torch.bfloat16: True, torch.float16: True},
+           "gine-relu-mlp-edge": {torch.bfloat16: True, torch.float16: True}}
 
 
 @pytest.mark.parametrize("case", list(PLANNED))
@@ -893,7 +898,8 @@ def test_plans_under_autocast_follow_its_state(case, monkeypatch):
                         lambda *a, **k: full.append(1) or real(*a, **k))
     spec = BY_ID[case]
     ours, _ = make(spec)
-    x, ei, _ = inputs(spec, torch.bfloat16)
+    x, ei, extra = inputs(spec, torch.bfloat16)
+    more = [] if extra is None else [extra]
     exact = dict(rtol=0, atol=0) if DEVICE.type == "cpu" else None
 
     def step(what, autocast, planned, xin=x):
@@ -904,7 +910,7 @@ def test_plans_under_autocast_follow_its_state(case, monkeypatch):
             xx = xin.clone().requires_grad_()
             with torch.autocast(DEVICE.type, dtype=autocast or torch.bfloat16,
                                 enabled=autocast is not None):
-                out = layer(xx, ei)
+                out = layer(xx, ei, *more)
             out.backward(torch.ones_like(out))
             got.append([out.detach(), xx.grad] + [p.grad for p in layer.parameters()])
             layer.zero_grad(set_to_none=True)
@@ -937,10 +943,11 @@ def test_empty_graphs_under_autocast(case, nodes, edges):
     ours, pyg = make(spec)
     x = torch.randn(nodes, IN, device=DEVICE, requires_grad=True)
     ei = torch.zeros(2, edges, dtype=torch.long, device=DEVICE)
+    more = [torch.randn(edges, EDGE_DIM, device=DEVICE)] if spec[4] == "edge_attr" else []
     with torch.autocast(DEVICE.type, dtype=torch.bfloat16):
-        want = pyg(x.detach(), ei)
+        want = pyg(x.detach(), ei, *more)
         for _ in range(2):  # (the second call on the plan where there is one)
-            out = ours(x, ei)
+            out = ours(x, ei, *more)
     assert out.shape == want.shape and out.dtype == want.dtype
     out.float().sum().backward()
     assert x.grad.dtype == torch.float32 and x.grad.shape == x.shape

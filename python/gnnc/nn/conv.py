@@ -833,7 +833,7 @@ class _GinPlan(_Plan):
     modules; `lin` and each folded Linear as then. Made only where the full
     path folded, with `nn` a `torch.nn.Sequential` or a single Linear."""
 
-    __slots__ = ("config", "children", "eps", "eps_dtype", "edge_dim", "rest")
+    __slots__ = ("config", "children", "eps", "eps_dtype", "edge_dim", "edge_dtype", "rest")
     AUTOCAST = True
 
     @staticmethod
@@ -851,15 +851,17 @@ class _GinPlan(_Plan):
                            (("nn", nn),) + ((("lin", lin),) if edge_attr is not None else ()),
                            ((lin,) if lin is not None else ()) + tuple(linears),
                            watched=(nn,) + prefix)
-        # (Under autocast eps of the Linears' dtype, edge_attr of x's; the
-        # function converts them.)
+        # (Under autocast eps of the Linears' dtype, edge_attr of any dtype
+        # autocast casts; the function converts them.)
         if p is None or eps.dtype != p.pdtype or not (sequential or nn is linears[0]) or \
-                (edge_attr is not None and (type(edge_attr) is not Tensor or
-                                            edge_attr.dtype != p.xdtype)):
+                (edge_attr is not None and (type(edge_attr) is not Tensor or (
+                    edge_attr.dtype != dt if p.autocast is None else
+                    edge_attr.dtype not in _common._AUTOCAST_CAST))):
             return
         p.config, p.children, p.rest = config, children, rest
         p.eps, p.eps_dtype = eps, eps.dtype
         p.edge_dim = None if edge_attr is None else edge_attr.size(1)
+        p.edge_dtype = None if edge_attr is None else edge_attr.dtype
         p._keep(module)
 
     def run(self, module, x, edge_index, edge_attr=None):
@@ -877,7 +879,7 @@ class _GinPlan(_Plan):
             return None
         tensors = [x.contiguous()]
         if self.edge_dim is not None:
-            if type(edge_attr) is not Tensor or edge_attr.dtype != self.xdtype or \
+            if type(edge_attr) is not Tensor or edge_attr.dtype != self.edge_dtype or \
                     edge_attr.device != x.device or edge_attr.dim() != 2 or \
                     edge_attr.size(0) != edge_index.size(1) or \
                     edge_attr.size(1) != self.edge_dim:
@@ -1208,18 +1210,29 @@ def _foldable_lin(lin, edge_attr: Tensor, x: Tensor):
     """GINE's edge projection `lin` as (weight, bias or None) where it can
     be part of the gnn function, else None (it runs in PyTorch, as PyG's):
     a plain, sized, unobserved Linear on `edge_attr`'s width (_plain_linear),
-    no global hook, outside autocast, and its weight, its bias, `edge_attr`
+    no global hook, and outside autocast its weight, its bias, `edge_attr`
     and `x` of one dtype (else PyTorch's promotion and dtype errors stay
-    PyTorch's)."""
+    PyTorch's); under autocast any dtypes it casts (none float64: PyG's lin
+    then casts both, and the function converts them, _common.operand)."""
+    if _global_hooks():
+        return None
     dtype = x.dtype
-    if edge_attr.dtype != dtype or _global_hooks() or \
-            _common.autocast_dtype(x.device) is not None:
+    if _common.autocast_dtype(x.device) is not None:
+        w = lin.weight
+        if not _common.autocasts(x.device, dtype, edge_attr.dtype, w.dtype) or \
+                not all(d in _common._AUTOCAST_CAST for d in (dtype, edge_attr.dtype)):
+            return None
+        dtype = None
+    elif edge_attr.dtype != dtype:
         return None
     w = _plain_linear(lin, edge_attr.size(1), dtype)
     if w is None:
         return None
     b = lin.bias
-    return None if b is not None and b.dtype != dtype else (w, b)
+    if b is not None and (b.dtype != dtype if dtype is not None else
+                          b.dtype not in _common._AUTOCAST_CAST):
+        return None
+    return w, b
 
 
 class GINEConv(torch.nn.Module):
