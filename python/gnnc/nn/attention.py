@@ -112,8 +112,9 @@ class _HeadsLayer(torch.nn.Module):
         PyG adds it in the layer's dtype `dt`, or under autocast, where PyG
         adds a float32 bias in float32 (to float32 messages where the
         attention weights are float32: `scores`, _scores_dtype): the
-        function adds it rounded to `dt` and returns the sum in PyG's dtype
-        (`_attention`'s `out_dtype`), one rounding as PyG's sum has, and no
+        function adds it rounded to `dt`, rounds the sum to `dt` (PyG's
+        float32 sum has no such rounding; within the documented tolerance)
+        and returns it in PyG's dtype (`_attention`'s `out_dtype`): no
         addition and autograd node after the op. `res` and `bias`: the
         layer's (read once by the caller)."""
         if not self.concat or res is not None or bias is None:
