@@ -815,7 +815,8 @@ BY_ID.update({
 })
 # The layers whose whole forward is the op (no Linear left to PyTorch,
 # which autocast casts as it casts PyG's).
-WHOLE = ["gcn", "gcn-nonorm", "gcn-nobias", "gcn-model", "sage-mean", "sage-max", "gat",
+WHOLE = ["gcn", "gcn-nonorm", "gcn-nobias", "gcn-model", "gcn-edge-weight-improved",
+         "sage-mean", "sage-max", "gat",
          "gat-nobias", "gatv2", "transformer", "agnn", "gin-relu-mlp", "gin-act",
          "gine-relu-mlp-edge"]
 
@@ -943,7 +944,8 @@ def test_empty_graphs_under_autocast(case, nodes, edges):
     ours, pyg = make(spec)
     x = torch.randn(nodes, IN, device=DEVICE, requires_grad=True)
     ei = torch.zeros(2, edges, dtype=torch.long, device=DEVICE)
-    more = [torch.randn(edges, EDGE_DIM, device=DEVICE)] if spec[4] == "edge_attr" else []
+    more = ([torch.randn(edges, EDGE_DIM, device=DEVICE)] if spec[4] == "edge_attr" else
+            [torch.rand(edges, device=DEVICE)] if spec[4] == "edge_weight" else [])
     with torch.autocast(DEVICE.type, dtype=torch.bfloat16):
         want = pyg(x.detach(), ei, *more)
         for _ in range(2):  # (the second call on the plan where there is one)

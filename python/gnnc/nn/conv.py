@@ -249,7 +249,7 @@ class GCNConv(torch.nn.Module):
         if bias is not None:
             tensors.append(_common.operand(run, bias))
         if w is not None:
-            tensors.append(_common.cast(run, w))
+            tensors.append(_common.operand(run, w))
         head = ((self.in_channels if self.in_channels > 0 else int(x.size(1)),
                  self.out_channels), _common._DTYPES[run], bias is not None)
         want = gcn_dtype(self, dt, x.dtype, edge_weight) if dt in _common._HALVES else run

@@ -715,7 +715,7 @@ class GCN(_BasicGNN):
             if conv.bias is not None:
                 tensors.append(_common.operand(run, conv.bias))
         if w is not None:
-            tensors.append(_common.cast(run, w))
+            tensors.append(_common.operand(run, w))
         # (PyG calls the dropout module: its own mode, not the model's.)
         p = self.dropout.p
         dropout = self.dropout.training and p > 0 and self.num_layers > 1
