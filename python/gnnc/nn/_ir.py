@@ -85,7 +85,8 @@ class _Builder(ir.Builder):
             differentiable: bool = True, name: Optional[str] = None, dtype=None):
         i, self._args = self._args, self._args + 1
         stored = self._stored.get(i)
-        v = super().arg(shape, edge=edge, side=side, name=name, dtype=stored,
+        # (a template's own `dtype` stands where the caller stores none)
+        v = super().arg(shape, edge=edge, side=side, name=name, dtype=stored or dtype,
                         differentiable=differentiable and i not in self._frozen)
         return v if stored is None else self.convert(v)
 
