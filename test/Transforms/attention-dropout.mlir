@@ -35,7 +35,8 @@
 // CHECK-NEXT: %[[M:.*]] = gnnk.load %[[MASK]][%[[J]]] : memref<?xf32> -> f32
 // CHECK-NEXT: %[[F:.*]] = arith.mulf %{{.*}}, %[[M]] : f32
 // CHECK: arith.constant 0xFF800000 : f32
-// CHECK: %[[P:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK: arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[P:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
 // CHECK-NEXT: math.fma %[[S]], %{{.*}}, %[[P]] : f32
 // CHECK-NEXT: %[[W:.*]] = arith.mulf %[[P]], %[[F]] : f32
 // CHECK-NEXT: arith.mulf %[[W]], %{{.*}}#0 : f32
@@ -59,7 +60,8 @@
 // CHECK-NEXT: %[[DA:.*]] = arith.mulf %[[DC]], %{{.*}} : f32
 // CHECK: %[[F:.*]] = arith.divf %[[DA]], %{{.*}} : f32
 // CHECK: arith.constant 0xFF800000 : f32
-// CHECK: %[[P:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK: arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[P:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
 // CHECK-NEXT: math.fma %[[S]], %{{.*}}, %[[P]] : f32
 // CHECK-NEXT: arith.mulf %[[P]], %[[F]] : f32
 // CHECK: } merge {

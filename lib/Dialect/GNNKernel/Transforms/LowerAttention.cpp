@@ -9,6 +9,9 @@
 //   m' = max(m, x);  s' = s e^(m - m') + e^(x - m');
 //   acc' = acc e^(m - m') + e^(x - m') v
 //
+// (one of the two exponentials is e^0 = 1: the kernel computes one per edge,
+// e^-|x - m|).
+//
 // The same rule, as the loop's merge region, combines the partial results of
 // edge groups (and of heavy-row chunks), so no edge-sized buffer exists.
 //
@@ -618,21 +621,30 @@ AttentionLowering::updateState(ValueRange carried, ArrayRef<Value> scores,
   for (int64_t j = 0; j < chunks; ++j) {
     Value m = carried[j * perChunk], sum = carried[j * perChunk + 1];
     Value x = scores[j];
-    // NaN-propagating: a NaN score makes m, the scales and the sum NaN
-    // from there on; a +inf score adds exp(inf - inf) = NaN. A -inf score
-    // adds 0 (not exp(-inf - -inf)), so that a row starting with one is
-    // not poisoned; a row of -inf only is told apart at the end.
+    // One exponential per edge: either the maximum stays (scale 1, p =
+    // e^(x - m)) or x raises it (scale e^(m - x), p = e^0 = 1), so both are
+    // e^-|x - m| or 1, the values of e^(m - m') and e^(x - m') exactly.
+    // NaN-propagating: a NaN score (or m) makes d NaN, so p, the sum and
+    // the accumulators are NaN from there on, and m' NaN. A +inf score
+    // adds NaN, as e^(inf - inf) would: p is (x - x) + 1 where x raises the
+    // maximum. A -inf score adds 0 (not e^(-inf - -inf)), so that a row
+    // starting with one is not poisoned; a row of -inf only is told apart
+    // at the end.
     Value mNew = arith::MaximumFOp::create(b, loc, m, x);
-    Value same =
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m, mNew);
-    Value scale = arith::SelectOp::create(
-        b, loc, same, kb.fp(1.0),
-        softmaxExp(b, arith::SubFOp::create(b, loc, m, mNew)));
+    Value raises =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, m);
+    Value d = arith::NegFOp::create(
+        b, loc,
+        math::AbsFOp::create(b, loc, arith::SubFOp::create(b, loc, x, m)));
+    Value e = softmaxExp(b, d);
+    Value scale = arith::SelectOp::create(b, loc, raises, e, kb.fp(1.0));
+    Value one = arith::AddFOp::create(
+        b, loc, arith::SubFOp::create(b, loc, x, x), kb.fp(1.0));
     Value dead = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x,
                                        kb.fp(-inf));
     Value p = arith::SelectOp::create(
         b, loc, dead, kb.fp(0.0),
-        softmaxExp(b, arith::SubFOp::create(b, loc, x, mNew)));
+        arith::SelectOp::create(b, loc, raises, one, e));
     next.push_back(mNew);
     next.push_back(math::FmaOp::create(b, loc, sum, scale, p));
     Value w = factors.empty()
@@ -653,13 +665,18 @@ SmallVector<Value> AttentionLowering::mergeStates(OpBuilder &rb, ValueRange a,
   for (int64_t j = 0; j < chunks; ++j) {
     Value m1 = a[j * perChunk], m2 = c[j * perChunk];
     Value m = arith::MaximumFOp::create(rb, loc, m1, m2);
+    // The state of the smaller maximum scales by e^-|m1 - m2| (one
+    // exponential), the other's by 1; NaN where either maximum is NaN.
+    Value e = softmaxExp(
+        rb, arith::NegFOp::create(
+                rb, loc,
+                math::AbsFOp::create(rb, loc,
+                                     arith::SubFOp::create(rb, loc, m1, m2))));
     auto factor = [&](Value mi) -> Value {
       Value same =
           arith::CmpFOp::create(rb, loc, arith::CmpFPredicate::OEQ, mi, m);
       Value one = arith::ConstantOp::create(rb, loc, rb.getFloatAttr(ft, 1.0));
-      return arith::SelectOp::create(
-          rb, loc, same, one,
-          softmaxExp(rb, arith::SubFOp::create(rb, loc, mi, m)));
+      return arith::SelectOp::create(rb, loc, same, one, e);
     };
     Value f1 = factor(m1), f2 = factor(m2);
     out.push_back(m);
