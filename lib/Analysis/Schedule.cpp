@@ -75,7 +75,19 @@ Schedule gnn::chooseSchedule(const ScheduleProblem &p) {
     if (p.graph.meanDegree() >= 4)
       s.lanes = 32;
     s.split = chooseSplit(p);
-    break;
+    // Blocks of two warps: a block holds its SM slot until its slowest row
+    // is done, and rows of one block differ in length, so eight rows a
+    // block left warps the registers allow idle (reddit-like's bf16 GATv2 on
+    // an H200: 34 % achieved against 50 % theoretical occupancy). 32 blocks
+    // of 64 an SM still hold every warp the registers allow. H200, blocks of
+    // 64 against 256 (bench/results/softmax-s58): GATv2 forward+backward
+    // arxiv-like bf16 2.98 -> 2.23 ms, f32 2.42 -> 2.21, musae-github bf16
+    // 0.687 -> 0.540; GATv2 forward reddit-like bf16 10.58 -> 9.93,
+    // qm9-batch4096 (mean degree 2) 4-8 % faster; aggregations within the
+    // runs' noise or faster (bf16 spmm sum on musae-github and blogcatalog
+    // 7-9 %). The heavy rows' kernels keep blocks of 256 (SplitHeavyRows).
+    s.block = kRowBlock;
+    return s;
   }
   case GroupKind::EdgeSoftmax: {
     double d = p.graph.meanDegree();

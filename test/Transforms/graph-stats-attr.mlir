@@ -6,9 +6,9 @@
 
 // CHECK: module attributes {gnn.graph_stats = #gnn.graph_stats<nodes = 1000, edges = 40000,
 // CHECK-LABEL: func.func @dense
-// CHECK: "spmm_0" family = aggregation schedule = <mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0>
+// CHECK: "spmm_0" family = aggregation schedule = <mapping = row_parallel, lanes = 32, block = 64, vector = 4, split = 0>
 // OPTION-LABEL: func.func @dense
-// OPTION: "spmm_0" family = aggregation schedule = <mapping = row_parallel, lanes = 16, block = 256, vector = 4, split = 0>
+// OPTION: "spmm_0" family = aggregation schedule = <mapping = row_parallel, lanes = 16, block = 64, vector = 4, split = 0>
 module attributes {gnn.graph_stats = #gnn.graph_stats<nodes = 1000, edges = 40000,
     max_in = 40, max_out = 40, p50 = 40, p90 = 40, p99 = 40, p999 = 40,
     rows_by_degree = [], edges_by_degree = [], isolated = 0, self_loops = 0,

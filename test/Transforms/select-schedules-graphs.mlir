@@ -11,13 +11,13 @@
 
 // Citation: a warp per row (mean >= 4), no split (no row above 256 edges),
 // softmax teams of 4 lanes (mean < 6).
-// CITATION: "spmm_0" family = aggregation schedule = <mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0>
+// CITATION: "spmm_0" family = aggregation schedule = <mapping = row_parallel, lanes = 32, block = 64, vector = 4, split = 0>
 // CITATION: "edge_softmax_0" family = edge_softmax schedule = <mapping = row_parallel, lanes = 4, block = 256, vector = 1, split = 0>
 // Social: hub rows split above 128 edges; softmax teams of 16 (mean 15).
-// SOCIAL: "spmm_0" family = aggregation schedule = <mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 128>
+// SOCIAL: "spmm_0" family = aggregation schedule = <mapping = row_parallel, lanes = 32, block = 64, vector = 4, split = 128>
 // SOCIAL: "edge_softmax_0" family = edge_softmax schedule = <mapping = row_parallel, lanes = 16, block = 256, vector = 1, split = 0>
 // Molecules: teams as wide as the row needs (mean < 4), no split.
-// MOLECULES: "spmm_0" family = aggregation schedule = <mapping = row_parallel, lanes = 16, block = 256, vector = 4, split = 0>
+// MOLECULES: "spmm_0" family = aggregation schedule = <mapping = row_parallel, lanes = 16, block = 64, vector = 4, split = 0>
 // MOLECULES: "edge_softmax_0" family = edge_softmax schedule = <mapping = row_parallel, lanes = 4, block = 256, vector = 1, split = 0>
 // Attention splits from shorter rows than aggregations (pubmed's 171).
 // GAT-CITATION: family = attention schedule = <mapping = row_parallel, lanes = 32, {{.*}}, split = 32>

@@ -5,7 +5,7 @@
 // RUN: gnn-opt %s --gnn-codegen-pipeline='stats=mean-degree:13,max-in:5000' | FileCheck %s --check-prefix=CHOSEN
 // RUN: not gnn-opt %s --gnn-codegen-pipeline='split=16' 2>&1 | FileCheck %s --check-prefix=BAD
 
-// CHECK: "spmm_0" family = aggregation schedule = <mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 64>
+// CHECK: "spmm_0" family = aggregation schedule = <mapping = row_parallel, lanes = 32, block = 64, vector = 4, split = 64>
 // CHECK: "edge_softmax_0" family = edge_softmax schedule = <{{.*}}split = 0>
 // OFF: "spmm_0" family = aggregation schedule = <{{.*}}split = 0>
 // CHOSEN: "spmm_0" family = aggregation schedule = <{{.*}}split = 128>

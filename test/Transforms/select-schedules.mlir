@@ -9,14 +9,14 @@
 // vectors). The softmax here is returned, so nothing is fused.
 
 // SPARSE-LABEL: func.func @schedules
-// SPARSE: "spmm_0" family = aggregation schedule = <mapping = row_parallel, lanes = 16, block = 256, vector = 4, split = 0>
-// SPARSE: "spmm_1" family = aggregation schedule = <mapping = row_parallel, lanes = 4, block = 256, vector = 2, split = 0>
+// SPARSE: "spmm_0" family = aggregation schedule = <mapping = row_parallel, lanes = 16, block = 64, vector = 4, split = 0>
+// SPARSE: "spmm_1" family = aggregation schedule = <mapping = row_parallel, lanes = 4, block = 64, vector = 2, split = 0>
 // SPARSE: "sddmm_0" family = edge_map schedule = <mapping = edge_parallel, lanes = 1, block = 256, vector = 4, split = 0>
 // SPARSE: "edge_softmax_0" family = edge_softmax schedule = <mapping = row_parallel, lanes = 4, block = 256, vector = 1, split = 0>
 // SPARSE: "degree_0" family = degree schedule = <mapping = element_parallel, lanes = 1, block = 256, vector = 1, split = 0>
 // DENSE-LABEL: func.func @schedules
-// DENSE: "spmm_0" family = aggregation schedule = <mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0>
-// DENSE: "spmm_1" family = aggregation schedule = <mapping = row_parallel, lanes = 32, block = 256, vector = 2, split = 0>
+// DENSE: "spmm_0" family = aggregation schedule = <mapping = row_parallel, lanes = 32, block = 64, vector = 4, split = 0>
+// DENSE: "spmm_1" family = aggregation schedule = <mapping = row_parallel, lanes = 32, block = 64, vector = 2, split = 0>
 // DENSE: "edge_softmax_0" family = edge_softmax schedule = <mapping = row_parallel, lanes = 32, block = 256, vector = 1, split = 0>
 func.func @schedules(%g: !gnn.graph, %x: tensor<?x64xf32>, %y: tensor<?x6xf32>, %h: tensor<?x4x8xf32>)
     -> (tensor<?x64xf32>, tensor<?x6xf32>, tensor<?x4xf32>, tensor<?xf32>) {
@@ -34,13 +34,13 @@ func.func @schedules(%g: !gnn.graph, %x: tensor<?x64xf32>, %y: tensor<?x6xf32>, 
 // although the row of 8 floats alone would take float4.
 
 // SPARSE-LABEL: func.func @attention
-// SPARSE: "attention_0" family = attention schedule = <mapping = row_parallel, lanes = 16, block = 256, vector = 4, split = 0>
-// SPARSE: "attention_1" family = attention schedule = <mapping = row_parallel, lanes = 4, block = 256, vector = 2, split = 0>
+// SPARSE: "attention_0" family = attention schedule = <mapping = row_parallel, lanes = 16, block = 64, vector = 4, split = 0>
+// SPARSE: "attention_1" family = attention schedule = <mapping = row_parallel, lanes = 4, block = 64, vector = 2, split = 0>
 // DENSE-LABEL: func.func @attention
-// DENSE: "attention_0" family = attention schedule = <mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0>
-// DENSE: "attention_1" family = attention schedule = <mapping = row_parallel, lanes = 32, block = 256, vector = 2, split = 0>
+// DENSE: "attention_0" family = attention schedule = <mapping = row_parallel, lanes = 32, block = 64, vector = 4, split = 0>
+// DENSE: "attention_1" family = attention schedule = <mapping = row_parallel, lanes = 32, block = 64, vector = 2, split = 0>
 // HUB-LABEL: func.func @attention
-// HUB: "attention_0" family = attention schedule = <mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 128>
+// HUB: "attention_0" family = attention schedule = <mapping = row_parallel, lanes = 32, block = 64, vector = 4, split = 128>
 func.func @attention(%g: !gnn.graph, %q: tensor<?x4x16xf32>, %v: tensor<?x4x16xf32>, %k: tensor<?x4x2xf32>)
     -> (tensor<?x4x16xf32>, tensor<?x4x2xf32>) {
   %s = gnn.sddmm dot %g, %q, %q : tensor<?x4x16xf32>, tensor<?x4x16xf32> -> tensor<?x4xf32>
@@ -56,9 +56,9 @@ func.func @attention(%g: !gnn.graph, %q: tensor<?x4x16xf32>, %v: tensor<?x4x16xf
 // 6 features), not like the gather it starts with.
 
 // SPARSE-LABEL: func.func @aggregation
-// SPARSE: "aggregation_0" family = aggregation schedule = <mapping = row_parallel, lanes = 4, block = 256, vector = 2, split = 0>
+// SPARSE: "aggregation_0" family = aggregation schedule = <mapping = row_parallel, lanes = 4, block = 64, vector = 2, split = 0>
 // HUB-LABEL: func.func @aggregation
-// HUB: "aggregation_0" family = aggregation schedule = <mapping = row_parallel, lanes = 32, block = 256, vector = 2, split = 128>
+// HUB: "aggregation_0" family = aggregation schedule = <mapping = row_parallel, lanes = 32, block = 64, vector = 2, split = 128>
 func.func @aggregation(%g: !gnn.graph, %x: tensor<?x6xf32>) -> tensor<?x6xf32> {
   %e = gnn.gather src %g, %x : tensor<?x6xf32> -> tensor<?x6xf32>
   %r = gnn.reduce max %g, %e : tensor<?x6xf32> -> tensor<?x6xf32>

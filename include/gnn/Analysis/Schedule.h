@@ -93,6 +93,10 @@ struct ScheduleProblem {
   std::string check() const;
 };
 
+/// The block of the row kinds' light-row kernels (aggregations, attention):
+/// two warps.
+inline constexpr int64_t kRowBlock = 64;
+
 /// The parameters of a #gnn.schedule (its `mapping` is the family's).
 struct Schedule {
   int64_t lanes = 1, block = 256, vector = 1;

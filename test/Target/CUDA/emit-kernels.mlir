@@ -15,8 +15,8 @@
 // The spmm mean with its bias epilogue: a warp per row, float4 loads, two
 // edge groups of 16 lanes merged by shuffles, float accumulation, the mean
 // and the bias before one float4 store.
-// CHECK-LABEL: // spmm_0: block 256, grid (nodes * 32) ceildiv 256
-// CHECK: extern "C" __global__ void __launch_bounds__(256) spmm_0(
+// CHECK-LABEL: // spmm_0: block 64, grid (nodes * 32) ceildiv 64
+// CHECK: extern "C" __global__ void __launch_bounds__(64) spmm_0(
 // CHECK-DAG: long long nodes
 // CHECK-DAG: const idx_t *__restrict__ csr_row_ptr
 // CHECK-DAG: const idx_t *__restrict__ csr_col
@@ -55,8 +55,8 @@ func.func @mean_bias(%g: !gnn.graph, %x: tensor<?x64xf32>, %b: tensor<64xf32>) -
 // Attention (sddmm dot, softmax, weighted spmm): ONE kernel with an online
 // softmax, the per-head dot reduced over the head's lanes inside the edge
 // loop, no edge-sized output.
-// CHECK-LABEL: // attention_0: block 256
-// CHECK: extern "C" __global__ void __launch_bounds__(256) attention_0(
+// CHECK-LABEL: // attention_0: block 64
+// CHECK: extern "C" __global__ void __launch_bounds__(64) attention_0(
 // CHECK: for (long long [[P:p[0-9]+]] =
 // CHECK: fmaf(
 // CHECK: = gnn_segment_mask(2);
@@ -89,7 +89,7 @@ func.func @reversed(%g: !gnn.graph, %e: tensor<?x2xf32> {gnn.domain = "edge"}) -
 // rows: the main kernel skips them, a partial kernel per chunk of 128 edge
 // positions (team and block reductions) and a final kernel per heavy row
 // (the chunks merged in order, then the epilogue) finish them.
-// SPLIT-LABEL: // spmm_0: block 256
+// SPLIT-LABEL: // spmm_0: block 64
 // SPLIT-NOT: split_threshold
 // SPLIT: <= 128LL;
 // SPLIT-LABEL: // spmm_0_partial: block 256, grid min(edges ceildiv 128, 8192)
@@ -98,6 +98,6 @@ func.func @reversed(%g: !gnn.graph, %e: tensor<?x2xf32> {gnn.domain = "edge"}) -
 // SPLIT-LABEL: // spmm_0_final: block 256, grid min(edges ceildiv 128, 8192)
 // SPLIT: for (long long
 // SPLIT: out0
-// SPLIT-LABEL: // attention_0: block 256
+// SPLIT-LABEL: // attention_0: block 64
 // SPLIT-LABEL: // attention_0_partial:
 // SPLIT-LABEL: // attention_0_final:

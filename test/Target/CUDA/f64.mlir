@@ -72,7 +72,7 @@ func.func @mean_dot(%g: !gnn.graph, %x: tensor<?x4xf64>) -> tensor<?x4xf64> {
 
 // The max aggregation: -inf as a double's bits, fmax, double shuffles, two
 // double2 stores per lane (one vector access per 16 bytes).
-// CUDA-LABEL: void __launch_bounds__(256) spmm_0(
+// CUDA-LABEL: void __launch_bounds__(64) spmm_0(
 // CUDA: const double *__restrict__ in0,
 // CUDA: double *__restrict__ out0) {
 // CUDA: double acc{{[0-9]+}} = __longlong_as_double((long long)0xfff0000000000000ull);
@@ -91,7 +91,7 @@ func.func @mean_dot(%g: !gnn.graph, %x: tensor<?x4xf64>) -> tensor<?x4xf64> {
 // CUDA: const double v{{[0-9]+}} = 1.0 / acc{{[0-9]+}};
 
 // The mean: the dot product with fma, the count as a double.
-// CUDA-LABEL: void __launch_bounds__(256) aggregation_0(
+// CUDA-LABEL: void __launch_bounds__(64) aggregation_0(
 // CUDA: = fma(
 // CUDA: const double v{{[0-9]+}} = (double)v{{[0-9]+}};
 

@@ -18,7 +18,7 @@
 // PROGRAM: "name": "result0"
 // PROGRAM-NEXT: "role": "output"
 // PROGRAM-NEXT: "dtype": "bf16"
-// CUDA-LABEL: // spmm_bf16_spmm_0: block 256
+// CUDA-LABEL: // spmm_bf16_spmm_0: block 64
 // CUDA: const gnn_bf16 *__restrict__ in0,
 // CUDA-NEXT: gnn_bf16 *__restrict__ out0
 // CUDA: float [[ACC:acc[0-9]+]] =
@@ -38,7 +38,7 @@ func.func @spmm_bf16(%g: !gnn.graph, %x: tensor<?x64xbf16>) -> tensor<?x64xbf16>
 // of two words.
 // PROGRAM-LABEL: "name": "max_f16"
 // PROGRAM: "dtype": "f16"
-// CUDA-LABEL: // max_f16_spmm_0: block 256
+// CUDA-LABEL: // max_f16_spmm_0: block 64
 // CUDA: const gnn_f16 *__restrict__ in0,
 // CUDA: const uint2 [[W:v[0-9]+]] = __ldg(reinterpret_cast<const uint2 *>(in0 + {{v[0-9]+}}));
 // CUDA-NEXT: const float2 {{v[0-9]+}} = gnn_widen2_f16([[W]].x);
@@ -65,7 +65,7 @@ func.func @max_f16(%g: !gnn.graph, %x: tensor<?x4xf16>) -> tensor<?x4xf16> {
 // PROGRAM: "name": "result1"
 // PROGRAM-NEXT: "role": "output"
 // PROGRAM-NEXT: "dtype": "f32"
-// CUDA-LABEL: // attention_bf16_attention_0: block 256
+// CUDA-LABEL: // attention_bf16_attention_0: block 64
 // CUDA: const gnn_bf16 *__restrict__ in0,
 // CUDA: const float *__restrict__ in1,
 // CUDA: gnn_bf16 *__restrict__ out0,
@@ -103,7 +103,7 @@ func.func @attention_bf16(%g: !gnn.graph, %x: tensor<?x4x16xbf16>, %att: tensor<
 // (as gnn-autodiff marks the backward's arithmetic): its truncf at the yield
 // is the score's conversion to its storage type, so the fused softmax reads
 // the f32 score, not rounded (only the output row is rounded, by its store).
-// CUDA-LABEL: // attention_kept_f32_attention_0: block 256
+// CUDA-LABEL: // attention_kept_f32_attention_0: block 64
 // CUDA: gnn_widen2_bf16(
 // CUDA-NOT: gnn_round_bf16(
 // CUDA: expf(

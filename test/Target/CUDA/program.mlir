@@ -25,7 +25,7 @@
 // CHECK: "beta": 0.0
 // CHECK: "op": "launch",
 // CHECK-NEXT: "kernel": "spmm_0",
-// CHECK: "ceil_div((nodes * {{16|32}}), 256)"
+// CHECK: "ceil_div((nodes * {{16|32}}), 64)"
 // CHECK: "graph": "csr_row_ptr"
 // CHECK: "buffer": "result0"
 func.func @layer(%g: !gnn.graph, %x: tensor<?x16xf32>, %w: tensor<16x8xf32>) -> tensor<?x8xf32> {

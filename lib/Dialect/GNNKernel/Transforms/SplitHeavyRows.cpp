@@ -53,6 +53,9 @@ using namespace mlir::gnnk;
 
 namespace {
 
+/// The threads of the partial and final kernels' blocks (a chunk each).
+constexpr int64_t kChunkBlock = 256;
+
 /// The pieces of a splittable row kernel.
 struct RowKernel {
   ForRowsOp rows;
@@ -646,6 +649,9 @@ struct SplitHeavyRows
     mb.setInsertionPointAfter(partial);
     auto final = cast<KernelOp>(mb.clone(*kernel));
     final.setSymName((kernel.getSymName() + "_final").str());
+    // A block of eight teams per chunk, whatever the light rows' block.
+    partial.setBlock(kChunkBlock);
+    final.setBlock(kChunkBlock);
     unsigned numOperands = 0;
     for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
       if (DictionaryAttr a = kernel.getArgAttrDict(i))

@@ -254,7 +254,7 @@ def GNNSelectSchedules : Pass<"gnn-select-schedules", "func::FuncOp"> {
     (gnn::chooseSplit):
     ```mlir
     %a = gnn.kernel_group "spmm_0" family = aggregation
-        schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 128>
+        schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 64, vector = 4, split = 128>
         -> tensor<?x64xf32> {
       %s = gnn.spmm sum %g, %h : tensor<?x64xf32> -> tensor<?x64xf32>
       gnn.yield %s : tensor<?x64xf32>

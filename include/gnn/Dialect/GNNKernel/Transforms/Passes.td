@@ -43,7 +43,7 @@ def GNNLowerToKernels : Pass<"gnn-lower-to-kernels", "ModuleOp"> {
     Before:
     ```mlir
     %agg = gnn.kernel_group "spmm_0" family = aggregation
-        schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 256, vector = 4, split = 0>
+        schedule = #gnn.schedule<mapping = row_parallel, lanes = 32, block = 64, vector = 4, split = 0>
         -> tensor<?x64xf32> {
       %s = gnn.spmm sum %g, %h : tensor<?x64xf32> -> tensor<?x64xf32>
       gnn.yield %s : tensor<?x64xf32>
@@ -52,7 +52,7 @@ def GNNLowerToKernels : Pass<"gnn-lower-to-kernels", "ModuleOp"> {
     After:
     ```mlir
     gnnk.kernel @spmm_0(%in0: memref<?xf32> {gnnk.operand = 0 : i64}, ...)
-        attributes {block = 256 : i64, grid = ...} {
+        attributes {block = 64 : i64, grid = ...} {
       gnnk.for_rows %n lanes 32 { ... gnnk.for_edges ... gnnk.team_reduce ... }
       gnnk.return
     }
@@ -104,6 +104,9 @@ def GNNSplitHeavyRows : Pass<"gnn-split-heavy-rows", "ModuleOp"> {
     softmax of fused attention alike. Results are deterministic: every merge
     runs in a fixed order.
 
+    The partial and final kernels have blocks of 256 threads (eight teams
+    per chunk) whatever the row kernel's block.
+
     The partial results are a buffer of their own, `min(ceil(edges / N),
     max-chunks) * lanes * carried` floats, a second result of the partial
     kernel passed to the final kernel. The three kernels write disjoint
@@ -114,7 +117,7 @@ def GNNSplitHeavyRows : Pass<"gnn-split-heavy-rows", "ModuleOp"> {
 
     ```mlir
     // before: a row kernel marked for splitting
-    gnnk.kernel @spmm_0(...) attributes {block = 256 : i64, grid = #g, gnnk.split = 512 : i64} {
+    gnnk.kernel @spmm_0(...) attributes {block = 64 : i64, grid = #g, gnnk.split = 512 : i64} {
       gnnk.for_rows %n lanes 32 { ... gnnk.for_edges ... merge {...} ... }
     }
     // after: the row kernel keeps rows of at most 512 edges, and
@@ -156,12 +159,12 @@ def GNNDedupKernels : Pass<"gnn-dedup-kernels", "ModuleOp"> {
 
     ```mlir
     // before
-    gnnk.kernel @spmm_0(...) attributes {block = 256 : i64, grid = #g} {...}
-    gnnk.kernel @spmm_1(...) attributes {block = 256 : i64, grid = #g} {...}  // same body
+    gnnk.kernel @spmm_0(...) attributes {block = 64 : i64, grid = #g} {...}
+    gnnk.kernel @spmm_1(...) attributes {block = 64 : i64, grid = #g} {...}  // same body
     %a = gnnk.launch @spmm_0[%g](%x) rows [#nodes] : ...
     %b = gnnk.launch @spmm_1[%g](%a) rows [#nodes] : ...
     // after
-    gnnk.kernel @spmm_0(...) attributes {block = 256 : i64, grid = #g} {...}
+    gnnk.kernel @spmm_0(...) attributes {block = 64 : i64, grid = #g} {...}
     %a = gnnk.launch @spmm_0[%g](%x) rows [#nodes] : ...
     %b = gnnk.launch @spmm_0[%g](%a) rows [#nodes] : ...
     ```
