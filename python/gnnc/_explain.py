@@ -53,7 +53,9 @@ def explain(obj, graph: Union[None, "_core.Graph", torch.Tensor] = None,
         fn = obj._mp.fn
     elif isinstance(obj, torch.nn.Module) and type(obj).__module__.startswith("gnnc.nn"):
         from .nn import _common
-        key = obj.__dict__.get("_gnnc_function")
+        # The variant its last call ran (under autocast: with its arguments'
+        # conversions), else its base function.
+        key = obj.__dict__.get("_gnnc_ran") or obj.__dict__.get("_gnnc_function")
         fn = None if key is None else _common._FUNCTIONS.get(key)
     else:
         raise TypeError(f"gnnc.explain: expected a gnnc.Function, a gnnc.nn layer or a "

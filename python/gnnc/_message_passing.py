@@ -1115,7 +1115,7 @@ class _Uncacheable(Exception):
 # MessagePassing's own bookkeeping: not the layer's configuration.
 _INTERNAL = frozenset(torch.nn.Module().__dict__) | {
     "_failed", "_plans", "_mp", "_mp_id", "_message_params", "_tensor_names",
-    "_value_names", "_class_reads", "_gnnc_function",  # of a gnnc.nn layer (gnnc.explain)
+    "_value_names", "_class_reads", "_gnnc_function", "_gnnc_ran",  # of a gnnc.nn layer (gnnc.explain)
     "_gnnc_plan"}  # of a gnnc.nn layer (its last call's decisions, nn._plan)
 _VALUES = (type(None), bool, int, str, bytes, complex, torch.dtype, torch.device,
            torch.layout)

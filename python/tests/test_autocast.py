@@ -956,3 +956,36 @@ def test_empty_graphs_under_autocast(case, nodes, edges):
     for name, p in ours.named_parameters():
         assert p.grad is None or (p.grad.dtype == torch.float32 and
                                   torch.isfinite(p.grad).all()), name
+
+
+@pytest.mark.parametrize("case", ["gcn", "sage-max", "gin-relu-mlp", "gatv2", "transformer"])
+def test_explain_shows_the_variant_that_ran(case):
+    """gnnc.explain(layer) explains the function the layer's last call ran:
+    under autocast the variant that converts its float32 operands inside
+    (more kernels than the same function without them, which is what it
+    explained before), also when that call took the layer's plan; after a
+    float32 call, that one's."""
+    import gnnc
+    spec = BY_ID[case]
+    ours, _ = make(spec)
+    x, ei, extra = inputs(spec, torch.bfloat16)
+    more = [] if extra is None else [extra]
+
+    def kernels(obj):
+        return [len(f["groups"]) for f in gnnc.explain(obj).functions]
+
+    def unconverted():
+        """The function of the layer's last call without its operands
+        stored in another type (nor gradients left out)."""
+        ran = ours.__dict__["_gnnc_ran"]
+        return _common._function(ran[0], ran[1], (), (), ran[4] if len(ran) == 5 else ())
+
+    ours(x, ei, *more)
+    plain = kernels(ours)
+    for _ in range(2):  # (the second call takes the plan)
+        with torch.autocast(DEVICE.type, dtype=torch.bfloat16):
+            ours(x, ei, *more)
+        mixed, base = kernels(ours), kernels(unconverted())
+        assert mixed[0] > base[0], (base, mixed)
+    ours(x, ei, *more)
+    assert kernels(ours) == plain

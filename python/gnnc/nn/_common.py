@@ -7,6 +7,7 @@ import importlib.abc
 import importlib.util
 import math
 import sys
+import threading
 import weakref
 from typing import Optional, Tuple, Union
 
@@ -1666,10 +1667,16 @@ def propagate(layer: Optional[torch.nn.Module], template: str, config: tuple,
     The graph's handle is looked up here, where torch.compile traces
     strictly (its gnnc::graph op then yields the handle as a graph value);
     the rest is traced non-strictly (_run)."""
-    if layer is not None and not torch.compiler.is_compiling():
+    record = layer is not None and not torch.compiler.is_compiling()
+    if record:
         layer.__dict__["_gnnc_function"] = (template, config)  # past Module.__setattr__
     graph = _core._handle(edge_index, num_nodes)
-    return _run(template, config, results, edge_index, num_nodes, graph, *tensors)
+    out = _run(template, config, results, edge_index, num_nodes, graph, *tensors)
+    if record:
+        # The variant that ran (autocast's stored arguments, frozen
+        # gradients, converted results), for gnnc.explain.
+        layer.__dict__["_gnnc_ran"] = _RAN.key
+    return out
 
 
 def returned(dtype: torch.dtype, *wants: torch.dtype) -> tuple:
@@ -1760,6 +1767,7 @@ def _function(template: str, config: tuple, frozen: tuple, stored: tuple = (),
     kept in _FUNCTIONS."""
     key = (template, config) if not (frozen or stored or results) else \
         (template, config, frozen, stored, results)
+    _RAN.key = key
     fn = _FUNCTIONS.get(key)
     if fn is None:
         module, name = _ir.build(template, config, frozen, stored, results)
@@ -1774,6 +1782,10 @@ def _function(template: str, config: tuple, frozen: tuple, stored: tuple = (),
 # or results returned in other dtypes (`results`): a call looks it up
 # instead of generating and hashing the IR again.
 _FUNCTIONS = {}
+
+# The _FUNCTIONS key of the function function_for chose last on this thread
+# (its last _function call): the variant a layer ran, for gnnc.explain.
+_RAN = threading.local()
 
 # propagate calls `_run`: `_run_function` itself until torch._dynamo is
 # loaded, then its torch.compiler.nonstrict_trace wrapper. Importing

@@ -227,6 +227,7 @@ class _Plan:
         template = self.template
         module.__dict__["_gnnc_function"] = (template, config)  # (gnnc.explain)
         fn = _common.function_for(template, config, tensors, self.results)
+        module.__dict__["_gnnc_ran"] = _common._RAN.key  # the variant run
         return fn._run(edge_index, n, tensors, graph)
 
 
