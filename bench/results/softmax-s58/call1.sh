@@ -11,24 +11,10 @@
 # reddit-like GATv2/GT forward, f32 and bf16, old and new, and the new
 # binary's per-step times; (5) ncu.txt: Nsight Compute of the bf16 and f32
 # GATv2 kernels on reddit-like (occupancy, stalls, throughput).
-set -u
-mkdir -p /tmp/bin
-for b in gnn-run gnn-run-old; do xz -dc .carry/bin/$b.xz > /tmp/bin/$b; chmod +x /tmp/bin/$b; done
-export PATH=/tmp/bin:$PATH
-source bench/gpu_setup.sh .carry /tmp/r
-P=.carry/peers; G=/tmp/g; mkdir -p $G
-prog() { echo "== $1 $(date +%T)" >> $OUT/progress.txt; }
-nvidia-smi --query-gpu=name,memory.total --format=csv,noheader > $OUT/device.txt
+source bench/results/softmax-s58/common.sh gnn-run gnn-run-old
 prog graphs
-for g in pubmed musae-github blogcatalog arxiv-like; do
-  timeout 60 python3 $P/dump_graph.py $g $D $G/$g.npy >> $R/graphs.txt 2>&1
-done
+dump pubmed musae-github blogcatalog arxiv-like
 prog checks
-chk() { local what=$1; shift
-  out=$(timeout 60 "$@" --backend=cuda --reps=2 --warmup=1 2>&1); rc=$?
-  if [ $rc -eq 0 ] && printf '%s' "$out" | grep -q '"match": true' && ! printf '%s' "$out" | grep -q '"match": false'; then
-    echo "PASS $what"; else echo "FAIL $what rc=$rc"; printf '%s\n' "$out" | grep -i "error\|mismatch" | head -3; fi >> $OUT/checks.txt; }
-PL="powerlaw:nodes=4000,edges=100000,seed=1,alpha=1.2"
 for set in gnnc_ops gnnc_ops_bf16; do for op in gatv2 gt; do for flag in "" --grad; do
   chk "$set $op ${flag:-fwd} powerlaw" gnn-run $P/$set/$op.mlir --graph=$PL $flag
   chk "$set $op ${flag:-fwd} powerlaw split=32" gnn-run $P/$set/$op.mlir --graph=$PL --split=32 $flag
@@ -50,20 +36,11 @@ prog nan
 timeout 150 bash test/Integration/run-nan.sh /tmp/bin/gnn-run > $OUT/nan.txt 2>&1
 tail -1 $OUT/nan.txt >> $OUT/progress.txt
 prog ab
-one() { local bin=$1 set=$2 op=$3 g=$4; shift 4
-  timeout 60 $bin $P/$set/$op.mlir --graph=$G/$g.npy --backend=cuda --no-check "$@" 2>>$R/err.txt |
-    python3 -c 'import json,sys
-d=json.load(sys.stdin)["cuda"]; print("%.4f" % d.get("fwdbwd_median_ms", d["median_ms"]))' 2>>$R/err.txt || echo fail; }
 for g in pubmed musae-github blogcatalog arxiv-like; do for set in gnnc_ops gnnc_ops_bf16; do for op in gatv2 gt; do
   echo "$g $set $op fwd old=$(one gnn-run-old $set $op $g --reps=50 --warmup=10) new=$(one gnn-run $set $op $g --reps=50 --warmup=10) old=$(one gnn-run-old $set $op $g --reps=50 --warmup=10) new=$(one gnn-run $set $op $g --reps=50 --warmup=10)" >> $OUT/ab.txt
   echo "$g $set $op grad old=$(one gnn-run-old $set $op $g --reps=30 --warmup=5 --grad) new=$(one gnn-run $set $op $g --reps=30 --warmup=5 --grad)" >> $OUT/ab.txt
 done; done; done
-prog reddit-dump
-timeout 90 python3 $P/dump_graph.py reddit-like $D $G/reddit-like.npy >> $R/graphs.txt 2>&1
-prog reddit
-for set in gnnc_ops_bf16 gnnc_ops; do for op in gatv2 gt; do
-  echo "reddit $set $op fwd old=$(one gnn-run-old $set $op reddit-like --reps=10 --warmup=3) new=$(one gnn-run $set $op reddit-like --reps=10 --warmup=3)" >> $OUT/reddit.txt
-done; done
+reddit_ab gnn-run-old old gatv2 gt
 for set in gnnc_ops_bf16 gnnc_ops; do
   timeout 90 gnn-run $P/$set/gatv2.mlir --graph=$G/reddit-like.npy --backend=cuda --no-check --reps=5 --warmup=2 --profile-steps 2>>$R/err.txt |
     python3 -c 'import json,sys
