@@ -15,11 +15,14 @@
 // CHECK-NEXT: %[[E:.*]] = math.exp %[[N]] : f32
 // CHECK-NEXT: arith.constant 1.0
 // CHECK-NEXT: %[[SCALE:.*]] = arith.select %[[RAISES]], %[[E]], %{{.*}} : f32
-// CHECK: %[[XX:.*]] = arith.subf %[[X]], %[[X]] : f32
+// CHECK-NEXT: %[[XX:.*]] = arith.subf %[[X]], %[[X]] : f32
+// CHECK-NEXT: arith.constant 1.0
 // CHECK-NEXT: %[[ONE:.*]] = arith.addf %[[XX]], %{{.*}} : f32
-// CHECK: %[[DEAD:.*]] = arith.cmpf oeq, %[[X]], %{{.*}} : f32
+// CHECK-NEXT: arith.constant 0xFF800000 : f32
+// CHECK-NEXT: %[[DEAD:.*]] = arith.cmpf oeq, %[[X]], %{{.*}} : f32
 // CHECK-NEXT: %[[W:.*]] = arith.select %[[RAISES]], %[[ONE]], %[[E]] : f32
-// CHECK: %[[P:.*]] = arith.select %[[DEAD]], %{{.*}}, %[[W]] : f32
+// CHECK-NEXT: arith.constant 0.0
+// CHECK-NEXT: %[[P:.*]] = arith.select %[[DEAD]], %{{.*}}, %[[W]] : f32
 // CHECK-NEXT: math.fma %{{.*}}, %[[SCALE]], %[[P]] : f32
 // CHECK-NOT: math.exp
 // CHECK: } merge {

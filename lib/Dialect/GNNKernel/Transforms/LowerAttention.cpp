@@ -638,13 +638,15 @@ AttentionLowering::updateState(ValueRange carried, ArrayRef<Value> scores,
         math::AbsFOp::create(b, loc, arith::SubFOp::create(b, loc, x, m)));
     Value e = softmaxExp(b, d);
     Value scale = arith::SelectOp::create(b, loc, raises, e, kb.fp(1.0));
-    Value one = arith::AddFOp::create(
-        b, loc, arith::SubFOp::create(b, loc, x, x), kb.fp(1.0));
+    // (One op per statement: the IR's order does not depend on the order
+    // the compiler evaluates call arguments in.)
+    Value xMinusX = arith::SubFOp::create(b, loc, x, x);
+    Value one = arith::AddFOp::create(b, loc, xMinusX, kb.fp(1.0));
     Value dead = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x,
                                        kb.fp(-inf));
-    Value p = arith::SelectOp::create(
-        b, loc, dead, kb.fp(0.0),
-        arith::SelectOp::create(b, loc, raises, one, e));
+    Value weight = arith::SelectOp::create(b, loc, raises, one, e);
+    Value zero = kb.fp(0.0);
+    Value p = arith::SelectOp::create(b, loc, dead, zero, weight);
     next.push_back(mNew);
     next.push_back(math::FmaOp::create(b, loc, sum, scale, p));
     Value w = factors.empty()
