@@ -1218,9 +1218,8 @@ def _foldable_lin(lin, edge_attr: Tensor, x: Tensor):
         return None
     dtype = x.dtype
     if _common.autocast_dtype(x.device) is not None:
-        w = lin.weight
-        if not _common.autocasts(x.device, dtype, edge_attr.dtype, w.dtype) or \
-                not all(d in _common._AUTOCAST_CAST for d in (dtype, edge_attr.dtype)):
+        if not all(d in _common._AUTOCAST_CAST
+                   for d in (dtype, edge_attr.dtype, lin.weight.dtype)):
             return None
         dtype = None
     elif edge_attr.dtype != dtype:
@@ -1429,9 +1428,12 @@ class _AgnnPlan(_Plan):
         """Keeps the plan of this call on `module` (`results` its result's
         conversion) where it can stand for later ones, else drops any older
         one."""
-        low = _common.autocast_dtype(x.device) if dt in _common._HALVES else None
-        if (low is None and (dt in _common._HALVES or beta.dtype != dt)) or \
-                (low is not None and (low != dt or beta.dtype not in _common._AUTOCAST_CAST)):
+        if dt in _common._HALVES:  # (only under autocast, in its dtype)
+            stands = _common.autocast_dtype(x.device) == dt and \
+                beta.dtype in _common._AUTOCAST_CAST
+        else:
+            stands = beta.dtype == dt
+        if not stands:
             _Plan.drop(module)
             return
         p = _AgnnPlan._make(module, "agnn", dt, x, results=results)
