@@ -19,10 +19,14 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <sstream>
+#include <thread>
 
 using namespace mlir;
 using namespace ::gnn;
@@ -301,8 +305,10 @@ public:
   Interpreter(const HostGraph &graph, ::gnn::Storage storage)
       : graph(graph), storage(storage) {}
 
+  /// Runs `func` on `inputs`, which it takes over (no copy of them is
+  /// made: the Python ops' inputs are converted to double for the call).
   FailureOr<std::vector<Tensor>> run(func::FuncOp func,
-                                     ArrayRef<Tensor> inputs);
+                                     std::vector<Tensor> inputs);
 
 private:
   const HostGraph &graph;
@@ -313,6 +319,17 @@ private:
   bool bipartite = false;
   ::gnn::Storage storage;
   llvm::DenseMap<Value, RtValue> env;
+  /// The values whose last use is the op being executed (freed after it):
+  /// an op may take such a value's tensor over instead of copying it.
+  ArrayRef<Value> dying;
+  /// `v`'s tensor for an op to write: taken over where this op is its last
+  /// use and no other value shares it, else a copy.
+  Tensor takeOrCopy(Value v) {
+    std::shared_ptr<Tensor> &t = env[v].tensor;
+    if (t.use_count() == 1 && llvm::is_contained(dying, v))
+      return std::move(*t);
+    return *t;
+  }
   Incidence incoming, outgoing;
   bool haveIncoming = false, haveOutgoing = false;
 
@@ -887,11 +904,14 @@ LogicalResult Interpreter::reshape(Operation *op, Value src, Value result,
     if (dynamicAt >= 0)
       shape[dynamicAt] = known ? (*in)->shape[g] / known : 0;
   }
-  Tensor out = **in;
-  out.shape = shape;
-  if (out.numElements() != (*in)->numElements())
+  int64_t elements = 1;
+  for (int64_t d : shape)
+    elements *= d;
+  if (elements != (*in)->numElements())
     return op->emitOpError() << "cannot reshape " << (*in)->shapeString()
                              << " to " << shapeStr(shape);
+  Tensor out = takeOrCopy(src);
+  out.shape = shape;
   setTensor(result, std::move(out));
   return success();
 }
@@ -938,6 +958,42 @@ struct OperandAccess {
 
 /// Points of a linalg body run together (ScalarProgram::runBatch).
 constexpr int64_t kBatch = 256;
+
+/// Multiply-adds a thread of a contraction takes at least (below this a
+/// thread costs more to start than it saves).
+constexpr int64_t kWorkPerThread = int64_t(1) << 22;
+
+/// GNNC_REFERENCE_THREADS, read once: the threads a contraction may use
+/// (where unset, the machine's hardware threads, at most 16), or the error
+/// of a value that is not a number from 1 to 1024 (every evaluation then
+/// fails saying so).
+struct ReferenceThreads {
+  int64_t threads = 1;
+  std::string error;
+};
+static const ReferenceThreads &referenceThreadsSetting() {
+  static const ReferenceThreads setting = [] {
+    ReferenceThreads r;
+    const char *v = std::getenv("GNNC_REFERENCE_THREADS");
+    if (!v || !*v) {
+      unsigned hw = std::thread::hardware_concurrency();
+      r.threads = std::clamp(hw, 1u, 16u);
+      return r;
+    }
+    char *end = nullptr;
+    errno = 0;
+    long n = std::strtol(v, &end, 10);
+    if (*end || errno || n < 1 || n > 1024)
+      r.error = std::string("GNNC_REFERENCE_THREADS: expected a number of "
+                            "threads from 1 to 1024 but got '") +
+                v + "'";
+    else
+      r.threads = n;
+    return r;
+  }();
+  return setting;
+}
+static int64_t referenceThreads() { return referenceThreadsSetting().threads; }
 
 /// Runs `body` over every point of the loops `bounds` (at least one point),
 /// in batches of up to `maxWidth` points along loop `batchLoop` (-1 for an
@@ -1013,6 +1069,123 @@ static void runInBatches(const ScalarProgram &body,
   }
 }
 
+/// Threads for a contraction of `work` multiply-adds whose split loop has
+/// `extent` ranges (at least 1).
+static int contractionThreads(int64_t work, int64_t extent) {
+  return static_cast<int>(std::max<int64_t>(
+      1, std::min<int64_t>({referenceThreads(), extent, work / kWorkPerThread})));
+}
+
+/// Runs `body(lo, hi)` over [0, extent) in `threads` ranges, the last on the
+/// calling thread.
+template <typename Body>
+static void inRanges(int64_t extent, int threads, Body body) {
+  if (threads <= 1) {
+    body(int64_t(0), extent);
+    return;
+  }
+  std::vector<std::thread> pool;
+  for (int t = 0; t + 1 < threads; ++t)
+    pool.emplace_back(body, extent * t / threads, extent * (t + 1) / threads);
+  body(extent * (threads - 1) / threads, extent);
+  for (std::thread &th : pool)
+    th.join();
+}
+
+/// A contraction's operands `a0` and `b0`, result `cData` (its access
+/// `cAccess`), loops `bounds`: c += a * b, every element of c taking its
+/// terms one at a time in the order of the reduction loop (the point by
+/// point sums, bit for bit), large ones on several threads.
+static void runContraction(const OperandAccess &a0, const OperandAccess &b0,
+                           const OperandAccess &cAccess, double *cData,
+                           ArrayRef<int64_t> bounds) {
+  OperandAccess aa = a0, ba = b0;
+  ArrayRef<int64_t> cs = cAccess.stride;
+  std::array<int, 3> order = {0, 1, 2};
+  auto units = [&](int d) {
+    return (aa.stride[d] == 1) + (ba.stride[d] == 1) + (cs[d] == 1);
+  };
+  auto span = [&](int d) { return aa.stride[d] + ba.stride[d] + cs[d]; };
+  llvm::sort(order, [&](int x, int y) {
+    if ((cs[x] == 1) != (cs[y] == 1))
+      return cs[y] == 1;
+    if (units(x) != units(y))
+      return units(x) < units(y);
+    return span(x) > span(y);
+  });
+  auto [d0, d1, d2] = order;
+  // An operand that the inner loop walks with a stride other than 0 or 1
+  // (W in x W^T) is copied with that loop's dimension innermost, so that
+  // the inner loop reads it contiguously.
+  std::vector<double> relaid[2];
+  for (int k = 0; k < 2; ++k) {
+    OperandAccess &x = k == 0 ? aa : ba;
+    if (x.stride[d2] == 0 || x.stride[d2] == 1 || x.stride[d0] != 0)
+      continue;
+    int64_t rows = bounds[d1], cols = bounds[d2];
+    std::vector<double> &t = relaid[k];
+    t.resize(rows * cols);
+    const double *src = x.data + x.base;
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t q = 0; q < cols; ++q)
+        t[r * cols + q] = src[r * x.stride[d1] + q * x.stride[d2]];
+    x.data = t.data();
+    x.base = 0;
+    x.stride[d1] = cols;
+    x.stride[d2] = 1;
+  }
+  const double *a = aa.data + aa.base, *b = ba.data + ba.base;
+  double *c = cData + cAccess.base;
+  // The inner loop specialised for its common stride patterns, so that
+  // the compiler keeps the sum in a register or vectorises across
+  // independent elements of c; each element of c still takes its terms
+  // one at a time in the order of the reduction loop (the same sums,
+  // bit for bit, in every variant).
+  const int64_t n = bounds[d2], as = aa.stride[d2], bs = ba.stride[d2],
+                s = cs[d2];
+  auto inner = [&](double *cp, const double *ap, const double *bp) {
+    if (s == 0) { // the reduction innermost: one element of c
+      double acc = *cp;
+      if (as == 1 && bs == 1)
+        for (int64_t k = 0; k < n; ++k)
+          acc += ap[k] * bp[k];
+      else
+        for (int64_t k = 0; k < n; ++k)
+          acc += ap[k * as] * bp[k * bs];
+      *cp = acc;
+    } else if (s == 1 && as == 0 && bs == 1) { // a row of c += a * b's row
+      const double x = *ap;
+      for (int64_t k = 0; k < n; ++k)
+        cp[k] += x * bp[k];
+    } else if (s == 1 && bs == 0 && as == 1) {
+      const double x = *bp;
+      for (int64_t k = 0; k < n; ++k)
+        cp[k] += ap[k] * x;
+    } else {
+      for (int64_t k = 0; k < n; ++k)
+        cp[k * s] += ap[k * as] * bp[k * bs];
+    }
+  };
+  // Large products run on several threads, each over its own range of a
+  // loop that indexes c (the outer one where it does): every element of c
+  // is updated by one thread, in the same order, so the sums are the same
+  // bit for bit whatever the number of threads.
+  int split = cs[d0] != 0 ? 0 : cs[d1] != 0 ? 1 : -1;
+  int64_t extent = split < 0 ? 1 : bounds[split == 0 ? d0 : d1];
+  int threads = split < 0 ? 1
+                          : contractionThreads(bounds[d0] * bounds[d1] * n,
+                                               extent);
+  inRanges(extent, threads, [&](int64_t lo, int64_t hi) {
+    int64_t i0 = split == 0 ? lo : 0, i1 = split == 0 ? hi : bounds[d0];
+    int64_t j0 = split == 1 ? lo : 0, j1 = split == 1 ? hi : bounds[d1];
+    for (int64_t i = i0; i < i1; ++i)
+      for (int64_t j = j0; j < j1; ++j)
+        inner(c + i * cs[d0] + j * cs[d1],
+              a + i * aa.stride[d0] + j * aa.stride[d1],
+              b + i * ba.stride[d0] + j * ba.stride[d1]);
+  });
+}
+
 LogicalResult Interpreter::linalgOp(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics())
     return op->emitOpError("expects tensor operands in the reference evaluator");
@@ -1074,91 +1247,19 @@ LogicalResult Interpreter::linalgOp(linalg::LinalgOp op) {
     if (bounds[d] < 0)
       return op->emitOpError() << "has no operand that sizes loop d" << d;
 
-  // Results start as copies of the inits.
+  // Results start as copies of the inits; an init whose last use this is,
+  // that no other operand of the op names and no other value shares, is
+  // taken over instead (its buffer becomes the result's).
   unsigned numInputs = op.getNumDpsInputs();
   SmallVector<Tensor> results;
   for (OpOperand &init : op.getDpsInitsMutable())
-    results.push_back(*env[init.get()].tensor);
+    results.push_back(llvm::count(op->getOperands(), init.get()) == 1
+                          ? takeOrCopy(init.get())
+                          : *env[init.get()].tensor);
 
   if (isContraction(op) && access[0].data && access[1].data) {
-    // Loop order for locality: innermost the loop most operands walk with
-    // unit stride, outermost the one with the largest strides; but a loop
-    // along which c is contiguous goes innermost, so that the inner loop
-    // updates independent elements of c (a row of c += a * b's row) rather
-    // than adding one long chain of terms (x W^T's dot products: each
-    // addition waits for the last).
-    OperandAccess aa = access[0], ba = access[1];
-    ArrayRef<int64_t> cs = access[2].stride;
-    std::array<int, 3> order = {0, 1, 2};
-    auto units = [&](int d) {
-      return (aa.stride[d] == 1) + (ba.stride[d] == 1) + (cs[d] == 1);
-    };
-    auto span = [&](int d) { return aa.stride[d] + ba.stride[d] + cs[d]; };
-    llvm::sort(order, [&](int x, int y) {
-      if ((cs[x] == 1) != (cs[y] == 1))
-        return cs[y] == 1;
-      if (units(x) != units(y))
-        return units(x) < units(y);
-      return span(x) > span(y);
-    });
-    auto [d0, d1, d2] = order;
-    // An operand that the inner loop walks with a stride other than 0 or 1
-    // (W in x W^T) is copied with that loop's dimension innermost, so that
-    // the inner loop reads it contiguously.
-    std::vector<double> relaid[2];
-    for (int k = 0; k < 2; ++k) {
-      OperandAccess &x = k == 0 ? aa : ba;
-      if (x.stride[d2] == 0 || x.stride[d2] == 1 || x.stride[d0] != 0)
-        continue;
-      int64_t rows = bounds[d1], cols = bounds[d2];
-      std::vector<double> &t = relaid[k];
-      t.resize(rows * cols);
-      const double *src = x.data + x.base;
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t q = 0; q < cols; ++q)
-          t[r * cols + q] = src[r * x.stride[d1] + q * x.stride[d2]];
-      x.data = t.data();
-      x.base = 0;
-      x.stride[d1] = cols;
-      x.stride[d2] = 1;
-    }
-    const double *a = aa.data + aa.base, *b = ba.data + ba.base;
-    double *c = results[0].data.data() + access[2].base;
-    // The inner loop specialised for its common stride patterns, so that
-    // the compiler keeps the sum in a register or vectorises across
-    // independent elements of c; each element of c still takes its terms
-    // one at a time in the order of the reduction loop (the same sums,
-    // bit for bit, in every variant).
-    const int64_t n = bounds[d2], as = aa.stride[d2], bs = ba.stride[d2],
-                  s = cs[d2];
-    auto inner = [&](double *cp, const double *ap, const double *bp) {
-      if (s == 0) { // the reduction innermost: one element of c
-        double acc = *cp;
-        if (as == 1 && bs == 1)
-          for (int64_t k = 0; k < n; ++k)
-            acc += ap[k] * bp[k];
-        else
-          for (int64_t k = 0; k < n; ++k)
-            acc += ap[k * as] * bp[k * bs];
-        *cp = acc;
-      } else if (s == 1 && as == 0 && bs == 1) { // a row of c += a * b's row
-        const double x = *ap;
-        for (int64_t k = 0; k < n; ++k)
-          cp[k] += x * bp[k];
-      } else if (s == 1 && bs == 0 && as == 1) {
-        const double x = *bp;
-        for (int64_t k = 0; k < n; ++k)
-          cp[k] += ap[k] * x;
-      } else {
-        for (int64_t k = 0; k < n; ++k)
-          cp[k * s] += ap[k * as] * bp[k * bs];
-      }
-    };
-    for (int64_t i = 0; i < bounds[d0]; ++i)
-      for (int64_t j = 0; j < bounds[d1]; ++j)
-        inner(c + i * cs[d0] + j * cs[d1],
-              a + i * aa.stride[d0] + j * aa.stride[d1],
-              b + i * ba.stride[d0] + j * ba.stride[d1]);
+    runContraction(access[0], access[1], access[2], results[0].data.data(),
+                   bounds);
   } else {
     FailureOr<ScalarProgram> body = ScalarProgram::compile(
         op->getRegion(0).front(), [&](Value v) -> FailureOr<double> {
@@ -1296,7 +1397,7 @@ LogicalResult Interpreter::execute(Operation &op) {
 }
 
 FailureOr<std::vector<Tensor>> Interpreter::run(func::FuncOp func,
-                                                ArrayRef<Tensor> inputs) {
+                                                std::vector<Tensor> inputs) {
   if (func.isExternal())
     return func.emitError("expects a function with a body");
   FailureOr<std::vector<ArgumentSpec>> specs = resolveArguments(func, graph);
@@ -1323,10 +1424,10 @@ FailureOr<std::vector<Tensor>> Interpreter::run(func::FuncOp func,
     const ArgumentSpec &spec = (*specs)[i];
     if (spec.isGraph)
       continue;
-    const Tensor &t = inputs[next++];
+    Tensor &t = inputs[next++];
     if (t.shape != spec.shape)
       return func.emitError() << ::gnn::wrongInputShape(i, spec, graph.name, t.shape);
-    env[arg].tensor = std::make_shared<Tensor>(t);
+    env[arg].tensor = std::make_shared<Tensor>(std::move(t));
   }
   std::vector<Tensor> outputs;
   Block &body = func.getBody().front();
@@ -1335,14 +1436,22 @@ FailureOr<std::vector<Tensor>> Interpreter::run(func::FuncOp func,
   llvm::DenseMap<Operation *, SmallVector<Value>> dies = lastUses(body);
   for (Operation &op : body) {
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-      for (Value v : ret.getOperands()) {
+      for (auto [k, v] : llvm::enumerate(ret.getOperands())) {
         auto it = env.find(v);
         if (it == env.end() || !it->second.tensor)
           return ret.emitOpError("returns a value that is not a tensor");
-        outputs.push_back(*it->second.tensor);
+        // The last return of a tensor nothing else shares takes it over.
+        bool again = llvm::is_contained(ret.getOperands().drop_front(k + 1), v);
+        if (!again && it->second.tensor.use_count() == 1)
+          outputs.push_back(std::move(*it->second.tensor));
+        else
+          outputs.push_back(*it->second.tensor);
       }
       return outputs;
     }
+    auto dies_here = dies.find(&op);
+    dying = dies_here != dies.end() ? ArrayRef<Value>(dies_here->second)
+                                    : ArrayRef<Value>();
     if (failed(execute(op)))
       return failure();
     if (auto it = dies.find(&op); it != dies.end())
@@ -1355,13 +1464,15 @@ FailureOr<std::vector<Tensor>> Interpreter::run(func::FuncOp func,
 namespace gnn {
 FailureOr<std::vector<Tensor>> evaluateReference(func::FuncOp func,
                                                  const HostGraph &graph,
-                                                 ArrayRef<Tensor> inputs,
+                                                 std::vector<Tensor> inputs,
                                                  Storage storage) {
   if (func.getBody().getBlocks().size() > 1)
     return func.emitError("expects a function with a single block");
+  if (const std::string &e = referenceThreadsSetting().error; !e.empty())
+    return func.emitError(e);
   if (failed(checkHostMemory(func, graph, /*argumentsOnly=*/false)))
     return failure();
   Interpreter interp(graph, storage);
-  return interp.run(func, inputs);
+  return interp.run(func, std::move(inputs));
 }
 } // namespace gnn

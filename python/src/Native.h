@@ -452,20 +452,20 @@ public:
       ::gnn::Tensor t;
       t.shape = r.shape;
       int64_t n = numElements(r.shape);
-      t.data.resize(n);
       if (r.dtype == "float32") {
+        // (converted as it is copied: no zero fill first)
         const float *p = reinterpret_cast<const float *>(r.data);
-        for (int64_t k = 0; k < n; ++k)
-          t.data[k] = p[k];
+        t.data.assign(p, p + n);
       } else if (r.dtype == "bfloat16" || r.dtype == "float16") {
         const uint16_t *p = reinterpret_cast<const uint16_t *>(r.data);
         ::gnn::HalfKind kind = r.dtype == "bfloat16" ? ::gnn::HalfKind::BF16
                                                      : ::gnn::HalfKind::F16;
+        t.data.reserve(n);
         for (int64_t k = 0; k < n; ++k)
-          t.data[k] = ::gnn::halfValue(p[k], kind);
+          t.data.push_back(::gnn::halfValue(p[k], kind));
       } else if (r.dtype == "float64") {
-        std::memcpy(t.data.data(), reinterpret_cast<const void *>(r.data),
-                    n * sizeof(double));
+        const double *p = reinterpret_cast<const double *>(r.data);
+        t.data.assign(p, p + n);
       } else {
         throw std::invalid_argument("unsupported dtype " + r.dtype);
       }
@@ -474,7 +474,8 @@ public:
     FailureOr<std::vector<::gnn::Tensor>> out =
         // At the element type: the results go to PyTorch tensors of it,
         // and a backward reads its forward's residuals back from them.
-        ::gnn::evaluateReference(f, graph, in, ::gnn::Storage::ElementType);
+        ::gnn::evaluateReference(f, graph, std::move(in),
+                                 ::gnn::Storage::ElementType);
     if (failed(out))
       diags.raise("the reference evaluation of '" + function + "' failed");
     if (out->size() != outputs.size())

@@ -769,6 +769,145 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x3xf32>, %y: tensor<?x2xf32>, %w: tenso
     }
 }
 
+// Contractions large enough to run on several threads (each thread a range
+// of a loop indexing c) sum every element's terms in the order of the
+// reduction loop, as one thread does: x W, Aᵀ dC (the reduction the outer
+// loop) and dC Bᵀ (W read across its rows), compared bit for bit with the
+// point by point sums.
+TEST_F(Evaluator, LargeContractionsOnThreadsSumAsPointByPoint) {
+  const char *src = R"mlir(
+#xa = affine_map<(i, j, k) -> (i, k)>
+#xb = affine_map<(i, j, k) -> (k, j)>
+#xc = affine_map<(i, j, k) -> (i, j)>
+#ta = affine_map<(k, j, i) -> (i, k)>
+#tc = affine_map<(k, j, i) -> (i, j)>
+#to = affine_map<(k, j, i) -> (k, j)>
+#ua = affine_map<(i, k, j) -> (i, j)>
+#ub = affine_map<(i, k, j) -> (k, j)>
+#uo = affine_map<(i, k, j) -> (i, k)>
+func.func @f(%g: !gnn.graph, %x: tensor<?x700xf32>, %w: tensor<700x8xf32>, %y: tensor<?x8xf32>)
+    -> (tensor<?x8xf32>, tensor<700x8xf32>, tensor<?x700xf32>) {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x700xf32>
+  %e8 = tensor.empty(%n) : tensor<?x8xf32>
+  %i8 = linalg.fill ins(%z : f32) outs(%e8 : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %0 = linalg.matmul ins(%x, %w : tensor<?x700xf32>, tensor<700x8xf32>) outs(%i8 : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %ew = tensor.empty() : tensor<700x8xf32>
+  %iw = linalg.fill ins(%z : f32) outs(%ew : tensor<700x8xf32>) -> tensor<700x8xf32>
+  %1 = linalg.generic {indexing_maps = [#ta, #tc, #to], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %y : tensor<?x700xf32>, tensor<?x8xf32>) outs(%iw : tensor<700x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<700x8xf32>
+  %ex = tensor.empty(%n) : tensor<?x700xf32>
+  %ix = linalg.fill ins(%z : f32) outs(%ex : tensor<?x700xf32>) -> tensor<?x700xf32>
+  %2 = linalg.generic {indexing_maps = [#ua, #ub, #uo], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%y, %w : tensor<?x8xf32>, tensor<700x8xf32>) outs(%ix : tensor<?x700xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<?x700xf32>
+  return %0, %1, %2 : tensor<?x8xf32>, tensor<700x8xf32>, tensor<?x700xf32>
+})mlir";
+  // 3,000 x 700 x 8 multiply-adds each: several threads' worth where the
+  // machine has several.
+  HostGraph g;
+  g.name = "rows";
+  g.numNodes = 3000;
+  const int64_t n = 3000, f = 700, h = 8;
+  Tensor x({n, f}), w({f, h}), y({n, h});
+  // Values whose sums depend on their order (magnitudes 1e-3 .. 1e3).
+  for (int64_t i = 0; i < n * f; ++i)
+    x.data[i] = std::ldexp(1.0 + (i * 7919 % 1000) / 997.0, int(i % 21) - 10) *
+                (i % 3 ? 1 : -1);
+  for (int64_t i = 0; i < f * h; ++i)
+    w.data[i] = 1.0 / (1 + i % 97) - 0.01 * (i % 13);
+  for (int64_t i = 0; i < n * h; ++i)
+    y.data[i] = std::sin(0.37 * i) * (1 + i % 5);
+  auto out = run(src, g, {x, w, y});
+  ASSERT_EQ(out.size(), 3u) << errors;
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < h; ++j) {
+      double want = 0;
+      for (int64_t k = 0; k < f; ++k)
+        want += x.data[i * f + k] * w.data[k * h + j];
+      wrong += out[0].data[i * h + j] != want;
+    }
+  for (int64_t k = 0; k < f; ++k)
+    for (int64_t j = 0; j < h; ++j) {
+      double want = 0;
+      for (int64_t i = 0; i < n; ++i)
+        want += x.data[i * f + k] * y.data[i * h + j];
+      wrong += out[1].data[k * h + j] != want;
+    }
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t k = 0; k < f; ++k) {
+      double want = 0;
+      for (int64_t j = 0; j < h; ++j)
+        want += y.data[i * h + j] * w.data[k * h + j];
+      wrong += out[2].data[i * f + k] != want;
+    }
+  EXPECT_EQ(wrong, 0) << "elements not equal to the point by point sums";
+}
+
+// An op writes a tensor whose last use it is in place of a copy only where
+// nothing else reads it: not where the same value is also an input of the
+// op (a transpose into itself), not where another value shares it
+// (tensor.cast) and is read later, not for a value returned twice; a
+// reshape of a value used again leaves that value as it was.
+TEST_F(Evaluator, TensorsTakenOverOnlyWhereNothingElseReadsThem) {
+  const char *src = R"mlir(
+#id = affine_map<(i, j) -> (i, j)>
+#tr = affine_map<(i, j) -> (j, i)>
+func.func @f(%g: !gnn.graph, %a: tensor<2x2xf32>)
+    -> (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<4xf32>, tensor<2x2xf32>, tensor<2x2xf32>) {
+  %e = tensor.empty() : tensor<2x2xf32>
+  %t = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<2x2xf32>) outs(%e : tensor<2x2xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %one = arith.constant 1.0 : f32
+    %s = arith.addf %p, %one : f32
+    linalg.yield %s : f32
+  } -> tensor<2x2xf32>
+  %tt = linalg.generic {indexing_maps = [#tr, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t : tensor<2x2xf32>) outs(%t : tensor<2x2xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    linalg.yield %p : f32
+  } -> tensor<2x2xf32>
+  %u = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<2x2xf32>) outs(%e : tensor<2x2xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %s = arith.mulf %p, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<2x2xf32>
+  %c = tensor.cast %u : tensor<2x2xf32> to tensor<2x2xf32>
+  %v = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]}
+      outs(%u : tensor<2x2xf32>) {
+  ^bb0(%o: f32):
+    %s = arith.negf %o : f32
+    linalg.yield %s : f32
+  } -> tensor<2x2xf32>
+  %r = tensor.collapse_shape %tt [[0, 1]] : tensor<2x2xf32> into tensor<4xf32>
+  return %tt, %v, %c, %v, %r, %a, %tt : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<4xf32>, tensor<2x2xf32>, tensor<2x2xf32>
+})mlir";
+  HostGraph g = tinyGraph();
+  Tensor a = make({2, 2}, {1, 2, 3, 4});
+  auto out = run(src, g, {a});
+  ASSERT_EQ(out.size(), 7u) << errors;
+  expectTensor(out[0], {2, 2}, {2, 4, 3, 5});   // (a + 1) transposed
+  expectTensor(out[1], {2, 2}, {-1, -4, -9, -16});
+  expectTensor(out[2], {2, 2}, {1, 4, 9, 16});  // the cast kept its values
+  expectTensor(out[3], {2, 2}, {-1, -4, -9, -16});
+  expectTensor(out[4], {4}, {2, 4, 3, 5});
+  expectTensor(out[5], {2, 2}, {1, 2, 3, 4});   // an argument returned
+  expectTensor(out[6], {2, 2}, {2, 4, 3, 5});
+}
+
 // Generic bodies run in batches of points along a loop indexing every
 // output once: linalg.index of that loop across a batch's end, a
 // reduction whose result depends on its terms' order (o * 2 + v) with the

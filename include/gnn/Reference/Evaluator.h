@@ -91,11 +91,12 @@ enum class Storage {
 };
 
 /// Runs `func` on `graph` with `inputs` (one per non-graph argument, shapes
-/// as resolveArguments gives them) and returns its results. Refuses (see
+/// as resolveArguments gives them; taken over: a caller that keeps its
+/// inputs passes a copy) and returns its results. Refuses (see
 /// checkHostMemory) what does not fit in host memory.
 mlir::FailureOr<std::vector<Tensor>>
 evaluateReference(mlir::func::FuncOp func, const HostGraph &graph,
-                  llvm::ArrayRef<Tensor> inputs,
+                  std::vector<Tensor> inputs,
                   Storage storage = Storage::Double);
 
 } // namespace gnn
