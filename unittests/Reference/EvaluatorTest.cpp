@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 using namespace mlir;
@@ -853,6 +854,101 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x700xf32>, %w: tensor<700x8xf32>, %y: t
       wrong += out[2].data[i * f + k] != want;
     }
   EXPECT_EQ(wrong, 0) << "elements not equal to the point by point sums";
+}
+
+// Zero scalars of a product's rows (x W with sparse x, and Aᵀ dC) are
+// skipped only where that changes no bit: the results equal the point by
+// point sums bit for bit, with zeros of both signs in x, infinities and NaN
+// in rows of W and of dC (zero times those is NaN), and an init holding
+// -0.0 (-0 + +0 is +0) or NaN.
+TEST_F(Evaluator, ZeroScalarsOfProductsSkippedOnlyWhereNoBitChanges) {
+  const char *src = R"mlir(
+#xa = affine_map<(i, j, k) -> (i, k)>
+#xb = affine_map<(i, j, k) -> (k, j)>
+#xc = affine_map<(i, j, k) -> (i, j)>
+#ta = affine_map<(k, j, i) -> (i, k)>
+#tc = affine_map<(k, j, i) -> (i, j)>
+#to = affine_map<(k, j, i) -> (k, j)>
+func.func @f(%g: !gnn.graph, %x: tensor<?x4xf32>, %w: tensor<4x3xf32>, %c: tensor<?x3xf32>,
+             %y: tensor<?x3xf32>, %cw: tensor<4x3xf32>)
+    -> (tensor<?x3xf32>, tensor<?x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>) {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x4xf32>
+  %e = tensor.empty(%n) : tensor<?x3xf32>
+  %i = linalg.fill ins(%z : f32) outs(%e : tensor<?x3xf32>) -> tensor<?x3xf32>
+  %0 = linalg.matmul ins(%x, %w : tensor<?x4xf32>, tensor<4x3xf32>) outs(%i : tensor<?x3xf32>) -> tensor<?x3xf32>
+  %1 = linalg.generic {indexing_maps = [#xa, #xb, #xc], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<?x4xf32>, tensor<4x3xf32>) outs(%c : tensor<?x3xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<?x3xf32>
+  %ew = tensor.empty() : tensor<4x3xf32>
+  %iw = linalg.fill ins(%z : f32) outs(%ew : tensor<4x3xf32>) -> tensor<4x3xf32>
+  %2 = linalg.generic {indexing_maps = [#ta, #tc, #to], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %y : tensor<?x4xf32>, tensor<?x3xf32>) outs(%iw : tensor<4x3xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4x3xf32>
+  %3 = linalg.generic {indexing_maps = [#ta, #tc, #to], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %y : tensor<?x4xf32>, tensor<?x3xf32>) outs(%cw : tensor<4x3xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4x3xf32>
+  return %0, %1, %2, %3 : tensor<?x3xf32>, tensor<?x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>
+})mlir";
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  HostGraph g = tinyGraph();
+  // x: mostly zeros (both signs); row 5 all zeros; a NaN and an infinity.
+  Tensor x = make({6, 4}, {0, 1.5, 0, -0.0,   0, 0, 0, 0,    2, 0, -0.0, 0,
+                           nan, 0, 0, 3,      0, 0, inf, 0,  0, -0.0, 0, 0});
+  // W: row 1 holds an infinity, row 3 a NaN (zeros of x there give NaN).
+  Tensor w = make({4, 3}, {1, -2, 0.5,  inf, 1, 1,  -1, 0.25, 4,  2, nan, -3});
+  // c's init: -0.0 where only zero products arrive (row 5: -0 + +0 = +0).
+  Tensor c = make({6, 3}, {-0.0, 1, 2,  -0.0, -0.0, 3,  0, 0, nan,
+                           4, -0.0, 0,  1, 1, 1,  -0.0, -0.0, -0.0});
+  // dC: row 2 an infinity, row 4 a NaN; its zeros of x go with those.
+  Tensor y = make({6, 3}, {1, 2, 3,  -1, 0, 1,  inf, 1, 0,
+                           0.5, 0.5, 0.5,  1, nan, 2,  -3, 1, 0});
+  Tensor cw = make({4, 3}, {-0.0, 0, 1,  -0.0, -0.0, -0.0,  2, nan, 0,  0, 0, -0.0});
+  auto out = run(src, g, {x, w, c, y, cw});
+  ASSERT_EQ(out.size(), 4u) << errors;
+  // Bit for bit (zeros of both signs apart), NaN for NaN (which NaN an
+  // addition of two keeps depends on the compiler's operand order).
+  auto same = [](double p, double q) {
+    return (std::isnan(p) && std::isnan(q)) || std::memcmp(&p, &q, sizeof p) == 0;
+  };
+  auto check = [&](const Tensor &t, int64_t rows, int64_t cols, auto init,
+                   auto term, int64_t terms, const char *what) {
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j) {
+        double acc = init(i, j);
+        for (int64_t k = 0; k < terms; ++k)
+          acc += term(i, j, k);
+        EXPECT_TRUE(same(t.data[i * cols + j], acc))
+            << what << " (" << i << ", " << j << "): " << t.data[i * cols + j]
+            << ", point by point " << acc;
+      }
+  };
+  auto xw = [&](int64_t i, int64_t j, int64_t k) {
+    return x.data[i * 4 + k] * w.data[k * 3 + j];
+  };
+  auto xty = [&](int64_t k, int64_t j, int64_t i) {
+    return x.data[i * 4 + k] * y.data[i * 3 + j];
+  };
+  check(out[0], 6, 3, [](int64_t, int64_t) { return 0.0; }, xw, 4, "x W");
+  check(out[1], 6, 3, [&](int64_t i, int64_t j) { return c.data[i * 3 + j]; },
+        xw, 4, "c + x W");
+  check(out[2], 4, 3, [](int64_t, int64_t) { return 0.0; }, xty, 6, "xT dC");
+  check(out[3], 4, 3, [&](int64_t k, int64_t j) { return cw.data[k * 3 + j]; },
+        xty, 6, "c + xT dC");
 }
 
 // An op writes a tensor whose last use it is in place of a copy only where
