@@ -4,7 +4,8 @@
 // runs them with the runtime and checks them against the reference:
 // |gnnc - ref| <= tol * (1 + |ref|) elementwise against the float64
 // reference, tol = 1e-4 for f32 results, 1e-9 for f64, 1e-2 for bf16 and
-// 2e-3 for f16 ones (docs/Semantics.md, "Numbers"). Before
+// 2e-3 for f16 ones (docs/Semantics.md, "Numbers"), a result computed
+// through a less precise type held to that type's (toleranceTypes). Before
 // allocating anything on the device it checks that the graph, the buffers
 // and the workspace fit in the free device memory.
 //
@@ -61,6 +62,60 @@ static const char *toleranceText(rt::DType t) {
   default:
     return "|gnnc - ref| <= 1e-4 * (1 + |ref|)";
   }
+}
+
+/// Of two types, the one with the looser tolerance.
+static rt::DType looser(rt::DType a, rt::DType b) {
+  return toleranceOf(a) >= toleranceOf(b) ? a : b;
+}
+
+/// The type whose tolerance each result of `func` is checked with: the
+/// least precise float type among the values it is computed from, its own
+/// included (and the types inside linalg bodies): a float32 result
+/// computed through bfloat16 values (a float32 parameter's gradient in a
+/// function of bfloat16 features) carries bfloat16's rounding, and is held
+/// to bfloat16's tolerance, not float32's.
+static std::vector<rt::DType> toleranceTypes(mlir::func::FuncOp func) {
+  auto dtypeOf = [](mlir::Type t, rt::DType &worst) {
+    mlir::Type e = mlir::getElementTypeOrSelf(t);
+    if (e.isBF16())
+      worst = looser(worst, rt::DType::BF16);
+    else if (e.isF16())
+      worst = looser(worst, rt::DType::F16);
+    else if (e.isF32())
+      worst = looser(worst, rt::DType::F32);
+  };
+  std::vector<rt::DType> types;
+  mlir::Operation *ret = func.getBody().front().getTerminator();
+  for (mlir::Value v : ret->getOperands()) {
+    rt::DType worst = rt::DType::F64;
+    llvm::SmallVector<mlir::Value> work{v};
+    llvm::DenseSet<mlir::Value> seen{v};
+    while (!work.empty()) {
+      mlir::Value u = work.pop_back_val();
+      dtypeOf(u.getType(), worst);
+      mlir::Operation *def = u.getDefiningOp();
+      if (!def)
+        continue;
+      def->walk([&](mlir::Operation *op) {
+        for (mlir::Value o : op->getOperands())
+          if (seen.insert(o).second)
+            work.push_back(o);
+        for (mlir::Type t : op->getResultTypes())
+          dtypeOf(t, worst);
+      });
+    }
+    types.push_back(worst);
+  }
+  return types;
+}
+
+/// `toleranceTypes` as JSON: the type names, in result order.
+static llvm::json::Array toleranceJson(const std::vector<rt::DType> &types) {
+  llvm::json::Array a;
+  for (rt::DType t : types)
+    a.push_back(rt::dtypeName(t));
+  return a;
 }
 
 static int fail(const std::string &message) {
@@ -407,12 +462,15 @@ struct Comparison {
   /// The result types compared (their tolerances are reported).
   std::set<rt::DType> types;
 
+  /// Compares result `name` (stored as `dtype`, checked with the tolerance
+  /// of `checkedAs`, the looser of the two: toleranceTypes).
   int add(const std::string &name, const Tensor &t, const Tensor &r,
-          rt::DType dtype) {
+          rt::DType dtype, rt::DType checkedAs) {
     if (r.data.size() != t.data.size())
       return fail("internal: output " + name + " has " +
                   std::to_string(t.data.size()) + " elements, the reference " +
                   std::to_string(r.data.size()));
+    dtype = looser(dtype, checkedAs);
     types.insert(dtype);
     double tolerance = toleranceOf(dtype);
     for (size_t k = 0; k < t.data.size(); ++k) {
@@ -570,6 +628,8 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
   llvm::json::Object cuda;
   GNN_RETURN_IF_FAILED(describe(*program, msSince(t0), stats,
                                 options.dumpProgram, options.dumpSource, cuda));
+  std::vector<rt::DType> checkedAs = toleranceTypes(func);
+  cuda["tolerance_types"] = toleranceJson(checkedAs);
   if (options.compileOnly) {
     GNN_RETURN_IF_FAILED(compileForTarget(*program, stats, graph, options.arch,
                                           options.dumpMemoryPlan, cuda));
@@ -664,8 +724,8 @@ int gnn::runCudaBackend(mlir::ModuleOp module, mlir::func::FuncOp func,
     t.shape = shapeOf(func.getResultTypes()[i], t.data.size());
     if (reference && i < reference->size()) {
       t.shape = (*reference)[i].shape;
-      GNN_RETURN_IF_FAILED(
-          cmp.add(decl->name, t, (*reference)[i], decl->dtype));
+      GNN_RETURN_IF_FAILED(cmp.add(decl->name, t, (*reference)[i],
+                                   decl->dtype, checkedAs.at(i)));
     }
     outputs.push_back(std::move(t));
   }
@@ -707,6 +767,10 @@ int gnn::runCudaTraining(mlir::ModuleOp module,
                                 suffixed(options.dumpSource, ".bwd"), bwd));
   std::string fwdPlan = suffixed(options.dumpMemoryPlan, ".fwd");
   std::string bwdPlan = suffixed(options.dumpMemoryPlan, ".bwd");
+  std::vector<rt::DType> fwdCheckedAs = toleranceTypes(fwdFunc),
+                         bwdCheckedAs = toleranceTypes(bwdFunc);
+  fwd["tolerance_types"] = toleranceJson(fwdCheckedAs);
+  bwd["tolerance_types"] = toleranceJson(bwdCheckedAs);
   llvm::json::Object bindingsJson;
   for (const auto &[name, step] : program->backwardBindings)
     bindingsJson[name] = step;
@@ -866,8 +930,8 @@ int gnn::runCudaTraining(mlir::ModuleOp module,
     t.shape = shapeOf(fwdFunc.getResultTypes()[k], t.data.size());
     if (check.forward && k < check.forward->size()) {
       t.shape = (*check.forward)[k].shape;
-      GNN_RETURN_IF_FAILED(
-          fwdCmp.add(d->name, t, (*check.forward)[k], d->dtype));
+      GNN_RETURN_IF_FAILED(fwdCmp.add(d->name, t, (*check.forward)[k],
+                                      d->dtype, fwdCheckedAs.at(k)));
     }
     forwardOutputs.push_back(std::move(t));
   }
@@ -884,7 +948,8 @@ int gnn::runCudaTraining(mlir::ModuleOp module,
     t.shape = shapeOf(bwdFunc.getResultTypes()[m], t.data.size());
     if (m < reference->size()) {
       t.shape = (*reference)[m].shape;
-      GNN_RETURN_IF_FAILED(bwdCmp.add(d->name, t, (*reference)[m], d->dtype));
+      GNN_RETURN_IF_FAILED(bwdCmp.add(d->name, t, (*reference)[m], d->dtype,
+                                      bwdCheckedAs.at(m)));
     }
     gradients.push_back(std::move(t));
   }
@@ -904,8 +969,8 @@ int gnn::runCudaTraining(mlir::ModuleOp module,
     Comparison ownCmp;
     for (auto [m, d] : llvm::enumerate(grads))
       if (m < own->size())
-        GNN_RETURN_IF_FAILED(
-            ownCmp.add(d->name, gradients[m], (*own)[m], d->dtype));
+        GNN_RETURN_IF_FAILED(ownCmp.add(d->name, gradients[m], (*own)[m],
+                                        d->dtype, bwdCheckedAs.at(m)));
     if (ownCmp.match()) {
       bwdCmp = ownCmp;
       residualsOf = "reference forward";
