@@ -1197,6 +1197,34 @@ static void runContraction(const OperandAccess &a0, const OperandAccess &b0,
   }
   const OperandAccess &scalar = as == 0 ? aa : ba;
   const double *scalars = scalar.data + scalar.base;
+  // Rows mostly of zeros that several scalars multiply (x's rows in
+  // dC^T x, a weight gradient over bag-of-words features) are walked by
+  // their nonzeros: for a finite scalar, each zero of the row adds a zero
+  // (the same argument as above), the other elements take their terms in
+  // the same order.
+  std::vector<int64_t> nzStart, nzIndex;
+  if (skipZeros) {
+    int64_t rows = static_cast<int64_t>(finiteRow.size());
+    int64_t step = rowLoop < 0 ? 0 : row.stride[rowLoop == 0 ? d0 : d1];
+    const double *base = row.data + row.base;
+    // (Rows used twice or more, large enough to pay for the lists, at
+    // least half zeros: the lists are dropped as soon as they pass that.)
+    if (bounds[d0] * bounds[d1] >= 2 * rows && rows * n >= (int64_t(1) << 16)) {
+      nzStart.reserve(rows + 1);
+      for (int64_t r = 0; r < rows && 2 * int64_t(nzIndex.size()) <= rows * n;
+           ++r) {
+        nzStart.push_back(static_cast<int64_t>(nzIndex.size()));
+        for (int64_t q = 0; q < n; ++q)
+          if (base[r * step + q] != 0)
+            nzIndex.push_back(q);
+      }
+      nzStart.push_back(static_cast<int64_t>(nzIndex.size()));
+      if (int64_t(nzStart.size()) != rows + 1 ||
+          2 * int64_t(nzIndex.size()) > rows * n)
+        nzStart.clear(), nzIndex.clear();
+    }
+  }
+  const double *rowBase = row.data + row.base;
   // Large products run on several threads, each over its own range of a
   // loop that indexes c (the outer one where it does): every element of c
   // is updated by one thread, in the same order, so the sums are the same
@@ -1206,19 +1234,37 @@ static void runContraction(const OperandAccess &a0, const OperandAccess &b0,
   int threads = split < 0 ? 1
                           : contractionThreads(bounds[d0] * bounds[d1] * n,
                                                extent);
+  // (The strides as locals: the pair loop below runs once per scalar.)
+  const int64_t c0 = cs[d0], c1 = cs[d1], a0s = aa.stride[d0],
+                a1s = aa.stride[d1], b0s = ba.stride[d0], b1s = ba.stride[d1],
+                s0 = scalar.stride[d0], s1 = scalar.stride[d1],
+                r0 = row.stride[d0], r1 = row.stride[d1];
   inRanges(extent, threads, [&](int64_t lo, int64_t hi) {
-    int64_t i0 = split == 0 ? lo : 0, i1 = split == 0 ? hi : bounds[d0];
-    int64_t j0 = split == 1 ? lo : 0, j1 = split == 1 ? hi : bounds[d1];
-    for (int64_t i = i0; i < i1; ++i)
-      for (int64_t j = j0; j < j1; ++j) {
-        if (skipZeros &&
-            scalars[i * scalar.stride[d0] + j * scalar.stride[d1]] == 0 &&
-            finiteRow[rowLoop < 0 ? 0 : rowLoop == 0 ? i : j])
-          continue;
-        inner(c + i * cs[d0] + j * cs[d1],
-              a + i * aa.stride[d0] + j * aa.stride[d1],
-              b + i * ba.stride[d0] + j * ba.stride[d1]);
+    const int64_t i0 = split == 0 ? lo : 0, i1 = split == 0 ? hi : bounds[d0];
+    const int64_t j0 = split == 1 ? lo : 0, j1 = split == 1 ? hi : bounds[d1];
+    for (int64_t i = i0; i < i1; ++i) {
+      if (!skipZeros) {
+        for (int64_t j = j0; j < j1; ++j)
+          inner(c + i * c0 + j * c1, a + i * a0s + j * a1s,
+                b + i * b0s + j * b1s);
+        continue;
       }
+      const double *sv = scalars + i * s0;
+      for (int64_t j = j0; j < j1; ++j) {
+        const double v = sv[j * s1];
+        const int64_t r = rowLoop < 0 ? 0 : rowLoop == 0 ? i : j;
+        if (v == 0 && finiteRow[r])
+          continue;
+        if (!nzStart.empty() && std::isfinite(v)) {
+          double *cp = c + i * c0 + j * c1;
+          const double *rp = rowBase + i * r0 + j * r1;
+          for (int64_t q = nzStart[r]; q < nzStart[r + 1]; ++q)
+            cp[nzIndex[q]] += v * rp[nzIndex[q]];
+          continue;
+        }
+        inner(c + i * c0 + j * c1, a + i * a0s + j * a1s, b + i * b0s + j * b1s);
+      }
+    }
   });
 }
 

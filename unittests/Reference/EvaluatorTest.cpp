@@ -951,6 +951,78 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x4xf32>, %w: tensor<4x3xf32>, %c: tenso
         xty, 6, "c + xT dC");
 }
 
+// Rows mostly of zeros that several scalars multiply (dCᵀ x over sparse
+// features, the weight gradient of a layer on bag-of-words inputs) are
+// walked by their nonzeros: bit for bit the point by point sums, with
+// infinities and NaN among the rows' nonzeros and among the scalars (a
+// non-finite scalar takes the whole row: zero times it is NaN), and with
+// an init holding -0.0 (then nothing is skipped).
+TEST_F(Evaluator, SparseRowsOfProductsWalkedByTheirNonzeros) {
+  const char *src = R"mlir(
+#ya = affine_map<(j, f, n) -> (n, j)>
+#xb = affine_map<(j, f, n) -> (n, f)>
+#wc = affine_map<(j, f, n) -> (j, f)>
+func.func @f(%g: !gnn.graph, %y: tensor<?x3xf32>, %x: tensor<?x200xf32>, %c: tensor<3x200xf32>)
+    -> (tensor<3x200xf32>, tensor<3x200xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x200xf32>
+  %i = linalg.fill ins(%z : f32) outs(%e : tensor<3x200xf32>) -> tensor<3x200xf32>
+  %0 = linalg.generic {indexing_maps = [#ya, #xb, #wc], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%y, %x : tensor<?x3xf32>, tensor<?x200xf32>) outs(%i : tensor<3x200xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<3x200xf32>
+  %1 = linalg.generic {indexing_maps = [#ya, #xb, #wc], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%y, %x : tensor<?x3xf32>, tensor<?x200xf32>) outs(%c : tensor<3x200xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<3x200xf32>
+  return %0, %1 : tensor<3x200xf32>, tensor<3x200xf32>
+})mlir";
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  HostGraph g;
+  g.name = "rows";
+  g.numNodes = 600;
+  const int64_t n = 600, f = 200;
+  Tensor y({n, 3}), x({n, f}), c({3, f});
+  // x: about 90 % zeros (some -0.0), a few infinities and NaN.
+  for (int64_t k = 0; k < n * f; ++k) {
+    int64_t h = (k * 2654435761) % 1000;
+    x.data[k] = h < 900 ? (h % 2 ? 0.0 : -0.0)
+                        : std::ldexp(1.0 + h / 1000.0, int(k % 13) - 6) *
+                              (h % 3 ? 1 : -1);
+  }
+  x.data[5 * f + 7] = inf;
+  x.data[77 * f + 150] = nan;
+  x.data[300 * f + 0] = -inf;
+  for (int64_t k = 0; k < n * 3; ++k)
+    y.data[k] = k % 7 == 0 ? 0.0 : std::cos(0.1 * k);
+  y.data[10 * 3 + 1] = inf; // a whole row of x times infinity
+  y.data[20 * 3 + 2] = nan;
+  for (int64_t k = 0; k < 3 * f; ++k)
+    c.data[k] = k % 5 ? 0.5 * k : -0.0;
+  auto out = run(src, g, {y, x, c});
+  ASSERT_EQ(out.size(), 2u) << errors;
+  auto same = [](double p, double q) {
+    return (std::isnan(p) && std::isnan(q)) || std::memcmp(&p, &q, sizeof p) == 0;
+  };
+  int64_t wrong = 0;
+  for (int r = 0; r < 2; ++r)
+    for (int64_t j = 0; j < 3; ++j)
+      for (int64_t q = 0; q < f; ++q) {
+        double acc = r == 0 ? 0.0 : c.data[j * f + q];
+        for (int64_t k = 0; k < n; ++k)
+          acc += y.data[k * 3 + j] * x.data[k * f + q];
+        wrong += !same(out[r].data[j * f + q], acc);
+      }
+  EXPECT_EQ(wrong, 0) << "elements not equal to the point by point sums";
+}
+
 // An op writes a tensor whose last use it is in place of a copy only where
 // nothing else reads it: not where the same value is also an input of the
 // op (a transpose into itself), not where another value shares it
