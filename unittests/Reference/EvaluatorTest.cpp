@@ -105,6 +105,31 @@ void expectTensor(const Tensor &t, std::vector<int64_t> shape,
     EXPECT_NEAR(t.data[i], values[i], tol) << "at flat index " << i;
 }
 
+/// The elements of `t` (rows x cols, row-major) that differ from the point
+/// by point sums `init(i, j)` plus `term(i, j, k)` for k = 0 .. terms-1,
+/// added one at a time: bit for bit (zeros of both signs apart), NaN for
+/// NaN (which NaN an addition of two keeps depends on the compiler's
+/// operand order).
+template <typename Init, typename Term>
+int64_t notPointByPoint(const Tensor &t, int64_t rows, int64_t cols,
+                        Init init, Term term, int64_t terms) {
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) {
+      double acc = init(i, j);
+      for (int64_t k = 0; k < terms; ++k)
+        acc += term(i, j, k);
+      double got = t.data[i * cols + j];
+      if (!(std::isnan(got) && std::isnan(acc)) &&
+          std::memcmp(&got, &acc, sizeof got) != 0)
+        ++wrong;
+    }
+  return wrong;
+}
+
+/// notPointByPoint's init of a result that starts at zero.
+double zeroInit(int64_t, int64_t) { return 0.0; }
+
 const char *kSpmm = R"mlir(
 func.func @f(%g: !gnn.graph, %x: tensor<?x2xf32>) -> tensor<?x2xf32> {
   %0 = gnn.spmm KIND %g, %x REV : tensor<?x2xf32> -> tensor<?x2xf32>
@@ -831,29 +856,18 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x700xf32>, %w: tensor<700x8xf32>, %y: t
     y.data[i] = std::sin(0.37 * i) * (1 + i % 5);
   auto out = run(src, g, {x, w, y});
   ASSERT_EQ(out.size(), 3u) << errors;
-  int64_t wrong = 0;
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j < h; ++j) {
-      double want = 0;
-      for (int64_t k = 0; k < f; ++k)
-        want += x.data[i * f + k] * w.data[k * h + j];
-      wrong += out[0].data[i * h + j] != want;
-    }
-  for (int64_t k = 0; k < f; ++k)
-    for (int64_t j = 0; j < h; ++j) {
-      double want = 0;
-      for (int64_t i = 0; i < n; ++i)
-        want += x.data[i * f + k] * y.data[i * h + j];
-      wrong += out[1].data[k * h + j] != want;
-    }
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t k = 0; k < f; ++k) {
-      double want = 0;
-      for (int64_t j = 0; j < h; ++j)
-        want += y.data[i * h + j] * w.data[k * h + j];
-      wrong += out[2].data[i * f + k] != want;
-    }
-  EXPECT_EQ(wrong, 0) << "elements not equal to the point by point sums";
+  EXPECT_EQ(notPointByPoint(out[0], n, h, zeroInit,
+                            [&](int64_t i, int64_t j, int64_t k) {
+                              return x.data[i * f + k] * w.data[k * h + j];
+                            }, f), 0) << "x W";
+  EXPECT_EQ(notPointByPoint(out[1], f, h, zeroInit,
+                            [&](int64_t k, int64_t j, int64_t i) {
+                              return x.data[i * f + k] * y.data[i * h + j];
+                            }, n), 0) << "xT dC";
+  EXPECT_EQ(notPointByPoint(out[2], n, f, zeroInit,
+                            [&](int64_t i, int64_t k, int64_t j) {
+                              return y.data[i * h + j] * w.data[k * h + j];
+                            }, h), 0) << "dC WT";
 }
 
 // Zero scalars of a product's rows (x W with sparse x, and Aᵀ dC) are
@@ -920,35 +934,20 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x4xf32>, %w: tensor<4x3xf32>, %c: tenso
   Tensor cw = make({4, 3}, {-0.0, 0, 1,  -0.0, -0.0, -0.0,  2, nan, 0,  0, 0, -0.0});
   auto out = run(src, g, {x, w, c, y, cw});
   ASSERT_EQ(out.size(), 4u) << errors;
-  // Bit for bit (zeros of both signs apart), NaN for NaN (which NaN an
-  // addition of two keeps depends on the compiler's operand order).
-  auto same = [](double p, double q) {
-    return (std::isnan(p) && std::isnan(q)) || std::memcmp(&p, &q, sizeof p) == 0;
-  };
-  auto check = [&](const Tensor &t, int64_t rows, int64_t cols, auto init,
-                   auto term, int64_t terms, const char *what) {
-    for (int64_t i = 0; i < rows; ++i)
-      for (int64_t j = 0; j < cols; ++j) {
-        double acc = init(i, j);
-        for (int64_t k = 0; k < terms; ++k)
-          acc += term(i, j, k);
-        EXPECT_TRUE(same(t.data[i * cols + j], acc))
-            << what << " (" << i << ", " << j << "): " << t.data[i * cols + j]
-            << ", point by point " << acc;
-      }
-  };
   auto xw = [&](int64_t i, int64_t j, int64_t k) {
     return x.data[i * 4 + k] * w.data[k * 3 + j];
   };
   auto xty = [&](int64_t k, int64_t j, int64_t i) {
     return x.data[i * 4 + k] * y.data[i * 3 + j];
   };
-  check(out[0], 6, 3, [](int64_t, int64_t) { return 0.0; }, xw, 4, "x W");
-  check(out[1], 6, 3, [&](int64_t i, int64_t j) { return c.data[i * 3 + j]; },
-        xw, 4, "c + x W");
-  check(out[2], 4, 3, [](int64_t, int64_t) { return 0.0; }, xty, 6, "xT dC");
-  check(out[3], 4, 3, [&](int64_t k, int64_t j) { return cw.data[k * 3 + j]; },
-        xty, 6, "c + xT dC");
+  EXPECT_EQ(notPointByPoint(out[0], 6, 3, zeroInit, xw, 4), 0) << "x W";
+  EXPECT_EQ(notPointByPoint(out[1], 6, 3,
+                            [&](int64_t i, int64_t j) { return c.data[i * 3 + j]; },
+                            xw, 4), 0) << "c + x W";
+  EXPECT_EQ(notPointByPoint(out[2], 4, 3, zeroInit, xty, 6), 0) << "xT dC";
+  EXPECT_EQ(notPointByPoint(out[3], 4, 3,
+                            [&](int64_t k, int64_t j) { return cw.data[k * 3 + j]; },
+                            xty, 6), 0) << "c + xT dC";
 }
 
 // Rows mostly of zeros that several scalars multiply (dCᵀ x over sparse
@@ -1008,19 +1007,13 @@ func.func @f(%g: !gnn.graph, %y: tensor<?x3xf32>, %x: tensor<?x200xf32>, %c: ten
     c.data[k] = k % 5 ? 0.5 * k : -0.0;
   auto out = run(src, g, {y, x, c});
   ASSERT_EQ(out.size(), 2u) << errors;
-  auto same = [](double p, double q) {
-    return (std::isnan(p) && std::isnan(q)) || std::memcmp(&p, &q, sizeof p) == 0;
+  auto yx = [&](int64_t j, int64_t q, int64_t k) {
+    return y.data[k * 3 + j] * x.data[k * f + q];
   };
-  int64_t wrong = 0;
-  for (int r = 0; r < 2; ++r)
-    for (int64_t j = 0; j < 3; ++j)
-      for (int64_t q = 0; q < f; ++q) {
-        double acc = r == 0 ? 0.0 : c.data[j * f + q];
-        for (int64_t k = 0; k < n; ++k)
-          acc += y.data[k * 3 + j] * x.data[k * f + q];
-        wrong += !same(out[r].data[j * f + q], acc);
-      }
-  EXPECT_EQ(wrong, 0) << "elements not equal to the point by point sums";
+  EXPECT_EQ(notPointByPoint(out[0], 3, f, zeroInit, yx, n), 0) << "yT x";
+  EXPECT_EQ(notPointByPoint(out[1], 3, f,
+                            [&](int64_t j, int64_t q) { return c.data[j * f + q]; },
+                            yx, n), 0) << "c + yT x";
 }
 
 // An op writes a tensor whose last use it is in place of a copy only where
