@@ -26,6 +26,7 @@
 #include <limits>
 #include <memory>
 #include <sstream>
+#include <pthread.h>
 #include <thread>
 
 using namespace mlir;
@@ -1076,20 +1077,43 @@ static int contractionThreads(int64_t work, int64_t extent) {
       1, std::min<int64_t>({referenceThreads(), extent, work / kWorkPerThread})));
 }
 
+/// One range of inRanges on a thread of its own.
+template <typename Body> struct ThreadRange {
+  Body *body;
+  int64_t lo, hi;
+  static void *run(void *self) {
+    auto *r = static_cast<ThreadRange *>(self);
+    (*r->body)(r->lo, r->hi);
+    return nullptr;
+  }
+};
+
 /// Runs `body(lo, hi)` over [0, extent) in `threads` ranges, the last on the
-/// calling thread.
+/// calling thread. A thread that cannot be started (a process at its
+/// thread limit) is no error: its range runs on the calling thread. (POSIX
+/// threads, not std::thread: this library is built without exceptions,
+/// and std::thread reports that failure by throwing.)
 template <typename Body>
 static void inRanges(int64_t extent, int threads, Body body) {
   if (threads <= 1) {
     body(int64_t(0), extent);
     return;
   }
-  std::vector<std::thread> pool;
-  for (int t = 0; t + 1 < threads; ++t)
-    pool.emplace_back(body, extent * t / threads, extent * (t + 1) / threads);
-  body(extent * (threads - 1) / threads, extent);
-  for (std::thread &th : pool)
-    th.join();
+  std::vector<ThreadRange<Body>> ranges;
+  for (int t = 0; t < threads; ++t)
+    ranges.push_back(
+        {&body, extent * t / threads, extent * (t + 1) / threads});
+  std::vector<pthread_t> started;
+  for (int t = 0; t + 1 < threads; ++t) {
+    pthread_t id;
+    if (pthread_create(&id, nullptr, &ThreadRange<Body>::run, &ranges[t]) == 0)
+      started.push_back(id);
+    else
+      ThreadRange<Body>::run(&ranges[t]);
+  }
+  ThreadRange<Body>::run(&ranges.back());
+  for (pthread_t id : started)
+    pthread_join(id, nullptr);
 }
 
 /// A contraction's operands `a0` and `b0`, result `cData` (its access
