@@ -8,12 +8,16 @@
 # body reduces across lanes read the next edge's index and row before this
 # edge's compute; =2: every edge loop with such loads; unset: as committed)
 # checked against the reference and timed. Two hand-written variants of
-# the bf16 light kernel beside it (kernels/: light_B.cu also loads the
-# index two edges ahead, light_C.cu is the pipelined loop unrolled 4;
-# swapped in by GNNC_XKERNEL where the generated text equals
-# light_orig.cu). Not committed: the env switches.
+# the bf16 light kernel beside it (light_B.cu also loads the index two
+# edges ahead, light_C.cu is the pipelined loop unrolled 4; swapped in by
+# GNNC_XKERNEL where the generated text equals light_orig.cu). Not
+# committed: the env switches.
 source bench/results/softmax-s58/common.sh gnn-run
-K=$PWD/bench/results/minblocks-s60/kernels
+# The variants were run as whole files; kernels/ keeps them as diffs
+# against light_orig.cu since, rebuilt here before use.
+S=$PWD/bench/results/minblocks-s60/kernels K=/tmp/kernels; mkdir -p $K
+cp $S/light_orig.cu $K/
+for v in B C; do patch -s -o $K/light_$v.cu $S/light_orig.cu < $S/light_$v.diff; done
 var() { local v=$1; shift
   case $v in
     0) GNNC_CACHE_DIR=/tmp/kc-0 "$@" ;;
