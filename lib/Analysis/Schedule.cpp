@@ -145,7 +145,9 @@ int64_t gnn::chooseSplit(const ScheduleProblem &p) {
   // (mean 492) gained 12 % in the bf16 spmm at 512 against 32 or 128,
   // arxiv-like (mean 13.8) 7 % at 128 against 32, and musae-github and
   // blogcatalog (mean 15 and 65) ran 24-70 % slower at 32 or 64 than at 128.
-  // (A row above 128 edges makes the mean at least 1.)
+  // Higher, reddit-like's forward at 1024-8192 against 512: f32 up to 8 %
+  // slower, bf16 at most 3.5 % faster (bench/results/minblocks-s60/). (A
+  // row above 128 edges makes the mean at least 1.)
   int64_t mean = static_cast<int64_t>(std::ceil(g.meanDegree()));
   int64_t split = std::max<int64_t>(128, nextPowerOfTwo(mean));
   return split < g.maxInDegree ? split : 0;

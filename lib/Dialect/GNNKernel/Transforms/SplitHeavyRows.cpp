@@ -650,6 +650,10 @@ struct SplitHeavyRows
     auto final = cast<KernelOp>(mb.clone(*kernel));
     final.setSymName((kernel.getSymName() + "_final").str());
     // A block of eight teams per chunk, whatever the light rows' block.
+    // No min_blocks: ptxas keeps the final kernel at 40-64 registers and
+    // spills a few bytes, and letting it take 76-108 (min blocks 1-3) made
+    // reddit-like's attention 5-30 % slower (fewer blocks per SM;
+    // bench/results/minblocks-s60/).
     partial.setBlock(kChunkBlock);
     final.setBlock(kChunkBlock);
     unsigned numOperands = 0;
