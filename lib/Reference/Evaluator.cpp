@@ -20,9 +20,11 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <sstream>
@@ -1077,43 +1079,97 @@ static int contractionThreads(int64_t work, int64_t extent) {
       1, std::min<int64_t>({referenceThreads(), extent, work / kWorkPerThread})));
 }
 
-/// One range of inRanges on a thread of its own.
-template <typename Body> struct ThreadRange {
+/// The shared state of inRanges: `body` over [0, extent) in chunks of
+/// `chunk`, the next one to take in `next`.
+template <typename Body> struct SharedRanges {
   Body *body;
-  int64_t lo, hi;
+  int64_t extent, chunk;
+  std::atomic<int64_t> next{0};
+  /// Takes chunks until none is left.
+  void work() {
+    for (;;) {
+      int64_t lo = next.fetch_add(chunk, std::memory_order_relaxed);
+      if (lo >= extent)
+        return;
+      (*body)(lo, std::min(extent, lo + chunk));
+    }
+  }
   static void *run(void *self) {
-    auto *r = static_cast<ThreadRange *>(self);
-    (*r->body)(r->lo, r->hi);
+    static_cast<SharedRanges *>(self)->work();
     return nullptr;
   }
 };
 
-/// Runs `body(lo, hi)` over [0, extent) in `threads` ranges, the last on the
-/// calling thread. A thread that cannot be started (a process at its
-/// thread limit) is no error: its range runs on the calling thread. (POSIX
-/// threads, not std::thread: this library is built without exceptions,
-/// and std::thread reports that failure by throwing.)
+/// Runs `body(lo, hi)` over ranges covering [0, extent) once, on the
+/// calling thread and up to `threads - 1` others. The ranges are small
+/// (about eight per thread) and taken one at a time by whichever thread is
+/// free: a thread that the machine runs late (its cores busy with other
+/// work, e.g. PyTorch's own threads spinning after an op) leaves its share
+/// to the others instead of holding up the end by a fixed part of the
+/// work. A thread that cannot be started (a process at its
+/// thread limit) is no error: the others take its share. (POSIX threads,
+/// not std::thread: this library is built without exceptions, and
+/// std::thread reports that failure by throwing.)
 template <typename Body>
 static void inRanges(int64_t extent, int threads, Body body) {
   if (threads <= 1) {
     body(int64_t(0), extent);
     return;
   }
-  std::vector<ThreadRange<Body>> ranges;
-  for (int t = 0; t < threads; ++t)
-    ranges.push_back(
-        {&body, extent * t / threads, extent * (t + 1) / threads});
+  SharedRanges<Body> shared;
+  shared.body = &body;
+  shared.extent = extent;
+  shared.chunk = std::max<int64_t>(1, extent / (8 * int64_t(threads)));
   std::vector<pthread_t> started;
   for (int t = 0; t + 1 < threads; ++t) {
     pthread_t id;
-    if (pthread_create(&id, nullptr, &ThreadRange<Body>::run, &ranges[t]) == 0)
+    if (pthread_create(&id, nullptr, &SharedRanges<Body>::run, &shared) == 0)
       started.push_back(id);
-    else
-      ThreadRange<Body>::run(&ranges[t]);
   }
-  ThreadRange<Body>::run(&ranges.back());
+  shared.work();
   for (pthread_t id : started)
     pthread_join(id, nullptr);
+}
+
+/// Whether any of `p[0, 8)` is other than +-0 (a NaN is): their bits
+/// without the sign ORed together as integers, which the compiler
+/// vectorises (a test per eight values instead of a branch per value).
+static bool anyNonzero8(const double *p) {
+  uint64_t any = 0;
+  for (int l = 0; l < 8; ++l) {
+    uint64_t bits;
+    std::memcpy(&bits, p + l, sizeof(bits));
+    any |= bits << 1;
+  }
+  return any != 0;
+}
+
+/// Writes the positions of the nonzeros (NaN included) of `p[0, n)` to
+/// `index` (room for `n`), in order, and returns how many there are;
+/// `finite` becomes whether every value is finite. Eight values at a time
+/// are first tested together (anyNonzero8): a stretch of zeros (a
+/// bag-of-words row) costs one test per eight values.
+static int64_t scanRow(const double *p, int64_t n, int64_t *index,
+                       bool &finite) {
+  int64_t count = 0;
+  bool allFinite = true;
+  auto one = [&](int64_t q) {
+    double v = p[q];
+    allFinite &= std::isfinite(v);
+    index[count] = q; // (count <= q: within the room)
+    count += v != 0;
+  };
+  int64_t q = 0;
+  for (; q + 8 <= n; q += 8) {
+    if (!anyNonzero8(p + q)) // (a NaN is nonzero: looked at below)
+      continue;
+    for (int l = 0; l < 8; ++l)
+      one(q + l);
+  }
+  for (; q < n; ++q)
+    one(q);
+  finite = allFinite;
+  return count;
 }
 
 /// A contraction's operands `a0` and `b0`, result `cData` (its access
@@ -1212,14 +1268,6 @@ static void runContraction(const OperandAccess &a0, const OperandAccess &b0,
   const double *rowBase = row.data + row.base;
   const int64_t rows = rowLoop < 0 ? 1 : bounds[rowLoop == 0 ? d0 : d1],
                 rowStep = rowLoop < 0 ? 0 : row.stride[rowLoop == 0 ? d0 : d1];
-  std::vector<char> finiteRow;
-  if (skipZeros) {
-    finiteRow.resize(rows);
-    for (int64_t r = 0; r < rows; ++r)
-      finiteRow[r] =
-          std::all_of(rowBase + r * rowStep, rowBase + r * rowStep + n,
-                      [](double v) { return std::isfinite(v); });
-  }
   const OperandAccess &scalar = as == 0 ? aa : ba;
   const double *scalars = scalar.data + scalar.base;
   // Rows mostly of zeros that several scalars multiply (x's rows in
@@ -1227,24 +1275,38 @@ static void runContraction(const OperandAccess &a0, const OperandAccess &b0,
   // their nonzeros: for a finite scalar, each zero of the row adds a zero
   // (the same argument as above), the other elements take their terms in
   // the same order. Lists are made for rows used twice or more, holding at
-  // least 2^16 values, at least half of them zeros (the listing stops as
-  // soon as it has found more nonzeros than that).
+  // least 2^16 values, at least half of them zeros (the listing is given up
+  // as soon as it has found more nonzeros than that). One pass over the
+  // rows finds both their finiteness and their nonzeros.
+  std::vector<char> finiteRow;
   std::vector<int64_t> nzStart, nzIndex;
-  if (skipZeros && bounds[d0] * bounds[d1] >= 2 * rows &&
-      rows * n >= (int64_t(1) << 16)) {
-    nzStart.reserve(rows + 1);
-    for (int64_t r = 0; r < rows && 2 * int64_t(nzIndex.size()) <= rows * n;
-         ++r) {
+  if (skipZeros) {
+    bool listing = bounds[d0] * bounds[d1] >= 2 * rows &&
+                   rows * n >= (int64_t(1) << 16);
+    std::vector<int64_t> found(n);
+    finiteRow.resize(rows);
+    if (listing)
+      nzStart.reserve(rows + 1);
+    for (int64_t r = 0; r < rows; ++r) {
+      bool finite;
+      int64_t count = scanRow(rowBase + r * rowStep, n, found.data(), finite);
+      finiteRow[r] = finite;
+      if (!listing)
+        continue;
       nzStart.push_back(static_cast<int64_t>(nzIndex.size()));
-      for (int64_t q = 0; q < n; ++q)
-        if (rowBase[r * rowStep + q] != 0)
-          nzIndex.push_back(q);
+      nzIndex.insert(nzIndex.end(), found.begin(), found.begin() + count);
+      if (2 * int64_t(nzIndex.size()) > rows * n) {
+        listing = false;
+        nzStart.clear(), nzIndex.clear();
+        nzStart.shrink_to_fit(), nzIndex.shrink_to_fit();
+      }
     }
-    nzStart.push_back(static_cast<int64_t>(nzIndex.size()));
-    if (int64_t(nzStart.size()) != rows + 1 ||
-        2 * int64_t(nzIndex.size()) > rows * n)
-      nzStart.clear(), nzIndex.clear();
+    if (listing)
+      nzStart.push_back(static_cast<int64_t>(nzIndex.size()));
   }
+  const bool skipChunks =
+      skipZeros && scalar.stride[d1] == 1 &&
+      llvm::all_of(finiteRow, [](char finite) { return finite != 0; });
   // Large products run on several threads, each over its own range of a
   // loop that indexes c (the outer one where it does): every element of c
   // is updated by one thread, in the same order, so the sums are the same
@@ -1271,6 +1333,12 @@ static void runContraction(const OperandAccess &a0, const OperandAccess &b0,
       }
       const double *sv = scalars + i * s0;
       for (int64_t j = j0; j < j1; ++j) {
+        // Eight contiguous zero scalars against finite rows add nothing:
+        // skipped with one vectorised test (x's bag-of-words rows in x W).
+        if (skipChunks && j + 8 <= j1 && !anyNonzero8(sv + j)) {
+          j += 7;
+          continue;
+        }
         const double v = sv[j * s1];
         const int64_t r = rowLoop < 0 ? 0 : rowLoop == 0 ? i : j;
         if (v == 0 && finiteRow[r])

@@ -1016,6 +1016,82 @@ func.func @f(%g: !gnn.graph, %y: tensor<?x3xf32>, %x: tensor<?x200xf32>, %c: ten
                             yx, n), 0) << "c + yT x";
 }
 
+// Runs of eight zero scalars (x's rows in x W over wide bag-of-words
+// features) are skipped together where every row of W is finite, and the
+// sums stay the point by point ones bit for bit: zeros of both signs, NaN
+// and infinities inside otherwise zero runs and at a row's end (a width
+// that is not a multiple of eight), an init holding -0.0 (nothing skipped
+// then), W with an infinity (no run skipped: zero times it is NaN), and
+// enough multiply-adds for several threads where the machine has them.
+TEST_F(Evaluator, ZeroRunsOfWideSparseRowsSkippedBitForBit) {
+  const char *src = R"mlir(
+#xa = affine_map<(i, j, k) -> (i, k)>
+#xb = affine_map<(i, j, k) -> (k, j)>
+#xc = affine_map<(i, j, k) -> (i, j)>
+func.func @f(%g: !gnn.graph, %x: tensor<?x1437xf32>, %w: tensor<1437x16xf32>,
+             %v: tensor<1437x16xf32>, %c: tensor<?x16xf32>)
+    -> (tensor<?x16xf32>, tensor<?x16xf32>, tensor<?x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x1437xf32>
+  %e = tensor.empty(%n) : tensor<?x16xf32>
+  %i = linalg.fill ins(%z : f32) outs(%e : tensor<?x16xf32>) -> tensor<?x16xf32>
+  %0 = linalg.matmul ins(%x, %w : tensor<?x1437xf32>, tensor<1437x16xf32>) outs(%i : tensor<?x16xf32>) -> tensor<?x16xf32>
+  %1 = linalg.matmul ins(%x, %v : tensor<?x1437xf32>, tensor<1437x16xf32>) outs(%i : tensor<?x16xf32>) -> tensor<?x16xf32>
+  %2 = linalg.generic {indexing_maps = [#xa, #xb, #xc], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<?x1437xf32>, tensor<1437x16xf32>) outs(%c : tensor<?x16xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<?x16xf32>
+  return %0, %1, %2 : tensor<?x16xf32>, tensor<?x16xf32>, tensor<?x16xf32>
+})mlir";
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  HostGraph g;
+  g.name = "rows";
+  g.numNodes = 400;
+  const int64_t n = 400, f = 1437, h = 16;
+  Tensor x({n, f}), w({f, h}), v({f, h}), c({n, h});
+  // x: about 99 % zeros (half of them -0.0), the rest of any magnitude.
+  for (int64_t k = 0; k < n * f; ++k) {
+    int64_t r = (k * 2654435761) % 1000;
+    x.data[k] = r < 990 ? (r % 2 ? 0.0 : -0.0)
+                        : std::ldexp(1.0 + r / 1000.0, int(k % 17) - 8) *
+                              (r % 3 ? 1 : -1);
+  }
+  x.data[3 * f + 100] = nan;     // inside a run of zeros
+  x.data[4 * f + 1436] = inf;    // the last column (after the last run)
+  x.data[5 * f + 1433] = -inf;   // in the tail shorter than eight
+  x.data[6 * f + 8] = -0.0;      // a run of zeros of both signs
+  for (int64_t k = 0; k < f * h; ++k)
+    w.data[k] = std::sin(0.01 * k) * (1 + k % 7);
+  v = w;
+  v.data[700 * h + 3] = inf; // zero times it is NaN: no run may be skipped
+  for (int64_t k = 0; k < n * h; ++k)
+    c.data[k] = k % 3 ? 0.25 * k : -0.0;
+  auto out = run(src, g, {x, w, v, c});
+  ASSERT_EQ(out.size(), 3u) << errors;
+  auto xw = [&](int64_t i, int64_t j, int64_t k) {
+    return x.data[i * f + k] * w.data[k * h + j];
+  };
+  auto xv = [&](int64_t i, int64_t j, int64_t k) {
+    return x.data[i * f + k] * v.data[k * h + j];
+  };
+  EXPECT_EQ(notPointByPoint(out[0], n, h, zeroInit, xw, f), 0) << "x W";
+  EXPECT_EQ(notPointByPoint(out[1], n, h, zeroInit, xv, f), 0) << "x V";
+  EXPECT_EQ(notPointByPoint(out[2], n, h,
+                            [&](int64_t i, int64_t j) { return c.data[i * h + j]; },
+                            xw, f), 0) << "c + x W";
+  // What the comparison rests on: x's NaN reached its row, and a zero of x
+  // times V's infinity made a NaN (x[0][700] is -0.0).
+  ASSERT_EQ(x.data[700], 0.0);
+  EXPECT_TRUE(std::isnan(out[0].data[3 * h]));
+  EXPECT_TRUE(std::isnan(out[1].data[0 * h + 3]));
+  EXPECT_FALSE(std::isnan(out[0].data[0 * h + 3]));
+}
+
 // An op writes a tensor whose last use it is in place of a copy only where
 // nothing else reads it: not where the same value is also an input of the
 // op (a transpose into itself), not where another value shares it
