@@ -567,7 +567,7 @@ LogicalResult Interpreter::edgeSoftmax(mlir::gnn::EdgeSoftmaxOp op) {
   const Incidence &inc = incidence(op.getReversed());
   Tensor out((*in)->shape);
   int64_t row = (*in)->rowSize();
-  const std::vector<double> &x = (*in)->data;
+  const HostDoubles &x = (*in)->data;
   constexpr double inf = std::numeric_limits<double>::infinity();
   // The log-sum-exp: one row per node, -inf where a node has no edge.
   std::vector<int64_t> lseShape = (*in)->shape;

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <mutex>
 #include <sstream>
 
 #include <fcntl.h>
@@ -21,6 +22,67 @@
 #include <unistd.h>
 
 using namespace gnn;
+
+namespace {
+/// The blocks kept for reuse (allocateHostBlock): (bytes, block), the most
+/// recently freed last.
+struct HostReuse {
+  std::mutex mutex;
+  std::vector<std::pair<size_t, void *>> blocks;
+  size_t bytes = 0;
+};
+/// (Never destroyed: tensors freed by other static destructors at exit
+/// still find it.)
+HostReuse &hostReuse() {
+  static HostReuse *reuse = new HostReuse;
+  return *reuse;
+}
+} // namespace
+
+void *gnn::allocateHostBlock(size_t bytes) {
+  if (kHostReuse && bytes >= kHostReuseMinBytes && bytes <= kHostReuseBytes) {
+    HostReuse &r = hostReuse();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    for (size_t i = r.blocks.size(); i-- > 0;)
+      if (r.blocks[i].first == bytes) {
+        void *p = r.blocks[i].second;
+        r.blocks.erase(r.blocks.begin() + i);
+        r.bytes -= bytes;
+        return p;
+      }
+  }
+  return ::operator new(bytes);
+}
+
+void gnn::freeHostBlock(void *p, size_t bytes) {
+  if (kHostReuse && p && bytes >= kHostReuseMinBytes &&
+      bytes <= kHostReuseBytes) {
+    HostReuse &r = hostReuse();
+    std::vector<void *> released;
+    {
+      std::lock_guard<std::mutex> lock(r.mutex);
+      size_t drop = 0;
+      while (drop < r.blocks.size() && r.bytes + bytes > kHostReuseBytes) {
+        released.push_back(r.blocks[drop].second);
+        r.bytes -= r.blocks[drop].first;
+        ++drop;
+      }
+      r.blocks.erase(r.blocks.begin(), r.blocks.begin() + drop);
+      r.blocks.emplace_back(bytes, p);
+      r.bytes += bytes;
+    }
+    for (void *q : released)
+      ::operator delete(q);
+    return;
+  }
+  ::operator delete(p);
+}
+
+size_t gnn::hostBytesKept() {
+  HostReuse &r = hostReuse();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return r.bytes;
+}
 
 std::string Tensor::shapeString() const { return shapeString(shape); }
 

@@ -363,7 +363,7 @@ static int run() {
         t.shape[0] != static_cast<int64_t>(nodeOrder.size()))
       return;
     int64_t row = t.shape[0] ? t.numElements() / t.shape[0] : 0;
-    std::vector<double> out(t.data.size());
+    ::gnn::HostDoubles out(t.data.size());
     for (size_t i = 0; i < nodeOrder.size(); ++i) {
       size_t from = back ? i : static_cast<size_t>(nodeOrder[i]);
       size_t to = back ? static_cast<size_t>(nodeOrder[i]) : i;

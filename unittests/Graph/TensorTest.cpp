@@ -9,8 +9,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include <sys/stat.h>
 
@@ -18,6 +20,74 @@ using namespace gnn;
 namespace fs = std::filesystem;
 
 namespace {
+
+// Large tensors' memory is handed out again for the next tensor of exactly
+// its size (a training step's shapes repeat), small ones and other sizes
+// are not, and what is kept never exceeds the limit, the most recently
+// freed kept first. (Sizes no other test of this binary uses: the kept
+// blocks are the process's.)
+TEST(HostMemory, LargeBlocksReusedForTheSameSizeWithinTheLimit) {
+  const int64_t big = (int64_t(3) << 20) / 8 + 1; // 3 MiB and 8 bytes
+  if (!kHostReuse) { // (under AddressSanitizer) nothing is kept
+    { Tensor t({big}, 1.5); }
+    EXPECT_EQ(hostBytesKept(), 0u);
+    return;
+  }
+  size_t before = hostBytesKept();
+  const double *first;
+  {
+    Tensor t({big}, 1.5);
+    first = t.data.data();
+  }
+  EXPECT_EQ(hostBytesKept(), before + big * 8);
+  {
+    Tensor other({big + 1}); // another size: not that block
+    EXPECT_NE(other.data.data(), first);
+    Tensor same({big}, 2.0); // the same size: that block, refilled
+    EXPECT_EQ(same.data.data(), first);
+    EXPECT_EQ(same.data[0], 2.0);
+    EXPECT_EQ(same.data[big - 1], 2.0);
+  }
+  size_t kept = hostBytesKept();
+  {
+    Tensor small({1000}); // below kHostReuseMinBytes: never kept
+  }
+  EXPECT_EQ(hostBytesKept(), kept);
+
+  // More than the limit freed: at most the limit kept, the newest blocks.
+  const int64_t part = int64_t(kHostReuseBytes / 5) / 8 + 3;
+  std::vector<Tensor> many;
+  for (int i = 0; i < 8; ++i)
+    many.emplace_back(std::vector<int64_t>{part});
+  const double *newest = many.back().data.data();
+  many.clear(); // freed first to last: the last is the newest
+  EXPECT_LE(hostBytesKept(), kHostReuseBytes);
+  EXPECT_GE(hostBytesKept(), size_t(part) * 8 * 4);
+  Tensor again({part});
+  EXPECT_EQ(again.data.data(), newest);
+}
+
+// Tensors made and freed on several threads at once: each gets a block of
+// its own (values written by one thread are not seen changed by another).
+TEST(HostMemory, ThreadsGetBlocksOfTheirOwn) {
+  const int64_t n = (int64_t(2) << 20) / 8 + 5;
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int k = 0; k < 50; ++k) {
+        Tensor a({n}, double(t * 1000 + k));
+        Tensor b({n}, -double(t * 1000 + k));
+        if (a.data[n / 2] != double(t * 1000 + k) ||
+            b.data[n - 1] != -double(t * 1000 + k))
+          ++wrong;
+      }
+    });
+  for (std::thread &th : threads)
+    th.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_LE(hostBytesKept(), kHostReuseBytes);
+}
 
 TEST(Npy, RoundTripFloat64) {
   Tensor t({2, 3});

@@ -43,7 +43,7 @@ HostGraph tinyGraph() {
 Tensor make(std::vector<int64_t> shape, std::vector<double> values) {
   Tensor t(std::move(shape));
   EXPECT_EQ(static_cast<size_t>(t.numElements()), values.size());
-  t.data = std::move(values);
+  t.data.assign(values.begin(), values.end());
   return t;
 }
 
@@ -624,7 +624,7 @@ func.func @f(%g: !gnn.graph<bipartite>, %x: tensor<?x2xf32> {gnn.domain = "src"}
   ASSERT_EQ(bipartite.size(), 1u) << errors;
   auto plain = run(spmmSource("mean"), tinyGraph(), {signedNodes()});
   ASSERT_EQ(plain.size(), 1u) << errors;
-  expectTensor(bipartite[0], plain[0].shape, plain[0].data, 0);
+  expectTensor(bipartite[0], plain[0].shape, {plain[0].data.begin(), plain[0].data.end()}, 0);
 }
 
 TEST_F(Evaluator, BipartiteSidesAreCheckedAgainstTheGraph) {
