@@ -1101,17 +1101,21 @@ template <typename Body> struct SharedRanges {
 };
 
 /// Runs `body(lo, hi)` over ranges covering [0, extent) once, on the
-/// calling thread and up to `threads - 1` others. The ranges are small
-/// (about eight per thread) and taken one at a time by whichever thread is
-/// free: a thread that the machine runs late (its cores busy with other
-/// work, e.g. PyTorch's own threads spinning after an op) leaves its share
-/// to the others instead of holding up the end by a fixed part of the
-/// work. A thread that cannot be started (a process at its
-/// thread limit) is no error: the others take its share. (POSIX threads,
-/// not std::thread: this library is built without exceptions, and
-/// std::thread reports that failure by throwing.)
+/// calling thread and up to `threads - 1` others. The ranges are taken one
+/// at a time by whichever thread is free: with several ranges a thread, a
+/// thread that the machine runs late (its cores busy with other work, e.g.
+/// PyTorch's own threads spinning after an op) leaves its share to the
+/// others instead of holding up the end by a fixed part of the work. A
+/// thread that cannot be started (a process at its thread limit) is no
+/// error: the others take its share. (POSIX threads, not std::thread: this
+/// library is built without exceptions, and std::thread reports that
+/// failure by throwing.)
+///
+/// `perThread` ranges a thread on average: 8 where a range costs only its
+/// own work; 1 where each range repeats a walk over other data (a split of
+/// the inner of two loops walks the outer one again per range).
 template <typename Body>
-static void inRanges(int64_t extent, int threads, Body body) {
+static void inRanges(int64_t extent, int threads, int perThread, Body body) {
   if (threads <= 1) {
     body(int64_t(0), extent);
     return;
@@ -1119,7 +1123,8 @@ static void inRanges(int64_t extent, int threads, Body body) {
   SharedRanges<Body> shared;
   shared.body = &body;
   shared.extent = extent;
-  shared.chunk = std::max<int64_t>(1, extent / (8 * int64_t(threads)));
+  shared.chunk =
+      std::max<int64_t>(1, extent / (int64_t(perThread) * threads));
   std::vector<pthread_t> started;
   for (int t = 0; t + 1 < threads; ++t) {
     pthread_t id;
@@ -1321,7 +1326,7 @@ static void runContraction(const OperandAccess &a0, const OperandAccess &b0,
                 a1s = aa.stride[d1], b0s = ba.stride[d0], b1s = ba.stride[d1],
                 s0 = scalar.stride[d0], s1 = scalar.stride[d1],
                 r0 = row.stride[d0], r1 = row.stride[d1];
-  inRanges(extent, threads, [&](int64_t lo, int64_t hi) {
+  inRanges(extent, threads, split == 0 ? 8 : 1, [&](int64_t lo, int64_t hi) {
     const int64_t i0 = split == 0 ? lo : 0, i1 = split == 0 ? hi : bounds[d0];
     const int64_t j0 = split == 1 ? lo : 0, j1 = split == 1 ? hi : bounds[d1];
     for (int64_t i = i0; i < i1; ++i) {
