@@ -600,45 +600,57 @@ LogicalResult Interpreter::edgeSoftmax(mlir::gnn::EdgeSoftmaxOp op) {
   return success();
 }
 
-/// Reduces, per node, `value(e, k)` over the node's incident edges; nodes with
-/// no edge get 0. Each element starts from its first edge's value and takes
-/// the others in incidence order; the node's row is walked edge by edge (a
-/// row of the input at a time, the elements independent), not element by
-/// element down the edges.
-template <typename ValueFn>
+static int contractionThreads(int64_t work, int64_t extent);
+template <typename Body>
+static void inRanges(int64_t extent, int threads, int perThread, Body body);
+
+/// Reduces, per node, the rows of the node's incident edges (`rowOf(e,
+/// scratch)`: a pointer to edge e's `row` values, which it may compute
+/// into `scratch`, room for `row`); nodes with no edge get 0. Each element
+/// starts from its first edge's value and takes the others in incidence
+/// order; the node's row is walked edge by edge (a row of the input at a
+/// time, the elements independent), not element by element down the
+/// edges. Large reductions run on several threads, each over its own nodes
+/// (the same sums bit for bit whatever their number).
+template <typename RowFn>
 static void reduceRows(const Incidence &inc, int64_t row,
-                       mlir::gnn::ReduceKind kind, Tensor &out, ValueFn value) {
-  for (int64_t n = 0; n < inc.rows(); ++n) {
-    int64_t begin = inc.ptr[n], end = inc.ptr[n + 1];
-    if (begin == end)
-      continue;
-    double *o = out.data.data() + n * row;
-    int64_t first = inc.edges[begin];
-    for (int64_t k = 0; k < row; ++k)
-      o[k] = value(first, k);
-    for (int64_t i = begin + 1; i < end; ++i) {
-      int64_t e = inc.edges[i];
-      switch (kind) {
-      case mlir::gnn::ReduceKind::sum:
-      case mlir::gnn::ReduceKind::mean:
-        for (int64_t k = 0; k < row; ++k)
-          o[k] += value(e, k);
-        break;
-      // NaN propagates through max and min, as in torch.
-      case mlir::gnn::ReduceKind::max:
-        for (int64_t k = 0; k < row; ++k)
-          o[k] = nanMax(o[k], value(e, k));
-        break;
-      case mlir::gnn::ReduceKind::min:
-        for (int64_t k = 0; k < row; ++k)
-          o[k] = nanMin(o[k], value(e, k));
-        break;
-      }
-    }
-    if (kind == mlir::gnn::ReduceKind::mean)
+                       mlir::gnn::ReduceKind kind, Tensor &out, RowFn rowOf) {
+  auto nodes = [&](int64_t lo, int64_t hi) {
+    std::vector<double> scratch(row);
+    for (int64_t n = lo; n < hi; ++n) {
+      int64_t begin = inc.ptr[n], end = inc.ptr[n + 1];
+      if (begin == end)
+        continue;
+      double *o = out.data.data() + n * row;
+      const double *v = rowOf(inc.edges[begin], scratch.data());
       for (int64_t k = 0; k < row; ++k)
-        o[k] /= static_cast<double>(end - begin);
-  }
+        o[k] = v[k];
+      for (int64_t i = begin + 1; i < end; ++i) {
+        v = rowOf(inc.edges[i], scratch.data());
+        switch (kind) {
+        case mlir::gnn::ReduceKind::sum:
+        case mlir::gnn::ReduceKind::mean:
+          for (int64_t k = 0; k < row; ++k)
+            o[k] += v[k];
+          break;
+        // NaN propagates through max and min, as in torch.
+        case mlir::gnn::ReduceKind::max:
+          for (int64_t k = 0; k < row; ++k)
+            o[k] = nanMax(o[k], v[k]);
+          break;
+        case mlir::gnn::ReduceKind::min:
+          for (int64_t k = 0; k < row; ++k)
+            o[k] = nanMin(o[k], v[k]);
+          break;
+        }
+      }
+      if (kind == mlir::gnn::ReduceKind::mean)
+        for (int64_t k = 0; k < row; ++k)
+          o[k] /= static_cast<double>(end - begin);
+    }
+  };
+  const int64_t work = static_cast<int64_t>(inc.edges.size()) * row;
+  inRanges(inc.rows(), contractionThreads(work, inc.rows()), 8, nodes);
 }
 
 /// The `winner` codes of an extremum `out` over `inc`'s rows (see gnn.spmm):
@@ -724,7 +736,19 @@ LogicalResult Interpreter::spmm(mlir::gnn::SpmmOp op) {
     double v = x[from[e] * row + k];
     return w ? w->data[e * wrow + k / f] * v : v;
   };
-  reduceRows(inc, row, op.getReduce(), out, value);
+  // The same values a row at a time: the source's row, times the edge's
+  // weight of each group of f where there are weights.
+  auto rowOf = [&](int64_t e, double *scratch) -> const double * {
+    const double *xr = x + from[e] * row;
+    if (!w)
+      return xr;
+    const double *we = w->data.data() + e * wrow;
+    for (int64_t h = 0; h < wrow; ++h)
+      for (int64_t k = 0; k < f; ++k)
+        scratch[h * f + k] = we[h] * xr[h * f + k];
+    return scratch;
+  };
+  reduceRows(inc, row, op.getReduce(), out, rowOf);
   if (Value winner = op.getWinner())
     setTensor(winner, winnerCodesOf(op, op.getReduce(), inc, out,
                                     w ? nullptr : &from, value));
@@ -761,7 +785,8 @@ LogicalResult Interpreter::reduce(mlir::gnn::ReduceOp op) {
   }
   Tensor out(shape);
   auto value = [&](int64_t e, int64_t k) { return x[e * row + k]; };
-  reduceRows(inc, row, op.getKind(), out, value);
+  reduceRows(inc, row, op.getKind(), out,
+             [&](int64_t e, double *) { return x + e * row; });
   if (Value winner = op.getWinner())
     setTensor(winner,
               winnerCodesOf(op, op.getKind(), inc, out, nullptr, value));
@@ -961,6 +986,9 @@ struct OperandAccess {
 
 /// Points of a linalg body run together (ScalarProgram::runBatch).
 constexpr int64_t kBatch = 256;
+/// A loop of fewer points than a cache line holds values: batches along it
+/// would pay the body's dispatch every few values.
+constexpr int64_t kShortLoop = 8;
 
 /// Multiply-adds a thread of a contraction takes at least (below this a
 /// thread costs more to start than it saves).
@@ -1177,6 +1205,184 @@ static int64_t scanRow(const double *p, int64_t n, int64_t *index,
   return count;
 }
 
+/// A product of scalars and rows summed into c (runContraction's row case
+/// where one loop, `r`, sums into c and another, `p`, indexes its rows):
+/// c[p][j] += v(p, r) * row(p, r)[j] for r = 0 .. r-1 in that order, j in
+/// [0, n), row(p, r) = rows + p * rP + r * rR, v(p, r) = scalars[p * sP +
+/// r * sR], c's row p at c + p * cP.
+struct RowProduct {
+  double *c = nullptr;
+  int64_t cP = 0;
+  const double *scalars = nullptr;
+  int64_t sP = 0, sR = 0;
+  const double *rows = nullptr;
+  int64_t rP = 0, rR = 0;
+  int64_t n = 0, r = 0;
+  /// Zero scalars are skipped against the rows `finite` marks (null:
+  /// nothing is skipped), the row of (p, r) being finite[r] (rowBy 1),
+  /// finite[p] (rowBy 2) or finite[0] (rowBy 0).
+  const char *finite = nullptr;
+  int rowBy = 0;
+  /// Every row is finite and the scalars of a row of c are contiguous
+  /// (sR == 1): eight zero scalars are passed over with one test.
+  bool zeroRuns = false;
+};
+
+/// The most terms of the sum a row of c takes at once (RowProduct's
+/// chunks of r).
+constexpr int64_t kRowProductChunk = 512;
+
+/// Four doubles as one value (GCC's and Clang's vector extension): a
+/// 32-byte register where the function is compiled for AVX2, two 16-byte
+/// ones elsewhere. Loaded and stored through memcpy (any alignment).
+typedef double Double4 __attribute__((vector_size(32)));
+
+/// The terms a row of c takes from one chunk of r: `count` of them, either
+/// all of the chunk's (`dense`: scalars `sv` sR apart, rows from `rowp` rR
+/// apart, from r0 on) or those listed (`value[t]` times row `active[t]`).
+struct RowTerms {
+  bool dense;
+  int64_t count, r0, sR, rR;
+  const double *sv, *rowp;
+  const int64_t *active;
+  const double *value;
+};
+
+/// c's elements [j, j + 4V) of row `cp` take the terms `terms`, one at a
+/// time in their order.
+template <int V, bool Dense>
+[[gnu::always_inline]] static inline void rowProductBlock(double *cp, int64_t j,
+                                                          const RowTerms &terms) {
+  Double4 acc[V];
+  for (int l = 0; l < V; ++l)
+    std::memcpy(&acc[l], cp + j + 4 * l, sizeof(Double4));
+  for (int64_t t = 0; t < terms.count; ++t) {
+    const double v = Dense ? terms.sv[(terms.r0 + t) * terms.sR] : terms.value[t];
+    const double *rp =
+        terms.rowp + (Dense ? terms.r0 + t : terms.active[t]) * terms.rR + j;
+    const Double4 vv = {v, v, v, v};
+    for (int l = 0; l < V; ++l) {
+      Double4 x;
+      std::memcpy(&x, rp + 4 * l, sizeof(Double4));
+      acc[l] += vv * x;
+    }
+  }
+  for (int l = 0; l < V; ++l)
+    std::memcpy(cp + j + 4 * l, &acc[l], sizeof(Double4));
+}
+
+/// The same for one element, c[j].
+template <bool Dense>
+[[gnu::always_inline]] static inline void rowProductOne(double *cp, int64_t j,
+                                                        const RowTerms &terms) {
+  double acc = cp[j];
+  for (int64_t t = 0; t < terms.count; ++t) {
+    const double v = Dense ? terms.sv[(terms.r0 + t) * terms.sR] : terms.value[t];
+    acc += v * terms.rowp[(Dense ? terms.r0 + t : terms.active[t]) * terms.rR + j];
+  }
+  cp[j] = acc;
+}
+
+/// A row of c, n elements, takes `terms`: blocks of 4V elements, then of
+/// four, then one at a time.
+template <int V, bool Dense>
+[[gnu::always_inline]] static inline void rowProductRow(double *cp, int64_t n,
+                                                        const RowTerms &terms) {
+  int64_t j = 0;
+  for (; j + 4 * V <= n; j += 4 * V)
+    rowProductBlock<V, Dense>(cp, j, terms);
+  for (; j + 4 <= n; j += 4)
+    rowProductBlock<1, Dense>(cp, j, terms);
+  for (; j < n; ++j)
+    rowProductOne<Dense>(cp, j, terms);
+}
+
+/// RowProduct `q` over c's rows [p0, p1), chunk by chunk of r. Where zero
+/// scalars may be skipped, a row's nonzero terms are listed first, as long
+/// as the rows before it had a quarter or more of zeros (bag-of-words
+/// features, ReLU outputs; tried again every 16 rows); otherwise (and where
+/// nothing may be skipped)
+/// every term is taken: adding a skippable term changes no bit (see
+/// runContraction), so both give the same sums. Blocks of 4V elements of
+/// c's row stay in registers while they take a chunk's terms; every
+/// element takes its terms one at a time in the order of r (the point by
+/// point sums, bit for bit).
+template <int V>
+[[gnu::always_inline]] static inline void rowProductRows(const RowProduct &q,
+                                                         int64_t p0, int64_t p1) {
+  // Chunks of r whose rows (chunk x n values) stay in the L2 cache while
+  // every row of c in the range takes them.
+  const int64_t chunk = std::clamp<int64_t>(
+      (int64_t(256) << 10) / (8 * std::max<int64_t>(q.n, 1)), 16,
+      kRowProductChunk);
+  int64_t active[kRowProductChunk];
+  double value[kRowProductChunk];
+  for (int64_t r0 = 0; r0 < q.r; r0 += chunk) {
+    const int64_t r1 = std::min(q.r, r0 + chunk);
+    bool listing = q.finite != nullptr;
+    for (int64_t p = p0; p < p1; ++p) {
+      // (Every 16th row lists again: the rows may have become sparser.)
+      listing |= q.finite != nullptr && (p - p0) % 16 == 0;
+      RowTerms terms{!listing, r1 - r0, r0, q.sR, q.rR, q.scalars + p * q.sP,
+                     q.rows + p * q.rP, active, value};
+      if (listing) {
+        const double *sv = terms.sv;
+        const char rowFinite = q.finite[q.rowBy == 2 ? p : 0];
+        int64_t count = 0;
+        for (int64_t r = r0; r < r1; ++r) {
+          if (q.zeroRuns && r + 8 <= r1 && !anyNonzero8(sv + r)) {
+            r += 7;
+            continue;
+          }
+          const double v = sv[r * q.sR];
+          const bool skip =
+              v == 0 && (q.rowBy == 1 ? q.finite[r] != 0 : rowFinite != 0);
+          active[count] = r;
+          value[count] = v;
+          count += !skip;
+        }
+        terms.count = count;
+        // Three quarters or more of the terms taken: the next rows take
+        // them all (listing them would cost more than it saves).
+        listing = 4 * count < 3 * (r1 - r0);
+      }
+      if (terms.count == 0)
+        continue;
+      double *cp = q.c + p * q.cP;
+      if (terms.dense)
+        rowProductRow<V, true>(cp, q.n, terms);
+      else
+        rowProductRow<V, false>(cp, q.n, terms);
+    }
+  }
+}
+
+/// rowProductRows with 16-byte vectors (eight registers of two sums) ...
+static void rowProductsSse(const RowProduct &q, int64_t p0, int64_t p1) {
+  rowProductRows<4>(q, p0, p1);
+}
+
+#if defined(__x86_64__)
+/// ... and with 32-byte ones (eight registers of four), where the machine
+/// has them. (No FMA: a fused multiply-add rounds once, which would change
+/// the sums' bits.)
+[[gnu::target("avx2")]] static void rowProductsAvx2(const RowProduct &q,
+                                                    int64_t p0, int64_t p1) {
+  rowProductRows<8>(q, p0, p1);
+}
+#endif
+
+/// RowProduct `q` over c's rows [p0, p1), with the widest vectors the
+/// machine has (the same sums bit for bit either way).
+static void rowProducts(const RowProduct &q, int64_t p0, int64_t p1) {
+#if defined(__x86_64__)
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2)
+    return rowProductsAvx2(q, p0, p1);
+#endif
+  rowProductsSse(q, p0, p1);
+}
+
 /// A contraction's operands `a0` and `b0`, result `cData` (its access
 /// `cAccess`), loops `bounds`: c += a * b, every element of c taking its
 /// terms one at a time in the order of the reduction loop (the point by
@@ -1280,8 +1486,10 @@ static void runContraction(const OperandAccess &a0, const OperandAccess &b0,
   // their nonzeros: for a finite scalar, each zero of the row adds a zero
   // (the same argument as above), the other elements take their terms in
   // the same order. Lists are made for rows used twice or more, holding at
-  // least 2^16 values, at least half of them zeros (the listing is given up
-  // as soon as it has found more nonzeros than that). One pass over the
+  // least 2^16 values, at least seven eighths of them zeros (the listing is
+  // given up as soon as it has found more nonzeros than that: denser rows,
+  // ReLU outputs, run faster whole in RowProduct's vectors than element by
+  // listed element). One pass over the
   // rows finds both their finiteness and their nonzeros.
   std::vector<char> finiteRow;
   std::vector<int64_t> nzStart, nzIndex;
@@ -1300,7 +1508,7 @@ static void runContraction(const OperandAccess &a0, const OperandAccess &b0,
         continue;
       nzStart.push_back(static_cast<int64_t>(nzIndex.size()));
       nzIndex.insert(nzIndex.end(), found.begin(), found.begin() + count);
-      if (2 * int64_t(nzIndex.size()) > rows * n) {
+      if (8 * int64_t(nzIndex.size()) > rows * n) {
         listing = false;
         nzStart.clear(), nzIndex.clear();
         nzStart.shrink_to_fit(), nzIndex.shrink_to_fit();
@@ -1312,6 +1520,42 @@ static void runContraction(const OperandAccess &a0, const OperandAccess &b0,
   const bool skipChunks =
       skipZeros && scalar.stride[d1] == 1 &&
       llvm::all_of(finiteRow, [](char finite) { return finite != 0; });
+  // The row case where one of the outer loops sums into c and the other
+  // indexes c's rows (x W, dC W^T, the weight gradient dC^T x over dense
+  // rows): RowProduct, c's rows split among the threads (the same sums bit
+  // for bit whatever their number). Sparse rows walked by their nonzero
+  // lists take the loop below.
+  const int sumLoop = cs[d0] == 0 && cs[d1] != 0   ? 0
+                      : cs[d1] == 0 && cs[d0] != 0 ? 1
+                                                   : -1;
+  if (rowCase && sumLoop >= 0 && nzStart.empty()) {
+    const int rl = sumLoop == 0 ? d0 : d1, pl = sumLoop == 0 ? d1 : d0;
+    RowProduct q;
+    q.c = c;
+    q.cP = cs[pl];
+    q.scalars = scalars;
+    q.sP = scalar.stride[pl];
+    q.sR = scalar.stride[rl];
+    q.rows = rowBase;
+    q.rP = row.stride[pl];
+    q.rR = row.stride[rl];
+    q.n = n;
+    q.r = bounds[rl];
+    q.finite = skipZeros ? finiteRow.data() : nullptr;
+    q.rowBy = rowLoop < 0 ? 0 : rowLoop == sumLoop ? 1 : 2;
+    q.zeroRuns = skipZeros && q.sR == 1 &&
+                 llvm::all_of(finiteRow, [](char f) { return f != 0; });
+    const int64_t rowsOfC = bounds[pl];
+    // Each range of c's rows walks all of r's rows when those do not move
+    // with p: where they are many (dC^T x, x's rows; not W's in x W), one
+    // range a thread.
+    const bool sharedRowsLarge = q.rP == 0 && q.r * n > (int64_t(1) << 17);
+    inRanges(rowsOfC,
+             contractionThreads(bounds[d0] * bounds[d1] * n, rowsOfC),
+             sharedRowsLarge ? 1 : 8,
+             [&](int64_t lo, int64_t hi) { rowProducts(q, lo, hi); });
+    return;
+  }
   // Large products run on several threads, each over its own range of a
   // loop that indexes c (the outer one where it does): every element of c
   // is updated by one thread, in the same order, so the sums are the same
@@ -1460,8 +1704,13 @@ LogicalResult Interpreter::linalgOp(linalg::LinalgOp op) {
     // other loops keep their order, so each element takes its terms in the
     // same order as point by point. Without such a loop (a reduction to a
     // scalar), one point at a time along the innermost loop.
+    // (Where that loop is shorter than a cache line of values, a head's 4
+    // values of an edge, the longest such loop instead, the edges: any loop
+    // that indexes every output once gives each element its terms in the
+    // same order. A longer inner loop is kept: a batch along an outer loop
+    // would read its operands a cache line per value.)
     int batchLoop = -1;
-    for (int64_t d = numLoops - 1; d >= 0 && batchLoop < 0; --d) {
+    for (int64_t d = numLoops - 1; d >= 0; --d) {
       bool each = bounds[d] > 1;
       for (size_t r = 0; r < results.size() && each; ++r)
         each = llvm::count_if(maps[numInputs + r].getResults(),
@@ -1469,7 +1718,8 @@ LogicalResult Interpreter::linalgOp(linalg::LinalgOp op) {
                                 return e == getAffineDimExpr(
                                                 d, op->getContext());
                               }) == 1;
-      if (each)
+      if (each && (batchLoop < 0 || (bounds[batchLoop] < kShortLoop &&
+                                     bounds[d] > bounds[batchLoop])))
         batchLoop = static_cast<int>(d);
     }
     if (total > 0)

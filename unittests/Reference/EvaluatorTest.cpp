@@ -310,6 +310,71 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x2x3xf32>, %w: tensor<?x2xf32> {gnn.dom
   }
 }
 
+// Aggregations large enough for several threads (where the machine has
+// them) give every node its sum edge by edge in edge-list order, bit for bit
+// as one thread does: a weighted multi-head sum (a weight per edge and
+// head), a mean over the reversed graph and a maximum, on a graph with a hub
+// of many edges, isolated nodes and duplicate edges.
+TEST_F(Evaluator, LargeAggregationsOnThreadsSumEdgeByEdge) {
+  const char *src = R"mlir(
+func.func @f(%g: !gnn.graph, %x: tensor<?x2x40xf32>, %w: tensor<?x2xf32> {gnn.domain = "edge"})
+    -> (tensor<?x2x40xf32>, tensor<?x2x40xf32>, tensor<?x2x40xf32>) {
+  %0 = gnn.spmm sum %g, %x weights(%w : tensor<?x2xf32>) : tensor<?x2x40xf32> -> tensor<?x2x40xf32>
+  %1 = gnn.spmm mean %g, %x reversed : tensor<?x2x40xf32> -> tensor<?x2x40xf32>
+  %2 = gnn.spmm max %g, %x : tensor<?x2x40xf32> -> tensor<?x2x40xf32>
+  return %0, %1, %2 : tensor<?x2x40xf32>, tensor<?x2x40xf32>, tensor<?x2x40xf32>
+})mlir";
+  const int64_t n = 3000, e = 120000, row = 80;
+  HostGraph g;
+  g.name = "many";
+  g.numNodes = n;
+  for (int64_t i = 0; i < e; ++i) {
+    uint64_t h = uint64_t(i) * 2654435761u;
+    // A tenth of the edges into node 7; nodes >= 2900 without edges.
+    g.src.push_back(int64_t(h % 2900));
+    g.dst.push_back(i % 10 == 0 ? 7 : int64_t((h >> 20) % 2900));
+  }
+  g.src[5] = g.src[4], g.dst[5] = g.dst[4]; // a duplicate edge
+  Tensor x({n, 2, 40}), w({e, 2});
+  for (int64_t k = 0; k < x.numElements(); ++k)
+    x.data[k] = std::ldexp(1.0 + (k * 7919 % 1000) / 997.0, int(k % 23) - 11) *
+                (k % 3 ? 1 : -1);
+  for (int64_t k = 0; k < w.numElements(); ++k)
+    w.data[k] = std::sin(0.3 * k) * (1 + k % 4);
+  auto out = run(src, g, {x, w});
+  ASSERT_EQ(out.size(), 3u) << errors;
+  // Edge by edge in edge-list order: each element starts from the first
+  // edge's value.
+  std::vector<double> sum(n * row), mean(n * row), max(n * row);
+  std::vector<int64_t> in(n, 0), out_(n, 0);
+  for (int64_t i = 0; i < e; ++i) {
+    int64_t s = g.src[i], d = g.dst[i];
+    for (int64_t k = 0; k < row; ++k) {
+      double wx = w.data[i * 2 + k / 40] * x.data[s * row + k];
+      double xs = x.data[s * row + k], xd = x.data[d * row + k];
+      sum[d * row + k] = in[d] ? sum[d * row + k] + wx : wx;
+      max[d * row + k] = in[d] ? std::max(max[d * row + k], xs) : xs;
+      mean[s * row + k] = out_[s] ? mean[s * row + k] + xd : xd;
+    }
+    ++in[d], ++out_[s];
+  }
+  for (int64_t v = 0; v < n; ++v)
+    for (int64_t k = 0; k < row; ++k)
+      if (out_[v])
+        mean[v * row + k] /= double(out_[v]);
+  ASSERT_EQ(in[2950], 0);
+  EXPECT_GT(in[7], e / 10);
+  int64_t wrong[3] = {0, 0, 0};
+  for (int64_t k = 0; k < n * row; ++k) {
+    wrong[0] += std::memcmp(&out[0].data[k], &sum[k], 8) != 0;
+    wrong[1] += std::memcmp(&out[1].data[k], &mean[k], 8) != 0;
+    wrong[2] += std::memcmp(&out[2].data[k], &max[k], 8) != 0;
+  }
+  EXPECT_EQ(wrong[0], 0) << "weighted sum";
+  EXPECT_EQ(wrong[1], 0) << "reversed mean";
+  EXPECT_EQ(wrong[2], 0) << "max";
+}
+
 TEST_F(Evaluator, EdgeSoftmaxIsStableAndSkipsEmptyRows) {
   const char *src = R"mlir(
 func.func @f(%g: !gnn.graph, %s: tensor<?xf32> {gnn.domain = "edge"}) -> (tensor<?xf32>, tensor<?xf32>) {
@@ -1090,6 +1155,169 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x1437xf32>, %w: tensor<1437x16xf32>,
   EXPECT_TRUE(std::isnan(out[0].data[3 * h]));
   EXPECT_TRUE(std::isnan(out[1].data[0 * h + 3]));
   EXPECT_FALSE(std::isnan(out[0].data[0 * h + 3]));
+}
+
+// Products of scalars and dense rows (x W, xᵀ dC) hold blocks of c's rows
+// in vector registers while they take their terms, in chunks of the sum,
+// listing a row's nonzero terms only while the rows before it had many
+// zeros: bit for bit the point by point sums, with a width that is no
+// multiple of the blocks (37: blocks of 32 or 16, then 4, then 1), a sum
+// longer than one chunk (600 and 3,000 terms), rows of x alternating
+// between dense and mostly zeros (the listing switched off and on), zeros
+// of both signs, infinities and NaN among the scalars and the rows, an
+// init holding -0.0 (nothing skipped), and several threads where the
+// machine has them.
+TEST_F(Evaluator, BlockedRowProductsSumAsPointByPoint) {
+  const char *src = R"mlir(
+#ta = affine_map<(k, j, i) -> (i, k)>
+#tc = affine_map<(k, j, i) -> (i, j)>
+#to = affine_map<(k, j, i) -> (k, j)>
+func.func @f(%g: !gnn.graph, %x: tensor<?x600xf32>, %w: tensor<600x37xf32>,
+             %c: tensor<?x37xf32>, %y: tensor<?x64xf32>, %cw: tensor<600x64xf32>)
+    -> (tensor<?x37xf32>, tensor<?x37xf32>, tensor<600x64xf32>, tensor<600x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x600xf32>
+  %e = tensor.empty(%n) : tensor<?x37xf32>
+  %i = linalg.fill ins(%z : f32) outs(%e : tensor<?x37xf32>) -> tensor<?x37xf32>
+  %0 = linalg.matmul ins(%x, %w : tensor<?x600xf32>, tensor<600x37xf32>) outs(%i : tensor<?x37xf32>) -> tensor<?x37xf32>
+  %1 = linalg.matmul ins(%x, %w : tensor<?x600xf32>, tensor<600x37xf32>) outs(%c : tensor<?x37xf32>) -> tensor<?x37xf32>
+  %ew = tensor.empty() : tensor<600x64xf32>
+  %iw = linalg.fill ins(%z : f32) outs(%ew : tensor<600x64xf32>) -> tensor<600x64xf32>
+  %2 = linalg.generic {indexing_maps = [#ta, #tc, #to], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %y : tensor<?x600xf32>, tensor<?x64xf32>) outs(%iw : tensor<600x64xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<600x64xf32>
+  %3 = linalg.generic {indexing_maps = [#ta, #tc, #to], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %y : tensor<?x600xf32>, tensor<?x64xf32>) outs(%cw : tensor<600x64xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<600x64xf32>
+  return %0, %1, %2, %3 : tensor<?x37xf32>, tensor<?x37xf32>, tensor<600x64xf32>, tensor<600x64xf32>
+})mlir";
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  HostGraph g;
+  g.name = "rows";
+  g.numNodes = 3000;
+  const int64_t n = 3000, f = 600, h = 37, hy = 64;
+  Tensor x({n, f}), w({f, h}), c({n, h}), y({n, hy}), cw({f, hy});
+  // x: rows in runs of 40 alternating between 5 % and 70 % zeros (half of
+  // them -0.0); values of magnitudes 1e-3 .. 1e3 (sums that depend on
+  // their order).
+  for (int64_t k = 0; k < n * f; ++k) {
+    int64_t r = (k * 2654435761) % 1000, row = k / f;
+    bool zero = r < ((row / 40) % 2 ? 700 : 50);
+    x.data[k] = zero ? (r % 2 ? 0.0 : -0.0)
+                     : std::ldexp(1.0 + r / 1000.0, int(k % 21) - 10) *
+                           (r % 3 ? 1 : -1);
+  }
+  x.data[300] = -0.0; // (row 0: a dense row; times W's infinity below)
+  x.data[7 * f + 3] = nan;
+  x.data[50 * f + 599] = inf;
+  x.data[2999 * f + 0] = -inf;
+  for (int64_t k = 0; k < f * h; ++k)
+    w.data[k] = std::sin(0.01 * k) * (1 + k % 7);
+  w.data[300 * h + 5] = inf; // the zeros of x's column 300 make NaN there
+  w.data[520 * h + 36] = nan; // in the second chunk, the last column
+  for (int64_t k = 0; k < n * h; ++k)
+    c.data[k] = k % 4 ? 0.125 * k : -0.0;
+  // Row 60 (in a run of sparse rows) of x all +0.0 and of c all -0.0:
+  // -0 + +0 is +0, so nothing may be skipped there.
+  for (int64_t k = 0; k < f; ++k)
+    x.data[60 * f + k] = 0.0;
+  for (int64_t k = 0; k < h; ++k)
+    c.data[60 * h + k] = -0.0;
+  for (int64_t k = 0; k < n * hy; ++k)
+    y.data[k] = std::cos(0.37 * k) * (1 + k % 5);
+  y.data[1000 * hy + 10] = inf; // a row of dC with an infinity: x's zeros
+  y.data[2500 * hy + 63] = nan; // give NaN there
+  for (int64_t k = 0; k < f * hy; ++k)
+    cw.data[k] = k % 6 ? -0.5 * k : -0.0;
+  auto out = run(src, g, {x, w, c, y, cw});
+  ASSERT_EQ(out.size(), 4u) << errors;
+  auto xw = [&](int64_t i, int64_t j, int64_t k) {
+    return x.data[i * f + k] * w.data[k * h + j];
+  };
+  auto xty = [&](int64_t k, int64_t j, int64_t i) {
+    return x.data[i * f + k] * y.data[i * hy + j];
+  };
+  EXPECT_EQ(notPointByPoint(out[0], n, h, zeroInit, xw, f), 0) << "x W";
+  EXPECT_EQ(notPointByPoint(out[1], n, h,
+                            [&](int64_t i, int64_t j) { return c.data[i * h + j]; },
+                            xw, f), 0) << "c + x W";
+  EXPECT_EQ(notPointByPoint(out[2], f, hy, zeroInit, xty, n), 0) << "xT dC";
+  EXPECT_EQ(notPointByPoint(out[3], f, hy,
+                            [&](int64_t k, int64_t j) { return cw.data[k * hy + j]; },
+                            xty, n), 0) << "c + xT dC";
+  // What the comparison rests on: the non-finite values reached the
+  // results (x's zero at [0][300] times W's infinity; row 1000 of dC's
+  // infinity times x's zeros and nonzeros).
+  ASSERT_EQ(x.data[300], 0.0);
+  EXPECT_TRUE(std::isnan(out[0].data[0 * h + 5]));
+  EXPECT_TRUE(std::isnan(out[0].data[7 * h + 0]));
+  EXPECT_FALSE(std::isnan(out[0].data[8 * h + 0]));
+  // Row 60 of c + x W in a column where the rows of W that hold a
+  // non-finite value (never skipped) give -0.0 terms: only the skippable
+  // +0.0 terms make it +0.
+  int64_t col = 0;
+  while (col < h && !(w.data[300 * h + col] < 0 && w.data[520 * h + col] < 0))
+    ++col;
+  ASSERT_LT(col, h);
+  EXPECT_FALSE(std::signbit(out[1].data[60 * h + col])) << "column " << col;
+  EXPECT_TRUE(std::isinf(out[2].data[0 * hy + 10]) ||
+              std::isnan(out[2].data[0 * hy + 10]));
+}
+
+// A body run in batches along the edges where its innermost output loop is
+// short (4 heads): every element takes its reduction terms in their order
+// (bit for bit the point by point sums), and linalg.index reads the right
+// point of both loops.
+TEST_F(Evaluator, ShortInnerLoopsBatchedAlongTheLongestKeepEachElementsOrder) {
+  const char *src = R"mlir(
+#in = affine_map<(n, h, k) -> (n, h, k)>
+#out = affine_map<(n, h, k) -> (n, h)>
+func.func @f(%g: !gnn.graph, %x: tensor<?x4x5xf32>, %c: tensor<?x4xf32>)
+    -> tensor<?x4xf32> {
+  %0 = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : tensor<?x4x5xf32>) outs(%c : tensor<?x4xf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %ii = arith.index_cast %i : index to i64
+    %jj = arith.index_cast %j : index to i64
+    %fi = arith.sitofp %ii : i64 to f32
+    %fj = arith.sitofp %jj : i64 to f32
+    %t = arith.mulf %p, %fi : f32
+    %u = arith.addf %t, %fj : f32
+    %s = arith.addf %o, %u : f32
+    linalg.yield %s : f32
+  } -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+})mlir";
+  HostGraph g;
+  g.name = "rows";
+  g.numNodes = 700;
+  const int64_t n = 700;
+  Tensor x({n, 4, 5}), c({n, 4});
+  for (int64_t k = 0; k < x.numElements(); ++k)
+    x.data[k] = std::ldexp(1.0 + (k * 7919 % 1000) / 997.0, int(k % 19) - 9) *
+                (k % 3 ? 1 : -1);
+  for (int64_t k = 0; k < c.numElements(); ++k)
+    c.data[k] = 0.1 * k;
+  auto out = run(src, g, {x, c});
+  ASSERT_EQ(out.size(), 1u) << errors;
+  EXPECT_EQ(notPointByPoint(out[0], n, 4,
+                            [&](int64_t i, int64_t j) { return c.data[i * 4 + j]; },
+                            [&](int64_t i, int64_t j, int64_t k) {
+                              return x.data[(i * 4 + j) * 5 + k] * double(i) +
+                                     double(j);
+                            }, 5), 0);
 }
 
 // An op writes a tensor whose last use it is in place of a copy only where
