@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,10 +32,23 @@ struct HostReuse {
   std::vector<std::pair<size_t, void *>> blocks;
   size_t bytes = 0;
 };
+HostReuse &hostReuse();
+
+/// fork() while another thread holds the lock would leave it held in the
+/// child, whose first large tensor would then wait for ever (a DataLoader's
+/// workers are forked): the forking thread takes the lock around fork, and
+/// both processes release it.
+void lockForFork() { hostReuse().mutex.lock(); }
+void unlockAfterFork() { hostReuse().mutex.unlock(); }
+
 /// (Never destroyed: tensors freed by other static destructors at exit
 /// still find it.)
 HostReuse &hostReuse() {
-  static HostReuse *reuse = new HostReuse;
+  static HostReuse *reuse = [] {
+    auto *r = new HostReuse;
+    pthread_atfork(lockForFork, unlockAfterFork, unlockAfterFork);
+    return r;
+  }();
   return *reuse;
 }
 } // namespace

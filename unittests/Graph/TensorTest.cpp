@@ -15,6 +15,8 @@
 #include <thread>
 
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace gnn;
 namespace fs = std::filesystem;
@@ -87,6 +89,45 @@ TEST(HostMemory, ThreadsGetBlocksOfTheirOwn) {
     th.join();
   EXPECT_EQ(wrong.load(), 0);
   EXPECT_LE(hostBytesKept(), kHostReuseBytes);
+}
+
+// fork() while another thread makes and frees large tensors: the child's
+// first large tensor does not wait for ever on the kept blocks' lock (held
+// by a thread that does not exist in the child). Each child has 10 s.
+TEST(HostMemory, ForkWhileAnotherThreadAllocatesLeavesTheChildWorking) {
+  const int64_t n = (int64_t(2) << 20) / 8 + 7;
+  std::atomic<bool> stop{false};
+  // (Blocks taken and given back in a tight loop: the thread holds the
+  // lock much of the time.)
+  std::thread busy([&] {
+    while (!stop.load()) {
+      void *a = allocateHostBlock(n * 8);
+      void *b = allocateHostBlock(n * 8);
+      freeHostBlock(a, n * 8);
+      freeHostBlock(b, n * 8);
+    }
+  });
+  int stuck = 0, failed = 0;
+  for (int k = 0; k < 100; ++k) {
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      alarm(10);
+      Tensor c({n}, 3.0);
+      Tensor d({n}, 4.0);
+      _exit(c.data[n - 1] == 3.0 && d.data[0] == 4.0 ? 0 : 1);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    stuck += WIFSIGNALED(status);
+    failed += WIFEXITED(status) && WEXITSTATUS(status) != 0;
+    if (stuck || failed)
+      break;
+  }
+  stop = true;
+  busy.join();
+  EXPECT_EQ(stuck, 0);
+  EXPECT_EQ(failed, 0);
 }
 
 TEST(Npy, RoundTripFloat64) {
