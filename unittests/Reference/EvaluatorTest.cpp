@@ -1163,8 +1163,9 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x1437xf32>, %w: tensor<1437x16xf32>,
 // zeros: bit for bit the point by point sums, with a width that is no
 // multiple of the blocks (37: blocks of 32 or 16, then 4, then 1), a sum
 // longer than one chunk (600 and 3,000 terms), rows of x alternating
-// between dense and mostly zeros (the listing switched off and on), zeros
-// of both signs, infinities and NaN among the scalars and the rows, an
+// between dense and mostly zeros (the listing switched off and on), an x
+// sparse everywhere (xT dC then takes the loop that skips runs of zero
+// scalars), zeros of both signs, infinities and NaN among the scalars and the rows, an
 // init holding -0.0 (nothing skipped), and several threads where the
 // machine has them.
 TEST_F(Evaluator, BlockedRowProductsSumAsPointByPoint) {
@@ -1173,8 +1174,10 @@ TEST_F(Evaluator, BlockedRowProductsSumAsPointByPoint) {
 #tc = affine_map<(k, j, i) -> (i, j)>
 #to = affine_map<(k, j, i) -> (k, j)>
 func.func @f(%g: !gnn.graph, %x: tensor<?x600xf32>, %w: tensor<600x37xf32>,
-             %c: tensor<?x37xf32>, %y: tensor<?x64xf32>, %cw: tensor<600x64xf32>)
-    -> (tensor<?x37xf32>, tensor<?x37xf32>, tensor<600x64xf32>, tensor<600x64xf32>) {
+             %c: tensor<?x37xf32>, %y: tensor<?x64xf32>, %cw: tensor<600x64xf32>,
+             %xs: tensor<?x600xf32>, %ys: tensor<?x64xf32>)
+    -> (tensor<?x37xf32>, tensor<?x37xf32>, tensor<600x64xf32>, tensor<600x64xf32>,
+        tensor<600x64xf32>) {
   %c0 = arith.constant 0 : index
   %z = arith.constant 0.0 : f32
   %n = tensor.dim %x, %c0 : tensor<?x600xf32>
@@ -1198,7 +1201,14 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x600xf32>, %w: tensor<600x37xf32>,
     %s = arith.addf %o, %m : f32
     linalg.yield %s : f32
   } -> tensor<600x64xf32>
-  return %0, %1, %2, %3 : tensor<?x37xf32>, tensor<?x37xf32>, tensor<600x64xf32>, tensor<600x64xf32>
+  %4 = linalg.generic {indexing_maps = [#ta, #tc, #to], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%xs, %ys : tensor<?x600xf32>, tensor<?x64xf32>) outs(%iw : tensor<600x64xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<600x64xf32>
+  return %0, %1, %2, %3, %4 : tensor<?x37xf32>, tensor<?x37xf32>, tensor<600x64xf32>, tensor<600x64xf32>, tensor<600x64xf32>
 })mlir";
   const double inf = std::numeric_limits<double>::infinity();
   const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -1206,7 +1216,8 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x600xf32>, %w: tensor<600x37xf32>,
   g.name = "rows";
   g.numNodes = 3000;
   const int64_t n = 3000, f = 600, h = 37, hy = 64;
-  Tensor x({n, f}), w({f, h}), c({n, h}), y({n, hy}), cw({f, hy});
+  Tensor x({n, f}), w({f, h}), c({n, h}), y({n, hy}), cw({f, hy}), xs({n, f}),
+      ys({n, hy});
   // x: rows in runs of 40 alternating between 5 % and 70 % zeros (half of
   // them -0.0); values of magnitudes 1e-3 .. 1e3 (sums that depend on
   // their order).
@@ -1239,8 +1250,15 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x600xf32>, %w: tensor<600x37xf32>,
   y.data[2500 * hy + 63] = nan; // give NaN there
   for (int64_t k = 0; k < f * hy; ++k)
     cw.data[k] = k % 6 ? -0.5 * k : -0.0;
-  auto out = run(src, g, {x, w, c, y, cw});
-  ASSERT_EQ(out.size(), 4u) << errors;
+  // xs: 95 % zeros everywhere (bag-of-words features), ys finite: xsT dC
+  // takes the loop that skips runs of eight zero scalars, not RowProduct.
+  for (int64_t k = 0; k < n * f; ++k)
+    xs.data[k] = (k * 40503) % 100 < 95 ? 0.0 : x.data[k] + 1.0;
+  xs.data[5 * f + 3] = nan; // (a NaN scalar takes its whole row)
+  for (int64_t k = 0; k < n * hy; ++k)
+    ys.data[k] = std::cos(0.11 * k) * (1 + k % 3);
+  auto out = run(src, g, {x, w, c, y, cw, xs, ys});
+  ASSERT_EQ(out.size(), 5u) << errors;
   auto xw = [&](int64_t i, int64_t j, int64_t k) {
     return x.data[i * f + k] * w.data[k * h + j];
   };
@@ -1255,6 +1273,10 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x600xf32>, %w: tensor<600x37xf32>,
   EXPECT_EQ(notPointByPoint(out[3], f, hy,
                             [&](int64_t k, int64_t j) { return cw.data[k * hy + j]; },
                             xty, n), 0) << "c + xT dC";
+  EXPECT_EQ(notPointByPoint(out[4], f, hy, zeroInit,
+                            [&](int64_t k, int64_t j, int64_t i) {
+                              return xs.data[i * f + k] * ys.data[i * hy + j];
+                            }, n), 0) << "xsT dC";
   // What the comparison rests on: the non-finite values reached the
   // results (x's zero at [0][300] times W's infinity; row 1000 of dC's
   // infinity times x's zeros and nonzeros).
