@@ -396,10 +396,28 @@ void ScalarProgram::runBatch(double *regs, int64_t width,
       each([](double x, double y, double z) { return x != 0 ? y : z; });
       break;
     case Instr::CmpF: {
-      auto pred = static_cast<arith::CmpFPredicate>(int(in.imm));
-      each([pred](double x, double y, double) -> double {
-        return compareF(x, y, pred);
-      });
+      // The common predicates as plain comparisons (compareF's results:
+      // an ordered one is false, an unordered one true, with a NaN), so
+      // that the loop vectorises; the others through compareF.
+      using P = arith::CmpFPredicate;
+      switch (static_cast<P>(int(in.imm))) {
+      case P::OGT: each([](double x, double y, double) -> double { return x > y; }); break;
+      case P::OGE: each([](double x, double y, double) -> double { return x >= y; }); break;
+      case P::OLT: each([](double x, double y, double) -> double { return x < y; }); break;
+      case P::OLE: each([](double x, double y, double) -> double { return x <= y; }); break;
+      case P::OEQ: each([](double x, double y, double) -> double { return x == y; }); break;
+      case P::UGT: each([](double x, double y, double) -> double { return !(x <= y); }); break;
+      case P::UGE: each([](double x, double y, double) -> double { return !(x < y); }); break;
+      case P::ULT: each([](double x, double y, double) -> double { return !(x >= y); }); break;
+      case P::ULE: each([](double x, double y, double) -> double { return !(x > y); }); break;
+      case P::UNE: each([](double x, double y, double) -> double { return x != y; }); break;
+      default: {
+        auto pred = static_cast<P>(int(in.imm));
+        each([pred](double x, double y, double) -> double {
+          return compareF(x, y, pred);
+        });
+      }
+      }
       break;
     }
     case Instr::Maximum:

@@ -69,6 +69,23 @@ TEST(HostMemory, LargeBlocksReusedForTheSameSizeWithinTheLimit) {
   EXPECT_EQ(again.data.data(), newest);
 }
 
+// A tensor made with a value has it everywhere, also in a kept block that
+// held other values; Tensor::uninitialized has the shape's size (its
+// values unset).
+TEST(HostMemory, TensorsMadeWithAValueAreFilledInReusedBlocks) {
+  const int64_t n = (int64_t(5) << 20) / 8 + 3;
+  { Tensor junk({n}, -7.25); }
+  Tensor zeros({n});
+  Tensor ones({n}, 1.0);
+  int64_t wrong = 0;
+  for (int64_t k = 0; k < n; ++k)
+    wrong += zeros.data[k] != 0.0 || ones.data[k] != 1.0;
+  EXPECT_EQ(wrong, 0);
+  Tensor unset = Tensor::uninitialized({n / 3, 3});
+  EXPECT_EQ(unset.data.size(), size_t(n / 3 * 3));
+  EXPECT_EQ(unset.shape, (std::vector<int64_t>{n / 3, 3}));
+}
+
 // Tensors made and freed on several threads at once: each gets a block of
 // its own (values written by one thread are not seen changed by another).
 TEST(HostMemory, ThreadsGetBlocksOfTheirOwn) {

@@ -24,6 +24,7 @@
 #include <streambuf>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace gnn {
@@ -60,6 +61,16 @@ template <typename T> struct HostAllocator {
     return static_cast<T *>(allocateHostBlock(n * sizeof(T)));
   }
   void deallocate(T *p, size_t n) { freeHostBlock(p, n * sizeof(T)); }
+  /// Elements made without a value are left unset (a default-initialised
+  /// double), not zeroed: `resize(n)` and `HostDoubles(n)` cost no pass
+  /// over the memory, for buffers written whole next (Tensor::uninitialized).
+  /// `assign(n, v)`, `Tensor(shape)` and copies set every element.
+  template <typename U> void construct(U *p) noexcept {
+    ::new (static_cast<void *>(p)) U;
+  }
+  template <typename U, typename... Args> void construct(U *p, Args &&...args) {
+    ::new (static_cast<void *>(p)) U(std::forward<Args>(args)...);
+  }
   template <typename U> bool operator==(const HostAllocator<U> &) const {
     return true;
   }
@@ -80,6 +91,14 @@ struct Tensor {
   explicit Tensor(std::vector<int64_t> shape, double fill = 0.0)
       : shape(std::move(shape)) {
     data.assign(numElements(), fill);
+  }
+  /// A tensor of `shape` whose values are unset: for one that is written
+  /// whole before anything reads it (no pass over fresh memory to zero it).
+  static Tensor uninitialized(std::vector<int64_t> shape) {
+    Tensor t;
+    t.shape = std::move(shape);
+    t.data.resize(t.numElements());
+    return t;
   }
 
   int64_t rank() const { return static_cast<int64_t>(shape.size()); }
