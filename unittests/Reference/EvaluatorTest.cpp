@@ -1398,6 +1398,184 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x32xf32>)
   EXPECT_EQ(wrong[2], 0) << "returned";
 }
 
+// arith.cmpf in a batch, every predicate (the common ones as plain
+// comparisons, the rest through compareF), on pairs with NaN on either
+// side, infinities, equal values and zeros of both signs: an ordered
+// predicate is false and an unordered one true where a NaN is.
+TEST_F(Evaluator, ComparisonsInBatchesFollowIeeeOrderedness) {
+  const char *src = R"mlir(
+#id = affine_map<(i) -> (i)>
+func.func @f(%g: !gnn.graph, %a: tensor<?xf32>, %b: tensor<?xf32>)
+    -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %e0 = tensor.empty(%n) : tensor<?xf32>
+  %r0 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<?xf32>, tensor<?xf32>) outs(%e0 : tensor<?xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %c = arith.cmpf oeq, %p, %q : f32
+    %one = arith.constant 1.0 : f32
+    %zero = arith.constant 0.0 : f32
+    %v = arith.select %c, %one, %zero : f32
+    linalg.yield %v : f32
+  } -> tensor<?xf32>
+  %e1 = tensor.empty(%n) : tensor<?xf32>
+  %r1 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<?xf32>, tensor<?xf32>) outs(%e1 : tensor<?xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %c = arith.cmpf ogt, %p, %q : f32
+    %one = arith.constant 1.0 : f32
+    %zero = arith.constant 0.0 : f32
+    %v = arith.select %c, %one, %zero : f32
+    linalg.yield %v : f32
+  } -> tensor<?xf32>
+  %e2 = tensor.empty(%n) : tensor<?xf32>
+  %r2 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<?xf32>, tensor<?xf32>) outs(%e2 : tensor<?xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %c = arith.cmpf oge, %p, %q : f32
+    %one = arith.constant 1.0 : f32
+    %zero = arith.constant 0.0 : f32
+    %v = arith.select %c, %one, %zero : f32
+    linalg.yield %v : f32
+  } -> tensor<?xf32>
+  %e3 = tensor.empty(%n) : tensor<?xf32>
+  %r3 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<?xf32>, tensor<?xf32>) outs(%e3 : tensor<?xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %c = arith.cmpf olt, %p, %q : f32
+    %one = arith.constant 1.0 : f32
+    %zero = arith.constant 0.0 : f32
+    %v = arith.select %c, %one, %zero : f32
+    linalg.yield %v : f32
+  } -> tensor<?xf32>
+  %e4 = tensor.empty(%n) : tensor<?xf32>
+  %r4 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<?xf32>, tensor<?xf32>) outs(%e4 : tensor<?xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %c = arith.cmpf ole, %p, %q : f32
+    %one = arith.constant 1.0 : f32
+    %zero = arith.constant 0.0 : f32
+    %v = arith.select %c, %one, %zero : f32
+    linalg.yield %v : f32
+  } -> tensor<?xf32>
+  %e5 = tensor.empty(%n) : tensor<?xf32>
+  %r5 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<?xf32>, tensor<?xf32>) outs(%e5 : tensor<?xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %c = arith.cmpf one, %p, %q : f32
+    %one = arith.constant 1.0 : f32
+    %zero = arith.constant 0.0 : f32
+    %v = arith.select %c, %one, %zero : f32
+    linalg.yield %v : f32
+  } -> tensor<?xf32>
+  %e6 = tensor.empty(%n) : tensor<?xf32>
+  %r6 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<?xf32>, tensor<?xf32>) outs(%e6 : tensor<?xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %c = arith.cmpf ord, %p, %q : f32
+    %one = arith.constant 1.0 : f32
+    %zero = arith.constant 0.0 : f32
+    %v = arith.select %c, %one, %zero : f32
+    linalg.yield %v : f32
+  } -> tensor<?xf32>
+  %e7 = tensor.empty(%n) : tensor<?xf32>
+  %r7 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<?xf32>, tensor<?xf32>) outs(%e7 : tensor<?xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %c = arith.cmpf ueq, %p, %q : f32
+    %one = arith.constant 1.0 : f32
+    %zero = arith.constant 0.0 : f32
+    %v = arith.select %c, %one, %zero : f32
+    linalg.yield %v : f32
+  } -> tensor<?xf32>
+  %e8 = tensor.empty(%n) : tensor<?xf32>
+  %r8 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<?xf32>, tensor<?xf32>) outs(%e8 : tensor<?xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %c = arith.cmpf ugt, %p, %q : f32
+    %one = arith.constant 1.0 : f32
+    %zero = arith.constant 0.0 : f32
+    %v = arith.select %c, %one, %zero : f32
+    linalg.yield %v : f32
+  } -> tensor<?xf32>
+  %e9 = tensor.empty(%n) : tensor<?xf32>
+  %r9 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<?xf32>, tensor<?xf32>) outs(%e9 : tensor<?xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %c = arith.cmpf uge, %p, %q : f32
+    %one = arith.constant 1.0 : f32
+    %zero = arith.constant 0.0 : f32
+    %v = arith.select %c, %one, %zero : f32
+    linalg.yield %v : f32
+  } -> tensor<?xf32>
+  %e10 = tensor.empty(%n) : tensor<?xf32>
+  %r10 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<?xf32>, tensor<?xf32>) outs(%e10 : tensor<?xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %c = arith.cmpf ult, %p, %q : f32
+    %one = arith.constant 1.0 : f32
+    %zero = arith.constant 0.0 : f32
+    %v = arith.select %c, %one, %zero : f32
+    linalg.yield %v : f32
+  } -> tensor<?xf32>
+  %e11 = tensor.empty(%n) : tensor<?xf32>
+  %r11 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<?xf32>, tensor<?xf32>) outs(%e11 : tensor<?xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %c = arith.cmpf ule, %p, %q : f32
+    %one = arith.constant 1.0 : f32
+    %zero = arith.constant 0.0 : f32
+    %v = arith.select %c, %one, %zero : f32
+    linalg.yield %v : f32
+  } -> tensor<?xf32>
+  %e12 = tensor.empty(%n) : tensor<?xf32>
+  %r12 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<?xf32>, tensor<?xf32>) outs(%e12 : tensor<?xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %c = arith.cmpf une, %p, %q : f32
+    %one = arith.constant 1.0 : f32
+    %zero = arith.constant 0.0 : f32
+    %v = arith.select %c, %one, %zero : f32
+    linalg.yield %v : f32
+  } -> tensor<?xf32>
+  %e13 = tensor.empty(%n) : tensor<?xf32>
+  %r13 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<?xf32>, tensor<?xf32>) outs(%e13 : tensor<?xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %c = arith.cmpf uno, %p, %q : f32
+    %one = arith.constant 1.0 : f32
+    %zero = arith.constant 0.0 : f32
+    %v = arith.select %c, %one, %zero : f32
+    linalg.yield %v : f32
+  } -> tensor<?xf32>
+  return %r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9, %r10, %r11, %r12, %r13 : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>
+})mlir";
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> as = {1, 2, 2, nan, 1, nan, inf, -inf, 0.0, -0.0, 3, -5};
+  std::vector<double> bs = {2, 1, 2, 1, nan, nan, inf, 1, -0.0, 0.0, -inf, -5};
+  const int64_t n = static_cast<int64_t>(as.size());
+  HostGraph g;
+  g.name = "pairs";
+  g.numNodes = n;
+  auto out = run(src, g, {make({n}, as), make({n}, bs)});
+  ASSERT_EQ(out.size(), 14u) << errors;
+  // In the function's order: oeq ogt oge olt ole one ord ueq ugt uge ult
+  // ule une uno.
+  for (int64_t i = 0; i < n; ++i) {
+    double a = as[i], b = bs[i];
+    bool u = std::isnan(a) || std::isnan(b);
+    bool want[14] = {!u && a == b, !u && a > b,  !u && a >= b, !u && a < b,
+                     !u && a <= b, !u && a != b, !u,           u || a == b,
+                     u || a > b,   u || a >= b,  u || a < b,   u || a <= b,
+                     u || a != b,  u};
+    for (int k = 0; k < 14; ++k)
+      EXPECT_EQ(out[k].data[i], want[k] ? 1.0 : 0.0)
+          << "predicate #" << k << " on " << a << ", " << b;
+  }
+}
+
 // An op writes a tensor whose last use it is in place of a copy only where
 // nothing else reads it: not where the same value is also an input of the
 // op (a transpose into itself), not where another value shares it
