@@ -1042,7 +1042,8 @@ static void runInBatches(const ScalarProgram &body,
                          ArrayRef<OperandAccess> access,
                          MutableArrayRef<Tensor> results, unsigned numInputs,
                          ArrayRef<int64_t> bounds, int batchLoop,
-                         int64_t maxWidth, SmallVectorImpl<int64_t> &offset) {
+                         int64_t maxWidth, SmallVectorImpl<int64_t> &offset,
+                         int sumTerm = -1) {
   int64_t numLoops = static_cast<int64_t>(bounds.size());
   int64_t extent = batchLoop >= 0 ? bounds[batchLoop] : 1;
   int64_t width = std::min(extent, maxWidth);
@@ -1081,6 +1082,16 @@ static void runInBatches(const ScalarProgram &body,
           reg[l] = p[l * s];
       }
       body.runBatch(regs.data(), w, index.data(), batchLoop);
+      if (sumTerm >= 0) {
+        // One element takes the batch's terms in the points' order.
+        double *p = results[0].data.data() + offset[numInputs];
+        const double *t = regs.data() + sumTerm * w;
+        double acc = *p;
+        for (int64_t l = 0; l < w; ++l)
+          acc = acc + t[l];
+        *p = acc;
+        continue;
+      }
       for (size_t r = 0; r < results.size(); ++r) {
         const double *reg = regs.data() + body.yielded()[r] * w;
         int64_t s = step(numInputs + r);
@@ -1750,10 +1761,20 @@ LogicalResult Interpreter::linalgOp(linalg::LinalgOp op) {
                                      bounds[d] > bounds[batchLoop])))
         batchLoop = static_cast<int>(d);
     }
+    // Without such a loop, a body that sums into one element (the result's
+    // only element, `o + t` with t free of o: sum(x * dy), an eps's
+    // gradient) computes t for a batch along the innermost loop and adds
+    // the terms one at a time in order; others run point by point.
+    int sumTerm = -1;
+    if (batchLoop < 0 && results.size() == 1 &&
+        llvm::all_of(access[numInputs].stride,
+                     [](int64_t st) { return st == 0; }))
+      sumTerm = body->sumTermRegister(static_cast<int>(numInputs));
     if (total > 0)
       runInBatches(*body, access, results, numInputs, bounds,
                    batchLoop >= 0 ? batchLoop : int(numLoops) - 1,
-                   batchLoop >= 0 ? kBatch : 1, offset);
+                   batchLoop >= 0 || sumTerm >= 0 ? kBatch : 1, offset,
+                   sumTerm);
   }
   for (auto [r, result] : llvm::enumerate(op->getResults()))
     setTensor(result, std::move(results[r]));

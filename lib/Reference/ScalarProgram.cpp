@@ -440,6 +440,26 @@ void ScalarProgram::runBatch(double *regs, int64_t width,
   }
 }
 
+int ScalarProgram::sumTermRegister(int out) const {
+  if (yields.size() != 1 || out <= 0 || yields[0] == out)
+    return -1;
+  int term = -1;
+  for (const Instr &in : code) {
+    bool reads = in.a == out || in.b == out || in.c == out;
+    if (in.dst == yields[0]) {
+      if (in.op != Instr::Add || (in.a == out) == (in.b == out) ||
+          in.c == out)
+        return -1;
+      term = in.a == out ? in.b : in.a;
+    } else if (reads || in.dst == out) {
+      // (An unused operand field is register 0, a block argument that is
+      // no output: `out` > 0 is never mistaken for one.)
+      return -1;
+    }
+  }
+  return term;
+}
+
 FailureOr<double> ScalarProgram::evaluateOp(Operation *op,
                                             ArrayRef<double> operands) {
   if (auto c = dyn_cast<arith::ConstantOp>(op)) {

@@ -77,6 +77,11 @@ public:
   void runBatch(double *regs, int64_t width, const int64_t *index,
                 int dim) const;
 
+  /// Where the program sums into its one output, register `out` (yields
+  /// `out + t` and reads `out` nowhere else, so t does not depend on it):
+  /// t's register; else -1.
+  int sumTermRegister(int out) const;
+
   int numRegisters() const { return numRegs; }
   llvm::ArrayRef<int> yielded() const { return yields; }
 

@@ -1576,6 +1576,62 @@ func.func @f(%g: !gnn.graph, %a: tensor<?xf32>, %b: tensor<?xf32>)
   }
 }
 
+// A body that sums into a single element (o + t, t free of o: an eps's
+// gradient sum(x * dy)) computes its terms a batch at a time and adds them
+// in the points' order: bit for bit the point by point sum, linalg.index
+// included; a body that reads o otherwise (o * 0.5 + t) still runs point by
+// point, with the same result as before.
+TEST_F(Evaluator, SumsIntoOneElementTakeTheirTermsInOrder) {
+  const char *src = R"mlir(
+#in = affine_map<(i, k) -> (i, k)>
+#one = affine_map<(i, k) -> (0)>
+func.func @f(%g: !gnn.graph, %x: tensor<?x37xf32>, %y: tensor<?x37xf32>, %c: tensor<1xf32>)
+    -> (tensor<1xf32>, tensor<1xf32>) {
+  %0 = linalg.generic {indexing_maps = [#in, #in, #one], iterator_types = ["reduction", "reduction"]}
+      ins(%x, %y : tensor<?x37xf32>, tensor<?x37xf32>) outs(%c : tensor<1xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %k = linalg.index 1 : index
+    %kk = arith.index_cast %k : index to i64
+    %fk = arith.sitofp %kk : i64 to f32
+    %m = arith.mulf %p, %q : f32
+    %t = arith.addf %m, %fk : f32
+    %s = arith.addf %o, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<1xf32>
+  %1 = linalg.generic {indexing_maps = [#in, #in, #one], iterator_types = ["reduction", "reduction"]}
+      ins(%x, %y : tensor<?x37xf32>, tensor<?x37xf32>) outs(%c : tensor<1xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %h = arith.constant 0.5 : f32
+    %oh = arith.mulf %o, %h : f32
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %oh, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1xf32>
+  return %0, %1 : tensor<1xf32>, tensor<1xf32>
+})mlir";
+  HostGraph g;
+  g.name = "rows";
+  g.numNodes = 500;
+  const int64_t n = 500, f = 37;
+  Tensor x({n, f}), y({n, f});
+  for (int64_t k = 0; k < n * f; ++k) {
+    x.data[k] = std::ldexp(1.0 + (k * 7919 % 1000) / 997.0, int(k % 23) - 11) *
+                (k % 3 ? 1 : -1);
+    y.data[k] = std::sin(0.37 * k);
+  }
+  Tensor c = make({1}, {0.75});
+  auto out = run(src, g, {x, y, c});
+  ASSERT_EQ(out.size(), 2u) << errors;
+  double sum = 0.75, half = 0.75;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t k = 0; k < f; ++k) {
+      sum = sum + (x.data[i * f + k] * y.data[i * f + k] + double(k));
+      half = half * 0.5 + x.data[i * f + k] * y.data[i * f + k];
+    }
+  EXPECT_EQ(out[0].data[0], sum);
+  EXPECT_EQ(out[1].data[0], half);
+}
+
 // An op writes a tensor whose last use it is in place of a copy only where
 // nothing else reads it: not where the same value is also an input of the
 // op (a transpose into itself), not where another value shares it
