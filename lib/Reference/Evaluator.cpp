@@ -1317,13 +1317,12 @@ template <int V, bool Dense>
 /// RowProduct `q` over c's rows [p0, p1), chunk by chunk of r. Where zero
 /// scalars may be skipped, a row's nonzero terms are listed first, as long
 /// as the rows before it had a quarter or more of zeros (bag-of-words
-/// features, ReLU outputs; tried again every 16 rows); otherwise (and where
-/// nothing may be skipped)
-/// every term is taken: adding a skippable term changes no bit (see
-/// runContraction), so both give the same sums. Blocks of 4V elements of
-/// c's row stay in registers while they take a chunk's terms; every
-/// element takes its terms one at a time in the order of r (the point by
-/// point sums, bit for bit).
+/// features, ReLU outputs; tried again every 16 rows); otherwise (and
+/// where nothing may be skipped) every term is taken: adding a skippable
+/// term changes no bit (see runContraction), so both give the same sums.
+/// Blocks of 4V elements of c's row stay in registers while they take a
+/// chunk's terms; every element takes its terms one at a time in the order
+/// of r (the point by point sums, bit for bit).
 template <int V>
 [[gnu::always_inline]] static inline void rowProductRows(const RowProduct &q,
                                                          int64_t p0, int64_t p1) {
@@ -1506,8 +1505,8 @@ static void runContraction(const OperandAccess &a0, const OperandAccess &b0,
   // least 2^16 values, at least seven eighths of them zeros (the listing is
   // given up as soon as it has found more nonzeros than that: denser rows,
   // ReLU outputs, run faster whole in RowProduct's vectors than element by
-  // listed element). One pass over the
-  // rows finds both their finiteness and their nonzeros.
+  // listed element). One pass over the rows finds both their finiteness
+  // and their nonzeros.
   std::vector<char> finiteRow;
   std::vector<int64_t> nzStart, nzIndex;
   if (skipZeros) {
