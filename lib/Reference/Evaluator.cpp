@@ -287,6 +287,11 @@ std::vector<Tensor> makeSeededInputs(ArrayRef<ArgumentSpec> args,
 // The interpreter
 //===----------------------------------------------------------------------===//
 
+// The evaluator's threads (defined with the contractions below).
+static int contractionThreads(int64_t work, int64_t extent);
+template <typename Body>
+static void inRanges(int64_t extent, int threads, int perThread, Body body);
+
 namespace {
 
 /// A runtime value: a tensor, a scalar (float, integer, index, i1) or the
@@ -358,18 +363,28 @@ private:
   FailureOr<const Tensor *> rowsOf(Operation *op, Value v, StringRef name,
                                    int64_t rows, StringRef what);
   /// Binds an op's result (at its element type with Storage::ElementType:
-  /// rounded once from the double to f32, bf16 or f16).
-  void setTensor(Value v, Tensor t) {
+  /// rounded once from the double to f32, bf16 or f16, large ones on
+  /// several threads; not where `exact`: values the type holds already, or
+  /// an empty tensor's, which nothing reads before they are written).
+  void setTensor(Value v, Tensor t, bool exact = false) {
     auto shaped = dyn_cast<ShapedType>(v.getType());
     Type element = shaped ? shaped.getElementType() : Type();
-    if (storage == ::gnn::Storage::ElementType && element) {
-      if (element.isF32())
-        for (double &x : t.data)
-          x = static_cast<float>(x);
-      else if (element.isBF16() || element.isF16())
-        for (double &x : t.data)
-          x = ::gnn::roundToHalf(x, element.isBF16() ? ::gnn::HalfKind::BF16
-                                                     : ::gnn::HalfKind::F16);
+    if (storage == ::gnn::Storage::ElementType && element && !exact &&
+        (element.isF32() || element.isBF16() || element.isF16())) {
+      double *d = t.data.data();
+      const int64_t count = static_cast<int64_t>(t.data.size());
+      auto round = [&, f32 = element.isF32(),
+                    kind = element.isBF16() ? ::gnn::HalfKind::BF16
+                                            : ::gnn::HalfKind::F16](
+                       int64_t lo, int64_t hi) {
+        if (f32)
+          for (int64_t k = lo; k < hi; ++k)
+            d[k] = static_cast<float>(d[k]);
+        else
+          for (int64_t k = lo; k < hi; ++k)
+            d[k] = ::gnn::roundToHalf(d[k], kind);
+      };
+      inRanges(count, contractionThreads(count, count), 8, round);
     }
     env[v].tensor = std::make_shared<Tensor>(std::move(t));
   }
@@ -450,11 +465,6 @@ LogicalResult Interpreter::checkResult(Operation *op, Value result,
 //===----------------------------------------------------------------------===//
 // Graph ops
 //===----------------------------------------------------------------------===//
-
-// The evaluator's threads (defined with the contractions below).
-static int contractionThreads(int64_t work, int64_t extent);
-template <typename Body>
-static void inRanges(int64_t extent, int threads, int perThread, Body body);
 
 LogicalResult Interpreter::gather(mlir::gnn::GatherOp op) {
   bool atDst = op.getEnd() == mlir::gnn::EdgeEnd::dst;
@@ -1561,10 +1571,40 @@ static void runContraction(const OperandAccess &a0, const OperandAccess &b0,
     sparseRuns = 4 * nonzero < rowsSeen * perRow;
   }
   // And except where the sum is the outer loop and c's rows are narrow
-  // (a 64 x 4 weight gradient over 200,000 edges): c stays in the L1 cache
-  // there, and the loop below reads the scalars along their rows, which
-  // RowProduct would walk down their columns.
+  // (a 64 x 4 weight gradient over 200,000 edges): RowProduct would walk
+  // the scalars down their columns there, a block of a few values a term.
+  // Where the scalars run along c's columns and the rows do not move with
+  // them (dM^T edge_attr), the product transposed, c^T[j][p] += row(r)[j] *
+  // scalar(r, p), is RowProduct's case with wide rows (the scalars' own):
+  // c^T is made, takes the terms in the order of r, and is written back.
+  // Otherwise the loop below (c stays in the L1 cache there).
   const bool narrowOuterSum = sumLoop == 0 && n < 16;
+  if (rowCase && narrowOuterSum && nzStart.empty() && !sparseRuns &&
+      scalar.stride[d1] == 1 && row.stride[d1] == 0 && bounds[d1] >= 16) {
+    const int64_t wide = bounds[d1], cStride = cs[d1];
+    std::vector<double> ct(static_cast<size_t>(n * wide));
+    for (int64_t p = 0; p < wide; ++p)
+      for (int64_t j = 0; j < n; ++j)
+        ct[j * wide + p] = c[p * cStride + j];
+    RowProduct q;
+    q.c = ct.data();
+    q.cP = wide;
+    q.scalars = rowBase;
+    q.sP = 1;
+    q.sR = row.stride[d0];
+    q.rows = scalars;
+    q.rP = 0;
+    q.rR = scalar.stride[d0];
+    q.n = wide;
+    q.r = bounds[d0];
+    // (Every term taken: the same sums whether or not zeros are skipped.)
+    inRanges(n, contractionThreads(bounds[d0] * bounds[d1] * n, n), 1,
+             [&](int64_t lo, int64_t hi) { rowProducts(q, lo, hi); });
+    for (int64_t p = 0; p < wide; ++p)
+      for (int64_t j = 0; j < n; ++j)
+        c[p * cStride + j] = ct[j * wide + p];
+    return;
+  }
   if (rowCase && sumLoop >= 0 && nzStart.empty() && !sparseRuns &&
       !narrowOuterSum) {
     const int rl = sumLoop == 0 ? d0 : d1, pl = sumLoop == 0 ? d1 : d0;
@@ -1823,7 +1863,8 @@ LogicalResult Interpreter::execute(Operation &op) {
                                     l.getMatchingIndexingMap(&use).isPermutation();
                            });
             setTensor(o.getResult(),
-                      written ? Tensor::uninitialized(shape) : Tensor(shape));
+                      written ? Tensor::uninitialized(shape) : Tensor(shape),
+                      /*exact=*/true);
             return success();
           })
           .Case([&](tensor::DimOp o) -> LogicalResult {

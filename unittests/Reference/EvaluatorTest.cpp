@@ -1632,6 +1632,65 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x37xf32>, %y: tensor<?x37xf32>, %c: ten
   EXPECT_EQ(out[1].data[0], half);
 }
 
+// A narrow product summed over a long outer loop (GINE's edge-projection
+// gradient dMᵀ edge_attr, 40 x 5 here over 3,000 rows) runs transposed:
+// bit for bit the point by point sums, with infinities and NaN among both
+// operands, zeros of both signs and an init holding -0.0.
+TEST_F(Evaluator, NarrowProductsOverALongSumRunTransposedBitForBit) {
+  const char *src = R"mlir(
+#ya = affine_map<(o, k, e) -> (e, o)>
+#ab = affine_map<(o, k, e) -> (e, k)>
+#oc = affine_map<(o, k, e) -> (o, k)>
+func.func @f(%g: !gnn.graph, %y: tensor<?x40xf32>, %a: tensor<?x5xf32>, %c: tensor<40x5xf32>)
+    -> (tensor<40x5xf32>, tensor<40x5xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<40x5xf32>
+  %i = linalg.fill ins(%z : f32) outs(%e : tensor<40x5xf32>) -> tensor<40x5xf32>
+  %0 = linalg.generic {indexing_maps = [#ya, #ab, #oc], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%y, %a : tensor<?x40xf32>, tensor<?x5xf32>) outs(%i : tensor<40x5xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<40x5xf32>
+  %1 = linalg.generic {indexing_maps = [#ya, #ab, #oc], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%y, %a : tensor<?x40xf32>, tensor<?x5xf32>) outs(%c : tensor<40x5xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<40x5xf32>
+  return %0, %1 : tensor<40x5xf32>, tensor<40x5xf32>
+})mlir";
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  HostGraph g;
+  g.name = "rows";
+  g.numNodes = 3000;
+  const int64_t n = 3000, o = 40, k = 5;
+  Tensor y({n, o}), a({n, k}), c({o, k});
+  for (int64_t q = 0; q < n * o; ++q)
+    y.data[q] = q % 9 == 0 ? (q % 2 ? 0.0 : -0.0)
+                           : std::ldexp(1.0 + (q * 7919 % 1000) / 997.0,
+                                        int(q % 23) - 11) * (q % 3 ? 1 : -1);
+  for (int64_t q = 0; q < n * k; ++q)
+    a.data[q] = q % 7 == 0 ? 0.0 : std::cos(0.13 * q) * (1 + q % 4);
+  y.data[100 * o + 7] = inf;
+  a.data[200 * k + 2] = nan;
+  a.data[2999 * k + 4] = -inf;
+  for (int64_t q = 0; q < o * k; ++q)
+    c.data[q] = q % 3 ? 0.25 * q : -0.0;
+  auto out = run(src, g, {y, a, c});
+  ASSERT_EQ(out.size(), 2u) << errors;
+  auto term = [&](int64_t p, int64_t j, int64_t e) {
+    return y.data[e * o + p] * a.data[e * k + j];
+  };
+  EXPECT_EQ(notPointByPoint(out[0], o, k, zeroInit, term, n), 0) << "yT a";
+  EXPECT_EQ(notPointByPoint(out[1], o, k,
+                            [&](int64_t p, int64_t j) { return c.data[p * k + j]; },
+                            term, n), 0) << "c + yT a";
+}
+
 // An op writes a tensor whose last use it is in place of a copy only where
 // nothing else reads it: not where the same value is also an input of the
 // op (a transpose into itself), not where another value shares it
