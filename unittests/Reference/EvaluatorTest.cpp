@@ -1015,6 +1015,41 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x4xf32>, %w: tensor<4x3xf32>, %c: tenso
                             xty, 6), 0) << "c + xT dC";
 }
 
+/// A function of (y: ?xJ, x: ?xF, c: JxF) returning yᵀ x summed into zeros
+/// and into c (a weight gradient's product: the sum over the rows is the
+/// outer loop).
+std::string transposedProductSource(int64_t j, int64_t f) {
+  std::string s = R"mlir(
+#ya = affine_map<(j, f, n) -> (n, j)>
+#xb = affine_map<(j, f, n) -> (n, f)>
+#wc = affine_map<(j, f, n) -> (j, f)>
+func.func @f(%g: !gnn.graph, %y: tensor<?x@J@xf32>, %x: tensor<?x@F@xf32>, %c: tensor<@J@x@F@xf32>)
+    -> (tensor<@J@x@F@xf32>, tensor<@J@x@F@xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<@J@x@F@xf32>
+  %i = linalg.fill ins(%z : f32) outs(%e : tensor<@J@x@F@xf32>) -> tensor<@J@x@F@xf32>
+  %0 = linalg.generic {indexing_maps = [#ya, #xb, #wc], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%y, %x : tensor<?x@J@xf32>, tensor<?x@F@xf32>) outs(%i : tensor<@J@x@F@xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<@J@x@F@xf32>
+  %1 = linalg.generic {indexing_maps = [#ya, #xb, #wc], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%y, %x : tensor<?x@J@xf32>, tensor<?x@F@xf32>) outs(%c : tensor<@J@x@F@xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<@J@x@F@xf32>
+  return %0, %1 : tensor<@J@x@F@xf32>, tensor<@J@x@F@xf32>
+})mlir";
+  for (auto [key, value] : {std::pair<std::string, int64_t>{"@J@", j}, {"@F@", f}})
+    for (size_t at; (at = s.find(key)) != std::string::npos;)
+      s.replace(at, key.size(), std::to_string(value));
+  return s;
+}
+
 // Rows mostly of zeros that several scalars multiply (dCᵀ x over sparse
 // features, the weight gradient of a layer on bag-of-words inputs) are
 // walked by their nonzeros: bit for bit the point by point sums, with
@@ -1022,31 +1057,7 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x4xf32>, %w: tensor<4x3xf32>, %c: tenso
 // non-finite scalar takes the whole row: zero times it is NaN), and with
 // an init holding -0.0 (then nothing is skipped).
 TEST_F(Evaluator, SparseRowsOfProductsWalkedByTheirNonzeros) {
-  const char *src = R"mlir(
-#ya = affine_map<(j, f, n) -> (n, j)>
-#xb = affine_map<(j, f, n) -> (n, f)>
-#wc = affine_map<(j, f, n) -> (j, f)>
-func.func @f(%g: !gnn.graph, %y: tensor<?x3xf32>, %x: tensor<?x200xf32>, %c: tensor<3x200xf32>)
-    -> (tensor<3x200xf32>, tensor<3x200xf32>) {
-  %z = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<3x200xf32>
-  %i = linalg.fill ins(%z : f32) outs(%e : tensor<3x200xf32>) -> tensor<3x200xf32>
-  %0 = linalg.generic {indexing_maps = [#ya, #xb, #wc], iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%y, %x : tensor<?x3xf32>, tensor<?x200xf32>) outs(%i : tensor<3x200xf32>) {
-  ^bb0(%p: f32, %q: f32, %o: f32):
-    %m = arith.mulf %p, %q : f32
-    %s = arith.addf %o, %m : f32
-    linalg.yield %s : f32
-  } -> tensor<3x200xf32>
-  %1 = linalg.generic {indexing_maps = [#ya, #xb, #wc], iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%y, %x : tensor<?x3xf32>, tensor<?x200xf32>) outs(%c : tensor<3x200xf32>) {
-  ^bb0(%p: f32, %q: f32, %o: f32):
-    %m = arith.mulf %p, %q : f32
-    %s = arith.addf %o, %m : f32
-    linalg.yield %s : f32
-  } -> tensor<3x200xf32>
-  return %0, %1 : tensor<3x200xf32>, tensor<3x200xf32>
-})mlir";
+  const std::string src = transposedProductSource(3, 200);
   const double inf = std::numeric_limits<double>::infinity();
   const double nan = std::numeric_limits<double>::quiet_NaN();
   HostGraph g;
@@ -1637,31 +1648,7 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x37xf32>, %y: tensor<?x37xf32>, %c: ten
 // bit for bit the point by point sums, with infinities and NaN among both
 // operands, zeros of both signs and an init holding -0.0.
 TEST_F(Evaluator, NarrowProductsOverALongSumRunTransposedBitForBit) {
-  const char *src = R"mlir(
-#ya = affine_map<(o, k, e) -> (e, o)>
-#ab = affine_map<(o, k, e) -> (e, k)>
-#oc = affine_map<(o, k, e) -> (o, k)>
-func.func @f(%g: !gnn.graph, %y: tensor<?x40xf32>, %a: tensor<?x5xf32>, %c: tensor<40x5xf32>)
-    -> (tensor<40x5xf32>, tensor<40x5xf32>) {
-  %z = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<40x5xf32>
-  %i = linalg.fill ins(%z : f32) outs(%e : tensor<40x5xf32>) -> tensor<40x5xf32>
-  %0 = linalg.generic {indexing_maps = [#ya, #ab, #oc], iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%y, %a : tensor<?x40xf32>, tensor<?x5xf32>) outs(%i : tensor<40x5xf32>) {
-  ^bb0(%p: f32, %q: f32, %o: f32):
-    %m = arith.mulf %p, %q : f32
-    %s = arith.addf %o, %m : f32
-    linalg.yield %s : f32
-  } -> tensor<40x5xf32>
-  %1 = linalg.generic {indexing_maps = [#ya, #ab, #oc], iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%y, %a : tensor<?x40xf32>, tensor<?x5xf32>) outs(%c : tensor<40x5xf32>) {
-  ^bb0(%p: f32, %q: f32, %o: f32):
-    %m = arith.mulf %p, %q : f32
-    %s = arith.addf %o, %m : f32
-    linalg.yield %s : f32
-  } -> tensor<40x5xf32>
-  return %0, %1 : tensor<40x5xf32>, tensor<40x5xf32>
-})mlir";
+  const std::string src = transposedProductSource(40, 5);
   const double inf = std::numeric_limits<double>::infinity();
   const double nan = std::numeric_limits<double>::quiet_NaN();
   HostGraph g;
