@@ -1560,9 +1560,9 @@ static void runContraction(const OperandAccess &a0, const OperandAccess &b0,
     if (listing)
       nzStart.push_back(static_cast<int64_t>(nzIndex.size()));
   }
-  const bool skipChunks =
-      skipZeros && scalar.stride[d1] == 1 &&
+  const bool allRowsFinite =
       llvm::all_of(finiteRow, [](char finite) { return finite != 0; });
+  const bool skipChunks = skipZeros && scalar.stride[d1] == 1 && allRowsFinite;
   // The row case where one of the outer loops sums into c and the other
   // indexes c's rows (x W, dC W^T, the weight gradient dC^T x over dense
   // rows): RowProduct, c's rows split among the threads (the same sums bit
@@ -1638,8 +1638,7 @@ static void runContraction(const OperandAccess &a0, const OperandAccess &b0,
     q.r = bounds[rl];
     q.finite = skipZeros ? finiteRow.data() : nullptr;
     q.rowBy = rowLoop < 0 ? 0 : rowLoop == sumLoop ? 1 : 2;
-    q.zeroRuns = skipZeros && q.sR == 1 &&
-                 llvm::all_of(finiteRow, [](char f) { return f != 0; });
+    q.zeroRuns = skipZeros && q.sR == 1 && allRowsFinite;
     const int64_t rowsOfC = bounds[pl];
     // Each range of c's rows walks all of r's rows when those do not move
     // with p: where they are many (dC^T x, x's rows; not W's in x W), one
