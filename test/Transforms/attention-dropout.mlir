@@ -21,14 +21,42 @@
 
 // GAT with dropout is 3 launches (two per-node score halves, the attention),
 // as without dropout; the score halves are one shared kernel (the same
-// computation on different weights: gnn-dedup-kernels). In the edge loop the
-// mask is read at the edge's CSR slot; the normaliser takes the softmax term
-// p alone, the accumulator p * mask.
+// computation on different weights: gnn-dedup-kernels). In the edge loop
+// (two edges a step in f32) each edge's mask is read at its CSR slot; the
+// normaliser takes the softmax terms p alone, the accumulators p * mask,
+// rescaled once for both edges. The rest region takes the last edge alone,
+// the same way.
 // CHECK: gnnk.kernel @elementwise_0
 // CHECK-NOT: gnnk.kernel @elementwise_1
 // CHECK-LABEL: gnnk.kernel @gat_dropout_attention_0
 // CHECK-SAME: %[[MASK:arg[0-9]+]]: memref<?xf32> {gnnk.operand = 3 : i64}
 // CHECK: gnnk.for_edges
+// CHECK-SAME: attributes {group = 2 : i64}
+// CHECK-NEXT: ^bb0(%[[SLOT0:arg[0-9]+]]: index, %arg{{[0-9]+}}: index, %[[SLOT1:arg[0-9]+]]: index, %arg{{[0-9]+}}: index, %arg{{[0-9]+}}: f32, %[[S2:arg[0-9]+]]: f32,
+// CHECK: %[[I0:.*]] = arith.muli %[[SLOT0]], %{{.*}} : index
+// CHECK-NEXT: %[[J0:.*]] = arith.addi %[[I0]], %{{.*}} : index
+// CHECK-NEXT: %[[M0:.*]] = gnnk.load %[[MASK]][%[[J0]]] : memref<?xf32> -> f32
+// CHECK-NEXT: %[[F0:.*]] = arith.mulf %{{.*}}, %[[M0]] : f32
+// CHECK: %[[I1:.*]] = arith.muli %[[SLOT1]], %{{.*}} : index
+// CHECK-NEXT: %[[J1:.*]] = arith.addi %[[I1]], %{{.*}} : index
+// CHECK-NEXT: %[[M1:.*]] = gnnk.load %[[MASK]][%[[J1]]] : memref<?xf32> -> f32
+// CHECK-NEXT: %[[F1:.*]] = arith.mulf %{{.*}}, %[[M1]] : f32
+// CHECK: %[[SCALE:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: %[[SC:.*]] = arith.mulf %[[S2]], %[[SCALE]] : f32
+// CHECK: arith.constant 0xFF800000 : f32
+// CHECK: arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[P0:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: %[[SUM0:.*]] = arith.addf %[[SC]], %[[P0]] : f32
+// CHECK-NEXT: %[[W0:.*]] = arith.mulf %[[P0]], %[[F0]] : f32
+// CHECK: arith.constant 0xFF800000 : f32
+// CHECK: arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[P1:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: arith.addf %[[SUM0]], %[[P1]] : f32
+// CHECK-NEXT: %[[W1:.*]] = arith.mulf %[[P1]], %[[F1]] : f32
+// CHECK-NEXT: %[[A:.*]] = arith.mulf %{{.*}}, %[[SCALE]] : f32
+// CHECK-NEXT: %[[A0:.*]] = math.fma %[[W0]], %{{.*}}#0, %[[A]] : f32
+// CHECK-NEXT: math.fma %[[W1]], %{{.*}}#0, %[[A0]] : f32
+// CHECK: } rest {
 // CHECK-NEXT: ^bb0(%[[SLOT:arg[0-9]+]]: index, %arg{{[0-9]+}}: index, %arg{{[0-9]+}}: f32, %[[S:arg[0-9]+]]: f32,
 // CHECK: %[[I:.*]] = arith.muli %[[SLOT]], %{{.*}} : index
 // CHECK-NEXT: %[[J:.*]] = arith.addi %[[I]], %{{.*}} : index
@@ -53,6 +81,7 @@
 // CHECK-LABEL: gnnk.kernel @transformer_dropout_attention_0
 // CHECK-SAME: %[[DROP:arg[0-9]+]]: memref<?xf32> {gnnk.operand = 3 : i64}, %[[SCALE:arg[0-9]+]]: memref<?xf32> {gnnk.operand = 4 : i64}
 // CHECK: gnnk.for_edges
+// CHECK: } rest {
 // CHECK-NEXT: ^bb0(%[[SLOT:arg[0-9]+]]: index, %arg{{[0-9]+}}: index, %arg{{[0-9]+}}: f32, %[[S:arg[0-9]+]]: f32,
 // CHECK: %[[D:.*]] = gnnk.load %[[DROP]]
 // CHECK: %[[C:.*]] = gnnk.load %[[SCALE]][%[[SLOT]]]

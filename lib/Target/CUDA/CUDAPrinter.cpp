@@ -397,23 +397,25 @@ static LogicalResult printOperation(CUDAPrinterState &state,
 ///
 /// The slot and neighbour are loaded only when the body uses them; without a
 /// permutation the slot is the position itself. The `merge` region is for
-/// the passes that split rows and is not printed.
-static LogicalResult printOperation(CUDAPrinterState &state,
-                                    gnnk::ForEdgesOp op) {
-  raw_indented_ostream &os = state.ostream();
-  FailureOr<SmallVector<std::string>> carried =
-      state.printMutableLocals(op, op.getInits(), "acc");
-  if (failed(carried))
-    return failure();
-  Block &body = op.getBody().front();
-  std::string pos = state.getFreshName("p");
-  if (std::optional<int64_t> unroll = op.getUnroll())
-    os << "#pragma unroll " << *unroll << "\n";
-  os << "for (long long " << pos << " = " << state.getExpr(op.getBegin())
-     << "; " << pos << " < " << state.getExpr(op.getEnd()) << "; " << pos
-     << " += " << state.getExpr(op.getStep()) << ") {\n";
-  os.indent();
-  BlockArgument slot = body.getArgument(0), nbr = body.getArgument(1);
+/// the passes that split rows and is not printed. With a group of K > 1
+/// edges a step, the position lives outside two loops: the body's, while K
+/// positions remain, then the rest region's, an edge at a time:
+///
+///   long long p1 = v4;
+///   for (; (p1 + 1LL * (v6)) < v5; p1 += 2LL * (v6)) {
+///     const long long nbr2 = (long long)__ldg(csr_col + p1);
+///     const long long nbr3 = (long long)__ldg(csr_col + (p1 + 1LL * (v6)));
+///     ...
+///   }
+///   for (; p1 < v5; p1 += v6) {
+///     <the rest region at p1>
+///   }
+
+/// Binds (or loads) the slot and neighbour of the edge at `pos` to the block
+/// arguments `slot` and `nbr`.
+static LogicalResult printEdgeIndices(CUDAPrinterState &state,
+                                      gnnk::ForEdgesOp op, BlockArgument slot,
+                                      BlockArgument nbr, const std::string &pos) {
   if (!op.getPerm())
     state.bind(slot, pos);
   else if (!slot.use_empty() &&
@@ -426,16 +428,77 @@ static LogicalResult printOperation(CUDAPrinterState &state,
           nbr, "(long long)" + printElementRead(state, op.getNbrs(), pos),
           "nbr")))
     return failure();
-  for (auto [arg, name] :
-       llvm::zip_equal(body.getArguments().drop_front(2), *carried))
+  return success();
+}
+
+/// Prints `block` (its first 2 `edges` arguments bound to the edges at
+/// `positions`, the rest to the `carried` locals) and the assignments of
+/// its yield to them.
+static LogicalResult printEdgeBlock(CUDAPrinterState &state,
+                                    gnnk::ForEdgesOp op, Block &block,
+                                    ArrayRef<std::string> positions,
+                                    ArrayRef<std::string> carried) {
+  for (auto [k, pos] : llvm::enumerate(positions))
+    if (failed(printEdgeIndices(state, op, block.getArgument(2 * k),
+                                block.getArgument(2 * k + 1), pos)))
+      return failure();
+  for (auto [arg, name] : llvm::zip_equal(
+           block.getArguments().drop_front(2 * positions.size()), carried))
     state.bind(arg, name);
-  if (failed(state.printBlock(body)))
+  if (failed(state.printBlock(block)))
     return failure();
   SmallVector<std::string> yields;
-  for (Value v : body.getTerminator()->getOperands())
+  for (Value v : block.getTerminator()->getOperands())
     yields.push_back(state.getExpr(v).str());
-  state.printAssignments(*carried, yields, op.getInits().getTypes());
-  os.unindent() << "}\n";
+  state.printAssignments(carried, yields, op.getInits().getTypes());
+  return success();
+}
+
+static LogicalResult printOperation(CUDAPrinterState &state,
+                                    gnnk::ForEdgesOp op) {
+  raw_indented_ostream &os = state.ostream();
+  FailureOr<SmallVector<std::string>> carried =
+      state.printMutableLocals(op, op.getInits(), "acc");
+  if (failed(carried))
+    return failure();
+  std::string pos = state.getFreshName("p");
+  std::string begin = state.getExpr(op.getBegin()).str();
+  std::string end = state.getExpr(op.getEnd()).str();
+  std::string step = state.getExpr(op.getStep()).str();
+  int64_t group = op.getEdgesPerStep();
+  if (group == 1) {
+    if (std::optional<int64_t> unroll = op.getUnroll())
+      os << "#pragma unroll " << *unroll << "\n";
+    os << "for (long long " << pos << " = " << begin << "; " << pos << " < "
+       << end << "; " << pos << " += " << step << ") {\n";
+    os.indent();
+    if (failed(printEdgeBlock(state, op, op.getBody().front(), {pos},
+                              *carried)))
+      return failure();
+    os.unindent() << "}\n";
+  } else {
+    // (The group is the unrolling of the body's loop; `unroll` is not
+    // applied on top of it.)
+    SmallVector<std::string> positions = {pos};
+    for (int64_t k = 1; k < group; ++k)
+      positions.push_back("(" + pos + " + " + std::to_string(k) + "LL * (" +
+                          step + "))");
+    os << "long long " << pos << " = " << begin << ";\n";
+    os << "for (; " << positions.back() << " < " << end << "; " << pos
+       << " += " << group << "LL * (" << step << ")) {\n";
+    os.indent();
+    if (failed(printEdgeBlock(state, op, op.getBody().front(), positions,
+                              *carried)))
+      return failure();
+    os.unindent() << "}\n";
+    os << "for (; " << pos << " < " << end << "; " << pos << " += " << step
+       << ") {\n";
+    os.indent();
+    if (failed(printEdgeBlock(state, op, op.getRest().front(), {pos},
+                              *carried)))
+      return failure();
+    os.unindent() << "}\n";
+  }
   for (auto [result, name] : llvm::zip_equal(op.getResults(), *carried))
     state.bind(result, name);
   return success();

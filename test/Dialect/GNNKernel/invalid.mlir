@@ -317,6 +317,85 @@ gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}, %col: memref<?xi32> {gnnk.graph = 
 
 // -----
 
+gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}, %col: memref<?xi32> {gnnk.graph = "csr_col"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f32
+  // expected-error @+1 {{'gnnk.for_edges' op expects a rest region exactly when group > 1 (group 2, none found)}}
+  %r = gnnk.for_edges %c0 to %c1 step %c1 nbrs(%col : memref<?xi32>) iter_args(%z : f32) -> f32 attributes {group = 2 : i64} {
+  ^bb0(%s0: index, %o0: index, %s1: index, %o1: index, %a: f32):
+    gnnk.yield %a : f32
+  }
+  gnnk.return
+}
+
+// -----
+
+gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}, %col: memref<?xi32> {gnnk.graph = "csr_col"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f32
+  // expected-error @+1 {{'gnnk.for_edges' op expects a rest region exactly when group > 1 (group 1, one found)}}
+  %r = gnnk.for_edges %c0 to %c1 step %c1 nbrs(%col : memref<?xi32>) iter_args(%z : f32) -> f32 {
+  ^bb0(%s: index, %o: index, %a: f32):
+    gnnk.yield %a : f32
+  } rest {
+  ^bb0(%s: index, %o: index, %a: f32):
+    gnnk.yield %a : f32
+  }
+  gnnk.return
+}
+
+// -----
+
+gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}, %col: memref<?xi32> {gnnk.graph = "csr_col"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f32
+  // expected-error @+1 {{'gnnk.for_edges' op expects 4 + 1 body arguments (slot and neighbour of 2 edge(s), carried values) but got 3}}
+  %r = gnnk.for_edges %c0 to %c1 step %c1 nbrs(%col : memref<?xi32>) iter_args(%z : f32) -> f32 attributes {group = 2 : i64} {
+  ^bb0(%s: index, %o: index, %a: f32):
+    gnnk.yield %a : f32
+  } rest {
+  ^bb0(%s: index, %o: index, %a: f32):
+    gnnk.yield %a : f32
+  }
+  gnnk.return
+}
+
+// -----
+
+gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}, %col: memref<?xi32> {gnnk.graph = "csr_col"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f32
+  // expected-error @+1 {{'gnnk.for_edges' op expects 2 + 1 rest region arguments (slot and neighbour of 1 edge(s), carried values) but got 5}}
+  %r = gnnk.for_edges %c0 to %c1 step %c1 nbrs(%col : memref<?xi32>) iter_args(%z : f32) -> f32 attributes {group = 2 : i64} {
+  ^bb0(%s0: index, %o0: index, %s1: index, %o1: index, %a: f32):
+    gnnk.yield %a : f32
+  } rest {
+  ^bb0(%s0: index, %o0: index, %s1: index, %o1: index, %a: f32):
+    gnnk.yield %a : f32
+  }
+  gnnk.return
+}
+
+// -----
+
+gnnk.kernel @k(%n: i64 {gnnk.size = "nodes"}, %col: memref<?xi32> {gnnk.graph = "csr_col"}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f32
+  // expected-error @+1 {{'gnnk.for_edges' op expects group in [1, 8] but got 9}}
+  %r = gnnk.for_edges %c0 to %c1 step %c1 nbrs(%col : memref<?xi32>) iter_args(%z : f32) -> f32 attributes {group = 9 : i64} {
+  ^bb0(%s: index, %o: index, %a: f32):
+    gnnk.yield %a : f32
+  }
+  gnnk.return
+}
+
+// -----
+
 // expected-error @+1 {{'gnnk.kernel' op expects gnnk.accumulate (a unit attribute) only on result parameters but parameter #0 has it}}
 gnnk.kernel @k(%x: memref<?xf32> {gnnk.operand = 0 : i64, gnnk.accumulate}) attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (1)>} {
   gnnk.return

@@ -54,10 +54,10 @@ func.func @mean_bias(%g: !gnn.graph, %x: tensor<?x64xf32>, %b: tensor<64xf32>) -
 // softmax team per row with the lanes over edges, weights read per head.
 // Attention (sddmm dot, softmax, weighted spmm): ONE kernel with an online
 // softmax, the per-head dot reduced over the head's lanes inside the edge
-// loop, no edge-sized output.
+// loop (two edges a step), no edge-sized output.
 // CHECK-LABEL: // attention_0: block 64
 // CHECK: extern "C" __global__ void __launch_bounds__(64) attention_0(
-// CHECK: for (long long [[P:p[0-9]+]] =
+// CHECK: for (; ([[P:p[0-9]+]] +
 // CHECK: fmaf(
 // CHECK: = gnn_segment_mask(2);
 // CHECK: __shfl_xor_sync(

@@ -457,26 +457,52 @@ LogicalResult SharedOp::verify() {
 // ForEdgesOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult ForEdgesOp::verify() {
-  Block &block = getBody().front();
-  unsigned carried = getInits().size();
-  if (block.getNumArguments() != 2 + carried)
-    return emitOpError() << "expects 2 + " << carried
-                         << " block arguments (slot, neighbour, carried "
-                            "values) but got "
-                         << block.getNumArguments();
-  if (!block.getArgument(0).getType().isIndex() ||
-      !block.getArgument(1).getType().isIndex())
-    return emitOpError("expects the slot and neighbour arguments to be index");
+/// Checks a block of `edges` edges (slot and neighbour pairs) then the
+/// carried values, yielding them; `what` names it in diagnostics.
+static LogicalResult verifyEdgeBlock(ForEdgesOp op, Block &block,
+                                     int64_t edges, StringRef what) {
+  unsigned carried = op.getInits().size();
+  if (block.getNumArguments() != 2 * edges + carried)
+    return op.emitOpError()
+           << "expects " << 2 * edges << " + " << carried << " " << what
+           << " arguments (slot and neighbour of " << edges
+           << " edge(s), carried values) but got " << block.getNumArguments();
+  for (int64_t i = 0; i < 2 * edges; ++i)
+    if (!block.getArgument(i).getType().isIndex())
+      return op.emitOpError() << "expects the slot and neighbour arguments of "
+                                 "the "
+                              << what << " to be index";
   for (unsigned i = 0; i < carried; ++i)
-    if (block.getArgument(2 + i).getType() != getInits()[i].getType() ||
-        getResult(i).getType() != getInits()[i].getType())
-      return emitOpError() << "expects carried value #" << i
-                           << " to have one type as init, block argument "
-                              "and result";
+    if (block.getArgument(2 * edges + i).getType() !=
+            op.getInits()[i].getType() ||
+        op.getResult(i).getType() != op.getInits()[i].getType())
+      return op.emitOpError() << "expects carried value #" << i
+                              << " to have one type as init, " << what
+                              << " argument and result";
   auto yield = dyn_cast<YieldOp>(block.getTerminator());
-  if (!yield || yield.getValues().getTypes() != getInits().getTypes())
-    return emitOpError("expects its body to yield the carried values");
+  if (!yield || yield.getValues().getTypes() != op.getInits().getTypes())
+    return op.emitOpError() << "expects its " << what
+                            << " to yield the carried values";
+  return success();
+}
+
+LogicalResult ForEdgesOp::verify() {
+  int64_t group = getEdgesPerStep();
+  if (group < 1 || group > 8)
+    return emitOpError() << "expects group in [1, 8] but got " << group;
+  if (failed(verifyEdgeBlock(*this, getBody().front(), group, "body")))
+    return failure();
+  if ((group > 1) != !getRest().empty())
+    return emitOpError() << "expects a rest region exactly when group > 1 "
+                            "(group "
+                         << group << ", "
+                         << (getRest().empty() ? "none" : "one") << " found)";
+  if (!getRest().empty()) {
+    if (!getRest().hasOneBlock())
+      return emitOpError("expects the rest region to have one block");
+    if (failed(verifyEdgeBlock(*this, getRest().front(), 1, "rest region")))
+      return failure();
+  }
   for (Value array : {getNbrs(), getPerm()})
     if (array && !cast<MemRefType>(array.getType())
                       .getElementType()

@@ -198,6 +198,10 @@ std::pair<Value, Value> rowMapping(KernelBuilder &kb, Value count,
 /// Makes `kb.access` evaluate the group's node values with `eval`.
 void evaluateNodesInGroupFor(KernelBuilder &kb, NodeEvaluator &eval);
 
+/// The mean in-degree (edges / nodes) of the graph the module around `op` is
+/// compiled for, from its `gnn.graph_stats`; none without them (or nodes).
+std::optional<double> moduleMeanInDegree(Operation *op);
+
 /// The lowering of one family's groups under one thread mapping: builds the
 /// kernel(s) and the launch(es) replacing the group (the caller erases it);
 /// emits a diagnostic when it fails. Most families' groups are an anchor op

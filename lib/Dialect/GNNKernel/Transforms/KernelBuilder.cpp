@@ -528,8 +528,11 @@ static void hoistEdgeInvariants(KernelOp kernel) {
     return def && def->hasTrait<OpTrait::ConstantLike>();
   };
   kernel.walk([&](ForEdgesOp loop) {
+    SmallVector<Region *> regions = {&loop.getBody()};
+    if (!loop.getRest().empty())
+      regions.push_back(&loop.getRest());
     moveLoopInvariantCode(
-        {&loop.getBody()},
+        regions,
         [&](Value v, Region *body) {
           return constant(v) || !body->isAncestor(v.getParentRegion());
         },

@@ -47,7 +47,8 @@ ForEdgesOp mlir::gnnk::edgeLoop(
     LogicalResult &status) {
   OpBuilder &b = kb.b;
   auto loop = ForEdgesOp::create(b, kb.loc, inits.getTypes(), begin, t.end,
-                                 step, t.nbrs, t.perm, inits, IntegerAttr());
+                                 step, t.nbrs, t.perm, inits, IntegerAttr(),
+                                 IntegerAttr());
   Block *block = new Block();
   loop.getBody().push_back(block);
   Value slot = block->addArgument(b.getIndexType(), kb.loc);

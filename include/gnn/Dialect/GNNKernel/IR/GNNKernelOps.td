@@ -303,6 +303,16 @@ def GNNK_ForEdgesOp : GNNK_Op<"for_edges", [
     `gnnk.yield` of the body; the results are their final values. `unroll`
     asks the printer to unroll the loop by that factor.
 
+    With `group` K > 1 the body takes K edges a step: its arguments are the
+    slot and neighbour of positions `p, p + step, ..., p + (K - 1) step`
+    (pairs, in that order), then the carried values, and the loop advances
+    by `K step`; it runs while all K positions are below `end`. The `rest`
+    region, whose block takes one edge as a body of group 1 does, then runs
+    the remaining positions (fewer than K) one at a time. So the body can
+    request all K edges' data before it combines any (an attention's online
+    softmax updated once per K edges), and the results are those of the
+    positions in order, K at a time.
+
     The optional `merge` region says how the results of two such loops over
     disjoint sets of edges of one row combine (it takes one set of carried
     values then the other and yields the combination): with it, a row's
@@ -322,14 +332,20 @@ def GNNK_ForEdgesOp : GNNK_Op<"for_edges", [
   let arguments = (ins Index:$begin, Index:$end, Index:$step,
                        GNNK_Buffer:$nbrs, Optional<GNNK_Buffer>:$perm,
                        Variadic<AnyType>:$inits,
-                       OptionalAttr<I64Attr>:$unroll);
+                       OptionalAttr<I64Attr>:$unroll,
+                       OptionalAttr<I64Attr>:$group);
   let results = (outs Variadic<AnyType>:$results);
-  let regions = (region SizedRegion<1>:$body, AnyRegion:$merge);
+  let regions = (region SizedRegion<1>:$body, AnyRegion:$rest,
+                 AnyRegion:$merge);
   let assemblyFormat = [{
     $begin `to` $end `step` $step `nbrs` `(` $nbrs `:` type($nbrs) `)`
     (`perm` `(` $perm^ `:` type($perm) `)`)?
     (`iter_args` `(` $inits^ `:` type($inits) `)`)? (`->` type($results)^)?
-    attr-dict-with-keyword $body (`merge` $merge^)?
+    attr-dict-with-keyword $body (`rest` $rest^)? (`merge` $merge^)?
+  }];
+  let extraClassDeclaration = [{
+    /// Edges a step of the body (the `group` attribute, 1 without it).
+    int64_t getEdgesPerStep() { return getGroup() ? *getGroup() : 1; }
   }];
   let hasVerifier = 1;
 }
