@@ -6,6 +6,7 @@
 
 #include "gnn/Tensor/Tensor.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include <fstream>
 #include <limits>
 #include <mutex>
+#include <new>
 #include <sstream>
 
 #include <fcntl.h>
@@ -25,12 +27,15 @@
 using namespace gnn;
 
 namespace {
-/// The blocks kept for reuse (allocateHostBlock): (bytes, block), the most
-/// recently freed last.
+/// The blocks kept for reuse (allocateHostBlock): (class bytes, block), the
+/// most recently freed last; and the bytes of large blocks in use.
 struct HostReuse {
   std::mutex mutex;
   std::vector<std::pair<size_t, void *>> blocks;
   size_t bytes = 0;
+  /// Bytes of the blocks handed out and not yet freed, and the most they
+  /// have been (the limit on `bytes`, limitOf).
+  size_t live = 0, peak = 0;
 };
 HostReuse &hostReuse();
 
@@ -51,45 +56,137 @@ HostReuse &hostReuse() {
   }();
   return *reuse;
 }
+
+/// A quarter of the machine's memory (0 where it cannot be read).
+size_t quarterOfMemory() {
+  static const size_t quarter = [] {
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0
+               ? static_cast<size_t>(pages) / 4 * static_cast<size_t>(page)
+               : size_t(0);
+  }();
+  return quarter;
+}
+
+/// The most bytes kept now: what the blocks in use leave of their peak (at
+/// most a quarter of the memory), so that kept and used blocks together
+/// stay within the peak; at least kHostReuseBytes. Called with the lock
+/// held.
+size_t limitOf(const HostReuse &r) {
+  size_t peak = r.peak;
+  if (size_t quarter = quarterOfMemory())
+    peak = std::min(peak, quarter);
+  return std::max(kHostReuseBytes, peak > r.live ? peak - r.live : 0);
+}
+
+/// Takes the oldest kept blocks out of `r` until `more` bytes fit within
+/// the limit; appends them to `released` (freed outside the lock).
+void dropOldest(HostReuse &r, size_t more, std::vector<void *> &released) {
+  size_t limit = limitOf(r), drop = 0;
+  while (drop < r.blocks.size() && r.bytes + more > limit) {
+    released.push_back(r.blocks[drop].second);
+    r.bytes -= r.blocks[drop].first;
+    ++drop;
+  }
+  r.blocks.erase(r.blocks.begin(), r.blocks.begin() + drop);
+}
 } // namespace
 
+size_t gnn::hostBlockBytes(size_t bytes) {
+  if (bytes < kHostReuseMinBytes)
+    return bytes;
+  // A sixteenth of the largest power of two not above `bytes`.
+  size_t granule = (size_t(1) << (63 - __builtin_clzll(bytes))) / 16;
+  if (bytes > std::numeric_limits<size_t>::max() - granule)
+    return bytes;
+  return (bytes + granule - 1) / granule * granule;
+}
+
 void *gnn::allocateHostBlock(size_t bytes) {
-  if (kHostReuse && bytes >= kHostReuseMinBytes && bytes <= kHostReuseBytes) {
-    HostReuse &r = hostReuse();
+  if (!kHostReuse || bytes < kHostReuseMinBytes)
+    return ::operator new(bytes);
+  size_t size = hostBlockBytes(bytes);
+  HostReuse &r = hostReuse();
+  std::vector<void *> released;
+  {
     std::lock_guard<std::mutex> lock(r.mutex);
+    r.live += size;
+    r.peak = std::max(r.peak, r.live);
     for (size_t i = r.blocks.size(); i-- > 0;)
-      if (r.blocks[i].first == bytes) {
+      if (r.blocks[i].first == size) {
         void *p = r.blocks[i].second;
         r.blocks.erase(r.blocks.begin() + i);
-        r.bytes -= bytes;
+        r.bytes -= size;
         return p;
       }
+    // None of this class: kept blocks of other sizes beyond what the
+    // blocks in use now leave of the peak go back first (sizes that
+    // change step to step do not pile up above the peak).
+    dropOldest(r, 0, released);
   }
-  return ::operator new(bytes);
+  for (void *q : released)
+    ::operator delete(q);
+  try {
+    return ::operator new(size);
+  } catch (const std::bad_alloc &) {
+    // The system refused: every kept block goes back to it, and the
+    // request is tried once more.
+    releaseHostBlocks();
+    try {
+      return ::operator new(size);
+    } catch (const std::bad_alloc &) {
+      std::lock_guard<std::mutex> lock(r.mutex);
+      r.live -= size;
+      throw;
+    }
+  }
 }
 
 void gnn::freeHostBlock(void *p, size_t bytes) {
-  if (kHostReuse && p && bytes >= kHostReuseMinBytes &&
-      bytes <= kHostReuseBytes) {
-    HostReuse &r = hostReuse();
-    std::vector<void *> released;
-    {
-      std::lock_guard<std::mutex> lock(r.mutex);
-      size_t drop = 0;
-      while (drop < r.blocks.size() && r.bytes + bytes > kHostReuseBytes) {
-        released.push_back(r.blocks[drop].second);
-        r.bytes -= r.blocks[drop].first;
-        ++drop;
-      }
-      r.blocks.erase(r.blocks.begin(), r.blocks.begin() + drop);
-      r.blocks.emplace_back(bytes, p);
-      r.bytes += bytes;
-    }
-    for (void *q : released)
-      ::operator delete(q);
+  if (!kHostReuse || !p || bytes < kHostReuseMinBytes) {
+    ::operator delete(p);
     return;
   }
-  ::operator delete(p);
+  size_t size = hostBlockBytes(bytes);
+  HostReuse &r = hostReuse();
+  std::vector<void *> released;
+  bool keep;
+  {
+    std::lock_guard<std::mutex> lock(r.mutex);
+    r.live -= size;
+    keep = size <= limitOf(r);
+    if (keep) {
+      dropOldest(r, size, released);
+      r.blocks.emplace_back(size, p);
+      r.bytes += size;
+    }
+  }
+  for (void *q : released)
+    ::operator delete(q);
+  if (!keep)
+    ::operator delete(p);
+}
+
+size_t gnn::hostReuseLimit() {
+  HostReuse &r = hostReuse();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return limitOf(r);
+}
+
+size_t gnn::releaseHostBlocks() {
+  HostReuse &r = hostReuse();
+  std::vector<std::pair<size_t, void *>> all;
+  {
+    std::lock_guard<std::mutex> lock(r.mutex);
+    all.swap(r.blocks);
+    r.bytes = 0;
+  }
+  size_t bytes = 0;
+  for (auto &[size, p] : all) {
+    bytes += size;
+    ::operator delete(p);
+  }
+  return bytes;
 }
 
 size_t gnn::hostBytesKept() {

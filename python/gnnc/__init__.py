@@ -24,6 +24,19 @@ def cuda_available() -> bool:
     return bool(_gnnc.cuda_available())
 
 
+def release_host_memory() -> int:
+    """Gives back to the system the host memory the CPU path keeps for
+    reuse, and returns its bytes. Tensors of 1 MiB or more that an
+    evaluation frees are kept for the next ones of the same size class (a
+    training loop's steps repeat their shapes), up to what the tensors in
+    use leave of the most the process has had in such tensors at once (at
+    least 256 MiB; that peak at most a quarter of the machine's memory):
+    after a large evaluation on the CPU, that much stays with the process
+    until this is called. CUDA memory is PyTorch's
+    (``torch.cuda.empty_cache()``)."""
+    return int(_gnnc.release_host_memory())
+
+
 __all__ = ["CompileError", "Explanation", "FallbackWarning", "Function", "Graph",
            "MessagePassing", "TraceError", "compile", "cuda_available", "explain",
-           "softmax"]
+           "release_host_memory", "softmax"]

@@ -72,6 +72,11 @@ NB_MODULE(_gnnc, m) {
       },
       nb::arg("a"), nb::arg("b"), nb::arg("bytes"));
 
+  // The CPU path's kept host blocks given back to the system
+  // (gnnc.release_host_memory).
+  m.def("release_host_memory", [] { return ::gnn::releaseHostBlocks(); });
+  m.def("host_memory_kept", [] { return ::gnn::hostBytesKept(); });
+
   // The PyTorch ops' registries (TorchOps.cpp): functions by target handle,
   // graphs by the handle their token holds, and the JIT policy.
   m.def("register_target", &registerTarget, nb::arg("module"),

@@ -30,15 +30,25 @@
 namespace gnn {
 
 /// Host memory for tensors' data (HostAllocator). Blocks of at least
-/// kHostReuseMinBytes that are freed are kept, up to kHostReuseBytes in all
-/// for the process (the most recently freed kept first), and handed out
-/// again for the next request of exactly their size; other requests and
-/// frees go to the system. A training loop on the CPU path evaluates
-/// functions of the same shapes step after step: without this, each step's
-/// large tensors were fresh memory from the system, and faulting its pages
-/// in cost more than the arithmetic (a GCNConv forward on Cora: 5 ms of
-/// 10). Thread-safe. Off under AddressSanitizer, so that it still finds
-/// uses of a freed tensor's memory.
+/// kHostReuseMinBytes are made in size classes (a sixteenth of the size's
+/// power of two apart, so at most 1/16 more than asked); those freed are
+/// kept, the most recently freed first, and handed out again for the next
+/// request of the same class; smaller requests go to the system. A
+/// training loop on the CPU path evaluates functions of the same shapes step
+/// after step: without this, each step's large tensors were fresh memory from the system, and
+/// faulting its pages in cost more than the arithmetic (a GCNConv forward on
+/// Cora: 5 ms of 10; a GINEConv step on 200,000 edges: a fifth of it).
+/// At most hostReuseLimit() bytes are kept: what the blocks in use leave
+/// of the most the process has had in such blocks at once (that peak at
+/// most a quarter of the machine's memory; the limit at least
+/// kHostReuseBytes), also when a request finds no block of its class and
+/// older kept blocks go back to the system first: a step's freed blocks
+/// cover the next one's, and kept and used blocks together do not raise the
+/// process's peak by more than kHostReuseBytes (sizes that change from
+/// step to step included). At the end of the last step that much stays
+/// with the process; releaseHostBlocks() gives it back. Thread-safe, also
+/// across fork(). Off under AddressSanitizer, so that it still finds uses
+/// of a freed tensor's memory.
 #if defined(__SANITIZE_ADDRESS__)
 constexpr bool kHostReuse = false;
 #else
@@ -48,6 +58,13 @@ constexpr size_t kHostReuseMinBytes = size_t(1) << 20;
 constexpr size_t kHostReuseBytes = size_t(256) << 20;
 void *allocateHostBlock(size_t bytes);
 void freeHostBlock(void *p, size_t bytes);
+/// The bytes a request of `bytes` is given (its size class; `bytes` itself
+/// below kHostReuseMinBytes).
+size_t hostBlockBytes(size_t bytes);
+/// The most bytes kept for reuse now (see allocateHostBlock).
+size_t hostReuseLimit();
+/// Gives every kept block back to the system; returns their bytes.
+size_t releaseHostBlocks();
 /// The bytes kept for reuse now (for tests).
 size_t hostBytesKept();
 
