@@ -292,6 +292,33 @@ static int contractionThreads(int64_t work, int64_t extent);
 template <typename Body>
 static void inRanges(int64_t extent, int threads, int perThread, Body body);
 
+/// How a result's values are stored: as computed, or rounded once to the
+/// element type (Storage::ElementType).
+enum class Rounding { None, F32, BF16, F16 };
+
+/// Stores `w` values of `reg` to `p` every `s` elements, rounded as `r`.
+static void storeRounded(double *p, int64_t s, const double *reg, int64_t w,
+                         Rounding r) {
+  switch (r) {
+  case Rounding::None:
+    for (int64_t l = 0; l < w; ++l)
+      p[l * s] = reg[l];
+    return;
+  case Rounding::F32:
+    for (int64_t l = 0; l < w; ++l)
+      p[l * s] = static_cast<float>(reg[l]);
+    return;
+  case Rounding::BF16:
+  case Rounding::F16: {
+    auto kind = r == Rounding::BF16 ? ::gnn::HalfKind::BF16
+                                    : ::gnn::HalfKind::F16;
+    for (int64_t l = 0; l < w; ++l)
+      p[l * s] = ::gnn::roundToHalf(reg[l], kind);
+    return;
+  }
+  }
+}
+
 namespace {
 
 /// A runtime value: a tensor, a scalar (float, integer, index, i1) or the
@@ -362,29 +389,30 @@ private:
   FailureOr<const Tensor *> tensorOf(Operation *op, Value v, StringRef name);
   FailureOr<const Tensor *> rowsOf(Operation *op, Value v, StringRef name,
                                    int64_t rows, StringRef what);
-  /// Binds an op's result (at its element type with Storage::ElementType:
-  /// rounded once from the double to f32, bf16 or f16, large ones on
-  /// several threads; not where `exact`: values the type holds already, or
-  /// an empty tensor's, which nothing reads before they are written).
-  void setTensor(Value v, Tensor t, bool exact = false) {
+  /// How `v`'s values are stored: with Storage::ElementType, rounded once
+  /// from the double to its element type where that is f32, bf16 or f16.
+  Rounding roundingOf(Value v) const {
     auto shaped = dyn_cast<ShapedType>(v.getType());
     Type element = shaped ? shaped.getElementType() : Type();
-    if (storage == ::gnn::Storage::ElementType && element && !exact &&
-        (element.isF32() || element.isBF16() || element.isF16())) {
+    if (storage != ::gnn::Storage::ElementType || !element)
+      return Rounding::None;
+    return element.isF32()    ? Rounding::F32
+           : element.isBF16() ? Rounding::BF16
+           : element.isF16()  ? Rounding::F16
+                              : Rounding::None;
+  }
+  /// Binds an op's result, rounded as roundingOf says (large ones on
+  /// several threads), not where `exact`: values stored rounded already,
+  /// or an empty tensor's, which nothing reads before they are written.
+  void setTensor(Value v, Tensor t, bool exact = false) {
+    Rounding rounding = exact ? Rounding::None : roundingOf(v);
+    if (rounding != Rounding::None) {
       double *d = t.data.data();
       const int64_t count = static_cast<int64_t>(t.data.size());
-      auto round = [&, f32 = element.isF32(),
-                    kind = element.isBF16() ? ::gnn::HalfKind::BF16
-                                            : ::gnn::HalfKind::F16](
-                       int64_t lo, int64_t hi) {
-        if (f32)
-          for (int64_t k = lo; k < hi; ++k)
-            d[k] = static_cast<float>(d[k]);
-        else
-          for (int64_t k = lo; k < hi; ++k)
-            d[k] = ::gnn::roundToHalf(d[k], kind);
-      };
-      inRanges(count, contractionThreads(count, count), 8, round);
+      inRanges(count, contractionThreads(count, count), 8,
+               [&](int64_t lo, int64_t hi) {
+                 storeRounded(d + lo, 1, d + lo, hi - lo, rounding);
+               });
     }
     env[v].tensor = std::make_shared<Tensor>(std::move(t));
   }
@@ -1064,10 +1092,14 @@ static int64_t referenceThreads() { return referenceThreadsSetting().threads; }
 /// op without loops; with a `maxWidth` above 1, each point of a batch must
 /// update its own elements of `results`): the other loops in their order,
 /// innermost fastest, each batch one ScalarProgram::runBatch. `offset`
-/// starts at the operands' bases.
+/// starts at the operands' bases. Operands contiguous along the batch loop
+/// are read where they are (inits included: each batch reads its own
+/// elements before it writes them); the others are copied in. Results are
+/// stored rounded as `rounding` says (where each element is written once).
 static void runInBatches(const ScalarProgram &body,
                          ArrayRef<OperandAccess> access,
-                         MutableArrayRef<Tensor> results, unsigned numInputs,
+                         MutableArrayRef<Tensor> results,
+                         ArrayRef<Rounding> rounding, unsigned numInputs,
                          ArrayRef<int64_t> bounds, int batchLoop,
                          int64_t maxWidth, SmallVectorImpl<int64_t> &offset,
                          int sumTerm = -1) {
@@ -1078,7 +1110,27 @@ static void runInBatches(const ScalarProgram &body,
   auto step = [&](size_t k) {
     return batchLoop >= 0 ? access[k].stride[batchLoop] : int64_t(0);
   };
-  std::vector<double> regs(size_t(body.numRegisters()) * width, 0.0);
+  std::vector<double> scratch(size_t(body.numRegisters()) * width, 0.0);
+  std::vector<double *> regs(body.numRegisters());
+  for (size_t r = 0; r < regs.size(); ++r)
+    regs[r] = scratch.data() + r * width;
+  // Operand k's values of the batch of `w` points from `p`: `p` itself
+  // where they are contiguous (and `inPlace`), else a copy in its scratch
+  // register.
+  auto bind = [&](size_t k, double *p, int64_t w, bool inPlace) {
+    int64_t s = step(k);
+    double *reg = scratch.data() + k * width;
+    if (s == 1 && inPlace) {
+      regs[k] = p;
+      return;
+    }
+    for (int64_t l = 0; l < w; ++l)
+      reg[l] = p[l * s];
+    regs[k] = reg;
+  };
+  for (unsigned k = 0; k < numInputs; ++k)
+    if (!access[k].data)
+      std::fill(regs[k], regs[k] + width, access[k].scalar);
   SmallVector<int64_t> index(numLoops, 0);
   int64_t points = 1;
   for (auto [d, b] : llvm::enumerate(bounds))
@@ -1089,30 +1141,25 @@ static void runInBatches(const ScalarProgram &body,
       int64_t w = std::min(width, extent - first);
       if (batchLoop >= 0)
         index[batchLoop] = first;
-      for (unsigned k = 0; k < numInputs; ++k) {
-        double *reg = regs.data() + k * w;
-        const OperandAccess &a = access[k];
-        if (!a.data) {
-          std::fill(reg, reg + w, a.scalar);
-          continue;
-        }
-        const double *p = a.data + offset[k] + first * step(k);
-        for (int64_t l = 0; l < w; ++l)
-          reg[l] = p[l * step(k)];
-      }
+      for (unsigned k = 0; k < numInputs; ++k)
+        if (access[k].data)
+          // (Only read: runBatch writes no block argument's register.)
+          bind(k,
+               const_cast<double *>(access[k].data) + offset[k] +
+                   first * step(k),
+               w, true);
       for (size_t r = 0; r < results.size(); ++r) {
-        double *reg = regs.data() + (numInputs + r) * w;
-        int64_t s = step(numInputs + r);
-        const double *p =
-            results[r].data.data() + offset[numInputs + r] + first * s;
-        for (int64_t l = 0; l < w; ++l)
-          reg[l] = p[l * s];
+        double *p = results[r].data.data() + offset[numInputs + r] +
+                    first * step(numInputs + r);
+        // (With several results, one's init may be yielded as another
+        // result stored after it: copied then.)
+        bind(numInputs + r, p, w, results.size() == 1);
       }
       body.runBatch(regs.data(), w, index.data(), batchLoop);
       if (sumTerm >= 0) {
         // One element takes the batch's terms in the points' order.
         double *p = results[0].data.data() + offset[numInputs];
-        const double *t = regs.data() + sumTerm * w;
+        const double *t = regs[sumTerm];
         double acc = *p;
         for (int64_t l = 0; l < w; ++l)
           acc = acc + t[l];
@@ -1120,11 +1167,10 @@ static void runInBatches(const ScalarProgram &body,
         continue;
       }
       for (size_t r = 0; r < results.size(); ++r) {
-        const double *reg = regs.data() + body.yielded()[r] * w;
+        const double *reg = regs[body.yielded()[r]];
         int64_t s = step(numInputs + r);
         double *p = results[r].data.data() + offset[numInputs + r] + first * s;
-        for (int64_t l = 0; l < w; ++l)
-          p[l * s] = reg[l];
+        storeRounded(p, s, reg, w, rounding[r]);
       }
     }
     if (batchLoop >= 0)
@@ -1770,6 +1816,7 @@ LogicalResult Interpreter::linalgOp(linalg::LinalgOp op) {
                           ? takeOrCopy(init.get())
                           : *env[init.get()].tensor);
 
+  SmallVector<Rounding> rounding(results.size(), Rounding::None);
   if (isContraction(op) && access[0].data && access[1].data) {
     runContraction(access[0], access[1], access[2], results[0].data, bounds);
   } else {
@@ -1825,14 +1872,22 @@ LogicalResult Interpreter::linalgOp(linalg::LinalgOp op) {
         llvm::all_of(access[numInputs].stride,
                      [](int64_t st) { return st == 0; }))
       sumTerm = body->sumTermRegister(static_cast<int>(numInputs));
+    // Where every point writes elements of its own (each result's map a
+    // permutation of the loops), results are rounded as they are stored,
+    // while in cache, not in a pass of their own after.
+    if (sumTerm < 0 &&
+        llvm::all_of(ArrayRef<AffineMap>(maps).drop_front(numInputs),
+                     [](AffineMap m) { return m.isPermutation(); }))
+      for (auto [r, result] : llvm::enumerate(op->getResults()))
+        rounding[r] = roundingOf(result);
     if (total > 0)
-      runInBatches(*body, access, results, numInputs, bounds,
+      runInBatches(*body, access, results, rounding, numInputs, bounds,
                    batchLoop >= 0 ? batchLoop : int(numLoops) - 1,
                    batchLoop >= 0 || sumTerm >= 0 ? kBatch : 1, offset,
                    sumTerm);
   }
   for (auto [r, result] : llvm::enumerate(op->getResults()))
-    setTensor(result, std::move(results[r]));
+    setTensor(result, std::move(results[r]), rounding[r] != Rounding::None);
   return success();
 }
 

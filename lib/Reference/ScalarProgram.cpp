@@ -357,12 +357,11 @@ static double apply(const Instr &in, double a, double b, double c) {
   return NAN;
 }
 
-void ScalarProgram::runBatch(double *regs, int64_t width,
+void ScalarProgram::runBatch(double *const *regs, int64_t width,
                              const int64_t *index, int dim) const {
   for (const Instr &in : code) {
-    double *d = regs + in.dst * width;
-    const double *a = regs + in.a * width, *b = regs + in.b * width,
-                 *c = regs + in.c * width;
+    double *d = regs[in.dst];
+    const double *a = regs[in.a], *b = regs[in.b], *c = regs[in.c];
     // The common float ops as loops the compiler can vectorise (the same
     // expression as apply's); the rest through apply, point by point.
     auto each = [&](auto f) {

@@ -71,10 +71,11 @@ public:
   /// Runs the program on `width` points at once, which differ only in
   /// loop `dim`'s index (`index[dim] + l` for point l; `index` holds the
   /// loop indices for `linalg.index`): register r of point l is
-  /// `regs[r * width + l]`, the block arguments filled in. Each instruction
-  /// is applied to all points before the next, so its dispatch is paid once
-  /// per `width` points; each point's values are those of running it alone.
-  void runBatch(double *regs, int64_t width, const int64_t *index,
+  /// `regs[r][l]`, the block arguments' filled in (they are only read: they
+  /// may point into tensors). Each instruction is applied to all points
+  /// before the next, so its dispatch is paid once per `width` points; each
+  /// point's values are those of running it alone.
+  void runBatch(double *const *regs, int64_t width, const int64_t *index,
                 int dim) const;
 
   /// Where the program sums into its one output, register `out` (yields

@@ -2025,6 +2025,97 @@ func.func @f(%g: !gnn.graph, %x: tensor<?xbf16>) -> tensor<?xbf16> {
   EXPECT_EQ(out[0].data[3], 0.0);
 }
 
+// Elementwise bodies read contiguous operands where they are and round
+// each result as it is stored; that changes no bit: a result whose map is
+// a permutation is rounded once per element (f32 and, transposed, so
+// stored with a stride, bf16), a reduction's sum only at the end (each
+// partial sum in double), and of two results that swap their inits
+// (`yield %o1, %o0`), the second takes its init as it was, not as the first
+// result stored over it.
+TEST_F(Evaluator, ElementwiseResultsRoundedAsStoredReductionsAtTheEnd) {
+  const char *src = R"mlir(
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @f(%g: !gnn.graph, %x: tensor<?x300xf32>, %y: tensor<?x300xf32>, %h: tensor<?x300xbf16>)
+    -> (tensor<?x300xf32>, tensor<300x?xbf16>, tensor<?xf32>, tensor<?x300xf32>, tensor<?x300xf32>) {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x300xf32>
+  %e = tensor.empty(%n) : tensor<?x300xf32>
+  %p = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : tensor<?x300xf32>, tensor<?x300xf32>) outs(%e : tensor<?x300xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %m, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<?x300xf32>
+  %et = tensor.empty(%n) : tensor<300x?xbf16>
+  %t = linalg.generic {indexing_maps = [#id, #tr], iterator_types = ["parallel", "parallel"]}
+      ins(%h : tensor<?x300xbf16>) outs(%et : tensor<300x?xbf16>) {
+  ^bb0(%a: bf16, %o: bf16):
+    %m = arith.mulf %a, %a : bf16
+    %c = arith.constant 1.01 : bf16
+    %s = arith.mulf %m, %c : bf16
+    linalg.yield %s : bf16
+  } -> tensor<300x?xbf16>
+  %er = tensor.empty(%n) : tensor<?xf32>
+  %zr = linalg.fill ins(%z : f32) outs(%er : tensor<?xf32>) -> tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x300xf32>) outs(%zr : tensor<?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.mulf %a, %a : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  %s0, %s1 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<?x300xf32>) outs(%x, %y : tensor<?x300xf32>, tensor<?x300xf32>) {
+  ^bb0(%a: f32, %o0: f32, %o1: f32):
+    linalg.yield %o1, %o0 : f32, f32
+  } -> (tensor<?x300xf32>, tensor<?x300xf32>)
+  return %p, %t, %r, %s0, %s1 : tensor<?x300xf32>, tensor<300x?xbf16>, tensor<?xf32>, tensor<?x300xf32>, tensor<?x300xf32>
+})mlir";
+  const int64_t n = 40, m = 300;
+  HostGraph g;
+  g.name = "rows";
+  g.numNodes = n;
+  Tensor x({n, m}), y({n, m}), h({n, m});
+  // f32 values (as the Python path passes them) whose products need more
+  // than f32's bits, bf16 values for h.
+  for (int64_t k = 0; k < n * m; ++k) {
+    x.data[k] = static_cast<float>(1.0 + std::sin(0.7 * k) / 3.0);
+    y.data[k] = static_cast<float>(std::cos(0.3 * k) * 1e3);
+    h.data[k] = ::gnn::roundToHalf(1.0 + std::sin(1.3 * k) / 7.0,
+                                   ::gnn::HalfKind::BF16);
+  }
+  auto out = run(src, g, {x, y, h}, ::gnn::Storage::ElementType);
+  ASSERT_EQ(out.size(), 5u) << errors;
+  const double c = ::gnn::roundToHalf(1.01, ::gnn::HalfKind::BF16);
+  int64_t wrong[5] = {0, 0, 0, 0, 0};
+  auto differ = [](double a, double b) { return std::memcmp(&a, &b, 8) != 0; };
+  for (int64_t i = 0; i < n; ++i) {
+    double sum = 0;
+    for (int64_t j = 0; j < m; ++j) {
+      double a = x.data[i * m + j], b = y.data[i * m + j];
+      double hh = h.data[i * m + j];
+      wrong[0] += differ(out[0].data[i * m + j],
+                         static_cast<float>(a * b + a));
+      wrong[1] += differ(out[1].data[j * n + i],
+                         ::gnn::roundToHalf(hh * hh * c,
+                                            ::gnn::HalfKind::BF16));
+      sum = sum + a * a;
+      wrong[3] += differ(out[3].data[i * m + j], b);
+      wrong[4] += differ(out[4].data[i * m + j], a);
+    }
+    wrong[2] += differ(out[2].data[i], static_cast<float>(sum));
+  }
+  EXPECT_EQ(wrong[0], 0) << "x * y + x, f32";
+  EXPECT_EQ(wrong[1], 0) << "h * h * 1.01, bf16, transposed";
+  EXPECT_EQ(wrong[2], 0) << "sum of x * x, f32";
+  EXPECT_EQ(wrong[3], 0) << "the init of the second result";
+  EXPECT_EQ(wrong[4], 0) << "the init of the first result";
+}
+
 TEST_F(Evaluator, SeededInputsAreFloat32AndScaled) {
   const char *src = R"mlir(
 func.func @f(%g: !gnn.graph, %x: tensor<?x4xf32>, %w: tensor<16x4xf32>, %e: tensor<?xf32> {gnn.domain = "edge"}) -> tensor<?x4xf32> {
