@@ -34,10 +34,11 @@ namespace gnn {
 /// power of two apart, so at most 1/16 more than asked); those freed are
 /// kept, the most recently freed first, and handed out again for the next
 /// request of the same class; smaller requests go to the system. A
-/// training loop on the CPU path evaluates functions of the same shapes step
-/// after step: without this, each step's large tensors were fresh memory from the system, and
-/// faulting its pages in cost more than the arithmetic (a GCNConv forward on
-/// Cora: 5 ms of 10; a GINEConv step on 200,000 edges: a fifth of it).
+/// training loop on the CPU path evaluates functions of the same shapes
+/// step after step: without this, each step's large tensors were fresh
+/// memory from the system, and faulting its pages in cost more than the
+/// arithmetic (a GCNConv forward on Cora: 5 ms of 10; a GINEConv step on
+/// 200,000 edges: a fifth of it).
 /// At most hostReuseLimit() bytes are kept: what the blocks in use leave
 /// of the most the process has had in such blocks at once (that peak at
 /// most a quarter of the machine's memory; the limit at least
