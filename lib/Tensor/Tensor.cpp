@@ -80,9 +80,10 @@ size_t limitOf(const HostReuse &r) {
 }
 
 /// Takes the oldest kept blocks out of `r` until `more` bytes fit within
-/// the limit; appends them to `released` (freed outside the lock).
-void dropOldest(HostReuse &r, size_t more, std::vector<void *> &released) {
-  size_t limit = limitOf(r), drop = 0;
+/// `limit`; appends them to `released` (freed outside the lock).
+void dropOldest(HostReuse &r, size_t more, size_t limit,
+                std::vector<void *> &released) {
+  size_t drop = 0;
   while (drop < r.blocks.size() && r.bytes + more > limit) {
     released.push_back(r.blocks[drop].second);
     r.bytes -= r.blocks[drop].first;
@@ -122,7 +123,7 @@ void *gnn::allocateHostBlock(size_t bytes) {
     // None of this class: kept blocks of other sizes beyond what the
     // blocks in use now leave of the peak go back first (sizes that
     // change step to step do not pile up above the peak).
-    dropOldest(r, 0, released);
+    dropOldest(r, 0, limitOf(r), released);
   }
   for (void *q : released)
     ::operator delete(q);
@@ -154,9 +155,10 @@ void gnn::freeHostBlock(void *p, size_t bytes) {
   {
     std::lock_guard<std::mutex> lock(r.mutex);
     r.live -= size;
-    keep = size <= limitOf(r);
+    size_t limit = limitOf(r);
+    keep = size <= limit;
     if (keep) {
-      dropOldest(r, size, released);
+      dropOldest(r, size, limit, released);
       r.blocks.emplace_back(size, p);
       r.bytes += size;
     }

@@ -431,13 +431,17 @@ static LogicalResult printEdgeIndices(CUDAPrinterState &state,
   return success();
 }
 
-/// Prints `block` (its first 2 `edges` arguments bound to the edges at
-/// `positions`, the rest to the `carried` locals) and the assignments of
-/// its yield to them.
-static LogicalResult printEdgeBlock(CUDAPrinterState &state,
-                                    gnnk::ForEdgesOp op, Block &block,
-                                    ArrayRef<std::string> positions,
-                                    ArrayRef<std::string> carried) {
+/// Prints the loop `header` and, as its body, `block` (its first 2 `edges`
+/// arguments bound to the edges at `positions`, the rest to the `carried`
+/// locals) and the assignments of its yield to them.
+static LogicalResult printEdgeLoop(CUDAPrinterState &state,
+                                   gnnk::ForEdgesOp op, const Twine &header,
+                                   Block &block,
+                                   ArrayRef<std::string> positions,
+                                   ArrayRef<std::string> carried) {
+  raw_indented_ostream &os = state.ostream();
+  os << header << " {\n";
+  os.indent();
   for (auto [k, pos] : llvm::enumerate(positions))
     if (failed(printEdgeIndices(state, op, block.getArgument(2 * k),
                                 block.getArgument(2 * k + 1), pos)))
@@ -451,6 +455,7 @@ static LogicalResult printEdgeBlock(CUDAPrinterState &state,
   for (Value v : block.getTerminator()->getOperands())
     yields.push_back(state.getExpr(v).str());
   state.printAssignments(carried, yields, op.getInits().getTypes());
+  os.unindent() << "}\n";
   return success();
 }
 
@@ -469,13 +474,12 @@ static LogicalResult printOperation(CUDAPrinterState &state,
   if (group == 1) {
     if (std::optional<int64_t> unroll = op.getUnroll())
       os << "#pragma unroll " << *unroll << "\n";
-    os << "for (long long " << pos << " = " << begin << "; " << pos << " < "
-       << end << "; " << pos << " += " << step << ") {\n";
-    os.indent();
-    if (failed(printEdgeBlock(state, op, op.getBody().front(), {pos},
-                              *carried)))
+    if (failed(printEdgeLoop(state, op,
+                             "for (long long " + pos + " = " + begin + "; " +
+                                 pos + " < " + end + "; " + pos +
+                                 " += " + step + ")",
+                             op.getBody().front(), {pos}, *carried)))
       return failure();
-    os.unindent() << "}\n";
   } else {
     // (The group is the unrolling of the body's loop; `unroll` is not
     // applied on top of it.)
@@ -484,20 +488,16 @@ static LogicalResult printOperation(CUDAPrinterState &state,
       positions.push_back("(" + pos + " + " + std::to_string(k) + "LL * (" +
                           step + "))");
     os << "long long " << pos << " = " << begin << ";\n";
-    os << "for (; " << positions.back() << " < " << end << "; " << pos
-       << " += " << group << "LL * (" << step << ")) {\n";
-    os.indent();
-    if (failed(printEdgeBlock(state, op, op.getBody().front(), positions,
-                              *carried)))
+    if (failed(printEdgeLoop(state, op,
+                             "for (; " + positions.back() + " < " + end +
+                                 "; " + pos + " += " + std::to_string(group) +
+                                 "LL * (" + step + "))",
+                             op.getBody().front(), positions, *carried)) ||
+        failed(printEdgeLoop(state, op,
+                             "for (; " + pos + " < " + end + "; " + pos +
+                                 " += " + step + ")",
+                             op.getRest().front(), {pos}, *carried)))
       return failure();
-    os.unindent() << "}\n";
-    os << "for (; " << pos << " < " << end << "; " << pos << " += " << step
-       << ") {\n";
-    os.indent();
-    if (failed(printEdgeBlock(state, op, op.getRest().front(), {pos},
-                              *carried)))
-      return failure();
-    os.unindent() << "}\n";
   }
   for (auto [result, name] : llvm::zip_equal(op.getResults(), *carried))
     state.bind(result, name);
