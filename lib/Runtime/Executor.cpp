@@ -515,6 +515,8 @@ Status Executable::Impl::ownWorkspace(cudaStream_t stream, size_t arena,
 }
 
 namespace {
+std::atomic<int64_t> sideStreamCount{0};
+
 /// A second stream and the two events that fork and join it, per host
 /// thread and device (a run's launches go to the caller's stream from one
 /// thread; several threads each have their own, so no other run records
@@ -522,6 +524,36 @@ namespace {
 struct SideStream {
   cudaStream_t stream = nullptr;
   cudaEvent_t fork = nullptr, join = nullptr;
+
+  /// Destroys what was made (errors ignored: at the process's exit the
+  /// CUDA runtime may be gone already).
+  void release() {
+    if (join)
+      (void)cudaEventDestroy(join);
+    if (fork)
+      (void)cudaEventDestroy(fork);
+    if (stream)
+      (void)cudaStreamDestroy(stream);
+    (void)cudaGetLastError();
+    *this = SideStream();
+  }
+};
+
+/// A thread's SideStreams by device, destroyed when the thread ends: a
+/// thread pool, or a loader's workers started per epoch, would otherwise
+/// leave a stream and two events per thread behind. A captured CUDA graph
+/// holds no reference to them (a capture's event records and waits become
+/// the graph's edges), and work still queued finishes first
+/// (cudaStreamDestroy returns at once and frees the stream after it).
+struct ThreadSideStreams {
+  std::vector<SideStream> slots;
+  ~ThreadSideStreams() {
+    for (SideStream &s : slots)
+      if (s.stream) {
+        s.release();
+        sideStreamCount.fetch_sub(1, std::memory_order_relaxed);
+      }
+  }
 };
 
 /// The calling thread's SideStream on the current device, made on first use
@@ -534,7 +566,8 @@ SideStream *sideStream(bool mayCreate) {
     (void)cudaGetLastError();
     return nullptr;
   }
-  thread_local std::vector<SideStream> slots;
+  thread_local ThreadSideStreams streams;
+  std::vector<SideStream> &slots = streams.slots;
   if (static_cast<size_t>(device) >= slots.size()) {
     if (!mayCreate)
       return nullptr;
@@ -552,15 +585,10 @@ SideStream *sideStream(bool mayCreate) {
       cudaEventCreateWithFlags(&s.join, cudaEventDisableTiming) !=
           cudaSuccess) {
     (void)cudaGetLastError();
-    if (s.join)
-      (void)cudaEventDestroy(s.join);
-    if (s.fork)
-      (void)cudaEventDestroy(s.fork);
-    if (s.stream)
-      (void)cudaStreamDestroy(s.stream);
-    s = SideStream();
+    s.release();
     return nullptr;
   }
+  sideStreamCount.fetch_add(1, std::memory_order_relaxed);
   return &s;
 }
 
@@ -571,6 +599,10 @@ Status checkFork(cudaError_t e, const char *what) {
                        cudaGetErrorName(e));
 }
 } // namespace
+
+int64_t gnn::runtime::liveSideStreams() {
+  return sideStreamCount.load(std::memory_order_relaxed);
+}
 
 /// Enqueues the steps of one run. It only refers to what the run keeps on
 /// the caller's stack (the bound pointers, the argument storage), so that

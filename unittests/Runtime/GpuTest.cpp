@@ -962,6 +962,79 @@ TEST(GpuProgram, WorkspacesAndConcurrentStreams) {
   }
 }
 
+/// A launch beside the one before it (overlaps = 1) runs on the calling
+/// thread's side stream; each thread's side stream (and its two events) is
+/// destroyed when the thread ends: threads started and ended one after
+/// another leave none behind, and each got the right results, run step by
+/// step and replayed.
+TEST(GpuProgram, SideStreamsEndWithTheirThreads) {
+  REQUIRE_GPU();
+  if (!environment().concurrentLaunches)
+    GTEST_SKIP() << "GNNC_CONCURRENT_LAUNCHES=0";
+  using namespace test;
+  Program p;
+  p.name = "beside";
+  p.kernels = {"fill_a", "fill_b"};
+  p.units.push_back(SourceUnit{{"fill_a", "fill_b"}, R"cuda(
+extern "C" __global__ void fill_a(float *y, long long n) {
+  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = 1.0f + i;
+}
+extern "C" __global__ void fill_b(float *y, long long n) {
+  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = 2.0f * i;
+}
+)cuda"});
+  p.buffers = {{"a", BufferRole::Output, DType::F32, *Formula::parse("nodes")},
+               {"b", BufferRole::Output, DType::F32, *Formula::parse("nodes")}};
+  LaunchStep first = launch("fill_a", "ceil_div(nodes, 256)", 256);
+  first.args = {named(KernelArg::Kind::Buffer, "a"),
+                integer(KernelArg::Kind::I64, "nodes")};
+  LaunchStep second = launch("fill_b", "ceil_div(nodes, 256)", 256);
+  second.args = {named(KernelArg::Kind::Buffer, "b"),
+                 integer(KernelArg::Kind::I64, "nodes")};
+  second.overlaps = 1;
+  p.steps = {first, second};
+  ASSERT_TRUE(p.verify().ok()) << p.verify().message();
+  Compiler compiler("");
+  StatusOr<std::unique_ptr<Executable>> ex = Executable::create(p, compiler);
+  ASSERT_TRUE(ex.ok()) << ex.message();
+  gnn::HostGraph host = gnn::generatePowerLaw(1000, 5000, 7);
+  StatusOr<std::unique_ptr<Graph>> g = Graph::fromHost(host);
+  ASSERT_TRUE(g.ok()) << g.message();
+  int64_t n = host.numNodes;
+
+  int64_t before = liveSideStreams();
+  for (int t = 0; t < 4; ++t) {
+    DeviceBuffer a = std::move(*DeviceBuffer::allocate(n * 4));
+    DeviceBuffer b = std::move(*DeviceBuffer::allocate(n * 4));
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    std::vector<Status> results;
+    int64_t during = -1;
+    std::thread worker([&] {
+      for (int rep = 0; rep < 3; ++rep) // step by step, captured, replayed
+        results.push_back((*ex)->run(
+            **g, {{"a", a.data()}, {"b", b.data()}}));
+      during = liveSideStreams();
+      (void)cudaDeviceSynchronize();
+    });
+    worker.join();
+    for (const Status &s : results)
+      ASSERT_TRUE(s.ok()) << s.message();
+    EXPECT_EQ(during, before + 1) << "thread " << t;
+    EXPECT_EQ(liveSideStreams(), before) << "after thread " << t;
+    std::vector<float> va(n), vb(n);
+    ASSERT_TRUE(a.download(va.data(), n * 4).ok());
+    ASSERT_TRUE(b.download(vb.data(), n * 4).ok());
+    for (int64_t i = 0; i < n; ++i) {
+      ASSERT_EQ(va[i], 1.0f + i) << i;
+      ASSERT_EQ(vb[i], 2.0f * i) << i;
+    }
+  }
+}
+
 /// A Program without cuSPARSE (so its repeated runs are replayed): x copied
 /// into a temp h, h's rows scaled by 1/(1 + in-degree), y = h w (cuBLAS),
 /// then y + 1.

@@ -121,6 +121,11 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
+/// The side streams (a second stream and its two events, per host thread
+/// and device, made by the first run with overlapping launches on that
+/// thread) that exist now; a thread's are destroyed when it ends.
+int64_t liveSideStreams();
+
 } // namespace runtime
 } // namespace gnn
 
