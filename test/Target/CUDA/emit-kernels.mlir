@@ -73,7 +73,6 @@ func.func @attention(%g: !gnn.graph, %q: tensor<?x4x8xf32>, %k: tensor<?x4x8xf32
 }
 
 // Reversed traversals go through the CSC and map its slots to CSR slots.
-// Reversed traversals go through the CSC and map its slots to CSR slots.
 // CHECK-LABEL: // reduce_0:
 // CHECK: csc_col_ptr
 // CHECK: __ldg(csc_to_csr +
