@@ -1006,11 +1006,16 @@ extern "C" __global__ void fill_b(float *y, long long n) {
   ASSERT_TRUE(g.ok()) << g.message();
   int64_t n = host.numNodes;
 
+  // Outputs of their own per thread, all alive to the end: a run on
+  // buffers at addresses seen before would replay that run's captured
+  // graph, which needs no side stream.
+  std::vector<DeviceBuffer> outs;
+  for (int i = 0; i < 8; ++i)
+    outs.push_back(std::move(*DeviceBuffer::allocate(n * 4)));
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   int64_t before = liveSideStreams();
   for (int t = 0; t < 4; ++t) {
-    DeviceBuffer a = std::move(*DeviceBuffer::allocate(n * 4));
-    DeviceBuffer b = std::move(*DeviceBuffer::allocate(n * 4));
-    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    DeviceBuffer &a = outs[2 * t], &b = outs[2 * t + 1];
     std::vector<Status> results;
     int64_t during = -1;
     std::thread worker([&] {
