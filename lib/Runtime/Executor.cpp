@@ -33,6 +33,8 @@
 #include <list>
 #include <mutex>
 
+#include <unistd.h>
+
 using namespace gnn::runtime;
 
 struct Executable::Impl {
@@ -544,10 +546,15 @@ struct SideStream {
 /// leave a stream and two events per thread behind. A captured CUDA graph
 /// holds no reference to them (a capture's event records and waits become
 /// the graph's edges), and work still queued finishes first
-/// (cudaStreamDestroy returns at once and frees the stream after it).
+/// (cudaStreamDestroy returns at once and frees the stream after it). A
+/// forked child that ends through exit() leaves its parent's alone: they
+/// are not its own (CUDA is unusable in a child of a process that used it).
 struct ThreadSideStreams {
   std::vector<SideStream> slots;
+  pid_t owner = getpid();
   ~ThreadSideStreams() {
+    if (getpid() != owner)
+      return;
     for (SideStream &s : slots)
       if (s.stream) {
         s.release();
