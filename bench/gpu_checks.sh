@@ -16,10 +16,11 @@
 #          against PyG (10 seeds; gnnc eager and as one CUDA graph), GAT
 #          under torch.compile against eager (3 seeds) and the layer-level
 #          arxiv-like comparison (bench/python_layers.py)
-#   reddit the 114.6M-edge reddit-like graph: cuSPARSE and turbo-gnn
+#   reddit the 114.6M-edge reddit-like graph in f32: cuSPARSE and turbo-gnn
 #          (spmm-sum, gatv2, gt; forward and forward+backward) and gnnc's
-#          forward and --grad (no reference check) in one run
-#          (table-reddit.md); not in the default PARTS
+#          forward and GATv2's and GT's --grad (no reference check) in one
+#          run (bench/issue29_reddit.sh; table-reddit.md, the run's files
+#          under OUT/reddit); not in the default PARTS
 # CARRY holds gnn-run and gnn-opt (stripped), py312/_gnnc*.so (the Python
 # module for the machine's Python), peers/ (a copy of ../shared/bench/peers
 # with its turbo-gnn wheel) and datasets/ (pubmed, musae-github, blogcatalog,
@@ -98,34 +99,9 @@ if want python; then
   python3 bench/python_layers.py --peers $P > $R/layers.txt 2>&1
 fi
 if want reddit; then
-  python3 $P/ops_bench.py --graphs reddit-like --ops spmm-sum,gatv2,gt \
-    --impls cusparse,turbo-gnn --datasets $D > $R/peers-reddit.jsonl 2> $R/peers-reddit.err
-  g=/tmp/g/reddit-like.npy; mkdir -p /tmp/g
-  python3 $P/dump_graph.py reddit-like $D $g > /dev/null
-  for flags in "--no-check" "--grad --no-check"; do
-    for op in spmm_sum gatv2 gt; do
-      [ "$op" = spmm_sum ] && [ "$flags" != "--no-check" ] && continue
-      $B/gnn-run $P/gnnc_ops/$op.mlir --graph=$g --backend=cuda --reps=10 --warmup=3 $flags \
-        > /tmp/r.json 2> /tmp/r.err
-      rc=$? python3 - $op "$flags" <<'PY'
-import json, os, sys
-op, flags = sys.argv[1:3]
-rec = {"graph": "reddit-like", "op": op, "impl": "gnnc", "rc": int(os.environ["rc"]), "fwd_ms": None}
-try:
-    c = json.load(open("/tmp/r.json"))["cuda"]
-    if "--grad" in flags:
-        rec.update(fwdbwd_ms=c.get("fwdbwd_median_ms"), peak_mb=c.get("peak_device_bytes", 0) / 2**20)
-    else:
-        rec.update(fwd_ms=c.get("median_ms"), peak_mb=c.get("peak_device_bytes", 0) / 2**20)
-    rec["match"] = "not checked"
-except Exception as e:
-    rec["error"] = (repr(e) + " " + open("/tmp/r.err").read())[:300]
-print(json.dumps(rec))
-PY
-    done
-  done > $R/gnnc-reddit.jsonl
-  rm -f $g
-  python3 $P/side_by_side.py $R/gnnc-reddit.jsonl $R/peers-reddit.jsonl > $R/table-reddit.md
+  # (issue29_reddit.sh's f32 table, and GATv2's and GT's --grad beside it)
+  DTYPES=float32 GRAD_OPS="gatv2 gt" bash bench/issue29_reddit.sh "$B" "$R/reddit" > /dev/null 2>&1
+  cp $R/reddit/table-fp32.md $R/table-reddit.md
 fi
 for f in table-reddit.md table-fwd.md table-grad.md table-fwd-tuned.md tuner.txt autodiff.txt sanitize.txt pytest-cuda.txt pyg-grads.txt cora.txt cora-compile.txt layers.txt; do
   [ -f $R/$f ] || continue

@@ -9,17 +9,25 @@
 #   own.md          gnnc's f32 time over its bf16 time, per op and pass
 # Run from the repository root on the GPU machine:
 #   bench/issue29_reddit.sh CARRY OUT
-# CARRY holds bin/gnn-run (or bin/gnn-run.xz), peers/ (a copy of
-# ../shared/bench/peers), datasets/ and py312/ (bench/gpu_setup.sh).
-# REPS (default 10) timed runs after 3 warm-ups per gnnc case.
+# CARRY holds gnn-run (as CARRY/gnn-run, CARRY/bin/gnn-run or
+# CARRY/bin/gnn-run.xz), peers/ (a copy of ../shared/bench/peers),
+# datasets/ and py312/ (bench/gpu_setup.sh). REPS (default 10) timed runs
+# after 3 warm-ups per gnnc case; DTYPES (default "float32 bfloat16") the
+# precisions; GRAD_OPS (default spmm_sum) the ops also timed with --grad.
 set -u
-[ -x "$1/bin/gnn-run" ] || { xz -dc "$1"/bin/gnn-run.xz > "$1"/bin/gnn-run; chmod +x "$1"/bin/gnn-run; }
+RUN=$1/gnn-run
+if [ ! -x "$RUN" ]; then
+  RUN=$1/bin/gnn-run
+  [ -x "$RUN" ] || { xz -dc "$1"/bin/gnn-run.xz > "$RUN"; chmod +x "$RUN"; }
+fi
+RUN=$(realpath "$RUN")
 source bench/gpu_setup.sh "$1" "$2"
 P=$B/peers; W=/tmp/i29; mkdir -p $W
 python3 -c "import turbo_gnn" 2>/dev/null ||
   python3 -m pip install -q --no-deps $P/turbo_gnn-*-cp312-*.whl > $W/pip.txt 2>&1
 t peers
-for dt in float32 bfloat16; do
+DTYPES=${DTYPES:-float32 bfloat16}
+for dt in $DTYPES; do
   timeout ${PEER_T:-240} python3 $P/ops_bench.py --graphs reddit-like --ops spmm-sum,gatv2,gt \
     --impls cusparse,turbo-gnn --dtype $dt --datasets $D > $R/peers-$dt.jsonl 2> $W/peers-$dt.err
   echo "peers $dt rc=$?" >> $R/progress.txt
@@ -28,12 +36,12 @@ t dump
 g=$W/reddit-like.npy
 python3 $P/dump_graph.py reddit-like $D $g > $W/dump.txt 2>&1
 t gnnc
-for dt in float32 bfloat16; do
+for dt in $DTYPES; do
   set_dir=gnnc_ops; [ $dt = bfloat16 ] && set_dir=gnnc_ops_bf16
   for flags in "--no-check" "--grad --no-check"; do
     for op in spmm_sum gatv2 gt; do
-      [ "$op" != spmm_sum ] && [ "$flags" != "--no-check" ] && continue
-      timeout 120 $B/bin/gnn-run $P/$set_dir/$op.mlir --graph=$g --backend=cuda \
+      [ "$flags" != "--no-check" ] && [[ " ${GRAD_OPS:-spmm_sum} " != *" $op "* ]] && continue
+      timeout 120 $RUN $P/$set_dir/$op.mlir --graph=$g --backend=cuda \
         --reps=${REPS:-10} --warmup=3 $flags > $W/r.json 2> $W/r.err
       rc=$? python3 - $op "$flags" $dt <<'PY'
 import json, os, sys
@@ -55,15 +63,21 @@ PY
 done
 rm -f $g
 t tables
-python3 $P/side_by_side.py $R/gnnc-float32.jsonl $R/peers-float32.jsonl > $R/table-fp32.md 2>&1
-python3 $P/side_by_side.py $R/gnnc-bfloat16.jsonl $R/peers-bfloat16.jsonl $R/peers-float32.jsonl \
-  > $R/table-bf16.md 2>&1
+[ -f $R/gnnc-float32.jsonl ] &&
+  python3 $P/side_by_side.py $R/gnnc-float32.jsonl $R/peers-float32.jsonl > $R/table-fp32.md 2>&1
+[ -f $R/gnnc-bfloat16.jsonl ] &&
+  python3 $P/side_by_side.py $R/gnnc-bfloat16.jsonl $R/peers-bfloat16.jsonl \
+    $(ls $R/peers-float32.jsonl 2>/dev/null) > $R/table-bf16.md 2>&1
 python3 - $R <<'PY' > $R/own.md
 import json, sys
 r = sys.argv[1]
 rows = {}
 for dt in ("float32", "bfloat16"):
-    for line in open(f"{r}/gnnc-{dt}.jsonl"):
+    try:
+        lines = open(f"{r}/gnnc-{dt}.jsonl").readlines()
+    except FileNotFoundError:
+        continue
+    for line in lines:
         rec = json.loads(line)
         for k in ("fwd_ms", "fwdbwd_ms"):
             if rec.get(k):
