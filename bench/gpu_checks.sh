@@ -92,7 +92,7 @@ if want python; then
   for m in gcn gat; do
     python3 examples/python/train_cora.py --model $m --seeds 10 --compare-pyg --cuda-graph
   done > $R/cora.txt 2>&1
-  # torch.compile(fullgraph=True) against eager in one process (3 seeds:
+  # the step compiled (train_cora.py --compile) against eager in one process (3 seeds:
   # every new model compiles afresh).
   python3 examples/python/train_cora.py --model gat --seeds 3 --compile \
     > $R/cora-compile.txt 2>&1

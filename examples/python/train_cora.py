@@ -16,9 +16,15 @@ epoch-time ratios.
 
 With --cuda-graph gnnc's model also trains with the whole training step
 captured as one CUDA graph and replayed each epoch (docs/Python.md); with
---compile it also trains as torch.compile(model, fullgraph=True) (in
---compile-mode's mode). Each is a run of its own beside the eager one, with
-the same seeds, so that their epoch times come from the same process.
+--compile it also trains with the step compiled, in --compile-mode's mode:
+the model and the loss as one torch.compile(fullgraph=True) function, and
+under mode="reduce-overhead" on CUDA Adam's step compiled too
+(capturable=True; a step mark before each step), PyTorch's compiled-optimizer
+recipe. (Compiling the model alone left the loss, backward and Adam to
+eager mode between CUDA-graph replays: on an H100 host in session 66 GCN's
+epoch was 15-21 % slower than eager, the whole step 22 % faster;
+bench/results/checks-s66/.) Each is a run of its own beside the eager one,
+with the same seeds, so that their epoch times come from the same process.
 
 Cora is read from $GNNC_DATASETS/cora, else from the repository's data/cora
 (Cora and Citeseer ship with gnnc: data/README.md), else shared/datasets/cora
@@ -156,19 +162,34 @@ def train(nn, args, data, seed, device, mode="eager"):
     model_cls, lr = SETTINGS[args.model]
     model = model_cls(nn, x.shape[1], classes).to(device)
     cuda_graph = mode == "graph"
-    if mode == "compile":
-        model = torch.compile(model, fullgraph=True, mode=args.compile_mode)
+    # Under reduce-overhead on CUDA Adam's step is compiled (and replayed as
+    # a CUDA graph) too: its state must then live on the device.
+    graphs = (mode == "compile" and args.compile_mode == "reduce-overhead" and
+              device.type == "cuda")
     opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=5e-4,
-                           capturable=cuda_graph, fused=args.fused_adam or None)
+                           capturable=cuda_graph or graphs,
+                           fused=args.fused_adam or None)
     # Training rows as indices (a boolean mask's gather has a data-dependent
     # size, which a CUDA graph cannot hold).
     train_rows = masks["train"].nonzero().squeeze(1)
 
-    def step():
+    def loss_of():
         out = model(x, edge_index)
-        loss = F.cross_entropy(out[train_rows], y[train_rows])
-        loss.backward()
-        opt.step()
+        return F.cross_entropy(out[train_rows], y[train_rows])
+
+    opt_step = opt.step
+    if mode == "compile":
+        loss_of = torch.compile(loss_of, fullgraph=True, mode=args.compile_mode)
+        if graphs:
+            opt_step = torch.compile(opt.step, mode=args.compile_mode)
+
+    def step():
+        if graphs:
+            # A new step: the CUDA-graph trees may reuse the previous step's
+            # outputs (the optimiser's graph ran since the loss's).
+            torch.compiler.cudagraph_mark_step_begin()
+        loss_of().backward()
+        opt_step()
 
     graph = None
     if cuda_graph:
@@ -216,7 +237,9 @@ def main():
     p.add_argument("--seeds", type=int, default=1)
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     p.add_argument("--compile", action="store_true",
-                   help="also train gnnc's model under torch.compile(fullgraph=True)")
+                   help="also train gnnc's model with the training step compiled "
+                        "(the model and the loss as one torch.compile(fullgraph=True) "
+                        "function; under reduce-overhead on CUDA Adam's step too)")
     p.add_argument("--compile-mode", default=None,
                    choices=["default", "reduce-overhead", "max-autotune"],
                    help="torch.compile's mode for --compile (default: its default; "

@@ -4,7 +4,8 @@ three ways a user may apply it, gnnc and PyG in one process:
 
   eager      no compile
   model      torch.compile(model, mode="reduce-overhead"); the loss, the
-             backward and Adam eager (what train_cora.py --compile does)
+             backward and Adam eager (what train_cora.py --compile did before
+             session 66)
   loss       the model and the loss in one compiled function
              (reduce-overhead); the backward and Adam eager
   loss+opt   as loss, and Adam's step compiled too (reduce-overhead;
