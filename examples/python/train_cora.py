@@ -18,9 +18,9 @@ With --cuda-graph gnnc's model also trains with the whole training step
 captured as one CUDA graph and replayed each epoch (docs/Python.md); with
 --compile it also trains with the step compiled, in --compile-mode's mode:
 the model and the loss as one torch.compile(fullgraph=True) function, and
-under mode="reduce-overhead" on CUDA Adam's step compiled too
-(capturable=True; a step mark before each step), PyTorch's compiled-optimizer
-recipe. (Compiling the model alone left the loss, backward and Adam to
+under mode="reduce-overhead" on CUDA Adam's step compiled too (unless
+--fused-adam; capturable=True; a step mark before each step), PyTorch's
+compiled-optimizer recipe. (Compiling the model alone left the loss, backward and Adam to
 eager mode between CUDA-graph replays: on an H100 host in session 66 GCN's
 epoch was 15-21 % slower than eager, the whole step 22 % faster;
 bench/results/checks-s66/.) Each is a run of its own beside the eager one,
@@ -180,7 +180,8 @@ def train(nn, args, data, seed, device, mode="eager"):
     opt_step = opt.step
     if mode == "compile":
         loss_of = torch.compile(loss_of, fullgraph=True, mode=args.compile_mode)
-        if graphs:
+        if graphs and not args.fused_adam:
+            # (A fused Adam is one kernel already: it runs eagerly.)
             opt_step = torch.compile(opt.step, mode=args.compile_mode)
 
     def step():
