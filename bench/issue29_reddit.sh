@@ -43,19 +43,19 @@ for dt in $DTYPES; do
       [ "$flags" != "--no-check" ] && [[ " ${GRAD_OPS:-spmm_sum} " != *" $op "* ]] && continue
       timeout 120 $RUN $P/$set_dir/$op.mlir --graph=$g --backend=cuda \
         --reps=${REPS:-10} --warmup=3 $flags > $W/r.json 2> $W/r.err
-      rc=$? python3 - $op "$flags" $dt <<'PY'
+      rc=$? python3 - $op "$flags" $dt $W/r.json $W/r.err <<'PY'
 import json, os, sys
-op, flags, dt = sys.argv[1:4]
+op, flags, dt, out, err = sys.argv[1:6]
 rec = {"graph": "reddit-like", "op": op, "impl": "gnnc", "dtype": dt,
        "rc": int(os.environ["rc"]), "fwd_ms": None, "match": "not checked"}
 try:
-    c = json.load(open("/tmp/i29/r.json"))["cuda"]
+    c = json.load(open(out))["cuda"]
     if "--grad" in flags:
         rec.update(fwdbwd_ms=c.get("fwdbwd_median_ms"), peak_mb=c.get("peak_device_bytes", 0) / 2**20)
     else:
         rec.update(fwd_ms=c.get("median_ms"), peak_mb=c.get("peak_device_bytes", 0) / 2**20)
 except Exception as e:
-    rec["error"] = (repr(e) + " " + open("/tmp/i29/r.err").read())[:300]
+    rec["error"] = (repr(e) + " " + open(err).read())[:300]
 print(json.dumps(rec), flush=True)
 PY
     done

@@ -20,11 +20,12 @@ captured as one CUDA graph and replayed each epoch (docs/Python.md); with
 the model and the loss as one torch.compile(fullgraph=True) function, and
 under mode="reduce-overhead" on CUDA Adam's step compiled too (unless
 --fused-adam; capturable=True; a step mark before each step), PyTorch's
-compiled-optimizer recipe. (Compiling the model alone left the loss, backward and Adam to
-eager mode between CUDA-graph replays: on an H100 host in session 66 GCN's
-epoch was 15-21 % slower than eager, the whole step 22 % faster;
-bench/results/checks-s66/.) Each is a run of its own beside the eager one,
-with the same seeds, so that their epoch times come from the same process.
+compiled-optimizer recipe. (Compiling the model alone left the loss,
+backward and Adam to eager mode between CUDA-graph replays: on an H100 host
+in session 66 GCN's epoch was 15-21 % slower than eager, the whole step 22 %
+faster; bench/results/checks-s66/.) Each is a run of its own beside the
+eager one, with the same seeds, so that their epoch times come from the same
+process.
 
 Cora is read from $GNNC_DATASETS/cora, else from the repository's data/cora
 (Cora and Citeseer ship with gnnc: data/README.md), else shared/datasets/cora
