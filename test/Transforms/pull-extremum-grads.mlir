@@ -1,7 +1,8 @@
 // RUN: gnn-opt %s -split-input-file --gnn-pull-extremum-grads | FileCheck %s
 
 // The bf16 max's gradient as autodiff writes it (f32 sums rounded to bf16
-// once): an f32 share per node, gathers of x at the sources and of the
+// once): a share per node stored as bf16 (exact for a single winner, a
+// tie's dy / c rounded once), gathers of x at the sources and of the
 // maximum and the share at the destinations, the terms (bf16, rounded only
 // where stored) summed per source straight into bf16; the rounding generic
 // and gnn.extremum_grad are gone.
@@ -9,17 +10,18 @@
 #id = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-LABEL: func.func @rounded
 // CHECK-NOT: gnn.extremum_grad
-// CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%[[DY:.*]], %[[W:.*]] : tensor<?x16xbf16>, tensor<?x16xf32>) outs(%{{.*}} : tensor<?x16xf32>) {
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%[[DY:.*]], %[[W:.*]] : tensor<?x16xbf16>, tensor<?x16xf32>) outs(%{{.*}} : tensor<?x16xbf16>) attrs = {gnn.rounds_on_store} {
 // CHECK: %[[D:.*]] = arith.extf %{{.*}} : bf16 to f32
 // CHECK: %[[NAMED:.*]] = arith.cmpf oge, %[[CODE:.*]], %{{.*}} : f32
 // CHECK: %[[C:.*]] = arith.addf %[[CODE]], %{{.*}} : f32
 // CHECK: %[[N:.*]] = arith.negf %[[D]] : f32
 // CHECK: %[[P:.*]] = arith.divf %[[N]], %[[C]] : f32
-// CHECK: arith.select %[[NAMED]], %[[D]], %[[P]] : f32
+// CHECK: %[[SH:.*]] = arith.select %[[NAMED]], %[[D]], %[[P]] : f32
+// CHECK: arith.truncf %[[SH]] : f32 to bf16
 // CHECK: %[[XE:.*]] = gnn.gather src %[[GR:.*]], %[[X:.*]] : tensor<?x16xbf16> -> tensor<?x16xbf16>
 // CHECK: %[[YE:.*]] = gnn.gather dst %[[GR]], %[[Y:.*]] : tensor<?x16xbf16> -> tensor<?x16xbf16>
-// CHECK: %[[GE:.*]] = gnn.gather dst %[[GR]], %[[G]] : tensor<?x16xf32> -> tensor<?x16xf32>
-// CHECK: %[[T:.*]] = linalg.generic {{.*}} ins(%[[XE]], %[[YE]], %[[GE]] : tensor<?x16xbf16>, tensor<?x16xbf16>, tensor<?x16xf32>) outs(%{{.*}} : tensor<?x16xbf16>) attrs = {gnn.rounds_on_store}
+// CHECK: %[[GE:.*]] = gnn.gather dst %[[GR]], %[[G]] : tensor<?x16xbf16> -> tensor<?x16xbf16>
+// CHECK: %[[T:.*]] = linalg.generic {{.*}} ins(%[[XE]], %[[YE]], %[[GE]] : tensor<?x16xbf16>, tensor<?x16xbf16>, tensor<?x16xbf16>) outs(%{{.*}} : tensor<?x16xbf16>) attrs = {gnn.rounds_on_store}
 // CHECK: %[[EQ:.*]] = arith.cmpf ueq
 // CHECK: %[[S:.*]] = arith.select %[[EQ]], %{{.*}}, %{{.*}} : f32
 // CHECK: arith.truncf %[[S]] : f32 to bf16
@@ -47,10 +49,10 @@ func.func @rounded(%g: !gnn.graph, %x: tensor<?x16xbf16>, %y: tensor<?x16xbf16>,
 // the destinations, the maximum and the shares gathered at the sources.
 
 // CHECK-LABEL: func.func @f32_sums
-// CHECK: %[[G:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<?x8xf32>)
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<?x8xf16>)
 // CHECK: %[[XE:.*]] = gnn.gather dst %[[GR:.*]], %{{.*}} : tensor<?x8xf16> -> tensor<?x8xf16>
 // CHECK: %[[YE:.*]] = gnn.gather src %[[GR]], %{{.*}} : tensor<?x8xf16> -> tensor<?x8xf16>
-// CHECK: %[[GE:.*]] = gnn.gather src %[[GR]], %[[G]] : tensor<?x8xf32> -> tensor<?x8xf32>
+// CHECK: %[[GE:.*]] = gnn.gather src %[[GR]], %[[G]] : tensor<?x8xf16> -> tensor<?x8xf16>
 // CHECK: %[[T:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<?x8xf32>) {
 // CHECK: %[[R:.*]] = gnn.reduce sum %[[GR]], %[[T]] : tensor<?x8xf32> -> tensor<?x8xf32>
 // CHECK: return %[[R]], %[[R]]

@@ -81,7 +81,10 @@ struct PullExtremumGrad : OpRewritePattern<ExtremumGradOp> {
 
     GraphTB t{{rewriter, op.getLoc()}, op.getGraph()};
     EdgeEnd to = aggregationEnd(op.getReversed()), from = other(to);
-    // Each node's share of its extremum's gradient.
+    // Each node's share of its extremum's gradient, stored as the rows'
+    // type: exact where one edge wins (`dy` is of that type), a tie's
+    // `dy / c` rounded once; the pull then gathers a third fewer bytes per
+    // edge than with an f32 share.
     Value share = t.map(
         op.getGrad(), {op.getGrad(), op.getWinner()},
         [](OpBuilder &b, Location l, ValueRange a) -> Value {
@@ -96,7 +99,7 @@ struct PullExtremumGrad : OpRewritePattern<ExtremumGradOp> {
               b, l, arith::NegFOp::create(b, l, a[0]), count);
           return arith::SelectOp::create(b, l, named, a[0], part);
         },
-        sumType.getElementType());
+        inType.getElementType());
     // The edge's term: its share where its value attains the extremum
     // (unordered: a NaN extremum's share, NaN, goes to every edge).
     Value xe = t.gatherAt(from, op.getInput());

@@ -55,14 +55,18 @@ def GNNPullExtremumGrads : Pass<"gnn-pull-extremum-grads", "func::FuncOp"> {
     unweighted `gnn.spmm max|min`) becomes an aggregation at the other end
     of the edges: each node's share of its extremum's gradient, `g = dy`
     where the winner code names a node, `dy / c` for a tie code `-(c + 1)`
-    and NaN for a NaN extremum (an f32 node tensor), and then per node `n`
+    and NaN for a NaN extremum (a node tensor of the rows' type: a single
+    winner's share is `dy` exactly, a tie's is rounded once; an f32 share
+    would make the aggregation gather half as many bytes again per edge),
+    and then per node `n`
     the sum over its edges `n -> d` of `x[n] == y[d] ? g[d] : 0` (unordered:
     a NaN extremum's share reaches every edge), a `gnn.reduce sum` that
     gnn-form-kernel-groups fuses with its gathers into one row kernel. Where
     the sums' one user only rounds them to the rows' type, the reduce stores
     that type directly, its terms f32 in registers (`gnn.rounds_on_store`):
     the values are `gnn.extremum_grad`'s (f32 sums, one rounding) up to the
-    order of the additions, without the conversion kernel.
+    order of the additions and the tie shares' rounding, without the
+    conversion kernel.
 
     Routing the gradient by the codes (gnn.extremum_grad's kernel: an
     atomic addition per element, a walk of the row per tied element) suits
