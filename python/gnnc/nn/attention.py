@@ -26,6 +26,28 @@ class _HeadsLayer(torch.nn.Module):
     """What the multi-head attention layers share: combining the heads of
     the template's output, the residual and bias, and the repr."""
 
+    def _gat_options(self, kwargs, in_channels, out_channels, heads, concat,
+                     negative_slope, dropout, add_self_loops, edge_dim, fill_value,
+                     residual) -> tuple:
+        """GATConv's and GATv2Conv's constructor arguments they share, checked
+        and kept as PyG's attributes; (in_src, in_dst), the channels of the
+        sources and the destinations (`in_channels` or a pair)."""
+        name = type(self).__name__
+        self.flow = _common.check_kwargs(name, kwargs)
+        in_src, in_dst = _common.check_channel_pair(name, in_channels)
+        self.in_channels = (tuple(in_channels) if isinstance(in_channels, (tuple, list))
+                            else _common.check_channels(name, "in_channels", in_channels))
+        self.out_channels = _common.check_channels(name, "out_channels", out_channels)
+        self.heads = _common.check_heads(name, heads)
+        self.concat = concat
+        self.negative_slope = float(negative_slope)
+        self.dropout = _common.check_dropout(name, dropout)
+        self.add_self_loops = add_self_loops
+        self.edge_dim = _common.check_edge_dim(name, edge_dim)
+        self.fill_value = _common.check_fill_value(name, fill_value)
+        self.residual = residual
+        return in_src, in_dst
+
     def _heads(self, out, weights: bool, adj=None, shape=None):
         """The template's output (with its attention weights when asked) as
         (heads concatenated or averaged, the weights or None). With a
@@ -394,22 +416,11 @@ class GATConv(_HeadsLayer):
                  edge_dim: Optional[int] = None, fill_value="mean",
                  bias: bool = True, residual: bool = False, **kwargs):
         super().__init__()
-        name = type(self).__name__
-        self.flow = _common.check_kwargs(name, kwargs)
         # PyG's (source, destination) channels: lin_src and lin_dst, the
         # residual over the destinations; one int: one `lin` for both.
-        in_src, in_dst = _common.check_channel_pair(name, in_channels)
-        self.in_channels = (tuple(in_channels) if isinstance(in_channels, (tuple, list))
-                            else _common.check_channels(name, "in_channels", in_channels))
-        self.out_channels = _common.check_channels(name, "out_channels", out_channels)
-        self.heads = _common.check_heads(name, heads)
-        self.concat = concat
-        self.negative_slope = float(negative_slope)
-        self.dropout = _common.check_dropout(name, dropout)
-        self.add_self_loops = add_self_loops
-        self.edge_dim = _common.check_edge_dim(name, edge_dim)
-        self.fill_value = _common.check_fill_value(name, fill_value)
-        self.residual = residual
+        in_src, in_dst = self._gat_options(kwargs, in_channels, out_channels, heads, concat,
+                                           negative_slope, dropout, add_self_loops,
+                                           edge_dim, fill_value, residual)
         self.lin = self.lin_src = self.lin_dst = None
         if isinstance(self.in_channels, tuple):
             self.lin_src = Linear(in_src, heads * out_channels, bias=False,
@@ -550,22 +561,11 @@ class GATv2Conv(_HeadsLayer):
                  bias: bool = True, share_weights: bool = False,
                  residual: bool = False, **kwargs):
         super().__init__()
-        name = type(self).__name__
-        self.flow = _common.check_kwargs(name, kwargs)
         # PyG's (source, destination) channels: lin_l reads the sources, lin_r
         # and the residual the destinations.
-        in_src, in_dst = _common.check_channel_pair(name, in_channels)
-        self.in_channels = (tuple(in_channels) if isinstance(in_channels, (tuple, list))
-                            else _common.check_channels(name, "in_channels", in_channels))
-        self.out_channels = _common.check_channels(name, "out_channels", out_channels)
-        self.heads = _common.check_heads(name, heads)
-        self.concat = concat
-        self.negative_slope = float(negative_slope)
-        self.dropout = _common.check_dropout(name, dropout)
-        self.add_self_loops = add_self_loops
-        self.edge_dim = _common.check_edge_dim(name, edge_dim)
-        self.fill_value = _common.check_fill_value(name, fill_value)
-        self.residual = residual
+        in_src, in_dst = self._gat_options(kwargs, in_channels, out_channels, heads, concat,
+                                           negative_slope, dropout, add_self_loops,
+                                           edge_dim, fill_value, residual)
         self.share_weights = share_weights
         self.lin_l = Linear(in_src, heads * out_channels, bias=bias,
                             weight_initializer="glorot")
