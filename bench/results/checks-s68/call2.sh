@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Session 68, call 2 (one GPU), e0be1a5's binaries: where the bf16 max's
+# training step gains at a split threshold of 512 on arxiv-like (call 1's
+# sweep) and loses on musae-github: per-kernel medians (--profile-steps) of
+# the forward and the backward at 128, 256, 512, 1024, f32 and bf16; the
+# peers' max (turbo-gnn, PyG) in the same run for the ratio.
+set -u
+xz -dc .carry/py312/_gnnc.so.xz > .carry/py312/_gnnc.cpython-312-x86_64-linux-gnu.so
+mkdir -p /tmp/bin
+for v in gnn-run; do xz -dc .carry/bin/$v.xz > /tmp/bin/$v; chmod +x /tmp/bin/$v; done
+source bench/gpu_setup.sh .carry "$OUT"
+P=.carry/peers; G=/tmp/graphs; mkdir -p $G
+for g in musae-github blogcatalog arxiv-like; do [ -f $G/$g.npy ] || python3 $P/dump_graph.py $g $D $G/$g.npy; done > /tmp/dump.log 2>&1
+t profile
+for g in arxiv-like musae-github blogcatalog; do
+  for set in gnnc_ops_bf16 gnnc_ops; do
+    for s in 128 256 512 1024; do
+      timeout 60 /tmp/bin/gnn-run $P/$set/max.mlir --graph=$G/$g.npy --backend=cuda --split=$s \
+        --grad --no-check --reps=30 --warmup=5 --profile-steps > /tmp/p.json 2> /tmp/p.err
+      python3 - $g $set $s <<'PY' >> "$OUT"/profile.txt
+import json, sys
+try:
+    c = json.load(open("/tmp/p.json"))["cuda"]
+    f = " ".join("%s=%.4f" % (x["step"], x["median_ms"]) for x in c["fwd"]["step_ms"])
+    b = " ".join("%s=%.4f" % (x["step"], x["median_ms"]) for x in c["bwd"]["step_ms"])
+    print(*sys.argv[1:], "fwdbwd %.4f" % c["fwdbwd_median_ms"], "| fwd %.4f:" % c["fwd"]["median_ms"], f,
+          "| bwd %.4f:" % c["bwd"]["median_ms"], b)
+except Exception as e:
+    print(*sys.argv[1:], "error", e, open("/tmp/p.err").read()[:300])
+PY
+    done
+  done
+done
+cat "$OUT"/profile.txt
+t peers
+python3 -c "import turbo_gnn" 2>/dev/null || python3 -m pip install -q --no-deps $P/turbo_gnn-*-cp312-*.whl > /tmp/pip.txt 2>&1
+for dt in bfloat16 float32; do
+  timeout 120 python3 $P/ops_bench.py --graphs arxiv-like,musae-github,blogcatalog --ops max \
+    --impls turbo-gnn,pyg --dtype $dt --datasets $D >> "$OUT"/peers.jsonl 2>> "$OUT"/peers.err
+done
+cat "$OUT"/peers.jsonl | cut -c1-300
+t done
