@@ -8,7 +8,8 @@
 #   dump_graph.py output, or any --graph spec)
 # Prints one line per (graph, op): "graph op chosen=ms 1024=ms ... 32=ms".
 # OPS (the ops), OPS_DIR (their folder: gnnc_ops_bf16 for bf16),
-# THRESHOLDS (default "chosen 1024 512 256 128 64 32"; 0 = no split) and
+# THRESHOLDS (default "chosen 1024 512 256 128 64 32"; 0 = no split; T:M
+# = threshold T with --max-chunks=M, chunks of ceil(edges / M) positions) and
 # GRAD=1 (forward+backward, --grad: each cell the training step's median)
 # select the cells.
 set -euo pipefail
@@ -22,7 +23,8 @@ for g in "$@"; do
   for op in $ops; do
     line="$name $op"
     for t in ${THRESHOLDS:-chosen 1024 512 256 128 64 32}; do
-      flag=""; [ "$t" = chosen ] || flag="--split=$t"
+      flag=""; [ "$t" = chosen ] || flag="--split=${t%%:*}"
+      case $t in *:*) flag="$flag --max-chunks=${t#*:}";; esac
       ms=$("$run" "$opsdir/$op.mlir" --graph="$g" --backend=cuda --no-check \
              --reps=30 --warmup=5 $flag $grad |
            python3 -c 'import json,sys; print("%.4f" % json.load(sys.stdin)["cuda"][sys.argv[1]])' $key)
