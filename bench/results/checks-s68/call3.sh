@@ -7,6 +7,8 @@
 # edges; reddit-like's chunks are beyond 4x). The scoreboard's ops whose
 # kernels the rule changes, medians of 20 after 5, A B A B (the cases cut to
 # what the session's last device time held).
+# B is the build with chunk-rule.patch applied (git apply), stripped and
+# xz-compressed to .carry/bin/gnn-run-B.xz; A is .carry/bin/gnn-run.xz.
 set -u
 mkdir -p /tmp/bin
 xz -dc .carry/bin/gnn-run.xz > /tmp/bin/A; xz -dc .carry/bin/gnn-run-B.xz > /tmp/bin/B; chmod +x /tmp/bin/A /tmp/bin/B
