@@ -713,8 +713,8 @@ static void reduceRows(const Incidence &inc, int64_t row,
 /// The `winner` codes of an extremum `out` over `inc`'s rows (see gnn.spmm):
 /// per element, NaN where the extremum is NaN, -1 where no edge attains it,
 /// else -(c + 1) for the c edges attaining it; with `neighbour` (the
-/// unweighted spmm: the other end of each edge, whose row the edge's value
-/// is), a single such edge is named by its neighbour's id instead when the
+/// unweighted spmm without `counted`: the other end of each edge, whose row
+/// the edge's value is), a single such edge is named by its neighbour's id instead when the
 /// extremum is not `identity` and the id is below 2^`idBits`.
 template <typename ValueFn>
 static Tensor winnerCodes(const Incidence &inc, int64_t row,
@@ -809,8 +809,9 @@ LogicalResult Interpreter::spmm(mlir::gnn::SpmmOp op) {
     prefetchRow(x + from[e] * row, row);
   });
   if (Value winner = op.getWinner())
-    setTensor(winner, winnerCodesOf(op, op.getReduce(), inc, out,
-                                    w ? nullptr : &from, value));
+    setTensor(winner,
+              winnerCodesOf(op, op.getReduce(), inc, out,
+                            w || op.getCounted() ? nullptr : &from, value));
   setTensor(op.getResult(), std::move(out));
   return success();
 }

@@ -99,6 +99,20 @@ func.func @max(%g: !gnn.graph, %x: tensor<?x8xf32> {gnn.differentiable}) -> tens
 
 // -----
 
+// bf16 (f16) rows: gnn-pull-extremum-grads will pull the gradient along the
+// edges, which needs only how many edges attain each maximum, so the
+// forward's codes are `counted` (a single edge is -2, not its source's id).
+// CHECK-LABEL: func.func @max_bf16_fwd(
+// CHECK: %[[Y:.*]], %[[W:.*]] = gnn.spmm max %arg0, %arg1 counted : tensor<?x8xbf16> -> tensor<?x8xbf16>, tensor<?x8xf32>
+// CHECK-LABEL: func.func @max_bf16_bwd(
+// CHECK: gnn.extremum_grad
+func.func @max_bf16(%g: !gnn.graph, %x: tensor<?x8xbf16> {gnn.differentiable}) -> tensor<?x8xbf16> {
+  %y = gnn.spmm max %g, %x : tensor<?x8xbf16> -> tensor<?x8xbf16>
+  return %y : tensor<?x8xbf16>
+}
+
+// -----
+
 // reduce max keeps its winner codes in the forward too (-(c + 1) for the c
 // edges attaining the maximum): the backward gives each edge attaining it
 // dy / c of its destination.

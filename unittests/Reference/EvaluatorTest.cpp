@@ -209,6 +209,22 @@ func.func @f(%g: !gnn.graph, %x: tensor<?x2xf32>) -> (tensor<?x2xf32>, tensor<?x
   expectTensor(out[3], {6, 2}, {3, 3, -3, -4, 1, 2, -1, -1, 1, 1, -1, -1});
 }
 
+TEST_F(Evaluator, SpmmCountedCodesNameNoEdge) {
+  // As SpmmMaxMinWinnersCountDuplicatesAndEqualValues with `counted`: the
+  // same counts, and -2 where one edge attains the extremum.
+  const char *src = R"mlir(
+func.func @f(%g: !gnn.graph, %x: tensor<?x2xf32>) -> (tensor<?x2xf32>, tensor<?x2xf32>) {
+  %0, %1 = gnn.spmm max %g, %x counted : tensor<?x2xf32> -> tensor<?x2xf32>, tensor<?x2xf32>
+  %2, %3 = gnn.spmm min %g, %x counted : tensor<?x2xf32> -> tensor<?x2xf32>, tensor<?x2xf32>
+  return %1, %3 : tensor<?x2xf32>, tensor<?x2xf32>
+})mlir";
+  Tensor x = make({6, 2}, {-3, 3, -2, 2, -1, 1, 0, 0, 1, 3, 2, -2});
+  auto out = run(src, tinyGraph(), {x});
+  ASSERT_EQ(out.size(), 2u) << errors;
+  expectTensor(out[0], {6, 2}, {-2, -2, -2, -4, -2, -2, -1, -1, -2, -2, -1, -1});
+  expectTensor(out[1], {6, 2}, {-2, -2, -3, -4, -2, -2, -1, -1, -2, -2, -1, -1});
+}
+
 TEST_F(Evaluator, SpmmMaxWinnerCountsDuplicatesAndNotTheIdentity) {
   const char *src = R"mlir(
 func.func @f(%g: !gnn.graph, %x: tensor<?x1xf32>) -> (tensor<?x1xf32>, tensor<?x1xf32>) {

@@ -305,6 +305,15 @@ func.func @spmm_ties_type(%g: !gnn.graph, %x: tensor<?x8xf32>) {
 
 // -----
 
+// `counted` says how the winner codes name edges: nothing to say without them.
+func.func @spmm_counted_without_winner(%g: !gnn.graph, %x: tensor<?x8xbf16>) {
+  // expected-error @+1 {{'gnn.spmm' op expects 'counted' (how its winner codes name the edges attaining the extremum) only with a 'winner' result}}
+  %o = gnn.spmm max %g, %x counted : tensor<?x8xbf16> -> tensor<?x8xbf16>
+  return
+}
+
+// -----
+
 // Winner codes of f16 rows are f32 (exact node ids up to 2^24).
 func.func @spmm_winner_f16(%g: !gnn.graph, %x: tensor<?x8xf16>) {
   // expected-error @+1 {{'gnn.spmm' op expects 'winner' of the result's shape and arithmetic type 'tensor<?x8xf32>' but got 'tensor<?x8xf16>'}}

@@ -92,6 +92,7 @@ func.func @edge_softmax(%g: !gnn.graph, %e: tensor<?x4xf32> {gnn.domain = "edge"
 // CHECK: gnn.spmm min %{{.*}}, %{{.*}} weights(%{{.*}} : tensor<?x4xf32>) reversed : tensor<?x4x8xf32> -> tensor<?x4x8xf32>
 // CHECK: %{{.*}}, %{{.*}} = gnn.spmm max %{{.*}}, %{{.*}} : tensor<?x16xf32> -> tensor<?x16xf32>, tensor<?x16xf32>
 // CHECK: %{{.*}}, %{{.*}} = gnn.spmm min %{{.*}}, %{{.*}} weights(%{{.*}} : tensor<?x4xf32>) : tensor<?x4x8xf32> -> tensor<?x4x8xf32>, tensor<?x4x8xf32>
+// CHECK: %{{.*}}, %{{.*}} = gnn.spmm max %{{.*}}, %{{.*}} reversed counted : tensor<?x16xf32> -> tensor<?x16xf32>, tensor<?x16xf32>
 func.func @spmm(%g: !gnn.graph, %x: tensor<?x16xf32>, %w: tensor<?xf32> {gnn.domain = "edge"},
                 %h: tensor<?x4x8xf32>, %a: tensor<?x4xf32> {gnn.domain = "edge"}) {
   %0 = gnn.spmm sum %g, %x : tensor<?x16xf32> -> tensor<?x16xf32>
@@ -100,6 +101,7 @@ func.func @spmm(%g: !gnn.graph, %x: tensor<?x16xf32>, %w: tensor<?xf32> {gnn.dom
   %3 = gnn.spmm min %g, %h weights(%a : tensor<?x4xf32>) reversed : tensor<?x4x8xf32> -> tensor<?x4x8xf32>
   %4, %winner = gnn.spmm max %g, %x : tensor<?x16xf32> -> tensor<?x16xf32>, tensor<?x16xf32>
   %5, %winner2 = gnn.spmm min %g, %h weights(%a : tensor<?x4xf32>) : tensor<?x4x8xf32> -> tensor<?x4x8xf32>, tensor<?x4x8xf32>
+  %6, %count = gnn.spmm max %g, %x reversed counted : tensor<?x16xf32> -> tensor<?x16xf32>, tensor<?x16xf32>
   return
 }
 

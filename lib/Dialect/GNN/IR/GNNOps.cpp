@@ -381,6 +381,10 @@ LogicalResult SpmmOp::verify() {
   }
   if (failed(verifyWinner(*this, getReduce(), getWinner(), out)))
     return failure();
+  if (getCounted() && !getWinner())
+    return emitOpError("expects 'counted' (how its winner codes name the "
+                       "edges attaining the extremum) only with a 'winner' "
+                       "result");
   return checkDomain(getInputMutable(), "input");
 }
 

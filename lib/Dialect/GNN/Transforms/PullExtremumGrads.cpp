@@ -59,7 +59,7 @@ struct PullExtremumGrad : OpRewritePattern<ExtremumGradOp> {
   LogicalResult matchAndRewrite(ExtremumGradOp op,
                                 PatternRewriter &rewriter) const override {
     auto inType = cast<RankedTensorType>(op.getInput().getType());
-    if (!isStorageFloatType(inType.getElementType()))
+    if (!pullsExtremumGrads(inType.getElementType()))
       return rewriter.notifyMatchFailure(op, "routes f32 and f64 rows");
     auto sumType = cast<RankedTensorType>(op.getResult().getType());
     // Where the sums are only rounded to the rows' type, the aggregation
@@ -136,3 +136,7 @@ struct PullExtremumGrads
   }
 };
 } // namespace
+
+bool mlir::gnn::pullsExtremumGrads(Type type) {
+  return isStorageFloatType(type);
+}

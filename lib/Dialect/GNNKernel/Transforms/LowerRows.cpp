@@ -433,11 +433,12 @@ struct AggregationPlan {
   /// With winner codes (spmm and reduce max/min's second result; see
   /// gnn.spmm), the state is the extrema then as many codes, floats of the
   /// function's arithmetic type. A code counts the edges attaining the
-  /// extremum, -(c + 1); without weights (`byNeighbour`) a single such edge
-  /// is named instead by its neighbour's id (-2, a count of one, from 2^p
-  /// on, where the id is no longer exact). A term beyond the extremum
-  /// restarts the count (or takes the id), a term equal to it adds one (an
-  /// id becomes -3, two edges: a duplicate edge counts as a tie).
+  /// extremum, -(c + 1); without weights nor `counted` (`byNeighbour`) a
+  /// single such edge is named instead by its neighbour's id (-2, a count
+  /// of one, from 2^p on, where the id is no longer exact). A term beyond
+  /// the extremum restarts the count (or takes the id), a term equal to it
+  /// adds one (an id becomes -3, two edges: a duplicate edge counts as a
+  /// tie).
   bool trackWinner = false, byNeighbour = false;
 
   /// The plan of `parts`' anchor, or a diagnostic on it when its rows do not
@@ -555,7 +556,7 @@ FailureOr<AggregationPlan> AggregationPlan::of(KernelGroupOp group,
                : p.kind == gnn::ReduceKind::min ? inf
                                                 : 0.0;
   p.trackWinner = static_cast<bool>(parts.winner);
-  p.byNeighbour = p.spmm && !p.weights;
+  p.byNeighbour = p.spmm && !p.weights && !p.spmm.getCounted();
   return p;
 }
 

@@ -142,10 +142,12 @@ def GNN_SpmmOp : GNN_Op<"spmm", [Pure, GNN_GraphOpInterface]> {
     `+inf` for min) and the id is below `2^p` (`p` the arithmetic type's
     significand bits: 24 for f32, 53 for f64, so the code is exact). A
     duplicate edge counts as an edge of its own (two edges from one source
-    attaining it: `-3`). The codes do not depend on how a kernel splits a
-    row's edges. It is what a backward pass keeps to route the gradient: to
-    the winning source (`gnn.extremum_grad`), or `dy / c` to each edge
-    attaining the extremum.
+    attaining it: `-3`). With `counted`, no edge is named: a single one is
+    `-2`, as with weights (what a gradient pulled along the edges needs, and
+    cheaper to find than an id). The codes do not depend on how a kernel
+    splits a row's edges. It is what a backward pass keeps to route the
+    gradient: to the winning source (`gnn.extremum_grad`), or `dy / c` to
+    each edge attaining the extremum.
 
     ```mlir
     %agg = gnn.spmm sum %g, %h weights(%alpha : tensor<?x4xf32>)
@@ -153,17 +155,19 @@ def GNN_SpmmOp : GNN_Op<"spmm", [Pure, GNN_GraphOpInterface]> {
     %mean = gnn.spmm mean %g, %x : tensor<?x16xf32> -> tensor<?x16xf32>
     %max, %winner = gnn.spmm max %g, %x
         : tensor<?x16xf32> -> tensor<?x16xf32>, tensor<?x16xf32>
+    %m, %count = gnn.spmm max %g, %h counted
+        : tensor<?x16xbf16> -> tensor<?x16xbf16>, tensor<?x16xf32>
     ```
   }];
   let arguments = (ins GNN_ReduceKind:$reduce, GNN_GraphType:$graph,
                        GNN_FloatTensor:$input,
                        Optional<GNN_FloatTensor>:$weights,
-                       UnitAttr:$reversed);
+                       UnitAttr:$reversed, UnitAttr:$counted);
   let results = (outs GNN_FloatTensor:$result,
                       Optional<GNN_FloatTensor>:$winner);
   let assemblyFormat = [{
     $reduce $graph `,` $input (`weights` `(` $weights^ `:` type($weights) `)`)?
-    (`reversed` $reversed^)? attr-dict `:`
+    (`reversed` $reversed^)? (`counted` $counted^)? attr-dict `:`
     custom<GraphType>(type($graph), type($input)) `->` type($result)
     (`,` type($winner)^)?
   }];

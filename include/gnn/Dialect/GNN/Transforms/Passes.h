@@ -29,6 +29,13 @@ namespace gnn {
 /// becomes a per-destination gnn.reduce sum and a sum over the nodes.
 void populateEdgeSumsToNodeSumsPatterns(RewritePatternSet &patterns);
 
+/// Whether gnn-pull-extremum-grads pulls the gradient of an unweighted
+/// max/min over rows of element type `type` along the edges (bf16 and f16,
+/// whose rows tie often) instead of routing it by winner ids. Such a
+/// gradient needs only the number of edges attaining each extremum, so
+/// gnn-autodiff gives the forward's spmm `counted` codes for it.
+bool pullsExtremumGrads(Type type);
+
 } // namespace gnn
 } // namespace mlir
 

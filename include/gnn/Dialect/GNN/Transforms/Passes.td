@@ -72,7 +72,9 @@ def GNNPullExtremumGrads : Pass<"gnn-pull-extremum-grads", "func::FuncOp"> {
     atomic addition per element, a walk of the row per tied element) suits
     f32 and f64 rows, whose ties are rare. The coarse values of bf16 and f16
     rows tie often, and the routed bf16 backward was slower than the f32 one
-    on every scoreboard graph; f32 and f64 rows are left to it.
+    on every scoreboard graph; f32 and f64 rows are left to it. The share
+    reads only the counts, so gnn-autodiff gives the forward's spmm of
+    such rows `counted` codes (the same predicate, `pullsExtremumGrads`).
 
     ```mlir
     %s = gnn.extremum_grad %g, %x, %y, %w, %dy : tensor<?x64xbf16>
