@@ -479,6 +479,14 @@ private:
   /// Whether offset `c` of chunk `j` is in the row (null when every lane's
   /// chunk `j` is).
   Value chunkActive(int64_t j, Value c);
+  /// `a + term` of a sum whose term is masked, `select(c, v, 0)` (the
+  /// pulled extremum gradient's `x == y ? g : 0`, a ReLU's mask), as
+  /// `select(c, a + v, a)`: nvcc then predicates the addition instead of
+  /// selecting the term and adding it (the pulled bf16 max gradient's edge
+  /// loop: 222 -> 190 SASS instructions per 4 edges). The same value: a
+  /// sum that starts at +0 never holds -0, so `a + 0` is `a`. Null where
+  /// the reduction is not a sum or the term is not so masked.
+  Value maskedSum(Value a, Value term);
   /// The edge loop's body: the state `acc` after edge `e`.
   FailureOr<SmallVector<Value>> accumulate(const EdgeRef &e, ValueRange acc);
   /// The `vec` terms of edge `e` for the run of features from offset
@@ -699,6 +707,18 @@ LogicalResult AggregationKernel::build() {
   return success();
 }
 
+Value AggregationKernel::maskedSum(Value a, Value term) {
+  if (plan.kind != gnn::ReduceKind::sum && plan.kind != gnn::ReduceKind::mean)
+    return Value();
+  auto select = term.getDefiningOp<arith::SelectOp>();
+  FloatAttr zero;
+  if (!select || !matchPattern(select.getFalseValue(), m_Constant(&zero)) ||
+      !zero.getValue().isZero())
+    return Value();
+  Value sum = arith::AddFOp::create(b, loc, a, select.getTrueValue());
+  return arith::SelectOp::create(b, loc, select.getCondition(), sum, a);
+}
+
 FailureOr<SmallVector<Value>> AggregationKernel::accumulate(const EdgeRef &e,
                                                             ValueRange acc) {
   int64_t vec = plan.vec;
@@ -720,7 +740,9 @@ FailureOr<SmallVector<Value>> AggregationKernel::accumulate(const EdgeRef &e,
     for (int64_t v = 0; v < vec; ++v) {
       Value a = acc[j * vec + v];
       Value term = kb.castFloat((*terms)[v], accType);
-      Value n = rule(b, a, term);
+      Value n = maskedSum(a, term);
+      if (!n)
+        n = rule(b, a, term);
       if (active)
         n = arith::SelectOp::create(b, loc, active, n, a);
       next.push_back(n);
