@@ -711,9 +711,7 @@ Value AggregationKernel::maskedSum(Value a, Value term) {
   if (plan.kind != gnn::ReduceKind::sum && plan.kind != gnn::ReduceKind::mean)
     return Value();
   auto select = term.getDefiningOp<arith::SelectOp>();
-  FloatAttr zero;
-  if (!select || !matchPattern(select.getFalseValue(), m_Constant(&zero)) ||
-      !zero.getValue().isZero())
+  if (!select || !matchPattern(select.getFalseValue(), m_AnyZeroFloat()))
     return Value();
   Value sum = arith::AddFOp::create(b, loc, a, select.getTrueValue());
   return arith::SelectOp::create(b, loc, select.getCondition(), sum, a);
