@@ -11,6 +11,10 @@
 #           --grad) per step, A then B, arxiv-like (medians of 20)
 #  tests    GNNRuntimeTests; the Python suite's extremum/winner and bf16 max
 #           tests on CUDA (A's module)
+#  predicated (added in session 70) bench/probes/predicated/edges.cu:
+#           an aggregation's edges K at a time with predicated loads
+#  layers   (added in session 70) bench/nn_layers.py: gnnc.nn layers against
+#           PyG through autograd, A's module
 set -u
 xz -dc .carry/py312/_gnnc.so.xz > .carry/py312/_gnnc.cpython-312-x86_64-linux-gnu.so
 mkdir -p /tmp/bin
@@ -46,6 +50,12 @@ for g in blogcatalog musae-github; do
 done
 timeout 60 /tmp/bin/M $P/gnnc_ops_bf16/max.mlir --graph=$G/blogcatalog.npy --backend=cuda --grad --reps=3 \
   > /tmp/c.json 2>&1; echo "M check blogcatalog rc=$? $(grep -o '"match": [a-z]*' /tmp/c.json | sort | uniq -c | tr '\n' ' ')" >> "$OUT"/masked.txt
+t predicated
+# (added in session 70) bench/probes/predicated/edges.cu on five graphs
+python3 $P/dump_graph.py pubmed $D $G/pubmed.npy >> /tmp/dump.log 2>&1
+python3 $P/dump_graph.py qm9-batch4096 $D $G/qm9.npy >> /tmp/dump.log 2>&1
+nvcc -std=c++17 -O3 -arch=sm_90 -o /tmp/edges bench/probes/predicated/edges.cu > "$OUT"/predicated.txt 2>&1 &&
+  timeout 120 /tmp/edges $G/pubmed.npy $G/qm9.npy $G/musae-github.npy $G/blogcatalog.npy $G/arxiv-like.npy >> "$OUT"/predicated.txt 2>&1
 t chunk
 for case in "gnnc_ops gatv2" "gnnc_ops_bf16 gt"; do
   set -- $case
@@ -60,5 +70,7 @@ timeout 30 /tmp/bin/GNNRuntimeTests > "$OUT"/gtest.txt 2>&1; echo "exit $?" >> "
 (cd python/tests && GNNC_TEST_DEVICE=cuda timeout 35 python3 -m pytest -q -p no:cacheprovider -rs \
   -k "extremum or winner or (max and (bf16 or bfloat16 or half or float16))" > "$OUT"/pytest.txt 2>&1
  echo "exit $?" >> "$OUT"/pytest.txt)
+t layers
+timeout 200 python3 bench/nn_layers.py --datasets "$D" --reps 20 > "$OUT"/layers.txt 2>&1; echo "exit $?" >> "$OUT"/layers.txt
 t done
 cat "$OUT"/masked.txt "$OUT"/chunk.txt; tail -3 "$OUT"/gtest.txt "$OUT"/pytest.txt
