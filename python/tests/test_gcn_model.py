@@ -342,15 +342,17 @@ def test_examples_gcn3_is_the_function_the_model_runs(monkeypatch):
     assert text.replace("@gcn_model", "@gcn3") == _examples.gcn3().text()
 
 
-def test_self_loops_mask_the_graph_instead_of_folding(monkeypatch):
+def test_self_loops_mask_the_graph_instead_of_folding():
+    """A loop-free graph folds the self-loops into the formula, one with
+    loops masks them in the graph: decided per call from the graph (the
+    second call here takes the first call's plan, models._GcnModelPlan),
+    as gnnc.explain's record of the function run shows."""
     configs = []
-    propagate = _common.propagate
-    monkeypatch.setattr(_common, "propagate",
-                        lambda m, t, c, *a, **k: configs.append(c) or propagate(m, t, c, *a, **k))
     ours, _ = make("default")
     for graph in (single, tiny):
         edge_index, n = graph()
         ours(features(n, torch.float32), edge_index)
+        configs.append(ours.__dict__["_gnnc_function"][1])
     (*_, weights1, _, fold1, _), (*_, weights2, _, fold2, _) = configs
     assert (weights1, fold1) == ("", True)
     assert (weights2, fold2) == ("mask", False)
@@ -657,6 +659,147 @@ def test_pygs_other_forward_arguments():
     torch.testing.assert_close(ours(x, edge_index, **extra), pyg(x, edge_index, **extra))
     with pytest.raises(ValueError, match="num_sampled_nodes_per_hop must have an entry per hop"):
         ours(x, edge_index, num_sampled_nodes_per_hop=[n], num_sampled_edges_per_hop=[1])
+
+
+# --------------------------------------------------------------------------
+# The plan: a call after the first takes what the first decided
+# (models._GcnModelPlan) unless something it read changed.
+
+
+def test_the_models_plan_follows_every_change_to_the_model_and_its_inputs(monkeypatch):
+    """Each step changes one thing on both libraries' models (or the
+    inputs), compares the output and every gradient with PyG's in float64,
+    and checks whether the call took the plan (GCN._one_function, the full
+    path's walk over the model, not asked)."""
+    asked = []
+    one = gnn.GCN._one_function
+    monkeypatch.setattr(gnn.GCN, "_one_function",
+                        lambda self, *a: asked.append(1) or one(self, *a))
+    ours, pyg = make("default", torch.float64)
+    loop_free, n = molecules()
+    loops, n_loops = tiny()
+
+    def check(step, planned, graph=None, dtype=torch.float64, weight=None):
+        edge_index, k = graph or (loop_free, n)
+        asked.clear()
+        ours.zero_grad(set_to_none=True), pyg.zero_grad(set_to_none=True)
+        try:
+            compare(ours, pyg, edge_index, k, dtype, weight)
+        except AssertionError as e:
+            raise AssertionError(f"{step}: {e}") from None
+        assert (not asked) == planned, step
+
+    def both(f):
+        f(ours), f(pyg)
+
+    check("first call", planned=False)
+    check("and planned", planned=True)
+    check("a graph with self-loops (masked, not folded)", planned=True, graph=(loops, n_loops))
+    check("no edges", planned=True, graph=no_edges())
+    check("no nodes", planned=True, graph=no_nodes())
+    written = loop_free.clone()
+    check("a new edge_index", planned=True, graph=(written, n))
+    written[1, 0] = (int(written[1, 0]) + 1) % n  # (through PyTorch: version counter)
+    check("its ids written in place", planned=True, graph=(written, n))
+    with torch.no_grad():
+        both(lambda m: m.convs[0].lin.weight.add_(0.5))
+        both(lambda m: m.convs[2].bias.sub_(0.25))
+    check("weights and a bias written in place", planned=True)
+    w = torch.rand(loop_free.size(1), generator=torch.Generator().manual_seed(5),
+                   dtype=torch.float64) + 0.1
+    check("edge weights", planned=False, weight=w)
+    check("none again: decided again", planned=False)
+    check("and planned", planned=True)
+    # Whatever makes the model run its layers one by one.
+    handles = [m.convs[1].register_forward_hook(lambda *a: None) for m in (ours, pyg)]
+    check("a hook on a layer", planned=False)
+    for h in handles:
+        h.remove()
+    check("hook removed", planned=False)
+    check("and planned", planned=True)
+    handles = [m.dropout.register_forward_pre_hook(lambda *a: None) for m in (ours, pyg)]
+    check("a hook on the dropout", planned=False)
+    for h in handles:
+        h.remove()
+    check("hook removed", planned=False)
+    glob = torch.nn.modules.module.register_module_forward_hook(lambda *a: None)
+    try:
+        check("a global module hook", planned=False)
+    finally:
+        glob.remove()
+    check("removed", planned=False)
+    both(lambda m: setattr(m, "act", torch.nn.Tanh()))
+    check("another activation", planned=False)
+    both(lambda m: setattr(m, "act", torch.nn.ReLU()))
+    check("ReLU again (another module)", planned=False)
+    check("and planned", planned=True)
+    both(lambda m: setattr(m.convs[1], "add_self_loops", False))
+    check("a layer's option changed", planned=False)
+    both(lambda m: setattr(m.convs[1], "add_self_loops", True))
+    check("and back", planned=False)
+    check("and planned", planned=True)
+    both(lambda m: m.convs.__setitem__(1, copy.deepcopy(m.convs[1])))
+    check("a layer replaced", planned=False)
+    check("and planned", planned=True)
+    kept = [m.convs[2].bias for m in (ours, pyg)]
+    both(lambda m: setattr(m.convs[2], "bias", None))
+    check("a bias removed (layer by layer)", planned=False)
+    for m, b in zip((ours, pyg), kept):
+        m.convs[2].bias = torch.nn.Parameter(b.detach().clone())
+    check("a new bias", planned=False)
+    check("and planned", planned=True)
+    both(lambda m: m.float())
+    check("float32", planned=False, dtype=torch.float32)
+    check("and planned", planned=True, dtype=torch.float32)
+    both(lambda m: m.double())
+    check("float64 again", planned=False)
+    # Bad inputs after a plan: the full path's errors.
+    with pytest.raises(ValueError):
+        ours(features(n, torch.float64, channels=IN + 1), loop_free)
+    with pytest.raises(TypeError):
+        ours(features(n, torch.float32), loop_free)
+    with pytest.raises(ValueError, match="out of range|outside"):
+        ours(features(n, torch.float64), torch.tensor([[0, n + 3], [1, 0]]))
+    check("the plan still stands", planned=True)
+    # A hook on a layer's lin is refused after a plan as before it.
+    handle = ours.convs[0].lin.register_forward_hook(lambda *a: None)
+    with pytest.raises(NotImplementedError, match="'lin' .*has a hook"):
+        ours(features(n, torch.float64), loop_free)
+    handle.remove()
+    check("hook removed", planned=False)
+    check("and planned", planned=True)
+    # Copies decide anew.
+    clone = copy.deepcopy(ours)
+    assert clone.__dict__.get("_gnnc_plan") is None
+    assert ours.__dict__.get("_gnnc_plan") is not None
+
+
+def test_the_models_plan_reads_the_dropout_on_every_call(monkeypatch):
+    """The dropout's `p` and mode are read on every planned call: masks are
+    drawn in training mode with p > 0 and not otherwise, and an eval call
+    equals PyG's."""
+    edge_index, n = molecules()
+    ours, pyg = make("default", torch.float64)
+    x = features(n, torch.float64)
+    masks = []
+    draw = _common.attention_dropout_mask
+    monkeypatch.setattr(_common, "attention_dropout_mask",
+                        lambda *a: masks.append(a) or draw(*a))
+    ours.eval(), pyg.eval()
+    want = pyg(x, edge_index)
+    for _ in range(2):
+        torch.testing.assert_close(ours(x, edge_index), want, **tol(torch.float64))
+    assert ours.__dict__.get("_gnnc_plan") is not None and not masks
+    ours.train()
+    ours.dropout.p = 0.5
+    got = ours(x, edge_index)
+    assert len(masks) == 2 and masks[0][:2] == ((n, HID), 0.5)
+    assert not torch.allclose(got, want)
+    ours.dropout.p = 0.0
+    masks.clear()
+    torch.testing.assert_close(ours(x, edge_index), want, **tol(torch.float64))
+    assert not masks
+    assert ours.__dict__.get("_gnnc_plan") is not None
 
 
 # --------------------------------------------------------------------------

@@ -265,7 +265,8 @@ def test_cuda_cached_calls_do_not_synchronise():
     ea = torch.randn(edge_index.size(1), 3, device=DEV)
     layers = [gnnc.nn.GCNConv(base.IN, 8), gnnc.nn.SAGEConv(base.IN, 8),
               gnnc.nn.GATConv(base.IN, 4, heads=2), gnnc.nn.GINConv(base.mlp(base.IN, 8)),
-              gnnc.nn.GINEConv(base.mlp(base.IN, 8), edge_dim=3)]
+              gnnc.nn.GINEConv(base.mlp(base.IN, 8), edge_dim=3),
+              gnnc.nn.GCN(base.IN, 8, 2)]  # (the whole model: one function, planned)
     layers = [l.to(DEV) for l in layers]
 
     def call(l):
@@ -324,6 +325,45 @@ def test_cuda_layer_plans_match_pyg(kind):
         xp, xo = x.clone().requires_grad_(), x.to(DEV).requires_grad_()
         extra = ((ea,), (ea.to(DEV),)) if kind == "gine" else ((), ())
         want, got = pyg(xp, edge_index, *extra[0]), ours(xo, on_device, *extra[1])
+        assert ours.__dict__.get("_gnnc_plan") is not None  # (the next call's)
+        close(got, want, torch.float32)
+        want.square().sum().backward()
+        got.square().sum().backward()
+        close(xo.grad, xp.grad, torch.float32)
+        ours_p = dict(ours.named_parameters())
+        for name, p in pyg.named_parameters():
+            close(ours_p[name].grad, p.grad, torch.float32)
+            with torch.no_grad():  # the same step on both, in place
+                p.sub_(0.1 * p.grad)
+                ours_p[name].copy_(p)
+            p.grad = ours_p[name].grad = None
+
+
+def test_cuda_model_plan_matches_pyg():
+    """models.GCN's calls after the first (models._GcnModelPlan) on CUDA,
+    new features each call, the weights changed between calls, the graph
+    written in place once, and a graph with self-loops (masked rather than
+    folded) on the last call: PyG's models.GCN on the CPU, outputs and
+    every gradient."""
+    pyg_models = pytest.importorskip("torch_geometric.nn.models")
+    torch.manual_seed(0)
+    pyg = pyg_models.GCN(base.IN, 6, 2, base.OUT)
+    ours = gnnc.nn.GCN(base.IN, 6, 2, base.OUT)
+    ours.load_state_dict(pyg.state_dict())
+    ours = ours.to(DEV)
+    edge_index, n = base.loop_free_graph(n=7, e=20)
+    on_device = edge_index.to(DEV)
+    for step in range(5):
+        if step == 3:
+            # (through PyTorch: the version counter moves)
+            edge_index[1, 0] = (int(edge_index[1, 0]) + 1) % n
+            on_device[1, 0] = edge_index[1, 0]
+        if step == 4:
+            edge_index, n = base.tiny_graph()
+            on_device = edge_index.to(DEV)
+        x = base.features(n, torch.float32, seed=step)
+        xp, xo = x.clone().requires_grad_(), x.to(DEV).requires_grad_()
+        want, got = pyg(xp, edge_index), ours(xo, on_device)
         assert ours.__dict__.get("_gnnc_plan") is not None  # (the next call's)
         close(got, want, torch.float32)
         want.square().sum().backward()

@@ -1643,8 +1643,8 @@ def attention_dropout_mask(shape, p: float, dtype: torch.dtype,
     Tests replace this function to compare with PyG under the same mask."""
     if p >= 1.0:
         return torch.zeros(shape, dtype=dtype, device=device)
-    keep = torch.empty(shape, dtype=dtype, device=device).bernoulli_(1.0 - p)
-    return keep / (1.0 - p)
+    # (Scaled in place: one allocation, not two.)
+    return torch.empty(shape, dtype=dtype, device=device).bernoulli_(1.0 - p).div_(1.0 - p)
 
 
 # --------------------------------------------------------------------------

@@ -4,7 +4,8 @@ decisions that call made, and what such a plan checks on every call: the
 modules whose calls it skips observed by nothing (`_observed`, no global
 hook: `_global_hooks`). The layers' own plans live beside them:
 conv._GinPlan, conv._GcnPlan, conv._SagePlan, conv._AgnnPlan,
-attention._GatPlan, attention._Gatv2Plan, attention._TransformerPlan."""
+attention._GatPlan, attention._Gatv2Plan, attention._TransformerPlan, and
+the whole-model GCN's models._GcnModelPlan."""
 
 from typing import Optional
 
@@ -79,6 +80,10 @@ class _Plan:
     # dtypes through `results`).
     AUTOCAST: bool = False
 
+    # Whether the module has a `flow` of its own that every call compares
+    # (a layer's); a model's plan compares its layers' flows itself.
+    FLOWS: bool = True
+
     def __deepcopy__(self, memo):
         return None
 
@@ -135,7 +140,7 @@ class _Plan:
             if x.dtype != dt or any(t.dtype != dt for t in tensors):
                 return None
         p = cls()
-        p.template, p.flow, p.dtype = template, module.flow, dt
+        p.template, p.flow, p.dtype = template, module.flow if cls.FLOWS else None, dt
         p.xdtype, p.pdtype, p.autocast, p.results = x.dtype, pdtype, low, results
         p.device, p.cin = x.device, x.size(1)
         p.options = cls._options(module)
@@ -172,7 +177,7 @@ class _Plan:
                 edge_index.layout != torch.strided or \
                 edge_index.dtype not in (torch.int64, torch.int32) or \
                 edge_index.dim() != 2 or edge_index.size(0) != 2 or \
-                edge_index.device != x.device or module.flow != self.flow or \
+                edge_index.device != x.device or (self.FLOWS and module.flow != self.flow) or \
                 (self.OPTIONS and self._options(module) != self.options):
             return False
         for m in self.watched:  # (loops, not any(): this runs on every call)

@@ -8,6 +8,7 @@ whole chain and can run it as one kernel per batch of small graphs
 
 import copy
 import inspect
+import operator
 import types
 from typing import List, Optional
 
@@ -20,6 +21,7 @@ from . import _common
 from .attention import GATConv, GATv2Conv
 from .conv import (GCNConv, GINConv, SAGEConv, _global_hooks, _observed, check_edge_weight,
                    gcn_dtype, gcn_graph, gcn_run_dtype)
+from ._plan import _MISSING, _Plan
 from .norm import BatchNorm, LayerNorm
 
 def _normalize(name: str) -> str:
@@ -674,7 +676,13 @@ class GCN(_BasicGNN):
         # batch_size only reach the norms.
         trim = (num_sampled_nodes_per_hop is not None or
                 num_sampled_edges_per_hop is not None)
+        plan = _Plan.of(self)
+        if plan is not None:
+            out = plan.run(self, x, edge_index, edge_weight, trim)
+            if out is not None:
+                return out
         if not self._one_function(x, edge_index, trim):
+            _Plan.drop(self)
             return super().forward(x, edge_index, edge_weight, edge_attr, batch,
                                    batch_size, num_sampled_nodes_per_hop,
                                    num_sampled_edges_per_hop)
@@ -733,9 +741,130 @@ class GCN(_BasicGNN):
             d = x.dtype
             for conv in self.convs:
                 d = gcn_dtype(conv, dt, d, edge_weight)
+        results = _common.returned(run, d)
+        if edge_weight is None:
+            # (A plan for the next calls: an unweighted edge_index.)
+            _GcnModelPlan.keep(self, x, run, config[:4], results, d)
+        else:
+            _Plan.drop(self)
         out = _common.propagate(self, "gcn_model", config, ei, n, *tensors,
-                                results=_common.returned(run, d))
+                                results=results)
         return _common.as_dtype(out, d)
+
+
+# The GCNConv attributes models.GCN's one function reads of each layer (the
+# first layer's for every layer: _layers_alike) or requires (`cached` off).
+_LAYER_OPTIONS = ("add_self_loops", "normalize", "improved", "flow", "cached",
+                  "in_channels", "out_channels")
+_layer_options = operator.itemgetter(*_LAYER_OPTIONS)  # (of a layer's __dict__)
+
+
+class _GcnModelPlan(_Plan):
+    """models.GCN's plan (`_Plan`) for its one-function path: the gcn_model
+    function of the whole stack, without edge weights, so that a call after
+    the first skips `_one_function`'s walk over the model (some 50 us of
+    Python on the build machine, more than the rest of the call). Besides
+    `_Plan`'s checks: no edge_weight and no trimming; the model's `convs`,
+    `norms` and `dropout` the same objects, `convs` and `norms` holding the
+    same modules, `act` the same object (a module or a function) and the
+    model's `OPTIONS` as then; each layer a GCNConv with its
+    `_LAYER_OPTIONS` as then, its `lin` the same object and as then, its
+    `bias` the same object (None or a parameter of the dtype, device and
+    shape of then); no hook or `forward` of its own on any layer, its
+    `lin`, the dropout, a norm or the activation (`watched`). The dropout's
+    `p` and mode are read on every call, as the full path reads them, and
+    the graph is derived from its contents on every call (gcn_graph). Made
+    only for an unweighted edge_index."""
+
+    __slots__ = ("head", "parts", "convs", "norms", "act", "act_module", "layers", "want")
+    OPTIONS = ("in_channels", "hidden_channels", "num_layers", "out_channels", "jk_mode",
+               "act_first")
+    AUTOCAST = True
+    FLOWS = False  # (each layer's flow is among its _LAYER_OPTIONS)
+
+    @staticmethod
+    def keep(model, x: Tensor, dt: torch.dtype, head: tuple, results: tuple,
+             want: torch.dtype) -> None:
+        """Keeps the plan of this call on `model` (`head` its config's
+        first four entries, `results` and `want` its result's conversion
+        and dtype) where it can stand for later ones, else drops any older
+        one."""
+        if torch.compiler.is_compiling():
+            return  # (the model's attributes untouched while traced)
+        modules = model._modules
+        convs_list, norms_list = modules["convs"], modules["norms"]
+        convs = tuple(convs_list._modules.values())
+        norms = tuple(norms_list._modules.values())
+        act_module = "act" in modules
+        act = modules["act"] if act_module else model.__dict__.get("act", _MISSING)
+        watched = (modules["dropout"],) + norms + convs + \
+            ((act,) if isinstance(act, torch.nn.Module) else ())
+        try:
+            layers = tuple((_layer_options(c.__dict__), c.lin, c._parameters.get("bias"))
+                           for c in convs)
+        except KeyError:  # (an option that is no plain attribute: a property)
+            _Plan.drop(model)
+            return
+        p = _GcnModelPlan._make(model, "gcn_model", dt, x,
+                                operands=tuple(c.lin for c in convs),
+                                params=tuple((str(i), c.bias) for i, c in enumerate(convs)),
+                                watched=watched, results=results)
+        if p is None:
+            return
+        p.head, p.want = head, want
+        p.parts = (convs_list, norms_list, modules["dropout"])
+        p.convs, p.norms, p.act, p.act_module = convs, norms, act, act_module
+        p.layers = layers
+        p._keep(model)
+
+    def run(self, model, x, edge_index, edge_weight, trim: bool):
+        """The model's output, or None where the plan does not stand for
+        this call."""
+        if edge_weight is not None or trim or not self._stands(model, x, edge_index):
+            return None
+        modules = model._modules
+        convs_list, norms_list, dropout = self.parts
+        act = modules.get("act", _MISSING) if self.act_module else \
+            model.__dict__.get("act", _MISSING)
+        if modules.get("convs") is not convs_list or modules.get("norms") is not norms_list \
+                or modules.get("dropout") is not dropout or act is not self.act or \
+                tuple(convs_list._modules.values()) != self.convs or \
+                tuple(norms_list._modules.values()) != self.norms:
+            return None
+        tensors = [x.contiguous()]
+        dt, device = self.pdtype, self.device
+        for conv, (options, lin, bias), (_, _, shape), (_, spec) in zip(
+                self.convs, self.layers, self.params, self.operands):
+            d = conv.__dict__
+            try:
+                same = _layer_options(d) == options
+            except KeyError:  # (an option deleted, or set as a property)
+                return None
+            if not same or type(conv) is not GCNConv or \
+                    d["_modules"].get("lin") is not lin or \
+                    d["_parameters"].get("bias") is not bias:
+                return None
+            if not self._same_linear(lin, spec, tensors):
+                return None
+            if bias is not None:
+                if bias.dtype != dt or bias.device != device or tuple(bias.shape) != shape:
+                    return None
+                tensors.append(bias.contiguous())
+        first = self.convs[0]
+        normalize = self.layers[0][0][1]
+        n = x.size(0)
+        ei, weights, w, fold = gcn_graph(first, _common.flip(edge_index, self.layers[0][0][3]),
+                                         n, self.dtype, None)
+        if w is not None:
+            tensors.append(_common.cast(self.dtype, w))
+        p, layers = dropout.p, self.options[2]
+        on = dropout.training and p > 0 and layers > 1
+        if on:
+            size = (n, self.options[1])
+            tensors += [_common.attention_dropout_mask(size, p, self.dtype, x.device)
+                        for _ in range(layers - 1)]
+        out = self._call(model, self.head + (weights, normalize, fold, on), ei, n, tensors)
+        return _common.as_dtype(out, self.want)
 
 
 class GraphSAGE(_BasicGNN):
