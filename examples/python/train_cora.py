@@ -278,15 +278,21 @@ def main():
     print(f"{args.model.upper()} on {args.dataset}, {args.epochs} epochs, "
           f"{args.seeds} seeds, {device}")
     summary = {}
-    for name, nn, mode in runs:
-        accs, times = [], []
-        for seed in range(args.seeds):
+    # Seeds outermost, the runs of one seed one after the other: a drift of
+    # the host's speed during the process (seen at 10-20 % on the GPU
+    # machine) then touches every library alike.
+    accs = {name: [] for name, _, _ in runs}
+    times = {name: [] for name, _, _ in runs}
+    for seed in range(args.seeds):
+        for name, nn, mode in runs:
             acc, ms = train(nn, args, data, seed, device, mode)
-            accs.append(acc * 100)
-            times.append(ms)
-        mean = statistics.mean(accs)
-        std = statistics.stdev(accs) if len(accs) > 1 else 0.0
-        epoch = statistics.median(times)
+            accs[name].append(acc * 100)
+            times[name].append(ms)
+    for name, _, _ in runs:
+        accs_, times_ = accs[name], times[name]
+        mean = statistics.mean(accs_)
+        std = statistics.stdev(accs_) if len(accs_) > 1 else 0.0
+        epoch = statistics.median(times_)
         summary[name] = (mean, epoch)
         print(f"{name:12s} test accuracy {mean:.1f} +- {std:.1f} %   "
               f"epoch {epoch:.2f} ms (median; forward, backward, optimiser step)")
