@@ -18,7 +18,8 @@ edge-sized dot product per edge).
   10,000-edge graph (64 channels), K calls queued without synchronising, so
   the figure is the host's (the kernels take a few microseconds); with
   autograd recording (inputs require grad) and under ``torch.no_grad()``; and
-  forward+backward of a 2-layer GCN on Cora (data/cora) per step.
+  forward+backward of a 2-layer GCN on Cora (data/cora) per step, as two
+  GCNConv layers and as the library's ``models.GCN``.
 
     python bench/nn_layers.py --datasets DIR [--graphs pubmed musae-github
         blogcatalog] [--channels 64 128] [--parts speed host] [--layers ...]
@@ -232,15 +233,23 @@ def host(args, dev, out):
         for side, lib in (("gnnc", gnnc.nn), ("pyg", pygnn)):
             torch.manual_seed(0)
             l1, l2 = lib.GCNConv(f, 16).to(dev), lib.GCNConv(16, k).to(dev)
+            # The same network as the library's model class (gnnc's runs
+            # both layers as one function: one op forward, one backward).
+            model = lib.models.GCN(f, 16, 2, k).to(dev)
 
             def step():
                 h = torch.relu(l1(xc, ei))
                 l2(h, ei).sum().backward()
-            h, w = host_per_call(step, args.calls // 4)
-            r = dict(part="host", layer="gcn2_cora_fwd_bwd", mode="autograd",
-                     side=side, host_us=h, wall_us=w)
-            print(json.dumps(r), flush=True)
-            rows.append(r)
+
+            def model_step():
+                model(xc, ei).sum().backward()
+            for layer, fn in (("gcn2_cora_fwd_bwd", step),
+                              ("gcn2_model_cora_fwd_bwd", model_step)):
+                h, w = host_per_call(fn, args.calls // 4)
+                r = dict(part="host", layer=layer, mode="autograd",
+                         side=side, host_us=h, wall_us=w)
+                print(json.dumps(r), flush=True)
+                rows.append(r)
     out["host"] = rows
 
 
