@@ -286,6 +286,24 @@ def test_cuda_cached_calls_do_not_synchronise():
         torch.cuda.set_sync_debug_mode("default")
 
 
+def _same_then_step(ours, pyg, got, want, xo, xp) -> None:
+    """The plan tests' step: gnnc's output `got` (on CUDA, from `xo`) equal
+    to PyG's `want` (on the CPU, from `xp`), then the gradients of x and of
+    every parameter; then the same descent step on both models' parameters,
+    in place, and the gradients cleared."""
+    close(got, want, torch.float32)
+    want.square().sum().backward()
+    got.square().sum().backward()
+    close(xo.grad, xp.grad, torch.float32)
+    ours_p = dict(ours.named_parameters())
+    for name, p in pyg.named_parameters():
+        close(ours_p[name].grad, p.grad, torch.float32)
+        with torch.no_grad():  # the same step on both, in place
+            p.sub_(0.1 * p.grad)
+            ours_p[name].copy_(p)
+        p.grad = ours_p[name].grad = None
+
+
 @pytest.mark.parametrize("kind", ["gin", "gine", "gcn", "sage", "gat", "gatv2",
                                   "transformer", "agnn"])
 def test_cuda_layer_plans_match_pyg(kind):
@@ -326,17 +344,7 @@ def test_cuda_layer_plans_match_pyg(kind):
         extra = ((ea,), (ea.to(DEV),)) if kind == "gine" else ((), ())
         want, got = pyg(xp, edge_index, *extra[0]), ours(xo, on_device, *extra[1])
         assert ours.__dict__.get("_gnnc_plan") is not None  # (the next call's)
-        close(got, want, torch.float32)
-        want.square().sum().backward()
-        got.square().sum().backward()
-        close(xo.grad, xp.grad, torch.float32)
-        ours_p = dict(ours.named_parameters())
-        for name, p in pyg.named_parameters():
-            close(ours_p[name].grad, p.grad, torch.float32)
-            with torch.no_grad():  # the same step on both, in place
-                p.sub_(0.1 * p.grad)
-                ours_p[name].copy_(p)
-            p.grad = ours_p[name].grad = None
+        _same_then_step(ours, pyg, got, want, xo, xp)
 
 
 def test_cuda_model_plan_matches_pyg():
@@ -365,17 +373,7 @@ def test_cuda_model_plan_matches_pyg():
         xp, xo = x.clone().requires_grad_(), x.to(DEV).requires_grad_()
         want, got = pyg(xp, edge_index), ours(xo, on_device)
         assert ours.__dict__.get("_gnnc_plan") is not None  # (the next call's)
-        close(got, want, torch.float32)
-        want.square().sum().backward()
-        got.square().sum().backward()
-        close(xo.grad, xp.grad, torch.float32)
-        ours_p = dict(ours.named_parameters())
-        for name, p in pyg.named_parameters():
-            close(ours_p[name].grad, p.grad, torch.float32)
-            with torch.no_grad():  # the same step on both, in place
-                p.sub_(0.1 * p.grad)
-                ours_p[name].copy_(p)
-            p.grad = ours_p[name].grad = None
+        _same_then_step(ours, pyg, got, want, xo, xp)
 
 
 def _sync_warnings(call) -> int:
