@@ -304,10 +304,11 @@ def _same_then_step(ours, pyg, got, want, xo, xp) -> None:
         p.grad = ours_p[name].grad = None
 
 
-@pytest.mark.parametrize("kind", ["gin", "gine", "gcn", "sage", "gat", "gatv2",
+@pytest.mark.parametrize("kind", ["gin", "gin-mlp", "gine", "gcn", "sage", "gat", "gatv2",
                                   "transformer", "agnn"])
 def test_cuda_layer_plans_match_pyg(kind):
-    """GIN's, GINE's, GCN's, SAGE's, GAT's, GATv2's, TransformerConv's and
+    """GIN's (nn a Sequential or PyG's MLP), GINE's, GCN's, SAGE's, GAT's,
+    GATv2's, TransformerConv's and
     AGNNConv's calls after the first (their plans: conv._GinPlan,
     conv._GcnPlan, conv._SagePlan, attention._GatPlan, attention._Gatv2Plan,
     attention._TransformerPlan, conv._AgnnPlan) on CUDA, new features each
@@ -328,7 +329,10 @@ def test_cuda_layer_plans_match_pyg(kind):
         kw = dict(nn=lambda: base.mlp(base.IN, base.OUT), eps=0.1, train_eps=True)
         if kind == "gine":
             kw["edge_dim"] = 3
-        case = (kind, "GINConv" if kind == "gin" else "GINEConv", (), kw)
+        if kind == "gin-mlp":
+            from torch_geometric.nn.models import MLP
+            kw["nn"] = lambda: MLP([base.IN, 5, base.OUT], norm=None)
+        case = (kind, "GINEConv" if kind == "gine" else "GINConv", (), kw)
     ours, pyg = base.make(case, torch.float32)
     ours = ours.to(DEV)
     edge_index, n = base.tiny_graph()

@@ -151,6 +151,104 @@ def test_gin_plans_follow_every_change_to_the_layer_and_its_inputs(kind, monkeyp
             ours(features(n, torch.float64), edge_index, torch.randn(e, 4, dtype=torch.float64))
 
 
+@pytest.mark.parametrize("norm", [None, "batch_norm"], ids=["no-norm", "batch-norm"])
+def test_gin_plans_with_pygs_mlp_follow_every_change_to_it(norm, monkeypatch):
+    """GINConv(MLP(...)), PyG's MLP as `nn` (the whole MLP folded without a
+    norm, its first Linear with batch_norm): the later calls take the fold
+    (conv._GinPlan) unless something the fold read of the MLP changed
+    (conv._mlp_state: its layers, norms, activation, act_first, dropout
+    probabilities, mode) or a hook appeared on a module it skips; each step
+    against PyG in float64."""
+    from torch_geometric.nn.models import MLP
+    from gnnc.nn import conv
+    edge_index, n = tiny_graph()
+    kw = dict(nn=lambda: MLP([IN, 5, OUT], norm=norm), eps=0.1, train_eps=True)
+    ours, pyg = make(("gin", "GINConv", (), kw), torch.float64)
+    inspected = []
+    real = conv._leading_mlp
+    monkeypatch.setattr(conv, "_leading_mlp", lambda *a: inspected.append(1) or real(*a))
+
+    def both(f):
+        f(ours), f(pyg)
+
+    def check(step, planned, dtype=torch.float64):
+        _plan_step(step, planned, inspected, ours, pyg, features(n, dtype), (edge_index,))
+
+    both(lambda m: m.eval())  # (batch norm's running statistics: the same on both)
+    check("first call", planned=False)
+    check("second call", planned=True)
+    assert ours.__dict__.get("_gnnc_plan").mlp is not None
+    with torch.no_grad():
+        both(lambda m: m.nn.lins[0].weight.add_(0.5))
+    check("weights written in place", planned=True)
+    both(lambda m: setattr(m.nn, "dropout", [0.5, 0.0]))
+    check("a dropout probability (eval mode)", planned=False)
+    check("and planned", planned=True)
+    both(lambda m: m.nn.train())
+    both(lambda m: setattr(m.nn, "dropout", [0.0, 0.0]))
+    check("training mode, no dropout", planned=False)
+    check("and planned", planned=True)
+    both(lambda m: m.nn.eval())
+    check("eval mode", planned=False)
+    both(lambda m: setattr(m.nn, "act", torch.nn.Tanh()))
+    check("another activation", planned=False)
+    check("and planned", planned=True)
+    both(lambda m: setattr(m.nn, "act", torch.nn.ReLU()))
+    check("ReLU again", planned=False)
+    check("and planned", planned=True)
+    both(lambda m: setattr(m.nn, "act_first", not m.nn.act_first))
+    check("act_first", planned=False)
+    check("and planned", planned=True)
+    handles = [m.nn.act.register_forward_hook(lambda *a: None) for m in (ours, pyg)]
+    check("a hook on the activation", planned=False)
+    for h in handles:
+        h.remove()
+    check("removed", planned=False)
+    check("and planned", planned=True)
+    handles = [m.nn.norms[0].register_forward_pre_hook(lambda *a: None) for m in (ours, pyg)]
+    check("a hook on the first norm", planned=False)
+    for h in handles:
+        h.remove()
+    check("removed", planned=False)
+    torch.manual_seed(3)
+    norm0 = torch.nn.BatchNorm1d(5).double().eval()
+    with torch.no_grad():
+        norm0.running_mean.uniform_(-1, 1)
+        norm0.running_var.uniform_(0.5, 2)
+    ours.nn.norms[0], pyg.nn.norms[0] = norm0, copy.deepcopy(norm0)
+    check("a norm replaced", planned=False)
+    check("and planned", planned=True)
+    torch.manual_seed(7)
+    new = torch.nn.Linear(5, OUT).double()
+    ours.nn.lins[1], pyg.nn.lins[1] = new, copy.deepcopy(new)
+    check("a Linear replaced", planned=False)
+    check("and planned", planned=True)
+    _dtype_and_flow_steps(check, both)
+
+
+def test_gnnc_gin_models_layers_take_their_plans(monkeypatch):
+    """gnnc.nn.GIN (PyG's models.GIN: each layer's nn gnnc's copy of PyG's
+    MLP) takes its layers' plans from the second call on, training and
+    evaluating, with PyG's outputs and gradients."""
+    from torch_geometric.nn import models as pyg_models
+    from gnnc.nn import conv
+    edge_index, n = tiny_graph()
+    torch.manual_seed(0)
+    pyg = pyg_models.GIN(IN, 6, 2, OUT)
+    ours = gnn.GIN(IN, 6, 2, OUT)
+    ours.load_state_dict(pyg.state_dict())
+    ours, pyg = ours.double(), pyg.double()
+    inspected = []
+    real = conv._leading_mlp
+    monkeypatch.setattr(conv, "_leading_mlp", lambda *a: inspected.append(1) or real(*a))
+    for mode in ("train", "eval"):
+        getattr(ours, mode)(), getattr(pyg, mode)()
+        _plan_step(f"{mode}: first call", False, inspected, ours, pyg,
+                   features(n, torch.float64), (edge_index,))
+        _plan_step(f"{mode}: planned", True, inspected, ours, pyg,
+                   features(n, torch.float64), (edge_index,))
+
+
 def _linear_replaced(check, ours, pyg, linear: str) -> None:
     """gnnc's Linear `linear` (an attribute name) replaced by a copy with
     other weights (PyG's given the same weight): decided again, then

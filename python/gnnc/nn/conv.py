@@ -11,7 +11,7 @@ from gnnc import _core
 
 from . import _common
 from ._common import Linear
-from ._plan import _Plan, _global_hooks, _observed
+from ._plan import _MISSING, _Plan, _global_hooks, _observed
 
 
 def check_edge_weight(layer: str, edge_weight, edge_index: Tensor, x: Tensor) -> Tensor:
@@ -824,16 +824,40 @@ def _gin_run(module: torch.nn.Module, template: str, edge_index: Tensor, n: int,
     return rest(out)
 
 
+def _mlp_state(mlp) -> Optional[tuple]:
+    """What `_mlp_prefix` reads of PyG's `MLP` (or gnnc.nn.GIN's copy of
+    it) besides its Linears' weights and the hooks: its layers, norms and
+    activation (the same objects), `act_first`, `plain_last`, the dropout
+    probabilities, its mode and `supports_norm_batch`; None where one of
+    them is not a plain attribute (the fold then is not planned)."""
+    d = mlp.__dict__
+    modules = d["_modules"]
+    lins, norms = modules.get("lins"), modules.get("norms")
+    drops = d.get("dropout")
+    if type(lins) is not torch.nn.ModuleList or type(norms) is not torch.nn.ModuleList or \
+            not isinstance(drops, (list, tuple)):
+        return None
+    act = modules["act"] if "act" in modules else d.get("act", _MISSING)
+    return (tuple(lins._modules.values()), tuple(norms._modules.values()), act,
+            d.get("act_first", _MISSING), d.get("plain_last", _MISSING), tuple(drops),
+            d["training"], d.get("supports_norm_batch", _MISSING))
+
+
 class _GinPlan(_Plan):
     """A GIN or GINE layer's plan (`_Plan`): `nn`'s leading linear maps and
     ReLUs, and GINE's `lin`, folded into its gnn function. Besides
     `_Plan`'s checks: GINE's edge_attr a plain dense tensor of the dtype,
     device and width of then, one row per edge; the layer's `nn`, `lin` and
     `eps` the same objects, eps of the same dtype; `nn`'s children the same
-    modules; `lin` and each folded Linear as then. Made only where the full
-    path folded, with `nn` a `torch.nn.Sequential` or a single Linear."""
+    modules (a `torch.nn.Sequential`), or what the fold read of PyG's `MLP`
+    as then (`_mlp_state`: gnnc.nn.GIN's layers, and `GINConv(MLP(...))`);
+    `lin` and each folded Linear as then; no hook on `nn`, on the modules
+    the fold skips, on an MLP's activation or on the norms of its folded
+    layers. Made only where the full path folded, with `nn` a
+    `torch.nn.Sequential`, an MLP or a single Linear."""
 
-    __slots__ = ("config", "children", "eps", "eps_dtype", "edge_dim", "edge_dtype", "rest")
+    __slots__ = ("config", "children", "mlp", "eps", "eps_dtype", "edge_dim", "edge_dtype",
+                 "rest")
     AUTOCAST = True
 
     @staticmethod
@@ -844,21 +868,35 @@ class _GinPlan(_Plan):
         x, eps = tensors[0], tensors[2 if edge_attr is not None else 1]
         sequential = type(nn) is torch.nn.Sequential
         children = tuple(nn._modules.values()) if sequential else None
+        mlp = None if sequential or nn is linears[0] else _mlp_state(nn)
         # The modules whose calls the fold skips: `nn`, and the children of
-        # its folded prefix (each Linear, then its ReLU where folded).
-        prefix = children[:len(linears) + sum(relus)] if sequential else ()
+        # its folded prefix (each Linear, then its ReLU where folded); of an
+        # MLP the norms of its folded layers and its activation (a hook on
+        # one that runs after all only sends a call to the full path).
+        if sequential:
+            prefix = children[:len(linears) + sum(relus)]
+        elif mlp is not None:
+            act = mlp[2]
+            prefix = mlp[1][:len(linears)] + \
+                ((act,) if isinstance(act, torch.nn.Module) else ())
+        else:
+            prefix = ()
         p = _GinPlan._make(module, template, dt, x,
                            (("nn", nn),) + ((("lin", lin),) if edge_attr is not None else ()),
                            ((lin,) if lin is not None else ()) + tuple(linears),
                            watched=(nn,) + prefix)
         # (Under autocast eps of the Linears' dtype, edge_attr of any dtype
         # autocast casts; the function converts them.)
-        if p is None or eps.dtype != p.pdtype or not (sequential or nn is linears[0]) or \
+        # (None either while a module it watches has a hook: the fold read
+        # that, and would decide otherwise once the hook is gone.)
+        if p is None or eps.dtype != p.pdtype or \
+                not (sequential or mlp is not None or nn is linears[0]) or \
+                any(_observed(m) for m in p.watched) or \
                 (edge_attr is not None and (type(edge_attr) is not Tensor or (
                     edge_attr.dtype != dt if p.autocast is None else
                     edge_attr.dtype not in _common._AUTOCAST_CAST))):
             return
-        p.config, p.children, p.rest = config, children, rest
+        p.config, p.children, p.mlp, p.rest = config, children, mlp, rest
         p.eps, p.eps_dtype = eps, eps.dtype
         p.edge_dim = None if edge_attr is None else edge_attr.size(1)
         p.edge_dtype = None if edge_attr is None else edge_attr.dtype
@@ -871,6 +909,8 @@ class _GinPlan(_Plan):
             return None
         nn = self.linears[0][1]
         if self.children is not None and tuple(nn._modules.values()) != self.children:
+            return None
+        if self.mlp is not None and _mlp_state(nn) != self.mlp:
             return None
         eps = module._parameters.get("eps")
         if eps is None:
