@@ -10,7 +10,7 @@ set -u
 xz -dc .carry/py312/_gnnc.so.xz > .carry/py312/_gnnc.cpython-312-x86_64-linux-gnu.so
 source bench/gpu_setup.sh .carry "$OUT"
 t tests
-(cd python/tests && timeout 300 python3 -m pytest -q -p no:cacheprovider test_nn_cuda.py \
+(cd python/tests && timeout 240 python3 -m pytest -q -p no:cacheprovider test_nn_cuda.py \
   > "$R/pytest.txt" 2>&1)
 t ab
 timeout 90 python3 bench/probes/host/gin_mlp_plan_ab.py > "$R/ab-gin.txt" 2>&1
