@@ -2,6 +2,7 @@
 nodes and 10,000 edges cached on the GPU with 64-channel features, host time
 per call, and the arguments of a layer's gnnc op calls."""
 import os
+import statistics
 import sys
 import time
 
@@ -20,16 +21,25 @@ def graph(dev="cuda", n=1000, e=10000, c=64):
 
 def per_call(f, k=300, warmup=20):
     """Host microseconds per call of `f` over `k` calls (the device drained
-    before and after)."""
+    before and after, where there is one)."""
+    sync = torch.cuda.synchronize if torch.cuda.is_available() else (lambda: None)
     for _ in range(warmup):
         f()
-    torch.cuda.synchronize()
+    sync()
     t = time.perf_counter()
     for _ in range(k):
         f()
     h = (time.perf_counter() - t) / k * 1e6
-    torch.cuda.synchronize()
+    sync()
     return h
+
+
+def print_medians(res: dict) -> None:
+    """One line per (what, variant) of `res` (lists of host us per call):
+    the median and every round's figure."""
+    for (what, tag), v in sorted(res.items()):
+        print(f"host {what:8s} {tag}: median {statistics.median(v):7.1f} us  "
+              f"({' '.join(f'{t:.1f}' for t in v)})", flush=True)
 
 
 def op_calls(run):

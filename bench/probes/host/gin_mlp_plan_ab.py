@@ -5,10 +5,12 @@ process, rounds interleaved, and PyG's models.GIN beside them: host us per
 call of gnnc.nn.GIN(64, 64, 2, 64) on a 1,000-node, 10,000-edge graph,
 forward under no_grad and forward+backward.
     python bench/probes/host/gin_mlp_plan_ab.py [--rounds 5] [--device cuda]"""
-import argparse, os, statistics, sys, time
+import argparse, os, sys
 os.environ.setdefault("GNNC_JIT", "sync")
+sys.path.insert(0, os.path.dirname(__file__))
 import torch  # noqa: E402
 import gnnc.nn  # noqa: E402
+from _cached import per_call, print_medians  # noqa: E402
 from gnnc.nn import conv  # noqa: E402
 from torch_geometric.nn import models as pyg_models  # noqa: E402
 
@@ -18,7 +20,6 @@ ap.add_argument("--calls", type=int, default=200)
 ap.add_argument("--device", default="cuda")
 args = ap.parse_args()
 dev = torch.device(args.device)
-sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
 gen = torch.Generator().manual_seed(3)
 n, e, c = 1000, 10000, 64
 ei = torch.randint(0, n, (2, e), generator=gen).to(dev)
@@ -34,15 +35,7 @@ def plan(on: bool, model) -> None:
 
 
 def host_us(f, k):
-    for _ in range(10):
-        f()
-    sync()
-    t = time.perf_counter()
-    for _ in range(k):
-        f()
-    h = (time.perf_counter() - t) / k * 1e6
-    sync()
-    return h
+    return per_call(f, k, warmup=10)
 
 
 torch.manual_seed(0)
@@ -64,6 +57,4 @@ for _ in range(args.rounds):
 plan(True, ours)
 print(f"gnnc.nn.GIN(64, 64, 2, 64), {n} nodes, {e} edges, "
       f"{torch.cuda.get_device_name() if dev.type == 'cuda' else 'cpu'}")
-for (what, tag), v in sorted(res.items()):
-    print(f"host {what:8s} {tag}: median {statistics.median(v):7.1f} us  "
-          f"({' '.join(f'{t:.1f}' for t in v)})", flush=True)
+print_medians(res)

@@ -14,9 +14,11 @@ import argparse, os, statistics, sys, time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..",
                                 "examples", "python"))
 os.environ.setdefault("GNNC_JIT", "sync")
+sys.path.insert(0, os.path.dirname(__file__))
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 import train_cora  # noqa: E402
+from _cached import per_call, print_medians  # noqa: E402
 import gnnc.nn  # noqa: E402
 from gnnc.nn import models  # noqa: E402
 
@@ -45,15 +47,7 @@ def plan(on: bool, model) -> None:
 
 
 def host_us(f, k):
-    for _ in range(10):
-        f()
-    sync()
-    t = time.perf_counter()
-    for _ in range(k):
-        f()
-    h = (time.perf_counter() - t) / k * 1e6
-    sync()
-    return h
+    return per_call(f, k, warmup=10)
 
 
 torch.manual_seed(0)
@@ -70,9 +64,7 @@ for _ in range(args.rounds):
         res.setdefault(("fwd", tag), []).append(host_us(fwd, args.calls))
         res.setdefault(("fwd+bwd", tag), []).append(
             host_us(lambda: m(x, edge_index).sum().backward(), args.calls // 2))
-for (what, tag), v in sorted(res.items()):
-    print(f"host {what:8s} {tag}: median {statistics.median(v):7.1f} us  "
-          f"({' '.join(f'{t:.1f}' for t in v)})", flush=True)
+print_medians(res)
 
 
 def trainer(lib):
