@@ -304,8 +304,8 @@ def _same_then_step(ours, pyg, got, want, xo, xp) -> None:
         p.grad = ours_p[name].grad = None
 
 
-@pytest.mark.parametrize("kind", ["gin", "gin-mlp", "gine", "gcn", "sage", "gat", "gatv2",
-                                  "transformer", "agnn"])
+@pytest.mark.parametrize("kind", ["gin", "gin-mlp", "gine", "gcn", "gcn-weighted", "sage",
+                                  "gat", "gatv2", "transformer", "agnn"])
 def test_cuda_layer_plans_match_pyg(kind):
     """GIN's (nn a Sequential or PyG's MLP), GINE's, GCN's, SAGE's, GAT's,
     GATv2's, TransformerConv's and
@@ -314,7 +314,7 @@ def test_cuda_layer_plans_match_pyg(kind):
     attention._TransformerPlan, conv._AgnnPlan) on CUDA, new features each
     call, the weights changed between calls and the graph written in place
     once, equal PyG's on the CPU, outputs and every gradient."""
-    if kind == "gcn":
+    if kind in ("gcn", "gcn-weighted"):
         case = ("gcn", "GCNConv", (base.IN, base.OUT), {})
     elif kind == "sage":
         case = ("sage", "SAGEConv", (base.IN, base.OUT), {})
@@ -346,6 +346,9 @@ def test_cuda_layer_plans_match_pyg(kind):
         x = base.features(n, torch.float32, seed=step)
         xp, xo = x.clone().requires_grad_(), x.to(DEV).requires_grad_()
         extra = ((ea,), (ea.to(DEV),)) if kind == "gine" else ((), ())
+        if kind == "gcn-weighted":  # (new weights each call, a gradient)
+            w = torch.rand(edge_index.size(1), generator=torch.Generator().manual_seed(step))
+            extra = ((w,), (w.to(DEV),))
         want, got = pyg(xp, edge_index, *extra[0]), ours(xo, on_device, *extra[1])
         assert ours.__dict__.get("_gnnc_plan") is not None  # (the next call's)
         _same_then_step(ours, pyg, got, want, xo, xp)

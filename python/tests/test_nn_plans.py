@@ -400,6 +400,36 @@ def test_gcn_plans_follow_every_change_to_the_layer_and_its_inputs(monkeypatch):
     torch.manual_seed(3)
     w = torch.rand(edge_index.size(1), dtype=torch.float64)
     check("edge weights", planned=False, weight=w)
+    check("edge weights again: planned", planned=True, weight=w)
+    check("other weights (a new tensor)", planned=True, weight=w.flip(0).contiguous())
+    # Weights of another dtype (float32: PyG normalises them in float32, so
+    # its result is not float64's): the full path, then a plan for them.
+    for planned in (False, True):
+        full.clear()
+        ours(features(n, torch.float64), edge_index, w.float())
+        assert (not full) == planned
+    check("an [E, 1] column: the full path", planned=False, weight=w.view(-1, 1))
+    both(lambda m: setattr(m, "improved", True))
+    check("improved, weighted", planned=False, weight=w)
+    check("and planned", planned=True, weight=w)
+    both(lambda m: setattr(m, "improved", False))
+    check("a graph without self-loops, weighted", planned=False, ei=loop_free,
+          weight=torch.rand(loop_free.size(1), dtype=torch.float64))
+    check("and planned", planned=True, ei=loop_free,
+          weight=torch.rand(loop_free.size(1), dtype=torch.float64))
+    # The weights' gradient through a planned call: PyG's.
+    w1 = w.clone().requires_grad_()
+    w2 = w.clone().requires_grad_()
+    x = features(n, torch.float64)
+    full.clear()
+    out1, out2 = ours(x, edge_index, w1), pyg(x, edge_index, w2)
+    assert not full
+    out1.square().sum().backward()
+    out2.square().sum().backward()
+    torch.testing.assert_close(w1.grad, w2.grad, **tol(torch.float64))
+    ours.zero_grad(set_to_none=True), pyg.zero_grad(set_to_none=True)
+    with pytest.raises(ValueError, match="expected edge_weight of shape"):
+        ours(x, edge_index, w[1:])
     check("none again: decided again", planned=False)
     check("and planned", planned=True)
     handle = ours.lin.register_forward_hook(lambda *a: None)

@@ -52,18 +52,27 @@ def remaining_self_loop_weights(graph: Tensor, keep: Optional[Tensor],
     # Every tensor here is in edge_weight's dtype: autocast has nothing to
     # cast, and its promotion of index_put/cat fails on a float16 weight
     # under a bfloat16 autocast ("Unexpected floating ScalarType"), where
-    # PyG's add_remaining_self_loops runs.
+    # PyG's add_remaining_self_loops runs. (Outside autocast, and outside
+    # tracing, no context: entering and leaving one cost some 10 us a call.)
+    if not _common._any_autocast() and not torch.compiler.is_compiling():
+        return _remaining_self_loop_weights(graph, keep, edge_weight, num_nodes, improved)
     with torch.autocast(edge_weight.device.type, enabled=False):
-        n, e = num_nodes, edge_weight.size(0)
-        fill = 2.0 if improved else 1.0
-        loop_w = torch.full((n + 1,), fill, dtype=edge_weight.dtype,
-                            device=edge_weight.device)
-        if keep is None:
-            return torch.cat([edge_weight, loop_w[:n]])
-        is_loop = keep[:e] == 0
-        slot = torch.where(is_loop, graph[0, :e], n)
-        loop_w = loop_w.index_put((slot,), edge_weight)[:n]
-        return torch.cat([torch.where(is_loop, 0.0, edge_weight), loop_w])
+        return _remaining_self_loop_weights(graph, keep, edge_weight, num_nodes, improved)
+
+
+def _remaining_self_loop_weights(graph: Tensor, keep: Optional[Tensor],
+                                 edge_weight: Tensor, num_nodes: int,
+                                 improved: bool) -> Tensor:
+    """remaining_self_loop_weights' ops (autocast off)."""
+    n, e = num_nodes, edge_weight.size(0)
+    fill = 2.0 if improved else 1.0
+    if keep is None:
+        return torch.cat([edge_weight, edge_weight.new_full((n,), fill)])
+    loop_w = edge_weight.new_full((n + 1,), fill)
+    is_loop = keep[:e] == 0
+    slot = torch.where(is_loop, graph[0, :e], n)
+    loop_w = loop_w.index_put((slot,), edge_weight)[:n]
+    return torch.cat([torch.where(is_loop, 0.0, edge_weight), loop_w])
 
 
 def gcn_graph(conv, edge_index: Tensor, num_nodes: int, dtype: torch.dtype,
@@ -254,9 +263,11 @@ class GCNConv(torch.nn.Module):
                  self.out_channels), _common._DTYPES[run], bias is not None)
         want = gcn_dtype(self, dt, x.dtype, edge_weight) if dt in _common._HALVES else run
         results = _common.returned(run, want)
-        if edge_weight is None and not _common.is_sparse(adj):
-            # (A plan for the next calls: an unweighted edge_index.)
-            _GcnPlan.keep(self, x, run, lin, bias, head, results)
+        if not _common.is_sparse(adj) and (edge_weight is None or not self.cached):
+            # (A plan for the next calls: an edge_index, unweighted or, not
+            # cached, weighted.)
+            _GcnPlan.keep(self, x, run, lin, bias, head, results,
+                          None if edge_weight is None else edge_weight.dtype)
         else:
             _Plan.drop(self)
         config = head + (False, weights, self.normalize, fold, False)
@@ -947,35 +958,51 @@ def _check_cached_nodes(name: str, kept: tuple, n: int) -> None:
 
 
 class _GcnPlan(_Plan):
-    """A GCNConv's plan (`_Plan`): its gcn_model function without edge
-    weights. Besides `_Plan`'s checks: no edge_weight; the layer's `lin`
-    and `bias` the same objects, `lin` as then, the bias of the same dtype,
-    device and width; its options (`normalize`, `add_self_loops`, `cached`,
-    the channels) as then; with `cached`, the kept graph unweighted. The
-    graph (with its self-loops, or them folded into the formula) is derived
-    on every call, from the graph's contents, as the full path derives it
-    (gcn_graph). Made only for an unweighted edge_index."""
+    """A GCNConv's plan (`_Plan`): its gcn_model function, for an
+    edge_index without edge weights or with them (`weight_dtype`: their
+    dtype then, None: none). Besides `_Plan`'s checks: an edge_weight as
+    then (none, or an [E] dense tensor of that dtype on x's device); the
+    layer's `lin` and `bias` the same objects, `lin` as then, the bias of
+    the same dtype, device and width; its options (`normalize`,
+    `add_self_loops`, `improved`, `cached`, the channels) as then; with
+    `cached`, the kept graph unweighted (a weighted plan is made only
+    without `cached`). The graph (with its self-loops, or them folded into
+    the formula) and the weights of its self-loops are derived on every
+    call, from the graph's contents and the weights given, as the full path
+    derives them (gcn_graph)."""
 
-    __slots__ = ("head",)
-    OPTIONS = ("normalize", "add_self_loops", "cached", "in_channels", "out_channels")
+    __slots__ = ("head", "weight_dtype")
+    OPTIONS = ("normalize", "add_self_loops", "cached", "in_channels", "out_channels",
+               "improved")
     AUTOCAST = True
 
     @staticmethod
     def keep(module, x: Tensor, dt: torch.dtype, lin, bias, head: tuple,
-             results: tuple) -> None:
+             results: tuple, weight_dtype: Optional[torch.dtype] = None) -> None:
         """Keeps the plan of this call on `module` (`head` its config's
-        first three entries, `results` its result's conversion) where it
-        can stand for later ones, else drops any older one."""
+        first three entries, `results` its result's conversion,
+        `weight_dtype` its edge weights' dtype or None) where it can stand
+        for later ones, else drops any older one."""
         p = _GcnPlan._make(module, "gcn_model", dt, x, (("lin", lin),), (lin,),
                            (("bias", bias),), results=results)
         if p is not None:
-            p.head = head
+            p.head, p.weight_dtype = head, weight_dtype
             p._keep(module)
 
     def run(self, module, x, edge_index, edge_weight=None):
         """The layer's output, or None where the plan does not stand for
         this call."""
-        if edge_weight is not None or not self._stands(module, x, edge_index):
+        if edge_weight is None:
+            if self.weight_dtype is not None:
+                return None
+        elif type(edge_weight) is not Tensor or edge_weight.dtype != self.weight_dtype or \
+                edge_weight.layout != torch.strided or edge_weight.dim() != 1 or \
+                edge_weight.device != self.device or \
+                edge_weight.size(0) != edge_index.size(1):
+            # (None where weight_dtype is None; an [E, 1] column, or weights
+            # the full path refuses, take it)
+            return None
+        if not self._stands(module, x, edge_index):
             return None
         tensors = [x.contiguous()]
         if not self._parts_stand(module, tensors):
@@ -991,9 +1018,12 @@ class _GcnPlan(_Plan):
             edge_index = kept[0]
         n = x.size(0)
         ei, weights, w, fold = gcn_graph(module, _common.flip(edge_index, self.flow), n,
-                                         self.dtype, None)
+                                         self.dtype, edge_weight)
         if w is not None:
-            tensors.append(_common.cast(self.dtype, w))
+            # (The weights as the full path passes them: under autocast in
+            # their dtype, converted inside the op.)
+            tensors.append(_common.cast(self.dtype, w) if edge_weight is None else
+                           _common.operand(self.dtype, w))
         return self._call(module, self.head + (False, weights, normalize, fold, False),
                           ei, n, tensors)
 
