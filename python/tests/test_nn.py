@@ -2371,3 +2371,30 @@ def test_setting_reads_as_getattr():
     assert _common.setting(transformer, "add_self_loops", False) is False
     transformer.add_self_loops = True  # a user's attribute is read
     assert _common.setting(transformer, "add_self_loops", False) is True
+
+
+def test_weighted_gcn_with_repeated_self_loops_matches_pyg():
+    """GCNConv with edge weights where nodes carry several self-loops of
+    different weights: PyG keeps the last loop's weight (its index
+    assignment), and its backward gives every loop of the node that
+    weight's gradient; gnnc picks the last loop explicitly (an index_put
+    with the node repeated left the choice to the device, and CUDA chose
+    another) and gives the same gradients. test_nn_cuda.py runs it on the
+    GPU."""
+    n = 6
+    loops = torch.tensor([[2] * 40 + [4] * 7, [2] * 40 + [4] * 7])
+    ring = torch.tensor([[0, 1, 2, 3, 4, 5], [1, 2, 3, 4, 5, 0]])
+    edge_index = torch.cat([ring, loops, ring.flip(0)], 1)
+    ours, pyg = make(("gcn", "GCNConv", (IN, OUT), {}), torch.float64)
+    x = features(n, torch.float64)
+    w = torch.rand(edge_index.size(1), dtype=torch.float64,
+                   generator=torch.Generator().manual_seed(1))
+    for improved in (False, True):
+        ours.improved = pyg.improved = improved
+        w1, w2 = w.clone().requires_grad_(), w.clone().requires_grad_()
+        got, want = ours(x, edge_index, w1), pyg(x, edge_index, w2)
+        torch.testing.assert_close(got, want, **tol(torch.float64))
+        got.square().sum().backward()
+        want.square().sum().backward()
+        torch.testing.assert_close(w1.grad, w2.grad, **tol(torch.float64))
+        assert w1.grad[6:46].abs().min() > 0  # (every loop of node 2 has one)

@@ -354,6 +354,32 @@ def test_cuda_layer_plans_match_pyg(kind):
         _same_then_step(ours, pyg, got, want, xo, xp)
 
 
+def test_cuda_weighted_gcn_with_repeated_self_loops_matches_pyg():
+    """GCNConv with edge weights on a graph whose nodes carry several
+    self-loops of different weights: PyG keeps the last loop's weight (its
+    index assignment on the CPU); gnnc's loop weights came from an
+    index_put with the node repeated, and on CUDA another loop's weight
+    won (0.22 off in session 71). Outputs and the weights' gradient, the
+    full path and the plan."""
+    torch.manual_seed(0)
+    n = 6
+    loops = torch.tensor([[2] * 40 + [4] * 7, [2] * 40 + [4] * 7])
+    ring = torch.tensor([[0, 1, 2, 3, 4, 5], [1, 2, 3, 4, 5, 0]])
+    edge_index = torch.cat([ring, loops, ring.flip(0)], 1)
+    ours, pyg = base.make(("gcn", "GCNConv", (base.IN, base.OUT), {}), torch.float32)
+    ours = ours.to(DEV)
+    on_device = edge_index.to(DEV)
+    for step in range(2):
+        x = base.features(n, torch.float32, seed=step)
+        w = torch.rand(edge_index.size(1), generator=torch.Generator().manual_seed(step))
+        wp, wo = w.clone().requires_grad_(), w.to(DEV).requires_grad_()
+        want, got = pyg(x, edge_index, wp), ours(x.to(DEV), on_device, wo)
+        close(got, want, torch.float32)
+        want.square().sum().backward()
+        got.square().sum().backward()
+        close(wo.grad, wp.grad, torch.float32)
+
+
 def test_cuda_model_plan_matches_pyg():
     """models.GCN's calls after the first (models._GcnModelPlan) on CUDA,
     new features each call, the weights changed between calls, the graph

@@ -68,10 +68,26 @@ def _remaining_self_loop_weights(graph: Tensor, keep: Optional[Tensor],
     fill = 2.0 if improved else 1.0
     if keep is None:
         return torch.cat([edge_weight, edge_weight.new_full((n,), fill)])
-    loop_w = edge_weight.new_full((n + 1,), fill)
     is_loop = keep[:e] == 0
-    slot = torch.where(is_loop, graph[0, :e], n)
-    loop_w = loop_w.index_put((slot,), edge_weight)[:n]
+    # A node's own self-loop keeps its weight; of several loops on one node
+    # the last one's, as PyG's index assignment gives on the CPU. (An
+    # index_put with the node repeated left the choice to the device: on
+    # CUDA another loop's weight won, a wrong result against PyG's.) The
+    # last loop per node is the largest edge position (slot n: no loop).
+    slot = torch.where(is_loop, graph[0, :e].long(), n)
+    device = edge_weight.device
+    last = torch.full((n + 1,), -1, dtype=torch.long, device=device)
+    last = last.scatter_reduce(0, slot, torch.arange(e, device=device), "amax")[:n]
+    loop_w = torch.where(last >= 0, edge_weight[last.clamp(min=0)], fill)
+    if torch.is_grad_enabled() and edge_weight.requires_grad:
+        # PyG's gradient: its index assignment's backward gives every loop
+        # of a node the gradient of that node's loop weight (the loops that
+        # lost too), so the value above without its own gradient, plus a
+        # zero whose gradient is the assignment's (an index_put, whose
+        # forward value, the device's choice, is not used).
+        spread = edge_weight.new_zeros(n + 1).index_put((slot,), edge_weight)[:n]
+        held = spread.detach()
+        loop_w = loop_w.detach() + torch.where(held.isfinite(), spread - held, 0.0)
     return torch.cat([torch.where(is_loop, 0.0, edge_weight), loop_w])
 
 
