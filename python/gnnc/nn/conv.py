@@ -78,7 +78,11 @@ def _remaining_self_loop_weights(graph: Tensor, keep: Optional[Tensor],
     device = edge_weight.device
     last = torch.full((n + 1,), -1, dtype=torch.long, device=device)
     last = last.scatter_reduce(0, slot, torch.arange(e, device=device), "amax")[:n]
-    loop_w = torch.where(last >= 0, edge_weight[last.clamp(min=0)], fill)
+    # (Read from the weights with the fill after them, position e: a node
+    # without a loop reads it, and no index is out of range when E = 0,
+    # which traced code, always masked, meets.)
+    source = torch.cat([edge_weight, edge_weight.new_full((1,), fill)])
+    loop_w = source[torch.where(last >= 0, last, e)]
     if torch.is_grad_enabled() and edge_weight.requires_grad:
         # PyG's gradient: its index assignment's backward gives every loop
         # of a node the gradient of that node's loop weight (the loops that
