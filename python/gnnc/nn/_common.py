@@ -804,8 +804,8 @@ class _Summed:
 
     def sum(self, values: Tensor) -> Tensor:
         """The edges' values: their entries' `values` summed (in entry
-        order, as torch's coalesce sums them), differentiable where
-        `values` is."""
+        order; torch's coalesce sums them in its sort's order, the same
+        sums up to rounding), differentiable where `values` is."""
         if self.order is not None:
             return values.index_select(0, self.order)
         if self.inverse is None:
