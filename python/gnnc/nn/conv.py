@@ -1040,10 +1040,10 @@ class _GcnPlan(_Plan):
         ei, weights, w, fold = gcn_graph(module, _common.flip(edge_index, self.flow), n,
                                          self.dtype, edge_weight)
         if w is not None:
-            # (The weights as the full path passes them: under autocast in
-            # their dtype, converted inside the op.)
-            tensors.append(_common.cast(self.dtype, w) if edge_weight is None else
-                           _common.operand(self.dtype, w))
+            # (As the full path passes it: the mask is in the function's
+            # dtype; weights under autocast stay in theirs, converted inside
+            # the op.)
+            tensors.append(_common.operand(self.dtype, w))
         return self._call(module, self.head + (False, weights, normalize, fold, False),
                           ei, n, tensors)
 
