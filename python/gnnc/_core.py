@@ -1047,9 +1047,14 @@ class _Compiled:
                     # as a constant, and a cached graph must name the same
                     # function in every process (with a counter, a process
                     # that registered another function third got the cached
-                    # code of a different one: its outputs' layouts).
+                    # code of a different one: its outputs' layouts). The
+                    # layout's version is part of it: code cached by a gnnc
+                    # whose ops laid their outputs out otherwise (a training
+                    # forward's residuals one tensor each, before they were
+                    # packed) names other handles.
                     digest = hashlib.sha256(
-                        f"{self.key}\0{function}\0{base or ''}".encode()).digest()
+                        f"{self.key}\0{function}\0{base or ''}\0{_OUTPUT_LAYOUT}"
+                        .encode()).digest()
                     stable = int.from_bytes(digest[:8], "little") >> 2
                     handle = _C.register_target(self.module, function, base or "", stable)
                     _TARGETS[handle] = (self, function, base)
@@ -1331,15 +1336,38 @@ def _graph_op_fake(edge_index, num_nodes, num_dst=-1, relations=-1, function="")
 # and the stable ABI passes a SymInt to C++ only as a concrete integer.
 
 
+# The ops' output layout (TorchOps.cpp): 2 = a training forward's residuals
+# in one byte tensor (_residual_bytes).
+_OUTPUT_LAYOUT = 2
+
+
 @torch.library.register_fake("gnnc::call")
 def _call_fake(target, edge_index, num_nodes, num_dst, graph, inputs):
-    compiled, function, _ = _TARGETS[target]
+    compiled, function, base = _TARGETS[target]
     sig = compiled.signature(function)
     if len(inputs) != len(sig["args"]) - 1:
         raise TypeError(f"gnnc: @{function} takes {len(sig['args']) - 1} "
                         f"tensors, got {len(inputs)}")
-    return [edge_index.new_empty(shape, dtype=dtype) for shape, dtype in
-            _result_shapes(sig, _op_num_nodes(num_nodes, num_dst), edge_index.shape[1])]
+    shapes = _result_shapes(sig, _op_num_nodes(num_nodes, num_dst), edge_index.shape[1])
+    if base is None:
+        return [edge_index.new_empty(shape, dtype=dtype) for shape, dtype in shapes]
+    own = len(compiled.signature(base)["results"])
+    return [edge_index.new_empty(shape, dtype=dtype) for shape, dtype in shapes[:own]] + \
+        [edge_index.new_empty(_residual_bytes(shapes[own:]), dtype=torch.uint8)]
+
+
+def _residual_bytes(shapes) -> int:
+    """The size of the byte tensor holding a training forward's residuals
+    (`shapes`: their (shape, dtype) pairs), each from a 256-byte boundary:
+    TorchOps.cpp's residualLayout, for the fake kernel (symbolic sizes
+    too)."""
+    total = 0
+    for shape, dtype in shapes:
+        size = dtype.itemsize
+        for d in shape:
+            size = size * d
+        total = total + (size + 255) // 256 * 256
+    return total
 
 
 @torch.library.register_fake("gnnc::call_backward")

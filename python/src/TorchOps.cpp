@@ -160,6 +160,12 @@ struct Target {
   std::string backward; ///< `@f_bwd` (training targets)
   std::vector<Spec> args, results;
   std::vector<Spec> baseResults; ///< what the output gradients look like
+  /// A training target's outputs: its first baseResults.size() results,
+  /// each a tensor of its own, then its residuals packed in one byte tensor
+  /// (residualLayout); a plain target's: its results.
+  size_t outputTensors() const {
+    return base.empty() ? results.size() : baseResults.size() + 1;
+  }
   std::vector<Spec> grads;       ///< @f_bwd's results
   /// @f_bwd's residual arguments: (from an argument?, index).
   std::vector<std::pair<bool, int64_t>> residuals;
@@ -353,6 +359,76 @@ std::vector<Tensor> allocate(const std::vector<Spec> &specs,
   return out;
 }
 
+size_t elementBytes(ScalarType t) {
+  return t == ScalarType::Double ? 8
+         : t == ScalarType::BFloat16 || t == ScalarType::Half ? 2
+                                                              : 4;
+}
+
+/// Where a training forward's residuals (its results past the base
+/// function's) lie in the one byte tensor that holds them: each at a
+/// 256-byte boundary (the kernels' vector loads need 16), in order; the
+/// last entry is the tensor's size. One allocation, not one per residual:
+/// a training call's host time on small graphs is largely allocator calls.
+/// (Not views of one storage as outputs of their own: torch.compile's AOT
+/// autograd refuses outputs that share storage. gnnc/_core.py
+/// _residual_bytes computes the size for the fake kernel alike.)
+std::vector<int64_t> residualLayout(const Target &t, const Sizes &sizes) {
+  std::vector<int64_t> at;
+  int64_t offset = 0;
+  for (size_t i = t.baseResults.size(); i < t.results.size(); ++i) {
+    at.push_back(offset);
+    int64_t bytes = int64_t(elementBytes(t.results[i].dtype));
+    for (int64_t d : t.results[i].concrete(sizes))
+      bytes *= d;
+    offset += (bytes + 255) / 256 * 256;
+  }
+  at.push_back(offset);
+  return at;
+}
+
+/// A training forward's outputs: its results, then the residuals' byte
+/// tensor (residualLayout); a plain function's results.
+std::vector<Tensor> allocateOutputs(const Target &t, const Sizes &sizes,
+                                    const Tensor &like) {
+  if (t.base.empty())
+    return allocate(t.results, sizes, like);
+  std::vector<Spec> own(t.results.begin(),
+                        t.results.begin() + t.baseResults.size());
+  std::vector<Tensor> out = allocate(own, sizes, like);
+  out.push_back(
+      emptyOn({residualLayout(t, sizes).back()}, ScalarType::Byte, like));
+  return out;
+}
+
+/// Every output of the function `t` runs (results, then residuals) as a
+/// reference into `outputs` (allocateOutputs' tensors).
+std::vector<TensorRef> outputRefs(const Target &t, const Sizes &sizes,
+                                  const std::vector<Tensor> &outputs) {
+  std::vector<TensorRef> refs;
+  size_t own = t.base.empty() ? t.results.size() : t.baseResults.size();
+  for (size_t i = 0; i < own; ++i)
+    refs.push_back(TensorRef{reinterpret_cast<uintptr_t>(outputs[i].data_ptr()),
+                             shapeOf(outputs[i]),
+                             signatureDtype(outputs[i].scalar_type())});
+  if (t.base.empty())
+    return refs;
+  std::vector<int64_t> at = residualLayout(t, sizes);
+  auto base = reinterpret_cast<uintptr_t>(outputs[own].data_ptr());
+  for (size_t i = own; i < t.results.size(); ++i)
+    refs.push_back(TensorRef{base + uintptr_t(at[i - own]),
+                             t.results[i].concrete(sizes),
+                             signatureDtype(t.results[i].dtype)});
+  return refs;
+}
+
+std::vector<uintptr_t> pointersOf(const std::vector<TensorRef> &refs) {
+  std::vector<uintptr_t> p;
+  for (const TensorRef &r : refs)
+    p.push_back(r.data);
+  return p;
+}
+
 std::vector<TensorRef> refsOf(const std::vector<Tensor> &tensors) {
   std::vector<TensorRef> refs;
   for (const Tensor &t : tensors)
@@ -368,14 +444,16 @@ std::vector<uintptr_t> pointersOf(const std::vector<Tensor> &tensors) {
   return p;
 }
 
-/// `tensors` with each one that starts off a 16-byte boundary (a view into
-/// another tensor's storage, e.g. `buf[1:].view(n, c)`) replaced by a copy
-/// in fresh memory: the kernels read rows as 16-byte vectors wherever a
-/// row's width allows, which assumes the tensor's start is aligned as
-/// PyTorch's allocator aligns it. A copy only for such views.
-void alignForVectors(std::vector<Tensor> &tensors) {
+/// `tensors` with each one that starts off a `boundary`-byte boundary (a
+/// view into another tensor's storage, e.g. `buf[1:].view(n, c)`) replaced
+/// by a copy in fresh memory: the kernels read rows as 16-byte vectors
+/// wherever a row's width allows, which assumes the tensor's start is
+/// aligned as PyTorch's allocator aligns it (and the residuals' bytes are
+/// laid out from a 256-byte boundary). A copy only for such views.
+void alignForVectors(std::vector<Tensor> &tensors, uintptr_t boundary = 16) {
   for (Tensor &t : tensors) {
-    if (t.numel() == 0 || reinterpret_cast<uintptr_t>(t.data_ptr()) % 16 == 0)
+    if (t.numel() == 0 ||
+        reinterpret_cast<uintptr_t>(t.data_ptr()) % boundary == 0)
       continue;
     Tensor copy = emptyOn(shapeOf(t), t.scalar_type(), t);
     torch::stable::copy_(copy, t);
@@ -556,6 +634,36 @@ void onCuda(Target &t, int64_t targetId, const Tensor &edgeIndex,
 // The kernels.
 //===----------------------------------------------------------------------===//
 
+/// The outputs of a training forward given back to call_backward
+/// (allocateOutputs' tensors): its results against their specs, the
+/// residuals' byte tensor against their layout.
+void checkOutputs(const Target &t, const std::vector<Tensor> &outputs,
+                  const Sizes &sizes, const Tensor &edgeIndex) {
+  size_t own = t.baseResults.size();
+  if (outputs.size() != own + 1)
+    fail("TypeError", "@" + t.function + " output: expected " +
+                          std::to_string(own + 1) + " tensors (" +
+                          std::to_string(own) +
+                          " results and the residuals' bytes), got " +
+                          std::to_string(outputs.size()));
+  std::vector<Tensor> results(outputs.begin(), outputs.begin() + own);
+  std::vector<Spec> specs(t.results.begin(), t.results.begin() + own);
+  checkTensors(t.function, "output", results, specs, sizes, edgeIndex);
+  const Tensor &bytes = outputs[own];
+  int64_t want = residualLayout(t, sizes).back();
+  std::string name = "@" + t.function + " output #" + std::to_string(own + 1);
+  if (bytes.scalar_type() != ScalarType::Byte || bytes.dim() != 1 ||
+      bytes.size(0) != want)
+    fail("ValueError", name + " (the residuals) must be a torch.uint8 tensor "
+                       "of shape [" + std::to_string(want) + "], got " +
+                       dtypeName(bytes.scalar_type()) + " " +
+                       shapeString(shapeOf(bytes)));
+  if (!(bytes.device() == edgeIndex.device()))
+    fail("ValueError", name + " is not on the graph's device");
+  if (!bytes.is_contiguous())
+    fail("ValueError", name + " must be contiguous (call .contiguous())");
+}
+
 std::vector<Tensor> callImpl(int64_t targetId, Tensor edgeIndex, int64_t nodes,
                              int64_t numDst, int64_t handle,
                              std::vector<Tensor> inputs) {
@@ -563,11 +671,11 @@ std::vector<Tensor> callImpl(int64_t targetId, Tensor edgeIndex, int64_t nodes,
   Sizes sizes = sizesOf(edgeIndex, nodes, numDst);
   checkTensors(t.function, "argument", inputs, t.args, sizes, edgeIndex);
   GraphRef g = graphOf(handle, edgeIndex, sizes);
-  std::vector<Tensor> outputs =
-      allocate(t.results, sizes, edgeIndex);
+  std::vector<Tensor> outputs = allocateOutputs(t, sizes, edgeIndex);
+  std::vector<TensorRef> outs = outputRefs(t, sizes, outputs);
   if (!edgeIndex.is_cuda()) {
     tagged([&] {
-      t.module->evaluate(t.function, *g.host, refsOf(inputs), refsOf(outputs));
+      t.module->evaluate(t.function, *g.host, refsOf(inputs), outs);
     });
     return outputs;
   }
@@ -586,12 +694,12 @@ std::vector<Tensor> callImpl(int64_t targetId, Tensor edgeIndex, int64_t nodes,
            auto stream = reinterpret_cast<uintptr_t>(call.stream);
            if (!t.base.empty()) {
              auto *step = nb::inst_ptr<CudaTraining>(variant);
-             step->enqueueForward(graph, pointersOf(inputs), pointersOf(outputs),
+             step->enqueueForward(graph, pointersOf(inputs), pointersOf(outs),
                                   ws(step->forwardWorkspaceBytesOn(graph)),
                                   stream, fill);
            } else {
              auto *fn = nb::inst_ptr<CudaFunction>(variant);
-             fn->enqueueRun(graph, pointersOf(inputs), pointersOf(outputs),
+             fn->enqueueRun(graph, pointersOf(inputs), pointersOf(outs),
                             ws(fn->workspaceBytesOn(graph)), stream, fill);
            }
          });
@@ -614,7 +722,7 @@ std::vector<Tensor> callBackwardImpl(int64_t targetId, Tensor edgeIndex,
   Sizes sizes = sizesOf(edgeIndex, nodes, numDst);
   checkTensors(t.base, "argument", inputs, t.args, sizes, edgeIndex,
                &t.backwardReads);
-  checkTensors(t.function, "output", outputs, t.results, sizes, edgeIndex);
+  checkOutputs(t, outputs, sizes, edgeIndex);
   checkTensors(t.base, "output gradient", outputGrads, t.baseResults, sizes,
                edgeIndex);
   GraphRef g = graphOf(handle, edgeIndex, sizes);
@@ -624,18 +732,22 @@ std::vector<Tensor> callBackwardImpl(int64_t targetId, Tensor edgeIndex,
     // The reference evaluator takes @f_bwd's arguments in order: the
     // residuals (from the forward's arguments and outputs), then the
     // output gradients.
-    std::vector<Tensor> args;
+    std::vector<TensorRef> ins = refsOf(inputs),
+                           outs = outputRefs(t, sizes, outputs), args;
     for (auto [fromArg, i] : t.residuals)
-      args.push_back(fromArg ? inputs[i - 1] : outputs[i]);
-    args.insert(args.end(), outputGrads.begin(), outputGrads.end());
+      args.push_back(fromArg ? ins[i - 1] : outs[i]);
+    for (const TensorRef &r : refsOf(outputGrads))
+      args.push_back(r);
     tagged([&] {
-      t.module->evaluate(t.backward, *g.host, refsOf(args), refsOf(grads));
+      t.module->evaluate(t.backward, *g.host, args, refsOf(grads));
     });
     return grads;
   }
 #ifdef GNNC_HAVE_CUDA_RUNTIME
   alignForVectors(inputs);
-  alignForVectors(outputs);
+  // (The residuals' bytes: copied where a caller's view starts off the
+  // 256-byte boundary its layout assumes.)
+  alignForVectors(outputs, 256);
   alignForVectors(outputGrads);
   onCuda(t, targetId, edgeIndex, handle, g, grads,
          [&](PyObject *variant, const rt::Graph &graph, const CudaCall &call,
@@ -645,7 +757,8 @@ std::vector<Tensor> callBackwardImpl(int64_t targetId, Tensor edgeIndex,
            std::optional<Tensor> ws;
            if (bytes)
              ws = call.workspace(bytes, edgeIndex);
-           step->enqueueBackward(graph, pointersOf(inputs), pointersOf(outputs),
+           step->enqueueBackward(graph, pointersOf(inputs),
+                                 pointersOf(outputRefs(t, sizes, outputs)),
                                  pointersOf(outputGrads), pointersOf(grads),
                                  ws ? reinterpret_cast<uintptr_t>(ws->data_ptr()) : 0,
                                  reinterpret_cast<uintptr_t>(call.stream), fill);

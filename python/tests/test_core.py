@@ -921,13 +921,10 @@ def test_a_sparse_tensor_as_edge_index_is_named(layout):
         gnnc.Graph.from_edge_index(sparse, num_nodes=3)
 
 
-def test_every_output_is_an_allocation_of_its_own():
-    # A custom op's outputs must not alias its inputs or each other:
-    # torch.compile's AOT autograd checks every gnnc op call against that
-    # (torch._functorch.config.error_on_custom_op_aliasing; an error in CI
-    # and from PyTorch 2.12). Session 51's grouped residuals and parameter
-    # gradients (one allocation, ranges of it) broke it. Every gnnc op call of
-    # a training step, forward and backward, goes through the same check here.
+def _gine_step_calls(dtype=torch.float64, nodes=30, edges=90):
+    """The gnnc op calls of one GINEConv training step (edge_dim 3, a two-map
+    nn folded into its function: residuals of node and edge rows), as
+    (name, args, output) triples, and the layer's input gradient."""
     import gnnc.nn
     from torch.utils._python_dispatch import TorchDispatchMode
 
@@ -937,26 +934,90 @@ def test_every_output_is_an_allocation_of_its_own():
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             out = func(*args, **(kwargs or {}))
             if func.namespace == "gnnc":
-                calls.append((func.name(), args, kwargs or {}, out))
+                calls.append((func.name(), args, out))
             return out
 
     torch.manual_seed(0)
     mlp = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(),
                               torch.nn.Linear(16, 16))
-    conv = gnnc.nn.GINEConv(mlp, train_eps=True, edge_dim=3).to(DEVICE, torch.float64)
-    x = torch.randn(30, 8, dtype=torch.float64, device=DEVICE, requires_grad=True)
-    ei = torch.randint(0, 30, (2, 90), device=DEVICE)
-    ea = torch.randn(90, 3, dtype=torch.float64, device=DEVICE)
+    conv = gnnc.nn.GINEConv(mlp, train_eps=True, edge_dim=3).to(DEVICE, dtype)
+    x = torch.randn(nodes, 8, dtype=dtype, device=DEVICE, requires_grad=True)
+    ei = torch.randint(0, max(nodes, 1), (2, edges), device=DEVICE)
+    ea = torch.randn(edges, 3, dtype=dtype, device=DEVICE)
     with Record():
         conv(x, ei, ea).square().sum().backward()
+    return calls, x.grad
+
+
+def test_every_output_is_an_allocation_of_its_own():
+    # A custom op's outputs must not alias its inputs or each other:
+    # torch.compile's AOT autograd checks every gnnc op call against that
+    # (torch._functorch.config.error_on_custom_op_aliasing; an error in CI
+    # and from PyTorch 2.12). Session 51's grouped residuals and parameter
+    # gradients (one allocation, ranges of it) broke it. Every gnnc op call of
+    # a training step, forward and backward, goes through the same check here.
+    calls, _ = _gine_step_calls()
     names = [c[0] for c in calls]
     assert "gnnc::call" in names and "gnnc::call_backward" in names, names
-    for name, args, kwargs, out in calls:
+    for name, args, out in calls:
         outs = out if isinstance(out, (list, tuple)) else [out]
         assert len({t.untyped_storage().data_ptr() for t in outs}) == len(outs), name
         # (The check AOT autograd makes: torch/_library/utils.py.)
         assert not torch._C._any_output_is_alias_to_input_or_output(
-            args, kwargs, out if isinstance(out, tuple) else (out,)), name
+            args, {}, out if isinstance(out, tuple) else (out,)), name
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+@pytest.mark.parametrize("nodes,edges", [(30, 90), (0, 0), (5, 0)])
+def test_training_residuals_in_one_byte_tensor(dtype, nodes, edges):
+    # A training forward returns its results, then its residuals packed in
+    # one uint8 tensor (one allocation, not one per residual: issue 28's
+    # host time), each residual from a 256-byte boundary. The fake kernel
+    # computes the same size (torch.compile's shapes), and call_backward
+    # refuses a byte tensor of another size or dtype.
+    calls, _ = _gine_step_calls(dtype, nodes, edges)
+    (_, args, outs), = [c for c in calls if c[0] == "gnnc::call"]
+    target = args[0]
+    compiled, function, base = _core._TARGETS[target]
+    own = len(compiled.signature(base)["results"])
+    shapes = _core._result_shapes(compiled.signature(function),
+                                  _core._op_num_nodes(args[2], args[3]), edges)
+    assert len(shapes) > own + 1  # (several residuals, of node and edge rows)
+    assert {r["kind"] for r in compiled.signature(function)["results"][own:]} >= {"node"}
+    assert len(outs) == own + 1
+    packed = outs[own]
+    assert packed.dtype == torch.uint8 and packed.dim() == 1
+    want = sum((torch.Size(s).numel() * t.itemsize + 255) // 256 * 256
+               for s, t in shapes[own:])
+    assert packed.numel() == want == _core._residual_bytes(shapes[own:])
+    torch.library.opcheck(torch.ops.gnnc.call.default, args,
+                          test_utils=("test_schema", "test_faketensor"))
+    (_, bargs, _), = [c for c in calls if c[0] == "gnnc::call_backward"]
+    for bad, what in ((packed[:-1] if want else packed.new_empty(1), "shape"),
+                      (packed.view(torch.int8), "torch.uint8")):
+        outputs = list(bargs[6][:own]) + [bad]
+        with pytest.raises(RuntimeError, match=r"\[ValueError\] .*output #%d \(the "
+                                               r"residuals\) must be a torch.uint8" % (own + 1)):
+            torch.ops.gnnc.call_backward(*bargs[:6], outputs, bargs[7])
+    with pytest.raises(RuntimeError, match=r"\[TypeError\] .*expected %d tensors \(%d "
+                                           r"results and the residuals' bytes\)" % (own + 1, own)):
+        torch.ops.gnnc.call_backward(*bargs[:6], list(bargs[6][:own]), bargs[7])
+
+
+@pytest.mark.skipif(DEVICE.type != "cuda", reason="the alignment copy is the CUDA path's")
+def test_residual_bytes_off_their_boundary_are_copied():
+    # call_backward given the residuals' bytes at an address off the
+    # 256-byte boundary their layout assumes (a caller's view) copies them
+    # first: the same gradients as from the forward's own tensor.
+    calls, _ = _gine_step_calls(torch.float32)
+    (_, bargs, grads), = [c for c in calls if c[0] == "gnnc::call_backward"]
+    outputs = list(bargs[6])
+    packed = outputs[-1]
+    shifted = packed.new_zeros(packed.numel() + 16)[16:]
+    shifted.copy_(packed)
+    again = torch.ops.gnnc.call_backward(*bargs[:6], outputs[:-1] + [shifted], bargs[7])
+    for a, b in zip(again, grads):
+        assert torch.equal(a, b)
 
 
 def test_release_host_memory_gives_back_the_kept_blocks():
