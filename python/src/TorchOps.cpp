@@ -159,13 +159,10 @@ struct Target {
   std::string base;     ///< the differentiated function (training targets)
   std::string backward; ///< `@f_bwd` (training targets)
   std::vector<Spec> args, results;
-  std::vector<Spec> baseResults; ///< what the output gradients look like
-  /// A training target's outputs: its first baseResults.size() results,
-  /// each a tensor of its own, then its residuals packed in one byte tensor
-  /// (residualLayout); a plain target's: its results.
-  size_t outputTensors() const {
-    return base.empty() ? results.size() : baseResults.size() + 1;
-  }
+  /// What the output gradients look like. A training target's outputs:
+  /// its first baseResults.size() results, each a tensor of its own, then
+  /// its residuals packed in one byte tensor (residualLayout).
+  std::vector<Spec> baseResults;
   std::vector<Spec> grads;       ///< @f_bwd's results
   /// @f_bwd's residual arguments: (from an argument?, index).
   std::vector<std::pair<bool, int64_t>> residuals;
@@ -401,32 +398,33 @@ std::vector<Tensor> allocateOutputs(const Target &t, const Sizes &sizes,
   return out;
 }
 
-/// Every output of the function `t` runs (results, then residuals) as a
-/// reference into `outputs` (allocateOutputs' tensors).
-std::vector<TensorRef> outputRefs(const Target &t, const Sizes &sizes,
-                                  const std::vector<Tensor> &outputs) {
-  std::vector<TensorRef> refs;
+/// Where every output of the function `t` runs (results, then residuals)
+/// lies in `outputs` (allocateOutputs' tensors).
+std::vector<uintptr_t> outputPointers(const Target &t, const Sizes &sizes,
+                                      const std::vector<Tensor> &outputs) {
+  std::vector<uintptr_t> p;
   size_t own = t.base.empty() ? t.results.size() : t.baseResults.size();
   for (size_t i = 0; i < own; ++i)
-    refs.push_back(TensorRef{reinterpret_cast<uintptr_t>(outputs[i].data_ptr()),
-                             shapeOf(outputs[i]),
-                             signatureDtype(outputs[i].scalar_type())});
+    p.push_back(reinterpret_cast<uintptr_t>(outputs[i].data_ptr()));
   if (t.base.empty())
-    return refs;
+    return p;
   std::vector<int64_t> at = residualLayout(t, sizes);
   auto base = reinterpret_cast<uintptr_t>(outputs[own].data_ptr());
   for (size_t i = own; i < t.results.size(); ++i)
-    refs.push_back(TensorRef{base + uintptr_t(at[i - own]),
-                             t.results[i].concrete(sizes),
-                             signatureDtype(t.results[i].dtype)});
-  return refs;
+    p.push_back(base + uintptr_t(at[i - own]));
+  return p;
 }
 
-std::vector<uintptr_t> pointersOf(const std::vector<TensorRef> &refs) {
-  std::vector<uintptr_t> p;
-  for (const TensorRef &r : refs)
-    p.push_back(r.data);
-  return p;
+/// outputPointers with each output's shape and dtype (the reference
+/// evaluator's).
+std::vector<TensorRef> outputRefs(const Target &t, const Sizes &sizes,
+                                  const std::vector<Tensor> &outputs) {
+  std::vector<uintptr_t> at = outputPointers(t, sizes, outputs);
+  std::vector<TensorRef> refs;
+  for (size_t i = 0; i < at.size(); ++i)
+    refs.push_back(TensorRef{at[i], t.results[i].concrete(sizes),
+                             signatureDtype(t.results[i].dtype)});
+  return refs;
 }
 
 std::vector<TensorRef> refsOf(const std::vector<Tensor> &tensors) {
@@ -672,10 +670,10 @@ std::vector<Tensor> callImpl(int64_t targetId, Tensor edgeIndex, int64_t nodes,
   checkTensors(t.function, "argument", inputs, t.args, sizes, edgeIndex);
   GraphRef g = graphOf(handle, edgeIndex, sizes);
   std::vector<Tensor> outputs = allocateOutputs(t, sizes, edgeIndex);
-  std::vector<TensorRef> outs = outputRefs(t, sizes, outputs);
   if (!edgeIndex.is_cuda()) {
     tagged([&] {
-      t.module->evaluate(t.function, *g.host, refsOf(inputs), outs);
+      t.module->evaluate(t.function, *g.host, refsOf(inputs),
+                         outputRefs(t, sizes, outputs));
     });
     return outputs;
   }
@@ -694,12 +692,14 @@ std::vector<Tensor> callImpl(int64_t targetId, Tensor edgeIndex, int64_t nodes,
            auto stream = reinterpret_cast<uintptr_t>(call.stream);
            if (!t.base.empty()) {
              auto *step = nb::inst_ptr<CudaTraining>(variant);
-             step->enqueueForward(graph, pointersOf(inputs), pointersOf(outs),
+             step->enqueueForward(graph, pointersOf(inputs),
+                                  outputPointers(t, sizes, outputs),
                                   ws(step->forwardWorkspaceBytesOn(graph)),
                                   stream, fill);
            } else {
              auto *fn = nb::inst_ptr<CudaFunction>(variant);
-             fn->enqueueRun(graph, pointersOf(inputs), pointersOf(outs),
+             fn->enqueueRun(graph, pointersOf(inputs),
+                            outputPointers(t, sizes, outputs),
                             ws(fn->workspaceBytesOn(graph)), stream, fill);
            }
          });
@@ -758,7 +758,7 @@ std::vector<Tensor> callBackwardImpl(int64_t targetId, Tensor edgeIndex,
            if (bytes)
              ws = call.workspace(bytes, edgeIndex);
            step->enqueueBackward(graph, pointersOf(inputs),
-                                 pointersOf(outputRefs(t, sizes, outputs)),
+                                 outputPointers(t, sizes, outputs),
                                  pointersOf(outputGrads), pointersOf(grads),
                                  ws ? reinterpret_cast<uintptr_t>(ws->data_ptr()) : 0,
                                  reinterpret_cast<uintptr_t>(call.stream), fill);
