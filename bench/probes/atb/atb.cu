@@ -198,7 +198,6 @@ __global__ void __launch_bounds__(128 * G)
   // in shared memory (as doubles, over the staging buffers), group 0 adds
   // them one group after the other.
   double *sums = reinterpret_cast<double *>(smem);
-  constexpr int kAcc = UM * UN * 4;
   for (int z = 1; z < G; ++z) {
     if (grp == z) {
 #pragma unroll
@@ -221,7 +220,6 @@ __global__ void __launch_bounds__(128 * G)
     }
     __syncthreads();
   }
-  (void)kAcc;
   if (grp != 0)
     return;
   double *out = partials + int64_t(blockIdx.z) * m * n;
