@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -457,6 +458,112 @@ __global__ void __launch_bounds__(128)
       }
 }
 
+/// The narrower side (m or n) of C up to which atbNarrow runs; its block:
+/// 64 indices of the wider side by narrowGroups(N) groups of rows of the
+/// slice, each thread kNarrowUnroll rows at a time. 8 groups of 4 rows
+/// were the best of 4, 8 and 16 groups by 1, 2, 4 and 8 rows on an H100
+/// (bench/probes/atb/narrow.cu, bench/results/checks-s73/): GINE's 76,008
+/// x 64 x 4 in 21.6 us against atbSlices's 29.9, 2M x 64 x 4 in 399
+/// against 456; 16 x 64 rows of 8 doubles is more shared memory than a
+/// block has, so 4 groups there.
+constexpr int kNarrowMax = 16, kNarrowWide = 64, kNarrowUnroll = 4;
+constexpr int narrowGroups(int n) { return n <= 8 ? 8 : 4; }
+
+/// atbSlices for a C with at most kNarrowMax rows (NarrowA: A has m <= 16
+/// columns) or columns (B has n <= 16): a weight gradient of a narrow
+/// Linear, such as GINE's edge projection (edge_dim 4 against 64
+/// channels), where a 64 x 64 tile of mma's computes 16 times the useful
+/// products and stages the zeros. A thread owns one index w of the wide
+/// side and all N (>= the narrow size) of the narrow side, and sums its N
+/// elements of C in double over every G-th row of the slice (G groups),
+/// kNarrowUnroll rows' loads in flight at a time (products of f32 values
+/// are exact in double); the groups' sums are then added in group order:
+/// the same bits every run. The wide operand's rows are read coalesced,
+/// the narrow one's few values are the same for the 64 threads of a group
+/// (a broadcast). blockIdx.x: the wide side, blockIdx.z: the slice; the
+/// partials are atbSlices'.
+template <int N, bool NarrowA>
+__global__ void __launch_bounds__(kNarrowWide *narrowGroups(N))
+    atbNarrow(const float *__restrict__ a, const float *__restrict__ b,
+              double *partials, int64_t m, int64_t n, int64_t k,
+              int64_t rows) {
+  constexpr int G = narrowGroups(N), U = kNarrowUnroll;
+  __shared__ double sums[G - 1][N][kNarrowWide];
+  int lane = threadIdx.x % kNarrowWide, group = threadIdx.x / kNarrowWide;
+  int64_t w = int64_t(blockIdx.x) * kNarrowWide + lane;
+  const int64_t wide = NarrowA ? n : m, narrow = NarrowA ? m : n;
+  const float *__restrict__ wideOp = NarrowA ? b : a;
+  const float *__restrict__ narrowOp = NarrowA ? a : b;
+  int64_t r0 = int64_t(blockIdx.z) * rows;
+  int64_t r1 = r0 + rows < k ? r0 + rows : k;
+  double acc[N] = {};
+  if (w < wide) {
+    int64_t r = r0 + group;
+    for (; r + (U - 1) * G < r1; r += U * G) {
+      float v[U], x[U][N];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        v[u] = __ldg(wideOp + (r + u * G) * wide + w);
+#pragma unroll
+        for (int q = 0; q < N; ++q)
+          x[u][q] = q < narrow ? __ldg(narrowOp + (r + u * G) * narrow + q)
+                               : 0.0f;
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+#pragma unroll
+        for (int q = 0; q < N; ++q)
+          acc[q] += double(x[u][q]) * double(v[u]);
+    }
+    for (; r < r1; r += G) {
+      double v = double(wideOp[r * wide + w]);
+#pragma unroll
+      for (int q = 0; q < N; ++q)
+        if (q < narrow)
+          acc[q] += double(narrowOp[r * narrow + q]) * v;
+    }
+  }
+  if (group > 0)
+#pragma unroll
+    for (int q = 0; q < N; ++q)
+      sums[group - 1][q][lane] = acc[q];
+  __syncthreads();
+  if (group > 0 || w >= wide)
+    return;
+  double *out = partials + int64_t(blockIdx.z) * m * n;
+#pragma unroll
+  for (int q = 0; q < N; ++q) {
+    if (q >= narrow)
+      break;
+    double s = acc[q];
+#pragma unroll
+    for (int g = 0; g < G - 1; ++g)
+      s += sums[g][q][lane];
+    out[NarrowA ? q * n + w : w * n + q] = s;
+  }
+}
+
+/// Launches atbNarrow<N, NarrowA> with N the first of 4, 8, 16 that holds
+/// the narrow side.
+template <bool NarrowA>
+static void launchNarrow(const float *a, const float *b, double *partials,
+                         int64_t m, int64_t n, int64_t k, int64_t chunks,
+                         int64_t rows, cudaStream_t stream) {
+  int64_t wide = NarrowA ? n : m, narrow = NarrowA ? m : n;
+  dim3 grid(unsigned((wide + kNarrowWide - 1) / kNarrowWide), 1,
+            unsigned(chunks));
+  if (narrow <= 4)
+    atbNarrow<4, NarrowA><<<grid, kNarrowWide * narrowGroups(4), 0, stream>>>(
+        a, b, partials, m, n, k, rows);
+  else if (narrow <= 8)
+    atbNarrow<8, NarrowA><<<grid, kNarrowWide * narrowGroups(8), 0, stream>>>(
+        a, b, partials, m, n, k, rows);
+  else
+    atbNarrow<16, NarrowA>
+        <<<grid, kNarrowWide * narrowGroups(16), 0, stream>>>(
+            a, b, partials, m, n, k, rows);
+}
+
 /// C = alpha * (the slices' sum) + beta * C: a block per 32 consecutive
 /// elements of C, a lane per element; warp w sums the w-th of kSumWarps
 /// runs of consecutive slices (in slice order), and lane l of warp 0 then
@@ -590,15 +697,24 @@ Status gnn::runtime::gemmRowSplit(int64_t m, int64_t n, int64_t k,
   constexpr int T = kRowSplitTile;
   dim3 grid(unsigned((n + T - 1) / T), unsigned((m + T - 1) / T),
             unsigned(chunks));
-  if ((m + T - 1) / T > 65535)
-    return Status::error("gemm row split: " + std::to_string(m) +
-                         " rows of C (at most 65535 * " + std::to_string(T) +
-                         ")");
   int64_t mn = m * n;
   if ((mn + 31) / 32 > INT32_MAX)
     return Status::error("gemm row split: " + std::to_string(mn) +
                          " elements of C (at most 2^31 - 1 blocks of 32)");
-  atbSlices<<<grid, 128, 0, stream>>>(a, b, partials, m, n, k, rows);
+  // The narrow kernel where one side of C is at most kNarrowMax wide (the
+  // narrower side, where both are: its wide side runs along the block).
+  if (std::min(m, n) <= kNarrowMax) {
+    if (m <= n)
+      launchNarrow<true>(a, b, partials, m, n, k, chunks, rows, stream);
+    else
+      launchNarrow<false>(a, b, partials, m, n, k, chunks, rows, stream);
+  } else {
+    if ((m + T - 1) / T > 65535)
+      return Status::error("gemm row split: " + std::to_string(m) +
+                           " rows of C (at most 65535 * " +
+                           std::to_string(T) + ")");
+    atbSlices<<<grid, 128, 0, stream>>>(a, b, partials, m, n, k, rows);
+  }
   sumSlices<<<unsigned((mn + 31) / 32), 32 * kSumWarps, 0, stream>>>(
       partials, chunks, mn, alpha, beta, c);
   cudaError_t e = cudaGetLastError();

@@ -1474,13 +1474,22 @@ TEST(GpuLibrary, SpmmMatchesCpuForUnweightedAndWeighted) {
 /// to run, and handles no rows, ragged tiles and beta.
 TEST(GpuLibrary, GemmRowSplitIsPreciseAndDeterministic) {
   REQUIRE_GPU();
-  // (k, m, n, chunks): many slices of 64 x 64, ragged 37 x 5, the
-  // compiler's 32 slices of 128 x 256 (several tiles and warps), no rows,
-  // and slices fewer than chunks with a short last one.
+  // (k, m, n, chunks): many slices of 64 x 64, the compiler's 32 slices of
+  // 128 x 256 (several tiles and warps), ragged 17 x 17; then C with a side
+  // of at most 16 (the narrow kernel): GINE's edge projection both ways
+  // round (4 x 64 and 64 x 4), ragged 37 x 5, 16 x 200 and 130 x 9 (the
+  // wide side over several blocks), 1 x 1, no rows, and slices fewer than
+  // chunks with a short last one.
   for (auto [k, m, n, chunks] :
        {std::tuple<int64_t, int64_t, int64_t, int64_t>{300000, 64, 64, 1024},
-        {70001, 37, 5, 274},
         {40000, 128, 256, 32},
+        {5000, 17, 17, 20},
+        {76008, 4, 64, 256},
+        {76008, 64, 4, 256},
+        {70001, 37, 5, 274},
+        {1000, 16, 200, 4},
+        {999, 130, 9, 7},
+        {5, 1, 1, 3},
         {0, 16, 8, 1},
         {10, 3, 7, 4}}) {
     SCOPED_TRACE(k);

@@ -77,7 +77,9 @@ Status gemmBias(bool transB, int64_t m, int64_t n, int64_t k, const float *a,
 /// Row-major C (m x n) = alpha * Aᵀ B + beta * C for f32 A (k x m) and B
 /// (k x n) with the k rows cut into `chunks` slices of ceil(k / chunks): one
 /// block per 64 x 64 tile of C and slice sums its rows in double precision,
-/// on the FP64 tensor cores, into `partials` (chunks * m * n doubles), which
+/// on the FP64 tensor cores (where C has a side of at most 16: a block per
+/// 64 indices of its other side and slice, in double on the FP64 units),
+/// into `partials` (chunks * m * n doubles), which
 /// a second kernel adds in one fixed order (8 runs of consecutive slices,
 /// each in slice order, then the runs in order). Deterministic, and precise
 /// where an f32 GEMM over a million rows is not (a weight gradient's sum over
