@@ -4,7 +4,7 @@ busy (torch.cuda._sleep), so the step's host calls never wait for it and
 its kernels queue up; the host time of the forward (autograd recording)
 and of backward() is then pure host time, and CUDA events around them
 time the device's work alone. Also the plain step (synchronised before
-and after) for each side, and gnnc's with the calling-thread backward
+and after) for each side, and each side's with the calling-thread backward
 (torch.autograd.set_multithreading_enabled(False)).
     python bench/probes/host/gine_split.py QM9_DIR [--rounds 40]"""
 import argparse, os, pathlib, statistics, sys, time
@@ -72,6 +72,7 @@ def main():
     keys = None
     for rnd in range(2):
         for name, m, threads in (("pyg", pyg, True), ("gnnc", ours, True),
+                                 ("pyg calling-thread", pyg, False),
                                  ("gnnc calling-thread", ours, False)):
             torch.autograd.set_multithreading_enabled(threads)
             try:
