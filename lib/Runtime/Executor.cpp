@@ -768,7 +768,10 @@ Status Executable::Impl::StepRunner::runGemm(const GemmStep &s,
                        static_cast<const float *>(ptr(s.a)),
                        static_cast<const float *>(ptr(s.b)), s.beta,
                        static_cast<float *>(ptr(s.c)),
-                       static_cast<double *>(ptr(s.partials)), stream);
+                       static_cast<double *>(ptr(s.partials)), stream,
+                       s.rowSums.empty()
+                           ? nullptr
+                           : static_cast<float *>(ptr(s.rowSums)));
   }
   if (!st2.ok())
     return st2.withContext(where(i));

@@ -379,10 +379,19 @@ constexpr int kRowSplitTile = 64, kRowSplitRows = 32;
 /// over the rows. (For 180,000 x 128 x 256 on an H200: a SIMT kernel took
 /// 1.4 ms, 32 x 32 tiles of m8n8k4 mma's 0.73 ms, 64 x 64 tiles of them
 /// 0.56 ms, cuBLAS's SGEMM 0.25: bench/results/row-split-s25/.)
+///
+/// RowSums: the blocks of C's first column tile also sum A's columns over
+/// the slice (a bias gradient beside its weight's: ΣA over the rows), into
+/// the slice's partials after C's m x n (`stride` doubles a slice). Thread t
+/// stages column t % 64 of A's tile only (the staging walks 128 values of
+/// 64 columns), so it adds the values it stages, every other row of the
+/// slice, in order; the two threads of a column are added at the end, in
+/// thread order: deterministic.
+template <bool RowSums>
 __global__ void __launch_bounds__(128)
     atbSlices(const float *__restrict__ a, const float *__restrict__ b,
               double *partials, int64_t m, int64_t n, int64_t k,
-              int64_t rows) {
+              int64_t rows, int64_t stride) {
   constexpr int T = kRowSplitTile, R = kRowSplitRows;
   constexpr int kPer = R * T / 128; // staged values per thread and operand
   // Rows padded to T + 4 doubles: a half-warp's fragment reads (4 rows by 8
@@ -396,6 +405,9 @@ __global__ void __launch_bounds__(128)
   int g = lane / 4, t = lane % 4; // fragment coordinates
   constexpr int UM = T / 32, UN = T / 16; // 16 x 8 mma tiles per warp
   double acc[UM][UN][4] = {};
+  // (RowSums: only the first column tile's blocks sum A.)
+  const bool sumA = RowSums && blockIdx.x == 0;
+  double colSum = 0;
   float pa[kPer], pb[kPer];
   auto load = [&](int64_t r) {
 #pragma unroll
@@ -415,6 +427,8 @@ __global__ void __launch_bounds__(128)
       int e = threadIdx.x + 128 * p, q = e / T, col = e % T;
       sa[q][col] = double(pa[p]);
       sb[q][col] = double(pb[p]);
+      if (sumA)
+        colSum += double(pa[p]); // (column threadIdx.x % T: 128 = 2 T)
     }
     __syncthreads();
     if (r + R < r1)
@@ -444,7 +458,7 @@ __global__ void __launch_bounds__(128)
     }
     __syncthreads();
   }
-  double *out = partials + int64_t(blockIdx.z) * m * n;
+  double *out = partials + int64_t(blockIdx.z) * stride;
 #pragma unroll
   for (int u = 0; u < UM; ++u)
 #pragma unroll
@@ -456,6 +470,15 @@ __global__ void __launch_bounds__(128)
         if (i < m && j < n)
           out[i * n + j] = acc[u][v][h];
       }
+  if (sumA) {
+    // (sa is free: the loop ended on a barrier.)
+    static_assert(128 == 2 * T, "two staging threads per column of A");
+    if (threadIdx.x >= T)
+      sa[0][threadIdx.x - T] = colSum;
+    __syncthreads();
+    if (threadIdx.x < T && i0 + threadIdx.x < m)
+      out[m * n + i0 + threadIdx.x] = colSum + sa[0][threadIdx.x];
+  }
 }
 
 /// The narrower side (m or n) of C up to which atbNarrow runs; its block:
@@ -481,14 +504,21 @@ constexpr int narrowGroups(int n) { return n <= 8 ? 8 : 4; }
 /// the same bits every run. The wide operand's rows are read coalesced,
 /// the narrow one's few values are the same for the 64 threads of a group
 /// (a broadcast). blockIdx.x: the wide side, blockIdx.z: the slice; the
-/// partials are atbSlices'.
-template <int N, bool NarrowA>
+/// partials are atbSlices' (RowSums: A's column sums too, as there; a
+/// thread adds the A values it reads, and with a narrow A every thread of
+/// a group reads the same ones: group g's lane 0 stands for it).
+template <int N, bool NarrowA, bool RowSums>
 __global__ void __launch_bounds__(kNarrowWide *narrowGroups(N))
     atbNarrow(const float *__restrict__ a, const float *__restrict__ b,
               double *partials, int64_t m, int64_t n, int64_t k,
-              int64_t rows) {
+              int64_t rows, int64_t stride) {
   constexpr int G = narrowGroups(N), U = kNarrowUnroll;
-  __shared__ double sums[G - 1][N][kNarrowWide];
+  // A's sums a thread keeps: one (its wide index) or N (a narrow A's).
+  constexpr int S = RowSums ? (NarrowA ? N : 1) : 0;
+  // The groups' sums of C (and of a wide A's column); a narrow A's column
+  // sums of groups 1.. (their lane 0's).
+  __shared__ double sums[G - 1][N + (S == 1)][kNarrowWide];
+  __shared__ double narrowSums[G - 1][S == N ? N : 1];
   int lane = threadIdx.x % kNarrowWide, group = threadIdx.x / kNarrowWide;
   int64_t w = int64_t(blockIdx.x) * kNarrowWide + lane;
   const int64_t wide = NarrowA ? n : m, narrow = NarrowA ? m : n;
@@ -496,7 +526,7 @@ __global__ void __launch_bounds__(kNarrowWide *narrowGroups(N))
   const float *__restrict__ narrowOp = NarrowA ? a : b;
   int64_t r0 = int64_t(blockIdx.z) * rows;
   int64_t r1 = r0 + rows < k ? r0 + rows : k;
-  double acc[N] = {};
+  double acc[N + S] = {};
   if (w < wide) {
     int64_t r = r0 + group;
     for (; r + (U - 1) * G < r1; r += U * G) {
@@ -510,27 +540,46 @@ __global__ void __launch_bounds__(kNarrowWide *narrowGroups(N))
                                : 0.0f;
       }
 #pragma unroll
-      for (int u = 0; u < U; ++u)
+      for (int u = 0; u < U; ++u) {
 #pragma unroll
         for (int q = 0; q < N; ++q)
           acc[q] += double(x[u][q]) * double(v[u]);
+        if constexpr (S == 1)
+          acc[N] += double(v[u]);
+        else if constexpr (S == N)
+#pragma unroll
+          for (int q = 0; q < N; ++q)
+            acc[N + q] += double(x[u][q]);
+      }
     }
     for (; r < r1; r += G) {
       double v = double(wideOp[r * wide + w]);
 #pragma unroll
       for (int q = 0; q < N; ++q)
-        if (q < narrow)
-          acc[q] += double(narrowOp[r * narrow + q]) * v;
+        if (q < narrow) {
+          double x = double(narrowOp[r * narrow + q]);
+          acc[q] += x * v;
+          if constexpr (S == N)
+            acc[N + q] += x;
+        }
+      if constexpr (S == 1)
+        acc[N] += v;
     }
   }
-  if (group > 0)
+  if (group > 0) {
 #pragma unroll
-    for (int q = 0; q < N; ++q)
+    for (int q = 0; q < N + (S == 1); ++q)
       sums[group - 1][q][lane] = acc[q];
+    if constexpr (S == N)
+      if (lane == 0)
+#pragma unroll
+        for (int q = 0; q < N; ++q)
+          narrowSums[group - 1][q] = acc[N + q];
+  }
   __syncthreads();
   if (group > 0 || w >= wide)
     return;
-  double *out = partials + int64_t(blockIdx.z) * m * n;
+  double *out = partials + int64_t(blockIdx.z) * stride;
 #pragma unroll
   for (int q = 0; q < N; ++q) {
     if (q >= narrow)
@@ -541,27 +590,51 @@ __global__ void __launch_bounds__(kNarrowWide *narrowGroups(N))
       s += sums[g][q][lane];
     out[NarrowA ? q * n + w : w * n + q] = s;
   }
+  if constexpr (S == 1) {
+    double s = acc[N];
+#pragma unroll
+    for (int g = 0; g < G - 1; ++g)
+      s += sums[g][N][lane];
+    out[m * n + w] = s;
+  } else if constexpr (S == N) {
+    // (Every lane of a group summed the same values; the first block's
+    // lane 0 stores them.)
+    if (blockIdx.x != 0 || lane != 0)
+      return;
+#pragma unroll
+    for (int q = 0; q < N; ++q) {
+      if (q >= narrow)
+        break;
+      double s = acc[N + q];
+#pragma unroll
+      for (int g = 0; g < G - 1; ++g)
+        s += narrowSums[g][q];
+      out[m * n + q] = s;
+    }
+  }
 }
 
 /// Launches atbNarrow<N, NarrowA> with N the first of 4, 8, 16 that holds
 /// the narrow side.
-template <bool NarrowA>
+template <bool NarrowA, bool RowSums>
 static void launchNarrow(const float *a, const float *b, double *partials,
                          int64_t m, int64_t n, int64_t k, int64_t chunks,
-                         int64_t rows, cudaStream_t stream) {
+                         int64_t rows, int64_t stride, cudaStream_t stream) {
   int64_t wide = NarrowA ? n : m, narrow = NarrowA ? m : n;
   dim3 grid(unsigned((wide + kNarrowWide - 1) / kNarrowWide), 1,
             unsigned(chunks));
   if (narrow <= 4)
-    atbNarrow<4, NarrowA><<<grid, kNarrowWide * narrowGroups(4), 0, stream>>>(
-        a, b, partials, m, n, k, rows);
+    atbNarrow<4, NarrowA, RowSums>
+        <<<grid, kNarrowWide * narrowGroups(4), 0, stream>>>(
+            a, b, partials, m, n, k, rows, stride);
   else if (narrow <= 8)
-    atbNarrow<8, NarrowA><<<grid, kNarrowWide * narrowGroups(8), 0, stream>>>(
-        a, b, partials, m, n, k, rows);
+    atbNarrow<8, NarrowA, RowSums>
+        <<<grid, kNarrowWide * narrowGroups(8), 0, stream>>>(
+            a, b, partials, m, n, k, rows, stride);
   else
-    atbNarrow<16, NarrowA>
+    atbNarrow<16, NarrowA, RowSums>
         <<<grid, kNarrowWide * narrowGroups(16), 0, stream>>>(
-            a, b, partials, m, n, k, rows);
+            a, b, partials, m, n, k, rows, stride);
 }
 
 /// C = alpha * (the slices' sum) + beta * C: a block per 32 consecutive
@@ -571,27 +644,36 @@ static void launchNarrow(const float *a, const float *b, double *partials,
 /// the same run to run. (A thread per element summing every slice in turn
 /// took 11.6 us for a 64 x 64 weight gradient of 141 slices on an H200: 16
 /// blocks, each thread a chain of 141 dependent loads; session 47.)
+///
+/// A slice's partials are `stride` doubles: C's mn, then (rowSums not null)
+/// A's stride - mn column sums, stored to rowSums as they are (no alpha,
+/// no beta).
 constexpr int kSumWarps = 8;
 __global__ void __launch_bounds__(32 * kSumWarps)
-    sumSlices(const double *partials, int64_t chunks, int64_t mn, double alpha,
-              double beta, float *c) {
+    sumSlices(const double *partials, int64_t chunks, int64_t mn,
+              int64_t stride, double alpha, double beta, float *c,
+              float *rowSums) {
   __shared__ double sums[kSumWarps][32];
   int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   int64_t idx = int64_t(blockIdx.x) * 32 + lane;
   int64_t per = (chunks + kSumWarps - 1) / kSumWarps;
   int64_t z0 = warp * per, z1 = z0 + per < chunks ? z0 + per : chunks;
   double s = 0;
-  if (idx < mn)
+  if (idx < stride)
     for (int64_t z = z0; z < z1; ++z)
-      s += partials[z * mn + idx];
+      s += partials[z * stride + idx];
   sums[warp][lane] = s;
   __syncthreads();
-  if (warp != 0 || idx >= mn)
+  if (warp != 0 || idx >= stride)
     return;
   double t = 0;
 #pragma unroll
   for (int w = 0; w < kSumWarps; ++w)
     t += sums[w][lane];
+  if (idx >= mn) {
+    rowSums[idx - mn] = float(t);
+    return;
+  }
   t *= alpha;
   if (beta != 0)
     t += beta * double(c[idx]);
@@ -687,8 +769,14 @@ Status gnn::runtime::gemmBias(bool transB, int64_t m, int64_t n, int64_t k,
 Status gnn::runtime::gemmRowSplit(int64_t m, int64_t n, int64_t k,
                                   int64_t chunks, double alpha, const float *a,
                                   const float *b, double beta, float *c,
-                                  double *partials, cudaStream_t stream) {
-  if (m == 0 || n == 0)
+                                  double *partials, cudaStream_t stream,
+                                  float *rowSums) {
+  if (m == 0)
+    return Status();
+  if (n == 0 && rowSums)
+    return Status::error("gemm row split: A's column sums with a B of no "
+                         "columns (expected at least one)");
+  if (n == 0)
     return Status();
   if (chunks < 1 || chunks > 65535)
     return Status::error("gemm row split: " + std::to_string(chunks) +
@@ -697,26 +785,37 @@ Status gnn::runtime::gemmRowSplit(int64_t m, int64_t n, int64_t k,
   constexpr int T = kRowSplitTile;
   dim3 grid(unsigned((n + T - 1) / T), unsigned((m + T - 1) / T),
             unsigned(chunks));
-  int64_t mn = m * n;
-  if ((mn + 31) / 32 > INT32_MAX)
+  int64_t mn = m * n, stride = mn + (rowSums ? m : 0);
+  if ((stride + 31) / 32 > INT32_MAX)
     return Status::error("gemm row split: " + std::to_string(mn) +
                          " elements of C (at most 2^31 - 1 blocks of 32)");
   // The narrow kernel where one side of C is at most kNarrowMax wide (the
   // narrower side, where both are: its wide side runs along the block).
   if (std::min(m, n) <= kNarrowMax) {
     if (m <= n)
-      launchNarrow<true>(a, b, partials, m, n, k, chunks, rows, stream);
+      rowSums ? launchNarrow<true, true>(a, b, partials, m, n, k, chunks, rows,
+                                         stride, stream)
+              : launchNarrow<true, false>(a, b, partials, m, n, k, chunks,
+                                          rows, stride, stream);
     else
-      launchNarrow<false>(a, b, partials, m, n, k, chunks, rows, stream);
+      rowSums ? launchNarrow<false, true>(a, b, partials, m, n, k, chunks,
+                                          rows, stride, stream)
+              : launchNarrow<false, false>(a, b, partials, m, n, k, chunks,
+                                           rows, stride, stream);
   } else {
     if ((m + T - 1) / T > 65535)
       return Status::error("gemm row split: " + std::to_string(m) +
                            " rows of C (at most 65535 * " +
                            std::to_string(T) + ")");
-    atbSlices<<<grid, 128, 0, stream>>>(a, b, partials, m, n, k, rows);
+    if (rowSums)
+      atbSlices<true><<<grid, 128, 0, stream>>>(a, b, partials, m, n, k, rows,
+                                                stride);
+    else
+      atbSlices<false><<<grid, 128, 0, stream>>>(a, b, partials, m, n, k,
+                                                 rows, stride);
   }
-  sumSlices<<<unsigned((mn + 31) / 32), 32 * kSumWarps, 0, stream>>>(
-      partials, chunks, mn, alpha, beta, c);
+  sumSlices<<<unsigned((stride + 31) / 32), 32 * kSumWarps, 0, stream>>>(
+      partials, chunks, mn, stride, alpha, beta, c, rowSums);
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess)
     return Status::error(std::string("gemm row split: ") +

@@ -275,6 +275,7 @@ std::vector<LiveRange> gnn::runtime::bufferLiveRanges(const Program &program) {
       use(g->c);
       use(g->partials);
       use(g->bias);
+      use(g->rowSums);
     } else if (auto *f = std::get_if<FillStep>(&step)) {
       use(f->buffer);
     } else if (auto *c = std::get_if<CopyStep>(&step)) {

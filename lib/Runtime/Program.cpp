@@ -96,6 +96,8 @@ struct StepWriter {
       j["partials"] = s.partials;
       j["chunks"] = s.chunks.text();
     }
+    if (!s.rowSums.empty())
+      j["row_sums"] = s.rowSums;
     if (!s.bias.empty())
       j["bias"] = s.bias;
     return j;
@@ -355,7 +357,7 @@ struct Reader {
     }
     if (op == "gemm") {
       GemmStep s;
-      if (!keys(j, path, {"op", "a", "b", "c", "m", "n", "k", "trans_a", "trans_b", "alpha", "beta", "partials", "chunks", "bias"}) ||
+      if (!keys(j, path, {"op", "a", "b", "c", "m", "n", "k", "trans_a", "trans_b", "alpha", "beta", "partials", "chunks", "bias", "row_sums"}) ||
           !string(j, "a", path, s.a) || !string(j, "b", path, s.b) ||
           !string(j, "c", path, s.c) || !formulaField(j, "m", path, s.m) ||
           !formulaField(j, "n", path, s.n) || !formulaField(j, "k", path, s.k) ||
@@ -370,6 +372,8 @@ struct Reader {
            !formulaField(j, "chunks", path, s.chunks)))
         return false;
       if (j.contains("bias") && !string(j, "bias", path, s.bias))
+        return false;
+      if (j.contains("row_sums") && !string(j, "row_sums", path, s.rowSums))
         return false;
       out = s;
       return true;
@@ -711,6 +715,12 @@ Status Program::verify() const {
           return Status::error(where + ": a gemm's row split (partials '" +
                                s->partials +
                                "', f64) is for Aᵀ B of f32 matrices only");
+      }
+      if (!s->rowSums.empty()) {
+        GNN_RETURN_IF_ERROR(need(s->rowSums, "gemm row sums"));
+        if (s->partials.empty() || byName[s->rowSums]->dtype != DType::F32)
+          return Status::error(where + ": a gemm's row sums ('" + s->rowSums +
+                               "', f32) come only with its row split");
       }
       if (!s->bias.empty()) {
         GNN_RETURN_IF_ERROR(need(s->bias, "gemm bias"));

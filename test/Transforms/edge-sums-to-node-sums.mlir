@@ -143,3 +143,43 @@ func.func @constant_position(%g: !gnn.graph, %x: tensor<?x8xf32>, %init: tensor<
   } -> tensor<2xf32>
   return %r : tensor<2xf32>
 }
+
+// -----
+
+// GINE's edge projection: the bias gradient Σ_e dE[e] beside the weight
+// gradient dEᵀ edge_attr, whose GEMM reads the edge values anyway: its row
+// split sums them (gemmRowSumsOf), so the sum stays a sum over the edges.
+
+#n2 = affine_map<(d0, d1) -> (d1, d0)>
+#o1 = affine_map<(d0, d1) -> (d0)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @bias_beside_weight_gradient
+// CHECK: linalg.matmul
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}} ins(%{{.*}} : tensor<?x8xf32>)
+// CHECK-NOT: gnn.reduce
+// CHECK: return
+func.func @bias_beside_weight_gradient(%g: !gnn.graph, %x: tensor<?x8xf32>, %a: tensor<?x4xf32> {gnn.domain = "edge"}) -> (tensor<8x4xf32>, tensor<8xf32>) {
+  %z = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %xs = gnn.gather src %g, %x : tensor<?x8xf32> -> tensor<?x8xf32>
+  %ne = tensor.dim %xs, %c0 : tensor<?x8xf32>
+  %ee = tensor.empty(%ne) : tensor<?x8xf32>
+  %de = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%xs : tensor<?x8xf32>) outs(%ee : tensor<?x8xf32>) {
+  ^bb0(%v: f32, %out: f32):
+    %t = arith.mulf %v, %v : f32
+    linalg.yield %t : f32
+  } -> tensor<?x8xf32>
+  %ew = tensor.empty() : tensor<8x4xf32>
+  %fw = linalg.fill ins(%z : f32) outs(%ew : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %dw = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%de, %a : tensor<?x8xf32>, tensor<?x4xf32>) outs(%fw : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %eb = tensor.empty() : tensor<8xf32>
+  %fb = linalg.fill ins(%z : f32) outs(%eb : tensor<8xf32>) -> tensor<8xf32>
+  %db = linalg.generic {indexing_maps = [#n2, #o1], iterator_types = ["parallel", "reduction"]}
+      ins(%de : tensor<?x8xf32>) outs(%fb : tensor<8xf32>) {
+  ^bb0(%v: f32, %out: f32):
+    %t = arith.addf %out, %v : f32
+    linalg.yield %t : f32
+  } -> tensor<8xf32>
+  return %dw, %db : tensor<8x4xf32>, tensor<8xf32>
+}

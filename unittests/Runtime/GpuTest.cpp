@@ -1471,7 +1471,8 @@ TEST(GpuLibrary, SpmmMatchesCpuForUnweightedAndWeighted) {
 /// dW = Xᵀ dY over many rows, as a weight gradient sums over every node:
 /// the row split in double precision agrees with a double sum to f32
 /// rounding (an f32 GEMM over a million rows does not), is bitwise equal run
-/// to run, and handles no rows, ragged tiles and beta.
+/// to run, and handles no rows, ragged tiles and beta; A's column sums (a
+/// bias gradient beside its weight's) likewise, C unchanged by them.
 TEST(GpuLibrary, GemmRowSplitIsPreciseAndDeterministic) {
   REQUIRE_GPU();
   // (k, m, n, chunks): many slices of 64 x 64, the compiler's 32 slices of
@@ -1500,33 +1501,62 @@ TEST(GpuLibrary, GemmRowSplitIsPreciseAndDeterministic) {
     DeviceBuffer da = std::move(*DeviceBuffer::allocate(a.size() * 4));
     DeviceBuffer db = std::move(*DeviceBuffer::allocate(b.size() * 4));
     DeviceBuffer dc = std::move(*DeviceBuffer::allocate(m * n * 4));
-    DeviceBuffer dp = std::move(*DeviceBuffer::allocate(chunks * m * n * 8));
+    // (Room for A's column sums after C's in every slice.)
+    DeviceBuffer dp =
+        std::move(*DeviceBuffer::allocate(chunks * (m * n + m) * 8));
+    DeviceBuffer ds = std::move(*DeviceBuffer::allocate(m * 4));
     ASSERT_TRUE(da.upload(a.data(), a.size() * 4).ok());
     ASSERT_TRUE(db.upload(b.data(), b.size() * 4).ok());
     std::vector<float> c0(m * n, 1.5f);
     ASSERT_TRUE(dc.upload(c0.data(), c0.size() * 4).ok());
-    // C = 2 Aᵀ B + 0.5 C (C starts at 1.5).
-    std::vector<double> want(m * n, 0.75);
+    // C = 2 Aᵀ B + 0.5 C (C starts at 1.5); A's column sums as they are.
+    std::vector<double> want(m * n, 0.75), wantSums(m, 0.0);
     for (int64_t r = 0; r < k; ++r)
-      for (int64_t i = 0; i < m; ++i)
+      for (int64_t i = 0; i < m; ++i) {
+        wantSums[i] += a[r * m + i];
         for (int64_t j = 0; j < n; ++j)
           want[i * n + j] += 2.0 * a[r * m + i] * b[r * n + j];
-    std::vector<float> first, c(m * n);
-    for (int run = 0; run < 2; ++run) {
-      ASSERT_TRUE(dc.upload(c0.data(), c0.size() * 4).ok());
-      Status s = gemmRowSplit(m, n, k, chunks, 2.0, da.as<float>(),
-                              db.as<float>(), 0.5, dc.as<float>(),
-                              static_cast<double *>(dp.data()), nullptr);
-      ASSERT_TRUE(s.ok()) << s.message();
-      ASSERT_TRUE(dc.download(c.data(), c.size() * 4).ok());
-      if (run == 0)
-        first = c;
+      }
+    // Without and with the column sums (a bias gradient beside its
+    // weight's): C the same bits either way.
+    std::vector<float> plain;
+    for (bool withSums : {false, true}) {
+      SCOPED_TRACE(withSums ? "with row sums" : "without");
+      std::vector<float> first, c(m * n), firstSums, sums(m, -1.0f);
+      for (int run = 0; run < 2; ++run) {
+        ASSERT_TRUE(dc.upload(c0.data(), c0.size() * 4).ok());
+        ASSERT_TRUE(ds.upload(sums.data(), m * 4).ok());
+        Status s = gemmRowSplit(m, n, k, chunks, 2.0, da.as<float>(),
+                                db.as<float>(), 0.5, dc.as<float>(),
+                                static_cast<double *>(dp.data()), nullptr,
+                                withSums ? ds.as<float>() : nullptr);
+        ASSERT_TRUE(s.ok()) << s.message();
+        ASSERT_TRUE(dc.download(c.data(), c.size() * 4).ok());
+        ASSERT_TRUE(ds.download(sums.data(), m * 4).ok());
+        if (run == 0) {
+          first = c;
+          firstSums = sums;
+        }
+      }
+      EXPECT_EQ(first, c);
+      EXPECT_EQ(firstSums, sums);
+      double worst = 0;
+      for (int64_t i = 0; i < m * n; ++i)
+        worst = std::max(worst, std::fabs(c[i] - want[i]) / (1 + std::fabs(want[i])));
+      EXPECT_LT(worst, 1e-6);
+      if (withSums) {
+        EXPECT_EQ(plain, c);
+        double worstSum = 0;
+        for (int64_t i = 0; i < m; ++i)
+          worstSum = std::max(worstSum, std::fabs(sums[i] - wantSums[i]) /
+                                            (1 + std::fabs(wantSums[i])));
+        EXPECT_LT(worstSum, 1e-6);
+      } else {
+        plain = c;
+        // (Untouched without them.)
+        EXPECT_EQ(sums, std::vector<float>(m, -1.0f));
+      }
     }
-    EXPECT_EQ(first, c);
-    double worst = 0;
-    for (int64_t i = 0; i < m * n; ++i)
-      worst = std::max(worst, std::fabs(c[i] - want[i]) / (1 + std::fabs(want[i])));
-    EXPECT_LT(worst, 1e-6);
   }
 }
 

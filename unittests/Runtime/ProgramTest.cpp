@@ -327,6 +327,46 @@ TEST(Program, GemmRowSplitRoundTripsAndIsChecked) {
   }
 }
 
+/// The row split's column sums of A (a bias gradient beside its weight's):
+/// round-trip as "row_sums", live through the step, and only with the row
+/// split, into a known f32 buffer.
+TEST(Program, GemmRowSumsRoundTripAndAreChecked) {
+  auto f = [](const char *t) { return *Formula::parse(t); };
+  Program p = rowSplit();
+  p.buffers.push_back({"db", BufferRole::Output, DType::F32, f("16")});
+  p.buffers[2].size = f("max(min(ceil_div(nodes, 256), 1024), 1) * 144");
+  std::get<GemmStep>(p.steps[0]).rowSums = "db";
+  ASSERT_TRUE(p.verify().ok()) << p.verify().message();
+  std::string text = p.toJson();
+  EXPECT_NE(text.find("\"row_sums\": \"db\""), std::string::npos) << text;
+  StatusOr<Program> parsed = Program::parse(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.message();
+  EXPECT_EQ(parsed->toJson(), text);
+  EXPECT_EQ(std::get<GemmStep>(parsed->steps[0]).rowSums, "db");
+  StatusOr<MemoryPlan> plan = planMemory(*parsed, FormulaScope{1000});
+  ASSERT_TRUE(plan.ok()) << plan.message();
+  for (int bad = 0; bad < 3; ++bad) {
+    Program q = p;
+    auto &s = std::get<GemmStep>(q.steps[0]);
+    if (bad == 0) {
+      s.partials.clear(); // cuBLAS: no row sums
+      s.chunks = Formula();
+    }
+    if (bad == 1)
+      q.buffers.back().dtype = DType::F64;
+    if (bad == 2)
+      s.rowSums = "nowhere";
+    Status st = q.verify();
+    ASSERT_FALSE(st.ok()) << bad;
+    EXPECT_NE(st.message().find(bad == 2 ? "unknown gemm row sums buffer 'nowhere'"
+                                : bad == 1 ? "gemm row sums buffer 'db'"
+                                           : "a gemm's row sums ('db', f32) come "
+                                             "only with its row split"),
+              std::string::npos)
+        << bad << ": " << st.message();
+  }
+}
+
 // A launch's `overlaps` round-trips (written only where it is not 0) and
 // names launch steps right before it that overlap nothing themselves.
 TEST(Program, OverlapsRoundTripsAndIsChecked) {

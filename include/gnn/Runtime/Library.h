@@ -84,9 +84,15 @@ Status gemmBias(bool transB, int64_t m, int64_t n, int64_t k, const float *a,
 /// each in slice order, then the runs in order). Deterministic, and precise
 /// where an f32 GEMM over a million rows is not (a weight gradient's sum over
 /// every node or edge). `chunks` >= 1; k may be 0.
+///
+/// `rowSums` (m floats, or null): A's column sums over the k rows as well
+/// (Σ_r A[r, i], a bias gradient beside its weight's), summed in the same
+/// kernels and slices, rounded once, neither alpha nor beta applied;
+/// `partials` then holds chunks * (m * n + m) doubles. n >= 1 then.
 Status gemmRowSplit(int64_t m, int64_t n, int64_t k, int64_t chunks,
                     double alpha, const float *a, const float *b, double beta,
-                    float *c, double *partials, cudaStream_t stream);
+                    float *c, double *partials, cudaStream_t stream,
+                    float *rowSums = nullptr);
 
 /// Fills `n` doubles at `data` with `value` on `stream` (the driver's memset
 /// has no 64-bit pattern).

@@ -126,6 +126,11 @@ struct GemmStep {
   /// Library.h). Empty: cuBLAS.
   std::string partials;
   Formula chunks;
+  /// With the row split: an f32 vector of m elements that receives A's
+  /// column sums over the k rows (Σ_r A[r, i]: the bias gradient beside a
+  /// weight gradient, computed in the same kernels; `partials` then holds
+  /// chunks * (m * n + m) doubles), or empty.
+  std::string rowSums;
   /// A vector of n elements added to every row of C in the GEMM's epilogue
   /// (cuBLASLt's bias epilogue; f32, not with the row split, beta 0), or
   /// empty: C = A B + b with no kernel writing b to every row first.

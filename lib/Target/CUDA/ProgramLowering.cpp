@@ -502,12 +502,26 @@ LogicalResult Lowering::lowerMatmul(linalg::MatmulOp mm) {
             rt::Formula::ceilDiv(*rowsA, rt::Formula::constant(256)),
             rt::Formula::constant(std::max<int64_t>(1, 256 / tiles))),
         rt::Formula::constant(1));
+    // A bias gradient beside this weight gradient (a column sum of A):
+    // summed by the same kernels, into the slices' partials after C's.
+    int64_t sums = 0;
+    for (Operation *user : a.getUsers()) {
+      auto g = dyn_cast<linalg::GenericOp>(user);
+      if (!g || mlir::gnn::gemmRowSumsOf(g) != mm)
+        continue;
+      FailureOr<std::string> rb = define(g->getResult(0), g);
+      if (failed(rb))
+        return failure();
+      gemm.rowSums = *rb;
+      sums = at.getDimSize(1);
+      break;
+    }
     gemm.partials = "t" + std::to_string(temps++);
     gemm.chunks = chunks;
     declared[gemm.partials] = program.buffers.size();
     program.buffers.push_back(
         {gemm.partials, rt::BufferRole::Temp, rt::DType::F64,
-         chunks * rt::Formula::constant(at.getDimSize(1) * n)});
+         chunks * rt::Formula::constant(at.getDimSize(1) * n + sums)});
   }
   program.steps.push_back(std::move(gemm));
   return success();
@@ -633,6 +647,10 @@ FailureOr<rt::Program> Lowering::run() {
     if (!def || !live.insert(def))
       continue;
     llvm::append_range(work, def->getOperands());
+    // A column sum its GEMM's row split computes: that GEMM runs.
+    if (auto g = dyn_cast<linalg::GenericOp>(def))
+      if (linalg::MatmulOp mm = mlir::gnn::gemmRowSumsOf(g))
+        work.push_back(mm->getResult(0));
   }
 
   for (Operation &op : func.getBody().front()) {
@@ -643,6 +661,8 @@ FailureOr<rt::Program> Lowering::run() {
       continue; // sizes are formulas; fills are materialised where read
     if (auto g = dyn_cast<linalg::GenericOp>(op); g && mlir::gnn::isGemmBias(g))
       continue; // the bias of the GEMMs that read it
+    if (auto g = dyn_cast<linalg::GenericOp>(op); g && mlir::gnn::gemmRowSumsOf(g))
+      continue; // summed by its GEMM's row split (lowerMatmul)
     if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp>(op)) {
       // Row-major data keeps its layout under any reshape: one buffer.
       FailureOr<std::string> src = use(op.getOperand(0), &op);

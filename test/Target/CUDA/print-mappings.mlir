@@ -106,8 +106,9 @@ gnnk.kernel @softmax_stats(%x: memref<?xf32> {gnnk.operand = 0 : i64},
 // -----
 
 // A block per graph, 8 teams of 32 lanes: a block reduction of a maximum and
-// an int count through one shared array per value, combined in team order,
-// then a team reduction of an int; team 0 stores.
+// an int count through one shared array per value, combined as a tree of
+// neighbouring teams (the lower team on the left, log2(8) rounds), then a
+// team reduction of an int; team 0 stores.
 // CHECK-LABEL: // graph_max: block 256, grid graphs
 // CHECK: const long long [[BLK:blk[0-9]+]] = blockIdx.x;
 // CHECK-NEXT: const long long [[TEAM:team[0-9]+]] = threadIdx.x / 32;
@@ -118,16 +119,21 @@ gnnk.kernel @softmax_stats(%x: memref<?xf32> {gnnk.operand = 0 : i64},
 // CHECK-NEXT: __shared__ int [[R1:red[0-9]+]][8][32];
 // CHECK-NEXT: [[R1]][[[TEAM]]][[[LANE]]] = 1;
 // CHECK-NEXT: __syncthreads();
+// CHECK-NEXT: for (int [[Q:q[0-9]+]] = 1; [[Q]] < 8; [[Q]] <<= 1) {
+// CHECK-NEXT: if ([[TEAM]] % (2 * [[Q]]) == 0 && [[TEAM]] + [[Q]] < 8) {
+// CHECK-NEXT: const float [[L0:v[0-9]+]] = [[R0]][[[TEAM]]][[[LANE]]];
+// CHECK-NEXT: const int [[L1:v[0-9]+]] = [[R1]][[[TEAM]]][[[LANE]]];
+// CHECK-NEXT: const float [[P0:v[0-9]+]] = [[R0]][[[TEAM]] + [[Q]]][[[LANE]]];
+// CHECK-NEXT: const int [[P1:v[0-9]+]] = [[R1]][[[TEAM]] + [[Q]]][[[LANE]]];
+// CHECK-NEXT: const float [[MX:v[0-9]+]] = gnn_maximumf([[L0]], [[P0]]);
+// CHECK-NEXT: const int [[C:v[0-9]+]] = [[L1]] + [[P1]];
+// CHECK-NEXT: [[R0]][[[TEAM]]][[[LANE]]] = [[MX]];
+// CHECK-NEXT: [[R1]][[[TEAM]]][[[LANE]]] = [[C]];
+// CHECK-NEXT: }
+// CHECK-NEXT: __syncthreads();
+// CHECK-NEXT: }
 // CHECK-NEXT: float [[A0:acc[0-9]+]] = [[R0]][0][[[LANE]]];
 // CHECK-NEXT: int [[A1:acc[0-9]+]] = [[R1]][0][[[LANE]]];
-// CHECK-NEXT: for (int [[Q:q[0-9]+]] = 1; [[Q]] < 8; ++[[Q]]) {
-// CHECK-NEXT: const float [[P0:v[0-9]+]] = [[R0]][[[Q]]][[[LANE]]];
-// CHECK-NEXT: const int [[P1:v[0-9]+]] = [[R1]][[[Q]]][[[LANE]]];
-// CHECK-NEXT: const float [[MX:v[0-9]+]] = gnn_maximumf([[A0]], [[P0]]);
-// CHECK-NEXT: const int [[C:v[0-9]+]] = [[A1]] + [[P1]];
-// CHECK-NEXT: [[A0]] = [[MX]];
-// CHECK-NEXT: [[A1]] = [[C]];
-// CHECK-NEXT: }
 // CHECK-NEXT: __syncthreads();
 // CHECK-NEXT: const float [[W:v[0-9]+]] = (float)[[A1]];
 // CHECK-NEXT: const float [[R:v[0-9]+]] = [[A0]] / [[W]];

@@ -10,6 +10,7 @@
 #include "gnn/Dialect/GNN/IR/GNNDomain.h"
 #include "gnn/Dialect/GNN/IR/GNNFloatTypes.h"
 #include "gnn/Dialect/GNN/IR/GNNOps.h"
+#include "gnn/Dialect/GNN/Transforms/GemmBias.h"
 #include "gnn/Dialect/GNN/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -82,6 +83,10 @@ struct EdgeSumToNodeSum : OpRewritePattern<linalg::GenericOp> {
         op->getNumResults() != 1 || op.getNumReductionLoops() != 1 ||
         op.hasIndexSemantics())
       return rewriter.notifyMatchFailure(op, "not a single sum");
+    // A bias gradient whose edge values a weight gradient's GEMM reads
+    // anyway: its row split sums them too (no pass of their own).
+    if (gemmRowSumsOf(op))
+      return rewriter.notifyMatchFailure(op, "summed by a GEMM's row split");
     auto outType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
     if (!outType || !outType.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "result not static");

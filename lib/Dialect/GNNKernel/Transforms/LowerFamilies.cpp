@@ -619,7 +619,8 @@ nestReductions(KernelBuilder &kb, linalg::GenericOp op,
   return SmallVector<Value>(loop.getResults());
 }
 
-/// The block's sums of `values` (a block reduction in thread order).
+/// The block's sums of `values` (a block reduction keeping thread order:
+/// gnnk.block_reduce's fixed tree).
 static SmallVector<Value> blockSum(KernelBuilder &kb, ValueRange values,
                                    TypeRange types) {
   Location loc = kb.loc;
@@ -713,7 +714,7 @@ sumRowLoop(KernelBuilder &kb, RowSum &s, SmallVectorImpl<Value> &idx,
 /// element whose parallel indices `idx` holds, by the block: the rows and
 /// their static reduction loops flattened into one index, row-major, walked
 /// `thread, thread + block, ...` (consecutive threads read consecutive
-/// elements of a row), then a block reduction in thread order. Every thread
+/// elements of a row), then a block reduction keeping thread order. Every thread
 /// gets the sums.
 static FailureOr<SmallVector<Value>>
 blockRowSum(KernelBuilder &kb, RowSum &s, SmallVectorImpl<Value> &idx,
@@ -753,7 +754,7 @@ blockRowSum(KernelBuilder &kb, RowSum &s, SmallVectorImpl<Value> &idx,
 /// l`), its teams rows `lo + team, lo + team + teams, ...` below `hi`, so a
 /// warp reads consecutive elements of one row (a row-major operand's columns:
 /// coalesced, where a block per element reads one column, a cache line per
-/// row). The teams' sums are combined in team order (block_reduce): the
+/// row). The teams' sums are combined keeping team order (block_reduce): the
 /// same order on every run. Lanes past the last element (`valid` false) add
 /// nothing but reach the reduction. Every team gets its lanes' sums.
 static FailureOr<SmallVector<Value>>
@@ -1090,7 +1091,7 @@ LogicalResult RowSumKernels::buildFinal(LaunchOp partial) {
 /// against the reference); the inits are added once. Within a block the
 /// rows and the static reduction loops inside them are one flattened index,
 /// walked by the threads in turn (coalesced along a row), then a block
-/// reduction in thread order: deterministic, no atomics.
+/// reduction keeping thread order: deterministic, no atomics.
 ///
 /// With K = floor(kRowSumBlocks / count) chunks at most (count: result
 /// elements), K >= 2 splits the rows in two kernels:
@@ -1100,7 +1101,7 @@ LogicalResult RowSumKernels::buildFinal(LaunchOp partial) {
 ///    stored in a workspace of count x K x results doubles (a static size,
 ///    at most 8 KiB a result outside column mode), [chunk][element][result];
 ///  - `<name>_final`, a block per element: thread t adds chunks [t q, (t + 1)
-///    q) in order (q = ceil(C / block)), a block reduction in thread order,
+///    q) in order (q = ceil(C / block)), a block reduction keeping thread order,
 ///    the inits, one rounding.
 /// C depends only on the row count (nodes or edges), so the results are the
 /// same on every GPU and every run. With K = 1 (count >= kRowSumBlocks / 2,

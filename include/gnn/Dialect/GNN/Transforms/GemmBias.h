@@ -1,15 +1,20 @@
-//===- GemmBias.h - a bias a GEMM adds in its epilogue -----------*- C++ -*-===//
+//===- GemmBias.h - biases GEMMs add, bias gradients they sum -----*- C++ -*-===//
 //
 // Part of gnnc. Shared by gnn-form-kernel-groups (which leaves such a
-// broadcast outside the kernel groups) and the CUDA Program lowering (which
-// turns it into the GEMM's bias).
+// broadcast, or such a column sum, outside the kernel groups),
+// gnn-edge-sums-to-node-sums (which leaves the column sum as it is) and the
+// CUDA Program lowering (which turns the broadcast into the GEMM's bias and
+// the column sum into the row split's row sums).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef GNN_DIALECT_GNN_TRANSFORMS_GEMMBIAS_H
 #define GNN_DIALECT_GNN_TRANSFORMS_GEMMBIAS_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <algorithm>
 
 namespace mlir {
 namespace gnn {
@@ -68,6 +73,123 @@ inline bool isGemmBias(linalg::GenericOp generic) {
       return false;
   }
   return true;
+}
+
+/// Whether `mm` is a GEMM the CUDA backend sums with its row split (a
+/// weight gradient's Aᵀ B of f32 matrices, ProgramLowering) with static
+/// columns on both sides, at least one each, and a result that is read.
+inline bool takesGemmRowSums(linalg::MatmulOp mm) {
+  if (!mm.hasUserDefinedMaps() || mm.getNumDpsInputs() != 2 ||
+      mm->getResult(0).use_empty())
+    return false;
+  MLIRContext *ctx = mm.getContext();
+  AffineExpr i, j, k;
+  bindDims(ctx, i, j, k);
+  auto maps = mm.getIndexingMapsArray();
+  if (maps.size() != 3 || maps[0] != AffineMap::get(3, 0, {k, i}, ctx) ||
+      maps[1] != AffineMap::get(3, 0, {k, j}, ctx) ||
+      maps[2] != AffineMap::get(3, 0, {i, j}, ctx))
+    return false;
+  auto a = dyn_cast<RankedTensorType>(mm.getDpsInputs()[0].getType());
+  auto b = dyn_cast<RankedTensorType>(mm.getDpsInputs()[1].getType());
+  auto c = dyn_cast<RankedTensorType>(mm->getResult(0).getType());
+  return a && b && c && a.getRank() == 2 && b.getRank() == 2 &&
+         a.getElementType().isF32() && b.getElementType().isF32() &&
+         c.getElementType().isF32() && !ShapedType::isDynamic(a.getDimSize(1)) &&
+         !ShapedType::isDynamic(b.getDimSize(1)) && a.getDimSize(1) >= 1 &&
+         b.getDimSize(1) >= 1;
+}
+
+/// Whether `generic` is a sum over the rows of a 2-D f32 tensor A from
+/// zero, `out[i] = Σ_r A[r, i]` (a bias gradient), structurally: one input
+/// read at (r, i), an init of m elements filled with 0 at (i), the body
+/// `out + in`.
+inline bool isColumnSumFromZero(linalg::GenericOp generic) {
+  if (generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
+      generic->getNumResults() != 1 || !generic.hasPureTensorSemantics() ||
+      generic.getNumLoops() != 2 || generic.getNumReductionLoops() != 1 ||
+      generic.hasIndexSemantics())
+    return false;
+  MLIRContext *ctx = generic.getContext();
+  AffineExpr i, r;
+  bindDims(ctx, i, r);
+  auto in = dyn_cast<RankedTensorType>(generic.getDpsInputs()[0].getType());
+  auto out = dyn_cast<RankedTensorType>(generic->getResult(0).getType());
+  if (!in || !out || in.getRank() != 2 || out.getRank() != 1 ||
+      !in.getElementType().isF32() || !out.getElementType().isF32() ||
+      ShapedType::isDynamic(in.getDimSize(1)) ||
+      out.getDimSize(0) != in.getDimSize(1) ||
+      generic.getIteratorTypesArray() !=
+          SmallVector<utils::IteratorType>{utils::IteratorType::parallel,
+                                           utils::IteratorType::reduction} ||
+      generic.getIndexingMapsArray() !=
+          SmallVector<AffineMap>{AffineMap::get(2, 0, {r, i}, ctx),
+                                 AffineMap::get(2, 0, {i}, ctx)})
+    return false;
+  Block &body = generic.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getValues()[0].getDefiningOp<arith::AddFOp>();
+  if (body.getOperations().size() != 2 || !add ||
+      !((add.getLhs() == body.getArgument(1) &&
+         add.getRhs() == body.getArgument(0)) ||
+        (add.getLhs() == body.getArgument(0) &&
+         add.getRhs() == body.getArgument(1))))
+    return false;
+  auto fill = generic.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  auto zero = fill ? fill.getInputs()[0].getDefiningOp<arith::ConstantOp>()
+                   : arith::ConstantOp();
+  auto value = zero ? dyn_cast<FloatAttr>(zero.getValue()) : FloatAttr();
+  return value && value.getValueAsDouble() == 0.0;
+}
+
+/// The GEMM whose row split also sums `generic`'s columns (its `rowSums`),
+/// or null: `generic` is a column sum from zero (isColumnSumFromZero) of a
+/// tensor A that is the left operand of a GEMM with row sums
+/// (takesGemmRowSums) in the same block, the first such GEMM, and the
+/// first such column sum of A; its result is read, only after that GEMM.
+/// Then the CUDA backend computes the sum in the GEMM's kernels (no kernel
+/// of its own, no second pass over A) and it stays outside the kernel
+/// groups and out of gnn-edge-sums-to-node-sums.
+inline linalg::MatmulOp gemmRowSumsOf(linalg::GenericOp generic) {
+  if (!isColumnSumFromZero(generic) || generic->getResult(0).use_empty())
+    return linalg::MatmulOp();
+  Value a = generic.getDpsInputs()[0];
+  Block *block = generic->getBlock();
+  // A's readers in block order: the first GEMM with row sums, and whether
+  // another column sum of A comes first.
+  SmallVector<Operation *> readers;
+  for (Operation *user : a.getUsers())
+    if (user->getBlock() == block)
+      readers.push_back(user);
+  llvm::sort(readers, [](Operation *x, Operation *y) {
+    return x->isBeforeInBlock(y);
+  });
+  readers.erase(std::unique(readers.begin(), readers.end()), readers.end());
+  linalg::MatmulOp mm;
+  for (Operation *user : readers) {
+    auto m = dyn_cast<linalg::MatmulOp>(user);
+    if (m && m.getDpsInputs()[0] == a && takesGemmRowSums(m)) {
+      mm = m;
+      break;
+    }
+  }
+  if (!mm)
+    return mm;
+  for (Operation *user : readers) {
+    if (user == generic.getOperation())
+      break;
+    auto other = dyn_cast<linalg::GenericOp>(user);
+    if (other && isColumnSumFromZero(other) &&
+        !other->getResult(0).use_empty())
+      return linalg::MatmulOp();
+  }
+  // (A reader inside a kernel group: the group's place.)
+  for (Operation *reader : generic->getResult(0).getUsers()) {
+    Operation *at = block->findAncestorOpInBlock(*reader);
+    if (!at || !mm->isBeforeInBlock(at))
+      return linalg::MatmulOp();
+  }
+  return mm;
 }
 
 } // namespace gnn

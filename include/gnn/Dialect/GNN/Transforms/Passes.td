@@ -27,7 +27,11 @@ def GNNEdgeSumsToNodeSums : Pass<"gnn-edge-sums-to-node-sums", "func::FuncOp"> {
     the terms and the per-node sums are f32 (a term the body rounded only to
     add it is taken unrounded): the per-node sums cross kernels, and their
     sum over the nodes cancels, so rounding each to the storage type would
-    cost the result its digits.
+    cost the result its digits. A column sum from zero of edge values that
+    a weight gradient's f32 GEMM reads as its transposed operand (a bias
+    gradient beside its weight's, `gemmRowSumsOf` in GemmBias.h) stays: the
+    CUDA backend sums it in that GEMM's row split, a pass over the edge
+    values it makes anyway.
 
     ```mlir
     %r = linalg.generic {indexing_maps = [(d0, d1, d2) -> (d2, d0, d1), ...],

@@ -387,12 +387,15 @@ def GNNK_TeamReduceOp : GNNK_Op<"team_reduce", [
 
 def GNNK_BlockReduceOp : GNNK_Op<"block_reduce", [
     RecursiveMemoryEffects, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
-  let summary = "combines the values of every team's lane in team order";
+  let summary = "combines the values of every team's lane, keeping team order";
   let description = [{
     In a `gnnk.for_blocks`, the values of lane `l` of every team are combined
-    in team order (team 0 first, deterministically) with the region, and the
-    result is given to lane `l` of every team. All threads of the block must
-    reach the op.
+    with the region, and the result is given to lane `l` of every team. The
+    combines form a fixed tree (pairs of neighbouring teams, then pairs of
+    those, ...) whose left operands always hold the lower teams: the same
+    result on every run, and for an associative region what combining in
+    team order (team 0 first) gives, a float sum up to its rounding. All
+    threads of the block must reach the op.
 
     ```mlir
     %t = gnnk.block_reduce %v : f32 {
