@@ -3,7 +3,9 @@
 # generator emits: dense elementwise, degree, edge maps (gather, sddmm), the
 # edge softmax, aggregations (sum, mean, max, with fused edge chains), fused
 # attention (with its log-sum-exp), the heavy-row split with short
-# (512-position) and long chunks, and, given GNN_OPT, the row reductions of
+# (512-position) and long chunks, the weight gradients' row split with the
+# bias gradients as its row sums (Inputs/linear_bias.mlir's training step,
+# checked against the reference), and, given GNN_OPT, the row reductions of
 # gnn-autodiff's backward functions. A case passes when gnn-run matches the
 # reference (backward functions: see below) and the tool reports 0 errors
 # (0 hazards for racecheck, or hazards only inside cuBLAS's nvjet GEMM
@@ -48,7 +50,9 @@ types=" ${TYPES:-f32} "
 if [[ "$types" == *" f32 "* ]]; then
   cases+=("${layers[@]}"
           "test/Integration/Inputs/attention_lse.mlir#gatv2_lse"
-          "test/Integration/Inputs/attention_lse.mlir#softmax_lse")
+          "test/Integration/Inputs/attention_lse.mlir#softmax_lse"
+          "test/Integration/Inputs/linear_bias.mlir")
+  flags["test/Integration/Inputs/linear_bias.mlir"]="--grad"
 fi
 for t in bf16 f16; do
   [[ "$types" == *" $t "* ]] || continue
