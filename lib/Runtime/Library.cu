@@ -783,8 +783,6 @@ Status gnn::runtime::gemmRowSplit(int64_t m, int64_t n, int64_t k,
                          " slices (expected 1 to 65535)");
   int64_t rows = (k + chunks - 1) / chunks;
   constexpr int T = kRowSplitTile;
-  dim3 grid(unsigned((n + T - 1) / T), unsigned((m + T - 1) / T),
-            unsigned(chunks));
   int64_t mn = m * n, stride = mn + (rowSums ? m : 0);
   if ((stride + 31) / 32 > INT32_MAX)
     return Status::error("gemm row split: " + std::to_string(mn) +
@@ -807,6 +805,8 @@ Status gnn::runtime::gemmRowSplit(int64_t m, int64_t n, int64_t k,
       return Status::error("gemm row split: " + std::to_string(m) +
                            " rows of C (at most 65535 * " +
                            std::to_string(T) + ")");
+    dim3 grid(unsigned((n + T - 1) / T), unsigned((m + T - 1) / T),
+              unsigned(chunks));
     if (rowSums)
       atbSlices<true><<<grid, 128, 0, stream>>>(a, b, partials, m, n, k, rows,
                                                 stride);

@@ -659,10 +659,11 @@ FailureOr<rt::Program> Lowering::run() {
     if (isa<arith::ConstantOp, tensor::DimOp, tensor::EmptyOp, linalg::FillOp>(
             op))
       continue; // sizes are formulas; fills are materialised where read
-    if (auto g = dyn_cast<linalg::GenericOp>(op); g && mlir::gnn::isGemmBias(g))
-      continue; // the bias of the GEMMs that read it
-    if (auto g = dyn_cast<linalg::GenericOp>(op); g && mlir::gnn::gemmRowSumsOf(g))
-      continue; // summed by its GEMM's row split (lowerMatmul)
+    // The bias of the GEMMs that read it; a column sum its GEMM's row split
+    // computes (lowerMatmul).
+    if (auto g = dyn_cast<linalg::GenericOp>(op);
+        g && (mlir::gnn::isGemmBias(g) || mlir::gnn::gemmRowSumsOf(g)))
+      continue;
     if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp>(op)) {
       // Row-major data keeps its layout under any reshape: one buffer.
       FailureOr<std::string> src = use(op.getOperand(0), &op);
