@@ -868,10 +868,13 @@ _HANDLES = itertools.count(1)
 # (and so the handle) alive until its backward, also where the cache has
 # replaced it since (the same edge_index with another node count, or
 # rewritten behind PyTorch's version counter).
-_ENTRY_OF: "weakref.WeakValueDictionary[int, _GraphEntry]" = weakref.WeakValueDictionary()
+# (A plain dict of weak references, the entry's finalizer removing its own:
+# a WeakValueDictionary's get is Python code, on every training call.)
+_ENTRY_OF: "Dict[int, weakref.ref]" = {}
 
 
 def _forget(handle: int) -> None:
+    _ENTRY_OF.pop(handle, None)
     _GRAPH_STATS.pop(handle, None)
     _C.forget_graph(handle)
 
@@ -892,7 +895,7 @@ def _register(entry: _GraphEntry, index: torch.Tensor) -> None:
                           -1, "")
     _GRAPH_STATS[handle] = st
     entry.handle = handle
-    _ENTRY_OF[handle] = entry
+    _ENTRY_OF[handle] = weakref.ref(entry)
     weakref.finalize(entry, _forget, handle)
 
 
@@ -1389,12 +1392,11 @@ class _Step(torch.autograd.Function):
     the lightest Python around the two calls (torch.compile traces it)."""
 
     @staticmethod
-    def forward(ctx, target, results, grad_args, unread, edge_index, num_nodes,
-                graph, *inputs):
+    def forward(ctx, target, results, layout, edge_index, num_nodes, graph, *inputs):
         outs = torch.ops.gnnc.call(target, edge_index, *_op_sizes(num_nodes), graph,
                                    list(inputs))
         ctx.target, ctx.num_nodes, ctx.results = target, num_nodes, results
-        ctx.graph, ctx.grad_args, ctx.num_inputs = graph, grad_args, len(inputs)
+        ctx.graph, ctx.layout = graph, layout
         eager = type(graph) is int and not torch.compiler.is_compiling()
         if eager:
             # The graph stays registered until the backward has run, even if
@@ -1402,28 +1404,36 @@ class _Step(torch.autograd.Function):
             # handle is symbolic (dynamo takes a SymInt's type for int, and a
             # non-strict trace, which is_compiling() does not see, passes a
             # SymInt; PyTorch 2.11 then refused the traced call's output).
-            ctx.entry = _ENTRY_OF.get(graph)
-        # The inputs the backward does not read (`unread` positions: biases,
-        # RGCN's [N, R, out] rows, whose gradient needs only the graph) are
-        # not kept when large: an empty tensor stands for each (call_backward
-        # skips them). A small one (a bias) is kept: making the empty tensor
-        # would cost the call more than the bytes are worth. In eager mode it
-        # is kept on ctx, not saved: autograd would check its version counter,
-        # and a write to it between the forward and the backward (a bias
-        # changed in place) raised PyTorch's "modified by an inplace
-        # operation" where PyTorch's own ops (and so PyG) save no bias.
+            ref = _ENTRY_OF.get(graph)
+            ctx.entry = ref() if ref is not None else None
+        # The inputs the backward does not read (`layout.small` and
+        # `layout.sized` positions: biases, RGCN's [N, R, out] rows, whose
+        # gradient needs only the graph) are not kept when large: an empty
+        # tensor stands for each (call_backward skips them). A small one (a
+        # bias) is kept: making the empty tensor would cost the call more
+        # than the bytes are worth. In eager mode it is kept on ctx, not
+        # saved: autograd would check its version counter, and a write to it
+        # between the forward and the backward (a bias changed in place)
+        # raised PyTorch's "modified by an inplace operation" where
+        # PyTorch's own ops (and so PyG) save no bias.
         kept = None
-        for i in unread:  # (only those positions: most calls drop nothing)
-            t = inputs[i]
-            if t.numel() * t.element_size() >= _DROP_BYTES:
-                inputs = inputs[:i] + (_placeholder(t),) + inputs[i + 1:]
-            elif eager:
-                if kept is None:
-                    kept = {}
-                kept[i] = t
+        if layout.sized:  # (sizes read per call: most functions have none)
+            kept_at = []
+            for i in layout.sized:
+                t = inputs[i]
+                if t.numel() * t.element_size() >= _DROP_BYTES:
+                    inputs = inputs[:i] + (_placeholder(t),) + inputs[i + 1:]
+                elif eager:
+                    kept_at.append(i)
+            if eager and (layout.small or kept_at):
+                at = tuple(sorted(layout.small + tuple(kept_at)))
+                kept = (at, tuple(inputs[i] for i in at))
+                inputs = tuple(t for i, t in enumerate(inputs) if i not in at)
+        elif eager and layout.small:
+            # (positions fixed by the function: one itemgetter each way)
+            kept = (layout.small, layout.take_small(inputs))
+            inputs = layout.take_saved(inputs)
         ctx.kept = kept
-        if kept is not None:
-            inputs = tuple(t for i, t in enumerate(inputs) if i not in kept)
         ctx.save_for_backward(edge_index, *inputs, *outs)
         ctx.mark_non_differentiable(*outs[results:])
         # The outputs past the results (saved for the backward) never get a
@@ -1439,31 +1449,90 @@ class _Step(torch.autograd.Function):
             raise RuntimeError("gnnc: double backward (create_graph=True, a "
                                "gradient of a gradient) is not supported")
         saved = ctx.saved_tensors
-        edge_index = saved[0]
-        kept = ctx.kept
-        end = 1 + ctx.num_inputs - (len(kept) if kept is not None else 0)
-        inputs = list(saved[1:end])
-        outs = list(saved[end:])
-        if kept is not None:
-            for i in sorted(kept):  # (back at their positions)
-                inputs.insert(i, kept[i])
+        layout, kept = ctx.layout, ctx.kept
+        n = layout.num_inputs
+        if kept is None:
+            inputs, outs = saved[1:n + 1], saved[n + 1:]
+        else:
+            at, tensors = kept
+            end = n + 1 - len(at)
+            outs = saved[end:]
+            if at is layout.small:
+                inputs = layout.merge(saved[1:end] + tensors)
+            else:
+                inputs = list(saved[1:end])
+                for i, t in zip(at, tensors):  # (ascending: back at their positions)
+                    inputs.insert(i, t)
         dys = [(g.contiguous() if g is not None else torch.zeros_like(o))
                for g, o in zip(grads[:ctx.results], outs)]
         try:
-            dx = torch.ops.gnnc.call_backward(ctx.target, edge_index,
+            dx = torch.ops.gnnc.call_backward(ctx.target, saved[0],
                                               *_op_sizes(ctx.num_nodes), ctx.graph,
-                                              inputs, outs, dys)
+                                              list(inputs), list(outs), dys)
         except RuntimeError as e:
             raise _translated(e) from None
-        out: List[Optional[torch.Tensor]] = [None] * ctx.num_inputs
-        for g, arg in zip(dx, ctx.grad_args):
-            out[arg - 1] = g
-        return (None, None, None, None, None, None, None, *out)
+        # (None for target, results, layout, edge_index, num_nodes, graph;
+        # traced, the positions read one by one: dynamo does not trace an
+        # itemgetter.)
+        dx = dx + [None]
+        return (None, None, None, None, None, None) + (
+            tuple(dx[j] for j in layout.spread) if torch.compiler.is_compiling()
+            else layout.scatter(dx))
+
+
+class _StepLayout:
+    """Where _Step puts a Function's tensors, decided once per Function
+    (every call on it has the same arguments): `grad_args` (1-based
+    positions after the graph whose gradients the backward returns, in its
+    order); the inputs the backward does not read, `small` (a static shape
+    under _DROP_BYTES: kept on ctx in eager mode) and `sized` (the rest: the
+    size read per call, dropped when large); and item getters that pick the
+    saved and the kept inputs, merge them back in position order
+    (`merge(saved + kept)`) and spread the gradients over every input
+    (`scatter(dx + [None])`, None where an input gets none; `spread`, its
+    positions). The kept inputs exist only in eager mode, where the getters
+    run; traced, only `spread` is read."""
+
+    __slots__ = ("grad_args", "small", "sized", "num_inputs", "take_small", "take_saved",
+                 "merge", "spread", "scatter")
+
+    def __init__(self, num_inputs: int, grad_args: tuple, small: tuple, sized: tuple):
+        self.num_inputs, self.grad_args = num_inputs, grad_args
+        self.small, self.sized = small, sized
+        saved = tuple(i for i in range(num_inputs) if i not in small)
+        self.take_small, self.take_saved = _picker(small), _picker(saved)
+        order = saved + small  # (what merge reads: the saved, then the kept)
+        self.merge = _picker(tuple(order.index(i) for i in range(num_inputs)))
+        where = {arg - 1: j for j, arg in enumerate(grad_args)}
+        self.spread = tuple(where.get(i, len(grad_args)) for i in range(num_inputs))
+        self.scatter = _picker(self.spread)
+
+
+def _picker(at: tuple):
+    """s -> tuple(s[i] for i in at), one C call (operator.itemgetter)."""
+    if not at:
+        return lambda s: ()
+    if len(at) == 1:
+        i = at[0]
+        return lambda s: (s[i],)
+    return operator.itemgetter(*at)
 
 
 # An input the backward does not read is dropped from what autograd keeps
 # from this size on (bytes).
 _DROP_BYTES = 1 << 20
+
+
+def _static_bytes(arg: dict) -> float:
+    """An upper bound of the bytes of a signature argument whose shape is
+    static (8 per element), infinity for one sized by the graph."""
+    if arg.get("kind") in ("node", "edge", "src", "dst") or \
+            not all(isinstance(d, int) and d >= 0 for d in arg.get("shape", [None])):
+        return float("inf")
+    size = 8
+    for d in arg["shape"]:
+        size *= d
+    return size
 
 
 def _placeholder(t: torch.Tensor) -> torch.Tensor:
@@ -1520,12 +1589,15 @@ def _refuse_transforms(what: str, tensors: Sequence[torch.Tensor] = ()) -> None:
                     f"derivatives; use reverse mode (torch.autograd.grad)")
 
 
-def _apply_step(*args):
+def _apply_step(target, results, layout, edge_index, num_nodes, graph, tensors):
+    """_Step.apply(target, ..., graph, *tensors), through the C++ apply
+    where nothing needs the Python one (see above). (The wrapper check maps
+    over the tensors: a generator over all the arguments cost 2 us a call.)"""
     if not _DIRECT_APPLY or torch._C._are_functorch_transforms_active() or \
-            torch.compiler.is_compiling() or \
-            any(_is_wrapped(a) for a in args if isinstance(a, torch.Tensor)):
-        return _Step.apply(*args)
-    return _STEP_APPLY(*args)
+            torch.compiler.is_compiling() or _is_wrapped(edge_index) or \
+            any(map(_is_wrapped, tensors)):
+        return _Step.apply(target, results, layout, edge_index, num_nodes, graph, *tensors)
+    return _STEP_APPLY(target, results, layout, edge_index, num_nodes, graph, *tensors)
 
 
 # --------------------------------------------------------------------------
@@ -1568,9 +1640,16 @@ class Function:
         self._relations = compiled.relations(function) if self._typed else None
         # The arguments (0-based, after the graph) the backward does not
         # read: not kept for it.
+        # (small, sized): those of a static shape smaller than _DROP_BYTES
+        # (biases: kept, never dropped, whatever their dtype), and the others
+        # (their size read on each call: _Step.forward).
         read = {i - 1 for kind, i in info["residuals"] if kind == "arg"} if info else set()
-        self._unread = tuple(i for i in range(len(self.signature["args"]) - 1)
-                             if i not in read) if info else ()
+        unread = [i for i in range(len(self.signature["args"]) - 1)
+                  if i not in read] if info else []
+        args = self.signature["args"][1:]
+        small = tuple(i for i in unread if _static_bytes(args[i]) < _DROP_BYTES)
+        self._layout = _StepLayout(len(args), self._grad_args, small,
+                                   tuple(i for i in unread if i not in small))
 
     def __call__(self, graph: Union[Graph, torch.Tensor], *tensors: torch.Tensor,
                  num_nodes: Union[int, Tuple[int, int], None] = None):
@@ -1658,11 +1737,20 @@ class Function:
             # checks the ids when the compiled code runs.)
             relations = self._relations if self._relations is not None else -1
             graph = _handle(edge_index, num_nodes, relations, self.function)
+        return self._launch(edge_index, num_nodes, tensors, graph,
+                            torch.is_grad_enabled() and any(t.requires_grad for t in tensors))
+
+    def _launch(self, edge_index: torch.Tensor, num_nodes, tensors, graph: int,
+                trains: bool):
+        """The op call on the graph's handle: the training step where
+        `trains` (autograd records and a tensor needs a gradient), else the
+        plain function. (A gnnc.nn layer's plan calls this directly, with
+        `trains` decided when it chose the function: _plan._Plan._call.)"""
         if edge_index.is_cuda and not torch.compiler.is_compiling() and \
                 torch._C._cuda_getCurrentRawStream(edge_index.get_device()) != 0:
             _keep_for_stream(tensors, edge_index.device)
         try:
-            if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
+            if trains:
                 if self._forward is None:
                     # gnn-run --grad differentiates as gnnc does (every
                     # float argument where none is marked).
@@ -1670,9 +1758,10 @@ class Function:
                         self._compiled, ["gnn-run"],
                         ["--function=" + self.function, "--grad",
                          "--graph=" + _graph_spec(self.signature)]))
-                outs = _apply_step(self._step, self._results, self._grad_args,
-                                   self._unread,
-                                   edge_index, num_nodes, graph, *tensors)
+                outs = _apply_step(self._step, self._results, self._layout, edge_index,
+                                   num_nodes, graph, tensors)
+                if self._results == 1:
+                    return outs[0]
                 outs = outs[:self._results]
             else:
                 outs = torch.ops.gnnc.call(self._target, edge_index,

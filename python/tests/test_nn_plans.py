@@ -774,3 +774,65 @@ def test_agnn_plans_follow_every_change_to_the_layer_and_its_inputs(learnable, m
         ours(x, edge_index.double())
     with pytest.raises(ValueError, match="outside \\[0, 2\\) for a graph of 2 nodes"):
         ours(features(2, torch.float64), edge_index)
+
+
+@pytest.mark.parametrize("kind", ["gine", "gcn", "gat", "sage"])
+def test_a_plan_runs_the_function_for_what_needs_a_gradient(kind):
+    """A planned call keeps the function it chose per configuration and per
+    which tensors need a gradient (_Plan._call): calls alternating x with and
+    without requires_grad, the parameters frozen and thawed, and no_grad,
+    each taking the plan, run the variant for that call (no gradient work
+    for what needs none, gnnc.explain's record of it), with PyG's outputs and
+    gradients."""
+    edge_index, n = tiny_graph()
+    e = edge_index.size(1)
+    cases = {"gine": ("GINEConv", (), dict(nn=lambda: mlp(IN, OUT), train_eps=True,
+                                           edge_dim=3)),
+             "gcn": ("GCNConv", (IN, OUT), {}), "gat": ("GATConv", (IN, OUT), dict(heads=2)),
+             "sage": ("SAGEConv", (IN, OUT), {})}
+    cls, args, kw = cases[kind]
+    ours, pyg = make((kind, cls, args, kw), torch.float64)
+    extra = (torch.randn(e, 3, dtype=torch.float64),) if kind == "gine" else ()
+    t = tol(torch.float64)
+
+    def call(x_grad: bool, params: bool, grad_mode: bool = True):
+        for m in (ours, pyg):
+            for p in m.parameters():
+                p.requires_grad_(params)
+                p.grad = None
+        x1 = features(n, torch.float64).requires_grad_(x_grad)
+        x2 = x1.detach().clone().requires_grad_(x_grad)
+        with torch.set_grad_enabled(grad_mode):
+            out1, out2 = ours(x1, edge_index, *extra), pyg(x2, edge_index, *extra)
+        torch.testing.assert_close(out1, out2, **t)
+        ran = ours.__dict__["_gnnc_ran"]
+        trains = grad_mode and (x_grad or params)
+        assert out1.requires_grad == trains
+        if trains:
+            out1.square().sum().backward()
+            out2.square().sum().backward()
+            assert (x1.grad is not None) == x_grad
+            if x_grad:
+                torch.testing.assert_close(x1.grad, x2.grad, **t)
+            theirs = dict(pyg.named_parameters())
+            for name, p in ours.named_parameters():
+                assert (p.grad is not None) == params, name
+                if params:
+                    torch.testing.assert_close(p.grad, theirs[name].grad, **t, msg=name)
+        return ran
+
+    call(True, True)  # (the full path: the plan made)
+    plan = ours.__dict__["_gnnc_plan"]
+    seen = {}
+    for step in [(True, True), (False, True), (True, True), (True, False), (False, False),
+                 (True, True, False), (False, True), (True, True)] * 2:
+        ran = call(*step)
+        assert ours.__dict__.get("_gnnc_plan") is plan, step  # (planned)
+        # The same choice for the same call, and x's gradient work only
+        # where x needs one: a frozen x is left out of the function's
+        # gradients (its key names it), a trainable one is not.
+        assert seen.setdefault(step, ran) == ran, step
+        x_grad, params, *mode = step
+        if (mode == [] or mode[0]) and params:
+            assert (0 in (ran[2] if len(ran) > 2 else ())) == (not x_grad), (step, ran)
+    assert len(set(seen.values())) >= 3

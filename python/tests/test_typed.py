@@ -206,7 +206,7 @@ def test_rows_the_backward_does_not_read_are_not_kept(monkeypatch):
     from gnnc import _core
     monkeypatch.setattr(_core, "_DROP_BYTES", 0)
     fn = relational("f64", False)
-    assert fn._unread == (0,)
+    assert fn._layout.sized == (0,) and fn._layout.small == ()  # (h: sized by the graph)
     ei, et = graph(30, 200, seed=9)
     h = torch.randn(30, R, C, dtype=torch.float64, device=DEVICE, requires_grad=True)
     out = fn(gnnc.Graph(ei, 30, edge_type=et), h)

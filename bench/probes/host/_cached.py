@@ -47,19 +47,18 @@ def op_calls(run):
     tensors, graph handle), recorded for that one call only (a recorder left
     in place keeps every call's tensors alive)."""
     calls = []
-    # (Function._run: every layer call reaches it, through Function._apply
-    # or, a GIN or GINE layer's planned call, directly.)
-    orig = core.Function._run
+    # (Function._launch: every layer call reaches it, through Function._run
+    # or, a planned call, directly.)
+    orig = core.Function._launch
 
-    def rec(self, edge_index, num_nodes, tensors, graph=None):
-        calls.append((self, edge_index, num_nodes, tensors,
-                      graph if graph is not None else core._handle(edge_index, num_nodes)))
-        return orig(self, edge_index, num_nodes, tensors, graph)
-    core.Function._run = rec
+    def rec(self, edge_index, num_nodes, tensors, graph, trains):
+        calls.append((self, edge_index, num_nodes, tensors, graph))
+        return orig(self, edge_index, num_nodes, tensors, graph, trains)
+    core.Function._launch = rec
     try:
         run()
     finally:
-        core.Function._run = orig
+        core.Function._launch = orig
     return calls
 
 

@@ -69,7 +69,8 @@ class _Plan:
     (deepcopy, pickle): a copy decides anew."""
 
     __slots__ = ("template", "flow", "dtype", "xdtype", "pdtype", "autocast", "results",
-                 "device", "cin", "watched", "options", "linears", "operands", "params")
+                 "device", "cin", "watched", "options", "linears", "operands", "params",
+                 "chosen")
 
     # The layer's attributes (plain ones, in its __dict__) the plan was made
     # for: a later call with any of them changed takes the full path.
@@ -149,6 +150,7 @@ class _Plan:
         p.params = tuple((name, t, None if t is None else tuple(t.shape)) for name, t in params)
         seen = {id(m): m for m in watched + tuple(operands)}
         p.watched = tuple(seen.values())
+        p.chosen = {}
         return p
 
     def _keep(self, module) -> None:
@@ -172,16 +174,19 @@ class _Plan:
                 return False
         elif self.autocast is not None:
             return False
+        # (.shape[i], not .size(i), and _observed inlined: this runs on
+        # every call, and a method call with arguments costs twice as much.)
         if x.dtype != self.xdtype or x.device != self.device or \
-                x.layout != torch.strided or x.dim() != 2 or x.size(1) != self.cin or \
+                x.layout != torch.strided or x.dim() != 2 or x.shape[1] != self.cin or \
                 edge_index.layout != torch.strided or \
                 edge_index.dtype not in (torch.int64, torch.int32) or \
-                edge_index.dim() != 2 or edge_index.size(0) != 2 or \
+                edge_index.dim() != 2 or edge_index.shape[0] != 2 or \
                 edge_index.device != x.device or (self.FLOWS and module.flow != self.flow) or \
                 (self.OPTIONS and self._options(module) != self.options):
             return False
-        for m in self.watched:  # (loops, not any(): this runs on every call)
-            if _observed(m):
+        for m in self.watched:
+            if m._forward_hooks or m._forward_pre_hooks or m._backward_hooks or \
+                    m._backward_pre_hooks or "forward" in m.__dict__:
                 return False
         return True
 
@@ -214,7 +219,7 @@ class _Plan:
         params = m._parameters
         w, b = params.get("weight"), params.get("bias")
         dt = self.pdtype
-        if type(w) is not kind or w.dtype != dt or tuple(w.shape) != shape or \
+        if type(w) is not kind or w.dtype != dt or w.shape != shape or \
                 w.device != self.device or (b is not None) != bias or \
                 (b is not None and (b.dtype != dt or b.device != self.device)):
             return False
@@ -227,13 +232,23 @@ class _Plan:
               tensors: list) -> Tensor:
         """propagate's eager call, its checks made: the graph's handle from
         the cache (which checks the graph's contents), the function for the
-        tensors' gradients, its run."""
+        tensors' gradients, its run. The function chosen is kept per
+        (config, which tensors need a gradient where autograd records):
+        what else function_for reads (autocast's dtype, the tensors'
+        dtypes) the plan fixes (`_stands`, the layer's own checks)."""
         graph = _core._graphs.get(edge_index, n).handle
-        template = self.template
-        module.__dict__["_gnnc_function"] = (template, config)  # (gnnc.explain)
-        fn = _common.function_for(template, config, tensors, self.results)
-        module.__dict__["_gnnc_ran"] = _common._RAN.key  # the variant run
-        return fn._run(edge_index, n, tensors, graph)
+        key = (config, tuple([t.requires_grad for t in tensors])) \
+            if torch.is_grad_enabled() else (config, None)
+        chosen = self.chosen.get(key)
+        if chosen is None:
+            fn = _common.function_for(self.template, config, tensors, self.results)
+            chosen = self.chosen[key] = (fn, _common._RAN.key, (self.template, config),
+                                         key[1] is not None and any(key[1]))
+        fn, ran, function, trains = chosen
+        d = module.__dict__
+        d["_gnnc_function"] = function  # (gnnc.explain)
+        d["_gnnc_ran"] = ran  # the variant run
+        return fn._launch(edge_index, n, tensors, graph, trains)
 
 
 def _linear_spec(m) -> tuple:

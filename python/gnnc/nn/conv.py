@@ -952,15 +952,15 @@ class _GinPlan(_Plan):
         if self.edge_dim is not None:
             if type(edge_attr) is not Tensor or edge_attr.dtype != self.edge_dtype or \
                     edge_attr.device != x.device or edge_attr.dim() != 2 or \
-                    edge_attr.size(0) != edge_index.size(1) or \
-                    edge_attr.size(1) != self.edge_dim:
+                    edge_attr.shape[0] != edge_index.shape[1] or \
+                    edge_attr.shape[1] != self.edge_dim:
                 return None
             tensors.append(edge_attr.contiguous())
         tensors.append(eps.contiguous())
         if not self._parts_stand(module, tensors):
             return None
         ei = _common.flip(edge_index, self.flow)
-        return self.rest(self._call(module, self.config, ei, x.size(0), tensors))
+        return self.rest(self._call(module, self.config, ei, x.shape[0], tensors))
 
 
 def _check_cached_nodes(name: str, kept: tuple, n: int) -> None:
