@@ -1395,17 +1395,16 @@ class _Step(torch.autograd.Function):
     def forward(ctx, target, results, layout, edge_index, num_nodes, graph, *inputs):
         outs = torch.ops.gnnc.call(target, edge_index, *_op_sizes(num_nodes), graph,
                                    list(inputs))
-        ctx.target, ctx.num_nodes, ctx.results = target, num_nodes, results
-        ctx.graph, ctx.layout = graph, layout
         eager = type(graph) is int and not torch.compiler.is_compiling()
+        # The graph's entry: it stays registered until the backward has run,
+        # even if the cache drops it first. Only in eager mode: traced, the
+        # handle is symbolic (dynamo takes a SymInt's type for int, and a
+        # non-strict trace, which is_compiling() does not see, passes a
+        # SymInt; PyTorch 2.11 then refused the traced call's output).
+        entry = None
         if eager:
-            # The graph stays registered until the backward has run, even if
-            # the cache drops it first. Only in eager mode: traced, the
-            # handle is symbolic (dynamo takes a SymInt's type for int, and a
-            # non-strict trace, which is_compiling() does not see, passes a
-            # SymInt; PyTorch 2.11 then refused the traced call's output).
             ref = _ENTRY_OF.get(graph)
-            ctx.entry = ref() if ref is not None else None
+            entry = ref() if ref is not None else None
         # The inputs the backward does not read (`layout.small` and
         # `layout.sized` positions: biases, RGCN's [N, R, out] rows, whose
         # gradient needs only the graph) are not kept when large: an empty
@@ -1433,7 +1432,9 @@ class _Step(torch.autograd.Function):
             # (positions fixed by the function: one itemgetter each way)
             kept = (layout.small, layout.take_small(inputs))
             inputs = layout.take_saved(inputs)
-        ctx.kept = kept
+        # (One attribute: each attribute set on ctx costs a dictionary
+        # insertion through THPFunction's setattr.)
+        ctx.state = (target, num_nodes, results, graph, layout, kept, entry)
         ctx.save_for_backward(edge_index, *inputs, *outs)
         ctx.mark_non_differentiable(*outs[results:])
         # The outputs past the results (saved for the backward) never get a
@@ -1449,7 +1450,7 @@ class _Step(torch.autograd.Function):
             raise RuntimeError("gnnc: double backward (create_graph=True, a "
                                "gradient of a gradient) is not supported")
         saved = ctx.saved_tensors
-        layout, kept = ctx.layout, ctx.kept
+        target, num_nodes, results, graph, layout, kept, _ = ctx.state
         n = layout.num_inputs
         if kept is None:
             inputs, outs = saved[1:n + 1], saved[n + 1:]
@@ -1464,11 +1465,10 @@ class _Step(torch.autograd.Function):
                 for i, t in zip(at, tensors):  # (ascending: back at their positions)
                     inputs.insert(i, t)
         dys = [(g.contiguous() if g is not None else torch.zeros_like(o))
-               for g, o in zip(grads[:ctx.results], outs)]
+               for g, o in zip(grads[:results], outs)]
         try:
-            dx = torch.ops.gnnc.call_backward(ctx.target, saved[0],
-                                              *_op_sizes(ctx.num_nodes), ctx.graph,
-                                              list(inputs), list(outs), dys)
+            dx = torch.ops.gnnc.call_backward(target, saved[0], *_op_sizes(num_nodes),
+                                              graph, list(inputs), list(outs), dys)
         except RuntimeError as e:
             raise _translated(e) from None
         # (None for target, results, layout, edge_index, num_nodes, graph;
