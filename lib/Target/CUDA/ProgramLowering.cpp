@@ -494,12 +494,14 @@ LogicalResult Lowering::lowerMatmul(linalg::MatmulOp mm) {
   gemm.bias = bias;
   if (transA && element.isF32()) {
     // A weight gradient's sum over every node or edge: in double precision,
-    // the rows in slices of at least 256, about 256 blocks of 64 x 64 tiles
+    // the rows in slices of at least 128, about 256 blocks of 64 x 64 tiles
     // in all (gemmRowSplit); an f32 GEMM over a million rows misses 1e-4.
+    // (Slices of at least 256 rows left a 36K-row gradient 141 blocks, some
+    // SMs two of them and most one: bench/probes/atb/chunks.cu.)
     int64_t tiles = (at.getDimSize(1) + 63) / 64 * ((n + 63) / 64);
     rt::Formula chunks = rt::Formula::max(
         rt::Formula::min(
-            rt::Formula::ceilDiv(*rowsA, rt::Formula::constant(256)),
+            rt::Formula::ceilDiv(*rowsA, rt::Formula::constant(128)),
             rt::Formula::constant(std::max<int64_t>(1, 256 / tiles))),
         rt::Formula::constant(1));
     // A bias gradient beside this weight gradient (a column sum of A):
