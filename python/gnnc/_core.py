@@ -1482,9 +1482,9 @@ class _Step(torch.autograd.Function):
 
 class _StepLayout:
     """Where _Step puts a Function's tensors, decided once per Function
-    (every call on it has the same arguments): `grad_args` (1-based
+    (every call on it has the same arguments), from its `grad_args` (1-based
     positions after the graph whose gradients the backward returns, in its
-    order); the inputs the backward does not read, `small` (a static shape
+    order): the inputs the backward does not read, `small` (a static shape
     under _DROP_BYTES: kept on ctx in eager mode) and `sized` (the rest: the
     size read per call, dropped when large); and item getters that pick the
     saved and the kept inputs, merge them back in position order
@@ -1493,11 +1493,11 @@ class _StepLayout:
     positions). The kept inputs exist only in eager mode, where the getters
     run; traced, only `spread` is read."""
 
-    __slots__ = ("grad_args", "small", "sized", "num_inputs", "take_small", "take_saved",
-                 "merge", "spread", "scatter")
+    __slots__ = ("small", "sized", "num_inputs", "take_small", "take_saved", "merge",
+                 "spread", "scatter")
 
     def __init__(self, num_inputs: int, grad_args: tuple, small: tuple, sized: tuple):
-        self.num_inputs, self.grad_args = num_inputs, grad_args
+        self.num_inputs = num_inputs
         self.small, self.sized = small, sized
         saved = tuple(i for i in range(num_inputs) if i not in small)
         self.take_small, self.take_saved = _picker(small), _picker(saved)
