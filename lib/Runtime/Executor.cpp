@@ -49,9 +49,9 @@ struct Executable::Impl {
   std::vector<std::vector<size_t>> argSlots;
   /// The most arguments of one launch (the size of a run's argument storage).
   size_t maxArgs = 0;
-  /// Per step i: the launch j > i that overlaps steps i .. j - 1
-  /// (LaunchStep::overlaps), started beside them on a second stream; 0
-  /// where none starts at i.
+  /// Per step i: the step j > i (a launch or a row-split gemm) that
+  /// overlaps steps i .. j - 1 (overlapsOf), started beside them on a
+  /// second stream; 0 where none starts at i.
   std::vector<size_t> besideFrom;
 
   /// A workspace the Executable owns for one stream; `mutex` is held by a run
@@ -946,7 +946,7 @@ Status Executable::Impl::runBound(const Graph &graph,
             compareAsync(span.a, span.b, span.bytes, guard->flag, s));
     Impl::StepRunner runner{m, graph, scope, pointers, s, storage, argv};
     for (size_t i = first; i < last; ++i) {
-      // A launch that overlaps steps i .. j - 1: forked onto the thread's
+      // A step that overlaps steps i .. j - 1: forked onto the thread's
       // second stream after the steps before i, joined before step j + 1
       // (inside a capture these are the graph's edges).
       size_t j = m.besideFrom[i];

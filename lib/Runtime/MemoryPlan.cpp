@@ -237,9 +237,9 @@ std::vector<LiveRange> gnn::runtime::bufferLiveRanges(const Program &program) {
   for (size_t i = 0; i < program.buffers.size(); ++i)
     index[program.buffers[i].name] = i;
   std::vector<LiveRange> ranges(program.buffers.size());
-  // A launch that overlaps the k launches before it (LaunchStep::overlaps)
-  // may run at any time between the first of them and itself: a buffer
-  // any of them uses lives over the whole window [lo, hi].
+  // A step that overlaps the k steps before it (overlapsOf: a launch or a
+  // row-split gemm) may run at any time between the first of them and
+  // itself: a buffer any of them uses lives over the whole window [lo, hi].
   size_t steps = program.steps.size();
   std::vector<size_t> lo(steps), hi(steps);
   for (size_t s = 0; s < steps; ++s)

@@ -100,6 +100,8 @@ struct StepWriter {
       j["row_sums"] = s.rowSums;
     if (!s.bias.empty())
       j["bias"] = s.bias;
+    if (s.overlaps)
+      j["overlaps"] = s.overlaps;
     return j;
   }
   Json operator()(const FillStep &s) const {
@@ -294,6 +296,17 @@ struct Reader {
     return fail(path, "unknown argument kind '" + k + "'");
   }
 
+  /// A launch's or gemm's optional "overlaps" (absent: 0).
+  bool overlaps(const Json &j, const std::string &path, int64_t &out) {
+    auto o = j.find("overlaps");
+    if (o == j.end())
+      return true;
+    if (!o->is_number_integer() || o->get<int64_t>() < 0)
+      return fail(path + ".overlaps", "expected an integer >= 0");
+    out = o->get<int64_t>();
+    return true;
+  }
+
   bool step(const Json &j, const std::string &path, Step &out) {
     std::string op;
     if (!j.is_object() || !string(j, "op", path, op))
@@ -323,11 +336,8 @@ struct Reader {
       }
       if (!formulaField(j, "shared", path, s.sharedBytes, "0"))
         return false;
-      if (auto o = j.find("overlaps"); o != j.end()) {
-        if (!o->is_number_integer() || o->get<int64_t>() < 0)
-          return fail(path + ".overlaps", "expected an integer >= 0");
-        s.overlaps = o->get<int64_t>();
-      }
+      if (!overlaps(j, path, s.overlaps))
+        return false;
       auto args = j.find("args");
       if (args != j.end()) {
         if (!args->is_array())
@@ -357,7 +367,7 @@ struct Reader {
     }
     if (op == "gemm") {
       GemmStep s;
-      if (!keys(j, path, {"op", "a", "b", "c", "m", "n", "k", "trans_a", "trans_b", "alpha", "beta", "partials", "chunks", "bias", "row_sums"}) ||
+      if (!keys(j, path, {"op", "a", "b", "c", "m", "n", "k", "trans_a", "trans_b", "alpha", "beta", "partials", "chunks", "bias", "row_sums", "overlaps"}) ||
           !string(j, "a", path, s.a) || !string(j, "b", path, s.b) ||
           !string(j, "c", path, s.c) || !formulaField(j, "m", path, s.m) ||
           !formulaField(j, "n", path, s.n) || !formulaField(j, "k", path, s.k) ||
@@ -374,6 +384,8 @@ struct Reader {
       if (j.contains("bias") && !string(j, "bias", path, s.bias))
         return false;
       if (j.contains("row_sums") && !string(j, "row_sums", path, s.rowSums))
+        return false;
+      if (!overlaps(j, path, s.overlaps))
         return false;
       out = s;
       return true;
@@ -596,12 +608,19 @@ StatusOr<Program> Program::parse(const std::string &text) {
   return p;
 }
 
+int64_t gnn::runtime::overlapsOf(const Step &step) {
+  if (auto *l = std::get_if<LaunchStep>(&step))
+    return l->overlaps;
+  if (auto *g = std::get_if<GemmStep>(&step))
+    return g->overlaps;
+  return 0;
+}
+
 std::vector<Program::OverlapWindow> Program::overlapWindows() const {
   std::vector<OverlapWindow> windows;
   for (size_t j = 0; j < steps.size(); ++j)
-    if (auto *l = std::get_if<LaunchStep>(&steps[j]);
-        l && l->overlaps > 0 && static_cast<size_t>(l->overlaps) <= j)
-      windows.push_back({j - static_cast<size_t>(l->overlaps), j});
+    if (int64_t k = overlapsOf(steps[j]); k > 0 && static_cast<size_t>(k) <= j)
+      windows.push_back({j - static_cast<size_t>(k), j});
   return windows;
 }
 
@@ -653,6 +672,22 @@ Status Program::verify() const {
       "graph_ptr",   "csr_type"};
   for (size_t i = 0; i < steps.size(); ++i) {
     std::string where = "step " + std::to_string(i);
+    // A step that overlaps the k before it (overlapsOf): k of them there,
+    // none of which runs beside others itself (windows are disjoint).
+    auto checkWindow = [&](size_t i) -> Status {
+      int64_t k = overlapsOf(steps[i]);
+      if (k < 0 || static_cast<size_t>(k) > i)
+        return Status::error(where + ": overlaps " + std::to_string(k) +
+                             " steps but " + std::to_string(i) +
+                             " come before it");
+      for (size_t o = i - static_cast<size_t>(k); o < i; ++o)
+        if (overlapsOf(steps[o]))
+          return Status::error(
+              where + ": overlaps step " + std::to_string(o) +
+              ", which runs beside the steps before it itself (only steps "
+              "that overlap nothing can run beside another)");
+      return Status();
+    };
     // `real`: a library step's operand, f32 or f64 like the step's first.
     std::optional<DType> stepType;
     auto need = [&](const std::string &name, const char *what,
@@ -681,18 +716,7 @@ Status Program::verify() const {
       if (!kernelNames.count(s->kernel))
         return Status::error(where + ": kernel '" + s->kernel +
                              "' is not in the program's kernel list");
-      if (s->overlaps < 0 || static_cast<size_t>(s->overlaps) > i)
-        return Status::error(where + ": overlaps " +
-                             std::to_string(s->overlaps) + " steps but " +
-                             std::to_string(i) + " come before it");
-      for (size_t k = i - s->overlaps; k < i; ++k) {
-        const auto *o = std::get_if<LaunchStep>(&steps[k]);
-        if (!o || o->overlaps)
-          return Status::error(where + ": overlaps step " + std::to_string(k) +
-                               ", which is not a launch of its own (only "
-                               "launches that overlap nothing can run beside "
-                               "another)");
-      }
+      GNN_RETURN_IF_ERROR(checkWindow(i));
       for (const KernelArg &a : s->args) {
         if (a.kind == KernelArg::Kind::Buffer)
           GNN_RETURN_IF_ERROR(need(a.name, "argument", false));
@@ -722,6 +746,11 @@ Status Program::verify() const {
           return Status::error(where + ": a gemm's row sums ('" + s->rowSums +
                                "', f32) come only with its row split");
       }
+      if (s->overlaps && s->partials.empty())
+        return Status::error(where + ": a gemm that overlaps the steps before "
+                                     "it must be a row split (cuBLAS's "
+                                     "handle and workspace are shared)");
+      GNN_RETURN_IF_ERROR(checkWindow(i));
       if (!s->bias.empty()) {
         GNN_RETURN_IF_ERROR(need(s->bias, "gemm bias"));
         if (*stepType != DType::F32 || s->transA || !s->partials.empty() ||

@@ -1040,6 +1040,105 @@ extern "C" __global__ void fill_b(float *y, long long n) {
   }
 }
 
+/// A row-split gemm (a weight gradient) beside the launch before it
+/// (GemmStep::overlaps = 1): its sums and column sums and the launch's
+/// output are right run step by step, captured and replayed, the same bits
+/// every run.
+TEST(GpuProgram, ARowSplitGemmRunsBesideALaunch) {
+  REQUIRE_GPU();
+  using namespace test;
+  Program p;
+  p.name = "weights_beside";
+  p.kernels = {"fill_a"};
+  p.units.push_back(SourceUnit{{"fill_a"}, R"cuda(
+extern "C" __global__ void fill_a(float *y, long long n) {
+  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = 1.0f + i;
+}
+)cuda"});
+  p.buffers = {
+      {"x", BufferRole::Input, DType::F32, *Formula::parse("nodes * 64")},
+      {"dy", BufferRole::Input, DType::F32, *Formula::parse("nodes * 32")},
+      {"y", BufferRole::Output, DType::F32, *Formula::parse("nodes")},
+      {"dw", BufferRole::Output, DType::F32, *Formula::parse("64 * 32")},
+      {"db", BufferRole::Output, DType::F32, *Formula::parse("32")},
+      {"p", BufferRole::Temp, DType::F64, *Formula::parse("16 * (32 * 64 + 32)")}};
+  LaunchStep first = launch("fill_a", "ceil_div(nodes, 256)", 256);
+  first.args = {named(KernelArg::Kind::Buffer, "y"),
+                integer(KernelArg::Kind::I64, "nodes")};
+  GemmStep g;
+  g.a = "dy";
+  g.b = "x";
+  g.c = "dw";
+  g.m = Formula::constant(32);
+  g.n = Formula::constant(64);
+  g.k = *Formula::parse("nodes");
+  g.transA = true;
+  g.partials = "p";
+  g.chunks = Formula::constant(16);
+  g.rowSums = "db";
+  g.overlaps = 1;
+  p.steps = {first, g};
+  ASSERT_TRUE(p.verify().ok()) << p.verify().message();
+  Compiler compiler("");
+  StatusOr<std::unique_ptr<Executable>> ex = Executable::create(p, compiler);
+  ASSERT_TRUE(ex.ok()) << ex.message();
+  gnn::HostGraph host = gnn::generatePowerLaw(5000, 20000, 3);
+  StatusOr<std::unique_ptr<Graph>> graph = Graph::fromHost(host);
+  ASSERT_TRUE(graph.ok()) << graph.message();
+  int64_t n = host.numNodes;
+  std::vector<float> x(n * 64), dy(n * 32);
+  gnn::SplitMix64 rng(5);
+  for (float &v : x) v = static_cast<float>(rng.uniform() - 0.5);
+  for (float &v : dy) v = static_cast<float>(rng.uniform() - 0.5);
+  std::vector<double> want(32 * 64, 0.0), wantSums(32, 0.0);
+  for (int64_t r = 0; r < n; ++r)
+    for (int i = 0; i < 32; ++i) {
+      wantSums[i] += dy[r * 32 + i];
+      for (int j = 0; j < 64; ++j)
+        want[i * 64 + j] += double(dy[r * 32 + i]) * x[r * 64 + j];
+    }
+  DeviceBuffer dx = std::move(*DeviceBuffer::allocate(x.size() * 4));
+  DeviceBuffer ddy = std::move(*DeviceBuffer::allocate(dy.size() * 4));
+  DeviceBuffer dout = std::move(*DeviceBuffer::allocate(n * 4));
+  DeviceBuffer ddw = std::move(*DeviceBuffer::allocate(32 * 64 * 4));
+  DeviceBuffer ddb = std::move(*DeviceBuffer::allocate(32 * 4));
+  ASSERT_TRUE(dx.upload(x.data(), x.size() * 4).ok());
+  ASSERT_TRUE(ddy.upload(dy.data(), dy.size() * 4).ok());
+  std::vector<float> first0, firstSums;
+  for (int rep = 0; rep < 3; ++rep) { // step by step, captured, replayed
+    SCOPED_TRACE(rep);
+    ASSERT_EQ(cudaMemset(ddw.data(), 0xff, 32 * 64 * 4), cudaSuccess);
+    ASSERT_EQ(cudaMemset(dout.data(), 0xff, n * 4), cudaSuccess);
+    Status st = (*ex)->run(**graph, {{"x", dx.data()},
+                                     {"dy", ddy.data()},
+                                     {"y", dout.data()},
+                                     {"dw", ddw.data()},
+                                     {"db", ddb.data()}});
+    ASSERT_TRUE(st.ok()) << st.message();
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    std::vector<float> got(32 * 64), sums(32), y(n);
+    ASSERT_TRUE(ddw.download(got.data(), got.size() * 4).ok());
+    ASSERT_TRUE(ddb.download(sums.data(), sums.size() * 4).ok());
+    ASSERT_TRUE(dout.download(y.data(), y.size() * 4).ok());
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(y[i], 1.0f + i) << i;
+    for (size_t k = 0; k < got.size(); ++k)
+      ASSERT_NEAR(got[k], want[k], 1e-5 * (1 + std::fabs(want[k]))) << k;
+    for (int i = 0; i < 32; ++i)
+      ASSERT_NEAR(sums[i], wantSums[i], 1e-5 * (1 + std::fabs(wantSums[i])))
+          << i;
+    if (rep == 0) {
+      first0 = got;
+      firstSums = sums;
+    } else {
+      EXPECT_EQ(got, first0);
+      EXPECT_EQ(sums, firstSums);
+    }
+  }
+}
+
 /// A Program without cuSPARSE (so its repeated runs are replayed): x copied
 /// into a temp h, h's rows scaled by 1/(1 + in-degree), y = h w (cuBLAS),
 /// then y + 1.

@@ -368,7 +368,7 @@ TEST(Program, GemmRowSumsRoundTripAndAreChecked) {
 }
 
 // A launch's `overlaps` round-trips (written only where it is not 0) and
-// names launch steps right before it that overlap nothing themselves.
+// names steps right before it that overlap nothing themselves.
 TEST(Program, OverlapsRoundTripsAndIsChecked) {
   using namespace test;
   auto make = [](int64_t overlaps, bool fillBetween) {
@@ -396,10 +396,17 @@ TEST(Program, OverlapsRoundTripsAndIsChecked) {
   EXPECT_EQ(std::get<LaunchStep>(parsed->steps[2]).overlaps, 2);
   EXPECT_EQ(parsed->toJson(), text);
   EXPECT_EQ(make(0, false).toJson().find("overlaps"), std::string::npos);
-  // More steps than come before it, a fill in the window, a negative count.
+  // A fill in the window runs on the caller's stream like any other step.
+  Program filled = make(2, true);
+  EXPECT_TRUE(filled.verify().ok()) << filled.verify().message();
+  // More steps than come before it, a step in the window that runs beside
+  // others itself, a negative count.
+  Program nested = make(1, false);
+  std::get<LaunchStep>(nested.steps[1]).overlaps = 1;
   for (auto [bad, why] :
        {std::pair{make(3, false), "overlaps 3 steps but 2 come before it"},
-        std::pair{make(2, true), "overlaps step 1, which is not a launch"},
+        std::pair{nested, "overlaps step 1, which runs beside the steps "
+                          "before it itself"},
         std::pair{make(-1, false), "overlaps -1 steps"}}) {
     Status st = bad.verify();
     ASSERT_FALSE(st.ok()) << why;
@@ -411,6 +418,60 @@ TEST(Program, OverlapsRoundTripsAndIsChecked) {
   ASSERT_FALSE(negative.ok());
   EXPECT_NE(negative.message().find("overlaps"), std::string::npos)
       << negative.message();
+}
+
+// A row-split gemm (a weight gradient) may run beside the steps before it
+// (`overlaps` on the gemm, round-tripped); a cuBLAS gemm may not (its
+// handle and workspace are shared with the steps on the caller's stream).
+TEST(Program, ARowSplitGemmOverlapsTheStepsBeforeIt) {
+  using namespace test;
+  auto make = [](bool rowSplit) {
+    Program p;
+    p.name = "weights";
+    p.units = {{{"k"}, ""}};
+    p.kernels = {"k"};
+    p.buffers = {{"a", BufferRole::Input, DType::F32, *Formula::parse("nodes * 8")},
+                 {"b", BufferRole::Input, DType::F32, *Formula::parse("nodes * 4")},
+                 {"p", BufferRole::Temp, DType::F64, *Formula::parse("32 * 2")},
+                 {"c", BufferRole::Output, DType::F32, *Formula::parse("32"),
+                  BufferUse::Result, 0},
+                 {"y", BufferRole::Output, DType::F32, *Formula::parse("nodes"),
+                  BufferUse::Result, 1}};
+    p.steps.push_back(launch("k", "1", 32));
+    p.steps.push_back(FillStep{"y", 0});
+    GemmStep g;
+    g.a = "a";
+    g.b = "b";
+    g.c = "c";
+    g.m = Formula::constant(8);
+    g.n = Formula::constant(4);
+    g.k = *Formula::parse("nodes");
+    g.transA = true;
+    if (rowSplit) {
+      g.partials = "p";
+      g.chunks = Formula::constant(2);
+    }
+    g.overlaps = 2;
+    p.steps.push_back(g);
+    return p;
+  };
+  Program p = make(true);
+  ASSERT_TRUE(p.verify().ok()) << p.verify().message();
+  ASSERT_EQ(p.overlapWindows().size(), 1u);
+  EXPECT_EQ(p.overlapWindows()[0].first, 0u);
+  EXPECT_EQ(p.overlapWindows()[0].last, 2u);
+  std::string text = p.toJson();
+  EXPECT_NE(text.find("\"overlaps\": 2"), std::string::npos) << text;
+  StatusOr<Program> parsed = Program::parse(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.message();
+  EXPECT_EQ(std::get<GemmStep>(parsed->steps[2]).overlaps, 2);
+  EXPECT_EQ(parsed->toJson(), text);
+  Status st = make(false).verify();
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("step 2: a gemm that overlaps the steps "
+                              "before it must be a row split"),
+            std::string::npos)
+      << st.message();
 }
 
 TEST(Program, DuplicateBuffersAreRejected) {

@@ -99,12 +99,13 @@ struct LaunchStep {
   unsigned block[3] = {1, 1, 1};
   Formula sharedBytes;
   std::vector<KernelArg> args;
-  /// How many launch steps right before this one it may run beside (0:
-  /// after them, as every step runs after the one before). They neither
-  /// read nor write what this launch writes, nor write what it reads (a
-  /// split row kernel's light rows beside its partial and final kernels,
+  /// How many steps right before this one it may run beside (0: after
+  /// them, as every step runs after the one before). They neither read nor
+  /// write what this launch writes, nor write what it reads (a split row
+  /// kernel's light rows beside its partial and final kernels,
   /// gnnk.launch's `overlaps`): the executor starts it on a second stream
-  /// once the steps before them are done, and joins it before the next.
+  /// once the steps before them are done, and joins it before the next
+  /// (Program::overlapWindows).
   int64_t overlaps = 0;
 };
 
@@ -135,6 +136,11 @@ struct GemmStep {
   /// (cuBLASLt's bias epilogue; f32, not with the row split, beta 0), or
   /// empty: C = A B + b with no kernel writing b to every row first.
   std::string bias;
+  /// With the row split only (its kernels are the runtime's own, no cuBLAS
+  /// handle or workspace is shared): how many steps right before this one
+  /// it may run beside, as LaunchStep::overlaps (a weight gradient beside
+  /// the input gradient's steps that follow it, ProgramLowering).
+  int64_t overlaps = 0;
 };
 
 struct FillStep {
@@ -149,6 +155,10 @@ struct CopyStep {
 };
 
 using Step = std::variant<LaunchStep, SpmmStep, GemmStep, FillStep, CopyStep>;
+
+/// How many steps right before `step` it runs beside: a launch's or a
+/// gemm's `overlaps`, 0 for the other kinds.
+int64_t overlapsOf(const Step &step);
 
 /// A piece of a Program's CUDA source that is compiled on its own: the
 /// Program's prelude followed by `text` is one NVRTC call, one kernel cache
@@ -205,10 +215,11 @@ struct Program {
   /// Checks references between steps, buffers and kernels.
   Status verify() const;
 
-  /// Steps [first, last] where launch `last` runs beside the launches
-  /// before it (LaunchStep::overlaps), in program order; disjoint in a
-  /// Program that verifies. The executor runs each on two streams and the
-  /// memory plan keeps what any of its steps names live over all of it.
+  /// Steps [first, last] where step `last` (a launch or a row-split gemm)
+  /// runs beside the steps before it (overlapsOf), in program order;
+  /// disjoint in a Program that verifies. The executor runs each on two
+  /// streams and the memory plan keeps what any of its steps names live
+  /// over all of it.
   struct OverlapWindow {
     size_t first, last;
   };

@@ -163,6 +163,17 @@ private:
   /// The conversion kernels of other types than f32 launched (then listed,
   /// in the order of the prelude).
   llvm::SmallSetVector<StringRef, 4> conversions;
+  /// Per launch step (by index): the buffers it writes (its results).
+  llvm::DenseMap<size_t, SmallVector<std::string>> launchWrites;
+
+  /// The buffers step `i` reads and writes.
+  struct Access {
+    SmallVector<std::string> reads, writes;
+  };
+  Access access(size_t i) const;
+  /// Row-split gemms (weight gradients) moved to run beside the steps
+  /// around them that they do not depend on (GemmStep::overlaps).
+  void placeRowSplitsBeside();
 
   FailureOr<rt::Formula> size(Value v, Operation *where) {
     FailureOr<rt::Formula> rows = rowsFormula(v);
@@ -314,6 +325,7 @@ void Lowering::launchConversion(bool toSlots, Type elementType,
   l.sharedBytes = rt::Formula::constant(0);
   l.args = {bufferArg(out), bufferArg(in), graphArg("csr_edge"),
             intArg(rt::Formula::edges()), intArg(rt::Formula::constant(width))};
+  launchWrites[program.steps.size()] = {out};
   program.steps.push_back(std::move(l));
 }
 
@@ -406,6 +418,7 @@ LogicalResult Lowering::lowerLaunch(gnnk::LaunchOp launch) {
     if (launches)
       l.overlaps = *k;
   }
+  launchWrites[program.steps.size()].assign(results.begin(), results.end());
   program.steps.push_back(std::move(l));
   return success();
 }
@@ -527,6 +540,125 @@ LogicalResult Lowering::lowerMatmul(linalg::MatmulOp mm) {
   }
   program.steps.push_back(std::move(gemm));
   return success();
+}
+
+Lowering::Access Lowering::access(size_t i) const {
+  Access a;
+  auto read = [&](const std::string &b) {
+    if (!b.empty())
+      a.reads.push_back(b);
+  };
+  auto write = [&](const std::string &b) {
+    if (!b.empty())
+      a.writes.push_back(b);
+  };
+  const rt::Step &step = program.steps[i];
+  if (auto *l = std::get_if<rt::LaunchStep>(&step)) {
+    // Every buffer argument is read; those the launch produces are written
+    // (an unknown launch: all of them).
+    auto known = launchWrites.find(i);
+    for (const rt::KernelArg &arg : l->args)
+      if (arg.kind == rt::KernelArg::Kind::Buffer) {
+        read(arg.name);
+        if (known == launchWrites.end())
+          write(arg.name);
+      }
+    if (known != launchWrites.end())
+      for (const std::string &b : known->second)
+        write(b);
+  } else if (auto *sp = std::get_if<rt::SpmmStep>(&step)) {
+    read(sp->input);
+    read(sp->weights);
+    if (sp->beta != 0)
+      read(sp->output);
+    write(sp->output);
+  } else if (auto *g = std::get_if<rt::GemmStep>(&step)) {
+    read(g->a);
+    read(g->b);
+    read(g->bias);
+    if (g->beta != 0)
+      read(g->c);
+    write(g->c);
+    write(g->partials);
+    write(g->rowSums);
+  } else if (auto *f = std::get_if<rt::FillStep>(&step)) {
+    write(f->buffer);
+  } else if (auto *c = std::get_if<rt::CopyStep>(&step)) {
+    read(c->src);
+    write(c->dst);
+  }
+  return a;
+}
+
+/// Whether steps of accesses `x` and `y` may not run at the same time: one
+/// writes what the other reads or writes.
+static bool conflict(const SmallVector<std::string> &xReads,
+                     const SmallVector<std::string> &xWrites,
+                     const SmallVector<std::string> &yReads,
+                     const SmallVector<std::string> &yWrites) {
+  for (const std::string &w : xWrites)
+    if (llvm::is_contained(yReads, w) || llvm::is_contained(yWrites, w))
+      return true;
+  for (const std::string &w : yWrites)
+    if (llvm::is_contained(xReads, w))
+      return true;
+  return false;
+}
+
+void Lowering::placeRowSplitsBeside() {
+  // A weight gradient (a row-split Aᵀ B: two kernels of the runtime's own
+  // summing over every node or edge) needs only its operands, and nothing
+  // after it reads it until the gradients are returned, while the input
+  // gradient's chain goes on: GINE's backward computes dW₂ beside dX₂ W₂'s
+  // GEMM and ReLU, dW₁ beside the edge pass. Each takes the steps around it
+  // that neither write what it reads nor touch what it writes, back to the
+  // step its operands come from and on to the first that needs its result
+  // (not into another step's window, nor back past an earlier weight
+  // gradient, which may take its own): the window runs on two streams
+  // (Program::overlapWindows). Later ones first, so an earlier one keeps
+  // the steps up to where the later one's operands come from.
+  size_t n = program.steps.size();
+  std::vector<Access> acc(n);
+  for (size_t i = 0; i < n; ++i)
+    acc[i] = access(i);
+  std::vector<bool> taken(n, false);
+  for (const rt::Program::OverlapWindow &w : program.overlapWindows())
+    for (size_t k = w.first; k <= w.last; ++k)
+      taken[k] = true;
+  auto rowSplit = [&](size_t i) {
+    auto *g = std::get_if<rt::GemmStep>(&program.steps[i]);
+    return g && !g->partials.empty();
+  };
+  auto clash = [&](size_t i, size_t k) {
+    return conflict(acc[i].reads, acc[i].writes, acc[k].reads, acc[k].writes);
+  };
+  // Each step's place in the new order: moved gemms right after their
+  // window's last step.
+  std::vector<std::pair<double, size_t>> order;
+  for (size_t i = 0; i < n; ++i)
+    order.push_back({double(i), i});
+  for (size_t i = n; i-- > 0;) {
+    if (!rowSplit(i) || taken[i])
+      continue;
+    size_t lo = i, hi = i;
+    while (lo > 0 && !taken[lo - 1] && !rowSplit(lo - 1) && !clash(i, lo - 1))
+      --lo;
+    while (hi + 1 < n && !taken[hi + 1] && !clash(i, hi + 1))
+      ++hi;
+    if (lo == hi)
+      continue;
+    for (size_t k = lo; k <= hi; ++k)
+      taken[k] = true;
+    order[i].first = double(hi) + 0.5;
+    std::get<rt::GemmStep>(program.steps[i]).overlaps =
+        static_cast<int64_t>(hi - lo);
+  }
+  llvm::stable_sort(order);
+  std::vector<rt::Step> steps;
+  steps.reserve(n);
+  for (auto &[place, i] : order)
+    steps.push_back(std::move(program.steps[i]));
+  program.steps = std::move(steps);
 }
 
 /// Follows reshapes (and matmuls adding into their init) back to the value
@@ -737,6 +869,7 @@ FailureOr<rt::Program> Lowering::run() {
     if (conversions.contains(k))
       used.push_back(k);
   program.kernels.insert(program.kernels.begin() + 2, used.begin(), used.end());
+  placeRowSplitsBeside();
   rt::Status s = program.verify();
   if (!s.ok())
     return func.emitError() << "generated an invalid program: " << s.message();

@@ -80,7 +80,8 @@ func.func @edges(%g: !gnn.graph, %s: tensor<?x2xf32> {gnn.domain = "edge"}) -> t
 // CHECK-NEXT: "alpha": 1.0,
 // CHECK-NEXT: "beta": 0.0,
 // CHECK-NEXT: "partials": "[[P]]",
-// CHECK-NEXT: "chunks": "max(min(ceil_div(nodes, 128), 256), 1)"
+// CHECK-NEXT: "chunks": "max(min(ceil_div(nodes, 128), 256), 1)",
+// CHECK-NEXT: "overlaps": 1
 func.func @weight_grads(%g: !gnn.graph, %x: tensor<?x16xf32>, %dy: tensor<?x8xf32>, %w: tensor<16x8xf32>) -> (tensor<?x16xf32>, tensor<16x8xf32>) {
   %c0 = arith.constant 0 : index
   %z = arith.constant 0.0 : f32
@@ -138,7 +139,8 @@ func.func @bias_grads(%g: !gnn.graph, %x: tensor<?x16xf32>, %dy: tensor<?x8xf32>
 // CHECK-LABEL: "name": "bias_grad_read_first"
 // CHECK: "kernel": "bias_grad_read_first_elementwise_0"
 // CHECK: "op": "gemm"
-// CHECK: "chunks": "max(min(ceil_div(nodes, 128), 256), 1)"
+// CHECK: "chunks": "max(min(ceil_div(nodes, 128), 256), 1)",
+// CHECK-NEXT: "overlaps": 3
 // CHECK-NEXT: }
 func.func @bias_grad_read_first(%g: !gnn.graph, %x: tensor<?x16xf32>, %dy: tensor<?x8xf32>) -> (tensor<8x16xf32>, tensor<?x8xf32>) {
   %c0 = arith.constant 0 : index
