@@ -1067,16 +1067,7 @@ extern "C" __global__ void fill_a(float *y, long long n) {
   LaunchStep first = launch("fill_a", "ceil_div(nodes, 256)", 256);
   first.args = {named(KernelArg::Kind::Buffer, "y"),
                 integer(KernelArg::Kind::I64, "nodes")};
-  GemmStep g;
-  g.a = "dy";
-  g.b = "x";
-  g.c = "dw";
-  g.m = Formula::constant(32);
-  g.n = Formula::constant(64);
-  g.k = *Formula::parse("nodes");
-  g.transA = true;
-  g.partials = "p";
-  g.chunks = Formula::constant(16);
+  GemmStep g = weightGradient("dy", "x", "dw", 32, 64, "nodes", "p", 16);
   g.rowSums = "db";
   g.overlaps = 1;
   p.steps = {first, g};

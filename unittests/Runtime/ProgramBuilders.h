@@ -53,6 +53,26 @@ inline KernelArg integer(KernelArg::Kind kind, const char *value) {
   return a;
 }
 
+/// A weight gradient c = aᵀ b (m x n, summed over the graph's `k` rows)
+/// with the row split: `partials` in `chunks` slices (empty: through
+/// cuBLAS).
+inline GemmStep weightGradient(std::string a, std::string b, std::string c,
+                               int64_t m, int64_t n, const char *k,
+                               std::string partials, int64_t chunks) {
+  GemmStep g;
+  g.a = std::move(a);
+  g.b = std::move(b);
+  g.c = std::move(c);
+  g.m = Formula::constant(m);
+  g.n = Formula::constant(n);
+  g.k = formula(k);
+  g.transA = true;
+  g.partials = std::move(partials);
+  if (!g.partials.empty())
+    g.chunks = Formula::constant(chunks);
+  return g;
+}
+
 } // namespace test
 } // namespace runtime
 } // namespace gnn

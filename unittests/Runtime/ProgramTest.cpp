@@ -439,18 +439,8 @@ TEST(Program, ARowSplitGemmOverlapsTheStepsBeforeIt) {
                   BufferUse::Result, 1}};
     p.steps.push_back(launch("k", "1", 32));
     p.steps.push_back(FillStep{"y", 0});
-    GemmStep g;
-    g.a = "a";
-    g.b = "b";
-    g.c = "c";
-    g.m = Formula::constant(8);
-    g.n = Formula::constant(4);
-    g.k = *Formula::parse("nodes");
-    g.transA = true;
-    if (rowSplit) {
-      g.partials = "p";
-      g.chunks = Formula::constant(2);
-    }
+    GemmStep g = weightGradient("a", "b", "c", 8, 4, "nodes",
+                                rowSplit ? "p" : "", 2);
     g.overlaps = 2;
     p.steps.push_back(g);
     return p;
