@@ -1,0 +1,79 @@
+"""Host time of each GINE layer call in bench/gine.py's training step, by
+the layer's place in the model (session 75's segments put layer 0's
+forward near 200 us against 100-130 for layers 1 and 2): the whole call,
+the graph lookup (_GraphCache.get) and the op through autograd
+(_apply_step) per place, medians over the steps (us; a synchronisation
+before and after every step, as bench/gine.py times it).
+    python bench/probes/host/gine_layer_calls.py QM9_DIR [--steps 200]"""
+import argparse, os, pathlib, statistics, sys, time
+os.environ.setdefault("GNNC_JIT", "sync")
+import torch
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+import gine as G
+from gnnc import _core
+
+ap = argparse.ArgumentParser()
+ap.add_argument("dataset", type=pathlib.Path)
+ap.add_argument("--steps", type=int, default=200)
+args = ap.parse_args()
+dev = torch.device("cuda")
+pyg, ours, x, ei, ea = G.probe_setup(args.dataset, dev)
+now = time.perf_counter_ns
+current = {"place": None}
+spans = {}
+
+
+def add(what, ns):
+    spans.setdefault((current["place"], what), []).append(ns)
+
+
+get, apply = _core._GraphCache.get, _core._apply_step
+
+
+def timed_get(self, *a, **k):
+    t0 = now()
+    try:
+        return get(self, *a, **k)
+    finally:
+        add("lookup", now() - t0)
+
+
+def timed_apply(*a, **k):
+    t0 = now()
+    try:
+        return apply(*a, **k)
+    finally:
+        add("apply", now() - t0)
+
+
+_core._GraphCache.get = timed_get
+_core._apply_step = timed_apply
+for i, conv in enumerate(ours.convs):
+    def pre(mod, inp, i=i):
+        current["place"] = i
+        mod._t0 = now()
+
+    def post(mod, inp, out):
+        add("call", now() - mod._t0)
+        current["place"] = None
+    conv.register_forward_pre_hook(pre)
+    conv.register_forward_hook(post)
+params = list(ours.parameters())
+for s in range(args.steps + 20):
+    if s == 20:
+        spans.clear()
+    for p in params:
+        p.grad = None
+    torch.cuda.synchronize()
+    ours(x, ei, ea).square().mean().backward()
+    torch.cuda.synchronize()
+print(f"device {torch.cuda.get_device_name()}; us, medians of {args.steps} steps")
+print("| layer | call | lookup | apply | rest |")
+print("| --- | ---: | ---: | ---: | ---: |")
+for i in range(len(ours.convs)):
+    m = {w: statistics.median(spans.get((i, w), [0])) / 1e3 for w in ("call", "lookup", "apply")}
+    print(f"| {i} | {m['call']:.1f} | {m['lookup']:.1f} | {m['apply']:.1f} | "
+          f"{m['call'] - m['lookup'] - m['apply']:.1f} |")
+other = {k: v for k, v in spans.items() if k[0] is None}
+for (place, what), v in sorted(other.items(), key=str):
+    print(f"outside a layer call: {what} x{len(v)}, median {statistics.median(v) / 1e3:.1f} us")

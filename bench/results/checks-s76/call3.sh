@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Session 76, call 3 (one GPU): the op-level effect of running weight
+# gradients beside the input gradient's steps, without the host in the
+# way: gnn-run --grad on the GINE layer's function (hidden 64, edge_dim 4,
+# the QM9 batch of bench/gine.py as a graph folder) and on the GIN, GCN
+# and SAGE examples on pubmed, each with the windows on two streams and
+# with GNNC_CONCURRENT_LAUNCHES=0 (the same Programs in order), three
+# alternations; every run also checks its outputs and gradients against
+# the reference evaluator. Then bench/autodiff_all.sh (all eight examples'
+# training steps against the reference) on cora, citeseer and pubmed, and
+# bench/probes/host/gine_layer_calls.py (each GINE layer call's host time
+# by its place in the model).
+set -u
+mkdir -p .carry/py312; xz -dc .carry/s76/new.so.xz > .carry/py312/_gnnc.cpython-312-x86_64-linux-gnu.so
+source bench/gpu_setup.sh .carry "$OUT"
+S=.carry/s76; xz -dc $S/gnn-run.xz > /tmp/gnn-run; chmod +x /tmp/gnn-run
+O=/tmp/o76c; rm -rf $O; mkdir -p $O
+summ() {  # file: match, fwd and bwd median ms
+  python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['cuda']; print(sys.argv[1].split('/')[-1], c.get('match'), c['fwd'].get('median_ms'), c['bwd'].get('median_ms'), c.get('fwdbwd_median_ms'))" "$1" 2>&1 | tail -1
+}
+t gine
+for i in 1 2 3; do
+  for mode in 1 0; do
+    GNNC_CONCURRENT_LAUNCHES=$mode timeout 60 /tmp/gnn-run $S/gine_layer.mlir --graph=$S/qm9b4096 \
+      --grad --backend=cuda --reps=300 --warmup=30 > $O/gine-c$mode-$i.json 2> $O/gine-c$mode-$i.err
+  done
+done
+t examples
+for e in gin gcn sage_mean; do
+  for i in 1 2; do
+    for mode in 1 0; do
+      GNNC_CONCURRENT_LAUNCHES=$mode timeout 60 /tmp/gnn-run examples/$e.mlir --graph=$D/pubmed \
+        --grad --backend=cuda --reps=200 --warmup=20 > $O/$e-c$mode-$i.json 2> $O/$e-c$mode-$i.err
+    done
+  done
+done
+t autodiff
+mkdir -p /tmp/ds; for g in cora citeseer pubmed; do ln -sf $D/$g /tmp/ds/$g; done
+timeout 200 bench/autodiff_all.sh /tmp/gnn-run /tmp/ds 12 > $O/autodiff.txt 2>&1
+t calls
+timeout 60 python3 bench/probes/host/gine_layer_calls.py "$D/qm9" > $O/layer-calls.txt 2>&1
+t done
+cp "$R/progress.txt" $O/; tar czf "$R/out.tgz" -C $O .
+for f in $O/*.json; do summ $f; done
+tail -28 $O/autodiff.txt
+cat $O/layer-calls.txt
+cat $O/progress.txt
