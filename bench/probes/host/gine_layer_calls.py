@@ -3,7 +3,10 @@ the layer's place in the model (session 75's segments put layer 0's
 forward near 200 us against 100-130 for layers 1 and 2): the whole call,
 the graph lookup (_GraphCache.get) and the op through autograd
 (_apply_step) per place, medians over the steps (us; a synchronisation
-before and after every step, as bench/gine.py times it).
+before and after every step, as bench/gine.py times it); then, over 5
+profiled steps (torch.profiler), the CUDA runtime and driver calls inside
+each layer's forward call by name (a replayed run is one cudaGraphLaunch;
+a run launched step by step is one launch per kernel).
     python bench/probes/host/gine_layer_calls.py QM9_DIR [--steps 200]"""
 import argparse, os, pathlib, statistics, sys, time
 os.environ.setdefault("GNNC_JIT", "sync")
@@ -51,11 +54,16 @@ _core._apply_step = timed_apply
 for i, conv in enumerate(ours.convs):
     def pre(mod, inp, i=i):
         current["place"] = i
+        if current.get("profiling"):
+            mod._range = torch.autograd.profiler.record_function(f"conv{i}")
+            mod._range.__enter__()
         mod._t0 = now()
 
     def post(mod, inp, out):
         add("call", now() - mod._t0)
         current["place"] = None
+        if current.get("profiling"):
+            mod._range.__exit__(None, None, None)
     conv.register_forward_pre_hook(pre)
     conv.register_forward_hook(post)
 params = list(ours.parameters())
@@ -77,3 +85,27 @@ for i in range(len(ours.convs)):
 other = {k: v for k, v in spans.items() if k[0] is None}
 for (place, what), v in sorted(other.items(), key=str):
     print(f"outside a layer call: {what} x{len(v)}, median {statistics.median(v) / 1e3:.1f} us")
+
+from torch.profiler import profile, ProfilerActivity
+current["profiling"] = True
+with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+    for s in range(5):
+        for p in params:
+            p.grad = None
+        torch.cuda.synchronize()
+        ours(x, ei, ea).square().mean().backward()
+        torch.cuda.synchronize()
+events = list(prof.events())
+ranges = [e for e in events if e.name.startswith("conv") and e.name[4:].isdigit()]
+calls = [e for e in events if e.name.startswith(("cuda", "cu")) and "Launch" in e.name
+         or e.name.startswith(("cudaMalloc", "cudaFree", "cudaEvent", "cudaStream", "cudaMemcpy", "cudaMemset"))]
+for i in range(len(ours.convs)):
+    mine = [r for r in ranges if r.name == f"conv{i}"]
+    counts = {}
+    for r in mine:
+        a, b = r.time_range.start, r.time_range.end
+        for c in calls:
+            if a <= c.time_range.start <= b:
+                counts[c.name] = counts.get(c.name, 0) + 1
+    print(f"conv{i} forward, runtime calls over {len(mine)} calls:",
+          ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "none")
