@@ -14,7 +14,7 @@ set -u
 mkdir -p .carry/py312; xz -dc .carry/s76/new.so.xz > .carry/py312/_gnnc.cpython-312-x86_64-linux-gnu.so
 source bench/gpu_setup.sh .carry "$OUT"
 S=.carry/s76; xz -dc $S/gnn-run.xz > /tmp/gnn-run; chmod +x /tmp/gnn-run
-O=/tmp/o76c; rm -rf $O; mkdir -p $O
+O="$R/o"; mkdir -p $O  # (under $OUT: what ran comes back even past the limit)
 summ() {  # file: match, fwd and bwd median ms
   python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['cuda']; print(sys.argv[1].split('/')[-1], c.get('match'), c['fwd'].get('median_ms'), c['bwd'].get('median_ms'), c.get('fwdbwd_median_ms'))" "$1" 2>&1 | tail -1
 }
@@ -36,11 +36,10 @@ for e in gin gcn sage_mean; do
 done
 t autodiff
 mkdir -p /tmp/ds; for g in cora citeseer pubmed; do ln -sf $D/$g /tmp/ds/$g; done
-timeout 90 bench/autodiff_all.sh /tmp/gnn-run /tmp/ds 12 > $O/autodiff.txt 2>&1
+timeout 60 bench/autodiff_all.sh /tmp/gnn-run /tmp/ds 12 > $O/autodiff.txt 2>&1
 t calls
 timeout 45 python3 bench/probes/host/gine_layer_calls.py "$D/qm9" > $O/layer-calls.txt 2>&1
 t done
-cp "$R/progress.txt" $O/; tar czf "$R/out.tgz" -C $O .
 for f in $O/*.json; do summ $f; done
 tail -28 $O/autodiff.txt
 cat $O/layer-calls.txt
