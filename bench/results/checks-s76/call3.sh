@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Session 76, call 3 (one GPU): the op-level effect of running weight
-# gradients beside the input gradient's steps, without the host in the
-# way: gnn-run --grad on the GINE layer's function (hidden 64, edge_dim 4,
-# the QM9 batch of bench/gine.py as a graph folder) and on the GIN, GCN
-# and SAGE examples on pubmed, each with the windows on two streams and
-# with GNNC_CONCURRENT_LAUNCHES=0 (the same Programs in order), three
-# alternations; every run also checks its outputs and gradients against
-# the reference evaluator. Then bench/probes/host/gine_layer_calls.py (each GINE layer call's host time
-# by its place in the model).
+# Session 76, call 3 (one GPU; not run: no device time was left): the
+# op-level effect of running weight gradients beside the input gradient's
+# steps, without the host in the way: gnn-run --grad on the GINE layer's
+# function (hidden 64, edge_dim 4, the QM9 batch of bench/gine.py as a
+# graph folder: three alternations) and on the GIN and GCN examples on
+# pubmed (one), each with the windows on two streams and with
+# GNNC_CONCURRENT_LAUNCHES=0 (the same Programs in order); every run also
+# checks its outputs and gradients against the reference evaluator. Then
+# bench/probes/host/gine_layer_calls.py (each GINE layer call's host time
+# by its place in the model). Outputs straight under $OUT/o.
 set -u
 mkdir -p .carry/py312; xz -dc .carry/s76/new.so.xz > .carry/py312/_gnnc.cpython-312-x86_64-linux-gnu.so
 source bench/gpu_setup.sh .carry "$OUT"
@@ -37,4 +38,4 @@ timeout 45 python3 bench/probes/host/gine_layer_calls.py "$D/qm9" > $O/layer-cal
 t done
 for f in $O/*.json; do summ $f; done
 cat $O/layer-calls.txt
-cat $O/progress.txt
+cat $R/progress.txt
