@@ -674,7 +674,7 @@ Status Program::verify() const {
     std::string where = "step " + std::to_string(i);
     // A step that overlaps the k before it (overlapsOf): k of them there,
     // none of which runs beside others itself (windows are disjoint).
-    auto checkWindow = [&](size_t i) -> Status {
+    auto checkWindow = [&]() -> Status {
       int64_t k = overlapsOf(steps[i]);
       if (k < 0 || static_cast<size_t>(k) > i)
         return Status::error(where + ": overlaps " + std::to_string(k) +
@@ -716,7 +716,7 @@ Status Program::verify() const {
       if (!kernelNames.count(s->kernel))
         return Status::error(where + ": kernel '" + s->kernel +
                              "' is not in the program's kernel list");
-      GNN_RETURN_IF_ERROR(checkWindow(i));
+      GNN_RETURN_IF_ERROR(checkWindow());
       for (const KernelArg &a : s->args) {
         if (a.kind == KernelArg::Kind::Buffer)
           GNN_RETURN_IF_ERROR(need(a.name, "argument", false));
@@ -750,7 +750,7 @@ Status Program::verify() const {
         return Status::error(where + ": a gemm that overlaps the steps before "
                                      "it must be a row split (cuBLAS's "
                                      "handle and workspace are shared)");
-      GNN_RETURN_IF_ERROR(checkWindow(i));
+      GNN_RETURN_IF_ERROR(checkWindow());
       if (!s->bias.empty()) {
         GNN_RETURN_IF_ERROR(need(s->bias, "gemm bias"));
         if (*stepType != DType::F32 || s->transA || !s->partials.empty() ||
