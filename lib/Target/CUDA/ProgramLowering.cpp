@@ -169,6 +169,17 @@ private:
   /// The buffers step `i` reads and writes.
   struct Access {
     SmallVector<std::string> reads, writes;
+    /// Whether the two steps may not run at the same time: one writes
+    /// what the other reads or writes.
+    bool clashes(const Access &o) const {
+      for (const std::string &w : writes)
+        if (llvm::is_contained(o.reads, w) || llvm::is_contained(o.writes, w))
+          return true;
+      for (const std::string &w : o.writes)
+        if (llvm::is_contained(reads, w))
+          return true;
+      return false;
+    }
   };
   Access access(size_t i) const;
   /// Row-split gemms (weight gradients) moved to run beside the steps
@@ -590,21 +601,6 @@ Lowering::Access Lowering::access(size_t i) const {
   return a;
 }
 
-/// Whether steps of accesses `x` and `y` may not run at the same time: one
-/// writes what the other reads or writes.
-static bool conflict(const SmallVector<std::string> &xReads,
-                     const SmallVector<std::string> &xWrites,
-                     const SmallVector<std::string> &yReads,
-                     const SmallVector<std::string> &yWrites) {
-  for (const std::string &w : xWrites)
-    if (llvm::is_contained(yReads, w) || llvm::is_contained(yWrites, w))
-      return true;
-  for (const std::string &w : yWrites)
-    if (llvm::is_contained(xReads, w))
-      return true;
-  return false;
-}
-
 void Lowering::placeRowSplitsBeside() {
   // A weight gradient (a row-split Aᵀ B: two kernels of the runtime's own
   // summing over every node or edge) needs only its operands, and nothing
@@ -629,14 +625,12 @@ void Lowering::placeRowSplitsBeside() {
     auto *g = std::get_if<rt::GemmStep>(&program.steps[i]);
     return g && !g->partials.empty();
   };
-  auto clash = [&](size_t i, size_t k) {
-    return conflict(acc[i].reads, acc[i].writes, acc[k].reads, acc[k].writes);
-  };
-  // Each step's place in the new order: moved gemms right after their
-  // window's last step.
-  std::vector<std::pair<double, size_t>> order;
+  auto clash = [&](size_t i, size_t k) { return acc[i].clashes(acc[k]); };
+  // Each step's place in the new order (2 i): moved gemms right after their
+  // window's last step (2 hi + 1).
+  std::vector<std::pair<size_t, size_t>> order;
   for (size_t i = 0; i < n; ++i)
-    order.push_back({double(i), i});
+    order.push_back({2 * i, i});
   for (size_t i = n; i-- > 0;) {
     if (!rowSplit(i) || taken[i])
       continue;
@@ -649,7 +643,7 @@ void Lowering::placeRowSplitsBeside() {
       continue;
     for (size_t k = lo; k <= hi; ++k)
       taken[k] = true;
-    order[i].first = double(hi) + 0.5;
+    order[i].first = 2 * hi + 1;
     std::get<rt::GemmStep>(program.steps[i]).overlaps =
         static_cast<int64_t>(hi - lo);
   }
