@@ -2,8 +2,10 @@
 the layer's place in the model (session 75's segments put layer 0's
 forward near 200 us against 100-130 for layers 1 and 2): the whole call,
 the graph lookup (_GraphCache.get) and the op through autograd
-(_apply_step) per place, medians over the steps (us; a synchronisation
-before and after every step, as bench/gine.py times it); then, over 5
+(_apply_step) per place, and the layer's backward op (_Step.backward, on
+the autograd engine's thread), medians over the steps (us; a
+synchronisation before and after every step, as bench/gine.py times it);
+then, over 5
 profiled steps (torch.profiler), the CUDA runtime and driver calls inside
 each layer's forward call by name (a replayed run is one cudaGraphLaunch;
 a run launched step by step is one launch per kernel).
@@ -52,6 +54,23 @@ def timed_apply(*a, **k):
 _core._GraphCache.get = timed_get
 _core._apply_step = timed_apply
 
+# Each layer's backward op (_Step.backward on the autograd engine's thread:
+# the gnnc::call_backward and its Python), by its order in the step's
+# backward (layer 2 first).
+step_backward = _core._Step.backward
+backward_order = []
+
+
+def timed_backward(ctx, *grads):
+    t0 = now()
+    try:
+        return step_backward(ctx, *grads)
+    finally:
+        backward_order.append(now() - t0)
+
+
+_core._Step.backward = staticmethod(timed_backward)
+
 
 def forward(m, profiling=False):
     """Net.forward, each layer call stamped (no module hooks: a hook makes
@@ -79,15 +98,21 @@ for s in range(args.steps + 20):
     for p in params:
         p.grad = None
     torch.cuda.synchronize()
+    backward_order.clear()
     forward(ours).square().mean().backward()
     torch.cuda.synchronize()
+    for i, ns in enumerate(reversed(backward_order)):
+        current["place"] = i
+        add("backward", ns)
+    current["place"] = None
 print(f"device {torch.cuda.get_device_name()}; us, medians of {args.steps} steps")
-print("| layer | call | lookup | apply | rest |")
-print("| --- | ---: | ---: | ---: | ---: |")
+print("| layer | call | lookup | apply | rest | backward op |")
+print("| --- | ---: | ---: | ---: | ---: | ---: |")
 for i in range(len(ours.convs)):
-    m = {w: statistics.median(spans.get((i, w), [0])) / 1e3 for w in ("call", "lookup", "apply")}
+    m = {w: statistics.median(spans.get((i, w), [0])) / 1e3
+         for w in ("call", "lookup", "apply", "backward")}
     print(f"| {i} | {m['call']:.1f} | {m['lookup']:.1f} | {m['apply']:.1f} | "
-          f"{m['call'] - m['lookup'] - m['apply']:.1f} |")
+          f"{m['call'] - m['lookup'] - m['apply']:.1f} | {m['backward']:.1f} |")
 other = {k: v for k, v in spans.items() if k[0] is None}
 for (place, what), v in sorted(other.items(), key=str):
     print(f"outside a layer call: {what} x{len(v)}, median {statistics.median(v) / 1e3:.1f} us")
