@@ -3,8 +3,8 @@
 # by native samples: bench/probes/host/gine_call_loop.py (layer 1 of
 # bench/gine.py's model on the QM9 batch, calls back to back) timed without
 # a profiler in each mode, then under py-spy --native at 1 kHz (raw
-# collapsed stacks per thread) for the training forward (`grad`) and the
-# layer's forward+backward (`step`). Everything comes back in one tarball
+# collapsed stacks per thread) for the training forward (`grad`), the
+# layer's forward+backward (`step`) and the training forward's op alone (`op`). Everything comes back in one tarball
 # ($OUT keeps only a few files). Carried: .carry/datasets, .carry/s76
 # (this tree's module, xz), .carry/pyspy.
 set -u
@@ -13,10 +13,10 @@ source bench/gpu_setup.sh .carry "$OUT"
 O=/tmp/o; mkdir -p $O
 L=bench/probes/host/gine_call_loop.py
 t loops
-for m in nograd grad step nograd grad step; do
+for m in nograd grad step op alloc nograd grad step op alloc; do
   timeout 60 python3 $L "$D/qm9" $m --seconds 3 >> $O/loops.txt 2>&1
 done
-for m in grad step; do
+for m in grad step op; do
   t spy-$m
   timeout 90 .carry/pyspy/py-spy record --native -r 1000 -f raw --threads -o $O/spy-$m.txt -- \
     python3 $L "$D/qm9" $m --seconds 8 > $O/spy-$m.log 2>&1
