@@ -22,6 +22,12 @@ compared (max |diff|).
 ``--compile``: both models under ``torch.compile`` (default mode, whole
 graph for gnnc's), the same measurement after the compilation's warm-up.
 
+``--layer-only``: one GINEConv layer instead of the model (the second
+layer's weights; input the model's hidden features after the encoder and a
+ReLU, requiring grad), forward and forward+backward measured the way
+bench/nn_layers.py measures every other layer (issue 28's per-layer
+table): ``(layer(x, edge_index, edge_attr) * dy).sum().backward()``.
+
 Runs with GNNC_JIT=sync unless set. Ratio = PyG time / gnnc time.
 """
 
@@ -95,6 +101,8 @@ def main(argv=None):
     ap.add_argument("--edge-dim", type=int, default=4)
     ap.add_argument("--compile", action="store_true",
                     help="both models under torch.compile (default mode)")
+    ap.add_argument("--layer-only", action="store_true",
+                    help="one GINEConv layer's forward+backward, not the model's step")
     molecules.timing_arguments(ap, iters=50, warmup=10)
     args = ap.parse_args(argv)
     device = torch.device(args.device)
@@ -110,6 +118,8 @@ def main(argv=None):
     ours = Net(gnnc.nn, args.channels, args.hidden, args.layers, args.edge_dim)
     ours.load_state_dict(pyg.state_dict())
     sides = {"pyg": pyg.to(device).train(), "gnnc": ours.to(device).train()}
+    if args.layer_only:
+        sides = {name: m.convs[min(1, args.layers - 1)] for name, m in sides.items()}
     if args.compile:
         sides = {"pyg": torch.compile(sides["pyg"]),
                  "gnnc": torch.compile(sides["gnnc"], fullgraph=True)}
@@ -118,6 +128,14 @@ def main(argv=None):
     x, edge_index, sizes = data.batch(0, args.batch, args.channels, device)
     edge_attr = bond_features(edge_index.cpu(), args.edge_dim, args.seed).to(device)
     batch = (x, edge_index, edge_attr)
+    dy = None
+    if args.layer_only:
+        # The layer's input: the hidden features a layer of the model reads.
+        with torch.no_grad():
+            h = torch.relu(pyg.encoder(x))
+        batch = (h.requires_grad_(), edge_index, edge_attr)
+        dy = torch.randn(x.size(0), args.hidden, device=device,
+                         generator=torch.Generator(device=device).manual_seed(args.seed))
 
     def forward(m):
         def f(*b):
@@ -131,7 +149,11 @@ def main(argv=None):
         def f(*b):
             for p in params:
                 p.grad = None
-            m(*b).square().mean().backward()
+            if dy is None:
+                m(*b).square().mean().backward()
+            else:
+                b[0].grad = None
+                m(*b).mul(dy).sum().backward()
         return f
 
     results = {}
@@ -146,13 +168,17 @@ def main(argv=None):
     for name, m in sides.items():
         m.zero_grad(set_to_none=True)
         y = m(*batch)
-        y.square().mean().backward()
+        if dy is None:
+            y.square().mean().backward()
+        else:
+            y.mul(dy).sum().backward()
         outs[name] = y.detach()
         grads[name] = {k: p.grad for k, p in m.named_parameters()}
     diff_out = float((outs["gnnc"] - outs["pyg"]).abs().max())
     diff_grad = max(float((grads["gnnc"][k] - g).abs().max())
                     for k, g in grads["pyg"].items())
-    print(f"{'torch.compile' if args.compile else 'eager'}; device "
+    print(f"{'torch.compile' if args.compile else 'eager'}; "
+          f"{'one GINEConv layer' if args.layer_only else 'the model'}; device "
           f"{torch.cuda.get_device_name(device) if device.type == 'cuda' else 'cpu'}; "
           f"batch {args.batch} molecules: {x.size(0)} nodes, {edge_index.size(1)} edges; "
           f"hidden {args.hidden}, {args.layers} layers, edge_dim {args.edge_dim}")

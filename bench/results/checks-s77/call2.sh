@@ -5,7 +5,8 @@
 # a profiler in each mode, then under py-spy --native at 1 kHz (raw
 # collapsed stacks per thread) for the training forward (`grad`), the
 # layer's forward+backward (`step`) and the training forward's op alone (`op`). Everything comes back in one tarball
-# ($OUT keeps only a few files). Carried: .carry/datasets, .carry/s76
+# ($OUT keeps only a few files). Then bench/gine.py at 1,024, 4,096 and
+# 16,384 molecules, one GINEConv layer (--layer-only) and the model. Carried: .carry/datasets, .carry/s76
 # (this tree's module, xz), .carry/pyspy.
 set -u
 mkdir -p .carry/py312; xz -dc .carry/s76/new.so.xz > .carry/py312/_gnnc.cpython-312-x86_64-linux-gnu.so
@@ -21,6 +22,14 @@ for m in grad step op; do
   timeout 90 .carry/pyspy/py-spy record --native -r 1000 -f raw --threads -o $O/spy-$m.txt -- \
     python3 $L "$D/qm9" $m --seconds 8 > $O/spy-$m.log 2>&1
 done
+# Issue 31's GINE point at the layer level (bench/gine.py --layer-only, as
+# bench/nn_layers.py measures every layer) and the model's step, alternating.
+for b in 1024 4096 16384; do
+  t gine-$b
+  timeout 120 python3 bench/gine.py "$D/qm9" --batch $b --layer-only > $O/gine-layer-$b.txt 2>&1
+  timeout 120 python3 bench/gine.py "$D/qm9" --batch $b > $O/gine-model-$b.txt 2>&1
+done
 t end
+for f in $O/gine-*.txt; do echo "== $f"; tail -5 $f; done
 cat $O/loops.txt; tail -3 $O/spy-*.log; ls -la $O
 tar czf $R/call2-out.tgz -C $O .
