@@ -14,7 +14,7 @@ source bench/gpu_setup.sh .carry "$OUT"
 O=/tmp/o; mkdir -p $O
 L=bench/probes/host/gine_call_loop.py
 t loops
-for m in nograd grad step op alloc nograd grad step op alloc; do
+for m in nograd grad step op alloc; do
   timeout 60 python3 $L "$D/qm9" $m --seconds 3 >> $O/loops.txt 2>&1
 done
 for m in grad step op; do
