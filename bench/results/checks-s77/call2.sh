@@ -20,7 +20,7 @@ done
 for m in grad step op; do
   t spy-$m
   timeout 90 .carry/pyspy/py-spy record --native -r 1000 -f raw --threads -o $O/spy-$m.txt -- \
-    python3 $L "$D/qm9" $m --seconds 8 > $O/spy-$m.log 2>&1
+    python3 $L "$D/qm9" $m --seconds 5 > $O/spy-$m.log 2>&1
 done
 # Issue 31's GINE point at the layer level (bench/gine.py --layer-only, as
 # bench/nn_layers.py measures every layer) and the model's step, alternating.
