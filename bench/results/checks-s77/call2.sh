@@ -3,8 +3,8 @@
 # by native samples: bench/probes/host/gine_call_loop.py (layer 1 of
 # bench/gine.py's model on the QM9 batch, calls back to back) timed without
 # a profiler (grad, op, alloc), then under py-spy --native at 1 kHz (raw
-# collapsed stacks per thread) for the training forward (`grad`), the
-# layer's forward+backward (`step`) and the training forward's op alone (`op`). Everything comes back in one tarball
+# collapsed stacks per thread) for the training forward (`grad`) and the
+# layer's forward+backward (`step`). Everything comes back in one tarball
 # ($OUT keeps only a few files). Then bench/gine.py --layer-only (one
 # GINEConv layer) at 4,096, 1,024 and 16,384 molecules, and the model at
 # 4,096. (Trimmed to what the device time left allowed.) Carried: .carry/datasets, .carry/s76
@@ -24,7 +24,7 @@ for m in grad step; do
     python3 $L "$D/qm9" $m --seconds 5 > $O/spy-$m.log 2>&1
 done
 # Issue 31's GINE point at the layer level (bench/gine.py --layer-only, as
-# bench/nn_layers.py measures every layer) and the model's step, alternating.
+# bench/nn_layers.py measures every layer) and the model's step.
 for b in 4096 1024 16384; do
   t gine-$b
   timeout 120 python3 bench/gine.py "$D/qm9" --batch $b --layer-only > $O/gine-layer-$b.txt 2>&1
