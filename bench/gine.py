@@ -26,7 +26,8 @@ graph for gnnc's), the same measurement after the compilation's warm-up.
 layer's weights; input the model's hidden features after the encoder and a
 ReLU, requiring grad), forward and forward+backward measured the way
 bench/nn_layers.py measures every other layer (issue 28's per-layer
-table): ``(layer(x, edge_index, edge_attr) * dy).sum().backward()``.
+table): ``(layer(x, edge_index, edge_attr) * dy).sum().backward()``; the
+input's gradient compared too.
 
 Runs with GNNC_JIT=sync unless set. Ratio = PyG time / gnnc time.
 """
@@ -167,6 +168,8 @@ def main(argv=None):
     outs, grads = {}, {}
     for name, m in sides.items():
         m.zero_grad(set_to_none=True)
+        if dy is not None:
+            batch[0].grad = None
         y = m(*batch)
         if dy is None:
             y.square().mean().backward()
@@ -174,6 +177,8 @@ def main(argv=None):
             y.mul(dy).sum().backward()
         outs[name] = y.detach()
         grads[name] = {k: p.grad for k, p in m.named_parameters()}
+        if dy is not None:  # (and the layer's input gradient)
+            grads[name]["<input>"] = batch[0].grad
     diff_out = float((outs["gnnc"] - outs["pyg"]).abs().max())
     diff_grad = max(float((grads["gnnc"][k] - g).abs().max())
                     for k, g in grads["pyg"].items())

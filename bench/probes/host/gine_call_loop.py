@@ -2,15 +2,14 @@
 --native): bench/gine.py's model and QM9 batch (probe_setup), its layer 1
 called on the layer's input for --seconds, in the mode given: `nograd`
 (under torch.no_grad: the plain function's op), `grad` (autograd recording,
-the output dropped: the training forward's op and its autograd node), or
+the output dropped: the training forward's op and its autograd node),
 `step` (forward and backward of that layer alone: out.backward(dy), the
 backward on the autograd engine's thread), `op` (the training forward's
 op alone, torch.ops.gnnc.call on the layer's step target with the
 arguments a planned call passes: no Python layer, no autograd), `alloc`
 (two torch.empty of the op's outputs' sizes: the allocator's share). A
-synchronisation every 50
-calls keeps the queue short. Prints the calls made and the mean host time
-a call (us).
+synchronisation every 50 calls keeps the queue short. Prints the calls
+made and the mean host time a call (us).
     python bench/probes/host/gine_call_loop.py QM9_DIR MODE [--seconds 6]"""
 import argparse, os, pathlib, sys, time
 os.environ.setdefault("GNNC_JIT", "sync")
