@@ -144,17 +144,18 @@ def main(argv=None):
                 m(*b)
         return f
 
+    def objective(y):
+        """The model's loss, or (--layer-only) nn_layers.py's (y * dy).sum()."""
+        return y.square().mean() if dy is None else y.mul(dy).sum()
+
     def train(m):
         params = list(m.parameters())
 
         def f(*b):
             for p in params:
                 p.grad = None
-            if dy is None:
-                m(*b).square().mean().backward()
-            else:
-                b[0].grad = None
-                m(*b).mul(dy).sum().backward()
+            b[0].grad = None  # (the layer's input; the model's x has none)
+            objective(m(*b)).backward()
         return f
 
     results = {}
@@ -168,13 +169,9 @@ def main(argv=None):
     outs, grads = {}, {}
     for name, m in sides.items():
         m.zero_grad(set_to_none=True)
-        if dy is not None:
-            batch[0].grad = None
+        batch[0].grad = None
         y = m(*batch)
-        if dy is None:
-            y.square().mean().backward()
-        else:
-            y.mul(dy).sum().backward()
+        objective(y).backward()
         outs[name] = y.detach()
         grads[name] = {k: p.grad for k, p in m.named_parameters()}
         if dy is not None:  # (and the layer's input gradient)
