@@ -64,9 +64,14 @@ def op_calls(run):
 
 class StubbedOps:
     """gnnc's ops (torch.ops.gnnc.call, call_backward) replaced by stubs
-    that return the outputs of their first real call per (op, target,
-    graph): what a layer call costs beyond its ops is then its Python and
-    PyTorch's dispatch. `with StubbedOps():` (the memo kept across uses)."""
+    that return new tensors shaped like the outputs of their first real call
+    per (op, target, graph) (uninitialised, allocated per call as the op
+    allocates its own): what a layer call costs beyond its ops is then its
+    Python and PyTorch's dispatch. (The memoised tensors themselves were
+    returned until session 78: autograd's AccumulateGrad then copied every
+    parameter gradient, since the memo held a reference, which the real op's
+    gradients never cost: bench/probes/host/grad_steal.py.)
+    `with StubbedOps():` (the memo kept across uses)."""
 
     def __init__(self):
         self.ns = torch.ops.gnnc
@@ -79,7 +84,7 @@ class StubbedOps:
             if key not in self.memo:
                 self.memo[key] = self.real[kind](target, edge_index, num_nodes, graph,
                                                  *rest)
-            return self.memo[key]
+            return [torch.empty_like(t) for t in self.memo[key]]
         return f
 
     def __enter__(self):
