@@ -76,10 +76,10 @@ def bond_features(edge_index, dim, seed):
     return torch.nn.functional.one_hot(kind, dim).float()
 
 
-def probe_setup(dataset: pathlib.Path, device: torch.device):
+def probe_setup(dataset: pathlib.Path, device: torch.device, batch: int = 4096):
     """The profiling probes' model pair and batch (bench/probes/host/
-    gine_step.py, gine_kernels.py): seed 0, 16 atom channels, hidden 64,
-    3 layers, edge_dim 4, batch 4096; (pyg, gnnc, x, edge_index,
+    gine_step.py, gine_kernels.py, ...): seed 0, 16 atom channels, hidden
+    64, 3 layers, edge_dim 4, `batch` molecules; (pyg, gnnc, x, edge_index,
     edge_attr), the models on `device`."""
     import gnnc.nn
     import torch_geometric.nn as pyg_nn
@@ -87,7 +87,7 @@ def probe_setup(dataset: pathlib.Path, device: torch.device):
     pyg = Net(pyg_nn, 16, 64, 3, 4)
     ours = Net(gnnc.nn, 16, 64, 3, 4)
     ours.load_state_dict(pyg.state_dict())
-    x, edge_index, _ = molecules.QM9(dataset).batch(0, 4096, 16, device)
+    x, edge_index, _ = molecules.QM9(dataset).batch(0, batch, 16, device)
     edge_attr = bond_features(edge_index.cpu(), 4, 0).to(device)
     return pyg.to(device), ours.to(device), x, edge_index, edge_attr
 

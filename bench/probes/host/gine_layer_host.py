@@ -14,9 +14,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 import torch  # noqa: E402
 import gine as G  # noqa: E402
-import molecules  # noqa: E402
 from _cached import StubbedOps  # noqa: E402
-import gnnc.nn  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("dataset", type=pathlib.Path)
@@ -27,10 +25,8 @@ ap.add_argument("--rounds", type=int, default=7)
 args = ap.parse_args()
 dev = torch.device(args.device)
 sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
-torch.manual_seed(0)
-conv = G.Net(gnnc.nn, 16, 64, 3, 4).convs[1].to(dev)
-x, ei, _ = molecules.QM9(args.dataset).batch(0, args.batch, 16, dev)
-ea = G.bond_features(ei.cpu(), 4, 0).to(dev)
+_, model, x, ei, ea = G.probe_setup(args.dataset, dev, args.batch)
+conv = model.convs[1]
 h = torch.randn(x.size(0), 64, device=dev, requires_grad=True)
 g = torch.ones(x.size(0), 64, device=dev)
 params = list(conv.parameters())
