@@ -5,7 +5,7 @@
 # shaped graph (bench/hetero_sage.py --model hgt, now reporting a side's
 # out-of-memory instead of stopping), the to_hetero GraphSAGE beside it
 # (full size), then one GINEConv layer and the model at 4,096 molecules,
-# three times each, alternating (this card's figures; compare within the
+# twice each, alternating (this card's figures; compare within the
 # call only).
 # Carried: .carry/datasets, .carry/s76.
 set -u
@@ -19,7 +19,7 @@ for m in hgt sage; do
   echo "== $m scale $s" >> $R/hetero.txt
   timeout 150 python3 bench/hetero_sage.py --model $m --scale $s >> $R/hetero.txt 2>&1
 done
-for i in 1 2 3; do
+for i in 1 2; do
   t gine-$i
   echo "== layer-only $i" >> $R/gine.txt
   timeout 100 python3 bench/gine.py "$D/qm9" --batch 4096 --layer-only 2>&1 | tail -4 >> $R/gine.txt
