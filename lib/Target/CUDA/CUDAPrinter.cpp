@@ -557,32 +557,51 @@ static LogicalResult printOperation(CUDAPrinterState &state,
   return success();
 }
 
-/// Through shared memory, as a tree in a fixed order that keeps the teams'
-/// order (deterministic; the left operand of every combine holds the lower
-/// teams, so an associative combine gives what team order gives, a float
-/// sum up to its rounding): in round s = 1, 2, 4, ... team t, a multiple
-/// of 2s, combines its value with team t + s's (where there is one).
+/// A tree in a fixed order that keeps the teams' order (deterministic; the
+/// left operand of every combine holds the lower teams, so an associative
+/// combine gives what team order gives, a float sum up to its rounding): in
+/// round s = 1, 2, 4, ... team t, a multiple of 2s, combines its value with
+/// team t + s's (where there is one).
 ///
-///   __shared__ float red0[8][32];
-///   red0[team2][lane3] = v5;
+/// The rounds between teams of one warp (lanes dividing 32, a block of
+/// whole warps, values of 32- or 64-bit types or bool) run on shuffles,
+/// team t + s's value coming down s * lanes lanes; the rest, between the
+/// warps' first teams, through shared memory with a barrier each. A block
+/// of 8 warps of 1-lane teams:
+///
+///   double acc5 = v4;
+///   #pragma unroll
+///   for (int o6 = 1; o6 < 32; o6 <<= 1) {
+///     const double v7 = __shfl_down_sync(0xffffffffu, acc5, o6 * 1);
+///     if (team2 % (2 * o6) == 0) {
+///       <combine (acc5, v7)>
+///       acc5 = v8;
+///     }
+///   }
+///   __shared__ double red0[8][1];
+///   if (team2 % 32 == 0)
+///     red0[team2 / 32][lane3] = acc5;
 ///   __syncthreads();
-///   for (int q4 = 1; q4 < 8; q4 <<= 1) {
-///     if (team2 % (2 * q4) == 0 && team2 + q4 < 8) {
-///       const float v6 = red0[team2][lane3];
-///       const float v7 = red0[team2 + q4][lane3];
-///       <combine (v6, v7)>
-///       red0[team2][lane3] = v8;
+///   for (int q9 = 1; q9 < 8; q9 <<= 1) {
+///     if (team2 % (2 * 32 * q9) == 0 && team2 / 32 + q9 < 8) {
+///       const double v10 = red0[team2 / 32][lane3];
+///       const double v11 = red0[team2 / 32 + q9][lane3];
+///       <combine (v10, v11)>
+///       red0[team2 / 32][lane3] = v12;
 ///     }
 ///     __syncthreads();
 ///   }
-///   float acc1 = red0[0][lane3];
+///   double acc13 = red0[0][lane3];
 ///   __syncthreads();
 ///
-/// log2(teams) rounds instead of every thread combining all teams in turn
-/// (a 256-team sum's chain of 255 dependent shared loads and adds took
-/// about 5 us a kernel). The last barrier keeps every thread from going on
-/// (and, in a loop, writing the arrays again) before all threads have read
-/// them.
+/// The pairs are the shared-memory tree's, so the bits are too; a 256-team
+/// sum takes 5 barriers instead of 10. Teams of a whole warp or more (or
+/// other types) take every round through shared memory (the same code with
+/// one team a "warp"). log2 rounds instead of every thread combining all
+/// teams in turn (a 256-team sum's chain of 255 dependent shared loads and
+/// adds took about 5 us a kernel). The last barrier keeps every thread from
+/// going on (and, in a loop, writing the arrays again) before all threads
+/// have read them.
 static LogicalResult printOperation(CUDAPrinterState &state,
                                     gnnk::BlockReduceOp op) {
   raw_indented_ostream &os = state.ostream();
@@ -590,51 +609,119 @@ static LogicalResult printOperation(CUDAPrinterState &state,
   Block &mapping = blocks.getBody().front();
   StringRef team = state.getExpr(mapping.getArgument(1));
   StringRef lane = state.getExpr(mapping.getArgument(2));
+  int64_t block = state.getKernel().getBlock();
   int64_t lanes = blocks.getLanes();
-  int64_t teams = state.getKernel().getBlock() / lanes;
-  SmallVector<std::string> arrays, acc, args;
-  for (Value value : op.getValues()) {
+  int64_t teams = block / lanes;
+  auto shuffled = [](Type t) {
+    return t.isF32() || t.isF64() || t.isInteger(1) || t.isInteger(32) ||
+           t.isInteger(64) || t.isIndex();
+  };
+  // Teams a warp holds whose rounds run on shuffles (1: none).
+  int64_t perWarp = 1;
+  if (block % 32 == 0 && lanes < 32 && 32 % lanes == 0 &&
+      llvm::all_of(op.getValues().getTypes(), shuffled))
+    perWarp = std::min<int64_t>(32 / lanes, teams);
+  int64_t warps = teams / perWarp;
+  SmallVector<std::string> values;
+  for (Value value : op.getValues())
+    values.push_back(state.getExpr(value).str());
+  if (perWarp > 1) {
+    FailureOr<SmallVector<std::string>> acc =
+        state.printMutableLocals(op, op.getValues(), "acc");
+    if (failed(acc))
+      return failure();
+    std::string o = state.getFreshName("o");
+    os << "#pragma unroll\n";
+    os << "for (int " << o << " = 1; " << o << " < " << perWarp << "; " << o
+       << " <<= 1) {\n";
+    os.indent();
+    SmallVector<std::string> args(*acc);
+    for (auto [value, name] : llvm::zip_equal(op.getValues(), *acc)) {
+      std::string partner = state.getFreshName("v");
+      std::string shift = o + " * " + std::to_string(lanes);
+      if (value.getType().isInteger(1))
+        os << "const bool " << partner
+           << " = (bool)__shfl_down_sync(0xffffffffu, (int)" << name << ", "
+           << shift << ");\n";
+      else
+        os << "const " << getScalarType(value.getType()) << " " << partner
+           << " = __shfl_down_sync(0xffffffffu, " << name << ", " << shift
+           << ");\n";
+      args.push_back(partner);
+    }
+    os << "if (" << team << " % (2 * " << o << ") == 0) {\n";
+    os.indent();
+    SmallVector<std::string> yields;
+    if (failed(state.printInlined(op.getCombine().front(), args, yields)))
+      return failure();
+    state.printAssignments(*acc, yields, op.getValues().getTypes());
+    os.unindent() << "}\n";
+    os.unindent() << "}\n";
+    values = *acc;
+  }
+  // Shared memory from here, indexed by warp (one team a warp without
+  // shuffles).
+  std::string warp = perWarp > 1
+                         ? (team + " / " + std::to_string(perWarp)).str()
+                         : team.str();
+  SmallVector<std::string> arrays, acc;
+  for (auto [value, expr] : llvm::zip_equal(op.getValues(), values)) {
     FailureOr<StringRef> type = state.getType(op, value.getType());
     if (failed(type))
       return failure();
     arrays.push_back(state.getFreshName("red"));
-    os << "__shared__ " << *type << " " << arrays.back() << "[" << teams << "]["
-       << lanes << "];\n";
-    os << arrays.back() << "[" << team << "][" << lane
-       << "] = " << state.getExpr(value) << ";\n";
+    os << "__shared__ " << *type << " " << arrays.back() << "[" << warps
+       << "][" << lanes << "];\n";
+    if (perWarp == 1)
+      os << arrays.back() << "[" << warp << "][" << lane << "] = " << expr
+         << ";\n";
+  }
+  if (perWarp > 1) {
+    // (Each warp's first team holds the warp's value.)
+    os << "if (" << team << " % " << perWarp << " == 0) {\n";
+    for (auto [array, expr] : llvm::zip_equal(arrays, values))
+      os << "  " << array << "[" << warp << "][" << lane << "] = " << expr
+         << ";\n";
+    os << "}\n";
   }
   os << "__syncthreads();\n";
-  std::string q = state.getFreshName("q");
-  os << "for (int " << q << " = 1; " << q << " < " << teams << "; " << q
-     << " <<= 1) {\n";
-  os.indent();
-  os << "if (" << team << " % (2 * " << q << ") == 0 && " << team << " + " << q
-     << " < " << teams << ") {\n";
-  os.indent();
-  SmallVector<std::string> left, right;
-  for (auto [value, array] : llvm::zip_equal(op.getValues(), arrays)) {
-    left.push_back(state.getFreshName("v"));
-    os << "const " << getScalarType(value.getType()) << " " << left.back()
-       << " = " << array << "[" << team << "][" << lane << "];\n";
+  if (warps > 1) {
+    std::string q = state.getFreshName("q");
+    os << "for (int " << q << " = 1; " << q << " < " << warps << "; " << q
+       << " <<= 1) {\n";
+    os.indent();
+    if (perWarp > 1)
+      os << "if (" << team << " % (2 * " << perWarp << " * " << q
+         << ") == 0 && " << warp << " + " << q << " < " << warps << ") {\n";
+    else
+      os << "if (" << team << " % (2 * " << q << ") == 0 && " << team << " + "
+         << q << " < " << warps << ") {\n";
+    os.indent();
+    SmallVector<std::string> left, right;
+    for (auto [value, array] : llvm::zip_equal(op.getValues(), arrays)) {
+      left.push_back(state.getFreshName("v"));
+      os << "const " << getScalarType(value.getType()) << " " << left.back()
+         << " = " << array << "[" << warp << "][" << lane << "];\n";
+    }
+    for (auto [value, array] : llvm::zip_equal(op.getValues(), arrays)) {
+      right.push_back(state.getFreshName("v"));
+      os << "const " << getScalarType(value.getType()) << " " << right.back()
+         << " = " << array << "[" << warp << " + " << q << "][" << lane
+         << "];\n";
+    }
+    SmallVector<std::string> args = left;
+    args.append(right.begin(), right.end());
+    SmallVector<std::string> yields;
+    if (failed(state.printInlined(op.getCombine().front(), args, yields)))
+      return failure();
+    SmallVector<std::string> slots;
+    for (StringRef array : arrays)
+      slots.push_back((array + "[" + warp + "][" + lane + "]").str());
+    state.printAssignments(slots, yields, op.getValues().getTypes());
+    os.unindent() << "}\n";
+    os << "__syncthreads();\n";
+    os.unindent() << "}\n";
   }
-  for (auto [value, array] : llvm::zip_equal(op.getValues(), arrays)) {
-    right.push_back(state.getFreshName("v"));
-    os << "const " << getScalarType(value.getType()) << " " << right.back()
-       << " = " << array << "[" << team << " + " << q << "][" << lane
-       << "];\n";
-  }
-  args = left;
-  args.append(right.begin(), right.end());
-  SmallVector<std::string> yields;
-  if (failed(state.printInlined(op.getCombine().front(), args, yields)))
-    return failure();
-  SmallVector<std::string> slots;
-  for (StringRef array : arrays)
-    slots.push_back((array + "[" + team + "][" + lane + "]").str());
-  state.printAssignments(slots, yields, op.getValues().getTypes());
-  os.unindent() << "}\n";
-  os << "__syncthreads();\n";
-  os.unindent() << "}\n";
   for (auto [value, array] : llvm::zip_equal(op.getValues(), arrays)) {
     acc.push_back(state.getFreshName("acc"));
     os << getScalarType(value.getType()) << " " << acc.back() << " = " << array

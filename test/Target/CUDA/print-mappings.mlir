@@ -192,6 +192,84 @@ gnnk.kernel @graph_max(%x: memref<?xf32> {gnnk.operand = 0 : i64},
 
 // -----
 
+// Teams of 2 lanes, 128 of them in a block of 256: the rounds between teams
+// of one warp (16 a warp) on shuffles, team t + s's value coming down 2 s
+// lanes, combined where t is a multiple of 2 s (the shared-memory tree's
+// pairs, so its bits); a bool shuffled as an int. Then the 8 warps' first
+// teams through shared memory, a barrier a round.
+// CHECK-LABEL: // graph_sum: block 256, grid graphs
+// CHECK: const long long [[TEAM:team[0-9]+]] = threadIdx.x / 2;
+// CHECK-NEXT: const long long [[LANE:lane[0-9]+]] = threadIdx.x % 2;
+// CHECK: double [[A0:acc[0-9]+]] = [[V0:v[0-9]+]];
+// CHECK-NEXT: bool [[A1:acc[0-9]+]] = [[V1:v[0-9]+]];
+// CHECK-NEXT: #pragma unroll
+// CHECK-NEXT: for (int [[O:o[0-9]+]] = 1; [[O]] < 16; [[O]] <<= 1) {
+// CHECK-NEXT: const double [[P0:v[0-9]+]] = __shfl_down_sync(0xffffffffu, [[A0]], [[O]] * 2);
+// CHECK-NEXT: const bool [[P1:v[0-9]+]] = (bool)__shfl_down_sync(0xffffffffu, (int)[[A1]], [[O]] * 2);
+// CHECK-NEXT: if ([[TEAM]] % (2 * [[O]]) == 0) {
+// CHECK-NEXT: const double [[S:v[0-9]+]] = [[A0]] + [[P0]];
+// CHECK-NEXT: const bool [[B:v[0-9]+]] = [[A1]] || [[P1]];
+// CHECK-NEXT: [[A0]] = [[S]];
+// CHECK-NEXT: [[A1]] = [[B]];
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NEXT: __shared__ double [[R0:red[0-9]+]][8][2];
+// CHECK-NEXT: __shared__ bool [[R1:red[0-9]+]][8][2];
+// CHECK-NEXT: if ([[TEAM]] % 16 == 0) {
+// CHECK-NEXT: [[R0]][[[TEAM]] / 16][[[LANE]]] = [[A0]];
+// CHECK-NEXT: [[R1]][[[TEAM]] / 16][[[LANE]]] = [[A1]];
+// CHECK-NEXT: }
+// CHECK-NEXT: __syncthreads();
+// CHECK-NEXT: for (int [[Q:q[0-9]+]] = 1; [[Q]] < 8; [[Q]] <<= 1) {
+// CHECK-NEXT: if ([[TEAM]] % (2 * 16 * [[Q]]) == 0 && [[TEAM]] / 16 + [[Q]] < 8) {
+// CHECK-NEXT: const double [[L0:v[0-9]+]] = [[R0]][[[TEAM]] / 16][[[LANE]]];
+// CHECK-NEXT: const bool [[L1:v[0-9]+]] = [[R1]][[[TEAM]] / 16][[[LANE]]];
+// CHECK-NEXT: const double [[Q0:v[0-9]+]] = [[R0]][[[TEAM]] / 16 + [[Q]]][[[LANE]]];
+// CHECK-NEXT: const bool [[Q1:v[0-9]+]] = [[R1]][[[TEAM]] / 16 + [[Q]]][[[LANE]]];
+// CHECK-NEXT: const double [[S2:v[0-9]+]] = [[L0]] + [[Q0]];
+// CHECK-NEXT: const bool [[B2:v[0-9]+]] = [[L1]] || [[Q1]];
+// CHECK-NEXT: [[R0]][[[TEAM]] / 16][[[LANE]]] = [[S2]];
+// CHECK-NEXT: [[R1]][[[TEAM]] / 16][[[LANE]]] = [[B2]];
+// CHECK-NEXT: }
+// CHECK-NEXT: __syncthreads();
+// CHECK-NEXT: }
+// CHECK-NEXT: double [[T0:acc[0-9]+]] = [[R0]][0][[[LANE]]];
+// CHECK-NEXT: bool [[T1:acc[0-9]+]] = [[R1]][0][[[LANE]]];
+// CHECK-NEXT: __syncthreads();
+gnnk.kernel @graph_sum(%x: memref<?xf64> {gnnk.operand = 0 : i64},
+                       %out: memref<?xf64> {gnnk.result = 0 : i64},
+                       %graphs: i64 {gnnk.size = "graphs"})
+    attributes {block = 256 : i64, grid = affine_map<()[s0, s1, s2, s3, s4] -> (s2)>} {
+  %g = arith.index_cast %graphs : i64 to index
+  gnnk.for_blocks %g lanes 2 {
+  ^bb0(%b: index, %team: index, %lane: index):
+    %c0 = arith.constant 0 : index
+    %c256 = arith.constant 256 : index
+    %base = arith.muli %b, %c256 : index
+    %t2 = arith.addi %team, %team : index
+    %o = arith.addi %base, %t2 : index
+    %i = arith.addi %o, %lane : index
+    %v = gnnk.load %x[%i] : memref<?xf64> -> f64
+    %zero = arith.constant 0.0 : f64
+    %neg = arith.cmpf olt, %v, %zero : f64
+    %s, %any = gnnk.block_reduce %v, %neg : f64, i1 {
+    ^bb0(%a: f64, %na: i1, %bb: f64, %nb: i1):
+      %sum = arith.addf %a, %bb : f64
+      %or = arith.ori %na, %nb : i1
+      gnnk.yield %sum, %or : f64, i1
+    }
+    %r = arith.select %any, %zero, %s : f64
+    %first = arith.cmpi eq, %team, %c0 : index
+    scf.if %first {
+      gnnk.store %r to %out[%lane] : f64 into memref<?xf64>
+    }
+    gnnk.yield
+  }
+  gnnk.return
+}
+
+// -----
+
 // Two mappings in one kernel: code after the first still runs (no early
 // return).
 // CHECK-LABEL: // two_phases: block 32, grid nodes
