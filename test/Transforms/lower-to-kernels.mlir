@@ -402,7 +402,8 @@ func.func @row_sums(%g: !gnn.graph, %dy: tensor<?x8xf32>, %v: tensor<?xf32>) -> 
 // (a static inner loop) into one element. The rows and the inner loop are
 // one flattened index walked by the block's threads in turn (row = f / 64,
 // column = f % 64: a warp reads 32 consecutive floats), chunks of at least
-// 2048 elements (32 rows of 64), at most 1024 of them. The init (a
+// 2048 elements (32 rows of 64), at most 1024 of them, the walk unrolled
+// by 4 (loads in flight; a thread's terms still add in order). The init (a
 // tensor, not a constant fill) is read and added once, in the final kernel.
 #gin_rows = affine_map<(d0, d1) -> (d0, d1)>
 #gin_one = affine_map<(d0, d1) -> (0)>
@@ -424,6 +425,7 @@ func.func @row_sums(%g: !gnn.graph, %dy: tensor<?x8xf32>, %v: tensor<?xf32>) -> 
 // CHECK: %[[AT:.*]] = arith.addi %[[AT0]], %[[COL]]
 // CHECK: gnnk.load %{{.*}}[%[[AT]]]
 // CHECK-NOT: scf.for
+// CHECK: } {gnnk.unroll = 4 : i64}
 // CHECK: gnnk.block_reduce
 // CHECK-LABEL: gnnk.kernel @elementwise_0_final(
 // CHECK-SAME: %{{.*}}: memref<?xf64> {gnnk.operand = 0 : i64}

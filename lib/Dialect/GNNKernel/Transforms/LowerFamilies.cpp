@@ -734,6 +734,9 @@ blockRowSum(KernelBuilder &kb, RowSum &s, SmallVectorImpl<Value> &idx,
   Value from = kb.add(kb.mul(lo, s.inner), thread);
   Value to = kb.mul(hi, s.inner);
   auto loop = scf::ForOp::create(b, loc, from, to, kb.idx(kRowSumBlock), zeros);
+  // Several elements' loads in flight per thread (a thread's terms still
+  // add in their order: the same bits as the rolled loop).
+  loop->setAttr(kUnrollAttrName, b.getI64IntegerAttr(4));
   return sumRowLoop(kb, s, idx, loop, [&](Value flat) {
     idx[s.rowLoop] = kb.div(flat, s.inner);
     Value rest = kb.rem(flat, s.inner);
