@@ -113,6 +113,11 @@ Schedule gnn::chooseSchedule(const ScheduleProblem &p) {
     break;
   }
   case GroupKind::Gather:
+    // A thread per run of 16 bytes of the edge result (lowerEdgeMap): the
+    // gathered rows and edge tensors read, and the result stored, as one
+    // vector each, the edge's indices loaded once a run.
+    s.vector = vectorFor(p.rowElements, p.elementBytes);
+    break;
   case GroupKind::Degree:
   case GroupKind::Elementwise:
     break;

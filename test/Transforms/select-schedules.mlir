@@ -69,14 +69,15 @@ func.func @aggregation(%g: !gnn.graph, %x: tensor<?x6xf32>) -> tensor<?x6xf32> {
 // 16 bytes (8 bf16, 4 f32; 1 where nothing larger divides it), a lane per 4
 // vectors up to a warp: 128 bf16 are 16 vectors on 4 lanes, 128 f32 32 on
 // 8, 3 f32 3 scalars on one; the statistics do not matter. Without a dot
-// product (gathers, element-wise sddmms) a thread per element.
+// product: element-wise sddmms a thread per element, a gather's group a
+// thread per 16-byte run of its row (vector = 4 f32 of 128).
 
 // SPARSE-LABEL: func.func @edge_maps
 // SPARSE: "sddmm_0" family = edge_map schedule = <mapping = edge_parallel, lanes = 4, block = 256, vector = 8, split = 0>
 // SPARSE: "sddmm_1" family = edge_map schedule = <mapping = edge_parallel, lanes = 8, block = 256, vector = 4, split = 0>
 // SPARSE: "sddmm_2" family = edge_map schedule = <mapping = edge_parallel, lanes = 1, block = 256, vector = 1, split = 0>
 // SPARSE: "sddmm_3" family = edge_map schedule = <mapping = edge_parallel, lanes = 1, block = 256, vector = 1, split = 0>
-// SPARSE: "gather_0" family = edge_map schedule = <mapping = edge_parallel, lanes = 1, block = 256, vector = 1, split = 0>
+// SPARSE: "gather_0" family = edge_map schedule = <mapping = edge_parallel, lanes = 1, block = 256, vector = 4, split = 0>
 // DENSE-LABEL: func.func @edge_maps
 // DENSE: "sddmm_0" family = edge_map schedule = <mapping = edge_parallel, lanes = 4, block = 256, vector = 8, split = 0>
 func.func @edge_maps(%g: !gnn.graph, %h: tensor<?x128xbf16>, %x: tensor<?x128xf32>, %o: tensor<?x2x3xf32>)

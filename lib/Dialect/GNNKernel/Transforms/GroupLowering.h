@@ -134,6 +134,15 @@ private:
 /// `idx` (one per dimension after the first).
 Value flatIndex(KernelBuilder &kb, RankedTensorType type, ValueRange idx);
 
+/// The row indices (after the leading dimension) of the `n` consecutive
+/// elements of a row of `type` from flat position `first`, a multiple of
+/// `n`. When `n` divides the innermost dimension they share every index but
+/// the last, so that a value they all read at the outer indices (a head's
+/// score, an edge weight) is evaluated once for them.
+SmallVector<SmallVector<Value>> runIndices(KernelBuilder &kb,
+                                           RankedTensorType type, Value first,
+                                           int64_t n);
+
 /// Evaluates elements of node tensors produced inside a group (graph
 /// processing and node-wise elementwise ops pulled into an aggregation: GCN's
 /// degree normalisation), for one node, without materialising them; values

@@ -1346,7 +1346,11 @@ LogicalResult mlir::gnnk::lowerEdgeMap(KernelGroupOp group, GroupParts &parts,
   // The group's edge DAG (gathers, sddmms, elementwise ops on their values
   // and absorbed consumers) is evaluated per element of its result, by a
   // team of `lanes` threads that split its sddmms' dot products (one thread
-  // when lanes = 1).
+  // when lanes = 1). Without an sddmm (a gather's group, lanes = 1) a
+  // thread takes a run of the schedule's `vector` consecutive elements of
+  // a row instead: the gathered rows and edge tensors read as one vector
+  // access each (prefetchRun), the run stored as one, and the edge's
+  // indices loaded once for the run. The same arithmetic per element.
   Value value = group.getYield().getValues()[0];
   Operation *op = value.getDefiningOp();
   FailureOr<int64_t> rowOr = rowElements(value, op);
@@ -1355,10 +1359,15 @@ LogicalResult mlir::gnnk::lowerEdgeMap(KernelGroupOp group, GroupParts &parts,
   int64_t row = *rowOr;
   gnn::ScheduleAttr s = group.getScheduleAttr();
   int64_t block = s.getBlock(), lanes = s.getLanes();
+  bool dots = false;
+  group.getBody().walk([&](gnn::SddmmOp) { dots = true; });
+  int64_t vec = !dots && lanes == 1 && row % s.getVector() == 0
+                    ? s.getVector()
+                    : 1;
   KernelBuilder kb(group, kernelName(group), block, indexBits);
   OpBuilder &b = kb.b;
   AffineExpr edges = getAffineSymbolExpr(1, group.getContext());
-  Value count = kb.sizeValue(edges * row);
+  Value count = kb.sizeValue(edges * (row / vec));
   Value t, lane;
   if (lanes > 1) {
     std::tie(t, lane) = rowMapping(kb, count, lanes);
@@ -1369,14 +1378,29 @@ LogicalResult mlir::gnnk::lowerEdgeMap(KernelGroupOp group, GroupParts &parts,
     t = body->addArgument(b.getIndexType(), kb.loc);
     b.setInsertionPointToStart(body);
   }
-  Value i = kb.div(t, row), k = kb.rem(t, row);
+  Value i = kb.div(t, row / vec), k = kb.mul(kb.rem(t, row / vec), vec);
   EdgeRef e{i, kb.loadIndex(kb.graph("csr_col"), i),
             kb.loadIndex(kb.graph("csr_dst"), i)};
   EdgeEvaluator eval(kb, group);
   eval.distributeDots(lane, lanes, s.getVector());
-  FailureOr<Value> v = eval.element(value, e, k);
-  if (failed(v))
-    return failure();
+  SmallVector<Value> values;
+  if (vec > 1) {
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<SmallVector<Value>> at = runIndices(kb, type, k, vec);
+    if (failed(eval.prefetchRun(value, e, at)))
+      return failure();
+    for (ArrayRef<Value> idx : at) {
+      FailureOr<Value> v = eval.elementAt(value, e, idx);
+      if (failed(v))
+        return failure();
+      values.push_back(*v);
+    }
+  } else {
+    FailureOr<Value> v = eval.element(value, e, k);
+    if (failed(v))
+      return failure();
+    values.push_back(*v);
+  }
   {
     // Every lane of a team holds the element; the first stores it.
     OpBuilder::InsertionGuard guard(b);
@@ -1386,11 +1410,11 @@ LogicalResult mlir::gnnk::lowerEdgeMap(KernelGroupOp group, GroupParts &parts,
       auto ifOp = scf::IfOp::create(b, kb.loc, TypeRange{}, first, false);
       b.setInsertionPointToStart(&ifOp.getThenRegion().front());
     }
-    kb.store(*v, kb.result(0), t);
+    kb.store(values, kb.result(0), kb.mul(t, vec)); // (i row + k)
   }
   YieldOp::create(b, kb.loc);
-  replaceGroup(group, kb.finish(gridFor(edges * row * lanes, block), {edges},
-                                parts.graph));
+  replaceGroup(group, kb.finish(gridFor(edges * (row / vec) * lanes, block),
+                                {edges}, parts.graph));
   return success();
 }
 

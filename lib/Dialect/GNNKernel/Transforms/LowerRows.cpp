@@ -70,13 +70,9 @@ ForEdgesOp mlir::gnnk::edgeLoop(
   return loop;
 }
 
-/// The row indices (after the leading dimension) of the `n` consecutive
-/// elements of a row of `type` from flat position `first`, a multiple of
-/// `n`. When `n` divides the innermost dimension they share every index but
-/// the last, so that a value they all read at the outer indices (a head's
-/// score, an edge weight) is evaluated once for them.
-static SmallVector<SmallVector<Value>>
-runIndices(KernelBuilder &kb, RankedTensorType type, Value first, int64_t n) {
+SmallVector<SmallVector<Value>> mlir::gnnk::runIndices(KernelBuilder &kb,
+                                                       RankedTensorType type,
+                                                       Value first, int64_t n) {
   SmallVector<SmallVector<Value>> out;
   int64_t innermost = type.getRank() > 1 ? type.getShape().back() : 1;
   if (innermost % n) {
