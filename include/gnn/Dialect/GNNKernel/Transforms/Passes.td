@@ -19,7 +19,8 @@ def GNNLowerToKernels : Pass<"gnn-lower-to-kernels", "ModuleOp"> {
     degrees (a thread per element), edge maps (gather, sddmm: a team per
     element of the edge result, whose lanes split an sddmm's dot product in
     16-byte vectors and add their sums by a `gnnk.team_reduce`; a thread
-    when there is no dot product), edge softmax and aggregations (a team of
+    when there is no dot product, per 16-byte run of the row in a gather's
+    group), edge softmax and aggregations (a team of
     lanes per row, a `gnnk.for_edges` with the accumulators carried and a
     merge region, a `gnnk.team_reduce` across edge groups), and fused
     attention (one kernel with an online softmax: no edge-sized buffer).
