@@ -1383,20 +1383,15 @@ LogicalResult mlir::gnnk::lowerEdgeMap(KernelGroupOp group, GroupParts &parts,
             kb.loadIndex(kb.graph("csr_dst"), i)};
   EdgeEvaluator eval(kb, group);
   eval.distributeDots(lane, lanes, s.getVector());
+  // (A run of one element: prefetchRun loads nothing, and elementAt at its
+  // indices is `element`.)
+  SmallVector<SmallVector<Value>> at =
+      runIndices(kb, cast<RankedTensorType>(value.getType()), k, vec);
+  if (failed(eval.prefetchRun(value, e, at)))
+    return failure();
   SmallVector<Value> values;
-  if (vec > 1) {
-    auto type = cast<RankedTensorType>(value.getType());
-    SmallVector<SmallVector<Value>> at = runIndices(kb, type, k, vec);
-    if (failed(eval.prefetchRun(value, e, at)))
-      return failure();
-    for (ArrayRef<Value> idx : at) {
-      FailureOr<Value> v = eval.elementAt(value, e, idx);
-      if (failed(v))
-        return failure();
-      values.push_back(*v);
-    }
-  } else {
-    FailureOr<Value> v = eval.element(value, e, k);
+  for (ArrayRef<Value> idx : at) {
+    FailureOr<Value> v = eval.elementAt(value, e, idx);
     if (failed(v))
       return failure();
     values.push_back(*v);
