@@ -49,10 +49,10 @@ struct Executable::Impl {
   std::vector<std::vector<size_t>> argSlots;
   /// The most arguments of one launch (the size of a run's argument storage).
   size_t maxArgs = 0;
-  /// Per step i: the step j > i (a launch or a row-split gemm) that
-  /// overlaps steps i .. j - 1 (overlapsOf), started beside them on a
-  /// second stream; 0 where none starts at i.
-  std::vector<size_t> besideFrom;
+  /// Per step i: the steps j > i (launches or row-split gemms) that overlap
+  /// steps i .. j - 1 (overlapsOf), forked onto a second stream before step
+  /// i, in program order; empty where none starts at i.
+  std::vector<std::vector<size_t>> forkedAt;
 
   /// A workspace the Executable owns for one stream; `mutex` is held by a run
   /// that uses it from binding to its last enqueued step.
@@ -266,9 +266,9 @@ Executable::load(const Program &program,
     }
   m.launches.assign(program.steps.size(), nullptr);
   m.argSlots.assign(program.steps.size(), {});
-  m.besideFrom.assign(program.steps.size(), 0);
+  m.forkedAt.assign(program.steps.size(), {});
   for (const Program::OverlapWindow &w : program.overlapWindows())
-    m.besideFrom[w.first] = w.last;
+    m.forkedAt[w.first].push_back(w.last);
   for (size_t i = 0; i < program.steps.size(); ++i) {
     auto *s = std::get_if<LaunchStep>(&program.steps[i]);
     if (!s)
@@ -945,33 +945,58 @@ Status Executable::Impl::runBound(const Graph &graph,
         GNN_RETURN_IF_ERROR(
             compareAsync(span.a, span.b, span.bytes, guard->flag, s));
     Impl::StepRunner runner{m, graph, scope, pointers, s, storage, argv};
-    for (size_t i = first; i < last; ++i) {
-      // A step that overlaps steps i .. j - 1: forked onto the thread's
-      // second stream after the steps before i, joined before step j + 1
-      // (inside a capture these are the graph's edges).
-      size_t j = m.besideFrom[i];
-      SideStream *side = j && j < last && environment().concurrentLaunches
-                             ? sideStream(!streamCapturing(s))
-                             : nullptr;
-      if (!side) {
-        GNN_RETURN_IF_ERROR(runner.run(i));
-        continue;
-      }
-      GNN_RETURN_IF_ERROR(checkFork(cudaEventRecord(side->fork, s),
-                                    "cudaEventRecord"));
-      GNN_RETURN_IF_ERROR(checkFork(
-          cudaStreamWaitEvent(side->stream, side->fork, 0),
-          "cudaStreamWaitEvent"));
-      Impl::StepRunner beside{m,       graph,   scope, pointers,
-                              side->stream, storage, argv};
-      GNN_RETURN_IF_ERROR(beside.run(j));
+    // Steps that overlap others (windows i .. j - 1 with j in forkedAt[i],
+    // both ends in this run) go to the thread's second stream when their
+    // window starts, after the steps before it; the caller's stream waits
+    // for that stream before its next step after any of them (inside a
+    // capture these are the graph's edges). The second stream runs them in
+    // the order they are forked; without one every step runs in order.
+    SideStream *side = nullptr;
+    bool sideTried = false;
+    std::vector<bool> forked(last, false);
+    size_t pendingFrom = SIZE_MAX; // the first forked step not yet joined
+    auto join = [&]() -> Status {
       GNN_RETURN_IF_ERROR(checkFork(cudaEventRecord(side->join, side->stream),
                                     "cudaEventRecord"));
-      for (; i < j; ++i)
-        GNN_RETURN_IF_ERROR(runner.run(i));
       GNN_RETURN_IF_ERROR(checkFork(cudaStreamWaitEvent(s, side->join, 0),
                                     "cudaStreamWaitEvent"));
+      pendingFrom = SIZE_MAX;
+      return Status();
+    };
+    for (size_t i = first; i < last; ++i) {
+      if (pendingFrom < i && !forked[i])
+        GNN_RETURN_IF_ERROR(join());
+      bool waited = false;
+      for (size_t j : m.forkedAt[i]) {
+        if (j >= last)
+          continue;
+        if (!sideTried) {
+          sideTried = true;
+          side = environment().concurrentLaunches
+                     ? sideStream(!streamCapturing(s))
+                     : nullptr;
+        }
+        if (!side)
+          break;
+        if (!waited) {
+          GNN_RETURN_IF_ERROR(checkFork(cudaEventRecord(side->fork, s),
+                                        "cudaEventRecord"));
+          GNN_RETURN_IF_ERROR(checkFork(
+              cudaStreamWaitEvent(side->stream, side->fork, 0),
+              "cudaStreamWaitEvent"));
+          waited = true;
+        }
+        Impl::StepRunner beside{m,       graph,   scope, pointers,
+                                side->stream, storage, argv};
+        GNN_RETURN_IF_ERROR(beside.run(j));
+        forked[j] = true;
+        pendingFrom = std::min(pendingFrom, j);
+      }
+      if (!forked[i])
+        GNN_RETURN_IF_ERROR(runner.run(i));
     }
+    if (pendingFrom != SIZE_MAX)
+      GNN_RETURN_IF_ERROR(join());
     if (guard && last == m.program.steps.size())
       GNN_RETURN_IF_ERROR(poisonIfFlagged(guard->poison, guard->flag, s));
     return Status();

@@ -239,16 +239,15 @@ std::vector<LiveRange> gnn::runtime::bufferLiveRanges(const Program &program) {
   std::vector<LiveRange> ranges(program.buffers.size());
   // A step that overlaps the k steps before it (overlapsOf: a launch or a
   // row-split gemm) may run at any time between the first of them and
-  // itself: a buffer any of them uses lives over the whole window [lo, hi].
+  // itself: a buffer it uses lives over its whole window [lo, hi], so that
+  // no step of the window shares its memory. The steps of the window run in
+  // order on the caller's stream, as anywhere else.
   size_t steps = program.steps.size();
   std::vector<size_t> lo(steps), hi(steps);
   for (size_t s = 0; s < steps; ++s)
     lo[s] = hi[s] = s;
   for (const Program::OverlapWindow &w : program.overlapWindows())
-    for (size_t k = w.first; k <= w.last; ++k) {
-      lo[k] = w.first;
-      hi[k] = w.last;
-    }
+    lo[w.last] = w.first;
   for (size_t s = 0; s < steps; ++s) {
     auto use = [&](const std::string &name) {
       auto it = index.find(name);

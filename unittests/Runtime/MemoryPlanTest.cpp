@@ -113,9 +113,10 @@ TEST(MemoryPlan, LiveRangesAreFirstAndLastUse) {
 }
 
 // A launch that overlaps the launches before it may run at any time over
-// them: what any step of the window uses lives over the whole window. Here
-// a (steps 0-1) and c (step 2) would share memory one after the other; with
-// step 2 overlapping step 1 they live together.
+// them: what it uses lives over its whole window, and no step of the window
+// shares that memory. Here a (steps 0-1) and c (step 2) would share memory
+// one after the other; with step 2 overlapping step 1 they live together.
+// The window's other steps keep their own ranges (they run in order).
 TEST(MemoryPlan, AnOverlappingLaunchWidensItsWindow) {
   Program p = empty("overlap");
   p.buffers = {buffer("x", BufferRole::Input, "nodes"),
@@ -129,7 +130,7 @@ TEST(MemoryPlan, AnOverlappingLaunchWidensItsWindow) {
   std::get<LaunchStep>(p.steps[2]).overlaps = 1;
   std::vector<LiveRange> r = bufferLiveRanges(p);
   EXPECT_EQ(r[1].first, 0u);
-  EXPECT_EQ(r[1].last, 2u); // a: used at step 1, whose window ends at 2
+  EXPECT_EQ(r[1].last, 1u); // a: used at steps 0 and 1, on the caller's stream
   EXPECT_EQ(r[2].first, 1u); // c: used at step 2, whose window starts at 1
   EXPECT_EQ(r[2].last, 3u);
   EXPECT_EQ(r[0].first, 0u);
@@ -137,6 +138,35 @@ TEST(MemoryPlan, AnOverlappingLaunchWidensItsWindow) {
   MemoryPlan together = plan(p);
   EXPECT_FALSE(
       overlapInMemory(temp(p, together, "a"), temp(p, together, "c")));
+}
+
+// Nested windows: step 4 runs beside steps 1-3, step 3 beside step 2. Each
+// overlapping step's buffers live over its own window; the temps of the
+// steps that run in order in between (t, steps 1-2) keep their own range.
+TEST(MemoryPlan, NestedWindowsWidenOnlyTheirOverlappingSteps) {
+  Program p = empty("nested");
+  p.buffers = {buffer("x", BufferRole::Input, "nodes"),
+               buffer("t", BufferRole::Temp, "nodes * 4"),
+               buffer("v", BufferRole::Temp, "nodes * 4"),
+               buffer("w", BufferRole::Temp, "nodes * 4"),
+               buffer("u", BufferRole::Temp, "nodes * 4"),
+               buffer("result0", BufferRole::Output, "nodes")};
+  p.steps = {launch({"x", "result0"}), launch({"x", "t"}),
+             launch({"t", "result0"}), launch({"x", "v"}),
+             launch({"x", "w"}), launch({"x", "u"}),
+             launch({"u", "v", "w", "result0"})};
+  std::get<LaunchStep>(p.steps[3]).overlaps = 1;
+  std::get<LaunchStep>(p.steps[4]).overlaps = 3;
+  ASSERT_TRUE(p.verify().ok()) << p.verify().message();
+  std::vector<LiveRange> r = bufferLiveRanges(p);
+  EXPECT_EQ(r[1].first, 1u); // t: steps 1-2, in order
+  EXPECT_EQ(r[1].last, 2u);
+  EXPECT_EQ(r[2].first, 2u); // v: written beside step 2
+  EXPECT_EQ(r[3].first, 1u); // w: written beside steps 1-3
+  MemoryPlan m = plan(p);
+  EXPECT_FALSE(overlapInMemory(temp(p, m, "t"), temp(p, m, "v")));
+  EXPECT_FALSE(overlapInMemory(temp(p, m, "t"), temp(p, m, "w")));
+  EXPECT_FALSE(overlapInMemory(temp(p, m, "v"), temp(p, m, "w")));
 }
 
 TEST(MemoryPlan, DisjointLiveRangesShare) {

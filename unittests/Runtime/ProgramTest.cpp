@@ -368,7 +368,7 @@ TEST(Program, GemmRowSumsRoundTripAndAreChecked) {
 }
 
 // A launch's `overlaps` round-trips (written only where it is not 0) and
-// names steps right before it that overlap nothing themselves.
+// names steps right before it (which may overlap others themselves).
 TEST(Program, OverlapsRoundTripsAndIsChecked) {
   using namespace test;
   auto make = [](int64_t overlaps, bool fillBetween) {
@@ -399,14 +399,19 @@ TEST(Program, OverlapsRoundTripsAndIsChecked) {
   // A fill in the window runs on the caller's stream like any other step.
   Program filled = make(2, true);
   EXPECT_TRUE(filled.verify().ok()) << filled.verify().message();
-  // More steps than come before it, a step in the window that runs beside
-  // others itself, a negative count.
-  Program nested = make(1, false);
+  // Windows may nest: step 2 beside steps 0-1, step 1 beside step 0.
+  Program nested = make(2, false);
   std::get<LaunchStep>(nested.steps[1]).overlaps = 1;
+  EXPECT_TRUE(nested.verify().ok()) << nested.verify().message();
+  std::vector<Program::OverlapWindow> windows = nested.overlapWindows();
+  ASSERT_EQ(windows.size(), 2u);
+  EXPECT_EQ(windows[0].first, 0u);
+  EXPECT_EQ(windows[0].last, 1u);
+  EXPECT_EQ(windows[1].first, 0u);
+  EXPECT_EQ(windows[1].last, 2u);
+  // More steps than come before it, a negative count.
   for (auto [bad, why] :
        {std::pair{make(3, false), "overlaps 3 steps but 2 come before it"},
-        std::pair{nested, "overlaps step 1, which runs beside the steps "
-                          "before it itself"},
         std::pair{make(-1, false), "overlaps -1 steps"}}) {
     Status st = bad.verify();
     ASSERT_FALSE(st.ok()) << why;

@@ -105,7 +105,7 @@ struct LaunchStep {
   /// kernel's light rows beside its partial and final kernels,
   /// gnnk.launch's `overlaps`): the executor starts it on a second stream
   /// once the steps before them are done, and joins it before the next
-  /// (Program::overlapWindows).
+  /// step that runs on the caller's stream (Program::overlapWindows).
   int64_t overlaps = 0;
 };
 
@@ -216,10 +216,13 @@ struct Program {
   Status verify() const;
 
   /// Steps [first, last] where step `last` (a launch or a row-split gemm)
-  /// runs beside the steps before it (overlapsOf), in program order;
-  /// disjoint in a Program that verifies. The executor runs each on two
-  /// streams and the memory plan keeps what any of its steps names live
-  /// over all of it.
+  /// runs beside the steps before it (overlapsOf), in program order.
+  /// Windows may nest or cross (a weight gradient beside steps among which
+  /// another weight gradient runs beside others): the executor forks each
+  /// `last` onto one second stream at `first`, in the order of `first`, and
+  /// joins that stream before the next step after it that runs on the
+  /// caller's stream; the memory plan keeps what `last` names live over the
+  /// whole window.
   struct OverlapWindow {
     size_t first, last;
   };

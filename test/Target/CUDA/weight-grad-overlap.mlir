@@ -2,8 +2,8 @@
 // beside the steps around it that neither write what it reads nor touch
 // what it writes: its gemm carries "overlaps": k and follows those k steps
 // (Program::overlapWindows), back to the step its operands come from and on
-// to the first that reads its result. In GIN's backward dW₂ runs beside
-// dX₂'s GEMM and ReLU mask, dW₁ beside the aggregation's backward.
+// to the first that reads its result, over other weight gradients' windows
+// too. In GIN's backward dW₂ and dW₁ run beside the rest of the chain.
 // RUN: gnn-translate --gnn-to-program %s > %t.json
 // RUN: python3 %S/Inputs/program-steps.py %t.json | FileCheck %s
 // RUN: gnn-opt --gnn-autodiff %examples/gin.mlir | gnn-translate --gnn-to-program > %t.gin.json
@@ -35,20 +35,22 @@ func.func @weight_grad_window(%g: !gnn.graph, %x: tensor<?x16xf32>, %dy: tensor<
   return %dx, %y : tensor<?x16xf32>, tensor<?x16xf32>
 }
 
-// In GIN's backward, dW₂ (dYᵀ h₁) needs only its inputs: beside the four
-// steps before it (db₂'s sum, dX₂ = dY W₂, the ReLU mask); dW₁ needs the
-// mask's output (t3): beside the six after it (dε's sums, dX₁'s GEMM, the
-// aggregation's backward); the forward has none.
+// In GIN's backward, dW₂ (dYᵀ h₁) needs only its inputs and nothing reads
+// it: beside the ten steps before it (the whole chain: db₂'s sum, dX₂ =
+// dY W₂, the ReLU mask, dε's sums, dX₁'s GEMM, the aggregation's
+// backward); dW₁ needs the mask's output: beside the seven steps after the
+// mask, dW₂ among them. Both run on the second stream until the end; the
+// forward has none.
 // GIN-NOT: gin_fwd gemm {{[1-9]}}
 // GIN: gin_bwd gin_bwd_elementwise_0 0
 // GIN-NEXT: gin_bwd gin_bwd_elementwise_0_final 0
 // GIN-NEXT: gin_bwd gemm 0
 // GIN-NEXT: gin_bwd gin_bwd_elementwise_1 0
-// GIN-NEXT: gin_bwd gemm 4
 // GIN-NEXT: gin_bwd elementwise_2 0
 // GIN-NEXT: gin_bwd gin_bwd_elementwise_0_final 0
 // GIN-NEXT: gin_bwd gemm 0
 // GIN-NEXT: gin_bwd elementwise_3 0
 // GIN-NEXT: gin_bwd elementwise_3_final 0
 // GIN-NEXT: gin_bwd gin_bwd_spmm_0 0
-// GIN-NEXT: gin_bwd gemm 6
+// GIN-NEXT: gin_bwd gemm 10
+// GIN-NEXT: gin_bwd gemm 7
