@@ -365,7 +365,7 @@ __device__ __forceinline__ void dmma16x8x8(const double (&a)[4],
 
 /// The tile of C one block of atbSlices computes (kRowSplitTile squared) and
 /// the rows of its slice staged at a time. ProgramLowering sizes the slices
-/// for this tile (about 256 blocks).
+/// for this tile (about 128 blocks).
 constexpr int kRowSplitTile = 64, kRowSplitRows = 32;
 
 /// One 64 x 64 tile of Aᵀ B (blockIdx.y: rows of C, blockIdx.x: columns)
