@@ -518,21 +518,27 @@ LogicalResult Lowering::lowerMatmul(linalg::MatmulOp mm) {
   gemm.bias = bias;
   if (transA && element.isF32()) {
     // A weight gradient's sum over every node or edge: in double precision,
-    // the rows in slices of at least 128, about 128 blocks of 64 x 64 tiles
-    // in all (gemmRowSplit); an f32 GEMM over a million rows misses 1e-4.
-    // At most one block per SM on an H100 or H200 (132 SMs): the weight
-    // gradients run on a second stream beside the input gradient's chain
-    // (placeRowSplitsBeside), whose kernels then keep at least half of each
-    // SM's registers (an atbSlices block takes 25-32K of 64K: 196-250 a
-    // thread). 256 blocks (two per SM, 51-64K) made GINE's backward 5 %
-    // slower there (bench/results/checks-s81/). (Slices of at
-    // least 256 rows left a 36K-row gradient 141 blocks, some SMs two of
-    // them and most one: bench/probes/atb/chunks.cu.)
+    // the rows in slices of at least 128 (gemmRowSplit); an f32 GEMM over a
+    // million rows misses 1e-4. About 128 blocks of 64 x 64 tiles, at most
+    // one per SM on an H100 or H200 (132 SMs): the weight gradients run on a
+    // second stream beside the input gradient's chain (placeRowSplitsBeside),
+    // whose kernels then keep at least half of each SM's registers (an
+    // atbSlices block takes 25-32K of 64K: 196-250 a thread); 256 blocks
+    // (two per SM, 51-64K) made GINE's backward (36K rows) 5 % slower. A
+    // long gradient needs the second block's loads in flight more: from 512
+    // rows a slice on, up to about 256 blocks (at 128, SAGE's backward was
+    // 10 % slower on 250K and 1M nodes, with slices of 2K and 8K rows).
+    // bench/results/checks-s81/. (Slices of at least 256 rows left a
+    // 36K-row gradient 141 blocks, some SMs two of them and most one:
+    // bench/probes/atb/chunks.cu.)
     int64_t tiles = (at.getDimSize(1) + 63) / 64 * ((n + 63) / 64);
+    auto slices = [&](int64_t rows, int64_t blocks) {
+      return rt::Formula::min(
+          rt::Formula::ceilDiv(*rowsA, rt::Formula::constant(rows)),
+          rt::Formula::constant(std::max<int64_t>(1, blocks / tiles)));
+    };
     rt::Formula chunks = rt::Formula::max(
-        rt::Formula::min(
-            rt::Formula::ceilDiv(*rowsA, rt::Formula::constant(128)),
-            rt::Formula::constant(std::max<int64_t>(1, 128 / tiles))),
+        rt::Formula::max(slices(128, 128), slices(512, 256)),
         rt::Formula::constant(1));
     // A bias gradient beside this weight gradient (a column sum of A):
     // summed by the same kernels, into the slices' partials after C's.

@@ -52,13 +52,13 @@ func.func @edges(%g: !gnn.graph, %s: tensor<?x2xf32> {gnn.domain = "edge"}) -> t
 
 // gnn-autodiff's matmul gradients: dX = dY Wᵀ (B transposed, a sum over the
 // weight's columns: cuBLAS) and dW = Xᵀ dY (A transposed, a sum over every
-// node: the row split, in double precision into an f64 temp of 128 * 16 *
+// node: the row split, in double precision into an f64 temp of 256 * 16 *
 // 8 elements at most).
 // CHECK-LABEL: "name": "weight_grads"
 // CHECK: "name": "[[P:t[0-9]+]]"
 // CHECK-NEXT: "role": "temp"
 // CHECK-NEXT: "dtype": "f64"
-// CHECK-NEXT: "size": "max(min(ceil_div(nodes, 128), 128), 1) * 128"
+// CHECK-NEXT: "size": "max(max(min(ceil_div(nodes, 128), 128), min(ceil_div(nodes, 512), 256)), 1) * 128"
 // CHECK: "op": "gemm"
 // CHECK-NEXT: "a": "arg2"
 // CHECK-NEXT: "b": "arg3"
@@ -80,7 +80,7 @@ func.func @edges(%g: !gnn.graph, %s: tensor<?x2xf32> {gnn.domain = "edge"}) -> t
 // CHECK-NEXT: "alpha": 1.0,
 // CHECK-NEXT: "beta": 0.0,
 // CHECK-NEXT: "partials": "[[P]]",
-// CHECK-NEXT: "chunks": "max(min(ceil_div(nodes, 128), 128), 1)",
+// CHECK-NEXT: "chunks": "max(max(min(ceil_div(nodes, 128), 128), min(ceil_div(nodes, 512), 256)), 1)",
 // CHECK-NEXT: "overlaps": 1
 func.func @weight_grads(%g: !gnn.graph, %x: tensor<?x16xf32>, %dy: tensor<?x8xf32>, %w: tensor<16x8xf32>) -> (tensor<?x16xf32>, tensor<16x8xf32>) {
   %c0 = arith.constant 0 : index
@@ -104,7 +104,7 @@ func.func @weight_grads(%g: !gnn.graph, %x: tensor<?x16xf32>, %dy: tensor<?x8xf3
 // CHECK: "name": "[[P:t[0-9]+]]"
 // CHECK-NEXT: "role": "temp"
 // CHECK-NEXT: "dtype": "f64"
-// CHECK-NEXT: "size": "max(min(ceil_div(nodes, 128), 128), 1) * 136"
+// CHECK-NEXT: "size": "max(max(min(ceil_div(nodes, 128), 128), min(ceil_div(nodes, 512), 256)), 1) * 136"
 // CHECK: "op": "gemm"
 // CHECK-NEXT: "a": "arg2"
 // CHECK-NEXT: "b": "arg1"
@@ -117,7 +117,7 @@ func.func @weight_grads(%g: !gnn.graph, %x: tensor<?x16xf32>, %dy: tensor<?x8xf3
 // CHECK-NEXT: "alpha": 1.0,
 // CHECK-NEXT: "beta": 0.0,
 // CHECK-NEXT: "partials": "[[P]]",
-// CHECK-NEXT: "chunks": "max(min(ceil_div(nodes, 128), 128), 1)",
+// CHECK-NEXT: "chunks": "max(max(min(ceil_div(nodes, 128), 128), min(ceil_div(nodes, 512), 256)), 1)",
 // CHECK-NEXT: "row_sums": "result1"
 // CHECK-NEXT: }
 // CHECK-NEXT: ],
@@ -139,7 +139,7 @@ func.func @bias_grads(%g: !gnn.graph, %x: tensor<?x16xf32>, %dy: tensor<?x8xf32>
 // CHECK-LABEL: "name": "bias_grad_read_first"
 // CHECK: "kernel": "bias_grad_read_first_elementwise_0"
 // CHECK: "op": "gemm"
-// CHECK: "chunks": "max(min(ceil_div(nodes, 128), 128), 1)",
+// CHECK: "chunks": "max(max(min(ceil_div(nodes, 128), 128), min(ceil_div(nodes, 512), 256)), 1)",
 // CHECK-NEXT: "overlaps": 3
 // CHECK-NEXT: }
 func.func @bias_grad_read_first(%g: !gnn.graph, %x: tensor<?x16xf32>, %dy: tensor<?x8xf32>) -> (tensor<8x16xf32>, tensor<?x8xf32>) {
