@@ -962,6 +962,15 @@ TEST(GpuProgram, WorkspacesAndConcurrentStreams) {
   }
 }
 
+/// The kernel the side-stream tests launch first: y[i] = 1 + i.
+const std::string kFillA = R"cuda(
+extern "C" __global__ void fill_a(float *y, long long n) {
+  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = 1.0f + i;
+}
+)cuda";
+
 /// A launch beside the one before it (overlaps = 1) runs on the calling
 /// thread's side stream; each thread's side stream (and its two events) is
 /// destroyed when the thread ends: threads started and ended one after
@@ -975,12 +984,7 @@ TEST(GpuProgram, SideStreamsEndWithTheirThreads) {
   Program p;
   p.name = "beside";
   p.kernels = {"fill_a", "fill_b"};
-  p.units.push_back(SourceUnit{{"fill_a", "fill_b"}, R"cuda(
-extern "C" __global__ void fill_a(float *y, long long n) {
-  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (i < n)
-    y[i] = 1.0f + i;
-}
+  p.units.push_back(SourceUnit{{"fill_a", "fill_b"}, kFillA + R"cuda(
 extern "C" __global__ void fill_b(float *y, long long n) {
   long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (i < n)
@@ -1050,13 +1054,7 @@ TEST(GpuProgram, ARowSplitGemmRunsBesideALaunch) {
   Program p;
   p.name = "weights_beside";
   p.kernels = {"fill_a"};
-  p.units.push_back(SourceUnit{{"fill_a"}, R"cuda(
-extern "C" __global__ void fill_a(float *y, long long n) {
-  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (i < n)
-    y[i] = 1.0f + i;
-}
-)cuda"});
+  p.units.push_back(SourceUnit{{"fill_a"}, kFillA});
   p.buffers = {
       {"x", BufferRole::Input, DType::F32, *Formula::parse("nodes * 64")},
       {"dy", BufferRole::Input, DType::F32, *Formula::parse("nodes * 32")},
@@ -1142,12 +1140,8 @@ TEST(GpuProgram, NestedWindowsJoinBeforeTheirReader) {
   Program p;
   p.name = "nested";
   p.kernels = {"fill_a", "fill_b", "twice", "sum3"};
-  p.units.push_back(SourceUnit{{"fill_a", "fill_b", "twice", "sum3"}, R"cuda(
-extern "C" __global__ void fill_a(float *y, long long n) {
-  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (i < n)
-    y[i] = 1.0f + i;
-}
+  p.units.push_back(SourceUnit{{"fill_a", "fill_b", "twice", "sum3"},
+                               kFillA + R"cuda(
 extern "C" __global__ void fill_b(float *y, long long n) {
   long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   // Long enough that a reader not waiting for it would see the old values.
