@@ -625,9 +625,8 @@ void Lowering::placeRowSplitsBeside() {
   // GINE's backward dW₂, dW₁ and dWₑ all run on the second stream, each
   // started once its operands are there, and the chain waits for them only
   // at the end (Program::overlapWindows). A window that ended at the next
-  // weight gradient made the chain's first GEMM wait for dW₂: on an H100
-  // GINE's replayed backward took 0.137 ms that way (bench/results/
-  // checks-s81/).
+  // weight gradient made the chain wait there for the one before it
+  // (bench/results/checks-s81/).
   size_t n = program.steps.size();
   std::vector<Access> acc(n);
   for (size_t i = 0; i < n; ++i)
