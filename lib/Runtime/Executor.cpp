@@ -53,6 +53,9 @@ struct Executable::Impl {
   /// steps i .. j - 1 (overlapsOf), forked onto a second stream before step
   /// i, in program order; empty where none starts at i.
   std::vector<std::vector<size_t>> forkedAt;
+  /// Per step j: the first step of the window j overlaps (forkedAt's i);
+  /// SIZE_MAX where j overlaps nothing.
+  std::vector<size_t> windowFrom;
 
   /// A workspace the Executable owns for one stream; `mutex` is held by a run
   /// that uses it from binding to its last enqueued step.
@@ -267,8 +270,11 @@ Executable::load(const Program &program,
   m.launches.assign(program.steps.size(), nullptr);
   m.argSlots.assign(program.steps.size(), {});
   m.forkedAt.assign(program.steps.size(), {});
-  for (const Program::OverlapWindow &w : program.overlapWindows())
+  m.windowFrom.assign(program.steps.size(), SIZE_MAX);
+  for (const Program::OverlapWindow &w : program.overlapWindows()) {
     m.forkedAt[w.first].push_back(w.last);
+    m.windowFrom[w.last] = w.first;
+  }
   for (size_t i = 0; i < program.steps.size(); ++i) {
     auto *s = std::get_if<LaunchStep>(&program.steps[i]);
     if (!s)
@@ -953,7 +959,11 @@ Status Executable::Impl::runBound(const Graph &graph,
     // the order they are forked; without one every step runs in order.
     SideStream *side = nullptr;
     bool sideTried = false;
-    std::vector<bool> forked(last, false);
+    // Step j went to the second stream: one is there (tried at the first
+    // fork, which comes before j) and j's window starts in this run.
+    auto forked = [&](size_t j) {
+      return side && m.windowFrom[j] != SIZE_MAX && m.windowFrom[j] >= first;
+    };
     size_t pendingFrom = SIZE_MAX; // the first forked step not yet joined
     auto join = [&]() -> Status {
       GNN_RETURN_IF_ERROR(checkFork(cudaEventRecord(side->join, side->stream),
@@ -964,7 +974,7 @@ Status Executable::Impl::runBound(const Graph &graph,
       return Status();
     };
     for (size_t i = first; i < last; ++i) {
-      if (pendingFrom < i && !forked[i])
+      if (pendingFrom < i && !forked(i))
         GNN_RETURN_IF_ERROR(join());
       bool waited = false;
       for (size_t j : m.forkedAt[i]) {
@@ -989,10 +999,9 @@ Status Executable::Impl::runBound(const Graph &graph,
         Impl::StepRunner beside{m,       graph,   scope, pointers,
                                 side->stream, storage, argv};
         GNN_RETURN_IF_ERROR(beside.run(j));
-        forked[j] = true;
         pendingFrom = std::min(pendingFrom, j);
       }
-      if (!forked[i])
+      if (!forked(i))
         GNN_RETURN_IF_ERROR(runner.run(i));
     }
     if (pendingFrom != SIZE_MAX)

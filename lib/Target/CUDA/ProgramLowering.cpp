@@ -635,16 +635,12 @@ void Lowering::placeRowSplitsBeside() {
     auto *g = std::get_if<rt::GemmStep>(&s);
     return g && !g->partials.empty();
   };
-  // The steps of the split row kernels' windows (launches), in an order.
-  auto launchWindows = [](const std::vector<rt::Step> &steps) {
-    std::vector<bool> taken(steps.size(), false);
-    for (size_t j = 0; j < steps.size(); ++j)
-      if (auto *l = std::get_if<rt::LaunchStep>(&steps[j]); l && l->overlaps)
-        for (size_t k = j - static_cast<size_t>(l->overlaps); k <= j; ++k)
-          taken[k] = true;
-    return taken;
-  };
-  std::vector<bool> taken = launchWindows(program.steps);
+  // The steps of the split row kernels' windows (launches): no weight
+  // gradient's window enters one.
+  std::vector<bool> taken(n, false);
+  for (const rt::Program::OverlapWindow &w : program.overlapWindows())
+    for (size_t k = w.first; k <= w.last; ++k)
+      taken[k] = true;
   // Each step's place in the new order (2 i): moved gemms right after their
   // window's last step (2 hi + 1).
   std::vector<std::pair<size_t, size_t>> order;
@@ -667,22 +663,23 @@ void Lowering::placeRowSplitsBeside() {
   llvm::stable_sort(order);
   std::vector<rt::Step> steps;
   std::vector<Access> placed;
-  std::vector<bool> movedAt;
+  std::vector<bool> movedAt, takenAt;
   steps.reserve(n);
   for (auto &[place, i] : order) {
     steps.push_back(std::move(program.steps[i]));
     placed.push_back(std::move(acc[i]));
     movedAt.push_back(moved[i]);
+    takenAt.push_back(taken[i]);
   }
   // Each moved gemm's window in the new order: back from its place over the
   // steps it does not clash with (the same steps as before it moved, and
-  // the other moved gemms placed among them).
-  taken = launchWindows(steps);
+  // the other moved gemms placed among them; a split row kernel's window
+  // stays whole, no gemm lands in one).
   for (size_t p = 0; p < n; ++p) {
     if (!movedAt[p])
       continue;
     size_t lo = p;
-    while (lo > 0 && !taken[lo - 1] && !placed[p].clashes(placed[lo - 1]))
+    while (lo > 0 && !takenAt[lo - 1] && !placed[p].clashes(placed[lo - 1]))
       --lo;
     std::get<rt::GemmStep>(steps[p]).overlaps = static_cast<int64_t>(p - lo);
   }
