@@ -485,11 +485,14 @@ __global__ void __launch_bounds__(128)
 /// 64 indices of the wider side by narrowGroups(N) groups of rows of the
 /// slice, each thread kNarrowUnroll rows at a time. 8 groups of 4 rows
 /// were the best of 4, 8 and 16 groups by 1, 2, 4 and 8 rows on an H100
-/// (bench/probes/atb/narrow.cu, bench/results/checks-s73/): GINE's 76,008
-/// x 64 x 4 in 21.6 us against atbSlices's 29.9, 2M x 64 x 4 in 399
-/// against 456; 16 x 64 rows of 8 doubles is more shared memory than a
-/// block has, so 4 groups there.
-constexpr int kNarrowMax = 16, kNarrowWide = 64, kNarrowUnroll = 4;
+/// (bench/probes/atb/narrow.cu, bench/results/checks-s73/); 16 x 64 rows of
+/// 8 doubles is more shared memory than a block has, so 4 groups there.
+/// The narrow operand is staged in shared memory kNarrowStaged values (512 /
+/// N rows) at a time: of 2, 4 and 8 unrolled steps a stage, 4 were the best
+/// for N = 4 and 2 for N = 8 and 16 (bench/probes/atb/narrow2.cu,
+/// bench/results/checks-s82/).
+constexpr int kNarrowMax = 16, kNarrowWide = 64, kNarrowUnroll = 4,
+              kNarrowStaged = 512;
 constexpr int narrowGroups(int n) { return n <= 8 ? 8 : 4; }
 
 /// atbSlices for a C with at most kNarrowMax rows (NarrowA: A has m <= 16
@@ -501,20 +504,33 @@ constexpr int narrowGroups(int n) { return n <= 8 ? 8 : 4; }
 /// elements of C in double over every G-th row of the slice (G groups),
 /// kNarrowUnroll rows' loads in flight at a time (products of f32 values
 /// are exact in double); the groups' sums are then added in group order:
-/// the same bits every run. The wide operand's rows are read coalesced,
-/// the narrow one's few values are the same for the 64 threads of a group
-/// (a broadcast). blockIdx.x: the wide side, blockIdx.z: the slice; the
-/// partials are atbSlices' (RowSums: A's column sums too, as there; a
-/// thread adds the A values it reads, and with a narrow A every thread of
-/// a group reads the same ones: group g's lane 0 stands for it).
+/// the same bits every run. The wide operand's rows are read coalesced.
+/// The narrow one's rows (the same N values for the 64 threads of a group)
+/// are widened to double once per block, as they are staged in shared
+/// memory, the next stage's read into registers while this one's run: a
+/// thread then widens one value a row, not N + 1 (widening to double runs
+/// at a quarter of the FP64 FMA's rate; on an H100, 300K x 200 x 16 took
+/// 1,239 us with each thread widening its own copies and 260-318 staged,
+/// 500K x 8 x 128 335 and 192, GINE's 76,008 x 64 x 4 27.5 and 23.4).
+/// blockIdx.x: the wide side, blockIdx.z: the slice; the partials are
+/// atbSlices' (RowSums: A's column sums too, as there; a thread adds the
+/// A values it reads, and with a narrow A every thread of a group reads
+/// the same ones: group g's lane 0 stands for it).
 template <int N, bool NarrowA, bool RowSums>
 __global__ void __launch_bounds__(kNarrowWide *narrowGroups(N))
     atbNarrow(const float *__restrict__ a, const float *__restrict__ b,
               double *partials, int64_t m, int64_t n, int64_t k,
               int64_t rows, int64_t stride) {
   constexpr int G = narrowGroups(N), U = kNarrowUnroll;
+  constexpr int Threads = kNarrowWide * G, Stage = kNarrowStaged / N;
+  static_assert(Stage % (G * U) == 0, "whole steps a stage");
+  // The narrow values a thread stages (Stage rows of N).
+  constexpr int Per = (Stage * N + Threads - 1) / Threads;
   // A's sums a thread keeps: one (its wide index) or N (a narrow A's).
   constexpr int S = RowSums ? (NarrowA ? N : 1) : 0;
+  // The stage's narrow rows, widened (every lane of a warp then reads the
+  // same value: a broadcast).
+  __shared__ double xs[Stage][N];
   // The groups' sums of C (and of a wide A's column); a narrow A's column
   // sums of groups 1.. (their lane 0's).
   __shared__ double sums[G - 1][N + (S == 1)][kNarrowWide];
@@ -527,43 +543,62 @@ __global__ void __launch_bounds__(kNarrowWide *narrowGroups(N))
   int64_t r0 = int64_t(blockIdx.z) * rows;
   int64_t r1 = r0 + rows < k ? r0 + rows : k;
   double acc[N + S] = {};
-  if (w < wide) {
-    int64_t r = r0 + group;
-    for (; r + (U - 1) * G < r1; r += U * G) {
-      float v[U], x[U][N];
+  // Thread t stages element e = t + p * Threads of the stage (row e / N,
+  // column e % N): a zero past the slice or the narrow side.
+  float staged[Per];
+  auto load = [&](int64_t s) {
+#pragma unroll
+    for (int p = 0; p < Per; ++p) {
+      int e = threadIdx.x + p * Threads, q = e % N;
+      int64_t row = s + e / N;
+      staged[p] = e < Stage * N && row < r1 && q < narrow
+                      ? __ldg(narrowOp + row * narrow + q)
+                      : 0.0f;
+    }
+  };
+  if (r0 < r1)
+    load(r0);
+  const bool active = w < wide;
+  for (int64_t s = r0; s < r1; s += Stage) {
+    if (s != r0)
+      __syncthreads(); // (the last stage's reads are done)
+#pragma unroll
+    for (int p = 0; p < Per; ++p) {
+      int e = threadIdx.x + p * Threads;
+      if (e < Stage * N)
+        xs[e / N][e % N] = double(staged[p]);
+    }
+    __syncthreads();
+    if (s + Stage < r1)
+      load(s + Stage);
+    int64_t count = r1 - s < Stage ? r1 - s : Stage;
+    if (!active)
+      continue;
+    // This group's rows of the stage, in order, U at a time (Stage is a
+    // multiple of U G: every stage starts at the group's next row).
+    for (int i = group; i < count; i += U * G) {
+      float v[U];
 #pragma unroll
       for (int u = 0; u < U; ++u) {
-        v[u] = __ldg(wideOp + (r + u * G) * wide + w);
-#pragma unroll
-        for (int q = 0; q < N; ++q)
-          x[u][q] = q < narrow ? __ldg(narrowOp + (r + u * G) * narrow + q)
-                               : 0.0f;
+        int row = i + u * G;
+        v[u] = row < count ? __ldg(wideOp + (s + row) * wide + w) : 0.0f;
       }
 #pragma unroll
       for (int u = 0; u < U; ++u) {
+        int row = i + u * G;
+        if (row >= count)
+          break;
+        double dv = double(v[u]);
 #pragma unroll
         for (int q = 0; q < N; ++q)
-          acc[q] += double(x[u][q]) * double(v[u]);
+          acc[q] += xs[row][q] * dv;
         if constexpr (S == 1)
-          acc[N] += double(v[u]);
+          acc[N] += dv;
         else if constexpr (S == N)
 #pragma unroll
           for (int q = 0; q < N; ++q)
-            acc[N + q] += double(x[u][q]);
+            acc[N + q] += xs[row][q];
       }
-    }
-    for (; r < r1; r += G) {
-      double v = double(wideOp[r * wide + w]);
-#pragma unroll
-      for (int q = 0; q < N; ++q)
-        if (q < narrow) {
-          double x = double(narrowOp[r * narrow + q]);
-          acc[q] += x * v;
-          if constexpr (S == N)
-            acc[N + q] += x;
-        }
-      if constexpr (S == 1)
-        acc[N] += v;
     }
   }
   if (group > 0) {
@@ -577,7 +612,7 @@ __global__ void __launch_bounds__(kNarrowWide *narrowGroups(N))
           narrowSums[group - 1][q] = acc[N + q];
   }
   __syncthreads();
-  if (group > 0 || w >= wide)
+  if (group > 0 || !active)
     return;
   double *out = partials + int64_t(blockIdx.z) * stride;
 #pragma unroll
