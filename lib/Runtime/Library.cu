@@ -489,7 +489,9 @@ __global__ void __launch_bounds__(128)
 /// 8 doubles is more shared memory than a block has, so 4 groups there.
 /// The narrow operand is staged in shared memory kNarrowStaged values (512 /
 /// N rows) at a time: of 2, 4 and 8 unrolled steps a stage, 4 were the best
-/// for N = 4 and 2 for N = 8 and 16 (bench/probes/atb/narrow2.cu,
+/// for N = 4 and 2 for N = 8; for N = 16 neither 2 nor 4 won at every slice
+/// count (300K x 200 x 16 at 64, 128 and 256 slices: 344, 261, 260 us with
+/// 2, 318, 360, 284 with 4), 2 is kept (bench/probes/atb/narrow2.cu,
 /// bench/results/checks-s82/).
 constexpr int kNarrowMax = 16, kNarrowWide = 64, kNarrowUnroll = 4,
               kNarrowStaged = 512;
