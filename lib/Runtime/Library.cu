@@ -512,7 +512,7 @@ constexpr int narrowGroups(int n) { return n <= 8 ? 8 : 4; }
 /// memory, the next stage's read into registers while this one's run: a
 /// thread then widens one value a row, not N + 1 (widening to double runs
 /// at a quarter of the FP64 FMA's rate; on an H100, 300K x 200 x 16 took
-/// 1,239 us with each thread widening its own copies and 260-318 staged,
+/// 1,225-1,239 us with each thread widening its own copies and 260-344 staged,
 /// 500K x 8 x 128 335 and 192, GINE's 76,008 x 64 x 4 27.5 and 23.4).
 /// blockIdx.x: the wide side, blockIdx.z: the slice; the partials are
 /// atbSlices' (RowSums: A's column sums too, as there; a thread adds the
