@@ -15,6 +15,9 @@ using namespace mlir::gnn;
 
 void mlir::gnn::buildCodegenPipeline(OpPassManager &pm,
                                      const CodegenPipelineOptions &options) {
+  // Edge projections with a short contraction (GINE's lin(edge_attr)) as
+  // maps, which the edge passes reading them compute.
+  pm.addNestedPass<func::FuncOp>(createGNNExpandNarrowMatmuls());
   // The gradients of bf16/f16 max/min aggregations as aggregations at the
   // edges' other end (their ties are too frequent to route).
   pm.addNestedPass<func::FuncOp>(createGNNPullExtremumGrads());

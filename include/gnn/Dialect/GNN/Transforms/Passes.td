@@ -98,6 +98,39 @@ def GNNPullExtremumGrads : Pass<"gnn-pull-extremum-grads", "func::FuncOp"> {
                            "::mlir::gnn::GNNDialect"];
 }
 
+def GNNExpandNarrowMatmuls : Pass<"gnn-expand-narrow-matmuls", "func::FuncOp"> {
+  let summary = "turns matmuls over the edges with a short contraction into elementwise maps";
+  let description = [{
+    A narrow edge product (`isNarrowEdgeMatmul`, NarrowMatmul.h: `C = init +
+    A B` or `init + A Bᵀ` of f32 or f64 tensors whose rows are edges, with a
+    static contraction of at most 8, GINE's `lin(edge_attr)`) becomes one
+    all-parallel `linalg.generic` over `C`: A read at `(d0, k)` and B at
+    `(k, d1)` (`(d1, k)` transposed) for each `k`, the `k` products summed
+    in order, then the init added: a bias broadcast to every row as its
+    vector at `(d1)`, a zero fill not at all, any other init at `(d0, d1)`.
+    The start, read by nothing else then, is erased. A GEMM would write the
+    `[E, C]` values for the edge pass to read back (and a training forward
+    keep them for the backward); the edge pass that reads the map computes
+    them where it reads them, from the edge's `k` values. gnn-autodiff makes
+    such a product again in the backward rather than keeping it, so the
+    backward's edge pass computes it too.
+
+    ```mlir
+    %r = linalg.matmul indexing_maps = [(i, j, k) -> (i, k), (i, j, k) -> (j, k),
+        (i, j, k) -> (i, j)] ins(%e, %w : tensor<?x4xf32>, tensor<64x4xf32>)
+        outs(%bias_rows : tensor<?x64xf32>)
+    // after:
+    %r = linalg.generic {indexing_maps = [(d0, d1) -> (d0, 0), ...,
+        (d0, d1) -> (d1, 0), ..., (d0, d1) -> (d1), (d0, d1) -> (d0, d1)]}
+        ins(%e, %e, %e, %e, %w, %w, %w, %w, %b ...) outs(%empty ...)
+        { e0 * w0 + e1 * w1 + e2 * w2 + e3 * w3 + b }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def GNNFuseElementwise : Pass<"gnn-fuse-elementwise", "func::FuncOp"> {
   let summary = "merges an elementwise generic into its one elementwise consumer";
   let description = [{
