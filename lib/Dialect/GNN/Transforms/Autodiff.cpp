@@ -19,7 +19,6 @@
 
 #include "gnn/Dialect/GNN/IR/GNNDomain.h"
 #include "gnn/Dialect/GNN/IR/GNNOps.h"
-#include "gnn/Dialect/GNN/Transforms/NarrowMatmul.h"
 #include "gnn/Dialect/GNN/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -99,11 +98,6 @@ static bool isRecomputable(Operation *op) {
           tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp,
           linalg::FillOp>(op))
     return true;
-  // A narrow edge product (GINE's lin(edge_attr)): on the GPU a map that
-  // the backward's edge pass computes from the edge's few values, cheaper
-  // than reading back [E, C] kept values (gnn-expand-narrow-matmuls).
-  if (auto mm = dyn_cast<linalg::MatmulOp>(op))
-    return isNarrowEdgeMatmul(mm);
   auto generic = dyn_cast<linalg::GenericOp>(op);
   return generic && generic.hasPureTensorSemantics();
 }

@@ -101,19 +101,20 @@ def GNNPullExtremumGrads : Pass<"gnn-pull-extremum-grads", "func::FuncOp"> {
 def GNNExpandNarrowMatmuls : Pass<"gnn-expand-narrow-matmuls", "func::FuncOp"> {
   let summary = "turns matmuls over the edges with a short contraction into elementwise maps";
   let description = [{
-    A narrow edge product (`isNarrowEdgeMatmul`, NarrowMatmul.h: `C = init +
-    A B` or `init + A Bᵀ` of f32 or f64 tensors whose rows are edges, with a
-    static contraction of at most 8, GINE's `lin(edge_attr)`) becomes one
+    A narrow edge product (`C = init + A B` or `init + A Bᵀ` of f32 or f64
+    tensors whose rows are edges, with a static contraction of at most 8,
+    GINE's `lin(edge_attr)`) that the function does not return becomes one
     all-parallel `linalg.generic` over `C`: A read at `(d0, k)` and B at
     `(k, d1)` (`(d1, k)` transposed) for each `k`, the `k` products summed
     in order, then the init added: a bias broadcast to every row as its
     vector at `(d1)`, a zero fill not at all, any other init at `(d0, d1)`.
     The start, read by nothing else then, is erased. A GEMM would write the
-    `[E, C]` values for the edge pass to read back (and a training forward
-    keep them for the backward); the edge pass that reads the map computes
-    them where it reads them, from the edge's `k` values. gnn-autodiff makes
-    such a product again in the backward rather than keeping it, so the
-    backward's edge pass computes it too.
+    `[E, C]` values for the edge pass to read back; the edge pass that reads
+    the map computes them where it reads them, from the edge's `k` values.
+    A product the function returns (a result, or a training forward's
+    residual: gnn-autodiff keeps matmuls over the edges) is written either
+    way and stays a GEMM. GINE's layer on a QM9 batch of 4,096 molecules:
+    the forward 63 -> 59 us on an H100 (`bench/results/checks-s83/`).
 
     ```mlir
     %r = linalg.matmul indexing_maps = [(i, j, k) -> (i, k), (i, j, k) -> (j, k),
