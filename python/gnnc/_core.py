@@ -25,6 +25,7 @@ import atexit
 import errno
 import hashlib
 import itertools
+import json
 import operator
 import os
 import shlex
@@ -1054,10 +1055,19 @@ class _Compiled:
                     # layout's version is part of it: code cached by a gnnc
                     # whose ops laid their outputs out otherwise (a training
                     # forward's residuals one tensor each, before they were
-                    # packed) names other handles.
+                    # packed) names other handles. So do the signatures the
+                    # fake kernels read (the function's, and a training
+                    # forward's backward and residuals): the same source
+                    # compiled by a gnnc that keeps other residuals must not
+                    # get code cached for the old ones (torch.compile's
+                    # check then fails on the residuals' byte tensor).
+                    info = self.grad_info.get(base) if base else None
+                    sigs = [self.signature(function), info,
+                            self.signature(info["backward"]) if info else None]
+                    layout = json.dumps(sigs, sort_keys=True, default=str)
                     digest = hashlib.sha256(
                         f"{self.key}\0{function}\0{base or ''}\0{_OUTPUT_LAYOUT}"
-                        .encode()).digest()
+                        f"\0{layout}".encode()).digest()
                     stable = int.from_bytes(digest[:8], "little") >> 2
                     handle = _C.register_target(self.module, function, base or "", stable)
                     _TARGETS[handle] = (self, function, base)

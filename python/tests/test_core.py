@@ -388,6 +388,37 @@ def test_op_handles_name_the_function_in_every_process():
     assert handles("spmm_mean") != last
 
 
+def test_op_handles_name_the_signatures_the_fake_kernels_read():
+    """The same source compiled by a gnnc that keeps other residuals (or
+    gives a function other results) gets other handles: torch.compile's
+    on-disk cache keys its graphs on the handle, and a graph cached for the
+    old residuals fails its size check on the new residuals' byte tensor
+    ('expected size 1536==2560', a CI run of session 83 after the compiler
+    changed GINE's residuals)."""
+    from gnnc._core import _Compiled
+    body, args, result, ref, shapes = OPS["spmm_mean"]
+    src = op_source(body, args, result, "f32")
+
+    def handles():
+        c = _Compiled("same-key", _core._C.Module.parse(src, "test"))
+        c.prepare("f")
+        return c.target("f"), c.target(c.grad_info["f"]["forward"], "f")
+
+    plain, step = handles()
+    # What another compiler would have kept: one more residual. (@f itself
+    # is unchanged, its handle the first's: registered once per process,
+    # so only the training forward's is asked of this one.)
+    c = _Compiled("same-key", _core._C.Module.parse(src, "test"))
+    c.prepare("f")
+    fwd = c.grad_info["f"]["forward"]
+    c.grad_info["f"] = dict(c.grad_info["f"], residuals=[{"kind": "result", "index": 1}])
+    sig = dict(c.signature(fwd))
+    sig["results"] = sig["results"] + [{"dtype": "float32", "kind": "edge",
+                                         "shape": [-1, 3]}]
+    c.signatures[fwd] = sig
+    assert c.target(fwd, "f") not in (plain, step)
+
+
 def test_graph_built_inside_compiled_code():
     """gnnc.Graph inside torch.compile'd code: with graph breaks allowed it
     runs eagerly (same result); under fullgraph=True it is refused, naming
