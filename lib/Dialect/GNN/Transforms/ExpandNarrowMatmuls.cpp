@@ -13,7 +13,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Transforms/RegionUtils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir {
@@ -49,8 +48,8 @@ bool isNarrowEdgeMatmul(linalg::MatmulOp mm) {
       c.isDynamicDim(1))
     return false;
   Type element = a.getElementType();
-  if (!(element.isF32() || element.isF64()) ||
-      b.getElementType() != element || c.getElementType() != element)
+  if (!(element.isF32() || element.isF64()) || b.getElementType() != element ||
+      c.getElementType() != element)
     return false;
   int64_t k = a.getDimSize(1);
   if (k < 1 || k > kNarrowMatmulMaxK)
@@ -79,7 +78,6 @@ bool narrowMatmulTransposesB(linalg::MatmulOp mm) {
   bindDims(ctx, i, j, k);
   return mm.getIndexingMapsArray()[1] == AffineMap::get(3, 0, {j, k}, ctx);
 }
-
 
 /// The vector `init` broadcasts to every row (`out[i, j] = b[j]`, a
 /// layer's bias as the GEMM's start), or null.
@@ -127,16 +125,16 @@ void expand(IRRewriter &rewriter, linalg::MatmulOp mm) {
   SmallVector<AffineMap> maps;
   for (int64_t i = 0; i < k; ++i) {
     ins.push_back(a);
-    maps.push_back(AffineMap::get(
-        2, 0, {d0, getAffineConstantExpr(i, ctx)}, ctx));
+    maps.push_back(
+        AffineMap::get(2, 0, {d0, getAffineConstantExpr(i, ctx)}, ctx));
   }
   for (int64_t i = 0; i < k; ++i) {
     ins.push_back(b);
     AffineExpr c = getAffineConstantExpr(i, ctx);
-    maps.push_back(AffineMap::get(
-        2, 0, transposed ? SmallVector<AffineExpr>{d1, c}
-                         : SmallVector<AffineExpr>{c, d1},
-        ctx));
+    maps.push_back(AffineMap::get(2, 0,
+                                  transposed ? SmallVector<AffineExpr>{d1, c}
+                                             : SmallVector<AffineExpr>{c, d1},
+                                  ctx));
   }
   // A zero start adds nothing; a bias is read as its vector.
   auto fill = init.getDefiningOp<linalg::FillOp>();
@@ -154,15 +152,15 @@ void expand(IRRewriter &rewriter, linalg::MatmulOp mm) {
   if (type.isDynamicDim(0))
     sizes.push_back(tensor::DimOp::create(rewriter, loc, a, 0));
   Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
-                                                 type.getElementType(), sizes);
-  auto generic = linalg::GenericOp::create(rewriter, 
-      loc, TypeRange{type}, ins, ValueRange{empty}, maps,
+                                        type.getElementType(), sizes);
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{type}, ins, ValueRange{empty}, maps,
       SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
       [&](OpBuilder &nb, Location l, ValueRange args) {
         Value acc = arith::MulFOp::create(nb, l, args[0], args[k]);
         for (int64_t i = 1; i < k; ++i)
-          acc = arith::AddFOp::create(nb, 
-              l, acc, arith::MulFOp::create(nb, l, args[i], args[k + i]));
+          acc = arith::AddFOp::create(
+              nb, l, acc, arith::MulFOp::create(nb, l, args[i], args[k + i]));
         if (!zero)
           acc = arith::AddFOp::create(nb, l, acc, args[2 * k]);
         linalg::YieldOp::create(nb, l, acc);
