@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gnn/Dialect/GNN/IR/GNNDomain.h"
+#include "gnn/Dialect/GNN/Transforms/GemmBias.h"
 #include "gnn/Dialect/GNN/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -54,55 +55,10 @@ bool isNarrowEdgeMatmul(linalg::MatmulOp mm) {
   int64_t k = a.getDimSize(1);
   if (k < 1 || k > kNarrowMatmulMaxK)
     return false;
-  if (mm.hasUserDefinedMaps()) {
-    MLIRContext *ctx = mm.getContext();
-    AffineExpr i, j, kk;
-    bindDims(ctx, i, j, kk);
-    auto maps = mm.getIndexingMapsArray();
-    if (maps.size() != 3 || maps[0] != AffineMap::get(3, 0, {i, kk}, ctx) ||
-        maps[2] != AffineMap::get(3, 0, {i, j}, ctx) ||
-        (maps[1] != AffineMap::get(3, 0, {kk, j}, ctx) &&
-         maps[1] != AffineMap::get(3, 0, {j, kk}, ctx)))
-      return false;
-  }
+  if (!gemmTransposesB(mm))
+    return false;
   return inferDomain(mm.getResult(0)) == Domain::Edge ||
          inferDomain(mm.getInputs()[0]) == Domain::Edge;
-}
-
-/// Whether `mm`'s B is read transposed (`[n, k]`, `C += A Bᵀ`).
-bool narrowMatmulTransposesB(linalg::MatmulOp mm) {
-  if (!mm.hasUserDefinedMaps())
-    return false;
-  MLIRContext *ctx = mm.getContext();
-  AffineExpr i, j, k;
-  bindDims(ctx, i, j, k);
-  return mm.getIndexingMapsArray()[1] == AffineMap::get(3, 0, {j, k}, ctx);
-}
-
-/// The vector `init` broadcasts to every row (`out[i, j] = b[j]`, a
-/// layer's bias as the GEMM's start), or null.
-Value broadcastVector(Value init) {
-  auto g = init.getDefiningOp<linalg::GenericOp>();
-  if (!g || g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
-      g->getNumResults() != 1 || !g.hasPureTensorSemantics() ||
-      g.getNumLoops() != 2 || g.getNumReductionLoops() != 0)
-    return {};
-  MLIRContext *ctx = g.getContext();
-  AffineExpr i, j;
-  bindDims(ctx, i, j);
-  auto in = dyn_cast<RankedTensorType>(g.getDpsInputs()[0].getType());
-  if (!in || in.getRank() != 1 ||
-      in.getElementType() != getElementTypeOrSelf(init.getType()) ||
-      g.getIndexingMapsArray() !=
-          SmallVector<AffineMap>{AffineMap::get(2, 0, {j}, ctx),
-                                 AffineMap::get(2, 0, {i, j}, ctx)})
-    return {};
-  Block &body = g.getRegion().front();
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  if (body.getOperations().size() != 1 ||
-      yield.getValues()[0] != body.getArgument(0))
-    return {};
-  return g.getDpsInputs()[0];
 }
 
 /// `C = init + A B` (or `A Bᵀ`) as one all-parallel generic: A's row read
@@ -116,7 +72,7 @@ void expand(IRRewriter &rewriter, linalg::MatmulOp mm) {
   Value init = mm.getOutputs()[0];
   auto type = cast<RankedTensorType>(mm.getResult(0).getType());
   int64_t k = cast<RankedTensorType>(a.getType()).getDimSize(1);
-  bool transposed = narrowMatmulTransposesB(mm);
+  bool transposed = *gemmTransposesB(mm);
   rewriter.setInsertionPoint(mm);
 
   AffineExpr d0, d1;
@@ -139,7 +95,8 @@ void expand(IRRewriter &rewriter, linalg::MatmulOp mm) {
   // A zero start adds nothing; a bias is read as its vector.
   auto fill = init.getDefiningOp<linalg::FillOp>();
   bool zero = fill && matchPattern(fill.value(), m_AnyZeroFloat());
-  if (Value bias = broadcastVector(init)) {
+  auto start = init.getDefiningOp<linalg::GenericOp>();
+  if (Value bias = start ? broadcastVectorOf(start) : Value()) {
     ins.push_back(bias);
     maps.push_back(AffineMap::get(2, 0, {d1}, ctx));
   } else if (!zero) {

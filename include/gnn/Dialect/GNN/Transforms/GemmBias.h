@@ -2,8 +2,9 @@
 //
 // Part of gnnc. Shared by gnn-form-kernel-groups (which leaves such a
 // broadcast, or such a column sum, outside the kernel groups),
-// gnn-edge-sums-to-node-sums (which leaves the column sum as it is) and the
-// CUDA Program lowering (which turns the broadcast into the GEMM's bias and
+// gnn-edge-sums-to-node-sums (which leaves the column sum as it is),
+// gnn-expand-narrow-matmuls (the same matmul forms and bias broadcasts) and
+// the CUDA Program lowering (which turns the broadcast into the GEMM's bias and
 // the column sum into the row split's row sums).
 //
 //===----------------------------------------------------------------------===//
@@ -15,39 +16,46 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace mlir {
 namespace gnn {
+
+/// Whether `mm` is `C += A B` or `C += A Bᵀ` (B `[n, k]`, a Linear's weight
+/// as PyTorch stores it): std::nullopt for other maps (a weight gradient's
+/// Aᵀ B), else whether B is read transposed.
+inline std::optional<bool> gemmTransposesB(linalg::MatmulOp mm) {
+  if (!mm.hasUserDefinedMaps())
+    return false;
+  MLIRContext *ctx = mm.getContext();
+  AffineExpr i, j, k;
+  bindDims(ctx, i, j, k);
+  auto maps = mm.getIndexingMapsArray();
+  if (maps.size() != 3 || maps[0] != AffineMap::get(3, 0, {i, k}, ctx) ||
+      maps[2] != AffineMap::get(3, 0, {i, j}, ctx))
+    return std::nullopt;
+  if (maps[1] == AffineMap::get(3, 0, {k, j}, ctx))
+    return false;
+  if (maps[1] == AffineMap::get(3, 0, {j, k}, ctx))
+    return true;
+  return std::nullopt;
+}
 
 /// Whether `mm` is a GEMM the CUDA backend can add a bias to in its
 /// epilogue (cuBLASLt): f32, C += A B or C += A Bᵀ (not a weight
 /// gradient's Aᵀ B, which the row split computes).
 inline bool takesGemmBias(linalg::MatmulOp mm) {
-  if (!getElementTypeOrSelf(mm.getResult(0).getType()).isF32())
-    return false;
-  if (!mm.hasUserDefinedMaps())
-    return true;
-  MLIRContext *ctx = mm.getContext();
-  AffineExpr i, j, k;
-  bindDims(ctx, i, j, k);
-  auto maps = mm.getIndexingMapsArray();
-  return maps.size() == 3 && maps[0] == AffineMap::get(3, 0, {i, k}, ctx) &&
-         (maps[1] == AffineMap::get(3, 0, {k, j}, ctx) ||
-          maps[1] == AffineMap::get(3, 0, {j, k}, ctx)) &&
-         maps[2] == AffineMap::get(3, 0, {i, j}, ctx);
+  return getElementTypeOrSelf(mm.getResult(0).getType()).isF32() &&
+         gemmTransposesB(mm).has_value();
 }
 
-/// Whether `generic` is a vector broadcast to every row, `out[i, j] = b[j]`
-/// (a layer's bias as the start of its sum of terms, `_ir.sage_layer`),
-/// read only as the init of GEMMs that take a bias (`takesGemmBias`): the
-/// CUDA backend adds `b` in each GEMM's epilogue instead of writing it to
-/// every row in a kernel first, so the broadcast is never materialised and
-/// stays outside the kernel groups.
-inline bool isGemmBias(linalg::GenericOp generic) {
+/// The vector `generic` broadcasts to every row, `out[i, j] = b[j]` (one
+/// input, the body yielding its element as it is), or null.
+inline Value broadcastVectorOf(linalg::GenericOp generic) {
   if (generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
       generic->getNumResults() != 1 || !generic.hasPureTensorSemantics() ||
       generic.getNumLoops() != 2 || generic.getNumReductionLoops() != 0)
-    return false;
+    return {};
   MLIRContext *ctx = generic.getContext();
   AffineExpr i, j;
   bindDims(ctx, i, j);
@@ -57,12 +65,23 @@ inline bool isGemmBias(linalg::GenericOp generic) {
       generic.getIndexingMapsArray() !=
           SmallVector<AffineMap>{AffineMap::get(2, 0, {j}, ctx),
                                  AffineMap::get(2, 0, {i, j}, ctx)})
-    return false;
-  // The body yields the vector's element as it is.
+    return {};
   Block &body = generic.getRegion().front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   if (body.getOperations().size() != 1 ||
       yield.getValues()[0] != body.getArgument(0))
+    return {};
+  return generic.getDpsInputs()[0];
+}
+
+/// Whether `generic` is a vector broadcast to every row, `out[i, j] = b[j]`
+/// (a layer's bias as the start of its sum of terms, `_ir.sage_layer`),
+/// read only as the init of GEMMs that take a bias (`takesGemmBias`): the
+/// CUDA backend adds `b` in each GEMM's epilogue instead of writing it to
+/// every row in a kernel first, so the broadcast is never materialised and
+/// stays outside the kernel groups.
+inline bool isGemmBias(linalg::GenericOp generic) {
+  if (!broadcastVectorOf(generic))
     return false;
   Value result = generic->getResult(0);
   if (result.use_empty())
