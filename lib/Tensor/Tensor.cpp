@@ -57,6 +57,14 @@ HostReuse &hostReuse() {
   return *reuse;
 }
 
+/// Made while the library loads, before the program's threads can be in
+/// the middle of making it: a fork() while another thread ran the static's
+/// initialiser left its guard taken in the child, whose first large tensor
+/// then waited in __cxa_guard_acquire for ever (and the fork handlers were
+/// not registered yet). HostMemory.ForkWhileAnotherThreadAllocates... hung
+/// so when its busy thread made the first large block.
+[[maybe_unused]] const bool kHostReuseMade = (hostReuse(), true);
+
 /// A quarter of the machine's memory (0 where it cannot be read).
 size_t quarterOfMemory() {
   static const size_t quarter = [] {
