@@ -12,8 +12,11 @@ three ways a user may apply it, gnnc and PyG in one process:
              PyTorch's compiled-optimizer recipe)
 
     python bench/probes/compile/step_recipes.py [--dataset cora] [--model gcn]
-        [--libs gnnc,pyg] [--recipes eager,model,loss,loss+opt] [--epochs 200]
+        [--libs gnnc,pyg,mlp] [--recipes eager,model,loss,loss+opt] [--epochs 200]
         [--profile RECIPE]
+
+Lib "mlp" (GCN only): the same model with each GCNConv replaced by its
+Linear, no graph: the floor under every library's epoch in that recipe.
 
 Per run: the median epoch (step synchronised, ms) after the first 10 and
 the test accuracy at the best validation epoch (train_cora.fit)."""
@@ -54,7 +57,24 @@ if a.skip_module_guards:
                        "guard_filter_fn": torch.compiler.skip_guard_on_all_nn_modules_unsafe}
 
 
+class _NoGraph(torch.nn.Module):
+    """A layer without its graph: the Linear a GCNConv holds, edge_index
+    ignored. Lib "mlp" builds the models from it, so a recipe's epoch on it
+    is the floor every graph library's epoch sits on (the same parameters,
+    dropout, loss and optimiser; no propagation)."""
+
+    def __init__(self, fin, fout, **kwargs):
+        super().__init__()
+        self.lin = torch.nn.Linear(fin, fout)
+
+    def forward(self, x, edge_index):
+        return self.lin(x)
+
+
 def lib(name):
+    if name == "mlp":
+        import types
+        return types.SimpleNamespace(GCNConv=_NoGraph)
     if name == "gnnc":
         import gnnc.nn
         return gnnc.nn
