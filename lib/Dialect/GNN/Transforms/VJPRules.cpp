@@ -30,13 +30,13 @@
 
 #include "gnn/Dialect/GNN/IR/GNNFloatTypes.h"
 #include "gnn/Dialect/GNN/IR/GNNOps.h"
+#include "gnn/Dialect/GNN/Transforms/Relu.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include "mlir/Transforms/RegionUtils.h"
 
@@ -676,43 +676,6 @@ linalg::GenericOp dropUnusedInputs(OpBuilder &b, linalg::GenericOp g) {
   return lean;
 }
 
-/// Whether `g` is torch.relu of its one input as gnnc writes it (gnnc.nn's
-/// `_relu`, the tracer's `relu`): `select(x <= 0, 0, x)` (`arith.cmpf ole`
-/// against a zero of either sign), every loop parallel, the input and the
-/// result of one type through one map. Then `x <= 0` holds exactly where
-/// `y <= 0` does (y is 0 there, and x itself, > 0 or NaN, elsewhere), so the
-/// gradient `select(x <= 0, 0, dy)` may read the result instead of the
-/// input: a training forward that keeps y anyway (the next Linear's weight
-/// gradient reads it) need not keep x too. (`x < 0` or `max(x, 0)` would not
-/// do: y is 0 where x is 0, on both sides of their masks.)
-bool isReluOfInput(linalg::GenericOp g) {
-  if (g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
-      g->getNumResults() != 1 || g.getNumReductionLoops() != 0 ||
-      !g.hasPureTensorSemantics() ||
-      g.getDpsInputs()[0].getType() != g->getResult(0).getType())
-    return false;
-  auto maps = g.getIndexingMapsArray();
-  if (maps[0] != maps[1] || !maps[0].isPermutation())
-    return false;
-  Block &body = g.getRegion().front();
-  BlockArgument x = body.getArgument(0);
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  auto sel = yield.getValues()[0].getDefiningOp<arith::SelectOp>();
-  if (!sel || sel.getFalseValue() != x ||
-      !matchPattern(sel.getTrueValue(), m_AnyZeroFloat()))
-    return false;
-  auto cmp = sel.getCondition().getDefiningOp<arith::CmpFOp>();
-  if (!cmp || cmp.getPredicate() != arith::CmpFPredicate::OLE ||
-      cmp.getLhs() != x || !matchPattern(cmp.getRhs(), m_AnyZeroFloat()))
-    return false;
-  // Nothing else in the body but constants (its zeros).
-  for (Operation &op : body.without_terminator())
-    if (&op != sel.getOperation() && &op != cmp.getOperation() &&
-        !op.hasTrait<OpTrait::ConstantLike>())
-      return false;
-  return true;
-}
-
 /// linalg.generic: operand k's gradient is, at each loop point, the sum over
 /// the results of dy_i * d(yield_i)/d(arg_k) (the body differentiated in
 /// forward mode), summed over the loops operand k does not index. In a
@@ -805,9 +768,15 @@ struct GenericVJP
       for (unsigned i = 0; i < numOut; ++i)
         if (body.getArgument(numIn + i).use_empty() && dys[i])
           ins[numIn + i] = dys[i];
-      // relu: its mask read from the result (isReluOfInput), which also
-      // sizes the gradient; the input is then read by nothing.
-      bool reluMask = k == 0 && isReluOfInput(g);
+      // relu of a value an op made: its mask read from the result
+      // (isReluOfInput: the same mask), which also sizes the gradient; the
+      // input is then read by nothing, and a training forward that keeps
+      // the result (the next Linear's weight gradient reads it) need not
+      // keep the input too. Either is one value kept where the result is
+      // not kept anyway. A function argument is kept for nothing (the
+      // caller holds it): read as it is.
+      bool reluMask = k == 0 && isReluOfInput(g) &&
+                      !isa<BlockArgument>(operand.get());
       if (reluMask)
         ins[0] = g->getResult(0);
       SmallVector<AffineMap> maps;
