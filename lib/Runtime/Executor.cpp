@@ -763,7 +763,7 @@ Status Executable::Impl::StepRunner::runGemm(const GemmStep &s,
     st2 = gemmBias(s.transB, mm, nn, kk, static_cast<const float *>(ptr(s.a)),
                    static_cast<const float *>(ptr(s.b)),
                    static_cast<const float *>(ptr(s.bias)),
-                   static_cast<float *>(ptr(s.c)), stream);
+                   static_cast<float *>(ptr(s.c)), stream, s.relu);
   } else if (s.partials.empty()) {
     st2 = gemm(type, s.transA, s.transB, mm, nn, kk, s.alpha, ptr(s.a),
                ptr(s.b), s.beta, ptr(s.c), stream);

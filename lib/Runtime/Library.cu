@@ -106,22 +106,24 @@ struct BiasPlan {
   }
 };
 
-/// The plans by (transB, m, n, k), under handleMutex; emptied when it holds
-/// kBiasPlans (sampled subgraphs bring a new m every step).
+/// The plans by (transB, relu, m, n, k), under handleMutex; emptied when it
+/// holds kBiasPlans (sampled subgraphs bring a new m every step).
 constexpr size_t kBiasPlans = 256;
-std::map<std::tuple<bool, int64_t, int64_t, int64_t>, std::unique_ptr<BiasPlan>> &
-biasPlans() {
-  static auto *plans = new std::map<std::tuple<bool, int64_t, int64_t, int64_t>,
-                                    std::unique_ptr<BiasPlan>>;
+using BiasPlanKey = std::tuple<bool, bool, int64_t, int64_t, int64_t>;
+std::map<BiasPlanKey, std::unique_ptr<BiasPlan>> &biasPlans() {
+  static auto *plans = new std::map<BiasPlanKey, std::unique_ptr<BiasPlan>>;
   return *plans;
 }
 
-/// Every row of row-major C (m x n) set to `bias` (gemmBias with k = 0).
+/// Every row of row-major C (m x n) set to `bias` (gemmBias with k = 0),
+/// through torch.relu with `relu`.
 __global__ void broadcastRows(const float *bias, int64_t m, int64_t n,
-                              float *c) {
+                              float *c, bool relu) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < m * n;
-       i += int64_t(gridDim.x) * blockDim.x)
-    c[i] = bias[i % n];
+       i += int64_t(gridDim.x) * blockDim.x) {
+    float v = bias[i % n];
+    c[i] = relu && v <= 0.0f ? 0.0f : v;
+  }
 }
 
 /// Everything cached on one graph. SpMM plans are per (width, element size,
@@ -720,13 +722,13 @@ __global__ void __launch_bounds__(32 * kSumWarps)
 Status gnn::runtime::gemmBias(bool transB, int64_t m, int64_t n, int64_t k,
                               const float *a, const float *b,
                               const float *bias, float *c,
-                              cudaStream_t stream) {
+                              cudaStream_t stream, bool relu) {
   Handles &h = handles();
   GNN_RETURN_IF_ERROR(h.status);
   if (m == 0 || n == 0)
     return Status();
   if (k == 0) {
-    broadcastRows<<<blocks(m * n), 256, 0, stream>>>(bias, m, n, c);
+    broadcastRows<<<blocks(m * n), 256, 0, stream>>>(bias, m, n, c, relu);
     cudaError_t e = cudaGetLastError();
     return e == cudaSuccess ? Status()
                             : Status::error(std::string("gemm bias: ") +
@@ -739,7 +741,7 @@ Status gnn::runtime::gemmBias(bool transB, int64_t m, int64_t n, int64_t k,
   // our B (n x k after its op), its B our A (k x m), D is n x m, and the bias
   // (n elements) runs along D's rows, i.e. along each row of our C.
   auto &plans = biasPlans();
-  auto key = std::make_tuple(transB, m, n, k);
+  auto key = std::make_tuple(transB, relu, m, n, k);
   auto it = plans.find(key);
   if (it == plans.end()) {
     if (plans.size() >= kBiasPlans)
@@ -747,7 +749,8 @@ Status gnn::runtime::gemmBias(bool transB, int64_t m, int64_t n, int64_t k,
     auto plan = std::make_unique<BiasPlan>();
     cublasOperation_t opB = transB ? CUBLAS_OP_T : CUBLAS_OP_N,
                       opA = CUBLAS_OP_N;
-    cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+    cublasLtEpilogue_t epilogue =
+        relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
     GNN_BLAS(cublasLtMatmulDescCreate(&plan->op, CUBLAS_COMPUTE_32F,
                                       CUDA_R_32F));
     GNN_BLAS(cublasLtMatmulDescSetAttribute(

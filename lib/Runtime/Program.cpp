@@ -100,6 +100,8 @@ struct StepWriter {
       j["row_sums"] = s.rowSums;
     if (!s.bias.empty())
       j["bias"] = s.bias;
+    if (s.relu)
+      j["relu"] = true;
     if (s.overlaps)
       j["overlaps"] = s.overlaps;
     return j;
@@ -367,7 +369,7 @@ struct Reader {
     }
     if (op == "gemm") {
       GemmStep s;
-      if (!keys(j, path, {"op", "a", "b", "c", "m", "n", "k", "trans_a", "trans_b", "alpha", "beta", "partials", "chunks", "bias", "row_sums", "overlaps"}) ||
+      if (!keys(j, path, {"op", "a", "b", "c", "m", "n", "k", "trans_a", "trans_b", "alpha", "beta", "partials", "chunks", "bias", "relu", "row_sums", "overlaps"}) ||
           !string(j, "a", path, s.a) || !string(j, "b", path, s.b) ||
           !string(j, "c", path, s.c) || !formulaField(j, "m", path, s.m) ||
           !formulaField(j, "n", path, s.n) || !formulaField(j, "k", path, s.k) ||
@@ -382,6 +384,8 @@ struct Reader {
            !formulaField(j, "chunks", path, s.chunks)))
         return false;
       if (j.contains("bias") && !string(j, "bias", path, s.bias))
+        return false;
+      if (j.contains("relu") && !boolean(j, "relu", path, s.relu))
         return false;
       if (j.contains("row_sums") && !string(j, "row_sums", path, s.rowSums))
         return false;
@@ -753,6 +757,9 @@ Status Program::verify() const {
           return Status::error(where + ": a gemm's bias ('" + s->bias +
                                "') is for f32 A B or A Bᵀ with beta 0 only");
       }
+      if (s->relu && s->bias.empty())
+        return Status::error(where + ": a gemm's relu comes only with its "
+                                     "bias (cuBLASLt's RELU_BIAS epilogue)");
     } else if (auto *s = std::get_if<FillStep>(&steps[i])) {
       GNN_RETURN_IF_ERROR(need(s->buffer, "fill", false));
       if (byName[s->buffer]->dtype == DType::I64 && s->value != 0)

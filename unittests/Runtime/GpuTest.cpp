@@ -1786,6 +1786,26 @@ TEST(GpuLibrary, GemmMatchesADoubleProductForEveryLayout) {
 /// plus the bias, B stored k x n or n x k (a Linear's weight), ragged
 /// sizes, a second call on a cached plan with another bias, and k = 0 (C =
 /// the bias on every row).
+/// gemmBias of host matrices (`relu` its ReLU epilogue): C, downloaded.
+std::vector<float> gemmBiasOf(bool transB, int64_t m, int64_t n, int64_t k,
+                              const std::vector<float> &a,
+                              const std::vector<float> &b,
+                              const std::vector<float> &bias, bool relu) {
+  DeviceBuffer da = std::move(*DeviceBuffer::allocate(a.size() * 4));
+  DeviceBuffer db = std::move(*DeviceBuffer::allocate(b.size() * 4));
+  DeviceBuffer dbias = std::move(*DeviceBuffer::allocate(n * 4));
+  DeviceBuffer dc = std::move(*DeviceBuffer::allocate(m * n * 4));
+  std::vector<float> c(m * n);
+  EXPECT_TRUE(da.upload(a.data(), a.size() * 4).ok());
+  EXPECT_TRUE(db.upload(b.data(), b.size() * 4).ok());
+  EXPECT_TRUE(dbias.upload(bias.data(), n * 4).ok());
+  Status s = gemmBias(transB, m, n, k, da.as<float>(), db.as<float>(),
+                      dbias.as<float>(), dc.as<float>(), nullptr, relu);
+  EXPECT_TRUE(s.ok()) << s.message();
+  EXPECT_TRUE(dc.download(c.data(), c.size() * 4).ok());
+  return c;
+}
+
 TEST(GpuLibrary, GemmBiasAddsTheBiasToEveryRow) {
   REQUIRE_GPU();
   for (auto [m, n, k, transB] :
@@ -1797,23 +1817,13 @@ TEST(GpuLibrary, GemmBiasAddsTheBiasToEveryRow) {
     SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" +
                  std::to_string(k) + (transB ? " transB" : ""));
     std::vector<float> a(std::max<int64_t>(m * k, 1)),
-        b(std::max<int64_t>(k * n, 1)), bias(n), c(m * n);
+        b(std::max<int64_t>(k * n, 1)), bias(n);
     gnn::SplitMix64 rng(5);
     for (float &v : a) v = static_cast<float>(rng.uniform() - 0.5);
     for (float &v : b) v = static_cast<float>(rng.uniform() - 0.5);
-    DeviceBuffer da = std::move(*DeviceBuffer::allocate(a.size() * 4));
-    DeviceBuffer db = std::move(*DeviceBuffer::allocate(b.size() * 4));
-    DeviceBuffer dbias = std::move(*DeviceBuffer::allocate(n * 4));
-    DeviceBuffer dc = std::move(*DeviceBuffer::allocate(m * n * 4));
-    ASSERT_TRUE(da.upload(a.data(), a.size() * 4).ok());
-    ASSERT_TRUE(db.upload(b.data(), b.size() * 4).ok());
     for (int call = 0; call < 2; ++call) {
       for (float &v : bias) v = static_cast<float>(rng.uniform() + call);
-      ASSERT_TRUE(dbias.upload(bias.data(), n * 4).ok());
-      Status s = gemmBias(transB, m, n, k, da.as<float>(), db.as<float>(),
-                          dbias.as<float>(), dc.as<float>(), nullptr);
-      ASSERT_TRUE(s.ok()) << s.message();
-      ASSERT_TRUE(dc.download(c.data(), c.size() * 4).ok());
+      std::vector<float> c = gemmBiasOf(transB, m, n, k, a, b, bias, false);
       double worst = 0;
       for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j) {
@@ -1825,6 +1835,57 @@ TEST(GpuLibrary, GemmBiasAddsTheBiasToEveryRow) {
                                       (1 + std::fabs(want)));
         }
       EXPECT_LT(worst, 1e-5) << "call " << call;
+    }
+  }
+}
+
+// With `relu`, torch.relu of the same sum in the epilogue: 0 where the sum
+// is <= 0 (bias of both signs, so both sides occur), the sum elsewhere, and
+// a NaN row (a NaN in A) NaN throughout, as torch.relu keeps it.
+TEST(GpuLibrary, GemmBiasReluIsTorchReluOfTheSum) {
+  REQUIRE_GPU();
+  for (auto [m, n, k, transB] :
+       {std::tuple<int64_t, int64_t, int64_t, bool>{1000, 64, 64, true},
+        {37, 5, 3, false},
+        {9, 7, 0, true}}) {
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" +
+                 std::to_string(k) + (transB ? " transB" : ""));
+    std::vector<float> a(std::max<int64_t>(m * k, 1)),
+        b(std::max<int64_t>(k * n, 1)), bias(n);
+    gnn::SplitMix64 rng(7);
+    for (float &v : a) v = static_cast<float>(rng.uniform() - 0.5);
+    for (float &v : b) v = static_cast<float>(rng.uniform() - 0.5);
+    for (float &v : bias) v = static_cast<float>(rng.uniform() - 0.5);
+    if (k > 0)
+      a[1 * k] = std::nanf("");
+    std::vector<float> c = gemmBiasOf(transB, m, n, k, a, b, bias, true);
+    double worst = 0;
+    int64_t zeros = 0, nans = 0, nanRow = k > 0 ? 1 : -1;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        float got = c[i * n + j];
+        if (i == nanRow) {
+          nans += std::isnan(got);
+          continue;
+        }
+        double sum = bias[j];
+        for (int64_t r = 0; r < k; ++r)
+          sum += double(a[i * k + r]) * (transB ? b[j * k + r] : b[r * n + j]);
+        ASSERT_FALSE(std::isnan(got)) << i << ", " << j;
+        if (sum <= 0) {
+          // (a sum within rounding of 0 may land on either side)
+          if (sum < -1e-5) {
+            EXPECT_EQ(got, 0.0f) << i << ", " << j;
+          }
+          zeros += got == 0.0f;
+          continue;
+        }
+        worst = std::max(worst, std::fabs(got - sum) / (1 + sum));
+      }
+    EXPECT_LT(worst, 1e-5);
+    EXPECT_GT(zeros, 0);
+    if (nanRow >= 0) {
+      EXPECT_EQ(nans, n) << "a NaN sum must stay NaN";
     }
   }
 }

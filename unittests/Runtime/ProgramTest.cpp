@@ -367,6 +367,39 @@ TEST(Program, GemmRowSumsRoundTripAndAreChecked) {
   }
 }
 
+/// A gemm's ReLU in its bias epilogue: round-trips as "relu" (written only
+/// where set) and comes only with a bias.
+TEST(Program, GemmReluRoundTripsAndNeedsABias) {
+  auto f = [](const char *t) { return *Formula::parse(t); };
+  Program p;
+  p.name = "mlp";
+  p.buffers = {{"x", BufferRole::Input, DType::F32, f("nodes * 16")},
+               {"w", BufferRole::Input, DType::F32, f("128")},
+               {"b", BufferRole::Input, DType::F32, f("8")},
+               {"y", BufferRole::Output, DType::F32, f("nodes * 8")}};
+  GemmStep g{"x", "w", "y", f("nodes"), f("8"), f("16"), false, true, 1.0f,
+             0.0f};
+  g.bias = "b";
+  g.relu = true;
+  p.steps.push_back(g);
+  ASSERT_TRUE(p.verify().ok()) << p.verify().message();
+  std::string text = p.toJson();
+  EXPECT_NE(text.find("\"relu\": true"), std::string::npos) << text;
+  StatusOr<Program> parsed = Program::parse(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.message();
+  EXPECT_EQ(parsed->toJson(), text);
+  EXPECT_TRUE(std::get<GemmStep>(parsed->steps[0]).relu);
+  std::get<GemmStep>(p.steps[0]).relu = false;
+  EXPECT_EQ(p.toJson().find("\"relu\""), std::string::npos) << p.toJson();
+  std::get<GemmStep>(p.steps[0]).relu = true;
+  std::get<GemmStep>(p.steps[0]).bias.clear();
+  Status st = p.verify();
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("a gemm's relu comes only with its bias"),
+            std::string::npos)
+      << st.message();
+}
+
 // A launch's `overlaps` round-trips (written only where it is not 0) and
 // names steps right before it (which may overlap others themselves).
 TEST(Program, OverlapsRoundTripsAndIsChecked) {

@@ -69,10 +69,13 @@ inline Status gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
 /// Row-major C (m x n) = A op(B) + bias for f32 A (m x k), B (k x n, or n x
 /// k stored with `transB`: a Linear's weight) and `bias` (n elements, added
 /// to every row): one cuBLASLt matmul with its bias epilogue, so the bias
-/// costs no pass of its own over C.
+/// costs no pass of its own over C. With `relu`, C = relu(A op(B) + bias)
+/// in the same epilogue (RELU_BIAS: 0 where the sum is <= 0, a NaN kept, as
+/// torch.relu; bit for bit the relu kernel's values on an H100,
+/// bench/probes/gemm/relu_epilogue.cu, and in no more time than the GEMM).
 Status gemmBias(bool transB, int64_t m, int64_t n, int64_t k, const float *a,
                 const float *b, const float *bias, float *c,
-                cudaStream_t stream);
+                cudaStream_t stream, bool relu = false);
 
 /// Row-major C (m x n) = alpha * Aᵀ B + beta * C for f32 A (k x m) and B
 /// (k x n) with the k rows cut into `chunks` slices of ceil(k / chunks): one

@@ -136,6 +136,11 @@ struct GemmStep {
   /// (cuBLASLt's bias epilogue; f32, not with the row split, beta 0), or
   /// empty: C = A B + b with no kernel writing b to every row first.
   std::string bias;
+  /// With a bias only: C = relu(A op(B) + b), the ReLU applied in the same
+  /// epilogue (cuBLASLt's RELU_BIAS; NaN stays NaN, as torch.relu keeps
+  /// it): an MLP's ReLU with no kernel of its own and no pass over the
+  /// pre-activation, which is never written.
+  bool relu = false;
   /// With the row split only (its kernels are the runtime's own, no cuBLAS
   /// handle or workspace is shared): how many steps right before this one
   /// it may run beside, as LaunchStep::overlaps (a weight gradient beside

@@ -486,10 +486,20 @@ LogicalResult Lowering::lowerMatmul(linalg::MatmulOp mm) {
   FailureOr<std::string> cb;
   std::string bias;
   auto broadcast = init.getDefiningOp<linalg::GenericOp>();
+  bool relu = false;
   if (broadcast && mlir::gnn::isGemmBias(broadcast)) {
-    // C = A B + b, the bias added by the GEMM (cuBLASLt's epilogue).
+    // C = A B + b, the bias added by the GEMM (cuBLASLt's epilogue); C =
+    // relu(A B + b) where the result's one reader is a ReLU the epilogue
+    // applies (gemmReluOf): the GEMM writes the ReLU's result.
     FailureOr<std::string> vb = use(broadcast.getDpsInputs()[0], mm);
-    cb = define(mm.getResult(0), mm);
+    linalg::GenericOp reluOp;
+    if (mm->getResult(0).hasOneUse())
+      if (auto g = dyn_cast<linalg::GenericOp>(*mm->getUsers().begin());
+          g && mlir::gnn::gemmReluOf(g) == mm)
+        reluOp = g;
+    relu = static_cast<bool>(reluOp);
+    cb = relu ? define(reluOp->getResult(0), reluOp)
+              : define(mm.getResult(0), mm);
     if (failed(vb) || failed(cb))
       return failure();
     bias = *vb;
@@ -516,6 +526,7 @@ LogicalResult Lowering::lowerMatmul(linalg::MatmulOp mm) {
   rt::GemmStep gemm{*ab,    *bb,    *cb,  m,   rt::Formula::constant(n), kk,
                     transA, transB, 1.0f, beta};
   gemm.bias = bias;
+  gemm.relu = relu;
   if (transA && element.isF32()) {
     // A weight gradient's sum over every node or edge: in double precision,
     // the rows in slices of at least 128 (gemmRowSplit); an f32 GEMM over a
@@ -818,10 +829,11 @@ FailureOr<rt::Program> Lowering::run() {
     if (isa<arith::ConstantOp, tensor::DimOp, tensor::EmptyOp, linalg::FillOp>(
             op))
       continue; // sizes are formulas; fills are materialised where read
-    // The bias of the GEMMs that read it; a column sum its GEMM's row split
-    // computes (lowerMatmul).
+    // The bias of the GEMMs that read it; a ReLU its GEMM's epilogue
+    // applies; a column sum its GEMM's row split computes (lowerMatmul).
     if (auto g = dyn_cast<linalg::GenericOp>(op);
-        g && (mlir::gnn::isGemmBias(g) || mlir::gnn::gemmRowSumsOf(g)))
+        g && (mlir::gnn::isGemmBias(g) || mlir::gnn::gemmReluOf(g) ||
+              mlir::gnn::gemmRowSumsOf(g)))
       continue;
     if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp>(op)) {
       // Row-major data keeps its layout under any reshape: one buffer.

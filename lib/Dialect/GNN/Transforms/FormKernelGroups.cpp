@@ -191,9 +191,11 @@ static FusionOpKind kindOf(Operation *op) {
   if (isSizeQuery(op))
     return FusionOpKind::SizeQuery;
   // A bias only GEMMs start from: added in their epilogues, no kernel; a
-  // bias gradient a GEMM's row split sums beside its weight's: no kernel.
+  // ReLU of a GEMM's result run in that GEMM's epilogue: no kernel; a bias
+  // gradient a GEMM's row split sums beside its weight's: no kernel.
   if (auto generic = dyn_cast<linalg::GenericOp>(op);
-      generic && (isGemmBias(generic) || gemmRowSumsOf(generic)))
+      generic && (isGemmBias(generic) || gemmReluOf(generic) ||
+                  gemmRowSumsOf(generic)))
     return FusionOpKind::Other;
   // Dense work: every linalg op on tensors but matmuls (cuBLAS calls) and
   // fills.

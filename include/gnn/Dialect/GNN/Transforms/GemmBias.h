@@ -4,13 +4,16 @@
 // broadcast, or such a column sum, outside the kernel groups),
 // gnn-edge-sums-to-node-sums (which leaves the column sum as it is),
 // gnn-expand-narrow-matmuls (the same matmul forms and bias broadcasts) and
-// the CUDA Program lowering (which turns the broadcast into the GEMM's bias and
-// the column sum into the row split's row sums).
+// the CUDA Program lowering (which turns the broadcast into the GEMM's bias,
+// a ReLU of its result into its epilogue's, and the column sum into the row
+// split's row sums).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef GNN_DIALECT_GNN_TRANSFORMS_GEMMBIAS_H
 #define GNN_DIALECT_GNN_TRANSFORMS_GEMMBIAS_H
+
+#include "gnn/Dialect/GNN/Transforms/Relu.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -92,6 +95,27 @@ inline bool isGemmBias(linalg::GenericOp generic) {
       return false;
   }
   return true;
+}
+
+/// The GEMM whose ReLU `generic` is, where the CUDA backend runs that ReLU
+/// in the GEMM's epilogue (cuBLASLt's RELU_BIAS: no kernel, no pass over
+/// the pre-activation), or null: `generic` is torch.relu (isReluOfInput)
+/// of an f32 GEMM's result through the identity map, that result's only
+/// reader, and the GEMM adds a bias (its init an isGemmBias broadcast: an
+/// MLP's Linear between GIN's or GINE's aggregation and the next Linear).
+/// The pre-activation itself is then never written.
+inline linalg::MatmulOp gemmReluOf(linalg::GenericOp generic) {
+  if (!isReluOfInput(generic) ||
+      !generic.getIndexingMapsArray()[0].isIdentity() ||
+      !getElementTypeOrSelf(generic->getResult(0).getType()).isF32())
+    return linalg::MatmulOp();
+  auto mm = generic.getDpsInputs()[0].getDefiningOp<linalg::MatmulOp>();
+  if (!mm || !mm->getResult(0).hasOneUse() || !takesGemmBias(mm))
+    return linalg::MatmulOp();
+  auto init = mm.getDpsInits()[0].getDefiningOp<linalg::GenericOp>();
+  if (!init || !isGemmBias(init))
+    return linalg::MatmulOp();
+  return mm;
 }
 
 /// Whether `mm` is a GEMM the CUDA backend sums with its row split (a
