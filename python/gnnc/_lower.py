@@ -120,7 +120,11 @@ def _scalar(fn: str, attrs: tuple, a):
     if fn == "sigmoid":
         return 1.0 / (1.0 + ir.exp(-a[0]))
     if fn == "relu":
-        return ir.select(a[0] > 0.0, a[0], 0.0)
+        # torch.relu: 0 where x <= 0, x itself elsewhere, NaN included (a
+        # `x > 0` test would make NaN 0); the form gnnc.nn writes, whose
+        # gradient mask the compiler reads from the result and whose GEMM
+        # epilogue takes it (docs/Autodiff.md, docs/Codegen.md).
+        return ir.select(a[0] <= 0.0, 0.0, a[0])
     if fn == "leaky":
         return ir.select(a[0] > 0.0, a[0], a[0] * attrs[0])
     if fn == "elu":

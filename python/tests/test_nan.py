@@ -432,6 +432,56 @@ def test_nan_output_gradient_message_passing_where():
     assert want["x"].isnan().any() and want["x"].isfinite().any()
 
 
+class _ReluMessages:
+    """sum_j relu(x_j * w) (torch.relu, F.relu or Tensor.relu per
+    `how`): relu keeps a NaN (as PyTorch's does), and its gradient passes
+    where the input is NaN and is 0 where it is <= 0."""
+
+    def __init__(self, how):
+        super().__init__(aggr="sum")
+        self.how = how
+        self.w = torch.nn.Parameter(torch.linspace(-1.0, 1.5, IN, dtype=torch.float64))
+
+    def forward(self, x, edge_index):
+        return self.propagate(edge_index, x=x)
+
+    def message(self, x_j):
+        h = x_j * self.w
+        if self.how == "torch":
+            return torch.relu(h)
+        if self.how == "functional":
+            return torch.nn.functional.relu(h)
+        return h.relu()
+
+
+class _GnncRelu(_ReluMessages, gnnc.MessagePassing):
+    pass
+
+
+class _PyGRelu(_ReluMessages, pyg_nn.MessagePassing):
+    pass
+
+
+@pytest.mark.parametrize("how", ["torch", "functional", "method"])
+def test_traced_relu_keeps_nan_as_pytorch(how):
+    """A traced relu of a NaN is NaN, not 0 (gnnc lowered it as
+    `select(x > 0, x, 0)` until session 84, which made it 0: node 1's sum
+    over a NaN source was finite where PyG's is NaN), and its gradient
+    passes at the NaN: the output, x's and w's gradients have PyG's NaN
+    masks and values, for a random output gradient and for one NaN on a
+    row."""
+    x = torch.randn(6, IN, generator=torch.Generator().manual_seed(3), dtype=torch.float64)
+    x[2, 1] = NAN  # a source of nodes 1 and 4
+    x[0, 0] = 0.0  # relu's gradient at 0 is 0 (PyTorch's)
+    ours, pyg = _GnncRelu(how), _PyGRelu(how)
+    out = ours(x, EDGE_INDEX)
+    assert out.isnan().any()
+    want = _same_masked_gradients(ours, pyg, x, EDGE_INDEX, [])
+    # (the NaN reaches w's gradient through x_j * dy; x's stays finite)
+    assert want["w"].isnan().any() and want["x"].isfinite().all()
+    _same_masked_gradients(ours, pyg, x, EDGE_INDEX, [3])
+
+
 class _TwoWhereMessages(_WhereMessages):
     """where(x_j > x_i, h_j, 0) + where(x_j < -x_i, h_j, 0) with h = x * w:
     h_j reaches the message through two selects of different conditions in
