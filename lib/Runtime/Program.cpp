@@ -369,10 +369,14 @@ struct Reader {
     }
     if (op == "gemm") {
       GemmStep s;
-      if (!keys(j, path, {"op", "a", "b", "c", "m", "n", "k", "trans_a", "trans_b", "alpha", "beta", "partials", "chunks", "bias", "relu", "row_sums", "overlaps"}) ||
+      if (!keys(j, path,
+                {"op", "a", "b", "c", "m", "n", "k", "trans_a", "trans_b",
+                 "alpha", "beta", "partials", "chunks", "bias", "relu",
+                 "row_sums", "overlaps"}) ||
           !string(j, "a", path, s.a) || !string(j, "b", path, s.b) ||
           !string(j, "c", path, s.c) || !formulaField(j, "m", path, s.m) ||
-          !formulaField(j, "n", path, s.n) || !formulaField(j, "k", path, s.k) ||
+          !formulaField(j, "n", path, s.n) ||
+          !formulaField(j, "k", path, s.k) ||
           !boolean(j, "trans_a", path, s.transA) ||
           !boolean(j, "trans_b", path, s.transB) ||
           !number(j, "alpha", path, s.alpha, true) ||

@@ -1786,6 +1786,19 @@ TEST(GpuLibrary, GemmMatchesADoubleProductForEveryLayout) {
 /// plus the bias, B stored k x n or n x k (a Linear's weight), ragged
 /// sizes, a second call on a cached plan with another bias, and k = 0 (C =
 /// the bias on every row).
+/// A (m x k) and B (k x n, or n x k) of uniform values in [-0.5, 0.5) drawn
+/// from `rng` in that order, at least one element each (k may be 0).
+std::pair<std::vector<float>, std::vector<float>>
+randomGemmOperands(int64_t m, int64_t n, int64_t k, gnn::SplitMix64 &rng) {
+  std::vector<float> a(std::max<int64_t>(m * k, 1)),
+      b(std::max<int64_t>(k * n, 1));
+  for (float &v : a)
+    v = static_cast<float>(rng.uniform() - 0.5);
+  for (float &v : b)
+    v = static_cast<float>(rng.uniform() - 0.5);
+  return {a, b};
+}
+
 /// gemmBias of host matrices (`relu` its ReLU epilogue): C, downloaded.
 std::vector<float> gemmBiasOf(bool transB, int64_t m, int64_t n, int64_t k,
                               const std::vector<float> &a,
@@ -1816,11 +1829,9 @@ TEST(GpuLibrary, GemmBiasAddsTheBiasToEveryRow) {
         {9, 7, 0, true}}) {
     SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" +
                  std::to_string(k) + (transB ? " transB" : ""));
-    std::vector<float> a(std::max<int64_t>(m * k, 1)),
-        b(std::max<int64_t>(k * n, 1)), bias(n);
     gnn::SplitMix64 rng(5);
-    for (float &v : a) v = static_cast<float>(rng.uniform() - 0.5);
-    for (float &v : b) v = static_cast<float>(rng.uniform() - 0.5);
+    auto [a, b] = randomGemmOperands(m, n, k, rng);
+    std::vector<float> bias(n);
     for (int call = 0; call < 2; ++call) {
       for (float &v : bias) v = static_cast<float>(rng.uniform() + call);
       std::vector<float> c = gemmBiasOf(transB, m, n, k, a, b, bias, false);
@@ -1850,12 +1861,11 @@ TEST(GpuLibrary, GemmBiasReluIsTorchReluOfTheSum) {
         {9, 7, 0, true}}) {
     SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" +
                  std::to_string(k) + (transB ? " transB" : ""));
-    std::vector<float> a(std::max<int64_t>(m * k, 1)),
-        b(std::max<int64_t>(k * n, 1)), bias(n);
     gnn::SplitMix64 rng(7);
-    for (float &v : a) v = static_cast<float>(rng.uniform() - 0.5);
-    for (float &v : b) v = static_cast<float>(rng.uniform() - 0.5);
-    for (float &v : bias) v = static_cast<float>(rng.uniform() - 0.5);
+    auto [a, b] = randomGemmOperands(m, n, k, rng);
+    std::vector<float> bias(n);
+    for (float &v : bias)
+      v = static_cast<float>(rng.uniform() - 0.5);
     if (k > 0)
       a[1 * k] = std::nanf("");
     std::vector<float> c = gemmBiasOf(transB, m, n, k, a, b, bias, true);

@@ -775,8 +775,8 @@ struct GenericVJP
       // keep the input too. Either is one value kept where the result is
       // not kept anyway. A function argument is kept for nothing (the
       // caller holds it): read as it is.
-      bool reluMask = k == 0 && isReluOfInput(g) &&
-                      !isa<BlockArgument>(operand.get());
+      bool reluMask =
+          k == 0 && isReluOfInput(g) && !isa<BlockArgument>(operand.get());
       if (reluMask)
         ins[0] = g->getResult(0);
       SmallVector<AffineMap> maps;

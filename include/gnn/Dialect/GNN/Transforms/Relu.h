@@ -1,4 +1,4 @@
-//===- Relu.h - torch.relu as gnnc writes it ----------------------*- C++ -*-===//
+//===- Relu.h - torch.relu as gnnc writes it --------------------*- C++ -*-===//
 //
 // Part of gnnc. Shared by the generic's derivative rule (VJPRules.cpp: the
 // mask read from the result) and GemmBias.h (a GEMM's ReLU in its
