@@ -51,14 +51,11 @@ LogicalResult mlir::gnn::lowerForCUDA(ModuleOp module,
   // Lowered already: no graph op and no linalg.generic is left (a function
   // of elementwise work only has no graph op but still needs its kernels)
   // but the biases that GEMMs add, the ReLUs their epilogues apply and the
-  // column sums their row splits compute (isGemmBias, gemmReluOf,
-  // gemmRowSumsOf: never a kernel).
+  // column sums their row splits compute (runsInAGemm: never a kernel).
   bool lowered = true;
   module.walk([&](Operation *op) {
     auto generic = dyn_cast<linalg::GenericOp>(op);
-    if (isa<GNNDialect>(op->getDialect()) ||
-        (generic && !isGemmBias(generic) && !gemmReluOf(generic) &&
-         !gemmRowSumsOf(generic)))
+    if (isa<GNNDialect>(op->getDialect()) || (generic && !runsInAGemm(generic)))
       lowered = false;
   });
   if (lowered)

@@ -492,11 +492,7 @@ LogicalResult Lowering::lowerMatmul(linalg::MatmulOp mm) {
     // relu(A B + b) where the result's one reader is a ReLU the epilogue
     // applies (gemmReluOf): the GEMM writes the ReLU's result.
     FailureOr<std::string> vb = use(broadcast.getDpsInputs()[0], mm);
-    linalg::GenericOp reluOp;
-    if (mm->getResult(0).hasOneUse())
-      if (auto g = dyn_cast<linalg::GenericOp>(*mm->getUsers().begin());
-          g && mlir::gnn::gemmReluOf(g) == mm)
-        reluOp = g;
+    linalg::GenericOp reluOp = mlir::gnn::reluInEpilogueOf(mm);
     relu = static_cast<bool>(reluOp);
     cb = relu ? define(reluOp->getResult(0), reluOp)
               : define(mm.getResult(0), mm);
@@ -832,8 +828,7 @@ FailureOr<rt::Program> Lowering::run() {
     // The bias of the GEMMs that read it; a ReLU its GEMM's epilogue
     // applies; a column sum its GEMM's row split computes (lowerMatmul).
     if (auto g = dyn_cast<linalg::GenericOp>(op);
-        g && (mlir::gnn::isGemmBias(g) || mlir::gnn::gemmReluOf(g) ||
-              mlir::gnn::gemmRowSumsOf(g)))
+        g && mlir::gnn::runsInAGemm(g))
       continue;
     if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp>(op)) {
       // Row-major data keeps its layout under any reshape: one buffer.

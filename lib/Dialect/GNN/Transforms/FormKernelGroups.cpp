@@ -194,8 +194,7 @@ static FusionOpKind kindOf(Operation *op) {
   // ReLU of a GEMM's result run in that GEMM's epilogue: no kernel; a bias
   // gradient a GEMM's row split sums beside its weight's: no kernel.
   if (auto generic = dyn_cast<linalg::GenericOp>(op);
-      generic &&
-      (isGemmBias(generic) || gemmReluOf(generic) || gemmRowSumsOf(generic)))
+      generic && runsInAGemm(generic))
     return FusionOpKind::Other;
   // Dense work: every linalg op on tensors but matmuls (cuBLAS calls) and
   // fills.

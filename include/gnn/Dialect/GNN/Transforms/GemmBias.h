@@ -118,9 +118,19 @@ inline linalg::MatmulOp gemmReluOf(linalg::GenericOp generic) {
   return mm;
 }
 
-/// Whether `mm` is a GEMM the CUDA backend sums with its row split (a
-/// weight gradient's Aᵀ B of f32 matrices, ProgramLowering) with static
-/// columns on both sides, at least one each, and a result that is read.
+/// The ReLU `mm`'s epilogue applies (gemmReluOf: `mm`'s one reader), or
+/// null: the GEMM then writes that ReLU's result.
+inline linalg::GenericOp reluInEpilogueOf(linalg::MatmulOp mm) {
+  if (!mm->getResult(0).hasOneUse())
+    return linalg::GenericOp();
+  auto g = dyn_cast<linalg::GenericOp>(*mm->getUsers().begin());
+  return g && gemmReluOf(g) == mm ? g : linalg::GenericOp();
+}
+
+/// Whether `mm` is a GEMM the CUDA backend sums with its row split/// Whether
+/// `mm` is a GEMM the CUDA backend sums with its row split (a weight gradient's
+/// Aᵀ B of f32 matrices, ProgramLowering) with static columns on both sides, at
+/// least one each, and a result that is read.
 inline bool takesGemmRowSums(linalg::MatmulOp mm) {
   if (!mm.hasUserDefinedMaps() || mm.getNumDpsInputs() != 2 ||
       mm->getResult(0).use_empty())
@@ -233,6 +243,14 @@ inline linalg::MatmulOp gemmRowSumsOf(linalg::GenericOp generic) {
       return linalg::MatmulOp();
   }
   return mm;
+}
+
+/// Whether `generic` is no kernel but part of a GEMM's step: a bias its
+/// epilogue adds (isGemmBias), a ReLU its epilogue applies (gemmReluOf) or
+/// a column sum its row split computes (gemmRowSumsOf). The group former,
+/// the driver and the Program lowering each leave such a generic alone.
+inline bool runsInAGemm(linalg::GenericOp generic) {
+  return isGemmBias(generic) || gemmReluOf(generic) || gemmRowSumsOf(generic);
 }
 
 } // namespace gnn
