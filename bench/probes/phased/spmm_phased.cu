@@ -23,8 +23,12 @@
 // Variants (median ms of REPS after 3 warm-ups, CUDA events; each result
 // compared with plain's):
 //   plain       a warp a row, a float4 a lane, the edges in CSR order
-//   phased V R T  V floats a lane (FP = 32 V), R rows a block, T ids a phase
+//   phasedBatch V R T  V floats a lane (FP = 32 V), R rows a block, T ids a
+//               phase (T = 2^30: one phase, no reuse order); a row's edges in
+//               the phase 32 at a time, several gathers in flight
 //   heavy       the split kernel alone, on the heavy rows
+// (`phased` and `phasedReg`, one gather in flight per warp, ran in session
+// 85's first version: all slower than plain; main no longer calls them.)
 //   cusparse    cusparseSpMM, CSR, default algorithm and CSR_ALG2
 //
 //   python bench/probes/l2hot/gen.py PEERS reddit-like DIR
