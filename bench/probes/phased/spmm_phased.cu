@@ -28,7 +28,7 @@
 //               the phase 32 at a time, several gathers in flight
 //   heavy       the split kernel alone, on the heavy rows
 // (`phased` and `phasedReg`, one gather in flight per warp, ran in session
-// 85's first version: all slower than plain; main no longer calls them.)
+// 85 as commit 298968f's version of this file: all slower than plain.)
 //   cusparse    cusparseSpMM, CSR, default algorithm and CSR_ALG2
 //
 //   python bench/probes/l2hot/gen.py PEERS reddit-like DIR
@@ -87,133 +87,13 @@ __device__ __forceinline__ void fma1(float *a, float w, float4 v) {
 }
 
 // Block = W warps, each owning RPW of the light rows `rows` (R = W RPW a
-// block); blockIdx.y = the pass (features [32 V y, 32 V (y + 1))). The
-// rows' cursors and ends live in shared memory (registers go to the sums).
-template <int V, int RPW, int MAXT>
-__global__ void __launch_bounds__(MAXT, 1) phased(const int *__restrict__ ptr, const int *__restrict__ col,
-                                                  const float *__restrict__ w, const float *__restrict__ x,
-                                                  float *__restrict__ y, const int *__restrict__ rows,
-                                                  int nrows, int n, int T) {
-  using VT = typename Vec<V>::T;
-  extern __shared__ int sh[];
-  const int W = blockDim.x >> 5;
-  int *cur = sh, *end = sh + W * RPW;
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const int first = (blockIdx.x * W + warp) * RPW;
-  const int fo = blockIdx.y * 32 * V + lane * V;
-  float acc[RPW][V];
-#pragma unroll
-  for (int r = 0; r < RPW; ++r) {
-#pragma unroll
-    for (int v = 0; v < V; ++v) acc[r][v] = 0.f;
-  }
-  if (lane < RPW) {
-    int i = first + lane;
-    int row = i < nrows ? rows[i] : 0;
-    cur[warp * RPW + lane] = i < nrows ? ptr[row] : 0;
-    end[warp * RPW + lane] = i < nrows ? ptr[row + 1] : 0;
-  }
-  __syncthreads();
-  for (int lo = 0; lo < n; lo += T) {
-    const int hi = lo + T;
-    bool pending = false;
-#pragma unroll
-    for (int r = 0; r < RPW; ++r) {
-      int c = cur[warp * RPW + r];
-      const int e = end[warp * RPW + r];
-      while (c < e) {
-        const int s = __ldg(col + c);
-        if (s >= hi) break;
-        const float ww = __ldg(w + c);
-        const VT v = __ldg(reinterpret_cast<const VT *>(x + size_t(s) * F + fo));
-        fma1(acc[r], ww, v);
-        ++c;
-      }
-      pending |= c < e;
-      __syncwarp();
-      if (lane == 0) cur[warp * RPW + r] = c;
-    }
-    if (!__syncthreads_or(pending)) break;
-  }
-#pragma unroll
-  for (int r = 0; r < RPW; ++r) {
-    int i = first + r;
-    if (i < nrows) {
-      VT o;
-      float *p = reinterpret_cast<float *>(&o);
-#pragma unroll
-      for (int v = 0; v < V; ++v) p[v] = acc[r][v];
-      *reinterpret_cast<VT *>(y + size_t(rows[i]) * F + fo) = o;
-    }
-  }
-}
-
-// phased with each row's cursor and next source in registers (its end in
-// shared memory): a row with nothing in the phase costs one compare.
-template <int V, int RPW, int MAXT>
-__global__ void __launch_bounds__(MAXT, 1) phasedReg(const int *__restrict__ ptr, const int *__restrict__ col,
-                                                     const float *__restrict__ w, const float *__restrict__ x,
-                                                     float *__restrict__ y, const int *__restrict__ rows,
-                                                     int nrows, int n, int T) {
-  using VT = typename Vec<V>::T;
-  extern __shared__ int sh[];
-  const int W = blockDim.x >> 5;
-  int *end = sh;
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const int first = (blockIdx.x * W + warp) * RPW;
-  const int fo = blockIdx.y * 32 * V + lane * V;
-  float acc[RPW][V];
-  int cur[RPW], nxt[RPW];
-#pragma unroll
-  for (int r = 0; r < RPW; ++r) {
-#pragma unroll
-    for (int v = 0; v < V; ++v) acc[r][v] = 0.f;
-    int i = first + r;
-    int row = i < nrows ? rows[i] : 0;
-    cur[r] = i < nrows ? ptr[row] : 0;
-    int e = i < nrows ? ptr[row + 1] : 0;
-    nxt[r] = cur[r] < e ? __ldg(col + cur[r]) : INT_MAX;
-    if (lane == 0) end[warp * RPW + r] = e;
-  }
-  __syncwarp();
-  for (int lo = 0; lo < n; lo += T) {
-    const int hi = lo + T;
-    bool pending = false;
-#pragma unroll
-    for (int r = 0; r < RPW; ++r) {
-      if (nxt[r] < hi) {
-        const int e = end[warp * RPW + r];
-        int c = cur[r], s = nxt[r];
-        do {
-          const float ww = __ldg(w + c);
-          const VT v = __ldg(reinterpret_cast<const VT *>(x + size_t(s) * F + fo));
-          fma1(acc[r], ww, v);
-          ++c;
-          s = c < e ? __ldg(col + c) : INT_MAX;
-        } while (s < hi);
-        cur[r] = c; nxt[r] = s;
-      }
-      pending |= nxt[r] != INT_MAX;
-    }
-    if (!__syncthreads_or(pending)) break;
-  }
-#pragma unroll
-  for (int r = 0; r < RPW; ++r) {
-    int i = first + r;
-    if (i < nrows) {
-      VT o;
-      float *p = reinterpret_cast<float *>(&o);
-#pragma unroll
-      for (int v = 0; v < V; ++v) p[v] = acc[r][v];
-      *reinterpret_cast<VT *>(y + size_t(rows[i]) * F + fo) = o;
-    }
-  }
-}
-
-// phasedReg with a row's edges in the phase taken 32 at a time: their
-// sources and weights loaded by the warp's lanes at once, then the rows of x
-// gathered with several loads in flight (as gnnc's team-per-row kernel
-// does); the sum still adds them one after another in CSR order.
+// block); blockIdx.y = the pass (features [32 V y, 32 V (y + 1))). A row's
+// cursor and next source in registers (a row with nothing in the phase
+// costs a compare), its end in shared memory. Its edges in the phase are
+// taken 32 at a time: sources and weights loaded by the warp's lanes at
+// once, then the rows of x gathered with several loads in flight (as
+// gnnc's team-per-row kernel does); the sum still adds them one after
+// another in CSR order.
 template <int V, int RPW, int MAXT>
 __global__ void __launch_bounds__(MAXT, 1) phasedBatch(const int *__restrict__ ptr, const int *__restrict__ col,
                                                        const float *__restrict__ w, const float *__restrict__ x,
