@@ -58,13 +58,10 @@ template <typename T> std::vector<T> readAll(const std::string &p, size_t n) {
   return v;
 }
 
-// A warp a row, a float4 a lane, one edge after another in CSR order.
-__global__ void __launch_bounds__(256) plain(const int *__restrict__ ptr, const int *__restrict__ col,
-                                             const float *__restrict__ w, const float4 *__restrict__ x,
-                                             float4 *__restrict__ y, int n) {
-  int row = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
-  if (row >= n) return;
-  int b = ptr[row], e = ptr[row + 1];
+// Edges [b, e) of a CSR summed by one warp, a float4 a lane, one edge after
+// another.
+__device__ __forceinline__ float4 warpSum(const int *__restrict__ col, const float *__restrict__ w,
+                                          const float4 *__restrict__ x, int b, int e, int lane) {
   float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
   for (int k = b; k < e; ++k) {
     int s = __ldg(col + k);
@@ -72,7 +69,16 @@ __global__ void __launch_bounds__(256) plain(const int *__restrict__ ptr, const 
     float4 v = __ldg(x + size_t(s) * (F / 4) + lane);
     acc.x += ww * v.x; acc.y += ww * v.y; acc.z += ww * v.z; acc.w += ww * v.w;
   }
-  y[size_t(row) * (F / 4) + lane] = acc;
+  return acc;
+}
+
+// A warp a row, in CSR order.
+__global__ void __launch_bounds__(256) plain(const int *__restrict__ ptr, const int *__restrict__ col,
+                                             const float *__restrict__ w, const float4 *__restrict__ x,
+                                             float4 *__restrict__ y, int n) {
+  int row = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
+  if (row >= n) return;
+  y[size_t(row) * (F / 4) + lane] = warpSum(col, w, x, ptr[row], ptr[row + 1], lane);
 }
 
 template <int V> struct Vec;
@@ -172,15 +178,7 @@ __global__ void __launch_bounds__(256) heavyPart(const int *__restrict__ chunks,
                                                  const float4 *__restrict__ x, float4 *__restrict__ part) {
   int k = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
   if (k >= nchunks) return;
-  int b = chunks[3 * k + 1], e = chunks[3 * k + 2];
-  float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-  for (int j = b; j < e; ++j) {
-    int s = __ldg(col + j);
-    float ww = __ldg(w + j);
-    float4 v = __ldg(x + size_t(s) * (F / 4) + lane);
-    acc.x += ww * v.x; acc.y += ww * v.y; acc.z += ww * v.z; acc.w += ww * v.w;
-  }
-  part[size_t(k) * (F / 4) + lane] = acc;
+  part[size_t(k) * (F / 4) + lane] = warpSum(col, w, x, chunks[3 * k + 1], chunks[3 * k + 2], lane);
 }
 
 // Heavy row h: its chunks [cfirst[h], cfirst[h + 1]) summed in order.

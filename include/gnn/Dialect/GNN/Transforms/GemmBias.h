@@ -127,10 +127,9 @@ inline linalg::GenericOp reluInEpilogueOf(linalg::MatmulOp mm) {
   return g && gemmReluOf(g) == mm ? g : linalg::GenericOp();
 }
 
-/// Whether `mm` is a GEMM the CUDA backend sums with its row split/// Whether
-/// `mm` is a GEMM the CUDA backend sums with its row split (a weight gradient's
-/// Aᵀ B of f32 matrices, ProgramLowering) with static columns on both sides, at
-/// least one each, and a result that is read.
+/// Whether `mm` is a GEMM the CUDA backend sums with its row split (a
+/// weight gradient's Aᵀ B of f32 matrices, ProgramLowering) with static
+/// columns on both sides, at least one each, and a result that is read.
 inline bool takesGemmRowSums(linalg::MatmulOp mm) {
   if (!mm.hasUserDefinedMaps() || mm.getNumDpsInputs() != 2 ||
       mm->getResult(0).use_empty())
